@@ -1,0 +1,448 @@
+/* sim_cupti.c: the CUPTI activity API of the simulator.
+ *
+ * Delivers CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION, RUNTIME,
+ * DRIVER and EXTERNAL_CORRELATION records in the structs of the installed
+ * cupti_activity.h, through the real buffer protocol:
+ *   - a buffer comes from the client's "requested" callback when the current
+ *     one cannot hold the next record;
+ *   - full buffers go to a delivery thread that calls the "completed"
+ *     callback, as CUPTI's own worker thread does;
+ *   - cuptiActivityFlushAll delivers everything pending, the partly filled
+ *     buffer included, from the calling thread, and returns only when every
+ *     buffer handed out so far has been delivered.
+ * Callbacks are never called with cupti_lock held, except "requested",
+ * which only has to hand out memory.
+ *
+ * GPUSIM_CUPTI_REFUSE=1 makes subscription fail with
+ * CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, as when another tool holds
+ * CUPTI; GPUSIM_CUPTI_VERSION overrides what cuptiGetVersion reports.
+ */
+#define _GNU_SOURCE
+#include "sim_internal.h"
+
+#include <cupti_version.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct full_buf { uint8_t *buf; size_t size, valid; struct full_buf *next; };
+
+static pthread_mutex_t cupti_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cupti_cond = PTHREAD_COND_INITIALIZER;
+static int enabled[CUPTI_ACTIVITY_KIND_COUNT];        /* guarded by cupti_lock */
+static CUpti_BuffersCallbackRequestFunc on_request;    /* guarded by cupti_lock */
+static CUpti_BuffersCallbackCompleteFunc on_complete;  /* guarded by cupti_lock */
+static uint8_t *cur_buf;                               /* guarded by cupti_lock */
+static size_t cur_size, cur_used;                      /* guarded by cupti_lock */
+static struct full_buf *queue_head, *queue_tail;       /* guarded by cupti_lock */
+static int delivering;                                 /* guarded by cupti_lock */
+static int delivery_thread_started;                    /* guarded by cupti_lock */
+static uint32_t dropped;                               /* guarded by cupti_lock */
+static _Atomic(CUpti_TimestampCallbackFunc) ts_callback;
+static atomic_uint correlation_counter;
+
+#define EXT_DEPTH 32
+static _Thread_local uint32_t cur_correlation;
+static _Thread_local uint64_t ext_stack[CUPTI_EXTERNAL_CORRELATION_KIND_SIZE][EXT_DEPTH];
+static _Thread_local int ext_depth[CUPTI_EXTERNAL_CORRELATION_KIND_SIZE];
+
+static int refused(void)
+{
+    const char *v = getenv("GPUSIM_CUPTI_REFUSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+uint64_t sim_cupti_ts(void)
+{
+    CUpti_TimestampCallbackFunc f = atomic_load(&ts_callback);
+    if (f)
+        return f();
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts); /* CUPTI's default clock on Linux */
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint32_t sim_current_correlation(void)
+{
+    return cur_correlation;
+}
+
+int sim_cupti_enabled(CUpti_ActivityKind kind)
+{
+    pthread_mutex_lock(&cupti_lock);
+    int on = (int)kind < CUPTI_ACTIVITY_KIND_COUNT && enabled[kind];
+    pthread_mutex_unlock(&cupti_lock);
+    return on;
+}
+
+static size_t record_size(CUpti_ActivityKind kind)
+{
+    size_t s;
+    switch (kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:    s = sizeof(CUpti_ActivityKernel10); break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY:               s = sizeof(CUpti_ActivityMemcpy6); break;
+    case CUPTI_ACTIVITY_KIND_MEMSET:               s = sizeof(CUpti_ActivityMemset4); break;
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:      s = sizeof(CUpti_ActivitySynchronization2); break;
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER:               s = sizeof(CUpti_ActivityAPI); break;
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: s = sizeof(CUpti_ActivityExternalCorrelation); break;
+    default:                                       s = sizeof(CUpti_Activity); break;
+    }
+    return (s + 7) & ~(size_t)7;
+}
+
+/* Caller holds cupti_lock. */
+static void queue_full_locked(void)
+{
+    if (!cur_buf)
+        return;
+    struct full_buf *f = malloc(sizeof *f);
+    if (!f)
+        abort();
+    *f = (struct full_buf){ cur_buf, cur_size, cur_used, NULL };
+    if (queue_tail)
+        queue_tail->next = f;
+    else
+        queue_head = f;
+    queue_tail = f;
+    cur_buf = NULL;
+    cur_size = cur_used = 0;
+    pthread_cond_broadcast(&cupti_cond);
+}
+
+/* Appends one record (rec_size bytes at rec) if its kind is enabled. */
+static void emit_sized(const void *rec, size_t rec_size, CUpti_ActivityKind kind)
+{
+    size_t size = record_size(kind);
+    pthread_mutex_lock(&cupti_lock);
+    if (!enabled[kind]) {
+        pthread_mutex_unlock(&cupti_lock);
+        return;
+    }
+    if (!on_request) {
+        dropped++;
+        pthread_mutex_unlock(&cupti_lock);
+        return;
+    }
+    if (!cur_buf || cur_used + size > cur_size) {
+        queue_full_locked();
+        uint8_t *buf = NULL;
+        size_t bsize = 0, maxrec = 0;
+        on_request(&buf, &bsize, &maxrec);
+        if (!buf || bsize < size || ((uintptr_t)buf & 7)) {
+            dropped++;
+            pthread_mutex_unlock(&cupti_lock);
+            return;
+        }
+        cur_buf = buf;
+        cur_size = bsize;
+        cur_used = 0;
+    }
+    memset(cur_buf + cur_used, 0, size);
+    memcpy(cur_buf + cur_used, rec, rec_size < size ? rec_size : size);
+    cur_used += size;
+    pthread_mutex_unlock(&cupti_lock);
+}
+
+#define emit(rec, kind) emit_sized((rec), sizeof *(rec), (kind))
+
+/* Delivers queued buffers until the queue is empty.  Caller holds cupti_lock;
+ * it is released around each callback. */
+static void deliver_locked(void)
+{
+    while (queue_head) {
+        struct full_buf *f = queue_head;
+        queue_head = f->next;
+        if (!queue_head)
+            queue_tail = NULL;
+        CUpti_BuffersCallbackCompleteFunc cb = on_complete;
+        delivering++;
+        pthread_mutex_unlock(&cupti_lock);
+        if (cb)
+            cb(NULL, 0, f->buf, f->size, f->valid);
+        free(f);
+        pthread_mutex_lock(&cupti_lock);
+        delivering--;
+        pthread_cond_broadcast(&cupti_cond);
+    }
+}
+
+static void *delivery_thread(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&cupti_lock);
+    for (;;) {
+        while (!queue_head)
+            pthread_cond_wait(&cupti_cond, &cupti_lock);
+        deliver_locked();
+    }
+    return NULL;
+}
+
+/* ---- records the simulator emits --------------------------------------- */
+
+void sim_api_begin(sim_api_ctx *ctx, CUpti_ActivityKind kind, CUpti_CallbackId cbid)
+{
+    ctx->kind = kind;
+    ctx->cbid = cbid;
+    ctx->correlation = atomic_fetch_add(&correlation_counter, 1) + 1;
+    cur_correlation = ctx->correlation;
+    for (int k = 0; k < CUPTI_EXTERNAL_CORRELATION_KIND_SIZE; k++) {
+        if (ext_depth[k] > 0) {
+            CUpti_ActivityExternalCorrelation r = {
+                .kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+                .externalKind = (CUpti_ExternalCorrelationKind)k,
+                .externalId = ext_stack[k][ext_depth[k] - 1],
+                .correlationId = ctx->correlation,
+            };
+            emit(&r, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+        }
+    }
+    ctx->start = sim_cupti_ts();
+}
+
+void sim_api_end(sim_api_ctx *ctx, uint32_t result)
+{
+    CUpti_ActivityAPI r = {
+        .kind = ctx->kind,
+        .cbid = ctx->cbid,
+        .start = ctx->start,
+        .end = sim_cupti_ts(),
+        .processId = (uint32_t)getpid(),
+        .threadId = (uint32_t)gettid(),
+        .correlationId = ctx->correlation,
+        .returnValue = result,
+    };
+    cur_correlation = 0;
+    emit(&r, ctx->kind);
+}
+
+static uint32_t context_of(const struct sim_stream *s)
+{
+    return (uint32_t)(s ? s->device : sim_current_device()) + 1;
+}
+
+void sim_cupti_kernel(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
+{
+    CUpti_ActivityKernel10 r = {
+        .kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+        .start = start,
+        .end = end,
+        .completed = end,
+        .deviceId = (uint32_t)s->device,
+        .contextId = context_of(s),
+        .streamId = s->id,
+        .gridX = 1, .gridY = 1, .gridZ = 1,
+        .blockX = 128, .blockY = 1, .blockZ = 1,
+        .correlationId = op->correlation,
+        .name = op->name,
+    };
+    /* A client enables one of the two kernel kinds; records come in that one. */
+    if (!sim_cupti_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
+        r.kind = CUPTI_ACTIVITY_KIND_KERNEL;
+    emit(&r, r.kind);
+}
+
+void sim_cupti_memcpy(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
+{
+    CUpti_ActivityMemcpy6 r = {
+        .kind = CUPTI_ACTIVITY_KIND_MEMCPY,
+        .copyKind = op->copy_kind,
+        .srcKind = op->src_kind,
+        .dstKind = op->dst_kind,
+        .flags = op->async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : 0,
+        .bytes = op->bytes,
+        .start = start,
+        .end = end,
+        .deviceId = (uint32_t)s->device,
+        .contextId = context_of(s),
+        .streamId = s->id,
+        .correlationId = op->correlation,
+    };
+    emit(&r, CUPTI_ACTIVITY_KIND_MEMCPY);
+}
+
+void sim_cupti_memset(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
+{
+    CUpti_ActivityMemset4 r = {
+        .kind = CUPTI_ACTIVITY_KIND_MEMSET,
+        .value = (uint32_t)op->value,
+        .bytes = op->bytes,
+        .start = start,
+        .end = end,
+        .deviceId = (uint32_t)s->device,
+        .contextId = context_of(s),
+        .streamId = s->id,
+        .correlationId = op->correlation,
+        .flags = op->async ? CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC : 0,
+        .memoryKind = op->dst_kind,
+    };
+    emit(&r, CUPTI_ACTIVITY_KIND_MEMSET);
+}
+
+void sim_cupti_sync(CUpti_ActivitySynchronizationType type, uint32_t correlation,
+                    const struct sim_stream *s, uint32_t event_id, uint64_t start, uint64_t end)
+{
+    CUpti_ActivitySynchronization2 r = {
+        .kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+        .type = type,
+        .start = start,
+        .end = end,
+        .correlationId = correlation,
+        .contextId = context_of(s),
+        .streamId = s ? s->id : CUPTI_SYNCHRONIZATION_INVALID_VALUE,
+        .cudaEventId = event_id ? event_id : CUPTI_SYNCHRONIZATION_INVALID_VALUE,
+        .cudaEventSyncId = event_id,
+    };
+    emit(&r, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+}
+
+/* ---- the public CUPTI API ---------------------------------------------- */
+
+CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
+{
+    if (refused())
+        return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+    if ((int)kind <= 0 || (int)kind >= CUPTI_ACTIVITY_KIND_COUNT)
+        return CUPTI_ERROR_INVALID_KIND;
+    pthread_mutex_lock(&cupti_lock);
+    enabled[kind] = 1;
+    pthread_mutex_unlock(&cupti_lock);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
+{
+    if ((int)kind <= 0 || (int)kind >= CUPTI_ACTIVITY_KIND_COUNT)
+        return CUPTI_ERROR_INVALID_KIND;
+    pthread_mutex_lock(&cupti_lock);
+    enabled[kind] = 0;
+    pthread_mutex_unlock(&cupti_lock);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested,
+                                           CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)
+{
+    if (refused())
+        return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+    if (!funcBufferRequested || !funcBufferCompleted)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    pthread_mutex_lock(&cupti_lock);
+    on_request = funcBufferRequested;
+    on_complete = funcBufferCompleted;
+    if (!delivery_thread_started) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &attr, delivery_thread, NULL) == 0)
+            delivery_thread_started = 1;
+        pthread_attr_destroy(&attr);
+    }
+    pthread_mutex_unlock(&cupti_lock);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityFlushAll(uint32_t flag)
+{
+    (void)flag;
+    pthread_mutex_lock(&cupti_lock);
+    if (cur_buf && cur_used)
+        queue_full_locked();
+    deliver_locked();
+    while (delivering || queue_head)
+        pthread_cond_wait(&cupti_cond, &cupti_lock);
+    pthread_mutex_unlock(&cupti_lock);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBufferSizeBytes, CUpti_Activity **record)
+{
+    if (!buffer || !record)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    size_t off = 0;
+    if (*record)
+        off = (size_t)((uint8_t *)*record - buffer) + record_size((*record)->kind);
+    if (off + sizeof(CUpti_Activity) > validBufferSizeBytes)
+        return CUPTI_ERROR_MAX_LIMIT_REACHED;
+    *record = (CUpti_Activity *)(buffer + off);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t streamId, size_t *n)
+{
+    (void)context; (void)streamId;
+    if (!n)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    pthread_mutex_lock(&cupti_lock);
+    *n = dropped;
+    dropped = 0;
+    pthread_mutex_unlock(&cupti_lock);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiGetTimestamp(uint64_t *timestamp)
+{
+    if (!timestamp)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    *timestamp = sim_cupti_ts();
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc funcTimestamp)
+{
+    atomic_store(&ts_callback, funcTimestamp);
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t id)
+{
+    if ((int)kind <= CUPTI_EXTERNAL_CORRELATION_KIND_INVALID || (int)kind >= CUPTI_EXTERNAL_CORRELATION_KIND_SIZE)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    if (ext_depth[kind] == EXT_DEPTH)
+        return CUPTI_ERROR_MAX_LIMIT_REACHED;
+    ext_stack[kind][ext_depth[kind]++] = id;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind kind, uint64_t *lastId)
+{
+    if ((int)kind <= CUPTI_EXTERNAL_CORRELATION_KIND_INVALID || (int)kind >= CUPTI_EXTERNAL_CORRELATION_KIND_SIZE)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    if (ext_depth[kind] == 0)
+        return CUPTI_ERROR_QUEUE_EMPTY;
+    uint64_t id = ext_stack[kind][--ext_depth[kind]];
+    if (lastId)
+        *lastId = id;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiGetVersion(uint32_t *version)
+{
+    if (!version)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    const char *v = getenv("GPUSIM_CUPTI_VERSION");
+    *version = v && *v ? (uint32_t)strtoul(v, NULL, 10) : CUPTI_API_VERSION;
+    return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiGetResultString(CUptiResult result, const char **str)
+{
+    if (!str)
+        return CUPTI_ERROR_INVALID_PARAMETER;
+    switch (result) {
+    case CUPTI_SUCCESS: *str = "CUPTI_SUCCESS"; break;
+    case CUPTI_ERROR_INVALID_PARAMETER: *str = "CUPTI_ERROR_INVALID_PARAMETER"; break;
+    case CUPTI_ERROR_INVALID_KIND: *str = "CUPTI_ERROR_INVALID_KIND"; break;
+    case CUPTI_ERROR_MAX_LIMIT_REACHED: *str = "CUPTI_ERROR_MAX_LIMIT_REACHED"; break;
+    case CUPTI_ERROR_QUEUE_EMPTY: *str = "CUPTI_ERROR_QUEUE_EMPTY"; break;
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+        *str = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"; break;
+    default: *str = "CUPTI_ERROR_UNKNOWN"; return CUPTI_ERROR_INVALID_PARAMETER;
+    }
+    return CUPTI_SUCCESS;
+}

@@ -1,0 +1,584 @@
+/* sim_nccl.c: the simulated NCCL API.
+ *
+ * Every operation becomes GPU work on its stream: a host function that runs
+ * on the stream thread, rendezvous with the other ranks through the
+ * communicator's shared memory (sim_nccl_shm.c), really moves and reduces
+ * the data in chunks of one staging slot, and then lasts as long as a
+ * latency/bandwidth model says.  A rank that arrives late holds the others
+ * at the first barrier, so their kernels run long, as on real hardware.
+ *
+ * Between ncclGroupStart and ncclGroupEnd operations are only collected;
+ * ncclGroupEnd launches them as one fused kernel per stream (collectives in
+ * order, then all send/recv progressing together so that any matched
+ * pattern completes).  Each launch is reported to CUPTI as a driver
+ * cuLaunchKernelEx call, so external correlation ids pushed around the
+ * NCCL call attribute the kernel, as with the real library.
+ */
+#define _GNU_SOURCE
+#include "sim_internal.h"
+#include "sim_nccl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef enum {
+    COLL_ALLREDUCE, COLL_BROADCAST, COLL_REDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER,
+    COLL_ALLTOALL, COLL_GATHER, COLL_SCATTER, COLL_SEND, COLL_RECV
+} coll_kind;
+
+static const char *const coll_names[] = {
+    [COLL_ALLREDUCE] = "AllReduce", [COLL_BROADCAST] = "Broadcast", [COLL_REDUCE] = "Reduce",
+    [COLL_ALLGATHER] = "AllGather", [COLL_REDUCESCATTER] = "ReduceScatter", [COLL_ALLTOALL] = "AlltoAll",
+    [COLL_GATHER] = "Gather", [COLL_SCATTER] = "Scatter", [COLL_SEND] = "Send", [COLL_RECV] = "Recv",
+};
+
+struct item {
+    coll_kind kind;
+    const void *send;
+    void *recv;
+    size_t count;
+    ncclDataType_t dt;
+    ncclRedOp_t op;
+    int root;                 /* root, or peer for send/recv */
+    struct ncclComm *comm;
+    cudaStream_t stream;
+};
+
+struct fused {
+    int n;
+    struct item items[];
+};
+
+static _Thread_local int group_depth;
+static _Thread_local struct item *group_items;
+static _Thread_local int group_n, group_cap;
+
+/* ---- running on the stream thread -------------------------------------- */
+
+static int is_p2p(coll_kind k)
+{
+    return k == COLL_SEND || k == COLL_RECV;
+}
+
+static int reduces(coll_kind k)
+{
+    return k == COLL_ALLREDUCE || k == COLL_REDUCE || k == COLL_REDUCESCATTER;
+}
+
+/* Bytes the model charges: nccl-tests' bus-bandwidth factors. */
+static uint64_t model_ns(const struct item *it)
+{
+    double n = it->comm->nranks, bytes = (double)it->count * (double)sim_nccl_type_size(it->dt), f;
+    switch (it->kind) {
+    case COLL_ALLREDUCE: f = 2 * (n - 1) / n; break;
+    case COLL_ALLGATHER: case COLL_REDUCESCATTER: case COLL_ALLTOALL: f = n - 1; break;
+    default: f = 1; break;
+    }
+    return 5000 + (uint64_t)(bytes * f / 50.0); /* 5 us latency, 50 GB/s */
+}
+
+static void copy_in(struct ncclComm *c, const void *src, size_t n)
+{
+    memcpy(sim_comm_slot(c, c->rank), src, n);
+}
+
+static void reduce_slots(struct ncclComm *c, void *dst, size_t elems, const struct item *it)
+{
+    size_t es = sim_nccl_type_size(it->dt);
+    memcpy(dst, sim_comm_slot(c, 0), elems * es);
+    for (int r = 1; r < c->nranks; r++)
+        sim_nccl_reduce(dst, sim_comm_slot(c, r), elems, it->dt, it->op);
+    if (it->op == ncclAvg)
+        sim_nccl_divide(dst, elems, it->dt, c->nranks);
+}
+
+/* One collective, chunk by chunk; two GPU barriers per chunk (after the
+ * slots are filled, and after they are read). */
+static void run_collective(const struct item *it)
+{
+    struct ncclComm *c = it->comm;
+    size_t es = sim_nccl_type_size(it->dt), chunk = SIM_NCCL_SLOT_BYTES / es;
+    const char *send = it->send;
+    char *recv = it->recv;
+    int me = c->rank, n = c->nranks;
+    int segments = (it->kind == COLL_REDUCESCATTER || it->kind == COLL_ALLTOALL) ? n : 1;
+
+    for (int seg = 0; seg < segments; seg++) {
+        for (size_t off = 0; off < it->count || (off == 0 && it->count == 0); off += chunk) {
+            size_t m = it->count - off < chunk ? it->count - off : chunk, b = m * es;
+            size_t at = (size_t)seg * it->count + off; /* element offset in a segmented buffer */
+            switch (it->kind) {
+            case COLL_ALLREDUCE: case COLL_REDUCE: case COLL_ALLGATHER: case COLL_GATHER:
+                copy_in(c, send + off * es, b);
+                break;
+            case COLL_BROADCAST:
+                if (me == it->root)
+                    copy_in(c, send + off * es, b);
+                break;
+            case COLL_REDUCESCATTER: case COLL_ALLTOALL:
+                copy_in(c, send + at * es, b);
+                break;
+            case COLL_SCATTER:
+                if (me == it->root)
+                    for (int j = 0; j < n; j++)
+                        memcpy(sim_comm_slot(c, j), send + ((size_t)j * it->count + off) * es, b);
+                break;
+            default:
+                break;
+            }
+            sim_comm_barrier(c, 0);
+            switch (it->kind) {
+            case COLL_ALLREDUCE:
+                reduce_slots(c, recv + off * es, m, it);
+                break;
+            case COLL_REDUCE:
+                if (me == it->root)
+                    reduce_slots(c, recv + off * es, m, it);
+                break;
+            case COLL_REDUCESCATTER:
+                if (me == seg)
+                    reduce_slots(c, recv + off * es, m, it);
+                break;
+            case COLL_BROADCAST:
+                memcpy(recv + off * es, sim_comm_slot(c, it->root), b);
+                break;
+            case COLL_ALLGATHER:
+                for (int j = 0; j < n; j++)
+                    memcpy(recv + ((size_t)j * it->count + off) * es, sim_comm_slot(c, j), b);
+                break;
+            case COLL_GATHER:
+                if (me == it->root)
+                    for (int j = 0; j < n; j++)
+                        memcpy(recv + ((size_t)j * it->count + off) * es, sim_comm_slot(c, j), b);
+                break;
+            case COLL_ALLTOALL:
+                if (me == seg)
+                    for (int j = 0; j < n; j++)
+                        memcpy(recv + ((size_t)j * it->count + off) * es, sim_comm_slot(c, j), b);
+                break;
+            case COLL_SCATTER:
+                memcpy(recv + off * es, sim_comm_slot(c, me), b);
+                break;
+            default:
+                break;
+            }
+            sim_comm_barrier(c, 0);
+            if (it->count == 0)
+                break;
+        }
+    }
+}
+
+/* All send/recv items of one communicator, progressing together. */
+static void run_p2p(struct item *items, int n, struct ncclComm *c)
+{
+    size_t done[n];
+    int left = 0;
+    for (int i = 0; i < n; i++) {
+        done[i] = 0;
+        if (items[i].comm == c && is_p2p(items[i].kind) && items[i].count)
+            left++;
+    }
+    sim_comm_lock(c);
+    while (left) {
+        int progress = 0;
+        for (int i = 0; i < n; i++) {
+            struct item *it = &items[i];
+            size_t total = it->count * sim_nccl_type_size(it->dt);
+            if (it->comm != c || !is_p2p(it->kind) || !it->count || done[i] == total)
+                continue;
+            int send = it->kind == COLL_SEND;
+            struct sim_mbox *mb = send ? sim_comm_mbox(c, c->rank, it->root) : sim_comm_mbox(c, it->root, c->rank);
+            char *data = send ? sim_comm_mbox_data(c, c->rank, it->root) : sim_comm_mbox_data(c, it->root, c->rank);
+            if (send && !mb->full) {
+                size_t m = total - done[i] < SIM_NCCL_MBOX_BYTES ? total - done[i] : SIM_NCCL_MBOX_BYTES;
+                memcpy(data, (const char *)it->send + done[i], m);
+                mb->len = m;
+                mb->full = 1;
+                done[i] += m;
+            } else if (!send && mb->full) {
+                size_t m = mb->len < total - done[i] ? mb->len : total - done[i];
+                memcpy((char *)it->recv + done[i], data, m);
+                mb->full = 0;
+                done[i] += m;
+            } else {
+                continue;
+            }
+            progress = 1;
+            if (done[i] == total)
+                left--;
+            sim_comm_signal(c);
+        }
+        if (left && !progress)
+            sim_comm_wait(c);
+    }
+    sim_comm_unlock(c);
+}
+
+static void run_fused(struct sim_op *op)
+{
+    struct fused *f = op->ctx;
+    uint64_t model = 0;
+    for (int i = 0; i < f->n; i++) {
+        model += model_ns(&f->items[i]);
+        if (!is_p2p(f->items[i].kind))
+            run_collective(&f->items[i]);
+    }
+    for (int i = 0; i < f->n; i++) {
+        struct ncclComm *c = f->items[i].comm;
+        int first = 1;
+        for (int j = 0; j < i; j++)
+            if (f->items[j].comm == c && is_p2p(f->items[j].kind))
+                first = 0;
+        if (first && is_p2p(f->items[i].kind))
+            run_p2p(f->items, f->n, c);
+    }
+    sim_sleep_until(sim_mono_ns() + model);
+    free(f);
+    op->ctx = NULL;
+}
+
+/* ---- launching ---------------------------------------------------------- */
+
+/* Kernel names as NCCL >= 2.19 spells them; interned for the process. */
+static const char *kernel_name(const struct item *it)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static char *names[64];
+    static int nnames;
+    char buf[128];
+    if (is_p2p(it->kind) || it->kind == COLL_ALLTOALL || it->kind == COLL_GATHER || it->kind == COLL_SCATTER)
+        return "ncclDevKernel_SendRecv";
+    if (reduces(it->kind))
+        snprintf(buf, sizeof buf, "ncclDevKernel_%s_%s_%s_RING_LL", coll_names[it->kind],
+                 sim_nccl_op_name(it->op), sim_nccl_type_name(it->dt));
+    else
+        snprintf(buf, sizeof buf, "ncclDevKernel_%s_RING_LL", coll_names[it->kind]);
+    pthread_mutex_lock(&mu);
+    const char *found = "ncclDevKernel_Generic";
+    int i;
+    for (i = 0; i < nnames; i++)
+        if (strcmp(names[i], buf) == 0)
+            break;
+    if (i < nnames) {
+        found = names[i];
+    } else if (nnames < 64) {
+        names[nnames] = strdup(buf);
+        if (names[nnames])
+            found = names[nnames++];
+    }
+    pthread_mutex_unlock(&mu);
+    return found;
+}
+
+static void launch(const struct item *items, int n)
+{
+    struct fused *f = malloc(sizeof *f + (size_t)n * sizeof *items);
+    if (!f)
+        abort();
+    f->n = n;
+    memcpy(f->items, items, (size_t)n * sizeof *items);
+    int all_p2p = 1;
+    const struct item *first_coll = NULL;
+    for (int i = 0; i < n; i++)
+        if (!is_p2p(items[i].kind)) {
+            all_p2p = 0;
+            if (!first_coll)
+                first_coll = &items[i];
+        }
+    sim_api_ctx api;
+    sim_api_begin(&api, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx);
+    struct sim_op *op = sim_op_new(SIM_OP_HOSTFN);
+    op->hostfn = run_fused;
+    op->ctx = f;
+    op->name = all_p2p ? "ncclDevKernel_SendRecv" : kernel_name(first_coll);
+    sim_enqueue(sim_resolve_stream(items[0].stream), op);
+    sim_api_end(&api, 0);
+}
+
+static ncclResult_t submit(const struct item *it)
+{
+    if (!it->comm)
+        return ncclInvalidArgument;
+    if (!sim_nccl_type_size(it->dt) || (reduces(it->kind) && (unsigned)it->op > ncclAvg))
+        return ncclInvalidArgument;
+    if (it->root < 0 || it->root >= it->comm->nranks)
+        return ncclInvalidArgument;
+    if (group_depth > 0) {
+        if (group_n == group_cap) {
+            group_cap = group_cap ? group_cap * 2 : 16;
+            struct item *p = realloc(group_items, (size_t)group_cap * sizeof *p);
+            if (!p)
+                return ncclSystemError;
+            group_items = p;
+        }
+        group_items[group_n++] = *it;
+        return ncclSuccess;
+    }
+    launch(it, 1);
+    return ncclSuccess;
+}
+
+ncclResult_t ncclGroupStart(void)
+{
+    group_depth++;
+    return ncclSuccess;
+}
+
+ncclResult_t ncclGroupEnd(void)
+{
+    if (group_depth == 0)
+        return ncclInvalidUsage;
+    if (--group_depth > 0)
+        return ncclSuccess;
+    /* one fused launch per stream, in order of first use */
+    for (int i = 0; i < group_n; i++) {
+        if (!group_items[i].comm)
+            continue;
+        cudaStream_t s = group_items[i].stream;
+        struct item batch[group_n];
+        int nb = 0;
+        for (int j = i; j < group_n; j++)
+            if (group_items[j].comm && group_items[j].stream == s) {
+                batch[nb++] = group_items[j];
+                group_items[j].comm = NULL;
+            }
+        launch(batch, nb);
+    }
+    group_n = 0;
+    return ncclSuccess;
+}
+
+#define ITEM(...) (&(struct item){ __VA_ARGS__ })
+
+ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                           ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(ITEM(COLL_ALLREDUCE, sendbuff, recvbuff, count, datatype, op, 0, comm, stream));
+}
+
+ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root,
+                           ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(ITEM(COLL_BROADCAST, sendbuff, recvbuff, count, datatype, ncclSum, root, comm, stream));
+}
+
+ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm,
+                       cudaStream_t stream)
+{
+    return submit(ITEM(COLL_BROADCAST, buff, buff, count, datatype, ncclSum, root, comm, stream));
+}
+
+ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                        ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(ITEM(COLL_REDUCE, sendbuff, recvbuff, count, datatype, op, root, comm, stream));
+}
+
+ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype,
+                           ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(ITEM(COLL_ALLGATHER, sendbuff, recvbuff, sendcount, datatype, ncclSum, 0, comm, stream));
+}
+
+ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype,
+                               ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(ITEM(COLL_REDUCESCATTER, sendbuff, recvbuff, recvcount, datatype, op, 0, comm, stream));
+}
+
+ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
+                          ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(ITEM(COLL_ALLTOALL, sendbuff, recvbuff, count, datatype, ncclSum, 0, comm, stream));
+}
+
+ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root,
+                        ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(ITEM(COLL_GATHER, sendbuff, recvbuff, count, datatype, ncclSum, root, comm, stream));
+}
+
+ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root,
+                         ncclComm_t comm, cudaStream_t stream)
+{
+    return submit(ITEM(COLL_SCATTER, sendbuff, recvbuff, count, datatype, ncclSum, root, comm, stream));
+}
+
+ncclResult_t ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+                      cudaStream_t stream)
+{
+    return submit(ITEM(COLL_SEND, sendbuff, NULL, count, datatype, ncclSum, peer, comm, stream));
+}
+
+ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm,
+                      cudaStream_t stream)
+{
+    return submit(ITEM(COLL_RECV, NULL, recvbuff, count, datatype, ncclSum, peer, comm, stream));
+}
+
+/* ---- communicators ------------------------------------------------------ */
+
+/* Id layout: "gpusimID", the launcher's session token (40 bytes), a counter
+ * at 64, and for split communicators the parent's split count and colour at
+ * 72 and 80.  Equal on every rank that makes the same calls in the same order. */
+static void make_id(ncclUniqueId *id, const char *kind, uint64_t counter)
+{
+    memset(id, 0, sizeof *id);
+    memcpy(id->internal, "gpusimID", 8);
+    const char *session = getenv("GPUSIM_SESSION");
+    char pidbuf[32];
+    if (!session || !*session) {
+        snprintf(pidbuf, sizeof pidbuf, "p%d", (int)getpid());
+        session = pidbuf;
+    }
+    snprintf(id->internal + 8, 40, "%s", session);
+    memcpy(id->internal + 64, &counter, sizeof counter);
+    snprintf(id->internal + 96, 16, "%s", kind);
+}
+
+ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
+{
+    static atomic_ulong counter;
+    if (!uniqueId)
+        return ncclInvalidArgument;
+    make_id(uniqueId, "rank", atomic_fetch_add(&counter, 1));
+    return ncclSuccess;
+}
+
+ncclResult_t ncclGetVersion(int *version)
+{
+    if (!version)
+        return ncclInvalidArgument;
+    *version = NCCL_VERSION_CODE;
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+{
+    if (!comm || nranks < 1 || rank < 0 || rank >= nranks)
+        return ncclInvalidArgument;
+    *comm = sim_comm_attach(&commId, nranks, rank, sim_current_device(), 1);
+    return *comm ? ncclSuccess : ncclSystemError;
+}
+
+ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank,
+                                    ncclConfig_t *config)
+{
+    (void)config; /* the simulator's communicators are always blocking */
+    return ncclCommInitRank(comm, nranks, commId, rank);
+}
+
+ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
+{
+    static atomic_ulong counter;
+    if (!comms || ndev < 1)
+        return ncclInvalidArgument;
+    ncclUniqueId id;
+    make_id(&id, "all", atomic_fetch_add(&counter, 1));
+    for (int i = 0; i < ndev; i++) {
+        comms[i] = sim_comm_attach(&id, ndev, i, devlist ? devlist[i] : i, 0);
+        if (!comms[i]) {
+            while (i-- > 0)
+                sim_comm_detach(comms[i]);
+            return ncclSystemError;
+        }
+    }
+    sim_comm_unlink(&id); /* every rank is attached: no name needs to stay */
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+{
+    (void)config;
+    if (!comm || !newcomm)
+        return ncclInvalidArgument;
+    int n = comm->nranks;
+    comm->exch[2 * comm->rank] = color;
+    comm->exch[2 * comm->rank + 1] = key;
+    sim_comm_barrier(comm, 1);
+    int newrank = 0, newn = 0;
+    for (int r = 0; r < n; r++) {
+        if (comm->exch[2 * r] != color)
+            continue;
+        newn++;
+        int k = comm->exch[2 * r + 1];
+        if (k < key || (k == key && r < comm->rank))
+            newrank++;
+    }
+    sim_comm_barrier(comm, 1);
+    unsigned split = comm->splits++;
+    if (color == NCCL_SPLIT_NOCOLOR) {
+        *newcomm = NULL;
+        return ncclSuccess;
+    }
+    ncclUniqueId id = comm->id;
+    uint64_t s = split, c = (uint64_t)(int64_t)color;
+    memcpy(id.internal + 72, &s, sizeof s);
+    memcpy(id.internal + 80, &c, sizeof c);
+    id.internal[88]++;
+    *newcomm = sim_comm_attach(&id, newn, newrank, comm->device, 1);
+    return *newcomm ? ncclSuccess : ncclSystemError;
+}
+
+ncclResult_t ncclCommDestroy(ncclComm_t comm)
+{
+    if (!comm)
+        return ncclInvalidArgument;
+    sim_comm_detach(comm);
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommAbort(ncclComm_t comm)
+{
+    return ncclCommDestroy(comm);
+}
+
+ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)
+{
+    if (!comm || !count)
+        return ncclInvalidArgument;
+    *count = comm->nranks;
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)
+{
+    if (!comm || !rank)
+        return ncclInvalidArgument;
+    *rank = comm->rank;
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)
+{
+    if (!comm || !device)
+        return ncclInvalidArgument;
+    *device = comm->device;
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
+{
+    if (!comm || !asyncError)
+        return ncclInvalidArgument;
+    *asyncError = ncclSuccess;
+    return ncclSuccess;
+}
+
+const char *ncclGetErrorString(ncclResult_t result)
+{
+    switch (result) {
+    case ncclSuccess: return "no error";
+    case ncclUnhandledCudaError: return "unhandled cuda error";
+    case ncclSystemError: return "unhandled system error";
+    case ncclInternalError: return "internal error";
+    case ncclInvalidArgument: return "invalid argument";
+    case ncclInvalidUsage: return "invalid usage";
+    case ncclRemoteError: return "remote process exited or there was a network error";
+    case ncclInProgress: return "NCCL operation in progress";
+    default: return "unknown result code";
+    }
+}
