@@ -1,0 +1,43 @@
+# tests/apps: workloads that run on the simulator, each with planted problems
+# documented at its top.  Built for `make check` (and by the demo).
+APP_COMMON = tests/apps/app_train.h tests/apps/app_train.c
+check_PROGRAMS += \
+  tests/apps/overlapped tests/apps/scalar_read tests/apps/device_sync \
+  tests/apps/pageable_upload tests/apps/allreduce_compute_stream \
+  tests/apps/straggler tests/apps/desync tests/apps/hang tests/apps/train_demo
+tests_apps_overlapped_SOURCES = tests/apps/overlapped.c $(APP_COMMON)
+tests_apps_overlapped_LDADD = $(SIM_LIBS)
+tests_apps_overlapped_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_overlapped_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_scalar_read_SOURCES = tests/apps/scalar_read.c $(APP_COMMON)
+tests_apps_scalar_read_LDADD = $(SIM_LIBS)
+tests_apps_scalar_read_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_scalar_read_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_device_sync_SOURCES = tests/apps/device_sync.c $(APP_COMMON)
+tests_apps_device_sync_LDADD = $(SIM_LIBS)
+tests_apps_device_sync_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_device_sync_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_pageable_upload_SOURCES = tests/apps/pageable_upload.c $(APP_COMMON)
+tests_apps_pageable_upload_LDADD = $(SIM_LIBS)
+tests_apps_pageable_upload_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_pageable_upload_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_allreduce_compute_stream_SOURCES = tests/apps/allreduce_compute_stream.c $(APP_COMMON)
+tests_apps_allreduce_compute_stream_LDADD = $(SIM_LIBS)
+tests_apps_allreduce_compute_stream_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_allreduce_compute_stream_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_straggler_SOURCES = tests/apps/straggler.c $(APP_COMMON)
+tests_apps_straggler_LDADD = $(SIM_LIBS)
+tests_apps_straggler_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_straggler_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_desync_SOURCES = tests/apps/desync.c $(APP_COMMON)
+tests_apps_desync_LDADD = $(SIM_LIBS)
+tests_apps_desync_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_desync_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_hang_SOURCES = tests/apps/hang.c $(APP_COMMON)
+tests_apps_hang_LDADD = $(SIM_LIBS)
+tests_apps_hang_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_hang_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_train_demo_SOURCES = tests/apps/train_demo.c $(APP_COMMON)
+tests_apps_train_demo_LDADD = $(SIM_LIBS)
+tests_apps_train_demo_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_train_demo_DEPENDENCIES = tests/sim/libgpusim.la

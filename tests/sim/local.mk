@@ -1,5 +1,5 @@
 # tests/sim: the GPU simulator, a test double that is never installed.
-noinst_LTLIBRARIES += tests/sim/libgpusim.la
+check_LTLIBRARIES += tests/sim/libgpusim.la
 tests_sim_libgpusim_la_SOURCES = \
   tests/sim/sim_internal.h tests/sim/sim_stream.c tests/sim/sim_device.c \
   tests/sim/sim_memory.c tests/sim/sim_cupti.c \
@@ -8,5 +8,5 @@ tests_sim_libgpusim_la_SOURCES = \
 tests_sim_libgpusim_la_LDFLAGS = $(AM_LDFLAGS) -rpath $(abs_builddir)/tests/sim -avoid-version -shared
 tests_sim_libgpusim_la_LIBADD = -lm -ldl -lrt
 
-noinst_PROGRAMS += tests/sim/gpusim-run
+check_PROGRAMS += tests/sim/gpusim-run
 tests_sim_gpusim_run_SOURCES = tests/sim/gpusim-run.c

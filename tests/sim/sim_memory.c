@@ -27,7 +27,7 @@ static struct alloc *allocs;   /* guarded by mem_lock */
 static size_t nallocs, cap;    /* guarded by mem_lock */
 
 /* Bytes per microsecond (== MB/s) of each path, and a fixed launch latency. */
-enum { BW_PINNED = 20000, BW_PAGEABLE = 4000, BW_DEVICE = 200000, BW_HOST = 10000, LATENCY_NS = 2000 };
+enum { BW_PINNED = 4000, BW_PAGEABLE = 1000, BW_DEVICE = 50000, BW_HOST = 4000, LATENCY_NS = 2000 };
 
 static void track(void *p, size_t size, sim_mem_kind kind, int owned)
 {

@@ -1,0 +1,28 @@
+# tests/unit: Criterion unit tests, run by `make check`.
+UNIT_SIM_TESTS = tests/unit/test_sim_stream tests/unit/test_sim_memory \
+  tests/unit/test_sim_cupti tests/unit/test_sim_nccl
+check_PROGRAMS += tests/unit/test_sim_stream tests/unit/test_sim_memory \
+  tests/unit/test_sim_cupti tests/unit/test_sim_nccl
+TESTS += $(UNIT_SIM_TESTS)
+SIM_TEST_UTIL = tests/unit/sim_test_util.h tests/unit/sim_test_util.c
+tests_unit_test_sim_stream_SOURCES = tests/unit/test_sim_stream.c $(SIM_TEST_UTIL)
+tests_unit_test_sim_stream_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_sim_stream_LDADD = $(SIM_LIBS) $(CRITERION_LIBS) -lm
+tests_unit_test_sim_stream_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_unit_test_sim_stream_DEPENDENCIES = tests/sim/libgpusim.la
+tests_unit_test_sim_memory_SOURCES = tests/unit/test_sim_memory.c $(SIM_TEST_UTIL)
+tests_unit_test_sim_memory_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_sim_memory_LDADD = $(SIM_LIBS) $(CRITERION_LIBS) -lm
+tests_unit_test_sim_memory_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_unit_test_sim_memory_DEPENDENCIES = tests/sim/libgpusim.la
+tests_unit_test_sim_cupti_SOURCES = tests/unit/test_sim_cupti.c $(SIM_TEST_UTIL)
+tests_unit_test_sim_cupti_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_sim_cupti_LDADD = $(SIM_LIBS) $(CRITERION_LIBS) -lm
+tests_unit_test_sim_cupti_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_unit_test_sim_cupti_DEPENDENCIES = tests/sim/libgpusim.la
+tests_unit_test_sim_nccl_SOURCES = tests/unit/test_sim_nccl.c $(SIM_TEST_UTIL)
+tests_unit_test_sim_nccl_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_sim_nccl_LDADD = $(SIM_LIBS) $(CRITERION_LIBS) -lm
+tests_unit_test_sim_nccl_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_unit_test_sim_nccl_DEPENDENCIES = tests/sim/libgpusim.la
+

@@ -1,0 +1,209 @@
+/* app_train.c: the shared data-parallel training step of the workloads
+ * (see app_train.h for the clean pattern and the problems that can be
+ * planted).  Kernels are exported host functions, as the simulator's
+ * contract says; their names are what the report shows. */
+#define _GNU_SOURCE
+#include "app_train.h"
+
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BUCKETS 4
+#define BUCKET_ELEMS (64 * 1024)          /* one simulator staging slot of floats */
+#define BATCH_BYTES (1u << 20)
+#define PREFETCH_BYTES (8u << 20)
+#define METRICS_BYTES (64u << 10)
+
+/* Kernel arguments must stay alive until the stream thread runs the kernel;
+ * a ring far deeper than the work in flight keeps them. */
+struct karg { float *buf; size_t n; int us; float value; int *err; };
+struct kslot { struct karg k; struct karg *kp; void *argv[1]; };
+#define RING 4096
+static struct kslot ring[RING];
+static unsigned ring_next;
+
+static void spin_us(int us)
+{
+    struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
+    nanosleep(&ts, NULL);
+}
+
+static struct karg *kernel_arg(void **args)
+{
+    return *(struct karg **)args[0];
+}
+
+void fwd_kernel(void **args)
+{
+    spin_us(kernel_arg(args)->us);
+}
+
+void loss_kernel(void **args)
+{
+    struct karg *a = kernel_arg(args);
+    a->buf[0] = a->value;
+    spin_us(a->us);
+}
+
+void bwd_kernel(void **args)
+{
+    struct karg *a = kernel_arg(args);
+    for (size_t i = 0; i < a->n; i++)
+        a->buf[i] = a->value;
+    spin_us(a->us);
+}
+
+void ema_kernel(void **args)
+{
+    spin_us(kernel_arg(args)->us);
+}
+
+/* Checks that every gradient is the all-reduced sum of the ranks' values. */
+void sgd_update_kernel(void **args)
+{
+    struct karg *a = kernel_arg(args);
+    for (size_t i = 0; i < a->n; i++)
+        if (a->buf[i] != a->value && a->err)
+            *a->err = 1;
+    spin_us(a->us);
+}
+
+static void launch(void (*fn)(void **), cudaStream_t s, float *buf, size_t n, int us, float value, int *err)
+{
+    struct kslot *k = &ring[ring_next++ % RING];
+    k->k = (struct karg){ buf, n, us, value, err };
+    k->kp = &k->k;
+    k->argv[0] = &k->kp;
+    CHECK_CUDA(cudaLaunchKernel((const void *)fn, (dim3){ 1, 1, 1 }, (dim3){ 128, 1, 1 }, k->argv, 0, s));
+}
+
+static int env_int(const char *name, int def)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : def;
+}
+
+int app_train(const struct plant *p)
+{
+    int rank = env_int("RANK", 0), world = env_int("WORLD_SIZE", 1), local = env_int("LOCAL_RANK", 0);
+    int steps = env_int("APP_STEPS", 12);
+    CHECK_CUDA(cudaSetDevice(local));
+
+    ncclUniqueId id;
+    ncclComm_t comm;
+    CHECK_NCCL(ncclGetUniqueId(&id));
+    CHECK_NCCL(ncclCommInitRank(&comm, world, id, rank));
+
+    cudaStream_t compute, comm_s, copy;
+    CHECK_CUDA(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking));
+    CHECK_CUDA(cudaStreamCreateWithFlags(&comm_s, cudaStreamNonBlocking));
+    CHECK_CUDA(cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking));
+    cudaEvent_t ev_up, ev_comm, ev_loss[2], ev_update, ev_done, ev_grad[BUCKETS];
+    CHECK_CUDA(cudaEventCreateWithFlags(&ev_up, cudaEventDisableTiming));
+    CHECK_CUDA(cudaEventCreateWithFlags(&ev_comm, cudaEventDisableTiming));
+    CHECK_CUDA(cudaEventCreateWithFlags(&ev_update, cudaEventDisableTiming));
+    CHECK_CUDA(cudaEventCreate(&ev_done));
+    for (int i = 0; i < 2; i++)
+        CHECK_CUDA(cudaEventCreateWithFlags(&ev_loss[i], cudaEventDisableTiming));
+    for (int b = 0; b < BUCKETS; b++)
+        CHECK_CUDA(cudaEventCreateWithFlags(&ev_grad[b], cudaEventDisableTiming));
+
+    float *d_batch, *d_loss, *d_metrics, *d_prefetch, *d_grad[BUCKETS];
+    float *h_batch_pinned, *h_loss, *h_metrics, *h_prefetch;
+    int *d_err;
+    CHECK_CUDA(cudaMalloc((void **)&d_batch, BATCH_BYTES));
+    CHECK_CUDA(cudaMalloc((void **)&d_loss, sizeof(float)));
+    CHECK_CUDA(cudaMalloc((void **)&d_metrics, METRICS_BYTES));
+    CHECK_CUDA(cudaMalloc((void **)&d_prefetch, PREFETCH_BYTES));
+    CHECK_CUDA(cudaMalloc((void **)&d_err, sizeof(int)));
+    for (int b = 0; b < BUCKETS; b++)
+        CHECK_CUDA(cudaMalloc((void **)&d_grad[b], BUCKET_ELEMS * sizeof(float)));
+    CHECK_CUDA(cudaMallocHost((void **)&h_batch_pinned, BATCH_BYTES));
+    CHECK_CUDA(cudaMallocHost((void **)&h_loss, 2 * sizeof(float)));
+    CHECK_CUDA(cudaMallocHost((void **)&h_metrics, METRICS_BYTES));
+    CHECK_CUDA(cudaMallocHost((void **)&h_prefetch, PREFETCH_BYTES));
+    float *h_batch_pageable = malloc(BATCH_BYTES);
+    if (!h_batch_pageable)
+        return 1;
+    memset(h_batch_pageable, 0, BATCH_BYTES);
+    float *h_batch = p->pageable_upload ? h_batch_pageable : h_batch_pinned;
+    float expected = (float)world * (float)(world + 1) / 2;
+    double loss_sum = 0;
+
+    for (int step = 0; step < steps; step++) {
+        if (rank == p->straggler_rank)
+            spin_us(4000); /* e.g. a slow data loader on this rank */
+
+        CHECK_CUDA(cudaMemcpyAsync(d_batch, h_batch, BATCH_BYTES, cudaMemcpyHostToDevice, copy));
+        CHECK_CUDA(cudaEventRecord(ev_up, copy));
+        CHECK_CUDA(cudaStreamWaitEvent(compute, ev_up, 0));
+        launch(fwd_kernel, compute, NULL, 0, 1500, 0, NULL);
+        launch(loss_kernel, compute, d_loss, 1, 50, (float)step, NULL);
+
+        for (int b = 0; b < BUCKETS; b++) {
+            launch(bwd_kernel, compute, d_grad[b], BUCKET_ELEMS, 400, (float)(rank + 1), NULL);
+            if (step == p->hang_step && rank == world - 1 && b == 0) {
+                fprintf(stderr, "rank %d: stuck before the all-reduce of step %d\n", rank, step);
+                for (;;)
+                    pause();
+            }
+            size_t count = (step == p->desync_step && rank == 1 && b == 0) ? BUCKET_ELEMS / 2 : BUCKET_ELEMS;
+            if (p->allreduce_on_compute) {
+                CHECK_NCCL(ncclAllReduce(d_grad[b], d_grad[b], count, ncclFloat32, ncclSum, comm, compute));
+            } else {
+                CHECK_CUDA(cudaEventRecord(ev_grad[b], compute));
+                CHECK_CUDA(cudaStreamWaitEvent(comm_s, ev_grad[b], 0));
+                CHECK_NCCL(ncclAllReduce(d_grad[b], d_grad[b], count, ncclFloat32, ncclSum, comm, comm_s));
+            }
+        }
+        if (!p->allreduce_on_compute) {
+            launch(ema_kernel, compute, NULL, 0, 600, 0, NULL); /* independent of the gradients */
+            CHECK_CUDA(cudaEventRecord(ev_comm, comm_s));
+            CHECK_CUDA(cudaStreamWaitEvent(compute, ev_comm, 0));
+        }
+        for (int b = 0; b < BUCKETS; b++)
+            launch(sgd_update_kernel, compute, d_grad[b], BUCKET_ELEMS, 75, expected,
+                   p->desync_step < 0 ? d_err : NULL);
+
+        float *loss_slot = &h_loss[step % 2];
+        CHECK_CUDA(cudaMemcpyAsync(loss_slot, d_loss, sizeof(float), cudaMemcpyDeviceToHost, compute));
+        CHECK_CUDA(cudaEventRecord(ev_loss[step % 2], compute));
+        if (p->scalar_read) {
+            CHECK_CUDA(cudaStreamSynchronize(compute)); /* loss.item() */
+            loss_sum += *loss_slot;
+        } else if (step > 0 && cudaEventQuery(ev_loss[(step + 1) % 2]) == cudaSuccess) {
+            loss_sum += h_loss[(step + 1) % 2];
+        }
+
+        if (p->device_sync) {
+            CHECK_CUDA(cudaEventRecord(ev_update, compute));
+            CHECK_CUDA(cudaStreamWaitEvent(copy, ev_update, 0));
+            CHECK_CUDA(cudaMemcpyAsync(d_prefetch, h_prefetch, PREFETCH_BYTES, cudaMemcpyHostToDevice, copy));
+            CHECK_CUDA(cudaMemcpyAsync(h_metrics, d_metrics, METRICS_BYTES, cudaMemcpyDeviceToHost, compute));
+            CHECK_CUDA(cudaDeviceSynchronize()); /* only the metrics on `compute` were needed */
+        }
+    }
+    CHECK_CUDA(cudaEventRecord(ev_done, compute));
+    CHECK_CUDA(cudaEventSynchronize(ev_done));
+
+    int err = 0;
+    CHECK_CUDA(cudaMemcpy(&err, d_err, sizeof err, cudaMemcpyDeviceToHost));
+    printf("rank %d: %d steps, loss sum %.1f, gradients %s\n", rank, steps, loss_sum,
+           p->desync_step >= 0 ? "unchecked" : err ? "WRONG" : "ok");
+
+    for (int b = 0; b < BUCKETS; b++)
+        CHECK_CUDA(cudaFree(d_grad[b]));
+    CHECK_CUDA(cudaFree(d_batch));
+    CHECK_CUDA(cudaFree(d_loss));
+    CHECK_CUDA(cudaFree(d_metrics));
+    CHECK_CUDA(cudaFree(d_prefetch));
+    CHECK_CUDA(cudaFree(d_err));
+    CHECK_CUDA(cudaFreeHost(h_batch_pinned));
+    CHECK_CUDA(cudaFreeHost(h_loss));
+    CHECK_CUDA(cudaFreeHost(h_metrics));
+    CHECK_CUDA(cudaFreeHost(h_prefetch));
+    free(h_batch_pageable);
+    CHECK_NCCL(ncclCommDestroy(comm));
+    return err ? 1 : 0;
+}

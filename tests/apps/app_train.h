@@ -1,0 +1,56 @@
+/* app_train.h: the data-parallel training step that the workloads share.
+ *
+ * Every workload in tests/apps is this step with one or more problems
+ * planted (see struct plant).  With nothing planted it is the
+ * well-overlapped pattern:
+ *   - the batch is uploaded from pinned memory on a copy stream, ordered
+ *     before forward by an event;
+ *   - backward runs in buckets; after each bucket its gradients are
+ *     all-reduced on a communication stream while the next bucket computes;
+ *     the last all-reduce overlaps an independent kernel;
+ *   - the loss is copied to pinned memory asynchronously and read a step
+ *     later, once cudaEventQuery says it is there;
+ *   - one event wait at the end.
+ * Workloads run as ranks under tests/sim/gpusim-run (RANK, WORLD_SIZE, ...).
+ */
+#ifndef GPUTRACE_APP_TRAIN_H
+#define GPUTRACE_APP_TRAIN_H
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CHECK_CUDA(x) do {                                                          \
+        cudaError_t e_ = (x);                                                       \
+        if (e_ != cudaSuccess) {                                                    \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+            exit(1);                                                                \
+        }                                                                           \
+    } while (0)
+
+#define CHECK_NCCL(x) do {                                                          \
+        ncclResult_t r_ = (x);                                                      \
+        if (r_ != ncclSuccess) {                                                    \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, ncclGetErrorString(r_)); \
+            exit(1);                                                                \
+        }                                                                           \
+    } while (0)
+
+struct plant {
+    int scalar_read;        /* .item(): async D2H of the loss + cudaStreamSynchronize each step */
+    int device_sync;        /* cudaDeviceSynchronize each step to read a 64 KiB metrics buffer */
+    int pageable_upload;    /* batch uploaded from malloc'd memory */
+    int allreduce_on_compute; /* gradient all-reduces on the compute stream */
+    int straggler_rank;     /* this rank does 4 ms of extra host work per step (-1: none) */
+    int desync_step;        /* at this step, rank 1 all-reduces half the count (-1: none) */
+    int hang_step;          /* at this step, the last rank stops before the all-reduce (-1: none) */
+};
+
+#define PLANT_NONE { 0, 0, 0, 0, -1, -1, -1 }
+
+/* Runs the training loop with the given problems planted; returns the exit
+ * status for main. */
+int app_train(const struct plant *p);
+
+#endif
