@@ -1,0 +1,106 @@
+/* api_ids.h: the one list of wrapped API entry points.
+ *
+ * X(name, class, flags): `class` groups calls for the report (stream, event,
+ * device, memory, copy, launch, driver, nccl); `flags` says what the tracer
+ * does around the call:
+ *   GT_F_STACK  capture a call stack (syncs, copies, frees, NCCL calls);
+ *   GT_F_BLOCK  may block for long: leave an in-flight mark when it starts.
+ * The enum, the name table and the `api` table of the database all come from
+ * this list; the viewer reads the names from the database, not from here.
+ */
+#ifndef GPUTRACE_API_IDS_H
+#define GPUTRACE_API_IDS_H
+
+#define GT_F_STACK 1u
+#define GT_F_BLOCK 2u
+#define GT_F_SB (GT_F_STACK | GT_F_BLOCK)
+
+#define GT_API_LIST(X)                                               \
+    X(cudaStreamCreate, stream, 0)                                   \
+    X(cudaStreamCreateWithFlags, stream, 0)                          \
+    X(cudaStreamCreateWithPriority, stream, 0)                       \
+    X(cudaStreamDestroy, stream, 0)                                  \
+    X(cudaStreamSynchronize, sync, GT_F_SB)                          \
+    X(cudaStreamSynchronize_ptsz, sync, GT_F_SB)                     \
+    X(cudaStreamQuery, stream, 0)                                    \
+    X(cudaStreamQuery_ptsz, stream, 0)                               \
+    X(cudaStreamWaitEvent, stream, 0)                                \
+    X(cudaStreamWaitEvent_ptsz, stream, 0)                           \
+    X(cudaEventCreate, event, 0)                                     \
+    X(cudaEventCreateWithFlags, event, 0)                            \
+    X(cudaEventRecord, event, 0)                                     \
+    X(cudaEventRecord_ptsz, event, 0)                                \
+    X(cudaEventRecordWithFlags, event, 0)                            \
+    X(cudaEventRecordWithFlags_ptsz, event, 0)                       \
+    X(cudaEventSynchronize, sync, GT_F_SB)                           \
+    X(cudaEventQuery, event, 0)                                      \
+    X(cudaEventElapsedTime, event, 0)                                \
+    X(cudaEventDestroy, event, 0)                                    \
+    X(cudaDeviceSynchronize, sync, GT_F_SB)                          \
+    X(cudaSetDevice, device, 0)                                      \
+    X(cudaMalloc, memory, 0)                                         \
+    X(cudaFree, memory, GT_F_SB)                                     \
+    X(cudaMallocHost, memory, 0)                                     \
+    X(cudaHostAlloc, memory, 0)                                      \
+    X(cudaFreeHost, memory, GT_F_SB)                                 \
+    X(cudaMallocManaged, memory, 0)                                  \
+    X(cudaHostRegister, memory, 0)                                   \
+    X(cudaHostUnregister, memory, 0)                                 \
+    X(cudaMemcpy, copy, GT_F_SB)                                     \
+    X(cudaMemcpy_ptds, copy, GT_F_SB)                                \
+    X(cudaMemcpyAsync, copy, GT_F_SB)                                \
+    X(cudaMemcpyAsync_ptsz, copy, GT_F_SB)                           \
+    X(cudaMemcpy2D, copy, GT_F_SB)                                   \
+    X(cudaMemcpy2D_ptds, copy, GT_F_SB)                              \
+    X(cudaMemcpy2DAsync, copy, GT_F_SB)                              \
+    X(cudaMemcpy2DAsync_ptsz, copy, GT_F_SB)                         \
+    X(cudaMemcpyPeer, copy, GT_F_SB)                                 \
+    X(cudaMemcpyPeerAsync, copy, GT_F_SB)                            \
+    X(cudaMemset, copy, GT_F_SB)                                     \
+    X(cudaMemset_ptds, copy, GT_F_SB)                                \
+    X(cudaMemsetAsync, copy, GT_F_STACK)                             \
+    X(cudaMemsetAsync_ptsz, copy, GT_F_STACK)                        \
+    X(cudaLaunchKernel, launch, 0)                                   \
+    X(cudaLaunchKernel_ptsz, launch, 0)                              \
+    X(cudaGraphLaunch, launch, 0)                                    \
+    X(cudaGraphLaunch_ptsz, launch, 0)                               \
+    X(cuCtxSynchronize, sync, GT_F_SB)                               \
+    X(cuStreamSynchronize, sync, GT_F_SB)                            \
+    X(cuEventSynchronize, sync, GT_F_SB)                             \
+    X(cuStreamWaitEvent, stream, 0)                                  \
+    X(cuMemcpyDtoH_v2, copy, GT_F_SB)                                \
+    X(cuMemcpyHtoD_v2, copy, GT_F_SB)                                \
+    X(cuMemcpyDtoD_v2, copy, GT_F_SB)                                \
+    X(cuMemcpyDtoHAsync_v2, copy, GT_F_SB)                           \
+    X(cuMemcpyHtoDAsync_v2, copy, GT_F_SB)                           \
+    X(cuMemcpyDtoDAsync_v2, copy, GT_F_STACK)                        \
+    X(cuLaunchKernel, launch, 0)                                     \
+    X(cuLaunchKernelEx, launch, 0)                                   \
+    X(ncclCommInitRank, nccl, GT_F_SB)                               \
+    X(ncclCommInitAll, nccl, GT_F_SB)                                \
+    X(ncclCommInitRankConfig, nccl, GT_F_SB)                         \
+    X(ncclCommSplit, nccl, GT_F_SB)                                  \
+    X(ncclCommDestroy, nccl, GT_F_STACK)                             \
+    X(ncclCommAbort, nccl, GT_F_STACK)                               \
+    X(ncclAllReduce, nccl, GT_F_SB)                                  \
+    X(ncclBroadcast, nccl, GT_F_SB)                                  \
+    X(ncclBcast, nccl, GT_F_SB)                                      \
+    X(ncclReduce, nccl, GT_F_SB)                                     \
+    X(ncclAllGather, nccl, GT_F_SB)                                  \
+    X(ncclReduceScatter, nccl, GT_F_SB)                              \
+    X(ncclAlltoAll, nccl, GT_F_SB)                                   \
+    X(ncclGather, nccl, GT_F_SB)                                     \
+    X(ncclScatter, nccl, GT_F_SB)                                    \
+    X(ncclSend, nccl, GT_F_SB)                                       \
+    X(ncclRecv, nccl, GT_F_SB)                                       \
+    X(ncclGroupStart, nccl, 0)                                       \
+    X(ncclGroupEnd, nccl, GT_F_SB)
+
+enum gt_api {
+#define X(name, cls, flags) GT_API_##name,
+    GT_API_LIST(X)
+#undef X
+    GT_API_COUNT
+};
+
+#endif

@@ -1,0 +1,124 @@
+/* callsite.c: interned call stacks (see callsite.h).
+ *
+ * Table entries go EMPTY -> CLAIMED (hash set by CAS) -> READY (frames
+ * written, released).  A reader that finds its hash in a CLAIMED entry waits
+ * for READY before comparing frames.  Entries are never removed.
+ */
+#define _GNU_SOURCE
+#include "collector/callsite.h"
+#include "collector/config.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#define TABLE_SIZE 8192
+
+struct entry {
+    _Atomic uint64_t hash;
+    _Atomic int ready;
+    int reported;            /* writer thread only */
+    int depth;
+    void *pc[GT_MAX_STACK_DEPTH];
+};
+
+static struct entry table[TABLE_SIZE];
+
+static uint64_t hash_frames(void *const *pc, int n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (uint64_t)(uintptr_t)pc[i]) * 1099511628211ull;
+    return h | 1; /* 0 means empty */
+}
+
+__attribute__((noinline)) uint32_t gt_callsite_capture(int depth, int skip)
+{
+    void *buf[GT_MAX_STACK_DEPTH + 8];
+    skip += 1; /* this function */
+    int want = depth + skip;
+    if (want > (int)(sizeof buf / sizeof *buf))
+        want = (int)(sizeof buf / sizeof *buf);
+    int n = backtrace(buf, want) - skip;
+    if (n <= 0)
+        return 0;
+    void **pc = buf + skip;
+    uint64_t h = hash_frames(pc, n);
+    for (uint32_t probe = 0; probe < 64; probe++) {
+        uint32_t i = (uint32_t)((h + probe) & (TABLE_SIZE - 1));
+        struct entry *e = &table[i];
+        uint64_t cur = atomic_load_explicit(&e->hash, memory_order_acquire);
+        if (cur == 0) {
+            uint64_t expect = 0;
+            if (atomic_compare_exchange_strong(&e->hash, &expect, h)) {
+                e->depth = n;
+                memcpy(e->pc, pc, (size_t)n * sizeof *pc);
+                atomic_store_explicit(&e->ready, 1, memory_order_release);
+                return i + 1;
+            }
+            cur = expect;
+        }
+        if (cur == h) {
+            while (!atomic_load_explicit(&e->ready, memory_order_acquire))
+                ;
+            if (e->depth == n && memcmp(e->pc, pc, (size_t)n * sizeof *pc) == 0)
+                return i + 1;
+        }
+    }
+    return 0;
+}
+
+static void symbolise(void *pc, char *out, size_t len)
+{
+    Dl_info info;
+    /* a return address points after the call: look up the call itself */
+    void *at = (char *)pc - 1;
+    if (dladdr(at, &info) && info.dli_fname) {
+        const char *mod = strrchr(info.dli_fname, '/');
+        mod = mod ? mod + 1 : info.dli_fname;
+        uintptr_t off = (uintptr_t)at - (uintptr_t)info.dli_fbase;
+        if (info.dli_sname)
+            snprintf(out, len, "%s+0x%lx (%s+0x%lx)", info.dli_sname,
+                     (unsigned long)((uintptr_t)at - (uintptr_t)info.dli_saddr), mod, (unsigned long)off);
+        else
+            snprintf(out, len, "%s+0x%lx", mod, (unsigned long)off);
+    } else {
+        snprintf(out, len, "0x%lx", (unsigned long)(uintptr_t)at);
+    }
+}
+
+void gt_callsite_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx)
+{
+    char text[GT_MAX_STACK_DEPTH * 300];
+    for (uint32_t i = 0; i < TABLE_SIZE; i++) {
+        struct entry *e = &table[i];
+        if (e->reported || !atomic_load_explicit(&e->ready, memory_order_acquire))
+            continue;
+        size_t o = 0;
+        text[0] = 0;
+        for (int f = 0; f < e->depth && o < sizeof text - 300; f++) {
+            symbolise(e->pc[f], text + o, 300);
+            o += strlen(text + o);
+            text[o++] = '\n';
+            text[o] = 0;
+        }
+        if (o)
+            text[o - 1] = 0;
+        fn(i + 1, text, ctx);
+        e->reported = 1;
+    }
+}
+
+void gt_callsite_reset_reported(void)
+{
+    for (uint32_t i = 0; i < TABLE_SIZE; i++)
+        table[i].reported = 0;
+}
+
+void gt_callsite_warm_up(void)
+{
+    void *buf[2];
+    backtrace(buf, 2);
+}

@@ -1,0 +1,80 @@
+/* config.c: reads the tracer's settings (see config.h). */
+#define _GNU_SOURCE
+#include "collector/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int env_int(const char *name, int def, int lo, int hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return def;
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || *end || x < lo || x > hi) {
+        fprintf(stderr, "gputrace: %s=%s is not a number in %d..%d; using %d\n", name, v, lo, hi, def);
+        return def;
+    }
+    return (int)x;
+}
+
+void gt_config_expand_output(const char *pattern, int rank, char *out, size_t len)
+{
+    size_t o = 0;
+    char host[256];
+    if (gethostname(host, sizeof host) != 0)
+        strcpy(host, "unknown");
+    host[sizeof host - 1] = 0;
+    for (const char *p = pattern; *p && o + 1 < len; p++) {
+        char buf[300];
+        const char *ins = NULL;
+        if (p[0] == '%' && p[1]) {
+            switch (p[1]) {
+            case 'h': ins = host; break;
+            case 'p': snprintf(buf, sizeof buf, "%d", (int)getpid()); ins = buf; break;
+            case 'r': snprintf(buf, sizeof buf, "%d", rank < 0 ? 0 : rank); ins = buf; break;
+            case '%': ins = "%"; break;
+            }
+        }
+        if (ins) {
+            p++;
+            for (; *ins && o + 1 < len; ins++)
+                out[o++] = *ins;
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o] = 0;
+}
+
+void gt_config_load(struct gt_config *cfg, int rank)
+{
+    memset(cfg, 0, sizeof *cfg);
+    const char *out = getenv("GPUTRACE_OUTPUT");
+    gt_config_expand_output(out && *out ? out : "gputrace.db", rank, cfg->output, sizeof cfg->output);
+    cfg->cupti = env_int("GPUTRACE_CUPTI", 1, 0, 1);
+    cfg->callstack_depth = env_int("GPUTRACE_CALLSTACKS", 8, 0, GT_MAX_STACK_DEPTH);
+    cfg->flush_ms = env_int("GPUTRACE_FLUSH_MS", 200, 10, 60000);
+    cfg->buffer_bytes = (size_t)env_int("GPUTRACE_BUFFER_MB", 2, 1, 1024) << 20;
+    cfg->quiet = env_int("GPUTRACE_QUIET", 0, 0, 1);
+    const char *run = getenv("GPUTRACE_RUN_ID");
+    if (!run || !*run)
+        run = getenv("TORCHELASTIC_RUN_ID");
+    if (!run || !*run)
+        run = getenv("SLURM_JOB_ID");
+    if (run && *run)
+        snprintf(cfg->run_id, sizeof cfg->run_id, "%s", run);
+    cfg->cupti_lib = getenv("GPUTRACE_CUPTI_LIB");
+    const char *clk = getenv("GPUTRACE_CLOCK");
+    if (clk && *clk) {
+        if (strcmp(clk, "monotonic") == 0)
+            cfg->force_mono_clock = 1;
+        else if (strcmp(clk, "tsc") != 0)
+            fprintf(stderr, "gputrace: GPUTRACE_CLOCK=%s is not 'tsc' or 'monotonic'; using tsc where invariant\n", clk);
+    }
+}

@@ -1,0 +1,38 @@
+/* config.h: the tracer's settings, from the environment.
+ *
+ * GPUTRACE_OUTPUT      database path; %h host, %p pid, %r rank (default gputrace.db)
+ * GPUTRACE_CUPTI       1 = collect GPU activity through CUPTI, 0 = host records only (default 1)
+ * GPUTRACE_CALLSTACKS  call-stack depth for syncs, copies, frees and NCCL calls; 0 = off (default 8, max 32)
+ * GPUTRACE_FLUSH_MS    how often the writer commits to the database (default 200, 10..60000)
+ * GPUTRACE_BUFFER_MB   record buffer per thread, MiB (default 2, 1..1024)
+ * GPUTRACE_QUIET       1 = no messages on stderr except errors (default 0)
+ * GPUTRACE_RUN_ID      run id shared by the processes of one run (set by `gputrace record`)
+ * GPUTRACE_CUPTI_LIB   path of libcupti to load
+ * GPUTRACE_CLOCK       "monotonic" forces clock_gettime instead of the TSC
+ * A bad value gets a one-line message on stderr and the default.
+ */
+#ifndef GPUTRACE_CONFIG_H
+#define GPUTRACE_CONFIG_H
+
+#include <stddef.h>
+
+struct gt_config {
+    char output[4096];
+    int cupti;
+    int callstack_depth;
+    int flush_ms;
+    size_t buffer_bytes;
+    int quiet;
+    char run_id[128];
+    const char *cupti_lib;
+    int force_mono_clock;
+};
+
+#define GT_MAX_STACK_DEPTH 32
+
+/* Reads the environment into cfg.  rank < 0 when unknown (for %r). */
+void gt_config_load(struct gt_config *cfg, int rank);
+/* Expands %h, %p, %r (and %% ) of pattern into out. */
+void gt_config_expand_output(const char *pattern, int rank, char *out, size_t len);
+
+#endif

@@ -1,0 +1,343 @@
+/* cupti_sub.c: the CUPTI activity subscriber (see cupti_sub.h).
+ *
+ * DESIGN
+ *   CUPTI calls `on_request` for buffers and `on_complete` (from its own
+ *   thread, or from the thread calling cuptiActivityFlushAll) with filled
+ *   ones.  on_complete only queues the buffer under queue_lock; the writer
+ *   thread pops and parses it into rows.  cuptiActivityFlushAll is never
+ *   called with queue_lock held, nor from inside a callback (Kineto hit a
+ *   deadlock that way).
+ *   Every record is stamped by our timestamp callback, so GPU times are
+ *   CLOCK_MONOTONIC ns like the host records.
+ */
+#define _GNU_SOURCE
+#include "collector/cupti_sub.h"
+#include "collector/clock.h"
+#include "collector/schema.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BUF_BYTES (4u << 20)
+
+static struct {
+    CUptiResult (*enable)(CUpti_ActivityKind);
+    CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+    CUptiResult (*flush_all)(uint32_t);
+    CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
+    CUptiResult (*dropped)(CUcontext, uint32_t, size_t *);
+    CUptiResult (*register_ts)(CUpti_TimestampCallbackFunc);
+    CUptiResult (*push_ext)(CUpti_ExternalCorrelationKind, uint64_t);
+    CUptiResult (*pop_ext)(CUpti_ExternalCorrelationKind, uint64_t *);
+    CUptiResult (*get_version)(uint32_t *);
+    CUptiResult (*result_string)(CUptiResult, const char **);
+    CUptiResult (*set_thread_id_type)(CUpti_ActivityThreadIdType);
+} fn;
+
+static _Atomic int active;
+static uint32_t version;
+static _Atomic uint64_t dropped_total;
+
+struct qbuf { uint8_t *buf; size_t valid; struct qbuf *next; };
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct qbuf *q_head, *q_tail; /* guarded by queue_lock */
+
+static uint64_t CUPTIAPI timestamp(void)
+{
+    return gt_mono_ns();
+}
+
+static void CUPTIAPI on_request(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 8, BUF_BYTES) != 0)
+        p = NULL;
+    *buffer = p;
+    *size = p ? BUF_BYTES : 0;
+    *max_records = 0;
+}
+
+static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+    (void)ctx; (void)stream; (void)size;
+    struct qbuf *q = malloc(sizeof *q);
+    if (!q) {
+        free(buffer);
+        return;
+    }
+    *q = (struct qbuf){ buffer, valid, NULL };
+    pthread_mutex_lock(&queue_lock);
+    if (q_tail)
+        q_tail->next = q;
+    else
+        q_head = q;
+    q_tail = q;
+    pthread_mutex_unlock(&queue_lock);
+}
+
+/* Loads every entry point from h; returns whether the required ones are there. */
+static int find_symbols(void *h)
+{
+#define LOAD(field, name) *(void **)&fn.field = dlsym(h, name)
+    LOAD(enable, "cuptiActivityEnable");
+    LOAD(register_callbacks, "cuptiActivityRegisterCallbacks");
+    LOAD(flush_all, "cuptiActivityFlushAll");
+    LOAD(next_record, "cuptiActivityGetNextRecord");
+    LOAD(dropped, "cuptiActivityGetNumDroppedRecords");
+    LOAD(register_ts, "cuptiActivityRegisterTimestampCallback");
+    LOAD(push_ext, "cuptiActivityPushExternalCorrelationId");
+    LOAD(pop_ext, "cuptiActivityPopExternalCorrelationId");
+    LOAD(get_version, "cuptiGetVersion");
+    LOAD(result_string, "cuptiGetResultString");
+    LOAD(set_thread_id_type, "cuptiSetThreadIdType");
+#undef LOAD
+    return fn.enable && fn.register_callbacks && fn.flush_all && fn.next_record && fn.get_version &&
+           fn.push_ext && fn.pop_ext;
+}
+
+/* Tries one candidate path; returns the handle if it has CUPTI. */
+static void *try_open(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return NULL;
+    if (find_symbols(h))
+        return h;
+    dlclose(h);
+    return NULL;
+}
+
+/* Returns a handle to CUPTI (RTLD_DEFAULT counts as found), or FAILED. */
+#define FAILED ((void *)-1)
+static void *locate(const char *hint)
+{
+    char path[4096];
+    int major = CUPTI_API_VERSION / 10000;
+    if (find_symbols(RTLD_DEFAULT))
+        return RTLD_DEFAULT;
+    if (hint && *hint)
+        return try_open(hint) ? RTLD_DEFAULT : FAILED;
+    snprintf(path, sizeof path, "libcupti.so.%d", major);
+    void *h = try_open(path);
+    if (h)
+        return h;
+    /* next to the libcudart the program loaded */
+    Dl_info info;
+    void *sym = dlsym(RTLD_DEFAULT, "cudaGetDeviceCount");
+    if (sym && dladdr(sym, &info) && info.dli_fname) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        int dirlen = slash ? (int)(slash - info.dli_fname) : 0;
+        const char *fmts[] = { "%.*s/libcupti.so.%d", "%.*s/../../cuda_cupti/lib/libcupti.so.%d",
+                               "%.*s/../extras/CUPTI/lib64/libcupti.so.%d" };
+        for (size_t i = 0; dirlen && i < sizeof fmts / sizeof *fmts; i++) {
+            snprintf(path, sizeof path, fmts[i], dirlen, info.dli_fname, major);
+            if ((h = try_open(path)))
+                return h;
+        }
+    }
+    const char *home = getenv("CUDA_HOME");
+    snprintf(path, sizeof path, "%s/extras/CUPTI/lib64/libcupti.so.%d", home && *home ? home : "/usr/local/cuda", major);
+    h = try_open(path);
+    return h ? h : FAILED;
+}
+
+static const char *result_text(CUptiResult r)
+{
+    const char *s = NULL;
+    if (fn.result_string && fn.result_string(r, &s) == CUPTI_SUCCESS && s)
+        return s;
+    return "unknown CUPTI error";
+}
+
+int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
+{
+    if (locate(lib_hint) == FAILED) {
+        snprintf(why, whylen, "CUPTI not found (set GPUTRACE_CUPTI_LIB to libcupti.so.%d)", CUPTI_API_VERSION / 10000);
+        return -1;
+    }
+    fn.get_version(&version);
+    if (version / 10000 != CUPTI_API_VERSION / 10000) {
+        snprintf(why, whylen, "CUPTI version %u is not of the major version this build expects (%d)", version,
+                 CUPTI_API_VERSION / 10000);
+        return -1;
+    }
+    if (fn.register_ts)
+        fn.register_ts(timestamp); /* before any kind is enabled */
+    if (fn.set_thread_id_type)
+        fn.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    CUptiResult r = fn.register_callbacks(on_request, on_complete);
+    if (r != CUPTI_SUCCESS) {
+        snprintf(why, whylen, "CUPTI refused the subscription: %s", result_text(r));
+        return -1;
+    }
+    static const CUpti_ActivityKind kinds[] = {
+        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+        CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        r = fn.enable(kinds[i]);
+        if (r != CUPTI_SUCCESS && (i == 0 || r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)) {
+            snprintf(why, whylen, "CUPTI refused activity collection: %s (%d)", result_text(r), (int)r);
+            return -1;
+        }
+    }
+    atomic_store(&active, 1);
+    return 0;
+}
+
+int gt_cupti_active(void)
+{
+    return atomic_load_explicit(&active, memory_order_relaxed);
+}
+
+uint32_t gt_cupti_version(void)
+{
+    return version;
+}
+
+void gt_cupti_push_external(uint64_t id)
+{
+    if (gt_cupti_active())
+        fn.push_ext(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
+}
+
+void gt_cupti_pop_external(void)
+{
+    if (gt_cupti_active())
+        fn.pop_ext(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, NULL);
+}
+
+void gt_cupti_flush(void)
+{
+    if (!gt_cupti_active())
+        return;
+    fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    size_t n = 0;
+    if (fn.dropped && fn.dropped(NULL, 0, &n) == CUPTI_SUCCESS)
+        atomic_fetch_add(&dropped_total, n);
+}
+
+uint64_t gt_cupti_dropped(void)
+{
+    return atomic_load(&dropped_total);
+}
+
+void gt_cupti_forget_after_fork(void)
+{
+    atomic_store(&active, 0);
+    pthread_mutex_init(&queue_lock, NULL);
+    q_head = q_tail = NULL; /* the parent's buffers are the parent's */
+}
+
+/* ---- parsing, on the writer thread -------------------------------------- */
+
+#define NAMES 4096
+static struct { uint64_t hash; char *name; } names[NAMES];
+static uint32_t next_name_id = 1;
+static uint32_t name_ids[NAMES];
+
+static uint32_t intern_name(struct gt_db *db, const char *name)
+{
+    if (!name)
+        return 0;
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    for (uint32_t probe = 0; probe < NAMES; probe++) {
+        uint32_t i = (uint32_t)((h + probe) % NAMES);
+        if (!names[i].name) {
+            names[i].hash = h;
+            names[i].name = strdup(name);
+            name_ids[i] = next_name_id++;
+            gt_db_exec_text(db, GT_ST_STRING, name_ids[i], 0, name);
+            return name_ids[i];
+        }
+        if (names[i].hash == h && strcmp(names[i].name, name) == 0)
+            return name_ids[i];
+    }
+    return 0;
+}
+
+static void store(struct gt_db *db, const CUpti_Activity *rec)
+{
+    switch (rec->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+        const CUpti_ActivityKernel10 *k = (const void *)rec;
+        int64_t v[] = { GT_GPU_KERNEL, k->deviceId, k->contextId, k->streamId, intern_name(db, k->name),
+                        (int64_t)k->start, (int64_t)k->end, 0, 0, 0, 0, k->correlationId, 0, 0 };
+        gt_db_exec_i64(db, GT_ST_GPU, v, 14);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const CUpti_ActivityMemcpy6 *m = (const void *)rec;
+        int64_t v[] = { GT_GPU_MEMCPY, m->deviceId, m->contextId, m->streamId, 0, (int64_t)m->start,
+                        (int64_t)m->end, (int64_t)m->bytes, m->copyKind, m->srcKind, m->dstKind,
+                        m->correlationId, 0, 0 };
+        gt_db_exec_i64(db, GT_ST_GPU, v, 14);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const CUpti_ActivityMemset4 *m = (const void *)rec;
+        int64_t v[] = { GT_GPU_MEMSET, m->deviceId, m->contextId, m->streamId, 0, (int64_t)m->start,
+                        (int64_t)m->end, (int64_t)m->bytes, 0, 0, m->memoryKind, m->correlationId, 0, 0 };
+        gt_db_exec_i64(db, GT_ST_GPU, v, 14);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+        const CUpti_ActivitySynchronization2 *s = (const void *)rec;
+        int64_t v[] = { GT_GPU_SYNC, -1, s->contextId, (int64_t)(int32_t)s->streamId, 0, (int64_t)s->start,
+                        (int64_t)s->end, 0, 0, 0, 0, s->correlationId, s->type, (int64_t)(int32_t)s->cudaEventId };
+        gt_db_exec_i64(db, GT_ST_GPU, v, 14);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+        const CUpti_ActivityAPI *a = (const void *)rec;
+        int64_t v[] = { rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? 1 : 2, a->cbid, a->threadId,
+                        (int64_t)a->start, (int64_t)a->end, a->correlationId, a->returnValue };
+        gt_db_exec_i64(db, GT_ST_CUPTI_API, v, 7);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+        const CUpti_ActivityExternalCorrelation *x = (const void *)rec;
+        if (x->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
+            int64_t v[] = { (int64_t)x->externalId, x->correlationId };
+            gt_db_exec_i64(db, GT_ST_EXT, v, 2);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+size_t gt_cupti_drain(struct gt_db *db)
+{
+    size_t n = 0;
+    for (;;) {
+        pthread_mutex_lock(&queue_lock);
+        struct qbuf *q = q_head;
+        if (q) {
+            q_head = q->next;
+            if (!q_head)
+                q_tail = NULL;
+        }
+        pthread_mutex_unlock(&queue_lock);
+        if (!q)
+            return n;
+        CUpti_Activity *rec = NULL;
+        while (fn.next_record && fn.next_record(q->buf, q->valid, &rec) == CUPTI_SUCCESS) {
+            store(db, rec);
+            n++;
+        }
+        free(q->buf);
+        free(q);
+    }
+}

@@ -1,0 +1,37 @@
+/* cupti_sub.h: the CUPTI activity subscriber.
+ *
+ * CUPTI is found at run time (never linked): symbols already in the
+ * process, GPUTRACE_CUPTI_LIB, libcupti.so.<major> on the search path, next
+ * to the loaded libcudart, the pip layout (nvidia/cuda_cupti/lib) and the
+ * toolkit's extras/CUPTI/lib64.  A missing CUPTI, a refused subscription
+ * (another tool holds it) or another major version than the build turns GPU
+ * records off with one line on stderr; host records go on.
+ */
+#ifndef GPUTRACE_CUPTI_SUB_H
+#define GPUTRACE_CUPTI_SUB_H
+
+#include "collector/db.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Starts activity collection.  Returns 0 when CUPTI records will come;
+ * otherwise -1 with the reason in why.  quiet suppresses the stderr line. */
+int gt_cupti_start(const char *lib_hint, char *why, size_t whylen);
+/* Whether CUPTI is collecting. */
+int gt_cupti_active(void);
+/* The loaded CUPTI's version (0 if none). */
+uint32_t gt_cupti_version(void);
+/* External correlation around NCCL calls (no-ops when inactive). */
+void gt_cupti_push_external(uint64_t id);
+void gt_cupti_pop_external(void);
+/* Forces CUPTI to deliver every buffer (at exit and on signals). */
+void gt_cupti_flush(void);
+/* Writer side: parses and stores every delivered buffer; returns records stored. */
+size_t gt_cupti_drain(struct gt_db *db);
+/* Records CUPTI said it dropped. */
+uint64_t gt_cupti_dropped(void);
+/* After fork: CUPTI state of the parent is not usable in the child. */
+void gt_cupti_forget_after_fork(void);
+
+#endif

@@ -1,0 +1,256 @@
+/* db.c: opening the database and the prepared statements (see db.h).
+ *
+ * All processes of a host may append to one file: WAL journal, a busy
+ * timeout, and short transactions.  A database written by another schema
+ * version is refused rather than mixed.
+ */
+#define _GNU_SOURCE
+#include "collector/db.h"
+#include "collector/api_ids.h"
+#include "collector/schema.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const stmt_sql[GT_ST_COUNT] = {
+    [GT_ST_CALL] = "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind,"
+                   " mem_kind, result, callsite, call_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [GT_ST_MARK] = "INSERT OR REPLACE INTO inflight(process_id, tid, api, start_ns, call_id, callsite) VALUES(?,?,?,?,?,?)",
+    [GT_ST_UNMARK] = "DELETE FROM inflight WHERE process_id = ? AND call_id = ?",
+    [GT_ST_COLL] = "INSERT INTO collective(process_id, call_id, api, comm_id, seq, count, datatype, bytes, op, peer,"
+                   " rank, nranks, stream, start_ns, end_ns, callsite, group_id, result)"
+                   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [GT_ST_COMM] = "INSERT INTO comm(process_id, handle, comm_id, rank, nranks, parent_comm_id, created_ns)"
+                   " VALUES(?,?,?,?,?,?,?)",
+    [GT_ST_GPU] = "INSERT INTO gpu_op(process_id, kind, device, context, stream_id, name_id, start_ns, end_ns, bytes,"
+                  " copy_kind, src_kind, dst_kind, correlation, sync_type, event_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [GT_ST_CUPTI_API] = "INSERT INTO cupti_api(process_id, domain, cbid, tid, start_ns, end_ns, correlation, result)"
+                        " VALUES(?,?,?,?,?,?,?,?)",
+    [GT_ST_EXT] = "INSERT INTO ext_corr(process_id, external_id, correlation) VALUES(?,?,?)",
+    [GT_ST_STRING] = "INSERT OR REPLACE INTO string(process_id, id, value) VALUES(?,?,?)",
+    [GT_ST_CALLSITE] = "INSERT OR REPLACE INTO callsite(process_id, id, frames) VALUES(?,?,?)",
+};
+
+static int fail(struct gt_db *d, int rc)
+{
+    if (!d->failed)
+        d->failed = rc;
+    return -1;
+}
+
+static int check_version(sqlite3 *db, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st, NULL) != SQLITE_OK)
+        return 0; /* no meta table: a new file */
+    int ok = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        int v = sqlite3_column_int(st, 0);
+        if (v != GT_SCHEMA_VERSION) {
+            snprintf(err, errlen, "it holds schema version %d, this tracer writes version %d", v, GT_SCHEMA_VERSION);
+            ok = -1;
+        }
+    }
+    sqlite3_finalize(st);
+    return ok;
+}
+
+static int create(sqlite3 *db, char *err, size_t errlen)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK)
+        goto bad;
+    if (check_version(db, err, errlen) != 0) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    if (sqlite3_exec(db, gt_schema_sql, NULL, NULL, &msg) != SQLITE_OK)
+        goto bad;
+    char sql[256];
+    snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO meta VALUES('schema_version', '%d');"
+             "INSERT OR IGNORE INTO meta VALUES('writer', 'gputrace " GT_VERSION "');", GT_SCHEMA_VERSION);
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        goto bad;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO api(id, name, class) VALUES(?,?,?)", -1, &st, NULL) != SQLITE_OK)
+        goto bad;
+#define X(name, cls, flags)                                          \
+    sqlite3_bind_int(st, 1, GT_API_##name);                          \
+    sqlite3_bind_text(st, 2, #name, -1, SQLITE_STATIC);              \
+    sqlite3_bind_text(st, 3, #cls, -1, SQLITE_STATIC);               \
+    sqlite3_step(st);                                                \
+    sqlite3_reset(st);
+    GT_API_LIST(X)
+#undef X
+    sqlite3_finalize(st);
+    if (sqlite3_exec(db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK)
+        goto bad;
+    return 0;
+bad:
+    snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(db));
+    sqlite3_free(msg);
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    if (sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", d->db ? sqlite3_errmsg(d->db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(d->db, 10000);
+    char *msg = NULL;
+    if (sqlite3_exec(d->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(d->db));
+        sqlite3_free(msg);
+        goto fail;
+    }
+    if (create(d->db, err, errlen) != 0)
+        goto fail;
+    for (int i = 0; i < GT_ST_COUNT; i++)
+        if (sqlite3_prepare_v3(d->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &d->st[i], NULL) != SQLITE_OK) {
+            snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
+            goto fail;
+        }
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, "INSERT OR IGNORE INTO run(id, started_ns, launcher) VALUES(?,?,?)", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, p->run_id, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, p->start_ns + p->clock_offset_ns);
+        sqlite3_bind_text(st, 3, p->launcher, -1, SQLITE_STATIC);
+        sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
+    if (sqlite3_prepare_v2(d->db,
+            "INSERT INTO process(run_id, host, pid, rank, local_rank, world_size, device, gpu_name, cmdline,"
+            " cuda_runtime_version, nccl_version, clock_source, clock_offset_ns, start_ns)"
+            " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
+        goto fail;
+    }
+    sqlite3_bind_text(st, 1, p->run_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, p->host, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, p->pid);
+    if (p->rank >= 0) sqlite3_bind_int(st, 4, p->rank);
+    if (p->local_rank >= 0) sqlite3_bind_int(st, 5, p->local_rank);
+    if (p->world_size > 0) sqlite3_bind_int(st, 6, p->world_size);
+    if (p->device >= 0) sqlite3_bind_int(st, 7, p->device);
+    if (p->gpu_name) sqlite3_bind_text(st, 8, p->gpu_name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 9, p->cmdline, -1, SQLITE_STATIC);
+    if (p->cuda_runtime_version > 0) sqlite3_bind_int(st, 10, p->cuda_runtime_version);
+    if (p->nccl_version > 0) sqlite3_bind_int(st, 11, p->nccl_version);
+    sqlite3_bind_text(st, 12, p->clock_source, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 13, p->clock_offset_ns);
+    sqlite3_bind_int64(st, 14, p->start_ns);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
+        goto fail;
+    }
+    d->process_id = sqlite3_last_insert_rowid(d->db);
+    return 0;
+fail:
+    gt_db_close(d);
+    return -1;
+}
+
+int gt_db_begin(struct gt_db *d)
+{
+    if (d->failed || d->in_txn)
+        return d->failed ? -1 : 0;
+    int rc = sqlite3_exec(d->db, "BEGIN", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        return fail(d, rc);
+    d->in_txn = 1;
+    return 0;
+}
+
+int gt_db_commit(struct gt_db *d)
+{
+    if (!d->in_txn)
+        return d->failed ? -1 : 0;
+    int rc = sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
+    if (rc == SQLITE_BUSY) {
+        return 0; /* another process holds the lock past the busy timeout: retry at the next commit */
+    }
+    d->in_txn = 0;
+    if (rc != SQLITE_OK) {
+        sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+        return fail(d, rc);
+    }
+    return 0;
+}
+
+int gt_db_exec_i64(struct gt_db *d, enum gt_stmt s, const int64_t *v, int n)
+{
+    if (d->failed)
+        return -1;
+    sqlite3_stmt *st = d->st[s];
+    sqlite3_bind_int64(st, 1, d->process_id);
+    for (int i = 0; i < n; i++)
+        sqlite3_bind_int64(st, i + 2, v[i]);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return fail(d, rc);
+    return 0;
+}
+
+int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t a, int64_t b, const char *text)
+{
+    (void)b;
+    if (d->failed)
+        return -1;
+    sqlite3_stmt *st = d->st[s];
+    sqlite3_bind_int64(st, 1, d->process_id);
+    sqlite3_bind_int64(st, 2, a);
+    sqlite3_bind_text(st, 3, text, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return fail(d, rc);
+    return 0;
+}
+
+static int set_process(struct gt_db *d, const char *column, int64_t v, const char *text, int is_null)
+{
+    if (!d->db)
+        return -1;
+    char sql[160];
+    snprintf(sql, sizeof sql, "UPDATE process SET %s = ? WHERE id = ?", column);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (is_null)
+        sqlite3_bind_null(st, 1);
+    else if (text)
+        sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_int64(st, 1, v);
+    sqlite3_bind_int64(st, 2, d->process_id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : fail(d, rc);
+}
+
+int gt_db_set_process_i64(struct gt_db *d, const char *column, int64_t value, int is_null)
+{
+    return set_process(d, column, value, NULL, is_null);
+}
+
+int gt_db_set_process_text(struct gt_db *d, const char *column, const char *value)
+{
+    return set_process(d, column, 0, value ? value : "", 0);
+}
+
+void gt_db_close(struct gt_db *d)
+{
+    for (int i = 0; i < GT_ST_COUNT; i++)
+        if (d->st[i])
+            sqlite3_finalize(d->st[i]);
+    if (d->db)
+        sqlite3_close(d->db);
+    memset(d, 0, sizeof *d);
+}

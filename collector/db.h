@@ -1,0 +1,47 @@
+/* db.h: the writer's side of the database: opening (schema, version check),
+ * the process row, and one prepared INSERT per table.  Used only by the
+ * writer thread, which owns the connection. */
+#ifndef GPUTRACE_DB_H
+#define GPUTRACE_DB_H
+
+#include "collector/record.h"
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum gt_stmt {
+    GT_ST_CALL, GT_ST_MARK, GT_ST_UNMARK, GT_ST_COLL, GT_ST_COMM, GT_ST_GPU, GT_ST_CUPTI_API,
+    GT_ST_EXT, GT_ST_STRING, GT_ST_CALLSITE, GT_ST_COUNT
+};
+
+struct gt_db {
+    sqlite3 *db;
+    sqlite3_stmt *st[GT_ST_COUNT];
+    int64_t process_id;
+    int in_txn;
+    int failed;            /* an SQLite error code once writing failed */
+};
+
+struct gt_process_info {
+    const char *run_id, *launcher, *host, *cmdline, *gpu_name, *clock_source;
+    int pid, rank, local_rank, world_size, device;
+    int cuda_runtime_version, nccl_version;
+    int64_t clock_offset_ns, start_ns;
+};
+
+/* Opens (creating if needed) the database at path and adds this process.
+ * On failure returns -1 with a one-line reason in err. */
+int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen);
+int gt_db_begin(struct gt_db *d);
+int gt_db_commit(struct gt_db *d);
+/* Binds values to statement s (i64 list, NULL-terminated strings by index
+ * are handled by the specific helpers below) and steps it. */
+int gt_db_exec_i64(struct gt_db *d, enum gt_stmt s, const int64_t *v, int n);
+int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t a, int64_t b, const char *text);
+/* Updates a column of this process's row. */
+int gt_db_set_process_i64(struct gt_db *d, const char *column, int64_t value, int is_null);
+int gt_db_set_process_text(struct gt_db *d, const char *column, const char *value);
+void gt_db_close(struct gt_db *d);
+
+#endif

@@ -1,0 +1,50 @@
+/* record.h: the fixed-size record a wrapper appends to its thread's buffer.
+ *
+ * One record per wrapped call (GT_REC_CALL), plus a start mark for calls
+ * that may block for long (GT_REC_MARK), so that a process killed inside one
+ * still shows where each thread was stuck.  Times are raw clock ticks
+ * (collector/clock.h); the writer converts them.  128 bytes: two cache lines,
+ * written once by the owning thread and read once by the writer.
+ */
+#ifndef GPUTRACE_RECORD_H
+#define GPUTRACE_RECORD_H
+
+#include <stdint.h>
+
+enum gt_rec_type { GT_REC_CALL = 1, GT_REC_MARK = 2, GT_REC_COMM = 3 };
+/* GT_REC_COMM: a communicator was made: comm_id, rank, nranks; stream holds
+ * the handle, event the parent communicator id (0 if none). */
+
+/* Host memory kinds, as the tracer saw the allocations. */
+enum gt_mem_kind { GT_MEM_UNKNOWN = 0, GT_MEM_PAGEABLE, GT_MEM_PINNED, GT_MEM_DEVICE, GT_MEM_MANAGED };
+
+/* Copy directions (cudaMemcpyKind values, resolved for cudaMemcpyDefault). */
+enum gt_copy_kind { GT_COPY_NONE = 0, GT_COPY_HTOD, GT_COPY_DTOH, GT_COPY_DTOD, GT_COPY_HTOH, GT_COPY_MEMSET };
+
+struct gt_record {
+    uint16_t type;        /* enum gt_rec_type */
+    uint16_t api;         /* enum gt_api */
+    uint8_t copy_kind;    /* enum gt_copy_kind */
+    uint8_t mem_kind;     /* enum gt_mem_kind of the host side */
+    uint8_t in_group;     /* NCCL call made between ncclGroupStart and End */
+    uint8_t pad0;
+    int32_t result;
+    uint32_t tid;
+    uint32_t callsite;    /* interned stack id, 0 = none */
+    uint32_t pad1;
+    uint64_t t_start, t_end;
+    uint64_t stream, event;
+    uint64_t bytes;
+    uint64_t call_id;     /* unique in the process; the external correlation id */
+    /* NCCL operations */
+    uint64_t comm_id;
+    uint64_t seq;
+    uint64_t count;
+    uint64_t group_id;
+    int32_t op, dtype, peer, rank;
+    int32_t nranks, device;
+};
+
+_Static_assert(sizeof(struct gt_record) == 128, "records are two cache lines");
+
+#endif

@@ -1,0 +1,14 @@
+/* schema.h: the database schema (documented in docs/schema.md).  Shared by
+ * the writer and the viewer; nothing else crosses that boundary. */
+#ifndef GPUTRACE_SCHEMA_H
+#define GPUTRACE_SCHEMA_H
+
+#define GT_SCHEMA_VERSION 1
+
+/* Creates every table, view and index if missing (idempotent). */
+extern const char gt_schema_sql[];
+
+/* gpu_op.kind values */
+enum gt_gpu_kind { GT_GPU_KERNEL = 1, GT_GPU_MEMCPY = 2, GT_GPU_MEMSET = 3, GT_GPU_SYNC = 4 };
+
+#endif

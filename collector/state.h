@@ -1,0 +1,25 @@
+/* state.h: whether the tracer records, shared by libtrace and the writer.
+ *
+ *   GT_OFF_INIT -> GT_ACTIVATING -> GT_ON -> GT_OFF
+ * Only the first wrapped call moves INIT to ACTIVATING (CAS); GT_OFF is
+ * final for the process image (shutdown, or a failure that turned tracing
+ * off).  Read with one relaxed load on every wrapped call.
+ */
+#ifndef GPUTRACE_STATE_H
+#define GPUTRACE_STATE_H
+
+#include <stdatomic.h>
+
+enum { GT_STATE_INIT = 0, GT_STATE_ACTIVATING = 1, GT_STATE_ON = 2, GT_STATE_OFF = 3 };
+
+extern _Atomic int gt_state;
+
+static inline int gt_tracing(void)
+{
+    return atomic_load_explicit(&gt_state, memory_order_relaxed) == GT_STATE_ON;
+}
+
+/* Turns tracing off for good, printing why (once) unless quiet. */
+void gt_turn_off(const char *why);
+
+#endif

@@ -1,0 +1,102 @@
+/* tbuf.c: per-thread record rings (see tbuf.h for the invariants). */
+#define _GNU_SOURCE
+#include "collector/tbuf.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static _Atomic(struct gt_tbuf *) all_rings;
+static size_t ring_records = 16384;
+static _Thread_local struct gt_tbuf *mine;
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+void gt_tbuf_configure(size_t bytes)
+{
+    size_t n = 64;
+    while (n * 2 * sizeof(struct gt_record) <= bytes)
+        n *= 2;
+    ring_records = n;
+}
+
+static void on_thread_exit(void *p)
+{
+    struct gt_tbuf *b = p;
+    atomic_store(&b->state, GT_TBUF_DEAD);
+}
+
+static void make_key(void)
+{
+    pthread_key_create(&exit_key, on_thread_exit);
+}
+
+/* Slow path: once per thread. */
+static struct gt_tbuf *claim(void)
+{
+    pthread_once(&key_once, make_key);
+    struct gt_tbuf *b;
+    for (b = atomic_load(&all_rings); b; b = b->next) {
+        int expect = GT_TBUF_FREE;
+        if (atomic_compare_exchange_strong(&b->state, &expect, GT_TBUF_LIVE))
+            break;
+    }
+    if (!b) {
+        size_t bytes = sizeof *b + ring_records * sizeof(struct gt_record);
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        b = p;
+        b->mask = ring_records - 1;
+        b->next = atomic_load(&all_rings);
+        while (!atomic_compare_exchange_weak(&all_rings, &b->next, b))
+            ;
+    }
+    b->tid = (uint32_t)gettid();
+    pthread_setspecific(exit_key, b);
+    return b;
+}
+
+struct gt_tbuf *gt_tbuf_mine(void)
+{
+    if (__builtin_expect(mine != NULL, 1))
+        return mine;
+    return mine = claim();
+}
+
+void gt_tbuf_forget_all_after_fork(void)
+{
+    /* The parent's rings were copied into the child; their records belong to
+     * the parent, which writes them.  Mark every ring free and empty. */
+    for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next) {
+        atomic_store(&b->tail, atomic_load(&b->head));
+        atomic_store(&b->dropped, 0);
+        atomic_store(&b->state, GT_TBUF_FREE);
+    }
+    mine = NULL;
+}
+
+size_t gt_tbuf_drain(void (*fn)(const struct gt_record *r, void *ctx), void *ctx)
+{
+    size_t n = 0;
+    for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next) {
+        int dead = atomic_load(&b->state) == GT_TBUF_DEAD;
+        uint64_t h = atomic_load_explicit(&b->head, memory_order_acquire);
+        uint64_t t = atomic_load_explicit(&b->tail, memory_order_relaxed);
+        for (; t != h; t++, n++)
+            fn(&b->recs[t & b->mask], ctx);
+        atomic_store_explicit(&b->tail, t, memory_order_release);
+        if (dead) /* its thread exited before we read head: nothing more comes */
+            atomic_store(&b->state, GT_TBUF_FREE);
+    }
+    return n;
+}
+
+uint64_t gt_tbuf_dropped(void)
+{
+    uint64_t d = 0;
+    for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next)
+        d += atomic_load(&b->dropped);
+    return d;
+}

@@ -1,0 +1,70 @@
+/* tbuf.h: per-thread record buffers (single producer, single consumer).
+ *
+ * Each application thread appends to its own ring without locks or
+ * allocation; the writer thread is the only consumer.  A full ring counts
+ * the record as dropped instead of waiting.  Rings of threads that exited
+ * are drained and then handed to the next new thread, so thread churn does
+ * not grow memory.
+ *
+ * Invariants:
+ *   1. Only the owning thread writes `head` and the records in [tail, head+cap).
+ *   2. Only the writer thread writes `tail`.
+ *   3. head - tail <= cap at all times.
+ *   4. The list of rings only grows at its head (CAS); rings are never freed
+ *      while the process runs.
+ */
+#ifndef GPUTRACE_TBUF_H
+#define GPUTRACE_TBUF_H
+
+#include "collector/record.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct gt_tbuf {
+    _Alignas(64) _Atomic uint64_t head;   /* producer */
+    _Alignas(64) _Atomic uint64_t tail;   /* consumer */
+    _Alignas(64) _Atomic uint64_t dropped;
+    _Atomic int state;                    /* GT_TBUF_LIVE, _DEAD (thread exited), _FREE */
+    uint32_t tid;
+    uint64_t mask;                        /* capacity - 1 (a power of two) */
+    struct gt_tbuf *next;
+    struct gt_record recs[];
+};
+
+enum { GT_TBUF_LIVE = 0, GT_TBUF_DEAD = 1, GT_TBUF_FREE = 2 };
+
+/* Sets the size of rings made from now on (bytes, rounded down to a power
+ * of two of records, at least 64 records). */
+void gt_tbuf_configure(size_t bytes);
+
+/* The calling thread's ring, made (or reused) on first use; NULL if memory
+ * ran out, in which case the caller counts a drop. */
+struct gt_tbuf *gt_tbuf_mine(void);
+
+/* Forgets the calling thread's ring: after fork, the child's only thread
+ * starts with a fresh one. */
+void gt_tbuf_forget_all_after_fork(void);
+
+/* Appends one record; returns 0, or -1 if it was dropped. */
+static inline int gt_tbuf_push(struct gt_tbuf *b, const struct gt_record *r)
+{
+    uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
+    uint64_t t = atomic_load_explicit(&b->tail, memory_order_acquire);
+    if (h - t > b->mask) {
+        atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
+        return -1;
+    }
+    b->recs[h & b->mask] = *r;
+    atomic_store_explicit(&b->head, h + 1, memory_order_release);
+    return 0;
+}
+
+/* Writer side: calls fn on every pending record of every ring, then
+ * releases them.  Returns the number of records consumed. */
+size_t gt_tbuf_drain(void (*fn)(const struct gt_record *r, void *ctx), void *ctx);
+/* Sum of records dropped by all rings so far. */
+uint64_t gt_tbuf_dropped(void);
+
+#endif

@@ -1,0 +1,290 @@
+/* writer.c: the writer thread (see writer.h for the design). */
+#define _GNU_SOURCE
+#include "collector/writer.h"
+#include "collector/api_ids.h"
+#include "collector/callsite.h"
+#include "collector/clock.h"
+#include "collector/cupti_sub.h"
+#include "collector/state.h"
+#include "collector/tbuf.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TICK_MS 5
+#define MAX_MARKS 1024
+
+struct mark { uint64_t call_id; int64_t tid, api, start_ns, callsite; int written; };
+
+static struct {
+    struct gt_db db;
+    pthread_t thread;
+    int running;
+    int flush_ms;
+    _Atomic int end_signal;
+    int req_pipe[2], ack_pipe[2];
+    _Atomic int stop;
+    struct mark marks[MAX_MARKS];
+    int nmarks;
+    int device_seen;
+    char path[4096];
+    pid_t owner_pid;
+} w = { .req_pipe = { -1, -1 }, .ack_pipe = { -1, -1 } };
+
+static _Thread_local int is_writer;
+
+int gt_writer_is_self(void)
+{
+    return is_writer;
+}
+
+static int is_collective(unsigned api)
+{
+    return api >= GT_API_ncclAllReduce && api <= GT_API_ncclRecv;
+}
+
+static void forget_mark(uint64_t call_id)
+{
+    for (int i = 0; i < w.nmarks; i++)
+        if (w.marks[i].call_id == call_id) {
+            if (w.marks[i].written) {
+                int64_t v[] = { (int64_t)call_id };
+                gt_db_exec_i64(&w.db, GT_ST_UNMARK, v, 1);
+            }
+            w.marks[i] = w.marks[--w.nmarks];
+            return;
+        }
+}
+
+/* The device and its name, the first time the program picks one. */
+static void note_device(int device)
+{
+    if (w.device_seen)
+        return;
+    w.device_seen = 1;
+    gt_db_set_process_i64(&w.db, "device", device, 0);
+    struct cudaDeviceProp_prefix { char name[256]; } prop; /* name is the first member of cudaDeviceProp */
+    int (*get_props)(void *, int) = (int (*)(void *, int))dlsym(RTLD_DEFAULT, "cudaGetDeviceProperties");
+    if (get_props) {
+        static char full[4096]; /* cudaDeviceProp is ~1 KiB; leave room for newer versions */
+        if (get_props(full, device) == 0) {
+            memcpy(prop.name, full, sizeof prop.name);
+            prop.name[sizeof prop.name - 1] = 0;
+            gt_db_set_process_text(&w.db, "gpu_name", prop.name);
+        }
+    }
+}
+
+static void on_record(const struct gt_record *r, void *ctx)
+{
+    (void)ctx;
+    int64_t start = (int64_t)gt_ticks_to_ns(r->t_start);
+    switch (r->type) {
+    case GT_REC_MARK:
+        if (w.nmarks < MAX_MARKS)
+            w.marks[w.nmarks++] = (struct mark){ r->call_id, r->tid, r->api, start, r->callsite, 0 };
+        break;
+    case GT_REC_COMM: {
+        int64_t v[] = { (int64_t)r->stream, (int64_t)r->comm_id, r->rank, r->nranks, (int64_t)r->event, start };
+        gt_db_exec_i64(&w.db, GT_ST_COMM, v, 6);
+        break;
+    }
+    case GT_REC_CALL: {
+        int64_t end = (int64_t)gt_ticks_to_ns(r->t_end);
+        int64_t v[] = { r->tid, r->api, start, end, (int64_t)r->stream, (int64_t)r->event, (int64_t)r->bytes,
+                        r->copy_kind, r->mem_kind, r->result, r->callsite, (int64_t)r->call_id };
+        gt_db_exec_i64(&w.db, GT_ST_CALL, v, 12);
+        if (is_collective(r->api)) {
+            int64_t c[] = { (int64_t)r->call_id, r->api, (int64_t)r->comm_id, (int64_t)r->seq, (int64_t)r->count,
+                            r->dtype, (int64_t)r->bytes, r->op, r->peer, r->rank, r->nranks, (int64_t)r->stream,
+                            start, end, r->callsite, (int64_t)r->group_id, r->result };
+            gt_db_exec_i64(&w.db, GT_ST_COLL, c, 17);
+        }
+        if (r->api == GT_API_cudaSetDevice && r->result == 0)
+            note_device(r->device);
+        forget_mark(r->call_id);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void on_callsite(uint32_t id, const char *text, void *ctx)
+{
+    (void)ctx;
+    gt_db_exec_text(&w.db, GT_ST_CALLSITE, id, 0, text);
+}
+
+static uint64_t now_ms(void)
+{
+    return gt_mono_ns() / 1000000;
+}
+
+/* One pass: everything pending into the open transaction; commit if asked. */
+static void cycle(int commit)
+{
+    if (w.db.failed)
+        return;
+    gt_db_begin(&w.db);
+    gt_clock_recalibrate();
+    gt_tbuf_drain(on_record, NULL);
+    gt_cupti_drain(&w.db);
+    gt_callsite_flush_new(on_callsite, NULL);
+    if (commit) {
+        for (int i = 0; i < w.nmarks; i++)
+            if (!w.marks[i].written) {
+                struct mark *m = &w.marks[i];
+                int64_t v[] = { m->tid, m->api, m->start_ns, (int64_t)m->call_id, m->callsite };
+                gt_db_exec_i64(&w.db, GT_ST_MARK, v, 5);
+                m->written = 1;
+            }
+        gt_db_set_process_i64(&w.db, "dropped_host", (int64_t)gt_tbuf_dropped(), 0);
+        gt_db_set_process_i64(&w.db, "dropped_cupti", (int64_t)gt_cupti_dropped(), 0);
+        int sig = atomic_exchange(&w.end_signal, 0);
+        if (sig) {
+            gt_db_set_process_i64(&w.db, "end_ns", (int64_t)gt_mono_ns(), 0);
+            gt_db_set_process_i64(&w.db, "exit_signal", sig, 0);
+            gt_db_set_process_text(&w.db, "end_reason", "signal");
+        }
+        gt_db_commit(&w.db);
+    }
+    if (w.db.failed) {
+        char why[4400];
+        snprintf(why, sizeof why, "writing %s failed (%s); tracing is off, the program runs on",
+                 w.path, sqlite3_errstr(w.db.failed));
+        gt_turn_off(why);
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    is_writer = 1;
+    uint64_t last_commit = now_ms();
+    while (!atomic_load(&w.stop) && !w.db.failed) {
+        struct pollfd p = { .fd = w.req_pipe[0], .events = POLLIN };
+        int flush_req = poll(&p, 1, TICK_MS) > 0;
+        if (flush_req) {
+            char c;
+            while (read(w.req_pipe[0], &c, 1) == 1)
+                ;
+        }
+        int commit = flush_req || now_ms() - last_commit >= (uint64_t)w.flush_ms;
+        cycle(commit);
+        if (commit)
+            last_commit = now_ms();
+        if (flush_req) {
+            char c = 1;
+            (void)!write(w.ack_pipe[1], &c, 1);
+        }
+    }
+    return NULL;
+}
+
+int gt_writer_open(const char *path, const struct gt_process_info *p, char *err, size_t errlen)
+{
+    if (gt_db_open(&w.db, path, p, err, errlen) != 0)
+        return -1;
+    snprintf(w.path, sizeof w.path, "%s", path);
+    w.owner_pid = getpid();
+    return 0;
+}
+
+void gt_writer_set_cupti_status(const char *status, unsigned version)
+{
+    gt_db_set_process_text(&w.db, "cupti_status", status);
+    if (version)
+        gt_db_set_process_i64(&w.db, "cupti_version", version, 0);
+}
+
+void gt_writer_note_signal(int sig)
+{
+    atomic_store(&w.end_signal, sig);
+}
+
+int gt_writer_run(int flush_ms, char *err, size_t errlen)
+{
+    w.flush_ms = flush_ms;
+    if (pipe2(w.req_pipe, O_CLOEXEC | O_NONBLOCK) != 0 || pipe2(w.ack_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    /* the writer never takes the program's signals: they go to its threads */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&w.thread, NULL, writer_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot start the writer thread: %s", strerror(rc));
+        return -1;
+    }
+    w.running = 1;
+    return 0;
+}
+
+void gt_writer_flush_from_signal(int timeout_ms)
+{
+    if (!w.running || w.owner_pid != getpid() || is_writer)
+        return;
+    char c = 1;
+    char junk;
+    while (read(w.ack_pipe[0], &junk, 1) == 1)
+        ;
+    if (write(w.req_pipe[1], &c, 1) != 1)
+        return;
+    struct pollfd p = { .fd = w.ack_pipe[0], .events = POLLIN };
+    poll(&p, 1, timeout_ms);
+}
+
+void gt_writer_stop(const struct gt_end_info *end)
+{
+    if (!w.running || w.owner_pid != getpid())
+        return;
+    w.running = 0;
+    atomic_store(&w.stop, 1);
+    char c = 1;
+    (void)!write(w.req_pipe[1], &c, 1);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 10;
+    if (pthread_timedjoin_np(w.thread, NULL, &deadline) != 0)
+        return; /* a stuck writer must not hold up the program's exit */
+    is_writer = 1; /* the final pass runs here; nothing of it is traced */
+    cycle(0);
+    if (!w.db.failed) {
+        gt_db_set_process_i64(&w.db, "end_ns", (int64_t)gt_mono_ns(), 0);
+        if (end) {
+            gt_db_set_process_i64(&w.db, "exit_code", end->exit_code, end->signal != 0);
+            gt_db_set_process_i64(&w.db, "exit_signal", end->signal, end->signal == 0);
+            gt_db_set_process_text(&w.db, "end_reason", end->reason);
+        }
+        cycle(1);
+    }
+    gt_db_close(&w.db);
+    close(w.req_pipe[0]);
+    close(w.req_pipe[1]);
+    close(w.ack_pipe[0]);
+    close(w.ack_pipe[1]);
+    is_writer = 0;
+}
+
+void gt_writer_forget_after_fork(void)
+{
+    /* The parent's connection must not be used (nor closed) in the child. */
+    memset(&w.db, 0, sizeof w.db);
+    w.running = 0;
+    w.nmarks = 0;
+    w.device_seen = 0;
+    atomic_store(&w.stop, 0);
+    w.req_pipe[0] = w.req_pipe[1] = w.ack_pipe[0] = w.ack_pipe[1] = -1;
+}

@@ -1,0 +1,40 @@
+/* writer.h: the writer thread that moves records into the database.
+ *
+ * DESIGN
+ *   One thread per traced process.  Every few milliseconds it drains the
+ *   per-thread rings and the queued CUPTI buffers into rows, inside one open
+ *   transaction that it commits every GPUTRACE_FLUSH_MS, so a process killed
+ *   with SIGKILL keeps everything up to the last commit.  Calls that block
+ *   for long leave a start mark; marks still open at a commit are stored in
+ *   `inflight` and removed when the call ends.
+ *   Other threads talk to it only through gt_writer_flush_from_signal (a
+ *   pipe, async-signal-safe) and gt_writer_stop.
+ */
+#ifndef GPUTRACE_WRITER_H
+#define GPUTRACE_WRITER_H
+
+#include "collector/db.h"
+
+#include <stddef.h>
+
+/* Opens the database and adds this process (on the activating thread). */
+int gt_writer_open(const char *path, const struct gt_process_info *p, char *err, size_t errlen);
+/* Records what became of CUPTI, before the thread starts. */
+void gt_writer_set_cupti_status(const char *status, unsigned version);
+/* Starts the thread. */
+int gt_writer_run(int flush_ms, char *err, size_t errlen);
+/* A signal that will end the process arrived (async-signal-safe). */
+void gt_writer_note_signal(int sig);
+/* Asks the writer to commit everything now and waits up to timeout_ms.
+ * Async-signal-safe. */
+void gt_writer_flush_from_signal(int timeout_ms);
+/* How the process ended, for its row. */
+struct gt_end_info { int exit_code; int signal; const char *reason; };
+/* Final drain and commit, then closes the database.  Idempotent. */
+void gt_writer_stop(const struct gt_end_info *end);
+/* After fork: the child has no writer; forget it without touching SQLite. */
+void gt_writer_forget_after_fork(void);
+/* Whether the calling thread is the writer (its calls are never traced). */
+int gt_writer_is_self(void);
+
+#endif

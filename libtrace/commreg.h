@@ -1,0 +1,27 @@
+/* commreg.h: NCCL communicators the process made, by handle.
+ *
+ * A communicator gets a cross-rank id: a hash of its ncclUniqueId, or of
+ * the parent's id, the parent's split count and the colour for
+ * ncclCommSplit, so every member computes the same id.  Each collective
+ * takes the next per-communicator sequence number: (comm id, seq) names one
+ * collective on all ranks.  Lookups and sequence numbers are lock-free.
+ */
+#ifndef GPUTRACE_COMMREG_H
+#define GPUTRACE_COMMREG_H
+
+#include <stdint.h>
+
+struct gt_comm {
+    _Atomic(void *) handle;   /* NULL = free slot */
+    uint64_t id;
+    int rank, nranks;
+    _Atomic uint64_t seq;     /* collectives issued so far */
+    _Atomic uint32_t splits;  /* ncclCommSplit calls made on it */
+};
+
+struct gt_comm *gt_comm_add(void *handle, uint64_t id, int rank, int nranks);
+struct gt_comm *gt_comm_find(void *handle);
+void gt_comm_remove(void *handle);
+uint64_t gt_comm_id_hash(const void *bytes, unsigned long n, uint64_t seed);
+
+#endif

@@ -1,0 +1,88 @@
+/* trace.h: the one shape of every wrapper.
+ *
+ *   struct gt_call c;
+ *   if (!gt_enter(&c, GT_API_x))          // not tracing: one load, one branch
+ *       return REAL(x)(args...);
+ *   ...fill c.r fields known before the call...
+ *   rc = REAL(x)(args...);
+ *   gt_exit(&c, rc);                      // stamps, appends, restores errno
+ *   return rc;
+ *
+ * The fast path takes no lock, allocates nothing and makes no system call:
+ * two clock reads (TSC where invariant), a thread-local ring append, and a
+ * stack capture only for the calls that need one.  A thread-local guard
+ * keeps calls made by the tracer itself, or made inside a traced call, from
+ * being recorded again.
+ */
+#ifndef GPUTRACE_TRACE_H
+#define GPUTRACE_TRACE_H
+
+#include "collector/api_ids.h"
+#include "collector/callsite.h"
+#include "collector/clock.h"
+#include "collector/record.h"
+#include "collector/state.h"
+#include "collector/tbuf.h"
+
+#include <errno.h>
+#include <string.h>
+
+struct gt_call {
+    struct gt_record r;
+    struct gt_tbuf *buf;
+};
+
+extern _Thread_local int gt_guard;
+extern _Thread_local uint64_t gt_thread_calls;
+extern const unsigned char gt_api_flags[GT_API_COUNT];
+extern int gt_stack_depth;
+
+/* Slow path: the first wrapped call of the process.  Returns 1 when tracing. */
+int gt_activate(void);
+/* Slow path: work owed after the first real call returned (atexit order). */
+void gt_after_first_call(void);
+extern _Atomic int gt_first_call_done;
+
+static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enum gt_api api)
+{
+    if (__builtin_expect(gt_guard, 0))
+        return 0;
+    if (__builtin_expect(!gt_tracing(), 0) && !gt_activate())
+        return 0;
+    int saved_errno = errno;
+    struct gt_tbuf *b = gt_tbuf_mine();
+    if (__builtin_expect(!b, 0))
+        return 0;
+    c->buf = b;
+    memset(&c->r, 0, sizeof c->r);
+    c->r.type = GT_REC_CALL;
+    c->r.api = (uint16_t)api;
+    c->r.tid = b->tid;
+    c->r.call_id = ((uint64_t)b->tid << 32) | ++gt_thread_calls;
+    unsigned f = gt_api_flags[api];
+    if ((f & GT_F_STACK) && gt_stack_depth)
+        c->r.callsite = gt_callsite_capture(gt_stack_depth, 1);
+    c->r.t_start = gt_ticks();
+    if (f & GT_F_BLOCK) {
+        c->r.type = GT_REC_MARK;
+        gt_tbuf_push(b, &c->r);
+        c->r.type = GT_REC_CALL;
+    }
+    gt_guard = 1;
+    errno = saved_errno;
+    return 1;
+}
+
+static inline __attribute__((always_inline)) void gt_exit(struct gt_call *c, int result)
+{
+    int saved_errno = errno;
+    c->r.t_end = gt_ticks();
+    c->r.result = result;
+    gt_tbuf_push(c->buf, &c->r);
+    gt_guard = 0;
+    if (__builtin_expect(!atomic_load_explicit(&gt_first_call_done, memory_order_relaxed), 0))
+        gt_after_first_call();
+    errno = saved_errno;
+}
+
+#endif

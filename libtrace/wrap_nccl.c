@@ -1,0 +1,362 @@
+/* wrap_nccl.c: NCCL wrappers.
+ *
+ * Communicator creation registers a cross-rank id (commreg.h); each
+ * operation takes the communicator's next sequence number and records
+ * count, datatype, op, root/peer, rank and size.  An external correlation
+ * id is pushed to CUPTI around each ungrouped operation, and around the
+ * outermost ncclGroupEnd for grouped ones (nothing is enqueued before it),
+ * so the NCCL kernels CUPTI reports can be attributed to the operations
+ * that launched them.
+ */
+#define _GNU_SOURCE
+#include "collector/cupti_sub.h"
+#include "libtrace/commreg.h"
+#include "libtrace/real.h"
+#include "libtrace/trace.h"
+
+#include <dlfcn.h>
+#include <nccl.h>
+#include <unistd.h>
+
+#define INLINE static inline __attribute__((always_inline))
+
+static _Thread_local int group_depth;
+static _Thread_local uint64_t group_id;
+
+static int type_size(ncclDataType_t t)
+{
+    switch (t) {
+    case ncclInt8: case ncclUint8: case ncclFloat8e4m3: case ncclFloat8e5m2: return 1;
+    case ncclFloat16: case ncclBfloat16: return 2;
+    case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
+    case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
+    default: return 0;
+    }
+}
+
+/* Rank and size of a communicator, asked of NCCL itself (not traced). */
+static void comm_shape(ncclComm_t comm, int *rank, int *nranks)
+{
+    ncclResult_t (*user_rank)(const ncclComm_t, int *) = (ncclResult_t (*)(const ncclComm_t, int *))dlsym(RTLD_DEFAULT, "ncclCommUserRank");
+    ncclResult_t (*count)(const ncclComm_t, int *) = (ncclResult_t (*)(const ncclComm_t, int *))dlsym(RTLD_DEFAULT, "ncclCommCount");
+    if (user_rank)
+        user_rank(comm, rank);
+    if (count)
+        count(comm, nranks);
+}
+
+/* Registers a new communicator and appends its GT_REC_COMM record. */
+static void comm_made(struct gt_call *c, ncclComm_t comm, uint64_t id, uint64_t parent, int rank, int nranks)
+{
+    if (!comm)
+        return;
+    gt_comm_add(comm, id, rank, nranks);
+    struct gt_record r = c->r;
+    r.type = GT_REC_COMM;
+    r.stream = (uintptr_t)comm;
+    r.event = parent;
+    r.comm_id = id;
+    r.rank = rank;
+    r.nranks = nranks;
+    gt_tbuf_push(c->buf, &r);
+    c->r.comm_id = id;
+    c->r.rank = rank;
+    c->r.nranks = nranks;
+}
+
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
+{
+    ncclResult_t (*real)(ncclComm_t *, int, ncclUniqueId, int) = REAL(ncclCommInitRank);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclCommInitRank))
+        return real(comm, nranks, id, rank);
+    ncclResult_t rc = real(comm, nranks, id, rank);
+    if (rc == ncclSuccess && comm)
+        comm_made(&c, *comm, gt_comm_id_hash(&id, sizeof id, 0), 0, rank, nranks);
+    gt_exit(&c, rc);
+    return rc;
+}
+
+ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank, ncclConfig_t *config)
+{
+    ncclResult_t (*real)(ncclComm_t *, int, ncclUniqueId, int, ncclConfig_t *) = REAL(ncclCommInitRankConfig);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclCommInitRankConfig))
+        return real(comm, nranks, id, rank, config);
+    ncclResult_t rc = real(comm, nranks, id, rank, config);
+    if ((rc == ncclSuccess || rc == ncclInProgress) && comm)
+        comm_made(&c, *comm, gt_comm_id_hash(&id, sizeof id, 0), 0, rank, nranks);
+    gt_exit(&c, rc);
+    return rc;
+}
+
+ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
+{
+    ncclResult_t (*real)(ncclComm_t *, int, const int *) = REAL(ncclCommInitAll);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclCommInitAll))
+        return real(comms, ndev, devlist);
+    ncclResult_t rc = real(comms, ndev, devlist);
+    if (rc == ncclSuccess && comms) {
+        /* all members live in this process: the call's own id names them */
+        uint64_t id = gt_comm_id_hash(&c.r.call_id, sizeof c.r.call_id, (uint64_t)getpid());
+        for (int i = 0; i < ndev; i++)
+            comm_made(&c, comms[i], id, 0, i, ndev);
+    }
+    gt_exit(&c, rc);
+    return rc;
+}
+
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+{
+    ncclResult_t (*real)(ncclComm_t, int, int, ncclComm_t *, ncclConfig_t *) = REAL(ncclCommSplit);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclCommSplit))
+        return real(comm, color, key, newcomm, config);
+    struct gt_comm *parent = gt_comm_find(comm);
+    uint64_t parent_id = parent ? parent->id : 0;
+    uint32_t nth = parent ? atomic_fetch_add(&parent->splits, 1) : 0;
+    ncclResult_t rc = real(comm, color, key, newcomm, config);
+    if (rc == ncclSuccess && newcomm && *newcomm) {
+        uint64_t seed[3] = { parent_id, nth, (uint64_t)(int64_t)color };
+        int rank = -1, nranks = 0;
+        comm_shape(*newcomm, &rank, &nranks);
+        comm_made(&c, *newcomm, gt_comm_id_hash(seed, sizeof seed, 1), parent_id, rank, nranks);
+    }
+    gt_exit(&c, rc);
+    return rc;
+}
+
+INLINE ncclResult_t comm_end(enum gt_api api, ncclComm_t comm)
+{
+    ncclResult_t (*real)(ncclComm_t) = (ncclResult_t (*)(ncclComm_t))gt_real(api);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    int t = gt_enter(&c, api);
+    struct gt_comm *g = gt_comm_find(comm);
+    if (t && g) {
+        c.r.comm_id = g->id;
+        c.r.seq = atomic_load(&g->seq);
+    }
+    gt_comm_remove(comm);
+    ncclResult_t rc = real(comm);
+    if (t)
+        gt_exit(&c, rc);
+    return rc;
+}
+
+ncclResult_t ncclCommDestroy(ncclComm_t comm) { return comm_end(GT_API_ncclCommDestroy, comm); }
+ncclResult_t ncclCommAbort(ncclComm_t comm) { return comm_end(GT_API_ncclCommAbort, comm); }
+
+/* ---- operations ------------------------------------------------------------ */
+
+struct op_args { size_t count; ncclDataType_t dt; int op, peer; ncclComm_t comm; cudaStream_t stream; };
+
+/* Fills the record of one operation; pushes the external id if ungrouped. */
+INLINE void op_begin(struct gt_call *c, const struct op_args *a)
+{
+    struct gt_comm *g = gt_comm_find(a->comm);
+    c->r.count = a->count;
+    c->r.dtype = a->dt;
+    c->r.bytes = a->count * (uint64_t)type_size(a->dt);
+    c->r.op = a->op;
+    c->r.peer = a->peer;
+    c->r.stream = (uintptr_t)a->stream;
+    if (g) {
+        c->r.comm_id = g->id;
+        c->r.seq = atomic_fetch_add_explicit(&g->seq, 1, memory_order_relaxed);
+        c->r.rank = g->rank;
+        c->r.nranks = g->nranks;
+    } else {
+        c->r.rank = -1;
+    }
+    if (group_depth > 0) {
+        c->r.in_group = 1;
+        c->r.group_id = group_id;
+    } else {
+        gt_cupti_push_external(c->r.call_id);
+    }
+}
+
+INLINE void op_end(struct gt_call *c, ncclResult_t rc)
+{
+    if (!c->r.in_group)
+        gt_cupti_pop_external();
+    gt_exit(c, rc);
+}
+
+
+ncclResult_t ncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t dt, ncclRedOp_t op, ncclComm_t comm, cudaStream_t st)
+{
+    ncclResult_t (*real)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t) = REAL(ncclAllReduce);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclAllReduce))
+        return real(s, r, n, dt, op, comm, st);
+    op_begin(&c, &(struct op_args){ n, dt, op, -1, comm, st });
+    ncclResult_t rc = real(s, r, n, dt, op, comm, st);
+    op_end(&c, rc);
+    return rc;
+}
+
+ncclResult_t ncclReduce(const void *s, void *r, size_t n, ncclDataType_t dt, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t st)
+{
+    ncclResult_t (*real)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, int, ncclComm_t, cudaStream_t) = REAL(ncclReduce);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclReduce))
+        return real(s, r, n, dt, op, root, comm, st);
+    op_begin(&c, &(struct op_args){ n, dt, op, root, comm, st });
+    ncclResult_t rc = real(s, r, n, dt, op, root, comm, st);
+    op_end(&c, rc);
+    return rc;
+}
+
+ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n, ncclDataType_t dt, ncclRedOp_t op, ncclComm_t comm, cudaStream_t st)
+{
+    ncclResult_t (*real)(const void *, void *, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t) = REAL(ncclReduceScatter);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclReduceScatter))
+        return real(s, r, n, dt, op, comm, st);
+    op_begin(&c, &(struct op_args){ n, dt, op, -1, comm, st });
+    ncclResult_t rc = real(s, r, n, dt, op, comm, st);
+    op_end(&c, rc);
+    return rc;
+}
+
+ncclResult_t ncclBroadcast(const void *s, void *r, size_t n, ncclDataType_t dt, int root, ncclComm_t comm, cudaStream_t st)
+{
+    ncclResult_t (*real)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) = REAL(ncclBroadcast);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclBroadcast))
+        return real(s, r, n, dt, root, comm, st);
+    op_begin(&c, &(struct op_args){ n, dt, -1, root, comm, st });
+    ncclResult_t rc = real(s, r, n, dt, root, comm, st);
+    op_end(&c, rc);
+    return rc;
+}
+
+/* The gather/scatter family shares one signature shape: (s, r, n, dt, root, comm, st). */
+INLINE ncclResult_t rooted(enum gt_api api, const void *s, void *r, size_t n, ncclDataType_t dt, int root, ncclComm_t comm, cudaStream_t st)
+{
+    ncclResult_t (*real)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) =
+        (ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t))gt_real(api);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, api))
+        return real(s, r, n, dt, root, comm, st);
+    op_begin(&c, &(struct op_args){ n, dt, -1, root, comm, st });
+    ncclResult_t rc = real(s, r, n, dt, root, comm, st);
+    op_end(&c, rc);
+    return rc;
+}
+
+ncclResult_t ncclGather(const void *s, void *r, size_t n, ncclDataType_t dt, int root, ncclComm_t comm, cudaStream_t st) { return rooted(GT_API_ncclGather, s, r, n, dt, root, comm, st); }
+ncclResult_t ncclScatter(const void *s, void *r, size_t n, ncclDataType_t dt, int root, ncclComm_t comm, cudaStream_t st) { return rooted(GT_API_ncclScatter, s, r, n, dt, root, comm, st); }
+
+ncclResult_t ncclBcast(void *b, size_t n, ncclDataType_t dt, int root, ncclComm_t comm, cudaStream_t st)
+{
+    ncclResult_t (*real)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) = REAL(ncclBcast);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclBcast))
+        return real(b, n, dt, root, comm, st);
+    op_begin(&c, &(struct op_args){ n, dt, -1, root, comm, st });
+    ncclResult_t rc = real(b, n, dt, root, comm, st);
+    op_end(&c, rc);
+    return rc;
+}
+
+/* All-gather and all-to-all: (s, r, n, dt, comm, st). */
+INLINE ncclResult_t rootless(enum gt_api api, const void *s, void *r, size_t n, ncclDataType_t dt, ncclComm_t comm, cudaStream_t st)
+{
+    ncclResult_t (*real)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t) =
+        (ncclResult_t (*)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t))gt_real(api);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, api))
+        return real(s, r, n, dt, comm, st);
+    op_begin(&c, &(struct op_args){ n, dt, -1, -1, comm, st });
+    ncclResult_t rc = real(s, r, n, dt, comm, st);
+    op_end(&c, rc);
+    return rc;
+}
+
+ncclResult_t ncclAllGather(const void *s, void *r, size_t n, ncclDataType_t dt, ncclComm_t comm, cudaStream_t st) { return rootless(GT_API_ncclAllGather, s, r, n, dt, comm, st); }
+ncclResult_t ncclAlltoAll(const void *s, void *r, size_t n, ncclDataType_t dt, ncclComm_t comm, cudaStream_t st) { return rootless(GT_API_ncclAlltoAll, s, r, n, dt, comm, st); }
+
+/* Send and recv: (buf, n, dt, peer, comm, st). */
+INLINE ncclResult_t p2p(enum gt_api api, void *b, size_t n, ncclDataType_t dt, int peer, ncclComm_t comm, cudaStream_t st)
+{
+    ncclResult_t (*real)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) =
+        (ncclResult_t (*)(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t))gt_real(api);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, api))
+        return real(b, n, dt, peer, comm, st);
+    op_begin(&c, &(struct op_args){ n, dt, -1, peer, comm, st });
+    ncclResult_t rc = real(b, n, dt, peer, comm, st);
+    op_end(&c, rc);
+    return rc;
+}
+
+ncclResult_t ncclSend(const void *b, size_t n, ncclDataType_t dt, int peer, ncclComm_t comm, cudaStream_t st) { return p2p(GT_API_ncclSend, (void *)b, n, dt, peer, comm, st); }
+ncclResult_t ncclRecv(void *b, size_t n, ncclDataType_t dt, int peer, ncclComm_t comm, cudaStream_t st) { return p2p(GT_API_ncclRecv, b, n, dt, peer, comm, st); }
+
+/* ---- groups ---------------------------------------------------------------- */
+
+ncclResult_t ncclGroupStart(void)
+{
+    ncclResult_t (*real)(void) = REAL(ncclGroupStart);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclGroupStart))
+        return real();
+    if (group_depth++ == 0)
+        group_id = c.r.call_id;
+    c.r.group_id = group_id;
+    ncclResult_t rc = real();
+    gt_exit(&c, rc);
+    return rc;
+}
+
+ncclResult_t ncclGroupEnd(void)
+{
+    ncclResult_t (*real)(void) = REAL(ncclGroupEnd);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclGroupEnd))
+        return real();
+    int outermost = group_depth == 1;
+    if (group_depth > 0)
+        group_depth--;
+    c.r.group_id = group_id;
+    if (outermost)
+        gt_cupti_push_external(group_id);
+    ncclResult_t rc = real();
+    if (outermost)
+        gt_cupti_pop_external();
+    gt_exit(&c, rc);
+    return rc;
+}
