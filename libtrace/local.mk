@@ -12,3 +12,8 @@ libgputrace_la_SOURCES = \
 libgputrace_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) -fvisibility=default
 libgputrace_la_LIBADD = $(SQLITE_LIBS) -ldl
 libgputrace_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -shared
+
+# the launcher
+bin_PROGRAMS += gputrace
+gputrace_SOURCES = collector/gputrace.c
+gputrace_CPPFLAGS = $(AM_CPPFLAGS) -DGT_LIBDIR='"$(libdir)"'

@@ -204,6 +204,14 @@ int app_train(const struct plant *p)
     CHECK_CUDA(cudaFreeHost(h_metrics));
     CHECK_CUDA(cudaFreeHost(h_prefetch));
     free(h_batch_pageable);
+    cudaEvent_t events[] = { ev_up, ev_comm, ev_loss[0], ev_loss[1], ev_update, ev_done };
+    for (size_t i = 0; i < sizeof events / sizeof *events; i++)
+        CHECK_CUDA(cudaEventDestroy(events[i]));
+    for (int b = 0; b < BUCKETS; b++)
+        CHECK_CUDA(cudaEventDestroy(ev_grad[b]));
+    CHECK_CUDA(cudaStreamDestroy(compute));
+    CHECK_CUDA(cudaStreamDestroy(comm_s));
+    CHECK_CUDA(cudaStreamDestroy(copy));
     CHECK_NCCL(ncclCommDestroy(comm));
     return err ? 1 : 0;
 }

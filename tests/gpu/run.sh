@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh: the real-GPU checks (one GPU, one rank per communicator).
+# Expects gputrace already built in build/ (scripts/build.sh, or carried from
+# a machine with the build dependencies).  Writes logs and databases to
+# $OUT (default tests/gpu/out).  Steps: (1) CUDA C workload traced,
+# (2) PyTorch script traced, (3) the workload with static cudart,
+# (4) overhead: traced vs untraced vs torch.profiler, side by side.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-$top/tests/gpu/out}
+mkdir -p "$OUT"
+export OUT
+lib=$top/build/.libs/libgputrace.so
+gt=$top/build/gputrace
+cuda=${CUDA_HOME:-/usr/local/cuda}
+PY=${PYTHON:-python3}
+log() { echo "### $*"; }
+{
+log "environment"; date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
+"$cuda/bin/nvcc" --version | tail -2
+$PY -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'nccl', torch.cuda.nccl.version())" 2>&1
+ls -la "$lib" "$gt"; ldd "$lib" | grep -i sqlite
+
+log "build the CUDA C workload (shared and static cudart)"
+inc=""; libs=""
+nccl_h=$($PY -c "import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))" 2>/dev/null || true)
+[ -f "$cuda/include/nccl.h" ] || { inc="-I$nccl_h/include"; libs="-L$nccl_h/lib -Wl,-rpath,$nccl_h/lib"; }
+[ -e "$cuda/lib64/libnccl.so" ] || [ -n "$libs" ] || libs="-L$nccl_h/lib -Wl,-rpath,$nccl_h/lib"
+[ -e "$cuda/lib64/libnccl.so" ] || ls "$nccl_h/lib" 2>&1
+"$cuda/bin/nvcc" -O2 -g -cudart shared $inc -o "$OUT/workload_shared" "$top/tests/gpu/workload.cu" $libs -lnccl 2>&1 || \
+  "$cuda/bin/nvcc" -O2 -g -cudart shared $inc -o "$OUT/workload_shared" "$top/tests/gpu/workload.cu" $libs -l:libnccl.so.2 2>&1
+"$cuda/bin/nvcc" -O2 -g $inc -o "$OUT/workload_static" "$top/tests/gpu/workload.cu" $libs -lnccl 2>&1 || \
+  "$cuda/bin/nvcc" -O2 -g $inc -o "$OUT/workload_static" "$top/tests/gpu/workload.cu" $libs -l:libnccl.so.2 2>&1
+
+log "1. CUDA C workload under gputrace record"
+"$gt" record -f -o "$OUT/cuda.db" -- "$OUT/workload_shared" 20; echo "exit $?"
+$PY "$top/tests/gpu/check_db.py" "$OUT/cuda.db" "CUDA C workload (shared cudart)"; echo "check exit $?"
+
+log "2. PyTorch script under gputrace record"
+"$gt" record -f -o "$OUT/torch.db" -- $PY "$top/tests/gpu/train.py"; echo "exit $?"
+$PY "$top/tests/gpu/check_db.py" "$OUT/torch.db" "PyTorch train.py"; echo "check exit $?"
+
+log "3. static cudart"
+"$gt" record -f -o "$OUT/static.db" -- "$OUT/workload_static" 20; echo "exit $?"
+$PY "$top/tests/gpu/check_db.py" "$OUT/static.db" "CUDA C workload (static cudart)"; echo "check exit $?"
+
+log "4. overhead (wall seconds, side by side, 3 rounds)"
+for r in 1 2 3; do
+  t0=$(date +%s.%N); "$OUT/workload_shared" 40 >/dev/null; t1=$(date +%s.%N)
+  LD_PRELOAD=$lib GPUTRACE_OUTPUT=$OUT/ovh.db GPUTRACE_QUIET=1 "$OUT/workload_shared" 40 >/dev/null; t2=$(date +%s.%N)
+  echo "round $r cuda-c: untraced $(awk "BEGIN{print $t1 - $t0}") traced $(awk "BEGIN{print $t2 - $t1}")"
+  rm -f "$OUT"/ovh.db*
+  a=$(STEPS=60 $PY "$top/tests/gpu/train.py" 2>/dev/null | tail -1)
+  b=$(STEPS=60 LD_PRELOAD=$lib GPUTRACE_OUTPUT=$OUT/ovh.db GPUTRACE_QUIET=1 $PY "$top/tests/gpu/train.py" 2>/dev/null | tail -1)
+  c=$(STEPS=60 $PY "$top/tests/gpu/train.py" --profile 2>/dev/null | tail -1)
+  echo "round $r torch: untraced [$a] gputrace [$b] torch.profiler [$c]"
+  rm -f "$OUT"/ovh.db*
+done
+} 2>&1 | tee "$OUT/run.log"
