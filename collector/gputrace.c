@@ -136,7 +136,7 @@ static int record(int argc, char **argv)
         }
         const char *sfx[] = { "", "-wal", "-shm" };
         for (size_t k = 0; k < 3; k++) {
-            char p[PATH_MAX + 8];
+            char p[2 * PATH_MAX + 8];
             snprintf(p, sizeof p, "%s%s", abs_out, sfx[k]);
             if (unlink(p) != 0 && errno != ENOENT) {
                 fprintf(stderr, "gputrace record: cannot remove %s: %s\n", p, strerror(errno));
@@ -144,7 +144,7 @@ static int record(int argc, char **argv)
             }
         }
     }
-    char preload[2 * PATH_MAX];
+    char preload[4 * PATH_MAX];
     const char *old = getenv("LD_PRELOAD");
     snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? " " : "", old && *old ? old : "");
     char host[128], run_id[256];

@@ -1,0 +1,90 @@
+#!/bin/sh
+# tracer.sh: libgputrace.so end to end on the simulator, through
+# `gputrace record`: what a 4-rank run records, that collectives match
+# across ranks and NCCL kernels are attributed, the CUPTI fallbacks, and
+# that the traced program is never changed (exit status, no file for a
+# program without CUDA, an unwritable output, an existing output kept).
+set -u
+b=${top_builddir:-.}
+gt="$b/gputrace"
+run="$b/tests/sim/gpusim-run"
+apps="$b/tests/apps"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# the sanitizer build preloads an instrumented library into instrumented programs
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0"
+pass=0 fail=0
+ok() { echo "ok: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
+expect() { # expect "what" actual wanted
+  if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (got '$2', want '$3')"; fi
+}
+q() { sqlite3 "$1" "$2"; }
+
+db="$tmp/demo.db"
+"$gt" record -o "$db" -- "$run" -n 4 "$apps/train_demo" > "$tmp/out" 2>&1
+expect "recorded run exits 0" $? 0
+expect "four ranks" "$(q "$db" "select group_concat(rank) from (select rank from process order by rank)")" "0,1,2,3"
+expect "one run id" "$(q "$db" "select count(distinct run_id) from process")" 1
+expect "every rank ended by exit 0" "$(q "$db" "select count(*) from process where exit_code = 0 and end_reason = 'exit'")" 4
+expect "CUPTI active on every rank" "$(q "$db" "select count(*) from process where cupti_status = 'active'")" 4
+expect "all-reduces recorded (4 ranks x 12 steps x 4 buckets)" "$(q "$db" "select count(*) from api_call_named where api_name = 'ncclAllReduce'")" 192
+expect "scalar-read syncs recorded" "$(q "$db" "select count(*) from api_call_named where api_name = 'cudaStreamSynchronize'")" 48
+expect "collectives match across ranks by (comm, seq)" \
+  "$(q "$db" "select count(*) from (select comm_id, seq from collective group by 1, 2 having count(distinct process_id) = 4 and count(distinct count) = 1)")" 48
+expect "communicator recorded per rank" "$(q "$db" "select count(distinct comm_id) || ':' || count(*) from comm")" "1:4"
+expect "every NCCL operation attributed to its kernel" "$(q "$db" "select count(distinct process_id || ':' || call_id) from collective_kernel")" 192
+expect "NCCL kernels are named by NCCL" "$(q "$db" "select count(*) from collective_kernel k join string s on s.process_id = k.process_id and s.id = k.name_id where s.value like 'ncclDevKernel_AllReduce%'")" 192
+expect "pageable uploads seen as pageable" "$(q "$db" "select count(*) from api_call_named where api_name = 'cudaMemcpyAsync' and copy_kind = 1 and mem_kind = 1")" 48
+expect "GPU copies carry pageable source kind" "$(q "$db" "select count(*) >= 48 from gpu_op where kind = 2 and copy_kind = 1 and src_kind = 1")" 1
+expect "kernels joined to their launch by correlation" \
+  "$(q "$db" "select count(*) = (select count(*) from api_call_named where api_name = 'cudaLaunchKernel') from gpu_op g join cupti_api a on a.process_id = g.process_id and a.correlation = g.correlation where g.kind = 1 and a.domain = 1")" 1
+expect "sync calls have call sites in app_train" "$(q "$db" "select count(*) > 0 from api_call_named c join callsite s on s.process_id = c.process_id and s.id = c.callsite where c.api_name = 'cudaStreamSynchronize' and s.frames like '%app_train%'")" 1
+expect "nothing dropped" "$(q "$db" "select sum(dropped_host) + sum(dropped_cupti) from process")" 0
+expect "no call left in flight" "$(q "$db" "select count(*) from inflight")" 0
+expect "GPU times on the host clock" "$(q "$db" "select count(*) from gpu_op g join process p on p.id = g.process_id where g.kind = 1 and (g.start_ns < p.start_ns or g.end_ns > p.end_ns)")" 0
+
+"$gt" record -o "$db" -- true > /dev/null 2>&1
+expect "an existing output is refused without -f" $? 2
+"$gt" record -f -o "$tmp/none.db" -- sh -c 'exit 7'
+expect "exit status passes through" $? 7
+[ -e "$tmp/none.db" ] && bad "a program without CUDA left a file" || ok "a program without CUDA leaves no file"
+
+GPUSIM_CUPTI_REFUSE=1 "$gt" record -o "$tmp/refused.db" -- "$run" -n 2 "$apps/overlapped" > "$tmp/out" 2>&1
+expect "refused CUPTI: the run still succeeds" $? 0
+expect "refused CUPTI: one line per process" "$(grep -c 'CUPTI refused' "$tmp/out")" 2
+expect "refused CUPTI: host records kept" "$(q "$tmp/refused.db" "select count(*) > 0 from api_call")" 1
+expect "refused CUPTI: status says so" "$(q "$tmp/refused.db" "select count(*) from process where cupti_status like 'CUPTI refused%MULTIPLE_SUBSCRIBERS%'")" 2
+
+GPUSIM_CUPTI_VERSION=120000 "$gt" record -o "$tmp/old.db" -- "$apps/overlapped" > "$tmp/out" 2>&1
+expect "another CUPTI major version: refused" "$(q "$tmp/old.db" "select cupti_status like '%major version%' from process")" 1
+
+GPUTRACE_CUPTI=0 "$gt" record -o "$tmp/nocupti.db" -- "$apps/overlapped" > /dev/null 2>&1
+expect "GPUTRACE_CUPTI=0: no GPU records" "$(q "$tmp/nocupti.db" "select count(*) from gpu_op")" 0
+
+GPUTRACE_OUTPUT="$tmp/no/such/dir/x.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$apps/overlapped" > "$tmp/out" 2> "$tmp/err"
+expect "unwritable output: program unchanged" "$?:$(grep -c 'gradients ok' "$tmp/out")" "0:1"
+expect "unwritable output: one line on stderr" "$(grep -c 'gputrace: cannot write' "$tmp/err")" 1
+
+GPUTRACE_CALLSTACKS=abc GPUTRACE_OUTPUT="$tmp/bad.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$apps/overlapped" > /dev/null 2> "$tmp/err"
+expect "bad setting: one message, default used" "$(grep -c 'GPUTRACE_CALLSTACKS=abc' "$tmp/err"):$(q "$tmp/bad.db" "select count(*) > 0 from callsite")" "1:1"
+
+# a hang: the launcher's SIGTERM reaches every rank; records and the
+# calls each rank was stuck in survive
+GPUTRACE_FLUSH_MS=50 "$gt" record -o "$tmp/hang.db" -- "$run" -n 4 --timeout 3 "$apps/hang" > /dev/null 2>&1
+expect "hang: launcher reports it" $? 124
+expect "hang: every rank ended by SIGTERM" "$(q "$tmp/hang.db" "select count(*) from process where exit_signal = 15 and end_reason = 'signal'")" 4
+expect "hang: blocked calls left in flight on the waiting ranks" "$(q "$tmp/hang.db" "select count(distinct process_id) from inflight")" 3
+expect "hang: the stuck rank issued fewer all-reduces" "$(q "$tmp/hang.db" "select count(*) from (select process_id, count(*) n from collective group by 1) where n = 12")" 1
+
+# SIGKILL: what was committed before the kill is readable
+GPUTRACE_FLUSH_MS=50 APP_STEPS=400 GPUTRACE_OUTPUT="$tmp/killed.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$apps/overlapped" > /dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -KILL $pid
+wait $pid 2>/dev/null
+expect "SIGKILL: database readable with the records before the kill" "$(q "$tmp/killed.db" "select count(*) > 100 from api_call")" 1
+expect "SIGKILL: process has no end" "$(q "$tmp/killed.db" "select end_ns is null from process")" 1
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
