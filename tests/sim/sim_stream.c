@@ -91,14 +91,16 @@ static void run_op(struct sim_stream *s, struct sim_op *op)
                 memmove((char *)op->dst + r * op->dpitch, (const char *)op->src + r * op->spitch, op->width);
         else
             memmove(op->dst, op->src, op->bytes);
-        /* the model's time comes on top of the host copy, so that ratios of
-         * copy times do not depend on how fast this machine moves memory */
+        /* the record spans the model's time only, so that copy durations do
+         * not depend on how fast (or how loaded) this machine is */
+        start = sim_cupti_ts();
         sim_sleep_until(sim_mono_ns() + op->model_ns);
         end = sim_cupti_ts();
         sim_cupti_memcpy(op, s, start, end);
         break;
     case SIM_OP_MEMSET:
         memset(op->dst, op->value, op->bytes);
+        start = sim_cupti_ts();
         sim_sleep_until(sim_mono_ns() + op->model_ns);
         end = sim_cupti_ts();
         sim_cupti_memset(op, s, start, end);
