@@ -1,22 +1,40 @@
 #!/usr/bin/env bash
-# bench/run.sh: the tracer's wrapper cost, as ratios measured side by side in
-# one run.  Needs a build (scripts/build.sh).  Prints ns per call (median of
-# batches) for: the floor (TSC read + store), untraced, traced with stacks
-# off, traced with stacks at depth 8.
+# bench/run.sh: the tracer's costs, each printed as a ratio or difference
+# measured side by side in one run.  Needs a build (scripts/build.sh).
+#  1. added ns per wrapped call (cudaStreamQuery on an idle simulated
+#     stream), wrapper vs direct call in the same process, untraced (the
+#     method's own error), traced with stacks off, and with stacks at 8 on a
+#     call that captures them (cudaStreamSynchronize is measured by
+#     bench/sink_rate.c instead; see there);
+#  2. records per second the writer sustains into SQLite, and drops;
+#  3. the tracer's memory (peak RSS traced minus untraced).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=$top/build
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cc -O2 -I"${CUDA_HOME:-/usr/local/cuda}/include" -o "$tmp/wrap_cost" "$top/bench/wrap_cost.c" \
-   "$b/tests/sim/.libs/libgpusim.so" -Wl,-rpath,"$b/tests/sim/.libs"
+inc="-I${CUDA_HOME:-/usr/local/cuda}/include"
+sim="$b/tests/sim/.libs/libgpusim.so -Wl,-rpath,$b/tests/sim/.libs"
+cc -O2 $inc -o "$tmp/wrap_cost" "$top/bench/wrap_cost.c" $sim -ldl
+cc -O2 $inc -pthread -o "$tmp/sink_rate" "$top/bench/sink_rate.c" $sim
 lib=$b/.libs/libgputrace.so
-floor=$("$tmp/wrap_cost" floor)
-plain=$("$tmp/wrap_cost")
-nostack=$(GPUTRACE_CUPTI=0 GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT=$tmp/a.db LD_PRELOAD=$lib "$tmp/wrap_cost")
-stack8=$(GPUTRACE_CUPTI=0 GPUTRACE_CALLSTACKS=8 GPUTRACE_OUTPUT=$tmp/b.db LD_PRELOAD=$lib "$tmp/wrap_cost")
-awk -v f="$floor" -v p="$plain" -v n="$nostack" -v s="$stack8" 'BEGIN {
-  printf "floor (rdtsc + store)        %7.1f ns\n", f
-  printf "cudaStreamQuery untraced     %7.1f ns\n", p
-  printf "traced, stacks off           %7.1f ns   added %6.1f ns (%.2fx untraced)\n", n, n - p, n / p
-  printf "traced, stacks depth 8       %7.1f ns   added %6.1f ns (%.2fx untraced)\n", s, s - p, s / p
-}'
+env_off="GPUTRACE_CUPTI=0 GPUTRACE_QUIET=1"
+ring="" # default ring size
+diff() { echo "$1 $2" | awk '{printf "%.1f", $1 - $2}'; }
+echo "== 1. added cost per wrapped call (median ns per call, wrapper vs direct call, same process)"
+read -r w p f < <("$tmp/wrap_cost")
+echo "untraced (the method's own error)       wrapper $w  direct $p  added $(diff "$w" "$p")   floor (TSC read + store) $f"
+read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/a.db" LD_PRELOAD="$lib" "$tmp/wrap_cost")
+echo "traced, stacks off (cudaStreamQuery)     wrapper $w  direct $p  added $(diff "$w" "$p")"
+read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/b.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)
+echo "traced, stacks off (cudaMemsetAsync 0 B)  wrapper $w  direct $p  added $(diff "$w" "$p")"
+read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=8 GPUTRACE_OUTPUT="$tmp/c.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)
+echo "traced, stacks at 8 (cudaMemsetAsync 0 B) wrapper $w  direct $p  added $(diff "$w" "$p")"
+echo "== 2. records the writer stores per second (one thread calling flat out for 2 s, default settings)"
+/usr/bin/time -f "%M" -o "$tmp/rss0" "$tmp/sink_rate" > /dev/null
+out=$(env $env_off GPUTRACE_OUTPUT="$tmp/d.db" LD_PRELOAD="$lib" /usr/bin/time -f "%M" -o "$tmp/rss1" "$tmp/sink_rate")
+secs=$(echo "$out" | sed -n 's/.* in \([0-9.]*\) s.*/\1/p')
+rows=$(sqlite3 "$tmp/d.db" "select count(*) from api_call")
+dropped=$(sqlite3 "$tmp/d.db" "select dropped_host from process")
+echo "$out"
+echo "stored $rows rows in $secs s: $(echo "$rows $secs" | awk '{printf "%.0f", $1 / $2}') records/s stored, $dropped dropped"
+echo "== 3. tracer memory: peak RSS traced - untraced: $(( ($(cat "$tmp/rss1") - $(cat "$tmp/rss0")) / 1024 )) MiB"

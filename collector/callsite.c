@@ -25,6 +25,7 @@ struct entry {
 };
 
 static struct entry table[TABLE_SIZE];
+__thread __attribute__((tls_model("initial-exec"))) struct gt_cs_slot gt_cs_cache[GT_CS_CACHE];
 
 static uint64_t hash_frames(void *const *pc, int n)
 {

@@ -14,6 +14,28 @@
 /* Captures the caller's stack (skipping `skip` frames of the tracer) up to
  * `depth` frames and returns its id, or 0 if none could be kept. */
 uint32_t gt_callsite_capture(int depth, int skip);
+
+/* The same, through a per-thread cache keyed by the call's return address
+ * and stack pointer: a loop calling from the same place through the same
+ * chain of callers has both equal, and then no unwinding is needed (an
+ * unwind costs microseconds, a cache hit nanoseconds).  Two different
+ * chains reaching the same return address at the same stack pointer would
+ * share an id; that is the price, and it is rare. */
+#define GT_CS_CACHE 512
+struct gt_cs_slot { uintptr_t ret, sp; uint32_t id; };
+extern __thread __attribute__((tls_model("initial-exec"))) struct gt_cs_slot gt_cs_cache[GT_CS_CACHE];
+
+static inline __attribute__((always_inline)) uint32_t gt_callsite_cached(uintptr_t ret, uintptr_t sp, int depth, int skip)
+{
+    struct gt_cs_slot *e = &gt_cs_cache[((ret >> 2) ^ (sp >> 4)) & (GT_CS_CACHE - 1)];
+    if (__builtin_expect(e->ret == ret && e->sp == sp && e->id, 1))
+        return e->id;
+    uint32_t id = gt_callsite_capture(depth, skip);
+    e->ret = ret;
+    e->sp = sp;
+    e->id = id;
+    return id;
+}
 /* Writer side: calls fn(id, text) for every stack not reported before;
  * text is one frame per line. */
 void gt_callsite_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx);

@@ -9,7 +9,7 @@
 
 static _Atomic(struct gt_tbuf *) all_rings;
 static size_t ring_records = 16384;
-static _Thread_local struct gt_tbuf *mine;
+GT_TLS struct gt_tbuf *gt_tbuf_current;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -33,7 +33,7 @@ static void make_key(void)
 }
 
 /* Slow path: once per thread. */
-static struct gt_tbuf *claim(void)
+struct gt_tbuf *gt_tbuf_claim(void)
 {
     pthread_once(&key_once, make_key);
     struct gt_tbuf *b;
@@ -44,7 +44,8 @@ static struct gt_tbuf *claim(void)
     }
     if (!b) {
         size_t bytes = sizeof *b + ring_records * sizeof(struct gt_record);
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        /* populated now, so that the fast path never takes a page fault */
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         if (p == MAP_FAILED)
             return NULL;
         b = p;
@@ -58,23 +59,17 @@ static struct gt_tbuf *claim(void)
     return b;
 }
 
-struct gt_tbuf *gt_tbuf_mine(void)
-{
-    if (__builtin_expect(mine != NULL, 1))
-        return mine;
-    return mine = claim();
-}
-
 void gt_tbuf_forget_all_after_fork(void)
 {
     /* The parent's rings were copied into the child; their records belong to
      * the parent, which writes them.  Mark every ring free and empty. */
     for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next) {
         atomic_store(&b->tail, atomic_load(&b->head));
+        b->tail_seen = atomic_load(&b->head);
         atomic_store(&b->dropped, 0);
         atomic_store(&b->state, GT_TBUF_FREE);
     }
-    mine = NULL;
+    gt_tbuf_current = NULL;
 }
 
 size_t gt_tbuf_drain(void (*fn)(const struct gt_record *r, void *ctx), void *ctx)

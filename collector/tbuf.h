@@ -24,6 +24,9 @@
 
 struct gt_tbuf {
     _Alignas(64) _Atomic uint64_t head;   /* producer */
+    uint64_t tail_seen;                   /* producer's last look at tail: reading the
+                                           * consumer's line only when the ring looks full
+                                           * keeps it from bouncing between cores */
     _Alignas(64) _Atomic uint64_t tail;   /* consumer */
     _Alignas(64) _Atomic uint64_t dropped;
     _Atomic int state;                    /* GT_TBUF_LIVE, _DEAD (thread exited), _FREE */
@@ -39,25 +42,59 @@ enum { GT_TBUF_LIVE = 0, GT_TBUF_DEAD = 1, GT_TBUF_FREE = 2 };
  * of two of records, at least 64 records). */
 void gt_tbuf_configure(size_t bytes);
 
+/* Thread-local storage of the tracer: initial-exec, so that an access is one
+ * %fs-relative load instead of a __tls_get_addr call (preloaded libraries
+ * get static TLS). */
+#define GT_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
+extern GT_TLS struct gt_tbuf *gt_tbuf_current;
+struct gt_tbuf *gt_tbuf_claim(void);
+
 /* The calling thread's ring, made (or reused) on first use; NULL if memory
  * ran out, in which case the caller counts a drop. */
-struct gt_tbuf *gt_tbuf_mine(void);
+static inline struct gt_tbuf *gt_tbuf_mine(void)
+{
+    struct gt_tbuf *b = gt_tbuf_current;
+    if (__builtin_expect(b != NULL, 1))
+        return b;
+    return gt_tbuf_current = gt_tbuf_claim();
+}
+
+/* The next free slot, to be filled in place and published by
+ * gt_tbuf_commit; NULL (and a drop counted) when the ring is full. */
+static inline struct gt_record *gt_tbuf_reserve(struct gt_tbuf *b)
+{
+    uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
+    if (__builtin_expect(h - b->tail_seen > b->mask, 0)) {
+        b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
+        if (h - b->tail_seen > b->mask) {
+            atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
+            return NULL;
+        }
+    }
+    return &b->recs[h & b->mask];
+}
+
+static inline void gt_tbuf_commit(struct gt_tbuf *b)
+{
+    uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
+    atomic_store_explicit(&b->head, h + 1, memory_order_release);
+}
 
 /* Forgets the calling thread's ring: after fork, the child's only thread
  * starts with a fresh one. */
 void gt_tbuf_forget_all_after_fork(void);
 
 /* Appends one record; returns 0, or -1 if it was dropped. */
+static inline struct gt_record *gt_tbuf_reserve(struct gt_tbuf *b);
+static inline void gt_tbuf_commit(struct gt_tbuf *b);
 static inline int gt_tbuf_push(struct gt_tbuf *b, const struct gt_record *r)
 {
-    uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-    uint64_t t = atomic_load_explicit(&b->tail, memory_order_acquire);
-    if (h - t > b->mask) {
-        atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
+    struct gt_record *slot = gt_tbuf_reserve(b);
+    if (!slot)
         return -1;
-    }
-    b->recs[h & b->mask] = *r;
-    atomic_store_explicit(&b->head, h + 1, memory_order_release);
+    *slot = *r;
+    gt_tbuf_commit(b);
     return 0;
 }
 

@@ -39,7 +39,7 @@ static struct {
     pid_t owner_pid;
 } w = { .req_pipe = { -1, -1 }, .ack_pipe = { -1, -1 } };
 
-static _Thread_local int is_writer;
+static GT_TLS int is_writer;
 
 int gt_writer_is_self(void)
 {

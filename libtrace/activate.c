@@ -25,8 +25,9 @@
 
 _Atomic int gt_state;
 _Atomic int gt_first_call_done;
-_Thread_local int gt_guard;
-_Thread_local uint64_t gt_thread_calls;
+GT_TLS int gt_guard;
+GT_TLS uint64_t gt_thread_calls;
+GT_TLS struct gt_record gt_scratch;
 int gt_stack_depth;
 
 const unsigned char gt_api_flags[GT_API_COUNT] = {

@@ -28,12 +28,14 @@
 #include <string.h>
 
 struct gt_call {
-    struct gt_record r;
+    struct gt_record *r;   /* the ring slot being filled (or the scratch record) */
     struct gt_tbuf *buf;
+    int reserved;          /* r is a ring slot, to be committed */
 };
 
-extern _Thread_local int gt_guard;
-extern _Thread_local uint64_t gt_thread_calls;
+extern GT_TLS int gt_guard;
+extern GT_TLS uint64_t gt_thread_calls;
+extern GT_TLS struct gt_record gt_scratch; /* used when the ring is full */
 extern const unsigned char gt_api_flags[GT_API_COUNT];
 extern int gt_stack_depth;
 
@@ -53,21 +55,39 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
     struct gt_tbuf *b = gt_tbuf_mine();
     if (__builtin_expect(!b, 0))
         return 0;
-    c->buf = b;
-    memset(&c->r, 0, sizeof c->r);
-    c->r.type = GT_REC_CALL;
-    c->r.api = (uint16_t)api;
-    c->r.tid = b->tid;
-    c->r.call_id = ((uint64_t)b->tid << 32) | ++gt_thread_calls;
     unsigned f = gt_api_flags[api];
-    if ((f & GT_F_STACK) && gt_stack_depth)
-        c->r.callsite = gt_callsite_capture(gt_stack_depth, 1);
-    c->r.t_start = gt_ticks();
-    if (f & GT_F_BLOCK) {
-        c->r.type = GT_REC_MARK;
-        gt_tbuf_push(b, &c->r);
-        c->r.type = GT_REC_CALL;
+    uint32_t callsite = 0;
+    if ((f & GT_F_STACK) && gt_stack_depth) {
+        char here;
+        callsite = gt_callsite_cached((uintptr_t)__builtin_return_address(0), (uintptr_t)&here, gt_stack_depth, 1);
     }
+    uint64_t call_id = ((uint64_t)b->tid << 32) | ++gt_thread_calls;
+    uint64_t t0 = gt_ticks();
+    if (f & GT_F_BLOCK) {
+        /* the start mark goes first, so that it is visible while we block */
+        struct gt_record *m = gt_tbuf_reserve(b);
+        if (m) {
+            memset(m, 0, sizeof *m);
+            m->type = GT_REC_MARK;
+            m->api = (uint16_t)api;
+            m->tid = b->tid;
+            m->callsite = callsite;
+            m->call_id = call_id;
+            m->t_start = t0;
+            gt_tbuf_commit(b);
+        }
+    }
+    struct gt_record *r = gt_tbuf_reserve(b);
+    c->reserved = r != NULL;
+    c->r = r ? r : &gt_scratch;
+    c->buf = b;
+    memset(c->r, 0, sizeof *c->r);
+    c->r->type = GT_REC_CALL;
+    c->r->api = (uint16_t)api;
+    c->r->tid = b->tid;
+    c->r->callsite = callsite;
+    c->r->call_id = call_id;
+    c->r->t_start = t0;
     gt_guard = 1;
     errno = saved_errno;
     return 1;
@@ -75,14 +95,16 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
 
 static inline __attribute__((always_inline)) void gt_exit(struct gt_call *c, int result)
 {
-    int saved_errno = errno;
-    c->r.t_end = gt_ticks();
-    c->r.result = result;
-    gt_tbuf_push(c->buf, &c->r);
+    c->r->t_end = gt_ticks();
+    c->r->result = result;
+    if (__builtin_expect(c->reserved, 1))
+        gt_tbuf_commit(c->buf);
     gt_guard = 0;
-    if (__builtin_expect(!atomic_load_explicit(&gt_first_call_done, memory_order_relaxed), 0))
+    if (__builtin_expect(!atomic_load_explicit(&gt_first_call_done, memory_order_relaxed), 0)) {
+        int saved_errno = errno;
         gt_after_first_call();
-    errno = saved_errno;
+        errno = saved_errno;
+    }
 }
 
 #endif

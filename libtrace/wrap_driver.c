@@ -31,7 +31,7 @@ CUresult cuStreamSynchronize(CUstream s)
     struct gt_call c;
     if (!gt_enter(&c, GT_API_cuStreamSynchronize))
         return real(s);
-    c.r.stream = (uintptr_t)s;
+    c.r->stream = (uintptr_t)s;
     CUresult rc = real(s);
     gt_exit(&c, rc);
     return rc;
@@ -45,7 +45,7 @@ CUresult cuEventSynchronize(CUevent e)
     struct gt_call c;
     if (!gt_enter(&c, GT_API_cuEventSynchronize))
         return real(e);
-    c.r.event = (uintptr_t)e;
+    c.r->event = (uintptr_t)e;
     CUresult rc = real(e);
     gt_exit(&c, rc);
     return rc;
@@ -59,8 +59,8 @@ CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags)
     struct gt_call c;
     if (!gt_enter(&c, GT_API_cuStreamWaitEvent))
         return real(s, e, flags);
-    c.r.stream = (uintptr_t)s;
-    c.r.event = (uintptr_t)e;
+    c.r->stream = (uintptr_t)s;
+    c.r->event = (uintptr_t)e;
     CUresult rc = real(s, e, flags);
     gt_exit(&c, rc);
     return rc;
@@ -69,10 +69,10 @@ CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags)
 /* Fills a copy's record; host is the host-side pointer (NULL for DtoD). */
 INLINE void copy_fields(struct gt_call *c, size_t n, enum gt_copy_kind kind, const void *host, CUstream s)
 {
-    c->r.bytes = n;
-    c->r.copy_kind = (uint8_t)kind;
-    c->r.mem_kind = (uint8_t)(host ? gt_memreg_kind(host) : GT_MEM_DEVICE);
-    c->r.stream = (uintptr_t)s;
+    c->r->bytes = n;
+    c->r->copy_kind = (uint8_t)kind;
+    c->r->mem_kind = (uint8_t)(host ? gt_memreg_kind(host) : GT_MEM_DEVICE);
+    c->r->stream = (uintptr_t)s;
 }
 
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
@@ -169,8 +169,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     struct gt_call c;
     if (!gt_enter(&c, GT_API_cuLaunchKernel))
         return real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra);
-    c.r.stream = (uintptr_t)s;
-    c.r.event = (uintptr_t)f;
+    c.r->stream = (uintptr_t)s;
+    c.r->event = (uintptr_t)f;
     CUresult rc = real(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra);
     gt_exit(&c, rc);
     return rc;
@@ -184,8 +184,8 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **par
     struct gt_call c;
     if (!gt_enter(&c, GT_API_cuLaunchKernelEx))
         return real(config, f, params, extra);
-    c.r.stream = config ? (uintptr_t)config->hStream : 0;
-    c.r.event = (uintptr_t)f;
+    c.r->stream = config ? (uintptr_t)config->hStream : 0;
+    c.r->event = (uintptr_t)f;
     CUresult rc = real(config, f, params, extra);
     gt_exit(&c, rc);
     return rc;

@@ -27,8 +27,8 @@ INLINE cudaError_t allocated(struct gt_call *c, cudaError_t rc, void **ptr, size
     if (rc == cudaSuccess && ptr && *ptr)
         gt_memreg_add(*ptr, size, kind);
     if (c) {
-        c->r.bytes = size;
-        c->r.mem_kind = (uint8_t)kind;
+        c->r->bytes = size;
+        c->r->mem_kind = (uint8_t)kind;
         gt_exit(c, rc);
     }
     return rc;
@@ -93,7 +93,7 @@ INLINE cudaError_t release(enum gt_api api, void *p)
     struct gt_call c;
     int t = gt_enter(&c, api);
     if (t)
-        c.r.event = (uintptr_t)p;
+        c.r->event = (uintptr_t)p;
     cudaError_t rc = real(p);
     if (rc == cudaSuccess && p)
         gt_memreg_remove(p);
@@ -142,8 +142,8 @@ INLINE cudaError_t copy(enum gt_api api, void *dst, const void *src, size_t n, e
     struct gt_call c;
     if (!gt_enter(&c, api))
         return real(dst, src, n, k);
-    c.r.bytes = n;
-    classify(&c.r, dst, src, k);
+    c.r->bytes = n;
+    classify(c.r, dst, src, k);
     cudaError_t rc = real(dst, src, n, k);
     gt_exit(&c, rc);
     return rc;
@@ -161,9 +161,9 @@ INLINE cudaError_t copy_async(enum gt_api api, void *dst, const void *src, size_
     struct gt_call c;
     if (!gt_enter(&c, api))
         return real(dst, src, n, k, st);
-    c.r.bytes = n;
-    c.r.stream = (uintptr_t)st;
-    classify(&c.r, dst, src, k);
+    c.r->bytes = n;
+    c.r->stream = (uintptr_t)st;
+    classify(c.r, dst, src, k);
     cudaError_t rc = real(dst, src, n, k, st);
     gt_exit(&c, rc);
     return rc;
@@ -181,9 +181,9 @@ INLINE cudaError_t copy_2d(enum gt_api api, void *dst, size_t dp, const void *sr
     struct gt_call c;
     int t = gt_enter(&c, api);
     if (t) {
-        c.r.bytes = w * h;
-        c.r.stream = (uintptr_t)st;
-        classify(&c.r, dst, src, k);
+        c.r->bytes = w * h;
+        c.r->stream = (uintptr_t)st;
+        classify(c.r, dst, src, k);
     }
     cudaError_t rc = async
         ? ((cudaError_t (*)(void *, size_t, const void *, size_t, size_t, size_t, enum cudaMemcpyKind, cudaStream_t))real)(dst, dp, src, sp, w, h, k, st)
@@ -206,9 +206,9 @@ cudaError_t cudaMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n)
     struct gt_call c;
     if (!gt_enter(&c, GT_API_cudaMemcpyPeer))
         return real(dst, dd, src, sd, n);
-    c.r.bytes = n;
-    c.r.copy_kind = GT_COPY_DTOD;
-    c.r.mem_kind = GT_MEM_DEVICE;
+    c.r->bytes = n;
+    c.r->copy_kind = GT_COPY_DTOD;
+    c.r->mem_kind = GT_MEM_DEVICE;
     cudaError_t rc = real(dst, dd, src, sd, n);
     gt_exit(&c, rc);
     return rc;
@@ -222,10 +222,10 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size
     struct gt_call c;
     if (!gt_enter(&c, GT_API_cudaMemcpyPeerAsync))
         return real(dst, dd, src, sd, n, st);
-    c.r.bytes = n;
-    c.r.stream = (uintptr_t)st;
-    c.r.copy_kind = GT_COPY_DTOD;
-    c.r.mem_kind = GT_MEM_DEVICE;
+    c.r->bytes = n;
+    c.r->stream = (uintptr_t)st;
+    c.r->copy_kind = GT_COPY_DTOD;
+    c.r->mem_kind = GT_MEM_DEVICE;
     cudaError_t rc = real(dst, dd, src, sd, n, st);
     gt_exit(&c, rc);
     return rc;
@@ -239,10 +239,10 @@ INLINE cudaError_t memset_call(enum gt_api api, void *dst, int v, size_t n, cuda
     struct gt_call c;
     int t = gt_enter(&c, api);
     if (t) {
-        c.r.bytes = n;
-        c.r.stream = (uintptr_t)st;
-        c.r.copy_kind = GT_COPY_MEMSET;
-        c.r.mem_kind = (uint8_t)gt_memreg_kind(dst);
+        c.r->bytes = n;
+        c.r->stream = (uintptr_t)st;
+        c.r->copy_kind = GT_COPY_MEMSET;
+        c.r->mem_kind = (uint8_t)gt_memreg_kind(dst);
     }
     cudaError_t rc = async ? ((cudaError_t (*)(void *, int, size_t, cudaStream_t))real)(dst, v, n, st)
                            : ((cudaError_t (*)(void *, int, size_t))real)(dst, v, n);

@@ -20,8 +20,8 @@
 
 #define INLINE static inline __attribute__((always_inline))
 
-static _Thread_local int group_depth;
-static _Thread_local uint64_t group_id;
+static GT_TLS int group_depth;
+static GT_TLS uint64_t group_id;
 
 static int type_size(ncclDataType_t t)
 {
@@ -45,23 +45,38 @@ static void comm_shape(ncclComm_t comm, int *rank, int *nranks)
         count(comm, nranks);
 }
 
-/* Registers a new communicator and appends its GT_REC_COMM record. */
-static void comm_made(struct gt_call *c, ncclComm_t comm, uint64_t id, uint64_t parent, int rank, int nranks)
+/* Registers a new communicator and notes it on the call's record. */
+static void comm_made(struct gt_call *c, ncclComm_t comm, uint64_t id, int rank, int nranks)
 {
     if (!comm)
         return;
     gt_comm_add(comm, id, rank, nranks);
-    struct gt_record r = c->r;
-    r.type = GT_REC_COMM;
-    r.stream = (uintptr_t)comm;
-    r.event = parent;
-    r.comm_id = id;
-    r.rank = rank;
-    r.nranks = nranks;
-    gt_tbuf_push(c->buf, &r);
-    c->r.comm_id = id;
-    c->r.rank = rank;
-    c->r.nranks = nranks;
+    c->r->comm_id = id;
+    c->r->rank = rank;
+    c->r->nranks = nranks;
+}
+
+/* Ends the call, then appends a GT_REC_COMM record for each communicator
+ * made (after the call's own slot is committed: one slot at a time). */
+static void comm_call_end(struct gt_call *c, ncclResult_t rc, ncclComm_t *comms, int n, uint64_t parent)
+{
+    struct gt_record r = *c->r;
+    struct gt_tbuf *b = c->buf;
+    gt_exit(c, rc);
+    if (rc != ncclSuccess && rc != ncclInProgress)
+        return;
+    for (int i = 0; comms && i < n; i++) {
+        struct gt_comm *g = comms[i] ? gt_comm_find(comms[i]) : NULL;
+        if (!g)
+            continue;
+        r.type = GT_REC_COMM;
+        r.stream = (uintptr_t)comms[i];
+        r.event = parent;
+        r.comm_id = g->id;
+        r.rank = g->rank;
+        r.nranks = g->nranks;
+        gt_tbuf_push(b, &r);
+    }
 }
 
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
@@ -74,8 +89,8 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
         return real(comm, nranks, id, rank);
     ncclResult_t rc = real(comm, nranks, id, rank);
     if (rc == ncclSuccess && comm)
-        comm_made(&c, *comm, gt_comm_id_hash(&id, sizeof id, 0), 0, rank, nranks);
-    gt_exit(&c, rc);
+        comm_made(&c, *comm, gt_comm_id_hash(&id, sizeof id, 0), rank, nranks);
+    comm_call_end(&c, rc, comm, 1, 0);
     return rc;
 }
 
@@ -89,8 +104,8 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
         return real(comm, nranks, id, rank, config);
     ncclResult_t rc = real(comm, nranks, id, rank, config);
     if ((rc == ncclSuccess || rc == ncclInProgress) && comm)
-        comm_made(&c, *comm, gt_comm_id_hash(&id, sizeof id, 0), 0, rank, nranks);
-    gt_exit(&c, rc);
+        comm_made(&c, *comm, gt_comm_id_hash(&id, sizeof id, 0), rank, nranks);
+    comm_call_end(&c, rc, comm, 1, 0);
     return rc;
 }
 
@@ -105,11 +120,11 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
     ncclResult_t rc = real(comms, ndev, devlist);
     if (rc == ncclSuccess && comms) {
         /* all members live in this process: the call's own id names them */
-        uint64_t id = gt_comm_id_hash(&c.r.call_id, sizeof c.r.call_id, (uint64_t)getpid());
+        uint64_t id = gt_comm_id_hash(&c.r->call_id, sizeof c.r->call_id, (uint64_t)getpid());
         for (int i = 0; i < ndev; i++)
-            comm_made(&c, comms[i], id, 0, i, ndev);
+            comm_made(&c, comms[i], id, i, ndev);
     }
-    gt_exit(&c, rc);
+    comm_call_end(&c, rc, comms, ndev, 0);
     return rc;
 }
 
@@ -129,9 +144,9 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
         uint64_t seed[3] = { parent_id, nth, (uint64_t)(int64_t)color };
         int rank = -1, nranks = 0;
         comm_shape(*newcomm, &rank, &nranks);
-        comm_made(&c, *newcomm, gt_comm_id_hash(seed, sizeof seed, 1), parent_id, rank, nranks);
+        comm_made(&c, *newcomm, gt_comm_id_hash(seed, sizeof seed, 1), rank, nranks);
     }
-    gt_exit(&c, rc);
+    comm_call_end(&c, rc, newcomm, 1, parent_id);
     return rc;
 }
 
@@ -144,8 +159,8 @@ INLINE ncclResult_t comm_end(enum gt_api api, ncclComm_t comm)
     int t = gt_enter(&c, api);
     struct gt_comm *g = gt_comm_find(comm);
     if (t && g) {
-        c.r.comm_id = g->id;
-        c.r.seq = atomic_load(&g->seq);
+        c.r->comm_id = g->id;
+        c.r->seq = atomic_load(&g->seq);
     }
     gt_comm_remove(comm);
     ncclResult_t rc = real(comm);
@@ -165,31 +180,31 @@ struct op_args { size_t count; ncclDataType_t dt; int op, peer; ncclComm_t comm;
 INLINE void op_begin(struct gt_call *c, const struct op_args *a)
 {
     struct gt_comm *g = gt_comm_find(a->comm);
-    c->r.count = a->count;
-    c->r.dtype = a->dt;
-    c->r.bytes = a->count * (uint64_t)type_size(a->dt);
-    c->r.op = a->op;
-    c->r.peer = a->peer;
-    c->r.stream = (uintptr_t)a->stream;
+    c->r->count = a->count;
+    c->r->dtype = a->dt;
+    c->r->bytes = a->count * (uint64_t)type_size(a->dt);
+    c->r->op = a->op;
+    c->r->peer = a->peer;
+    c->r->stream = (uintptr_t)a->stream;
     if (g) {
-        c->r.comm_id = g->id;
-        c->r.seq = atomic_fetch_add_explicit(&g->seq, 1, memory_order_relaxed);
-        c->r.rank = g->rank;
-        c->r.nranks = g->nranks;
+        c->r->comm_id = g->id;
+        c->r->seq = atomic_fetch_add_explicit(&g->seq, 1, memory_order_relaxed);
+        c->r->rank = g->rank;
+        c->r->nranks = g->nranks;
     } else {
-        c->r.rank = -1;
+        c->r->rank = -1;
     }
     if (group_depth > 0) {
-        c->r.in_group = 1;
-        c->r.group_id = group_id;
+        c->r->in_group = 1;
+        c->r->group_id = group_id;
     } else {
-        gt_cupti_push_external(c->r.call_id);
+        gt_cupti_push_external(c->r->call_id);
     }
 }
 
 INLINE void op_end(struct gt_call *c, ncclResult_t rc)
 {
-    if (!c->r.in_group)
+    if (!c->r->in_group)
         gt_cupti_pop_external();
     gt_exit(c, rc);
 }
@@ -333,8 +348,8 @@ ncclResult_t ncclGroupStart(void)
     if (!gt_enter(&c, GT_API_ncclGroupStart))
         return real();
     if (group_depth++ == 0)
-        group_id = c.r.call_id;
-    c.r.group_id = group_id;
+        group_id = c.r->call_id;
+    c.r->group_id = group_id;
     ncclResult_t rc = real();
     gt_exit(&c, rc);
     return rc;
@@ -351,7 +366,7 @@ ncclResult_t ncclGroupEnd(void)
     int outermost = group_depth == 1;
     if (group_depth > 0)
         group_depth--;
-    c.r.group_id = group_id;
+    c.r->group_id = group_id;
     if (outermost)
         gt_cupti_push_external(group_id);
     ncclResult_t rc = real();

@@ -33,7 +33,7 @@ INLINE cudaError_t stream_call(enum gt_api api, cudaStream_t s)
     struct gt_call c;
     if (!gt_enter(&c, api))
         return real(s);
-    c.r.stream = (uintptr_t)s;
+    c.r->stream = (uintptr_t)s;
     cudaError_t rc = real(s);
     gt_exit(&c, rc);
     return rc;
@@ -50,8 +50,8 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) { return stream_call(GT_API_cudaSt
 INLINE cudaError_t stream_created(struct gt_call *c, cudaError_t rc, cudaStream_t *out, unsigned flags)
 {
     if (rc == cudaSuccess && out)
-        c->r.stream = (uintptr_t)*out;
-    c->r.bytes = flags; /* the creation flags, for the report's stream table */
+        c->r->stream = (uintptr_t)*out;
+    c->r->bytes = flags; /* the creation flags, for the report's stream table */
     gt_exit(c, rc);
     return rc;
 }
@@ -99,8 +99,8 @@ INLINE cudaError_t wait_event(enum gt_api api, cudaStream_t s, cudaEvent_t e, un
     struct gt_call c;
     if (!gt_enter(&c, api))
         return real(s, e, flags);
-    c.r.stream = (uintptr_t)s;
-    c.r.event = (uintptr_t)e;
+    c.r->stream = (uintptr_t)s;
+    c.r->event = (uintptr_t)e;
     cudaError_t rc = real(s, e, flags);
     gt_exit(&c, rc);
     return rc;
@@ -117,8 +117,8 @@ INLINE cudaError_t event_record(enum gt_api api, cudaEvent_t e, cudaStream_t s, 
     struct gt_call c;
     int traced = gt_enter(&c, api);
     if (traced) {
-        c.r.stream = (uintptr_t)s;
-        c.r.event = (uintptr_t)e;
+        c.r->stream = (uintptr_t)s;
+        c.r->event = (uintptr_t)e;
     }
     cudaError_t rc = with_flags ? ((cudaError_t (*)(cudaEvent_t, cudaStream_t, unsigned))real)(e, s, flags)
                                 : ((cudaError_t (*)(cudaEvent_t, cudaStream_t))real)(e, s);
@@ -142,7 +142,7 @@ INLINE cudaError_t event_call(enum gt_api api, cudaEvent_t e)
     struct gt_call c;
     if (!gt_enter(&c, api))
         return real(e);
-    c.r.event = (uintptr_t)e;
+    c.r->event = (uintptr_t)e;
     cudaError_t rc = real(e);
     gt_exit(&c, rc);
     return rc;
@@ -155,8 +155,8 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) { return event_call(GT_API_cudaEvent
 INLINE cudaError_t event_created(struct gt_call *c, cudaError_t rc, cudaEvent_t *out, unsigned flags)
 {
     if (rc == cudaSuccess && out)
-        c->r.event = (uintptr_t)*out;
-    c->r.bytes = flags;
+        c->r->event = (uintptr_t)*out;
+    c->r->bytes = flags;
     gt_exit(c, rc);
     return rc;
 }
@@ -191,7 +191,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
     struct gt_call c;
     if (!gt_enter(&c, GT_API_cudaEventElapsedTime))
         return real(ms, start, end);
-    c.r.event = (uintptr_t)end;
+    c.r->event = (uintptr_t)end;
     cudaError_t rc = real(ms, start, end);
     gt_exit(&c, rc);
     return rc;
@@ -220,7 +220,7 @@ cudaError_t cudaSetDevice(int device)
     struct gt_call c;
     if (!gt_enter(&c, GT_API_cudaSetDevice))
         return real(device);
-    c.r.device = device;
+    c.r->device = device;
     cudaError_t rc = real(device);
     gt_exit(&c, rc);
     return rc;
@@ -237,8 +237,8 @@ INLINE cudaError_t launch(enum gt_api api, const void *func, dim3 g, dim3 b, voi
     struct gt_call c;
     if (!gt_enter(&c, api))
         return real(func, g, b, args, shmem, s);
-    c.r.stream = (uintptr_t)s;
-    c.r.event = (uintptr_t)func; /* the kernel; CUPTI names it */
+    c.r->stream = (uintptr_t)s;
+    c.r->event = (uintptr_t)func; /* the kernel; CUPTI names it */
     cudaError_t rc = real(func, g, b, args, shmem, s);
     gt_exit(&c, rc);
     return rc;
@@ -255,8 +255,8 @@ INLINE cudaError_t graph_launch(enum gt_api api, cudaGraphExec_t g, cudaStream_t
     struct gt_call c;
     if (!gt_enter(&c, api))
         return real(g, s);
-    c.r.stream = (uintptr_t)s;
-    c.r.event = (uintptr_t)g;
+    c.r->stream = (uintptr_t)s;
+    c.r->event = (uintptr_t)g;
     cudaError_t rc = real(g, s);
     gt_exit(&c, rc);
     return rc;
