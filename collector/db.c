@@ -93,6 +93,16 @@ bad:
     return -1;
 }
 
+static int prepare_call_batch(struct gt_db *d)
+{
+    char sql[64 * 48 + 256];
+    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns,"
+                                " stream, event, bytes, copy_kind, mem_kind, result, callsite, call_id) VALUES");
+    for (int i = 0; i < GT_CALL_BATCH; i++)
+        o += (size_t)snprintf(sql + o, sizeof sql - o, "%s(?,?,?,?,?,?,?,?,?,?,?,?,?)", i ? "," : "");
+    return sqlite3_prepare_v3(d->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &d->call_batch, NULL) == SQLITE_OK ? 0 : -1;
+}
+
 int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
@@ -114,6 +124,10 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
             snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
             goto fail;
         }
+    if (prepare_call_batch(d) != 0) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
+        goto fail;
+    }
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->db, "INSERT OR IGNORE INTO run(id, started_ns, launcher) VALUES(?,?,?)", -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_text(st, 1, p->run_id, -1, SQLITE_STATIC);
@@ -156,6 +170,42 @@ fail:
     return -1;
 }
 
+int gt_db_call_row(struct gt_db *d, const int64_t *v)
+{
+    if (d->failed)
+        return -1;
+    memcpy(d->calls[d->ncalls++], v, sizeof d->calls[0]);
+    if (d->ncalls < GT_CALL_BATCH)
+        return 0;
+    sqlite3_stmt *st = d->call_batch;
+    int k = 1;
+    for (int i = 0; i < GT_CALL_BATCH; i++) {
+        sqlite3_bind_int64(st, k++, d->process_id);
+        for (int c = 0; c < GT_CALL_COLS; c++)
+            sqlite3_bind_int64(st, k++, d->calls[i][c]);
+    }
+    d->ncalls = 0;
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : fail(d, rc);
+}
+
+int gt_db_flush_calls(struct gt_db *d)
+{
+    int n = d->ncalls;
+    d->ncalls = 0;
+    for (int i = 0; i < n; i++)
+        if (gt_db_exec_i64(d, GT_ST_CALL, d->calls[i], GT_CALL_COLS) != 0)
+            return -1;
+    return 0;
+}
+
+void gt_db_make_late_indexes(struct gt_db *d)
+{
+    if (d->db && !d->failed)
+        sqlite3_exec(d->db, gt_schema_late_sql, NULL, NULL, NULL);
+}
+
 int gt_db_begin(struct gt_db *d)
 {
     if (d->failed || d->in_txn)
@@ -169,6 +219,7 @@ int gt_db_begin(struct gt_db *d)
 
 int gt_db_commit(struct gt_db *d)
 {
+    gt_db_flush_calls(d);
     if (!d->in_txn)
         return d->failed ? -1 : 0;
     int rc = sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
@@ -250,6 +301,8 @@ void gt_db_close(struct gt_db *d)
     for (int i = 0; i < GT_ST_COUNT; i++)
         if (d->st[i])
             sqlite3_finalize(d->st[i]);
+    if (d->call_batch)
+        sqlite3_finalize(d->call_batch);
     if (d->db)
         sqlite3_close(d->db);
     memset(d, 0, sizeof *d);

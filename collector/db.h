@@ -15,9 +15,15 @@ enum gt_stmt {
     GT_ST_EXT, GT_ST_STRING, GT_ST_CALLSITE, GT_ST_COUNT
 };
 
+#define GT_CALL_COLS 12   /* api_call columns after process_id */
+#define GT_CALL_BATCH 64  /* rows per multi-row INSERT */
+
 struct gt_db {
     sqlite3 *db;
     sqlite3_stmt *st[GT_ST_COUNT];
+    sqlite3_stmt *call_batch;        /* INSERT of GT_CALL_BATCH api_call rows */
+    int64_t calls[GT_CALL_BATCH][GT_CALL_COLS];
+    int ncalls;
     int64_t process_id;
     int in_txn;
     int failed;            /* an SQLite error code once writing failed */
@@ -39,6 +45,12 @@ int gt_db_commit(struct gt_db *d);
  * are handled by the specific helpers below) and steps it. */
 int gt_db_exec_i64(struct gt_db *d, enum gt_stmt s, const int64_t *v, int n);
 int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t a, int64_t b, const char *text);
+/* Queues one api_call row (GT_CALL_COLS values); rows go out GT_CALL_BATCH
+ * at a time, and the rest at gt_db_flush_calls. */
+int gt_db_call_row(struct gt_db *d, const int64_t *v);
+int gt_db_flush_calls(struct gt_db *d);
+/* Makes the late indexes (at the end of a process). */
+void gt_db_make_late_indexes(struct gt_db *d);
 /* Updates a column of this process's row. */
 int gt_db_set_process_i64(struct gt_db *d, const char *column, int64_t value, int is_null);
 int gt_db_set_process_text(struct gt_db *d, const char *column, const char *value);

@@ -7,6 +7,8 @@
 
 /* Creates every table, view and index if missing (idempotent). */
 extern const char gt_schema_sql[];
+/* Indexes made when a process ends (see schema.c). */
+extern const char gt_schema_late_sql[];
 
 /* gpu_op.kind values */
 enum gt_gpu_kind { GT_GPU_KERNEL = 1, GT_GPU_MEMCPY = 2, GT_GPU_MEMSET = 3, GT_GPU_SYNC = 4 };

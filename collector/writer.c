@@ -101,7 +101,7 @@ static void on_record(const struct gt_record *r, void *ctx)
         int64_t end = (int64_t)gt_ticks_to_ns(r->t_end);
         int64_t v[] = { r->tid, r->api, start, end, (int64_t)r->stream, (int64_t)r->event, (int64_t)r->bytes,
                         r->copy_kind, r->mem_kind, r->result, r->callsite, (int64_t)r->call_id };
-        gt_db_exec_i64(&w.db, GT_ST_CALL, v, 12);
+        gt_db_call_row(&w.db, v);
         if (is_collective(r->api)) {
             int64_t c[] = { (int64_t)r->call_id, r->api, (int64_t)r->comm_id, (int64_t)r->seq, (int64_t)r->count,
                             r->dtype, (int64_t)r->bytes, r->op, r->peer, r->rank, r->nranks, (int64_t)r->stream,
@@ -269,6 +269,7 @@ void gt_writer_stop(const struct gt_end_info *end)
             gt_db_set_process_text(&w.db, "end_reason", end->reason);
         }
         cycle(1);
+        gt_db_make_late_indexes(&w.db);
     }
     gt_db_close(&w.db);
     close(w.req_pipe[0]);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 _Atomic int gt_state;
@@ -215,15 +216,29 @@ static int activate_once(void)
     return 1;
 }
 
+/* Another thread is activating: wait for it (a few ms, once), so that no
+ * call of this thread is lost.  This thread holds no CUDA lock yet, so the
+ * activating thread cannot be waiting for it.  Bounded, in case it never
+ * finishes. */
+static int wait_for_activation(void)
+{
+    struct timespec pause = { 0, 50 * 1000 };
+    for (int i = 0; i < 200000 && atomic_load(&gt_state) == GT_STATE_ACTIVATING; i++)
+        nanosleep(&pause, NULL);
+    return atomic_load(&gt_state) == GT_STATE_ON;
+}
+
 int gt_activate(void)
 {
     int s = atomic_load(&gt_state);
     if (s == GT_STATE_ON)
         return 1;
+    if (s == GT_STATE_ACTIVATING)
+        return wait_for_activation();
     if (s != GT_STATE_INIT)
         return 0;
     if (!atomic_compare_exchange_strong(&gt_state, &s, GT_STATE_ACTIVATING))
-        return atomic_load(&gt_state) == GT_STATE_ON;
+        return s == GT_STATE_ACTIVATING ? wait_for_activation() : atomic_load(&gt_state) == GT_STATE_ON;
     int saved = errno;
     gt_guard = 1;
     int ok = activate_once();
@@ -253,6 +268,28 @@ __attribute__((noreturn)) void exit(int status)
     void (*real_exit)(int) = (void (*)(int))dlsym(RTLD_NEXT, "exit");
     real_exit(status);
     __builtin_unreachable();
+}
+
+/* _exit and _Exit skip atexit handlers; a forked child usually ends with
+ * one.  Flush what this process recorded, then end exactly as asked. */
+static __attribute__((noreturn)) void quick_exit_path(const char *name, int status)
+{
+    atomic_store(&exit_code, status);
+    atomic_store(&exit_code_known, 1);
+    shutdown_tracer();
+    void (*real)(int) = (void (*)(int))dlsym(RTLD_NEXT, name);
+    real(status);
+    __builtin_unreachable();
+}
+
+__attribute__((noreturn)) void _exit(int status)
+{
+    quick_exit_path("_exit", status);
+}
+
+__attribute__((noreturn)) void _Exit(int status)
+{
+    quick_exit_path("_Exit", status);
 }
 
 typedef int (*main_fn)(int, char **, char **);

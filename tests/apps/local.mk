@@ -4,7 +4,8 @@ APP_COMMON = tests/apps/app_train.h tests/apps/app_train.c
 check_PROGRAMS += \
   tests/apps/overlapped tests/apps/scalar_read tests/apps/device_sync \
   tests/apps/pageable_upload tests/apps/allreduce_compute_stream \
-  tests/apps/straggler tests/apps/desync tests/apps/hang tests/apps/train_demo
+  tests/apps/straggler tests/apps/desync tests/apps/hang tests/apps/train_demo \
+  tests/apps/threads
 tests_apps_overlapped_SOURCES = tests/apps/overlapped.c $(APP_COMMON)
 tests_apps_overlapped_LDADD = $(SIM_LIBS)
 tests_apps_overlapped_LDFLAGS = $(SIM_LINK_FLAGS)
@@ -41,3 +42,7 @@ tests_apps_train_demo_SOURCES = tests/apps/train_demo.c $(APP_COMMON)
 tests_apps_train_demo_LDADD = $(SIM_LIBS)
 tests_apps_train_demo_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_train_demo_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_threads_SOURCES = tests/apps/threads.c
+tests_apps_threads_LDADD = $(SIM_LIBS)
+tests_apps_threads_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_threads_DEPENDENCIES = tests/sim/libgpusim.la

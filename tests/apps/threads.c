@@ -1,0 +1,75 @@
+/* threads.c: many threads calling the CUDA runtime at once, for the tracer's
+ * tests (not a training pattern).  Usage: threads [NTHREADS] [CALLS] [fork]
+ * Each thread creates its own stream and makes CALLS rounds of
+ * cudaEventRecord + cudaStreamQuery on it, then a cudaStreamSynchronize.
+ * With "fork", the process then forks a child that makes 3 calls of its own
+ * (cudaSetDevice, cudaMalloc, cudaFree) and exits 3; the parent checks it.
+ * Prints the number of wrapped calls made, so tests can compare.
+ */
+#define _GNU_SOURCE
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int calls_per_thread = 1000;
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    cudaStream_t s;
+    cudaEvent_t e;
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
+        cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess)
+        return (void *)1;
+    for (int i = 0; i < calls_per_thread; i++) {
+        cudaEventRecord(e, s);
+        cudaStreamQuery(s);
+        if (i % 256 == 255)
+            usleep(1000); /* a program also computes between calls */
+    }
+    cudaStreamSynchronize(s);
+    cudaEventDestroy(e);
+    cudaStreamDestroy(s);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 16;
+    calls_per_thread = argc > 2 ? atoi(argv[2]) : 1000;
+    int do_fork = argc > 3 && strcmp(argv[3], "fork") == 0;
+    pthread_t t[256];
+    if (n < 1 || n > 256)
+        return 2;
+    for (int i = 0; i < n; i++)
+        pthread_create(&t[i], NULL, worker, NULL);
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        void *rv;
+        pthread_join(t[i], &rv);
+        bad |= rv != NULL;
+    }
+    /* per thread: create stream, create event, 2 per round, sync, 2 destroys */
+    printf("wrapped calls: %ld\n", (long)n * (2L * calls_per_thread + 5));
+    if (do_fork) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            void *p = NULL;
+            cudaSetDevice(0);
+            cudaMalloc(&p, 64);
+            cudaFree(p);
+            _exit(3);
+        }
+        int st;
+        waitpid(pid, &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 3)
+            bad = 1;
+        printf("child exited %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    }
+    return bad;
+}

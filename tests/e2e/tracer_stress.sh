@@ -1,0 +1,52 @@
+#!/bin/sh
+# tracer_stress.sh: the tracer under concurrency and trouble: 16 threads at
+# once, 8 processes appending to one file, a forked child, and a disk that
+# fills up, all without losing records or changing the program.
+set -u
+b=${top_builddir:-.}
+gt="$b/gputrace"
+lib="$b/.libs/libgputrace.so"
+app="$b/tests/apps/threads"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0"
+pass=0 fail=0
+ok() { echo "ok: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
+expect() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (got '$2', want '$3')"; fi; }
+q() { sqlite3 "$1" "$2"; }
+
+out=$("$gt" record -o "$tmp/t.db" -- "$app" 16 2000)
+expect "16 threads: program unchanged" "$?" 0
+want=$(echo "$out" | sed -n 's/wrapped calls: //p')
+expect "16 threads: every call recorded" "$(q "$tmp/t.db" "select count(*) from api_call")" "$want"
+expect "16 threads: nothing dropped" "$(q "$tmp/t.db" "select dropped_host from process")" 0
+expect "16 threads: 16 recording threads besides main" "$(q "$tmp/t.db" "select count(distinct tid) from api_call_named where api_name = 'cudaStreamQuery'")" 16
+expect "16 threads: call ids unique" "$(q "$tmp/t.db" "select count(distinct call_id) = count(*) from api_call")" 1
+
+"$gt" record -o "$tmp/p.db" -- "$b/tests/sim/gpusim-run" -n 8 "$app" 4 1000 > "$tmp/out"
+expect "8 processes: all succeed" "$?" 0
+want=$(sed -n 's/wrapped calls: //p' "$tmp/out" | awk '{s += $1} END {print s}')
+expect "8 processes into one file: every call recorded" "$(q "$tmp/p.db" "select count(*) from api_call")" "$want"
+expect "8 processes into one file: 8 process rows, ranks 0-7" "$(q "$tmp/p.db" "select count(distinct rank) || ':' || count(*) from process")" "8:8"
+
+"$gt" record -o "$tmp/f.db" -- "$app" 2 100 fork > "$tmp/out"
+expect "fork: parent and child exit as without tracing" "$?:$(grep -c 'child exited 3' "$tmp/out")" "0:1"
+expect "fork: the child is a process of its own" "$(q "$tmp/f.db" "select count(distinct pid) from process")" 2
+expect "fork: the child's calls are its own" \
+  "$(q "$tmp/f.db" "select group_concat(a.name) from api_call c join api a on a.id = c.api join process p on p.id = c.process_id where p.exit_code = 3 order by c.start_ns")" \
+  "cudaSetDevice,cudaMalloc,cudaFree"
+expect "fork: the parent's records are not repeated by the child" \
+  "$(q "$tmp/f.db" "select count(*) from api_call c join process p on p.id = c.process_id where p.exit_code = 0")" \
+  "$(sed -n 's/wrapped calls: //p' "$tmp/out")"
+
+# a full disk: the files may not grow past 1 MB (SIGXFSZ ignored, so the
+# write fails with EFBIG as on a full disk)
+(trap '' XFSZ; ulimit -f 2000; GPUTRACE_OUTPUT="$tmp/full.db" GPUTRACE_FLUSH_MS=20 LD_PRELOAD="$lib" \
+   exec "$app" 4 20000 > "$tmp/out" 2> "$tmp/err")
+expect "full disk: program unchanged" "$?:$(grep -c 'wrapped calls' "$tmp/out")" "0:1"
+expect "full disk: one line says tracing stopped" "$(grep -c 'gputrace: writing .* failed' "$tmp/err")" 1
+expect "full disk: what was committed stays readable" "$(q "$tmp/full.db" "select count(*) > 0 from process")" 1
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
