@@ -5,7 +5,7 @@ check_PROGRAMS += \
   tests/apps/overlapped tests/apps/scalar_read tests/apps/device_sync \
   tests/apps/pageable_upload tests/apps/allreduce_compute_stream \
   tests/apps/straggler tests/apps/desync tests/apps/hang tests/apps/train_demo \
-  tests/apps/threads
+  tests/apps/threads tests/apps/api_surface tests/apps/api_surface_ptsz
 tests_apps_overlapped_SOURCES = tests/apps/overlapped.c $(APP_COMMON)
 tests_apps_overlapped_LDADD = $(SIM_LIBS)
 tests_apps_overlapped_LDFLAGS = $(SIM_LINK_FLAGS)
@@ -46,3 +46,12 @@ tests_apps_threads_SOURCES = tests/apps/threads.c
 tests_apps_threads_LDADD = $(SIM_LIBS)
 tests_apps_threads_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_threads_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_api_surface_SOURCES = tests/apps/api_surface.c
+tests_apps_api_surface_LDADD = $(SIM_LIBS)
+tests_apps_api_surface_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_api_surface_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_api_surface_ptsz_SOURCES = tests/apps/api_surface.c
+tests_apps_api_surface_ptsz_CPPFLAGS = $(AM_CPPFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM=1
+tests_apps_api_surface_ptsz_LDADD = $(SIM_LIBS)
+tests_apps_api_surface_ptsz_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_api_surface_ptsz_DEPENDENCIES = tests/sim/libgpusim.la
