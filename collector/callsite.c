@@ -9,6 +9,7 @@
 #include "collector/config.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <execinfo.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -35,7 +36,18 @@ static uint64_t hash_frames(void *const *pc, int n)
     return h | 1; /* 0 means empty */
 }
 
+static uint32_t capture(int depth, int skip);
+
+/* The unwinder may set errno; the program must not see it change. */
 __attribute__((noinline)) uint32_t gt_callsite_capture(int depth, int skip)
+{
+    int saved_errno = errno;
+    uint32_t id = capture(depth, skip + 1);
+    errno = saved_errno;
+    return id;
+}
+
+__attribute__((noinline)) static uint32_t capture(int depth, int skip)
 {
     void *buf[GT_MAX_STACK_DEPTH + 8];
     skip += 1; /* this function */

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "collector/tbuf.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -32,8 +33,18 @@ static void make_key(void)
     pthread_key_create(&exit_key, on_thread_exit);
 }
 
+static struct gt_tbuf *claim_ring(void);
+
 /* Slow path: once per thread. */
 struct gt_tbuf *gt_tbuf_claim(void)
+{
+    int saved_errno = errno;
+    struct gt_tbuf *b = claim_ring();
+    errno = saved_errno;
+    return b;
+}
+
+static struct gt_tbuf *claim_ring(void)
 {
     pthread_once(&key_once, make_key);
     struct gt_tbuf *b;

@@ -49,9 +49,10 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
 {
     if (__builtin_expect(gt_guard, 0))
         return 0;
+    /* Nothing on this path touches errno: the slow paths (activation, a
+     * ring's first use, an unwind) save and restore it themselves. */
     if (__builtin_expect(!gt_tracing(), 0) && !gt_activate())
         return 0;
-    int saved_errno = errno;
     struct gt_tbuf *b = gt_tbuf_mine();
     if (__builtin_expect(!b, 0))
         return 0;
@@ -67,7 +68,7 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
         /* the start mark goes first, so that it is visible while we block */
         struct gt_record *m = gt_tbuf_reserve(b);
         if (m) {
-            memset(m, 0, sizeof *m);
+            *m = (struct gt_record){ 0 };
             m->type = GT_REC_MARK;
             m->api = (uint16_t)api;
             m->tid = b->tid;
@@ -81,7 +82,7 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
     c->reserved = r != NULL;
     c->r = r ? r : &gt_scratch;
     c->buf = b;
-    memset(c->r, 0, sizeof *c->r);
+    *(struct gt_record *)__builtin_assume_aligned(c->r, 64) = (struct gt_record){ 0 };
     c->r->type = GT_REC_CALL;
     c->r->api = (uint16_t)api;
     c->r->tid = b->tid;
@@ -89,7 +90,6 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
     c->r->call_id = call_id;
     c->r->t_start = t0;
     gt_guard = 1;
-    errno = saved_errno;
     return 1;
 }
 

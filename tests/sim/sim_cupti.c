@@ -204,6 +204,15 @@ void sim_api_begin(sim_api_ctx *ctx, CUpti_ActivityKind kind, CUpti_CallbackId c
     ctx->start = sim_cupti_ts();
 }
 
+/* gettid() is a system call; CUPTI does not make one per API call either. */
+static uint32_t thread_id(void)
+{
+    static _Thread_local uint32_t tid;
+    if (!tid)
+        tid = (uint32_t)gettid();
+    return tid;
+}
+
 void sim_api_end(sim_api_ctx *ctx, uint32_t result)
 {
     CUpti_ActivityAPI r = {
@@ -212,7 +221,7 @@ void sim_api_end(sim_api_ctx *ctx, uint32_t result)
         .start = ctx->start,
         .end = sim_cupti_ts(),
         .processId = (uint32_t)getpid(),
-        .threadId = (uint32_t)gettid(),
+        .threadId = thread_id(),
         .correlationId = ctx->correlation,
         .returnValue = result,
     };
