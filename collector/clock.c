@@ -2,17 +2,23 @@
  *
  * Calibration points (ticks, ns) are read back to back; conversion uses the
  * first point and the latest one, so the rate gets more exact as the run
- * goes on.  Only the writer thread recalibrates and converts; the points are
- * plain globals guarded by that (single-thread) use, except the first, which
- * is written before the writer starts.
+ * goes on.  The writer thread recalibrates; conversions happen on the
+ * writer thread (host records) and on CUPTI's threads (its timestamp
+ * callback), so that GPU and host times come from one conversion and agree
+ * to the nanosecond.  The latest point is published under a sequence
+ * counter.
  */
 #include "collector/clock.h"
 
 #include <cpuid.h>
 #include <stdlib.h>
 
+#include <stdatomic.h>
+
 int gt_clock_use_tsc;
-static uint64_t tick0, ns0, tick1, ns1;
+static uint64_t tick0, ns0;
+static _Atomic uint64_t tick1, ns1;
+static _Atomic unsigned cal_seq; /* odd while the latest point is being written */
 
 static int tsc_is_invariant(void)
 {
@@ -43,28 +49,44 @@ void gt_clock_init(int force_mono)
 {
     gt_clock_use_tsc = !force_mono && tsc_is_invariant();
     point(&tick0, &ns0);
-    tick1 = tick0;
-    ns1 = ns0;
+    if (gt_clock_use_tsc) {
+        /* a first span of 1 ms, so that conversions work from the start */
+        while (gt_mono_ns() - ns0 < 1000000)
+            ;
+    }
+    gt_clock_recalibrate();
 }
 
 void gt_clock_recalibrate(void)
 {
-    point(&tick1, &ns1);
+    uint64_t t, n;
+    point(&t, &n);
+    atomic_fetch_add(&cal_seq, 1);
+    atomic_store_explicit(&tick1, t, memory_order_relaxed);
+    atomic_store_explicit(&ns1, n, memory_order_relaxed);
+    atomic_fetch_add(&cal_seq, 1);
 }
 
 uint64_t gt_ticks_to_ns(uint64_t ticks)
 {
     if (!gt_clock_use_tsc)
         return ticks;
-    if (tick1 <= tick0 || ns1 <= ns0) {
-        /* no span yet: calibrate over a short busy wait */
-        uint64_t start = gt_mono_ns();
-        while (gt_mono_ns() - start < 2000000)
-            ;
-        gt_clock_recalibrate();
-    }
-    double rate = (double)(ns1 - ns0) / (double)(tick1 - tick0);
-    return (uint64_t)((int64_t)ns1 + (int64_t)((double)((int64_t)(ticks - tick1)) * rate));
+    uint64_t t1, n1;
+    unsigned s;
+    do {
+        s = atomic_load(&cal_seq);
+        t1 = atomic_load_explicit(&tick1, memory_order_relaxed);
+        n1 = atomic_load_explicit(&ns1, memory_order_relaxed);
+    } while ((s & 1) || atomic_load(&cal_seq) != s);
+    if (t1 <= tick0 || n1 <= ns0)
+        return ns0 + (ticks - tick0) / 3; /* unreachable after init; a guess rather than a division by zero */
+    double rate = (double)(n1 - ns0) / (double)(t1 - tick0);
+    return (uint64_t)((int64_t)n1 + (int64_t)((double)((int64_t)(ticks - t1)) * rate));
+}
+
+uint64_t gt_clock_now_ns(void)
+{
+    return gt_ticks_to_ns(gt_ticks());
 }
 
 const char *gt_clock_source(void)

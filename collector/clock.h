@@ -39,8 +39,11 @@ static inline uint64_t gt_ticks(void)
 void gt_clock_init(int force_mono);
 /* Takes a new calibration point; call from the writer thread. */
 void gt_clock_recalibrate(void);
-/* Ticks to CLOCK_MONOTONIC ns with the latest calibration. */
+/* Ticks to CLOCK_MONOTONIC ns with the latest calibration; any thread. */
 uint64_t gt_ticks_to_ns(uint64_t ticks);
+/* Now, converted the same way: CUPTI's timestamp callback, so that GPU and
+ * host records share one time base exactly. */
+uint64_t gt_clock_now_ns(void);
 /* "tsc" or "clock_gettime". */
 const char *gt_clock_source(void);
 /* CLOCK_REALTIME - CLOCK_MONOTONIC, in ns, now. */

@@ -7,8 +7,8 @@
  *   thread pops and parses it into rows.  cuptiActivityFlushAll is never
  *   called with queue_lock held, nor from inside a callback (Kineto hit a
  *   deadlock that way).
- *   Every record is stamped by our timestamp callback, so GPU times are
- *   CLOCK_MONOTONIC ns like the host records.
+ *   Every record is stamped by our timestamp callback, which converts the
+ *   same ticks the same way as the host records: one time base.
  */
 #define _GNU_SOURCE
 #include "collector/cupti_sub.h"
@@ -49,7 +49,7 @@ static struct qbuf *q_head, *q_tail; /* guarded by queue_lock */
 
 static uint64_t CUPTIAPI timestamp(void)
 {
-    return gt_mono_ns();
+    return gt_clock_now_ns();
 }
 
 static void CUPTIAPI on_request(uint8_t **buffer, size_t *size, size_t *max_records)

@@ -133,7 +133,7 @@ int app_train(const struct plant *p)
 
     for (int step = 0; step < steps; step++) {
         if (rank == p->straggler_rank)
-            spin_us(4000); /* e.g. a slow data loader on this rank */
+            spin_us(15000); /* e.g. a slow data loader on this rank: longer than a step on the GPU */
 
         CHECK_CUDA(cudaMemcpyAsync(d_batch, h_batch, BATCH_BYTES, cudaMemcpyHostToDevice, copy));
         CHECK_CUDA(cudaEventRecord(ev_up, copy));
@@ -142,7 +142,7 @@ int app_train(const struct plant *p)
         launch(loss_kernel, compute, d_loss, 1, 50, (float)step, NULL);
 
         for (int b = 0; b < BUCKETS; b++) {
-            launch(bwd_kernel, compute, d_grad[b], BUCKET_ELEMS, 400, (float)(rank + 1), NULL);
+            launch(bwd_kernel, compute, d_grad[b], BUCKET_ELEMS, 1500, (float)(rank + 1), NULL);
             if (step == p->hang_step && rank == world - 1 && b == 0) {
                 fprintf(stderr, "rank %d: stuck before the all-reduce of step %d\n", rank, step);
                 for (;;)
@@ -158,7 +158,7 @@ int app_train(const struct plant *p)
             }
         }
         if (!p->allreduce_on_compute) {
-            launch(ema_kernel, compute, NULL, 0, 600, 0, NULL); /* independent of the gradients */
+            launch(ema_kernel, compute, NULL, 0, 2000, 0, NULL); /* independent of the gradients */
             CHECK_CUDA(cudaEventRecord(ev_comm, comm_s));
             CHECK_CUDA(cudaStreamWaitEvent(compute, ev_comm, 0));
         }
@@ -184,8 +184,10 @@ int app_train(const struct plant *p)
             CHECK_CUDA(cudaDeviceSynchronize()); /* only the metrics on `compute` were needed */
         }
     }
-    CHECK_CUDA(cudaEventRecord(ev_done, compute));
-    CHECK_CUDA(cudaEventSynchronize(ev_done));
+    if (!p->scalar_read && !p->device_sync) { /* a planted per-step sync already drained the GPU */
+        CHECK_CUDA(cudaEventRecord(ev_done, compute));
+        CHECK_CUDA(cudaEventSynchronize(ev_done));
+    }
 
     int err = 0;
     CHECK_CUDA(cudaMemcpy(&err, d_err, sizeof err, cudaMemcpyDeviceToHost));

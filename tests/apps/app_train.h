@@ -42,7 +42,7 @@ struct plant {
     int device_sync;        /* cudaDeviceSynchronize each step to read a 64 KiB metrics buffer */
     int pageable_upload;    /* batch uploaded from malloc'd memory */
     int allreduce_on_compute; /* gradient all-reduces on the compute stream */
-    int straggler_rank;     /* this rank does 4 ms of extra host work per step (-1: none) */
+    int straggler_rank;     /* this rank does 15 ms of extra host work per step (-1: none) */
     int desync_step;        /* at this step, rank 1 all-reduces half the count (-1: none) */
     int hang_step;          /* at this step, the last rank stops before the all-reduce (-1: none) */
 };

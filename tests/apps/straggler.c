@@ -1,4 +1,4 @@
-/* straggler.c: rank 2 does 4 ms of extra host work before every step, so it reaches each all-reduce last and the others wait for it.
+/* straggler.c: rank 2 does 15 ms of extra host work before every step, so it reaches each all-reduce last and the others wait for it.
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/straggler
  * What a correct report finds here (the report tests read these lines):

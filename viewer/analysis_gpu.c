@@ -1,0 +1,124 @@
+/* analysis_gpu.c: copies (copy.pageable, copy.serialized) and GPU idle
+ * gaps that no host sync explains (gpu.idle). */
+#include "viewer/findings.h"
+#include "viewer/timeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define GT_MEM_PAGEABLE 1
+#define CUPTI_HTOD 1
+
+void analyse_copies(const struct model *m, const struct report_opts *o, struct findings *fs)
+{
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
+        const struct proc *p = &m->procs[pi];
+        /* pageable: from the host side, so it works without CUPTI too */
+        for (size_t i = 0; i < p->ncalls; i++) {
+            const struct call *c = &p->calls[i];
+            enum api_role r = m->roles[c->api];
+            if ((r != ROLE_COPY_SYNC && r != ROLE_COPY_ASYNC) || c->mem_kind != GT_MEM_PAGEABLE ||
+                (c->copy_kind != 1 && c->copy_kind != 2) || c->bytes <= 0)
+                continue;
+            struct finding *f = findings_at(fs, m, F_COPY_PAGEABLE, (int)pi, c->callsite);
+            f->count++;
+            f->host_blocked_ns += c->end - c->start;
+            /* bytes ride in the suggestion's figure below */
+            f->exposed_ns += c->bytes; /* temporarily: total bytes */
+        }
+        if (!p->cupti_active)
+            continue;
+        /* serialized: a host-to-device copy on a stream that also computes,
+         * overlapping no kernel on the device */
+        struct timeline t;
+        timeline_build(&t, p);
+        for (size_t i = 0; i < p->ncalls; i++) {
+            if (t.op_of_call[i] < 0)
+                continue;
+            const struct gop *g = &p->ops[t.op_of_call[i]];
+            if (g->kind != GOP_MEMCPY || g->copy_kind != CUPTI_HTOD || g->end <= g->start)
+                continue;
+            int computes = 0;
+            for (size_t k = 0; k < p->nops && !computes; k++)
+                computes = p->ops[k].kind == GOP_KERNEL && !p->ops[k].nccl && p->ops[k].stream == g->stream;
+            if (!computes || ivals_cover(&t.compute, g->start, g->end) > 0)
+                continue;
+            struct finding *f = findings_at(fs, m, F_COPY_SERIALIZED, (int)pi, p->calls[i].callsite);
+            f->count++;
+            f->exposed_ns += g->end - g->start;
+        }
+        timeline_free(&t);
+    }
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *f = &fs->v[i];
+        if (f->kind == F_COPY_PAGEABLE) {
+            int64_t bytes = f->exposed_ns;
+            f->exposed_ns = 0;
+            if (f->count < o->min_repeats && bytes < o->pageable_min_bytes) {
+                f->count = 0; /* a one-off small copy: dropped by findings_finish */
+                continue;
+            }
+            snprintf(f->extra_json, sizeof f->extra_json, "\"bytes\": %lld", (long long)bytes);
+            snprintf(f->message, sizeof f->message, "%lld copies of %.1f MiB from/to pageable host memory blocked the host %.2f ms",
+                     (long long)f->count, (double)bytes / (1 << 20), (double)f->host_blocked_ns / 1e6);
+            snprintf(f->suggestion, sizeof f->suggestion, "allocate the host buffer pinned (cudaMallocHost, or pin_memory=True in a DataLoader) or register it with cudaHostRegister");
+        } else if (f->kind == F_COPY_SERIALIZED) {
+            snprintf(f->message, sizeof f->message, "%lld host-to-device copies ran on the compute stream, overlapping no kernel (%.2f ms)",
+                     (long long)f->count, (double)f->exposed_ns / 1e6);
+            snprintf(f->suggestion, sizeof f->suggestion, "issue uploads on a separate copy stream and order them with cudaEventRecord + cudaStreamWaitEvent");
+        }
+    }
+}
+
+/* Host syncs of a process, as intervals, to tell whether a gap is explained. */
+static struct ivals host_syncs(const struct model *m, const struct proc *p)
+{
+    struct interval *v = malloc((p->ncalls + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < p->ncalls; i++) {
+        enum api_role r = m->roles[p->calls[i].api];
+        int blocking = r == ROLE_SYNC_DEVICE || r == ROLE_SYNC_STREAM || r == ROLE_SYNC_EVENT || r == ROLE_COPY_SYNC ||
+                       r == ROLE_MEMSET_SYNC || r == ROLE_FREE ||
+                       (r == ROLE_COPY_ASYNC && p->calls[i].mem_kind == GT_MEM_PAGEABLE) || r == ROLE_NCCL_OTHER;
+        if (blocking)
+            v[n++] = (struct interval){ p->calls[i].start, p->calls[i].end };
+    }
+    return ivals_union(v, n);
+}
+
+void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs)
+{
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
+        const struct proc *p = &m->procs[pi];
+        if (!p->cupti_active)
+            continue;
+        struct timeline t;
+        timeline_build(&t, p);
+        struct ivals syncs = host_syncs(m, p);
+        int64_t idle = 0, n = 0;
+        for (size_t k = 1; k < t.busy.n; k++) {
+            int64_t a = t.busy.v[k - 1].b, b = t.busy.v[k].a;
+            if (b - a < o->idle_gap_ns)
+                continue;
+            /* a sync that ended in the gap (or just before it) explains it:
+             * the host was blocked, then had to refill the queue */
+            int64_t slack = o->idle_gap_ns / 2;
+            if (ivals_cover(&syncs, a - slack, b) > 0)
+                continue;
+            idle += b - a;
+            n++;
+        }
+        if (n) {
+            struct finding *f = findings_at(fs, m, F_GPU_IDLE, (int)pi, 0);
+            f->count = n;
+            f->gpu_idle_ns = idle;
+            f->confidence = "medium";
+            snprintf(f->callsite, sizeof f->callsite, "(whole process)");
+            snprintf(f->message, sizeof f->message, "the GPU sat idle %lld times for %.2f ms in all while the host was not waiting on it",
+                     (long long)n, (double)idle / 1e6);
+            snprintf(f->suggestion, sizeof f->suggestion, "the host does not submit work fast enough: look at CPU-side work between launches (data loading, Python overhead); CUDA graphs cut launch cost");
+        }
+        free(syncs.v);
+        timeline_free(&t);
+    }
+}

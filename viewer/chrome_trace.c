@@ -1,0 +1,251 @@
+/* chrome_trace.c: the run as a Chrome trace-event JSON (object form) that
+ * Perfetto and chrome://tracing open, streamed event by event.
+ *
+ * One process per rank ("rank R · host · pid · GPU"), host threads first,
+ * then one track per GPU stream; API calls, kernels, copies and memsets as
+ * slices with their details in args; a flow from each launch to the GPU
+ * work it caused; collectives as slices on their stream, linked across
+ * ranks by one flow per (communicator, sequence); findings as instant
+ * events.  Times are µs with ns decimals from the run's start, hosts
+ * aligned by their realtime offsets. */
+#include "viewer/json.h"
+#include "viewer/output.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STREAM_TID_BASE 1000000000LL
+
+struct writer { FILE *out; long events; int progress; };
+
+static void ts(FILE *out, int64_t ns)
+{
+    if (ns < 0) {
+        fputc('-', out);
+        ns = -ns;
+    }
+    fprintf(out, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+}
+
+static void begin(struct writer *w)
+{
+    fputs(w->events++ ? ",\n" : "\n", w->out);
+    if (w->progress && w->events % 200000 == 0)
+        fprintf(stderr, "\rgputrace-report: %ld trace events", w->events);
+}
+
+static int pid_of(const struct model *m, size_t pi)
+{
+    return m->procs[pi].rank >= 0 ? m->procs[pi].rank : 100000 + (int)pi;
+}
+
+static void meta(struct writer *w, const char *what, int pid, long long tid, const char *name, int sort)
+{
+    begin(w);
+    fprintf(w->out, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%lld,\"args\":{\"name\":", what, pid, tid);
+    json_string(w->out, name);
+    fputs("}}", w->out);
+    begin(w);
+    fprintf(w->out, "{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%d,\"tid\":%lld,\"args\":{\"sort_index\":%d}}",
+            strcmp(what, "process_name") ? "thread" : "process", pid, tid, sort);
+}
+
+static void slice(struct writer *w, const struct model *m, const struct proc *p, int pid, long long tid,
+                  const char *name, const char *cat, int64_t start, int64_t end)
+{
+    begin(w);
+    fputs("{\"ph\":\"X\",\"name\":", w->out);
+    json_string(w->out, name);
+    fprintf(w->out, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%lld,\"ts\":", cat, pid, tid);
+    ts(w->out, model_aligned(m, p, start));
+    fputs(",\"dur\":", w->out);
+    ts(w->out, end > start ? end - start : 0);
+}
+
+static void metadata(struct writer *w, const struct model *m)
+{
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
+        const struct proc *p = &m->procs[pi];
+        int pid = pid_of(m, pi);
+        char name[512];
+        snprintf(name, sizeof name, "rank %d \xc2\xb7 %s \xc2\xb7 pid %d \xc2\xb7 %s", p->rank, p->host, p->pid,
+                 p->gpu[0] ? p->gpu : "no GPU name");
+        meta(w, "process_name", pid, 0, name, pid);
+        /* host threads, in order of first appearance */
+        int seen[256], nseen = 0;
+        for (size_t i = 0; i < p->ncalls && nseen < 256; i++) {
+            int tid = p->calls[i].tid, k;
+            for (k = 0; k < nseen && seen[k] != tid; k++)
+                ;
+            if (k < nseen)
+                continue;
+            seen[nseen++] = tid;
+            snprintf(name, sizeof name, "host thread %d%s", tid, tid == p->pid ? " (main)" : "");
+            meta(w, "thread_name", pid, tid, name, nseen);
+        }
+        int streams[256], ns = 0;
+        for (size_t i = 0; i < p->nops && ns < 256; i++) {
+            int s = p->ops[i].stream, k;
+            for (k = 0; k < ns && streams[k] != s; k++)
+                ;
+            if (k < ns)
+                continue;
+            streams[ns++] = s;
+        }
+        for (int a = 0; a < ns; a++) /* streams in id order */
+            for (int b = a + 1; b < ns; b++)
+                if (streams[b] < streams[a]) {
+                    int t = streams[a];
+                    streams[a] = streams[b];
+                    streams[b] = t;
+                }
+        for (int k = 0; k < ns; k++) {
+            snprintf(name, sizeof name, "GPU %d stream %d", p->device, streams[k]);
+            meta(w, "thread_name", pid, STREAM_TID_BASE + streams[k], name, 1000 + k);
+        }
+    }
+}
+
+static void calls(struct writer *w, const struct model *m, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    int pid = pid_of(m, pi);
+    for (size_t i = 0; i < p->ncalls; i++) {
+        const struct call *c = &p->calls[i];
+        const char *name = m->api_names[c->api] ? m->api_names[c->api] : "?";
+        slice(w, m, p, pid, c->tid, name, m->roles[c->api] >= ROLE_NCCL_OP ? "nccl" : "cuda_api", c->start, c->end);
+        fprintf(w->out, ",\"args\":{\"call_id\":%lld,\"stream\":%lld,\"bytes\":%lld,\"result\":%d,\"correlation\":%u}}",
+                (long long)c->call_id, (long long)c->stream, (long long)c->bytes, c->result, c->corr);
+        if (c->corr) { /* flow start, bound to this slice */
+            begin(w);
+            fprintf(w->out, "{\"ph\":\"s\",\"name\":\"launch\",\"cat\":\"ac2g\",\"id\":%lld,\"pid\":%d,\"tid\":%d,\"ts\":",
+                    ((long long)pi << 32) | c->corr, pid, c->tid);
+            ts(w->out, model_aligned(m, p, c->start));
+            fputc('}', w->out);
+        }
+    }
+}
+
+static void gpu_ops(struct writer *w, const struct model *m, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    int pid = pid_of(m, pi);
+    uint32_t last_corr = 0;
+    for (size_t i = 0; i < p->nops; i++) {
+        const struct gop *g = &p->ops[i];
+        char name[512];
+        const char *cat = g->kind == GOP_KERNEL ? "kernel" : g->kind == GOP_MEMCPY ? "gpu_memcpy" : "gpu_memset";
+        if (g->kind == GOP_KERNEL)
+            model_kernel_name(m, p, g->name, name, sizeof name);
+        else
+            snprintf(name, sizeof name, "%s %lld B", g->kind == GOP_MEMCPY ? "Memcpy" : "Memset", (long long)g->bytes);
+        slice(w, m, p, pid, STREAM_TID_BASE + g->stream, name, cat, g->start, g->end);
+        fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%u,\"bytes\":%lld,\"device\":%d}}", g->stream, g->corr,
+                (long long)g->bytes, g->device);
+        if (g->corr && g->corr != last_corr && g->enq != g->start) { /* flow end: only if a call started it */
+            begin(w);
+            fprintf(w->out, "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"launch\",\"cat\":\"ac2g\",\"id\":%lld,\"pid\":%d,\"tid\":%lld,\"ts\":",
+                    ((long long)pi << 32) | g->corr, pid, STREAM_TID_BASE + g->stream);
+            ts(w->out, model_aligned(m, p, g->start));
+            fputc('}', w->out);
+        }
+        last_corr = g->corr;
+    }
+}
+
+/* Collectives on their stream, and one flow per (comm, seq) across ranks,
+ * from the earliest rank to the latest. */
+static void collectives(struct writer *w, const struct model *m)
+{
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
+        const struct proc *p = &m->procs[pi];
+        for (size_t i = 0; i < p->ncolls; i++) {
+            const struct coll *c = &p->colls[i];
+            if (c->gend <= c->gstart || c->gstream < 0)
+                continue;
+            char name[128];
+            snprintf(name, sizeof name, "%s #%lld", m->api_names[c->api] + 4, (long long)c->seq);
+            slice(w, m, p, pid_of(m, pi), STREAM_TID_BASE + c->gstream, name, "collective", c->gstart, c->gend);
+            fprintf(w->out, ",\"args\":{\"comm\":\"%llx\",\"seq\":%lld,\"count\":%lld,\"bytes\":%lld,\"datatype\":%d,"
+                            "\"peer\":%d,\"rank\":%d,\"nranks\":%d,\"call_id\":%lld}}",
+                    (unsigned long long)c->comm, (long long)c->seq, (long long)c->count, (long long)c->bytes, c->dtype,
+                    c->peer, c->rank, c->nranks, (long long)c->call_id);
+            /* cross-rank link: rank order gives s, t..., f */
+            int first = 1, last = 1;
+            for (size_t q = 0; q < m->nprocs; q++) {
+                if (q == pi)
+                    continue;
+                for (size_t j = 0; j < m->procs[q].ncolls; j++)
+                    if (m->procs[q].colls[j].comm == c->comm && m->procs[q].colls[j].seq == c->seq &&
+                        m->procs[q].colls[j].gend > m->procs[q].colls[j].gstart) {
+                        if (q < pi)
+                            first = 0;
+                        else
+                            last = 0;
+                        break;
+                    }
+            }
+            if (first && last)
+                continue; /* alone: nothing to link */
+            begin(w);
+            fprintf(w->out, "{\"ph\":\"%s\",%s\"name\":\"collective\",\"cat\":\"collective\",\"id2\":{\"global\":\"%llx:%lld\"},"
+                            "\"pid\":%d,\"tid\":%lld,\"ts\":",
+                    first ? "s" : last ? "f" : "t", last && !first ? "\"bp\":\"e\"," : "", (unsigned long long)c->comm,
+                    (long long)c->seq, pid_of(m, pi), STREAM_TID_BASE + c->gstream);
+            ts(w->out, model_aligned(m, p, c->gstart));
+            fputc('}', w->out);
+        }
+    }
+}
+
+static void findings(struct writer *w, const struct model *m, const struct findings *fs)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct finding *f = &fs->v[i];
+        int proc = f->proc >= 0 ? f->proc : 0;
+        const struct proc *p = &m->procs[proc];
+        begin(w);
+        fputs("{\"ph\":\"i\",\"name\":", w->out);
+        json_string(w->out, finding_names[f->kind]);
+        fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", f->proc >= 0 ? "p" : "g",
+                pid_of(m, (size_t)proc), p->pid);
+        ts(w->out, model_aligned(m, p, p->start));
+        fprintf(w->out, ",\"args\":{\"cost_ns\":%lld,\"count\":%lld,\"callsite\":", (long long)finding_cost(f),
+                (long long)f->count);
+        json_string(w->out, f->callsite);
+        fputs(",\"message\":", w->out);
+        json_string(w->out, f->message);
+        fputs(",\"suggestion\":", w->out);
+        json_string(w->out, f->suggestion);
+        fputs("}}", w->out);
+    }
+}
+
+long chrome_trace_write(const char *path, const struct model *m, const struct findings *fs, int progress)
+{
+    FILE *out = fopen(path, "w");
+    if (!out)
+        return -1;
+    char buf[1 << 16];
+    setvbuf(out, buf, _IOFBF, sizeof buf);
+    struct writer w = { out, 0, progress };
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gputrace " GT_VERSION "\",\"run\":", out);
+    json_string(out, m->run_id);
+    fputs("},\"traceEvents\":[", out);
+    metadata(&w, m);
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
+        calls(&w, m, pi);
+        gpu_ops(&w, m, pi);
+    }
+    collectives(&w, m);
+    findings(&w, m, fs);
+    fputs("\n]}\n", out);
+    if (progress)
+        fprintf(stderr, "\r%60s\r", "");
+    int bad = ferror(out);
+    if (fclose(out) != 0 || bad)
+        return -1;
+    return w.events;
+}

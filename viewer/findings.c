@@ -1,0 +1,110 @@
+/* findings.c: the list of findings: aggregation per call site, the
+ * repetition rules, ranking by cost. */
+#define _GNU_SOURCE
+#include "viewer/findings.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const finding_names[F_KIND_COUNT] = {
+#define X(id, name, cost) [F_##id] = name,
+    FINDING_KINDS(X)
+#undef X
+};
+
+const enum cost_field finding_cost_field[F_KIND_COUNT] = {
+#define X(id, name, cost) [F_##id] = COST_##cost,
+    FINDING_KINDS(X)
+#undef X
+};
+
+void report_opts_default(struct report_opts *o)
+{
+    o->exposed_fraction = 0.2;
+    o->idle_gap_ns = 100000;
+    o->scalar_bytes = 1024;
+    o->implicit_min_ns = 20000;
+    o->min_repeats = 2;
+    o->straggler_fraction = 0.5;
+    o->straggler_margin_ns = 2000000;
+    o->straggler_clear_fraction = 0.15;
+    o->exposed_share = 0.25;
+    o->pageable_min_bytes = 1 << 20;
+}
+
+struct finding *findings_at(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id)
+{
+    for (size_t i = 0; i < fs->n; i++)
+        if (fs->v[i].kind == kind && fs->v[i].proc == proc && fs->v[i].callsite_id == callsite_id)
+            return &fs->v[i];
+    return findings_new(fs, m, kind, proc, callsite_id);
+}
+
+struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id)
+{
+    if (fs->n == fs->cap) {
+        fs->cap = fs->cap ? fs->cap * 2 : 32;
+        fs->v = realloc(fs->v, fs->cap * sizeof *fs->v);
+        if (!fs->v) {
+            fprintf(stderr, "gputrace-report: out of memory\n");
+            exit(1);
+        }
+    }
+    struct finding *f = &fs->v[fs->n++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->proc = proc;
+    f->rank = proc >= 0 ? m->procs[proc].rank : -1;
+    f->callsite_id = callsite_id;
+    f->confidence = "high";
+    if (proc >= 0 && callsite_id > 0)
+        model_callsite(m, &m->procs[proc], callsite_id, f->callsite, sizeof f->callsite);
+    return f;
+}
+
+int64_t finding_cost(const struct finding *f)
+{
+    switch (finding_cost_field[f->kind]) {
+    case COST_host_blocked: return f->host_blocked_ns;
+    case COST_gpu_idle: return f->gpu_idle_ns;
+    case COST_exposed: return f->exposed_ns;
+    case COST_wait: return f->wait_ns;
+    }
+    return 0;
+}
+
+static int needs_repeats(enum finding_kind k)
+{
+    return k == F_SYNC_SCALAR_READ || k == F_SYNC_IMPLICIT;
+}
+
+static int cmp_cost(const void *a, const void *b)
+{
+    const struct finding *x = a, *y = b;
+    int64_t cx = finding_cost(x), cy = finding_cost(y);
+    if (cx != cy)
+        return cx > cy ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+void findings_finish(struct findings *fs, const struct report_opts *o)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *f = &fs->v[i];
+        if (f->count <= 0 || (needs_repeats(f->kind) && f->count < o->min_repeats))
+            continue;
+        fs->v[k++] = *f;
+    }
+    fs->n = k;
+    qsort(fs->v, fs->n, sizeof *fs->v, cmp_cost);
+}
+
+void findings_free(struct findings *fs)
+{
+    free(fs->v);
+    memset(fs, 0, sizeof *fs);
+}

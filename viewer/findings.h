@@ -1,0 +1,84 @@
+/* findings.h: what the report finds, with its cost, and the options the
+ * analyses take.  Definitions of each kind: ../DESIGN notes, docs/report.md. */
+#ifndef GPUTRACE_FINDINGS_H
+#define GPUTRACE_FINDINGS_H
+
+#include "viewer/model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FINDING_KINDS(X)                                                            \
+    X(SYNC_REDUNDANT, "sync.redundant", host_blocked)                               \
+    X(SYNC_NO_CONSUMER, "sync.no_consumer", host_blocked)                           \
+    X(SYNC_DEVICE_WIDE, "sync.device_wide", host_blocked)                           \
+    X(SYNC_IMPLICIT, "sync.implicit", host_blocked)                                 \
+    X(SYNC_SCALAR_READ, "sync.scalar_read", gpu_idle)                               \
+    X(COPY_PAGEABLE, "copy.pageable", host_blocked)                                 \
+    X(COPY_SERIALIZED, "copy.serialized", exposed)                                  \
+    X(COMM_EXPOSED, "comm.exposed", exposed)                                        \
+    X(COMM_SAME_STREAM, "comm.same_stream", exposed)                                \
+    X(COMM_STRAGGLER, "comm.straggler", wait)                                       \
+    X(COMM_MISMATCH, "comm.mismatch", wait)                                         \
+    X(COMM_HANG, "comm.hang", wait)                                                 \
+    X(GPU_IDLE, "gpu.idle", gpu_idle)
+
+enum finding_kind {
+#define X(id, name, cost) F_##id,
+    FINDING_KINDS(X)
+#undef X
+    F_KIND_COUNT
+};
+
+enum cost_field { COST_host_blocked, COST_gpu_idle, COST_exposed, COST_wait };
+
+extern const char *const finding_names[F_KIND_COUNT];
+extern const enum cost_field finding_cost_field[F_KIND_COUNT];
+
+struct finding {
+    enum finding_kind kind;
+    int rank;                 /* -1 when about several ranks */
+    int proc;                 /* index into model.procs, -1 if several */
+    int callsite_id;          /* in that process, 0 if none */
+    int64_t count;
+    int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns;
+    const char *confidence;   /* "high", "medium", "low" */
+    char callsite[512];
+    char message[512];
+    char suggestion[512];
+    char extra_json[1024];    /* kind-specific fields, as JSON members ("" or "\"k\": v, ...") */
+};
+
+struct findings { struct finding *v; size_t n, cap; };
+
+struct report_opts {
+    double exposed_fraction;      /* comm.exposed below this overlap fraction (0.2) */
+    int64_t idle_gap_ns;          /* gpu.idle gaps at least this long (100 us) */
+    int64_t scalar_bytes;         /* sync.scalar_read consumes at most this (1024) */
+    int64_t implicit_min_ns;      /* sync.implicit blocked at least this long (20 us) */
+    int min_repeats;              /* repeated = at least this many at one call site (2) */
+    double exposed_share;         /* ... in at least this share of a call site's collectives (0.25) */
+    double straggler_fraction;    /* caused more than this share of all waiting (0.5) */
+    int64_t straggler_margin_ns;  /* "clearly last": by at least this much (2 ms) */
+    double straggler_clear_fraction; /* clearly last in at least this share of collectives (0.15) */
+    int64_t pageable_min_bytes;   /* a single pageable copy this big is reported (1 MiB) */
+};
+
+void report_opts_default(struct report_opts *o);
+
+/* Adds to the finding of (kind, proc, callsite), creating it if new. */
+struct finding *findings_at(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id);
+/* Always a new finding. */
+struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id);
+int64_t finding_cost(const struct finding *f);
+/* Drops findings below their kind's repetition rule; sorts by cost. */
+void findings_finish(struct findings *fs, const struct report_opts *o);
+void findings_free(struct findings *fs);
+
+/* The analyses. */
+void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs);
+void analyse_copies(const struct model *m, const struct report_opts *o, struct findings *fs);
+void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs);
+void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs);
+
+#endif

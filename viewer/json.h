@@ -1,0 +1,12 @@
+/* json.h: writing JSON strictly: strings escaped so that every control
+ * character and every byte of invalid UTF-8 comes out valid (Perfetto's
+ * importer rejects control characters). */
+#ifndef GPUTRACE_JSON_H
+#define GPUTRACE_JSON_H
+
+#include <stdio.h>
+
+/* Writes s as a JSON string literal, quotes included. */
+void json_string(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,508 @@
+/* model.c: loading a run from one or more databases (see model.h).
+ * Every failure is a one-line reason, never a crash: a missing file, a file
+ * that is not SQLite, a database of another schema version, no such run. */
+#define _GNU_SOURCE
+#include "viewer/model.h"
+#include "collector/schema.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define GROW(arr, n, cap) do {                                            \
+        if ((n) == (cap)) {                                               \
+            (cap) = (cap) ? (cap) * 2 : 256;                              \
+            void *p_ = realloc((arr), (cap) * sizeof *(arr));             \
+            if (!p_) { fprintf(stderr, "gputrace-report: out of memory\n"); exit(1); } \
+            (arr) = p_;                                                   \
+        }                                                                 \
+    } while (0)
+
+static int open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "%s: no such file", path);
+        return -1;
+    }
+    if (sqlite3_open_v2(path, out, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, *out ? sqlite3_errmsg(*out) : "out of memory");
+        return -1;
+    }
+    sqlite3_busy_timeout(*out, 5000);
+    sqlite3_stmt *s;
+    int rc = sqlite3_prepare_v2(*out, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &s, NULL);
+    if (rc != SQLITE_OK) {
+        const char *why = sqlite3_errmsg(*out);
+        if (strstr(why, "no such table"))
+            snprintf(err, errlen, "%s: not a gputrace database (no meta table)", path);
+        else
+            snprintf(err, errlen, "%s: not a gputrace database (%s)", path, why);
+        return -1;
+    }
+    int version = -1;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        version = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    if (version != GT_SCHEMA_VERSION) {
+        snprintf(err, errlen, "%s: schema version %d; this gputrace-report reads version %d", path, version,
+                 GT_SCHEMA_VERSION);
+        return -1;
+    }
+    return 0;
+}
+
+static void copy_text(char *dst, size_t len, const unsigned char *src)
+{
+    snprintf(dst, len, "%s", src ? (const char *)src : "");
+}
+
+static enum api_role role_of(const char *n)
+{
+    if (!strcmp(n, "cudaDeviceSynchronize") || !strcmp(n, "cuCtxSynchronize"))
+        return ROLE_SYNC_DEVICE;
+    if (!strncmp(n, "cudaStreamSynchronize", 21) || !strcmp(n, "cuStreamSynchronize"))
+        return ROLE_SYNC_STREAM;
+    if (!strcmp(n, "cudaEventSynchronize") || !strcmp(n, "cuEventSynchronize"))
+        return ROLE_SYNC_EVENT;
+    if (!strcmp(n, "cudaFree") || !strcmp(n, "cudaFreeHost"))
+        return ROLE_FREE;
+    if (strstr(n, "Memcpy") && strstr(n, "Async"))
+        return ROLE_COPY_ASYNC;
+    if (strstr(n, "Memcpy"))
+        return ROLE_COPY_SYNC;
+    if (!strcmp(n, "cudaMemset") || !strcmp(n, "cudaMemset_ptds"))
+        return ROLE_MEMSET_SYNC;
+    if (!strncmp(n, "cudaEventRecord", 15))
+        return ROLE_EVENT_RECORD;
+    if (strstr(n, "Launch"))
+        return ROLE_LAUNCH;
+    if (!strncmp(n, "nccl", 4)) {
+        static const char *const ops[] = { "ncclAllReduce", "ncclBroadcast", "ncclBcast", "ncclReduce",
+                                           "ncclAllGather", "ncclReduceScatter", "ncclAlltoAll", "ncclGather",
+                                           "ncclScatter", "ncclSend", "ncclRecv" };
+        for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+            if (!strcmp(n, ops[i]))
+                return ROLE_NCCL_OP;
+        return ROLE_NCCL_OTHER;
+    }
+    return ROLE_OTHER;
+}
+
+static int load_apis(struct model *m, sqlite3 *db)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, "SELECT id, name FROM api ORDER BY id", -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int id = sqlite3_column_int(s, 0);
+        if (id < 0 || id > 4096)
+            continue;
+        if (id >= m->napis) {
+            m->api_names = realloc(m->api_names, (size_t)(id + 1) * sizeof *m->api_names);
+            m->roles = realloc(m->roles, (size_t)(id + 1) * sizeof *m->roles);
+            for (int i = m->napis; i <= id; i++) {
+                m->api_names[i] = NULL;
+                m->roles[i] = ROLE_OTHER;
+            }
+            m->napis = id + 1;
+        }
+        free(m->api_names[id]);
+        m->api_names[id] = strdup((const char *)sqlite3_column_text(s, 1));
+        m->roles[id] = role_of(m->api_names[id]);
+    }
+    sqlite3_finalize(s);
+    return 0;
+}
+
+/* ---- correlation: which CUPTI API record lies inside which wrapped call -- */
+
+struct capi { int64_t start, end; int tid; uint32_t corr; };
+
+static int cmp_capi(const void *a, const void *b)
+{
+    const struct capi *x = a, *y = b;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+struct call_ref { int tid; int64_t start; size_t i; };
+
+static int cmp_ref(const void *a, const void *b)
+{
+    const struct call_ref *x = a, *y = b;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Open addressing map corr -> enqueue time. */
+struct corrmap { uint32_t *key; int64_t *val; size_t cap; };
+
+static void cm_put(struct corrmap *c, uint32_t k, int64_t v)
+{
+    if (!k)
+        return;
+    for (size_t i = (k * 2654435761u) & (c->cap - 1);; i = (i + 1) & (c->cap - 1))
+        if (!c->key[i] || c->key[i] == k) {
+            c->key[i] = k;
+            c->val[i] = v;
+            return;
+        }
+}
+
+static int cm_get(const struct corrmap *c, uint32_t k, int64_t *v)
+{
+    if (!k || !c->cap)
+        return 0;
+    for (size_t i = (k * 2654435761u) & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
+        if (!c->key[i])
+            return 0;
+        if (c->key[i] == k) {
+            *v = c->val[i];
+            return 1;
+        }
+    }
+}
+
+/* Tolerance of the containment test: host and CUPTI records come from the
+ * same converted clock; a little slack covers a recalibration in between. */
+#define MATCH_SLACK_NS 2000
+
+static void correlate(struct proc *p, sqlite3 *db, struct corrmap *enq)
+{
+    sqlite3_stmt *s;
+    struct capi *a = NULL;
+    size_t n = 0, cap = 0;
+    if (sqlite3_prepare_v2(db, "SELECT tid, start_ns, end_ns, correlation FROM cupti_api WHERE process_id = ?", -1, &s, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(s, 1, p->id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        GROW(a, n, cap);
+        a[n++] = (struct capi){ sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2), sqlite3_column_int(s, 0),
+                                (uint32_t)sqlite3_column_int64(s, 3) };
+    }
+    sqlite3_finalize(s);
+    enq->cap = 16;
+    while (enq->cap < n * 2 + 16)
+        enq->cap *= 2;
+    enq->key = calloc(enq->cap, sizeof *enq->key);
+    enq->val = calloc(enq->cap, sizeof *enq->val);
+    for (size_t i = 0; i < n; i++)
+        cm_put(enq, a[i].corr, a[i].start);
+    qsort(a, n, sizeof *a, cmp_capi);
+    struct call_ref *r = malloc((p->ncalls + 1) * sizeof *r);
+    for (size_t i = 0; i < p->ncalls; i++)
+        r[i] = (struct call_ref){ p->calls[i].tid, p->calls[i].start, i };
+    qsort(r, p->ncalls, sizeof *r, cmp_ref);
+    size_t j = 0;
+    for (size_t i = 0; i < p->ncalls; i++) {
+        struct call *c = &p->calls[r[i].i];
+        while (j < n && (a[j].tid < c->tid || (a[j].tid == c->tid && a[j].start < c->start - MATCH_SLACK_NS)))
+            j++;
+        /* skip records of unwrapped calls made before this one */
+        while (j < n && a[j].tid == c->tid && a[j].end > c->end + MATCH_SLACK_NS &&
+               a[j].start < c->start + MATCH_SLACK_NS)
+            j++;
+        if (j < n && a[j].tid == c->tid && a[j].start <= c->end + MATCH_SLACK_NS && a[j].end <= c->end + MATCH_SLACK_NS) {
+            c->corr = a[j].corr;
+            j++; /* a record belongs to one call */
+        }
+    }
+    free(r);
+    free(a);
+}
+
+/* ---- loading a process ------------------------------------------------------ */
+
+static void load_process(struct model *m, struct proc *p)
+{
+    sqlite3 *db = m->dbs[p->db];
+    sqlite3_stmt *s;
+    size_t cap = 0;
+    sqlite3_prepare_v2(db, "SELECT start_ns, end_ns, stream, event, bytes, call_id, api, tid, copy_kind, mem_kind,"
+                           " result, callsite FROM api_call WHERE process_id = ? ORDER BY start_ns", -1, &s, NULL);
+    sqlite3_bind_int64(s, 1, p->id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        GROW(p->calls, p->ncalls, cap);
+        struct call *c = &p->calls[p->ncalls++];
+        *c = (struct call){ sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
+                            sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4), sqlite3_column_int64(s, 5),
+                            sqlite3_column_int(s, 6), sqlite3_column_int(s, 7), sqlite3_column_int(s, 8),
+                            sqlite3_column_int(s, 9), sqlite3_column_int(s, 10), sqlite3_column_int(s, 11), 0 };
+        if (c->api < 0 || c->api >= m->napis)
+            c->api = 0;
+    }
+    sqlite3_finalize(s);
+
+    struct corrmap enq = { 0 };
+    correlate(p, db, &enq);
+
+    /* NCCL kernels: those whose correlation an external id points at */
+    struct corrmap nccl = { 0 };
+    size_t next = 0;
+    sqlite3_prepare_v2(db, "SELECT count(*) FROM ext_corr WHERE process_id = ?", -1, &s, NULL);
+    sqlite3_bind_int64(s, 1, p->id);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        next = (size_t)sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    nccl.cap = 16;
+    while (nccl.cap < next * 2 + 16)
+        nccl.cap *= 2;
+    nccl.key = calloc(nccl.cap, sizeof *nccl.key);
+    nccl.val = calloc(nccl.cap, sizeof *nccl.val);
+    sqlite3_prepare_v2(db, "SELECT correlation FROM ext_corr WHERE process_id = ?", -1, &s, NULL);
+    sqlite3_bind_int64(s, 1, p->id);
+    while (sqlite3_step(s) == SQLITE_ROW)
+        cm_put(&nccl, (uint32_t)sqlite3_column_int64(s, 0), 1);
+    sqlite3_finalize(s);
+
+    cap = 0;
+    sqlite3_prepare_v2(db, "SELECT g.kind, g.device, g.stream_id, g.name_id, g.start_ns, g.end_ns, g.bytes, g.copy_kind,"
+                           " g.src_kind, g.dst_kind, g.correlation, s.value FROM gpu_op g LEFT JOIN string s"
+                           " ON s.process_id = g.process_id AND s.id = g.name_id"
+                           " WHERE g.process_id = ? AND g.kind IN (1, 2, 3) ORDER BY g.start_ns", -1, &s, NULL);
+    sqlite3_bind_int64(s, 1, p->id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        GROW(p->ops, p->nops, cap);
+        struct gop *g = &p->ops[p->nops++];
+        *g = (struct gop){ .kind = sqlite3_column_int(s, 0), .device = sqlite3_column_int(s, 1),
+                           .stream = sqlite3_column_int(s, 2), .name = sqlite3_column_int(s, 3),
+                           .start = sqlite3_column_int64(s, 4), .end = sqlite3_column_int64(s, 5),
+                           .bytes = sqlite3_column_int64(s, 6), .copy_kind = sqlite3_column_int(s, 7),
+                           .src_kind = sqlite3_column_int(s, 8), .dst_kind = sqlite3_column_int(s, 9),
+                           .corr = (uint32_t)sqlite3_column_int64(s, 10) };
+        int64_t t, one;
+        g->enq = cm_get(&enq, g->corr, &t) ? t : g->start;
+        const unsigned char *name = sqlite3_column_text(s, 11);
+        g->nccl = g->kind == GOP_KERNEL && (cm_get(&nccl, g->corr, &one) || (name && !strncmp((const char *)name, "nccl", 4)));
+    }
+    sqlite3_finalize(s);
+    free(enq.key); free(enq.val); free(nccl.key); free(nccl.val);
+
+    cap = 0;
+    sqlite3_prepare_v2(db, "SELECT c.call_id, c.comm_id, c.seq, c.count, c.bytes, c.start_ns, c.end_ns, c.group_id,"
+                           " c.stream, c.api, c.datatype, c.op, c.peer, c.rank, c.nranks, c.callsite,"
+                           " k.gpu_start_ns, k.gpu_end_ns, k.stream_id, k.name_id FROM collective c LEFT JOIN collective_kernel k"
+                           " ON k.process_id = c.process_id AND k.call_id = c.call_id"
+                           " WHERE c.process_id = ? GROUP BY c.call_id ORDER BY c.start_ns", -1, &s, NULL);
+    sqlite3_bind_int64(s, 1, p->id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        GROW(p->colls, p->ncolls, cap);
+        struct coll *c = &p->colls[p->ncolls++];
+        *c = (struct coll){ .call_id = sqlite3_column_int64(s, 0), .comm = sqlite3_column_int64(s, 1),
+                            .seq = sqlite3_column_int64(s, 2), .count = sqlite3_column_int64(s, 3),
+                            .bytes = sqlite3_column_int64(s, 4), .start = sqlite3_column_int64(s, 5),
+                            .end = sqlite3_column_int64(s, 6), .group = sqlite3_column_int64(s, 7),
+                            .stream_handle = sqlite3_column_int64(s, 8), .api = sqlite3_column_int(s, 9),
+                            .dtype = sqlite3_column_int(s, 10), .op = sqlite3_column_int(s, 11),
+                            .peer = sqlite3_column_int(s, 12), .rank = sqlite3_column_int(s, 13),
+                            .nranks = sqlite3_column_int(s, 14), .callsite = sqlite3_column_int(s, 15),
+                            .gstart = sqlite3_column_int64(s, 16), .gend = sqlite3_column_int64(s, 17),
+                            .gstream = sqlite3_column_type(s, 18) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 18),
+                            .kname = sqlite3_column_int(s, 19) };
+    }
+    sqlite3_finalize(s);
+
+    sqlite3_prepare_v2(db, "SELECT count(*) FROM inflight WHERE process_id = ?", -1, &s, NULL);
+    sqlite3_bind_int64(s, 1, p->id);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        p->inflight = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    /* a killed process has no end: its last record is its end */
+    if (!p->has_end) {
+        int64_t last = p->start;
+        for (size_t i = 0; i < p->ncalls; i++)
+            if (p->calls[i].end > last)
+                last = p->calls[i].end;
+        for (size_t i = 0; i < p->nops; i++)
+            if (p->ops[i].end > last)
+                last = p->ops[i].end;
+        p->end = last;
+    }
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+    const struct proc *x = a, *y = b;
+    int rx = x->rank < 0 ? 1 << 30 : x->rank, ry = y->rank < 0 ? 1 << 30 : y->rank;
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* The latest run over all databases, or check that `run` exists. */
+static int pick_run(struct model *m, const char *run, char *err, size_t errlen)
+{
+    int64_t best = INT64_MIN;
+    int found = 0;
+    char known[512] = "";
+    for (size_t d = 0; d < m->ndbs; d++) {
+        sqlite3_stmt *s;
+        if (sqlite3_prepare_v2(m->dbs[d], "SELECT run_id, min(start_ns + clock_offset_ns) FROM process GROUP BY run_id",
+                               -1, &s, NULL) != SQLITE_OK) {
+            snprintf(err, errlen, "cannot read processes: %s", sqlite3_errmsg(m->dbs[d]));
+            return -1;
+        }
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            const char *id = (const char *)sqlite3_column_text(s, 0);
+            int64_t t = sqlite3_column_int64(s, 1);
+            if (!id)
+                continue;
+            if (strlen(known) + strlen(id) + 3 < sizeof known)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "", id);
+            if (run ? strcmp(id, run) == 0 : t > best) {
+                best = t;
+                snprintf(m->run_id, sizeof m->run_id, "%s", id);
+                found = 1;
+            }
+        }
+        sqlite3_finalize(s);
+    }
+    if (!found) {
+        if (run)
+            snprintf(err, errlen, "no run '%s' (runs: %s)", run, *known ? known : "none");
+        else
+            snprintf(err, errlen, "empty trace: no traced process in the database(s)");
+        return -1;
+    }
+    return 0;
+}
+
+int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    m->dbs = calloc((size_t)npaths, sizeof *m->dbs);
+    for (int i = 0; i < npaths; i++) {
+        if (open_db(paths[i], &m->dbs[i], err, errlen) != 0) {
+            m->ndbs = (size_t)i + 1;
+            return -1;
+        }
+        m->ndbs = (size_t)i + 1;
+        if (load_apis(m, m->dbs[i]) != 0) {
+            snprintf(err, errlen, "%s: cannot read the api table", paths[i]);
+            return -1;
+        }
+    }
+    if (pick_run(m, run, err, errlen) != 0)
+        return -1;
+    size_t cap = 0;
+    for (size_t d = 0; d < m->ndbs; d++) {
+        sqlite3_stmt *s;
+        sqlite3_prepare_v2(m->dbs[d], "SELECT id, rank, pid, device, host, gpu_name, start_ns, end_ns, clock_offset_ns,"
+                                      " exit_code, exit_signal, end_reason, cupti_status, world_size FROM process"
+                                      " WHERE run_id = ?", -1, &s, NULL);
+        sqlite3_bind_text(s, 1, m->run_id, -1, SQLITE_STATIC);
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            GROW(m->procs, m->nprocs, cap);
+            struct proc *p = &m->procs[m->nprocs++];
+            memset(p, 0, sizeof *p);
+            p->db = (int)d;
+            p->id = sqlite3_column_int64(s, 0);
+            p->rank = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 1);
+            p->pid = sqlite3_column_int(s, 2);
+            p->device = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 3);
+            copy_text(p->host, sizeof p->host, sqlite3_column_text(s, 4));
+            copy_text(p->gpu, sizeof p->gpu, sqlite3_column_text(s, 5));
+            p->start = sqlite3_column_int64(s, 6);
+            p->has_end = sqlite3_column_type(s, 7) != SQLITE_NULL;
+            p->end = sqlite3_column_int64(s, 7);
+            p->clock_offset = sqlite3_column_int64(s, 8);
+            p->has_exit_code = sqlite3_column_type(s, 9) != SQLITE_NULL;
+            p->exit_code = sqlite3_column_int(s, 9);
+            p->has_signal = sqlite3_column_type(s, 10) != SQLITE_NULL;
+            p->exit_signal = sqlite3_column_int(s, 10);
+            copy_text(p->end_reason, sizeof p->end_reason, sqlite3_column_text(s, 11));
+            copy_text(p->cupti, sizeof p->cupti, sqlite3_column_text(s, 12));
+            p->cupti_active = strcmp(p->cupti, "active") == 0;
+            p->world = sqlite3_column_int(s, 13);
+        }
+        sqlite3_finalize(s);
+    }
+    qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_proc);
+    m->t0 = INT64_MAX;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        load_process(m, &m->procs[i]);
+        int64_t t = m->procs[i].start + m->procs[i].clock_offset;
+        if (t < m->t0)
+            m->t0 = t;
+    }
+    return 0;
+}
+
+void model_free(struct model *m)
+{
+    for (size_t i = 0; i < m->nprocs; i++) {
+        free(m->procs[i].calls);
+        free(m->procs[i].ops);
+        free(m->procs[i].colls);
+    }
+    free(m->procs);
+    for (int i = 0; i < m->napis; i++)
+        free(m->api_names[i]);
+    free(m->api_names);
+    free(m->roles);
+    for (size_t i = 0; i < m->ndbs; i++)
+        if (m->dbs[i])
+            sqlite3_close(m->dbs[i]);
+    free(m->dbs);
+    memset(m, 0, sizeof *m);
+}
+
+static const char *lookup_text(const struct model *m, const struct proc *p, const char *sql, int id, char *buf, size_t len)
+{
+    sqlite3_stmt *s;
+    buf[0] = 0;
+    if (sqlite3_prepare_v2(m->dbs[p->db], sql, -1, &s, NULL) != SQLITE_OK)
+        return buf;
+    sqlite3_bind_int64(s, 1, p->id);
+    sqlite3_bind_int(s, 2, id);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        copy_text(buf, len, sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    return buf;
+}
+
+const char *model_kernel_name(const struct model *m, const struct proc *p, int name_id, char *buf, size_t len)
+{
+    lookup_text(m, p, "SELECT value FROM string WHERE process_id = ? AND id = ?", name_id, buf, len);
+    if (!buf[0])
+        snprintf(buf, len, "?");
+    return buf;
+}
+
+const char *model_callstack(const struct model *m, const struct proc *p, int id, char *buf, size_t len)
+{
+    return lookup_text(m, p, "SELECT frames FROM callsite WHERE process_id = ? AND id = ?", id, buf, len);
+}
+
+/* The first frame outside the CUDA/NCCL libraries and the tracer: the
+ * program's own code that made the call. */
+const char *model_callsite(const struct model *m, const struct proc *p, int id, char *buf, size_t len)
+{
+    char stack[8192];
+    model_callstack(m, p, id, stack, sizeof stack);
+    static const char *const skip[] = { "libgputrace", "libcudart", "libcuda.", "libnccl", "libgpusim",
+                                        "libtorch_cuda", "libc10_cuda", NULL };
+    char *line = stack, *first = NULL;
+    while (line && *line) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = 0;
+        int lib = 0;
+        for (int i = 0; skip[i]; i++)
+            if (strstr(line, skip[i]))
+                lib = 1;
+        if (!first)
+            first = line;
+        if (!lib) {
+            first = line;
+            break;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    snprintf(buf, len, "%s", first ? first : "(no call stack)");
+    return buf;
+}

@@ -1,0 +1,91 @@
+/* model.h: one run as the report sees it, loaded from the database.
+ *
+ * Per process (rank): its wrapped calls, its GPU operations (with the host
+ * time each was enqueued, found through CUPTI correlation ids), its NCCL
+ * operations (with the GPU time of the kernel that ran them), and the
+ * mapping from stream handles to CUPTI stream ids.  Everything is sorted by
+ * start time.  The viewer never shares code with what runs in the traced
+ * program; only the schema (collector/schema.h) crosses over.
+ */
+#ifndef GPUTRACE_MODEL_H
+#define GPUTRACE_MODEL_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a wrapped API is, for the analyses. */
+enum api_role {
+    ROLE_OTHER = 0,
+    ROLE_SYNC_DEVICE,   /* cudaDeviceSynchronize, cuCtxSynchronize */
+    ROLE_SYNC_STREAM,   /* cudaStreamSynchronize*, cuStreamSynchronize */
+    ROLE_SYNC_EVENT,    /* cudaEventSynchronize, cuEventSynchronize */
+    ROLE_COPY_SYNC,     /* cudaMemcpy, cudaMemcpy2D, cudaMemcpyPeer, cuMemcpy?to?_v2 */
+    ROLE_COPY_ASYNC,    /* cudaMemcpy*Async, cuMemcpy*Async_v2 */
+    ROLE_MEMSET_SYNC,   /* cudaMemset */
+    ROLE_FREE,          /* cudaFree, cudaFreeHost: device-wide implicit sync */
+    ROLE_EVENT_RECORD,
+    ROLE_LAUNCH,
+    ROLE_NCCL_OP,
+    ROLE_NCCL_OTHER,
+};
+
+struct call {
+    int64_t start, end, stream, event, bytes, call_id;
+    int api, tid, copy_kind, mem_kind, result, callsite;
+    uint32_t corr;           /* CUPTI correlation id of this call, 0 if unknown */
+};
+
+enum { GOP_KERNEL = 1, GOP_MEMCPY = 2, GOP_MEMSET = 3 };
+
+struct gop {
+    int64_t start, end, bytes, enq;   /* enq: host time the call that enqueued it began (or start) */
+    int kind, stream, name, copy_kind, src_kind, dst_kind, device;
+    uint32_t corr;
+    int nccl;                         /* kernel of an NCCL operation */
+};
+
+struct coll {
+    int64_t call_id, comm, seq, count, bytes, start, end, group, stream_handle;
+    int64_t gstart, gend;             /* GPU time of its kernel; 0 if none recorded */
+    int api, dtype, op, peer, rank, nranks, callsite, gstream, kname;
+};
+
+struct proc {
+    int64_t id, start, end, clock_offset;
+    int rank, pid, device, exit_code, exit_signal, world;
+    char host[128], gpu[128], end_reason[32], cupti[256];
+    int has_end, has_exit_code, has_signal, cupti_active;
+    struct call *calls; size_t ncalls;
+    struct gop *ops; size_t nops;
+    struct coll *colls; size_t ncolls;
+    int64_t inflight; /* calls left in flight when the process ended */
+    int db;           /* index into model.dbs */
+};
+
+struct model {
+    char run_id[256];
+    struct proc *procs; size_t nprocs;   /* sorted by rank, then pid */
+    char **api_names; int napis;         /* indexed by api id */
+    enum api_role *roles;
+    /* per process: kernel names and call sites, looked up by (process index, id) */
+    sqlite3 **dbs; size_t ndbs;
+    int64_t t0;                          /* earliest realtime start, for aligned times */
+};
+
+/* Loads run (NULL: the latest) from the given databases.  On failure
+ * returns -1 with a one-line reason in err. */
+int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen);
+void model_free(struct model *m);
+/* Name of a kernel (or "?"), and the user-facing frame of a call site. */
+const char *model_kernel_name(const struct model *m, const struct proc *p, int name_id, char *buf, size_t len);
+const char *model_callsite(const struct model *m, const struct proc *p, int id, char *buf, size_t len);
+/* Full call stack text of a call site (one frame per line), or "". */
+const char *model_callstack(const struct model *m, const struct proc *p, int id, char *buf, size_t len);
+/* Aligned time: ns since the run's start, on the realtime clock. */
+static inline int64_t model_aligned(const struct model *m, const struct proc *p, int64_t t)
+{
+    return t + p->clock_offset - m->t0;
+}
+
+#endif

@@ -1,0 +1,75 @@
+/* output_text.c: the report for a person, in 100 columns: the run, a
+ * summary per rank, the collectives, then the findings ranked by cost. */
+#include "viewer/output.h"
+
+#include <string.h>
+
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+
+static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0.0; }
+
+static const char *cost_label(enum cost_field c)
+{
+    switch (c) {
+    case COST_host_blocked: return "host blocked";
+    case COST_gpu_idle: return "GPU idle";
+    case COST_exposed: return "exposed";
+    case COST_wait: return "wait";
+    }
+    return "";
+}
+
+void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
+{
+    int missing_cupti = 0, killed = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        missing_cupti += !m->procs[i].cupti_active;
+        killed += !m->procs[i].has_end;
+    }
+    fprintf(out, "gputrace report: run %s, %zu process(es)\n", m->run_id, m->nprocs);
+    if (missing_cupti)
+        fprintf(out, "note: %d process(es) have no GPU records (CUPTI not active): GPU-time analyses skipped for them\n", missing_cupti);
+    if (killed)
+        fprintf(out, "note: %d process(es) were killed before they finished: their data ends at the last flush\n", killed);
+    fprintf(out, "\n%-5s %-8s %-20s %9s %6s %10s %10s %9s %10s\n", "rank", "pid", "gpu", "wall ms", "busy%",
+            "compute ms", "comm ms", "exposed%", "sync ms");
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_summary *r = &s->ranks[i];
+        const struct proc *p = &m->procs[r->proc];
+        char gpu[21];
+        size_t n = strlen(p->gpu);
+        if (n >= sizeof gpu) /* the tail of a long GPU name tells models apart */
+            n = sizeof gpu - 1;
+        memcpy(gpu, p->gpu[0] ? p->gpu : "-", p->gpu[0] ? n : 2);
+        gpu[p->gpu[0] ? n : 1] = 0;
+        fprintf(out, "%-5d %-8d %-20s %9.1f %6.1f %10.1f %10.1f %9.1f %10.1f\n", r->rank, r->pid, gpu, ms(r->wall_ns),
+                pct(r->gpu_busy_ns, r->wall_ns), ms(r->compute_ns), ms(r->comm_ns), pct(r->exposed_comm_ns, r->comm_ns),
+                ms(r->sync_blocked_ns));
+    }
+    if (s->ncolls) {
+        fprintf(out, "\n%-18s %12s %6s %10s %10s %10s %10s %-8s\n", "collective", "bytes", "count", "total ms",
+                "mean us", "algbw GB/s", "busbw GB/s", "algo");
+        for (size_t i = 0; i < s->ncolls; i++) {
+            const struct coll_summary *c = &s->colls[i];
+            fprintf(out, "%-18s %12lld %6lld %10.2f %10.1f %10.2f %10.2f %-8s\n", c->op, (long long)c->bytes,
+                    (long long)c->count, ms(c->total_ns), c->count ? (double)c->total_ns / (double)c->count / 1e3 : 0.0,
+                    c->algbw_gbs, c->busbw_gbs, c->algorithm[0] ? c->algorithm : "-");
+        }
+    }
+    fprintf(out, "\nfindings (%zu), most costly first:\n", fs->n);
+    if (!fs->n)
+        fprintf(out, "  none\n");
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct finding *f = &fs->v[i];
+        char rank[16];
+        if (f->rank >= 0)
+            snprintf(rank, sizeof rank, "rank %d", f->rank);
+        else
+            snprintf(rank, sizeof rank, "all ranks");
+        fprintf(out, "\n%2zu. %-18s %-10s %8.2f ms %-12s x%lld  [%s]\n", i + 1, finding_names[f->kind], rank,
+                ms(finding_cost(f)), cost_label(finding_cost_field[f->kind]), (long long)f->count, f->confidence);
+        fprintf(out, "    at   %s\n", f->callsite[0] ? f->callsite : "(unknown call site)");
+        fprintf(out, "    what %s\n", f->message);
+        fprintf(out, "    fix  %s\n", f->suggestion);
+    }
+}

@@ -1,0 +1,191 @@
+/* report_main.c: the gputrace-report command.
+ *
+ *   gputrace-report [options] run.db [more.db ...]
+ *
+ * Reads one run (the latest, or --run ID) from one or more databases (the
+ * ranks of one run written on different hosts), computes every finding,
+ * and prints the report as text or JSON; optionally writes a Chrome trace.
+ * Exit status: 0, 1 on bad input (one line on stderr), 2 on bad usage,
+ * 3 when a --fail-on kind was found. */
+#include "viewer/findings.h"
+#include "viewer/output.h"
+#include "viewer/summary.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: gputrace-report [options] run.db [more.db ...]\n"
+    "\n"
+    "Finds what wastes GPU time in a traced run, ranked by cost.\n"
+    "\n"
+    "options:\n"
+    "  --format text|json         output format (default text)\n"
+    "  --chrome-trace FILE        also write a Chrome/Perfetto trace (open it at ui.perfetto.dev)\n"
+    "  --run ID                   report this run (default: the latest)\n"
+    "  --fail-on KIND[,KIND...]   exit 3 if such a finding exists (for CI gates); 'any' for all kinds\n"
+    "  --exposed-fraction F       comm.exposed below this compute overlap (default 0.2)\n"
+    "  --exposed-share F          ... in at least F of a call site's collectives (default 0.25)\n"
+    "  --idle-gap-us N            gpu.idle gaps of at least N us (default 100)\n"
+    "  --scalar-bytes N           sync.scalar_read reads at most N bytes (default 1024)\n"
+    "  --implicit-min-us N        sync.implicit blocked at least N us (default 20)\n"
+    "  --min-repeats N            'repeated at a call site' means N times (default 2)\n"
+    "  --straggler-fraction F     comm.straggler caused more than F of all waiting (default 0.5)\n"
+    "  --straggler-margin-us N    'clearly last' means by N us (default 2000)\n"
+    "  --straggler-clear-fraction F  comm.straggler is clearly last in at least F of collectives (default 0.15)\n"
+    "  -h, --help                 this help\n"
+    "  --version                  the version\n"
+    "\n"
+    "finding kinds: sync.redundant sync.no_consumer sync.device_wide sync.implicit sync.scalar_read\n"
+    "  copy.pageable copy.serialized comm.exposed comm.same_stream comm.straggler comm.mismatch\n"
+    "  comm.hang gpu.idle   (docs/report.md defines each)\n"
+    "exit status: 0 ok, 1 bad input, 2 bad usage, 3 a --fail-on kind was found\n";
+
+static int parse_num(const char *opt, const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || x < lo || x > hi) {
+        fprintf(stderr, "gputrace-report: %s needs a number in %g..%g, not '%s'\n", opt, lo, hi, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static int kind_index(const char *name)
+{
+    for (int k = 0; k < F_KIND_COUNT; k++)
+        if (!strcmp(finding_names[k], name))
+            return k;
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct report_opts o;
+    report_opts_default(&o);
+    const char *format = "text", *trace = NULL, *run = NULL;
+    int fail_on[F_KIND_COUNT] = { 0 }, any_fail_on = 0;
+    char *paths[256];
+    int npaths = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        double x;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("gputrace-report %s\n", GT_VERSION);
+            return 0;
+        } else if (a[0] == '-' && a[1] && !v) {
+            fprintf(stderr, "gputrace-report: %s needs a value (see --help)\n", a);
+            return 2;
+        } else if (!strcmp(a, "--format")) {
+            format = argv[++i];
+            if (strcmp(format, "text") && strcmp(format, "json")) {
+                fprintf(stderr, "gputrace-report: --format is text or json, not '%s'\n", format);
+                return 2;
+            }
+        } else if (!strcmp(a, "--chrome-trace")) {
+            trace = argv[++i];
+        } else if (!strcmp(a, "--run")) {
+            run = argv[++i];
+        } else if (!strcmp(a, "--fail-on")) {
+            char *list = strdup(argv[++i]);
+            for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+                if (!strcmp(tok, "any")) {
+                    for (int k = 0; k < F_KIND_COUNT; k++)
+                        fail_on[k] = 1;
+                } else if (kind_index(tok) < 0) {
+                    fprintf(stderr, "gputrace-report: --fail-on: unknown finding kind '%s' (see --help)\n", tok);
+                    free(list);
+                    return 2;
+                } else {
+                    fail_on[kind_index(tok)] = 1;
+                }
+                any_fail_on = 1;
+            }
+            free(list);
+        } else if (!strcmp(a, "--exposed-fraction")) {
+            if (parse_num(a, argv[++i], 0, 1, &o.exposed_fraction)) return 2;
+        } else if (!strcmp(a, "--exposed-share")) {
+            if (parse_num(a, argv[++i], 0, 1, &o.exposed_share)) return 2;
+        } else if (!strcmp(a, "--straggler-margin-us")) {
+            if (parse_num(a, argv[++i], 0, 1e9, &x)) return 2;
+            o.straggler_margin_ns = (int64_t)(x * 1000);
+        } else if (!strcmp(a, "--straggler-clear-fraction")) {
+            if (parse_num(a, argv[++i], 0, 1, &o.straggler_clear_fraction)) return 2;
+        } else if (!strcmp(a, "--idle-gap-us")) {
+            if (parse_num(a, argv[++i], 1, 1e9, &x)) return 2;
+            o.idle_gap_ns = (int64_t)(x * 1000);
+        } else if (!strcmp(a, "--scalar-bytes")) {
+            if (parse_num(a, argv[++i], 1, 1 << 30, &x)) return 2;
+            o.scalar_bytes = (int64_t)x;
+        } else if (!strcmp(a, "--implicit-min-us")) {
+            if (parse_num(a, argv[++i], 0, 1e9, &x)) return 2;
+            o.implicit_min_ns = (int64_t)(x * 1000);
+        } else if (!strcmp(a, "--min-repeats")) {
+            if (parse_num(a, argv[++i], 1, 1e9, &x)) return 2;
+            o.min_repeats = (int)x;
+        } else if (!strcmp(a, "--straggler-fraction")) {
+            if (parse_num(a, argv[++i], 0, 1, &o.straggler_fraction)) return 2;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "gputrace-report: unknown option '%s' (see --help)\n", a);
+            return 2;
+        } else if (npaths < 256) {
+            paths[npaths++] = argv[i];
+        }
+    }
+    if (!npaths) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+    struct model m;
+    char err[1024];
+    if (model_load(&m, paths, npaths, run, err, sizeof err) != 0) {
+        fprintf(stderr, "gputrace-report: %s\n", err);
+        model_free(&m);
+        return 1;
+    }
+    struct findings fs = { 0 };
+    analyse_syncs(&m, &o, &fs);
+    analyse_copies(&m, &o, &fs);
+    analyse_comm(&m, &o, &fs);
+    analyse_idle(&m, &o, &fs);
+    findings_finish(&fs, &o);
+    struct summary s;
+    summary_build(&m, &s);
+    if (!strcmp(format, "json"))
+        output_json(stdout, &m, &s, &fs);
+    else
+        output_text(stdout, &m, &s, &fs);
+    int rc = 0;
+    if (trace) {
+        long n = chrome_trace_write(trace, &m, &fs, isatty(2));
+        if (n < 0) {
+            fprintf(stderr, "gputrace-report: cannot write %s: %s\n", trace, strerror(errno));
+            rc = 1;
+        } else if (!strcmp(format, "text")) {
+            printf("\nChrome trace: %s (%ld events); open it at https://ui.perfetto.dev or chrome://tracing\n", trace, n);
+        }
+    }
+    if (any_fail_on && !rc)
+        for (size_t i = 0; i < fs.n; i++)
+            if (fail_on[fs.v[i].kind]) {
+                fprintf(stderr, "gputrace-report: found %s (--fail-on)\n", finding_names[fs.v[i].kind]);
+                rc = 3;
+                break;
+            }
+    summary_free(&s);
+    findings_free(&fs);
+    model_free(&m);
+    if (fflush(stdout) != 0)
+        return 1;
+    return rc;
+}

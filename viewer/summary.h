@@ -1,0 +1,30 @@
+/* summary.h: the figures beside the findings: per rank, and per collective
+ * type and size (with bus bandwidth as nccl-tests reports it). */
+#ifndef GPUTRACE_SUMMARY_H
+#define GPUTRACE_SUMMARY_H
+
+#include "viewer/model.h"
+
+struct rank_summary {
+    int rank, pid, proc;
+    int64_t wall_ns, gpu_busy_ns, compute_ns, comm_ns, exposed_comm_ns, sync_blocked_ns;
+    int64_t api_calls, gpu_ops, collectives;
+};
+
+struct coll_summary {
+    const char *op;           /* API name, e.g. ncclAllReduce */
+    int64_t bytes, count, total_ns;
+    int nranks;
+    double algbw_gbs, busbw_gbs;
+    char algorithm[32];       /* from the kernel's name, where it says */
+};
+
+struct summary {
+    struct rank_summary *ranks; size_t nranks;
+    struct coll_summary *colls; size_t ncolls;
+};
+
+void summary_build(const struct model *m, struct summary *s);
+void summary_free(struct summary *s);
+
+#endif

@@ -1,0 +1,183 @@
+/* timeline.c: per-process indexes (see timeline.h). */
+#include "viewer/timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_iv(const void *a, const void *b)
+{
+    const struct interval *x = a, *y = b;
+    return x->a < y->a ? -1 : x->a > y->a;
+}
+
+struct ivals ivals_union(struct interval *v, size_t n)
+{
+    struct ivals out = { NULL, 0 };
+    if (!n) {
+        free(v);
+        return out;
+    }
+    qsort(v, n, sizeof *v, cmp_iv);
+    size_t k = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (v[i].a <= v[k].b) {
+            if (v[i].b > v[k].b)
+                v[k].b = v[i].b;
+        } else {
+            v[++k] = v[i];
+        }
+    }
+    out.v = v;
+    out.n = k + 1;
+    return out;
+}
+
+int64_t ivals_total(const struct ivals *s)
+{
+    int64_t t = 0;
+    for (size_t i = 0; i < s->n; i++)
+        t += s->v[i].b - s->v[i].a;
+    return t;
+}
+
+int64_t ivals_cover(const struct ivals *s, int64_t a, int64_t b)
+{
+    /* binary search the first interval ending after a */
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->v[mid].b <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t t = 0;
+    for (size_t i = lo; i < s->n && s->v[i].a < b; i++) {
+        int64_t x = s->v[i].a > a ? s->v[i].a : a, y = s->v[i].b < b ? s->v[i].b : b;
+        if (y > x)
+            t += y - x;
+    }
+    return t;
+}
+
+int64_t ivals_intersection(const struct ivals *x, const struct ivals *y)
+{
+    int64_t t = 0;
+    size_t i = 0, j = 0;
+    while (i < x->n && j < y->n) {
+        int64_t a = x->v[i].a > y->v[j].a ? x->v[i].a : y->v[j].a;
+        int64_t b = x->v[i].b < y->v[j].b ? x->v[i].b : y->v[j].b;
+        if (b > a)
+            t += b - a;
+        if (x->v[i].b < y->v[j].b)
+            i++;
+        else
+            j++;
+    }
+    return t;
+}
+
+static struct ivals ops_union(const struct proc *p, int which)
+{
+    struct interval *v = malloc((p->nops + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < p->nops; i++) {
+        const struct gop *g = &p->ops[i];
+        if (which == 1 && !(g->kind == GOP_KERNEL && !g->nccl))
+            continue;
+        if (which == 2 && !g->nccl)
+            continue;
+        v[n++] = (struct interval){ g->start, g->end };
+    }
+    return ivals_union(v, n);
+}
+
+/* corr -> op index, open addressing */
+void timeline_build(struct timeline *t, const struct proc *p)
+{
+    memset(t, 0, sizeof *t);
+    t->p = p;
+    size_t cap = 16;
+    while (cap < p->nops * 2 + 16)
+        cap *= 2;
+    uint32_t *key = calloc(cap, sizeof *key);
+    int64_t *val = calloc(cap, sizeof *val);
+    for (size_t i = 0; i < p->nops; i++) {
+        uint32_t k = p->ops[i].corr;
+        int64_t d = p->ops[i].end - p->ops[i].start;
+        if (d > t->max_op_ns)
+            t->max_op_ns = d;
+        if (!k)
+            continue;
+        for (size_t h = (k * 2654435761u) & (cap - 1);; h = (h + 1) & (cap - 1)) {
+            if (key[h] == k)
+                break; /* keep the first op of a correlation */
+            if (!key[h]) {
+                key[h] = k;
+                val[h] = (int64_t)i;
+                break;
+            }
+        }
+    }
+    t->op_of_call = malloc((p->ncalls + 1) * sizeof *t->op_of_call);
+    size_t scap = 0;
+    for (size_t c = 0; c < p->ncalls; c++) {
+        t->op_of_call[c] = -1;
+        uint32_t k = p->calls[c].corr;
+        if (!k)
+            continue;
+        for (size_t h = (k * 2654435761u) & (cap - 1); key[h]; h = (h + 1) & (cap - 1))
+            if (key[h] == k) {
+                t->op_of_call[c] = val[h];
+                break;
+            }
+        if (t->op_of_call[c] < 0)
+            continue;
+        int64_t handle = p->calls[c].stream;
+        int stream = p->ops[t->op_of_call[c]].stream;
+        if (timeline_stream(t, handle) >= 0)
+            continue;
+        if (t->nstreams == scap) {
+            scap = scap ? scap * 2 : 16;
+            t->streams = realloc(t->streams, scap * sizeof *t->streams);
+        }
+        t->streams[t->nstreams].handle = handle;
+        t->streams[t->nstreams].stream = stream;
+        t->nstreams++;
+    }
+    free(key);
+    free(val);
+    t->busy = ops_union(p, 0);
+    t->compute = ops_union(p, 1);
+    t->comm = ops_union(p, 2);
+}
+
+void timeline_free(struct timeline *t)
+{
+    free(t->op_of_call);
+    free(t->streams);
+    free(t->busy.v);
+    free(t->compute.v);
+    free(t->comm.v);
+}
+
+int timeline_stream(const struct timeline *t, int64_t handle)
+{
+    for (size_t i = 0; i < t->nstreams; i++)
+        if (t->streams[i].handle == handle)
+            return t->streams[i].stream;
+    return -1;
+}
+
+size_t timeline_first_op_at(const struct timeline *t, int64_t ts)
+{
+    size_t lo = 0, hi = t->p->nops;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->p->ops[mid].start < ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

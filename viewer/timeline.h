@@ -1,0 +1,36 @@
+/* timeline.h: per-process indexes the analyses share: which GPU operation
+ * each call caused, which CUPTI stream a stream handle is, merged busy
+ * intervals, and time-range lookups. */
+#ifndef GPUTRACE_TIMELINE_H
+#define GPUTRACE_TIMELINE_H
+
+#include "viewer/model.h"
+
+struct interval { int64_t a, b; };
+struct ivals { struct interval *v; size_t n; };
+
+struct timeline {
+    const struct proc *p;
+    int64_t *op_of_call;      /* index into p->ops of the first op each call caused, -1 if none */
+    int64_t max_op_ns;        /* longest GPU operation */
+    struct { int64_t handle; int stream; } *streams;
+    size_t nstreams;
+    struct ivals busy;        /* union of all GPU operations */
+    struct ivals compute;     /* union of kernels that are not NCCL's */
+    struct ivals comm;        /* union of NCCL kernels */
+};
+
+void timeline_build(struct timeline *t, const struct proc *p);
+void timeline_free(struct timeline *t);
+/* CUPTI stream id of a stream handle, -1 if never seen. */
+int timeline_stream(const struct timeline *t, int64_t handle);
+/* First op index whose start >= ts. */
+size_t timeline_first_op_at(const struct timeline *t, int64_t ts);
+/* Merges intervals (any order) into a sorted union. */
+struct ivals ivals_union(struct interval *v, size_t n);
+int64_t ivals_total(const struct ivals *s);
+/* Length of [a, b) covered by the union s. */
+int64_t ivals_cover(const struct ivals *s, int64_t a, int64_t b);
+int64_t ivals_intersection(const struct ivals *x, const struct ivals *y);
+
+#endif
