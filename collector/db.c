@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const stmt_sql[GT_ST_COUNT] = {
     [GT_ST_CALL] = "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind,"
@@ -112,7 +113,17 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
     }
     sqlite3_busy_timeout(d->db, 10000);
     char *msg = NULL;
-    if (sqlite3_exec(d->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL, &msg) != SQLITE_OK) {
+    /* Switching to WAL takes an exclusive lock and does not wait for one:
+     * when all ranks of a host open a new file at once, retry for a while. */
+    int rc;
+    for (int tries = 0; (rc = sqlite3_exec(d->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL,
+                                          &msg)) == SQLITE_BUSY && tries < 2000; tries++) {
+        sqlite3_free(msg);
+        msg = NULL;
+        struct timespec pause = { 0, 5 * 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+    if (rc != SQLITE_OK) {
         snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(d->db));
         sqlite3_free(msg);
         goto fail;
@@ -157,7 +168,7 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
     sqlite3_bind_text(st, 12, p->clock_source, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 13, p->clock_offset_ns);
     sqlite3_bind_int64(st, 14, p->start_ns);
-    int rc = sqlite3_step(st);
+    rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));

@@ -179,6 +179,8 @@ static void *writer_main(void *arg)
                 ;
         }
         int commit = flush_req || now_ms() - last_commit >= (uint64_t)w.flush_ms;
+        if (commit) /* GPU records up to now, so that a kill loses no more of them than of the host's */
+            gt_cupti_flush();
         cycle(commit);
         if (commit)
             last_commit = now_ms();

@@ -7,6 +7,9 @@
  *   with SIGKILL keeps everything up to the last commit.  Calls that block
  *   for long leave a start mark; marks still open at a commit are stored in
  *   `inflight` and removed when the call ends.
+ *   Before each commit it asks CUPTI for its buffers (cuptiActivityFlushAll,
+ *   from this thread: never from a CUPTI callback, never holding a lock the
+ *   callbacks take), so a kill loses no more GPU records than host ones.
  *   Other threads talk to it only through gt_writer_flush_from_signal (a
  *   pipe, async-signal-safe) and gt_writer_stop.
  */

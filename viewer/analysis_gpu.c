@@ -59,7 +59,7 @@ void analyse_copies(const struct model *m, const struct report_opts *o, struct f
                 continue;
             }
             snprintf(f->extra_json, sizeof f->extra_json, "\"bytes\": %lld", (long long)bytes);
-            snprintf(f->message, sizeof f->message, "%lld copies of %.1f MiB from/to pageable host memory blocked the host %.2f ms",
+            snprintf(f->message, sizeof f->message, "%lld copies (%.1f MiB in all) from/to pageable host memory blocked the host %.2f ms",
                      (long long)f->count, (double)bytes / (1 << 20), (double)f->host_blocked_ns / 1e6);
             snprintf(f->suggestion, sizeof f->suggestion, "allocate the host buffer pinned (cudaMallocHost, or pin_memory=True in a DataLoader) or register it with cudaHostRegister");
         } else if (f->kind == F_COPY_SERIALIZED) {

@@ -10,6 +10,7 @@
  * aligned by their realtime offsets. */
 #include "viewer/json.h"
 #include "viewer/output.h"
+#include "viewer/timeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,7 +109,9 @@ static void metadata(struct writer *w, const struct model *m)
     }
 }
 
-static void calls(struct writer *w, const struct model *m, size_t pi)
+/* Flows go from a call to the first GPU operation it caused: both ends are
+ * known from the timeline, so every flow that starts also finishes. */
+static void calls(struct writer *w, const struct model *m, size_t pi, const struct timeline *t, uint8_t *flow_op)
 {
     const struct proc *p = &m->procs[pi];
     int pid = pid_of(m, pi);
@@ -118,7 +121,8 @@ static void calls(struct writer *w, const struct model *m, size_t pi)
         slice(w, m, p, pid, c->tid, name, m->roles[c->api] >= ROLE_NCCL_OP ? "nccl" : "cuda_api", c->start, c->end);
         fprintf(w->out, ",\"args\":{\"call_id\":%lld,\"stream\":%lld,\"bytes\":%lld,\"result\":%d,\"correlation\":%u}}",
                 (long long)c->call_id, (long long)c->stream, (long long)c->bytes, c->result, c->corr);
-        if (c->corr) { /* flow start, bound to this slice */
+        if (t->op_of_call[i] >= 0 && !flow_op[t->op_of_call[i]]) { /* flow start, bound to this slice */
+            flow_op[t->op_of_call[i]] = 1;
             begin(w);
             fprintf(w->out, "{\"ph\":\"s\",\"name\":\"launch\",\"cat\":\"ac2g\",\"id\":%lld,\"pid\":%d,\"tid\":%d,\"ts\":",
                     ((long long)pi << 32) | c->corr, pid, c->tid);
@@ -128,11 +132,10 @@ static void calls(struct writer *w, const struct model *m, size_t pi)
     }
 }
 
-static void gpu_ops(struct writer *w, const struct model *m, size_t pi)
+static void gpu_ops(struct writer *w, const struct model *m, size_t pi, const uint8_t *flow_op)
 {
     const struct proc *p = &m->procs[pi];
     int pid = pid_of(m, pi);
-    uint32_t last_corr = 0;
     for (size_t i = 0; i < p->nops; i++) {
         const struct gop *g = &p->ops[i];
         char name[512];
@@ -144,14 +147,13 @@ static void gpu_ops(struct writer *w, const struct model *m, size_t pi)
         slice(w, m, p, pid, STREAM_TID_BASE + g->stream, name, cat, g->start, g->end);
         fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%u,\"bytes\":%lld,\"device\":%d}}", g->stream, g->corr,
                 (long long)g->bytes, g->device);
-        if (g->corr && g->corr != last_corr && g->enq != g->start) { /* flow end: only if a call started it */
+        if (flow_op[i]) { /* flow end */
             begin(w);
             fprintf(w->out, "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"launch\",\"cat\":\"ac2g\",\"id\":%lld,\"pid\":%d,\"tid\":%lld,\"ts\":",
                     ((long long)pi << 32) | g->corr, pid, STREAM_TID_BASE + g->stream);
             ts(w->out, model_aligned(m, p, g->start));
             fputc('}', w->out);
         }
-        last_corr = g->corr;
     }
 }
 
@@ -236,8 +238,13 @@ long chrome_trace_write(const char *path, const struct model *m, const struct fi
     fputs("},\"traceEvents\":[", out);
     metadata(&w, m);
     for (size_t pi = 0; pi < m->nprocs; pi++) {
-        calls(&w, m, pi);
-        gpu_ops(&w, m, pi);
+        struct timeline t;
+        timeline_build(&t, &m->procs[pi]);
+        uint8_t *flow_op = calloc(m->procs[pi].nops + 1, 1);
+        calls(&w, m, pi, &t, flow_op);
+        gpu_ops(&w, m, pi, flow_op);
+        free(flow_op);
+        timeline_free(&t);
     }
     collectives(&w, m);
     findings(&w, m, fs);

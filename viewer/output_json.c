@@ -12,7 +12,10 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
 {
     fprintf(out, "{\"run\": {\"id\": ");
     json_string(out, m->run_id);
-    fprintf(out, ", \"processes\": %zu, \"complete\": %s}", m->nprocs, "true");
+    int complete = 1;
+    for (size_t i = 0; i < m->nprocs; i++)
+        complete &= m->procs[i].has_end;
+    fprintf(out, ", \"processes\": %zu, \"complete\": %s}", m->nprocs, complete ? "true" : "false");
     fprintf(out, ",\n\"ranks\": [");
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_summary *r = &s->ranks[i];

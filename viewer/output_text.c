@@ -2,6 +2,7 @@
  * summary per rank, the collectives, then the findings ranked by cost. */
 #include "viewer/output.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static double ms(int64_t ns) { return (double)ns / 1e6; }
@@ -56,20 +57,64 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                     c->algbw_gbs, c->busbw_gbs, c->algorithm[0] ? c->algorithm : "-");
         }
     }
-    fprintf(out, "\nfindings (%zu), most costly first:\n", fs->n);
-    if (!fs->n)
+    /* The same finding at the same call site on several ranks is one entry
+     * here (JSON keeps one per rank): ranks listed, counts and costs summed. */
+    size_t n = fs->n, groups = 0;
+    int *group = malloc((n + 1) * sizeof *group);
+    for (size_t i = 0; i < n; i++) {
+        group[i] = -1;
+        for (size_t j = 0; j < i && group[i] < 0; j++)
+            if (group[j] == (int)j && fs->v[j].kind == fs->v[i].kind && fs->v[j].rank >= 0 && fs->v[i].rank >= 0 &&
+                !strcmp(fs->v[j].callsite, fs->v[i].callsite))
+                group[i] = (int)j;
+        if (group[i] < 0) {
+            group[i] = (int)i;
+            groups++;
+        }
+    }
+    fprintf(out, "\nfindings (%zu), most costly first:\n", groups);
+    if (!n)
         fprintf(out, "  none\n");
-    for (size_t i = 0; i < fs->n; i++) {
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (group[i] != (int)i)
+            continue;
         const struct finding *f = &fs->v[i];
-        char rank[16];
-        if (f->rank >= 0)
-            snprintf(rank, sizeof rank, "rank %d", f->rank);
+        char ranks[256] = "";
+        int64_t cost = 0, count = 0, members = 0;
+        int *rv = malloc((n + 1) * sizeof *rv);
+        for (size_t j = i; j < n; j++) {
+            if (group[j] != (int)i)
+                continue;
+            rv[members++] = fs->v[j].rank;
+            cost += finding_cost(&fs->v[j]);
+            count += fs->v[j].count;
+        }
+        for (int64_t a = 1; a < members; a++) /* ranks in order */
+            for (int64_t b = a; b > 0 && rv[b] < rv[b - 1]; b--) {
+                int t = rv[b];
+                rv[b] = rv[b - 1];
+                rv[b - 1] = t;
+            }
+        for (int64_t a = 0; a < members; a++) {
+            size_t l = strlen(ranks);
+            if (l < sizeof ranks - 16)
+                snprintf(ranks + l, sizeof ranks - l, "%s%d", l ? "," : "", rv[a]);
+        }
+        free(rv);
+        char who[300];
+        if (f->rank < 0)
+            snprintf(who, sizeof who, "all ranks");
         else
-            snprintf(rank, sizeof rank, "all ranks");
-        fprintf(out, "\n%2zu. %-18s %-10s %8.2f ms %-12s x%lld  [%s]\n", i + 1, finding_names[f->kind], rank,
-                ms(finding_cost(f)), cost_label(finding_cost_field[f->kind]), (long long)f->count, f->confidence);
+            snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
+        fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
+                ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
         fprintf(out, "    at   %s\n", f->callsite[0] ? f->callsite : "(unknown call site)");
-        fprintf(out, "    what %s\n", f->message);
+        if (members > 1)
+            fprintf(out, "    what on rank %d: %s\n", f->rank, f->message);
+        else
+            fprintf(out, "    what %s\n", f->message);
         fprintf(out, "    fix  %s\n", f->suggestion);
     }
+    free(group);
 }

@@ -1,9 +1,11 @@
 /* allreduce_compute_stream.c: the gradient all-reduces run on the compute stream, so nothing overlaps them.
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/allreduce_compute_stream
- * What a correct report finds here (the report tests read these lines):
- * expect: comm.same_stream on every rank, at the ncclAllReduce in app_train.c
- * expect: comm.exposed on every rank, at the same call site
+ * What a correct report finds here; tests/e2e/report_workloads.py reads these
+ * lines (expect: KIND [ranks=..] [callsite=..] [cost_ms=LO..HI] [seq=N]
+ * [names=..] [missing=..]; allow: kinds that may also appear; nothing else may):
+ * expect: comm.same_stream ranks=0,1,2,3 callsite=app_train
+ * expect: comm.exposed ranks=0,1,2,3 callsite=app_train cost_ms=0.1..1000
  * allow: gpu.idle
  */
 #include "app_train.h"

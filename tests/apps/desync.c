@@ -1,9 +1,11 @@
 /* desync.c: at step 5 rank 1 all-reduces half as many elements as the others in the first bucket: the ranks disagree on one collective.
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/desync
- * What a correct report finds here (the report tests read these lines):
- * expect: comm.mismatch at the first all-reduce of step 5 (sequence 20), naming rank 1
- * allow: gpu.idle
+ * What a correct report finds here; tests/e2e/report_workloads.py reads these
+ * lines (expect: KIND [ranks=..] [callsite=..] [cost_ms=LO..HI] [seq=N]
+ * [names=..] [missing=..]; allow: kinds that may also appear; nothing else may):
+ * expect: comm.mismatch ranks=-1 seq=20 names=1
+ * allow: gpu.idle comm.exposed
  */
 #include "app_train.h"
 

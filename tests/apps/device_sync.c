@@ -1,9 +1,11 @@
 /* device_sync.c: a device-wide cudaDeviceSynchronize each step where only a metrics copy on the compute stream was needed; it also waits for an 8 MiB prefetch on the copy stream.
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/device_sync
- * What a correct report finds here (the report tests read these lines):
- * expect: sync.device_wide on every rank, at the cudaDeviceSynchronize in app_train.c
- * allow: gpu.idle
+ * What a correct report finds here; tests/e2e/report_workloads.py reads these
+ * lines (expect: KIND [ranks=..] [callsite=..] [cost_ms=LO..HI] [seq=N]
+ * [names=..] [missing=..]; allow: kinds that may also appear; nothing else may):
+ * expect: sync.device_wide ranks=0,1,2,3 callsite=app_train cost_ms=10..1000
+ * allow: gpu.idle sync.no_consumer (when the metrics copy ends before the host reaches the sync, the sync waited only for the prefetch)
  */
 #include "app_train.h"
 

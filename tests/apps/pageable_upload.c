@@ -1,9 +1,11 @@
 /* pageable_upload.c: the batch is uploaded from pageable (malloc'd) memory, so the asynchronous copy is slow and blocks the host.
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/pageable_upload
- * What a correct report finds here (the report tests read these lines):
- * expect: copy.pageable on every rank, at the batch upload cudaMemcpyAsync in app_train.c
- * expect: sync.implicit on every rank, at the same call site
+ * What a correct report finds here; tests/e2e/report_workloads.py reads these
+ * lines (expect: KIND [ranks=..] [callsite=..] [cost_ms=LO..HI] [seq=N]
+ * [names=..] [missing=..]; allow: kinds that may also appear; nothing else may):
+ * expect: copy.pageable ranks=0,1,2,3 callsite=app_train cost_ms=5..1000
+ * expect: sync.implicit ranks=0,1,2,3 callsite=app_train cost_ms=5..1000
  * allow: gpu.idle
  */
 #include "app_train.h"

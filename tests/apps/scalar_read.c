@@ -1,8 +1,10 @@
 /* scalar_read.c: a data-parallel step that reads the loss on the host every step (loss.item()): an async copy of 4 bytes and a cudaStreamSynchronize right after it, so the GPU queue drains each step.
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/scalar_read
- * What a correct report finds here (the report tests read these lines):
- * expect: sync.scalar_read on every rank, at the cudaStreamSynchronize in app_train.c
+ * What a correct report finds here; tests/e2e/report_workloads.py reads these
+ * lines (expect: KIND [ranks=..] [callsite=..] [cost_ms=LO..HI] [seq=N]
+ * [names=..] [missing=..]; allow: kinds that may also appear; nothing else may):
+ * expect: sync.scalar_read ranks=0,1,2,3 callsite=app_train cost_ms=0.05..1000
  * allow: gpu.idle
  */
 #include "app_train.h"

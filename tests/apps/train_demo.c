@@ -1,10 +1,15 @@
 /* train_demo.c: the demo: a 4-rank training run with several common problems planted at once: loss.item() every step, a device-wide sync every step, pageable batch uploads, and a straggler (rank 1).
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/train_demo
- * What a correct report finds here (the report tests read these lines):
- * expect: sync.scalar_read, sync.device_wide, copy.pageable, sync.implicit on every rank
- * expect: comm.straggler naming rank 1
- * allow: comm.exposed, gpu.idle
+ * What a correct report finds here; tests/e2e/report_workloads.py reads these
+ * lines (expect: KIND [ranks=..] [callsite=..] [cost_ms=LO..HI] [seq=N]
+ * [names=..] [missing=..]; allow: kinds that may also appear; nothing else may):
+ * expect: sync.scalar_read ranks=0,1,2,3 callsite=app_train
+ * expect: sync.device_wide ranks=0,1,2,3 callsite=app_train
+ * expect: copy.pageable ranks=0,1,2,3 callsite=app_train
+ * expect: sync.implicit ranks=0,1,2,3 callsite=app_train
+ * expect: comm.straggler ranks=1 cost_ms=20..5000
+ * allow: comm.exposed gpu.idle sync.no_consumer
  */
 #include "app_train.h"
 

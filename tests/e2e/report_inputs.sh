@@ -1,0 +1,89 @@
+#!/bin/sh
+# report_inputs.sh: gputrace-report on bad and odd input: a missing file, a
+# file that is not SQLite, a foreign SQLite file, another schema version, an
+# empty run, a run killed part-way, an unknown run; options and exit codes;
+# and that --help and docs/report.md name the same options.
+set -u
+b=${top_builddir:-.}
+s=${top_srcdir:-.}
+rep="$b/gputrace-report"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0"
+pass=0 fail=0
+ok() { echo "ok: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
+expect() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (got '$2', want '$3')"; fi; }
+# one_line WHAT WANT-EXIT PATTERN args...: exit code, and exactly one stderr line matching
+one_line() {
+  what=$1 want=$2 pat=$3; shift 3
+  "$rep" "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?
+  lines=$(wc -l < "$tmp/err")
+  if [ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -q "$pat" "$tmp/err"; then ok "$what"
+  else bad "$what (exit $rc, stderr: $(cat "$tmp/err"))"; fi
+}
+
+one_line "missing file" 1 "no such file" "$tmp/nope.db"
+printf 'hello, this is not a database\n' > "$tmp/text.db"
+one_line "not SQLite" 1 "not a gputrace database" "$tmp/text.db"
+sqlite3 "$tmp/foreign.db" "create table t(x); insert into t values (1);"
+one_line "foreign SQLite file" 1 "not a gputrace database" "$tmp/foreign.db"
+sqlite3 "$tmp/v99.db" "create table meta(key text primary key, value text); insert into meta values ('schema_version', '99');"
+one_line "another schema version" 1 "schema version 99" "$tmp/v99.db"
+
+# a real run to derive the other cases from
+"$b/gputrace" record -o "$tmp/run.db" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
+cp "$tmp/run.db" "$tmp/empty.db"
+sqlite3 "$tmp/empty.db" "delete from process;"
+one_line "empty run" 1 "empty trace" "$tmp/empty.db"
+one_line "unknown run" 1 "no run 'nosuchrun'" --run nosuchrun "$tmp/run.db"
+run_id=$(sqlite3 "$tmp/run.db" "select run_id from process limit 1")
+"$rep" --run "$run_id" "$tmp/run.db" > /dev/null 2>&1
+expect "--run with a known id" $? 0
+
+"$rep" --fail-on sync.scalar_read "$tmp/run.db" > /dev/null 2> "$tmp/err"
+expect "--fail-on a kind that is found exits 3" "$?:$(grep -c 'found sync.scalar_read' "$tmp/err")" "3:1"
+"$rep" --fail-on comm.hang,copy.pageable "$tmp/run.db" > /dev/null 2>&1
+expect "--fail-on kinds that are not found exits 0" $? 0
+one_line "--fail-on an unknown kind" 2 "unknown finding kind" --fail-on sync.bogus "$tmp/run.db"
+one_line "unknown option" 2 "unknown option" --bogus "$tmp/run.db"
+one_line "bad threshold" 2 "needs a number" --exposed-fraction 7 "$tmp/run.db"
+"$rep" > /dev/null 2>&1
+expect "no database: usage, exit 2" $? 2
+"$rep" --help | grep -q "^usage: gputrace-report"
+expect "--help" $? 0
+"$rep" --version | grep -q "^gputrace-report [0-9]"
+expect "--version" $? 0
+
+# a run killed part-way: a partial report that says so
+GPUTRACE_FLUSH_MS=50 APP_STEPS=400 GPUTRACE_OUTPUT="$tmp/killed.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/overlapped" > /dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -KILL $pid
+wait $pid 2>/dev/null
+"$rep" "$tmp/killed.db" > "$tmp/out" 2>&1
+expect "killed run: a report, exit 0" $? 0
+expect "killed run: the report says what is missing" "$(grep -c 'killed before they finished' "$tmp/out")" 1
+"$rep" --format json "$tmp/killed.db" | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['ranks'][0]['ended'] == 'killed'"
+expect "killed run: JSON says the rank was killed" $? 0
+
+# several databases: ranks of one run on different files
+"$b/gputrace" record -o "$tmp/split-%r.db" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
+"$rep" --format json "$tmp/split-0.db" "$tmp/split-1.db" | python3 -c "import json,sys; d=json.load(sys.stdin); assert sorted(r['rank'] for r in d['ranks']) == [0, 1], d['ranks']"
+expect "two databases, one run: both ranks" $? 0
+
+# strict escaping: control characters and invalid UTF-8 in a kernel name
+cp "$tmp/run.db" "$tmp/odd.db"
+sqlite3 "$tmp/odd.db" "update string set value = 'bad' || char(1) || char(10) || cast(x'ff' as text) || 'name' where id = 1;"
+"$rep" --format json --chrome-trace "$tmp/odd.json" "$tmp/odd.db" | python3 -c "import json,sys; json.load(sys.stdin)" &&
+  python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/odd.json"
+expect "control characters and invalid UTF-8 are escaped" $? 0
+
+# --help and the documentation name the same options
+for opt in $("$rep" --help | grep -o -- '--[a-z-]*' | sort -u); do
+  grep -q -- "$opt" "$s/docs/report.md" || bad "docs/report.md does not mention $opt"
+done
+ok "every --help option is in docs/report.md"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""report_workloads.py: every workload in tests/apps, traced on the simulator
+and reported, gets exactly the findings its header documents (expect/allow
+lines), at the right rank and call site, with a cost in range.  The JSON is
+checked against its documented shape (docs/report-json.md) and, for the
+demo, the Chrome trace is parsed back and checked (events well formed, flows
+paired, every rank's tracks present).
+
+Usage: report_workloads.py BUILD_DIR SOURCE_DIR [workload...]"""
+import json, os, re, subprocess, sys, tempfile
+
+build, src = sys.argv[1], sys.argv[2]
+only = sys.argv[3:]
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("ok:", what)
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+
+def spec_of(name):
+    text = open(os.path.join(src, "tests", "apps", name + ".c")).read()
+    head = text[:text.index("*/")]
+    run, expects, allowed = [], [], set()
+    for line in head.splitlines():
+        line = line.strip().lstrip("*").strip()
+        if line.startswith("run:"):
+            run = line[4:].split()
+        elif line.startswith("expect:"):
+            words = line[7:].split()
+            kind, opts = words[0], dict(w.split("=", 1) for w in words[1:] if "=" in w)
+            expects.append((kind, opts))
+        elif line.startswith("allow:"):
+            allowed |= {w for w in line[6:].split() if re.match(r"^[a-z]+\.[a-z_]+$", w)}
+    return run, expects, allowed
+
+
+FINDING_KEYS = {"kind", "rank", "count", "callsite", "cost_ns", "confidence", "message", "suggestion"}
+COST_OF = {"sync.redundant": "host_blocked_ns", "sync.no_consumer": "host_blocked_ns",
+           "sync.device_wide": "host_blocked_ns", "sync.implicit": "host_blocked_ns",
+           "sync.scalar_read": "gpu_idle_ns", "copy.pageable": "host_blocked_ns",
+           "copy.serialized": "exposed_ns", "comm.exposed": "exposed_ns", "comm.same_stream": "exposed_ns",
+           "comm.straggler": "wait_ns", "comm.mismatch": "wait_ns", "comm.hang": "wait_ns", "gpu.idle": "gpu_idle_ns"}
+
+
+def check_shape(name, d):
+    ok = isinstance(d, dict) and {"run", "ranks", "collectives", "findings"} <= set(d)
+    ok = ok and isinstance(d["run"].get("id"), str) and isinstance(d["run"].get("processes"), int)
+    for r in d.get("ranks", []):
+        ok = ok and {"rank", "pid", "host", "gpu", "wall_ns", "gpu_busy_ns", "compute_ns", "comm_ns",
+                     "exposed_comm_ns", "sync_blocked_ns"} <= set(r)
+    for c in d.get("collectives", []):
+        ok = ok and {"op", "bytes", "count", "total_ns", "algbw_gbs", "busbw_gbs", "algorithm"} <= set(c)
+    for f in d.get("findings", []):
+        ok = ok and FINDING_KEYS <= set(f) and COST_OF[f["kind"]] in f and f["cost_ns"] == f[COST_OF[f["kind"]]]
+        ok = ok and f["confidence"] in ("high", "medium", "low") and isinstance(f["rank"], int)
+    costs = [f["cost_ns"] for f in d.get("findings", [])]
+    check(ok and costs == sorted(costs, reverse=True), f"{name}: JSON has the documented shape, findings ranked by cost")
+
+
+def check_findings(name, d, expects, allowed):
+    found = d["findings"]
+    for kind, opts in expects:
+        fs = [f for f in found if f["kind"] == kind]
+        what = f"{name}: {kind} " + " ".join(f"{k}={v}" for k, v in opts.items())
+        if "ranks" in opts:
+            want = sorted(int(x) for x in opts["ranks"].split(","))
+            ranks = sorted(f["rank"] if kind != "comm.straggler" else f.get("straggler_rank", f["rank"]) for f in fs)
+            if not (ranks == want):
+                check(False, what + f" (found on ranks {ranks})")
+                continue
+        if not fs:
+            check(False, what + " (not found)")
+            continue
+        good = True
+        for f in fs:
+            if "callsite" in opts and opts["callsite"] not in f["callsite"]:
+                good = False
+            if "cost_ms" in opts:
+                lo, hi = (float(x) for x in opts["cost_ms"].split(".."))
+                good = good and lo <= f["cost_ns"] / 1e6 <= hi
+            if "seq" in opts:
+                good = good and f.get("seq") == int(opts["seq"])
+            if "names" in opts:
+                good = good and f.get("ranks") == [int(x) for x in opts["names"].split(",")]
+            if "missing" in opts:
+                good = good and f.get("missing_ranks") == [int(x) for x in opts["missing"].split(",")]
+        check(good, what + ("" if good else f" (got {[(f['rank'], f['callsite'], f['cost_ns'], f.get('seq'), f.get('ranks'), f.get('missing_ranks')) for f in fs]})"))
+    known = {k for k, _ in expects} | allowed
+    extra = sorted({f["kind"] for f in found} - known)
+    check(not extra, f"{name}: no findings beyond those documented" + (f" (also found {extra})" if extra else ""))
+
+
+def check_trace(name, path, d):
+    try:
+        t = json.load(open(path))
+    except ValueError as e:
+        check(False, f"{name}: Chrome trace parses ({e})")
+        return
+    ev = t.get("traceEvents", [])
+    well = all("ph" in e and "pid" in e for e in ev)
+    for e in ev:
+        if e["ph"] == "X":
+            well = well and isinstance(e.get("ts"), (int, float)) and isinstance(e.get("dur"), (int, float)) \
+                and e["dur"] >= 0 and "tid" in e and "name" in e
+    check(well and ev, f"{name}: Chrome trace events well formed ({len(ev)} events)")
+    starts = {e["id"] for e in ev if e["ph"] == "s" and e.get("cat") == "ac2g"}
+    ends = {e["id"] for e in ev if e["ph"] == "f" and e.get("cat") == "ac2g"}
+    check(starts and ends == starts, f"{name}: every launch flow ends on GPU work ({len(ends)} of {len(starts)})")
+    procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+    ranks = {r["rank"] for r in d["ranks"]}
+    check(set(procs) == ranks and all(n.startswith(f"rank {p}") for p, n in procs.items()),
+          f"{name}: one named process per rank")
+    threads = [(e["pid"], e["args"]["name"]) for e in ev if e["ph"] == "M" and e["name"] == "thread_name"]
+    check(all(any(p == r and n.startswith("host thread") for p, n in threads) and
+              any(p == r and n.startswith("GPU") for p, n in threads) for r in ranks),
+          f"{name}: every rank has host-thread and GPU-stream tracks")
+    coll = [e for e in ev if e.get("cat") == "collective" and e["ph"] in "stf"]
+    check(len({json.dumps(e["id2"]) for e in coll}) > 0, f"{name}: collectives linked across ranks")
+    check(any(e["ph"] == "i" and e.get("cat") == "finding" for e in ev), f"{name}: findings as instant events")
+
+
+tmp = tempfile.mkdtemp()
+names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", "allreduce_compute_stream",
+                 "straggler", "desync", "hang", "train_demo"]
+for name in names:
+    run, expects, allowed = spec_of(name)
+    db = os.path.join(tmp, name + ".db")
+    subprocess.run([os.path.join(build, "gputrace"), "record", "-o", db, "--",
+                    os.path.join(build, "tests", "sim", "gpusim-run"), "-n", "4", *run,
+                    os.path.join(build, "tests", "apps", name)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    trace = os.path.join(tmp, name + ".json")
+    args = [os.path.join(build, "gputrace-report"), "--format", "json", db]
+    if name == "train_demo":
+        args[1:1] = ["--chrome-trace", trace]
+    out = subprocess.run(args, capture_output=True, text=True)
+    check(out.returncode == 0, f"{name}: report exits 0" + (f" ({out.stderr.strip()})" if out.returncode else ""))
+    if out.returncode:
+        continue
+    d = json.loads(out.stdout)
+    check_shape(name, d)
+    check_findings(name, d, expects, allowed)
+    if name == "train_demo":
+        check_trace(name, trace, d)
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
