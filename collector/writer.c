@@ -30,6 +30,10 @@ static struct {
     int running;
     int flush_ms;
     _Atomic int end_signal;
+    /* fork handshake (see gt_writer_fork_prepare): guarded by fork_mu */
+    pthread_mutex_t fork_mu;
+    pthread_cond_t fork_cv;
+    int pause_req, parked;
     int req_pipe[2], ack_pipe[2];
     _Atomic int stop;
     struct mark marks[MAX_MARKS];
@@ -37,7 +41,8 @@ static struct {
     int device_seen;
     char path[4096];
     pid_t owner_pid;
-} w = { .req_pipe = { -1, -1 }, .ack_pipe = { -1, -1 } };
+} w = { .req_pipe = { -1, -1 }, .ack_pipe = { -1, -1 }, .fork_mu = PTHREAD_MUTEX_INITIALIZER,
+        .fork_cv = PTHREAD_COND_INITIALIZER };
 
 static GT_TLS int is_writer;
 
@@ -184,11 +189,27 @@ static void *writer_main(void *arg)
         cycle(commit);
         if (commit)
             last_commit = now_ms();
+        pthread_mutex_lock(&w.fork_mu);
+        if (w.pause_req) {
+            /* a fork is coming: commit, so the connection holds no lock the
+             * child would inherit a picture of, and wait until it is done */
+            cycle(1);
+            w.parked = 1;
+            pthread_cond_broadcast(&w.fork_cv);
+            while (w.pause_req)
+                pthread_cond_wait(&w.fork_cv, &w.fork_mu);
+            w.parked = 0;
+        }
+        pthread_mutex_unlock(&w.fork_mu);
         if (flush_req) {
             char c = 1;
             (void)!write(w.ack_pipe[1], &c, 1);
         }
     }
+    pthread_mutex_lock(&w.fork_mu); /* a fork waiting for us must not wait forever */
+    w.parked = 1;
+    pthread_cond_broadcast(&w.fork_cv);
+    pthread_mutex_unlock(&w.fork_mu);
     return NULL;
 }
 
@@ -281,8 +302,30 @@ void gt_writer_stop(const struct gt_end_info *end)
     is_writer = 0;
 }
 
+void gt_writer_fork_prepare(void)
+{
+    pthread_mutex_lock(&w.fork_mu);
+    if (!w.running || w.owner_pid != getpid() || is_writer)
+        return; /* fork_mu stays held until after the fork, as in every case */
+    w.pause_req = 1;
+    char c = 1;
+    (void)!write(w.req_pipe[1], &c, 1);
+    while (!w.parked && !w.db.failed && !atomic_load(&w.stop))
+        pthread_cond_wait(&w.fork_cv, &w.fork_mu);
+}
+
+void gt_writer_fork_parent(void)
+{
+    w.pause_req = 0;
+    pthread_cond_broadcast(&w.fork_cv);
+    pthread_mutex_unlock(&w.fork_mu);
+}
+
 void gt_writer_forget_after_fork(void)
 {
+    pthread_mutex_init(&w.fork_mu, NULL);
+    pthread_cond_init(&w.fork_cv, NULL);
+    w.pause_req = w.parked = 0;
     /* The parent's connection must not be used (nor closed) in the child. */
     memset(&w.db, 0, sizeof w.db);
     w.running = 0;

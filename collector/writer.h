@@ -35,7 +35,11 @@ void gt_writer_flush_from_signal(int timeout_ms);
 struct gt_end_info { int exit_code; int signal; const char *reason; };
 /* Final drain and commit, then closes the database.  Idempotent. */
 void gt_writer_stop(const struct gt_end_info *end);
-/* After fork: the child has no writer; forget it without touching SQLite. */
+/* Around fork (pthread_atfork): the writer commits and parks, so that the
+ * child inherits no SQLite lock state; then the child forgets the writer
+ * without touching SQLite, and the parent's writer goes on. */
+void gt_writer_fork_prepare(void);
+void gt_writer_fork_parent(void);
 void gt_writer_forget_after_fork(void);
 /* Whether the calling thread is the writer (its calls are never traced). */
 int gt_writer_is_self(void);

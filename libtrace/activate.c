@@ -212,7 +212,7 @@ static int activate_once(void)
         return 0;
     }
     install_signal_handlers();
-    pthread_atfork(NULL, NULL, after_fork_child);
+    pthread_atfork(gt_writer_fork_prepare, gt_writer_fork_parent, after_fork_child);
     return 1;
 }
 

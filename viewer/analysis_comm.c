@@ -8,31 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Overlap as HTA computes it: merged compute intervals on the other streams
- * of the device, intersected with the collective's kernel. */
-static int64_t overlap_other_streams(const struct proc *p, const struct coll *c)
-{
-    struct interval *v = malloc((p->nops + 1) * sizeof *v);
-    size_t n = 0;
-    for (size_t k = 0; k < p->nops; k++) {
-        const struct gop *g = &p->ops[k];
-        if (g->kind == GOP_KERNEL && !g->nccl && g->stream != c->gstream && g->end > c->gstart && g->start < c->gend)
-            v[n++] = (struct interval){ g->start, g->end };
-    }
-    struct ivals u = ivals_union(v, n);
-    int64_t o = ivals_cover(&u, c->gstart, c->gend);
-    free(u.v);
-    return o;
-}
-
-static int stream_computes(const struct proc *p, int stream)
-{
-    for (size_t k = 0; k < p->nops; k++)
-        if (p->ops[k].kind == GOP_KERNEL && !p->ops[k].nccl && p->ops[k].stream == stream)
-            return 1;
-    return 0;
-}
-
 /* Collectives (with a GPU time) per call site of a process. */
 static int64_t collectives_at(const struct proc *p, int callsite)
 {
@@ -47,22 +22,28 @@ static void within_ranks(const struct model *m, const struct report_opts *o, str
     size_t first = fs->n;
     for (size_t pi = 0; pi < m->nprocs; pi++) {
         const struct proc *p = &m->procs[pi];
+        struct timeline t;
+        timeline_build(&t, p);
         for (size_t i = 0; i < p->ncolls; i++) {
             const struct coll *c = &p->colls[i];
             if (c->gend <= c->gstart || c->gstream < 0)
                 continue;
-            int64_t dur = c->gend - c->gstart, ov = overlap_other_streams(p, c);
+            /* overlap as HTA computes it: merged compute intervals on the
+             * device's other streams, intersected with the collective */
+            int64_t dur = c->gend - c->gstart;
+            int64_t ov = ivals_cover(timeline_compute_except(&t, c->gstream), c->gstart, c->gend);
             if ((double)ov < o->exposed_fraction * (double)dur) {
                 struct finding *f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->callsite);
                 f->count++;
                 f->exposed_ns += dur - ov;
             }
-            if (stream_computes(p, c->gstream)) {
+            if (timeline_stream_computes(&t, c->gstream)) {
                 struct finding *f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->callsite);
                 f->count++;
                 f->exposed_ns += dur - ov;
             }
         }
+        timeline_free(&t);
     }
     /* a call site whose collectives are exposed only now and then (the
      * first one, waiting for the ranks to start; a rank briefly behind) is

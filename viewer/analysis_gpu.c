@@ -38,10 +38,7 @@ void analyse_copies(const struct model *m, const struct report_opts *o, struct f
             const struct gop *g = &p->ops[t.op_of_call[i]];
             if (g->kind != GOP_MEMCPY || g->copy_kind != CUPTI_HTOD || g->end <= g->start)
                 continue;
-            int computes = 0;
-            for (size_t k = 0; k < p->nops && !computes; k++)
-                computes = p->ops[k].kind == GOP_KERNEL && !p->ops[k].nccl && p->ops[k].stream == g->stream;
-            if (!computes || ivals_cover(&t.compute, g->start, g->end) > 0)
+            if (!timeline_stream_computes(&t, g->stream) || ivals_cover(&t.compute, g->start, g->end) > 0)
                 continue;
             struct finding *f = findings_at(fs, m, F_COPY_SERIALIZED, (int)pi, p->calls[i].callsite);
             f->count++;

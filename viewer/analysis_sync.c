@@ -38,8 +38,54 @@ static int is_implicit(const struct model *m, const struct call *c)
     return r == ROLE_COPY_ASYNC && c->mem_kind == GT_MEM_PAGEABLE && (c->copy_kind == 1 || c->copy_kind == 2);
 }
 
-/* The scope of sync call i; returns 0 if it cannot be told. */
-static int scope_of(const struct model *m, const struct timeline *t, size_t i, struct scope *s)
+/* Latest cudaEventRecord of each event, as the calls are walked in order:
+ * open addressing on the event handle, grown as needed. */
+struct evmap { int64_t *key; int64_t *rec; size_t cap, n; };
+
+static size_t ev_slot(const struct evmap *e, int64_t key)
+{
+    size_t h = ((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 20;
+    for (h &= e->cap - 1; e->key[h] && e->key[h] != key; h = (h + 1) & (e->cap - 1))
+        ;
+    return h;
+}
+
+static void ev_put(struct evmap *e, int64_t key, int64_t rec)
+{
+    if (!key)
+        return;
+    if (2 * (e->n + 1) > e->cap) {
+        struct evmap g = { calloc(e->cap ? e->cap * 2 : 64, sizeof *g.key), calloc(e->cap ? e->cap * 2 : 64, sizeof *g.rec),
+                           e->cap ? e->cap * 2 : 64, 0 };
+        for (size_t i = 0; i < e->cap; i++)
+            if (e->key[i]) {
+                size_t h = ev_slot(&g, e->key[i]);
+                g.key[h] = e->key[i];
+                g.rec[h] = e->rec[i];
+                g.n++;
+            }
+        free(e->key);
+        free(e->rec);
+        *e = g;
+    }
+    size_t h = ev_slot(e, key);
+    if (!e->key[h])
+        e->n++;
+    e->key[h] = key;
+    e->rec[h] = rec;
+}
+
+static int64_t ev_get(const struct evmap *e, int64_t key)
+{
+    if (!e->cap || !key)
+        return -1;
+    size_t h = ev_slot(e, key);
+    return e->key[h] ? e->rec[h] : -1;
+}
+
+/* The scope of sync call i; returns 0 if it cannot be told.  `record` is
+ * the latest cudaEventRecord of the event an event sync waits for. */
+static int scope_of(const struct model *m, const struct timeline *t, size_t i, int64_t record, struct scope *s)
 {
     const struct proc *p = t->p;
     const struct call *c = &p->calls[i];
@@ -55,13 +101,11 @@ static int scope_of(const struct model *m, const struct timeline *t, size_t i, s
         s->stream = timeline_stream(t, c->stream);
         return s->stream >= 0;
     case ROLE_SYNC_EVENT:
-        for (size_t j = i; j-- > 0;)
-            if (m->roles[p->calls[j].api] == ROLE_EVENT_RECORD && p->calls[j].event == c->event) {
-                s->stream = timeline_stream(t, p->calls[j].stream);
-                s->cutoff = p->calls[j].start;
-                return s->stream >= 0;
-            }
-        return 0;
+        if (record < 0)
+            return 0;
+        s->stream = timeline_stream(t, p->calls[record].stream);
+        s->cutoff = p->calls[record].start;
+        return s->stream >= 0;
     default: /* copies and memsets: the stream their own operation ran on */
         if (t->op_of_call[i] < 0)
             return 0;
@@ -130,14 +174,17 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             continue; /* scopes need GPU times */
         struct timeline t;
         timeline_build(&t, p);
+        struct evmap records = { 0 };
         for (size_t i = 0; i < p->ncalls; i++) {
             const struct call *c = &p->calls[i];
             enum api_role r = m->roles[c->api];
+            if (r == ROLE_EVENT_RECORD)
+                ev_put(&records, c->event, (int64_t)i);
             int expl = is_explicit(r), impl = !expl && is_implicit(m, c);
             if (!expl && !impl)
                 continue;
             struct scope s;
-            if (!scope_of(m, &t, i, &s))
+            if (!scope_of(m, &t, i, r == ROLE_SYNC_EVENT ? ev_get(&records, c->event) : -1, &s))
                 continue;
             struct pending pd;
             int64_t own = expl ? -1 : t.op_of_call[i];
@@ -166,6 +213,8 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             if (f)
                 f->count++;
         }
+        free(records.key);
+        free(records.rec);
         timeline_free(&t);
     }
     /* messages, once counts and costs are known */

@@ -157,49 +157,57 @@ static void gpu_ops(struct writer *w, const struct model *m, size_t pi, const ui
     }
 }
 
+struct coll_ref { int64_t comm, seq; size_t proc, i; };
+
+static int cmp_ref(const void *a, const void *b)
+{
+    const struct coll_ref *x = a, *y = b;
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
 /* Collectives on their stream, and one flow per (comm, seq) across ranks,
- * from the earliest rank to the latest. */
+ * in rank order: s on the first, t in between, f on the last. */
 static void collectives(struct writer *w, const struct model *m)
 {
-    for (size_t pi = 0; pi < m->nprocs; pi++) {
-        const struct proc *p = &m->procs[pi];
-        for (size_t i = 0; i < p->ncolls; i++) {
-            const struct coll *c = &p->colls[i];
-            if (c->gend <= c->gstart || c->gstream < 0)
-                continue;
-            char name[128];
-            snprintf(name, sizeof name, "%s #%lld", m->api_names[c->api] + 4, (long long)c->seq);
-            slice(w, m, p, pid_of(m, pi), STREAM_TID_BASE + c->gstream, name, "collective", c->gstart, c->gend);
-            fprintf(w->out, ",\"args\":{\"comm\":\"%llx\",\"seq\":%lld,\"count\":%lld,\"bytes\":%lld,\"datatype\":%d,"
-                            "\"peer\":%d,\"rank\":%d,\"nranks\":%d,\"call_id\":%lld}}",
-                    (unsigned long long)c->comm, (long long)c->seq, (long long)c->count, (long long)c->bytes, c->dtype,
-                    c->peer, c->rank, c->nranks, (long long)c->call_id);
-            /* cross-rank link: rank order gives s, t..., f */
-            int first = 1, last = 1;
-            for (size_t q = 0; q < m->nprocs; q++) {
-                if (q == pi)
-                    continue;
-                for (size_t j = 0; j < m->procs[q].ncolls; j++)
-                    if (m->procs[q].colls[j].comm == c->comm && m->procs[q].colls[j].seq == c->seq &&
-                        m->procs[q].colls[j].gend > m->procs[q].colls[j].gstart) {
-                        if (q < pi)
-                            first = 0;
-                        else
-                            last = 0;
-                        break;
-                    }
-            }
-            if (first && last)
-                continue; /* alone: nothing to link */
-            begin(w);
-            fprintf(w->out, "{\"ph\":\"%s\",%s\"name\":\"collective\",\"cat\":\"collective\",\"id2\":{\"global\":\"%llx:%lld\"},"
-                            "\"pid\":%d,\"tid\":%lld,\"ts\":",
-                    first ? "s" : last ? "f" : "t", last && !first ? "\"bp\":\"e\"," : "", (unsigned long long)c->comm,
-                    (long long)c->seq, pid_of(m, pi), STREAM_TID_BASE + c->gstream);
-            ts(w->out, model_aligned(m, p, c->gstart));
-            fputc('}', w->out);
+    size_t total = 0, n = 0;
+    for (size_t pi = 0; pi < m->nprocs; pi++)
+        total += m->procs[pi].ncolls;
+    struct coll_ref *refs = malloc((total + 1) * sizeof *refs);
+    for (size_t pi = 0; pi < m->nprocs; pi++)
+        for (size_t i = 0; i < m->procs[pi].ncolls; i++) {
+            const struct coll *c = &m->procs[pi].colls[i];
+            if (c->gend > c->gstart && c->gstream >= 0)
+                refs[n++] = (struct coll_ref){ c->comm, c->seq, pi, i };
         }
+    qsort(refs, n, sizeof *refs, cmp_ref);
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &m->procs[refs[k].proc];
+        const struct coll *c = &p->colls[refs[k].i];
+        int pid = pid_of(m, refs[k].proc);
+        char name[128];
+        snprintf(name, sizeof name, "%s #%lld", m->api_names[c->api] + 4, (long long)c->seq);
+        slice(w, m, p, pid, STREAM_TID_BASE + c->gstream, name, "collective", c->gstart, c->gend);
+        fprintf(w->out, ",\"args\":{\"comm\":\"%llx\",\"seq\":%lld,\"count\":%lld,\"bytes\":%lld,\"datatype\":%d,"
+                        "\"peer\":%d,\"rank\":%d,\"nranks\":%d,\"call_id\":%lld}}",
+                (unsigned long long)c->comm, (long long)c->seq, (long long)c->count, (long long)c->bytes, c->dtype,
+                c->peer, c->rank, c->nranks, (long long)c->call_id);
+        int first = k == 0 || refs[k - 1].comm != c->comm || refs[k - 1].seq != c->seq;
+        int last = k + 1 == n || refs[k + 1].comm != c->comm || refs[k + 1].seq != c->seq;
+        if (first && last)
+            continue; /* alone: nothing to link */
+        begin(w);
+        fprintf(w->out, "{\"ph\":\"%s\",%s\"name\":\"collective\",\"cat\":\"collective\",\"id2\":{\"global\":\"%llx:%lld\"},"
+                        "\"pid\":%d,\"tid\":%lld,\"ts\":",
+                first ? "s" : last ? "f" : "t", last ? "\"bp\":\"e\"," : "", (unsigned long long)c->comm,
+                (long long)c->seq, pid, STREAM_TID_BASE + c->gstream);
+        ts(w->out, model_aligned(m, p, c->gstart));
+        fputc('}', w->out);
     }
+    free(refs);
 }
 
 static void findings(struct writer *w, const struct model *m, const struct findings *fs)

@@ -306,6 +306,21 @@ static void load_process(struct model *m, struct proc *p)
     }
     sqlite3_finalize(s);
 
+    sqlite3_prepare_v2(db, "SELECT id, value FROM string WHERE process_id = ? AND id BETWEEN 1 AND 1000000", -1, &s, NULL);
+    sqlite3_bind_int64(s, 1, p->id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int id = sqlite3_column_int(s, 0);
+        if (id >= p->nnames) {
+            int n = id + 1 > 2 * p->nnames ? id + 1 : 2 * p->nnames;
+            p->names = realloc(p->names, (size_t)n * sizeof *p->names);
+            memset(p->names + p->nnames, 0, (size_t)(n - p->nnames) * sizeof *p->names);
+            p->nnames = n;
+        }
+        free(p->names[id]);
+        p->names[id] = strdup(sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
+    }
+    sqlite3_finalize(s);
+
     sqlite3_prepare_v2(db, "SELECT count(*) FROM inflight WHERE process_id = ?", -1, &s, NULL);
     sqlite3_bind_int64(s, 1, p->id);
     if (sqlite3_step(s) == SQLITE_ROW)
@@ -438,6 +453,9 @@ void model_free(struct model *m)
         free(m->procs[i].calls);
         free(m->procs[i].ops);
         free(m->procs[i].colls);
+        for (int k = 0; k < m->procs[i].nnames; k++)
+            free(m->procs[i].names[k]);
+        free(m->procs[i].names);
     }
     free(m->procs);
     for (int i = 0; i < m->napis; i++)
@@ -467,9 +485,9 @@ static const char *lookup_text(const struct model *m, const struct proc *p, cons
 
 const char *model_kernel_name(const struct model *m, const struct proc *p, int name_id, char *buf, size_t len)
 {
-    lookup_text(m, p, "SELECT value FROM string WHERE process_id = ? AND id = ?", name_id, buf, len);
-    if (!buf[0])
-        snprintf(buf, len, "?");
+    (void)m;
+    const char *n = name_id > 0 && name_id < p->nnames ? p->names[name_id] : NULL;
+    snprintf(buf, len, "%s", n && *n ? n : "?");
     return buf;
 }
 

@@ -61,6 +61,7 @@ struct proc {
     struct coll *colls; size_t ncolls;
     int64_t inflight; /* calls left in flight when the process ended */
     int db;           /* index into model.dbs */
+    char **names; int nnames; /* kernel names by string id */
 };
 
 struct model {

@@ -150,6 +150,44 @@ void timeline_build(struct timeline *t, const struct proc *p)
     t->busy = ops_union(p, 0);
     t->compute = ops_union(p, 1);
     t->comm = ops_union(p, 2);
+    size_t ccap = 0;
+    for (size_t i = 0; i < p->nops; i++) {
+        const struct gop *g = &p->ops[i];
+        if (g->kind != GOP_KERNEL || g->nccl || timeline_stream_computes(t, g->stream))
+            continue;
+        if (t->ncompute_streams == ccap) {
+            ccap = ccap ? ccap * 2 : 8;
+            t->compute_streams = realloc(t->compute_streams, ccap * sizeof *t->compute_streams);
+        }
+        t->compute_streams[t->ncompute_streams++] = g->stream;
+    }
+}
+
+int timeline_stream_computes(const struct timeline *t, int stream)
+{
+    for (size_t i = 0; i < t->ncompute_streams; i++)
+        if (t->compute_streams[i] == stream)
+            return 1;
+    return 0;
+}
+
+const struct ivals *timeline_compute_except(struct timeline *t, int stream)
+{
+    for (size_t i = 0; i < t->nothers; i++)
+        if (t->others[i].stream == stream)
+            return &t->others[i].u;
+    const struct proc *p = t->p;
+    struct interval *v = malloc((p->nops + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t k = 0; k < p->nops; k++) {
+        const struct gop *g = &p->ops[k];
+        if (g->kind == GOP_KERNEL && !g->nccl && g->stream != stream)
+            v[n++] = (struct interval){ g->start, g->end };
+    }
+    t->others = realloc(t->others, (t->nothers + 1) * sizeof *t->others);
+    t->others[t->nothers].stream = stream;
+    t->others[t->nothers].u = ivals_union(v, n);
+    return &t->others[t->nothers++].u;
 }
 
 void timeline_free(struct timeline *t)
@@ -159,6 +197,10 @@ void timeline_free(struct timeline *t)
     free(t->busy.v);
     free(t->compute.v);
     free(t->comm.v);
+    free(t->compute_streams);
+    for (size_t i = 0; i < t->nothers; i++)
+        free(t->others[i].u.v);
+    free(t->others);
 }
 
 int timeline_stream(const struct timeline *t, int64_t handle)

@@ -18,7 +18,15 @@ struct timeline {
     struct ivals busy;        /* union of all GPU operations */
     struct ivals compute;     /* union of kernels that are not NCCL's */
     struct ivals comm;        /* union of NCCL kernels */
+    int *compute_streams; size_t ncompute_streams; /* streams that run compute kernels */
+    /* compute on every stream but one, for the few streams that need it */
+    struct { int stream; struct ivals u; } *others; size_t nothers;
 };
+
+/* Whether a stream runs compute (non-NCCL) kernels. */
+int timeline_stream_computes(const struct timeline *t, int stream);
+/* Union of compute kernels on all streams except `stream` (cached). */
+const struct ivals *timeline_compute_except(struct timeline *t, int stream);
 
 void timeline_build(struct timeline *t, const struct proc *p);
 void timeline_free(struct timeline *t);

@@ -6,11 +6,18 @@ checked against its documented shape (docs/report-json.md) and, for the
 demo, the Chrome trace is parsed back and checked (events well formed, flows
 paired, every rank's tracks present).
 
+Under the sanitizers (GT_SANITIZED=1) everything runs several times slower
+and the simulated ranks drift apart, so the findings that are about relative
+timing across ranks and streams (comm.straggler, comm.exposed, gpu.idle,
+sync.no_consumer) and the cost ranges are not asserted there; the rest is.
+
 Usage: report_workloads.py BUILD_DIR SOURCE_DIR [workload...]"""
 import json, os, re, subprocess, sys, tempfile
 
 build, src = sys.argv[1], sys.argv[2]
 only = sys.argv[3:]
+LENIENT = os.environ.get("GT_SANITIZED") == "1"
+TIMING_KINDS = {"comm.straggler", "comm.exposed", "gpu.idle", "sync.no_consumer"}
 passed = failed = 0
 
 
@@ -67,6 +74,11 @@ def check_shape(name, d):
 def check_findings(name, d, expects, allowed):
     found = d["findings"]
     for kind, opts in expects:
+        if LENIENT and kind in TIMING_KINDS:
+            print(f"skip: {name}: {kind} (timing, under the sanitizers)")
+            continue
+        if LENIENT:
+            opts = {k: v for k, v in opts.items() if k != "cost_ms"}
         fs = [f for f in found if f["kind"] == kind]
         what = f"{name}: {kind} " + " ".join(f"{k}={v}" for k, v in opts.items())
         if "ranks" in opts:
@@ -92,7 +104,7 @@ def check_findings(name, d, expects, allowed):
             if "missing" in opts:
                 good = good and f.get("missing_ranks") == [int(x) for x in opts["missing"].split(",")]
         check(good, what + ("" if good else f" (got {[(f['rank'], f['callsite'], f['cost_ns'], f.get('seq'), f.get('ranks'), f.get('missing_ranks')) for f in fs]})"))
-    known = {k for k, _ in expects} | allowed
+    known = {k for k, _ in expects} | allowed | (TIMING_KINDS if LENIENT else set())
     extra = sorted({f["kind"] for f in found} - known)
     check(not extra, f"{name}: no findings beyond those documented" + (f" (also found {extra})" if extra else ""))
 
