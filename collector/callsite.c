@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "collector/callsite.h"
 #include "collector/config.h"
+#include "collector/symbolize.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -83,8 +84,10 @@ __attribute__((noinline)) static uint32_t capture(int depth, int skip)
     return 0;
 }
 
-static void symbolise(void *pc, char *out, size_t len)
+static void symbolise(void *pc, char *out, size_t len, int lines)
 {
+    if (lines && gt_symbolize(pc, out, len) == 0)
+        return;
     Dl_info info;
     /* a return address points after the call: look up the call itself */
     void *at = (char *)pc - 1;
@@ -102,26 +105,47 @@ static void symbolise(void *pc, char *out, size_t len)
     }
 }
 
-void gt_callsite_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx)
+static void report(struct entry *e, uint32_t id, int lines, void (*fn)(uint32_t, const char *, void *), void *ctx)
 {
     char text[GT_MAX_STACK_DEPTH * 300];
+    size_t o = 0;
+    text[0] = 0;
+    for (int f = 0; f < e->depth && o < sizeof text - 300; f++) {
+        symbolise(e->pc[f], text + o, 300, lines);
+        o += strlen(text + o);
+        text[o++] = '\n';
+        text[o] = 0;
+    }
+    if (o)
+        text[o - 1] = 0;
+    fn(id, text, ctx);
+    e->reported = 1;
+}
+
+void gt_callsite_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx)
+{
     for (uint32_t i = 0; i < TABLE_SIZE; i++) {
         struct entry *e = &table[i];
-        if (e->reported || !atomic_load_explicit(&e->ready, memory_order_acquire))
-            continue;
-        size_t o = 0;
-        text[0] = 0;
-        for (int f = 0; f < e->depth && o < sizeof text - 300; f++) {
-            symbolise(e->pc[f], text + o, 300);
-            o += strlen(text + o);
-            text[o++] = '\n';
-            text[o] = 0;
-        }
-        if (o)
-            text[o - 1] = 0;
-        fn(i + 1, text, ctx);
-        e->reported = 1;
+        if (!e->reported && atomic_load_explicit(&e->ready, memory_order_acquire))
+            report(e, i + 1, 0, fn, ctx);
     }
+}
+
+void gt_callsite_flush_with_lines(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx)
+{
+    int begun = 0;
+    for (uint32_t i = 0; i < TABLE_SIZE; i++) {
+        struct entry *e = &table[i];
+        if (!atomic_load_explicit(&e->ready, memory_order_acquire))
+            continue;
+        if (!begun) {
+            gt_symbolize_begin();
+            begun = 1;
+        }
+        report(e, i + 1, 1, fn, ctx);
+    }
+    if (begun)
+        gt_symbolize_end();
 }
 
 void gt_callsite_reset_reported(void)

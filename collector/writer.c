@@ -291,6 +291,7 @@ void gt_writer_stop(const struct gt_end_info *end)
             gt_db_set_process_i64(&w.db, "exit_signal", end->signal, end->signal == 0);
             gt_db_set_process_text(&w.db, "end_reason", end->reason);
         }
+        gt_callsite_flush_with_lines(on_callsite, NULL);
         cycle(1);
         gt_db_make_late_indexes(&w.db);
     }

@@ -4,6 +4,7 @@ libgputrace_la_SOURCES = \
   collector/api_ids.h collector/record.h collector/state.h \
   collector/clock.h collector/clock.c collector/config.h collector/config.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \
+  collector/symbolize.h collector/symbolize.c \
   collector/schema.h collector/schema.c collector/db.h collector/db.c \
   collector/cupti_sub.h collector/cupti_sub.c collector/writer.h collector/writer.c \
   libtrace/trace.h libtrace/real.h libtrace/real.c libtrace/activate.c \

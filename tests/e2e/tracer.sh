@@ -40,6 +40,7 @@ expect "GPU copies carry pageable source kind" "$(q "$db" "select count(*) >= 48
 expect "kernels joined to their launch by correlation" \
   "$(q "$db" "select count(*) = (select count(*) from api_call_named where api_name = 'cudaLaunchKernel') from gpu_op g join cupti_api a on a.process_id = g.process_id and a.correlation = g.correlation where g.kind = 1 and a.domain = 1")" 1
 expect "sync calls have call sites in app_train" "$(q "$db" "select count(*) > 0 from api_call_named c join callsite s on s.process_id = c.process_id and s.id = c.callsite where c.api_name = 'cudaStreamSynchronize' and s.frames like '%app_train%'")" 1
+expect "call sites name file and line where debug info allows" "$(q "$db" "select count(*) > 0 from callsite where frames like 'app_train (app_train.c:%'")" 1
 expect "nothing dropped" "$(q "$db" "select sum(dropped_host) + sum(dropped_cupti) from process")" 0
 expect "no call left in flight" "$(q "$db" "select count(*) from inflight")" 0
 expect "GPU times on the host clock" "$(q "$db" "select count(*) from gpu_op g join process p on p.id = g.process_id where g.kind = 1 and (g.start_ns < p.start_ns or g.end_ns > p.end_ns)")" 0

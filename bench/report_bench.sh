@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# report_bench.sh [RECORDS...]: the report's speed and memory on synthetic
+# runs (bench/gen_run.sh; generated, never committed).  For each size:
+# records per second the report reads, trace events per second the export
+# writes, and peak memory against the database's size.  Default sizes
+# 1M and 10M records.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+rep=$top/build/gputrace-report
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+sizes=${*:-1000000 10000000}
+printf "%10s %9s %10s %12s %10s %12s %10s %9s\n" records "db MiB" "report s" "records/s" "export s" "events/s" "peak MiB" "peak/db"
+for n in $sizes; do
+  rows=$("$top/bench/gen_run.sh" "$tmp/run.db" "$n")
+  db_mib=$(( $(stat -c %s "$tmp/run.db") / 1048576 ))
+  /usr/bin/time -f "%e %M" -o "$tmp/t1" "$rep" --format json "$tmp/run.db" > /dev/null
+  /usr/bin/time -f "%e %M" -o "$tmp/t2" "$rep" --format json --chrome-trace "$tmp/trace.json" "$tmp/run.db" > /dev/null
+  events=$(grep -c '"ph"' "$tmp/trace.json" || true)
+  read -r r_s r_kb < "$tmp/t1"
+  read -r e_s e_kb < "$tmp/t2"
+  awk -v n="$rows" -v db="$db_mib" -v rs="$r_s" -v es="$e_s" -v ev="$events" -v kb="$e_kb" 'BEGIN {
+    ex = es - rs; if (ex <= 0) ex = 0.001
+    printf "%10d %9d %10.2f %12.0f %10.2f %12.0f %10.0f %9.2f\n", n, db, rs, n / rs, ex, ev / ex, kb / 1024, kb / 1024 / db }'
+  rm -f "$tmp"/run.db* "$tmp/trace.json"
+done
