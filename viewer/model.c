@@ -283,10 +283,15 @@ static void load_process(struct model *m, struct proc *p)
     free(enq.key); free(enq.val); free(nccl.key); free(nccl.val);
 
     cap = 0;
+    /* the collective's kernel, through the external correlation id its call
+     * (or its group) pushed; written out rather than through the
+     * collective_kernel view, which SQLite would evaluate once per row */
     sqlite3_prepare_v2(db, "SELECT c.call_id, c.comm_id, c.seq, c.count, c.bytes, c.start_ns, c.end_ns, c.group_id,"
                            " c.stream, c.api, c.datatype, c.op, c.peer, c.rank, c.nranks, c.callsite,"
-                           " k.gpu_start_ns, k.gpu_end_ns, k.stream_id, k.name_id FROM collective c LEFT JOIN collective_kernel k"
-                           " ON k.process_id = c.process_id AND k.call_id = c.call_id"
+                           " g.start_ns, g.end_ns, g.stream_id, g.name_id FROM collective c"
+                           " LEFT JOIN ext_corr x ON x.process_id = c.process_id"
+                           "  AND x.external_id = (CASE WHEN c.group_id THEN c.group_id ELSE c.call_id END)"
+                           " LEFT JOIN gpu_op g ON g.process_id = x.process_id AND g.correlation = x.correlation AND g.kind = 1"
                            " WHERE c.process_id = ? GROUP BY c.call_id ORDER BY c.start_ns", -1, &s, NULL);
     sqlite3_bind_int64(s, 1, p->id);
     while (sqlite3_step(s) == SQLITE_ROW) {
