@@ -38,5 +38,14 @@ expect "the _ptsz/_ptds entry points are recorded as such" \
 GPUTRACE_OUTPUT="$tmp/run-%r-%p.db" LD_PRELOAD="$lib" "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/api_surface" > /dev/null
 expect "%r and %p give one file per rank" "$(ls "$tmp" | grep -c '^run-[01]-[0-9]*\.db$')" 2
 
+# every setting the tracer reads is documented in README.md and --help
+s=${top_srcdir:-.}
+missing=""
+for v in $(grep -o 'GPUTRACE_[A-Z_]*' "$s/collector/config.c" | sed 's/.*://' | sort -u); do
+  grep -q "$v" "$s/README.md" || missing="$missing README:$v"
+  "$b/gputrace" record --help | grep -q "$v" || missing="$missing help:$v"
+done
+expect "settings documented in README.md and gputrace record --help" "$missing" ""
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
