@@ -14,7 +14,7 @@ rm -f "$out" "$out-wal" "$out-shm"
 GPUTRACE_OUTPUT="$out" GPUTRACE_QUIET=1 LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/threads" 1 1 > /dev/null
 steps=$(( records / ranks * 4 / 37 )) # 9.25 rows per step
 sqlite3 "$out" <<SQL
-PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;
+PRAGMA synchronous=OFF;
 DELETE FROM process; DELETE FROM api_call; DELETE FROM gpu_op; DELETE FROM cupti_api; DELETE FROM callsite; DELETE FROM string;
 WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k < $ranks - 1)
 INSERT INTO process(id, run_id, host, pid, rank, local_rank, world_size, device, gpu_name, cmdline, cupti_status,

@@ -11,7 +11,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 sizes=${*:-1000000 10000000}
 printf "%10s %9s %10s %12s %10s %12s %10s %9s\n" records "db MiB" "report s" "records/s" "export s" "events/s" "peak MiB" "peak/db"
 for n in $sizes; do
-  rows=$("$top/bench/gen_run.sh" "$tmp/run.db" "$n")
+  rows=$("$top/bench/gen_run.sh" "$tmp/run.db" "$n" | tail -n 1)
   db_mib=$(( $(stat -c %s "$tmp/run.db") / 1048576 ))
   /usr/bin/time -f "%e %M" -o "$tmp/t1" "$rep" --format json "$tmp/run.db" > /dev/null
   /usr/bin/time -f "%e %M" -o "$tmp/t2" "$rep" --format json --chrome-trace "$tmp/trace.json" "$tmp/run.db" > /dev/null

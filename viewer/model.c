@@ -171,20 +171,16 @@ static int cm_get(const struct corrmap *c, uint32_t k, int64_t *v)
  * same converted clock; a little slack covers a recalibration in between. */
 #define MATCH_SLACK_NS 2000
 
-static void correlate(struct proc *p, sqlite3 *db, struct corrmap *enq)
+struct capi_list { struct capi *v; size_t n, cap; };
+struct corr_list { uint32_t *v; size_t n, cap; };
+
+/* Matches each wrapped call to the CUPTI API record made inside it (same
+ * thread, contained in time), and maps every correlation id to the time
+ * its API call began (the GPU work's enqueue time). */
+static void correlate(struct proc *p, struct capi_list *l, struct corrmap *enq)
 {
-    sqlite3_stmt *s;
-    struct capi *a = NULL;
-    size_t n = 0, cap = 0;
-    if (sqlite3_prepare_v2(db, "SELECT tid, start_ns, end_ns, correlation FROM cupti_api WHERE process_id = ?", -1, &s, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_int64(s, 1, p->id);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        GROW(a, n, cap);
-        a[n++] = (struct capi){ sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2), sqlite3_column_int(s, 0),
-                                (uint32_t)sqlite3_column_int64(s, 3) };
-    }
-    sqlite3_finalize(s);
+    struct capi *a = l->v;
+    size_t n = l->n;
     enq->cap = 16;
     while (enq->cap < n * 2 + 16)
         enq->cap *= 2;
@@ -212,74 +208,81 @@ static void correlate(struct proc *p, sqlite3 *db, struct corrmap *enq)
         }
     }
     free(r);
-    free(a);
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+    const struct call *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_gop(const void *a, const void *b)
+{
+    const struct gop *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The processes of one database by row id, to route the rows of one pass
+ * over each table (reading in row order and sorting in memory is far
+ * faster than an index walk that seeks for every row). */
+struct router { int64_t *ids; struct proc **procs; size_t n; size_t last; };
+
+static struct proc *route(struct router *rt, int64_t id)
+{
+    if (rt->n && rt->ids[rt->last] == id)
+        return rt->procs[rt->last];
+    for (size_t i = 0; i < rt->n; i++)
+        if (rt->ids[i] == id) {
+            rt->last = i;
+            return rt->procs[i];
+        }
+    return NULL;
 }
 
 /* ---- loading a process ------------------------------------------------------ */
 
-static void load_process(struct model *m, struct proc *p)
+static void load_process(struct model *m, struct proc *p, struct capi_list *capis, struct corr_list *exts)
 {
     sqlite3 *db = m->dbs[p->db];
     sqlite3_stmt *s;
     size_t cap = 0;
-    sqlite3_prepare_v2(db, "SELECT start_ns, end_ns, stream, event, bytes, call_id, api, tid, copy_kind, mem_kind,"
-                           " result, callsite FROM api_call WHERE process_id = ? ORDER BY start_ns", -1, &s, NULL);
-    sqlite3_bind_int64(s, 1, p->id);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        GROW(p->calls, p->ncalls, cap);
-        struct call *c = &p->calls[p->ncalls++];
-        *c = (struct call){ sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
-                            sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4), sqlite3_column_int64(s, 5),
-                            sqlite3_column_int(s, 6), sqlite3_column_int(s, 7), sqlite3_column_int(s, 8),
-                            sqlite3_column_int(s, 9), sqlite3_column_int(s, 10), sqlite3_column_int(s, 11), 0 };
-        if (c->api < 0 || c->api >= m->napis)
-            c->api = 0;
-    }
-    sqlite3_finalize(s);
-
+    qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
     struct corrmap enq = { 0 };
-    correlate(p, db, &enq);
+    correlate(p, capis, &enq);
 
     /* NCCL kernels: those whose correlation an external id points at */
     struct corrmap nccl = { 0 };
-    size_t next = 0;
-    sqlite3_prepare_v2(db, "SELECT count(*) FROM ext_corr WHERE process_id = ?", -1, &s, NULL);
-    sqlite3_bind_int64(s, 1, p->id);
-    if (sqlite3_step(s) == SQLITE_ROW)
-        next = (size_t)sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
     nccl.cap = 16;
-    while (nccl.cap < next * 2 + 16)
+    while (nccl.cap < exts->n * 2 + 16)
         nccl.cap *= 2;
     nccl.key = calloc(nccl.cap, sizeof *nccl.key);
     nccl.val = calloc(nccl.cap, sizeof *nccl.val);
-    sqlite3_prepare_v2(db, "SELECT correlation FROM ext_corr WHERE process_id = ?", -1, &s, NULL);
-    sqlite3_bind_int64(s, 1, p->id);
-    while (sqlite3_step(s) == SQLITE_ROW)
-        cm_put(&nccl, (uint32_t)sqlite3_column_int64(s, 0), 1);
-    sqlite3_finalize(s);
+    for (size_t i = 0; i < exts->n; i++)
+        cm_put(&nccl, exts->v[i], 1);
 
-    cap = 0;
-    sqlite3_prepare_v2(db, "SELECT g.kind, g.device, g.stream_id, g.name_id, g.start_ns, g.end_ns, g.bytes, g.copy_kind,"
-                           " g.src_kind, g.dst_kind, g.correlation, s.value FROM gpu_op g LEFT JOIN string s"
-                           " ON s.process_id = g.process_id AND s.id = g.name_id"
-                           " WHERE g.process_id = ? AND g.kind IN (1, 2, 3) ORDER BY g.start_ns", -1, &s, NULL);
+    sqlite3_prepare_v2(db, "SELECT id, value FROM string WHERE process_id = ? AND id BETWEEN 1 AND 1000000", -1, &s, NULL);
     sqlite3_bind_int64(s, 1, p->id);
     while (sqlite3_step(s) == SQLITE_ROW) {
-        GROW(p->ops, p->nops, cap);
-        struct gop *g = &p->ops[p->nops++];
-        *g = (struct gop){ .kind = sqlite3_column_int(s, 0), .device = sqlite3_column_int(s, 1),
-                           .stream = sqlite3_column_int(s, 2), .name = sqlite3_column_int(s, 3),
-                           .start = sqlite3_column_int64(s, 4), .end = sqlite3_column_int64(s, 5),
-                           .bytes = sqlite3_column_int64(s, 6), .copy_kind = sqlite3_column_int(s, 7),
-                           .src_kind = sqlite3_column_int(s, 8), .dst_kind = sqlite3_column_int(s, 9),
-                           .corr = (uint32_t)sqlite3_column_int64(s, 10) };
-        int64_t t, one;
-        g->enq = cm_get(&enq, g->corr, &t) ? t : g->start;
-        const unsigned char *name = sqlite3_column_text(s, 11);
-        g->nccl = g->kind == GOP_KERNEL && (cm_get(&nccl, g->corr, &one) || (name && !strncmp((const char *)name, "nccl", 4)));
+        int id = sqlite3_column_int(s, 0);
+        if (id >= p->nnames) {
+            int n = id + 1 > 2 * p->nnames ? id + 1 : 2 * p->nnames;
+            p->names = realloc(p->names, (size_t)n * sizeof *p->names);
+            memset(p->names + p->nnames, 0, (size_t)(n - p->nnames) * sizeof *p->names);
+            p->nnames = n;
+        }
+        free(p->names[id]);
+        p->names[id] = strdup(sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
     }
     sqlite3_finalize(s);
+
+    qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
+    for (size_t i = 0; i < p->nops; i++) {
+        struct gop *g = &p->ops[i];
+        int64_t t, one;
+        g->enq = cm_get(&enq, g->corr, &t) ? t : g->start;
+        const char *name = g->name > 0 && g->name < p->nnames ? p->names[g->name] : NULL;
+        g->nccl = g->kind == GOP_KERNEL && (cm_get(&nccl, g->corr, &one) || (name && !strncmp(name, "nccl", 4)));
+    }
     free(enq.key); free(enq.val); free(nccl.key); free(nccl.val);
 
     cap = 0;
@@ -311,21 +314,6 @@ static void load_process(struct model *m, struct proc *p)
     }
     sqlite3_finalize(s);
 
-    sqlite3_prepare_v2(db, "SELECT id, value FROM string WHERE process_id = ? AND id BETWEEN 1 AND 1000000", -1, &s, NULL);
-    sqlite3_bind_int64(s, 1, p->id);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        int id = sqlite3_column_int(s, 0);
-        if (id >= p->nnames) {
-            int n = id + 1 > 2 * p->nnames ? id + 1 : 2 * p->nnames;
-            p->names = realloc(p->names, (size_t)n * sizeof *p->names);
-            memset(p->names + p->nnames, 0, (size_t)(n - p->nnames) * sizeof *p->names);
-            p->nnames = n;
-        }
-        free(p->names[id]);
-        p->names[id] = strdup(sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
-    }
-    sqlite3_finalize(s);
-
     sqlite3_prepare_v2(db, "SELECT count(*) FROM inflight WHERE process_id = ?", -1, &s, NULL);
     sqlite3_bind_int64(s, 1, p->id);
     if (sqlite3_step(s) == SQLITE_ROW)
@@ -342,6 +330,79 @@ static void load_process(struct model *m, struct proc *p)
                 last = p->ops[i].end;
         p->end = last;
     }
+}
+
+/* One pass over each big table of database d, routing rows to the
+ * processes of the run. */
+static void load_tables(struct model *m, size_t d, struct capi_list *capis, struct corr_list *exts)
+{
+    struct router rt = { calloc(m->nprocs + 1, sizeof *rt.ids), calloc(m->nprocs + 1, sizeof *rt.procs), 0, 0 };
+    for (size_t i = 0; i < m->nprocs; i++)
+        if (m->procs[i].db == (int)d) {
+            rt.ids[rt.n] = m->procs[i].id;
+            rt.procs[rt.n++] = &m->procs[i];
+        }
+    sqlite3 *db = m->dbs[d];
+    sqlite3_stmt *s;
+    if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, start_ns, end_ns, stream, event, bytes, call_id, api, tid,"
+                                       " copy_kind, mem_kind, result, callsite FROM api_call", -1, &s, NULL) == SQLITE_OK) {
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
+            if (!p)
+                continue;
+            GROW(p->calls, p->ncalls, p->calls_cap);
+            struct call *c = &p->calls[p->ncalls++];
+            *c = (struct call){ sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3),
+                                sqlite3_column_int64(s, 4), sqlite3_column_int64(s, 5), sqlite3_column_int64(s, 6),
+                                sqlite3_column_int(s, 7), sqlite3_column_int(s, 8), sqlite3_column_int(s, 9),
+                                sqlite3_column_int(s, 10), sqlite3_column_int(s, 11), sqlite3_column_int(s, 12), 0 };
+            if (c->api < 0 || c->api >= m->napis)
+                c->api = 0;
+        }
+        sqlite3_finalize(s);
+    }
+    if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, kind, device, stream_id, name_id, start_ns, end_ns, bytes,"
+                                       " copy_kind, src_kind, dst_kind, correlation FROM gpu_op WHERE kind IN (1, 2, 3)",
+                                   -1, &s, NULL) == SQLITE_OK) {
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
+            if (!p)
+                continue;
+            GROW(p->ops, p->nops, p->ops_cap);
+            p->ops[p->nops++] = (struct gop){ .kind = sqlite3_column_int(s, 1), .device = sqlite3_column_int(s, 2),
+                                              .stream = sqlite3_column_int(s, 3), .name = sqlite3_column_int(s, 4),
+                                              .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
+                                              .bytes = sqlite3_column_int64(s, 7), .copy_kind = sqlite3_column_int(s, 8),
+                                              .src_kind = sqlite3_column_int(s, 9), .dst_kind = sqlite3_column_int(s, 10),
+                                              .corr = (uint32_t)sqlite3_column_int64(s, 11) };
+        }
+        sqlite3_finalize(s);
+    }
+    if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, tid, start_ns, end_ns, correlation FROM cupti_api", -1, &s, NULL) == SQLITE_OK) {
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
+            if (!p)
+                continue;
+            struct capi_list *l = &capis[p - m->procs];
+            GROW(l->v, l->n, l->cap);
+            l->v[l->n++] = (struct capi){ sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3), sqlite3_column_int(s, 1),
+                                          (uint32_t)sqlite3_column_int64(s, 4) };
+        }
+        sqlite3_finalize(s);
+    }
+    if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, correlation FROM ext_corr", -1, &s, NULL) == SQLITE_OK) {
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
+            if (!p)
+                continue;
+            struct corr_list *l = &exts[p - m->procs];
+            GROW(l->v, l->n, l->cap);
+            l->v[l->n++] = (uint32_t)sqlite3_column_int64(s, 1);
+        }
+        sqlite3_finalize(s);
+    }
+    free(rt.ids);
+    free(rt.procs);
 }
 
 static int cmp_proc(const void *a, const void *b)
@@ -442,13 +503,21 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
         sqlite3_finalize(s);
     }
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_proc);
+    struct capi_list *capis = calloc(m->nprocs + 1, sizeof *capis);
+    struct corr_list *exts = calloc(m->nprocs + 1, sizeof *exts);
+    for (size_t d = 0; d < m->ndbs; d++)
+        load_tables(m, d, capis, exts);
     m->t0 = INT64_MAX;
     for (size_t i = 0; i < m->nprocs; i++) {
-        load_process(m, &m->procs[i]);
+        load_process(m, &m->procs[i], &capis[i], &exts[i]);
+        free(capis[i].v);
+        free(exts[i].v);
         int64_t t = m->procs[i].start + m->procs[i].clock_offset;
         if (t < m->t0)
             m->t0 = t;
     }
+    free(capis);
+    free(exts);
     return 0;
 }
 

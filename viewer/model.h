@@ -56,8 +56,8 @@ struct proc {
     int rank, pid, device, exit_code, exit_signal, world;
     char host[128], gpu[128], end_reason[32], cupti[256];
     int has_end, has_exit_code, has_signal, cupti_active;
-    struct call *calls; size_t ncalls;
-    struct gop *ops; size_t nops;
+    struct call *calls; size_t ncalls, calls_cap;
+    struct gop *ops; size_t nops, ops_cap;
     struct coll *colls; size_t ncolls;
     int64_t inflight; /* calls left in flight when the process ended */
     int db;           /* index into model.dbs */
