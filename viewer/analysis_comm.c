@@ -22,8 +22,7 @@ static void within_ranks(const struct model *m, const struct report_opts *o, str
     size_t first = fs->n;
     for (size_t pi = 0; pi < m->nprocs; pi++) {
         const struct proc *p = &m->procs[pi];
-        struct timeline t;
-        timeline_build(&t, p);
+        struct timeline *t = model_timeline(m, pi);
         for (size_t i = 0; i < p->ncolls; i++) {
             const struct coll *c = &p->colls[i];
             if (c->gend <= c->gstart || c->gstream < 0)
@@ -31,19 +30,18 @@ static void within_ranks(const struct model *m, const struct report_opts *o, str
             /* overlap as HTA computes it: merged compute intervals on the
              * device's other streams, intersected with the collective */
             int64_t dur = c->gend - c->gstart;
-            int64_t ov = ivals_cover(timeline_compute_except(&t, c->gstream), c->gstart, c->gend);
+            int64_t ov = ivals_cover(timeline_compute_except(t, c->gstream), c->gstart, c->gend);
             if ((double)ov < o->exposed_fraction * (double)dur) {
                 struct finding *f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->callsite);
                 f->count++;
                 f->exposed_ns += dur - ov;
             }
-            if (timeline_stream_computes(&t, c->gstream)) {
+            if (timeline_stream_computes(t, c->gstream)) {
                 struct finding *f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->callsite);
                 f->count++;
                 f->exposed_ns += dur - ov;
             }
         }
-        timeline_free(&t);
     }
     /* a call site whose collectives are exposed only now and then (the
      * first one, waiting for the ranks to start; a rank briefly behind) is

@@ -30,21 +30,19 @@ void analyse_copies(const struct model *m, const struct report_opts *o, struct f
             continue;
         /* serialized: a host-to-device copy on a stream that also computes,
          * overlapping no kernel on the device */
-        struct timeline t;
-        timeline_build(&t, p);
+        struct timeline *t = model_timeline(m, pi);
         for (size_t i = 0; i < p->ncalls; i++) {
-            if (t.op_of_call[i] < 0)
+            if (t->op_of_call[i] < 0)
                 continue;
-            const struct gop *g = &p->ops[t.op_of_call[i]];
+            const struct gop *g = &p->ops[t->op_of_call[i]];
             if (g->kind != GOP_MEMCPY || g->copy_kind != CUPTI_HTOD || g->end <= g->start)
                 continue;
-            if (!timeline_stream_computes(&t, g->stream) || ivals_cover(&t.compute, g->start, g->end) > 0)
+            if (!timeline_stream_computes(t, g->stream) || ivals_cover(&t->compute, g->start, g->end) > 0)
                 continue;
             struct finding *f = findings_at(fs, m, F_COPY_SERIALIZED, (int)pi, p->calls[i].callsite);
             f->count++;
             f->exposed_ns += g->end - g->start;
         }
-        timeline_free(&t);
     }
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
@@ -89,12 +87,11 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
         const struct proc *p = &m->procs[pi];
         if (!p->cupti_active)
             continue;
-        struct timeline t;
-        timeline_build(&t, p);
+        struct timeline *t = model_timeline(m, pi);
         struct ivals syncs = host_syncs(m, p);
         int64_t idle = 0, n = 0;
-        for (size_t k = 1; k < t.busy.n; k++) {
-            int64_t a = t.busy.v[k - 1].b, b = t.busy.v[k].a;
+        for (size_t k = 1; k < t->busy.n; k++) {
+            int64_t a = t->busy.v[k - 1].b, b = t->busy.v[k].a;
             if (b - a < o->idle_gap_ns)
                 continue;
             /* a sync that ended in the gap (or just before it) explains it:
@@ -116,6 +113,5 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
             snprintf(f->suggestion, sizeof f->suggestion, "the host does not submit work fast enough: look at CPU-side work between launches (data loading, Python overhead); CUDA graphs cut launch cost");
         }
         free(syncs.v);
-        timeline_free(&t);
     }
 }

@@ -172,8 +172,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         const struct proc *p = &m->procs[pi];
         if (!p->cupti_active)
             continue; /* scopes need GPU times */
-        struct timeline t;
-        timeline_build(&t, p);
+        struct timeline *t = model_timeline(m, pi);
         struct evmap records = { 0 };
         for (size_t i = 0; i < p->ncalls; i++) {
             const struct call *c = &p->calls[i];
@@ -184,11 +183,11 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             if (!expl && !impl)
                 continue;
             struct scope s;
-            if (!scope_of(m, &t, i, r == ROLE_SYNC_EVENT ? ev_get(&records, c->event) : -1, &s))
+            if (!scope_of(m, t, i, r == ROLE_SYNC_EVENT ? ev_get(&records, c->event) : -1, &s))
                 continue;
             struct pending pd;
-            int64_t own = expl ? -1 : t.op_of_call[i];
-            find_pending(&t, c, &s, own, &pd);
+            int64_t own = expl ? -1 : t->op_of_call[i];
+            find_pending(t, c, &s, own, &pd);
             int64_t blocked = c->end - c->start;
             struct finding *f = NULL;
             if (expl && pd.n == 0) {
@@ -204,7 +203,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
                 f->host_blocked_ns += extra;
             } else if (pd.consumed_bytes > 0 && pd.consumed_bytes <= o->scalar_bytes) {
                 f = findings_at(fs, m, F_SYNC_SCALAR_READ, (int)pi, c->callsite);
-                f->gpu_idle_ns += idle_after(&t, c->end);
+                f->gpu_idle_ns += idle_after(t, c->end);
                 f->host_blocked_ns += blocked;
             } else if (impl && pd.n > 0 && blocked >= o->implicit_min_ns) {
                 f = findings_at(fs, m, F_SYNC_IMPLICIT, (int)pi, c->callsite);
@@ -215,7 +214,6 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         }
         free(records.key);
         free(records.rec);
-        timeline_free(&t);
     }
     /* messages, once counts and costs are known */
     for (size_t i = 0; i < fs->n; i++) {

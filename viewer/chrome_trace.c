@@ -246,13 +246,11 @@ long chrome_trace_write(const char *path, const struct model *m, const struct fi
     fputs("},\"traceEvents\":[", out);
     metadata(&w, m);
     for (size_t pi = 0; pi < m->nprocs; pi++) {
-        struct timeline t;
-        timeline_build(&t, &m->procs[pi]);
+        struct timeline *t = model_timeline(m, pi);
         uint8_t *flow_op = calloc(m->procs[pi].nops + 1, 1);
-        calls(&w, m, pi, &t, flow_op);
+        calls(&w, m, pi, t, flow_op);
         gpu_ops(&w, m, pi, flow_op);
         free(flow_op);
-        timeline_free(&t);
     }
     collectives(&w, m);
     findings(&w, m, fs);

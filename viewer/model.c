@@ -3,6 +3,7 @@
  * that is not SQLite, a database of another schema version, no such run. */
 #define _GNU_SOURCE
 #include "viewer/model.h"
+#include "viewer/timeline.h"
 #include "collector/schema.h"
 
 #include <stdio.h>
@@ -523,6 +524,7 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
 
 void model_free(struct model *m)
 {
+    model_free_timelines(m);
     for (size_t i = 0; i < m->nprocs; i++) {
         free(m->procs[i].calls);
         free(m->procs[i].ops);

@@ -64,6 +64,8 @@ struct proc {
     char **names; int nnames; /* kernel names by string id */
 };
 
+struct timeline;
+
 struct model {
     char run_id[256];
     struct proc *procs; size_t nprocs;   /* sorted by rank, then pid */
@@ -72,6 +74,7 @@ struct model {
     /* per process: kernel names and call sites, looked up by (process index, id) */
     sqlite3 **dbs; size_t ndbs;
     int64_t t0;                          /* earliest realtime start, for aligned times */
+    struct timeline **timelines;         /* per process, built on first use (timeline.h) */
 };
 
 /* Loads run (NULL: the latest) from the given databases.  On failure

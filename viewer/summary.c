@@ -50,16 +50,15 @@ void summary_build(const struct model *m, struct summary *s)
     for (size_t pi = 0; pi < m->nprocs; pi++) {
         const struct proc *p = &m->procs[pi];
         struct rank_summary *r = &s->ranks[s->nranks++];
-        struct timeline t;
-        timeline_build(&t, p);
+        struct timeline *t = model_timeline(m, pi);
         r->rank = p->rank;
         r->pid = p->pid;
         r->proc = (int)pi;
         r->wall_ns = p->end - p->start;
-        r->gpu_busy_ns = ivals_total(&t.busy);
-        r->compute_ns = ivals_total(&t.compute);
-        r->comm_ns = ivals_total(&t.comm);
-        r->exposed_comm_ns = r->comm_ns - ivals_intersection(&t.comm, &t.compute);
+        r->gpu_busy_ns = ivals_total(&t->busy);
+        r->compute_ns = ivals_total(&t->compute);
+        r->comm_ns = ivals_total(&t->comm);
+        r->exposed_comm_ns = r->comm_ns - ivals_intersection(&t->comm, &t->compute);
         r->api_calls = (int64_t)p->ncalls;
         r->gpu_ops = (int64_t)p->nops;
         r->collectives = (int64_t)p->ncolls;
@@ -70,7 +69,6 @@ void summary_build(const struct model *m, struct summary *s)
                 (role == ROLE_COPY_ASYNC && p->calls[i].mem_kind == 1))
                 r->sync_blocked_ns += p->calls[i].end - p->calls[i].start;
         }
-        timeline_free(&t);
         for (size_t i = 0; i < p->ncolls; i++) {
             const struct coll *c = &p->colls[i];
             const char *op = m->api_names[c->api] ? m->api_names[c->api] : "?";

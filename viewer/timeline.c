@@ -223,3 +223,26 @@ size_t timeline_first_op_at(const struct timeline *t, int64_t ts)
     }
     return lo;
 }
+
+struct timeline *model_timeline(const struct model *m, size_t pi)
+{
+    struct model *mm = (struct model *)m; /* a cache: logically const */
+    if (!mm->timelines)
+        mm->timelines = calloc(m->nprocs + 1, sizeof *mm->timelines);
+    if (!mm->timelines[pi]) {
+        mm->timelines[pi] = malloc(sizeof **mm->timelines);
+        timeline_build(mm->timelines[pi], &m->procs[pi]);
+    }
+    return mm->timelines[pi];
+}
+
+void model_free_timelines(struct model *m)
+{
+    for (size_t i = 0; m->timelines && i < m->nprocs; i++)
+        if (m->timelines[i]) {
+            timeline_free(m->timelines[i]);
+            free(m->timelines[i]);
+        }
+    free(m->timelines);
+    m->timelines = NULL;
+}

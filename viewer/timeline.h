@@ -29,6 +29,10 @@ int timeline_stream_computes(const struct timeline *t, int stream);
 const struct ivals *timeline_compute_except(struct timeline *t, int stream);
 
 void timeline_build(struct timeline *t, const struct proc *p);
+/* The timeline of process pi, built once and kept in the model (freed by
+ * model_free). */
+struct timeline *model_timeline(const struct model *m, size_t pi);
+void model_free_timelines(struct model *m);
 void timeline_free(struct timeline *t);
 /* CUPTI stream id of a stream handle, -1 if never seen. */
 int timeline_stream(const struct timeline *t, int64_t handle);

@@ -4,16 +4,8 @@
 # empty run, a run killed part-way, an unknown run; options and exit codes;
 # and that --help and docs/report.md name the same options.
 set -u
-b=${top_builddir:-.}
-s=${top_srcdir:-.}
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
 rep="$b/gputrace-report"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0"
-pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
-expect() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (got '$2', want '$3')"; fi; }
 # one_line WHAT WANT-EXIT PATTERN args...: exit code, and exactly one stderr line matching
 one_line() {
   what=$1 want=$2 pat=$3; shift 3
@@ -85,5 +77,4 @@ for opt in $("$rep" --help | grep -o -- '--[a-z-]*' | sort -u); do
 done
 ok "every --help option is in docs/report.md"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

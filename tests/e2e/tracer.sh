@@ -5,21 +5,10 @@
 # that the traced program is never changed (exit status, no file for a
 # program without CUDA, an unwritable output, an existing output kept).
 set -u
-b=${top_builddir:-.}
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
 gt="$b/gputrace"
 run="$b/tests/sim/gpusim-run"
 apps="$b/tests/apps"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# the sanitizer build preloads an instrumented library into instrumented programs
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0"
-pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
-expect() { # expect "what" actual wanted
-  if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (got '$2', want '$3')"; fi
-}
-q() { sqlite3 "$1" "$2"; }
 
 db="$tmp/demo.db"
 "$gt" record -o "$db" -- "$run" -n 4 "$apps/train_demo" > "$tmp/out" 2>&1
@@ -87,5 +76,4 @@ wait $pid 2>/dev/null
 expect "SIGKILL: database readable with the records before the kill" "$(q "$tmp/killed.db" "select count(*) > 100 from api_call")" 1
 expect "SIGKILL: process has no end" "$(q "$tmp/killed.db" "select end_ns is null from process")" 1
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -3,16 +3,8 @@
 # calls, the _ptsz/_ptds entry points, 2D/peer copies, registered memory,
 # NCCL groups and split communicators, and GPUTRACE_OUTPUT patterns.
 set -u
-b=${top_builddir:-.}
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
 lib="$b/.libs/libgputrace.so"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0"
-pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
-expect() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (got '$2', want '$3')"; fi; }
-q() { sqlite3 "$1" "$2"; }
 names() { q "$1" "select group_concat(name, ' ') from (select distinct a.name from api_call c join api a on a.id = c.api order by a.name)"; }
 
 GPUTRACE_OUTPUT="$tmp/a.db" LD_PRELOAD="$lib" "$b/tests/apps/api_surface" > /dev/null
@@ -39,7 +31,6 @@ GPUTRACE_OUTPUT="$tmp/run-%r-%p.db" LD_PRELOAD="$lib" "$b/tests/sim/gpusim-run" 
 expect "%r and %p give one file per rank" "$(ls "$tmp" | grep -c '^run-[01]-[0-9]*\.db$')" 2
 
 # every setting the tracer reads is documented in README.md and --help
-s=${top_srcdir:-.}
 missing=""
 for v in $(grep -o 'GPUTRACE_[A-Z_]*' "$s/collector/config.c" | sed 's/.*://' | sort -u); do
   grep -q "$v" "$s/README.md" || missing="$missing README:$v"
@@ -47,5 +38,4 @@ for v in $(grep -o 'GPUTRACE_[A-Z_]*' "$s/collector/config.c" | sed 's/.*://' | 
 done
 expect "settings documented in README.md and gputrace record --help" "$missing" ""
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -3,18 +3,10 @@
 # once, 8 processes appending to one file, a forked child, and a disk that
 # fills up, all without losing records or changing the program.
 set -u
-b=${top_builddir:-.}
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
 gt="$b/gputrace"
 lib="$b/.libs/libgputrace.so"
 app="$b/tests/apps/threads"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0"
-pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
-expect() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (got '$2', want '$3')"; fi; }
-q() { sqlite3 "$1" "$2"; }
 
 out=$("$gt" record -o "$tmp/t.db" -- "$app" 16 2000)
 expect "16 threads: program unchanged" "$?" 0
@@ -48,5 +40,4 @@ expect "full disk: program unchanged" "$?:$(grep -c 'wrapped calls' "$tmp/out")"
 expect "full disk: one line says tracing stopped" "$(grep -c 'gputrace: writing .* failed' "$tmp/err")" 1
 expect "full disk: what was committed stays readable" "$(q "$tmp/full.db" "select count(*) > 0 from process")" 1
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish
