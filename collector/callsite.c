@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "collector/callsite.h"
 #include "collector/config.h"
+#include "collector/hash.h"
 #include "collector/symbolize.h"
 
 #include <dlfcn.h>
@@ -31,10 +32,7 @@ __thread __attribute__((tls_model("initial-exec"))) struct gt_cs_slot gt_cs_cach
 
 static uint64_t hash_frames(void *const *pc, int n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (int i = 0; i < n; i++)
-        h = (h ^ (uint64_t)(uintptr_t)pc[i]) * 1099511628211ull;
-    return h | 1; /* 0 means empty */
+    return gt_fnv1a(pc, (size_t)n * sizeof *pc, GT_FNV_OFFSET) | 1; /* 0 means empty */
 }
 
 static uint32_t capture(int depth, int skip);

@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "collector/cupti_sub.h"
 #include "collector/clock.h"
+#include "collector/hash.h"
 #include "collector/schema.h"
 
 #include <cupti.h>
@@ -246,9 +247,7 @@ static uint32_t intern_name(struct gt_db *db, const char *name)
 {
     if (!name)
         return 0;
-    uint64_t h = 1469598103934665603ull;
-    for (const char *p = name; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    uint64_t h = gt_fnv1a(name, strlen(name), GT_FNV_OFFSET);
     for (uint32_t probe = 0; probe < NAMES; probe++) {
         uint32_t i = (uint32_t)((h + probe) % NAMES);
         if (!names[i].name) {

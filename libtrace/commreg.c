@@ -2,6 +2,7 @@
  * handle; a slot is claimed by CAS on `handle` and freed by storing NULL
  * (a later insert may reuse it; a lookup probes the whole cluster). */
 #include "libtrace/commreg.h"
+#include "collector/hash.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -12,11 +13,7 @@ static struct gt_comm table[SLOTS];
 
 uint64_t gt_comm_id_hash(const void *bytes, unsigned long n, uint64_t seed)
 {
-    uint64_t h = 1469598103934665603ull ^ seed;
-    const unsigned char *p = bytes;
-    for (unsigned long i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h & 0x7fffffffffffffffull; /* stays positive as an SQLite integer */
+    return gt_fnv1a(bytes, n, GT_FNV_OFFSET ^ seed) & 0x7fffffffffffffffull; /* positive as an SQLite integer */
 }
 
 static size_t slot_of(void *h)

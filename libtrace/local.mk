@@ -1,7 +1,7 @@
 # libtrace + collector: libgputrace.so, what runs inside the traced program.
 lib_LTLIBRARIES += libgputrace.la
 libgputrace_la_SOURCES = \
-  collector/api_ids.h collector/record.h collector/state.h \
+  collector/api_ids.h collector/record.h collector/state.h collector/hash.h \
   collector/clock.h collector/clock.c collector/config.h collector/config.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \
   collector/symbolize.h collector/symbolize.c \

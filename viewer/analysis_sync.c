@@ -14,6 +14,7 @@
  * syncs can be "redundant": a free with nothing pending is just a free.
  */
 #include "viewer/findings.h"
+#include "viewer/idmap.h"
 #include "viewer/timeline.h"
 
 #include <stdio.h>
@@ -36,51 +37,6 @@ static int is_implicit(const struct model *m, const struct call *c)
     if (r == ROLE_COPY_SYNC || r == ROLE_MEMSET_SYNC || r == ROLE_FREE)
         return 1;
     return r == ROLE_COPY_ASYNC && c->mem_kind == GT_MEM_PAGEABLE && (c->copy_kind == 1 || c->copy_kind == 2);
-}
-
-/* Latest cudaEventRecord of each event, as the calls are walked in order:
- * open addressing on the event handle, grown as needed. */
-struct evmap { int64_t *key; int64_t *rec; size_t cap, n; };
-
-static size_t ev_slot(const struct evmap *e, int64_t key)
-{
-    size_t h = ((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 20;
-    for (h &= e->cap - 1; e->key[h] && e->key[h] != key; h = (h + 1) & (e->cap - 1))
-        ;
-    return h;
-}
-
-static void ev_put(struct evmap *e, int64_t key, int64_t rec)
-{
-    if (!key)
-        return;
-    if (2 * (e->n + 1) > e->cap) {
-        struct evmap g = { calloc(e->cap ? e->cap * 2 : 64, sizeof *g.key), calloc(e->cap ? e->cap * 2 : 64, sizeof *g.rec),
-                           e->cap ? e->cap * 2 : 64, 0 };
-        for (size_t i = 0; i < e->cap; i++)
-            if (e->key[i]) {
-                size_t h = ev_slot(&g, e->key[i]);
-                g.key[h] = e->key[i];
-                g.rec[h] = e->rec[i];
-                g.n++;
-            }
-        free(e->key);
-        free(e->rec);
-        *e = g;
-    }
-    size_t h = ev_slot(e, key);
-    if (!e->key[h])
-        e->n++;
-    e->key[h] = key;
-    e->rec[h] = rec;
-}
-
-static int64_t ev_get(const struct evmap *e, int64_t key)
-{
-    if (!e->cap || !key)
-        return -1;
-    size_t h = ev_slot(e, key);
-    return e->key[h] ? e->rec[h] : -1;
 }
 
 /* The scope of sync call i; returns 0 if it cannot be told.  `record` is
@@ -173,17 +129,20 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         if (!p->cupti_active)
             continue; /* scopes need GPU times */
         struct timeline *t = model_timeline(m, pi);
-        struct evmap records = { 0 };
+        struct idmap records = { 0 }; /* event -> its latest cudaEventRecord, as calls are walked in order */
         for (size_t i = 0; i < p->ncalls; i++) {
             const struct call *c = &p->calls[i];
             enum api_role r = m->roles[c->api];
             if (r == ROLE_EVENT_RECORD)
-                ev_put(&records, c->event, (int64_t)i);
+                idmap_put(&records, (uint64_t)c->event, (int64_t)i, 0);
             int expl = is_explicit(r), impl = !expl && is_implicit(m, c);
             if (!expl && !impl)
                 continue;
             struct scope s;
-            if (!scope_of(m, t, i, r == ROLE_SYNC_EVENT ? ev_get(&records, c->event) : -1, &s))
+            int64_t rec = -1;
+            if (r == ROLE_SYNC_EVENT && !idmap_get(&records, (uint64_t)c->event, &rec))
+                rec = -1;
+            if (!scope_of(m, t, i, rec, &s))
                 continue;
             struct pending pd;
             int64_t own = expl ? -1 : t->op_of_call[i];
@@ -212,8 +171,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             if (f)
                 f->count++;
         }
-        free(records.key);
-        free(records.rec);
+        idmap_free(&records);
     }
     /* messages, once counts and costs are known */
     for (size_t i = 0; i < fs->n; i++) {

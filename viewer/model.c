@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "viewer/model.h"
 #include "viewer/timeline.h"
+#include "viewer/idmap.h"
 #include "collector/schema.h"
 
 #include <stdio.h>
@@ -139,35 +140,6 @@ static int cmp_ref(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Open addressing map corr -> enqueue time. */
-struct corrmap { uint32_t *key; int64_t *val; size_t cap; };
-
-static void cm_put(struct corrmap *c, uint32_t k, int64_t v)
-{
-    if (!k)
-        return;
-    for (size_t i = (k * 2654435761u) & (c->cap - 1);; i = (i + 1) & (c->cap - 1))
-        if (!c->key[i] || c->key[i] == k) {
-            c->key[i] = k;
-            c->val[i] = v;
-            return;
-        }
-}
-
-static int cm_get(const struct corrmap *c, uint32_t k, int64_t *v)
-{
-    if (!k || !c->cap)
-        return 0;
-    for (size_t i = (k * 2654435761u) & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
-        if (!c->key[i])
-            return 0;
-        if (c->key[i] == k) {
-            *v = c->val[i];
-            return 1;
-        }
-    }
-}
-
 /* Tolerance of the containment test: host and CUPTI records come from the
  * same converted clock; a little slack covers a recalibration in between. */
 #define MATCH_SLACK_NS 2000
@@ -178,17 +150,12 @@ struct corr_list { uint32_t *v; size_t n, cap; };
 /* Matches each wrapped call to the CUPTI API record made inside it (same
  * thread, contained in time), and maps every correlation id to the time
  * its API call began (the GPU work's enqueue time). */
-static void correlate(struct proc *p, struct capi_list *l, struct corrmap *enq)
+static void correlate(struct proc *p, struct capi_list *l, struct idmap *enq)
 {
     struct capi *a = l->v;
     size_t n = l->n;
-    enq->cap = 16;
-    while (enq->cap < n * 2 + 16)
-        enq->cap *= 2;
-    enq->key = calloc(enq->cap, sizeof *enq->key);
-    enq->val = calloc(enq->cap, sizeof *enq->val);
     for (size_t i = 0; i < n; i++)
-        cm_put(enq, a[i].corr, a[i].start);
+        idmap_put(enq, a[i].corr, a[i].start, 0);
     qsort(a, n, sizeof *a, cmp_capi);
     struct call_ref *r = malloc((p->ncalls + 1) * sizeof *r);
     for (size_t i = 0; i < p->ncalls; i++)
@@ -248,18 +215,13 @@ static void load_process(struct model *m, struct proc *p, struct capi_list *capi
     sqlite3_stmt *s;
     size_t cap = 0;
     qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
-    struct corrmap enq = { 0 };
+    struct idmap enq = { 0 };
     correlate(p, capis, &enq);
 
     /* NCCL kernels: those whose correlation an external id points at */
-    struct corrmap nccl = { 0 };
-    nccl.cap = 16;
-    while (nccl.cap < exts->n * 2 + 16)
-        nccl.cap *= 2;
-    nccl.key = calloc(nccl.cap, sizeof *nccl.key);
-    nccl.val = calloc(nccl.cap, sizeof *nccl.val);
+    struct idmap nccl = { 0 };
     for (size_t i = 0; i < exts->n; i++)
-        cm_put(&nccl, exts->v[i], 1);
+        idmap_put(&nccl, exts->v[i], 1, 1);
 
     sqlite3_prepare_v2(db, "SELECT id, value FROM string WHERE process_id = ? AND id BETWEEN 1 AND 1000000", -1, &s, NULL);
     sqlite3_bind_int64(s, 1, p->id);
@@ -280,11 +242,12 @@ static void load_process(struct model *m, struct proc *p, struct capi_list *capi
     for (size_t i = 0; i < p->nops; i++) {
         struct gop *g = &p->ops[i];
         int64_t t, one;
-        g->enq = cm_get(&enq, g->corr, &t) ? t : g->start;
+        g->enq = idmap_get(&enq, g->corr, &t) ? t : g->start;
         const char *name = g->name > 0 && g->name < p->nnames ? p->names[g->name] : NULL;
-        g->nccl = g->kind == GOP_KERNEL && (cm_get(&nccl, g->corr, &one) || (name && !strncmp(name, "nccl", 4)));
+        g->nccl = g->kind == GOP_KERNEL && (idmap_get(&nccl, g->corr, &one) || (name && !strncmp(name, "nccl", 4)));
     }
-    free(enq.key); free(enq.val); free(nccl.key); free(nccl.val);
+    idmap_free(&enq);
+    idmap_free(&nccl);
 
     cap = 0;
     /* the collective's kernel, through the external correlation id its call

@@ -1,5 +1,6 @@
 /* timeline.c: per-process indexes (see timeline.h). */
 #include "viewer/timeline.h"
+#include "viewer/idmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,45 +93,22 @@ static struct ivals ops_union(const struct proc *p, int which)
     return ivals_union(v, n);
 }
 
-/* corr -> op index, open addressing */
 void timeline_build(struct timeline *t, const struct proc *p)
 {
     memset(t, 0, sizeof *t);
     t->p = p;
-    size_t cap = 16;
-    while (cap < p->nops * 2 + 16)
-        cap *= 2;
-    uint32_t *key = calloc(cap, sizeof *key);
-    int64_t *val = calloc(cap, sizeof *val);
+    struct idmap first_op = { 0 }; /* correlation -> its first operation */
     for (size_t i = 0; i < p->nops; i++) {
-        uint32_t k = p->ops[i].corr;
         int64_t d = p->ops[i].end - p->ops[i].start;
         if (d > t->max_op_ns)
             t->max_op_ns = d;
-        if (!k)
-            continue;
-        for (size_t h = (k * 2654435761u) & (cap - 1);; h = (h + 1) & (cap - 1)) {
-            if (key[h] == k)
-                break; /* keep the first op of a correlation */
-            if (!key[h]) {
-                key[h] = k;
-                val[h] = (int64_t)i;
-                break;
-            }
-        }
+        idmap_put(&first_op, p->ops[i].corr, (int64_t)i, 1);
     }
     t->op_of_call = malloc((p->ncalls + 1) * sizeof *t->op_of_call);
     size_t scap = 0;
     for (size_t c = 0; c < p->ncalls; c++) {
-        t->op_of_call[c] = -1;
-        uint32_t k = p->calls[c].corr;
-        if (!k)
-            continue;
-        for (size_t h = (k * 2654435761u) & (cap - 1); key[h]; h = (h + 1) & (cap - 1))
-            if (key[h] == k) {
-                t->op_of_call[c] = val[h];
-                break;
-            }
+        int64_t op;
+        t->op_of_call[c] = idmap_get(&first_op, p->calls[c].corr, &op) ? op : -1;
         if (t->op_of_call[c] < 0)
             continue;
         int64_t handle = p->calls[c].stream;
@@ -145,8 +123,7 @@ void timeline_build(struct timeline *t, const struct proc *p)
         t->streams[t->nstreams].stream = stream;
         t->nstreams++;
     }
-    free(key);
-    free(val);
+    idmap_free(&first_op);
     t->busy = ops_union(p, 0);
     t->compute = ops_union(p, 1);
     t->comm = ops_union(p, 2);

@@ -153,6 +153,10 @@ static int late_rank(int rank, int n)
     cudaStream_t s;
     cudaStreamCreate(&s);
     float *buf = dev_floats(1024, val, rank);
+    /* line the ranks up first: a rank that started late must not look
+     * like one that waited less */
+    ncclAllReduce(buf, buf, 1, ncclFloat32, ncclSum, c, s);
+    cudaStreamSynchronize(s);
     tu_cupti_start(64 * 1024);
     if (rank == n - 1)
         tu_sleep_us(60000);

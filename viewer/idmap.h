@@ -1,0 +1,18 @@
+/* idmap.h: a growing open-addressing map from non-zero 64-bit ids
+ * (correlation ids, handles) to 64-bit values, for the report's joins. */
+#ifndef GPUTRACE_IDMAP_H
+#define GPUTRACE_IDMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct idmap { uint64_t *key; int64_t *val; size_t cap, n; };
+
+/* Sets key to val (key 0 is ignored); with keep_first, an existing entry
+ * stays as it is. */
+void idmap_put(struct idmap *m, uint64_t key, int64_t val, int keep_first);
+/* Returns 1 and the value if key is there. */
+int idmap_get(const struct idmap *m, uint64_t key, int64_t *val);
+void idmap_free(struct idmap *m);
+
+#endif
