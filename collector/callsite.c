@@ -46,17 +46,37 @@ __attribute__((noinline)) uint32_t gt_callsite_capture(int depth, int skip)
     return id;
 }
 
+/* Whether pc is in the tracer's own library: its frames (the capture, the
+ * wrapper) are dropped from the top of a stack.  Counting them instead
+ * breaks when the compiler inlines or splits differently (sanitizers). */
+static int in_tracer(void *pc)
+{
+    static void *self_base;
+    Dl_info info;
+    if (!self_base && dladdr((void *)gt_callsite_capture, &info))
+        self_base = info.dli_fbase;
+    return dladdr((char *)pc - 1, &info) && info.dli_fbase == self_base;
+}
+
 __attribute__((noinline)) static uint32_t capture(int depth, int skip)
 {
     void *buf[GT_MAX_STACK_DEPTH + 8];
-    skip += 1; /* this function */
-    int want = depth + skip;
+    (void)skip;
+    int want = depth + 6; /* room for the tracer's own frames */
     if (want > (int)(sizeof buf / sizeof *buf))
         want = (int)(sizeof buf / sizeof *buf);
-    int n = backtrace(buf, want) - skip;
+    int got = backtrace(buf, want), first = 0;
+    /* a sanitizer's interceptor of backtrace() may come above our frames */
+    while (first < got && first < 3 && !in_tracer(buf[first]))
+        first++;
+    if (first == got || first == 3)
+        first = 0;
+    while (first < got && in_tracer(buf[first]))
+        first++;
+    int n = got - first < depth ? got - first : depth;
     if (n <= 0)
         return 0;
-    void **pc = buf + skip;
+    void **pc = buf + first;
     uint64_t h = hash_frames(pc, n);
     for (uint32_t probe = 0; probe < 64; probe++) {
         uint32_t i = (uint32_t)((h + probe) & (TABLE_SIZE - 1));
