@@ -116,7 +116,7 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
     /* Switching to WAL takes an exclusive lock and does not wait for one:
      * when all ranks of a host open a new file at once, retry for a while. */
     int rc;
-    for (int tries = 0; (rc = sqlite3_exec(d->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL,
+    for (int tries = 0; (rc = sqlite3_exec(d->db, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-8192;", NULL, NULL,
                                           &msg)) == SQLITE_BUSY && tries < 2000; tries++) {
         sqlite3_free(msg);
         msg = NULL;
