@@ -87,16 +87,21 @@ static int runtime_version(const char *sym)
     return v;
 }
 
-static void shutdown_tracer(void)
+static void finish(const char *reason)
 {
     if (atomic_load(&gt_state) != GT_STATE_ON)
         return;
     gt_guard = 1;
     atomic_store(&gt_state, GT_STATE_OFF);
     gt_cupti_flush();
-    struct gt_end_info end = { atomic_load(&exit_code), 0, atomic_load(&exit_code_known) ? "exit" : "exit (code unknown)" };
+    struct gt_end_info end = { atomic_load(&exit_code), 0, reason };
     gt_writer_stop(&end);
     gt_guard = 0;
+}
+
+static void shutdown_tracer(void)
+{
+    finish(atomic_load(&exit_code_known) ? "exit" : "exit (code unknown)");
 }
 
 static int is_fatal(int sig)
@@ -211,8 +216,14 @@ static int activate_once(void)
         gt_turn_off(why);
         return 0;
     }
-    install_signal_handlers();
-    pthread_atfork(gt_writer_fork_prepare, gt_writer_fork_parent, after_fork_child);
+    /* Once per process image: a forked child inherits both, and installing
+     * our handler again would make it its own "previous" handler. */
+    static int hooks_installed;
+    if (!hooks_installed) {
+        hooks_installed = 1;
+        install_signal_handlers();
+        pthread_atfork(gt_writer_fork_prepare, gt_writer_fork_parent, after_fork_child);
+    }
     return 1;
 }
 
@@ -255,8 +266,11 @@ void gt_after_first_call(void)
 {
     /* Registered after the first real call returned, so that it runs before
      * the CUDA runtime's own exit-time teardown (atexit is LIFO). */
-    if (!atomic_exchange(&gt_first_call_done, 1))
+    static int atexit_registered; /* once per image; a fork child shares it */
+    if (!atomic_exchange(&gt_first_call_done, 1) && !atexit_registered) {
+        atexit_registered = 1;
         atexit(shutdown_tracer);
+    }
 }
 
 /* ---- exit status --------------------------------------------------------- */
@@ -291,6 +305,40 @@ __attribute__((noreturn)) void _Exit(int status)
 {
     quick_exit_path("_Exit", status);
 }
+
+/* exec replaces the image: what this one recorded is flushed first (the new
+ * image starts over, with a process row of its own, when it uses CUDA).  If
+ * exec fails the program goes on, and so does tracing, from its next call. */
+static int exec_path(const char *name, const char *path, char *const argv[], char *const envp[], int with_env)
+{
+    int traced = atomic_load(&gt_state) == GT_STATE_ON;
+    if (traced)
+        finish("exec");
+    int saved;
+    int rc;
+    if (with_env) {
+        int (*real)(const char *, char *const[], char *const[]) =
+            (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, name);
+        rc = real(path, argv, envp);
+    } else {
+        int (*real)(const char *, char *const[]) = (int (*)(const char *, char *const[]))dlsym(RTLD_NEXT, name);
+        rc = real(path, argv);
+    }
+    saved = errno;
+    if (traced) { /* still here: exec failed; start over at the next call */
+        gt_writer_forget_after_fork();
+        gt_tbuf_forget_all_after_fork();
+        gt_callsite_reset_reported();
+        atomic_store(&gt_state, GT_STATE_INIT);
+    }
+    errno = saved;
+    return rc;
+}
+
+int execve(const char *path, char *const argv[], char *const envp[]) { return exec_path("execve", path, argv, envp, 1); }
+int execvpe(const char *file, char *const argv[], char *const envp[]) { return exec_path("execvpe", file, argv, envp, 1); }
+int execv(const char *path, char *const argv[]) { return exec_path("execv", path, argv, NULL, 0); }
+int execvp(const char *file, char *const argv[]) { return exec_path("execvp", file, argv, NULL, 0); }
 
 typedef int (*main_fn)(int, char **, char **);
 static main_fn real_main;

@@ -4,11 +4,16 @@
  * cudaEventRecord + cudaStreamQuery on it, then a cudaStreamSynchronize.
  * With "fork", the process then forks a child that makes 3 calls of its own
  * (cudaSetDevice, cudaMalloc, cudaFree) and exits 3; the parent checks it.
+ * With "forkterm", the child raises SIGTERM after its calls instead, and the
+ * parent checks that it died of SIGTERM, as it would untraced.
+ * With "exec", it then tries to exec a program that does not exist (which
+ * fails), makes one more call, and execs /bin/true.
  * Prints the number of wrapped calls made, so tests can compare.
  */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +46,9 @@ int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 16;
     calls_per_thread = argc > 2 ? atoi(argv[2]) : 1000;
-    int do_fork = argc > 3 && strcmp(argv[3], "fork") == 0;
+    int do_fork = argc > 3 && strncmp(argv[3], "fork", 4) == 0;
+    int term = argc > 3 && strcmp(argv[3], "forkterm") == 0;
+    int do_exec = argc > 3 && strcmp(argv[3], "exec") == 0;
     pthread_t t[256];
     if (n < 1 || n > 256)
         return 2;
@@ -63,13 +70,28 @@ int main(int argc, char **argv)
             cudaSetDevice(0);
             cudaMalloc(&p, 64);
             cudaFree(p);
+            if (term)
+                raise(SIGTERM);
             _exit(3);
         }
         int st;
         waitpid(pid, &st, 0);
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 3)
+        if (term ? !(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) : !(WIFEXITED(st) && WEXITSTATUS(st) == 3))
             bad = 1;
-        printf("child exited %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        if (WIFSIGNALED(st))
+            printf("child killed by signal %d\n", WTERMSIG(st));
+        else
+            printf("child exited %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    }
+    if (do_exec) {
+        char *none[] = { "/nonexistent/program", NULL }, *truth[] = { "/bin/true", NULL };
+        fflush(stdout);
+        execv(none[0], none);
+        printf("exec failed as expected\n");
+        cudaSetDevice(0); /* recorded again, as a process row of its own */
+        fflush(stdout);
+        execv(truth[0], truth);
+        return 5;
     }
     return bad;
 }

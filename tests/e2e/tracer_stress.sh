@@ -32,6 +32,20 @@ expect "fork: the parent's records are not repeated by the child" \
   "$(q "$tmp/f.db" "select count(*) from api_call c join process p on p.id = c.process_id where p.exit_code = 0")" \
   "$(sed -n 's/wrapped calls: //p' "$tmp/out")"
 
+# a forked child that activates the tracer again and then gets SIGTERM dies
+# of SIGTERM (the handler must not chain to itself)
+"$gt" record -o "$tmp/ft.db" -- "$app" 1 10 forkterm > "$tmp/out"
+expect "fork + SIGTERM: the child dies of SIGTERM, as untraced" "$?:$(grep -c 'child killed by signal 15' "$tmp/out")" "0:1"
+expect "fork + SIGTERM: the child's end is recorded" "$(q "$tmp/ft.db" "select count(*) from process where exit_signal = 15")" 1
+
+# exec: what the old image recorded is kept; a failed exec goes on tracing
+"$gt" record -o "$tmp/e.db" -- "$app" 2 100 exec > "$tmp/out"
+expect "exec: the program ends as the exec'd one does" "$?:$(grep -c 'exec failed as expected' "$tmp/out")" "0:1"
+expect "exec: the image before exec is recorded and ends by exec" \
+  "$(q "$tmp/e.db" "select count(*) from process where end_reason = 'exec'")" 2
+expect "exec: every call before the exec is there" \
+  "$(q "$tmp/e.db" "select count(*) from api_call")" "$(( $(sed -n 's/wrapped calls: //p' "$tmp/out") + 1 ))"
+
 # a full disk: the files may not grow past 1 MB (SIGXFSZ ignored, so the
 # write fails with EFBIG as on a full disk)
 (trap '' XFSZ; ulimit -f 2000; GPUTRACE_OUTPUT="$tmp/full.db" GPUTRACE_FLUSH_MS=20 LD_PRELOAD="$lib" \
