@@ -195,6 +195,13 @@ static int cmp_gop(const void *a, const void *b)
  * faster than an index walk that seeks for every row). */
 struct router { int64_t *ids; struct proc **procs; size_t n; size_t last; };
 
+/* Counts a row read; every million, the progress line. */
+static void tick(struct model *m)
+{
+    if (m->progress && ++m->rows_read % 1000000 == 0)
+        fprintf(stderr, "\rgputrace-report: %llu M rows read", (unsigned long long)(m->rows_read / 1000000));
+}
+
 static struct proc *route(struct router *rt, int64_t id)
 {
     if (rt->n && rt->ids[rt->last] == id)
@@ -311,6 +318,7 @@ static void load_tables(struct model *m, size_t d, struct capi_list *capis, stru
     if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, start_ns, end_ns, stream, event, bytes, call_id, api, tid,"
                                        " copy_kind, mem_kind, result, callsite FROM api_call", -1, &s, NULL) == SQLITE_OK) {
         while (sqlite3_step(s) == SQLITE_ROW) {
+            tick(m);
             struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
             if (!p)
                 continue;
@@ -329,6 +337,7 @@ static void load_tables(struct model *m, size_t d, struct capi_list *capis, stru
                                        " copy_kind, src_kind, dst_kind, correlation FROM gpu_op WHERE kind IN (1, 2, 3)",
                                    -1, &s, NULL) == SQLITE_OK) {
         while (sqlite3_step(s) == SQLITE_ROW) {
+            tick(m);
             struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
             if (!p)
                 continue;
@@ -344,6 +353,7 @@ static void load_tables(struct model *m, size_t d, struct capi_list *capis, stru
     }
     if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, tid, start_ns, end_ns, correlation FROM cupti_api", -1, &s, NULL) == SQLITE_OK) {
         while (sqlite3_step(s) == SQLITE_ROW) {
+            tick(m);
             struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
             if (!p)
                 continue;
@@ -356,6 +366,7 @@ static void load_tables(struct model *m, size_t d, struct capi_list *capis, stru
     }
     if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, correlation FROM ext_corr", -1, &s, NULL) == SQLITE_OK) {
         while (sqlite3_step(s) == SQLITE_ROW) {
+            tick(m);
             struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
             if (!p)
                 continue;
@@ -418,7 +429,9 @@ static int pick_run(struct model *m, const char *run, char *err, size_t errlen)
 
 int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen)
 {
+    int progress = m->progress;
     memset(m, 0, sizeof *m);
+    m->progress = progress;
     m->dbs = calloc((size_t)npaths, sizeof *m->dbs);
     for (int i = 0; i < npaths; i++) {
         if (open_db(paths[i], &m->dbs[i], err, errlen) != 0) {
@@ -471,6 +484,8 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
     struct corr_list *exts = calloc(m->nprocs + 1, sizeof *exts);
     for (size_t d = 0; d < m->ndbs; d++)
         load_tables(m, d, capis, exts);
+    if (m->progress && m->rows_read >= 1000000)
+        fprintf(stderr, "\r%60s\r", "");
     m->t0 = INT64_MAX;
     for (size_t i = 0; i < m->nprocs; i++) {
         load_process(m, &m->procs[i], &capis[i], &exts[i]);

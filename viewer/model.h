@@ -75,10 +75,13 @@ struct model {
     sqlite3 **dbs; size_t ndbs;
     int64_t t0;                          /* earliest realtime start, for aligned times */
     struct timeline **timelines;         /* per process, built on first use (timeline.h) */
+    int progress;                        /* show a progress line on stderr */
+    uint64_t rows_read;
 };
 
 /* Loads run (NULL: the latest) from the given databases.  On failure
- * returns -1 with a one-line reason in err. */
+ * returns -1 with a one-line reason in err.  With progress set, a line on
+ * stderr counts the rows read (for a terminal). */
 int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen);
 void model_free(struct model *m);
 /* Name of a kernel (or "?"), and the user-facing frame of a call site. */

@@ -146,7 +146,8 @@ int main(int argc, char **argv)
         fputs(usage_text, stderr);
         return 2;
     }
-    struct model m;
+    struct model m = { 0 };
+    m.progress = isatty(2);
     char err[1024];
     if (model_load(&m, paths, npaths, run, err, sizeof err) != 0) {
         fprintf(stderr, "gputrace-report: %s\n", err);
