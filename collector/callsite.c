@@ -35,13 +35,13 @@ static uint64_t hash_frames(void *const *pc, int n)
     return gt_fnv1a(pc, (size_t)n * sizeof *pc, GT_FNV_OFFSET) | 1; /* 0 means empty */
 }
 
-static uint32_t capture(int depth, int skip);
+static uint32_t capture(int depth);
 
 /* The unwinder may set errno; the program must not see it change. */
-__attribute__((noinline)) uint32_t gt_callsite_capture(int depth, int skip)
+__attribute__((noinline)) uint32_t gt_callsite_capture(int depth)
 {
     int saved_errno = errno;
-    uint32_t id = capture(depth, skip + 1);
+    uint32_t id = capture(depth);
     errno = saved_errno;
     return id;
 }
@@ -58,10 +58,9 @@ static int in_tracer(void *pc)
     return dladdr((char *)pc - 1, &info) && info.dli_fbase == self_base;
 }
 
-__attribute__((noinline)) static uint32_t capture(int depth, int skip)
+__attribute__((noinline)) static uint32_t capture(int depth)
 {
     void *buf[GT_MAX_STACK_DEPTH + 8];
-    (void)skip;
     int want = depth + 6; /* room for the tracer's own frames */
     if (want > (int)(sizeof buf / sizeof *buf))
         want = (int)(sizeof buf / sizeof *buf);

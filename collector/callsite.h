@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Captures the caller's stack (skipping `skip` frames of the tracer) up to
+/* Captures the caller's stack (the tracer's own frames left out) up to
  * `depth` frames and returns its id, or 0 if none could be kept. */
-uint32_t gt_callsite_capture(int depth, int skip);
+uint32_t gt_callsite_capture(int depth);
 
 /* The same, through a per-thread cache keyed by the call's return address
  * and stack pointer: a loop calling from the same place through the same
@@ -25,12 +25,12 @@ uint32_t gt_callsite_capture(int depth, int skip);
 struct gt_cs_slot { uintptr_t ret, sp; uint32_t id; };
 extern __thread __attribute__((tls_model("initial-exec"))) struct gt_cs_slot gt_cs_cache[GT_CS_CACHE];
 
-static inline __attribute__((always_inline)) uint32_t gt_callsite_cached(uintptr_t ret, uintptr_t sp, int depth, int skip)
+static inline __attribute__((always_inline)) uint32_t gt_callsite_cached(uintptr_t ret, uintptr_t sp, int depth)
 {
     struct gt_cs_slot *e = &gt_cs_cache[((ret >> 2) ^ (sp >> 4)) & (GT_CS_CACHE - 1)];
     if (__builtin_expect(e->ret == ret && e->sp == sp && e->id, 1))
         return e->id;
-    uint32_t id = gt_callsite_capture(depth, skip);
+    uint32_t id = gt_callsite_capture(depth);
     e->ret = ret;
     e->sp = sp;
     e->id = id;

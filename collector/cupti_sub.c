@@ -254,7 +254,7 @@ static uint32_t intern_name(struct gt_db *db, const char *name)
             names[i].hash = h;
             names[i].name = strdup(name);
             name_ids[i] = next_name_id++;
-            gt_db_exec_text(db, GT_ST_STRING, name_ids[i], 0, name);
+            gt_db_exec_text(db, GT_ST_STRING, name_ids[i], name);
             return name_ids[i];
         }
         if (names[i].hash == h && strcmp(names[i].name, name) == 0)

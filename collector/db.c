@@ -260,14 +260,13 @@ int gt_db_exec_i64(struct gt_db *d, enum gt_stmt s, const int64_t *v, int n)
     return 0;
 }
 
-int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t a, int64_t b, const char *text)
+int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t id, const char *text)
 {
-    (void)b;
     if (d->failed)
         return -1;
     sqlite3_stmt *st = d->st[s];
     sqlite3_bind_int64(st, 1, d->process_id);
-    sqlite3_bind_int64(st, 2, a);
+    sqlite3_bind_int64(st, 2, id);
     sqlite3_bind_text(st, 3, text, -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
     sqlite3_reset(st);

@@ -41,10 +41,10 @@ struct gt_process_info {
 int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen);
 int gt_db_begin(struct gt_db *d);
 int gt_db_commit(struct gt_db *d);
-/* Binds values to statement s (i64 list, NULL-terminated strings by index
- * are handled by the specific helpers below) and steps it. */
+/* Binds this process's id and then v[0..n) to statement s and steps it. */
 int gt_db_exec_i64(struct gt_db *d, enum gt_stmt s, const int64_t *v, int n);
-int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t a, int64_t b, const char *text);
+/* The same for the (process id, id, text) statements: strings, call sites. */
+int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t id, const char *text);
 /* Queues one api_call row (GT_CALL_COLS values); rows go out GT_CALL_BATCH
  * at a time, and the rest at gt_db_flush_calls. */
 int gt_db_call_row(struct gt_db *d, const int64_t *v);

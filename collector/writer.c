@@ -76,15 +76,13 @@ static void note_device(int device)
         return;
     w.device_seen = 1;
     gt_db_set_process_i64(&w.db, "device", device, 0);
-    struct cudaDeviceProp_prefix { char name[256]; } prop; /* name is the first member of cudaDeviceProp */
+    /* cudaDeviceProp starts with char name[256]; the buffer leaves room for
+     * the larger struct of newer runtimes */
+    static char prop[4096];
     int (*get_props)(void *, int) = (int (*)(void *, int))dlsym(RTLD_DEFAULT, "cudaGetDeviceProperties");
-    if (get_props) {
-        static char full[4096]; /* cudaDeviceProp is ~1 KiB; leave room for newer versions */
-        if (get_props(full, device) == 0) {
-            memcpy(prop.name, full, sizeof prop.name);
-            prop.name[sizeof prop.name - 1] = 0;
-            gt_db_set_process_text(&w.db, "gpu_name", prop.name);
-        }
+    if (get_props && get_props(prop, device) == 0) {
+        prop[255] = 0;
+        gt_db_set_process_text(&w.db, "gpu_name", prop);
     }
 }
 
@@ -126,7 +124,7 @@ static void on_record(const struct gt_record *r, void *ctx)
 static void on_callsite(uint32_t id, const char *text, void *ctx)
 {
     (void)ctx;
-    gt_db_exec_text(&w.db, GT_ST_CALLSITE, id, 0, text);
+    gt_db_exec_text(&w.db, GT_ST_CALLSITE, id, text);
 }
 
 static uint64_t now_ms(void)

@@ -60,7 +60,7 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
     uint32_t callsite = 0;
     if ((f & GT_F_STACK) && gt_stack_depth) {
         char here;
-        callsite = gt_callsite_cached((uintptr_t)__builtin_return_address(0), (uintptr_t)&here, gt_stack_depth, 1);
+        callsite = gt_callsite_cached((uintptr_t)__builtin_return_address(0), (uintptr_t)&here, gt_stack_depth);
     }
     uint64_t call_id = ((uint64_t)b->tid << 32) | ++gt_thread_calls;
     uint64_t t0 = gt_ticks();
