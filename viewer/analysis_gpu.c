@@ -23,8 +23,7 @@ void analyse_copies(const struct model *m, const struct report_opts *o, struct f
             struct finding *f = findings_at(fs, m, F_COPY_PAGEABLE, (int)pi, c->callsite);
             f->count++;
             f->host_blocked_ns += c->end - c->start;
-            /* bytes ride in the suggestion's figure below */
-            f->exposed_ns += c->bytes; /* temporarily: total bytes */
+            f->bytes += c->bytes;
         }
         if (!p->cupti_active)
             continue;
@@ -47,8 +46,7 @@ void analyse_copies(const struct model *m, const struct report_opts *o, struct f
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         if (f->kind == F_COPY_PAGEABLE) {
-            int64_t bytes = f->exposed_ns;
-            f->exposed_ns = 0;
+            int64_t bytes = f->bytes;
             if (f->count < o->min_repeats && bytes < o->pageable_min_bytes) {
                 f->count = 0; /* a one-off small copy: dropped by findings_finish */
                 continue;
@@ -71,11 +69,9 @@ static struct ivals host_syncs(const struct model *m, const struct proc *p)
     struct interval *v = malloc((p->ncalls + 1) * sizeof *v);
     size_t n = 0;
     for (size_t i = 0; i < p->ncalls; i++) {
-        enum api_role r = m->roles[p->calls[i].api];
-        int blocking = r == ROLE_SYNC_DEVICE || r == ROLE_SYNC_STREAM || r == ROLE_SYNC_EVENT || r == ROLE_COPY_SYNC ||
-                       r == ROLE_MEMSET_SYNC || r == ROLE_FREE ||
-                       (r == ROLE_COPY_ASYNC && p->calls[i].mem_kind == GT_MEM_PAGEABLE) || r == ROLE_NCCL_OTHER;
-        if (blocking)
+        const struct call *c = &p->calls[i];
+        /* host syncs, and NCCL's communicator calls, which block too */
+        if (model_is_explicit_sync(m, c) || model_is_implicit_sync(m, c) || m->roles[c->api] == ROLE_NCCL_OTHER)
             v[n++] = (struct interval){ p->calls[i].start, p->calls[i].end };
     }
     return ivals_union(v, n);

@@ -22,22 +22,8 @@
 #include <string.h>
 
 #define CUPTI_DTOH 2
-#define GT_MEM_PAGEABLE 1
 
 struct scope { int device; int stream; int64_t cutoff; };
-
-static int is_explicit(enum api_role r)
-{
-    return r == ROLE_SYNC_DEVICE || r == ROLE_SYNC_STREAM || r == ROLE_SYNC_EVENT;
-}
-
-static int is_implicit(const struct model *m, const struct call *c)
-{
-    enum api_role r = m->roles[c->api];
-    if (r == ROLE_COPY_SYNC || r == ROLE_MEMSET_SYNC || r == ROLE_FREE)
-        return 1;
-    return r == ROLE_COPY_ASYNC && c->mem_kind == GT_MEM_PAGEABLE && (c->copy_kind == 1 || c->copy_kind == 2);
-}
 
 /* The scope of sync call i; returns 0 if it cannot be told.  `record` is
  * the latest cudaEventRecord of the event an event sync waits for. */
@@ -135,7 +121,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             enum api_role r = m->roles[c->api];
             if (r == ROLE_EVENT_RECORD)
                 idmap_put(&records, (uint64_t)c->event, (int64_t)i, 0);
-            int expl = is_explicit(r), impl = !expl && is_implicit(m, c);
+            int expl = model_is_explicit_sync(m, c), impl = !expl && model_is_implicit_sync(m, c);
             if (!expl && !impl)
                 continue;
             struct scope s;

@@ -42,6 +42,7 @@ struct finding {
     int callsite_id;          /* in that process, 0 if none */
     int64_t count;
     int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns;
+    int64_t bytes;            /* copy.pageable: bytes copied */
     const char *confidence;   /* "high", "medium", "low" */
     char callsite[512];
     char message[512];

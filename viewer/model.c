@@ -92,6 +92,21 @@ static enum api_role role_of(const char *n)
     return ROLE_OTHER;
 }
 
+int model_is_explicit_sync(const struct model *m, const struct call *c)
+{
+    enum api_role r = m->roles[c->api];
+    return r == ROLE_SYNC_DEVICE || r == ROLE_SYNC_STREAM || r == ROLE_SYNC_EVENT;
+}
+
+int model_is_implicit_sync(const struct model *m, const struct call *c)
+{
+    enum api_role r = m->roles[c->api];
+    if (r == ROLE_COPY_SYNC || r == ROLE_MEMSET_SYNC || r == ROLE_FREE)
+        return 1;
+    /* copy_kind 1 and 2: host to device and back (record.h) */
+    return r == ROLE_COPY_ASYNC && c->mem_kind == 1 && (c->copy_kind == 1 || c->copy_kind == 2);
+}
+
 static int load_apis(struct model *m, sqlite3 *db)
 {
     sqlite3_stmt *s;

@@ -84,6 +84,11 @@ struct model {
  * stderr counts the rows read (for a terminal). */
 int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen);
 void model_free(struct model *m);
+/* Host syncs (docs/report.md): explicit ones wait for the device, a stream
+ * or an event; implicit ones are blocking copies and memsets, copies to or
+ * from pageable memory, and frees. */
+int model_is_explicit_sync(const struct model *m, const struct call *c);
+int model_is_implicit_sync(const struct model *m, const struct call *c);
 /* Name of a kernel (or "?"), and the user-facing frame of a call site. */
 const char *model_kernel_name(const struct model *m, const struct proc *p, int name_id, char *buf, size_t len);
 const char *model_callsite(const struct model *m, const struct proc *p, int id, char *buf, size_t len);

@@ -63,10 +63,7 @@ void summary_build(const struct model *m, struct summary *s)
         r->gpu_ops = (int64_t)p->nops;
         r->collectives = (int64_t)p->ncolls;
         for (size_t i = 0; i < p->ncalls; i++) {
-            enum api_role role = m->roles[p->calls[i].api];
-            if (role == ROLE_SYNC_DEVICE || role == ROLE_SYNC_STREAM || role == ROLE_SYNC_EVENT ||
-                role == ROLE_COPY_SYNC || role == ROLE_MEMSET_SYNC || role == ROLE_FREE ||
-                (role == ROLE_COPY_ASYNC && p->calls[i].mem_kind == 1))
+            if (model_is_explicit_sync(m, &p->calls[i]) || model_is_implicit_sync(m, &p->calls[i]))
                 r->sync_blocked_ns += p->calls[i].end - p->calls[i].start;
         }
         for (size_t i = 0; i < p->ncolls; i++) {
