@@ -43,7 +43,7 @@ static const char usage_text[] =
     "  GPUTRACE_QUIET=1         no messages except errors\n"
     "  GPUTRACE_CUPTI_LIB=PATH  libcupti to load\n"
     "  GPUTRACE_CLOCK=monotonic read clock_gettime instead of the invariant TSC\n"
-    "  (GPUTRACE_OUTPUT and GPUTRACE_RUN_ID are set by this command; see README.md)\n"
+    "  (GPUTRACE_OUTPUT, GPUTRACE_RUN_ID and GPUTRACE_LAUNCHER are set by this command; see README.md)\n"
     "  GPUTRACE_LIB=PATH        libgputrace.so to preload (default: the installed one)\n";
 
 static pid_t child;

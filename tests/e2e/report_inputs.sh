@@ -72,9 +72,10 @@ sqlite3 "$tmp/odd.db" "update string set value = 'bad' || char(1) || char(10) ||
 expect "control characters and invalid UTF-8 are escaped" $? 0
 
 # --help and the documentation name the same options
+undocumented=""
 for opt in $("$rep" --help | grep -o -- '--[a-z-]*' | sort -u); do
-  grep -q -- "$opt" "$s/docs/report.md" || bad "docs/report.md does not mention $opt"
+  grep -q -- "$opt" "$s/docs/report.md" || undocumented="$undocumented $opt"
 done
-ok "every --help option is in docs/report.md"
+expect "every --help option is in docs/report.md" "$undocumented" ""
 
 finish

@@ -32,7 +32,7 @@ expect "%r and %p give one file per rank" "$(ls "$tmp" | grep -c '^run-[01]-[0-9
 
 # every setting the tracer reads is documented in README.md and --help
 missing=""
-for v in $(grep -o 'GPUTRACE_[A-Z_]*' "$s/collector/config.c" | sed 's/.*://' | sort -u); do
+for v in $(grep -ho '"GPUTRACE_[A-Z_]*"' "$s"/collector/*.c "$s"/libtrace/*.c | tr -d '"' | sed 's/.*://' | sort -u); do
   grep -q "$v" "$s/README.md" || missing="$missing README:$v"
   "$b/gputrace" record --help | grep -q "$v" || missing="$missing help:$v"
 done
