@@ -135,9 +135,13 @@ int app_train(const struct plant *p)
         if (rank == p->straggler_rank)
             spin_us(15000); /* e.g. a slow data loader on this rank: longer than a step on the GPU */
 
-        CHECK_CUDA(cudaMemcpyAsync(d_batch, h_batch, BATCH_BYTES, cudaMemcpyHostToDevice, copy));
-        CHECK_CUDA(cudaEventRecord(ev_up, copy));
-        CHECK_CUDA(cudaStreamWaitEvent(compute, ev_up, 0));
+        if (p->upload_on_compute) { /* in stream order with the kernels: nothing overlaps it */
+            CHECK_CUDA(cudaMemcpyAsync(d_batch, h_batch, BATCH_BYTES, cudaMemcpyHostToDevice, compute));
+        } else {
+            CHECK_CUDA(cudaMemcpyAsync(d_batch, h_batch, BATCH_BYTES, cudaMemcpyHostToDevice, copy));
+            CHECK_CUDA(cudaEventRecord(ev_up, copy));
+            CHECK_CUDA(cudaStreamWaitEvent(compute, ev_up, 0));
+        }
         launch(fwd_kernel, compute, NULL, 0, 1500, 0, NULL);
         launch(loss_kernel, compute, d_loss, 1, 50, (float)step, NULL);
 

@@ -41,13 +41,14 @@ struct plant {
     int scalar_read;        /* .item(): async D2H of the loss + cudaStreamSynchronize each step */
     int device_sync;        /* cudaDeviceSynchronize each step to read a 64 KiB metrics buffer */
     int pageable_upload;    /* batch uploaded from malloc'd memory */
+    int upload_on_compute;  /* batch uploaded on the compute stream instead of the copy stream */
     int allreduce_on_compute; /* gradient all-reduces on the compute stream */
     int straggler_rank;     /* this rank does 15 ms of extra host work per step (-1: none) */
     int desync_step;        /* at this step, rank 1 all-reduces half the count (-1: none) */
     int hang_step;          /* at this step, the last rank stops before the all-reduce (-1: none) */
 };
 
-#define PLANT_NONE { 0, 0, 0, 0, -1, -1, -1 }
+#define PLANT_NONE { 0, 0, 0, 0, 0, -1, -1, -1 }
 
 /* Runs the training loop with the given problems planted; returns the exit
  * status for main. */

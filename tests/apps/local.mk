@@ -5,7 +5,7 @@ check_PROGRAMS += \
   tests/apps/overlapped tests/apps/scalar_read tests/apps/device_sync \
   tests/apps/pageable_upload tests/apps/allreduce_compute_stream \
   tests/apps/straggler tests/apps/desync tests/apps/hang tests/apps/train_demo \
-  tests/apps/threads tests/apps/api_surface tests/apps/api_surface_ptsz
+  tests/apps/threads tests/apps/api_surface tests/apps/api_surface_ptsz tests/apps/serialized_upload
 tests_apps_overlapped_SOURCES = tests/apps/overlapped.c $(APP_COMMON)
 tests_apps_overlapped_LDADD = $(SIM_LIBS)
 tests_apps_overlapped_LDFLAGS = $(SIM_LINK_FLAGS)
@@ -55,3 +55,7 @@ tests_apps_api_surface_ptsz_CPPFLAGS = $(AM_CPPFLAGS) -DCUDA_API_PER_THREAD_DEFA
 tests_apps_api_surface_ptsz_LDADD = $(SIM_LIBS)
 tests_apps_api_surface_ptsz_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_api_surface_ptsz_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_serialized_upload_SOURCES = tests/apps/serialized_upload.c $(APP_COMMON)
+tests_apps_serialized_upload_LDADD = $(SIM_LIBS)
+tests_apps_serialized_upload_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_serialized_upload_DEPENDENCIES = tests/sim/libgpusim.la

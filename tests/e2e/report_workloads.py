@@ -140,7 +140,7 @@ def check_trace(name, path, d):
 
 tmp = tempfile.mkdtemp()
 names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", "allreduce_compute_stream",
-                 "straggler", "desync", "hang", "train_demo"]
+                 "straggler", "desync", "hang", "train_demo", "serialized_upload"]
 for name in names:
     run, expects, allowed = spec_of(name)
     db = os.path.join(tmp, name + ".db")

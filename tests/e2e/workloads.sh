@@ -6,7 +6,7 @@ set -u
 b=${top_builddir:-.}
 run="$b/tests/sim/gpusim-run"
 fail=0
-for app in overlapped scalar_read device_sync pageable_upload allreduce_compute_stream straggler desync train_demo; do
+for app in overlapped scalar_read device_sync pageable_upload allreduce_compute_stream straggler desync train_demo serialized_upload; do
   out=$("$run" -n 4 --timeout 60 "$b/tests/apps/$app" 2>&1); rc=$?
   ok=$(printf '%s\n' "$out" | grep -c "gradients \(ok\|unchecked\)")
   if [ $rc -ne 0 ] || [ "$ok" -ne 4 ]; then
