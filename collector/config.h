@@ -3,6 +3,7 @@
  * GPUTRACE_OUTPUT      database path; %h host, %p pid, %r rank (default gputrace.db)
  * GPUTRACE_CUPTI       1 = collect GPU activity through CUPTI, 0 = host records only (default 1)
  * GPUTRACE_CALLSTACKS  call-stack depth for syncs, copies, frees and NCCL calls; 0 = off (default 8, max 32)
+ * GPUTRACE_PYSTACKS    Python frames captured with each call stack, when the thread holds the GIL; 0 = off (default 16, max 32)
  * GPUTRACE_FLUSH_MS    how often the writer commits to the database (default 200, 10..60000)
  * GPUTRACE_BUFFER_MB   record buffer per thread, MiB (default 2, 1..1024)
  * GPUTRACE_QUIET       1 = no messages on stderr except errors (default 0)
@@ -20,6 +21,7 @@ struct gt_config {
     char output[4096];
     int cupti;
     int callstack_depth;
+    int pystack_depth;
     int flush_ms;
     size_t buffer_bytes;
     int quiet;

@@ -15,12 +15,13 @@
 
 static const char *const stmt_sql[GT_ST_COUNT] = {
     [GT_ST_CALL] = "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind,"
-                   " mem_kind, result, callsite, call_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [GT_ST_MARK] = "INSERT OR REPLACE INTO inflight(process_id, tid, api, start_ns, call_id, callsite) VALUES(?,?,?,?,?,?)",
+                   " mem_kind, result, callsite, call_id, pystack) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [GT_ST_MARK] = "INSERT OR REPLACE INTO inflight(process_id, tid, api, start_ns, call_id, callsite, pystack)"
+                   " VALUES(?,?,?,?,?,?,?)",
     [GT_ST_UNMARK] = "DELETE FROM inflight WHERE process_id = ? AND call_id = ?",
     [GT_ST_COLL] = "INSERT INTO collective(process_id, call_id, api, comm_id, seq, count, datatype, bytes, op, peer,"
-                   " rank, nranks, stream, start_ns, end_ns, callsite, group_id, result)"
-                   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                   " rank, nranks, stream, start_ns, end_ns, callsite, group_id, result, pystack)"
+                   " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [GT_ST_COMM] = "INSERT INTO comm(process_id, handle, comm_id, rank, nranks, parent_comm_id, created_ns)"
                    " VALUES(?,?,?,?,?,?,?)",
     [GT_ST_GPU] = "INSERT INTO gpu_op(process_id, kind, device, context, stream_id, name_id, start_ns, end_ns, bytes,"
@@ -30,6 +31,11 @@ static const char *const stmt_sql[GT_ST_COUNT] = {
     [GT_ST_EXT] = "INSERT INTO ext_corr(process_id, external_id, correlation) VALUES(?,?,?)",
     [GT_ST_STRING] = "INSERT OR REPLACE INTO string(process_id, id, value) VALUES(?,?,?)",
     [GT_ST_CALLSITE] = "INSERT OR REPLACE INTO callsite(process_id, id, frames) VALUES(?,?,?)",
+    [GT_ST_LABEL] = "INSERT OR REPLACE INTO label(process_id, id, value) VALUES(?,?,?)",
+    [GT_ST_PYSTACK] = "INSERT OR REPLACE INTO pystack(process_id, id, frames) VALUES(?,?,?)",
+    [GT_ST_NVTX_END] = "UPDATE nvtx_range SET end_ns = ?3 WHERE process_id = ?1 AND range_id = ?2 AND kind = 2",
+    [GT_ST_NVTX_CATEGORY] = "INSERT INTO nvtx_category(process_id, domain, category, name) VALUES(?,?,?,?)",
+    [GT_ST_THREAD_NAME] = "INSERT INTO thread_name(process_id, tid, name) VALUES(?,?,?)",
 };
 
 static int fail(struct gt_db *d, int rc)
@@ -96,11 +102,11 @@ bad:
 
 static int prepare_call_batch(struct gt_db *d)
 {
-    char sql[64 * 48 + 256];
+    char sql[GT_CALL_BATCH * 48 + 256];
     size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns,"
-                                " stream, event, bytes, copy_kind, mem_kind, result, callsite, call_id) VALUES");
+                                " stream, event, bytes, copy_kind, mem_kind, result, callsite, call_id, pystack) VALUES");
     for (int i = 0; i < GT_CALL_BATCH; i++)
-        o += (size_t)snprintf(sql + o, sizeof sql - o, "%s(?,?,?,?,?,?,?,?,?,?,?,?,?)", i ? "," : "");
+        o += (size_t)snprintf(sql + o, sizeof sql - o, "%s(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", i ? "," : "");
     return sqlite3_prepare_v3(d->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &d->call_batch, NULL) == SQLITE_OK ? 0 : -1;
 }
 
@@ -135,7 +141,9 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
             snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
             goto fail;
         }
-    if (prepare_call_batch(d) != 0) {
+    if (sqlite3_prepare_v3(d->db, "INSERT INTO nvtx_range(process_id, tid, kind, domain, name, category, start_ns,"
+                           " end_ns, depth, range_id, payload) VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1,
+                           SQLITE_PREPARE_PERSISTENT, &d->nvtx, NULL) != SQLITE_OK || prepare_call_batch(d) != 0) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
         goto fail;
     }
@@ -209,6 +217,35 @@ int gt_db_flush_calls(struct gt_db *d)
         if (gt_db_exec_i64(d, GT_ST_CALL, d->calls[i], GT_CALL_COLS) != 0)
             return -1;
     return 0;
+}
+
+int gt_db_nvtx_row(struct gt_db *d, const int64_t *v, int no_end, int payload_type, uint64_t payload)
+{
+    if (d->failed)
+        return -1;
+    sqlite3_stmt *st = d->nvtx;
+    sqlite3_bind_int64(st, 1, d->process_id);
+    for (int i = 0; i < 9; i++)
+        sqlite3_bind_int64(st, i + 2, v[i]);
+    if (no_end)
+        sqlite3_bind_null(st, 8);
+    if (v[8] == 0)
+        sqlite3_bind_null(st, 10);
+    /* nvtxPayloadType_t: 1 u64, 2 i64, 3 double, 4 u32, 5 i32, 6 float */
+    union { uint64_t u; int64_t i; double d; uint32_t u32; int32_t i32; float f; } p;
+    memcpy(&p, &payload, sizeof p);
+    switch (payload_type) {
+    case 1: sqlite3_bind_int64(st, 11, p.u > INT64_MAX ? INT64_MAX : (int64_t)p.u); break;
+    case 2: sqlite3_bind_int64(st, 11, p.i); break;
+    case 3: sqlite3_bind_double(st, 11, p.d); break;
+    case 4: sqlite3_bind_int64(st, 11, p.u32); break;
+    case 5: sqlite3_bind_int64(st, 11, p.i32); break;
+    case 6: sqlite3_bind_double(st, 11, p.f); break;
+    default: sqlite3_bind_null(st, 11); break;
+    }
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : fail(d, rc);
 }
 
 void gt_db_make_late_indexes(struct gt_db *d)
@@ -313,6 +350,8 @@ void gt_db_close(struct gt_db *d)
             sqlite3_finalize(d->st[i]);
     if (d->call_batch)
         sqlite3_finalize(d->call_batch);
+    if (d->nvtx)
+        sqlite3_finalize(d->nvtx);
     if (d->db)
         sqlite3_close(d->db);
     memset(d, 0, sizeof *d);

@@ -12,15 +12,17 @@
 
 enum gt_stmt {
     GT_ST_CALL, GT_ST_MARK, GT_ST_UNMARK, GT_ST_COLL, GT_ST_COMM, GT_ST_GPU, GT_ST_CUPTI_API,
-    GT_ST_EXT, GT_ST_STRING, GT_ST_CALLSITE, GT_ST_COUNT
+    GT_ST_EXT, GT_ST_STRING, GT_ST_CALLSITE, GT_ST_LABEL, GT_ST_PYSTACK, GT_ST_NVTX_END, GT_ST_NVTX_CATEGORY,
+    GT_ST_THREAD_NAME, GT_ST_COUNT
 };
 
-#define GT_CALL_COLS 12   /* api_call columns after process_id */
+#define GT_CALL_COLS 13   /* api_call columns after process_id */
 #define GT_CALL_BATCH 64  /* rows per multi-row INSERT */
 
 struct gt_db {
     sqlite3 *db;
     sqlite3_stmt *st[GT_ST_COUNT];
+    sqlite3_stmt *nvtx;              /* INSERT of an nvtx_range row (typed payload) */
     sqlite3_stmt *call_batch;        /* INSERT of GT_CALL_BATCH api_call rows */
     int64_t calls[GT_CALL_BATCH][GT_CALL_COLS];
     int ncalls;
@@ -49,6 +51,9 @@ int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t id, const char *tex
  * at a time, and the rest at gt_db_flush_calls. */
 int gt_db_call_row(struct gt_db *d, const int64_t *v);
 int gt_db_flush_calls(struct gt_db *d);
+/* One nvtx_range row: v = tid, kind, domain, name, category, start_ns,
+ * end_ns, depth, range_id; end_ns stored as NULL when no_end. */
+int gt_db_nvtx_row(struct gt_db *d, const int64_t *v, int no_end, int payload_type, uint64_t payload);
 /* Makes the late indexes (at the end of a process). */
 void gt_db_make_late_indexes(struct gt_db *d);
 /* Updates a column of this process's row. */

@@ -11,9 +11,24 @@
 
 #include <stdint.h>
 
-enum gt_rec_type { GT_REC_CALL = 1, GT_REC_MARK = 2, GT_REC_COMM = 3 };
+enum gt_rec_type { GT_REC_CALL = 1, GT_REC_MARK = 2, GT_REC_COMM = 3, GT_REC_NVTX = 4 };
 /* GT_REC_COMM: a communicator was made: comm_id, rank, nranks; stream holds
- * the handle, event the parent communicator id (0 if none). */
+ * the handle, event the parent communicator id (0 if none).
+ * GT_REC_NVTX: an NVTX event; `api` holds enum gt_nvtx_kind, and
+ *   stream = domain (a strtab id, 0 = the default domain),
+ *   event = name (strtab id), count = category, seq = nesting depth,
+ *   call_id = range id (start/end ranges), bytes = payload bits and
+ *   op = payload type (nvtxPayloadType_t, 0 = none); for NAME_CATEGORY,
+ *   count is the category and event its name; for NAME_THREAD, peer is the
+ *   thread and event its name. */
+enum gt_nvtx_kind {
+    GT_NVTX_RANGE = 1,      /* a push/pop range, complete: t_start .. t_end */
+    GT_NVTX_START = 2,      /* a start/end range began */
+    GT_NVTX_END = 3,        /* ... and ended (call_id, t_end) */
+    GT_NVTX_MARK = 4,       /* an instant */
+    GT_NVTX_NAME_CATEGORY = 5,
+    GT_NVTX_NAME_THREAD = 6,
+};
 
 /* Host memory kinds, as the tracer saw the allocations. */
 enum gt_mem_kind { GT_MEM_UNKNOWN = 0, GT_MEM_PAGEABLE, GT_MEM_PINNED, GT_MEM_DEVICE, GT_MEM_MANAGED };
@@ -31,7 +46,7 @@ struct gt_record {
     int32_t result;
     uint32_t tid;
     uint32_t callsite;    /* interned stack id, 0 = none */
-    uint32_t pad1;
+    uint32_t pystack;     /* interned Python stack id (pyframes.h), 0 = none */
     uint64_t t_start, t_end;
     uint64_t stream, event;
     uint64_t bytes;

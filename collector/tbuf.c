@@ -66,6 +66,7 @@ static struct gt_tbuf *claim_ring(void)
             ;
     }
     b->tid = (uint32_t)gettid();
+    atomic_store(&b->nvtx_depth, 0);
     pthread_setspecific(exit_key, b);
     return b;
 }
@@ -97,6 +98,17 @@ size_t gt_tbuf_drain(void (*fn)(const struct gt_record *r, void *ctx), void *ctx
             atomic_store(&b->state, GT_TBUF_FREE);
     }
     return n;
+}
+
+void gt_tbuf_open_ranges(void (*fn)(uint32_t tid, const struct gt_nvtx_open *o, int depth, void *ctx), void *ctx)
+{
+    for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next) {
+        if (atomic_load(&b->state) != GT_TBUF_LIVE)
+            continue;
+        int n = atomic_load(&b->nvtx_depth);
+        for (int i = 0; i < n && i < GT_NVTX_MAX_DEPTH; i++)
+            fn(b->tid, &b->nvtx_open[i], i, ctx);
+    }
 }
 
 uint64_t gt_tbuf_dropped(void)

@@ -22,6 +22,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* An NVTX push/pop range open on a thread (see libtrace/nvtx_inject.c). */
+#define GT_NVTX_MAX_DEPTH 64
+struct gt_nvtx_open {
+    uint64_t t_start;
+    uint64_t payload;
+    uint32_t name, domain, category;
+    int32_t payload_type;
+};
+
 struct gt_tbuf {
     _Alignas(64) _Atomic uint64_t head;   /* producer */
     uint64_t tail_seen;                   /* producer's last look at tail: reading the
@@ -33,6 +42,11 @@ struct gt_tbuf {
     uint32_t tid;
     uint64_t mask;                        /* capacity - 1 (a power of two) */
     struct gt_tbuf *next;
+    /* NVTX push/pop ranges open on the owning thread: pushed and popped by
+     * it; read by the writer only at the end, to store ranges never closed.
+     * nvtx_depth counts past GT_NVTX_MAX_DEPTH (deeper ones are not kept). */
+    _Atomic int nvtx_depth;
+    struct gt_nvtx_open nvtx_open[GT_NVTX_MAX_DEPTH];
     _Alignas(64) struct gt_record recs[]; /* a record spans exactly two cache lines */
 };
 
@@ -107,6 +121,9 @@ static inline int gt_tbuf_push(struct gt_tbuf *b, const struct gt_record *r)
 /* Writer side: calls fn on every pending record of every ring, then
  * releases them.  Returns the number of records consumed. */
 size_t gt_tbuf_drain(void (*fn)(const struct gt_record *r, void *ctx), void *ctx);
+/* Writer side, at the end: fn for every NVTX range still open on a live
+ * thread (depth: its nesting level). */
+void gt_tbuf_open_ranges(void (*fn)(uint32_t tid, const struct gt_nvtx_open *o, int depth, void *ctx), void *ctx);
 /* Sum of records dropped by all rings so far. */
 uint64_t gt_tbuf_dropped(void);
 

@@ -5,6 +5,8 @@
 #include "collector/callsite.h"
 #include "collector/clock.h"
 #include "collector/cupti_sub.h"
+#include "collector/pyframes.h"
+#include "collector/strtab.h"
 #include "collector/state.h"
 #include "collector/tbuf.h"
 
@@ -21,8 +23,9 @@
 
 #define TICK_MS 5
 #define MAX_MARKS 1024
+#define MAX_EARLY_ENDS 256
 
-struct mark { uint64_t call_id; int64_t tid, api, start_ns, callsite; int written; };
+struct mark { uint64_t call_id; int64_t tid, api, start_ns, callsite, pystack; int written; };
 
 static struct {
     struct gt_db db;
@@ -38,6 +41,10 @@ static struct {
     _Atomic int stop;
     struct mark marks[MAX_MARKS];
     int nmarks;
+    /* ends of start/end ranges read before their start (another thread's
+     * ring was drained first) */
+    struct { uint64_t id; int64_t end_ns; } early_ends[MAX_EARLY_ENDS];
+    int nearly;
     int device_seen;
     char path[4096];
     pid_t owner_pid;
@@ -86,6 +93,58 @@ static void note_device(int device)
     }
 }
 
+static void on_nvtx(const struct gt_record *r, int64_t start)
+{
+    switch (r->api) {
+    case GT_NVTX_RANGE:
+    case GT_NVTX_MARK:
+    case GT_NVTX_START: {
+        int64_t end = r->api == GT_NVTX_START ? 0 : (int64_t)gt_ticks_to_ns(r->t_end);
+        int no_end = r->api == GT_NVTX_START;
+        for (int i = 0; no_end && i < w.nearly; i++)
+            if (w.early_ends[i].id == r->call_id) {
+                end = w.early_ends[i].end_ns;
+                no_end = 0;
+                w.early_ends[i] = w.early_ends[--w.nearly];
+            }
+        int64_t v[] = { r->tid, r->api, (int64_t)r->stream, (int64_t)r->event, (int64_t)r->count, start, end,
+                        (int64_t)r->seq, (int64_t)r->call_id };
+        gt_db_nvtx_row(&w.db, v, no_end, r->op, r->bytes);
+        break;
+    }
+    case GT_NVTX_END: {
+        int64_t v[] = { (int64_t)r->call_id, (int64_t)gt_ticks_to_ns(r->t_end) };
+        gt_db_exec_i64(&w.db, GT_ST_NVTX_END, v, 2);
+        if (sqlite3_changes(w.db.db) == 0 && w.nearly < MAX_EARLY_ENDS) {
+            w.early_ends[w.nearly].id = r->call_id;
+            w.early_ends[w.nearly++].end_ns = v[1];
+        }
+        break;
+    }
+    case GT_NVTX_NAME_CATEGORY: {
+        int64_t v[] = { (int64_t)r->stream, (int64_t)r->count, (int64_t)r->event };
+        gt_db_exec_i64(&w.db, GT_ST_NVTX_CATEGORY, v, 3);
+        break;
+    }
+    case GT_NVTX_NAME_THREAD: {
+        int64_t v[] = { (int64_t)r->call_id, (int64_t)r->event };
+        gt_db_exec_i64(&w.db, GT_ST_THREAD_NAME, v, 2);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* At the end: push/pop ranges never closed, with no end. */
+static void on_open_range(uint32_t tid, const struct gt_nvtx_open *o, int depth, void *ctx)
+{
+    (void)ctx;
+    int64_t v[] = { tid, GT_NVTX_RANGE, o->domain, o->name, o->category, (int64_t)gt_ticks_to_ns(o->t_start), 0,
+                    depth, 0 };
+    gt_db_nvtx_row(&w.db, v, 1, o->payload_type, o->payload);
+}
+
 static void on_record(const struct gt_record *r, void *ctx)
 {
     (void)ctx;
@@ -93,7 +152,7 @@ static void on_record(const struct gt_record *r, void *ctx)
     switch (r->type) {
     case GT_REC_MARK:
         if (w.nmarks < MAX_MARKS)
-            w.marks[w.nmarks++] = (struct mark){ r->call_id, r->tid, r->api, start, r->callsite, 0 };
+            w.marks[w.nmarks++] = (struct mark){ r->call_id, r->tid, r->api, start, r->callsite, r->pystack, 0 };
         break;
     case GT_REC_COMM: {
         int64_t v[] = { (int64_t)r->stream, (int64_t)r->comm_id, r->rank, r->nranks, (int64_t)r->event, start };
@@ -103,19 +162,22 @@ static void on_record(const struct gt_record *r, void *ctx)
     case GT_REC_CALL: {
         int64_t end = (int64_t)gt_ticks_to_ns(r->t_end);
         int64_t v[] = { r->tid, r->api, start, end, (int64_t)r->stream, (int64_t)r->event, (int64_t)r->bytes,
-                        r->copy_kind, r->mem_kind, r->result, r->callsite, (int64_t)r->call_id };
+                        r->copy_kind, r->mem_kind, r->result, r->callsite, (int64_t)r->call_id, r->pystack };
         gt_db_call_row(&w.db, v);
         if (is_collective(r->api)) {
             int64_t c[] = { (int64_t)r->call_id, r->api, (int64_t)r->comm_id, (int64_t)r->seq, (int64_t)r->count,
                             r->dtype, (int64_t)r->bytes, r->op, r->peer, r->rank, r->nranks, (int64_t)r->stream,
-                            start, end, r->callsite, (int64_t)r->group_id, r->result };
-            gt_db_exec_i64(&w.db, GT_ST_COLL, c, 17);
+                            start, end, r->callsite, (int64_t)r->group_id, r->result, r->pystack };
+            gt_db_exec_i64(&w.db, GT_ST_COLL, c, 18);
         }
         if (r->api == GT_API_cudaSetDevice && r->result == 0)
             note_device(r->device);
         forget_mark(r->call_id);
         break;
     }
+    case GT_REC_NVTX:
+        on_nvtx(r, start);
+        break;
     default:
         break;
     }
@@ -125,6 +187,18 @@ static void on_callsite(uint32_t id, const char *text, void *ctx)
 {
     (void)ctx;
     gt_db_exec_text(&w.db, GT_ST_CALLSITE, id, text);
+}
+
+static void on_label(uint32_t id, const char *text, void *ctx)
+{
+    (void)ctx;
+    gt_db_exec_text(&w.db, GT_ST_LABEL, id, text);
+}
+
+static void on_pystack(uint32_t id, const char *text, void *ctx)
+{
+    (void)ctx;
+    gt_db_exec_text(&w.db, GT_ST_PYSTACK, id, text);
 }
 
 static uint64_t now_ms(void)
@@ -142,12 +216,14 @@ static void cycle(int commit)
     gt_tbuf_drain(on_record, NULL);
     gt_cupti_drain(&w.db);
     gt_callsite_flush_new(on_callsite, NULL);
+    gt_strtab_flush_new(on_label, NULL);
+    gt_pystack_flush_new(on_pystack, NULL);
     if (commit) {
         for (int i = 0; i < w.nmarks; i++)
             if (!w.marks[i].written) {
                 struct mark *m = &w.marks[i];
-                int64_t v[] = { m->tid, m->api, m->start_ns, (int64_t)m->call_id, m->callsite };
-                gt_db_exec_i64(&w.db, GT_ST_MARK, v, 5);
+                int64_t v[] = { m->tid, m->api, m->start_ns, (int64_t)m->call_id, m->callsite, m->pystack };
+                gt_db_exec_i64(&w.db, GT_ST_MARK, v, 6);
                 m->written = 1;
             }
         gt_db_set_process_i64(&w.db, "dropped_host", (int64_t)gt_tbuf_dropped(), 0);
@@ -227,6 +303,11 @@ void gt_writer_set_cupti_status(const char *status, unsigned version)
         gt_db_set_process_i64(&w.db, "cupti_version", version, 0);
 }
 
+void gt_writer_set_status(const char *column, const char *status)
+{
+    gt_db_set_process_text(&w.db, column, status);
+}
+
 void gt_writer_note_signal(int sig)
 {
     atomic_store(&w.end_signal, sig);
@@ -288,7 +369,10 @@ void gt_writer_stop(const struct gt_end_info *end)
             gt_db_set_process_i64(&w.db, "exit_code", end->exit_code, end->signal != 0);
             gt_db_set_process_i64(&w.db, "exit_signal", end->signal, end->signal == 0);
             gt_db_set_process_text(&w.db, "end_reason", end->reason);
+            if (end->nvtx_status)
+                gt_db_set_process_text(&w.db, "nvtx_status", end->nvtx_status);
         }
+        gt_tbuf_open_ranges(on_open_range, NULL);
         gt_callsite_flush_with_lines(on_callsite, NULL);
         cycle(1);
         gt_db_make_late_indexes(&w.db);
@@ -329,7 +413,11 @@ void gt_writer_forget_after_fork(void)
     memset(&w.db, 0, sizeof w.db);
     w.running = 0;
     w.nmarks = 0;
+    w.nearly = 0;
     w.device_seen = 0;
     atomic_store(&w.stop, 0);
+    gt_callsite_reset_reported();
+    gt_strtab_reset_reported();
+    gt_pystack_reset_reported();
     w.req_pipe[0] = w.req_pipe[1] = w.ack_pipe[0] = w.ack_pipe[1] = -1;
 }

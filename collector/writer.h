@@ -7,6 +7,10 @@
  *   with SIGKILL keeps everything up to the last commit.  Calls that block
  *   for long leave a start mark; marks still open at a commit are stored in
  *   `inflight` and removed when the call ends.
+ *   NVTX records become nvtx_range rows (a start/end range: a row at its
+ *   start, its end filled in when it ends); push/pop ranges still open when
+ *   the process ends are stored with no end.  New interned strings, call
+ *   stacks and Python stacks go out in the same pass as the rows using them.
  *   Before each commit it asks CUPTI for its buffers (cuptiActivityFlushAll,
  *   from this thread: never from a CUPTI callback, never holding a lock the
  *   callbacks take), so a kill loses no more GPU records than host ones.
@@ -24,6 +28,8 @@
 int gt_writer_open(const char *path, const struct gt_process_info *p, char *err, size_t errlen);
 /* Records what became of CUPTI, before the thread starts. */
 void gt_writer_set_cupti_status(const char *status, unsigned version);
+/* Sets a status column of the process row (python_status, nvtx_status). */
+void gt_writer_set_status(const char *column, const char *status);
 /* Starts the thread. */
 int gt_writer_run(int flush_ms, char *err, size_t errlen);
 /* A signal that will end the process arrived (async-signal-safe). */
@@ -32,7 +38,7 @@ void gt_writer_note_signal(int sig);
  * Async-signal-safe. */
 void gt_writer_flush_from_signal(int timeout_ms);
 /* How the process ended, for its row. */
-struct gt_end_info { int exit_code; int signal; const char *reason; };
+struct gt_end_info { int exit_code; int signal; const char *reason; const char *nvtx_status; };
 /* Final drain and commit, then closes the database.  Idempotent. */
 void gt_writer_stop(const struct gt_end_info *end);
 /* Around fork (pthread_atfork): the writer commits and parks, so that the

@@ -12,7 +12,9 @@
 #include "libtrace/trace.h"
 #include "collector/config.h"
 #include "collector/cupti_sub.h"
+#include "collector/pyframes.h"
 #include "collector/writer.h"
+#include "libtrace/nvtx_inject.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -94,7 +96,7 @@ static void finish(const char *reason)
     gt_guard = 1;
     atomic_store(&gt_state, GT_STATE_OFF);
     gt_cupti_flush();
-    struct gt_end_info end = { atomic_load(&exit_code), 0, reason };
+    struct gt_end_info end = { atomic_load(&exit_code), 0, reason, gt_nvtx_status() };
     gt_writer_stop(&end);
     gt_guard = 0;
 }
@@ -160,7 +162,6 @@ static void after_fork_child(void)
     gt_tbuf_forget_all_after_fork();
     gt_writer_forget_after_fork();
     gt_cupti_forget_after_fork();
-    gt_callsite_reset_reported();
     atomic_store(&gt_first_call_done, 0);
     atomic_store(&gt_state, GT_STATE_INIT);
 }
@@ -211,6 +212,8 @@ static int activate_once(void)
     } else {
         gt_writer_set_cupti_status("active", gt_cupti_version());
     }
+    gt_writer_set_status("python_status", gt_pyframes_init(cfg.pystack_depth));
+    gt_writer_set_status("nvtx_status", gt_nvtx_status());
     if (gt_writer_run(cfg.flush_ms, err, sizeof err) != 0) {
         snprintf(why, sizeof why, "%s; tracing is off", err);
         gt_turn_off(why);
@@ -328,7 +331,6 @@ static int exec_path(const char *name, const char *path, char *const argv[], cha
     if (traced) { /* still here: exec failed; start over at the next call */
         gt_writer_forget_after_fork();
         gt_tbuf_forget_all_after_fork();
-        gt_callsite_reset_reported();
         atomic_store(&gt_state, GT_STATE_INIT);
     }
     errno = saved;

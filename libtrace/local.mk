@@ -4,12 +4,14 @@ libgputrace_la_SOURCES = \
   collector/api_ids.h collector/record.h collector/state.h collector/hash.h \
   collector/clock.h collector/clock.c collector/config.h collector/config.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \
+  collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c \
   collector/symbolize.h collector/symbolize.c \
   collector/schema.h collector/schema.c collector/db.h collector/db.c \
   collector/cupti_sub.h collector/cupti_sub.c collector/writer.h collector/writer.c \
   libtrace/trace.h libtrace/real.h libtrace/real.c libtrace/activate.c \
   libtrace/memreg.h libtrace/memreg.c libtrace/commreg.h libtrace/commreg.c \
-  libtrace/wrap_runtime.c libtrace/wrap_memory.c libtrace/wrap_driver.c libtrace/wrap_nccl.c
+  libtrace/wrap_runtime.c libtrace/wrap_memory.c libtrace/wrap_driver.c libtrace/wrap_nccl.c \
+  libtrace/nvtx_inject.h libtrace/nvtx_inject.c
 libgputrace_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) -fvisibility=default
 libgputrace_la_LIBADD = $(SQLITE_LIBS) -ldl
 libgputrace_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -shared

@@ -10,7 +10,8 @@
  *
  * The fast path takes no lock, allocates nothing and makes no system call:
  * two clock reads (TSC where invariant), a thread-local ring append, and a
- * stack capture only for the calls that need one.  A thread-local guard
+ * stack capture only for the calls that need one (C frames, cached; Python
+ * frames when the thread holds the GIL).  A thread-local guard
  * keeps calls made by the tracer itself, or made inside a traced call, from
  * being recorded again.
  */
@@ -20,6 +21,7 @@
 #include "collector/api_ids.h"
 #include "collector/callsite.h"
 #include "collector/clock.h"
+#include "collector/pyframes.h"
 #include "collector/record.h"
 #include "collector/state.h"
 #include "collector/tbuf.h"
@@ -57,10 +59,17 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
     if (__builtin_expect(!b, 0))
         return 0;
     unsigned f = gt_api_flags[api];
-    uint32_t callsite = 0;
-    if ((f & GT_F_STACK) && gt_stack_depth) {
-        char here;
-        callsite = gt_callsite_cached((uintptr_t)__builtin_return_address(0), (uintptr_t)&here, gt_stack_depth);
+    uint32_t callsite = 0, pystack = 0;
+    if (f & GT_F_STACK) {
+        if (gt_stack_depth) {
+            char here;
+            callsite = gt_callsite_cached((uintptr_t)__builtin_return_address(0), (uintptr_t)&here, gt_stack_depth);
+        }
+        /* Python frames cannot be cached by C return address: the
+         * interpreter reaches a C function from every Python line through
+         * the same C frames */
+        if (gt_py_depth)
+            pystack = gt_pystack_capture();
     }
     uint64_t call_id = ((uint64_t)b->tid << 32) | ++gt_thread_calls;
     uint64_t t0 = gt_ticks();
@@ -73,6 +82,7 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
             m->api = (uint16_t)api;
             m->tid = b->tid;
             m->callsite = callsite;
+            m->pystack = pystack;
             m->call_id = call_id;
             m->t_start = t0;
             gt_tbuf_commit(b);
@@ -87,6 +97,7 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
     c->r->api = (uint16_t)api;
     c->r->tid = b->tid;
     c->r->callsite = callsite;
+    c->r->pystack = pystack;
     c->r->call_id = call_id;
     c->r->t_start = t0;
     gt_guard = 1;

@@ -59,3 +59,12 @@ tests_apps_serialized_upload_SOURCES = tests/apps/serialized_upload.c $(APP_COMM
 tests_apps_serialized_upload_LDADD = $(SIM_LIBS)
 tests_apps_serialized_upload_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_serialized_upload_DEPENDENCIES = tests/sim/libgpusim.la
+check_PROGRAMS += tests/apps/nvtx_api
+tests_apps_nvtx_api_SOURCES = tests/apps/nvtx_api.c
+tests_apps_nvtx_api_LDADD = $(SIM_LIBS) -ldl -lpthread
+tests_apps_nvtx_api_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_nvtx_api_DEPENDENCIES = tests/sim/libgpusim.la
+# another NVTX tool, for the test that the user's NVTX_INJECTION64_PATH wins
+check_LTLIBRARIES += tests/apps/libnvtx_other_tool.la
+tests_apps_libnvtx_other_tool_la_SOURCES = tests/apps/nvtx_other_tool.c
+tests_apps_libnvtx_other_tool_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps

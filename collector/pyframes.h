@@ -1,0 +1,31 @@
+/* pyframes.h: the Python frames of a wrapped call, when the calling thread
+ * runs Python and holds the GIL.
+ *
+ * The interpreter's C API is looked up in the process at activation (no
+ * link-time dependency on libpython; CPython 3.9 and newer).  The tracer
+ * runs no Python and never takes the GIL: a thread without it, or a process
+ * without Python, simply has no Python frames.  Stacks are interned like C
+ * stacks; a record carries a 32-bit id.
+ */
+#ifndef GPUTRACE_PYFRAMES_H
+#define GPUTRACE_PYFRAMES_H
+
+#include <stdint.h>
+
+#define GT_MAX_PY_DEPTH 32
+
+/* Frames to capture (GPUTRACE_PYSTACKS); 0 until Python is found. */
+extern int gt_py_depth;
+
+/* Finds the interpreter in the process; with depth > 0 and CPython 3.9+
+ * there, sets gt_py_depth.  Returns a one-word status for the process row. */
+const char *gt_pyframes_init(int depth);
+/* The calling thread's Python stack, innermost first, up to gt_py_depth
+ * frames, interned; 0 if it holds no GIL or has no frames. */
+uint32_t gt_pystack_capture(void);
+/* Writer side: fn(id, text) for each stack not reported before; text is
+ * one frame per line, "function (file:line)". */
+void gt_pystack_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx);
+void gt_pystack_reset_reported(void);
+
+#endif

@@ -1,0 +1,94 @@
+/* strtab.c: interned strings (see strtab.h).
+ *
+ * Open addressing on a 64-bit hash; an entry goes EMPTY -> CLAIMED (hash
+ * set by CAS) -> READY (bytes copied, released), as in callsite.c.  The
+ * arena hands out space with one atomic add.
+ */
+#include "collector/strtab.h"
+#include "collector/hash.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#define SLOTS 16384
+#define ARENA_BYTES (2u << 20)
+#define PROBES 64
+
+struct slot {
+    _Atomic uint64_t hash;
+    _Atomic int ready;
+    int reported;          /* writer thread only */
+    uint32_t off, len;
+};
+
+static struct slot slots[SLOTS];
+static char arena[ARENA_BYTES];
+static _Atomic uint32_t arena_used;
+
+uint32_t gt_strtab_intern(const char *s, long len)
+{
+    if (!s)
+        return 0;
+    size_t n = len < 0 ? strnlen(s, GT_STRTAB_MAXLEN) : (size_t)len;
+    if (n > GT_STRTAB_MAXLEN)
+        n = GT_STRTAB_MAXLEN;
+    uint64_t h = gt_fnv1a(s, n, GT_FNV_OFFSET) | 1; /* 0 means empty */
+    for (uint32_t probe = 0; probe < PROBES; probe++) {
+        uint32_t i = (uint32_t)((h + probe) & (SLOTS - 1));
+        struct slot *e = &slots[i];
+        uint64_t cur = atomic_load_explicit(&e->hash, memory_order_acquire);
+        if (cur == 0) {
+            uint64_t expect = 0;
+            if (atomic_compare_exchange_strong(&e->hash, &expect, h)) {
+                uint32_t off = atomic_fetch_add_explicit(&arena_used, (uint32_t)n + 1, memory_order_relaxed);
+                if (off + n + 1 > ARENA_BYTES) {
+                    /* the claimed slot stays empty-handed: an empty string */
+                    e->off = 0;
+                    e->len = 0;
+                    atomic_store_explicit(&e->ready, -1, memory_order_release);
+                    return 0;
+                }
+                memcpy(arena + off, s, n);
+                arena[off + n] = 0;
+                e->off = off;
+                e->len = (uint32_t)n;
+                atomic_store_explicit(&e->ready, 1, memory_order_release);
+                return i + 1;
+            }
+            cur = expect;
+        }
+        if (cur == h) {
+            int r;
+            while (!(r = atomic_load_explicit(&e->ready, memory_order_acquire)))
+                ;
+            if (r > 0 && e->len == n && memcmp(arena + e->off, s, n) == 0)
+                return i + 1;
+        }
+    }
+    return 0;
+}
+
+const char *gt_strtab_get(uint32_t id)
+{
+    if (id == 0 || id > SLOTS)
+        return NULL;
+    struct slot *e = &slots[id - 1];
+    return atomic_load_explicit(&e->ready, memory_order_acquire) > 0 ? arena + e->off : NULL;
+}
+
+void gt_strtab_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx)
+{
+    for (uint32_t i = 0; i < SLOTS; i++) {
+        struct slot *e = &slots[i];
+        if (!e->reported && atomic_load_explicit(&e->ready, memory_order_acquire) > 0) {
+            fn(i + 1, arena + e->off, ctx);
+            e->reported = 1;
+        }
+    }
+}
+
+void gt_strtab_reset_reported(void)
+{
+    for (uint32_t i = 0; i < SLOTS; i++)
+        slots[i].reported = 0;
+}

@@ -1,0 +1,28 @@
+/* strtab.h: strings the program hands the tracer (NVTX range names,
+ * domains, registered strings; Python file and function names), interned
+ * lock-free so that a record carries a 32-bit id instead of a copy.
+ *
+ * The caller's pointer may be a buffer it reuses at once (a range name
+ * printed with the step number), so the bytes are copied here, on the
+ * calling thread, into a fixed arena; the writer thread reports new ones.
+ * Nothing is ever removed; when the arena or the table is full, new
+ * strings get id 0 ("unknown") instead of memory growing.
+ */
+#ifndef GPUTRACE_STRTAB_H
+#define GPUTRACE_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GT_STRTAB_MAXLEN 255   /* longer strings are cut here */
+
+/* The id of the first len bytes of s (len < 0: up to its NUL); 0 if full. */
+uint32_t gt_strtab_intern(const char *s, long len);
+/* The string of an id, or NULL (ids come from gt_strtab_intern). */
+const char *gt_strtab_get(uint32_t id);
+/* Writer side: fn(id, text) for every string not reported before. */
+void gt_strtab_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx);
+/* Forget what was reported (after fork: the child writes its own rows). */
+void gt_strtab_reset_reported(void);
+
+#endif

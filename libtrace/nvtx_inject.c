@@ -1,0 +1,385 @@
+/* nvtx_inject.c: NVTX ranges, marks and names, through NVTX's injection
+ * interface.
+ *
+ * NVTX (header-only nvtx3, or the old libnvToolsExt) does nothing until its
+ * first call, which loads the tool named by NVTX_INJECTION64_PATH and calls
+ * its InitializeInjectionNvtx2 to fill NVTX's table of function pointers.
+ * This library, already preloaded, points that variable at itself when the
+ * process starts (a value the user set is kept: their tool wins, and the
+ * process row says so), so the loader finds this very copy and the callbacks
+ * below record into the calling thread's ring, like the wrappers do.
+ *
+ * Push/pop ranges are kept open on a per-thread stack and written as one
+ * record when they close (the writer stores the ones still open when the
+ * process ends); start/end ranges, which may end on another thread, are
+ * written as a start and an end record.  Names are interned (strtab.h):
+ * a domain handle or a registered string handle is its string's id.
+ */
+#define _GNU_SOURCE
+#include "libtrace/trace.h"
+#include "libtrace/nvtx_inject.h"
+#include "collector/strtab.h"
+#include "collector/writer.h"
+
+#define NVTX_NO_IMPL
+#include <nvtx3/nvToolsExt.h>
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+static char status[600] = "no NVTX calls seen";
+static _Atomic int injected;
+
+const char *gt_nvtx_status(void)
+{
+    return status;
+}
+
+/* Handles we give out must not be NULL (NULL is the default domain). */
+#define FULL_HANDLE ((uintptr_t)UINT32_MAX)
+
+static uint32_t id_of_handle(const void *h)
+{
+    uintptr_t v = (uintptr_t)h;
+    return v == FULL_HANDLE || v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
+static uint32_t intern_wide(const wchar_t *w)
+{
+    if (!w)
+        return 0;
+    char out[GT_STRTAB_MAXLEN + 4];
+    size_t o = 0;
+    for (; *w && o + 4 < GT_STRTAB_MAXLEN; w++) {
+        uint32_t c = (uint32_t)*w;
+        if (c < 0x80) {
+            out[o++] = (char)c;
+        } else if (c < 0x800) {
+            out[o++] = (char)(0xC0 | (c >> 6));
+            out[o++] = (char)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            out[o++] = (char)(0xE0 | (c >> 12));
+            out[o++] = (char)(0x80 | ((c >> 6) & 0x3F));
+            out[o++] = (char)(0x80 | (c & 0x3F));
+        } else if (c < 0x110000) {
+            out[o++] = (char)(0xF0 | (c >> 18));
+            out[o++] = (char)(0x80 | ((c >> 12) & 0x3F));
+            out[o++] = (char)(0x80 | ((c >> 6) & 0x3F));
+            out[o++] = (char)(0x80 | (c & 0x3F));
+        }
+    }
+    return gt_strtab_intern(out, (long)o);
+}
+
+/* What an event's attributes say (fields past the caller's struct size are
+ * not read: older NVTX versions pass a shorter struct). */
+struct attrs { uint32_t name, category; int32_t payload_type; uint64_t payload; };
+
+#define HAS_FIELD(a, f) ((a)->size >= offsetof(nvtxEventAttributes_t, f) + sizeof((a)->f))
+
+static struct attrs read_attrs(const nvtxEventAttributes_t *a)
+{
+    struct attrs r = { 0, 0, 0, 0 };
+    if (!a)
+        return r;
+    if (HAS_FIELD(a, category))
+        r.category = a->category;
+    if (HAS_FIELD(a, payload) && a->payloadType >= NVTX_PAYLOAD_TYPE_UNSIGNED_INT64 &&
+        a->payloadType <= NVTX_PAYLOAD_TYPE_FLOAT) {
+        r.payload_type = a->payloadType;
+        memcpy(&r.payload, &a->payload, sizeof r.payload);
+    }
+    if (HAS_FIELD(a, message)) {
+        switch (a->messageType) {
+        case NVTX_MESSAGE_TYPE_ASCII: r.name = gt_strtab_intern(a->message.ascii, -1); break;
+        case NVTX_MESSAGE_TYPE_UNICODE: r.name = intern_wide(a->message.unicode); break;
+        case NVTX_MESSAGE_TYPE_REGISTERED: r.name = id_of_handle(a->message.registered); break;
+        default: break;
+        }
+    }
+    return r;
+}
+
+/* The calling thread's ring, activating the tracer if NVTX comes first.
+ * Not subject to gt_guard: NCCL's own ranges come from inside a wrapped
+ * call, and are wanted. */
+static struct gt_tbuf *ring(void)
+{
+    if (__builtin_expect(!gt_tracing(), 0)) {
+        if (gt_writer_is_self() || !gt_activate())
+            return NULL;
+    }
+    if (__builtin_expect(!atomic_load_explicit(&gt_first_call_done, memory_order_relaxed), 0)) {
+        int saved = errno;
+        gt_after_first_call();
+        errno = saved;
+    }
+    return gt_tbuf_mine();
+}
+
+static void emit(struct gt_tbuf *b, enum gt_nvtx_kind kind, uint32_t domain, const struct attrs *a, uint64_t t0,
+                 uint64_t t1, int depth, uint64_t range_id)
+{
+    struct gt_record *r = gt_tbuf_reserve(b);
+    if (!r)
+        return;
+    *r = (struct gt_record){ 0 };
+    r->type = GT_REC_NVTX;
+    r->api = (uint16_t)kind;
+    r->tid = b->tid;
+    r->t_start = t0;
+    r->t_end = t1;
+    r->stream = domain;
+    r->event = a->name;
+    r->count = a->category;
+    r->seq = (uint64_t)depth;
+    r->call_id = range_id;
+    r->bytes = a->payload;
+    r->op = a->payload_type;
+    gt_tbuf_commit(b);
+}
+
+static int push(uint32_t domain, const struct attrs *a)
+{
+    struct gt_tbuf *b = ring();
+    if (!b)
+        return 0;
+    int d = atomic_load_explicit(&b->nvtx_depth, memory_order_relaxed);
+    if (d < GT_NVTX_MAX_DEPTH)
+        b->nvtx_open[d] = (struct gt_nvtx_open){ gt_ticks(), a->payload, a->name, domain, a->category, a->payload_type };
+    atomic_store_explicit(&b->nvtx_depth, d + 1, memory_order_release);
+    return d;
+}
+
+static int pop(uint32_t domain)
+{
+    uint64_t t = gt_ticks();
+    struct gt_tbuf *b = gt_tracing() ? gt_tbuf_mine() : NULL;
+    if (!b)
+        return -1;
+    int d = atomic_load_explicit(&b->nvtx_depth, memory_order_relaxed);
+    if (d <= 0)
+        return -1; /* a pop without a push: NVTX says -1 */
+    if (d > GT_NVTX_MAX_DEPTH) { /* deeper than kept: the innermost, unkept, ends */
+        atomic_store_explicit(&b->nvtx_depth, d - 1, memory_order_release);
+        return d - 1;
+    }
+    int i = d - 1;
+    while (i >= 0 && b->nvtx_open[i].domain != domain)
+        i--;
+    if (i < 0)
+        return -1;
+    struct gt_nvtx_open o = b->nvtx_open[i];
+    memmove(&b->nvtx_open[i], &b->nvtx_open[i + 1], (size_t)(d - 1 - i) * sizeof o);
+    atomic_store_explicit(&b->nvtx_depth, d - 1, memory_order_release);
+    struct attrs a = { o.name, o.category, o.payload_type, o.payload };
+    emit(b, GT_NVTX_RANGE, domain, &a, o.t_start, t, i, 0);
+    return i;
+}
+
+static nvtxRangeId_t start(uint32_t domain, const struct attrs *a)
+{
+    struct gt_tbuf *b = ring();
+    if (!b)
+        return 0;
+    uint64_t id = ((uint64_t)b->tid << 32) | ++gt_thread_calls;
+    uint64_t t = gt_ticks();
+    emit(b, GT_NVTX_START, domain, a, t, 0, 0, id);
+    return id;
+}
+
+static void end(nvtxRangeId_t id)
+{
+    uint64_t t = gt_ticks();
+    struct gt_tbuf *b = gt_tracing() ? gt_tbuf_mine() : NULL;
+    if (!b || !id)
+        return;
+    struct attrs none = { 0, 0, 0, 0 };
+    emit(b, GT_NVTX_END, 0, &none, 0, t, 0, id);
+}
+
+static void mark(uint32_t domain, const struct attrs *a)
+{
+    struct gt_tbuf *b = ring();
+    if (!b)
+        return;
+    uint64_t t = gt_ticks();
+    emit(b, GT_NVTX_MARK, domain, a, t, t, 0, 0);
+}
+
+static void name_category(uint32_t domain, uint32_t category, uint32_t name)
+{
+    struct gt_tbuf *b = ring();
+    if (!b)
+        return;
+    struct attrs a = { name, category, 0, 0 };
+    emit(b, GT_NVTX_NAME_CATEGORY, domain, &a, 0, 0, 0, 0);
+}
+
+static void name_thread(uint32_t tid, uint32_t name)
+{
+    struct gt_tbuf *b = ring();
+    if (!b)
+        return;
+    struct attrs a = { name, 0, 0, 0 };
+    emit(b, GT_NVTX_NAME_THREAD, 0, &a, 0, 0, 0, tid);
+}
+
+static struct attrs named(uint32_t name)
+{
+    return (struct attrs){ name, 0, 0, 0 };
+}
+
+/* ---- the callbacks NVTX calls ---------------------------------------------- */
+
+static void cb_mark_ex(const nvtxEventAttributes_t *a) { struct attrs r = read_attrs(a); mark(0, &r); }
+static void cb_mark_a(const char *m) { struct attrs r = named(gt_strtab_intern(m, -1)); mark(0, &r); }
+static void cb_mark_w(const wchar_t *m) { struct attrs r = named(intern_wide(m)); mark(0, &r); }
+static nvtxRangeId_t cb_start_ex(const nvtxEventAttributes_t *a) { struct attrs r = read_attrs(a); return start(0, &r); }
+static nvtxRangeId_t cb_start_a(const char *m) { struct attrs r = named(gt_strtab_intern(m, -1)); return start(0, &r); }
+static nvtxRangeId_t cb_start_w(const wchar_t *m) { struct attrs r = named(intern_wide(m)); return start(0, &r); }
+static void cb_end(nvtxRangeId_t id) { end(id); }
+static int cb_push_ex(const nvtxEventAttributes_t *a) { struct attrs r = read_attrs(a); return push(0, &r); }
+static int cb_push_a(const char *m) { struct attrs r = named(gt_strtab_intern(m, -1)); return push(0, &r); }
+static int cb_push_w(const wchar_t *m) { struct attrs r = named(intern_wide(m)); return push(0, &r); }
+static int cb_pop(void) { return pop(0); }
+static void cb_name_category_a(uint32_t c, const char *n) { name_category(0, c, gt_strtab_intern(n, -1)); }
+static void cb_name_category_w(uint32_t c, const wchar_t *n) { name_category(0, c, intern_wide(n)); }
+static void cb_name_thread_a(uint32_t t, const char *n) { name_thread(t, gt_strtab_intern(n, -1)); }
+static void cb_name_thread_w(uint32_t t, const wchar_t *n) { name_thread(t, intern_wide(n)); }
+
+static void cb_dmark_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
+{
+    struct attrs r = read_attrs(a);
+    mark(id_of_handle(d), &r);
+}
+static nvtxRangeId_t cb_dstart_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
+{
+    struct attrs r = read_attrs(a);
+    return start(id_of_handle(d), &r);
+}
+static void cb_dend(nvtxDomainHandle_t d, nvtxRangeId_t id) { (void)d; end(id); }
+static int cb_dpush_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
+{
+    struct attrs r = read_attrs(a);
+    return push(id_of_handle(d), &r);
+}
+static int cb_dpop(nvtxDomainHandle_t d) { return pop(id_of_handle(d)); }
+static void cb_dname_category_a(nvtxDomainHandle_t d, uint32_t c, const char *n)
+{
+    name_category(id_of_handle(d), c, gt_strtab_intern(n, -1));
+}
+static void cb_dname_category_w(nvtxDomainHandle_t d, uint32_t c, const wchar_t *n)
+{
+    name_category(id_of_handle(d), c, intern_wide(n));
+}
+static nvtxStringHandle_t handle_of(uint32_t id)
+{
+    return (nvtxStringHandle_t)(id ? (uintptr_t)id : FULL_HANDLE);
+}
+static nvtxStringHandle_t cb_register_a(nvtxDomainHandle_t d, const char *s) { (void)d; return handle_of(gt_strtab_intern(s, -1)); }
+static nvtxStringHandle_t cb_register_w(nvtxDomainHandle_t d, const wchar_t *s) { (void)d; return handle_of(intern_wide(s)); }
+static nvtxDomainHandle_t cb_domain_a(const char *n)
+{
+    return (nvtxDomainHandle_t)handle_of(gt_strtab_intern(n, -1));
+}
+static nvtxDomainHandle_t cb_domain_w(const wchar_t *n)
+{
+    return (nvtxDomainHandle_t)handle_of(intern_wide(n));
+}
+static void cb_domain_destroy(nvtxDomainHandle_t d) { (void)d; }
+
+/* ---- injection ------------------------------------------------------------- */
+
+static int set_entry(NvtxFunctionTable t, unsigned n, unsigned id, NvtxFunctionPointer fn)
+{
+    if (id >= n || !t[id])
+        return 0;
+    *t[id] = fn;
+    return 1;
+}
+
+#define FN(f) ((NvtxFunctionPointer)(void (*)(void))(f))
+
+int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table);
+
+/* Whether this copy of the library is the one the program preloaded (its
+ * symbols interpose), not a second copy NVTX loaded for a child process
+ * that dropped LD_PRELOAD but kept the variable. */
+static int is_preloaded_copy(void)
+{
+    return dlsym(RTLD_DEFAULT, "InitializeInjectionNvtx2") == (void *)InitializeInjectionNvtx2;
+}
+
+__attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table)
+{
+    if (!get_table || !is_preloaded_copy())
+        return 0; /* NVTX unloads us again and runs as without a tool */
+    const NvtxExportTableCallbacks *cb = (const NvtxExportTableCallbacks *)get_table(NVTX_ETID_CALLBACKS);
+    if (!cb || cb->struct_size < sizeof *cb || !cb->GetModuleFunctionTable)
+        return 0;
+    NvtxFunctionTable t = NULL;
+    unsigned n = 0;
+    int ok = 0;
+    if (cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &t, &n) && t) {
+        ok |= set_entry(t, n, NVTX_CBID_CORE_MarkEx, FN(cb_mark_ex));
+        set_entry(t, n, NVTX_CBID_CORE_MarkA, FN(cb_mark_a));
+        set_entry(t, n, NVTX_CBID_CORE_MarkW, FN(cb_mark_w));
+        set_entry(t, n, NVTX_CBID_CORE_RangeStartEx, FN(cb_start_ex));
+        set_entry(t, n, NVTX_CBID_CORE_RangeStartA, FN(cb_start_a));
+        set_entry(t, n, NVTX_CBID_CORE_RangeStartW, FN(cb_start_w));
+        set_entry(t, n, NVTX_CBID_CORE_RangeEnd, FN(cb_end));
+        set_entry(t, n, NVTX_CBID_CORE_RangePushEx, FN(cb_push_ex));
+        set_entry(t, n, NVTX_CBID_CORE_RangePushA, FN(cb_push_a));
+        set_entry(t, n, NVTX_CBID_CORE_RangePushW, FN(cb_push_w));
+        set_entry(t, n, NVTX_CBID_CORE_RangePop, FN(cb_pop));
+        set_entry(t, n, NVTX_CBID_CORE_NameCategoryA, FN(cb_name_category_a));
+        set_entry(t, n, NVTX_CBID_CORE_NameCategoryW, FN(cb_name_category_w));
+        set_entry(t, n, NVTX_CBID_CORE_NameOsThreadA, FN(cb_name_thread_a));
+        set_entry(t, n, NVTX_CBID_CORE_NameOsThreadW, FN(cb_name_thread_w));
+    }
+    if (cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &t, &n) && t) {
+        ok |= set_entry(t, n, NVTX_CBID_CORE2_DomainMarkEx, FN(cb_dmark_ex));
+        set_entry(t, n, NVTX_CBID_CORE2_DomainRangeStartEx, FN(cb_dstart_ex));
+        set_entry(t, n, NVTX_CBID_CORE2_DomainRangeEnd, FN(cb_dend));
+        set_entry(t, n, NVTX_CBID_CORE2_DomainRangePushEx, FN(cb_dpush_ex));
+        set_entry(t, n, NVTX_CBID_CORE2_DomainRangePop, FN(cb_dpop));
+        set_entry(t, n, NVTX_CBID_CORE2_DomainNameCategoryA, FN(cb_dname_category_a));
+        set_entry(t, n, NVTX_CBID_CORE2_DomainNameCategoryW, FN(cb_dname_category_w));
+        set_entry(t, n, NVTX_CBID_CORE2_DomainRegisterStringA, FN(cb_register_a));
+        set_entry(t, n, NVTX_CBID_CORE2_DomainRegisterStringW, FN(cb_register_w));
+        set_entry(t, n, NVTX_CBID_CORE2_DomainCreateA, FN(cb_domain_a));
+        set_entry(t, n, NVTX_CBID_CORE2_DomainCreateW, FN(cb_domain_w));
+        set_entry(t, n, NVTX_CBID_CORE2_DomainDestroy, FN(cb_domain_destroy));
+    }
+    if (ok) {
+        atomic_store(&injected, 1);
+        snprintf(status, sizeof status, "active");
+    }
+    return ok;
+}
+
+/* At load time, before the program's first NVTX call can happen: point
+ * NVTX at this library unless the user chose a tool of their own.  Only an
+ * environment variable is set; nothing else runs until a traced call. */
+__attribute__((constructor)) static void arrange_injection(void)
+{
+    if (!is_preloaded_copy())
+        return;
+    Dl_info info;
+    char self[PATH_MAX];
+    if (!dladdr((void *)InitializeInjectionNvtx2, &info) || !info.dli_fname || !realpath(info.dli_fname, self))
+        return;
+    const char *cur = getenv("NVTX_INJECTION64_PATH");
+    if (cur && *cur) {
+        char theirs[PATH_MAX];
+        if (!realpath(cur, theirs) || strcmp(theirs, self) != 0)
+            snprintf(status, sizeof status, "off (NVTX_INJECTION64_PATH names another tool: %.500s)", cur);
+        return;
+    }
+    setenv("NVTX_INJECTION64_PATH", self, 0);
+}

@@ -1,0 +1,53 @@
+#!/bin/sh
+# tracer_nvtx.sh: NVTX through the injection interface: every kind of call
+# recorded (tests/apps/nvtx_api.c), NVTX before the first CUDA call, the
+# user's own NVTX_INJECTION64_PATH kept, and a second copy of the library
+# (loaded by NVTX in a process that did not preload it) declining.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+lib="$b/.libs/libgputrace.so"
+db="$tmp/n.db"
+name() { q "$db" "select l.value from nvtx_range r join label l on l.process_id = r.process_id and l.id = r.name where $1"; }
+
+out=$(GPUTRACE_OUTPUT="$db" LD_PRELOAD="$lib" "$b/tests/apps/nvtx_api")
+expect "nvtx_api runs (push/pop return values as NVTX defines them)" "$?:$out" "0:nvtx_api done"
+expect "process says NVTX is recorded" "$(q "$db" "select nvtx_status from process")" "active"
+expect "a range pushed before any CUDA call is recorded" "$(name "kind = 1 and depth = 0 order by start_ns limit 1")" "setup"
+expect "it ends before the first CUDA call returns" \
+  "$(q "$db" "select count(*) from nvtx_range r, api_call_named c where c.api_name = 'cudaSetDevice' and r.start_ns < c.start_ns and r.end_ns > c.end_ns")" 1
+expect "attributes: name, category and integer payload" \
+  "$(q "$db" "select l.value || ' ' || r.category || ' ' || r.payload from nvtx_range r join label l on l.id = r.name where r.depth = 0 and r.category = 7")" "load 7 -42"
+expect "a wide-character name, nested one level down" "$(name "depth = 1")" "décode"
+expect "the nested range lies inside its parent" \
+  "$(q "$db" "select count(*) from nvtx_range i, nvtx_range o where i.depth = 1 and o.category = 7 and i.start_ns >= o.start_ns and i.end_ns <= o.end_ns")" 1
+expect "a mark is an instant" "$(name "kind = 4 and start_ns = end_ns")" "checkpoint"
+expect "a domain range: registered string, domain name and double payload" \
+  "$(q "$db" "select n.value || ' ' || d.value || ' ' || r.payload from nvtx_range r join label n on n.id = r.name join label d on d.id = r.domain")" \
+  "optimizer.step trainer 0.5"
+expect "a start/end range ended on another thread has its end" \
+  "$(q "$db" "select count(*) from nvtx_range r join label l on l.id = r.name where l.value = 'prefetch' and r.kind = 2 and r.end_ns > r.start_ns and r.range_id is not null")" 1
+expect "a range open at exit is stored without an end" "$(name "end_ns is null")" "shutdown"
+expect "category and thread names" \
+  "$(q "$db" "select (select l.value from nvtx_category c join label l on l.id = c.name where c.category = 7) || ' ' || (select l.value from thread_name t join label l on l.id = t.name)")" "io main"
+
+# The user's own tool wins: NVTX loads it, and the tracer records the rest.
+tool="$b/tests/apps/.libs/libnvtx_other_tool.so"
+rm -f "$tmp/u.db"
+NVTX_INJECTION64_PATH="$tool" NVTX_OTHER_TOOL_OUT="$tmp/tool.out" GPUTRACE_OUTPUT="$tmp/u.db" LD_PRELOAD="$lib" \
+  "$b/tests/apps/nvtx_api" > /dev/null
+expect "with the user's NVTX tool set, the program still runs" $? 0
+expect "the user's tool was the one NVTX loaded" "$(cat "$tmp/tool.out" 2>/dev/null)" "loaded"
+expect "no ranges recorded then" "$(q "$tmp/u.db" "select count(*) from nvtx_range")" 0
+expect "CUDA calls still recorded" "$(q "$tmp/u.db" "select count(*) > 0 from api_call")" 1
+expect "the process row says why there are no ranges" \
+  "$(q "$tmp/u.db" "select nvtx_status like 'off (NVTX_INJECTION64_PATH names another tool: %libnvtx_other_tool.so)' from process")" 1
+
+# A process that inherits the variable but not the preload: NVTX loads a
+# second copy, which declines (it would interpose nothing), and the program
+# runs as without a tool.
+self=$(cd "$b/.libs" && pwd)/libgputrace.so
+out=$(NVTX_INJECTION64_PATH="$self" GPUTRACE_OUTPUT="$tmp/none.db" "$b/tests/apps/nvtx_api")
+expect "not preloaded: the NVTX-loaded copy declines, the program runs" "$?:$out" "0:nvtx_api done"
+expect "and no trace is written" "$(test -e "$tmp/none.db" && echo written || echo none)" "none"
+
+finish
