@@ -121,10 +121,27 @@ static struct gt_tbuf *ring(void)
     return gt_tbuf_mine();
 }
 
+GT_TLS int gt_nvtx_npending;
+static GT_TLS struct gt_record pending[GT_NVTX_PENDING];
+
+void gt_nvtx_flush_pending(struct gt_tbuf *b)
+{
+    for (int i = 0; i < gt_nvtx_npending; i++)
+        if (gt_tbuf_push(b, &pending[i]) != 0)
+            break; /* the ring counted the drop */
+    gt_nvtx_npending = 0;
+}
+
 static void emit(struct gt_tbuf *b, enum gt_nvtx_kind kind, uint32_t domain, const struct attrs *a, uint64_t t0,
                  uint64_t t1, int depth, uint64_t range_id)
 {
-    struct gt_record *r = gt_tbuf_reserve(b);
+    /* inside a wrapped call its record holds the ring's next slot: wait */
+    int nested = gt_guard;
+    if (nested && gt_nvtx_npending == GT_NVTX_PENDING) {
+        atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
+        return;
+    }
+    struct gt_record *r = nested ? &pending[gt_nvtx_npending++] : gt_tbuf_reserve(b);
     if (!r)
         return;
     *r = (struct gt_record){ 0 };
@@ -140,7 +157,8 @@ static void emit(struct gt_tbuf *b, enum gt_nvtx_kind kind, uint32_t domain, con
     r->call_id = range_id;
     r->bytes = a->payload;
     r->op = a->payload_type;
-    gt_tbuf_commit(b);
+    if (!nested)
+        gt_tbuf_commit(b);
 }
 
 static int push(uint32_t domain, const struct attrs *a)

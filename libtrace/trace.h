@@ -40,6 +40,12 @@ extern GT_TLS uint64_t gt_thread_calls;
 extern GT_TLS struct gt_record gt_scratch; /* used when the ring is full */
 extern const unsigned char gt_api_flags[GT_API_COUNT];
 extern int gt_stack_depth;
+/* NVTX records made inside a wrapped call (NCCL marks its own calls): the
+ * call's slot is reserved and not yet committed, so they wait here until
+ * gt_exit has committed it (nvtx_inject.c). */
+#define GT_NVTX_PENDING 8
+extern GT_TLS int gt_nvtx_npending;
+void gt_nvtx_flush_pending(struct gt_tbuf *b);
 
 /* Slow path: the first wrapped call of the process.  Returns 1 when tracing. */
 int gt_activate(void);
@@ -110,6 +116,8 @@ static inline __attribute__((always_inline)) void gt_exit(struct gt_call *c, int
     c->r->result = result;
     if (__builtin_expect(c->reserved, 1))
         gt_tbuf_commit(c->buf);
+    if (__builtin_expect(gt_nvtx_npending, 0))
+        gt_nvtx_flush_pending(c->buf);
     gt_guard = 0;
     if (__builtin_expect(!atomic_load_explicit(&gt_first_call_done, memory_order_relaxed), 0)) {
         int saved_errno = errno;

@@ -9,11 +9,11 @@
 #include <string.h>
 
 /* Collectives (with a GPU time) per call site of a process. */
-static int64_t collectives_at(const struct proc *p, int callsite)
+static int64_t collectives_at(const struct proc *p, int site)
 {
     int64_t n = 0;
     for (size_t i = 0; i < p->ncolls; i++)
-        n += p->colls[i].callsite == callsite && p->colls[i].gend > p->colls[i].gstart;
+        n += p->colls[i].site && p->sites[p->colls[i].site].shown == site && p->colls[i].gend > p->colls[i].gstart;
     return n;
 }
 
@@ -32,14 +32,18 @@ static void within_ranks(const struct model *m, const struct report_opts *o, str
             int64_t dur = c->gend - c->gstart;
             int64_t ov = ivals_cover(timeline_compute_except(t, c->gstream), c->gstart, c->gend);
             if ((double)ov < o->exposed_fraction * (double)dur) {
-                struct finding *f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->callsite);
-                f->count++;
-                f->exposed_ns += dur - ov;
+                struct finding *f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->site, -1, c->start);
+                if (f) {
+                    f->count++;
+                    f->exposed_ns += dur - ov;
+                }
             }
             if (timeline_stream_computes(t, c->gstream)) {
-                struct finding *f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->callsite);
-                f->count++;
-                f->exposed_ns += dur - ov;
+                struct finding *f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->site, -1, c->start);
+                if (f) {
+                    f->count++;
+                    f->exposed_ns += dur - ov;
+                }
             }
         }
     }
@@ -151,7 +155,7 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
         if (!full || (double)clear[pi] < o->straggler_clear_fraction * (double)full ||
             (double)waits[pi] <= o->straggler_fraction * (double)total_wait)
             continue;
-        struct finding *f = findings_at(fs, m, F_COMM_STRAGGLER, (int)pi, 0);
+        struct finding *f = findings_new(fs, m, F_COMM_STRAGGLER, (int)pi, 0);
         f->count = last_count[pi];
         f->wait_ns = waits[pi];
         snprintf(f->callsite, sizeof f->callsite, "(whole process)");
@@ -214,7 +218,7 @@ static void mismatches(const struct model *m, struct findings *fs, struct group 
             if (!same_call(want, gr->v[b].c))
                 got = gr->v[b].c;
         f->wait_ns = 0;
-        model_callsite(m, &m->procs[first_proc], got->callsite, f->callsite, sizeof f->callsite);
+        model_callsite(m, &m->procs[first_proc], got->site, f->callsite, sizeof f->callsite);
         snprintf(f->extra_json, sizeof f->extra_json, "\"comm_id\": %lld, \"seq\": %lld, \"ranks\": [%s]",
                  (long long)gr->comm, (long long)gr->seq, ranks);
         snprintf(f->message, sizeof f->message,
@@ -260,7 +264,7 @@ static void hangs(const struct model *m, struct findings *fs, struct group *g, s
             const struct proc *p = &m->procs[gr->v[k].proc];
             f->wait_ns += p->end > gr->v[k].c->start ? p->end - gr->v[k].c->start : 0;
         }
-        model_callsite(m, &m->procs[gr->v[0].proc], gr->v[0].c->callsite, f->callsite, sizeof f->callsite);
+        model_callsite(m, &m->procs[gr->v[0].proc], gr->v[0].c->site, f->callsite, sizeof f->callsite);
         snprintf(f->extra_json, sizeof f->extra_json, "\"comm_id\": %lld, \"seq\": %lld, \"missing_ranks\": [%s]",
                  (long long)gr->comm, (long long)gr->seq, missing);
         snprintf(f->message, sizeof f->message,

@@ -20,7 +20,9 @@ void analyse_copies(const struct model *m, const struct report_opts *o, struct f
             if ((r != ROLE_COPY_SYNC && r != ROLE_COPY_ASYNC) || c->mem_kind != GT_MEM_PAGEABLE ||
                 (c->copy_kind != 1 && c->copy_kind != 2) || c->bytes <= 0)
                 continue;
-            struct finding *f = findings_at(fs, m, F_COPY_PAGEABLE, (int)pi, c->callsite);
+            struct finding *f = findings_at(fs, m, F_COPY_PAGEABLE, (int)pi, c->site, c->tid, c->start);
+            if (!f)
+                continue;
             f->count++;
             f->host_blocked_ns += c->end - c->start;
             f->bytes += c->bytes;
@@ -38,7 +40,10 @@ void analyse_copies(const struct model *m, const struct report_opts *o, struct f
                 continue;
             if (!timeline_stream_computes(t, g->stream) || ivals_cover(&t->compute, g->start, g->end) > 0)
                 continue;
-            struct finding *f = findings_at(fs, m, F_COPY_SERIALIZED, (int)pi, p->calls[i].callsite);
+            struct finding *f = findings_at(fs, m, F_COPY_SERIALIZED, (int)pi, p->calls[i].site, p->calls[i].tid,
+                                            p->calls[i].start);
+            if (!f)
+                continue;
             f->count++;
             f->exposed_ns += g->end - g->start;
         }
@@ -99,7 +104,7 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
             n++;
         }
         if (n) {
-            struct finding *f = findings_at(fs, m, F_GPU_IDLE, (int)pi, 0);
+            struct finding *f = findings_new(fs, m, F_GPU_IDLE, (int)pi, 0);
             f->count = n;
             f->gpu_idle_ns = idle;
             f->confidence = "medium";

@@ -136,22 +136,32 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             int64_t blocked = c->end - c->start;
             struct finding *f = NULL;
             if (expl && pd.n == 0) {
-                f = findings_at(fs, m, F_SYNC_REDUNDANT, (int)pi, c->callsite);
+                f = findings_at(fs, m, F_SYNC_REDUNDANT, (int)pi, c->site, c->tid, c->start);
+                if (!f)
+                    continue;
                 f->host_blocked_ns += blocked;
             } else if (expl && pd.consumed_bytes == 0) {
-                f = findings_at(fs, m, F_SYNC_NO_CONSUMER, (int)pi, c->callsite);
+                f = findings_at(fs, m, F_SYNC_NO_CONSUMER, (int)pi, c->site, c->tid, c->start);
+                if (!f)
+                    continue;
                 f->host_blocked_ns += blocked;
             } else if (expl && s.device && pd.nstreams > 1 && pd.nconsumed_streams == 1 &&
                        c->end > pd.last_end_consumed) {
-                f = findings_at(fs, m, F_SYNC_DEVICE_WIDE, (int)pi, c->callsite);
+                f = findings_at(fs, m, F_SYNC_DEVICE_WIDE, (int)pi, c->site, c->tid, c->start);
+                if (!f)
+                    continue;
                 int64_t extra = c->end - (pd.last_end_consumed > c->start ? pd.last_end_consumed : c->start);
                 f->host_blocked_ns += extra;
             } else if (pd.consumed_bytes > 0 && pd.consumed_bytes <= o->scalar_bytes) {
-                f = findings_at(fs, m, F_SYNC_SCALAR_READ, (int)pi, c->callsite);
+                f = findings_at(fs, m, F_SYNC_SCALAR_READ, (int)pi, c->site, c->tid, c->start);
+                if (!f)
+                    continue;
                 f->gpu_idle_ns += idle_after(t, c->end);
                 f->host_blocked_ns += blocked;
             } else if (impl && pd.n > 0 && blocked >= o->implicit_min_ns) {
-                f = findings_at(fs, m, F_SYNC_IMPLICIT, (int)pi, c->callsite);
+                f = findings_at(fs, m, F_SYNC_IMPLICIT, (int)pi, c->site, c->tid, c->start);
+                if (!f)
+                    continue;
                 f->host_blocked_ns += blocked;
             }
             if (f)
@@ -165,7 +175,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         const char *api = "sync";
         const struct proc *p = f->proc >= 0 ? &m->procs[f->proc] : NULL;
         for (size_t c = 0; p && c < p->ncalls; c++)
-            if (p->calls[c].callsite == f->callsite_id && f->callsite_id) {
+            if (p->calls[c].site && p->sites[p->calls[c].site].shown == f->callsite_id && f->callsite_id) {
                 api = m->api_names[p->calls[c].api];
                 break;
             }

@@ -132,6 +132,24 @@ static void calls(struct writer *w, const struct model *m, size_t pi, const stru
     }
 }
 
+/* NVTX ranges as slices on the thread that opened them (a range never
+ * closed runs to the process's end). */
+static void ranges(struct writer *w, const struct model *m, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    int pid = pid_of(m, pi);
+    for (size_t i = 0; i < p->nranges; i++) {
+        const struct nvtx *r = &p->ranges[i];
+        slice(w, m, p, pid, r->tid, *model_label(p, r->name) ? model_label(p, r->name) : "(unnamed range)", "nvtx",
+              r->start, r->end);
+        fputs(",\"args\":{\"domain\":", w->out);
+        json_string(w->out, model_label(p, r->domain));
+        if (r->iter >= 0)
+            fprintf(w->out, ",\"iteration\":%lld", (long long)r->iter);
+        fputs("}}", w->out);
+    }
+}
+
 static void gpu_ops(struct writer *w, const struct model *m, size_t pi, const uint8_t *flow_op)
 {
     const struct proc *p = &m->procs[pi];
@@ -225,6 +243,19 @@ static void findings(struct writer *w, const struct model *m, const struct findi
         fprintf(w->out, ",\"args\":{\"cost_ns\":%lld,\"count\":%lld,\"callsite\":", (long long)finding_cost(f),
                 (long long)f->count);
         json_string(w->out, f->callsite);
+        if (f->range[0]) {
+            fputs(",\"range\":", w->out);
+            json_string(w->out, f->range);
+        }
+        if (f->proc >= 0 && f->callsite_id > 0) {
+            char stack[8192];
+            fputs(",\"callstack\":", w->out);
+            json_string(w->out, model_callstack(m, p, f->callsite_id, stack, sizeof stack));
+            if (*model_pystack(m, p, f->callsite_id, stack, sizeof stack)) {
+                fputs(",\"python_stack\":", w->out);
+                json_string(w->out, stack);
+            }
+        }
         fputs(",\"message\":", w->out);
         json_string(w->out, f->message);
         fputs(",\"suggestion\":", w->out);
@@ -249,6 +280,7 @@ long chrome_trace_write(const char *path, const struct model *m, const struct fi
         struct timeline *t = model_timeline(m, pi);
         uint8_t *flow_op = calloc(m->procs[pi].nops + 1, 1);
         calls(&w, m, pi, t, flow_op);
+        ranges(&w, m, pi);
         gpu_ops(&w, m, pi, flow_op);
         free(flow_op);
     }

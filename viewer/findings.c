@@ -33,12 +33,47 @@ void report_opts_default(struct report_opts *o)
     o->pageable_min_bytes = 1 << 20;
 }
 
-struct finding *findings_at(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id)
+static void note_range(struct finding *f, const struct proc *p, int r)
 {
-    for (size_t i = 0; i < fs->n; i++)
-        if (fs->v[i].kind == kind && fs->v[i].proc == proc && fs->v[i].callsite_id == callsite_id)
-            return &fs->v[i];
-    return findings_new(fs, m, kind, proc, callsite_id);
+    if (r < 0) {
+        f->unranged++;
+        return;
+    }
+    const struct nvtx *n = &p->ranges[r];
+    int k;
+    for (k = 0; k < FINDING_RANGES && f->ranges[k].hits && f->ranges[k].name != n->name; k++)
+        ;
+    if (k == FINDING_RANGES)
+        return; /* a fifth range: rare, and the first four say enough */
+    struct range_hit *h = &f->ranges[k];
+    if (!h->hits) {
+        h->name = n->name;
+        h->iter_min = h->iter_max = n->iter;
+    } else if (n->iter >= 0) {
+        if (h->iter_min < 0 || n->iter < h->iter_min)
+            h->iter_min = n->iter;
+        if (n->iter > h->iter_max)
+            h->iter_max = n->iter;
+    }
+    h->hits++;
+}
+
+struct finding *findings_at(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int site,
+                            int tid, int64_t t)
+{
+    struct proc *p = &m->procs[proc];
+    int r = model_range_at(p, tid, t);
+    site = model_site_shown(m, p, site); /* one finding per line shown, whatever the stacks behind it */
+    if (fs->range_filter && !model_range_within(p, r, fs->range_filter))
+        return NULL;
+    struct finding *f = NULL;
+    for (size_t i = 0; i < fs->n && !f; i++)
+        if (fs->v[i].kind == kind && fs->v[i].proc == proc && fs->v[i].callsite_id == site)
+            f = &fs->v[i];
+    if (!f)
+        f = findings_new(fs, m, kind, proc, site);
+    note_range(f, p, r);
+    return f;
 }
 
 struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id)
@@ -58,6 +93,7 @@ struct finding *findings_new(struct findings *fs, const struct model *m, enum fi
     f->rank = proc >= 0 ? m->procs[proc].rank : -1;
     f->callsite_id = callsite_id;
     f->confidence = "high";
+    f->iter_first = f->iter_last = -1;
     if (proc >= 0 && callsite_id > 0)
         model_callsite(m, &m->procs[proc], callsite_id, f->callsite, sizeof f->callsite);
     return f;
@@ -90,13 +126,30 @@ static int cmp_cost(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-void findings_finish(struct findings *fs, const struct report_opts *o)
+/* The range most occurrences were in, if most were in one. */
+static void name_range(struct finding *f, const struct model *m)
+{
+    if (f->proc < 0)
+        return;
+    const struct range_hit *best = NULL;
+    for (int i = 0; i < FINDING_RANGES && f->ranges[i].hits; i++)
+        if (!best || f->ranges[i].hits > best->hits)
+            best = &f->ranges[i];
+    if (!best || best->hits < f->unranged)
+        return;
+    snprintf(f->range, sizeof f->range, "%s", model_label(&m->procs[f->proc], best->name));
+    f->iter_first = best->iter_min;
+    f->iter_last = best->iter_max;
+}
+
+void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m)
 {
     size_t k = 0;
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         if (f->count <= 0 || (needs_repeats(f->kind) && f->count < o->min_repeats))
             continue;
+        name_range(f, m);
         fs->v[k++] = *f;
     }
     fs->n = k;

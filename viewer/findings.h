@@ -35,11 +35,15 @@ enum cost_field { COST_host_blocked, COST_gpu_idle, COST_exposed, COST_wait };
 extern const char *const finding_names[F_KIND_COUNT];
 extern const enum cost_field finding_cost_field[F_KIND_COUNT];
 
+/* An NVTX range findings happened in, and the iterations they spanned. */
+#define FINDING_RANGES 4
+struct range_hit { int name; int64_t hits, iter_min, iter_max; };
+
 struct finding {
     enum finding_kind kind;
     int rank;                 /* -1 when about several ranks */
     int proc;                 /* index into model.procs, -1 if several */
-    int callsite_id;          /* in that process, 0 if none */
+    int callsite_id;          /* its site in that process (model_site), 0 if none */
     int64_t count;
     int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns;
     int64_t bytes;            /* copy.pageable: bytes copied */
@@ -48,9 +52,16 @@ struct finding {
     char message[512];
     char suggestion[512];
     char extra_json[1024];    /* kind-specific fields, as JSON members ("" or "\"k\": v, ...") */
+    struct range_hit ranges[FINDING_RANGES]; /* innermost user ranges of the occurrences */
+    int64_t unranged;         /* occurrences outside any user range */
+    char range[256];          /* the range most of them were in ("" if none) */
+    int64_t iter_first, iter_last; /* iterations they spanned there, -1 if unknown */
 };
 
-struct findings { struct finding *v; size_t n, cap; };
+struct findings {
+    struct finding *v; size_t n, cap;
+    const char *range_filter; /* --range: only occurrences inside a range of this name */
+};
 
 struct report_opts {
     double exposed_fraction;      /* comm.exposed below this overlap fraction (0.2) */
@@ -67,13 +78,18 @@ struct report_opts {
 
 void report_opts_default(struct report_opts *o);
 
-/* Adds to the finding of (kind, proc, callsite), creating it if new. */
-struct finding *findings_at(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id);
+/* The finding of (kind, proc, site) that an occurrence at time t on thread
+ * tid (-1: the process's main range thread) adds to, created if new, with
+ * the NVTX range of the occurrence noted; NULL when --range leaves the
+ * occurrence out (the caller then adds nothing). */
+struct finding *findings_at(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int site,
+                            int tid, int64_t t);
 /* Always a new finding. */
 struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id);
 int64_t finding_cost(const struct finding *f);
-/* Drops findings below their kind's repetition rule; sorts by cost. */
-void findings_finish(struct findings *fs, const struct report_opts *o);
+/* Drops findings below their kind's repetition rule; names each one's
+ * range; sorts by cost. */
+void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m);
 void findings_free(struct findings *fs);
 
 /* The analyses. */

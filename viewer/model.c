@@ -277,7 +277,7 @@ static void load_process(struct model *m, struct proc *p, struct capi_list *capi
      * collective_kernel view, which SQLite would evaluate once per row */
     sqlite3_prepare_v2(db, "SELECT c.call_id, c.comm_id, c.seq, c.count, c.bytes, c.start_ns, c.end_ns, c.group_id,"
                            " c.stream, c.api, c.datatype, c.op, c.peer, c.rank, c.nranks, c.callsite,"
-                           " g.start_ns, g.end_ns, g.stream_id, g.name_id FROM collective c"
+                           " g.start_ns, g.end_ns, g.stream_id, g.name_id, c.pystack FROM collective c"
                            " LEFT JOIN ext_corr x ON x.process_id = c.process_id"
                            "  AND x.external_id = (CASE WHEN c.group_id THEN c.group_id ELSE c.call_id END)"
                            " LEFT JOIN gpu_op g ON g.process_id = x.process_id AND g.correlation = x.correlation AND g.kind = 1"
@@ -296,7 +296,9 @@ static void load_process(struct model *m, struct proc *p, struct capi_list *capi
                             .nranks = sqlite3_column_int(s, 14), .callsite = sqlite3_column_int(s, 15),
                             .gstart = sqlite3_column_int64(s, 16), .gend = sqlite3_column_int64(s, 17),
                             .gstream = sqlite3_column_type(s, 18) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 18),
-                            .kname = sqlite3_column_int(s, 19) };
+                            .kname = sqlite3_column_int(s, 19), .pystack = sqlite3_column_int(s, 20) };
+        if (c->callsite || c->pystack)
+            c->site = model_site(p, c->callsite, c->pystack);
     }
     sqlite3_finalize(s);
 
@@ -316,6 +318,7 @@ static void load_process(struct model *m, struct proc *p, struct capi_list *capi
                 last = p->ops[i].end;
         p->end = last;
     }
+    model_load_ranges(m, p);
 }
 
 /* One pass over each big table of database d, routing rows to the
@@ -331,7 +334,7 @@ static void load_tables(struct model *m, size_t d, struct capi_list *capis, stru
     sqlite3 *db = m->dbs[d];
     sqlite3_stmt *s;
     if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, start_ns, end_ns, stream, event, bytes, call_id, api, tid,"
-                                       " copy_kind, mem_kind, result, callsite FROM api_call", -1, &s, NULL) == SQLITE_OK) {
+                                       " copy_kind, mem_kind, result, callsite, pystack FROM api_call", -1, &s, NULL) == SQLITE_OK) {
         while (sqlite3_step(s) == SQLITE_ROW) {
             tick(m);
             struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
@@ -342,7 +345,10 @@ static void load_tables(struct model *m, size_t d, struct capi_list *capis, stru
             *c = (struct call){ sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3),
                                 sqlite3_column_int64(s, 4), sqlite3_column_int64(s, 5), sqlite3_column_int64(s, 6),
                                 sqlite3_column_int(s, 7), sqlite3_column_int(s, 8), sqlite3_column_int(s, 9),
-                                sqlite3_column_int(s, 10), sqlite3_column_int(s, 11), sqlite3_column_int(s, 12), 0 };
+                                sqlite3_column_int(s, 10), sqlite3_column_int(s, 11), sqlite3_column_int(s, 12), 0,
+                                sqlite3_column_int(s, 13), 0 };
+            if (c->callsite || c->pystack)
+                c->site = model_site(p, c->callsite, c->pystack);
             if (c->api < 0 || c->api >= m->napis)
                 c->api = 0;
         }
@@ -525,6 +531,14 @@ void model_free(struct model *m)
         for (int k = 0; k < m->procs[i].nnames; k++)
             free(m->procs[i].names[k]);
         free(m->procs[i].names);
+        for (int k = 0; k < m->procs[i].nlabels; k++)
+            free(m->procs[i].labels[k]);
+        free(m->procs[i].labels);
+        for (int k = 0; k < m->procs[i].nsites; k++)
+            free(m->procs[i].sites[k].text);
+        free(m->procs[i].sites);
+        idmap_free(&m->procs[i].site_index);
+        free(m->procs[i].ranges);
     }
     free(m->procs);
     for (int i = 0; i < m->napis; i++)
@@ -538,58 +552,10 @@ void model_free(struct model *m)
     memset(m, 0, sizeof *m);
 }
 
-static const char *lookup_text(const struct model *m, const struct proc *p, const char *sql, int id, char *buf, size_t len)
-{
-    sqlite3_stmt *s;
-    buf[0] = 0;
-    if (sqlite3_prepare_v2(m->dbs[p->db], sql, -1, &s, NULL) != SQLITE_OK)
-        return buf;
-    sqlite3_bind_int64(s, 1, p->id);
-    sqlite3_bind_int(s, 2, id);
-    if (sqlite3_step(s) == SQLITE_ROW)
-        copy_text(buf, len, sqlite3_column_text(s, 0));
-    sqlite3_finalize(s);
-    return buf;
-}
-
 const char *model_kernel_name(const struct model *m, const struct proc *p, int name_id, char *buf, size_t len)
 {
     (void)m;
     const char *n = name_id > 0 && name_id < p->nnames ? p->names[name_id] : NULL;
     snprintf(buf, len, "%s", n && *n ? n : "?");
-    return buf;
-}
-
-const char *model_callstack(const struct model *m, const struct proc *p, int id, char *buf, size_t len)
-{
-    return lookup_text(m, p, "SELECT frames FROM callsite WHERE process_id = ? AND id = ?", id, buf, len);
-}
-
-/* The first frame outside the CUDA/NCCL libraries and the tracer: the
- * program's own code that made the call. */
-const char *model_callsite(const struct model *m, const struct proc *p, int id, char *buf, size_t len)
-{
-    char stack[8192];
-    model_callstack(m, p, id, stack, sizeof stack);
-    static const char *const skip[] = { "libgputrace", "libcudart", "libcuda.", "libnccl", "libgpusim",
-                                        "libtorch_cuda", "libc10_cuda", NULL };
-    char *line = stack, *first = NULL;
-    while (line && *line) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = 0;
-        int lib = 0;
-        for (int i = 0; skip[i]; i++)
-            if (strstr(line, skip[i]))
-                lib = 1;
-        if (!first)
-            first = line;
-        if (!lib) {
-            first = line;
-            break;
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    snprintf(buf, len, "%s", first ? first : "(no call stack)");
     return buf;
 }

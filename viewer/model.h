@@ -10,6 +10,8 @@
 #ifndef GPUTRACE_MODEL_H
 #define GPUTRACE_MODEL_H
 
+#include "viewer/idmap.h"
+
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +36,8 @@ struct call {
     int64_t start, end, stream, event, bytes, call_id;
     int api, tid, copy_kind, mem_kind, result, callsite;
     uint32_t corr;           /* CUPTI correlation id of this call, 0 if unknown */
+    int pystack;             /* Python stack id, 0 if none */
+    int site;                /* index into proc.sites (C and Python stack), 0 if neither */
 };
 
 enum { GOP_KERNEL = 1, GOP_MEMCPY = 2, GOP_MEMSET = 3 };
@@ -49,6 +53,20 @@ struct coll {
     int64_t call_id, comm, seq, count, bytes, start, end, group, stream_handle;
     int64_t gstart, gend;             /* GPU time of its kernel; 0 if none recorded */
     int api, dtype, op, peer, rank, nranks, callsite, gstream, kname;
+    int pystack, site;
+};
+
+/* Where a call was made: its C and Python stacks (sites.c). */
+struct site { int callsite, pystack; int shown; char *text; };
+
+/* An NVTX range (ranges.c); marks are not kept. */
+struct nvtx {
+    int64_t start, end;       /* end: the process's end when never closed */
+    int tid, name, depth;     /* name, domain: indexes into proc.labels (domain 0: the default) */
+    int domain;
+    int user;                 /* not in NCCL's own domain */
+    int parent;               /* enclosing user range on its thread, -1 if top level */
+    int64_t iter;             /* the iteration it belongs to, -1 if none can be told */
 };
 
 struct proc {
@@ -62,6 +80,12 @@ struct proc {
     int64_t inflight; /* calls left in flight when the process ended */
     int db;           /* index into model.dbs */
     char **names; int nnames; /* kernel names by string id */
+    struct site *sites; int nsites, sites_cap; /* sites[0] is "none" */
+    struct idmap site_index;      /* (callsite << 32 | pystack) -> site */
+    char **labels; int nlabels;   /* NVTX and Python strings by label id */
+    struct nvtx *ranges; size_t nranges; /* user ranges by (tid, start); then the others */
+    size_t nuser_ranges;
+    int range_tid;                /* the thread with the most user ranges */
 };
 
 struct timeline;
@@ -89,11 +113,28 @@ void model_free(struct model *m);
  * from pageable memory, and frees. */
 int model_is_explicit_sync(const struct model *m, const struct call *c);
 int model_is_implicit_sync(const struct model *m, const struct call *c);
-/* Name of a kernel (or "?"), and the user-facing frame of a call site. */
+/* Name of a kernel (or "?"). */
 const char *model_kernel_name(const struct model *m, const struct proc *p, int name_id, char *buf, size_t len);
-const char *model_callsite(const struct model *m, const struct proc *p, int id, char *buf, size_t len);
-/* Full call stack text of a call site (one frame per line), or "". */
-const char *model_callstack(const struct model *m, const struct proc *p, int id, char *buf, size_t len);
+/* Call sites (sites.c).  A site is a (C stack, Python stack) pair of a
+ * process; model_callsite gives the frame a user wants to see: the
+ * innermost Python frame of their own code when there is a Python stack,
+ * else the first C frame outside the CUDA, NCCL and framework libraries. */
+int model_site(struct proc *p, int callsite, int pystack);
+const char *model_callsite(const struct model *m, const struct proc *p, int site, char *buf, size_t len);
+/* The first site of the process shown as the same frame as `site`: the
+ * one its findings are grouped under. */
+int model_site_shown(const struct model *m, struct proc *p, int site);
+/* Full C and Python stacks of a site (one frame per line), or "". */
+const char *model_callstack(const struct model *m, const struct proc *p, int site, char *buf, size_t len);
+const char *model_pystack(const struct model *m, const struct proc *p, int site, char *buf, size_t len);
+/* NVTX ranges (ranges.c): loaded with the process. */
+void model_load_ranges(const struct model *m, struct proc *p);
+/* The innermost user range around time t on thread tid (tid < 0: the
+ * thread with the most ranges), as an index into p->ranges, or -1. */
+int model_range_at(const struct proc *p, int tid, int64_t t);
+/* Whether a range named `name` encloses range r (or is r). */
+int model_range_within(const struct proc *p, int r, const char *name);
+const char *model_label(const struct proc *p, int id);
 /* Aligned time: ns since the run's start, on the realtime clock. */
 static inline int64_t model_aligned(const struct model *m, const struct proc *p, int64_t t)
 {

@@ -46,6 +46,16 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         json_string(out, c->algorithm);
         fputc('}', out);
     }
+    fprintf(out, "\n],\n\"phases\": [");
+    for (size_t i = 0; i < s->nphases; i++) {
+        const struct phase_summary *ph = &s->phases[i];
+        fprintf(out, "%s\n  {\"rank\": %d, \"name\": ", i ? "," : "", ph->rank);
+        json_string(out, ph->name);
+        fprintf(out, ", \"count\": %lld, \"wall_ns\": %lld, \"gpu_busy_ns\": %lld, \"comm_ns\": %lld,"
+                     " \"exposed_comm_ns\": %lld}",
+                (long long)ph->count, (long long)ph->wall_ns, (long long)ph->gpu_busy_ns, (long long)ph->comm_ns,
+                (long long)ph->exposed_comm_ns);
+    }
     fprintf(out, "\n],\n\"findings\": [");
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
@@ -57,6 +67,17 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
             char stack[8192];
             fprintf(out, ", \"callstack\": ");
             json_string(out, model_callstack(m, &m->procs[f->proc], f->callsite_id, stack, sizeof stack));
+            if (*model_pystack(m, &m->procs[f->proc], f->callsite_id, stack, sizeof stack)) {
+                fprintf(out, ", \"python_stack\": ");
+                json_string(out, stack);
+            }
+        }
+        if (f->range[0]) {
+            fprintf(out, ", \"range\": ");
+            json_string(out, f->range);
+            if (f->iter_first >= 0)
+                fprintf(out, ", \"iteration_first\": %lld, \"iteration_last\": %lld", (long long)f->iter_first,
+                        (long long)f->iter_last);
         }
         fprintf(out, ", ");
         int first = 1;

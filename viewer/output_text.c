@@ -57,6 +57,19 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                     c->algbw_gbs, c->busbw_gbs, c->algorithm[0] ? c->algorithm : "-");
         }
     }
+    if (s->nphases) {
+        fprintf(out, "\n%-5s %-32s %6s %10s %6s %10s %11s\n", "rank", "phase (top-level NVTX range)", "count",
+                "wall ms", "busy%", "comm ms", "exposed ms");
+        int shown_of_rank = 0;
+        for (size_t i = 0; i < s->nphases; i++) {
+            const struct phase_summary *ph = &s->phases[i];
+            shown_of_rank = i && s->phases[i - 1].proc == ph->proc ? shown_of_rank + 1 : 0;
+            if (shown_of_rank >= 6)
+                continue; /* the six longest phases of a rank say enough */
+            fprintf(out, "%-5d %-32.32s %6lld %10.1f %6.1f %10.1f %11.1f\n", ph->rank, ph->name, (long long)ph->count,
+                    ms(ph->wall_ns), pct(ph->gpu_busy_ns, ph->wall_ns), ms(ph->comm_ns), ms(ph->exposed_comm_ns));
+        }
+    }
     /* The same finding at the same call site on several ranks is one entry
      * here (JSON keeps one per rank): ranks listed, counts and costs summed. */
     size_t n = fs->n, groups = 0;
@@ -65,7 +78,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         group[i] = -1;
         for (size_t j = 0; j < i && group[i] < 0; j++)
             if (group[j] == (int)j && fs->v[j].kind == fs->v[i].kind && fs->v[j].rank >= 0 && fs->v[i].rank >= 0 &&
-                !strcmp(fs->v[j].callsite, fs->v[i].callsite))
+                !strcmp(fs->v[j].callsite, fs->v[i].callsite) && !strcmp(fs->v[j].range, fs->v[i].range))
                 group[i] = (int)j;
         if (group[i] < 0) {
             group[i] = (int)i;
@@ -110,6 +123,14 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
                 ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
         fprintf(out, "    at   %s\n", f->callsite[0] ? f->callsite : "(unknown call site)");
+        if (f->range[0]) {
+            if (f->iter_first >= 0 && f->iter_last > f->iter_first)
+                fprintf(out, "    in   %s (iterations %lld-%lld)\n", f->range, (long long)f->iter_first, (long long)f->iter_last);
+            else if (f->iter_first >= 0)
+                fprintf(out, "    in   %s (iteration %lld)\n", f->range, (long long)f->iter_first);
+            else
+                fprintf(out, "    in   %s\n", f->range);
+        }
         if (members > 1)
             fprintf(out, "    what on rank %d: %s\n", f->rank, f->message);
         else

@@ -26,6 +26,7 @@ static const char usage_text[] =
     "  --format text|json         output format (default text)\n"
     "  --chrome-trace FILE        also write a Chrome/Perfetto trace (open it at ui.perfetto.dev)\n"
     "  --run ID                   report this run (default: the latest)\n"
+    "  --range NAME               only what happened inside NVTX ranges named NAME (e.g. optimizer.step)\n"
     "  --fail-on KIND[,KIND...]   exit 3 if such a finding exists (for CI gates); 'any' for all kinds\n"
     "  --exposed-fraction F       comm.exposed below this compute overlap (default 0.2)\n"
     "  --exposed-share F          ... in at least F of a call site's collectives (default 0.25)\n"
@@ -69,7 +70,7 @@ int main(int argc, char **argv)
 {
     struct report_opts o;
     report_opts_default(&o);
-    const char *format = "text", *trace = NULL, *run = NULL;
+    const char *format = "text", *trace = NULL, *run = NULL, *range = NULL;
     int fail_on[F_KIND_COUNT] = { 0 }, any_fail_on = 0;
     char *paths[256];
     int npaths = 0;
@@ -96,6 +97,8 @@ int main(int argc, char **argv)
             trace = argv[++i];
         } else if (!strcmp(a, "--run")) {
             run = argv[++i];
+        } else if (!strcmp(a, "--range")) {
+            range = argv[++i];
         } else if (!strcmp(a, "--fail-on")) {
             char *list = strdup(argv[++i]);
             for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
@@ -155,11 +158,12 @@ int main(int argc, char **argv)
         return 1;
     }
     struct findings fs = { 0 };
+    fs.range_filter = range;
     analyse_syncs(&m, &o, &fs);
     analyse_copies(&m, &o, &fs);
     analyse_comm(&m, &o, &fs);
     analyse_idle(&m, &o, &fs);
-    findings_finish(&fs, &o);
+    findings_finish(&fs, &o, &m);
     struct summary s;
     summary_build(&m, &s);
     if (!strcmp(format, "json"))

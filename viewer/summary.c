@@ -42,6 +42,74 @@ static void algorithm_of(const char *kernel, char *out, size_t len)
     }
 }
 
+/* x minus y (both sorted and disjoint). */
+static struct ivals ivals_minus(const struct ivals *x, const struct ivals *y)
+{
+    struct ivals r = { malloc((x->n + y->n + 1) * sizeof *r.v), 0 };
+    size_t j = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        int64_t a = x->v[i].a, b = x->v[i].b;
+        while (j < y->n && y->v[j].b <= a)
+            j++;
+        for (size_t k = j; k < y->n && y->v[k].a < b; k++) {
+            if (y->v[k].a > a)
+                r.v[r.n++] = (struct interval){ a, y->v[k].a };
+            if (y->v[k].b > a)
+                a = y->v[k].b;
+        }
+        if (a < b)
+            r.v[r.n++] = (struct interval){ a, b };
+    }
+    return r;
+}
+
+static int cmp_phase(const void *a, const void *b)
+{
+    const struct phase_summary *x = a, *y = b;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->wall_ns > y->wall_ns ? -1 : x->wall_ns < y->wall_ns;
+}
+
+/* Top-level user ranges by name, per rank. */
+static void phases_build(const struct model *m, struct summary *s)
+{
+    size_t cap = 0;
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
+        const struct proc *p = &m->procs[pi];
+        if (!p->nuser_ranges)
+            continue;
+        struct timeline *t = model_timeline(m, pi);
+        struct ivals exposed = ivals_minus(&t->comm, &t->compute);
+        size_t first = s->nphases;
+        for (size_t i = 0; i < p->nuser_ranges; i++) {
+            const struct nvtx *r = &p->ranges[i];
+            if (r->parent >= 0)
+                continue;
+            const char *name = model_label(p, r->name);
+            size_t k;
+            for (k = first; k < s->nphases && strcmp(s->phases[k].name, name); k++)
+                ;
+            if (k == s->nphases) {
+                if (s->nphases == cap) {
+                    cap = cap ? cap * 2 : 16;
+                    s->phases = realloc(s->phases, cap * sizeof *s->phases);
+                }
+                s->phases[k] = (struct phase_summary){ p->rank, (int)pi, name, 0, 0, 0, 0, 0 };
+                s->nphases++;
+            }
+            struct phase_summary *ph = &s->phases[k];
+            ph->count++;
+            ph->wall_ns += r->end - r->start;
+            ph->gpu_busy_ns += ivals_cover(&t->busy, r->start, r->end);
+            ph->comm_ns += ivals_cover(&t->comm, r->start, r->end);
+            ph->exposed_comm_ns += ivals_cover(&exposed, r->start, r->end);
+        }
+        free(exposed.v);
+    }
+    qsort(s->phases, s->nphases, sizeof *s->phases, cmp_phase);
+}
+
 void summary_build(const struct model *m, struct summary *s)
 {
     memset(s, 0, sizeof *s);
@@ -101,11 +169,13 @@ void summary_build(const struct model *m, struct summary *s)
         c->algbw_gbs = (double)test_bytes(c->op, c->bytes, c->nranks) / mean_s / 1e9;
         c->busbw_gbs = c->algbw_gbs * bus_factor(c->op, c->nranks);
     }
+    phases_build(m, s);
 }
 
 void summary_free(struct summary *s)
 {
     free(s->ranks);
     free(s->colls);
+    free(s->phases);
     memset(s, 0, sizeof *s);
 }

@@ -19,9 +19,18 @@ struct coll_summary {
     char algorithm[32];       /* from the kernel's name, where it says */
 };
 
+/* A top-level NVTX range name of one rank: the program's phases
+ * ("train_step", "eval", "checkpoint"), with what the GPU did inside them. */
+struct phase_summary {
+    int rank, proc;
+    const char *name;
+    int64_t count, wall_ns, gpu_busy_ns, comm_ns, exposed_comm_ns;
+};
+
 struct summary {
     struct rank_summary *ranks; size_t nranks;
     struct coll_summary *colls; size_t ncolls;
+    struct phase_summary *phases; size_t nphases; /* by rank, then wall time */
 };
 
 void summary_build(const struct model *m, struct summary *s);

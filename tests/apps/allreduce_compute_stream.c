@@ -2,10 +2,11 @@
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/allreduce_compute_stream
  * What a correct report finds here; tests/e2e/report_workloads.py reads these
- * lines (expect: KIND [ranks=..] [callsite=..] [cost_ms=LO..HI] [seq=N]
+ * lines (expect: KIND [ranks=..] [callsite=..] [range=..] [iterations=A..B]
+ *   [cost_ms=LO..HI] [seq=N]
  * [names=..] [missing=..]; allow: kinds that may also appear; nothing else may):
- * expect: comm.same_stream ranks=0,1,2,3 callsite=app_train
- * expect: comm.exposed ranks=0,1,2,3 callsite=app_train cost_ms=0.1..1000
+ * expect: comm.same_stream ranks=0,1,2,3 callsite=app_train range=backward
+ * expect: comm.exposed ranks=0,1,2,3 callsite=app_train range=backward cost_ms=0.1..1000
  * allow: gpu.idle
  */
 #include "app_train.h"

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "app_train.h"
 
+#include <nvtx3/nvToolsExt.h>
+
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,6 +90,7 @@ int app_train(const struct plant *p)
 {
     int rank = env_int("RANK", 0), world = env_int("WORLD_SIZE", 1), local = env_int("LOCAL_RANK", 0);
     int steps = env_int("APP_STEPS", 12);
+    nvtxRangePushA("setup"); /* NVTX before the first CUDA call, as frameworks do */
     CHECK_CUDA(cudaSetDevice(local));
 
     ncclUniqueId id;
@@ -130,8 +133,11 @@ int app_train(const struct plant *p)
     float *h_batch = p->pageable_upload ? h_batch_pageable : h_batch_pinned;
     float expected = (float)world * (float)(world + 1) / 2;
     double loss_sum = 0;
+    nvtxRangePop();
 
     for (int step = 0; step < steps; step++) {
+        nvtxRangePushA("train_step");
+        nvtxRangePushA("forward");
         if (rank == p->straggler_rank)
             spin_us(15000); /* e.g. a slow data loader on this rank: longer than a step on the GPU */
 
@@ -144,6 +150,8 @@ int app_train(const struct plant *p)
         }
         launch(fwd_kernel, compute, NULL, 0, 1500, 0, NULL);
         launch(loss_kernel, compute, d_loss, 1, 50, (float)step, NULL);
+        nvtxRangePop();
+        nvtxRangePushA("backward");
 
         for (int b = 0; b < BUCKETS; b++) {
             launch(bwd_kernel, compute, d_grad[b], BUCKET_ELEMS, 1500, (float)(rank + 1), NULL);
@@ -161,6 +169,8 @@ int app_train(const struct plant *p)
                 CHECK_NCCL(ncclAllReduce(d_grad[b], d_grad[b], count, ncclFloat32, ncclSum, comm, comm_s));
             }
         }
+        nvtxRangePop();
+        nvtxRangePushA("optimizer.step");
         if (!p->allreduce_on_compute) {
             launch(ema_kernel, compute, NULL, 0, 2000, 0, NULL); /* independent of the gradients */
             CHECK_CUDA(cudaEventRecord(ev_comm, comm_s));
@@ -170,6 +180,8 @@ int app_train(const struct plant *p)
             launch(sgd_update_kernel, compute, d_grad[b], BUCKET_ELEMS, 75, expected,
                    p->desync_step < 0 ? d_err : NULL);
 
+        nvtxRangePop();
+        nvtxRangePushA("log_loss");
         float *loss_slot = &h_loss[step % 2];
         CHECK_CUDA(cudaMemcpyAsync(loss_slot, d_loss, sizeof(float), cudaMemcpyDeviceToHost, compute));
         CHECK_CUDA(cudaEventRecord(ev_loss[step % 2], compute));
@@ -180,13 +192,17 @@ int app_train(const struct plant *p)
             loss_sum += h_loss[(step + 1) % 2];
         }
 
+        nvtxRangePop();
         if (p->device_sync) {
+            nvtxRangePushA("log_metrics");
             CHECK_CUDA(cudaEventRecord(ev_update, compute));
             CHECK_CUDA(cudaStreamWaitEvent(copy, ev_update, 0));
             CHECK_CUDA(cudaMemcpyAsync(d_prefetch, h_prefetch, PREFETCH_BYTES, cudaMemcpyHostToDevice, copy));
             CHECK_CUDA(cudaMemcpyAsync(h_metrics, d_metrics, METRICS_BYTES, cudaMemcpyDeviceToHost, compute));
             CHECK_CUDA(cudaDeviceSynchronize()); /* only the metrics on `compute` were needed */
+            nvtxRangePop();
         }
+        nvtxRangePop();
     }
     if (!p->scalar_read && !p->device_sync) { /* a planted per-step sync already drained the GPU */
         CHECK_CUDA(cudaEventRecord(ev_done, compute));

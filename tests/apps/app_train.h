@@ -11,6 +11,9 @@
  *   - the loss is copied to pinned memory asynchronously and read a step
  *     later, once cudaEventQuery says it is there;
  *   - one event wait at the end.
+ * Its phases are NVTX ranges, as a framework would mark them: "setup"
+ * (pushed before the first CUDA call), then per step "train_step" around
+ * "forward", "backward", "optimizer.step", "log_loss" and "log_metrics".
  * Workloads run as ranks under tests/sim/gpusim-run (RANK, WORLD_SIZE, ...).
  */
 #ifndef GPUTRACE_APP_TRAIN_H

@@ -3,9 +3,10 @@
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/serialized_upload
  * What a correct report finds here; tests/e2e/report_workloads.py reads these
- * lines (expect: KIND [ranks=..] [callsite=..] [cost_ms=LO..HI] [seq=N]
+ * lines (expect: KIND [ranks=..] [callsite=..] [range=..] [iterations=A..B]
+ *   [cost_ms=LO..HI] [seq=N]
  * [names=..] [missing=..]; allow: kinds that may also appear; nothing else may):
- * expect: copy.serialized ranks=0,1,2,3 callsite=app_train cost_ms=1..1000
+ * expect: copy.serialized ranks=0,1,2,3 callsite=app_train range=forward cost_ms=1..1000
  * allow: gpu.idle
  */
 #include "app_train.h"

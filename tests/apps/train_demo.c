@@ -2,11 +2,12 @@
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/train_demo
  * What a correct report finds here; tests/e2e/report_workloads.py reads these
- * lines (expect: KIND [ranks=..] [callsite=..] [cost_ms=LO..HI] [seq=N]
+ * lines (expect: KIND [ranks=..] [callsite=..] [range=..] [iterations=A..B]
+ *   [cost_ms=LO..HI] [seq=N]
  * [names=..] [missing=..]; allow: kinds that may also appear; nothing else may):
- * expect: sync.scalar_read ranks=0,1,2,3 callsite=app_train
- * expect: sync.device_wide ranks=0,1,2,3 callsite=app_train
- * expect: copy.pageable ranks=0,1,2,3 callsite=app_train
+ * expect: sync.scalar_read ranks=0,1,2,3 callsite=app_train range=log_loss
+ * expect: sync.device_wide ranks=0,1,2,3 callsite=app_train range=log_metrics
+ * expect: copy.pageable ranks=0,1,2,3 callsite=app_train range=forward
  * expect: sync.implicit ranks=0,1,2,3 callsite=app_train
  * expect: comm.straggler ranks=1 cost_ms=20..5000
  * allow: comm.exposed gpu.idle sync.no_consumer

@@ -31,9 +31,28 @@ def check(cond, what):
         print("FAIL:", what)
 
 
+def app_path(name):
+    """The workload's source: a C program, or a Python script."""
+    for ext in (".c", ".py"):
+        path = os.path.join(src, "tests", "apps", name + ext)
+        if os.path.exists(path):
+            return path
+    raise SystemExit(f"no workload {name}")
+
+
+def marker_line(path, marker):
+    """callsite=@MARKER in a Python workload: FILE:LINE of the line that
+    carries the comment `# MARKER`, so the expectation follows edits."""
+    for n, line in enumerate(open(path), 1):
+        if line.rstrip().endswith("# " + marker):
+            return f"{os.path.basename(path)}:{n}"
+    raise SystemExit(f"{path}: no line marked '# {marker}'")
+
+
 def spec_of(name):
-    text = open(os.path.join(src, "tests", "apps", name + ".c")).read()
-    head = text[:text.index("*/")]
+    path = app_path(name)
+    text = open(path).read()
+    head = text[:text.index("*/")] if path.endswith(".c") else text[:text.index('"""', 3)]
     run, expects, allowed = [], [], set()
     for line in head.splitlines():
         line = line.strip().lstrip("*").strip()
@@ -42,6 +61,8 @@ def spec_of(name):
         elif line.startswith("expect:"):
             words = line[7:].split()
             kind, opts = words[0], dict(w.split("=", 1) for w in words[1:] if "=" in w)
+            if opts.get("callsite", "").startswith("@"):
+                opts["callsite"] = marker_line(path, opts["callsite"][1:])
             expects.append((kind, opts))
         elif line.startswith("allow:"):
             allowed |= {w for w in line[6:].split() if re.match(r"^[a-z]+\.[a-z_]+$", w)}
@@ -97,13 +118,18 @@ def check_findings(name, d, expects, allowed):
             if "cost_ms" in opts:
                 lo, hi = (float(x) for x in opts["cost_ms"].split(".."))
                 good = good and lo <= f["cost_ns"] / 1e6 <= hi
+            if "range" in opts:
+                good = good and f.get("range") == opts["range"]
+            if "iterations" in opts:
+                lo, hi = (int(x) for x in opts["iterations"].split(".."))
+                good = good and f.get("iteration_first") == lo and f.get("iteration_last") == hi
             if "seq" in opts:
                 good = good and f.get("seq") == int(opts["seq"])
             if "names" in opts:
                 good = good and f.get("ranks") == [int(x) for x in opts["names"].split(",")]
             if "missing" in opts:
                 good = good and f.get("missing_ranks") == [int(x) for x in opts["missing"].split(",")]
-        check(good, what + ("" if good else f" (got {[(f['rank'], f['callsite'], f['cost_ns'], f.get('seq'), f.get('ranks'), f.get('missing_ranks')) for f in fs]})"))
+        check(good, what + ("" if good else f" (got {[(f['rank'], f['callsite'], f.get('range'), f.get('iteration_first'), f.get('iteration_last'), f['cost_ns'], f.get('seq'), f.get('ranks'), f.get('missing_ranks')) for f in fs]})"))
     known = {k for k, _ in expects} | allowed | (TIMING_KINDS if LENIENT else set())
     extra = sorted({f["kind"] for f in found} - known)
     check(not extra, f"{name}: no findings beyond those documented" + (f" (also found {extra})" if extra else ""))
@@ -136,6 +162,10 @@ def check_trace(name, path, d):
     coll = [e for e in ev if e.get("cat") == "collective" and e["ph"] in "stf"]
     check(len({json.dumps(e["id2"]) for e in coll}) > 0, f"{name}: collectives linked across ranks")
     check(any(e["ph"] == "i" and e.get("cat") == "finding" for e in ev), f"{name}: findings as instant events")
+    nvtx = [e for e in ev if e.get("cat") == "nvtx"]
+    steps = {e["pid"] for e in nvtx if e["name"] == "train_step" and e["ph"] == "X" and e["tid"] != 0}
+    check(steps == ranks, f"{name}: NVTX ranges as slices on each rank's threads")
+    check(any(e["args"].get("domain") == "NCCL" for e in nvtx), f"{name}: NCCL's own ranges kept in their domain")
 
 
 tmp = tempfile.mkdtemp()
@@ -144,9 +174,12 @@ names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", 
 for name in names:
     run, expects, allowed = spec_of(name)
     db = os.path.join(tmp, name + ".db")
+    path = app_path(name)
+    cmd = ["python3", path] if path.endswith(".py") else [os.path.join(build, "tests", "apps", name)]
+    env = dict(os.environ, GPUSIM_LIB=os.path.join(build, "tests", "sim", ".libs", "libgpusim.so"))
     subprocess.run([os.path.join(build, "gputrace"), "record", "-o", db, "--",
-                    os.path.join(build, "tests", "sim", "gpusim-run"), "-n", "4", *run,
-                    os.path.join(build, "tests", "apps", name)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    os.path.join(build, "tests", "sim", "gpusim-run"), "-n", "4", *run, *cmd],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     trace = os.path.join(tmp, name + ".json")
     args = [os.path.join(build, "gputrace-report"), "--format", "json", db]
     if name == "train_demo":
