@@ -68,3 +68,8 @@ tests_apps_nvtx_api_DEPENDENCIES = tests/sim/libgpusim.la
 check_LTLIBRARIES += tests/apps/libnvtx_other_tool.la
 tests_apps_libnvtx_other_tool_la_SOURCES = tests/apps/nvtx_other_tool.c
 tests_apps_libnvtx_other_tool_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps
+# kernels for the Python workloads (py_train.py), which reach them through ctypes
+check_LTLIBRARIES += tests/apps/libpykernels.la
+tests_apps_libpykernels_la_SOURCES = tests/apps/py_kernels.c
+tests_apps_libpykernels_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps
+EXTRA_DIST += tests/apps/py_train.py tests/apps/pylib/site-packages/faketorch.py

@@ -170,13 +170,14 @@ def check_trace(name, path, d):
 
 tmp = tempfile.mkdtemp()
 names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", "allreduce_compute_stream",
-                 "straggler", "desync", "hang", "train_demo", "serialized_upload"]
+                 "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train"]
 for name in names:
     run, expects, allowed = spec_of(name)
     db = os.path.join(tmp, name + ".db")
     path = app_path(name)
     cmd = ["python3", path] if path.endswith(".py") else [os.path.join(build, "tests", "apps", name)]
-    env = dict(os.environ, GPUSIM_LIB=os.path.join(build, "tests", "sim", ".libs", "libgpusim.so"))
+    env = dict(os.environ, GPUSIM_LIB=os.path.join(build, "tests", "sim", ".libs", "libgpusim.so"),
+               PY_KERNELS_LIB=os.path.join(build, "tests", "apps", ".libs", "libpykernels.so"))
     subprocess.run([os.path.join(build, "gputrace"), "record", "-o", db, "--",
                     os.path.join(build, "tests", "sim", "gpusim-run"), "-n", "4", *run, *cmd],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
