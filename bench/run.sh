@@ -7,7 +7,10 @@
 #     call that captures them (cudaStreamSynchronize is measured by
 #     bench/sink_rate.c instead; see there);
 #  2. records per second the writer sustains into SQLite, and drops;
-#  3. the tracer's memory (peak RSS traced minus untraced).
+#  3. the tracer's memory (peak RSS traced minus untraced);
+#  4. added ns per NVTX push/pop pair, traced vs an untraced pair, same process;
+#  5. added ns per captured call for its Python frames: 16 frames deep vs 2,
+#     same process (and the same with frames off: the method's error).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=$top/build
@@ -16,6 +19,7 @@ inc="-I${CUDA_HOME:-/usr/local/cuda}/include"
 sim="$b/tests/sim/.libs/libgpusim.so -Wl,-rpath,$b/tests/sim/.libs"
 cc -O2 $inc -o "$tmp/wrap_cost" "$top/bench/wrap_cost.c" $sim -ldl
 cc -O2 $inc -pthread -o "$tmp/sink_rate" "$top/bench/sink_rate.c" $sim
+cc -O2 $inc -o "$tmp/nvtx_cost" "$top/bench/nvtx_cost.c" -ldl
 lib=$b/.libs/libgputrace.so
 env_off="GPUTRACE_CUPTI=0 GPUTRACE_QUIET=1"
 ring="" # default ring size
@@ -38,3 +42,14 @@ dropped=$(sqlite3 "$tmp/d.db" "select dropped_host from process")
 echo "$out"
 echo "stored $rows rows in $secs s: $(echo "$rows $secs" | awk '{printf "%.0f", $1 / $2}') records/s stored, $dropped dropped"
 echo "== 3. tracer memory: peak RSS traced - untraced: $(( ($(cat "$tmp/rss1") - $(cat "$tmp/rss0")) / 1024 )) MiB"
+echo "== 4. NVTX push/pop pair (median ns per pair, traced vs untraced, same process)"
+read -r t u < <(env $env_off GPUTRACE_OUTPUT="$tmp/n.db" LD_PRELOAD="$lib" "$tmp/nvtx_cost")
+echo "push/pop traced $t  untraced $u  added $(diff "$t" "$u")"
+echo "== 5. Python frames of a captured call (median ns per call, 16 frames deep vs 2, same process)"
+export GPUSIM_LIB=$b/tests/sim/.libs/libgpusim.so PY_KERNELS_LIB=$b/tests/apps/.libs/libpykernels.so
+export FAKETORCH_DIR=$top/tests/apps/pylib/site-packages
+read -r d0 s0 < <(env $env_off GPUTRACE_PYSTACKS=0 GPUTRACE_OUTPUT="$tmp/p0.db" LD_PRELOAD="$lib" python3 "$top/bench/py_cost.py")
+echo "frames off (the method's own error)  deep $d0  shallow $s0  difference $(diff "$d0" "$s0")"
+read -r d1 s1 < <(env $env_off GPUTRACE_PYSTACKS=16 GPUTRACE_OUTPUT="$tmp/p1.db" LD_PRELOAD="$lib" python3 "$top/bench/py_cost.py")
+echo "frames on, depth 16                  deep $d1  shallow $s1  difference $(diff "$d1" "$s1")" \
+  " => about $(echo "$d1 $s1" | awk '{printf "%.0f", ($1 - $2) * 16 / 14}') ns added per call for 16 frames"

@@ -16,4 +16,17 @@ static inline uint64_t gt_fnv1a(const void *data, size_t n, uint64_t h)
     return h;
 }
 
+/* A faster hash of whole 64-bit words (Python stacks: 16 frames are 128
+ * bytes, and FNV-1a's byte-at-a-time chain costs about a nanosecond per
+ * byte). */
+static inline uint64_t gt_hash_words(const uint64_t *w, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    for (size_t i = 0; i < n; i++) {
+        h ^= w[i] * 0xBF58476D1CE4E5B9ull;
+        h = (h << 27 | h >> 37) * 0x94D049BB133111EBull;
+    }
+    return h ^ (h >> 31);
+}
+
 #endif

@@ -33,6 +33,7 @@ static struct {
     void *(*frame_code)(void *);
     void *(*frame_back)(void *);
     int (*frame_line)(void *);
+    int (*frame_lasti)(void *); /* 3.11+; NULL before */
     void *(*getattr)(void *, const char *);
     const char *(*utf8)(void *);
     void (*incref)(void *);
@@ -57,6 +58,7 @@ const char *gt_pyframes_init(int depth)
         !LOOKUP(getattr, "PyObject_GetAttrString") || !LOOKUP(utf8, "PyUnicode_AsUTF8") ||
         !LOOKUP(incref, "Py_IncRef") || !LOOKUP(decref, "Py_DecRef"))
         return "Python without the frame API: no Python frames";
+    LOOKUP(frame_lasti, "PyFrame_GetLasti");
     if (depth <= 0)
         return "off (GPUTRACE_PYSTACKS=0)";
     gt_py_depth = depth > GT_MAX_PY_DEPTH ? GT_MAX_PY_DEPTH : depth;
@@ -94,7 +96,7 @@ static uint32_t intern_attr(void *obj, const char *attr)
 static uint32_t code_id(void *code)
 {
     uintptr_t key = (uintptr_t)code;
-    uint64_t h = gt_fnv1a(&key, sizeof key, GT_FNV_OFFSET);
+    uint64_t h = ((uint64_t)key >> 4) * 0x9E3779B97F4A7C15ull >> 32;
     for (uint32_t probe = 0; probe < 32; probe++) {
         uint32_t i = (uint32_t)((h + probe) & (CODES - 1));
         struct code_entry *e = &codes[i];
@@ -126,6 +128,34 @@ static uint32_t code_id(void *code)
     return 0;
 }
 
+/* ---- line numbers ---------------------------------------------------------
+ * PyFrame_GetLineNumber walks the code's line table from its start on every
+ * call.  With 3.11's PyFrame_GetLasti, (code, instruction offset) -> line
+ * is cached instead: a loop calls from the same instructions again and
+ * again.  A slot is one 64-bit word (key and line packed) so that a reader
+ * never sees half an update. */
+
+#define LINES 16384
+static _Atomic uint64_t lines[LINES];
+
+static int line_of(void *frame, uint32_t code)
+{
+    if (!py.frame_lasti || !code)
+        return py.frame_line(frame);
+    int lasti = py.frame_lasti(frame);
+    if (lasti < 0 || lasti >= (1 << 24))
+        return py.frame_line(frame);
+    uint64_t key = ((uint64_t)code << 24) | (uint32_t)lasti; /* code < 2^15: 39 bits */
+    _Atomic uint64_t *slot = &lines[(key * 0x9E3779B97F4A7C15ull) >> 50];
+    uint64_t v = atomic_load_explicit(slot, memory_order_relaxed);
+    if ((v & 0xFFFFFFFFFFull) == key && v)
+        return (int)(v >> 40);
+    int line = py.frame_line(frame);
+    if (line >= 0 && line < (1 << 23))
+        atomic_store_explicit(slot, ((uint64_t)line << 40) | key, memory_order_relaxed);
+    return line;
+}
+
 /* ---- interned stacks ---------------------------------------------------- */
 
 #define STACKS 8192
@@ -143,7 +173,8 @@ static struct stack_entry stacks[STACKS];
 
 static uint32_t intern_stack(const struct frame *f, int n)
 {
-    uint64_t h = gt_fnv1a(f, (size_t)n * sizeof *f, GT_FNV_OFFSET) | 1;
+    _Static_assert(sizeof *f == sizeof(uint64_t), "a frame hashes as one word");
+    uint64_t h = gt_hash_words((const uint64_t *)f, (size_t)n) | 1;
     for (uint32_t probe = 0; probe < 64; probe++) {
         uint32_t i = (uint32_t)((h + probe) & (STACKS - 1));
         struct stack_entry *e = &stacks[i];
@@ -179,8 +210,8 @@ uint32_t gt_pystack_capture(void)
     int owned = 0;
     while (cur && n < gt_py_depth) {
         void *code = py.frame_code(cur); /* new reference */
-        f[n].line = py.frame_line(cur);
         f[n].code = code ? code_id(code) : 0;
+        f[n].line = line_of(cur, f[n].code);
         if (code)
             py.decref(code);
         n++;
