@@ -149,7 +149,8 @@ void model_load_ranges(const struct model *m, struct proc *p)
         r->iter = -1;
     }
     sqlite3_finalize(s);
-    qsort(p->ranges, p->nranges, sizeof *p->ranges, cmp_range);
+    if (p->nranges)
+        qsort(p->ranges, p->nranges, sizeof *p->ranges, cmp_range);
     size_t best = 0;
     for (size_t lo = 0; lo < p->nranges && p->ranges[lo].user;) {
         size_t hi = lo;

@@ -107,7 +107,8 @@ static void phases_build(const struct model *m, struct summary *s)
         }
         free(exposed.v);
     }
-    qsort(s->phases, s->nphases, sizeof *s->phases, cmp_phase);
+    if (s->nphases)
+        qsort(s->phases, s->nphases, sizeof *s->phases, cmp_phase);
 }
 
 void summary_build(const struct model *m, struct summary *s)
