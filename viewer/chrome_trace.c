@@ -21,14 +21,7 @@
 
 struct writer { FILE *out; long events; int progress; };
 
-static void ts(FILE *out, int64_t ns)
-{
-    if (ns < 0) {
-        fputc('-', out);
-        ns = -ns;
-    }
-    fprintf(out, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
-}
+#define ts json_us
 
 static void begin(struct writer *w)
 {

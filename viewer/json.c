@@ -53,3 +53,12 @@ void json_string(FILE *out, const char *str)
     }
     putc('"', out);
 }
+
+void json_us(FILE *out, int64_t ns)
+{
+    if (ns < 0) {
+        fputc('-', out);
+        ns = -ns;
+    }
+    fprintf(out, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+}

@@ -4,9 +4,13 @@
 #ifndef GPUTRACE_JSON_H
 #define GPUTRACE_JSON_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* Writes s as a JSON string literal, quotes included. */
 void json_string(FILE *out, const char *s);
+/* Writes ns as microseconds with nanosecond decimals ("12.345"), the time
+ * unit of trace-event JSON. */
+void json_us(FILE *out, int64_t ns);
 
 #endif

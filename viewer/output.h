@@ -12,5 +12,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
 void output_json(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs);
 /* Streams the trace to path; returns the number of events written, -1 on error. */
 long chrome_trace_write(const char *path, const struct model *m, const struct findings *fs, int progress);
+/* Writes one Kineto-style trace per rank into dir (made if missing), as
+ * docs/kineto.md describes; returns the number of files, -1 with a reason
+ * in err. */
+int kineto_export(const char *dir, const struct model *m, char *err, size_t errlen);
 
 #endif

@@ -25,6 +25,7 @@ static const char usage_text[] =
     "options:\n"
     "  --format text|json         output format (default text)\n"
     "  --chrome-trace FILE        also write a Chrome/Perfetto trace (open it at ui.perfetto.dev)\n"
+    "  --kineto DIR               also write one Kineto (PyTorch profiler) trace per rank into DIR, for HTA\n"
     "  --run ID                   report this run (default: the latest)\n"
     "  --range NAME               only what happened inside NVTX ranges named NAME (e.g. optimizer.step)\n"
     "  --fail-on KIND[,KIND...]   exit 3 if such a finding exists (for CI gates); 'any' for all kinds\n"
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
 {
     struct report_opts o;
     report_opts_default(&o);
-    const char *format = "text", *trace = NULL, *run = NULL, *range = NULL;
+    const char *format = "text", *trace = NULL, *run = NULL, *range = NULL, *kineto = NULL;
     int fail_on[F_KIND_COUNT] = { 0 }, any_fail_on = 0;
     char *paths[256];
     int npaths = 0;
@@ -95,6 +96,8 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--chrome-trace")) {
             trace = argv[++i];
+        } else if (!strcmp(a, "--kineto")) {
+            kineto = argv[++i];
         } else if (!strcmp(a, "--run")) {
             run = argv[++i];
         } else if (!strcmp(a, "--range")) {
@@ -178,6 +181,16 @@ int main(int argc, char **argv)
             rc = 1;
         } else if (!strcmp(format, "text")) {
             printf("\nChrome trace: %s (%ld events); open it at https://ui.perfetto.dev or chrome://tracing\n", trace, n);
+        }
+    }
+    if (kineto) {
+        int n = kineto_export(kineto, &m, err, sizeof err);
+        if (n < 0) {
+            fprintf(stderr, "gputrace-report: %s\n", err);
+            rc = 1;
+        } else if (!strcmp(format, "text")) {
+            printf("Kineto traces: %d in %s/ (for Holistic Trace Analysis: TraceAnalysis(trace_dir=\"%s\"))\n", n,
+                   kineto, kineto);
         }
     }
     if (any_fail_on && !rc)

@@ -125,6 +125,8 @@ void summary_build(const struct model *m, struct summary *s)
         r->proc = (int)pi;
         r->wall_ns = p->end - p->start;
         r->gpu_busy_ns = ivals_total(&t->busy);
+        if (t->busy.n)
+            r->gpu_span_ns = t->busy.v[t->busy.n - 1].b - t->busy.v[0].a;
         r->compute_ns = ivals_total(&t->compute);
         r->comm_ns = ivals_total(&t->comm);
         r->exposed_comm_ns = r->comm_ns - ivals_intersection(&t->comm, &t->compute);

@@ -8,6 +8,7 @@
 struct rank_summary {
     int rank, pid, proc;
     int64_t wall_ns, gpu_busy_ns, compute_ns, comm_ns, exposed_comm_ns, sync_blocked_ns;
+    int64_t gpu_span_ns;      /* first GPU operation's start to the last one's end */
     int64_t api_calls, gpu_ops, collectives;
 };
 
