@@ -39,6 +39,23 @@ $PY "$top/tests/gpu/check_db.py" "$OUT/cuda.db" "CUDA C workload (shared cudart)
 log "2. PyTorch script under gputrace record"
 "$gt" record -f -o "$OUT/torch.db" -- $PY "$top/tests/gpu/train.py"; echo "exit $?"
 $PY "$top/tests/gpu/check_db.py" "$OUT/torch.db" "PyTorch train.py"; echo "check exit $?"
+# Python call sites and NVTX ranges on the real stack: the report must point
+# at train.py's lines (not libtorch) and name the train_step range
+"$top/build/gputrace-report" --format json --kineto "$OUT/kineto" "$OUT/torch.db" > "$OUT/torch.json"; echo "report exit $?"
+$PY - "$OUT/torch.json" "$OUT/torch.db" <<'PY'
+import json, sqlite3, sys
+d = json.load(open(sys.argv[1]))
+c = sqlite3.connect(sys.argv[2])
+print("  python_status, nvtx_status:", c.execute("select python_status, nvtx_status from process").fetchall())
+print("  nvtx ranges:", c.execute("select count(*) from nvtx_range").fetchone()[0])
+for f in d["findings"]:
+    print(f"  {f['kind']:18} x{f['count']:<4} at {f['callsite']}  in {f.get('range', '-')}")
+sites = [f["callsite"] for f in d["findings"] if f["kind"].startswith("sync.")]
+ok = sites and all("train.py:" in s for s in sites)
+print("  [%s] sync findings name train.py lines" % ("ok" if ok else "FAIL"))
+ok = any(f.get("range") == "train_step" for f in d["findings"])
+print("  [%s] findings placed inside the train_step NVTX range" % ("ok" if ok else "FAIL"))
+PY
 
 log "3. static cudart"
 "$gt" record -f -o "$OUT/static.db" -- "$OUT/workload_static" 20; echo "exit $?"
