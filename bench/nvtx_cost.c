@@ -14,18 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "bench_util.h"
 
 #define BATCHES 101
 #define PER_BATCH 2000
@@ -55,8 +44,6 @@ int main(void)
         struct timespec pause = { 0, 10 * 1000 * 1000 };
         nanosleep(&pause, NULL);
     }
-    qsort(traced, BATCHES, sizeof *traced, cmp);
-    qsort(untraced, BATCHES, sizeof *untraced, cmp);
-    printf("%.1f %.1f\n", traced[BATCHES / 2], untraced[BATCHES / 2]);
+    printf("%.1f %.1f\n", median_of(traced, BATCHES), median_of(untraced, BATCHES));
     return 0;
 }

@@ -16,26 +16,14 @@
 #include <time.h>
 #include <x86intrin.h>
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "bench_util.h"
 
 #define BATCHES 101
 #define PER_BATCH 2000
 
 static double median(double *v)
 {
-    qsort(v, BATCHES, sizeof *v, cmp);
-    return v[BATCHES / 2];
+    return median_of(v, BATCHES);
 }
 
 /* The call under test: cudaStreamQuery (no call stack), or with "memset",

@@ -1,13 +1,12 @@
 /* callsite.c: interned call stacks (see callsite.h).
  *
- * Table entries go EMPTY -> CLAIMED (hash set by CAS) -> READY (frames
- * written, released).  A reader that finds its hash in a CLAIMED entry waits
- * for READY before comparing frames.  Entries are never removed.
+ * Entries are claimed and published as intern.h describes; never removed.
  */
 #define _GNU_SOURCE
 #include "collector/callsite.h"
 #include "collector/config.h"
 #include "collector/hash.h"
+#include "collector/intern.h"
 #include "collector/symbolize.h"
 
 #include <dlfcn.h>
@@ -80,22 +79,18 @@ __attribute__((noinline)) static uint32_t capture(int depth)
     for (uint32_t probe = 0; probe < 64; probe++) {
         uint32_t i = (uint32_t)((h + probe) & (TABLE_SIZE - 1));
         struct entry *e = &table[i];
-        uint64_t cur = atomic_load_explicit(&e->hash, memory_order_acquire);
-        if (cur == 0) {
-            uint64_t expect = 0;
-            if (atomic_compare_exchange_strong(&e->hash, &expect, h)) {
-                e->depth = n;
-                memcpy(e->pc, pc, (size_t)n * sizeof *pc);
-                atomic_store_explicit(&e->ready, 1, memory_order_release);
-                return i + 1;
-            }
-            cur = expect;
-        }
-        if (cur == h) {
-            while (!atomic_load_explicit(&e->ready, memory_order_acquire))
-                ;
+        switch (gt_intern_probe(&e->hash, &e->ready, h)) {
+        case GT_INTERN_CLAIMED:
+            e->depth = n;
+            memcpy(e->pc, pc, (size_t)n * sizeof *pc);
+            atomic_store_explicit(&e->ready, 1, memory_order_release);
+            return i + 1;
+        case GT_INTERN_MATCH:
             if (e->depth == n && memcmp(e->pc, pc, (size_t)n * sizeof *pc) == 0)
                 return i + 1;
+            break;
+        case GT_INTERN_OTHER:
+            break;
         }
     }
     return 0;

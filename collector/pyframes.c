@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "collector/pyframes.h"
 #include "collector/hash.h"
+#include "collector/intern.h"
 #include "collector/strtab.h"
 
 #include <dlfcn.h>
@@ -178,22 +179,18 @@ static uint32_t intern_stack(const struct frame *f, int n)
     for (uint32_t probe = 0; probe < 64; probe++) {
         uint32_t i = (uint32_t)((h + probe) & (STACKS - 1));
         struct stack_entry *e = &stacks[i];
-        uint64_t cur = atomic_load_explicit(&e->hash, memory_order_acquire);
-        if (cur == 0) {
-            uint64_t expect = 0;
-            if (atomic_compare_exchange_strong(&e->hash, &expect, h)) {
-                e->depth = n;
-                memcpy(e->f, f, (size_t)n * sizeof *f);
-                atomic_store_explicit(&e->ready, 1, memory_order_release);
-                return i + 1;
-            }
-            cur = expect;
-        }
-        if (cur == h) {
-            while (!atomic_load_explicit(&e->ready, memory_order_acquire))
-                ;
+        switch (gt_intern_probe(&e->hash, &e->ready, h)) {
+        case GT_INTERN_CLAIMED:
+            e->depth = n;
+            memcpy(e->f, f, (size_t)n * sizeof *f);
+            atomic_store_explicit(&e->ready, 1, memory_order_release);
+            return i + 1;
+        case GT_INTERN_MATCH:
             if (e->depth == n && memcmp(e->f, f, (size_t)n * sizeof *f) == 0)
                 return i + 1;
+            break;
+        case GT_INTERN_OTHER:
+            break;
         }
     }
     return 0;

@@ -1,11 +1,12 @@
 /* strtab.c: interned strings (see strtab.h).
  *
- * Open addressing on a 64-bit hash; an entry goes EMPTY -> CLAIMED (hash
- * set by CAS) -> READY (bytes copied, released), as in callsite.c.  The
- * arena hands out space with one atomic add.
+ * Open addressing on a 64-bit hash, slots claimed and published as
+ * intern.h describes (`ready` is -1 for a slot whose string did not fit in
+ * the arena).  The arena hands out space with one atomic add.
  */
 #include "collector/strtab.h"
 #include "collector/hash.h"
+#include "collector/intern.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -36,33 +37,28 @@ uint32_t gt_strtab_intern(const char *s, long len)
     for (uint32_t probe = 0; probe < PROBES; probe++) {
         uint32_t i = (uint32_t)((h + probe) & (SLOTS - 1));
         struct slot *e = &slots[i];
-        uint64_t cur = atomic_load_explicit(&e->hash, memory_order_acquire);
-        if (cur == 0) {
-            uint64_t expect = 0;
-            if (atomic_compare_exchange_strong(&e->hash, &expect, h)) {
-                uint32_t off = atomic_fetch_add_explicit(&arena_used, (uint32_t)n + 1, memory_order_relaxed);
-                if (off + n + 1 > ARENA_BYTES) {
-                    /* the claimed slot stays empty-handed: an empty string */
-                    e->off = 0;
-                    e->len = 0;
-                    atomic_store_explicit(&e->ready, -1, memory_order_release);
-                    return 0;
-                }
-                memcpy(arena + off, s, n);
-                arena[off + n] = 0;
-                e->off = off;
-                e->len = (uint32_t)n;
-                atomic_store_explicit(&e->ready, 1, memory_order_release);
-                return i + 1;
+        switch (gt_intern_probe(&e->hash, &e->ready, h)) {
+        case GT_INTERN_CLAIMED: {
+            uint32_t off = atomic_fetch_add_explicit(&arena_used, (uint32_t)n + 1, memory_order_relaxed);
+            if (off + n + 1 > ARENA_BYTES) { /* the slot stays, with no string: id 0 */
+                e->off = e->len = 0;
+                atomic_store_explicit(&e->ready, -1, memory_order_release);
+                return 0;
             }
-            cur = expect;
+            memcpy(arena + off, s, n);
+            arena[off + n] = 0;
+            e->off = off;
+            e->len = (uint32_t)n;
+            atomic_store_explicit(&e->ready, 1, memory_order_release);
+            return i + 1;
         }
-        if (cur == h) {
-            int r;
-            while (!(r = atomic_load_explicit(&e->ready, memory_order_acquire)))
-                ;
-            if (r > 0 && e->len == n && memcmp(arena + e->off, s, n) == 0)
+        case GT_INTERN_MATCH:
+            if (atomic_load_explicit(&e->ready, memory_order_acquire) > 0 && e->len == n &&
+                memcmp(arena + e->off, s, n) == 0)
                 return i + 1;
+            break;
+        case GT_INTERN_OTHER:
+            break;
         }
     }
     return 0;

@@ -4,7 +4,7 @@ libgputrace_la_SOURCES = \
   collector/api_ids.h collector/record.h collector/state.h collector/hash.h \
   collector/clock.h collector/clock.c collector/config.h collector/config.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \
-  collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c \
+  collector/intern.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c \
   collector/symbolize.h collector/symbolize.c \
   collector/schema.h collector/schema.c collector/db.h collector/db.c \
   collector/cupti_sub.h collector/cupti_sub.c collector/writer.h collector/writer.c \

@@ -314,15 +314,40 @@ static void cb_domain_destroy(nvtxDomainHandle_t d) { (void)d; }
 
 /* ---- injection ------------------------------------------------------------- */
 
-static int set_entry(NvtxFunctionTable t, unsigned n, unsigned id, NvtxFunctionPointer fn)
-{
-    if (id >= n || !t[id])
-        return 0;
-    *t[id] = fn;
-    return 1;
-}
-
 #define FN(f) ((NvtxFunctionPointer)(void (*)(void))(f))
+
+/* What this library takes of NVTX's two core modules (the others, CUDA
+ * resource naming and sync objects, are left as no-ops). */
+struct entry { NvtxCallbackModule module; unsigned id; NvtxFunctionPointer fn; };
+static const struct entry entries[] = {
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_MarkEx, FN(cb_mark_ex) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_MarkA, FN(cb_mark_a) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_MarkW, FN(cb_mark_w) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangeStartEx, FN(cb_start_ex) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangeStartA, FN(cb_start_a) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangeStartW, FN(cb_start_w) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangeEnd, FN(cb_end) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePushEx, FN(cb_push_ex) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePushA, FN(cb_push_a) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePushW, FN(cb_push_w) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePop, FN(cb_pop) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_NameCategoryA, FN(cb_name_category_a) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_NameCategoryW, FN(cb_name_category_w) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_NameOsThreadA, FN(cb_name_thread_a) },
+    { NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_NameOsThreadW, FN(cb_name_thread_w) },
+    { NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainMarkEx, FN(cb_dmark_ex) },
+    { NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangeStartEx, FN(cb_dstart_ex) },
+    { NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangeEnd, FN(cb_dend) },
+    { NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePushEx, FN(cb_dpush_ex) },
+    { NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePop, FN(cb_dpop) },
+    { NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainNameCategoryA, FN(cb_dname_category_a) },
+    { NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainNameCategoryW, FN(cb_dname_category_w) },
+    { NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRegisterStringA, FN(cb_register_a) },
+    { NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRegisterStringW, FN(cb_register_w) },
+    { NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainCreateA, FN(cb_domain_a) },
+    { NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainCreateW, FN(cb_domain_w) },
+    { NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainDestroy, FN(cb_domain_destroy) },
+};
 
 int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table);
 
@@ -341,39 +366,18 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExpor
     const NvtxExportTableCallbacks *cb = (const NvtxExportTableCallbacks *)get_table(NVTX_ETID_CALLBACKS);
     if (!cb || cb->struct_size < sizeof *cb || !cb->GetModuleFunctionTable)
         return 0;
-    NvtxFunctionTable t = NULL;
-    unsigned n = 0;
     int ok = 0;
-    if (cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &t, &n) && t) {
-        ok |= set_entry(t, n, NVTX_CBID_CORE_MarkEx, FN(cb_mark_ex));
-        set_entry(t, n, NVTX_CBID_CORE_MarkA, FN(cb_mark_a));
-        set_entry(t, n, NVTX_CBID_CORE_MarkW, FN(cb_mark_w));
-        set_entry(t, n, NVTX_CBID_CORE_RangeStartEx, FN(cb_start_ex));
-        set_entry(t, n, NVTX_CBID_CORE_RangeStartA, FN(cb_start_a));
-        set_entry(t, n, NVTX_CBID_CORE_RangeStartW, FN(cb_start_w));
-        set_entry(t, n, NVTX_CBID_CORE_RangeEnd, FN(cb_end));
-        set_entry(t, n, NVTX_CBID_CORE_RangePushEx, FN(cb_push_ex));
-        set_entry(t, n, NVTX_CBID_CORE_RangePushA, FN(cb_push_a));
-        set_entry(t, n, NVTX_CBID_CORE_RangePushW, FN(cb_push_w));
-        set_entry(t, n, NVTX_CBID_CORE_RangePop, FN(cb_pop));
-        set_entry(t, n, NVTX_CBID_CORE_NameCategoryA, FN(cb_name_category_a));
-        set_entry(t, n, NVTX_CBID_CORE_NameCategoryW, FN(cb_name_category_w));
-        set_entry(t, n, NVTX_CBID_CORE_NameOsThreadA, FN(cb_name_thread_a));
-        set_entry(t, n, NVTX_CBID_CORE_NameOsThreadW, FN(cb_name_thread_w));
-    }
-    if (cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &t, &n) && t) {
-        ok |= set_entry(t, n, NVTX_CBID_CORE2_DomainMarkEx, FN(cb_dmark_ex));
-        set_entry(t, n, NVTX_CBID_CORE2_DomainRangeStartEx, FN(cb_dstart_ex));
-        set_entry(t, n, NVTX_CBID_CORE2_DomainRangeEnd, FN(cb_dend));
-        set_entry(t, n, NVTX_CBID_CORE2_DomainRangePushEx, FN(cb_dpush_ex));
-        set_entry(t, n, NVTX_CBID_CORE2_DomainRangePop, FN(cb_dpop));
-        set_entry(t, n, NVTX_CBID_CORE2_DomainNameCategoryA, FN(cb_dname_category_a));
-        set_entry(t, n, NVTX_CBID_CORE2_DomainNameCategoryW, FN(cb_dname_category_w));
-        set_entry(t, n, NVTX_CBID_CORE2_DomainRegisterStringA, FN(cb_register_a));
-        set_entry(t, n, NVTX_CBID_CORE2_DomainRegisterStringW, FN(cb_register_w));
-        set_entry(t, n, NVTX_CBID_CORE2_DomainCreateA, FN(cb_domain_a));
-        set_entry(t, n, NVTX_CBID_CORE2_DomainCreateW, FN(cb_domain_w));
-        set_entry(t, n, NVTX_CBID_CORE2_DomainDestroy, FN(cb_domain_destroy));
+    static const NvtxCallbackModule modules[] = { NVTX_CB_MODULE_CORE, NVTX_CB_MODULE_CORE2 };
+    for (size_t m = 0; m < sizeof modules / sizeof *modules; m++) {
+        NvtxFunctionTable t = NULL;
+        unsigned n = 0;
+        if (!cb->GetModuleFunctionTable(modules[m], &t, &n) || !t)
+            continue;
+        for (size_t k = 0; k < sizeof entries / sizeof *entries; k++)
+            if (entries[k].module == modules[m] && entries[k].id < n && t[entries[k].id]) {
+                *t[entries[k].id] = entries[k].fn;
+                ok = 1;
+            }
     }
     if (ok) {
         atomic_store(&injected, 1);

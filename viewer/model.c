@@ -199,6 +199,29 @@ static int cmp_call(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char ***v, int *n)
+{
+    sqlite3_stmt *s;
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT id, value FROM %s WHERE process_id = ? AND id BETWEEN 1 AND 1000000", table);
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(s, 1, process_id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int id = sqlite3_column_int(s, 0);
+        if (id >= *n) {
+            int grown = id + 1 > 2 * *n ? id + 1 : 2 * *n;
+            *v = realloc(*v, (size_t)grown * sizeof **v);
+            memset(*v + *n, 0, (size_t)(grown - *n) * sizeof **v);
+            *n = grown;
+        }
+        free((*v)[id]);
+        const unsigned char *text = sqlite3_column_text(s, 1);
+        (*v)[id] = strdup(text ? (const char *)text : "");
+    }
+    sqlite3_finalize(s);
+}
+
 static int cmp_gop(const void *a, const void *b)
 {
     const struct gop *x = a, *y = b;
@@ -245,20 +268,7 @@ static void load_process(struct model *m, struct proc *p, struct capi_list *capi
     for (size_t i = 0; i < exts->n; i++)
         idmap_put(&nccl, exts->v[i], 1, 1);
 
-    sqlite3_prepare_v2(db, "SELECT id, value FROM string WHERE process_id = ? AND id BETWEEN 1 AND 1000000", -1, &s, NULL);
-    sqlite3_bind_int64(s, 1, p->id);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        int id = sqlite3_column_int(s, 0);
-        if (id >= p->nnames) {
-            int n = id + 1 > 2 * p->nnames ? id + 1 : 2 * p->nnames;
-            p->names = realloc(p->names, (size_t)n * sizeof *p->names);
-            memset(p->names + p->nnames, 0, (size_t)(n - p->nnames) * sizeof *p->names);
-            p->nnames = n;
-        }
-        free(p->names[id]);
-        p->names[id] = strdup(sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
-    }
-    sqlite3_finalize(s);
+    model_load_strings(db, "string", p->id, &p->names, &p->nnames);
 
     qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
     for (size_t i = 0; i < p->nops; i++) {

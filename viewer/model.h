@@ -127,6 +127,8 @@ int model_site_shown(const struct model *m, struct proc *p, int site);
 /* Full C and Python stacks of a site (one frame per line), or "". */
 const char *model_callstack(const struct model *m, const struct proc *p, int site, char *buf, size_t len);
 const char *model_pystack(const struct model *m, const struct proc *p, int site, char *buf, size_t len);
+/* Loads table(process_id, id, value) rows of one process into v[id]. */
+void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char ***v, int *n);
 /* NVTX ranges (ranges.c): loaded with the process. */
 void model_load_ranges(const struct model *m, struct proc *p);
 /* The innermost user range around time t on thread tid (tid < 0: the

@@ -27,28 +27,6 @@ const char *model_label(const struct proc *p, int id)
     return id > 0 && id < p->nlabels && p->labels[id] ? p->labels[id] : "";
 }
 
-static void load_labels(const struct model *m, struct proc *p)
-{
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(m->dbs[p->db], "SELECT id, value FROM label WHERE process_id = ? AND id BETWEEN 1 AND 1000000",
-                           -1, &s, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_int64(s, 1, p->id);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        int id = sqlite3_column_int(s, 0);
-        if (id >= p->nlabels) {
-            int n = id + 1 > 2 * p->nlabels ? id + 1 : 2 * p->nlabels;
-            p->labels = realloc(p->labels, (size_t)n * sizeof *p->labels);
-            memset(p->labels + p->nlabels, 0, (size_t)(n - p->nlabels) * sizeof *p->labels);
-            p->nlabels = n;
-        }
-        free(p->labels[id]);
-        const unsigned char *v = sqlite3_column_text(s, 1);
-        p->labels[id] = strdup(v ? (const char *)v : "");
-    }
-    sqlite3_finalize(s);
-}
-
 static int cmp_range(const void *a, const void *b)
 {
     const struct nvtx *x = a, *y = b;
@@ -118,7 +96,7 @@ static void index_thread(struct proc *p, size_t lo, size_t hi)
 
 void model_load_ranges(const struct model *m, struct proc *p)
 {
-    load_labels(m, p);
+    model_load_strings(m->dbs[p->db], "label", p->id, &p->labels, &p->nlabels);
     p->range_tid = -1;
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(m->dbs[p->db], "SELECT tid, start_ns, end_ns, depth, name, domain FROM nvtx_range"
