@@ -159,6 +159,12 @@ static int record(int argc, char **argv)
     setenv("GPUTRACE_OUTPUT", abs_out, 1);
     setenv("GPUTRACE_RUN_ID", run_id, 1);
     setenv("GPUTRACE_LAUNCHER", "gputrace record", 1);
+    /* NVTX finds the tracer from the first NVTX call on, even one made by a
+     * library's constructor before the tracer's own has run; a tool the
+     * user named is kept (overwrite 0) */
+    char abs_lib[PATH_MAX];
+    if (realpath(lib, abs_lib))
+        setenv("NVTX_INJECTION64_PATH", abs_lib, 0);
 
     struct sigaction sa = { .sa_handler = forward };
     sigaction(SIGINT, &sa, NULL);

@@ -42,6 +42,13 @@ expect "CUDA calls still recorded" "$(q "$tmp/u.db" "select count(*) > 0 from ap
 expect "the process row says why there are no ranges" \
   "$(q "$tmp/u.db" "select nvtx_status like 'off (NVTX_INJECTION64_PATH names another tool: %libnvtx_other_tool.so)' from process")" 1
 
+rm -f "$tmp/tool.out"
+NVTX_INJECTION64_PATH="$tool" NVTX_OTHER_TOOL_OUT="$tmp/tool.out" GPUTRACE_LIB="$lib" \
+  "$b/gputrace" record -o "$tmp/r.db" -- "$b/tests/apps/nvtx_api" > /dev/null
+expect "gputrace record keeps the user's NVTX tool too" "$(cat "$tmp/tool.out" 2>/dev/null)" "loaded"
+GPUTRACE_LIB="$lib" "$b/gputrace" record -o "$tmp/r2.db" -- "$b/tests/apps/nvtx_api" > /dev/null
+expect "gputrace record: NVTX recorded" "$(q "$tmp/r2.db" "select nvtx_status || ' ' || (select count(*) > 0 from nvtx_range) from process")" "active 1"
+
 # A process that inherits the variable but not the preload: NVTX loads a
 # second copy, which declines (it would interpose nothing), and the program
 # runs as without a tool.
