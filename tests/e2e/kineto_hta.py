@@ -6,13 +6,13 @@ gputrace-report --format json within 5 percentage points per rank:
 - communication-computation overlap (HTA get_comm_comp_overlap) against
   100 * (comm_ns - exposed_comm_ns) / comm_ns;
 - the temporal breakdown (HTA get_temporal_breakdown): compute time as a
-  share of the GPU's span against compute_ns / gpu_span_ns, and idle time
-  against (gpu_span_ns - gpu_busy_ns) / gpu_span_ns.  HTA counts the
-  cuda_sync events Kineto places on the GPU's rows as busy time, and we do
-  not (a host waiting is not GPU work; docs/kineto.md): idle is compared on
-  `overlapped`, whose syncs overlap GPU work; in `allreduce_compute_stream`
-  the host's last cudaEventSynchronize waits through the queue's idle tail,
-  which HTA then counts as busy.
+  share of the GPU's span against compute_ns / gpu_span_ns.  Its idle and
+  non-compute shares differ by definition and are not compared: HTA counts
+  the cuda_sync events Kineto places on the GPU's rows as GPU time, and we
+  do not (a host waiting is not GPU work; docs/kineto.md).  A host that
+  waits through an idle stretch (the final cudaEventSynchronize while the
+  queue drains) makes HTA's idle share drop towards 0 while ours shows the
+  gap; how much depends on timing.
 
 Two simulated 4-rank runs with known overlap patterns: `overlapped`
 (gradient all-reduces on a communication stream, hidden by backward) and
@@ -108,12 +108,8 @@ for name in ("overlapped", "allreduce_compute_stream"):
     for r in d["ranks"]:
         got = hta.get(r["rank"], {})
         ours = {"overlap_pct": 100.0 * (r["comm_ns"] - r["exposed_comm_ns"]) / r["comm_ns"] if r["comm_ns"] else 0.0,
-                "compute_pct": 100.0 * r["compute_ns"] / r["gpu_span_ns"] if r["gpu_span_ns"] else 0.0,
-                "idle_pct": 100.0 * (r["gpu_span_ns"] - r["gpu_busy_ns"]) / r["gpu_span_ns"] if r["gpu_span_ns"] else 0.0}
-        keys = [("overlap_pct", "comm/compute overlap"), ("compute_pct", "compute share of the GPU span")]
-        if name == "overlapped":
-            keys.append(("idle_pct", "idle share of the GPU span"))
-        for key, what in keys:
+                "compute_pct": 100.0 * r["compute_ns"] / r["gpu_span_ns"] if r["gpu_span_ns"] else 0.0}
+        for key, what in (("overlap_pct", "comm/compute overlap"), ("compute_pct", "compute share of the GPU span")):
             check(key in got and abs(got[key] - ours[key]) <= 5.0,
                   f"{name}: rank {r['rank']} {what}: HTA {got.get(key, float('nan')):.2f}%, gputrace {ours[key]:.2f}%")
     if name == "allreduce_compute_stream":
