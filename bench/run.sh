@@ -37,7 +37,7 @@ echo "== 2. records the writer stores per second (one thread calling flat out fo
 /usr/bin/time -f "%M" -o "$tmp/rss0" "$tmp/sink_rate" > /dev/null
 out=$(env $env_off GPUTRACE_OUTPUT="$tmp/d.db" LD_PRELOAD="$lib" /usr/bin/time -f "%M" -o "$tmp/rss1" "$tmp/sink_rate")
 secs=$(echo "$out" | sed -n 's/.* in \([0-9.]*\) s.*/\1/p')
-rows=$(sqlite3 "$tmp/d.db" "select count(*) from api_call")
+rows=$(sqlite3 "$tmp/d.db" "select (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block)")
 dropped=$(sqlite3 "$tmp/d.db" "select dropped_host from process")
 echo "$out"
 echo "stored $rows rows in $secs s: $(echo "$rows $secs" | awk '{printf "%.0f", $1 / $2}') records/s stored, $dropped dropped"

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "collector/db.h"
 #include "collector/api_ids.h"
+#include "collector/call_block.h"
 #include "collector/schema.h"
 
 #include <stdio.h>
@@ -36,6 +37,7 @@ static const char *const stmt_sql[GT_ST_COUNT] = {
     [GT_ST_NVTX_END] = "UPDATE nvtx_range SET end_ns = ?3 WHERE process_id = ?1 AND range_id = ?2 AND kind = 2",
     [GT_ST_NVTX_CATEGORY] = "INSERT INTO nvtx_category(process_id, domain, category, name) VALUES(?,?,?,?)",
     [GT_ST_THREAD_NAME] = "INSERT INTO thread_name(process_id, tid, name) VALUES(?,?,?)",
+    [GT_ST_CALL_BLOCK] = "INSERT INTO api_call_block(process_id, format, n, data) VALUES(?,?,?,?)",
 };
 
 static int fail(struct gt_db *d, int rc)
@@ -217,6 +219,20 @@ int gt_db_flush_calls(struct gt_db *d)
         if (gt_db_exec_i64(d, GT_ST_CALL, d->calls[i], GT_CALL_COLS) != 0)
             return -1;
     return 0;
+}
+
+int gt_db_call_block(struct gt_db *d, const void *rows, int n)
+{
+    if (d->failed)
+        return -1;
+    sqlite3_stmt *st = d->st[GT_ST_CALL_BLOCK];
+    sqlite3_bind_int64(st, 1, d->process_id);
+    sqlite3_bind_int(st, 2, GT_CALL_BLOCK_FORMAT);
+    sqlite3_bind_int(st, 3, n);
+    sqlite3_bind_blob(st, 4, rows, n * (int)sizeof(struct gt_call_packed), SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : fail(d, rc);
 }
 
 int gt_db_nvtx_row(struct gt_db *d, const int64_t *v, int no_end, int payload_type, uint64_t payload)

@@ -23,6 +23,7 @@ const char gt_schema_sql[] =
     "  process_id INTEGER, tid INTEGER, api INTEGER, start_ns INTEGER, end_ns INTEGER, stream INTEGER,\n"
     "  event INTEGER, bytes INTEGER, copy_kind INTEGER, mem_kind INTEGER, result INTEGER,\n"
     "  callsite INTEGER, call_id INTEGER, pystack INTEGER);\n"
+    "CREATE TABLE IF NOT EXISTS api_call_block(process_id INTEGER, format INTEGER, n INTEGER, data BLOB);\n"
     "CREATE TABLE IF NOT EXISTS inflight(\n"
     "  process_id INTEGER, tid INTEGER, api INTEGER, start_ns INTEGER, call_id INTEGER, callsite INTEGER,\n"
     "  pystack INTEGER, PRIMARY KEY(process_id, call_id));\n"

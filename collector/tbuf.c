@@ -111,6 +111,14 @@ void gt_tbuf_open_ranges(void (*fn)(uint32_t tid, const struct gt_nvtx_open *o, 
     }
 }
 
+uint64_t gt_tbuf_backlog(void)
+{
+    uint64_t n = 0;
+    for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next)
+        n += atomic_load_explicit(&b->head, memory_order_acquire) - atomic_load_explicit(&b->tail, memory_order_relaxed);
+    return n;
+}
+
 uint64_t gt_tbuf_dropped(void)
 {
     uint64_t d = 0;

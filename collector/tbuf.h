@@ -124,6 +124,8 @@ size_t gt_tbuf_drain(void (*fn)(const struct gt_record *r, void *ctx), void *ctx
 /* Writer side, at the end: fn for every NVTX range still open on a live
  * thread (depth: its nesting level). */
 void gt_tbuf_open_ranges(void (*fn)(uint32_t tid, const struct gt_nvtx_open *o, int depth, void *ctx), void *ctx);
+/* Records waiting in all rings (a hint: read without stopping producers). */
+uint64_t gt_tbuf_backlog(void);
 /* Sum of records dropped by all rings so far. */
 uint64_t gt_tbuf_dropped(void);
 

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "collector/writer.h"
 #include "collector/api_ids.h"
+#include "collector/call_block.h"
 #include "collector/callsite.h"
 #include "collector/clock.h"
 #include "collector/cupti_sub.h"
@@ -45,6 +46,10 @@ static struct {
      * ring was drained first) */
     struct { uint64_t id; int64_t end_ns; } early_ends[MAX_EARLY_ENDS];
     int nearly;
+    /* calls stored in bulk: this pass does so, and the block being filled */
+    int bulk, bulk_after; /* bulk_after: GPUTRACE_BULK_AFTER, more rows than SQLite takes in a tick or two */
+    struct gt_call_packed block[GT_CALL_BLOCK_ROWS];
+    int nblock;
     int device_seen;
     char path[4096];
     pid_t owner_pid;
@@ -91,6 +96,13 @@ static void note_device(int device)
         prop[255] = 0;
         gt_db_set_process_text(&w.db, "gpu_name", prop);
     }
+}
+
+static void flush_block(void)
+{
+    if (w.nblock)
+        gt_db_call_block(&w.db, w.block, w.nblock);
+    w.nblock = 0;
 }
 
 static void on_nvtx(const struct gt_record *r, int64_t start)
@@ -161,9 +173,17 @@ static void on_record(const struct gt_record *r, void *ctx)
     }
     case GT_REC_CALL: {
         int64_t end = (int64_t)gt_ticks_to_ns(r->t_end);
-        int64_t v[] = { r->tid, r->api, start, end, (int64_t)r->stream, (int64_t)r->event, (int64_t)r->bytes,
-                        r->copy_kind, r->mem_kind, r->result, r->callsite, (int64_t)r->call_id, r->pystack };
-        gt_db_call_row(&w.db, v);
+        if (w.bulk) {
+            w.block[w.nblock++] = (struct gt_call_packed){
+                start, end, (int64_t)r->stream, (int64_t)r->event, (int64_t)r->bytes, (int64_t)r->call_id,
+                r->tid, r->callsite, r->pystack, r->result, r->api, r->copy_kind, r->mem_kind, 0 };
+            if (w.nblock == GT_CALL_BLOCK_ROWS)
+                flush_block();
+        } else {
+            int64_t v[] = { r->tid, r->api, start, end, (int64_t)r->stream, (int64_t)r->event, (int64_t)r->bytes,
+                            r->copy_kind, r->mem_kind, r->result, r->callsite, (int64_t)r->call_id, r->pystack };
+            gt_db_call_row(&w.db, v);
+        }
         if (is_collective(r->api)) {
             int64_t c[] = { (int64_t)r->call_id, r->api, (int64_t)r->comm_id, (int64_t)r->seq, (int64_t)r->count,
                             r->dtype, (int64_t)r->bytes, r->op, r->peer, r->rank, r->nranks, (int64_t)r->stream,
@@ -213,7 +233,9 @@ static void cycle(int commit)
         return;
     gt_db_begin(&w.db);
     gt_clock_recalibrate();
+    w.bulk = w.bulk_after == 0 || gt_tbuf_backlog() > (uint64_t)w.bulk_after;
     gt_tbuf_drain(on_record, NULL);
+    flush_block();
     gt_cupti_drain(&w.db);
     gt_callsite_flush_new(on_callsite, NULL);
     gt_strtab_flush_new(on_label, NULL);
@@ -313,9 +335,10 @@ void gt_writer_note_signal(int sig)
     atomic_store(&w.end_signal, sig);
 }
 
-int gt_writer_run(int flush_ms, char *err, size_t errlen)
+int gt_writer_run(int flush_ms, int bulk_after, char *err, size_t errlen)
 {
     w.flush_ms = flush_ms;
+    w.bulk_after = bulk_after;
     if (pipe2(w.req_pipe, O_CLOEXEC | O_NONBLOCK) != 0 || pipe2(w.ack_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         return -1;

@@ -31,7 +31,8 @@ void gt_writer_set_cupti_status(const char *status, unsigned version);
 /* Sets a status column of the process row (python_status, nvtx_status). */
 void gt_writer_set_status(const char *column, const char *status);
 /* Starts the thread. */
-int gt_writer_run(int flush_ms, char *err, size_t errlen);
+/* bulk_after: records waiting past which calls are stored in blocks. */
+int gt_writer_run(int flush_ms, int bulk_after, char *err, size_t errlen);
 /* A signal that will end the process arrived (async-signal-safe). */
 void gt_writer_note_signal(int sig);
 /* Asks the writer to commit everything now and waits up to timeout_ms.

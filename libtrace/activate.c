@@ -214,7 +214,7 @@ static int activate_once(void)
     }
     gt_writer_set_status("python_status", gt_pyframes_init(cfg.pystack_depth));
     gt_writer_set_status("nvtx_status", gt_nvtx_status());
-    if (gt_writer_run(cfg.flush_ms, err, sizeof err) != 0) {
+    if (gt_writer_run(cfg.flush_ms, cfg.bulk_after, err, sizeof err) != 0) {
         snprintf(why, sizeof why, "%s; tracing is off", err);
         gt_turn_off(why);
         return 0;

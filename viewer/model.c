@@ -5,6 +5,7 @@
 #include "viewer/model.h"
 #include "viewer/timeline.h"
 #include "viewer/idmap.h"
+#include "collector/call_block.h"
 #include "collector/schema.h"
 
 #include <stdio.h>
@@ -361,6 +362,31 @@ static void load_tables(struct model *m, size_t d, struct capi_list *capis, stru
                 c->site = model_site(p, c->callsite, c->pystack);
             if (c->api < 0 || c->api >= m->napis)
                 c->api = 0;
+        }
+        sqlite3_finalize(s);
+    }
+    /* calls the writer stored in bulk (collector/call_block.h) */
+    if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, format, n, data FROM api_call_block", -1, &s, NULL) == SQLITE_OK) {
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
+            const struct gt_call_packed *rows = sqlite3_column_blob(s, 3);
+            int n = sqlite3_column_int(s, 2), bytes = sqlite3_column_bytes(s, 3);
+            if (!p || !rows || sqlite3_column_int(s, 1) != GT_CALL_BLOCK_FORMAT || n < 0 ||
+                (size_t)bytes < (size_t)n * sizeof *rows)
+                continue; /* another layout, or damaged: not guessed at */
+            for (int i = 0; i < n; i++) {
+                tick(m);
+                struct gt_call_packed r;
+                memcpy(&r, &rows[i], sizeof r); /* a blob has no alignment promise */
+                GROW(p->calls, p->ncalls, p->calls_cap);
+                struct call *c = &p->calls[p->ncalls++];
+                *c = (struct call){ r.start_ns, r.end_ns, r.stream, r.event, r.bytes, r.call_id, r.api, (int)r.tid,
+                                    r.copy_kind, r.mem_kind, r.result, (int)r.callsite, 0, (int)r.pystack, 0 };
+                if (c->api < 0 || c->api >= m->napis)
+                    c->api = 0;
+                if (c->callsite || c->pystack)
+                    c->site = model_site(p, c->callsite, c->pystack);
+            }
         }
         sqlite3_finalize(s);
     }

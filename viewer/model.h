@@ -5,7 +5,8 @@
  * operations (with the GPU time of the kernel that ran them), and the
  * mapping from stream handles to CUPTI stream ids.  Everything is sorted by
  * start time.  The viewer never shares code with what runs in the traced
- * program; only the schema (collector/schema.h) crosses over.
+ * program; only the schema (collector/schema.h, and the layout of calls
+ * stored in bulk, collector/call_block.h) crosses over.
  */
 #ifndef GPUTRACE_MODEL_H
 #define GPUTRACE_MODEL_H

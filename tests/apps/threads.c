@@ -6,6 +6,8 @@
  * (cudaSetDevice, cudaMalloc, cudaFree) and exits 3; the parent checks it.
  * With "forkterm", the child raises SIGTERM after its calls instead, and the
  * parent checks that it died of SIGTERM, as it would untraced.
+ * With "flat", threads call flat out, with no pause every 256 rounds (to
+ * outrun the writer's row inserts).
  * With "exec", it then tries to exec a program that does not exist (which
  * fails), makes one more call, and execs /bin/true.
  * Prints the number of wrapped calls made, so tests can compare.
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 static int calls_per_thread = 1000;
+static int flat_out;
 
 static void *worker(void *arg)
 {
@@ -33,7 +36,7 @@ static void *worker(void *arg)
     for (int i = 0; i < calls_per_thread; i++) {
         cudaEventRecord(e, s);
         cudaStreamQuery(s);
-        if (i % 256 == 255)
+        if (i % 256 == 255 && !flat_out)
             usleep(1000); /* a program also computes between calls */
     }
     cudaStreamSynchronize(s);
@@ -49,6 +52,7 @@ int main(int argc, char **argv)
     int do_fork = argc > 3 && strncmp(argv[3], "fork", 4) == 0;
     int term = argc > 3 && strcmp(argv[3], "forkterm") == 0;
     int do_exec = argc > 3 && strcmp(argv[3], "exec") == 0;
+    flat_out = argc > 3 && strcmp(argv[3], "flat") == 0;
     pthread_t t[256];
     if (n < 1 || n > 256)
         return 2;

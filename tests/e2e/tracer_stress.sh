@@ -7,6 +7,9 @@ set -u
 gt="$b/gputrace"
 lib="$b/.libs/libgputrace.so"
 app="$b/tests/apps/threads"
+# calls as rows (these checks read them with SQL); calls in bulk blocks are
+# checked below
+export GPUTRACE_BULK_AFTER=1000000000
 
 out=$("$gt" record -o "$tmp/t.db" -- "$app" 16 2000)
 expect "16 threads: program unchanged" "$?" 0
@@ -53,5 +56,24 @@ expect "exec: every call before the exec is there" \
 expect "full disk: program unchanged" "$?:$(grep -c 'wrapped calls' "$tmp/out")" "0:1"
 expect "full disk: one line says tracing stopped" "$(grep -c 'gputrace: writing .* failed' "$tmp/err")" 1
 expect "full disk: what was committed stays readable" "$(q "$tmp/full.db" "select count(*) > 0 from process")" 1
+
+# Calls stored in bulk blocks (as under a load SQLite rows cannot keep up
+# with): nothing lost, the report counts them, `gputrace expand` makes rows
+out=$(GPUTRACE_BULK_AFTER=0 "$gt" record -o "$tmp/k.db" -- "$app" 4 3000)
+want=$(echo "$out" | sed -n 's/wrapped calls: //p')
+expect "bulk: calls stored in blocks, none as rows, nothing dropped" \
+  "$(q "$tmp/k.db" "select (select count(*) > 0 from api_call_block) || ' ' || (select count(*) from api_call) || ' ' || dropped_host from process")" "1 0 0"
+expect "bulk: every call in a block" "$(q "$tmp/k.db" "select sum(n) from api_call_block")" "$want"
+expect "bulk: the report counts them all" \
+  "$("$b/gputrace-report" --format json "$tmp/k.db" | python3 -c 'import json, sys; print(sum(r["api_calls"] for r in json.load(sys.stdin)["ranks"]))')" "$want"
+"$gt" expand "$tmp/k.db" > /dev/null
+expect "bulk: gputrace expand turns blocks into rows" \
+  "$(q "$tmp/k.db" "select count(*) || ' ' || (select count(*) from api_call_block) || ' ' || (count(distinct call_id) = count(*)) from api_call")" "$want 0 1"
+expect "bulk: expanded rows are the calls made" \
+  "$(q "$tmp/k.db" "select count(distinct tid) from api_call_named where api_name = 'cudaStreamQuery'")" 4
+expect "bulk: the report reads the expanded file the same" \
+  "$("$b/gputrace-report" --format json "$tmp/k.db" | python3 -c 'import json, sys; print(sum(r["api_calls"] for r in json.load(sys.stdin)["ranks"]))')" "$want"
+"$gt" expand "$tmp/nothing-here.db" 2> "$tmp/err"
+expect "expand: a missing file is one line and exit 1" "$?:$(wc -l < "$tmp/err")" "1:1"
 
 finish
