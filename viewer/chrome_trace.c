@@ -13,6 +13,7 @@
 #include "viewer/timeline.h"
 
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -264,6 +265,7 @@ long chrome_trace_write(const char *path, const struct model *m, const struct fi
         return -1;
     char buf[1 << 16];
     setvbuf(out, buf, _IOFBF, sizeof buf);
+    __fsetlocking(out, FSETLOCKING_BYCALLER); /* one thread writes: no lock per call */
     struct writer w = { out, 0, progress };
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gputrace " GT_VERSION "\",\"run\":", out);
     json_string(out, m->run_id);
