@@ -1,0 +1,12 @@
+/* sort_by_time.h: sorting big records by a timestamp without moving them
+ * log n times (sort_by_time.c). */
+#ifndef GPUTRACE_SORT_BY_TIME_H
+#define GPUTRACE_SORT_BY_TIME_H
+
+#include <stddef.h>
+
+/* Sorts n records of `size` bytes at base by the int64_t at key_offset,
+ * stably.  Returns -1 (base untouched) if memory runs out. */
+int sort_by_time(void *base, size_t n, size_t size, size_t key_offset);
+
+#endif
