@@ -51,4 +51,23 @@ GPUTRACE_OUTPUT="$tmp/c.db" LD_PRELOAD="$lib" "$b/tests/apps/nvtx_api" > /dev/nu
 expect "a process without Python has none" \
   "$(q "$tmp/c.db" "select python_status || ' ' || (select count(*) from api_call where pystack != 0) from process")" "no Python 0"
 
+# Other CPython versions this machine has (pyenv's, or python3.X on PATH):
+# the frame API differs across 3.9-3.13; older ones are refused cleanly.
+others=""
+command -v pyenv > /dev/null 2>&1 && others=$(ls -d "$(pyenv root)"/versions/3.*/bin/python3 2>/dev/null)
+for v in 9 10 11 12 13; do command -v "python3.$v" > /dev/null 2>&1 && others="$others $(command -v "python3.$v")"; done
+for py in $others; do
+  ver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || continue
+  rm -f "$tmp/v.db"
+  out=$(GPUTRACE_OUTPUT="$tmp/v.db" LD_PRELOAD="$lib" "$py" "$tmp/calls.py" 2>&1)
+  rc=$?
+  if [ "$(echo "$ver" | cut -d. -f2)" -ge 9 ]; then
+    expect "Python $ver: frames as with python3" "$rc:$out:$(q "$tmp/v.db" "$syncs" | head -1 | sed "s|$tmp/||g")" \
+      "0:calls.py done:with_gil (calls.py:6)"
+  else
+    expect "Python $ver: runs unchanged, no frames, and says why" "$rc:$out:$(q "$tmp/v.db" "select python_status from process")" \
+      "0:calls.py done:Python older than 3.9: no Python frames"
+  fi
+done
+
 finish
