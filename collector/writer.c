@@ -437,6 +437,7 @@ void gt_writer_forget_after_fork(void)
     w.running = 0;
     w.nmarks = 0;
     w.nearly = 0;
+    w.nblock = 0;
     w.device_seen = 0;
     atomic_store(&w.stop, 0);
     gt_callsite_reset_reported();
