@@ -153,7 +153,8 @@ void findings_finish(struct findings *fs, const struct report_opts *o, const str
         fs->v[k++] = *f;
     }
     fs->n = k;
-    qsort(fs->v, fs->n, sizeof *fs->v, cmp_cost);
+    if (fs->n)
+        qsort(fs->v, fs->n, sizeof *fs->v, cmp_cost);
 }
 
 void findings_free(struct findings *fs)

@@ -175,7 +175,8 @@ static void correlate(struct proc *p, struct capi_list *l, struct idmap *enq)
     size_t n = l->n;
     for (size_t i = 0; i < n; i++)
         idmap_put(enq, a[i].corr, a[i].start, 0);
-    qsort(a, n, sizeof *a, cmp_capi);
+    if (n)
+        qsort(a, n, sizeof *a, cmp_capi);
     struct call_ref *r = malloc((p->ncalls + 1) * sizeof *r);
     for (size_t i = 0; i < p->ncalls; i++)
         r[i] = (struct call_ref){ p->calls[i].tid, p->calls[i].start, i };
