@@ -13,7 +13,6 @@
 #include "viewer/timeline.h"
 
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -260,12 +259,10 @@ static void findings(struct writer *w, const struct model *m, const struct findi
 
 long chrome_trace_write(const char *path, const struct model *m, const struct findings *fs, int progress)
 {
-    FILE *out = fopen(path, "w");
+    char buf[1 << 16];
+    FILE *out = json_open_stream(path, buf, sizeof buf);
     if (!out)
         return -1;
-    char buf[1 << 16];
-    setvbuf(out, buf, _IOFBF, sizeof buf);
-    __fsetlocking(out, FSETLOCKING_BYCALLER); /* one thread writes: no lock per call */
     struct writer w = { out, 0, progress };
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gputrace " GT_VERSION "\",\"run\":", out);
     json_string(out, m->run_id);

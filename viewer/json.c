@@ -1,8 +1,11 @@
-/* json.c: strict JSON string escaping (see json.h).  Invalid UTF-8 bytes
- * become U+FFFD; control characters become \u00XX. */
+/* json.c: writing JSON for the report's outputs (see json.h): strict
+ * string escaping (invalid UTF-8 bytes become U+FFFD, control characters
+ * \u00XX), trace timestamps, and the stream a trace is written to. */
+#define _GNU_SOURCE
 #include "viewer/json.h"
 
 #include <stdint.h>
+#include <stdio_ext.h>
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
 static int utf8_len(const unsigned char *s)
@@ -77,4 +80,14 @@ void json_us(FILE *out, int64_t ns)
     if (ns < 0)
         *--p = '-';
     fwrite(p, 1, (size_t)(buf + sizeof buf - p), out);
+}
+
+FILE *json_open_stream(const char *path, char *buf, size_t len)
+{
+    FILE *out = fopen(path, "w");
+    if (!out)
+        return NULL;
+    setvbuf(out, buf, _IOFBF, len);
+    __fsetlocking(out, FSETLOCKING_BYCALLER);
+    return out;
 }

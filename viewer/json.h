@@ -4,11 +4,16 @@
 #ifndef GPUTRACE_JSON_H
 #define GPUTRACE_JSON_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 /* Writes s as a JSON string literal, quotes included. */
 void json_string(FILE *out, const char *s);
+/* Opens path for a trace streamed out by this thread alone: fully
+ * buffered in buf (which must outlive the FILE), no stdio lock per call.
+ * NULL with errno set on failure. */
+FILE *json_open_stream(const char *path, char *buf, size_t len);
 /* Writes ns as microseconds with nanosecond decimals ("12.345"), the time
  * unit of trace-event JSON. */
 void json_us(FILE *out, int64_t ns);

@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -184,12 +183,10 @@ static void sync_events(struct kw *w)
 static int write_rank(const char *path, const struct model *m, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
-    FILE *out = fopen(path, "w");
+    char buf[1 << 16];
+    FILE *out = json_open_stream(path, buf, sizeof buf);
     if (!out)
         return -1;
-    char buf[1 << 16];
-    setvbuf(out, buf, _IOFBF, sizeof buf);
-    __fsetlocking(out, FSETLOCKING_BYCALLER); /* one thread writes: no lock per call */
     struct kw w = { out, 0, m, p };
     fprintf(out, "{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":%d,\"name\":", p->device < 0 ? 0 : p->device);
     json_string(out, p->gpu);
