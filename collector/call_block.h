@@ -12,7 +12,9 @@
 #ifndef GPUTRACE_CALL_BLOCK_H
 #define GPUTRACE_CALL_BLOCK_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define GT_CALL_BLOCK_FORMAT 1   /* api_call_block.format of this layout */
 #define GT_CALL_BLOCK_ROWS 4096  /* rows per block at most */
@@ -28,5 +30,20 @@ struct gt_call_packed {
 };
 
 _Static_assert(sizeof(struct gt_call_packed) == 72, "the documented block layout");
+
+/* Whether an api_call_block row (format, n, blob size) holds n rows of
+ * this layout: another layout, or a damaged row, is not guessed at. */
+static inline int gt_call_block_valid(int format, int n, const void *data, int bytes)
+{
+    return format == GT_CALL_BLOCK_FORMAT && n >= 0 && data && (size_t)bytes >= (size_t)n * sizeof(struct gt_call_packed);
+}
+
+/* Row i of a block (a blob has no alignment promise: copied out). */
+static inline struct gt_call_packed gt_call_block_row(const void *data, int i)
+{
+    struct gt_call_packed r;
+    memcpy(&r, (const char *)data + (size_t)i * sizeof r, sizeof r);
+    return r;
+}
 
 #endif

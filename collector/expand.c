@@ -40,10 +40,9 @@ int gt_expand(const char *path)
     long long rows = 0, blocks = 0;
     int rc;
     while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
-        const struct gt_call_packed *v = sqlite3_column_blob(sel, 3);
+        const void *data = sqlite3_column_blob(sel, 3);
         int n = sqlite3_column_int(sel, 2);
-        if (sqlite3_column_int(sel, 1) != GT_CALL_BLOCK_FORMAT || n < 0 || !v ||
-            (size_t)sqlite3_column_bytes(sel, 3) < (size_t)n * sizeof *v) {
+        if (!gt_call_block_valid(sqlite3_column_int(sel, 1), n, data, sqlite3_column_bytes(sel, 3))) {
             sqlite3_finalize(sel);
             sqlite3_finalize(ins);
             fprintf(stderr, "gputrace expand: %s: a call block of another format or damaged; nothing changed\n", path);
@@ -52,8 +51,7 @@ int gt_expand(const char *path)
             return 1;
         }
         for (int i = 0; i < n; i++) {
-            struct gt_call_packed r;
-            memcpy(&r, &v[i], sizeof r);
+            struct gt_call_packed r = gt_call_block_row(data, i);
             int64_t cols[] = { sqlite3_column_int64(sel, 0), r.tid, r.api, r.start_ns, r.end_ns, r.stream, r.event,
                                r.bytes, r.copy_kind, r.mem_kind, r.result, r.callsite, r.call_id, r.pystack };
             for (int k = 0; k < 14; k++)

@@ -338,6 +338,17 @@ static void load_process(struct model *m, struct proc *p, struct capi_list *capi
     model_load_ranges(m, p);
 }
 
+/* A call read from an api_call row or a call block. */
+static void add_call(const struct model *m, struct proc *p, struct call c)
+{
+    if (c.api < 0 || c.api >= m->napis)
+        c.api = 0;
+    if (c.callsite || c.pystack)
+        c.site = model_site(p, c.callsite, c.pystack);
+    GROW(p->calls, p->ncalls, p->calls_cap);
+    p->calls[p->ncalls++] = c;
+}
+
 /* One pass over each big table of database d, routing rows to the
  * processes of the run. */
 static void load_tables(struct model *m, size_t d, struct capi_list *capis, struct corr_list *exts)
@@ -357,17 +368,12 @@ static void load_tables(struct model *m, size_t d, struct capi_list *capis, stru
             struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
             if (!p)
                 continue;
-            GROW(p->calls, p->ncalls, p->calls_cap);
-            struct call *c = &p->calls[p->ncalls++];
-            *c = (struct call){ sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3),
-                                sqlite3_column_int64(s, 4), sqlite3_column_int64(s, 5), sqlite3_column_int64(s, 6),
-                                sqlite3_column_int(s, 7), sqlite3_column_int(s, 8), sqlite3_column_int(s, 9),
-                                sqlite3_column_int(s, 10), sqlite3_column_int(s, 11), sqlite3_column_int(s, 12), 0,
-                                sqlite3_column_int(s, 13), 0 };
-            if (c->callsite || c->pystack)
-                c->site = model_site(p, c->callsite, c->pystack);
-            if (c->api < 0 || c->api >= m->napis)
-                c->api = 0;
+            add_call(m, p, (struct call){ sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
+                                          sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4),
+                                          sqlite3_column_int64(s, 5), sqlite3_column_int64(s, 6),
+                                          sqlite3_column_int(s, 7), sqlite3_column_int(s, 8), sqlite3_column_int(s, 9),
+                                          sqlite3_column_int(s, 10), sqlite3_column_int(s, 11),
+                                          sqlite3_column_int(s, 12), 0, sqlite3_column_int(s, 13), 0 });
         }
         sqlite3_finalize(s);
     }
@@ -375,23 +381,16 @@ static void load_tables(struct model *m, size_t d, struct capi_list *capis, stru
     if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, format, n, data FROM api_call_block", -1, &s, NULL) == SQLITE_OK) {
         while (sqlite3_step(s) == SQLITE_ROW) {
             struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
-            const struct gt_call_packed *rows = sqlite3_column_blob(s, 3);
-            int n = sqlite3_column_int(s, 2), bytes = sqlite3_column_bytes(s, 3);
-            if (!p || !rows || sqlite3_column_int(s, 1) != GT_CALL_BLOCK_FORMAT || n < 0 ||
-                (size_t)bytes < (size_t)n * sizeof *rows)
-                continue; /* another layout, or damaged: not guessed at */
+            const void *data = sqlite3_column_blob(s, 3);
+            int n = sqlite3_column_int(s, 2);
+            if (!p || !gt_call_block_valid(sqlite3_column_int(s, 1), n, data, sqlite3_column_bytes(s, 3)))
+                continue;
             for (int i = 0; i < n; i++) {
                 tick(m);
-                struct gt_call_packed r;
-                memcpy(&r, &rows[i], sizeof r); /* a blob has no alignment promise */
-                GROW(p->calls, p->ncalls, p->calls_cap);
-                struct call *c = &p->calls[p->ncalls++];
-                *c = (struct call){ r.start_ns, r.end_ns, r.stream, r.event, r.bytes, r.call_id, r.api, (int)r.tid,
-                                    r.copy_kind, r.mem_kind, r.result, (int)r.callsite, 0, (int)r.pystack, 0 };
-                if (c->api < 0 || c->api >= m->napis)
-                    c->api = 0;
-                if (c->callsite || c->pystack)
-                    c->site = model_site(p, c->callsite, c->pystack);
+                struct gt_call_packed r = gt_call_block_row(data, i);
+                add_call(m, p, (struct call){ r.start_ns, r.end_ns, r.stream, r.event, r.bytes, r.call_id, r.api,
+                                              (int)r.tid, r.copy_kind, r.mem_kind, r.result, (int)r.callsite, 0,
+                                              (int)r.pystack, 0 });
             }
         }
         sqlite3_finalize(s);
