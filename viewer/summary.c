@@ -42,27 +42,6 @@ static void algorithm_of(const char *kernel, char *out, size_t len)
     }
 }
 
-/* x minus y (both sorted and disjoint). */
-static struct ivals ivals_minus(const struct ivals *x, const struct ivals *y)
-{
-    struct ivals r = { malloc((x->n + y->n + 1) * sizeof *r.v), 0 };
-    size_t j = 0;
-    for (size_t i = 0; i < x->n; i++) {
-        int64_t a = x->v[i].a, b = x->v[i].b;
-        while (j < y->n && y->v[j].b <= a)
-            j++;
-        for (size_t k = j; k < y->n && y->v[k].a < b; k++) {
-            if (y->v[k].a > a)
-                r.v[r.n++] = (struct interval){ a, y->v[k].a };
-            if (y->v[k].b > a)
-                a = y->v[k].b;
-        }
-        if (a < b)
-            r.v[r.n++] = (struct interval){ a, b };
-    }
-    return r;
-}
-
 static int cmp_phase(const void *a, const void *b)
 {
     const struct phase_summary *x = a, *y = b;

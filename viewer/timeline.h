@@ -44,5 +44,7 @@ int64_t ivals_total(const struct ivals *s);
 /* Length of [a, b) covered by the union s. */
 int64_t ivals_cover(const struct ivals *s, int64_t a, int64_t b);
 int64_t ivals_intersection(const struct ivals *x, const struct ivals *y);
+/* x minus y, as a new union (free its v). */
+struct ivals ivals_minus(const struct ivals *x, const struct ivals *y);
 
 #endif
