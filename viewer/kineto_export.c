@@ -92,8 +92,7 @@ static const char *memcpy_name(const struct gop *g)
     return buf;
 }
 
-static void host_events(struct kw *w, size_t pi, const struct timeline *t, const struct idmap *coll_of_call,
-                        uint8_t *flow_op)
+static void host_events(struct kw *w, const struct timeline *t, const struct idmap *coll_of_call, uint8_t *flow_op)
 {
     const struct model *m = w->m;
     const struct proc *p = w->p;
@@ -118,7 +117,6 @@ static void host_events(struct kw *w, size_t pi, const struct timeline *t, const
             fputs(",\"cat\":\"ac2g\",\"name\":\"ac2g\"}", w->out);
         }
     }
-    (void)pi;
     for (size_t i = 0; i < p->nranges; i++) {
         const struct nvtx *r = &p->ranges[i];
         const char *name = model_label(p, r->name);
@@ -213,7 +211,7 @@ static int write_rank(const char *path, const struct model *m, size_t pi)
                       (int64_t)k, 1);
     }
     uint8_t *flow_op = calloc(p->nops + 1, 1);
-    host_events(&w, pi, t, &coll_of_call, flow_op);
+    host_events(&w, t, &coll_of_call, flow_op);
     gpu_events(&w, &coll_of_kernel, flow_op);
     sync_events(&w);
     free(flow_op);
