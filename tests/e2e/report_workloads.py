@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """report_workloads.py: every workload in tests/apps, traced on the simulator
 and reported, gets exactly the findings its header documents (expect/allow
-lines), at the right rank and call site, with a cost in range.  The JSON is
+lines), at the right rank, call site and NVTX range, with a cost in range;
+the demo's phases and --range, and the Python workload's full stacks, are
+checked too.  The JSON is
 checked against its documented shape (docs/report-json.md) and, for the
 demo, the Chrome trace is parsed back and checked (events well formed, flows
 paired, every rank's tracks present).
@@ -168,6 +170,40 @@ def check_trace(name, path, d):
     check(any(e["args"].get("domain") == "NCCL" for e in nvtx), f"{name}: NCCL's own ranges kept in their domain")
 
 
+def check_ranges(name, db, d):
+    """Phases (top-level NVTX ranges) in the summary, and --range."""
+    steps = int(os.environ.get("APP_STEPS", "12"))
+    for r in d["ranks"]:
+        ph = {p["name"]: p for p in d["phases"] if p["rank"] == r["rank"]}
+        ok = ph.get("train_step", {}).get("count") == steps and ph.get("setup", {}).get("count") == 1
+        ok = ok and all(0 <= p["gpu_busy_ns"] <= p["wall_ns"] and 0 <= p["exposed_comm_ns"] <= p["comm_ns"] for p in ph.values())
+        check(ok, f"{name}: rank {r['rank']} phases: train_step x{steps}, setup x1, busy within wall")
+    rep = os.path.join(build, "gputrace-report")
+    inside = json.loads(subprocess.run([rep, "--format", "json", "--range", "log_loss", db], capture_output=True,
+                                       text=True).stdout)["findings"]
+    sites = [f for f in inside if f["rank"] >= 0 and f["callsite"] != "(whole process)"]
+    kinds = {f["kind"] for f in sites}
+    check(sites and all(f.get("range") == "log_loss" for f in sites) and "sync.scalar_read" in kinds and
+          (LENIENT or kinds == {"sync.scalar_read"}),
+          f"{name}: --range log_loss keeps only what happened inside it ({sorted(kinds)})")
+    none = json.loads(subprocess.run([rep, "--format", "json", "--range", "no such range", db], capture_output=True,
+                                     text=True).stdout)["findings"]
+    check(not [f for f in none if f["rank"] >= 0 and f["callsite"] != "(whole process)"],
+          f"{name}: --range with a name no range has leaves no call-site finding")
+
+
+def check_python_stacks(name, d):
+    """The full Python stack behind each finding shown at a script line."""
+    for f in d["findings"]:
+        if "py_train.py:" not in f["callsite"]:
+            continue
+        stack = f.get("python_stack", "")
+        check(stack and "faketorch.py:" in stack.splitlines()[0],
+              f"{name}: {f['kind']} rank {f['rank']}: python_stack starts in the framework's frame")
+        check(f["callsite"] in stack and "<module>" in stack.splitlines()[-1],
+              f"{name}: {f['kind']} rank {f['rank']}: python_stack holds the shown line, down to <module>")
+
+
 tmp = tempfile.mkdtemp()
 names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", "allreduce_compute_stream",
                  "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train"]
@@ -194,5 +230,8 @@ for name in names:
     check_findings(name, d, expects, allowed)
     if name == "train_demo":
         check_trace(name, trace, d)
+        check_ranges(name, db, d)
+    if name == "py_train":
+        check_python_stacks(name, d)
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
