@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return (double)now_ns() / 1e9;
 }
 
 static double t_start = -1;

@@ -20,7 +20,6 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 int gt_py_depth;
