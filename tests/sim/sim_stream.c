@@ -249,7 +249,10 @@ void sim_device_drain(int device)
 {
     pthread_mutex_lock(&sim_lock);
     for (struct sim_stream *s = device_streams[device]; s; s = s->next_on_device) {
-        uint64_t target = s->enqueued;
+        /* a destroyed stream's work counts, not the exit of its worker
+         * thread: a child forked before that thread ran its exit would wait
+         * for it forever (the thread is not in the child) */
+        uint64_t target = s->enqueued - (s->exiting ? 1 : 0);
         while (s->completed < target)
             pthread_cond_wait(&sim_cond, &sim_lock);
     }
