@@ -17,40 +17,43 @@ static int64_t collectives_at(const struct proc *p, int site)
     return n;
 }
 
-static void within_ranks(const struct model *m, const struct report_opts *o, struct findings *fs)
+void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
-    size_t first = fs->n;
-    for (size_t pi = 0; pi < m->nprocs; pi++) {
-        const struct proc *p = &m->procs[pi];
-        struct timeline *t = model_timeline(m, pi);
-        for (size_t i = 0; i < p->ncolls; i++) {
-            const struct coll *c = &p->colls[i];
-            if (c->gend <= c->gstart || c->gstream < 0)
-                continue;
-            /* overlap as HTA computes it: merged compute intervals on the
-             * device's other streams, intersected with the collective */
-            int64_t dur = c->gend - c->gstart;
-            int64_t ov = ivals_cover(timeline_compute_except(t, c->gstream), c->gstart, c->gend);
-            if ((double)ov < o->exposed_fraction * (double)dur) {
-                struct finding *f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->site, -1, c->start);
-                if (f) {
-                    f->count++;
-                    f->exposed_ns += dur - ov;
-                }
+    const struct proc *p = &m->procs[pi];
+    struct timeline *t = model_timeline(m, pi);
+    for (size_t i = 0; i < p->ncolls; i++) {
+        const struct coll *c = &p->colls[i];
+        if (c->gend <= c->gstart || c->gstream < 0)
+            continue;
+        /* overlap as HTA computes it: merged compute intervals on the
+         * device's other streams, intersected with the collective */
+        int64_t dur = c->gend - c->gstart;
+        int64_t ov = ivals_cover(timeline_compute_except(t, c->gstream), c->gstart, c->gend);
+        if ((double)ov < o->exposed_fraction * (double)dur) {
+            struct finding *f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->site, -1, c->start);
+            if (f) {
+                f->count++;
+                f->exposed_ns += dur - ov;
             }
-            if (timeline_stream_computes(t, c->gstream)) {
-                struct finding *f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->site, -1, c->start);
-                if (f) {
-                    f->count++;
-                    f->exposed_ns += dur - ov;
-                }
+        }
+        if (timeline_stream_computes(t, c->gstream)) {
+            struct finding *f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->site, -1, c->start);
+            if (f) {
+                f->count++;
+                f->exposed_ns += dur - ov;
             }
         }
     }
+}
+
+/* Exposed-collective findings of the whole run, now that each call site's
+ * count is known. */
+static void exposed_share(const struct model *m, const struct report_opts *o, struct findings *fs)
+{
     /* a call site whose collectives are exposed only now and then (the
      * first one, waiting for the ranks to start; a rank briefly behind) is
      * not a pattern to fix */
-    for (size_t i = first; i < fs->n; i++) {
+    for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         if (f->kind == F_COMM_EXPOSED &&
             (double)f->count < o->exposed_share * (double)collectives_at(&m->procs[f->proc], f->callsite_id))
@@ -277,9 +280,9 @@ static void hangs(const struct model *m, struct findings *fs, struct group *g, s
     }
 }
 
-void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs)
+void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs)
 {
-    within_ranks(m, o, fs);
+    exposed_share(m, o, fs);
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         if (f->kind == F_COMM_EXPOSED) {

@@ -9,45 +9,47 @@
 #define GT_MEM_PAGEABLE 1
 #define CUPTI_HTOD 1
 
-void analyse_copies(const struct model *m, const struct report_opts *o, struct findings *fs)
+void analyse_copies(const struct model *m, struct findings *fs, size_t pi)
 {
-    for (size_t pi = 0; pi < m->nprocs; pi++) {
-        const struct proc *p = &m->procs[pi];
-        /* pageable: from the host side, so it works without CUPTI too */
-        for (size_t i = 0; i < p->ncalls; i++) {
-            const struct call *c = &p->calls[i];
-            enum api_role r = m->roles[c->api];
-            if ((r != ROLE_COPY_SYNC && r != ROLE_COPY_ASYNC) || c->mem_kind != GT_MEM_PAGEABLE ||
-                (c->copy_kind != 1 && c->copy_kind != 2) || c->bytes <= 0)
-                continue;
-            struct finding *f = findings_at(fs, m, F_COPY_PAGEABLE, (int)pi, c->site, c->tid, c->start);
-            if (!f)
-                continue;
-            f->count++;
-            f->host_blocked_ns += c->end - c->start;
-            f->bytes += c->bytes;
-        }
-        if (!p->cupti_active)
+    const struct proc *p = &m->procs[pi];
+    /* pageable: from the host side, so it works without CUPTI too */
+    for (size_t i = 0; i < p->ncalls; i++) {
+        const struct call *c = &p->calls[i];
+        enum api_role r = m->roles[c->api];
+        if ((r != ROLE_COPY_SYNC && r != ROLE_COPY_ASYNC) || c->mem_kind != GT_MEM_PAGEABLE ||
+            (c->copy_kind != 1 && c->copy_kind != 2) || c->bytes <= 0)
             continue;
-        /* serialized: a host-to-device copy on a stream that also computes,
-         * overlapping no kernel on the device */
-        struct timeline *t = model_timeline(m, pi);
-        for (size_t i = 0; i < p->ncalls; i++) {
-            if (t->op_of_call[i] < 0)
-                continue;
-            const struct gop *g = &p->ops[t->op_of_call[i]];
-            if (g->kind != GOP_MEMCPY || g->copy_kind != CUPTI_HTOD || g->end <= g->start)
-                continue;
-            if (!timeline_stream_computes(t, g->stream) || ivals_cover(&t->compute, g->start, g->end) > 0)
-                continue;
-            struct finding *f = findings_at(fs, m, F_COPY_SERIALIZED, (int)pi, p->calls[i].site, p->calls[i].tid,
-                                            p->calls[i].start);
-            if (!f)
-                continue;
-            f->count++;
-            f->exposed_ns += g->end - g->start;
-        }
+        struct finding *f = findings_at(fs, m, F_COPY_PAGEABLE, (int)pi, c->site, c->tid, c->start);
+        if (!f)
+            continue;
+        f->count++;
+        f->host_blocked_ns += c->end - c->start;
+        f->bytes += c->bytes;
     }
+    if (!p->cupti_active)
+        return;
+    /* serialized: a host-to-device copy on a stream that also computes,
+     * overlapping no kernel on the device */
+    struct timeline *t = model_timeline(m, pi);
+    for (size_t i = 0; i < p->ncalls; i++) {
+        if (t->op_of_call[i] < 0)
+            continue;
+        const struct gop *g = &p->ops[t->op_of_call[i]];
+        if (g->kind != GOP_MEMCPY || g->copy_kind != CUPTI_HTOD || g->end <= g->start)
+            continue;
+        if (!timeline_stream_computes(t, g->stream) || ivals_cover(&t->compute, g->start, g->end) > 0)
+            continue;
+        struct finding *f = findings_at(fs, m, F_COPY_SERIALIZED, (int)pi, p->calls[i].site, p->calls[i].tid,
+                                        p->calls[i].start);
+        if (!f)
+            continue;
+        f->count++;
+        f->exposed_ns += g->end - g->start;
+    }
+}
+
+void describe_copies(const struct report_opts *o, struct findings *fs)
+{
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         if (f->kind == F_COPY_PAGEABLE) {
@@ -82,37 +84,35 @@ static struct ivals host_syncs(const struct model *m, const struct proc *p)
     return ivals_union(v, n);
 }
 
-void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs)
+void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
-    for (size_t pi = 0; pi < m->nprocs; pi++) {
-        const struct proc *p = &m->procs[pi];
-        if (!p->cupti_active)
+    const struct proc *p = &m->procs[pi];
+    if (!p->cupti_active)
+        return;
+    struct timeline *t = model_timeline(m, pi);
+    struct ivals syncs = host_syncs(m, p);
+    int64_t idle = 0, n = 0;
+    for (size_t k = 1; k < t->busy.n; k++) {
+        int64_t a = t->busy.v[k - 1].b, b = t->busy.v[k].a;
+        if (b - a < o->idle_gap_ns)
             continue;
-        struct timeline *t = model_timeline(m, pi);
-        struct ivals syncs = host_syncs(m, p);
-        int64_t idle = 0, n = 0;
-        for (size_t k = 1; k < t->busy.n; k++) {
-            int64_t a = t->busy.v[k - 1].b, b = t->busy.v[k].a;
-            if (b - a < o->idle_gap_ns)
-                continue;
-            /* a sync that ended in the gap (or just before it) explains it:
-             * the host was blocked, then had to refill the queue */
-            int64_t slack = o->idle_gap_ns / 2;
-            if (ivals_cover(&syncs, a - slack, b) > 0)
-                continue;
-            idle += b - a;
-            n++;
-        }
-        if (n) {
-            struct finding *f = findings_new(fs, m, F_GPU_IDLE, (int)pi, 0);
-            f->count = n;
-            f->gpu_idle_ns = idle;
-            f->confidence = "medium";
-            snprintf(f->callsite, sizeof f->callsite, "(whole process)");
-            snprintf(f->message, sizeof f->message, "the GPU sat idle %lld times for %.2f ms in all while the host was not waiting on it",
-                     (long long)n, (double)idle / 1e6);
-            snprintf(f->suggestion, sizeof f->suggestion, "the host does not submit work fast enough: look at CPU-side work between launches (data loading, Python overhead); CUDA graphs cut launch cost");
-        }
-        free(syncs.v);
+        /* a sync that ended in the gap (or just before it) explains it:
+         * the host was blocked, then had to refill the queue */
+        int64_t slack = o->idle_gap_ns / 2;
+        if (ivals_cover(&syncs, a - slack, b) > 0)
+            continue;
+        idle += b - a;
+        n++;
     }
+    if (n) {
+        struct finding *f = findings_new(fs, m, F_GPU_IDLE, (int)pi, 0);
+        f->count = n;
+        f->gpu_idle_ns = idle;
+        f->confidence = "medium";
+        snprintf(f->callsite, sizeof f->callsite, "(whole process)");
+        snprintf(f->message, sizeof f->message, "the GPU sat idle %lld times for %.2f ms in all while the host was not waiting on it",
+                 (long long)n, (double)idle / 1e6);
+        snprintf(f->suggestion, sizeof f->suggestion, "the host does not submit work fast enough: look at CPU-side work between launches (data loading, Python overhead); CUDA graphs cut launch cost");
+    }
+    free(syncs.v);
 }

@@ -108,77 +108,72 @@ static int64_t idle_after(const struct timeline *t, int64_t t_end)
     return t->p->ops[k].start - t_end;
 }
 
-void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs)
+void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
-    for (size_t pi = 0; pi < m->nprocs; pi++) {
-        const struct proc *p = &m->procs[pi];
-        if (!p->cupti_active)
-            continue; /* scopes need GPU times */
-        struct timeline *t = model_timeline(m, pi);
-        struct idmap records = { 0 }; /* event -> its latest cudaEventRecord, as calls are walked in order */
-        for (size_t i = 0; i < p->ncalls; i++) {
-            const struct call *c = &p->calls[i];
-            enum api_role r = m->roles[c->api];
-            if (r == ROLE_EVENT_RECORD)
-                idmap_put(&records, (uint64_t)c->event, (int64_t)i, 0);
-            int expl = model_is_explicit_sync(m, c), impl = !expl && model_is_implicit_sync(m, c);
-            if (!expl && !impl)
+    const struct proc *p = &m->procs[pi];
+    if (!p->cupti_active)
+        return; /* scopes need GPU times */
+    struct timeline *t = model_timeline(m, pi);
+    struct idmap records = { 0 }; /* event -> its latest cudaEventRecord, as calls are walked in order */
+    for (size_t i = 0; i < p->ncalls; i++) {
+        const struct call *c = &p->calls[i];
+        enum api_role r = m->roles[c->api];
+        if (r == ROLE_EVENT_RECORD)
+            idmap_put(&records, (uint64_t)c->event, (int64_t)i, 0);
+        int expl = model_is_explicit_sync(m, c), impl = !expl && model_is_implicit_sync(m, c);
+        if (!expl && !impl)
+            continue;
+        struct scope s;
+        int64_t rec = -1;
+        if (r == ROLE_SYNC_EVENT && !idmap_get(&records, (uint64_t)c->event, &rec))
+            rec = -1;
+        if (!scope_of(m, t, i, rec, &s))
+            continue;
+        struct pending pd;
+        int64_t own = expl ? -1 : t->op_of_call[i];
+        find_pending(t, c, &s, own, &pd);
+        int64_t blocked = c->end - c->start;
+        struct finding *f = NULL;
+        if (expl && pd.n == 0) {
+            f = findings_at(fs, m, F_SYNC_REDUNDANT, (int)pi, c->site, c->tid, c->start);
+            if (!f)
                 continue;
-            struct scope s;
-            int64_t rec = -1;
-            if (r == ROLE_SYNC_EVENT && !idmap_get(&records, (uint64_t)c->event, &rec))
-                rec = -1;
-            if (!scope_of(m, t, i, rec, &s))
+            f->host_blocked_ns += blocked;
+        } else if (expl && pd.consumed_bytes == 0) {
+            f = findings_at(fs, m, F_SYNC_NO_CONSUMER, (int)pi, c->site, c->tid, c->start);
+            if (!f)
                 continue;
-            struct pending pd;
-            int64_t own = expl ? -1 : t->op_of_call[i];
-            find_pending(t, c, &s, own, &pd);
-            int64_t blocked = c->end - c->start;
-            struct finding *f = NULL;
-            if (expl && pd.n == 0) {
-                f = findings_at(fs, m, F_SYNC_REDUNDANT, (int)pi, c->site, c->tid, c->start);
-                if (!f)
-                    continue;
-                f->host_blocked_ns += blocked;
-            } else if (expl && pd.consumed_bytes == 0) {
-                f = findings_at(fs, m, F_SYNC_NO_CONSUMER, (int)pi, c->site, c->tid, c->start);
-                if (!f)
-                    continue;
-                f->host_blocked_ns += blocked;
-            } else if (expl && s.device && pd.nstreams > 1 && pd.nconsumed_streams == 1 &&
-                       c->end > pd.last_end_consumed) {
-                f = findings_at(fs, m, F_SYNC_DEVICE_WIDE, (int)pi, c->site, c->tid, c->start);
-                if (!f)
-                    continue;
-                int64_t extra = c->end - (pd.last_end_consumed > c->start ? pd.last_end_consumed : c->start);
-                f->host_blocked_ns += extra;
-            } else if (pd.consumed_bytes > 0 && pd.consumed_bytes <= o->scalar_bytes) {
-                f = findings_at(fs, m, F_SYNC_SCALAR_READ, (int)pi, c->site, c->tid, c->start);
-                if (!f)
-                    continue;
-                f->gpu_idle_ns += idle_after(t, c->end);
-                f->host_blocked_ns += blocked;
-            } else if (impl && pd.n > 0 && blocked >= o->implicit_min_ns) {
-                f = findings_at(fs, m, F_SYNC_IMPLICIT, (int)pi, c->site, c->tid, c->start);
-                if (!f)
-                    continue;
-                f->host_blocked_ns += blocked;
-            }
-            if (f)
-                f->count++;
+            f->host_blocked_ns += blocked;
+        } else if (expl && s.device && pd.nstreams > 1 && pd.nconsumed_streams == 1 &&
+                   c->end > pd.last_end_consumed) {
+            f = findings_at(fs, m, F_SYNC_DEVICE_WIDE, (int)pi, c->site, c->tid, c->start);
+            if (!f)
+                continue;
+            int64_t extra = c->end - (pd.last_end_consumed > c->start ? pd.last_end_consumed : c->start);
+            f->host_blocked_ns += extra;
+        } else if (pd.consumed_bytes > 0 && pd.consumed_bytes <= o->scalar_bytes) {
+            f = findings_at(fs, m, F_SYNC_SCALAR_READ, (int)pi, c->site, c->tid, c->start);
+            if (!f)
+                continue;
+            f->gpu_idle_ns += idle_after(t, c->end);
+            f->host_blocked_ns += blocked;
+        } else if (impl && pd.n > 0 && blocked >= o->implicit_min_ns) {
+            f = findings_at(fs, m, F_SYNC_IMPLICIT, (int)pi, c->site, c->tid, c->start);
+            if (!f)
+                continue;
+            f->host_blocked_ns += blocked;
         }
-        idmap_free(&records);
+        if (f && !f->count++)
+            f->api = c->api; /* the API its message names: its first occurrence's */
     }
-    /* messages, once counts and costs are known */
+    idmap_free(&records);
+}
+
+void describe_syncs(const struct model *m, struct findings *fs)
+{
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
-        const char *api = "sync";
-        const struct proc *p = f->proc >= 0 ? &m->procs[f->proc] : NULL;
-        for (size_t c = 0; p && c < p->ncalls; c++)
-            if (p->calls[c].site && p->sites[p->calls[c].site].shown == f->callsite_id && f->callsite_id) {
-                api = m->api_names[p->calls[c].api];
-                break;
-            }
+        const char *api = f->api > 0 && m->api_names[f->api] ? m->api_names[f->api] : "sync";
         double ms = (double)finding_cost(f) / 1e6;
         switch (f->kind) {
         case F_SYNC_REDUNDANT:

@@ -12,6 +12,7 @@
 #include "viewer/output.h"
 #include "viewer/timeline.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 
 #define STREAM_TID_BASE 1000000000LL
 
-struct writer { FILE *out; long events; int progress; };
+struct writer { FILE *out; long events; int progress; char buf[1 << 16]; };
 
 #define ts json_us
 
@@ -58,47 +59,45 @@ static void slice(struct writer *w, const struct model *m, const struct proc *p,
     ts(w->out, end > start ? end - start : 0);
 }
 
-static void metadata(struct writer *w, const struct model *m)
+static void metadata(struct writer *w, const struct model *m, size_t pi)
 {
-    for (size_t pi = 0; pi < m->nprocs; pi++) {
-        const struct proc *p = &m->procs[pi];
-        int pid = pid_of(m, pi);
-        char name[512];
-        snprintf(name, sizeof name, "rank %d \xc2\xb7 %s \xc2\xb7 pid %d \xc2\xb7 %s", p->rank, p->host, p->pid,
-                 p->gpu[0] ? p->gpu : "no GPU name");
-        meta(w, "process_name", pid, 0, name, pid);
-        /* host threads, in order of first appearance */
-        int seen[256], nseen = 0;
-        for (size_t i = 0; i < p->ncalls && nseen < 256; i++) {
-            int tid = p->calls[i].tid, k;
-            for (k = 0; k < nseen && seen[k] != tid; k++)
-                ;
-            if (k < nseen)
-                continue;
-            seen[nseen++] = tid;
-            snprintf(name, sizeof name, "host thread %d%s", tid, tid == p->pid ? " (main)" : "");
-            meta(w, "thread_name", pid, tid, name, nseen);
-        }
-        int streams[256], ns = 0;
-        for (size_t i = 0; i < p->nops && ns < 256; i++) {
-            int s = p->ops[i].stream, k;
-            for (k = 0; k < ns && streams[k] != s; k++)
-                ;
-            if (k < ns)
-                continue;
-            streams[ns++] = s;
-        }
-        for (int a = 0; a < ns; a++) /* streams in id order */
-            for (int b = a + 1; b < ns; b++)
-                if (streams[b] < streams[a]) {
-                    int t = streams[a];
-                    streams[a] = streams[b];
-                    streams[b] = t;
-                }
-        for (int k = 0; k < ns; k++) {
-            snprintf(name, sizeof name, "GPU %d stream %d", p->device, streams[k]);
-            meta(w, "thread_name", pid, STREAM_TID_BASE + streams[k], name, 1000 + k);
-        }
+    const struct proc *p = &m->procs[pi];
+    int pid = pid_of(m, pi);
+    char name[512];
+    snprintf(name, sizeof name, "rank %d \xc2\xb7 %s \xc2\xb7 pid %d \xc2\xb7 %s", p->rank, p->host, p->pid,
+             p->gpu[0] ? p->gpu : "no GPU name");
+    meta(w, "process_name", pid, 0, name, pid);
+    /* host threads, in order of first appearance */
+    int seen[256], nseen = 0;
+    for (size_t i = 0; i < p->ncalls && nseen < 256; i++) {
+        int tid = p->calls[i].tid, k;
+        for (k = 0; k < nseen && seen[k] != tid; k++)
+            ;
+        if (k < nseen)
+            continue;
+        seen[nseen++] = tid;
+        snprintf(name, sizeof name, "host thread %d%s", tid, tid == p->pid ? " (main)" : "");
+        meta(w, "thread_name", pid, tid, name, nseen);
+    }
+    int streams[256], ns = 0;
+    for (size_t i = 0; i < p->nops && ns < 256; i++) {
+        int s = p->ops[i].stream, k;
+        for (k = 0; k < ns && streams[k] != s; k++)
+            ;
+        if (k < ns)
+            continue;
+        streams[ns++] = s;
+    }
+    for (int a = 0; a < ns; a++) /* streams in id order */
+        for (int b = a + 1; b < ns; b++)
+            if (streams[b] < streams[a]) {
+                int t = streams[a];
+                streams[a] = streams[b];
+                streams[b] = t;
+            }
+    for (int k = 0; k < ns; k++) {
+        snprintf(name, sizeof name, "GPU %d stream %d", p->device, streams[k]);
+        meta(w, "thread_name", pid, STREAM_TID_BASE + streams[k], name, 1000 + k);
     }
 }
 
@@ -257,32 +256,48 @@ static void findings(struct writer *w, const struct model *m, const struct findi
     }
 }
 
-long chrome_trace_write(const char *path, const struct model *m, const struct findings *fs, int progress)
+struct chrome_trace *chrome_trace_open(const char *path, const struct model *m, int progress)
 {
-    char buf[1 << 16];
-    FILE *out = json_open_stream(path, buf, sizeof buf);
-    if (!out)
-        return -1;
-    struct writer w = { out, 0, progress };
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gputrace " GT_VERSION "\",\"run\":", out);
-    json_string(out, m->run_id);
-    fputs("},\"traceEvents\":[", out);
-    metadata(&w, m);
-    for (size_t pi = 0; pi < m->nprocs; pi++) {
-        struct timeline *t = model_timeline(m, pi);
-        uint8_t *flow_op = calloc(m->procs[pi].nops + 1, 1);
-        calls(&w, m, pi, t, flow_op);
-        ranges(&w, m, pi);
-        gpu_ops(&w, m, pi, flow_op);
-        free(flow_op);
+    struct writer *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->out = json_open_stream(path, w->buf, sizeof w->buf);
+    if (!w->out) {
+        int e = errno;
+        free(w);
+        errno = e;
+        return NULL;
     }
-    collectives(&w, m);
-    findings(&w, m, fs);
-    fputs("\n]}\n", out);
-    if (progress)
+    w->progress = progress;
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gputrace " GT_VERSION "\",\"run\":", w->out);
+    json_string(w->out, m->run_id);
+    fputs("},\"traceEvents\":[", w->out);
+    return (struct chrome_trace *)w;
+}
+
+void chrome_trace_proc(struct chrome_trace *ct, const struct model *m, size_t pi)
+{
+    struct writer *w = (struct writer *)ct;
+    metadata(w, m, pi);
+    struct timeline *t = model_timeline(m, pi);
+    uint8_t *flow_op = calloc(m->procs[pi].nops + 1, 1);
+    calls(w, m, pi, t, flow_op);
+    ranges(w, m, pi);
+    gpu_ops(w, m, pi, flow_op);
+    free(flow_op);
+}
+
+long chrome_trace_close(struct chrome_trace *ct, const struct model *m, const struct findings *fs)
+{
+    struct writer *w = (struct writer *)ct;
+    collectives(w, m);
+    findings(w, m, fs);
+    fputs("\n]}\n", w->out);
+    if (w->progress)
         fprintf(stderr, "\r%60s\r", "");
-    int bad = ferror(out);
-    if (fclose(out) != 0 || bad)
-        return -1;
-    return w.events;
+    int bad = ferror(w->out);
+    bad |= fclose(w->out) != 0;
+    long events = w->events;
+    free(w);
+    return bad ? -1 : events;
 }

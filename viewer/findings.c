@@ -123,7 +123,12 @@ static int cmp_cost(const void *a, const void *b)
         return cx > cy ? -1 : 1;
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
-    return x->rank < y->rank ? -1 : x->rank > y->rank;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    /* the same order whatever order the analyses found them in */
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->callsite_id < y->callsite_id ? -1 : x->callsite_id > y->callsite_id;
 }
 
 /* The range most occurrences were in, if most were in one. */
@@ -155,6 +160,21 @@ void findings_finish(struct findings *fs, const struct report_opts *o, const str
     fs->n = k;
     if (fs->n)
         qsort(fs->v, fs->n, sizeof *fs->v, cmp_cost);
+}
+
+void analyse_proc(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
+{
+    analyse_syncs(m, o, fs, pi);
+    analyse_copies(m, fs, pi);
+    analyse_comm(m, o, fs, pi);
+    analyse_idle(m, o, fs, pi);
+}
+
+void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs)
+{
+    describe_syncs(m, fs);
+    describe_copies(o, fs);
+    analyse_comm_across(m, o, fs);
 }
 
 void findings_free(struct findings *fs)

@@ -44,6 +44,7 @@ struct finding {
     int rank;                 /* -1 when about several ranks */
     int proc;                 /* index into model.procs, -1 if several */
     int callsite_id;          /* its site in that process (model_site), 0 if none */
+    int api;                  /* the API of its first occurrence, for the message (0: none) */
     int64_t count;
     int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns;
     int64_t bytes;            /* copy.pageable: bytes copied */
@@ -92,10 +93,19 @@ int64_t finding_cost(const struct finding *f);
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m);
 void findings_free(struct findings *fs);
 
-/* The analyses. */
-void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs);
-void analyse_copies(const struct model *m, const struct report_opts *o, struct findings *fs);
-void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs);
-void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs);
+/* The analyses.  Those of one process run while its calls and GPU
+ * operations are loaded (model_load_proc): analyse_proc runs them all.
+ * analyse_run then looks across ranks (collectives matched by communicator
+ * and sequence) and writes the messages, once counts and costs are known. */
+void analyse_proc(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs);
+
+void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void analyse_copies(const struct model *m, struct findings *fs, size_t pi);
+void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void describe_syncs(const struct model *m, struct findings *fs);
+void describe_copies(const struct report_opts *o, struct findings *fs);
+void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs);
 
 #endif

@@ -222,23 +222,26 @@ static int write_rank(const char *path, const struct model *m, size_t pi)
     return fclose(out) != 0 || bad ? -1 : 0;
 }
 
-int kineto_export(const char *dir, const struct model *m, char *err, size_t errlen)
+int kineto_begin(const char *dir, char *err, size_t errlen)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "cannot make %s: %s", dir, strerror(errno));
         return -1;
     }
-    for (size_t pi = 0; pi < m->nprocs; pi++) {
-        char path[4096];
-        const struct proc *p = &m->procs[pi];
-        if (p->rank >= 0)
-            snprintf(path, sizeof path, "%s/rank-%d.json", dir, p->rank);
-        else
-            snprintf(path, sizeof path, "%s/pid-%d.json", dir, p->pid);
-        if (write_rank(path, m, pi) != 0) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-            return -1;
-        }
+    return 0;
+}
+
+int kineto_write_rank(const char *dir, const struct model *m, size_t pi, char *err, size_t errlen)
+{
+    char path[4096];
+    const struct proc *p = &m->procs[pi];
+    if (p->rank >= 0)
+        snprintf(path, sizeof path, "%s/rank-%d.json", dir, p->rank);
+    else
+        snprintf(path, sizeof path, "%s/pid-%d.json", dir, p->pid);
+    if (write_rank(path, m, pi) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
     }
-    return (int)m->nprocs;
+    return 0;
 }

@@ -5,6 +5,7 @@
 #include "viewer/model.h"
 #include "viewer/timeline.h"
 #include "viewer/idmap.h"
+#include "viewer/rowruns.h"
 #include "viewer/sort_by_time.h"
 #include "collector/call_block.h"
 #include "collector/schema.h"
@@ -19,10 +20,13 @@
         if ((n) == (cap)) {                                               \
             (cap) = (cap) ? (cap) * 2 : 256;                              \
             void *p_ = realloc((arr), (cap) * sizeof *(arr));             \
-            if (!p_) { fprintf(stderr, "gputrace-report: out of memory\n"); exit(1); } \
+            if (!p_)                                                      \
+                out_of_memory();                                          \
             (arr) = p_;                                                   \
         }                                                                 \
     } while (0)
+
+static void out_of_memory(void);
 
 static int open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
 {
@@ -141,24 +145,6 @@ static int load_apis(struct model *m, sqlite3 *db)
 
 struct capi { int64_t start, end; int tid; uint32_t corr; };
 
-static int cmp_capi(const void *a, const void *b)
-{
-    const struct capi *x = a, *y = b;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-struct call_ref { int tid; int64_t start; size_t i; };
-
-static int cmp_ref(const void *a, const void *b)
-{
-    const struct call_ref *x = a, *y = b;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* Tolerance of the containment test: host and CUPTI records come from the
  * same converted clock; a little slack covers a recalibration in between. */
 #define MATCH_SLACK_NS 2000
@@ -166,36 +152,68 @@ static int cmp_ref(const void *a, const void *b)
 struct capi_list { struct capi *v; size_t n, cap; };
 struct corr_list { uint32_t *v; size_t n, cap; };
 
+static void out_of_memory(void)
+{
+    fprintf(stderr, "gputrace-report: out of memory\n");
+    exit(1);
+}
+
+/* The n records at base in order of (thread, start): sorted by start, then
+ * stably by thread (each sort is one pass when the records are in that
+ * order already: calls come sorted by start, and mostly from one thread). */
+static struct sort_key *thread_order(const void *base, size_t n, size_t size, size_t start_off, size_t tid_off)
+{
+    const char *b = base;
+    struct sort_key *k = malloc((n + 1) * sizeof *k);
+    if (!k)
+        out_of_memory();
+    for (size_t i = 0; i < n; i++) {
+        int64_t t;
+        memcpy(&t, b + i * size + start_off, sizeof t);
+        k[i] = (struct sort_key){ t, i };
+    }
+    if (sort_keys(k, n) != 0)
+        out_of_memory();
+    for (size_t j = 0; j < n; j++) {
+        int tid;
+        memcpy(&tid, b + k[j].i * size + tid_off, sizeof tid);
+        k[j].t = tid;
+    }
+    if (sort_keys(k, n) != 0)
+        out_of_memory();
+    return k;
+}
+
 /* Matches each wrapped call to the CUPTI API record made inside it (same
  * thread, contained in time), and maps every correlation id to the time
  * its API call began (the GPU work's enqueue time). */
 static void correlate(struct proc *p, struct capi_list *l, struct idmap *enq)
 {
-    struct capi *a = l->v;
     size_t n = l->n;
     for (size_t i = 0; i < n; i++)
-        idmap_put(enq, a[i].corr, a[i].start, 0);
-    if (n)
-        qsort(a, n, sizeof *a, cmp_capi);
-    struct call_ref *r = malloc((p->ncalls + 1) * sizeof *r);
-    for (size_t i = 0; i < p->ncalls; i++)
-        r[i] = (struct call_ref){ p->calls[i].tid, p->calls[i].start, i };
-    qsort(r, p->ncalls, sizeof *r, cmp_ref);
+        idmap_put(enq, l->v[i].corr, l->v[i].start, 0);
+    struct sort_key *ao = thread_order(l->v, n, sizeof *l->v, offsetof(struct capi, start), offsetof(struct capi, tid));
+    struct sort_key *co = thread_order(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start),
+                                       offsetof(struct call, tid));
+#define A(j) (&l->v[ao[j].i])
     size_t j = 0;
     for (size_t i = 0; i < p->ncalls; i++) {
-        struct call *c = &p->calls[r[i].i];
-        while (j < n && (a[j].tid < c->tid || (a[j].tid == c->tid && a[j].start < c->start - MATCH_SLACK_NS)))
+        struct call *c = &p->calls[co[i].i];
+        while (j < n && (A(j)->tid < c->tid || (A(j)->tid == c->tid && A(j)->start < c->start - MATCH_SLACK_NS)))
             j++;
         /* skip records of unwrapped calls made before this one */
-        while (j < n && a[j].tid == c->tid && a[j].end > c->end + MATCH_SLACK_NS &&
-               a[j].start < c->start + MATCH_SLACK_NS)
+        while (j < n && A(j)->tid == c->tid && A(j)->end > c->end + MATCH_SLACK_NS &&
+               A(j)->start < c->start + MATCH_SLACK_NS)
             j++;
-        if (j < n && a[j].tid == c->tid && a[j].start <= c->end + MATCH_SLACK_NS && a[j].end <= c->end + MATCH_SLACK_NS) {
-            c->corr = a[j].corr;
+        if (j < n && A(j)->tid == c->tid && A(j)->start <= c->end + MATCH_SLACK_NS &&
+            A(j)->end <= c->end + MATCH_SLACK_NS) {
+            c->corr = A(j)->corr;
             j++; /* a record belongs to one call */
         }
     }
-    free(r);
+#undef A
+    free(ao);
+    free(co);
 }
 
 static int cmp_call(const void *a, const void *b)
@@ -233,11 +251,6 @@ static int cmp_gop(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The processes of one database by row id, to route the rows of one pass
- * over each table (reading in row order and sorting in memory is far
- * faster than an index walk that seeks for every row). */
-struct router { int64_t *ids; struct proc **procs; size_t n; size_t last; };
-
 /* Counts a row read; every million, the progress line. */
 static void tick(struct model *m)
 {
@@ -245,36 +258,114 @@ static void tick(struct model *m)
         fprintf(stderr, "\rgputrace-report: %llu M rows read", (unsigned long long)(m->rows_read / 1000000));
 }
 
-static struct proc *route(struct router *rt, int64_t id)
-{
-    if (rt->n && rt->ids[rt->last] == id)
-        return rt->procs[rt->last];
-    for (size_t i = 0; i < rt->n; i++)
-        if (rt->ids[i] == id) {
-            rt->last = i;
-            return rt->procs[i];
-        }
-    return NULL;
-}
-
 /* ---- loading a process ------------------------------------------------------ */
 
-static void load_process(struct model *m, struct proc *p, struct capi_list *capis, struct corr_list *exts)
+/* What a process's rows are read into (model_load_proc). */
+struct loading { struct model *m; struct proc *p; struct capi_list capis; struct corr_list exts; };
+
+/* A call read from an api_call row or a call block. */
+static void add_call(const struct model *m, struct proc *p, struct call c)
 {
-    sqlite3 *db = m->dbs[p->db];
-    sqlite3_stmt *s;
-    size_t cap = 0;
+    if (c.api < 0 || c.api >= m->napis)
+        c.api = 0;
+    if (c.callsite || c.pystack)
+        c.site = model_site(p, c.callsite, c.pystack);
+    GROW(p->calls, p->ncalls, p->calls_cap);
+    p->calls[p->ncalls++] = c;
+}
+
+static void call_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    tick(l->m);
+    add_call(l->m, l->p, (struct call){ sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
+                                        sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4),
+                                        sqlite3_column_int64(s, 5), sqlite3_column_int64(s, 6),
+                                        sqlite3_column_int(s, 7), sqlite3_column_int(s, 8), sqlite3_column_int(s, 9),
+                                        sqlite3_column_int(s, 10), sqlite3_column_int(s, 11),
+                                        sqlite3_column_int(s, 12), 0, sqlite3_column_int(s, 13), 0 });
+}
+
+/* calls the writer stored in bulk (collector/call_block.h) */
+static void block_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    const void *data = sqlite3_column_blob(s, 3);
+    int n = sqlite3_column_int(s, 2);
+    if (!gt_call_block_valid(sqlite3_column_int(s, 1), n, data, sqlite3_column_bytes(s, 3)))
+        return;
+    for (int i = 0; i < n; i++) {
+        tick(l->m);
+        struct gt_call_packed r = gt_call_block_row(data, i);
+        add_call(l->m, l->p, (struct call){ r.start_ns, r.end_ns, r.stream, r.event, r.bytes, r.call_id, r.api,
+                                            (int)r.tid, r.copy_kind, r.mem_kind, r.result, (int)r.callsite, 0,
+                                            (int)r.pystack, 0 });
+    }
+}
+
+static void op_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    struct proc *p = l->p;
+    tick(l->m);
+    GROW(p->ops, p->nops, p->ops_cap);
+    p->ops[p->nops++] = (struct gop){ .kind = sqlite3_column_int(s, 1), .device = sqlite3_column_int(s, 2),
+                                      .stream = sqlite3_column_int(s, 3), .name = sqlite3_column_int(s, 4),
+                                      .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
+                                      .bytes = sqlite3_column_int64(s, 7), .copy_kind = sqlite3_column_int(s, 8),
+                                      .src_kind = sqlite3_column_int(s, 9), .dst_kind = sqlite3_column_int(s, 10),
+                                      .corr = (uint32_t)sqlite3_column_int64(s, 11) };
+}
+
+static void capi_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    tick(l->m);
+    GROW(l->capis.v, l->capis.n, l->capis.cap);
+    l->capis.v[l->capis.n++] = (struct capi){ sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3),
+                                              sqlite3_column_int(s, 1), (uint32_t)sqlite3_column_int64(s, 4) };
+}
+
+static void ext_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    tick(l->m);
+    GROW(l->exts.v, l->exts.n, l->exts.cap);
+    l->exts.v[l->exts.n++] = (uint32_t)sqlite3_column_int64(s, 1);
+}
+
+/* Each table's rows of one process, read run by run (rowruns.h). */
+static const struct { enum row_table t; const char *sql; void (*fn)(sqlite3_stmt *, void *); } readers[] = {
+    { RT_API_CALL, "SELECT process_id, start_ns, end_ns, stream, event, bytes, call_id, api, tid, copy_kind,"
+                   " mem_kind, result, callsite, pystack FROM api_call WHERE rowid BETWEEN ?1 AND ?2", call_row },
+    { RT_CALL_BLOCK, "SELECT process_id, format, n, data FROM api_call_block WHERE rowid BETWEEN ?1 AND ?2", block_row },
+    { RT_GPU_OP, "SELECT process_id, kind, device, stream_id, name_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
+                 " dst_kind, correlation FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND kind IN (1, 2, 3)", op_row },
+    { RT_CUPTI_API, "SELECT process_id, tid, start_ns, end_ns, correlation FROM cupti_api"
+                    " WHERE rowid BETWEEN ?1 AND ?2", capi_row },
+    { RT_EXT_CORR, "SELECT process_id, correlation FROM ext_corr WHERE rowid BETWEEN ?1 AND ?2", ext_row },
+};
+
+void model_load_proc(struct model *m, size_t pi)
+{
+    struct proc *p = &m->procs[pi];
+    if (p->loaded)
+        return;
+    struct loading l = { m, p, { 0 }, { 0 } };
+    for (size_t k = 0; k < sizeof readers / sizeof *readers; k++)
+        rowruns_each(m->dbs[p->db], readers[k].sql, &p->rows->t[readers[k].t], p->id, readers[k].fn, &l);
+
     if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
     struct idmap enq = { 0 };
-    correlate(p, capis, &enq);
+    correlate(p, &l.capis, &enq);
+    free(l.capis.v);
 
     /* NCCL kernels: those whose correlation an external id points at */
     struct idmap nccl = { 0 };
-    for (size_t i = 0; i < exts->n; i++)
-        idmap_put(&nccl, exts->v[i], 1, 1);
-
-    model_load_strings(db, "string", p->id, &p->names, &p->nnames);
+    for (size_t i = 0; i < l.exts.n; i++)
+        idmap_put(&nccl, l.exts.v[i], 1, 1);
+    free(l.exts.v);
 
     if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
         qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
@@ -287,8 +378,30 @@ static void load_process(struct model *m, struct proc *p, struct capi_list *capi
     }
     idmap_free(&enq);
     idmap_free(&nccl);
+    p->loaded = 1;
+}
 
-    cap = 0;
+void model_drop_proc(struct model *m, size_t pi)
+{
+    struct proc *p = &m->procs[pi];
+    model_free_timeline(m, pi);
+    free(p->calls);
+    free(p->ops);
+    p->calls = NULL;
+    p->ops = NULL;
+    p->ncalls = p->calls_cap = p->nops = p->ops_cap = 0;
+    p->loaded = 0;
+}
+
+/* What stays loaded for the whole report: kernel names, collectives (the
+ * analyses across ranks need every rank's), calls left in flight, NVTX
+ * ranges. */
+static void load_process(struct model *m, struct proc *p)
+{
+    sqlite3 *db = m->dbs[p->db];
+    sqlite3_stmt *s;
+    size_t cap = 0;
+    model_load_strings(db, "string", p->id, &p->names, &p->nnames);
     /* the collective's kernel, through the external correlation id its call
      * (or its group) pushed; written out rather than through the
      * collective_kernel view, which SQLite would evaluate once per row */
@@ -324,122 +437,31 @@ static void load_process(struct model *m, struct proc *p, struct capi_list *capi
     if (sqlite3_step(s) == SQLITE_ROW)
         p->inflight = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
-    /* a killed process has no end: its last record is its end */
-    if (!p->has_end) {
-        int64_t last = p->start;
-        for (size_t i = 0; i < p->ncalls; i++)
-            if (p->calls[i].end > last)
-                last = p->calls[i].end;
-        for (size_t i = 0; i < p->nops; i++)
-            if (p->ops[i].end > last)
-                last = p->ops[i].end;
-        p->end = last;
-    }
     model_load_ranges(m, p);
 }
 
-/* A call read from an api_call row or a call block. */
-static void add_call(const struct model *m, struct proc *p, struct call c)
+/* Finds where each process's rows are in its database (rowruns.h), and
+ * the end of a killed process: its last record's. */
+static int find_rows(struct model *m, size_t d)
 {
-    if (c.api < 0 || c.api >= m->napis)
-        c.api = 0;
-    if (c.callsite || c.pystack)
-        c.site = model_site(p, c.callsite, c.pystack);
-    GROW(p->calls, p->ncalls, p->calls_cap);
-    p->calls[p->ncalls++] = c;
-}
-
-/* One pass over each big table of database d, routing rows to the
- * processes of the run. */
-static void load_tables(struct model *m, size_t d, struct capi_list *capis, struct corr_list *exts)
-{
-    struct router rt = { calloc(m->nprocs + 1, sizeof *rt.ids), calloc(m->nprocs + 1, sizeof *rt.procs), 0, 0 };
+    struct rows_of *v = calloc(m->nprocs + 1, sizeof *v);
+    size_t n = 0;
     for (size_t i = 0; i < m->nprocs; i++)
-        if (m->procs[i].db == (int)d) {
-            rt.ids[rt.n] = m->procs[i].id;
-            rt.procs[rt.n++] = &m->procs[i];
-        }
-    sqlite3 *db = m->dbs[d];
-    sqlite3_stmt *s;
-    if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, start_ns, end_ns, stream, event, bytes, call_id, api, tid,"
-                                       " copy_kind, mem_kind, result, callsite, pystack FROM api_call", -1, &s, NULL) == SQLITE_OK) {
-        while (sqlite3_step(s) == SQLITE_ROW) {
-            tick(m);
-            struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
-            if (!p)
-                continue;
-            add_call(m, p, (struct call){ sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
-                                          sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4),
-                                          sqlite3_column_int64(s, 5), sqlite3_column_int64(s, 6),
-                                          sqlite3_column_int(s, 7), sqlite3_column_int(s, 8), sqlite3_column_int(s, 9),
-                                          sqlite3_column_int(s, 10), sqlite3_column_int(s, 11),
-                                          sqlite3_column_int(s, 12), 0, sqlite3_column_int(s, 13), 0 });
-        }
-        sqlite3_finalize(s);
+        if (m->procs[i].db == (int)d)
+            v[n++] = (struct rows_of){ .id = m->procs[i].id, .want_end = !m->procs[i].has_end };
+    int rc = n ? rowruns_find(m->dbs[d], v, n) : 0;
+    for (size_t i = 0, k = 0; i < m->nprocs && k < n; i++) {
+        struct proc *p = &m->procs[i];
+        if (p->db != (int)d)
+            continue;
+        p->rows = malloc(sizeof *p->rows);
+        *p->rows = v[k].rows;
+        if (!p->has_end)
+            p->end = v[k].last_end > p->start ? v[k].last_end : p->start;
+        k++;
     }
-    /* calls the writer stored in bulk (collector/call_block.h) */
-    if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, format, n, data FROM api_call_block", -1, &s, NULL) == SQLITE_OK) {
-        while (sqlite3_step(s) == SQLITE_ROW) {
-            struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
-            const void *data = sqlite3_column_blob(s, 3);
-            int n = sqlite3_column_int(s, 2);
-            if (!p || !gt_call_block_valid(sqlite3_column_int(s, 1), n, data, sqlite3_column_bytes(s, 3)))
-                continue;
-            for (int i = 0; i < n; i++) {
-                tick(m);
-                struct gt_call_packed r = gt_call_block_row(data, i);
-                add_call(m, p, (struct call){ r.start_ns, r.end_ns, r.stream, r.event, r.bytes, r.call_id, r.api,
-                                              (int)r.tid, r.copy_kind, r.mem_kind, r.result, (int)r.callsite, 0,
-                                              (int)r.pystack, 0 });
-            }
-        }
-        sqlite3_finalize(s);
-    }
-    if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, kind, device, stream_id, name_id, start_ns, end_ns, bytes,"
-                                       " copy_kind, src_kind, dst_kind, correlation FROM gpu_op WHERE kind IN (1, 2, 3)",
-                                   -1, &s, NULL) == SQLITE_OK) {
-        while (sqlite3_step(s) == SQLITE_ROW) {
-            tick(m);
-            struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
-            if (!p)
-                continue;
-            GROW(p->ops, p->nops, p->ops_cap);
-            p->ops[p->nops++] = (struct gop){ .kind = sqlite3_column_int(s, 1), .device = sqlite3_column_int(s, 2),
-                                              .stream = sqlite3_column_int(s, 3), .name = sqlite3_column_int(s, 4),
-                                              .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
-                                              .bytes = sqlite3_column_int64(s, 7), .copy_kind = sqlite3_column_int(s, 8),
-                                              .src_kind = sqlite3_column_int(s, 9), .dst_kind = sqlite3_column_int(s, 10),
-                                              .corr = (uint32_t)sqlite3_column_int64(s, 11) };
-        }
-        sqlite3_finalize(s);
-    }
-    if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, tid, start_ns, end_ns, correlation FROM cupti_api", -1, &s, NULL) == SQLITE_OK) {
-        while (sqlite3_step(s) == SQLITE_ROW) {
-            tick(m);
-            struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
-            if (!p)
-                continue;
-            struct capi_list *l = &capis[p - m->procs];
-            GROW(l->v, l->n, l->cap);
-            l->v[l->n++] = (struct capi){ sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3), sqlite3_column_int(s, 1),
-                                          (uint32_t)sqlite3_column_int64(s, 4) };
-        }
-        sqlite3_finalize(s);
-    }
-    if (rt.n && sqlite3_prepare_v2(db, "SELECT process_id, correlation FROM ext_corr", -1, &s, NULL) == SQLITE_OK) {
-        while (sqlite3_step(s) == SQLITE_ROW) {
-            tick(m);
-            struct proc *p = route(&rt, sqlite3_column_int64(s, 0));
-            if (!p)
-                continue;
-            struct corr_list *l = &exts[p - m->procs];
-            GROW(l->v, l->n, l->cap);
-            l->v[l->n++] = (uint32_t)sqlite3_column_int64(s, 1);
-        }
-        sqlite3_finalize(s);
-    }
-    free(rt.ids);
-    free(rt.procs);
+    free(v);
+    return rc;
 }
 
 static int cmp_proc(const void *a, const void *b)
@@ -542,24 +564,25 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
         sqlite3_finalize(s);
     }
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_proc);
-    struct capi_list *capis = calloc(m->nprocs + 1, sizeof *capis);
-    struct corr_list *exts = calloc(m->nprocs + 1, sizeof *exts);
     for (size_t d = 0; d < m->ndbs; d++)
-        load_tables(m, d, capis, exts);
-    if (m->progress && m->rows_read >= 1000000)
-        fprintf(stderr, "\r%60s\r", "");
+        if (find_rows(m, d) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
     m->t0 = INT64_MAX;
     for (size_t i = 0; i < m->nprocs; i++) {
-        load_process(m, &m->procs[i], &capis[i], &exts[i]);
-        free(capis[i].v);
-        free(exts[i].v);
+        load_process(m, &m->procs[i]);
         int64_t t = m->procs[i].start + m->procs[i].clock_offset;
         if (t < m->t0)
             m->t0 = t;
     }
-    free(capis);
-    free(exts);
     return 0;
+}
+
+void model_progress_done(struct model *m)
+{
+    if (m->progress && m->rows_read >= 1000000)
+        fprintf(stderr, "\r%60s\r", "");
 }
 
 void model_free(struct model *m)
@@ -580,6 +603,9 @@ void model_free(struct model *m)
         free(m->procs[i].sites);
         idmap_free(&m->procs[i].site_index);
         free(m->procs[i].ranges);
+        if (m->procs[i].rows)
+            rowruns_free(m->procs[i].rows);
+        free(m->procs[i].rows);
     }
     free(m->procs);
     for (int i = 0; i < m->napis; i++)

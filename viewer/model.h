@@ -4,7 +4,11 @@
  * time each was enqueued, found through CUPTI correlation ids), its NCCL
  * operations (with the GPU time of the kernel that ran them), and the
  * mapping from stream handles to CUPTI stream ids.  Everything is sorted by
- * start time.  The viewer never shares code with what runs in the traced
+ * start time.  Calls and GPU operations, the bulk of a run, are loaded one
+ * process at a time (model_load_proc, model_drop_proc), so that the
+ * report's memory follows the largest rank, not the whole run; the rest
+ * (collectives, ranges, sites, names) stays loaded for the analyses across
+ * ranks.  The viewer never shares code with what runs in the traced
  * program; only the schema (collector/schema.h, and the layout of calls
  * stored in bulk, collector/call_block.h) crosses over.
  */
@@ -70,13 +74,18 @@ struct nvtx {
     int64_t iter;             /* the iteration it belongs to, -1 if none can be told */
 };
 
+struct proc_rows;
+
 struct proc {
     int64_t id, start, end, clock_offset;
     int rank, pid, device, exit_code, exit_signal, world;
     char host[128], gpu[128], end_reason[32], cupti[256];
     int has_end, has_exit_code, has_signal, cupti_active;
+    /* loaded by model_load_proc, freed by model_drop_proc */
+    int loaded;
     struct call *calls; size_t ncalls, calls_cap;
     struct gop *ops; size_t nops, ops_cap;
+    struct proc_rows *rows;       /* where its calls and GPU operations are in its database */
     struct coll *colls; size_t ncolls;
     int64_t inflight; /* calls left in flight when the process ended */
     int db;           /* index into model.dbs */
@@ -104,10 +113,16 @@ struct model {
     uint64_t rows_read;
 };
 
-/* Loads run (NULL: the latest) from the given databases.  On failure
- * returns -1 with a one-line reason in err.  With progress set, a line on
- * stderr counts the rows read (for a terminal). */
+/* Loads run (NULL: the latest) from the given databases, all but the calls
+ * and GPU operations of each process.  On failure returns -1 with a
+ * one-line reason in err.  With progress set, a line on stderr counts the
+ * rows read (for a terminal); model_progress_done clears it. */
 int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen);
+/* Loads the calls and GPU operations of process pi (sorted, correlated);
+ * model_drop_proc frees them and the process's timeline. */
+void model_load_proc(struct model *m, size_t pi);
+void model_drop_proc(struct model *m, size_t pi);
+void model_progress_done(struct model *m);
 void model_free(struct model *m);
 /* Host syncs (docs/report.md): explicit ones wait for the device, a stream
  * or an event; implicit ones are blocking copies and memsets, copies to or

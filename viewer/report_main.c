@@ -160,39 +160,55 @@ int main(int argc, char **argv)
         model_free(&m);
         return 1;
     }
+    int rc = 0;
+    /* Each process in turn: its calls and GPU operations are loaded, analysed,
+     * summarised and exported, then freed (model.h) */
     struct findings fs = { 0 };
     fs.range_filter = range;
-    analyse_syncs(&m, &o, &fs);
-    analyse_copies(&m, &o, &fs);
-    analyse_comm(&m, &o, &fs);
-    analyse_idle(&m, &o, &fs);
-    findings_finish(&fs, &o, &m);
     struct summary s;
-    summary_build(&m, &s);
+    summary_begin(&m, &s);
+    struct chrome_trace *ct = NULL;
+    int trace_errno = 0;
+    if (trace && !(ct = chrome_trace_open(trace, &m, isatty(2))))
+        trace_errno = errno;
+    int kineto_ok = kineto && kineto_begin(kineto, err, sizeof err) == 0;
+    if (kineto && !kineto_ok) {
+        fprintf(stderr, "gputrace-report: %s\n", err);
+        rc = 1;
+    }
+    for (size_t pi = 0; pi < m.nprocs; pi++) {
+        model_load_proc(&m, pi);
+        analyse_proc(&m, &o, &fs, pi);
+        summary_add_proc(&m, &s, pi);
+        if (ct)
+            chrome_trace_proc(ct, &m, pi);
+        if (kineto_ok && kineto_write_rank(kineto, &m, pi, err, sizeof err) != 0) {
+            fprintf(stderr, "gputrace-report: %s\n", err);
+            kineto_ok = 0;
+            rc = 1;
+        }
+        model_drop_proc(&m, pi);
+    }
+    model_progress_done(&m);
+    analyse_run(&m, &o, &fs);
+    findings_finish(&fs, &o, &m);
+    summary_end(&m, &s);
     if (!strcmp(format, "json"))
         output_json(stdout, &m, &s, &fs);
     else
         output_text(stdout, &m, &s, &fs);
-    int rc = 0;
     if (trace) {
-        long n = chrome_trace_write(trace, &m, &fs, isatty(2));
+        long n = ct ? chrome_trace_close(ct, &m, &fs) : -1;
         if (n < 0) {
-            fprintf(stderr, "gputrace-report: cannot write %s: %s\n", trace, strerror(errno));
+            fprintf(stderr, "gputrace-report: cannot write %s: %s\n", trace, strerror(ct ? errno : trace_errno));
             rc = 1;
         } else if (!strcmp(format, "text")) {
             printf("\nChrome trace: %s (%ld events); open it at https://ui.perfetto.dev or chrome://tracing\n", trace, n);
         }
     }
-    if (kineto) {
-        int n = kineto_export(kineto, &m, err, sizeof err);
-        if (n < 0) {
-            fprintf(stderr, "gputrace-report: %s\n", err);
-            rc = 1;
-        } else if (!strcmp(format, "text")) {
-            printf("Kineto traces: %d in %s/ (for Holistic Trace Analysis: TraceAnalysis(trace_dir=\"%s\"))\n", n,
-                   kineto, kineto);
-        }
-    }
+    if (kineto_ok && !strcmp(format, "text"))
+        printf("Kineto traces: %zu in %s/ (for Holistic Trace Analysis: TraceAnalysis(trace_dir=\"%s\"))\n", m.nprocs,
+               kineto, kineto);
     if (any_fail_on && !rc)
         for (size_t i = 0; i < fs.n; i++)
             if (fail_on[fs.v[i].kind]) {

@@ -1,9 +1,17 @@
 /* sort_by_time.h: sorting big records by a timestamp without moving them
- * log n times (sort_by_time.c). */
+ * log n times, and the (timestamp, index) pairs beneath (sort_by_time.c). */
 #ifndef GPUTRACE_SORT_BY_TIME_H
 #define GPUTRACE_SORT_BY_TIME_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/* A timestamp and the index of its record. */
+struct sort_key { int64_t t; size_t i; };
+
+/* Sorts keys by t, stably (ties keep their order).  Returns -1 (k
+ * untouched) if memory runs out. */
+int sort_keys(struct sort_key *k, size_t n);
 
 /* Sorts n records of `size` bytes at base by the int64_t at key_offset,
  * stably.  Returns -1 (base untouched) if memory runs out. */

@@ -50,72 +50,78 @@ static int cmp_phase(const void *a, const void *b)
     return x->wall_ns > y->wall_ns ? -1 : x->wall_ns < y->wall_ns;
 }
 
-/* Top-level user ranges by name, per rank. */
-static void phases_build(const struct model *m, struct summary *s)
+/* Top-level user ranges of process pi by name. */
+static void phases_add(const struct model *m, struct summary *s, size_t pi)
 {
-    size_t cap = 0;
-    for (size_t pi = 0; pi < m->nprocs; pi++) {
-        const struct proc *p = &m->procs[pi];
-        if (!p->nuser_ranges)
+    const struct proc *p = &m->procs[pi];
+    if (!p->nuser_ranges)
+        return;
+    struct timeline *t = model_timeline(m, pi);
+    struct ivals exposed = ivals_minus(&t->comm, &t->compute);
+    size_t first = s->nphases;
+    for (size_t i = 0; i < p->nuser_ranges; i++) {
+        const struct nvtx *r = &p->ranges[i];
+        if (r->parent >= 0)
             continue;
-        struct timeline *t = model_timeline(m, pi);
-        struct ivals exposed = ivals_minus(&t->comm, &t->compute);
-        size_t first = s->nphases;
-        for (size_t i = 0; i < p->nuser_ranges; i++) {
-            const struct nvtx *r = &p->ranges[i];
-            if (r->parent >= 0)
-                continue;
-            const char *name = model_label(p, r->name);
-            size_t k;
-            for (k = first; k < s->nphases && strcmp(s->phases[k].name, name); k++)
-                ;
-            if (k == s->nphases) {
-                if (s->nphases == cap) {
-                    cap = cap ? cap * 2 : 16;
-                    s->phases = realloc(s->phases, cap * sizeof *s->phases);
-                }
-                s->phases[k] = (struct phase_summary){ p->rank, (int)pi, name, 0, 0, 0, 0, 0 };
-                s->nphases++;
+        const char *name = model_label(p, r->name);
+        size_t k;
+        for (k = first; k < s->nphases && strcmp(s->phases[k].name, name); k++)
+            ;
+        if (k == s->nphases) {
+            if (s->nphases == s->phases_cap) {
+                s->phases_cap = s->phases_cap ? s->phases_cap * 2 : 16;
+                s->phases = realloc(s->phases, s->phases_cap * sizeof *s->phases);
             }
-            struct phase_summary *ph = &s->phases[k];
-            ph->count++;
-            ph->wall_ns += r->end - r->start;
-            ph->gpu_busy_ns += ivals_cover(&t->busy, r->start, r->end);
-            ph->comm_ns += ivals_cover(&t->comm, r->start, r->end);
-            ph->exposed_comm_ns += ivals_cover(&exposed, r->start, r->end);
+            s->phases[k] = (struct phase_summary){ p->rank, (int)pi, name, 0, 0, 0, 0, 0 };
+            s->nphases++;
         }
-        free(exposed.v);
+        struct phase_summary *ph = &s->phases[k];
+        ph->count++;
+        ph->wall_ns += r->end - r->start;
+        ph->gpu_busy_ns += ivals_cover(&t->busy, r->start, r->end);
+        ph->comm_ns += ivals_cover(&t->comm, r->start, r->end);
+        ph->exposed_comm_ns += ivals_cover(&exposed, r->start, r->end);
     }
-    if (s->nphases)
-        qsort(s->phases, s->nphases, sizeof *s->phases, cmp_phase);
+    free(exposed.v);
 }
 
-void summary_build(const struct model *m, struct summary *s)
+void summary_begin(const struct model *m, struct summary *s)
 {
     memset(s, 0, sizeof *s);
     s->ranks = calloc(m->nprocs + 1, sizeof *s->ranks);
+}
+
+void summary_add_proc(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    struct rank_summary *r = &s->ranks[s->nranks++];
+    struct timeline *t = model_timeline(m, pi);
+    r->rank = p->rank;
+    r->pid = p->pid;
+    r->proc = (int)pi;
+    r->wall_ns = p->end - p->start;
+    r->gpu_busy_ns = ivals_total(&t->busy);
+    if (t->busy.n)
+        r->gpu_span_ns = t->busy.v[t->busy.n - 1].b - t->busy.v[0].a;
+    r->compute_ns = ivals_total(&t->compute);
+    r->comm_ns = ivals_total(&t->comm);
+    r->exposed_comm_ns = r->comm_ns - ivals_intersection(&t->comm, &t->compute);
+    r->api_calls = (int64_t)p->ncalls;
+    r->gpu_ops = (int64_t)p->nops;
+    r->collectives = (int64_t)p->ncolls;
+    for (size_t i = 0; i < p->ncalls; i++) {
+        if (model_is_explicit_sync(m, &p->calls[i]) || model_is_implicit_sync(m, &p->calls[i]))
+            r->sync_blocked_ns += p->calls[i].end - p->calls[i].start;
+    }
+    phases_add(m, s, pi);
+}
+
+/* The collectives table, from every rank's collectives. */
+void summary_end(const struct model *m, struct summary *s)
+{
     size_t ccap = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++) {
         const struct proc *p = &m->procs[pi];
-        struct rank_summary *r = &s->ranks[s->nranks++];
-        struct timeline *t = model_timeline(m, pi);
-        r->rank = p->rank;
-        r->pid = p->pid;
-        r->proc = (int)pi;
-        r->wall_ns = p->end - p->start;
-        r->gpu_busy_ns = ivals_total(&t->busy);
-        if (t->busy.n)
-            r->gpu_span_ns = t->busy.v[t->busy.n - 1].b - t->busy.v[0].a;
-        r->compute_ns = ivals_total(&t->compute);
-        r->comm_ns = ivals_total(&t->comm);
-        r->exposed_comm_ns = r->comm_ns - ivals_intersection(&t->comm, &t->compute);
-        r->api_calls = (int64_t)p->ncalls;
-        r->gpu_ops = (int64_t)p->nops;
-        r->collectives = (int64_t)p->ncolls;
-        for (size_t i = 0; i < p->ncalls; i++) {
-            if (model_is_explicit_sync(m, &p->calls[i]) || model_is_implicit_sync(m, &p->calls[i]))
-                r->sync_blocked_ns += p->calls[i].end - p->calls[i].start;
-        }
         for (size_t i = 0; i < p->ncolls; i++) {
             const struct coll *c = &p->colls[i];
             const char *op = m->api_names[c->api] ? m->api_names[c->api] : "?";
@@ -151,7 +157,8 @@ void summary_build(const struct model *m, struct summary *s)
         c->algbw_gbs = (double)test_bytes(c->op, c->bytes, c->nranks) / mean_s / 1e9;
         c->busbw_gbs = c->algbw_gbs * bus_factor(c->op, c->nranks);
     }
-    phases_build(m, s);
+    if (s->nphases)
+        qsort(s->phases, s->nphases, sizeof *s->phases, cmp_phase);
 }
 
 void summary_free(struct summary *s)

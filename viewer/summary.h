@@ -31,10 +31,14 @@ struct phase_summary {
 struct summary {
     struct rank_summary *ranks; size_t nranks;
     struct coll_summary *colls; size_t ncolls;
-    struct phase_summary *phases; size_t nphases; /* by rank, then wall time */
+    struct phase_summary *phases; size_t nphases, phases_cap; /* by rank, then wall time */
 };
 
-void summary_build(const struct model *m, struct summary *s);
+/* Built in three steps: begin; each process while its calls and GPU
+ * operations are loaded (model_load_proc); end, for the collectives table. */
+void summary_begin(const struct model *m, struct summary *s);
+void summary_add_proc(const struct model *m, struct summary *s, size_t pi);
+void summary_end(const struct model *m, struct summary *s);
 void summary_free(struct summary *s);
 
 #endif

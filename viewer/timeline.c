@@ -18,8 +18,12 @@ struct ivals ivals_union(struct interval *v, size_t n)
         free(v);
         return out;
     }
-    qsort(v, n, sizeof *v, cmp_iv);
-    size_t k = 0;
+    size_t k;
+    for (k = 1; k < n && v[k - 1].a <= v[k].a; k++)
+        ;
+    if (k < n) /* most come from records sorted by start already */
+        qsort(v, n, sizeof *v, cmp_iv);
+    k = 0;
     for (size_t i = 1; i < n; i++) {
         if (v[i].a <= v[k].b) {
             if (v[i].b > v[k].b)
@@ -213,13 +217,19 @@ struct timeline *model_timeline(const struct model *m, size_t pi)
     return mm->timelines[pi];
 }
 
+void model_free_timeline(struct model *m, size_t pi)
+{
+    if (m->timelines && m->timelines[pi]) {
+        timeline_free(m->timelines[pi]);
+        free(m->timelines[pi]);
+        m->timelines[pi] = NULL;
+    }
+}
+
 void model_free_timelines(struct model *m)
 {
     for (size_t i = 0; m->timelines && i < m->nprocs; i++)
-        if (m->timelines[i]) {
-            timeline_free(m->timelines[i]);
-            free(m->timelines[i]);
-        }
+        model_free_timeline(m, i);
     free(m->timelines);
     m->timelines = NULL;
 }

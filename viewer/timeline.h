@@ -33,6 +33,7 @@ void timeline_build(struct timeline *t, const struct proc *p);
  * model_free). */
 struct timeline *model_timeline(const struct model *m, size_t pi);
 void model_free_timelines(struct model *m);
+void model_free_timeline(struct model *m, size_t pi);
 void timeline_free(struct timeline *t);
 /* CUPTI stream id of a stream handle, -1 if never seen. */
 int timeline_stream(const struct timeline *t, int64_t handle);

@@ -26,3 +26,10 @@ tests_unit_test_sim_nccl_LDADD = $(SIM_LIBS) $(CRITERION_LIBS) -lm
 tests_unit_test_sim_nccl_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_unit_test_sim_nccl_DEPENDENCIES = tests/sim/libgpusim.la
 
+# the report's row reading and sorting, against SQL and qsort
+check_PROGRAMS += tests/unit/test_report_rows
+TESTS += tests/unit/test_report_rows
+tests_unit_test_report_rows_SOURCES = tests/unit/test_report_rows.c viewer/rowruns.h viewer/rowruns.c \
+  viewer/sort_by_time.h viewer/sort_by_time.c collector/call_block.h
+tests_unit_test_report_rows_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_report_rows_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)

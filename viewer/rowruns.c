@@ -1,0 +1,142 @@
+/* rowruns.c: finding and reading each process's runs of rows (rowruns.h). */
+#include "viewer/rowruns.h"
+#include "collector/call_block.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Runs this close together are read as one, the rows between filtered out:
+ * a query costs about as much as reading this many rows. */
+#define RUN_GAP 256
+
+static const char *const pass_sql[RT_TABLES] = {
+    [RT_API_CALL] = "SELECT rowid, process_id, end_ns FROM api_call NOT INDEXED",
+    [RT_CALL_BLOCK] = "SELECT rowid, process_id, format, n, data FROM api_call_block NOT INDEXED",
+    /* the end of a killed process counts the GPU operations the report loads */
+    [RT_GPU_OP] = "SELECT rowid, process_id, CASE WHEN kind BETWEEN 1 AND 3 THEN end_ns ELSE 0 END FROM gpu_op NOT INDEXED",
+    [RT_CUPTI_API] = "SELECT rowid, process_id, 0 FROM cupti_api NOT INDEXED",
+    [RT_EXT_CORR] = "SELECT rowid, process_id, 0 FROM ext_corr NOT INDEXED",
+};
+
+static int add_row(struct rowruns *r, int64_t rowid)
+{
+    if (r->n && rowid >= r->v[r->n - 1].first && rowid - r->v[r->n - 1].last <= RUN_GAP) {
+        if (rowid > r->v[r->n - 1].last)
+            r->v[r->n - 1].last = rowid;
+        return 0;
+    }
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        struct rowrun *v = realloc(r->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        r->v = v;
+        r->cap = cap;
+    }
+    r->v[r->n++] = (struct rowrun){ rowid, rowid };
+    return 0;
+}
+
+static struct rows_of *lookup(struct rows_of *v, size_t n, size_t *last, int64_t id)
+{
+    if (n && v[*last].id == id)
+        return &v[*last];
+    for (size_t i = 0; i < n; i++)
+        if (v[i].id == id) {
+            *last = i;
+            return &v[i];
+        }
+    return NULL;
+}
+
+static void note_end(struct rows_of *p, int64_t end)
+{
+    if (end > p->last_end)
+        p->last_end = end;
+}
+
+/* The latest end among the calls of a block (a killed process only). */
+static int64_t block_end(sqlite3_stmt *s)
+{
+    const void *data = sqlite3_column_blob(s, 4);
+    int n = sqlite3_column_int(s, 3);
+    int64_t end = 0;
+    if (!gt_call_block_valid(sqlite3_column_int(s, 2), n, data, sqlite3_column_bytes(s, 4)))
+        return 0;
+    for (int i = 0; i < n; i++) {
+        struct gt_call_packed r = gt_call_block_row(data, i);
+        if (r.end_ns > end)
+            end = r.end_ns;
+    }
+    return end;
+}
+
+static int only_these(sqlite3 *db, const struct rows_of *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].want_end)
+            return 0;
+    sqlite3_stmt *s;
+    int64_t count = -1;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM process", -1, &s, NULL) == SQLITE_OK) {
+        if (sqlite3_step(s) == SQLITE_ROW)
+            count = sqlite3_column_int64(s, 0);
+        sqlite3_finalize(s);
+    }
+    return count == (int64_t)n;
+}
+
+int rowruns_find(sqlite3 *db, struct rows_of *v, size_t n)
+{
+    if (n == 1 && only_these(db, v, n)) {
+        for (int t = 0; t < RT_TABLES; t++) {
+            if (add_row(&v[0].rows.t[t], INT64_MIN) != 0)
+                return -1;
+            v[0].rows.t[t].v[0].last = INT64_MAX; /* the whole table */
+        }
+        return 0;
+    }
+    size_t last = 0;
+    for (int t = 0; t < RT_TABLES; t++) {
+        sqlite3_stmt *s;
+        if (sqlite3_prepare_v2(db, pass_sql[t], -1, &s, NULL) != SQLITE_OK)
+            continue; /* a table this file lacks: nothing to read there */
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            struct rows_of *p = lookup(v, n, &last, sqlite3_column_int64(s, 1));
+            if (!p)
+                continue;
+            if (add_row(&p->rows.t[t], sqlite3_column_int64(s, 0)) != 0) {
+                sqlite3_finalize(s);
+                return -1;
+            }
+            if (p->want_end)
+                note_end(p, t == RT_CALL_BLOCK ? block_end(s) : sqlite3_column_int64(s, 2));
+        }
+        sqlite3_finalize(s);
+    }
+    return 0;
+}
+
+void rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t id,
+                  void (*fn)(sqlite3_stmt *s, void *ctx), void *ctx)
+{
+    sqlite3_stmt *s;
+    if (!r->n || sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return;
+    for (size_t k = 0; k < r->n; k++) {
+        sqlite3_bind_int64(s, 1, r->v[k].first);
+        sqlite3_bind_int64(s, 2, r->v[k].last);
+        while (sqlite3_step(s) == SQLITE_ROW)
+            if (sqlite3_column_int64(s, 0) == id)
+                fn(s, ctx);
+        sqlite3_reset(s);
+    }
+    sqlite3_finalize(s);
+}
+
+void rowruns_free(struct proc_rows *r)
+{
+    for (int t = 0; t < RT_TABLES; t++)
+        free(r->t[t].v);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,52 @@
+/* rowruns.h: where each process's rows lie in the big tables, so that the
+ * report can read one process at a time.
+ *
+ * Holding every record of every rank at once made the report's memory grow
+ * past the database's size.  Reading one process at a time needs its rows
+ * without an index walk (a seek per row: 2-3x slower than a scan).  The
+ * writers of one host append to one file in transactions, so a process's
+ * rows come in long runs of consecutive rowids: one cheap pass over
+ * (rowid, process_id) finds them, and each process is then read run by run
+ * in rowid order, as fast as a plain scan.  Runs closer than RUN_GAP rows
+ * are merged (the rows of others in between are skipped by a filter), so
+ * finely interleaved rows cost a filtered scan, never a query per row.
+ */
+#ifndef GPUTRACE_ROWRUNS_H
+#define GPUTRACE_ROWRUNS_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The tables read per process, in the order model.c reads them. */
+enum row_table { RT_API_CALL, RT_CALL_BLOCK, RT_GPU_OP, RT_CUPTI_API, RT_EXT_CORR, RT_TABLES };
+
+struct rowrun { int64_t first, last; };
+struct rowruns { struct rowrun *v; size_t n, cap; };
+
+/* Where one process's rows are, table by table. */
+struct proc_rows { struct rowruns t[RT_TABLES]; };
+
+/* What rowruns_find learns of one process of the database. */
+struct rows_of {
+    int64_t id;                /* process.id */
+    int want_end;              /* the process has no end: note its last record's end */
+    int64_t last_end;          /* ... here (0 if none) */
+    struct proc_rows rows;
+};
+
+/* One pass over (rowid, process_id) of each table of db, for the n
+ * processes in v.  When the database holds nothing but these processes'
+ * rows and no end is wanted, the pass is skipped: each process then scans
+ * its tables whole with the filter.  Returns 0, or -1 when out of memory. */
+int rowruns_find(sqlite3 *db, struct rows_of *v, size_t n);
+
+/* Steps through the rows of process `id` in table t: `sql` selects
+ * process_id first and has "rowid BETWEEN ?1 AND ?2" in its WHERE; fn gets
+ * each row of that process. */
+void rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t id,
+                  void (*fn)(sqlite3_stmt *s, void *ctx), void *ctx);
+
+void rowruns_free(struct proc_rows *r);
+
+#endif
