@@ -5,7 +5,8 @@
 # it is the one the tracer writes; the rows are made by SQL in bulk.
 # Per step of each rank: a kernel launch, a 4-byte device-to-host copy and a
 # stream sync (a scalar read), and every 4th step an all-reduce on a second
-# stream.
+# stream.  The ranks' rows are interleaved in runs of 512 steps, as the
+# transactions of several processes writing one file interleave them.
 set -euo pipefail
 out=$1 records=$2 ranks=${3:-4}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,24 +35,24 @@ CREATE TEMP TABLE steps AS WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i +
 -- per step, from t = i * 10000: launch [t, t+2000), kernel [t+3000, t+6000) on stream 7;
 -- copy [t+2100, t+2600) and its memcpy [t+6000, t+6200); sync [t+2700, t+6300)
 INSERT INTO api_call SELECT p.id, 1000 + p.rank, ids.launch, i * 10000, i * 10000 + 2000, 11, 0, 0, 0, 0, 0, 0, i * 3 + 1, 0
-  FROM process p, steps, ids;
+  FROM process p, steps, ids ORDER BY i / 512, p.id;
 INSERT INTO api_call SELECT p.id, 1000 + p.rank, ids.copy, i * 10000 + 2100, i * 10000 + 2600, 11, 0, 4, 2, 2, 0, 2, i * 3 + 2, 0
-  FROM process p, steps, ids;
+  FROM process p, steps, ids ORDER BY i / 512, p.id;
 INSERT INTO api_call SELECT p.id, 1000 + p.rank, ids.sync, i * 10000 + 2700, i * 10000 + 6300, 11, 0, 0, 0, 0, 0, 2, i * 3 + 3, 0
-  FROM process p, steps, ids;
-INSERT INTO cupti_api SELECT p.id, 1, 211, 1000 + p.rank, i * 10000 + 100, i * 10000 + 1900, i * 4 + 1, 0 FROM process p, steps;
-INSERT INTO cupti_api SELECT p.id, 1, 41, 1000 + p.rank, i * 10000 + 2200, i * 10000 + 2500, i * 4 + 2, 0 FROM process p, steps;
-INSERT INTO cupti_api SELECT p.id, 1, 131, 1000 + p.rank, i * 10000 + 2800, i * 10000 + 6200, i * 4 + 3, 0 FROM process p, steps;
-INSERT INTO gpu_op SELECT p.id, 1, p.rank, 1, 7, 1, i * 10000 + 3000, i * 10000 + 6000, 0, 0, 0, 0, i * 4 + 1, 0, 0 FROM process p, steps;
-INSERT INTO gpu_op SELECT p.id, 2, p.rank, 1, 7, 0, i * 10000 + 6000, i * 10000 + 6200, 4, 2, 3, 2, i * 4 + 2, 0, 0 FROM process p, steps;
+  FROM process p, steps, ids ORDER BY i / 512, p.id;
+INSERT INTO cupti_api SELECT p.id, 1, 211, 1000 + p.rank, i * 10000 + 100, i * 10000 + 1900, i * 4 + 1, 0 FROM process p, steps ORDER BY i / 512, p.id;
+INSERT INTO cupti_api SELECT p.id, 1, 41, 1000 + p.rank, i * 10000 + 2200, i * 10000 + 2500, i * 4 + 2, 0 FROM process p, steps ORDER BY i / 512, p.id;
+INSERT INTO cupti_api SELECT p.id, 1, 131, 1000 + p.rank, i * 10000 + 2800, i * 10000 + 6200, i * 4 + 3, 0 FROM process p, steps ORDER BY i / 512, p.id;
+INSERT INTO gpu_op SELECT p.id, 1, p.rank, 1, 7, 1, i * 10000 + 3000, i * 10000 + 6000, 0, 0, 0, 0, i * 4 + 1, 0, 0 FROM process p, steps ORDER BY i / 512, p.id;
+INSERT INTO gpu_op SELECT p.id, 2, p.rank, 1, 7, 0, i * 10000 + 6000, i * 10000 + 6200, 4, 2, 3, 2, i * 4 + 2, 0, 0 FROM process p, steps ORDER BY i / 512, p.id;
 -- every 4th step an all-reduce on stream 8, overlapping the next kernel
 INSERT INTO api_call SELECT p.id, 1000 + p.rank, ids.ar, i * 10000 + 6400, i * 10000 + 6900, 12, 0, 1048576, 0, 0, 0, 1, (1 << 40) + i, 0
-  FROM process p, steps, ids WHERE i % 4 = 0;
+  FROM process p, steps, ids WHERE i % 4 = 0 ORDER BY i / 512, p.id;
 INSERT INTO collective SELECT p.id, (1 << 40) + i, ids.ar, 4242, i / 4, 262144, 7, 1048576, 0, -1, p.rank, $ranks, 12,
-  i * 10000 + 6400, i * 10000 + 6900, 1, 0, 0, 0 FROM process p, steps, ids WHERE i % 4 = 0;
-INSERT INTO cupti_api SELECT p.id, 2, 652, 1000 + p.rank, i * 10000 + 6500, i * 10000 + 6800, i * 4 + 4, 0 FROM process p, steps WHERE i % 4 = 0;
-INSERT INTO ext_corr SELECT p.id, (1 << 40) + i, i * 4 + 4 FROM process p, steps WHERE i % 4 = 0;
+  i * 10000 + 6400, i * 10000 + 6900, 1, 0, 0, 0 FROM process p, steps, ids WHERE i % 4 = 0 ORDER BY i / 512, p.id;
+INSERT INTO cupti_api SELECT p.id, 2, 652, 1000 + p.rank, i * 10000 + 6500, i * 10000 + 6800, i * 4 + 4, 0 FROM process p, steps WHERE i % 4 = 0 ORDER BY i / 512, p.id;
+INSERT INTO ext_corr SELECT p.id, (1 << 40) + i, i * 4 + 4 FROM process p, steps WHERE i % 4 = 0 ORDER BY i / 512, p.id;
 INSERT INTO gpu_op SELECT p.id, 1, p.rank, 1, 8, 2, i * 10000 + 7000 + p.rank * 100, i * 10000 + 12000, 0, 0, 0, 0, i * 4 + 4, 0, 0
-  FROM process p, steps WHERE i % 4 = 0;
+  FROM process p, steps WHERE i % 4 = 0 ORDER BY i / 512, p.id;
 SQL
 sqlite3 "$out" "PRAGMA journal_mode=WAL; SELECT (SELECT count(*) FROM api_call) + (SELECT count(*) FROM cupti_api) + (SELECT count(*) FROM gpu_op) + (SELECT count(*) FROM collective) + (SELECT count(*) FROM ext_corr);" | tail -1
