@@ -8,7 +8,9 @@
 #include "collector/db.h"
 #include "collector/api_ids.h"
 #include "collector/call_block.h"
+#include "collector/record.h"
 #include "collector/schema.h"
+#include "collector/strtab.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -257,6 +259,15 @@ int gt_db_nvtx_row(struct gt_db *d, const int64_t *v, int no_end, int payload_ty
     case 4: sqlite3_bind_int64(st, 11, p.u32); break;
     case 5: sqlite3_bind_int64(st, 11, p.i32); break;
     case 6: sqlite3_bind_double(st, 11, p.f); break;
+    case GT_NVTX_PAYLOAD_TEXT: {
+        /* a structured payload, read into text when the event happened */
+        const char *text = gt_strtab_get((uint32_t)payload);
+        if (text)
+            sqlite3_bind_text(st, 11, text, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 11);
+        break;
+    }
     default: sqlite3_bind_null(st, 11); break;
     }
     int rc = sqlite3_step(st);

@@ -18,9 +18,12 @@ enum gt_rec_type { GT_REC_CALL = 1, GT_REC_MARK = 2, GT_REC_COMM = 3, GT_REC_NVT
  *   stream = domain (a strtab id, 0 = the default domain),
  *   event = name (strtab id), count = category, seq = nesting depth,
  *   call_id = range id (start/end ranges), bytes = payload bits and
- *   op = payload type (nvtxPayloadType_t, 0 = none); for NAME_CATEGORY,
+ *   op = payload type (nvtxPayloadType_t, 0 = none; GT_NVTX_PAYLOAD_TEXT:
+ *   a structured payload read into text, bytes its strtab id); for NAME_CATEGORY,
  *   count is the category and event its name; for NAME_THREAD, peer is the
  *   thread and event its name. */
+#define GT_NVTX_PAYLOAD_TEXT 100 /* outside nvtxPayloadType_t's scalar types (1..6) */
+
 enum gt_nvtx_kind {
     GT_NVTX_RANGE = 1,      /* a push/pop range, complete: t_start .. t_end */
     GT_NVTX_START = 2,      /* a start/end range began */

@@ -13,16 +13,20 @@
  * record when they close (the writer stores the ones still open when the
  * process ends); start/end ranges, which may end on another thread, are
  * written as a start and an end record.  Names are interned (strtab.h):
- * a domain handle or a registered string handle is its string's id.
+ * a domain handle or a registered string handle is its string's id.  The
+ * structured payloads of NCCL's ranges are read through the payload
+ * extension (nvtx_payload.c).
  */
 #define _GNU_SOURCE
 #include "libtrace/trace.h"
 #include "libtrace/nvtx_inject.h"
+#include "libtrace/nvtx_payload.h"
 #include "collector/strtab.h"
 #include "collector/writer.h"
 
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtPayload.h>
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -81,7 +85,19 @@ struct attrs { uint32_t name, category; int32_t payload_type; uint64_t payload; 
 
 #define HAS_FIELD(a, f) ((a)->size >= offsetof(nvtxEventAttributes_t, f) + sizeof((a)->f))
 
-static struct attrs read_attrs(const nvtxEventAttributes_t *a)
+/* The domain whose structured payloads are read (nvtx_payload.h): NCCL's,
+ * whose few fields (communicator, size, operation, root or peer) take few
+ * distinct values; any program's payloads could fill the string table. */
+static uint32_t payload_domain(void)
+{
+    static _Atomic uint32_t id;
+    uint32_t v = atomic_load_explicit(&id, memory_order_relaxed);
+    if (!v)
+        atomic_store_explicit(&id, v = gt_strtab_intern("NCCL", -1), memory_order_relaxed);
+    return v;
+}
+
+static struct attrs read_attrs(const nvtxEventAttributes_t *a, uint32_t domain)
 {
     struct attrs r = { 0, 0, 0, 0 };
     if (!a)
@@ -92,6 +108,10 @@ static struct attrs read_attrs(const nvtxEventAttributes_t *a)
         a->payloadType <= NVTX_PAYLOAD_TYPE_FLOAT) {
         r.payload_type = a->payloadType;
         memcpy(&r.payload, &a->payload, sizeof r.payload);
+    } else if (HAS_FIELD(a, payload) && a->payloadType == NVTX_PAYLOAD_TYPE_EXT && domain && domain == payload_domain()) {
+        r.payload = gt_nvtx_payload_text((const void *)(uintptr_t)a->payload.ullValue,
+                                         a->reserved0 > 0 ? (size_t)a->reserved0 : 0);
+        r.payload_type = r.payload ? GT_NVTX_PAYLOAD_TEXT : 0;
     }
     if (HAS_FIELD(a, message)) {
         switch (a->messageType) {
@@ -255,14 +275,14 @@ static struct attrs named(uint32_t name)
 
 /* ---- the callbacks NVTX calls ---------------------------------------------- */
 
-static void cb_mark_ex(const nvtxEventAttributes_t *a) { struct attrs r = read_attrs(a); mark(0, &r); }
+static void cb_mark_ex(const nvtxEventAttributes_t *a) { struct attrs r = read_attrs(a, 0); mark(0, &r); }
 static void cb_mark_a(const char *m) { struct attrs r = named(gt_strtab_intern(m, -1)); mark(0, &r); }
 static void cb_mark_w(const wchar_t *m) { struct attrs r = named(intern_wide(m)); mark(0, &r); }
-static nvtxRangeId_t cb_start_ex(const nvtxEventAttributes_t *a) { struct attrs r = read_attrs(a); return start(0, &r); }
+static nvtxRangeId_t cb_start_ex(const nvtxEventAttributes_t *a) { struct attrs r = read_attrs(a, 0); return start(0, &r); }
 static nvtxRangeId_t cb_start_a(const char *m) { struct attrs r = named(gt_strtab_intern(m, -1)); return start(0, &r); }
 static nvtxRangeId_t cb_start_w(const wchar_t *m) { struct attrs r = named(intern_wide(m)); return start(0, &r); }
 static void cb_end(nvtxRangeId_t id) { end(id); }
-static int cb_push_ex(const nvtxEventAttributes_t *a) { struct attrs r = read_attrs(a); return push(0, &r); }
+static int cb_push_ex(const nvtxEventAttributes_t *a) { struct attrs r = read_attrs(a, 0); return push(0, &r); }
 static int cb_push_a(const char *m) { struct attrs r = named(gt_strtab_intern(m, -1)); return push(0, &r); }
 static int cb_push_w(const wchar_t *m) { struct attrs r = named(intern_wide(m)); return push(0, &r); }
 static int cb_pop(void) { return pop(0); }
@@ -273,18 +293,18 @@ static void cb_name_thread_w(uint32_t t, const wchar_t *n) { name_thread(t, inte
 
 static void cb_dmark_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-    struct attrs r = read_attrs(a);
+    struct attrs r = read_attrs(a, id_of_handle(d));
     mark(id_of_handle(d), &r);
 }
 static nvtxRangeId_t cb_dstart_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-    struct attrs r = read_attrs(a);
+    struct attrs r = read_attrs(a, id_of_handle(d));
     return start(id_of_handle(d), &r);
 }
 static void cb_dend(nvtxDomainHandle_t d, nvtxRangeId_t id) { (void)d; end(id); }
 static int cb_dpush_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-    struct attrs r = read_attrs(a);
+    struct attrs r = read_attrs(a, id_of_handle(d));
     return push(id_of_handle(d), &r);
 }
 static int cb_dpop(nvtxDomainHandle_t d) { return pop(id_of_handle(d)); }

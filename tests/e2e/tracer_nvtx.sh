@@ -1,8 +1,9 @@
 #!/bin/sh
 # tracer_nvtx.sh: NVTX through the injection interface: every kind of call
 # recorded (tests/apps/nvtx_api.c), NVTX before the first CUDA call, the
-# user's own NVTX_INJECTION64_PATH kept, and a second copy of the library
-# (loaded by NVTX in a process that did not preload it) declining.
+# user's own NVTX_INJECTION64_PATH kept, a second copy of the library
+# (loaded by NVTX in a process that did not preload it) declining, and the
+# structured payloads (NVTX payload extension) of NCCL's ranges read.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 lib="$b/.libs/libgputrace.so"
@@ -48,6 +49,18 @@ NVTX_INJECTION64_PATH="$tool" NVTX_OTHER_TOOL_OUT="$tmp/tool.out" GPUTRACE_LIB="
 expect "gputrace record keeps the user's NVTX tool too" "$(cat "$tmp/tool.out" 2>/dev/null)" "loaded"
 GPUTRACE_LIB="$lib" "$b/gputrace" record -o "$tmp/r2.db" -- "$b/tests/apps/nvtx_api" > /dev/null
 expect "gputrace record: NVTX recorded" "$(q "$tmp/r2.db" "select nvtx_status || ' ' || (select count(*) > 0 from nvtx_range) from process")" "active 1"
+
+# NCCL's ranges carry their parameters as structured payloads (a schema
+# and an enum registered through the payload extension): read into text
+c="$tmp/c.db"
+GPUTRACE_LIB="$lib" "$b/gputrace" record -o "$c" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/overlapped" > /dev/null 2>&1
+nccl="from nvtx_range r join label d on d.process_id = r.process_id and d.id = r.domain where d.value = 'NCCL'"
+expect "every NCCL range has its payload as text" \
+  "$(q "$c" "select count(*) > 0 and count(*) = count(payload) and count(*) = sum(typeof(payload) = 'text') $nccl")" 1
+expect "the payload's message size is the collective's, its reduction named from the enum" \
+  "$(q "$c" "select distinct payload like '%Message size [bytes]=' || (select bytes from collective limit 1) || ',%Reduction operation=Sum' $nccl")" 1
+expect "both ranks name the same communicator" \
+  "$(q "$c" "select count(distinct substr(payload, 1, instr(payload, ',') - 1)) $nccl")" 1
 
 # A process that inherits the variable but not the preload: NVTX loads a
 # second copy, which declines (it would interpose nothing), and the program

@@ -18,6 +18,7 @@
 #include "sim_internal.h"
 #include "sim_nccl.h"
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtPayload.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,18 +302,62 @@ static void launch(const struct item *items, int n)
 
 static ncclResult_t submit_now(const struct item *it);
 
+/* The structured payload NCCL (2.19 and later) attaches to its ranges
+ * through NVTX's payload extension: a struct described by a schema
+ * registered with a static id, the reduction operation an enum. */
+struct nvtx_params { uint64_t comm; size_t bytes; int root; ncclRedOp_t op; };
+#define SIM_NVTX_SCHEMA (NVTX_PAYLOAD_SCHEMA_ID_STATIC_START + 1)
+#define SIM_NVTX_REDOP (NVTX_PAYLOAD_SCHEMA_ID_STATIC_START + 11)
+
+static void register_payload_schema(nvtxDomainHandle_t domain)
+{
+    static const nvtxPayloadEnum_t ops[] = { { "Sum", ncclSum, 0 }, { "Product", ncclProd, 0 },
+                                             { "Max", ncclMax, 0 }, { "Min", ncclMin, 0 },
+                                             { "Avg", ncclAvg, 0 } };
+    const nvtxPayloadEnumAttr_t e = {
+        .fieldMask = NVTX_PAYLOAD_ENUM_ATTR_FIELD_ENTRIES | NVTX_PAYLOAD_ENUM_ATTR_FIELD_NUM_ENTRIES |
+                     NVTX_PAYLOAD_ENUM_ATTR_FIELD_SIZE | NVTX_PAYLOAD_ENUM_ATTR_FIELD_SCHEMA_ID,
+        .entries = ops, .numEntries = sizeof ops / sizeof *ops, .sizeOfEnum = sizeof(ncclRedOp_t),
+        .schemaId = SIM_NVTX_REDOP };
+    nvtxPayloadEnumRegister(domain, &e);
+    static const nvtxPayloadSchemaEntry_t fields[] = {
+        { 0, NVTX_PAYLOAD_ENTRY_TYPE_UINT64, "NCCL communicator ID", NULL, 0, offsetof(struct nvtx_params, comm), NULL, NULL },
+        { 0, NVTX_PAYLOAD_ENTRY_TYPE_SIZE, "Message size [bytes]", NULL, 0, offsetof(struct nvtx_params, bytes), NULL, NULL },
+        { 0, NVTX_PAYLOAD_ENTRY_TYPE_INT, "Root", NULL, 0, offsetof(struct nvtx_params, root), NULL, NULL },
+        { 0, SIM_NVTX_REDOP, "Reduction operation", NULL, 0, offsetof(struct nvtx_params, op), NULL, NULL },
+    };
+    const nvtxPayloadSchemaAttr_t a = {
+        .fieldMask = NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_TYPE | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ENTRIES |
+                     NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE |
+                     NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_SCHEMA_ID,
+        .type = NVTX_PAYLOAD_SCHEMA_TYPE_STATIC, .entries = fields, .numEntries = sizeof fields / sizeof *fields,
+        .payloadStaticSize = sizeof(struct nvtx_params), .schemaId = SIM_NVTX_SCHEMA };
+    nvtxPayloadSchemaRegister(domain, &a);
+}
+
 /* Like NCCL, each operation is marked with an NVTX range in the "NCCL"
- * domain (a tool sees it inside the user's own ranges). */
+ * domain (a tool sees it inside the user's own ranges), with its
+ * parameters as a structured payload. */
 static ncclResult_t submit(const struct item *it)
 {
     static nvtxDomainHandle_t domain;
-    if (!domain)
+    if (!domain) {
         domain = nvtxDomainCreateA("NCCL");
+        register_payload_schema(domain);
+    }
+    uint64_t comm = 0;
+    if (it->comm)
+        memcpy(&comm, it->comm->id.internal, sizeof comm);
+    struct nvtx_params params = { comm, it->count * sim_nccl_type_size(it->dt), it->root, it->op };
+    nvtxPayloadData_t pd[] = { { SIM_NVTX_SCHEMA, sizeof params, &params } };
     nvtxEventAttributes_t a = { 0 };
     a.version = NVTX_VERSION;
     a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
     a.messageType = NVTX_MESSAGE_TYPE_ASCII;
     a.message.ascii = kernel_name(it);
+    a.payloadType = NVTX_PAYLOAD_TYPE_EXT; /* what NVTX_PAYLOAD_EVTATTR_SET_MULTIPLE does in C++ */
+    a.reserved0 = (int32_t)(sizeof pd / sizeof *pd);
+    a.payload.ullValue = (uint64_t)(uintptr_t)pd;
     nvtxDomainRangePushEx(domain, &a);
     ncclResult_t rc = submit_now(it);
     nvtxDomainRangePop(domain);
