@@ -6,7 +6,8 @@
 #     method's own error), traced with stacks off, and with stacks at 8 on a
 #     call that captures them (cudaStreamSynchronize is measured by
 #     bench/sink_rate.c instead; see there);
-#  2. records per second the writer sustains into SQLite, and drops;
+#  2. records per second the writer sustains into SQLite, and drops, with
+#     calls flat out and offered at 1 M/s (the target);
 #  3. the tracer's memory (peak RSS traced minus untraced);
 #  4. added ns per NVTX push/pop pair, traced vs an untraced pair, same process;
 #  5. added ns per captured call for its Python frames: 16 frames deep vs 2,
@@ -41,6 +42,11 @@ rows=$(sqlite3 "$tmp/d.db" "select (select count(*) from api_call) + (select coa
 dropped=$(sqlite3 "$tmp/d.db" "select dropped_host from process")
 echo "$out"
 echo "stored $rows rows in $secs s: $(echo "$rows $secs" | awk '{printf "%.0f", $1 / $2}') records/s stored, $dropped dropped"
+echo "   ... offered at the target rate, 1 M calls/s for 2 s:"
+out=$(env $env_off GPUTRACE_OUTPUT="$tmp/e.db" LD_PRELOAD="$lib" "$tmp/sink_rate" 1000000)
+rows=$(sqlite3 "$tmp/e.db" "select (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block)")
+echo "$out"
+echo "stored $rows rows, $(sqlite3 "$tmp/e.db" "select dropped_host from process") dropped"
 echo "== 3. tracer memory: peak RSS traced - untraced: $(( ($(cat "$tmp/rss1") - $(cat "$tmp/rss0")) / 1024 )) MiB"
 echo "== 4. NVTX push/pop pair (median ns per pair, traced vs untraced, same process)"
 read -r t u < <(env $env_off GPUTRACE_OUTPUT="$tmp/n.db" LD_PRELOAD="$lib" "$tmp/nvtx_cost")

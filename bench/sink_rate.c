@@ -1,8 +1,10 @@
-/* sink_rate.c: how many records per second reach the database, at default
- * settings, from one thread making wrapped calls as fast as it can for
- * about two seconds, while the writer drains; then exit (the final flush
- * is part of the time).  Prints calls made, seconds, and the rate; the
- * caller counts the stored rows and the drops. */
+/* sink_rate.c [RATE]: how many records per second reach the database, at
+ * default settings, from one thread making wrapped calls for about two
+ * seconds while the writer drains; then exit (the final flush is part of
+ * the time).  Without RATE the thread calls as fast as it can; with it,
+ * it offers RATE calls per second (bursts of 1000, sleeping between), to
+ * show whether that rate is sustained without drops.  Prints calls made,
+ * seconds, and the rate; the caller counts the stored rows and the drops. */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <stdint.h>
@@ -32,13 +34,20 @@ __attribute__((destructor)) static void report(void)
 
 int main(int argc, char **argv)
 {
-    (void)argc; (void)argv;
+    double rate = argc > 1 ? atof(argv[1]) : 0;
     cudaStream_t s;
     cudaStreamCreate(&s);
     cudaStreamQuery(s);
     t_start = now_s();
-    while (now_s() - t_start < 2.0)
+    for (double t; (t = now_s() - t_start) < 2.0;) {
+        if (rate > 0 && (double)calls >= rate * t) {
+            /* ahead of the schedule: sleep, leaving the CPU to the writer */
+            struct timespec pause = { 0, 100 * 1000 };
+            nanosleep(&pause, NULL);
+            continue;
+        }
         for (int i = 0; i < 1000; i++, calls++)
             cudaStreamQuery(s);
+    }
     return 0;
 }
