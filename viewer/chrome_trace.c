@@ -138,6 +138,10 @@ static void ranges(struct writer *w, const struct model *m, size_t pi)
         json_string(w->out, model_label(p, r->domain));
         if (r->iter >= 0)
             fprintf(w->out, ",\"iteration\":%lld", (long long)r->iter);
+        if (r->payload) {
+            fputs(",\"payload\":", w->out);
+            json_string(w->out, model_label(p, r->payload));
+        }
         fputs("}}", w->out);
     }
 }

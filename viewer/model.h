@@ -71,6 +71,7 @@ struct nvtx {
     int domain;
     int user;                 /* not in NCCL's own domain */
     int parent;               /* enclosing user range on its thread, -1 if top level */
+    int payload;              /* a structured payload's text (NCCL's), as a label; 0 if none */
     int64_t iter;             /* the iteration it belongs to, -1 if none can be told */
 };
 

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "viewer/model.h"
+#include "viewer/idmap.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -25,6 +26,29 @@
 const char *model_label(const struct proc *p, int id)
 {
     return id > 0 && id < p->nlabels && p->labels[id] ? p->labels[id] : "";
+}
+
+static uint64_t text_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h ? h : 1; /* 0 is not a key */
+}
+
+/* The label whose text is `text` (the tracer interned a structured
+ * payload's text, so it is among the process's labels), or 0.  by_hash maps
+ * each label's hash to its id; built on first use. */
+static int label_of_text(const struct proc *p, struct idmap *by_hash, const char *text)
+{
+    if (!text)
+        return 0;
+    if (!by_hash->n)
+        for (int i = 1; i < p->nlabels; i++)
+            if (p->labels[i])
+                idmap_put(by_hash, text_hash(p->labels[i]), i, 1);
+    int64_t id;
+    return idmap_get(by_hash, text_hash(text), &id) && !strcmp(model_label(p, (int)id), text) ? (int)id : 0;
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -99,9 +123,10 @@ void model_load_ranges(const struct model *m, struct proc *p)
     model_load_strings(m->dbs[p->db], "label", p->id, &p->labels, &p->nlabels);
     p->range_tid = -1;
     sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(m->dbs[p->db], "SELECT tid, start_ns, end_ns, depth, name, domain FROM nvtx_range"
+    if (sqlite3_prepare_v2(m->dbs[p->db], "SELECT tid, start_ns, end_ns, depth, name, domain, payload FROM nvtx_range"
                                           " WHERE process_id = ? AND kind IN (1, 2)", -1, &s, NULL) != SQLITE_OK)
         return;
+    struct idmap by_hash = { 0 };
     sqlite3_bind_int64(s, 1, p->id);
     size_t cap = 0;
     while (sqlite3_step(s) == SQLITE_ROW) {
@@ -125,8 +150,11 @@ void model_load_ranges(const struct model *m, struct proc *p)
         r->user = strcmp(model_label(p, r->domain), "NCCL") != 0;
         r->parent = -1;
         r->iter = -1;
+        r->payload = sqlite3_column_type(s, 6) == SQLITE_TEXT
+                         ? label_of_text(p, &by_hash, (const char *)sqlite3_column_text(s, 6)) : 0;
     }
     sqlite3_finalize(s);
+    idmap_free(&by_hash);
     if (p->nranges)
         qsort(p->ranges, p->nranges, sizeof *p->ranges, cmp_range);
     size_t best = 0;

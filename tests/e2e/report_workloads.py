@@ -168,6 +168,8 @@ def check_trace(name, path, d):
     steps = {e["pid"] for e in nvtx if e["name"] == "train_step" and e["ph"] == "X" and e["tid"] != 0}
     check(steps == ranks, f"{name}: NVTX ranges as slices on each rank's threads")
     check(any(e["args"].get("domain") == "NCCL" for e in nvtx), f"{name}: NCCL's own ranges kept in their domain")
+    check(all("Message size [bytes]=" in e["args"].get("payload", "") for e in nvtx if e["args"].get("domain") == "NCCL"),
+          f"{name}: NCCL's ranges show their payload")
 
 
 def check_ranges(name, db, d):
