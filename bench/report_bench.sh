@@ -3,15 +3,19 @@
 # runs (bench/gen_run.sh; generated, never committed).  For each size:
 # records per second the report reads, trace events per second the export
 # writes, and peak memory against the database's size.  Default sizes
-# 1M and 10M records.
+# 1M and 10M records; RANKS (default 4) ranks share each file.  Peak
+# memory follows the largest rank (the report holds one process's records
+# at a time), so the same records over more ranks need less.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 rep=$top/build/gputrace-report
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 sizes=${*:-1000000 10000000}
+ranks=${RANKS:-4}
+echo "ranks per file: $ranks"
 printf "%10s %9s %10s %12s %10s %12s %10s %9s\n" records "db MiB" "report s" "records/s" "export s" "events/s" "peak MiB" "peak/db"
 for n in $sizes; do
-  rows=$("$top/bench/gen_run.sh" "$tmp/run.db" "$n" | tail -n 1)
+  rows=$("$top/bench/gen_run.sh" "$tmp/run.db" "$n" "$ranks" | tail -n 1)
   db_mib=$(( $(stat -c %s "$tmp/run.db") / 1048576 ))
   /usr/bin/time -f "%e %M" -o "$tmp/t1" "$rep" --format json "$tmp/run.db" > /dev/null
   /usr/bin/time -f "%e %M" -o "$tmp/t2" "$rep" --format json --chrome-trace "$tmp/trace.json" "$tmp/run.db" > /dev/null
