@@ -185,13 +185,10 @@ static struct sort_key *thread_order(const void *base, size_t n, size_t size, si
 }
 
 /* Matches each wrapped call to the CUPTI API record made inside it (same
- * thread, contained in time), and maps every correlation id to the time
- * its API call began (the GPU work's enqueue time). */
-static void correlate(struct proc *p, struct capi_list *l, struct idmap *enq)
+ * thread, contained in time). */
+static void correlate(struct proc *p, struct capi_list *l)
 {
     size_t n = l->n;
-    for (size_t i = 0; i < n; i++)
-        idmap_put(enq, l->v[i].corr, l->v[i].start, 0);
     struct sort_key *ao = thread_order(l->v, n, sizeof *l->v, offsetof(struct capi, start), offsetof(struct capi, tid));
     struct sort_key *co = thread_order(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start),
                                        offsetof(struct call, tid));
@@ -334,17 +331,56 @@ static void ext_row(sqlite3_stmt *s, void *ctx)
     l->exts.v[l->exts.n++] = (uint32_t)sqlite3_column_int64(s, 1);
 }
 
-/* Each table's rows of one process, read run by run (rowruns.h). */
+/* Each table's rows of one process, read run by run (rowruns.h); GPU
+ * operations last, once the CUPTI API records are matched and freed. */
 static const struct { enum row_table t; const char *sql; void (*fn)(sqlite3_stmt *, void *); } readers[] = {
     { RT_API_CALL, "SELECT process_id, start_ns, end_ns, stream, event, bytes, call_id, api, tid, copy_kind,"
                    " mem_kind, result, callsite, pystack FROM api_call WHERE rowid BETWEEN ?1 AND ?2", call_row },
     { RT_CALL_BLOCK, "SELECT process_id, format, n, data FROM api_call_block WHERE rowid BETWEEN ?1 AND ?2", block_row },
-    { RT_GPU_OP, "SELECT process_id, kind, device, stream_id, name_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
-                 " dst_kind, correlation FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND kind IN (1, 2, 3)", op_row },
     { RT_CUPTI_API, "SELECT process_id, tid, start_ns, end_ns, correlation FROM cupti_api"
                     " WHERE rowid BETWEEN ?1 AND ?2", capi_row },
     { RT_EXT_CORR, "SELECT process_id, correlation FROM ext_corr WHERE rowid BETWEEN ?1 AND ?2", ext_row },
+    { RT_GPU_OP, "SELECT process_id, kind, device, stream_id, name_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
+                 " dst_kind, correlation FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND kind IN (1, 2, 3)", op_row },
 };
+
+/* The enqueue time of GPU work: the start of the CUPTI API record with its
+ * correlation id.  Sorted by correlation, looked up by bisection: a third
+ * of a hash map's memory. */
+struct enq_table { uint32_t *corr; int64_t *start; size_t n; };
+
+static struct enq_table enq_table(const struct capi_list *l)
+{
+    struct enq_table e = { malloc((l->n + 1) * sizeof *e.corr), malloc((l->n + 1) * sizeof *e.start), 0 };
+    struct sort_key *k = malloc((l->n + 1) * sizeof *k);
+    if (!e.corr || !e.start || !k)
+        out_of_memory();
+    for (size_t i = 0; i < l->n; i++)
+        k[i] = (struct sort_key){ l->v[i].corr, i };
+    if (sort_keys(k, l->n) != 0)
+        out_of_memory();
+    for (size_t j = 0; j < l->n; j++) {
+        e.corr[j] = (uint32_t)k[j].t;
+        e.start[j] = l->v[k[j].i].start;
+    }
+    e.n = l->n;
+    free(k);
+    return e;
+}
+
+/* The latest record with correlation c (ties: the one read last), or -1. */
+static int64_t enq_of(const struct enq_table *e, uint32_t c)
+{
+    size_t lo = 0, hi = e->n;
+    while (lo < hi) { /* first index with corr > c */
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->corr[mid] <= c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && e->corr[lo - 1] == c ? e->start[lo - 1] : -1;
+}
 
 void model_load_proc(struct model *m, size_t pi)
 {
@@ -352,13 +388,14 @@ void model_load_proc(struct model *m, size_t pi)
     if (p->loaded)
         return;
     struct loading l = { m, p, { 0 }, { 0 } };
-    for (size_t k = 0; k < sizeof readers / sizeof *readers; k++)
+    size_t nreaders = sizeof readers / sizeof *readers;
+    for (size_t k = 0; k + 1 < nreaders; k++)
         rowruns_each(m->dbs[p->db], readers[k].sql, &p->rows->t[readers[k].t], p->id, readers[k].fn, &l);
 
     if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
-    struct idmap enq = { 0 };
-    correlate(p, &l.capis, &enq);
+    correlate(p, &l.capis);
+    struct enq_table enq = enq_table(&l.capis);
     free(l.capis.v);
 
     /* NCCL kernels: those whose correlation an external id points at */
@@ -367,16 +404,19 @@ void model_load_proc(struct model *m, size_t pi)
         idmap_put(&nccl, l.exts.v[i], 1, 1);
     free(l.exts.v);
 
+    rowruns_each(m->dbs[p->db], readers[nreaders - 1].sql, &p->rows->t[readers[nreaders - 1].t], p->id,
+                 readers[nreaders - 1].fn, &l);
     if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
         qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
     for (size_t i = 0; i < p->nops; i++) {
         struct gop *g = &p->ops[i];
-        int64_t t, one;
-        g->enq = idmap_get(&enq, g->corr, &t) ? t : g->start;
+        int64_t t = enq_of(&enq, g->corr), one;
+        g->enq = t >= 0 ? t : g->start;
         const char *name = g->name > 0 && g->name < p->nnames ? p->names[g->name] : NULL;
         g->nccl = g->kind == GOP_KERNEL && (idmap_get(&nccl, g->corr, &one) || (name && !strncmp(name, "nccl", 4)));
     }
-    idmap_free(&enq);
+    free(enq.corr);
+    free(enq.start);
     idmap_free(&nccl);
     p->loaded = 1;
 }

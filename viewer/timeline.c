@@ -32,8 +32,10 @@ struct ivals ivals_union(struct interval *v, size_t n)
             v[++k] = v[i];
         }
     }
-    out.v = v;
     out.n = k + 1;
+    /* merged, most intervals are gone: give their memory back */
+    struct interval *shrunk = out.n < n / 2 ? realloc(v, out.n * sizeof *v) : NULL;
+    out.v = shrunk ? shrunk : v;
     return out;
 }
 
