@@ -10,13 +10,15 @@
 #ifndef GPUTRACE_CLOCK_H
 #define GPUTRACE_CLOCK_H
 
+#include "collector/visibility.h"
+
 #include <stdint.h>
 #include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #endif
 
-extern int gt_clock_use_tsc; /* set once by gt_clock_init, read-only after */
+extern GT_INTERNAL int gt_clock_use_tsc; /* set once by gt_clock_init, read-only after */
 
 static inline uint64_t gt_mono_ns(void)
 {

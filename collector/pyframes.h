@@ -10,12 +10,14 @@
 #ifndef GPUTRACE_PYFRAMES_H
 #define GPUTRACE_PYFRAMES_H
 
+#include "collector/visibility.h"
+
 #include <stdint.h>
 
 #define GT_MAX_PY_DEPTH 32
 
 /* Frames to capture (GPUTRACE_PYSTACKS); 0 until Python is found. */
-extern int gt_py_depth;
+extern GT_INTERNAL int gt_py_depth;
 
 /* Finds the interpreter in the process; with depth > 0 and CPython 3.9+
  * there, sets gt_py_depth.  Returns a one-word status for the process row. */

@@ -65,4 +65,16 @@ struct gt_record {
 
 _Static_assert(sizeof(struct gt_record) == 128, "records are two cache lines");
 
+/* Clears a record (64-byte aligned) with eight 16-byte stores: a plain
+ * `= (struct gt_record){ 0 }` compiles to `rep stosq`, whose start-up cost
+ * was a tenth of a wrapped call's. */
+static inline void gt_record_clear(struct gt_record *r)
+{
+    typedef long long v2 __attribute__((vector_size(16)));
+    v2 *p = (v2 *)__builtin_assume_aligned(r, 64);
+    const v2 z = { 0, 0 };
+    p[0] = z; p[1] = z; p[2] = z; p[3] = z;
+    p[4] = z; p[5] = z; p[6] = z; p[7] = z;
+}
+
 #endif

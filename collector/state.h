@@ -8,11 +8,13 @@
 #ifndef GPUTRACE_STATE_H
 #define GPUTRACE_STATE_H
 
+#include "collector/visibility.h"
+
 #include <stdatomic.h>
 
 enum { GT_STATE_INIT = 0, GT_STATE_ACTIVATING = 1, GT_STATE_ON = 2, GT_STATE_OFF = 3 };
 
-extern _Atomic int gt_state;
+extern GT_INTERNAL _Atomic int gt_state;
 
 static inline int gt_tracing(void)
 {

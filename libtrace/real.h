@@ -7,10 +7,12 @@
 #ifndef GPUTRACE_REAL_H
 #define GPUTRACE_REAL_H
 
+#include "collector/visibility.h"
+
 #include "collector/api_ids.h"
 
 void *gt_real_slow(enum gt_api api);
-extern void *gt_real_table[GT_API_COUNT];
+extern GT_INTERNAL void *gt_real_table[GT_API_COUNT];
 
 static inline void *gt_real(enum gt_api api)
 {

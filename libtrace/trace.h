@@ -18,6 +18,8 @@
 #ifndef GPUTRACE_TRACE_H
 #define GPUTRACE_TRACE_H
 
+#include "collector/visibility.h"
+
 #include "collector/api_ids.h"
 #include "collector/callsite.h"
 #include "collector/clock.h"
@@ -38,8 +40,8 @@ struct gt_call {
 extern GT_TLS int gt_guard;
 extern GT_TLS uint64_t gt_thread_calls;
 extern GT_TLS struct gt_record gt_scratch; /* used when the ring is full */
-extern const unsigned char gt_api_flags[GT_API_COUNT];
-extern int gt_stack_depth;
+extern GT_INTERNAL const unsigned char gt_api_flags[GT_API_COUNT];
+extern GT_INTERNAL int gt_stack_depth;
 /* NVTX records made inside a wrapped call (NCCL marks its own calls): the
  * call's slot is reserved and not yet committed, so they wait here until
  * gt_exit has committed it (nvtx_inject.c). */
@@ -51,7 +53,7 @@ void gt_nvtx_flush_pending(struct gt_tbuf *b);
 int gt_activate(void);
 /* Slow path: work owed after the first real call returned (atexit order). */
 void gt_after_first_call(void);
-extern _Atomic int gt_first_call_done;
+extern GT_INTERNAL _Atomic int gt_first_call_done;
 
 static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enum gt_api api)
 {
@@ -83,7 +85,7 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
         /* the start mark goes first, so that it is visible while we block */
         struct gt_record *m = gt_tbuf_reserve(b);
         if (m) {
-            *m = (struct gt_record){ 0 };
+            gt_record_clear(m);
             m->type = GT_REC_MARK;
             m->api = (uint16_t)api;
             m->tid = b->tid;
@@ -98,7 +100,7 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
     c->reserved = r != NULL;
     c->r = r ? r : &gt_scratch;
     c->buf = b;
-    *(struct gt_record *)__builtin_assume_aligned(c->r, 64) = (struct gt_record){ 0 };
+    gt_record_clear(c->r);
     c->r->type = GT_REC_CALL;
     c->r->api = (uint16_t)api;
     c->r->tid = b->tid;
