@@ -28,6 +28,16 @@
 
 static void out_of_memory(void);
 
+/* Notes the first read a damaged file cut short (model.damaged): what was
+ * read before it is kept, and the report says what it lacks. */
+static void note_damage(struct model *m, int db, int rc, const char *what)
+{
+    if (rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW || m->damaged[0])
+        return;
+    snprintf(m->damaged, sizeof m->damaged, "%s is damaged (%s while reading %s): this report covers what could be read",
+             m->paths[db], sqlite3_errstr(rc), what);
+}
+
 static int open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
 {
     struct stat st;
@@ -334,6 +344,7 @@ static void ext_row(sqlite3_stmt *s, void *ctx)
 /* Each table's rows of one process, read run by run (rowruns.h); GPU
  * operations last, once the CUPTI API records are matched and freed. */
 static const struct { enum row_table t; const char *sql; void (*fn)(sqlite3_stmt *, void *); } readers[] = {
+    /* (each table's name is the word after FROM) */
     { RT_API_CALL, "SELECT process_id, start_ns, end_ns, stream, event, bytes, call_id, api, tid, copy_kind,"
                    " mem_kind, result, callsite, pystack FROM api_call WHERE rowid BETWEEN ?1 AND ?2", call_row },
     { RT_CALL_BLOCK, "SELECT process_id, format, n, data FROM api_call_block WHERE rowid BETWEEN ?1 AND ?2", block_row },
@@ -382,6 +393,17 @@ static int64_t enq_of(const struct enq_table *e, uint32_t c)
     return lo && e->corr[lo - 1] == c ? e->start[lo - 1] : -1;
 }
 
+static void read_table(struct model *m, struct proc *p, size_t k, struct loading *l)
+{
+    int rc = rowruns_each(m->dbs[p->db], readers[k].sql, &p->rows->t[readers[k].t], p->id, readers[k].fn, l);
+    if (rc != SQLITE_OK) {
+        char what[96];
+        const char *from = strstr(readers[k].sql, " FROM ") + 6;
+        snprintf(what, sizeof what, "%.*s of pid %d", (int)strcspn(from, " "), from, p->pid);
+        note_damage(m, p->db, rc, what);
+    }
+}
+
 void model_load_proc(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
@@ -390,7 +412,7 @@ void model_load_proc(struct model *m, size_t pi)
     struct loading l = { m, p, { 0 }, { 0 } };
     size_t nreaders = sizeof readers / sizeof *readers;
     for (size_t k = 0; k + 1 < nreaders; k++)
-        rowruns_each(m->dbs[p->db], readers[k].sql, &p->rows->t[readers[k].t], p->id, readers[k].fn, &l);
+        read_table(m, p, k, &l);
 
     if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
@@ -404,8 +426,7 @@ void model_load_proc(struct model *m, size_t pi)
         idmap_put(&nccl, l.exts.v[i], 1, 1);
     free(l.exts.v);
 
-    rowruns_each(m->dbs[p->db], readers[nreaders - 1].sql, &p->rows->t[readers[nreaders - 1].t], p->id,
-                 readers[nreaders - 1].fn, &l);
+    read_table(m, p, nreaders - 1, &l);
     if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
         qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
     for (size_t i = 0; i < p->nops; i++) {
@@ -453,7 +474,8 @@ static void load_process(struct model *m, struct proc *p)
                            " LEFT JOIN gpu_op g ON g.process_id = x.process_id AND g.correlation = x.correlation AND g.kind = 1"
                            " WHERE c.process_id = ? GROUP BY c.call_id ORDER BY c.start_ns", -1, &s, NULL);
     sqlite3_bind_int64(s, 1, p->id);
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         GROW(p->colls, p->ncolls, cap);
         struct coll *c = &p->colls[p->ncolls++];
         *c = (struct coll){ .call_id = sqlite3_column_int64(s, 0), .comm = sqlite3_column_int64(s, 1),
@@ -470,6 +492,7 @@ static void load_process(struct model *m, struct proc *p)
         if (c->callsite || c->pystack)
             c->site = model_site(p, c->callsite, c->pystack);
     }
+    note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);
 
     sqlite3_prepare_v2(db, "SELECT count(*) FROM inflight WHERE process_id = ?", -1, &s, NULL);
@@ -489,7 +512,9 @@ static int find_rows(struct model *m, size_t d)
     for (size_t i = 0; i < m->nprocs; i++)
         if (m->procs[i].db == (int)d)
             v[n++] = (struct rows_of){ .id = m->procs[i].id, .want_end = !m->procs[i].has_end };
-    int rc = n ? rowruns_find(m->dbs[d], v, n) : 0;
+    int rc = n ? rowruns_find(m->dbs[d], v, n) : SQLITE_OK;
+    if (rc != SQLITE_NOMEM)
+        note_damage(m, (int)d, rc, "where each process's rows are");
     for (size_t i = 0, k = 0; i < m->nprocs && k < n; i++) {
         struct proc *p = &m->procs[i];
         if (p->db != (int)d)
@@ -501,7 +526,7 @@ static int find_rows(struct model *m, size_t d)
         k++;
     }
     free(v);
-    return rc;
+    return rc == SQLITE_NOMEM ? -1 : 0;
 }
 
 static int cmp_proc(const void *a, const void *b)
@@ -557,6 +582,7 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
     memset(m, 0, sizeof *m);
     m->progress = progress;
     m->dbs = calloc((size_t)npaths, sizeof *m->dbs);
+    m->paths = (const char *const *)paths;
     for (int i = 0; i < npaths; i++) {
         if (open_db(paths[i], &m->dbs[i], err, errlen) != 0) {
             m->ndbs = (size_t)i + 1;

@@ -108,6 +108,8 @@ struct model {
     enum api_role *roles;
     /* per process: kernel names and call sites, looked up by (process index, id) */
     sqlite3 **dbs; size_t ndbs;
+    const char *const *paths;            /* their file names (the caller's) */
+    char damaged[512];                   /* the first read a damaged file cut short, "" if none */
     int64_t t0;                          /* earliest realtime start, for aligned times */
     struct timeline **timelines;         /* per process, built on first use (timeline.h) */
     int progress;                        /* show a progress line on stderr */

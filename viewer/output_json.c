@@ -15,7 +15,12 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
     int complete = 1;
     for (size_t i = 0; i < m->nprocs; i++)
         complete &= m->procs[i].has_end;
-    fprintf(out, ", \"processes\": %zu, \"complete\": %s}", m->nprocs, complete ? "true" : "false");
+    fprintf(out, ", \"processes\": %zu, \"complete\": %s", m->nprocs, complete ? "true" : "false");
+    if (m->damaged[0]) {
+        fputs(", \"damaged\": ", out);
+        json_string(out, m->damaged);
+    }
+    fputc('}', out);
     fprintf(out, ",\n\"ranks\": [");
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_summary *r = &s->ranks[i];

@@ -32,6 +32,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         fprintf(out, "note: %d process(es) have no GPU records (CUPTI not active): GPU-time analyses skipped for them\n", missing_cupti);
     if (killed)
         fprintf(out, "note: %d process(es) were killed before they finished: their data ends at the last flush\n", killed);
+    if (m->damaged[0])
+        fprintf(out, "note: %s\n", m->damaged);
     fprintf(out, "\n%-5s %-8s %-20s %9s %6s %10s %10s %9s %10s\n", "rank", "pid", "gpu", "wall ms", "busy%",
             "compute ms", "comm ms", "exposed%", "sync ms");
     for (size_t i = 0; i < s->nranks; i++) {

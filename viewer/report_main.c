@@ -215,6 +215,10 @@ int main(int argc, char **argv)
     if (kineto_ok && !strcmp(format, "text"))
         printf("Kineto traces: %zu in %s/ (for Holistic Trace Analysis: TraceAnalysis(trace_dir=\"%s\"))\n", m.nprocs,
                kineto, kineto);
+    if (m.damaged[0]) {
+        fprintf(stderr, "gputrace-report: %s\n", m.damaged);
+        rc = 1;
+    }
     if (any_fail_on && !rc)
         for (size_t i = 0; i < fs.n; i++)
             if (fail_on[fs.v[i].kind]) {

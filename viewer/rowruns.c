@@ -91,47 +91,56 @@ int rowruns_find(sqlite3 *db, struct rows_of *v, size_t n)
     if (n == 1 && only_these(db, v, n)) {
         for (int t = 0; t < RT_TABLES; t++) {
             if (add_row(&v[0].rows.t[t], INT64_MIN) != 0)
-                return -1;
+                return SQLITE_NOMEM;
             v[0].rows.t[t].v[0].last = INT64_MAX; /* the whole table */
         }
-        return 0;
+        return SQLITE_OK;
     }
     size_t last = 0;
+    int err = SQLITE_OK;
     for (int t = 0; t < RT_TABLES; t++) {
         sqlite3_stmt *s;
         if (sqlite3_prepare_v2(db, pass_sql[t], -1, &s, NULL) != SQLITE_OK)
             continue; /* a table this file lacks: nothing to read there */
-        while (sqlite3_step(s) == SQLITE_ROW) {
+        int rc;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
             struct rows_of *p = lookup(v, n, &last, sqlite3_column_int64(s, 1));
             if (!p)
                 continue;
             if (add_row(&p->rows.t[t], sqlite3_column_int64(s, 0)) != 0) {
                 sqlite3_finalize(s);
-                return -1;
+                return SQLITE_NOMEM;
             }
             if (p->want_end)
                 note_end(p, t == RT_CALL_BLOCK ? block_end(s) : sqlite3_column_int64(s, 2));
         }
+        if (rc != SQLITE_DONE && err == SQLITE_OK)
+            err = rc;
         sqlite3_finalize(s);
     }
-    return 0;
+    return err;
 }
 
-void rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t id,
-                  void (*fn)(sqlite3_stmt *s, void *ctx), void *ctx)
+int rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t id,
+                 void (*fn)(sqlite3_stmt *s, void *ctx), void *ctx)
 {
     sqlite3_stmt *s;
     if (!r->n || sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return;
-    for (size_t k = 0; k < r->n; k++) {
+        return SQLITE_OK;
+    int err = SQLITE_OK;
+    for (size_t k = 0; k < r->n && err == SQLITE_OK; k++) {
         sqlite3_bind_int64(s, 1, r->v[k].first);
         sqlite3_bind_int64(s, 2, r->v[k].last);
-        while (sqlite3_step(s) == SQLITE_ROW)
+        int rc;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW)
             if (sqlite3_column_int64(s, 0) == id)
                 fn(s, ctx);
+        if (rc != SQLITE_DONE)
+            err = rc;
         sqlite3_reset(s);
     }
     sqlite3_finalize(s);
+    return err;
 }
 
 void rowruns_free(struct proc_rows *r)

@@ -38,14 +38,17 @@ struct rows_of {
 /* One pass over (rowid, process_id) of each table of db, for the n
  * processes in v.  When the database holds nothing but these processes'
  * rows and no end is wanted, the pass is skipped: each process then scans
- * its tables whole with the filter.  Returns 0, or -1 when out of memory. */
+ * its tables whole with the filter.  Returns SQLITE_OK; SQLITE_NOMEM; or
+ * the error that stopped a table's pass early (a damaged file: what was
+ * read before it is kept). */
 int rowruns_find(sqlite3 *db, struct rows_of *v, size_t n);
 
 /* Steps through the rows of process `id` in table t: `sql` selects
  * process_id first and has "rowid BETWEEN ?1 AND ?2" in its WHERE; fn gets
- * each row of that process. */
-void rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t id,
-                  void (*fn)(sqlite3_stmt *s, void *ctx), void *ctx);
+ * each row of that process.  Returns SQLITE_OK, or the error that stopped
+ * it early (the rows before it were handed over). */
+int rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t id,
+                 void (*fn)(sqlite3_stmt *s, void *ctx), void *ctx);
 
 void rowruns_free(struct proc_rows *r);
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # report_inputs.sh: gputrace-report on bad and odd input: a missing file, a
 # file that is not SQLite, a foreign SQLite file, another schema version, an
-# empty run, a run killed part-way, an unknown run; options and exit codes;
+# empty run, a run killed part-way, a damaged file, an unknown run; options
+# and exit codes;
 # and that --help and docs/report.md name the same options.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
@@ -58,6 +59,18 @@ expect "killed run: a report, exit 0" $? 0
 expect "killed run: the report says what is missing" "$(grep -c 'killed before they finished' "$tmp/out")" 1
 "$rep" --format json "$tmp/killed.db" | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['ranks'][0]['ended'] == 'killed'"
 expect "killed run: JSON says the rank was killed" $? 0
+
+# a damaged file: the root page of api_call overwritten.  What can be read
+# is reported, the report says the file is damaged, and the exit is 1.
+cp "$tmp/run.db" "$tmp/damaged.db"
+root=$(sqlite3 "$tmp/damaged.db" "select rootpage from sqlite_master where name = 'api_call'")
+psize=$(sqlite3 "$tmp/damaged.db" "pragma page_size")
+printf '\377\377\377\377\377\377\377\377' | dd of="$tmp/damaged.db" bs=1 seek=$(( (root - 1) * psize )) conv=notrunc 2> /dev/null
+one_line "damaged file: one line on stderr, exit 1" 1 "damaged.db is damaged (database disk image is malformed" "$tmp/damaged.db"
+expect "damaged file: still a report, which says so" \
+  "$(grep -c '^rank  pid' "$tmp/out"):$(grep -c '^note: .*damaged.db is damaged' "$tmp/out")" "1:1"
+"$rep" --format json "$tmp/damaged.db" 2> /dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); assert 'is damaged' in d['run']['damaged'] and len(d['ranks']) == 2"
+expect "damaged file: JSON says so in run.damaged" $? 0
 
 # several databases: ranks of one run on different files
 "$b/gputrace" record -o "$tmp/split-%r.db" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
