@@ -1,6 +1,7 @@
 /* test_sim_memory.c: the simulator's allocations and copies: blocking
  * versus asynchronous, pageable versus pinned, cudaFree's device sync. */
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,8 +70,15 @@ Test(sim_memory, pageable_copies_are_slower_than_pinned)
     cudaMallocHost(&pinned, 16 * MiB);
     memset(pageable, 1, 16 * MiB);
     tu_cupti_start(64 * 1024);
-    uint64_t t_pinned = copy_gpu_ns(d, pinned, 16 * MiB, cudaMemcpyHostToDevice);
-    uint64_t t_pageable = copy_gpu_ns(d, pageable, 16 * MiB, cudaMemcpyHostToDevice);
+    /* the fastest of three: a loaded machine (the sanitizer build, tests run
+     * side by side) only ever adds time to a copy */
+    uint64_t t_pinned = UINT64_MAX, t_pageable = UINT64_MAX;
+    for (int i = 0; i < 3; i++) {
+        uint64_t a = copy_gpu_ns(d, pinned, 16 * MiB, cudaMemcpyHostToDevice);
+        uint64_t b = copy_gpu_ns(d, pageable, 16 * MiB, cudaMemcpyHostToDevice);
+        t_pinned = a < t_pinned ? a : t_pinned;
+        t_pageable = b < t_pageable ? b : t_pageable;
+    }
     /* the model gives 16 MiB 4.2 ms pinned and 16.8 ms pageable */
     cr_expect(t_pinned >= 4000000 && t_pinned < 12000000, "pinned %llu ns", (unsigned long long)t_pinned);
     cr_expect_gt(t_pageable, t_pinned + 8000000, "pageable %llu ns, pinned %llu ns",
