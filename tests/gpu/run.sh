@@ -4,7 +4,8 @@
 # a machine with the build dependencies).  Writes logs and databases to
 # $OUT (default tests/gpu/out).  Steps: (1) CUDA C workload traced,
 # (2) PyTorch script traced, (3) the workload with static cudart,
-# (4) overhead: traced vs untraced vs torch.profiler, side by side.
+# (4) overhead: traced vs untraced vs torch.profiler, side by side,
+# (5) the tracer's per-call and NVTX-pair costs on this host (bench/).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$top/tests/gpu/out}
@@ -73,4 +74,20 @@ for r in 1 2 3; do
   echo "round $r torch: untraced [$a] gputrace [$b] torch.profiler [$c]"
   rm -f "$OUT"/ovh.db*
 done
+
+log "5. tracer micro-costs on this host (the 50 ns target; the CI VM's clock reads alone take 40-45 ns)"
+sim=$top/build/tests/sim/.libs
+if [ -e "$sim/libgpusim.so" ]; then
+  cc -O2 -I"$cuda/include" -o "$OUT/wrap_cost" "$top/bench/wrap_cost.c" "$sim/libgpusim.so" -Wl,-rpath,"$sim" -ldl &&
+  cc -O2 -I"$cuda/include" -o "$OUT/nvtx_cost" "$top/bench/nvtx_cost.c" -ldl &&
+  for r in 1 2 3; do
+    echo "round $r wrapped call (wrapper direct floor, ns): $(GPUTRACE_CUPTI=0 GPUTRACE_QUIET=1 GPUTRACE_CALLSTACKS=0 \
+      GPUTRACE_OUTPUT=$OUT/wc.db LD_PRELOAD=$lib "$OUT/wrap_cost")"
+    echo "round $r NVTX pair (traced untraced, ns): $(GPUTRACE_CUPTI=0 GPUTRACE_QUIET=1 GPUTRACE_OUTPUT=$OUT/nc.db \
+      LD_PRELOAD=$lib "$OUT/nvtx_cost")"
+    rm -f "$OUT"/wc.db* "$OUT"/nc.db*
+  done
+else
+  echo "no simulator library in build/ (built by make check): skipped"
+fi
 } 2>&1 | tee "$OUT/run.log"
