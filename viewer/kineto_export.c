@@ -87,8 +87,8 @@ static const char *memcpy_name(const struct gop *g)
     static char buf[96];
     const char *dir = g->copy_kind == 1 ? "HtoD" : g->copy_kind == 2 ? "DtoH" : g->copy_kind == 8 ? "DtoD"
                     : g->copy_kind == 10 ? "PtoP" : "Unknown";
-    snprintf(buf, sizeof buf, "Memcpy %s (%s -> %s)", dir, kinds[g->src_kind >= 0 && g->src_kind < 6 ? g->src_kind : 0],
-             kinds[g->dst_kind >= 0 && g->dst_kind < 6 ? g->dst_kind : 0]);
+    snprintf(buf, sizeof buf, "Memcpy %s (%s -> %s)", dir, kinds[g->src_kind < 6 ? g->src_kind : 0],
+             kinds[g->dst_kind < 6 ? g->dst_kind : 0]);
     return buf;
 }
 

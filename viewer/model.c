@@ -270,13 +270,13 @@ static void tick(struct model *m)
 /* What a process's rows are read into (model_load_proc). */
 struct loading { struct model *m; struct proc *p; struct capi_list capis; struct corr_list exts; };
 
-/* A call read from an api_call row or a call block. */
-static void add_call(const struct model *m, struct proc *p, struct call c)
+/* A call read from an api_call row or a call block, with its C and Python
+ * stacks (which make its site). */
+static void add_call(const struct model *m, struct proc *p, struct call c, int api, int callsite, int pystack)
 {
-    if (c.api < 0 || c.api >= m->napis)
-        c.api = 0;
-    if (c.callsite || c.pystack)
-        c.site = model_site(p, c.callsite, c.pystack);
+    c.api = (uint16_t)(api < 0 || api >= m->napis ? 0 : api);
+    if (callsite || pystack)
+        c.site = model_site(p, callsite, pystack);
     GROW(p->calls, p->ncalls, p->calls_cap);
     p->calls[p->ncalls++] = c;
 }
@@ -285,12 +285,13 @@ static void call_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
     tick(l->m);
-    add_call(l->m, l->p, (struct call){ sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
-                                        sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4),
-                                        sqlite3_column_int64(s, 5), sqlite3_column_int64(s, 6),
-                                        sqlite3_column_int(s, 7), sqlite3_column_int(s, 8), sqlite3_column_int(s, 9),
-                                        sqlite3_column_int(s, 10), sqlite3_column_int(s, 11),
-                                        sqlite3_column_int(s, 12), 0, sqlite3_column_int(s, 13), 0 });
+    add_call(l->m, l->p,
+             (struct call){ .start = sqlite3_column_int64(s, 1), .end = sqlite3_column_int64(s, 2),
+                            .stream = sqlite3_column_int64(s, 3), .event = sqlite3_column_int64(s, 4),
+                            .bytes = sqlite3_column_int64(s, 5), .call_id = sqlite3_column_int64(s, 6),
+                            .tid = sqlite3_column_int(s, 8), .copy_kind = (uint8_t)sqlite3_column_int(s, 9),
+                            .mem_kind = (uint8_t)sqlite3_column_int(s, 10), .result = sqlite3_column_int(s, 11) },
+             sqlite3_column_int(s, 7), sqlite3_column_int(s, 12), sqlite3_column_int(s, 13));
 }
 
 /* calls the writer stored in bulk (collector/call_block.h) */
@@ -304,9 +305,11 @@ static void block_row(sqlite3_stmt *s, void *ctx)
     for (int i = 0; i < n; i++) {
         tick(l->m);
         struct gt_call_packed r = gt_call_block_row(data, i);
-        add_call(l->m, l->p, (struct call){ r.start_ns, r.end_ns, r.stream, r.event, r.bytes, r.call_id, r.api,
-                                            (int)r.tid, r.copy_kind, r.mem_kind, r.result, (int)r.callsite, 0,
-                                            (int)r.pystack, 0 });
+        add_call(l->m, l->p,
+                 (struct call){ .start = r.start_ns, .end = r.end_ns, .stream = r.stream, .event = r.event,
+                                .bytes = r.bytes, .call_id = r.call_id, .tid = (int)r.tid, .copy_kind = r.copy_kind,
+                                .mem_kind = r.mem_kind, .result = r.result },
+                 r.api, (int)r.callsite, (int)r.pystack);
     }
 }
 
@@ -316,11 +319,14 @@ static void op_row(sqlite3_stmt *s, void *ctx)
     struct proc *p = l->p;
     tick(l->m);
     GROW(p->ops, p->nops, p->ops_cap);
-    p->ops[p->nops++] = (struct gop){ .kind = sqlite3_column_int(s, 1), .device = sqlite3_column_int(s, 2),
+    p->ops[p->nops++] = (struct gop){ .kind = (uint8_t)sqlite3_column_int(s, 1),
+                                      .device = (int16_t)sqlite3_column_int(s, 2),
                                       .stream = sqlite3_column_int(s, 3), .name = sqlite3_column_int(s, 4),
                                       .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
-                                      .bytes = sqlite3_column_int64(s, 7), .copy_kind = sqlite3_column_int(s, 8),
-                                      .src_kind = sqlite3_column_int(s, 9), .dst_kind = sqlite3_column_int(s, 10),
+                                      .bytes = sqlite3_column_int64(s, 7),
+                                      .copy_kind = (uint8_t)sqlite3_column_int(s, 8),
+                                      .src_kind = (uint8_t)sqlite3_column_int(s, 9),
+                                      .dst_kind = (uint8_t)sqlite3_column_int(s, 10),
                                       .corr = (uint32_t)sqlite3_column_int64(s, 11) };
 }
 

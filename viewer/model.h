@@ -37,22 +37,30 @@ enum api_role {
     ROLE_NCCL_OTHER,
 };
 
+/* A wrapped call: 72 bytes, the bulk of the report's memory, so packed. */
 struct call {
     int64_t start, end, stream, event, bytes, call_id;
-    int api, tid, copy_kind, mem_kind, result, callsite;
     uint32_t corr;           /* CUPTI correlation id of this call, 0 if unknown */
-    int pystack;             /* Python stack id, 0 if none */
+    int32_t result;
+    int tid;
     int site;                /* index into proc.sites (C and Python stack), 0 if neither */
+    uint16_t api;
+    uint8_t copy_kind, mem_kind;
 };
+_Static_assert(sizeof(struct call) == 72, "calls stay packed");
 
 enum { GOP_KERNEL = 1, GOP_MEMCPY = 2, GOP_MEMSET = 3 };
 
+/* A GPU operation: 56 bytes, packed for the same reason. */
 struct gop {
     int64_t start, end, bytes, enq;   /* enq: host time the call that enqueued it began (or start) */
-    int kind, stream, name, copy_kind, src_kind, dst_kind, device;
     uint32_t corr;
-    int nccl;                         /* kernel of an NCCL operation */
+    int stream, name;
+    int16_t device;
+    uint8_t kind, copy_kind, src_kind, dst_kind;
+    uint8_t nccl;                     /* kernel of an NCCL operation */
 };
+_Static_assert(sizeof(struct gop) == 56, "GPU operations stay packed");
 
 struct coll {
     int64_t call_id, comm, seq, count, bytes, start, end, group, stream_handle;
