@@ -10,6 +10,7 @@
 #include "collector/call_block.h"
 #include "collector/schema.h"
 
+#include <malloc.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -458,6 +459,9 @@ void model_drop_proc(struct model *m, size_t pi)
     p->ops = NULL;
     p->ncalls = p->calls_cap = p->nops = p->ops_cap = 0;
     p->loaded = 0;
+    /* give the freed pages back: glibc keeps them in its heap otherwise,
+     * and the next process's arrays would not all fit in the same holes */
+    malloc_trim(0);
 }
 
 /* What stays loaded for the whole report: kernel names, collectives (the

@@ -12,7 +12,6 @@
 #include "viewer/summary.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,11 +152,6 @@ int main(int argc, char **argv)
         fputs(usage_text, stderr);
         return 2;
     }
-    /* Big arrays (a process's calls and GPU operations) come and go once
-     * per process: from mmap, so that freeing one gives its memory back
-     * (glibc otherwise raises its threshold after the first free, and
-     * later arrays stay in a heap that does not shrink) */
-    mallopt(M_MMAP_THRESHOLD, 1 << 20);
     struct model m = { 0 };
     m.progress = isatty(2);
     char err[1024];
