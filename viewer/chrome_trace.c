@@ -59,6 +59,17 @@ static void slice(struct writer *w, const struct model *m, const struct proc *p,
     ts(w->out, end > start ? end - start : 0);
 }
 
+/* Appends v to the n values at seen unless it is there; returns whether it
+ * was new. */
+static int add_new(int *seen, int *n, int v)
+{
+    for (int k = 0; k < *n; k++)
+        if (seen[k] == v)
+            return 0;
+    seen[(*n)++] = v;
+    return 1;
+}
+
 static void metadata(struct writer *w, const struct model *m, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
@@ -70,24 +81,15 @@ static void metadata(struct writer *w, const struct model *m, size_t pi)
     /* host threads, in order of first appearance */
     int seen[256], nseen = 0;
     for (size_t i = 0; i < p->ncalls && nseen < 256; i++) {
-        int tid = p->calls[i].tid, k;
-        for (k = 0; k < nseen && seen[k] != tid; k++)
-            ;
-        if (k < nseen)
+        int tid = p->calls[i].tid;
+        if (!add_new(seen, &nseen, tid))
             continue;
-        seen[nseen++] = tid;
         snprintf(name, sizeof name, "host thread %d%s", tid, tid == p->pid ? " (main)" : "");
         meta(w, "thread_name", pid, tid, name, nseen);
     }
     int streams[256], ns = 0;
-    for (size_t i = 0; i < p->nops && ns < 256; i++) {
-        int s = p->ops[i].stream, k;
-        for (k = 0; k < ns && streams[k] != s; k++)
-            ;
-        if (k < ns)
-            continue;
-        streams[ns++] = s;
-    }
+    for (size_t i = 0; i < p->nops && ns < 256; i++)
+        add_new(streams, &ns, p->ops[i].stream);
     for (int a = 0; a < ns; a++) /* streams in id order */
         for (int b = a + 1; b < ns; b++)
             if (streams[b] < streams[a]) {
