@@ -25,15 +25,18 @@ lib=$b/.libs/libgputrace.so
 env_off="GPUTRACE_CUPTI=0 GPUTRACE_QUIET=1"
 ring="" # default ring size
 diff() { echo "$1 $2" | awk '{printf "%.1f", $1 - $2}'; }
+# the added cost in units of the floor measured in the same run: this VM's
+# speed wanders by a quarter from one run to the next, the ratio much less
+floors() { echo "$1 $2 $3" | awk '{printf "%.2f floors", ($1 - $2) / $3}'; }
 echo "== 1. added cost per wrapped call (median ns per call, wrapper vs direct call, same process)"
 read -r w p f < <("$tmp/wrap_cost")
 echo "untraced (the method's own error)       wrapper $w  direct $p  added $(diff "$w" "$p")   floor (TSC read + store) $f"
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/a.db" LD_PRELOAD="$lib" "$tmp/wrap_cost")
-echo "traced, stacks off (cudaStreamQuery)     wrapper $w  direct $p  added $(diff "$w" "$p")"
+echo "traced, stacks off (cudaStreamQuery)     wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/b.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)
-echo "traced, stacks off (cudaMemsetAsync 0 B)  wrapper $w  direct $p  added $(diff "$w" "$p")"
+echo "traced, stacks off (cudaMemsetAsync 0 B)  wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=8 GPUTRACE_OUTPUT="$tmp/c.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)
-echo "traced, stacks at 8 (cudaMemsetAsync 0 B) wrapper $w  direct $p  added $(diff "$w" "$p")"
+echo "traced, stacks at 8 (cudaMemsetAsync 0 B) wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
 echo "== 2. records the writer stores per second (one thread calling flat out for 2 s, default settings)"
 /usr/bin/time -f "%M" -o "$tmp/rss0" "$tmp/sink_rate" > /dev/null
 out=$(env $env_off GPUTRACE_OUTPUT="$tmp/d.db" LD_PRELOAD="$lib" /usr/bin/time -f "%M" -o "$tmp/rss1" "$tmp/sink_rate")
