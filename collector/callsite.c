@@ -19,10 +19,7 @@
 #define TABLE_SIZE 8192
 
 struct entry {
-    _Atomic uint64_t hash;
-    _Atomic int ready;
-    int reported;            /* writer thread only */
-    int depth;
+    struct gt_intern_seq s;  /* the return addresses follow */
     void *pc[GT_MAX_STACK_DEPTH];
 };
 
@@ -76,24 +73,7 @@ __attribute__((noinline)) static uint32_t capture(int depth)
         return 0;
     void **pc = buf + first;
     uint64_t h = hash_frames(pc, n);
-    for (uint32_t probe = 0; probe < 64; probe++) {
-        uint32_t i = (uint32_t)((h + probe) & (TABLE_SIZE - 1));
-        struct entry *e = &table[i];
-        switch (gt_intern_probe(&e->hash, &e->ready, h)) {
-        case GT_INTERN_CLAIMED:
-            e->depth = n;
-            memcpy(e->pc, pc, (size_t)n * sizeof *pc);
-            atomic_store_explicit(&e->ready, 1, memory_order_release);
-            return i + 1;
-        case GT_INTERN_MATCH:
-            if (e->depth == n && memcmp(e->pc, pc, (size_t)n * sizeof *pc) == 0)
-                return i + 1;
-            break;
-        case GT_INTERN_OTHER:
-            break;
-        }
-    }
-    return 0;
+    return gt_intern_seq(table, TABLE_SIZE, sizeof *table, offsetof(struct entry, pc), h, pc, n, sizeof *pc);
 }
 
 static void symbolise(void *pc, char *out, size_t len, int lines)
@@ -122,7 +102,7 @@ static void report(struct entry *e, uint32_t id, int lines, void (*fn)(uint32_t,
     char text[GT_MAX_STACK_DEPTH * 300];
     size_t o = 0;
     text[0] = 0;
-    for (int f = 0; f < e->depth && o < sizeof text - 300; f++) {
+    for (int f = 0; f < e->s.depth && o < sizeof text - 300; f++) {
         symbolise(e->pc[f], text + o, 300, lines);
         o += strlen(text + o);
         text[o++] = '\n';
@@ -131,14 +111,14 @@ static void report(struct entry *e, uint32_t id, int lines, void (*fn)(uint32_t,
     if (o)
         text[o - 1] = 0;
     fn(id, text, ctx);
-    e->reported = 1;
+    e->s.reported = 1;
 }
 
 void gt_callsite_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx)
 {
     for (uint32_t i = 0; i < TABLE_SIZE; i++) {
         struct entry *e = &table[i];
-        if (!e->reported && atomic_load_explicit(&e->ready, memory_order_acquire))
+        if (!e->s.reported && atomic_load_explicit(&e->s.ready, memory_order_acquire))
             report(e, i + 1, 0, fn, ctx);
     }
 }
@@ -148,7 +128,7 @@ void gt_callsite_flush_with_lines(void (*fn)(uint32_t id, const char *text, void
     int begun = 0;
     for (uint32_t i = 0; i < TABLE_SIZE; i++) {
         struct entry *e = &table[i];
-        if (!atomic_load_explicit(&e->ready, memory_order_acquire))
+        if (!atomic_load_explicit(&e->s.ready, memory_order_acquire))
             continue;
         if (!begun) {
             gt_symbolize_begin();
@@ -163,7 +143,7 @@ void gt_callsite_flush_with_lines(void (*fn)(uint32_t id, const char *text, void
 void gt_callsite_reset_reported(void)
 {
     for (uint32_t i = 0; i < TABLE_SIZE; i++)
-        table[i].reported = 0;
+        table[i].s.reported = 0;
 }
 
 void gt_callsite_warm_up(void)

@@ -10,7 +10,9 @@
 #define GPUTRACE_INTERN_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum gt_intern_probe {
     GT_INTERN_CLAIMED, /* this thread took the empty slot: fill it, then set `ready` */
@@ -33,6 +35,43 @@ static inline enum gt_intern_probe gt_intern_probe(_Atomic uint64_t *hash, _Atom
     while (!atomic_load_explicit(ready, memory_order_acquire))
         ;
     return GT_INTERN_MATCH;
+}
+
+/* The head of a slot that holds a sequence of items (a call stack's return
+ * addresses, a Python stack's frames); the items follow it in the slot. */
+struct gt_intern_seq {
+    _Atomic uint64_t hash;
+    _Atomic int ready;
+    int reported;            /* writer thread only */
+    int depth;               /* items held */
+};
+
+/* Interns n items of `size` bytes in a table of `slots` (a power of two)
+ * slots of `stride` bytes, each a gt_intern_seq with its items at offset
+ * `items_at`; h is the items' hash (non-zero).  Returns the slot's index + 1,
+ * or 0 when 64 probes find neither the sequence nor room. */
+static inline uint32_t gt_intern_seq(void *table, uint32_t slots, size_t stride, size_t items_at, uint64_t h,
+                                     const void *items, int n, size_t size)
+{
+    for (uint32_t probe = 0; probe < 64; probe++) {
+        uint32_t i = (uint32_t)((h + probe) & (slots - 1));
+        char *slot = (char *)table + (size_t)i * stride;
+        struct gt_intern_seq *e = (struct gt_intern_seq *)slot;
+        switch (gt_intern_probe(&e->hash, &e->ready, h)) {
+        case GT_INTERN_CLAIMED:
+            e->depth = n;
+            memcpy(slot + items_at, items, (size_t)n * size);
+            atomic_store_explicit(&e->ready, 1, memory_order_release);
+            return i + 1;
+        case GT_INTERN_MATCH:
+            if (e->depth == n && memcmp(slot + items_at, items, (size_t)n * size) == 0)
+                return i + 1;
+            break;
+        case GT_INTERN_OTHER:
+            break;
+        }
+    }
+    return 0;
 }
 
 #endif

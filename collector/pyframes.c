@@ -163,10 +163,7 @@ static int line_of(void *frame, uint32_t code)
 struct frame { uint32_t code; int32_t line; };
 
 struct stack_entry {
-    _Atomic uint64_t hash;
-    _Atomic int ready;
-    int reported;          /* writer thread only */
-    int depth;
+    struct gt_intern_seq s;  /* the frames follow */
     struct frame f[GT_MAX_PY_DEPTH];
 };
 static struct stack_entry stacks[STACKS];
@@ -175,24 +172,7 @@ static uint32_t intern_stack(const struct frame *f, int n)
 {
     _Static_assert(sizeof *f == sizeof(uint64_t), "a frame hashes as one word");
     uint64_t h = gt_hash_words((const uint64_t *)f, (size_t)n) | 1;
-    for (uint32_t probe = 0; probe < 64; probe++) {
-        uint32_t i = (uint32_t)((h + probe) & (STACKS - 1));
-        struct stack_entry *e = &stacks[i];
-        switch (gt_intern_probe(&e->hash, &e->ready, h)) {
-        case GT_INTERN_CLAIMED:
-            e->depth = n;
-            memcpy(e->f, f, (size_t)n * sizeof *f);
-            atomic_store_explicit(&e->ready, 1, memory_order_release);
-            return i + 1;
-        case GT_INTERN_MATCH:
-            if (e->depth == n && memcmp(e->f, f, (size_t)n * sizeof *f) == 0)
-                return i + 1;
-            break;
-        case GT_INTERN_OTHER:
-            break;
-        }
-    }
-    return 0;
+    return gt_intern_seq(stacks, STACKS, sizeof *stacks, offsetof(struct stack_entry, f), h, f, n, sizeof *f);
 }
 
 uint32_t gt_pystack_capture(void)
@@ -228,24 +208,24 @@ void gt_pystack_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), 
 {
     for (uint32_t i = 0; i < STACKS; i++) {
         struct stack_entry *e = &stacks[i];
-        if (e->reported || !atomic_load_explicit(&e->ready, memory_order_acquire))
+        if (e->s.reported || !atomic_load_explicit(&e->s.ready, memory_order_acquire))
             continue;
         char text[GT_MAX_PY_DEPTH * 600];
         size_t o = 0;
         text[0] = 0;
-        for (int k = 0; k < e->depth && o < sizeof text - 600; k++) {
+        for (int k = 0; k < e->s.depth && o < sizeof text - 600; k++) {
             const struct code_entry *c = e->f[k].code ? &codes[e->f[k].code - 1] : NULL;
             const char *file = c ? gt_strtab_get(c->file) : NULL, *func = c ? gt_strtab_get(c->func) : NULL;
             o += (size_t)snprintf(text + o, sizeof text - o, "%s%s (%s:%d)", k ? "\n" : "", func ? func : "?",
                                   file ? file : "?", e->f[k].line);
         }
         fn(i + 1, text, ctx);
-        e->reported = 1;
+        e->s.reported = 1;
     }
 }
 
 void gt_pystack_reset_reported(void)
 {
     for (uint32_t i = 0; i < STACKS; i++)
-        stacks[i].reported = 0;
+        stacks[i].s.reported = 0;
 }
