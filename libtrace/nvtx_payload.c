@@ -106,7 +106,10 @@ static uint64_t cb_schema_register(nvtxDomainHandle_t d, const nvtxPayloadSchema
         memset(s, 0, sizeof *s);
         id = s->id = id_for(a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_SCHEMA_ID, a->schemaId);
         size_t n = a->fieldMask & NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES ? a->numEntries : 0;
-        uint64_t at = 0; /* where a field without an offset goes: packed by natural alignment */
+        /* where a field without an offset goes (packed by natural
+         * alignment after the previous one), while that is known */
+        uint64_t at = 0;
+        int at_known = 1;
         for (size_t k = 0; k < n && s->nfields < MAX_FIELDS; k++) {
             const nvtxPayloadSchemaEntry_t *e = &a->entries[k];
             const struct penum *en = enum_of(e->type);
@@ -114,15 +117,20 @@ static uint64_t cb_schema_register(nvtxDomainHandle_t d, const nvtxPayloadSchema
              * size is then looked up when a payload is read (an int's until) */
             int later_enum = !en && e->type >= NVTX_PAYLOAD_SCHEMA_ID_STATIC_START;
             size_t size = en ? en->size : later_enum ? sizeof(int) : scalar_size(e->type);
-            if (!size || (e->flags & (NVTX_PAYLOAD_ENTRY_FLAG_POINTER | 0x70))) {
-                at = 0; /* pointers and arrays are not read; where later fields lie is then unknown */
-                if (e->offset == 0 && k)
-                    break;
+            if (!size || (e->flags & (NVTX_PAYLOAD_ENTRY_FLAG_POINTER | NVTX_PAYLOAD_ENTRY_FLAG_IS_ARRAY))) {
+                at_known = 0; /* not read, and its size is not known: nor where a field after it lies */
                 continue;
             }
-            uint64_t off = e->offset || k == 0 ? e->offset : (at + size - 1) / size * size;
+            uint64_t off;
+            if (e->offset || k == 0)
+                off = e->offset;
+            else if (at_known)
+                off = (at + size - 1) / size * size;
+            else
+                continue;
             s->f[s->nfields++] = (struct field){ e->type, off, gt_strtab_intern(e->name ? e->name : "?", -1) };
             at = off + size;
+            at_known = 1;
         }
         atomic_store_explicit(&nschemas, i + 1, memory_order_release);
     }

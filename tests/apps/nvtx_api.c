@@ -2,12 +2,17 @@
  * toolkit's header-only nvtx3 with no GPU: NVTX comes before the first CUDA
  * call; push/pop (ASCII, wide, with attributes: category, payload), nested;
  * a start/end range ended on another thread; marks; a domain with a
- * registered string; category and thread names; and a range left open when
- * the program exits.  tests/e2e/tracer_nvtx.sh checks the rows.
+ * registered string; category and thread names; a structured payload
+ * (payload extension) whose schema gives no offsets and holds a pointer, in
+ * a domain named "NCCL" (read) and in another (not read); and a range left
+ * open when the program exits.  tests/e2e/tracer_nvtx.sh checks the rows.
  */
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtPayload.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <wchar.h>
 
@@ -58,6 +63,40 @@ int main(void)
     r.payload.dValue = 0.5;
     nvtxDomainRangePushEx(d, &r);
     cudaStreamSynchronize(s);
+    nvtxDomainRangePop(d);
+
+    /* a schema packed by natural alignment (no offsets given): a at 0, b at
+     * 4; the pointer after them is not read, so neither is c, whose place
+     * follows from the pointer's size; d gives its offset and is read */
+    struct params { uint8_t a; uint32_t b; const char *name; uint16_t c; int64_t d; };
+    static const nvtxPayloadSchemaEntry_t fields[] = {
+        { 0, NVTX_PAYLOAD_ENTRY_TYPE_UINT8, "a", NULL, 0, 0, NULL, NULL },
+        { 0, NVTX_PAYLOAD_ENTRY_TYPE_UINT32, "b", NULL, 0, 0, NULL, NULL },
+        { NVTX_PAYLOAD_ENTRY_FLAG_POINTER, NVTX_PAYLOAD_ENTRY_TYPE_CSTRING, "name", NULL, 0, 0, NULL, NULL },
+        { 0, NVTX_PAYLOAD_ENTRY_TYPE_UINT16, "c", NULL, 0, 0, NULL, NULL },
+        { 0, NVTX_PAYLOAD_ENTRY_TYPE_INT64, "d", NULL, 0, offsetof(struct params, d), NULL, NULL },
+    };
+    nvtxDomainHandle_t nccl = nvtxDomainCreateA("NCCL");
+    const nvtxPayloadSchemaAttr_t sa = {
+        .fieldMask = NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_TYPE | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_ENTRIES |
+                     NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_NUM_ENTRIES | NVTX_PAYLOAD_SCHEMA_ATTR_FIELD_STATIC_SIZE,
+        .type = NVTX_PAYLOAD_SCHEMA_TYPE_STATIC, .entries = fields, .numEntries = sizeof fields / sizeof *fields,
+        .payloadStaticSize = sizeof(struct params) };
+    uint64_t schema = nvtxPayloadSchemaRegister(nccl, &sa);
+    struct params pv = { 7, 4096, "x", 3, -5 };
+    nvtxPayloadData_t pd[] = { { schema, sizeof pv, &pv } };
+    nvtxEventAttributes_t e = { 0 };
+    e.version = NVTX_VERSION;
+    e.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    e.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    e.message.ascii = "structured";
+    e.payloadType = NVTX_PAYLOAD_TYPE_EXT;
+    e.reserved0 = 1;
+    e.payload.ullValue = (uint64_t)(uintptr_t)pd;
+    nvtxDomainRangePushEx(nccl, &e);
+    nvtxDomainRangePop(nccl);
+    e.message.ascii = "structured elsewhere";
+    nvtxDomainRangePushEx(d, &e);
     nvtxDomainRangePop(d);
 
     nvtxRangeId_t id = nvtxRangeStartA("prefetch");

@@ -23,8 +23,13 @@ expect "the nested range lies inside its parent" \
   "$(q "$db" "select count(*) from nvtx_range i, nvtx_range o where i.depth = 1 and o.category = 7 and i.start_ns >= o.start_ns and i.end_ns <= o.end_ns")" 1
 expect "a mark is an instant" "$(name "kind = 4 and start_ns = end_ns")" "checkpoint"
 expect "a domain range: registered string, domain name and double payload" \
-  "$(q "$db" "select n.value || ' ' || d.value || ' ' || r.payload from nvtx_range r join label n on n.id = r.name join label d on d.id = r.domain")" \
+  "$(q "$db" "select n.value || ' ' || d.value || ' ' || r.payload from nvtx_range r join label n on n.id = r.name join label d on d.id = r.domain where d.value = 'trainer' and r.payload is not null")" \
   "optimizer.step trainer 0.5"
+expect "a structured payload: fields packed by alignment read, a pointer and what follows it unplaced skipped" \
+  "$(q "$db" "select payload from nvtx_range r join label l on l.process_id = r.process_id and l.id = r.name where l.value = 'structured'")" \
+  "a=7, b=4096, d=-5"
+expect "a structured payload outside the NCCL domain is not read" \
+  "$(q "$db" "select count(*) from nvtx_range r join label l on l.process_id = r.process_id and l.id = r.name where l.value = 'structured elsewhere' and payload is null")" 1
 expect "a start/end range ended on another thread has its end" \
   "$(q "$db" "select count(*) from nvtx_range r join label l on l.id = r.name where l.value = 'prefetch' and r.kind = 2 and r.end_ns > r.start_ns and r.range_id is not null")" 1
 expect "a range open at exit is stored without an end" "$(name "end_ns is null")" "shutdown"
