@@ -414,8 +414,6 @@ static void read_table(struct model *m, struct proc *p, size_t k, struct loading
 void model_load_proc(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
-    if (p->loaded)
-        return;
     struct loading l = { m, p, { 0 }, { 0 } };
     size_t nreaders = sizeof readers / sizeof *readers;
     for (size_t k = 0; k + 1 < nreaders; k++)
@@ -446,7 +444,6 @@ void model_load_proc(struct model *m, size_t pi)
     free(enq.corr);
     free(enq.start);
     idmap_free(&nccl);
-    p->loaded = 1;
 }
 
 void model_drop_proc(struct model *m, size_t pi)
@@ -458,7 +455,6 @@ void model_drop_proc(struct model *m, size_t pi)
     p->calls = NULL;
     p->ops = NULL;
     p->ncalls = p->calls_cap = p->nops = p->ops_cap = 0;
-    p->loaded = 0;
     /* give the freed pages back: glibc keeps them in its heap otherwise,
      * and the next process's arrays would not all fit in the same holes */
     malloc_trim(0);

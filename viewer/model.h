@@ -91,7 +91,6 @@ struct proc {
     char host[128], gpu[128], end_reason[32], cupti[256];
     int has_end, has_exit_code, has_signal, cupti_active;
     /* loaded by model_load_proc, freed by model_drop_proc */
-    int loaded;
     struct call *calls; size_t ncalls, calls_cap;
     struct gop *ops; size_t nops, ops_cap;
     struct proc_rows *rows;       /* where its calls and GPU operations are in its database */

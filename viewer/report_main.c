@@ -198,9 +198,13 @@ int main(int argc, char **argv)
     else
         output_text(stdout, &m, &s, &fs);
     if (trace) {
-        long n = ct ? chrome_trace_close(ct, &m, &fs) : -1;
+        long n = -1;
+        if (ct) {
+            n = chrome_trace_close(ct, &m, &fs);
+            trace_errno = errno;
+        }
         if (n < 0) {
-            fprintf(stderr, "gputrace-report: cannot write %s: %s\n", trace, strerror(ct ? errno : trace_errno));
+            fprintf(stderr, "gputrace-report: cannot write %s: %s\n", trace, strerror(trace_errno));
             rc = 1;
         } else if (!strcmp(format, "text")) {
             printf("\nChrome trace: %s (%ld events); open it at https://ui.perfetto.dev or chrome://tracing\n", trace, n);

@@ -60,6 +60,12 @@ expect "killed run: the report says what is missing" "$(grep -c 'killed before t
 "$rep" --format json "$tmp/killed.db" | python3 -c "import json,sys; d=json.load(sys.stdin); assert d['ranks'][0]['ended'] == 'killed'"
 expect "killed run: JSON says the rank was killed" $? 0
 
+# outputs that cannot be written: one line each, exit 1, the report still printed
+one_line "unwritable --chrome-trace" 1 "cannot write .*nodir/t.json: No such file" --chrome-trace "$tmp/nodir/t.json" "$tmp/run.db"
+expect "unwritable --chrome-trace: the report is still printed" "$(grep -c '^rank  pid' "$tmp/out")" 1
+touch "$tmp/afile"
+one_line "unmakeable --kineto directory" 1 "cannot make .*afile/k" --kineto "$tmp/afile/k" "$tmp/run.db"
+
 # a damaged file: the root page of api_call overwritten.  What can be read
 # is reported, the report says the file is damaged, and the exit is 1.
 cp "$tmp/run.db" "$tmp/damaged.db"
