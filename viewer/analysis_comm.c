@@ -190,7 +190,7 @@ static void mismatches(const struct model *m, struct findings *fs, struct group 
         struct group *gr = &g[i];
         if (gr->n < 2 || m->roles[gr->v[0].c->api] != ROLE_NCCL_OP)
             continue;
-        if (!strcmp(m->api_names[gr->v[0].c->api], "ncclSend") || !strcmp(m->api_names[gr->v[0].c->api], "ncclRecv"))
+        if (!strcmp(model_api_name(m, gr->v[0].c->api), "ncclSend") || !strcmp(model_api_name(m, gr->v[0].c->api), "ncclRecv"))
             continue; /* point to point: peers differ by nature */
         /* the majority call */
         int best = 0, best_n = 0;
@@ -226,8 +226,8 @@ static void mismatches(const struct model *m, struct findings *fs, struct group 
                  (long long)gr->comm, (long long)gr->seq, ranks);
         snprintf(f->message, sizeof f->message,
                  "collective %lld of communicator %llx: rank(s) %s called %s(count %lld, type %d) where the others called %s(count %lld, type %d)",
-                 (long long)gr->seq, (unsigned long long)gr->comm, ranks, m->api_names[got->api], (long long)got->count,
-                 got->dtype, m->api_names[want->api], (long long)want->count, want->dtype);
+                 (long long)gr->seq, (unsigned long long)gr->comm, ranks, model_api_name(m, got->api), (long long)got->count,
+                 got->dtype, model_api_name(m, want->api), (long long)want->count, want->dtype);
         snprintf(f->suggestion, sizeof f->suggestion,
                  "the ranks issue different collectives at the same point: look for rank-dependent control flow or shapes");
     }
@@ -272,7 +272,7 @@ static void hangs(const struct model *m, struct findings *fs, struct group *g, s
                  (long long)gr->comm, (long long)gr->seq, missing);
         snprintf(f->message, sizeof f->message,
                  "the run ended with %d rank(s) waiting in %s (collective %lld of communicator %llx) that rank(s) %s never entered",
-                 gr->n, m->api_names[gr->v[0].c->api], (long long)gr->seq, (unsigned long long)gr->comm, missing);
+                 gr->n, model_api_name(m, gr->v[0].c->api), (long long)gr->seq, (unsigned long long)gr->comm, missing);
         snprintf(f->suggestion, sizeof f->suggestion,
                  "find where rank(s) %s were stuck (their last calls, and the inflight table) before this collective", missing);
         reported_comm = gr->comm;

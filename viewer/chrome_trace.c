@@ -111,7 +111,7 @@ static void calls(struct writer *w, const struct model *m, size_t pi, const stru
     int pid = pid_of(m, pi);
     for (size_t i = 0; i < p->ncalls; i++) {
         const struct call *c = &p->calls[i];
-        const char *name = m->api_names[c->api] ? m->api_names[c->api] : "?";
+        const char *name = model_api_name(m, c->api);
         slice(w, m, p, pid, c->tid, name, m->roles[c->api] >= ROLE_NCCL_OP ? "nccl" : "cuda_api", c->start, c->end);
         fprintf(w->out, ",\"args\":{\"call_id\":%lld,\"stream\":%lld,\"bytes\":%lld,\"result\":%d,\"correlation\":%u}}",
                 (long long)c->call_id, (long long)c->stream, (long long)c->bytes, c->result, c->corr);
@@ -205,7 +205,10 @@ static void collectives(struct writer *w, const struct model *m)
         const struct coll *c = &p->colls[refs[k].i];
         int pid = pid_of(m, refs[k].proc);
         char name[128];
-        snprintf(name, sizeof name, "%s #%lld", m->api_names[c->api] + 4, (long long)c->seq);
+        const char *api = model_api_name(m, c->api);
+        if (!strncmp(api, "nccl", 4))
+            api += 4; /* "AllReduce #3" */
+        snprintf(name, sizeof name, "%s #%lld", api, (long long)c->seq);
         slice(w, m, p, pid, STREAM_TID_BASE + c->gstream, name, "collective", c->gstart, c->gend);
         fprintf(w->out, ",\"args\":{\"comm\":\"%llx\",\"seq\":%lld,\"count\":%lld,\"bytes\":%lld,\"datatype\":%d,"
                         "\"peer\":%d,\"rank\":%d,\"nranks\":%d,\"call_id\":%lld}}",

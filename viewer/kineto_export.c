@@ -54,7 +54,7 @@ static const char *const dtype_names[] = { "Char", "Byte", "Int", "UInt32", "Lon
  * its NCCL kernel), from our record of it. */
 static void collective_args(struct kw *w, const struct coll *c)
 {
-    const char *op = w->m->api_names[c->api] ? w->m->api_names[c->api] : "?";
+    const char *op = model_api_name(w->m, c->api);
     if (!strncmp(op, "nccl", 4))
         op += 4;
     char lower[64];
@@ -98,7 +98,7 @@ static void host_events(struct kw *w, const struct timeline *t, const struct idm
     const struct proc *p = w->p;
     for (size_t i = 0; i < p->ncalls; i++) {
         const struct call *c = &p->calls[i];
-        const char *name = m->api_names[c->api] ? m->api_names[c->api] : "?";
+        const char *name = model_api_name(m, c->api);
         const char *cat = !strncmp(name, "nccl", 4) ? "cpu_op" : !strncmp(name, "cu", 2) && strncmp(name, "cuda", 4)
                           ? "cuda_driver" : "cuda_runtime";
         x_event(w, cat, name, p->pid, c->tid, c->start, c->end);

@@ -74,9 +74,21 @@ static int open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
     return 0;
 }
 
+/* Control characters in a name from the file become '?': the text report
+ * prints names as they are, and a damaged or crafted file must not drive
+ * the user's terminal. */
+static char *plain_text(char *s)
+{
+    for (unsigned char *c = (unsigned char *)s; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return s;
+}
+
 static void copy_text(char *dst, size_t len, const unsigned char *src)
 {
     snprintf(dst, len, "%s", src ? (const char *)src : "");
+    plain_text(dst);
 }
 
 static enum api_role role_of(const char *n)
@@ -144,11 +156,19 @@ static int load_apis(struct model *m, sqlite3 *db)
             }
             m->napis = id + 1;
         }
+        const char *name = (const char *)sqlite3_column_text(s, 1);
+        if (!name)
+            continue;
         free(m->api_names[id]);
-        m->api_names[id] = strdup((const char *)sqlite3_column_text(s, 1));
+        m->api_names[id] = strdup(name);
         m->roles[id] = role_of(m->api_names[id]);
     }
     sqlite3_finalize(s);
+    if (!m->napis) { /* an empty api table: id 0 still names calls whose API is unknown */
+        m->api_names = calloc(1, sizeof *m->api_names);
+        m->roles = calloc(1, sizeof *m->roles);
+        m->napis = 1;
+    }
     return 0;
 }
 
@@ -249,6 +269,8 @@ void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char
         free((*v)[id]);
         const unsigned char *text = sqlite3_column_text(s, 1);
         (*v)[id] = strdup(text ? (const char *)text : "");
+        if ((*v)[id])
+            plain_text((*v)[id]);
     }
     sqlite3_finalize(s);
 }
@@ -268,6 +290,19 @@ static void tick(struct model *m)
 
 /* ---- loading a process ------------------------------------------------------ */
 
+/* An API id read from a row, or 0 if the api table does not have it: ids
+ * index api_names and roles unchecked everywhere else. */
+static int api_id(const struct model *m, int api)
+{
+    return api < 0 || api >= m->napis ? 0 : api;
+}
+
+const char *model_api_name(const struct model *m, int api)
+{
+    const char *n = api >= 0 && api < m->napis ? m->api_names[api] : NULL;
+    return n ? n : "?";
+}
+
 /* What a process's rows are read into (model_load_proc). */
 struct loading { struct model *m; struct proc *p; struct capi_list capis; struct corr_list exts; };
 
@@ -275,7 +310,7 @@ struct loading { struct model *m; struct proc *p; struct capi_list capis; struct
  * stacks (which make its site). */
 static void add_call(const struct model *m, struct proc *p, struct call c, int api, int callsite, int pystack)
 {
-    c.api = (uint16_t)(api < 0 || api >= m->napis ? 0 : api);
+    c.api = (uint16_t)api_id(m, api);
     if (callsite || pystack)
         c.site = model_site(p, callsite, pystack);
     GROW(p->calls, p->ncalls, p->calls_cap);
@@ -488,7 +523,7 @@ static void load_process(struct model *m, struct proc *p)
                             .seq = sqlite3_column_int64(s, 2), .count = sqlite3_column_int64(s, 3),
                             .bytes = sqlite3_column_int64(s, 4), .start = sqlite3_column_int64(s, 5),
                             .end = sqlite3_column_int64(s, 6), .group = sqlite3_column_int64(s, 7),
-                            .stream_handle = sqlite3_column_int64(s, 8), .api = sqlite3_column_int(s, 9),
+                            .stream_handle = sqlite3_column_int64(s, 8), .api = api_id(m, sqlite3_column_int(s, 9)),
                             .dtype = sqlite3_column_int(s, 10), .op = sqlite3_column_int(s, 11),
                             .peer = sqlite3_column_int(s, 12), .rank = sqlite3_column_int(s, 13),
                             .nranks = sqlite3_column_int(s, 14), .callsite = sqlite3_column_int(s, 15),
@@ -557,7 +592,8 @@ static int pick_run(struct model *m, const char *run, char *err, size_t errlen)
             snprintf(err, errlen, "cannot read processes: %s", sqlite3_errmsg(m->dbs[d]));
             return -1;
         }
-        while (sqlite3_step(s) == SQLITE_ROW) {
+        int rc;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
             const char *id = (const char *)sqlite3_column_text(s, 0);
             int64_t t = sqlite3_column_int64(s, 1);
             if (!id)
@@ -566,11 +602,15 @@ static int pick_run(struct model *m, const char *run, char *err, size_t errlen)
                 snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "", id);
             if (run ? strcmp(id, run) == 0 : t > best) {
                 best = t;
-                snprintf(m->run_id, sizeof m->run_id, "%s", id);
+                snprintf(m->run_id, sizeof m->run_id, "%s", id); /* raw: it is matched in SQL */
                 found = 1;
             }
         }
         sqlite3_finalize(s);
+        if (rc != SQLITE_DONE) { /* which runs there are cannot be told */
+            snprintf(err, errlen, "%s is damaged (%s while reading process)", m->paths[d], sqlite3_errstr(rc));
+            return -1;
+        }
     }
     if (!found) {
         if (run)
@@ -603,13 +643,19 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
     if (pick_run(m, run, err, errlen) != 0)
         return -1;
     size_t cap = 0;
+    int bad_rc = SQLITE_DONE;
+    size_t bad_db = 0;
     for (size_t d = 0; d < m->ndbs; d++) {
         sqlite3_stmt *s;
-        sqlite3_prepare_v2(m->dbs[d], "SELECT id, rank, pid, device, host, gpu_name, start_ns, end_ns, clock_offset_ns,"
-                                      " exit_code, exit_signal, end_reason, cupti_status, world_size FROM process"
-                                      " WHERE run_id = ?", -1, &s, NULL);
+        if (sqlite3_prepare_v2(m->dbs[d], "SELECT id, rank, pid, device, host, gpu_name, start_ns, end_ns, clock_offset_ns,"
+                                          " exit_code, exit_signal, end_reason, cupti_status, world_size FROM process"
+                                          " WHERE run_id = ?", -1, &s, NULL) != SQLITE_OK) {
+            snprintf(err, errlen, "%s: cannot read processes: %s", paths[d], sqlite3_errmsg(m->dbs[d]));
+            return -1;
+        }
         sqlite3_bind_text(s, 1, m->run_id, -1, SQLITE_STATIC);
-        while (sqlite3_step(s) == SQLITE_ROW) {
+        int rc;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
             GROW(m->procs, m->nprocs, cap);
             struct proc *p = &m->procs[m->nprocs++];
             memset(p, 0, sizeof *p);
@@ -633,7 +679,19 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
             p->cupti_active = strcmp(p->cupti, "active") == 0;
             p->world = sqlite3_column_int(s, 13);
         }
+        note_damage(m, (int)d, rc, "process");
+        if (rc != SQLITE_DONE && bad_rc == SQLITE_DONE) {
+            bad_rc = rc;
+            bad_db = d;
+        }
         sqlite3_finalize(s);
+    }
+    if (!m->nprocs) { /* the run was listed, but its processes could not be read */
+        if (bad_rc != SQLITE_DONE)
+            snprintf(err, errlen, "%s is damaged (%s while reading process)", paths[bad_db], sqlite3_errstr(bad_rc));
+        else
+            snprintf(err, errlen, "empty trace: no traced process in the database(s)");
+        return -1;
     }
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_proc);
     for (size_t d = 0; d < m->ndbs; d++)

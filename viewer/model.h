@@ -139,6 +139,8 @@ void model_free(struct model *m);
  * from pageable memory, and frees. */
 int model_is_explicit_sync(const struct model *m, const struct call *c);
 int model_is_implicit_sync(const struct model *m, const struct call *c);
+/* Name of a wrapped API (or "?": a file whose api table lacks it). */
+const char *model_api_name(const struct model *m, int api);
 /* Name of a kernel (or "?"). */
 const char *model_kernel_name(const struct model *m, const struct proc *p, int name_id, char *buf, size_t len);
 /* Call sites (sites.c).  A site is a (C stack, Python stack) pair of a

@@ -124,7 +124,7 @@ void summary_end(const struct model *m, struct summary *s)
         const struct proc *p = &m->procs[pi];
         for (size_t i = 0; i < p->ncolls; i++) {
             const struct coll *c = &p->colls[i];
-            const char *op = m->api_names[c->api] ? m->api_names[c->api] : "?";
+            const char *op = model_api_name(m, c->api);
             size_t k;
             for (k = 0; k < s->ncolls; k++)
                 if (!strcmp(s->colls[k].op, op) && s->colls[k].bytes == c->bytes && s->colls[k].nranks == c->nranks)

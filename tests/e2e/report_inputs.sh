@@ -1,7 +1,8 @@
 #!/bin/sh
 # report_inputs.sh: gputrace-report on bad and odd input: a missing file, a
 # file that is not SQLite, a foreign SQLite file, another schema version, an
-# empty run, a run killed part-way, a damaged file, an unknown run; options
+# empty run, a run killed part-way, a damaged file (and one whose process
+# table is damaged), ids and names the api table lacks, an unknown run; options
 # and exit codes;
 # and that --help and docs/report.md name the same options.
 set -u
@@ -77,6 +78,28 @@ expect "damaged file: still a report, which says so" \
   "$(grep -c '^rank  pid' "$tmp/out"):$(grep -c '^note: .*damaged.db is damaged' "$tmp/out")" "1:1"
 "$rep" --format json "$tmp/damaged.db" 2> /dev/null | python3 -c "import json,sys; d=json.load(sys.stdin); assert 'is damaged' in d['run']['damaged'] and len(d['ranks']) == 2"
 expect "damaged file: JSON says so in run.damaged" $? 0
+
+# a damaged process table: nothing to report on, one line, exit 1
+cp "$tmp/run.db" "$tmp/noproc.db"
+root=$(sqlite3 "$tmp/noproc.db" "select rootpage from sqlite_master where name = 'process'")
+printf '\377\377\377\377\377\377\377\377' | dd of="$tmp/noproc.db" bs=1 seek=$(( (root - 1) * psize )) conv=notrunc 2> /dev/null
+one_line "damaged process table: one line on stderr, exit 1" 1 "noproc.db is damaged (.* while reading process)" "$tmp/noproc.db"
+
+# ids the api table lacks, or names it lacks, are "?" (not an index out of
+# bounds: the sanitizer build catches one); control characters in the
+# file's names do not reach the terminal
+cp "$tmp/run.db" "$tmp/apis.db"
+sqlite3 "$tmp/apis.db" "update collective set api = 4000 where rowid % 2 = 0; update collective set api = -7 where rowid % 3 = 0;
+  update api set name = NULL where name = 'cudaStreamSynchronize'; update api set id = 4096 where name = 'ncclAllReduce';
+  update process set gpu_name = 'GPU' || char(27) || '[2J';"
+"$rep" --chrome-trace "$tmp/apis.json" "$tmp/apis.db" > "$tmp/out" 2> "$tmp/err"
+expect "unknown api ids and names: a report, exit 0" "$?:$(grep -c '^rank  pid' "$tmp/out")" "0:1"
+expect "no control character from the file in the text report" "$(tr -d '\n' < "$tmp/out" | LC_ALL=C grep -c '[[:cntrl:]]')" 0
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/apis.json"
+expect "unknown api ids and names: the trace is valid JSON" $? 0
+sqlite3 "$tmp/apis.db" "delete from api"
+"$rep" --format json "$tmp/apis.db" > /dev/null 2>&1
+expect "an empty api table: a report, exit 0" $? 0
 
 # several databases: ranks of one run on different files
 "$b/gputrace" record -o "$tmp/split-%r.db" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
