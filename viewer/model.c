@@ -260,6 +260,8 @@ void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char
     sqlite3_bind_int64(s, 1, process_id);
     while (sqlite3_step(s) == SQLITE_ROW) {
         int id = sqlite3_column_int(s, 0);
+        if (id < 1 || id > 1000000) /* the SQL said so, but a damaged file's index may not agree */
+            continue;
         if (id >= *n) {
             int grown = id + 1 > 2 * *n ? id + 1 : 2 * *n;
             *v = realloc(*v, (size_t)grown * sizeof **v);
@@ -311,6 +313,8 @@ struct loading { struct model *m; struct proc *p; struct capi_list capis; struct
 static void add_call(const struct model *m, struct proc *p, struct call c, int api, int callsite, int pystack)
 {
     c.api = (uint16_t)api_id(m, api);
+    c.start = model_ns(c.start);
+    c.end = c.end < c.start ? c.start : model_ns(c.end);
     if (callsite || pystack)
         c.site = model_site(p, callsite, pystack);
     GROW(p->calls, p->ncalls, p->calls_cap);
@@ -358,7 +362,8 @@ static void op_row(sqlite3_stmt *s, void *ctx)
     p->ops[p->nops++] = (struct gop){ .kind = (uint8_t)sqlite3_column_int(s, 1),
                                       .device = (int16_t)sqlite3_column_int(s, 2),
                                       .stream = sqlite3_column_int(s, 3), .name = sqlite3_column_int(s, 4),
-                                      .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
+                                      .start = model_ns(sqlite3_column_int64(s, 5)),
+                                      .end = model_ns(sqlite3_column_int64(s, 6)),
                                       .bytes = sqlite3_column_int64(s, 7),
                                       .copy_kind = (uint8_t)sqlite3_column_int(s, 8),
                                       .src_kind = (uint8_t)sqlite3_column_int(s, 9),
@@ -371,7 +376,7 @@ static void capi_row(sqlite3_stmt *s, void *ctx)
     struct loading *l = ctx;
     tick(l->m);
     GROW(l->capis.v, l->capis.n, l->capis.cap);
-    l->capis.v[l->capis.n++] = (struct capi){ sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3),
+    l->capis.v[l->capis.n++] = (struct capi){ model_ns(sqlite3_column_int64(s, 2)), model_ns(sqlite3_column_int64(s, 3)),
                                               sqlite3_column_int(s, 1), (uint32_t)sqlite3_column_int64(s, 4) };
 }
 
@@ -521,13 +526,13 @@ static void load_process(struct model *m, struct proc *p)
         struct coll *c = &p->colls[p->ncolls++];
         *c = (struct coll){ .call_id = sqlite3_column_int64(s, 0), .comm = sqlite3_column_int64(s, 1),
                             .seq = sqlite3_column_int64(s, 2), .count = sqlite3_column_int64(s, 3),
-                            .bytes = sqlite3_column_int64(s, 4), .start = sqlite3_column_int64(s, 5),
-                            .end = sqlite3_column_int64(s, 6), .group = sqlite3_column_int64(s, 7),
+                            .bytes = sqlite3_column_int64(s, 4), .start = model_ns(sqlite3_column_int64(s, 5)),
+                            .end = model_ns(sqlite3_column_int64(s, 6)), .group = sqlite3_column_int64(s, 7),
                             .stream_handle = sqlite3_column_int64(s, 8), .api = api_id(m, sqlite3_column_int(s, 9)),
                             .dtype = sqlite3_column_int(s, 10), .op = sqlite3_column_int(s, 11),
                             .peer = sqlite3_column_int(s, 12), .rank = sqlite3_column_int(s, 13),
                             .nranks = sqlite3_column_int(s, 14), .callsite = sqlite3_column_int(s, 15),
-                            .gstart = sqlite3_column_int64(s, 16), .gend = sqlite3_column_int64(s, 17),
+                            .gstart = model_ns(sqlite3_column_int64(s, 16)), .gend = model_ns(sqlite3_column_int64(s, 17)),
                             .gstream = sqlite3_column_type(s, 18) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 18),
                             .kname = sqlite3_column_int(s, 19), .pystack = sqlite3_column_int(s, 20) };
         if (c->callsite || c->pystack)
@@ -563,7 +568,7 @@ static int find_rows(struct model *m, size_t d)
         p->rows = malloc(sizeof *p->rows);
         *p->rows = v[k].rows;
         if (!p->has_end)
-            p->end = v[k].last_end > p->start ? v[k].last_end : p->start;
+            p->end = v[k].last_end > p->start ? model_ns(v[k].last_end) : p->start;
         k++;
     }
     free(v);
@@ -666,10 +671,10 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
             p->device = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 3);
             copy_text(p->host, sizeof p->host, sqlite3_column_text(s, 4));
             copy_text(p->gpu, sizeof p->gpu, sqlite3_column_text(s, 5));
-            p->start = sqlite3_column_int64(s, 6);
+            p->start = model_ns(sqlite3_column_int64(s, 6));
             p->has_end = sqlite3_column_type(s, 7) != SQLITE_NULL;
-            p->end = sqlite3_column_int64(s, 7);
-            p->clock_offset = sqlite3_column_int64(s, 8);
+            p->end = model_ns(sqlite3_column_int64(s, 7));
+            p->clock_offset = model_ns(sqlite3_column_int64(s, 8));
             p->has_exit_code = sqlite3_column_type(s, 9) != SQLITE_NULL;
             p->exit_code = sqlite3_column_int(s, 9);
             p->has_signal = sqlite3_column_type(s, 10) != SQLITE_NULL;

@@ -165,6 +165,15 @@ int model_range_at(const struct proc *p, int tid, int64_t t);
 /* Whether a range named `name` encloses range r (or is r). */
 int model_range_within(const struct proc *p, int r, const char *name);
 const char *model_label(const struct proc *p, int id);
+/* A time (or clock offset) read from a file, kept within +-2^61 ns (73
+ * years): a damaged or crafted file holds anything, and the analyses add
+ * and subtract times unchecked. */
+static inline int64_t model_ns(int64_t t)
+{
+    const int64_t lim = (int64_t)1 << 61;
+    return t < -lim ? -lim : t > lim ? lim : t;
+}
+
 /* Aligned time: ns since the run's start, on the realtime clock. */
 static inline int64_t model_aligned(const struct model *m, const struct proc *p, int64_t t)
 {
