@@ -128,8 +128,10 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
 {
     size_t np = m->nprocs;
     int64_t *last_count = calloc(np + 1, sizeof *last_count), *clear = calloc(np + 1, sizeof *clear);
-    int64_t *waits = calloc(np + 1, sizeof *waits);
-    int64_t full = 0, total_wait = 0;
+    /* waits are summed as doubles: a file whose ranks' clocks disagree
+     * absurdly (a damaged clock offset) must not overflow them */
+    double *waits = calloc(np + 1, sizeof *waits), total_wait = 0;
+    int64_t full = 0;
     for (size_t i = 0; i < ng; i++) {
         if (g[i].n < 2 || g[i].n != g[i].nranks)
             continue;
@@ -147,25 +149,26 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
             }
         }
         last_count[who]++;
-        if (latest - second >= o->straggler_margin_ns)
+        if ((double)latest - (double)second >= (double)o->straggler_margin_ns)
             clear[who]++;
         for (int k = 0; k < g[i].n; k++) {
-            waits[who] += latest - arrival(m, &g[i].v[k]);
-            total_wait += latest - arrival(m, &g[i].v[k]);
+            double w = (double)latest - (double)arrival(m, &g[i].v[k]);
+            waits[who] += w;
+            total_wait += w;
         }
     }
     for (size_t pi = 0; pi < np; pi++) {
         if (!full || (double)clear[pi] < o->straggler_clear_fraction * (double)full ||
-            (double)waits[pi] <= o->straggler_fraction * (double)total_wait)
+            waits[pi] <= o->straggler_fraction * total_wait)
             continue;
         struct finding *f = findings_new(fs, m, F_COMM_STRAGGLER, (int)pi, 0);
         f->count = last_count[pi];
-        f->wait_ns = waits[pi];
+        f->wait_ns = waits[pi] < 9e18 ? (int64_t)waits[pi] : INT64_MAX;
         snprintf(f->callsite, sizeof f->callsite, "(whole process)");
         snprintf(f->extra_json, sizeof f->extra_json,
                  "\"straggler_rank\": %d, \"collectives\": %lld, \"clearly_last\": %lld, \"wait_share\": %.3f",
                  m->procs[pi].rank, (long long)full, (long long)clear[pi],
-                 total_wait ? (double)waits[pi] / (double)total_wait : 0.0);
+                 total_wait > 0 ? waits[pi] / total_wait : 0.0);
         snprintf(f->message, sizeof f->message,
                  "rank %d reached %lld of %lld collectives last (%lld by more than %.1f ms); the other ranks waited %.2f ms for it",
                  m->procs[pi].rank, (long long)last_count[pi], (long long)full, (long long)clear[pi],

@@ -37,6 +37,7 @@ static void note_damage(struct model *m, int db, int rc, const char *what)
         return;
     snprintf(m->damaged, sizeof m->damaged, "%s is damaged (%s while reading %s): this report covers what could be read",
              m->paths[db], sqlite3_errstr(rc), what);
+    model_plain_text(m->damaged);
 }
 
 static int open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
@@ -74,10 +75,7 @@ static int open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
     return 0;
 }
 
-/* Control characters in a name from the file become '?': the text report
- * prints names as they are, and a damaged or crafted file must not drive
- * the user's terminal. */
-static char *plain_text(char *s)
+char *model_plain_text(char *s)
 {
     for (unsigned char *c = (unsigned char *)s; *c; c++)
         if (*c < 0x20 || *c == 0x7f)
@@ -88,7 +86,7 @@ static char *plain_text(char *s)
 static void copy_text(char *dst, size_t len, const unsigned char *src)
 {
     snprintf(dst, len, "%s", src ? (const char *)src : "");
-    plain_text(dst);
+    model_plain_text(dst);
 }
 
 static enum api_role role_of(const char *n)
@@ -272,7 +270,7 @@ void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char
         const unsigned char *text = sqlite3_column_text(s, 1);
         (*v)[id] = strdup(text ? (const char *)text : "");
         if ((*v)[id])
-            plain_text((*v)[id]);
+            model_plain_text((*v)[id]);
     }
     sqlite3_finalize(s);
 }

@@ -139,6 +139,10 @@ void model_free(struct model *m);
  * from pageable memory, and frees. */
 int model_is_explicit_sync(const struct model *m, const struct call *c);
 int model_is_implicit_sync(const struct model *m, const struct call *c);
+/* Replaces control characters in s with '?' and returns s: the text report
+ * and the error line print names from the file as they are, and a damaged
+ * or crafted file must neither break a line nor drive the terminal. */
+char *model_plain_text(char *s);
 /* Name of a wrapped API (or "?": a file whose api table lacks it). */
 const char *model_api_name(const struct model *m, int api);
 /* Name of a kernel (or "?"). */

@@ -156,7 +156,7 @@ int main(int argc, char **argv)
     m.progress = isatty(2);
     char err[1024];
     if (model_load(&m, paths, npaths, run, err, sizeof err) != 0) {
-        fprintf(stderr, "gputrace-report: %s\n", err);
+        fprintf(stderr, "gputrace-report: %s\n", model_plain_text(err)); /* SQLite's message may quote the file */
         model_free(&m);
         return 1;
     }

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""report_fuzz.py BUILDDIR: gputrace-report on damaged traces.
+
+A real 2-rank trace is damaged two ways, from a fixed seed so that a
+failure repeats: bytes overwritten at random (SQLite then finds pages
+malformed part-way through a read), and columns of random rows set to odd
+values with SQL (the file stays well formed, its contents do not make
+sense: NULLs, text where numbers belong, ids no table has, negative sizes).
+Every case must end with exit 0 (a report) or 1 (a one-line error, or a
+report that says the file is damaged), never a crash, a hang or a
+sanitizer report, and any Chrome trace written must parse.  Values stay
+within +-2^40: the report clamps each time it reads, but sums of absurd
+durations over a crafted file are not guarded (they would give nonsense,
+not a crash; a sanitizer build calls the overflow an error).
+"""
+import json
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+b = sys.argv[1]
+rep = os.path.join(b, "gputrace-report")
+CASES = int(os.environ.get("FUZZ_CASES", "100"))
+VALUES = ["NULL", "0", "-1", "1", "2", "7", "65535", "65536", "2147483647", "-2147483648",
+          "4294967295", "1000000000000", "-1000000000000", "'x'", "x'00ff'", "1.5"]
+
+tmp = tempfile.mkdtemp()
+passed = failed = 0
+
+
+def ok(what):
+    global passed
+    passed += 1
+
+
+def bad(what):
+    global failed
+    failed += 1
+    print("FAIL:", what)
+
+
+def fresh(path):
+    for ext in ("", "-wal", "-shm", "-journal"):
+        if os.path.exists(path + ext):
+            os.unlink(path + ext)
+
+
+def run_report(path, what):
+    trace = os.path.join(tmp, "t.json")
+    fresh(trace)
+    fmt = random.choice(["text", "json"])
+    try:
+        r = subprocess.run([rep, "--format", fmt, "--chrome-trace", trace, path],
+                           capture_output=True, text=True, errors="replace", timeout=60)
+    except subprocess.TimeoutExpired:
+        bad(f"{what}: no answer in 60 s")
+        return
+    err = r.stderr
+    if r.returncode not in (0, 1) or "Sanitizer" in err or "runtime error" in err:
+        keep = os.path.join(os.getcwd(), "report_fuzz_case.db")
+        shutil.copy(path, keep)
+        bad(f"{what}: exit {r.returncode}, kept as {keep}: {err[-600:]}")
+        return
+    if r.returncode == 1 and len(err.strip().splitlines()) != 1:
+        bad(f"{what}: exit 1 with {len(err.strip().splitlines())} stderr lines: {err[-600:]}")
+        return
+    if r.returncode == 0 and fmt == "json":
+        try:
+            json.loads(r.stdout)
+        except ValueError as e:
+            bad(f"{what}: JSON output does not parse: {e}")
+            return
+    if os.path.exists(trace) and r.returncode == 0:
+        try:
+            with open(trace) as f:
+                json.load(f)
+        except ValueError as e:
+            bad(f"{what}: Chrome trace does not parse: {e}")
+            return
+    ok(what)
+
+
+base = os.path.join(tmp, "base.db")
+env = dict(os.environ, GPUTRACE_QUIET="1")
+subprocess.run([os.path.join(b, "gputrace"), "record", "-o", base, "--",
+                os.path.join(b, "tests/sim/gpusim-run"), "-n", "2", os.path.join(b, "tests/apps/train_demo")],
+               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+with sqlite3.connect(base) as con:
+    tables = {t: [c[1] for c in con.execute(f"pragma table_info({t})")]
+              for (t,) in con.execute("select name from sqlite_master where type = 'table' and name != 'meta'")}
+data = open(base, "rb").read()
+case = os.path.join(tmp, "case.db")
+
+
+
+def rows(k=None):
+    """A WHERE clause picking every k-th row or so, the same rows each run
+    (SQLite's random() is not seeded)."""
+    k = k or random.choice([1, 2, 10, 100])
+    return f"(rowid * 7919 + {random.randrange(k)}) % {k} = 0"
+
+
+random.seed(20261130)
+for i in range(CASES):
+    d = bytearray(data)
+    for _ in range(random.choice([1, 4, 16, 64, 512])):
+        d[random.randrange(100, len(d))] = random.randrange(256)
+    if random.random() < 0.1:
+        d = d[: random.randrange(len(d))]
+    fresh(case)
+    with open(case, "wb") as f:
+        f.write(d)
+    run_report(case, f"bytes case {i}")
+
+for i in range(CASES):
+    fresh(case)
+    shutil.copy(base, case)
+    done = []
+    with sqlite3.connect(case) as con:
+        for _ in range(random.choice([1, 2, 4, 8])):
+            t = random.choice(sorted(tables))
+            c = random.choice(tables[t])
+            st = f"update {t} set {c} = {random.choice(VALUES)} where {rows()}"
+            try:
+                con.execute(st)
+                done.append(st)
+            except sqlite3.Error:
+                pass  # a constraint said no
+        if random.random() < 0.15:
+            t = random.choice(sorted(tables))
+            con.execute(f"delete from {t} where {rows(2)}")
+            done.append(f"delete half of {t}")
+    run_report(case, f"values case {i} ({'; '.join(done)})")
+
+shutil.rmtree(tmp)
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
