@@ -22,12 +22,11 @@
             (cap) = (cap) ? (cap) * 2 : 256;                              \
             void *p_ = realloc((arr), (cap) * sizeof *(arr));             \
             if (!p_)                                                      \
-                out_of_memory();                                          \
+                model_out_of_memory();                                          \
             (arr) = p_;                                                   \
         }                                                                 \
     } while (0)
 
-static void out_of_memory(void);
 
 /* Notes the first read a damaged file cut short (model.damaged): what was
  * read before it is kept, and the report says what it lacks. */
@@ -181,7 +180,7 @@ struct capi { int64_t start, end; int tid; uint32_t corr; };
 struct capi_list { struct capi *v; size_t n, cap; };
 struct corr_list { uint32_t *v; size_t n, cap; };
 
-static void out_of_memory(void)
+void model_out_of_memory(void)
 {
     fprintf(stderr, "gputrace-report: out of memory\n");
     exit(1);
@@ -195,21 +194,21 @@ static struct sort_key *thread_order(const void *base, size_t n, size_t size, si
     const char *b = base;
     struct sort_key *k = malloc((n + 1) * sizeof *k);
     if (!k)
-        out_of_memory();
+        model_out_of_memory();
     for (size_t i = 0; i < n; i++) {
         int64_t t;
         memcpy(&t, b + i * size + start_off, sizeof t);
         k[i] = (struct sort_key){ t, i };
     }
     if (sort_keys(k, n) != 0)
-        out_of_memory();
+        model_out_of_memory();
     for (size_t j = 0; j < n; j++) {
         int tid;
         memcpy(&tid, b + k[j].i * size + tid_off, sizeof tid);
         k[j].t = tid;
     }
     if (sort_keys(k, n) != 0)
-        out_of_memory();
+        model_out_of_memory();
     return k;
 }
 
@@ -410,11 +409,11 @@ static struct enq_table enq_table(const struct capi_list *l)
     struct enq_table e = { malloc((l->n + 1) * sizeof *e.corr), malloc((l->n + 1) * sizeof *e.start), 0 };
     struct sort_key *k = malloc((l->n + 1) * sizeof *k);
     if (!e.corr || !e.start || !k)
-        out_of_memory();
+        model_out_of_memory();
     for (size_t i = 0; i < l->n; i++)
         k[i] = (struct sort_key){ l->v[i].corr, i };
     if (sort_keys(k, l->n) != 0)
-        out_of_memory();
+        model_out_of_memory();
     for (size_t j = 0; j < l->n; j++) {
         e.corr[j] = (uint32_t)k[j].t;
         e.start[j] = l->v[k[j].i].start;
@@ -449,10 +448,29 @@ static void read_table(struct model *m, struct proc *p, size_t k, struct loading
     }
 }
 
+/* Allocates an array for n elements at once when n is known: grown by
+ * doubling instead, it would end up to twice that.  Left to grow if n is
+ * unknown, absurd (a damaged file) or cannot be had in one piece. */
+static void *presized(int64_t n, size_t size, size_t *cap)
+{
+    if (n <= 0 || (uint64_t)n > ((size_t)1 << 40) / size)
+        return NULL;
+    void *v = malloc((size_t)n * size);
+    if (v)
+        *cap = (size_t)n;
+    return v;
+}
+
 void model_load_proc(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
     struct loading l = { m, p, { 0 }, { 0 } };
+    if (!p->rows)
+        return;
+    const struct rowruns *t = p->rows->t;
+    if (t[RT_API_CALL].count >= 0 && t[RT_CALL_BLOCK].count >= 0)
+        p->calls = presized(t[RT_API_CALL].count + t[RT_CALL_BLOCK].count, sizeof *p->calls, &p->calls_cap);
+    l.capis.v = presized(t[RT_CUPTI_API].count, sizeof *l.capis.v, &l.capis.cap);
     size_t nreaders = sizeof readers / sizeof *readers;
     for (size_t k = 0; k + 1 < nreaders; k++)
         read_table(m, p, k, &l);
@@ -469,6 +487,7 @@ void model_load_proc(struct model *m, size_t pi)
         idmap_put(&nccl, l.exts.v[i], 1, 1);
     free(l.exts.v);
 
+    p->ops = presized(t[RT_GPU_OP].count, sizeof *p->ops, &p->ops_cap);
     read_table(m, p, nreaders - 1, &l);
     if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
         qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);

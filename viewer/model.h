@@ -133,6 +133,8 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
 void model_load_proc(struct model *m, size_t pi);
 void model_drop_proc(struct model *m, size_t pi);
 void model_progress_done(struct model *m);
+/* One line on stderr and exit 1: the report cannot go on without memory. */
+void model_out_of_memory(void);
 void model_free(struct model *m);
 /* Host syncs (docs/report.md): explicit ones wait for the device, a stream
  * or an event; implicit ones are blocking copies and memsets, copies to or

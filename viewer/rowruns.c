@@ -9,6 +9,9 @@
  * a query costs about as much as reading this many rows. */
 #define RUN_GAP 256
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static const char *const pass_sql[RT_TABLES] = {
     [RT_API_CALL] = "SELECT rowid, process_id, end_ns FROM api_call NOT INDEXED",
     [RT_CALL_BLOCK] = "SELECT rowid, process_id, format, n, data FROM api_call_block NOT INDEXED",
@@ -17,6 +20,28 @@ static const char *const pass_sql[RT_TABLES] = {
     [RT_CUPTI_API] = "SELECT rowid, process_id, 0 FROM cupti_api NOT INDEXED",
     [RT_EXT_CORR] = "SELECT rowid, process_id, 0 FROM ext_corr NOT INDEXED",
 };
+
+/* What rowruns_find counts when it skips the pass: cheap questions, an
+ * upper bound (a table's rowids have holes where rows were deleted). */
+static const char *const count_sql[RT_TABLES] = {
+    [RT_API_CALL] = "SELECT max(rowid) - min(rowid) + 1 FROM api_call",
+    [RT_CALL_BLOCK] = "SELECT sum(n) FROM api_call_block WHERE n BETWEEN 1 AND " STR(GT_CALL_BLOCK_ROWS),
+    [RT_GPU_OP] = "SELECT max(rowid) - min(rowid) + 1 FROM gpu_op",
+    [RT_CUPTI_API] = "SELECT max(rowid) - min(rowid) + 1 FROM cupti_api",
+    [RT_EXT_CORR] = "SELECT max(rowid) - min(rowid) + 1 FROM ext_corr",
+};
+
+static int64_t table_count(sqlite3 *db, int t)
+{
+    sqlite3_stmt *s;
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(db, count_sql[t], -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(s) == SQLITE_ROW)
+        n = sqlite3_column_type(s, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return n;
+}
 
 static int add_row(struct rowruns *r, int64_t rowid)
 {
@@ -93,6 +118,7 @@ int rowruns_find(sqlite3 *db, struct rows_of *v, size_t n)
             if (add_row(&v[0].rows.t[t], INT64_MIN) != 0)
                 return SQLITE_NOMEM;
             v[0].rows.t[t].v[0].last = INT64_MAX; /* the whole table */
+            v[0].rows.t[t].count = table_count(db, t);
         }
         return SQLITE_OK;
     }
@@ -111,6 +137,10 @@ int rowruns_find(sqlite3 *db, struct rows_of *v, size_t n)
                 sqlite3_finalize(s);
                 return SQLITE_NOMEM;
             }
+            if (t != RT_CALL_BLOCK)
+                p->rows.t[t].count++;
+            else if (sqlite3_column_int(s, 3) > 0 && sqlite3_column_int(s, 3) <= GT_CALL_BLOCK_ROWS)
+                p->rows.t[t].count += sqlite3_column_int(s, 3);
             if (p->want_end)
                 note_end(p, t == RT_CALL_BLOCK ? block_end(s) : sqlite3_column_int64(s, 2));
         }

@@ -22,7 +22,10 @@
 enum row_table { RT_API_CALL, RT_CALL_BLOCK, RT_GPU_OP, RT_CUPTI_API, RT_EXT_CORR, RT_TABLES };
 
 struct rowrun { int64_t first, last; };
-struct rowruns { struct rowrun *v; size_t n, cap; };
+/* count: the process's rows in the table (for call blocks, the calls they
+ * hold), so that the report allocates its arrays once; an upper bound when
+ * the pass was skipped; -1 if unknown. */
+struct rowruns { struct rowrun *v; size_t n, cap; int64_t count; };
 
 /* Where one process's rows are, table by table. */
 struct proc_rows { struct rowruns t[RT_TABLES]; };

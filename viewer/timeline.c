@@ -84,19 +84,34 @@ int64_t ivals_intersection(const struct ivals *x, const struct ivals *y)
     return t;
 }
 
+/* The union of a process's GPU operations (which: 0 all, 1 compute
+ * kernels, 2 NCCL kernels), merged as it goes: the operations are sorted
+ * by start, and a copy of all of them first would cost 16 bytes each. */
 static struct ivals ops_union(const struct proc *p, int which)
 {
-    struct interval *v = malloc((p->nops + 1) * sizeof *v);
-    size_t n = 0;
+    struct ivals u = { NULL, 0 };
+    size_t cap = 0;
     for (size_t i = 0; i < p->nops; i++) {
         const struct gop *g = &p->ops[i];
         if (which == 1 && !(g->kind == GOP_KERNEL && !g->nccl))
             continue;
         if (which == 2 && !g->nccl)
             continue;
-        v[n++] = (struct interval){ g->start, g->end };
+        if (u.n && g->start <= u.v[u.n - 1].b) {
+            if (g->end > u.v[u.n - 1].b)
+                u.v[u.n - 1].b = g->end;
+            continue;
+        }
+        if (u.n == cap) {
+            cap = cap ? cap * 2 : 64;
+            struct interval *v = realloc(u.v, cap * sizeof *v);
+            if (!v)
+                model_out_of_memory();
+            u.v = v;
+        }
+        u.v[u.n++] = (struct interval){ g->start, g->end };
     }
-    return ivals_union(v, n);
+    return u;
 }
 
 void timeline_build(struct timeline *t, const struct proc *p)

@@ -106,6 +106,12 @@ Test(rowruns, interleaved_transactions_read_back_exactly)
     sqlite3_finalize(s);
     cr_assert_eq(v[2].last_end, last);
     cr_assert_eq(v[0].last_end, 0, "no end asked for, none noted");
+    /* the counts the report sizes its arrays by: each process's own rows */
+    int64_t want[3] = { 0, 20 * 1000, 4 * 3 };
+    for (int round = 0; round < 20; round++)
+        want[0] += 500 + round * 7;
+    for (int k = 0; k < 3; k++)
+        cr_assert_eq(v[k].rows.t[RT_API_CALL].count, want[k], "process %d", k + 1);
     for (int k = 0; k < 3; k++)
         rowruns_free(&v[k].rows);
     sqlite3_close(db);
@@ -137,8 +143,23 @@ Test(rowruns, a_process_alone_in_its_file_scans_it_whole)
     cr_assert_eq(v[0].rows.t[RT_API_CALL].n, 1);
     cr_assert_eq(v[0].rows.t[RT_API_CALL].v[0].first, INT64_MIN);
     cr_assert_eq(v[0].rows.t[RT_API_CALL].v[0].last, INT64_MAX);
+    cr_assert_eq(v[0].rows.t[RT_API_CALL].count, 205, "without the pass: the span of rowids, an upper bound");
     check_reads(&v[0], 1);
     rowruns_free(&v[0].rows);
+    sqlite3_close(db);
+}
+
+Test(rowruns, call_blocks_count_the_calls_they_hold)
+{
+    make_db(2);
+    exec("INSERT INTO api_call_block VALUES (1, 1, 4096, NULL), (2, 1, 7, NULL), (1, 1, 100, NULL),"
+         " (1, 1, 5000, NULL), (1, 1, -3, NULL)"); /* the last two are damaged: no count */
+    struct rows_of v[2] = { { .id = 1 }, { .id = 2 } };
+    cr_assert_eq(rowruns_find(db, v, 2), 0);
+    cr_assert_eq(v[0].rows.t[RT_CALL_BLOCK].count, 4196);
+    cr_assert_eq(v[1].rows.t[RT_CALL_BLOCK].count, 7);
+    rowruns_free(&v[0].rows);
+    rowruns_free(&v[1].rows);
     sqlite3_close(db);
 }
 
