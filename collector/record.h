@@ -40,7 +40,10 @@ enum gt_mem_kind { GT_MEM_UNKNOWN = 0, GT_MEM_PAGEABLE, GT_MEM_PINNED, GT_MEM_DE
 enum gt_copy_kind { GT_COPY_NONE = 0, GT_COPY_HTOD, GT_COPY_DTOH, GT_COPY_DTOD, GT_COPY_HTOH, GT_COPY_MEMSET };
 
 struct gt_record {
-    uint16_t type;        /* enum gt_rec_type */
+    /* aligned to its cache line wherever it lives (a ring slot, the
+     * thread-local scratch record of a full ring, a copy on the stack):
+     * gt_record_clear's 16-byte stores need it */
+    _Alignas(64) uint16_t type; /* enum gt_rec_type */
     uint16_t api;         /* enum gt_api */
     uint8_t copy_kind;    /* enum gt_copy_kind */
     uint8_t mem_kind;     /* enum gt_mem_kind of the host side */
@@ -64,6 +67,7 @@ struct gt_record {
 };
 
 _Static_assert(sizeof(struct gt_record) == 128, "records are two cache lines");
+_Static_assert(_Alignof(struct gt_record) == 64, "records start a cache line");
 
 /* Clears a record (64-byte aligned) with eight 16-byte stores: a plain
  * `= (struct gt_record){ 0 }` compiles to `rep stosq`, whose start-up cost

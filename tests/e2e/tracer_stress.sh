@@ -57,6 +57,15 @@ expect "full disk: program unchanged" "$?:$(grep -c 'wrapped calls' "$tmp/out")"
 expect "full disk: one line says tracing stopped" "$(grep -c 'gputrace: writing .* failed' "$tmp/err")" 1
 expect "full disk: what was committed stays readable" "$(q "$tmp/full.db" "select count(*) > 0 from process")" 1
 
+# full rings: 4 threads calling flat out into 1 MiB rings overflow them;
+# the records that do not fit are counted as dropped (each goes to a
+# thread-local scratch record instead of the ring) and the program runs on
+GPUTRACE_BUFFER_MB=1 "$gt" record -o "$tmp/r.db" -- "$app" 4 50000 > "$tmp/out" 2> "$tmp/err"
+expect "full rings: program unchanged" "$?:$(grep -c 'wrapped calls' "$tmp/out")" "0:1"
+want=$(sed -n 's/wrapped calls: //p' "$tmp/out")
+expect "full rings: drops counted, and every call is stored or counted" \
+  "$(q "$tmp/r.db" "select dropped_host > 0 and dropped_host + (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block) >= $want from process")" 1
+
 # Calls stored in bulk blocks (as under a load SQLite rows cannot keep up
 # with): nothing lost, the report counts them, `gputrace expand` makes rows
 out=$(GPUTRACE_BULK_AFTER=0 "$gt" record -o "$tmp/k.db" -- "$app" 4 3000)
