@@ -34,6 +34,7 @@
 #define MAX_FIELDS 16
 #define MAX_ENUMS 64
 #define MAX_VALUES 16
+#define MAX_UNSIZED 4096 /* bytes read of a payload that comes without its size */
 
 struct field { uint64_t type, offset; uint32_t name; };
 struct schema { uint64_t id; int nfields; struct field f[MAX_FIELDS]; };
@@ -233,8 +234,12 @@ uint32_t gt_nvtx_payload_text(const void *data, size_t count)
             const struct field *f = &s->f[k];
             const struct penum *en = enum_of(f->type);
             size_t size = en ? en->size : scalar_size(f->type);
-            if (!size || (pd[i].size != SIZE_MAX && f->offset + size > pd[i].size))
-                continue; /* not inside what the event handed over */
+            /* only inside what the event handed over (written so that a
+             * program's absurd offset cannot wrap the sum); of a payload
+             * whose size is not given, only the first MAX_UNSIZED bytes */
+            size_t avail = pd[i].size != SIZE_MAX ? pd[i].size : MAX_UNSIZED;
+            if (!size || f->offset > avail || size > avail - f->offset)
+                continue;
             const char *name = gt_strtab_get(f->name);
             int n = snprintf(text + o, sizeof text - o, "%s%s=", o ? ", " : "", name ? name : "?");
             if (n < 0 || (size_t)n >= sizeof text - o)

@@ -3,7 +3,8 @@
  * call; push/pop (ASCII, wide, with attributes: category, payload), nested;
  * a start/end range ended on another thread; marks; a domain with a
  * registered string; category and thread names; a structured payload
- * (payload extension) whose schema gives no offsets and holds a pointer, in
+ * (payload extension) whose schema gives no offsets and holds a pointer, and
+ * one with an offset near 2^64, in
  * a domain named "NCCL" (read) and in another (not read); and a range left
  * open when the program exits.  tests/e2e/tracer_nvtx.sh checks the rows.
  */
@@ -98,6 +99,21 @@ int main(void)
     e.message.ascii = "structured elsewhere";
     nvtxDomainRangePushEx(d, &e);
     nvtxDomainRangePop(d);
+
+    /* a schema whose second field claims an offset near 2^64 (a program's
+     * bug): offset + size wraps to a small number; the field must be
+     * skipped, not read from far outside the payload */
+    static const nvtxPayloadSchemaEntry_t wild[] = {
+        { 0, NVTX_PAYLOAD_ENTRY_TYPE_UINT8, "a", NULL, 0, 0, NULL, NULL },
+        { 0, NVTX_PAYLOAD_ENTRY_TYPE_UINT64, "far", NULL, 0, UINT64_MAX - 3, NULL, NULL },
+    };
+    nvtxPayloadSchemaAttr_t wa = sa;
+    wa.entries = wild;
+    wa.numEntries = sizeof wild / sizeof *wild;
+    pd[0].schemaId = nvtxPayloadSchemaRegister(nccl, &wa);
+    e.message.ascii = "structured wild";
+    nvtxDomainRangePushEx(nccl, &e);
+    nvtxDomainRangePop(nccl);
 
     nvtxRangeId_t id = nvtxRangeStartA("prefetch");
     pthread_t t;

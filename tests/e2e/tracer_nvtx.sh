@@ -28,6 +28,9 @@ expect "a domain range: registered string, domain name and double payload" \
 expect "a structured payload: fields packed by alignment read, a pointer and what follows it unplaced skipped" \
   "$(q "$db" "select payload from nvtx_range r join label l on l.process_id = r.process_id and l.id = r.name where l.value = 'structured'")" \
   "a=7, b=4096, d=-5"
+expect "a structured payload: a field at an offset past the payload is skipped (the sum would wrap)" \
+  "$(q "$db" "select payload from nvtx_range r join label l on l.process_id = r.process_id and l.id = r.name where l.value = 'structured wild'")" \
+  "a=7"
 expect "a structured payload outside the NCCL domain is not read" \
   "$(q "$db" "select count(*) from nvtx_range r join label l on l.process_id = r.process_id and l.id = r.name where l.value = 'structured elsewhere' and payload is null")" 1
 expect "a start/end range ended on another thread has its end" \
