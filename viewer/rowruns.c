@@ -12,6 +12,16 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+/* The pass when no process needs its end: fewer columns to decode (about
+ * a third of the pass's time on api_call). */
+static const char *const pass_sql_light[RT_TABLES] = {
+    [RT_API_CALL] = "SELECT rowid, process_id FROM api_call NOT INDEXED",
+    [RT_CALL_BLOCK] = "SELECT rowid, process_id, format, n FROM api_call_block NOT INDEXED",
+    [RT_GPU_OP] = "SELECT rowid, process_id FROM gpu_op NOT INDEXED",
+    [RT_CUPTI_API] = "SELECT rowid, process_id FROM cupti_api NOT INDEXED",
+    [RT_EXT_CORR] = "SELECT rowid, process_id FROM ext_corr NOT INDEXED",
+};
+
 static const char *const pass_sql[RT_TABLES] = {
     [RT_API_CALL] = "SELECT rowid, process_id, end_ns FROM api_call NOT INDEXED",
     [RT_CALL_BLOCK] = "SELECT rowid, process_id, format, n, data FROM api_call_block NOT INDEXED",
@@ -123,10 +133,12 @@ int rowruns_find(sqlite3 *db, struct rows_of *v, size_t n)
         return SQLITE_OK;
     }
     size_t last = 0;
-    int err = SQLITE_OK;
+    int err = SQLITE_OK, ends = 0;
+    for (size_t i = 0; i < n; i++)
+        ends |= v[i].want_end;
     for (int t = 0; t < RT_TABLES; t++) {
         sqlite3_stmt *s;
-        if (sqlite3_prepare_v2(db, pass_sql[t], -1, &s, NULL) != SQLITE_OK)
+        if (sqlite3_prepare_v2(db, ends ? pass_sql[t] : pass_sql_light[t], -1, &s, NULL) != SQLITE_OK)
             continue; /* a table this file lacks: nothing to read there */
         int rc;
         while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
