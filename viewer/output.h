@@ -8,6 +8,10 @@
 
 #include <stdio.h>
 
+/* Kernels listed, most GPU time first: in the text report, and in JSON. */
+#define KERNELS_SHOWN 10
+#define KERNELS_JSON 100
+
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs);
 void output_json(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs);
 /* Streams the Chrome trace to path in three steps: open (NULL with errno

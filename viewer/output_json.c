@@ -61,7 +61,18 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
                 (long long)ph->count, (long long)ph->wall_ns, (long long)ph->gpu_busy_ns, (long long)ph->comm_ns,
                 (long long)ph->exposed_comm_ns);
     }
-    fprintf(out, "\n],\n\"findings\": [");
+    fprintf(out, "\n],\n\"kernels\": [");
+    for (size_t i = 0; i < s->nkernels && i < KERNELS_JSON; i++) {
+        const struct kernel_summary *k = &s->kernels[i];
+        fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+        json_string(out, k->name);
+        fprintf(out, ", \"count\": %lld, \"total_ns\": %lld, \"mean_ns\": %lld, \"max_ns\": %lld, \"ranks\": %d,"
+                     " \"nccl\": %s}",
+                (long long)k->count, (long long)k->total_ns, (long long)(k->total_ns / k->count), (long long)k->max_ns,
+                k->ranks, k->nccl ? "true" : "false");
+    }
+    fprintf(out, "\n],\n\"kernels_total\": %zu, \"kernel_ns\": %lld", s->nkernels, (long long)s->kernel_ns);
+    fprintf(out, ",\n\"findings\": [");
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
         fprintf(out, "%s\n  {\"kind\": ", i ? "," : "");

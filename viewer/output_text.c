@@ -59,6 +59,24 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                     c->algbw_gbs, c->busbw_gbs, c->algorithm[0] ? c->algorithm : "-");
         }
     }
+    if (s->nkernels) {
+        size_t top = s->nkernels < KERNELS_SHOWN ? s->nkernels : KERNELS_SHOWN;
+        fprintf(out, "\n%-52s %9s %10s %10s %7s\n", "kernel (GPU time, all ranks)", "count", "total ms", "mean us",
+                "share%");
+        for (size_t i = 0; i < top; i++) {
+            const struct kernel_summary *k = &s->kernels[i];
+            char name[53];
+            size_t n = strlen(k->name);
+            /* a template's head says more than its tail: cut at the end */
+            snprintf(name, sizeof name, "%s", k->name);
+            if (n >= sizeof name)
+                memcpy(name + sizeof name - 4, "...", 4);
+            fprintf(out, "%-52s %9lld %10.2f %10.1f %7.1f\n", name, (long long)k->count, ms(k->total_ns),
+                    (double)k->total_ns / (double)k->count / 1e3, pct(k->total_ns, s->kernel_ns));
+        }
+        if (s->nkernels > top)
+            fprintf(out, "(%zu more kernels: --format json lists up to %d)\n", s->nkernels - top, KERNELS_JSON);
+    }
     if (s->nphases) {
         fprintf(out, "\n%-5s %-32s %6s %10s %6s %10s %11s\n", "rank", "phase (top-level NVTX range)", "count",
                 "wall ms", "busy%", "comm ms", "exposed ms");

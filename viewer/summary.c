@@ -114,6 +114,7 @@ void summary_add_proc(const struct model *m, struct summary *s, size_t pi)
             r->sync_blocked_ns += p->calls[i].end - p->calls[i].start;
     }
     phases_add(m, s, pi);
+    kernels_add_proc(m, s, pi);
 }
 
 /* The collectives table, from every rank's collectives. */
@@ -159,6 +160,7 @@ void summary_end(const struct model *m, struct summary *s)
     }
     if (s->nphases)
         qsort(s->phases, s->nphases, sizeof *s->phases, cmp_phase);
+    kernels_end(s);
 }
 
 void summary_free(struct summary *s)
@@ -166,5 +168,6 @@ void summary_free(struct summary *s)
     free(s->ranks);
     free(s->colls);
     free(s->phases);
+    kernels_free(s);
     memset(s, 0, sizeof *s);
 }

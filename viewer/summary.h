@@ -3,6 +3,7 @@
 #ifndef GPUTRACE_SUMMARY_H
 #define GPUTRACE_SUMMARY_H
 
+#include "viewer/idmap.h"
 #include "viewer/model.h"
 
 struct rank_summary {
@@ -28,10 +29,23 @@ struct phase_summary {
     int64_t count, wall_ns, gpu_busy_ns, comm_ns, exposed_comm_ns;
 };
 
+/* A kernel, by name, over all ranks (kernel_summary.c): what the GPUs
+ * spent their time on, as `nsys stats` lists it. */
+struct kernel_summary {
+    char *name;
+    int64_t count, total_ns, max_ns;
+    int ranks;                /* ranks that ran it */
+    int nccl;                 /* a kernel of an NCCL operation */
+    int last_proc;            /* the last process counted (for ranks) */
+};
+
 struct summary {
     struct rank_summary *ranks; size_t nranks;
     struct coll_summary *colls; size_t ncolls;
     struct phase_summary *phases; size_t nphases, phases_cap; /* by rank, then wall time */
+    struct kernel_summary *kernels; size_t nkernels, kernels_cap; /* most GPU time first, after summary_end */
+    int64_t kernel_ns;        /* GPU time of all kernels (their durations summed, not their union) */
+    struct idmap kernel_index; /* hash of a name -> index in kernels */
 };
 
 /* Built in three steps: begin; each process while its calls and GPU
@@ -40,5 +54,10 @@ void summary_begin(const struct model *m, struct summary *s);
 void summary_add_proc(const struct model *m, struct summary *s, size_t pi);
 void summary_end(const struct model *m, struct summary *s);
 void summary_free(struct summary *s);
+/* The kernel table (kernel_summary.c): summary_add_proc and summary_end
+ * call these. */
+void kernels_add_proc(const struct model *m, struct summary *s, size_t pi);
+void kernels_end(struct summary *s);
+void kernels_free(struct summary *s);
 
 #endif

@@ -14,7 +14,7 @@ timing across ranks and streams (comm.straggler, comm.exposed, gpu.idle,
 sync.no_consumer) and the cost ranges are not asserted there; the rest is.
 
 Usage: report_workloads.py BUILD_DIR SOURCE_DIR [workload...]"""
-import json, os, re, subprocess, sys, tempfile
+import json, os, re, sqlite3, subprocess, sys, tempfile
 
 build, src = sys.argv[1], sys.argv[2]
 only = sys.argv[3:]
@@ -80,13 +80,15 @@ COST_OF = {"sync.redundant": "host_blocked_ns", "sync.no_consumer": "host_blocke
 
 
 def check_shape(name, d):
-    ok = isinstance(d, dict) and {"run", "ranks", "collectives", "findings"} <= set(d)
+    ok = isinstance(d, dict) and {"run", "ranks", "collectives", "kernels", "kernels_total", "kernel_ns", "findings"} <= set(d)
     ok = ok and isinstance(d["run"].get("id"), str) and isinstance(d["run"].get("processes"), int)
     for r in d.get("ranks", []):
         ok = ok and {"rank", "pid", "host", "gpu", "wall_ns", "gpu_busy_ns", "compute_ns", "comm_ns",
                      "exposed_comm_ns", "sync_blocked_ns"} <= set(r)
     for c in d.get("collectives", []):
         ok = ok and {"op", "bytes", "count", "total_ns", "algbw_gbs", "busbw_gbs", "algorithm"} <= set(c)
+    for k in d.get("kernels", []):
+        ok = ok and {"name", "count", "total_ns", "mean_ns", "max_ns", "ranks", "nccl"} <= set(k)
     for f in d.get("findings", []):
         ok = ok and FINDING_KEYS <= set(f) and COST_OF[f["kind"]] in f and f["cost_ns"] == f[COST_OF[f["kind"]]]
         ok = ok and f["confidence"] in ("high", "medium", "low") and isinstance(f["rank"], int)
@@ -194,6 +196,22 @@ def check_ranges(name, db, d):
           f"{name}: --range with a name no range has leaves no call-site finding")
 
 
+def check_kernels(name, db, d):
+    """The kernel table: each kernel name's count and GPU time over all ranks
+    equal what the database holds, most GPU time first, NCCL's marked."""
+    with sqlite3.connect(db) as con:
+        want = {n: (c, t) for n, c, t in con.execute(
+            "select coalesce(s.value, '?'), count(*), sum(max(g.end_ns - g.start_ns, 0)) from gpu_op g"
+            " left join string s on s.process_id = g.process_id and s.id = g.name_id where g.kind = 1"
+            " group by coalesce(s.value, '?')")}
+    got = {k["name"]: (k["count"], k["total_ns"]) for k in d["kernels"]}
+    totals = [k["total_ns"] for k in d["kernels"]]
+    check(want and got == want and d["kernels_total"] == len(want) and totals == sorted(totals, reverse=True) and
+          d["kernel_ns"] == sum(t for _, t in want.values()) and
+          all(k["nccl"] == k["name"].startswith("nccl") for k in d["kernels"]),
+          f"{name}: kernel table matches the database ({len(got)} kernels)")
+
+
 def check_python_stacks(name, d):
     """The full Python stack behind each finding shown at a script line."""
     for f in d["findings"]:
@@ -230,6 +248,8 @@ for name in names:
     d = json.loads(out.stdout)
     check_shape(name, d)
     check_findings(name, d, expects, allowed)
+    if name in ("train_demo", "overlapped"):
+        check_kernels(name, db, d)
     if name == "train_demo":
         check_trace(name, trace, d)
         check_ranges(name, db, d)

@@ -1,0 +1,111 @@
+/* kernel_summary.c: the kernel table of the summary (summary.h): for each
+ * kernel name, over all ranks, how often it ran and for how long.  Built
+ * one process at a time, while its GPU operations are loaded: per-process
+ * sums by name id first (ids are per process), then one lookup by name
+ * text per distinct kernel of the process, so the cost is one pass over
+ * the operations plus the number of distinct kernels. */
+#define _GNU_SOURCE
+#include "viewer/summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct per_name { int64_t count, total_ns, max_ns; int nccl; };
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h | 1; /* idmap keys are non-zero */
+}
+
+/* The entry of `name`, made if new.  Names that share a hash take the
+ * next key: a collision costs a probe, never a merged row. */
+static struct kernel_summary *entry(struct summary *s, const char *name)
+{
+    for (uint64_t key = name_hash(name);; key = key + 2) { /* stays odd: non-zero */
+        int64_t k;
+        if (!idmap_get(&s->kernel_index, key, &k)) {
+            if (s->nkernels == s->kernels_cap) {
+                s->kernels_cap = s->kernels_cap ? s->kernels_cap * 2 : 64;
+                struct kernel_summary *v = realloc(s->kernels, s->kernels_cap * sizeof *v);
+                if (!v)
+                    model_out_of_memory();
+                s->kernels = v;
+            }
+            struct kernel_summary *e = &s->kernels[s->nkernels];
+            memset(e, 0, sizeof *e);
+            e->name = strdup(name);
+            if (!e->name)
+                model_out_of_memory();
+            e->last_proc = -1;
+            idmap_put(&s->kernel_index, key, (int64_t)s->nkernels++, 0);
+            return e;
+        }
+        if (!strcmp(s->kernels[k].name, name))
+            return &s->kernels[k];
+    }
+}
+
+void kernels_add_proc(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    /* name ids index p->names; anything else (0, a damaged id) is "?" */
+    size_t nn = p->nnames > 0 ? (size_t)p->nnames : 1;
+    struct per_name *by = calloc(nn, sizeof *by);
+    if (!by)
+        model_out_of_memory();
+    for (size_t i = 0; i < p->nops; i++) {
+        const struct gop *g = &p->ops[i];
+        if (g->kind != GOP_KERNEL)
+            continue;
+        size_t id = g->name > 0 && (size_t)g->name < nn ? (size_t)g->name : 0;
+        int64_t d = g->end > g->start ? g->end - g->start : 0;
+        by[id].count++;
+        by[id].total_ns += d;
+        if (d > by[id].max_ns)
+            by[id].max_ns = d;
+        by[id].nccl |= g->nccl;
+    }
+    for (size_t id = 0; id < nn; id++) {
+        if (!by[id].count)
+            continue;
+        char buf[512];
+        struct kernel_summary *e = entry(s, model_kernel_name(m, p, (int)id, buf, sizeof buf));
+        e->count += by[id].count;
+        e->total_ns += by[id].total_ns;
+        if (by[id].max_ns > e->max_ns)
+            e->max_ns = by[id].max_ns;
+        e->nccl |= by[id].nccl;
+        if (e->last_proc != (int)pi) {
+            e->last_proc = (int)pi;
+            e->ranks++;
+        }
+        s->kernel_ns += by[id].total_ns;
+    }
+    free(by);
+}
+
+static int cmp_kernel(const void *a, const void *b)
+{
+    const struct kernel_summary *x = a, *y = b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+void kernels_end(struct summary *s)
+{
+    if (s->nkernels)
+        qsort(s->kernels, s->nkernels, sizeof *s->kernels, cmp_kernel);
+    idmap_free(&s->kernel_index); /* its indexes no longer hold */
+}
+
+void kernels_free(struct summary *s)
+{
+    for (size_t i = 0; i < s->nkernels; i++)
+        free(s->kernels[i].name);
+    free(s->kernels);
+    idmap_free(&s->kernel_index);
+}
