@@ -22,11 +22,10 @@
             (cap) = (cap) ? (cap) * 2 : 256;                              \
             void *p_ = realloc((arr), (cap) * sizeof *(arr));             \
             if (!p_)                                                      \
-                model_out_of_memory();                                          \
+                model_out_of_memory();                                    \
             (arr) = p_;                                                   \
         }                                                                 \
     } while (0)
-
 
 /* Notes the first read a damaged file cut short (model.damaged): what was
  * read before it is kept, and the report says what it lacks. */
