@@ -33,14 +33,14 @@ void analyse_comm(const struct model *m, const struct report_opts *o, struct fin
             struct finding *f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->site, -1, c->start);
             if (f) {
                 f->count++;
-                f->exposed_ns += dur - ov;
+                model_add(&f->exposed_ns, dur - ov);
             }
         }
         if (timeline_stream_computes(t, c->gstream)) {
             struct finding *f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->site, -1, c->start);
             if (f) {
                 f->count++;
-                f->exposed_ns += dur - ov;
+                model_add(&f->exposed_ns, dur - ov);
             }
         }
     }
@@ -268,7 +268,7 @@ static void hangs(const struct model *m, struct findings *fs, struct group *g, s
         f->count = 1;
         for (int k = 0; k < gr->n; k++) {
             const struct proc *p = &m->procs[gr->v[k].proc];
-            f->wait_ns += p->end > gr->v[k].c->start ? p->end - gr->v[k].c->start : 0;
+            model_add(&f->wait_ns, p->end > gr->v[k].c->start ? p->end - gr->v[k].c->start : 0);
         }
         model_callsite(m, &m->procs[gr->v[0].proc], gr->v[0].c->site, f->callsite, sizeof f->callsite);
         snprintf(f->extra_json, sizeof f->extra_json, "\"comm_id\": %lld, \"seq\": %lld, \"missing_ranks\": [%s]",

@@ -23,8 +23,8 @@ void analyse_copies(const struct model *m, struct findings *fs, size_t pi)
         if (!f)
             continue;
         f->count++;
-        f->host_blocked_ns += c->end - c->start;
-        f->bytes += c->bytes;
+        model_add(&f->host_blocked_ns, c->end - c->start);
+        model_add(&f->bytes, c->bytes);
     }
     if (!p->cupti_active)
         return;
@@ -44,7 +44,7 @@ void analyse_copies(const struct model *m, struct findings *fs, size_t pi)
         if (!f)
             continue;
         f->count++;
-        f->exposed_ns += g->end - g->start;
+        model_add(&f->exposed_ns, g->end - g->start);
     }
 }
 
@@ -101,7 +101,7 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
         int64_t slack = o->idle_gap_ns / 2;
         if (ivals_cover(&syncs, a - slack, b) > 0)
             continue;
-        idle += b - a;
+        model_add(&idle, b - a);
         n++;
     }
     if (n) {

@@ -89,7 +89,7 @@ static void find_pending(const struct timeline *t, const struct call *c, const s
         if (g->end > pd->last_end)
             pd->last_end = g->end;
         if (g->kind == GOP_MEMCPY && g->copy_kind == CUPTI_DTOH) {
-            pd->consumed_bytes += g->bytes;
+            model_add(&pd->consumed_bytes, g->bytes);
             note_stream(pd->consumed_streams, &pd->nconsumed_streams, g->stream);
             if (g->end > pd->last_end_consumed)
                 pd->last_end_consumed = g->end;
@@ -138,30 +138,30 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             f = findings_at(fs, m, F_SYNC_REDUNDANT, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
-            f->host_blocked_ns += blocked;
+            model_add(&f->host_blocked_ns, blocked);
         } else if (expl && pd.consumed_bytes == 0) {
             f = findings_at(fs, m, F_SYNC_NO_CONSUMER, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
-            f->host_blocked_ns += blocked;
+            model_add(&f->host_blocked_ns, blocked);
         } else if (expl && s.device && pd.nstreams > 1 && pd.nconsumed_streams == 1 &&
                    c->end > pd.last_end_consumed) {
             f = findings_at(fs, m, F_SYNC_DEVICE_WIDE, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
             int64_t extra = c->end - (pd.last_end_consumed > c->start ? pd.last_end_consumed : c->start);
-            f->host_blocked_ns += extra;
+            model_add(&f->host_blocked_ns, extra);
         } else if (pd.consumed_bytes > 0 && pd.consumed_bytes <= o->scalar_bytes) {
             f = findings_at(fs, m, F_SYNC_SCALAR_READ, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
-            f->gpu_idle_ns += idle_after(t, c->end);
-            f->host_blocked_ns += blocked;
+            model_add(&f->gpu_idle_ns, idle_after(t, c->end));
+            model_add(&f->host_blocked_ns, blocked);
         } else if (impl && pd.n > 0 && blocked >= o->implicit_min_ns) {
             f = findings_at(fs, m, F_SYNC_IMPLICIT, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
-            f->host_blocked_ns += blocked;
+            model_add(&f->host_blocked_ns, blocked);
         }
         if (f && !f->count++)
             f->api = c->api; /* the API its message names: its first occurrence's */

@@ -63,7 +63,7 @@ void kernels_add_proc(const struct model *m, struct summary *s, size_t pi)
         size_t id = g->name > 0 && (size_t)g->name < nn ? (size_t)g->name : 0;
         int64_t d = g->end > g->start ? g->end - g->start : 0;
         by[id].count++;
-        by[id].total_ns += d;
+        model_add(&by[id].total_ns, d);
         if (d > by[id].max_ns)
             by[id].max_ns = d;
         by[id].nccl |= g->nccl;
@@ -74,7 +74,7 @@ void kernels_add_proc(const struct model *m, struct summary *s, size_t pi)
         char buf[512];
         struct kernel_summary *e = entry(s, model_kernel_name(m, p, (int)id, buf, sizeof buf));
         e->count += by[id].count;
-        e->total_ns += by[id].total_ns;
+        model_add(&e->total_ns, by[id].total_ns);
         if (by[id].max_ns > e->max_ns)
             e->max_ns = by[id].max_ns;
         e->nccl |= by[id].nccl;
@@ -82,7 +82,7 @@ void kernels_add_proc(const struct model *m, struct summary *s, size_t pi)
             e->last_proc = (int)pi;
             e->ranks++;
         }
-        s->kernel_ns += by[id].total_ns;
+        model_add(&s->kernel_ns, by[id].total_ns);
     }
     free(by);
 }

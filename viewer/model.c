@@ -365,6 +365,9 @@ static void op_row(sqlite3_stmt *s, void *ctx)
                                       .src_kind = (uint8_t)sqlite3_column_int(s, 9),
                                       .dst_kind = (uint8_t)sqlite3_column_int(s, 10),
                                       .corr = (uint32_t)sqlite3_column_int64(s, 11) };
+    struct gop *g = &p->ops[p->nops - 1];
+    if (g->end < g->start) /* a damaged row: durations are never negative */
+        g->end = g->start;
 }
 
 static void capi_row(sqlite3_stmt *s, void *ctx)
@@ -553,6 +556,15 @@ static void load_process(struct model *m, struct proc *p)
                             .kname = sqlite3_column_int(s, 19), .pystack = sqlite3_column_int(s, 20) };
         if (c->callsite || c->pystack)
             c->site = model_site(p, c->callsite, c->pystack);
+        /* sizes are multiplied by the rank count (nccl-tests' and Kineto's
+         * conventions): keep a damaged file's within what that can hold */
+        c->count = c->count < 0 ? 0 : model_clamp(c->count, 40);
+        c->bytes = c->bytes < 0 ? 0 : model_clamp(c->bytes, 40);
+        c->nranks = c->nranks < 0 ? 0 : c->nranks > (1 << 20) ? 1 << 20 : c->nranks;
+        if (c->end < c->start)
+            c->end = c->start;
+        if (c->gend < c->gstart)
+            c->gend = c->gstart;
     }
     note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);
@@ -690,7 +702,7 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
             p->start = model_ns(sqlite3_column_int64(s, 6));
             p->has_end = sqlite3_column_type(s, 7) != SQLITE_NULL;
             p->end = model_ns(sqlite3_column_int64(s, 7));
-            p->clock_offset = model_ns(sqlite3_column_int64(s, 8));
+            p->clock_offset = model_offset_ns(sqlite3_column_int64(s, 8));
             p->has_exit_code = sqlite3_column_type(s, 9) != SQLITE_NULL;
             p->exit_code = sqlite3_column_int(s, 9);
             p->has_signal = sqlite3_column_type(s, 10) != SQLITE_NULL;

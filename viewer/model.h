@@ -171,13 +171,24 @@ int model_range_at(const struct proc *p, int tid, int64_t t);
 /* Whether a range named `name` encloses range r (or is r). */
 int model_range_within(const struct proc *p, int r, const char *name);
 const char *model_label(const struct proc *p, int id);
-/* A time (or clock offset) read from a file, kept within +-2^61 ns (73
- * years): a damaged or crafted file holds anything, and the analyses add
- * and subtract times unchecked. */
-static inline int64_t model_ns(int64_t t)
+/* Times read from a file are kept within +-2^60 ns (36 years) and clock
+ * offsets within +-2^61 (the realtime epoch is 2^60.6 ns away): a damaged
+ * or crafted file holds anything, and the analyses subtract times and add
+ * offsets unchecked, which these bounds keep within 64 bits.  Sums over
+ * many records use model_add. */
+static inline int64_t model_clamp(int64_t t, int bits)
 {
-    const int64_t lim = (int64_t)1 << 61;
+    const int64_t lim = (int64_t)1 << bits;
     return t < -lim ? -lim : t > lim ? lim : t;
+}
+static inline int64_t model_ns(int64_t t) { return model_clamp(t, 60); }
+static inline int64_t model_offset_ns(int64_t t) { return model_clamp(t, 61); }
+
+/* *acc += v, saturating instead of overflowing. */
+static inline void model_add(int64_t *acc, int64_t v)
+{
+    if (__builtin_add_overflow(*acc, v, acc))
+        *acc = v > 0 ? INT64_MAX : INT64_MIN;
 }
 
 /* Aligned time: ns since the run's start, on the realtime clock. */

@@ -120,7 +120,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             if (group[j] != (int)i)
                 continue;
             rv[members++] = fs->v[j].rank;
-            cost += finding_cost(&fs->v[j]);
+            model_add(&cost, finding_cost(&fs->v[j]));
             count += fs->v[j].count;
         }
         for (int64_t a = 1; a < members; a++) /* ranks in order */

@@ -20,12 +20,12 @@ static double bus_factor(const char *op, int n)
 }
 
 /* Bytes nccl-tests counts for the operation: the larger buffer. */
-static int64_t test_bytes(const char *op, int64_t bytes, int n)
+static double test_bytes(const char *op, int64_t bytes, int n)
 {
     if (!strcmp(op, "ncclAllGather") || !strcmp(op, "ncclReduceScatter") || !strcmp(op, "ncclAlltoAll") ||
         !strcmp(op, "ncclGather") || !strcmp(op, "ncclScatter"))
-        return bytes * (n > 0 ? n : 1);
-    return bytes;
+        return (double)bytes * (n > 0 ? n : 1);
+    return (double)bytes;
 }
 
 static void algorithm_of(const char *kernel, char *out, size_t len)
@@ -77,10 +77,10 @@ static void phases_add(const struct model *m, struct summary *s, size_t pi)
         }
         struct phase_summary *ph = &s->phases[k];
         ph->count++;
-        ph->wall_ns += r->end - r->start;
-        ph->gpu_busy_ns += ivals_cover(&t->busy, r->start, r->end);
-        ph->comm_ns += ivals_cover(&t->comm, r->start, r->end);
-        ph->exposed_comm_ns += ivals_cover(&exposed, r->start, r->end);
+        model_add(&ph->wall_ns, r->end - r->start);
+        model_add(&ph->gpu_busy_ns, ivals_cover(&t->busy, r->start, r->end));
+        model_add(&ph->comm_ns, ivals_cover(&t->comm, r->start, r->end));
+        model_add(&ph->exposed_comm_ns, ivals_cover(&exposed, r->start, r->end));
     }
     free(exposed.v);
 }
@@ -111,7 +111,7 @@ void summary_add_proc(const struct model *m, struct summary *s, size_t pi)
     r->collectives = (int64_t)p->ncolls;
     for (size_t i = 0; i < p->ncalls; i++) {
         if (model_is_explicit_sync(m, &p->calls[i]) || model_is_implicit_sync(m, &p->calls[i]))
-            r->sync_blocked_ns += p->calls[i].end - p->calls[i].start;
+            model_add(&r->sync_blocked_ns, p->calls[i].end - p->calls[i].start);
     }
     phases_add(m, s, pi);
     kernels_add_proc(m, s, pi);
@@ -147,7 +147,7 @@ void summary_end(const struct model *m, struct summary *s)
             }
             s->colls[k].count++;
             if (c->gend > c->gstart)
-                s->colls[k].total_ns += c->gend - c->gstart;
+                model_add(&s->colls[k].total_ns, c->gend - c->gstart);
         }
     }
     for (size_t k = 0; k < s->ncolls; k++) {
@@ -155,7 +155,7 @@ void summary_end(const struct model *m, struct summary *s)
         if (!c->total_ns)
             continue;
         double mean_s = (double)c->total_ns / (double)c->count / 1e9;
-        c->algbw_gbs = (double)test_bytes(c->op, c->bytes, c->nranks) / mean_s / 1e9;
+        c->algbw_gbs = test_bytes(c->op, c->bytes, c->nranks) / mean_s / 1e9;
         c->busbw_gbs = c->algbw_gbs * bus_factor(c->op, c->nranks);
     }
     if (s->nphases)

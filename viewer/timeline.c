@@ -44,7 +44,7 @@ int64_t ivals_total(const struct ivals *s)
 {
     int64_t t = 0;
     for (size_t i = 0; i < s->n; i++)
-        t += s->v[i].b - s->v[i].a;
+        model_add(&t, s->v[i].b - s->v[i].a);
     return t;
 }
 
@@ -63,7 +63,7 @@ int64_t ivals_cover(const struct ivals *s, int64_t a, int64_t b)
     for (size_t i = lo; i < s->n && s->v[i].a < b; i++) {
         int64_t x = s->v[i].a > a ? s->v[i].a : a, y = s->v[i].b < b ? s->v[i].b : b;
         if (y > x)
-            t += y - x;
+            model_add(&t, y - x);
     }
     return t;
 }
@@ -76,7 +76,7 @@ int64_t ivals_intersection(const struct ivals *x, const struct ivals *y)
         int64_t a = x->v[i].a > y->v[j].a ? x->v[i].a : y->v[j].a;
         int64_t b = x->v[i].b < y->v[j].b ? x->v[i].b : y->v[j].b;
         if (b > a)
-            t += b - a;
+            model_add(&t, b - a);
         if (x->v[i].b < y->v[j].b)
             i++;
         else
