@@ -20,6 +20,47 @@ static const char *cost_label(enum cost_field c)
     return "";
 }
 
+/* "    what text...", broken at spaces to fit COLUMNS, the lines after the
+ * first indented under the text: messages and suggestions run to 140
+ * characters.  A word longer than a line (a path) stays whole. */
+#define COLUMNS 100
+#define INDENT 9 /* "    what " */
+/* Whether the word at s is a unit, not to be parted from its number. */
+static int is_unit(const char *s)
+{
+    static const char *const units[] = { "ms", "us", "ns", "s", "MiB", "GiB", "KiB", "GB/s" };
+    size_t n = strcspn(s, " ;,)");
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (n == strlen(units[i]) && !strncmp(s, units[i], n))
+            return 1;
+    return 0;
+}
+
+static void wrapped(FILE *out, const char *label, const char *text)
+{
+    fprintf(out, "    %-4s ", label);
+    const char *p = text;
+    while (*p) {
+        size_t room = COLUMNS - INDENT, n = strlen(p);
+        if (n <= room) {
+            fprintf(out, "%s\n", p);
+            return;
+        }
+        size_t cut = room;
+        while (cut > 0 && (p[cut] != ' ' || is_unit(p + cut + 1)))
+            cut--;
+        if (!cut) /* one long word: up to the next space */
+            for (cut = room; p[cut] && p[cut] != ' '; cut++)
+                ;
+        fprintf(out, "%.*s\n", (int)cut, p);
+        p += cut;
+        while (*p == ' ')
+            p++;
+        if (*p)
+            fprintf(out, "%*s", INDENT, "");
+    }
+}
+
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
 {
     int missing_cupti = 0, killed = 0;
@@ -151,11 +192,13 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             else
                 fprintf(out, "    in   %s\n", f->range);
         }
+        char what[sizeof f->message + 32];
         if (members > 1)
-            fprintf(out, "    what on rank %d: %s\n", f->rank, f->message);
+            snprintf(what, sizeof what, "on rank %d: %s", f->rank, f->message);
         else
-            fprintf(out, "    what %s\n", f->message);
-        fprintf(out, "    fix  %s\n", f->suggestion);
+            snprintf(what, sizeof what, "%s", f->message);
+        wrapped(out, "what", what);
+        wrapped(out, "fix", f->suggestion);
     }
     free(group);
 }

@@ -31,6 +31,11 @@ cp "$tmp/run.db" "$tmp/empty.db"
 sqlite3 "$tmp/empty.db" "delete from process;"
 one_line "empty run" 1 "empty trace" "$tmp/empty.db"
 one_line "unknown run" 1 "no run 'nosuchrun'" --run nosuchrun "$tmp/run.db"
+# the text report fits a 100-column terminal: messages and fixes wrap
+# (call sites are left whole, to be copied)
+"$rep" "$tmp/run.db" > "$tmp/text"
+expect "text report: no line past 100 columns but call sites" "$(awk 'length($0) > 100 && !/^    at /' "$tmp/text" | wc -l)" 0
+expect "text report: a long message goes on under its label" "$(grep -c '^         [^ ]' "$tmp/text" | awk '{print ($1 > 0)}')" 1
 run_id=$(sqlite3 "$tmp/run.db" "select run_id from process limit 1")
 "$rep" --run "$run_id" "$tmp/run.db" > /dev/null 2>&1
 expect "--run with a known id" $? 0
