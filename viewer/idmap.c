@@ -69,3 +69,11 @@ void idmap_free(struct idmap *m)
     m->val = NULL;
     m->cap = m->n = 0;
 }
+
+uint64_t idmap_text_key(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h ? h : 1;
+}

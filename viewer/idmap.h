@@ -14,5 +14,8 @@ void idmap_put(struct idmap *m, uint64_t key, int64_t val, int keep_first);
 /* Returns 1 and the value if key is there. */
 int idmap_get(const struct idmap *m, uint64_t key, int64_t *val);
 void idmap_free(struct idmap *m);
+/* A key for a string (FNV-1a, never 0); equal strings give equal keys, so
+ * a hit still needs its text compared. */
+uint64_t idmap_text_key(const char *s);
 
 #endif

@@ -12,19 +12,11 @@
 
 struct per_name { int64_t count, total_ns, max_ns; int nccl; };
 
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h | 1; /* idmap keys are non-zero */
-}
-
 /* The entry of `name`, made if new.  Names that share a hash take the
  * next key: a collision costs a probe, never a merged row. */
 static struct kernel_summary *entry(struct summary *s, const char *name)
 {
-    for (uint64_t key = name_hash(name);; key = key + 2) { /* stays odd: non-zero */
+    for (uint64_t key = idmap_text_key(name);; key = key + 1 ? key + 1 : 1) { /* 0 is not a key */
         int64_t k;
         if (!idmap_get(&s->kernel_index, key, &k)) {
             if (s->nkernels == s->kernels_cap) {

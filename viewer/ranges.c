@@ -28,14 +28,6 @@ const char *model_label(const struct proc *p, int id)
     return id > 0 && id < p->nlabels && p->labels[id] ? p->labels[id] : "";
 }
 
-static uint64_t text_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h ? h : 1; /* 0 is not a key */
-}
-
 /* The label whose text is `text` (the tracer interned a structured
  * payload's text, so it is among the process's labels), or 0.  by_hash maps
  * each label's hash to its id; built on first use. */
@@ -46,9 +38,9 @@ static int label_of_text(const struct proc *p, struct idmap *by_hash, const char
     if (!by_hash->n)
         for (int i = 1; i < p->nlabels; i++)
             if (p->labels[i])
-                idmap_put(by_hash, text_hash(p->labels[i]), i, 1);
+                idmap_put(by_hash, idmap_text_key(p->labels[i]), i, 1);
     int64_t id;
-    return idmap_get(by_hash, text_hash(text), &id) && !strcmp(model_label(p, (int)id), text) ? (int)id : 0;
+    return idmap_get(by_hash, idmap_text_key(text), &id) && !strcmp(model_label(p, (int)id), text) ? (int)id : 0;
 }
 
 static int cmp_range(const void *a, const void *b)
