@@ -173,7 +173,7 @@ void describe_syncs(const struct model *m, struct findings *fs)
 {
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
-        const char *api = f->api > 0 && m->api_names[f->api] ? m->api_names[f->api] : "sync"; /* f->api: a call's, in range */
+        const char *api = f->api > 0 ? model_api_name(m, f->api) : "sync";
         double ms = (double)finding_cost(f) / 1e6;
         switch (f->kind) {
         case F_SYNC_REDUNDANT:

@@ -170,9 +170,9 @@ static void sync_events(struct kw *w)
     sqlite3_bind_int64(s, 1, w->p->id);
     while (sqlite3_step(s) == SQLITE_ROW) {
         int type = sqlite3_column_int(s, 3), stream = sqlite3_column_int(s, 2);
-        int64_t start = model_ns(sqlite3_column_int64(s, 0)), end = model_ns(sqlite3_column_int64(s, 1));
-        x_event(w, "cuda_sync", names[type >= 1 && type <= 4 ? type : 0], device,
-                stream > 0 ? stream : 0, start, end > start ? end : start);
+        int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
+        model_span(&start, &end);
+        x_event(w, "cuda_sync", names[type >= 1 && type <= 4 ? type : 0], device, stream > 0 ? stream : 0, start, end);
         fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%lld}}", stream > 0 ? stream : 0,
                 (long long)sqlite3_column_int64(s, 4));
     }

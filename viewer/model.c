@@ -309,8 +309,7 @@ struct loading { struct model *m; struct proc *p; struct capi_list capis; struct
 static void add_call(const struct model *m, struct proc *p, struct call c, int api, int callsite, int pystack)
 {
     c.api = (uint16_t)api_id(m, api);
-    c.start = model_ns(c.start);
-    c.end = c.end < c.start ? c.start : model_ns(c.end);
+    model_span(&c.start, &c.end);
     if (callsite || pystack)
         c.site = model_site(p, callsite, pystack);
     GROW(p->calls, p->ncalls, p->calls_cap);
@@ -358,16 +357,13 @@ static void op_row(sqlite3_stmt *s, void *ctx)
     p->ops[p->nops++] = (struct gop){ .kind = (uint8_t)sqlite3_column_int(s, 1),
                                       .device = (int16_t)sqlite3_column_int(s, 2),
                                       .stream = sqlite3_column_int(s, 3), .name = sqlite3_column_int(s, 4),
-                                      .start = model_ns(sqlite3_column_int64(s, 5)),
-                                      .end = model_ns(sqlite3_column_int64(s, 6)),
+                                      .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
                                       .bytes = sqlite3_column_int64(s, 7),
                                       .copy_kind = (uint8_t)sqlite3_column_int(s, 8),
                                       .src_kind = (uint8_t)sqlite3_column_int(s, 9),
                                       .dst_kind = (uint8_t)sqlite3_column_int(s, 10),
                                       .corr = (uint32_t)sqlite3_column_int64(s, 11) };
-    struct gop *g = &p->ops[p->nops - 1];
-    if (g->end < g->start) /* a damaged row: durations are never negative */
-        g->end = g->start;
+    model_span(&p->ops[p->nops - 1].start, &p->ops[p->nops - 1].end);
 }
 
 static void capi_row(sqlite3_stmt *s, void *ctx)
@@ -545,13 +541,13 @@ static void load_process(struct model *m, struct proc *p)
         struct coll *c = &p->colls[p->ncolls++];
         *c = (struct coll){ .call_id = sqlite3_column_int64(s, 0), .comm = sqlite3_column_int64(s, 1),
                             .seq = sqlite3_column_int64(s, 2), .count = sqlite3_column_int64(s, 3),
-                            .bytes = sqlite3_column_int64(s, 4), .start = model_ns(sqlite3_column_int64(s, 5)),
-                            .end = model_ns(sqlite3_column_int64(s, 6)), .group = sqlite3_column_int64(s, 7),
+                            .bytes = sqlite3_column_int64(s, 4), .start = sqlite3_column_int64(s, 5),
+                            .end = sqlite3_column_int64(s, 6), .group = sqlite3_column_int64(s, 7),
                             .stream_handle = sqlite3_column_int64(s, 8), .api = api_id(m, sqlite3_column_int(s, 9)),
                             .dtype = sqlite3_column_int(s, 10), .op = sqlite3_column_int(s, 11),
                             .peer = sqlite3_column_int(s, 12), .rank = sqlite3_column_int(s, 13),
                             .nranks = sqlite3_column_int(s, 14), .callsite = sqlite3_column_int(s, 15),
-                            .gstart = model_ns(sqlite3_column_int64(s, 16)), .gend = model_ns(sqlite3_column_int64(s, 17)),
+                            .gstart = sqlite3_column_int64(s, 16), .gend = sqlite3_column_int64(s, 17),
                             .gstream = sqlite3_column_type(s, 18) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 18),
                             .kname = sqlite3_column_int(s, 19), .pystack = sqlite3_column_int(s, 20) };
         if (c->callsite || c->pystack)
@@ -561,10 +557,8 @@ static void load_process(struct model *m, struct proc *p)
         c->count = c->count < 0 ? 0 : model_clamp(c->count, 40);
         c->bytes = c->bytes < 0 ? 0 : model_clamp(c->bytes, 40);
         c->nranks = c->nranks < 0 ? 0 : c->nranks > (1 << 20) ? 1 << 20 : c->nranks;
-        if (c->end < c->start)
-            c->end = c->start;
-        if (c->gend < c->gstart)
-            c->gend = c->gstart;
+        model_span(&c->start, &c->end);
+        model_span(&c->gstart, &c->gend);
     }
     note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);

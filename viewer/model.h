@@ -183,6 +183,15 @@ static inline int64_t model_clamp(int64_t t, int bits)
 }
 static inline int64_t model_ns(int64_t t) { return model_clamp(t, 60); }
 static inline int64_t model_offset_ns(int64_t t) { return model_clamp(t, 61); }
+/* A start and end read from a file: each kept within bounds, and the end
+ * not before the start (a damaged row; durations are never negative). */
+static inline void model_span(int64_t *start, int64_t *end)
+{
+    *start = model_ns(*start);
+    *end = model_ns(*end);
+    if (*end < *start)
+        *end = *start;
+}
 
 /* *acc += v, saturating instead of overflowing. */
 static inline void model_add(int64_t *acc, int64_t v)

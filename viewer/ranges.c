@@ -132,10 +132,9 @@ void model_load_ranges(const struct model *m, struct proc *p)
         }
         struct nvtx *r = &p->ranges[p->nranges++];
         r->tid = sqlite3_column_int(s, 0);
-        r->start = model_ns(sqlite3_column_int64(s, 1));
-        r->end = sqlite3_column_type(s, 2) == SQLITE_NULL ? p->end : model_ns(sqlite3_column_int64(s, 2));
-        if (r->end < r->start)
-            r->end = r->start;
+        r->start = sqlite3_column_int64(s, 1);
+        r->end = sqlite3_column_type(s, 2) == SQLITE_NULL ? p->end : sqlite3_column_int64(s, 2);
+        model_span(&r->start, &r->end);
         r->depth = sqlite3_column_int(s, 3);
         r->name = sqlite3_column_int(s, 4);
         r->domain = sqlite3_column_int(s, 5);

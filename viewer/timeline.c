@@ -1,6 +1,5 @@
 /* timeline.c: per-process indexes (see timeline.h). */
 #include "viewer/timeline.h"
-#include "viewer/idmap.h"
 #include "viewer/sort_by_time.h"
 
 #include <stdlib.h>
