@@ -9,8 +9,11 @@ cd "$dir"
 # checkout, into a virtual environment both builds share
 export GPUTRACE_HTA_VENV="${GPUTRACE_HTA_VENV:-$top/.venv-hta}"
 if ! make -j"$(nproc)" check; then
-  for f in $(grep -l '^FAIL\|^ERROR' $(find . -name '*.trs') 2>/dev/null | sed 's/\.trs$/.log/'); do
-    echo "==== $f"; tail -n 60 "$f"
-  done
+  # automake's .trs files say ":test-result: FAIL". Each failing test's
+  # last lines, then every check that failed, last, so that a CI log that
+  # keeps only its end still says why
+  failed=$(grep -l '^:test-result: \(FAIL\|ERROR\)' $(find . -name '*.trs') 2>/dev/null | sed 's/\.trs$/.log/')
+  for f in $failed; do echo "==== $f (last lines)"; tail -n 20 "$f"; done
+  for f in $failed; do echo "==== $f (failed checks)"; grep -a 'FAIL' "$f" | head -n 15; done
   exit 1
 fi
