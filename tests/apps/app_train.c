@@ -17,13 +17,15 @@
 #define PREFETCH_BYTES (8u << 20)
 #define METRICS_BYTES (64u << 10)
 
-/* Kernel arguments must stay alive until the stream thread runs the kernel;
- * a ring far deeper than the work in flight keeps them. */
+/* Kernel arguments must stay alive until the stream thread runs the kernel.
+ * Nothing bounds how far the host runs ahead of the GPU in a loop without a
+ * sync (on a busy machine it enqueued all 400 steps before the GPU ran the
+ * first few), so every launch of the run gets a slot of its own. */
 struct karg { float *buf; size_t n; int us; float value; int *err; };
 struct kslot { struct karg k; struct karg *kp; void *argv[1]; };
-#define RING 4096
-static struct kslot ring[RING];
-static unsigned ring_next;
+#define LAUNCHES_PER_STEP 16 /* forward, loss, a backward and an update per bucket, EMA: 11 */
+static struct kslot *slots;
+static size_t slots_used, slots_total;
 
 static void spin_us(int us)
 {
@@ -73,7 +75,11 @@ void sgd_update_kernel(void **args)
 
 static void launch(void (*fn)(void **), cudaStream_t s, float *buf, size_t n, int us, float value, int *err)
 {
-    struct kslot *k = &ring[ring_next++ % RING];
+    if (slots_used == slots_total) {
+        fprintf(stderr, "app_train: more launches than LAUNCHES_PER_STEP allows\n");
+        exit(1);
+    }
+    struct kslot *k = &slots[slots_used++];
     k->k = (struct karg){ buf, n, us, value, err };
     k->kp = &k->k;
     k->argv[0] = &k->kp;
@@ -90,6 +96,10 @@ int app_train(const struct plant *p)
 {
     int rank = env_int("RANK", 0), world = env_int("WORLD_SIZE", 1), local = env_int("LOCAL_RANK", 0);
     int steps = env_int("APP_STEPS", 12);
+    slots_total = (size_t)(steps > 0 ? steps : 0) * LAUNCHES_PER_STEP;
+    slots = calloc(slots_total ? slots_total : 1, sizeof *slots);
+    if (!slots)
+        return 1;
     nvtxRangePushA("setup"); /* NVTX before the first CUDA call, as frameworks do */
     CHECK_CUDA(cudaSetDevice(local));
 
@@ -226,6 +236,7 @@ int app_train(const struct plant *p)
     CHECK_CUDA(cudaFreeHost(h_metrics));
     CHECK_CUDA(cudaFreeHost(h_prefetch));
     free(h_batch_pageable);
+    free(slots);
     cudaEvent_t events[] = { ev_up, ev_comm, ev_loss[0], ev_loss[1], ev_update, ev_done };
     for (size_t i = 0; i < sizeof events / sizeof *events; i++)
         CHECK_CUDA(cudaEventDestroy(events[i]));
