@@ -12,6 +12,8 @@ Under the sanitizers (GT_SANITIZED=1) everything runs several times slower
 and the simulated ranks drift apart, so the findings that are about relative
 timing across ranks and streams (comm.straggler, comm.exposed, gpu.idle,
 sync.no_consumer) and the cost ranges are not asserted there; the rest is.
+Without them, a workload whose only wrong verdicts are such timing findings
+is traced again (see TRIES below).
 
 Usage: report_workloads.py BUILD_DIR SOURCE_DIR [workload...]"""
 import json, os, re, sqlite3, subprocess, sys, tempfile
@@ -96,8 +98,16 @@ def check_shape(name, d):
     check(ok and costs == sorted(costs, reverse=True), f"{name}: JSON has the documented shape, findings ranked by cost")
 
 
-def check_findings(name, d, expects, allowed):
+def findings_verdicts(name, d, expects, allowed):
+    """Whether the findings are those the workload's header documents, as
+    (ok, what, timing) triples; timing: the verdict is about a finding whose
+    presence depends on how the simulated ranks were scheduled."""
     found = d["findings"]
+    verdicts = []
+
+    def verdict(ok, what):
+        verdicts.append((ok, what, kind in TIMING_KINDS))
+
     for kind, opts in expects:
         if LENIENT and kind in TIMING_KINDS:
             print(f"skip: {name}: {kind} (timing, under the sanitizers)")
@@ -110,10 +120,10 @@ def check_findings(name, d, expects, allowed):
             want = sorted(int(x) for x in opts["ranks"].split(","))
             ranks = sorted(f["rank"] if kind != "comm.straggler" else f.get("straggler_rank", f["rank"]) for f in fs)
             if not (ranks == want):
-                check(False, what + f" (found on ranks {ranks})")
+                verdict(False, what + f" (found on ranks {ranks})")
                 continue
         if not fs:
-            check(False, what + " (not found)")
+            verdict(False, what + " (not found)")
             continue
         good = True
         for f in fs:
@@ -133,10 +143,12 @@ def check_findings(name, d, expects, allowed):
                 good = good and f.get("ranks") == [int(x) for x in opts["names"].split(",")]
             if "missing" in opts:
                 good = good and f.get("missing_ranks") == [int(x) for x in opts["missing"].split(",")]
-        check(good, what + ("" if good else f" (got {[(f['rank'], f['callsite'], f.get('range'), f.get('iteration_first'), f.get('iteration_last'), f['cost_ns'], f.get('seq'), f.get('ranks'), f.get('missing_ranks')) for f in fs]})"))
+        verdict(good, what + ("" if good else f" (got {[(f['rank'], f['callsite'], f.get('range'), f.get('iteration_first'), f.get('iteration_last'), f['cost_ns'], f.get('seq'), f.get('ranks'), f.get('missing_ranks')) for f in fs]})"))
     known = {k for k, _ in expects} | allowed | (TIMING_KINDS if LENIENT else set())
     extra = sorted({f["kind"] for f in found} - known)
-    check(not extra, f"{name}: no findings beyond those documented" + (f" (also found {extra})" if extra else ""))
+    verdicts.append((not extra, f"{name}: no findings beyond those documented" + (f" (also found {extra})" if extra else ""),
+                     set(extra) <= TIMING_KINDS))
+    return verdicts
 
 
 def check_trace(name, path, d):
@@ -227,27 +239,76 @@ def check_python_stacks(name, d):
 tmp = tempfile.mkdtemp()
 names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", "allreduce_compute_stream",
                  "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train"]
-for name in names:
-    run, expects, allowed = spec_of(name)
-    db = os.path.join(tmp, name + ".db")
+def record_and_report(name, run, db):
     path = app_path(name)
     cmd = ["python3", path] if path.endswith(".py") else [os.path.join(build, "tests", "apps", name)]
     env = dict(os.environ, GPUSIM_LIB=os.path.join(build, "tests", "sim", ".libs", "libgpusim.so"),
                PY_KERNELS_LIB=os.path.join(build, "tests", "apps", ".libs", "libpykernels.so"))
-    subprocess.run([os.path.join(build, "gputrace"), "record", "-o", db, "--",
+    subprocess.run([os.path.join(build, "gputrace"), "record", "-f", "-o", db, "--",
                     os.path.join(build, "tests", "sim", "gpusim-run"), "-n", "4", *run, *cmd],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     trace = os.path.join(tmp, name + ".json")
     args = [os.path.join(build, "gputrace-report"), "--format", "json", db]
     if name == "train_demo":
         args[1:1] = ["--chrome-trace", trace]
-    out = subprocess.run(args, capture_output=True, text=True)
+    return subprocess.run(args, capture_output=True, text=True), trace
+
+
+# The simulated ranks are processes sharing this machine's cores: on a busy
+# machine one rank can be descheduled long enough that the others wait in a
+# collective with nothing to overlap, and a comm.exposed or gpu.idle the
+# workload does not plant is then really in its trace.  A workload whose only
+# wrong verdicts are about such timing findings is traced again, up to twice;
+# a finding the report gets wrong every time still fails, unless every run
+# was measurably perturbed: its fixed-length kernels (app_train.c) ran over
+# PERTURBED times their length, as they do when the cores are oversubscribed
+# (1.0-1.1x on an idle two-core machine, 1.7-2.2x with six busy loops).
+TRIES = 3
+PERTURBED = 1.3
+NOMINAL_US = {"fwd_kernel": 1500, "bwd_kernel": 1500}
+
+
+def slowdown(db):
+    """How much longer than asked the trace's fixed-length kernels ran, on
+    average (1.0: as asked; None: the workload has none)."""
+    con = sqlite3.connect(db)
+    rows = con.execute("select s.value, avg(g.end_ns - g.start_ns) from gpu_op g join string s"
+                       " on s.process_id = g.process_id and s.id = g.name_id"
+                       f" where s.value in ({','.join('?' * len(NOMINAL_US))}) group by 1",
+                       list(NOMINAL_US)).fetchall()
+    con.close()
+    return max((avg / 1e3 / NOMINAL_US[k] for k, avg in rows if avg), default=None)
+
+
+for name in names:
+    run, expects, allowed = spec_of(name)
+    db = os.path.join(tmp, name + ".db")
+    slows = []
+    for attempt in range(1, TRIES + 1):
+        out, trace = record_and_report(name, run, db)
+        if out.returncode:
+            break
+        d = json.loads(out.stdout)
+        verdicts = findings_verdicts(name, d, expects, allowed)
+        wrong = [what for ok, what, _ in verdicts if not ok]
+        if not wrong or not all(timing for ok, _, timing in verdicts if not ok):
+            break
+        slow = slowdown(db) or 0
+        slows.append(slow)
+        if attempt == TRIES:
+            if min(slows) > PERTURBED:
+                print(f"skip: {name}: timing findings not asserted, every run perturbed (kernels ran"
+                      f" {', '.join(f'{x:.1f}' for x in slows)}x their length): {'; '.join(wrong)}")
+                verdicts = [v for v in verdicts if v[0] or not v[2]]
+            break
+        print(f"retry: {name}: timing findings differ (kernels ran {slow:.2f}x their length),"
+              f" traced again ({'; '.join(wrong)})")
     check(out.returncode == 0, f"{name}: report exits 0" + (f" ({out.stderr.strip()})" if out.returncode else ""))
     if out.returncode:
         continue
-    d = json.loads(out.stdout)
     check_shape(name, d)
-    check_findings(name, d, expects, allowed)
+    for ok, what, _ in verdicts:
+        check(ok, what)
     if name in ("train_demo", "overlapped"):
         check_kernels(name, db, d)
     if name == "train_demo":
