@@ -170,8 +170,8 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
                  m->procs[pi].rank, (long long)full, (long long)clear[pi],
                  total_wait > 0 ? waits[pi] / total_wait : 0.0);
         snprintf(f->message, sizeof f->message,
-                 "rank %d reached %lld of %lld collectives last (%lld by more than %.1f ms); the other ranks waited %.2f ms for it",
-                 m->procs[pi].rank, (long long)last_count[pi], (long long)full, (long long)clear[pi],
+                 "rank %d reached %lld of %s last (%lld by more than %.1f ms); the other ranks waited %.2f ms for it",
+                 m->procs[pi].rank, (long long)last_count[pi], count_text(full, "collective", "collectives").s, (long long)clear[pi],
                  (double)o->straggler_margin_ns / 1e6, (double)f->wait_ns / 1e6);
         snprintf(f->suggestion, sizeof f->suggestion,
                  "look at what rank %d does before its collectives (data loading, uneven work, a slower GPU or host)",
@@ -289,12 +289,12 @@ void analyse_comm_across(const struct model *m, const struct report_opts *o, str
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         if (f->kind == F_COMM_EXPOSED) {
-            snprintf(f->message, sizeof f->message, "%lld collectives ran with less than %.0f%% of their time overlapped by compute: %.2f ms exposed",
-                     (long long)f->count, o->exposed_fraction * 100, (double)f->exposed_ns / 1e6);
+            snprintf(f->message, sizeof f->message, "%s ran less than %.0f%% overlapped by compute: %.2f ms exposed",
+                     count_text(f->count, "collective", "collectives").s, o->exposed_fraction * 100, (double)f->exposed_ns / 1e6);
             snprintf(f->suggestion, sizeof f->suggestion, "launch collectives on their own stream as soon as their inputs are ready (bucketed gradients), so that compute hides them");
         } else if (f->kind == F_COMM_SAME_STREAM) {
-            snprintf(f->message, sizeof f->message, "%lld collectives were launched on a stream that also runs compute, so they cannot overlap it",
-                     (long long)f->count);
+            snprintf(f->message, sizeof f->message, "%s launched on a stream that also runs compute cannot overlap it",
+                     count_text(f->count, "collective", "collectives").s);
             snprintf(f->suggestion, sizeof f->suggestion, "use a separate communication stream, ordered with cudaEventRecord + cudaStreamWaitEvent");
         }
     }

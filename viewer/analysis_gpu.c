@@ -59,12 +59,12 @@ void describe_copies(const struct report_opts *o, struct findings *fs)
                 continue;
             }
             snprintf(f->extra_json, sizeof f->extra_json, "\"bytes\": %lld", (long long)bytes);
-            snprintf(f->message, sizeof f->message, "%lld copies (%.1f MiB in all) from/to pageable host memory blocked the host %.2f ms",
-                     (long long)f->count, (double)bytes / (1 << 20), (double)f->host_blocked_ns / 1e6);
+            snprintf(f->message, sizeof f->message, "%s (%.1f MiB in all) from/to pageable host memory blocked the host %.2f ms",
+                     count_text(f->count, "copy", "copies").s, (double)bytes / (1 << 20), (double)f->host_blocked_ns / 1e6);
             snprintf(f->suggestion, sizeof f->suggestion, "allocate the host buffer pinned (cudaMallocHost, or pin_memory=True in a DataLoader) or register it with cudaHostRegister");
         } else if (f->kind == F_COPY_SERIALIZED) {
-            snprintf(f->message, sizeof f->message, "%lld host-to-device copies ran on the compute stream, overlapping no kernel (%.2f ms)",
-                     (long long)f->count, (double)f->exposed_ns / 1e6);
+            snprintf(f->message, sizeof f->message, "%s ran on the compute stream, overlapping no kernel (%.2f ms)",
+                     count_text(f->count, "host-to-device copy", "host-to-device copies").s, (double)f->exposed_ns / 1e6);
             snprintf(f->suggestion, sizeof f->suggestion, "issue uploads on a separate copy stream and order them with cudaEventRecord + cudaStreamWaitEvent");
         }
     }
@@ -110,8 +110,8 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
         f->gpu_idle_ns = idle;
         f->confidence = "medium";
         snprintf(f->callsite, sizeof f->callsite, "(whole process)");
-        snprintf(f->message, sizeof f->message, "the GPU sat idle %lld times for %.2f ms in all while the host was not waiting on it",
-                 (long long)n, (double)idle / 1e6);
+        snprintf(f->message, sizeof f->message, "the GPU sat idle %s for %.2f ms in all while the host was not waiting on it",
+                 times_text(n).s, (double)idle / 1e6);
         snprintf(f->suggestion, sizeof f->suggestion, "the host does not submit work fast enough: look at CPU-side work between launches (data loading, Python overhead); CUDA graphs cut launch cost");
     }
     free(syncs.v);

@@ -177,23 +177,23 @@ void describe_syncs(const struct model *m, struct findings *fs)
         double ms = (double)finding_cost(f) / 1e6;
         switch (f->kind) {
         case F_SYNC_REDUNDANT:
-            snprintf(f->message, sizeof f->message, "%s waited %lld times with nothing pending on the GPU (%.2f ms)", api, (long long)f->count, ms);
+            snprintf(f->message, sizeof f->message, "%s waited %s with nothing pending on the GPU (%.2f ms)", api, times_text(f->count).s, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "remove it: there was no GPU work to wait for");
             break;
         case F_SYNC_NO_CONSUMER:
-            snprintf(f->message, sizeof f->message, "%s blocked the host %lld times (%.2f ms) but no result was copied back", api, (long long)f->count, ms);
+            snprintf(f->message, sizeof f->message, "%s blocked the host %s (%.2f ms) but no result was copied back", api, times_text(f->count).s, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "to order streams use cudaEventRecord + cudaStreamWaitEvent; otherwise remove it");
             break;
         case F_SYNC_DEVICE_WIDE:
-            snprintf(f->message, sizeof f->message, "%s waited for every stream %lld times; the data read sat on one stream: %.2f ms waited beyond it", api, (long long)f->count, ms);
+            snprintf(f->message, sizeof f->message, "%s waited for every stream %s; the data read sat on one stream: %.2f ms waited beyond it", api, times_text(f->count).s, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "wait for that stream or an event recorded after the copy (cudaStreamSynchronize / cudaEventSynchronize) instead of the whole device");
             break;
         case F_SYNC_SCALAR_READ:
-            snprintf(f->message, sizeof f->message, "%s read a few bytes back %lld times (like .item() or print(tensor)); the GPU then idled %.2f ms", api, (long long)f->count, ms);
+            snprintf(f->message, sizeof f->message, "%s read a few bytes back %s (like .item() or print(tensor)); the GPU then idled %.2f ms", api, times_text(f->count).s, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "keep the value on the GPU, or copy it asynchronously into pinned memory and read it a step later");
             break;
         case F_SYNC_IMPLICIT:
-            snprintf(f->message, sizeof f->message, "%s synchronised implicitly %lld times, blocking the host %.2f ms", api, (long long)f->count, ms);
+            snprintf(f->message, sizeof f->message, "%s synchronised implicitly %s, blocking the host %.2f ms", api, times_text(f->count).s, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "use the Async form with pinned memory, and move frees and allocations out of the loop");
             break;
         default:

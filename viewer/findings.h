@@ -88,6 +88,10 @@ struct finding *findings_at(struct findings *fs, const struct model *m, enum fin
 /* Always a new finding. */
 struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id);
 int64_t finding_cost(const struct finding *f);
+/* For a finding's message: "once" or "N times"; "1 copy" or "N copies". */
+struct count_text { char s[64]; };
+struct count_text times_text(long long n);
+struct count_text count_text(long long n, const char *one, const char *many);
 /* Drops findings below their kind's repetition rule; names each one's
  * range; sorts by cost. */
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m);

@@ -96,6 +96,9 @@ def check_shape(name, d):
         ok = ok and f["confidence"] in ("high", "medium", "low") and isinstance(f["rank"], int)
     costs = [f["cost_ns"] for f in d.get("findings", [])]
     check(ok and costs == sorted(costs, reverse=True), f"{name}: JSON has the documented shape, findings ranked by cost")
+    # a count of one reads "once", "1 copy", "1 collective"
+    bad = [f["message"] for f in d.get("findings", []) if re.search(r"(?<![\d.])1 (times|copies|collectives)\b", f["message"])]
+    check(not bad, f"{name}: messages count in words that agree" + (f" ({bad})" if bad else ""))
 
 
 def findings_verdicts(name, d, expects, allowed):
