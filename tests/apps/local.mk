@@ -73,3 +73,11 @@ check_LTLIBRARIES += tests/apps/libpykernels.la
 tests_apps_libpykernels_la_SOURCES = tests/apps/py_kernels.c
 tests_apps_libpykernels_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps
 EXTRA_DIST += tests/apps/py_train.py tests/apps/pylib/site-packages/faketorch.py
+# the toolkit's real libcudart and libnccl, traced (tests/e2e/tracer_real_toolkit.sh)
+if REAL_TOOLKIT_LIBS
+check_PROGRAMS += tests/apps/real_toolkit
+endif
+EXTRA_DIST += tests/apps/real_toolkit.c
+tests_apps_real_toolkit_SOURCES = tests/apps/real_toolkit.c
+tests_apps_real_toolkit_LDADD = -L$(CUDA_HOME)/lib64 -lcudart -lnccl
+tests_apps_real_toolkit_LDFLAGS = $(AM_LDFLAGS) -Wl,-rpath,$(CUDA_HOME)/lib64

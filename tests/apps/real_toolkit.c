@@ -1,0 +1,72 @@
+/* real_toolkit.c: wrapped CUDA runtime and NCCL calls made through the
+ * toolkit's own libcudart and libnccl (not the simulator), on a machine
+ * that may have no GPU or driver: every call then fails, and the tracer
+ * must pass each result through unchanged while the real CUPTI, loaded
+ * from the toolkit, declines.  Each call prints "API RESULT" (and errno
+ * where a call could set it), so that tracer_real_toolkit.sh can compare a
+ * traced run with an untraced one line by line and with what was recorded.
+ * Exits 3, so that the exit status is seen to pass through too.
+ */
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static void show(const char *api, int rc)
+{
+    printf("%s %d\n", api, rc);
+}
+
+int main(void)
+{
+    int n = -1, version = -1;
+    errno = 0;
+    printf("cudaGetDeviceCount(untraced) %d count=%d\n", (int)cudaGetDeviceCount(&n), n);
+    printf("cudaRuntimeGetVersion(untraced) %d version=%d\n", (int)cudaRuntimeGetVersion(&version), version);
+
+    cudaStream_t s = NULL, s2 = NULL;
+    cudaEvent_t e = NULL;
+    void *d = NULL, *h = NULL;
+    char a[64], b[64];
+    memset(a, 1, sizeof a);
+    show("cudaSetDevice", cudaSetDevice(0));
+    show("cudaStreamCreate", cudaStreamCreate(&s));
+    show("cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    show("cudaEventCreate", cudaEventCreate(&e));
+    show("cudaMalloc", cudaMalloc(&d, 1024));
+    show("cudaMallocHost", cudaMallocHost(&h, 1024));
+    show("cudaMemcpy", cudaMemcpy(b, a, sizeof a, cudaMemcpyHostToHost));
+    show("cudaMemcpyAsync", cudaMemcpyAsync(b, a, sizeof a, cudaMemcpyDefault, s));
+    show("cudaMemsetAsync", cudaMemsetAsync(d, 0, 16, s));
+    show("cudaEventRecord", cudaEventRecord(e, s));
+    show("cudaStreamWaitEvent", cudaStreamWaitEvent(s2, e, 0));
+    show("cudaStreamQuery", cudaStreamQuery(s));
+    show("cudaEventQuery", cudaEventQuery(e));
+    show("cudaStreamSynchronize", cudaStreamSynchronize(s));
+    show("cudaEventSynchronize", cudaEventSynchronize(e));
+    show("cudaDeviceSynchronize", cudaDeviceSynchronize());
+    /* odd arguments: what the runtime says about them must reach the program */
+    show("cudaStreamCreate", cudaStreamCreate(NULL));
+    show("cudaMalloc", cudaMalloc(NULL, 16));
+    show("cudaFree", cudaFree(d));
+    show("cudaFreeHost", cudaFreeHost(h));
+    show("cudaEventDestroy", cudaEventDestroy(e));
+    show("cudaStreamDestroy", cudaStreamDestroy(s));
+    printf("cudaGetLastError(untraced) %d\n", (int)cudaGetLastError());
+    printf("cudaGetLastError(untraced) %d\n", (int)cudaGetLastError());
+
+    ncclUniqueId id;
+    ncclComm_t comm = NULL;
+    memset(&id, 0, sizeof id);
+    printf("ncclGetUniqueId(untraced) %d\n", (int)ncclGetUniqueId(&id));
+    show("ncclCommInitRank", ncclCommInitRank(&comm, 1, id, 0));
+    show("ncclCommInitRank", ncclCommInitRank(NULL, 1, id, 0));
+    show("ncclGroupStart", ncclGroupStart());
+    show("ncclAllReduce", ncclAllReduce(a, b, 4, ncclFloat32, ncclSum, NULL, NULL));
+    show("ncclGroupEnd", ncclGroupEnd());
+    show("ncclBroadcast", ncclBroadcast(a, b, 4, ncclInt8, 0, NULL, NULL));
+    printf("errno %d\n", errno);
+    return 3;
+}

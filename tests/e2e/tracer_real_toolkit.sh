@@ -1,0 +1,38 @@
+#!/bin/sh
+# tracer_real_toolkit.sh: the tracer over the toolkit's real libcudart,
+# libnccl and libcupti rather than the simulator (tests/apps/real_toolkit.c).
+# Without a GPU every call fails: the program must see exactly what it sees
+# untraced (output, each result, errno, exit status), CUPTI must decline
+# in one line, and every wrapped call must be recorded with its real
+# result.  On a machine with a GPU the calls succeed and the comparison
+# still holds.  Skipped (77) where the toolkit ships no libcudart/libnccl.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+app="$b/tests/apps/real_toolkit"
+if [ ! -x "$app" ]; then
+  echo "skip: the toolkit's libcudart and libnccl were not found at configure time"
+  exit 77
+fi
+
+"$app" > "$tmp/untraced.out" 2> "$tmp/untraced.err"
+untraced=$?
+GPUTRACE_OUTPUT="$tmp/real.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$app" > "$tmp/traced.out" 2> "$tmp/traced.err"
+traced=$?
+expect "exit status passes through" "$traced" "$untraced"
+expect "the program's output (every result, errno) is the same traced" "$(cmp -s "$tmp/untraced.out" "$tmp/traced.out" && echo same)" same
+[ -s "$tmp/traced.out" ] && ok "the program ran" || bad "the program printed nothing"
+expect "stderr: only the tracer's lines added" "$(grep -v '^gputrace: ' "$tmp/traced.err" | cmp -s - "$tmp/untraced.err" && echo same)" same
+expect "at most one line from the tracer" "$(grep -c '^gputrace: ' "$tmp/traced.err" | awk '{print ($1 <= 1)}')" 1
+expect "the real CUPTI was loaded and said what it did" \
+  "$(q "$tmp/real.db" "select cupti_status = 'active' or cupti_status like 'CUPTI refused%' from process")" 1
+expect "the real NCCL's version recorded" "$(q "$tmp/real.db" "select nccl_version > 20000 from process")" 1
+expect "ended by exit with the program's status" "$(q "$tmp/real.db" "select end_reason || ' ' || exit_code from process")" "exit $untraced"
+
+# every wrapped call, in order, with the result the program printed (the
+# lines marked "(untraced)" are calls the tracer does not wrap)
+grep -v '(untraced)\|^errno ' "$tmp/untraced.out" > "$tmp/want"
+q "$tmp/real.db" "select api_name || ' ' || result from api_call_named order by start_ns" > "$tmp/got"
+expect "every wrapped call recorded with its real result, in order" "$(cmp -s "$tmp/want" "$tmp/got" && echo same)" same
+[ "$fail" -eq 0 ] || diff "$tmp/want" "$tmp/got" | head -20
+
+finish
