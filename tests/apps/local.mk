@@ -79,5 +79,7 @@ check_PROGRAMS += tests/apps/real_toolkit
 endif
 EXTRA_DIST += tests/apps/real_toolkit.c
 tests_apps_real_toolkit_SOURCES = tests/apps/real_toolkit.c
-tests_apps_real_toolkit_LDADD = -L$(CUDA_HOME)/lib64 -lcudart -lnccl
+# libcuda from the stubs: the driver itself is found at run time (the test
+# points a machine without one at the stub)
+tests_apps_real_toolkit_LDADD = -L$(CUDA_HOME)/lib64 -lcudart -lnccl -L$(CUDA_HOME)/lib64/stubs -lcuda
 tests_apps_real_toolkit_LDFLAGS = $(AM_LDFLAGS) -Wl,-rpath,$(CUDA_HOME)/lib64

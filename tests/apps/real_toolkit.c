@@ -1,12 +1,14 @@
-/* real_toolkit.c: wrapped CUDA runtime and NCCL calls made through the
- * toolkit's own libcudart and libnccl (not the simulator), on a machine
- * that may have no GPU or driver: every call then fails, and the tracer
+/* real_toolkit.c: wrapped CUDA runtime, driver and NCCL calls made through
+ * the toolkit's own libcudart, libnccl and libcuda (the driver, or where
+ * there is none the toolkit's stub of it), not the simulator, on a machine
+ * that may have no GPU: every call then fails, and the tracer
  * must pass each result through unchanged while the real CUPTI, loaded
  * from the toolkit, declines.  Each call prints "API RESULT" (and errno
  * where a call could set it), so that tracer_real_toolkit.sh can compare a
  * traced run with an untraced one line by line and with what was recorded.
  * Exits 3, so that the exit status is seen to pass through too.
  */
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
@@ -56,6 +58,22 @@ int main(void)
     show("cudaStreamDestroy", cudaStreamDestroy(s));
     printf("cudaGetLastError(untraced) %d\n", (int)cudaGetLastError());
     printf("cudaGetLastError(untraced) %d\n", (int)cudaGetLastError());
+
+    /* the driver API, as JAX, Triton and CuPy call it */
+    char buf[16];
+    printf("cuInit(untraced) %d\n", (int)cuInit(0));
+    show("cuCtxSynchronize", cuCtxSynchronize());
+    show("cuStreamSynchronize", cuStreamSynchronize(NULL));
+    show("cuEventSynchronize", cuEventSynchronize(NULL));
+    show("cuStreamWaitEvent", cuStreamWaitEvent(NULL, NULL, 0));
+    show("cuMemcpyDtoH_v2", cuMemcpyDtoH(buf, 0, sizeof buf));
+    show("cuMemcpyHtoD_v2", cuMemcpyHtoD(0, buf, sizeof buf));
+    show("cuMemcpyDtoD_v2", cuMemcpyDtoD(0, 0, sizeof buf));
+    show("cuMemcpyDtoHAsync_v2", cuMemcpyDtoHAsync(buf, 0, sizeof buf, NULL));
+    show("cuMemcpyHtoDAsync_v2", cuMemcpyHtoDAsync(0, buf, sizeof buf, NULL));
+    show("cuMemcpyDtoDAsync_v2", cuMemcpyDtoDAsync(0, 0, sizeof buf, NULL));
+    show("cuLaunchKernel", cuLaunchKernel(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+    show("cuLaunchKernelEx", cuLaunchKernelEx(NULL, NULL, NULL, NULL));
 
     ncclUniqueId id;
     ncclComm_t comm = NULL;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tracer_real_toolkit.sh: the tracer over the toolkit's real libcudart,
-# libnccl and libcupti rather than the simulator (tests/apps/real_toolkit.c).
+# libnccl and libcupti, and the driver's libcuda (or the toolkit's stub of
+# it), rather than the simulator (tests/apps/real_toolkit.c).
 # Without a GPU every call fails: the program must see exactly what it sees
 # untraced (output, each result, errno, exit status), CUPTI must decline
 # in one line, and every wrapped call must be recorded with its real
@@ -14,6 +15,14 @@ if [ ! -x "$app" ]; then
   exit 77
 fi
 
+# no driver installed: the toolkit's stub of libcuda stands in (it fails
+# every call, as the runtime does without a driver)
+if ! /sbin/ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+  mkdir "$tmp/stub"
+  ln -s "${CUDA_HOME:-/usr/local/cuda}/lib64/stubs/libcuda.so" "$tmp/stub/libcuda.so.1"
+  LD_LIBRARY_PATH="$tmp/stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH
+fi
 "$app" > "$tmp/untraced.out" 2> "$tmp/untraced.err"
 untraced=$?
 GPUTRACE_OUTPUT="$tmp/real.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$app" > "$tmp/traced.out" 2> "$tmp/traced.err"
