@@ -65,17 +65,28 @@
     X(cudaGraphLaunch, launch, 0)                                    \
     X(cudaGraphLaunch_ptsz, launch, 0)                               \
     X(cuCtxSynchronize, sync, GT_F_SB)                               \
+    X(cuCtxSynchronize_v2, sync, GT_F_SB)                            \
     X(cuStreamSynchronize, sync, GT_F_SB)                            \
+    X(cuStreamSynchronize_ptsz, sync, GT_F_SB)                       \
     X(cuEventSynchronize, sync, GT_F_SB)                             \
     X(cuStreamWaitEvent, stream, 0)                                  \
+    X(cuStreamWaitEvent_ptsz, stream, 0)                             \
     X(cuMemcpyDtoH_v2, copy, GT_F_SB)                                \
+    X(cuMemcpyDtoH_v2_ptds, copy, GT_F_SB)                           \
     X(cuMemcpyHtoD_v2, copy, GT_F_SB)                                \
+    X(cuMemcpyHtoD_v2_ptds, copy, GT_F_SB)                           \
     X(cuMemcpyDtoD_v2, copy, GT_F_SB)                                \
+    X(cuMemcpyDtoD_v2_ptds, copy, GT_F_SB)                           \
     X(cuMemcpyDtoHAsync_v2, copy, GT_F_SB)                           \
+    X(cuMemcpyDtoHAsync_v2_ptsz, copy, GT_F_SB)                      \
     X(cuMemcpyHtoDAsync_v2, copy, GT_F_SB)                           \
+    X(cuMemcpyHtoDAsync_v2_ptsz, copy, GT_F_SB)                      \
     X(cuMemcpyDtoDAsync_v2, copy, GT_F_STACK)                        \
+    X(cuMemcpyDtoDAsync_v2_ptsz, copy, GT_F_STACK)                   \
     X(cuLaunchKernel, launch, 0)                                     \
+    X(cuLaunchKernel_ptsz, launch, 0)                                \
     X(cuLaunchKernelEx, launch, 0)                                   \
+    X(cuLaunchKernelEx_ptsz, launch, 0)                              \
     X(ncclCommInitRank, nccl, GT_F_SB)                               \
     X(ncclCommInitAll, nccl, GT_F_SB)                                \
     X(ncclCommInitRankConfig, nccl, GT_F_SB)                         \

@@ -3,6 +3,7 @@
  * kind; copies record their bytes, direction and host memory kind. */
 #define _GNU_SOURCE
 #include "libtrace/memreg.h"
+#include "libtrace/per_thread_decls.h"
 #include "libtrace/real.h"
 #include "libtrace/trace.h"
 
@@ -11,14 +12,6 @@
 #define INLINE static inline __attribute__((always_inline))
 #define MISSING cudaErrorSharedObjectSymbolNotFound
 
-cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
-cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t s);
-cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
-                              enum cudaMemcpyKind kind);
-cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-                                   size_t height, enum cudaMemcpyKind kind, cudaStream_t s);
-cudaError_t cudaMemset_ptds(void *dst, int value, size_t count);
-cudaError_t cudaMemsetAsync_ptsz(void *dst, int value, size_t count, cudaStream_t s);
 
 /* ---- allocation ------------------------------------------------------------ */
 

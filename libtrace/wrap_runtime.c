@@ -2,24 +2,14 @@
  * launches, in both the legacy and the per-thread (_ptsz/_ptds) entry
  * points.  Every wrapper has the shape described in trace.h. */
 #define _GNU_SOURCE
-#include "libtrace/trace.h"
+#include "libtrace/per_thread_decls.h"
 #include "libtrace/real.h"
+#include "libtrace/trace.h"
 
 #include <cuda_runtime_api.h>
 
 #define INLINE static inline __attribute__((always_inline))
 
-/* The per-thread-default-stream entry points are only declared by the
- * runtime header when CUDA_API_PER_THREAD_DEFAULT_STREAM is set; declare
- * them here with the same signatures. */
-cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream);
-cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream);
-cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
-cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream);
-cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags);
-cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem,
-                                  cudaStream_t stream);
-cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream);
 
 #define MISSING cudaErrorSharedObjectSymbolNotFound
 

@@ -89,9 +89,11 @@ static void copy_text(char *dst, size_t len, const unsigned char *src)
 
 static enum api_role role_of(const char *n)
 {
-    if (!strcmp(n, "cudaDeviceSynchronize") || !strcmp(n, "cuCtxSynchronize"))
+    /* per-thread (_ptsz) and versioned (_v2) entry points share their base
+     * name's role */
+    if (!strcmp(n, "cudaDeviceSynchronize") || !strncmp(n, "cuCtxSynchronize", 16))
         return ROLE_SYNC_DEVICE;
-    if (!strncmp(n, "cudaStreamSynchronize", 21) || !strcmp(n, "cuStreamSynchronize"))
+    if (!strncmp(n, "cudaStreamSynchronize", 21) || !strncmp(n, "cuStreamSynchronize", 19))
         return ROLE_SYNC_STREAM;
     if (!strcmp(n, "cudaEventSynchronize") || !strcmp(n, "cuEventSynchronize"))
         return ROLE_SYNC_EVENT;

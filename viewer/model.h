@@ -24,7 +24,7 @@
 /* What a wrapped API is, for the analyses. */
 enum api_role {
     ROLE_OTHER = 0,
-    ROLE_SYNC_DEVICE,   /* cudaDeviceSynchronize, cuCtxSynchronize */
+    ROLE_SYNC_DEVICE,   /* cudaDeviceSynchronize, cuCtxSynchronize(_v2) */
     ROLE_SYNC_STREAM,   /* cudaStreamSynchronize*, cuStreamSynchronize */
     ROLE_SYNC_EVENT,    /* cudaEventSynchronize, cuEventSynchronize */
     ROLE_COPY_SYNC,     /* cudaMemcpy, cudaMemcpy2D, cudaMemcpyPeer, cuMemcpy?to?_v2 */

@@ -3,7 +3,7 @@
  * 2D and peer copies, memsets, registered memory, NCCL groups, split and
  * single-process communicators), for the tracer's tests (not a training
  * pattern).  Built twice: as is, and with CUDA_API_PER_THREAD_DEFAULT_STREAM,
- * where the runtime calls become their _ptsz/_ptds forms.
+ * where the runtime and driver calls become their _ptsz/_ptds forms.
  */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -38,9 +38,7 @@ int main(void)
     CK(cudaMemset(dev, 1, 256));
     CK(cudaMemcpy2D(host, 16, dev, 16, 16, 16, cudaMemcpyDeviceToHost));
     CK(cudaMemcpyPeer(dev2, 1, dev, 0, 256));
-#ifndef CUDA_API_PER_THREAD_DEFAULT_STREAM
-    /* driver calls (the per-thread build would call their _ptsz/_ptds forms,
-     * which the tracer does not wrap: the runtime ones are the ones asked for) */
+    /* driver calls: their _ptsz/_ptds forms in the per-thread build */
     CK(cuMemcpyHtoD((CUdeviceptr)(uintptr_t)dev, host, 256));
     CK(cuMemcpyDtoH(host, (CUdeviceptr)(uintptr_t)dev, 256));
     CK(cuMemcpyDtoD((CUdeviceptr)(uintptr_t)dev2, (CUdeviceptr)(uintptr_t)dev, 256));
@@ -49,7 +47,7 @@ int main(void)
     CK(cuStreamSynchronize((CUstream)s));
     CK(cuEventSynchronize((CUevent)e));
     CK(cuCtxSynchronize());
-#endif
+    CK(cuCtxSynchronize_v2(NULL)); /* CUDA 13: a context named (NULL: the current one) */
     /* NCCL: a single-process communicator, a group, a split */
     ncclComm_t comm, half;
     int dev0 = 0;

@@ -8,6 +8,8 @@
  * traced run with an untraced one line by line and with what was recorded.
  * Exits 3, so that the exit status is seen to pass through too.
  */
+#include "libtrace/per_thread_decls.h" /* the _ptsz/_ptds forms, called by name */
+
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -15,6 +17,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
 
 static void show(const char *api, int rc)
 {
@@ -74,6 +77,17 @@ int main(void)
     show("cuMemcpyDtoDAsync_v2", cuMemcpyDtoDAsync(0, 0, sizeof buf, NULL));
     show("cuLaunchKernel", cuLaunchKernel(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
     show("cuLaunchKernelEx", cuLaunchKernelEx(NULL, NULL, NULL, NULL));
+    show("cuCtxSynchronize_v2", cuCtxSynchronize_v2(NULL));
+    show("cuStreamSynchronize_ptsz", cuStreamSynchronize_ptsz(NULL));
+    show("cuStreamWaitEvent_ptsz", cuStreamWaitEvent_ptsz(NULL, NULL, 0));
+    show("cuMemcpyDtoH_v2_ptds", cuMemcpyDtoH_v2_ptds(buf, 0, sizeof buf));
+    show("cuMemcpyHtoD_v2_ptds", cuMemcpyHtoD_v2_ptds(0, buf, sizeof buf));
+    show("cuMemcpyDtoD_v2_ptds", cuMemcpyDtoD_v2_ptds(0, 0, sizeof buf));
+    show("cuMemcpyDtoHAsync_v2_ptsz", cuMemcpyDtoHAsync_v2_ptsz(buf, 0, sizeof buf, NULL));
+    show("cuMemcpyHtoDAsync_v2_ptsz", cuMemcpyHtoDAsync_v2_ptsz(0, buf, sizeof buf, NULL));
+    show("cuMemcpyDtoDAsync_v2_ptsz", cuMemcpyDtoDAsync_v2_ptsz(0, 0, sizeof buf, NULL));
+    show("cuLaunchKernel_ptsz", cuLaunchKernel_ptsz(NULL, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+    show("cuLaunchKernelEx_ptsz", cuLaunchKernelEx_ptsz(NULL, NULL, NULL, NULL));
 
     ncclUniqueId id;
     ncclComm_t comm = NULL;
