@@ -5,7 +5,8 @@
 # $OUT (default tests/gpu/out).  Steps: (1) CUDA C workload traced,
 # (2) PyTorch script traced, (3) the workload with static cudart,
 # (4) overhead: traced vs untraced vs torch.profiler, side by side,
-# (5) the tracer's per-call and NVTX-pair costs on this host (bench/).
+# (5) the tracer's per-call and NVTX-pair costs on this host (bench/),
+# (6) tests/e2e/tracer_real_toolkit.sh, where the calls now succeed.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$top/tests/gpu/out}
@@ -89,5 +90,12 @@ if [ -e "$sim/libgpusim.so" ]; then
   done
 else
   echo "no simulator library in build/ (built by make check): skipped"
+fi
+
+log "6. the real-toolkit test with a GPU: results and exit status the same traced, every call recorded"
+if [ -x "$top/build/tests/apps/real_toolkit" ]; then
+  top_builddir=$top/build top_srcdir=$top sh "$top/tests/e2e/tracer_real_toolkit.sh" 2>&1 | tail -12
+else
+  echo "build/tests/apps/real_toolkit not built (configure found no libcudart/libnccl in the toolkit): skipped"
 fi
 } 2>&1 | tee "$OUT/run.log"
