@@ -31,6 +31,17 @@ struct gt_nvtx_open {
     int32_t payload_type;
 };
 
+/* A string's address and what it was interned as: a program passes the
+ * same literal every step, and hashing it again was a quarter of an NVTX
+ * push/pop pair.  The text is compared on every hit, since a buffer at one
+ * address can hold another name later. */
+#define GT_NAME_CACHE 32
+struct gt_name_cache {
+    const char *ptr;  /* the caller's string */
+    const char *text; /* its interned copy (never freed) */
+    uint32_t id, len;
+};
+
 struct gt_tbuf {
     _Alignas(64) _Atomic uint64_t head;   /* producer */
     uint64_t tail_seen;                   /* producer's last look at tail: reading the
@@ -47,6 +58,9 @@ struct gt_tbuf {
      * nvtx_depth counts past GT_NVTX_MAX_DEPTH (deeper ones are not kept). */
     _Atomic int nvtx_depth;
     struct gt_nvtx_open nvtx_open[GT_NVTX_MAX_DEPTH];
+    /* NVTX names this thread passed lately, by address (libtrace/nvtx_inject.c):
+     * owning thread only */
+    struct gt_name_cache name_cache[GT_NAME_CACHE];
     _Alignas(64) struct gt_record recs[]; /* a record spans exactly two cache lines */
 };
 

@@ -79,6 +79,38 @@ static uint32_t intern_wide(const wchar_t *w)
     return gt_strtab_intern(out, (long)o);
 }
 
+/* A cache miss: intern the name and remember where it came from. */
+static __attribute__((noinline)) uint32_t intern_ascii_miss(struct gt_name_cache *e, const char *s)
+{
+    uint32_t id = gt_strtab_intern(s, -1);
+    const char *text = id ? gt_strtab_get(id) : NULL;
+    if (text)
+        *e = (struct gt_name_cache){ s, text, id, (uint32_t)strlen(text) };
+    return id;
+}
+
+/* An ASCII name's string id, through the calling thread's cache of recent
+ * addresses (tbuf.h): a hit costs a compare of the text, not a hash. */
+static inline uint32_t intern_ascii(const char *s)
+{
+    struct gt_tbuf *b = gt_tbuf_current;
+    if (!b || !s)
+        return gt_strtab_intern(s, -1);
+    uintptr_t at = (uintptr_t)s;
+    struct gt_name_cache *e = &b->name_cache[((at >> 3) ^ (at >> 8)) & (GT_NAME_CACHE - 1)];
+    if (e->ptr == s) {
+        /* byte by byte, stopping at the first difference: never past the
+         * end of a shorter string now at this address */
+        const unsigned char *t = (const unsigned char *)e->text, *u = (const unsigned char *)s;
+        uint32_t n = e->len, i = 0;
+        while (i < n && t[i] == u[i])
+            i++;
+        if (i == n && u[n] == 0)
+            return e->id;
+    }
+    return intern_ascii_miss(e, s);
+}
+
 /* What an event's attributes say (fields past the caller's struct size are
  * not read: older NVTX versions pass a shorter struct). */
 struct attrs { uint32_t name, category; int32_t payload_type; uint64_t payload; };
@@ -115,7 +147,7 @@ static struct attrs read_attrs(const nvtxEventAttributes_t *a, uint32_t domain)
     }
     if (HAS_FIELD(a, message)) {
         switch (a->messageType) {
-        case NVTX_MESSAGE_TYPE_ASCII: r.name = gt_strtab_intern(a->message.ascii, -1); break;
+        case NVTX_MESSAGE_TYPE_ASCII: r.name = intern_ascii(a->message.ascii); break;
         case NVTX_MESSAGE_TYPE_UNICODE: r.name = intern_wide(a->message.unicode); break;
         case NVTX_MESSAGE_TYPE_REGISTERED: r.name = id_of_handle(a->message.registered); break;
         default: break;
@@ -276,14 +308,14 @@ static struct attrs named(uint32_t name)
 /* ---- the callbacks NVTX calls ---------------------------------------------- */
 
 static void cb_mark_ex(const nvtxEventAttributes_t *a) { struct attrs r = read_attrs(a, 0); mark(0, &r); }
-static void cb_mark_a(const char *m) { struct attrs r = named(gt_strtab_intern(m, -1)); mark(0, &r); }
+static void cb_mark_a(const char *m) { struct attrs r = named(intern_ascii(m)); mark(0, &r); }
 static void cb_mark_w(const wchar_t *m) { struct attrs r = named(intern_wide(m)); mark(0, &r); }
 static nvtxRangeId_t cb_start_ex(const nvtxEventAttributes_t *a) { struct attrs r = read_attrs(a, 0); return start(0, &r); }
-static nvtxRangeId_t cb_start_a(const char *m) { struct attrs r = named(gt_strtab_intern(m, -1)); return start(0, &r); }
+static nvtxRangeId_t cb_start_a(const char *m) { struct attrs r = named(intern_ascii(m)); return start(0, &r); }
 static nvtxRangeId_t cb_start_w(const wchar_t *m) { struct attrs r = named(intern_wide(m)); return start(0, &r); }
 static void cb_end(nvtxRangeId_t id) { end(id); }
 static int cb_push_ex(const nvtxEventAttributes_t *a) { struct attrs r = read_attrs(a, 0); return push(0, &r); }
-static int cb_push_a(const char *m) { struct attrs r = named(gt_strtab_intern(m, -1)); return push(0, &r); }
+static int cb_push_a(const char *m) { struct attrs r = named(intern_ascii(m)); return push(0, &r); }
 static int cb_push_w(const wchar_t *m) { struct attrs r = named(intern_wide(m)); return push(0, &r); }
 static int cb_pop(void) { return pop(0); }
 static void cb_name_category_a(uint32_t c, const char *n) { name_category(0, c, gt_strtab_intern(n, -1)); }

@@ -6,7 +6,8 @@
  * (payload extension) whose schema gives no offsets and holds a pointer, and
  * one with an offset near 2^64, in
  * a domain named "NCCL" (read) and in another (not read); and a range left
- * open when the program exits.  tests/e2e/tracer_nvtx.sh checks the rows.
+ * open when the program exits; names formatted into one reused buffer.
+ * tests/e2e/tracer_nvtx.sh checks the rows.
  */
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
@@ -52,6 +53,24 @@ int main(void)
     nvtxRangePop();
     if (tracked && nvtxRangePop() >= 0) /* nothing open: negative */
         return 3;
+
+    /* names formatted into one buffer in turn, as "step %d" is: each range
+     * keeps the text it was pushed with (the tracer caches names by
+     * address); longer, shorter, then different text at the same address */
+    char buf[16];
+    static const char *const steps[] = { "step 1", "step 12", "step", "step 3" };
+    nvtxEventAttributes_t m = { 0 };
+    m.version = NVTX_VERSION;
+    m.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    m.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    m.message.ascii = buf;
+    for (int i = 0; i < 4; i++) {
+        snprintf(buf, sizeof buf, "%s", steps[i]);
+        nvtxRangePushA(buf);
+        nvtxRangePop();
+        nvtxRangePushEx(&m);
+        nvtxRangePop();
+    }
 
     nvtxDomainHandle_t d = nvtxDomainCreateA("trainer");
     nvtxStringHandle_t opt = nvtxDomainRegisterStringA(d, "optimizer.step");

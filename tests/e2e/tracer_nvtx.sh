@@ -21,6 +21,9 @@ expect "attributes: name, category and integer payload" \
 expect "a wide-character name, nested one level down" "$(name "depth = 1")" "décode"
 expect "the nested range lies inside its parent" \
   "$(q "$db" "select count(*) from nvtx_range i, nvtx_range o where i.depth = 1 and o.category = 7 and i.start_ns >= o.start_ns and i.end_ns <= o.end_ns")" 1
+expect "names pushed from one reused buffer each keep their own text" \
+  "$(q "$db" "select group_concat(l.value) from (select * from nvtx_range order by start_ns) r join label l on l.process_id = r.process_id and l.id = r.name where l.value like 'step%'")" \
+  "step 1,step 1,step 12,step 12,step,step,step 3,step 3"
 expect "a mark is an instant" "$(name "kind = 4 and start_ns = end_ns")" "checkpoint"
 expect "a domain range: registered string, domain name and double payload" \
   "$(q "$db" "select n.value || ' ' || d.value || ' ' || r.payload from nvtx_range r join label n on n.id = r.name join label d on d.id = r.domain where d.value = 'trainer' and r.payload is not null")" \
