@@ -245,7 +245,8 @@ static int pop(uint32_t domain)
     if (i < 0)
         return -1;
     struct gt_nvtx_open o = b->nvtx_open[i];
-    memmove(&b->nvtx_open[i], &b->nvtx_open[i + 1], (size_t)(d - 1 - i) * sizeof o);
+    if (i != d - 1) /* a pop of another domain's inner range; usually the innermost ends */
+        memmove(&b->nvtx_open[i], &b->nvtx_open[i + 1], (size_t)(d - 1 - i) * sizeof o);
     atomic_store_explicit(&b->nvtx_depth, d - 1, memory_order_release);
     struct attrs a = { o.name, o.category, o.payload_type, o.payload };
     emit(b, GT_NVTX_RANGE, domain, &a, o.t_start, t, i, 0);
