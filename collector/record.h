@@ -33,6 +33,9 @@ enum gt_nvtx_kind {
     GT_NVTX_NAME_THREAD = 6,
 };
 
+/* The sequence number of an NCCL operation that NCCL refused (stored as -1). */
+#define GT_SEQ_NONE UINT64_MAX
+
 /* Host memory kinds, as the tracer saw the allocations. */
 enum gt_mem_kind { GT_MEM_UNKNOWN = 0, GT_MEM_PAGEABLE, GT_MEM_PINNED, GT_MEM_DEVICE, GT_MEM_MANAGED };
 

@@ -1,7 +1,8 @@
 /* wrap_nccl.c: NCCL wrappers.
  *
  * Communicator creation registers a cross-rank id (commreg.h); each
- * operation takes the communicator's next sequence number and records
+ * operation takes the communicator's next sequence number (given back if
+ * NCCL refuses the operation) and records
  * count, datatype, op, root/peer, rank and size.  An external correlation
  * id is pushed to CUPTI around each ungrouped operation, and around the
  * outermost ncclGroupEnd for grouped ones (nothing is enqueued before it),
@@ -202,10 +203,21 @@ INLINE void op_begin(struct gt_call *c, const struct op_args *a)
     }
 }
 
-INLINE void op_end(struct gt_call *c, ncclResult_t rc)
+/* An operation NCCL refused (an error, not ncclInProgress) enqueued
+ * nothing and took no place in the communicator's sequence: give its number
+ * back, so that this rank's next operation matches the other ranks' by
+ * (communicator, sequence), and record it with none (GT_SEQ_NONE). */
+INLINE void op_end(struct gt_call *c, ncclResult_t rc, ncclComm_t comm)
 {
     if (!c->r->in_group)
         gt_cupti_pop_external();
+    if (__builtin_expect(rc != ncclSuccess && rc != ncclInProgress, 0)) {
+        struct gt_comm *g = gt_comm_find(comm);
+        uint64_t mine = c->r->seq, next = mine + 1;
+        if (g && c->r->comm_id == g->id)
+            atomic_compare_exchange_strong(&g->seq, &next, mine);
+        c->r->seq = GT_SEQ_NONE;
+    }
     gt_exit(c, rc);
 }
 
@@ -220,7 +232,7 @@ ncclResult_t ncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t dt, 
         return real(s, r, n, dt, op, comm, st);
     op_begin(&c, &(struct op_args){ n, dt, op, -1, comm, st });
     ncclResult_t rc = real(s, r, n, dt, op, comm, st);
-    op_end(&c, rc);
+    op_end(&c, rc, comm);
     return rc;
 }
 
@@ -234,7 +246,7 @@ ncclResult_t ncclReduce(const void *s, void *r, size_t n, ncclDataType_t dt, ncc
         return real(s, r, n, dt, op, root, comm, st);
     op_begin(&c, &(struct op_args){ n, dt, op, root, comm, st });
     ncclResult_t rc = real(s, r, n, dt, op, root, comm, st);
-    op_end(&c, rc);
+    op_end(&c, rc, comm);
     return rc;
 }
 
@@ -248,7 +260,7 @@ ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n, ncclDataType_t 
         return real(s, r, n, dt, op, comm, st);
     op_begin(&c, &(struct op_args){ n, dt, op, -1, comm, st });
     ncclResult_t rc = real(s, r, n, dt, op, comm, st);
-    op_end(&c, rc);
+    op_end(&c, rc, comm);
     return rc;
 }
 
@@ -262,7 +274,7 @@ ncclResult_t ncclBroadcast(const void *s, void *r, size_t n, ncclDataType_t dt, 
         return real(s, r, n, dt, root, comm, st);
     op_begin(&c, &(struct op_args){ n, dt, -1, root, comm, st });
     ncclResult_t rc = real(s, r, n, dt, root, comm, st);
-    op_end(&c, rc);
+    op_end(&c, rc, comm);
     return rc;
 }
 
@@ -278,7 +290,7 @@ INLINE ncclResult_t rooted(enum gt_api api, const void *s, void *r, size_t n, nc
         return real(s, r, n, dt, root, comm, st);
     op_begin(&c, &(struct op_args){ n, dt, -1, root, comm, st });
     ncclResult_t rc = real(s, r, n, dt, root, comm, st);
-    op_end(&c, rc);
+    op_end(&c, rc, comm);
     return rc;
 }
 
@@ -295,7 +307,7 @@ ncclResult_t ncclBcast(void *b, size_t n, ncclDataType_t dt, int root, ncclComm_
         return real(b, n, dt, root, comm, st);
     op_begin(&c, &(struct op_args){ n, dt, -1, root, comm, st });
     ncclResult_t rc = real(b, n, dt, root, comm, st);
-    op_end(&c, rc);
+    op_end(&c, rc, comm);
     return rc;
 }
 
@@ -311,7 +323,7 @@ INLINE ncclResult_t rootless(enum gt_api api, const void *s, void *r, size_t n, 
         return real(s, r, n, dt, comm, st);
     op_begin(&c, &(struct op_args){ n, dt, -1, -1, comm, st });
     ncclResult_t rc = real(s, r, n, dt, comm, st);
-    op_end(&c, rc);
+    op_end(&c, rc, comm);
     return rc;
 }
 
@@ -330,7 +342,7 @@ INLINE ncclResult_t p2p(enum gt_api api, void *b, size_t n, ncclDataType_t dt, i
         return real(b, n, dt, peer, comm, st);
     op_begin(&c, &(struct op_args){ n, dt, -1, peer, comm, st });
     ncclResult_t rc = real(b, n, dt, peer, comm, st);
-    op_end(&c, rc);
+    op_end(&c, rc, comm);
     return rc;
 }
 

@@ -517,6 +517,10 @@ void model_drop_proc(struct model *m, size_t pi)
     malloc_trim(0);
 }
 
+/* ncclResult_t's values the report reads (nccl.h pulls in the CUDA runtime) */
+#define NCCL_SUCCESS 0
+#define NCCL_IN_PROGRESS 7
+
 /* What stays loaded for the whole report: kernel names, collectives (the
  * analyses across ranks need every rank's), calls left in flight, NVTX
  * ranges. */
@@ -531,7 +535,7 @@ static void load_process(struct model *m, struct proc *p)
      * collective_kernel view, which SQLite would evaluate once per row */
     sqlite3_prepare_v2(db, "SELECT c.call_id, c.comm_id, c.seq, c.count, c.bytes, c.start_ns, c.end_ns, c.group_id,"
                            " c.stream, c.api, c.datatype, c.op, c.peer, c.rank, c.nranks, c.callsite,"
-                           " g.start_ns, g.end_ns, g.stream_id, g.name_id, c.pystack FROM collective c"
+                           " g.start_ns, g.end_ns, g.stream_id, g.name_id, c.pystack, c.result FROM collective c"
                            " LEFT JOIN ext_corr x ON x.process_id = c.process_id"
                            "  AND x.external_id = (CASE WHEN c.group_id THEN c.group_id ELSE c.call_id END)"
                            " LEFT JOIN gpu_op g ON g.process_id = x.process_id AND g.correlation = x.correlation AND g.kind = 1"
@@ -539,6 +543,13 @@ static void load_process(struct model *m, struct proc *p)
     sqlite3_bind_int64(s, 1, p->id);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        /* refused by NCCL (an error other than ncclInProgress): it enqueued
+         * nothing, so it is no collective; the call itself stays a call */
+        int result = sqlite3_column_int(s, 21);
+        if (result != NCCL_SUCCESS && result != NCCL_IN_PROGRESS) {
+            p->refused_colls++;
+            continue;
+        }
         GROW(p->colls, p->ncolls, cap);
         struct coll *c = &p->colls[p->ncolls++];
         *c = (struct coll){ .call_id = sqlite3_column_int64(s, 0), .comm = sqlite3_column_int64(s, 1),

@@ -96,6 +96,7 @@ struct proc {
     struct proc_rows *rows;       /* where its calls and GPU operations are in its database */
     struct coll *colls; size_t ncolls;
     int64_t inflight; /* calls left in flight when the process ended */
+    int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
     int db;           /* index into model.dbs */
     char **names; int nnames; /* kernel names by string id */
     struct site *sites; int nsites, sites_cap; /* sites[0] is "none" */

@@ -64,15 +64,20 @@ static void wrapped(FILE *out, const char *label, const char *text)
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
 {
     int missing_cupti = 0, killed = 0;
+    int64_t refused = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         missing_cupti += !m->procs[i].cupti_active;
         killed += !m->procs[i].has_end;
+        refused += m->procs[i].refused_colls;
     }
     fprintf(out, "gputrace report: run %s, %zu process(es)\n", m->run_id, m->nprocs);
     if (missing_cupti)
         fprintf(out, "note: %d process(es) have no GPU records (CUPTI not active): GPU-time analyses skipped for them\n", missing_cupti);
     if (killed)
         fprintf(out, "note: %d process(es) were killed before they finished: their data ends at the last flush\n", killed);
+    if (refused)
+        fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing: left out of the collectives\n",
+                (long long)refused);
     if (m->damaged[0])
         fprintf(out, "note: %s\n", m->damaged);
     fprintf(out, "\n%-5s %-8s %-20s %9s %6s %10s %10s %9s %10s\n", "rank", "pid", "gpu", "wall ms", "busy%",

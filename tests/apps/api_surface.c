@@ -1,9 +1,10 @@
 /* api_surface.c: one call of each kind the tracer wraps beyond the training
  * step (driver API syncs and copies, per-thread-default-stream entry points,
  * 2D and peer copies, memsets, registered memory, NCCL groups, split and
- * single-process communicators), for the tracer's tests (not a training
- * pattern).  Built twice: as is, and with CUDA_API_PER_THREAD_DEFAULT_STREAM,
- * where the runtime and driver calls become their _ptsz/_ptds forms.
+ * single-process communicators, an operation NCCL refuses), for the
+ * tracer's tests (not a training pattern).  Built twice: as is, and with
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM, where the runtime and driver calls
+ * become their _ptsz/_ptds forms.
  */
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -56,6 +57,10 @@ int main(void)
     CK(ncclAllReduce(dev, dev, 64, ncclFloat32, ncclSum, comm, s));
     CK(ncclBroadcast(dev, dev2, 64, ncclFloat32, 0, comm, s));
     CK(ncclGroupEnd());
+    /* refused (a datatype NCCL does not have): it takes no sequence number */
+    if (ncclAllReduce(dev, dev, 64, (ncclDataType_t)99, ncclSum, comm, s) != ncclInvalidArgument)
+        return 1;
+    CK(ncclAllReduce(dev, dev, 64, ncclFloat32, ncclSum, comm, s));
     CK(ncclCommSplit(comm, 0, 0, &half, NULL));
     CK(ncclAllGather(dev, dev2, 16, ncclFloat32, half, s));
     CK(cudaStreamSynchronize(s));

@@ -19,7 +19,10 @@ expect "grouped operations share the group id of their ncclGroupStart" \
 expect "the group's kernel is attributed to both grouped operations" "$(q "$tmp/a.db" "select count(distinct call_id) from collective_kernel where call_id in (select call_id from collective where group_id != 0)")" 2
 expect "the split communicator names its parent" \
   "$(q "$tmp/a.db" "select count(*) from comm c join comm p on p.process_id = c.process_id and p.comm_id = c.parent_comm_id")" 1
-expect "sequence numbers are per communicator" "$(q "$tmp/a.db" "select group_concat(seq) from (select seq from collective order by start_ns)")" "0,1,0"
+expect "sequence numbers are per communicator; an operation NCCL refused takes none (-1)" \
+  "$(q "$tmp/a.db" "select group_concat(seq || ':' || result) from (select seq, result from collective order by start_ns)")" "0:0,1:0,-1:4,2:0,0:0"
+expect "the report leaves the refused operation out of the collectives, and says so" \
+  "$("$b/gputrace-report" --format json "$tmp/a.db" | python3 -c 'import json, sys; r = json.load(sys.stdin)["ranks"][0]; print(r["collectives"], r["refused_collectives"])')" "4 1"
 
 GPUTRACE_OUTPUT="$tmp/p.db" LD_PRELOAD="$lib" "$b/tests/apps/api_surface_ptsz" > /dev/null
 expect "per-thread build runs" $? 0
