@@ -72,6 +72,14 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
                 k->ranks, k->nccl ? "true" : "false");
     }
     fprintf(out, "\n],\n\"kernels_total\": %zu, \"kernel_ns\": %lld", s->nkernels, (long long)s->kernel_ns);
+    fprintf(out, ",\n\"failed_calls\": [");
+    for (size_t i = 0; i < s->nfailed; i++) {
+        const struct failed_summary *f = &s->failed[i];
+        fprintf(out, "%s\n  {\"api\": ", i ? "," : "");
+        json_string(out, model_api_name(m, f->api));
+        fprintf(out, ", \"result\": %d, \"count\": %lld, \"ranks\": %d}", (int)f->result, (long long)f->count, f->ranks);
+    }
+    fprintf(out, "\n],\n\"failed_calls_total\": %lld", (long long)s->failed_total);
     fprintf(out, ",\n\"findings\": [");
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];

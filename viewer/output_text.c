@@ -78,6 +78,10 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     if (refused)
         fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing: left out of the collectives\n",
                 (long long)refused);
+    if (s->failed_total) /* the most frequent kind; JSON lists them all */
+        fprintf(out, "note: %lld call(s) returned an error, most often %.40s with %d (x%lld)\n",
+                (long long)s->failed_total, model_api_name(m, s->failed[0].api), (int)s->failed[0].result,
+                (long long)s->failed[0].count);
     if (m->damaged[0])
         fprintf(out, "note: %s\n", m->damaged);
     fprintf(out, "\n%-5s %-8s %-20s %9s %6s %10s %10s %9s %10s\n", "rank", "pid", "gpu", "wall ms", "busy%",

@@ -115,6 +115,7 @@ void summary_add_proc(const struct model *m, struct summary *s, size_t pi)
     }
     phases_add(m, s, pi);
     kernels_add_proc(m, s, pi);
+    failed_add_proc(m, s, pi);
 }
 
 /* The collectives table, from every rank's collectives. */
@@ -161,6 +162,7 @@ void summary_end(const struct model *m, struct summary *s)
     if (s->nphases)
         qsort(s->phases, s->nphases, sizeof *s->phases, cmp_phase);
     kernels_end(s);
+    failed_end(s);
 }
 
 void summary_free(struct summary *s)
@@ -169,5 +171,6 @@ void summary_free(struct summary *s)
     free(s->colls);
     free(s->phases);
     kernels_free(s);
+    free(s->answers);
     memset(s, 0, sizeof *s);
 }

@@ -39,6 +39,17 @@ struct kernel_summary {
     int last_proc;            /* the last process counted (for ranks) */
 };
 
+/* Calls that returned an error, by API and result, over all ranks
+ * (failed_calls.c). */
+#define FAILED_KINDS_KEPT 64
+struct failed_summary {
+    int api;
+    int32_t result;
+    int64_t count;
+    int ranks;
+    int last_proc;            /* the last process counted (for ranks) */
+};
+
 struct summary {
     struct rank_summary *ranks; size_t nranks;
     struct coll_summary *colls; size_t ncolls;
@@ -46,6 +57,9 @@ struct summary {
     struct kernel_summary *kernels; size_t nkernels, kernels_cap; /* most GPU time first, after summary_end */
     int64_t kernel_ns;        /* GPU time of all kernels (their durations summed, not their union) */
     struct idmap kernel_index; /* hash of a name -> index in kernels */
+    struct failed_summary failed[FAILED_KINDS_KEPT]; size_t nfailed; /* most often first, after summary_end */
+    int64_t failed_total;     /* all failed calls, kinds past FAILED_KINDS_KEPT too */
+    int32_t *answers;         /* per api id: the result that is an answer, not an error (while building) */
 };
 
 /* Built in three steps: begin; each process while its calls and GPU
@@ -58,6 +72,9 @@ void summary_free(struct summary *s);
  * call these. */
 void kernels_add_proc(const struct model *m, struct summary *s, size_t pi);
 void kernels_end(struct summary *s);
+/* The failed calls (failed_calls.c): likewise. */
+void failed_add_proc(const struct model *m, struct summary *s, size_t pi);
+void failed_end(struct summary *s);
 void kernels_free(struct summary *s);
 
 #endif

@@ -82,7 +82,8 @@ COST_OF = {"sync.redundant": "host_blocked_ns", "sync.no_consumer": "host_blocke
 
 
 def check_shape(name, d):
-    ok = isinstance(d, dict) and {"run", "ranks", "collectives", "kernels", "kernels_total", "kernel_ns", "findings"} <= set(d)
+    ok = isinstance(d, dict) and {"run", "ranks", "collectives", "kernels", "kernels_total", "kernel_ns", "failed_calls",
+                                  "failed_calls_total", "findings"} <= set(d)
     ok = ok and isinstance(d["run"].get("id"), str) and isinstance(d["run"].get("processes"), int)
     for r in d.get("ranks", []):
         ok = ok and {"rank", "pid", "host", "gpu", "wall_ns", "gpu_busy_ns", "compute_ns", "comm_ns",
@@ -91,6 +92,8 @@ def check_shape(name, d):
         ok = ok and {"op", "bytes", "count", "total_ns", "algbw_gbs", "busbw_gbs", "algorithm"} <= set(c)
     for k in d.get("kernels", []):
         ok = ok and {"name", "count", "total_ns", "mean_ns", "max_ns", "ranks", "nccl"} <= set(k)
+    for f in d.get("failed_calls", []):
+        ok = ok and {"api", "result", "count", "ranks"} <= set(f)
     for f in d.get("findings", []):
         ok = ok and FINDING_KEYS <= set(f) and COST_OF[f["kind"]] in f and f["cost_ns"] == f[COST_OF[f["kind"]]]
         ok = ok and f["confidence"] in ("high", "medium", "low") and isinstance(f["rank"], int)
@@ -99,6 +102,8 @@ def check_shape(name, d):
     # a count of one reads "once", "1 copy", "1 collective"
     bad = [f["message"] for f in d.get("findings", []) if re.search(r"(?<![\d.])1 (times|copies|collectives)\b", f["message"])]
     check(not bad, f"{name}: messages count in words that agree" + (f" ({bad})" if bad else ""))
+    # the workloads check every call; queries that answer "not ready" are no failures
+    check(d.get("failed_calls_total") == 0, f"{name}: no failed calls" + (f" ({d.get('failed_calls')})" if d.get("failed_calls_total") else ""))
 
 
 def findings_verdicts(name, d, expects, allowed):

@@ -43,5 +43,8 @@ grep -v '(untraced)\|^errno ' "$tmp/untraced.out" > "$tmp/want"
 q "$tmp/real.db" "select api_name || ' ' || result from api_call_named order by start_ns" > "$tmp/got"
 expect "every wrapped call recorded with its real result, in order" "$(cmp -s "$tmp/want" "$tmp/got" && echo same)" same
 [ "$fail" -eq 0 ] || diff "$tmp/want" "$tmp/got" | head -20
+expect "the report counts every call that returned an error" \
+  "$("$b/gputrace-report" --format json "$tmp/real.db" | python3 -c 'import json, sys; print(json.load(sys.stdin)["failed_calls_total"])')" \
+  "$(awk '$2 != 0' "$tmp/want" | wc -l | tr -d ' ')"
 
 finish
