@@ -53,7 +53,7 @@ echo "stored $rows rows, $(sqlite3 "$tmp/e.db" "select dropped_host from process
 echo "== 3. tracer memory: peak RSS traced - untraced: $(( ($(cat "$tmp/rss1") - $(cat "$tmp/rss0")) / 1024 )) MiB"
 echo "== 4. NVTX push/pop pair (median ns per pair, traced vs untraced, same process)"
 read -r t u < <(env $env_off GPUTRACE_OUTPUT="$tmp/n.db" LD_PRELOAD="$lib" "$tmp/nvtx_cost")
-echo "push/pop traced $t  untraced $u  added $(diff "$t" "$u")"
+echo "push/pop traced $t  untraced $u  added $(diff "$t" "$u") = $(floors "$t" "$u" "$f") (the floor of section 1's last run)"
 echo "== 5. Python frames of a captured call (median ns per call, 16 frames deep vs 2, same process)"
 export GPUSIM_LIB=$b/tests/sim/.libs/libgpusim.so PY_KERNELS_LIB=$b/tests/apps/.libs/libpykernels.so
 export FAKETORCH_DIR=$top/tests/apps/pylib/site-packages
