@@ -121,6 +121,21 @@ static enum api_role role_of(const char *n)
     return ROLE_OTHER;
 }
 
+/* A result of the API that is an answer, not an error, besides 0: a stream
+ * or event query's "not ready" (600 in both the runtime's and the driver's
+ * numbering), ncclInProgress (7) from a non-blocking communicator. */
+static int32_t answer_of(const char *n, enum api_role r)
+{
+    if (r == ROLE_NCCL_OP || r == ROLE_NCCL_OTHER)
+        return 7;
+    return strstr(n, "Query") ? 600 : 0;
+}
+
+int model_result_failed(const struct model *m, int api, int32_t result)
+{
+    return result != 0 && result != m->answers[api];
+}
+
 int model_is_explicit_sync(const struct model *m, const struct call *c)
 {
     enum api_role r = m->roles[c->api];
@@ -148,9 +163,11 @@ static int load_apis(struct model *m, sqlite3 *db)
         if (id >= m->napis) {
             m->api_names = realloc(m->api_names, (size_t)(id + 1) * sizeof *m->api_names);
             m->roles = realloc(m->roles, (size_t)(id + 1) * sizeof *m->roles);
+            m->answers = realloc(m->answers, (size_t)(id + 1) * sizeof *m->answers);
             for (int i = m->napis; i <= id; i++) {
                 m->api_names[i] = NULL;
                 m->roles[i] = ROLE_OTHER;
+                m->answers[i] = 0;
             }
             m->napis = id + 1;
         }
@@ -160,11 +177,13 @@ static int load_apis(struct model *m, sqlite3 *db)
         free(m->api_names[id]);
         m->api_names[id] = strdup(name);
         m->roles[id] = role_of(m->api_names[id]);
+        m->answers[id] = answer_of(m->api_names[id], m->roles[id]);
     }
     sqlite3_finalize(s);
     if (!m->napis) { /* an empty api table: id 0 still names calls whose API is unknown */
         m->api_names = calloc(1, sizeof *m->api_names);
         m->roles = calloc(1, sizeof *m->roles);
+        m->answers = calloc(1, sizeof *m->answers);
         m->napis = 1;
     }
     return 0;
@@ -517,10 +536,6 @@ void model_drop_proc(struct model *m, size_t pi)
     malloc_trim(0);
 }
 
-/* ncclResult_t's values the report reads (nccl.h pulls in the CUDA runtime) */
-#define NCCL_SUCCESS 0
-#define NCCL_IN_PROGRESS 7
-
 /* What stays loaded for the whole report: kernel names, collectives (the
  * analyses across ranks need every rank's), calls left in flight, NVTX
  * ranges. */
@@ -545,8 +560,8 @@ static void load_process(struct model *m, struct proc *p)
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         /* refused by NCCL (an error other than ncclInProgress): it enqueued
          * nothing, so it is no collective; the call itself stays a call */
-        int result = sqlite3_column_int(s, 21);
-        if (result != NCCL_SUCCESS && result != NCCL_IN_PROGRESS) {
+        int api = api_id(m, sqlite3_column_int(s, 9));
+        if (model_result_failed(m, api, sqlite3_column_int(s, 21))) {
             p->refused_colls++;
             continue;
         }
@@ -556,7 +571,7 @@ static void load_process(struct model *m, struct proc *p)
                             .seq = sqlite3_column_int64(s, 2), .count = sqlite3_column_int64(s, 3),
                             .bytes = sqlite3_column_int64(s, 4), .start = sqlite3_column_int64(s, 5),
                             .end = sqlite3_column_int64(s, 6), .group = sqlite3_column_int64(s, 7),
-                            .stream_handle = sqlite3_column_int64(s, 8), .api = api_id(m, sqlite3_column_int(s, 9)),
+                            .stream_handle = sqlite3_column_int64(s, 8), .api = api,
                             .dtype = sqlite3_column_int(s, 10), .op = sqlite3_column_int(s, 11),
                             .peer = sqlite3_column_int(s, 12), .rank = sqlite3_column_int(s, 13),
                             .nranks = sqlite3_column_int(s, 14), .callsite = sqlite3_column_int(s, 15),
@@ -782,6 +797,7 @@ void model_free(struct model *m)
         free(m->api_names[i]);
     free(m->api_names);
     free(m->roles);
+    free(m->answers);
     for (size_t i = 0; i < m->ndbs; i++)
         if (m->dbs[i])
             sqlite3_close(m->dbs[i]);

@@ -114,6 +114,7 @@ struct model {
     struct proc *procs; size_t nprocs;   /* sorted by rank, then pid */
     char **api_names; int napis;         /* indexed by api id */
     enum api_role *roles;
+    int32_t *answers;                    /* a result that is no error besides 0 (model_result_failed) */
     /* per process: kernel names and call sites, looked up by (process index, id) */
     sqlite3 **dbs; size_t ndbs;
     const char *const *paths;            /* their file names (the caller's) */
@@ -140,6 +141,9 @@ void model_free(struct model *m);
 /* Host syncs (docs/report.md): explicit ones wait for the device, a stream
  * or an event; implicit ones are blocking copies and memsets, copies to or
  * from pageable memory, and frees. */
+/* Whether a call's result is an error: not 0, nor the API's answer that
+ * is none (a query's "not ready", ncclInProgress). */
+int model_result_failed(const struct model *m, int api, int32_t result);
 int model_is_explicit_sync(const struct model *m, const struct call *c);
 int model_is_implicit_sync(const struct model *m, const struct call *c);
 /* Replaces control characters in s with '?' and returns s: the text report

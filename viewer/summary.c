@@ -171,6 +171,5 @@ void summary_free(struct summary *s)
     free(s->colls);
     free(s->phases);
     kernels_free(s);
-    free(s->answers);
     memset(s, 0, sizeof *s);
 }

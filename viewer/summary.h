@@ -59,7 +59,6 @@ struct summary {
     struct idmap kernel_index; /* hash of a name -> index in kernels */
     struct failed_summary failed[FAILED_KINDS_KEPT]; size_t nfailed; /* most often first, after summary_end */
     int64_t failed_total;     /* all failed calls, kinds past FAILED_KINDS_KEPT too */
-    int32_t *answers;         /* per api id: the result that is an answer, not an error (while building) */
 };
 
 /* Built in three steps: begin; each process while its calls and GPU
