@@ -12,7 +12,6 @@
 #define INLINE static inline __attribute__((always_inline))
 #define MISSING cudaErrorSharedObjectSymbolNotFound
 
-
 /* ---- allocation ------------------------------------------------------------ */
 
 INLINE cudaError_t allocated(struct gt_call *c, cudaError_t rc, void **ptr, size_t size, enum gt_mem_kind kind)

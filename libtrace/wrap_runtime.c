@@ -10,7 +10,6 @@
 
 #define INLINE static inline __attribute__((always_inline))
 
-
 #define MISSING cudaErrorSharedObjectSymbolNotFound
 
 /* ---- one stream argument ------------------------------------------------- */

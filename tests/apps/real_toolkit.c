@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 static void show(const char *api, int rc)
 {
     printf("%s %d\n", api, rc);

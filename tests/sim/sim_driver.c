@@ -40,7 +40,6 @@ static cudaStream_t ptsz(cudaStream_t s)
     return s ? s : cudaStreamPerThread;
 }
 
-
 cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s) { return cudaStreamSynchronize(ptsz(s)); }
 cudaError_t cudaStreamQuery_ptsz(cudaStream_t s) { return cudaStreamQuery(ptsz(s)); }
 cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned int f) { return cudaStreamWaitEvent(ptsz(s), e, f); }
@@ -55,7 +54,6 @@ cudaError_t cudaMemcpy2DAsync_ptsz(void *d, size_t dp, const void *s, size_t sp,
 
 /* the driver's per-thread forms (what cuda.h calls under
  * CUDA_API_PER_THREAD_DEFAULT_STREAM): stream 0 is the thread's own */
-
 CUresult cuStreamSynchronize_ptsz(CUstream s) { return cuStreamSynchronize((CUstream)ptsz((cudaStream_t)s)); }
 CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned int f) { return cuStreamWaitEvent((CUstream)ptsz((cudaStream_t)s), e, f); }
 CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n) { return cuMemcpyDtoH_v2(dst, src, n); }
