@@ -244,9 +244,6 @@ def check_python_stacks(name, d):
               f"{name}: {f['kind']} rank {f['rank']}: python_stack holds the shown line, down to <module>")
 
 
-tmp = tempfile.mkdtemp()
-names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", "allreduce_compute_stream",
-                 "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train"]
 def record_and_report(name, run, db):
     path = app_path(name)
     cmd = ["python3", path] if path.endswith(".py") else [os.path.join(build, "tests", "apps", name)]
@@ -277,8 +274,9 @@ NOMINAL_US = {"fwd_kernel": 1500, "bwd_kernel": 1500}
 
 
 def slowdown(db):
-    """How much longer than asked the trace's fixed-length kernels ran, on
-    average (1.0: as asked; None: the workload has none)."""
+    """How much longer than asked the trace's fixed-length kernels ran: the
+    larger of their average stretches (1.0: as asked; None: the workload has
+    none)."""
     con = sqlite3.connect(db)
     rows = con.execute("select s.value, avg(g.end_ns - g.start_ns) from gpu_op g join string s"
                        " on s.process_id = g.process_id and s.id = g.name_id"
@@ -288,6 +286,9 @@ def slowdown(db):
     return max((avg / 1e3 / NOMINAL_US[k] for k, avg in rows if avg), default=None)
 
 
+tmp = tempfile.mkdtemp()
+names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", "allreduce_compute_stream",
+                 "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train"]
 for name in names:
     run, expects, allowed = spec_of(name)
     db = os.path.join(tmp, name + ".db")

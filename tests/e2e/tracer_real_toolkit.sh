@@ -6,12 +6,13 @@
 # untraced (output, each result, errno, exit status), CUPTI must decline
 # in one line, and every wrapped call must be recorded with its real
 # result.  On a machine with a GPU the calls succeed and the comparison
-# still holds.  Skipped (77) where the toolkit ships no libcudart/libnccl.
+# still holds.  Skipped (77) where the toolkit ships no libcudart, libnccl
+# or libcuda stub.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 app="$b/tests/apps/real_toolkit"
 if [ ! -x "$app" ]; then
-  echo "skip: the toolkit's libcudart and libnccl were not found at configure time"
+  echo "skip: the toolkit's libcudart, libnccl and libcuda stub were not found at configure time"
   exit 77
 fi
 
