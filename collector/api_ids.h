@@ -4,7 +4,9 @@
  * device, memory, copy, launch, driver, nccl); `flags` says what the tracer
  * does around the call:
  *   GT_F_STACK  capture a call stack (syncs, copies, frees, NCCL calls);
- *   GT_F_BLOCK  may block for long: leave an in-flight mark when it starts.
+ *   GT_F_BLOCK  may block for long: leave an in-flight mark when it starts;
+ *   GT_F_NCCL   an NCCL operation: its record takes a second ring slot for
+ *               the communicator, sequence number and shape (record.h).
  * The enum, the name table and the `api` table of the database all come from
  * this list; the viewer reads the names from the database, not from here.
  */
@@ -13,6 +15,7 @@
 
 #define GT_F_STACK 1u
 #define GT_F_BLOCK 2u
+#define GT_F_NCCL 4u
 #define GT_F_SB (GT_F_STACK | GT_F_BLOCK)
 
 #define GT_API_LIST(X)                                               \
@@ -93,17 +96,17 @@
     X(ncclCommSplit, nccl, GT_F_SB)                                  \
     X(ncclCommDestroy, nccl, GT_F_STACK)                             \
     X(ncclCommAbort, nccl, GT_F_STACK)                               \
-    X(ncclAllReduce, nccl, GT_F_SB)                                  \
-    X(ncclBroadcast, nccl, GT_F_SB)                                  \
-    X(ncclBcast, nccl, GT_F_SB)                                      \
-    X(ncclReduce, nccl, GT_F_SB)                                     \
-    X(ncclAllGather, nccl, GT_F_SB)                                  \
-    X(ncclReduceScatter, nccl, GT_F_SB)                              \
-    X(ncclAlltoAll, nccl, GT_F_SB)                                   \
-    X(ncclGather, nccl, GT_F_SB)                                     \
-    X(ncclScatter, nccl, GT_F_SB)                                    \
-    X(ncclSend, nccl, GT_F_SB)                                       \
-    X(ncclRecv, nccl, GT_F_SB)                                       \
+    X(ncclAllReduce, nccl, GT_F_SB | GT_F_NCCL)                      \
+    X(ncclBroadcast, nccl, GT_F_SB | GT_F_NCCL)                      \
+    X(ncclBcast, nccl, GT_F_SB | GT_F_NCCL)                          \
+    X(ncclReduce, nccl, GT_F_SB | GT_F_NCCL)                         \
+    X(ncclAllGather, nccl, GT_F_SB | GT_F_NCCL)                      \
+    X(ncclReduceScatter, nccl, GT_F_SB | GT_F_NCCL)                  \
+    X(ncclAlltoAll, nccl, GT_F_SB | GT_F_NCCL)                       \
+    X(ncclGather, nccl, GT_F_SB | GT_F_NCCL)                         \
+    X(ncclScatter, nccl, GT_F_SB | GT_F_NCCL)                        \
+    X(ncclSend, nccl, GT_F_SB | GT_F_NCCL)                           \
+    X(ncclRecv, nccl, GT_F_SB | GT_F_NCCL)                           \
     X(ncclGroupStart, nccl, 0)                                       \
     X(ncclGroupEnd, nccl, GT_F_SB)
 

@@ -10,7 +10,7 @@
 
 static _Atomic(struct gt_tbuf *) all_rings;
 static size_t ring_records = 16384;
-GT_TLS struct gt_tbuf *gt_tbuf_current;
+GT_TLS struct gt_thread_state gt_thread;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
@@ -81,18 +81,26 @@ void gt_tbuf_forget_all_after_fork(void)
         atomic_store(&b->dropped, 0);
         atomic_store(&b->state, GT_TBUF_FREE);
     }
-    gt_tbuf_current = NULL;
+    gt_thread.tbuf = NULL;
 }
 
-size_t gt_tbuf_drain(void (*fn)(const struct gt_record *r, void *ctx), void *ctx)
+size_t gt_tbuf_drain(gt_tbuf_fn *fn, void *ctx)
 {
     size_t n = 0;
     for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next) {
         int dead = atomic_load(&b->state) == GT_TBUF_DEAD;
         uint64_t h = atomic_load_explicit(&b->head, memory_order_acquire);
         uint64_t t = atomic_load_explicit(&b->tail, memory_order_relaxed);
-        for (; t != h; t++, n++)
-            fn(&b->recs[t & b->mask], ctx);
+        /* read after head: the owner set tid before its first commit */
+        uint32_t tid = t != h ? b->tid : 0;
+        n += h - t;
+        for (; t != h; t++) {
+            const struct gt_record *r = &b->recs[t & b->mask], *nccl = NULL;
+            /* an NCCL call and its second slot were committed together */
+            if ((r->flags & GT_RF_NCCL) && t + 1 != h && b->recs[(t + 1) & b->mask].type == GT_REC_NCCL)
+                nccl = &b->recs[++t & b->mask];
+            fn(r, nccl, tid, ctx);
+        }
         atomic_store_explicit(&b->tail, t, memory_order_release);
         if (dead) /* its thread exited before we read head: nothing more comes */
             atomic_store(&b->state, GT_TBUF_FREE);

@@ -61,7 +61,7 @@ struct gt_tbuf {
     /* NVTX names this thread passed lately, by address (libtrace/nvtx_inject.c):
      * owning thread only */
     struct gt_name_cache name_cache[GT_NAME_CACHE];
-    _Alignas(64) struct gt_record recs[]; /* a record spans exactly two cache lines */
+    _Alignas(64) struct gt_record recs[]; /* a record is exactly one cache line */
 };
 
 enum { GT_TBUF_LIVE = 0, GT_TBUF_DEAD = 1, GT_TBUF_FREE = 2 };
@@ -75,27 +75,38 @@ void gt_tbuf_configure(size_t bytes);
  * get static TLS). */
 #define GT_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 
-extern GT_TLS struct gt_tbuf *gt_tbuf_current;
+/* A thread's tracer state, in one thread-local block: a wrapper finds all
+ * of it from one TLS offset. */
+struct gt_thread_state {
+    struct gt_tbuf *tbuf;  /* the thread's ring, NULL until its first record */
+    int guard;             /* inside a wrapped call or the tracer's own code: record nothing */
+    int nvtx_pending;      /* NVTX records waiting for a call's slot (libtrace/nvtx_inject.c) */
+    uint32_t calls;        /* the thread's call number, the low half of a call id: it
+                            * wraps after 4G calls of one thread, as the id's 32 bits must */
+};
+extern GT_TLS struct gt_thread_state gt_thread;
 struct gt_tbuf *gt_tbuf_claim(void);
 
 /* The calling thread's ring, made (or reused) on first use; NULL if memory
  * ran out, in which case the caller counts a drop. */
 static inline struct gt_tbuf *gt_tbuf_mine(void)
 {
-    struct gt_tbuf *b = gt_tbuf_current;
+    struct gt_tbuf *b = gt_thread.tbuf;
     if (__builtin_expect(b != NULL, 1))
         return b;
-    return gt_tbuf_current = gt_tbuf_claim();
+    return gt_thread.tbuf = gt_tbuf_claim();
 }
 
-/* The next free slot, to be filled in place and published by
- * gt_tbuf_commit; NULL (and a drop counted) when the ring is full. */
-static inline struct gt_record *gt_tbuf_reserve(struct gt_tbuf *b)
+/* The next n free slots (n is 1, or 2 for an NCCL call and its
+ * GT_REC_NCCL record), to be filled in place and published together by
+ * gt_tbuf_commit_n; returns the first (gt_tbuf_slot gives the others), or
+ * NULL (and a drop counted) when the ring has no room for n. */
+static inline struct gt_record *gt_tbuf_reserve_n(struct gt_tbuf *b, unsigned n)
 {
     uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-    if (__builtin_expect(h - b->tail_seen > b->mask, 0)) {
+    if (__builtin_expect(h + n - 1 - b->tail_seen > b->mask, 0)) {
         b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-        if (h - b->tail_seen > b->mask) {
+        if (h + n - 1 - b->tail_seen > b->mask) {
             atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
             return NULL;
         }
@@ -103,16 +114,30 @@ static inline struct gt_record *gt_tbuf_reserve(struct gt_tbuf *b)
     return &b->recs[h & b->mask];
 }
 
+static inline struct gt_record *gt_tbuf_reserve(struct gt_tbuf *b)
+{
+    return gt_tbuf_reserve_n(b, 1);
+}
+
+/* The k-th slot after the next free one (k < what was reserved). */
+static inline struct gt_record *gt_tbuf_slot(struct gt_tbuf *b, unsigned k)
+{
+    return &b->recs[(atomic_load_explicit(&b->head, memory_order_relaxed) + k) & b->mask];
+}
+
+static inline void gt_tbuf_commit_n(struct gt_tbuf *b, unsigned n)
+{
+    uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed) + n;
+    atomic_store_explicit(&b->head, h, memory_order_release);
+    /* Ask for a slot a few calls ahead now: the writer thread last read
+     * it, and taking it back costs a cross-core miss that would otherwise
+     * stall the program's next locked instruction. */
+    __builtin_prefetch(&b->recs[(h + 4) & b->mask], 1, 3);
+}
+
 static inline void gt_tbuf_commit(struct gt_tbuf *b)
 {
-    uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-    atomic_store_explicit(&b->head, h + 1, memory_order_release);
-    /* Ask for a slot a few calls ahead in exclusive state now: the writer
-     * thread last read it, and taking it back costs a cross-core miss that
-     * would otherwise stall the program's next locked instruction. */
-    struct gt_record *ahead = &b->recs[(h + 4) & b->mask];
-    __builtin_prefetch(ahead, 1, 3);
-    __builtin_prefetch((char *)ahead + 64, 1, 3);
+    gt_tbuf_commit_n(b, 1);
 }
 
 /* Forgets the calling thread's ring: after fork, the child's only thread
@@ -120,8 +145,6 @@ static inline void gt_tbuf_commit(struct gt_tbuf *b)
 void gt_tbuf_forget_all_after_fork(void);
 
 /* Appends one record; returns 0, or -1 if it was dropped. */
-static inline struct gt_record *gt_tbuf_reserve(struct gt_tbuf *b);
-static inline void gt_tbuf_commit(struct gt_tbuf *b);
 static inline int gt_tbuf_push(struct gt_tbuf *b, const struct gt_record *r)
 {
     struct gt_record *slot = gt_tbuf_reserve(b);
@@ -132,9 +155,11 @@ static inline int gt_tbuf_push(struct gt_tbuf *b, const struct gt_record *r)
     return 0;
 }
 
-/* Writer side: calls fn on every pending record of every ring, then
- * releases them.  Returns the number of records consumed. */
-size_t gt_tbuf_drain(void (*fn)(const struct gt_record *r, void *ctx), void *ctx);
+/* Writer side: calls fn on every pending record of every ring, with the
+ * GT_REC_NCCL record that follows an NCCL call (else NULL) and the ring's
+ * thread, then releases them.  Returns the number of slots consumed. */
+typedef void gt_tbuf_fn(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx);
+size_t gt_tbuf_drain(gt_tbuf_fn *fn, void *ctx);
 /* Writer side, at the end: fn for every NVTX range still open on a live
  * thread (depth: its nesting level). */
 void gt_tbuf_open_ranges(void (*fn)(uint32_t tid, const struct gt_nvtx_open *o, int depth, void *ctx), void *ctx);

@@ -105,7 +105,7 @@ static void flush_block(void)
     w.nblock = 0;
 }
 
-static void on_nvtx(const struct gt_record *r, int64_t start)
+static void on_nvtx(const struct gt_record *r, uint32_t tid, int64_t start)
 {
     switch (r->api) {
     case GT_NVTX_RANGE:
@@ -114,32 +114,32 @@ static void on_nvtx(const struct gt_record *r, int64_t start)
         int64_t end = r->api == GT_NVTX_START ? 0 : (int64_t)gt_ticks_to_ns(r->t_end);
         int no_end = r->api == GT_NVTX_START;
         for (int i = 0; no_end && i < w.nearly; i++)
-            if (w.early_ends[i].id == r->call_id) {
+            if (w.early_ends[i].id == r->nvtx.range_id) {
                 end = w.early_ends[i].end_ns;
                 no_end = 0;
                 w.early_ends[i] = w.early_ends[--w.nearly];
             }
-        int64_t v[] = { r->tid, r->api, (int64_t)r->stream, (int64_t)r->event, (int64_t)r->count, start, end,
-                        (int64_t)r->seq, (int64_t)r->call_id };
-        gt_db_nvtx_row(&w.db, v, no_end, r->op, r->bytes);
+        int64_t v[] = { tid, r->api, r->nvtx.domain, r->nvtx.name, r->nvtx.category, start, end,
+                        r->depth, (int64_t)r->nvtx.range_id };
+        gt_db_nvtx_row(&w.db, v, no_end, r->nvtx.payload_type, r->nvtx.payload);
         break;
     }
     case GT_NVTX_END: {
-        int64_t v[] = { (int64_t)r->call_id, (int64_t)gt_ticks_to_ns(r->t_end) };
+        int64_t v[] = { (int64_t)r->nvtx.range_id, (int64_t)gt_ticks_to_ns(r->t_end) };
         gt_db_exec_i64(&w.db, GT_ST_NVTX_END, v, 2);
         if (sqlite3_changes(w.db.db) == 0 && w.nearly < MAX_EARLY_ENDS) {
-            w.early_ends[w.nearly].id = r->call_id;
+            w.early_ends[w.nearly].id = r->nvtx.range_id;
             w.early_ends[w.nearly++].end_ns = v[1];
         }
         break;
     }
     case GT_NVTX_NAME_CATEGORY: {
-        int64_t v[] = { (int64_t)r->stream, (int64_t)r->count, (int64_t)r->event };
+        int64_t v[] = { r->nvtx.domain, r->nvtx.category, r->nvtx.name };
         gt_db_exec_i64(&w.db, GT_ST_NVTX_CATEGORY, v, 3);
         break;
     }
     case GT_NVTX_NAME_THREAD: {
-        int64_t v[] = { (int64_t)r->call_id, (int64_t)r->event };
+        int64_t v[] = { (int64_t)r->nvtx.range_id, r->nvtx.name };
         gt_db_exec_i64(&w.db, GT_ST_THREAD_NAME, v, 2);
         break;
     }
@@ -157,48 +157,53 @@ static void on_open_range(uint32_t tid, const struct gt_nvtx_open *o, int depth,
     gt_db_nvtx_row(&w.db, v, 1, o->payload_type, o->payload);
 }
 
-static void on_record(const struct gt_record *r, void *ctx)
+static void on_record(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
 {
     (void)ctx;
     int64_t start = (int64_t)gt_ticks_to_ns(r->t_start);
+    uint64_t call_id = ((uint64_t)tid << 32) | r->call_seq;
     switch (r->type) {
     case GT_REC_MARK:
         if (w.nmarks < MAX_MARKS)
-            w.marks[w.nmarks++] = (struct mark){ r->call_id, r->tid, r->api, start, r->callsite, r->pystack, 0 };
+            w.marks[w.nmarks++] = (struct mark){ call_id, tid, r->api, start, r->callsite, r->pystack, 0 };
         break;
     case GT_REC_COMM: {
-        int64_t v[] = { (int64_t)r->stream, (int64_t)r->comm_id, r->rank, r->nranks, (int64_t)r->event, start };
+        int64_t v[] = { (int64_t)r->comm.handle, (int64_t)r->comm.comm_id, r->comm.rank, r->comm.nranks,
+                        (int64_t)r->comm.parent, start };
         gt_db_exec_i64(&w.db, GT_ST_COMM, v, 6);
         break;
     }
     case GT_REC_CALL: {
         int64_t end = (int64_t)gt_ticks_to_ns(r->t_end);
+        /* cudaSetDevice's record holds the device where others hold bytes */
+        int64_t bytes = r->api == GT_API_cudaSetDevice ? 0 : (int64_t)r->bytes;
         if (w.bulk) {
             w.block[w.nblock++] = (struct gt_call_packed){
-                start, end, (int64_t)r->stream, (int64_t)r->event, (int64_t)r->bytes, (int64_t)r->call_id,
-                r->tid, r->callsite, r->pystack, r->result, r->api, r->copy_kind, r->mem_kind, 0 };
+                start, end, (int64_t)r->stream, (int64_t)r->event, bytes, (int64_t)call_id,
+                tid, r->callsite, r->pystack, r->result, r->api, r->copy_kind, r->mem_kind, 0 };
             if (w.nblock == GT_CALL_BLOCK_ROWS)
                 flush_block();
         } else {
-            int64_t v[] = { r->tid, r->api, start, end, (int64_t)r->stream, (int64_t)r->event, (int64_t)r->bytes,
-                            r->copy_kind, r->mem_kind, r->result, r->callsite, (int64_t)r->call_id, r->pystack };
+            int64_t v[] = { tid, r->api, start, end, (int64_t)r->stream, (int64_t)r->event, bytes,
+                            r->copy_kind, r->mem_kind, r->result, r->callsite, (int64_t)call_id, r->pystack };
             gt_db_call_row(&w.db, v);
         }
-        if (is_collective(r->api)) {
-            int64_t c[] = { (int64_t)r->call_id, r->api, (int64_t)r->comm_id, (int64_t)r->seq, (int64_t)r->count,
-                            r->dtype, (int64_t)r->bytes, r->op, r->peer, r->rank, r->nranks, (int64_t)r->stream,
-                            start, end, r->callsite, (int64_t)r->group_id, r->result, r->pystack };
+        if (nccl && is_collective(r->api)) {
+            int64_t c[] = { (int64_t)call_id, r->api, (int64_t)nccl->nccl.comm_id, (int64_t)nccl->nccl.seq,
+                            (int64_t)nccl->nccl.count, nccl->nccl.dtype, bytes, nccl->nccl.op, nccl->nccl.peer,
+                            nccl->nccl.rank, nccl->nccl.nranks, (int64_t)r->stream, start, end, r->callsite,
+                            (int64_t)nccl->nccl.group_id, r->result, r->pystack };
             gt_db_exec_i64(&w.db, GT_ST_COLL, c, 18);
         }
         if (r->api == GT_API_cudaSetDevice && r->result == 0)
-            note_device(r->device);
-        forget_mark(r->call_id);
+            note_device((int)r->device);
+        forget_mark(call_id);
         break;
     }
     case GT_REC_NVTX:
-        on_nvtx(r, start);
+        on_nvtx(r, tid, start);
         break;
-    default:
+    default: /* GT_REC_NCCL comes with its call */
         break;
     }
 }

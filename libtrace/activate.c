@@ -28,16 +28,9 @@
 
 _Atomic int gt_state;
 _Atomic int gt_first_call_done;
-GT_TLS int gt_guard;
-GT_TLS uint64_t gt_thread_calls;
-GT_TLS struct gt_record gt_scratch;
+GT_TLS struct gt_record gt_scratch[2];
 int gt_stack_depth;
 
-const unsigned char gt_api_flags[GT_API_COUNT] = {
-#define X(name, cls, flags) [GT_API_##name] = (flags),
-    GT_API_LIST(X)
-#undef X
-};
 
 static struct gt_config cfg;
 static _Atomic int exit_code_known, exit_code;
@@ -93,12 +86,12 @@ static void finish(const char *reason)
 {
     if (atomic_load(&gt_state) != GT_STATE_ON)
         return;
-    gt_guard = 1;
+    gt_thread.guard = 1;
     atomic_store(&gt_state, GT_STATE_OFF);
     gt_cupti_flush();
     struct gt_end_info end = { atomic_load(&exit_code), 0, reason, gt_nvtx_status() };
     gt_writer_stop(&end);
-    gt_guard = 0;
+    gt_thread.guard = 0;
 }
 
 static void shutdown_tracer(void)
@@ -254,9 +247,9 @@ int gt_activate(void)
     if (!atomic_compare_exchange_strong(&gt_state, &s, GT_STATE_ACTIVATING))
         return s == GT_STATE_ACTIVATING ? wait_for_activation() : atomic_load(&gt_state) == GT_STATE_ON;
     int saved = errno;
-    gt_guard = 1;
+    gt_thread.guard = 1;
     int ok = activate_once();
-    gt_guard = 0;
+    gt_thread.guard = 0;
     if (ok)
         atomic_store(&gt_state, GT_STATE_ON);
     else

@@ -93,7 +93,7 @@ static __attribute__((noinline)) uint32_t intern_ascii_miss(struct gt_name_cache
  * addresses (tbuf.h): a hit costs a compare of the text, not a hash. */
 static inline uint32_t intern_ascii(const char *s)
 {
-    struct gt_tbuf *b = gt_tbuf_current;
+    struct gt_tbuf *b = gt_thread.tbuf;
     if (!b || !s)
         return gt_strtab_intern(s, -1);
     uintptr_t at = (uintptr_t)s;
@@ -157,7 +157,7 @@ static struct attrs read_attrs(const nvtxEventAttributes_t *a, uint32_t domain)
 }
 
 /* The calling thread's ring, activating the tracer if NVTX comes first.
- * Not subject to gt_guard: NCCL's own ranges come from inside a wrapped
+ * Not subject to gt_thread.guard: NCCL's own ranges come from inside a wrapped
  * call, and are wanted. */
 static struct gt_tbuf *ring(void)
 {
@@ -173,43 +173,41 @@ static struct gt_tbuf *ring(void)
     return gt_tbuf_mine();
 }
 
-GT_TLS int gt_nvtx_npending;
 static GT_TLS struct gt_record pending[GT_NVTX_PENDING];
 
 void gt_nvtx_flush_pending(struct gt_tbuf *b)
 {
-    for (int i = 0; i < gt_nvtx_npending; i++)
+    for (int i = 0; i < gt_thread.nvtx_pending; i++)
         if (gt_tbuf_push(b, &pending[i]) != 0)
             break; /* the ring counted the drop */
-    gt_nvtx_npending = 0;
+    gt_thread.nvtx_pending = 0;
 }
 
 static void emit(struct gt_tbuf *b, enum gt_nvtx_kind kind, uint32_t domain, const struct attrs *a, uint64_t t0,
                  uint64_t t1, int depth, uint64_t range_id)
 {
     /* inside a wrapped call its record holds the ring's next slot: wait */
-    int nested = gt_guard;
-    if (nested && gt_nvtx_npending == GT_NVTX_PENDING) {
+    int nested = gt_thread.guard;
+    if (nested && gt_thread.nvtx_pending == GT_NVTX_PENDING) {
         atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
         return;
     }
-    struct gt_record *r = nested ? &pending[gt_nvtx_npending++] : gt_tbuf_reserve(b);
+    struct gt_record *r = nested ? &pending[gt_thread.nvtx_pending++] : gt_tbuf_reserve(b);
     if (!r)
         return;
     /* every field the writer reads for an NVTX record, and no others: a
      * whole-record clear is a quarter of the pair's cost */
     r->type = GT_REC_NVTX;
     r->api = (uint16_t)kind;
-    r->tid = b->tid;
+    r->depth = (uint16_t)depth;
     r->t_start = t0;
     r->t_end = t1;
-    r->stream = domain;
-    r->event = a->name;
-    r->count = a->category;
-    r->seq = (uint64_t)depth;
-    r->call_id = range_id;
-    r->bytes = a->payload;
-    r->op = a->payload_type;
+    r->nvtx.domain = domain;
+    r->nvtx.name = a->name;
+    r->nvtx.category = a->category;
+    r->nvtx.payload_type = a->payload_type;
+    r->nvtx.payload = a->payload;
+    r->nvtx.range_id = range_id;
     if (!nested)
         gt_tbuf_commit(b);
 }
@@ -258,7 +256,7 @@ static nvtxRangeId_t start(uint32_t domain, const struct attrs *a)
     struct gt_tbuf *b = ring();
     if (!b)
         return 0;
-    uint64_t id = ((uint64_t)b->tid << 32) | ++gt_thread_calls;
+    uint64_t id = ((uint64_t)b->tid << 32) | ++gt_thread.calls;
     uint64_t t = gt_ticks();
     emit(b, GT_NVTX_START, domain, a, t, 0, 0, id);
     return id;

@@ -32,21 +32,25 @@
 #include <string.h>
 
 struct gt_call {
-    struct gt_record *r;   /* the ring slot being filled (or the scratch record) */
+    struct gt_record *r;    /* the ring slot being filled (or a scratch record) */
+    struct gt_record *nccl; /* NCCL calls (GT_F_NCCL): their GT_REC_NCCL slot */
     struct gt_tbuf *buf;
-    int reserved;          /* r is a ring slot, to be committed */
+    unsigned slots;         /* ring slots to commit: 0 when r is scratch */
 };
 
-extern GT_TLS int gt_guard;
-extern GT_TLS uint64_t gt_thread_calls;
-extern GT_TLS struct gt_record gt_scratch; /* used when the ring is full */
-extern GT_INTERNAL const unsigned char gt_api_flags[GT_API_COUNT];
+extern GT_TLS struct gt_record gt_scratch[2]; /* used when the ring is full */
+/* In every file, so that each wrapper's flags (its api is a constant) are
+ * known when it is compiled: what a call does not need is not in its code */
+static const unsigned char gt_api_flags[GT_API_COUNT] = {
+#define X(name, cls, flags) [GT_API_##name] = (flags),
+    GT_API_LIST(X)
+#undef X
+};
 extern GT_INTERNAL int gt_stack_depth;
 /* NVTX records made inside a wrapped call (NCCL marks its own calls): the
  * call's slot is reserved and not yet committed, so they wait here until
  * gt_exit has committed it (nvtx_inject.c). */
 #define GT_NVTX_PENDING 8
-extern GT_TLS int gt_nvtx_npending;
 void gt_nvtx_flush_pending(struct gt_tbuf *b);
 
 /* Slow path: the first wrapped call of the process.  Returns 1 when tracing. */
@@ -57,7 +61,7 @@ extern GT_INTERNAL _Atomic int gt_first_call_done;
 
 static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enum gt_api api)
 {
-    if (__builtin_expect(gt_guard, 0))
+    if (__builtin_expect(gt_thread.guard, 0))
         return 0;
     /* Nothing on this path touches errno: the slow paths (activation, a
      * ring's first use, an unwind) save and restore it themselves. */
@@ -79,7 +83,7 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
         if (gt_py_depth)
             pystack = gt_pystack_capture();
     }
-    uint64_t call_id = ((uint64_t)b->tid << 32) | ++gt_thread_calls;
+    uint32_t call_seq = ++gt_thread.calls;
     uint64_t t0 = gt_ticks();
     if (f & GT_F_BLOCK) {
         /* the start mark goes first, so that it is visible while we block */
@@ -88,39 +92,50 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
             gt_record_clear(m);
             m->type = GT_REC_MARK;
             m->api = (uint16_t)api;
-            m->tid = b->tid;
             m->callsite = callsite;
             m->pystack = pystack;
-            m->call_id = call_id;
+            m->call_seq = call_seq;
             m->t_start = t0;
             gt_tbuf_commit(b);
         }
     }
-    struct gt_record *r = gt_tbuf_reserve(b);
-    c->reserved = r != NULL;
-    c->r = r ? r : &gt_scratch;
+    unsigned n = 1 + ((f & GT_F_NCCL) != 0);
+    struct gt_record *r = gt_tbuf_reserve_n(b, n);
+    c->slots = r ? n : 0;
+    c->r = r ? r : &gt_scratch[0];
     c->buf = b;
     gt_record_clear(c->r);
+    if (f & GT_F_NCCL) {
+        c->nccl = r ? gt_tbuf_slot(b, 1) : &gt_scratch[1];
+        gt_record_clear(c->nccl);
+        c->nccl->type = GT_REC_NCCL;
+        c->r->flags = GT_RF_NCCL;
+    }
     c->r->type = GT_REC_CALL;
     c->r->api = (uint16_t)api;
-    c->r->tid = b->tid;
     c->r->callsite = callsite;
     c->r->pystack = pystack;
-    c->r->call_id = call_id;
+    c->r->call_seq = call_seq;
     c->r->t_start = t0;
-    gt_guard = 1;
+    gt_thread.guard = 1;
     return 1;
+}
+
+/* The call's id: unique in the process, the external correlation id. */
+static inline uint64_t gt_call_id(const struct gt_call *c)
+{
+    return ((uint64_t)c->buf->tid << 32) | c->r->call_seq;
 }
 
 static inline __attribute__((always_inline)) void gt_exit(struct gt_call *c, int result)
 {
     c->r->t_end = gt_ticks();
     c->r->result = result;
-    if (__builtin_expect(c->reserved, 1))
-        gt_tbuf_commit(c->buf);
-    if (__builtin_expect(gt_nvtx_npending, 0))
+    if (__builtin_expect(c->slots != 0, 1))
+        gt_tbuf_commit_n(c->buf, c->slots);
+    if (__builtin_expect(gt_thread.nvtx_pending, 0))
         gt_nvtx_flush_pending(c->buf);
-    gt_guard = 0;
+    gt_thread.guard = 0;
     if (__builtin_expect(!atomic_load_explicit(&gt_first_call_done, memory_order_relaxed), 0)) {
         int saved_errno = errno;
         gt_after_first_call();

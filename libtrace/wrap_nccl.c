@@ -46,22 +46,18 @@ static void comm_shape(ncclComm_t comm, int *rank, int *nranks)
         count(comm, nranks);
 }
 
-/* Registers a new communicator and notes it on the call's record. */
-static void comm_made(struct gt_call *c, ncclComm_t comm, uint64_t id, int rank, int nranks)
+/* Registers a new communicator. */
+static void comm_made(ncclComm_t comm, uint64_t id, int rank, int nranks)
 {
-    if (!comm)
-        return;
-    gt_comm_add(comm, id, rank, nranks);
-    c->r->comm_id = id;
-    c->r->rank = rank;
-    c->r->nranks = nranks;
+    if (comm)
+        gt_comm_add(comm, id, rank, nranks);
 }
 
 /* Ends the call, then appends a GT_REC_COMM record for each communicator
  * made (after the call's own slot is committed: one slot at a time). */
 static void comm_call_end(struct gt_call *c, ncclResult_t rc, ncclComm_t *comms, int n, uint64_t parent)
 {
-    struct gt_record r = *c->r;
+    uint64_t t_start = c->r->t_start;
     struct gt_tbuf *b = c->buf;
     gt_exit(c, rc);
     if (rc != ncclSuccess && rc != ncclInProgress)
@@ -70,12 +66,15 @@ static void comm_call_end(struct gt_call *c, ncclResult_t rc, ncclComm_t *comms,
         struct gt_comm *g = comms[i] ? gt_comm_find(comms[i]) : NULL;
         if (!g)
             continue;
+        struct gt_record r;
+        gt_record_clear(&r);
         r.type = GT_REC_COMM;
-        r.stream = (uintptr_t)comms[i];
-        r.event = parent;
-        r.comm_id = g->id;
-        r.rank = g->rank;
-        r.nranks = g->nranks;
+        r.t_start = t_start;
+        r.comm.handle = (uintptr_t)comms[i];
+        r.comm.parent = parent;
+        r.comm.comm_id = g->id;
+        r.comm.rank = g->rank;
+        r.comm.nranks = g->nranks;
         gt_tbuf_push(b, &r);
     }
 }
@@ -90,7 +89,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
         return real(comm, nranks, id, rank);
     ncclResult_t rc = real(comm, nranks, id, rank);
     if (rc == ncclSuccess && comm)
-        comm_made(&c, *comm, gt_comm_id_hash(&id, sizeof id, 0), rank, nranks);
+        comm_made(*comm, gt_comm_id_hash(&id, sizeof id, 0), rank, nranks);
     comm_call_end(&c, rc, comm, 1, 0);
     return rc;
 }
@@ -105,7 +104,7 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
         return real(comm, nranks, id, rank, config);
     ncclResult_t rc = real(comm, nranks, id, rank, config);
     if ((rc == ncclSuccess || rc == ncclInProgress) && comm)
-        comm_made(&c, *comm, gt_comm_id_hash(&id, sizeof id, 0), rank, nranks);
+        comm_made(*comm, gt_comm_id_hash(&id, sizeof id, 0), rank, nranks);
     comm_call_end(&c, rc, comm, 1, 0);
     return rc;
 }
@@ -121,9 +120,10 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
     ncclResult_t rc = real(comms, ndev, devlist);
     if (rc == ncclSuccess && comms) {
         /* all members live in this process: the call's own id names them */
-        uint64_t id = gt_comm_id_hash(&c.r->call_id, sizeof c.r->call_id, (uint64_t)getpid());
+        uint64_t call_id = gt_call_id(&c);
+        uint64_t id = gt_comm_id_hash(&call_id, sizeof call_id, (uint64_t)getpid());
         for (int i = 0; i < ndev; i++)
-            comm_made(&c, comms[i], id, i, ndev);
+            comm_made(comms[i], id, i, ndev);
     }
     comm_call_end(&c, rc, comms, ndev, 0);
     return rc;
@@ -145,7 +145,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
         uint64_t seed[3] = { parent_id, nth, (uint64_t)(int64_t)color };
         int rank = -1, nranks = 0;
         comm_shape(*newcomm, &rank, &nranks);
-        comm_made(&c, *newcomm, gt_comm_id_hash(seed, sizeof seed, 1), rank, nranks);
+        comm_made(*newcomm, gt_comm_id_hash(seed, sizeof seed, 1), rank, nranks);
     }
     comm_call_end(&c, rc, newcomm, 1, parent_id);
     return rc;
@@ -158,11 +158,6 @@ INLINE ncclResult_t comm_end(enum gt_api api, ncclComm_t comm)
         return ncclSystemError;
     struct gt_call c;
     int t = gt_enter(&c, api);
-    struct gt_comm *g = gt_comm_find(comm);
-    if (t && g) {
-        c.r->comm_id = g->id;
-        c.r->seq = atomic_load(&g->seq);
-    }
     gt_comm_remove(comm);
     ncclResult_t rc = real(comm);
     if (t)
@@ -181,25 +176,26 @@ struct op_args { size_t count; ncclDataType_t dt; int op, peer; ncclComm_t comm;
 INLINE void op_begin(struct gt_call *c, const struct op_args *a)
 {
     struct gt_comm *g = gt_comm_find(a->comm);
-    c->r->count = a->count;
-    c->r->dtype = a->dt;
+    struct gt_record *x = c->nccl;
+    x->nccl.count = a->count;
+    x->nccl.dtype = a->dt;
+    x->nccl.op = a->op;
+    x->nccl.peer = a->peer;
     c->r->bytes = a->count * (uint64_t)type_size(a->dt);
-    c->r->op = a->op;
-    c->r->peer = a->peer;
     c->r->stream = (uintptr_t)a->stream;
     if (g) {
-        c->r->comm_id = g->id;
-        c->r->seq = atomic_fetch_add_explicit(&g->seq, 1, memory_order_relaxed);
-        c->r->rank = g->rank;
-        c->r->nranks = g->nranks;
+        x->nccl.comm_id = g->id;
+        x->nccl.seq = atomic_fetch_add_explicit(&g->seq, 1, memory_order_relaxed);
+        x->nccl.rank = g->rank;
+        x->nccl.nranks = g->nranks;
     } else {
-        c->r->rank = -1;
+        x->nccl.rank = -1;
     }
     if (group_depth > 0) {
-        c->r->in_group = 1;
-        c->r->group_id = group_id;
+        c->r->flags |= GT_RF_IN_GROUP;
+        x->nccl.group_id = group_id;
     } else {
-        gt_cupti_push_external(c->r->call_id);
+        gt_cupti_push_external(gt_call_id(c));
     }
 }
 
@@ -209,18 +205,17 @@ INLINE void op_begin(struct gt_call *c, const struct op_args *a)
  * (communicator, sequence), and record it with none (GT_SEQ_NONE). */
 INLINE void op_end(struct gt_call *c, ncclResult_t rc, ncclComm_t comm)
 {
-    if (!c->r->in_group)
+    if (!(c->r->flags & GT_RF_IN_GROUP))
         gt_cupti_pop_external();
     if (__builtin_expect(rc != ncclSuccess && rc != ncclInProgress, 0)) {
         struct gt_comm *g = gt_comm_find(comm);
-        uint64_t mine = c->r->seq, next = mine + 1;
-        if (g && c->r->comm_id == g->id)
+        uint64_t mine = c->nccl->nccl.seq, next = mine + 1;
+        if (g && c->nccl->nccl.comm_id == g->id)
             atomic_compare_exchange_strong(&g->seq, &next, mine);
-        c->r->seq = GT_SEQ_NONE;
+        c->nccl->nccl.seq = GT_SEQ_NONE;
     }
     gt_exit(c, rc);
 }
-
 
 ncclResult_t ncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t dt, ncclRedOp_t op, ncclComm_t comm, cudaStream_t st)
 {
@@ -360,8 +355,7 @@ ncclResult_t ncclGroupStart(void)
     if (!gt_enter(&c, GT_API_ncclGroupStart))
         return real();
     if (group_depth++ == 0)
-        group_id = c.r->call_id;
-    c.r->group_id = group_id;
+        group_id = gt_call_id(&c);
     ncclResult_t rc = real();
     gt_exit(&c, rc);
     return rc;
@@ -378,7 +372,6 @@ ncclResult_t ncclGroupEnd(void)
     int outermost = group_depth == 1;
     if (group_depth > 0)
         group_depth--;
-    c.r->group_id = group_id;
     if (outermost)
         gt_cupti_push_external(group_id);
     ncclResult_t rc = real();
