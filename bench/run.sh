@@ -12,6 +12,8 @@
 #  4. added ns per NVTX push/pop pair, traced vs an untraced pair, same process;
 #  5. added ns per captured call for its Python frames: 16 frames deep vs 2,
 #     same process (and the same with frames off: the method's error).
+# The wrapped call's and the NVTX pair's figures are each taken RUNS times
+# (default 5) and their median printed.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=$top/build
@@ -24,6 +26,7 @@ cc -O2 $inc -o "$tmp/nvtx_cost" "$top/bench/nvtx_cost.c" -ldl
 lib=$b/.libs/libgputrace.so
 env_off="GPUTRACE_CUPTI=0 GPUTRACE_QUIET=1"
 ring="" # default ring size
+RUNS=${RUNS:-5}
 diff() { echo "$1 $2" | awk '{printf "%.1f", $1 - $2}'; }
 # the added cost in units of the floor measured in the same run: this VM's
 # speed wanders by a quarter from one run to the next, the ratio much less
@@ -31,8 +34,16 @@ floors() { echo "$1 $2 $3" | awk '{printf "%.2f floors", ($1 - $2) / $3}'; }
 echo "== 1. added cost per wrapped call (median ns per call, wrapper vs direct call, same process)"
 read -r w p f < <("$tmp/wrap_cost")
 echo "untraced (the method's own error)       wrapper $w  direct $p  added $(diff "$w" "$p")   floor (TSC read + store) $f"
-read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/a.db" LD_PRELOAD="$lib" "$tmp/wrap_cost")
-echo "traced, stacks off (cudaStreamQuery)     wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
+# the headline figure, from RUNS runs a few seconds apart: this VM's speed
+# wanders between runs more than within one
+added=()
+for i in $(seq "$RUNS"); do
+  read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/a$i.db" LD_PRELOAD="$lib" "$tmp/wrap_cost")
+  echo "traced, stacks off (cudaStreamQuery)     wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
+  added+=("$(diff "$w" "$p") $(floors "$w" "$p" "$f")")
+done
+printf '%s\n' "${added[@]}" | sort -n | awk '{v[NR] = $0} END {m = v[int((NR + 1) / 2)]; split(m, x, " ");
+  printf "   ... median of %d runs: added %s ns = %s floors\n", NR, x[1], x[2]}'
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/b.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)
 echo "traced, stacks off (cudaMemsetAsync 0 B)  wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=8 GPUTRACE_OUTPUT="$tmp/c.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)
@@ -52,8 +63,13 @@ echo "$out"
 echo "stored $rows rows, $(sqlite3 "$tmp/e.db" "select dropped_host from process") dropped"
 echo "== 3. tracer memory: peak RSS traced - untraced: $(( ($(cat "$tmp/rss1") - $(cat "$tmp/rss0")) / 1024 )) MiB"
 echo "== 4. NVTX push/pop pair (median ns per pair, traced vs untraced, same process)"
-read -r t u < <(env $env_off GPUTRACE_OUTPUT="$tmp/n.db" LD_PRELOAD="$lib" "$tmp/nvtx_cost")
-echo "push/pop traced $t  untraced $u  added $(diff "$t" "$u") = $(floors "$t" "$u" "$f") (the floor of section 1's last run)"
+added=()
+for i in $(seq "$RUNS"); do
+  read -r t u < <(env $env_off GPUTRACE_OUTPUT="$tmp/n$i.db" LD_PRELOAD="$lib" "$tmp/nvtx_cost")
+  echo "push/pop traced $t  untraced $u  added $(diff "$t" "$u") = $(floors "$t" "$u" "$f") (the floor of section 1's last run)"
+  added+=("$(diff "$t" "$u")")
+done
+printf '%s\n' "${added[@]}" | sort -n | awk '{v[NR] = $1} END {printf "   ... median of %d runs: added %s ns\n", NR, v[int((NR + 1) / 2)]}'
 echo "== 5. Python frames of a captured call (median ns per call, 16 frames deep vs 2, same process)"
 export GPUSIM_LIB=$b/tests/sim/.libs/libgpusim.so PY_KERNELS_LIB=$b/tests/apps/.libs/libpykernels.so
 export FAKETORCH_DIR=$top/tests/apps/pylib/site-packages
