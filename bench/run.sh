@@ -7,7 +7,8 @@
 #     call that captures them (cudaStreamSynchronize is measured by
 #     bench/sink_rate.c instead; see there);
 #  2. records per second the writer sustains into SQLite, and drops, with
-#     calls flat out and offered at 1 M/s (the target);
+#     calls flat out and offered at 1 M/s (the target), and NVTX ranges
+#     offered at 1 M/s;
 #  3. the tracer's memory (peak RSS traced minus untraced);
 #  4. added ns per NVTX push/pop pair, traced vs an untraced pair, same process;
 #  5. added ns per captured call for its Python frames: 16 frames deep vs 2,
@@ -21,7 +22,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 inc="-I${CUDA_HOME:-/usr/local/cuda}/include"
 sim="$b/tests/sim/.libs/libgpusim.so -Wl,-rpath,$b/tests/sim/.libs"
 cc -O2 $inc -o "$tmp/wrap_cost" "$top/bench/wrap_cost.c" $sim -ldl
-cc -O2 $inc -pthread -o "$tmp/sink_rate" "$top/bench/sink_rate.c" $sim
+cc -O2 $inc -pthread -o "$tmp/sink_rate" "$top/bench/sink_rate.c" $sim -ldl
 cc -O2 $inc -o "$tmp/nvtx_cost" "$top/bench/nvtx_cost.c" -ldl
 lib=$b/.libs/libgputrace.so
 env_off="GPUTRACE_CUPTI=0 GPUTRACE_QUIET=1"
@@ -61,6 +62,11 @@ out=$(env $env_off GPUTRACE_OUTPUT="$tmp/e.db" LD_PRELOAD="$lib" "$tmp/sink_rate
 rows=$(sqlite3 "$tmp/e.db" "select (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block)")
 echo "$out"
 echo "stored $rows rows, $(sqlite3 "$tmp/e.db" "select dropped_host from process") dropped"
+echo "   ... NVTX push/pop ranges offered at 1 M/s for 2 s:"
+out=$(env $env_off GPUTRACE_OUTPUT="$tmp/f.db" LD_PRELOAD="$lib" "$tmp/sink_rate" 1000000 nvtx)
+rows=$(sqlite3 "$tmp/f.db" "select (select count(*) from nvtx_range) + (select coalesce(sum(n), 0) from nvtx_range_block)")
+echo "$out"
+echo "stored $rows ranges, $(sqlite3 "$tmp/f.db" "select dropped_host from process") dropped"
 echo "== 3. tracer memory: peak RSS traced - untraced: $(( ($(cat "$tmp/rss1") - $(cat "$tmp/rss0")) / 1024 )) MiB"
 echo "== 4. NVTX push/pop pair (median ns per pair, traced vs untraced, same process)"
 added=()

@@ -1,12 +1,15 @@
-/* sink_rate.c [RATE]: how many records per second reach the database, at
- * default settings, from one thread making wrapped calls for about two
+/* sink_rate.c [RATE [nvtx]]: how many records per second reach the
+ * database, at default settings, from one thread making wrapped calls (or,
+ * with "nvtx", NVTX push/pop pairs: one range record each) for about two
  * seconds while the writer drains; then exit (the final flush is part of
- * the time).  Without RATE the thread calls as fast as it can; with it,
- * it offers RATE calls per second (bursts of 1000, sleeping between), to
- * show whether that rate is sustained without drops.  Prints calls made,
- * seconds, and the rate; the caller counts the stored rows and the drops. */
+ * the time).  Without RATE (or with 0) the thread calls as fast as it can;
+ * with it, it offers RATE records per second (bursts of 1000, sleeping
+ * between), to show whether that rate is sustained without drops.  Prints
+ * records made, seconds, and the rate; the caller counts the stored rows
+ * and the drops. */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,15 +32,20 @@ __attribute__((destructor)) static void report(void)
     if (t_start < 0)
         return;
     double t = now_s() - t_start;
-    printf("calls %ld in %.2f s (final flush included): %.0f records/s\n", calls, t, (double)calls / t);
+    printf("records %ld in %.2f s (final flush included): %.0f records/s\n", calls, t, (double)calls / t);
 }
 
 int main(int argc, char **argv)
 {
     double rate = argc > 1 ? atof(argv[1]) : 0;
+    int nvtx = argc > 2 && argv[2][0] == 'n';
     cudaStream_t s;
     cudaStreamCreate(&s);
     cudaStreamQuery(s);
+    if (nvtx) { /* NVTX's one-time set-up, outside the timing */
+        nvtxRangePushA("warm-up");
+        nvtxRangePop();
+    }
     t_start = now_s();
     for (double t; (t = now_s() - t_start) < 2.0;) {
         if (rate > 0 && (double)calls >= rate * t) {
@@ -46,8 +54,15 @@ int main(int argc, char **argv)
             nanosleep(&pause, NULL);
             continue;
         }
-        for (int i = 0; i < 1000; i++, calls++)
-            cudaStreamQuery(s);
+        if (nvtx) {
+            for (int i = 0; i < 1000; i++, calls++) {
+                nvtxRangePushA("op");
+                nvtxRangePop();
+            }
+        } else {
+            for (int i = 0; i < 1000; i++, calls++)
+                cudaStreamQuery(s);
+        }
     }
     return 0;
 }

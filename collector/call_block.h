@@ -12,12 +12,12 @@
 #ifndef GPUTRACE_CALL_BLOCK_H
 #define GPUTRACE_CALL_BLOCK_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
+#include "collector/row_block.h"
 
-#define GT_CALL_BLOCK_FORMAT 1   /* api_call_block.format of this layout */
-#define GT_CALL_BLOCK_ROWS 4096  /* rows per block at most */
+#include <stdint.h>
+
+#define GT_CALL_BLOCK_FORMAT 1             /* api_call_block.format of this layout */
+#define GT_CALL_BLOCK_ROWS GT_BLOCK_ROWS   /* rows per block at most */
 
 /* One api_call row, little-endian as the host writes it, 72 bytes. */
 struct gt_call_packed {
@@ -31,18 +31,15 @@ struct gt_call_packed {
 
 _Static_assert(sizeof(struct gt_call_packed) == 72, "the documented block layout");
 
-/* Whether an api_call_block row (format, n, blob size) holds n rows of
- * this layout: another layout, or a damaged row, is not guessed at. */
 static inline int gt_call_block_valid(int format, int n, const void *data, int bytes)
 {
-    return format == GT_CALL_BLOCK_FORMAT && n >= 0 && data && (size_t)bytes >= (size_t)n * sizeof(struct gt_call_packed);
+    return gt_block_valid(format, GT_CALL_BLOCK_FORMAT, n, data, bytes, sizeof(struct gt_call_packed));
 }
 
-/* Row i of a block (a blob has no alignment promise: copied out). */
 static inline struct gt_call_packed gt_call_block_row(const void *data, int i)
 {
     struct gt_call_packed r;
-    memcpy(&r, (const char *)data + (size_t)i * sizeof r, sizeof r);
+    gt_block_row(data, i, &r, sizeof r);
     return r;
 }
 

@@ -8,6 +8,8 @@
 #include "collector/db.h"
 #include "collector/api_ids.h"
 #include "collector/call_block.h"
+#include "collector/nvtx_block.h"
+#include "collector/nvtx_payload_sql.h"
 #include "collector/record.h"
 #include "collector/schema.h"
 #include "collector/strtab.h"
@@ -40,6 +42,7 @@ static const char *const stmt_sql[GT_ST_COUNT] = {
     [GT_ST_NVTX_CATEGORY] = "INSERT INTO nvtx_category(process_id, domain, category, name) VALUES(?,?,?,?)",
     [GT_ST_THREAD_NAME] = "INSERT INTO thread_name(process_id, tid, name) VALUES(?,?,?)",
     [GT_ST_CALL_BLOCK] = "INSERT INTO api_call_block(process_id, format, n, data) VALUES(?,?,?,?)",
+    [GT_ST_NVTX_BLOCK] = "INSERT INTO nvtx_range_block(process_id, format, n, data) VALUES(?,?,?,?)",
 };
 
 static int fail(struct gt_db *d, int rc)
@@ -231,18 +234,28 @@ int gt_db_flush_calls(struct gt_db *d)
     return 0;
 }
 
-int gt_db_call_block(struct gt_db *d, const void *rows, int n)
+static int store_block(struct gt_db *d, enum gt_stmt which, int format, const void *rows, int n, size_t size)
 {
     if (d->failed)
         return -1;
-    sqlite3_stmt *st = d->st[GT_ST_CALL_BLOCK];
+    sqlite3_stmt *st = d->st[which];
     sqlite3_bind_int64(st, 1, d->process_id);
-    sqlite3_bind_int(st, 2, GT_CALL_BLOCK_FORMAT);
+    sqlite3_bind_int(st, 2, format);
     sqlite3_bind_int(st, 3, n);
-    sqlite3_bind_blob(st, 4, rows, n * (int)sizeof(struct gt_call_packed), SQLITE_STATIC);
+    sqlite3_bind_blob(st, 4, rows, n * (int)size, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     return rc == SQLITE_DONE ? 0 : fail(d, rc);
+}
+
+int gt_db_call_block(struct gt_db *d, const void *rows, int n)
+{
+    return store_block(d, GT_ST_CALL_BLOCK, GT_CALL_BLOCK_FORMAT, rows, n, sizeof(struct gt_call_packed));
+}
+
+int gt_db_nvtx_block(struct gt_db *d, const void *rows, int n)
+{
+    return store_block(d, GT_ST_NVTX_BLOCK, GT_NVTX_BLOCK_FORMAT, rows, n, sizeof(struct gt_nvtx_packed));
 }
 
 int gt_db_nvtx_row(struct gt_db *d, const int64_t *v, int no_end, int payload_type, uint64_t payload)
@@ -257,27 +270,9 @@ int gt_db_nvtx_row(struct gt_db *d, const int64_t *v, int no_end, int payload_ty
         sqlite3_bind_null(st, 8);
     if (v[8] == 0)
         sqlite3_bind_null(st, 10);
-    /* nvtxPayloadType_t: 1 u64, 2 i64, 3 double, 4 u32, 5 i32, 6 float */
-    union { uint64_t u; int64_t i; double d; uint32_t u32; int32_t i32; float f; } p;
-    memcpy(&p, &payload, sizeof p);
-    switch (payload_type) {
-    case 1: sqlite3_bind_int64(st, 11, p.u > INT64_MAX ? INT64_MAX : (int64_t)p.u); break;
-    case 2: sqlite3_bind_int64(st, 11, p.i); break;
-    case 3: sqlite3_bind_double(st, 11, p.d); break;
-    case 4: sqlite3_bind_int64(st, 11, p.u32); break;
-    case 5: sqlite3_bind_int64(st, 11, p.i32); break;
-    case 6: sqlite3_bind_double(st, 11, p.f); break;
-    case GT_NVTX_PAYLOAD_TEXT: {
-        /* a structured payload, read into text when the event happened */
-        const char *text = gt_strtab_get((uint32_t)payload);
-        if (text)
-            sqlite3_bind_text(st, 11, text, -1, SQLITE_STATIC);
-        else
-            sqlite3_bind_null(st, 11);
-        break;
-    }
-    default: sqlite3_bind_null(st, 11); break;
-    }
+    /* a structured payload was read into text when the event happened */
+    gt_bind_nvtx_payload(st, 11, payload_type, payload,
+                         payload_type == GT_NVTX_PAYLOAD_TEXT ? gt_strtab_get((uint32_t)payload) : NULL);
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     return rc == SQLITE_DONE ? 0 : fail(d, rc);

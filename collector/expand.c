@@ -1,14 +1,64 @@
-/* expand.c: `gputrace expand FILE`: turns the calls a writer stored in bulk
- * (api_call_block, collector/call_block.h) into api_call rows, for SQL
- * users; gputrace-report reads both and needs no expanding.  One
+/* expand.c: `gputrace expand FILE`: turns what a writer stored in bulk
+ * (api_call_block, collector/call_block.h; nvtx_range_block,
+ * collector/nvtx_block.h) into api_call and nvtx_range rows, for SQL
+ * users; gputrace-report reads both forms and needs no expanding.  One
  * transaction: on any error nothing changes. */
 #define _GNU_SOURCE
 #include "collector/call_block.h"
 #include "collector/expand.h"
+#include "collector/nvtx_block.h"
+#include "collector/nvtx_payload_sql.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+
+/* One bulk table: where its blocks are, the rows they become, and how a
+ * record of a block is bound to that INSERT. */
+struct block_kind {
+    const char *select, *insert, *what;
+    int optional; /* the table may be missing (a file of an older schema) */
+    int (*valid)(int format, int n, const void *data, int bytes);
+    void (*bind)(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i);
+};
+
+static void bind_call(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i)
+{
+    (void)label;
+    struct gt_call_packed r = gt_call_block_row(data, i);
+    int64_t cols[] = { process_id, r.tid, r.api, r.start_ns, r.end_ns, r.stream, r.event,
+                       r.bytes, r.copy_kind, r.mem_kind, r.result, r.callsite, r.call_id, r.pystack };
+    for (int k = 0; k < 14; k++)
+        sqlite3_bind_int64(ins, k + 1, cols[k]);
+}
+
+static void bind_nvtx(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i)
+{
+    struct gt_nvtx_packed r = gt_nvtx_block_row(data, i);
+    int64_t cols[] = { process_id, r.tid, r.kind, r.domain, r.name, r.category, r.start_ns, r.end_ns, r.depth };
+    for (int k = 0; k < 9; k++)
+        sqlite3_bind_int64(ins, k + 1, cols[k]);
+    const char *text = NULL;
+    if (label && r.payload_type == GT_NVTX_PAYLOAD_TEXT) { /* the payload is the label id of its text */
+        sqlite3_reset(label);
+        sqlite3_bind_int64(label, 1, process_id);
+        sqlite3_bind_int64(label, 2, (int64_t)r.payload);
+        if (sqlite3_step(label) == SQLITE_ROW)
+            text = (const char *)sqlite3_column_text(label, 0);
+    }
+    gt_bind_nvtx_payload(ins, 10, r.payload_type, r.payload, text);
+}
+
+static const struct block_kind kinds[] = {
+    { "SELECT process_id, format, n, data FROM api_call_block",
+      "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind, mem_kind,"
+      " result, callsite, call_id, pystack) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      "call", 0, gt_call_block_valid, bind_call },
+    { "SELECT process_id, format, n, data FROM nvtx_range_block",
+      "INSERT INTO nvtx_range(process_id, tid, kind, domain, name, category, start_ns, end_ns, depth, payload)"
+      " VALUES(?,?,?,?,?,?,?,?,?,?)",
+      "NVTX range", 1, gt_nvtx_block_valid, bind_nvtx },
+};
 
 static int fail(sqlite3 *db, const char *path, const char *what)
 {
@@ -20,57 +70,84 @@ static int fail(sqlite3 *db, const char *path, const char *what)
     return 1;
 }
 
+/* Turns the blocks of one kind into rows; returns 0, or 1 after saying why
+ * (the caller rolls back). */
+static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k, sqlite3_stmt *label,
+                       long long *rows, long long *blocks)
+{
+    sqlite3_stmt *sel = NULL, *ins = NULL;
+    if (sqlite3_prepare_v2(db, k->select, -1, &sel, NULL) != SQLITE_OK) {
+        if (k->optional)
+            return 0;
+        fprintf(stderr, "gputrace expand: %s: not a gputrace database with %s blocks\n", path, k->what);
+        return 1;
+    }
+    if (sqlite3_prepare_v2(db, k->insert, -1, &ins, NULL) != SQLITE_OK) {
+        fprintf(stderr, "gputrace expand: %s: cannot insert: %s\n", path, sqlite3_errmsg(db));
+        sqlite3_finalize(sel);
+        return 1;
+    }
+    int rc, bad = 0;
+    while (!bad && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
+        const void *data = sqlite3_column_blob(sel, 3);
+        int n = sqlite3_column_int(sel, 2);
+        if (!k->valid(sqlite3_column_int(sel, 1), n, data, sqlite3_column_bytes(sel, 3))) {
+            fprintf(stderr, "gputrace expand: %s: a %s block of another format or damaged; nothing changed\n", path,
+                    k->what);
+            bad = 1;
+            break;
+        }
+        for (int i = 0; i < n && !bad; i++) {
+            k->bind(ins, label, sqlite3_column_int64(sel, 0), data, i);
+            if (sqlite3_step(ins) != SQLITE_DONE) {
+                fprintf(stderr, "gputrace expand: %s: cannot insert: %s\n", path, sqlite3_errmsg(db));
+                bad = 1;
+            }
+            sqlite3_reset(ins);
+            (*rows)++;
+        }
+        (*blocks)++;
+    }
+    if (!bad && rc != SQLITE_DONE) {
+        fprintf(stderr, "gputrace expand: %s: cannot read the %s blocks: %s\n", path, k->what, sqlite3_errmsg(db));
+        bad = 1;
+    }
+    sqlite3_finalize(sel);
+    sqlite3_finalize(ins);
+    if (bad)
+        return 1;
+    char del[64];
+    snprintf(del, sizeof del, "DELETE FROM %s", strstr(k->select, " FROM ") + 6);
+    if (sqlite3_exec(db, del, NULL, NULL, NULL) != SQLITE_OK) {
+        fprintf(stderr, "gputrace expand: %s: cannot finish: %s\n", path, sqlite3_errmsg(db));
+        return 1;
+    }
+    return 0;
+}
+
 int gt_expand(const char *path)
 {
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
         return fail(db, path, "cannot open");
     sqlite3_busy_timeout(db, 10000);
-    sqlite3_stmt *sel = NULL, *ins = NULL;
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return fail(db, path, "cannot lock");
-    if (sqlite3_prepare_v2(db, "SELECT process_id, format, n, data FROM api_call_block", -1, &sel, NULL) != SQLITE_OK)
-        return fail(db, path, "not a gputrace database with call blocks");
-    if (sqlite3_prepare_v2(db, "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes,"
-                               " copy_kind, mem_kind, result, callsite, call_id, pystack)"
-                               " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &ins, NULL) != SQLITE_OK) {
-        sqlite3_finalize(sel);
-        return fail(db, path, "cannot insert");
-    }
-    long long rows = 0, blocks = 0;
-    int rc;
-    while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
-        const void *data = sqlite3_column_blob(sel, 3);
-        int n = sqlite3_column_int(sel, 2);
-        if (!gt_call_block_valid(sqlite3_column_int(sel, 1), n, data, sqlite3_column_bytes(sel, 3))) {
-            sqlite3_finalize(sel);
-            sqlite3_finalize(ins);
-            fprintf(stderr, "gputrace expand: %s: a call block of another format or damaged; nothing changed\n", path);
+    sqlite3_stmt *label = NULL;
+    sqlite3_prepare_v2(db, "SELECT value FROM label WHERE process_id = ? AND id = ?", -1, &label, NULL);
+    long long rows[2] = { 0 }, blocks[2] = { 0 };
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+        if (expand_kind(db, path, &kinds[k], label, &rows[k], &blocks[k]) != 0) {
+            sqlite3_finalize(label);
             sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
             sqlite3_close(db);
             return 1;
         }
-        for (int i = 0; i < n; i++) {
-            struct gt_call_packed r = gt_call_block_row(data, i);
-            int64_t cols[] = { sqlite3_column_int64(sel, 0), r.tid, r.api, r.start_ns, r.end_ns, r.stream, r.event,
-                               r.bytes, r.copy_kind, r.mem_kind, r.result, r.callsite, r.call_id, r.pystack };
-            for (int k = 0; k < 14; k++)
-                sqlite3_bind_int64(ins, k + 1, cols[k]);
-            if (sqlite3_step(ins) != SQLITE_DONE) {
-                sqlite3_finalize(sel);
-                sqlite3_finalize(ins);
-                return fail(db, path, "cannot insert");
-            }
-            sqlite3_reset(ins);
-            rows++;
-        }
-        blocks++;
-    }
-    sqlite3_finalize(sel);
-    sqlite3_finalize(ins);
-    if (rc != SQLITE_DONE || sqlite3_exec(db, "DELETE FROM api_call_block; COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+    sqlite3_finalize(label);
+    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         return fail(db, path, "cannot finish");
     sqlite3_close(db);
-    printf("gputrace expand: %s: %lld calls from %lld blocks are now api_call rows\n", path, rows, blocks);
+    printf("gputrace expand: %s: %lld calls from %lld blocks are now api_call rows, %lld NVTX ranges and marks from"
+           " %lld blocks nvtx_range rows\n", path, rows[0], blocks[0], rows[1], blocks[1]);
     return 0;
 }

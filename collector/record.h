@@ -15,6 +15,8 @@
 #ifndef GPUTRACE_RECORD_H
 #define GPUTRACE_RECORD_H
 
+#include "collector/nvtx_block.h" /* GT_NVTX_PAYLOAD_TEXT */
+
 #include <stdint.h>
 
 enum gt_rec_type { GT_REC_CALL = 1, GT_REC_MARK = 2, GT_REC_COMM = 3, GT_REC_NVTX = 4, GT_REC_NCCL = 5 };
@@ -22,7 +24,6 @@ enum gt_rec_type { GT_REC_CALL = 1, GT_REC_MARK = 2, GT_REC_COMM = 3, GT_REC_NVT
  * `nvtx`; for NAME_CATEGORY, `category` is named `name`; for NAME_THREAD,
  * the thread in `range_id` is named `name`.  A structured payload read into
  * text has payload_type GT_NVTX_PAYLOAD_TEXT and its strtab id as payload. */
-#define GT_NVTX_PAYLOAD_TEXT 100 /* outside nvtxPayloadType_t's scalar types (1..6) */
 
 enum gt_nvtx_kind {
     GT_NVTX_RANGE = 1,      /* a push/pop range, complete: t_start .. t_end */

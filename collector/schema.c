@@ -50,6 +50,7 @@ const char gt_schema_sql[] =
     "CREATE TABLE IF NOT EXISTS nvtx_range(\n"
     "  process_id INTEGER, tid INTEGER, kind INTEGER, domain INTEGER, name INTEGER, category INTEGER,\n"
     "  start_ns INTEGER, end_ns INTEGER, depth INTEGER, range_id INTEGER, payload);\n"
+    "CREATE TABLE IF NOT EXISTS nvtx_range_block(process_id INTEGER, format INTEGER, n INTEGER, data BLOB);\n"
     "CREATE TABLE IF NOT EXISTS nvtx_category(process_id INTEGER, domain INTEGER, category INTEGER, name INTEGER);\n"
     "CREATE TABLE IF NOT EXISTS thread_name(process_id INTEGER, tid INTEGER, name INTEGER);\n"
     "CREATE INDEX IF NOT EXISTS nvtx_range_by_id ON nvtx_range(process_id, range_id) WHERE kind = 2;\n"

@@ -3,7 +3,7 @@
 #ifndef GPUTRACE_SCHEMA_H
 #define GPUTRACE_SCHEMA_H
 
-#define GT_SCHEMA_VERSION 2
+#define GT_SCHEMA_VERSION 3
 
 /* Creates every table, view and index if missing (idempotent). */
 extern const char gt_schema_sql[];

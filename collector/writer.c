@@ -3,6 +3,7 @@
 #include "collector/writer.h"
 #include "collector/api_ids.h"
 #include "collector/call_block.h"
+#include "collector/nvtx_block.h"
 #include "collector/callsite.h"
 #include "collector/clock.h"
 #include "collector/cupti_sub.h"
@@ -46,10 +47,12 @@ static struct {
      * ring was drained first) */
     struct { uint64_t id; int64_t end_ns; } early_ends[MAX_EARLY_ENDS];
     int nearly;
-    /* calls stored in bulk: this pass does so, and the block being filled */
+    /* calls, NVTX ranges and marks stored in bulk: this pass does so, and the blocks being filled */
     int bulk, bulk_after; /* bulk_after: GPUTRACE_BULK_AFTER, more rows than SQLite takes in a tick or two */
     struct gt_call_packed block[GT_CALL_BLOCK_ROWS];
     int nblock;
+    struct gt_nvtx_packed nvtx_block[GT_BLOCK_ROWS]; /* ranges and marks, the same way */
+    int nnvtx_block;
     int device_seen;
     char path[4096];
     pid_t owner_pid;
@@ -105,6 +108,13 @@ static void flush_block(void)
     w.nblock = 0;
 }
 
+static void flush_nvtx_block(void)
+{
+    if (w.nnvtx_block)
+        gt_db_nvtx_block(&w.db, w.nvtx_block, w.nnvtx_block);
+    w.nnvtx_block = 0;
+}
+
 static void on_nvtx(const struct gt_record *r, uint32_t tid, int64_t start)
 {
     switch (r->api) {
@@ -112,6 +122,14 @@ static void on_nvtx(const struct gt_record *r, uint32_t tid, int64_t start)
     case GT_NVTX_MARK:
     case GT_NVTX_START: {
         int64_t end = r->api == GT_NVTX_START ? 0 : (int64_t)gt_ticks_to_ns(r->t_end);
+        if (w.bulk && r->api != GT_NVTX_START) { /* a start's row is updated by its end: never in bulk */
+            w.nvtx_block[w.nnvtx_block++] = (struct gt_nvtx_packed){
+                start, end, r->nvtx.payload, tid, r->nvtx.domain, r->nvtx.name, r->nvtx.category, r->depth,
+                r->nvtx.payload_type, (uint8_t)r->api, { 0 } };
+            if (w.nnvtx_block == GT_BLOCK_ROWS)
+                flush_nvtx_block();
+            break;
+        }
         int no_end = r->api == GT_NVTX_START;
         for (int i = 0; no_end && i < w.nearly; i++)
             if (w.early_ends[i].id == r->nvtx.range_id) {
@@ -241,6 +259,7 @@ static void cycle(int commit)
     w.bulk = w.bulk_after == 0 || gt_tbuf_backlog() > (uint64_t)w.bulk_after;
     gt_tbuf_drain(on_record, NULL);
     flush_block();
+    flush_nvtx_block();
     gt_cupti_drain(&w.db);
     gt_callsite_flush_new(on_callsite, NULL);
     gt_strtab_flush_new(on_label, NULL);

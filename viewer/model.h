@@ -9,8 +9,8 @@
  * report's memory follows the largest rank, not the whole run; the rest
  * (collectives, ranges, sites, names) stays loaded for the analyses across
  * ranks.  The viewer never shares code with what runs in the traced
- * program; only the schema (collector/schema.h, and the layout of calls
- * stored in bulk, collector/call_block.h) crosses over.
+ * program; only the schema (collector/schema.h, and the layouts of what is
+ * stored in bulk, collector/call_block.h and nvtx_block.h) crosses over.
  */
 #ifndef GPUTRACE_MODEL_H
 #define GPUTRACE_MODEL_H

@@ -73,6 +73,36 @@ expect "the payload's message size is the collective's, its reduction named from
 expect "both ranks name the same communicator" \
   "$(q "$c" "select count(distinct substr(payload, 1, instr(payload, ',') - 1)) $nccl")" 1
 
+# Ranges stored in bulk blocks, as when the writer falls behind: the same
+# ranges as rows, the report reads them alike, `gputrace expand` makes rows
+canon="select group_concat(x, '|') from (select r.kind || ' ' || coalesce(n.value, '') || ' ' || coalesce(d.value, '')
+  || ' ' || r.category || ' ' || r.depth || ' ' || coalesce(r.payload, '-') || ' ' || (r.end_ns is null) x from nvtx_range r
+  left join label n on n.process_id = r.process_id and n.id = r.name
+  left join label d on d.process_id = r.process_id and d.id = r.domain order by x)"
+bk="$tmp/bk.db"
+GPUTRACE_BULK_AFTER=0 GPUTRACE_OUTPUT="$bk" LD_PRELOAD="$lib" "$b/tests/apps/nvtx_api" > /dev/null
+expect "bulk: every ended push/pop range and mark in a block" "$(q "$bk" "select sum(n) from nvtx_range_block")" \
+  "$(q "$db" "select count(*) from nvtx_range where kind in (1, 4) and end_ns is not null")"
+expect "bulk: start/end ranges and the range open at exit stay rows" \
+  "$(q "$bk" "select group_concat(kind) from (select kind from nvtx_range order by kind)")" \
+  "$(q "$db" "select group_concat(kind) from (select kind from nvtx_range where kind = 2 or end_ns is null order by kind)")"
+"$b/gputrace-report" --format json "$bk" > "$tmp/bk1.json"
+"$b/gputrace" expand "$bk" > /dev/null
+expect "bulk: gputrace expand gives the rows tracing without blocks gave" "$(q "$bk" "$canon")" "$(q "$db" "$canon")"
+expect "bulk: no blocks left" "$(q "$bk" "select count(*) from nvtx_range_block")" 0
+"$b/gputrace-report" --format json "$bk" > "$tmp/bk2.json"
+expect "bulk: the report reads blocks as it reads rows" "$(cmp -s "$tmp/bk1.json" "$tmp/bk2.json" && echo same)" same
+ck="$tmp/ck.db"
+GPUTRACE_BULK_AFTER=0 GPUTRACE_LIB="$lib" "$b/gputrace" record -o "$ck" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/overlapped" > /dev/null 2>&1
+expect "bulk: NCCL's ranges in blocks" "$(q "$ck" "select count(*) > 0 from nvtx_range_block")" 1
+"$b/gputrace-report" --format json --chrome-trace "$tmp/ck1.trace" "$ck" > /dev/null
+"$b/gputrace" expand "$ck" > /dev/null
+"$b/gputrace-report" --format json --chrome-trace "$tmp/ck2.trace" "$ck" > /dev/null
+expect "bulk: the Chrome trace (ranges and their payloads) is the same from blocks as from rows" \
+  "$(cmp -s "$tmp/ck1.trace" "$tmp/ck2.trace" && echo same)" same
+expect "bulk: expanded, every NCCL range has its payload as text" \
+  "$(q "$ck" "select count(*) > 0 and count(*) = count(payload) and count(*) = sum(typeof(payload) = 'text') $nccl")" 1
+
 # A process that inherits the variable but not the preload: NVTX loads a
 # second copy, which declines (it would interpose nothing), and the program
 # runs as without a tool.

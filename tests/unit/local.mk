@@ -30,13 +30,14 @@ tests_unit_test_sim_nccl_DEPENDENCIES = tests/sim/libgpusim.la
 check_PROGRAMS += tests/unit/test_report_rows
 TESTS += tests/unit/test_report_rows
 tests_unit_test_report_rows_SOURCES = tests/unit/test_report_rows.c viewer/rowruns.h viewer/rowruns.c \
-  viewer/sort_by_time.h viewer/sort_by_time.c collector/call_block.h
+  viewer/sort_by_time.h viewer/sort_by_time.c collector/row_block.h collector/call_block.h
 tests_unit_test_report_rows_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_report_rows_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 
 # the per-thread record ring
 check_PROGRAMS += tests/unit/test_tbuf
 TESTS += tests/unit/test_tbuf
-tests_unit_test_tbuf_SOURCES = tests/unit/test_tbuf.c collector/tbuf.h collector/tbuf.c collector/record.h
+tests_unit_test_tbuf_SOURCES = tests/unit/test_tbuf.c collector/tbuf.h collector/tbuf.c collector/record.h \
+  collector/nvtx_block.h collector/row_block.h
 tests_unit_test_tbuf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_tbuf_LDADD = $(CRITERION_LIBS)
