@@ -36,10 +36,12 @@ nccl_h=$($PY -c "import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__fil
 
 log "1. CUDA C workload under gputrace record"
 "$gt" record -f -o "$OUT/cuda.db" -- "$OUT/workload_shared" 20; echo "exit $?"
+"$gt" expand "$OUT/cuda.db" # what a busy writer stored in bulk, as rows for the SQL below
 $PY "$top/tests/gpu/check_db.py" "$OUT/cuda.db" "CUDA C workload (shared cudart)"; echo "check exit $?"
 
 log "2. PyTorch script under gputrace record"
 "$gt" record -f -o "$OUT/torch.db" -- $PY "$top/tests/gpu/train.py"; echo "exit $?"
+"$gt" expand "$OUT/torch.db"
 $PY "$top/tests/gpu/check_db.py" "$OUT/torch.db" "PyTorch train.py"; echo "check exit $?"
 # Python call sites and NVTX ranges on the real stack: the report must point
 # at train.py's lines (not libtorch) and name the train_step range
