@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """report_fuzz.py BUILDDIR: gputrace-report on damaged traces.
 
-A real 2-rank trace is damaged two ways, from a fixed seed so that a
+A real 2-rank trace (half the cases: one whose writer stored calls and
+NVTX ranges in bulk blocks) is damaged two ways, from a fixed seed so that a
 failure repeats: bytes overwritten at random (SQLite then finds pages
 malformed part-way through a read), and columns of random rows set to odd
 values with SQL (the file stays well formed, its contents do not make
 sense: NULLs, text where numbers belong, ids no table has, negative sizes).
 Every case must end with exit 0 (a report) or 1 (a one-line error, or a
 report that says the file is damaged), never a crash, a hang or a
-sanitizer report, and any Chrome trace written must parse (the Kineto
+sanitizer report (and so must `gputrace expand` on it), and any Chrome trace written must parse (the Kineto
 export runs too).  Values reach
 the ends of the 64-bit range: the report keeps each time it reads within
 bounds its arithmetic can hold, and saturates its sums.
@@ -27,7 +28,9 @@ rep = os.path.join(b, "gputrace-report")
 CASES = int(os.environ.get("FUZZ_CASES", "100"))
 VALUES = ["NULL", "0", "-1", "1", "2", "7", "65535", "65536", "2147483647", "-2147483648",
           "4294967295", "1000000000000", "-1000000000000", "'x'", "x'00ff'", "1.5",
-          "9223372036854775807", "-9223372036854775808", "4611686018427387904", "1e300"]
+          "9223372036854775807", "-9223372036854775808", "4611686018427387904", "1e300",
+          # blobs for the bulk blocks: a record's size, short, all ones
+          "zeroblob(56)", "zeroblob(72)", "zeroblob(3)", "x'" + "ff" * 72 + "'"]
 
 tmp = tempfile.mkdtemp()
 passed = failed = 0
@@ -85,15 +88,38 @@ def run_report(path, what):
     ok(what)
 
 
-base = os.path.join(tmp, "base.db")
-env = dict(os.environ, GPUTRACE_QUIET="1")
-subprocess.run([os.path.join(b, "gputrace"), "record", "-o", base, "--",
-                os.path.join(b, "tests/sim/gpusim-run"), "-n", "2", os.path.join(b, "tests/apps/train_demo")],
-               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-with sqlite3.connect(base) as con:
+def run_expand(path, what):
+    """gputrace expand on a copy: rows or one line and exit 1, never a crash."""
+    copy = os.path.join(tmp, "expand.db")
+    fresh(copy)
+    shutil.copy(path, copy)
+    r = subprocess.run([os.path.join(b, "gputrace"), "expand", copy], capture_output=True, text=True,
+                       errors="replace", timeout=60)
+    err = r.stderr
+    if r.returncode not in (0, 1) or "Sanitizer" in err or "runtime error" in err or \
+            (r.returncode == 1 and len(err.strip().splitlines()) != 1):
+        bad(f"expand, {what}: exit {r.returncode}: {err[-600:]}")
+    else:
+        ok(what)
+
+
+def record(path, bulk_after):
+    env = dict(os.environ, GPUTRACE_QUIET="1", GPUTRACE_BULK_AFTER=bulk_after)
+    subprocess.run([os.path.join(b, "gputrace"), "record", "-o", path, "--",
+                    os.path.join(b, "tests/sim/gpusim-run"), "-n", "2", os.path.join(b, "tests/apps/train_demo")],
+                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return path
+
+
+bases = [record(os.path.join(tmp, "base.db"), "4096"), record(os.path.join(tmp, "bulk.db"), "0")]
+with sqlite3.connect(bases[1]) as con:
+    blocks = con.execute("select (select count(*) from api_call_block), (select count(*) from nvtx_range_block)").fetchone()
+if not all(blocks):
+    bad(f"the bulk base has no call or NVTX blocks to damage: {blocks}")
+with sqlite3.connect(bases[0]) as con:
     tables = {t: [c[1] for c in con.execute(f"pragma table_info({t})")]
               for (t,) in con.execute("select name from sqlite_master where type = 'table' and name != 'meta'")}
-data = open(base, "rb").read()
+datas = [open(p, "rb").read() for p in bases]
 case = os.path.join(tmp, "case.db")
 
 
@@ -107,7 +133,7 @@ def rows(k=None):
 
 random.seed(20261130)
 for i in range(CASES):
-    d = bytearray(data)
+    d = bytearray(datas[i % 2])
     for _ in range(random.choice([1, 4, 16, 64, 512])):
         d[random.randrange(100, len(d))] = random.randrange(256)
     if random.random() < 0.1:
@@ -116,10 +142,11 @@ for i in range(CASES):
     with open(case, "wb") as f:
         f.write(d)
     run_report(case, f"bytes case {i}")
+    run_expand(case, f"bytes case {i}")
 
 for i in range(CASES):
     fresh(case)
-    shutil.copy(base, case)
+    shutil.copy(bases[i % 2], case)
     done = []
     with sqlite3.connect(case) as con:
         for _ in range(random.choice([1, 2, 4, 8])):
@@ -136,6 +163,7 @@ for i in range(CASES):
             con.execute(f"delete from {t} where {rows(2)}")
             done.append(f"delete half of {t}")
     run_report(case, f"values case {i} ({'; '.join(done)})")
+    run_expand(case, f"values case {i} ({'; '.join(done)})")
 
 shutil.rmtree(tmp)
 print(f"{passed} passed, {failed} failed")
