@@ -65,9 +65,9 @@ static int open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
     if (sqlite3_step(s) == SQLITE_ROW)
         version = sqlite3_column_int(s, 0);
     sqlite3_finalize(s);
-    if (version != GT_SCHEMA_VERSION) {
-        snprintf(err, errlen, "%s: schema version %d; this gputrace-report reads version %d", path, version,
-                 GT_SCHEMA_VERSION);
+    if (version < GT_SCHEMA_OLDEST_READ || version > GT_SCHEMA_VERSION) {
+        snprintf(err, errlen, "%s: schema version %d; this gputrace-report reads versions %d to %d", path, version,
+                 GT_SCHEMA_OLDEST_READ, GT_SCHEMA_VERSION);
         return -1;
     }
     return 0;

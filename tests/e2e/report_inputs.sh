@@ -1,6 +1,7 @@
 #!/bin/sh
 # report_inputs.sh: gputrace-report on bad and odd input: a missing file, a
-# file that is not SQLite, a foreign SQLite file, another schema version, an
+# file that is not SQLite, a foreign SQLite file, another schema version (and
+# the previous one, still read), an
 # empty run, a run killed part-way, a damaged file (and one whose process
 # table is damaged), ids and names the api table lacks, an unknown run; options
 # and exit codes;
@@ -36,6 +37,11 @@ one_line "unknown run" 1 "no run 'nosuchrun'" --run nosuchrun "$tmp/run.db"
 "$rep" "$tmp/run.db" > "$tmp/text"
 expect "text report: no line past 100 columns but call sites" "$(awk 'length($0) > 100 && !/^    at /' "$tmp/text" | wc -l)" 0
 expect "text report: a long message goes on under its label" "$(grep -c '^         [^ ]' "$tmp/text" | awk '{print ($1 > 0)}')" 1
+# a file of the previous schema version (2: no nvtx_range_block) is still read, the same
+cp "$tmp/run.db" "$tmp/v2.db"
+sqlite3 "$tmp/v2.db" "update meta set value = '2' where key = 'schema_version'; drop table nvtx_range_block;"
+"$rep" --format json "$tmp/run.db" > "$tmp/v3.json" && "$rep" --format json "$tmp/v2.db" > "$tmp/v2.json"
+expect "schema version 2 read like version 3" "$?:$(cmp -s "$tmp/v3.json" "$tmp/v2.json" && echo same)" "0:same"
 run_id=$(sqlite3 "$tmp/run.db" "select run_id from process limit 1")
 "$rep" --run "$run_id" "$tmp/run.db" > /dev/null 2>&1
 expect "--run with a known id" $? 0
