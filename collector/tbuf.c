@@ -97,7 +97,8 @@ size_t gt_tbuf_drain(gt_tbuf_fn *fn, void *ctx)
         for (; t != h; t++) {
             const struct gt_record *r = &b->recs[t & b->mask], *nccl = NULL;
             /* an NCCL call and its second slot were committed together */
-            if ((r->flags & GT_RF_NCCL) && t + 1 != h && b->recs[(t + 1) & b->mask].type == GT_REC_NCCL)
+            if (r->type == GT_REC_CALL && (r->flags & GT_RF_NCCL) && t + 1 != h &&
+                b->recs[(t + 1) & b->mask].type == GT_REC_NCCL)
                 nccl = &b->recs[++t & b->mask];
             fn(r, nccl, tid, ctx);
         }

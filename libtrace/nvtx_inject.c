@@ -198,6 +198,7 @@ static void emit(struct gt_tbuf *b, enum gt_nvtx_kind kind, uint32_t domain, con
     /* every field the writer reads for an NVTX record, and no others: a
      * whole-record clear is a quarter of the pair's cost */
     r->type = GT_REC_NVTX;
+    r->flags = 0; /* the slot's last lap may have been an NCCL call's: no pair follows this one */
     r->api = (uint16_t)kind;
     r->depth = (uint16_t)depth;
     r->t_start = t0;
