@@ -31,11 +31,12 @@
 #include <errno.h>
 #include <string.h>
 
+/* What a wrapper holds across the real call: as little as can be, since
+ * each value kept is a register saved and restored around it.  The ring is
+ * found again from the thread's state after the call. */
 struct gt_call {
     struct gt_record *r;    /* the ring slot being filled (or a scratch record) */
-    struct gt_record *nccl; /* NCCL calls (GT_F_NCCL): their GT_REC_NCCL slot */
-    struct gt_tbuf *buf;
-    unsigned slots;         /* ring slots to commit: 0 when r is scratch */
+    struct gt_record *nccl; /* NCCL calls (GT_F_NCCL): their GT_REC_NCCL slot; NULL otherwise */
 };
 
 extern GT_TLS struct gt_record gt_scratch[2]; /* used when the ring is full */
@@ -101,15 +102,16 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
     }
     unsigned n = 1 + ((f & GT_F_NCCL) != 0);
     struct gt_record *r = gt_tbuf_reserve_n(b, n);
-    c->slots = r ? n : 0;
     c->r = r ? r : &gt_scratch[0];
-    c->buf = b;
+    c->nccl = NULL;
     gt_record_clear(c->r);
+    if (__builtin_expect(!r, 0))
+        c->r->flags = GT_RF_SCRATCH;
     if (f & GT_F_NCCL) {
         c->nccl = r ? gt_tbuf_slot(b, 1) : &gt_scratch[1];
         gt_record_clear(c->nccl);
         c->nccl->type = GT_REC_NCCL;
-        c->r->flags = GT_RF_NCCL;
+        c->r->flags |= GT_RF_NCCL;
     }
     c->r->type = GT_REC_CALL;
     c->r->api = (uint16_t)api;
@@ -124,17 +126,18 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
 /* The call's id: unique in the process, the external correlation id. */
 static inline uint64_t gt_call_id(const struct gt_call *c)
 {
-    return ((uint64_t)c->buf->tid << 32) | c->r->call_seq;
+    return ((uint64_t)gt_thread.tbuf->tid << 32) | c->r->call_seq;
 }
 
 static inline __attribute__((always_inline)) void gt_exit(struct gt_call *c, int result)
 {
     c->r->t_end = gt_ticks();
     c->r->result = result;
-    if (__builtin_expect(c->slots != 0, 1))
-        gt_tbuf_commit_n(c->buf, c->slots);
+    struct gt_tbuf *b = gt_thread.tbuf;
+    if (__builtin_expect(!(c->r->flags & GT_RF_SCRATCH), 1))
+        gt_tbuf_commit_n(b, c->nccl ? 2 : 1);
     if (__builtin_expect(gt_thread.nvtx_pending, 0))
-        gt_nvtx_flush_pending(c->buf);
+        gt_nvtx_flush_pending(b);
     gt_thread.guard = 0;
     if (__builtin_expect(!atomic_load_explicit(&gt_first_call_done, memory_order_relaxed), 0)) {
         int saved_errno = errno;

@@ -58,7 +58,7 @@ static void comm_made(ncclComm_t comm, uint64_t id, int rank, int nranks)
 static void comm_call_end(struct gt_call *c, ncclResult_t rc, ncclComm_t *comms, int n, uint64_t parent)
 {
     uint64_t t_start = c->r->t_start;
-    struct gt_tbuf *b = c->buf;
+    struct gt_tbuf *b = gt_thread.tbuf;
     gt_exit(c, rc);
     if (rc != ncclSuccess && rc != ncclInProgress)
         return;
