@@ -57,7 +57,10 @@ struct gt_record {
     uint8_t mem_kind;     /* enum gt_mem_kind of the host side */
     uint8_t flags;        /* GT_RF_* */
     uint16_t api;         /* enum gt_api; GT_REC_NVTX: enum gt_nvtx_kind */
-    uint16_t depth;       /* GT_REC_NVTX: nesting level */
+    union {               /* what no column of the call's row holds */
+        uint16_t depth;   /* GT_REC_NVTX: nesting level */
+        uint16_t device;  /* cudaSetDevice: the device */
+    };
     union {
         struct { /* GT_REC_CALL, _MARK, _COMM, _NVTX */
             int32_t result;
@@ -67,11 +70,7 @@ struct gt_record {
                 struct { /* GT_REC_CALL, _MARK */
                     uint32_t callsite; /* interned stack id, 0 = none */
                     uint32_t pystack;  /* interned Python stack id (pyframes.h), 0 = none */
-                    uint64_t stream, event;
-                    union {
-                        uint64_t bytes;
-                        int64_t device; /* cudaSetDevice */
-                    };
+                    uint64_t stream, event, bytes;
                 };
                 struct { /* GT_REC_NVTX (strtab ids; domain 0 = the default one) */
                     uint32_t domain, name, category;

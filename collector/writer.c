@@ -193,8 +193,7 @@ static void on_record(const struct gt_record *r, const struct gt_record *nccl, u
     }
     case GT_REC_CALL: {
         int64_t end = (int64_t)gt_ticks_to_ns(r->t_end);
-        /* cudaSetDevice's record holds the device where others hold bytes */
-        int64_t bytes = r->api == GT_API_cudaSetDevice ? 0 : (int64_t)r->bytes;
+        int64_t bytes = (int64_t)r->bytes;
         if (w.bulk) {
             w.block[w.nblock++] = (struct gt_call_packed){
                 start, end, (int64_t)r->stream, (int64_t)r->event, bytes, (int64_t)call_id,
@@ -214,7 +213,7 @@ static void on_record(const struct gt_record *r, const struct gt_record *nccl, u
             gt_db_exec_i64(&w.db, GT_ST_COLL, c, 18);
         }
         if (r->api == GT_API_cudaSetDevice && r->result == 0)
-            note_device((int)r->device);
+            note_device(r->device);
         forget_mark(call_id);
         break;
     }

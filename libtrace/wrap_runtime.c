@@ -209,7 +209,7 @@ cudaError_t cudaSetDevice(int device)
     struct gt_call c;
     if (!gt_enter(&c, GT_API_cudaSetDevice))
         return real(device);
-    c.r->device = device;
+    c.r->device = (uint16_t)device;
     cudaError_t rc = real(device);
     gt_exit(&c, rc);
     return rc;
