@@ -16,7 +16,7 @@
 /* One bulk table: where its blocks are, the rows they become, and how a
  * record of a block is bound to that INSERT. */
 struct block_kind {
-    const char *select, *insert, *what;
+    const char *table, *insert, *what;
     int optional; /* the table may be missing (a file of an older schema) */
     int (*valid)(int format, int n, const void *data, int bytes);
     void (*bind)(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i);
@@ -50,11 +50,11 @@ static void bind_nvtx(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id
 }
 
 static const struct block_kind kinds[] = {
-    { "SELECT process_id, format, n, data FROM api_call_block",
+    { "api_call_block",
       "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind, mem_kind,"
       " result, callsite, call_id, pystack) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
       "call", 0, gt_call_block_valid, bind_call },
-    { "SELECT process_id, format, n, data FROM nvtx_range_block",
+    { "nvtx_range_block",
       "INSERT INTO nvtx_range(process_id, tid, kind, domain, name, category, start_ns, end_ns, depth, payload)"
       " VALUES(?,?,?,?,?,?,?,?,?,?)",
       "NVTX range", 1, gt_nvtx_block_valid, bind_nvtx },
@@ -76,7 +76,9 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
                        long long *rows, long long *blocks)
 {
     sqlite3_stmt *sel = NULL, *ins = NULL;
-    if (sqlite3_prepare_v2(db, k->select, -1, &sel, NULL) != SQLITE_OK) {
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT process_id, format, n, data FROM %s", k->table);
+    if (sqlite3_prepare_v2(db, sql, -1, &sel, NULL) != SQLITE_OK) {
         if (k->optional)
             return 0;
         fprintf(stderr, "gputrace expand: %s: not a gputrace database with %s blocks\n", path, k->what);
@@ -116,9 +118,8 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
     sqlite3_finalize(ins);
     if (bad)
         return 1;
-    char del[64];
-    snprintf(del, sizeof del, "DELETE FROM %s", strstr(k->select, " FROM ") + 6);
-    if (sqlite3_exec(db, del, NULL, NULL, NULL) != SQLITE_OK) {
+    snprintf(sql, sizeof sql, "DELETE FROM %s", k->table);
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
         fprintf(stderr, "gputrace expand: %s: cannot finish: %s\n", path, sqlite3_errmsg(db));
         return 1;
     }

@@ -31,7 +31,6 @@ _Atomic int gt_first_call_done;
 GT_TLS struct gt_record gt_scratch[2];
 int gt_stack_depth;
 
-
 static struct gt_config cfg;
 static _Atomic int exit_code_known, exit_code;
 static _Atomic int said_off;
