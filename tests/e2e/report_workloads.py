@@ -207,8 +207,10 @@ def check_ranges(name, db, d):
                                        text=True).stdout)["findings"]
     sites = [f for f in inside if f["rank"] >= 0 and f["callsite"] != "(whole process)"]
     kinds = {f["kind"] for f in sites}
+    # timing kinds (a busy machine lets a copy finish before its sync) are
+    # policed by the documented-findings verdicts, which retry perturbed runs
     check(sites and all(f.get("range") == "log_loss" for f in sites) and "sync.scalar_read" in kinds and
-          (LENIENT or kinds == {"sync.scalar_read"}),
+          (LENIENT or kinds - TIMING_KINDS == {"sync.scalar_read"}),
           f"{name}: --range log_loss keeps only what happened inside it ({sorted(kinds)})")
     none = json.loads(subprocess.run([rep, "--format", "json", "--range", "no such range", db], capture_output=True,
                                      text=True).stdout)["findings"]
