@@ -5,38 +5,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_iv(const void *a, const void *b)
+void ivals_append(struct ivals *u, size_t *cap, int64_t a, int64_t b)
 {
-    const struct interval *x = a, *y = b;
-    return x->a < y->a ? -1 : x->a > y->a;
+    if (u->n && a <= u->v[u->n - 1].b) {
+        if (b > u->v[u->n - 1].b)
+            u->v[u->n - 1].b = b;
+        return;
+    }
+    if (u->n == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        struct interval *v = realloc(u->v, *cap * sizeof *v);
+        if (!v)
+            model_out_of_memory();
+        u->v = v;
+    }
+    u->v[u->n++] = (struct interval){ a, b };
 }
 
-struct ivals ivals_union(struct interval *v, size_t n)
+struct ivals ivals_fit(struct ivals u)
 {
-    struct ivals out = { NULL, 0 };
-    if (!n) {
-        free(v);
-        return out;
+    struct interval *v = u.n ? realloc(u.v, u.n * sizeof *u.v) : NULL;
+    if (v || !u.n) {
+        if (!u.n)
+            free(u.v);
+        u.v = v;
     }
-    size_t k;
-    for (k = 1; k < n && v[k - 1].a <= v[k].a; k++)
-        ;
-    if (k < n) /* most come from records sorted by start already */
-        qsort(v, n, sizeof *v, cmp_iv);
-    k = 0;
-    for (size_t i = 1; i < n; i++) {
-        if (v[i].a <= v[k].b) {
-            if (v[i].b > v[k].b)
-                v[k].b = v[i].b;
-        } else {
-            v[++k] = v[i];
-        }
-    }
-    out.n = k + 1;
-    /* merged, most intervals are gone: give their memory back */
-    struct interval *shrunk = out.n < n / 2 ? realloc(v, out.n * sizeof *v) : NULL;
-    out.v = shrunk ? shrunk : v;
-    return out;
+    return u;
 }
 
 int64_t ivals_total(const struct ivals *s)
@@ -97,26 +91,14 @@ static struct ivals ops_union(const struct proc *p, int which)
             continue;
         if (which == 2 && !g->nccl)
             continue;
-        if (u.n && g->start <= u.v[u.n - 1].b) {
-            if (g->end > u.v[u.n - 1].b)
-                u.v[u.n - 1].b = g->end;
-            continue;
-        }
-        if (u.n == cap) {
-            cap = cap ? cap * 2 : 64;
-            struct interval *v = realloc(u.v, cap * sizeof *v);
-            if (!v)
-                model_out_of_memory();
-            u.v = v;
-        }
-        u.v[u.n++] = (struct interval){ g->start, g->end };
+        ivals_append(&u, &cap, g->start, g->end);
     }
-    return u;
+    return ivals_fit(u);
 }
 
 /* The first operation (in start order) with correlation id corr, from
  * (id, index) pairs sorted by id; -1 if none. */
-static int64_t first_op_of(const struct sort_key *k, size_t n, int64_t corr)
+static int32_t first_op_of(const struct sort_key *k, size_t n, int64_t corr)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -126,7 +108,7 @@ static int64_t first_op_of(const struct sort_key *k, size_t n, int64_t corr)
         else
             hi = mid;
     }
-    return lo < n && k[lo].t == corr ? (int64_t)k[lo].i : -1;
+    return lo < n && k[lo].t == corr ? (int32_t)k[lo].i : -1;
 }
 
 void timeline_build(struct timeline *t, const struct proc *p)
@@ -139,7 +121,7 @@ void timeline_build(struct timeline *t, const struct proc *p)
      * (a quarter of the report's peak on a big rank). */
     struct sort_key *by_corr = malloc((p->nops + 1) * sizeof *by_corr);
     t->op_of_call = malloc((p->ncalls + 1) * sizeof *t->op_of_call);
-    if (!by_corr || !t->op_of_call)
+    if (!by_corr || !t->op_of_call || p->nops > INT32_MAX)
         model_out_of_memory();
     size_t nk = 0;
     for (size_t i = 0; i < p->nops; i++) {
@@ -199,16 +181,16 @@ const struct ivals *timeline_compute_except(struct timeline *t, int stream)
         if (t->others[i].stream == stream)
             return &t->others[i].u;
     const struct proc *p = t->p;
-    struct interval *v = malloc((p->nops + 1) * sizeof *v);
-    size_t n = 0;
+    struct ivals u = { NULL, 0 };
+    size_t cap = 0;
     for (size_t k = 0; k < p->nops; k++) {
         const struct gop *g = &p->ops[k];
         if (g->kind == GOP_KERNEL && !g->nccl && g->stream != stream)
-            v[n++] = (struct interval){ g->start, g->end };
+            ivals_append(&u, &cap, g->start, g->end);
     }
     t->others = realloc(t->others, (t->nothers + 1) * sizeof *t->others);
     t->others[t->nothers].stream = stream;
-    t->others[t->nothers].u = ivals_union(v, n);
+    t->others[t->nothers].u = ivals_fit(u);
     return &t->others[t->nothers++].u;
 }
 

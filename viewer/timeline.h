@@ -11,7 +11,8 @@ struct ivals { struct interval *v; size_t n; };
 
 struct timeline {
     const struct proc *p;
-    int64_t *op_of_call;      /* index into p->ops of the first op each call caused, -1 if none */
+    int32_t *op_of_call;      /* index into p->ops of the first op each call caused, -1 if none
+                               * (4 bytes a call: a process's ops are counted in int32) */
     int64_t max_op_ns;        /* longest GPU operation */
     struct { int64_t handle; int stream; } *streams;
     size_t nstreams;
@@ -39,8 +40,12 @@ void timeline_free(struct timeline *t);
 int timeline_stream(const struct timeline *t, int64_t handle);
 /* First op index whose start >= ts. */
 size_t timeline_first_op_at(const struct timeline *t, int64_t ts);
-/* Merges intervals (any order) into a sorted union. */
-struct ivals ivals_union(struct interval *v, size_t n);
+/* Adds [a, b) to the union u being built from intervals sorted by start
+ * (a not before the previous one's), merging as it goes: no array of all
+ * of them first. */
+void ivals_append(struct ivals *u, size_t *cap, int64_t a, int64_t b);
+/* u with its array cut to its length. */
+struct ivals ivals_fit(struct ivals u);
 int64_t ivals_total(const struct ivals *s);
 /* Length of [a, b) covered by the union s. */
 int64_t ivals_cover(const struct ivals *s, int64_t a, int64_t b);
