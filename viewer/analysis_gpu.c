@@ -73,15 +73,16 @@ void describe_copies(const struct report_opts *o, struct findings *fs)
 /* Host syncs of a process, as intervals, to tell whether a gap is explained. */
 static struct ivals host_syncs(const struct model *m, const struct proc *p)
 {
-    struct ivals u = { NULL, 0 };
-    size_t cap = 0;
-    for (size_t i = 0; i < p->ncalls; i++) { /* sorted by start */
-        const struct call *c = &p->calls[i];
-        /* host syncs, and NCCL's communicator calls, which block too */
-        if (model_is_explicit_sync(m, c) || model_is_implicit_sync(m, c) || m->roles[c->api] == ROLE_NCCL_OTHER)
-            ivals_append(&u, &cap, c->start, c->end);
-    }
-    return ivals_fit(u);
+    struct ivals_build u = { 0 };
+    do {
+        for (size_t i = 0; i < p->ncalls; i++) { /* sorted by start */
+            const struct call *c = &p->calls[i];
+            /* host syncs, and NCCL's communicator calls, which block too */
+            if (model_is_explicit_sync(m, c) || model_is_implicit_sync(m, c) || m->roles[c->api] == ROLE_NCCL_OTHER)
+                ivals_build_add(&u, c->start, c->end);
+        }
+    } while (ivals_build_pass(&u));
+    return u.u;
 }
 
 void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)

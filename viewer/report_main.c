@@ -70,13 +70,15 @@ static int kind_index(const char *name)
 
 int main(int argc, char **argv)
 {
-    /* A fixed mmap threshold: glibc otherwise raises it (and its trim
+    /* A fixed, low mmap threshold: glibc otherwise raises it (and its trim
      * threshold, to twice that) when the first big array is freed, and the
      * next rank's sort keys and CUPTI records then stay in a heap it no
-     * longer trims: 200 -> 174 MiB peak on the 10M-record bench file (186
-     * with the Chrome trace), the same time (medians of five).  Arrays of
-     * 32 MiB and more are mapped, and given back when freed. */
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+     * longer trims: 200 -> 174 MiB peak on the 10M-record bench file at 32
+     * MiB.  Arrays of 1 MiB and more are mapped, and given back whole when
+     * freed: the unions and indexes of one rank (a few MiB each) otherwise
+     * left holes under the next rank's, 174 -> 170 MiB (and 184 once
+     * the unions were sized exactly); no difference in time measured. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
     struct report_opts o;
     report_opts_default(&o);
     const char *format = "text", *trace = NULL, *run = NULL, *range = NULL, *kineto = NULL;

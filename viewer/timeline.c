@@ -5,32 +5,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ivals_append(struct ivals *u, size_t *cap, int64_t a, int64_t b)
+void ivals_build_add(struct ivals_build *u, int64_t a, int64_t b)
 {
-    if (u->n && a <= u->v[u->n - 1].b) {
-        if (b > u->v[u->n - 1].b)
-            u->v[u->n - 1].b = b;
+    if (u->n && a <= u->end) {
+        if (b > u->end)
+            u->end = b;
+        if (u->u.v)
+            u->u.v[u->n - 1].b = u->end;
         return;
     }
-    if (u->n == *cap) {
-        *cap = *cap ? *cap * 2 : 64;
-        struct interval *v = realloc(u->v, *cap * sizeof *v);
-        if (!v)
-            model_out_of_memory();
-        u->v = v;
-    }
-    u->v[u->n++] = (struct interval){ a, b };
+    if (u->u.v)
+        u->u.v[u->n] = (struct interval){ a, b };
+    u->n++;
+    u->end = b;
 }
 
-struct ivals ivals_fit(struct ivals u)
+int ivals_build_pass(struct ivals_build *u)
 {
-    struct interval *v = u.n ? realloc(u.v, u.n * sizeof *u.v) : NULL;
-    if (v || !u.n) {
-        if (!u.n)
-            free(u.v);
-        u.v = v;
+    if (u->u.v || !u->n) { /* stored (or nothing to store): done */
+        u->u.n = u->n;
+        return 0;
     }
-    return u;
+    u->u.v = malloc(u->n * sizeof *u->u.v);
+    if (!u->u.v)
+        model_out_of_memory();
+    u->n = 0;
+    u->end = 0;
+    return 1;
 }
 
 int64_t ivals_total(const struct ivals *s)
@@ -83,17 +84,18 @@ int64_t ivals_intersection(const struct ivals *x, const struct ivals *y)
  * by start, and a copy of all of them first would cost 16 bytes each. */
 static struct ivals ops_union(const struct proc *p, int which)
 {
-    struct ivals u = { NULL, 0 };
-    size_t cap = 0;
-    for (size_t i = 0; i < p->nops; i++) {
-        const struct gop *g = &p->ops[i];
-        if (which == 1 && !(g->kind == GOP_KERNEL && !g->nccl))
-            continue;
-        if (which == 2 && !g->nccl)
-            continue;
-        ivals_append(&u, &cap, g->start, g->end);
-    }
-    return ivals_fit(u);
+    struct ivals_build u = { 0 };
+    do {
+        for (size_t i = 0; i < p->nops; i++) {
+            const struct gop *g = &p->ops[i];
+            if (which == 1 && !(g->kind == GOP_KERNEL && !g->nccl))
+                continue;
+            if (which == 2 && !g->nccl)
+                continue;
+            ivals_build_add(&u, g->start, g->end);
+        }
+    } while (ivals_build_pass(&u));
+    return u.u;
 }
 
 /* The first operation (in start order) with correlation id corr, from
@@ -181,16 +183,17 @@ const struct ivals *timeline_compute_except(struct timeline *t, int stream)
         if (t->others[i].stream == stream)
             return &t->others[i].u;
     const struct proc *p = t->p;
-    struct ivals u = { NULL, 0 };
-    size_t cap = 0;
-    for (size_t k = 0; k < p->nops; k++) {
-        const struct gop *g = &p->ops[k];
-        if (g->kind == GOP_KERNEL && !g->nccl && g->stream != stream)
-            ivals_append(&u, &cap, g->start, g->end);
-    }
+    struct ivals_build u = { 0 };
+    do {
+        for (size_t k = 0; k < p->nops; k++) {
+            const struct gop *g = &p->ops[k];
+            if (g->kind == GOP_KERNEL && !g->nccl && g->stream != stream)
+                ivals_build_add(&u, g->start, g->end);
+        }
+    } while (ivals_build_pass(&u));
     t->others = realloc(t->others, (t->nothers + 1) * sizeof *t->others);
     t->others[t->nothers].stream = stream;
-    t->others[t->nothers].u = ivals_fit(u);
+    t->others[t->nothers].u = u.u;
     return &t->others[t->nothers++].u;
 }
 

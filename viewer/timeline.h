@@ -40,12 +40,22 @@ void timeline_free(struct timeline *t);
 int timeline_stream(const struct timeline *t, int64_t handle);
 /* First op index whose start >= ts. */
 size_t timeline_first_op_at(const struct timeline *t, int64_t ts);
-/* Adds [a, b) to the union u being built from intervals sorted by start
- * (a not before the previous one's), merging as it goes: no array of all
- * of them first. */
-void ivals_append(struct ivals *u, size_t *cap, int64_t a, int64_t b);
-/* u with its array cut to its length. */
-struct ivals ivals_fit(struct ivals u);
+/* A union built from intervals sorted by start (each not before the one
+ * added last), merging as it goes, in two passes over them: the first
+ * counts the merged intervals, the second stores them into an array of
+ * just that size.  Growing an array instead left holes in the heap that
+ * raised the peak of a report over several ranks:
+ *
+ *     struct ivals_build u = { 0 };
+ *     do
+ *         for (...each record, in start order...) ivals_build_add(&u, a, b);
+ *     while (ivals_build_pass(&u));
+ *     ... u.u is the union ...
+ */
+struct ivals_build { struct ivals u; size_t n; int64_t end; };
+void ivals_build_add(struct ivals_build *u, int64_t a, int64_t b);
+/* Ends a pass: returns 1 when the records must be walked again. */
+int ivals_build_pass(struct ivals_build *u);
 int64_t ivals_total(const struct ivals *s);
 /* Length of [a, b) covered by the union s. */
 int64_t ivals_cover(const struct ivals *s, int64_t a, int64_t b);
