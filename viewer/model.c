@@ -233,31 +233,34 @@ static struct sort_key *thread_order(const void *base, size_t n, size_t size, si
 }
 
 /* Matches each wrapped call to the CUPTI API record made inside it (same
- * thread, contained in time). */
+ * thread, contained in time).  The CUPTI records are put in (thread, start)
+ * order in place, and their sort keys freed before the calls' are made:
+ * both key arrays at once were the report's peak on a big rank. */
 static void correlate(struct proc *p, struct capi_list *l)
 {
     size_t n = l->n;
     struct sort_key *ao = thread_order(l->v, n, sizeof *l->v, offsetof(struct capi, start), offsetof(struct capi, tid));
+    struct capi tmp;
+    permute_by_keys(l->v, sizeof *l->v, ao, n, &tmp);
+    free(ao);
     struct sort_key *co = thread_order(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start),
                                        offsetof(struct call, tid));
-#define A(j) (&l->v[ao[j].i])
+    const struct capi *a = l->v;
     size_t j = 0;
     for (size_t i = 0; i < p->ncalls; i++) {
         struct call *c = &p->calls[co[i].i];
-        while (j < n && (A(j)->tid < c->tid || (A(j)->tid == c->tid && A(j)->start < c->start - MATCH_SLACK_NS)))
+        while (j < n && (a[j].tid < c->tid || (a[j].tid == c->tid && a[j].start < c->start - MATCH_SLACK_NS)))
             j++;
         /* skip records of unwrapped calls made before this one */
-        while (j < n && A(j)->tid == c->tid && A(j)->end > c->end + MATCH_SLACK_NS &&
-               A(j)->start < c->start + MATCH_SLACK_NS)
+        while (j < n && a[j].tid == c->tid && a[j].end > c->end + MATCH_SLACK_NS &&
+               a[j].start < c->start + MATCH_SLACK_NS)
             j++;
-        if (j < n && A(j)->tid == c->tid && A(j)->start <= c->end + MATCH_SLACK_NS &&
-            A(j)->end <= c->end + MATCH_SLACK_NS) {
-            c->corr = A(j)->corr;
+        if (j < n && a[j].tid == c->tid && a[j].start <= c->end + MATCH_SLACK_NS &&
+            a[j].end <= c->end + MATCH_SLACK_NS) {
+            c->corr = a[j].corr;
             j++; /* a record belongs to one call */
         }
     }
-#undef A
-    free(ao);
     free(co);
 }
 
@@ -508,8 +511,8 @@ void model_load_proc(struct model *m, size_t pi)
 
     p->ops = presized(t[RT_GPU_OP].count, sizeof *p->ops, &p->ops_cap);
     read_table(m, p, nreaders - 1, &l);
-    if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
-        qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
+    /* what each operation needs of the tables above, before they are freed
+     * and the operations sorted (whose keys would add to them) */
     for (size_t i = 0; i < p->nops; i++) {
         struct gop *g = &p->ops[i];
         int64_t t = enq_of(&enq, g->corr), one;
@@ -520,6 +523,8 @@ void model_load_proc(struct model *m, size_t pi)
     free(enq.corr);
     free(enq.start);
     idmap_free(&nccl);
+    if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
+        qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
 }
 
 void model_drop_proc(struct model *m, size_t pi)

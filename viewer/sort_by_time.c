@@ -73,6 +73,26 @@ int sort_keys(struct sort_key *k, size_t n)
     return 0;
 }
 
+void permute_by_keys(void *base, size_t size, struct sort_key *k, size_t n, void *tmp)
+{
+    char *b = base;
+    /* position j takes the record now at k[j].i; k[j].i = j marks it done */
+    for (size_t j = 0; j < n; j++) {
+        if (k[j].i == j)
+            continue;
+        memcpy(tmp, b + j * size, size);
+        size_t at = j;
+        while (k[at].i != j) {
+            size_t from = k[at].i;
+            memcpy(b + at * size, b + from * size, size);
+            k[at].i = at;
+            at = from;
+        }
+        memcpy(b + at * size, tmp, size);
+        k[at].i = at;
+    }
+}
+
 static int64_t key_at(const char *base, size_t i, size_t size, size_t off)
 {
     int64_t t;
@@ -102,21 +122,7 @@ int sort_by_time(void *base, size_t n, size_t size, size_t key_offset)
         free(tmp);
         return -1;
     }
-    /* position j takes the record now at k[j].i; k[j].i = j marks it done */
-    for (size_t j = 0; j < n; j++) {
-        if (k[j].i == j)
-            continue;
-        memcpy(tmp, b + j * size, size);
-        size_t at = j;
-        while (k[at].i != j) {
-            size_t from = k[at].i;
-            memcpy(b + at * size, b + from * size, size);
-            k[at].i = at;
-            at = from;
-        }
-        memcpy(b + at * size, tmp, size);
-        k[at].i = at;
-    }
+    permute_by_keys(b, size, k, n, tmp);
     free(k);
     free(tmp);
     return 0;

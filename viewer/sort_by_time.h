@@ -17,4 +17,9 @@ int sort_keys(struct sort_key *k, size_t n);
  * stably.  Returns -1 (base untouched) if memory runs out. */
 int sort_by_time(void *base, size_t n, size_t size, size_t key_offset);
 
+/* Puts the n records of `size` bytes at base in the order of k (sorted
+ * keys of their indexes): position j takes the record now at k[j].i.
+ * Each record moves once; tmp holds one record; k's indexes are used up. */
+void permute_by_keys(void *base, size_t size, struct sort_key *k, size_t n, void *tmp);
+
 #endif
