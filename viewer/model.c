@@ -303,13 +303,6 @@ static int cmp_gop(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Counts a row read; every million, the progress line. */
-static void tick(struct model *m)
-{
-    if (m->progress && ++m->rows_read % 1000000 == 0)
-        fprintf(stderr, "\rgputrace-report: %llu M rows read", (unsigned long long)(m->rows_read / 1000000));
-}
-
 /* ---- loading a process ------------------------------------------------------ */
 
 /* An API id read from a row, or 0 if the api table does not have it: ids
@@ -325,17 +318,43 @@ const char *model_api_name(const struct model *m, int api)
     return n ? n : "?";
 }
 
-/* What a process's rows are read into (model_load_proc). */
-struct loading { struct model *m; struct proc *p; struct capi_list capis; struct corr_list exts; };
+/* What a process's rows are read into (model_load_proc).  A shadow is the
+ * second half of a table read on another thread (rowruns_each_split): it
+ * has a process of its own to fill, counts its rows itself, and leaves
+ * call sites unresolved, since they are interned into the real process's
+ * table, in the order of the rows, when the halves are joined. */
+struct loading {
+    struct model *m;
+    struct proc *p;
+    struct capi_list capis;
+    struct corr_list exts;
+    int shadow;
+    uint64_t rows;
+};
+
+/* Counts a row read; every million, the progress line. */
+static void tick(struct loading *l)
+{
+    struct model *m = l->m;
+    if (l->shadow)
+        l->rows++;
+    else if (m->progress && ++m->rows_read % 1000000 == 0)
+        fprintf(stderr, "\rgputrace-report: %llu M rows read", (unsigned long long)(m->rows_read / 1000000));
+}
 
 /* A call read from an api_call row or a call block, with its C and Python
  * stacks (which make its site). */
-static void add_call(const struct model *m, struct proc *p, struct call c, int api, int callsite, int pystack)
+static void add_call(struct loading *l, struct call c, int api, int callsite, int pystack)
 {
-    c.api = (uint16_t)api_id(m, api);
+    struct proc *p = l->p;
+    c.api = (uint16_t)api_id(l->m, api);
     model_span(&c.start, &c.end);
-    if (callsite || pystack)
+    if (l->shadow) { /* raw, until the halves are joined (corr is set later) */
+        c.site = callsite;
+        c.corr = (uint32_t)pystack;
+    } else if (callsite || pystack) {
         c.site = model_site(p, callsite, pystack);
+    }
     GROW(p->calls, p->ncalls, p->calls_cap);
     p->calls[p->ncalls++] = c;
 }
@@ -343,8 +362,8 @@ static void add_call(const struct model *m, struct proc *p, struct call c, int a
 static void call_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
-    tick(l->m);
-    add_call(l->m, l->p,
+    tick(l);
+    add_call(l,
              (struct call){ .start = sqlite3_column_int64(s, 1), .end = sqlite3_column_int64(s, 2),
                             .stream = sqlite3_column_int64(s, 3), .event = sqlite3_column_int64(s, 4),
                             .bytes = sqlite3_column_int64(s, 5), .call_id = sqlite3_column_int64(s, 6),
@@ -362,9 +381,9 @@ static void block_row(sqlite3_stmt *s, void *ctx)
     if (!gt_call_block_valid(sqlite3_column_int(s, 1), n, data, sqlite3_column_bytes(s, 3)))
         return;
     for (int i = 0; i < n; i++) {
-        tick(l->m);
+        tick(l);
         struct gt_call_packed r = gt_call_block_row(data, i);
-        add_call(l->m, l->p,
+        add_call(l,
                  (struct call){ .start = r.start_ns, .end = r.end_ns, .stream = r.stream, .event = r.event,
                                 .bytes = r.bytes, .call_id = r.call_id, .tid = (int)r.tid, .copy_kind = r.copy_kind,
                                 .mem_kind = r.mem_kind, .result = r.result },
@@ -376,7 +395,7 @@ static void op_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
     struct proc *p = l->p;
-    tick(l->m);
+    tick(l);
     GROW(p->ops, p->nops, p->ops_cap);
     p->ops[p->nops++] = (struct gop){ .kind = (uint8_t)sqlite3_column_int(s, 1),
                                       .device = (int16_t)sqlite3_column_int(s, 2),
@@ -393,7 +412,7 @@ static void op_row(sqlite3_stmt *s, void *ctx)
 static void capi_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
-    tick(l->m);
+    tick(l);
     GROW(l->capis.v, l->capis.n, l->capis.cap);
     l->capis.v[l->capis.n++] = (struct capi){ model_ns(sqlite3_column_int64(s, 2)), model_ns(sqlite3_column_int64(s, 3)),
                                               sqlite3_column_int(s, 1), (uint32_t)sqlite3_column_int64(s, 4) };
@@ -402,7 +421,7 @@ static void capi_row(sqlite3_stmt *s, void *ctx)
 static void ext_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
-    tick(l->m);
+    tick(l);
     GROW(l->exts.v, l->exts.n, l->exts.cap);
     l->exts.v[l->exts.n++] = (uint32_t)sqlite3_column_int64(s, 1);
 }
@@ -459,14 +478,76 @@ static int64_t enq_of(const struct enq_table *e, uint32_t c)
     return lo && e->corr[lo - 1] == c ? e->start[lo - 1] : -1;
 }
 
+/* Appends the ns elements at src to the array *dst, and frees src: from
+ * its end, a megabyte at a time, each copied piece cut off src at once, so
+ * that the two never hold the elements twice. */
+static void append_released(void *dst_, size_t *n, size_t *cap, void *src, size_t ns, size_t size)
+{
+    void **dst = dst_;
+    if (!ns) {
+        free(src);
+        return;
+    }
+    if (*n + ns > *cap) {
+        void *grown = realloc(*dst, (*n + ns) * size);
+        if (!grown)
+            model_out_of_memory();
+        *dst = grown;
+        *cap = *n + ns;
+    }
+    char *d = (char *)*dst + *n * size, *s = src;
+    size_t piece = ((size_t)1 << 20) / size + 1;
+    for (size_t end = ns; end > 0;) {
+        size_t start = end > piece ? end - piece : 0;
+        memcpy(d + start * size, s + start * size, (end - start) * size);
+        end = start;
+        char *shrunk = start ? realloc(s, start * size) : NULL;
+        if (shrunk)
+            s = shrunk;
+    }
+    free(s);
+    *n += ns;
+}
+
+/* Joins a shadow's rows to the ones read here, after them, as one thread
+ * reading them all would have. */
+static void join_shadow(struct loading *l, struct loading *sh)
+{
+    struct proc *p = l->p, *q = sh->p;
+    for (size_t i = 0; i < q->ncalls; i++) {
+        struct call *c = &q->calls[i];
+        int callsite = c->site, pystack = (int)c->corr;
+        c->site = callsite || pystack ? model_site(p, callsite, pystack) : 0;
+        c->corr = 0;
+    }
+    append_released(&p->calls, &p->ncalls, &p->calls_cap, q->calls, q->ncalls, sizeof *q->calls);
+    append_released(&p->ops, &p->nops, &p->ops_cap, q->ops, q->nops, sizeof *q->ops);
+    append_released(&l->capis.v, &l->capis.n, &l->capis.cap, sh->capis.v, sh->capis.n, sizeof *sh->capis.v);
+    append_released(&l->exts.v, &l->exts.n, &l->exts.cap, sh->exts.v, sh->exts.n, sizeof *sh->exts.v);
+    if (l->m->progress && sh->rows) {
+        l->m->rows_read += sh->rows;
+        if (l->m->rows_read >= 1000000)
+            fprintf(stderr, "\rgputrace-report: %llu M rows read", (unsigned long long)(l->m->rows_read / 1000000));
+    }
+}
+
 static void read_table(struct model *m, struct proc *p, size_t k, struct loading *l)
 {
-    int rc = rowruns_each(m->dbs[p->db], readers[k].sql, &p->rows->t[readers[k].t], p->id, readers[k].fn, l);
-    if (rc != SQLITE_OK) {
+    struct proc shadow_proc = { 0 };
+    struct loading shadow = { .m = m, .p = &shadow_proc, .shadow = 1 };
+    int rc, rc2;
+    int split = rowruns_each_split(m->dbs[p->db], m->dbs2 ? m->dbs2[p->db] : NULL, readers[k].t, readers[k].sql,
+                                   &p->rows->t[readers[k].t], p->id, readers[k].fn, l, &shadow, &rc, &rc2);
+    if (split)
+        join_shadow(l, &shadow);
+    for (int half = 0; half < 2; half++) {
+        int r = half ? rc2 : rc;
+        if (r == SQLITE_OK)
+            continue;
         char what[96];
         const char *from = strstr(readers[k].sql, " FROM ") + 6;
         snprintf(what, sizeof what, "%.*s of pid %d", (int)strcspn(from, " "), from, p->pid);
-        note_damage(m, p->db, rc, what);
+        note_damage(m, p->db, r, what);
     }
 }
 
@@ -486,7 +567,7 @@ static void *presized(int64_t n, size_t size, size_t *cap)
 void model_load_proc(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
-    struct loading l = { m, p, { 0 }, { 0 } };
+    struct loading l = { .m = m, .p = p };
     if (!p->rows)
         return;
     const struct rowruns *t = p->rows->t;
@@ -682,6 +763,26 @@ static int pick_run(struct model *m, const char *run, char *err, size_t errlen)
     return 0;
 }
 
+/* A second connection to each database, for the thread that reads the
+ * second half of a big table (rowruns_each_split); none when
+ * GPUTRACE_REPORT_THREADS is 1, or where it cannot be had (one thread
+ * then reads all, as fast as before). */
+static void open_second_connections(struct model *m)
+{
+    const char *threads = getenv("GPUTRACE_REPORT_THREADS");
+    if (threads && !strcmp(threads, "1"))
+        return;
+    m->dbs2 = calloc(m->ndbs, sizeof *m->dbs2);
+    for (size_t d = 0; m->dbs2 && d < m->ndbs; d++) {
+        if (sqlite3_open_v2(m->paths[d], &m->dbs2[d], SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+            sqlite3_close(m->dbs2[d]);
+            m->dbs2[d] = NULL;
+            continue;
+        }
+        sqlite3_busy_timeout(m->dbs2[d], 5000);
+    }
+}
+
 int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen)
 {
     int progress = m->progress;
@@ -700,6 +801,7 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
             return -1;
         }
     }
+    open_second_connections(m);
     if (pick_run(m, run, err, errlen) != 0)
         return -1;
     size_t cap = 0;
@@ -803,10 +905,14 @@ void model_free(struct model *m)
     free(m->api_names);
     free(m->roles);
     free(m->answers);
-    for (size_t i = 0; i < m->ndbs; i++)
+    for (size_t i = 0; i < m->ndbs; i++) {
         if (m->dbs[i])
             sqlite3_close(m->dbs[i]);
+        if (m->dbs2 && m->dbs2[i])
+            sqlite3_close(m->dbs2[i]);
+    }
     free(m->dbs);
+    free(m->dbs2);
     memset(m, 0, sizeof *m);
 }
 

@@ -117,6 +117,7 @@ struct model {
     int32_t *answers;                    /* a result that is no error besides 0 (model_result_failed) */
     /* per process: kernel names and call sites, looked up by (process index, id) */
     sqlite3 **dbs; size_t ndbs;
+    sqlite3 **dbs2;                      /* second connections, for reading in two threads (or NULL) */
     const char *const *paths;            /* their file names (the caller's) */
     char damaged[512];                   /* the first read a damaged file cut short, "" if none */
     int64_t t0;                          /* earliest realtime start, for aligned times */

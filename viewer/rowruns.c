@@ -2,6 +2,8 @@
 #include "viewer/rowruns.h"
 #include "collector/call_block.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,13 +55,8 @@ static int64_t table_count(sqlite3 *db, int t)
     return n;
 }
 
-static int add_row(struct rowruns *r, int64_t rowid)
+static int push_run(struct rowruns *r, int64_t first, int64_t last)
 {
-    if (r->n && rowid >= r->v[r->n - 1].first && rowid - r->v[r->n - 1].last <= RUN_GAP) {
-        if (rowid > r->v[r->n - 1].last)
-            r->v[r->n - 1].last = rowid;
-        return 0;
-    }
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
         struct rowrun *v = realloc(r->v, cap * sizeof *v);
@@ -68,8 +65,18 @@ static int add_row(struct rowruns *r, int64_t rowid)
         r->v = v;
         r->cap = cap;
     }
-    r->v[r->n++] = (struct rowrun){ rowid, rowid };
+    r->v[r->n++] = (struct rowrun){ first, last };
     return 0;
+}
+
+static int add_row(struct rowruns *r, int64_t rowid)
+{
+    if (r->n && rowid >= r->v[r->n - 1].first && rowid - r->v[r->n - 1].last <= RUN_GAP) {
+        if (rowid > r->v[r->n - 1].last)
+            r->v[r->n - 1].last = rowid;
+        return 0;
+    }
+    return push_run(r, rowid, rowid);
 }
 
 static struct rows_of *lookup(struct rows_of *v, size_t n, size_t *last, int64_t id)
@@ -183,6 +190,103 @@ int rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t 
     }
     sqlite3_finalize(s);
     return err;
+}
+
+static const char *const table_name[RT_TABLES] = {
+    [RT_API_CALL] = "api_call", [RT_CALL_BLOCK] = "api_call_block", [RT_GPU_OP] = "gpu_op",
+    [RT_CUPTI_API] = "cupti_api", [RT_EXT_CORR] = "ext_corr",
+};
+
+/* The table's lowest and highest rowid: the bounds of a run that stands
+ * for the whole table.  Returns -1 if the table is empty or unreadable. */
+static int rowid_bounds(sqlite3 *db, enum row_table t, int64_t *lo, int64_t *hi)
+{
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT min(rowid), max(rowid) FROM %s", table_name[t]);
+    sqlite3_stmt *s;
+    int ok = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+        *lo = sqlite3_column_int64(s, 0);
+        *hi = sqlite3_column_int64(s, 1);
+        ok = *lo <= *hi;
+    }
+    sqlite3_finalize(s);
+    return ok ? 0 : -1;
+}
+
+/* Cuts r at half its rowids (a run may be cut in two) into a and b. */
+static int split_runs(sqlite3 *db, enum row_table t, const struct rowruns *r, struct rowruns *a, struct rowruns *b)
+{
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    if ((r->v[0].first == INT64_MIN || r->v[r->n - 1].last == INT64_MAX) && rowid_bounds(db, t, &lo, &hi) != 0)
+        return -1;
+    uint64_t total = 0;
+    for (size_t k = 0; k < r->n; k++) {
+        int64_t f = r->v[k].first > lo ? r->v[k].first : lo, l = r->v[k].last < hi ? r->v[k].last : hi;
+        if (l >= f)
+            total += (uint64_t)l - (uint64_t)f + 1;
+    }
+    uint64_t half = total / 2, seen = 0;
+    for (size_t k = 0; k < r->n; k++) {
+        int64_t f = r->v[k].first > lo ? r->v[k].first : lo, l = r->v[k].last < hi ? r->v[k].last : hi;
+        if (l < f)
+            continue;
+        uint64_t len = (uint64_t)l - (uint64_t)f + 1;
+        int rc = 0;
+        if (seen + len <= half) {
+            rc = push_run(a, f, l);
+        } else if (seen >= half) {
+            rc = push_run(b, f, l);
+        } else {
+            int64_t mid = (int64_t)((uint64_t)f + (half - seen) - 1);
+            rc = push_run(a, f, mid) | push_run(b, mid + 1, l);
+        }
+        if (rc != 0)
+            return -1;
+        seen += len;
+    }
+    return a->n && b->n ? 0 : -1;
+}
+
+struct half_job {
+    sqlite3 *db;
+    const char *sql;
+    const struct rowruns *runs;
+    int64_t id;
+    void (*fn)(sqlite3_stmt *s, void *ctx);
+    void *ctx;
+    int rc;
+};
+
+static void *read_half(void *arg)
+{
+    struct half_job *j = arg;
+    j->rc = rowruns_each(j->db, j->sql, j->runs, j->id, j->fn, j->ctx);
+    return NULL;
+}
+
+int rowruns_each_split(sqlite3 *db, sqlite3 *db2, enum row_table t, const char *sql, const struct rowruns *r,
+                       int64_t id, void (*fn)(sqlite3_stmt *s, void *ctx), void *ctx, void *ctx2, int *rc, int *rc2)
+{
+    struct rowruns a = { 0 }, b = { 0 };
+    pthread_t th;
+    struct half_job j = { db2, sql, &b, id, fn, ctx2, SQLITE_OK };
+    *rc2 = SQLITE_OK;
+    if (!db2 || !r->n || r->count < ROWRUNS_SPLIT_MIN || split_runs(db, t, r, &a, &b) != 0 ||
+        pthread_create(&th, NULL, read_half, &j) != 0) {
+        free(a.v);
+        free(b.v);
+        *rc = rowruns_each(db, sql, r, id, fn, ctx);
+        return 0;
+    }
+    *rc = rowruns_each(db, sql, &a, id, fn, ctx);
+    pthread_join(th, NULL);
+    *rc2 = j.rc;
+    free(a.v);
+    free(b.v);
+    return 1;
 }
 
 void rowruns_free(struct proc_rows *r)

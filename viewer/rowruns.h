@@ -53,6 +53,18 @@ int rowruns_find(sqlite3 *db, struct rows_of *v, size_t n);
 int rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t id,
                  void (*fn)(sqlite3_stmt *s, void *ctx), void *ctx);
 
+/* rowruns_each in two threads, when the runs hold at least
+ * ROWRUNS_SPLIT_MIN rows and db2 (a second connection to the same file) is
+ * given: the first half of the rows, by rowid, goes to fn with ctx on this
+ * thread, the second to fn with ctx2 on another thread reading db2, so
+ * fn(ctx2) must touch nothing that fn(ctx) does.  Decoding rows is most of
+ * the report's time, and it halves.  Returns 1 when it split (ctx2 got the
+ * rows after ctx's, in order), 0 when all went to ctx on this thread; *rc
+ * and *rc2 are each half's result, as rowruns_each's. */
+#define ROWRUNS_SPLIT_MIN 256
+int rowruns_each_split(sqlite3 *db, sqlite3 *db2, enum row_table t, const char *sql, const struct rowruns *r,
+                       int64_t id, void (*fn)(sqlite3_stmt *s, void *ctx), void *ctx, void *ctx2, int *rc, int *rc2);
+
 void rowruns_free(struct proc_rows *r);
 
 #endif

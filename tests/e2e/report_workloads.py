@@ -246,6 +246,21 @@ def check_python_stacks(name, d):
               f"{name}: {f['kind']} rank {f['rank']}: python_stack holds the shown line, down to <module>")
 
 
+def check_one_thread(name, db, out, trace):
+    """The report reads a big table's halves in two threads (the workloads'
+    tables are big enough): read by one thread, the report and the Chrome
+    trace are the same, byte for byte."""
+    one = os.path.join(tmp, name + ".one.json")
+    args = [os.path.join(build, "gputrace-report"), "--format", "json", db]
+    if name == "train_demo":
+        args[1:1] = ["--chrome-trace", one]
+    seq = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, GPUTRACE_REPORT_THREADS="1"))
+    same = seq.returncode == 0 and seq.stdout == out.stdout
+    if name == "train_demo":
+        same = same and open(one, "rb").read() == open(trace, "rb").read()
+    check(same, f"{name}: read by one thread, the same report" + (" and Chrome trace" if name == "train_demo" else ""))
+
+
 def record_and_report(name, run, db):
     path = app_path(name)
     cmd = ["python3", path] if path.endswith(".py") else [os.path.join(build, "tests", "apps", name)]
@@ -318,6 +333,7 @@ for name in names:
     if out.returncode:
         continue
     check_shape(name, d)
+    check_one_thread(name, db, out, trace)
     for ok, what, _ in verdicts:
         check(ok, what)
     if name in ("train_demo", "overlapped"):

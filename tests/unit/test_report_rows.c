@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- rowruns ----------------------------------------------------------- */
 
@@ -21,10 +22,11 @@ static void exec(const char *sql)
     cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &err), SQLITE_OK, "%s: %s", sql, err ? err : "");
 }
 
-/* The tables rowruns reads, with process rows for ids 1..nprocs. */
-static void make_db(int nprocs)
+/* The tables rowruns reads, with process rows for ids 1..nprocs, in a file
+ * (path) or in memory (NULL). */
+static void make_db_at(const char *path, int nprocs)
 {
-    cr_assert_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_open(path ? path : ":memory:", &db), SQLITE_OK);
     exec("CREATE TABLE process(id INTEGER PRIMARY KEY);"
          "CREATE TABLE api_call(process_id INTEGER, end_ns INTEGER);"
          "CREATE TABLE api_call_block(process_id INTEGER, format INTEGER, n INTEGER, data BLOB);"
@@ -47,6 +49,11 @@ static void append(int p, int rows)
              " INSERT INTO api_call SELECT %d, ((SELECT coalesce(max(rowid), 0) FROM api_call) + 1 + k) * 10 FROM r",
              rows, p);
     exec(sql);
+}
+
+static void make_db(int nprocs)
+{
+    make_db_at(NULL, nprocs);
 }
 
 struct seen { int64_t *rowids; size_t n; };
@@ -161,6 +168,85 @@ Test(rowruns, call_blocks_count_the_calls_they_hold)
     rowruns_free(&v[0].rows);
     rowruns_free(&v[1].rows);
     sqlite3_close(db);
+}
+
+/* rowruns_each_split on process p: the two halves, joined, are exactly
+ * the rows SQL says are p's, in rowid order, each half holding a fair share. */
+static void check_split(sqlite3 *db2, const struct rows_of *r, int p)
+{
+    struct seen a = { 0 }, b = { 0 };
+    int rc, rc2;
+    int split = rowruns_each_split(db, db2, RT_API_CALL, "SELECT process_id, rowid FROM api_call WHERE rowid BETWEEN ?1 AND ?2",
+                                   &r->rows.t[RT_API_CALL], p, collect, &a, &b, &rc, &rc2);
+    cr_assert_eq(split, 1, "process %d: read in two threads", p);
+    cr_assert_eq(rc, SQLITE_OK);
+    cr_assert_eq(rc2, SQLITE_OK);
+    cr_assert_gt(a.n, (a.n + b.n) / 4, "process %d: first half %zu of %zu rows", p, a.n, a.n + b.n);
+    cr_assert_gt(b.n, (a.n + b.n) / 4, "process %d: second half %zu of %zu rows", p, b.n, a.n + b.n);
+    sqlite3_stmt *s;
+    sqlite3_prepare_v2(db, "SELECT rowid FROM api_call WHERE process_id = ? ORDER BY rowid", -1, &s, NULL);
+    sqlite3_bind_int(s, 1, p);
+    size_t i = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        cr_assert_lt(i, a.n + b.n, "process %d: only %zu rows read", p, a.n + b.n);
+        int64_t got = i < a.n ? a.rowids[i] : b.rowids[i - a.n];
+        cr_assert_eq(got, sqlite3_column_int64(s, 0), "process %d, row %zu", p, i);
+        i++;
+    }
+    sqlite3_finalize(s);
+    cr_assert_eq(i, a.n + b.n, "process %d: %zu rows read, %zu are its", p, a.n + b.n, i);
+    free(a.rowids);
+    free(b.rowids);
+}
+
+Test(rowruns, big_tables_are_read_in_two_halves_in_order)
+{
+    char path[] = "/tmp/test_report_rows_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    make_db_at(path, 2);
+    for (int round = 0; round < 10; round++) { /* two writers taking turns */
+        append(1, 300 + round);
+        append(2, 40);
+    }
+    sqlite3 *db2;
+    cr_assert_eq(sqlite3_open_v2(path, &db2, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    struct rows_of v[2] = { { .id = 1 }, { .id = 2 } };
+    cr_assert_eq(rowruns_find(db, v, 2), 0);
+    check_split(db2, &v[0], 1);
+    check_split(db2, &v[1], 2);
+    /* without a second connection, or with few rows: all on this thread */
+    struct seen a = { 0 }, b = { 0 };
+    int rc, rc2;
+    const char *sql = "SELECT process_id, rowid FROM api_call WHERE rowid BETWEEN ?1 AND ?2";
+    cr_assert_eq(rowruns_each_split(db, NULL, RT_API_CALL, sql, &v[0].rows.t[RT_API_CALL], 1, collect, &a, &b, &rc, &rc2), 0);
+    cr_assert_eq(a.n, (size_t)v[0].rows.t[RT_API_CALL].count);
+    cr_assert_eq(b.n, 0);
+    free(a.rowids);
+    a = (struct seen){ 0 };
+    struct rowruns few = v[0].rows.t[RT_API_CALL];
+    few.count = ROWRUNS_SPLIT_MIN - 1;
+    cr_assert_eq(rowruns_each_split(db, db2, RT_API_CALL, sql, &few, 1, collect, &a, &b, &rc, &rc2), 0);
+    cr_assert_eq(b.n, 0);
+    free(a.rowids);
+    for (int k = 0; k < 2; k++)
+        rowruns_free(&v[k].rows);
+    sqlite3_close(db);
+    sqlite3_close(db2);
+    /* a process alone in its file: the whole table, cut at half its rowids */
+    unlink(path);
+    make_db_at(path, 1);
+    append(1, 2000);
+    cr_assert_eq(sqlite3_open_v2(path, &db2, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    struct rows_of w[1] = { { .id = 1 } };
+    cr_assert_eq(rowruns_find(db, w, 1), 0);
+    cr_assert_eq(w[0].rows.t[RT_API_CALL].v[0].first, INT64_MIN);
+    check_split(db2, &w[0], 1);
+    rowruns_free(&w[0].rows);
+    sqlite3_close(db2);
+    sqlite3_close(db);
+    unlink(path);
 }
 
 Test(rowruns, tables_a_file_lacks_are_read_as_empty)
