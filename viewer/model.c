@@ -2,34 +2,18 @@
  * Every failure is a one-line reason, never a crash: a missing file, a file
  * that is not SQLite, a database of another schema version, no such run. */
 #define _GNU_SOURCE
-#include "viewer/model.h"
+#include "viewer/model_internal.h"
 #include "viewer/timeline.h"
 #include "viewer/idmap.h"
 #include "viewer/rowruns.h"
-#include "viewer/sort_by_time.h"
-#include "collector/call_block.h"
 #include "collector/schema.h"
 
-#include <malloc.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#define GROW(arr, n, cap) do {                                            \
-        if ((n) == (cap)) {                                               \
-            (cap) = (cap) ? (cap) * 2 : 256;                              \
-            void *p_ = realloc((arr), (cap) * sizeof *(arr));             \
-            if (!p_)                                                      \
-                model_out_of_memory();                                    \
-            (arr) = p_;                                                   \
-        }                                                                 \
-    } while (0)
-
-/* Notes the first read a damaged file cut short (model.damaged): what was
- * read before it is kept, and the report says what it lacks. */
-static void note_damage(struct model *m, int db, int rc, const char *what)
+void model_note_damage(struct model *m, int db, int rc, const char *what)
 {
     if (rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW || m->damaged[0])
         return;
@@ -189,85 +173,10 @@ static int load_apis(struct model *m, sqlite3 *db)
     return 0;
 }
 
-/* ---- correlation: which CUPTI API record lies inside which wrapped call -- */
-
-struct capi { int64_t start, end; int tid; uint32_t corr; };
-
-/* Tolerance of the containment test: host and CUPTI records come from the
- * same converted clock; a little slack covers a recalibration in between. */
-#define MATCH_SLACK_NS 2000
-
-struct capi_list { struct capi *v; size_t n, cap; };
-struct corr_list { uint32_t *v; size_t n, cap; };
-
 void model_out_of_memory(void)
 {
     fprintf(stderr, "gputrace-report: out of memory\n");
     exit(1);
-}
-
-/* The n records at base in order of (thread, start): sorted by start, then
- * stably by thread (each sort is one pass when the records are in that
- * order already: calls come sorted by start, and mostly from one thread). */
-static struct sort_key *thread_order(const void *base, size_t n, size_t size, size_t start_off, size_t tid_off)
-{
-    const char *b = base;
-    struct sort_key *k = malloc((n + 1) * sizeof *k);
-    if (!k)
-        model_out_of_memory();
-    for (size_t i = 0; i < n; i++) {
-        int64_t t;
-        memcpy(&t, b + i * size + start_off, sizeof t);
-        k[i] = (struct sort_key){ t, i };
-    }
-    if (sort_keys(k, n) != 0)
-        model_out_of_memory();
-    for (size_t j = 0; j < n; j++) {
-        int tid;
-        memcpy(&tid, b + k[j].i * size + tid_off, sizeof tid);
-        k[j].t = tid;
-    }
-    if (sort_keys(k, n) != 0)
-        model_out_of_memory();
-    return k;
-}
-
-/* Matches each wrapped call to the CUPTI API record made inside it (same
- * thread, contained in time).  The CUPTI records are put in (thread, start)
- * order in place, and their sort keys freed before the calls' are made:
- * both key arrays at once were the report's peak on a big rank. */
-static void correlate(struct proc *p, struct capi_list *l)
-{
-    size_t n = l->n;
-    struct sort_key *ao = thread_order(l->v, n, sizeof *l->v, offsetof(struct capi, start), offsetof(struct capi, tid));
-    struct capi tmp;
-    permute_by_keys(l->v, sizeof *l->v, ao, n, &tmp);
-    free(ao);
-    struct sort_key *co = thread_order(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start),
-                                       offsetof(struct call, tid));
-    const struct capi *a = l->v;
-    size_t j = 0;
-    for (size_t i = 0; i < p->ncalls; i++) {
-        struct call *c = &p->calls[co[i].i];
-        while (j < n && (a[j].tid < c->tid || (a[j].tid == c->tid && a[j].start < c->start - MATCH_SLACK_NS)))
-            j++;
-        /* skip records of unwrapped calls made before this one */
-        while (j < n && a[j].tid == c->tid && a[j].end > c->end + MATCH_SLACK_NS &&
-               a[j].start < c->start + MATCH_SLACK_NS)
-            j++;
-        if (j < n && a[j].tid == c->tid && a[j].start <= c->end + MATCH_SLACK_NS &&
-            a[j].end <= c->end + MATCH_SLACK_NS) {
-            c->corr = a[j].corr;
-            j++; /* a record belongs to one call */
-        }
-    }
-    free(co);
-}
-
-static int cmp_call(const void *a, const void *b)
-{
-    const struct call *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
 }
 
 void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char ***v, int *n)
@@ -297,330 +206,12 @@ void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char
     sqlite3_finalize(s);
 }
 
-static int cmp_gop(const void *a, const void *b)
-{
-    const struct gop *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* ---- loading a process ------------------------------------------------------ */
-
-/* An API id read from a row, or 0 if the api table does not have it: ids
- * index api_names and roles unchecked everywhere else. */
-static int api_id(const struct model *m, int api)
-{
-    return api < 0 || api >= m->napis ? 0 : api;
-}
-
 const char *model_api_name(const struct model *m, int api)
 {
     const char *n = api >= 0 && api < m->napis ? m->api_names[api] : NULL;
     return n ? n : "?";
 }
 
-/* What a process's rows are read into (model_load_proc).  A shadow is the
- * second half of a table read on another thread (rowruns_each_split): it
- * has a process of its own to fill, counts its rows itself, and leaves
- * call sites unresolved, since they are interned into the real process's
- * table, in the order of the rows, when the halves are joined. */
-struct loading {
-    struct model *m;
-    struct proc *p;
-    struct capi_list capis;
-    struct corr_list exts;
-    int shadow;
-    uint64_t rows;
-};
-
-/* Counts a row read; every million, the progress line. */
-static void tick(struct loading *l)
-{
-    struct model *m = l->m;
-    if (l->shadow)
-        l->rows++;
-    else if (m->progress && ++m->rows_read % 1000000 == 0)
-        fprintf(stderr, "\rgputrace-report: %llu M rows read", (unsigned long long)(m->rows_read / 1000000));
-}
-
-/* A call read from an api_call row or a call block, with its C and Python
- * stacks (which make its site). */
-static void add_call(struct loading *l, struct call c, int api, int callsite, int pystack)
-{
-    struct proc *p = l->p;
-    c.api = (uint16_t)api_id(l->m, api);
-    model_span(&c.start, &c.end);
-    if (l->shadow) { /* raw, until the halves are joined (corr is set later) */
-        c.site = callsite;
-        c.corr = (uint32_t)pystack;
-    } else if (callsite || pystack) {
-        c.site = model_site(p, callsite, pystack);
-    }
-    GROW(p->calls, p->ncalls, p->calls_cap);
-    p->calls[p->ncalls++] = c;
-}
-
-static void call_row(sqlite3_stmt *s, void *ctx)
-{
-    struct loading *l = ctx;
-    tick(l);
-    add_call(l,
-             (struct call){ .start = sqlite3_column_int64(s, 1), .end = sqlite3_column_int64(s, 2),
-                            .stream = sqlite3_column_int64(s, 3), .event = sqlite3_column_int64(s, 4),
-                            .bytes = sqlite3_column_int64(s, 5), .call_id = sqlite3_column_int64(s, 6),
-                            .tid = sqlite3_column_int(s, 8), .copy_kind = (uint8_t)sqlite3_column_int(s, 9),
-                            .mem_kind = (uint8_t)sqlite3_column_int(s, 10), .result = sqlite3_column_int(s, 11) },
-             sqlite3_column_int(s, 7), sqlite3_column_int(s, 12), sqlite3_column_int(s, 13));
-}
-
-/* calls the writer stored in bulk (collector/call_block.h) */
-static void block_row(sqlite3_stmt *s, void *ctx)
-{
-    struct loading *l = ctx;
-    const void *data = sqlite3_column_blob(s, 3);
-    int n = sqlite3_column_int(s, 2);
-    if (!gt_call_block_valid(sqlite3_column_int(s, 1), n, data, sqlite3_column_bytes(s, 3)))
-        return;
-    for (int i = 0; i < n; i++) {
-        tick(l);
-        struct gt_call_packed r = gt_call_block_row(data, i);
-        add_call(l,
-                 (struct call){ .start = r.start_ns, .end = r.end_ns, .stream = r.stream, .event = r.event,
-                                .bytes = r.bytes, .call_id = r.call_id, .tid = (int)r.tid, .copy_kind = r.copy_kind,
-                                .mem_kind = r.mem_kind, .result = r.result },
-                 r.api, (int)r.callsite, (int)r.pystack);
-    }
-}
-
-static void op_row(sqlite3_stmt *s, void *ctx)
-{
-    struct loading *l = ctx;
-    struct proc *p = l->p;
-    tick(l);
-    GROW(p->ops, p->nops, p->ops_cap);
-    p->ops[p->nops++] = (struct gop){ .kind = (uint8_t)sqlite3_column_int(s, 1),
-                                      .device = (int16_t)sqlite3_column_int(s, 2),
-                                      .stream = sqlite3_column_int(s, 3), .name = sqlite3_column_int(s, 4),
-                                      .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
-                                      .bytes = sqlite3_column_int64(s, 7),
-                                      .copy_kind = (uint8_t)sqlite3_column_int(s, 8),
-                                      .src_kind = (uint8_t)sqlite3_column_int(s, 9),
-                                      .dst_kind = (uint8_t)sqlite3_column_int(s, 10),
-                                      .corr = (uint32_t)sqlite3_column_int64(s, 11) };
-    model_span(&p->ops[p->nops - 1].start, &p->ops[p->nops - 1].end);
-}
-
-static void capi_row(sqlite3_stmt *s, void *ctx)
-{
-    struct loading *l = ctx;
-    tick(l);
-    GROW(l->capis.v, l->capis.n, l->capis.cap);
-    l->capis.v[l->capis.n++] = (struct capi){ model_ns(sqlite3_column_int64(s, 2)), model_ns(sqlite3_column_int64(s, 3)),
-                                              sqlite3_column_int(s, 1), (uint32_t)sqlite3_column_int64(s, 4) };
-}
-
-static void ext_row(sqlite3_stmt *s, void *ctx)
-{
-    struct loading *l = ctx;
-    tick(l);
-    GROW(l->exts.v, l->exts.n, l->exts.cap);
-    l->exts.v[l->exts.n++] = (uint32_t)sqlite3_column_int64(s, 1);
-}
-
-/* Each table's rows of one process, read run by run (rowruns.h); GPU
- * operations last, once the CUPTI API records are matched and freed. */
-static const struct { enum row_table t; const char *sql; void (*fn)(sqlite3_stmt *, void *); } readers[] = {
-    /* (each table's name is the word after FROM) */
-    { RT_API_CALL, "SELECT process_id, start_ns, end_ns, stream, event, bytes, call_id, api, tid, copy_kind,"
-                   " mem_kind, result, callsite, pystack FROM api_call WHERE rowid BETWEEN ?1 AND ?2", call_row },
-    { RT_CALL_BLOCK, "SELECT process_id, format, n, data FROM api_call_block WHERE rowid BETWEEN ?1 AND ?2", block_row },
-    { RT_CUPTI_API, "SELECT process_id, tid, start_ns, end_ns, correlation FROM cupti_api"
-                    " WHERE rowid BETWEEN ?1 AND ?2", capi_row },
-    { RT_EXT_CORR, "SELECT process_id, correlation FROM ext_corr WHERE rowid BETWEEN ?1 AND ?2", ext_row },
-    { RT_GPU_OP, "SELECT process_id, kind, device, stream_id, name_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
-                 " dst_kind, correlation FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND kind IN (1, 2, 3)", op_row },
-};
-
-/* The enqueue time of GPU work: the start of the CUPTI API record with its
- * correlation id.  Sorted by correlation, looked up by bisection: a third
- * of a hash map's memory. */
-struct enq_table { uint32_t *corr; int64_t *start; size_t n; };
-
-static struct enq_table enq_table(const struct capi_list *l)
-{
-    struct enq_table e = { malloc((l->n + 1) * sizeof *e.corr), malloc((l->n + 1) * sizeof *e.start), 0 };
-    struct sort_key *k = malloc((l->n + 1) * sizeof *k);
-    if (!e.corr || !e.start || !k)
-        model_out_of_memory();
-    for (size_t i = 0; i < l->n; i++)
-        k[i] = (struct sort_key){ l->v[i].corr, i };
-    if (sort_keys(k, l->n) != 0)
-        model_out_of_memory();
-    for (size_t j = 0; j < l->n; j++) {
-        e.corr[j] = (uint32_t)k[j].t;
-        e.start[j] = l->v[k[j].i].start;
-    }
-    e.n = l->n;
-    free(k);
-    return e;
-}
-
-/* The latest record with correlation c (ties: the one read last), or -1. */
-static int64_t enq_of(const struct enq_table *e, uint32_t c)
-{
-    size_t lo = 0, hi = e->n;
-    while (lo < hi) { /* first index with corr > c */
-        size_t mid = lo + (hi - lo) / 2;
-        if (e->corr[mid] <= c)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo && e->corr[lo - 1] == c ? e->start[lo - 1] : -1;
-}
-
-/* Appends the ns elements at src to the array *dst, and frees src: from
- * its end, a megabyte at a time, each copied piece cut off src at once, so
- * that the two never hold the elements twice. */
-static void append_released(void *dst_, size_t *n, size_t *cap, void *src, size_t ns, size_t size)
-{
-    void **dst = dst_;
-    if (!ns) {
-        free(src);
-        return;
-    }
-    if (*n + ns > *cap) {
-        void *grown = realloc(*dst, (*n + ns) * size);
-        if (!grown)
-            model_out_of_memory();
-        *dst = grown;
-        *cap = *n + ns;
-    }
-    char *d = (char *)*dst + *n * size, *s = src;
-    size_t piece = ((size_t)1 << 20) / size + 1;
-    for (size_t end = ns; end > 0;) {
-        size_t start = end > piece ? end - piece : 0;
-        memcpy(d + start * size, s + start * size, (end - start) * size);
-        end = start;
-        char *shrunk = start ? realloc(s, start * size) : NULL;
-        if (shrunk)
-            s = shrunk;
-    }
-    free(s);
-    *n += ns;
-}
-
-/* Joins a shadow's rows to the ones read here, after them, as one thread
- * reading them all would have. */
-static void join_shadow(struct loading *l, struct loading *sh)
-{
-    struct proc *p = l->p, *q = sh->p;
-    for (size_t i = 0; i < q->ncalls; i++) {
-        struct call *c = &q->calls[i];
-        int callsite = c->site, pystack = (int)c->corr;
-        c->site = callsite || pystack ? model_site(p, callsite, pystack) : 0;
-        c->corr = 0;
-    }
-    append_released(&p->calls, &p->ncalls, &p->calls_cap, q->calls, q->ncalls, sizeof *q->calls);
-    append_released(&p->ops, &p->nops, &p->ops_cap, q->ops, q->nops, sizeof *q->ops);
-    append_released(&l->capis.v, &l->capis.n, &l->capis.cap, sh->capis.v, sh->capis.n, sizeof *sh->capis.v);
-    append_released(&l->exts.v, &l->exts.n, &l->exts.cap, sh->exts.v, sh->exts.n, sizeof *sh->exts.v);
-    if (l->m->progress && sh->rows) {
-        l->m->rows_read += sh->rows;
-        if (l->m->rows_read >= 1000000)
-            fprintf(stderr, "\rgputrace-report: %llu M rows read", (unsigned long long)(l->m->rows_read / 1000000));
-    }
-}
-
-static void read_table(struct model *m, struct proc *p, size_t k, struct loading *l)
-{
-    struct proc shadow_proc = { 0 };
-    struct loading shadow = { .m = m, .p = &shadow_proc, .shadow = 1 };
-    int rc, rc2;
-    int split = rowruns_each_split(m->dbs[p->db], m->dbs2 ? m->dbs2[p->db] : NULL, readers[k].t, readers[k].sql,
-                                   &p->rows->t[readers[k].t], p->id, readers[k].fn, l, &shadow, &rc, &rc2);
-    if (split)
-        join_shadow(l, &shadow);
-    for (int half = 0; half < 2; half++) {
-        int r = half ? rc2 : rc;
-        if (r == SQLITE_OK)
-            continue;
-        char what[96];
-        const char *from = strstr(readers[k].sql, " FROM ") + 6;
-        snprintf(what, sizeof what, "%.*s of pid %d", (int)strcspn(from, " "), from, p->pid);
-        note_damage(m, p->db, r, what);
-    }
-}
-
-/* Allocates an array for n elements at once when n is known: grown by
- * doubling instead, it would end up to twice that.  Left to grow if n is
- * unknown, absurd (a damaged file) or cannot be had in one piece. */
-static void *presized(int64_t n, size_t size, size_t *cap)
-{
-    if (n <= 0 || (uint64_t)n > ((size_t)1 << 40) / size)
-        return NULL;
-    void *v = malloc((size_t)n * size);
-    if (v)
-        *cap = (size_t)n;
-    return v;
-}
-
-void model_load_proc(struct model *m, size_t pi)
-{
-    struct proc *p = &m->procs[pi];
-    struct loading l = { .m = m, .p = p };
-    if (!p->rows)
-        return;
-    const struct rowruns *t = p->rows->t;
-    if (t[RT_API_CALL].count >= 0 && t[RT_CALL_BLOCK].count >= 0)
-        p->calls = presized(t[RT_API_CALL].count + t[RT_CALL_BLOCK].count, sizeof *p->calls, &p->calls_cap);
-    l.capis.v = presized(t[RT_CUPTI_API].count, sizeof *l.capis.v, &l.capis.cap);
-    size_t nreaders = sizeof readers / sizeof *readers;
-    for (size_t k = 0; k + 1 < nreaders; k++)
-        read_table(m, p, k, &l);
-
-    if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
-        qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
-    correlate(p, &l.capis);
-    struct enq_table enq = enq_table(&l.capis);
-    free(l.capis.v);
-
-    /* NCCL kernels: those whose correlation an external id points at */
-    struct idmap nccl = { 0 };
-    for (size_t i = 0; i < l.exts.n; i++)
-        idmap_put(&nccl, l.exts.v[i], 1, 1);
-    free(l.exts.v);
-
-    p->ops = presized(t[RT_GPU_OP].count, sizeof *p->ops, &p->ops_cap);
-    read_table(m, p, nreaders - 1, &l);
-    /* what each operation needs of the tables above, before they are freed
-     * and the operations sorted (whose keys would add to them) */
-    for (size_t i = 0; i < p->nops; i++) {
-        struct gop *g = &p->ops[i];
-        int64_t t = enq_of(&enq, g->corr), one;
-        g->enq = t >= 0 ? t : g->start;
-        const char *name = g->name > 0 && g->name < p->nnames ? p->names[g->name] : NULL;
-        g->nccl = g->kind == GOP_KERNEL && (idmap_get(&nccl, g->corr, &one) || (name && !strncmp(name, "nccl", 4)));
-    }
-    free(enq.corr);
-    free(enq.start);
-    idmap_free(&nccl);
-    if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
-        qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
-}
-
-void model_drop_proc(struct model *m, size_t pi)
-{
-    struct proc *p = &m->procs[pi];
-    model_free_timeline(m, pi);
-    free(p->calls);
-    free(p->ops);
-    p->calls = NULL;
-    p->ops = NULL;
-    p->ncalls = p->calls_cap = p->nops = p->ops_cap = 0;
-    /* give the freed pages back: glibc keeps them in its heap otherwise,
-     * and the next process's arrays would not all fit in the same holes */
-    malloc_trim(0);
-}
 
 /* What stays loaded for the whole report: kernel names, collectives (the
  * analyses across ranks need every rank's), calls left in flight, NVTX
@@ -646,7 +237,7 @@ static void load_process(struct model *m, struct proc *p)
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         /* refused by NCCL (an error other than ncclInProgress): it enqueued
          * nothing, so it is no collective; the call itself stays a call */
-        int api = api_id(m, sqlite3_column_int(s, 9));
+        int api = model_api_id(m, sqlite3_column_int(s, 9));
         if (model_result_failed(m, api, sqlite3_column_int(s, 21))) {
             p->refused_colls++;
             continue;
@@ -674,7 +265,7 @@ static void load_process(struct model *m, struct proc *p)
         model_span(&c->start, &c->end);
         model_span(&c->gstart, &c->gend);
     }
-    note_damage(m, p->db, rc, "collective");
+    model_note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);
 
     sqlite3_prepare_v2(db, "SELECT count(*) FROM inflight WHERE process_id = ?", -1, &s, NULL);
@@ -696,7 +287,7 @@ static int find_rows(struct model *m, size_t d)
             v[n++] = (struct rows_of){ .id = m->procs[i].id, .want_end = !m->procs[i].has_end };
     int rc = n ? rowruns_find(m->dbs[d], v, n) : SQLITE_OK;
     if (rc != SQLITE_NOMEM)
-        note_damage(m, (int)d, rc, "where each process's rows are");
+        model_note_damage(m, (int)d, rc, "where each process's rows are");
     for (size_t i = 0, k = 0; i < m->nprocs && k < n; i++) {
         struct proc *p = &m->procs[i];
         if (p->db != (int)d)
@@ -841,7 +432,7 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
             p->cupti_active = strcmp(p->cupti, "active") == 0;
             p->world = sqlite3_column_int(s, 13);
         }
-        note_damage(m, (int)d, rc, "process");
+        model_note_damage(m, (int)d, rc, "process");
         if (rc != SQLITE_DONE && bad_rc == SQLITE_DONE) {
             bad_rc = rc;
             bad_db = d;

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The tables read per process, in the order model.c reads them. */
+/* The tables read per process, in the order load_proc.c reads them. */
 enum row_table { RT_API_CALL, RT_CALL_BLOCK, RT_GPU_OP, RT_CUPTI_API, RT_EXT_CORR, RT_TABLES };
 
 struct rowrun { int64_t first, last; };
