@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "collector/cupti_sub.h"
+#include "collector/capi_block.h"
 #include "collector/clock.h"
 #include "collector/hash.h"
 #include "collector/schema.h"
@@ -263,7 +264,18 @@ static uint32_t intern_name(struct gt_db *db, const char *name)
     return 0;
 }
 
-static void store(struct gt_db *db, const CUpti_Activity *rec)
+/* API records of this drain, when it stores them in bulk */
+static struct gt_capi_packed capi_block[GT_BLOCK_ROWS];
+static int ncapi_block;
+
+static void flush_capi_block(struct gt_db *db)
+{
+    if (ncapi_block)
+        gt_db_capi_block(db, capi_block, ncapi_block);
+    ncapi_block = 0;
+}
+
+static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
 {
     switch (rec->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
@@ -299,7 +311,16 @@ static void store(struct gt_db *db, const CUpti_Activity *rec)
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: {
         const CUpti_ActivityAPI *a = (const void *)rec;
-        int64_t v[] = { rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? 1 : 2, a->cbid, a->threadId,
+        int domain = rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? 1 : 2;
+        if (bulk) {
+            capi_block[ncapi_block++] = (struct gt_capi_packed){ (int64_t)a->start, (int64_t)a->end, a->threadId,
+                                                                 a->cbid, a->correlationId, a->returnValue,
+                                                                 (uint8_t)domain, { 0 } };
+            if (ncapi_block == GT_BLOCK_ROWS)
+                flush_capi_block(db);
+            break;
+        }
+        int64_t v[] = { domain, a->cbid, a->threadId,
                         (int64_t)a->start, (int64_t)a->end, a->correlationId, a->returnValue };
         gt_db_exec_i64(db, GT_ST_CUPTI_API, v, 7);
         break;
@@ -317,26 +338,32 @@ static void store(struct gt_db *db, const CUpti_Activity *rec)
     }
 }
 
-size_t gt_cupti_drain(struct gt_db *db)
+size_t gt_cupti_drain_one(struct gt_db *db, int bulk, int bulk_after)
 {
-    size_t n = 0;
-    for (;;) {
-        pthread_mutex_lock(&queue_lock);
-        struct qbuf *q = q_head;
-        if (q) {
-            q_head = q->next;
-            if (!q_head)
-                q_tail = NULL;
-        }
-        pthread_mutex_unlock(&queue_lock);
-        if (!q)
-            return n;
-        CUpti_Activity *rec = NULL;
-        while (fn.next_record && fn.next_record(q->buf, q->valid, &rec) == CUPTI_SUCCESS) {
-            store(db, rec);
-            n++;
-        }
-        free(q->buf);
-        free(q);
+    pthread_mutex_lock(&queue_lock);
+    struct qbuf *q = q_head;
+    if (q) {
+        q_head = q->next;
+        if (!q_head)
+            q_tail = NULL;
+        else
+            bulk = 1; /* behind: buffers arrive faster than their rows are stored */
     }
+    pthread_mutex_unlock(&queue_lock);
+    if (!q)
+        return 0;
+    /* a buffer of more API records than bulk_after, stored as rows,
+     * would hold the writer up for longer than a thread takes to fill
+     * its ring (a full 4 MiB buffer: ~100 K records, ~150 ms) */
+    int bulk_buf = bulk || bulk_after == 0 || q->valid / sizeof(CUpti_ActivityAPI) > (size_t)bulk_after;
+    size_t n = 0;
+    CUpti_Activity *rec = NULL;
+    while (fn.next_record && fn.next_record(q->buf, q->valid, &rec) == CUPTI_SUCCESS) {
+        store(db, rec, bulk_buf);
+        n++;
+    }
+    flush_capi_block(db);
+    free(q->buf);
+    free(q);
+    return n + 1; /* not 0: a buffer (even an empty one) was taken */
 }

@@ -27,8 +27,14 @@ void gt_cupti_push_external(uint64_t id);
 void gt_cupti_pop_external(void);
 /* Forces CUPTI to deliver every buffer (at exit and on signals). */
 void gt_cupti_flush(void);
-/* Writer side: parses and stores every delivered buffer; returns records stored. */
-size_t gt_cupti_drain(struct gt_db *db);
+/* Writer side: parses and stores the oldest delivered buffer; returns 0
+ * when none was waiting (else 1 + the records stored).  One at a time, so
+ * that the writer drains the threads' rings between buffers: a few
+ * buffers in one go kept it from them long enough for a ring to fill.
+ * API records go in bulk blocks (capi_block.h) when `bulk` (the writer is
+ * behind on host records), when another buffer waits, or when a buffer
+ * may hold more than bulk_after of them (GPUTRACE_BULK_AFTER; 0: always). */
+size_t gt_cupti_drain_one(struct gt_db *db, int bulk, int bulk_after);
 /* Records CUPTI said it dropped. */
 uint64_t gt_cupti_dropped(void);
 /* After fork: CUPTI state of the parent is not usable in the child. */

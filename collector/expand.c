@@ -1,10 +1,11 @@
 /* expand.c: `gputrace expand FILE`: turns what a writer stored in bulk
  * (api_call_block, collector/call_block.h; nvtx_range_block,
- * collector/nvtx_block.h) into api_call and nvtx_range rows, for SQL
- * users; gputrace-report reads both forms and needs no expanding.  One
+ * collector/nvtx_block.h; cupti_api_block, collector/capi_block.h) into
+ * api_call, nvtx_range and cupti_api rows, for SQL users; gputrace-report reads both forms and needs no expanding.  One
  * transaction: on any error nothing changes. */
 #define _GNU_SOURCE
 #include "collector/call_block.h"
+#include "collector/capi_block.h"
 #include "collector/expand.h"
 #include "collector/nvtx_block.h"
 #include "collector/nvtx_payload_sql.h"
@@ -49,6 +50,15 @@ static void bind_nvtx(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id
     gt_bind_nvtx_payload(ins, 10, r.payload_type, r.payload, text);
 }
 
+static void bind_capi(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i)
+{
+    (void)label;
+    struct gt_capi_packed r = gt_capi_block_row(data, i);
+    int64_t cols[] = { process_id, r.domain, r.cbid, r.tid, r.start_ns, r.end_ns, r.correlation, r.result };
+    for (int k = 0; k < 8; k++)
+        sqlite3_bind_int64(ins, k + 1, cols[k]);
+}
+
 static const struct block_kind kinds[] = {
     { "api_call_block",
       "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind, mem_kind,"
@@ -58,6 +68,10 @@ static const struct block_kind kinds[] = {
       "INSERT INTO nvtx_range(process_id, tid, kind, domain, name, category, start_ns, end_ns, depth, payload)"
       " VALUES(?,?,?,?,?,?,?,?,?,?)",
       "NVTX range", 1, gt_nvtx_block_valid, bind_nvtx },
+    { "cupti_api_block",
+      "INSERT INTO cupti_api(process_id, domain, cbid, tid, start_ns, end_ns, correlation, result)"
+      " VALUES(?,?,?,?,?,?,?,?)",
+      "CUPTI API record", 1, gt_capi_block_valid, bind_capi },
 };
 
 static int fail(sqlite3 *db, const char *path, const char *what)
@@ -136,8 +150,9 @@ int gt_expand(const char *path)
         return fail(db, path, "cannot lock");
     sqlite3_stmt *label = NULL;
     sqlite3_prepare_v2(db, "SELECT value FROM label WHERE process_id = ? AND id = ?", -1, &label, NULL);
-    long long rows[2] = { 0 }, blocks[2] = { 0 };
-    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+    enum { NKINDS = sizeof kinds / sizeof *kinds };
+    long long rows[NKINDS] = { 0 }, blocks[NKINDS] = { 0 };
+    for (size_t k = 0; k < NKINDS; k++)
         if (expand_kind(db, path, &kinds[k], label, &rows[k], &blocks[k]) != 0) {
             sqlite3_finalize(label);
             sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -149,6 +164,7 @@ int gt_expand(const char *path)
         return fail(db, path, "cannot finish");
     sqlite3_close(db);
     printf("gputrace expand: %s: %lld calls from %lld blocks are now api_call rows, %lld NVTX ranges and marks from"
-           " %lld blocks nvtx_range rows\n", path, rows[0], blocks[0], rows[1], blocks[1]);
+           " %lld blocks nvtx_range rows, %lld CUPTI API records from %lld blocks cupti_api rows\n", path, rows[0],
+           blocks[0], rows[1], blocks[1], rows[2], blocks[2]);
     return 0;
 }

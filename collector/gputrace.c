@@ -7,7 +7,8 @@
  * process it starts: torchrun, mpirun, bash...), a run id shared by all of
  * them, and the output path; waits for it; and exits with its status (or
  * dies of the same signal).  An existing output is kept unless -f.
- * `expand` turns calls and NVTX ranges stored in bulk into rows (expand.c).
+ * `expand` turns calls, NVTX ranges and CUPTI API records stored in bulk
+ * into rows (expand.c).
  */
 #include "collector/expand.h"
 
@@ -30,7 +31,7 @@
 
 static const char usage_text[] =
     "usage: gputrace record [-o FILE] [-f] [--] command [args...]\n"
-    "       gputrace expand FILE      calls and NVTX ranges stored in bulk under heavy load -> rows (for SQL)\n"
+    "       gputrace expand FILE      calls, NVTX ranges and CUPTI API records stored in bulk under load -> rows (SQL)\n"
     "       gputrace --help | --version\n"
     "\n"
     "Traces every CUDA/NCCL process that `command` starts into FILE (SQLite).\n"
@@ -47,7 +48,7 @@ static const char usage_text[] =
     "  GPUTRACE_FLUSH_MS=N      commit interval of the writer (default 200)\n"
     "  GPUTRACE_BUFFER_MB=N     record buffer per thread (default 2)\n"
     "  GPUTRACE_QUIET=1         no messages except errors\n"
-    "  GPUTRACE_BULK_AFTER=N    records waiting before calls and NVTX ranges are stored in bulk (default 4096, 0 = always)\n"
+    "  GPUTRACE_BULK_AFTER=N    records waiting before calls, NVTX ranges and CUPTI records go in bulk (default 4096, 0 = always)\n"
     "  GPUTRACE_CUPTI_LIB=PATH  libcupti to load\n"
     "  GPUTRACE_CLOCK=monotonic read clock_gettime instead of the invariant TSC\n"
     "  (GPUTRACE_OUTPUT, GPUTRACE_RUN_ID and GPUTRACE_LAUNCHER are set by this command; see README.md)\n"

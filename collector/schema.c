@@ -42,6 +42,7 @@ const char gt_schema_sql[] =
     "CREATE TABLE IF NOT EXISTS cupti_api(\n"
     "  process_id INTEGER, domain INTEGER, cbid INTEGER, tid INTEGER, start_ns INTEGER, end_ns INTEGER,\n"
     "  correlation INTEGER, result INTEGER);\n"
+    "CREATE TABLE IF NOT EXISTS cupti_api_block(process_id INTEGER, format INTEGER, n INTEGER, data BLOB);\n"
     "CREATE TABLE IF NOT EXISTS ext_corr(process_id INTEGER, external_id INTEGER, correlation INTEGER);\n"
     "CREATE TABLE IF NOT EXISTS string(process_id INTEGER, id INTEGER, value TEXT, PRIMARY KEY(process_id, id));\n"
     "CREATE TABLE IF NOT EXISTS callsite(process_id INTEGER, id INTEGER, frames TEXT, PRIMARY KEY(process_id, id));\n"

@@ -3,9 +3,9 @@
 #ifndef GPUTRACE_SCHEMA_H
 #define GPUTRACE_SCHEMA_H
 
-#define GT_SCHEMA_VERSION 3
-/* The oldest version the report still reads: 3 only added nvtx_range_block,
- * which a version-2 file simply lacks. */
+#define GT_SCHEMA_VERSION 4
+/* The oldest version the report still reads: 3 only added nvtx_range_block
+ * and 4 cupti_api_block, which older files simply lack. */
 #define GT_SCHEMA_OLDEST_READ 2
 
 /* Creates every table, view and index if missing (idempotent). */

@@ -9,6 +9,7 @@
 #include "viewer/sort_by_time.h"
 #include "viewer/timeline.h"
 #include "collector/call_block.h"
+#include "collector/capi_block.h"
 
 #include <malloc.h>
 #include <stddef.h>
@@ -198,6 +199,22 @@ static void capi_row(sqlite3_stmt *s, void *ctx)
                                               sqlite3_column_int(s, 1), (uint32_t)sqlite3_column_int64(s, 4) };
 }
 
+/* CUPTI API records the writer stored in bulk (collector/capi_block.h) */
+static void capi_block_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    const void *data = sqlite3_column_blob(s, 3);
+    int n = sqlite3_column_int(s, 2);
+    if (!gt_capi_block_valid(sqlite3_column_int(s, 1), n, data, sqlite3_column_bytes(s, 3)))
+        return;
+    for (int i = 0; i < n; i++) {
+        tick(l);
+        struct gt_capi_packed r = gt_capi_block_row(data, i);
+        GROW(l->capis.v, l->capis.n, l->capis.cap);
+        l->capis.v[l->capis.n++] = (struct capi){ model_ns(r.start_ns), model_ns(r.end_ns), (int)r.tid, r.correlation };
+    }
+}
+
 static void ext_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
@@ -215,6 +232,8 @@ static const struct { enum row_table t; const char *sql; void (*fn)(sqlite3_stmt
     { RT_CALL_BLOCK, "SELECT process_id, format, n, data FROM api_call_block WHERE rowid BETWEEN ?1 AND ?2", block_row },
     { RT_CUPTI_API, "SELECT process_id, tid, start_ns, end_ns, correlation FROM cupti_api"
                     " WHERE rowid BETWEEN ?1 AND ?2", capi_row },
+    { RT_CAPI_BLOCK, "SELECT process_id, format, n, data FROM cupti_api_block WHERE rowid BETWEEN ?1 AND ?2",
+      capi_block_row },
     { RT_EXT_CORR, "SELECT process_id, correlation FROM ext_corr WHERE rowid BETWEEN ?1 AND ?2", ext_row },
     { RT_GPU_OP, "SELECT process_id, kind, device, stream_id, name_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
                  " dst_kind, correlation FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND kind IN (1, 2, 3)", op_row },
@@ -353,7 +372,8 @@ void model_load_proc(struct model *m, size_t pi)
     const struct rowruns *t = p->rows->t;
     if (t[RT_API_CALL].count >= 0 && t[RT_CALL_BLOCK].count >= 0)
         p->calls = presized(t[RT_API_CALL].count + t[RT_CALL_BLOCK].count, sizeof *p->calls, &p->calls_cap);
-    l.capis.v = presized(t[RT_CUPTI_API].count, sizeof *l.capis.v, &l.capis.cap);
+    if (t[RT_CUPTI_API].count >= 0 && t[RT_CAPI_BLOCK].count >= 0)
+        l.capis.v = presized(t[RT_CUPTI_API].count + t[RT_CAPI_BLOCK].count, sizeof *l.capis.v, &l.capis.cap);
     size_t nreaders = sizeof readers / sizeof *readers;
     for (size_t k = 0; k + 1 < nreaders; k++)
         read_table(m, p, k, &l);

@@ -22,6 +22,7 @@ static const char *const pass_sql_light[RT_TABLES] = {
     [RT_GPU_OP] = "SELECT rowid, process_id FROM gpu_op NOT INDEXED",
     [RT_CUPTI_API] = "SELECT rowid, process_id FROM cupti_api NOT INDEXED",
     [RT_EXT_CORR] = "SELECT rowid, process_id FROM ext_corr NOT INDEXED",
+    [RT_CAPI_BLOCK] = "SELECT rowid, process_id, format, n FROM cupti_api_block NOT INDEXED",
 };
 
 static const char *const pass_sql[RT_TABLES] = {
@@ -31,6 +32,7 @@ static const char *const pass_sql[RT_TABLES] = {
     [RT_GPU_OP] = "SELECT rowid, process_id, CASE WHEN kind BETWEEN 1 AND 3 THEN end_ns ELSE 0 END FROM gpu_op NOT INDEXED",
     [RT_CUPTI_API] = "SELECT rowid, process_id, 0 FROM cupti_api NOT INDEXED",
     [RT_EXT_CORR] = "SELECT rowid, process_id, 0 FROM ext_corr NOT INDEXED",
+    [RT_CAPI_BLOCK] = "SELECT rowid, process_id, format, n FROM cupti_api_block NOT INDEXED",
 };
 
 /* What rowruns_find counts when it skips the pass: cheap questions, an
@@ -41,7 +43,14 @@ static const char *const count_sql[RT_TABLES] = {
     [RT_GPU_OP] = "SELECT max(rowid) - min(rowid) + 1 FROM gpu_op",
     [RT_CUPTI_API] = "SELECT max(rowid) - min(rowid) + 1 FROM cupti_api",
     [RT_EXT_CORR] = "SELECT max(rowid) - min(rowid) + 1 FROM ext_corr",
+    [RT_CAPI_BLOCK] = "SELECT sum(n) FROM cupti_api_block WHERE n BETWEEN 1 AND " STR(GT_BLOCK_ROWS),
 };
+
+/* Tables of blocks (row_block.h): a row holds n records, counted as n. */
+static int is_block(int t)
+{
+    return t == RT_CALL_BLOCK || t == RT_CAPI_BLOCK;
+}
 
 static int64_t table_count(sqlite3 *db, int t)
 {
@@ -156,11 +165,12 @@ int rowruns_find(sqlite3 *db, struct rows_of *v, size_t n)
                 sqlite3_finalize(s);
                 return SQLITE_NOMEM;
             }
-            if (t != RT_CALL_BLOCK)
+            if (!is_block(t))
                 p->rows.t[t].count++;
-            else if (sqlite3_column_int(s, 3) > 0 && sqlite3_column_int(s, 3) <= GT_CALL_BLOCK_ROWS)
+            else if (sqlite3_column_int(s, 3) > 0 && sqlite3_column_int(s, 3) <= GT_BLOCK_ROWS)
                 p->rows.t[t].count += sqlite3_column_int(s, 3);
-            if (p->want_end)
+            /* (CUPTI's API records lie inside the calls: no later end) */
+            if (p->want_end && t != RT_CAPI_BLOCK)
                 note_end(p, t == RT_CALL_BLOCK ? block_end(s) : sqlite3_column_int64(s, 2));
         }
         if (rc != SQLITE_DONE && err == SQLITE_OK)
@@ -194,7 +204,7 @@ int rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t 
 
 static const char *const table_name[RT_TABLES] = {
     [RT_API_CALL] = "api_call", [RT_CALL_BLOCK] = "api_call_block", [RT_GPU_OP] = "gpu_op",
-    [RT_CUPTI_API] = "cupti_api", [RT_EXT_CORR] = "ext_corr",
+    [RT_CUPTI_API] = "cupti_api", [RT_EXT_CORR] = "ext_corr", [RT_CAPI_BLOCK] = "cupti_api_block",
 };
 
 /* The table's lowest and highest rowid: the bounds of a run that stands

@@ -19,10 +19,10 @@
 #include <stdint.h>
 
 /* The tables read per process, in the order load_proc.c reads them. */
-enum row_table { RT_API_CALL, RT_CALL_BLOCK, RT_GPU_OP, RT_CUPTI_API, RT_EXT_CORR, RT_TABLES };
+enum row_table { RT_API_CALL, RT_CALL_BLOCK, RT_GPU_OP, RT_CUPTI_API, RT_EXT_CORR, RT_CAPI_BLOCK, RT_TABLES };
 
 struct rowrun { int64_t first, last; };
-/* count: the process's rows in the table (for call blocks, the calls they
+/* count: the process's rows in the table (for blocks, the records they
  * hold), so that the report allocates its arrays once; an upper bound when
  * the pass was skipped; -1 if unknown. */
 struct rowruns { struct rowrun *v; size_t n, cap; int64_t count; };
