@@ -8,7 +8,8 @@
 #     bench/sink_rate.c instead; see there);
 #  2. records per second the writer sustains into SQLite, and drops, with
 #     calls flat out and offered at 1 M/s (the target), the same with CUPTI
-#     on (a second record per call), and NVTX ranges offered at 1 M/s;
+#     on (a second record per call), kernel launches with CUPTI on (three
+#     records each) at 300 K/s, and NVTX ranges offered at 1 M/s;
 #  3. the tracer's memory (peak RSS traced minus untraced);
 #  4. added ns per NVTX push/pop pair, traced vs an untraced pair, same process;
 #  5. added ns per captured call for its Python frames: 16 frames deep vs 2,
@@ -66,6 +67,10 @@ echo "   ... offered at 1 M calls/s for 2 s with CUPTI on (the default: each cal
 out=$(env GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/g.db" LD_PRELOAD="$lib" "$tmp/sink_rate" 1000000)
 echo "$out"
 echo "stored $(sqlite3 "$tmp/g.db" "select (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block)") calls and $(sqlite3 "$tmp/g.db" "select (select count(*) from cupti_api) + (select coalesce(sum(n), 0) from cupti_api_block)") CUPTI API records, $(sqlite3 "$tmp/g.db" "select dropped_host || ' calls and ' || dropped_cupti || ' CUPTI records' from process") dropped"
+echo "   ... kernel launches offered at 300 K/s for 2 s, CUPTI on (a call, an API record and a kernel record each):"
+out=$(env GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/h.db" LD_PRELOAD="$lib" "$tmp/sink_rate" 300000 launch)
+echo "$out"
+echo "stored $(sqlite3 "$tmp/h.db" "select (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block)") calls, $(sqlite3 "$tmp/h.db" "select (select count(*) from cupti_api) + (select coalesce(sum(n), 0) from cupti_api_block)") API records and $(sqlite3 "$tmp/h.db" "select count(*) from gpu_op") kernels; $(sqlite3 "$tmp/h.db" "select dropped_host || ' calls and ' || dropped_cupti || ' CUPTI records' from process") dropped"
 echo "   ... NVTX push/pop ranges offered at 1 M/s for 2 s:"
 out=$(env $env_off GPUTRACE_OUTPUT="$tmp/f.db" LD_PRELOAD="$lib" "$tmp/sink_rate" 1000000 nvtx)
 rows=$(sqlite3 "$tmp/f.db" "select (select count(*) from nvtx_range) + (select coalesce(sum(n), 0) from nvtx_range_block)")

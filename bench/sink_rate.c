@@ -1,6 +1,8 @@
-/* sink_rate.c [RATE [nvtx]]: how many records per second reach the
+/* sink_rate.c [RATE [nvtx|launch]]: how many records per second reach the
  * database, at default settings, from one thread making wrapped calls (or,
- * with "nvtx", NVTX push/pop pairs: one range record each) for about two
+ * with "nvtx", NVTX push/pop pairs: one range record each; with "launch",
+ * kernel launches: with CUPTI on, a call, an API record and a kernel record
+ * each) for about two
  * seconds while the writer drains; then exit (the final flush is part of
  * the time).  Without RATE (or with 0) the thread calls as fast as it can;
  * with it, it offers RATE records per second (bursts of 1000, sleeping
@@ -22,6 +24,8 @@ static double now_s(void)
     return (double)now_ns() / 1e9;
 }
 
+static void nop_kernel(void) {}
+
 static double t_start = -1;
 static long calls;
 
@@ -39,6 +43,8 @@ int main(int argc, char **argv)
 {
     double rate = argc > 1 ? atof(argv[1]) : 0;
     int nvtx = argc > 2 && argv[2][0] == 'n';
+    int launch = argc > 2 && argv[2][0] == 'l';
+    void *args[1] = { NULL };
     cudaStream_t s;
     cudaStreamCreate(&s);
     cudaStreamQuery(s);
@@ -59,6 +65,9 @@ int main(int argc, char **argv)
                 nvtxRangePushA("op");
                 nvtxRangePop();
             }
+        } else if (launch) {
+            for (int i = 0; i < 1000; i++, calls++)
+                cudaLaunchKernel((const void *)nop_kernel, (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 }, args, 0, s);
         } else {
             for (int i = 0; i < 1000; i++, calls++)
                 cudaStreamQuery(s);

@@ -48,6 +48,12 @@ static _Atomic uint64_t dropped_total;
 struct qbuf { uint8_t *buf; size_t valid; struct qbuf *next; };
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct qbuf *q_head, *q_tail; /* guarded by queue_lock */
+/* Filled buffers waiting for the writer: past MAX_QUEUED, CUPTI gets no new
+ * buffer and drops records (and counts them: process.dropped_cupti) rather
+ * than the queue growing without bound when the program makes GPU work
+ * faster than the writer stores it (250 MiB seen at 500 K launches/s). */
+#define MAX_QUEUED 6
+static _Atomic int queued;
 
 static uint64_t CUPTIAPI timestamp(void)
 {
@@ -57,7 +63,7 @@ static uint64_t CUPTIAPI timestamp(void)
 static void CUPTIAPI on_request(uint8_t **buffer, size_t *size, size_t *max_records)
 {
     void *p = NULL;
-    if (posix_memalign(&p, 8, BUF_BYTES) != 0)
+    if (atomic_load(&queued) >= MAX_QUEUED || posix_memalign(&p, 8, BUF_BYTES) != 0)
         p = NULL;
     *buffer = p;
     *size = p ? BUF_BYTES : 0;
@@ -73,6 +79,7 @@ static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer
         return;
     }
     *q = (struct qbuf){ buffer, valid, NULL };
+    atomic_fetch_add(&queued, 1);
     pthread_mutex_lock(&queue_lock);
     if (q_tail)
         q_tail->next = q;
@@ -235,6 +242,7 @@ void gt_cupti_forget_after_fork(void)
     atomic_store(&active, 0);
     pthread_mutex_init(&queue_lock, NULL);
     q_head = q_tail = NULL; /* the parent's buffers are the parent's */
+    atomic_store(&queued, 0);
 }
 
 /* ---- parsing, on the writer thread -------------------------------------- */
@@ -352,6 +360,7 @@ size_t gt_cupti_drain_one(struct gt_db *db, int bulk, int bulk_after)
     pthread_mutex_unlock(&queue_lock);
     if (!q)
         return 0;
+    atomic_fetch_sub(&queued, 1);
     /* a buffer of more API records than bulk_after, stored as rows,
      * would hold the writer up for longer than a thread takes to fill
      * its ring (a full 4 MiB buffer: ~100 K records, ~150 ms) */
