@@ -70,7 +70,7 @@ echo "stored $(sqlite3 "$tmp/g.db" "select (select count(*) from api_call) + (se
 echo "   ... kernel launches offered at 300 K/s for 2 s, CUPTI on (a call, an API record and a kernel record each):"
 out=$(env GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/h.db" LD_PRELOAD="$lib" "$tmp/sink_rate" 300000 launch)
 echo "$out"
-echo "stored $(sqlite3 "$tmp/h.db" "select (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block)") calls, $(sqlite3 "$tmp/h.db" "select (select count(*) from cupti_api) + (select coalesce(sum(n), 0) from cupti_api_block)") API records and $(sqlite3 "$tmp/h.db" "select count(*) from gpu_op") kernels; $(sqlite3 "$tmp/h.db" "select dropped_host || ' calls and ' || dropped_cupti || ' CUPTI records' from process") dropped"
+echo "stored $(sqlite3 "$tmp/h.db" "select (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block)") calls, $(sqlite3 "$tmp/h.db" "select (select count(*) from cupti_api) + (select coalesce(sum(n), 0) from cupti_api_block)") API records and $(sqlite3 "$tmp/h.db" "select (select count(*) from gpu_op) + (select coalesce(sum(n), 0) from gpu_op_block)") kernels; $(sqlite3 "$tmp/h.db" "select dropped_host || ' calls and ' || dropped_cupti || ' CUPTI records' from process") dropped"
 echo "   ... NVTX push/pop ranges offered at 1 M/s for 2 s:"
 out=$(env $env_off GPUTRACE_OUTPUT="$tmp/f.db" LD_PRELOAD="$lib" "$tmp/sink_rate" 1000000 nvtx)
 rows=$(sqlite3 "$tmp/f.db" "select (select count(*) from nvtx_range) + (select coalesce(sum(n), 0) from nvtx_range_block)")

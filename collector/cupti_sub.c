@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "collector/cupti_sub.h"
 #include "collector/capi_block.h"
+#include "collector/gpu_block.h"
 #include "collector/clock.h"
 #include "collector/hash.h"
 #include "collector/schema.h"
@@ -54,6 +55,7 @@ static struct qbuf *q_head, *q_tail; /* guarded by queue_lock */
  * faster than the writer stores it (250 MiB seen at 500 K launches/s). */
 #define MAX_QUEUED 6
 static _Atomic int queued;
+static _Atomic size_t queued_bytes; /* the records they hold */
 
 static uint64_t CUPTIAPI timestamp(void)
 {
@@ -80,6 +82,7 @@ static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer
     }
     *q = (struct qbuf){ buffer, valid, NULL };
     atomic_fetch_add(&queued, 1);
+    atomic_fetch_add(&queued_bytes, valid);
     pthread_mutex_lock(&queue_lock);
     if (q_tail)
         q_tail->next = q;
@@ -243,6 +246,7 @@ void gt_cupti_forget_after_fork(void)
     pthread_mutex_init(&queue_lock, NULL);
     q_head = q_tail = NULL; /* the parent's buffers are the parent's */
     atomic_store(&queued, 0);
+    atomic_store(&queued_bytes, 0);
 }
 
 /* ---- parsing, on the writer thread -------------------------------------- */
@@ -283,6 +287,34 @@ static void flush_capi_block(struct gt_db *db)
     ncapi_block = 0;
 }
 
+/* ... and GPU operations */
+static struct gt_gpu_packed gpu_block[GT_BLOCK_ROWS];
+static int ngpu_block;
+
+static void flush_gpu_block(struct gt_db *db)
+{
+    if (ngpu_block)
+        gt_db_gpu_block(db, gpu_block, ngpu_block);
+    ngpu_block = 0;
+}
+
+/* A gpu_op row (v: its 14 columns after process_id, as the statement
+ * takes them), or the same record into the block. */
+static void store_gpu(struct gt_db *db, const int64_t *v, int bulk)
+{
+    if (!bulk) {
+        gt_db_exec_i64(db, GT_ST_GPU, v, 14);
+        return;
+    }
+    gpu_block[ngpu_block++] = (struct gt_gpu_packed){
+        .kind = (uint8_t)v[0], .device = (int32_t)v[1], .context = (uint32_t)v[2], .stream_id = v[3],
+        .name_id = (uint32_t)v[4], .start_ns = v[5], .end_ns = v[6], .bytes = v[7], .copy_kind = (uint8_t)v[8],
+        .src_kind = (uint8_t)v[9], .dst_kind = (uint8_t)v[10], .correlation = (uint32_t)v[11],
+        .sync_type = (uint8_t)v[12], .event_id = (int32_t)v[13] };
+    if (ngpu_block == GT_BLOCK_ROWS)
+        flush_gpu_block(db);
+}
+
 static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
 {
     switch (rec->kind) {
@@ -291,7 +323,7 @@ static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
         const CUpti_ActivityKernel10 *k = (const void *)rec;
         int64_t v[] = { GT_GPU_KERNEL, k->deviceId, k->contextId, k->streamId, intern_name(db, k->name),
                         (int64_t)k->start, (int64_t)k->end, 0, 0, 0, 0, k->correlationId, 0, 0 };
-        gt_db_exec_i64(db, GT_ST_GPU, v, 14);
+        store_gpu(db, v, bulk);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -299,21 +331,21 @@ static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
         int64_t v[] = { GT_GPU_MEMCPY, m->deviceId, m->contextId, m->streamId, 0, (int64_t)m->start,
                         (int64_t)m->end, (int64_t)m->bytes, m->copyKind, m->srcKind, m->dstKind,
                         m->correlationId, 0, 0 };
-        gt_db_exec_i64(db, GT_ST_GPU, v, 14);
+        store_gpu(db, v, bulk);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         const CUpti_ActivityMemset4 *m = (const void *)rec;
         int64_t v[] = { GT_GPU_MEMSET, m->deviceId, m->contextId, m->streamId, 0, (int64_t)m->start,
                         (int64_t)m->end, (int64_t)m->bytes, 0, 0, m->memoryKind, m->correlationId, 0, 0 };
-        gt_db_exec_i64(db, GT_ST_GPU, v, 14);
+        store_gpu(db, v, bulk);
         break;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
         const CUpti_ActivitySynchronization2 *s = (const void *)rec;
         int64_t v[] = { GT_GPU_SYNC, -1, s->contextId, (int64_t)(int32_t)s->streamId, 0, (int64_t)s->start,
                         (int64_t)s->end, 0, 0, 0, 0, s->correlationId, s->type, (int64_t)(int32_t)s->cudaEventId };
-        gt_db_exec_i64(db, GT_ST_GPU, v, 14);
+        store_gpu(db, v, bulk);
         break;
     }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -354,24 +386,26 @@ size_t gt_cupti_drain_one(struct gt_db *db, int bulk, int bulk_after)
         q_head = q->next;
         if (!q_head)
             q_tail = NULL;
-        else
-            bulk = 1; /* behind: buffers arrive faster than their rows are stored */
     }
     pthread_mutex_unlock(&queue_lock);
     if (!q)
         return 0;
+    /* more records waiting than bulk_after, stored as rows, would hold the
+     * writer up for longer than a thread takes to fill its ring (a full 4
+     * MiB buffer: 10-100 K records, up to ~150 ms).  Counted as if all were
+     * of the largest kind (kernels), and past bulk_after records of this
+     * buffer the rest go in bulk whatever the count said. */
+    size_t waiting = atomic_fetch_sub(&queued_bytes, q->valid) / sizeof(CUpti_ActivityKernel10);
     atomic_fetch_sub(&queued, 1);
-    /* a buffer of more API records than bulk_after, stored as rows,
-     * would hold the writer up for longer than a thread takes to fill
-     * its ring (a full 4 MiB buffer: ~100 K records, ~150 ms) */
-    int bulk_buf = bulk || bulk_after == 0 || q->valid / sizeof(CUpti_ActivityAPI) > (size_t)bulk_after;
+    int bulk_buf = bulk || bulk_after == 0 || waiting > (size_t)bulk_after;
     size_t n = 0;
     CUpti_Activity *rec = NULL;
     while (fn.next_record && fn.next_record(q->buf, q->valid, &rec) == CUPTI_SUCCESS) {
-        store(db, rec, bulk_buf);
+        store(db, rec, bulk_buf || n >= (size_t)bulk_after);
         n++;
     }
     flush_capi_block(db);
+    flush_gpu_block(db);
     free(q->buf);
     free(q);
     return n + 1; /* not 0: a buffer (even an empty one) was taken */

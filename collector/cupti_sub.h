@@ -31,9 +31,9 @@ void gt_cupti_flush(void);
  * when none was waiting (else 1 + the records stored).  One at a time, so
  * that the writer drains the threads' rings between buffers: a few
  * buffers in one go kept it from them long enough for a ring to fill.
- * API records go in bulk blocks (capi_block.h) when `bulk` (the writer is
- * behind on host records), when another buffer waits, or when a buffer
- * may hold more than bulk_after of them (GPUTRACE_BULK_AFTER; 0: always). */
+ * Its records go in bulk blocks (capi_block.h, gpu_block.h) when `bulk`
+ * (the writer is behind on host records), or when the buffers waiting may
+ * hold more than bulk_after records (GPUTRACE_BULK_AFTER; 0: always). */
 size_t gt_cupti_drain_one(struct gt_db *db, int bulk, int bulk_after);
 /* Records CUPTI said it dropped. */
 uint64_t gt_cupti_dropped(void);

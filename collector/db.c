@@ -9,6 +9,7 @@
 #include "collector/api_ids.h"
 #include "collector/call_block.h"
 #include "collector/capi_block.h"
+#include "collector/gpu_block.h"
 #include "collector/nvtx_block.h"
 #include "collector/nvtx_payload_sql.h"
 #include "collector/record.h"
@@ -45,6 +46,7 @@ static const char *const stmt_sql[GT_ST_COUNT] = {
     [GT_ST_CALL_BLOCK] = "INSERT INTO api_call_block(process_id, format, n, data) VALUES(?,?,?,?)",
     [GT_ST_NVTX_BLOCK] = "INSERT INTO nvtx_range_block(process_id, format, n, data) VALUES(?,?,?,?)",
     [GT_ST_CAPI_BLOCK] = "INSERT INTO cupti_api_block(process_id, format, n, data) VALUES(?,?,?,?)",
+    [GT_ST_GPU_BLOCK] = "INSERT INTO gpu_op_block(process_id, format, n, data) VALUES(?,?,?,?)",
 };
 
 static int fail(struct gt_db *d, int rc)
@@ -263,6 +265,11 @@ int gt_db_nvtx_block(struct gt_db *d, const void *rows, int n)
 int gt_db_capi_block(struct gt_db *d, const void *rows, int n)
 {
     return store_block(d, GT_ST_CAPI_BLOCK, GT_CAPI_BLOCK_FORMAT, rows, n, sizeof(struct gt_capi_packed));
+}
+
+int gt_db_gpu_block(struct gt_db *d, const void *rows, int n)
+{
+    return store_block(d, GT_ST_GPU_BLOCK, GT_GPU_BLOCK_FORMAT, rows, n, sizeof(struct gt_gpu_packed));
 }
 
 int gt_db_nvtx_row(struct gt_db *d, const int64_t *v, int no_end, int payload_type, uint64_t payload)

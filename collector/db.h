@@ -13,7 +13,7 @@
 enum gt_stmt {
     GT_ST_CALL, GT_ST_MARK, GT_ST_UNMARK, GT_ST_COLL, GT_ST_COMM, GT_ST_GPU, GT_ST_CUPTI_API,
     GT_ST_EXT, GT_ST_STRING, GT_ST_CALLSITE, GT_ST_LABEL, GT_ST_PYSTACK, GT_ST_NVTX_END, GT_ST_NVTX_CATEGORY,
-    GT_ST_THREAD_NAME, GT_ST_CALL_BLOCK, GT_ST_NVTX_BLOCK, GT_ST_CAPI_BLOCK, GT_ST_COUNT
+    GT_ST_THREAD_NAME, GT_ST_CALL_BLOCK, GT_ST_NVTX_BLOCK, GT_ST_CAPI_BLOCK, GT_ST_GPU_BLOCK, GT_ST_COUNT
 };
 
 #define GT_CALL_COLS 13   /* api_call columns after process_id */
@@ -57,6 +57,8 @@ int gt_db_call_block(struct gt_db *d, const void *rows, int n);
 int gt_db_nvtx_block(struct gt_db *d, const void *rows, int n);
 /* One cupti_api_block row: n packed CUPTI API records (capi_block.h). */
 int gt_db_capi_block(struct gt_db *d, const void *rows, int n);
+/* One gpu_op_block row: n packed GPU operations (gpu_block.h). */
+int gt_db_gpu_block(struct gt_db *d, const void *rows, int n);
 /* One nvtx_range row: v = tid, kind, domain, name, category, start_ns,
  * end_ns, depth, range_id; end_ns stored as NULL when no_end. */
 int gt_db_nvtx_row(struct gt_db *d, const int64_t *v, int no_end, int payload_type, uint64_t payload);

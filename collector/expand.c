@@ -1,11 +1,13 @@
 /* expand.c: `gputrace expand FILE`: turns what a writer stored in bulk
  * (api_call_block, collector/call_block.h; nvtx_range_block,
- * collector/nvtx_block.h; cupti_api_block, collector/capi_block.h) into
- * api_call, nvtx_range and cupti_api rows, for SQL users; gputrace-report reads both forms and needs no expanding.  One
+ * collector/nvtx_block.h; cupti_api_block, collector/capi_block.h;
+ * gpu_op_block, collector/gpu_block.h) into api_call, nvtx_range, cupti_api
+ * and gpu_op rows, for SQL users; gputrace-report reads both forms and needs no expanding.  One
  * transaction: on any error nothing changes. */
 #define _GNU_SOURCE
 #include "collector/call_block.h"
 #include "collector/capi_block.h"
+#include "collector/gpu_block.h"
 #include "collector/expand.h"
 #include "collector/nvtx_block.h"
 #include "collector/nvtx_payload_sql.h"
@@ -59,6 +61,16 @@ static void bind_capi(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id
         sqlite3_bind_int64(ins, k + 1, cols[k]);
 }
 
+static void bind_gpu(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i)
+{
+    (void)label;
+    struct gt_gpu_packed r = gt_gpu_block_row(data, i);
+    int64_t cols[] = { process_id, r.kind, r.device, r.context, r.stream_id, r.name_id, r.start_ns, r.end_ns,
+                       r.bytes, r.copy_kind, r.src_kind, r.dst_kind, r.correlation, r.sync_type, r.event_id };
+    for (int k = 0; k < 15; k++)
+        sqlite3_bind_int64(ins, k + 1, cols[k]);
+}
+
 static const struct block_kind kinds[] = {
     { "api_call_block",
       "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind, mem_kind,"
@@ -72,6 +84,10 @@ static const struct block_kind kinds[] = {
       "INSERT INTO cupti_api(process_id, domain, cbid, tid, start_ns, end_ns, correlation, result)"
       " VALUES(?,?,?,?,?,?,?,?)",
       "CUPTI API record", 1, gt_capi_block_valid, bind_capi },
+    { "gpu_op_block",
+      "INSERT INTO gpu_op(process_id, kind, device, context, stream_id, name_id, start_ns, end_ns, bytes, copy_kind,"
+      " src_kind, dst_kind, correlation, sync_type, event_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      "GPU operation", 1, gt_gpu_block_valid, bind_gpu },
 };
 
 static int fail(sqlite3 *db, const char *path, const char *what)
@@ -164,7 +180,8 @@ int gt_expand(const char *path)
         return fail(db, path, "cannot finish");
     sqlite3_close(db);
     printf("gputrace expand: %s: %lld calls from %lld blocks are now api_call rows, %lld NVTX ranges and marks from"
-           " %lld blocks nvtx_range rows, %lld CUPTI API records from %lld blocks cupti_api rows\n", path, rows[0],
-           blocks[0], rows[1], blocks[1], rows[2], blocks[2]);
+           " %lld blocks nvtx_range rows, %lld CUPTI API records from %lld blocks cupti_api rows, %lld GPU operations"
+           " from %lld blocks gpu_op rows\n", path, rows[0], blocks[0], rows[1], blocks[1], rows[2], blocks[2], rows[3],
+           blocks[3]);
     return 0;
 }

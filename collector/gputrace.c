@@ -7,8 +7,8 @@
  * process it starts: torchrun, mpirun, bash...), a run id shared by all of
  * them, and the output path; waits for it; and exits with its status (or
  * dies of the same signal).  An existing output is kept unless -f.
- * `expand` turns calls, NVTX ranges and CUPTI API records stored in bulk
- * into rows (expand.c).
+ * `expand` turns calls, NVTX ranges and CUPTI records stored in bulk into
+ * rows (expand.c).
  */
 #include "collector/expand.h"
 
@@ -31,7 +31,7 @@
 
 static const char usage_text[] =
     "usage: gputrace record [-o FILE] [-f] [--] command [args...]\n"
-    "       gputrace expand FILE      calls, NVTX ranges and CUPTI API records stored in bulk under load -> rows (SQL)\n"
+    "       gputrace expand FILE      calls, NVTX ranges and CUPTI records stored in bulk under load -> rows (SQL)\n"
     "       gputrace --help | --version\n"
     "\n"
     "Traces every CUDA/NCCL process that `command` starts into FILE (SQLite).\n"

@@ -39,6 +39,7 @@ const char gt_schema_sql[] =
     "  process_id INTEGER, kind INTEGER, device INTEGER, context INTEGER, stream_id INTEGER,\n"
     "  name_id INTEGER, start_ns INTEGER, end_ns INTEGER, bytes INTEGER, copy_kind INTEGER,\n"
     "  src_kind INTEGER, dst_kind INTEGER, correlation INTEGER, sync_type INTEGER, event_id INTEGER);\n"
+    "CREATE TABLE IF NOT EXISTS gpu_op_block(process_id INTEGER, format INTEGER, n INTEGER, data BLOB);\n"
     "CREATE TABLE IF NOT EXISTS cupti_api(\n"
     "  process_id INTEGER, domain INTEGER, cbid INTEGER, tid INTEGER, start_ns INTEGER, end_ns INTEGER,\n"
     "  correlation INTEGER, result INTEGER);\n"

@@ -5,7 +5,7 @@
 
 #define GT_SCHEMA_VERSION 4
 /* The oldest version the report still reads: 3 only added nvtx_range_block
- * and 4 cupti_api_block, which older files simply lack. */
+ * and 4 cupti_api_block and gpu_op_block, which older files simply lack. */
 #define GT_SCHEMA_OLDEST_READ 2
 
 /* Creates every table, view and index if missing (idempotent). */

@@ -15,6 +15,7 @@
  * event by event, like the Chrome trace.
  */
 #define _GNU_SOURCE
+#include "collector/gpu_block.h"
 #include "viewer/json.h"
 #include "viewer/output.h"
 #include "viewer/timeline.h"
@@ -156,25 +157,44 @@ static void gpu_events(struct kw *w, const struct idmap *coll_of_kernel, const u
     }
 }
 
-/* CUPTI's synchronisation records, read here rather than kept in the
- * model: only this export shows them. */
-static void sync_events(struct kw *w)
+static void sync_event(struct kw *w, int64_t start, int64_t end, int stream, int type, int64_t corr)
 {
-    int device = w->p->device < 0 ? 0 : w->p->device; /* CUPTI's sync records name no device */
     static const char *const names[] = { "Unknown Sync", "Event Sync", "Stream Wait Event", "Stream Sync",
                                          "Context Sync" };
+    int device = w->p->device < 0 ? 0 : w->p->device; /* CUPTI's sync records name no device */
+    model_span(&start, &end);
+    x_event(w, "cuda_sync", names[type >= 1 && type <= 4 ? type : 0], device, stream > 0 ? stream : 0, start, end);
+    fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%lld}}", stream > 0 ? stream : 0, (long long)corr);
+}
+
+/* CUPTI's synchronisation records, read here rather than kept in the
+ * model: only this export shows them.  Rows, then those stored in bulk
+ * (collector/gpu_block.h), the order `gputrace expand` gives them. */
+static void sync_events(struct kw *w)
+{
+    sqlite3 *db = w->m->dbs[w->p->db];
     sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(w->m->dbs[w->p->db], "SELECT start_ns, end_ns, stream_id, sync_type, correlation"
-                                                " FROM gpu_op WHERE process_id = ? AND kind = 4", -1, &s, NULL) != SQLITE_OK)
-        return;
+    if (sqlite3_prepare_v2(db, "SELECT start_ns, end_ns, stream_id, sync_type, correlation"
+                               " FROM gpu_op WHERE process_id = ? AND kind = 4", -1, &s, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(s, 1, w->p->id);
+        while (sqlite3_step(s) == SQLITE_ROW)
+            sync_event(w, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int(s, 2),
+                       sqlite3_column_int(s, 3), sqlite3_column_int64(s, 4));
+        sqlite3_finalize(s);
+    }
+    if (sqlite3_prepare_v2(db, "SELECT format, n, data FROM gpu_op_block WHERE process_id = ?", -1, &s, NULL) != SQLITE_OK)
+        return; /* a file of an older schema */
     sqlite3_bind_int64(s, 1, w->p->id);
     while (sqlite3_step(s) == SQLITE_ROW) {
-        int type = sqlite3_column_int(s, 3), stream = sqlite3_column_int(s, 2);
-        int64_t start = sqlite3_column_int64(s, 0), end = sqlite3_column_int64(s, 1);
-        model_span(&start, &end);
-        x_event(w, "cuda_sync", names[type >= 1 && type <= 4 ? type : 0], device, stream > 0 ? stream : 0, start, end);
-        fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%lld}}", stream > 0 ? stream : 0,
-                (long long)sqlite3_column_int64(s, 4));
+        const void *data = sqlite3_column_blob(s, 2);
+        int n = sqlite3_column_int(s, 1);
+        if (!gt_gpu_block_valid(sqlite3_column_int(s, 0), n, data, sqlite3_column_bytes(s, 2)))
+            continue;
+        for (int i = 0; i < n; i++) {
+            struct gt_gpu_packed r = gt_gpu_block_row(data, i);
+            if (r.kind == 4) /* each value as sqlite3_column_int takes the row's column */
+                sync_event(w, r.start_ns, r.end_ns, (int)r.stream_id, r.sync_type, r.correlation);
+        }
     }
     sqlite3_finalize(s);
 }

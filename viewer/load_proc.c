@@ -10,6 +10,7 @@
 #include "viewer/timeline.h"
 #include "collector/call_block.h"
 #include "collector/capi_block.h"
+#include "collector/gpu_block.h"
 
 #include <malloc.h>
 #include <stddef.h>
@@ -26,7 +27,10 @@ struct capi { int64_t start, end; int tid; uint32_t corr; };
 #define MATCH_SLACK_NS 2000
 
 struct capi_list { struct capi *v; size_t n, cap; };
-struct corr_list { uint32_t *v; size_t n, cap; };
+/* ext_corr rows: the external id (a call's or a group's) and CUPTI's
+ * correlation of work launched under it */
+struct ext { int64_t id; uint32_t corr; };
+struct ext_list { struct ext *v; size_t n, cap; };
 
 /* The n records at base in order of (thread, start): sorted by start, then
  * stably by thread (each sort is one pass when the records are in that
@@ -108,7 +112,7 @@ struct loading {
     struct model *m;
     struct proc *p;
     struct capi_list capis;
-    struct corr_list exts;
+    struct ext_list exts;
     int shadow;
     uint64_t rows;
 };
@@ -172,22 +176,47 @@ static void block_row(sqlite3_stmt *s, void *ctx)
     }
 }
 
+/* A GPU operation the report analyses (kernels, copies, memsets). */
+static void add_op(struct loading *l, struct gop g)
+{
+    struct proc *p = l->p;
+    model_span(&g.start, &g.end);
+    GROW(p->ops, p->nops, p->ops_cap);
+    p->ops[p->nops++] = g;
+}
+
 static void op_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
-    struct proc *p = l->p;
     tick(l);
-    GROW(p->ops, p->nops, p->ops_cap);
-    p->ops[p->nops++] = (struct gop){ .kind = (uint8_t)sqlite3_column_int(s, 1),
-                                      .device = (int16_t)sqlite3_column_int(s, 2),
-                                      .stream = sqlite3_column_int(s, 3), .name = sqlite3_column_int(s, 4),
-                                      .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
-                                      .bytes = sqlite3_column_int64(s, 7),
-                                      .copy_kind = (uint8_t)sqlite3_column_int(s, 8),
-                                      .src_kind = (uint8_t)sqlite3_column_int(s, 9),
-                                      .dst_kind = (uint8_t)sqlite3_column_int(s, 10),
-                                      .corr = (uint32_t)sqlite3_column_int64(s, 11) };
-    model_span(&p->ops[p->nops - 1].start, &p->ops[p->nops - 1].end);
+    add_op(l, (struct gop){ .kind = (uint8_t)sqlite3_column_int(s, 1), .device = (int16_t)sqlite3_column_int(s, 2),
+                            .stream = sqlite3_column_int(s, 3), .name = sqlite3_column_int(s, 4),
+                            .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
+                            .bytes = sqlite3_column_int64(s, 7), .copy_kind = (uint8_t)sqlite3_column_int(s, 8),
+                            .src_kind = (uint8_t)sqlite3_column_int(s, 9),
+                            .dst_kind = (uint8_t)sqlite3_column_int(s, 10),
+                            .corr = (uint32_t)sqlite3_column_int64(s, 11) });
+}
+
+/* GPU operations the writer stored in bulk (collector/gpu_block.h) */
+static void gpu_block_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    const void *data = sqlite3_column_blob(s, 3);
+    int n = sqlite3_column_int(s, 2);
+    if (!gt_gpu_block_valid(sqlite3_column_int(s, 1), n, data, sqlite3_column_bytes(s, 3)))
+        return;
+    for (int i = 0; i < n; i++) {
+        tick(l);
+        struct gt_gpu_packed r = gt_gpu_block_row(data, i);
+        if (r.kind < 1 || r.kind > 3)
+            continue; /* as the rows are read: kernels, copies and memsets */
+        /* each value as sqlite3_column_int takes the row's column */
+        add_op(l, (struct gop){ .kind = r.kind, .device = (int16_t)r.device, .stream = (int)r.stream_id,
+                                .name = (int)r.name_id, .start = r.start_ns, .end = r.end_ns, .bytes = r.bytes,
+                                .copy_kind = r.copy_kind, .src_kind = r.src_kind, .dst_kind = r.dst_kind,
+                                .corr = r.correlation });
+    }
 }
 
 static void capi_row(sqlite3_stmt *s, void *ctx)
@@ -220,7 +249,7 @@ static void ext_row(sqlite3_stmt *s, void *ctx)
     struct loading *l = ctx;
     tick(l);
     GROW(l->exts.v, l->exts.n, l->exts.cap);
-    l->exts.v[l->exts.n++] = (uint32_t)sqlite3_column_int64(s, 1);
+    l->exts.v[l->exts.n++] = (struct ext){ sqlite3_column_int64(s, 2), (uint32_t)sqlite3_column_int64(s, 1) };
 }
 
 /* Each table's rows of one process, read run by run (rowruns.h); GPU
@@ -234,10 +263,14 @@ static const struct { enum row_table t; const char *sql; void (*fn)(sqlite3_stmt
                     " WHERE rowid BETWEEN ?1 AND ?2", capi_row },
     { RT_CAPI_BLOCK, "SELECT process_id, format, n, data FROM cupti_api_block WHERE rowid BETWEEN ?1 AND ?2",
       capi_block_row },
-    { RT_EXT_CORR, "SELECT process_id, correlation FROM ext_corr WHERE rowid BETWEEN ?1 AND ?2", ext_row },
+    { RT_EXT_CORR, "SELECT process_id, correlation, external_id FROM ext_corr WHERE rowid BETWEEN ?1 AND ?2", ext_row },
+    /* GPU operations last: read once the CUPTI API records are matched and freed */
     { RT_GPU_OP, "SELECT process_id, kind, device, stream_id, name_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
                  " dst_kind, correlation FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND kind IN (1, 2, 3)", op_row },
+    { RT_GPU_BLOCK, "SELECT process_id, format, n, data FROM gpu_op_block WHERE rowid BETWEEN ?1 AND ?2",
+      gpu_block_row },
 };
+#define GPU_READERS 2 /* the last two */
 
 /* The enqueue time of GPU work: the start of the CUPTI API record with its
  * correlation id.  Sorted by correlation, looked up by bisection: a third
@@ -363,6 +396,53 @@ static void *presized(int64_t n, size_t size, size_t *cap)
     return v;
 }
 
+static int cmp_ext(const void *a, const void *b)
+{
+    const struct ext *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The kernel that ran each collective the SQL join of model.c found none
+ * for, because its kernel record is in a gpu_op_block: the earliest kernel
+ * with a correlation its external id (its group's, for a grouped call)
+ * points at, as that join takes it.  ops are sorted by start. */
+static void collective_kernels(struct proc *p, struct ext_list *x)
+{
+    int missing = 0;
+    for (size_t i = 0; i < p->ncolls && !missing; i++)
+        missing = p->colls[i].gstream < 0;
+    if (!missing || !x->n)
+        return;
+    struct idmap first = { 0 }; /* correlation -> its earliest kernel */
+    for (size_t k = p->nops; k-- > 0;)
+        if (p->ops[k].kind == GOP_KERNEL)
+            idmap_put(&first, p->ops[k].corr, (int64_t)k, 0);
+    qsort(x->v, x->n, sizeof *x->v, cmp_ext);
+    for (size_t i = 0; i < p->ncolls; i++) {
+        struct coll *c = &p->colls[i];
+        if (c->gstream >= 0)
+            continue;
+        struct ext key = { c->group ? c->group : c->call_id, 0 };
+        const struct ext *e = bsearch(&key, x->v, x->n, sizeof *x->v, cmp_ext);
+        if (!e)
+            continue;
+        while (e > x->v && e[-1].id == key.id)
+            e--;
+        int64_t best = -1, k;
+        for (; e < x->v + x->n && e->id == key.id; e++)
+            if (idmap_get(&first, e->corr, &k) && (best < 0 || p->ops[k].start < p->ops[best].start))
+                best = k;
+        if (best < 0)
+            continue;
+        const struct gop *g = &p->ops[best];
+        c->gstart = g->start;
+        c->gend = g->end;
+        c->gstream = g->stream;
+        c->kname = g->name;
+    }
+    idmap_free(&first);
+}
+
 void model_load_proc(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
@@ -375,7 +455,7 @@ void model_load_proc(struct model *m, size_t pi)
     if (t[RT_CUPTI_API].count >= 0 && t[RT_CAPI_BLOCK].count >= 0)
         l.capis.v = presized(t[RT_CUPTI_API].count + t[RT_CAPI_BLOCK].count, sizeof *l.capis.v, &l.capis.cap);
     size_t nreaders = sizeof readers / sizeof *readers;
-    for (size_t k = 0; k + 1 < nreaders; k++)
+    for (size_t k = 0; k + GPU_READERS < nreaders; k++)
         read_table(m, p, k, &l);
 
     if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
@@ -387,11 +467,12 @@ void model_load_proc(struct model *m, size_t pi)
     /* NCCL kernels: those whose correlation an external id points at */
     struct idmap nccl = { 0 };
     for (size_t i = 0; i < l.exts.n; i++)
-        idmap_put(&nccl, l.exts.v[i], 1, 1);
-    free(l.exts.v);
+        idmap_put(&nccl, l.exts.v[i].corr, 1, 1);
 
-    p->ops = presized(t[RT_GPU_OP].count, sizeof *p->ops, &p->ops_cap);
-    read_table(m, p, nreaders - 1, &l);
+    if (t[RT_GPU_OP].count >= 0 && t[RT_GPU_BLOCK].count >= 0)
+        p->ops = presized(t[RT_GPU_OP].count + t[RT_GPU_BLOCK].count, sizeof *p->ops, &p->ops_cap);
+    for (size_t k = nreaders - GPU_READERS; k < nreaders; k++)
+        read_table(m, p, k, &l);
     /* what each operation needs of the tables above, before they are freed
      * and the operations sorted (whose keys would add to them) */
     for (size_t i = 0; i < p->nops; i++) {
@@ -406,6 +487,8 @@ void model_load_proc(struct model *m, size_t pi)
     idmap_free(&nccl);
     if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
         qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
+    collective_kernels(p, &l.exts);
+    free(l.exts.v);
 }
 
 void model_drop_proc(struct model *m, size_t pi)

@@ -223,11 +223,14 @@ static void load_process(struct model *m, struct proc *p)
     size_t cap = 0;
     model_load_strings(db, "string", p->id, &p->names, &p->nnames);
     /* the collective's kernel, through the external correlation id its call
-     * (or its group) pushed; written out rather than through the
-     * collective_kernel view, which SQLite would evaluate once per row */
+     * (or its group) pushed: the earliest, when a group's call points at
+     * several (min() makes SQLite take that row's other columns too);
+     * written out rather than through the collective_kernel view, which
+     * SQLite would evaluate once per row.  Kernels stored in bulk
+     * (gpu_op_block) are matched when the process is loaded (load_proc.c). */
     sqlite3_prepare_v2(db, "SELECT c.call_id, c.comm_id, c.seq, c.count, c.bytes, c.start_ns, c.end_ns, c.group_id,"
                            " c.stream, c.api, c.datatype, c.op, c.peer, c.rank, c.nranks, c.callsite,"
-                           " g.start_ns, g.end_ns, g.stream_id, g.name_id, c.pystack, c.result FROM collective c"
+                           " min(g.start_ns), g.end_ns, g.stream_id, g.name_id, c.pystack, c.result FROM collective c"
                            " LEFT JOIN ext_corr x ON x.process_id = c.process_id"
                            "  AND x.external_id = (CASE WHEN c.group_id THEN c.group_id ELSE c.call_id END)"
                            " LEFT JOIN gpu_op g ON g.process_id = x.process_id AND g.correlation = x.correlation AND g.kind = 1"

@@ -1,6 +1,7 @@
 /* rowruns.c: finding and reading each process's runs of rows (rowruns.h). */
 #include "viewer/rowruns.h"
 #include "collector/call_block.h"
+#include "collector/gpu_block.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@ static const char *const pass_sql_light[RT_TABLES] = {
     [RT_CUPTI_API] = "SELECT rowid, process_id FROM cupti_api NOT INDEXED",
     [RT_EXT_CORR] = "SELECT rowid, process_id FROM ext_corr NOT INDEXED",
     [RT_CAPI_BLOCK] = "SELECT rowid, process_id, format, n FROM cupti_api_block NOT INDEXED",
+    [RT_GPU_BLOCK] = "SELECT rowid, process_id, format, n FROM gpu_op_block NOT INDEXED",
 };
 
 static const char *const pass_sql[RT_TABLES] = {
@@ -33,6 +35,7 @@ static const char *const pass_sql[RT_TABLES] = {
     [RT_CUPTI_API] = "SELECT rowid, process_id, 0 FROM cupti_api NOT INDEXED",
     [RT_EXT_CORR] = "SELECT rowid, process_id, 0 FROM ext_corr NOT INDEXED",
     [RT_CAPI_BLOCK] = "SELECT rowid, process_id, format, n FROM cupti_api_block NOT INDEXED",
+    [RT_GPU_BLOCK] = "SELECT rowid, process_id, format, n, data FROM gpu_op_block NOT INDEXED",
 };
 
 /* What rowruns_find counts when it skips the pass: cheap questions, an
@@ -44,12 +47,13 @@ static const char *const count_sql[RT_TABLES] = {
     [RT_CUPTI_API] = "SELECT max(rowid) - min(rowid) + 1 FROM cupti_api",
     [RT_EXT_CORR] = "SELECT max(rowid) - min(rowid) + 1 FROM ext_corr",
     [RT_CAPI_BLOCK] = "SELECT sum(n) FROM cupti_api_block WHERE n BETWEEN 1 AND " STR(GT_BLOCK_ROWS),
+    [RT_GPU_BLOCK] = "SELECT sum(n) FROM gpu_op_block WHERE n BETWEEN 1 AND " STR(GT_BLOCK_ROWS),
 };
 
 /* Tables of blocks (row_block.h): a row holds n records, counted as n. */
 static int is_block(int t)
 {
-    return t == RT_CALL_BLOCK || t == RT_CAPI_BLOCK;
+    return t == RT_CALL_BLOCK || t == RT_CAPI_BLOCK || t == RT_GPU_BLOCK;
 }
 
 static int64_t table_count(sqlite3 *db, int t)
@@ -104,6 +108,23 @@ static void note_end(struct rows_of *p, int64_t end)
 {
     if (end > p->last_end)
         p->last_end = end;
+}
+
+/* The latest end among the GPU operations of a block that the report
+ * loads (kernels, copies, memsets), as for gpu_op rows. */
+static int64_t gpu_block_end(sqlite3_stmt *s)
+{
+    const void *data = sqlite3_column_blob(s, 4);
+    int n = sqlite3_column_int(s, 3);
+    int64_t end = 0;
+    if (!gt_gpu_block_valid(sqlite3_column_int(s, 2), n, data, sqlite3_column_bytes(s, 4)))
+        return 0;
+    for (int i = 0; i < n; i++) {
+        struct gt_gpu_packed r = gt_gpu_block_row(data, i);
+        if (r.kind >= 1 && r.kind <= 3 && r.end_ns > end)
+            end = r.end_ns;
+    }
+    return end;
 }
 
 /* The latest end among the calls of a block (a killed process only). */
@@ -171,7 +192,8 @@ int rowruns_find(sqlite3 *db, struct rows_of *v, size_t n)
                 p->rows.t[t].count += sqlite3_column_int(s, 3);
             /* (CUPTI's API records lie inside the calls: no later end) */
             if (p->want_end && t != RT_CAPI_BLOCK)
-                note_end(p, t == RT_CALL_BLOCK ? block_end(s) : sqlite3_column_int64(s, 2));
+                note_end(p, t == RT_CALL_BLOCK ? block_end(s) : t == RT_GPU_BLOCK ? gpu_block_end(s)
+                                                                                : sqlite3_column_int64(s, 2));
         }
         if (rc != SQLITE_DONE && err == SQLITE_OK)
             err = rc;
@@ -205,6 +227,7 @@ int rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t 
 static const char *const table_name[RT_TABLES] = {
     [RT_API_CALL] = "api_call", [RT_CALL_BLOCK] = "api_call_block", [RT_GPU_OP] = "gpu_op",
     [RT_CUPTI_API] = "cupti_api", [RT_EXT_CORR] = "ext_corr", [RT_CAPI_BLOCK] = "cupti_api_block",
+    [RT_GPU_BLOCK] = "gpu_op_block",
 };
 
 /* The table's lowest and highest rowid: the bounds of a run that stands

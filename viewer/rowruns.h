@@ -19,7 +19,9 @@
 #include <stdint.h>
 
 /* The tables read per process, in the order load_proc.c reads them. */
-enum row_table { RT_API_CALL, RT_CALL_BLOCK, RT_GPU_OP, RT_CUPTI_API, RT_EXT_CORR, RT_CAPI_BLOCK, RT_TABLES };
+enum row_table {
+    RT_API_CALL, RT_CALL_BLOCK, RT_GPU_OP, RT_CUPTI_API, RT_EXT_CORR, RT_CAPI_BLOCK, RT_GPU_BLOCK, RT_TABLES
+};
 
 struct rowrun { int64_t first, last; };
 /* count: the process's rows in the table (for blocks, the records they

@@ -2,7 +2,7 @@
 """report_fuzz.py BUILDDIR: gputrace-report on damaged traces.
 
 A real 2-rank trace (half the cases: one whose writer stored calls, NVTX
-ranges and CUPTI's API records in bulk blocks) is damaged two ways, from a fixed seed so that a
+ranges and CUPTI's API and GPU records in bulk blocks) is damaged two ways, from a fixed seed so that a
 failure repeats: bytes overwritten at random (SQLite then finds pages
 malformed part-way through a read), and columns of random rows set to odd
 values with SQL (the file stays well formed, its contents do not make
@@ -114,9 +114,9 @@ def record(path, bulk_after):
 bases = [record(os.path.join(tmp, "base.db"), "4096"), record(os.path.join(tmp, "bulk.db"), "0")]
 with sqlite3.connect(bases[1]) as con:
     blocks = con.execute("select (select count(*) from api_call_block), (select count(*) from nvtx_range_block),"
-                         " (select count(*) from cupti_api_block)").fetchone()
+                         " (select count(*) from cupti_api_block), (select count(*) from gpu_op_block)").fetchone()
 if not all(blocks):
-    bad(f"the bulk base has no call, NVTX or CUPTI API blocks to damage: {blocks}")
+    bad(f"the bulk base has no call, NVTX, CUPTI API or GPU blocks to damage: {blocks}")
 with sqlite3.connect(bases[0]) as con:
     tables = {t: [c[1] for c in con.execute(f"pragma table_info({t})")]
               for (t,) in con.execute("select name from sqlite_master where type = 'table' and name != 'meta'")}

@@ -37,11 +37,11 @@ one_line "unknown run" 1 "no run 'nosuchrun'" --run nosuchrun "$tmp/run.db"
 "$rep" "$tmp/run.db" > "$tmp/text"
 expect "text report: no line past 100 columns but call sites" "$(awk 'length($0) > 100 && !/^    at /' "$tmp/text" | wc -l)" 0
 expect "text report: a long message goes on under its label" "$(grep -c '^         [^ ]' "$tmp/text" | awk '{print ($1 > 0)}')" 1
-# a file of an older schema version (2: no nvtx_range_block nor
-# cupti_api_block) is still read, the same
+# a file of an older schema version (2: no nvtx_range_block, cupti_api_block
+# nor gpu_op_block) is still read, the same
 cp "$tmp/run.db" "$tmp/v2.db"
 sqlite3 "$tmp/v2.db" "update meta set value = '2' where key = 'schema_version'; drop table nvtx_range_block;
-  drop table cupti_api_block;"
+  drop table cupti_api_block; drop table gpu_op_block;"
 "$rep" --format json "$tmp/run.db" > "$tmp/v4.json" && "$rep" --format json "$tmp/v2.db" > "$tmp/v2.json"
 expect "schema version 2 read like version 4" "$?:$(cmp -s "$tmp/v4.json" "$tmp/v2.json" && echo same)" "0:same"
 run_id=$(sqlite3 "$tmp/run.db" "select run_id from process limit 1")

@@ -97,13 +97,17 @@ GPUTRACE_BULK_AFTER=0 GPUTRACE_LIB="$lib" "$b/gputrace" record -o "$ck" -- "$b/t
 expect "bulk: NCCL's ranges in blocks" "$(q "$ck" "select count(*) > 0 from nvtx_range_block")" 1
 capis=$(q "$ck" "select coalesce(sum(n), 0) from cupti_api_block")
 expect "bulk: CUPTI's API records in blocks, none as rows" "$(q "$ck" "select count(*) from cupti_api") $((capis > 0))" "0 1"
+gpus=$(q "$ck" "select coalesce(sum(n), 0) from gpu_op_block")
+expect "bulk: GPU operations in blocks, none as rows" "$(q "$ck" "select count(*) from gpu_op") $((gpus > 0))" "0 1"
 "$b/gputrace-report" --format json --chrome-trace "$tmp/ck1.trace" "$ck" > /dev/null
 "$b/gputrace" expand "$ck" > /dev/null
 "$b/gputrace-report" --format json --chrome-trace "$tmp/ck2.trace" "$ck" > /dev/null
-expect "bulk: the Chrome trace (ranges and their payloads, launches joined to their GPU work) is the same from blocks as from rows" \
+expect "bulk: the Chrome trace (ranges and their payloads, launches joined to their GPU work, collectives to their kernels) is the same from blocks as from rows" \
   "$(cmp -s "$tmp/ck1.trace" "$tmp/ck2.trace" && echo same)" same
 expect "bulk: expanded, CUPTI's API records are rows, each once" \
   "$(q "$ck" "select count(*) || ' ' || count(distinct process_id || ':' || correlation) || ' ' || (select count(*) from cupti_api_block) from cupti_api")" "$capis $capis 0"
+expect "bulk: expanded, GPU operations are rows, NCCL's kernels joined to their operations" \
+  "$(q "$ck" "select count(*) = $gpus and (select count(*) from gpu_op_block) = 0 from gpu_op") $(q "$ck" "select count(*) > 0 and count(*) = count(gpu_start_ns) from collective_kernel")" "1 1"
 expect "bulk: expanded, every NCCL range has its payload as text" \
   "$(q "$ck" "select count(*) > 0 and count(*) = count(payload) and count(*) = sum(typeof(payload) = 'text') $nccl")" 1
 
