@@ -4,7 +4,7 @@ libgputrace_la_SOURCES = \
   collector/api_ids.h collector/record.h collector/state.h collector/visibility.h collector/hash.h \
   collector/clock.h collector/clock.c collector/config.h collector/config.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \
-  collector/intern.h collector/row_block.h collector/call_block.h collector/nvtx_block.h collector/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c \
+  collector/intern.h collector/row_block.h collector/call_block.h collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c \
   collector/symbolize.h collector/symbolize.c \
   collector/schema.h collector/schema.c collector/db.h collector/db.c \
   collector/cupti_sub.h collector/cupti_sub.c collector/writer.h collector/writer.c \
@@ -19,7 +19,7 @@ libgputrace_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -shared
 # the launcher
 bin_PROGRAMS += gputrace
 gputrace_SOURCES = collector/gputrace.c collector/expand.h collector/expand.c collector/row_block.h collector/call_block.h \
-  collector/nvtx_block.h collector/nvtx_payload_sql.h
+  collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h
 gputrace_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 gputrace_LDADD = $(SQLITE_LIBS)
 gputrace_CPPFLAGS = $(AM_CPPFLAGS) -DGT_LIBDIR='"$(libdir)"'
