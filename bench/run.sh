@@ -10,7 +10,8 @@
 #     calls flat out and offered at 1 M/s (the target), the same with CUPTI
 #     on (a second record per call), kernel launches with CUPTI on (three
 #     records each) at 300 K/s, and NVTX ranges offered at 1 M/s;
-#  3. the tracer's memory (peak RSS traced minus untraced);
+#  3. the tracer's memory (peak RSS traced minus untraced), calls flat out
+#     with CUPTI off, and kernel launches flat out with CUPTI on;
 #  4. added ns per NVTX push/pop pair, traced vs an untraced pair, same process;
 #  5. added ns per captured call for its Python frames: 16 frames deep vs 2,
 #     same process (and the same with frames off: the method's error).
@@ -77,6 +78,11 @@ rows=$(sqlite3 "$tmp/f.db" "select (select count(*) from nvtx_range) + (select c
 echo "$out"
 echo "stored $rows ranges, $(sqlite3 "$tmp/f.db" "select dropped_host from process") dropped"
 echo "== 3. tracer memory: peak RSS traced - untraced: $(( ($(cat "$tmp/rss1") - $(cat "$tmp/rss0")) / 1024 )) MiB"
+# the worst case at defaults: CUPTI on, kernel launches flat out (a call, an
+# API record and a kernel record each, faster than the writer stores them)
+/usr/bin/time -f "%M" -o "$tmp/rss2" "$tmp/sink_rate" 0 launch > /dev/null
+env GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/i.db" LD_PRELOAD="$lib" /usr/bin/time -f "%M" -o "$tmp/rss3" "$tmp/sink_rate" 0 launch > /dev/null
+echo "   ... CUPTI on, kernel launches flat out: $(( ($(cat "$tmp/rss3") - $(cat "$tmp/rss2")) / 1024 )) MiB"
 echo "== 4. NVTX push/pop pair (median ns per pair, traced vs untraced, same process)"
 added=()
 for i in $(seq "$RUNS"); do

@@ -52,8 +52,9 @@ static struct qbuf *q_head, *q_tail; /* guarded by queue_lock */
 /* Filled buffers waiting for the writer: past MAX_QUEUED, CUPTI gets no new
  * buffer and drops records (and counts them: process.dropped_cupti) rather
  * than the queue growing without bound when the program makes GPU work
- * faster than the writer stores it (250 MiB seen at 500 K launches/s). */
-#define MAX_QUEUED 6
+ * faster than the writer stores it (250 MiB seen at 500 K launches/s; at
+ * most 16 MiB so, the tracer's 50 MiB in all with launches flat out). */
+#define MAX_QUEUED 4
 static _Atomic int queued;
 static _Atomic size_t queued_bytes; /* the records they hold */
 
