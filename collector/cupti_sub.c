@@ -50,7 +50,8 @@ struct qbuf { uint8_t *buf; size_t valid; struct qbuf *next; };
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct qbuf *q_head, *q_tail; /* guarded by queue_lock */
 /* Filled buffers waiting for the writer: past MAX_QUEUED, CUPTI gets no new
- * buffer and drops records (and counts them: process.dropped_cupti) rather
+ * buffer (a NULL one: the request callback's documented way to decline)
+ * and drops records (and counts them: process.dropped_cupti) rather
  * than the queue growing without bound when the program makes GPU work
  * faster than the writer stores it (250 MiB seen at 500 K launches/s; at
  * most 16 MiB so, the tracer's 50 MiB in all with launches flat out). */
