@@ -18,6 +18,7 @@
 #include "collector/gpu_block.h"
 #include "viewer/json.h"
 #include "viewer/output.h"
+#include "viewer/rowruns.h"
 #include "viewer/timeline.h"
 
 #include <errno.h>
@@ -186,10 +187,8 @@ static void sync_events(struct kw *w)
         return; /* a file of an older schema */
     sqlite3_bind_int64(s, 1, w->p->id);
     while (sqlite3_step(s) == SQLITE_ROW) {
-        const void *data = sqlite3_column_blob(s, 2);
-        int n = sqlite3_column_int(s, 1);
-        if (!gt_gpu_block_valid(sqlite3_column_int(s, 0), n, data, sqlite3_column_bytes(s, 2)))
-            continue;
+        int n;
+        const void *data = rowruns_block(s, 0, gt_gpu_block_valid, &n);
         for (int i = 0; i < n; i++) {
             struct gt_gpu_packed r = gt_gpu_block_row(data, i);
             if (r.kind == 4) /* each value as sqlite3_column_int takes the row's column */

@@ -161,10 +161,8 @@ static void call_row(sqlite3_stmt *s, void *ctx)
 static void block_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
-    const void *data = sqlite3_column_blob(s, 3);
-    int n = sqlite3_column_int(s, 2);
-    if (!gt_call_block_valid(sqlite3_column_int(s, 1), n, data, sqlite3_column_bytes(s, 3)))
-        return;
+    int n;
+    const void *data = rowruns_block(s, 1, gt_call_block_valid, &n);
     for (int i = 0; i < n; i++) {
         tick(l);
         struct gt_call_packed r = gt_call_block_row(data, i);
@@ -202,10 +200,8 @@ static void op_row(sqlite3_stmt *s, void *ctx)
 static void gpu_block_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
-    const void *data = sqlite3_column_blob(s, 3);
-    int n = sqlite3_column_int(s, 2);
-    if (!gt_gpu_block_valid(sqlite3_column_int(s, 1), n, data, sqlite3_column_bytes(s, 3)))
-        return;
+    int n;
+    const void *data = rowruns_block(s, 1, gt_gpu_block_valid, &n);
     for (int i = 0; i < n; i++) {
         tick(l);
         struct gt_gpu_packed r = gt_gpu_block_row(data, i);
@@ -232,10 +228,8 @@ static void capi_row(sqlite3_stmt *s, void *ctx)
 static void capi_block_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
-    const void *data = sqlite3_column_blob(s, 3);
-    int n = sqlite3_column_int(s, 2);
-    if (!gt_capi_block_valid(sqlite3_column_int(s, 1), n, data, sqlite3_column_bytes(s, 3)))
-        return;
+    int n;
+    const void *data = rowruns_block(s, 1, gt_capi_block_valid, &n);
     for (int i = 0; i < n; i++) {
         tick(l);
         struct gt_capi_packed r = gt_capi_block_row(data, i);

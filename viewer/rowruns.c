@@ -110,15 +110,25 @@ static void note_end(struct rows_of *p, int64_t end)
         p->last_end = end;
 }
 
+const void *rowruns_block(sqlite3_stmt *s, int col, int (*valid)(int format, int n, const void *data, int bytes),
+                          int *n)
+{
+    const void *data = sqlite3_column_blob(s, col + 2);
+    *n = sqlite3_column_int(s, col + 1);
+    if (!valid(sqlite3_column_int(s, col), *n, data, sqlite3_column_bytes(s, col + 2))) {
+        *n = 0;
+        return NULL;
+    }
+    return data;
+}
+
 /* The latest end among the GPU operations of a block that the report
  * loads (kernels, copies, memsets), as for gpu_op rows. */
 static int64_t gpu_block_end(sqlite3_stmt *s)
 {
-    const void *data = sqlite3_column_blob(s, 4);
-    int n = sqlite3_column_int(s, 3);
+    int n;
+    const void *data = rowruns_block(s, 2, gt_gpu_block_valid, &n);
     int64_t end = 0;
-    if (!gt_gpu_block_valid(sqlite3_column_int(s, 2), n, data, sqlite3_column_bytes(s, 4)))
-        return 0;
     for (int i = 0; i < n; i++) {
         struct gt_gpu_packed r = gt_gpu_block_row(data, i);
         if (r.kind >= 1 && r.kind <= 3 && r.end_ns > end)
@@ -130,11 +140,9 @@ static int64_t gpu_block_end(sqlite3_stmt *s)
 /* The latest end among the calls of a block (a killed process only). */
 static int64_t block_end(sqlite3_stmt *s)
 {
-    const void *data = sqlite3_column_blob(s, 4);
-    int n = sqlite3_column_int(s, 3);
+    int n;
+    const void *data = rowruns_block(s, 2, gt_call_block_valid, &n);
     int64_t end = 0;
-    if (!gt_call_block_valid(sqlite3_column_int(s, 2), n, data, sqlite3_column_bytes(s, 4)))
-        return 0;
     for (int i = 0; i < n; i++) {
         struct gt_call_packed r = gt_call_block_row(data, i);
         if (r.end_ns > end)

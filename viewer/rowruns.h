@@ -67,6 +67,12 @@ int rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t 
 int rowruns_each_split(sqlite3 *db, sqlite3 *db2, enum row_table t, const char *sql, const struct rowruns *r,
                        int64_t id, void (*fn)(sqlite3_stmt *s, void *ctx), void *ctx, void *ctx2, int *rc, int *rc2);
 
+/* The packed records of a block row (row_block.h) whose format, n and data
+ * are columns col, col + 1 and col + 2 of s; NULL (and *n = 0) when the row
+ * is damaged or of a layout `valid` does not take. */
+const void *rowruns_block(sqlite3_stmt *s, int col, int (*valid)(int format, int n, const void *data, int bytes),
+                          int *n);
+
 void rowruns_free(struct proc_rows *r);
 
 #endif
