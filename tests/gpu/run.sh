@@ -2,7 +2,8 @@
 # tests/gpu/run.sh: the real-GPU checks (one GPU, one rank per communicator).
 # Expects gputrace already built in build/ (scripts/build.sh, or carried from
 # a machine with the build dependencies).  Writes logs and databases to
-# $OUT (default tests/gpu/out).  Steps: (1) CUDA C workload traced,
+# $OUT (default tests/gpu/out).  Steps: (1) CUDA C workload traced (1b: with
+# every record in bulk blocks, read the same as rows),
 # (2) PyTorch script traced, (3) the workload with static cudart,
 # (4) overhead: traced vs untraced vs torch.profiler, side by side,
 # (5) the tracer's per-call and NVTX-pair costs on this host (bench/),
@@ -38,6 +39,17 @@ log "1. CUDA C workload under gputrace record"
 "$gt" record -f -o "$OUT/cuda.db" -- "$OUT/workload_shared" 20; echo "exit $?"
 "$gt" expand "$OUT/cuda.db" # what a busy writer stored in bulk, as rows for the SQL below
 $PY "$top/tests/gpu/check_db.py" "$OUT/cuda.db" "CUDA C workload (shared cudart)"; echo "check exit $?"
+
+log "1b. the same, every record stored in bulk blocks (real CUPTI records through the packed layouts)"
+GPUTRACE_BULK_AFTER=0 "$gt" record -f -o "$OUT/bulk.db" -- "$OUT/workload_shared" 20; echo "exit $?"
+sqlite3 "$OUT/bulk.db" "select 'blocks: calls ' || (select coalesce(sum(n), 0) from api_call_block) || ', API records '
+  || (select coalesce(sum(n), 0) from cupti_api_block) || ', GPU operations ' || (select coalesce(sum(n), 0) from gpu_op_block)" 2>&1
+"$top/build/gputrace-report" --format json --chrome-trace "$OUT/bulk1.trace" "$OUT/bulk.db" > "$OUT/bulk1.json"
+"$gt" expand "$OUT/bulk.db"
+"$top/build/gputrace-report" --format json --chrome-trace "$OUT/bulk2.trace" "$OUT/bulk.db" > "$OUT/bulk2.json"
+cmp -s "$OUT/bulk1.json" "$OUT/bulk2.json" && cmp -s "$OUT/bulk1.trace" "$OUT/bulk2.trace" &&
+  echo "  [ok] report and Chrome trace the same from blocks as from rows" ||
+  echo "  [FAIL] report or Chrome trace differ between blocks and rows"
 
 log "2. PyTorch script under gputrace record"
 "$gt" record -f -o "$OUT/torch.db" -- $PY "$top/tests/gpu/train.py"; echo "exit $?"
