@@ -13,6 +13,8 @@ apps="$b/tests/apps"
 db="$tmp/demo.db"
 "$gt" record -o "$db" -- "$run" -n 4 "$apps/train_demo" > "$tmp/out" 2>&1
 expect "recorded run exits 0" $? 0
+# the SQL below reads rows: what a busy writer stored in bulk blocks, rows
+"$gt" expand "$db" > /dev/null
 expect "four ranks" "$(q "$db" "select group_concat(rank) from (select rank from process order by rank)")" "0,1,2,3"
 expect "one run id" "$(q "$db" "select count(distinct run_id) from process")" 1
 expect "each rank's device is the one its cudaSetDevice chose, and the call's row carries no bytes" \

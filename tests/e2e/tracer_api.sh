@@ -9,6 +9,7 @@ names() { q "$1" "select group_concat(name, ' ') from (select distinct a.name fr
 
 GPUTRACE_OUTPUT="$tmp/a.db" LD_PRELOAD="$lib" "$b/tests/apps/api_surface" > /dev/null
 expect "api_surface runs" $? 0
+"$b/gputrace" expand "$tmp/a.db" > /dev/null # the SQL below reads rows: blocks a busy writer stored, rows
 expect "every call of the legacy build recorded by name" "$(names "$tmp/a.db")" \
   "cuCtxSynchronize cuCtxSynchronize_v2 cuEventSynchronize cuMemcpyDtoD_v2 cuMemcpyDtoH_v2 cuMemcpyHtoDAsync_v2 cuMemcpyHtoD_v2 cuStreamSynchronize cuStreamWaitEvent cudaEventCreate cudaEventDestroy cudaEventRecord cudaFree cudaHostRegister cudaHostUnregister cudaLaunchKernel cudaMalloc cudaMemcpy cudaMemcpy2D cudaMemcpyAsync cudaMemcpyPeer cudaMemset cudaMemsetAsync cudaSetDevice cudaStreamCreateWithPriority cudaStreamDestroy cudaStreamSynchronize cudaStreamWaitEvent ncclAllGather ncclAllReduce ncclBroadcast ncclCommDestroy ncclCommInitAll ncclCommSplit ncclGroupEnd ncclGroupStart"
 expect "registered memory is pinned for the copies that use it" \
