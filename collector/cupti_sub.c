@@ -4,7 +4,9 @@
  *   CUPTI calls `on_request` for buffers and `on_complete` (from its own
  *   thread, or from the thread calling cuptiActivityFlushAll) with filled
  *   ones.  on_complete only queues the buffer under queue_lock; the writer
- *   thread pops and parses it into rows.  cuptiActivityFlushAll is never
+ *   thread pops one at a time and parses it into rows, or into packed
+ *   blocks (capi_block.h, gpu_block.h) under load; past MAX_QUEUED waiting
+ *   buffers on_request declines.  cuptiActivityFlushAll is never
  *   called with queue_lock held, nor from inside a callback (Kineto hit a
  *   deadlock that way).
  *   Every record is stamped by our timestamp callback, which converts the
