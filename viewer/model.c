@@ -288,7 +288,7 @@ static int find_rows(struct model *m, size_t d)
     for (size_t i = 0; i < m->nprocs; i++)
         if (m->procs[i].db == (int)d)
             v[n++] = (struct rows_of){ .id = m->procs[i].id, .want_end = !m->procs[i].has_end };
-    int rc = n ? rowruns_find(m->dbs[d], v, n) : SQLITE_OK;
+    int rc = n ? rowruns_find(m->dbs[d], m->dbs2 ? m->dbs2[d] : NULL, v, n) : SQLITE_OK;
     if (rc != SQLITE_NOMEM)
         model_note_damage(m, (int)d, rc, "where each process's rows are");
     for (size_t i = 0, k = 0; i < m->nprocs && k < n; i++) {

@@ -104,12 +104,6 @@ static struct rows_of *lookup(struct rows_of *v, size_t n, size_t *last, int64_t
     return NULL;
 }
 
-static void note_end(struct rows_of *p, int64_t end)
-{
-    if (end > p->last_end)
-        p->last_end = end;
-}
-
 const void *rowruns_block(sqlite3_stmt *s, int col, int (*valid)(int format, int n, const void *data, int bytes),
                           int *n)
 {
@@ -166,7 +160,77 @@ static int only_these(sqlite3 *db, const struct rows_of *v, size_t n)
     return count == (int64_t)n;
 }
 
-int rowruns_find(sqlite3 *db, struct rows_of *v, size_t n)
+/* The pass over table t: each row of the n processes in v goes to its
+ * runs; ends[i]: the latest end of process v[i]'s rows read here (when it
+ * wants one).  Touches only v[*].rows.t[t] and ends, so that two threads
+ * can pass over different tables at once. */
+static int pass_table(sqlite3 *db, struct rows_of *v, size_t n, int t, int want_ends, int64_t *ends)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, want_ends ? pass_sql[t] : pass_sql_light[t], -1, &s, NULL) != SQLITE_OK)
+        return SQLITE_OK; /* a table this file lacks: nothing to read there */
+    size_t last = 0;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct rows_of *p = lookup(v, n, &last, sqlite3_column_int64(s, 1));
+        if (!p)
+            continue;
+        if (add_row(&p->rows.t[t], sqlite3_column_int64(s, 0)) != 0) {
+            sqlite3_finalize(s);
+            return SQLITE_NOMEM;
+        }
+        if (!is_block(t))
+            p->rows.t[t].count++;
+        else if (sqlite3_column_int(s, 3) > 0 && sqlite3_column_int(s, 3) <= GT_BLOCK_ROWS)
+            p->rows.t[t].count += sqlite3_column_int(s, 3);
+        /* (CUPTI's API records lie inside the calls: no later end) */
+        if (p->want_end && t != RT_CAPI_BLOCK) {
+            int64_t end = t == RT_CALL_BLOCK ? block_end(s) : t == RT_GPU_BLOCK ? gpu_block_end(s)
+                                                                                 : sqlite3_column_int64(s, 2);
+            if (end > ends[p - v])
+                ends[p - v] = end;
+        }
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* The tables the second thread passes over, when there is one: about half
+ * the rows of a run (CUPTI's records and the GPU's beside the calls). */
+static int second_half(int t)
+{
+    return t == RT_CUPTI_API || t == RT_GPU_OP || t == RT_CAPI_BLOCK || t == RT_GPU_BLOCK;
+}
+
+struct pass_job {
+    sqlite3 *db;
+    struct rows_of *v;
+    size_t n;
+    int want_ends, rc;
+    int64_t *ends;
+};
+
+static int pass_tables(struct pass_job *j, int second)
+{
+    int err = SQLITE_OK;
+    for (int t = 0; t < RT_TABLES && err != SQLITE_NOMEM; t++) {
+        if (second_half(t) != second)
+            continue;
+        int rc = pass_table(j->db, j->v, j->n, t, j->want_ends, j->ends);
+        if (rc != SQLITE_OK && (err == SQLITE_OK || rc == SQLITE_NOMEM))
+            err = rc;
+    }
+    return err;
+}
+
+static void *pass_second(void *arg)
+{
+    struct pass_job *j = arg;
+    j->rc = pass_tables(j, 1);
+    return NULL;
+}
+
+int rowruns_find(sqlite3 *db, sqlite3 *db2, struct rows_of *v, size_t n)
 {
     if (n == 1 && only_these(db, v, n)) {
         for (int t = 0; t < RT_TABLES; t++) {
@@ -177,37 +241,33 @@ int rowruns_find(sqlite3 *db, struct rows_of *v, size_t n)
         }
         return SQLITE_OK;
     }
-    size_t last = 0;
-    int err = SQLITE_OK, ends = 0;
+    int want_ends = 0;
     for (size_t i = 0; i < n; i++)
-        ends |= v[i].want_end;
-    for (int t = 0; t < RT_TABLES; t++) {
-        sqlite3_stmt *s;
-        if (sqlite3_prepare_v2(db, ends ? pass_sql[t] : pass_sql_light[t], -1, &s, NULL) != SQLITE_OK)
-            continue; /* a table this file lacks: nothing to read there */
-        int rc;
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-            struct rows_of *p = lookup(v, n, &last, sqlite3_column_int64(s, 1));
-            if (!p)
-                continue;
-            if (add_row(&p->rows.t[t], sqlite3_column_int64(s, 0)) != 0) {
-                sqlite3_finalize(s);
-                return SQLITE_NOMEM;
-            }
-            if (!is_block(t))
-                p->rows.t[t].count++;
-            else if (sqlite3_column_int(s, 3) > 0 && sqlite3_column_int(s, 3) <= GT_BLOCK_ROWS)
-                p->rows.t[t].count += sqlite3_column_int(s, 3);
-            /* (CUPTI's API records lie inside the calls: no later end) */
-            if (p->want_end && t != RT_CAPI_BLOCK)
-                note_end(p, t == RT_CALL_BLOCK ? block_end(s) : t == RT_GPU_BLOCK ? gpu_block_end(s)
-                                                                                : sqlite3_column_int64(s, 2));
-        }
-        if (rc != SQLITE_DONE && err == SQLITE_OK)
-            err = rc;
-        sqlite3_finalize(s);
+        want_ends |= v[i].want_end;
+    struct pass_job one = { db, v, n, want_ends, SQLITE_OK, calloc(n + 1, sizeof(int64_t)) };
+    struct pass_job two = { db2 ? db2 : db, v, n, want_ends, SQLITE_OK, calloc(n + 1, sizeof(int64_t)) };
+    if (!one.ends || !two.ends) {
+        free(one.ends);
+        free(two.ends);
+        return SQLITE_NOMEM;
     }
-    return err;
+    pthread_t th;
+    int threaded = db2 && pthread_create(&th, NULL, pass_second, &two) == 0;
+    one.rc = pass_tables(&one, 0);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        two.rc = pass_tables(&two, 1);
+    for (size_t i = 0; i < n; i++) {
+        int64_t end = one.ends[i] > two.ends[i] ? one.ends[i] : two.ends[i];
+        if (end > v[i].last_end)
+            v[i].last_end = end;
+    }
+    free(one.ends);
+    free(two.ends);
+    if (one.rc == SQLITE_NOMEM || two.rc == SQLITE_NOMEM)
+        return SQLITE_NOMEM;
+    return one.rc != SQLITE_OK ? one.rc : two.rc;
 }
 
 int rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t id,

@@ -98,7 +98,7 @@ Test(rowruns, interleaved_transactions_read_back_exactly)
             append(3, 3);
     }
     struct rows_of v[3] = { { .id = 1 }, { .id = 2 }, { .id = 3, .want_end = 1 } };
-    cr_assert_eq(rowruns_find(db, v, 3), 0);
+    cr_assert_eq(rowruns_find(db, NULL, v, 3), 0);
     for (int k = 0; k < 3; k++)
         check_reads(&v[k], (int)v[k].id);
     /* one run per transaction (runs of others are too long to merge) */
@@ -130,7 +130,7 @@ Test(rowruns, fine_interleaving_merges_runs_and_filters)
     for (int i = 0; i < 3000; i++)
         append(1 + i % 2, 1);
     struct rows_of v[2] = { { .id = 1 }, { .id = 2 } };
-    cr_assert_eq(rowruns_find(db, v, 2), 0);
+    cr_assert_eq(rowruns_find(db, NULL, v, 2), 0);
     cr_assert_eq(v[0].rows.t[RT_API_CALL].n, 1, "rows one apart: one run, not a query per row");
     check_reads(&v[0], 1);
     check_reads(&v[1], 2);
@@ -146,7 +146,7 @@ Test(rowruns, a_process_alone_in_its_file_scans_it_whole)
     append(7, 5); /* rows of a process the file does not list: filtered out */
     append(1, 100);
     struct rows_of v[1] = { { .id = 1 } };
-    cr_assert_eq(rowruns_find(db, v, 1), 0);
+    cr_assert_eq(rowruns_find(db, NULL, v, 1), 0);
     cr_assert_eq(v[0].rows.t[RT_API_CALL].n, 1);
     cr_assert_eq(v[0].rows.t[RT_API_CALL].v[0].first, INT64_MIN);
     cr_assert_eq(v[0].rows.t[RT_API_CALL].v[0].last, INT64_MAX);
@@ -162,7 +162,7 @@ Test(rowruns, call_blocks_count_the_calls_they_hold)
     exec("INSERT INTO api_call_block VALUES (1, 1, 4096, NULL), (2, 1, 7, NULL), (1, 1, 100, NULL),"
          " (1, 1, 5000, NULL), (1, 1, -3, NULL)"); /* the last two are damaged: no count */
     struct rows_of v[2] = { { .id = 1 }, { .id = 2 } };
-    cr_assert_eq(rowruns_find(db, v, 2), 0);
+    cr_assert_eq(rowruns_find(db, NULL, v, 2), 0);
     cr_assert_eq(v[0].rows.t[RT_CALL_BLOCK].count, 4196);
     cr_assert_eq(v[1].rows.t[RT_CALL_BLOCK].count, 7);
     rowruns_free(&v[0].rows);
@@ -213,7 +213,7 @@ Test(rowruns, big_tables_are_read_in_two_halves_in_order)
     sqlite3 *db2;
     cr_assert_eq(sqlite3_open_v2(path, &db2, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     struct rows_of v[2] = { { .id = 1 }, { .id = 2 } };
-    cr_assert_eq(rowruns_find(db, v, 2), 0);
+    cr_assert_eq(rowruns_find(db, NULL, v, 2), 0);
     check_split(db2, &v[0], 1);
     check_split(db2, &v[1], 2);
     /* without a second connection, or with few rows: all on this thread */
@@ -240,10 +240,51 @@ Test(rowruns, big_tables_are_read_in_two_halves_in_order)
     append(1, 2000);
     cr_assert_eq(sqlite3_open_v2(path, &db2, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     struct rows_of w[1] = { { .id = 1 } };
-    cr_assert_eq(rowruns_find(db, w, 1), 0);
+    cr_assert_eq(rowruns_find(db, NULL, w, 1), 0);
     cr_assert_eq(w[0].rows.t[RT_API_CALL].v[0].first, INT64_MIN);
     check_split(db2, &w[0], 1);
     rowruns_free(&w[0].rows);
+    sqlite3_close(db2);
+    sqlite3_close(db);
+    unlink(path);
+}
+
+Test(rowruns, the_pass_in_two_threads_finds_the_same_runs)
+{
+    char path[] = "/tmp/test_report_rows_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    make_db_at(path, 2);
+    for (int round = 0; round < 12; round++) { /* two writers taking turns, calls and GPU operations */
+        append(1, 200 + round);
+        append(2, 30);
+        char sql[256];
+        snprintf(sql, sizeof sql, "WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k < 99)"
+                                  " INSERT INTO gpu_op SELECT %d, 1, (%d * 1000 + k) * 7 FROM r", 1 + round % 2, round);
+        exec(sql);
+    }
+    sqlite3 *db2;
+    cr_assert_eq(sqlite3_open_v2(path, &db2, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    struct rows_of one[2] = { { .id = 1, .want_end = 1 }, { .id = 2, .want_end = 1 } };
+    struct rows_of two[2] = { { .id = 1, .want_end = 1 }, { .id = 2, .want_end = 1 } };
+    cr_assert_eq(rowruns_find(db, NULL, one, 2), 0);
+    cr_assert_eq(rowruns_find(db, db2, two, 2), 0);
+    for (int k = 0; k < 2; k++) {
+        cr_assert_gt(two[k].rows.t[RT_GPU_OP].count, 0, "process %d: GPU operations found", k + 1);
+        cr_assert_eq(one[k].last_end, two[k].last_end, "process %d: the same end", k + 1);
+        cr_assert_gt(two[k].last_end, 0);
+        for (int t = 0; t < RT_TABLES; t++) {
+            const struct rowruns *x = &one[k].rows.t[t], *y = &two[k].rows.t[t];
+            cr_assert_eq(x->n, y->n, "process %d table %d: %zu vs %zu runs", k + 1, t, x->n, y->n);
+            cr_assert_eq(x->count, y->count, "process %d table %d: counts", k + 1, t);
+            for (size_t i = 0; i < x->n; i++)
+                cr_assert(x->v[i].first == y->v[i].first && x->v[i].last == y->v[i].last,
+                          "process %d table %d run %zu", k + 1, t, i);
+        }
+        rowruns_free(&one[k].rows);
+        rowruns_free(&two[k].rows);
+    }
     sqlite3_close(db2);
     sqlite3_close(db);
     unlink(path);
@@ -255,7 +296,7 @@ Test(rowruns, tables_a_file_lacks_are_read_as_empty)
     exec("CREATE TABLE process(id INTEGER PRIMARY KEY); INSERT INTO process VALUES (1), (2);"
          "CREATE TABLE api_call(process_id INTEGER, end_ns INTEGER); INSERT INTO api_call VALUES (1, 5), (2, 6);");
     struct rows_of v[2] = { { .id = 1 }, { .id = 2 } };
-    cr_assert_eq(rowruns_find(db, v, 2), 0);
+    cr_assert_eq(rowruns_find(db, NULL, v, 2), 0);
     cr_assert_eq(v[0].rows.t[RT_GPU_OP].n, 0);
     check_reads(&v[1], 2);
     rowruns_free(&v[0].rows);
