@@ -5,8 +5,8 @@
  *   thread, or from the thread calling cuptiActivityFlushAll) with filled
  *   ones.  on_complete only queues the buffer under queue_lock; the writer
  *   thread pops one at a time and parses it into rows, or into packed
- *   blocks (capi_block.h, gpu_block.h) under load; past MAX_QUEUED waiting
- *   buffers on_request declines.  cuptiActivityFlushAll is never
+ *   blocks (capi_block.h, gpu_block.h) under load; past MAX_QUEUED_BYTES of
+ *   records waiting on_request declines.  cuptiActivityFlushAll is never
  *   called with queue_lock held, nor from inside a callback (Kineto hit a
  *   deadlock that way).
  *   Every record is stamped by our timestamp callback, which converts the
@@ -51,15 +51,16 @@ static _Atomic uint64_t dropped_total;
 struct qbuf { uint8_t *buf; size_t valid; struct qbuf *next; };
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct qbuf *q_head, *q_tail; /* guarded by queue_lock */
-/* Filled buffers waiting for the writer: past MAX_QUEUED, CUPTI gets no new
- * buffer (a NULL one: the request callback's documented way to decline)
- * and drops records (and counts them: process.dropped_cupti) rather
- * than the queue growing without bound when the program makes GPU work
- * faster than the writer stores it (250 MiB seen at 500 K launches/s; at
- * most 16 MiB so, the tracer's 50 MiB in all with launches flat out). */
-#define MAX_QUEUED 4
-static _Atomic int queued;
-static _Atomic size_t queued_bytes; /* the records they hold */
+/* Records waiting for the writer, in bytes: past MAX_QUEUED_BYTES, CUPTI
+ * gets no new buffer (a NULL one: the request callback's documented way to
+ * decline) and drops records (and counts them: process.dropped_cupti)
+ * rather than the queue growing without bound when the program makes GPU
+ * work faster than the writer stores it (250 MiB seen at 500 K launches/s;
+ * the tracer takes 39-50 MiB in all so).  Counted in bytes of records, and
+ * a buffer delivered part-filled (a flush) is cut to its records, so that
+ * the flushes of many streams' buffers at once do not make CUPTI drop. */
+#define MAX_QUEUED_BYTES ((size_t)16 << 20)
+static _Atomic size_t queued_bytes;
 
 static uint64_t CUPTIAPI timestamp(void)
 {
@@ -69,7 +70,7 @@ static uint64_t CUPTIAPI timestamp(void)
 static void CUPTIAPI on_request(uint8_t **buffer, size_t *size, size_t *max_records)
 {
     void *p = NULL;
-    if (atomic_load(&queued) >= MAX_QUEUED || posix_memalign(&p, 8, BUF_BYTES) != 0)
+    if (atomic_load(&queued_bytes) >= MAX_QUEUED_BYTES || posix_memalign(&p, 8, BUF_BYTES) != 0)
         p = NULL;
     *buffer = p;
     *size = p ? BUF_BYTES : 0;
@@ -78,14 +79,18 @@ static void CUPTIAPI on_request(uint8_t **buffer, size_t *size, size_t *max_reco
 
 static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
 {
-    (void)ctx; (void)stream; (void)size;
+    (void)ctx; (void)stream;
     struct qbuf *q = malloc(sizeof *q);
     if (!q) {
         free(buffer);
         return;
     }
+    if (valid < size / 2) { /* ours now: keep only what holds records */
+        uint8_t *cut = realloc(buffer, valid ? valid : 8);
+        if (cut)
+            buffer = cut;
+    }
     *q = (struct qbuf){ buffer, valid, NULL };
-    atomic_fetch_add(&queued, 1);
     atomic_fetch_add(&queued_bytes, valid);
     pthread_mutex_lock(&queue_lock);
     if (q_tail)
@@ -249,7 +254,6 @@ void gt_cupti_forget_after_fork(void)
     atomic_store(&active, 0);
     pthread_mutex_init(&queue_lock, NULL);
     q_head = q_tail = NULL; /* the parent's buffers are the parent's */
-    atomic_store(&queued, 0);
     atomic_store(&queued_bytes, 0);
 }
 
@@ -400,7 +404,6 @@ size_t gt_cupti_drain_one(struct gt_db *db, int bulk, int bulk_after)
      * of the largest kind (kernels), and past bulk_after records of this
      * buffer the rest go in bulk whatever the count said. */
     size_t waiting = atomic_fetch_sub(&queued_bytes, q->valid) / sizeof(CUpti_ActivityKernel10);
-    atomic_fetch_sub(&queued, 1);
     int bulk_buf = bulk || bulk_after == 0 || waiting > (size_t)bulk_after;
     size_t n = 0;
     CUpti_Activity *rec = NULL;
