@@ -56,6 +56,16 @@ static void make_db(int nprocs)
     make_db_at(NULL, nprocs);
 }
 
+/* The same in a new file (a second connection can open it): path is a
+ * mkstemp template, filled in. */
+static void make_file_db(char *path, int nprocs)
+{
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    make_db_at(path, nprocs);
+}
+
 struct seen { int64_t *rowids; size_t n; };
 
 static void collect(sqlite3_stmt *s, void *ctx)
@@ -202,10 +212,7 @@ static void check_split(sqlite3 *db2, const struct rows_of *r, int p)
 Test(rowruns, big_tables_are_read_in_two_halves_in_order)
 {
     char path[] = "/tmp/test_report_rows_XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    make_db_at(path, 2);
+    make_file_db(path, 2);
     for (int round = 0; round < 10; round++) { /* two writers taking turns */
         append(1, 300 + round);
         append(2, 40);
@@ -252,10 +259,7 @@ Test(rowruns, big_tables_are_read_in_two_halves_in_order)
 Test(rowruns, the_pass_in_two_threads_finds_the_same_runs)
 {
     char path[] = "/tmp/test_report_rows_XXXXXX";
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    close(fd);
-    make_db_at(path, 2);
+    make_file_db(path, 2);
     for (int round = 0; round < 12; round++) { /* two writers taking turns, calls and GPU operations */
         append(1, 200 + round);
         append(2, 30);
