@@ -396,16 +396,13 @@ static int cmp_ext(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The kernel that ran each collective the SQL join of model.c found none
- * for, because its kernel record is in a gpu_op_block: the earliest kernel
+/* The kernel that ran each collective of the process: the earliest kernel
  * with a correlation its external id (its group's, for a grouped call)
- * points at, as that join takes it.  ops are sorted by start. */
+ * points at, through ext_corr, whether stored as rows or in blocks.  ops
+ * are sorted by start. */
 static void collective_kernels(struct proc *p, struct ext_list *x)
 {
-    int missing = 0;
-    for (size_t i = 0; i < p->ncolls && !missing; i++)
-        missing = p->colls[i].gstream < 0;
-    if (!missing || !x->n)
+    if (!p->ncolls || !x->n)
         return;
     struct idmap first = { 0 }; /* correlation -> its earliest kernel */
     for (size_t k = p->nops; k-- > 0;)
@@ -414,8 +411,6 @@ static void collective_kernels(struct proc *p, struct ext_list *x)
     qsort(x->v, x->n, sizeof *x->v, cmp_ext);
     for (size_t i = 0; i < p->ncolls; i++) {
         struct coll *c = &p->colls[i];
-        if (c->gstream >= 0)
-            continue;
         struct ext key = { c->group ? c->group : c->call_id, 0 };
         const struct ext *e = bsearch(&key, x->v, x->n, sizeof *x->v, cmp_ext);
         if (!e)

@@ -222,26 +222,18 @@ static void load_process(struct model *m, struct proc *p)
     sqlite3_stmt *s;
     size_t cap = 0;
     model_load_strings(db, "string", p->id, &p->names, &p->nnames);
-    /* the collective's kernel, through the external correlation id its call
-     * (or its group) pushed: the earliest, when a group's call points at
-     * several (min() makes SQLite take that row's other columns too);
-     * written out rather than through the collective_kernel view, which
-     * SQLite would evaluate once per row.  Kernels stored in bulk
-     * (gpu_op_block) are matched when the process is loaded (load_proc.c). */
-    sqlite3_prepare_v2(db, "SELECT c.call_id, c.comm_id, c.seq, c.count, c.bytes, c.start_ns, c.end_ns, c.group_id,"
-                           " c.stream, c.api, c.datatype, c.op, c.peer, c.rank, c.nranks, c.callsite,"
-                           " min(g.start_ns), g.end_ns, g.stream_id, g.name_id, c.pystack, c.result FROM collective c"
-                           " LEFT JOIN ext_corr x ON x.process_id = c.process_id"
-                           "  AND x.external_id = (CASE WHEN c.group_id THEN c.group_id ELSE c.call_id END)"
-                           " LEFT JOIN gpu_op g ON g.process_id = x.process_id AND g.correlation = x.correlation AND g.kind = 1"
-                           " WHERE c.process_id = ? GROUP BY c.call_id ORDER BY c.start_ns", -1, &s, NULL);
+    /* the kernel that ran each one is matched when the process's GPU
+     * operations are loaded (load_proc.c): they may be rows or blocks */
+    sqlite3_prepare_v2(db, "SELECT call_id, comm_id, seq, count, bytes, start_ns, end_ns, group_id, stream, api,"
+                           " datatype, op, peer, rank, nranks, callsite, pystack, result FROM collective"
+                           " WHERE process_id = ? GROUP BY call_id ORDER BY start_ns", -1, &s, NULL);
     sqlite3_bind_int64(s, 1, p->id);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         /* refused by NCCL (an error other than ncclInProgress): it enqueued
          * nothing, so it is no collective; the call itself stays a call */
         int api = model_api_id(m, sqlite3_column_int(s, 9));
-        if (model_result_failed(m, api, sqlite3_column_int(s, 21))) {
+        if (model_result_failed(m, api, sqlite3_column_int(s, 17))) {
             p->refused_colls++;
             continue;
         }
@@ -255,9 +247,7 @@ static void load_process(struct model *m, struct proc *p)
                             .dtype = sqlite3_column_int(s, 10), .op = sqlite3_column_int(s, 11),
                             .peer = sqlite3_column_int(s, 12), .rank = sqlite3_column_int(s, 13),
                             .nranks = sqlite3_column_int(s, 14), .callsite = sqlite3_column_int(s, 15),
-                            .gstart = sqlite3_column_int64(s, 16), .gend = sqlite3_column_int64(s, 17),
-                            .gstream = sqlite3_column_type(s, 18) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 18),
-                            .kname = sqlite3_column_int(s, 19), .pystack = sqlite3_column_int(s, 20) };
+                            .pystack = sqlite3_column_int(s, 16), .gstream = -1 /* no kernel yet */ };
         if (c->callsite || c->pystack)
             c->site = model_site(p, c->callsite, c->pystack);
         /* sizes are multiplied by the rank count (nccl-tests' and Kineto's
@@ -266,7 +256,6 @@ static void load_process(struct model *m, struct proc *p)
         c->bytes = c->bytes < 0 ? 0 : model_clamp(c->bytes, 40);
         c->nranks = c->nranks < 0 ? 0 : c->nranks > (1 << 20) ? 1 << 20 : c->nranks;
         model_span(&c->start, &c->end);
-        model_span(&c->gstart, &c->gend);
     }
     model_note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);

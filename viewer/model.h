@@ -64,7 +64,8 @@ _Static_assert(sizeof(struct gop) == 56, "GPU operations stay packed");
 
 struct coll {
     int64_t call_id, comm, seq, count, bytes, start, end, group, stream_handle;
-    int64_t gstart, gend;             /* GPU time of its kernel; 0 if none recorded */
+    int64_t gstart, gend;             /* GPU time of its kernel, matched when its process is loaded
+                                       * (load_proc.c); 0, and gstream -1, if none was recorded */
     int api, dtype, op, peer, rank, nranks, callsite, gstream, kname;
     int pystack, site;
 };
