@@ -215,13 +215,21 @@ static void gpu_block_row(sqlite3_stmt *s, void *ctx)
     }
 }
 
+/* A CUPTI API record, its times kept within bounds (model_ns). */
+static void add_capi(struct loading *l, struct capi a)
+{
+    a.start = model_ns(a.start);
+    a.end = model_ns(a.end);
+    GROW(l->capis.v, l->capis.n, l->capis.cap);
+    l->capis.v[l->capis.n++] = a;
+}
+
 static void capi_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
     tick(l);
-    GROW(l->capis.v, l->capis.n, l->capis.cap);
-    l->capis.v[l->capis.n++] = (struct capi){ model_ns(sqlite3_column_int64(s, 2)), model_ns(sqlite3_column_int64(s, 3)),
-                                              sqlite3_column_int(s, 1), (uint32_t)sqlite3_column_int64(s, 4) };
+    add_capi(l, (struct capi){ sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3), sqlite3_column_int(s, 1),
+                               (uint32_t)sqlite3_column_int64(s, 4) });
 }
 
 /* CUPTI API records the writer stored in bulk (collector/capi_block.h) */
@@ -233,8 +241,7 @@ static void capi_block_row(sqlite3_stmt *s, void *ctx)
     for (int i = 0; i < n; i++) {
         tick(l);
         struct gt_capi_packed r = gt_capi_block_row(data, i);
-        GROW(l->capis.v, l->capis.n, l->capis.cap);
-        l->capis.v[l->capis.n++] = (struct capi){ model_ns(r.start_ns), model_ns(r.end_ns), (int)r.tid, r.correlation };
+        add_capi(l, (struct capi){ r.start_ns, r.end_ns, (int)r.tid, r.correlation });
     }
 }
 
@@ -290,7 +297,8 @@ static struct enq_table enq_table(const struct capi_list *l)
     return e;
 }
 
-/* The latest record with correlation c (ties: the one read last), or -1. */
+/* The start of the record with correlation c, or -1 (a damaged file's
+ * duplicates: the last in (thread, start) order, as correlate left them). */
 static int64_t enq_of(const struct enq_table *e, uint32_t c)
 {
     size_t lo = 0, hi = e->n;
