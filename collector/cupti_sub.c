@@ -323,6 +323,21 @@ static void store_gpu(struct gt_db *db, const int64_t *v, int bulk)
         flush_gpu_block(db);
 }
 
+/* A cupti_api row (v: its 7 columns after process_id), or the same
+ * record into the block. */
+static void store_capi(struct gt_db *db, const int64_t *v, int bulk)
+{
+    if (!bulk) {
+        gt_db_exec_i64(db, GT_ST_CUPTI_API, v, 7);
+        return;
+    }
+    capi_block[ncapi_block++] = (struct gt_capi_packed){
+        .domain = (uint8_t)v[0], .cbid = (uint32_t)v[1], .tid = (uint32_t)v[2], .start_ns = v[3], .end_ns = v[4],
+        .correlation = (uint32_t)v[5], .result = (uint32_t)v[6] };
+    if (ncapi_block == GT_BLOCK_ROWS)
+        flush_capi_block(db);
+}
+
 static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
 {
     switch (rec->kind) {
@@ -359,18 +374,9 @@ static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: {
         const CUpti_ActivityAPI *a = (const void *)rec;
-        int domain = rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? 1 : 2;
-        if (bulk) {
-            capi_block[ncapi_block++] = (struct gt_capi_packed){ (int64_t)a->start, (int64_t)a->end, a->threadId,
-                                                                 a->cbid, a->correlationId, a->returnValue,
-                                                                 (uint8_t)domain, { 0 } };
-            if (ncapi_block == GT_BLOCK_ROWS)
-                flush_capi_block(db);
-            break;
-        }
-        int64_t v[] = { domain, a->cbid, a->threadId,
+        int64_t v[] = { rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? 1 : 2, a->cbid, a->threadId,
                         (int64_t)a->start, (int64_t)a->end, a->correlationId, a->returnValue };
-        gt_db_exec_i64(db, GT_ST_CUPTI_API, v, 7);
+        store_capi(db, v, bulk);
         break;
     }
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
