@@ -25,22 +25,27 @@ struct block_kind {
     void (*bind)(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i);
 };
 
+/* Binds n integers to the first n parameters of ins. */
+static void bind_ints(sqlite3_stmt *ins, const int64_t *cols, int n)
+{
+    for (int k = 0; k < n; k++)
+        sqlite3_bind_int64(ins, k + 1, cols[k]);
+}
+
 static void bind_call(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i)
 {
     (void)label;
     struct gt_call_packed r = gt_call_block_row(data, i);
     int64_t cols[] = { process_id, r.tid, r.api, r.start_ns, r.end_ns, r.stream, r.event,
                        r.bytes, r.copy_kind, r.mem_kind, r.result, r.callsite, r.call_id, r.pystack };
-    for (int k = 0; k < 14; k++)
-        sqlite3_bind_int64(ins, k + 1, cols[k]);
+    bind_ints(ins, cols, (int)(sizeof cols / sizeof *cols));
 }
 
 static void bind_nvtx(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i)
 {
     struct gt_nvtx_packed r = gt_nvtx_block_row(data, i);
     int64_t cols[] = { process_id, r.tid, r.kind, r.domain, r.name, r.category, r.start_ns, r.end_ns, r.depth };
-    for (int k = 0; k < 9; k++)
-        sqlite3_bind_int64(ins, k + 1, cols[k]);
+    bind_ints(ins, cols, (int)(sizeof cols / sizeof *cols));
     const char *text = NULL;
     if (label && r.payload_type == GT_NVTX_PAYLOAD_TEXT) { /* the payload is the label id of its text */
         sqlite3_reset(label);
@@ -57,8 +62,7 @@ static void bind_capi(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id
     (void)label;
     struct gt_capi_packed r = gt_capi_block_row(data, i);
     int64_t cols[] = { process_id, r.domain, r.cbid, r.tid, r.start_ns, r.end_ns, r.correlation, r.result };
-    for (int k = 0; k < 8; k++)
-        sqlite3_bind_int64(ins, k + 1, cols[k]);
+    bind_ints(ins, cols, (int)(sizeof cols / sizeof *cols));
 }
 
 static void bind_gpu(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i)
@@ -67,8 +71,7 @@ static void bind_gpu(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id,
     struct gt_gpu_packed r = gt_gpu_block_row(data, i);
     int64_t cols[] = { process_id, r.kind, r.device, r.context, r.stream_id, r.name_id, r.start_ns, r.end_ns,
                        r.bytes, r.copy_kind, r.src_kind, r.dst_kind, r.correlation, r.sync_type, r.event_id };
-    for (int k = 0; k < 15; k++)
-        sqlite3_bind_int64(ins, k + 1, cols[k]);
+    bind_ints(ins, cols, (int)(sizeof cols / sizeof *cols));
 }
 
 static const struct block_kind kinds[] = {
