@@ -412,10 +412,15 @@ static void collective_kernels(struct proc *p, struct ext_list *x)
 {
     if (!p->ncolls || !x->n)
         return;
-    struct idmap first = { 0 }; /* correlation -> its earliest kernel */
-    for (size_t k = p->nops; k-- > 0;)
-        if (p->ops[k].kind == GOP_KERNEL)
-            idmap_put(&first, p->ops[k].corr, (int64_t)k, 0);
+    /* correlation -> its earliest kernel, for the correlations external
+     * ids point at only: a map of every kernel was a tenth of the peak */
+    struct idmap first = { 0 };
+    for (size_t i = 0; i < x->n; i++)
+        idmap_put(&first, x->v[i].corr, -1, 1);
+    int64_t k;
+    for (size_t j = 0; j < p->nops; j++) /* in start order: the first found is the earliest */
+        if (p->ops[j].kind == GOP_KERNEL && idmap_get(&first, p->ops[j].corr, &k) && k < 0)
+            idmap_put(&first, p->ops[j].corr, (int64_t)j, 0);
     qsort(x->v, x->n, sizeof *x->v, cmp_ext);
     for (size_t i = 0; i < p->ncolls; i++) {
         struct coll *c = &p->colls[i];
@@ -425,9 +430,9 @@ static void collective_kernels(struct proc *p, struct ext_list *x)
             continue;
         while (e > x->v && e[-1].id == key.id)
             e--;
-        int64_t best = -1, k;
+        int64_t best = -1;
         for (; e < x->v + x->n && e->id == key.id; e++)
-            if (idmap_get(&first, e->corr, &k) && (best < 0 || p->ops[k].start < p->ops[best].start))
+            if (idmap_get(&first, e->corr, &k) && k >= 0 && (best < 0 || p->ops[k].start < p->ops[best].start))
                 best = k;
         if (best < 0)
             continue;

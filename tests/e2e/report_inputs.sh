@@ -3,7 +3,8 @@
 # file that is not SQLite, a foreign SQLite file, another schema version (and
 # the previous one, still read), an
 # empty run, a run killed part-way, a damaged file (and one whose process
-# table is damaged), ids and names the api table lacks, an unknown run; options
+# table is damaged), ids and names the api table lacks, several kernels under
+# one collective's correlation, an unknown run; options
 # and exit codes;
 # and that --help and docs/report.md name the same options.
 set -u
@@ -118,6 +119,23 @@ expect "an empty api table: a report, exit 0" $? 0
 "$b/gputrace" record -o "$tmp/split-%r.db" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
 "$rep" --format json "$tmp/split-0.db" "$tmp/split-1.db" | python3 -c "import json,sys; d=json.load(sys.stdin); assert sorted(r['rank'] for r in d['ranks']) == [0, 1], d['ranks']"
 expect "two databases, one run: both ranks" $? 0
+
+# several kernels under one collective's correlation (a file's duplicates,
+# or a launch that ran more than one): its GPU time is the earliest one's
+"$b/gputrace" record -o "$tmp/coll.db" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/overlapped" > /dev/null 2>&1
+# coll_ns DB [NS]: the collectives' total GPU time (or NS times their count)
+coll_ns() { "$rep" --format json "$1" | python3 -c "import json,sys; c = json.load(sys.stdin)['collectives']
+print(sum(x['total_ns'] for x in c) if len(sys.argv) < 2 else sum(x['count'] for x in c) * int(sys.argv[1]))" ${2:+"$2"}; }
+before=$(coll_ns "$tmp/coll.db")
+expect "collectives with GPU time to match" "$([ "$before" -gt 0 ] && echo yes)" yes
+nccl="kind = 1 and correlation in (select correlation from ext_corr)"
+sqlite3 "$tmp/coll.db" "insert into gpu_op select process_id, kind, device, context, stream_id, name_id, start_ns + 5000000,
+  end_ns + 6000000, bytes, copy_kind, src_kind, dst_kind, correlation, sync_type, event_id from gpu_op where $nccl;"
+expect "a later kernel of a collective's correlation: its time stays the first one's" "$(coll_ns "$tmp/coll.db")" "$before"
+sqlite3 "$tmp/coll.db" "insert into gpu_op select process_id, kind, device, context, stream_id, name_id, min(start_ns) - 1000,
+  min(start_ns) - 500, bytes, copy_kind, src_kind, dst_kind, correlation, sync_type, event_id from gpu_op where $nccl
+  group by process_id, correlation;"
+expect "an earlier kernel of a collective's correlation: its time is that one's" "$(coll_ns "$tmp/coll.db")" "$(coll_ns "$tmp/coll.db" 500)"
 
 # strict escaping: control characters and invalid UTF-8 in a kernel name
 cp "$tmp/run.db" "$tmp/odd.db"
