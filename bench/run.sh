@@ -3,7 +3,9 @@
 # measured side by side in one run.  Needs a build (scripts/build.sh).
 #  1. added ns per wrapped call (cudaStreamQuery on an idle simulated
 #     stream), wrapper vs direct call in the same process, untraced (the
-#     method's own error), traced with stacks off, and with stacks at 8 on a
+#     method's own error), traced with stacks off (and the same with a
+#     counter in place of the clock: the wrapper without its two clock
+#     reads), and with stacks at 8 on a
 #     call that captures them (cudaStreamSynchronize is measured by
 #     bench/sink_rate.c instead; see there);
 #  2. records per second the writer sustains into SQLite, and drops, with
@@ -34,19 +36,39 @@ diff() { echo "$1 $2" | awk '{printf "%.1f", $1 - $2}'; }
 # the added cost in units of the floor measured in the same run: this VM's
 # speed wanders by a quarter from one run to the next, the ratio much less
 floors() { echo "$1 $2 $3" | awk '{printf "%.2f floors", ($1 - $2) / $3}'; }
+# the same library with a counter in place of the clock (collector/clock.h,
+# GT_BENCH_COUNTER_CLOCK), built aside: what the wrapper costs without its
+# two clock reads, run for run beside the real one
+lib_counter=""
+if (mkdir "$tmp/counter" && cd "$tmp/counter" &&
+    "$top/configure" -q --with-cuda="${CUDA_HOME:-/usr/local/cuda}" CPPFLAGS=-DGT_BENCH_COUNTER_CLOCK &&
+    make -j2 libgputrace.la) > "$tmp/counter.log" 2>&1; then
+  lib_counter=$tmp/counter/.libs/libgputrace.so
+else
+  echo "(the counter-clock build failed; its lines are left out: $tmp/counter.log)"
+fi
 echo "== 1. added cost per wrapped call (median ns per call, wrapper vs direct call, same process)"
 read -r w p f < <("$tmp/wrap_cost")
 echo "untraced (the method's own error)       wrapper $w  direct $p  added $(diff "$w" "$p")   floor (TSC read + store) $f"
 # the headline figure, from RUNS runs a few seconds apart: this VM's speed
 # wanders between runs more than within one
-added=()
+# median ADDED...: "ns floors" pairs, the median by ns
+median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $0} END {m = v[int((NR + 1) / 2)]; split(m, x, " ");
+  printf "median of %d runs: added %s ns = %s floors", NR, x[1], x[2]}'; }
+added=() counted=()
 for i in $(seq "$RUNS"); do
   read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/a$i.db" LD_PRELOAD="$lib" "$tmp/wrap_cost")
   echo "traced, stacks off (cudaStreamQuery)     wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
   added+=("$(diff "$w" "$p") $(floors "$w" "$p" "$f")")
+  if [ -n "$lib_counter" ]; then
+    read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/k$i.db" LD_PRELOAD="$lib_counter" "$tmp/wrap_cost")
+    echo "   the same, no clock reads (counter build) wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
+    counted+=("$(diff "$w" "$p") $(floors "$w" "$p" "$f")")
+  fi
 done
-printf '%s\n' "${added[@]}" | sort -n | awk '{v[NR] = $0} END {m = v[int((NR + 1) / 2)]; split(m, x, " ");
-  printf "   ... median of %d runs: added %s ns = %s floors\n", NR, x[1], x[2]}'
+echo "   ... $(median "${added[@]}")"
+[ -z "$lib_counter" ] ||
+  echo "   ... without its two clock reads: $(median "${counted[@]}"); the rest is the clock (a floor is one read)"
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/b.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)
 echo "traced, stacks off (cudaMemsetAsync 0 B)  wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=8 GPUTRACE_OUTPUT="$tmp/c.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)
