@@ -224,7 +224,7 @@ static void load_process(struct model *m, struct proc *p)
     model_load_strings(db, "string", p->id, &p->names, &p->nnames);
     /* the kernel that ran each one is matched when the process's GPU
      * operations are loaded (load_proc.c): they may be rows or blocks */
-    sqlite3_prepare_v2(db, "SELECT call_id, comm_id, seq, count, bytes, start_ns, end_ns, group_id, stream, api,"
+    sqlite3_prepare_v2(db, "SELECT call_id, comm_id, seq, count, bytes, start_ns, end_ns, group_id, api,"
                            " datatype, op, peer, rank, nranks, callsite, pystack, result FROM collective"
                            " WHERE process_id = ? GROUP BY call_id ORDER BY start_ns", -1, &s, NULL);
     sqlite3_bind_int64(s, 1, p->id);
@@ -232,8 +232,8 @@ static void load_process(struct model *m, struct proc *p)
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         /* refused by NCCL (an error other than ncclInProgress): it enqueued
          * nothing, so it is no collective; the call itself stays a call */
-        int api = model_api_id(m, sqlite3_column_int(s, 9));
-        if (model_result_failed(m, api, sqlite3_column_int(s, 17))) {
+        int api = model_api_id(m, sqlite3_column_int(s, 8));
+        if (model_result_failed(m, api, sqlite3_column_int(s, 16))) {
             p->refused_colls++;
             continue;
         }
@@ -242,14 +242,13 @@ static void load_process(struct model *m, struct proc *p)
         *c = (struct coll){ .call_id = sqlite3_column_int64(s, 0), .comm = sqlite3_column_int64(s, 1),
                             .seq = sqlite3_column_int64(s, 2), .count = sqlite3_column_int64(s, 3),
                             .bytes = sqlite3_column_int64(s, 4), .start = sqlite3_column_int64(s, 5),
-                            .end = sqlite3_column_int64(s, 6), .group = sqlite3_column_int64(s, 7),
-                            .stream_handle = sqlite3_column_int64(s, 8), .api = api,
-                            .dtype = sqlite3_column_int(s, 10), .op = sqlite3_column_int(s, 11),
-                            .peer = sqlite3_column_int(s, 12), .rank = sqlite3_column_int(s, 13),
-                            .nranks = sqlite3_column_int(s, 14), .callsite = sqlite3_column_int(s, 15),
-                            .pystack = sqlite3_column_int(s, 16), .gstream = -1 /* no kernel yet */ };
-        if (c->callsite || c->pystack)
-            c->site = model_site(p, c->callsite, c->pystack);
+                            .end = sqlite3_column_int64(s, 6), .group = sqlite3_column_int64(s, 7), .api = api,
+                            .dtype = sqlite3_column_int(s, 9), .op = sqlite3_column_int(s, 10),
+                            .peer = sqlite3_column_int(s, 11), .rank = sqlite3_column_int(s, 12),
+                            .nranks = sqlite3_column_int(s, 13), .gstream = -1 /* no kernel yet */ };
+        int callsite = sqlite3_column_int(s, 14), pystack = sqlite3_column_int(s, 15);
+        if (callsite || pystack)
+            c->site = model_site(p, callsite, pystack);
         /* sizes are multiplied by the rank count (nccl-tests' and Kineto's
          * conventions): keep a damaged file's within what that can hold */
         c->count = c->count < 0 ? 0 : model_clamp(c->count, 40);

@@ -62,12 +62,14 @@ struct gop {
 };
 _Static_assert(sizeof(struct gop) == 56, "GPU operations stay packed");
 
+/* A collective of every rank stays loaded (for the analyses across ranks):
+ * no field that nothing reads. */
 struct coll {
-    int64_t call_id, comm, seq, count, bytes, start, end, group, stream_handle;
+    int64_t call_id, comm, seq, count, bytes, start, end, group;
     int64_t gstart, gend;             /* GPU time of its kernel, matched when its process is loaded
                                        * (load_proc.c); 0, and gstream -1, if none was recorded */
-    int api, dtype, op, peer, rank, nranks, callsite, gstream, kname;
-    int pystack, site;
+    int api, dtype, op, peer, rank, nranks, gstream, kname;
+    int site;                         /* its C and Python stacks (model_site) */
 };
 
 /* Where a call was made: its C and Python stacks (sites.c). */
