@@ -73,5 +73,7 @@ int main(int argc, char **argv)
                 cudaStreamQuery(s);
         }
     }
+    if (launch) /* every kernel done, so that each has its record */
+        cudaStreamSynchronize(s);
     return 0;
 }
