@@ -8,6 +8,7 @@
  * ranks by one flow per (communicator, sequence); findings as instant
  * events.  Times are µs with ns decimals from the run's start, hosts
  * aligned by their realtime offsets. */
+#include "viewer/coll_spill.h"
 #include "viewer/json.h"
 #include "viewer/output.h"
 #include "viewer/timeline.h"
@@ -173,37 +174,28 @@ static void gpu_ops(struct writer *w, const struct model *m, size_t pi, const ui
     }
 }
 
-struct coll_ref { int64_t comm, seq; size_t proc, i; };
+struct coll_pass { struct writer *w; const struct model *m; };
 
-static int cmp_ref(const void *a, const void *b)
+/* One (comm, seq) group of collectives (coll_spill.h): each on its stream,
+ * and one flow across the ranks that have a GPU time for it, in rank
+ * order: s on the first, t in between, f on the last. */
+static void collective_group(const struct coll_rec *v, size_t n, void *ctx)
 {
-    const struct coll_ref *x = a, *y = b;
-    if (x->comm != y->comm)
-        return x->comm < y->comm ? -1 : 1;
-    if (x->seq != y->seq)
-        return x->seq < y->seq ? -1 : 1;
-    return x->proc < y->proc ? -1 : x->proc > y->proc;
-}
-
-/* Collectives on their stream, and one flow per (comm, seq) across ranks,
- * in rank order: s on the first, t in between, f on the last. */
-static void collectives(struct writer *w, const struct model *m)
-{
-    size_t total = 0, n = 0;
-    for (size_t pi = 0; pi < m->nprocs; pi++)
-        total += m->procs[pi].ncolls;
-    struct coll_ref *refs = malloc((total + 1) * sizeof *refs);
-    for (size_t pi = 0; pi < m->nprocs; pi++)
-        for (size_t i = 0; i < m->procs[pi].ncolls; i++) {
-            const struct coll *c = &m->procs[pi].colls[i];
-            if (c->gend > c->gstart && c->gstream >= 0)
-                refs[n++] = (struct coll_ref){ c->comm, c->seq, pi, i };
+    struct coll_pass *cp = ctx;
+    struct writer *w = cp->w;
+    const struct model *m = cp->m;
+    size_t first = n, last = n; /* the first and last member with a GPU time */
+    for (size_t k = 0; k < n; k++)
+        if (v[k].gend > v[k].gstart && v[k].gstream >= 0) {
+            first = first < n ? first : k;
+            last = k;
         }
-    qsort(refs, n, sizeof *refs, cmp_ref);
-    for (size_t k = 0; k < n; k++) {
-        const struct proc *p = &m->procs[refs[k].proc];
-        const struct coll *c = &p->colls[refs[k].i];
-        int pid = pid_of(m, refs[k].proc);
+    for (size_t k = first; k < n && k <= last; k++) {
+        const struct coll_rec *c = &v[k];
+        if (!(c->gend > c->gstart && c->gstream >= 0))
+            continue;
+        const struct proc *p = &m->procs[c->proc];
+        int pid = pid_of(m, (size_t)c->proc);
         char name[128];
         const char *api = model_api_name(m, c->api);
         if (!strncmp(api, "nccl", 4))
@@ -214,19 +206,16 @@ static void collectives(struct writer *w, const struct model *m)
                         "\"peer\":%d,\"rank\":%d,\"nranks\":%d,\"call_id\":%lld}}",
                 (unsigned long long)c->comm, (long long)c->seq, (long long)c->count, (long long)c->bytes, c->dtype,
                 c->peer, c->rank, c->nranks, (long long)c->call_id);
-        int first = k == 0 || refs[k - 1].comm != c->comm || refs[k - 1].seq != c->seq;
-        int last = k + 1 == n || refs[k + 1].comm != c->comm || refs[k + 1].seq != c->seq;
-        if (first && last)
+        if (first == last)
             continue; /* alone: nothing to link */
         begin(w);
         fprintf(w->out, "{\"ph\":\"%s\",%s\"name\":\"collective\",\"cat\":\"collective\",\"id2\":{\"global\":\"%llx:%lld\"},"
                         "\"pid\":%d,\"tid\":%lld,\"ts\":",
-                first ? "s" : last ? "f" : "t", last ? "\"bp\":\"e\"," : "", (unsigned long long)c->comm,
+                k == first ? "s" : k == last ? "f" : "t", k == last ? "\"bp\":\"e\"," : "", (unsigned long long)c->comm,
                 (long long)c->seq, pid, STREAM_TID_BASE + c->gstream);
         ts(w->out, model_aligned(m, p, c->gstart));
         fputc('}', w->out);
     }
-    free(refs);
 }
 
 static void findings(struct writer *w, const struct model *m, const struct findings *fs)
@@ -296,10 +285,12 @@ void chrome_trace_proc(struct chrome_trace *ct, const struct model *m, size_t pi
     free(flow_op);
 }
 
-long chrome_trace_close(struct chrome_trace *ct, const struct model *m, const struct findings *fs)
+long chrome_trace_close(struct chrome_trace *ct, const struct model *m, const struct findings *fs,
+                        struct coll_spill *spill)
 {
     struct writer *w = (struct writer *)ct;
-    collectives(w, m);
+    struct coll_pass cp = { w, m };
+    coll_spill_groups(spill, collective_group, &cp);
     findings(w, m, fs);
     fputs("\n]}\n", w->out);
     if (w->progress)

@@ -187,11 +187,11 @@ void analyse_proc(const struct model *m, const struct report_opts *o, struct fin
     analyse_idle(m, o, fs, pi);
 }
 
-void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs)
+void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill)
 {
     describe_syncs(m, fs);
     describe_copies(o, fs);
-    analyse_comm_across(m, o, fs);
+    analyse_comm_across(m, o, fs, spill);
 }
 
 void findings_free(struct findings *fs)

@@ -48,6 +48,7 @@ struct finding {
     int64_t count;
     int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns;
     int64_t bytes;            /* copy.pageable: bytes copied */
+    int64_t site_colls;       /* comm.exposed: its process's collectives (with a GPU time) at its site */
     const char *confidence;   /* "high", "medium", "low" */
     char callsite[512];
     char message[512];
@@ -101,8 +102,10 @@ void findings_free(struct findings *fs);
  * operations are loaded (model_load_proc): analyse_proc runs them all.
  * analyse_run then looks across ranks (collectives matched by communicator
  * and sequence) and writes the messages, once counts and costs are known. */
+struct coll_spill;
 void analyse_proc(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
-void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs);
+/* spill: every rank's collectives (coll_spill.h) */
+void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill);
 
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_copies(const struct model *m, struct findings *fs, size_t pi);
@@ -110,6 +113,7 @@ void analyse_comm(const struct model *m, const struct report_opts *o, struct fin
 void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void describe_syncs(const struct model *m, struct findings *fs);
 void describe_copies(const struct report_opts *o, struct findings *fs);
-void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs);
+void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
+                         struct coll_spill *spill);
 
 #endif

@@ -449,6 +449,7 @@ void model_load_proc(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
     struct loading l = { .m = m, .p = p };
+    model_load_colls(m, p, 1);
     if (!p->rows)
         return;
     const struct rowruns *t = p->rows->t;
@@ -499,9 +500,11 @@ void model_drop_proc(struct model *m, size_t pi)
     model_free_timeline(m, pi);
     free(p->calls);
     free(p->ops);
+    free(p->colls);
     p->calls = NULL;
     p->ops = NULL;
-    p->ncalls = p->calls_cap = p->nops = p->ops_cap = 0;
+    p->colls = NULL;
+    p->ncalls = p->calls_cap = p->nops = p->ops_cap = p->ncolls = 0;
     /* give the freed pages back: glibc keeps them in its heap otherwise,
      * and the next process's arrays would not all fit in the same holes */
     malloc_trim(0);

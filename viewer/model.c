@@ -213,15 +213,11 @@ const char *model_api_name(const struct model *m, int api)
 }
 
 
-/* What stays loaded for the whole report: kernel names, collectives (the
- * analyses across ranks need every rank's), calls left in flight, NVTX
- * ranges. */
-static void load_process(struct model *m, struct proc *p)
+void model_load_colls(struct model *m, struct proc *p, int keep)
 {
     sqlite3 *db = m->dbs[p->db];
     sqlite3_stmt *s;
     size_t cap = 0;
-    model_load_strings(db, "string", p->id, &p->names, &p->nnames);
     /* the kernel that ran each one is matched when the process's GPU
      * operations are loaded (load_proc.c): they may be rows or blocks */
     sqlite3_prepare_v2(db, "SELECT call_id, comm_id, seq, count, bytes, start_ns, end_ns, group_id, api,"
@@ -234,9 +230,13 @@ static void load_process(struct model *m, struct proc *p)
          * nothing, so it is no collective; the call itself stays a call */
         int api = model_api_id(m, sqlite3_column_int(s, 8));
         if (model_result_failed(m, api, sqlite3_column_int(s, 16))) {
-            p->refused_colls++;
+            p->refused_colls += !keep;
             continue;
         }
+        int callsite = sqlite3_column_int(s, 14), pystack = sqlite3_column_int(s, 15);
+        int site = callsite || pystack ? model_site(p, callsite, pystack) : 0;
+        if (!keep)
+            continue;
         GROW(p->colls, p->ncolls, cap);
         struct coll *c = &p->colls[p->ncolls++];
         *c = (struct coll){ .call_id = sqlite3_column_int64(s, 0), .comm = sqlite3_column_int64(s, 1),
@@ -245,10 +245,7 @@ static void load_process(struct model *m, struct proc *p)
                             .end = sqlite3_column_int64(s, 6), .group = sqlite3_column_int64(s, 7), .api = api,
                             .dtype = sqlite3_column_int(s, 9), .op = sqlite3_column_int(s, 10),
                             .peer = sqlite3_column_int(s, 11), .rank = sqlite3_column_int(s, 12),
-                            .nranks = sqlite3_column_int(s, 13), .gstream = -1 /* no kernel yet */ };
-        int callsite = sqlite3_column_int(s, 14), pystack = sqlite3_column_int(s, 15);
-        if (callsite || pystack)
-            c->site = model_site(p, callsite, pystack);
+                            .nranks = sqlite3_column_int(s, 13), .gstream = -1 /* no kernel yet */, .site = site };
         /* sizes are multiplied by the rank count (nccl-tests' and Kineto's
          * conventions): keep a damaged file's within what that can hold */
         c->count = c->count < 0 ? 0 : model_clamp(c->count, 40);
@@ -258,6 +255,20 @@ static void load_process(struct model *m, struct proc *p)
     }
     model_note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);
+}
+
+/* What stays loaded for the whole report: kernel names, call sites (those
+ * of collectives made now, in the order they always were: the findings are
+ * grouped by the first site shown as the same frame), calls left in
+ * flight, NVTX ranges.  Collectives are loaded with the process's calls
+ * (model_load_proc), and what the analyses across ranks need of them goes
+ * through coll_spill.h. */
+static void load_process(struct model *m, struct proc *p)
+{
+    sqlite3 *db = m->dbs[p->db];
+    sqlite3_stmt *s;
+    model_load_strings(db, "string", p->id, &p->names, &p->nnames);
+    model_load_colls(m, p, 0);
 
     sqlite3_prepare_v2(db, "SELECT count(*) FROM inflight WHERE process_id = ?", -1, &s, NULL);
     sqlite3_bind_int64(s, 1, p->id);

@@ -4,11 +4,12 @@
  * time each was enqueued, found through CUPTI correlation ids), its NCCL
  * operations (with the GPU time of the kernel that ran them), and the
  * mapping from stream handles to CUPTI stream ids.  Everything is sorted by
- * start time.  Calls and GPU operations, the bulk of a run, are loaded one
- * process at a time (model_load_proc, model_drop_proc), so that the
- * report's memory follows the largest rank, not the whole run; the rest
- * (collectives, ranges, sites, names) stays loaded for the analyses across
- * ranks.  The viewer never shares code with what runs in the traced
+ * start time.  Calls, GPU operations and collectives, the bulk of a run,
+ * are loaded one process at a time (model_load_proc, model_drop_proc), so
+ * that the report's memory follows the largest rank, not the whole run;
+ * the analyses across ranks read every rank's collectives back from a
+ * temporary file (coll_spill.h), and the rest (ranges, sites, names) stays
+ * loaded.  The viewer never shares code with what runs in the traced
  * program; only the schema (collector/schema.h, and the layouts of what is
  * stored in bulk, collector/call_block.h and nvtx_block.h) crosses over.
  */
@@ -62,8 +63,8 @@ struct gop {
 };
 _Static_assert(sizeof(struct gop) == 56, "GPU operations stay packed");
 
-/* A collective of every rank stays loaded (for the analyses across ranks):
- * no field that nothing reads. */
+/* A collective: loaded with its process's calls; what the analyses across
+ * ranks read of it goes to coll_spill.h. */
 struct coll {
     int64_t call_id, comm, seq, count, bytes, start, end, group;
     int64_t gstart, gend;             /* GPU time of its kernel, matched when its process is loaded
@@ -97,7 +98,7 @@ struct proc {
     struct call *calls; size_t ncalls, calls_cap;
     struct gop *ops; size_t nops, ops_cap;
     struct proc_rows *rows;       /* where its calls and GPU operations are in its database */
-    struct coll *colls; size_t ncolls;
+    struct coll *colls; size_t ncolls; /* loaded and freed with the calls (coll_spill.h) */
     int64_t inflight; /* calls left in flight when the process ended */
     int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
     int db;           /* index into model.dbs */

@@ -17,12 +17,14 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
 /* Streams the Chrome trace to path in three steps: open (NULL with errno
  * set when the file cannot be made); each process while its calls and GPU
  * operations are loaded (model_load_proc); close, with the collectives
- * across ranks and the findings: the number of events written, or -1 when
+ * across ranks (every rank's, from spill: coll_spill.h) and the findings: the number of events written, or -1 when
  * the file could not be written. */
 struct chrome_trace;
 struct chrome_trace *chrome_trace_open(const char *path, const struct model *m, int progress);
 void chrome_trace_proc(struct chrome_trace *w, const struct model *m, size_t pi);
-long chrome_trace_close(struct chrome_trace *w, const struct model *m, const struct findings *fs);
+struct coll_spill;
+long chrome_trace_close(struct chrome_trace *w, const struct model *m, const struct findings *fs,
+                        struct coll_spill *spill);
 /* One Kineto-style trace per rank in dir, as docs/kineto.md describes:
  * kineto_begin makes dir if missing; kineto_write_rank writes process pi's
  * file while it is loaded.  Both return 0, or -1 with a reason in err. */

@@ -7,6 +7,7 @@
  * and prints the report as text or JSON; optionally writes a Chrome trace.
  * Exit status: 0, 1 on bad input (one line on stderr), 2 on bad usage,
  * 3 when a --fail-on kind was found. */
+#include "viewer/coll_spill.h"
 #include "viewer/findings.h"
 #include "viewer/output.h"
 #include "viewer/summary.h"
@@ -192,6 +193,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "gputrace-report: %s\n", err);
         rc = 1;
     }
+    struct coll_spill spill; /* every rank's collectives, for what looks across ranks */
+    coll_spill_open(&spill, m.nprocs);
     for (size_t pi = 0; pi < m.nprocs; pi++) {
         model_load_proc(&m, pi);
         analyse_proc(&m, &o, &fs, pi);
@@ -203,12 +206,13 @@ int main(int argc, char **argv)
             kineto_ok = 0;
             rc = 1;
         }
+        coll_spill_add(&spill, &m, pi);
         model_drop_proc(&m, pi);
     }
     model_progress_done(&m);
-    analyse_run(&m, &o, &fs);
+    analyse_run(&m, &o, &fs, &spill);
     findings_finish(&fs, &o, &m);
-    summary_end(&m, &s);
+    summary_end(&s);
     if (!strcmp(format, "json"))
         output_json(stdout, &m, &s, &fs);
     else
@@ -216,7 +220,7 @@ int main(int argc, char **argv)
     if (trace) {
         long n = -1;
         if (ct) {
-            n = chrome_trace_close(ct, &m, &fs);
+            n = chrome_trace_close(ct, &m, &fs, &spill);
             trace_errno = errno;
         }
         if (n < 0) {
@@ -240,6 +244,7 @@ int main(int argc, char **argv)
                 rc = 3;
                 break;
             }
+    coll_spill_close(&spill);
     summary_free(&s);
     findings_free(&fs);
     model_free(&m);

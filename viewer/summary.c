@@ -91,6 +91,39 @@ void summary_begin(const struct model *m, struct summary *s)
     s->ranks = calloc(m->nprocs + 1, sizeof *s->ranks);
 }
 
+/* The collectives table: process pi's collectives, added while they are
+ * loaded (in process order, as the table's rows first appear). */
+static void colls_add_proc(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    for (size_t i = 0; i < p->ncolls; i++) {
+        const struct coll *c = &p->colls[i];
+        const char *op = model_api_name(m, c->api);
+        size_t k;
+        for (k = 0; k < s->ncolls; k++)
+            if (!strcmp(s->colls[k].op, op) && s->colls[k].bytes == c->bytes && s->colls[k].nranks == c->nranks)
+                break;
+        if (k == s->ncolls) {
+            if (s->ncolls == s->colls_cap) {
+                s->colls_cap = s->colls_cap ? s->colls_cap * 2 : 16;
+                s->colls = realloc(s->colls, s->colls_cap * sizeof *s->colls);
+            }
+            memset(&s->colls[k], 0, sizeof s->colls[k]);
+            s->colls[k].op = op;
+            s->colls[k].bytes = c->bytes;
+            s->colls[k].nranks = c->nranks;
+            s->ncolls++;
+            char name[256];
+            if (c->kname)
+                algorithm_of(model_kernel_name(m, p, c->kname, name, sizeof name), s->colls[k].algorithm,
+                             sizeof s->colls[k].algorithm);
+        }
+        s->colls[k].count++;
+        if (c->gend > c->gstart)
+            model_add(&s->colls[k].total_ns, c->gend - c->gstart);
+    }
+}
+
 void summary_add_proc(const struct model *m, struct summary *s, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
@@ -113,44 +146,15 @@ void summary_add_proc(const struct model *m, struct summary *s, size_t pi)
         if (model_is_explicit_sync(m, &p->calls[i]) || model_is_implicit_sync(m, &p->calls[i]))
             model_add(&r->sync_blocked_ns, p->calls[i].end - p->calls[i].start);
     }
+    colls_add_proc(m, s, pi);
     phases_add(m, s, pi);
     kernels_add_proc(m, s, pi);
     failed_add_proc(m, s, pi);
 }
 
-/* The collectives table, from every rank's collectives. */
-void summary_end(const struct model *m, struct summary *s)
+/* Bandwidths of the collectives table; the other tables in order. */
+void summary_end(struct summary *s)
 {
-    size_t ccap = 0;
-    for (size_t pi = 0; pi < m->nprocs; pi++) {
-        const struct proc *p = &m->procs[pi];
-        for (size_t i = 0; i < p->ncolls; i++) {
-            const struct coll *c = &p->colls[i];
-            const char *op = model_api_name(m, c->api);
-            size_t k;
-            for (k = 0; k < s->ncolls; k++)
-                if (!strcmp(s->colls[k].op, op) && s->colls[k].bytes == c->bytes && s->colls[k].nranks == c->nranks)
-                    break;
-            if (k == s->ncolls) {
-                if (s->ncolls == ccap) {
-                    ccap = ccap ? ccap * 2 : 16;
-                    s->colls = realloc(s->colls, ccap * sizeof *s->colls);
-                }
-                memset(&s->colls[k], 0, sizeof s->colls[k]);
-                s->colls[k].op = op;
-                s->colls[k].bytes = c->bytes;
-                s->colls[k].nranks = c->nranks;
-                s->ncolls++;
-                char name[256];
-                if (c->kname)
-                    algorithm_of(model_kernel_name(m, p, c->kname, name, sizeof name), s->colls[k].algorithm,
-                                 sizeof s->colls[k].algorithm);
-            }
-            s->colls[k].count++;
-            if (c->gend > c->gstart)
-                model_add(&s->colls[k].total_ns, c->gend - c->gstart);
-        }
-    }
     for (size_t k = 0; k < s->ncolls; k++) {
         struct coll_summary *c = &s->colls[k];
         if (!c->total_ns)

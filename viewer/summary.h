@@ -52,7 +52,7 @@ struct failed_summary {
 
 struct summary {
     struct rank_summary *ranks; size_t nranks;
-    struct coll_summary *colls; size_t ncolls;
+    struct coll_summary *colls; size_t ncolls, colls_cap;
     struct phase_summary *phases; size_t nphases, phases_cap; /* by rank, then wall time */
     struct kernel_summary *kernels; size_t nkernels, kernels_cap; /* most GPU time first, after summary_end */
     int64_t kernel_ns;        /* GPU time of all kernels (their durations summed, not their union) */
@@ -61,11 +61,12 @@ struct summary {
     int64_t failed_total;     /* all failed calls, kinds past FAILED_KINDS_KEPT too */
 };
 
-/* Built in three steps: begin; each process while its calls and GPU
- * operations are loaded (model_load_proc); end, for the collectives table. */
+/* Built in three steps: begin; each process while its calls, GPU
+ * operations and collectives are loaded (model_load_proc); end, for the
+ * bandwidths and the tables' order. */
 void summary_begin(const struct model *m, struct summary *s);
 void summary_add_proc(const struct model *m, struct summary *s, size_t pi);
-void summary_end(const struct model *m, struct summary *s);
+void summary_end(struct summary *s);
 void summary_free(struct summary *s);
 /* The kernel table (kernel_summary.c): summary_add_proc and summary_end
  * call these. */

@@ -4,7 +4,7 @@
 # the previous one, still read), an
 # empty run, a run killed part-way, a damaged file (and one whose process
 # table is damaged), ids and names the api table lacks, several kernels under
-# one collective's correlation, an unknown run; options
+# one collective's correlation, no temporary file, an unknown run; options
 # and exit codes;
 # and that --help and docs/report.md name the same options.
 set -u
@@ -136,6 +136,13 @@ sqlite3 "$tmp/coll.db" "insert into gpu_op select process_id, kind, device, cont
   min(start_ns) - 500, bytes, copy_kind, src_kind, dst_kind, correlation, sync_type, event_id from gpu_op where $nccl
   group by process_id, correlation;"
 expect "an earlier kernel of a collective's correlation: its time is that one's" "$(coll_ns "$tmp/coll.db")" "$(coll_ns "$tmp/coll.db" 500)"
+
+# every rank's collectives go through a temporary file: with none to be
+# had ($TMPDIR missing) they stay in memory, and the report is the same
+"$rep" --format json --chrome-trace "$tmp/coll1.trace" "$tmp/coll.db" > "$tmp/coll1.json" 2>&1
+TMPDIR=/nonexistent/gputrace-test "$rep" --format json --chrome-trace "$tmp/coll2.trace" "$tmp/coll.db" > "$tmp/coll2.json" 2>&1
+cmp -s "$tmp/coll1.json" "$tmp/coll2.json" && cmp -s "$tmp/coll1.trace" "$tmp/coll2.trace"
+expect "no temporary file to be had: the same report and trace" $? 0
 
 # strict escaping: control characters and invalid UTF-8 in a kernel name
 cp "$tmp/run.db" "$tmp/odd.db"

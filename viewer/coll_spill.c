@@ -1,0 +1,267 @@
+/* coll_spill.c: every rank's collectives through a temporary file, merged
+ * back by (communicator, sequence) (coll_spill.h). */
+#define _GNU_SOURCE
+#include "viewer/coll_spill.h"
+#include "viewer/model_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MERGE_BUF 128 /* records read at once from each process's run */
+
+static int temp_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    if (!dir || !*dir)
+        dir = "/tmp";
+    if (snprintf(path, sizeof path, "%s/gputrace-report-XXXXXX", dir) >= (int)sizeof path)
+        return -1;
+    int fd = mkstemp(path);
+    if (fd >= 0)
+        unlink(path); /* gone when the report exits, however it exits */
+    return fd;
+}
+
+void coll_spill_open(struct coll_spill *s, size_t nprocs)
+{
+    memset(s, 0, sizeof *s);
+    s->runs = calloc(nprocs + 1, sizeof *s->runs);
+    if (!s->runs)
+        model_out_of_memory();
+    s->nruns = nprocs;
+    s->fd = temp_file();
+}
+
+static int write_all(int fd, const void *buf, size_t len, uint64_t at)
+{
+    for (const char *b = buf; len;) {
+        ssize_t w = pwrite(fd, b, len, (off_t)at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        b += w;
+        len -= (size_t)w;
+        at += (uint64_t)w;
+    }
+    return 0;
+}
+
+static void read_all(int fd, void *buf, size_t len, uint64_t at)
+{
+    for (char *b = buf; len;) {
+        ssize_t r = pread(fd, b, len, (off_t)at);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            fprintf(stderr, "gputrace-report: cannot read its temporary file: %s\n", r < 0 ? strerror(errno) : "cut short");
+            exit(1);
+        }
+        b += r;
+        len -= (size_t)r;
+        at += (uint64_t)r;
+    }
+}
+
+static void mem_room(struct coll_spill *s, uint64_t n)
+{
+    if (s->total + n <= s->capmem)
+        return;
+    size_t cap = s->capmem ? s->capmem : 1024;
+    while (cap < s->total + n)
+        cap *= 2;
+    struct coll_rec *v = realloc(s->mem, cap * sizeof *v);
+    if (!v)
+        model_out_of_memory();
+    s->mem = v;
+    s->capmem = cap;
+}
+
+/* The file cannot take more (a full disk): what it holds is read back, and
+ * the rest stays in memory. */
+static void to_memory(struct coll_spill *s)
+{
+    mem_room(s, 0);
+    if (s->total)
+        read_all(s->fd, s->mem, s->total * sizeof *s->mem, 0);
+    close(s->fd);
+    s->fd = -1;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const struct coll_rec *x = a, *y = b;
+    if (x->comm != y->comm)
+        return x->comm < y->comm ? -1 : 1;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return x->index - y->index;
+}
+
+void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    struct coll_run *r = &s->runs[pi];
+    r->first = s->total;
+    r->n = p->ncolls;
+    if (!p->ncolls)
+        return;
+    struct coll_rec *v = malloc(p->ncolls * sizeof *v);
+    if (!v)
+        model_out_of_memory();
+    for (size_t i = 0; i < p->ncolls; i++) {
+        const struct coll *c = &p->colls[i];
+        v[i] = (struct coll_rec){ .comm = c->comm, .seq = c->seq, .start = c->start, .gstart = c->gstart,
+                                  .gend = c->gend, .count = c->count, .bytes = c->bytes, .call_id = c->call_id,
+                                  .api = c->api, .dtype = c->dtype, .op = c->op, .peer = c->peer, .rank = c->rank,
+                                  .nranks = c->nranks, .gstream = c->gstream, .site = c->site, .proc = (int32_t)pi,
+                                  .index = (int32_t)i };
+    }
+    qsort(v, p->ncolls, sizeof *v, cmp_rec);
+    for (size_t i = 0; i < p->ncolls; i++)
+        r->ncomms += !i || v[i].comm != v[i - 1].comm;
+    r->comms = malloc(r->ncomms * sizeof *r->comms);
+    if (!r->comms)
+        model_out_of_memory();
+    for (size_t i = 0, k = 0; i < p->ncolls; i++)
+        if (!i || v[i].comm != v[i - 1].comm)
+            r->comms[k++] = v[i].comm;
+    if (s->fd >= 0 && write_all(s->fd, v, p->ncolls * sizeof *v, s->total * sizeof *v) != 0)
+        to_memory(s);
+    if (s->fd < 0) {
+        mem_room(s, p->ncolls);
+        memcpy(s->mem + s->total, v, p->ncolls * sizeof *v);
+    }
+    s->total += p->ncolls;
+    free(v);
+}
+
+int coll_spill_used(const struct coll_spill *s, size_t pi, int64_t comm)
+{
+    const struct coll_run *r = &s->runs[pi];
+    size_t lo = 0, hi = r->ncomms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->comms[mid] < comm)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->ncomms && r->comms[lo] == comm;
+}
+
+/* A process's run being merged: its next records, MERGE_BUF at a time. */
+struct cursor {
+    uint64_t at, end;       /* next record to read in, past the last */
+    const struct coll_rec *v;
+    size_t pos, len;        /* v[pos] is its current record */
+    struct coll_rec buf[MERGE_BUF];
+};
+
+static int fill(const struct coll_spill *s, struct cursor *c)
+{
+    if (c->at >= c->end)
+        return 0;
+    if (s->fd < 0) {
+        c->v = s->mem + c->at;
+        c->len = (size_t)(c->end - c->at);
+    } else {
+        c->len = c->end - c->at < MERGE_BUF ? (size_t)(c->end - c->at) : MERGE_BUF;
+        read_all(s->fd, c->buf, c->len * sizeof *c->buf, c->at * sizeof *c->buf);
+        c->v = c->buf;
+    }
+    c->at += c->len;
+    c->pos = 0;
+    return 1;
+}
+
+/* Heap order: (comm, seq, process); no two cursors share a process. */
+static int before(const struct cursor *a, const struct cursor *b)
+{
+    const struct coll_rec *x = &a->v[a->pos], *y = &b->v[b->pos];
+    if (x->comm != y->comm)
+        return x->comm < y->comm;
+    if (x->seq != y->seq)
+        return x->seq < y->seq;
+    return x->proc < y->proc;
+}
+
+static void sift_down(struct cursor **h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && before(h[l], h[m]))
+            m = l;
+        if (r < n && before(h[r], h[m]))
+            m = r;
+        if (m == i)
+            return;
+        struct cursor *t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx)
+{
+    struct cursor **heap = malloc((s->nruns + 1) * sizeof *heap);
+    if (!heap)
+        model_out_of_memory();
+    size_t n = 0;
+    for (size_t pi = 0; pi < s->nruns; pi++) {
+        if (!s->runs[pi].n)
+            continue;
+        struct cursor *c = malloc(sizeof *c);
+        if (!c)
+            model_out_of_memory();
+        c->at = s->runs[pi].first;
+        c->end = s->runs[pi].first + s->runs[pi].n;
+        fill(s, c);
+        heap[n++] = c;
+    }
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(heap, n, i);
+    struct coll_rec *group = NULL;
+    size_t ng = 0, cap = 0;
+    while (n) {
+        struct cursor *c = heap[0];
+        const struct coll_rec *r = &c->v[c->pos];
+        if (ng && (group[0].comm != r->comm || group[0].seq != r->seq)) {
+            fn(group, ng, ctx);
+            ng = 0;
+        }
+        if (ng == cap) {
+            cap = cap ? cap * 2 : 16;
+            group = realloc(group, cap * sizeof *group);
+            if (!group)
+                model_out_of_memory();
+        }
+        group[ng++] = *r;
+        if (++c->pos == c->len && !fill(s, c)) {
+            free(c);
+            heap[0] = heap[--n];
+        }
+        sift_down(heap, n, 0);
+    }
+    if (ng)
+        fn(group, ng, ctx);
+    free(group);
+    free(heap);
+}
+
+void coll_spill_close(struct coll_spill *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    for (size_t i = 0; i < s->nruns; i++)
+        free(s->runs[i].comms);
+    free(s->runs);
+    free(s->mem);
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+}
