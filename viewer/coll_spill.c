@@ -1,30 +1,12 @@
-/* coll_spill.c: every rank's collectives through a temporary file, merged
- * back by (communicator, sequence) (coll_spill.h). */
-#define _GNU_SOURCE
+/* coll_spill.c: every rank's collectives through the report's scratch
+ * store (tmpstore.h), merged back by (communicator, sequence)
+ * (coll_spill.h). */
 #include "viewer/coll_spill.h"
-#include "viewer/model_internal.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MERGE_BUF 128 /* records read at once from each process's run */
-
-static int temp_file(void)
-{
-    const char *dir = getenv("TMPDIR");
-    char path[4096];
-    if (!dir || !*dir)
-        dir = "/tmp";
-    if (snprintf(path, sizeof path, "%s/gputrace-report-XXXXXX", dir) >= (int)sizeof path)
-        return -1;
-    int fd = mkstemp(path);
-    if (fd >= 0)
-        unlink(path); /* gone when the report exits, however it exits */
-    return fd;
-}
 
 void coll_spill_open(struct coll_spill *s, size_t nprocs)
 {
@@ -33,63 +15,7 @@ void coll_spill_open(struct coll_spill *s, size_t nprocs)
     if (!s->runs)
         model_out_of_memory();
     s->nruns = nprocs;
-    s->fd = temp_file();
-}
-
-static int write_all(int fd, const void *buf, size_t len, uint64_t at)
-{
-    for (const char *b = buf; len;) {
-        ssize_t w = pwrite(fd, b, len, (off_t)at);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        b += w;
-        len -= (size_t)w;
-        at += (uint64_t)w;
-    }
-    return 0;
-}
-
-static void read_all(int fd, void *buf, size_t len, uint64_t at)
-{
-    for (char *b = buf; len;) {
-        ssize_t r = pread(fd, b, len, (off_t)at);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            fprintf(stderr, "gputrace-report: cannot read its temporary file: %s\n", r < 0 ? strerror(errno) : "cut short");
-            exit(1);
-        }
-        b += r;
-        len -= (size_t)r;
-        at += (uint64_t)r;
-    }
-}
-
-static void mem_room(struct coll_spill *s, uint64_t n)
-{
-    if (s->total + n <= s->capmem)
-        return;
-    size_t cap = s->capmem ? s->capmem : 1024;
-    while (cap < s->total + n)
-        cap *= 2;
-    struct coll_rec *v = realloc(s->mem, cap * sizeof *v);
-    if (!v)
-        model_out_of_memory();
-    s->mem = v;
-    s->capmem = cap;
-}
-
-/* The file cannot take more (a full disk): what it holds is read back, and
- * the rest stays in memory. */
-static void to_memory(struct coll_spill *s)
-{
-    mem_room(s, 0);
-    if (s->total)
-        read_all(s->fd, s->mem, s->total * sizeof *s->mem, 0);
-    close(s->fd);
-    s->fd = -1;
+    tmpstore_open(&s->store);
 }
 
 static int cmp_rec(const void *a, const void *b)
@@ -130,12 +56,7 @@ void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi)
     for (size_t i = 0, k = 0; i < p->ncolls; i++)
         if (!i || v[i].comm != v[i - 1].comm)
             r->comms[k++] = v[i].comm;
-    if (s->fd >= 0 && write_all(s->fd, v, p->ncolls * sizeof *v, s->total * sizeof *v) != 0)
-        to_memory(s);
-    if (s->fd < 0) {
-        mem_room(s, p->ncolls);
-        memcpy(s->mem + s->total, v, p->ncolls * sizeof *v);
-    }
+    tmpstore_append(&s->store, v, p->ncolls * sizeof *v);
     s->total += p->ncolls;
     free(v);
 }
@@ -166,14 +87,9 @@ static int fill(const struct coll_spill *s, struct cursor *c)
 {
     if (c->at >= c->end)
         return 0;
-    if (s->fd < 0) {
-        c->v = s->mem + c->at;
-        c->len = (size_t)(c->end - c->at);
-    } else {
-        c->len = c->end - c->at < MERGE_BUF ? (size_t)(c->end - c->at) : MERGE_BUF;
-        read_all(s->fd, c->buf, c->len * sizeof *c->buf, c->at * sizeof *c->buf);
-        c->v = c->buf;
-    }
+    c->len = c->end - c->at < MERGE_BUF ? (size_t)(c->end - c->at) : MERGE_BUF;
+    tmpstore_read(&s->store, c->at * sizeof *c->buf, c->buf, c->len * sizeof *c->buf);
+    c->v = c->buf;
     c->at += c->len;
     c->pos = 0;
     return 1;
@@ -256,12 +172,9 @@ void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx)
 
 void coll_spill_close(struct coll_spill *s)
 {
-    if (s->fd >= 0)
-        close(s->fd);
+    tmpstore_close(&s->store);
     for (size_t i = 0; i < s->nruns; i++)
         free(s->runs[i].comms);
     free(s->runs);
-    free(s->mem);
     memset(s, 0, sizeof *s);
-    s->fd = -1;
 }

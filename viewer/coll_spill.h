@@ -5,7 +5,7 @@
  * A process's collectives are loaded with its calls (model_load_proc) and
  * freed with them; before that, coll_spill_add writes what the analyses
  * across ranks read of each, sorted by (communicator, sequence), to a
- * temporary file.  At the end coll_spill_groups merges the processes' runs
+ * temporary file (tmpstore.h).  At the end coll_spill_groups merges the processes' runs
  * and hands over one (communicator, sequence) group at a time, in that
  * order, its members in process order: what sorting all of them did,
  * with memory for one record per process.  A run of many ranks and
@@ -15,6 +15,7 @@
 #define GPUTRACE_COLL_SPILL_H
 
 #include "viewer/model.h"
+#include "viewer/tmpstore.h"
 
 /* A collective as the analyses across ranks read it. */
 struct coll_rec {
@@ -31,14 +32,12 @@ struct coll_run {
 };
 
 struct coll_spill {
-    int fd;                           /* the temporary file (unlinked); -1: records in mem */
-    struct coll_rec *mem; size_t capmem;
+    struct tmpstore store;            /* the records, process after process */
     struct coll_run *runs; size_t nruns; /* by process index */
     uint64_t total;
 };
 
-/* Starts empty, for nprocs processes; the records go to a temporary file
- * in $TMPDIR (or /tmp), or stay in memory when none can be written. */
+/* Starts empty, for nprocs processes. */
 void coll_spill_open(struct coll_spill *s, size_t nprocs);
 /* Writes process pi's collectives (loaded, with their kernels' times). */
 void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi);

@@ -7,6 +7,7 @@
 #include "viewer/idmap.h"
 #include "viewer/rowruns.h"
 #include "viewer/sort_by_time.h"
+#include "viewer/tmpstore.h"
 #include "viewer/timeline.h"
 #include "collector/call_block.h"
 #include "collector/capi_block.h"
@@ -449,7 +450,12 @@ void model_load_proc(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
     struct loading l = { .m = m, .p = p };
-    model_load_colls(m, p, 1);
+    if (p->colls_parked) { /* its collectives, put aside when the run was loaded */
+        if (!(p->colls = malloc(p->colls_parked * sizeof *p->colls)))
+            model_out_of_memory();
+        tmpstore_read(m->parked, p->colls_at, p->colls, p->colls_parked * sizeof *p->colls);
+        p->ncolls = p->colls_parked;
+    }
     if (!p->rows)
         return;
     const struct rowruns *t = p->rows->t;

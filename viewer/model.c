@@ -3,6 +3,7 @@
  * that is not SQLite, a database of another schema version, no such run. */
 #define _GNU_SOURCE
 #include "viewer/model_internal.h"
+#include "viewer/tmpstore.h"
 #include "viewer/timeline.h"
 #include "viewer/idmap.h"
 #include "viewer/rowruns.h"
@@ -213,7 +214,9 @@ const char *model_api_name(const struct model *m, int api)
 }
 
 
-void model_load_colls(struct model *m, struct proc *p, int keep)
+/* A process's collectives, each with its site, as the run is loaded; then
+ * put aside (model.h) until the process is. */
+static void load_colls(struct model *m, struct proc *p)
 {
     sqlite3 *db = m->dbs[p->db];
     sqlite3_stmt *s;
@@ -230,13 +233,11 @@ void model_load_colls(struct model *m, struct proc *p, int keep)
          * nothing, so it is no collective; the call itself stays a call */
         int api = model_api_id(m, sqlite3_column_int(s, 8));
         if (model_result_failed(m, api, sqlite3_column_int(s, 16))) {
-            p->refused_colls += !keep;
+            p->refused_colls++;
             continue;
         }
         int callsite = sqlite3_column_int(s, 14), pystack = sqlite3_column_int(s, 15);
         int site = callsite || pystack ? model_site(p, callsite, pystack) : 0;
-        if (!keep)
-            continue;
         GROW(p->colls, p->ncolls, cap);
         struct coll *c = &p->colls[p->ncolls++];
         *c = (struct coll){ .call_id = sqlite3_column_int64(s, 0), .comm = sqlite3_column_int64(s, 1),
@@ -255,20 +256,25 @@ void model_load_colls(struct model *m, struct proc *p, int keep)
     }
     model_note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);
+    p->colls_at = tmpstore_append(m->parked, p->colls, p->ncolls * sizeof *p->colls);
+    p->colls_parked = p->ncolls;
+    free(p->colls);
+    p->colls = NULL;
+    p->ncolls = 0;
 }
 
-/* What stays loaded for the whole report: kernel names, call sites (those
- * of collectives made now, in the order they always were: the findings are
- * grouped by the first site shown as the same frame), calls left in
- * flight, NVTX ranges.  Collectives are loaded with the process's calls
- * (model_load_proc), and what the analyses across ranks need of them goes
- * through coll_spill.h. */
+/* What stays loaded for the whole report: kernel names, call sites, calls
+ * left in flight, NVTX ranges.  Collectives are read now (their sites are
+ * made in the order they always were: the findings are grouped by the
+ * first site shown as the same frame) and put aside until their process
+ * is loaded; what the analyses across ranks need of them goes through
+ * coll_spill.h. */
 static void load_process(struct model *m, struct proc *p)
 {
     sqlite3 *db = m->dbs[p->db];
     sqlite3_stmt *s;
     model_load_strings(db, "string", p->id, &p->names, &p->nnames);
-    model_load_colls(m, p, 0);
+    load_colls(m, p);
 
     sqlite3_prepare_v2(db, "SELECT count(*) FROM inflight WHERE process_id = ?", -1, &s, NULL);
     sqlite3_bind_int64(s, 1, p->id);
@@ -455,6 +461,9 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
             return -1;
         }
     m->t0 = INT64_MAX;
+    if (!(m->parked = malloc(sizeof *m->parked)))
+        model_out_of_memory();
+    tmpstore_open(m->parked);
     for (size_t i = 0; i < m->nprocs; i++) {
         load_process(m, &m->procs[i]);
         int64_t t = m->procs[i].start + m->procs[i].clock_offset;
@@ -473,6 +482,11 @@ void model_progress_done(struct model *m)
 void model_free(struct model *m)
 {
     model_free_timelines(m);
+    if (m->parked) {
+        tmpstore_close(m->parked);
+        free(m->parked);
+        m->parked = NULL;
+    }
     for (size_t i = 0; i < m->nprocs; i++) {
         free(m->procs[i].calls);
         free(m->procs[i].ops);

@@ -99,6 +99,7 @@ struct proc {
     struct gop *ops; size_t nops, ops_cap;
     struct proc_rows *rows;       /* where its calls and GPU operations are in its database */
     struct coll *colls; size_t ncolls; /* loaded and freed with the calls (coll_spill.h) */
+    uint64_t colls_at; size_t colls_parked; /* where they wait in model.parked meanwhile, and how many */
     int64_t inflight; /* calls left in flight when the process ended */
     int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
     int db;           /* index into model.dbs */
@@ -112,6 +113,7 @@ struct proc {
 };
 
 struct timeline;
+struct tmpstore;
 
 struct model {
     char run_id[256];
@@ -122,6 +124,7 @@ struct model {
     /* per process: kernel names and call sites, looked up by (process index, id) */
     sqlite3 **dbs; size_t ndbs;
     sqlite3 **dbs2;                      /* second connections, for reading in two threads (or NULL) */
+    struct tmpstore *parked;             /* each process's collectives until it is loaded (tmpstore.h) */
     const char *const *paths;            /* their file names (the caller's) */
     char damaged[512];                   /* the first read a damaged file cut short, "" if none */
     int64_t t0;                          /* earliest realtime start, for aligned times */

@@ -23,11 +23,6 @@
  * read before it is kept, and the report says what it lacks. */
 void model_note_damage(struct model *m, int db, int rc, const char *what);
 
-/* A process's collectives (model.h), each with its site.  With keep 0,
- * when the run is loaded: only their sites are made, and those NCCL
- * refused counted; with keep 1, when the process is: the collectives. */
-void model_load_colls(struct model *m, struct proc *p, int keep);
-
 /* An API id read from a row, or 0 if the api table does not have it: ids
  * index api_names and roles unchecked everywhere else. */
 static inline int model_api_id(const struct model *m, int api)

@@ -130,7 +130,7 @@ def findings_verdicts(name, d, expects, allowed):
             want = sorted(int(x) for x in opts["ranks"].split(","))
             ranks = sorted(f["rank"] if kind != "comm.straggler" else f.get("straggler_rank", f["rank"]) for f in fs)
             if not (ranks == want):
-                verdict(False, what + f" (found on ranks {ranks})")
+                verdict(False, what + f" (found on ranks {ranks}: {[(f['rank'], f['callsite']) for f in fs]})")
                 continue
         if not fs:
             verdict(False, what + " (not found)")

@@ -37,7 +37,8 @@ tests_unit_test_report_rows_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 # every rank's collectives through the report's temporary file
 check_PROGRAMS += tests/unit/test_coll_spill
 TESTS += tests/unit/test_coll_spill
-tests_unit_test_coll_spill_SOURCES = tests/unit/test_coll_spill.c viewer/coll_spill.h viewer/coll_spill.c
+tests_unit_test_coll_spill_SOURCES = tests/unit/test_coll_spill.c viewer/coll_spill.h viewer/coll_spill.c \
+  viewer/tmpstore.h viewer/tmpstore.c
 tests_unit_test_coll_spill_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_coll_spill_LDADD = $(CRITERION_LIBS)
 

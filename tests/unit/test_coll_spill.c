@@ -97,7 +97,7 @@ static void check_run(rlim_t fsize)
         }
     }
     if (fsize)
-        cr_assert_lt(s.fd, 0, "the file filled up: the records went to memory");
+        cr_assert_lt(s.store.fd, 0, "the file filled up: the records went to memory");
     struct coll_rec *want = malloc((total + 1) * sizeof *want);
     size_t n = 0;
     for (size_t pi = 0; pi < NPROCS; pi++)
@@ -146,7 +146,7 @@ Test(coll_spill, in_memory_when_no_file_can_be_made)
     make_run(2, 500);
     struct coll_spill s;
     coll_spill_open(&s, NPROCS);
-    cr_assert_lt(s.fd, 0);
+    cr_assert_lt(s.store.fd, 0);
     coll_spill_close(&s);
     check_run(0);
     free_run();
