@@ -45,6 +45,8 @@ void analyse_comm(const struct model *m, const struct report_opts *o, struct fin
             }
         }
     }
+    /* no other analysis needs them: freed before the next ones add theirs */
+    timeline_drop_except(t);
     /* what exposed_share weighs each call site's exposed ones against,
      * while the process's collectives are loaded */
     for (size_t i = 0; i < fs->n; i++)

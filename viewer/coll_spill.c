@@ -1,6 +1,7 @@
 /* coll_spill.c: every rank's collectives through the report's scratch
  * store (tmpstore.h), merged back by (communicator, sequence)
  * (coll_spill.h). */
+#define _GNU_SOURCE /* qsort_r */
 #include "viewer/coll_spill.h"
 
 #include <stdlib.h>
@@ -18,15 +19,19 @@ void coll_spill_open(struct coll_spill *s, size_t nprocs)
     tmpstore_open(&s->store);
 }
 
-static int cmp_rec(const void *a, const void *b)
+/* (comm, seq, index) order of a process's collectives, by index. */
+static int cmp_index(const void *a, const void *b, void *ctx)
 {
-    const struct coll_rec *x = a, *y = b;
-    if (x->comm != y->comm)
-        return x->comm < y->comm ? -1 : 1;
-    if (x->seq != y->seq)
-        return x->seq < y->seq ? -1 : 1;
-    return x->index - y->index;
+    const struct coll *v = ctx;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    if (v[i].comm != v[j].comm)
+        return v[i].comm < v[j].comm ? -1 : 1;
+    if (v[i].seq != v[j].seq)
+        return v[i].seq < v[j].seq ? -1 : 1;
+    return i < j ? -1 : i > j;
 }
+
+#define WRITE_BUF 1024 /* records written at once: the sorted copy is never whole */
 
 void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi)
 {
@@ -36,29 +41,36 @@ void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi)
     r->n = p->ncolls;
     if (!p->ncolls)
         return;
-    struct coll_rec *v = malloc(p->ncolls * sizeof *v);
-    if (!v)
+    size_t *ix = malloc(p->ncolls * sizeof *ix);
+    struct coll_rec *buf = malloc(WRITE_BUF * sizeof *buf);
+    if (!ix || !buf)
         model_out_of_memory();
-    for (size_t i = 0; i < p->ncolls; i++) {
-        const struct coll *c = &p->colls[i];
-        v[i] = (struct coll_rec){ .comm = c->comm, .seq = c->seq, .start = c->start, .gstart = c->gstart,
-                                  .gend = c->gend, .count = c->count, .bytes = c->bytes, .call_id = c->call_id,
-                                  .api = c->api, .dtype = c->dtype, .op = c->op, .peer = c->peer, .rank = c->rank,
-                                  .nranks = c->nranks, .gstream = c->gstream, .site = c->site, .proc = (int32_t)pi,
-                                  .index = (int32_t)i };
-    }
-    qsort(v, p->ncolls, sizeof *v, cmp_rec);
     for (size_t i = 0; i < p->ncolls; i++)
-        r->ncomms += !i || v[i].comm != v[i - 1].comm;
+        ix[i] = i;
+    qsort_r(ix, p->ncolls, sizeof *ix, cmp_index, p->colls);
+    for (size_t i = 0; i < p->ncolls; i++)
+        r->ncomms += !i || p->colls[ix[i]].comm != p->colls[ix[i - 1]].comm;
     r->comms = malloc(r->ncomms * sizeof *r->comms);
     if (!r->comms)
         model_out_of_memory();
-    for (size_t i = 0, k = 0; i < p->ncolls; i++)
-        if (!i || v[i].comm != v[i - 1].comm)
-            r->comms[k++] = v[i].comm;
-    tmpstore_append(&s->store, v, p->ncolls * sizeof *v);
+    size_t k = 0, nb = 0;
+    for (size_t i = 0; i < p->ncolls; i++) {
+        const struct coll *c = &p->colls[ix[i]];
+        if (!i || c->comm != p->colls[ix[i - 1]].comm)
+            r->comms[k++] = c->comm;
+        buf[nb++] = (struct coll_rec){ .comm = c->comm, .seq = c->seq, .start = c->start, .gstart = c->gstart,
+                                       .gend = c->gend, .count = c->count, .bytes = c->bytes, .call_id = c->call_id,
+                                       .api = c->api, .dtype = c->dtype, .op = c->op, .peer = c->peer,
+                                       .rank = c->rank, .nranks = c->nranks, .gstream = c->gstream, .site = c->site,
+                                       .proc = (int32_t)pi, .index = (int32_t)ix[i] };
+        if (nb == WRITE_BUF || i + 1 == p->ncolls) {
+            tmpstore_append(&s->store, buf, nb * sizeof *buf);
+            nb = 0;
+        }
+    }
     s->total += p->ncolls;
-    free(v);
+    free(buf);
+    free(ix);
 }
 
 int coll_spill_used(const struct coll_spill *s, size_t pi, int64_t comm)

@@ -197,6 +197,7 @@ int main(int argc, char **argv)
     coll_spill_open(&spill, m.nprocs);
     for (size_t pi = 0; pi < m.nprocs; pi++) {
         model_load_proc(&m, pi);
+        coll_spill_add(&spill, &m, pi); /* before the analyses' unions add to the peak */
         analyse_proc(&m, &o, &fs, pi);
         summary_add_proc(&m, &s, pi);
         if (ct)
@@ -206,7 +207,6 @@ int main(int argc, char **argv)
             kineto_ok = 0;
             rc = 1;
         }
-        coll_spill_add(&spill, &m, pi);
         model_drop_proc(&m, pi);
     }
     model_progress_done(&m);

@@ -197,6 +197,15 @@ const struct ivals *timeline_compute_except(struct timeline *t, int stream)
     return &t->others[t->nothers++].u;
 }
 
+void timeline_drop_except(struct timeline *t)
+{
+    for (size_t i = 0; i < t->nothers; i++)
+        free(t->others[i].u.v);
+    free(t->others);
+    t->others = NULL;
+    t->nothers = 0;
+}
+
 void timeline_free(struct timeline *t)
 {
     free(t->op_of_call);
@@ -205,9 +214,7 @@ void timeline_free(struct timeline *t)
     free(t->compute.v);
     free(t->comm.v);
     free(t->compute_streams);
-    for (size_t i = 0; i < t->nothers; i++)
-        free(t->others[i].u.v);
-    free(t->others);
+    timeline_drop_except(t);
 }
 
 int timeline_stream(const struct timeline *t, int64_t handle)

@@ -26,8 +26,10 @@ struct timeline {
 
 /* Whether a stream runs compute (non-NCCL) kernels. */
 int timeline_stream_computes(const struct timeline *t, int stream);
-/* Union of compute kernels on all streams except `stream` (cached). */
+/* Union of compute kernels on all streams except `stream` (cached until
+ * timeline_drop_except). */
 const struct ivals *timeline_compute_except(struct timeline *t, int stream);
+void timeline_drop_except(struct timeline *t);
 
 void timeline_build(struct timeline *t, const struct proc *p);
 /* The timeline of process pi, built once and kept in the model (freed by
