@@ -70,19 +70,11 @@ void describe_copies(const struct report_opts *o, struct findings *fs)
     }
 }
 
-/* Host syncs of a process, as intervals, to tell whether a gap is explained. */
-static struct ivals host_syncs(const struct model *m, const struct proc *p)
+/* Whether a call is a host sync for gpu.idle: one that waits for the
+ * device, and NCCL's communicator calls, which block too. */
+static int blocks_host(const struct model *m, const struct call *c)
 {
-    struct ivals_build u = { 0 };
-    do {
-        for (size_t i = 0; i < p->ncalls; i++) { /* sorted by start */
-            const struct call *c = &p->calls[i];
-            /* host syncs, and NCCL's communicator calls, which block too */
-            if (model_is_explicit_sync(m, c) || model_is_implicit_sync(m, c) || m->roles[c->api] == ROLE_NCCL_OTHER)
-                ivals_build_add(&u, c->start, c->end);
-        }
-    } while (ivals_build_pass(&u));
-    return u.u;
+    return model_is_explicit_sync(m, c) || model_is_implicit_sync(m, c) || m->roles[c->api] == ROLE_NCCL_OTHER;
 }
 
 void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
@@ -91,16 +83,23 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
     if (!p->cupti_active)
         return;
     struct timeline *t = model_timeline(m, pi);
-    struct ivals syncs = host_syncs(m, p);
     int64_t idle = 0, n = 0;
+    /* the latest end of the syncs (of some length) that began before the
+     * gap's end, swept along with the gaps: both go in time order */
+    size_t j = 0;
+    int64_t sync_end = INT64_MIN;
     for (size_t k = 1; k < t->busy.n; k++) {
         int64_t a = t->busy.v[k - 1].b, b = t->busy.v[k].a;
         if (b - a < o->idle_gap_ns)
             continue;
+        for (; j < p->ncalls && p->calls[j].start < b; j++)
+            if (p->calls[j].end > p->calls[j].start && p->calls[j].end > sync_end && blocks_host(m, &p->calls[j]))
+                sync_end = p->calls[j].end;
         /* a sync that ended in the gap (or just before it) explains it:
-         * the host was blocked, then had to refill the queue */
+         * the host was blocked, then had to refill the queue; one began
+         * before the gap ended and ended after a - slack overlaps it */
         int64_t slack = o->idle_gap_ns / 2;
-        if (ivals_cover(&syncs, a - slack, b) > 0)
+        if (sync_end > a - slack)
             continue;
         model_add(&idle, b - a);
         n++;
@@ -115,5 +114,4 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
                  times_text(n).s, (double)idle / 1e6);
         snprintf(f->suggestion, sizeof f->suggestion, "the host does not submit work fast enough: look at CPU-side work between launches (data loading, Python overhead); CUDA graphs cut launch cost");
     }
-    free(syncs.v);
 }
