@@ -72,6 +72,8 @@ static void mem_room(struct tmpstore *t, size_t more)
 uint64_t tmpstore_append(struct tmpstore *t, const void *data, size_t len)
 {
     uint64_t at = t->len;
+    if (!len) /* nothing (data may be NULL) */
+        return at;
     if (t->fd >= 0 && write_file(t->fd, at, data, len) != 0) {
         /* the file cannot take more (a full disk): what it holds comes
          * back to memory, and the rest stays there */
@@ -91,6 +93,8 @@ uint64_t tmpstore_append(struct tmpstore *t, const void *data, size_t len)
 
 void tmpstore_read(const struct tmpstore *t, uint64_t at, void *buf, size_t len)
 {
+    if (!len)
+        return;
     if (t->fd >= 0)
         read_file(t->fd, at, buf, len);
     else

@@ -2,7 +2,8 @@
  * temporary file (viewer/coll_spill.c), against sorting them all in memory
  * by (communicator, sequence, process, index), as the analyses across
  * ranks did before: with the file, with no file to be had, and with a file
- * that fills up part-way. */
+ * that fills up part-way; and the scratch store beneath (viewer/tmpstore.c)
+ * with nothing in it. */
 #include "viewer/coll_spill.h"
 
 #include <criterion/criterion.h>
@@ -165,4 +166,26 @@ Test(coll_spill, an_empty_run)
     memset(procs, 0, sizeof procs);
     m = (struct model){ .procs = procs, .nprocs = NPROCS };
     check_run(0);
+}
+
+/* A process without collectives appends nothing, from a NULL array: in
+ * memory, before anything else was stored (the sanitizers caught a memcpy
+ * to and from NULL there), and in the file. */
+Test(tmpstore, empty_appends_in_memory_and_in_the_file)
+{
+    for (int in_memory = 0; in_memory < 2; in_memory++) {
+        if (in_memory)
+            setenv("TMPDIR", "/nonexistent/gputrace-test", 1);
+        struct tmpstore t;
+        tmpstore_open(&t);
+        cr_assert_eq(t.fd < 0, in_memory);
+        cr_assert_eq(tmpstore_append(&t, NULL, 0), 0);
+        uint64_t at = tmpstore_append(&t, "abc", 3);
+        cr_assert_eq(tmpstore_append(&t, NULL, 0), 3);
+        char buf[4] = "";
+        tmpstore_read(&t, at, buf, 3);
+        tmpstore_read(&t, 3, NULL, 0);
+        cr_assert_str_eq(buf, "abc");
+        tmpstore_close(&t);
+    }
 }
