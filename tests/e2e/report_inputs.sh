@@ -4,7 +4,8 @@
 # the previous one, still read), an
 # empty run, a run killed part-way, a damaged file (and one whose process
 # table is damaged), ids and names the api table lacks, several kernels under
-# one collective's correlation, no temporary file, an unknown run; options
+# one collective's correlation, no temporary file, GPU idle gaps a sync
+# explains or not, an unknown run; options
 # and exit codes;
 # and that --help and docs/report.md name the same options.
 set -u
@@ -143,6 +144,33 @@ expect "an earlier kernel of a collective's correlation: its time is that one's"
 TMPDIR=/nonexistent/gputrace-test "$rep" --format json --chrome-trace "$tmp/coll2.trace" "$tmp/coll.db" > "$tmp/coll2.json" 2>&1
 cmp -s "$tmp/coll1.json" "$tmp/coll2.json" && cmp -s "$tmp/coll1.trace" "$tmp/coll2.trace"
 expect "no temporary file to be had: the same report and trace" $? 0
+
+# gpu.idle counts a gap between GPU operations only when no host sync
+# explains it: one that overlaps the gap, or ended less than half
+# --idle-gap-us before it.  A made-up rank: a 3 us kernel every 10 us (7 us
+# gaps, counted from 5 us), and a stream sync per step: first inside each
+# gap, then ending 1 us before it; without the syncs, every gap counts.
+cp "$tmp/run.db" "$tmp/idle.db"
+sqlite3 "$tmp/idle.db" "delete from api_call; delete from api_call_block; delete from gpu_op; delete from gpu_op_block;
+  delete from cupti_api; delete from cupti_api_block; delete from collective; delete from ext_corr; delete from inflight;
+  delete from nvtx_range; delete from nvtx_range_block;
+  with recursive s(i) as (select 0 union all select i + 1 from s where i < 49)
+  insert into gpu_op(process_id, kind, device, context, stream_id, name_id, start_ns, end_ns, bytes, correlation)
+    select p.id, 1, 0, 1, 7, 0, p.start_ns + i * 10000 + 3000, p.start_ns + i * 10000 + 6000, 0, 0
+    from s, (select id, start_ns from process order by id limit 1) p;
+  with recursive s(i) as (select 0 union all select i + 1 from s where i < 49)
+  insert into api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind, mem_kind, result,
+                       callsite, call_id, pystack)
+    select p.id, 1, (select id from api where name = 'cudaStreamSynchronize'), p.start_ns + i * 10000 + 6100,
+           p.start_ns + i * 10000 + 6300, 11, 0, 0, 0, 0, 0, 0, i + 1, 0
+    from s, (select id, start_ns from process order by id limit 1) p;"
+idle_count() { "$rep" --format json --idle-gap-us 5 "$1" | python3 -c "import json,sys
+print(sum(f['count'] for f in json.load(sys.stdin)['findings'] if f['kind'] == 'gpu.idle'))"; }
+expect "gpu.idle: gaps each with a sync inside count for nothing" "$(idle_count "$tmp/idle.db")" 0
+sqlite3 "$tmp/idle.db" "update api_call set start_ns = start_ns - 2100, end_ns = end_ns - 1300"
+expect "gpu.idle: gaps each just after a sync (within the slack) count for nothing" "$(idle_count "$tmp/idle.db")" 0
+sqlite3 "$tmp/idle.db" "delete from api_call"
+expect "gpu.idle: the same gaps with no sync all count" "$(idle_count "$tmp/idle.db")" 49
 
 # strict escaping: control characters and invalid UTF-8 in a kernel name
 cp "$tmp/run.db" "$tmp/odd.db"
