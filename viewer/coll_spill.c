@@ -37,7 +37,7 @@ void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
     struct coll_run *r = &s->runs[pi];
-    r->first = s->total;
+    r->first = s->store.len / sizeof(struct coll_rec);
     r->n = p->ncolls;
     if (!p->ncolls)
         return;
@@ -68,7 +68,6 @@ void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi)
             nb = 0;
         }
     }
-    s->total += p->ncolls;
     free(buf);
     free(ix);
 }

@@ -34,7 +34,6 @@ struct coll_run {
 struct coll_spill {
     struct tmpstore store;            /* the records, process after process */
     struct coll_run *runs; size_t nruns; /* by process index */
-    uint64_t total;
 };
 
 /* Starts empty, for nprocs processes. */

@@ -47,7 +47,8 @@ static const char usage_text[] =
     "finding kinds: sync.redundant sync.no_consumer sync.device_wide sync.implicit sync.scalar_read\n"
     "  copy.pageable copy.serialized comm.exposed comm.same_stream comm.straggler comm.mismatch\n"
     "  comm.hang gpu.idle   (docs/report.md defines each)\n"
-    "environment: GPUTRACE_REPORT_THREADS=1 reads with one thread (default two; the same report)\n"
+    "environment: GPUTRACE_REPORT_THREADS=1 reads with one thread (default two; the same report);\n"
+    "  TMPDIR: where every rank's collectives wait (default /tmp; memory if it cannot be written)\n"
     "exit status: 0 ok, 1 bad input, 2 bad usage, 3 a --fail-on kind was found\n";
 
 static int parse_num(const char *opt, const char *v, double lo, double hi, double *out)
