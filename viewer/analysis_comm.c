@@ -3,6 +3,7 @@
  * comm.straggler, comm.mismatch, comm.hang. */
 #include "viewer/coll_spill.h"
 #include "viewer/findings.h"
+#include "viewer/proc_pass.h"
 #include "viewer/timeline.h"
 
 #include <stdio.h>
@@ -18,18 +19,37 @@ static int64_t collectives_at(const struct proc *p, int site)
     return n;
 }
 
+/* Each collective's overlap with compute, in the window that holds its
+ * kernel (which nothing runs across: proc_pass.h). */
 void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
+    (void)o;
+    (void)fs;
     const struct proc *p = &m->procs[pi];
+    struct proc_pass *ps = p->pass;
     struct timeline *t = model_timeline(m, pi);
     for (size_t i = 0; i < p->ncolls; i++) {
         const struct coll *c = &p->colls[i];
-        if (c->gend <= c->gstart || c->gstream < 0)
+        if (c->gend <= c->gstart || c->gstream < 0 || c->gstart < ps->lo || c->gstart >= ps->hi)
             continue;
         /* overlap as HTA computes it: merged compute intervals on the
          * device's other streams, intersected with the collective */
+        ps->coll_overlap[i] = ivals_cover(timeline_compute_except(t, c->gstream), c->gstart, c->gend);
+    }
+    /* no other analysis needs them: freed before the next ones add theirs */
+    timeline_drop_except(t);
+}
+
+void analyse_comm_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    const struct proc_pass *ps = p->pass;
+    for (size_t i = 0; i < p->ncolls; i++) {
+        const struct coll *c = &p->colls[i];
+        if (c->gend <= c->gstart || c->gstream < 0 || ps->coll_overlap[i] < 0)
+            continue;
         int64_t dur = c->gend - c->gstart;
-        int64_t ov = ivals_cover(timeline_compute_except(t, c->gstream), c->gstart, c->gend);
+        int64_t ov = ps->coll_overlap[i];
         if ((double)ov < o->exposed_fraction * (double)dur) {
             struct finding *f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->site, -1, c->start);
             if (f) {
@@ -37,7 +57,7 @@ void analyse_comm(const struct model *m, const struct report_opts *o, struct fin
                 model_add(&f->exposed_ns, dur - ov);
             }
         }
-        if (timeline_stream_computes(t, c->gstream)) {
+        if (pass_computes(ps, c->gstream)) {
             struct finding *f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->site, -1, c->start);
             if (f) {
                 f->count++;
@@ -45,8 +65,6 @@ void analyse_comm(const struct model *m, const struct report_opts *o, struct fin
             }
         }
     }
-    /* no other analysis needs them: freed before the next ones add theirs */
-    timeline_drop_except(t);
     /* what exposed_share weighs each call site's exposed ones against,
      * while the process's collectives are loaded */
     for (size_t i = 0; i < fs->n; i++)

@@ -1,6 +1,7 @@
 /* analysis_gpu.c: copies (copy.pageable, copy.serialized) and GPU idle
  * gaps that no host sync explains (gpu.idle). */
 #include "viewer/findings.h"
+#include "viewer/proc_pass.h"
 #include "viewer/timeline.h"
 
 #include <stdio.h>
@@ -77,41 +78,60 @@ static int blocks_host(const struct model *m, const struct call *c)
     return model_is_explicit_sync(m, c) || model_is_implicit_sync(m, c) || m->roles[c->api] == ROLE_NCCL_OTHER;
 }
 
+/* The gaps between the GPU's busy intervals, window by window: a gap
+ * between two windows is the one between the last busy end of the earlier
+ * and the first busy start of this one (proc_pass.h carries the former). */
 void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
+    (void)fs;
     const struct proc *p = &m->procs[pi];
     if (!p->cupti_active)
         return;
     struct timeline *t = model_timeline(m, pi);
-    int64_t idle = 0, n = 0;
+    struct proc_pass *ps = p->pass;
     /* the latest end of the syncs (of some length) that began before the
      * gap's end, swept along with the gaps: both go in time order */
     size_t j = 0;
-    int64_t sync_end = INT64_MIN;
-    for (size_t k = 1; k < t->busy.n; k++) {
-        int64_t a = t->busy.v[k - 1].b, b = t->busy.v[k].a;
+    for (size_t k = 0; k < t->busy.n; k++) {
+        if (!k && !ps->have_busy)
+            continue; /* no gap before the first busy interval */
+        int64_t a = k ? t->busy.v[k - 1].b : ps->busy_end, b = t->busy.v[k].a;
         if (b - a < o->idle_gap_ns)
             continue;
         for (; j < p->ncalls && p->calls[j].start < b; j++)
-            if (p->calls[j].end > p->calls[j].start && p->calls[j].end > sync_end && blocks_host(m, &p->calls[j]))
-                sync_end = p->calls[j].end;
+            if (p->calls[j].end > p->calls[j].start && p->calls[j].end > ps->sync_end && blocks_host(m, &p->calls[j]))
+                ps->sync_end = p->calls[j].end;
         /* a sync that ended in the gap (or just before it) explains it:
          * the host was blocked, then had to refill the queue; one began
          * before the gap ended and ended after a - slack overlaps it */
         int64_t slack = o->idle_gap_ns / 2;
-        if (sync_end > a - slack)
+        if (ps->sync_end > a - slack)
             continue;
-        model_add(&idle, b - a);
-        n++;
+        model_add(&ps->idle_ns, b - a);
+        ps->idle_n++;
     }
-    if (n) {
-        struct finding *f = findings_new(fs, m, F_GPU_IDLE, (int)pi, 0);
-        f->count = n;
-        f->gpu_idle_ns = idle;
-        f->confidence = "medium";
-        snprintf(f->callsite, sizeof f->callsite, "(whole process)");
-        snprintf(f->message, sizeof f->message, "the GPU sat idle %s for %.2f ms in all while the host was not waiting on it",
-                 times_text(n).s, (double)idle / 1e6);
-        snprintf(f->suggestion, sizeof f->suggestion, "the host does not submit work fast enough: look at CPU-side work between launches (data loading, Python overhead); CUDA graphs cut launch cost");
+    /* the rest of this window's syncs began before any later gap ends */
+    for (; j < p->ncalls; j++)
+        if (p->calls[j].end > p->calls[j].start && p->calls[j].end > ps->sync_end && blocks_host(m, &p->calls[j]))
+            ps->sync_end = p->calls[j].end;
+    if (t->busy.n) {
+        ps->busy_end = t->busy.v[t->busy.n - 1].b;
+        ps->have_busy = 1;
     }
+}
+
+void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    const struct proc_pass *ps = p->pass;
+    if (!p->cupti_active || !ps->idle_n)
+        return;
+    struct finding *f = findings_new(fs, m, F_GPU_IDLE, (int)pi, 0);
+    f->count = ps->idle_n;
+    f->gpu_idle_ns = ps->idle_ns;
+    f->confidence = "medium";
+    snprintf(f->callsite, sizeof f->callsite, "(whole process)");
+    snprintf(f->message, sizeof f->message, "the GPU sat idle %s for %.2f ms in all while the host was not waiting on it",
+             times_text(ps->idle_n).s, (double)ps->idle_ns / 1e6);
+    snprintf(f->suggestion, sizeof f->suggestion, "the host does not submit work fast enough: look at CPU-side work between launches (data loading, Python overhead); CUDA graphs cut launch cost");
 }

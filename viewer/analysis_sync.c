@@ -15,6 +15,7 @@
  */
 #include "viewer/findings.h"
 #include "viewer/idmap.h"
+#include "viewer/proc_pass.h"
 #include "viewer/timeline.h"
 
 #include <stdio.h>
@@ -25,9 +26,14 @@
 
 struct scope { int device; int stream; int64_t cutoff; };
 
-/* The scope of sync call i; returns 0 if it cannot be told.  `record` is
- * the latest cudaEventRecord of the event an event sync waits for. */
-static int scope_of(const struct model *m, const struct timeline *t, size_t i, int64_t record, struct scope *s)
+/* The latest cudaEventRecord of an event: its stream handle and start. */
+struct record { int64_t stream, start; };
+
+/* The scope of sync call i; returns 0 if it cannot be told.  `rec` is the
+ * latest cudaEventRecord of the event an event sync waits for (NULL if
+ * none). */
+static int scope_of(const struct model *m, const struct timeline *t, size_t i, const struct record *rec,
+                    struct scope *s)
 {
     const struct proc *p = t->p;
     const struct call *c = &p->calls[i];
@@ -43,10 +49,10 @@ static int scope_of(const struct model *m, const struct timeline *t, size_t i, i
         s->stream = timeline_stream(t, c->stream);
         return s->stream >= 0;
     case ROLE_SYNC_EVENT:
-        if (record < 0)
+        if (!rec)
             return 0;
-        s->stream = timeline_stream(t, p->calls[record].stream);
-        s->cutoff = p->calls[record].start;
+        s->stream = timeline_stream(t, rec->stream);
+        s->cutoff = rec->start;
         return s->stream >= 0;
     default: /* copies and memsets: the stream their own operation ran on */
         if (t->op_of_call[i] < 0)
@@ -97,15 +103,39 @@ static void find_pending(const struct timeline *t, const struct call *c, const s
     }
 }
 
-/* Idle time of the GPU right after t_end: until its next operation starts. */
+/* Idle time of the GPU right after t_end: until its next operation
+ * starts; -1 when that is in a later window (nothing runs across the cut
+ * at the window's end, so nothing in this window covers t_end then). */
 static int64_t idle_after(const struct timeline *t, int64_t t_end)
 {
     if (ivals_cover(&t->busy, t_end, t_end + 1))
         return 0;
     size_t k = timeline_first_op_at(t, t_end);
     if (k >= t->p->nops)
-        return 0;
+        return -1;
     return t->p->ops[k].start - t_end;
+}
+
+/* Scalar reads of earlier windows whose GPU idle time ran to this
+ * window's first operation (or to the process's end: none). */
+static void idle_due(struct findings *fs, const struct proc *p)
+{
+    struct proc_pass *ps = p->pass;
+    if (!ps->ndue || !p->nops)
+        return;
+    for (size_t i = 0; i < ps->ndue; i++)
+        model_add(&fs->v[ps->due[i].finding].gpu_idle_ns, p->ops[0].start - ps->due[i].t_end);
+    ps->ndue = 0;
+}
+
+static void add_idle_due(struct proc_pass *ps, size_t finding, int64_t t_end)
+{
+    if (ps->ndue == ps->due_cap) {
+        ps->due_cap = ps->due_cap ? ps->due_cap * 2 : 16;
+        if (!(ps->due = realloc(ps->due, ps->due_cap * sizeof *ps->due)))
+            model_out_of_memory();
+    }
+    ps->due[ps->ndue++] = (struct idle_due){ finding, t_end };
 }
 
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
@@ -114,20 +144,23 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
     if (!p->cupti_active)
         return; /* scopes need GPU times */
     struct timeline *t = model_timeline(m, pi);
-    struct idmap records = { 0 }; /* event -> its latest cudaEventRecord, as calls are walked in order */
+    struct proc_pass *ps = p->pass;
+    idle_due(fs, p);
     for (size_t i = 0; i < p->ncalls; i++) {
         const struct call *c = &p->calls[i];
         enum api_role r = m->roles[c->api];
-        if (r == ROLE_EVENT_RECORD)
-            idmap_put(&records, (uint64_t)c->event, (int64_t)i, 0);
+        if (r == ROLE_EVENT_RECORD) { /* each event's latest record, as calls are walked in order */
+            idmap_put(&ps->record_stream, (uint64_t)c->event, c->stream, 0);
+            idmap_put(&ps->record_start, (uint64_t)c->event, c->start, 0);
+        }
         int expl = model_is_explicit_sync(m, c), impl = !expl && model_is_implicit_sync(m, c);
         if (!expl && !impl)
             continue;
         struct scope s;
-        int64_t rec = -1;
-        if (r == ROLE_SYNC_EVENT && !idmap_get(&records, (uint64_t)c->event, &rec))
-            rec = -1;
-        if (!scope_of(m, t, i, rec, &s))
+        struct record rec;
+        int have_rec = r == ROLE_SYNC_EVENT && idmap_get(&ps->record_stream, (uint64_t)c->event, &rec.stream) &&
+                       idmap_get(&ps->record_start, (uint64_t)c->event, &rec.start);
+        if (!scope_of(m, t, i, have_rec ? &rec : NULL, &s))
             continue;
         struct pending pd;
         int64_t own = expl ? -1 : t->op_of_call[i];
@@ -155,7 +188,11 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             f = findings_at(fs, m, F_SYNC_SCALAR_READ, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
-            model_add(&f->gpu_idle_ns, idle_after(t, c->end));
+            int64_t idle = idle_after(t, c->end);
+            if (idle >= 0)
+                model_add(&f->gpu_idle_ns, idle);
+            else
+                add_idle_due(ps, (size_t)(f - fs->v), c->end);
             model_add(&f->host_blocked_ns, blocked);
         } else if (impl && pd.n > 0 && blocked >= o->implicit_min_ns) {
             f = findings_at(fs, m, F_SYNC_IMPLICIT, (int)pi, c->site, c->tid, c->start);
@@ -166,7 +203,6 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         if (f && !f->count++)
             f->api = c->api; /* the API its message names: its first occurrence's */
     }
-    idmap_free(&records);
 }
 
 void describe_syncs(const struct model *m, struct findings *fs)

@@ -187,6 +187,21 @@ void analyse_proc(const struct model *m, const struct report_opts *o, struct fin
     analyse_idle(m, o, fs, pi);
 }
 
+void analyse_proc_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
+{
+    analyse_comm_end(m, o, fs, pi);
+    analyse_idle_end(m, fs, pi);
+}
+
+void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum finding_kind last)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < fs->n; i++)
+        if (fs->v[i].proc != proc || fs->v[i].kind < first || fs->v[i].kind > last)
+            fs->v[k++] = fs->v[i];
+    fs->n = k;
+}
+
 void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill)
 {
     describe_syncs(m, fs);

@@ -98,12 +98,19 @@ struct count_text count_text(long long n, const char *one, const char *many);
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m);
 void findings_free(struct findings *fs);
 
+/* Drops process proc's findings of kinds first..last (in their order
+ * above). */
+void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum finding_kind last);
+
 /* The analyses.  Those of one process run while its calls and GPU
- * operations are loaded (model_load_proc): analyse_proc runs them all.
- * analyse_run then looks across ranks (collectives matched by communicator
- * and sequence) and writes the messages, once counts and costs are known. */
+ * operations are loaded (model_load_proc), window by window when it is
+ * read so (proc_pass.h): analyse_proc runs them all on the window loaded,
+ * analyse_proc_end ends them once every window was.  analyse_run then
+ * looks across ranks (collectives matched by communicator and sequence)
+ * and writes the messages, once counts and costs are known. */
 struct coll_spill;
 void analyse_proc(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void analyse_proc_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 /* spill: every rank's collectives (coll_spill.h) */
 void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill);
 
@@ -111,6 +118,8 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
 void analyse_copies(const struct model *m, struct findings *fs, size_t pi);
 void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void analyse_comm_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi);
 void describe_syncs(const struct model *m, struct findings *fs);
 void describe_copies(const struct report_opts *o, struct findings *fs);
 void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,

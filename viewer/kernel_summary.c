@@ -40,14 +40,21 @@ static struct kernel_summary *entry(struct summary *s, const char *name)
     }
 }
 
-void kernels_add_proc(const struct model *m, struct summary *s, size_t pi)
+void kernels_begin_proc(const struct model *m, struct summary *s, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
     /* name ids index p->names; anything else (0, a damaged id) is "?" */
-    size_t nn = p->nnames > 0 ? (size_t)p->nnames : 1;
-    struct per_name *by = calloc(nn, sizeof *by);
-    if (!by)
+    s->nby_name = p->nnames > 0 ? (size_t)p->nnames : 1;
+    free(s->by_name);
+    if (!(s->by_name = calloc(s->nby_name, sizeof *s->by_name)))
         model_out_of_memory();
+}
+
+void kernels_add_window(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    struct per_name *by = s->by_name;
+    size_t nn = s->nby_name;
     for (size_t i = 0; i < p->nops; i++) {
         const struct gop *g = &p->ops[i];
         if (g->kind != GOP_KERNEL)
@@ -60,7 +67,13 @@ void kernels_add_proc(const struct model *m, struct summary *s, size_t pi)
             by[id].max_ns = d;
         by[id].nccl |= g->nccl;
     }
-    for (size_t id = 0; id < nn; id++) {
+}
+
+void kernels_end_proc(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    struct per_name *by = s->by_name;
+    for (size_t id = 0; id < s->nby_name; id++) {
         if (!by[id].count)
             continue;
         char buf[512];
@@ -76,7 +89,9 @@ void kernels_add_proc(const struct model *m, struct summary *s, size_t pi)
         }
         model_add(&s->kernel_ns, by[id].total_ns);
     }
-    free(by);
+    free(s->by_name);
+    s->by_name = NULL;
+    s->nby_name = 0;
 }
 
 static int cmp_kernel(const void *a, const void *b)
@@ -99,5 +114,6 @@ void kernels_free(struct summary *s)
     for (size_t i = 0; i < s->nkernels; i++)
         free(s->kernels[i].name);
     free(s->kernels);
+    free(s->by_name);
     idmap_free(&s->kernel_index);
 }

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "viewer/model_internal.h"
 #include "viewer/idmap.h"
+#include "viewer/proc_pass.h"
 #include "viewer/rowruns.h"
 #include "viewer/sort_by_time.h"
 #include "viewer/tmpstore.h"
@@ -23,15 +24,14 @@
 
 struct capi { int64_t start, end; int tid; uint32_t corr; };
 
-/* Tolerance of the containment test: host and CUPTI records come from the
- * same converted clock; a little slack covers a recalibration in between. */
-#define MATCH_SLACK_NS 2000
-
 struct capi_list { struct capi *v; size_t n, cap; };
 /* ext_corr rows: the external id (a call's or a group's) and CUPTI's
  * correlation of work launched under it */
 struct ext { int64_t id; uint32_t corr; };
 struct ext_list { struct ext *v; size_t n, cap; };
+/* A process's ext_corr rows, read once for all its windows: sorted by
+ * external id, and the set of correlations they point at (NCCL's kernels). */
+struct proc_exts { struct ext_list list; struct idmap nccl; };
 
 /* The n records at base in order of (thread, start): sorted by start, then
  * stably by thread (each sort is one pass when the records are in that
@@ -114,8 +114,11 @@ struct loading {
     struct proc *p;
     struct capi_list capis;
     struct ext_list exts;
+    const struct proc_rows *from; /* where the rows are read from */
     int shadow;
     uint64_t rows;
+    int64_t lo, hi;           /* the window: records that start in [lo, hi) are kept */
+    struct proc_scan *scan;   /* a planning pass: each record goes there instead */
 };
 
 /* Counts a row read; every million, the progress line. */
@@ -135,11 +138,17 @@ static void add_call(struct loading *l, struct call c, int api, int callsite, in
     struct proc *p = l->p;
     c.api = (uint16_t)model_api_id(l->m, api);
     model_span(&c.start, &c.end);
+    if (!l->scan && (c.start < l->lo || c.start >= l->hi))
+        return; /* another window's */
     if (l->shadow) { /* raw, until the halves are joined (corr is set later) */
         c.site = callsite;
         c.corr = (uint32_t)pystack;
     } else if (callsite || pystack) {
         c.site = model_site(p, callsite, pystack);
+    }
+    if (l->scan) {
+        l->scan->call(l->scan, &c);
+        return;
     }
     GROW(p->calls, p->ncalls, p->calls_cap);
     p->calls[p->ncalls++] = c;
@@ -180,6 +189,12 @@ static void add_op(struct loading *l, struct gop g)
 {
     struct proc *p = l->p;
     model_span(&g.start, &g.end);
+    if (l->scan) {
+        l->scan->op(l->scan, &g);
+        return;
+    }
+    if (g.start < l->lo || g.start >= l->hi)
+        return;
     GROW(p->ops, p->nops, p->ops_cap);
     p->ops[p->nops++] = g;
 }
@@ -221,6 +236,12 @@ static void add_capi(struct loading *l, struct capi a)
 {
     a.start = model_ns(a.start);
     a.end = model_ns(a.end);
+    if (l->scan) {
+        l->scan->capi(l->scan, a.start, a.end, a.corr);
+        return;
+    }
+    if (a.start < l->lo || a.start >= l->hi)
+        return;
     GROW(l->capis.v, l->capis.n, l->capis.cap);
     l->capis.v[l->capis.n++] = a;
 }
@@ -369,10 +390,10 @@ static void join_shadow(struct loading *l, struct loading *sh)
 static void read_table(struct model *m, struct proc *p, size_t k, struct loading *l)
 {
     struct proc shadow_proc = { 0 };
-    struct loading shadow = { .m = m, .p = &shadow_proc, .shadow = 1 };
+    struct loading shadow = { .m = m, .p = &shadow_proc, .shadow = 1, .lo = l->lo, .hi = l->hi };
     int rc, rc2;
     int split = rowruns_each_split(m->dbs[p->db], m->dbs2 ? m->dbs2[p->db] : NULL, readers[k].t, readers[k].sql,
-                                   &p->rows->t[readers[k].t], p->id, readers[k].fn, l, &shadow, &rc, &rc2);
+                                   &l->from->t[readers[k].t], p->id, readers[k].fn, l, &shadow, &rc, &rc2);
     if (split)
         join_shadow(l, &shadow);
     for (int half = 0; half < 2; half++) {
@@ -408,8 +429,10 @@ static int cmp_ext(const void *a, const void *b)
 /* The kernel that ran each collective of the process: the earliest kernel
  * with a correlation its external id (its group's, for a grouped call)
  * points at, through ext_corr, whether stored as rows or in blocks.  ops
- * are sorted by start. */
-static void collective_kernels(struct proc *p, struct ext_list *x)
+ * are sorted by start; x is sorted by external id.  A window's kernels
+ * come after earlier windows', so a collective matched there keeps its
+ * kernel. */
+static void collective_kernels(struct proc *p, const struct ext_list *x)
 {
     if (!p->ncolls || !x->n)
         return;
@@ -422,9 +445,10 @@ static void collective_kernels(struct proc *p, struct ext_list *x)
     for (size_t j = 0; j < p->nops; j++) /* in start order: the first found is the earliest */
         if (p->ops[j].kind == GOP_KERNEL && idmap_get(&first, p->ops[j].corr, &k) && k < 0)
             idmap_put(&first, p->ops[j].corr, (int64_t)j, 0);
-    qsort(x->v, x->n, sizeof *x->v, cmp_ext);
     for (size_t i = 0; i < p->ncolls; i++) {
         struct coll *c = &p->colls[i];
+        if (c->gstream >= 0)
+            continue; /* matched in an earlier window */
         struct ext key = { c->group ? c->group : c->call_id, 0 };
         const struct ext *e = bsearch(&key, x->v, x->n, sizeof *x->v, cmp_ext);
         if (!e)
@@ -446,37 +470,74 @@ static void collective_kernels(struct proc *p, struct ext_list *x)
     idmap_free(&first);
 }
 
-void model_load_proc(struct model *m, size_t pi)
+int model_op_is_nccl(const struct proc *p, const struct gop *g)
+{
+    int64_t one;
+    const char *name = g->name > 0 && g->name < p->nnames ? p->names[g->name] : NULL;
+    return g->kind == GOP_KERNEL && (idmap_get(&p->exts->nccl, g->corr, &one) || (name && !strncmp(name, "nccl", 4)));
+}
+
+/* The readers' index of table t. */
+static size_t reader_of(int t)
+{
+    size_t k = 0;
+    while (k + 1 < sizeof readers / sizeof *readers && (int)readers[k].t != t)
+        k++;
+    return k;
+}
+
+void model_begin_proc(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
-    struct loading l = { .m = m, .p = p };
     if (p->colls_parked) { /* its collectives, put aside when the run was loaded */
         if (!(p->colls = malloc(p->colls_parked * sizeof *p->colls)))
             model_out_of_memory();
         tmpstore_read(m->parked, p->colls_at, p->colls, p->colls_parked * sizeof *p->colls);
         p->ncolls = p->colls_parked;
     }
+    p->pass = calloc(1, sizeof *p->pass);
+    p->exts = calloc(1, sizeof *p->exts);
+    if (!p->pass || !p->exts || !(p->pass->coll_overlap = malloc((p->ncolls + 1) * sizeof *p->pass->coll_overlap)))
+        model_out_of_memory();
+    for (size_t i = 0; i < p->ncolls; i++)
+        p->pass->coll_overlap[i] = -1;
+    p->pass->lo = INT64_MIN;
+    p->pass->hi = INT64_MAX;
+    p->pass->sync_end = INT64_MIN;
     if (!p->rows)
         return;
-    const struct rowruns *t = p->rows->t;
+    struct loading l = { .m = m, .p = p, .from = p->rows, .lo = INT64_MIN, .hi = INT64_MAX };
+    read_table(m, p, reader_of(RT_EXT_CORR), &l);
+    p->exts->list = l.exts;
+    /* NCCL kernels: those whose correlation an external id points at */
+    for (size_t i = 0; i < l.exts.n; i++)
+        idmap_put(&p->exts->nccl, l.exts.v[i].corr, 1, 1);
+    qsort(p->exts->list.v, p->exts->list.n, sizeof *p->exts->list.v, cmp_ext);
+}
+
+void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64_t lo, int64_t hi)
+{
+    struct proc *p = &m->procs[pi];
+    p->pass->lo = lo;
+    p->pass->hi = hi;
+    if (!rows && !(rows = p->rows))
+        return;
+    struct loading l = { .m = m, .p = p, .from = rows, .lo = lo, .hi = hi };
+    const struct rowruns *t = rows->t;
     if (t[RT_API_CALL].count >= 0 && t[RT_CALL_BLOCK].count >= 0)
         p->calls = presized(t[RT_API_CALL].count + t[RT_CALL_BLOCK].count, sizeof *p->calls, &p->calls_cap);
     if (t[RT_CUPTI_API].count >= 0 && t[RT_CAPI_BLOCK].count >= 0)
         l.capis.v = presized(t[RT_CUPTI_API].count + t[RT_CAPI_BLOCK].count, sizeof *l.capis.v, &l.capis.cap);
     size_t nreaders = sizeof readers / sizeof *readers;
     for (size_t k = 0; k + GPU_READERS < nreaders; k++)
-        read_table(m, p, k, &l);
+        if (readers[k].t != RT_EXT_CORR) /* read once, by model_begin_proc */
+            read_table(m, p, k, &l);
 
     if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
     correlate(p, &l.capis);
     struct enq_table enq = enq_table(&l.capis);
     free(l.capis.v);
-
-    /* NCCL kernels: those whose correlation an external id points at */
-    struct idmap nccl = { 0 };
-    for (size_t i = 0; i < l.exts.n; i++)
-        idmap_put(&nccl, l.exts.v[i].corr, 1, 1);
 
     if (t[RT_GPU_OP].count >= 0 && t[RT_GPU_BLOCK].count >= 0)
         p->ops = presized(t[RT_GPU_OP].count + t[RT_GPU_BLOCK].count, sizeof *p->ops, &p->ops_cap);
@@ -486,32 +547,75 @@ void model_load_proc(struct model *m, size_t pi)
      * and the operations sorted (whose keys would add to them) */
     for (size_t i = 0; i < p->nops; i++) {
         struct gop *g = &p->ops[i];
-        int64_t t = enq_of(&enq, g->corr), one;
-        g->enq = t >= 0 ? t : g->start;
-        const char *name = g->name > 0 && g->name < p->nnames ? p->names[g->name] : NULL;
-        g->nccl = g->kind == GOP_KERNEL && (idmap_get(&nccl, g->corr, &one) || (name && !strncmp(name, "nccl", 4)));
+        int64_t e = enq_of(&enq, g->corr);
+        g->enq = e >= 0 ? e : g->start;
+        g->nccl = (uint8_t)model_op_is_nccl(p, g);
     }
     free(enq.corr);
     free(enq.start);
-    idmap_free(&nccl);
     if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
         qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
-    collective_kernels(p, &l.exts);
-    free(l.exts.v);
+    collective_kernels(p, &p->exts->list);
 }
 
-void model_drop_proc(struct model *m, size_t pi)
+int model_scan_table(struct model *m, size_t pi, int table, const struct rowruns *r, struct proc_scan *s)
+{
+    struct proc *p = &m->procs[pi];
+    if (!p->rows)
+        return SQLITE_OK;
+    struct loading l = { .m = m, .p = p, .from = p->rows, .lo = INT64_MIN, .hi = INT64_MAX, .scan = s };
+    size_t k = reader_of(table);
+    return rowruns_each(m->dbs[p->db], readers[k].sql, r ? r : &p->rows->t[table], p->id, readers[k].fn, &l);
+}
+
+void model_load_proc(struct model *m, size_t pi)
+{
+    model_begin_proc(m, pi);
+    model_load_window(m, pi, NULL, INT64_MIN, INT64_MAX);
+}
+
+void model_drop_window(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
     model_free_timeline(m, pi);
     free(p->calls);
     free(p->ops);
-    free(p->colls);
     p->calls = NULL;
     p->ops = NULL;
-    p->colls = NULL;
-    p->ncalls = p->calls_cap = p->nops = p->ops_cap = p->ncolls = 0;
+    p->ncalls = p->calls_cap = p->nops = p->ops_cap = 0;
     /* give the freed pages back: glibc keeps them in its heap otherwise,
-     * and the next process's arrays would not all fit in the same holes */
+     * and the next arrays would not all fit in the same holes */
     malloc_trim(0);
+}
+
+void model_end_proc(struct model *m, size_t pi)
+{
+    struct proc *p = &m->procs[pi];
+    free(p->colls);
+    p->colls = NULL;
+    p->ncolls = 0;
+    if (p->exts) {
+        free(p->exts->list.v);
+        idmap_free(&p->exts->nccl);
+        free(p->exts);
+        p->exts = NULL;
+    }
+    struct proc_pass *ps = p->pass;
+    if (ps) {
+        free(ps->streams);
+        free(ps->missed);
+        free(ps->compute_streams);
+        idmap_free(&ps->record_stream);
+        idmap_free(&ps->record_start);
+        free(ps->due);
+        free(ps->coll_overlap);
+        free(ps);
+        p->pass = NULL;
+    }
+}
+
+void model_drop_proc(struct model *m, size_t pi)
+{
+    model_drop_window(m, pi);
+    model_end_proc(m, pi);
 }

@@ -100,6 +100,8 @@ struct proc {
     struct proc_rows *rows;       /* where its calls and GPU operations are in its database */
     struct coll *colls; size_t ncolls; /* loaded and freed with the calls (coll_spill.h) */
     uint64_t colls_at; size_t colls_parked; /* where they wait in model.parked meanwhile, and how many */
+    struct proc_pass *pass;       /* what its analyses carry across windows (proc_pass.h) */
+    struct proc_exts *exts;       /* its ext_corr rows, while it is loaded (load_proc.c) */
     int64_t inflight; /* calls left in flight when the process ended */
     int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
     int db;           /* index into model.dbs */
@@ -139,9 +141,18 @@ struct model {
  * rows read (for a terminal); model_progress_done clears it. */
 int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen);
 /* Loads the calls and GPU operations of process pi (sorted, correlated);
- * model_drop_proc frees them and the process's timeline. */
+ * model_drop_proc frees them and the process's timeline.  The same in
+ * steps, for a process read a window of time at a time (windows.h):
+ * model_begin_proc loads its collectives and what correlates them, and
+ * starts its proc_pass; model_load_window loads the records that start in
+ * [lo, hi), read from the given rows (NULL: all of the process's);
+ * model_drop_window frees them; model_end_proc frees the rest. */
 void model_load_proc(struct model *m, size_t pi);
 void model_drop_proc(struct model *m, size_t pi);
+void model_begin_proc(struct model *m, size_t pi);
+void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64_t lo, int64_t hi);
+void model_drop_window(struct model *m, size_t pi);
+void model_end_proc(struct model *m, size_t pi);
 void model_progress_done(struct model *m);
 /* One line on stderr and exit 1: the report cannot go on without memory. */
 void model_out_of_memory(void);

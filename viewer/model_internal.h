@@ -6,6 +6,8 @@
 
 #include "viewer/model.h"
 
+#include "viewer/rowruns.h"
+
 #include <stdlib.h>
 
 /* Appends room for one more element to arr (n used of cap), doubling. */
@@ -29,5 +31,26 @@ static inline int model_api_id(const struct model *m, int api)
 {
     return api < 0 || api >= m->napis ? 0 : api;
 }
+
+/* Tolerance of the test that matches a call to the CUPTI API record made
+ * inside it (load_proc.c): host and CUPTI records come from the same
+ * converted clock; a little slack covers a recalibration in between. */
+#define MATCH_SLACK_NS 2000
+
+/* What a planning pass sees of each record of a process as it is read
+ * (windows.c): each decoded as loading it would decode it, none kept.
+ * Calls' sites are made as loading makes them, in the same order. */
+struct proc_scan {
+    void (*call)(struct proc_scan *s, const struct call *c);
+    void (*capi)(struct proc_scan *s, int64_t start, int64_t end, uint32_t corr);
+    void (*op)(struct proc_scan *s, const struct gop *g);
+};
+/* Hands process pi's records of table t within runs r (NULL: all of the
+ * process's) to s, in order, on this thread.  Between model_begin_proc
+ * and model_end_proc.  Returns SQLITE_OK or the error that stopped it. */
+int model_scan_table(struct model *m, size_t pi, int table, const struct rowruns *r, struct proc_scan *s);
+/* Whether a kernel is NCCL's (one its ext_corr rows point at, or named
+ * nccl...), as loading marks it. */
+int model_op_is_nccl(const struct proc *p, const struct gop *g);
 
 #endif

@@ -10,6 +10,7 @@
 #include "viewer/coll_spill.h"
 #include "viewer/findings.h"
 #include "viewer/output.h"
+#include "viewer/proc_report.h"
 #include "viewer/summary.h"
 
 #include <errno.h>
@@ -197,18 +198,12 @@ int main(int argc, char **argv)
     struct coll_spill spill; /* every rank's collectives, for what looks across ranks */
     coll_spill_open(&spill, m.nprocs);
     for (size_t pi = 0; pi < m.nprocs; pi++) {
-        model_load_proc(&m, pi);
-        coll_spill_add(&spill, &m, pi); /* before the analyses' unions add to the peak */
-        analyse_proc(&m, &o, &fs, pi);
-        summary_add_proc(&m, &s, pi);
-        if (ct)
-            chrome_trace_proc(ct, &m, pi);
-        if (kineto_ok && kineto_write_rank(kineto, &m, pi, err, sizeof err) != 0) {
+        struct report_sinks k = { &o, &fs, &s, ct, kineto_ok ? kineto : NULL, &spill };
+        if (report_process(&m, &k, pi, err, sizeof err) != 0) {
             fprintf(stderr, "gputrace-report: %s\n", err);
             kineto_ok = 0;
             rc = 1;
         }
-        model_drop_proc(&m, pi);
     }
     model_progress_done(&m);
     analyse_run(&m, &o, &fs, &spill);

@@ -390,6 +390,31 @@ int rowruns_each_split(sqlite3 *db, sqlite3 *db2, enum row_table t, const char *
     return 1;
 }
 
+int rowruns_pieces(sqlite3 *db, enum row_table t, const struct rowruns *r, int64_t piece, struct rowruns *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    if (!r->n)
+        return 0;
+    if ((r->v[0].first == INT64_MIN || r->v[r->n - 1].last == INT64_MAX) && rowid_bounds(db, t, &lo, &hi) != 0)
+        return 0; /* an empty table */
+    for (size_t k = 0; k < r->n; k++) {
+        int64_t f = r->v[k].first > lo ? r->v[k].first : lo, l = r->v[k].last < hi ? r->v[k].last : hi;
+        for (int64_t a = f; a <= l;) {
+            int64_t b = l - a >= piece ? a + piece - 1 : l;
+            if (push_run(out, a, b) != 0) {
+                free(out->v);
+                memset(out, 0, sizeof *out);
+                return -1;
+            }
+            if (b == INT64_MAX)
+                break;
+            a = b + 1;
+        }
+    }
+    return 0;
+}
+
 void rowruns_free(struct proc_rows *r)
 {
     for (int t = 0; t < RT_TABLES; t++)

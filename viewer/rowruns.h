@@ -75,6 +75,12 @@ int rowruns_each_split(sqlite3 *db, sqlite3 *db2, enum row_table t, const char *
 const void *rowruns_block(sqlite3_stmt *s, int col, int (*valid)(int format, int n, const void *data, int bytes),
                           int *n);
 
+/* r cut into runs of at most `piece` rowids each (a run standing for the
+ * whole table first bounded by its rowids), for a pass that notes where in
+ * the file each piece's records lie (windows.c).  Returns -1 if memory
+ * runs out. */
+int rowruns_pieces(sqlite3 *db, enum row_table t, const struct rowruns *r, int64_t piece, struct rowruns *out);
+
 void rowruns_free(struct proc_rows *r);
 
 #endif

@@ -1,6 +1,7 @@
 /* summary.c: per-rank figures and the collectives table (see summary.h). */
 #define _GNU_SOURCE
 #include "viewer/summary.h"
+#include "viewer/proc_pass.h"
 #include "viewer/timeline.h"
 
 #include <stdio.h>
@@ -50,34 +51,57 @@ static int cmp_phase(const void *a, const void *b)
     return x->wall_ns > y->wall_ns ? -1 : x->wall_ns < y->wall_ns;
 }
 
-/* Top-level user ranges of process pi by name. */
+/* The phase entry of top-level range r of process pi, made if new (made
+ * when the process begins, in the order of its ranges). */
+static struct phase_summary *phase_of(struct summary *s, const struct proc *p, int pi, const struct nvtx *r)
+{
+    const char *name = model_label(p, r->name);
+    size_t k;
+    for (k = s->phase_first; k < s->nphases && strcmp(s->phases[k].name, name); k++)
+        ;
+    if (k == s->nphases) {
+        if (s->nphases == s->phases_cap) {
+            s->phases_cap = s->phases_cap ? s->phases_cap * 2 : 16;
+            if (!(s->phases = realloc(s->phases, s->phases_cap * sizeof *s->phases)))
+                model_out_of_memory();
+        }
+        s->phases[k] = (struct phase_summary){ p->rank, pi, name, 0, 0, 0, 0, 0 };
+        s->nphases++;
+    }
+    return &s->phases[k];
+}
+
+/* Top-level user ranges of process pi by name: how many, how long. */
+static void phases_begin(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    s->phase_first = s->nphases;
+    for (size_t i = 0; i < p->nuser_ranges; i++) {
+        const struct nvtx *r = &p->ranges[i];
+        if (r->parent >= 0)
+            continue;
+        struct phase_summary *ph = phase_of(s, p, (int)pi, r);
+        ph->count++;
+        model_add(&ph->wall_ns, r->end - r->start);
+    }
+}
+
+/* ... and what the GPU did inside them, in the window loaded (a range
+ * spanning windows gets each one's share: nothing runs across a cut). */
 static void phases_add(const struct model *m, struct summary *s, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
     if (!p->nuser_ranges)
         return;
     struct timeline *t = model_timeline(m, pi);
+    if (!t->busy.n)
+        return; /* nothing to add: no GPU time in this window */
     struct ivals exposed = ivals_minus(&t->comm, &t->compute);
-    size_t first = s->nphases;
     for (size_t i = 0; i < p->nuser_ranges; i++) {
         const struct nvtx *r = &p->ranges[i];
         if (r->parent >= 0)
             continue;
-        const char *name = model_label(p, r->name);
-        size_t k;
-        for (k = first; k < s->nphases && strcmp(s->phases[k].name, name); k++)
-            ;
-        if (k == s->nphases) {
-            if (s->nphases == s->phases_cap) {
-                s->phases_cap = s->phases_cap ? s->phases_cap * 2 : 16;
-                s->phases = realloc(s->phases, s->phases_cap * sizeof *s->phases);
-            }
-            s->phases[k] = (struct phase_summary){ p->rank, (int)pi, name, 0, 0, 0, 0, 0 };
-            s->nphases++;
-        }
-        struct phase_summary *ph = &s->phases[k];
-        ph->count++;
-        model_add(&ph->wall_ns, r->end - r->start);
+        struct phase_summary *ph = phase_of(s, p, (int)pi, r);
         model_add(&ph->gpu_busy_ns, ivals_cover(&t->busy, r->start, r->end));
         model_add(&ph->comm_ns, ivals_cover(&t->comm, r->start, r->end));
         model_add(&ph->exposed_comm_ns, ivals_cover(&exposed, r->start, r->end));
@@ -124,32 +148,52 @@ static void colls_add_proc(const struct model *m, struct summary *s, size_t pi)
     }
 }
 
-void summary_add_proc(const struct model *m, struct summary *s, size_t pi)
+void summary_begin_proc(const struct model *m, struct summary *s, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
     struct rank_summary *r = &s->ranks[s->nranks++];
-    struct timeline *t = model_timeline(m, pi);
     r->rank = p->rank;
     r->pid = p->pid;
     r->proc = (int)pi;
     r->wall_ns = p->end - p->start;
-    r->gpu_busy_ns = ivals_total(&t->busy);
-    if (t->busy.n)
-        r->gpu_span_ns = t->busy.v[t->busy.n - 1].b - t->busy.v[0].a;
-    r->compute_ns = ivals_total(&t->compute);
-    r->comm_ns = ivals_total(&t->comm);
-    r->exposed_comm_ns = r->comm_ns - ivals_intersection(&t->comm, &t->compute);
-    r->api_calls = (int64_t)p->ncalls;
-    r->gpu_ops = (int64_t)p->nops;
     r->collectives = (int64_t)p->ncolls;
+    phases_begin(m, s, pi);
+    kernels_begin_proc(m, s, pi);
+}
+
+void summary_add_window(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    struct proc_pass *ps = p->pass;
+    struct rank_summary *r = &s->ranks[s->nranks - 1];
+    struct timeline *t = model_timeline(m, pi);
+    model_add(&r->gpu_busy_ns, ivals_total(&t->busy));
+    if (t->busy.n) {
+        if (!ps->have_span)
+            ps->busy_first = t->busy.v[0].a;
+        ps->have_span = 1;
+        ps->busy_last = t->busy.v[t->busy.n - 1].b;
+        r->gpu_span_ns = ps->busy_last - ps->busy_first;
+    }
+    int64_t comm = ivals_total(&t->comm);
+    model_add(&r->compute_ns, ivals_total(&t->compute));
+    model_add(&r->comm_ns, comm);
+    model_add(&r->exposed_comm_ns, comm - ivals_intersection(&t->comm, &t->compute));
+    r->api_calls += (int64_t)p->ncalls;
+    r->gpu_ops += (int64_t)p->nops;
     for (size_t i = 0; i < p->ncalls; i++) {
         if (model_is_explicit_sync(m, &p->calls[i]) || model_is_implicit_sync(m, &p->calls[i]))
             model_add(&r->sync_blocked_ns, p->calls[i].end - p->calls[i].start);
     }
-    colls_add_proc(m, s, pi);
     phases_add(m, s, pi);
-    kernels_add_proc(m, s, pi);
+    kernels_add_window(m, s, pi);
     failed_add_proc(m, s, pi);
+}
+
+void summary_end_proc(const struct model *m, struct summary *s, size_t pi)
+{
+    colls_add_proc(m, s, pi);
+    kernels_end_proc(m, s, pi);
 }
 
 /* Bandwidths of the collectives table; the other tables in order. */

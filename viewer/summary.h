@@ -42,6 +42,7 @@ struct kernel_summary {
 /* Calls that returned an error, by API and result, over all ranks
  * (failed_calls.c). */
 #define FAILED_KINDS_KEPT 64
+struct per_name;
 struct failed_summary {
     int api;
     int32_t result;
@@ -56,21 +57,28 @@ struct summary {
     struct phase_summary *phases; size_t nphases, phases_cap; /* by rank, then wall time */
     struct kernel_summary *kernels; size_t nkernels, kernels_cap; /* most GPU time first, after summary_end */
     int64_t kernel_ns;        /* GPU time of all kernels (their durations summed, not their union) */
+    struct per_name *by_name; size_t nby_name; /* the process's kernels by name id, summed over its windows */
+    size_t phase_first;       /* the process's first phase */
     struct idmap kernel_index; /* hash of a name -> index in kernels */
     struct failed_summary failed[FAILED_KINDS_KEPT]; size_t nfailed; /* most often first, after summary_end */
     int64_t failed_total;     /* all failed calls, kinds past FAILED_KINDS_KEPT too */
 };
 
-/* Built in three steps: begin; each process while its calls, GPU
- * operations and collectives are loaded (model_load_proc); end, for the
- * bandwidths and the tables' order. */
+/* Built in steps: begin; each process, while its collectives are loaded
+ * (model_begin_proc): begin_proc, add_window for each window of its calls
+ * and GPU operations loaded (model_load_window: one, or several for a
+ * process read a window at a time), end_proc; end, for the bandwidths and
+ * the tables' order. */
 void summary_begin(const struct model *m, struct summary *s);
-void summary_add_proc(const struct model *m, struct summary *s, size_t pi);
+void summary_begin_proc(const struct model *m, struct summary *s, size_t pi);
+void summary_add_window(const struct model *m, struct summary *s, size_t pi);
+void summary_end_proc(const struct model *m, struct summary *s, size_t pi);
 void summary_end(struct summary *s);
 void summary_free(struct summary *s);
-/* The kernel table (kernel_summary.c): summary_add_proc and summary_end
- * call these. */
-void kernels_add_proc(const struct model *m, struct summary *s, size_t pi);
+/* The kernel table (kernel_summary.c): the steps above call these. */
+void kernels_begin_proc(const struct model *m, struct summary *s, size_t pi);
+void kernels_add_window(const struct model *m, struct summary *s, size_t pi);
+void kernels_end_proc(const struct model *m, struct summary *s, size_t pi);
 void kernels_end(struct summary *s);
 /* The failed calls (failed_calls.c): likewise. */
 void failed_add_proc(const struct model *m, struct summary *s, size_t pi);

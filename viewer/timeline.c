@@ -1,5 +1,6 @@
 /* timeline.c: per-process indexes (see timeline.h). */
 #include "viewer/timeline.h"
+#include "viewer/proc_pass.h"
 #include "viewer/sort_by_time.h"
 
 #include <stdlib.h>
@@ -135,46 +136,65 @@ void timeline_build(struct timeline *t, const struct proc *p)
     }
     if (sort_keys(by_corr, nk) != 0)
         model_out_of_memory();
-    size_t scap = 0;
+    /* stream handles: mapped by the first call that caused GPU work, over
+     * the process's windows so far */
+    struct proc_pass *ps = p->pass;
     for (size_t c = 0; c < p->ncalls; c++) {
         t->op_of_call[c] = p->calls[c].corr ? first_op_of(by_corr, nk, p->calls[c].corr) : -1;
-        if (t->op_of_call[c] < 0)
+        if (t->op_of_call[c] < 0 || pass_stream(ps, p->calls[c].stream) >= 0)
             continue;
-        int64_t handle = p->calls[c].stream;
-        int stream = p->ops[t->op_of_call[c]].stream;
-        if (timeline_stream(t, handle) >= 0)
-            continue;
-        if (t->nstreams == scap) {
-            scap = scap ? scap * 2 : 16;
-            t->streams = realloc(t->streams, scap * sizeof *t->streams);
+        if (ps->nstreams == ps->streams_cap) {
+            ps->streams_cap = ps->streams_cap ? ps->streams_cap * 2 : 16;
+            if (!(ps->streams = realloc(ps->streams, ps->streams_cap * sizeof *ps->streams)))
+                model_out_of_memory();
         }
-        t->streams[t->nstreams].handle = handle;
-        t->streams[t->nstreams].stream = stream;
-        t->nstreams++;
+        ps->streams[ps->nstreams++] = (struct handle_stream){ p->calls[c].stream, p->ops[t->op_of_call[c]].stream };
     }
     free(by_corr);
     t->busy = ops_union(p, 0);
     t->compute = ops_union(p, 1);
     t->comm = ops_union(p, 2);
-    size_t ccap = 0;
+    if (ps->compute_preset)
+        return; /* counted over the whole process (windows.c) */
     for (size_t i = 0; i < p->nops; i++) {
         const struct gop *g = &p->ops[i];
-        if (g->kind != GOP_KERNEL || g->nccl || timeline_stream_computes(t, g->stream))
-            continue;
-        if (t->ncompute_streams == ccap) {
-            ccap = ccap ? ccap * 2 : 8;
-            t->compute_streams = realloc(t->compute_streams, ccap * sizeof *t->compute_streams);
-        }
-        t->compute_streams[t->ncompute_streams++] = g->stream;
+        if (g->kind == GOP_KERNEL && !g->nccl)
+            pass_add_compute_stream(ps, g->stream);
     }
+}
+
+int pass_stream(const struct proc_pass *ps, int64_t handle)
+{
+    for (size_t i = 0; i < ps->nstreams; i++)
+        if (ps->streams[i].handle == handle)
+            return ps->streams[i].stream;
+    return -1;
+}
+
+void pass_add_compute_stream(struct proc_pass *ps, int stream)
+{
+    for (size_t i = 0; i < ps->ncompute_streams; i++)
+        if (ps->compute_streams[i] == stream)
+            return;
+    if (ps->ncompute_streams == ps->compute_cap) {
+        ps->compute_cap = ps->compute_cap ? ps->compute_cap * 2 : 8;
+        if (!(ps->compute_streams = realloc(ps->compute_streams, ps->compute_cap * sizeof *ps->compute_streams)))
+            model_out_of_memory();
+    }
+    ps->compute_streams[ps->ncompute_streams++] = stream;
+}
+
+int pass_computes(const struct proc_pass *ps, int stream)
+{
+    for (size_t i = 0; i < ps->ncompute_streams; i++)
+        if (ps->compute_streams[i] == stream)
+            return 1;
+    return 0;
 }
 
 int timeline_stream_computes(const struct timeline *t, int stream)
 {
-    for (size_t i = 0; i < t->ncompute_streams; i++)
-        if (t->compute_streams[i] == stream)
-            return 1;
-    return 0;
+    return pass_computes(t->p->pass, stream);
 }
 
 const struct ivals *timeline_compute_except(struct timeline *t, int stream)
@@ -209,19 +229,32 @@ void timeline_drop_except(struct timeline *t)
 void timeline_free(struct timeline *t)
 {
     free(t->op_of_call);
-    free(t->streams);
     free(t->busy.v);
     free(t->compute.v);
     free(t->comm.v);
-    free(t->compute_streams);
     timeline_drop_except(t);
 }
 
 int timeline_stream(const struct timeline *t, int64_t handle)
 {
-    for (size_t i = 0; i < t->nstreams; i++)
-        if (t->streams[i].handle == handle)
-            return t->streams[i].stream;
+    struct proc_pass *ps = t->p->pass;
+    int s = pass_stream(ps, handle);
+    if (s >= 0 || ps->missed_overflow)
+        return s;
+    /* not seen so far: noted, in case a later window maps it */
+    for (size_t i = 0; i < ps->nmissed; i++)
+        if (ps->missed[i] == handle)
+            return -1;
+    if (ps->nmissed == ps->missed_cap) {
+        if (ps->missed_cap >= 4096) { /* a file of countless handles: analysed again if any is mapped */
+            ps->missed_overflow = 1;
+            return -1;
+        }
+        ps->missed_cap = ps->missed_cap ? ps->missed_cap * 2 : 16;
+        if (!(ps->missed = realloc(ps->missed, ps->missed_cap * sizeof *ps->missed)))
+            model_out_of_memory();
+    }
+    ps->missed[ps->nmissed++] = handle;
     return -1;
 }
 

@@ -14,17 +14,15 @@ struct timeline {
     int32_t *op_of_call;      /* index into p->ops of the first op each call caused, -1 if none
                                * (4 bytes a call: a process's ops are counted in int32) */
     int64_t max_op_ns;        /* longest GPU operation */
-    struct { int64_t handle; int stream; } *streams;
-    size_t nstreams;
     struct ivals busy;        /* union of all GPU operations */
     struct ivals compute;     /* union of kernels that are not NCCL's */
     struct ivals comm;        /* union of NCCL kernels */
-    int *compute_streams; size_t ncompute_streams; /* streams that run compute kernels */
     /* compute on every stream but one, for the few streams that need it */
     struct { int stream; struct ivals u; } *others; size_t nothers;
 };
 
-/* Whether a stream runs compute (non-NCCL) kernels. */
+/* Whether a stream runs compute (non-NCCL) kernels (anywhere in the
+ * process: proc_pass.h). */
 int timeline_stream_computes(const struct timeline *t, int stream);
 /* Union of compute kernels on all streams except `stream` (cached until
  * timeline_drop_except). */
@@ -38,8 +36,14 @@ struct timeline *model_timeline(const struct model *m, size_t pi);
 void model_free_timelines(struct model *m);
 void model_free_timeline(struct model *m, size_t pi);
 void timeline_free(struct timeline *t);
-/* CUPTI stream id of a stream handle, -1 if never seen. */
+/* CUPTI stream id of a stream handle, -1 if not seen so far (the process's
+ * stream map: proc_pass.h, which notes the miss). */
 int timeline_stream(const struct timeline *t, int64_t handle);
+struct proc_pass;
+/* The same without noting a miss, and adding a compute stream. */
+int pass_stream(const struct proc_pass *ps, int64_t handle);
+void pass_add_compute_stream(struct proc_pass *ps, int stream);
+int pass_computes(const struct proc_pass *ps, int stream);
 /* First op index whose start >= ts. */
 size_t timeline_first_op_at(const struct timeline *t, int64_t ts);
 /* A union built from intervals sorted by start (each not before the one

@@ -1,0 +1,70 @@
+/* proc_report.c: one process of the run through the report: its calls and
+ * GPU operations loaded, whole or a window at a time (windows.h),
+ * analysed, summarised and exported, then freed. */
+#include "viewer/proc_report.h"
+#include "viewer/proc_pass.h"
+#include "viewer/timeline.h"
+#include "viewer/windows.h"
+
+#include <stdlib.h>
+
+/* Whether a window mapped a stream handle that an earlier window's syncs
+ * looked up before it was seen: whole, the process would have known it. */
+static int syncs_missed_streams(const struct proc_pass *ps)
+{
+    if (ps->missed_overflow)
+        return ps->nstreams > 0;
+    for (size_t i = 0; i < ps->nmissed; i++)
+        if (pass_stream(ps, ps->missed[i]) >= 0)
+            return 1;
+    return 0;
+}
+
+/* The syncs of every window again, knowing every stream handle of the
+ * process from the start, as a whole process does. */
+static void syncs_again(struct model *m, const struct report_sinks *k, size_t pi, const struct proc_windows *w)
+{
+    struct proc_pass *ps = m->procs[pi].pass;
+    ps->ndue = 0; /* their findings go: found again below */
+    findings_drop(k->fs, (int)pi, F_SYNC_REDUNDANT, F_SYNC_SCALAR_READ);
+    idmap_free(&ps->record_stream);
+    idmap_free(&ps->record_start);
+    for (size_t i = 0; i < w->n; i++) {
+        model_load_window(m, pi, &w->v[i].rows, w->v[i].lo, w->v[i].hi);
+        analyse_syncs(m, k->o, k->fs, pi);
+        model_drop_window(m, pi);
+    }
+    ps->ndue = 0; /* idle up to the process's end: none */
+}
+
+int report_process(struct model *m, const struct report_sinks *k, size_t pi, char *err, size_t errlen)
+{
+    int rc = 0;
+    model_begin_proc(m, pi);
+    struct proc_windows w = { 0 };
+    /* the exports write a process's records in one go */
+    int windowed = !k->ct && !k->kineto && windows_plan(m, pi, &w) == 0;
+    summary_begin_proc(m, k->s, pi);
+    for (size_t i = 0; i < (windowed ? w.n : 1); i++) {
+        if (windowed)
+            model_load_window(m, pi, &w.v[i].rows, w.v[i].lo, w.v[i].hi);
+        else
+            model_load_window(m, pi, NULL, INT64_MIN, INT64_MAX);
+        analyse_proc(m, k->o, k->fs, pi);
+        summary_add_window(m, k->s, pi);
+        if (k->ct)
+            chrome_trace_proc(k->ct, m, pi);
+        if (k->kineto && kineto_write_rank(k->kineto, m, pi, err, errlen) != 0)
+            rc = -1;
+        model_drop_window(m, pi);
+    }
+    m->procs[pi].pass->ndue = 0; /* idle up to the process's end: none */
+    if (windowed && syncs_missed_streams(m->procs[pi].pass))
+        syncs_again(m, k, pi, &w);
+    windows_free(&w);
+    analyse_proc_end(m, k->o, k->fs, pi);
+    summary_end_proc(m, k->s, pi);
+    coll_spill_add(k->spill, m, pi);
+    model_end_proc(m, pi);
+    return rc;
+}

@@ -1,0 +1,27 @@
+/* proc_report.h: one process of the run through the report (proc_report.c). */
+#ifndef GPUTRACE_PROC_REPORT_H
+#define GPUTRACE_PROC_REPORT_H
+
+#include "viewer/coll_spill.h"
+#include "viewer/findings.h"
+#include "viewer/output.h"
+#include "viewer/summary.h"
+
+/* What every process goes through: the findings, the summary, the
+ * exports (a NULL ct or kineto: none), the collectives across ranks. */
+struct report_sinks {
+    const struct report_opts *o;
+    struct findings *fs;
+    struct summary *s;
+    struct chrome_trace *ct;
+    const char *kineto;
+    struct coll_spill *spill;
+};
+
+/* Loads process pi (a window at a time when it is long and no export
+ * needs it whole: windows.h), analyses, summarises and exports it, and
+ * frees it.  Returns 0, or -1 with a reason in err when its Kineto trace
+ * could not be written (the rest is done). */
+int report_process(struct model *m, const struct report_sinks *k, size_t pi, char *err, size_t errlen);
+
+#endif
