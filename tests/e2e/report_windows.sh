@@ -1,0 +1,105 @@
+#!/bin/sh
+# report_windows.sh: a rank read a window of time at a time (viewer/windows.h)
+# gets the report it gets read whole.  GPUTRACE_REPORT_WINDOW_ROWS makes the
+# windows small enough that these short runs are cut into several (the
+# report then says how many on stderr); the JSON and the text must not
+# change.  Then made-up ranks for what the test workloads never show: a
+# gap between GPU operations that falls on a cut, a stream handle first
+# mapped in a later window than a sync on it, and a kernel launched before
+# a moment that nothing runs across, but started after it.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+rep="$b/gputrace-report"
+export GPUSIM_LIB="$b/tests/sim/.libs/libgpusim.so"
+
+# same_windowed WHAT DB ROWS [options...]: the JSON and text reports of DB
+# whole and with windows of ROWS rows, and every rank cut into several
+same_windowed() {
+  what=$1 db=$2 rows=$3; shift 3
+  "$rep" --format json "$@" "$db" > "$tmp/whole.json" 2> /dev/null
+  "$rep" "$@" "$db" > "$tmp/whole.txt" 2> /dev/null
+  GPUTRACE_REPORT_WINDOW_ROWS=$rows "$rep" --format json "$@" "$db" > "$tmp/win.json" 2> "$tmp/win.err"
+  GPUTRACE_REPORT_WINDOW_ROWS=$rows "$rep" "$@" "$db" > "$tmp/win.txt" 2> /dev/null
+  ranks=$(q "$db" "select count(*) from process")
+  cut=$(grep -c 'read in [0-9]* windows' "$tmp/win.err")
+  if cmp -s "$tmp/whole.json" "$tmp/win.json" && cmp -s "$tmp/whole.txt" "$tmp/win.txt" && [ "$cut" -eq "$ranks" ]; then
+    ok "$what: the same report a window at a time ($(grep -o 'in [0-9]* windows' "$tmp/win.err" | head -n 1))"
+  else
+    bad "$what: windows change the report (ranks cut: $cut of $ranks; $(diff "$tmp/whole.json" "$tmp/win.json" | head -n 4 | tr '\n' ' '))"
+  fi
+}
+
+for app in train_demo scalar_read device_sync pageable_upload; do
+  "$b/gputrace" record -o "$tmp/$app.db" -- "$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
+  same_windowed "$app" "$tmp/$app.db" 50
+done
+same_windowed "train_demo, bigger windows" "$tmp/train_demo.db" 120
+
+# the exports write a rank in one go: with them, no windows, the same report
+GPUTRACE_REPORT_WINDOW_ROWS=50 "$rep" --format json --chrome-trace "$tmp/t.json" "$tmp/train_demo.db" \
+  > "$tmp/exp.json" 2> "$tmp/exp.err"
+"$rep" --format json "$tmp/train_demo.db" > "$tmp/whole.json" 2> /dev/null
+expect "with --chrome-trace, ranks are read whole" "$(grep -c windows "$tmp/exp.err"):$(cmp -s "$tmp/exp.json" "$tmp/whole.json" && echo same)" "0:same"
+
+# A made-up rank (the first of a traced run, emptied): a 3 us kernel every
+# 10 us on stream 7, and a sync per step; window cuts come right after the
+# syncs.
+base="$tmp/scalar_read.db"
+made_up() { # made_up OUT SYNC_START SYNC_END: the rank, syncs at step + these (ns)
+  cp "$base" "$1"
+  q "$1" "delete from api_call; delete from api_call_block; delete from gpu_op; delete from gpu_op_block;
+    delete from cupti_api; delete from cupti_api_block; delete from collective; delete from ext_corr;
+    delete from inflight; delete from nvtx_range; delete from nvtx_range_block;
+    delete from process where id <> (select min(id) from process);
+    with recursive s(i) as (select 0 union all select i + 1 from s where i < 49)
+    insert into gpu_op(process_id, kind, device, context, stream_id, name_id, start_ns, end_ns, bytes, correlation)
+      select p.id, 1, 0, 1, 7, 0, p.start_ns + i * 10000 + 3000, p.start_ns + i * 10000 + 6000, 0, 0
+      from s, process p;
+    with recursive s(i) as (select 0 union all select i + 1 from s where i < 49)
+    insert into api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind, mem_kind, result,
+                         callsite, call_id, pystack)
+      select p.id, 1, (select id from api where name = 'cudaStreamSynchronize'), p.start_ns + i * 10000 + $2,
+             p.start_ns + i * 10000 + $3, 11, 0, 0, 0, 0, 0, 0, i + 1, 0
+      from s, process p;"
+}
+# launch DB AT KERNEL_AT: a launch on handle 11 at step time AT (ns), its API
+# record and its kernel at KERNEL_AT (0.4 us long), correlation 777
+launch() {
+  q "$1" "insert into api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind, mem_kind,
+                               result, callsite, call_id, pystack)
+      select id, 1, (select id from api where name = 'cudaLaunchKernel'), start_ns + $2, start_ns + $2 + 100, 11,
+             0, 0, 0, 0, 0, 0, 1000, 0 from process;
+    insert into cupti_api(process_id, domain, cbid, tid, start_ns, end_ns, correlation, result)
+      select id, 1, 211, 1, start_ns + $2 + 10, start_ns + $2 + 90, 777, 0 from process;
+    insert into gpu_op(process_id, kind, device, context, stream_id, name_id, start_ns, end_ns, bytes, correlation)
+      select id, 1, 0, 1, 7, 0, start_ns + $3, start_ns + $3 + 400, 0, 777 from process;"
+}
+idle_of() { python3 -c "import json,sys
+print(sum(f['count'] for f in json.load(open(sys.argv[1]))['findings'] if f['kind'] == 'gpu.idle'))" "$1"; }
+
+# syncs of no length do not explain a gap (analysis_gpu.c): every gap counts,
+# those that fall on a cut too
+made_up "$tmp/idle.db" 6100 6100
+same_windowed "gpu.idle: gaps on the cuts" "$tmp/idle.db" 10 --idle-gap-us 5
+expect "gpu.idle: every gap counts, a window at a time" "$(idle_of "$tmp/win.json")" 49
+
+# the syncs' stream handle is first mapped to a stream by a launch after
+# them all: whole, each sync waits on that stream (and finds nothing
+# pending); cut, the syncs are analysed again once it is known
+made_up "$tmp/late.db" 6100 6300
+launch "$tmp/late.db" 500000 500200
+same_windowed "a stream handle first mapped in the last window" "$tmp/late.db" 10
+expect "... its syncs are found redundant" "$(python3 -c "import json,sys
+print(sum(f['count'] for f in json.load(open(sys.argv[1]))['findings'] if f['kind'] == 'sync.redundant'))" "$tmp/win.json")" 50
+
+# a kernel launched before the sync of step 20 and run after the next
+# sync's start: nothing runs across the moment after the first sync, but
+# the kernel's launch is before it; a cut there would lose the kernel's
+# enqueue time, and the second sync would look redundant
+made_up "$tmp/corr.db" 6100 6300
+launch "$tmp/corr.db" 200000 $((210000 + 6150))
+same_windowed "a launch and its kernel on either side of a quiet moment" "$tmp/corr.db" 2
+expect "... the sync after the kernel's launch waited for it" "$(python3 -c "import json,sys
+print(sum(f['count'] for f in json.load(open(sys.argv[1]))['findings'] if f['kind'] == 'sync.no_consumer'))" "$tmp/win.json")" 1
+
+finish
