@@ -21,7 +21,14 @@
 
 #define STREAM_TID_BASE 1000000000LL
 
-struct writer { FILE *out; long events; int progress; char buf[1 << 16]; };
+/* Host threads in order of first appearance and GPU streams: a process's
+ * tracks, named once all its windows are written. */
+#define TRACKS_NAMED 256
+struct writer {
+    FILE *out; long events; int progress;
+    int threads[TRACKS_NAMED], nthreads, streams[TRACKS_NAMED], nstreams;
+    char buf[1 << 16];
+};
 
 #define ts json_us
 
@@ -71,6 +78,15 @@ static int add_new(int *seen, int *n, int v)
     return 1;
 }
 
+/* The tracks of the window loaded: its threads and streams not seen yet. */
+static void note_tracks(struct writer *w, const struct proc *p)
+{
+    for (size_t i = 0; i < p->ncalls && w->nthreads < TRACKS_NAMED; i++)
+        add_new(w->threads, &w->nthreads, p->calls[i].tid);
+    for (size_t i = 0; i < p->nops && w->nstreams < TRACKS_NAMED; i++)
+        add_new(w->streams, &w->nstreams, p->ops[i].stream);
+}
+
 static void metadata(struct writer *w, const struct model *m, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
@@ -80,17 +96,12 @@ static void metadata(struct writer *w, const struct model *m, size_t pi)
              p->gpu[0] ? p->gpu : "no GPU name");
     meta(w, "process_name", pid, 0, name, pid);
     /* host threads, in order of first appearance */
-    int seen[256], nseen = 0;
-    for (size_t i = 0; i < p->ncalls && nseen < 256; i++) {
-        int tid = p->calls[i].tid;
-        if (!add_new(seen, &nseen, tid))
-            continue;
+    for (int k = 0; k < w->nthreads; k++) {
+        int tid = w->threads[k];
         snprintf(name, sizeof name, "host thread %d%s", tid, tid == p->pid ? " (main)" : "");
-        meta(w, "thread_name", pid, tid, name, nseen);
+        meta(w, "thread_name", pid, tid, name, k + 1);
     }
-    int streams[256], ns = 0;
-    for (size_t i = 0; i < p->nops && ns < 256; i++)
-        add_new(streams, &ns, p->ops[i].stream);
+    int *streams = w->streams, ns = w->nstreams;
     for (int a = 0; a < ns; a++) /* streams in id order */
         for (int b = a + 1; b < ns; b++)
             if (streams[b] < streams[a]) {
@@ -273,16 +284,25 @@ struct chrome_trace *chrome_trace_open(const char *path, const struct model *m, 
     return (struct chrome_trace *)w;
 }
 
-void chrome_trace_proc(struct chrome_trace *ct, const struct model *m, size_t pi)
+void chrome_trace_window(struct chrome_trace *ct, const struct model *m, size_t pi)
+{
+    struct writer *w = (struct writer *)ct;
+    struct timeline *t = model_timeline(m, pi);
+    uint8_t *flow_op = calloc(m->procs[pi].nops + 1, 1);
+    if (!flow_op)
+        model_out_of_memory();
+    note_tracks(w, &m->procs[pi]);
+    calls(w, m, pi, t, flow_op);
+    gpu_ops(w, m, pi, flow_op);
+    free(flow_op);
+}
+
+void chrome_trace_proc_end(struct chrome_trace *ct, const struct model *m, size_t pi)
 {
     struct writer *w = (struct writer *)ct;
     metadata(w, m, pi);
-    struct timeline *t = model_timeline(m, pi);
-    uint8_t *flow_op = calloc(m->procs[pi].nops + 1, 1);
-    calls(w, m, pi, t, flow_op);
     ranges(w, m, pi);
-    gpu_ops(w, m, pi, flow_op);
-    free(flow_op);
+    w->nthreads = w->nstreams = 0;
 }
 
 long chrome_trace_close(struct chrome_trace *ct, const struct model *m, const struct findings *fs,

@@ -18,6 +18,7 @@
 #include "collector/gpu_block.h"
 #include "viewer/json.h"
 #include "viewer/output.h"
+#include "viewer/proc_pass.h"
 #include "viewer/rowruns.h"
 #include "viewer/timeline.h"
 
@@ -119,6 +120,11 @@ static void host_events(struct kw *w, const struct timeline *t, const struct idm
             fputs(",\"cat\":\"ac2g\",\"name\":\"ac2g\"}", w->out);
         }
     }
+}
+
+static void range_events(struct kw *w)
+{
+    const struct proc *p = w->p;
     for (size_t i = 0; i < p->nranges; i++) {
         const struct nvtx *r = &p->ranges[i];
         const char *name = model_label(p, r->name);
@@ -198,14 +204,32 @@ static void sync_events(struct kw *w)
     sqlite3_finalize(s);
 }
 
-static int write_rank(const char *path, const struct model *m, size_t pi)
+/* A rank's file while it is written: its collectives by call id (those by
+ * kernel are a window's). */
+struct kineto_rank {
+    struct kw w;
+    char path[4096];
+    struct idmap coll_of_call;
+    char buf[1 << 16];
+};
+
+struct kineto_rank *kineto_open_rank(const char *dir, const struct model *m, size_t pi, char *err, size_t errlen)
 {
     const struct proc *p = &m->procs[pi];
-    char buf[1 << 16];
-    FILE *out = json_open_stream(path, buf, sizeof buf);
-    if (!out)
-        return -1;
-    struct kw w = { out, 0, m, p };
+    struct kineto_rank *k = calloc(1, sizeof *k);
+    if (!k)
+        model_out_of_memory();
+    if (p->rank >= 0)
+        snprintf(k->path, sizeof k->path, "%s/rank-%d.json", dir, p->rank);
+    else
+        snprintf(k->path, sizeof k->path, "%s/pid-%d.json", dir, p->pid);
+    FILE *out = json_open_stream(k->path, k->buf, sizeof k->buf);
+    if (!out) {
+        snprintf(err, errlen, "cannot write %s: %s", k->path, strerror(errno));
+        free(k);
+        return NULL;
+    }
+    k->w = (struct kw){ out, 0, m, p };
     fprintf(out, "{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":%d,\"name\":", p->device < 0 ? 0 : p->device);
     json_string(out, p->gpu);
     /* spaced as Kineto writes it: readers find the rank with a regular
@@ -215,31 +239,51 @@ static int write_rank(const char *path, const struct model *m, size_t pi)
             p->rank < 0 ? 0 : p->rank, p->world > 0 ? p->world : (int)m->nprocs, (long long)m->t0);
     json_string(out, m->run_id);
     fputs(",\"traceEvents\":[", out);
-    next(&w);
+    next(&k->w);
     fprintf(out, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"rank %d pid %d\"}}",
             p->pid, p->rank, p->pid);
-    next(&w);
+    next(&k->w);
     fprintf(out, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"GPU %d\"}}",
             p->device < 0 ? 0 : p->device, p->device < 0 ? 0 : p->device);
+    for (size_t c = 0; c < p->ncolls; c++)
+        idmap_put(&k->coll_of_call, (uint64_t)p->colls[c].call_id, (int64_t)c, 1);
+    return k;
+}
 
+void kineto_rank_window(struct kineto_rank *k, const struct model *m, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
     struct timeline *t = model_timeline(m, pi);
-    struct idmap coll_of_call = { 0 }, coll_of_kernel = { 0 };
-    for (size_t k = 0; k < p->ncolls; k++) {
-        idmap_put(&coll_of_call, (uint64_t)p->colls[k].call_id, (int64_t)k, 1);
-        if (p->colls[k].gend > p->colls[k].gstart && p->colls[k].gstream >= 0)
-            idmap_put(&coll_of_kernel, ((uint64_t)(uint32_t)p->colls[k].gstream << 40) ^ (uint64_t)p->colls[k].gstart,
-                      (int64_t)k, 1);
+    /* the collectives whose kernel ran in this window (matched as it loaded) */
+    struct idmap coll_of_kernel = { 0 };
+    for (size_t c = 0; c < p->ncolls; c++) {
+        const struct coll *cl = &p->colls[c];
+        if (cl->gend > cl->gstart && cl->gstream >= 0 && cl->gstart >= p->pass->lo && cl->gstart < p->pass->hi)
+            idmap_put(&coll_of_kernel, ((uint64_t)(uint32_t)cl->gstream << 40) ^ (uint64_t)cl->gstart, (int64_t)c, 1);
     }
     uint8_t *flow_op = calloc(p->nops + 1, 1);
-    host_events(&w, t, &coll_of_call, flow_op);
-    gpu_events(&w, &coll_of_kernel, flow_op);
-    sync_events(&w);
+    if (!flow_op)
+        model_out_of_memory();
+    host_events(&k->w, t, &k->coll_of_call, flow_op);
+    gpu_events(&k->w, &coll_of_kernel, flow_op);
     free(flow_op);
-    idmap_free(&coll_of_call);
     idmap_free(&coll_of_kernel);
+}
+
+int kineto_close_rank(struct kineto_rank *k, const struct model *m, size_t pi, char *err, size_t errlen)
+{
+    (void)m, (void)pi;
+    FILE *out = k->w.out;
+    range_events(&k->w);
+    sync_events(&k->w);
     fputs("\n]}\n", out);
     int bad = ferror(out);
-    return fclose(out) != 0 || bad ? -1 : 0;
+    bad |= fclose(out) != 0;
+    if (bad)
+        snprintf(err, errlen, "cannot write %s: %s", k->path, strerror(errno));
+    idmap_free(&k->coll_of_call);
+    free(k);
+    return bad ? -1 : 0;
 }
 
 int kineto_begin(const char *dir, char *err, size_t errlen)
@@ -251,17 +295,3 @@ int kineto_begin(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
-int kineto_write_rank(const char *dir, const struct model *m, size_t pi, char *err, size_t errlen)
-{
-    char path[4096];
-    const struct proc *p = &m->procs[pi];
-    if (p->rank >= 0)
-        snprintf(path, sizeof path, "%s/rank-%d.json", dir, p->rank);
-    else
-        snprintf(path, sizeof path, "%s/pid-%d.json", dir, p->pid);
-    if (write_rank(path, m, pi) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}

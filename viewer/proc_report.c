@@ -42,8 +42,10 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
     int rc = 0;
     model_begin_proc(m, pi);
     struct proc_windows w = { 0 };
-    /* the exports write a process's records in one go */
-    int windowed = !k->ct && !k->kineto && windows_plan(m, pi, &w) == 0;
+    int windowed = windows_plan(m, pi, &w) == 0;
+    struct kineto_rank *kr = k->kineto ? kineto_open_rank(k->kineto, m, pi, err, errlen) : NULL;
+    if (k->kineto && !kr)
+        rc = -1;
     summary_begin_proc(m, k->s, pi);
     for (size_t i = 0; i < (windowed ? w.n : 1); i++) {
         if (windowed)
@@ -53,9 +55,9 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
         analyse_proc(m, k->o, k->fs, pi);
         summary_add_window(m, k->s, pi);
         if (k->ct)
-            chrome_trace_proc(k->ct, m, pi);
-        if (k->kineto && kineto_write_rank(k->kineto, m, pi, err, errlen) != 0)
-            rc = -1;
+            chrome_trace_window(k->ct, m, pi);
+        if (kr)
+            kineto_rank_window(kr, m, pi);
         model_drop_window(m, pi);
     }
     m->procs[pi].pass->ndue = 0; /* idle up to the process's end: none */
@@ -64,6 +66,10 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
     windows_free(&w);
     analyse_proc_end(m, k->o, k->fs, pi);
     summary_end_proc(m, k->s, pi);
+    if (k->ct)
+        chrome_trace_proc_end(k->ct, m, pi);
+    if (kr && kineto_close_rank(kr, m, pi, err, errlen) != 0)
+        rc = -1;
     coll_spill_add(k->spill, m, pi);
     model_end_proc(m, pi);
     return rc;

@@ -18,10 +18,10 @@ struct report_sinks {
     struct coll_spill *spill;
 };
 
-/* Loads process pi (a window at a time when it is long and no export
- * needs it whole: windows.h), analyses, summarises and exports it, and
- * frees it.  Returns 0, or -1 with a reason in err when its Kineto trace
- * could not be written (the rest is done). */
+/* Loads process pi (a window at a time when it is long: windows.h),
+ * analyses, summarises and exports it, and frees it.  Returns 0, or -1
+ * with a reason in err when its Kineto trace could not be written (the
+ * rest is done). */
 int report_process(struct model *m, const struct report_sinks *k, size_t pi, char *err, size_t errlen);
 
 #endif
