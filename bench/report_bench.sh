@@ -4,19 +4,18 @@
 # size: records per second the report reads, trace events per second the
 # export writes, and peak memory against the database's size.  Default:
 # 1M and 10M records over 4 ranks (RANKS, when a size names none), 20M over
-# 8 (ranks as long as the 10M run's, twice as many), and 2M records of a
-# single rank.  Peak memory follows the largest rank (the report holds one
-# process's records at a time, and every rank's collectives go through a
-# temporary file), so twice the ranks of the same length need the same
-# memory, and a file of one rank shows the per-record cost.
-# Last, a file the tracer wrote itself: a program launching kernels at
-# 300 K/s for 2 s on the simulator, CUPTI on (its records stored in bulk
-# blocks, as under any heavy load).
+# 8 (ranks as long as the 10M run's, twice as many), and single ranks of
+# 2M, 8M and 16M records.  The report holds one process's records at a
+# time, and every rank's collectives go through a temporary file, so twice
+# the ranks of the same length need the same memory; a rank of more than
+# 4M records is read a window of 1M records at a time (viewer/windows.h),
+# so a longer rank needs little more: its collectives, which stay loaded
+# with it, and the windows' plan.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 rep=$top/build/gputrace-report
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-sizes=${*:-1000000 10000000 20000000:8 2000000:1}
+sizes=${*:-1000000 10000000 20000000:8 2000000:1 8000000:1 16000000:1}
 # measure ROWS RANKS [NOTE]: the report on $tmp/run.db, without and with the
 # Chrome trace; one line of the table
 measure() {

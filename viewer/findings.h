@@ -103,7 +103,7 @@ void findings_free(struct findings *fs);
 void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum finding_kind last);
 
 /* The analyses.  Those of one process run while its calls and GPU
- * operations are loaded (model_load_proc), window by window when it is
+ * operations are loaded (model_load_window), window by window when it is
  * read so (proc_pass.h): analyse_proc runs them all on the window loaded,
  * analyse_proc_end ends them once every window was.  analyse_run then
  * looks across ranks (collectives matched by communicator and sequence)

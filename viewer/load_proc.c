@@ -1,4 +1,4 @@
-/* load_proc.c: reading one process's calls and GPU operations (model_load_proc):
+/* load_proc.c: reading one process's calls and GPU operations (model_load_window):
  * its rows, read in two threads where a table is big (rowruns.h); the
  * wrapped calls matched to the CUPTI API records made inside them; each GPU
  * operation's enqueue time and whether NCCL ran it; all sorted by start. */
@@ -104,7 +104,7 @@ static int cmp_gop(const void *a, const void *b)
 }
 
 /* ---- loading a process ------------------------------------------------------ */
-/* What a process's rows are read into (model_load_proc).  A shadow is the
+/* What a process's rows are read into (model_load_window).  A shadow is the
  * second half of a table read on another thread (rowruns_each_split): it
  * has a process of its own to fill, counts its rows itself, and leaves
  * call sites unresolved, since they are interned into the real process's
@@ -474,7 +474,7 @@ int model_op_is_nccl(const struct proc *p, const struct gop *g)
 {
     int64_t one;
     const char *name = g->name > 0 && g->name < p->nnames ? p->names[g->name] : NULL;
-    return g->kind == GOP_KERNEL && (idmap_get(&p->exts->nccl, g->corr, &one) || (name && !strncmp(name, "nccl", 4)));
+    return g->kind == GOP_KERNEL && ((p->exts && idmap_get(&p->exts->nccl, g->corr, &one)) || (name && !strncmp(name, "nccl", 4)));
 }
 
 /* The readers' index of table t. */
@@ -568,12 +568,6 @@ int model_scan_table(struct model *m, size_t pi, int table, const struct rowruns
     return rowruns_each(m->dbs[p->db], readers[k].sql, r ? r : &p->rows->t[table], p->id, readers[k].fn, &l);
 }
 
-void model_load_proc(struct model *m, size_t pi)
-{
-    model_begin_proc(m, pi);
-    model_load_window(m, pi, NULL, INT64_MIN, INT64_MAX);
-}
-
 void model_drop_window(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
@@ -588,18 +582,24 @@ void model_drop_window(struct model *m, size_t pi)
     malloc_trim(0);
 }
 
-void model_end_proc(struct model *m, size_t pi)
+void model_drop_exts(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
-    free(p->colls);
-    p->colls = NULL;
-    p->ncolls = 0;
     if (p->exts) {
         free(p->exts->list.v);
         idmap_free(&p->exts->nccl);
         free(p->exts);
         p->exts = NULL;
     }
+}
+
+void model_end_proc(struct model *m, size_t pi)
+{
+    struct proc *p = &m->procs[pi];
+    free(p->colls);
+    p->colls = NULL;
+    p->ncolls = 0;
+    model_drop_exts(m, pi);
     struct proc_pass *ps = p->pass;
     if (ps) {
         free(ps->streams);
@@ -612,10 +612,4 @@ void model_end_proc(struct model *m, size_t pi)
         free(ps);
         p->pass = NULL;
     }
-}
-
-void model_drop_proc(struct model *m, size_t pi)
-{
-    model_drop_window(m, pi);
-    model_end_proc(m, pi);
 }

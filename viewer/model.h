@@ -5,7 +5,7 @@
  * operations (with the GPU time of the kernel that ran them), and the
  * mapping from stream handles to CUPTI stream ids.  Everything is sorted by
  * start time.  Calls, GPU operations and collectives, the bulk of a run,
- * are loaded one process at a time (model_load_proc, model_drop_proc), so
+ * are loaded one process at a time (model_begin_proc, model_end_proc), so
  * that the report's memory follows the largest rank, not the whole run;
  * the analyses across ranks read every rank's collectives back from a
  * temporary file (coll_spill.h), and the rest (ranges, sites, names) stays
@@ -94,7 +94,7 @@ struct proc {
     int rank, pid, device, exit_code, exit_signal, world;
     char host[128], gpu[128], end_reason[32], cupti[256];
     int has_end, has_exit_code, has_signal, cupti_active;
-    /* loaded by model_load_proc, freed by model_drop_proc */
+    /* loaded by model_load_window, freed by model_drop_window */
     struct call *calls; size_t ncalls, calls_cap;
     struct gop *ops; size_t nops, ops_cap;
     struct proc_rows *rows;       /* where its calls and GPU operations are in its database */
@@ -140,18 +140,18 @@ struct model {
  * one-line reason in err.  With progress set, a line on stderr counts the
  * rows read (for a terminal); model_progress_done clears it. */
 int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen);
-/* Loads the calls and GPU operations of process pi (sorted, correlated);
- * model_drop_proc frees them and the process's timeline.  The same in
- * steps, for a process read a window of time at a time (windows.h):
- * model_begin_proc loads its collectives and what correlates them, and
- * starts its proc_pass; model_load_window loads the records that start in
- * [lo, hi), read from the given rows (NULL: all of the process's);
- * model_drop_window frees them; model_end_proc frees the rest. */
-void model_load_proc(struct model *m, size_t pi);
-void model_drop_proc(struct model *m, size_t pi);
+/* A process's calls and GPU operations, loaded whole or a window of time
+ * at a time (windows.h): model_begin_proc loads its collectives and what
+ * correlates them, and starts its proc_pass; model_load_window loads the
+ * calls and operations that start in [lo, hi) (sorted, correlated), read
+ * from the given rows (NULL: all of the process's); model_drop_window
+ * frees them and the window's timeline; model_drop_exts frees what
+ * correlates collectives once no window is to be loaded; model_end_proc
+ * frees the rest. */
 void model_begin_proc(struct model *m, size_t pi);
 void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64_t lo, int64_t hi);
 void model_drop_window(struct model *m, size_t pi);
+void model_drop_exts(struct model *m, size_t pi);
 void model_end_proc(struct model *m, size_t pi);
 void model_progress_done(struct model *m);
 /* One line on stderr and exit 1: the report cannot go on without memory. */

@@ -52,6 +52,8 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
             model_load_window(m, pi, &w.v[i].rows, w.v[i].lo, w.v[i].hi);
         else
             model_load_window(m, pi, NULL, INT64_MIN, INT64_MAX);
+        if (!windowed)
+            model_drop_exts(m, pi); /* loaded for good: the peak without them */
         analyse_proc(m, k->o, k->fs, pi);
         summary_add_window(m, k->s, pi);
         if (k->ct)
