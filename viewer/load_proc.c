@@ -512,7 +512,8 @@ void model_begin_proc(struct model *m, size_t pi)
     /* NCCL kernels: those whose correlation an external id points at */
     for (size_t i = 0; i < l.exts.n; i++)
         idmap_put(&p->exts->nccl, l.exts.v[i].corr, 1, 1);
-    qsort(p->exts->list.v, p->exts->list.n, sizeof *p->exts->list.v, cmp_ext);
+    if (p->exts->list.n) /* qsort of NULL, even of nothing, is undefined */
+        qsort(p->exts->list.v, p->exts->list.n, sizeof *p->exts->list.v, cmp_ext);
 }
 
 void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64_t lo, int64_t hi)
