@@ -68,7 +68,7 @@ static int64_t table_count(sqlite3 *db, int t)
     return n;
 }
 
-static int push_run(struct rowruns *r, int64_t first, int64_t last)
+int rowruns_push(struct rowruns *r, int64_t first, int64_t last)
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
@@ -89,7 +89,7 @@ static int add_row(struct rowruns *r, int64_t rowid)
             r->v[r->n - 1].last = rowid;
         return 0;
     }
-    return push_run(r, rowid, rowid);
+    return rowruns_push(r, rowid, rowid);
 }
 
 static struct rows_of *lookup(struct rows_of *v, size_t n, size_t *last, int64_t id)
@@ -337,12 +337,12 @@ static int split_runs(sqlite3 *db, enum row_table t, const struct rowruns *r, st
         uint64_t len = (uint64_t)l - (uint64_t)f + 1;
         int rc = 0;
         if (seen + len <= half) {
-            rc = push_run(a, f, l);
+            rc = rowruns_push(a, f, l);
         } else if (seen >= half) {
-            rc = push_run(b, f, l);
+            rc = rowruns_push(b, f, l);
         } else {
             int64_t mid = (int64_t)((uint64_t)f + (half - seen) - 1);
-            rc = push_run(a, f, mid) | push_run(b, mid + 1, l);
+            rc = rowruns_push(a, f, mid) | rowruns_push(b, mid + 1, l);
         }
         if (rc != 0)
             return -1;
@@ -402,7 +402,7 @@ int rowruns_pieces(sqlite3 *db, enum row_table t, const struct rowruns *r, int64
         int64_t f = r->v[k].first > lo ? r->v[k].first : lo, l = r->v[k].last < hi ? r->v[k].last : hi;
         for (int64_t a = f; a <= l;) {
             int64_t b = l - a >= piece ? a + piece - 1 : l;
-            if (push_run(out, a, b) != 0) {
+            if (rowruns_push(out, a, b) != 0) {
                 free(out->v);
                 memset(out, 0, sizeof *out);
                 return -1;

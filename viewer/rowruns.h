@@ -81,6 +81,9 @@ const void *rowruns_block(sqlite3_stmt *s, int col, int (*valid)(int format, int
  * runs out. */
 int rowruns_pieces(sqlite3 *db, enum row_table t, const struct rowruns *r, int64_t piece, struct rowruns *out);
 
+/* Appends the run [first, last] to r; -1 if memory runs out. */
+int rowruns_push(struct rowruns *r, int64_t first, int64_t last);
+
 void rowruns_free(struct proc_rows *r);
 
 #endif

@@ -204,20 +204,6 @@ static void proving_op(struct proc_scan *s, const struct gop *g)
         pass_add_compute_stream(v->p->pass, g->stream);
 }
 
-static int push_piece(struct pieces *ps, struct piece pc)
-{
-    if (ps->n == ps->cap) {
-        size_t cap = ps->cap ? ps->cap * 2 : 64;
-        struct piece *v = realloc(ps->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        ps->v = v;
-        ps->cap = cap;
-    }
-    ps->v[ps->n++] = pc;
-    return 0;
-}
-
 /* Reads table t of process pi piece by piece into v, noting each piece's
  * records in out. */
 static int prove_table(struct model *m, size_t pi, int t, struct proving *v, struct pieces *out)
@@ -232,8 +218,10 @@ static int prove_table(struct model *m, size_t pi, int t, struct proving *v, str
         struct rowruns one = { &pieces.v[k], 1, 1, -1 };
         v->cur = &pc;
         rc = model_scan_table(m, pi, t, &one, &v->scan) != SQLITE_OK;
-        if (!rc && pc.n)
-            rc = push_piece(out, pc);
+        if (!rc && pc.n) {
+            GROW(out->v, out->n, out->cap);
+            out->v[out->n++] = pc;
+        }
     }
     free(pieces.v);
     return rc ? -1 : 0;
@@ -241,6 +229,8 @@ static int prove_table(struct model *m, size_t pi, int t, struct proving *v, str
 
 /* ---- the windows ------------------------------------------------------------ */
 
+/* Adds a piece's rows to a window's, joined to the run before when they
+ * follow on. */
 static int push_rows(struct rowruns *r, const struct piece *pc)
 {
     r->count += pc->n;
@@ -249,16 +239,7 @@ static int push_rows(struct rowruns *r, const struct piece *pc)
             r->v[r->n - 1].last = pc->last;
         return 0;
     }
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        struct rowrun *v = realloc(r->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        r->v = v;
-        r->cap = cap;
-    }
-    r->v[r->n++] = (struct rowrun){ pc->first, pc->last };
-    return 0;
+    return rowruns_push(r, pc->first, pc->last);
 }
 
 /* The cuts that hold, a window's worth of records apart; then each
