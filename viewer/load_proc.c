@@ -30,8 +30,9 @@ struct capi_list { struct capi *v; size_t n, cap; };
 struct ext { int64_t id; uint32_t corr; };
 struct ext_list { struct ext *v; size_t n, cap; };
 /* A process's ext_corr rows, read once for all its windows: sorted by
- * external id, and the set of correlations they point at (NCCL's kernels). */
-struct proc_exts { struct ext_list list; struct idmap nccl; };
+ * external id, and the set of correlations they point at (NCCL's kernels),
+ * made when the first GPU operation needs it. */
+struct proc_exts { struct ext_list list; struct idmap nccl; int nccl_built; };
 
 /* The n records at base in order of (thread, start): sorted by start, then
  * stably by thread (each sort is one pass when the records are in that
@@ -473,6 +474,12 @@ static void collective_kernels(struct proc *p, const struct ext_list *x)
 int model_op_is_nccl(const struct proc *p, const struct gop *g)
 {
     int64_t one;
+    struct proc_exts *x = p->exts;
+    if (x && !x->nccl_built) { /* made when the first operation is read: not beside a window's calls */
+        for (size_t i = 0; i < x->list.n; i++)
+            idmap_put(&x->nccl, x->list.v[i].corr, 1, 1);
+        x->nccl_built = 1;
+    }
     const char *name = g->name > 0 && g->name < p->nnames ? p->names[g->name] : NULL;
     return g->kind == GOP_KERNEL && ((p->exts && idmap_get(&p->exts->nccl, g->corr, &one)) || (name && !strncmp(name, "nccl", 4)));
 }
@@ -509,9 +516,6 @@ void model_begin_proc(struct model *m, size_t pi)
     struct loading l = { .m = m, .p = p, .from = p->rows, .lo = INT64_MIN, .hi = INT64_MAX };
     read_table(m, p, reader_of(RT_EXT_CORR), &l);
     p->exts->list = l.exts;
-    /* NCCL kernels: those whose correlation an external id points at */
-    for (size_t i = 0; i < l.exts.n; i++)
-        idmap_put(&p->exts->nccl, l.exts.v[i].corr, 1, 1);
     if (p->exts->list.n) /* qsort of NULL, even of nothing, is undefined */
         qsort(p->exts->list.v, p->exts->list.n, sizeof *p->exts->list.v, cmp_ext);
 }

@@ -6,7 +6,7 @@
 # change.  Then made-up ranks for what the test workloads never show: a
 # gap between GPU operations that falls on a cut, a stream handle first
 # mapped in a later window than a sync on it, and a kernel launched before
-# a moment that nothing runs across, but started after it.
+# a moment that nothing runs across, but started after it (and the reverse).
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 rep="$b/gputrace-report"
@@ -111,5 +111,11 @@ launch "$tmp/corr.db" 200000 $((210000 + 6150))
 same_windowed "a launch and its kernel on either side of a quiet moment" "$tmp/corr.db" 2
 expect "... the sync after the kernel's launch waited for it" "$(python3 -c "import json,sys
 print(sum(f['count'] for f in json.load(open(sys.argv[1]))['findings'] if f['kind'] == 'sync.no_consumer'))" "$tmp/win.json")" 1
+
+# and the reverse, as only a damaged or odd file has it: a kernel that ran
+# before a quiet moment, launched (by its correlation id) after it
+made_up "$tmp/rev.db" 6100 6300
+launch "$tmp/rev.db" 308400 306050
+same_windowed "a kernel and its launch either side of a quiet moment" "$tmp/rev.db" 2
 
 finish
