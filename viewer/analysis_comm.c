@@ -28,6 +28,12 @@ void analyse_comm(const struct model *m, const struct report_opts *o, struct fin
     const struct proc *p = &m->procs[pi];
     struct proc_pass *ps = p->pass;
     struct timeline *t = model_timeline(m, pi);
+    if (!ps->coll_overlap && p->ncolls) {
+        if (!(ps->coll_overlap = malloc(p->ncolls * sizeof *ps->coll_overlap)))
+            model_out_of_memory();
+        for (size_t i = 0; i < p->ncolls; i++)
+            ps->coll_overlap[i] = -1;
+    }
     for (size_t i = 0; i < p->ncolls; i++) {
         const struct coll *c = &p->colls[i];
         if (c->gend <= c->gstart || c->gstream < 0 || c->gstart < ps->lo || c->gstart >= ps->hi)
@@ -46,7 +52,7 @@ void analyse_comm_end(const struct model *m, const struct report_opts *o, struct
     const struct proc_pass *ps = p->pass;
     for (size_t i = 0; i < p->ncolls; i++) {
         const struct coll *c = &p->colls[i];
-        if (c->gend <= c->gstart || c->gstream < 0 || ps->coll_overlap[i] < 0)
+        if (c->gend <= c->gstart || c->gstream < 0 || !ps->coll_overlap || ps->coll_overlap[i] < 0)
             continue;
         int64_t dur = c->gend - c->gstart;
         int64_t ov = ps->coll_overlap[i];

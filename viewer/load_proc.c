@@ -502,15 +502,20 @@ void model_begin_proc(struct model *m, size_t pi)
         tmpstore_read(m->parked, p->colls_at, p->colls, p->colls_parked * sizeof *p->colls);
         p->ncolls = p->colls_parked;
     }
-    p->pass = calloc(1, sizeof *p->pass);
-    p->exts = calloc(1, sizeof *p->exts);
-    if (!p->pass || !p->exts || !(p->pass->coll_overlap = malloc((p->ncolls + 1) * sizeof *p->pass->coll_overlap)))
+    if (!(p->pass = calloc(1, sizeof *p->pass)))
         model_out_of_memory();
-    for (size_t i = 0; i < p->ncolls; i++)
-        p->pass->coll_overlap[i] = -1;
     p->pass->lo = INT64_MIN;
     p->pass->hi = INT64_MAX;
     p->pass->sync_end = INT64_MIN;
+}
+
+void model_load_exts(struct model *m, size_t pi)
+{
+    struct proc *p = &m->procs[pi];
+    if (p->exts)
+        return;
+    if (!(p->exts = calloc(1, sizeof *p->exts)))
+        model_out_of_memory();
     if (!p->rows)
         return;
     struct loading l = { .m = m, .p = p, .from = p->rows, .lo = INT64_MIN, .hi = INT64_MAX };
@@ -535,7 +540,7 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
         l.capis.v = presized(t[RT_CUPTI_API].count + t[RT_CAPI_BLOCK].count, sizeof *l.capis.v, &l.capis.cap);
     size_t nreaders = sizeof readers / sizeof *readers;
     for (size_t k = 0; k + GPU_READERS < nreaders; k++)
-        if (readers[k].t != RT_EXT_CORR) /* read once, by model_begin_proc */
+        if (readers[k].t != RT_EXT_CORR) /* read once, by model_load_exts */
             read_table(m, p, k, &l);
 
     if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
@@ -544,6 +549,7 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     struct enq_table enq = enq_table(&l.capis);
     free(l.capis.v);
 
+    model_load_exts(m, pi); /* read once, when first needed: not beside the calls */
     if (t[RT_GPU_OP].count >= 0 && t[RT_GPU_BLOCK].count >= 0)
         p->ops = presized(t[RT_GPU_OP].count + t[RT_GPU_BLOCK].count, sizeof *p->ops, &p->ops_cap);
     for (size_t k = nreaders - GPU_READERS; k < nreaders; k++)
@@ -617,4 +623,5 @@ void model_end_proc(struct model *m, size_t pi)
         free(ps);
         p->pass = NULL;
     }
+    malloc_trim(0); /* as model_drop_window does: the next process's arrays go in the holes */
 }

@@ -145,12 +145,14 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
  * correlates them, and starts its proc_pass; model_load_window loads the
  * calls and operations that start in [lo, hi) (sorted, correlated), read
  * from the given rows (NULL: all of the process's); model_drop_window
- * frees them and the window's timeline; model_drop_exts frees what
- * correlates collectives once no window is to be loaded; model_end_proc
- * frees the rest. */
+ * frees them and the window's timeline; model_load_exts reads what
+ * matches collectives and NCCL kernels to their calls (ext_corr), once,
+ * when first needed, and model_drop_exts frees it once no window is to be
+ * loaded; model_end_proc frees the rest. */
 void model_begin_proc(struct model *m, size_t pi);
 void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64_t lo, int64_t hi);
 void model_drop_window(struct model *m, size_t pi);
+void model_load_exts(struct model *m, size_t pi);
 void model_drop_exts(struct model *m, size_t pi);
 void model_end_proc(struct model *m, size_t pi);
 void model_progress_done(struct model *m);

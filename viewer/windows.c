@@ -341,6 +341,7 @@ int windows_plan(struct model *m, size_t pi, struct proc_windows *w)
         v.capi_max[i] = v.op_max[i] = -1;
         v.capi_min[i] = v.op_min[i] = INT64_MAX;
     }
+    model_load_exts(m, pi); /* which kernels are NCCL's */
     for (size_t t = 0; t < NTABLES; t++)
         if (prove_table(m, pi, tables[t], &v, &pcs[t]) != 0)
             goto out;
