@@ -569,14 +569,17 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     collective_kernels(p, &p->exts->list);
 }
 
-int model_scan_table(struct model *m, size_t pi, int table, const struct rowruns *r, struct proc_scan *s)
+int model_scan_table(struct model *m, size_t pi, int table, const struct rowruns *r, struct proc_scan *s, int second)
 {
     struct proc *p = &m->procs[pi];
     if (!p->rows)
         return SQLITE_OK;
-    struct loading l = { .m = m, .p = p, .from = p->rows, .lo = INT64_MIN, .hi = INT64_MAX, .scan = s };
+    /* on the second connection, from another thread: as a shadow, which
+     * counts its rows itself and makes no sites */
+    struct loading l = { .m = m, .p = p, .from = p->rows, .lo = INT64_MIN, .hi = INT64_MAX, .scan = s,
+                         .shadow = second };
     size_t k = reader_of(table);
-    return rowruns_each(m->dbs[p->db], readers[k].sql, r ? r : &p->rows->t[table], p->id, readers[k].fn, &l);
+    return rowruns_each(model_db(m, p, second), readers[k].sql, r ? r : &p->rows->t[table], p->id, readers[k].fn, &l);
 }
 
 void model_drop_window(struct model *m, size_t pi)

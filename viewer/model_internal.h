@@ -46,9 +46,17 @@ struct proc_scan {
     void (*op)(struct proc_scan *s, const struct gop *g);
 };
 /* Hands process pi's records of table t within runs r (NULL: all of the
- * process's) to s, in order, on this thread.  Between model_begin_proc
- * and model_end_proc.  Returns SQLITE_OK or the error that stopped it. */
-int model_scan_table(struct model *m, size_t pi, int table, const struct rowruns *r, struct proc_scan *s);
+ * process's) to s, in order.  Between model_begin_proc and model_end_proc.
+ * With `second`, read on the second connection to its file (model_db),
+ * for a pass on another thread: it then hands over no calls' sites.
+ * Returns SQLITE_OK or the error that stopped it. */
+int model_scan_table(struct model *m, size_t pi, int table, const struct rowruns *r, struct proc_scan *s, int second);
+/* The connection to process p's file: the second one (for another
+ * thread) when asked and there is one. */
+static inline sqlite3 *model_db(const struct model *m, const struct proc *p, int second)
+{
+    return second && m->dbs2 ? m->dbs2[p->db] : m->dbs[p->db];
+}
 /* Whether a kernel is NCCL's (one its ext_corr rows point at, or named
  * nccl...), as loading marks it. */
 int model_op_is_nccl(const struct proc *p, const struct gop *g);
