@@ -10,15 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Collectives (with a GPU time) per call site of a process. */
-static int64_t collectives_at(const struct proc *p, int site)
-{
-    int64_t n = 0;
-    for (size_t i = 0; i < p->ncolls; i++)
-        n += p->colls[i].site && p->sites[p->colls[i].site].shown == site && p->colls[i].gend > p->colls[i].gstart;
-    return n;
-}
-
 /* Each collective's overlap with compute, in the window that holds its
  * kernel (which nothing runs across: proc_pass.h). */
 void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
@@ -28,12 +19,6 @@ void analyse_comm(const struct model *m, const struct report_opts *o, struct fin
     const struct proc *p = &m->procs[pi];
     struct proc_pass *ps = p->pass;
     struct timeline *t = model_timeline(m, pi);
-    if (!ps->coll_overlap && p->ncolls) {
-        if (!(ps->coll_overlap = malloc(p->ncolls * sizeof *ps->coll_overlap)))
-            model_out_of_memory();
-        for (size_t i = 0; i < p->ncolls; i++)
-            ps->coll_overlap[i] = -1;
-    }
     for (size_t i = 0; i < p->ncolls; i++) {
         const struct coll *c = &p->colls[i];
         if (c->gend <= c->gstart || c->gstream < 0 || c->gstart < ps->lo || c->gstart >= ps->hi)
@@ -46,13 +31,19 @@ void analyse_comm(const struct model *m, const struct report_opts *o, struct fin
     timeline_drop_except(t);
 }
 
-void analyse_comm_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
+/* The first n collectives loaded, done with (in order). */
+void analyse_colls_done(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi, size_t n)
 {
     const struct proc *p = &m->procs[pi];
-    const struct proc_pass *ps = p->pass;
-    for (size_t i = 0; i < p->ncolls; i++) {
+    struct proc_pass *ps = p->pass;
+    for (size_t i = 0; i < n; i++) {
         const struct coll *c = &p->colls[i];
-        if (c->gend <= c->gstart || c->gstream < 0 || !ps->coll_overlap || ps->coll_overlap[i] < 0)
+        int64_t k;
+        if (c->site && c->gend > c->gstart) { /* what exposed_share weighs a site's exposed ones against */
+            uint64_t key = (uint64_t)model_site_shown(m, &m->procs[pi], c->site) + 1;
+            idmap_put(&ps->site_colls, key, idmap_get(&ps->site_colls, key, &k) ? k + 1 : 1, 0);
+        }
+        if (c->gend <= c->gstart || c->gstream < 0 || ps->coll_overlap[i] < 0)
             continue;
         int64_t dur = c->gend - c->gstart;
         int64_t ov = ps->coll_overlap[i];
@@ -71,11 +62,17 @@ void analyse_comm_end(const struct model *m, const struct report_opts *o, struct
             }
         }
     }
-    /* what exposed_share weighs each call site's exposed ones against,
-     * while the process's collectives are loaded */
-    for (size_t i = 0; i < fs->n; i++)
+}
+
+void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi)
+{
+    const struct proc_pass *ps = m->procs[pi].pass;
+    /* what exposed_share weighs each call site's exposed ones against */
+    for (size_t i = 0; i < fs->n; i++) {
+        int64_t k;
         if (fs->v[i].kind == F_COMM_EXPOSED && fs->v[i].proc == (int)pi)
-            fs->v[i].site_colls = collectives_at(p, fs->v[i].callsite_id);
+            fs->v[i].site_colls = idmap_get(&ps->site_colls, (uint64_t)fs->v[i].callsite_id + 1, &k) ? k : 0;
+    }
 }
 
 /* Exposed-collective findings of the whole run, now that each call site's

@@ -33,43 +33,46 @@ static int cmp_index(const void *a, const void *b, void *ctx)
 
 #define WRITE_BUF 1024 /* records written at once: the sorted copy is never whole */
 
-void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi)
+void coll_spill_add_batch(struct coll_spill *s, size_t pi, const struct coll *v, size_t n, size_t first)
 {
-    const struct proc *p = &m->procs[pi];
     struct coll_run *r = &s->runs[pi];
-    r->first = s->store.len / sizeof(struct coll_rec);
-    r->n = p->ncolls;
-    if (!p->ncolls)
+    if (!n)
         return;
-    size_t *ix = malloc(p->ncolls * sizeof *ix);
+    if (r->nbatches == r->batches_cap) {
+        r->batches_cap = r->batches_cap ? r->batches_cap * 2 : 8;
+        if (!(r->batches = realloc(r->batches, r->batches_cap * sizeof *r->batches)))
+            model_out_of_memory();
+    }
+    r->batches[r->nbatches++] = (struct coll_batch){ s->store.len / sizeof(struct coll_rec), n };
+    size_t *ix = malloc(n * sizeof *ix);
     struct coll_rec *buf = malloc(WRITE_BUF * sizeof *buf);
     if (!ix || !buf)
         model_out_of_memory();
-    for (size_t i = 0; i < p->ncolls; i++)
+    for (size_t i = 0; i < n; i++)
         ix[i] = i;
-    qsort_r(ix, p->ncolls, sizeof *ix, cmp_index, p->colls);
-    for (size_t i = 0; i < p->ncolls; i++)
-        r->ncomms += !i || p->colls[ix[i]].comm != p->colls[ix[i - 1]].comm;
-    r->comms = malloc(r->ncomms * sizeof *r->comms);
-    if (!r->comms)
-        model_out_of_memory();
-    size_t k = 0, nb = 0;
-    for (size_t i = 0; i < p->ncolls; i++) {
-        const struct coll *c = &p->colls[ix[i]];
-        if (!i || c->comm != p->colls[ix[i - 1]].comm)
-            r->comms[k++] = c->comm;
+    qsort_r(ix, n, sizeof *ix, cmp_index, (void *)v);
+    size_t nb = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct coll *c = &v[ix[i]];
         buf[nb++] = (struct coll_rec){ .comm = c->comm, .seq = c->seq, .start = c->start, .gstart = c->gstart,
                                        .gend = c->gend, .count = c->count, .bytes = c->bytes, .call_id = c->call_id,
                                        .api = c->api, .dtype = c->dtype, .op = c->op, .peer = c->peer,
                                        .rank = c->rank, .nranks = c->nranks, .gstream = c->gstream, .site = c->site,
-                                       .proc = (int32_t)pi, .index = (int32_t)ix[i] };
-        if (nb == WRITE_BUF || i + 1 == p->ncolls) {
+                                       .proc = (int32_t)pi, .index = (int32_t)(first + ix[i]) };
+        if (nb == WRITE_BUF || i + 1 == n) {
             tmpstore_append(&s->store, buf, nb * sizeof *buf);
             nb = 0;
         }
     }
     free(buf);
     free(ix);
+}
+
+void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    coll_spill_add_batch(s, pi, p->colls, p->ncolls, 0);
+    coll_spill_end_proc(s, pi);
 }
 
 int coll_spill_used(const struct coll_spill *s, size_t pi, int64_t comm)
@@ -117,7 +120,20 @@ static int before(const struct cursor *a, const struct cursor *b)
     return x->proc < y->proc;
 }
 
-static void sift_down(struct cursor **h, size_t n, size_t i)
+/* Within one process's batches: (comm, seq, index). */
+static int before_in_proc(const struct cursor *a, const struct cursor *b)
+{
+    const struct coll_rec *x = &a->v[a->pos], *y = &b->v[b->pos];
+    if (x->comm != y->comm)
+        return x->comm < y->comm;
+    if (x->seq != y->seq)
+        return x->seq < y->seq;
+    return x->index < y->index;
+}
+
+typedef int cursor_order(const struct cursor *a, const struct cursor *b);
+
+static void sift_down(struct cursor **h, size_t n, size_t i, cursor_order *before)
 {
     for (;;) {
         size_t l = 2 * i + 1, r = l + 1, m = i;
@@ -152,7 +168,7 @@ void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx)
         heap[n++] = c;
     }
     for (size_t i = n / 2; i-- > 0;)
-        sift_down(heap, n, i);
+        sift_down(heap, n, i, before);
     struct coll_rec *group = NULL;
     size_t ng = 0, cap = 0;
     while (n) {
@@ -173,7 +189,7 @@ void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx)
             free(c);
             heap[0] = heap[--n];
         }
-        sift_down(heap, n, 0);
+        sift_down(heap, n, 0, before);
     }
     if (ng)
         fn(group, ng, ctx);
@@ -181,11 +197,87 @@ void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx)
     free(heap);
 }
 
+/* A process's batches merged into one run, appended to the store (the
+ * batches' records stay there, unread). */
+static void merge_batches(struct coll_spill *s, struct coll_run *r)
+{
+    struct cursor **heap = malloc(r->nbatches * sizeof *heap);
+    struct coll_rec *buf = malloc(WRITE_BUF * sizeof *buf);
+    if (!heap || !buf)
+        model_out_of_memory();
+    size_t n = 0, nb = 0;
+    for (size_t b = 0; b < r->nbatches; b++) {
+        struct cursor *c = malloc(sizeof *c);
+        if (!c)
+            model_out_of_memory();
+        c->at = r->batches[b].first;
+        c->end = r->batches[b].first + r->batches[b].n;
+        fill(s, c);
+        heap[n++] = c;
+    }
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(heap, n, i, before_in_proc);
+    r->first = s->store.len / sizeof(struct coll_rec);
+    r->n = 0;
+    while (n) {
+        struct cursor *c = heap[0];
+        buf[nb++] = c->v[c->pos];
+        if (nb == WRITE_BUF) {
+            tmpstore_append(&s->store, buf, nb * sizeof *buf);
+            r->n += nb;
+            nb = 0;
+        }
+        if (++c->pos == c->len && !fill(s, c)) {
+            free(c);
+            heap[0] = heap[--n];
+        }
+        sift_down(heap, n, 0, before_in_proc);
+    }
+    tmpstore_append(&s->store, buf, nb * sizeof *buf);
+    r->n += nb;
+    free(buf);
+    free(heap);
+}
+
+void coll_spill_end_proc(struct coll_spill *s, size_t pi)
+{
+    struct coll_run *r = &s->runs[pi];
+    if (r->nbatches > 1) {
+        merge_batches(s, r);
+    } else if (r->nbatches == 1) {
+        r->first = r->batches[0].first;
+        r->n = r->batches[0].n;
+    } else {
+        r->first = s->store.len / sizeof(struct coll_rec);
+        r->n = 0;
+    }
+    free(r->batches);
+    r->batches = NULL;
+    r->nbatches = r->batches_cap = 0;
+    /* its communicators, read back in (comm, seq) order */
+    struct cursor c = { .at = r->first, .end = r->first + r->n };
+    size_t cap = 0;
+    while (fill(s, &c))
+        for (; c.pos < c.len; c.pos++) {
+            int64_t comm = c.v[c.pos].comm;
+            if (r->ncomms && r->comms[r->ncomms - 1] == comm)
+                continue;
+            if (r->ncomms == cap) {
+                cap = cap ? cap * 2 : 8;
+                if (!(r->comms = realloc(r->comms, cap * sizeof *r->comms)))
+                    model_out_of_memory();
+            }
+            r->comms[r->ncomms++] = comm;
+        }
+}
+
 void coll_spill_close(struct coll_spill *s)
 {
     tmpstore_close(&s->store);
-    for (size_t i = 0; i < s->nruns; i++)
+    for (size_t i = 0; i < s->nruns; i++) {
         free(s->runs[i].comms);
+        free(s->runs[i].batches);
+    }
     free(s->runs);
     memset(s, 0, sizeof *s);
 }

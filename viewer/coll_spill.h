@@ -25,10 +25,13 @@ struct coll_rec {
     int32_t index;  /* in its process's collectives (by start) */
 };
 
+struct coll_batch { uint64_t first, n; };
+
 struct coll_run {
     uint64_t first, n;    /* its records: [first, first + n) */
     int64_t *comms;       /* the communicators it used, sorted */
     size_t ncomms;
+    struct coll_batch *batches; size_t nbatches, batches_cap; /* written so far, merged at its end */
 };
 
 struct coll_spill {
@@ -40,6 +43,12 @@ struct coll_spill {
 void coll_spill_open(struct coll_spill *s, size_t nprocs);
 /* Writes process pi's collectives (loaded, with their kernels' times). */
 void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi);
+/* The same a batch at a time, for a process whose collectives are loaded
+ * a window at a time: n of them, the first being its collective number
+ * `first` (in start order); then coll_spill_end_proc, which merges the
+ * batches into the process's run. */
+void coll_spill_add_batch(struct coll_spill *s, size_t pi, const struct coll *v, size_t n, size_t first);
+void coll_spill_end_proc(struct coll_spill *s, size_t pi);
 /* Calls fn with each (comm, seq) group, in (comm, seq) order, its n
  * members in process order (a process's own duplicates in load order). */
 typedef void coll_group_fn(const struct coll_rec *v, size_t n, void *ctx);

@@ -189,7 +189,8 @@ void analyse_proc(const struct model *m, const struct report_opts *o, struct fin
 
 void analyse_proc_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
-    analyse_comm_end(m, o, fs, pi);
+    (void)o;
+    analyse_comm_end(m, fs, pi);
     analyse_idle_end(m, fs, pi);
 }
 

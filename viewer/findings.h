@@ -118,7 +118,8 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
 void analyse_copies(const struct model *m, struct findings *fs, size_t pi);
 void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
-void analyse_comm_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void analyse_colls_done(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi, size_t n);
+void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi);
 void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi);
 void describe_syncs(const struct model *m, struct findings *fs);
 void describe_copies(const struct report_opts *o, struct findings *fs);

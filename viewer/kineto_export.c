@@ -204,12 +204,10 @@ static void sync_events(struct kw *w)
     sqlite3_finalize(s);
 }
 
-/* A rank's file while it is written: its collectives by call id (those by
- * kernel are a window's). */
+/* A rank's file while it is written. */
 struct kineto_rank {
     struct kw w;
     char path[4096];
-    struct idmap coll_of_call;
     char buf[1 << 16];
 };
 
@@ -245,8 +243,6 @@ struct kineto_rank *kineto_open_rank(const char *dir, const struct model *m, siz
     next(&k->w);
     fprintf(out, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"GPU %d\"}}",
             p->device < 0 ? 0 : p->device, p->device < 0 ? 0 : p->device);
-    for (size_t c = 0; c < p->ncolls; c++)
-        idmap_put(&k->coll_of_call, (uint64_t)p->colls[c].call_id, (int64_t)c, 1);
     return k;
 }
 
@@ -254,19 +250,22 @@ void kineto_rank_window(struct kineto_rank *k, const struct model *m, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
     struct timeline *t = model_timeline(m, pi);
-    /* the collectives whose kernel ran in this window (matched as it loaded) */
-    struct idmap coll_of_kernel = { 0 };
+    /* the collectives loaded (those of this window's calls among them),
+     * and those whose kernel ran in this window (matched as it loaded) */
+    struct idmap coll_of_call = { 0 }, coll_of_kernel = { 0 };
     for (size_t c = 0; c < p->ncolls; c++) {
         const struct coll *cl = &p->colls[c];
+        idmap_put(&coll_of_call, (uint64_t)cl->call_id, (int64_t)c, 1);
         if (cl->gend > cl->gstart && cl->gstream >= 0 && cl->gstart >= p->pass->lo && cl->gstart < p->pass->hi)
             idmap_put(&coll_of_kernel, ((uint64_t)(uint32_t)cl->gstream << 40) ^ (uint64_t)cl->gstart, (int64_t)c, 1);
     }
     uint8_t *flow_op = calloc(p->nops + 1, 1);
     if (!flow_op)
         model_out_of_memory();
-    host_events(&k->w, t, &k->coll_of_call, flow_op);
+    host_events(&k->w, t, &coll_of_call, flow_op);
     gpu_events(&k->w, &coll_of_kernel, flow_op);
     free(flow_op);
+    idmap_free(&coll_of_call);
     idmap_free(&coll_of_kernel);
 }
 
@@ -281,7 +280,6 @@ int kineto_close_rank(struct kineto_rank *k, const struct model *m, size_t pi, c
     bad |= fclose(out) != 0;
     if (bad)
         snprintf(err, errlen, "cannot write %s: %s", k->path, strerror(errno));
-    idmap_free(&k->coll_of_call);
     free(k);
     return bad ? -1 : 0;
 }

@@ -493,20 +493,80 @@ static size_t reader_of(int t)
     return k;
 }
 
+/* The collectives, put aside when the run was loaded (sorted by start),
+ * that start before hi: appended to those loaded. */
+static void load_colls_before(struct model *m, struct proc *p, int64_t hi)
+{
+    enum { CHUNK = 256 };
+    struct coll buf[CHUNK];
+    while (p->colls_next < p->colls_parked) {
+        size_t n = p->colls_parked - p->colls_next < CHUNK ? p->colls_parked - p->colls_next : CHUNK, k = 0;
+        tmpstore_read(m->parked, p->colls_at + p->colls_next * sizeof *buf, buf, n * sizeof *buf);
+        while (k < n && buf[k].start < hi)
+            k++;
+        if (!k)
+            return;
+        struct proc_pass *ps = p->pass;
+        size_t cap = p->ncolls + k;
+        struct coll *v = realloc(p->colls, cap * sizeof *v);
+        int64_t *ov = realloc(ps->coll_overlap, cap * sizeof *ov);
+        if (!v || !ov)
+            model_out_of_memory();
+        p->colls = v;
+        ps->coll_overlap = ov;
+        memcpy(p->colls + p->ncolls, buf, k * sizeof *buf);
+        for (size_t i = 0; i < k; i++)
+            ov[p->ncolls + i] = -1;
+        p->ncolls += k;
+        p->colls_next += k;
+        if (k < n)
+            return;
+    }
+}
+
+int model_coll_settled(const struct proc *p, size_t i)
+{
+    const struct coll *c = &p->colls[i];
+    if (c->gstream >= 0 || !p->exts)
+        return 1;
+    const struct ext_list *x = &p->exts->list;
+    struct ext key = { c->group ? c->group : c->call_id, 0 };
+    const struct ext *e = x->n ? bsearch(&key, x->v, x->n, sizeof *x->v, cmp_ext) : NULL;
+    if (!e)
+        return 1; /* nothing points at a kernel for it */
+    while (e > x->v && e[-1].id == key.id)
+        e--;
+    /* windows come in correlation order: the kernel of a correlation
+     * below those loaded so far was in a window already read */
+    for (; e < x->v + x->n && e->id == key.id; e++)
+        if ((int64_t)e->corr > p->pass->corr_seen)
+            return 0;
+    return 1;
+}
+
+void model_release_colls(struct model *m, size_t pi, size_t n)
+{
+    (void)m;
+    struct proc *p = &m->procs[pi];
+    if (!n)
+        return;
+    memmove(p->colls, p->colls + n, (p->ncolls - n) * sizeof *p->colls);
+    memmove(p->pass->coll_overlap, p->pass->coll_overlap + n, (p->ncolls - n) * sizeof *p->pass->coll_overlap);
+    p->ncolls -= n;
+    p->colls_first += n;
+}
+
 void model_begin_proc(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
-    if (p->colls_parked) { /* its collectives, put aside when the run was loaded */
-        if (!(p->colls = malloc(p->colls_parked * sizeof *p->colls)))
-            model_out_of_memory();
-        tmpstore_read(m->parked, p->colls_at, p->colls, p->colls_parked * sizeof *p->colls);
-        p->ncolls = p->colls_parked;
-    }
+    p->colls = NULL;
+    p->ncolls = p->colls_first = p->colls_next = 0;
     if (!(p->pass = calloc(1, sizeof *p->pass)))
         model_out_of_memory();
     p->pass->lo = INT64_MIN;
     p->pass->hi = INT64_MAX;
     p->pass->sync_end = INT64_MIN;
+    p->pass->corr_seen = -1;
 }
 
 void model_load_exts(struct model *m, size_t pi)
@@ -530,6 +590,7 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     struct proc *p = &m->procs[pi];
     p->pass->lo = lo;
     p->pass->hi = hi;
+    load_colls_before(m, p, hi); /* matched to their kernels once these are read */
     if (!rows && !(rows = p->rows))
         return;
     struct loading l = { .m = m, .p = p, .from = rows, .lo = lo, .hi = hi };
@@ -548,6 +609,8 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     correlate(p, &l.capis);
     struct enq_table enq = enq_table(&l.capis);
     free(l.capis.v);
+    if (enq.n && (int64_t)enq.corr[enq.n - 1] > p->pass->corr_seen)
+        p->pass->corr_seen = enq.corr[enq.n - 1]; /* sorted: the highest */
 
     model_load_exts(m, pi); /* read once, when first needed: not beside the calls */
     if (t[RT_GPU_OP].count >= 0 && t[RT_GPU_BLOCK].count >= 0)
@@ -623,6 +686,7 @@ void model_end_proc(struct model *m, size_t pi)
         idmap_free(&ps->record_start);
         free(ps->due);
         free(ps->coll_overlap);
+        idmap_free(&ps->site_colls);
         free(ps);
         p->pass = NULL;
     }

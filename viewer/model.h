@@ -98,8 +98,10 @@ struct proc {
     struct call *calls; size_t ncalls, calls_cap;
     struct gop *ops; size_t nops, ops_cap;
     struct proc_rows *rows;       /* where its calls and GPU operations are in its database */
-    struct coll *colls; size_t ncolls; /* loaded and freed with the calls (coll_spill.h) */
-    uint64_t colls_at; size_t colls_parked; /* where they wait in model.parked meanwhile, and how many */
+    struct coll *colls; size_t ncolls; /* those loaded and not yet done with (model_load_window) */
+    size_t colls_first;           /* the number (in start order) of colls[0] */
+    size_t colls_next;            /* the number of the next one to load */
+    uint64_t colls_at; size_t colls_parked; /* where they all wait in model.parked, and how many */
     struct proc_pass *pass;       /* what its analyses carry across windows (proc_pass.h) */
     struct proc_exts *exts;       /* its ext_corr rows, while it is loaded (load_proc.c) */
     int64_t inflight; /* calls left in flight when the process ended */
@@ -154,6 +156,11 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
 void model_drop_window(struct model *m, size_t pi);
 void model_load_exts(struct model *m, size_t pi);
 void model_drop_exts(struct model *m, size_t pi);
+/* Whether the collective at p->colls[i] is done with: matched to its
+ * kernel, or never to be (no window to come can hold it). */
+int model_coll_settled(const struct proc *p, size_t i);
+/* Frees the first n of p->colls (done with, in order). */
+void model_release_colls(struct model *m, size_t pi, size_t n);
 void model_end_proc(struct model *m, size_t pi);
 void model_progress_done(struct model *m);
 /* One line on stderr and exit 1: the report cannot go on without memory. */

@@ -42,9 +42,14 @@ struct proc_pass {
      * end of the host syncs swept, the gaps counted */
     int64_t busy_end, sync_end, idle_ns, idle_n;
     int have_busy;
-    /* analysis_comm.c: each collective's overlap with compute on other
-     * streams, measured in the window that holds its kernel (-1: none) */
+    /* analysis_comm.c: each loaded collective's overlap with compute on
+     * other streams, measured in the window that holds its kernel (-1:
+     * none), beside proc.colls; and how many with a GPU time each call
+     * site (as shown) made, over those done with */
     int64_t *coll_overlap;
+    struct idmap site_colls;
+    /* load_proc.c: the highest CUPTI correlation id of the windows so far */
+    int64_t corr_seen;
     /* summary.c: the first and last busy times */
     int64_t busy_first, busy_last;
     int have_span;

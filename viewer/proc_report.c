@@ -37,6 +37,25 @@ static void syncs_again(struct model *m, const struct report_sinks *k, size_t pi
     ps->ndue = 0; /* idle up to the process's end: none */
 }
 
+/* The collectives loaded that are done with, in order (all of them at the
+ * process's end): into the findings, the collectives table and the spill,
+ * then freed.  A collective waits for its kernel's window, which is its
+ * call's but for a group whose ncclGroupEnd falls past a cut; those after
+ * it wait with it, so that all go in the order a whole process has. */
+static void colls_done(struct model *m, const struct report_sinks *k, size_t pi, int all)
+{
+    const struct proc *p = &m->procs[pi];
+    size_t n = 0;
+    while (n < p->ncolls && (all || model_coll_settled(p, n)))
+        n++;
+    if (!n)
+        return;
+    analyse_colls_done(m, k->o, k->fs, pi, n);
+    summary_add_colls(m, k->s, pi, n);
+    coll_spill_add_batch(k->spill, pi, p->colls, n, p->colls_first);
+    model_release_colls(m, pi, n);
+}
+
 int report_process(struct model *m, const struct report_sinks *k, size_t pi, char *err, size_t errlen)
 {
     int rc = 0;
@@ -61,18 +80,20 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
         if (kr)
             kineto_rank_window(kr, m, pi);
         model_drop_window(m, pi);
+        colls_done(m, k, pi, 0);
     }
     m->procs[pi].pass->ndue = 0; /* idle up to the process's end: none */
     if (windowed && syncs_missed_streams(m->procs[pi].pass))
         syncs_again(m, k, pi, &w);
     windows_free(&w);
+    colls_done(m, k, pi, 1);
     analyse_proc_end(m, k->o, k->fs, pi);
     summary_end_proc(m, k->s, pi);
     if (k->ct)
         chrome_trace_proc_end(k->ct, m, pi);
     if (kr && kineto_close_rank(kr, m, pi, err, errlen) != 0)
         rc = -1;
-    coll_spill_add(k->spill, m, pi);
+    coll_spill_end_proc(k->spill, pi);
     model_end_proc(m, pi);
     return rc;
 }

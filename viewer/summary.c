@@ -115,12 +115,12 @@ void summary_begin(const struct model *m, struct summary *s)
     s->ranks = calloc(m->nprocs + 1, sizeof *s->ranks);
 }
 
-/* The collectives table: process pi's collectives, added while they are
- * loaded (in process order, as the table's rows first appear). */
-static void colls_add_proc(const struct model *m, struct summary *s, size_t pi)
+/* The collectives table: the first n of process pi's collectives loaded,
+ * done with (in process order, as the table's rows first appear). */
+void summary_add_colls(const struct model *m, struct summary *s, size_t pi, size_t n)
 {
     const struct proc *p = &m->procs[pi];
-    for (size_t i = 0; i < p->ncolls; i++) {
+    for (size_t i = 0; i < n; i++) {
         const struct coll *c = &p->colls[i];
         const char *op = model_api_name(m, c->api);
         size_t k;
@@ -156,7 +156,7 @@ void summary_begin_proc(const struct model *m, struct summary *s, size_t pi)
     r->pid = p->pid;
     r->proc = (int)pi;
     r->wall_ns = p->end - p->start;
-    r->collectives = (int64_t)p->ncolls;
+    r->collectives = (int64_t)p->colls_parked;
     phases_begin(m, s, pi);
     kernels_begin_proc(m, s, pi);
 }
@@ -192,7 +192,6 @@ void summary_add_window(const struct model *m, struct summary *s, size_t pi)
 
 void summary_end_proc(const struct model *m, struct summary *s, size_t pi)
 {
-    colls_add_proc(m, s, pi);
     kernels_end_proc(m, s, pi);
 }
 

@@ -73,6 +73,8 @@ void summary_begin(const struct model *m, struct summary *s);
 void summary_begin_proc(const struct model *m, struct summary *s, size_t pi);
 void summary_add_window(const struct model *m, struct summary *s, size_t pi);
 void summary_end_proc(const struct model *m, struct summary *s, size_t pi);
+/* The first n of process pi's collectives loaded, done with (in order). */
+void summary_add_colls(const struct model *m, struct summary *s, size_t pi, size_t n);
 void summary_end(struct summary *s);
 void summary_free(struct summary *s);
 /* The kernel table (kernel_summary.c): the steps above call these. */

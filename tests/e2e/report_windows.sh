@@ -6,7 +6,8 @@
 # change.  Then made-up ranks for what the test workloads never show: a
 # gap between GPU operations that falls on a cut, a stream handle first
 # mapped in a later window than a sync on it, and a kernel launched before
-# a moment that nothing runs across, but started after it (and the reverse).
+# a moment that nothing runs across, but started after it (and the reverse),
+# and a grouped collective whose kernel is launched after such a moment.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 rep="$b/gputrace-report"
@@ -117,5 +118,29 @@ print(sum(f['count'] for f in json.load(open(sys.argv[1]))['findings'] if f['kin
 made_up "$tmp/rev.db" 6100 6300
 launch "$tmp/rev.db" 308400 306050
 same_windowed "a kernel and its launch either side of a quiet moment" "$tmp/rev.db" 2
+
+# a grouped collective whose ncclGroupEnd (and so its kernel's launch) falls
+# after a quiet moment its member call is before: it waits for that window
+# to be matched to its kernel, and those after it wait with it
+made_up "$tmp/group.db" 6100 6300
+q "$tmp/group.db" "insert into api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind,
+                                        mem_kind, result, callsite, call_id, pystack)
+    select id, 1, (select id from api where name = 'ncclAllReduce'), start_ns + 200100, start_ns + 200200, 11, 0,
+           4096, 0, 0, 0, 0, 5000, 0 from process
+    union all
+    select id, 1, (select id from api where name = 'ncclGroupEnd'), start_ns + 210100, start_ns + 210200, 0, 0, 0, 0,
+           0, 0, 0, 5001, 0 from process;
+  insert into collective(process_id, call_id, api, comm_id, seq, count, datatype, bytes, op, peer, rank, nranks,
+                         stream, start_ns, end_ns, callsite, group_id, result, pystack)
+    select id, 5000, (select id from api where name = 'ncclAllReduce'), 1, 0, 1024, 7, 4096, 0, -1, 0, 1, 11,
+           start_ns + 200100, start_ns + 200200, 0, 777000, 0, 0 from process;
+  insert into ext_corr(process_id, external_id, correlation) select id, 777000, 880 from process;
+  insert into cupti_api(process_id, domain, cbid, tid, start_ns, end_ns, correlation, result)
+    select id, 1, 211, 1, start_ns + 210110, start_ns + 210190, 880, 0 from process;
+  insert into gpu_op(process_id, kind, device, context, stream_id, name_id, start_ns, end_ns, bytes, correlation)
+    select id, 1, 0, 1, 9, 0, start_ns + 210300, start_ns + 210900, 0, 880 from process;"
+same_windowed "a grouped collective's kernel in the window after its call" "$tmp/group.db" 2
+expect "... its GPU time is its kernel's" "$(python3 -c "import json,sys
+print(sum(c['total_ns'] for c in json.load(open(sys.argv[1]))['collectives']))" "$tmp/win.json")" 600
 
 finish

@@ -2,7 +2,8 @@
  * temporary file (viewer/coll_spill.c), against sorting them all in memory
  * by (communicator, sequence, process, index), as the analyses across
  * ranks did before: with the file, with no file to be had, and with a file
- * that fills up part-way; and the scratch store beneath (viewer/tmpstore.c)
+ * that fills up part-way; each process's written whole or in batches (a
+ * window at a time); and the scratch store beneath (viewer/tmpstore.c)
  * with nothing in it. */
 #include "viewer/coll_spill.h"
 
@@ -81,15 +82,35 @@ static int cmp_all(const void *a, const void *b)
     return x->index - y->index;
 }
 
+/* Writes process pi's collectives in batches of random sizes, as a
+ * process read a window at a time hands them over. */
+static void add_in_batches(struct coll_spill *s, size_t pi)
+{
+    const struct proc *p = &procs[pi];
+    size_t done = 0;
+    while (done < p->ncolls) {
+        size_t n = 1 + (size_t)rand() % (p->ncolls / 3 + 1);
+        if (n > p->ncolls - done)
+            n = p->ncolls - done;
+        coll_spill_add_batch(s, pi, p->colls + done, n, done);
+        done += n;
+    }
+    coll_spill_end_proc(s, pi);
+}
+
 /* Spills the run (raising the file size limit to fsize after the first
- * process, when fsize > 0) and checks the groups against the reference. */
-static void check_run(rlim_t fsize)
+ * process, when fsize > 0; each process in batches when `batched`) and
+ * checks the groups against the reference. */
+static void check_run(rlim_t fsize, int batched)
 {
     struct coll_spill s;
     coll_spill_open(&s, NPROCS);
     size_t total = 0;
     for (size_t pi = 0; pi < NPROCS; pi++) {
-        coll_spill_add(&s, &m, pi);
+        if (batched)
+            add_in_batches(&s, pi);
+        else
+            coll_spill_add(&s, &m, pi);
         total += procs[pi].ncolls;
         if (pi == 0 && fsize) {
             struct rlimit r = { fsize, fsize };
@@ -137,7 +158,14 @@ static void check_run(rlim_t fsize)
 Test(coll_spill, through_the_file_merged_in_order)
 {
     make_run(1, 2000); /* groups larger than the merge's read buffer */
-    check_run(0);
+    check_run(0, 0);
+    free_run();
+}
+
+Test(coll_spill, in_batches_merged_into_each_process_run)
+{
+    make_run(4, 2000);
+    check_run(0, 1);
     free_run();
 }
 
@@ -149,7 +177,8 @@ Test(coll_spill, in_memory_when_no_file_can_be_made)
     coll_spill_open(&s, NPROCS);
     cr_assert_lt(s.store.fd, 0);
     coll_spill_close(&s);
-    check_run(0);
+    check_run(0, 0);
+    check_run(0, 1);
     free_run();
 }
 
@@ -157,7 +186,7 @@ Test(coll_spill, to_memory_when_the_file_fills_up)
 {
     make_run(3, 3000);
     /* the first process fits; the next does not */
-    check_run((rlim_t)(procs[0].ncolls * sizeof(struct coll_rec)) + 100);
+    check_run((rlim_t)(procs[0].ncolls * sizeof(struct coll_rec)) + 100, 0);
     free_run();
 }
 
@@ -165,7 +194,8 @@ Test(coll_spill, an_empty_run)
 {
     memset(procs, 0, sizeof procs);
     m = (struct model){ .procs = procs, .nprocs = NPROCS };
-    check_run(0);
+    check_run(0, 0);
+    check_run(0, 1);
 }
 
 /* A process without collectives appends nothing, from a NULL array: in
