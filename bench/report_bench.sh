@@ -9,7 +9,7 @@
 # time, and every rank's collectives go through a temporary file, so twice
 # the ranks of the same length need the same memory; a rank of more than
 # 4M records is read a window of 1M records at a time (viewer/windows.h),
-# so a longer rank needs little more: its collectives, which stay loaded
+# so a longer rank needs little more: its ext_corr rows, which stay loaded
 # with it, and the windows' plan.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
