@@ -109,7 +109,8 @@ static int fill(const struct coll_spill *s, struct cursor *c)
     return 1;
 }
 
-/* Heap order: (comm, seq, process); no two cursors share a process. */
+/* Heap order: (comm, seq, process, index): across processes' runs (no two
+ * cursors share a process), and across one process's batches. */
 static int before(const struct cursor *a, const struct cursor *b)
 {
     const struct coll_rec *x = &a->v[a->pos], *y = &b->v[b->pos];
@@ -117,23 +118,12 @@ static int before(const struct cursor *a, const struct cursor *b)
         return x->comm < y->comm;
     if (x->seq != y->seq)
         return x->seq < y->seq;
-    return x->proc < y->proc;
-}
-
-/* Within one process's batches: (comm, seq, index). */
-static int before_in_proc(const struct cursor *a, const struct cursor *b)
-{
-    const struct coll_rec *x = &a->v[a->pos], *y = &b->v[b->pos];
-    if (x->comm != y->comm)
-        return x->comm < y->comm;
-    if (x->seq != y->seq)
-        return x->seq < y->seq;
+    if (x->proc != y->proc)
+        return x->proc < y->proc;
     return x->index < y->index;
 }
 
-typedef int cursor_order(const struct cursor *a, const struct cursor *b);
-
-static void sift_down(struct cursor **h, size_t n, size_t i, cursor_order *before)
+static void sift_down(struct cursor **h, size_t n, size_t i)
 {
     for (;;) {
         size_t l = 2 * i + 1, r = l + 1, m = i;
@@ -150,25 +140,46 @@ static void sift_down(struct cursor **h, size_t n, size_t i, cursor_order *befor
     }
 }
 
+/* A cursor over the records [first, first + n), its first ones read in. */
+static struct cursor *cursor_open(const struct coll_spill *s, uint64_t first, uint64_t n)
+{
+    struct cursor *c = malloc(sizeof *c);
+    if (!c)
+        model_out_of_memory();
+    c->at = first;
+    c->end = first + n;
+    fill(s, c);
+    return c;
+}
+
+static void heapify(struct cursor **heap, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(heap, n, i);
+}
+
+/* Moves the heap's top cursor on to its next record (dropping it when it
+ * has none) and puts the heap back in order. */
+static void heap_next(const struct coll_spill *s, struct cursor **heap, size_t *n)
+{
+    struct cursor *c = heap[0];
+    if (++c->pos == c->len && !fill(s, c)) {
+        free(c);
+        heap[0] = heap[--*n];
+    }
+    sift_down(heap, *n, 0);
+}
+
 void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx)
 {
     struct cursor **heap = malloc((s->nruns + 1) * sizeof *heap);
     if (!heap)
         model_out_of_memory();
     size_t n = 0;
-    for (size_t pi = 0; pi < s->nruns; pi++) {
-        if (!s->runs[pi].n)
-            continue;
-        struct cursor *c = malloc(sizeof *c);
-        if (!c)
-            model_out_of_memory();
-        c->at = s->runs[pi].first;
-        c->end = s->runs[pi].first + s->runs[pi].n;
-        fill(s, c);
-        heap[n++] = c;
-    }
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(heap, n, i, before);
+    for (size_t pi = 0; pi < s->nruns; pi++)
+        if (s->runs[pi].n)
+            heap[n++] = cursor_open(s, s->runs[pi].first, s->runs[pi].n);
+    heapify(heap, n);
     struct coll_rec *group = NULL;
     size_t ng = 0, cap = 0;
     while (n) {
@@ -185,11 +196,7 @@ void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx)
                 model_out_of_memory();
         }
         group[ng++] = *r;
-        if (++c->pos == c->len && !fill(s, c)) {
-            free(c);
-            heap[0] = heap[--n];
-        }
-        sift_down(heap, n, 0, before);
+        heap_next(s, heap, &n);
     }
     if (ng)
         fn(group, ng, ctx);
@@ -206,17 +213,9 @@ static void merge_batches(struct coll_spill *s, struct coll_run *r)
     if (!heap || !buf)
         model_out_of_memory();
     size_t n = 0, nb = 0;
-    for (size_t b = 0; b < r->nbatches; b++) {
-        struct cursor *c = malloc(sizeof *c);
-        if (!c)
-            model_out_of_memory();
-        c->at = r->batches[b].first;
-        c->end = r->batches[b].first + r->batches[b].n;
-        fill(s, c);
-        heap[n++] = c;
-    }
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(heap, n, i, before_in_proc);
+    for (size_t b = 0; b < r->nbatches; b++)
+        heap[n++] = cursor_open(s, r->batches[b].first, r->batches[b].n);
+    heapify(heap, n);
     r->first = s->store.len / sizeof(struct coll_rec);
     r->n = 0;
     while (n) {
@@ -227,11 +226,7 @@ static void merge_batches(struct coll_spill *s, struct coll_run *r)
             r->n += nb;
             nb = 0;
         }
-        if (++c->pos == c->len && !fill(s, c)) {
-            free(c);
-            heap[0] = heap[--n];
-        }
-        sift_down(heap, n, 0, before_in_proc);
+        heap_next(s, heap, &n);
     }
     tmpstore_append(&s->store, buf, nb * sizeof *buf);
     r->n += nb;
