@@ -50,8 +50,7 @@ static const char *const count_sql[RT_TABLES] = {
     [RT_GPU_BLOCK] = "SELECT sum(n) FROM gpu_op_block WHERE n BETWEEN 1 AND " STR(GT_BLOCK_ROWS),
 };
 
-/* Tables of blocks (row_block.h): a row holds n records, counted as n. */
-static int is_block(int t)
+int rowruns_is_block(int t)
 {
     return t == RT_CALL_BLOCK || t == RT_CAPI_BLOCK || t == RT_GPU_BLOCK;
 }
@@ -179,7 +178,7 @@ static int pass_table(sqlite3 *db, struct rows_of *v, size_t n, int t, int want_
             sqlite3_finalize(s);
             return SQLITE_NOMEM;
         }
-        if (!is_block(t))
+        if (!rowruns_is_block(t))
             p->rows.t[t].count++;
         else if (sqlite3_column_int(s, 3) > 0 && sqlite3_column_int(s, 3) <= GT_BLOCK_ROWS)
             p->rows.t[t].count += sqlite3_column_int(s, 3);

@@ -81,6 +81,10 @@ const void *rowruns_block(sqlite3_stmt *s, int col, int (*valid)(int format, int
  * runs out. */
 int rowruns_pieces(sqlite3 *db, enum row_table t, const struct rowruns *r, int64_t piece, struct rowruns *out);
 
+/* Whether table t holds blocks (row_block.h): a row holds n records,
+ * counted as n. */
+int rowruns_is_block(int t);
+
 /* Appends the run [first, last] to r; -1 if memory runs out. */
 int rowruns_push(struct rowruns *r, int64_t first, int64_t last);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Candidates kept at most (every other one is dropped past this): a
+/* Candidates kept at most (past this, half of them go, by their hash): a
  * window needs one cut per WINDOW_ROWS records, and each candidate costs
  * about 50 bytes in the second pass. */
 #define MAX_CANDIDATES (1 << 16)
@@ -22,11 +22,6 @@
 /* The tables a window reads (ext_corr is read once per process). */
 static const int tables[] = { RT_API_CALL, RT_CALL_BLOCK, RT_CUPTI_API, RT_CAPI_BLOCK, RT_GPU_OP, RT_GPU_BLOCK };
 #define NTABLES (sizeof tables / sizeof *tables)
-
-static int is_block_table(int t)
-{
-    return t == RT_CALL_BLOCK || t == RT_CAPI_BLOCK || t == RT_GPU_BLOCK;
-}
 
 static int64_t window_rows(void)
 {
@@ -56,7 +51,6 @@ struct candidates {
     const struct model *m;
     int64_t *v; size_t n, cap;
     int level;                 /* kept: those whose hash ends in this many 0 bits */
-    int failed;
 };
 
 /* A candidate's hash: which are kept when there are too many is decided by
@@ -96,14 +90,9 @@ static void candidate_call(struct proc_scan *s, const struct call *c)
             if (!kept(x, k->level) || k->n == k->cap)
                 return;
         } else {
-            size_t cap = k->cap ? k->cap * 2 : 1024;
-            int64_t *v = realloc(k->v, cap * sizeof *v);
-            if (!v) {
-                k->failed = 1;
-                return;
-            }
-            k->v = v;
-            k->cap = cap;
+            k->cap = k->cap ? k->cap * 2 : 1024;
+            if (!(k->v = realloc(k->v, k->cap * sizeof *k->v)))
+                model_out_of_memory();
         }
     }
     k->v[k->n++] = x;
@@ -206,14 +195,15 @@ static void proving_op(struct proc_scan *s, const struct gop *g)
 }
 
 /* Reads table t of process pi piece by piece into v, noting each piece's
- * records in out; on the second connection with `second`. */
+ * records in out; on the second connection with `second`.  Returns -1 if
+ * a read failed. */
 static int prove_table(struct model *m, size_t pi, int t, struct proving *v, struct pieces *out, int second)
 {
     struct proc *p = &m->procs[pi];
     struct rowruns pieces;
-    if (rowruns_pieces(model_db(m, p, second), t, &p->rows->t[t], is_block_table(t) ? PIECE_BLOCKS : PIECE_ROWS,
+    if (rowruns_pieces(model_db(m, p, second), t, &p->rows->t[t], rowruns_is_block(t) ? PIECE_BLOCKS : PIECE_ROWS,
                        &pieces) != 0)
-        return -1;
+        model_out_of_memory();
     int rc = 0;
     for (size_t k = 0; k < pieces.n && !rc; k++) {
         struct piece pc = { pieces.v[k].first, pieces.v[k].last, INT64_MAX, INT64_MIN, 0 };
@@ -229,7 +219,7 @@ static int prove_table(struct model *m, size_t pi, int t, struct proving *v, str
     return rc ? -1 : 0;
 }
 
-static int proving_init(struct proving *v, struct proc *p, const int64_t *x, size_t nx)
+static void proving_init(struct proving *v, struct proc *p, const int64_t *x, size_t nx)
 {
     *v = (struct proving){ { proving_call, proving_capi, proving_op }, p, x, nx, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     v->count = calloc(nx + 1, sizeof *v->count);
@@ -239,12 +229,11 @@ static int proving_init(struct proving *v, struct proc *p, const int64_t *x, siz
     v->op_min = malloc((nx + 1) * sizeof *v->op_min);
     v->across = calloc(nx + 1, sizeof *v->across);
     if (!v->count || !v->capi_max || !v->capi_min || !v->op_max || !v->op_min || !v->across)
-        return -1;
+        model_out_of_memory();
     for (size_t i = 0; i <= nx; i++) {
         v->capi_max[i] = v->op_max[i] = -1;
         v->capi_min[i] = v->op_min[i] = INT64_MAX;
     }
-    return 0;
 }
 
 static void proving_free(struct proving *v)
@@ -288,19 +277,20 @@ static void proving_join(struct proving *a, const struct proving *b)
 
 /* Adds a piece's rows to a window's, joined to the run before when they
  * follow on. */
-static int push_rows(struct rowruns *r, const struct piece *pc)
+static void push_rows(struct rowruns *r, const struct piece *pc)
 {
     r->count += pc->n;
     if (r->n && pc->first <= r->v[r->n - 1].last + 1) {
         if (pc->last > r->v[r->n - 1].last)
             r->v[r->n - 1].last = pc->last;
-        return 0;
+    } else if (rowruns_push(r, pc->first, pc->last) != 0) {
+        model_out_of_memory();
     }
-    return rowruns_push(r, pc->first, pc->last);
 }
 
 /* The cuts that hold, a window's worth of records apart; then each
- * window's rows: the pieces whose records start within it. */
+ * window's rows: the pieces whose records start within it.  Returns -1 if
+ * no cut holds. */
 static int make_windows(const struct proving *v, const struct pieces *pcs, int64_t target, struct proc_windows *w)
 {
     size_t nx = v->nx;
@@ -309,9 +299,8 @@ static int make_windows(const struct proving *v, const struct pieces *pcs, int64
     int64_t *capi_after = malloc((nx + 2) * sizeof *capi_after), *op_after = malloc((nx + 2) * sizeof *op_after);
     int64_t *cuts = malloc((nx + 1) * sizeof *cuts);
     size_t ncuts = 0;
-    int rc = -1;
     if (!capi_after || !op_after || !cuts)
-        goto out;
+        model_out_of_memory();
     capi_after[nx + 1] = op_after[nx + 1] = INT64_MAX;
     for (size_t i = nx + 1; i-- > 0;) {
         capi_after[i] = v->capi_min[i] < capi_after[i + 1] ? v->capi_min[i] : capi_after[i + 1];
@@ -330,11 +319,15 @@ static int make_windows(const struct proving *v, const struct pieces *pcs, int64
             acc = 0;
         }
     }
-    if (!ncuts)
-        goto out;
+    free(capi_after);
+    free(op_after);
+    if (!ncuts) {
+        free(cuts);
+        return -1;
+    }
     w->n = ncuts + 1;
     if (!(w->v = calloc(w->n, sizeof *w->v)))
-        goto out;
+        model_out_of_memory();
     for (size_t k = 0; k < w->n; k++) {
         struct window *win = &w->v[k];
         win->lo = k ? cuts[k - 1] : INT64_MIN;
@@ -343,16 +336,12 @@ static int make_windows(const struct proving *v, const struct pieces *pcs, int64
             const struct pieces *ps = &pcs[t];
             struct rowruns *r = &win->rows.t[tables[t]];
             for (size_t j = 0; j < ps->n; j++)
-                if (ps->v[j].max >= win->lo && ps->v[j].min < win->hi && push_rows(r, &ps->v[j]) != 0)
-                    goto out;
+                if (ps->v[j].max >= win->lo && ps->v[j].min < win->hi)
+                    push_rows(r, &ps->v[j]);
         }
     }
-    rc = 0;
-out:
-    free(capi_after);
-    free(op_after);
     free(cuts);
-    return rc;
+    return 0;
 }
 
 int windows_plan(struct model *m, size_t pi, struct proc_windows *w)
@@ -370,9 +359,9 @@ int windows_plan(struct model *m, size_t pi, struct proc_windows *w)
     if (total <= target * WINDOW_MIN_FACTOR)
         return -1;
 
-    struct candidates k = { { candidate_call, no_capi, no_op }, m, NULL, 0, 0, 0, 0 };
+    struct candidates k = { { candidate_call, no_capi, no_op }, m, NULL, 0, 0, 0 };
     int bad = model_scan_table(m, pi, RT_API_CALL, NULL, &k.scan, 0) != SQLITE_OK ||
-              model_scan_table(m, pi, RT_CALL_BLOCK, NULL, &k.scan, 0) != SQLITE_OK || k.failed;
+              model_scan_table(m, pi, RT_CALL_BLOCK, NULL, &k.scan, 0) != SQLITE_OK;
     if (bad || !k.n) {
         free(k.v);
         return -1;
@@ -383,11 +372,11 @@ int windows_plan(struct model *m, size_t pi, struct proc_windows *w)
         if (k.v[i] != k.v[nx - 1])
             k.v[nx++] = k.v[i];
 
-    struct proving v = { 0 }, vg = { 0 }; /* the host's tables, the GPU's */
+    struct proving v, vg; /* the host's tables, the GPU's */
     struct pieces pcs[NTABLES] = { { 0 } };
     int rc = -1;
-    if (proving_init(&v, p, k.v, nx) != 0 || proving_init(&vg, p, k.v, nx) != 0)
-        goto out;
+    proving_init(&v, p, k.v, nx);
+    proving_init(&vg, p, k.v, nx);
     model_load_exts(m, pi); /* which kernels are NCCL's */
     struct gpu_job job = { m, pi, &vg, pcs, m->dbs2 != NULL, 0 };
     pthread_t th;
@@ -399,11 +388,10 @@ int windows_plan(struct model *m, size_t pi, struct proc_windows *w)
         pthread_join(th, NULL);
     else
         prove_gpu(&job);
-    if (host_rc || job.rc)
-        goto out;
-    proving_join(&v, &vg);
-    rc = make_windows(&v, pcs, target, w);
-out:
+    if (!host_rc && !job.rc) { /* else a read failed: read whole (which says so) */
+        proving_join(&v, &vg);
+        rc = make_windows(&v, pcs, target, w);
+    }
     free(k.v);
     proving_free(&v);
     proving_free(&vg);
