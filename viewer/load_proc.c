@@ -427,6 +427,17 @@ static int cmp_ext(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* The first of the ext_corr rows (sorted by id) of a collective's
+ * external id (its group's, for a grouped call), or NULL if it has none. */
+static const struct ext *first_ext(const struct ext_list *x, const struct coll *c)
+{
+    struct ext key = { c->group ? c->group : c->call_id, 0 };
+    const struct ext *e = x->n ? bsearch(&key, x->v, x->n, sizeof *x->v, cmp_ext) : NULL;
+    while (e && e > x->v && e[-1].id == key.id)
+        e--;
+    return e;
+}
+
 /* The kernel that ran each collective of the process: the earliest kernel
  * with a correlation its external id (its group's, for a grouped call)
  * points at, through ext_corr, whether stored as rows or in blocks.  ops
@@ -450,14 +461,11 @@ static void collective_kernels(struct proc *p, const struct ext_list *x)
         struct coll *c = &p->colls[i];
         if (c->gstream >= 0)
             continue; /* matched in an earlier window */
-        struct ext key = { c->group ? c->group : c->call_id, 0 };
-        const struct ext *e = bsearch(&key, x->v, x->n, sizeof *x->v, cmp_ext);
+        const struct ext *e = first_ext(x, c);
         if (!e)
             continue;
-        while (e > x->v && e[-1].id == key.id)
-            e--;
         int64_t best = -1;
-        for (; e < x->v + x->n && e->id == key.id; e++)
+        for (int64_t id = e->id; e < x->v + x->n && e->id == id; e++)
             if (idmap_get(&first, e->corr, &k) && k >= 0 && (best < 0 || p->ops[k].start < p->ops[best].start))
                 best = k;
         if (best < 0)
@@ -481,7 +489,7 @@ int model_op_is_nccl(const struct proc *p, const struct gop *g)
         x->nccl_built = 1;
     }
     const char *name = g->name > 0 && g->name < p->nnames ? p->names[g->name] : NULL;
-    return g->kind == GOP_KERNEL && ((p->exts && idmap_get(&p->exts->nccl, g->corr, &one)) || (name && !strncmp(name, "nccl", 4)));
+    return g->kind == GOP_KERNEL && ((x && idmap_get(&x->nccl, g->corr, &one)) || (name && !strncmp(name, "nccl", 4)));
 }
 
 /* The readers' index of table t. */
@@ -530,15 +538,12 @@ int model_coll_settled(const struct proc *p, size_t i)
     if (c->gstream >= 0 || !p->exts)
         return 1;
     const struct ext_list *x = &p->exts->list;
-    struct ext key = { c->group ? c->group : c->call_id, 0 };
-    const struct ext *e = x->n ? bsearch(&key, x->v, x->n, sizeof *x->v, cmp_ext) : NULL;
+    const struct ext *e = first_ext(x, c);
     if (!e)
         return 1; /* nothing points at a kernel for it */
-    while (e > x->v && e[-1].id == key.id)
-        e--;
     /* windows come in correlation order: the kernel of a correlation
      * below those loaded so far was in a window already read */
-    for (; e < x->v + x->n && e->id == key.id; e++)
+    for (int64_t id = e->id; e < x->v + x->n && e->id == id; e++)
         if ((int64_t)e->corr > p->pass->corr_seen)
             return 0;
     return 1;
@@ -546,7 +551,6 @@ int model_coll_settled(const struct proc *p, size_t i)
 
 void model_release_colls(struct model *m, size_t pi, size_t n)
 {
-    (void)m;
     struct proc *p = &m->procs[pi];
     if (!n)
         return;
