@@ -78,6 +78,13 @@ static int blocks_host(const struct model *m, const struct call *c)
     return model_is_explicit_sync(m, c) || model_is_implicit_sync(m, c) || m->roles[c->api] == ROLE_NCCL_OTHER;
 }
 
+/* Sweeps call c into the latest end of the host syncs (of some length). */
+static void sweep_sync(const struct model *m, const struct call *c, int64_t *sync_end)
+{
+    if (c->end > c->start && c->end > *sync_end && blocks_host(m, c))
+        *sync_end = c->end;
+}
+
 /* The gaps between the GPU's busy intervals, window by window: a gap
  * between two windows is the one between the last busy end of the earlier
  * and the first busy start of this one (proc_pass.h carries the former). */
@@ -99,8 +106,7 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
         if (b - a < o->idle_gap_ns)
             continue;
         for (; j < p->ncalls && p->calls[j].start < b; j++)
-            if (p->calls[j].end > p->calls[j].start && p->calls[j].end > ps->sync_end && blocks_host(m, &p->calls[j]))
-                ps->sync_end = p->calls[j].end;
+            sweep_sync(m, &p->calls[j], &ps->sync_end);
         /* a sync that ended in the gap (or just before it) explains it:
          * the host was blocked, then had to refill the queue; one began
          * before the gap ended and ended after a - slack overlaps it */
@@ -112,8 +118,7 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
     }
     /* the rest of this window's syncs began before any later gap ends */
     for (; j < p->ncalls; j++)
-        if (p->calls[j].end > p->calls[j].start && p->calls[j].end > ps->sync_end && blocks_host(m, &p->calls[j]))
-            ps->sync_end = p->calls[j].end;
+        sweep_sync(m, &p->calls[j], &ps->sync_end);
     if (t->busy.n) {
         ps->busy_end = t->busy.v[t->busy.n - 1].b;
         ps->have_busy = 1;

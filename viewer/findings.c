@@ -187,9 +187,8 @@ void analyse_proc(const struct model *m, const struct report_opts *o, struct fin
     analyse_idle(m, o, fs, pi);
 }
 
-void analyse_proc_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
+void analyse_proc_end(const struct model *m, struct findings *fs, size_t pi)
 {
-    (void)o;
     analyse_comm_end(m, fs, pi);
     analyse_idle_end(m, fs, pi);
 }

@@ -110,7 +110,7 @@ void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum 
  * and writes the messages, once counts and costs are known. */
 struct coll_spill;
 void analyse_proc(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
-void analyse_proc_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void analyse_proc_end(const struct model *m, struct findings *fs, size_t pi);
 /* spill: every rank's collectives (coll_spill.h) */
 void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill);
 

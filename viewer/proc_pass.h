@@ -50,8 +50,8 @@ struct proc_pass {
     struct idmap site_colls;
     /* load_proc.c: the highest CUPTI correlation id of the windows so far */
     int64_t corr_seen;
-    /* summary.c: the first and last busy times */
-    int64_t busy_first, busy_last;
+    /* summary.c: the first busy time */
+    int64_t busy_first;
     int have_span;
 };
 

@@ -67,12 +67,12 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
         rc = -1;
     summary_begin_proc(m, k->s, pi);
     for (size_t i = 0; i < (windowed ? w.n : 1); i++) {
-        if (windowed)
+        if (windowed) {
             model_load_window(m, pi, &w.v[i].rows, w.v[i].lo, w.v[i].hi);
-        else
+        } else {
             model_load_window(m, pi, NULL, INT64_MIN, INT64_MAX);
-        if (!windowed)
             model_drop_exts(m, pi); /* loaded for good: the peak without them */
+        }
         analyse_proc(m, k->o, k->fs, pi);
         summary_add_window(m, k->s, pi);
         if (k->ct)
@@ -87,7 +87,7 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
         syncs_again(m, k, pi, &w);
     windows_free(&w);
     colls_done(m, k, pi, 1);
-    analyse_proc_end(m, k->o, k->fs, pi);
+    analyse_proc_end(m, k->fs, pi);
     summary_end_proc(m, k->s, pi);
     if (k->ct)
         chrome_trace_proc_end(k->ct, m, pi);

@@ -172,8 +172,7 @@ void summary_add_window(const struct model *m, struct summary *s, size_t pi)
         if (!ps->have_span)
             ps->busy_first = t->busy.v[0].a;
         ps->have_span = 1;
-        ps->busy_last = t->busy.v[t->busy.n - 1].b;
-        r->gpu_span_ns = ps->busy_last - ps->busy_first;
+        r->gpu_span_ns = t->busy.v[t->busy.n - 1].b - ps->busy_first;
     }
     int64_t comm = ivals_total(&t->comm);
     model_add(&r->compute_ns, ivals_total(&t->compute));
