@@ -51,7 +51,8 @@ static const char usage_text[] =
     "environment: GPUTRACE_REPORT_THREADS=1 reads with one thread (default two; the same report);\n"
     "  TMPDIR: where every rank's collectives wait (default /tmp; memory if it cannot be written);\n"
     "  GPUTRACE_REPORT_WINDOW_ROWS=N: a long rank is read a window of about N rows at a time\n"
-    "  (default 1048576, for ranks of more than 4 windows; the same report), and the windows counted\n"
+    "  (default 1048576, for ranks of more than 4 windows; the same report); set, it says on stderr\n"
+    "  how many windows each rank was read in\n"
     "exit status: 0 ok, 1 bad input, 2 bad usage, 3 a --fail-on kind was found\n";
 
 static int parse_num(const char *opt, const char *v, double lo, double hi, double *out)
