@@ -1,8 +1,41 @@
-/* real.c: resolving the real functions (see real.h). */
+/* real.c: resolving the real functions behind the wrappers (see real.h).
+ *
+ * The order of the search is the dynamic linker's for the calling object:
+ *   1. the global scope after libgputrace (dlsym(RTLD_NEXT) from here);
+ *   2. the caller's own scope: the object holding the return address,
+ *      opened again with RTLD_NOLOAD in its namespace, whose dlsym searches
+ *      it and its dependencies (a plugin opened RTLD_LOCAL that links
+ *      libcudart);
+ *   3. the definition that our dlsym handed out a wrapper for, through a
+ *      library handle (ctypes.CDLL, pynccl, a launcher's dlopen + dlsym):
+ *      the caller is then libffi or the program, whose scope lacks it;
+ *   4. any other loaded object that defines it (a library reached through
+ *      the local scope of the group it was opened with rather than through
+ *      its own dependencies).
+ * Found nowhere, the program ends as the dynamic linker's lazy binding
+ * would have ended it: "symbol lookup error", exit status 127.
+ *
+ * Caching.  The global answer goes into gt_real_table[api], read on every
+ * call, as long as no caller of that API was bound to a local definition:
+ * then every caller must keep what it got first (as the lazy binding of
+ * its PLT slot would), so the API's answers go per call site into `sites`,
+ * an insert-only open-addressing table read without a lock.  Inserts take
+ * a lock, only with trylock: a thread that finds it busy (another thread
+ * resolving, or a signal handler interrupting us) resolves without caching
+ * rather than wait.
+ */
 #define _GNU_SOURCE
 #include "libtrace/real.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static const char *const names[GT_API_COUNT] = {
 #define X(name, cls, flags) [GT_API_##name] = #name,
@@ -12,10 +45,253 @@ static const char *const names[GT_API_COUNT] = {
 
 void *gt_real_table[GT_API_COUNT];
 
-void *gt_real_slow(enum gt_api api)
+const char *gt_api_name(enum gt_api api)
 {
-    void *p = dlsym(RTLD_NEXT, names[api]);
+    return names[api];
+}
+
+/* ---- names to APIs ------------------------------------------------------- */
+
+static unsigned short by_name[GT_API_COUNT];
+static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(names[*(const unsigned short *)a], names[*(const unsigned short *)b]);
+}
+
+static void sort_names(void)
+{
+    for (unsigned i = 0; i < GT_API_COUNT; i++)
+        by_name[i] = (unsigned short)i;
+    qsort(by_name, GT_API_COUNT, sizeof by_name[0], cmp_names);
+}
+
+int gt_api_by_name(const char *name)
+{
+    pthread_once(&by_name_once, sort_names);
+    size_t lo = 0, hi = GT_API_COUNT;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(name, names[by_name[mid]]);
+        if (c == 0)
+            return by_name[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return -1;
+}
+
+/* ---- objects ------------------------------------------------------------- */
+
+static struct link_map *object_of(const void *p)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    if (!p || !dladdr1(p, &info, (void **)&lm, RTLD_DL_LINKMAP))
+        return NULL;
+    return lm;
+}
+
+static struct link_map *self(void)
+{
+    static struct link_map *me;
+    struct link_map *lm = __atomic_load_n(&me, __ATOMIC_RELAXED);
+    if (!lm) {
+        lm = object_of((const void *)gt_real_slow);
+        __atomic_store_n(&me, lm, __ATOMIC_RELAXED);
+    }
+    return lm;
+}
+
+int gt_is_ours(const void *p)
+{
+    struct link_map *lm = object_of(p);
+    return lm && lm == self();
+}
+
+/* What `name` resolves to in the scope of object lm: lm and its
+ * dependencies, breadth first, in lm's own namespace.  Opening it again
+ * with RTLD_NOLOAD only counts a reference (and builds its search list if
+ * it was loaded as a dependency), which dlclose gives back.  A handle is
+ * the object's link_map in glibc, which dlinfo reads its namespace from. */
+static void *lookup_in(struct link_map *lm, const char *name)
+{
+    Lmid_t ns = LM_ID_BASE;
+    if (dlinfo(lm, RTLD_DI_LMID, &ns) != 0)
+        ns = LM_ID_BASE;
+    void *h = dlmopen(ns, lm->l_name[0] ? lm->l_name : NULL, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return NULL;
+    void *p = gt_sys_dlsym(h, name);
+    dlclose(h);
+    return p && !gt_is_ours(p) ? p : NULL;
+}
+
+void *gt_scope_lookup(const void *caller, const char *name)
+{
+    struct link_map *lm = object_of(caller);
+    if (!lm || lm == self())
+        return NULL;
+    return lookup_in(lm, name);
+}
+
+static void *any_loaded(const char *name)
+{
+    struct link_map *lm = self();
+    if (!lm)
+        return NULL;
+    while (lm->l_prev)
+        lm = lm->l_prev;
+    for (; lm; lm = lm->l_next) {
+        if (lm == self() || !lm->l_name[0])
+            continue;
+        void *p = lookup_in(lm, name);
+        if (p)
+            return p;
+    }
+    return NULL;
+}
+
+void *gt_real_global(enum gt_api api)
+{
+    void *p = gt_sys_dlsym(RTLD_NEXT, names[api]);
+    return p && !gt_is_ours(p) ? p : NULL;
+}
+
+/* ---- definitions handed out through library handles ------------------------ */
+
+static void *handle_real[GT_API_COUNT];
+
+int gt_real_claim_handle(enum gt_api api, void *p)
+{
+    void *none = NULL;
+    return __atomic_compare_exchange_n(&handle_real[api], &none, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) || none == p;
+}
+
+void *gt_wrapper_of(enum gt_api api)
+{
+    static void *wrappers[GT_API_COUNT];
+    void *w = __atomic_load_n(&wrappers[api], __ATOMIC_RELAXED);
+    if (w)
+        return w;
+    struct link_map *me = self();
+    void *h = me ? dlopen(me->l_name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+    if (h) {
+        /* our own handle's search list starts with us */
+        w = gt_sys_dlsym(h, names[api]);
+        dlclose(h);
+    }
+    if (w)
+        __atomic_store_n(&wrappers[api], w, __ATOMIC_RELAXED);
+    return w;
+}
+
+/* ---- per call site answers -------------------------------------------------- */
+
+#define SITE_SLOTS 4096u /* a power of two */
+
+struct site {
+    uintptr_t key; /* 0: free; written last, with release */
+    void *fn;
+};
+static struct site sites[SITE_SLOTS];
+static unsigned char local_seen[GT_API_COUNT]; /* written under `lock` */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* User-space addresses fit in 48 bits on x86-64 and AArch64. */
+static uintptr_t site_key(enum gt_api api, const void *caller)
+{
+    return (uintptr_t)caller | ((uintptr_t)api + 1) << 48;
+}
+
+static unsigned site_hash(uintptr_t key)
+{
+    uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
+    return (unsigned)(h >> 40) & (SITE_SLOTS - 1);
+}
+
+static void *site_get(uintptr_t key)
+{
+    for (unsigned i = site_hash(key), n = 0; n < SITE_SLOTS; n++, i = (i + 1) & (SITE_SLOTS - 1)) {
+        uintptr_t k = __atomic_load_n(&sites[i].key, __ATOMIC_ACQUIRE);
+        if (k == key)
+            return sites[i].fn;
+        if (!k)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Under `lock`.  A full table only means that later call sites are
+ * resolved on every call. */
+static void site_put(uintptr_t key, void *fn)
+{
+    for (unsigned i = site_hash(key), n = 0; n < SITE_SLOTS; n++, i = (i + 1) & (SITE_SLOTS - 1)) {
+        uintptr_t k = sites[i].key;
+        if (k == key)
+            return;
+        if (!k) {
+            sites[i].fn = fn;
+            __atomic_store_n(&sites[i].key, key, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+}
+
+/* ---- resolution --------------------------------------------------------------- */
+
+void *gt_real_find(enum gt_api api, const void *caller)
+{
+    int saved_errno = errno;
+    uintptr_t key = site_key(api, caller);
+    void *p = site_get(key);
     if (p)
-        __atomic_store_n(&gt_real_table[api], p, __ATOMIC_RELAXED);
+        return p;
+    void *global = gt_real_global(api);
+    if (global) {
+        if (pthread_mutex_trylock(&lock) == 0) {
+            if (!local_seen[api])
+                __atomic_store_n(&gt_real_table[api], global, __ATOMIC_RELAXED);
+            else
+                site_put(key, global);
+            pthread_mutex_unlock(&lock);
+        }
+        errno = saved_errno;
+        return global;
+    }
+    p = gt_scope_lookup(caller, names[api]);
+    if (!p)
+        p = __atomic_load_n(&handle_real[api], __ATOMIC_ACQUIRE);
+    if (!p)
+        p = any_loaded(names[api]);
+    if (p && pthread_mutex_trylock(&lock) == 0) {
+        local_seen[api] = 1;
+        site_put(key, p);
+        pthread_mutex_unlock(&lock);
+    }
+    errno = saved_errno;
+    return p;
+}
+
+/* The dynamic linker's own words for a reference nothing defines, and its
+ * exit status; the tracer's exit wrapper still records how it ended. */
+static __attribute__((noreturn)) void no_definition(const void *caller, const char *name)
+{
+    Dl_info info;
+    const char *object = dladdr(caller, &info) && info.dli_fname && info.dli_fname[0] ? info.dli_fname
+                                                                                    : program_invocation_name;
+    dprintf(2, "%s: symbol lookup error: %s: undefined symbol: %s\n", program_invocation_name, object, name);
+    _exit(127);
+}
+
+void *gt_real_slow(enum gt_api api, const void *caller)
+{
+    void *p = gt_real_find(api, caller);
+    /* the tracer's own calls get NULL, and the API's "not available" error */
+    if (!p && !gt_is_ours(caller))
+        no_definition(caller, names[api]);
     return p;
 }

@@ -1,8 +1,24 @@
-/* real.h: the real functions behind the wrappers, from dlsym(RTLD_NEXT).
+/* real.h: the real functions behind the wrappers: for each call, the
+ * definition the calling object would have bound to without the tracer.
  *
- * Resolved on first use and cached (one relaxed load afterwards).  A
- * symbol that cannot be found yields NULL; each wrapper then returns the
- * API's own "not available" error instead of crashing the program.
+ * The dynamic linker binds an object's reference to the first definition
+ * in its lookup scope: the global scope (the program, the preloaded
+ * tracer, their dependencies, libraries opened RTLD_GLOBAL), then, for a
+ * library opened by dlopen, the local scope of the group it was opened
+ * with.  Our wrapper took the place of the first definition in the global
+ * scope, so the real one is the next definition in the global scope
+ * (dlsym(RTLD_NEXT)) or, where the global scope has none (libcudart
+ * linked by a plugin opened RTLD_LOCAL, as Python extension modules are),
+ * the one in the caller's own scope, found from the call's return address.
+ * A function pointer that our dlsym handed out for a library handle
+ * (ctypes, pynccl, launchers) resolves to that handle's definition.
+ * Where nothing defines the symbol the program fails as the dynamic
+ * linker's lazy binding would have made it fail (real.c).
+ *
+ * The fast path is one relaxed load: the global answer, kept for every
+ * caller as long as no caller of that API has been bound to a local
+ * definition.  Otherwise each call looks its caller up in a lock-free
+ * table filled on first use.
  */
 #ifndef GPUTRACE_REAL_H
 #define GPUTRACE_REAL_H
@@ -11,16 +27,33 @@
 
 #include "collector/api_ids.h"
 
-void *gt_real_slow(enum gt_api api);
+void *gt_real_slow(enum gt_api api, const void *caller);
 extern GT_INTERNAL void *gt_real_table[GT_API_COUNT];
 
-static inline void *gt_real(enum gt_api api)
+static inline __attribute__((always_inline)) void *gt_real_for(enum gt_api api, const void *caller)
 {
     void *p = __atomic_load_n(&gt_real_table[api], __ATOMIC_RELAXED);
-    return __builtin_expect(p != 0, 1) ? p : gt_real_slow(api);
+    return __builtin_expect(p != 0, 1) ? p : gt_real_slow(api, caller);
 }
+
+/* Used in the exported wrappers and the always_inline helpers they are
+ * made of, so that the return address is the program's call site. */
+#define gt_real(api) gt_real_for((api), __builtin_return_address(0))
 
 /* REAL(cudaFoo) has the type of cudaFoo. */
 #define REAL(name) ((__typeof__(&name))gt_real(GT_API_##name))
+
+/* For the dlsym wrapper (wrap_dl.c). */
+int gt_api_by_name(const char *name);                   /* -1 when not wrapped */
+const char *gt_api_name(enum gt_api api);
+void *gt_real_find(enum gt_api api, const void *caller); /* NULL where none */
+void *gt_real_global(enum gt_api api);                  /* the global scope's, after ours */
+void *gt_scope_lookup(const void *caller, const char *name);
+int gt_real_claim_handle(enum gt_api api, void *p);     /* 1: calls without another definition go to p */
+void *gt_wrapper_of(enum gt_api api);                   /* our own exported wrapper */
+int gt_is_ours(const void *p);                          /* p lies in libgputrace */
+/* The C library's dlsym, not ours: for the tracer's own look-ups, whose
+ * RTLD_NEXT and RTLD_DEFAULT must be relative to libgputrace. */
+void *gt_sys_dlsym(void *handle, const char *name);
 
 #endif

@@ -1,0 +1,167 @@
+/* wrap_dl.c: dlsym, so that CUDA and NCCL functions reached through a
+ * library handle are recorded too (ctypes.CDLL("libcudart.so.13"), vLLM's
+ * pynccl, launchers that dlopen a library and dlsym from it), and so that
+ * a look-up sees what it would see without the tracer.
+ *
+ * What the program gets back:
+ *   - dlsym(RTLD_NEXT, name): exactly the C library's answer.  glibc finds
+ *     "next" from its caller's return address, so the entry point jumps
+ *     into the C library's dlsym with the program's return address still
+ *     on the stack (a tail jump, written in assembly because C cannot
+ *     promise one).
+ *   - dlsym(handle, name) for a wrapped name: our wrapper when it will
+ *     call exactly the definition the handle gives (that definition is the
+ *     global scope's, or the one the wrappers use for callers that have
+ *     none of their own); the handle's own definition, unrecorded, when a
+ *     second copy of the library would make that uncertain.
+ *   - dlsym(RTLD_DEFAULT, name): glibc answers from its caller's scope; we
+ *     are the caller here, so the answer is the global scope's, and where
+ *     that is nothing, the program's caller's own scope is searched as it
+ *     would have been.  A wrapped name the program's scope does not define
+ *     without us gets NULL, as it would untraced: a program that probes
+ *     for CUDA must not find the tracer's wrappers instead.
+ * dlvsym is not wrapped: its answers are the C library's, unrecorded.
+ * Only on x86-64, for the tail jump; elsewhere the C library's dlsym is
+ * used as it is and calls through handles are not recorded.
+ */
+#define _GNU_SOURCE
+#include "libtrace/real.h"
+
+#include "collector/visibility.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+typedef void *(*dlsym_fn)(void *, const char *);
+
+#if defined(__x86_64__) && defined(__linux__)
+
+GT_INTERNAL dlsym_fn gt_next_dlsym; /* the C library's dlsym */
+static int ready;                   /* our constructor has run */
+
+static void *no_dlsym(void *handle, const char *name)
+{
+    (void)handle;
+    (void)name;
+    return NULL;
+}
+
+/* Runs before the sanitizers' runtime may have started (it looks its own
+ * functions up with dlsym early), so it is not instrumented. */
+GT_INTERNAL __attribute__((no_sanitize("address", "undefined"))) dlsym_fn gt_resolve_dlsym(void)
+{
+    /* x86-64 glibc: dlsym moved into libc at 2.34; 2.2.5 is the first */
+    dlsym_fn p = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+    if (!p)
+        p = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+    if (!p)
+        p = no_dlsym;
+    __atomic_store_n(&gt_next_dlsym, p, __ATOMIC_RELEASE);
+    return p;
+}
+
+static dlsym_fn next_dlsym(void)
+{
+    dlsym_fn p = __atomic_load_n(&gt_next_dlsym, __ATOMIC_ACQUIRE);
+    return p ? p : gt_resolve_dlsym();
+}
+
+void *gt_sys_dlsym(void *handle, const char *name)
+{
+    return next_dlsym()(handle, name);
+}
+
+__attribute__((constructor)) static void dl_init(void)
+{
+    next_dlsym();
+    __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+}
+
+/* dlsym(handle, name) for a wrapped name: see the top of the file. */
+static void *through_handle(enum gt_api api, void *found, const void *caller)
+{
+    void *global = gt_real_global(api);
+    if (global == found)
+        return gt_wrapper_of(api) ? gt_wrapper_of(api) : found;
+    if (global)
+        return found; /* a second copy beside the global one */
+    void *own = gt_scope_lookup(caller, gt_api_name(api));
+    if (own && own != found)
+        return found; /* the caller has a copy of its own */
+    void *w = gt_wrapper_of(api);
+    return w && gt_real_claim_handle(api, found) ? w : found;
+}
+
+static void *from_default(enum gt_api api, void *found, const void *caller, dlsym_fn real, const char *name)
+{
+    if (found) {
+        if (api < 0 || !gt_is_ours(found))
+            return found;
+        /* our wrapper: what would the caller have found without us? */
+        return gt_real_global(api) || gt_scope_lookup(caller, name) ? found : real(RTLD_NEXT, name);
+    }
+    void *own = gt_scope_lookup(caller, name);
+    return own ? own : real(RTLD_DEFAULT, name); /* again, for dlerror's message */
+}
+
+/* Entered by a jump from dlsym below, so that its return address is the
+ * program's. */
+GT_INTERNAL __attribute__((no_sanitize("address", "undefined"))) void *gt_dlsym_c(void *handle, const char *name)
+{
+    dlsym_fn real = next_dlsym();
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || !name)
+        return real(handle, name);
+    const void *caller = __builtin_return_address(0);
+    void *found = real(handle, name);
+    if (gt_is_ours(caller))
+        return found; /* the tracer's own look-ups */
+    int api = gt_api_by_name(name);
+    if (handle == RTLD_DEFAULT)
+        return from_default((enum gt_api)api, found, caller, real, name);
+    if (api < 0 || !found)
+        return found;
+    /* a handle whose search reaches us (the program's own, dlopen(NULL)):
+     * without us it would have searched on to the global scope's next */
+    if (gt_is_ours(found))
+        return gt_real_global((enum gt_api)api) ? found : real(RTLD_NEXT, name);
+    return through_handle((enum gt_api)api, found, caller);
+}
+
+__asm__(".text\n"
+        ".globl dlsym\n"
+        ".type dlsym, @function\n"
+        ".p2align 4\n"
+        "dlsym:\n"
+        ".cfi_startproc\n"
+        "    cmpq $-1, %rdi\n" /* RTLD_NEXT */
+        "    je 1f\n"
+        "    jmp gt_dlsym_c\n"
+        "1:  movq gt_next_dlsym(%rip), %rax\n"
+        "    testq %rax, %rax\n"
+        "    jz 2f\n"
+        "    jmp *%rax\n"
+        "2:  pushq %rdi\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "    pushq %rsi\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "    subq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "    call gt_resolve_dlsym\n"
+        "    addq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "    popq %rsi\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "    popq %rdi\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "    jmp *%rax\n"
+        ".cfi_endproc\n"
+        ".size dlsym, .-dlsym\n");
+
+#else
+
+void *gt_sys_dlsym(void *handle, const char *name)
+{
+    return dlsym(handle, name);
+}
+
+#endif
