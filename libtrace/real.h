@@ -44,16 +44,16 @@ static inline __attribute__((always_inline)) void *gt_real_for(enum gt_api api, 
 #define REAL(name) ((__typeof__(&name))gt_real(GT_API_##name))
 
 /* For the dlsym wrapper (wrap_dl.c). */
-int gt_api_by_name(const char *name);                   /* -1 when not wrapped */
-const char *gt_api_name(enum gt_api api);
-void *gt_real_find(enum gt_api api, const void *caller); /* NULL where none */
-void *gt_real_global(enum gt_api api);                  /* the global scope's, after ours */
-void *gt_scope_lookup(const void *caller, const char *name);
-int gt_real_claim_handle(enum gt_api api, void *p);     /* 1: calls without another definition go to p */
-void *gt_wrapper_of(enum gt_api api);                   /* our own exported wrapper */
-int gt_is_ours(const void *p);                          /* p lies in libgputrace */
+GT_INTERNAL int gt_api_by_name(const char *name);                   /* -1 when not wrapped */
+GT_INTERNAL const char *gt_api_name(enum gt_api api);
+GT_INTERNAL void *gt_real_find(enum gt_api api, const void *caller); /* NULL where none */
+GT_INTERNAL void *gt_real_global(enum gt_api api);                  /* the global scope's, after ours */
+GT_INTERNAL void *gt_scope_lookup(const void *caller, const char *name);
+GT_INTERNAL int gt_real_claim_handle(enum gt_api api, void *p);     /* 1: calls without another definition go to p */
+GT_INTERNAL void *gt_wrapper_of(enum gt_api api);                   /* our own exported wrapper */
+GT_INTERNAL int gt_is_ours(const void *p);                          /* p lies in libgputrace */
 /* The C library's dlsym, not ours: for the tracer's own look-ups, whose
  * RTLD_NEXT and RTLD_DEFAULT must be relative to libgputrace. */
-void *gt_sys_dlsym(void *handle, const char *name);
+GT_INTERNAL void *gt_sys_dlsym(void *handle, const char *name);
 
 #endif

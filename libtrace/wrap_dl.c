@@ -66,9 +66,13 @@ static dlsym_fn next_dlsym(void)
     return p ? p : gt_resolve_dlsym();
 }
 
-void *gt_sys_dlsym(void *handle, const char *name)
+/* Never a tail call: the C library must see us as its caller, or
+ * RTLD_NEXT and RTLD_DEFAULT would be taken relative to our caller. */
+__attribute__((noinline)) void *gt_sys_dlsym(void *handle, const char *name)
 {
-    return next_dlsym()(handle, name);
+    void *p = next_dlsym()(handle, name);
+    __asm__ volatile("" : "+r"(p));
+    return p;
 }
 
 __attribute__((constructor)) static void dl_init(void)
@@ -92,38 +96,37 @@ static void *through_handle(enum gt_api api, void *found, const void *caller)
     return w && gt_real_claim_handle(api, found) ? w : found;
 }
 
-static void *from_default(enum gt_api api, void *found, const void *caller, dlsym_fn real, const char *name)
+static void *from_default(enum gt_api api, void *found, const void *caller, const char *name)
 {
     if (found) {
         if (api < 0 || !gt_is_ours(found))
             return found;
         /* our wrapper: what would the caller have found without us? */
-        return gt_real_global(api) || gt_scope_lookup(caller, name) ? found : real(RTLD_NEXT, name);
+        return gt_real_global(api) || gt_scope_lookup(caller, name) ? found : gt_sys_dlsym(RTLD_NEXT, name);
     }
     void *own = gt_scope_lookup(caller, name);
-    return own ? own : real(RTLD_DEFAULT, name); /* again, for dlerror's message */
+    return own ? own : gt_sys_dlsym(RTLD_DEFAULT, name); /* again, for dlerror's message */
 }
 
 /* Entered by a jump from dlsym below, so that its return address is the
  * program's. */
 GT_INTERNAL __attribute__((no_sanitize("address", "undefined"))) void *gt_dlsym_c(void *handle, const char *name)
 {
-    dlsym_fn real = next_dlsym();
-    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || !name)
-        return real(handle, name);
     const void *caller = __builtin_return_address(0);
-    void *found = real(handle, name);
+    void *found = gt_sys_dlsym(handle, name);
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || !name)
+        return found;
     if (gt_is_ours(caller))
         return found; /* the tracer's own look-ups */
     int api = gt_api_by_name(name);
     if (handle == RTLD_DEFAULT)
-        return from_default((enum gt_api)api, found, caller, real, name);
+        return from_default((enum gt_api)api, found, caller, name);
     if (api < 0 || !found)
         return found;
     /* a handle whose search reaches us (the program's own, dlopen(NULL)):
      * without us it would have searched on to the global scope's next */
     if (gt_is_ours(found))
-        return gt_real_global((enum gt_api)api) ? found : real(RTLD_NEXT, name);
+        return gt_real_global((enum gt_api)api) ? found : gt_sys_dlsym(RTLD_NEXT, name);
     return through_handle((enum gt_api)api, found, caller);
 }
 

@@ -83,3 +83,44 @@ tests_apps_real_toolkit_SOURCES = tests/apps/real_toolkit.c
 # points a machine without one at the stub)
 tests_apps_real_toolkit_LDADD = -L$(CUDA_HOME)/lib64 -lcudart -lnccl -L$(CUDA_HOME)/lib64/stubs -lcuda
 tests_apps_real_toolkit_LDFLAGS = $(AM_LDFLAGS) -Wl,-rpath,$(CUDA_HOME)/lib64
+# ways of loading the CUDA runtime and NCCL (tests/e2e/tracer_loading.sh):
+# a program that opens plugins by path, plugins linked against the
+# simulator (and, where found, against the toolkit's real libraries), and
+# two copies of a stand-in runtime with different sonames
+check_PROGRAMS += tests/apps/load_ways
+tests_apps_load_ways_SOURCES = tests/apps/load_ways.c
+tests_apps_load_ways_LDADD = -ldl
+LIB_FLAGS = -avoid-version -shared -rpath $(abs_builddir)/tests/apps
+PLUGIN_FLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps
+check_LTLIBRARIES += tests/apps/libload_plugin_sim.la tests/apps/libload_outer_sim.la
+tests_apps_libload_plugin_sim_la_SOURCES = tests/apps/load_plugin.c
+tests_apps_libload_plugin_sim_la_LIBADD = -L$(abs_top_builddir)/tests/sim/.libs -lgpusim -ldl
+tests_apps_libload_plugin_sim_la_LDFLAGS = $(LIB_FLAGS) -Wl,-rpath,$(abs_top_builddir)/tests/sim/.libs
+tests_apps_libload_plugin_sim_la_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_libload_outer_sim_la_SOURCES = tests/apps/load_outer.c
+tests_apps_libload_outer_sim_la_LIBADD = tests/apps/libload_plugin_sim.la
+tests_apps_libload_outer_sim_la_LDFLAGS = $(PLUGIN_FLAGS)
+if REAL_TOOLKIT_LIBS
+check_LTLIBRARIES += tests/apps/libload_plugin_real.la tests/apps/libload_outer_real.la
+endif
+tests_apps_libload_plugin_real_la_SOURCES = tests/apps/load_plugin.c
+tests_apps_libload_plugin_real_la_LIBADD = -L$(CUDA_HOME)/lib64 -lcudart -lnccl -ldl
+tests_apps_libload_plugin_real_la_LDFLAGS = $(LIB_FLAGS) -Wl,-rpath,$(CUDA_HOME)/lib64
+tests_apps_libload_outer_real_la_SOURCES = tests/apps/load_outer.c
+tests_apps_libload_outer_real_la_LIBADD = tests/apps/libload_plugin_real.la
+tests_apps_libload_outer_real_la_LDFLAGS = $(PLUGIN_FLAGS)
+check_LTLIBRARIES += tests/apps/libtwo_copies_1.la tests/apps/libtwo_copies_2.la tests/apps/libtwo_copies_user_a.la tests/apps/libtwo_copies_user_b.la
+tests_apps_libtwo_copies_1_la_SOURCES = tests/apps/two_copies_lib.c
+tests_apps_libtwo_copies_1_la_CPPFLAGS = $(AM_CPPFLAGS) -DCOPY=1
+tests_apps_libtwo_copies_1_la_LDFLAGS = $(LIB_FLAGS)
+tests_apps_libtwo_copies_2_la_SOURCES = tests/apps/two_copies_lib.c
+tests_apps_libtwo_copies_2_la_CPPFLAGS = $(AM_CPPFLAGS) -DCOPY=2
+tests_apps_libtwo_copies_2_la_LDFLAGS = $(LIB_FLAGS)
+tests_apps_libtwo_copies_user_a_la_SOURCES = tests/apps/two_copies_user.c
+tests_apps_libtwo_copies_user_a_la_CPPFLAGS = $(AM_CPPFLAGS) -DUSER=a
+tests_apps_libtwo_copies_user_a_la_LIBADD = tests/apps/libtwo_copies_1.la
+tests_apps_libtwo_copies_user_a_la_LDFLAGS = $(PLUGIN_FLAGS)
+tests_apps_libtwo_copies_user_b_la_SOURCES = tests/apps/two_copies_user.c
+tests_apps_libtwo_copies_user_b_la_CPPFLAGS = $(AM_CPPFLAGS) -DUSER=b
+tests_apps_libtwo_copies_user_b_la_LIBADD = tests/apps/libtwo_copies_2.la
+tests_apps_libtwo_copies_user_b_la_LDFLAGS = $(PLUGIN_FLAGS)
