@@ -32,6 +32,14 @@ int plugin_calls(const char *where)
     return 6;
 }
 
+/* The issue's repro, a tail call at -O2: the runtime's function returns
+ * straight to our caller, whose object is then the return address's. */
+int plugin_tail_sync(const char *where)
+{
+    (void)where;
+    return (int)cudaDeviceSynchronize();
+}
+
 /* dlsym(RTLD_NEXT) from here: the C library finds "next" from its caller,
  * this plugin, in the local scope it was opened with; the answer is the
  * runtime this plugin links, printed by file name. */

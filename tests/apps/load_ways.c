@@ -6,6 +6,7 @@
  *
  *   global PLUGIN          dlopen RTLD_GLOBAL, then the plugin's calls
  *   local PLUGIN           dlopen RTLD_LOCAL (Python extension modules)
+ *   tail PLUGIN            RTLD_LOCAL, a function that tail-calls the runtime
  *   lazy PLUGIN            dlopen RTLD_LAZY | RTLD_LOCAL
  *   chain OUTER            RTLD_LOCAL plugin -> library -> libcudart
  *   dlmopen PLUGIN         into a new link-map namespace
@@ -17,6 +18,8 @@
  *                          a CUDA name find nothing, as they would untraced
  *   copies USER_A USER_B   two plugins, each linked against its own copy of
  *                          a runtime (two_copies_lib.c): each gets its own
+ *   missing USER           a lazily bound call that nothing defines: the
+ *                          dynamic linker's error and status 127
  *   next PLUGIN            dlsym(RTLD_NEXT) from a plugin opened
  *                          RTLD_LOCAL: the C library's answer for the
  *                          plugin (the runtime it links), by file name
@@ -122,6 +125,8 @@ int main(int argc, char **argv)
         rc = run_plugin(need(dlopen(x, RTLD_NOW | RTLD_GLOBAL), "dlopen"), "plugin_calls", mode);
     else if (!strcmp(mode, "local"))
         rc = run_plugin(need(dlopen(x, RTLD_NOW | RTLD_LOCAL), "dlopen"), "plugin_calls", mode);
+    else if (!strcmp(mode, "tail"))
+        rc = run_plugin(need(dlopen(x, RTLD_NOW | RTLD_LOCAL), "dlopen"), "plugin_tail_sync", mode);
     else if (!strcmp(mode, "lazy"))
         rc = run_plugin(need(dlopen(x, RTLD_LAZY | RTLD_LOCAL), "dlopen"), "plugin_calls", mode);
     else if (!strcmp(mode, "chain"))
@@ -137,7 +142,12 @@ int main(int argc, char **argv)
         rc = probe(x);
     else if (!strcmp(mode, "copies"))
         rc = copies(x, y);
-    else if (!strcmp(mode, "next"))
+    else if (!strcmp(mode, "missing")) {
+        void *h = need(dlopen(x, RTLD_LAZY | RTLD_LOCAL), "dlopen");
+        int (*f)(void) = h ? (int (*)(void))need(dlsym(h, "user_missing"), "user_missing") : NULL;
+        rc = f ? f() : 1;
+        printf("missing returned %d\n", rc);
+    } else if (!strcmp(mode, "next"))
         rc = next(x);
     else {
         fprintf(stderr, "usage: load_ways MODE [LIB [LIB]]\n");

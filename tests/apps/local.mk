@@ -109,7 +109,10 @@ tests_apps_libload_plugin_real_la_LDFLAGS = $(LIB_FLAGS) -Wl,-rpath,$(CUDA_HOME)
 tests_apps_libload_outer_real_la_SOURCES = tests/apps/load_outer.c
 tests_apps_libload_outer_real_la_LIBADD = tests/apps/libload_plugin_real.la
 tests_apps_libload_outer_real_la_LDFLAGS = $(PLUGIN_FLAGS)
-check_LTLIBRARIES += tests/apps/libtwo_copies_1.la tests/apps/libtwo_copies_2.la tests/apps/libtwo_copies_user_a.la tests/apps/libtwo_copies_user_b.la
+check_LTLIBRARIES += tests/apps/libtwo_copies_1.la tests/apps/libtwo_copies_2.la tests/apps/libtwo_copies_user_a.la tests/apps/libtwo_copies_user_b.la tests/apps/libmissing_user.la
+tests_apps_libmissing_user_la_SOURCES = tests/apps/missing_user.c
+tests_apps_libmissing_user_la_LIBADD = tests/apps/libtwo_copies_1.la
+tests_apps_libmissing_user_la_LDFLAGS = $(PLUGIN_FLAGS)
 tests_apps_libtwo_copies_1_la_SOURCES = tests/apps/two_copies_lib.c
 tests_apps_libtwo_copies_1_la_CPPFLAGS = $(AM_CPPFLAGS) -DCOPY=1
 tests_apps_libtwo_copies_1_la_LDFLAGS = $(LIB_FLAGS)

@@ -59,6 +59,7 @@ for kind in sim real; do
   # (302) there, as dlsym(RTLD_NEXT) does not see a local scope.
   same "$kind RTLD_LOCAL" 6 "$app" local "$plugin"
   grep -q ' 302$' "$tmp/t$n.out" && bad "$kind RTLD_LOCAL: a call got 302" || ok "$kind RTLD_LOCAL: no call got 302"
+  same "$kind RTLD_LOCAL, a tail call into the runtime" 1 "$app" tail "$plugin"
   same "$kind RTLD_GLOBAL" 6 "$app" global "$plugin"
   same "$kind RTLD_LAZY" 6 "$app" lazy "$plugin"
   same "$kind chain: program -> RTLD_LOCAL plugin -> library -> runtime" 6 "$app" chain "$outer"
@@ -97,6 +98,13 @@ fi
 # plugin: each plugin reaches its own copy (11 and 22), traced as untraced
 same "two copies: each caller its own" 4 "$app" copies "$libs/libtwo_copies_user_a.so" "$libs/libtwo_copies_user_b.so"
 expect "two copies: results" "$(grep -c 'copies a 11 errno=101 b 22 errno=102' "$tmp/t$n.out")" 2
+
+# a lazily bound call that nothing defines (the wrapper took its place in
+# the global scope): the dynamic linker's own error, and status 127
+same "no definition anywhere: fails as untraced" 1 "$app" missing "$libs/libmissing_user.so"
+expect "no definition: the dynamic linker's words" "$(grep -c 'symbol lookup error: .*libmissing_user.so: undefined symbol: cudaStreamQuery$' "$tmp/t$n.out")" 1
+expect "no definition: status 127" "$traced" 127
+expect "no definition: recorded as ended with status 127" "$(q "$tmp/t$n.db" 'select exit_code from process')" 127
 
 # Python's ctypes: CDLL opens RTLD_LOCAL by default and calls through
 # dlsym on its handle
