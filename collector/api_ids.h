@@ -65,6 +65,10 @@
     X(cudaMemsetAsync_ptsz, copy, GT_F_STACK)                        \
     X(cudaLaunchKernel, launch, 0)                                   \
     X(cudaLaunchKernel_ptsz, launch, 0)                              \
+    X(__cudaLaunchKernel, launch, 0)                                 \
+    X(__cudaLaunchKernel_ptsz, launch, 0)                            \
+    X(cudaLaunchKernelExC, launch, 0)                                \
+    X(cudaLaunchKernelExC_ptsz, launch, 0)                           \
     X(cudaGraphLaunch, launch, 0)                                    \
     X(cudaGraphLaunch_ptsz, launch, 0)                               \
     X(cuCtxSynchronize, sync, GT_F_SB)                               \

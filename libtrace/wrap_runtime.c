@@ -236,6 +236,49 @@ INLINE cudaError_t launch(enum gt_api api, const void *func, dim3 g, dim3 b, voi
 cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **a, size_t m, cudaStream_t s) { return launch(GT_API_cudaLaunchKernel, f, g, b, a, m, s); }
 cudaError_t cudaLaunchKernel_ptsz(const void *f, dim3 g, dim3 b, void **a, size_t m, cudaStream_t s) { return launch(GT_API_cudaLaunchKernel_ptsz, f, g, b, a, m, s); }
 
+/* nvcc 13's <<<>>>: the host stub calls __cudaGetKernel once, then this
+ * (crt/device_functions.h declares it, for C++ only) */
+cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b, void **a, size_t m, cudaStream_t s);
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 g, dim3 b, void **a, size_t m, cudaStream_t s);
+
+INLINE cudaError_t kernel_launch(enum gt_api api, cudaKernel_t k, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s)
+{
+    cudaError_t (*real)(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t) =
+        (cudaError_t (*)(cudaKernel_t, dim3, dim3, void **, size_t, cudaStream_t))gt_real(api);
+    if (!real)
+        return MISSING;
+    struct gt_call c;
+    if (!gt_enter(&c, api))
+        return real(k, g, b, args, shmem, s);
+    c.r->stream = (uintptr_t)s;
+    c.r->event = (uintptr_t)k;
+    cudaError_t rc = real(k, g, b, args, shmem, s);
+    gt_exit(&c, rc);
+    return rc;
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b, void **a, size_t m, cudaStream_t s) { return kernel_launch(GT_API___cudaLaunchKernel, k, g, b, a, m, s); }
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 g, dim3 b, void **a, size_t m, cudaStream_t s) { return kernel_launch(GT_API___cudaLaunchKernel_ptsz, k, g, b, a, m, s); }
+
+INLINE cudaError_t launch_ex(enum gt_api api, const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    cudaError_t (*real)(const cudaLaunchConfig_t *, const void *, void **) =
+        (cudaError_t (*)(const cudaLaunchConfig_t *, const void *, void **))gt_real(api);
+    if (!real)
+        return MISSING;
+    struct gt_call c;
+    if (!gt_enter(&c, api))
+        return real(config, func, args);
+    c.r->stream = config ? (uintptr_t)config->stream : 0;
+    c.r->event = (uintptr_t)func;
+    cudaError_t rc = real(config, func, args);
+    gt_exit(&c, rc);
+    return rc;
+}
+
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *c, const void *f, void **a) { return launch_ex(GT_API_cudaLaunchKernelExC, c, f, a); }
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *c, const void *f, void **a) { return launch_ex(GT_API_cudaLaunchKernelExC_ptsz, c, f, a); }
+
 INLINE cudaError_t graph_launch(enum gt_api api, cudaGraphExec_t g, cudaStream_t s)
 {
     cudaError_t (*real)(cudaGraphExec_t, cudaStream_t) = (cudaError_t (*)(cudaGraphExec_t, cudaStream_t))gt_real(api);

@@ -30,6 +30,8 @@ int main(void)
     void *argv_[1] = { NULL };
     /* runtime calls: the _ptsz/_ptds forms when built with per-thread streams */
     CK(cudaLaunchKernel((const void *)nop_kernel, (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 }, argv_, 0, s));
+    cudaLaunchConfig_t config = { .gridDim = { 1, 1, 1 }, .blockDim = { 1, 1, 1 }, .stream = s };
+    CK(cudaLaunchKernelExC(&config, (const void *)nop_kernel, argv_));
     CK(cudaMemcpyAsync(dev, pinned_buf, 256, cudaMemcpyHostToDevice, s));
     CK(cudaMemsetAsync(dev2, 0, 256, s));
     CK(cudaEventRecord(e, s));

@@ -11,7 +11,7 @@ GPUTRACE_OUTPUT="$tmp/a.db" LD_PRELOAD="$lib" "$b/tests/apps/api_surface" > /dev
 expect "api_surface runs" $? 0
 "$b/gputrace" expand "$tmp/a.db" > /dev/null # the SQL below reads rows: blocks a busy writer stored, rows
 expect "every call of the legacy build recorded by name" "$(names "$tmp/a.db")" \
-  "cuCtxSynchronize cuCtxSynchronize_v2 cuEventSynchronize cuMemcpyDtoD_v2 cuMemcpyDtoH_v2 cuMemcpyHtoDAsync_v2 cuMemcpyHtoD_v2 cuStreamSynchronize cuStreamWaitEvent cudaEventCreate cudaEventDestroy cudaEventRecord cudaFree cudaHostRegister cudaHostUnregister cudaLaunchKernel cudaMalloc cudaMemcpy cudaMemcpy2D cudaMemcpyAsync cudaMemcpyPeer cudaMemset cudaMemsetAsync cudaSetDevice cudaStreamCreateWithPriority cudaStreamDestroy cudaStreamSynchronize cudaStreamWaitEvent ncclAllGather ncclAllReduce ncclBroadcast ncclCommDestroy ncclCommInitAll ncclCommSplit ncclGroupEnd ncclGroupStart"
+  "cuCtxSynchronize cuCtxSynchronize_v2 cuEventSynchronize cuMemcpyDtoD_v2 cuMemcpyDtoH_v2 cuMemcpyHtoDAsync_v2 cuMemcpyHtoD_v2 cuStreamSynchronize cuStreamWaitEvent cudaEventCreate cudaEventDestroy cudaEventRecord cudaFree cudaHostRegister cudaHostUnregister cudaLaunchKernel cudaLaunchKernelExC cudaMalloc cudaMemcpy cudaMemcpy2D cudaMemcpyAsync cudaMemcpyPeer cudaMemset cudaMemsetAsync cudaSetDevice cudaStreamCreateWithPriority cudaStreamDestroy cudaStreamSynchronize cudaStreamWaitEvent ncclAllGather ncclAllReduce ncclBroadcast ncclCommDestroy ncclCommInitAll ncclCommSplit ncclGroupEnd ncclGroupStart"
 expect "registered memory is pinned for the copies that use it" \
   "$(q "$tmp/a.db" "select group_concat(mem_kind) from api_call_named where api_name in ('cudaMemcpyAsync', 'cuMemcpyHtoDAsync_v2')")" "2,2"
 expect "pageable stack buffer seen as pageable" "$(q "$tmp/a.db" "select mem_kind from api_call_named where api_name = 'cuMemcpyDtoH_v2'")" 1
@@ -33,7 +33,7 @@ GPUTRACE_OUTPUT="$tmp/p.db" LD_PRELOAD="$lib" "$b/tests/apps/api_surface_ptsz" >
 expect "per-thread build runs" $? 0
 expect "the _ptsz/_ptds entry points are recorded as such" \
   "$(q "$tmp/p.db" "select group_concat(name, ' ') from (select distinct a.name from api_call c join api a on a.id = c.api where a.name like '%_pt%' order by a.name)")" \
-  "cuMemcpyDtoD_v2_ptds cuMemcpyDtoH_v2_ptds cuMemcpyHtoDAsync_v2_ptsz cuMemcpyHtoD_v2_ptds cuStreamSynchronize_ptsz cuStreamWaitEvent_ptsz cudaEventRecord_ptsz cudaLaunchKernel_ptsz cudaMemcpy2D_ptds cudaMemcpyAsync_ptsz cudaMemcpy_ptds cudaMemsetAsync_ptsz cudaMemset_ptds cudaStreamSynchronize_ptsz cudaStreamWaitEvent_ptsz"
+  "cuMemcpyDtoD_v2_ptds cuMemcpyDtoH_v2_ptds cuMemcpyHtoDAsync_v2_ptsz cuMemcpyHtoD_v2_ptds cuStreamSynchronize_ptsz cuStreamWaitEvent_ptsz cudaEventRecord_ptsz cudaLaunchKernelExC_ptsz cudaLaunchKernel_ptsz cudaMemcpy2D_ptds cudaMemcpyAsync_ptsz cudaMemcpy_ptds cudaMemsetAsync_ptsz cudaMemset_ptds cudaStreamSynchronize_ptsz cudaStreamWaitEvent_ptsz"
 
 GPUTRACE_OUTPUT="$tmp/run-%r-%p.db" LD_PRELOAD="$lib" "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/api_surface" > /dev/null
 expect "%r and %p give one file per rank" "$(ls "$tmp" | grep -c '^run-[01]-[0-9]*\.db$')" 2

@@ -3,7 +3,8 @@
  * GPUSIM_DEVICES (default 8) sets how many devices the process sees.  The
  * current device is per thread, as in CUDA.  A "kernel" is an exported host
  * function void name(void **args); its name in activity records is its
- * symbol name, found once with dladdr and cached.
+ * symbol name, found once with dladdr and cached.  The host stub of a
+ * kernel that nvcc compiled runs as sim_nvcc_abi.c says.
  */
 #define _GNU_SOURCE
 #include "sim_internal.h"
@@ -175,22 +176,38 @@ static const char *kernel_name(const void *fn)
     return name;
 }
 
+/* A host stub nvcc registered runs its kernel (sim_nvcc_abi.c); any other
+ * function is a C workload's kernel: called with args as they are. */
+static cudaError_t enqueue(const void *func, void **args, cudaStream_t stream)
+{
+    if (!func)
+        return sim_set_error(cudaErrorInvalidValue);
+    if (sim_is_nvcc_kernel(func))
+        return sim_launch_nvcc_kernel(func, args, stream);
+    struct sim_op *op = sim_op_new(SIM_OP_KERNEL);
+    op->fn = (void (*)(void **))func;
+    op->args = args;
+    op->name = kernel_name(func);
+    sim_enqueue(sim_resolve_stream(stream), op);
+    return cudaSuccess;
+}
+
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args,
                              size_t sharedMem, cudaStream_t stream)
 {
     (void)gridDim; (void)blockDim; (void)sharedMem;
     sim_api_ctx api;
     sim_api_begin(&api, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
-    cudaError_t rc = cudaSuccess;
-    if (!func) {
-        rc = sim_set_error(cudaErrorInvalidValue);
-    } else {
-        struct sim_op *op = sim_op_new(SIM_OP_KERNEL);
-        op->fn = (void (*)(void **))func;
-        op->args = args;
-        op->name = kernel_name(func);
-        sim_enqueue(sim_resolve_stream(stream), op);
-    }
+    cudaError_t rc = enqueue(func, args, stream);
+    sim_api_end(&api, rc);
+    return rc;
+}
+
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    sim_api_ctx api;
+    sim_api_begin(&api, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060);
+    cudaError_t rc = config ? enqueue(func, args, config->stream) : sim_set_error(cudaErrorInvalidValue);
     sim_api_end(&api, rc);
     return rc;
 }

@@ -45,6 +45,14 @@ cudaError_t cudaStreamQuery_ptsz(cudaStream_t s) { return cudaStreamQuery(ptsz(s
 cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned int f) { return cudaStreamWaitEvent(ptsz(s), e, f); }
 cudaError_t cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s) { return cudaEventRecord(e, ptsz(s)); }
 cudaError_t cudaLaunchKernel_ptsz(const void *f, dim3 g, dim3 b, void **a, size_t m, cudaStream_t s) { return cudaLaunchKernel(f, g, b, a, m, ptsz(s)); }
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *c, const void *f, void **a)
+{
+    if (!c)
+        return cudaLaunchKernelExC(c, f, a);
+    cudaLaunchConfig_t k = *c;
+    k.stream = ptsz(c->stream);
+    return cudaLaunchKernelExC(&k, f, a);
+}
 cudaError_t cudaMemcpy_ptds(void *d, const void *s, size_t n, enum cudaMemcpyKind k) { return cudaMemcpy(d, s, n, k); }
 cudaError_t cudaMemcpyAsync_ptsz(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStream_t st) { return cudaMemcpyAsync(d, s, n, k, ptsz(st)); }
 cudaError_t cudaMemset_ptds(void *d, int v, size_t n) { return cudaMemset(d, v, n); }

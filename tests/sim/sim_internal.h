@@ -123,6 +123,12 @@ void sim_wait_ticket(struct sim_stream *s, uint64_t ticket);
  * before the call. */
 void sim_device_drain(int device);
 
+/* ---- nvcc's host ABI (sim_nvcc_abi.c) ---------------------------------- */
+/* 1 when fn is a host stub that nvcc registered with __cudaRegisterFunction */
+int sim_is_nvcc_kernel(const void *fn);
+/* Enqueues the kernel of a registered stub, copying its arguments. */
+cudaError_t sim_launch_nvcc_kernel(const void *stub, void **args, cudaStream_t stream);
+
 /* ---- memory ----------------------------------------------------------- */
 typedef enum { SIM_MEM_PAGEABLE = 0, SIM_MEM_DEVICE, SIM_MEM_PINNED, SIM_MEM_MANAGED } sim_mem_kind;
 sim_mem_kind sim_classify(const void *ptr);
