@@ -127,3 +127,26 @@ tests_apps_libtwo_copies_user_b_la_SOURCES = tests/apps/two_copies_user.c
 tests_apps_libtwo_copies_user_b_la_CPPFLAGS = $(AM_CPPFLAGS) -DUSER=b
 tests_apps_libtwo_copies_user_b_la_LIBADD = tests/apps/libtwo_copies_2.la
 tests_apps_libtwo_copies_user_b_la_LDFLAGS = $(PLUGIN_FLAGS)
+# .cu workloads: compiled by nvcc with -cudart none, linked against the
+# simulator, whose kernel bodies for them are in cu_kernels_sim.c; the same
+# files build unchanged against the real runtime (tests/gpu/run.sh)
+NVCC_FLAGS = -cudart none -g -O2 -I$(top_srcdir)
+CU_APPS = tests/apps/cu_scalar_read tests/apps/cu_scalar_read_ptsz
+if HAVE_NVCC
+check_PROGRAMS += $(CU_APPS)
+endif
+EXTRA_DIST += tests/apps/cu_scalar_read.cu
+CLEANFILES += tests/apps/*.cu.o
+tests/apps/%.cu.o: $(top_srcdir)/tests/apps/%.cu
+	$(AM_V_GEN)$(MKDIR_P) tests/apps && $(NVCC) $(NVCC_FLAGS) -c -o $@ $<
+# the same file with per-thread default streams: __cudaLaunchKernel_ptsz
+tests/apps/%.ptsz.cu.o: $(top_srcdir)/tests/apps/%.cu
+	$(AM_V_GEN)$(MKDIR_P) tests/apps && $(NVCC) $(NVCC_FLAGS) --default-stream per-thread -c -o $@ $<
+tests_apps_cu_scalar_read_SOURCES = tests/apps/cu_kernels_sim.c
+tests_apps_cu_scalar_read_LDADD = tests/apps/cu_scalar_read.cu.o $(SIM_LIBS) -lstdc++
+tests_apps_cu_scalar_read_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_cu_scalar_read_DEPENDENCIES = tests/apps/cu_scalar_read.cu.o tests/sim/libgpusim.la
+tests_apps_cu_scalar_read_ptsz_SOURCES = tests/apps/cu_kernels_sim.c
+tests_apps_cu_scalar_read_ptsz_LDADD = tests/apps/cu_scalar_read.ptsz.cu.o $(SIM_LIBS) -lstdc++
+tests_apps_cu_scalar_read_ptsz_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_cu_scalar_read_ptsz_DEPENDENCIES = tests/apps/cu_scalar_read.ptsz.cu.o tests/sim/libgpusim.la

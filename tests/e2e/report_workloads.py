@@ -38,8 +38,8 @@ def check(cond, what):
 
 
 def app_path(name):
-    """The workload's source: a C program, or a Python script."""
-    for ext in (".c", ".py"):
+    """The workload's source: a C program, a CUDA C++ one, or a Python script."""
+    for ext in (".c", ".cu", ".py"):
         path = os.path.join(src, "tests", "apps", name + ext)
         if os.path.exists(path):
             return path
@@ -58,7 +58,7 @@ def marker_line(path, marker):
 def spec_of(name):
     path = app_path(name)
     text = open(path).read()
-    head = text[:text.index("*/")] if path.endswith(".c") else text[:text.index('"""', 3)]
+    head = text[:text.index('"""', 3)] if path.endswith(".py") else text[:text.index("*/")]
     run, expects, allowed = [], [], set()
     for line in head.splitlines():
         line = line.strip().lstrip("*").strip()
@@ -309,8 +309,10 @@ def slowdown(db):
 
 
 tmp = tempfile.mkdtemp()
+# the .cu workloads where nvcc built them (configure says when it did not)
 names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", "allreduce_compute_stream",
-                 "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train"]
+                 "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train"] + \
+    [n for n in ["cu_scalar_read"] if os.path.exists(os.path.join(build, "tests", "apps", n))]
 for name in names:
     run, expects, allowed = spec_of(name)
     db = os.path.join(tmp, name + ".db")

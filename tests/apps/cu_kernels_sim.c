@@ -1,0 +1,52 @@
+/* cu_kernels_sim.c: the host bodies of the .cu workloads' kernels, for the
+ * simulator (tests/sim/sim_nvcc_abi.c says the convention): each
+ * gpusim_kernel_NAME runs on its simulated stream with the kernel's
+ * arguments, and gpusim_kernel_NAME_args gives their sizes.  Linked only
+ * into the simulator's builds of the .cu files. */
+#include <stddef.h>
+#include <time.h>
+
+static void spin_us(long us)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < us);
+}
+
+/* fwd_kernel(float *x, int n, float scale): 1 ms of compute */
+const size_t gpusim_kernel_fwd_kernel_args[] = { sizeof(float *), sizeof(int), sizeof(float), 0 };
+void gpusim_kernel_fwd_kernel(void **args)
+{
+    float *x = *(float **)args[0];
+    int n = *(int *)args[1];
+    float scale = *(float *)args[2];
+    for (int i = 0; i < n; i++)
+        x[i] = x[i] * scale + 1.0f;
+    spin_us(1000);
+}
+
+/* loss_kernel(const float *x, int n, float *loss) */
+const size_t gpusim_kernel_loss_kernel_args[] = { sizeof(float *), sizeof(int), sizeof(float *), 0 };
+void gpusim_kernel_loss_kernel(void **args)
+{
+    const float *x = *(const float **)args[0];
+    int n = *(int *)args[1];
+    float *loss = *(float **)args[2];
+    *loss = x[0] + x[n - 1];
+    spin_us(50);
+}
+
+/* ema_kernel(float *avg, const float *x, int n): 3 ms, so that the host
+ * reaches its cudaStreamSynchronize while it runs */
+const size_t gpusim_kernel_ema_kernel_args[] = { sizeof(float *), sizeof(float *), sizeof(int), 0 };
+void gpusim_kernel_ema_kernel(void **args)
+{
+    float *avg = *(float **)args[0];
+    const float *x = *(const float **)args[1];
+    int n = *(int *)args[2];
+    for (int i = 0; i < n; i++)
+        avg[i] = 0.9f * avg[i] + 0.1f * x[i];
+    spin_us(3000);
+}

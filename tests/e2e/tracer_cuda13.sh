@@ -1,0 +1,46 @@
+#!/bin/sh
+# tracer_cuda13.sh: a CUDA C++ program compiled by nvcc 13
+# (tests/apps/cu_scalar_read.cu, with -cudart none against the simulator's
+# implementation of nvcc's host ABI): its <<<>>> launches reach the runtime
+# as __cudaLaunchKernel (or __cudaLaunchKernel_ptsz with per-thread default
+# streams), not cudaLaunchKernel.  Each must be recorded with its stream,
+# joined to its CUPTI record and its kernel, and the program unchanged.
+# Skipped (77) where configure found no working nvcc.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+lib="$b/.libs/libgputrace.so"
+if [ ! -x "$b/tests/apps/cu_scalar_read" ]; then
+  echo "skip: nvcc was not found at configure time, the .cu workloads were not built"
+  exit 77
+fi
+# 20 steps of 4 forward kernels, one EMA kernel on a side stream and a loss kernel
+launches=120
+
+for build in cu_scalar_read:__cudaLaunchKernel:505 cu_scalar_read_ptsz:__cudaLaunchKernel_ptsz:506; do
+  app=${build%%:*} rest=${build#*:}; api=${rest%%:*} cbid=${rest#*:}
+  "$b/tests/apps/$app" > "$tmp/$app.untraced" 2>&1
+  untraced=$?
+  GPUTRACE_OUTPUT="$tmp/$app.db" LD_PRELOAD="$lib" "$b/tests/apps/$app" > "$tmp/$app.traced" 2>&1
+  expect "$app: exit status passes through" $? "$untraced"
+  expect "$app: the same output traced" "$(cmp -s "$tmp/$app.untraced" "$tmp/$app.traced" && echo same)" same
+  "$b/gputrace" expand "$tmp/$app.db" > /dev/null
+  expect "$app: every <<<>>> launch recorded as $api" \
+    "$(q "$tmp/$app.db" "select count(*) from api_call_named where api_name = '$api'")" $launches
+  expect "$app: each launch with its stream (the compute stream and the side stream)" \
+    "$(q "$tmp/$app.db" "select count(distinct stream) from api_call_named where api_name = '$api' and stream != 0")" 2
+  # the launch's CUPTI record (nested in the wrapped call, same thread) and
+  # the kernel it correlates with; one stream id per stream handle
+  join="from api_call_named c join cupti_api a on a.process_id = c.process_id and a.tid = c.tid
+        and a.start_ns >= c.start_ns and a.end_ns <= c.end_ns
+        join kernel k on k.process_id = a.process_id and k.correlation = a.correlation
+        where c.api_name = '$api'"
+  expect "$app: each launch joined to its CUPTI record (cbid $cbid) and its kernel" \
+    "$(q "$tmp/$app.db" "select count(*), sum(a.cbid = $cbid) $join")" "$launches|$launches"
+  expect "$app: a stream handle is one stream" \
+    "$(q "$tmp/$app.db" "select count(distinct c.stream || ':' || k.stream_id), count(distinct c.stream) $join")" "2|2"
+  expect "$app: kernels named by their device names" \
+    "$(q "$tmp/$app.db" "select group_concat(name, ' ') from (select distinct name from kernel order by name)")" \
+    "ema_kernel fwd_kernel loss_kernel"
+done
+
+finish
