@@ -12,9 +12,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define TABLE_SIZE 8192
 
@@ -24,7 +26,40 @@ struct entry {
 };
 
 static struct entry table[TABLE_SIZE];
-__thread __attribute__((tls_model("initial-exec"))) struct gt_cs_slot gt_cs_cache[GT_CS_CACHE];
+__thread __attribute__((tls_model("initial-exec"))) struct gt_cs_slot *gt_cs_cache;
+
+static pthread_key_t cache_key;
+static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
+
+static void unmap_cache(void *p)
+{
+    munmap(p, GT_CS_CACHE * sizeof(struct gt_cs_slot));
+}
+
+static void make_cache_key(void)
+{
+    if (pthread_key_create(&cache_key, unmap_cache) != 0)
+        cache_key = (pthread_key_t)-1;
+}
+
+/* mmap rather than malloc: a wrapped call may come from a signal handler.
+ * The mapping goes when the thread ends.  NULL (no cache: every stack is
+ * taken again) if it cannot be had. */
+struct gt_cs_slot *gt_cs_cache_make(void)
+{
+    int saved_errno = errno;
+    pthread_once(&cache_key_once, make_cache_key);
+    void *p = mmap(NULL, GT_CS_CACHE * sizeof(struct gt_cs_slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        errno = saved_errno;
+        return NULL;
+    }
+    if (cache_key != (pthread_key_t)-1)
+        pthread_setspecific(cache_key, p);
+    gt_cs_cache = p;
+    errno = saved_errno;
+    return p;
+}
 
 static uint64_t hash_frames(void *const *pc, int n)
 {

@@ -23,11 +23,20 @@ uint32_t gt_callsite_capture(int depth);
  * share an id; that is the price, and it is rare. */
 #define GT_CS_CACHE 512
 struct gt_cs_slot { uintptr_t ret, sp; uint32_t id; };
-extern __thread __attribute__((tls_model("initial-exec"))) struct gt_cs_slot gt_cs_cache[GT_CS_CACHE];
+/* A pointer rather than the array itself: the thread's static TLS must stay
+ * small, so that the library can also be loaded after start-up (the
+ * driver's CUDA_INJECTION64_PATH dlopens it, and glibc keeps only a few
+ * hundred bytes of static TLS for such libraries).  Mapped on a thread's
+ * first captured stack. */
+extern __thread __attribute__((tls_model("initial-exec"))) struct gt_cs_slot *gt_cs_cache;
+struct gt_cs_slot *gt_cs_cache_make(void);
 
 static inline __attribute__((always_inline)) uint32_t gt_callsite_cached(uintptr_t ret, uintptr_t sp, int depth)
 {
-    struct gt_cs_slot *e = &gt_cs_cache[((ret >> 2) ^ (sp >> 4)) & (GT_CS_CACHE - 1)];
+    struct gt_cs_slot *cache = gt_cs_cache;
+    if (__builtin_expect(!cache, 0) && !(cache = gt_cs_cache_make()))
+        return gt_callsite_capture(depth);
+    struct gt_cs_slot *e = &cache[((ret >> 2) ^ (sp >> 4)) & (GT_CS_CACHE - 1)];
     if (__builtin_expect(e->ret == ret && e->sp == sp && e->id, 1))
         return e->id;
     uint32_t id = gt_callsite_capture(depth);
