@@ -186,6 +186,7 @@ static void *delivery_thread(void *arg)
 
 void sim_api_begin(sim_api_ctx *ctx, CUpti_ActivityKind kind, CUpti_CallbackId cbid)
 {
+    sim_driver_init(); /* the first call initialises the driver */
     ctx->kind = kind;
     ctx->cbid = cbid;
     ctx->correlation = atomic_fetch_add(&correlation_counter, 1) + 1;

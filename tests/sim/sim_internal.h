@@ -123,6 +123,9 @@ void sim_wait_ticket(struct sim_stream *s, uint64_t ticket);
  * before the call. */
 void sim_device_drain(int device);
 
+/* ---- the driver's initialisation (sim_inject.c): loads CUDA_INJECTION64_PATH */
+void sim_driver_init(void);
+
 /* ---- nvcc's host ABI (sim_nvcc_abi.c) ---------------------------------- */
 /* 1 when fn is a host stub that nvcc registered with __cudaRegisterFunction */
 int sim_is_nvcc_kernel(const void *fn);
