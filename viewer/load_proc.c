@@ -4,6 +4,7 @@
  * operation's enqueue time and whether NCCL ran it; all sorted by start. */
 #define _GNU_SOURCE
 #include "viewer/model_internal.h"
+#include "viewer/cupti_calls.h"
 #include "viewer/idmap.h"
 #include "viewer/proc_pass.h"
 #include "viewer/rowruns.h"
@@ -22,9 +23,8 @@
 
 /* ---- correlation: which CUPTI API record lies inside which wrapped call -- */
 
-struct capi { int64_t start, end; int tid; uint32_t corr; };
-
-struct capi_list { struct capi *v; size_t n, cap; };
+struct capi_list { struct cupti_rec *v; size_t n, cap; };
+struct sync_list { struct cupti_sync *v; size_t n, cap; };
 /* ext_corr rows: the external id (a call's or a group's) and CUPTI's
  * correlation of work launched under it */
 struct ext { int64_t id; uint32_t corr; };
@@ -60,20 +60,68 @@ static struct sort_key *thread_order(const void *base, size_t n, size_t size, si
     return k;
 }
 
+/* The position in co (calls in (thread, start) order) of the first call
+ * of thread tid that starts at or after t. */
+static size_t first_call_from(const struct proc *p, const struct sort_key *co, int tid, int64_t t)
+{
+    size_t lo = 0, hi = p->ncalls;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct call *c = &p->calls[co[mid].i];
+        if (c->tid < tid || (c->tid == tid && c->start < t))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* A record still unclaimed that overlaps a wrapped call on its thread for
+ * more than half its length is that call's, its ends moved by more than
+ * the slack (the two clocks' conversions drift apart on a loaded machine):
+ * it is claimed, and gives the call its correlation if it has none.  A
+ * call only CUPTI saw never overlaps a wrapped one that much: calls on one
+ * thread follow each other. */
+static void claim_overlapping(struct proc *p, const struct sort_key *co, struct cupti_rec *a, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (a[k].claimed)
+            continue;
+        size_t i = first_call_from(p, co, a[k].tid, a[k].end);
+        for (size_t back = 0; back < 2 && i > 0; back++) {
+            struct call *c = &p->calls[co[--i].i];
+            if (c->tid != a[k].tid)
+                break;
+            int64_t lo = c->start > a[k].start ? c->start : a[k].start;
+            int64_t hi = c->end < a[k].end ? c->end : a[k].end;
+            if (hi - lo > (a[k].end - a[k].start) / 2) {
+                a[k].claimed = 1;
+                if (!c->corr)
+                    c->corr = a[k].corr;
+                break;
+            }
+        }
+    }
+}
+
 /* Matches each wrapped call to the CUPTI API record made inside it (same
- * thread, contained in time).  The CUPTI records are put in (thread, start)
+ * thread, contained in time), and marks the records nested in a wrapped
+ * call (the driver calls the runtime made for it, NCCL's launches) as
+ * claimed too: only what no wrapped call covers can be a call CUPTI alone
+ * saw (cupti_calls.c).  The CUPTI records are put in (thread, start)
  * order in place, and their sort keys freed before the calls' are made:
  * both key arrays at once were the report's peak on a big rank. */
 static void correlate(struct proc *p, struct capi_list *l)
 {
     size_t n = l->n;
-    struct sort_key *ao = thread_order(l->v, n, sizeof *l->v, offsetof(struct capi, start), offsetof(struct capi, tid));
-    struct capi tmp;
+    struct sort_key *ao = thread_order(l->v, n, sizeof *l->v, offsetof(struct cupti_rec, start),
+                                       offsetof(struct cupti_rec, tid));
+    struct cupti_rec tmp;
     permute_by_keys(l->v, sizeof *l->v, ao, n, &tmp);
     free(ao);
     struct sort_key *co = thread_order(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start),
                                        offsetof(struct call, tid));
-    const struct capi *a = l->v;
+    struct cupti_rec *a = l->v;
     size_t j = 0;
     for (size_t i = 0; i < p->ncalls; i++) {
         struct call *c = &p->calls[co[i].i];
@@ -86,10 +134,25 @@ static void correlate(struct proc *p, struct capi_list *l)
         if (j < n && a[j].tid == c->tid && a[j].start <= c->end + MATCH_SLACK_NS &&
             a[j].end <= c->end + MATCH_SLACK_NS) {
             c->corr = a[j].corr;
+            a[j].claimed = 1;
             j++; /* a record belongs to one call */
         }
+        /* what else lies inside this call was made for it */
+        for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++)
+            if (a[k].end <= c->end + MATCH_SLACK_NS)
+                a[k].claimed = 1;
     }
+    claim_overlapping(p, co, a, n);
     free(co);
+    /* and what lies inside a record no call claimed: the driver calls of a
+     * runtime call only CUPTI saw */
+    for (size_t k = 0, outer = SIZE_MAX; k < n; k++) {
+        if (outer != SIZE_MAX && a[k].tid == a[outer].tid && a[k].end <= a[outer].end) {
+            a[k].claimed = 1;
+            continue;
+        }
+        outer = k;
+    }
 }
 
 static int cmp_call(const void *a, const void *b)
@@ -114,6 +177,7 @@ struct loading {
     struct model *m;
     struct proc *p;
     struct capi_list capis;
+    struct sync_list syncs;   /* SYNCHRONIZATION records: which stream each sync waited for */
     struct ext_list exts;
     const struct proc_rows *from; /* where the rows are read from */
     int shadow;
@@ -200,10 +264,25 @@ static void add_op(struct loading *l, struct gop g)
     p->ops[p->nops++] = g;
 }
 
+/* A SYNCHRONIZATION record (gpu_op kind 4): kept only for the stream it
+ * names, by correlation (cupti_calls.c). */
+static void add_sync(struct loading *l, int64_t start, uint32_t corr, int stream)
+{
+    model_span(&start, &start);
+    if (l->scan || !corr || start < l->lo || start >= l->hi)
+        return;
+    GROW(l->syncs.v, l->syncs.n, l->syncs.cap);
+    l->syncs.v[l->syncs.n++] = (struct cupti_sync){ corr, stream };
+}
+
 static void op_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
     tick(l);
+    if (sqlite3_column_int(s, 1) == 4) {
+        add_sync(l, sqlite3_column_int64(s, 5), (uint32_t)sqlite3_column_int64(s, 11), sqlite3_column_int(s, 3));
+        return;
+    }
     add_op(l, (struct gop){ .kind = (uint8_t)sqlite3_column_int(s, 1), .device = (int16_t)sqlite3_column_int(s, 2),
                             .stream = sqlite3_column_int(s, 3), .name = sqlite3_column_int(s, 4),
                             .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
@@ -222,6 +301,8 @@ static void gpu_block_row(sqlite3_stmt *s, void *ctx)
     for (int i = 0; i < n; i++) {
         tick(l);
         struct gt_gpu_packed r = gt_gpu_block_row(data, i);
+        if (r.kind == 4)
+            add_sync(l, r.start_ns, r.correlation, (int)r.stream_id);
         if (r.kind < 1 || r.kind > 3)
             continue; /* as the rows are read: kernels, copies and memsets */
         /* each value as sqlite3_column_int takes the row's column */
@@ -233,7 +314,7 @@ static void gpu_block_row(sqlite3_stmt *s, void *ctx)
 }
 
 /* A CUPTI API record, its times kept within bounds (model_ns). */
-static void add_capi(struct loading *l, struct capi a)
+static void add_capi(struct loading *l, struct cupti_rec a)
 {
     a.start = model_ns(a.start);
     a.end = model_ns(a.end);
@@ -251,8 +332,11 @@ static void capi_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
     tick(l);
-    add_capi(l, (struct capi){ sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3), sqlite3_column_int(s, 1),
-                               (uint32_t)sqlite3_column_int64(s, 4) });
+    add_capi(l, (struct cupti_rec){ .start = sqlite3_column_int64(s, 2), .end = sqlite3_column_int64(s, 3),
+                                    .tid = sqlite3_column_int(s, 1), .corr = (uint32_t)sqlite3_column_int64(s, 4),
+                                    .domain = (uint8_t)sqlite3_column_int(s, 5),
+                                    .cbid = (uint32_t)sqlite3_column_int64(s, 6),
+                                    .result = (uint32_t)sqlite3_column_int64(s, 7) });
 }
 
 /* CUPTI API records the writer stored in bulk (collector/capi_block.h) */
@@ -264,7 +348,9 @@ static void capi_block_row(sqlite3_stmt *s, void *ctx)
     for (int i = 0; i < n; i++) {
         tick(l);
         struct gt_capi_packed r = gt_capi_block_row(data, i);
-        add_capi(l, (struct capi){ r.start_ns, r.end_ns, (int)r.tid, r.correlation });
+        add_capi(l, (struct cupti_rec){ .start = r.start_ns, .end = r.end_ns, .tid = (int)r.tid,
+                                        .corr = r.correlation, .domain = r.domain, .cbid = r.cbid,
+                                        .result = r.result });
     }
 }
 
@@ -283,14 +369,14 @@ static const struct { enum row_table t; const char *sql; void (*fn)(sqlite3_stmt
     { RT_API_CALL, "SELECT process_id, start_ns, end_ns, stream, event, bytes, call_id, api, tid, copy_kind,"
                    " mem_kind, result, callsite, pystack FROM api_call WHERE rowid BETWEEN ?1 AND ?2", call_row },
     { RT_CALL_BLOCK, "SELECT process_id, format, n, data FROM api_call_block WHERE rowid BETWEEN ?1 AND ?2", block_row },
-    { RT_CUPTI_API, "SELECT process_id, tid, start_ns, end_ns, correlation FROM cupti_api"
+    { RT_CUPTI_API, "SELECT process_id, tid, start_ns, end_ns, correlation, domain, cbid, result FROM cupti_api"
                     " WHERE rowid BETWEEN ?1 AND ?2", capi_row },
     { RT_CAPI_BLOCK, "SELECT process_id, format, n, data FROM cupti_api_block WHERE rowid BETWEEN ?1 AND ?2",
       capi_block_row },
     { RT_EXT_CORR, "SELECT process_id, correlation, external_id FROM ext_corr WHERE rowid BETWEEN ?1 AND ?2", ext_row },
     /* GPU operations last: read once the CUPTI API records are matched and freed */
     { RT_GPU_OP, "SELECT process_id, kind, device, stream_id, name_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
-                 " dst_kind, correlation FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND kind IN (1, 2, 3)", op_row },
+                 " dst_kind, correlation FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND kind IN (1, 2, 3, 4)", op_row },
     { RT_GPU_BLOCK, "SELECT process_id, format, n, data FROM gpu_op_block WHERE rowid BETWEEN ?1 AND ?2",
       gpu_block_row },
 };
@@ -380,6 +466,7 @@ static void join_shadow(struct loading *l, struct loading *sh)
     append_released(&p->calls, &p->ncalls, &p->calls_cap, q->calls, q->ncalls, sizeof *q->calls);
     append_released(&p->ops, &p->nops, &p->ops_cap, q->ops, q->nops, sizeof *q->ops);
     append_released(&l->capis.v, &l->capis.n, &l->capis.cap, sh->capis.v, sh->capis.n, sizeof *sh->capis.v);
+    append_released(&l->syncs.v, &l->syncs.n, &l->syncs.cap, sh->syncs.v, sh->syncs.n, sizeof *sh->syncs.v);
     append_released(&l->exts.v, &l->exts.n, &l->exts.cap, sh->exts.v, sh->exts.n, sizeof *sh->exts.v);
     if (l->m->progress && sh->rows) {
         l->m->rows_read += sh->rows;
@@ -611,6 +698,10 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
     correlate(p, &l.capis);
+    size_t wrapped = p->ncalls;
+    cupti_calls_add(m, p, l.capis.v, l.capis.n);
+    if (p->ncalls > wrapped && sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
+        qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
     struct enq_table enq = enq_table(&l.capis);
     free(l.capis.v);
     if (enq.n && (int64_t)enq.corr[enq.n - 1] > p->pass->corr_seen)
@@ -631,6 +722,8 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     }
     free(enq.corr);
     free(enq.start);
+    cupti_calls_fix(m, p, l.syncs.v, l.syncs.n);
+    free(l.syncs.v);
     if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
         qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
     collective_kernels(p, &p->exts->list);

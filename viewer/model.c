@@ -510,6 +510,7 @@ void model_free(struct model *m)
     for (int i = 0; i < m->napis; i++)
         free(m->api_names[i]);
     free(m->api_names);
+    free(m->cbid_api);
     free(m->roles);
     free(m->answers);
     for (size_t i = 0; i < m->ndbs; i++) {

@@ -106,6 +106,7 @@ struct proc {
     struct proc_exts *exts;       /* its ext_corr rows, while it is loaded (load_proc.c) */
     int64_t inflight; /* calls left in flight when the process ended */
     int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
+    size_t cupti_calls;    /* calls only CUPTI saw, made from its records (cupti_calls.c), so far */
     int db;           /* index into model.dbs */
     char **names; int nnames; /* kernel names by string id */
     struct site *sites; int nsites, sites_cap; /* sites[0] is "none" */
@@ -125,6 +126,7 @@ struct model {
     char **api_names; int napis;         /* indexed by api id */
     enum api_role *roles;
     int32_t *answers;                    /* a result that is no error besides 0 (model_result_failed) */
+    int16_t *cbid_api;                   /* CUPTI callback id -> api id (cupti_calls.c), made on first use */
     /* per process: kernel names and call sites, looked up by (process index, id) */
     sqlite3 **dbs; size_t ndbs;
     sqlite3 **dbs2;                      /* second connections, for reading in two threads (or NULL) */

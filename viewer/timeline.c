@@ -1,5 +1,6 @@
 /* timeline.c: per-process indexes (see timeline.h). */
 #include "viewer/timeline.h"
+#include "viewer/cupti_calls.h"
 #include "viewer/proc_pass.h"
 #include "viewer/sort_by_time.h"
 
@@ -141,14 +142,8 @@ void timeline_build(struct timeline *t, const struct proc *p)
     struct proc_pass *ps = p->pass;
     for (size_t c = 0; c < p->ncalls; c++) {
         t->op_of_call[c] = p->calls[c].corr ? first_op_of(by_corr, nk, p->calls[c].corr) : -1;
-        if (t->op_of_call[c] < 0 || pass_stream(ps, p->calls[c].stream) >= 0)
-            continue;
-        if (ps->nstreams == ps->streams_cap) {
-            ps->streams_cap = ps->streams_cap ? ps->streams_cap * 2 : 16;
-            if (!(ps->streams = realloc(ps->streams, ps->streams_cap * sizeof *ps->streams)))
-                model_out_of_memory();
-        }
-        ps->streams[ps->nstreams++] = (struct handle_stream){ p->calls[c].stream, p->ops[t->op_of_call[c]].stream };
+        if (t->op_of_call[c] >= 0 && pass_stream(ps, p->calls[c].stream) < 0)
+            pass_map_stream(ps, p->calls[c].stream, p->ops[t->op_of_call[c]].stream);
     }
     free(by_corr);
     t->busy = ops_union(p, 0);
@@ -163,8 +158,21 @@ void timeline_build(struct timeline *t, const struct proc *p)
     }
 }
 
+void pass_map_stream(struct proc_pass *ps, int64_t handle, int stream)
+{
+    if (ps->nstreams == ps->streams_cap) {
+        ps->streams_cap = ps->streams_cap ? ps->streams_cap * 2 : 16;
+        if (!(ps->streams = realloc(ps->streams, ps->streams_cap * sizeof *ps->streams)))
+            model_out_of_memory();
+    }
+    ps->streams[ps->nstreams++] = (struct handle_stream){ handle, stream };
+}
+
 int pass_stream(const struct proc_pass *ps, int64_t handle)
 {
+    int cupti = CUPTI_STREAM_ID(handle); /* a call only CUPTI saw names its stream so */
+    if (cupti >= 0)
+        return cupti;
     for (size_t i = 0; i < ps->nstreams; i++)
         if (ps->streams[i].handle == handle)
             return ps->streams[i].stream;

@@ -42,6 +42,8 @@ int timeline_stream(const struct timeline *t, int64_t handle);
 struct proc_pass;
 /* The same without noting a miss, and adding a compute stream. */
 int pass_stream(const struct proc_pass *ps, int64_t handle);
+/* Maps handle to stream (which pass_stream did not know). */
+void pass_map_stream(struct proc_pass *ps, int64_t handle, int stream);
 void pass_add_compute_stream(struct proc_pass *ps, int stream);
 int pass_computes(const struct proc_pass *ps, int stream);
 /* First op index whose start >= ts. */
