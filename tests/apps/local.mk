@@ -131,7 +131,7 @@ tests_apps_libtwo_copies_user_b_la_LDFLAGS = $(PLUGIN_FLAGS)
 # simulator, whose kernel bodies for them are in cu_kernels_sim.c; the same
 # files build unchanged against the real runtime (tests/gpu/run.sh)
 NVCC_FLAGS = -cudart none -g -O2 -I$(top_srcdir)
-CU_APPS = tests/apps/cu_scalar_read tests/apps/cu_scalar_read_ptsz
+CU_APPS = tests/apps/cu_scalar_read tests/apps/cu_scalar_read_ptsz tests/apps/cu_scalar_read_static
 if HAVE_NVCC
 check_PROGRAMS += $(CU_APPS)
 endif
@@ -150,3 +150,11 @@ tests_apps_cu_scalar_read_ptsz_SOURCES = tests/apps/cu_kernels_sim.c
 tests_apps_cu_scalar_read_ptsz_LDADD = tests/apps/cu_scalar_read.ptsz.cu.o $(SIM_LIBS) -lstdc++
 tests_apps_cu_scalar_read_ptsz_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_cu_scalar_read_ptsz_DEPENDENCIES = tests/apps/cu_scalar_read.ptsz.cu.o tests/sim/libgpusim.la
+# linked with the static simulator, as nvcc links libcudart_static.a by
+# default: no dynamic CUDA symbol; only the kernel bodies and the
+# simulator's CUPTI (which a real program would load as libcupti.so) are
+# exported
+tests_apps_cu_scalar_read_static_SOURCES = tests/apps/cu_kernels_sim.c
+tests_apps_cu_scalar_read_static_LDADD = tests/apps/cu_scalar_read.cu.o tests/sim/libgpusim_static.a -lstdc++ -lm -ldl -lrt
+tests_apps_cu_scalar_read_static_LDFLAGS = $(AM_LDFLAGS) -Wl,--export-dynamic-symbol=gpusim_kernel_* -Wl,--export-dynamic-symbol=cupti*
+tests_apps_cu_scalar_read_static_DEPENDENCIES = tests/apps/cu_scalar_read.cu.o tests/sim/libgpusim_static.a

@@ -46,4 +46,42 @@ for build in cu_scalar_read:__cudaLaunchKernel:505 cu_scalar_read_ptsz:__cudaLau
     "ema_kernel fwd_kernel loss_kernel"
 done
 
+# The same program linked with the static simulator, as nvcc links
+# libcudart_static.a by default: it imports no CUDA symbol, so LD_PRELOAD
+# alone sees none of its calls.  The driver's injection
+# (CUDA_INJECTION64_PATH=libgputrace.so, which gputrace record sets) loads
+# the tracer at the first call, and CUPTI's records are then the record of
+# every call: the report finds what it finds in the shared build, at the
+# same places (without call sites: no wrapper took a stack).
+static="$b/tests/apps/cu_scalar_read_static"
+expect "static build: no dynamic CUDA import" "$(nm -D --undefined-only "$static" | grep -c ' cuda\| __cuda')" 0
+"$static" > "$tmp/static.untraced" 2>&1
+untraced=$?
+# the kinds of the two sync findings the workload plants, each once with
+# at least 15 of its 20 syncs (a descheduled host can find one EMA done)
+findings() { "$b/gputrace-report" --format json "$1" | python3 -c '
+import json, sys
+fs = [f for f in json.load(sys.stdin)["findings"] if f["kind"] in ("sync.scalar_read", "sync.no_consumer")]
+print(" ".join(sorted(f["kind"] + (":ok" if f["count"] >= 15 else ":" + str(f["count"])) for f in fs)))'; }
+CUDA_INJECTION64_PATH="$lib" GPUTRACE_OUTPUT="$tmp/inject.db" "$static" > "$tmp/static.traced" 2>&1
+expect "static, injected: exit status passes through" $? "$untraced"
+expect "static, injected: the same output" "$(cmp -s "$tmp/static.untraced" "$tmp/static.traced" && echo same)" same
+expect "static, injected: no wrapped call, every launch and sync in CUPTI's records" \
+  "$(q "$tmp/inject.db" "select (select count(*) from api_call), (select count(*) from cupti_api where cbid = 505), (select count(*) from cupti_api where cbid = 131), (select count(*) from kernel)")" \
+  "0|$launches|40|$launches"
+expect "static, injected: the shared build's findings, from CUPTI's records alone" \
+  "$(findings "$tmp/inject.db")" "$(findings "$tmp/cu_scalar_read.db")"
+expect "static, injected: the findings are the expected ones" "$(findings "$tmp/inject.db")" "sync.no_consumer:ok sync.scalar_read:ok"
+
+# the shared build reached both ways (preloaded and injected): traced once
+CUDA_INJECTION64_PATH="$lib" LD_PRELOAD="$lib" GPUTRACE_OUTPUT="$tmp/both.db" "$b/tests/apps/cu_scalar_read" > "$tmp/both.out" 2>&1
+expect "preloaded and injected: exit status passes through" $? 0
+expect "preloaded and injected: one process, each launch recorded once" \
+  "$(q "$tmp/both.db" "select (select count(*) from process), (select count(*) from api_call_named where api_name = '__cudaLaunchKernel')")" "1|$launches"
+expect "preloaded and injected: the findings of the preloaded run" "$(findings "$tmp/both.db")" "$(findings "$tmp/cu_scalar_read.db")"
+# the shared build injected only: the wrappers are not in the global
+# scope (the driver opens the tracer RTLD_LOCAL), CUPTI still sees all
+CUDA_INJECTION64_PATH="$lib" GPUTRACE_OUTPUT="$tmp/injonly.db" "$b/tests/apps/cu_scalar_read" > /dev/null 2>&1
+expect "shared build injected only: its calls from CUPTI, its findings" "$(findings "$tmp/injonly.db")" "$(findings "$tmp/cu_scalar_read.db")"
+
 finish
