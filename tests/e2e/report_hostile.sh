@@ -1,0 +1,60 @@
+#!/bin/sh
+# report_hostile.sh: gputrace-report and `gputrace expand` on hostile input,
+# which they must treat as untrusted: a FIFO or a directory given as a
+# database, a database whose tables are views (one of them endless),
+# one that plants a trigger for `gputrace expand` to run; and outputs that
+# would overwrite an input or each other (--chrome-trace, --kineto files),
+# refused before anything is written.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+rep="$b/gputrace-report"
+# one_line WHAT WANT-EXIT PATTERN cmd args...: exit code, and exactly one
+# stderr line matching; never more than 20 s (a hang is a failure)
+one_line() {
+  what=$1 want=$2 pat=$3; shift 3
+  timeout 20 "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?
+  lines=$(wc -l < "$tmp/err")
+  if [ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -q -- "$pat" "$tmp/err"; then ok "$what"
+  else bad "$what (exit $rc, stderr: $(head -c 300 "$tmp/err"))"; fi
+}
+
+GPUTRACE_BULK_AFTER=0 "$b/gputrace" record -o "$tmp/run.db" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
+expect "a run to derive the cases from" "$(q "$tmp/run.db" "select count(*) from process")" 2
+
+# ---- not a regular file -------------------------------------------------
+mkfifo "$tmp/fifo.db"
+one_line "a FIFO as the database: refused, no hang" 1 "fifo.db: not a regular file" "$rep" "$tmp/fifo.db"
+mkdir "$tmp/dir.db"
+one_line "a directory as the database: refused" 1 "dir.db: not a regular file" "$rep" "$tmp/dir.db"
+
+# ---- views where our tables belong ----------------------------------------
+cols="process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind, mem_kind, result, callsite, call_id, pystack"
+cp "$tmp/run.db" "$tmp/endless.db"
+q "$tmp/endless.db" "drop table api_call; create view api_call($cols) as
+  with recursive r(x) as (select 1 union all select x + 1 from r) select 1, 1, 1, x, x, 0, 0, 0, 0, 0, 0, 0, x, 0 from r;"
+one_line "api_call an endless recursive view: refused, no hang" 1 "endless.db: not a gputrace database (api_call is a view" "$rep" "$tmp/endless.db"
+cp "$tmp/run.db" "$tmp/view.db"
+q "$tmp/view.db" "alter table process rename to process_t; create view process as select * from process_t;"
+one_line "process a view: refused" 1 "view.db: not a gputrace database (process is a view" "$rep" "$tmp/view.db"
+# a view of the user's own, or ours (api_call_named), is no table we read: fine
+cp "$tmp/run.db" "$tmp/ownview.db"
+q "$tmp/ownview.db" "create view my_calls as select * from api_call;"
+timeout 20 "$rep" "$tmp/ownview.db" > /dev/null 2>&1
+expect "a view of the user's own beside our tables: read as usual" $? 0
+
+# ---- gputrace expand and triggers ----------------------------------------
+cp "$tmp/run.db" "$tmp/trig.db"
+q "$tmp/trig.db" "create table planted(x); create trigger t_planted after insert on api_call begin insert into planted values (new.call_id); end;"
+before=$(q "$tmp/trig.db" "select count(*) from api_call_block")
+one_line "expand: a database with a trigger is refused" 1 "trig.db: it has a trigger (t_planted)" "$b/gputrace" expand "$tmp/trig.db"
+expect "expand: the planted trigger wrote nothing, the blocks are still there" \
+  "$(q "$tmp/trig.db" "select count(*) from planted"):$(q "$tmp/trig.db" "select count(*) from api_call_block")" "0:$before"
+cp "$tmp/run.db" "$tmp/trigview.db"
+q "$tmp/trigview.db" "create table planted(x); alter table api_call rename to api_call_t;
+  create view api_call as select * from api_call_t;"
+one_line "expand: api_call a view is refused" 1 "trigview.db: not a gputrace database (api_call is a view" "$b/gputrace" expand "$tmp/trigview.db"
+cp "$tmp/run.db" "$tmp/plain.db"
+"$b/gputrace" expand "$tmp/plain.db" > /dev/null 2>&1
+expect "expand: a database of ours is expanded" "$?:$(q "$tmp/plain.db" "select count(*) > 0 from api_call"):$(q "$tmp/plain.db" "select count(*) from api_call_block")" "0:1:0"
+
+finish
