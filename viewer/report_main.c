@@ -9,11 +9,13 @@
  * 3 when a --fail-on kind was found. */
 #include "viewer/coll_spill.h"
 #include "viewer/findings.h"
+#include "viewer/out_paths.h"
 #include "viewer/output.h"
 #include "viewer/proc_report.h"
 #include "viewer/summary.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -74,6 +76,45 @@ static int kind_index(const char *name)
         if (!strcmp(finding_names[k], name))
             return k;
     return -1;
+}
+
+/* Refuses, before anything is written, an output that is an input
+ * database (or a file SQLite keeps beside one) or another output: 0, or -1
+ * after one line on stderr. */
+static int refuse_overwrites(const struct model *m, const char *trace, char *const *kineto_files)
+{
+    size_t n = 0, cap = (trace ? 1 : 0) + (kineto_files ? m->nprocs : 0);
+    char **outs = calloc(cap + 1, sizeof *outs), **what = calloc(cap + 1, sizeof *what);
+    char **names = calloc(cap + 1, sizeof *names);
+    if (!outs || !what || !names)
+        model_out_of_memory();
+    if (trace) {
+        outs[n] = (char *)trace;
+        what[n++] = "--chrome-trace";
+    }
+    for (size_t i = 0; kineto_files && i < m->nprocs; i++) {
+        const struct proc *p = &m->procs[i];
+        char name[64];
+        if (p->rank >= 0)
+            snprintf(name, sizeof name, "the Kineto trace of rank %d (pid %d)", p->rank, p->pid);
+        else
+            snprintf(name, sizeof name, "the Kineto trace of pid %d", p->pid);
+        if (!(names[n] = strdup(name)))
+            model_out_of_memory();
+        outs[n] = kineto_files[i];
+        what[n] = names[n];
+        n++;
+    }
+    char err[PATH_MAX * 3];
+    int rc = out_paths_check((char *const *)m->paths, m->ndbs, outs, what, n, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "gputrace-report: %s\n", model_plain_text(err));
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    free(outs);
+    free(what);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -182,6 +223,14 @@ int main(int argc, char **argv)
         model_free(&m);
         return 1;
     }
+    char **kineto_files = kineto ? kineto_paths(kineto, &m, err, sizeof err) : NULL;
+    if (refuse_overwrites(&m, trace, kineto_files) != 0) {
+        kineto_paths_free(kineto_files, m.nprocs);
+        model_free(&m);
+        return 2;
+    }
+    if (kineto && err[0]) /* processes of one rank: which file is whose */
+        fprintf(stderr, "gputrace-report: %s\n", err);
     int rc = 0;
     /* Each process in turn: its calls and GPU operations are loaded, analysed,
      * summarised and exported, then freed (model.h) */
@@ -201,7 +250,7 @@ int main(int argc, char **argv)
     struct coll_spill spill; /* every rank's collectives, for what looks across ranks */
     coll_spill_open(&spill, m.nprocs);
     for (size_t pi = 0; pi < m.nprocs; pi++) {
-        struct report_sinks k = { &o, &fs, &s, ct, kineto_ok ? kineto : NULL, &spill };
+        struct report_sinks k = { &o, &fs, &s, ct, kineto_ok ? kineto_files : NULL, &spill };
         if (report_process(&m, &k, pi, err, sizeof err) != 0) {
             fprintf(stderr, "gputrace-report: %s\n", err);
             kineto_ok = 0;
@@ -244,6 +293,7 @@ int main(int argc, char **argv)
                 break;
             }
     coll_spill_close(&spill);
+    kineto_paths_free(kineto_files, m.nprocs);
     summary_free(&s);
     findings_free(&fs);
     model_free(&m);

@@ -57,4 +57,56 @@ cp "$tmp/run.db" "$tmp/plain.db"
 "$b/gputrace" expand "$tmp/plain.db" > /dev/null 2>&1
 expect "expand: a database of ours is expanded" "$?:$(q "$tmp/plain.db" "select count(*) > 0 from api_call"):$(q "$tmp/plain.db" "select count(*) from api_call_block")" "0:1:0"
 
+# ---- outputs that would overwrite an input or each other ------------------
+# refused_write WHAT PATTERN args...: exit 2, one line, and no file changed
+refused_write() {
+  what=$1 pat=$2; shift 2
+  cp "$tmp/run.db" "$tmp/keep.db"
+  one_line "$what" 2 "$pat" "$rep" "$@"
+  cmp -s "$tmp/run.db" "$tmp/keep.db"
+  expect "$what: the database is unchanged" $? 0
+}
+refused_write "--chrome-trace the input database" "chrome-trace .*run.db is the input database" \
+  --chrome-trace "$tmp/run.db" "$tmp/run.db"
+mkdir "$tmp/sub"
+refused_write "--chrome-trace the input by another spelling" "is the input database" \
+  --chrome-trace "$tmp/sub/../run.db" "$tmp/run.db"
+ln -s "$tmp/run.db" "$tmp/link.db"
+refused_write "--chrome-trace a symbolic link to the input" "is the input database" \
+  --chrome-trace "$tmp/link.db" "$tmp/run.db"
+ln "$tmp/run.db" "$tmp/hard.db"
+refused_write "--chrome-trace a hard link to the input" "is the input database" \
+  --chrome-trace "$tmp/hard.db" "$tmp/run.db"
+refused_write "--chrome-trace the input's -wal" "the input database's SQLite file .*run.db-wal" \
+  --chrome-trace "$tmp/run.db-wal" "$tmp/run.db"
+refused_write "--chrome-trace a Kineto file" "k1/rank-0.json is also --chrome-trace" \
+  --chrome-trace "$tmp/k1/rank-0.json" --kineto "$tmp/k1" "$tmp/run.db"
+expect "--chrome-trace a Kineto file: nothing written (not even the directory)" "$(ls -d "$tmp/k1" 2> /dev/null)" ""
+mkdir "$tmp/k2"
+cp "$tmp/run.db" "$tmp/k2/rank-1.json"
+one_line "--kineto over an input database" 2 "Kineto trace of rank 1 .* is the input database" \
+  "$rep" --kineto "$tmp/k2" "$tmp/k2/rank-1.json"
+# (SQLite's own -wal and -shm, made by reading, aside)
+expect "--kineto over an input database: nothing written" "$(ls "$tmp/k2" | grep -v -e '-wal$' -e '-shm$')" "rank-1.json"
+timeout 20 "$rep" --chrome-trace "$tmp/t.json" --kineto "$tmp/k3" "$tmp/run.db" > /dev/null 2>&1
+expect "outputs of their own: written" "$?:$(ls "$tmp/k3" | wc -l):$([ -s "$tmp/t.json" ] && echo yes)" "0:2:yes"
+
+# ---- two processes of one rank: a Kineto trace each -----------------------
+cp "$tmp/run.db" "$tmp/samerank.db"
+q "$tmp/samerank.db" "update process set rank = 0"
+timeout 20 "$rep" --kineto "$tmp/k4" "$tmp/samerank.db" > "$tmp/out" 2> "$tmp/err"
+expect "one rank twice: exit 0, the report says 2 traces" "$?:$(grep -c 'Kineto traces: 2 in' "$tmp/out")" "0:1"
+pids=$(q "$tmp/samerank.db" "select pid from process order by pid" | tr '\n' ' ')
+second=$(echo $pids | cut -d' ' -f2)
+expect "one rank twice: two files, the second named by its pid" "$(ls "$tmp/k4" | tr '\n' ' ')" "rank-0-pid$second.json rank-0.json "
+expect "one rank twice: stderr says which file is whose" "$(grep -c "rank of another.*rank-0-pid$second.json" "$tmp/err")" 1
+python3 - "$tmp/k4" "$pids" <<'PY'
+import json, os, sys
+d, pids = sys.argv[1], sorted(int(x) for x in sys.argv[2].split())
+seen = sorted(int(e["pid"]) for f in os.listdir(d) for e in json.load(open(os.path.join(d, f)))["traceEvents"]
+              if e.get("name") == "process_name" and e["args"]["name"].startswith("rank "))
+assert seen == pids, (seen, pids)
+PY
+expect "one rank twice: each file parses and holds its own process" $? 0
+
 finish
