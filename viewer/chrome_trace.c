@@ -166,12 +166,13 @@ static void gpu_ops(struct writer *w, const struct model *m, size_t pi, const ui
     int pid = pid_of(m, pi);
     for (size_t i = 0; i < p->nops; i++) {
         const struct gop *g = &p->ops[i];
-        char name[512];
+        char buf[64];
         const char *cat = g->kind == GOP_KERNEL ? "kernel" : g->kind == GOP_MEMCPY ? "gpu_memcpy" : "gpu_memset";
+        const char *name = buf;
         if (g->kind == GOP_KERNEL)
-            model_kernel_name(m, p, g->name, name, sizeof name);
+            name = model_kernel_name(p, g->name); /* whole: C++ kernel names run past 1000 bytes */
         else
-            snprintf(name, sizeof name, "%s %lld B", g->kind == GOP_MEMCPY ? "Memcpy" : "Memset", (long long)g->bytes);
+            snprintf(buf, sizeof buf, "%s %lld B", g->kind == GOP_MEMCPY ? "Memcpy" : "Memset", (long long)g->bytes);
         slice(w, m, p, pid, STREAM_TID_BASE + g->stream, name, cat, g->start, g->end);
         fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%u,\"bytes\":%lld,\"device\":%d}}", g->stream, g->corr,
                 (long long)g->bytes, g->device);

@@ -138,11 +138,10 @@ static void range_events(struct kw *w)
 static void gpu_events(struct kw *w, const struct idmap *coll_of_kernel, const uint8_t *flow_op)
 {
     const struct proc *p = w->p;
-    char name[1024];
     for (size_t i = 0; i < p->nops; i++) {
         const struct gop *g = &p->ops[i];
         const char *cat = g->kind == GOP_KERNEL ? "kernel" : g->kind == GOP_MEMCPY ? "gpu_memcpy" : "gpu_memset";
-        const char *n = g->kind == GOP_KERNEL ? model_kernel_name(w->m, p, g->name, name, sizeof name)
+        const char *n = g->kind == GOP_KERNEL ? model_kernel_name(p, g->name)
                         : g->kind == GOP_MEMCPY ? memcpy_name(g) : "Memset (Device)";
         x_event(w, cat, n, g->device, g->stream, g->start, g->end);
         fprintf(w->out, ",\"args\":{\"device\":%d,\"stream\":%d,\"correlation\":%u", g->device, g->stream, g->corr);

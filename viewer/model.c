@@ -20,21 +20,12 @@ void model_note_damage(struct model *m, int db, int rc, const char *what)
         return;
     snprintf(m->damaged, sizeof m->damaged, "%s is damaged (%s while reading %s): this report covers what could be read",
              m->paths[db], sqlite3_errstr(rc), what);
-    model_plain_text(m->damaged);
-}
-
-char *model_plain_text(char *s)
-{
-    for (unsigned char *c = (unsigned char *)s; *c; c++)
-        if (*c < 0x20 || *c == 0x7f)
-            *c = '?';
-    return s;
 }
 
 static void copy_text(char *dst, size_t len, const unsigned char *src)
 {
+    /* as the file has it: the outputs escape it, each its own way */
     snprintf(dst, len, "%s", src ? (const char *)src : "");
-    model_plain_text(dst);
 }
 
 static enum api_role role_of(const char *n)
@@ -165,9 +156,7 @@ void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char
         }
         free((*v)[id]);
         const unsigned char *text = sqlite3_column_text(s, 1);
-        (*v)[id] = strdup(text ? (const char *)text : "");
-        if ((*v)[id])
-            model_plain_text((*v)[id]);
+        (*v)[id] = strdup(text ? (const char *)text : ""); /* as the file has it (copy_text) */
     }
     sqlite3_finalize(s);
 }
@@ -483,10 +472,8 @@ void model_free(struct model *m)
     memset(m, 0, sizeof *m);
 }
 
-const char *model_kernel_name(const struct model *m, const struct proc *p, int name_id, char *buf, size_t len)
+const char *model_kernel_name(const struct proc *p, int name_id)
 {
-    (void)m;
     const char *n = name_id > 0 && name_id < p->nnames ? p->names[name_id] : NULL;
-    snprintf(buf, len, "%s", n && *n ? n : "?");
-    return buf;
+    return n && *n ? n : "?";
 }

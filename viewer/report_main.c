@@ -13,6 +13,7 @@
 #include "viewer/output.h"
 #include "viewer/proc_report.h"
 #include "viewer/summary.h"
+#include "viewer/term_text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -107,8 +108,9 @@ static int refuse_overwrites(const struct model *m, const char *trace, char *con
     }
     char err[PATH_MAX * 3];
     int rc = out_paths_check((char *const *)m->paths, m->ndbs, outs, what, n, err, sizeof err);
+    char shown[4 * sizeof err];
     if (rc)
-        fprintf(stderr, "gputrace-report: %s\n", model_plain_text(err));
+        fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
@@ -217,9 +219,9 @@ int main(int argc, char **argv)
     }
     struct model m = { 0 };
     m.progress = isatty(2);
-    char err[1024];
+    char err[1024], shown[4 * sizeof err]; /* err as stderr shows it (term_text.h): names from the file */
     if (model_load(&m, paths, npaths, run, err, sizeof err) != 0) {
-        fprintf(stderr, "gputrace-report: %s\n", model_plain_text(err)); /* SQLite's message may quote the file */
+        fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown)); /* it may quote the file */
         model_free(&m);
         return 1;
     }
@@ -230,7 +232,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (kineto && err[0]) /* processes of one rank: which file is whose */
-        fprintf(stderr, "gputrace-report: %s\n", err);
+        fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
     int rc = 0;
     /* Each process in turn: its calls and GPU operations are loaded, analysed,
      * summarised and exported, then freed (model.h) */
@@ -244,7 +246,7 @@ int main(int argc, char **argv)
         trace_errno = errno;
     int kineto_ok = kineto && kineto_begin(kineto, err, sizeof err) == 0;
     if (kineto && !kineto_ok) {
-        fprintf(stderr, "gputrace-report: %s\n", err);
+        fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
         rc = 1;
     }
     struct coll_spill spill; /* every rank's collectives, for what looks across ranks */
@@ -252,7 +254,7 @@ int main(int argc, char **argv)
     for (size_t pi = 0; pi < m.nprocs; pi++) {
         struct report_sinks k = { &o, &fs, &s, ct, kineto_ok ? kineto_files : NULL, &spill };
         if (report_process(&m, &k, pi, err, sizeof err) != 0) {
-            fprintf(stderr, "gputrace-report: %s\n", err);
+            fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
             kineto_ok = 0;
             rc = 1;
         }
@@ -272,7 +274,8 @@ int main(int argc, char **argv)
             trace_errno = errno;
         }
         if (n < 0) {
-            fprintf(stderr, "gputrace-report: cannot write %s: %s\n", trace, strerror(trace_errno));
+            fprintf(stderr, "gputrace-report: cannot write %s: %s\n", term_text(trace, shown, sizeof shown),
+                    strerror(trace_errno));
             rc = 1;
         } else if (!strcmp(format, "text")) {
             printf("\nChrome trace: %s (%ld events); open it at https://ui.perfetto.dev or chrome://tracing\n", trace, n);
@@ -282,7 +285,7 @@ int main(int argc, char **argv)
         printf("Kineto traces: %zu in %s/ (for Holistic Trace Analysis: TraceAnalysis(trace_dir=\"%s\"))\n", m.nprocs,
                kineto, kineto);
     if (m.damaged[0]) {
-        fprintf(stderr, "gputrace-report: %s\n", m.damaged);
+        fprintf(stderr, "gputrace-report: %s\n", term_text(m.damaged, shown, sizeof shown));
         rc = 1;
     }
     if (any_fail_on && !rc)

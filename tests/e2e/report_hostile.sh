@@ -91,6 +91,71 @@ expect "--kineto over an input database: nothing written" "$(ls "$tmp/k2" | grep
 timeout 20 "$rep" --chrome-trace "$tmp/t.json" --kineto "$tmp/k3" "$tmp/run.db" > /dev/null 2>&1
 expect "outputs of their own: written" "$?:$(ls "$tmp/k3" | wc -l):$([ -s "$tmp/t.json" ] && echo yes)" "0:2:yes"
 
+# ---- strings from the file: escaped for the terminal, exact in JSON -------
+# every kind of string the report prints: run id (GPUTRACE_RUN_ID or
+# SLURM_JOB_ID can set it), host, API and kernel names, call-site frames
+odd="char(27) || ']0;title' || char(7) || char(27) || '[31m' || char(1) || cast(x'ff' as text) || char(155)"
+cp "$tmp/run.db" "$tmp/odd.db"
+q "$tmp/odd.db" "update process set run_id = 'run' || $odd, host = 'host' || $odd, gpu_name = 'GPU' || $odd;
+  update api set name = name || $odd where name like 'cuda%';
+  update string set value = value || $odd; update callsite set frames = replace(frames, char(10), $odd || char(10)) || $odd;"
+timeout 20 "$rep" --chrome-trace "$tmp/odd.trace" --kineto "$tmp/oddk" "$tmp/odd.db" > "$tmp/odd.txt" 2> "$tmp/err"
+expect "odd strings: a report, exit 0" "$?:$(grep -c '^rank  pid' "$tmp/odd.txt")" "0:1"
+expect "odd strings: no control character reaches the terminal" "$(tr -d '\n' < "$tmp/odd.txt" | LC_ALL=C grep -c '[[:cntrl:]]')" 0
+python3 -c "import sys; t = open(sys.argv[1], 'rb').read(); t.decode('utf-8'); assert b'\\xc2\\x9b' not in t" "$tmp/odd.txt"
+expect "odd strings: the text report is valid UTF-8, without C1 controls" $? 0
+expect "odd strings: each shown escaped (run id, host... : run\\x1b]0;title\\x07\\x1b[31m\\x01\\xff\\u009b)" \
+  "$(grep -c -F 'run\x1b]0;title\x07\x1b[31m\x01\xff\u009b' "$tmp/odd.txt")" 1
+expect "odd strings: kernel names and call sites shown escaped" \
+  "$(grep -c -F '\x1b[31m' "$tmp/odd.txt" | awk '{print ($1 >= 4)}')" 1
+"$rep" --run "run$(printf '\033]0;title\007\033[31m\001')nope" "$tmp/odd.db" > /dev/null 2> "$tmp/err"
+expect "odd strings: stderr lines escaped too" "$?:$(LC_ALL=C grep -c '[[:cntrl:]]' "$tmp/err"):$(grep -c -F 'no run' "$tmp/err")" "1:0:1"
+"$rep" --format json "$tmp/odd.db" > "$tmp/odd.json" 2> /dev/null
+python3 - "$tmp/odd.json" "$tmp/odd.trace" "$tmp/oddk" <<'PY'
+import json, os, sys
+odd = "\x1b]0;title\x07\x1b[31m\x01\ufffd\u009b"  # invalid UTF-8 can only be U+FFFD in JSON
+r = json.load(open(sys.argv[1]))
+assert r["run"]["id"] == "run" + odd, repr(r["run"]["id"])
+assert all(x["host"] == "host" + odd and x["gpu"] == "GPU" + odd for x in r["ranks"]), r["ranks"]
+assert r["kernels"] and all(k["name"].endswith(odd) for k in r["kernels"]), [k["name"] for k in r["kernels"]]
+t = json.load(open(sys.argv[2]))
+names = [e.get("name", "") for e in t["traceEvents"]]
+assert any(n.endswith(odd) and n.startswith("cuda") for n in names), "no API name kept in the Chrome trace"
+kern = [e["name"] for e in t["traceEvents"] if e.get("cat") == "kernel"]
+assert kern and all(n.endswith(odd) for n in kern), kern[:3]
+for f in os.listdir(sys.argv[3]):
+    k = json.load(open(os.path.join(sys.argv[3], f)))
+    assert k["traceName"] == "run" + odd
+    kern = [e["name"] for e in k["traceEvents"] if e.get("cat") == "kernel"]
+    assert kern and all(n.endswith(odd) for n in kern), kern[:3]
+PY
+expect "odd strings: JSON, Chrome and Kineto outputs parse and keep every character (escaped)" $? 0
+
+# multi-byte characters in names cut to a column: cut between characters;
+# a kernel name of 1500 bytes: whole in JSON, Chrome and Kineto
+cp "$tmp/run.db" "$tmp/wide.db"
+e60=$(python3 -c "print('é' * 60)")
+q "$tmp/wide.db" "update process set gpu_name = '$e60'; update string set value = '$e60' || id;"
+timeout 20 "$rep" "$tmp/wide.db" > "$tmp/wide.txt" 2>&1
+python3 -c "import sys; open(sys.argv[1], 'rb').read().decode('utf-8')" "$tmp/wide.txt"
+expect "names cut to a column: the text report is valid UTF-8" $? 0
+expect "names cut to a column: a GPU name keeps 20 characters" "$(grep -c "^0     [0-9]* *$(python3 -c "print('é' * 20)") " "$tmp/wide.txt")" 1
+expect "names cut to a column: a kernel name keeps 49 characters and ..." \
+  "$(grep -c "^$(python3 -c "print('é' * 49)")\.\.\. " "$tmp/wide.txt" | awk '{print ($1 > 0)}')" 1
+q "$tmp/wide.db" "update string set value = 'void big_kernel<' || replace(hex(zeroblob(740)), '00', 'ab') || id || '>(float*)'"
+timeout 20 "$rep" --format json --chrome-trace "$tmp/long.trace" --kineto "$tmp/longk" "$tmp/wide.db" > "$tmp/long.json" 2>&1
+python3 - "$tmp/long.json" "$tmp/long.trace" "$tmp/longk" <<'PY'
+import json, os, re, sys
+whole = re.compile(r"void big_kernel<(ab){740}\d+>\(float\*\)$")
+assert all(whole.match(k["name"]) for k in json.load(open(sys.argv[1]))["kernels"])
+kern = [e["name"] for e in json.load(open(sys.argv[2]))["traceEvents"] if e.get("cat") == "kernel"]
+assert kern and all(whole.match(n) for n in kern), kern[0][-40:]
+for f in os.listdir(sys.argv[3]):
+    kern = [e["name"] for e in json.load(open(os.path.join(sys.argv[3], f)))["traceEvents"] if e.get("cat") == "kernel"]
+    assert kern and all(whole.match(n) for n in kern), kern[0][-40:]
+PY
+expect "a kernel name of 1500 bytes: whole in JSON, Chrome and Kineto" $? 0
+
 # ---- two processes of one rank: a Kineto trace each -----------------------
 cp "$tmp/run.db" "$tmp/samerank.db"
 q "$tmp/samerank.db" "update process set rank = 0"
