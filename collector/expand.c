@@ -102,9 +102,21 @@ static const struct block_kind kinds[] = {
       "GPU operation", 1, gt_gpu_block_valid, bind_gpu },
 };
 
+/* SQLite's message, on one line: it may quote the file's schema, newlines
+ * and whatever else its author put there included. */
+static const char *errmsg(sqlite3 *db)
+{
+    static char buf[512];
+    snprintf(buf, sizeof buf, "%s", sqlite3_errmsg(db));
+    for (unsigned char *c = (unsigned char *)buf; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return buf;
+}
+
 static int fail(sqlite3 *db, const char *path, const char *what)
 {
-    fprintf(stderr, "gputrace expand: %s: %s: %s\n", path, what, db ? sqlite3_errmsg(db) : "out of memory");
+    fprintf(stderr, "gputrace expand: %s: %s: %s\n", path, what, db ? errmsg(db) : "out of memory");
     if (db) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         sqlite3_close(db);
@@ -127,7 +139,7 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         return 1;
     }
     if (sqlite3_prepare_v2(db, k->insert, -1, &ins, NULL) != SQLITE_OK) {
-        fprintf(stderr, "gputrace expand: %s: cannot insert: %s\n", path, sqlite3_errmsg(db));
+        fprintf(stderr, "gputrace expand: %s: cannot insert: %s\n", path, errmsg(db));
         sqlite3_finalize(sel);
         return 1;
     }
@@ -144,7 +156,7 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         for (int i = 0; i < n && !bad; i++) {
             k->bind(ins, label, sqlite3_column_int64(sel, 0), data, i);
             if (sqlite3_step(ins) != SQLITE_DONE) {
-                fprintf(stderr, "gputrace expand: %s: cannot insert: %s\n", path, sqlite3_errmsg(db));
+                fprintf(stderr, "gputrace expand: %s: cannot insert: %s\n", path, errmsg(db));
                 bad = 1;
             }
             sqlite3_reset(ins);
@@ -153,7 +165,7 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         (*blocks)++;
     }
     if (!bad && rc != SQLITE_DONE) {
-        fprintf(stderr, "gputrace expand: %s: cannot read the %s blocks: %s\n", path, k->what, sqlite3_errmsg(db));
+        fprintf(stderr, "gputrace expand: %s: cannot read the %s blocks: %s\n", path, k->what, errmsg(db));
         bad = 1;
     }
     sqlite3_finalize(sel);
@@ -162,7 +174,7 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         return 1;
     snprintf(sql, sizeof sql, "DELETE FROM %s", k->table);
     if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-        fprintf(stderr, "gputrace expand: %s: cannot finish: %s\n", path, sqlite3_errmsg(db));
+        fprintf(stderr, "gputrace expand: %s: cannot finish: %s\n", path, errmsg(db));
         return 1;
     }
     return 0;
@@ -179,7 +191,7 @@ static int refuse_untrusted(sqlite3 *db, const char *path)
     char why[512];
     int n = gt_guard_triggers(db, why, sizeof why);
     if (n < 0) {
-        fprintf(stderr, "gputrace expand: %s: cannot read the schema: %s\n", path, sqlite3_errmsg(db));
+        fprintf(stderr, "gputrace expand: %s: cannot read the schema: %s\n", path, errmsg(db));
         return -1;
     }
     if (n > 0) {
