@@ -8,6 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the tracer appends to a name it had to cut (collector/strtab.h;
+ * docs/schema.md): past 4095 bytes, NVTX names, domains and Python file
+ * and function names keep their head and end in it. */
+#define NAME_CUT_MARK "\xe2\x80\xa6[cut]"
+
+/* How many of the names interned by the run's processes were cut. */
+static size_t names_cut(const struct model *m)
+{
+    size_t n = 0, mark = strlen(NAME_CUT_MARK);
+    for (size_t i = 0; i < m->nprocs; i++)
+        for (int k = 1; k < m->procs[i].nlabels; k++) {
+            const char *l = m->procs[i].labels[k];
+            size_t len = l ? strlen(l) : 0;
+            n += len >= mark && !memcmp(l + len - mark, NAME_CUT_MARK, mark);
+        }
+    return n;
+}
+
 static double ms(int64_t ns) { return (double)ns / 1e6; }
 
 static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0.0; }
@@ -89,6 +107,10 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 (long long)s->failed[0].count);
     if (m->damaged[0])
         fprintf(out, "note: %s\n", term_text(m->damaged, t, sizeof t));
+    size_t cut = names_cut(m);
+    if (cut)
+        fprintf(out, "note: %zu name(s) longer than the tracer keeps (4095 bytes) were cut: each ends in \"" NAME_CUT_MARK
+                     "\"\n", cut);
     fprintf(out, "\n%-5s %-8s %-20s %9s %6s %10s %10s %9s %10s\n", "rank", "pid", "gpu", "wall ms", "busy%",
             "compute ms", "comm ms", "exposed%", "sync ms");
     for (size_t i = 0; i < s->nranks; i++) {

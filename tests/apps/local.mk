@@ -83,3 +83,9 @@ tests_apps_real_toolkit_SOURCES = tests/apps/real_toolkit.c
 # points a machine without one at the stub)
 tests_apps_real_toolkit_LDADD = -L$(CUDA_HOME)/lib64 -lcudart -lnccl -L$(CUDA_HOME)/lib64/stubs -lcuda
 tests_apps_real_toolkit_LDFLAGS = $(AM_LDFLAGS) -Wl,-rpath,$(CUDA_HOME)/lib64
+# names past the usual limits (tests/e2e/report_hostile.sh)
+check_PROGRAMS += tests/apps/long_names
+tests_apps_long_names_SOURCES = tests/apps/long_names.c
+tests_apps_long_names_LDADD = $(SIM_LIBS) -ldl -lpthread
+tests_apps_long_names_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_long_names_DEPENDENCIES = tests/sim/libgpusim.la

@@ -156,6 +156,34 @@ for f in os.listdir(sys.argv[3]):
 PY
 expect "a kernel name of 1500 bytes: whole in JSON, Chrome and Kineto" $? 0
 
+# ---- long names through the tracer (tests/apps/long_names.c) -------------
+# NVTX names of 300 bytes whole (they were cut at 255), of 5000 cut between
+# characters and marked, the report counting them; a kernel name of 647
+# bytes whole
+out=$(GPUTRACE_OUTPUT="$tmp/long.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/long_names")
+expect "long names: the program runs" "$?:$out" "0:long_names done"
+python3 - "$tmp/long.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.text_factory = bytes
+labels = [r[0] for r in db.execute("select value from label")]
+mark = "\u2026[cut]".encode()
+ew = "\u00e9w".encode()
+assert b"n" * 300 in labels, "300-byte ASCII name not whole"
+assert ew * 150 in labels, "300-character wide name not whole"
+cut = [l for l in labels if l.endswith(mark)]
+assert len(cut) == 2, [l[-12:] for l in labels]
+for l in cut:
+    l.decode("utf-8")  # cut between characters
+    assert len(l) <= 4095 and len(l) > 4000, len(l)
+    assert l.startswith(b"m" * 4000) or l.startswith(ew * 1300), l[:8]
+kernels = [r[0] for r in db.execute("select value from string")]
+assert b"kernel_" + b"a" * 640 in kernels, [len(k) for k in kernels]
+PY
+expect "long names: NVTX names whole to 4095 bytes, cut and marked past it; a long kernel name whole" $? 0
+"$rep" "$tmp/long.db" > "$tmp/out" 2>&1
+expect "long names: the report counts the names cut" "$(grep -c '^note: 2 name(s) longer than the tracer keeps (4095 bytes) were cut' "$tmp/out")" 1
+
 # ---- two processes of one rank: a Kineto trace each -----------------------
 cp "$tmp/run.db" "$tmp/samerank.db"
 q "$tmp/samerank.db" "update process set rank = 0"
