@@ -5,7 +5,8 @@
  * Reads one run (the latest, or --run ID) from one or more databases (the
  * ranks of one run written on different hosts), computes every finding,
  * and prints the report as text or JSON; optionally writes a Chrome trace.
- * Exit status: 0, 1 on bad input (one line on stderr), 2 on bad usage,
+ * Exit status: 0, 1 on bad input (one line on stderr), 2 on bad usage
+ * (an output that would overwrite an input or another output among it),
  * 3 when a --fail-on kind was found. */
 #include "viewer/coll_spill.h"
 #include "viewer/findings.h"
@@ -56,7 +57,9 @@ static const char usage_text[] =
     "  GPUTRACE_REPORT_WINDOW_ROWS=N: a long rank is read a window of about N rows at a time\n"
     "  (default 1048576, for ranks of more than 4 windows; the same report); set, it says on stderr\n"
     "  how many windows each rank was read in\n"
-    "exit status: 0 ok, 1 bad input, 2 bad usage, 3 a --fail-on kind was found\n";
+    "exit status: 0 ok, 1 bad input (also: not a regular file, a view where a table belongs), 2 bad usage\n"
+    "  (also: an output that is an input database or another output; nothing is written), 3 a --fail-on\n"
+    "  kind was found\n";
 
 static int parse_num(const char *opt, const char *v, double lo, double hi, double *out)
 {
