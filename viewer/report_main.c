@@ -6,7 +6,7 @@
  * ranks of one run written on different hosts), computes every finding,
  * and prints the report as text or JSON; optionally writes a Chrome trace.
  * Exit status: 0, 1 on bad input (one line on stderr), 2 on bad usage
- * (an output that would overwrite an input or another output among it),
+ * (an output that would overwrite an input or another output),
  * 3 when a --fail-on kind was found. */
 #include "viewer/coll_spill.h"
 #include "viewer/findings.h"

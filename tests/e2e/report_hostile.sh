@@ -155,6 +155,19 @@ for f in os.listdir(sys.argv[3]):
     assert kern and all(whole.match(n) for n in kern), kern[0][-40:]
 PY
 expect "a kernel name of 1500 bytes: whole in JSON, Chrome and Kineto" $? 0
+# a call-site frame of 1500 bytes and an NVTX range name of 1000: whole in
+# the findings (they were cut at 511 and 255 bytes)
+e700=$(python3 -c "print('é' * 700)")
+q "$tmp/wide.db" "update callsite set frames = 'frame_$e700 (app.c:1)'; update label set value = 'log_loss$e700' where value = 'log_loss'"
+timeout 20 "$rep" --format json "$tmp/wide.db" > "$tmp/long.json" 2>&1
+python3 - "$tmp/long.json" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+at = [x["callsite"] for x in f if x["callsite"].startswith("frame_")]
+assert at and all(c == "frame_" + "é" * 700 + " (app.c:1)" for c in at), [c[-20:] for c in at]
+assert any(x.get("range") == "log_loss" + "é" * 700 for x in f), [x.get("range", "")[-20:] for x in f]
+PY
+expect "a call-site frame of 1500 bytes and a range name of 1000: whole in the findings" $? 0
 
 # ---- long names through the tracer (tests/apps/long_names.c) -------------
 # NVTX names of 300 bytes whole (they were cut at 255), of 5000 cut between
