@@ -39,9 +39,15 @@ static void begin(struct writer *w)
         fprintf(stderr, "\rgputrace-report: %ld trace events", w->events);
 }
 
+/* A process's track group: its rank, or past every rank for one with no
+ * rank or with the rank of the process before it (processes come sorted
+ * by rank, then pid): two processes of one rank stay two. */
 static int pid_of(const struct model *m, size_t pi)
 {
-    return m->procs[pi].rank >= 0 ? m->procs[pi].rank : 100000 + (int)pi;
+    int rank = m->procs[pi].rank;
+    if (rank < 0 || (pi > 0 && m->procs[pi - 1].rank == rank))
+        return 100000 + (int)pi;
+    return rank;
 }
 
 static void meta(struct writer *w, const char *what, int pid, long long tid, const char *name, int sort)

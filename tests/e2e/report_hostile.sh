@@ -200,7 +200,7 @@ expect "long names: the report counts the names cut" "$(grep -c '^note: 2 name(s
 # ---- two processes of one rank: a Kineto trace each -----------------------
 cp "$tmp/run.db" "$tmp/samerank.db"
 q "$tmp/samerank.db" "update process set rank = 0"
-timeout 20 "$rep" --kineto "$tmp/k4" "$tmp/samerank.db" > "$tmp/out" 2> "$tmp/err"
+timeout 20 "$rep" --kineto "$tmp/k4" --chrome-trace "$tmp/samerank.trace" "$tmp/samerank.db" > "$tmp/out" 2> "$tmp/err"
 expect "one rank twice: exit 0, the report says 2 traces" "$?:$(grep -c 'Kineto traces: 2 in' "$tmp/out")" "0:1"
 pids=$(q "$tmp/samerank.db" "select pid from process order by pid" | tr '\n' ' ')
 second=$(echo $pids | cut -d' ' -f2)
@@ -214,5 +214,10 @@ seen = sorted(int(e["pid"]) for f in os.listdir(d) for e in json.load(open(os.pa
 assert seen == pids, (seen, pids)
 PY
 expect "one rank twice: each file parses and holds its own process" $? 0
+python3 -c "import json, sys
+t = json.load(open(sys.argv[1]))['traceEvents']
+names = {e['pid']: e['args']['name'] for e in t if e.get('name') == 'process_name'}
+assert len(names) == 2 and all(n.startswith('rank 0 ') for n in names.values()), names" "$tmp/samerank.trace"
+expect "one rank twice: two processes in the Chrome trace too" $? 0
 
 finish
