@@ -173,7 +173,9 @@ expect "a call-site frame of 1500 bytes and a range name of 1000: whole in the f
 # NVTX names of 300 bytes whole (they were cut at 255), of 5000 cut between
 # characters and marked, the report counting them; a kernel name of 647
 # bytes whole
-out=$(GPUTRACE_OUTPUT="$tmp/long.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/long_names")
+# (its run id, from the environment, with an escape sequence in it)
+out=$(GPUTRACE_RUN_ID="$(printf 'run\033[2J\001x')" GPUTRACE_OUTPUT="$tmp/long.db" LD_PRELOAD="$b/.libs/libgputrace.so" \
+  "$b/tests/apps/long_names")
 expect "long names: the program runs" "$?:$out" "0:long_names done"
 python3 - "$tmp/long.db" <<'PY'
 import sqlite3, sys
@@ -196,6 +198,8 @@ PY
 expect "long names: NVTX names whole to 4095 bytes, cut and marked past it; a long kernel name whole" $? 0
 "$rep" "$tmp/long.db" > "$tmp/out" 2>&1
 expect "long names: the report counts the names cut" "$(grep -c '^note: 2 name(s) longer than the tracer keeps (4095 bytes) were cut' "$tmp/out")" 1
+expect "a run id from GPUTRACE_RUN_ID reaches the terminal escaped" \
+  "$(grep -c -F 'gputrace report: run run\x1b[2J\x01x,' "$tmp/out"):$(LC_ALL=C grep -c '[[:cntrl:]]' "$tmp/out")" "1:0"
 
 # ---- two processes of one rank: a Kineto trace each -----------------------
 cp "$tmp/run.db" "$tmp/samerank.db"
