@@ -3,9 +3,18 @@
  * collector/nvtx_block.h; cupti_api_block, collector/capi_block.h;
  * gpu_op_block, collector/gpu_block.h) into api_call, nvtx_range, cupti_api
  * and gpu_op rows, for SQL users; gputrace-report reads both forms and needs no expanding.  One
- * transaction: on any error nothing changes. */
+ * transaction: on any error nothing changes.
+ *
+ * The file may come from anywhere, and expanding writes to it: a trigger
+ * stored in it would run on every row inserted (gputrace makes none), and
+ * a view in place of a table would turn the inserts into whatever its
+ * INSTEAD OF triggers do.  So a regular file only, a connection guarded
+ * as collector/db_guard.h says (triggers and views of the file off), a
+ * file with any trigger refused, and every table read or written an
+ * ordinary one; nothing is changed before these checks pass. */
 #define _GNU_SOURCE
 #include "collector/call_block.h"
+#include "collector/db_guard.h"
 #include "collector/capi_block.h"
 #include "collector/gpu_block.h"
 #include "collector/expand.h"
@@ -93,9 +102,21 @@ static const struct block_kind kinds[] = {
       "GPU operation", 1, gt_gpu_block_valid, bind_gpu },
 };
 
+/* SQLite's message, on one line: it may quote the file's schema, newlines
+ * and whatever else its author put there included. */
+static const char *errmsg(sqlite3 *db)
+{
+    static char buf[512];
+    snprintf(buf, sizeof buf, "%s", sqlite3_errmsg(db));
+    for (unsigned char *c = (unsigned char *)buf; *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return buf;
+}
+
 static int fail(sqlite3 *db, const char *path, const char *what)
 {
-    fprintf(stderr, "gputrace expand: %s: %s: %s\n", path, what, db ? sqlite3_errmsg(db) : "out of memory");
+    fprintf(stderr, "gputrace expand: %s: %s: %s\n", path, what, db ? errmsg(db) : "out of memory");
     if (db) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         sqlite3_close(db);
@@ -118,7 +139,7 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         return 1;
     }
     if (sqlite3_prepare_v2(db, k->insert, -1, &ins, NULL) != SQLITE_OK) {
-        fprintf(stderr, "gputrace expand: %s: cannot insert: %s\n", path, sqlite3_errmsg(db));
+        fprintf(stderr, "gputrace expand: %s: cannot insert: %s\n", path, errmsg(db));
         sqlite3_finalize(sel);
         return 1;
     }
@@ -135,7 +156,7 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         for (int i = 0; i < n && !bad; i++) {
             k->bind(ins, label, sqlite3_column_int64(sel, 0), data, i);
             if (sqlite3_step(ins) != SQLITE_DONE) {
-                fprintf(stderr, "gputrace expand: %s: cannot insert: %s\n", path, sqlite3_errmsg(db));
+                fprintf(stderr, "gputrace expand: %s: cannot insert: %s\n", path, errmsg(db));
                 bad = 1;
             }
             sqlite3_reset(ins);
@@ -144,7 +165,7 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         (*blocks)++;
     }
     if (!bad && rc != SQLITE_DONE) {
-        fprintf(stderr, "gputrace expand: %s: cannot read the %s blocks: %s\n", path, k->what, sqlite3_errmsg(db));
+        fprintf(stderr, "gputrace expand: %s: cannot read the %s blocks: %s\n", path, k->what, errmsg(db));
         bad = 1;
     }
     sqlite3_finalize(sel);
@@ -153,8 +174,34 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         return 1;
     snprintf(sql, sizeof sql, "DELETE FROM %s", k->table);
     if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-        fprintf(stderr, "gputrace expand: %s: cannot finish: %s\n", path, sqlite3_errmsg(db));
+        fprintf(stderr, "gputrace expand: %s: cannot finish: %s\n", path, errmsg(db));
         return 1;
+    }
+    return 0;
+}
+
+/* Every table expand reads or writes. */
+static const char *const expand_tables[] = { "api_call_block", "nvtx_range_block", "cupti_api_block", "gpu_op_block",
+                                             "api_call", "nvtx_range", "cupti_api", "gpu_op", "label", NULL };
+
+/* 0 if the file holds nothing of its own that expanding would run; else
+ * -1 after one line saying what. */
+static int refuse_untrusted(sqlite3 *db, const char *path)
+{
+    char why[512];
+    int n = gt_guard_triggers(db, why, sizeof why);
+    if (n < 0) {
+        fprintf(stderr, "gputrace expand: %s: cannot read the schema: %s\n", path, errmsg(db));
+        return -1;
+    }
+    if (n > 0) {
+        fprintf(stderr, "gputrace expand: %s: it has a trigger (%s), which gputrace never makes and expanding would"
+                        " run: nothing changed (DROP TRIGGER it first if it is yours)\n", path, why);
+        return -1;
+    }
+    if (gt_guard_tables(db, expand_tables, why, sizeof why) != 0) {
+        fprintf(stderr, "gputrace expand: %s: not a gputrace database (%s): nothing changed\n", path, why);
+        return -1;
     }
     return 0;
 }
@@ -162,11 +209,22 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
 int gt_expand(const char *path)
 {
     sqlite3 *db = NULL;
+    char why[512];
+    if (gt_guard_regular(path, why, sizeof why) != 0) {
+        fprintf(stderr, "gputrace expand: %s\n", why);
+        return 1;
+    }
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
         return fail(db, path, "cannot open");
+    gt_guard_connection(db);
     sqlite3_busy_timeout(db, 10000);
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return fail(db, path, "cannot lock");
+    if (refuse_untrusted(db, path) != 0) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_close(db);
+        return 1;
+    }
     sqlite3_stmt *label = NULL;
     sqlite3_prepare_v2(db, "SELECT value FROM label WHERE process_id = ? AND id = ?", -1, &label, NULL);
     enum { NKINDS = sizeof kinds / sizeof *kinds };

@@ -30,31 +30,39 @@ uint32_t gt_strtab_intern(const char *s, long len)
 {
     if (!s)
         return 0;
-    size_t n = len < 0 ? strnlen(s, GT_STRTAB_MAXLEN) : (size_t)len;
-    if (n > GT_STRTAB_MAXLEN)
-        n = GT_STRTAB_MAXLEN;
-    uint64_t h = gt_fnv1a(s, n, GT_FNV_OFFSET) | 1; /* 0 means empty */
+    size_t n = len < 0 ? strnlen(s, GT_STRTAB_MAXLEN + 1) : (size_t)len;
+    /* a string too long keeps its head, up to a character's start, then
+     * the mark: hashed, compared and stored as that text */
+    size_t mark = 0;
+    if (n > GT_STRTAB_MAXLEN) {
+        mark = sizeof GT_STRTAB_CUT_MARK - 1;
+        n = GT_STRTAB_MAXLEN - mark;
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+            n--;
+    }
+    uint64_t h = gt_fnv1a(GT_STRTAB_CUT_MARK, mark, gt_fnv1a(s, n, GT_FNV_OFFSET)) | 1; /* 0 means empty */
     for (uint32_t probe = 0; probe < PROBES; probe++) {
         uint32_t i = (uint32_t)((h + probe) & (SLOTS - 1));
         struct slot *e = &slots[i];
         switch (gt_intern_probe(&e->hash, &e->ready, h)) {
         case GT_INTERN_CLAIMED: {
-            uint32_t off = atomic_fetch_add_explicit(&arena_used, (uint32_t)n + 1, memory_order_relaxed);
-            if (off + n + 1 > ARENA_BYTES) { /* the slot stays, with no string: id 0 */
+            uint32_t off = atomic_fetch_add_explicit(&arena_used, (uint32_t)(n + mark) + 1, memory_order_relaxed);
+            if (off + n + mark + 1 > ARENA_BYTES) { /* the slot stays, with no string: id 0 */
                 e->off = e->len = 0;
                 atomic_store_explicit(&e->ready, -1, memory_order_release);
                 return 0;
             }
             memcpy(arena + off, s, n);
-            arena[off + n] = 0;
+            memcpy(arena + off + n, GT_STRTAB_CUT_MARK, mark);
+            arena[off + n + mark] = 0;
             e->off = off;
-            e->len = (uint32_t)n;
+            e->len = (uint32_t)(n + mark);
             atomic_store_explicit(&e->ready, 1, memory_order_release);
             return i + 1;
         }
         case GT_INTERN_MATCH:
-            if (atomic_load_explicit(&e->ready, memory_order_acquire) > 0 && e->len == n &&
-                memcmp(arena + e->off, s, n) == 0)
+            if (atomic_load_explicit(&e->ready, memory_order_acquire) > 0 && e->len == n + mark &&
+                memcmp(arena + e->off, s, n) == 0 && memcmp(arena + e->off + n, GT_STRTAB_CUT_MARK, mark) == 0)
                 return i + 1;
             break;
         case GT_INTERN_OTHER:

@@ -14,7 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GT_STRTAB_MAXLEN 255   /* longer strings are cut here */
+/* Longer strings are cut, between UTF-8 characters, and end in
+ * GT_STRTAB_CUT_MARK, so that a reader sees what was cut (the report
+ * counts them): 4095 bytes hold a C++ function name used as a range name,
+ * which 255 did not. */
+#define GT_STRTAB_MAXLEN 4095
+#define GT_STRTAB_CUT_MARK "\xe2\x80\xa6[cut]" /* "…[cut]" */
 
 /* The id of the first len bytes of s (len < 0: up to its NUL); 0 if full. */
 uint32_t gt_strtab_intern(const char *s, long len);

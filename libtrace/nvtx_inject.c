@@ -56,9 +56,11 @@ static uint32_t intern_wide(const wchar_t *w)
 {
     if (!w)
         return 0;
-    char out[GT_STRTAB_MAXLEN + 4];
+    char out[GT_STRTAB_MAXLEN + 8];
     size_t o = 0;
-    for (; *w && o + 4 < GT_STRTAB_MAXLEN; w++) {
+    /* one character past the limit at most: gt_strtab_intern then marks
+     * the name cut */
+    for (; *w && o <= GT_STRTAB_MAXLEN; w++) {
         uint32_t c = (uint32_t)*w;
         if (c < 0x80) {
             out[o++] = (char)c;

@@ -39,9 +39,15 @@ static void begin(struct writer *w)
         fprintf(stderr, "\rgputrace-report: %ld trace events", w->events);
 }
 
+/* A process's track group: its rank, or past every rank for one with no
+ * rank or with the rank of the process before it (processes come sorted
+ * by rank, then pid): two processes of one rank stay two. */
 static int pid_of(const struct model *m, size_t pi)
 {
-    return m->procs[pi].rank >= 0 ? m->procs[pi].rank : 100000 + (int)pi;
+    int rank = m->procs[pi].rank;
+    if (rank < 0 || (pi > 0 && m->procs[pi - 1].rank == rank))
+        return 100000 + (int)pi;
+    return rank;
 }
 
 static void meta(struct writer *w, const char *what, int pid, long long tid, const char *name, int sort)
@@ -166,12 +172,13 @@ static void gpu_ops(struct writer *w, const struct model *m, size_t pi, const ui
     int pid = pid_of(m, pi);
     for (size_t i = 0; i < p->nops; i++) {
         const struct gop *g = &p->ops[i];
-        char name[512];
+        char buf[64];
         const char *cat = g->kind == GOP_KERNEL ? "kernel" : g->kind == GOP_MEMCPY ? "gpu_memcpy" : "gpu_memset";
+        const char *name = buf;
         if (g->kind == GOP_KERNEL)
-            model_kernel_name(m, p, g->name, name, sizeof name);
+            name = model_kernel_name(p, g->name); /* whole: C++ kernel names run past 1000 bytes */
         else
-            snprintf(name, sizeof name, "%s %lld B", g->kind == GOP_MEMCPY ? "Memcpy" : "Memset", (long long)g->bytes);
+            snprintf(buf, sizeof buf, "%s %lld B", g->kind == GOP_MEMCPY ? "Memcpy" : "Memset", (long long)g->bytes);
         slice(w, m, p, pid, STREAM_TID_BASE + g->stream, name, cat, g->start, g->end);
         fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%u,\"bytes\":%lld,\"device\":%d}}", g->stream, g->corr,
                 (long long)g->bytes, g->device);

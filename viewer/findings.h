@@ -50,13 +50,13 @@ struct finding {
     int64_t bytes;            /* copy.pageable: bytes copied */
     int64_t site_colls;       /* comm.exposed: its process's collectives (with a GPU time) at its site */
     const char *confidence;   /* "high", "medium", "low" */
-    char callsite[512];
+    char callsite[2048];      /* the frame shown: C++ frames run long */
     char message[512];
     char suggestion[512];
     char extra_json[1024];    /* kind-specific fields, as JSON members ("" or "\"k\": v, ...") */
     struct range_hit ranges[FINDING_RANGES]; /* innermost user ranges of the occurrences */
     int64_t unranged;         /* occurrences outside any user range */
-    char range[256];          /* the range most of them were in ("" if none) */
+    char range[4096];         /* the range most of them were in ("" if none): an NVTX name, up to 4095 bytes */
     int64_t iter_first, iter_last; /* iterations they spanned there, -1 if unknown */
 };
 

@@ -76,8 +76,7 @@ void kernels_end_proc(const struct model *m, struct summary *s, size_t pi)
     for (size_t id = 0; id < s->nby_name; id++) {
         if (!by[id].count)
             continue;
-        char buf[512];
-        struct kernel_summary *e = entry(s, model_kernel_name(m, p, (int)id, buf, sizeof buf));
+        struct kernel_summary *e = entry(s, model_kernel_name(p, (int)id));
         e->count += by[id].count;
         model_add(&e->total_ns, by[id].total_ns);
         if (by[id].max_ns > e->max_ns)

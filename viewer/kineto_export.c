@@ -138,11 +138,10 @@ static void range_events(struct kw *w)
 static void gpu_events(struct kw *w, const struct idmap *coll_of_kernel, const uint8_t *flow_op)
 {
     const struct proc *p = w->p;
-    char name[1024];
     for (size_t i = 0; i < p->nops; i++) {
         const struct gop *g = &p->ops[i];
         const char *cat = g->kind == GOP_KERNEL ? "kernel" : g->kind == GOP_MEMCPY ? "gpu_memcpy" : "gpu_memset";
-        const char *n = g->kind == GOP_KERNEL ? model_kernel_name(w->m, p, g->name, name, sizeof name)
+        const char *n = g->kind == GOP_KERNEL ? model_kernel_name(p, g->name)
                         : g->kind == GOP_MEMCPY ? memcpy_name(g) : "Memset (Device)";
         x_event(w, cat, n, g->device, g->stream, g->start, g->end);
         fprintf(w->out, ",\"args\":{\"device\":%d,\"stream\":%d,\"correlation\":%u", g->device, g->stream, g->corr);
@@ -211,16 +210,13 @@ struct kineto_rank {
     char buf[1 << 16];
 };
 
-struct kineto_rank *kineto_open_rank(const char *dir, const struct model *m, size_t pi, char *err, size_t errlen)
+struct kineto_rank *kineto_open_rank(const char *path, const struct model *m, size_t pi, char *err, size_t errlen)
 {
     const struct proc *p = &m->procs[pi];
     struct kineto_rank *k = calloc(1, sizeof *k);
     if (!k)
         model_out_of_memory();
-    if (p->rank >= 0)
-        snprintf(k->path, sizeof k->path, "%s/rank-%d.json", dir, p->rank);
-    else
-        snprintf(k->path, sizeof k->path, "%s/pid-%d.json", dir, p->pid);
+    snprintf(k->path, sizeof k->path, "%s", path);
     FILE *out = json_open_stream(k->path, k->buf, sizeof k->buf);
     if (!out) {
         snprintf(err, errlen, "cannot write %s: %s", k->path, strerror(errno));
@@ -282,6 +278,66 @@ int kineto_close_rank(struct kineto_rank *k, const struct model *m, size_t pi, c
         snprintf(err, errlen, "cannot write %s: %s", k->path, strerror(errno));
     free(k);
     return bad ? -1 : 0;
+}
+
+static int taken(char *const *v, size_t n, const char *path)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], path))
+            return 1;
+    return 0;
+}
+
+char **kineto_paths(const char *dir, const struct model *m, char *note, size_t notelen)
+{
+    char **v = calloc(m->nprocs + 1, sizeof *v);
+    if (!v)
+        model_out_of_memory();
+    char shared[256] = "";
+    size_t nshared = 0;
+    int more = 0; /* names left out of the line */
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const struct proc *p = &m->procs[i];
+        char path[4096];
+        if (p->rank >= 0)
+            snprintf(path, sizeof path, "%s/rank-%d.json", dir, p->rank);
+        else
+            snprintf(path, sizeof path, "%s/pid-%d.json", dir, p->pid);
+        /* processes come sorted by (rank, pid): the first of a rank keeps
+         * the name readers look for, the others are told apart by pid
+         * (and, two processes of one pid on two hosts, by their place) */
+        if (taken(v, i, path)) {
+            size_t l = strlen(path) - strlen(".json");
+            snprintf(path + l, sizeof path - l, "-pid%d.json", p->pid);
+            if (p->rank >= 0) {
+                size_t used = strlen(shared);
+                if (used + 40 < sizeof shared)
+                    snprintf(shared + used, sizeof shared - used, "%s%s", used ? ", " : "",
+                             strrchr(path, '/') + 1);
+                else
+                    more = 1;
+                nshared++;
+            }
+        }
+        if (taken(v, i, path)) {
+            size_t l = strlen(path) - strlen(".json");
+            snprintf(path + l, sizeof path - l, "-%zu.json", i);
+        }
+        if (!(v[i] = strdup(path)))
+            model_out_of_memory();
+    }
+    note[0] = 0;
+    if (nshared)
+        snprintf(note, notelen, "%zu process(es) have the rank of another: each has a Kineto trace of its own,"
+                        " named by rank and pid (%s%s)", nshared, shared, more ? ", ..." : "");
+    return v;
+}
+
+void kineto_paths_free(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
 }
 
 int kineto_begin(const char *dir, char *err, size_t errlen)

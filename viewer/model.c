@@ -3,6 +3,7 @@
  * that is not SQLite, a database of another schema version, no such run. */
 #define _GNU_SOURCE
 #include "viewer/model_internal.h"
+#include "viewer/db_open.h"
 #include "viewer/tmpstore.h"
 #include "viewer/timeline.h"
 #include "viewer/idmap.h"
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void model_note_damage(struct model *m, int db, int rc, const char *what)
 {
@@ -20,56 +20,12 @@ void model_note_damage(struct model *m, int db, int rc, const char *what)
         return;
     snprintf(m->damaged, sizeof m->damaged, "%s is damaged (%s while reading %s): this report covers what could be read",
              m->paths[db], sqlite3_errstr(rc), what);
-    model_plain_text(m->damaged);
-}
-
-static int open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(err, errlen, "%s: no such file", path);
-        return -1;
-    }
-    /* one thread reads: no SQLite mutex taken on every column read */
-    if (sqlite3_open_v2(path, out, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, *out ? sqlite3_errmsg(*out) : "out of memory");
-        return -1;
-    }
-    sqlite3_busy_timeout(*out, 5000);
-    sqlite3_stmt *s;
-    int rc = sqlite3_prepare_v2(*out, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &s, NULL);
-    if (rc != SQLITE_OK) {
-        const char *why = sqlite3_errmsg(*out);
-        if (strstr(why, "no such table"))
-            snprintf(err, errlen, "%s: not a gputrace database (no meta table)", path);
-        else
-            snprintf(err, errlen, "%s: not a gputrace database (%s)", path, why);
-        return -1;
-    }
-    int version = -1;
-    if (sqlite3_step(s) == SQLITE_ROW)
-        version = sqlite3_column_int(s, 0);
-    sqlite3_finalize(s);
-    if (version < GT_SCHEMA_OLDEST_READ || version > GT_SCHEMA_VERSION) {
-        snprintf(err, errlen, "%s: schema version %d; this gputrace-report reads versions %d to %d", path, version,
-                 GT_SCHEMA_OLDEST_READ, GT_SCHEMA_VERSION);
-        return -1;
-    }
-    return 0;
-}
-
-char *model_plain_text(char *s)
-{
-    for (unsigned char *c = (unsigned char *)s; *c; c++)
-        if (*c < 0x20 || *c == 0x7f)
-            *c = '?';
-    return s;
 }
 
 static void copy_text(char *dst, size_t len, const unsigned char *src)
 {
+    /* as the file has it: the outputs escape it, each its own way */
     snprintf(dst, len, "%s", src ? (const char *)src : "");
-    model_plain_text(dst);
 }
 
 static enum api_role role_of(const char *n)
@@ -200,9 +156,7 @@ void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char
         }
         free((*v)[id]);
         const unsigned char *text = sqlite3_column_text(s, 1);
-        (*v)[id] = strdup(text ? (const char *)text : "");
-        if ((*v)[id])
-            model_plain_text((*v)[id]);
+        (*v)[id] = strdup(text ? (const char *)text : ""); /* as the file has it (copy_text) */
     }
     sqlite3_finalize(s);
 }
@@ -373,12 +327,7 @@ static void open_second_connections(struct model *m)
         return;
     m->dbs2 = calloc(m->ndbs, sizeof *m->dbs2);
     for (size_t d = 0; m->dbs2 && d < m->ndbs; d++) {
-        if (sqlite3_open_v2(m->paths[d], &m->dbs2[d], SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-            sqlite3_close(m->dbs2[d]);
-            m->dbs2[d] = NULL;
-            continue;
-        }
-        sqlite3_busy_timeout(m->dbs2[d], 5000);
+        model_open_again(m->paths[d], &m->dbs2[d]);
     }
 }
 
@@ -390,7 +339,7 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
     m->dbs = calloc((size_t)npaths, sizeof *m->dbs);
     m->paths = (const char *const *)paths;
     for (int i = 0; i < npaths; i++) {
-        if (open_db(paths[i], &m->dbs[i], err, errlen) != 0) {
+        if (model_open_db(paths[i], &m->dbs[i], err, errlen) != 0) {
             m->ndbs = (size_t)i + 1;
             return -1;
         }
@@ -524,10 +473,8 @@ void model_free(struct model *m)
     memset(m, 0, sizeof *m);
 }
 
-const char *model_kernel_name(const struct model *m, const struct proc *p, int name_id, char *buf, size_t len)
+const char *model_kernel_name(const struct proc *p, int name_id)
 {
-    (void)m;
     const char *n = name_id > 0 && name_id < p->nnames ? p->names[name_id] : NULL;
-    snprintf(buf, len, "%s", n && *n ? n : "?");
-    return buf;
+    return n && *n ? n : "?";
 }

@@ -176,14 +176,10 @@ void model_free(struct model *m);
 int model_result_failed(const struct model *m, int api, int32_t result);
 int model_is_explicit_sync(const struct model *m, const struct call *c);
 int model_is_implicit_sync(const struct model *m, const struct call *c);
-/* Replaces control characters in s with '?' and returns s: the text report
- * and the error line print names from the file as they are, and a damaged
- * or crafted file must neither break a line nor drive the terminal. */
-char *model_plain_text(char *s);
 /* Name of a wrapped API (or "?": a file whose api table lacks it). */
 const char *model_api_name(const struct model *m, int api);
-/* Name of a kernel (or "?"). */
-const char *model_kernel_name(const struct model *m, const struct proc *p, int name_id, char *buf, size_t len);
+/* Name of a kernel, whole, as the file has it (or "?"). */
+const char *model_kernel_name(const struct proc *p, int name_id);
 /* Call sites (sites.c).  A site is a (C stack, Python stack) pair of a
  * process; model_callsite gives the frame a user wants to see: the
  * innermost Python frame of their own code when there is a Python stack,

@@ -29,14 +29,20 @@ struct coll_spill;
 long chrome_trace_close(struct chrome_trace *w, const struct model *m, const struct findings *fs,
                         struct coll_spill *spill);
 /* One Kineto-style trace per rank in dir, as docs/kineto.md describes:
+ * kineto_paths names each process's file in dir (rank-R.json, pid-P.json
+ * without a rank; a process with the rank of another, rank-R-pidP.json,
+ * which a line for the user in note says, else note is ""): an array of
+ * m->nprocs, freed by kineto_paths_free;
  * kineto_begin makes dir if missing (0, or -1 with a reason in err);
- * kineto_open_rank starts process pi's file (NULL with a reason in err),
+ * kineto_open_rank starts process pi's file, path (NULL with a reason in err),
  * kineto_rank_window writes each window of it while it is loaded
  * (model_load_window), and kineto_close_rank ends it (0, or -1 with a
  * reason in err). */
 struct kineto_rank;
+char **kineto_paths(const char *dir, const struct model *m, char *note, size_t notelen);
+void kineto_paths_free(char **v, size_t n);
 int kineto_begin(const char *dir, char *err, size_t errlen);
-struct kineto_rank *kineto_open_rank(const char *dir, const struct model *m, size_t pi, char *err, size_t errlen);
+struct kineto_rank *kineto_open_rank(const char *path, const struct model *m, size_t pi, char *err, size_t errlen);
 void kineto_rank_window(struct kineto_rank *k, const struct model *m, size_t pi);
 int kineto_close_rank(struct kineto_rank *k, const struct model *m, size_t pi, char *err, size_t errlen);
 

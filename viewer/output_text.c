@@ -1,9 +1,30 @@
 /* output_text.c: the report for a person, in 100 columns: the run, a
- * summary per rank, the collectives, then the findings ranked by cost. */
+ * summary per rank, the collectives, then the findings ranked by cost.
+ * Every string from the file is printed through term_text.h: escaped for
+ * the terminal, cut between characters to fit a column. */
 #include "viewer/output.h"
+#include "viewer/term_text.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* What the tracer appends to a name it had to cut (collector/strtab.h;
+ * docs/schema.md): past 4095 bytes, NVTX names, domains and Python file
+ * and function names keep their head and end in it. */
+#define NAME_CUT_MARK "\xe2\x80\xa6[cut]"
+
+/* How many of the names interned by the run's processes were cut. */
+static size_t names_cut(const struct model *m)
+{
+    size_t n = 0, mark = strlen(NAME_CUT_MARK);
+    for (size_t i = 0; i < m->nprocs; i++)
+        for (int k = 1; k < m->procs[i].nlabels; k++) {
+            const char *l = m->procs[i].labels[k];
+            size_t len = l ? strlen(l) : 0;
+            n += len >= mark && !memcmp(l + len - mark, NAME_CUT_MARK, mark);
+        }
+    return n;
+}
 
 static double ms(int64_t ns) { return (double)ns / 1e6; }
 
@@ -70,7 +91,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         killed += !m->procs[i].has_end;
         refused += m->procs[i].refused_colls;
     }
-    fprintf(out, "gputrace report: run %s, %zu process(es)\n", m->run_id, m->nprocs);
+    char t[4096]; /* a string of the file, escaped */
+    fprintf(out, "gputrace report: run %s, %zu process(es)\n", term_text(m->run_id, t, sizeof t), m->nprocs);
     if (missing_cupti)
         fprintf(out, "note: %d process(es) have no GPU records (CUPTI not active): GPU-time analyses skipped for them\n", missing_cupti);
     if (killed)
@@ -79,23 +101,23 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing: left out of the collectives\n",
                 (long long)refused);
     if (s->failed_total) /* the most frequent kind; JSON lists them all */
-        fprintf(out, "note: %lld call(s) returned an error, most often %.40s with %d (x%lld)\n",
-                (long long)s->failed_total, model_api_name(m, s->failed[0].api), (int)s->failed[0].result,
+        fprintf(out, "note: %lld call(s) returned an error, most often %s with %d (x%lld)\n",
+                (long long)s->failed_total, term_cell(model_api_name(m, s->failed[0].api), 40, TERM_CUT, t, sizeof t),
+                (int)s->failed[0].result,
                 (long long)s->failed[0].count);
     if (m->damaged[0])
-        fprintf(out, "note: %s\n", m->damaged);
+        fprintf(out, "note: %s\n", term_text(m->damaged, t, sizeof t));
+    size_t cut = names_cut(m);
+    if (cut)
+        fprintf(out, "note: %zu name(s) longer than the tracer keeps (4095 bytes) were cut: each ends in \"" NAME_CUT_MARK
+                     "\"\n", cut);
     fprintf(out, "\n%-5s %-8s %-20s %9s %6s %10s %10s %9s %10s\n", "rank", "pid", "gpu", "wall ms", "busy%",
             "compute ms", "comm ms", "exposed%", "sync ms");
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_summary *r = &s->ranks[i];
         const struct proc *p = &m->procs[r->proc];
-        char gpu[21];
-        size_t n = strlen(p->gpu);
-        if (n >= sizeof gpu) /* the tail of a long GPU name tells models apart */
-            n = sizeof gpu - 1;
-        memcpy(gpu, p->gpu[0] ? p->gpu : "-", p->gpu[0] ? n : 2);
-        gpu[p->gpu[0] ? n : 1] = 0;
-        fprintf(out, "%-5d %-8d %-20s %9.1f %6.1f %10.1f %10.1f %9.1f %10.1f\n", r->rank, r->pid, gpu, ms(r->wall_ns),
+        fprintf(out, "%-5d %-8d %s %9.1f %6.1f %10.1f %10.1f %9.1f %10.1f\n", r->rank, r->pid,
+                term_cell(p->gpu[0] ? p->gpu : "-", 20, TERM_CUT | TERM_PAD, t, sizeof t), ms(r->wall_ns),
                 pct(r->gpu_busy_ns, r->wall_ns), ms(r->compute_ns), ms(r->comm_ns), pct(r->exposed_comm_ns, r->comm_ns),
                 ms(r->sync_blocked_ns));
     }
@@ -104,9 +126,12 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 "mean us", "algbw GB/s", "busbw GB/s", "algo");
         for (size_t i = 0; i < s->ncolls; i++) {
             const struct coll_summary *c = &s->colls[i];
-            fprintf(out, "%-18s %12lld %6lld %10.2f %10.1f %10.2f %10.2f %-8s\n", c->op, (long long)c->bytes,
+            char algo[64];
+            fprintf(out, "%s %12lld %6lld %10.2f %10.1f %10.2f %10.2f %s\n", term_cell(c->op, 18, TERM_PAD, t, sizeof t),
+                    (long long)c->bytes,
                     (long long)c->count, ms(c->total_ns), c->count ? (double)c->total_ns / (double)c->count / 1e3 : 0.0,
-                    c->algbw_gbs, c->busbw_gbs, c->algorithm[0] ? c->algorithm : "-");
+                    c->algbw_gbs, c->busbw_gbs,
+                    term_cell(c->algorithm[0] ? c->algorithm : "-", 8, TERM_PAD, algo, sizeof algo));
         }
     }
     if (s->nkernels) {
@@ -115,13 +140,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 "share%");
         for (size_t i = 0; i < top; i++) {
             const struct kernel_summary *k = &s->kernels[i];
-            char name[53];
-            size_t n = strlen(k->name);
             /* a template's head says more than its tail: cut at the end */
-            snprintf(name, sizeof name, "%s", k->name);
-            if (n >= sizeof name)
-                memcpy(name + sizeof name - 4, "...", 4);
-            fprintf(out, "%-52s %9lld %10.2f %10.1f %7.1f\n", name, (long long)k->count, ms(k->total_ns),
+            fprintf(out, "%s %9lld %10.2f %10.1f %7.1f\n", term_cell(k->name, 52, TERM_CUT | TERM_ELLIPSIS | TERM_PAD, t, sizeof t),
+                    (long long)k->count, ms(k->total_ns),
                     (double)k->total_ns / (double)k->count / 1e3, pct(k->total_ns, s->kernel_ns));
         }
         if (s->nkernels > top)
@@ -136,7 +157,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             shown_of_rank = i && s->phases[i - 1].proc == ph->proc ? shown_of_rank + 1 : 0;
             if (shown_of_rank >= 6)
                 continue; /* the six longest phases of a rank say enough */
-            fprintf(out, "%-5d %-32.32s %6lld %10.1f %6.1f %10.1f %11.1f\n", ph->rank, ph->name, (long long)ph->count,
+            fprintf(out, "%-5d %s %6lld %10.1f %6.1f %10.1f %11.1f\n", ph->rank,
+                    term_cell(ph->name, 32, TERM_CUT | TERM_PAD, t, sizeof t), (long long)ph->count,
                     ms(ph->wall_ns), pct(ph->gpu_busy_ns, ph->wall_ns), ms(ph->comm_ns), ms(ph->exposed_comm_ns));
         }
     }
@@ -192,22 +214,24 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
         fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
                 ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
-        fprintf(out, "    at   %s\n", f->callsite[0] ? f->callsite : "(unknown call site)");
+        fprintf(out, "    at   %s\n", term_text(f->callsite[0] ? f->callsite : "(unknown call site)", t, sizeof t));
         if (f->range[0]) {
+            term_text(f->range, t, sizeof t);
             if (f->iter_first >= 0 && f->iter_last > f->iter_first)
-                fprintf(out, "    in   %s (iterations %lld-%lld)\n", f->range, (long long)f->iter_first, (long long)f->iter_last);
+                fprintf(out, "    in   %s (iterations %lld-%lld)\n", t, (long long)f->iter_first, (long long)f->iter_last);
             else if (f->iter_first >= 0)
-                fprintf(out, "    in   %s (iteration %lld)\n", f->range, (long long)f->iter_first);
+                fprintf(out, "    in   %s (iteration %lld)\n", t, (long long)f->iter_first);
             else
-                fprintf(out, "    in   %s\n", f->range);
+                fprintf(out, "    in   %s\n", t);
         }
-        char what[sizeof f->message + 32];
+        char what[sizeof t + 32];
+        term_text(f->message, t, sizeof t);
         if (members > 1)
-            snprintf(what, sizeof what, "on rank %d: %s", f->rank, f->message);
+            snprintf(what, sizeof what, "on rank %d: %s", f->rank, t);
         else
-            snprintf(what, sizeof what, "%s", f->message);
+            snprintf(what, sizeof what, "%s", t);
         wrapped(out, "what", what);
-        wrapped(out, "fix", f->suggestion);
+        wrapped(out, "fix", term_text(f->suggestion, t, sizeof t));
     }
     free(group);
 }

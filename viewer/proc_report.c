@@ -62,7 +62,7 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
     model_begin_proc(m, pi);
     struct proc_windows w = { 0 };
     int windowed = windows_plan(m, pi, &w) == 0;
-    struct kineto_rank *kr = k->kineto ? kineto_open_rank(k->kineto, m, pi, err, errlen) : NULL;
+    struct kineto_rank *kr = k->kineto ? kineto_open_rank(k->kineto[pi], m, pi, err, errlen) : NULL;
     if (k->kineto && !kr)
         rc = -1;
     summary_begin_proc(m, k->s, pi);

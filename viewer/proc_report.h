@@ -14,7 +14,7 @@ struct report_sinks {
     struct findings *fs;
     struct summary *s;
     struct chrome_trace *ct;
-    const char *kineto;
+    char *const *kineto; /* each process's Kineto file (kineto_paths) */
     struct coll_spill *spill;
 };
 

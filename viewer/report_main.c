@@ -5,15 +5,19 @@
  * Reads one run (the latest, or --run ID) from one or more databases (the
  * ranks of one run written on different hosts), computes every finding,
  * and prints the report as text or JSON; optionally writes a Chrome trace.
- * Exit status: 0, 1 on bad input (one line on stderr), 2 on bad usage,
+ * Exit status: 0, 1 on bad input (one line on stderr), 2 on bad usage
+ * (an output that would overwrite an input or another output),
  * 3 when a --fail-on kind was found. */
 #include "viewer/coll_spill.h"
 #include "viewer/findings.h"
+#include "viewer/out_paths.h"
 #include "viewer/output.h"
 #include "viewer/proc_report.h"
 #include "viewer/summary.h"
+#include "viewer/term_text.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -53,7 +57,9 @@ static const char usage_text[] =
     "  GPUTRACE_REPORT_WINDOW_ROWS=N: a long rank is read a window of about N rows at a time\n"
     "  (default 1048576, for ranks of more than 4 windows; the same report); set, it says on stderr\n"
     "  how many windows each rank was read in\n"
-    "exit status: 0 ok, 1 bad input, 2 bad usage, 3 a --fail-on kind was found\n";
+    "exit status: 0 ok, 1 bad input (also: not a regular file, a view where a table belongs), 2 bad usage\n"
+    "  (also: an output that is an input database or another output; nothing is written), 3 a --fail-on\n"
+    "  kind was found\n";
 
 static int parse_num(const char *opt, const char *v, double lo, double hi, double *out)
 {
@@ -74,6 +80,46 @@ static int kind_index(const char *name)
         if (!strcmp(finding_names[k], name))
             return k;
     return -1;
+}
+
+/* Refuses, before anything is written, an output that is an input
+ * database (or a file SQLite keeps beside one) or another output: 0, or -1
+ * after one line on stderr. */
+static int refuse_overwrites(const struct model *m, const char *trace, char *const *kineto_files)
+{
+    size_t n = 0, cap = (trace ? 1 : 0) + (kineto_files ? m->nprocs : 0);
+    char **outs = calloc(cap + 1, sizeof *outs), **what = calloc(cap + 1, sizeof *what);
+    char **names = calloc(cap + 1, sizeof *names);
+    if (!outs || !what || !names)
+        model_out_of_memory();
+    if (trace) {
+        outs[n] = (char *)trace;
+        what[n++] = "--chrome-trace";
+    }
+    for (size_t i = 0; kineto_files && i < m->nprocs; i++) {
+        const struct proc *p = &m->procs[i];
+        char name[64];
+        if (p->rank >= 0)
+            snprintf(name, sizeof name, "the Kineto trace of rank %d (pid %d)", p->rank, p->pid);
+        else
+            snprintf(name, sizeof name, "the Kineto trace of pid %d", p->pid);
+        if (!(names[n] = strdup(name)))
+            model_out_of_memory();
+        outs[n] = kineto_files[i];
+        what[n] = names[n];
+        n++;
+    }
+    char err[PATH_MAX * 3];
+    int rc = out_paths_check((char *const *)m->paths, m->ndbs, outs, what, n, err, sizeof err);
+    char shown[4 * sizeof err];
+    if (rc)
+        fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    free(outs);
+    free(what);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -176,12 +222,20 @@ int main(int argc, char **argv)
     }
     struct model m = { 0 };
     m.progress = isatty(2);
-    char err[1024];
+    char err[1024], shown[4 * sizeof err]; /* err as stderr shows it (term_text.h): names from the file */
     if (model_load(&m, paths, npaths, run, err, sizeof err) != 0) {
-        fprintf(stderr, "gputrace-report: %s\n", model_plain_text(err)); /* SQLite's message may quote the file */
+        fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown)); /* it may quote the file */
         model_free(&m);
         return 1;
     }
+    char **kineto_files = kineto ? kineto_paths(kineto, &m, err, sizeof err) : NULL;
+    if (refuse_overwrites(&m, trace, kineto_files) != 0) {
+        kineto_paths_free(kineto_files, m.nprocs);
+        model_free(&m);
+        return 2;
+    }
+    if (kineto && err[0]) /* processes of one rank: which file is whose */
+        fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
     int rc = 0;
     /* Each process in turn: its calls and GPU operations are loaded, analysed,
      * summarised and exported, then freed (model.h) */
@@ -195,15 +249,15 @@ int main(int argc, char **argv)
         trace_errno = errno;
     int kineto_ok = kineto && kineto_begin(kineto, err, sizeof err) == 0;
     if (kineto && !kineto_ok) {
-        fprintf(stderr, "gputrace-report: %s\n", err);
+        fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
         rc = 1;
     }
     struct coll_spill spill; /* every rank's collectives, for what looks across ranks */
     coll_spill_open(&spill, m.nprocs);
     for (size_t pi = 0; pi < m.nprocs; pi++) {
-        struct report_sinks k = { &o, &fs, &s, ct, kineto_ok ? kineto : NULL, &spill };
+        struct report_sinks k = { &o, &fs, &s, ct, kineto_ok ? kineto_files : NULL, &spill };
         if (report_process(&m, &k, pi, err, sizeof err) != 0) {
-            fprintf(stderr, "gputrace-report: %s\n", err);
+            fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
             kineto_ok = 0;
             rc = 1;
         }
@@ -223,7 +277,8 @@ int main(int argc, char **argv)
             trace_errno = errno;
         }
         if (n < 0) {
-            fprintf(stderr, "gputrace-report: cannot write %s: %s\n", trace, strerror(trace_errno));
+            fprintf(stderr, "gputrace-report: cannot write %s: %s\n", term_text(trace, shown, sizeof shown),
+                    strerror(trace_errno));
             rc = 1;
         } else if (!strcmp(format, "text")) {
             printf("\nChrome trace: %s (%ld events); open it at https://ui.perfetto.dev or chrome://tracing\n", trace, n);
@@ -233,7 +288,7 @@ int main(int argc, char **argv)
         printf("Kineto traces: %zu in %s/ (for Holistic Trace Analysis: TraceAnalysis(trace_dir=\"%s\"))\n", m.nprocs,
                kineto, kineto);
     if (m.damaged[0]) {
-        fprintf(stderr, "gputrace-report: %s\n", m.damaged);
+        fprintf(stderr, "gputrace-report: %s\n", term_text(m.damaged, shown, sizeof shown));
         rc = 1;
     }
     if (any_fail_on && !rc)
@@ -244,6 +299,7 @@ int main(int argc, char **argv)
                 break;
             }
     coll_spill_close(&spill);
+    kineto_paths_free(kineto_files, m.nprocs);
     summary_free(&s);
     findings_free(&fs);
     model_free(&m);

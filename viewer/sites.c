@@ -8,6 +8,7 @@
  * libraries and the tracer.  Findings are grouped by that frame.
  */
 #define _GNU_SOURCE
+#include "viewer/findings.h"
 #include "viewer/model.h"
 
 #include <stdio.h>
@@ -107,16 +108,30 @@ static const char *first_own_frame(char *stack, int (*is_library)(const char *))
     return first ? first : "";
 }
 
+/* Copies s into buf; a frame longer than buf (a C++ template's) loses its
+ * tail between two UTF-8 characters, never inside one. */
+static void copy_frame(char *buf, size_t len, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= len) {
+        n = len - 1;
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80) /* s[n], the first byte left out, starts a character */
+            n--;
+    }
+    memcpy(buf, s, n);
+    buf[n] = 0;
+}
+
 const char *model_callsite(const struct model *m, const struct proc *p, int site, char *buf, size_t len)
 {
     char stack[8192];
     if (*model_pystack(m, p, site, stack, sizeof stack)) {
-        snprintf(buf, len, "%s", first_own_frame(stack, python_library_frame));
+        copy_frame(buf, len, first_own_frame(stack, python_library_frame));
         return buf;
     }
     model_callstack(m, p, site, stack, sizeof stack);
     const char *f = first_own_frame(stack, c_library_frame);
-    snprintf(buf, len, "%s", *f ? f : "(no call stack)");
+    copy_frame(buf, len, *f ? f : "(no call stack)");
     return buf;
 }
 
@@ -127,7 +142,7 @@ int model_site_shown(const struct model *m, struct proc *p, int site)
     struct site *s = &p->sites[site];
     if (s->shown)
         return s->shown;
-    char text[1024];
+    char text[sizeof ((struct finding *)0)->callsite]; /* what a finding shows */
     model_callsite(m, p, site, text, sizeof text);
     s->text = strdup(text);
     s->shown = site;

@@ -137,9 +137,8 @@ void summary_add_colls(const struct model *m, struct summary *s, size_t pi, size
             s->colls[k].bytes = c->bytes;
             s->colls[k].nranks = c->nranks;
             s->ncolls++;
-            char name[256];
             if (c->kname)
-                algorithm_of(model_kernel_name(m, p, c->kname, name, sizeof name), s->colls[k].algorithm,
+                algorithm_of(model_kernel_name(p, c->kname), s->colls[k].algorithm,
                              sizeof s->colls[k].algorithm);
         }
         s->colls[k].count++;

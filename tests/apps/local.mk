@@ -158,3 +158,9 @@ tests_apps_cu_scalar_read_static_SOURCES = tests/apps/cu_kernels_sim.c
 tests_apps_cu_scalar_read_static_LDADD = tests/apps/cu_scalar_read.cu.o tests/sim/libgpusim_static.a -lstdc++ -lm -ldl -lrt
 tests_apps_cu_scalar_read_static_LDFLAGS = $(AM_LDFLAGS) -Wl,--export-dynamic-symbol=gpusim_kernel_* -Wl,--export-dynamic-symbol=cupti*
 tests_apps_cu_scalar_read_static_DEPENDENCIES = tests/apps/cu_scalar_read.cu.o tests/sim/libgpusim_static.a
+# names past the usual limits (tests/e2e/report_hostile.sh)
+check_PROGRAMS += tests/apps/long_names
+tests_apps_long_names_SOURCES = tests/apps/long_names.c
+tests_apps_long_names_LDADD = $(SIM_LIBS) -ldl -lpthread
+tests_apps_long_names_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_long_names_DEPENDENCIES = tests/sim/libgpusim.la

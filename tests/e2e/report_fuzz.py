@@ -7,6 +7,8 @@ failure repeats: bytes overwritten at random (SQLite then finds pages
 malformed part-way through a read), and columns of random rows set to odd
 values with SQL (the file stays well formed, its contents do not make
 sense: NULLs, text where numbers belong, ids no table has, negative sizes).
+A third kind of case is hostile schemas: each table in turn an endless
+recursive view, or carrying a planted trigger.
 Every case must end with exit 0 (a report) or 1 (a one-line error, or a
 report that says the file is damaged), never a crash, a hang or a
 sanitizer report (and so must `gputrace expand` on it), and any Chrome trace written must parse (the Kineto
@@ -174,8 +176,38 @@ for i in range(CASES):
             t = random.choice(sorted(tables))
             con.execute(f"delete from {t} where {rows(2)}")
             done.append(f"delete half of {t}")
+    con.close()  # the last connection gone, the WAL is in the file that run_expand copies
     run_report(case, f"values case {i} ({'; '.join(done)})")
     run_expand(case, f"values case {i} ({'; '.join(done)})")
+
+# a hostile schema: each of our tables in turn an endless recursive view
+# (a view of the file's author runs whatever SQL it holds), and a planted
+# trigger on it that would write on every insert: the report and expand
+# answer in time, and expand never runs the trigger
+for i, t in enumerate(sorted(tables)):
+    fresh(case)
+    shutil.copy(bases[i % 2], case)
+    cols = tables[t]
+    with sqlite3.connect(case) as con:
+        con.execute(f"drop table {t}")
+        con.execute(f"create view {t}({', '.join(cols)}) as with recursive r(x) as (select 1 union all"
+                    f" select x + 1 from r) select {', '.join('x' for _ in cols)} from r")
+    con.close()
+    run_report(case, f"schema case: {t} an endless view")
+    run_expand(case, f"schema case: {t} an endless view")
+    fresh(case)
+    shutil.copy(bases[1], case)
+    with sqlite3.connect(case) as con:
+        con.execute("create table planted(x)")
+        con.execute(f"create trigger planted_{t} after insert on {t} begin insert into planted values (1); end")
+    con.close()
+    run_report(case, f"schema case: a trigger on {t}")
+    run_expand(case, f"schema case: a trigger on {t}")
+    with sqlite3.connect(os.path.join(tmp, "expand.db")) as con:
+        n = con.execute("select count(*) from planted").fetchone()[0]
+    con.close()
+    if n:
+        bad(f"schema case: expand ran a trigger planted on {t}: {n} rows")
 
 shutil.rmtree(tmp)
 print(f"{passed} passed, {failed} failed")

@@ -1,0 +1,18 @@
+/* out_paths.h: whether an output of the report would overwrite one of its
+ * inputs or another of its outputs (out_paths.c). */
+#ifndef GPUTRACE_OUT_PATHS_H
+#define GPUTRACE_OUT_PATHS_H
+
+#include <stddef.h>
+
+/* 0 if none of the nouts outputs is one of the nins input databases, a
+ * file SQLite keeps beside one (-wal, -shm, -journal), or another output;
+ * else -1 with one line in err naming both (what[i] says what outs[i] is:
+ * "--chrome-trace", "the Kineto trace of rank 0").  Files are the same when
+ * both exist and have the same device and inode (a hard link, a symbolic
+ * link, another spelling), or when their resolved paths are equal (a file
+ * not made yet). */
+int out_paths_check(char *const *ins, size_t nins, char *const *outs, char *const *what, size_t nouts, char *err,
+                    size_t errlen);
+
+#endif
