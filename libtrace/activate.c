@@ -9,6 +9,7 @@
  * runs, so its exit status is unchanged.  After fork the child starts over.
  */
 #define _GNU_SOURCE
+#include "libtrace/real.h"
 #include "libtrace/trace.h"
 #include "collector/config.h"
 #include "collector/cupti_sub.h"
@@ -239,6 +240,8 @@ int gt_activate(void)
     int s = atomic_load(&gt_state);
     if (s == GT_STATE_ON)
         return 1;
+    if (!gt_in_base_namespace()) /* a second copy, in a dlmopen namespace */
+        return 0;
     if (s == GT_STATE_ACTIVATING)
         return wait_for_activation();
     if (s != GT_STATE_INIT)

@@ -18,6 +18,7 @@
  * extension (nvtx_payload.c).
  */
 #define _GNU_SOURCE
+#include "libtrace/real.h"
 #include "libtrace/trace.h"
 #include "libtrace/nvtx_inject.h"
 #include "libtrace/nvtx_payload.h"
@@ -410,7 +411,9 @@ int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table);
  * that dropped LD_PRELOAD but kept the variable. */
 static int is_preloaded_copy(void)
 {
-    return dlsym(RTLD_DEFAULT, "InitializeInjectionNvtx2") == (void *)InitializeInjectionNvtx2;
+    /* (dlsym(RTLD_DEFAULT) from here would search this copy's own local
+     * scope too, and find itself) */
+    return gt_in_base_namespace() && gt_in_global_scope("InitializeInjectionNvtx2", (void *)InitializeInjectionNvtx2);
 }
 
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table)

@@ -13,6 +13,7 @@
  * program's pointer is not something a tracer may risk.
  */
 #define _GNU_SOURCE
+#include "libtrace/real.h"
 #include "libtrace/nvtx_payload.h"
 #include "collector/strtab.h"
 
@@ -262,7 +263,8 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtxExtension(nvtx
 {
     /* a second copy of this library (not the preloaded one) declines, as
      * InitializeInjectionNvtx2 does */
-    if (dlsym(RTLD_DEFAULT, "InitializeInjectionNvtxExtension") != (void *)InitializeInjectionNvtxExtension)
+    if (!gt_in_base_namespace() ||
+        !gt_in_global_scope("InitializeInjectionNvtxExtension", (void *)InitializeInjectionNvtxExtension))
         return 0;
     if (!info || info->moduleId != NVTX_EXT_PAYLOAD_MODULEID || info->segmentsCount < 1 || !info->segments ||
         !info->segments[0].functionSlots)

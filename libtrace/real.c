@@ -106,6 +106,28 @@ static struct link_map *self(void)
     return lm;
 }
 
+int gt_in_base_namespace(void)
+{
+    static int answer = -1; /* -1: not asked yet */
+    int a = __atomic_load_n(&answer, __ATOMIC_RELAXED);
+    if (a < 0) {
+        Lmid_t ns = LM_ID_BASE;
+        struct link_map *me = self();
+        a = !me || dlinfo(me, RTLD_DI_LMID, &ns) != 0 || ns == LM_ID_BASE;
+        __atomic_store_n(&answer, a, __ATOMIC_RELAXED);
+    }
+    return a;
+}
+
+int gt_in_global_scope(const char *name, const void *ours)
+{
+    void *program = dlopen(NULL, RTLD_LAZY);
+    void *p = program ? gt_sys_dlsym(program, name) : NULL;
+    if (program)
+        dlclose(program);
+    return p == ours;
+}
+
 int gt_is_ours(const void *p)
 {
     struct link_map *lm = object_of(p);

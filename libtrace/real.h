@@ -52,6 +52,14 @@ GT_INTERNAL void *gt_scope_lookup(const void *caller, const char *name);
 GT_INTERNAL int gt_real_claim_handle(enum gt_api api, void *p);     /* 1: calls without another definition go to p */
 GT_INTERNAL void *gt_wrapper_of(enum gt_api api);                   /* our own exported wrapper */
 GT_INTERNAL int gt_is_ours(const void *p);                          /* p lies in libgputrace */
+/* 0 for a copy of the library loaded into another link-map namespace
+ * (dlmopen; NVTX or the driver loading it for a library that lives
+ * there): that copy stays dormant, and the program's own copy traces. */
+GT_INTERNAL int gt_in_base_namespace(void);
+/* Whether the program's global scope resolves name to ours: this copy was
+ * preloaded (or opened RTLD_GLOBAL), not opened locally by a library (NVTX
+ * opening NVTX_INJECTION64_PATH in a process that dropped LD_PRELOAD). */
+GT_INTERNAL int gt_in_global_scope(const char *name, const void *ours);
 /* The C library's dlsym, not ours: for the tracer's own look-ups, whose
  * RTLD_NEXT and RTLD_DEFAULT must be relative to libgputrace. */
 GT_INTERNAL void *gt_sys_dlsym(void *handle, const char *name);
