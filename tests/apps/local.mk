@@ -83,3 +83,9 @@ tests_apps_real_toolkit_SOURCES = tests/apps/real_toolkit.c
 # points a machine without one at the stub)
 tests_apps_real_toolkit_LDADD = -L$(CUDA_HOME)/lib64 -lcudart -lnccl -L$(CUDA_HOME)/lib64/stubs -lcuda
 tests_apps_real_toolkit_LDFLAGS = $(AM_LDFLAGS) -Wl,-rpath,$(CUDA_HOME)/lib64
+# signals, fork/vfork, exec and exit inside a traced program (tests/e2e/tracer_signals.sh)
+check_PROGRAMS += tests/apps/lifecycle
+tests_apps_lifecycle_SOURCES = tests/apps/lifecycle.c
+tests_apps_lifecycle_LDADD = $(SIM_LIBS) -lpthread
+tests_apps_lifecycle_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_lifecycle_DEPENDENCIES = tests/sim/libgpusim.la
