@@ -8,7 +8,7 @@
 # untraced where the program's behaviour is the point.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
-lib="$b/.libs/libgputrace.so"
+lib="$(cd "$b/.libs" && pwd)/libgputrace.so" # absolute: the programs start others
 app="$b/tests/apps/lifecycle"
 calls="(select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block)"
 # traced DB ARGS...: the program traced into DB, its output in $tmp/out, $tmp/err
@@ -120,6 +120,31 @@ expect "failed vfork + exec: the program runs as untraced" "$?:$(grep -c 'child 
 expect "failed vfork + exec: nothing on stderr" "$(cat "$tmp/err")" ""
 expect "failed vfork + exec: every call stored, one process row that ended" \
   "$(q "$tmp/vff.db" "select count(*) || ':' || ($calls) || ':' || (end_ns is not null) from process")" "1:$(ncalls):1"
+
+# Python's subprocess uses vfork in a threaded process
+cat > "$tmp/sub.py" <<'PY'
+import os, subprocess, sys, threading, time
+sys.path.insert(0, os.environ["FAKETORCH_DIR"])
+import faketorch as ft
+t = threading.Thread(target=time.sleep, args=(0.5,))
+t.start()
+for i in range(100):
+    ft.set_device(0)
+subprocess.run(["true"])
+try:
+    subprocess.run(["/nonexistent/program"])
+except FileNotFoundError:
+    print("failed as expected")
+for i in range(100):
+    ft.set_device(0)
+t.join()
+PY
+GPUSIM_LIB="$b/tests/sim/.libs/libgpusim.so" PY_KERNELS_LIB="$b/tests/apps/.libs/libpykernels.so" \
+  FAKETORCH_DIR="$s/tests/apps/pylib/site-packages" traced "$tmp/py.db" python3 "$tmp/sub.py"
+expect "Python subprocess.run (vfork), then a failed one: the program runs as untraced, nothing on stderr" \
+  "$?:$(cat "$tmp/out"):$(cat "$tmp/err")" "0:failed as expected:"
+expect "Python subprocess.run: every call stored, one process row that ended" \
+  "$(q "$tmp/py.db" "select count(*) || ':' || ($calls) || ':' || end_reason from process")" "1:200:exit"
 
 # 11. exit() from 8 threads at once: the calls and the end are stored
 bad=0
