@@ -95,21 +95,34 @@ int gt_in_vfork_child(void)
     return owner != 0 && owner != (int)getpid();
 }
 
+/* 0: tracing not ended; 1: a thread is ending it; 2: ended.  The first
+ * thread to set it does the end; any other (exit from two threads at once)
+ * waits for that end, so that none ends the process before it is stored. */
+static _Atomic int finishing;
+
 int gt_finish(const char *reason, int timeout_ms)
 {
     if (gt_in_vfork_child())
         return -1; /* the parent's tracer, in the parent's memory: not ours to end */
-    int s = GT_STATE_ON;
-    struct gt_end_info end = { atomic_load(&exit_code), 0, reason, gt_nvtx_status() };
-    int saved = errno;
-    gt_thread.guard = 1;
     int in_signal = gt_in_signal_handler();
     if (in_signal && timeout_ms > GT_SIGNAL_END_WAIT_MS)
         timeout_ms = GT_SIGNAL_END_WAIT_MS;
+    int f = 0;
+    if (!atomic_compare_exchange_strong(&finishing, &f, 1)) {
+        struct timespec pause = { 0, 1000 * 1000 };
+        for (int i = 0; i < timeout_ms && atomic_load(&finishing) == 1; i++)
+            nanosleep(&pause, NULL);
+        return atomic_load(&finishing) == 2 ? 0 : -1;
+    }
+    int saved = errno;
+    gt_thread.guard = 1;
+    int s = GT_STATE_ON;
+    struct gt_end_info end = { atomic_load(&exit_code), 0, reason, gt_nvtx_status() };
     int rc = atomic_compare_exchange_strong(&gt_state, &s, GT_STATE_OFF)
                  ? gt_writer_stop(&end, timeout_ms, in_signal)
-                 : gt_writer_stop(NULL, timeout_ms, in_signal); /* ended already: wait for that end */
+                 : gt_writer_stop(NULL, timeout_ms, in_signal); /* off after a failure: what is left of it */
     gt_thread.guard = 0;
+    atomic_store(&finishing, rc == 0 ? 2 : 3);
     errno = saved;
     return rc;
 }
@@ -122,6 +135,7 @@ static void shutdown_tracer(void)
 static void after_fork_child(void)
 {
     atomic_store(&image_pid, 0);
+    atomic_store(&finishing, 0);
     gt_signals_after_fork();
     gt_tbuf_forget_all_after_fork();
     gt_writer_forget_after_fork();
@@ -248,5 +262,6 @@ void gt_restart_after_failed_exec(void)
      * the old one runs) */
     gt_writer_forget_after_fork();
     gt_tbuf_forget_all_after_fork();
+    atomic_store(&finishing, 0);
     atomic_store(&gt_state, GT_STATE_INIT);
 }

@@ -98,6 +98,8 @@ enum exec_kind { EXEC_V, EXEC_VP, EXEC_VE, EXEC_VPE, EXEC_F };
 
 static int exec_path(enum exec_kind kind, const char *path, int fd, char *const argv[], char *const envp[])
 {
+    if (!real_execve) /* before our constructor ran */
+        resolve_real();
     int ended = 0;
     if (atomic_load(&gt_state) == GT_STATE_ON && !gt_in_vfork_child())
         ended = gt_finish("exec", GT_END_WAIT_MS) == 0;

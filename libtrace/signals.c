@@ -60,10 +60,17 @@ __attribute__((constructor)) static void resolve_real(void)
     real_bsd_signal_p = (signal_fn)dlsym(RTLD_NEXT, "bsd_signal");
 }
 
+/* Before our constructor ran (another library's constructor), resolved
+ * then. */
+static void resolve_late(void)
+{
+    if (!real_sigaction_p)
+        resolve_real();
+}
+
 static int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-    if (!real_sigaction_p) /* before our constructor ran (another library's constructor) */
-        resolve_real();
+    resolve_late();
     if (!real_sigaction_p)
         return __sigaction(sig, act, old);
     return real_sigaction_p(sig, act, old);
@@ -208,7 +215,9 @@ void gt_signals_install(void)
         struct sigaction cur;
         sigset_t saved;
         lock_tables(&saved);
-        if (real_sigaction(handled_signals[i], NULL, &cur) == 0) {
+        /* (one the program set meanwhile, through sigaction, is in already) */
+        if (real_sigaction(handled_signals[i], NULL, &cur) == 0 &&
+            !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal)) {
             prog[i] = cur;
             if (!is_ign(&cur)) /* an ignored signal stays ignored, in the kernel */
                 apply((int)i, &cur);
@@ -270,20 +279,29 @@ static sighandler_t signal_with(int sig, sighandler_t handler, int flags, int ma
 sighandler_t signal(int sig, sighandler_t handler)
 {
     if (slot_of(sig) < 0 || !atomic_load(&hooked) || handler == SIG_ERR)
+    {
+        resolve_late();
         return real_signal_p ? real_signal_p(sig, handler) : SIG_ERR;
+    }
     return signal_with(sig, handler, SA_RESTART, 1);
 }
 
 sighandler_t bsd_signal(int sig, sighandler_t handler)
 {
     if (slot_of(sig) < 0 || !atomic_load(&hooked) || handler == SIG_ERR)
+    {
+        resolve_late();
         return real_bsd_signal_p ? real_bsd_signal_p(sig, handler) : SIG_ERR;
+    }
     return signal_with(sig, handler, SA_RESTART, 1);
 }
 
 sighandler_t sysv_signal(int sig, sighandler_t handler)
 {
     if (slot_of(sig) < 0 || !atomic_load(&hooked) || handler == SIG_ERR)
+    {
+        resolve_late();
         return real_sysv_signal_p ? real_sysv_signal_p(sig, handler) : SIG_ERR;
+    }
     return signal_with(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
 }
