@@ -259,9 +259,10 @@ void gt_restart_after_failed_exec(void)
 {
     /* the same image goes on: tracing starts over, as a process row of its
      * own, at the next call (the writer's final pass ended, so nothing of
-     * the old one runs) */
+     * the old one runs).  The rings stay: unlike after fork, their threads
+     * live on and keep writing them (marked free, a new thread could take
+     * one that another still writes); the final pass drained them. */
     gt_writer_forget_after_fork();
-    gt_tbuf_forget_all_after_fork();
     atomic_store(&finishing, 0);
     atomic_store(&gt_state, GT_STATE_INIT);
 }

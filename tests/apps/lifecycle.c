@@ -29,6 +29,8 @@
  *   exit8       8 threads make N calls each, then all call exit(0) at once
  *   execl, execlp, execle   exec /bin/true through that function
  *   execfail    launches a kernel, fails an execv, launches it again, exits
+ *   execfail_threads   a thread calls cudaStreamQuery all along while the
+ *               main thread fails an execv, then makes N calls more
  */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
@@ -36,6 +38,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,6 +340,36 @@ static int exit8(int n)
     return 0;
 }
 
+/* A thread that calls cudaStreamQuery until told to stop, across the
+ * failed exec of execfail_threads. */
+static _Atomic int stop_querying;
+
+static void *query_until_stopped(void *arg)
+{
+    (void)arg;
+    while (!stop_querying) {
+        cudaStreamQuery(0);
+        usleep(100);
+    }
+    return NULL;
+}
+
+static int execfail_threads(int n)
+{
+    make_calls(n);
+    pthread_t t;
+    pthread_create(&t, NULL, query_until_stopped, NULL);
+    usleep(20000);
+    char *argv[] = { "/nonexistent/program", NULL };
+    execv(argv[0], argv);
+    make_calls(n);
+    usleep(50000);
+    stop_querying = 1;
+    pthread_join(t, NULL);
+    print_calls();
+    return 0;
+}
+
 void lifecycle_kernel(void **args)
 {
     (void)args;
@@ -373,6 +406,8 @@ int main(int argc, char **argv)
         return do_vfork(n, "/nonexistent/program");
     if (!strcmp(mode, "exit8"))
         return exit8(n);
+    if (!strcmp(mode, "execfail_threads"))
+        return execfail_threads(n);
     if (!strncmp(mode, "exec", 4)) {
         make_calls(n);
         if (!strcmp(mode, "execfail")) {

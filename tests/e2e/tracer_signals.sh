@@ -171,4 +171,11 @@ expect "failed exec: two process rows, the first ended by exec" \
 expect "failed exec: every kernel of both rows has its name" \
   "$(q "$tmp/ef.db" "select count(*) || ':' || count(s.value) from gpu_op g left join string s on s.process_id = g.process_id and s.id = g.name_id where g.kind = 1")" "2:2"
 
+# a failed exec with another thread recording all along: each thread's
+# calls are its own in the image traced again
+traced "$tmp/et.db" "$app" execfail_threads
+expect "failed exec, two threads: the program runs on" "$?" 0
+expect "failed exec, two threads: after it, each thread's calls under its own tid (2 threads, 2 APIs, none mixed)" \
+  "$(q "$tmp/et.db" "select count(distinct tid) || ':' || count(distinct api_name) || ':' || (select count(*) from (select tid from api_call_named where process_id = (select max(id) from process) group by tid having count(distinct api_name) > 1)) from api_call_named where process_id = (select max(id) from process)")" "2:2:0"
+
 finish
