@@ -95,7 +95,8 @@ int gt_in_vfork_child(void)
     return owner != 0 && owner != (int)getpid();
 }
 
-/* 0: tracing not ended; 1: a thread is ending it; 2: ended.  The first
+/* 0: tracing not ended; 1: a thread is ending it; 2: ended; 3: the end
+ * was not waited for to its close (a stuck writer, or a signal).  The first
  * thread to set it does the end; any other (exit from two threads at once)
  * waits for that end, so that none ends the process before it is stored. */
 static _Atomic int finishing;
