@@ -263,6 +263,9 @@ void gt_cupti_forget_after_fork(void)
 static struct { uint64_t hash; char *name; } names[NAMES];
 static uint32_t next_name_id = 1;
 static uint32_t name_ids[NAMES];
+/* whether this process row has the name's string row: a fork child or the
+ * image after a failed exec is a new row that knows the names, not its rows */
+static uint8_t name_stored[NAMES];
 
 static uint32_t intern_name(struct gt_db *db, const char *name)
 {
@@ -276,10 +279,16 @@ static uint32_t intern_name(struct gt_db *db, const char *name)
             names[i].name = strdup(name);
             name_ids[i] = next_name_id++;
             gt_db_exec_text(db, GT_ST_STRING, name_ids[i], name);
+            name_stored[i] = 1;
             return name_ids[i];
         }
-        if (names[i].hash == h && strcmp(names[i].name, name) == 0)
+        if (names[i].hash == h && strcmp(names[i].name, name) == 0) {
+            if (!name_stored[i]) {
+                gt_db_exec_text(db, GT_ST_STRING, name_ids[i], name);
+                name_stored[i] = 1;
+            }
             return name_ids[i];
+        }
     }
     return 0;
 }
@@ -422,4 +431,9 @@ size_t gt_cupti_drain_one(struct gt_db *db, int bulk, int bulk_after)
     free(q->buf);
     free(q);
     return n + 1; /* not 0: a buffer (even an empty one) was taken */
+}
+
+void gt_cupti_names_reset_reported(void)
+{
+    memset(name_stored, 0, sizeof name_stored);
 }

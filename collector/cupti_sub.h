@@ -39,5 +39,8 @@ size_t gt_cupti_drain_one(struct gt_db *db, int bulk, int bulk_after);
 uint64_t gt_cupti_dropped(void);
 /* After fork: CUPTI state of the parent is not usable in the child. */
 void gt_cupti_forget_after_fork(void);
+/* A new process row (fork child, the image after a failed exec): the kernel
+ * names known so far get their string rows again when next used. */
+void gt_cupti_names_reset_reported(void);
 
 #endif

@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #define TICK_MS 5
+#define STUCK_MS 500
+#define SIGNAL_GRACE_MS 200 /* in a signal handler, for CUPTI's last records after the host's */
 #define MAX_MARKS 1024
 #define MAX_EARLY_ENDS 256
 
@@ -42,6 +44,17 @@ static struct {
     int pause_req, parked;
     int req_pipe[2], ack_pipe[2];
     _Atomic int stop;
+    /* the final pass (gt_writer_stop): claimed by one caller, done by the
+     * writer itself, which sets `stopped` when it has closed the database */
+    _Atomic int stop_claimed, stopped;
+    _Atomic int host_stopped; /* the final pass stored the host's records and the end */
+    /* the writer is inside cuptiActivityFlushAll: a waiter gives up once it
+     * has been there for STUCK_MS (it may wait on a lock of the very thread
+     * that waits for it, interrupted by a signal inside CUDA) */
+    _Atomic int in_cupti_flush;
+    _Atomic int want_gpu_flush; /* a flush request asks for CUPTI's records too */
+    struct gt_end_info end;
+    int has_end;
     struct mark marks[MAX_MARKS];
     int nmarks;
     /* ends of start/end ranges read before their start (another thread's
@@ -318,6 +331,44 @@ static void cycle(int commit)
     }
 }
 
+/* CUPTI's records up to now (cuptiActivityFlushAll), marked for waiters. */
+static void cupti_flush(void)
+{
+    atomic_store(&w.in_cupti_flush, 1);
+    gt_cupti_flush();
+    atomic_store(&w.in_cupti_flush, 0);
+}
+
+/* The end of the process, run by the writer thread itself whoever asked
+ * for it: the thread that asks may be in a signal handler that interrupted
+ * malloc or the stdio lock, and must run none of this.  First what the
+ * host recorded and the end of the process row, committed; then CUPTI's
+ * last records, which can block (see in_cupti_flush); then the database
+ * closed.  After a write failed (tracing is off), only the close. */
+static void final_pass(void)
+{
+    cycle(0);
+    if (!w.db.failed) {
+        gt_db_set_process_i64(&w.db, "end_ns", (int64_t)gt_mono_ns(), 0);
+        if (w.has_end) {
+            const struct gt_end_info *end = &w.end;
+            gt_db_set_process_i64(&w.db, "exit_code", end->exit_code, end->signal != 0);
+            gt_db_set_process_i64(&w.db, "exit_signal", end->signal, end->signal == 0);
+            gt_db_set_process_text(&w.db, "end_reason", end->reason);
+            if (end->nvtx_status)
+                gt_db_set_process_text(&w.db, "nvtx_status", end->nvtx_status);
+        }
+        gt_tbuf_open_ranges(on_open_range, NULL);
+        gt_callsite_flush_with_lines(on_callsite, NULL);
+        cycle(1);
+        atomic_store(&w.host_stopped, 1);
+        cupti_flush();
+        cycle(1);
+        gt_db_make_late_indexes(&w.db);
+    }
+    gt_db_close(&w.db);
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -332,9 +383,21 @@ static void *writer_main(void *arg)
                 ;
         }
         int commit = flush_req || now_ms() - last_commit >= (uint64_t)w.flush_ms;
-        if (commit) /* GPU records up to now, so that a kill loses no more of them than of the host's */
-            gt_cupti_flush();
-        cycle(commit);
+        if (flush_req) {
+            /* a signal: the host's records first, then CUPTI's if the
+             * process is about to die (CUPTI's flush may wait on the thread
+             * the signal interrupted; a handler that goes on to _exit gets
+             * them from the final pass) */
+            cycle(1);
+            if (atomic_exchange(&w.want_gpu_flush, 0)) {
+                cupti_flush();
+                cycle(1);
+            }
+        } else {
+            if (commit) /* GPU records up to now, so that a kill loses no more of them than of the host's */
+                cupti_flush();
+            cycle(commit);
+        }
         if (commit)
             last_commit = now_ms();
         pthread_mutex_lock(&w.fork_mu);
@@ -354,10 +417,14 @@ static void *writer_main(void *arg)
             (void)!write(w.ack_pipe[1], &c, 1);
         }
     }
+    final_pass(); /* after a write failed, only the close */
     pthread_mutex_lock(&w.fork_mu); /* a fork waiting for us must not wait forever */
     w.parked = 1;
     pthread_cond_broadcast(&w.fork_cv);
     pthread_mutex_unlock(&w.fork_mu);
+    /* the last touch of shared state: after it the thread only returns
+     * (it is detached; nobody joins it) */
+    atomic_store(&w.stopped, 1);
     return NULL;
 }
 
@@ -399,7 +466,13 @@ int gt_writer_run(int flush_ms, int bulk_after, char *err, size_t errlen)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    int rc = pthread_create(&w.thread, NULL, writer_main, NULL);
+    /* detached: gt_writer_stop waits for it with an async-signal-safe flag,
+     * never with pthread_join */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&w.thread, &attr, writer_main, NULL);
+    pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start the writer thread: %s", strerror(rc));
@@ -409,55 +482,81 @@ int gt_writer_run(int flush_ms, int bulk_after, char *err, size_t errlen)
     return 0;
 }
 
-void gt_writer_flush_from_signal(int timeout_ms)
+static int64_t mono_ms(void)
 {
-    if (!w.running || w.owner_pid != getpid() || is_writer)
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* For a waiter: whether the writer has sat in CUPTI's flush for STUCK_MS
+ * (*since: when it was last seen elsewhere). */
+static int writer_stuck(int64_t now, int64_t *since)
+{
+    if (!atomic_load(&w.in_cupti_flush))
+        *since = now;
+    return now - *since >= STUCK_MS;
+}
+
+void gt_writer_flush_from_signal(int timeout_ms, int with_gpu)
+{
+    if (!w.running || w.owner_pid != getpid() || is_writer || atomic_load(&w.stop))
         return;
     char c = 1;
     char junk;
     while (read(w.ack_pipe[0], &junk, 1) == 1)
         ;
+    if (with_gpu)
+        atomic_store(&w.want_gpu_flush, 1);
     if (write(w.req_pipe[1], &c, 1) != 1)
         return;
-    struct pollfd p = { .fd = w.ack_pipe[0], .events = POLLIN };
-    poll(&p, 1, timeout_ms);
+    int64_t t0 = mono_ms(), since = t0;
+    for (int64_t now = t0; now - t0 < timeout_ms && !writer_stuck(now, &since); now = mono_ms()) {
+        struct pollfd p = { .fd = w.ack_pipe[0], .events = POLLIN };
+        if (poll(&p, 1, 5) > 0)
+            return;
+    }
 }
 
-void gt_writer_stop(const struct gt_end_info *end)
+/* Waits for the writer's final pass, up to timeout_ms; in_signal, only
+ * SIGNAL_GRACE_MS past the host's part of it (async-signal-safe). */
+static int wait_stopped(int timeout_ms, int in_signal)
 {
-    if (!w.running || w.owner_pid != getpid())
-        return;
-    w.running = 0;
-    atomic_store(&w.stop, 1);
+    struct timespec pause = { 0, 1000 * 1000 };
+    int64_t t0 = mono_ms(), since = t0, host_at = 0;
+    for (int64_t now = t0; !atomic_load(&w.stopped) && now - t0 < timeout_ms && !writer_stuck(now, &since);
+         now = mono_ms()) {
+        if (in_signal && !host_at && atomic_load(&w.host_stopped))
+            host_at = now;
+        if (host_at && now - host_at >= SIGNAL_GRACE_MS)
+            break;
+        nanosleep(&pause, NULL);
+    }
+    return atomic_load(&w.stopped) || atomic_load(&w.host_stopped);
+}
+
+int gt_writer_stop(const struct gt_end_info *end, int timeout_ms, int in_signal)
+{
+    if (!w.running || w.owner_pid != getpid() || is_writer)
+        return 0;
+    if (atomic_exchange(&w.stop_claimed, 1)) /* another thread is stopping it: wait for that */
+        return wait_stopped(timeout_ms, in_signal) && atomic_load(&w.stopped) ? 0 : -1;
+    if (end)
+        w.end = *end;
+    w.has_end = end != NULL;
+    atomic_store(&w.stop, 1); /* after the end info: the writer reads it once it sees this */
     char c = 1;
     (void)!write(w.req_pipe[1], &c, 1);
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += 10;
-    if (pthread_timedjoin_np(w.thread, NULL, &deadline) != 0)
-        return; /* a stuck writer must not hold up the program's exit */
-    is_writer = 1; /* the final pass runs here; nothing of it is traced */
-    cycle(0);
-    if (!w.db.failed) {
-        gt_db_set_process_i64(&w.db, "end_ns", (int64_t)gt_mono_ns(), 0);
-        if (end) {
-            gt_db_set_process_i64(&w.db, "exit_code", end->exit_code, end->signal != 0);
-            gt_db_set_process_i64(&w.db, "exit_signal", end->signal, end->signal == 0);
-            gt_db_set_process_text(&w.db, "end_reason", end->reason);
-            if (end->nvtx_status)
-                gt_db_set_process_text(&w.db, "nvtx_status", end->nvtx_status);
-        }
-        gt_tbuf_open_ranges(on_open_range, NULL);
-        gt_callsite_flush_with_lines(on_callsite, NULL);
-        cycle(1);
-        gt_db_make_late_indexes(&w.db);
-    }
-    gt_db_close(&w.db);
+    wait_stopped(timeout_ms, in_signal);
+    if (!atomic_load(&w.stopped))
+        return -1; /* a stuck writer must not hold up the program's exit */
+    w.running = 0;
     close(w.req_pipe[0]);
     close(w.req_pipe[1]);
     close(w.ack_pipe[0]);
     close(w.ack_pipe[1]);
-    is_writer = 0;
+    w.req_pipe[0] = w.req_pipe[1] = w.ack_pipe[0] = w.ack_pipe[1] = -1;
+    return 0;
 }
 
 void gt_writer_fork_prepare(void)
@@ -492,8 +591,14 @@ void gt_writer_forget_after_fork(void)
     w.nblock = 0;
     w.device_seen = 0;
     atomic_store(&w.stop, 0);
+    atomic_store(&w.stop_claimed, 0);
+    atomic_store(&w.stopped, 0);
+    atomic_store(&w.host_stopped, 0);
+    atomic_store(&w.in_cupti_flush, 0);
+    atomic_store(&w.want_gpu_flush, 0);
     gt_callsite_reset_reported();
     gt_strtab_reset_reported();
     gt_pystack_reset_reported();
+    gt_cupti_names_reset_reported();
     w.req_pipe[0] = w.req_pipe[1] = w.ack_pipe[0] = w.ack_pipe[1] = -1;
 }

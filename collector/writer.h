@@ -15,7 +15,8 @@
  *   from this thread: never from a CUPTI callback, never holding a lock the
  *   callbacks take), so a kill loses no more GPU records than host ones.
  *   Other threads talk to it only through gt_writer_flush_from_signal (a
- *   pipe, async-signal-safe) and gt_writer_stop.
+ *   pipe, async-signal-safe) and gt_writer_stop (a flag and the same pipe,
+ *   async-signal-safe too: the final pass runs on the writer thread).
  */
 #ifndef GPUTRACE_WRITER_H
 #define GPUTRACE_WRITER_H
@@ -35,13 +36,21 @@ void gt_writer_set_status(const char *column, const char *status);
 int gt_writer_run(int flush_ms, int bulk_after, char *err, size_t errlen);
 /* A signal that will end the process arrived (async-signal-safe). */
 void gt_writer_note_signal(int sig);
-/* Asks the writer to commit everything now and waits up to timeout_ms.
- * Async-signal-safe. */
-void gt_writer_flush_from_signal(int timeout_ms);
+/* Asks the writer to commit what the threads recorded now, and with_gpu
+ * CUPTI's records too, and waits up to timeout_ms (less if the writer is
+ * stuck in CUPTI's flush).  Async-signal-safe. */
+void gt_writer_flush_from_signal(int timeout_ms, int with_gpu);
 /* How the process ended, for its row. */
 struct gt_end_info { int exit_code; int signal; const char *reason; const char *nvtx_status; };
-/* Final drain and commit, then closes the database.  Idempotent. */
-void gt_writer_stop(const struct gt_end_info *end);
+/* The end: the writer thread drains what is left, stores the end of the
+ * process row and closes the database; the caller waits up to timeout_ms
+ * for it.  Async-signal-safe (a flag, a pipe, nanosleep): _exit and exec
+ * may be called from a signal handler that interrupted malloc, whose lock
+ * the writer's SQLite may then wait for; so in_signal, the wait ends soon
+ * after the host's records and the end are committed.  A second caller
+ * (exit from two threads) waits for the first one's pass.  Returns 0 once
+ * the database is closed (or there was none), -1 otherwise. */
+int gt_writer_stop(const struct gt_end_info *end, int timeout_ms, int in_signal);
 /* Around fork (pthread_atfork): the writer commits and parks, so that the
  * child inherits no SQLite lock state; then the child forgets the writer
  * without touching SQLite, and the parent's writer goes on. */

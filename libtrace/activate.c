@@ -4,9 +4,10 @@
  * activates (config, database, CUPTI, writer thread), once; a launcher that
  * never touches a GPU pays nothing and leaves no file.  If activation fails
  * (unwritable output, ...) one line says why and the program runs on
- * untraced.  At exit, on SIGTERM/SIGINT and on fatal signals, what can be
- * flushed is flushed, then the program's own handler or default action
- * runs, so its exit status is unchanged.  After fork the child starts over.
+ * untraced.  The end (gt_finish) is asked of the writer thread, so that it
+ * can be asked from a signal handler; signals.c chains to the program's
+ * handlers, exec_exit.c wraps exit, _exit and exec.  After fork the child
+ * starts over.
  */
 #define _GNU_SOURCE
 #include "libtrace/real.h"
@@ -15,6 +16,7 @@
 #include "collector/cupti_sub.h"
 #include "collector/pyframes.h"
 #include "collector/writer.h"
+#include "libtrace/lifecycle.h"
 #include "libtrace/nvtx_inject.h"
 
 #include <dlfcn.h>
@@ -36,9 +38,9 @@ static struct gt_config cfg;
 static _Atomic int exit_code_known, exit_code;
 static _Atomic int said_off;
 
-static const int handled_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-#define NSIG_HANDLED (sizeof handled_signals / sizeof *handled_signals)
-static struct sigaction old_actions[NSIG_HANDLED];
+/* the pid of the image that activated: another pid with tracing on is a
+ * vfork child, running in this image's memory */
+static _Atomic int image_pid;
 
 void gt_turn_off(const char *why)
 {
@@ -82,76 +84,61 @@ static int runtime_version(const char *sym)
     return v;
 }
 
-static void finish(const char *reason)
+void gt_note_exit_code(int status)
 {
-    if (atomic_load(&gt_state) != GT_STATE_ON)
-        return;
+    atomic_store(&exit_code, status);
+    atomic_store(&exit_code_known, 1);
+}
+
+int gt_in_vfork_child(void)
+{
+    int owner = atomic_load(&image_pid);
+    return owner != 0 && owner != (int)getpid();
+}
+
+/* 0: tracing not ended; 1: a thread is ending it; 2: ended; 3: the end
+ * was not waited for to its close (a stuck writer, or a signal).  The first
+ * thread to set it does the end; any other (exit from two threads at once)
+ * waits for that end, so that none ends the process before it is stored. */
+static _Atomic int finishing;
+
+int gt_finish(const char *reason, int timeout_ms)
+{
+    if (gt_in_vfork_child())
+        return -1; /* the parent's tracer, in the parent's memory: not ours to end */
+    int in_signal = gt_in_signal_handler();
+    if (in_signal && timeout_ms > GT_SIGNAL_END_WAIT_MS)
+        timeout_ms = GT_SIGNAL_END_WAIT_MS;
+    int f = 0;
+    if (!atomic_compare_exchange_strong(&finishing, &f, 1)) {
+        struct timespec pause = { 0, 1000 * 1000 };
+        for (int i = 0; i < timeout_ms && atomic_load(&finishing) == 1; i++)
+            nanosleep(&pause, NULL);
+        return atomic_load(&finishing) == 2 ? 0 : -1;
+    }
+    int saved = errno;
     gt_thread.guard = 1;
-    atomic_store(&gt_state, GT_STATE_OFF);
-    gt_cupti_flush();
+    int s = GT_STATE_ON;
     struct gt_end_info end = { atomic_load(&exit_code), 0, reason, gt_nvtx_status() };
-    gt_writer_stop(&end);
+    int rc = atomic_compare_exchange_strong(&gt_state, &s, GT_STATE_OFF)
+                 ? gt_writer_stop(&end, timeout_ms, in_signal)
+                 : gt_writer_stop(NULL, timeout_ms, in_signal); /* off after a failure: what is left of it */
     gt_thread.guard = 0;
+    atomic_store(&finishing, rc == 0 ? 2 : 3);
+    errno = saved;
+    return rc;
 }
 
 static void shutdown_tracer(void)
 {
-    finish(atomic_load(&exit_code_known) ? "exit" : "exit (code unknown)");
-}
-
-static int is_fatal(int sig)
-{
-    return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT;
-}
-
-static void on_signal(int sig, siginfo_t *si, void *uc)
-{
-    int saved = errno;
-    size_t i;
-    for (i = 0; i < NSIG_HANDLED && handled_signals[i] != sig; i++)
-        ;
-    if (i == NSIG_HANDLED)
-        return;
-    struct sigaction *old = &old_actions[i];
-    int dies = !(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_DFL;
-    if (atomic_load(&gt_state) == GT_STATE_ON && !gt_writer_is_self()) {
-        if (dies)
-            gt_writer_note_signal(sig);
-        gt_writer_flush_from_signal(is_fatal(sig) ? 1000 : 3000);
-    }
-    if (old->sa_flags & SA_SIGINFO) {
-        if (old->sa_sigaction)
-            old->sa_sigaction(sig, si, uc);
-    } else if (old->sa_handler == SIG_DFL) {
-        /* the default action, exactly as without the tracer */
-        sigaction(sig, old, NULL);
-        if (!is_fatal(sig) || si->si_code <= 0)
-            raise(sig);
-    } else if (old->sa_handler != SIG_IGN) {
-        old->sa_handler(sig);
-    }
-    errno = saved;
-}
-
-static void install_signal_handlers(void)
-{
-    for (size_t i = 0; i < NSIG_HANDLED; i++) {
-        struct sigaction sa, cur;
-        if (sigaction(handled_signals[i], NULL, &cur) != 0)
-            continue;
-        if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_IGN)
-            continue; /* an ignored signal stays ignored */
-        memset(&sa, 0, sizeof sa);
-        sa.sa_sigaction = on_signal;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART | (cur.sa_flags & SA_ONSTACK);
-        sigemptyset(&sa.sa_mask);
-        old_actions[i] = cur;
-        sigaction(handled_signals[i], &sa, NULL);
-    }
+    gt_finish(atomic_load(&exit_code_known) ? "exit" : "exit (code unknown)", GT_END_WAIT_MS);
 }
 
 static void after_fork_child(void)
 {
+    atomic_store(&image_pid, 0);
+    atomic_store(&finishing, 0);
+    gt_signals_after_fork();
     gt_tbuf_forget_all_after_fork();
     gt_writer_forget_after_fork();
     gt_cupti_forget_after_fork();
@@ -165,6 +152,7 @@ static int activate_once(void)
     static const char *const local_vars[] = { "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", NULL };
     static const char *const world_vars[] = { "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL };
     int rank = env_rank(rank_vars);
+    atomic_store(&image_pid, (int)getpid());
     gt_config_load(&cfg, rank);
     gt_clock_init(cfg.force_mono_clock);
     gt_tbuf_configure(cfg.buffer_bytes);
@@ -217,7 +205,7 @@ static int activate_once(void)
     static int hooks_installed;
     if (!hooks_installed) {
         hooks_installed = 1;
-        install_signal_handlers();
+        gt_signals_install();
         pthread_atfork(gt_writer_fork_prepare, gt_writer_fork_parent, after_fork_child);
     }
     return 1;
@@ -271,90 +259,14 @@ void gt_after_first_call(void)
     }
 }
 
-/* ---- exit status --------------------------------------------------------- */
-
-__attribute__((noreturn)) void exit(int status)
+void gt_restart_after_failed_exec(void)
 {
-    atomic_store(&exit_code, status);
-    atomic_store(&exit_code_known, 1);
-    void (*real_exit)(int) = (void (*)(int))dlsym(RTLD_NEXT, "exit");
-    real_exit(status);
-    __builtin_unreachable();
-}
-
-/* _exit and _Exit skip atexit handlers; a forked child usually ends with
- * one.  Flush what this process recorded, then end exactly as asked. */
-static __attribute__((noreturn)) void quick_exit_path(const char *name, int status)
-{
-    atomic_store(&exit_code, status);
-    atomic_store(&exit_code_known, 1);
-    shutdown_tracer();
-    void (*real)(int) = (void (*)(int))dlsym(RTLD_NEXT, name);
-    real(status);
-    __builtin_unreachable();
-}
-
-__attribute__((noreturn)) void _exit(int status)
-{
-    quick_exit_path("_exit", status);
-}
-
-__attribute__((noreturn)) void _Exit(int status)
-{
-    quick_exit_path("_Exit", status);
-}
-
-/* exec replaces the image: what this one recorded is flushed first (the new
- * image starts over, with a process row of its own, when it uses CUDA).  If
- * exec fails the program goes on, and so does tracing, from its next call. */
-static int exec_path(const char *name, const char *path, char *const argv[], char *const envp[], int with_env)
-{
-    int traced = atomic_load(&gt_state) == GT_STATE_ON;
-    if (traced)
-        finish("exec");
-    int saved;
-    int rc;
-    if (with_env) {
-        int (*real)(const char *, char *const[], char *const[]) =
-            (int (*)(const char *, char *const[], char *const[]))dlsym(RTLD_NEXT, name);
-        rc = real(path, argv, envp);
-    } else {
-        int (*real)(const char *, char *const[]) = (int (*)(const char *, char *const[]))dlsym(RTLD_NEXT, name);
-        rc = real(path, argv);
-    }
-    saved = errno;
-    if (traced) { /* still here: exec failed; start over at the next call */
-        gt_writer_forget_after_fork();
-        gt_tbuf_forget_all_after_fork();
-        atomic_store(&gt_state, GT_STATE_INIT);
-    }
-    errno = saved;
-    return rc;
-}
-
-int execve(const char *path, char *const argv[], char *const envp[]) { return exec_path("execve", path, argv, envp, 1); }
-int execvpe(const char *file, char *const argv[], char *const envp[]) { return exec_path("execvpe", file, argv, envp, 1); }
-int execv(const char *path, char *const argv[]) { return exec_path("execv", path, argv, NULL, 0); }
-int execvp(const char *file, char *const argv[]) { return exec_path("execvp", file, argv, NULL, 0); }
-
-typedef int (*main_fn)(int, char **, char **);
-static main_fn real_main;
-
-static int traced_main(int argc, char **argv, char **envp)
-{
-    int rc = real_main(argc, argv, envp);
-    atomic_store(&exit_code, rc);
-    atomic_store(&exit_code_known, 1);
-    return rc;
-}
-
-/* Interposed so that the value main returns is known at exit. */
-int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
-                      void (*rtld_fini)(void), void *stack_end)
-{
-    int (*real)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *) =
-        (int (*)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *))
-            dlsym(RTLD_NEXT, "__libc_start_main");
-    real_main = main;
-    return real(traced_main, argc, argv, init, fini, rtld_fini, stack_end);
+    /* the same image goes on: tracing starts over, as a process row of its
+     * own, at the next call (the writer's final pass ended, so nothing of
+     * the old one runs).  The rings stay: unlike after fork, their threads
+     * live on and keep writing them (marked free, a new thread could take
+     * one that another still writes); the final pass drained them. */
+    gt_writer_forget_after_fork();
+    atomic_store(&finishing, 0);
+    atomic_store(&gt_state, GT_STATE_INIT);
 }

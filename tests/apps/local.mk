@@ -164,3 +164,9 @@ tests_apps_long_names_SOURCES = tests/apps/long_names.c
 tests_apps_long_names_LDADD = $(SIM_LIBS) -ldl -lpthread
 tests_apps_long_names_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_long_names_DEPENDENCIES = tests/sim/libgpusim.la
+# signals, fork/vfork, exec and exit inside a traced program (tests/e2e/tracer_signals.sh)
+check_PROGRAMS += tests/apps/lifecycle
+tests_apps_lifecycle_SOURCES = tests/apps/lifecycle.c
+tests_apps_lifecycle_LDADD = $(SIM_LIBS) -lpthread
+tests_apps_lifecycle_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_lifecycle_DEPENDENCIES = tests/sim/libgpusim.la

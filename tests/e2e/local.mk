@@ -15,6 +15,7 @@ TESTS += \
   tests/e2e/report_windows.sh \
   tests/e2e/report_fuzz.sh \
   tests/e2e/report_hostile.sh \
+  tests/e2e/tracer_signals.sh \
   tests/e2e/kineto_hta.sh
 EXTRA_DIST += \
   tests/e2e/workloads.sh \
@@ -35,7 +36,8 @@ EXTRA_DIST += \
   tests/e2e/report_workloads.py \
   tests/e2e/report_fuzz.py \
   tests/e2e/testlib.sh \
-  tests/e2e/kineto_hta.py
+  tests/e2e/kineto_hta.py \
+  tests/e2e/tracer_signals.sh
 
 # The report checks read timings of simulated runs; run them alone, after
 # every other test, so that no other test competes for the CPUs meanwhile.
