@@ -186,8 +186,14 @@ static void *delivery_thread(void *arg)
 
 void sim_api_begin(sim_api_ctx *ctx, CUpti_ActivityKind kind, CUpti_CallbackId cbid)
 {
+    sim_api_begin_params(ctx, kind, cbid, NULL);
+}
+
+void sim_api_begin_params(sim_api_ctx *ctx, CUpti_ActivityKind kind, CUpti_CallbackId cbid, const void *params)
+{
     sim_driver_init(); /* the first call initialises the driver */
     ctx->kind = kind;
+    ctx->params = params;
     ctx->cbid = cbid;
     ctx->correlation = atomic_fetch_add(&correlation_counter, 1) + 1;
     cur_correlation = ctx->correlation;
@@ -203,6 +209,7 @@ void sim_api_begin(sim_api_ctx *ctx, CUpti_ActivityKind kind, CUpti_CallbackId c
         }
     }
     ctx->start = sim_cupti_ts();
+    sim_cupti_callback(ctx, CUPTI_API_ENTER, NULL);
 }
 
 /* gettid() is a system call; CUPTI does not make one per API call either. */
@@ -216,6 +223,7 @@ static uint32_t thread_id(void)
 
 void sim_api_end(sim_api_ctx *ctx, uint32_t result)
 {
+    sim_cupti_callback(ctx, CUPTI_API_EXIT, &result);
     CUpti_ActivityAPI r = {
         .kind = ctx->kind,
         .cbid = ctx->cbid,

@@ -150,8 +150,14 @@ typedef struct {
     uint32_t correlation;
     CUpti_CallbackId cbid;
     CUpti_ActivityKind kind;
+    const void *params;      /* the call's parameter struct for callbacks, or NULL */
 } sim_api_ctx;
 void sim_api_begin(sim_api_ctx *ctx, CUpti_ActivityKind kind, CUpti_CallbackId cbid);
+/* The same, with the call's parameters for CUPTI's callbacks (a struct of
+ * generated_cuda_runtime_api_meta.h or generated_cuda_meta.h). */
+void sim_api_begin_params(sim_api_ctx *ctx, CUpti_ActivityKind kind, CUpti_CallbackId cbid, const void *params);
+/* CUPTI's API callbacks (sim_cupti_callbacks.c): at enter and exit. */
+void sim_cupti_callback(const sim_api_ctx *ctx, CUpti_ApiCallbackSite site, void *return_value);
 void sim_api_end(sim_api_ctx *ctx, uint32_t result);
 /* The correlation id of the API call the calling thread is in (0 outside). */
 uint32_t sim_current_correlation(void);

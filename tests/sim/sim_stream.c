@@ -21,6 +21,7 @@
  */
 #include "sim_internal.h"
 
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,7 +327,9 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     sim_api_ctx api;
-    sim_api_begin(&api, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020);
+    cudaStreamSynchronize_v3020_params params = { stream };
+    sim_api_begin_params(&api, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+                         &params);
     struct sim_stream *s = sim_resolve_stream(stream);
     uint64_t start = sim_cupti_ts();
     sim_wait_ticket(s, enqueue_marker(s));
@@ -352,7 +355,9 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 {
     (void)flags;
     sim_api_ctx api;
-    sim_api_begin(&api, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020);
+    cudaStreamWaitEvent_v3020_params params = { stream, event, flags };
+    sim_api_begin_params(&api, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
+                         &params);
     cudaError_t rc = cudaSuccess;
     if (!event) {
         rc = sim_set_error(cudaErrorInvalidResourceHandle);

@@ -1,8 +1,8 @@
 # tests/unit: Criterion unit tests, run by `make check`.
 UNIT_SIM_TESTS = tests/unit/test_sim_stream tests/unit/test_sim_memory \
-  tests/unit/test_sim_cupti tests/unit/test_sim_nccl
+  tests/unit/test_sim_cupti tests/unit/test_sim_cupti_callbacks tests/unit/test_sim_nccl
 check_PROGRAMS += tests/unit/test_sim_stream tests/unit/test_sim_memory \
-  tests/unit/test_sim_cupti tests/unit/test_sim_nccl
+  tests/unit/test_sim_cupti tests/unit/test_sim_cupti_callbacks tests/unit/test_sim_nccl
 TESTS += $(UNIT_SIM_TESTS)
 SIM_TEST_UTIL = tests/unit/sim_test_util.h tests/unit/sim_test_util.c
 tests_unit_test_sim_stream_SOURCES = tests/unit/test_sim_stream.c $(SIM_TEST_UTIL)
@@ -20,6 +20,11 @@ tests_unit_test_sim_cupti_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_sim_cupti_LDADD = $(SIM_LIBS) $(CRITERION_LIBS) -lm
 tests_unit_test_sim_cupti_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_unit_test_sim_cupti_DEPENDENCIES = tests/sim/libgpusim.la
+tests_unit_test_sim_cupti_callbacks_SOURCES = tests/unit/test_sim_cupti_callbacks.c $(SIM_TEST_UTIL)
+tests_unit_test_sim_cupti_callbacks_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_sim_cupti_callbacks_LDADD = $(SIM_LIBS) $(CRITERION_LIBS) -lm
+tests_unit_test_sim_cupti_callbacks_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_unit_test_sim_cupti_callbacks_DEPENDENCIES = tests/sim/libgpusim.la
 tests_unit_test_sim_nccl_SOURCES = tests/unit/test_sim_nccl.c $(SIM_TEST_UTIL)
 tests_unit_test_sim_nccl_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_sim_nccl_LDADD = $(SIM_LIBS) $(CRITERION_LIBS) -lm
