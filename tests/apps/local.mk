@@ -170,3 +170,16 @@ tests_apps_lifecycle_SOURCES = tests/apps/lifecycle.c
 tests_apps_lifecycle_LDADD = $(SIM_LIBS) -lpthread
 tests_apps_lifecycle_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_lifecycle_DEPENDENCIES = tests/sim/libgpusim.la
+# nvcc's own builds against the real runtime, shared and static
+# (tests/e2e/tracer_real_toolkit.sh): linked by nvcc, as a user's are
+EXTRA_DIST += tests/apps/cu_real_launch.cu
+if HAVE_NVCC
+if REAL_TOOLKIT_LIBS
+check_SCRIPTS = tests/apps/cu_real_launch_shared tests/apps/cu_real_launch_static
+CLEANFILES += tests/apps/cu_real_launch_shared tests/apps/cu_real_launch_static
+endif
+endif
+tests/apps/cu_real_launch_shared: $(top_srcdir)/tests/apps/cu_real_launch.cu
+	$(AM_V_GEN)$(MKDIR_P) tests/apps && $(NVCC) -cudart shared -O2 -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64 -o $@ $<
+tests/apps/cu_real_launch_static: $(top_srcdir)/tests/apps/cu_real_launch.cu
+	$(AM_V_GEN)$(MKDIR_P) tests/apps && $(NVCC) -O2 -o $@ $<

@@ -48,4 +48,26 @@ expect "the report counts every call that returned an error" \
   "$("$b/gputrace-report" --format json "$tmp/real.db" | python3 -c 'import json, sys; print(json.load(sys.stdin)["failed_calls_total"])')" \
   "$(awk '$2 != 0' "$tmp/want" | wc -l | tr -d ' ')"
 
+# A program nvcc built against the real runtime: its <<<>>> launch reaches
+# libcudart.so.13 as __cudaLaunchKernel, which the tracer wraps; its static
+# build imports no CUDA symbol at all (only CUPTI, loaded by the driver
+# through CUDA_INJECTION64_PATH, could see it, and the toolkit's stub
+# driver loads nothing).  Either way the program must not change.
+for build in shared static; do
+  cu="$b/tests/apps/cu_real_launch_$build"
+  [ -x "$cu" ] || { echo "skip: nvcc's $build build was not made (no nvcc at configure time)"; continue; }
+  "$cu" > "$tmp/cu.$build.untraced" 2>&1
+  want=$?
+  GPUTRACE_OUTPUT="$tmp/cu.$build.db" CUDA_INJECTION64_PATH="$b/.libs/libgputrace.so" LD_PRELOAD="$b/.libs/libgputrace.so" \
+    "$cu" > "$tmp/cu.$build.traced" 2> "$tmp/cu.$build.err"
+  expect "nvcc $build build: exit status passes through" $? "$want"
+  expect "nvcc $build build: the same output traced" "$(cmp -s "$tmp/cu.$build.untraced" "$tmp/cu.$build.traced" && echo same)" same
+done
+if [ -x "$b/tests/apps/cu_real_launch_shared" ]; then
+  expect "nvcc shared build: its <<<>>> launch recorded as __cudaLaunchKernel with its real result" \
+    "$(q "$tmp/cu.shared.db" "select group_concat(api_name || ' ' || result, ', ') from (select api_name, result from api_call_named order by start_ns)")" \
+    "$(grep -v '^errno' "$tmp/cu.shared.untraced" | sed 's/$/, /' | tr -d '\n' | sed 's/, $//')"
+  expect "nvcc static build: no dynamic CUDA import" "$(nm -D --undefined-only "$b/tests/apps/cu_real_launch_static" | grep -c ' cuda\| __cuda')" 0
+fi
+
 finish
