@@ -183,3 +183,9 @@ tests/apps/cu_real_launch_shared: $(top_srcdir)/tests/apps/cu_real_launch.cu
 	$(AM_V_GEN)$(MKDIR_P) tests/apps && $(NVCC) -cudart shared -O2 -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64 -o $@ $<
 tests/apps/cu_real_launch_static: $(top_srcdir)/tests/apps/cu_real_launch.cu
 	$(AM_V_GEN)$(MKDIR_P) tests/apps && $(NVCC) -O2 -o $@ $<
+# a launcher that opens the driver and takes its entry points itself, as
+# Triton's does (tests/e2e/tracer_loading.sh)
+check_PROGRAMS += tests/apps/triton_launch
+tests_apps_triton_launch_SOURCES = tests/apps/triton_launch.c
+tests_apps_triton_launch_LDADD = -ldl
+tests_apps_triton_launch_LDFLAGS = $(AM_LDFLAGS) -rdynamic

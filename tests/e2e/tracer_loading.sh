@@ -94,6 +94,21 @@ if [ -e "$libs/libload_plugin_real.so" ]; then
   same "real calls through dlsym(handle)" 6 "$app" handle "$cuda/lib64/libcudart.so.13" "$cuda/lib64/libnccl.so.2"
 fi
 
+# A launcher as Triton's: opens the driver itself, RTLD_LOCAL, launches with
+# cuLaunchKernelEx from dlsym on the handle (the wrapper our dlsym hands
+# out records it), then with cuLaunchKernel from cuGetProcAddress (no
+# wrapper sees that one: CUPTI's driver record does, and the report makes
+# it a call).  Both kernels run, traced as untraced.
+# (the simulator's CUPTI is inside the driver it opens locally: named for
+# the tracer, as a real libcupti would be found on its own)
+GPUTRACE_CUPTI_LIB="$sim" same "Triton-like launcher" 2 "$b/tests/apps/triton_launch" "$sim"
+expect "Triton-like: both kernels ran" "$(grep -c 'kernels ran 2' "$tmp/t$n.out")" 1
+expect "Triton-like: the dlsym'd launch recorded by its wrapper, with its kernel" \
+  "$(q "$tmp/t$n.db" "select group_concat(api_name, ' ') from (select api_name from api_call_named order by start_ns)") $(q "$tmp/t$n.db" "select count(*) from kernel where name = 'triton_kernel'")" \
+  "cuLaunchKernelEx cuStreamSynchronize 2"
+expect "Triton-like: the cuGetProcAddress launch in CUPTI's driver records, with its kernel" \
+  "$(q "$tmp/t$n.db" "select count(*) from cupti_api a join kernel k on k.correlation = a.correlation where a.domain = 2")" 2
+
 # two copies of a runtime (different sonames), each linked by its own
 # plugin: each plugin reaches its own copy (11 and 22), traced as untraced
 same "two copies: each caller its own" 4 "$app" copies "$libs/libtwo_copies_user_a.so" "$libs/libtwo_copies_user_b.so"

@@ -178,7 +178,7 @@ static const char *kernel_name(const void *fn)
 
 /* A host stub nvcc registered runs its kernel (sim_nvcc_abi.c); any other
  * function is a C workload's kernel: called with args as they are. */
-static cudaError_t enqueue(const void *func, void **args, cudaStream_t stream)
+cudaError_t sim_launch(const void *func, void **args, cudaStream_t stream)
 {
     if (!func)
         return sim_set_error(cudaErrorInvalidValue);
@@ -198,7 +198,7 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim, void
     (void)gridDim; (void)blockDim; (void)sharedMem;
     sim_api_ctx api;
     sim_api_begin(&api, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
-    cudaError_t rc = enqueue(func, args, stream);
+    cudaError_t rc = sim_launch(func, args, stream);
     sim_api_end(&api, rc);
     return rc;
 }
@@ -207,7 +207,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *fu
 {
     sim_api_ctx api;
     sim_api_begin(&api, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060);
-    cudaError_t rc = config ? enqueue(func, args, config->stream) : sim_set_error(cudaErrorInvalidValue);
+    cudaError_t rc = config ? sim_launch(func, args, config->stream) : sim_set_error(cudaErrorInvalidValue);
     sim_api_end(&api, rc);
     return rc;
 }

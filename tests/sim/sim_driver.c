@@ -5,6 +5,8 @@
  * forms, stream 0 means the calling thread's default stream. */
 #include "sim_internal.h"
 
+#include <string.h>
+
 /* the _ptsz/_ptds prototypes, as the toolkit declares them */
 #include "libtrace/per_thread_decls.h"
 
@@ -70,3 +72,92 @@ CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { retu
 CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t n, CUstream s) { return cuMemcpyDtoHAsync_v2(dst, src, n, (CUstream)ptsz((cudaStream_t)s)); }
 CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t n, CUstream s) { return cuMemcpyHtoDAsync_v2(dst, src, n, (CUstream)ptsz((cudaStream_t)s)); }
 CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) { return cuMemcpyDtoDAsync_v2(dst, src, n, (CUstream)ptsz((cudaStream_t)s)); }
+
+/* ---- launches and entry points of the driver --------------------------- */
+
+/* A CUfunction is a kernel's host function here, as cudaLaunchKernel's func
+ * is (docs/simulator.md); launched through the driver, its record is a
+ * driver API record, as NCCL's and Triton's launches are. */
+static CUresult driver_launch(CUpti_CallbackId cbid, CUfunction f, void **params, CUstream s)
+{
+    sim_api_ctx api;
+    sim_api_begin(&api, CUPTI_ACTIVITY_KIND_DRIVER, cbid);
+    CUresult rc = to_cu(sim_launch((const void *)f, params, (cudaStream_t)s));
+    sim_api_end(&api, rc);
+    return rc;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                        unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra)
+{
+    (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shmem; (void)extra;
+    return driver_launch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, f, params, s);
+}
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
+{
+    (void)extra;
+    if (!config)
+        return CUDA_ERROR_INVALID_VALUE;
+    return driver_launch(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, f, params, config->hStream);
+}
+
+/* cuGetProcAddress: the driver's own entry points by name (how libcudart,
+ * NCCL and PyTorch reach the driver), from a table rather than dlsym, so
+ * that the static archive answers the same.  The table holds local
+ * aliases: the real driver hands out its own functions, which no
+ * interposed symbol (the tracer's wrappers) can stand in for. */
+#define LOCAL(name, unused) static __typeof__(name) local_##name __attribute__((alias(#name)));
+LOCAL(cuLaunchKernel, )
+LOCAL(cuLaunchKernelEx, )
+LOCAL(cuCtxSynchronize, )
+LOCAL(cuStreamSynchronize, )
+LOCAL(cuEventSynchronize, )
+LOCAL(cuStreamWaitEvent, )
+LOCAL(cuMemcpyDtoH_v2, )
+LOCAL(cuMemcpyHtoD_v2, )
+LOCAL(cuMemcpyDtoD_v2, )
+LOCAL(cuMemcpyDtoHAsync_v2, )
+LOCAL(cuMemcpyHtoDAsync_v2, )
+LOCAL(cuMemcpyDtoDAsync_v2, )
+#undef LOCAL
+static const struct { const char *name; void *fn; } entry_points[] = {
+    { "cuLaunchKernel", (void *)local_cuLaunchKernel },
+    { "cuLaunchKernelEx", (void *)local_cuLaunchKernelEx },
+    { "cuCtxSynchronize", (void *)local_cuCtxSynchronize },
+    { "cuStreamSynchronize", (void *)local_cuStreamSynchronize },
+    { "cuEventSynchronize", (void *)local_cuEventSynchronize },
+    { "cuStreamWaitEvent", (void *)local_cuStreamWaitEvent },
+    { "cuMemcpyDtoH", (void *)local_cuMemcpyDtoH_v2 },
+    { "cuMemcpyHtoD", (void *)local_cuMemcpyHtoD_v2 },
+    { "cuMemcpyDtoD", (void *)local_cuMemcpyDtoD_v2 },
+    { "cuMemcpyDtoHAsync", (void *)local_cuMemcpyDtoHAsync_v2 },
+    { "cuMemcpyHtoDAsync", (void *)local_cuMemcpyHtoDAsync_v2 },
+    { "cuMemcpyDtoDAsync", (void *)local_cuMemcpyDtoDAsync_v2 },
+};
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *symbolStatus)
+{
+    (void)cudaVersion; (void)flags;
+    if (!symbol || !pfn)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < sizeof entry_points / sizeof *entry_points; i++)
+        if (!strcmp(symbol, entry_points[i].name)) {
+            *pfn = entry_points[i].fn;
+            if (symbolStatus)
+                *symbolStatus = CU_GET_PROC_ADDRESS_SUCCESS;
+            return CUDA_SUCCESS;
+        }
+    *pfn = NULL;
+    if (symbolStatus)
+        *symbolStatus = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+#undef cuGetProcAddress
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+    return cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, NULL);
+}

@@ -123,6 +123,11 @@ void sim_wait_ticket(struct sim_stream *s, uint64_t ticket);
  * before the call. */
 void sim_device_drain(int device);
 
+/* ---- kernels (sim_device.c) ------------------------------------------- */
+/* Enqueues a launch of func (a C workload's host function, or a stub nvcc
+ * registered) on stream, as every launch API does. */
+cudaError_t sim_launch(const void *func, void **args, cudaStream_t stream);
+
 /* ---- the driver's initialisation (sim_inject.c): loads CUDA_INJECTION64_PATH */
 void sim_driver_init(void);
 
