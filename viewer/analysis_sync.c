@@ -160,8 +160,11 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         struct record rec;
         int have_rec = r == ROLE_SYNC_EVENT && idmap_get(&ps->record_stream, (uint64_t)c->event, &rec.stream) &&
                        idmap_get(&ps->record_start, (uint64_t)c->event, &rec.start);
-        if (!scope_of(m, t, i, have_rec ? &rec : NULL, &s))
+        if (!scope_of(m, t, i, have_rec ? &rec : NULL, &s)) {
+            if (expl) /* counted, never dropped silently (a window may still map its stream: syncs_again) */
+                m->procs[pi].unscoped_syncs++;
             continue;
+        }
         struct pending pd;
         int64_t own = expl ? -1 : t->op_of_call[i];
         find_pending(t, c, &s, own, &pd);

@@ -122,7 +122,8 @@ static int16_t *api_table(struct model *m)
     if (m->cbid_api)
         return m->cbid_api;
     int16_t *t = malloc(2 * CBID_SLOTS * sizeof *t);
-    if (!t)
+    uint8_t *known = calloc((size_t)m->napis + 1, 1);
+    if (!t || !known)
         model_out_of_memory();
     for (size_t i = 0; i < 2 * CBID_SLOTS; i++)
         t[i] = -1;
@@ -132,11 +133,19 @@ static int16_t *api_table(struct model *m)
         for (int a = 1; a < m->napis && a < INT16_MAX; a++)
             if (m->api_names[a] && !strcmp(m->api_names[a], cbids[i].name)) {
                 t[(size_t)(cbids[i].domain - 1) * CBID_SLOTS + cbids[i].cbid] = (int16_t)a;
+                known[a] = 1;
                 break;
             }
     }
     m->cbid_api = t;
+    m->api_has_records = known;
     return t;
+}
+
+int cupti_api_has_records(struct model *m, int api)
+{
+    api_table(m);
+    return api > 0 && api < m->napis && m->api_has_records[api];
 }
 
 int cupti_call_api(struct model *m, int domain, uint32_t cbid)
@@ -148,7 +157,6 @@ int cupti_call_api(struct model *m, int domain, uint32_t cbid)
 
 void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r, size_t n)
 {
-    size_t before = p->ncalls;
     for (size_t i = 0; i < n; i++) {
         if (r[i].claimed)
             continue;
@@ -158,9 +166,9 @@ void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r,
         GROW(p->calls, p->ncalls, p->calls_cap);
         p->calls[p->ncalls++] = (struct call){ .start = r[i].start, .end = r[i].end, .tid = r[i].tid,
                                                .corr = r[i].corr, .result = (int32_t)r[i].result,
-                                               .api = (uint16_t)api, .stream = CUPTI_STREAM_UNKNOWN };
+                                               .api = (uint16_t)api, .stream = CUPTI_STREAM_UNKNOWN,
+                                               .call_id = CUPTI_CALL_ID };
     }
-    p->cupti_calls += p->ncalls - before;
 }
 
 /* CUPTI's memcpy kinds (1 HtoD, 2 DtoH, 8 DtoD, 10 HtoH) as api_call's

@@ -15,6 +15,10 @@
 #define CUPTI_STREAM_UNKNOWN (CUPTI_STREAM_TAG | ((int64_t)1 << 40))
 #define CUPTI_STREAM_ID(h) (((h) & ((int64_t)0xff << 56)) == CUPTI_STREAM_TAG && !((h) & ((int64_t)1 << 40)) ? (int)(uint32_t)(h) : -1)
 
+/* The call_id of a call made from a CUPTI record (a wrapped call's is
+ * positive: its thread and number). */
+#define CUPTI_CALL_ID ((int64_t)-1)
+
 /* A CUPTI API record as load_proc.c reads it; claimed: a wrapped call
  * holds it. */
 struct cupti_rec {
@@ -28,6 +32,8 @@ struct cupti_sync { uint32_t corr; int stream; };
 
 /* The api id of a record's (domain, cbid), -1 if the report does not read it. */
 int cupti_call_api(struct model *m, int domain, uint32_t cbid);
+/* Whether CUPTI makes API records of calls of this api (CUDA's, not NCCL's). */
+int cupti_api_has_records(struct model *m, int api);
 /* Appends a call for each unclaimed record of an API the report reads. */
 void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r, size_t n);
 /* Once the process's GPU operations are read: the streams, and copies'

@@ -76,13 +76,15 @@ static size_t first_call_from(const struct proc *p, const struct sort_key *co, i
     return lo;
 }
 
-/* A record still unclaimed that overlaps a wrapped call on its thread for
- * more than half its length is that call's, its ends moved by more than
- * the slack (the two clocks' conversions drift apart on a loaded machine):
- * it is claimed, and gives the call its correlation if it has none.  A
- * call only CUPTI saw never overlaps a wrapped one that much: calls on one
- * thread follow each other. */
-static void claim_overlapping(struct proc *p, const struct sort_key *co, struct cupti_rec *a, size_t n)
+/* A record still unclaimed that coincides with a wrapped call on its
+ * thread (they overlap for more than half the longer of the two) is that
+ * call's, its ends moved by more than the slack (the two clocks'
+ * conversions drift apart on a loaded machine): it is claimed, and gives
+ * the call its correlation if the call has none and the record is of the
+ * call's API.  A call only CUPTI saw never coincides with a wrapped one:
+ * calls on one thread follow each other. */
+static void claim_overlapping(struct model *m, struct proc *p, const struct sort_key *co, struct cupti_rec *a,
+                              size_t n)
 {
     for (size_t k = 0; k < n; k++) {
         if (a[k].claimed)
@@ -94,9 +96,10 @@ static void claim_overlapping(struct proc *p, const struct sort_key *co, struct 
                 break;
             int64_t lo = c->start > a[k].start ? c->start : a[k].start;
             int64_t hi = c->end < a[k].end ? c->end : a[k].end;
-            if (hi - lo > (a[k].end - a[k].start) / 2) {
+            int64_t longer = c->end - c->start > a[k].end - a[k].start ? c->end - c->start : a[k].end - a[k].start;
+            if (hi - lo > longer / 2) {
                 a[k].claimed = 1;
-                if (!c->corr)
+                if (!c->corr && cupti_call_api(m, a[k].domain, a[k].cbid) == c->api)
                     c->corr = a[k].corr;
                 break;
             }
@@ -111,7 +114,7 @@ static void claim_overlapping(struct proc *p, const struct sort_key *co, struct 
  * saw (cupti_calls.c).  The CUPTI records are put in (thread, start)
  * order in place, and their sort keys freed before the calls' are made:
  * both key arrays at once were the report's peak on a big rank. */
-static void correlate(struct proc *p, struct capi_list *l)
+static void correlate(struct model *m, struct proc *p, struct capi_list *l)
 {
     size_t n = l->n;
     struct sort_key *ao = thread_order(l->v, n, sizeof *l->v, offsetof(struct cupti_rec, start),
@@ -131,18 +134,28 @@ static void correlate(struct proc *p, struct capi_list *l)
         while (j < n && a[j].tid == c->tid && a[j].end > c->end + MATCH_SLACK_NS &&
                a[j].start < c->start + MATCH_SLACK_NS)
             j++;
-        if (j < n && a[j].tid == c->tid && a[j].start <= c->end + MATCH_SLACK_NS &&
-            a[j].end <= c->end + MATCH_SLACK_NS) {
-            c->corr = a[j].corr;
-            a[j].claimed = 1;
-            j++; /* a record belongs to one call */
+        /* its own record: the first inside it that is of its API (an NCCL
+         * call, of which CUPTI makes no record, takes the first inside it:
+         * its launch, whose kernel names its stream) */
+        int of_cuda = cupti_api_has_records(m, c->api);
+        for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++) {
+            if (a[k].claimed || a[k].end > c->end + MATCH_SLACK_NS ||
+                (of_cuda && cupti_call_api(m, a[k].domain, a[k].cbid) != c->api))
+                continue;
+            c->corr = a[k].corr;
+            a[k].claimed = 1; /* a record belongs to one call */
+            break;
         }
-        /* what else lies inside this call was made for it */
+        /* what else lies inside it was made for it: the driver's records
+         * (within the slack), and any record strictly inside it; a runtime
+         * record only within the slack of its ends is the call before or
+         * after it, which no wrapper saw */
         for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++)
-            if (a[k].end <= c->end + MATCH_SLACK_NS)
+            if (a[k].end <= c->end + MATCH_SLACK_NS &&
+                (a[k].domain == 2 || (a[k].start >= c->start && a[k].end <= c->end)))
                 a[k].claimed = 1;
     }
-    claim_overlapping(p, co, a, n);
+    claim_overlapping(m, p, co, a, n);
     free(co);
     /* and what lies inside a record no call claimed: the driver calls of a
      * runtime call only CUPTI saw */
@@ -697,7 +710,7 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
 
     if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
-    correlate(p, &l.capis);
+    correlate(m, p, &l.capis);
     size_t wrapped = p->ncalls;
     cupti_calls_add(m, p, l.capis.v, l.capis.n);
     if (p->ncalls > wrapped && sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)

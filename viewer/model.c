@@ -460,6 +460,7 @@ void model_free(struct model *m)
         free(m->api_names[i]);
     free(m->api_names);
     free(m->cbid_api);
+    free(m->api_has_records);
     free(m->roles);
     free(m->answers);
     for (size_t i = 0; i < m->ndbs; i++) {

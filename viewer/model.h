@@ -106,7 +106,7 @@ struct proc {
     struct proc_exts *exts;       /* its ext_corr rows, while it is loaded (load_proc.c) */
     int64_t inflight; /* calls left in flight when the process ended */
     int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
-    size_t cupti_calls;    /* calls only CUPTI saw, made from its records (cupti_calls.c), so far */
+    int64_t unscoped_syncs; /* explicit syncs whose stream or event the trace cannot name: not analysed */
     int db;           /* index into model.dbs */
     char **names; int nnames; /* kernel names by string id */
     struct site *sites; int nsites, sites_cap; /* sites[0] is "none" */
@@ -127,6 +127,7 @@ struct model {
     enum api_role *roles;
     int32_t *answers;                    /* a result that is no error besides 0 (model_result_failed) */
     int16_t *cbid_api;                   /* CUPTI callback id -> api id (cupti_calls.c), made on first use */
+    uint8_t *api_has_records;            /* by api id: CUPTI makes API records of it (CUDA's calls) */
     /* per process: kernel names and call sites, looked up by (process index, id) */
     sqlite3 **dbs; size_t ndbs;
     sqlite3 **dbs2;                      /* second connections, for reading in two threads (or NULL) */

@@ -85,12 +85,15 @@ static void wrapped(FILE *out, const char *label, const char *text)
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
 {
     int missing_cupti = 0, killed = 0;
-    int64_t refused = 0;
+    int64_t refused = 0, unscoped = 0, cupti_only = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         missing_cupti += !m->procs[i].cupti_active;
         killed += !m->procs[i].has_end;
         refused += m->procs[i].refused_colls;
+        unscoped += m->procs[i].unscoped_syncs;
     }
+    for (size_t i = 0; i < s->nranks; i++)
+        cupti_only += s->ranks[i].cupti_only_calls;
     char t[4096]; /* a string of the file, escaped */
     fprintf(out, "gputrace report: run %s, %zu process(es)\n", term_text(m->run_id, t, sizeof t), m->nprocs);
     if (missing_cupti)
@@ -107,6 +110,12 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 (long long)s->failed[0].count);
     if (m->damaged[0])
         fprintf(out, "note: %s\n", term_text(m->damaged, t, sizeof t));
+    if (cupti_only)
+        fprintf(out, "note: %lld call(s) were seen only in CUPTI's records (a static runtime, driver entry points):"
+                     " their findings have no call site\n", (long long)cupti_only);
+    if (unscoped)
+        fprintf(out, "note: %lld sync(s) waited on a stream or event the trace cannot name (no call with GPU work on"
+                     " it, no CUPTI record of it): not analysed\n", (long long)unscoped);
     size_t cut = names_cut(m);
     if (cut)
         fprintf(out, "note: %zu name(s) longer than the tracer keeps (4095 bytes) were cut: each ends in \"" NAME_CUT_MARK

@@ -26,6 +26,7 @@ static void syncs_again(struct model *m, const struct report_sinks *k, size_t pi
 {
     struct proc_pass *ps = m->procs[pi].pass;
     ps->ndue = 0; /* their findings go: found again below */
+    m->procs[pi].unscoped_syncs = 0; /* and are counted again */
     findings_drop(k->fs, (int)pi, F_SYNC_REDUNDANT, F_SYNC_SCALAR_READ);
     idmap_free(&ps->record_stream);
     idmap_free(&ps->record_start);

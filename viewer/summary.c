@@ -1,6 +1,7 @@
 /* summary.c: per-rank figures and the collectives table (see summary.h). */
 #define _GNU_SOURCE
 #include "viewer/summary.h"
+#include "viewer/cupti_calls.h"
 #include "viewer/proc_pass.h"
 #include "viewer/timeline.h"
 
@@ -182,6 +183,7 @@ void summary_add_window(const struct model *m, struct summary *s, size_t pi)
     for (size_t i = 0; i < p->ncalls; i++) {
         if (model_is_explicit_sync(m, &p->calls[i]) || model_is_implicit_sync(m, &p->calls[i]))
             model_add(&r->sync_blocked_ns, p->calls[i].end - p->calls[i].start);
+        r->cupti_only_calls += p->calls[i].call_id == CUPTI_CALL_ID;
     }
     phases_add(m, s, pi);
     kernels_add_window(m, s, pi);

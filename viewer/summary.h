@@ -11,6 +11,7 @@ struct rank_summary {
     int64_t wall_ns, gpu_busy_ns, compute_ns, comm_ns, exposed_comm_ns, sync_blocked_ns;
     int64_t gpu_span_ns;      /* first GPU operation's start to the last one's end */
     int64_t api_calls, gpu_ops, collectives;
+    int64_t cupti_only_calls; /* of api_calls: made from CUPTI's records, no wrapper saw them (cupti_calls.h) */
 };
 
 struct coll_summary {

@@ -28,17 +28,17 @@ for build in cu_scalar_read:__cudaLaunchKernel:505 cu_scalar_read_ptsz:__cudaLau
     "$(q "$tmp/$app.db" "select count(*) from api_call_named where api_name = '$api'")" $launches
   expect "$app: each launch with its stream (the compute stream and the side stream)" \
     "$(q "$tmp/$app.db" "select count(distinct stream) from api_call_named where api_name = '$api' and stream != 0")" 2
-  # the n-th launch and the n-th CUPTI record of its callback id: within the
-  # report's 2 us of slack between the two clocks' conversions (launches
-  # come closer together than that, so nesting alone cannot pair them),
+  # the n-th launch and the n-th CUPTI record of its callback id: touching
+  # within the report's 2 us of slack between the two clocks' conversions
+  # (launches come closer together than that, so nesting cannot pair them),
   # and the kernel that record correlates with; one stream id per handle
-  join="from (select row_number() over (order by start_ns) n, stream, start_ns from api_call_named
+  join="from (select row_number() over (order by start_ns) n, stream, start_ns, end_ns from api_call_named
               where api_name = '$api') c
-        join (select row_number() over (order by start_ns) n, correlation, start_ns from cupti_api
+        join (select row_number() over (order by start_ns) n, correlation, start_ns, end_ns from cupti_api
               where cbid = $cbid) a using (n)
         join kernel k on k.correlation = a.correlation"
   expect "$app: each launch paired with its CUPTI record (cbid $cbid) and its kernel" \
-    "$(q "$tmp/$app.db" "select count(*), sum(abs(a.start_ns - c.start_ns) <= 2000) $join")" "$launches|$launches"
+    "$(q "$tmp/$app.db" "select count(*), sum(a.start_ns <= c.end_ns + 2000 and a.end_ns >= c.start_ns - 2000) $join")" "$launches|$launches"
   expect "$app: a stream handle is one stream" \
     "$(q "$tmp/$app.db" "select count(distinct c.stream || ':' || k.stream_id), count(distinct c.stream) $join")" "2|2"
   expect "$app: kernels named by their device names" \
@@ -72,6 +72,30 @@ expect "static, injected: no wrapped call, every launch and sync in CUPTI's reco
 expect "static, injected: the shared build's findings, from CUPTI's records alone" \
   "$(findings "$tmp/inject.db")" "$(findings "$tmp/cu_scalar_read.db")"
 expect "static, injected: the findings are the expected ones" "$(findings "$tmp/inject.db")" "sync.no_consumer:ok sync.scalar_read:ok"
+
+ranks_json() { "$b/gputrace-report" --format json "$1" | python3 -c '
+import json, sys
+print(" ".join(str(r["cupti_only_calls"]) + ":" + str(r["unscoped_syncs"]) for r in json.load(sys.stdin)["ranks"]))'; }
+expect "static, injected: every call counted as seen only by CUPTI, every sync placed" \
+  "$(ranks_json "$tmp/inject.db" | awk -F: '$1 > 150 && $2 == 0 {print "ok"}')" ok
+expect "shared build, preloaded: no call only CUPTI saw, every sync placed" "$(ranks_json "$tmp/cu_scalar_read.db")" "0:0"
+# Without the wrapped launches and CUPTI's SYNCHRONIZATION records (a trace
+# of a tracer that did not see __cudaLaunchKernel), nothing tells which
+# stream the side stream's handle is: it ran only kernels, whose launches
+# are now calls only CUPTI saw (120), by stream id, not handle.  Its 20
+# syncs are counted, not dropped silently.
+cp "$tmp/cu_scalar_read.db" "$tmp/blind.db"
+q "$tmp/blind.db" "delete from api_call where api in (select id from api where name = '__cudaLaunchKernel'); delete from gpu_op where kind = 4"
+expect "blind to the side stream: its syncs counted as unplaced" "$(ranks_json "$tmp/blind.db")" "$launches:20"
+"$b/gputrace-report" "$tmp/blind.db" > "$tmp/blind.txt"
+expect "blind to the side stream: the text report says so" \
+  "$(grep -c '^note: 20 sync(s) waited on a stream or event the trace cannot name' "$tmp/blind.txt")" 1
+# and with the SYNCHRONIZATION records alone (no launches), the side
+# stream's handle is mapped through them, and its syncs analysed
+cp "$tmp/cu_scalar_read.db" "$tmp/nolaunch.db"
+q "$tmp/nolaunch.db" "delete from api_call where api in (select id from api where name = '__cudaLaunchKernel')"
+expect "no launches, but sync records: every sync placed" "$(ranks_json "$tmp/nolaunch.db")" "$launches:0"
+expect "no launches, but sync records: the side stream's findings" "$(findings "$tmp/nolaunch.db")" "sync.no_consumer:ok sync.scalar_read:ok"
 
 # the shared build reached both ways (preloaded and injected): traced once
 CUDA_INJECTION64_PATH="$lib" LD_PRELOAD="$lib" GPUTRACE_OUTPUT="$tmp/both.db" "$b/tests/apps/cu_scalar_read" > "$tmp/both.out" 2>&1
