@@ -17,6 +17,12 @@
 #include <stdint.h>
 
 #define GT_CALL_BLOCK_FORMAT 1             /* api_call_block.format of this layout */
+
+/* api_call.stream of a call the tracer saw in a CUPTI callback whose
+ * stream it cannot tell (a copy's): the report takes it from CUPTI's record
+ * of the call's work.  No handle a program holds has this value (its top
+ * byte is 0x7e). */
+#define GT_STREAM_UNKNOWN ((int64_t)0x7e00010000000000LL)
 #define GT_CALL_BLOCK_ROWS GT_BLOCK_ROWS   /* rows per block at most */
 
 /* One api_call row, little-endian as the host writes it, 72 bytes. */

@@ -66,13 +66,25 @@ static uint64_t hash_frames(void *const *pc, int n)
     return gt_fnv1a(pc, (size_t)n * sizeof *pc, GT_FNV_OFFSET) | 1; /* 0 means empty */
 }
 
-static uint32_t capture(int depth);
+static uint32_t capture(int depth, int runtime);
+
+/* The first frame of a stack taken in a CUPTI callback (no return address
+ * is 1): report() cuts the runtime's frames from such a stack. */
+#define RUNTIME_MARK ((void *)1)
 
 /* The unwinder may set errno; the program must not see it change. */
 __attribute__((noinline)) uint32_t gt_callsite_capture(int depth)
 {
     int saved_errno = errno;
-    uint32_t id = capture(depth);
+    uint32_t id = capture(depth, 0);
+    errno = saved_errno;
+    return id;
+}
+
+__attribute__((noinline)) uint32_t gt_callsite_capture_runtime(int depth)
+{
+    int saved_errno = errno;
+    uint32_t id = capture(depth, 1);
     errno = saved_errno;
     return id;
 }
@@ -89,10 +101,12 @@ static int in_tracer(void *pc)
     return dladdr((char *)pc - 1, &info) && info.dli_fbase == self_base;
 }
 
-__attribute__((noinline)) static uint32_t capture(int depth)
+__attribute__((noinline)) static uint32_t capture(int depth, int runtime)
 {
     void *buf[GT_MAX_STACK_DEPTH + 8];
-    int want = depth + 6; /* room for the tracer's own frames */
+    /* room for the tracer's own frames; inside a callback, for CUPTI's,
+     * the driver's and the runtime's too (cut when written: report()) */
+    int want = runtime ? GT_MAX_STACK_DEPTH + 7 : depth + 6;
     if (want > (int)(sizeof buf / sizeof *buf))
         want = (int)(sizeof buf / sizeof *buf);
     int got = backtrace(buf, want), first = 0;
@@ -103,12 +117,42 @@ __attribute__((noinline)) static uint32_t capture(int depth)
         first = 0;
     while (first < got && in_tracer(buf[first]))
         first++;
-    int n = got - first < depth ? got - first : depth;
+    int room = runtime ? GT_MAX_STACK_DEPTH - 1 : depth;
+    int n = got - first < room ? got - first : room;
     if (n <= 0)
         return 0;
     void **pc = buf + first;
+    if (runtime) { /* the mark in front */
+        pc = buf + first - 1;
+        if (first == 0) {
+            memmove(buf + 1, buf, (size_t)n * sizeof *buf);
+            pc = buf;
+        }
+        pc[0] = RUNTIME_MARK;
+        n++;
+    }
     uint64_t h = hash_frames(pc, n);
     return gt_intern_seq(table, TABLE_SIZE, sizeof *table, offsetof(struct entry, pc), h, pc, n, sizeof *pc);
+}
+
+/* Whether a written frame ("function (file:line) [module]" or
+ * "function+0xoff (module+0xoff)") is CUDA's: a function named as the
+ * runtime's, the driver's or CUPTI's are, or one in their libraries. */
+static int cuda_frame(const char *f)
+{
+    static const char *const names[] = { "cuda", "__cuda", "cudart", "__cudart", "cupti", "_ZN6cudart" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strncmp(f, names[i], strlen(names[i])))
+            return 1;
+    if (f[0] == 'c' && f[1] == 'u' && f[2] >= 'A' && f[2] <= 'Z') /* cuStreamSynchronize */
+        return 1;
+    static const char *const libs[] = { "libcupti.so", "libcuda.so", "libcudart.so" };
+    for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
+        const char *at = strstr(f, libs[i]);
+        if (at && (at == f || at[-1] == '/' || at[-1] == '[' || at[-1] == '('))
+            return 1;
+    }
+    return 0;
 }
 
 static void symbolise(void *pc, char *out, size_t len, int lines)
@@ -135,17 +179,30 @@ static void symbolise(void *pc, char *out, size_t len, int lines)
 static void report(struct entry *e, uint32_t id, int lines, void (*fn)(uint32_t, const char *, void *), void *ctx)
 {
     char text[GT_MAX_STACK_DEPTH * 300];
-    size_t o = 0;
+    size_t at[GT_MAX_STACK_DEPTH + 1], o = 0;
+    int nf = 0, f0 = e->s.depth > 0 && e->pc[0] == RUNTIME_MARK;
     text[0] = 0;
-    for (int f = 0; f < e->s.depth && o < sizeof text - 300; f++) {
+    for (int f = f0; f < e->s.depth && o < sizeof text - 300; f++) {
+        at[nf++] = o;
         symbolise(e->pc[f], text + o, 300, lines);
         o += strlen(text + o);
         text[o++] = '\n';
         text[o] = 0;
     }
-    if (o)
+    at[nf] = o;
+    size_t from = 0;
+    if (f0) { /* taken in a CUPTI callback: from the frame below the API the program called */
+        int k = 0;
+        while (k < nf && !cuda_frame(text + at[k]))
+            k++;
+        while (k < nf && cuda_frame(text + at[k]))
+            k++;
+        if (k < nf)
+            from = at[k];
+    }
+    if (o > from)
         text[o - 1] = 0;
-    fn(id, text, ctx);
+    fn(id, text + from, ctx);
     e->s.reported = 1;
 }
 

@@ -45,6 +45,10 @@ static inline __attribute__((always_inline)) uint32_t gt_callsite_cached(uintptr
     e->id = id;
     return id;
 }
+/* A stack taken inside a CUPTI callback: stored marked, and written out
+ * without its first frames, CUPTI's, the driver's and the runtime's, up to
+ * the last one that names a CUDA function (the API the program called). */
+uint32_t gt_callsite_capture_runtime(int depth);
 /* Writer side: calls fn(id, text) for every stack not reported before;
  * text is one frame per line, "function+0xoff (module+0xoff)" (dladdr:
  * cheap, done while the program runs). */

@@ -42,6 +42,8 @@ static struct {
     CUptiResult (*get_version)(uint32_t *);
     CUptiResult (*result_string)(CUptiResult, const char **);
     CUptiResult (*set_thread_id_type)(CUpti_ActivityThreadIdType);
+    CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *); /* the callback API: */
+    CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
 } fn;
 
 static _Atomic int active;
@@ -116,6 +118,8 @@ static int find_symbols(void *h)
     LOAD(get_version, "cuptiGetVersion");
     LOAD(result_string, "cuptiGetResultString");
     LOAD(set_thread_id_type, "cuptiSetThreadIdType");
+    LOAD(subscribe, "cuptiSubscribe");
+    LOAD(enable_callback, "cuptiEnableCallback");
 #undef LOAD
     return fn.enable && fn.register_callbacks && fn.flush_all && fn.next_record && fn.get_version &&
            fn.push_ext && fn.pop_ext;
@@ -436,4 +440,21 @@ size_t gt_cupti_drain_one(struct gt_db *db, int bulk, int bulk_after)
 void gt_cupti_names_reset_reported(void)
 {
     memset(name_stored, 0, sizeof name_stored);
+}
+
+int gt_cupti_subscribe(CUpti_CallbackFunc callback, const uint32_t (*ids)[2], size_t n, char *why, size_t whylen)
+{
+    if (!atomic_load(&active) || !fn.subscribe || !fn.enable_callback) {
+        snprintf(why, whylen, "CUPTI's callback API is not there");
+        return -1;
+    }
+    CUpti_SubscriberHandle sub;
+    CUptiResult r = fn.subscribe(&sub, callback, NULL);
+    if (r != CUPTI_SUCCESS) {
+        snprintf(why, whylen, "CUPTI refused a callback subscriber: %s", result_text(r));
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        fn.enable_callback(1, sub, (CUpti_CallbackDomain)ids[i][0], (CUpti_CallbackId)ids[i][1]);
+    return 0;
 }

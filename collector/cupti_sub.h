@@ -12,6 +12,7 @@
 
 #include "collector/db.h"
 
+#include <cupti.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,11 @@ int gt_cupti_start(const char *lib_hint, char *why, size_t whylen);
 int gt_cupti_active(void);
 /* The loaded CUPTI's version (0 if none). */
 uint32_t gt_cupti_version(void);
+/* CUPTI's callback API, once gt_cupti_start succeeded: subscribes callback
+ * (called on the program's threads at the enter and exit of each API in
+ * ids, pairs of {CUpti_CallbackDomain, CUpti_CallbackId}).  0, or -1 and
+ * why (another subscriber holds CUPTI's callbacks, or there are none). */
+int gt_cupti_subscribe(CUpti_CallbackFunc callback, const uint32_t (*ids)[2], size_t n, char *why, size_t whylen);
 /* External correlation around NCCL calls (no-ops when inactive). */
 void gt_cupti_push_external(uint64_t id);
 void gt_cupti_pop_external(void);

@@ -60,7 +60,11 @@ int gt_activate(void);
 void gt_after_first_call(void);
 extern GT_INTERNAL _Atomic int gt_first_call_done;
 
-static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enum gt_api api)
+/* from_runtime: the call is seen in a CUPTI callback (cupti_calls.c), not
+ * by a wrapper: its stack is taken whole and marked, the runtime's frames
+ * above the program's to be cut when it is written (a callback's return
+ * address is CUPTI's, the same for every call site, so no cache). */
+static inline __attribute__((always_inline)) int gt_enter_mode(struct gt_call *c, enum gt_api api, int from_runtime)
 {
     if (__builtin_expect(gt_thread.guard, 0))
         return 0;
@@ -73,10 +77,15 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
         return 0;
     unsigned f = gt_api_flags[api];
     uint32_t callsite = 0, pystack = 0;
+    /* in a callback, CUPTI's record of the call began before it: the call
+     * starts before its stack is taken, so that the two coincide */
+    uint64_t t_callback = from_runtime ? gt_ticks() : 0;
     if (f & GT_F_STACK) {
         if (gt_stack_depth) {
             char here;
-            callsite = gt_callsite_cached((uintptr_t)__builtin_return_address(0), (uintptr_t)&here, gt_stack_depth);
+            callsite = from_runtime ? gt_callsite_capture_runtime(gt_stack_depth)
+                                    : gt_callsite_cached((uintptr_t)__builtin_return_address(0), (uintptr_t)&here,
+                                                         gt_stack_depth);
         }
         /* Python frames cannot be cached by C return address: the
          * interpreter reaches a C function from every Python line through
@@ -85,7 +94,7 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
             pystack = gt_pystack_capture();
     }
     uint32_t call_seq = ++gt_thread.calls;
-    uint64_t t0 = gt_ticks();
+    uint64_t t0 = from_runtime ? t_callback : gt_ticks();
     if (f & GT_F_BLOCK) {
         /* the start mark goes first, so that it is visible while we block */
         struct gt_record *m = gt_tbuf_reserve(b);
@@ -121,6 +130,16 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
     c->r->t_start = t0;
     gt_thread.guard = 1;
     return 1;
+}
+
+static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enum gt_api api)
+{
+    return gt_enter_mode(c, api, 0);
+}
+
+static inline __attribute__((always_inline)) int gt_enter_from_runtime(struct gt_call *c, enum gt_api api)
+{
+    return gt_enter_mode(c, api, 1);
 }
 
 /* The call's id: unique in the process, the external correlation id. */

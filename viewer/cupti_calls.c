@@ -197,15 +197,17 @@ void cupti_calls_fix(struct model *m, struct proc *p, const struct cupti_sync *s
         int64_t v;
         if (!c->corr)
             continue;
+        /* a copy whose direction the tracer could not tell (a call only
+         * CUPTI saw, or one its callback recorded): from its memcpy record */
+        if (!c->copy_kind && idmap_get(&op_of, c->corr, &v) && p->ops[v].kind == GOP_MEMCPY) {
+            const struct gop *g = &p->ops[v];
+            c->bytes = g->bytes;
+            c->copy_kind = copy_kind_of(g->copy_kind);
+            c->mem_kind = mem_kind_of(c->copy_kind == 1 ? g->src_kind : c->copy_kind == 2 ? g->dst_kind : 0);
+        }
         if (c->stream == CUPTI_STREAM_UNKNOWN) {
             if (idmap_get(&op_of, c->corr, &v)) {
-                const struct gop *g = &p->ops[v];
-                c->stream = CUPTI_STREAM_HANDLE(g->stream);
-                if (g->kind == GOP_MEMCPY) {
-                    c->bytes = g->bytes;
-                    c->copy_kind = copy_kind_of(g->copy_kind);
-                    c->mem_kind = mem_kind_of(c->copy_kind == 1 ? g->src_kind : c->copy_kind == 2 ? g->dst_kind : 0);
-                }
+                c->stream = CUPTI_STREAM_HANDLE(p->ops[v].stream);
             } else if (idmap_get(&sync_of, c->corr, &v) && v >= 0) {
                 c->stream = CUPTI_STREAM_HANDLE(v);
             } else {

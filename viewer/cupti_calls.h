@@ -4,6 +4,7 @@
 #define GPUTRACE_CUPTI_CALLS_H
 
 #include "viewer/model.h"
+#include "collector/call_block.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +13,8 @@
  * pointer a program holds (the top byte of a user address is 0). */
 #define CUPTI_STREAM_TAG ((int64_t)0x7e << 56)
 #define CUPTI_STREAM_HANDLE(id) (CUPTI_STREAM_TAG | (int64_t)(uint32_t)(id))
-#define CUPTI_STREAM_UNKNOWN (CUPTI_STREAM_TAG | ((int64_t)1 << 40))
+/* also the tracer's value for a stream it could not tell (docs/schema.md) */
+#define CUPTI_STREAM_UNKNOWN GT_STREAM_UNKNOWN
 #define CUPTI_STREAM_ID(h) (((h) & ((int64_t)0xff << 56)) == CUPTI_STREAM_TAG && !((h) & ((int64_t)1 << 40)) ? (int)(uint32_t)(h) : -1)
 
 /* The call_id of a call made from a CUPTI record (a wrapped call's is
@@ -40,5 +42,7 @@ void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r,
  * kinds and sizes, of the calls made above; and stream handles of wrapped
  * syncs mapped through their SYNCHRONIZATION records. */
 void cupti_calls_fix(struct model *m, struct proc *p, const struct cupti_sync *syncs, size_t nsyncs);
+
+_Static_assert(CUPTI_STREAM_UNKNOWN == (CUPTI_STREAM_TAG | ((int64_t)1 << 40)), "decoded as no stream id");
 
 #endif
