@@ -17,7 +17,6 @@
 #include "collector/pyframes.h"
 #include "collector/writer.h"
 #include "libtrace/lifecycle.h"
-#include "libtrace/cupti_calls.h"
 #include "libtrace/nvtx_inject.h"
 
 #include <dlfcn.h>
@@ -193,7 +192,6 @@ static int activate_once(void)
         gt_writer_set_cupti_status(why, gt_cupti_version());
     } else {
         gt_writer_set_cupti_status("active", gt_cupti_version());
-        gt_cupti_calls_start(cfg.quiet); /* calls no wrapper sees, with their stacks */
     }
     gt_writer_set_status("python_status", gt_pyframes_init(cfg.pystack_depth));
     gt_writer_set_status("nvtx_status", gt_nvtx_status());

@@ -7,11 +7,27 @@
  * of its calls.  A process reached both ways (preloaded, then injected)
  * activates once: gt_activate is a no-op once tracing is on.
  */
+#define _GNU_SOURCE
+#include "libtrace/cupti_calls.h"
+#include "libtrace/real.h"
 #include "libtrace/trace.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 int InitializeInjection(void)
 {
-    if (gt_activate())
-        gt_after_first_call(); /* the exit-time flush, as after a first wrapped call */
+    if (!gt_activate())
+        return 1;
+    gt_after_first_call(); /* the exit-time flush, as after a first wrapped call */
+    /* No runtime the wrappers stand in front of (a static one, or this copy
+     * was not preloaded): the syncs, copies and frees are then recorded
+     * from CUPTI's callbacks.  Only then, since CUPTI has one callback
+     * subscriber per process, and a profiler the program starts itself
+     * (torch.profiler) would be refused it. */
+    if (!gt_real_global(GT_API_cudaStreamSynchronize)) {
+        const char *q = getenv("GPUTRACE_QUIET");
+        gt_cupti_calls_start(q && strcmp(q, "0") != 0);
+    }
     return 1;
 }

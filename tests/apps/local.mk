@@ -189,3 +189,9 @@ check_PROGRAMS += tests/apps/triton_launch
 tests_apps_triton_launch_SOURCES = tests/apps/triton_launch.c
 tests_apps_triton_launch_LDADD = -ldl
 tests_apps_triton_launch_LDFLAGS = $(AM_LDFLAGS) -rdynamic
+# a program that subscribes to CUPTI itself, as torch.profiler does (tests/e2e/tracer_cuda13.sh)
+check_PROGRAMS += tests/apps/own_profiler
+tests_apps_own_profiler_SOURCES = tests/apps/own_profiler.c
+tests_apps_own_profiler_LDADD = $(SIM_LIBS)
+tests_apps_own_profiler_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_own_profiler_DEPENDENCIES = tests/sim/libgpusim.la

@@ -110,6 +110,14 @@ expect "preloaded and injected: exit status passes through" $? 0
 expect "preloaded and injected: one process, each launch recorded once" \
   "$(q "$tmp/both.db" "select (select count(*) from process), (select count(*) from api_call_named where api_name = '__cudaLaunchKernel')")" "1|$launches"
 expect "preloaded and injected: the findings of the preloaded run" "$(findings "$tmp/both.db")" "$(findings "$tmp/cu_scalar_read.db")"
+# CUPTI has one callback subscriber per process: where the wrappers see the
+# calls (preloaded, with injection too, as gputrace record runs a program)
+# the tracer holds none, and a profiler the program starts itself gets it
+"$b/tests/apps/own_profiler" > "$tmp/own.untraced" 2>&1
+CUDA_INJECTION64_PATH="$lib" LD_PRELOAD="$lib" GPUTRACE_OUTPUT="$tmp/own.db" "$b/tests/apps/own_profiler" > "$tmp/own.traced" 2>&1
+expect "a program's own CUPTI subscriber: granted, traced as untraced" \
+  "$(grep cuptiSubscribe "$tmp/own.traced") / $(grep cuptiSubscribe "$tmp/own.untraced")" "cuptiSubscribe 0 / cuptiSubscribe 0"
+
 # the shared build injected only: the wrappers are not in the global
 # scope (the driver opens the tracer RTLD_LOCAL), CUPTI still sees all
 CUDA_INJECTION64_PATH="$lib" GPUTRACE_OUTPUT="$tmp/injonly.db" "$b/tests/apps/cu_scalar_read" > /dev/null 2>&1
