@@ -2,11 +2,13 @@
  *
  *   gputrace-report [options] run.db [more.db ...]
  *
- * Reads one run (the latest, or --run ID) from one or more databases (the
- * ranks of one run written on different hosts), computes every finding,
+ * Reads one run (the latest, or --run ID) from one or more databases (a
+ * run directory's, one per process, or files written elsewhere: other
+ * hosts, %h/%p/%r patterns), computes every finding,
  * and prints the report as text or JSON; optionally writes a Chrome trace.
  * Exit status: 0, 1 on bad input (one line on stderr), 2 on bad usage,
  * 3 when a --fail-on kind was found. */
+#include "collector/rundir.h"
 #include "viewer/coll_spill.h"
 #include "viewer/findings.h"
 #include "viewer/output.h"
@@ -19,12 +21,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage_text[] =
     "usage: gputrace-report [options] run.db [more.db ...]\n"
     "\n"
-    "Finds what wastes GPU time in a traced run, ranked by cost.\n"
+    "Finds what wastes GPU time in a traced run, ranked by cost.  run.db is what\n"
+    "`gputrace record -o run.db` made: a run directory, whose databases (one per\n"
+    "process) are read as one run; or a database file.\n"
     "\n"
     "options:\n"
     "  --format text|json         output format (default text)\n"
@@ -76,6 +81,57 @@ static int kind_index(const char *name)
     return -1;
 }
 
+/* The inputs, each a copy: a database, or every database of a run
+ * directory.  Returns 0, or -1 after a line on stderr. */
+struct inputs {
+    char **v;
+    int n, cap;
+};
+
+static int input_add(struct inputs *in, const char *path)
+{
+    if (in->n == in->cap) {
+        int cap = in->cap ? 2 * in->cap : 16;
+        char **g = realloc(in->v, (size_t)cap * sizeof *g);
+        if (!g)
+            return -1;
+        in->v = g;
+        in->cap = cap;
+    }
+    if (!(in->v[in->n] = strdup(path)))
+        return -1;
+    in->n++;
+    return 0;
+}
+
+static int inputs_add(struct inputs *in, const char *arg)
+{
+    struct stat st;
+    if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode))
+        return input_add(in, arg) == 0 ? 0 : (fprintf(stderr, "gputrace-report: out of memory\n"), -1);
+    char **v;
+    int n = gt_rundir_list(arg, &v), rc = 0;
+    if (n <= 0) {
+        fprintf(stderr, "gputrace-report: %s: %s\n", arg,
+                n < 0 ? strerror(errno) : "a directory without a database (*.db) in it");
+        return -1;
+    }
+    for (int k = 0; k < n && rc == 0; k++)
+        if (input_add(in, v[k]) != 0) {
+            fprintf(stderr, "gputrace-report: out of memory\n");
+            rc = -1;
+        }
+    gt_rundir_free(v, n);
+    return rc;
+}
+
+static void inputs_free(struct inputs *in)
+{
+    for (int k = 0; k < in->n; k++)
+        free(in->v[k]);
+    free(in->v);
+}
+
 int main(int argc, char **argv)
 {
     /* A fixed, low mmap threshold: glibc otherwise raises it (and its trim
@@ -95,7 +151,8 @@ int main(int argc, char **argv)
     report_opts_default(&o);
     const char *format = "text", *trace = NULL, *run = NULL, *range = NULL, *kineto = NULL;
     int fail_on[F_KIND_COUNT] = { 0 }, any_fail_on = 0;
-    char *paths[256];
+    struct inputs in = { 0 };
+    const char **args = calloc((size_t)argc, sizeof *args); /* the inputs as given */
     int npaths = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -166,20 +223,33 @@ int main(int argc, char **argv)
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "gputrace-report: unknown option '%s' (see --help)\n", a);
             return 2;
-        } else if (npaths < 256) {
-            paths[npaths++] = argv[i];
+        } else if (args) {
+            args[npaths++] = a;
         }
     }
     if (!npaths) {
         fputs(usage_text, stderr);
+        free(args);
         return 2;
     }
+    /* read once the options are known good: a bad option is bad usage (2)
+     * even after an input that is not there */
+    for (int k = 0; k < npaths; k++)
+        if (inputs_add(&in, args[k]) != 0) {
+            inputs_free(&in);
+            free(args);
+            return 1;
+        }
+    free(args);
+    char **paths = in.v;
+    npaths = in.n;
     struct model m = { 0 };
     m.progress = isatty(2);
     char err[1024];
     if (model_load(&m, paths, npaths, run, err, sizeof err) != 0) {
         fprintf(stderr, "gputrace-report: %s\n", model_plain_text(err)); /* SQLite's message may quote the file */
         model_free(&m);
+        inputs_free(&in);
         return 1;
     }
     int rc = 0;
@@ -247,6 +317,7 @@ int main(int argc, char **argv)
     summary_free(&s);
     findings_free(&fs);
     model_free(&m);
+    inputs_free(&in);
     if (fflush(stdout) != 0)
         return 1;
     return rc;
