@@ -2,13 +2,11 @@
  * with the same -o left: a run directory and its databases, one database,
  * or every file a %h/%p/%r pattern can name, each with its -wal, -shm and
  * -journal.  Without -f any of them is refused, so that runs never pile up
- * in the same files; with -f they are removed.  Nothing that is not a
- * trace's file is ever removed: a run directory holding anything else is
- * refused even with -f. */
+ * in the same files; with -f they are removed.  Nothing else is ever
+ * removed: a directory holding anything but its processes' files
+ * (<host>-<pid>.db and their -wal...) is refused even with -f. */
 #define _GNU_SOURCE
 #include "collector/outputs.h"
-
-#include "collector/rundir.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -120,7 +118,24 @@ static int clear_pattern(const char *path, const char *shown, int force)
     return rc;
 }
 
-/* A run directory: only trace files in it, removed with it. */
+/* 1 for a name a process gives its file in a run directory (config.h),
+ * or that file's -wal, -shm or -journal */
+static int is_process_file(const char *name)
+{
+    char base[512];
+    snprintf(base, sizeof base, "%s", name);
+    size_t n = strlen(base);
+    for (size_t k = 1; k < NSIDECARS; k++) {
+        size_t sn = strlen(sidecars[k]);
+        if (n > sn && !strcmp(base + n - sn, sidecars[k])) {
+            base[n - sn] = 0;
+            break;
+        }
+    }
+    return matches(GT_RUN_DIR_FILE, base);
+}
+
+/* A run directory: only its processes' files in it, removed with it. */
 static int clear_dir(const char *path, const char *shown, int force)
 {
     DIR *d = opendir(path);
@@ -140,7 +155,7 @@ static int clear_dir(const char *path, const char *shown, int force)
             char p[8192];
             snprintf(p, sizeof p, "%s/%s", path, e->d_name);
             struct stat st;
-            if (pass == 0 && (lstat(p, &st) != 0 || !S_ISREG(st.st_mode) || !gt_rundir_is_trace_name(e->d_name))) {
+            if (pass == 0 && (lstat(p, &st) != 0 || !S_ISREG(st.st_mode) || !is_process_file(e->d_name))) {
                 fprintf(stderr, "gputrace record: %s exists and holds %s, which is not a trace's file: not replaced;"
                         " choose another -o\n", shown, e->d_name);
                 rc = -1;

@@ -17,12 +17,6 @@ static int ends_with(const char *s, const char *end)
     return n > k && strcmp(s + n - k, end) == 0;
 }
 
-int gt_rundir_is_trace_name(const char *name)
-{
-    return ends_with(name, ".db") || ends_with(name, ".db-wal") || ends_with(name, ".db-shm") ||
-           ends_with(name, ".db-journal");
-}
-
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);

@@ -1,6 +1,6 @@
 /* rundir.h: the files of a run directory (rundir.c), for the tools that
- * read or replace a run: gputrace-report, gputrace expand/merge, and
- * gputrace record -f.  Never used inside the traced program. */
+ * read a run: gputrace-report, gputrace expand and merge.  Never used
+ * inside the traced program. */
 #ifndef GPUTRACE_RUNDIR_H
 #define GPUTRACE_RUNDIR_H
 
@@ -9,7 +9,5 @@
  * or -1 with errno set when dir cannot be read. */
 int gt_rundir_list(const char *dir, char ***out);
 void gt_rundir_free(char **v, int n);
-/* 1 when name ends as a trace's files do: .db, .db-wal, .db-shm, .db-journal */
-int gt_rundir_is_trace_name(const char *name);
 
 #endif

@@ -28,10 +28,13 @@ expect "gputrace merge: an existing output refused" $? 1
 expect "run directory: refused when there" "$?:$(procs "$tmp/run.db")" "2:2"
 "$gt" record -f -o "$tmp/run.db" -- "$app" 1 10 > /dev/null
 expect "run directory: -f replaces it" "$(ls "$tmp/run.db" | wc -l):$(procs "$tmp/run.db")" "1:1"
-touch "$tmp/run.db/notes.txt"
-"$gt" record -f -o "$tmp/run.db" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
-expect "run directory holding another file: -f refused, nothing removed" \
-  "$?:$(ls "$tmp/run.db" | wc -l):$(grep -c 'notes.txt' "$tmp/err")" "2:2:1"
+for other in notes.txt mine.db; do
+  touch "$tmp/run.db/$other"
+  "$gt" record -f -o "$tmp/run.db" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
+  expect "run directory holding $other too: -f refused, nothing removed" \
+    "$?:$(ls "$tmp/run.db" | wc -l):$(grep -c "$other" "$tmp/err")" "2:2:1"
+  rm "$tmp/run.db/$other"
+done
 mkdir "$tmp/empty"
 "$rep" "$tmp/empty" > /dev/null 2> "$tmp/err"
 expect "report on a directory without a database: one line, exit 1" "$?:$(wc -l < "$tmp/err")" "1:1"
