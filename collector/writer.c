@@ -331,12 +331,15 @@ static void *writer_main(void *arg)
             while (read(w.req_pipe[0], &c, 1) == 1)
                 ;
         }
-        int commit = flush_req || now_ms() - last_commit >= (uint64_t)w.flush_ms;
+        uint64_t began = now_ms();
+        int commit = flush_req || began - last_commit >= (uint64_t)w.flush_ms;
         if (commit) /* GPU records up to now, so that a kill loses no more of them than of the host's */
             gt_cupti_flush();
         cycle(commit);
+        /* commits start flush_ms apart, however long one takes: a kill
+         * then loses at most flush_ms and one commit's records */
         if (commit)
-            last_commit = now_ms();
+            last_commit = began;
         pthread_mutex_lock(&w.fork_mu);
         if (w.pause_req) {
             /* a fork is coming: commit, so the connection holds no lock the
