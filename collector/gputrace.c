@@ -73,14 +73,17 @@ static const char usage_text[] =
 static pid_t child;
 static int session_leader;
 
-/* Passes a signal on to the command, unless the command has it already:
- * a signal the kernel sent (SI_KERNEL) came from the terminal (Ctrl-C,
- * Ctrl-\\, a hangup as the session ends) to the whole foreground process
- * group, the command included, and one forwarded on top would be a second
- * Ctrl-C (to a program whose second one means "abort now").  The one
+/* Passes a signal on to the command, unless the command has it already.
+ * A signal the kernel sent (SI_KERNEL) came from the terminal (Ctrl-C,
+ * Ctrl-backslash, a hangup as the session ends) to the whole foreground
+ * process group, the command included: one forwarded on top would be a
+ * second Ctrl-C (to a program whose second one means "abort now").  The
  * exception: a hangup reaches a session leader alone.  A signal the
- * command sent (to its group, which holds this launcher too) is not sent
- * back to it either. */
+ * command sent (to its group, this launcher included) is not sent back.
+ * Not told apart from a signal meant for this launcher alone: one that a
+ * process sent to the whole group (kill -- -PGID, timeout(1)); the
+ * senders in the group include the script that started this launcher, so
+ * they cannot all be ignored. */
 static void forward(int sig, siginfo_t *si, void *ctx)
 {
     (void)ctx;
@@ -260,6 +263,11 @@ static int databases(const char *cmd, char *const *paths, int npaths, char ***ou
         for (int j = 0; j < k; j++)
             all[n++] = v ? v[j] : strdup(paths[i]);
         free(v);
+        if (!all[n - 1]) {
+            fprintf(stderr, "gputrace %s: out of memory\n", cmd);
+            gt_rundir_free(all, n);
+            return -1;
+        }
     }
     *out = all;
     return n;
