@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -123,6 +124,20 @@ static int inputs_add(struct inputs *in, const char *arg)
         }
     gt_rundir_free(v, n);
     return rc;
+}
+
+/* A run directory holds a file per process, and each is read through two
+ * connections, each with the file, its -wal and its -shm open: with
+ * hundreds of ranks that passes the usual soft limit of 1024 descriptors.
+ * The soft limit is raised as far as the hard one allows. */
+static void room_for(int nfiles)
+{
+    struct rlimit r;
+    rlim_t want = (rlim_t)nfiles * 6 + 64;
+    if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY || r.rlim_cur >= want)
+        return;
+    r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > want ? want : r.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &r);
 }
 
 static void inputs_free(struct inputs *in)
@@ -243,6 +258,7 @@ int main(int argc, char **argv)
     free(args);
     char **paths = in.v;
     npaths = in.n;
+    room_for(npaths);
     struct model m = { 0 };
     m.progress = isatty(2);
     char err[1024];
