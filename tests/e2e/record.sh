@@ -35,6 +35,11 @@ for other in notes.txt mine.db; do
     "$?:$(ls "$tmp/run.db" | wc -l):$(grep -c "$other" "$tmp/err")" "2:2:1"
   rm "$tmp/run.db/$other"
 done
+# many files (a rank's copied 40 times): more descriptors than a low soft limit allows
+mkdir "$tmp/many.db"
+for k in $(seq 40); do cp "$(ls "$tmp"/run.db/*.db | head -n 1)" "$tmp/many.db/h-$k.db"; done
+(ulimit -S -n 64; "$rep" "$tmp/many.db" > /dev/null 2> "$tmp/err")
+expect "report on 40 files under a soft limit of 64 descriptors: raised, read" "$?:$(cat "$tmp/err")" "0:"
 mkdir "$tmp/empty"
 "$rep" "$tmp/empty" > /dev/null 2> "$tmp/err"
 expect "report on a directory without a database: one line, exit 1" "$?:$(wc -l < "$tmp/err")" "1:1"
