@@ -156,8 +156,8 @@ static int clear_dir(const char *path, const char *shown, int force)
             snprintf(p, sizeof p, "%s/%s", path, e->d_name);
             struct stat st;
             if (pass == 0 && (lstat(p, &st) != 0 || !S_ISREG(st.st_mode) || !is_process_file(e->d_name))) {
-                fprintf(stderr, "gputrace record: %s exists and holds %s, which is not a trace's file: not replaced;"
-                        " choose another -o\n", shown, e->d_name);
+                fprintf(stderr, "gputrace record: %s exists and holds %s, which none of its processes wrote: not"
+                        " replaced; choose another -o\n", shown, e->d_name);
                 rc = -1;
             } else if (pass == 1) {
                 rc = remove_file(p);
