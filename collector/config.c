@@ -74,8 +74,7 @@ enum gt_layout gt_config_layout(const char *path, int one_file)
 
 int gt_config_one_file(void)
 {
-    const char *v = getenv("GPUTRACE_ONE_FILE");
-    return v && strcmp(v, "1") == 0;
+    return env_int("GPUTRACE_ONE_FILE", 0, 0, 1);
 }
 
 void gt_config_load(struct gt_config *cfg, int rank)
