@@ -48,12 +48,10 @@ one_kill() {
   while [ $k -lt 500 ] && [ ! -f "$dir" ] && [ "$(ls "$dir" 2>/dev/null | grep -c '\.db$')" -lt "$n" ]; do
     sleep 0.02; k=$((k + 1))
   done
+  # (killed if it has not ended in 30 s: never a hung test)
   GPUTRACE_QUIET=1 GPUTRACE_FLUSH_MS=$flush GPUTRACE_OUTPUT="$dir" LD_PRELOAD="$b/.libs/libgputrace.so" \
-    "$b/tests/apps/threads" 1 100 > /dev/null &
+    timeout -s KILL 30 "$b/tests/apps/threads" 1 100 > /dev/null &
   joiner=$!
-  # never a hung test: the joiner is killed if it has not ended in 30 s
-  (sleep 30; kill -KILL $joiner 2> /dev/null) &
-  watchdog=$!
   sleep "$delay"
   ranks=$(pgrep -P "$(pgrep -P $launcher)")
   # the clock read right after the kills, in the process that kills (a
@@ -62,7 +60,6 @@ one_kill() {
 for p in sys.argv[1:]: os.kill(int(p), 9)
 print(time.clock_gettime_ns(time.CLOCK_REALTIME))' $ranks)
   wait $launcher $joiner
-  kill $watchdog 2> /dev/null
   # per process: rank (-1: the joiner), its last record's realtime, drops,
   # ns from activation to its first call, its calls stored
   files=$dir; [ -d "$dir" ] && files=$(ls "$dir"/*.db)
