@@ -108,10 +108,15 @@ static int input_add(struct inputs *in, const char *path)
 static int inputs_add(struct inputs *in, const char *arg)
 {
     struct stat st;
-    if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode))
-        return input_add(in, arg) == 0 ? 0 : (fprintf(stderr, "gputrace-report: out of memory\n"), -1);
-    char **v;
-    int n = gt_rundir_list(arg, &v), rc = 0;
+    char **v = NULL;
+    int n = 0, rc = 0;
+    if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) { /* a file, or what model_load will say is wrong with it */
+        if (input_add(in, arg) == 0)
+            return 0;
+        fprintf(stderr, "gputrace-report: out of memory\n");
+        return -1;
+    }
+    n = gt_rundir_list(arg, &v);
     if (n <= 0) {
         fprintf(stderr, "gputrace-report: %s: %s\n", arg,
                 n < 0 ? strerror(errno) : "a directory without a database (*.db) in it");
