@@ -135,8 +135,11 @@ static int is_process_file(const char *name)
     return matches(GT_RUN_DIR_FILE, base);
 }
 
-/* A run directory: only its processes' files in it, removed with it. */
-static int clear_dir(const char *path, const char *shown, int force)
+/* A run directory: only its processes' files in it, removed with it.  An
+ * empty one is no earlier run's (a run makes its directory with its first
+ * file): kept as it is, for a run directory (keep_empty), as one made
+ * beforehand (mkdir -p by a job script). */
+static int clear_dir(const char *path, const char *shown, int force, int keep_empty)
 {
     DIR *d = opendir(path);
     if (!d) {
@@ -144,7 +147,7 @@ static int clear_dir(const char *path, const char *shown, int force)
         return -1;
     }
     struct dirent *e;
-    int rc = 0;
+    int rc = 0, entries = 0;
     /* first a look at everything, so that nothing is removed from a
      * directory that turns out to hold the user's own files */
     for (int pass = 0; pass < 2 && rc == 0; pass++) {
@@ -152,6 +155,7 @@ static int clear_dir(const char *path, const char *shown, int force)
         while (rc == 0 && (e = readdir(d))) {
             if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
                 continue;
+            entries++;
             char p[8192];
             snprintf(p, sizeof p, "%s/%s", path, e->d_name);
             struct stat st;
@@ -162,6 +166,10 @@ static int clear_dir(const char *path, const char *shown, int force)
             } else if (pass == 1) {
                 rc = remove_file(p);
             }
+        }
+        if (pass == 0 && rc == 0 && !entries && keep_empty) {
+            closedir(d);
+            return 0;
         }
         if (pass == 0 && rc == 0 && !force) {
             closedir(d);
@@ -186,7 +194,7 @@ int gt_outputs_clear(const char *path, const char *shown, enum gt_layout layout,
     if (lstat(path, &st) != 0)
         return 0;
     if (S_ISDIR(st.st_mode))
-        return clear_dir(path, shown, force);
+        return clear_dir(path, shown, force, layout == GT_LAYOUT_DIR);
     if (!force)
         return refuse_existing(shown, shown);
     for (size_t k = 0; k < NSIDECARS; k++) {

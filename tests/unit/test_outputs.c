@@ -104,6 +104,9 @@ Test(outputs, a_run_directory, .init = make_dir, .fini = clean)
     snprintf(run, sizeof run, "%s/run.db", dir);
     cr_assert_eq(gt_outputs_clear(run, "run.db", GT_LAYOUT_DIR, 0), 0, "nothing there");
     mkdir(run, 0777);
+    cr_assert_eq(gt_outputs_clear(run, "run.db", GT_LAYOUT_DIR, 0), 0, "an empty directory is no run's");
+    cr_assert(there("run.db"), "and stays");
+    cr_assert_eq(gt_outputs_clear(run, "run.db", GT_LAYOUT_FILE, 0), -1, "but is not one file");
     touch("run.db/h-1.db");
     touch("run.db/h-1.db-wal");
     touch("run.db/my-host-22.db");
