@@ -15,7 +15,7 @@ procs() { q "$1" "select count(*) from process"; }
 
 # the default: a run directory, one file per process, read as one run
 "$gt" record -o "$tmp/run.db" -- "$run" -n 2 "$app" 1 10 > /dev/null
-expect "run directory: a file per process" "$(ls "$tmp/run.db" | grep -c "^$(hostname)-[0-9]*\.db$")" 2
+expect "run directory: a file per process" "$(ls "$tmp/run.db" | grep -c "^$(uname -n)-[0-9]*\.db$")" 2
 expect "run directory: the report reads it as one run" \
   "$("$rep" --format json "$tmp/run.db" | python3 -c 'import json, sys; print(sorted(r["rank"] for r in json.load(sys.stdin)["ranks"]))')" "[0, 1]"
 "$gt" merge "$tmp/merged.db" "$tmp/run.db" > /dev/null
