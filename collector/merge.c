@@ -147,6 +147,7 @@ int gt_merge(const char *out, char *const *inputs, int n)
     }
     int bad = 0;
     sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
     if (sqlite3_exec(db, "PRAGMA page_size=16384; PRAGMA synchronous=OFF", NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(db, gt_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(db, gt_schema_late_sql, NULL, NULL, NULL) != SQLITE_OK)
