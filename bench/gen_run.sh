@@ -12,7 +12,8 @@ out=$1 records=$2 ranks=${3:-4}
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=$top/build
 rm -f "$out" "$out-wal" "$out-shm"
-GPUTRACE_OUTPUT="$out" GPUTRACE_QUIET=1 LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/threads" 1 1 > /dev/null
+# one file as named (GPUTRACE_ONE_FILE), not a run directory: it is filled by SQL below
+GPUTRACE_ONE_FILE=1 GPUTRACE_OUTPUT="$out" GPUTRACE_QUIET=1 LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/threads" 1 1 > /dev/null
 steps=$(( records / ranks * 4 / 37 )) # 9.25 rows per step
 sqlite3 "$out" <<SQL
 PRAGMA synchronous=OFF;

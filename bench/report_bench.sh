@@ -15,6 +15,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 rep=$top/build/gputrace-report
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# one process each: its file as named (not a run directory), for sqlite3
+export GPUTRACE_ONE_FILE=1
 sizes=${*:-1000000 10000000 20000000:8 2000000:1 8000000:1 16000000:1}
 # measure ROWS RANKS [NOTE]: the report on $tmp/run.db, without and with the
 # Chrome trace; one line of the table

@@ -23,6 +23,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=$top/build
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# one process each: its file as named (not a run directory), for sqlite3
+export GPUTRACE_ONE_FILE=1
 inc="-I${CUDA_HOME:-/usr/local/cuda}/include"
 sim="$b/tests/sim/.libs/libgpusim.so -Wl,-rpath,$b/tests/sim/.libs"
 cc -O2 $inc -o "$tmp/wrap_cost" "$top/bench/wrap_cost.c" $sim -ldl

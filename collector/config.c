@@ -1,4 +1,5 @@
-/* config.c: reads the tracer's settings (see config.h). */
+/* config.c: reads the tracer's settings (see config.h), and says which
+ * file a process writes (the output layouts, shared with `gputrace record`). */
 #define _GNU_SOURCE
 #include "collector/config.h"
 
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int env_int(const char *name, int def, int lo, int hi)
@@ -52,11 +54,62 @@ void gt_config_expand_output(const char *pattern, int rank, char *out, size_t le
     out[o] = 0;
 }
 
+int gt_config_is_pattern(const char *path)
+{
+    for (const char *p = path; *p; p++)
+        if (p[0] == '%' && p[1]) {
+            if (p[1] == 'h' || p[1] == 'p' || p[1] == 'r')
+                return 1;
+            p++; /* "%%" and unknown escapes name no process */
+        }
+    return 0;
+}
+
+enum gt_layout gt_config_layout(const char *path, int one_file)
+{
+    if (gt_config_is_pattern(path))
+        return GT_LAYOUT_PATTERN;
+    return one_file ? GT_LAYOUT_FILE : GT_LAYOUT_DIR;
+}
+
+int gt_config_one_file(void)
+{
+    return env_int("GPUTRACE_ONE_FILE", 0, 0, 1);
+}
+
 void gt_config_load(struct gt_config *cfg, int rank)
 {
     memset(cfg, 0, sizeof *cfg);
     const char *out = getenv("GPUTRACE_OUTPUT");
-    gt_config_expand_output(out && *out ? out : "gputrace.db", rank, cfg->output, sizeof cfg->output);
+    if (!out || !*out)
+        out = "gputrace.db";
+    switch (gt_config_layout(out, gt_config_one_file())) {
+    case GT_LAYOUT_PATTERN:
+        gt_config_expand_output(out, rank, cfg->output, sizeof cfg->output);
+        break;
+    case GT_LAYOUT_FILE:
+        snprintf(cfg->output, sizeof cfg->output, "%s", out);
+        break;
+    case GT_LAYOUT_DIR: {
+        /* A file of its own in the run directory, so that no process ever
+         * waits for another's lock: several writers of one SQLite file
+         * wait for each other's commits and checkpoints, and a rank's
+         * records then wait in memory for seconds, lost if it is killed.
+         * This runs at the first CUDA call, so a run directory appears only
+         * when some process traces; mkdir is atomic, and EEXIST is the
+         * other ranks having made it.  A directory that cannot be made
+         * shows as the open's failure, with the file's path. */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", out);
+        for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--)
+            dir[n - 1] = 0;
+        (void)mkdir(dir, 0777); /* errno: gt_activate restores the program's */
+        char name[300];
+        gt_config_expand_output(GT_RUN_DIR_FILE, rank, name, sizeof name);
+        snprintf(cfg->output, sizeof cfg->output, "%s/%s", dir, name);
+        break;
+    }
+    }
     cfg->cupti = env_int("GPUTRACE_CUPTI", 1, 0, 1);
     cfg->callstack_depth = env_int("GPUTRACE_CALLSTACKS", 8, 0, GT_MAX_STACK_DEPTH);
     cfg->pystack_depth = env_int("GPUTRACE_PYSTACKS", 16, 0, 32);

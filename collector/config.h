@@ -1,6 +1,11 @@
 /* config.h: the tracer's settings, from the environment.
  *
- * GPUTRACE_OUTPUT      database path; %h host, %p pid, %r rank (default gputrace.db)
+ * GPUTRACE_OUTPUT      where the run goes (default gputrace.db): a run directory, in which each
+ *                      process writes its own file <host>-<pid>.db; with %h host, %p pid or %r rank
+ *                      in it, a file name pattern instead (each process writes the file its
+ *                      expansion names); with GPUTRACE_ONE_FILE=1, one file all processes share
+ * GPUTRACE_ONE_FILE    1 = GPUTRACE_OUTPUT (without %h/%p/%r) is one SQLite file that every process
+ *                      appends to (they then wait for each other's locks: see docs/schema.md)
  * GPUTRACE_CUPTI       1 = collect GPU activity through CUPTI, 0 = host records only (default 1)
  * GPUTRACE_CALLSTACKS  call-stack depth for syncs, copies, frees and NCCL calls; 0 = off (default 8, max 32)
  * GPUTRACE_PYSTACKS    Python frames captured with each call stack, when the thread holds the GIL; 0 = off (default 16, max 32)
@@ -34,9 +39,26 @@ struct gt_config {
 
 #define GT_MAX_STACK_DEPTH 32
 
-/* Reads the environment into cfg.  rank < 0 when unknown (for %r). */
+/* What an output path names (GPUTRACE_OUTPUT, `gputrace record -o`). */
+enum gt_layout {
+    GT_LAYOUT_DIR,     /* a run directory: GT_RUN_DIR_FILE in it per process */
+    GT_LAYOUT_PATTERN, /* %h, %p or %r in it: each process writes its expansion */
+    GT_LAYOUT_FILE,    /* one file for every process (GPUTRACE_ONE_FILE=1) */
+};
+/* The name of a process's file in a run directory (a pattern). */
+#define GT_RUN_DIR_FILE "%h-%p.db"
+
+/* Reads the environment into cfg.  rank < 0 when unknown (for %r).  For a
+ * run directory, cfg->output is this process's file in it, and the
+ * directory is made here (called at activation, the first CUDA call). */
 void gt_config_load(struct gt_config *cfg, int rank);
 /* Expands %h, %p, %r (and %% ) of pattern into out. */
 void gt_config_expand_output(const char *pattern, int rank, char *out, size_t len);
+/* 1 when path holds %h, %p or %r. */
+int gt_config_is_pattern(const char *path);
+/* The layout path names; one_file: GPUTRACE_ONE_FILE=1 (or --one-file). */
+enum gt_layout gt_config_layout(const char *path, int one_file);
+/* 1 when GPUTRACE_ONE_FILE=1 is set (another value than 0 or 1: a line, 0). */
+int gt_config_one_file(void);
 
 #endif

@@ -1,16 +1,23 @@
 /* gputrace.c: the `gputrace` command.
  *
- *   gputrace record [-o FILE] [-f] [--] command args...
- *   gputrace expand FILE
+ *   gputrace record [-o RUN] [-f] [--one-file] [--] command args...
+ *   gputrace expand RUN
  *
  * Runs the command with libgputrace.so preloaded (LD_PRELOAD reaches every
  * process it starts: torchrun, mpirun, bash...), a run id shared by all of
  * them, and the output path; waits for it; and exits with its status (or
- * dies of the same signal).  An existing output is kept unless -f.
- * `expand` turns calls, NVTX ranges and CUPTI records stored in bulk into
- * rows (expand.c).
+ * dies of the same signal).  The output is a run directory, one SQLite file
+ * per traced process (config.h says why; --one-file or a %h/%p/%r pattern
+ * for other layouts).  Whatever an earlier run left there is refused
+ * unless -f, which removes it (outputs.c).  `expand` turns calls, NVTX
+ * ranges and CUPTI records stored in bulk into rows (expand.c), in one
+ * database or in each of a run directory's.
  */
+#include "collector/config.h"
 #include "collector/expand.h"
+#include "collector/merge.h"
+#include "collector/outputs.h"
+#include "collector/rundir.h"
 
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,16 +37,24 @@
 #endif
 
 static const char usage_text[] =
-    "usage: gputrace record [-o FILE] [-f] [--] command [args...]\n"
-    "       gputrace expand FILE      calls, NVTX ranges and CUPTI records stored in bulk under load -> rows (SQL)\n"
+    "usage: gputrace record [-o RUN] [-f] [--one-file] [--] command [args...]\n"
+    "       gputrace expand RUN       calls, NVTX ranges and CUPTI records stored in bulk under load -> rows (SQL)\n"
+    "       gputrace merge OUT.db RUN [RUN...]   a run's databases in one new file (for sqlite3, pandas)\n"
     "       gputrace --help | --version\n"
     "\n"
-    "Traces every CUDA/NCCL process that `command` starts into FILE (SQLite).\n"
+    "Traces every CUDA/NCCL process that `command` starts into RUN, a directory\n"
+    "holding one SQLite file per process (<host>-<pid>.db); gputrace-report RUN\n"
+    "reads them as one run.\n"
     "\n"
     "options:\n"
-    "  -o FILE   output database (default gputrace.db); %h host, %p pid, %r rank\n"
-    "            give one file per host, process or rank\n"
-    "  -f        overwrite FILE if it exists\n"
+    "  -o RUN      the run directory (default gputrace.db); with %h host, %p pid\n"
+    "              or %r rank in it, a file name pattern instead: each process\n"
+    "              writes the file it names (e.g. run-%r.db)\n"
+    "  -f          remove what an earlier run left at RUN first (its files, or\n"
+    "              every file the pattern names, with their -wal and -shm)\n"
+    "  --one-file  RUN is one SQLite file that every process appends to; the\n"
+    "              processes then wait for each other's locks, and a killed one\n"
+    "              may lose more than GPUTRACE_FLUSH_MS of records\n"
     "\n"
     "environment (read by the traced processes):\n"
     "  GPUTRACE_CUPTI=0|1       GPU activity through CUPTI (default 1)\n"
@@ -51,15 +66,34 @@ static const char usage_text[] =
     "  GPUTRACE_BULK_AFTER=N    records waiting before calls, NVTX ranges and CUPTI records go in bulk (default 4096, 0 = always)\n"
     "  GPUTRACE_CUPTI_LIB=PATH  libcupti to load\n"
     "  GPUTRACE_CLOCK=monotonic read clock_gettime instead of the invariant TSC\n"
-    "  (GPUTRACE_OUTPUT, GPUTRACE_RUN_ID and GPUTRACE_LAUNCHER are set by this command; see README.md)\n"
+    "  (GPUTRACE_OUTPUT, GPUTRACE_ONE_FILE, GPUTRACE_RUN_ID and GPUTRACE_LAUNCHER are set by this\n"
+    "  command; see README.md)\n"
     "  GPUTRACE_LIB=PATH        libgputrace.so to preload (default: the installed one)\n";
 
 static pid_t child;
+static int session_leader;
 
-static void forward(int sig)
+/* Passes a signal on to the command, unless the command has it already.
+ * A signal the kernel sent (SI_KERNEL) came from the terminal (Ctrl-C,
+ * Ctrl-backslash, a hangup as the session ends) to the whole foreground
+ * process group, the command included: one forwarded on top would be a
+ * second Ctrl-C (to a program whose second one means "abort now").  The
+ * exception: a hangup reaches a session leader alone.  A signal the
+ * command sent (to its group, this launcher included) is not sent back.
+ * Not told apart from a signal meant for this launcher alone: one that a
+ * process sent to the whole group (kill -- -PGID, timeout(1)); the
+ * senders in the group include the script that started this launcher, so
+ * they cannot all be ignored. */
+static void forward(int sig, siginfo_t *si, void *ctx)
 {
-    if (child > 0)
-        kill(child, sig);
+    (void)ctx;
+    if (child <= 0)
+        return;
+    if (si->si_code == SI_KERNEL && !(sig == SIGHUP && session_leader))
+        return;
+    if (si->si_code <= 0 && si->si_pid == child)
+        return;
+    kill(child, sig);
 }
 
 static int exists(const char *p)
@@ -100,12 +134,14 @@ static int find_library(char *out, size_t len)
 static int record(int argc, char **argv)
 {
     const char *output = "gputrace.db";
-    int force = 0, i;
+    int force = 0, one_file = gt_config_one_file(), i;
     for (i = 0; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             output = argv[++i];
         } else if (strcmp(argv[i], "-f") == 0) {
             force = 1;
+        } else if (strcmp(argv[i], "--one-file") == 0) {
+            one_file = 1;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(usage_text, stdout);
             return 0;
@@ -139,21 +175,9 @@ static int record(int argc, char **argv)
         }
         snprintf(abs_out, sizeof abs_out, "%s/%s", cwd, output);
     }
-    if (exists(abs_out)) {
-        if (!force) {
-            fprintf(stderr, "gputrace record: %s exists; use -f to overwrite it\n", output);
-            return 2;
-        }
-        const char *sfx[] = { "", "-wal", "-shm" };
-        for (size_t k = 0; k < 3; k++) {
-            char p[2 * PATH_MAX + 8];
-            snprintf(p, sizeof p, "%s%s", abs_out, sfx[k]);
-            if (unlink(p) != 0 && errno != ENOENT) {
-                fprintf(stderr, "gputrace record: cannot remove %s: %s\n", p, strerror(errno));
-                return 2;
-            }
-        }
-    }
+    enum gt_layout layout = gt_config_layout(abs_out, one_file);
+    if (gt_outputs_clear(abs_out, output, layout, force) != 0)
+        return 2;
     char preload[4 * PATH_MAX];
     const char *old = getenv("LD_PRELOAD");
     snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? " " : "", old && *old ? old : "");
@@ -164,6 +188,10 @@ static int record(int argc, char **argv)
     snprintf(run_id, sizeof run_id, "%s-%d-%ld", host, (int)getpid(), (long)time(NULL));
     setenv("LD_PRELOAD", preload, 1);
     setenv("GPUTRACE_OUTPUT", abs_out, 1);
+    if (layout == GT_LAYOUT_FILE)
+        setenv("GPUTRACE_ONE_FILE", "1", 1);
+    else
+        unsetenv("GPUTRACE_ONE_FILE");
     setenv("GPUTRACE_RUN_ID", run_id, 1);
     setenv("GPUTRACE_LAUNCHER", "gputrace record", 1);
     /* NVTX finds the tracer from the first NVTX call on, even one made by a
@@ -173,16 +201,23 @@ static int record(int argc, char **argv)
     if (realpath(lib, abs_lib))
         setenv("NVTX_INJECTION64_PATH", abs_lib, 0);
 
-    struct sigaction sa = { .sa_handler = forward };
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    session_leader = getsid(0) == getpid();
+    struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
+    sigemptyset(&sa.sa_mask);
+    const int forwarded[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
+    struct sigaction old_sa[sizeof forwarded / sizeof *forwarded];
+    for (size_t k = 0; k < sizeof forwarded / sizeof *forwarded; k++)
+        if (sigaction(forwarded[k], NULL, &old_sa[k]) == 0 && old_sa[k].sa_handler != SIG_IGN)
+            sigaction(forwarded[k], &sa, NULL); /* one ignored (nohup) stays ignored, here and in the command */
     child = fork();
     if (child < 0) {
         perror("gputrace record: fork");
         return 2;
     }
     if (child == 0) {
+        /* the command starts with the dispositions this command was given */
+        for (size_t k = 0; k < sizeof forwarded / sizeof *forwarded; k++)
+            sigaction(forwarded[k], &old_sa[k], NULL);
         execvp(argv[i], argv + i);
         fprintf(stderr, "gputrace record: cannot run %s: %s\n", argv[i], strerror(errno));
         _exit(127);
@@ -199,6 +234,73 @@ static int record(int argc, char **argv)
     return WEXITSTATUS(st);
 }
 
+/* The databases of paths: each file, and each of a run directory's, as
+ * copies in *out.  Returns how many, or -1 after a line on stderr. */
+static int databases(const char *cmd, char *const *paths, int npaths, char ***out)
+{
+    char **all = NULL;
+    int n = 0;
+    for (int i = 0; i < npaths; i++) {
+        struct stat st;
+        char **v = NULL;
+        int k = 1;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            k = gt_rundir_list(paths[i], &v);
+            if (k <= 0) {
+                fprintf(stderr, "gputrace %s: %s: %s\n", cmd, paths[i], k < 0 ? strerror(errno) : "no database (*.db) in it");
+                gt_rundir_free(all, n);
+                return -1;
+            }
+        }
+        char **g = realloc(all, (size_t)(n + k) * sizeof *all);
+        if (!g) {
+            fprintf(stderr, "gputrace %s: out of memory\n", cmd);
+            gt_rundir_free(v, k);
+            gt_rundir_free(all, n);
+            return -1;
+        }
+        all = g;
+        for (int j = 0; j < k; j++)
+            all[n++] = v ? v[j] : strdup(paths[i]);
+        free(v);
+        if (!all[n - 1]) {
+            fprintf(stderr, "gputrace %s: out of memory\n", cmd);
+            gt_rundir_free(all, n);
+            return -1;
+        }
+    }
+    *out = all;
+    return n;
+}
+
+/* gputrace expand on one database, or on each of a run directory's */
+static int expand_run(char *path)
+{
+    char **v;
+    int n = databases("expand", &path, 1, &v), rc = 0;
+    if (n < 0)
+        return 1;
+    for (int k = 0; k < n; k++)
+        rc |= gt_expand(v[k]);
+    gt_rundir_free(v, n);
+    return rc;
+}
+
+static int merge_run(int argc, char **argv)
+{
+    if (argc < 2 || argv[0][0] == '-') {
+        fprintf(stderr, "usage: gputrace merge OUT.db RUN [RUN...]\n");
+        return 2;
+    }
+    char **v;
+    int n = databases("merge", argv + 1, argc - 1, &v);
+    if (n < 0)
+        return 1;
+    int rc = gt_merge(argv[0], v, n);
+    gt_rundir_free(v, n);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
@@ -211,12 +313,14 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "record") == 0)
         return record(argc - 2, argv + 2);
+    if (strcmp(argv[1], "merge") == 0)
+        return merge_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "expand") == 0) {
         if (argc != 3 || argv[2][0] == '-') {
             fprintf(stderr, "usage: gputrace expand FILE\n");
             return 2;
         }
-        return gt_expand(argv[2]);
+        return expand_run(argv[2]);
     }
     fprintf(stderr, "gputrace: unknown command '%s'\n%s", argv[1], usage_text);
     return 2;

@@ -382,7 +382,8 @@ static void *writer_main(void *arg)
             while (read(w.req_pipe[0], &c, 1) == 1)
                 ;
         }
-        int commit = flush_req || now_ms() - last_commit >= (uint64_t)w.flush_ms;
+        uint64_t began = now_ms();
+        int commit = flush_req || began - last_commit >= (uint64_t)w.flush_ms;
         if (flush_req) {
             /* a signal: the host's records first, then CUPTI's if the
              * process is about to die (CUPTI's flush may wait on the thread
@@ -398,8 +399,10 @@ static void *writer_main(void *arg)
                 cupti_flush();
             cycle(commit);
         }
+        /* commits start flush_ms apart, however long one takes: a kill
+         * then loses at most flush_ms and one commit's records */
         if (commit)
-            last_commit = now_ms();
+            last_commit = began;
         pthread_mutex_lock(&w.fork_mu);
         if (w.pause_req) {
             /* a fork is coming: commit, so the connection holds no lock the

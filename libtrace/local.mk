@@ -19,6 +19,8 @@ libgputrace_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -shared
 # the launcher
 bin_PROGRAMS += gputrace
 gputrace_SOURCES = collector/gputrace.c collector/expand.h collector/expand.c collector/db_guard.h collector/db_guard.c collector/row_block.h collector/call_block.h \
+  collector/config.h collector/config.c collector/outputs.h collector/outputs.c collector/rundir.h collector/rundir.c \
+  collector/merge.h collector/merge.c collector/schema.h collector/schema.c \
   collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h
 gputrace_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 gputrace_LDADD = $(SQLITE_LIBS)

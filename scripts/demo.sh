@@ -13,5 +13,6 @@ echo "== tracing a simulated 4-rank training job (tests/apps/train_demo) into $o
 echo
 ./gputrace-report --chrome-trace "$out/trace.json" "$out/run.db"
 echo
-echo "The database is $out/run.db (schema: docs/schema.md; try sqlite3 on it)."
+echo "The run is $out/run.db: a directory holding one SQLite file per rank (schema: docs/schema.md)."
+echo "Query one with sqlite3, or all of them in one file: $dir/gputrace merge $out/all.db $out/run.db"
 echo "Open $out/trace.json at https://ui.perfetto.dev (Open trace file) or in chrome://tracing."

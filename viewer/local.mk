@@ -6,6 +6,6 @@ gputrace_report_SOURCES = \
   viewer/findings.h viewer/findings.c viewer/analysis_sync.c viewer/analysis_gpu.c viewer/analysis_comm.c viewer/coll_spill.h viewer/coll_spill.c viewer/tmpstore.h viewer/tmpstore.c \
   viewer/summary.h viewer/summary.c viewer/kernel_summary.c viewer/failed_calls.c viewer/json.h viewer/json.c viewer/output.h viewer/output_text.c \
   viewer/output_json.c viewer/chrome_trace.c viewer/kineto_export.c collector/schema.h collector/row_block.h collector/call_block.h collector/nvtx_block.h \
-  collector/capi_block.h collector/gpu_block.h
+  collector/capi_block.h collector/gpu_block.h collector/rundir.h collector/rundir.c
 gputrace_report_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 gputrace_report_LDADD = $(SQLITE_LIBS)

@@ -2,12 +2,14 @@
  *
  *   gputrace-report [options] run.db [more.db ...]
  *
- * Reads one run (the latest, or --run ID) from one or more databases (the
- * ranks of one run written on different hosts), computes every finding,
+ * Reads one run (the latest, or --run ID) from one or more databases (a
+ * run directory's, one per process, or files written elsewhere: other
+ * hosts, %h/%p/%r patterns), computes every finding,
  * and prints the report as text or JSON; optionally writes a Chrome trace.
  * Exit status: 0, 1 on bad input (one line on stderr), 2 on bad usage
  * (an output that would overwrite an input or another output),
  * 3 when a --fail-on kind was found. */
+#include "collector/rundir.h"
 #include "viewer/coll_spill.h"
 #include "viewer/findings.h"
 #include "viewer/out_paths.h"
@@ -23,12 +25,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage_text[] =
     "usage: gputrace-report [options] run.db [more.db ...]\n"
     "\n"
-    "Finds what wastes GPU time in a traced run, ranked by cost.\n"
+    "Finds what wastes GPU time in a traced run, ranked by cost.  run.db is what\n"
+    "`gputrace record -o run.db` made: a run directory, whose databases (one per\n"
+    "process) are read as one run; or a database file.\n"
     "\n"
     "options:\n"
     "  --format text|json         output format (default text)\n"
@@ -122,6 +128,76 @@ static int refuse_overwrites(const struct model *m, const char *trace, char *con
     return rc;
 }
 
+/* The inputs, each a copy: a database, or every database of a run
+ * directory.  Returns 0, or -1 after a line on stderr. */
+struct inputs {
+    char **v;
+    int n, cap;
+};
+
+static int input_add(struct inputs *in, const char *path)
+{
+    if (in->n == in->cap) {
+        int cap = in->cap ? 2 * in->cap : 16;
+        char **g = realloc(in->v, (size_t)cap * sizeof *g);
+        if (!g)
+            return -1;
+        in->v = g;
+        in->cap = cap;
+    }
+    if (!(in->v[in->n] = strdup(path)))
+        return -1;
+    in->n++;
+    return 0;
+}
+
+static int inputs_add(struct inputs *in, const char *arg)
+{
+    struct stat st;
+    char **v = NULL;
+    int n = 0, rc = 0;
+    if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) { /* a file, or what model_load will say is wrong with it */
+        if (input_add(in, arg) == 0)
+            return 0;
+        fprintf(stderr, "gputrace-report: out of memory\n");
+        return -1;
+    }
+    n = gt_rundir_list(arg, &v);
+    if (n <= 0) {
+        fprintf(stderr, "gputrace-report: %s: %s\n", arg,
+                n < 0 ? strerror(errno) : "a directory without a database (*.db) in it");
+        return -1;
+    }
+    for (int k = 0; k < n && rc == 0; k++)
+        if (input_add(in, v[k]) != 0) {
+            fprintf(stderr, "gputrace-report: out of memory\n");
+            rc = -1;
+        }
+    gt_rundir_free(v, n);
+    return rc;
+}
+
+/* A run directory holds a file per process, and each is read through two
+ * connections, each with the file, its -wal and its -shm open: with
+ * hundreds of ranks that passes the usual soft limit of 1024 descriptors.
+ * The soft limit is raised as far as the hard one allows. */
+static void room_for(int nfiles)
+{
+    struct rlimit r;
+    rlim_t want = (rlim_t)nfiles * 6 + 64;
+    if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY || r.rlim_cur >= want)
+        return;
+    r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > want ? want : r.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &r);
+}
+
+static void inputs_free(struct inputs *in)
+{
+    for (int k = 0; k < in->n; k++)
+        free(in->v[k]);
+    free(in->v);
+}
+
 int main(int argc, char **argv)
 {
     /* A fixed, low mmap threshold: glibc otherwise raises it (and its trim
@@ -141,7 +217,8 @@ int main(int argc, char **argv)
     report_opts_default(&o);
     const char *format = "text", *trace = NULL, *run = NULL, *range = NULL, *kineto = NULL;
     int fail_on[F_KIND_COUNT] = { 0 }, any_fail_on = 0;
-    char *paths[256];
+    struct inputs in = { 0 };
+    const char **args = calloc((size_t)argc, sizeof *args); /* the inputs as given */
     int npaths = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -212,20 +289,34 @@ int main(int argc, char **argv)
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "gputrace-report: unknown option '%s' (see --help)\n", a);
             return 2;
-        } else if (npaths < 256) {
-            paths[npaths++] = argv[i];
+        } else if (args) {
+            args[npaths++] = a;
         }
     }
     if (!npaths) {
         fputs(usage_text, stderr);
+        free(args);
         return 2;
     }
+    /* read once the options are known good: a bad option is bad usage (2)
+     * even after an input that is not there */
+    for (int k = 0; k < npaths; k++)
+        if (inputs_add(&in, args[k]) != 0) {
+            inputs_free(&in);
+            free(args);
+            return 1;
+        }
+    free(args);
+    char **paths = in.v;
+    npaths = in.n;
+    room_for(npaths);
     struct model m = { 0 };
     m.progress = isatty(2);
     char err[1024], shown[4 * sizeof err]; /* err as stderr shows it (term_text.h): names from the file */
     if (model_load(&m, paths, npaths, run, err, sizeof err) != 0) {
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown)); /* it may quote the file */
         model_free(&m);
+        inputs_free(&in);
         return 1;
     }
     char **kineto_files = kineto ? kineto_paths(kineto, &m, err, sizeof err) : NULL;
@@ -303,6 +394,7 @@ int main(int argc, char **argv)
     summary_free(&s);
     findings_free(&fs);
     model_free(&m);
+    inputs_free(&in);
     if (fflush(stdout) != 0)
         return 1;
     return rc;

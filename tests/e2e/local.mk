@@ -16,6 +16,8 @@ TESTS += \
   tests/e2e/report_fuzz.sh \
   tests/e2e/report_hostile.sh \
   tests/e2e/tracer_signals.sh \
+  tests/e2e/record.sh \
+  tests/e2e/tracer_kill.sh \
   tests/e2e/kineto_hta.sh
 EXTRA_DIST += \
   tests/e2e/workloads.sh \
@@ -37,11 +39,16 @@ EXTRA_DIST += \
   tests/e2e/report_fuzz.py \
   tests/e2e/testlib.sh \
   tests/e2e/kineto_hta.py \
-  tests/e2e/tracer_signals.sh
+  tests/e2e/tracer_signals.sh \
+  tests/e2e/record.sh \
+  tests/e2e/tracer_kill.sh
 
 # The report checks read timings of simulated runs; run them alone, after
 # every other test, so that no other test competes for the CPUs meanwhile.
 tests/e2e/report_workloads.log: $(filter-out tests/e2e/report_workloads.log,$(TEST_LOGS))
+# tracer_kill.sh measures times too (what killed ranks lose): alone as well,
+# before them
+tests/e2e/tracer_kill.log: $(filter-out tests/e2e/tracer_kill.log tests/e2e/report_workloads.log,$(TEST_LOGS))
 
 # the virtual environment kineto_hta.sh makes in the build tree when
 # GPUTRACE_HTA_VENV does not point elsewhere

@@ -117,9 +117,11 @@ def run_expand(path, what):
 
 def record(path, bulk_after):
     env = dict(os.environ, GPUTRACE_QUIET="1", GPUTRACE_BULK_AFTER=bulk_after)
-    subprocess.run([os.path.join(b, "gputrace"), "record", "-o", path, "--",
+    subprocess.run([os.path.join(b, "gputrace"), "record", "-o", path + ".run", "--",
                     os.path.join(b, "tests/sim/gpusim-run"), "-n", "2", os.path.join(b, "tests/apps/train_demo")],
                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    # the run directory's two files in one, to damage
+    subprocess.run([os.path.join(b, "gputrace"), "merge", path, path + ".run"], stdout=subprocess.DEVNULL, check=True)
     return path
 
 

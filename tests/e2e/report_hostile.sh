@@ -7,6 +7,9 @@
 # refused before anything is written.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
+# each traced process below writes the one file named (docs/schema.md): the
+# checks modify and copy databases as files
+export GPUTRACE_ONE_FILE=1
 rep="$b/gputrace-report"
 # one_line WHAT WANT-EXIT PATTERN cmd args...: exit code, and exactly one
 # stderr line matching; never more than 20 s (a hang is a failure)
@@ -25,7 +28,9 @@ expect "a run to derive the cases from" "$(q "$tmp/run.db" "select count(*) from
 mkfifo "$tmp/fifo.db"
 one_line "a FIFO as the database: refused, no hang" 1 "fifo.db: not a regular file" "$rep" "$tmp/fifo.db"
 mkdir "$tmp/dir.db"
-one_line "a directory as the database: refused" 1 "dir.db: not a regular file" "$rep" "$tmp/dir.db"
+one_line "a directory with no database in it: refused" 1 "dir.db: a directory without a database" "$rep" "$tmp/dir.db"
+mkfifo "$tmp/dir.db/h-1.db"
+one_line "a run directory holding only a FIFO: refused, no hang" 1 "dir.db: a directory without a database" "$rep" "$tmp/dir.db"
 
 # ---- views where our tables belong ----------------------------------------
 cols="process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind, mem_kind, result, callsite, call_id, pystack"

@@ -29,7 +29,9 @@ sqlite3 "$tmp/v99.db" "create table meta(key text primary key, value text); inse
 one_line "another schema version" 1 "schema version 99" "$tmp/v99.db"
 
 # a real run to derive the other cases from
-"$b/gputrace" record -o "$tmp/run.db" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
+"$b/gputrace" record -o "$tmp/run" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
+# one file, to copy and change
+"$b/gputrace" merge "$tmp/run.db" "$tmp/run" > /dev/null
 cp "$tmp/run.db" "$tmp/empty.db"
 sqlite3 "$tmp/empty.db" "delete from process;"
 one_line "empty run" 1 "empty trace" "$tmp/empty.db"
@@ -123,7 +125,8 @@ expect "two databases, one run: both ranks" $? 0
 
 # several kernels under one collective's correlation (a file's duplicates,
 # or a launch that ran more than one): its GPU time is the earliest one's
-"$b/gputrace" record -o "$tmp/coll.db" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/overlapped" > /dev/null 2>&1
+"$b/gputrace" record -o "$tmp/coll" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/overlapped" > /dev/null 2>&1
+"$b/gputrace" merge "$tmp/coll.db" "$tmp/coll" > /dev/null
 # coll_ns DB [NS]: the collectives' total GPU time (or NS times their count)
 coll_ns() { "$rep" --format json "$1" | python3 -c "import json,sys; c = json.load(sys.stdin)['collectives']
 print(sum(x['total_ns'] for x in c) if len(sys.argv) < 2 else sum(x['count'] for x in c) * int(sys.argv[1]))" ${2:+"$2"}; }

@@ -55,7 +55,7 @@ expect "the Kineto traces a window at a time: the same events" "$same" 4
 # A made-up rank (the first of a traced run, emptied): a 3 us kernel every
 # 10 us on stream 7, and a sync per step; window cuts come right after the
 # syncs.
-base="$tmp/scalar_read.db"
+base=$(db_of "$tmp/scalar_read.db")
 made_up() { # made_up OUT SYNC_START SYNC_END: the rank, syncs at step + these (ns)
   cp "$base" "$1"
   q "$1" "delete from api_call; delete from api_call_block; delete from gpu_op; delete from gpu_op_block;

@@ -223,7 +223,7 @@ def check_ranges(name, db, d):
 def check_kernels(name, db, d):
     """The kernel table: each kernel name's count and GPU time over all ranks
     equal what the database holds, most GPU time first, NCCL's marked."""
-    with sqlite3.connect(db) as con:
+    with sqlite3.connect(one_file(db)) as con:
         want = {n: (c, t) for n, c, t in con.execute(
             "select coalesce(s.value, '?'), count(*), sum(max(g.end_ns - g.start_ns, 0)) from gpu_op g"
             " left join string s on s.process_id = g.process_id and s.id = g.name_id where g.kind = 1"
@@ -263,6 +263,15 @@ def check_one_thread(name, db, out, trace):
     check(same, f"{name}: read by one thread, the same report" + (" and Chrome trace" if name == "train_demo" else ""))
 
 
+def one_file(run):
+    """The run directory's databases merged into one file, for SQL."""
+    merged = run + ".merged"
+    if os.path.exists(merged):
+        os.unlink(merged)
+    subprocess.run([os.path.join(build, "gputrace"), "merge", merged, run], stdout=subprocess.DEVNULL, check=True)
+    return merged
+
+
 def record_and_report(name, run, db):
     path = app_path(name)
     cmd = ["python3", path] if path.endswith(".py") else [os.path.join(build, "tests", "apps", name)]
@@ -299,7 +308,7 @@ def slowdown(db):
     """How much longer than asked the trace's fixed-length kernels ran: the
     larger of their average stretches (1.0: as asked; None: the workload has
     none)."""
-    con = sqlite3.connect(db)
+    con = sqlite3.connect(one_file(db))
     rows = con.execute("select s.value, avg(g.end_ns - g.start_ns) from gpu_op g join string s"
                        " on s.process_id = g.process_id and s.id = g.name_id"
                        f" where s.value in ({','.join('?' * len(NOMINAL_US))}) group by 1",

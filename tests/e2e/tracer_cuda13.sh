@@ -8,6 +8,9 @@
 # Skipped (77) where configure found no working nvcc.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
+# each traced process below writes the one file named (docs/schema.md): the
+# checks modify and copy databases as files
+export GPUTRACE_ONE_FILE=1
 lib="$b/.libs/libgputrace.so"
 if [ ! -x "$b/tests/apps/cu_scalar_read" ]; then
   echo "skip: nvcc was not found at configure time, the .cu workloads were not built"

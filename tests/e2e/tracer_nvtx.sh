@@ -44,7 +44,7 @@ expect "category and thread names" \
 
 # The user's own tool wins: NVTX loads it, and the tracer records the rest.
 tool="$b/tests/apps/.libs/libnvtx_other_tool.so"
-rm -f "$tmp/u.db"
+rm -rf "$tmp/u.db"
 NVTX_INJECTION64_PATH="$tool" NVTX_OTHER_TOOL_OUT="$tmp/tool.out" GPUTRACE_OUTPUT="$tmp/u.db" LD_PRELOAD="$lib" \
   "$b/tests/apps/nvtx_api" > /dev/null
 expect "with the user's NVTX tool set, the program still runs" $? 0

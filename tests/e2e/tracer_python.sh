@@ -58,7 +58,7 @@ command -v pyenv > /dev/null 2>&1 && others=$(ls -d "$(pyenv root)"/versions/3.*
 for v in 9 10 11 12 13; do command -v "python3.$v" > /dev/null 2>&1 && others="$others $(command -v "python3.$v")"; done
 for py in $others; do
   ver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || continue
-  rm -f "$tmp/v.db"
+  rm -rf "$tmp/v.db"
   out=$(GPUTRACE_OUTPUT="$tmp/v.db" LD_PRELOAD="$lib" "$py" "$tmp/calls.py" 2>&1)
   rc=$?
   if [ "$(echo "$ver" | cut -d. -f2)" -ge 9 ]; then

@@ -8,6 +8,9 @@
 # untraced where the program's behaviour is the point.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
+# each traced process below writes the one file named (docs/schema.md): the
+# checks modify and copy databases as files
+export GPUTRACE_ONE_FILE=1
 lib="$(cd "$b/.libs" && pwd)/libgputrace.so" # absolute: the programs start others
 app="$b/tests/apps/lifecycle"
 calls="(select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block)"

@@ -19,11 +19,19 @@ expect "16 threads: nothing dropped" "$(q "$tmp/t.db" "select dropped_host from 
 expect "16 threads: 16 recording threads besides main" "$(q "$tmp/t.db" "select count(distinct tid) from api_call_named where api_name = 'cudaStreamQuery'")" 16
 expect "16 threads: call ids unique" "$(q "$tmp/t.db" "select count(distinct call_id) = count(*) from api_call")" 1
 
-"$gt" record -o "$tmp/p.db" -- "$b/tests/sim/gpusim-run" -n 8 "$app" 4 1000 > "$tmp/out"
-expect "8 processes: all succeed" "$?" 0
-want=$(sed -n 's/wrapped calls: //p' "$tmp/out" | awk '{s += $1} END {print s}')
-expect "8 processes into one file: every call recorded" "$(q "$tmp/p.db" "select count(*) from api_call")" "$want"
-expect "8 processes into one file: 8 process rows, ranks 0-7" "$(q "$tmp/p.db" "select count(distinct rank) || ':' || count(*) from process")" "8:8"
+# the default layout (a file per process in the run directory), and
+# --one-file (every process appends to one file)
+for layout in "file each" "one file"; do
+  opt=; [ "$layout" = "one file" ] && opt=--one-file
+  rm -rf "$tmp/p.db"
+  "$gt" record $opt -o "$tmp/p.db" -- "$b/tests/sim/gpusim-run" -n 8 "$app" 4 1000 > "$tmp/out"
+  expect "8 processes, $layout: all succeed" "$?" 0
+  want=$(sed -n 's/wrapped calls: //p' "$tmp/out" | awk '{s += $1} END {print s}')
+  expect "8 processes, $layout: every call recorded" "$(q "$tmp/p.db" "select count(*) from api_call")" "$want"
+  expect "8 processes, $layout: 8 process rows, ranks 0-7" "$(q "$tmp/p.db" "select count(distinct rank) || ':' || count(*) from process")" "8:8"
+  expect "8 processes, $layout: the files" "$([ -d "$tmp/p.db" ] && ls "$tmp/p.db" | grep -c '^.*-[0-9]*\.db$' || echo file)" \
+    "$([ "$layout" = "one file" ] && echo file || echo 8)"
+done
 
 "$gt" record -o "$tmp/f.db" -- "$app" 2 100 fork > "$tmp/out"
 expect "fork: parent and child exit as without tracing" "$?:$(grep -c 'child exited 3' "$tmp/out")" "0:1"

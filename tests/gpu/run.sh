@@ -18,6 +18,13 @@ gt=$top/build/gputrace
 cuda=${CUDA_HOME:-/usr/local/cuda}
 PY=${PYTHON:-python3}
 log() { echo "### $*"; }
+# record NAME command...: gputrace record into the run directory $OUT/NAME.run
+# (a file per process), merged into $OUT/NAME.db for the SQL checks below
+record() {
+  name=$1; shift
+  "$gt" record -f -o "$OUT/$name.run" -- "$@"; echo "exit $?"
+  rm -f "$OUT/$name.db"; "$gt" merge "$OUT/$name.db" "$OUT/$name.run"
+}
 {
 log "environment"; date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
 "$cuda/bin/nvcc" --version | tail -2
@@ -36,12 +43,12 @@ nccl_h=$($PY -c "import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__fil
   "$cuda/bin/nvcc" -O2 -g $inc -o "$OUT/workload_static" "$top/tests/gpu/workload.cu" $libs -l:libnccl.so.2 2>&1
 
 log "1. CUDA C workload under gputrace record"
-"$gt" record -f -o "$OUT/cuda.db" -- "$OUT/workload_shared" 20; echo "exit $?"
+record cuda "$OUT/workload_shared" 20
 "$gt" expand "$OUT/cuda.db" # what a busy writer stored in bulk, as rows for the SQL below
 $PY "$top/tests/gpu/check_db.py" "$OUT/cuda.db" "CUDA C workload (shared cudart)"; echo "check exit $?"
 
 log "1b. the same, every record stored in bulk blocks (real CUPTI records through the packed layouts)"
-GPUTRACE_BULK_AFTER=0 "$gt" record -f -o "$OUT/bulk.db" -- "$OUT/workload_shared" 20; echo "exit $?"
+GPUTRACE_BULK_AFTER=0 record bulk "$OUT/workload_shared" 20
 sqlite3 "$OUT/bulk.db" "select 'blocks: calls ' || (select coalesce(sum(n), 0) from api_call_block) || ', API records '
   || (select coalesce(sum(n), 0) from cupti_api_block) || ', GPU operations ' || (select coalesce(sum(n), 0) from gpu_op_block)" 2>&1
 "$top/build/gputrace-report" --format json --chrome-trace "$OUT/bulk1.trace" "$OUT/bulk.db" > "$OUT/bulk1.json"
@@ -52,7 +59,7 @@ cmp -s "$OUT/bulk1.json" "$OUT/bulk2.json" && cmp -s "$OUT/bulk1.trace" "$OUT/bu
   echo "  [FAIL] report or Chrome trace differ between blocks and rows"
 
 log "2. PyTorch script under gputrace record"
-"$gt" record -f -o "$OUT/torch.db" -- $PY "$top/tests/gpu/train.py"; echo "exit $?"
+record torch $PY "$top/tests/gpu/train.py"
 "$gt" expand "$OUT/torch.db"
 $PY "$top/tests/gpu/check_db.py" "$OUT/torch.db" "PyTorch train.py"; echo "check exit $?"
 # Python call sites and NVTX ranges on the real stack: the report must point
@@ -74,7 +81,7 @@ print("  [%s] findings placed inside the train_step NVTX range" % ("ok" if ok el
 PY
 
 log "3. static cudart"
-"$gt" record -f -o "$OUT/static.db" -- "$OUT/workload_static" 20; echo "exit $?"
+record static "$OUT/workload_static" 20
 $PY "$top/tests/gpu/check_db.py" "$OUT/static.db" "CUDA C workload (static cudart)"; echo "check exit $?"
 
 log "4. overhead (wall seconds, side by side, 3 rounds)"
@@ -82,12 +89,12 @@ for r in 1 2 3; do
   t0=$(date +%s.%N); "$OUT/workload_shared" 40 >/dev/null; t1=$(date +%s.%N)
   LD_PRELOAD=$lib GPUTRACE_OUTPUT=$OUT/ovh.db GPUTRACE_QUIET=1 "$OUT/workload_shared" 40 >/dev/null; t2=$(date +%s.%N)
   echo "round $r cuda-c: untraced $(awk "BEGIN{print $t1 - $t0}") traced $(awk "BEGIN{print $t2 - $t1}")"
-  rm -f "$OUT"/ovh.db*
+  rm -rf "$OUT"/ovh.db*
   a=$(STEPS=60 $PY "$top/tests/gpu/train.py" 2>/dev/null | tail -1)
   b=$(STEPS=60 LD_PRELOAD=$lib GPUTRACE_OUTPUT=$OUT/ovh.db GPUTRACE_QUIET=1 $PY "$top/tests/gpu/train.py" 2>/dev/null | tail -1)
   c=$(STEPS=60 $PY "$top/tests/gpu/train.py" --profile 2>/dev/null | tail -1)
   echo "round $r torch: untraced [$a] gputrace [$b] torch.profiler [$c]"
-  rm -f "$OUT"/ovh.db*
+  rm -rf "$OUT"/ovh.db*
 done
 
 log "5. tracer micro-costs on this host (the 50 ns target; the CI VM's clock reads alone take 40-45 ns)"
@@ -100,7 +107,7 @@ if [ -e "$sim/libgpusim.so" ]; then
       GPUTRACE_OUTPUT=$OUT/wc.db LD_PRELOAD=$lib "$OUT/wrap_cost")"
     echo "round $r NVTX pair (traced untraced, ns): $(GPUTRACE_CUPTI=0 GPUTRACE_QUIET=1 GPUTRACE_OUTPUT=$OUT/nc.db \
       LD_PRELOAD=$lib "$OUT/nvtx_cost")"
-    rm -f "$OUT"/wc.db* "$OUT"/nc.db*
+    rm -rf "$OUT"/wc.db* "$OUT"/nc.db*
   done
 else
   echo "no simulator library in build/ (built by make check): skipped"

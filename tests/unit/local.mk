@@ -54,3 +54,11 @@ tests_unit_test_tbuf_SOURCES = tests/unit/test_tbuf.c collector/tbuf.h collector
   collector/nvtx_block.h collector/row_block.h
 tests_unit_test_tbuf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_tbuf_LDADD = $(CRITERION_LIBS)
+
+# what an output path names, and what record finds of an earlier run there
+check_PROGRAMS += tests/unit/test_outputs
+TESTS += tests/unit/test_outputs
+tests_unit_test_outputs_SOURCES = tests/unit/test_outputs.c collector/config.h collector/config.c \
+  collector/outputs.h collector/outputs.c
+tests_unit_test_outputs_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_outputs_LDADD = $(CRITERION_LIBS)

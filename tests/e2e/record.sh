@@ -1,0 +1,123 @@
+#!/bin/sh
+# record.sh: `gputrace record`'s output layouts and signals.  A run
+# directory by default (a file per process, read by the report as one run,
+# merged on request), --one-file, and %h/%p/%r patterns; for each, what an
+# earlier run left is refused without -f and removed with it (never a file
+# that is not a trace's); a Ctrl-C typed at the terminal reaches the
+# program once, and a signal sent to the launcher alone is passed on once.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+gt="$b/gputrace"
+rep="$b/gputrace-report"
+run="$b/tests/sim/gpusim-run"
+app="$b/tests/apps/threads"
+procs() { q "$1" "select count(*) from process"; }
+
+# the default: a run directory, one file per process, read as one run
+"$gt" record -o "$tmp/run.db" -- "$run" -n 2 "$app" 1 10 > /dev/null
+expect "run directory: a file per process" "$(ls "$tmp/run.db" | grep -c "^$(uname -n)-[0-9]*\.db$")" 2
+expect "run directory: the report reads it as one run" \
+  "$("$rep" --format json "$tmp/run.db" | python3 -c 'import json, sys; print(sorted(r["rank"] for r in json.load(sys.stdin)["ranks"]))')" "[0, 1]"
+"$gt" merge "$tmp/merged.db" "$tmp/run.db" > /dev/null
+expect "gputrace merge: one file, the same report" \
+  "$("$rep" --format json "$tmp/merged.db" | md5sum):$(sqlite3 "$tmp/merged.db" "select count(distinct id) from process")" \
+  "$("$rep" --format json "$tmp/run.db" | md5sum):2"
+"$gt" merge "$tmp/merged.db" "$tmp/run.db" > /dev/null 2>&1
+expect "gputrace merge: an existing output refused" $? 1
+"$gt" record -o "$tmp/run.db" -- "$run" -n 2 "$app" 1 10 > /dev/null 2> "$tmp/err"
+expect "run directory: refused when there" "$?:$(procs "$tmp/run.db")" "2:2"
+"$gt" record -f -o "$tmp/run.db" -- "$app" 1 10 > /dev/null
+expect "run directory: -f replaces it" "$(ls "$tmp/run.db" | wc -l):$(procs "$tmp/run.db")" "1:1"
+for other in notes.txt mine.db; do
+  touch "$tmp/run.db/$other"
+  "$gt" record -f -o "$tmp/run.db" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
+  expect "run directory holding $other too: -f refused, nothing removed" \
+    "$?:$(ls "$tmp/run.db" | wc -l):$(grep -c "$other" "$tmp/err")" "2:2:1"
+  rm "$tmp/run.db/$other"
+done
+# many files (a rank's copied 40 times): more descriptors than a low soft limit allows
+mkdir "$tmp/many.db"
+for k in $(seq 40); do cp "$(ls "$tmp"/run.db/*.db | head -n 1)" "$tmp/many.db/h-$k.db"; done
+(ulimit -S -n 64; "$rep" "$tmp/many.db" > /dev/null 2> "$tmp/err")
+expect "report on 40 files under a soft limit of 64 descriptors: raised, read" "$?:$(cat "$tmp/err")" "0:"
+mkdir "$tmp/empty"
+"$rep" "$tmp/empty" > /dev/null 2> "$tmp/err"
+expect "report on a directory without a database: one line, exit 1" "$?:$(wc -l < "$tmp/err")" "1:1"
+
+# --one-file: every process appends to the one file asked for
+"$gt" record --one-file -o "$tmp/one.db" -- "$run" -n 2 "$app" 1 10 > /dev/null
+expect "--one-file: one file, both processes" "$([ -f "$tmp/one.db" ] && echo file):$(procs "$tmp/one.db")" "file:2"
+"$gt" record --one-file -o "$tmp/one.db" -- "$app" 1 10 > /dev/null 2>&1
+expect "--one-file: refused when there" "$?:$(procs "$tmp/one.db")" "2:2"
+"$gt" record -f --one-file -o "$tmp/one.db" -- "$app" 1 10 > /dev/null
+expect "--one-file: -f replaces it" "$(procs "$tmp/one.db")" 1
+"$gt" record -f -o "$tmp/one.db" -- "$app" 1 10 > /dev/null
+expect "-f: a run directory where one file was" "$([ -d "$tmp/one.db" ] && echo dir):$(procs "$tmp/one.db")" "dir:1"
+
+# patterns: every file %h/%p/%r could have made counts, and only those
+"$gt" record -o "$tmp/r-%r.db" -- "$run" -n 2 "$app" 1 10 > /dev/null
+expect "pattern: a file per rank" "$(procs "$tmp/r-0.db"):$(procs "$tmp/r-1.db")" "1:1"
+"$gt" record -o "$tmp/r-%r.db" -- "$run" -n 2 "$app" 1 10 > /dev/null 2> "$tmp/err"
+expect "pattern: refused when a file it names is there" "$?:$(procs "$tmp/r-0.db"):$(grep -c 'r-[01].db exists' "$tmp/err")" "2:1:1"
+: > "$tmp/r-7.db-wal"
+: > "$tmp/r-x.db"
+"$gt" record -f -o "$tmp/r-%r.db" -- "$run" -n 2 "$app" 1 10 > /dev/null
+expect "pattern: -f removes every file it names first (not piled up)" "$(procs "$tmp/r-0.db"):$(procs "$tmp/r-1.db")" "1:1"
+expect "pattern: -f removes their -wal too, and no other file" \
+  "$([ -e "$tmp/r-7.db-wal" ] && echo wal):$([ -e "$tmp/r-x.db" ] && echo other)" ":other"
+"$gt" record -o "$tmp/h-%h-%p.db" -- "$app" 1 10 > /dev/null
+"$gt" record -o "$tmp/h-%h-%p.db" -- "$app" 1 10 > /dev/null 2>&1
+expect "pattern of host and pid: refused when there" "$?:$(ls "$tmp" | grep -c '^h-')" "2:1"
+
+# signals: a program that counts its SIGINTs for 2 s
+cat > "$tmp/count.py" <<'PY'
+import signal, sys, time
+n = 0
+def on_int(sig, frame):
+    global n
+    n += 1
+signal.signal(signal.SIGINT, on_int)
+print("ready", flush=True)
+end = time.time() + 2
+while time.time() < end:
+    time.sleep(0.05)
+print("SIGINTs:", n, flush=True)
+PY
+# onatty.py MODE command...: the command (the launcher) on a new
+# pseudo-terminal, in its foreground process group; once the program is
+# ready, Ctrl-C typed (MODE tty) or SIGINT sent to the launcher alone (kill)
+cat > "$tmp/onatty.py" <<'PY'
+import os, pty, signal, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+out = b""
+while b"ready" not in out:
+    try:
+        out += os.read(fd, 1024)
+    except OSError:
+        break
+time.sleep(0.2)
+if sys.argv[1] == "tty":
+    os.write(fd, b"\x03")
+else:
+    os.kill(pid, signal.SIGINT)
+while True:
+    try:
+        chunk = os.read(fd, 1024)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, st = os.waitpid(pid, 0)
+print(out.decode(errors="replace").replace("\r", ""), "exit", os.waitstatus_to_exitcode(st))
+PY
+sigints() { python3 "$tmp/onatty.py" "$1" "$gt" record -o "$tmp/sig-$1.db" -- python3 "$tmp/count.py" | grep -o 'SIGINTs: [0-9]*\|exit [0-9]*' | tr '\n' ' '; }
+expect "Ctrl-C at the terminal: the program gets one SIGINT" "$(sigints tty)" "SIGINTs: 1 exit 0 "
+expect "SIGINT sent to the launcher alone: passed on once" "$(sigints kill)" "SIGINTs: 1 exit 0 "
+# nohup: a signal ignored when the launcher starts stays ignored in the program
+out=$( (trap '' HUP; "$gt" record -o "$tmp/hup.db" -- sh -c 'kill -HUP $$; echo alive') 2>&1)
+expect "an ignored SIGHUP stays ignored in the program" "$?:$out" "0:alive"
+
+finish
