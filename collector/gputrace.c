@@ -44,7 +44,8 @@ static const char usage_text[] =
     "\n"
     "Traces every CUDA/NCCL process that `command` starts into RUN, a directory\n"
     "holding one SQLite file per process (<host>-<pid>.db); gputrace-report RUN\n"
-    "reads them as one run.\n"
+    "reads them as one run.  Sets LD_PRELOAD, and CUDA_INJECTION64_PATH (kept if\n"
+    "it names another tool) so that programs with a static CUDA runtime are traced.\n"
     "\n"
     "options:\n"
     "  -o RUN      the run directory (default gputrace.db); with %h host, %p pid\n"
@@ -198,8 +199,18 @@ static int record(int argc, char **argv)
      * library's constructor before the tracer's own has run; a tool the
      * user named is kept (overwrite 0) */
     char abs_lib[PATH_MAX];
-    if (realpath(lib, abs_lib))
+    if (realpath(lib, abs_lib)) {
         setenv("NVTX_INJECTION64_PATH", abs_lib, 0);
+        /* the driver loads the tracer at its initialisation too: a program
+         * with a static runtime has no symbol for LD_PRELOAD to interpose
+         * (docs/loading.md).  A tool the user named wins, said once. */
+        const char *inj = getenv("CUDA_INJECTION64_PATH");
+        if (inj && *inj && strcmp(inj, abs_lib) != 0)
+            fprintf(stderr, "gputrace: CUDA_INJECTION64_PATH names another tool (%s): it is kept, and programs"
+                            " with a static CUDA runtime are not traced\n", inj);
+        else
+            setenv("CUDA_INJECTION64_PATH", abs_lib, 1);
+    }
 
     session_leader = getsid(0) == getpid();
     struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };

@@ -107,6 +107,16 @@ q "$tmp/nolaunch.db" "delete from api_call where api in (select id from api wher
 expect "no launches, but sync records: every sync placed" "$(ranks_json "$tmp/nolaunch.db")" "$launches:0"
 expect "no launches, but sync records: the side stream's findings" "$(findings "$tmp/nolaunch.db")" "$(findings "$tmp/cu_scalar_read.db")"
 
+# gputrace record sets CUDA_INJECTION64_PATH as well as LD_PRELOAD: the
+# static build is traced through it (at the default layout, a run directory)
+GPUTRACE_ONE_FILE= "$b/gputrace" record -o "$tmp/rec.db" -- "$static" > /dev/null 2> "$tmp/rec.err"
+expect "gputrace record, static build: traced through the driver's injection" \
+  "$(findings "$tmp/rec.db")" "$(findings "$tmp/cu_scalar_read.db")"
+# a user's own injection library wins, with one line saying so
+CUDA_INJECTION64_PATH=/nonexistent/libtool.so GPUTRACE_ONE_FILE= "$b/gputrace" record -o "$tmp/rec2.db" -- "$static" > /dev/null 2> "$tmp/rec2.err"
+expect "gputrace record: the user's CUDA_INJECTION64_PATH kept, said in one line" \
+  "$(grep -c '^gputrace: CUDA_INJECTION64_PATH names another tool (/nonexistent/libtool.so)' "$tmp/rec2.err")" 1
+
 # the shared build reached both ways (preloaded and injected): traced once
 CUDA_INJECTION64_PATH="$lib" LD_PRELOAD="$lib" GPUTRACE_OUTPUT="$tmp/both.db" "$b/tests/apps/cu_scalar_read" > "$tmp/both.out" 2>&1
 expect "preloaded and injected: exit status passes through" $? 0
