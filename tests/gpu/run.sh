@@ -3,7 +3,9 @@
 # Expects gputrace already built in build/ (scripts/build.sh, or carried from
 # a machine with the build dependencies).  Writes logs and databases to
 # $OUT (default tests/gpu/out).  Steps: (1) CUDA C workload traced (1b: with
-# every record in bulk blocks, read the same as rows),
+# every record in bulk blocks, read the same as rows; 1c: the simulator's .cu
+# workload on the real runtime, shared and static, preloaded, injected and
+# under gputrace record),
 # (2) PyTorch script traced, (3) the workload with static cudart,
 # (4) overhead: traced vs untraced vs torch.profiler, side by side,
 # (5) the tracer's per-call and NVTX-pair costs on this host (bench/),
@@ -46,6 +48,40 @@ log "1. CUDA C workload under gputrace record"
 record cuda "$OUT/workload_shared" 20
 "$gt" expand "$OUT/cuda.db" # what a busy writer stored in bulk, as rows for the SQL below
 $PY "$top/tests/gpu/check_db.py" "$OUT/cuda.db" "CUDA C workload (shared cudart)"; echo "check exit $?"
+
+log "1c. the simulator's .cu workload, unchanged, on the real runtime: shared and static, three ways each"
+"$cuda/bin/nvcc" -O2 -g -cudart shared -I"$top" -o "$OUT/cu_shared" "$top/tests/apps/cu_scalar_read.cu" 2>&1
+"$cuda/bin/nvcc" -O2 -g -I"$top" -o "$OUT/cu_static" "$top/tests/apps/cu_scalar_read.cu" 2>&1
+for build in shared static; do
+  for way in preload inject record; do
+    db=$OUT/cu_${build}_$way.db; rm -rf "$db"
+    case $way in
+      preload) GPUTRACE_ONE_FILE=1 GPUTRACE_OUTPUT=$db LD_PRELOAD=$lib "$OUT/cu_$build" ;;
+      inject) GPUTRACE_ONE_FILE=1 GPUTRACE_OUTPUT=$db CUDA_INJECTION64_PATH=$lib "$OUT/cu_$build" ;;
+      record) "$gt" record --one-file -o "$db" -- "$OUT/cu_$build" ;;
+    esac
+    echo "  $build/$way: exit $?"
+    "$top/build/gputrace-report" --format json "$db" > "$db.json" 2> "$db.err"
+    $PY - "$db.json" "$build/$way" "$db.err" <<'PY'
+import json, re, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError:
+    print(f"  [FAIL] {sys.argv[2]}: no report: {open(sys.argv[3]).read().strip()}")
+    sys.exit(0)
+fs = {f["kind"]: f for f in d["findings"]}
+want = {"sync.scalar_read": "cu_scalar_read.cu:", "sync.no_consumer": "cu_scalar_read.cu:"}
+for k, site in want.items():
+    f = fs.get(k)
+    ok = f and f["count"] >= 15 and site in f["callsite"]
+    print(f"  [{'ok' if ok else 'FAIL'}] {sys.argv[2]}: {k} at the .cu line" + (f" (x{f['count']} at {f['callsite']})" if f else " (missing)"))
+r = d["ranks"][0] if d["ranks"] else {}
+print(f"  {sys.argv[2]}: api_calls {r.get('api_calls')}, cupti_only_calls {r.get('cupti_only_calls')}, unscoped_syncs {r.get('unscoped_syncs')}, cupti {r.get('cupti')}")
+PY
+  done
+done
+# preloading alone cannot see the static build: expected to find nothing there
+echo "  (static/preload is expected to find no sync: no symbol to interpose, no injection)"
 
 log "1b. the same, every record stored in bulk blocks (real CUPTI records through the packed layouts)"
 GPUTRACE_BULK_AFTER=0 record bulk "$OUT/workload_shared" 20
