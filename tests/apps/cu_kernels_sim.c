@@ -38,8 +38,10 @@ void gpusim_kernel_loss_kernel(void **args)
     spin_us(50);
 }
 
-/* ema_kernel(float *avg, const float *x, int n): 3 ms, so that the host
- * reaches its cudaStreamSynchronize while it runs */
+/* ema_kernel(float *avg, const float *x, int n): 5 ms, so that the host
+ * reaches its cudaStreamSynchronize while it runs even when descheduled
+ * for a few ms between the launch and the sync (a loaded machine: the
+ * sync then rightly finds nothing pending) */
 const size_t gpusim_kernel_ema_kernel_args[] = { sizeof(float *), sizeof(float *), sizeof(int), 0 };
 void gpusim_kernel_ema_kernel(void **args)
 {
@@ -48,5 +50,5 @@ void gpusim_kernel_ema_kernel(void **args)
     int n = *(int *)args[2];
     for (int i = 0; i < n; i++)
         avg[i] = 0.9f * avg[i] + 0.1f * x[i];
-    spin_us(3000);
+    spin_us(5000);
 }
