@@ -54,7 +54,8 @@ int gt_rundir_list(const char *dir, char ***out)
         v[n++] = p;
     }
     closedir(d);
-    qsort(v, (size_t)n, sizeof *v, by_name);
+    if (n) /* qsort of NULL, even of nothing, is undefined */
+        qsort(v, (size_t)n, sizeof *v, by_name);
     *out = v;
     return n;
 nomem:
