@@ -8,6 +8,7 @@
 #include "collector/callsite.h"
 #include "collector/clock.h"
 #include "collector/cupti_sub.h"
+#include "collector/fdguard.h"
 #include "collector/pyframes.h"
 #include "collector/strtab.h"
 #include "collector/state.h"
@@ -58,6 +59,7 @@ static struct {
     size_t stored_bytes; /* about how much the open transaction holds */
     char path[4096];
     pid_t owner_pid;
+    _Atomic int released; /* tracing turned off and our descriptors were let go (fdguard.h) */
 } w = { .req_pipe = { -1, -1 }, .ack_pipe = { -1, -1 }, .fork_mu = PTHREAD_MUTEX_INITIALIZER,
         .fork_cv = PTHREAD_COND_INITIALIZER };
 
@@ -275,6 +277,67 @@ static void drain_rings(void)
     commit_if_big();
 }
 
+/* Why tracing stops, in one line (gt_turn_off says it once). */
+static void say_off(void)
+{
+    char why[4400];
+    if (gt_fd_taken())
+        snprintf(why, sizeof why, "the program closed or replaced the descriptors of %s; tracing is off, the "
+                 "program runs on", w.path);
+    else
+        snprintf(why, sizeof why, "writing %s failed (%s); tracing is off, the program runs on",
+                 w.path, sqlite3_errstr(w.db.failed));
+    gt_turn_off(why);
+}
+
+static void close_db(void)
+{
+    gt_db_close(&w.db);
+}
+
+/* Tracing is off: the database and the pipes are closed, or, those the
+ * program took, left alone (fdguard.h); nothing touches them again. */
+static void release_descriptors(void)
+{
+    if (atomic_exchange(&w.released, 1))
+        return;
+    gt_fd_release(close_db);
+    /* a connection whose descriptors the program took is left unclosed */
+    memset(&w.db, 0, sizeof w.db);
+    w.db.failed = SQLITE_ABORT;
+    w.req_pipe[0] = w.req_pipe[1] = w.ack_pipe[0] = w.ack_pipe[1] = -1;
+}
+
+/* A file-size limit (RLIMIT_FSIZE) reached by the tracer is a full disk:
+ * SIGXFSZ goes to the thread that wrote.  The writer thread blocks every
+ * signal; a program thread running SQLite for us (activation, the end)
+ * blocks SIGXFSZ meanwhile, and takes back a SIGXFSZ of ours that is left
+ * pending, so that the program neither dies of it nor sees it. */
+struct xfsz_quiet { sigset_t old; int was_pending; };
+
+static void xfsz_quiet_begin(struct xfsz_quiet *q)
+{
+    sigset_t x, pending;
+    sigemptyset(&x);
+    sigaddset(&x, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &x, &q->old);
+    q->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+}
+
+static void xfsz_quiet_end(struct xfsz_quiet *q)
+{
+    sigset_t x, pending;
+    sigemptyset(&x);
+    sigaddset(&x, SIGXFSZ);
+    if (!q->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
+        struct timespec zero = { 0, 0 };
+        int saved = errno;
+        (void)sigtimedwait(&x, NULL, &zero);
+        errno = saved;
+    }
+    pthread_sigmask(SIG_SETMASK, &q->old, NULL);
+}
+
 /* One pass: everything pending into the open transaction; commit if asked. */
 static void cycle(int commit)
 {
@@ -310,22 +373,23 @@ static void cycle(int commit)
         gt_db_commit(&w.db);
         w.stored_bytes = 0;
     }
-    if (w.db.failed) {
-        char why[4400];
-        snprintf(why, sizeof why, "writing %s failed (%s); tracing is off, the program runs on",
-                 w.path, sqlite3_errstr(w.db.failed));
-        gt_turn_off(why);
-    }
+    if (w.db.failed)
+        say_off();
 }
 
 static void *writer_main(void *arg)
 {
     (void)arg;
     is_writer = 1;
+    gt_fd_set_self(1);
     uint64_t last_commit = now_ms();
     while (!atomic_load(&w.stop) && !w.db.failed) {
+        /* poll only looks: a number the program took is never read here */
         struct pollfd p = { .fd = w.req_pipe[0], .events = POLLIN };
         int flush_req = poll(&p, 1, TICK_MS) > 0;
+        /* our descriptors, still ours, for this pass (fdguard.h) */
+        if (!gt_fd_intact() || !gt_fd_enter())
+            break;
         if (flush_req) {
             char c;
             while (read(w.req_pipe[0], &c, 1) == 1)
@@ -353,6 +417,11 @@ static void *writer_main(void *arg)
             char c = 1;
             (void)!write(w.ack_pipe[1], &c, 1);
         }
+        gt_fd_leave();
+    }
+    if (!atomic_load(&w.stop)) { /* off by itself: say why, let go of the files */
+        say_off();
+        release_descriptors();
     }
     pthread_mutex_lock(&w.fork_mu); /* a fork waiting for us must not wait forever */
     w.parked = 1;
@@ -363,23 +432,49 @@ static void *writer_main(void *arg)
 
 int gt_writer_open(const char *path, const struct gt_process_info *p, char *err, size_t errlen)
 {
-    if (gt_db_open(&w.db, path, p, err, errlen) != 0)
-        return -1;
-    snprintf(w.path, sizeof w.path, "%s", path);
-    w.owner_pid = getpid();
-    return 0;
+    struct xfsz_quiet q;
+    xfsz_quiet_begin(&q);
+    gt_fd_set_self(1);
+    int rc = gt_db_open(&w.db, path, p, err, errlen);
+    if (rc == 0) {
+        /* the files SQLite opened for us (fdguard.h) */
+        const char *file = sqlite3_db_filename(w.db.db, "main");
+        char side[4200];
+        gt_fd_add_file(file);
+        snprintf(side, sizeof side, "%s-wal", file);
+        gt_fd_add_file(side);
+        snprintf(side, sizeof side, "%s-shm", file);
+        gt_fd_add_file(side);
+        snprintf(w.path, sizeof w.path, "%s", path);
+        w.owner_pid = getpid();
+        atomic_store(&w.released, 0);
+    }
+    gt_fd_set_self(0);
+    xfsz_quiet_end(&q);
+    return rc;
 }
 
+/* These run on the activating thread, before the writer starts. */
 void gt_writer_set_cupti_status(const char *status, unsigned version)
 {
+    struct xfsz_quiet q;
+    xfsz_quiet_begin(&q);
+    gt_fd_set_self(1);
     gt_db_set_process_text(&w.db, "cupti_status", status);
     if (version)
         gt_db_set_process_i64(&w.db, "cupti_version", version, 0);
+    gt_fd_set_self(0);
+    xfsz_quiet_end(&q);
 }
 
 void gt_writer_set_status(const char *column, const char *status)
 {
+    struct xfsz_quiet q;
+    xfsz_quiet_begin(&q);
+    gt_fd_set_self(1);
     gt_db_set_process_text(&w.db, column, status);
+    gt_fd_set_self(0);
+    xfsz_quiet_end(&q);
 }
 
 void gt_writer_note_signal(int sig)
@@ -393,7 +488,16 @@ int gt_writer_run(int flush_ms, int bulk_after, char *err, size_t errlen)
     w.bulk_after = bulk_after;
     if (pipe2(w.req_pipe, O_CLOEXEC | O_NONBLOCK) != 0 || pipe2(w.ack_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
+        for (int i = 0; i < 2; i++) {
+            gt_fd_add(w.req_pipe[i]);
+            gt_fd_add(w.ack_pipe[i]);
+        }
+        release_descriptors();
         return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+        gt_fd_add(w.req_pipe[i]);
+        gt_fd_add(w.ack_pipe[i]);
     }
     /* the writer never takes the program's signals: they go to its threads */
     sigset_t all, old;
@@ -403,6 +507,7 @@ int gt_writer_run(int flush_ms, int bulk_after, char *err, size_t errlen)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start the writer thread: %s", strerror(rc));
+        release_descriptors();
         return -1;
     }
     w.running = 1;
@@ -415,10 +520,16 @@ void gt_writer_flush_from_signal(int timeout_ms)
         return;
     char c = 1;
     char junk;
+    if (!gt_fd_enter()) /* the program took our descriptors: they are not ours to write */
+        return;
     while (read(w.ack_pipe[0], &junk, 1) == 1)
         ;
-    if (write(w.req_pipe[1], &c, 1) != 1)
+    int asked = write(w.req_pipe[1], &c, 1) == 1;
+    gt_fd_leave();
+    if (!asked)
         return;
+    /* poll only looks; a writer that lost its descriptors answers no more,
+     * and the wait ends at the timeout */
     struct pollfd p = { .fd = w.ack_pipe[0], .events = POLLIN };
     poll(&p, 1, timeout_ms);
 }
@@ -430,15 +541,25 @@ void gt_writer_stop(const struct gt_end_info *end)
     w.running = 0;
     atomic_store(&w.stop, 1);
     char c = 1;
-    (void)!write(w.req_pipe[1], &c, 1);
+    if (gt_fd_enter()) {
+        (void)!write(w.req_pipe[1], &c, 1);
+        gt_fd_leave();
+    }
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += 10;
     if (pthread_timedjoin_np(w.thread, NULL, &deadline) != 0)
         return; /* a stuck writer must not hold up the program's exit */
+    if (atomic_load(&w.released))
+        return; /* tracing turned off before: nothing of ours is left */
     is_writer = 1; /* the final pass runs here; nothing of it is traced */
-    cycle(0);
-    if (!w.db.failed) {
+    gt_fd_set_self(1);
+    struct xfsz_quiet q;
+    xfsz_quiet_begin(&q);
+    int ours = gt_fd_intact() && gt_fd_enter();
+    if (ours)
+        cycle(0);
+    if (ours && !w.db.failed) {
         gt_db_set_process_i64(&w.db, "end_ns", (int64_t)gt_mono_ns(), 0);
         if (end) {
             gt_db_set_process_i64(&w.db, "exit_code", end->exit_code, end->signal != 0);
@@ -452,11 +573,13 @@ void gt_writer_stop(const struct gt_end_info *end)
         cycle(1);
         gt_db_make_late_indexes(&w.db);
     }
-    gt_db_close(&w.db);
-    close(w.req_pipe[0]);
-    close(w.req_pipe[1]);
-    close(w.ack_pipe[0]);
-    close(w.ack_pipe[1]);
+    if (ours)
+        gt_fd_leave();
+    else
+        say_off();
+    release_descriptors();
+    xfsz_quiet_end(&q);
+    gt_fd_set_self(0);
     is_writer = 0;
 }
 
@@ -467,7 +590,10 @@ void gt_writer_fork_prepare(void)
         return; /* fork_mu stays held until after the fork, as in every case */
     w.pause_req = 1;
     char c = 1;
-    (void)!write(w.req_pipe[1], &c, 1);
+    if (gt_fd_enter()) {
+        (void)!write(w.req_pipe[1], &c, 1);
+        gt_fd_leave();
+    }
     while (!w.parked && !w.db.failed && !atomic_load(&w.stop))
         pthread_cond_wait(&w.fork_cv, &w.fork_mu);
 }
@@ -496,4 +622,6 @@ void gt_writer_forget_after_fork(void)
     gt_strtab_reset_reported();
     gt_pystack_reset_reported();
     w.req_pipe[0] = w.req_pipe[1] = w.ack_pipe[0] = w.ack_pipe[1] = -1;
+    gt_fd_forget_after_fork(); /* the parent's descriptors: not ours to guard here */
+    atomic_store(&w.released, 0);
 }

@@ -83,3 +83,10 @@ tests_apps_real_toolkit_SOURCES = tests/apps/real_toolkit.c
 # points a machine without one at the stub)
 tests_apps_real_toolkit_LDADD = -L$(CUDA_HOME)/lib64 -lcudart -lnccl -L$(CUDA_HOME)/lib64/stubs -lcuda
 tests_apps_real_toolkit_LDFLAGS = $(AM_LDFLAGS) -Wl,-rpath,$(CUDA_HOME)/lib64
+# programs for the tests of the tracer inside troubled processes
+# (tests/e2e/tracer_files.sh, tests/e2e/tracer_limits.sh)
+check_PROGRAMS += tests/apps/fd_takeover
+tests_apps_fd_takeover_SOURCES = tests/apps/fd_takeover.c
+tests_apps_fd_takeover_LDADD = $(SIM_LIBS)
+tests_apps_fd_takeover_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_fd_takeover_DEPENDENCIES = tests/sim/libgpusim.la
