@@ -26,8 +26,10 @@
 #include <unistd.h>
 
 #define TICK_MS 5
-#define MAX_MARKS 1024
-#define MAX_EARLY_ENDS 256
+/* Ends kept for starts not read yet: a start that never comes (dropped)
+ * leaves its end here, so they are bounded; past this an end is counted
+ * as dropped. */
+#define MAX_EARLY_ENDS 65536
 
 struct mark { uint64_t call_id; int64_t tid, api, start_ns, callsite, pystack; int written; };
 
@@ -43,12 +45,13 @@ static struct {
     int pause_req, parked;
     int req_pipe[2], ack_pipe[2];
     _Atomic int stop;
-    struct mark marks[MAX_MARKS];
-    int nmarks;
+    struct mark *marks; /* calls in flight, as many as the program has (grown as needed) */
+    int nmarks, cap_marks;
     /* ends of start/end ranges read before their start (another thread's
      * ring was drained first) */
-    struct { uint64_t id; int64_t end_ns; } early_ends[MAX_EARLY_ENDS];
-    int nearly;
+    struct early_end { uint64_t id; int64_t end_ns; } *early_ends;
+    int nearly, cap_early;
+    uint64_t lost; /* marks and ends memory could not hold: counted in dropped_host */
     /* calls, NVTX ranges and marks stored in bulk: this pass does so, and the blocks being filled */
     int bulk, bulk_after; /* bulk_after: GPUTRACE_BULK_AFTER, more rows than SQLite takes in a tick or two */
     struct gt_call_packed block[GT_CALL_BLOCK_ROWS];
@@ -68,6 +71,24 @@ static GT_TLS int is_writer;
 int gt_writer_is_self(void)
 {
     return is_writer;
+}
+
+/* Room for one more element in a writer-side array (writer thread only). */
+static int room_for(void **arr, int *cap, int n, size_t elem, int limit)
+{
+    if (n < *cap)
+        return 1;
+    int want = *cap ? *cap * 2 : 256;
+    if (want > limit)
+        want = limit;
+    void *p = n < want ? realloc(*arr, (size_t)want * elem) : NULL;
+    if (!p) {
+        w.lost++;
+        return 0;
+    }
+    *arr = p;
+    *cap = want;
+    return 1;
 }
 
 static int is_collective(unsigned api)
@@ -149,7 +170,8 @@ static void on_nvtx(const struct gt_record *r, uint32_t tid, int64_t start)
     case GT_NVTX_END: {
         int64_t v[] = { (int64_t)r->nvtx.range_id, (int64_t)gt_ticks_to_ns(r->t_end) };
         gt_db_exec_i64(&w.db, GT_ST_NVTX_END, v, 2);
-        if (sqlite3_changes(w.db.db) == 0 && w.nearly < MAX_EARLY_ENDS) {
+        if (sqlite3_changes(w.db.db) == 0 &&
+            room_for((void **)&w.early_ends, &w.cap_early, w.nearly, sizeof *w.early_ends, MAX_EARLY_ENDS)) {
             w.early_ends[w.nearly].id = r->nvtx.range_id;
             w.early_ends[w.nearly++].end_ns = v[1];
         }
@@ -186,7 +208,7 @@ static void on_record(const struct gt_record *r, const struct gt_record *nccl, u
     uint64_t call_id = ((uint64_t)tid << 32) | r->call_seq;
     switch (r->type) {
     case GT_REC_MARK:
-        if (w.nmarks < MAX_MARKS)
+        if (room_for((void **)&w.marks, &w.cap_marks, w.nmarks, sizeof *w.marks, 1 << 30))
             w.marks[w.nmarks++] = (struct mark){ call_id, tid, r->api, start, r->callsite, r->pystack, 0 };
         break;
     case GT_REC_COMM: {
@@ -362,7 +384,7 @@ static void cycle(int commit)
                 gt_db_exec_i64(&w.db, GT_ST_MARK, v, 6);
                 m->written = 1;
             }
-        gt_db_set_process_i64(&w.db, "dropped_host", (int64_t)gt_tbuf_dropped(), 0);
+        gt_db_set_process_i64(&w.db, "dropped_host", (int64_t)(gt_tbuf_dropped() + gt_strtab_lost() + w.lost), 0);
         gt_db_set_process_i64(&w.db, "dropped_cupti", (int64_t)gt_cupti_dropped(), 0);
         int sig = atomic_exchange(&w.end_signal, 0);
         if (sig) {
@@ -615,6 +637,7 @@ void gt_writer_forget_after_fork(void)
     w.running = 0;
     w.nmarks = 0;
     w.nearly = 0;
+    w.lost = 0;
     w.nblock = 0;
     w.device_seen = 0;
     atomic_store(&w.stop, 0);

@@ -219,8 +219,11 @@ static int push(uint32_t domain, const struct attrs *a)
     if (!b)
         return 0;
     int d = atomic_load_explicit(&b->nvtx_depth, memory_order_relaxed);
-    if (d < GT_NVTX_MAX_DEPTH)
-        b->nvtx_open[d] = (struct gt_nvtx_open){ gt_ticks(), a->payload, a->name, domain, a->category, a->payload_type };
+    struct gt_nvtx_open *o = gt_tbuf_nvtx_level(b, d);
+    if (o)
+        *o = (struct gt_nvtx_open){ gt_ticks(), a->payload, a->name, domain, a->category, a->payload_type };
+    else /* deeper than can be kept: this range will not be stored */
+        atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
     atomic_store_explicit(&b->nvtx_depth, d + 1, memory_order_release);
     return d;
 }
@@ -234,18 +237,19 @@ static int pop(uint32_t domain)
     int d = atomic_load_explicit(&b->nvtx_depth, memory_order_relaxed);
     if (d <= 0)
         return -1; /* a pop without a push: NVTX says -1 */
-    if (d > GT_NVTX_MAX_DEPTH) { /* deeper than kept: the innermost, unkept, ends */
+    if (!gt_tbuf_nvtx_level(b, d - 1)) { /* deeper than kept (counted): the innermost, unkept, ends */
         atomic_store_explicit(&b->nvtx_depth, d - 1, memory_order_release);
         return d - 1;
     }
+    /* every level below a kept one is kept (tbuf.h) */
     int i = d - 1;
-    while (i >= 0 && b->nvtx_open[i].domain != domain)
+    while (i >= 0 && gt_tbuf_nvtx_level(b, i)->domain != domain)
         i--;
     if (i < 0)
         return -1;
-    struct gt_nvtx_open o = b->nvtx_open[i];
-    if (i != d - 1) /* a pop of another domain's inner range; usually the innermost ends */
-        memmove(&b->nvtx_open[i], &b->nvtx_open[i + 1], (size_t)(d - 1 - i) * sizeof o);
+    struct gt_nvtx_open o = *gt_tbuf_nvtx_level(b, i);
+    for (int k = i; k < d - 1; k++) /* a pop of another domain's inner range; usually the innermost ends */
+        *gt_tbuf_nvtx_level(b, k) = *gt_tbuf_nvtx_level(b, k + 1);
     atomic_store_explicit(&b->nvtx_depth, d - 1, memory_order_release);
     struct attrs a = { o.name, o.category, o.payload_type, o.payload };
     emit(b, GT_NVTX_RANGE, domain, &a, o.t_start, t, i, 0);

@@ -1,0 +1,103 @@
+/* limits.c: more of everything than a fixed table of the tracer holds, for
+ * tests/e2e/tracer_limits.sh (not a training pattern).
+ * Usage: limits MODE N
+ *   names    N push/pop NVTX ranges, each with a name of its own
+ *   nested   N NVTX ranges pushed inside one another, then popped
+ *   kernels  N kernels (up to 6000), each a function of its own (so a name
+ *            of its own), then a device sync
+ *   inflight N threads blocked at once in cudaStreamSynchronize on a stream
+ *            whose kernel sleeps; prints "blocked" and waits to be killed
+ * Prints "done" when it ends by itself.
+ */
+#define _GNU_SOURCE
+#include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* 6000 kernels, each with its own symbol (and body, so that the linker
+ * folds none of them together) */
+static volatile int sink;
+#define K1(p) void p(void **a) { (void)a; sink = __COUNTER__; }
+#define K10(p) K1(p##0) K1(p##1) K1(p##2) K1(p##3) K1(p##4) K1(p##5) K1(p##6) K1(p##7) K1(p##8) K1(p##9)
+#define K100(p) K10(p##0) K10(p##1) K10(p##2) K10(p##3) K10(p##4) K10(p##5) K10(p##6) K10(p##7) K10(p##8) K10(p##9)
+#define K1000(p) K100(p##0) K100(p##1) K100(p##2) K100(p##3) K100(p##4) K100(p##5) K100(p##6) K100(p##7) \
+    K100(p##8) K100(p##9)
+K1000(kernel_0) K1000(kernel_1) K1000(kernel_2) K1000(kernel_3) K1000(kernel_4) K1000(kernel_5)
+#undef K1
+#define K1(p) p,
+static void (*const kernels[])(void **) = {
+    K1000(kernel_0) K1000(kernel_1) K1000(kernel_2) K1000(kernel_3) K1000(kernel_4) K1000(kernel_5)
+};
+#define NKERNELS (int)(sizeof kernels / sizeof *kernels)
+
+static cudaStream_t slow;
+static pthread_barrier_t entered;
+
+static void sleeper(void **a)
+{
+    (void)a;
+    sleep(60);
+}
+
+static void *blocked(void *arg)
+{
+    (void)arg;
+    pthread_barrier_wait(&entered);
+    cudaStreamSynchronize(slow);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    const char *mode = argv[1];
+    int n = atoi(argv[2]);
+    if (cudaSetDevice(0) != cudaSuccess)
+        return 1;
+    if (strcmp(mode, "names") == 0) {
+        for (int i = 0; i < n; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "range %d", i);
+            nvtxRangePushA(name);
+            nvtxRangePop();
+        }
+    } else if (strcmp(mode, "nested") == 0) {
+        for (int i = 0; i < n; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "level %d", i);
+            nvtxRangePushA(name);
+        }
+        for (int i = 0; i < n; i++)
+            nvtxRangePop();
+    } else if (strcmp(mode, "kernels") == 0) {
+        if (n > NKERNELS)
+            return 2;
+        for (int i = 0; i < n; i++)
+            cudaLaunchKernel((const void *)kernels[i], (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 }, NULL, 0, 0);
+        cudaDeviceSynchronize();
+    } else if (strcmp(mode, "inflight") == 0) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 256 << 10);
+        pthread_barrier_init(&entered, NULL, (unsigned)n + 1);
+        cudaStreamCreate(&slow);
+        cudaLaunchKernel((const void *)sleeper, (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 }, NULL, 0, slow);
+        for (int i = 0; i < n; i++)
+            if (pthread_create(&t, &attr, blocked, NULL) != 0)
+                return 3;
+        pthread_barrier_wait(&entered);
+        printf("blocked\n");
+        fflush(stdout);
+        pause();
+    } else {
+        return 2;
+    }
+    printf("done\n");
+    return 0;
+}
