@@ -116,12 +116,14 @@ struct gt_nvtx_open *gt_tbuf_nvtx_level(struct gt_tbuf *b, int d);
  * of it from one TLS offset. */
 struct gt_thread_state {
     struct gt_tbuf *tbuf;  /* the thread's ring, NULL until its first record */
-    int guard;             /* inside a wrapped call or the tracer's own code: record nothing */
+    int guard;             /* inside a wrapped call or the tracer's own code: record nothing;
+                            * GT_GUARD_NVTX inside an NVTX event (libtrace/nvtx_inject.c) */
     int nvtx_pending;      /* NVTX records waiting for a call's slot (libtrace/nvtx_inject.c) */
     uint32_t calls;        /* the thread's call number, the low half of a call id: it
                             * wraps after 4G calls of one thread, as the id's 32 bits must */
 };
 extern GT_TLS struct gt_thread_state gt_thread;
+#define GT_GUARD_NVTX 2
 struct gt_tbuf *gt_tbuf_claim(void);
 
 /* The calling thread's ring, made (or reused) on first use; NULL if memory

@@ -62,8 +62,13 @@ extern GT_INTERNAL _Atomic int gt_first_call_done;
 
 static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enum gt_api api)
 {
-    if (__builtin_expect(gt_thread.guard, 0))
+    if (__builtin_expect(gt_thread.guard, 0)) {
+        /* a signal handler's call in the middle of an NVTX event of this
+         * thread, whose ring is not to be touched now: counted */
+        if (gt_thread.guard == GT_GUARD_NVTX)
+            atomic_fetch_add_explicit(&gt_thread.tbuf->dropped, 1, memory_order_relaxed);
         return 0;
+    }
     /* Nothing on this path touches errno: the slow paths (activation, a
      * ring's first use, an unwind) save and restore it themselves. */
     if (__builtin_expect(!gt_tracing(), 0) && !gt_activate())

@@ -7,15 +7,22 @@
  *            of its own), then a device sync
  *   inflight N threads blocked at once in cudaStreamSynchronize on a stream
  *            whose kernel sleeps; prints "blocked" and waits to be killed
+ *   signals  N NVTX ranges (and a CUDA call every 100, with the signal
+ *            blocked: neither CUDA nor the simulator is async-signal-safe)
+ *            while a timer signal's handler makes a CUDA call and an NVTX
+ *            range of its own; prints how many of each were made ("calls:
+ *            N", "ranges: N", "handler: N")
  * Prints "done" when it ends by itself.
  */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 /* 6000 kernels, each with its own symbol (and body, so that the linker
@@ -49,6 +56,18 @@ static void *blocked(void *arg)
     pthread_barrier_wait(&entered);
     cudaStreamSynchronize(slow);
     return NULL;
+}
+
+static volatile sig_atomic_t handler_calls, handler_ranges;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    nvtxRangePushA("in handler");
+    cudaStreamQuery(0);
+    nvtxRangePop();
+    handler_calls++;
+    handler_ranges++;
 }
 
 int main(int argc, char **argv)
@@ -95,6 +114,33 @@ int main(int argc, char **argv)
         printf("blocked\n");
         fflush(stdout);
         pause();
+    } else if (strcmp(mode, "signals") == 0) {
+        struct sigaction sa = { 0 };
+        sa.sa_handler = on_alarm;
+        sa.sa_flags = SA_RESTART;
+        sigaction(SIGALRM, &sa, NULL);
+        struct itimerval it = { { 0, 200 }, { 0, 200 } };
+        setitimer(ITIMER_REAL, &it, NULL);
+        sigset_t alarm;
+        sigemptyset(&alarm);
+        sigaddset(&alarm, SIGALRM);
+        int main_calls = 0;
+        for (int i = 0; i < n; i++) {
+            nvtxRangePushA("in main");
+            nvtxRangePop();
+            if (i % 100 == 0) {
+                sigprocmask(SIG_BLOCK, &alarm, NULL);
+                cudaStreamQuery(0);
+                sigprocmask(SIG_UNBLOCK, &alarm, NULL);
+                main_calls++;
+            }
+            if (i % 100 == 99)
+                usleep(1000); /* the writer keeps up: nothing dropped for want of room */
+        }
+        struct itimerval off = { { 0, 0 }, { 0, 0 } };
+        setitimer(ITIMER_REAL, &off, NULL);
+        printf("calls: %d\nranges: %d\n", 1 + main_calls + handler_calls, n + handler_ranges);
+        printf("handler: %d\n", handler_calls);
     } else {
         return 2;
     }

@@ -64,6 +64,21 @@ expect "20,000 nested ranges: program unchanged" "$?:$(cat "$tmp/out")" "0:done"
 expect "20,000 nested ranges: each stored or counted as dropped" \
   "$(q "$tmp/l.db" "select (select count(*) from nvtx_range) + dropped_host from process")" 20000
 
+# a timer signal's handler that makes a CUDA call and an NVTX range, in
+# the middle of the program's own NVTX ranges: the program's ranges all
+# kept, none made up, and each of the handler's stored or counted
+rm -f "$tmp"/l.db*
+traced "$apps/limits" signals 40000 > "$tmp/out"
+expect "signal handler: program unchanged" "$?:$(tail -1 "$tmp/out")" "0:done"
+expect "signal handler: the program's ranges are all there, and no other" \
+  "$(q "$tmp/l.db" "select group_concat(coalesce(v, '?')) from (select distinct l.value v from nvtx_range r left join label l on l.process_id = r.process_id and l.id = r.name order by v)")" \
+  "in handler,in main"
+expect "signal handler: 40,000 in main, as made" \
+  "$(q "$tmp/l.db" "select count(*) from nvtx_range r join label l on l.process_id = r.process_id and l.id = r.name where l.value = 'in main'")" 40000
+made=$(( $(sed -n 's/^calls: //p' "$tmp/out") + $(sed -n 's/^ranges: //p' "$tmp/out") ))
+expect "signal handler: every call and range stored or counted as dropped" \
+  "$(q "$tmp/l.db" "select (select count(*) from api_call) + (select count(*) from nvtx_range) + dropped_host from process")" "$made"
+
 # 1,500 threads blocked at once, the program killed: every one in flight
 rm -f "$tmp"/l.db*
 traced "$apps/limits" inflight 1500 > "$tmp/out" &
