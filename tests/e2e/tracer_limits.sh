@@ -81,7 +81,7 @@ expect "signal handler: every call and range stored or counted as dropped" \
 
 # 1,500 threads blocked at once, the program killed: every one in flight
 rm -f "$tmp"/l.db*
-traced "$apps/limits" inflight 1500 > "$tmp/out" &
+(GPUTRACE_OUTPUT="$tmp/l.db" LD_PRELOAD="$lib" exec "$apps/limits" inflight 1500 > "$tmp/out") &
 pid=$!
 for i in $(seq 100); do grep -q blocked "$tmp/out" && break; sleep 0.1; done
 sleep 0.5 # a few commits
