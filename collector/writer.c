@@ -9,6 +9,7 @@
 #include "collector/clock.h"
 #include "collector/cupti_sub.h"
 #include "collector/fdguard.h"
+#include "collector/xfsz.h"
 #include "collector/pyframes.h"
 #include "collector/strtab.h"
 #include "collector/state.h"
@@ -328,36 +329,6 @@ static void release_descriptors(void)
     memset(&w.db, 0, sizeof w.db);
     w.db.failed = SQLITE_ABORT;
     w.req_pipe[0] = w.req_pipe[1] = w.ack_pipe[0] = w.ack_pipe[1] = -1;
-}
-
-/* A file-size limit (RLIMIT_FSIZE) reached by the tracer is a full disk:
- * SIGXFSZ goes to the thread that wrote.  The writer thread blocks every
- * signal; a program thread running SQLite for us (activation, the end)
- * blocks SIGXFSZ meanwhile, and takes back a SIGXFSZ of ours that is left
- * pending, so that the program neither dies of it nor sees it. */
-struct xfsz_quiet { sigset_t old; int was_pending; };
-
-static void xfsz_quiet_begin(struct xfsz_quiet *q)
-{
-    sigset_t x, pending;
-    sigemptyset(&x);
-    sigaddset(&x, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &x, &q->old);
-    q->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
-}
-
-static void xfsz_quiet_end(struct xfsz_quiet *q)
-{
-    sigset_t x, pending;
-    sigemptyset(&x);
-    sigaddset(&x, SIGXFSZ);
-    if (!q->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
-        struct timespec zero = { 0, 0 };
-        int saved = errno;
-        (void)sigtimedwait(&x, NULL, &zero);
-        errno = saved;
-    }
-    pthread_sigmask(SIG_SETMASK, &q->old, NULL);
 }
 
 /* One pass: everything pending into the open transaction; commit if asked. */

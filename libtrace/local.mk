@@ -7,7 +7,7 @@ libgputrace_la_SOURCES = \
   collector/intern.h collector/row_block.h collector/call_block.h collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c \
   collector/symbolize.h collector/symbolize.c \
   collector/schema.h collector/schema.c collector/db.h collector/db.c \
-  collector/cupti_sub.h collector/cupti_sub.c collector/fdguard.h collector/fdguard.c collector/writer.h collector/writer.c \
+  collector/cupti_sub.h collector/cupti_sub.c collector/fdguard.h collector/fdguard.c collector/xfsz.h collector/writer.h collector/writer.c \
   libtrace/trace.h libtrace/real.h libtrace/real.c libtrace/activate.c \
   libtrace/memreg.h libtrace/memreg.c libtrace/commreg.h libtrace/commreg.c \
   libtrace/per_thread_decls.h libtrace/wrap_runtime.c libtrace/wrap_memory.c libtrace/wrap_driver.c libtrace/wrap_nccl.c \
