@@ -76,6 +76,10 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
     struct gt_tbuf *b = gt_tbuf_mine();
     if (__builtin_expect(!b, 0))
         return 0;
+    /* from here on the ring's next slot is this call's: an NVTX event of a
+     * signal handler that comes in now waits (nvtx_inject.c) instead of
+     * taking the slot too */
+    gt_thread.guard = 1;
     unsigned f = gt_api_flags[api];
     uint32_t callsite = 0, pystack = 0;
     if (f & GT_F_STACK) {
@@ -124,7 +128,6 @@ static inline __attribute__((always_inline)) int gt_enter(struct gt_call *c, enu
     c->r->pystack = pystack;
     c->r->call_seq = call_seq;
     c->r->t_start = t0;
-    gt_thread.guard = 1;
     return 1;
 }
 

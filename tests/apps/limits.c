@@ -12,6 +12,9 @@
  *            while a timer signal's handler makes a CUDA call and an NVTX
  *            range of its own; prints how many of each were made ("calls:
  *            N", "ranges: N", "handler: N")
+ *   hsignals N CUDA calls while a timer signal's handler makes NVTX ranges
+ *            (no CUDA): the handler comes in anywhere in the tracer's
+ *            wrappers; prints the same counts
  * Prints "done" when it ends by itself.
  */
 #define _GNU_SOURCE
@@ -59,6 +62,14 @@ static void *blocked(void *arg)
 }
 
 static volatile sig_atomic_t handler_calls, handler_ranges;
+
+static void on_alarm_nvtx(int sig)
+{
+    (void)sig;
+    nvtxRangePushA("in handler");
+    nvtxRangePop();
+    handler_ranges++;
+}
 
 static void on_alarm(int sig)
 {
@@ -146,6 +157,24 @@ int main(int argc, char **argv)
         sigprocmask(SIG_BLOCK, &alarm, NULL);
         printf("calls: %d\nranges: %d\n", 1 + main_calls + handler_calls, n + handler_ranges);
         printf("handler: %d\n", handler_calls);
+    } else if (strcmp(mode, "hsignals") == 0) {
+        struct sigaction sa = { 0 };
+        sa.sa_handler = on_alarm_nvtx;
+        sa.sa_flags = SA_RESTART;
+        sigaction(SIGALRM, &sa, NULL);
+        struct itimerval it = { { 0, 200 }, { 0, 200 } };
+        setitimer(ITIMER_REAL, &it, NULL);
+        sigprocmask(SIG_UNBLOCK, &alarm, NULL);
+        for (int i = 0; i < n; i++) {
+            cudaStreamQuery(0);
+            if (i % 100 == 99)
+                usleep(1000); /* the writer keeps up */
+        }
+        struct itimerval off = { { 0, 0 }, { 0, 0 } };
+        setitimer(ITIMER_REAL, &off, NULL);
+        sigprocmask(SIG_BLOCK, &alarm, NULL);
+        printf("calls: %d\nranges: %d\n", 1 + n, handler_ranges);
+        printf("handler: %d\n", handler_ranges);
     } else {
         return 2;
     }

@@ -79,6 +79,15 @@ made=$(( $(sed -n 's/^calls: //p' "$tmp/out") + $(sed -n 's/^ranges: //p' "$tmp/
 expect "signal handler: every call and range stored or counted as dropped" \
   "$(q "$tmp/l.db" "select (select count(*) from api_call) + (select count(*) from nvtx_range) + dropped_host from process")" "$made"
 
+# ... and a handler that makes NVTX ranges only, coming in anywhere in the
+# wrappers of the program's CUDA calls: every call and range kept
+rm -f "$tmp"/l.db*
+traced "$apps/limits" hsignals 40000 > "$tmp/out"
+expect "NVTX in a signal handler amid CUDA calls: program unchanged" "$?:$(tail -1 "$tmp/out")" "0:done"
+expect "NVTX in a signal handler amid CUDA calls: every call and range stored, none dropped" \
+  "$(q "$tmp/l.db" "select (select count(*) from api_call) || ':' || (select count(*) from nvtx_range) || ':' || dropped_host from process")" \
+  "$(sed -n 's/^calls: //p' "$tmp/out"):$(sed -n 's/^ranges: //p' "$tmp/out"):0"
+
 # 1,500 threads blocked at once, the program killed: every one in flight
 rm -f "$tmp"/l.db*
 (GPUTRACE_OUTPUT="$tmp/l.db" LD_PRELOAD="$lib" exec "$apps/limits" inflight 1500 > "$tmp/out") &
