@@ -81,7 +81,12 @@ static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer
 {
     (void)ctx; (void)stream;
     struct qbuf *q = malloc(sizeof *q);
-    if (!q) {
+    if (!q) { /* no memory to queue it: its records are lost, and counted */
+        CUpti_Activity *rec = NULL;
+        uint64_t n = 0;
+        while (fn.next_record && fn.next_record(buffer, valid, &rec) == CUPTI_SUCCESS)
+            n++;
+        atomic_fetch_add(&dropped_total, n);
         free(buffer);
         return;
     }
