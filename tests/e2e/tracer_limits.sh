@@ -63,6 +63,10 @@ traced "$apps/limits" nested 20000 > "$tmp/out"
 expect "20,000 nested ranges: program unchanged" "$?:$(cat "$tmp/out")" "0:done"
 expect "20,000 nested ranges: each stored or counted as dropped" \
   "$(q "$tmp/l.db" "select (select count(*) from nvtx_range) + dropped_host from process")" 20000
+expect "20,000 nested ranges: the report says records were lost, and how many" \
+  "$("$b/gputrace-report" "$tmp/l.db" | grep -c 'lost records the tracer could not keep (3552 host, 0 GPU')" 1
+expect "20,000 nested ranges: so does its JSON" \
+  "$("$b/gputrace-report" --format json "$tmp/l.db" | python3 -c 'import json, sys; r = json.load(sys.stdin)["ranks"][0]; print(r["dropped_host"], r["dropped_cupti"])')" "3552 0"
 
 # a timer signal's handler that makes a CUDA call and an NVTX range, in
 # the middle of the program's own NVTX ranges: the program's ranges all
