@@ -6,6 +6,9 @@
  *        dup2       dup2(/dev/null) over every open fd >= 3, then closes them
  *        dup2db     dup2(/dev/null, 3): over the tracer's database alone
  *                   (its first descriptor), the others stay the tracer's
+ *        vfork      a vfork child closefrom(3)s its own copies and ends (by the
+ *                   exit system call: libc's _exit is not what this tests);
+ *                   the parent's descriptors are untouched
  *        none       takes nothing back (the tracer may turn off for another
  *                   reason, e.g. a file-size limit)
  * Usage: fd_takeover MODE DIR [CALLS]: CALLS calls (3000) after the takeover.
@@ -28,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define NFILES 4
@@ -58,6 +63,14 @@ static void take_back(const char *mode)
             if (fd != null && fcntl(fd, F_GETFD) >= 0)
                 close(fd);
         close(null);
+    } else if (strcmp(mode, "vfork") == 0) {
+        pid_t pid = vfork();
+        if (pid == 0) {
+            closefrom(3);
+            syscall(SYS_exit, 0);
+        }
+        int st;
+        waitpid(pid, &st, 0);
     } else if (strcmp(mode, "dup2db") == 0) {
         int null = open("/dev/null", O_RDWR); /* fd 3 itself, untraced */
         if (null != 3) {

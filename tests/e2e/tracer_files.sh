@@ -25,6 +25,15 @@ for mode in closefrom loop dup2; do
   expect "$mode: what was stored before stays readable" "$(q "$tmp/t.db" "select count(*) from process")" 1
 done
 
+# a vfork child that closes its copies (as posix_spawn and subprocess do
+# before exec) takes nothing from the parent: tracing goes on, every call kept
+rm -f "$tmp"/t.db* "$tmp"/own*
+traced "$app" vfork "$tmp" > "$tmp/out" 2> "$tmp/err"
+expect "vfork child closing its copies: program unchanged, no line" \
+  "$?:$(grep -c 'files unchanged' "$tmp/out"):$(grep -c '^gputrace: ' "$tmp/err")" "0:1:0"
+expect "vfork child closing its copies: the parent's calls all stored" \
+  "$(q "$tmp/t.db" "select count(*) from api_call")" 3202
+
 # dup2 over the database alone: the tracer lets go of the rest (its -wal
 # and -shm files, its pipes), so the program can open as many files as
 # untraced
