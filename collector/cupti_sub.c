@@ -83,7 +83,12 @@ static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer
 {
     (void)ctx; (void)stream;
     struct qbuf *q = malloc(sizeof *q);
-    if (!q) {
+    if (!q) { /* no memory to queue it: its records are lost, and counted */
+        CUpti_Activity *rec = NULL;
+        uint64_t n = 0;
+        while (fn.next_record && fn.next_record(buffer, valid, &rec) == CUPTI_SUCCESS)
+            n++;
+        atomic_fetch_add(&dropped_total, n);
         free(buffer);
         return;
     }
@@ -263,38 +268,72 @@ void gt_cupti_forget_after_fork(void)
 
 /* ---- parsing, on the writer thread -------------------------------------- */
 
-#define NAMES 4096
-static struct { uint64_t hash; char *name; } names[NAMES];
+/* Kernel names, interned by the writer thread alone: an open-addressing
+ * table that doubles when half full (a program may have tens of thousands
+ * of kernels: every template instance is one).  A name that memory cannot
+ * hold is stored with id 0 and counted in dropped_cupti. */
+/* stored: this process row has the name's string row (a fork child, or the
+ * image after a failed exec, is a new row that knows the names, not its rows) */
+struct name { uint64_t hash; char *name; uint32_t id; uint8_t stored; };
+static struct name *names;
+static uint32_t names_cap, names_used;
 static uint32_t next_name_id = 1;
-static uint32_t name_ids[NAMES];
-/* whether this process row has the name's string row: a fork child or the
- * image after a failed exec is a new row that knows the names, not its rows */
-static uint8_t name_stored[NAMES];
+
+/* The slot of name, or the free one where it goes (the table is never
+ * more than half full). */
+static struct name *name_slot(struct name *tab, uint32_t cap, uint64_t h, const char *name)
+{
+    for (uint32_t i = (uint32_t)(h & (cap - 1));; i = (i + 1) & (cap - 1))
+        if (!tab[i].name || (tab[i].hash == h && strcmp(tab[i].name, name) == 0))
+            return &tab[i];
+}
+
+static int grow_names(void)
+{
+    uint32_t cap = names_cap ? names_cap * 2 : 4096;
+    struct name *tab = calloc(cap, sizeof *tab);
+    if (!tab)
+        return -1;
+    for (uint32_t i = 0; i < names_cap; i++) {
+        if (!names[i].name)
+            continue;
+        uint32_t j = (uint32_t)(names[i].hash & (cap - 1)); /* all distinct: the first free slot */
+        while (tab[j].name)
+            j = (j + 1) & (cap - 1);
+        tab[j] = names[i];
+    }
+    free(names);
+    names = tab;
+    names_cap = cap;
+    return 0;
+}
 
 static uint32_t intern_name(struct gt_db *db, const char *name)
 {
     if (!name)
         return 0;
     uint64_t h = gt_fnv1a(name, strlen(name), GT_FNV_OFFSET);
-    for (uint32_t probe = 0; probe < NAMES; probe++) {
-        uint32_t i = (uint32_t)((h + probe) % NAMES);
-        if (!names[i].name) {
-            names[i].hash = h;
-            names[i].name = strdup(name);
-            name_ids[i] = next_name_id++;
-            gt_db_exec_text(db, GT_ST_STRING, name_ids[i], name);
-            name_stored[i] = 1;
-            return name_ids[i];
-        }
-        if (names[i].hash == h && strcmp(names[i].name, name) == 0) {
-            if (!name_stored[i]) {
-                gt_db_exec_text(db, GT_ST_STRING, name_ids[i], name);
-                name_stored[i] = 1;
-            }
-            return name_ids[i];
-        }
+    if ((names_used + 1) * 2 > names_cap && grow_names() != 0 && names_used + 1 >= names_cap) {
+        atomic_fetch_add(&dropped_total, 1);
+        return 0;
     }
-    return 0;
+    struct name *e = name_slot(names, names_cap, h, name);
+    if (e->name) {
+        if (!e->stored) {
+            gt_db_exec_text(db, GT_ST_STRING, e->id, name);
+            e->stored = 1;
+        }
+        return e->id;
+    }
+    char *copy = strdup(name);
+    if (!copy) {
+        atomic_fetch_add(&dropped_total, 1);
+        return 0;
+    }
+    *e = (struct name){ h, copy, next_name_id++, 1 };
+    names_used++;
+    gt_db_exec_text(db, GT_ST_STRING, e->id, name);
+    return e->id;
 }
 
 /* API records of this drain, when it stores them in bulk */
@@ -439,7 +478,8 @@ size_t gt_cupti_drain_one(struct gt_db *db, int bulk, int bulk_after)
 
 void gt_cupti_names_reset_reported(void)
 {
-    memset(name_stored, 0, sizeof name_stored);
+    for (uint32_t i = 0; i < names_cap; i++)
+        names[i].stored = 0;
 }
 
 int gt_cupti_subscribe(CUpti_CallbackFunc callback, const uint32_t (*ids)[2], size_t n, char *why, size_t whylen)

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "collector/db.h"
 #include "collector/api_ids.h"
+#include "collector/fdguard.h"
 #include "collector/call_block.h"
 #include "collector/capi_block.h"
 #include "collector/gpu_block.h"
@@ -56,6 +57,61 @@ static int fail(struct gt_db *d, int rc)
     return -1;
 }
 
+/* Whether the file is some other program's database, which must be left
+ * exactly as it is: it holds tables, and no meta table saying that
+ * gputrace wrote it.  A file without tables (new, empty, or being made by
+ * another process of the run, whose transaction is not committed yet) is
+ * ours to fill.  Read only: nothing is written before this said no.
+ * Returns 0 (ours or new), or -1 with the reason in err. */
+static int foreign(sqlite3 *db, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT count(*), (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                           " AND name = 'meta') FROM sqlite_master", -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    int rc = sqlite3_step(st);
+    int objects = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    int has_meta = rc == SQLITE_ROW ? sqlite3_column_int(st, 1) : 0;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+        return -1;
+    }
+    if (objects == 0)
+        return 0;
+    int ours = 0;
+    if (has_meta && sqlite3_prepare_v2(db, "SELECT count(*) = 2 FROM meta WHERE (key = 'schema_version')"
+                                       " OR (key = 'writer' AND value LIKE 'gputrace%')", -1, &st, NULL) == SQLITE_OK) {
+        ours = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+        sqlite3_finalize(st);
+    }
+    if (!ours)
+        snprintf(err, errlen, "it is a database of another program (no gputrace meta table); it is left as it is");
+    return ours ? 0 : -1;
+}
+
+/* SQLite's waits for another process's lock: as sqlite3_busy_timeout's
+ * 10 s, but given up at once when the program took our descriptors
+ * (fdguard.h), for the program's close waits for this writer to stop. */
+static int on_busy(void *arg, int count)
+{
+    (void)arg;
+    if (gt_fd_revoked() || count >= 10000)
+        return 0;
+    struct timespec t = { 0, 1000 * 1000 };
+    nanosleep(&t, NULL);
+    return 1;
+}
+
+/* ...and a long statement (the indexes made at the end) stops too. */
+static int on_progress(void *arg)
+{
+    (void)arg;
+    return gt_fd_revoked();
+}
+
 static int check_version(sqlite3 *db, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
@@ -78,7 +134,7 @@ static int create(sqlite3 *db, char *err, size_t errlen)
     char *msg = NULL;
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK)
         goto bad;
-    if (check_version(db, err, errlen) != 0) {
+    if (foreign(db, err, errlen) != 0 || check_version(db, err, errlen) != 0) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return -1;
     }
@@ -128,7 +184,10 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
         snprintf(err, errlen, "%s", d->db ? sqlite3_errmsg(d->db) : "out of memory");
         goto fail;
     }
-    sqlite3_busy_timeout(d->db, 10000);
+    sqlite3_busy_handler(d->db, on_busy, NULL);
+    sqlite3_progress_handler(d->db, 1000, on_progress, NULL);
+    if (foreign(d->db, err, errlen) != 0)
+        goto fail;
     char *msg = NULL;
     /* Switching to WAL takes an exclusive lock and does not wait for one:
      * when all ranks of a host open a new file at once, retry for a while.
@@ -138,10 +197,12 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
      * that rate; none now, bench/run.sh).  What is written survives the
      * program being killed (it is in the OS's cache); only a crash of the
      * machine itself could lose the end of a trace or damage the file.
-     * Checkpoints every 256 pages keep each one short. */
+     * Checkpoints every 256 pages keep each one short.  Temporary tables
+     * and sorts in memory: a temporary file would be a descriptor of ours
+     * that fdguard.h does not know. */
     int rc;
     for (int tries = 0; (rc = sqlite3_exec(d->db, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;"
-                                                  " PRAGMA cache_size=-8192; PRAGMA wal_autocheckpoint=256;", NULL, NULL,
+                                                  " PRAGMA cache_size=-8192; PRAGMA wal_autocheckpoint=256; PRAGMA temp_store=MEMORY;", NULL, NULL,
                                           &msg)) == SQLITE_BUSY && tries < 2000; tries++) {
         sqlite3_free(msg);
         msg = NULL;

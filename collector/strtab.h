@@ -4,9 +4,11 @@
  *
  * The caller's pointer may be a buffer it reuses at once (a range name
  * printed with the step number), so the bytes are copied here, on the
- * calling thread, into a fixed arena; the writer thread reports new ones.
- * Nothing is ever removed; when the arena or the table is full, new
- * strings get id 0 ("unknown") instead of memory growing.
+ * calling thread, into an arena; the writer thread reports new ones.
+ * Nothing is ever removed.  The table grows (strtab.c) up to about 4
+ * million strings and 510 MiB of text; past that new strings get id 0
+ * ("unknown"), and each is counted (gt_strtab_lost, part of the process's
+ * dropped_host).
  */
 #ifndef GPUTRACE_STRTAB_H
 #define GPUTRACE_STRTAB_H
@@ -27,6 +29,8 @@ uint32_t gt_strtab_intern(const char *s, long len);
 const char *gt_strtab_get(uint32_t id);
 /* Writer side: fn(id, text) for every string not reported before. */
 void gt_strtab_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx);
+/* Strings that got id 0 because the table was full. */
+uint64_t gt_strtab_lost(void);
 /* Forget what was reported (after fork: the child writes its own rows). */
 void gt_strtab_reset_reported(void);
 

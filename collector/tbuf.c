@@ -1,4 +1,5 @@
-/* tbuf.c: per-thread record rings (see tbuf.h for the invariants). */
+/* tbuf.c: per-thread record rings (see tbuf.h for the invariants and the
+ * memory they take). */
 #define _GNU_SOURCE
 #include "collector/tbuf.h"
 
@@ -9,7 +10,10 @@
 #include <unistd.h>
 
 static _Atomic(struct gt_tbuf *) all_rings;
-static size_t ring_records = 16384;
+static size_t max_records = 16384;
+static size_t cap_bytes = (size_t)256 << 20;
+static _Atomic size_t mapped_bytes;   /* of all rings' headers and segments */
+static _Atomic uint64_t lost_no_ring; /* records of threads that got no ring */
 GT_TLS struct gt_thread_state gt_thread;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -19,7 +23,53 @@ void gt_tbuf_configure(size_t bytes)
     size_t n = 64;
     while (n * 2 * sizeof(struct gt_record) <= bytes)
         n *= 2;
-    ring_records = n;
+    max_records = n;
+    size_t cap = 64 * n * sizeof(struct gt_record);
+    cap_bytes = cap > ((size_t)256 << 20) ? cap : (size_t)256 << 20;
+}
+
+size_t gt_tbuf_cap_bytes(void)
+{
+    return cap_bytes;
+}
+
+/* Memory for rings, within the cap; NULL when the cap or memory says no.
+ * Pages are touched as records arrive unless populate (a ring that grew
+ * belongs to a busy thread, which will use all of it soon: the faults are
+ * taken here, once, instead of on the fast path). */
+static void *map(size_t bytes, int populate)
+{
+    size_t was = atomic_fetch_add(&mapped_bytes, bytes);
+    if (was + bytes > cap_bytes) {
+        atomic_fetch_sub(&mapped_bytes, bytes);
+        return NULL;
+    }
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0),
+                   -1, 0);
+    if (p == MAP_FAILED) {
+        atomic_fetch_sub(&mapped_bytes, bytes);
+        return NULL;
+    }
+    return p;
+}
+
+static void unmap(void *p, size_t bytes)
+{
+    munmap(p, bytes);
+    atomic_fetch_sub(&mapped_bytes, bytes);
+}
+
+static struct gt_tbuf_seg *new_seg(size_t records, uint64_t start, int populate)
+{
+    size_t bytes = sizeof(struct gt_tbuf_seg) + records * sizeof(struct gt_record);
+    struct gt_tbuf_seg *s = map(bytes, populate);
+    if (!s)
+        return NULL;
+    s->start = start;
+    s->mask = records - 1;
+    atomic_store(&s->next, NULL);
+    s->bytes = bytes;
+    return s;
 }
 
 static void on_thread_exit(void *p)
@@ -40,6 +90,8 @@ struct gt_tbuf *gt_tbuf_claim(void)
 {
     int saved_errno = errno;
     struct gt_tbuf *b = claim_ring();
+    if (!b) /* the record the caller wanted to make is lost: counted */
+        atomic_fetch_add_explicit(&lost_no_ring, 1, memory_order_relaxed);
     errno = saved_errno;
     return b;
 }
@@ -54,13 +106,15 @@ static struct gt_tbuf *claim_ring(void)
             break;
     }
     if (!b) {
-        size_t bytes = sizeof *b + ring_records * sizeof(struct gt_record);
-        /* populated now, so that the fast path never takes a page fault */
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-        if (p == MAP_FAILED)
+        b = map(sizeof *b, 0);
+        if (!b)
             return NULL;
-        b = p;
-        b->mask = ring_records - 1;
+        size_t first = max_records < GT_TBUF_FIRST_RECORDS ? max_records : GT_TBUF_FIRST_RECORDS;
+        b->seg = b->rseg = new_seg(first, 0, 0);
+        if (!b->seg) {
+            unmap(b, sizeof *b);
+            return NULL;
+        }
         b->next = atomic_load(&all_rings);
         while (!atomic_compare_exchange_weak(&all_rings, &b->next, b))
             ;
@@ -71,16 +125,81 @@ static struct gt_tbuf *claim_ring(void)
     return b;
 }
 
+struct gt_record *gt_tbuf_reserve_slow(struct gt_tbuf *b, unsigned n)
+{
+    uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
+    struct gt_tbuf_seg *s = b->seg;
+    uint64_t t = atomic_load_explicit(&b->tail, memory_order_acquire);
+    b->tail_seen = t > s->start ? t : s->start;
+    if (h + n - 1 - b->tail_seen <= s->mask)
+        return &s->recs[h & s->mask];
+    /* full: move on to a segment twice the size, if the cap allows; the
+     * records still in this one stay for the writer */
+    if (s->mask + 1 < max_records) {
+        int saved = errno;
+        struct gt_tbuf_seg *g = new_seg((s->mask + 1) * 2, h, 1);
+        errno = saved;
+        if (g) {
+            atomic_store_explicit(&s->next, g, memory_order_release);
+            b->seg = g;
+            b->tail_seen = h;
+            return &g->recs[h & g->mask];
+        }
+    }
+    atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
+    return NULL;
+}
+
+struct gt_nvtx_open *gt_tbuf_nvtx_level(struct gt_tbuf *b, int d)
+{
+    if (d < GT_NVTX_MAX_DEPTH)
+        return &b->nvtx_open[d];
+    if (d >= GT_NVTX_MAX_DEPTH + GT_NVTX_DEEP)
+        return NULL;
+    struct gt_nvtx_open *deep = atomic_load_explicit(&b->nvtx_deep, memory_order_relaxed);
+    if (!deep) {
+        /* tried once: if it fails no level past the first ones is kept, so
+         * that every level below a kept one is kept too */
+        if (b->nvtx_deep_failed)
+            return NULL;
+        int saved = errno;
+        deep = map(GT_NVTX_DEEP * sizeof *deep, 0);
+        errno = saved;
+        if (!deep) {
+            b->nvtx_deep_failed = 1;
+            return NULL;
+        }
+        atomic_store_explicit(&b->nvtx_deep, deep, memory_order_release);
+    }
+    return &deep[d - GT_NVTX_MAX_DEPTH];
+}
+
+/* Writer side: the segment that holds record t, unmapping the ones the
+ * producer left behind once they are drained. */
+static struct gt_tbuf_seg *seg_of(struct gt_tbuf *b, uint64_t t)
+{
+    struct gt_tbuf_seg *s = b->rseg, *g;
+    while ((g = atomic_load_explicit(&s->next, memory_order_acquire)) != NULL && t >= g->start) {
+        unmap(s, s->bytes);
+        s = g;
+    }
+    b->rseg = s;
+    return s;
+}
+
 void gt_tbuf_forget_all_after_fork(void)
 {
     /* The parent's rings were copied into the child; their records belong to
      * the parent, which writes them.  Mark every ring free and empty. */
     for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next) {
-        atomic_store(&b->tail, atomic_load(&b->head));
-        b->tail_seen = atomic_load(&b->head);
+        uint64_t h = atomic_load(&b->head);
+        atomic_store(&b->tail, h);
+        seg_of(b, h); /* the segments left behind: this child's copies of them */
+        b->tail_seen = h > b->seg->start ? h : b->seg->start;
         atomic_store(&b->dropped, 0);
         atomic_store(&b->state, GT_TBUF_FREE);
     }
+    atomic_store(&lost_no_ring, 0);
     gt_thread.tbuf = NULL;
 }
 
@@ -95,13 +214,16 @@ size_t gt_tbuf_drain(gt_tbuf_fn *fn, void *ctx)
         uint32_t tid = t != h ? b->tid : 0;
         n += h - t;
         for (; t != h; t++) {
-            const struct gt_record *r = &b->recs[t & b->mask], *nccl = NULL;
-            /* an NCCL call and its second slot were committed together */
+            struct gt_tbuf_seg *s = seg_of(b, t);
+            const struct gt_record *r = &s->recs[t & s->mask], *nccl = NULL;
+            /* an NCCL call and its second slot were committed together, in
+             * one segment */
             if (r->type == GT_REC_CALL && (r->flags & GT_RF_NCCL) && t + 1 != h &&
-                b->recs[(t + 1) & b->mask].type == GT_REC_NCCL)
-                nccl = &b->recs[++t & b->mask];
+                s->recs[(t + 1) & s->mask].type == GT_REC_NCCL)
+                nccl = &s->recs[++t & s->mask];
             fn(r, nccl, tid, ctx);
         }
+        seg_of(b, t); /* a segment left behind and drained goes now */
         atomic_store_explicit(&b->tail, t, memory_order_release);
         if (dead) /* its thread exited before we read head: nothing more comes */
             atomic_store(&b->state, GT_TBUF_FREE);
@@ -115,8 +237,12 @@ void gt_tbuf_open_ranges(void (*fn)(uint32_t tid, const struct gt_nvtx_open *o, 
         if (atomic_load(&b->state) != GT_TBUF_LIVE)
             continue;
         int n = atomic_load(&b->nvtx_depth);
-        for (int i = 0; i < n && i < GT_NVTX_MAX_DEPTH; i++)
-            fn(b->tid, &b->nvtx_open[i], i, ctx);
+        struct gt_nvtx_open *deep = atomic_load_explicit(&b->nvtx_deep, memory_order_acquire);
+        for (int i = 0; i < n && i < GT_NVTX_MAX_DEPTH + GT_NVTX_DEEP; i++) {
+            if (i >= GT_NVTX_MAX_DEPTH && !deep)
+                break;
+            fn(b->tid, i < GT_NVTX_MAX_DEPTH ? &b->nvtx_open[i] : &deep[i - GT_NVTX_MAX_DEPTH], i, ctx);
+        }
     }
 }
 
@@ -130,7 +256,7 @@ uint64_t gt_tbuf_backlog(void)
 
 uint64_t gt_tbuf_dropped(void)
 {
-    uint64_t d = 0;
+    uint64_t d = atomic_load(&lost_no_ring);
     for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next)
         d += atomic_load(&b->dropped);
     return d;

@@ -6,12 +6,27 @@
  * are drained and then handed to the next new thread, so thread churn does
  * not grow memory.
  *
+ * Memory: a ring starts small (GT_TBUF_FIRST_RECORDS, 64 KiB, its pages
+ * touched only as records arrive) and grows when it fills, doubling up to
+ * GPUTRACE_BUFFER_MB, on the slow path of the thread that filled it: the
+ * producer moves on to a new, larger segment and the writer follows when it
+ * has drained the old one, which it then unmaps.  All rings of a process
+ * together take at most gt_tbuf_cap_bytes() (max(256 MiB, 64 x
+ * GPUTRACE_BUFFER_MB)); a record that fits nowhere (the ring is at its
+ * size, or the cap is reached, or memory ran out) is counted as dropped.
+ * So 1,000 threads that make a few calls each take a few MiB, not 2 GiB.
+ *
  * Invariants:
- *   1. Only the owning thread writes `head` and the records in [tail, head+cap).
- *   2. Only the writer thread writes `tail`.
- *   3. head - tail <= cap at all times.
- *   4. The list of rings only grows at its head (CAS); rings are never freed
- *      while the process runs.
+ *   1. Only the owning thread writes `head`, `seg` and the records in
+ *      [tail, head + cap) of its segment.
+ *   2. Only the writer thread writes `tail` and `rseg`.
+ *   3. A segment holds the records [start, start + cap); head - max(tail,
+ *      seg->start) <= cap at all times.
+ *   4. A segment's `next` is set (release) before any record past its end
+ *      is committed; the producer never touches a segment again once it
+ *      moved on, so the writer may unmap it when its tail reaches next->start.
+ *   5. The list of rings only grows at its head (CAS); rings (headers) are
+ *      never freed while the process runs.
  */
 #ifndef GPUTRACE_TBUF_H
 #define GPUTRACE_TBUF_H
@@ -22,8 +37,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* An NVTX push/pop range open on a thread (see libtrace/nvtx_inject.c). */
+/* An NVTX push/pop range open on a thread (see libtrace/nvtx_inject.c):
+ * the first GT_NVTX_MAX_DEPTH levels in the ring, deeper ones in
+ * nvtx_deep, mapped when a thread first goes that deep (GT_NVTX_DEEP more
+ * levels; past those a range is counted as dropped). */
 #define GT_NVTX_MAX_DEPTH 64
+#define GT_NVTX_DEEP 16384
 struct gt_nvtx_open {
     uint64_t t_start;
     uint64_t payload;
@@ -42,33 +61,51 @@ struct gt_name_cache {
     uint32_t id, len;
 };
 
+/* One stretch of a ring's records (see the invariants above). */
+struct gt_tbuf_seg {
+    uint64_t start;                        /* index of its first record */
+    uint64_t mask;                         /* capacity - 1 (a power of two) */
+    _Atomic(struct gt_tbuf_seg *) next;    /* the larger one the producer moved on to */
+    size_t bytes;                          /* of the mapping */
+    _Alignas(64) struct gt_record recs[];  /* a record is exactly one cache line */
+};
+
 struct gt_tbuf {
     _Alignas(64) _Atomic uint64_t head;   /* producer */
-    uint64_t tail_seen;                   /* producer's last look at tail: reading the
-                                           * consumer's line only when the ring looks full
-                                           * keeps it from bouncing between cores */
+    uint64_t tail_seen;                   /* producer's last look at tail (at least seg->start):
+                                           * reading the consumer's line only when the ring
+                                           * looks full keeps it from bouncing between cores */
+    struct gt_tbuf_seg *seg;              /* producer's segment */
     _Alignas(64) _Atomic uint64_t tail;   /* consumer */
+    struct gt_tbuf_seg *rseg;             /* consumer's segment */
     _Alignas(64) _Atomic uint64_t dropped;
     _Atomic int state;                    /* GT_TBUF_LIVE, _DEAD (thread exited), _FREE */
     uint32_t tid;
-    uint64_t mask;                        /* capacity - 1 (a power of two) */
     struct gt_tbuf *next;
     /* NVTX push/pop ranges open on the owning thread: pushed and popped by
      * it; read by the writer only at the end, to store ranges never closed.
-     * nvtx_depth counts past GT_NVTX_MAX_DEPTH (deeper ones are not kept). */
+     * nvtx_depth counts past what is kept (deeper ones are counted dropped). */
     _Atomic int nvtx_depth;
     struct gt_nvtx_open nvtx_open[GT_NVTX_MAX_DEPTH];
+    struct gt_nvtx_open *_Atomic nvtx_deep; /* levels GT_NVTX_MAX_DEPTH.. (NULL until needed) */
+    int nvtx_deep_failed;                   /* mapping it failed: not tried again */
     /* NVTX names this thread passed lately, by address (libtrace/nvtx_inject.c):
      * owning thread only */
     struct gt_name_cache name_cache[GT_NAME_CACHE];
-    _Alignas(64) struct gt_record recs[]; /* a record is exactly one cache line */
 };
 
 enum { GT_TBUF_LIVE = 0, GT_TBUF_DEAD = 1, GT_TBUF_FREE = 2 };
 
-/* Sets the size of rings made from now on (bytes, rounded down to a power
- * of two of records, at least 64 records). */
+/* Sets the size rings may grow to (bytes, rounded down to a power of two
+ * of records, at least 64 records); they start at GT_TBUF_FIRST_RECORDS,
+ * or that size if smaller. */
+#define GT_TBUF_FIRST_RECORDS 1024
 void gt_tbuf_configure(size_t bytes);
+/* The most all rings of the process may take together, in bytes. */
+size_t gt_tbuf_cap_bytes(void);
+/* The slot of an NVTX push/pop range open at depth d, or NULL past what
+ * can be kept (owning thread; maps nvtx_deep on first use). */
+struct gt_nvtx_open *gt_tbuf_nvtx_level(struct gt_tbuf *b, int d);
 
 /* Thread-local storage of the tracer: initial-exec, so that an access is one
  * %fs-relative load instead of a __tls_get_addr call (preloaded libraries
@@ -79,12 +116,14 @@ void gt_tbuf_configure(size_t bytes);
  * of it from one TLS offset. */
 struct gt_thread_state {
     struct gt_tbuf *tbuf;  /* the thread's ring, NULL until its first record */
-    int guard;             /* inside a wrapped call or the tracer's own code: record nothing */
+    int guard;             /* inside a wrapped call or the tracer's own code: record nothing;
+                            * GT_GUARD_NVTX inside an NVTX event (libtrace/nvtx_inject.c) */
     int nvtx_pending;      /* NVTX records waiting for a call's slot (libtrace/nvtx_inject.c) */
     uint32_t calls;        /* the thread's call number, the low half of a call id: it
                             * wraps after 4G calls of one thread, as the id's 32 bits must */
 };
 extern GT_TLS struct gt_thread_state gt_thread;
+#define GT_GUARD_NVTX 2
 struct gt_tbuf *gt_tbuf_claim(void);
 
 /* The calling thread's ring, made (or reused) on first use; NULL if memory
@@ -101,17 +140,17 @@ static inline struct gt_tbuf *gt_tbuf_mine(void)
  * GT_REC_NCCL record), to be filled in place and published together by
  * gt_tbuf_commit_n; returns the first (gt_tbuf_slot gives the others), or
  * NULL (and a drop counted) when the ring has no room for n. */
+/* Slow path of gt_tbuf_reserve_n: a fresh look at tail, else growth, else
+ * a drop. */
+struct gt_record *gt_tbuf_reserve_slow(struct gt_tbuf *b, unsigned n);
+
 static inline struct gt_record *gt_tbuf_reserve_n(struct gt_tbuf *b, unsigned n)
 {
     uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-    if (__builtin_expect(h + n - 1 - b->tail_seen > b->mask, 0)) {
-        b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-        if (h + n - 1 - b->tail_seen > b->mask) {
-            atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
-            return NULL;
-        }
-    }
-    return &b->recs[h & b->mask];
+    struct gt_tbuf_seg *s = b->seg;
+    if (__builtin_expect(h + n - 1 - b->tail_seen > s->mask, 0))
+        return gt_tbuf_reserve_slow(b, n);
+    return &s->recs[h & s->mask];
 }
 
 static inline struct gt_record *gt_tbuf_reserve(struct gt_tbuf *b)
@@ -122,7 +161,7 @@ static inline struct gt_record *gt_tbuf_reserve(struct gt_tbuf *b)
 /* The k-th slot after the next free one (k < what was reserved). */
 static inline struct gt_record *gt_tbuf_slot(struct gt_tbuf *b, unsigned k)
 {
-    return &b->recs[(atomic_load_explicit(&b->head, memory_order_relaxed) + k) & b->mask];
+    return &b->seg->recs[(atomic_load_explicit(&b->head, memory_order_relaxed) + k) & b->seg->mask];
 }
 
 static inline void gt_tbuf_commit_n(struct gt_tbuf *b, unsigned n)
@@ -132,7 +171,7 @@ static inline void gt_tbuf_commit_n(struct gt_tbuf *b, unsigned n)
     /* Ask for a slot a few calls ahead now: the writer thread last read
      * it, and taking it back costs a cross-core miss that would otherwise
      * stall the program's next locked instruction. */
-    __builtin_prefetch(&b->recs[(h + 4) & b->mask], 1, 3);
+    __builtin_prefetch(&b->seg->recs[(h + 4) & b->seg->mask], 1, 3);
 }
 
 static inline void gt_tbuf_commit(struct gt_tbuf *b)
@@ -165,7 +204,8 @@ size_t gt_tbuf_drain(gt_tbuf_fn *fn, void *ctx);
 void gt_tbuf_open_ranges(void (*fn)(uint32_t tid, const struct gt_nvtx_open *o, int depth, void *ctx), void *ctx);
 /* Records waiting in all rings (a hint: read without stopping producers). */
 uint64_t gt_tbuf_backlog(void);
-/* Sum of records dropped by all rings so far. */
+/* Sum of records dropped by all rings so far, and of those lost because
+ * a thread could get no ring at all (memory, or the cap). */
 uint64_t gt_tbuf_dropped(void);
 
 #endif

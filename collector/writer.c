@@ -8,6 +8,8 @@
 #include "collector/callsite.h"
 #include "collector/clock.h"
 #include "collector/cupti_sub.h"
+#include "collector/fdguard.h"
+#include "collector/xfsz.h"
 #include "collector/pyframes.h"
 #include "collector/strtab.h"
 #include "collector/state.h"
@@ -27,8 +29,10 @@
 #define TICK_MS 5
 #define STUCK_MS 500
 #define SIGNAL_GRACE_MS 200 /* in a signal handler, for CUPTI's last records after the host's */
-#define MAX_MARKS 1024
-#define MAX_EARLY_ENDS 256
+/* Ends kept for starts not read yet: a start that never comes (dropped)
+ * leaves its end here, so they are bounded; past this an end is counted
+ * as dropped. */
+#define MAX_EARLY_ENDS 65536
 
 struct mark { uint64_t call_id; int64_t tid, api, start_ns, callsite, pystack; int written; };
 
@@ -55,12 +59,13 @@ static struct {
     _Atomic int want_gpu_flush; /* a flush request asks for CUPTI's records too */
     struct gt_end_info end;
     int has_end;
-    struct mark marks[MAX_MARKS];
-    int nmarks;
+    struct mark *marks; /* calls in flight, as many as the program has (grown as needed) */
+    int nmarks, cap_marks;
     /* ends of start/end ranges read before their start (another thread's
      * ring was drained first) */
-    struct { uint64_t id; int64_t end_ns; } early_ends[MAX_EARLY_ENDS];
-    int nearly;
+    struct early_end { uint64_t id; int64_t end_ns; } *early_ends;
+    int nearly, cap_early;
+    uint64_t lost; /* marks and ends memory could not hold: counted in dropped_host */
     /* calls, NVTX ranges and marks stored in bulk: this pass does so, and the blocks being filled */
     int bulk, bulk_after; /* bulk_after: GPUTRACE_BULK_AFTER, more rows than SQLite takes in a tick or two */
     struct gt_call_packed block[GT_CALL_BLOCK_ROWS];
@@ -71,6 +76,7 @@ static struct {
     size_t stored_bytes; /* about how much the open transaction holds */
     char path[4096];
     pid_t owner_pid;
+    _Atomic int released; /* tracing turned off and our descriptors were let go (fdguard.h) */
 } w = { .req_pipe = { -1, -1 }, .ack_pipe = { -1, -1 }, .fork_mu = PTHREAD_MUTEX_INITIALIZER,
         .fork_cv = PTHREAD_COND_INITIALIZER };
 
@@ -79,6 +85,24 @@ static GT_TLS int is_writer;
 int gt_writer_is_self(void)
 {
     return is_writer;
+}
+
+/* Room for one more element in a writer-side array (writer thread only). */
+static int room_for(void **arr, int *cap, int n, size_t elem, int limit)
+{
+    if (n < *cap)
+        return 1;
+    int want = *cap ? *cap * 2 : 256;
+    if (want > limit)
+        want = limit;
+    void *p = n < want ? realloc(*arr, (size_t)want * elem) : NULL;
+    if (!p) {
+        w.lost++;
+        return 0;
+    }
+    *arr = p;
+    *cap = want;
+    return 1;
 }
 
 static int is_collective(unsigned api)
@@ -160,7 +184,8 @@ static void on_nvtx(const struct gt_record *r, uint32_t tid, int64_t start)
     case GT_NVTX_END: {
         int64_t v[] = { (int64_t)r->nvtx.range_id, (int64_t)gt_ticks_to_ns(r->t_end) };
         gt_db_exec_i64(&w.db, GT_ST_NVTX_END, v, 2);
-        if (sqlite3_changes(w.db.db) == 0 && w.nearly < MAX_EARLY_ENDS) {
+        if (sqlite3_changes(w.db.db) == 0 &&
+            room_for((void **)&w.early_ends, &w.cap_early, w.nearly, sizeof *w.early_ends, MAX_EARLY_ENDS)) {
             w.early_ends[w.nearly].id = r->nvtx.range_id;
             w.early_ends[w.nearly++].end_ns = v[1];
         }
@@ -197,7 +222,7 @@ static void on_record(const struct gt_record *r, const struct gt_record *nccl, u
     uint64_t call_id = ((uint64_t)tid << 32) | r->call_seq;
     switch (r->type) {
     case GT_REC_MARK:
-        if (w.nmarks < MAX_MARKS)
+        if (room_for((void **)&w.marks, &w.cap_marks, w.nmarks, sizeof *w.marks, 1 << 30))
             w.marks[w.nmarks++] = (struct mark){ call_id, tid, r->api, start, r->callsite, r->pystack, 0 };
         break;
     case GT_REC_COMM: {
@@ -288,6 +313,37 @@ static void drain_rings(void)
     commit_if_big();
 }
 
+/* Why tracing stops, in one line (gt_turn_off says it once). */
+static void say_off(void)
+{
+    char why[4400];
+    if (gt_fd_taken())
+        snprintf(why, sizeof why, "the program closed or replaced the descriptors of %s; tracing is off, the "
+                 "program runs on", w.path);
+    else
+        snprintf(why, sizeof why, "writing %s failed (%s); tracing is off, the program runs on",
+                 w.path, sqlite3_errstr(w.db.failed));
+    gt_turn_off(why);
+}
+
+static void close_db(void)
+{
+    gt_db_close(&w.db);
+}
+
+/* Tracing is off: the database and the pipes are closed, or, those the
+ * program took, left alone (fdguard.h); nothing touches them again. */
+static void release_descriptors(void)
+{
+    if (atomic_exchange(&w.released, 1))
+        return;
+    gt_fd_release(close_db);
+    /* a connection whose descriptors the program took is left unclosed */
+    memset(&w.db, 0, sizeof w.db);
+    w.db.failed = SQLITE_ABORT;
+    w.req_pipe[0] = w.req_pipe[1] = w.ack_pipe[0] = w.ack_pipe[1] = -1;
+}
+
 /* One pass: everything pending into the open transaction; commit if asked. */
 static void cycle(int commit)
 {
@@ -312,7 +368,7 @@ static void cycle(int commit)
                 gt_db_exec_i64(&w.db, GT_ST_MARK, v, 6);
                 m->written = 1;
             }
-        gt_db_set_process_i64(&w.db, "dropped_host", (int64_t)gt_tbuf_dropped(), 0);
+        gt_db_set_process_i64(&w.db, "dropped_host", (int64_t)(gt_tbuf_dropped() + gt_strtab_lost() + w.lost), 0);
         gt_db_set_process_i64(&w.db, "dropped_cupti", (int64_t)gt_cupti_dropped(), 0);
         int sig = atomic_exchange(&w.end_signal, 0);
         if (sig) {
@@ -323,12 +379,8 @@ static void cycle(int commit)
         gt_db_commit(&w.db);
         w.stored_bytes = 0;
     }
-    if (w.db.failed) {
-        char why[4400];
-        snprintf(why, sizeof why, "writing %s failed (%s); tracing is off, the program runs on",
-                 w.path, sqlite3_errstr(w.db.failed));
-        gt_turn_off(why);
-    }
+    if (w.db.failed)
+        say_off();
 }
 
 /* CUPTI's records up to now (cuptiActivityFlushAll), marked for waiters. */
@@ -347,8 +399,12 @@ static void cupti_flush(void)
  * closed.  After a write failed (tracing is off), only the close. */
 static void final_pass(void)
 {
-    cycle(0);
-    if (!w.db.failed) {
+    if (atomic_load(&w.released))
+        return; /* tracing turned off before: nothing of ours is left */
+    int ours = gt_fd_intact() && gt_fd_enter(); /* the program may have taken our descriptors */
+    if (ours)
+        cycle(0);
+    if (ours && !w.db.failed) {
         gt_db_set_process_i64(&w.db, "end_ns", (int64_t)gt_mono_ns(), 0);
         if (w.has_end) {
             const struct gt_end_info *end = &w.end;
@@ -366,17 +422,26 @@ static void final_pass(void)
         cycle(1);
         gt_db_make_late_indexes(&w.db);
     }
-    gt_db_close(&w.db);
+    if (ours)
+        gt_fd_leave();
+    else
+        say_off();
+    release_descriptors();
 }
 
 static void *writer_main(void *arg)
 {
     (void)arg;
     is_writer = 1;
+    gt_fd_set_self(1);
     uint64_t last_commit = now_ms();
     while (!atomic_load(&w.stop) && !w.db.failed) {
+        /* poll only looks: a number the program took is never read here */
         struct pollfd p = { .fd = w.req_pipe[0], .events = POLLIN };
         int flush_req = poll(&p, 1, TICK_MS) > 0;
+        /* our descriptors, still ours, for this pass (fdguard.h) */
+        if (!gt_fd_intact() || !gt_fd_enter())
+            break;
         if (flush_req) {
             char c;
             while (read(w.req_pipe[0], &c, 1) == 1)
@@ -419,6 +484,11 @@ static void *writer_main(void *arg)
             char c = 1;
             (void)!write(w.ack_pipe[1], &c, 1);
         }
+        gt_fd_leave();
+    }
+    if (!atomic_load(&w.stop)) { /* off by itself: say why, let go of the files */
+        say_off();
+        release_descriptors();
     }
     final_pass(); /* after a write failed, only the close */
     pthread_mutex_lock(&w.fork_mu); /* a fork waiting for us must not wait forever */
@@ -433,23 +503,49 @@ static void *writer_main(void *arg)
 
 int gt_writer_open(const char *path, const struct gt_process_info *p, char *err, size_t errlen)
 {
-    if (gt_db_open(&w.db, path, p, err, errlen) != 0)
-        return -1;
-    snprintf(w.path, sizeof w.path, "%s", path);
-    w.owner_pid = getpid();
-    return 0;
+    struct xfsz_quiet q;
+    xfsz_quiet_begin(&q);
+    gt_fd_set_self(1);
+    int rc = gt_db_open(&w.db, path, p, err, errlen);
+    if (rc == 0) {
+        /* the files SQLite opened for us (fdguard.h) */
+        const char *file = sqlite3_db_filename(w.db.db, "main");
+        char side[4200];
+        gt_fd_add_file(file);
+        snprintf(side, sizeof side, "%s-wal", file);
+        gt_fd_add_file(side);
+        snprintf(side, sizeof side, "%s-shm", file);
+        gt_fd_add_file(side);
+        snprintf(w.path, sizeof w.path, "%s", path);
+        w.owner_pid = getpid();
+        atomic_store(&w.released, 0);
+    }
+    gt_fd_set_self(0);
+    xfsz_quiet_end(&q);
+    return rc;
 }
 
+/* These run on the activating thread, before the writer starts. */
 void gt_writer_set_cupti_status(const char *status, unsigned version)
 {
+    struct xfsz_quiet q;
+    xfsz_quiet_begin(&q);
+    gt_fd_set_self(1);
     gt_db_set_process_text(&w.db, "cupti_status", status);
     if (version)
         gt_db_set_process_i64(&w.db, "cupti_version", version, 0);
+    gt_fd_set_self(0);
+    xfsz_quiet_end(&q);
 }
 
 void gt_writer_set_status(const char *column, const char *status)
 {
+    struct xfsz_quiet q;
+    xfsz_quiet_begin(&q);
+    gt_fd_set_self(1);
     gt_db_set_process_text(&w.db, column, status);
+    gt_fd_set_self(0);
+    xfsz_quiet_end(&q);
 }
 
 void gt_writer_note_signal(int sig)
@@ -463,7 +559,16 @@ int gt_writer_run(int flush_ms, int bulk_after, char *err, size_t errlen)
     w.bulk_after = bulk_after;
     if (pipe2(w.req_pipe, O_CLOEXEC | O_NONBLOCK) != 0 || pipe2(w.ack_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
+        for (int i = 0; i < 2; i++) {
+            gt_fd_add(w.req_pipe[i]);
+            gt_fd_add(w.ack_pipe[i]);
+        }
+        release_descriptors();
         return -1;
+    }
+    for (int i = 0; i < 2; i++) {
+        gt_fd_add(w.req_pipe[i]);
+        gt_fd_add(w.ack_pipe[i]);
     }
     /* the writer never takes the program's signals: they go to its threads */
     sigset_t all, old;
@@ -479,6 +584,7 @@ int gt_writer_run(int flush_ms, int bulk_after, char *err, size_t errlen)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         snprintf(err, errlen, "cannot start the writer thread: %s", strerror(rc));
+        release_descriptors();
         return -1;
     }
     w.running = 1;
@@ -507,12 +613,18 @@ void gt_writer_flush_from_signal(int timeout_ms, int with_gpu)
         return;
     char c = 1;
     char junk;
+    if (!gt_fd_enter()) /* the program took our descriptors: they are not ours to write */
+        return;
     while (read(w.ack_pipe[0], &junk, 1) == 1)
         ;
     if (with_gpu)
         atomic_store(&w.want_gpu_flush, 1);
-    if (write(w.req_pipe[1], &c, 1) != 1)
+    int asked = write(w.req_pipe[1], &c, 1) == 1;
+    gt_fd_leave();
+    if (!asked)
         return;
+    /* poll only looks; a writer that lost its descriptors answers no more,
+     * and the wait ends at the timeout */
     int64_t t0 = mono_ms(), since = t0;
     for (int64_t now = t0; now - t0 < timeout_ms && !writer_stuck(now, &since); now = mono_ms()) {
         struct pollfd p = { .fd = w.ack_pipe[0], .events = POLLIN };
@@ -549,16 +661,14 @@ int gt_writer_stop(const struct gt_end_info *end, int timeout_ms, int in_signal)
     w.has_end = end != NULL;
     atomic_store(&w.stop, 1); /* after the end info: the writer reads it once it sees this */
     char c = 1;
-    (void)!write(w.req_pipe[1], &c, 1);
+    if (gt_fd_enter()) {
+        (void)!write(w.req_pipe[1], &c, 1);
+        gt_fd_leave();
+    }
     wait_stopped(timeout_ms, in_signal);
     if (!atomic_load(&w.stopped))
         return -1; /* a stuck writer must not hold up the program's exit */
-    w.running = 0;
-    close(w.req_pipe[0]);
-    close(w.req_pipe[1]);
-    close(w.ack_pipe[0]);
-    close(w.ack_pipe[1]);
-    w.req_pipe[0] = w.req_pipe[1] = w.ack_pipe[0] = w.ack_pipe[1] = -1;
+    w.running = 0; /* its final pass let go of the database and the pipes (release_descriptors) */
     return 0;
 }
 
@@ -569,7 +679,10 @@ void gt_writer_fork_prepare(void)
         return; /* fork_mu stays held until after the fork, as in every case */
     w.pause_req = 1;
     char c = 1;
-    (void)!write(w.req_pipe[1], &c, 1);
+    if (gt_fd_enter()) {
+        (void)!write(w.req_pipe[1], &c, 1);
+        gt_fd_leave();
+    }
     while (!w.parked && !w.db.failed && !atomic_load(&w.stop))
         pthread_cond_wait(&w.fork_cv, &w.fork_mu);
 }
@@ -591,6 +704,7 @@ void gt_writer_forget_after_fork(void)
     w.running = 0;
     w.nmarks = 0;
     w.nearly = 0;
+    w.lost = 0;
     w.nblock = 0;
     w.device_seen = 0;
     atomic_store(&w.stop, 0);
@@ -604,4 +718,6 @@ void gt_writer_forget_after_fork(void)
     gt_pystack_reset_reported();
     gt_cupti_names_reset_reported();
     w.req_pipe[0] = w.req_pipe[1] = w.ack_pipe[0] = w.ack_pipe[1] = -1;
+    gt_fd_forget_after_fork(); /* the parent's descriptors: not ours to guard here */
+    atomic_store(&w.released, 0);
 }

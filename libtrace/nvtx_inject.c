@@ -87,8 +87,17 @@ static __attribute__((noinline)) uint32_t intern_ascii_miss(struct gt_name_cache
 {
     uint32_t id = gt_strtab_intern(s, -1);
     const char *text = id ? gt_strtab_get(id) : NULL;
-    if (text)
-        *e = (struct gt_name_cache){ s, text, id, (uint32_t)strlen(text) };
+    if (text) {
+        /* the address last: a signal handler of this thread that looks at
+         * the entry meanwhile finds it whole or not at all */
+        e->ptr = NULL;
+        atomic_signal_fence(memory_order_seq_cst);
+        e->text = text;
+        e->id = id;
+        e->len = (uint32_t)strlen(text);
+        atomic_signal_fence(memory_order_seq_cst);
+        e->ptr = s;
+    }
     return id;
 }
 
@@ -180,22 +189,70 @@ static GT_TLS struct gt_record pending[GT_NVTX_PENDING];
 
 void gt_nvtx_flush_pending(struct gt_tbuf *b)
 {
-    for (int i = 0; i < gt_thread.nvtx_pending; i++)
-        if (gt_tbuf_push(b, &pending[i]) != 0)
-            break; /* the ring counted the drop */
-    gt_thread.nvtx_pending = 0;
+    /* a signal handler of this thread may add one meanwhile (it runs to
+     * its end before this goes on): the count is re-read, and cleared only
+     * if it did not grow since */
+    int i = 0;
+    for (;;) {
+        int n = __atomic_load_n(&gt_thread.nvtx_pending, __ATOMIC_RELAXED);
+        if (i >= n) {
+            if (__atomic_compare_exchange_n(&gt_thread.nvtx_pending, &n, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                return;
+            continue;
+        }
+        if (gt_tbuf_push(b, &pending[i]) == 0) {
+            i++;
+        } else { /* the ring counted this one: and the rest */
+            atomic_fetch_add_explicit(&b->dropped, (uint64_t)(n - i - 1), memory_order_relaxed);
+            i = n;
+        }
+    }
 }
 
-static void emit(struct gt_tbuf *b, enum gt_nvtx_kind kind, uint32_t domain, const struct attrs *a, uint64_t t0,
-                 uint64_t t1, int depth, uint64_t range_id)
+/* The NVTX window: while an event changes this thread's ring or range
+ * stack, gt_thread.guard is GT_GUARD_NVTX, so that a signal handler that
+ * comes in meanwhile does not change them too (two records in one slot, a
+ * stale slot committed: calls lost and ranges that were never made).  The
+ * handler's own NVTX records then wait in `pending` until the window ends;
+ * its pushes (and their pops) are counted as dropped, and so are its CUDA
+ * calls (trace.h).  Returns the guard to restore, or -1 inside another
+ * window (a handler). */
+static inline int window_enter(void)
 {
-    /* inside a wrapped call its record holds the ring's next slot: wait */
-    int nested = gt_thread.guard;
+    int g = gt_thread.guard;
+    if (g == GT_GUARD_NVTX)
+        return -1;
+    if (!g) {
+        gt_thread.guard = GT_GUARD_NVTX;
+        atomic_signal_fence(memory_order_seq_cst);
+    }
+    return g;
+}
+
+static inline void window_leave(struct gt_tbuf *b, int g)
+{
+    if (g != 0)
+        return;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (gt_thread.nvtx_pending) /* what a handler made meanwhile */
+        gt_nvtx_flush_pending(b);
+    gt_thread.guard = 0;
+}
+
+/* Pushes a handler made inside a window, not kept (so their pops are not
+ * either). */
+static GT_TLS int skipped_pushes;
+
+/* nested: a slot of the ring is held (inside a wrapped call or a window):
+ * the record waits in `pending` */
+static void emit(struct gt_tbuf *b, enum gt_nvtx_kind kind, uint32_t domain, const struct attrs *a, uint64_t t0,
+                 uint64_t t1, int depth, uint64_t range_id, int nested)
+{
     if (nested && gt_thread.nvtx_pending == GT_NVTX_PENDING) {
         atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
         return;
     }
-    struct gt_record *r = nested ? &pending[gt_thread.nvtx_pending++] : gt_tbuf_reserve(b);
+    struct gt_record *r = nested ? &pending[gt_thread.nvtx_pending] : gt_tbuf_reserve(b);
     if (!r)
         return;
     /* every field the writer reads for an NVTX record, and no others: a
@@ -212,8 +269,21 @@ static void emit(struct gt_tbuf *b, enum gt_nvtx_kind kind, uint32_t domain, con
     r->nvtx.payload_type = a->payload_type;
     r->nvtx.payload = a->payload;
     r->nvtx.range_id = range_id;
-    if (!nested)
+    if (nested) {
+        atomic_signal_fence(memory_order_seq_cst); /* filled before it is counted */
+        gt_thread.nvtx_pending++;
+    } else {
         gt_tbuf_commit(b);
+    }
+}
+
+/* An event's record, inside the window (or deferred, from a handler). */
+static void emit_one(struct gt_tbuf *b, enum gt_nvtx_kind kind, uint32_t domain, const struct attrs *a, uint64_t t0,
+                     uint64_t t1, int depth, uint64_t range_id)
+{
+    int g = window_enter();
+    emit(b, kind, domain, a, t0, t1, depth, range_id, g != 0);
+    window_leave(b, g);
 }
 
 static int push(uint32_t domain, const struct attrs *a)
@@ -221,10 +291,20 @@ static int push(uint32_t domain, const struct attrs *a)
     struct gt_tbuf *b = ring();
     if (!b)
         return 0;
+    int g = window_enter();
     int d = atomic_load_explicit(&b->nvtx_depth, memory_order_relaxed);
-    if (d < GT_NVTX_MAX_DEPTH)
-        b->nvtx_open[d] = (struct gt_nvtx_open){ gt_ticks(), a->payload, a->name, domain, a->category, a->payload_type };
+    if (g < 0) { /* a handler, inside another event of this thread */
+        skipped_pushes++;
+        atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
+        return d + skipped_pushes - 1;
+    }
+    struct gt_nvtx_open *o = gt_tbuf_nvtx_level(b, d);
+    if (o)
+        *o = (struct gt_nvtx_open){ gt_ticks(), a->payload, a->name, domain, a->category, a->payload_type };
+    else /* deeper than can be kept: this range will not be stored */
+        atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
     atomic_store_explicit(&b->nvtx_depth, d + 1, memory_order_release);
+    window_leave(b, g);
     return d;
 }
 
@@ -234,25 +314,38 @@ static int pop(uint32_t domain)
     struct gt_tbuf *b = gt_tracing() ? gt_tbuf_mine() : NULL;
     if (!b)
         return -1;
+    int g = window_enter();
     int d = atomic_load_explicit(&b->nvtx_depth, memory_order_relaxed);
-    if (d <= 0)
-        return -1; /* a pop without a push: NVTX says -1 */
-    if (d > GT_NVTX_MAX_DEPTH) { /* deeper than kept: the innermost, unkept, ends */
-        atomic_store_explicit(&b->nvtx_depth, d - 1, memory_order_release);
-        return d - 1;
+    if (g < 0 || skipped_pushes) { /* the end of a push not kept, or a handler's pop of a range it did not push */
+        if (skipped_pushes)
+            skipped_pushes--;
+        else
+            atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
+        return d + skipped_pushes;
     }
-    int i = d - 1;
-    while (i >= 0 && b->nvtx_open[i].domain != domain)
-        i--;
-    if (i < 0)
-        return -1;
-    struct gt_nvtx_open o = b->nvtx_open[i];
-    if (i != d - 1) /* a pop of another domain's inner range; usually the innermost ends */
-        memmove(&b->nvtx_open[i], &b->nvtx_open[i + 1], (size_t)(d - 1 - i) * sizeof o);
-    atomic_store_explicit(&b->nvtx_depth, d - 1, memory_order_release);
-    struct attrs a = { o.name, o.category, o.payload_type, o.payload };
-    emit(b, GT_NVTX_RANGE, domain, &a, o.t_start, t, i, 0);
-    return i;
+    int r = -1;
+    if (d <= 0) {
+        r = -1; /* a pop without a push: NVTX says -1 */
+    } else if (!gt_tbuf_nvtx_level(b, d - 1)) { /* deeper than kept (counted): the innermost, unkept, ends */
+        atomic_store_explicit(&b->nvtx_depth, d - 1, memory_order_release);
+        r = d - 1;
+    } else {
+        /* every level below a kept one is kept (tbuf.h) */
+        int i = d - 1;
+        while (i >= 0 && gt_tbuf_nvtx_level(b, i)->domain != domain)
+            i--;
+        if (i >= 0) {
+            struct gt_nvtx_open o = *gt_tbuf_nvtx_level(b, i);
+            for (int k = i; k < d - 1; k++) /* a pop of another domain's inner range; usually the innermost ends */
+                *gt_tbuf_nvtx_level(b, k) = *gt_tbuf_nvtx_level(b, k + 1);
+            atomic_store_explicit(&b->nvtx_depth, d - 1, memory_order_release);
+            struct attrs a = { o.name, o.category, o.payload_type, o.payload };
+            emit(b, GT_NVTX_RANGE, domain, &a, o.t_start, t, i, 0, g != 0);
+            r = i;
+        }
+    }
+    window_leave(b, g);
+    return r;
 }
 
 static nvtxRangeId_t start(uint32_t domain, const struct attrs *a)
@@ -260,9 +353,11 @@ static nvtxRangeId_t start(uint32_t domain, const struct attrs *a)
     struct gt_tbuf *b = ring();
     if (!b)
         return 0;
+    int g = window_enter();
     uint64_t id = ((uint64_t)b->tid << 32) | ++gt_thread.calls;
     uint64_t t = gt_ticks();
-    emit(b, GT_NVTX_START, domain, a, t, 0, 0, id);
+    emit(b, GT_NVTX_START, domain, a, t, 0, 0, id, g != 0);
+    window_leave(b, g);
     return id;
 }
 
@@ -273,7 +368,7 @@ static void end(nvtxRangeId_t id)
     if (!b || !id)
         return;
     struct attrs none = { 0, 0, 0, 0 };
-    emit(b, GT_NVTX_END, 0, &none, 0, t, 0, id);
+    emit_one(b, GT_NVTX_END, 0, &none, 0, t, 0, id);
 }
 
 static void mark(uint32_t domain, const struct attrs *a)
@@ -282,7 +377,7 @@ static void mark(uint32_t domain, const struct attrs *a)
     if (!b)
         return;
     uint64_t t = gt_ticks();
-    emit(b, GT_NVTX_MARK, domain, a, t, t, 0, 0);
+    emit_one(b, GT_NVTX_MARK, domain, a, t, t, 0, 0);
 }
 
 static void name_category(uint32_t domain, uint32_t category, uint32_t name)
@@ -291,7 +386,7 @@ static void name_category(uint32_t domain, uint32_t category, uint32_t name)
     if (!b)
         return;
     struct attrs a = { name, category, 0, 0 };
-    emit(b, GT_NVTX_NAME_CATEGORY, domain, &a, 0, 0, 0, 0);
+    emit_one(b, GT_NVTX_NAME_CATEGORY, domain, &a, 0, 0, 0, 0);
 }
 
 static void name_thread(uint32_t tid, uint32_t name)
@@ -300,7 +395,7 @@ static void name_thread(uint32_t tid, uint32_t name)
     if (!b)
         return;
     struct attrs a = { name, 0, 0, 0 };
-    emit(b, GT_NVTX_NAME_THREAD, 0, &a, 0, 0, 0, tid);
+    emit_one(b, GT_NVTX_NAME_THREAD, 0, &a, 0, 0, 0, tid);
 }
 
 static struct attrs named(uint32_t name)

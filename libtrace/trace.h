@@ -66,8 +66,13 @@ extern GT_INTERNAL _Atomic int gt_first_call_done;
  * address is CUPTI's, the same for every call site, so no cache). */
 static inline __attribute__((always_inline)) int gt_enter_mode(struct gt_call *c, enum gt_api api, int from_runtime)
 {
-    if (__builtin_expect(gt_thread.guard, 0))
+    if (__builtin_expect(gt_thread.guard, 0)) {
+        /* a signal handler's call in the middle of an NVTX event of this
+         * thread, whose ring is not to be touched now: counted */
+        if (gt_thread.guard == GT_GUARD_NVTX)
+            atomic_fetch_add_explicit(&gt_thread.tbuf->dropped, 1, memory_order_relaxed);
         return 0;
+    }
     /* Nothing on this path touches errno: the slow paths (activation, a
      * ring's first use, an unwind) save and restore it themselves. */
     if (__builtin_expect(!gt_tracing(), 0) && !gt_activate())
@@ -75,6 +80,10 @@ static inline __attribute__((always_inline)) int gt_enter_mode(struct gt_call *c
     struct gt_tbuf *b = gt_tbuf_mine();
     if (__builtin_expect(!b, 0))
         return 0;
+    /* from here on the ring's next slot is this call's: an NVTX event of a
+     * signal handler that comes in now waits (nvtx_inject.c) instead of
+     * taking the slot too */
+    gt_thread.guard = 1;
     unsigned f = gt_api_flags[api];
     uint32_t callsite = 0, pystack = 0;
     /* in a callback, CUPTI's record of the call began before it: the call
@@ -128,7 +137,6 @@ static inline __attribute__((always_inline)) int gt_enter_mode(struct gt_call *c
     c->r->pystack = pystack;
     c->r->call_seq = call_seq;
     c->r->t_start = t0;
-    gt_thread.guard = 1;
     return 1;
 }
 

@@ -358,7 +358,7 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
     for (size_t d = 0; d < m->ndbs; d++) {
         sqlite3_stmt *s;
         if (sqlite3_prepare_v2(m->dbs[d], "SELECT id, rank, pid, device, host, gpu_name, start_ns, end_ns, clock_offset_ns,"
-                                          " exit_code, exit_signal, end_reason, cupti_status, world_size FROM process"
+                                          " exit_code, exit_signal, end_reason, cupti_status, world_size, dropped_host, dropped_cupti FROM process"
                                           " WHERE run_id = ?", -1, &s, NULL) != SQLITE_OK) {
             snprintf(err, errlen, "%s: cannot read processes: %s", paths[d], sqlite3_errmsg(m->dbs[d]));
             return -1;
@@ -388,6 +388,8 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
             copy_text(p->cupti, sizeof p->cupti, sqlite3_column_text(s, 12));
             p->cupti_active = strcmp(p->cupti, "active") == 0;
             p->world = sqlite3_column_int(s, 13);
+            p->dropped_host = sqlite3_column_int64(s, 14);
+            p->dropped_cupti = sqlite3_column_int64(s, 15);
         }
         model_note_damage(m, (int)d, rc, "process");
         if (rc != SQLITE_DONE && bad_rc == SQLITE_DONE) {

@@ -107,6 +107,7 @@ struct proc {
     int64_t inflight; /* calls left in flight when the process ended */
     int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
     int64_t unscoped_syncs; /* explicit syncs whose stream or event the trace cannot name: not analysed */
+    int64_t dropped_host, dropped_cupti; /* records the tracer lost, counted (docs/schema.md) */
     int db;           /* index into model.dbs */
     char **names; int nnames; /* kernel names by string id */
     struct site *sites; int nsites, sites_cap; /* sites[0] is "none" */

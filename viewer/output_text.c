@@ -85,12 +85,16 @@ static void wrapped(FILE *out, const char *label, const char *text)
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
 {
     int missing_cupti = 0, killed = 0;
-    int64_t refused = 0, unscoped = 0, cupti_only = 0;
+    int64_t refused = 0, unscoped = 0, cupti_only = 0, dropped_host = 0, dropped_cupti = 0;
+    int dropping = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         missing_cupti += !m->procs[i].cupti_active;
         killed += !m->procs[i].has_end;
         refused += m->procs[i].refused_colls;
         unscoped += m->procs[i].unscoped_syncs;
+        dropped_host += m->procs[i].dropped_host;
+        dropped_cupti += m->procs[i].dropped_cupti;
+        dropping += m->procs[i].dropped_host + m->procs[i].dropped_cupti > 0;
     }
     for (size_t i = 0; i < s->nranks; i++)
         cupti_only += s->ranks[i].cupti_only_calls;
@@ -103,6 +107,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     if (refused)
         fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing: left out of the collectives\n",
                 (long long)refused);
+    if (dropping)
+        fprintf(out, "note: %d process(es) lost records the tracer could not keep (%lld host, %lld GPU; buffers full or"
+                     " out of memory): the analyses miss them\n", dropping, (long long)dropped_host, (long long)dropped_cupti);
     if (s->failed_total) /* the most frequent kind; JSON lists them all */
         fprintf(out, "note: %lld call(s) returned an error, most often %s with %d (x%lld)\n",
                 (long long)s->failed_total, term_cell(model_api_name(m, s->failed[0].api), 40, TERM_CUT, t, sizeof t),

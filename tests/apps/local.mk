@@ -195,3 +195,20 @@ tests_apps_own_profiler_SOURCES = tests/apps/own_profiler.c
 tests_apps_own_profiler_LDADD = $(SIM_LIBS)
 tests_apps_own_profiler_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_own_profiler_DEPENDENCIES = tests/sim/libgpusim.la
+# programs for the tests of the tracer inside troubled processes
+# (tests/e2e/tracer_files.sh, tests/e2e/tracer_limits.sh)
+check_PROGRAMS += tests/apps/fd_takeover
+tests_apps_fd_takeover_SOURCES = tests/apps/fd_takeover.c
+tests_apps_fd_takeover_LDADD = $(SIM_LIBS)
+tests_apps_fd_takeover_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_fd_takeover_DEPENDENCIES = tests/sim/libgpusim.la
+check_PROGRAMS += tests/apps/many_threads
+tests_apps_many_threads_SOURCES = tests/apps/many_threads.c
+tests_apps_many_threads_LDADD = $(SIM_LIBS) -lpthread
+tests_apps_many_threads_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_many_threads_DEPENDENCIES = tests/sim/libgpusim.la
+check_PROGRAMS += tests/apps/limits
+tests_apps_limits_SOURCES = tests/apps/limits.c
+tests_apps_limits_LDADD = $(SIM_LIBS) -ldl -lpthread
+tests_apps_limits_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_limits_DEPENDENCIES = tests/sim/libgpusim.la

@@ -18,6 +18,8 @@ TESTS += \
   tests/e2e/tracer_signals.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
+  tests/e2e/tracer_files.sh \
+  tests/e2e/tracer_limits.sh \
   tests/e2e/kineto_hta.sh
 EXTRA_DIST += \
   tests/e2e/workloads.sh \
@@ -41,7 +43,9 @@ EXTRA_DIST += \
   tests/e2e/kineto_hta.py \
   tests/e2e/tracer_signals.sh \
   tests/e2e/record.sh \
-  tests/e2e/tracer_kill.sh
+  tests/e2e/tracer_kill.sh \
+  tests/e2e/tracer_files.sh \
+  tests/e2e/tracer_limits.sh
 
 # The report checks read timings of simulated runs; run them alone, after
 # every other test, so that no other test competes for the CPUs meanwhile.

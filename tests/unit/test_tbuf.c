@@ -1,7 +1,8 @@
 /* test_tbuf.c: the per-thread record ring (collector/tbuf.c): records come
  * out in order with their thread, an NCCL call's two slots are reserved and
- * drained together even where they straddle the ring's end, and a full ring
- * drops (and counts) rather than overwrite. */
+ * drained together even where they straddle the ring's end, a full ring
+ * drops (and counts) rather than overwrite, and a ring starts small and
+ * grows to its configured size without losing a record. */
 #define _GNU_SOURCE
 #include "collector/tbuf.h"
 
@@ -62,7 +63,7 @@ static struct gt_tbuf *fresh_ring(void)
     gt_tbuf_configure(0);
     struct gt_tbuf *b = gt_tbuf_mine();
     cr_assert_not_null(b);
-    cr_assert_eq(b->mask + 1, CAP);
+    cr_assert_eq(b->seg->mask + 1, CAP);
     return b;
 }
 
@@ -117,4 +118,66 @@ Test(tbuf, a_full_ring_drops_and_counts_instead_of_overwriting)
     cr_assert_eq(gt_tbuf_drain(collect, &s), CAP);
     for (int i = 0; i < CAP; i++)
         cr_assert_eq(s.seq[i], (uint32_t)i, "record %d kept", i);
+}
+
+static void count_in_order(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
+{
+    (void)nccl;
+    (void)tid;
+    uint32_t *next = ctx;
+    cr_assert_eq(r->call_seq, *next, "record %u out of order", *next);
+    (*next)++;
+}
+
+Test(tbuf, a_ring_starts_small_and_grows_to_its_size_keeping_every_record)
+{
+    gt_tbuf_configure(4096 * sizeof(struct gt_record));
+    struct gt_tbuf *b = gt_tbuf_mine();
+    cr_assert_not_null(b);
+    cr_assert_eq(b->seg->mask + 1, GT_TBUF_FIRST_RECORDS, "a new ring is small");
+    uint64_t dropped0 = gt_tbuf_dropped();
+    uint32_t n = 0;
+    while (put_call(b, n) == 0)
+        n++;
+    /* 1024 in the first segment, 2048 in the second, 4096 in the last */
+    cr_assert_eq(n, 1024 + 2048 + 4096, "stored before the first drop: %u", n);
+    cr_assert_eq(b->seg->mask + 1, 4096, "grown to the configured size, no further");
+    cr_assert_eq(gt_tbuf_dropped() - dropped0, 1, "the one that did not fit is counted");
+    uint32_t next = 0;
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n);
+    cr_assert_eq(next, n);
+    cr_assert_eq(b->rseg, b->seg, "the segments left behind are let go once drained");
+    for (int round = 0; round < 5; round++) { /* the grown ring goes on, past its end */
+        for (uint32_t i = 0; i < 1000; i++)
+            cr_assert_eq(put_call(b, n++), 0);
+        cr_assert_eq(gt_tbuf_drain(count_in_order, &next), 1000);
+    }
+    cr_assert_eq(gt_tbuf_dropped() - dropped0, 1);
+}
+
+/* keeps the last record seen */
+static void collect_last(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
+{
+    (void)tid;
+    struct seen *s = ctx;
+    s->seq[0] = r->call_seq;
+    s->has_nccl[0] = nccl != NULL;
+    s->nccl_seq[0] = nccl ? nccl->nccl.seq : 0;
+    s->n++;
+}
+
+Test(tbuf, an_nccl_pair_reserved_as_the_ring_grows_comes_out_whole)
+{
+    gt_tbuf_configure(4096 * sizeof(struct gt_record));
+    struct gt_tbuf *b = gt_tbuf_mine();
+    for (uint32_t i = 0; i < GT_TBUF_FIRST_RECORDS - 1; i++)
+        cr_assert_eq(put_call(b, i), 0);
+    cr_assert_eq(put_nccl_call(b, 7000, 9), 0, "one slot left: the pair goes to a new segment");
+    cr_assert_neq(b->rseg, b->seg, "the writer has not followed yet");
+    struct seen p = { 0 };
+    cr_assert_eq(gt_tbuf_drain(collect_last, &p), GT_TBUF_FIRST_RECORDS + 1);
+    cr_assert_eq(p.n, GT_TBUF_FIRST_RECORDS, "the NCCL slot is not a record of its own");
+    cr_assert_eq(p.seq[0], 7000);
+    cr_assert_eq(p.has_nccl[0], 1);
+    cr_assert_eq(p.nccl_seq[0], 9);
 }

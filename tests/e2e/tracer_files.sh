@@ -1,0 +1,81 @@
+#!/bin/sh
+# tracer_files.sh: the tracer's descriptors and files inside the program.
+# A program that takes every descriptor back (closefrom, a close loop, dup2
+# over ours) and opens files of its own keeps them as it wrote them; a
+# file-size limit the tracer reaches is a full disk, not the program's
+# death; when tracing turns off, its descriptors are let go; a database of
+# another program named as the output is left as it is.  Each time: one
+# line, tracing off, the program unchanged.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+lib="$b/.libs/libgputrace.so"
+app="$b/tests/apps/fd_takeover"
+export GPUTRACE_FLUSH_MS=20
+
+traced() { GPUTRACE_OUTPUT="$tmp/t.db" LD_PRELOAD="$lib" "$@"; }
+openable() { sed -n 's/^openable: //p' "$1"; }
+
+for mode in closefrom loop dup2; do
+  rm -f "$tmp"/t.db* "$tmp"/own*
+  traced "$app" $mode "$tmp" > "$tmp/out" 2> "$tmp/err"
+  expect "$mode: the program's files and pipes are as it wrote them, and it exits 0" \
+    "$?:$(grep -c 'files unchanged' "$tmp/out")" "0:1"
+  expect "$mode: one line says the tracer lost its descriptors and stopped" \
+    "$(grep -c '^gputrace: ' "$tmp/err"):$(grep -c 'closed or replaced the descriptors' "$tmp/err")" "1:1"
+  expect "$mode: what was stored before stays readable" "$(q "$tmp/t.db" "select count(*) from process")" 1
+done
+
+# a vfork child that closes its copies (as posix_spawn and subprocess do
+# before exec) takes nothing from the parent: tracing goes on, every call kept
+rm -f "$tmp"/t.db* "$tmp"/own*
+traced "$app" vfork "$tmp" > "$tmp/out" 2> "$tmp/err"
+expect "vfork child closing its copies: program unchanged, no line" \
+  "$?:$(grep -c 'files unchanged' "$tmp/out"):$(grep -c '^gputrace: ' "$tmp/err")" "0:1:0"
+expect "vfork child closing its copies: the parent's calls all stored" \
+  "$(q "$tmp/t.db" "select count(*) from api_call")" 3202
+
+# dup2 over the database alone: the tracer lets go of the rest (its -wal
+# and -shm files, its pipes), so the program can open as many files as
+# untraced
+rm -f "$tmp"/t.db* "$tmp"/own*
+(ulimit -n 64; exec "$app" dup2db "$tmp") > "$tmp/plain" 2>&1
+(ulimit -n 64; traced "$app" dup2db "$tmp") > "$tmp/out" 2> "$tmp/err"
+expect "dup2 over the database: program unchanged" "$?:$(grep -c 'files unchanged' "$tmp/out")" "0:1"
+expect "dup2 over the database: one line" "$(grep -c '^gputrace: ' "$tmp/err")" 1
+expect "dup2 over the database: as many files openable as untraced" "$(openable "$tmp/out")" "$(openable "$tmp/plain")"
+
+# a file-size limit, reached while the database is made (on the program's
+# thread) or later (the writer's): no SIGXFSZ for the program, one line
+for blocks in 400 2000; do
+  rm -f "$tmp"/t.db*
+  (ulimit -f $blocks; traced "$b/tests/apps/threads" 4 20000) > "$tmp/out" 2> "$tmp/err"
+  expect "ulimit -f $blocks: the program exits 0, as untraced" "$?:$(grep -c 'wrapped calls' "$tmp/out")" "0:1"
+  expect "ulimit -f $blocks: one line says tracing is off" \
+    "$(grep -c '^gputrace: ' "$tmp/err"):$(grep -c 'tracing is off' "$tmp/err")" "1:1"
+done
+
+# tracing off because the disk is full: its descriptors are let go
+rm -f "$tmp"/t.db* "$tmp"/own*
+(ulimit -n 64; exec "$app" none "$tmp" 30000) > "$tmp/plain" 2>&1
+(ulimit -n 64; ulimit -f 1600; traced "$app" none "$tmp" 30000) > "$tmp/out" 2> "$tmp/err"
+expect "full disk: program unchanged" "$?:$(grep -c 'files unchanged' "$tmp/out")" "0:1"
+expect "full disk: one line says writing failed" "$(grep -c 'gputrace: writing .* failed' "$tmp/err")" 1
+expect "full disk: as many files openable as untraced" "$(openable "$tmp/out")" "$(openable "$tmp/plain")"
+
+# another program's database named as the output: refused, unchanged
+rm -f "$tmp"/t.db*
+sqlite3 "$tmp/t.db" "create table accounts(id integer primary key, owner text); insert into accounts values(1, 'ada');"
+sum=$(cksum < "$tmp/t.db")
+traced "$b/tests/apps/threads" 2 100 > "$tmp/out" 2> "$tmp/err"
+expect "foreign database: program unchanged" "$?:$(grep -c 'wrapped calls' "$tmp/out")" "0:1"
+expect "foreign database: one line says it is not ours" \
+  "$(grep -c '^gputrace: ' "$tmp/err"):$(grep -c 'database of another program' "$tmp/err")" "1:1"
+expect "foreign database: the file is unchanged, byte for byte" "$(cksum < "$tmp/t.db")" "$sum"
+expect "foreign database: no side files left" "$(ls "$tmp" | grep -c 't.db-')" 0
+# ... and a file that is no database at all
+printf 'twenty bytes of text' > "$tmp/t.db"
+traced "$b/tests/apps/threads" 2 100 > "$tmp/out" 2> "$tmp/err"
+expect "not a database: program unchanged, one line, file unchanged" \
+  "$?:$(grep -c '^gputrace: ' "$tmp/err"):$(cat "$tmp/t.db")" "0:1:twenty bytes of text"
+
+finish
