@@ -8,6 +8,9 @@
 # line, tracing off, the program unchanged.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
+# each traced process below writes the one file named (docs/schema.md): the
+# checks remove, copy and compare databases as files
+export GPUTRACE_ONE_FILE=1
 lib="$b/.libs/libgputrace.so"
 app="$b/tests/apps/fd_takeover"
 export GPUTRACE_FLUSH_MS=20

@@ -6,6 +6,9 @@
 # whole, or counted as dropped: never lost unsaid.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
+# each traced process below writes the one file named (docs/schema.md): the
+# checks remove, copy and compare databases as files
+export GPUTRACE_ONE_FILE=1
 lib="$b/.libs/libgputrace.so"
 apps="$b/tests/apps"
 # rows, so that the SQL below reads them
