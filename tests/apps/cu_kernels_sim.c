@@ -52,3 +52,50 @@ void gpusim_kernel_ema_kernel(void **args)
         avg[i] = 0.9f * avg[i] + 0.1f * x[i];
     spin_us(5000);
 }
+
+/* cu_train.cu's kernels: each takes the time it lasts here as its last
+ * argument (us), and does its work on the host */
+const size_t gpusim_kernel_train_fwd_args[] = { sizeof(float *), sizeof(float *), sizeof(int), sizeof(int), 0 };
+void gpusim_kernel_train_fwd(void **args)
+{
+    spin_us(*(int *)args[3]);
+}
+
+const size_t gpusim_kernel_train_loss_args[] = { sizeof(float *), sizeof(float *), sizeof(int), 0 };
+void gpusim_kernel_train_loss(void **args)
+{
+    **(float **)args[1] = 1.0f;
+    spin_us(*(int *)args[2]);
+}
+
+const size_t gpusim_kernel_train_bwd_args[] = { sizeof(float *), sizeof(int), sizeof(float), sizeof(int), 0 };
+void gpusim_kernel_train_bwd(void **args)
+{
+    float *grad = *(float **)args[0];
+    int n = *(int *)args[1];
+    float value = *(float *)args[2];
+    for (int i = 0; i < n; i++)
+        grad[i] = value;
+    spin_us(*(int *)args[3]);
+}
+
+const size_t gpusim_kernel_train_ema_args[] = { sizeof(float *), sizeof(float *), sizeof(int), sizeof(int), 0 };
+void gpusim_kernel_train_ema(void **args)
+{
+    spin_us(*(int *)args[3]);
+}
+
+/* checks that every gradient is the all-reduced sum of the ranks' values */
+const size_t gpusim_kernel_train_update_args[] = { sizeof(float *), sizeof(int), sizeof(float), sizeof(int *),
+                                                   sizeof(int), 0 };
+void gpusim_kernel_train_update(void **args)
+{
+    const float *grad = *(const float **)args[0];
+    int n = *(int *)args[1];
+    float expected = *(float *)args[2];
+    int *err = *(int **)args[3];
+    for (int i = 0; i < n; i++)
+        if (grad[i] != expected)
+            *err = 1;
+    spin_us(*(int *)args[4]);
+}

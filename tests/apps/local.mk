@@ -131,11 +131,13 @@ tests_apps_libtwo_copies_user_b_la_LDFLAGS = $(PLUGIN_FLAGS)
 # simulator, whose kernel bodies for them are in cu_kernels_sim.c; the same
 # files build unchanged against the real runtime (tests/gpu/run.sh)
 NVCC_FLAGS = -cudart none -g -O2 -I$(top_srcdir)
-CU_APPS = tests/apps/cu_scalar_read tests/apps/cu_scalar_read_ptsz tests/apps/cu_scalar_read_static
+CU_APPS = tests/apps/cu_scalar_read tests/apps/cu_scalar_read_ptsz tests/apps/cu_scalar_read_static \
+  tests/apps/cu_overlapped tests/apps/cu_allreduce_compute_stream
 if HAVE_NVCC
 check_PROGRAMS += $(CU_APPS)
 endif
-EXTRA_DIST += tests/apps/cu_scalar_read.cu
+EXTRA_DIST += tests/apps/cu_scalar_read.cu tests/apps/cu_train.h tests/apps/cu_train.cu tests/apps/cu_overlapped.cu \
+  tests/apps/cu_allreduce_compute_stream.cu
 CLEANFILES += tests/apps/*.cu.o
 tests/apps/%.cu.o: $(top_srcdir)/tests/apps/%.cu
 	$(AM_V_GEN)$(MKDIR_P) tests/apps && $(NVCC) $(NVCC_FLAGS) -c -o $@ $<
@@ -212,3 +214,15 @@ tests_apps_limits_SOURCES = tests/apps/limits.c
 tests_apps_limits_LDADD = $(SIM_LIBS) -ldl -lpthread
 tests_apps_limits_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_limits_DEPENDENCIES = tests/sim/libgpusim.la
+# the training step of app_train.c as CUDA C++ (cu_train.cu), with the
+# overlapped twin and the all-reduce on the compute stream planted
+tests/apps/cu_train.cu.o tests/apps/cu_overlapped.cu.o tests/apps/cu_allreduce_compute_stream.cu.o: \
+  $(top_srcdir)/tests/apps/cu_train.h
+tests_apps_cu_overlapped_SOURCES = tests/apps/cu_kernels_sim.c
+tests_apps_cu_overlapped_LDADD = tests/apps/cu_overlapped.cu.o tests/apps/cu_train.cu.o $(SIM_LIBS) -lstdc++
+tests_apps_cu_overlapped_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_cu_overlapped_DEPENDENCIES = tests/apps/cu_overlapped.cu.o tests/apps/cu_train.cu.o tests/sim/libgpusim.la
+tests_apps_cu_allreduce_compute_stream_SOURCES = tests/apps/cu_kernels_sim.c
+tests_apps_cu_allreduce_compute_stream_LDADD = tests/apps/cu_allreduce_compute_stream.cu.o tests/apps/cu_train.cu.o $(SIM_LIBS) -lstdc++
+tests_apps_cu_allreduce_compute_stream_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_cu_allreduce_compute_stream_DEPENDENCIES = tests/apps/cu_allreduce_compute_stream.cu.o tests/apps/cu_train.cu.o tests/sim/libgpusim.la

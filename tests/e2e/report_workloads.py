@@ -301,7 +301,7 @@ def record_and_report(name, run, db):
 # (1.0-1.1x on an idle two-core machine, 1.7-2.2x with six busy loops).
 TRIES = 3
 PERTURBED = 1.3
-NOMINAL_US = {"fwd_kernel": 1500, "bwd_kernel": 1500}
+NOMINAL_US = {"fwd_kernel": 1500, "bwd_kernel": 1500, "train_fwd": 1500, "train_bwd": 1500}
 
 
 def slowdown(db):
@@ -321,7 +321,8 @@ tmp = tempfile.mkdtemp()
 # the .cu workloads where nvcc built them (configure says when it did not)
 names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", "allreduce_compute_stream",
                  "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train"] + \
-    [n for n in ["cu_scalar_read"] if os.path.exists(os.path.join(build, "tests", "apps", n))]
+    [n for n in ["cu_scalar_read", "cu_overlapped", "cu_allreduce_compute_stream"]
+     if os.path.exists(os.path.join(build, "tests", "apps", n))]
 for name in names:
     run, expects, allowed = spec_of(name)
     db = os.path.join(tmp, name + ".db")

@@ -83,6 +83,28 @@ done
 # preloading alone cannot see the static build: expected to find nothing there
 echo "  (static/preload is expected to find no sync: no symbol to interpose, no injection)"
 
+log "1d. the .cu training step (cu_train.cu, NCCL, one rank), overlapped and with the all-reduce on the compute stream"
+for w in cu_overlapped cu_allreduce_compute_stream; do
+  "$cuda/bin/nvcc" -O2 -g -cudart shared -I"$top" $inc -o "$OUT/$w" "$top/tests/apps/$w.cu" "$top/tests/apps/cu_train.cu" $libs -lnccl 2>&1 ||
+    "$cuda/bin/nvcc" -O2 -g -cudart shared -I"$top" $inc -o "$OUT/$w" "$top/tests/apps/$w.cu" "$top/tests/apps/cu_train.cu" $libs -l:libnccl.so.2 2>&1
+  rm -rf "$OUT/$w.db"
+  RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 "$gt" record --one-file -o "$OUT/$w.db" -- "$OUT/$w"; echo "  $w: exit $?"
+  "$top/build/gputrace-report" --format json "$OUT/$w.db" > "$OUT/$w.json" 2> "$OUT/$w.err"
+  $PY - "$OUT/$w.json" "$w" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except ValueError:
+    print(f"  [FAIL] {sys.argv[2]}: no report"); sys.exit(0)
+kinds = sorted({f["kind"] for f in d["findings"]})
+print(f"  {sys.argv[2]}: findings {kinds}; kernels {[k['name'] for k in d['kernels'][:8]]}")
+if sys.argv[2] == "cu_allreduce_compute_stream":
+    print(f"  [{'ok' if 'comm.same_stream' in kinds else 'FAIL'}] comm.same_stream found")
+else:
+    print(f"  [{'ok' if not [k for k in kinds if k.startswith('sync.')] else 'FAIL'}] no sync finding on the overlapped step")
+PY
+done
+
 log "1b. the same, every record stored in bulk blocks (real CUPTI records through the packed layouts)"
 GPUTRACE_BULK_AFTER=0 record bulk "$OUT/workload_shared" 20
 sqlite3 "$OUT/bulk.db" "select 'blocks: calls ' || (select coalesce(sum(n), 0) from api_call_block) || ', API records '
