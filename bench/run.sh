@@ -18,9 +18,9 @@
 #  5. added ns per captured call for its Python frames: 16 frames deep vs 2,
 #     same process (and the same with frames off: the method's error);
 #  6. a static-runtime program (no wrapper sees it), traced through the
-#     driver's injection: what recording a call from CUPTI's callback adds
-#     (with its stack), against a call only CUPTI's activity sees, side by
-#     side in each process, injected and not.
+#     driver's injection: what a kernel launch seen only through CUPTI's
+#     activity costs, and a sync-like call recorded from CUPTI's callback
+#     (with its stack), side by side in each process, injected and not.
 # The wrapped call's and the NVTX pair's figures are each taken RUNS times
 # (default 5) and their median printed.
 set -euo pipefail
@@ -37,7 +37,7 @@ cc -O2 $inc -o "$tmp/nvtx_cost" "$top/bench/nvtx_cost.c" -ldl
 # the static simulator, as nvcc's static runtime: only the simulator's CUPTI
 # exported, for the injected tracer to find
 cc -O2 $inc -o "$tmp/cb_cost" "$top/bench/cb_cost.c" "$b/tests/sim/libgpusim_static.a" -lm -ldl -lrt -pthread \
-  -Wl,--export-dynamic-symbol='cupti*' 
+  -Wl,--export-dynamic-symbol='cupti*' -Wl,--export-dynamic-symbol=cb_cost_nop_kernel
 lib=$b/.libs/libgputrace.so
 env_off="GPUTRACE_CUPTI=0 GPUTRACE_QUIET=1"
 ring="" # default ring size
@@ -133,9 +133,9 @@ echo "frames on, depth 16                  deep $d1  shallow $s1  difference $(d
   " => about $(echo "$d1 $s1" | awk '{printf "%.0f", ($1 - $2) * 16 / 14}') ns added per call for 16 frames"
 echo "== 6. a static-runtime program traced through the driver's injection (median ns per call, same process)"
 for i in $(seq "$RUNS"); do
-  read -r m0 q0 f0 < <("$tmp/cb_cost")
-  read -r m1 q1 f1 < <(env GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/s$i.db" CUDA_INJECTION64_PATH="$lib" "$tmp/cb_cost")
-  echo "untraced: memset $m0 query $q0 | injected: memset $m1 (its callback records it, stack at 8) query $q1 (CUPTI's record only)" \
-    " => the callback's record adds $(echo "$m1 $q1 $m0 $q0 $f1" | awk '{printf "%.1f ns = %.2f floors", ($1 - $2) - ($3 - $4), (($1 - $2) - ($3 - $4)) / $5}')," \
-    "CUPTI's activity (the simulator's, not the real CUPTI's) adds $(diff "$q1" "$q0") ns"
+  read -r m0 l0 f0 < <("$tmp/cb_cost")
+  read -r m1 l1 f1 < <(env GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/s$i.db" CUDA_INJECTION64_PATH="$lib" "$tmp/cb_cost")
+  echo "untraced: memset $m0 launch $l0 | injected: memset $m1 launch $l1" \
+    " => a launch seen only by CUPTI's activity adds $(diff "$l1" "$l0") ns (the simulator's CUPTI, not the real one's cost);" \
+    " a memset recorded from its callback (stack at 8) adds $(diff "$m1" "$m0") ns = $(echo "$m1 $m0 $f1" | awk '{printf "%.1f floors", ($1 - $2) / $3}')"
 done
