@@ -31,8 +31,13 @@ __thread __attribute__((tls_model("initial-exec"))) struct gt_cs_slot *gt_cs_cac
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
+/* Run on the thread that owns it: its pointer is forgotten first, so that a
+ * wrapped call from a later key's destructor maps a fresh cache (glibc runs
+ * destructors again while keys are set) instead of the unmapped one. */
 static void unmap_cache(void *p)
 {
+    if (gt_cs_cache == p)
+        gt_cs_cache = NULL;
     munmap(p, GT_CS_CACHE * sizeof(struct gt_cs_slot));
 }
 

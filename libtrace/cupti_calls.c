@@ -95,27 +95,29 @@ static uint64_t stream_of(enum gt_api api, const void *params)
 
 /* The call of this thread between its enter and its exit. */
 static GT_TLS struct gt_call open_call;
-static GT_TLS uint32_t open_corr; /* its CUPTI correlation id; 0: none open */
+static GT_TLS int open_now;       /* a call is open */
+static GT_TLS uint32_t open_corr; /* its CUPTI correlation id, as CUPTI gave it */
 
 static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata)
 {
     (void)userdata;
     const CUpti_CallbackData *d = cbdata;
     if (d->callbackSite == CUPTI_API_EXIT) {
-        if (open_corr && open_corr == d->correlationId) {
-            open_corr = 0;
+        if (open_now && open_corr == d->correlationId) {
+            open_now = 0;
             int rc = d->functionReturnValue ? *(const int *)d->functionReturnValue : 0;
             gt_exit(&open_call, rc);
         }
         return;
     }
-    if (gt_thread.guard || open_corr) /* a wrapper's, or the tracer's own */
+    if (gt_thread.guard || open_now) /* a wrapper's, or the tracer's own */
         return;
     enum gt_api api = api_of(domain, cbid);
     if (api == GT_API_COUNT || !gt_enter_from_runtime(&open_call, api))
         return;
     open_call.r->stream = stream_of(api, d->functionParams);
-    open_corr = d->correlationId ? d->correlationId : 1;
+    open_corr = d->correlationId;
+    open_now = 1;
 }
 
 void gt_cupti_calls_start(int quiet)

@@ -73,6 +73,10 @@ static inline __attribute__((always_inline)) int gt_enter_mode(struct gt_call *c
             atomic_fetch_add_explicit(&gt_thread.tbuf->dropped, 1, memory_order_relaxed);
         return 0;
     }
+    /* in a callback, CUPTI's record of the call began before it: the call
+     * starts before anything else is done (a ring's first use, the stack),
+     * so that the two coincide */
+    uint64_t t_callback = from_runtime ? gt_ticks() : 0;
     /* Nothing on this path touches errno: the slow paths (activation, a
      * ring's first use, an unwind) save and restore it themselves. */
     if (__builtin_expect(!gt_tracing(), 0) && !gt_activate())
@@ -86,9 +90,6 @@ static inline __attribute__((always_inline)) int gt_enter_mode(struct gt_call *c
     gt_thread.guard = 1;
     unsigned f = gt_api_flags[api];
     uint32_t callsite = 0, pystack = 0;
-    /* in a callback, CUPTI's record of the call began before it: the call
-     * starts before its stack is taken, so that the two coincide */
-    uint64_t t_callback = from_runtime ? gt_ticks() : 0;
     if (f & GT_F_STACK) {
         if (gt_stack_depth) {
             char here;

@@ -210,9 +210,7 @@ void cupti_calls_fix(struct model *m, struct proc *p, const struct cupti_sync *s
                 c->stream = CUPTI_STREAM_HANDLE(p->ops[v].stream);
             } else if (idmap_get(&sync_of, c->corr, &v) && v >= 0) {
                 c->stream = CUPTI_STREAM_HANDLE(v);
-            } else {
-                c->stream = 0;
-            }
+            } /* else unknown it stays (never the legacy stream's 0): a sync on it is counted, not analysed */
         } else if (c->stream && pass_stream(p->pass, c->stream) < 0 && idmap_get(&sync_of, c->corr, &v) && v >= 0) {
             pass_map_stream(p->pass, c->stream, (int)v);
         }

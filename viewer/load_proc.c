@@ -139,7 +139,7 @@ static void correlate(struct model *m, struct proc *p, struct capi_list *l)
          * its launch, whose kernel names its stream) */
         int of_cuda = cupti_api_has_records(m, c->api);
         for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++) {
-            if (a[k].claimed || a[k].end > c->end + MATCH_SLACK_NS ||
+            if (a[k].claimed || a[k].end > c->end + MATCH_SLACK_NS || a[k].end < c->start ||
                 (of_cuda && cupti_call_api(m, a[k].domain, a[k].cbid) != c->api))
                 continue;
             c->corr = a[k].corr;
@@ -147,11 +147,11 @@ static void correlate(struct model *m, struct proc *p, struct capi_list *l)
             break;
         }
         /* what else lies inside it was made for it: the driver's records
-         * (within the slack), and any record strictly inside it; a runtime
-         * record only within the slack of its ends is the call before or
-         * after it, which no wrapper saw */
+         * (within the slack, and ending after it began), and any record
+         * strictly inside it; a runtime record only within the slack of its
+         * ends is the call before or after it, which no wrapper saw */
         for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++)
-            if (a[k].end <= c->end + MATCH_SLACK_NS &&
+            if (a[k].end <= c->end + MATCH_SLACK_NS && a[k].end > c->start &&
                 (a[k].domain == 2 || (a[k].start >= c->start && a[k].end <= c->end)))
                 a[k].claimed = 1;
     }

@@ -226,3 +226,9 @@ tests_apps_cu_allreduce_compute_stream_SOURCES = tests/apps/cu_kernels_sim.c
 tests_apps_cu_allreduce_compute_stream_LDADD = tests/apps/cu_allreduce_compute_stream.cu.o tests/apps/cu_train.cu.o $(SIM_LIBS) -lstdc++
 tests_apps_cu_allreduce_compute_stream_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_cu_allreduce_compute_stream_DEPENDENCIES = tests/apps/cu_allreduce_compute_stream.cu.o tests/apps/cu_train.cu.o tests/sim/libgpusim.la
+# a key destructor that calls CUDA after the tracer's ran (tests/e2e/tracer.sh)
+check_PROGRAMS += tests/apps/tsd_destructor
+tests_apps_tsd_destructor_SOURCES = tests/apps/tsd_destructor.c
+tests_apps_tsd_destructor_LDADD = $(SIM_LIBS) -lpthread
+tests_apps_tsd_destructor_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_tsd_destructor_DEPENDENCIES = tests/sim/libgpusim.la

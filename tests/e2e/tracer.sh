@@ -88,4 +88,13 @@ expect "SIGKILL: killed by the signal, not ended on its own" $? 137
 expect "SIGKILL: database readable with the records before the kill" "$(q "$tmp/killed.db" "$calls > 100")" 1
 expect "SIGKILL: process has no end" "$(q "$tmp/killed.db" "select end_ns is null from process")" 1
 
+# A thread's own key destructor, made after the tracer's, calls CUDA once
+# the tracer's destructor has let go of the thread's call-site cache: the
+# call maps a fresh one (it wrote into the unmapped page: SIGSEGV)
+"$b/tests/apps/tsd_destructor" > "$tmp/tsd.untraced" 2>&1
+want=$?
+GPUTRACE_OUTPUT="$tmp/tsd.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/tsd_destructor" > "$tmp/tsd.traced" 2>&1
+expect "a key destructor's CUDA call after the tracer's destructor: exit status as untraced" $? "$want"
+expect "a key destructor's CUDA call: the same output" "$(cmp -s "$tmp/tsd.untraced" "$tmp/tsd.traced" && echo same)" same
+
 finish
