@@ -4,11 +4,12 @@
  * a look-up sees what it would see without the tracer.
  *
  * What the program gets back:
- *   - dlsym(RTLD_NEXT, name): exactly the C library's answer.  glibc finds
- *     "next" from its caller's return address, so the entry point jumps
- *     into the C library's dlsym with the program's return address still
- *     on the stack (a tail jump, written in assembly because C cannot
- *     promise one).
+ *   - dlsym(RTLD_NEXT, name), and any look-up of a name we do not wrap:
+ *     exactly the C library's answer.  glibc finds "next", and the scope of
+ *     RTLD_DEFAULT, from its caller's return address, and records a binding
+ *     as that caller's dependency, so the entry point jumps into the C
+ *     library's dlsym with the program's return address still on the stack
+ *     (a tail jump, written in assembly because C cannot promise one).
  *   - dlsym(handle, name) for a wrapped name: our wrapper when it will
  *     call exactly the definition the handle gives (that definition is the
  *     global scope's, or the one the wrappers use for callers that have
@@ -130,6 +131,15 @@ GT_INTERNAL __attribute__((no_sanitize("address", "undefined"))) void *gt_dlsym_
     return through_handle((enum gt_api)api, found, caller);
 }
 
+/* Whether dlsym's name is one of the wrapped APIs: only those take the C
+ * path; every other look-up jumps into the C library's dlsym as it came,
+ * so that glibc sees the program as its caller (RTLD_DEFAULT searches the
+ * caller's scope, and a binding is recorded as the caller's dependency). */
+GT_INTERNAL __attribute__((no_sanitize("address", "undefined"))) int gt_dlsym_is_wrapped(const char *name)
+{
+    return name && __atomic_load_n(&ready, __ATOMIC_ACQUIRE) && gt_api_by_name(name) >= 0;
+}
+
 __asm__(".text\n"
         ".globl dlsym\n"
         ".type dlsym, @function\n"
@@ -138,6 +148,22 @@ __asm__(".text\n"
         ".cfi_startproc\n"
         "    cmpq $-1, %rdi\n" /* RTLD_NEXT */
         "    je 1f\n"
+        "    pushq %rdi\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "    pushq %rsi\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "    subq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "    movq %rsi, %rdi\n"
+        "    call gt_dlsym_is_wrapped\n"
+        "    addq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "    popq %rsi\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "    popq %rdi\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "    testl %eax, %eax\n"
+        "    jz 1f\n"
         "    jmp gt_dlsym_c\n"
         "1:  movq gt_next_dlsym(%rip), %rax\n"
         "    testq %rax, %rax\n"

@@ -20,6 +20,10 @@
  *                          a runtime (two_copies_lib.c): each gets its own
  *   missing USER           a lazily bound call that nothing defines: the
  *                          dynamic linker's error and status 127
+ *   unload A B             B (RTLD_LOCAL) looks up a symbol of A (RTLD_GLOBAL)
+ *                          with dlsym(RTLD_DEFAULT); both closed: A is
+ *                          unloaded at its dlclose, as untraced (the
+ *                          binding is B's dependency, not the tracer's)
  *   next PLUGIN            dlsym(RTLD_NEXT) from a plugin opened
  *                          RTLD_LOCAL: the C library's answer for the
  *                          plugin (the runtime it links), by file name
@@ -147,6 +151,19 @@ int main(int argc, char **argv)
         int (*f)(void) = h ? (int (*)(void))need(dlsym(h, "user_missing"), "user_missing") : NULL;
         rc = f ? f() : 1;
         printf("missing returned %d\n", rc);
+    } else if (!strcmp(mode, "unload")) {
+        void *a = need(dlopen(x, RTLD_NOW | RTLD_GLOBAL), "dlopen a");
+        void *b = need(dlopen(y, RTLD_NOW | RTLD_LOCAL), "dlopen b");
+        int (*lookup)(void) = b ? (int (*)(void))need(dlsym(b, "unload_lookup"), "unload_lookup") : NULL;
+        rc = !a || !lookup;
+        if (!rc) {
+            printf("unload: B found A's symbol: %d\n", lookup());
+            dlclose(b);
+            printf("unload: B closed\n");
+            fflush(stdout);
+            dlclose(a);
+            printf("unload: A closed\n");
+        }
     } else if (!strcmp(mode, "next"))
         rc = next(x);
     else {

@@ -232,3 +232,12 @@ tests_apps_tsd_destructor_SOURCES = tests/apps/tsd_destructor.c
 tests_apps_tsd_destructor_LDADD = $(SIM_LIBS) -lpthread
 tests_apps_tsd_destructor_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_tsd_destructor_DEPENDENCIES = tests/sim/libgpusim.la
+# a library that says when it is unloaded, and a plugin that looks its
+# symbol up (tests/e2e/tracer_loading.sh)
+check_LTLIBRARIES += tests/apps/libunload_a.la tests/apps/libunload_b.la
+tests_apps_libunload_a_la_SOURCES = tests/apps/unload_lib.c
+tests_apps_libunload_a_la_CPPFLAGS = $(AM_CPPFLAGS) -DUNLOAD_A
+tests_apps_libunload_a_la_LDFLAGS = $(PLUGIN_FLAGS)
+tests_apps_libunload_b_la_SOURCES = tests/apps/unload_lib.c
+tests_apps_libunload_b_la_LIBADD = -ldl
+tests_apps_libunload_b_la_LDFLAGS = $(PLUGIN_FLAGS)

@@ -109,6 +109,12 @@ expect "Triton-like: the dlsym'd launch recorded by its wrapper, with its kernel
 expect "Triton-like: the cuGetProcAddress launch in CUPTI's driver records, with its kernel" \
   "$(q "$tmp/t$n.db" "select count(*) from cupti_api a join kernel k on k.correlation = a.correlation where a.domain = 2")" 2
 
+# dlsym(RTLD_DEFAULT) from a plugin binds as the plugin's dependency, so
+# the library it found is unloaded at its own dlclose, traced as untraced
+# (made from the tracer's code, the look-up pinned it until exit)
+same "unload after a plugin's RTLD_DEFAULT look-up" - "$app" unload "$libs/libunload_a.so" "$libs/libunload_b.so"
+expect "unload: the library goes at its dlclose" "$(grep -A1 'B closed' "$tmp/t$n.out" | tail -1)" "library A unloaded"
+
 # two copies of a runtime (different sonames), each linked by its own
 # plugin: each plugin reaches its own copy (11 and 22), traced as untraced
 same "two copies: each caller its own" 4 "$app" copies "$libs/libtwo_copies_user_a.so" "$libs/libtwo_copies_user_b.so"
