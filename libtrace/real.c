@@ -17,9 +17,11 @@
  *
  * Caching.  The global answer goes into gt_real_table[api], read on every
  * call, as long as no caller of that API was bound to a local definition:
- * then every caller must keep what it got first (as the lazy binding of
- * its PLT slot would), so the API's answers go per call site into `sites`,
- * an insert-only open-addressing table read without a lock.  Inserts take
+ * then every calling object must keep what it got first (as the binding of
+ * its PLT slot would), so the API's answers go per calling object, and per
+ * call site as the index onto it, into `sites`, an insert-only
+ * open-addressing table read without a lock.  A dlclose forgets them all
+ * (gt_real_forget): the answers may point into what it unloaded.  Inserts take
  * a lock, only with trylock: a thread that finds it busy (another thread
  * resolving, or a signal handler interrupting us) resolves without caching
  * rather than wait.
@@ -124,7 +126,7 @@ int gt_in_global_scope(const char *name, const void *ours)
     void *program = dlopen(NULL, RTLD_LAZY);
     void *p = program ? gt_sys_dlsym(program, name) : NULL;
     if (program)
-        dlclose(program);
+        gt_sys_dlclose(program);
     return p == ours;
 }
 
@@ -148,7 +150,7 @@ static void *lookup_in(struct link_map *lm, const char *name)
     if (!h)
         return NULL;
     void *p = gt_sys_dlsym(h, name);
-    dlclose(h);
+    gt_sys_dlclose(h);
     return p && !gt_is_ours(p) ? p : NULL;
 }
 
@@ -204,7 +206,7 @@ void *gt_wrapper_of(enum gt_api api)
     if (h) {
         /* our own handle's search list starts with us */
         w = gt_sys_dlsym(h, names[api]);
-        dlclose(h);
+        gt_sys_dlclose(h);
     }
     if (w)
         __atomic_store_n(&wrappers[api], w, __ATOMIC_RELAXED);
@@ -223,10 +225,17 @@ static struct site sites[SITE_SLOTS];
 static unsigned char local_seen[GT_API_COUNT]; /* written under `lock` */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* User-space addresses fit in 48 bits on x86-64 and AArch64. */
+/* User-space addresses fit in 48 bits on x86-64 and AArch64.  A call
+ * site's key is its return address; an object's (the answer that binds all
+ * its call sites, as its PLT slot would) is its link_map, with the top bit. */
 static uintptr_t site_key(enum gt_api api, const void *caller)
 {
     return (uintptr_t)caller | ((uintptr_t)api + 1) << 48;
+}
+
+static uintptr_t object_key(enum gt_api api, const struct link_map *lm)
+{
+    return (uintptr_t)lm | ((uintptr_t)api + 1) << 48 | (uintptr_t)1 << 63;
 }
 
 static unsigned site_hash(uintptr_t key)
@@ -272,30 +281,55 @@ void *gt_real_find(enum gt_api api, const void *caller)
     void *p = site_get(key);
     if (p)
         return p;
-    void *global = gt_real_global(api);
-    if (global) {
-        if (pthread_mutex_trylock(&lock) == 0) {
-            if (!local_seen[api])
-                __atomic_store_n(&gt_real_table[api], global, __ATOMIC_RELAXED);
-            else
-                site_put(key, global);
-            pthread_mutex_unlock(&lock);
+    /* the calling object's answer, if one of its call sites was resolved:
+     * the dynamic linker binds an object's reference once, for all of them */
+    struct link_map *lm = object_of(caller);
+    uintptr_t okey = lm ? object_key(api, lm) : 0;
+    p = okey ? site_get(okey) : NULL;
+    if (!p) {
+        void *global = gt_real_global(api);
+        if (global) {
+            if (pthread_mutex_trylock(&lock) == 0) {
+                if (!local_seen[api]) {
+                    __atomic_store_n(&gt_real_table[api], global, __ATOMIC_RELAXED);
+                } else {
+                    site_put(key, global);
+                    if (okey)
+                        site_put(okey, global);
+                }
+                pthread_mutex_unlock(&lock);
+            }
+            errno = saved_errno;
+            return global;
         }
-        errno = saved_errno;
-        return global;
+        p = lm && lm != self() ? lookup_in(lm, names[api]) : NULL;
+        if (!p)
+            p = __atomic_load_n(&handle_real[api], __ATOMIC_ACQUIRE);
+        if (!p)
+            p = any_loaded(names[api]);
     }
-    p = gt_scope_lookup(caller, names[api]);
-    if (!p)
-        p = __atomic_load_n(&handle_real[api], __ATOMIC_ACQUIRE);
-    if (!p)
-        p = any_loaded(names[api]);
     if (p && pthread_mutex_trylock(&lock) == 0) {
         local_seen[api] = 1;
         site_put(key, p);
+        if (okey)
+            site_put(okey, p);
         pthread_mutex_unlock(&lock);
     }
     errno = saved_errno;
     return p;
+}
+
+void gt_real_forget(void)
+{
+    pthread_mutex_lock(&lock);
+    for (unsigned a = 0; a < GT_API_COUNT; a++) {
+        __atomic_store_n(&gt_real_table[a], NULL, __ATOMIC_RELAXED);
+        __atomic_store_n(&handle_real[a], NULL, __ATOMIC_RELEASE);
+    }
+    /* a reader probing meanwhile misses, and resolves again */
+    for (unsigned i = 0; i < SITE_SLOTS; i++)
+        __atomic_store_n(&sites[i].key, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
 }
 
 /* The dynamic linker's own words for a reference nothing defines, and its

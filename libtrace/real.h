@@ -63,5 +63,8 @@ GT_INTERNAL int gt_in_global_scope(const char *name, const void *ours);
 /* The C library's dlsym, not ours: for the tracer's own look-ups, whose
  * RTLD_NEXT and RTLD_DEFAULT must be relative to libgputrace. */
 GT_INTERNAL void *gt_sys_dlsym(void *handle, const char *name);
+GT_INTERNAL int gt_sys_dlclose(void *handle);
+/* After a dlclose of the program's: every cached answer forgotten. */
+GT_INTERNAL void gt_real_forget(void);
 
 #endif

@@ -31,6 +31,7 @@
 #include "collector/visibility.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stddef.h>
 
 typedef void *(*dlsym_fn)(void *, const char *);
@@ -76,9 +77,44 @@ __attribute__((noinline)) void *gt_sys_dlsym(void *handle, const char *name)
     return p;
 }
 
+typedef int (*dlclose_fn)(void *);
+static dlclose_fn next_dlclose_fn;
+
+static dlclose_fn next_dlclose(void)
+{
+    dlclose_fn p = __atomic_load_n(&next_dlclose_fn, __ATOMIC_ACQUIRE);
+    if (!p) {
+        p = (dlclose_fn)gt_sys_dlsym(RTLD_NEXT, "dlclose");
+        __atomic_store_n(&next_dlclose_fn, p, __ATOMIC_RELEASE);
+    }
+    return p;
+}
+
+int gt_sys_dlclose(void *handle)
+{
+    dlclose_fn real = next_dlclose();
+    return real ? real(handle) : -1;
+}
+
+/* dlclose: the program's result, errno and dlerror as the C library left
+ * them; then the wrappers' cached answers are forgotten, since they may
+ * point into what was unloaded (an object a wrapper found with
+ * RTLD_NEXT is nobody's dependency, so it can go). */
+int dlclose(void *handle)
+{
+    int rc = gt_sys_dlclose(handle);
+    if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+        int saved_errno = errno;
+        gt_real_forget();
+        errno = saved_errno;
+    }
+    return rc;
+}
+
 __attribute__((constructor)) static void dl_init(void)
 {
     next_dlsym();
+    next_dlclose();
     __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -191,6 +227,11 @@ __asm__(".text\n"
 void *gt_sys_dlsym(void *handle, const char *name)
 {
     return dlsym(handle, name);
+}
+
+int gt_sys_dlclose(void *handle)
+{
+    return dlclose(handle);
 }
 
 #endif

@@ -20,6 +20,12 @@
  *                          a runtime (two_copies_lib.c): each gets its own
  *   missing USER           a lazily bound call that nothing defines: the
  *                          dynamic linker's error and status 127
+ *   closed USER_A USER_B   USER_A opened RTLD_GLOBAL calls its copy, is closed
+ *                          (its copy goes with it); then USER_B, RTLD_LOCAL,
+ *                          reaches its own copy, not the one unloaded
+ *   rebind USER_A COPY2    USER_A (RTLD_LOCAL) calls its copy; COPY2 is then
+ *                          opened RTLD_GLOBAL; USER_A's second call site still
+ *                          reaches its first copy (an object binds once)
  *   unload A B             B (RTLD_LOCAL) looks up a symbol of A (RTLD_GLOBAL)
  *                          with dlsym(RTLD_DEFAULT); both closed: A is
  *                          unloaded at its dlclose, as untraced (the
@@ -151,6 +157,26 @@ int main(int argc, char **argv)
         int (*f)(void) = h ? (int (*)(void))need(dlsym(h, "user_missing"), "user_missing") : NULL;
         rc = f ? f() : 1;
         printf("missing returned %d\n", rc);
+    } else if (!strcmp(mode, "closed") || !strcmp(mode, "rebind")) {
+        int closed = !strcmp(mode, "closed"), err = 0;
+        void *ha = need(dlopen(x, RTLD_NOW | (closed ? RTLD_GLOBAL : RTLD_LOCAL)), "dlopen a");
+        int (*ua)(int *) = ha ? (int (*)(int *))need(dlsym(ha, "user_a"), "user_a") : NULL;
+        int (*ua2)(int *) = ha ? (int (*)(int *))need(dlsym(ha, "user_a_again"), "user_a_again") : NULL;
+        rc = !ua || !ua2;
+        if (!rc) {
+            printf("%s: a %d\n", mode, ua(&err));
+            if (closed) {
+                dlclose(ha);
+                void *hb = need(dlopen(y, RTLD_NOW | RTLD_LOCAL), "dlopen b");
+                int (*ub)(int *) = hb ? (int (*)(int *))need(dlsym(hb, "user_b"), "user_b") : NULL;
+                rc = !ub;
+                if (ub)
+                    printf("closed: then b %d\n", ub(&err));
+            } else {
+                rc = !need(dlopen(y, RTLD_NOW | RTLD_GLOBAL), "dlopen copy 2");
+                printf("rebind: a's second call site %d\n", ua2(&err));
+            }
+        }
     } else if (!strcmp(mode, "unload")) {
         void *a = need(dlopen(x, RTLD_NOW | RTLD_GLOBAL), "dlopen a");
         void *b = need(dlopen(y, RTLD_NOW | RTLD_LOCAL), "dlopen b");

@@ -120,6 +120,15 @@ expect "unload: the library goes at its dlclose" "$(grep -A1 'B closed' "$tmp/t$
 same "two copies: each caller its own" 4 "$app" copies "$libs/libtwo_copies_user_a.so" "$libs/libtwo_copies_user_b.so"
 expect "two copies: results" "$(grep -c 'copies a 11 errno=101 b 22 errno=102' "$tmp/t$n.out")" 2
 
+# the wrappers' answers follow the objects: a runtime copy unloaded with
+# the plugin that linked it is forgotten (calling into it crashed), and an
+# object that bound its own copy keeps it for every call site when another
+# copy is opened RTLD_GLOBAL later (a new call site went to the new copy)
+same "a plugin and its runtime closed, another plugin's own runtime" 2 "$app" closed "$libs/libtwo_copies_user_a.so" "$libs/libtwo_copies_user_b.so"
+expect "closed: each plugin its own copy" "$(grep -c 'closed: a 11\|closed: then b 22' "$tmp/t$n.out")" 2
+same "a second copy opened RTLD_GLOBAL later" 2 "$app" rebind "$libs/libtwo_copies_user_a.so" "$libs/libtwo_copies_2.so"
+expect "rebind: the object keeps its copy" "$(grep -c 'rebind: a 11\|second call site 11' "$tmp/t$n.out")" 2
+
 # a lazily bound call that nothing defines (the wrapper took its place in
 # the global scope): the dynamic linker's own error, and status 127
 same "no definition anywhere: fails as untraced" 1 "$app" missing "$libs/libmissing_user.so"
