@@ -21,11 +21,14 @@ int InitializeInjection(void)
         return 1;
     gt_after_first_call(); /* the exit-time flush, as after a first wrapped call */
     /* No runtime the wrappers stand in front of (a static one, or this copy
-     * was not preloaded): the syncs, copies and frees are then recorded
-     * from CUPTI's callbacks.  Only then, since CUPTI has one callback
-     * subscriber per process, and a profiler the program starts itself
-     * (torch.profiler) would be refused it. */
-    if (!gt_real_global(GT_API_cudaStreamSynchronize)) {
+     * was not preloaded, so nothing binds to its wrappers): the syncs,
+     * copies and frees are then recorded from CUPTI's callbacks.  Only
+     * then, since CUPTI has one callback subscriber per process, and a
+     * profiler the program starts itself (torch.profiler) would be refused
+     * it.  A preloaded copy stands in front of a dynamic runtime in any
+     * scope, a plugin's RTLD_LOCAL one included. */
+    int preloaded = gt_in_global_scope("InitializeInjection", (void *)InitializeInjection);
+    if (!preloaded || !gt_defined_elsewhere(GT_API_cudaStreamSynchronize)) {
         const char *q = getenv("GPUTRACE_QUIET");
         gt_cupti_calls_start(q && strcmp(q, "0") != 0);
     }

@@ -319,6 +319,11 @@ void *gt_real_find(enum gt_api api, const void *caller)
     return p;
 }
 
+int gt_defined_elsewhere(enum gt_api api)
+{
+    return gt_real_global(api) || any_loaded(names[api]);
+}
+
 void gt_real_forget(void)
 {
     pthread_mutex_lock(&lock);

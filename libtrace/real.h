@@ -64,6 +64,9 @@ GT_INTERNAL int gt_in_global_scope(const char *name, const void *ours);
  * RTLD_NEXT and RTLD_DEFAULT must be relative to libgputrace. */
 GT_INTERNAL void *gt_sys_dlsym(void *handle, const char *name);
 GT_INTERNAL int gt_sys_dlclose(void *handle);
+/* Whether an object other than ours, not the program itself, defines api
+ * (a dynamically loaded runtime, in whatever scope). */
+GT_INTERNAL int gt_defined_elsewhere(enum gt_api api);
 /* After a dlclose of the program's: every cached answer forgotten. */
 GT_INTERNAL void gt_real_forget(void);
 

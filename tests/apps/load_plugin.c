@@ -5,6 +5,9 @@
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <nccl.h>
+#ifndef CUPTIAPI
+#define CUPTIAPI
+#endif
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -49,4 +52,20 @@ const char *plugin_next(void)
     void *p = dlsym(RTLD_NEXT, "cudaDeviceSynchronize");
     const char *file = p && dladdr(p, &info) && info.dli_fname ? strrchr(info.dli_fname, '/') : NULL;
     return file ? file + 1 : "nowhere";
+}
+
+/* A CUPTI client of the plugin's own, as a profiler the program starts is
+ * (torch.profiler): subscribes to CUPTI's callbacks, found in the plugin's
+ * scope.  Returns cuptiSubscribe's result, or -1 without a CUPTI there. */
+static void CUPTIAPI no_callback(void *userdata, int domain, unsigned cbid, const void *data)
+{
+    (void)userdata; (void)domain; (void)cbid; (void)data;
+}
+
+int plugin_subscribe(void)
+{
+    int (*subscribe)(void **, void (*)(void *, int, unsigned, const void *), void *) =
+        (int (*)(void **, void (*)(void *, int, unsigned, const void *), void *))dlsym(RTLD_DEFAULT, "cuptiSubscribe");
+    void *sub;
+    return subscribe ? subscribe(&sub, no_callback, NULL) : -1;
 }

@@ -26,6 +26,8 @@
  *   rebind USER_A COPY2    USER_A (RTLD_LOCAL) calls its copy; COPY2 is then
  *                          opened RTLD_GLOBAL; USER_A's second call site still
  *                          reaches its first copy (an object binds once)
+ *   subscribe PLUGIN       RTLD_LOCAL, the plugin's calls, then a CUPTI client
+ *                          of the plugin's own subscribes (torch.profiler)
  *   unload A B             B (RTLD_LOCAL) looks up a symbol of A (RTLD_GLOBAL)
  *                          with dlsym(RTLD_DEFAULT); both closed: A is
  *                          unloaded at its dlclose, as untraced (the
@@ -177,6 +179,12 @@ int main(int argc, char **argv)
                 printf("rebind: a's second call site %d\n", ua2(&err));
             }
         }
+    } else if (!strcmp(mode, "subscribe")) {
+        void *h = need(dlopen(x, RTLD_NOW | RTLD_LOCAL), "dlopen");
+        rc = run_plugin(h, "plugin_calls", mode);
+        int (*sub)(void) = h ? (int (*)(void))need(dlsym(h, "plugin_subscribe"), "plugin_subscribe") : NULL;
+        if (sub)
+            printf("subscribe: cuptiSubscribe %d\n", sub());
     } else if (!strcmp(mode, "unload")) {
         void *a = need(dlopen(x, RTLD_NOW | RTLD_GLOBAL), "dlopen a");
         void *b = need(dlopen(y, RTLD_NOW | RTLD_LOCAL), "dlopen b");

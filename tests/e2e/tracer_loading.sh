@@ -129,6 +129,18 @@ expect "closed: each plugin its own copy" "$(grep -c 'closed: a 11\|closed: then
 same "a second copy opened RTLD_GLOBAL later" 2 "$app" rebind "$libs/libtwo_copies_user_a.so" "$libs/libtwo_copies_2.so"
 expect "rebind: the object keeps its copy" "$(grep -c 'rebind: a 11\|second call site 11' "$tmp/t$n.out")" 2
 
+# preloaded and injected (as gputrace record runs a program), the tracer
+# stands in front of a runtime that a plugin opened RTLD_LOCAL: it must
+# leave CUPTI's one callback subscriber to the program's own profiler
+# (the simulator's CUPTI, inside that plugin's runtime, named for the tracer)
+"$app" subscribe "$libs/libload_plugin_sim.so" > "$tmp/sub.untraced" 2>&1
+GPUTRACE_CUPTI_LIB="$sim" CUDA_INJECTION64_PATH="$lib" GPUTRACE_OUTPUT="$tmp/sub.db" LD_PRELOAD="$lib" \
+  "$app" subscribe "$libs/libload_plugin_sim.so" > "$tmp/sub.traced" 2>&1
+expect "a local runtime, preloaded and injected: the program's CUPTI subscriber granted" \
+  "$(grep cuptiSubscribe "$tmp/sub.traced") / $(grep cuptiSubscribe "$tmp/sub.untraced")" "subscribe: cuptiSubscribe 0 / subscribe: cuptiSubscribe 0"
+expect "a local runtime, preloaded and injected: its calls recorded once, by the wrappers" \
+  "$(q "$tmp/sub.db" "select count(*) from api_call")" 6
+
 # a lazily bound call that nothing defines (the wrapper took its place in
 # the global scope): the dynamic linker's own error, and status 127
 same "no definition anywhere: fails as untraced" 1 "$app" missing "$libs/libmissing_user.so"
