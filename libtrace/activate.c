@@ -238,7 +238,9 @@ int gt_activate(void)
         return s == GT_STATE_ACTIVATING ? wait_for_activation() : atomic_load(&gt_state) == GT_STATE_ON;
     int saved = errno;
     gt_thread.guard = 1;
+    gt_dlerror_keep(); /* the program's pending dlerror() survives what activation looks up */
     int ok = activate_once();
+    gt_dlerror_clear();
     gt_thread.guard = 0;
     if (ok)
         atomic_store(&gt_state, GT_STATE_ON);

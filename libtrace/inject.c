@@ -27,10 +27,12 @@ int InitializeInjection(void)
      * profiler the program starts itself (torch.profiler) would be refused
      * it.  A preloaded copy stands in front of a dynamic runtime in any
      * scope, a plugin's RTLD_LOCAL one included. */
+    gt_dlerror_keep();
     int preloaded = gt_in_global_scope("InitializeInjection", (void *)InitializeInjection);
     if (!preloaded || !gt_defined_elsewhere(GT_API_cudaStreamSynchronize)) {
         const char *q = getenv("GPUTRACE_QUIET");
         gt_cupti_calls_start(q && strcmp(q, "0") != 0);
     }
+    gt_dlerror_clear();
     return 1;
 }

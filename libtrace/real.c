@@ -350,7 +350,9 @@ static __attribute__((noreturn)) void no_definition(const void *caller, const ch
 
 void *gt_real_slow(enum gt_api api, const void *caller)
 {
+    gt_dlerror_keep();
     void *p = gt_real_find(api, caller);
+    gt_dlerror_clear();
     /* the tracer's own calls get NULL, and the API's "not available" error */
     if (!p && !gt_is_ours(caller))
         no_definition(caller, names[api]);

@@ -67,6 +67,12 @@ GT_INTERNAL int gt_sys_dlclose(void *handle);
 /* Whether an object other than ours, not the program itself, defines api
  * (a dynamically loaded runtime, in whatever scope). */
 GT_INTERNAL int gt_defined_elsewhere(enum gt_api api);
+/* Around the tracer's own dl calls on a program thread (wrap_dl.c): keep
+ * the program's pending dlerror() message aside, then clear what the
+ * tracer's calls left, so that the program's dlerror() still answers with
+ * its own. */
+GT_INTERNAL void gt_dlerror_keep(void);
+GT_INTERNAL void gt_dlerror_clear(void);
 /* After a dlclose of the program's: every cached answer forgotten. */
 GT_INTERNAL void gt_real_forget(void);
 

@@ -28,13 +28,84 @@
 #define _GNU_SOURCE
 #include "libtrace/real.h"
 
+#include "collector/tbuf.h" /* GT_TLS */
 #include "collector/visibility.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
+#include <stdlib.h>
 
 typedef void *(*dlsym_fn)(void *, const char *);
+
+/* ---- dlerror: the program's pending message, whatever the tracer looked up -- */
+
+typedef char *(*dlerror_fn)(void);
+static dlerror_fn next_dlerror_fn;
+static GT_TLS char *kept_error;     /* the program's message, kept aside (malloc'd) */
+static GT_TLS char *returned_error; /* what dlerror() last returned of ours, freed at the next call */
+static GT_TLS int tracer_depth;     /* inside the tracer's own work: dlerror() is the C library's */
+
+static dlerror_fn next_dlerror(void)
+{
+    dlerror_fn p = __atomic_load_n(&next_dlerror_fn, __ATOMIC_ACQUIRE);
+    if (!p) {
+        p = (dlerror_fn)gt_sys_dlsym(RTLD_NEXT, "dlerror");
+        __atomic_store_n(&next_dlerror_fn, p, __ATOMIC_RELEASE);
+    }
+    return p;
+}
+
+/* Found before the program runs: looking it up later (a dlsym, which
+ * succeeds) would itself clear the program's pending message. */
+__attribute__((constructor)) static void dlerror_init(void)
+{
+    next_dlerror();
+}
+
+/* Neither touches errno (dlerror() may set it, formatting its message). */
+void gt_dlerror_keep(void)
+{
+    int saved_errno = errno;
+    tracer_depth++;
+    dlerror_fn real = next_dlerror();
+    char *pending = real ? real() : NULL;
+    if (pending && !kept_error)
+        kept_error = strdup(pending);
+    errno = saved_errno;
+}
+
+void gt_dlerror_clear(void)
+{
+    int saved_errno = errno;
+    dlerror_fn real = next_dlerror();
+    if (real)
+        (void)real();
+    tracer_depth--;
+    errno = saved_errno;
+}
+
+/* A newer failure of the program's own comes first; then the message kept
+ * aside while the tracer looked things up.  Libraries the tracer calls get
+ * the C library's answers. */
+char *dlerror(void)
+{
+    dlerror_fn real = next_dlerror();
+    char *e = real ? real() : NULL;
+    if (tracer_depth) /* a library the tracer called (CUPTI's start): not the program's message */
+        return e;
+    free(returned_error);
+    returned_error = NULL;
+    if (e) {
+        free(kept_error);
+        kept_error = NULL;
+        return e;
+    }
+    returned_error = kept_error;
+    kept_error = NULL;
+    return returned_error;
+}
 
 #if defined(__x86_64__) && defined(__linux__)
 

@@ -26,6 +26,9 @@
  *   rebind USER_A COPY2    USER_A (RTLD_LOCAL) calls its copy; COPY2 is then
  *                          opened RTLD_GLOBAL; USER_A's second call site still
  *                          reaches its first copy (an object binds once)
+ *   dlerror PLUGIN         a failed dlopen, then the plugin's first CUDA calls
+ *                          (the tracer starts and looks things up), then
+ *                          dlerror(): the program's own message, once
  *   subscribe PLUGIN       RTLD_LOCAL, the plugin's calls, then a CUPTI client
  *                          of the plugin's own subscribes (torch.profiler)
  *   unload A B             B (RTLD_LOCAL) looks up a symbol of A (RTLD_GLOBAL)
@@ -178,6 +181,18 @@ int main(int argc, char **argv)
                 rc = !need(dlopen(y, RTLD_NOW | RTLD_GLOBAL), "dlopen copy 2");
                 printf("rebind: a's second call site %d\n", ua2(&err));
             }
+        }
+    } else if (!strcmp(mode, "dlerror")) {
+        void *h = need(dlopen(x, RTLD_NOW | RTLD_LOCAL), "dlopen");
+        int (*f)(const char *) = h ? (int (*)(const char *))need(dlsym(h, "plugin_calls"), "plugin_calls") : NULL;
+        rc = !f;
+        if (f) {
+            void *none = dlopen("/nonexistent/libnothing.so", RTLD_NOW);
+            f(mode);
+            const char *e = dlerror();
+            printf("dlerror: %s %s\n", none ? "opened?" : "not opened", e ? e : "(none)");
+            e = dlerror();
+            printf("dlerror again: %s\n", e ? e : "(none)");
         }
     } else if (!strcmp(mode, "subscribe")) {
         void *h = need(dlopen(x, RTLD_NOW | RTLD_LOCAL), "dlopen");

@@ -129,6 +129,11 @@ expect "closed: each plugin its own copy" "$(grep -c 'closed: a 11\|closed: then
 same "a second copy opened RTLD_GLOBAL later" 2 "$app" rebind "$libs/libtwo_copies_user_a.so" "$libs/libtwo_copies_2.so"
 expect "rebind: the object keeps its copy" "$(grep -c 'rebind: a 11\|second call site 11' "$tmp/t$n.out")" 2
 
+# the program's pending dlerror() message survives the tracer's start and
+# look-ups (it read "libgputrace.so: undefined symbol: Py_GetVersion")
+same "dlerror() after the tracer's start" 6 "$app" dlerror "$libs/libload_plugin_sim.so"
+expect "dlerror: the program's own message" "$(grep -c '^dlerror: not opened /nonexistent/libnothing.so: cannot open' "$tmp/t$n.out")" 1
+
 # preloaded and injected (as gputrace record runs a program), the tracer
 # stands in front of a runtime that a plugin opened RTLD_LOCAL: it must
 # leave CUPTI's one callback subscriber to the program's own profiler
