@@ -6,8 +6,10 @@
  * them.  CUPTI's runtime and driver API records list every call with its
  * thread, times, callback id, result and correlation id.  A record that no
  * wrapped call claimed (load_proc.c's correlate) becomes a call of the API
- * its callback id names, where that API is one the analyses read; what the
- * record lacks is taken from the records it correlates with:
+ * its callback id names, where that API is one the analyses read and the
+ * tracer recorded no call of in the process (else it is one of those,
+ * unmatched); what the record lacks is taken from the records it
+ * correlates with:
  *   - the stream: the call's own kernel, copy or memset, or for a sync the
  *     SYNCHRONIZATION record CUPTI made of it (the stream it waited for);
  *   - a copy's bytes, direction and host memory kind: its memcpy record;
@@ -157,11 +159,21 @@ int cupti_call_api(struct model *m, int domain, uint32_t cbid)
 
 void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r, size_t n)
 {
+    /* An API the tracer recorded calls of here (wrappers or CUPTI's
+     * callbacks see it): its unclaimed records are those calls' own, left
+     * unmatched when the two clocks' conversions drifted apart on a loaded
+     * machine, not calls of their own; making them calls counted them twice. */
+    uint8_t *recorded = calloc((size_t)m->napis + 1, 1);
+    if (!recorded)
+        model_out_of_memory();
+    for (size_t i = 0; i < p->ncalls; i++)
+        if (p->calls[i].api < m->napis)
+            recorded[p->calls[i].api] = 1;
     for (size_t i = 0; i < n; i++) {
         if (r[i].claimed)
             continue;
         int api = cupti_call_api(m, r[i].domain, r[i].cbid);
-        if (api < 0)
+        if (api < 0 || recorded[api])
             continue;
         GROW(p->calls, p->ncalls, p->calls_cap);
         p->calls[p->ncalls++] = (struct call){ .start = r[i].start, .end = r[i].end, .tid = r[i].tid,
@@ -169,6 +181,7 @@ void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r,
                                                .api = (uint16_t)api, .stream = CUPTI_STREAM_UNKNOWN,
                                                .call_id = CUPTI_CALL_ID };
     }
+    free(recorded);
 }
 
 /* CUPTI's memcpy kinds (1 HtoD, 2 DtoH, 8 DtoD, 10 HtoH) as api_call's

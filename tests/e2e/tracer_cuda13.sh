@@ -100,6 +100,14 @@ expect "blind to the side stream: its syncs counted as unplaced" "$(ranks_json "
 "$b/gputrace-report" "$tmp/blind.db" > "$tmp/blind.txt"
 expect "blind to the side stream: the text report says so" \
   "$(grep -c '^note: 20 sync(s) waited on a stream or event the trace cannot name' "$tmp/blind.txt")" 1
+# A wrapped call whose CUPTI record its times no longer cover (the clocks'
+# conversions drifted apart, as on a loaded machine: here one copy moved by
+# 1 ms) stays one call: the record is not made a second one
+cp "$tmp/cu_scalar_read.db" "$tmp/skewed.db"
+q "$tmp/skewed.db" "update api_call set start_ns = start_ns + 1000000, end_ns = end_ns + 1000000
+  where rowid = (select min(c.rowid) from api_call c join api a on a.id = c.api where a.name = 'cudaMemcpyAsync')"
+expect "a wrapped call its CUPTI record drifted from: not counted twice" "$(ranks_json "$tmp/skewed.db")" "0:0"
+
 # and with the SYNCHRONIZATION records alone (no launches), the side
 # stream's handle is mapped through them, and its syncs analysed
 cp "$tmp/cu_scalar_read.db" "$tmp/nolaunch.db"
