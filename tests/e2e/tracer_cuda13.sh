@@ -73,6 +73,10 @@ expect "static, injected: the same output" "$(cmp -s "$tmp/static.untraced" "$tm
 expect "static, injected: every launch and sync in CUPTI's records" \
   "$(q "$tmp/inject.db" "select (select count(*) from cupti_api where cbid = 505), (select count(*) from cupti_api where cbid = 131), (select count(*) from kernel)")" \
   "$launches|40|$launches"
+"$b/gputrace" expand "$tmp/inject.db" > /dev/null # what a busy writer stored in bulk, as rows for the SQL
+expect "static, injected: the shared build's counts of kernels and copies" \
+  "$(q "$tmp/inject.db" "select count(*) filter (where kind = 1) || ' ' || count(*) filter (where kind = 2) from gpu_op")" \
+  "$(q "$tmp/cu_scalar_read.db" "select count(*) filter (where kind = 1) || ' ' || count(*) filter (where kind = 2) from gpu_op")"
 # no wrapper saw a call: CUPTI's callbacks recorded the syncs, copies and
 # frees (the calls whose stacks the report needs), and not the launches
 expect "static, injected: the syncs, copies and frees recorded from CUPTI's callbacks, not the launches" \
