@@ -274,7 +274,8 @@ static void site_put(uintptr_t key, void *fn)
 
 /* ---- resolution --------------------------------------------------------------- */
 
-void *gt_real_find(enum gt_api api, const void *caller)
+/* The answer for api at caller, cached; NULL where none (gt_real_slow). */
+static void *gt_real_find(enum gt_api api, const void *caller)
 {
     int saved_errno = errno;
     uintptr_t key = site_key(api, caller);

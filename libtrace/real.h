@@ -46,7 +46,6 @@ static inline __attribute__((always_inline)) void *gt_real_for(enum gt_api api, 
 /* For the dlsym wrapper (wrap_dl.c). */
 GT_INTERNAL int gt_api_by_name(const char *name);                   /* -1 when not wrapped */
 GT_INTERNAL const char *gt_api_name(enum gt_api api);
-GT_INTERNAL void *gt_real_find(enum gt_api api, const void *caller); /* NULL where none */
 GT_INTERNAL void *gt_real_global(enum gt_api api);                  /* the global scope's, after ours */
 GT_INTERNAL void *gt_scope_lookup(const void *caller, const char *name);
 GT_INTERNAL int gt_real_claim_handle(enum gt_api api, void *p);     /* 1: calls without another definition go to p */

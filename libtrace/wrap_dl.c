@@ -39,22 +39,28 @@
 
 typedef void *(*dlsym_fn)(void *, const char *);
 
+/* The C library's function `name`, found once (next after us) into *slot. */
+static void *next_fn(void **slot, const char *name)
+{
+    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!p) {
+        p = gt_sys_dlsym(RTLD_NEXT, name);
+        __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    }
+    return p;
+}
+
 /* ---- dlerror: the program's pending message, whatever the tracer looked up -- */
 
 typedef char *(*dlerror_fn)(void);
-static dlerror_fn next_dlerror_fn;
+static void *next_dlerror_fn;
 static GT_TLS char *kept_error;     /* the program's message, kept aside (malloc'd) */
 static GT_TLS char *returned_error; /* what dlerror() last returned of ours, freed at the next call */
 static GT_TLS int tracer_depth;     /* inside the tracer's own work: dlerror() is the C library's */
 
 static dlerror_fn next_dlerror(void)
 {
-    dlerror_fn p = __atomic_load_n(&next_dlerror_fn, __ATOMIC_ACQUIRE);
-    if (!p) {
-        p = (dlerror_fn)gt_sys_dlsym(RTLD_NEXT, "dlerror");
-        __atomic_store_n(&next_dlerror_fn, p, __ATOMIC_RELEASE);
-    }
-    return p;
+    return (dlerror_fn)next_fn(&next_dlerror_fn, "dlerror");
 }
 
 /* Found before the program runs: looking it up later (a dlsym, which
@@ -149,16 +155,11 @@ __attribute__((noinline)) void *gt_sys_dlsym(void *handle, const char *name)
 }
 
 typedef int (*dlclose_fn)(void *);
-static dlclose_fn next_dlclose_fn;
+static void *next_dlclose_fn;
 
 static dlclose_fn next_dlclose(void)
 {
-    dlclose_fn p = __atomic_load_n(&next_dlclose_fn, __ATOMIC_ACQUIRE);
-    if (!p) {
-        p = (dlclose_fn)gt_sys_dlsym(RTLD_NEXT, "dlclose");
-        __atomic_store_n(&next_dlclose_fn, p, __ATOMIC_RELEASE);
-    }
-    return p;
+    return (dlclose_fn)next_fn(&next_dlclose_fn, "dlclose");
 }
 
 int gt_sys_dlclose(void *handle)
@@ -204,38 +205,26 @@ static void *through_handle(enum gt_api api, void *found, const void *caller)
     return w && gt_real_claim_handle(api, found) ? w : found;
 }
 
-static void *from_default(enum gt_api api, void *found, const void *caller, const char *name)
-{
-    if (found) {
-        if (api < 0 || !gt_is_ours(found))
-            return found;
-        /* our wrapper: what would the caller have found without us? */
-        return gt_real_global(api) || gt_scope_lookup(caller, name) ? found : gt_sys_dlsym(RTLD_NEXT, name);
-    }
-    void *own = gt_scope_lookup(caller, name);
-    return own ? own : gt_sys_dlsym(RTLD_DEFAULT, name); /* again, for dlerror's message */
-}
-
-/* Entered by a jump from dlsym below, so that its return address is the
- * program's. */
-GT_INTERNAL __attribute__((no_sanitize("address", "undefined"))) void *gt_dlsym_c(void *handle, const char *name)
+/* Entered by a jump from dlsym below, for a wrapped name once our
+ * constructor has run (gt_dlsym_is_wrapped), so that its return address is
+ * the program's. */
+GT_INTERNAL void *gt_dlsym_c(void *handle, const char *name)
 {
     const void *caller = __builtin_return_address(0);
     void *found = gt_sys_dlsym(handle, name);
-    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE) || !name)
-        return found;
-    if (gt_is_ours(caller))
-        return found; /* the tracer's own look-ups */
-    int api = gt_api_by_name(name);
-    if (handle == RTLD_DEFAULT)
-        return from_default((enum gt_api)api, found, caller, name);
-    if (api < 0 || !found)
-        return found;
-    /* a handle whose search reaches us (the program's own, dlopen(NULL)):
-     * without us it would have searched on to the global scope's next */
-    if (gt_is_ours(found))
-        return gt_real_global((enum gt_api)api) ? found : gt_sys_dlsym(RTLD_NEXT, name);
-    return through_handle((enum gt_api)api, found, caller);
+    if (!found || gt_is_ours(caller))
+        return found; /* nothing to hand out, or the tracer's own look-up */
+    enum gt_api api = (enum gt_api)gt_api_by_name(name);
+    /* Our wrapper: RTLD_DEFAULT, or a handle whose search reaches us (the
+     * program's own, dlopen(NULL)).  Without us the search would have gone
+     * on to the global scope's next definition, or (RTLD_DEFAULT) to the
+     * caller's own scope: where there is one, our wrapper calls it; where
+     * there is none, nothing, with the C library's error. */
+    if (gt_is_ours(found)) {
+        int reachable = gt_real_global(api) || (handle == RTLD_DEFAULT && gt_scope_lookup(caller, name));
+        return reachable ? found : gt_sys_dlsym(RTLD_NEXT, name);
+    }
+    return handle == RTLD_DEFAULT ? found : through_handle(api, found, caller);
 }
 
 /* Whether dlsym's name is one of the wrapped APIs: only those take the C
