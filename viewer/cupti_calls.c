@@ -197,9 +197,8 @@ static uint8_t mem_kind_of(uint8_t k)
     return k >= 1 && k <= 3 ? k : k == 5 ? 4 : 0;
 }
 
-void cupti_calls_fix(struct model *m, struct proc *p, const struct cupti_sync *syncs, size_t nsyncs)
+void cupti_calls_fix(struct proc *p, const struct cupti_sync *syncs, size_t nsyncs)
 {
-    (void)m;
     struct idmap op_of = { 0 }, sync_of = { 0 };
     for (size_t i = 0; i < p->nops; i++)
         idmap_put(&op_of, p->ops[i].corr, (int64_t)i, 1);

@@ -42,7 +42,7 @@ void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r,
 /* Once the process's GPU operations are read: the streams, and copies'
  * kinds and sizes, of the calls made above; and stream handles of wrapped
  * syncs mapped through their SYNCHRONIZATION records. */
-void cupti_calls_fix(struct model *m, struct proc *p, const struct cupti_sync *syncs, size_t nsyncs);
+void cupti_calls_fix(struct proc *p, const struct cupti_sync *syncs, size_t nsyncs);
 
 _Static_assert(CUPTI_STREAM_UNKNOWN == (CUPTI_STREAM_TAG | ((int64_t)1 << 40)), "decoded as no stream id");
 

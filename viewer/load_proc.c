@@ -601,7 +601,7 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     }
     free(enq.corr);
     free(enq.start);
-    cupti_calls_fix(m, p, l.syncs.v, l.syncs.n);
+    cupti_calls_fix(p, l.syncs.v, l.syncs.n);
     free(l.syncs.v);
     if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
         qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
