@@ -8,7 +8,7 @@
 # 2M, 8M and 16M records.  The report holds one process's records at a
 # time, and every rank's collectives go through a temporary file, so twice
 # the ranks of the same length need the same memory; a rank of more than
-# 4M records is read a window of 1M records at a time (viewer/windows.h),
+# 4M records is read a window of 1M records at a time (viewer/read/windows.h),
 # so a longer rank needs little more: its ext_corr rows, which stay loaded
 # with it, and the windows' plan.
 set -euo pipefail

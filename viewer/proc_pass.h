@@ -11,7 +11,7 @@
 #ifndef GPUTRACE_PROC_PASS_H
 #define GPUTRACE_PROC_PASS_H
 
-#include "viewer/idmap.h"
+#include "viewer/model/idmap.h"
 
 #include <stddef.h>
 #include <stdint.h>

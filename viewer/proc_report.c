@@ -3,8 +3,8 @@
  * analysed, summarised and exported, then freed. */
 #include "viewer/proc_report.h"
 #include "viewer/proc_pass.h"
-#include "viewer/timeline.h"
-#include "viewer/windows.h"
+#include "viewer/model/timeline.h"
+#include "viewer/read/windows.h"
 
 #include <stdlib.h>
 

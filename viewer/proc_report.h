@@ -2,10 +2,10 @@
 #ifndef GPUTRACE_PROC_REPORT_H
 #define GPUTRACE_PROC_REPORT_H
 
-#include "viewer/coll_spill.h"
-#include "viewer/findings.h"
-#include "viewer/output.h"
-#include "viewer/summary.h"
+#include "viewer/analyse/coll_spill.h"
+#include "viewer/analyse/findings.h"
+#include "viewer/write/output.h"
+#include "viewer/analyse/summary.h"
 
 /* What every process goes through: the findings, the summary, the
  * exports (a NULL ct or kineto: none), the collectives across ranks. */

@@ -10,13 +10,13 @@
  * (an output that would overwrite an input or another output),
  * 3 when a --fail-on kind was found. */
 #include "collector/rundir.h"
-#include "viewer/coll_spill.h"
-#include "viewer/findings.h"
-#include "viewer/out_paths.h"
-#include "viewer/output.h"
+#include "viewer/analyse/coll_spill.h"
+#include "viewer/analyse/findings.h"
+#include "viewer/write/out_paths.h"
+#include "viewer/write/output.h"
 #include "viewer/proc_report.h"
-#include "viewer/summary.h"
-#include "viewer/term_text.h"
+#include "viewer/analyse/summary.h"
+#include "viewer/write/term_text.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -13,7 +13,7 @@ Every case must end with exit 0 (a report) or 1 (a one-line error, or a
 report that says the file is damaged), never a crash, a hang or a
 sanitizer report (and so must `gputrace expand` on it), and any Chrome trace written must parse (the Kineto
 export runs too).  Every other report reads its ranks a window of time at
-a time (viewer/windows.h).  Values reach
+a time (viewer/read/windows.h).  Values reach
 the ends of the 64-bit range: the report keeps each time it reads within
 bounds its arithmetic can hold, and saturates its sums.
 """
@@ -66,7 +66,7 @@ def run_report(path, what):
     fresh(trace)
     fmt = random.choice(["text", "json"])
     # every other run reads its ranks a window of 20 rows at a time
-    # (viewer/windows.h), which then says so on stderr: those lines aside
+    # (viewer/read/windows.h), which then says so on stderr: those lines aside
     reports += 1
     env = dict(os.environ, GPUTRACE_REPORT_WINDOW_ROWS="20") if reports % 2 else os.environ
     try:

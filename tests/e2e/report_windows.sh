@@ -1,5 +1,5 @@
 #!/bin/sh
-# report_windows.sh: a rank read a window of time at a time (viewer/windows.h)
+# report_windows.sh: a rank read a window of time at a time (viewer/read/windows.h)
 # gets the report it gets read whole.  GPUTRACE_REPORT_WINDOW_ROWS makes the
 # windows small enough that these short runs are cut into several (the
 # report then says how many on stderr); the JSON and the text must not

@@ -34,16 +34,16 @@ tests_unit_test_sim_nccl_DEPENDENCIES = tests/sim/libgpusim.la
 # the report's row reading and sorting, against SQL and qsort
 check_PROGRAMS += tests/unit/test_report_rows
 TESTS += tests/unit/test_report_rows
-tests_unit_test_report_rows_SOURCES = tests/unit/test_report_rows.c viewer/rowruns.h viewer/rowruns.c \
-  viewer/sort_by_time.h viewer/sort_by_time.c collector/row_block.h collector/call_block.h
+tests_unit_test_report_rows_SOURCES = tests/unit/test_report_rows.c viewer/read/rowruns.h viewer/read/rowruns.c \
+  viewer/read/sort_by_time.h viewer/read/sort_by_time.c collector/row_block.h collector/call_block.h
 tests_unit_test_report_rows_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_report_rows_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 
 # every rank's collectives through the report's temporary file
 check_PROGRAMS += tests/unit/test_coll_spill
 TESTS += tests/unit/test_coll_spill
-tests_unit_test_coll_spill_SOURCES = tests/unit/test_coll_spill.c viewer/coll_spill.h viewer/coll_spill.c \
-  viewer/tmpstore.h viewer/tmpstore.c
+tests_unit_test_coll_spill_SOURCES = tests/unit/test_coll_spill.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
+  viewer/model/tmpstore.h viewer/model/tmpstore.c
 tests_unit_test_coll_spill_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_coll_spill_LDADD = $(CRITERION_LIBS)
 

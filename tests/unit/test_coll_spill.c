@@ -1,11 +1,11 @@
 /* test_coll_spill.c: every rank's collectives through the report's
- * temporary file (viewer/coll_spill.c), against sorting them all in memory
+ * temporary file (viewer/analyse/coll_spill.c), against sorting them all in memory
  * by (communicator, sequence, process, index), as the analyses across
  * ranks did before: with the file, with no file to be had, and with a file
  * that fills up part-way; each process's written whole or in batches (a
- * window at a time); and the scratch store beneath (viewer/tmpstore.c)
+ * window at a time); and the scratch store beneath (viewer/model/tmpstore.c)
  * with nothing in it. */
-#include "viewer/coll_spill.h"
+#include "viewer/analyse/coll_spill.h"
 
 #include <criterion/criterion.h>
 #include <signal.h>

@@ -1,0 +1,297 @@
+/* analysis_comm.c: collectives within a rank (comm.exposed,
+ * comm.same_stream) and across ranks, matched by (communicator, sequence):
+ * comm.straggler, comm.mismatch, comm.hang. */
+#include "viewer/analyse/coll_spill.h"
+#include "viewer/analyse/findings.h"
+#include "viewer/proc_pass.h"
+#include "viewer/model/timeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Each collective's overlap with compute, in the window that holds its
+ * kernel (which nothing runs across: proc_pass.h). */
+void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
+{
+    (void)o;
+    (void)fs;
+    const struct proc *p = &m->procs[pi];
+    struct proc_pass *ps = p->pass;
+    struct timeline *t = model_timeline(m, pi);
+    for (size_t i = 0; i < p->ncolls; i++) {
+        const struct coll *c = &p->colls[i];
+        if (c->gend <= c->gstart || c->gstream < 0 || c->gstart < ps->lo || c->gstart >= ps->hi)
+            continue;
+        /* overlap as HTA computes it: merged compute intervals on the
+         * device's other streams, intersected with the collective */
+        ps->coll_overlap[i] = ivals_cover(timeline_compute_except(t, c->gstream), c->gstart, c->gend);
+    }
+    /* no other analysis needs them: freed before the next ones add theirs */
+    timeline_drop_except(t);
+}
+
+/* The first n collectives loaded, done with (in order). */
+void analyse_colls_done(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi, size_t n)
+{
+    const struct proc *p = &m->procs[pi];
+    struct proc_pass *ps = p->pass;
+    for (size_t i = 0; i < n; i++) {
+        const struct coll *c = &p->colls[i];
+        int64_t k;
+        if (c->site && c->gend > c->gstart) { /* what exposed_share weighs a site's exposed ones against */
+            uint64_t key = (uint64_t)model_site_shown(m, &m->procs[pi], c->site) + 1;
+            idmap_put(&ps->site_colls, key, idmap_get(&ps->site_colls, key, &k) ? k + 1 : 1, 0);
+        }
+        if (c->gend <= c->gstart || c->gstream < 0 || ps->coll_overlap[i] < 0)
+            continue;
+        int64_t dur = c->gend - c->gstart;
+        int64_t ov = ps->coll_overlap[i];
+        if ((double)ov < o->exposed_fraction * (double)dur) {
+            struct finding *f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->site, -1, c->start);
+            if (f) {
+                f->count++;
+                model_add(&f->exposed_ns, dur - ov);
+            }
+        }
+        if (pass_computes(ps, c->gstream)) {
+            struct finding *f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->site, -1, c->start);
+            if (f) {
+                f->count++;
+                model_add(&f->exposed_ns, dur - ov);
+            }
+        }
+    }
+}
+
+void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi)
+{
+    const struct proc_pass *ps = m->procs[pi].pass;
+    /* what exposed_share weighs each call site's exposed ones against */
+    for (size_t i = 0; i < fs->n; i++) {
+        int64_t k;
+        if (fs->v[i].kind == F_COMM_EXPOSED && fs->v[i].proc == (int)pi)
+            fs->v[i].site_colls = idmap_get(&ps->site_colls, (uint64_t)fs->v[i].callsite_id + 1, &k) ? k : 0;
+    }
+}
+
+/* Exposed-collective findings of the whole run, now that each call site's
+ * count is known. */
+static void exposed_share(const struct report_opts *o, struct findings *fs)
+{
+    /* a call site whose collectives are exposed only now and then (the
+     * first one, waiting for the ranks to start; a rank briefly behind) is
+     * not a pattern to fix */
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *f = &fs->v[i];
+        if (f->kind == F_COMM_EXPOSED && (double)f->count < o->exposed_share * (double)f->site_colls)
+            f->count = 0;
+    }
+}
+
+/* ---- across ranks ---------------------------------------------------------- */
+/* Each pass goes over every (comm, seq) group of the run, read back from
+ * the spill (coll_spill.h): its members, one per rank that entered it. */
+
+static int64_t arrival(const struct model *m, const struct coll_rec *c)
+{
+    const struct proc *p = &m->procs[c->proc];
+    return model_aligned(m, p, c->gend > c->gstart ? c->gstart : c->start);
+}
+
+/* The straggler (docs/report.md): the rank that is clearly last (by more
+ * than --straggler-margin-us) in at least --straggler-clear-fraction of
+ * the collectives, and that caused more than --straggler-fraction of all
+ * the waiting.  "Last most of the time" alone is not enough: after a late
+ * start, the remaining collectives of a step are paced by GPU queues rather
+ * than by arrivals, and with many ranks someone is always a little last. */
+struct straggling {
+    const struct model *m;
+    const struct report_opts *o;
+    int64_t *last_count, *clear, full;
+    /* waits are summed as doubles: a file whose ranks' clocks disagree
+     * absurdly (a damaged clock offset) must not overflow them */
+    double *waits, total_wait;
+};
+
+static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
+{
+    struct straggling *st = ctx;
+    if (n < 2 || n != (size_t)(v[0].nranks > 0 ? v[0].nranks : 0))
+        return;
+    st->full++;
+    int64_t latest = INT64_MIN, second = INT64_MIN;
+    int who = -1;
+    for (size_t k = 0; k < n; k++) {
+        int64_t a = arrival(st->m, &v[k]);
+        if (a > latest) {
+            second = latest;
+            latest = a;
+            who = v[k].proc;
+        } else if (a > second) {
+            second = a;
+        }
+    }
+    st->last_count[who]++;
+    if ((double)latest - (double)second >= (double)st->o->straggler_margin_ns)
+        st->clear[who]++;
+    for (size_t k = 0; k < n; k++) {
+        double w = (double)latest - (double)arrival(st->m, &v[k]);
+        st->waits[who] += w;
+        st->total_wait += w;
+    }
+}
+
+static void stragglers(const struct model *m, const struct report_opts *o, struct findings *fs,
+                       struct coll_spill *spill)
+{
+    size_t np = m->nprocs;
+    struct straggling st = { m, o, calloc(np + 1, sizeof *st.last_count), calloc(np + 1, sizeof *st.clear), 0,
+                             calloc(np + 1, sizeof *st.waits), 0 };
+    if (!st.last_count || !st.clear || !st.waits)
+        model_out_of_memory();
+    coll_spill_groups(spill, straggler_group, &st);
+    for (size_t pi = 0; pi < np; pi++) {
+        if (!st.full || (double)st.clear[pi] < o->straggler_clear_fraction * (double)st.full ||
+            st.waits[pi] <= o->straggler_fraction * st.total_wait)
+            continue;
+        struct finding *f = findings_new(fs, m, F_COMM_STRAGGLER, (int)pi, 0);
+        f->count = st.last_count[pi];
+        f->wait_ns = st.waits[pi] < 9e18 ? (int64_t)st.waits[pi] : INT64_MAX;
+        snprintf(f->callsite, sizeof f->callsite, "(whole process)");
+        snprintf(f->extra_json, sizeof f->extra_json,
+                 "\"straggler_rank\": %d, \"collectives\": %lld, \"clearly_last\": %lld, \"wait_share\": %.3f",
+                 m->procs[pi].rank, (long long)st.full, (long long)st.clear[pi],
+                 st.total_wait > 0 ? st.waits[pi] / st.total_wait : 0.0);
+        snprintf(f->message, sizeof f->message,
+                 "rank %d reached %lld of %s last (%lld by more than %.1f ms); the other ranks waited %.2f ms for it",
+                 m->procs[pi].rank, (long long)st.last_count[pi], count_text(st.full, "collective", "collectives").s,
+                 (long long)st.clear[pi], (double)o->straggler_margin_ns / 1e6, (double)f->wait_ns / 1e6);
+        snprintf(f->suggestion, sizeof f->suggestion,
+                 "look at what rank %d does before its collectives (data loading, uneven work, a slower GPU or host)",
+                 m->procs[pi].rank);
+    }
+    free(st.last_count);
+    free(st.clear);
+    free(st.waits);
+}
+
+static int same_call(const struct coll_rec *a, const struct coll_rec *b)
+{
+    return a->api == b->api && a->count == b->count && a->dtype == b->dtype && a->peer == b->peer && a->op == b->op;
+}
+
+struct finding_pass { const struct model *m; struct findings *fs; const struct coll_spill *spill; int64_t comm; int have; };
+
+static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
+{
+    struct finding_pass *fp = ctx;
+    const struct model *m = fp->m;
+    if (n < 2 || m->roles[v[0].api] != ROLE_NCCL_OP)
+        return;
+    if (!strcmp(model_api_name(m, v[0].api), "ncclSend") || !strcmp(model_api_name(m, v[0].api), "ncclRecv"))
+        return; /* point to point: peers differ by nature */
+    /* the majority call */
+    size_t best = 0, best_n = 0;
+    for (size_t a = 0; a < n; a++) {
+        size_t c = 0;
+        for (size_t b = 0; b < n; b++)
+            c += same_call(&v[a], &v[b]);
+        if (c > best_n) {
+            best_n = c;
+            best = a;
+        }
+    }
+    if (best_n == n)
+        return;
+    char ranks[256] = "";
+    int first_proc = -1;
+    for (size_t b = 0; b < n; b++)
+        if (!same_call(&v[best], &v[b])) {
+            size_t l = strlen(ranks);
+            snprintf(ranks + l, sizeof ranks - l, "%s%d", l ? ", " : "", m->procs[v[b].proc].rank);
+            if (first_proc < 0)
+                first_proc = v[b].proc;
+        }
+    struct finding *f = findings_new(fp->fs, m, F_COMM_MISMATCH, -1, 0); /* one per (comm, seq) */
+    f->count = 1;
+    const struct coll_rec *want = &v[best], *got = NULL;
+    for (size_t b = 0; b < n; b++)
+        if (!same_call(want, &v[b]))
+            got = &v[b];
+    f->wait_ns = 0;
+    model_callsite(m, &m->procs[first_proc], got->site, f->callsite, sizeof f->callsite);
+    snprintf(f->extra_json, sizeof f->extra_json, "\"comm_id\": %lld, \"seq\": %lld, \"ranks\": [%s]",
+             (long long)v[0].comm, (long long)v[0].seq, ranks);
+    snprintf(f->message, sizeof f->message,
+             "collective %lld of communicator %llx: rank(s) %s called %s(count %lld, type %d) where the others called %s(count %lld, type %d)",
+             (long long)v[0].seq, (unsigned long long)v[0].comm, ranks, model_api_name(m, got->api), (long long)got->count,
+             got->dtype, model_api_name(m, want->api), (long long)want->count, want->dtype);
+    snprintf(f->suggestion, sizeof f->suggestion,
+             "the ranks issue different collectives at the same point: look for rank-dependent control flow or shapes");
+}
+
+/* The first collective of each communicator that some of its members
+ * never entered, when the run did not end well. */
+static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
+{
+    struct finding_pass *fp = ctx;
+    const struct model *m = fp->m;
+    if (n >= (size_t)(v[0].nranks > 0 ? v[0].nranks : 0) || (fp->have && v[0].comm == fp->comm))
+        return;
+    /* members: the processes that ever used this communicator */
+    char missing[256] = "";
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
+        int entered = 0;
+        for (size_t k = 0; k < n; k++)
+            entered |= v[k].proc == (int)pi;
+        if (coll_spill_used(fp->spill, pi, v[0].comm) && !entered) {
+            size_t l = strlen(missing);
+            snprintf(missing + l, sizeof missing - l, "%s%d", l ? ", " : "", m->procs[pi].rank);
+        }
+    }
+    if (!*missing)
+        return;
+    struct finding *f = findings_new(fp->fs, m, F_COMM_HANG, -1, 0);
+    f->count = 1;
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &m->procs[v[k].proc];
+        model_add(&f->wait_ns, p->end > v[k].start ? p->end - v[k].start : 0);
+    }
+    model_callsite(m, &m->procs[v[0].proc], v[0].site, f->callsite, sizeof f->callsite);
+    snprintf(f->extra_json, sizeof f->extra_json, "\"comm_id\": %lld, \"seq\": %lld, \"missing_ranks\": [%s]",
+             (long long)v[0].comm, (long long)v[0].seq, missing);
+    snprintf(f->message, sizeof f->message,
+             "the run ended with %zu rank(s) waiting in %s (collective %lld of communicator %llx) that rank(s) %s never entered",
+             n, model_api_name(m, v[0].api), (long long)v[0].seq, (unsigned long long)v[0].comm, missing);
+    snprintf(f->suggestion, sizeof f->suggestion,
+             "find where rank(s) %s were stuck (their last calls, and the inflight table) before this collective", missing);
+    fp->comm = v[0].comm;
+    fp->have = 1;
+}
+
+void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
+                         struct coll_spill *spill)
+{
+    exposed_share(o, fs);
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *f = &fs->v[i];
+        if (f->kind == F_COMM_EXPOSED) {
+            snprintf(f->message, sizeof f->message, "%s ran less than %.0f%% overlapped by compute: %.2f ms exposed",
+                     count_text(f->count, "collective", "collectives").s, o->exposed_fraction * 100, (double)f->exposed_ns / 1e6);
+            snprintf(f->suggestion, sizeof f->suggestion, "launch collectives on their own stream as soon as their inputs are ready (bucketed gradients), so that compute hides them");
+        } else if (f->kind == F_COMM_SAME_STREAM) {
+            snprintf(f->message, sizeof f->message, "%s launched on a stream that also runs compute cannot overlap it",
+                     count_text(f->count, "collective", "collectives").s);
+            snprintf(f->suggestion, sizeof f->suggestion, "use a separate communication stream, ordered with cudaEventRecord + cudaStreamWaitEvent");
+        }
+    }
+    stragglers(m, o, fs, spill);
+    struct finding_pass fp = { m, fs, spill, 0, 0 };
+    coll_spill_groups(spill, mismatch_group, &fp);
+    int ended_badly = 0;
+    for (size_t pi = 0; pi < m->nprocs; pi++)
+        ended_badly |= !m->procs[pi].has_end || m->procs[pi].has_signal || m->procs[pi].inflight > 0;
+    if (ended_badly)
+        coll_spill_groups(spill, hang_group, &fp);
+}

@@ -1,0 +1,142 @@
+/* analysis_gpu.c: copies (copy.pageable, copy.serialized) and GPU idle
+ * gaps that no host sync explains (gpu.idle). */
+#include "viewer/analyse/findings.h"
+#include "viewer/proc_pass.h"
+#include "viewer/model/timeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define GT_MEM_PAGEABLE 1
+#define CUPTI_HTOD 1
+
+void analyse_copies(const struct model *m, struct findings *fs, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    /* pageable: from the host side, so it works without CUPTI too */
+    for (size_t i = 0; i < p->ncalls; i++) {
+        const struct call *c = &p->calls[i];
+        enum api_role r = m->roles[c->api];
+        if ((r != ROLE_COPY_SYNC && r != ROLE_COPY_ASYNC) || c->mem_kind != GT_MEM_PAGEABLE ||
+            (c->copy_kind != 1 && c->copy_kind != 2) || c->bytes <= 0)
+            continue;
+        struct finding *f = findings_at(fs, m, F_COPY_PAGEABLE, (int)pi, c->site, c->tid, c->start);
+        if (!f)
+            continue;
+        f->count++;
+        model_add(&f->host_blocked_ns, c->end - c->start);
+        model_add(&f->bytes, c->bytes);
+    }
+    if (!p->cupti_active)
+        return;
+    /* serialized: a host-to-device copy on a stream that also computes,
+     * overlapping no kernel on the device */
+    struct timeline *t = model_timeline(m, pi);
+    for (size_t i = 0; i < p->ncalls; i++) {
+        if (t->op_of_call[i] < 0)
+            continue;
+        const struct gop *g = &p->ops[t->op_of_call[i]];
+        if (g->kind != GOP_MEMCPY || g->copy_kind != CUPTI_HTOD || g->end <= g->start)
+            continue;
+        if (!timeline_stream_computes(t, g->stream) || ivals_cover(&t->compute, g->start, g->end) > 0)
+            continue;
+        struct finding *f = findings_at(fs, m, F_COPY_SERIALIZED, (int)pi, p->calls[i].site, p->calls[i].tid,
+                                        p->calls[i].start);
+        if (!f)
+            continue;
+        f->count++;
+        model_add(&f->exposed_ns, g->end - g->start);
+    }
+}
+
+void describe_copies(const struct report_opts *o, struct findings *fs)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *f = &fs->v[i];
+        if (f->kind == F_COPY_PAGEABLE) {
+            int64_t bytes = f->bytes;
+            if (f->count < o->min_repeats && bytes < o->pageable_min_bytes) {
+                f->count = 0; /* a one-off small copy: dropped by findings_finish */
+                continue;
+            }
+            snprintf(f->extra_json, sizeof f->extra_json, "\"bytes\": %lld", (long long)bytes);
+            snprintf(f->message, sizeof f->message, "%s (%.1f MiB in all) from/to pageable host memory blocked the host %.2f ms",
+                     count_text(f->count, "copy", "copies").s, (double)bytes / (1 << 20), (double)f->host_blocked_ns / 1e6);
+            snprintf(f->suggestion, sizeof f->suggestion, "allocate the host buffer pinned (cudaMallocHost, or pin_memory=True in a DataLoader) or register it with cudaHostRegister");
+        } else if (f->kind == F_COPY_SERIALIZED) {
+            snprintf(f->message, sizeof f->message, "%s ran on the compute stream, overlapping no kernel (%.2f ms)",
+                     count_text(f->count, "host-to-device copy", "host-to-device copies").s, (double)f->exposed_ns / 1e6);
+            snprintf(f->suggestion, sizeof f->suggestion, "issue uploads on a separate copy stream and order them with cudaEventRecord + cudaStreamWaitEvent");
+        }
+    }
+}
+
+/* Whether a call is a host sync for gpu.idle: one that waits for the
+ * device, and NCCL's communicator calls, which block too. */
+static int blocks_host(const struct model *m, const struct call *c)
+{
+    return model_is_explicit_sync(m, c) || model_is_implicit_sync(m, c) || m->roles[c->api] == ROLE_NCCL_OTHER;
+}
+
+/* Sweeps call c into the latest end of the host syncs (of some length). */
+static void sweep_sync(const struct model *m, const struct call *c, int64_t *sync_end)
+{
+    if (c->end > c->start && c->end > *sync_end && blocks_host(m, c))
+        *sync_end = c->end;
+}
+
+/* The gaps between the GPU's busy intervals, window by window: a gap
+ * between two windows is the one between the last busy end of the earlier
+ * and the first busy start of this one (proc_pass.h carries the former). */
+void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
+{
+    (void)fs;
+    const struct proc *p = &m->procs[pi];
+    if (!p->cupti_active)
+        return;
+    struct timeline *t = model_timeline(m, pi);
+    struct proc_pass *ps = p->pass;
+    /* the latest end of the syncs (of some length) that began before the
+     * gap's end, swept along with the gaps: both go in time order */
+    size_t j = 0;
+    for (size_t k = 0; k < t->busy.n; k++) {
+        if (!k && !ps->have_busy)
+            continue; /* no gap before the first busy interval */
+        int64_t a = k ? t->busy.v[k - 1].b : ps->busy_end, b = t->busy.v[k].a;
+        if (b - a < o->idle_gap_ns)
+            continue;
+        for (; j < p->ncalls && p->calls[j].start < b; j++)
+            sweep_sync(m, &p->calls[j], &ps->sync_end);
+        /* a sync that ended in the gap (or just before it) explains it:
+         * the host was blocked, then had to refill the queue; one began
+         * before the gap ended and ended after a - slack overlaps it */
+        int64_t slack = o->idle_gap_ns / 2;
+        if (ps->sync_end > a - slack)
+            continue;
+        model_add(&ps->idle_ns, b - a);
+        ps->idle_n++;
+    }
+    /* the rest of this window's syncs began before any later gap ends */
+    for (; j < p->ncalls; j++)
+        sweep_sync(m, &p->calls[j], &ps->sync_end);
+    if (t->busy.n) {
+        ps->busy_end = t->busy.v[t->busy.n - 1].b;
+        ps->have_busy = 1;
+    }
+}
+
+void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    const struct proc_pass *ps = p->pass;
+    if (!p->cupti_active || !ps->idle_n)
+        return;
+    struct finding *f = findings_new(fs, m, F_GPU_IDLE, (int)pi, 0);
+    f->count = ps->idle_n;
+    f->gpu_idle_ns = ps->idle_ns;
+    f->confidence = "medium";
+    snprintf(f->callsite, sizeof f->callsite, "(whole process)");
+    snprintf(f->message, sizeof f->message, "the GPU sat idle %s for %.2f ms in all while the host was not waiting on it",
+             times_text(ps->idle_n).s, (double)ps->idle_ns / 1e6);
+    snprintf(f->suggestion, sizeof f->suggestion, "the host does not submit work fast enough: look at CPU-side work between launches (data loading, Python overhead); CUDA graphs cut launch cost");
+}

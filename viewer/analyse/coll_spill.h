@@ -1,0 +1,60 @@
+/* coll_spill.h: every rank's collectives, for what looks across ranks
+ * (comm.straggler, comm.mismatch, comm.hang, the trace's flows from rank
+ * to rank), without holding them all.
+ *
+ * A process's collectives are loaded with its calls (model_begin_proc) and
+ * freed with them; before that, coll_spill_add writes what the analyses
+ * across ranks read of each, sorted by (communicator, sequence), to a
+ * temporary file (tmpstore.h).  At the end coll_spill_groups merges the processes' runs
+ * and hands over one (communicator, sequence) group at a time, in that
+ * order, its members in process order: what sorting all of them did,
+ * with memory for one record per process.  A run of many ranks and
+ * collectives (FSDP issues some for every layer) held 180 bytes a
+ * collective of every rank before. */
+#ifndef GPUTRACE_COLL_SPILL_H
+#define GPUTRACE_COLL_SPILL_H
+
+#include "viewer/model/model.h"
+#include "viewer/model/tmpstore.h"
+
+/* A collective as the analyses across ranks read it. */
+struct coll_rec {
+    int64_t comm, seq, start, gstart, gend, count, bytes, call_id;
+    int32_t api, dtype, op, peer, rank, nranks, gstream, site;
+    int32_t proc;   /* index into model.procs */
+    int32_t index;  /* in its process's collectives (by start) */
+};
+
+struct coll_batch { uint64_t first, n; };
+
+struct coll_run {
+    uint64_t first, n;    /* its records: [first, first + n) */
+    int64_t *comms;       /* the communicators it used, sorted */
+    size_t ncomms;
+    struct coll_batch *batches; size_t nbatches, batches_cap; /* written so far, merged at its end */
+};
+
+struct coll_spill {
+    struct tmpstore store;            /* the records, process after process */
+    struct coll_run *runs; size_t nruns; /* by process index */
+};
+
+/* Starts empty, for nprocs processes. */
+void coll_spill_open(struct coll_spill *s, size_t nprocs);
+/* Writes process pi's collectives (loaded, with their kernels' times). */
+void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi);
+/* The same a batch at a time, for a process whose collectives are loaded
+ * a window at a time: n of them, the first being its collective number
+ * `first` (in start order); then coll_spill_end_proc, which merges the
+ * batches into the process's run. */
+void coll_spill_add_batch(struct coll_spill *s, size_t pi, const struct coll *v, size_t n, size_t first);
+void coll_spill_end_proc(struct coll_spill *s, size_t pi);
+/* Calls fn with each (comm, seq) group, in (comm, seq) order, its n
+ * members in process order (a process's own duplicates in load order). */
+typedef void coll_group_fn(const struct coll_rec *v, size_t n, void *ctx);
+void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx);
+/* Whether process pi made any collective on communicator comm. */
+int coll_spill_used(const struct coll_spill *s, size_t pi, int64_t comm);
+void coll_spill_close(struct coll_spill *s);
+
+#endif

@@ -1,0 +1,216 @@
+/* findings.c: the list of findings: aggregation per call site, the
+ * repetition rules, ranking by cost. */
+#define _GNU_SOURCE
+#include "viewer/analyse/findings.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const finding_names[F_KIND_COUNT] = {
+#define X(id, name, cost) [F_##id] = name,
+    FINDING_KINDS(X)
+#undef X
+};
+
+const enum cost_field finding_cost_field[F_KIND_COUNT] = {
+#define X(id, name, cost) [F_##id] = COST_##cost,
+    FINDING_KINDS(X)
+#undef X
+};
+
+void report_opts_default(struct report_opts *o)
+{
+    o->exposed_fraction = 0.2;
+    o->idle_gap_ns = 100000;
+    o->scalar_bytes = 1024;
+    o->implicit_min_ns = 20000;
+    o->min_repeats = 2;
+    o->straggler_fraction = 0.5;
+    o->straggler_margin_ns = 2000000;
+    o->straggler_clear_fraction = 0.15;
+    o->exposed_share = 0.25;
+    o->pageable_min_bytes = 1 << 20;
+}
+
+static void note_range(struct finding *f, const struct proc *p, int r)
+{
+    if (r < 0) {
+        f->unranged++;
+        return;
+    }
+    const struct nvtx *n = &p->ranges[r];
+    int k;
+    for (k = 0; k < FINDING_RANGES && f->ranges[k].hits && f->ranges[k].name != n->name; k++)
+        ;
+    if (k == FINDING_RANGES)
+        return; /* a fifth range: rare, and the first four say enough */
+    struct range_hit *h = &f->ranges[k];
+    if (!h->hits) {
+        h->name = n->name;
+        h->iter_min = h->iter_max = n->iter;
+    } else if (n->iter >= 0) {
+        if (h->iter_min < 0 || n->iter < h->iter_min)
+            h->iter_min = n->iter;
+        if (n->iter > h->iter_max)
+            h->iter_max = n->iter;
+    }
+    h->hits++;
+}
+
+struct finding *findings_at(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int site,
+                            int tid, int64_t t)
+{
+    struct proc *p = &m->procs[proc];
+    int r = model_range_at(p, tid, t);
+    site = model_site_shown(m, p, site); /* one finding per line shown, whatever the stacks behind it */
+    if (fs->range_filter && !model_range_within(p, r, fs->range_filter))
+        return NULL;
+    struct finding *f = NULL;
+    for (size_t i = 0; i < fs->n && !f; i++)
+        if (fs->v[i].kind == kind && fs->v[i].proc == proc && fs->v[i].callsite_id == site)
+            f = &fs->v[i];
+    if (!f)
+        f = findings_new(fs, m, kind, proc, site);
+    note_range(f, p, r);
+    return f;
+}
+
+struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id)
+{
+    if (fs->n == fs->cap) {
+        fs->cap = fs->cap ? fs->cap * 2 : 32;
+        fs->v = realloc(fs->v, fs->cap * sizeof *fs->v);
+        if (!fs->v) {
+            fprintf(stderr, "gputrace-report: out of memory\n");
+            exit(1);
+        }
+    }
+    struct finding *f = &fs->v[fs->n++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->proc = proc;
+    f->rank = proc >= 0 ? m->procs[proc].rank : -1;
+    f->callsite_id = callsite_id;
+    f->confidence = "high";
+    f->iter_first = f->iter_last = -1;
+    if (proc >= 0 && callsite_id > 0)
+        model_callsite(m, &m->procs[proc], callsite_id, f->callsite, sizeof f->callsite);
+    return f;
+}
+
+struct count_text times_text(long long n)
+{
+    struct count_text t;
+    if (n == 1)
+        snprintf(t.s, sizeof t.s, "once");
+    else
+        snprintf(t.s, sizeof t.s, "%lld times", n);
+    return t;
+}
+
+struct count_text count_text(long long n, const char *one, const char *many)
+{
+    struct count_text t;
+    snprintf(t.s, sizeof t.s, "%lld %s", n, n == 1 ? one : many);
+    return t;
+}
+
+int64_t finding_cost(const struct finding *f)
+{
+    switch (finding_cost_field[f->kind]) {
+    case COST_host_blocked: return f->host_blocked_ns;
+    case COST_gpu_idle: return f->gpu_idle_ns;
+    case COST_exposed: return f->exposed_ns;
+    case COST_wait: return f->wait_ns;
+    }
+    return 0;
+}
+
+static int needs_repeats(enum finding_kind k)
+{
+    return k == F_SYNC_SCALAR_READ || k == F_SYNC_IMPLICIT;
+}
+
+static int cmp_cost(const void *a, const void *b)
+{
+    const struct finding *x = a, *y = b;
+    int64_t cx = finding_cost(x), cy = finding_cost(y);
+    if (cx != cy)
+        return cx > cy ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    /* the same order whatever order the analyses found them in */
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->callsite_id < y->callsite_id ? -1 : x->callsite_id > y->callsite_id;
+}
+
+/* The range most occurrences were in, if most were in one. */
+static void name_range(struct finding *f, const struct model *m)
+{
+    if (f->proc < 0)
+        return;
+    const struct range_hit *best = NULL;
+    for (int i = 0; i < FINDING_RANGES && f->ranges[i].hits; i++)
+        if (!best || f->ranges[i].hits > best->hits)
+            best = &f->ranges[i];
+    if (!best || best->hits < f->unranged)
+        return;
+    snprintf(f->range, sizeof f->range, "%s", model_label(&m->procs[f->proc], best->name));
+    f->iter_first = best->iter_min;
+    f->iter_last = best->iter_max;
+}
+
+void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *f = &fs->v[i];
+        if (f->count <= 0 || (needs_repeats(f->kind) && f->count < o->min_repeats))
+            continue;
+        name_range(f, m);
+        fs->v[k++] = *f;
+    }
+    fs->n = k;
+    if (fs->n)
+        qsort(fs->v, fs->n, sizeof *fs->v, cmp_cost);
+}
+
+void analyse_proc(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
+{
+    analyse_syncs(m, o, fs, pi);
+    analyse_copies(m, fs, pi);
+    analyse_comm(m, o, fs, pi);
+    analyse_idle(m, o, fs, pi);
+}
+
+void analyse_proc_end(const struct model *m, struct findings *fs, size_t pi)
+{
+    analyse_comm_end(m, fs, pi);
+    analyse_idle_end(m, fs, pi);
+}
+
+void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum finding_kind last)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < fs->n; i++)
+        if (fs->v[i].proc != proc || fs->v[i].kind < first || fs->v[i].kind > last)
+            fs->v[k++] = fs->v[i];
+    fs->n = k;
+}
+
+void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill)
+{
+    describe_syncs(m, fs);
+    describe_copies(o, fs);
+    analyse_comm_across(m, o, fs, spill);
+}
+
+void findings_free(struct findings *fs)
+{
+    free(fs->v);
+    memset(fs, 0, sizeof *fs);
+}

@@ -1,0 +1,129 @@
+/* findings.h: what the report finds, with its cost, and the options the
+ * analyses take.  Definitions of each kind: ../DESIGN notes, docs/report.md. */
+#ifndef GPUTRACE_FINDINGS_H
+#define GPUTRACE_FINDINGS_H
+
+#include "viewer/model/model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FINDING_KINDS(X)                                                            \
+    X(SYNC_REDUNDANT, "sync.redundant", host_blocked)                               \
+    X(SYNC_NO_CONSUMER, "sync.no_consumer", host_blocked)                           \
+    X(SYNC_DEVICE_WIDE, "sync.device_wide", host_blocked)                           \
+    X(SYNC_IMPLICIT, "sync.implicit", host_blocked)                                 \
+    X(SYNC_SCALAR_READ, "sync.scalar_read", gpu_idle)                               \
+    X(COPY_PAGEABLE, "copy.pageable", host_blocked)                                 \
+    X(COPY_SERIALIZED, "copy.serialized", exposed)                                  \
+    X(COMM_EXPOSED, "comm.exposed", exposed)                                        \
+    X(COMM_SAME_STREAM, "comm.same_stream", exposed)                                \
+    X(COMM_STRAGGLER, "comm.straggler", wait)                                       \
+    X(COMM_MISMATCH, "comm.mismatch", wait)                                         \
+    X(COMM_HANG, "comm.hang", wait)                                                 \
+    X(GPU_IDLE, "gpu.idle", gpu_idle)
+
+enum finding_kind {
+#define X(id, name, cost) F_##id,
+    FINDING_KINDS(X)
+#undef X
+    F_KIND_COUNT
+};
+
+enum cost_field { COST_host_blocked, COST_gpu_idle, COST_exposed, COST_wait };
+
+extern const char *const finding_names[F_KIND_COUNT];
+extern const enum cost_field finding_cost_field[F_KIND_COUNT];
+
+/* An NVTX range findings happened in, and the iterations they spanned. */
+#define FINDING_RANGES 4
+struct range_hit { int name; int64_t hits, iter_min, iter_max; };
+
+struct finding {
+    enum finding_kind kind;
+    int rank;                 /* -1 when about several ranks */
+    int proc;                 /* index into model.procs, -1 if several */
+    int callsite_id;          /* its site in that process (model_site), 0 if none */
+    int api;                  /* the API of its first occurrence, for the message (0: none) */
+    int64_t count;
+    int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns;
+    int64_t bytes;            /* copy.pageable: bytes copied */
+    int64_t site_colls;       /* comm.exposed: its process's collectives (with a GPU time) at its site */
+    const char *confidence;   /* "high", "medium", "low" */
+    char callsite[2048];      /* the frame shown: C++ frames run long */
+    char message[512];
+    char suggestion[512];
+    char extra_json[1024];    /* kind-specific fields, as JSON members ("" or "\"k\": v, ...") */
+    struct range_hit ranges[FINDING_RANGES]; /* innermost user ranges of the occurrences */
+    int64_t unranged;         /* occurrences outside any user range */
+    char range[4096];         /* the range most of them were in ("" if none): an NVTX name, up to 4095 bytes */
+    int64_t iter_first, iter_last; /* iterations they spanned there, -1 if unknown */
+};
+
+struct findings {
+    struct finding *v; size_t n, cap;
+    const char *range_filter; /* --range: only occurrences inside a range of this name */
+};
+
+struct report_opts {
+    double exposed_fraction;      /* comm.exposed below this overlap fraction (0.2) */
+    int64_t idle_gap_ns;          /* gpu.idle gaps at least this long (100 us) */
+    int64_t scalar_bytes;         /* sync.scalar_read consumes at most this (1024) */
+    int64_t implicit_min_ns;      /* sync.implicit blocked at least this long (20 us) */
+    int min_repeats;              /* repeated = at least this many at one call site (2) */
+    double exposed_share;         /* ... in at least this share of a call site's collectives (0.25) */
+    double straggler_fraction;    /* caused more than this share of all waiting (0.5) */
+    int64_t straggler_margin_ns;  /* "clearly last": by at least this much (2 ms) */
+    double straggler_clear_fraction; /* clearly last in at least this share of collectives (0.15) */
+    int64_t pageable_min_bytes;   /* a single pageable copy this big is reported (1 MiB) */
+};
+
+void report_opts_default(struct report_opts *o);
+
+/* The finding of (kind, proc, site) that an occurrence at time t on thread
+ * tid (-1: the process's main range thread) adds to, created if new, with
+ * the NVTX range of the occurrence noted; NULL when --range leaves the
+ * occurrence out (the caller then adds nothing). */
+struct finding *findings_at(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int site,
+                            int tid, int64_t t);
+/* Always a new finding. */
+struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id);
+int64_t finding_cost(const struct finding *f);
+/* For a finding's message: "once" or "N times"; "1 copy" or "N copies". */
+struct count_text { char s[64]; };
+struct count_text times_text(long long n);
+struct count_text count_text(long long n, const char *one, const char *many);
+/* Drops findings below their kind's repetition rule; names each one's
+ * range; sorts by cost. */
+void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m);
+void findings_free(struct findings *fs);
+
+/* Drops process proc's findings of kinds first..last (in their order
+ * above). */
+void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum finding_kind last);
+
+/* The analyses.  Those of one process run while its calls and GPU
+ * operations are loaded (model_load_window), window by window when it is
+ * read so (proc_pass.h): analyse_proc runs them all on the window loaded,
+ * analyse_proc_end ends them once every window was.  analyse_run then
+ * looks across ranks (collectives matched by communicator and sequence)
+ * and writes the messages, once counts and costs are known. */
+struct coll_spill;
+void analyse_proc(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void analyse_proc_end(const struct model *m, struct findings *fs, size_t pi);
+/* spill: every rank's collectives (coll_spill.h) */
+void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill);
+
+void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void analyse_copies(const struct model *m, struct findings *fs, size_t pi);
+void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+void analyse_colls_done(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi, size_t n);
+void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi);
+void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi);
+void describe_syncs(const struct model *m, struct findings *fs);
+void describe_copies(const struct report_opts *o, struct findings *fs);
+void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
+                         struct coll_spill *spill);
+
+#endif

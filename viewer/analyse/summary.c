@@ -1,0 +1,222 @@
+/* summary.c: per-rank figures and the collectives table (see summary.h). */
+#define _GNU_SOURCE
+#include "viewer/analyse/summary.h"
+#include "viewer/read/cupti_calls.h"
+#include "viewer/proc_pass.h"
+#include "viewer/model/timeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* nccl-tests' bus bandwidth factors (doc/PERFORMANCE.md there). */
+static double bus_factor(const char *op, int n)
+{
+    if (n <= 1)
+        return 1.0;
+    if (!strcmp(op, "ncclAllReduce"))
+        return 2.0 * (n - 1) / n;
+    if (!strcmp(op, "ncclAllGather") || !strcmp(op, "ncclReduceScatter") || !strcmp(op, "ncclAlltoAll"))
+        return (double)(n - 1) / n;
+    return 1.0;
+}
+
+/* Bytes nccl-tests counts for the operation: the larger buffer. */
+static double test_bytes(const char *op, int64_t bytes, int n)
+{
+    if (!strcmp(op, "ncclAllGather") || !strcmp(op, "ncclReduceScatter") || !strcmp(op, "ncclAlltoAll") ||
+        !strcmp(op, "ncclGather") || !strcmp(op, "ncclScatter"))
+        return (double)bytes * (n > 0 ? n : 1);
+    return (double)bytes;
+}
+
+static void algorithm_of(const char *kernel, char *out, size_t len)
+{
+    static const char *const algos[] = { "RING", "TREE", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS_TREE", "NVLS", "PAT" };
+    out[0] = 0;
+    for (size_t i = 0; i < sizeof algos / sizeof *algos; i++) {
+        const char *p = strstr(kernel, algos[i]);
+        if (p && p[-1] == '_') {
+            size_t n = strlen(algos[i]);
+            snprintf(out, len, "%.*s", (int)n, algos[i]);
+            return;
+        }
+    }
+}
+
+static int cmp_phase(const void *a, const void *b)
+{
+    const struct phase_summary *x = a, *y = b;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->wall_ns > y->wall_ns ? -1 : x->wall_ns < y->wall_ns;
+}
+
+/* The phase entry of top-level range r of process pi, made if new (made
+ * when the process begins, in the order of its ranges). */
+static struct phase_summary *phase_of(struct summary *s, const struct proc *p, int pi, const struct nvtx *r)
+{
+    const char *name = model_label(p, r->name);
+    size_t k;
+    for (k = s->phase_first; k < s->nphases && strcmp(s->phases[k].name, name); k++)
+        ;
+    if (k == s->nphases) {
+        if (s->nphases == s->phases_cap) {
+            s->phases_cap = s->phases_cap ? s->phases_cap * 2 : 16;
+            if (!(s->phases = realloc(s->phases, s->phases_cap * sizeof *s->phases)))
+                model_out_of_memory();
+        }
+        s->phases[k] = (struct phase_summary){ p->rank, pi, name, 0, 0, 0, 0, 0 };
+        s->nphases++;
+    }
+    return &s->phases[k];
+}
+
+/* Top-level user ranges of process pi by name: how many, how long. */
+static void phases_begin(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    s->phase_first = s->nphases;
+    for (size_t i = 0; i < p->nuser_ranges; i++) {
+        const struct nvtx *r = &p->ranges[i];
+        if (r->parent >= 0)
+            continue;
+        struct phase_summary *ph = phase_of(s, p, (int)pi, r);
+        ph->count++;
+        model_add(&ph->wall_ns, r->end - r->start);
+    }
+}
+
+/* ... and what the GPU did inside them, in the window loaded (a range
+ * spanning windows gets each one's share: nothing runs across a cut). */
+static void phases_add(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    if (!p->nuser_ranges)
+        return;
+    struct timeline *t = model_timeline(m, pi);
+    if (!t->busy.n)
+        return; /* nothing to add: no GPU time in this window */
+    struct ivals exposed = ivals_minus(&t->comm, &t->compute);
+    for (size_t i = 0; i < p->nuser_ranges; i++) {
+        const struct nvtx *r = &p->ranges[i];
+        if (r->parent >= 0)
+            continue;
+        struct phase_summary *ph = phase_of(s, p, (int)pi, r);
+        model_add(&ph->gpu_busy_ns, ivals_cover(&t->busy, r->start, r->end));
+        model_add(&ph->comm_ns, ivals_cover(&t->comm, r->start, r->end));
+        model_add(&ph->exposed_comm_ns, ivals_cover(&exposed, r->start, r->end));
+    }
+    free(exposed.v);
+}
+
+void summary_begin(const struct model *m, struct summary *s)
+{
+    memset(s, 0, sizeof *s);
+    s->ranks = calloc(m->nprocs + 1, sizeof *s->ranks);
+}
+
+/* The collectives table: the first n of process pi's collectives loaded,
+ * done with (in process order, as the table's rows first appear). */
+void summary_add_colls(const struct model *m, struct summary *s, size_t pi, size_t n)
+{
+    const struct proc *p = &m->procs[pi];
+    for (size_t i = 0; i < n; i++) {
+        const struct coll *c = &p->colls[i];
+        const char *op = model_api_name(m, c->api);
+        size_t k;
+        for (k = 0; k < s->ncolls; k++)
+            if (!strcmp(s->colls[k].op, op) && s->colls[k].bytes == c->bytes && s->colls[k].nranks == c->nranks)
+                break;
+        if (k == s->ncolls) {
+            if (s->ncolls == s->colls_cap) {
+                s->colls_cap = s->colls_cap ? s->colls_cap * 2 : 16;
+                s->colls = realloc(s->colls, s->colls_cap * sizeof *s->colls);
+            }
+            memset(&s->colls[k], 0, sizeof s->colls[k]);
+            s->colls[k].op = op;
+            s->colls[k].bytes = c->bytes;
+            s->colls[k].nranks = c->nranks;
+            s->ncolls++;
+            if (c->kname)
+                algorithm_of(model_kernel_name(p, c->kname), s->colls[k].algorithm,
+                             sizeof s->colls[k].algorithm);
+        }
+        s->colls[k].count++;
+        if (c->gend > c->gstart)
+            model_add(&s->colls[k].total_ns, c->gend - c->gstart);
+    }
+}
+
+void summary_begin_proc(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    struct rank_summary *r = &s->ranks[s->nranks++];
+    r->rank = p->rank;
+    r->pid = p->pid;
+    r->proc = (int)pi;
+    r->wall_ns = p->end - p->start;
+    r->collectives = (int64_t)p->colls_parked;
+    phases_begin(m, s, pi);
+    kernels_begin_proc(m, s, pi);
+}
+
+void summary_add_window(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    struct proc_pass *ps = p->pass;
+    struct rank_summary *r = &s->ranks[s->nranks - 1];
+    struct timeline *t = model_timeline(m, pi);
+    model_add(&r->gpu_busy_ns, ivals_total(&t->busy));
+    if (t->busy.n) {
+        if (!ps->have_span)
+            ps->busy_first = t->busy.v[0].a;
+        ps->have_span = 1;
+        r->gpu_span_ns = t->busy.v[t->busy.n - 1].b - ps->busy_first;
+    }
+    int64_t comm = ivals_total(&t->comm);
+    model_add(&r->compute_ns, ivals_total(&t->compute));
+    model_add(&r->comm_ns, comm);
+    model_add(&r->exposed_comm_ns, comm - ivals_intersection(&t->comm, &t->compute));
+    r->api_calls += (int64_t)p->ncalls;
+    r->gpu_ops += (int64_t)p->nops;
+    for (size_t i = 0; i < p->ncalls; i++) {
+        if (model_is_explicit_sync(m, &p->calls[i]) || model_is_implicit_sync(m, &p->calls[i]))
+            model_add(&r->sync_blocked_ns, p->calls[i].end - p->calls[i].start);
+        r->cupti_only_calls += p->calls[i].call_id == CUPTI_CALL_ID;
+    }
+    phases_add(m, s, pi);
+    kernels_add_window(m, s, pi);
+    failed_add_proc(m, s, pi);
+}
+
+void summary_end_proc(const struct model *m, struct summary *s, size_t pi)
+{
+    kernels_end_proc(m, s, pi);
+}
+
+/* Bandwidths of the collectives table; the other tables in order. */
+void summary_end(struct summary *s)
+{
+    for (size_t k = 0; k < s->ncolls; k++) {
+        struct coll_summary *c = &s->colls[k];
+        if (!c->total_ns)
+            continue;
+        double mean_s = (double)c->total_ns / (double)c->count / 1e9;
+        c->algbw_gbs = test_bytes(c->op, c->bytes, c->nranks) / mean_s / 1e9;
+        c->busbw_gbs = c->algbw_gbs * bus_factor(c->op, c->nranks);
+    }
+    if (s->nphases)
+        qsort(s->phases, s->nphases, sizeof *s->phases, cmp_phase);
+    kernels_end(s);
+    failed_end(s);
+}
+
+void summary_free(struct summary *s)
+{
+    free(s->ranks);
+    free(s->colls);
+    free(s->phases);
+    kernels_free(s);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,242 @@
+/* model.h: one run as the report sees it, loaded from the database.
+ *
+ * Per process (rank): its wrapped calls, its GPU operations (with the host
+ * time each was enqueued, found through CUPTI correlation ids), its NCCL
+ * operations (with the GPU time of the kernel that ran them), and the
+ * mapping from stream handles to CUPTI stream ids.  Everything is sorted by
+ * start time.  Calls, GPU operations and collectives, the bulk of a run,
+ * are loaded one process at a time (model_begin_proc, model_end_proc), so
+ * that the report's memory follows the largest rank, not the whole run;
+ * the analyses across ranks read every rank's collectives back from a
+ * temporary file (coll_spill.h), and the rest (ranges, sites, names) stays
+ * loaded.  The viewer never shares code with what runs in the traced
+ * program; only the schema (collector/schema.h, and the layouts of what is
+ * stored in bulk, collector/call_block.h and nvtx_block.h) crosses over.
+ */
+#ifndef GPUTRACE_MODEL_H
+#define GPUTRACE_MODEL_H
+
+#include "viewer/model/idmap.h"
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a wrapped API is, for the analyses. */
+enum api_role {
+    ROLE_OTHER = 0,
+    ROLE_SYNC_DEVICE,   /* cudaDeviceSynchronize, cuCtxSynchronize(_v2) */
+    ROLE_SYNC_STREAM,   /* cudaStreamSynchronize*, cuStreamSynchronize */
+    ROLE_SYNC_EVENT,    /* cudaEventSynchronize, cuEventSynchronize */
+    ROLE_COPY_SYNC,     /* cudaMemcpy, cudaMemcpy2D, cudaMemcpyPeer, cuMemcpy?to?_v2 */
+    ROLE_COPY_ASYNC,    /* cudaMemcpy*Async, cuMemcpy*Async_v2 */
+    ROLE_MEMSET_SYNC,   /* cudaMemset */
+    ROLE_FREE,          /* cudaFree, cudaFreeHost: device-wide implicit sync */
+    ROLE_EVENT_RECORD,
+    ROLE_LAUNCH,
+    ROLE_NCCL_OP,
+    ROLE_NCCL_OTHER,
+};
+
+/* A wrapped call: 72 bytes, the bulk of the report's memory, so packed. */
+struct call {
+    int64_t start, end, stream, event, bytes, call_id;
+    uint32_t corr;           /* CUPTI correlation id of this call, 0 if unknown */
+    int32_t result;
+    int tid;
+    int site;                /* index into proc.sites (C and Python stack), 0 if neither */
+    uint16_t api;
+    uint8_t copy_kind, mem_kind;
+};
+_Static_assert(sizeof(struct call) == 72, "calls stay packed");
+
+enum { GOP_KERNEL = 1, GOP_MEMCPY = 2, GOP_MEMSET = 3 };
+
+/* A GPU operation: 56 bytes, packed for the same reason. */
+struct gop {
+    int64_t start, end, bytes, enq;   /* enq: host time the call that enqueued it began (or start) */
+    uint32_t corr;
+    int stream, name;
+    int16_t device;
+    uint8_t kind, copy_kind, src_kind, dst_kind;
+    uint8_t nccl;                     /* kernel of an NCCL operation */
+};
+_Static_assert(sizeof(struct gop) == 56, "GPU operations stay packed");
+
+/* A collective: loaded with its process's calls; what the analyses across
+ * ranks read of it goes to coll_spill.h. */
+struct coll {
+    int64_t call_id, comm, seq, count, bytes, start, end, group;
+    int64_t gstart, gend;             /* GPU time of its kernel, matched when its process is loaded
+                                       * (load_proc.c); 0, and gstream -1, if none was recorded */
+    int api, dtype, op, peer, rank, nranks, gstream, kname;
+    int site;                         /* its C and Python stacks (model_site) */
+};
+
+/* Where a call was made: its C and Python stacks (sites.c). */
+struct site { int callsite, pystack; int shown; char *text; };
+
+/* An NVTX range (ranges.c); marks are not kept. */
+struct nvtx {
+    int64_t start, end;       /* end: the process's end when never closed */
+    int tid, name, depth;     /* name, domain: indexes into proc.labels (domain 0: the default) */
+    int domain;
+    int user;                 /* not in NCCL's own domain */
+    int parent;               /* enclosing user range on its thread, -1 if top level */
+    int payload;              /* a structured payload's text (NCCL's), as a label; 0 if none */
+    int64_t iter;             /* the iteration it belongs to, -1 if none can be told */
+};
+
+struct proc_rows;
+
+struct proc {
+    int64_t id, start, end, clock_offset;
+    int rank, pid, device, exit_code, exit_signal, world;
+    char host[128], gpu[128], end_reason[32], cupti[256];
+    int has_end, has_exit_code, has_signal, cupti_active;
+    /* loaded by model_load_window, freed by model_drop_window */
+    struct call *calls; size_t ncalls, calls_cap;
+    struct gop *ops; size_t nops, ops_cap;
+    struct proc_rows *rows;       /* where its calls and GPU operations are in its database */
+    struct coll *colls; size_t ncolls; /* those loaded and not yet done with (model_load_window) */
+    size_t colls_first;           /* the number (in start order) of colls[0] */
+    size_t colls_next;            /* the number of the next one to load */
+    uint64_t colls_at; size_t colls_parked; /* where they all wait in model.parked, and how many */
+    struct proc_pass *pass;       /* what its analyses carry across windows (proc_pass.h) */
+    struct proc_exts *exts;       /* its ext_corr rows, while it is loaded (load_proc.c) */
+    int64_t inflight; /* calls left in flight when the process ended */
+    int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
+    int64_t unscoped_syncs; /* explicit syncs whose stream or event the trace cannot name: not analysed */
+    int64_t dropped_host, dropped_cupti; /* records the tracer lost, counted (docs/schema.md) */
+    int db;           /* index into model.dbs */
+    char **names; int nnames; /* kernel names by string id */
+    struct site *sites; int nsites, sites_cap; /* sites[0] is "none" */
+    struct idmap site_index;      /* (callsite << 32 | pystack) -> site */
+    char **labels; int nlabels;   /* NVTX and Python strings by label id */
+    struct nvtx *ranges; size_t nranges; /* user ranges by (tid, start); then the others */
+    size_t nuser_ranges;
+    int range_tid;                /* the thread with the most user ranges */
+};
+
+struct timeline;
+struct tmpstore;
+
+struct model {
+    char run_id[256];
+    struct proc *procs; size_t nprocs;   /* sorted by rank, then pid */
+    char **api_names; int napis;         /* indexed by api id */
+    enum api_role *roles;
+    int32_t *answers;                    /* a result that is no error besides 0 (model_result_failed) */
+    int16_t *cbid_api;                   /* CUPTI callback id -> api id (cupti_calls.c), made on first use */
+    uint8_t *api_has_records;            /* by api id: CUPTI makes API records of it (CUDA's calls) */
+    /* per process: kernel names and call sites, looked up by (process index, id) */
+    sqlite3 **dbs; size_t ndbs;
+    sqlite3 **dbs2;                      /* second connections, for reading in two threads (or NULL) */
+    struct tmpstore *parked;             /* each process's collectives until it is loaded (tmpstore.h) */
+    const char *const *paths;            /* their file names (the caller's) */
+    char damaged[512];                   /* the first read a damaged file cut short, "" if none */
+    int64_t t0;                          /* earliest realtime start, for aligned times */
+    struct timeline **timelines;         /* per process, built on first use (timeline.h) */
+    int progress;                        /* show a progress line on stderr */
+    uint64_t rows_read;
+};
+
+/* Loads run (NULL: the latest) from the given databases, all but the calls
+ * and GPU operations of each process.  On failure returns -1 with a
+ * one-line reason in err.  With progress set, a line on stderr counts the
+ * rows read (for a terminal); model_progress_done clears it. */
+int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen);
+/* A process's calls and GPU operations, loaded whole or a window of time
+ * at a time (windows.h): model_begin_proc loads its collectives and what
+ * correlates them, and starts its proc_pass; model_load_window loads the
+ * calls and operations that start in [lo, hi) (sorted, correlated), read
+ * from the given rows (NULL: all of the process's); model_drop_window
+ * frees them and the window's timeline; model_load_exts reads what
+ * matches collectives and NCCL kernels to their calls (ext_corr), once,
+ * when first needed, and model_drop_exts frees it once no window is to be
+ * loaded; model_end_proc frees the rest. */
+void model_begin_proc(struct model *m, size_t pi);
+void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64_t lo, int64_t hi);
+void model_drop_window(struct model *m, size_t pi);
+void model_load_exts(struct model *m, size_t pi);
+void model_drop_exts(struct model *m, size_t pi);
+/* Whether the collective at p->colls[i] is done with: matched to its
+ * kernel, or never to be (no window to come can hold it). */
+int model_coll_settled(const struct proc *p, size_t i);
+/* Frees the first n of p->colls (done with, in order). */
+void model_release_colls(struct model *m, size_t pi, size_t n);
+void model_end_proc(struct model *m, size_t pi);
+void model_progress_done(struct model *m);
+/* One line on stderr and exit 1: the report cannot go on without memory. */
+void model_out_of_memory(void);
+void model_free(struct model *m);
+/* Host syncs (docs/report.md): explicit ones wait for the device, a stream
+ * or an event; implicit ones are blocking copies and memsets, copies to or
+ * from pageable memory, and frees. */
+/* Whether a call's result is an error: not 0, nor the API's answer that
+ * is none (a query's "not ready", ncclInProgress). */
+int model_result_failed(const struct model *m, int api, int32_t result);
+int model_is_explicit_sync(const struct model *m, const struct call *c);
+int model_is_implicit_sync(const struct model *m, const struct call *c);
+/* Name of a wrapped API (or "?": a file whose api table lacks it). */
+const char *model_api_name(const struct model *m, int api);
+/* Name of a kernel, whole, as the file has it (or "?"). */
+const char *model_kernel_name(const struct proc *p, int name_id);
+/* Call sites (sites.c).  A site is a (C stack, Python stack) pair of a
+ * process; model_callsite gives the frame a user wants to see: the
+ * innermost Python frame of their own code when there is a Python stack,
+ * else the first C frame outside the CUDA, NCCL and framework libraries. */
+int model_site(struct proc *p, int callsite, int pystack);
+const char *model_callsite(const struct model *m, const struct proc *p, int site, char *buf, size_t len);
+/* The first site of the process shown as the same frame as `site`: the
+ * one its findings are grouped under. */
+int model_site_shown(const struct model *m, struct proc *p, int site);
+/* Full C and Python stacks of a site (one frame per line), or "". */
+const char *model_callstack(const struct model *m, const struct proc *p, int site, char *buf, size_t len);
+const char *model_pystack(const struct model *m, const struct proc *p, int site, char *buf, size_t len);
+/* Loads table(process_id, id, value) rows of one process into v[id]. */
+void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char ***v, int *n);
+/* NVTX ranges (ranges.c): loaded with the process. */
+void model_load_ranges(const struct model *m, struct proc *p);
+/* The innermost user range around time t on thread tid (tid < 0: the
+ * thread with the most ranges), as an index into p->ranges, or -1. */
+int model_range_at(const struct proc *p, int tid, int64_t t);
+/* Whether a range named `name` encloses range r (or is r). */
+int model_range_within(const struct proc *p, int r, const char *name);
+const char *model_label(const struct proc *p, int id);
+/* Times read from a file are kept within +-2^60 ns (36 years) and clock
+ * offsets within +-2^61 (the realtime epoch is 2^60.6 ns away): a damaged
+ * or crafted file holds anything, and the analyses subtract times and add
+ * offsets unchecked, which these bounds keep within 64 bits.  Sums over
+ * many records use model_add. */
+static inline int64_t model_clamp(int64_t t, int bits)
+{
+    const int64_t lim = (int64_t)1 << bits;
+    return t < -lim ? -lim : t > lim ? lim : t;
+}
+static inline int64_t model_ns(int64_t t) { return model_clamp(t, 60); }
+static inline int64_t model_offset_ns(int64_t t) { return model_clamp(t, 61); }
+/* A start and end read from a file: each kept within bounds, and the end
+ * not before the start (a damaged row; durations are never negative). */
+static inline void model_span(int64_t *start, int64_t *end)
+{
+    *start = model_ns(*start);
+    *end = model_ns(*end);
+    if (*end < *start)
+        *end = *start;
+}
+
+/* *acc += v, saturating instead of overflowing. */
+static inline void model_add(int64_t *acc, int64_t v)
+{
+    if (__builtin_add_overflow(*acc, v, acc))
+        *acc = v > 0 ? INT64_MAX : INT64_MIN;
+}
+
+/* Aligned time: ns since the run's start, on the realtime clock. */
+static inline int64_t model_aligned(const struct model *m, const struct proc *p, int64_t t)
+{
+    return t + p->clock_offset - m->t0;
+}
+
+#endif

@@ -1,0 +1,155 @@
+/* sites.c: where calls were made, as a user wants to see it.
+ *
+ * A site is the pair (C stack, Python stack) of a call.  What the report
+ * shows for it is one frame: for a call made from Python, the innermost
+ * frame of the user's own code (not the standard library, not an installed
+ * package such as torch: their frames say only "some .item() somewhere");
+ * otherwise the first C frame outside the CUDA, NCCL and framework
+ * libraries and the tracer.  Findings are grouped by that frame.
+ */
+#define _GNU_SOURCE
+#include "viewer/analyse/findings.h"
+#include "viewer/model/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int model_site(struct proc *p, int callsite, int pystack)
+{
+    uint64_t key = ((uint64_t)(uint32_t)callsite << 32) | (uint32_t)pystack;
+    int64_t v;
+    if (idmap_get(&p->site_index, key, &v))
+        return (int)v;
+    if (p->nsites == 0)
+        p->nsites = 1; /* site 0: none */
+    if (p->nsites >= p->sites_cap) {
+        p->sites_cap = p->sites_cap ? p->sites_cap * 2 : 64;
+        p->sites = realloc(p->sites, (size_t)p->sites_cap * sizeof *p->sites);
+        if (!p->sites) {
+            fprintf(stderr, "gputrace-report: out of memory\n");
+            exit(1);
+        }
+        p->sites[0] = (struct site){ 0, 0, 0, NULL };
+    }
+    p->sites[p->nsites] = (struct site){ callsite, pystack, 0, NULL };
+    idmap_put(&p->site_index, key, p->nsites, 0);
+    return p->nsites++;
+}
+
+static struct site site_of(const struct proc *p, int site)
+{
+    return site > 0 && site < p->nsites ? p->sites[site] : (struct site){ 0, 0, 0, NULL };
+}
+
+static const char *lookup_text(const struct model *m, const struct proc *p, const char *sql, int id, char *buf, size_t len)
+{
+    sqlite3_stmt *s;
+    buf[0] = 0;
+    if (id <= 0 || sqlite3_prepare_v2(m->dbs[p->db], sql, -1, &s, NULL) != SQLITE_OK)
+        return buf;
+    sqlite3_bind_int64(s, 1, p->id);
+    sqlite3_bind_int(s, 2, id);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        snprintf(buf, len, "%s", sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "");
+    sqlite3_finalize(s);
+    return buf;
+}
+
+const char *model_callstack(const struct model *m, const struct proc *p, int site, char *buf, size_t len)
+{
+    return lookup_text(m, p, "SELECT frames FROM callsite WHERE process_id = ? AND id = ?", site_of(p, site).callsite,
+                       buf, len);
+}
+
+const char *model_pystack(const struct model *m, const struct proc *p, int site, char *buf, size_t len)
+{
+    return lookup_text(m, p, "SELECT frames FROM pystack WHERE process_id = ? AND id = ?", site_of(p, site).pystack,
+                       buf, len);
+}
+
+/* A Python frame "function (file:line)" of the interpreter's own library
+ * or of an installed package. */
+static int python_library_frame(const char *frame)
+{
+    const char *file = strrchr(frame, '(');
+    if (!file)
+        return 1;
+    file++;
+    return !strncmp(file, "<frozen ", 8) || strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
+           strstr(file, "/lib/python3.") || strstr(file, "/lib64/python3.");
+}
+
+static int c_library_frame(const char *frame)
+{
+    static const char *const skip[] = { "libgputrace", "libcudart", "libcuda.", "libnccl", "libgpusim",
+                                        "libtorch_cuda", "libc10_cuda", "libtorch_python", "libpython", NULL };
+    for (int i = 0; skip[i]; i++)
+        if (strstr(frame, skip[i]))
+            return 1;
+    return 0;
+}
+
+/* The first frame (line) of stack that is not a library's, else the
+ * first frame; "" for an empty stack.  Edits stack in place. */
+static const char *first_own_frame(char *stack, int (*is_library)(const char *))
+{
+    char *line = stack, *first = NULL;
+    while (line && *line) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = 0;
+        if (!first)
+            first = line;
+        if (!is_library(line))
+            return line;
+        line = nl ? nl + 1 : NULL;
+    }
+    return first ? first : "";
+}
+
+/* Copies s into buf; a frame longer than buf (a C++ template's) loses its
+ * tail between two UTF-8 characters, never inside one. */
+static void copy_frame(char *buf, size_t len, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= len) {
+        n = len - 1;
+        while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80) /* s[n], the first byte left out, starts a character */
+            n--;
+    }
+    memcpy(buf, s, n);
+    buf[n] = 0;
+}
+
+const char *model_callsite(const struct model *m, const struct proc *p, int site, char *buf, size_t len)
+{
+    char stack[8192];
+    if (*model_pystack(m, p, site, stack, sizeof stack)) {
+        copy_frame(buf, len, first_own_frame(stack, python_library_frame));
+        return buf;
+    }
+    model_callstack(m, p, site, stack, sizeof stack);
+    const char *f = first_own_frame(stack, c_library_frame);
+    copy_frame(buf, len, *f ? f : "(no call stack)");
+    return buf;
+}
+
+int model_site_shown(const struct model *m, struct proc *p, int site)
+{
+    if (site <= 0 || site >= p->nsites)
+        return 0;
+    struct site *s = &p->sites[site];
+    if (s->shown)
+        return s->shown;
+    char text[sizeof ((struct finding *)0)->callsite]; /* what a finding shows */
+    model_callsite(m, p, site, text, sizeof text);
+    s->text = strdup(text);
+    s->shown = site;
+    for (int i = 1; i < p->nsites; i++)
+        if (i != site && p->sites[i].shown == i && p->sites[i].text && !strcmp(p->sites[i].text, text)) {
+            s->shown = i;
+            break;
+        }
+    return s->shown;
+}

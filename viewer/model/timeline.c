@@ -1,0 +1,330 @@
+/* timeline.c: per-process indexes (see timeline.h). */
+#include "viewer/model/timeline.h"
+#include "viewer/read/cupti_calls.h"
+#include "viewer/proc_pass.h"
+#include "viewer/read/sort_by_time.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ivals_build_add(struct ivals_build *u, int64_t a, int64_t b)
+{
+    if (u->n && a <= u->end) {
+        if (b > u->end)
+            u->end = b;
+        if (u->u.v)
+            u->u.v[u->n - 1].b = u->end;
+        return;
+    }
+    if (u->u.v)
+        u->u.v[u->n] = (struct interval){ a, b };
+    u->n++;
+    u->end = b;
+}
+
+int ivals_build_pass(struct ivals_build *u)
+{
+    if (u->u.v || !u->n) { /* stored (or nothing to store): done */
+        u->u.n = u->n;
+        return 0;
+    }
+    u->u.v = malloc(u->n * sizeof *u->u.v);
+    if (!u->u.v)
+        model_out_of_memory();
+    u->n = 0;
+    u->end = 0;
+    return 1;
+}
+
+int64_t ivals_total(const struct ivals *s)
+{
+    int64_t t = 0;
+    for (size_t i = 0; i < s->n; i++)
+        model_add(&t, s->v[i].b - s->v[i].a);
+    return t;
+}
+
+int64_t ivals_cover(const struct ivals *s, int64_t a, int64_t b)
+{
+    /* binary search the first interval ending after a */
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->v[mid].b <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t t = 0;
+    for (size_t i = lo; i < s->n && s->v[i].a < b; i++) {
+        int64_t x = s->v[i].a > a ? s->v[i].a : a, y = s->v[i].b < b ? s->v[i].b : b;
+        if (y > x)
+            model_add(&t, y - x);
+    }
+    return t;
+}
+
+int64_t ivals_intersection(const struct ivals *x, const struct ivals *y)
+{
+    int64_t t = 0;
+    size_t i = 0, j = 0;
+    while (i < x->n && j < y->n) {
+        int64_t a = x->v[i].a > y->v[j].a ? x->v[i].a : y->v[j].a;
+        int64_t b = x->v[i].b < y->v[j].b ? x->v[i].b : y->v[j].b;
+        if (b > a)
+            model_add(&t, b - a);
+        if (x->v[i].b < y->v[j].b)
+            i++;
+        else
+            j++;
+    }
+    return t;
+}
+
+/* The union of a process's GPU operations (which: 0 all, 1 compute
+ * kernels, 2 NCCL kernels), merged as it goes: the operations are sorted
+ * by start, and a copy of all of them first would cost 16 bytes each. */
+static struct ivals ops_union(const struct proc *p, int which)
+{
+    struct ivals_build u = { 0 };
+    do {
+        for (size_t i = 0; i < p->nops; i++) {
+            const struct gop *g = &p->ops[i];
+            if (which == 1 && !(g->kind == GOP_KERNEL && !g->nccl))
+                continue;
+            if (which == 2 && !g->nccl)
+                continue;
+            ivals_build_add(&u, g->start, g->end);
+        }
+    } while (ivals_build_pass(&u));
+    return u.u;
+}
+
+/* The first operation (in start order) with correlation id corr, from
+ * (id, index) pairs sorted by id; -1 if none. */
+static int32_t first_op_of(const struct sort_key *k, size_t n, int64_t corr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k[mid].t < corr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && k[lo].t == corr ? (int32_t)k[lo].i : -1;
+}
+
+void timeline_build(struct timeline *t, const struct proc *p)
+{
+    memset(t, 0, sizeof *t);
+    t->p = p;
+    /* correlation -> its first operation: (id, index) pairs sorted by id,
+     * stably, so that among equal ids the earliest operation comes first.
+     * 16 bytes an operation, where a hash map took 80 at its load factor
+     * (a quarter of the report's peak on a big rank). */
+    struct sort_key *by_corr = malloc((p->nops + 1) * sizeof *by_corr);
+    t->op_of_call = malloc((p->ncalls + 1) * sizeof *t->op_of_call);
+    if (!by_corr || !t->op_of_call || p->nops > INT32_MAX)
+        model_out_of_memory();
+    size_t nk = 0;
+    for (size_t i = 0; i < p->nops; i++) {
+        int64_t d = p->ops[i].end - p->ops[i].start;
+        if (d > t->max_op_ns)
+            t->max_op_ns = d;
+        if (p->ops[i].corr) /* 0: no correlation id */
+            by_corr[nk++] = (struct sort_key){ p->ops[i].corr, i };
+    }
+    if (sort_keys(by_corr, nk) != 0)
+        model_out_of_memory();
+    /* stream handles: mapped by the first call that caused GPU work, over
+     * the process's windows so far */
+    struct proc_pass *ps = p->pass;
+    for (size_t c = 0; c < p->ncalls; c++) {
+        t->op_of_call[c] = p->calls[c].corr ? first_op_of(by_corr, nk, p->calls[c].corr) : -1;
+        if (t->op_of_call[c] >= 0 && pass_stream(ps, p->calls[c].stream) < 0)
+            pass_map_stream(ps, p->calls[c].stream, p->ops[t->op_of_call[c]].stream);
+    }
+    free(by_corr);
+    t->busy = ops_union(p, 0);
+    t->compute = ops_union(p, 1);
+    t->comm = ops_union(p, 2);
+    if (ps->compute_preset)
+        return; /* counted over the whole process (windows.c) */
+    for (size_t i = 0; i < p->nops; i++) {
+        const struct gop *g = &p->ops[i];
+        if (g->kind == GOP_KERNEL && !g->nccl)
+            pass_add_compute_stream(ps, g->stream);
+    }
+}
+
+void pass_map_stream(struct proc_pass *ps, int64_t handle, int stream)
+{
+    if (ps->nstreams == ps->streams_cap) {
+        ps->streams_cap = ps->streams_cap ? ps->streams_cap * 2 : 16;
+        if (!(ps->streams = realloc(ps->streams, ps->streams_cap * sizeof *ps->streams)))
+            model_out_of_memory();
+    }
+    ps->streams[ps->nstreams++] = (struct handle_stream){ handle, stream };
+}
+
+int pass_stream(const struct proc_pass *ps, int64_t handle)
+{
+    int cupti = CUPTI_STREAM_ID(handle); /* a call only CUPTI saw names its stream so */
+    if (cupti >= 0)
+        return cupti;
+    for (size_t i = 0; i < ps->nstreams; i++)
+        if (ps->streams[i].handle == handle)
+            return ps->streams[i].stream;
+    return -1;
+}
+
+void pass_add_compute_stream(struct proc_pass *ps, int stream)
+{
+    for (size_t i = 0; i < ps->ncompute_streams; i++)
+        if (ps->compute_streams[i] == stream)
+            return;
+    if (ps->ncompute_streams == ps->compute_cap) {
+        ps->compute_cap = ps->compute_cap ? ps->compute_cap * 2 : 8;
+        if (!(ps->compute_streams = realloc(ps->compute_streams, ps->compute_cap * sizeof *ps->compute_streams)))
+            model_out_of_memory();
+    }
+    ps->compute_streams[ps->ncompute_streams++] = stream;
+}
+
+int pass_computes(const struct proc_pass *ps, int stream)
+{
+    for (size_t i = 0; i < ps->ncompute_streams; i++)
+        if (ps->compute_streams[i] == stream)
+            return 1;
+    return 0;
+}
+
+int timeline_stream_computes(const struct timeline *t, int stream)
+{
+    return pass_computes(t->p->pass, stream);
+}
+
+const struct ivals *timeline_compute_except(struct timeline *t, int stream)
+{
+    for (size_t i = 0; i < t->nothers; i++)
+        if (t->others[i].stream == stream)
+            return &t->others[i].u;
+    const struct proc *p = t->p;
+    struct ivals_build u = { 0 };
+    do {
+        for (size_t k = 0; k < p->nops; k++) {
+            const struct gop *g = &p->ops[k];
+            if (g->kind == GOP_KERNEL && !g->nccl && g->stream != stream)
+                ivals_build_add(&u, g->start, g->end);
+        }
+    } while (ivals_build_pass(&u));
+    t->others = realloc(t->others, (t->nothers + 1) * sizeof *t->others);
+    t->others[t->nothers].stream = stream;
+    t->others[t->nothers].u = u.u;
+    return &t->others[t->nothers++].u;
+}
+
+void timeline_drop_except(struct timeline *t)
+{
+    for (size_t i = 0; i < t->nothers; i++)
+        free(t->others[i].u.v);
+    free(t->others);
+    t->others = NULL;
+    t->nothers = 0;
+}
+
+void timeline_free(struct timeline *t)
+{
+    free(t->op_of_call);
+    free(t->busy.v);
+    free(t->compute.v);
+    free(t->comm.v);
+    timeline_drop_except(t);
+}
+
+int timeline_stream(const struct timeline *t, int64_t handle)
+{
+    struct proc_pass *ps = t->p->pass;
+    int s = pass_stream(ps, handle);
+    if (s >= 0 || ps->missed_overflow)
+        return s;
+    /* not seen so far: noted, in case a later window maps it */
+    for (size_t i = 0; i < ps->nmissed; i++)
+        if (ps->missed[i] == handle)
+            return -1;
+    if (ps->nmissed == ps->missed_cap) {
+        if (ps->missed_cap >= 4096) { /* a file of countless handles: analysed again if any is mapped */
+            ps->missed_overflow = 1;
+            return -1;
+        }
+        ps->missed_cap = ps->missed_cap ? ps->missed_cap * 2 : 16;
+        if (!(ps->missed = realloc(ps->missed, ps->missed_cap * sizeof *ps->missed)))
+            model_out_of_memory();
+    }
+    ps->missed[ps->nmissed++] = handle;
+    return -1;
+}
+
+size_t timeline_first_op_at(const struct timeline *t, int64_t ts)
+{
+    size_t lo = 0, hi = t->p->nops;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->p->ops[mid].start < ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+struct timeline *model_timeline(const struct model *m, size_t pi)
+{
+    struct model *mm = (struct model *)m; /* a cache: logically const */
+    if (!mm->timelines)
+        mm->timelines = calloc(m->nprocs + 1, sizeof *mm->timelines);
+    if (!mm->timelines[pi]) {
+        mm->timelines[pi] = malloc(sizeof **mm->timelines);
+        timeline_build(mm->timelines[pi], &m->procs[pi]);
+    }
+    return mm->timelines[pi];
+}
+
+void model_free_timeline(struct model *m, size_t pi)
+{
+    if (m->timelines && m->timelines[pi]) {
+        timeline_free(m->timelines[pi]);
+        free(m->timelines[pi]);
+        m->timelines[pi] = NULL;
+    }
+}
+
+void model_free_timelines(struct model *m)
+{
+    for (size_t i = 0; m->timelines && i < m->nprocs; i++)
+        model_free_timeline(m, i);
+    free(m->timelines);
+    m->timelines = NULL;
+}
+
+/* x minus y (both sorted and disjoint). */
+struct ivals ivals_minus(const struct ivals *x, const struct ivals *y)
+{
+    struct ivals r = { malloc((x->n + y->n + 1) * sizeof *r.v), 0 };
+    size_t j = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        int64_t a = x->v[i].a, b = x->v[i].b;
+        while (j < y->n && y->v[j].b <= a)
+            j++;
+        for (size_t k = j; k < y->n && y->v[k].a < b; k++) {
+            if (y->v[k].a > a)
+                r.v[r.n++] = (struct interval){ a, y->v[k].a };
+            if (y->v[k].b > a)
+                a = y->v[k].b;
+        }
+        if (a < b)
+            r.v[r.n++] = (struct interval){ a, b };
+    }
+    return r;
+}

@@ -1,0 +1,74 @@
+/* timeline.h: per-process indexes the analyses share: which GPU operation
+ * each call caused, which CUPTI stream a stream handle is, merged busy
+ * intervals, and time-range lookups. */
+#ifndef GPUTRACE_TIMELINE_H
+#define GPUTRACE_TIMELINE_H
+
+#include "viewer/model/model.h"
+
+struct interval { int64_t a, b; };
+struct ivals { struct interval *v; size_t n; };
+
+struct timeline {
+    const struct proc *p;
+    int32_t *op_of_call;      /* index into p->ops of the first op each call caused, -1 if none
+                               * (4 bytes a call: a process's ops are counted in int32) */
+    int64_t max_op_ns;        /* longest GPU operation */
+    struct ivals busy;        /* union of all GPU operations */
+    struct ivals compute;     /* union of kernels that are not NCCL's */
+    struct ivals comm;        /* union of NCCL kernels */
+    /* compute on every stream but one, for the few streams that need it */
+    struct { int stream; struct ivals u; } *others; size_t nothers;
+};
+
+/* Whether a stream runs compute (non-NCCL) kernels (anywhere in the
+ * process: proc_pass.h). */
+int timeline_stream_computes(const struct timeline *t, int stream);
+/* Union of compute kernels on all streams except `stream` (cached until
+ * timeline_drop_except). */
+const struct ivals *timeline_compute_except(struct timeline *t, int stream);
+void timeline_drop_except(struct timeline *t);
+
+void timeline_build(struct timeline *t, const struct proc *p);
+/* The timeline of process pi, built once and kept in the model (freed by
+ * model_free). */
+struct timeline *model_timeline(const struct model *m, size_t pi);
+void model_free_timelines(struct model *m);
+void model_free_timeline(struct model *m, size_t pi);
+void timeline_free(struct timeline *t);
+/* CUPTI stream id of a stream handle, -1 if not seen so far (the process's
+ * stream map: proc_pass.h, which notes the miss). */
+int timeline_stream(const struct timeline *t, int64_t handle);
+struct proc_pass;
+/* The same without noting a miss, and adding a compute stream. */
+int pass_stream(const struct proc_pass *ps, int64_t handle);
+/* Maps handle to stream (which pass_stream did not know). */
+void pass_map_stream(struct proc_pass *ps, int64_t handle, int stream);
+void pass_add_compute_stream(struct proc_pass *ps, int stream);
+int pass_computes(const struct proc_pass *ps, int stream);
+/* First op index whose start >= ts. */
+size_t timeline_first_op_at(const struct timeline *t, int64_t ts);
+/* A union built from intervals sorted by start (each not before the one
+ * added last), merging as it goes, in two passes over them: the first
+ * counts the merged intervals, the second stores them into an array of
+ * just that size.  Growing an array instead left holes in the heap that
+ * raised the peak of a report over several ranks:
+ *
+ *     struct ivals_build u = { 0 };
+ *     do
+ *         for (...each record, in start order...) ivals_build_add(&u, a, b);
+ *     while (ivals_build_pass(&u));
+ *     ... u.u is the union ...
+ */
+struct ivals_build { struct ivals u; size_t n; int64_t end; };
+void ivals_build_add(struct ivals_build *u, int64_t a, int64_t b);
+/* Ends a pass: returns 1 when the records must be walked again. */
+int ivals_build_pass(struct ivals_build *u);
+int64_t ivals_total(const struct ivals *s);
+/* Length of [a, b) covered by the union s. */
+int64_t ivals_cover(const struct ivals *s, int64_t a, int64_t b);
+int64_t ivals_intersection(const struct ivals *x, const struct ivals *y);
+/* x minus y, as a new union (free its v). */
+struct ivals ivals_minus(const struct ivals *x, const struct ivals *y);
+
+#endif

@@ -1,0 +1,144 @@
+/* correlate.c: which CUPTI API record is which wrapped call's (see
+ * correlate.h): the report's join of the two sources of calls, on one
+ * thread's times, since the wrappers do not know CUPTI's correlation ids. */
+#include "viewer/read/correlate.h"
+#include "viewer/model/model_internal.h"
+#include "viewer/read/sort_by_time.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The n records at base in order of (thread, start): sorted by start, then
+ * stably by thread (each sort is one pass when the records are in that
+ * order already: calls come sorted by start, and mostly from one thread). */
+static struct sort_key *thread_order(const void *base, size_t n, size_t size, size_t start_off, size_t tid_off)
+{
+    const char *b = base;
+    struct sort_key *k = malloc((n + 1) * sizeof *k);
+    if (!k)
+        model_out_of_memory();
+    for (size_t i = 0; i < n; i++) {
+        int64_t t;
+        memcpy(&t, b + i * size + start_off, sizeof t);
+        k[i] = (struct sort_key){ t, i };
+    }
+    if (sort_keys(k, n) != 0)
+        model_out_of_memory();
+    for (size_t j = 0; j < n; j++) {
+        int tid;
+        memcpy(&tid, b + k[j].i * size + tid_off, sizeof tid);
+        k[j].t = tid;
+    }
+    if (sort_keys(k, n) != 0)
+        model_out_of_memory();
+    return k;
+}
+
+/* The position in co (calls in (thread, start) order) of the first call
+ * of thread tid that starts at or after t. */
+static size_t first_call_from(const struct proc *p, const struct sort_key *co, int tid, int64_t t)
+{
+    size_t lo = 0, hi = p->ncalls;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct call *c = &p->calls[co[mid].i];
+        if (c->tid < tid || (c->tid == tid && c->start < t))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* A record still unclaimed that coincides with a wrapped call on its
+ * thread (they overlap for more than half the longer of the two) is that
+ * call's, its ends moved by more than the slack (the two clocks'
+ * conversions drift apart on a loaded machine): it is claimed, and gives
+ * the call its correlation if the call has none and the record is of the
+ * call's API.  A call only CUPTI saw never coincides with a wrapped one:
+ * calls on one thread follow each other. */
+static void claim_overlapping(struct model *m, struct proc *p, const struct sort_key *co, struct cupti_rec *a,
+                              size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (a[k].claimed)
+            continue;
+        size_t i = first_call_from(p, co, a[k].tid, a[k].end);
+        for (size_t back = 0; back < 2 && i > 0; back++) {
+            struct call *c = &p->calls[co[--i].i];
+            if (c->tid != a[k].tid)
+                break;
+            int64_t lo = c->start > a[k].start ? c->start : a[k].start;
+            int64_t hi = c->end < a[k].end ? c->end : a[k].end;
+            int64_t longer = c->end - c->start > a[k].end - a[k].start ? c->end - c->start : a[k].end - a[k].start;
+            if (hi - lo > longer / 2) {
+                a[k].claimed = 1;
+                if (!c->corr && cupti_call_api(m, a[k].domain, a[k].cbid) == c->api)
+                    c->corr = a[k].corr;
+                break;
+            }
+        }
+    }
+}
+
+/* Matches each wrapped call to the CUPTI API record made inside it (same
+ * thread, contained in time), and marks the records nested in a wrapped
+ * call (the driver calls the runtime made for it, NCCL's launches) as
+ * claimed too: only what no wrapped call covers can be a call CUPTI alone
+ * saw (cupti_calls.c).  The CUPTI records are put in (thread, start)
+ * order in place, and their sort keys freed before the calls' are made:
+ * both key arrays at once were the report's peak on a big rank. */
+void correlate_calls(struct model *m, struct proc *p, struct cupti_rec *a, size_t n)
+{
+    struct sort_key *ao = thread_order(a, n, sizeof *a, offsetof(struct cupti_rec, start),
+                                       offsetof(struct cupti_rec, tid));
+    struct cupti_rec tmp;
+    permute_by_keys(a, sizeof *a, ao, n, &tmp);
+    free(ao);
+    struct sort_key *co = thread_order(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start),
+                                       offsetof(struct call, tid));
+    size_t j = 0;
+    for (size_t i = 0; i < p->ncalls; i++) {
+        struct call *c = &p->calls[co[i].i];
+        while (j < n && (a[j].tid < c->tid || (a[j].tid == c->tid && a[j].start < c->start - MATCH_SLACK_NS)))
+            j++;
+        /* skip records of unwrapped calls made before this one */
+        while (j < n && a[j].tid == c->tid && a[j].end > c->end + MATCH_SLACK_NS &&
+               a[j].start < c->start + MATCH_SLACK_NS)
+            j++;
+        /* its own record: the first inside it that is of its API (an NCCL
+         * call, of which CUPTI makes no record, takes the first inside it:
+         * its launch, whose kernel names its stream) */
+        int of_cuda = cupti_api_has_records(m, c->api);
+        for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++) {
+            if (a[k].claimed || a[k].end > c->end + MATCH_SLACK_NS || a[k].end < c->start ||
+                (of_cuda && cupti_call_api(m, a[k].domain, a[k].cbid) != c->api))
+                continue;
+            c->corr = a[k].corr;
+            a[k].claimed = 1; /* a record belongs to one call */
+            break;
+        }
+        /* what else lies inside it was made for it: the driver's records
+         * (within the slack, and ending after it began), and any record
+         * strictly inside it; a runtime record only within the slack of its
+         * ends is the call before or after it, which no wrapper saw */
+        for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++)
+            if (a[k].end <= c->end + MATCH_SLACK_NS && a[k].end > c->start &&
+                (a[k].domain == 2 || (a[k].start >= c->start && a[k].end <= c->end)))
+                a[k].claimed = 1;
+    }
+    claim_overlapping(m, p, co, a, n);
+    free(co);
+    /* and what lies inside a record no call claimed: the driver calls of a
+     * runtime call only CUPTI saw */
+    for (size_t k = 0, outer = SIZE_MAX; k < n; k++) {
+        if (outer != SIZE_MAX && a[k].tid == a[outer].tid && a[k].end <= a[outer].end) {
+            a[k].claimed = 1;
+            continue;
+        }
+        outer = k;
+    }
+}
+

@@ -1,0 +1,232 @@
+/* cupti_calls.c: calls that CUPTI saw and no wrapper did.
+ *
+ * The wrappers see only calls that bind to the tracer's symbols; a program
+ * with nvcc's default static cudart, the driver calls the runtime makes
+ * through cuGetProcAddress, and anything called through a pointer bypass
+ * them.  CUPTI's runtime and driver API records list every call with its
+ * thread, times, callback id, result and correlation id.  A record that no
+ * wrapped call claimed (load_proc.c's correlate) becomes a call of the API
+ * its callback id names, where that API is one the analyses read and the
+ * tracer recorded no call of in the process (else it is one of those,
+ * unmatched); what the record lacks is taken from the records it
+ * correlates with:
+ *   - the stream: the call's own kernel, copy or memset, or for a sync the
+ *     SYNCHRONIZATION record CUPTI made of it (the stream it waited for);
+ *   - a copy's bytes, direction and host memory kind: its memcpy record;
+ * and stays unknown otherwise (no handles, no call site).  A stream known
+ * only by CUPTI's id is written into the call's handle as
+ * CUPTI_STREAM_HANDLE(id), which pass_stream reads back (timeline.c).
+ *
+ * Wrapped syncs gain from the SYNCHRONIZATION records too: a stream handle
+ * that no call with GPU work mapped (a stream that only ran kernels the
+ * wrappers did not see launched) is mapped through the sync record of a
+ * call on it.
+ */
+#define _GNU_SOURCE
+#include "viewer/read/cupti_calls.h"
+#include "viewer/model/idmap.h"
+#include "viewer/model/model_internal.h"
+#include "viewer/proc_pass.h"
+#include "viewer/model/timeline.h"
+
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The callback ids of the APIs the report knows, in both domains (1
+ * runtime, 2 driver), named as the tracer's api table names them. */
+static const struct { int domain; uint32_t cbid; const char *name; } cbids[] = {
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020, "cudaStreamCreate" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000, "cudaStreamCreateWithFlags" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050, "cudaStreamCreateWithPriority" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020, "cudaStreamDestroy" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000, "cudaStreamSynchronize_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020, "cudaStreamQuery" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000, "cudaStreamQuery_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, "cudaStreamWaitEvent" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000, "cudaStreamWaitEvent_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventCreate_v3020, "cudaEventCreate" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventCreateWithFlags_v3020, "cudaEventCreateWithFlags" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, "cudaEventRecord" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000, "cudaEventRecord_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010, "cudaEventRecordWithFlags" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010, "cudaEventRecordWithFlags_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, "cudaEventSynchronize" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, "cudaEventQuery" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v3020, "cudaEventElapsedTime" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020, "cudaEventDestroy" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020, "cudaSetDevice" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, "cudaFree" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020, "cudaMallocHost" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020, "cudaHostAlloc" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, "cudaFreeHost" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000, "cudaMallocManaged" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000, "cudaHostRegister" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000, "cudaHostUnregister" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, "cudaMemcpy" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000, "cudaMemcpy_ptds" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000, "cudaMemcpyAsync_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020, "cudaMemcpy2D" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000, "cudaMemcpy2D_ptds" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020, "cudaMemcpy2DAsync" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000, "cudaMemcpy2DAsync_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000, "cudaMemcpyPeer" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000, "cudaMemcpyPeerAsync" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020, "cudaMemset" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000, "cudaMemset_ptds" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, "cudaMemsetAsync" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000, "cudaMemsetAsync_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000, "cudaLaunchKernel_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, "__cudaLaunchKernel" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000, "__cudaLaunchKernel_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, "cudaLaunchKernelExC" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060, "cudaLaunchKernelExC_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000, "cudaGraphLaunch_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, "cuCtxSynchronize" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2, "cuCtxSynchronize_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, "cuStreamSynchronize_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, "cuEventSynchronize" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz, "cuStreamWaitEvent_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds, "cuMemcpyDtoH_v2_ptds" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds, "cuMemcpyHtoD_v2_ptds" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds, "cuMemcpyDtoD_v2_ptds" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz, "cuMemcpyDtoHAsync_v2_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, "cuMemcpyHtoDAsync_v2_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz, "cuMemcpyDtoDAsync_v2_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, "cuLaunchKernel_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, "cuLaunchKernelEx" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, "cuLaunchKernelEx_ptsz" },
+};
+
+#define CBID_SLOTS 2048u /* callback ids of both domains are below this */
+
+/* The model's api id for each (domain, cbid), built once the api tables
+ * are read: -1 where the API is none of those above, or the run's api
+ * table lacks it. */
+static int16_t *api_table(struct model *m)
+{
+    if (m->cbid_api)
+        return m->cbid_api;
+    int16_t *t = malloc(2 * CBID_SLOTS * sizeof *t);
+    uint8_t *known = calloc((size_t)m->napis + 1, 1);
+    if (!t || !known)
+        model_out_of_memory();
+    for (size_t i = 0; i < 2 * CBID_SLOTS; i++)
+        t[i] = -1;
+    for (size_t i = 0; i < sizeof cbids / sizeof *cbids; i++) {
+        if (cbids[i].cbid >= CBID_SLOTS)
+            continue;
+        for (int a = 1; a < m->napis && a < INT16_MAX; a++)
+            if (m->api_names[a] && !strcmp(m->api_names[a], cbids[i].name)) {
+                t[(size_t)(cbids[i].domain - 1) * CBID_SLOTS + cbids[i].cbid] = (int16_t)a;
+                known[a] = 1;
+                break;
+            }
+    }
+    m->cbid_api = t;
+    m->api_has_records = known;
+    return t;
+}
+
+int cupti_api_has_records(struct model *m, int api)
+{
+    api_table(m);
+    return api > 0 && api < m->napis && m->api_has_records[api];
+}
+
+int cupti_call_api(struct model *m, int domain, uint32_t cbid)
+{
+    if ((domain != 1 && domain != 2) || cbid >= CBID_SLOTS)
+        return -1;
+    return api_table(m)[(size_t)(domain - 1) * CBID_SLOTS + cbid];
+}
+
+void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r, size_t n)
+{
+    /* An API the tracer recorded calls of here (wrappers or CUPTI's
+     * callbacks see it): its unclaimed records are those calls' own, left
+     * unmatched when the two clocks' conversions drifted apart on a loaded
+     * machine, not calls of their own; making them calls counted them twice. */
+    uint8_t *recorded = calloc((size_t)m->napis + 1, 1);
+    if (!recorded)
+        model_out_of_memory();
+    for (size_t i = 0; i < p->ncalls; i++)
+        if (p->calls[i].api < m->napis)
+            recorded[p->calls[i].api] = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (r[i].claimed)
+            continue;
+        int api = cupti_call_api(m, r[i].domain, r[i].cbid);
+        if (api < 0 || recorded[api])
+            continue;
+        GROW(p->calls, p->ncalls, p->calls_cap);
+        p->calls[p->ncalls++] = (struct call){ .start = r[i].start, .end = r[i].end, .tid = r[i].tid,
+                                               .corr = r[i].corr, .result = (int32_t)r[i].result,
+                                               .api = (uint16_t)api, .stream = CUPTI_STREAM_UNKNOWN,
+                                               .call_id = CUPTI_CALL_ID };
+    }
+    free(recorded);
+}
+
+/* CUPTI's memcpy kinds (1 HtoD, 2 DtoH, 8 DtoD, 10 HtoH) as api_call's
+ * copy_kind (1 HtoD, 2 DtoH, 3 DtoD, 4 HtoH); memory kinds (1 pageable, 2
+ * pinned, 3 device, 5 managed) as its mem_kind (4 managed). */
+static uint8_t copy_kind_of(uint8_t k)
+{
+    return k == 1 || k == 2 ? k : k == 8 ? 3 : k == 10 ? 4 : 0;
+}
+
+static uint8_t mem_kind_of(uint8_t k)
+{
+    return k >= 1 && k <= 3 ? k : k == 5 ? 4 : 0;
+}
+
+void cupti_calls_fix(struct proc *p, const struct cupti_sync *syncs, size_t nsyncs)
+{
+    struct idmap op_of = { 0 }, sync_of = { 0 };
+    for (size_t i = 0; i < p->nops; i++)
+        idmap_put(&op_of, p->ops[i].corr, (int64_t)i, 1);
+    for (size_t i = 0; i < nsyncs; i++)
+        idmap_put(&sync_of, syncs[i].corr, syncs[i].stream, 1);
+    for (size_t i = 0; i < p->ncalls; i++) {
+        struct call *c = &p->calls[i];
+        int64_t v;
+        if (!c->corr)
+            continue;
+        /* a copy whose direction the tracer could not tell (a call only
+         * CUPTI saw, or one its callback recorded): from its memcpy record */
+        if (!c->copy_kind && idmap_get(&op_of, c->corr, &v) && p->ops[v].kind == GOP_MEMCPY) {
+            const struct gop *g = &p->ops[v];
+            c->bytes = g->bytes;
+            c->copy_kind = copy_kind_of(g->copy_kind);
+            c->mem_kind = mem_kind_of(c->copy_kind == 1 ? g->src_kind : c->copy_kind == 2 ? g->dst_kind : 0);
+        }
+        if (c->stream == CUPTI_STREAM_UNKNOWN) {
+            if (idmap_get(&op_of, c->corr, &v)) {
+                c->stream = CUPTI_STREAM_HANDLE(p->ops[v].stream);
+            } else if (idmap_get(&sync_of, c->corr, &v) && v >= 0) {
+                c->stream = CUPTI_STREAM_HANDLE(v);
+            } /* else unknown it stays (never the legacy stream's 0): a sync on it is counted, not analysed */
+        } else if (c->stream && pass_stream(p->pass, c->stream) < 0 && idmap_get(&sync_of, c->corr, &v) && v >= 0) {
+            pass_map_stream(p->pass, c->stream, (int)v);
+        }
+    }
+    idmap_free(&op_of);
+    idmap_free(&sync_of);
+}

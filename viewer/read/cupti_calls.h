@@ -1,0 +1,49 @@
+/* cupti_calls.h: calls that only CUPTI saw, made from its API records
+ * (cupti_calls.c). */
+#ifndef GPUTRACE_CUPTI_CALLS_H
+#define GPUTRACE_CUPTI_CALLS_H
+
+#include "viewer/model/model.h"
+#include "collector/call_block.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A stream known by CUPTI's id only, in a call's handle field: never a
+ * pointer a program holds (the top byte of a user address is 0). */
+#define CUPTI_STREAM_TAG ((int64_t)((uint64_t)0x7e << 56))
+#define CUPTI_STREAM_HANDLE(id) (CUPTI_STREAM_TAG | (int64_t)(uint32_t)(id))
+/* also the tracer's value for a stream it could not tell (docs/schema.md) */
+#define CUPTI_STREAM_UNKNOWN GT_STREAM_UNKNOWN
+#define CUPTI_STREAM_ID(h)                                                                         \
+    (((uint64_t)(h) >> 56) == 0x7e && !((uint64_t)(h) & ((uint64_t)1 << 40)) ? (int)(uint32_t)(h) : -1)
+
+/* The call_id of a call made from a CUPTI record (a wrapped call's is
+ * positive: its thread and number). */
+#define CUPTI_CALL_ID ((int64_t)-1)
+
+/* A CUPTI API record as load_proc.c reads it; claimed: a wrapped call
+ * holds it. */
+struct cupti_rec {
+    int64_t start, end;
+    int tid;
+    uint32_t corr, cbid, result;
+    uint8_t domain, claimed;
+};
+/* A SYNCHRONIZATION record: the stream a sync call waited for (-1: none). */
+struct cupti_sync { uint32_t corr; int stream; };
+
+/* The api id of a record's (domain, cbid), -1 if the report does not read it. */
+int cupti_call_api(struct model *m, int domain, uint32_t cbid);
+/* Whether CUPTI makes API records of calls of this api (CUDA's, not NCCL's). */
+int cupti_api_has_records(struct model *m, int api);
+/* Appends a call for each unclaimed record of an API the report reads. */
+void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r, size_t n);
+/* Once the process's GPU operations are read: the streams, and copies'
+ * kinds and sizes, of the calls made above; and stream handles of wrapped
+ * syncs mapped through their SYNCHRONIZATION records. */
+void cupti_calls_fix(struct proc *p, const struct cupti_sync *syncs, size_t nsyncs);
+
+_Static_assert(CUPTI_STREAM_UNKNOWN == (CUPTI_STREAM_TAG | ((int64_t)1 << 40)), "decoded as no stream id");
+
+#endif

@@ -1,0 +1,104 @@
+/* db_open.c: a database given to the report, opened as untrusted input.
+ *
+ * Anything can be named on the command line: a FIFO (whose open would wait
+ * for a writer forever), a file whose schema was written by someone else
+ * (views and triggers that run whatever SQL they hold; an api_call that is
+ * an endless recursive view).  So: a regular file only; read-only, in
+ * SQLite's defensive mode with the schema not trusted and the file's views
+ * and triggers off (collector/db_guard.h); every table the report reads
+ * an ordinary table; and a progress handler as a watchdog over the opening
+ * (the schema parsed, the checks, the version read), the one part of the
+ * report whose cost does not grow with the rows it reads. */
+#include "viewer/read/db_open.h"
+#include "collector/db_guard.h"
+#include "collector/schema.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* Every table the report reads (FROM and JOIN in viewer/). */
+static const char *const report_tables[] = {
+    "meta", "api", "process", "api_call", "api_call_block", "inflight", "collective", "gpu_op", "gpu_op_block",
+    "cupti_api", "cupti_api_block", "ext_corr", "string", "callsite", "pystack", "label", "nvtx_range",
+    "nvtx_range_block", NULL
+};
+
+/* Opening a file of ours takes milliseconds; a schema built to be slow to
+ * parse or check is given up on after this long. */
+#define OPEN_WATCHDOG_S 10
+
+static int past_deadline(void *deadline)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec >= *(const time_t *)deadline;
+}
+
+static int open_guarded(const char *path, sqlite3 **out)
+{
+    /* one thread reads: no SQLite mutex taken on every column read */
+    if (sqlite3_open_v2(path, out, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+        return -1;
+    gt_guard_connection(*out);
+    sqlite3_busy_timeout(*out, 5000);
+    return 0;
+}
+
+int model_open_again(const char *path, sqlite3 **out)
+{
+    if (open_guarded(path, out) == 0)
+        return 0;
+    sqlite3_close(*out);
+    *out = NULL;
+    return -1;
+}
+
+static int check_db(const char *path, sqlite3 *db, char *err, size_t errlen)
+{
+    char why[256];
+    if (gt_guard_tables(db, report_tables, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: not a gputrace database (%s)", path, why);
+        return -1;
+    }
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &s, NULL) != SQLITE_OK) {
+        const char *msg = sqlite3_errmsg(db);
+        if (strstr(msg, "no such table"))
+            snprintf(err, errlen, "%s: not a gputrace database (no meta table)", path);
+        else
+            snprintf(err, errlen, "%s: not a gputrace database (%s)", path, msg);
+        return -1;
+    }
+    int version = -1, rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        version = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    if (rc == SQLITE_INTERRUPT) {
+        snprintf(err, errlen, "%s: took more than %d s to open: not read", path, OPEN_WATCHDOG_S);
+        return -1;
+    }
+    if (version < GT_SCHEMA_OLDEST_READ || version > GT_SCHEMA_VERSION) {
+        snprintf(err, errlen, "%s: schema version %d; this gputrace-report reads versions %d to %d", path, version,
+                 GT_SCHEMA_OLDEST_READ, GT_SCHEMA_VERSION);
+        return -1;
+    }
+    return 0;
+}
+
+int model_open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
+{
+    if (gt_guard_regular(path, err, errlen) != 0)
+        return -1;
+    if (open_guarded(path, out) != 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, *out ? sqlite3_errmsg(*out) : "out of memory");
+        return -1;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    time_t deadline = now.tv_sec + OPEN_WATCHDOG_S;
+    sqlite3_progress_handler(*out, 10000, past_deadline, &deadline);
+    int rc = check_db(path, *out, err, errlen);
+    sqlite3_progress_handler(*out, 0, NULL, NULL);
+    return rc;
+}

@@ -1,0 +1,670 @@
+/* load_proc.c: reading one process's calls and GPU operations (model_load_window):
+ * its rows, read in two threads where a table is big (rowruns.h); the
+ * wrapped calls matched to the CUPTI API records made inside them; each GPU
+ * operation's enqueue time and whether NCCL ran it; all sorted by start. */
+#define _GNU_SOURCE
+#include "viewer/model/model_internal.h"
+#include "viewer/read/correlate.h"
+#include "viewer/read/cupti_calls.h"
+#include "viewer/model/idmap.h"
+#include "viewer/proc_pass.h"
+#include "viewer/read/rowruns.h"
+#include "viewer/read/sort_by_time.h"
+#include "viewer/model/tmpstore.h"
+#include "viewer/model/timeline.h"
+#include "collector/call_block.h"
+#include "collector/capi_block.h"
+#include "collector/gpu_block.h"
+
+#include <malloc.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* CUPTI's API records of the window, matched to the calls in correlate.c */
+struct capi_list { struct cupti_rec *v; size_t n, cap; };
+struct sync_list { struct cupti_sync *v; size_t n, cap; };
+/* ext_corr rows: the external id (a call's or a group's) and CUPTI's
+ * correlation of work launched under it */
+struct ext { int64_t id; uint32_t corr; };
+struct ext_list { struct ext *v; size_t n, cap; };
+/* A process's ext_corr rows, read once for all its windows: sorted by
+ * external id, and the set of correlations they point at (NCCL's kernels),
+ * made when the first GPU operation needs it. */
+struct proc_exts { struct ext_list list; struct idmap nccl; int nccl_built; };
+
+static int cmp_call(const void *a, const void *b)
+{
+    const struct call *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_gop(const void *a, const void *b)
+{
+    const struct gop *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* ---- loading a process ------------------------------------------------------ */
+/* What a process's rows are read into (model_load_window).  A shadow is the
+ * second half of a table read on another thread (rowruns_each_split): it
+ * has a process of its own to fill, counts its rows itself, and leaves
+ * call sites unresolved, since they are interned into the real process's
+ * table, in the order of the rows, when the halves are joined. */
+struct loading {
+    struct model *m;
+    struct proc *p;
+    struct capi_list capis;
+    struct sync_list syncs;   /* SYNCHRONIZATION records: which stream each sync waited for */
+    struct ext_list exts;
+    const struct proc_rows *from; /* where the rows are read from */
+    int shadow;
+    uint64_t rows;
+    int64_t lo, hi;           /* the window: records that start in [lo, hi) are kept */
+    struct proc_scan *scan;   /* a planning pass: each record goes there instead */
+};
+
+/* Counts a row read; every million, the progress line. */
+static void tick(struct loading *l)
+{
+    struct model *m = l->m;
+    if (l->shadow)
+        l->rows++;
+    else if (m->progress && ++m->rows_read % 1000000 == 0)
+        fprintf(stderr, "\rgputrace-report: %llu M rows read", (unsigned long long)(m->rows_read / 1000000));
+}
+
+/* A call read from an api_call row or a call block, with its C and Python
+ * stacks (which make its site). */
+static void add_call(struct loading *l, struct call c, int api, int callsite, int pystack)
+{
+    struct proc *p = l->p;
+    c.api = (uint16_t)model_api_id(l->m, api);
+    model_span(&c.start, &c.end);
+    if (!l->scan && (c.start < l->lo || c.start >= l->hi))
+        return; /* another window's */
+    if (l->shadow) { /* raw, until the halves are joined (corr is set later) */
+        c.site = callsite;
+        c.corr = (uint32_t)pystack;
+    } else if (callsite || pystack) {
+        c.site = model_site(p, callsite, pystack);
+    }
+    if (l->scan) {
+        l->scan->call(l->scan, &c);
+        return;
+    }
+    GROW(p->calls, p->ncalls, p->calls_cap);
+    p->calls[p->ncalls++] = c;
+}
+
+static void call_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    tick(l);
+    add_call(l,
+             (struct call){ .start = sqlite3_column_int64(s, 1), .end = sqlite3_column_int64(s, 2),
+                            .stream = sqlite3_column_int64(s, 3), .event = sqlite3_column_int64(s, 4),
+                            .bytes = sqlite3_column_int64(s, 5), .call_id = sqlite3_column_int64(s, 6),
+                            .tid = sqlite3_column_int(s, 8), .copy_kind = (uint8_t)sqlite3_column_int(s, 9),
+                            .mem_kind = (uint8_t)sqlite3_column_int(s, 10), .result = sqlite3_column_int(s, 11) },
+             sqlite3_column_int(s, 7), sqlite3_column_int(s, 12), sqlite3_column_int(s, 13));
+}
+
+/* calls the writer stored in bulk (collector/call_block.h) */
+static void block_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    int n;
+    const void *data = rowruns_block(s, 1, gt_call_block_valid, &n);
+    for (int i = 0; i < n; i++) {
+        tick(l);
+        struct gt_call_packed r = gt_call_block_row(data, i);
+        add_call(l,
+                 (struct call){ .start = r.start_ns, .end = r.end_ns, .stream = r.stream, .event = r.event,
+                                .bytes = r.bytes, .call_id = r.call_id, .tid = (int)r.tid, .copy_kind = r.copy_kind,
+                                .mem_kind = r.mem_kind, .result = r.result },
+                 r.api, (int)r.callsite, (int)r.pystack);
+    }
+}
+
+/* A GPU operation the report analyses (kernels, copies, memsets). */
+static void add_op(struct loading *l, struct gop g)
+{
+    struct proc *p = l->p;
+    model_span(&g.start, &g.end);
+    if (l->scan) {
+        l->scan->op(l->scan, &g);
+        return;
+    }
+    if (g.start < l->lo || g.start >= l->hi)
+        return;
+    GROW(p->ops, p->nops, p->ops_cap);
+    p->ops[p->nops++] = g;
+}
+
+/* A SYNCHRONIZATION record (gpu_op kind 4): kept only for the stream it
+ * names, by correlation (cupti_calls.c). */
+static void add_sync(struct loading *l, int64_t start, uint32_t corr, int stream)
+{
+    model_span(&start, &start);
+    if (l->scan || !corr || start < l->lo || start >= l->hi)
+        return;
+    GROW(l->syncs.v, l->syncs.n, l->syncs.cap);
+    l->syncs.v[l->syncs.n++] = (struct cupti_sync){ corr, stream };
+}
+
+static void op_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    tick(l);
+    if (sqlite3_column_int(s, 1) == 4) {
+        add_sync(l, sqlite3_column_int64(s, 5), (uint32_t)sqlite3_column_int64(s, 11), sqlite3_column_int(s, 3));
+        return;
+    }
+    add_op(l, (struct gop){ .kind = (uint8_t)sqlite3_column_int(s, 1), .device = (int16_t)sqlite3_column_int(s, 2),
+                            .stream = sqlite3_column_int(s, 3), .name = sqlite3_column_int(s, 4),
+                            .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
+                            .bytes = sqlite3_column_int64(s, 7), .copy_kind = (uint8_t)sqlite3_column_int(s, 8),
+                            .src_kind = (uint8_t)sqlite3_column_int(s, 9),
+                            .dst_kind = (uint8_t)sqlite3_column_int(s, 10),
+                            .corr = (uint32_t)sqlite3_column_int64(s, 11) });
+}
+
+/* GPU operations the writer stored in bulk (collector/gpu_block.h) */
+static void gpu_block_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    int n;
+    const void *data = rowruns_block(s, 1, gt_gpu_block_valid, &n);
+    for (int i = 0; i < n; i++) {
+        tick(l);
+        struct gt_gpu_packed r = gt_gpu_block_row(data, i);
+        if (r.kind == 4)
+            add_sync(l, r.start_ns, r.correlation, (int)r.stream_id);
+        if (r.kind < 1 || r.kind > 3)
+            continue; /* as the rows are read: kernels, copies and memsets */
+        /* each value as sqlite3_column_int takes the row's column */
+        add_op(l, (struct gop){ .kind = r.kind, .device = (int16_t)r.device, .stream = (int)r.stream_id,
+                                .name = (int)r.name_id, .start = r.start_ns, .end = r.end_ns, .bytes = r.bytes,
+                                .copy_kind = r.copy_kind, .src_kind = r.src_kind, .dst_kind = r.dst_kind,
+                                .corr = r.correlation });
+    }
+}
+
+/* A CUPTI API record, its times kept within bounds (model_ns). */
+static void add_capi(struct loading *l, struct cupti_rec a)
+{
+    a.start = model_ns(a.start);
+    a.end = model_ns(a.end);
+    if (l->scan) {
+        l->scan->capi(l->scan, a.start, a.end, a.corr);
+        return;
+    }
+    if (a.start < l->lo || a.start >= l->hi)
+        return;
+    GROW(l->capis.v, l->capis.n, l->capis.cap);
+    l->capis.v[l->capis.n++] = a;
+}
+
+static void capi_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    tick(l);
+    add_capi(l, (struct cupti_rec){ .start = sqlite3_column_int64(s, 2), .end = sqlite3_column_int64(s, 3),
+                                    .tid = sqlite3_column_int(s, 1), .corr = (uint32_t)sqlite3_column_int64(s, 4),
+                                    .domain = (uint8_t)sqlite3_column_int(s, 5),
+                                    .cbid = (uint32_t)sqlite3_column_int64(s, 6),
+                                    .result = (uint32_t)sqlite3_column_int64(s, 7) });
+}
+
+/* CUPTI API records the writer stored in bulk (collector/capi_block.h) */
+static void capi_block_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    int n;
+    const void *data = rowruns_block(s, 1, gt_capi_block_valid, &n);
+    for (int i = 0; i < n; i++) {
+        tick(l);
+        struct gt_capi_packed r = gt_capi_block_row(data, i);
+        add_capi(l, (struct cupti_rec){ .start = r.start_ns, .end = r.end_ns, .tid = (int)r.tid,
+                                        .corr = r.correlation, .domain = r.domain, .cbid = r.cbid,
+                                        .result = r.result });
+    }
+}
+
+static void ext_row(sqlite3_stmt *s, void *ctx)
+{
+    struct loading *l = ctx;
+    tick(l);
+    GROW(l->exts.v, l->exts.n, l->exts.cap);
+    l->exts.v[l->exts.n++] = (struct ext){ sqlite3_column_int64(s, 2), (uint32_t)sqlite3_column_int64(s, 1) };
+}
+
+/* Each table's rows of one process, read run by run (rowruns.h); GPU
+ * operations last, once the CUPTI API records are matched and freed. */
+static const struct { enum row_table t; const char *sql; void (*fn)(sqlite3_stmt *, void *); } readers[] = {
+    /* (each table's name is the word after FROM) */
+    { RT_API_CALL, "SELECT process_id, start_ns, end_ns, stream, event, bytes, call_id, api, tid, copy_kind,"
+                   " mem_kind, result, callsite, pystack FROM api_call WHERE rowid BETWEEN ?1 AND ?2", call_row },
+    { RT_CALL_BLOCK, "SELECT process_id, format, n, data FROM api_call_block WHERE rowid BETWEEN ?1 AND ?2", block_row },
+    { RT_CUPTI_API, "SELECT process_id, tid, start_ns, end_ns, correlation, domain, cbid, result FROM cupti_api"
+                    " WHERE rowid BETWEEN ?1 AND ?2", capi_row },
+    { RT_CAPI_BLOCK, "SELECT process_id, format, n, data FROM cupti_api_block WHERE rowid BETWEEN ?1 AND ?2",
+      capi_block_row },
+    { RT_EXT_CORR, "SELECT process_id, correlation, external_id FROM ext_corr WHERE rowid BETWEEN ?1 AND ?2", ext_row },
+    /* GPU operations last: read once the CUPTI API records are matched and freed */
+    { RT_GPU_OP, "SELECT process_id, kind, device, stream_id, name_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
+                 " dst_kind, correlation FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND kind IN (1, 2, 3, 4)", op_row },
+    { RT_GPU_BLOCK, "SELECT process_id, format, n, data FROM gpu_op_block WHERE rowid BETWEEN ?1 AND ?2",
+      gpu_block_row },
+};
+#define GPU_READERS 2 /* the last two */
+
+/* The enqueue time of GPU work: the start of the CUPTI API record with its
+ * correlation id.  Sorted by correlation, looked up by bisection: a third
+ * of a hash map's memory. */
+struct enq_table { uint32_t *corr; int64_t *start; size_t n; };
+
+static struct enq_table enq_table(const struct capi_list *l)
+{
+    struct enq_table e = { malloc((l->n + 1) * sizeof *e.corr), malloc((l->n + 1) * sizeof *e.start), 0 };
+    struct sort_key *k = malloc((l->n + 1) * sizeof *k);
+    if (!e.corr || !e.start || !k)
+        model_out_of_memory();
+    for (size_t i = 0; i < l->n; i++)
+        k[i] = (struct sort_key){ l->v[i].corr, i };
+    if (sort_keys(k, l->n) != 0)
+        model_out_of_memory();
+    for (size_t j = 0; j < l->n; j++) {
+        e.corr[j] = (uint32_t)k[j].t;
+        e.start[j] = l->v[k[j].i].start;
+    }
+    e.n = l->n;
+    free(k);
+    return e;
+}
+
+/* The start of the record with correlation c, or -1 (a damaged file's
+ * duplicates: the last in (thread, start) order, as correlate left them). */
+static int64_t enq_of(const struct enq_table *e, uint32_t c)
+{
+    size_t lo = 0, hi = e->n;
+    while (lo < hi) { /* first index with corr > c */
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->corr[mid] <= c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && e->corr[lo - 1] == c ? e->start[lo - 1] : -1;
+}
+
+/* Appends the ns elements at src to the array *dst, and frees src: from
+ * its end, a megabyte at a time, each copied piece cut off src at once, so
+ * that the two never hold the elements twice. */
+static void append_released(void *dst_, size_t *n, size_t *cap, void *src, size_t ns, size_t size)
+{
+    void **dst = dst_;
+    if (!ns) {
+        free(src);
+        return;
+    }
+    if (*n + ns > *cap) {
+        void *grown = realloc(*dst, (*n + ns) * size);
+        if (!grown)
+            model_out_of_memory();
+        *dst = grown;
+        *cap = *n + ns;
+    }
+    char *d = (char *)*dst + *n * size, *s = src;
+    size_t piece = ((size_t)1 << 20) / size + 1;
+    for (size_t end = ns; end > 0;) {
+        size_t start = end > piece ? end - piece : 0;
+        memcpy(d + start * size, s + start * size, (end - start) * size);
+        end = start;
+        char *shrunk = start ? realloc(s, start * size) : NULL;
+        if (shrunk)
+            s = shrunk;
+    }
+    free(s);
+    *n += ns;
+}
+
+/* Joins a shadow's rows to the ones read here, after them, as one thread
+ * reading them all would have. */
+static void join_shadow(struct loading *l, struct loading *sh)
+{
+    struct proc *p = l->p, *q = sh->p;
+    for (size_t i = 0; i < q->ncalls; i++) {
+        struct call *c = &q->calls[i];
+        int callsite = c->site, pystack = (int)c->corr;
+        c->site = callsite || pystack ? model_site(p, callsite, pystack) : 0;
+        c->corr = 0;
+    }
+    append_released(&p->calls, &p->ncalls, &p->calls_cap, q->calls, q->ncalls, sizeof *q->calls);
+    append_released(&p->ops, &p->nops, &p->ops_cap, q->ops, q->nops, sizeof *q->ops);
+    append_released(&l->capis.v, &l->capis.n, &l->capis.cap, sh->capis.v, sh->capis.n, sizeof *sh->capis.v);
+    append_released(&l->syncs.v, &l->syncs.n, &l->syncs.cap, sh->syncs.v, sh->syncs.n, sizeof *sh->syncs.v);
+    append_released(&l->exts.v, &l->exts.n, &l->exts.cap, sh->exts.v, sh->exts.n, sizeof *sh->exts.v);
+    if (l->m->progress && sh->rows) {
+        l->m->rows_read += sh->rows;
+        if (l->m->rows_read >= 1000000)
+            fprintf(stderr, "\rgputrace-report: %llu M rows read", (unsigned long long)(l->m->rows_read / 1000000));
+    }
+}
+
+static void read_table(struct model *m, struct proc *p, size_t k, struct loading *l)
+{
+    struct proc shadow_proc = { 0 };
+    struct loading shadow = { .m = m, .p = &shadow_proc, .shadow = 1, .lo = l->lo, .hi = l->hi };
+    int rc, rc2;
+    int split = rowruns_each_split(m->dbs[p->db], m->dbs2 ? m->dbs2[p->db] : NULL, readers[k].t, readers[k].sql,
+                                   &l->from->t[readers[k].t], p->id, readers[k].fn, l, &shadow, &rc, &rc2);
+    if (split)
+        join_shadow(l, &shadow);
+    for (int half = 0; half < 2; half++) {
+        int r = half ? rc2 : rc;
+        if (r == SQLITE_OK)
+            continue;
+        char what[96];
+        const char *from = strstr(readers[k].sql, " FROM ") + 6;
+        snprintf(what, sizeof what, "%.*s of pid %d", (int)strcspn(from, " "), from, p->pid);
+        model_note_damage(m, p->db, r, what);
+    }
+}
+
+/* Allocates an array for n elements at once when n is known: grown by
+ * doubling instead, it would end up to twice that.  Left to grow if n is
+ * unknown, absurd (a damaged file) or cannot be had in one piece. */
+static void *presized(int64_t n, size_t size, size_t *cap)
+{
+    if (n <= 0 || (uint64_t)n > ((size_t)1 << 40) / size)
+        return NULL;
+    void *v = malloc((size_t)n * size);
+    if (v)
+        *cap = (size_t)n;
+    return v;
+}
+
+static int cmp_ext(const void *a, const void *b)
+{
+    const struct ext *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The first of the ext_corr rows (sorted by id) of a collective's
+ * external id (its group's, for a grouped call), or NULL if it has none. */
+static const struct ext *first_ext(const struct ext_list *x, const struct coll *c)
+{
+    struct ext key = { c->group ? c->group : c->call_id, 0 };
+    const struct ext *e = x->n ? bsearch(&key, x->v, x->n, sizeof *x->v, cmp_ext) : NULL;
+    while (e && e > x->v && e[-1].id == key.id)
+        e--;
+    return e;
+}
+
+/* The kernel that ran each collective of the process: the earliest kernel
+ * with a correlation its external id (its group's, for a grouped call)
+ * points at, through ext_corr, whether stored as rows or in blocks.  ops
+ * are sorted by start; x is sorted by external id.  A window's kernels
+ * come after earlier windows', so a collective matched there keeps its
+ * kernel. */
+static void collective_kernels(struct proc *p, const struct ext_list *x)
+{
+    if (!p->ncolls || !x->n)
+        return;
+    /* correlation -> its earliest kernel, for the correlations external
+     * ids point at only: a map of every kernel was a tenth of the peak */
+    struct idmap first = { 0 };
+    for (size_t i = 0; i < x->n; i++)
+        idmap_put(&first, x->v[i].corr, -1, 1);
+    int64_t k;
+    for (size_t j = 0; j < p->nops; j++) /* in start order: the first found is the earliest */
+        if (p->ops[j].kind == GOP_KERNEL && idmap_get(&first, p->ops[j].corr, &k) && k < 0)
+            idmap_put(&first, p->ops[j].corr, (int64_t)j, 0);
+    for (size_t i = 0; i < p->ncolls; i++) {
+        struct coll *c = &p->colls[i];
+        if (c->gstream >= 0)
+            continue; /* matched in an earlier window */
+        const struct ext *e = first_ext(x, c);
+        if (!e)
+            continue;
+        int64_t best = -1;
+        for (int64_t id = e->id; e < x->v + x->n && e->id == id; e++)
+            if (idmap_get(&first, e->corr, &k) && k >= 0 && (best < 0 || p->ops[k].start < p->ops[best].start))
+                best = k;
+        if (best < 0)
+            continue;
+        const struct gop *g = &p->ops[best];
+        c->gstart = g->start;
+        c->gend = g->end;
+        c->gstream = g->stream;
+        c->kname = g->name;
+    }
+    idmap_free(&first);
+}
+
+int model_op_is_nccl(const struct proc *p, const struct gop *g)
+{
+    int64_t one;
+    struct proc_exts *x = p->exts;
+    if (x && !x->nccl_built) { /* made when the first operation is read: not beside a window's calls */
+        for (size_t i = 0; i < x->list.n; i++)
+            idmap_put(&x->nccl, x->list.v[i].corr, 1, 1);
+        x->nccl_built = 1;
+    }
+    const char *name = g->name > 0 && g->name < p->nnames ? p->names[g->name] : NULL;
+    return g->kind == GOP_KERNEL && ((x && idmap_get(&x->nccl, g->corr, &one)) || (name && !strncmp(name, "nccl", 4)));
+}
+
+/* The readers' index of table t. */
+static size_t reader_of(int t)
+{
+    size_t k = 0;
+    while (k + 1 < sizeof readers / sizeof *readers && (int)readers[k].t != t)
+        k++;
+    return k;
+}
+
+/* The collectives, put aside when the run was loaded (sorted by start),
+ * that start before hi: appended to those loaded. */
+static void load_colls_before(struct model *m, struct proc *p, int64_t hi)
+{
+    enum { CHUNK = 256 };
+    struct coll buf[CHUNK];
+    while (p->colls_next < p->colls_parked) {
+        size_t n = p->colls_parked - p->colls_next < CHUNK ? p->colls_parked - p->colls_next : CHUNK, k = 0;
+        tmpstore_read(m->parked, p->colls_at + p->colls_next * sizeof *buf, buf, n * sizeof *buf);
+        while (k < n && buf[k].start < hi)
+            k++;
+        if (!k)
+            return;
+        struct proc_pass *ps = p->pass;
+        size_t cap = p->ncolls + k;
+        struct coll *v = realloc(p->colls, cap * sizeof *v);
+        int64_t *ov = realloc(ps->coll_overlap, cap * sizeof *ov);
+        if (!v || !ov)
+            model_out_of_memory();
+        p->colls = v;
+        ps->coll_overlap = ov;
+        memcpy(p->colls + p->ncolls, buf, k * sizeof *buf);
+        for (size_t i = 0; i < k; i++)
+            ov[p->ncolls + i] = -1;
+        p->ncolls += k;
+        p->colls_next += k;
+        if (k < n)
+            return;
+    }
+}
+
+int model_coll_settled(const struct proc *p, size_t i)
+{
+    const struct coll *c = &p->colls[i];
+    if (c->gstream >= 0 || !p->exts)
+        return 1;
+    const struct ext_list *x = &p->exts->list;
+    const struct ext *e = first_ext(x, c);
+    if (!e)
+        return 1; /* nothing points at a kernel for it */
+    /* windows come in correlation order: the kernel of a correlation
+     * below those loaded so far was in a window already read */
+    for (int64_t id = e->id; e < x->v + x->n && e->id == id; e++)
+        if ((int64_t)e->corr > p->pass->corr_seen)
+            return 0;
+    return 1;
+}
+
+void model_release_colls(struct model *m, size_t pi, size_t n)
+{
+    struct proc *p = &m->procs[pi];
+    if (!n)
+        return;
+    memmove(p->colls, p->colls + n, (p->ncolls - n) * sizeof *p->colls);
+    memmove(p->pass->coll_overlap, p->pass->coll_overlap + n, (p->ncolls - n) * sizeof *p->pass->coll_overlap);
+    p->ncolls -= n;
+    p->colls_first += n;
+}
+
+void model_begin_proc(struct model *m, size_t pi)
+{
+    struct proc *p = &m->procs[pi];
+    p->colls = NULL;
+    p->ncolls = p->colls_first = p->colls_next = 0;
+    if (!(p->pass = calloc(1, sizeof *p->pass)))
+        model_out_of_memory();
+    p->pass->lo = INT64_MIN;
+    p->pass->hi = INT64_MAX;
+    p->pass->sync_end = INT64_MIN;
+    p->pass->corr_seen = -1;
+}
+
+void model_load_exts(struct model *m, size_t pi)
+{
+    struct proc *p = &m->procs[pi];
+    if (p->exts)
+        return;
+    if (!(p->exts = calloc(1, sizeof *p->exts)))
+        model_out_of_memory();
+    if (!p->rows)
+        return;
+    struct loading l = { .m = m, .p = p, .from = p->rows, .lo = INT64_MIN, .hi = INT64_MAX };
+    read_table(m, p, reader_of(RT_EXT_CORR), &l);
+    p->exts->list = l.exts;
+    if (p->exts->list.n) /* qsort of NULL, even of nothing, is undefined */
+        qsort(p->exts->list.v, p->exts->list.n, sizeof *p->exts->list.v, cmp_ext);
+}
+
+void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64_t lo, int64_t hi)
+{
+    struct proc *p = &m->procs[pi];
+    p->pass->lo = lo;
+    p->pass->hi = hi;
+    load_colls_before(m, p, hi); /* matched to their kernels once these are read */
+    if (!rows && !(rows = p->rows))
+        return;
+    struct loading l = { .m = m, .p = p, .from = rows, .lo = lo, .hi = hi };
+    const struct rowruns *t = rows->t;
+    if (t[RT_API_CALL].count >= 0 && t[RT_CALL_BLOCK].count >= 0)
+        p->calls = presized(t[RT_API_CALL].count + t[RT_CALL_BLOCK].count, sizeof *p->calls, &p->calls_cap);
+    if (t[RT_CUPTI_API].count >= 0 && t[RT_CAPI_BLOCK].count >= 0)
+        l.capis.v = presized(t[RT_CUPTI_API].count + t[RT_CAPI_BLOCK].count, sizeof *l.capis.v, &l.capis.cap);
+    size_t nreaders = sizeof readers / sizeof *readers;
+    for (size_t k = 0; k + GPU_READERS < nreaders; k++)
+        if (readers[k].t != RT_EXT_CORR) /* read once, by model_load_exts */
+            read_table(m, p, k, &l);
+
+    if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
+        qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
+    correlate_calls(m, p, l.capis.v, l.capis.n);
+    size_t wrapped = p->ncalls;
+    cupti_calls_add(m, p, l.capis.v, l.capis.n);
+    if (p->ncalls > wrapped && sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
+        qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
+    struct enq_table enq = enq_table(&l.capis);
+    free(l.capis.v);
+    if (enq.n && (int64_t)enq.corr[enq.n - 1] > p->pass->corr_seen)
+        p->pass->corr_seen = enq.corr[enq.n - 1]; /* sorted: the highest */
+
+    model_load_exts(m, pi); /* read once, when first needed: not beside the calls */
+    if (t[RT_GPU_OP].count >= 0 && t[RT_GPU_BLOCK].count >= 0)
+        p->ops = presized(t[RT_GPU_OP].count + t[RT_GPU_BLOCK].count, sizeof *p->ops, &p->ops_cap);
+    for (size_t k = nreaders - GPU_READERS; k < nreaders; k++)
+        read_table(m, p, k, &l);
+    /* what each operation needs of the tables above, before they are freed
+     * and the operations sorted (whose keys would add to them) */
+    for (size_t i = 0; i < p->nops; i++) {
+        struct gop *g = &p->ops[i];
+        int64_t e = enq_of(&enq, g->corr);
+        g->enq = e >= 0 ? e : g->start;
+        g->nccl = (uint8_t)model_op_is_nccl(p, g);
+    }
+    free(enq.corr);
+    free(enq.start);
+    cupti_calls_fix(p, l.syncs.v, l.syncs.n);
+    free(l.syncs.v);
+    if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
+        qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
+    collective_kernels(p, &p->exts->list);
+}
+
+int model_scan_table(struct model *m, size_t pi, int table, const struct rowruns *r, struct proc_scan *s, int second)
+{
+    struct proc *p = &m->procs[pi];
+    if (!p->rows)
+        return SQLITE_OK;
+    /* on the second connection, from another thread: as a shadow, which
+     * counts its rows itself and makes no sites */
+    struct loading l = { .m = m, .p = p, .from = p->rows, .lo = INT64_MIN, .hi = INT64_MAX, .scan = s,
+                         .shadow = second };
+    size_t k = reader_of(table);
+    return rowruns_each(model_db(m, p, second), readers[k].sql, r ? r : &p->rows->t[table], p->id, readers[k].fn, &l);
+}
+
+void model_drop_window(struct model *m, size_t pi)
+{
+    struct proc *p = &m->procs[pi];
+    model_free_timeline(m, pi);
+    free(p->calls);
+    free(p->ops);
+    p->calls = NULL;
+    p->ops = NULL;
+    p->ncalls = p->calls_cap = p->nops = p->ops_cap = 0;
+    /* give the freed pages back: glibc keeps them in its heap otherwise,
+     * and the next arrays would not all fit in the same holes */
+    malloc_trim(0);
+}
+
+void model_drop_exts(struct model *m, size_t pi)
+{
+    struct proc *p = &m->procs[pi];
+    if (p->exts) {
+        free(p->exts->list.v);
+        idmap_free(&p->exts->nccl);
+        free(p->exts);
+        p->exts = NULL;
+    }
+}
+
+void model_end_proc(struct model *m, size_t pi)
+{
+    struct proc *p = &m->procs[pi];
+    free(p->colls);
+    p->colls = NULL;
+    p->ncolls = 0;
+    model_drop_exts(m, pi);
+    struct proc_pass *ps = p->pass;
+    if (ps) {
+        free(ps->streams);
+        free(ps->missed);
+        free(ps->compute_streams);
+        idmap_free(&ps->record_stream);
+        idmap_free(&ps->record_start);
+        free(ps->due);
+        free(ps->coll_overlap);
+        idmap_free(&ps->site_colls);
+        free(ps);
+        p->pass = NULL;
+    }
+    malloc_trim(0); /* as model_drop_window does: the next process's arrays go in the holes */
+}

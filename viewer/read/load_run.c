@@ -1,0 +1,483 @@
+/* load_run.c: loading a run from one or more databases (see model.h).
+ * Every failure is a one-line reason, never a crash: a missing file, a file
+ * that is not SQLite, a database of another schema version, no such run. */
+#define _GNU_SOURCE
+#include "viewer/model/model_internal.h"
+#include "viewer/read/db_open.h"
+#include "viewer/model/tmpstore.h"
+#include "viewer/model/timeline.h"
+#include "viewer/model/idmap.h"
+#include "viewer/read/rowruns.h"
+#include "collector/schema.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void model_note_damage(struct model *m, int db, int rc, const char *what)
+{
+    if (rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW || m->damaged[0])
+        return;
+    snprintf(m->damaged, sizeof m->damaged, "%s is damaged (%s while reading %s): this report covers what could be read",
+             m->paths[db], sqlite3_errstr(rc), what);
+}
+
+static void copy_text(char *dst, size_t len, const unsigned char *src)
+{
+    /* as the file has it: the outputs escape it, each its own way */
+    snprintf(dst, len, "%s", src ? (const char *)src : "");
+}
+
+static enum api_role role_of(const char *n)
+{
+    /* per-thread (_ptsz) and versioned (_v2) entry points share their base
+     * name's role */
+    if (!strcmp(n, "cudaDeviceSynchronize") || !strncmp(n, "cuCtxSynchronize", 16))
+        return ROLE_SYNC_DEVICE;
+    if (!strncmp(n, "cudaStreamSynchronize", 21) || !strncmp(n, "cuStreamSynchronize", 19))
+        return ROLE_SYNC_STREAM;
+    if (!strcmp(n, "cudaEventSynchronize") || !strcmp(n, "cuEventSynchronize"))
+        return ROLE_SYNC_EVENT;
+    if (!strcmp(n, "cudaFree") || !strcmp(n, "cudaFreeHost"))
+        return ROLE_FREE;
+    if (strstr(n, "Memcpy") && strstr(n, "Async"))
+        return ROLE_COPY_ASYNC;
+    if (strstr(n, "Memcpy"))
+        return ROLE_COPY_SYNC;
+    if (!strcmp(n, "cudaMemset") || !strcmp(n, "cudaMemset_ptds"))
+        return ROLE_MEMSET_SYNC;
+    if (!strncmp(n, "cudaEventRecord", 15))
+        return ROLE_EVENT_RECORD;
+    if (strstr(n, "Launch"))
+        return ROLE_LAUNCH;
+    if (!strncmp(n, "nccl", 4)) {
+        static const char *const ops[] = { "ncclAllReduce", "ncclBroadcast", "ncclBcast", "ncclReduce",
+                                           "ncclAllGather", "ncclReduceScatter", "ncclAlltoAll", "ncclGather",
+                                           "ncclScatter", "ncclSend", "ncclRecv" };
+        for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+            if (!strcmp(n, ops[i]))
+                return ROLE_NCCL_OP;
+        return ROLE_NCCL_OTHER;
+    }
+    return ROLE_OTHER;
+}
+
+/* A result of the API that is an answer, not an error, besides 0: a stream
+ * or event query's "not ready" (600 in both the runtime's and the driver's
+ * numbering), ncclInProgress (7) from a non-blocking communicator. */
+static int32_t answer_of(const char *n, enum api_role r)
+{
+    if (r == ROLE_NCCL_OP || r == ROLE_NCCL_OTHER)
+        return 7;
+    return strstr(n, "Query") ? 600 : 0;
+}
+
+int model_result_failed(const struct model *m, int api, int32_t result)
+{
+    return result != 0 && result != m->answers[api];
+}
+
+int model_is_explicit_sync(const struct model *m, const struct call *c)
+{
+    enum api_role r = m->roles[c->api];
+    return r == ROLE_SYNC_DEVICE || r == ROLE_SYNC_STREAM || r == ROLE_SYNC_EVENT;
+}
+
+int model_is_implicit_sync(const struct model *m, const struct call *c)
+{
+    enum api_role r = m->roles[c->api];
+    if (r == ROLE_COPY_SYNC || r == ROLE_MEMSET_SYNC || r == ROLE_FREE)
+        return 1;
+    /* copy_kind 1 and 2: host to device and back (record.h) */
+    return r == ROLE_COPY_ASYNC && c->mem_kind == 1 && (c->copy_kind == 1 || c->copy_kind == 2);
+}
+
+static int load_apis(struct model *m, sqlite3 *db)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, "SELECT id, name FROM api ORDER BY id", -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int id = sqlite3_column_int(s, 0);
+        if (id < 0 || id > 4096)
+            continue;
+        if (id >= m->napis) {
+            m->api_names = realloc(m->api_names, (size_t)(id + 1) * sizeof *m->api_names);
+            m->roles = realloc(m->roles, (size_t)(id + 1) * sizeof *m->roles);
+            m->answers = realloc(m->answers, (size_t)(id + 1) * sizeof *m->answers);
+            for (int i = m->napis; i <= id; i++) {
+                m->api_names[i] = NULL;
+                m->roles[i] = ROLE_OTHER;
+                m->answers[i] = 0;
+            }
+            m->napis = id + 1;
+        }
+        const char *name = (const char *)sqlite3_column_text(s, 1);
+        if (!name)
+            continue;
+        free(m->api_names[id]);
+        m->api_names[id] = strdup(name);
+        m->roles[id] = role_of(m->api_names[id]);
+        m->answers[id] = answer_of(m->api_names[id], m->roles[id]);
+    }
+    sqlite3_finalize(s);
+    if (!m->napis) { /* an empty api table: id 0 still names calls whose API is unknown */
+        m->api_names = calloc(1, sizeof *m->api_names);
+        m->roles = calloc(1, sizeof *m->roles);
+        m->answers = calloc(1, sizeof *m->answers);
+        m->napis = 1;
+    }
+    return 0;
+}
+
+void model_out_of_memory(void)
+{
+    fprintf(stderr, "gputrace-report: out of memory\n");
+    exit(1);
+}
+
+void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char ***v, int *n)
+{
+    sqlite3_stmt *s;
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT id, value FROM %s WHERE process_id = ? AND id BETWEEN 1 AND 1000000", table);
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(s, 1, process_id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int id = sqlite3_column_int(s, 0);
+        if (id < 1 || id > 1000000) /* the SQL said so, but a damaged file's index may not agree */
+            continue;
+        if (id >= *n) {
+            int grown = id + 1 > 2 * *n ? id + 1 : 2 * *n;
+            *v = realloc(*v, (size_t)grown * sizeof **v);
+            memset(*v + *n, 0, (size_t)(grown - *n) * sizeof **v);
+            *n = grown;
+        }
+        free((*v)[id]);
+        const unsigned char *text = sqlite3_column_text(s, 1);
+        (*v)[id] = strdup(text ? (const char *)text : ""); /* as the file has it (copy_text) */
+    }
+    sqlite3_finalize(s);
+}
+
+const char *model_api_name(const struct model *m, int api)
+{
+    const char *n = api >= 0 && api < m->napis ? m->api_names[api] : NULL;
+    return n ? n : "?";
+}
+
+
+/* A process's collectives, each with its site, as the run is loaded; then
+ * put aside (model.h) until the process is. */
+static void load_colls(struct model *m, struct proc *p)
+{
+    sqlite3 *db = m->dbs[p->db];
+    sqlite3_stmt *s;
+    size_t cap = 0;
+    /* the kernel that ran each one is matched when the process's GPU
+     * operations are loaded (load_proc.c): they may be rows or blocks */
+    sqlite3_prepare_v2(db, "SELECT call_id, comm_id, seq, count, bytes, start_ns, end_ns, group_id, api,"
+                           " datatype, op, peer, rank, nranks, callsite, pystack, result FROM collective"
+                           " WHERE process_id = ? GROUP BY call_id ORDER BY start_ns", -1, &s, NULL);
+    sqlite3_bind_int64(s, 1, p->id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        /* refused by NCCL (an error other than ncclInProgress): it enqueued
+         * nothing, so it is no collective; the call itself stays a call */
+        int api = model_api_id(m, sqlite3_column_int(s, 8));
+        if (model_result_failed(m, api, sqlite3_column_int(s, 16))) {
+            p->refused_colls++;
+            continue;
+        }
+        int callsite = sqlite3_column_int(s, 14), pystack = sqlite3_column_int(s, 15);
+        int site = callsite || pystack ? model_site(p, callsite, pystack) : 0;
+        GROW(p->colls, p->ncolls, cap);
+        struct coll *c = &p->colls[p->ncolls++];
+        *c = (struct coll){ .call_id = sqlite3_column_int64(s, 0), .comm = sqlite3_column_int64(s, 1),
+                            .seq = sqlite3_column_int64(s, 2), .count = sqlite3_column_int64(s, 3),
+                            .bytes = sqlite3_column_int64(s, 4), .start = sqlite3_column_int64(s, 5),
+                            .end = sqlite3_column_int64(s, 6), .group = sqlite3_column_int64(s, 7), .api = api,
+                            .dtype = sqlite3_column_int(s, 9), .op = sqlite3_column_int(s, 10),
+                            .peer = sqlite3_column_int(s, 11), .rank = sqlite3_column_int(s, 12),
+                            .nranks = sqlite3_column_int(s, 13), .gstream = -1 /* no kernel yet */, .site = site };
+        /* sizes are multiplied by the rank count (nccl-tests' and Kineto's
+         * conventions): keep a damaged file's within what that can hold */
+        c->count = c->count < 0 ? 0 : model_clamp(c->count, 40);
+        c->bytes = c->bytes < 0 ? 0 : model_clamp(c->bytes, 40);
+        c->nranks = c->nranks < 0 ? 0 : c->nranks > (1 << 20) ? 1 << 20 : c->nranks;
+        model_span(&c->start, &c->end);
+    }
+    model_note_damage(m, p->db, rc, "collective");
+    sqlite3_finalize(s);
+    p->colls_at = tmpstore_append(m->parked, p->colls, p->ncolls * sizeof *p->colls);
+    p->colls_parked = p->ncolls;
+    free(p->colls);
+    p->colls = NULL;
+    p->ncolls = 0;
+}
+
+/* What stays loaded for the whole report: kernel names, call sites, calls
+ * left in flight, NVTX ranges.  Collectives are read now (their sites are
+ * made in the order they always were: the findings are grouped by the
+ * first site shown as the same frame) and put aside until their process
+ * is loaded; what the analyses across ranks need of them goes through
+ * coll_spill.h. */
+static void load_process(struct model *m, struct proc *p)
+{
+    sqlite3 *db = m->dbs[p->db];
+    sqlite3_stmt *s;
+    model_load_strings(db, "string", p->id, &p->names, &p->nnames);
+    load_colls(m, p);
+
+    sqlite3_prepare_v2(db, "SELECT count(*) FROM inflight WHERE process_id = ?", -1, &s, NULL);
+    sqlite3_bind_int64(s, 1, p->id);
+    if (sqlite3_step(s) == SQLITE_ROW)
+        p->inflight = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    model_load_ranges(m, p);
+}
+
+/* Finds where each process's rows are in its database (rowruns.h), and
+ * the end of a killed process: its last record's. */
+static int find_rows(struct model *m, size_t d)
+{
+    struct rows_of *v = calloc(m->nprocs + 1, sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < m->nprocs; i++)
+        if (m->procs[i].db == (int)d)
+            v[n++] = (struct rows_of){ .id = m->procs[i].id, .want_end = !m->procs[i].has_end };
+    int rc = n ? rowruns_find(m->dbs[d], m->dbs2 ? m->dbs2[d] : NULL, v, n) : SQLITE_OK;
+    if (rc != SQLITE_NOMEM)
+        model_note_damage(m, (int)d, rc, "where each process's rows are");
+    for (size_t i = 0, k = 0; i < m->nprocs && k < n; i++) {
+        struct proc *p = &m->procs[i];
+        if (p->db != (int)d)
+            continue;
+        p->rows = malloc(sizeof *p->rows);
+        *p->rows = v[k].rows;
+        if (!p->has_end)
+            p->end = v[k].last_end > p->start ? model_ns(v[k].last_end) : p->start;
+        k++;
+    }
+    free(v);
+    return rc == SQLITE_NOMEM ? -1 : 0;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+    const struct proc *x = a, *y = b;
+    int rx = x->rank < 0 ? 1 << 30 : x->rank, ry = y->rank < 0 ? 1 << 30 : y->rank;
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* The latest run over all databases, or check that `run` exists. */
+static int pick_run(struct model *m, const char *run, char *err, size_t errlen)
+{
+    int64_t best = INT64_MIN;
+    int found = 0;
+    char known[512] = "";
+    for (size_t d = 0; d < m->ndbs; d++) {
+        sqlite3_stmt *s;
+        if (sqlite3_prepare_v2(m->dbs[d], "SELECT run_id, min(start_ns + clock_offset_ns) FROM process GROUP BY run_id",
+                               -1, &s, NULL) != SQLITE_OK) {
+            snprintf(err, errlen, "cannot read processes: %s", sqlite3_errmsg(m->dbs[d]));
+            return -1;
+        }
+        int rc;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+            const char *id = (const char *)sqlite3_column_text(s, 0);
+            int64_t t = sqlite3_column_int64(s, 1);
+            if (!id)
+                continue;
+            if (strlen(known) + strlen(id) + 3 < sizeof known)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "", id);
+            if (run ? strcmp(id, run) == 0 : t > best) {
+                best = t;
+                snprintf(m->run_id, sizeof m->run_id, "%s", id); /* raw: it is matched in SQL */
+                found = 1;
+            }
+        }
+        sqlite3_finalize(s);
+        if (rc != SQLITE_DONE) { /* which runs there are cannot be told */
+            snprintf(err, errlen, "%s is damaged (%s while reading process)", m->paths[d], sqlite3_errstr(rc));
+            return -1;
+        }
+    }
+    if (!found) {
+        if (run)
+            snprintf(err, errlen, "no run '%s' (runs: %s)", run, *known ? known : "none");
+        else
+            snprintf(err, errlen, "empty trace: no traced process in the database(s)");
+        return -1;
+    }
+    return 0;
+}
+
+/* A second connection to each database, for the thread that reads the
+ * second half of a big table (rowruns_each_split); none when
+ * GPUTRACE_REPORT_THREADS is 1, or where it cannot be had (one thread
+ * then reads all, as fast as before). */
+static void open_second_connections(struct model *m)
+{
+    const char *threads = getenv("GPUTRACE_REPORT_THREADS");
+    if (threads && !strcmp(threads, "1"))
+        return;
+    m->dbs2 = calloc(m->ndbs, sizeof *m->dbs2);
+    for (size_t d = 0; m->dbs2 && d < m->ndbs; d++) {
+        model_open_again(m->paths[d], &m->dbs2[d]);
+    }
+}
+
+int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen)
+{
+    int progress = m->progress;
+    memset(m, 0, sizeof *m);
+    m->progress = progress;
+    m->dbs = calloc((size_t)npaths, sizeof *m->dbs);
+    m->paths = (const char *const *)paths;
+    for (int i = 0; i < npaths; i++) {
+        if (model_open_db(paths[i], &m->dbs[i], err, errlen) != 0) {
+            m->ndbs = (size_t)i + 1;
+            return -1;
+        }
+        m->ndbs = (size_t)i + 1;
+        if (load_apis(m, m->dbs[i]) != 0) {
+            snprintf(err, errlen, "%s: cannot read the api table", paths[i]);
+            return -1;
+        }
+    }
+    open_second_connections(m);
+    if (pick_run(m, run, err, errlen) != 0)
+        return -1;
+    size_t cap = 0;
+    int bad_rc = SQLITE_DONE;
+    size_t bad_db = 0;
+    for (size_t d = 0; d < m->ndbs; d++) {
+        sqlite3_stmt *s;
+        if (sqlite3_prepare_v2(m->dbs[d], "SELECT id, rank, pid, device, host, gpu_name, start_ns, end_ns, clock_offset_ns,"
+                                          " exit_code, exit_signal, end_reason, cupti_status, world_size, dropped_host, dropped_cupti FROM process"
+                                          " WHERE run_id = ?", -1, &s, NULL) != SQLITE_OK) {
+            snprintf(err, errlen, "%s: cannot read processes: %s", paths[d], sqlite3_errmsg(m->dbs[d]));
+            return -1;
+        }
+        sqlite3_bind_text(s, 1, m->run_id, -1, SQLITE_STATIC);
+        int rc;
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+            GROW(m->procs, m->nprocs, cap);
+            struct proc *p = &m->procs[m->nprocs++];
+            memset(p, 0, sizeof *p);
+            p->db = (int)d;
+            p->id = sqlite3_column_int64(s, 0);
+            p->rank = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 1);
+            p->pid = sqlite3_column_int(s, 2);
+            p->device = sqlite3_column_type(s, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 3);
+            copy_text(p->host, sizeof p->host, sqlite3_column_text(s, 4));
+            copy_text(p->gpu, sizeof p->gpu, sqlite3_column_text(s, 5));
+            p->start = model_ns(sqlite3_column_int64(s, 6));
+            p->has_end = sqlite3_column_type(s, 7) != SQLITE_NULL;
+            p->end = model_ns(sqlite3_column_int64(s, 7));
+            p->clock_offset = model_offset_ns(sqlite3_column_int64(s, 8));
+            p->has_exit_code = sqlite3_column_type(s, 9) != SQLITE_NULL;
+            p->exit_code = sqlite3_column_int(s, 9);
+            p->has_signal = sqlite3_column_type(s, 10) != SQLITE_NULL;
+            p->exit_signal = sqlite3_column_int(s, 10);
+            copy_text(p->end_reason, sizeof p->end_reason, sqlite3_column_text(s, 11));
+            copy_text(p->cupti, sizeof p->cupti, sqlite3_column_text(s, 12));
+            p->cupti_active = strcmp(p->cupti, "active") == 0;
+            p->world = sqlite3_column_int(s, 13);
+            p->dropped_host = sqlite3_column_int64(s, 14);
+            p->dropped_cupti = sqlite3_column_int64(s, 15);
+        }
+        model_note_damage(m, (int)d, rc, "process");
+        if (rc != SQLITE_DONE && bad_rc == SQLITE_DONE) {
+            bad_rc = rc;
+            bad_db = d;
+        }
+        sqlite3_finalize(s);
+    }
+    if (!m->nprocs) { /* the run was listed, but its processes could not be read */
+        if (bad_rc != SQLITE_DONE)
+            snprintf(err, errlen, "%s is damaged (%s while reading process)", paths[bad_db], sqlite3_errstr(bad_rc));
+        else
+            snprintf(err, errlen, "empty trace: no traced process in the database(s)");
+        return -1;
+    }
+    qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_proc);
+    for (size_t d = 0; d < m->ndbs; d++)
+        if (find_rows(m, d) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    m->t0 = INT64_MAX;
+    if (!(m->parked = malloc(sizeof *m->parked)))
+        model_out_of_memory();
+    tmpstore_open(m->parked);
+    for (size_t i = 0; i < m->nprocs; i++) {
+        load_process(m, &m->procs[i]);
+        int64_t t = m->procs[i].start + m->procs[i].clock_offset;
+        if (t < m->t0)
+            m->t0 = t;
+    }
+    return 0;
+}
+
+void model_progress_done(struct model *m)
+{
+    if (m->progress && m->rows_read >= 1000000)
+        fprintf(stderr, "\r%60s\r", "");
+}
+
+void model_free(struct model *m)
+{
+    model_free_timelines(m);
+    if (m->parked) {
+        tmpstore_close(m->parked);
+        free(m->parked);
+        m->parked = NULL;
+    }
+    for (size_t i = 0; i < m->nprocs; i++) {
+        free(m->procs[i].calls);
+        free(m->procs[i].ops);
+        free(m->procs[i].colls);
+        for (int k = 0; k < m->procs[i].nnames; k++)
+            free(m->procs[i].names[k]);
+        free(m->procs[i].names);
+        for (int k = 0; k < m->procs[i].nlabels; k++)
+            free(m->procs[i].labels[k]);
+        free(m->procs[i].labels);
+        for (int k = 0; k < m->procs[i].nsites; k++)
+            free(m->procs[i].sites[k].text);
+        free(m->procs[i].sites);
+        idmap_free(&m->procs[i].site_index);
+        free(m->procs[i].ranges);
+        if (m->procs[i].rows)
+            rowruns_free(m->procs[i].rows);
+        free(m->procs[i].rows);
+    }
+    free(m->procs);
+    for (int i = 0; i < m->napis; i++)
+        free(m->api_names[i]);
+    free(m->api_names);
+    free(m->cbid_api);
+    free(m->api_has_records);
+    free(m->roles);
+    free(m->answers);
+    for (size_t i = 0; i < m->ndbs; i++) {
+        if (m->dbs[i])
+            sqlite3_close(m->dbs[i]);
+        if (m->dbs2 && m->dbs2[i])
+            sqlite3_close(m->dbs2[i]);
+    }
+    free(m->dbs);
+    free(m->dbs2);
+    memset(m, 0, sizeof *m);
+}
+
+const char *model_kernel_name(const struct proc *p, int name_id)
+{
+    const char *n = name_id > 0 && name_id < p->nnames ? p->names[name_id] : NULL;
+    return n && *n ? n : "?";
+}

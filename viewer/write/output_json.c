@@ -1,0 +1,130 @@
+/* output_json.c: the report as one JSON object (docs/report-json.md). */
+#include "viewer/write/json.h"
+#include "viewer/write/output.h"
+
+static void cost(FILE *out, const char *name, int64_t v, int *first)
+{
+    fprintf(out, "%s\"%s\": %lld", *first ? "" : ", ", name, (long long)v);
+    *first = 0;
+}
+
+void output_json(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
+{
+    fprintf(out, "{\"run\": {\"id\": ");
+    json_string(out, m->run_id);
+    int complete = 1;
+    for (size_t i = 0; i < m->nprocs; i++)
+        complete &= m->procs[i].has_end;
+    fprintf(out, ", \"processes\": %zu, \"complete\": %s", m->nprocs, complete ? "true" : "false");
+    if (m->damaged[0]) {
+        fputs(", \"damaged\": ", out);
+        json_string(out, m->damaged);
+    }
+    fputc('}', out);
+    fprintf(out, ",\n\"ranks\": [");
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_summary *r = &s->ranks[i];
+        const struct proc *p = &m->procs[r->proc];
+        fprintf(out, "%s\n  {\"rank\": %d, \"pid\": %d, \"host\": ", i ? "," : "", r->rank, r->pid);
+        json_string(out, p->host);
+        fprintf(out, ", \"gpu\": ");
+        json_string(out, p->gpu);
+        fprintf(out, ", \"cupti\": ");
+        json_string(out, p->cupti);
+        fprintf(out, ", \"ended\": ");
+        json_string(out, p->has_end ? p->end_reason : "killed");
+        fprintf(out, ", \"wall_ns\": %lld, \"gpu_span_ns\": %lld, \"gpu_busy_ns\": %lld, \"compute_ns\": %lld, \"comm_ns\": %lld,"
+                     " \"exposed_comm_ns\": %lld, \"sync_blocked_ns\": %lld, \"api_calls\": %lld, \"gpu_ops\": %lld,"
+                     " \"collectives\": %lld, \"refused_collectives\": %lld, \"cupti_only_calls\": %lld, \"unscoped_syncs\": %lld,"
+                     " \"dropped_host\": %lld, \"dropped_cupti\": %lld}",
+                (long long)r->wall_ns, (long long)r->gpu_span_ns, (long long)r->gpu_busy_ns, (long long)r->compute_ns, (long long)r->comm_ns,
+                (long long)r->exposed_comm_ns, (long long)r->sync_blocked_ns, (long long)r->api_calls,
+                (long long)r->gpu_ops, (long long)r->collectives, (long long)p->refused_colls,
+                (long long)r->cupti_only_calls, (long long)p->unscoped_syncs, (long long)p->dropped_host,
+                (long long)p->dropped_cupti);
+    }
+    fprintf(out, "\n],\n\"collectives\": [");
+    for (size_t i = 0; i < s->ncolls; i++) {
+        const struct coll_summary *c = &s->colls[i];
+        fprintf(out, "%s\n  {\"op\": ", i ? "," : "");
+        json_string(out, c->op);
+        fprintf(out, ", \"bytes\": %lld, \"nranks\": %d, \"count\": %lld, \"total_ns\": %lld, \"algbw_gbs\": %.3f,"
+                     " \"busbw_gbs\": %.3f, \"algorithm\": ",
+                (long long)c->bytes, c->nranks, (long long)c->count, (long long)c->total_ns, c->algbw_gbs, c->busbw_gbs);
+        json_string(out, c->algorithm);
+        fputc('}', out);
+    }
+    fprintf(out, "\n],\n\"phases\": [");
+    for (size_t i = 0; i < s->nphases; i++) {
+        const struct phase_summary *ph = &s->phases[i];
+        fprintf(out, "%s\n  {\"rank\": %d, \"name\": ", i ? "," : "", ph->rank);
+        json_string(out, ph->name);
+        fprintf(out, ", \"count\": %lld, \"wall_ns\": %lld, \"gpu_busy_ns\": %lld, \"comm_ns\": %lld,"
+                     " \"exposed_comm_ns\": %lld}",
+                (long long)ph->count, (long long)ph->wall_ns, (long long)ph->gpu_busy_ns, (long long)ph->comm_ns,
+                (long long)ph->exposed_comm_ns);
+    }
+    fprintf(out, "\n],\n\"kernels\": [");
+    for (size_t i = 0; i < s->nkernels && i < KERNELS_JSON; i++) {
+        const struct kernel_summary *k = &s->kernels[i];
+        fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+        json_string(out, k->name);
+        fprintf(out, ", \"count\": %lld, \"total_ns\": %lld, \"mean_ns\": %lld, \"max_ns\": %lld, \"ranks\": %d,"
+                     " \"nccl\": %s}",
+                (long long)k->count, (long long)k->total_ns, (long long)(k->total_ns / k->count), (long long)k->max_ns,
+                k->ranks, k->nccl ? "true" : "false");
+    }
+    fprintf(out, "\n],\n\"kernels_total\": %zu, \"kernel_ns\": %lld", s->nkernels, (long long)s->kernel_ns);
+    fprintf(out, ",\n\"failed_calls\": [");
+    for (size_t i = 0; i < s->nfailed; i++) {
+        const struct failed_summary *f = &s->failed[i];
+        fprintf(out, "%s\n  {\"api\": ", i ? "," : "");
+        json_string(out, model_api_name(m, f->api));
+        fprintf(out, ", \"result\": %d, \"count\": %lld, \"ranks\": %d}", (int)f->result, (long long)f->count, f->ranks);
+    }
+    fprintf(out, "\n],\n\"failed_calls_total\": %lld", (long long)s->failed_total);
+    fprintf(out, ",\n\"findings\": [");
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct finding *f = &fs->v[i];
+        fprintf(out, "%s\n  {\"kind\": ", i ? "," : "");
+        json_string(out, finding_names[f->kind]);
+        fprintf(out, ", \"rank\": %d, \"count\": %lld, \"callsite\": ", f->rank, (long long)f->count);
+        json_string(out, f->callsite);
+        if (f->proc >= 0 && f->callsite_id > 0) {
+            char stack[8192];
+            fprintf(out, ", \"callstack\": ");
+            json_string(out, model_callstack(m, &m->procs[f->proc], f->callsite_id, stack, sizeof stack));
+            if (*model_pystack(m, &m->procs[f->proc], f->callsite_id, stack, sizeof stack)) {
+                fprintf(out, ", \"python_stack\": ");
+                json_string(out, stack);
+            }
+        }
+        if (f->range[0]) {
+            fprintf(out, ", \"range\": ");
+            json_string(out, f->range);
+            if (f->iter_first >= 0)
+                fprintf(out, ", \"iteration_first\": %lld, \"iteration_last\": %lld", (long long)f->iter_first,
+                        (long long)f->iter_last);
+        }
+        fprintf(out, ", ");
+        int first = 1;
+        if (f->host_blocked_ns || finding_cost_field[f->kind] == COST_host_blocked)
+            cost(out, "host_blocked_ns", f->host_blocked_ns, &first);
+        if (f->gpu_idle_ns || finding_cost_field[f->kind] == COST_gpu_idle)
+            cost(out, "gpu_idle_ns", f->gpu_idle_ns, &first);
+        if (f->exposed_ns || finding_cost_field[f->kind] == COST_exposed)
+            cost(out, "exposed_ns", f->exposed_ns, &first);
+        if (f->wait_ns || finding_cost_field[f->kind] == COST_wait)
+            cost(out, "wait_ns", f->wait_ns, &first);
+        fprintf(out, ", \"cost_ns\": %lld, \"confidence\": ", (long long)finding_cost(f));
+        json_string(out, f->confidence);
+        fprintf(out, ", \"message\": ");
+        json_string(out, f->message);
+        fprintf(out, ", \"suggestion\": ");
+        json_string(out, f->suggestion);
+        if (f->extra_json[0])
+            fprintf(out, ", %s", f->extra_json);
+        fputc('}', out);
+    }
+    fprintf(out, "\n]}\n");
+}

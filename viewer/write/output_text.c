@@ -1,0 +1,253 @@
+/* output_text.c: the report for a person, in 100 columns: the run, a
+ * summary per rank, the collectives, then the findings ranked by cost.
+ * Every string from the file is printed through term_text.h: escaped for
+ * the terminal, cut between characters to fit a column. */
+#include "viewer/write/output.h"
+#include "viewer/write/term_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What the tracer appends to a name it had to cut (collector/strtab.h;
+ * docs/schema.md): past 4095 bytes, NVTX names, domains and Python file
+ * and function names keep their head and end in it. */
+#define NAME_CUT_MARK "\xe2\x80\xa6[cut]"
+
+/* How many of the names interned by the run's processes were cut. */
+static size_t names_cut(const struct model *m)
+{
+    size_t n = 0, mark = strlen(NAME_CUT_MARK);
+    for (size_t i = 0; i < m->nprocs; i++)
+        for (int k = 1; k < m->procs[i].nlabels; k++) {
+            const char *l = m->procs[i].labels[k];
+            size_t len = l ? strlen(l) : 0;
+            n += len >= mark && !memcmp(l + len - mark, NAME_CUT_MARK, mark);
+        }
+    return n;
+}
+
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+
+static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0.0; }
+
+static const char *cost_label(enum cost_field c)
+{
+    switch (c) {
+    case COST_host_blocked: return "host blocked";
+    case COST_gpu_idle: return "GPU idle";
+    case COST_exposed: return "exposed";
+    case COST_wait: return "wait";
+    }
+    return "";
+}
+
+/* "    what text...", broken at spaces to fit COLUMNS, the lines after the
+ * first indented under the text: messages and suggestions run to 140
+ * characters.  A word longer than a line (a path) stays whole. */
+#define COLUMNS 100
+#define INDENT 9 /* "    what " */
+/* Whether the word at s is a unit, not to be parted from its number. */
+static int is_unit(const char *s)
+{
+    static const char *const units[] = { "ms", "us", "ns", "s", "MiB", "GiB", "KiB", "GB/s" };
+    size_t n = strcspn(s, " ;,)");
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (n == strlen(units[i]) && !strncmp(s, units[i], n))
+            return 1;
+    return 0;
+}
+
+static void wrapped(FILE *out, const char *label, const char *text)
+{
+    fprintf(out, "    %-4s ", label);
+    const char *p = text;
+    while (*p) {
+        size_t room = COLUMNS - INDENT, n = strlen(p);
+        if (n <= room) {
+            fprintf(out, "%s\n", p);
+            return;
+        }
+        size_t cut = room;
+        while (cut > 0 && (p[cut] != ' ' || is_unit(p + cut + 1)))
+            cut--;
+        if (!cut) /* one long word: up to the next space */
+            for (cut = room; p[cut] && p[cut] != ' '; cut++)
+                ;
+        fprintf(out, "%.*s\n", (int)cut, p);
+        p += cut;
+        while (*p == ' ')
+            p++;
+        if (*p)
+            fprintf(out, "%*s", INDENT, "");
+    }
+}
+
+void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
+{
+    int missing_cupti = 0, killed = 0;
+    int64_t refused = 0, unscoped = 0, cupti_only = 0, dropped_host = 0, dropped_cupti = 0;
+    int dropping = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        missing_cupti += !m->procs[i].cupti_active;
+        killed += !m->procs[i].has_end;
+        refused += m->procs[i].refused_colls;
+        unscoped += m->procs[i].unscoped_syncs;
+        dropped_host += m->procs[i].dropped_host;
+        dropped_cupti += m->procs[i].dropped_cupti;
+        dropping += m->procs[i].dropped_host + m->procs[i].dropped_cupti > 0;
+    }
+    for (size_t i = 0; i < s->nranks; i++)
+        cupti_only += s->ranks[i].cupti_only_calls;
+    char t[4096]; /* a string of the file, escaped */
+    fprintf(out, "gputrace report: run %s, %zu process(es)\n", term_text(m->run_id, t, sizeof t), m->nprocs);
+    if (missing_cupti)
+        fprintf(out, "note: %d process(es) have no GPU records (CUPTI not active): GPU-time analyses skipped for them\n", missing_cupti);
+    if (killed)
+        fprintf(out, "note: %d process(es) were killed before they finished: their data ends at the last flush\n", killed);
+    if (refused)
+        fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing: left out of the collectives\n",
+                (long long)refused);
+    if (dropping)
+        fprintf(out, "note: %d process(es) lost records the tracer could not keep (%lld host, %lld GPU; buffers full or"
+                     " out of memory): the analyses miss them\n", dropping, (long long)dropped_host, (long long)dropped_cupti);
+    if (s->failed_total) /* the most frequent kind; JSON lists them all */
+        fprintf(out, "note: %lld call(s) returned an error, most often %s with %d (x%lld)\n",
+                (long long)s->failed_total, term_cell(model_api_name(m, s->failed[0].api), 40, TERM_CUT, t, sizeof t),
+                (int)s->failed[0].result,
+                (long long)s->failed[0].count);
+    if (m->damaged[0])
+        fprintf(out, "note: %s\n", term_text(m->damaged, t, sizeof t));
+    if (cupti_only)
+        fprintf(out, "note: %lld call(s) were seen only in CUPTI's records (a static runtime, driver entry points):"
+                     " their findings have no call site\n", (long long)cupti_only);
+    if (unscoped)
+        fprintf(out, "note: %lld sync(s) waited on a stream or event the trace cannot name (no call with GPU work on"
+                     " it, no CUPTI record of it): not analysed\n", (long long)unscoped);
+    size_t cut = names_cut(m);
+    if (cut)
+        fprintf(out, "note: %zu name(s) longer than the tracer keeps (4095 bytes) were cut: each ends in \"" NAME_CUT_MARK
+                     "\"\n", cut);
+    fprintf(out, "\n%-5s %-8s %-20s %9s %6s %10s %10s %9s %10s\n", "rank", "pid", "gpu", "wall ms", "busy%",
+            "compute ms", "comm ms", "exposed%", "sync ms");
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_summary *r = &s->ranks[i];
+        const struct proc *p = &m->procs[r->proc];
+        fprintf(out, "%-5d %-8d %s %9.1f %6.1f %10.1f %10.1f %9.1f %10.1f\n", r->rank, r->pid,
+                term_cell(p->gpu[0] ? p->gpu : "-", 20, TERM_CUT | TERM_PAD, t, sizeof t), ms(r->wall_ns),
+                pct(r->gpu_busy_ns, r->wall_ns), ms(r->compute_ns), ms(r->comm_ns), pct(r->exposed_comm_ns, r->comm_ns),
+                ms(r->sync_blocked_ns));
+    }
+    if (s->ncolls) {
+        fprintf(out, "\n%-18s %12s %6s %10s %10s %10s %10s %-8s\n", "collective", "bytes", "count", "total ms",
+                "mean us", "algbw GB/s", "busbw GB/s", "algo");
+        for (size_t i = 0; i < s->ncolls; i++) {
+            const struct coll_summary *c = &s->colls[i];
+            char algo[64];
+            fprintf(out, "%s %12lld %6lld %10.2f %10.1f %10.2f %10.2f %s\n", term_cell(c->op, 18, TERM_PAD, t, sizeof t),
+                    (long long)c->bytes,
+                    (long long)c->count, ms(c->total_ns), c->count ? (double)c->total_ns / (double)c->count / 1e3 : 0.0,
+                    c->algbw_gbs, c->busbw_gbs,
+                    term_cell(c->algorithm[0] ? c->algorithm : "-", 8, TERM_PAD, algo, sizeof algo));
+        }
+    }
+    if (s->nkernels) {
+        size_t top = s->nkernels < KERNELS_SHOWN ? s->nkernels : KERNELS_SHOWN;
+        fprintf(out, "\n%-52s %9s %10s %10s %7s\n", "kernel (GPU time, all ranks)", "count", "total ms", "mean us",
+                "share%");
+        for (size_t i = 0; i < top; i++) {
+            const struct kernel_summary *k = &s->kernels[i];
+            /* a template's head says more than its tail: cut at the end */
+            fprintf(out, "%s %9lld %10.2f %10.1f %7.1f\n", term_cell(k->name, 52, TERM_CUT | TERM_ELLIPSIS | TERM_PAD, t, sizeof t),
+                    (long long)k->count, ms(k->total_ns),
+                    (double)k->total_ns / (double)k->count / 1e3, pct(k->total_ns, s->kernel_ns));
+        }
+        if (s->nkernels > top)
+            fprintf(out, "(%zu more kernels: --format json lists up to %d)\n", s->nkernels - top, KERNELS_JSON);
+    }
+    if (s->nphases) {
+        fprintf(out, "\n%-5s %-32s %6s %10s %6s %10s %11s\n", "rank", "phase (top-level NVTX range)", "count",
+                "wall ms", "busy%", "comm ms", "exposed ms");
+        int shown_of_rank = 0;
+        for (size_t i = 0; i < s->nphases; i++) {
+            const struct phase_summary *ph = &s->phases[i];
+            shown_of_rank = i && s->phases[i - 1].proc == ph->proc ? shown_of_rank + 1 : 0;
+            if (shown_of_rank >= 6)
+                continue; /* the six longest phases of a rank say enough */
+            fprintf(out, "%-5d %s %6lld %10.1f %6.1f %10.1f %11.1f\n", ph->rank,
+                    term_cell(ph->name, 32, TERM_CUT | TERM_PAD, t, sizeof t), (long long)ph->count,
+                    ms(ph->wall_ns), pct(ph->gpu_busy_ns, ph->wall_ns), ms(ph->comm_ns), ms(ph->exposed_comm_ns));
+        }
+    }
+    /* The same finding at the same call site on several ranks is one entry
+     * here (JSON keeps one per rank): ranks listed, counts and costs summed. */
+    size_t n = fs->n, groups = 0;
+    int *group = malloc((n + 1) * sizeof *group);
+    for (size_t i = 0; i < n; i++) {
+        group[i] = -1;
+        for (size_t j = 0; j < i && group[i] < 0; j++)
+            if (group[j] == (int)j && fs->v[j].kind == fs->v[i].kind && fs->v[j].rank >= 0 && fs->v[i].rank >= 0 &&
+                !strcmp(fs->v[j].callsite, fs->v[i].callsite) && !strcmp(fs->v[j].range, fs->v[i].range))
+                group[i] = (int)j;
+        if (group[i] < 0) {
+            group[i] = (int)i;
+            groups++;
+        }
+    }
+    fprintf(out, "\nfindings (%zu), most costly first:\n", groups);
+    if (!n)
+        fprintf(out, "  none\n");
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (group[i] != (int)i)
+            continue;
+        const struct finding *f = &fs->v[i];
+        char ranks[256] = "";
+        int64_t cost = 0, count = 0, members = 0;
+        int *rv = malloc((n + 1) * sizeof *rv);
+        for (size_t j = i; j < n; j++) {
+            if (group[j] != (int)i)
+                continue;
+            rv[members++] = fs->v[j].rank;
+            model_add(&cost, finding_cost(&fs->v[j]));
+            count += fs->v[j].count;
+        }
+        for (int64_t a = 1; a < members; a++) /* ranks in order */
+            for (int64_t b = a; b > 0 && rv[b] < rv[b - 1]; b--) {
+                int t = rv[b];
+                rv[b] = rv[b - 1];
+                rv[b - 1] = t;
+            }
+        for (int64_t a = 0; a < members; a++) {
+            size_t l = strlen(ranks);
+            if (l < sizeof ranks - 16)
+                snprintf(ranks + l, sizeof ranks - l, "%s%d", l ? "," : "", rv[a]);
+        }
+        free(rv);
+        char who[300];
+        if (f->rank < 0)
+            snprintf(who, sizeof who, "all ranks");
+        else
+            snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
+        fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
+                ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
+        fprintf(out, "    at   %s\n", term_text(f->callsite[0] ? f->callsite : "(unknown call site)", t, sizeof t));
+        if (f->range[0]) {
+            term_text(f->range, t, sizeof t);
+            if (f->iter_first >= 0 && f->iter_last > f->iter_first)
+                fprintf(out, "    in   %s (iterations %lld-%lld)\n", t, (long long)f->iter_first, (long long)f->iter_last);
+            else if (f->iter_first >= 0)
+                fprintf(out, "    in   %s (iteration %lld)\n", t, (long long)f->iter_first);
+            else
+                fprintf(out, "    in   %s\n", t);
+        }
+        char what[sizeof t + 32];
+        term_text(f->message, t, sizeof t);
+        if (members > 1)
+            snprintf(what, sizeof what, "on rank %d: %s", f->rank, t);
+        else
+            snprintf(what, sizeof what, "%s", t);
+        wrapped(out, "what", what);
+        wrapped(out, "fix", term_text(f->suggestion, t, sizeof t));
+    }
+    free(group);
+}
