@@ -20,7 +20,9 @@
 #  6. a static-runtime program (no wrapper sees it), traced through the
 #     driver's injection: what a kernel launch seen only through CUPTI's
 #     activity costs, and a sync-like call recorded from CUPTI's callback
-#     (with its stack), side by side in each process, injected and not.
+#     (with its stack), side by side in each process, injected and not;
+#  7. the fixed cost of a short traced process (start-up and exit), traced
+#     with `gputrace record` vs untraced, interleaved.
 # The wrapped call's and the NVTX pair's figures are each taken RUNS times
 # (default 5) and their median printed.
 set -euo pipefail
@@ -139,3 +141,15 @@ for i in $(seq "$RUNS"); do
     " => a launch seen only by CUPTI's activity adds $(diff "$l1" "$l0") ns (the simulator's CUPTI, not the real one's cost);" \
     " a memset recorded from its callback (stack at 8) adds $(diff "$m1" "$m0") ns = $(echo "$m1 $m0 $f1" | awk '{printf "%.1f floors", ($1 - $2) / $3}')"
 done
+echo "== 7. fixed cost of a traced process (median ms of wall time, a 1-step run traced with gputrace record vs untraced, interleaved)"
+# what a short process pays beyond its calls: start-up, the writer, and the
+# end (stacks are written as object+offset; lines are the report's to find)
+ms() { local t0 t1; t0=$(date +%s%N); "$@" > /dev/null 2>&1; t1=$(date +%s%N); echo $(( (t1 - t0) / 1000000 )); }
+fixed=()
+for i in $(seq "$RUNS"); do
+  u=$(APP_STEPS=1 ms "$b/tests/sim/gpusim-run" -n 1 "$b/tests/apps/train_demo")
+  t=$(APP_STEPS=1 ms "$b/gputrace" record -o "$tmp/x$i.db" -- "$b/tests/sim/gpusim-run" -n 1 "$b/tests/apps/train_demo")
+  echo "untraced $u ms  traced $t ms  added $((t - u)) ms"
+  fixed+=("$((t - u))")
+done
+printf '%s\n' "${fixed[@]}" | sort -n | awk '{v[NR] = $1} END {printf "   ... median of %d runs: %s ms added per process\n", NR, v[int((NR + 1) / 2)]}'

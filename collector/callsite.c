@@ -7,11 +7,12 @@
 #include "collector/config.h"
 #include "collector/hash.h"
 #include "collector/intern.h"
-#include "collector/symbolize.h"
+#include "collector/modules.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -74,7 +75,7 @@ static uint64_t hash_frames(void *const *pc, int n)
 static uint32_t capture(int depth, int runtime);
 
 /* The first frame of a stack taken in a CUPTI callback (no return address
- * is 1): report() cuts the runtime's frames from such a stack. */
+ * is 1): written with GT_CALLSITE_RUNTIME_MARK as its first line. */
 #define RUNTIME_MARK ((void *)1)
 
 /* The unwinder may set errno; the program must not see it change. */
@@ -140,37 +141,19 @@ __attribute__((noinline)) static uint32_t capture(int depth, int runtime)
     return gt_intern_seq(table, TABLE_SIZE, sizeof *table, offsetof(struct entry, pc), h, pc, n, sizeof *pc);
 }
 
-/* Whether a written frame ("function (file:line) [module]" or
- * "function+0xoff (module+0xoff)") is CUDA's: a function named as the
- * runtime's, the driver's or CUPTI's are, or one in their libraries. */
-static int cuda_frame(const char *f)
+/* "function+0xoff (module+0xoff)", the module's offset from its load bias:
+ * the object's own (link-time) address, which the report looks up in its
+ * line information (collector/modules.h). */
+static void symbolise(void *pc, char *out, size_t len)
 {
-    static const char *const names[] = { "cuda", "__cuda", "cudart", "__cudart", "cupti", "_ZN6cudart" };
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (!strncmp(f, names[i], strlen(names[i])))
-            return 1;
-    if (f[0] == 'c' && f[1] == 'u' && f[2] >= 'A' && f[2] <= 'Z') /* cuStreamSynchronize */
-        return 1;
-    static const char *const libs[] = { "libcupti.so", "libcuda.so", "libcudart.so" };
-    for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
-        const char *at = strstr(f, libs[i]);
-        if (at && (at == f || at[-1] == '/' || at[-1] == '[' || at[-1] == '('))
-            return 1;
-    }
-    return 0;
-}
-
-static void symbolise(void *pc, char *out, size_t len, int lines)
-{
-    if (lines && gt_symbolize(pc, out, len) == 0)
-        return;
     Dl_info info;
+    struct link_map *lm = NULL;
     /* a return address points after the call: look up the call itself */
     void *at = (char *)pc - 1;
-    if (dladdr(at, &info) && info.dli_fname) {
-        const char *mod = strrchr(info.dli_fname, '/');
-        mod = mod ? mod + 1 : info.dli_fname;
-        uintptr_t off = (uintptr_t)at - (uintptr_t)info.dli_fbase;
+    if (dladdr1(at, &info, (void **)&lm, RTLD_DL_LINKMAP) && info.dli_fname && lm) {
+        int main = lm->l_name == NULL || lm->l_name[0] == 0;
+        const char *mod = gt_module_note(info.dli_fname, (uintptr_t)lm->l_addr, main);
+        uintptr_t off = (uintptr_t)at - (uintptr_t)lm->l_addr;
         if (info.dli_sname)
             snprintf(out, len, "%s+0x%lx (%s+0x%lx)", info.dli_sname,
                      (unsigned long)((uintptr_t)at - (uintptr_t)info.dli_saddr), mod, (unsigned long)off);
@@ -181,33 +164,25 @@ static void symbolise(void *pc, char *out, size_t len, int lines)
     }
 }
 
-static void report(struct entry *e, uint32_t id, int lines, void (*fn)(uint32_t, const char *, void *), void *ctx)
+static void report(struct entry *e, uint32_t id, void (*fn)(uint32_t, const char *, void *), void *ctx)
 {
-    char text[GT_MAX_STACK_DEPTH * 300];
-    size_t at[GT_MAX_STACK_DEPTH + 1], o = 0;
-    int nf = 0, f0 = e->s.depth > 0 && e->pc[0] == RUNTIME_MARK;
+    char text[GT_MAX_STACK_DEPTH * 300 + sizeof GT_CALLSITE_RUNTIME_MARK];
+    size_t o = 0;
+    int f0 = e->s.depth > 0 && e->pc[0] == RUNTIME_MARK;
     text[0] = 0;
+    if (f0) { /* the report cuts what lies above the API, once it has names */
+        memcpy(text, GT_CALLSITE_RUNTIME_MARK "\n", sizeof GT_CALLSITE_RUNTIME_MARK + 1);
+        o = sizeof GT_CALLSITE_RUNTIME_MARK;
+    }
     for (int f = f0; f < e->s.depth && o < sizeof text - 300; f++) {
-        at[nf++] = o;
-        symbolise(e->pc[f], text + o, 300, lines);
+        symbolise(e->pc[f], text + o, 300);
         o += strlen(text + o);
         text[o++] = '\n';
         text[o] = 0;
     }
-    at[nf] = o;
-    size_t from = 0;
-    if (f0) { /* taken in a CUPTI callback: from the frame below the API the program called */
-        int k = 0;
-        while (k < nf && !cuda_frame(text + at[k]))
-            k++;
-        while (k < nf && cuda_frame(text + at[k]))
-            k++;
-        if (k < nf)
-            from = at[k];
-    }
-    if (o > from)
+    if (o > 0)
         text[o - 1] = 0;
-    fn(id, text + from, ctx);
+    fn(id, text, ctx);
     e->s.reported = 1;
 }
 
@@ -216,25 +191,8 @@ void gt_callsite_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx),
     for (uint32_t i = 0; i < TABLE_SIZE; i++) {
         struct entry *e = &table[i];
         if (!e->s.reported && atomic_load_explicit(&e->s.ready, memory_order_acquire))
-            report(e, i + 1, 0, fn, ctx);
+            report(e, i + 1, fn, ctx);
     }
-}
-
-void gt_callsite_flush_with_lines(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx)
-{
-    int begun = 0;
-    for (uint32_t i = 0; i < TABLE_SIZE; i++) {
-        struct entry *e = &table[i];
-        if (!atomic_load_explicit(&e->s.ready, memory_order_acquire))
-            continue;
-        if (!begun) {
-            gt_symbolize_begin();
-            begun = 1;
-        }
-        report(e, i + 1, 1, fn, ctx);
-    }
-    if (begun)
-        gt_symbolize_end();
 }
 
 void gt_callsite_reset_reported(void)

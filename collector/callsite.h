@@ -3,10 +3,12 @@
  * A stack is captured as return addresses and interned in a fixed, lock-free
  * open-addressing table, so a call stores only a 32-bit id.  The writer
  * thread symbolises new stacks (dladdr: function and module+offset) as they
- * appear, and with file and line (libdw) when the process ends.
+ * appear; file and line are the report's to find (collector/modules.h).
  */
 #ifndef GPUTRACE_CALLSITE_H
 #define GPUTRACE_CALLSITE_H
+
+#include "collector/schema.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -45,18 +47,16 @@ static inline __attribute__((always_inline)) uint32_t gt_callsite_cached(uintptr
     e->id = id;
     return id;
 }
-/* A stack taken inside a CUPTI callback: stored marked, and written out
- * without its first frames, CUPTI's, the driver's and the runtime's, up to
- * the last one that names a CUDA function (the API the program called). */
+/* A stack taken inside a CUPTI callback: written with GT_CALLSITE_RUNTIME_MARK
+ * (collector/schema.h)
+ * as its first line, for the report to cut CUPTI's, the driver's and the
+ * runtime's frames above the API the program called once it has their
+ * names (in a static binary only its symbol table has them). */
 uint32_t gt_callsite_capture_runtime(int depth);
 /* Writer side: calls fn(id, text) for every stack not reported before;
  * text is one frame per line, "function+0xoff (module+0xoff)" (dladdr:
  * cheap, done while the program runs). */
 void gt_callsite_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx);
-/* At the end of the process: every stack again, as "function (file:line)
- * [module]" where libdw and debug information allow (reading DWARF costs
- * CPU time the program should not pay while it runs). */
-void gt_callsite_flush_with_lines(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx);
 /* Forget what was reported (after fork: the child writes its own rows). */
 void gt_callsite_reset_reported(void);
 /* Loads the unwinder now, so that the first captured call does not. */

@@ -40,6 +40,7 @@ static const char *const stmt_sql[GT_ST_COUNT] = {
     [GT_ST_STRING] = "INSERT OR REPLACE INTO string(process_id, id, value) VALUES(?,?,?)",
     [GT_ST_CALLSITE] = "INSERT OR REPLACE INTO callsite(process_id, id, frames) VALUES(?,?,?)",
     [GT_ST_LABEL] = "INSERT OR REPLACE INTO label(process_id, id, value) VALUES(?,?,?)",
+    [GT_ST_MODULE] = "INSERT OR REPLACE INTO module(process_id, id, name, path, build_id) VALUES(?,?,?,?,?)",
     [GT_ST_PYSTACK] = "INSERT OR REPLACE INTO pystack(process_id, id, frames) VALUES(?,?,?)",
     [GT_ST_NVTX_END] = "UPDATE nvtx_range SET end_ns = ?3 WHERE process_id = ?1 AND range_id = ?2 AND kind = 2",
     [GT_ST_NVTX_CATEGORY] = "INSERT INTO nvtx_category(process_id, domain, category, name) VALUES(?,?,?,?)",
@@ -410,6 +411,23 @@ int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t id, const char *tex
     sqlite3_bind_int64(st, 1, d->process_id);
     sqlite3_bind_int64(st, 2, id);
     sqlite3_bind_text(st, 3, text, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return fail(d, rc);
+    return 0;
+}
+
+int gt_db_module_row(struct gt_db *d, int64_t id, const char *name, const char *path, const char *build_id)
+{
+    if (d->failed)
+        return -1;
+    sqlite3_stmt *st = d->st[GT_ST_MODULE];
+    sqlite3_bind_int64(st, 1, d->process_id);
+    sqlite3_bind_int64(st, 2, id);
+    sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, path, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 5, build_id, -1, SQLITE_TRANSIENT);
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)

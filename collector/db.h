@@ -13,7 +13,7 @@
 enum gt_stmt {
     GT_ST_CALL, GT_ST_MARK, GT_ST_UNMARK, GT_ST_COLL, GT_ST_COMM, GT_ST_GPU, GT_ST_CUPTI_API,
     GT_ST_EXT, GT_ST_STRING, GT_ST_CALLSITE, GT_ST_LABEL, GT_ST_PYSTACK, GT_ST_NVTX_END, GT_ST_NVTX_CATEGORY,
-    GT_ST_THREAD_NAME, GT_ST_CALL_BLOCK, GT_ST_NVTX_BLOCK, GT_ST_CAPI_BLOCK, GT_ST_GPU_BLOCK, GT_ST_COUNT
+    GT_ST_THREAD_NAME, GT_ST_CALL_BLOCK, GT_ST_NVTX_BLOCK, GT_ST_CAPI_BLOCK, GT_ST_GPU_BLOCK, GT_ST_MODULE, GT_ST_COUNT
 };
 
 #define GT_CALL_COLS 13   /* api_call columns after process_id */
@@ -47,6 +47,8 @@ int gt_db_commit(struct gt_db *d);
 int gt_db_exec_i64(struct gt_db *d, enum gt_stmt s, const int64_t *v, int n);
 /* The same for the (process id, id, text) statements: strings, call sites. */
 int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t id, const char *text);
+/* One module row: an object call-site frames point into (modules.h). */
+int gt_db_module_row(struct gt_db *d, int64_t id, const char *name, const char *path, const char *build_id);
 /* Queues one api_call row (GT_CALL_COLS values); rows go out GT_CALL_BATCH
  * at a time, and the rest at gt_db_flush_calls. */
 int gt_db_call_row(struct gt_db *d, const int64_t *v);

@@ -47,6 +47,8 @@ const char gt_schema_sql[] =
     "CREATE TABLE IF NOT EXISTS ext_corr(process_id INTEGER, external_id INTEGER, correlation INTEGER);\n"
     "CREATE TABLE IF NOT EXISTS string(process_id INTEGER, id INTEGER, value TEXT, PRIMARY KEY(process_id, id));\n"
     "CREATE TABLE IF NOT EXISTS callsite(process_id INTEGER, id INTEGER, frames TEXT, PRIMARY KEY(process_id, id));\n"
+    "CREATE TABLE IF NOT EXISTS module(process_id INTEGER, id INTEGER, name TEXT, path TEXT, build_id TEXT,\n"
+    "  PRIMARY KEY(process_id, id));\n"
     "CREATE TABLE IF NOT EXISTS pystack(process_id INTEGER, id INTEGER, frames TEXT, PRIMARY KEY(process_id, id));\n"
     "CREATE TABLE IF NOT EXISTS label(process_id INTEGER, id INTEGER, value TEXT, PRIMARY KEY(process_id, id));\n"
     "CREATE TABLE IF NOT EXISTS nvtx_range(\n"

@@ -13,6 +13,11 @@ extern const char gt_schema_sql[];
 /* Indexes made when a process ends (see schema.c). */
 extern const char gt_schema_late_sql[];
 
+/* The first line of a callsite.frames taken inside a CUPTI callback: the
+ * frames after it begin with CUPTI's, the driver's and the runtime's, which
+ * the report cuts once it has their names (viewer/model/sites.c). */
+#define GT_CALLSITE_RUNTIME_MARK "(stack taken in a CUPTI callback)"
+
 /* gpu_op.kind values */
 enum gt_gpu_kind { GT_GPU_KERNEL = 1, GT_GPU_MEMCPY = 2, GT_GPU_MEMSET = 3, GT_GPU_SYNC = 4 };
 

@@ -6,6 +6,7 @@
 #include "collector/capi_block.h"
 #include "collector/nvtx_block.h"
 #include "collector/callsite.h"
+#include "collector/modules.h"
 #include "collector/clock.h"
 #include "collector/cupti_sub.h"
 #include "collector/fdguard.h"
@@ -271,6 +272,12 @@ static void on_callsite(uint32_t id, const char *text, void *ctx)
     gt_db_exec_text(&w.db, GT_ST_CALLSITE, id, text);
 }
 
+static void on_module(uint32_t id, const char *name, const char *path, const char *build_id, void *ctx)
+{
+    (void)ctx;
+    gt_db_module_row(&w.db, id, name, path, build_id);
+}
+
 static void on_label(uint32_t id, const char *text, void *ctx)
 {
     (void)ctx;
@@ -358,6 +365,7 @@ static void cycle(int commit)
         drain_rings(); /* the threads' records between CUPTI's buffers */
     }
     gt_callsite_flush_new(on_callsite, NULL);
+    gt_modules_flush_new(on_module, NULL);
     gt_strtab_flush_new(on_label, NULL);
     gt_pystack_flush_new(on_pystack, NULL);
     if (commit) {
@@ -415,7 +423,6 @@ static void final_pass(void)
                 gt_db_set_process_text(&w.db, "nvtx_status", end->nvtx_status);
         }
         gt_tbuf_open_ranges(on_open_range, NULL);
-        gt_callsite_flush_with_lines(on_callsite, NULL);
         cycle(1);
         atomic_store(&w.host_stopped, 1);
         cupti_flush();
@@ -714,6 +721,7 @@ void gt_writer_forget_after_fork(void)
     atomic_store(&w.in_cupti_flush, 0);
     atomic_store(&w.want_gpu_flush, 0);
     gt_callsite_reset_reported();
+    gt_modules_reset_reported();
     gt_strtab_reset_reported();
     gt_pystack_reset_reported();
     gt_cupti_names_reset_reported();

@@ -33,7 +33,20 @@ expect "GPU copies carry pageable source kind" "$(q "$db" "select count(*) >= 48
 expect "kernels joined to their launch by correlation" \
   "$(q "$db" "select count(*) = (select count(*) from api_call_named where api_name = 'cudaLaunchKernel') from gpu_op g join cupti_api a on a.process_id = g.process_id and a.correlation = g.correlation where g.kind = 1 and a.domain = 1")" 1
 expect "sync calls have call sites in app_train" "$(q "$db" "select count(*) > 0 from api_call_named c join callsite s on s.process_id = c.process_id and s.id = c.callsite where c.api_name = 'cudaStreamSynchronize' and s.frames like '%app_train%'")" 1
-expect "call sites name file and line where debug info allows" "$(q "$db" "select count(*) > 0 from callsite where frames like 'app_train (app_train.c:%'")" 1
+# file and line are the report's to find: the traced process only names
+# the object each frame is in, with its path and build id
+expect "call sites name their object and its offset, not lines (no DWARF read in the traced process)" \
+  "$(q "$db" "select count(*) > 0 and sum(frames like '%(app_train.c:%') = 0 from callsite where frames like '%(train_demo+0x%'")" 1
+expect "each object of a frame is recorded with its full path and GNU build id" \
+  "$(q "$db" "select count(*) from module where name = 'train_demo' and path like '/%/train_demo' and length(build_id) = 40")" 4
+"$b/gputrace-report" "$db" > "$tmp/report.txt" 2>&1
+expect "the report names file and line where debug info allows" "$(grep -c 'app_train (app_train.c:[0-9]*)' "$tmp/report.txt" | sed 's/^[1-9][0-9]*$/some/')" some
+cp "$apps/train_demo" "$tmp/rebuilt" && printf 'x' >> "$tmp/rebuilt"
+GPUTRACE_ONE_FILE=1 "$gt" record -o "$tmp/moved.db" -- "$run" -n 1 "$tmp/rebuilt" > /dev/null 2>&1
+"$b/gputrace-report" "$tmp/moved.db" > /dev/null 2>&1
+expect "the report of a binary still in place names its lines" "$("$b/gputrace-report" "$tmp/moved.db" 2>&1 | grep -c 'app_train.c:[0-9]' | sed 's/^[1-9][0-9]*$/some/')" some
+q "$tmp/moved.db" "update module set build_id = '00' || substr(build_id, 3) where name = 'rebuilt'" > /dev/null
+expect "a binary whose build id differs from the traced one lends it no lines" "$("$b/gputrace-report" "$tmp/moved.db" 2>&1 | grep -c 'app_train.c:[0-9]')" 0
 expect "nothing dropped" "$(q "$db" "select sum(dropped_host) + sum(dropped_cupti) from process")" 0
 expect "no call left in flight" "$(q "$db" "select count(*) from inflight")" 0
 expect "GPU times on the host clock" "$(q "$db" "select count(*) from gpu_op g join process p on p.id = g.process_id where g.kind = 1 and (g.start_ns < p.start_ns or g.end_ns > p.end_ns)")" 0

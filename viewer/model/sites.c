@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "viewer/analyse/findings.h"
 #include "viewer/model/model.h"
+#include "viewer/read/symbolize.h"
+#include "collector/schema.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,10 +58,54 @@ static const char *lookup_text(const struct model *m, const struct proc *p, cons
     return buf;
 }
 
+/* Whether a written frame ("function (file:line) [module]" or
+ * "function+0xoff (module+0xoff)") is CUDA's: a function named as the
+ * runtime's, the driver's or CUPTI's are, or one in their libraries. */
+static int cuda_frame(const char *f)
+{
+    static const char *const names[] = { "cuda", "__cuda", "cudart", "__cudart", "cupti", "_ZN6cudart" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strncmp(f, names[i], strlen(names[i])))
+            return 1;
+    if (f[0] == 'c' && f[1] == 'u' && f[2] >= 'A' && f[2] <= 'Z') /* cuStreamSynchronize */
+        return 1;
+    static const char *const libs[] = { "libcupti.so", "libcuda.so", "libcudart.so" };
+    for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
+        const char *at = strstr(f, libs[i]);
+        if (at && (at == f || at[-1] == '/' || at[-1] == '[' || at[-1] == '('))
+            return 1;
+    }
+    return 0;
+}
+
+/* A stack taken in a CUPTI callback, from the frame below the API the
+ * program called: CUPTI's, the driver's and the runtime's frames above it
+ * cut (a stack without the mark is left as it is). */
+static void cut_runtime_frames(char *stack)
+{
+    size_t mark = strlen(GT_CALLSITE_RUNTIME_MARK);
+    if (strncmp(stack, GT_CALLSITE_RUNTIME_MARK, mark) || (stack[mark] != '\n' && stack[mark] != 0))
+        return;
+    char *from = stack[mark] ? stack + mark + 1 : stack + mark, *line = from;
+    while (*line && !cuda_frame(line)) { /* CUPTI's dispatch, the driver's */
+        char *nl = strchr(line, '\n');
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    while (*line && cuda_frame(line)) { /* the runtime's, down to the API */
+        char *nl = strchr(line, '\n');
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    if (!*line)
+        line = from; /* no CUDA frame named (a stripped binary): keep them all */
+    memmove(stack, line, strlen(line) + 1);
+}
+
 const char *model_callstack(const struct model *m, const struct proc *p, int site, char *buf, size_t len)
 {
-    return lookup_text(m, p, "SELECT frames FROM callsite WHERE process_id = ? AND id = ?", site_of(p, site).callsite,
-                       buf, len);
+    lookup_text(m, p, "SELECT frames FROM callsite WHERE process_id = ? AND id = ?", site_of(p, site).callsite, buf, len);
+    symbolize_stack(m->dbs[p->db], p->id, buf, len);
+    cut_runtime_frames(buf);
+    return buf;
 }
 
 const char *model_pystack(const struct model *m, const struct proc *p, int site, char *buf, size_t len)

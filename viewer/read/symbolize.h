@@ -1,0 +1,20 @@
+/* symbolize.h: call-site frames that the traced process wrote as
+ * "function+0xoff (module+0xoff)" turned into "function (file:line)
+ * [module]", from the object files the database's module table names
+ * (collector/modules.h) and their debug information, read here with libdw
+ * (elfutils) when it is installed.  A frame stays as it was where the file
+ * is gone, is not the one traced (another build id), or has no line
+ * information.  The traced process never pays for DWARF; the report does,
+ * once per object. */
+#ifndef GPUTRACE_SYMBOLIZE_H
+#define GPUTRACE_SYMBOLIZE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Rewrites stack (frames one per line, NUL-terminated, at most len bytes
+ * with the NUL) in place, for process process_id of db. */
+void symbolize_stack(sqlite3 *db, int64_t process_id, char *stack, size_t len);
+
+#endif
