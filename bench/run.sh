@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/run.sh: the tracer's costs, each printed as a ratio or difference
 # measured side by side in one run.  Needs a build (scripts/build.sh).
-#  1. added ns per wrapped call (cudaStreamQuery on an idle simulated
-#     stream), wrapper vs direct call in the same process, untraced (the
+#  1. added ns per wrapped call (cudaStreamQuery of a stub runtime that
+#     returns at once, bench/stub_runtime.c), wrapper vs direct call in the same process, untraced (the
 #     method's own error), traced with stacks off (and the same with a
 #     counter in place of the clock: the wrapper without its two clock
 #     reads), and with stacks at 8 on a
@@ -33,7 +33,10 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export GPUTRACE_ONE_FILE=1
 inc="-I${CUDA_HOME:-/usr/local/cuda}/include"
 sim="$b/tests/sim/.libs/libgpusim.so -Wl,-rpath,$b/tests/sim/.libs"
-cc -O2 $inc -o "$tmp/wrap_cost" "$top/bench/wrap_cost.c" $sim -ldl
+# the wrapped call's cost against a runtime that does nothing (the
+# simulator's calls cost hundreds of ns, in whose shadow it went unseen)
+cc -O2 $inc -shared -fPIC -o "$tmp/libbench_stub_runtime.so" "$top/bench/stub_runtime.c"
+cc -O2 $inc -o "$tmp/wrap_cost" "$top/bench/wrap_cost.c" "$tmp/libbench_stub_runtime.so" -Wl,-rpath,"$tmp" -ldl
 cc -O2 $inc -pthread -o "$tmp/sink_rate" "$top/bench/sink_rate.c" $sim -ldl
 cc -O2 $inc -o "$tmp/nvtx_cost" "$top/bench/nvtx_cost.c" -ldl
 # the static simulator, as nvcc's static runtime: only the simulator's CUPTI

@@ -1,12 +1,14 @@
 /* wrap_cost.c: the per-call cost the tracer adds, on a call that returns at
- * once (cudaStreamQuery on an idle simulated stream).
+ * once (cudaStreamQuery of a stub runtime, bench/stub_runtime.c, whose
+ * functions do nothing: the simulator's own cost would hide the wrapper's).
  *
  * Measured side by side in one process: batches through the program's own
  * symbol (the tracer's wrapper when preloaded) alternate with batches that
- * call the simulator's function directly (found with dlsym on its
- * library), so machine noise hits both alike.  Batches are 10 ms apart so
- * the writer keeps up (the rate it sustains is bench/sink_rate.c's job).  Prints three medians (ns per
- * call): wrapped, direct, and the floor (a TSC read plus a store). */
+ * call the stub's function directly (under another name, found with dlsym
+ * on its library), so machine noise hits both alike.  Batches are 10 ms
+ * apart so the writer keeps up (the rate it sustains is bench/sink_rate.c's
+ * job).  Prints three medians (ns per call): wrapped, direct, and the floor
+ * (a TSC read plus a store). */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -52,13 +54,15 @@ static inline void direct(cudaStream_t s)
 int main(int argc, char **argv)
 {
     use_memset = argc > 1 && argv[1][0] == 'm';
-    void *sim = dlopen("libgpusim.so", RTLD_NOW | RTLD_NOLOAD);
-    if (sim) {
-        direct_query = (cudaError_t (*)(cudaStream_t))dlsym(sim, "cudaStreamQuery");
-        direct_memset = (cudaError_t (*)(void *, int, size_t, cudaStream_t))dlsym(sim, "cudaMemsetAsync");
+    /* the stub's own functions, under names the tracer's dlsym passes
+     * through (with a CUDA name it would hand out its wrapper) */
+    void *stub = dlopen("libbench_stub_runtime.so", RTLD_NOW | RTLD_NOLOAD);
+    if (stub) {
+        direct_query = (cudaError_t (*)(cudaStream_t))dlsym(stub, "bench_direct_cudaStreamQuery");
+        direct_memset = (cudaError_t (*)(void *, int, size_t, cudaStream_t))dlsym(stub, "bench_direct_cudaMemsetAsync");
     }
     if (!direct_query || !direct_memset) {
-        fprintf(stderr, "wrap_cost: the simulator library is not loaded\n");
+        fprintf(stderr, "wrap_cost: the stub runtime (bench/stub_runtime.c) is not loaded\n");
         return 1;
     }
     cudaStream_t s;
