@@ -12,12 +12,18 @@
 
 #include <cpuid.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <stdatomic.h>
 
 int gt_clock_use_tsc;
 static uint64_t tick0, ns0;
 static _Atomic uint64_t tick1, ns1;
+/* ns per tick from the first point to the latest, as the bits of a double:
+ * divided once per calibration, not once per record converted (the
+ * division was a tenth of the writer's time at a million records a second,
+ * and CUPTI's timestamp callback pays it on the program's threads) */
+static _Atomic uint64_t rate_bits;
 static _Atomic unsigned cal_seq; /* odd while the latest point is being written */
 
 static int tsc_is_invariant(void)
@@ -61,9 +67,13 @@ void gt_clock_recalibrate(void)
 {
     uint64_t t, n;
     point(&t, &n);
+    double rate = t > tick0 && n > ns0 ? (double)(n - ns0) / (double)(t - tick0) : 0;
+    uint64_t bits;
+    memcpy(&bits, &rate, sizeof bits);
     atomic_fetch_add(&cal_seq, 1);
     atomic_store_explicit(&tick1, t, memory_order_relaxed);
     atomic_store_explicit(&ns1, n, memory_order_relaxed);
+    atomic_store_explicit(&rate_bits, bits, memory_order_relaxed);
     atomic_fetch_add(&cal_seq, 1);
 }
 
@@ -71,16 +81,18 @@ uint64_t gt_ticks_to_ns(uint64_t ticks)
 {
     if (!gt_clock_use_tsc)
         return ticks;
-    uint64_t t1, n1;
+    uint64_t t1, n1, bits;
     unsigned s;
     do {
         s = atomic_load(&cal_seq);
         t1 = atomic_load_explicit(&tick1, memory_order_relaxed);
         n1 = atomic_load_explicit(&ns1, memory_order_relaxed);
+        bits = atomic_load_explicit(&rate_bits, memory_order_relaxed);
     } while ((s & 1) || atomic_load(&cal_seq) != s);
-    if (t1 <= tick0 || n1 <= ns0)
+    double rate;
+    memcpy(&rate, &bits, sizeof rate);
+    if (!(rate > 0))
         return ns0 + (ticks - tick0) / 3; /* unreachable after init; a guess rather than a division by zero */
-    double rate = (double)(n1 - ns0) / (double)(t1 - tick0);
     return (uint64_t)((int64_t)n1 + (int64_t)((double)((int64_t)(ticks - t1)) * rate));
 }
 

@@ -114,7 +114,7 @@ void gt_config_load(struct gt_config *cfg, int rank)
     cfg->callstack_depth = env_int("GPUTRACE_CALLSTACKS", 8, 0, GT_MAX_STACK_DEPTH);
     cfg->pystack_depth = env_int("GPUTRACE_PYSTACKS", 16, 0, 32);
     cfg->flush_ms = env_int("GPUTRACE_FLUSH_MS", 200, 10, 60000);
-    cfg->buffer_bytes = (size_t)env_int("GPUTRACE_BUFFER_MB", 2, 1, 1024) << 20;
+    cfg->buffer_bytes = (size_t)env_int("GPUTRACE_BUFFER_MB", 8, 1, 1024) << 20;
     cfg->quiet = env_int("GPUTRACE_QUIET", 0, 0, 1);
     cfg->bulk_after = env_int("GPUTRACE_BULK_AFTER", 4096, 0, 1 << 30);
     const char *run = getenv("GPUTRACE_RUN_ID");

@@ -24,7 +24,7 @@ void gt_tbuf_configure(size_t bytes)
     while (n * 2 * sizeof(struct gt_record) <= bytes)
         n *= 2;
     max_records = n;
-    size_t cap = 64 * n * sizeof(struct gt_record);
+    size_t cap = 32 * n * sizeof(struct gt_record);
     cap_bytes = cap > ((size_t)256 << 20) ? cap : (size_t)256 << 20;
 }
 

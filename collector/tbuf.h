@@ -11,7 +11,7 @@
  * GPUTRACE_BUFFER_MB, on the slow path of the thread that filled it: the
  * producer moves on to a new, larger segment and the writer follows when it
  * has drained the old one, which it then unmaps.  All rings of a process
- * together take at most gt_tbuf_cap_bytes() (max(256 MiB, 64 x
+ * together take at most gt_tbuf_cap_bytes() (max(256 MiB, 32 x
  * GPUTRACE_BUFFER_MB)); a record that fits nowhere (the ring is at its
  * size, or the cap is reached, or memory ran out) is counted as dropped.
  * So 1,000 threads that make a few calls each take a few MiB, not 2 GiB.
