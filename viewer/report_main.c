@@ -10,11 +10,13 @@
  * (an output that would overwrite an input or another output),
  * 3 when a --fail-on kind was found. */
 #include "collector/rundir.h"
+#include "viewer/analyse/clock_align.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/analyse/findings.h"
 #include "viewer/write/out_paths.h"
 #include "viewer/write/output.h"
 #include "viewer/proc_report.h"
+#include "viewer/trace_pass.h"
 #include "viewer/analyse/summary.h"
 #include "viewer/write/term_text.h"
 
@@ -336,7 +338,9 @@ int main(int argc, char **argv)
     summary_begin(&m, &s);
     struct chrome_trace *ct = NULL;
     int trace_errno = 0;
-    if (trace && !(ct = chrome_trace_open(trace, &m, isatty(2))))
+    /* on several hosts, the trace waits for their clocks' alignment */
+    int trace_later = trace && clock_align_hosts(&m);
+    if (trace && !trace_later && !(ct = chrome_trace_open(trace, &m, isatty(2))))
         trace_errno = errno;
     int kineto_ok = kineto && kineto_begin(kineto, err, sizeof err) == 0;
     if (kineto && !kineto_ok) {
@@ -354,7 +358,13 @@ int main(int argc, char **argv)
         }
     }
     model_progress_done(&m);
+    clock_align_fit(&m, &spill);
+    if (trace_later && !(ct = chrome_trace_open(trace, &m, isatty(2))))
+        trace_errno = errno;
+    for (size_t pi = 0; trace_later && ct && pi < m.nprocs; pi++)
+        trace_process(&m, ct, pi);
     analyse_run(&m, &o, &fs, &spill);
+    clock_align_confidence(&m, &fs, &spill);
     findings_finish(&fs, &o, &m);
     summary_end(&s);
     if (!strcmp(format, "json"))
@@ -393,6 +403,7 @@ int main(int argc, char **argv)
     kineto_paths_free(kineto_files, m.nprocs);
     summary_free(&s);
     findings_free(&fs);
+    clock_align_free(&m);
     model_free(&m);
     inputs_free(&in);
     if (fflush(stdout) != 0)

@@ -3,6 +3,7 @@
  * Every string from the file is printed through term_text.h: escaped for
  * the terminal, cut between characters to fit a column. */
 #include "viewer/write/output.h"
+#include "viewer/write/output_crossrank.h"
 #include "viewer/write/term_text.h"
 
 #include <stdlib.h>
@@ -137,6 +138,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 pct(r->gpu_busy_ns, r->wall_ns), ms(r->compute_ns), ms(r->comm_ns), pct(r->exposed_comm_ns, r->comm_ns),
                 ms(r->sync_blocked_ns));
     }
+    output_clock_text(out, m);
     if (s->ncolls) {
         fprintf(out, "\n%-18s %12s %6s %10s %10s %10s %10s %-8s\n", "collective", "bytes", "count", "total ms",
                 "mean us", "algbw GB/s", "busbw GB/s", "algo");
