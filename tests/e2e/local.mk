@@ -20,8 +20,11 @@ TESTS += \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
   tests/e2e/tracer_limits.sh \
-  tests/e2e/kineto_hta.sh
+  tests/e2e/kineto_hta.sh \
+  tests/e2e/crossrank.sh
 EXTRA_DIST += \
+  tests/e2e/crossrank.sh \
+  tests/e2e/crossrank.py \
   tests/e2e/workloads.sh \
   tests/e2e/tracer.sh \
   tests/e2e/tracer_stress.sh \
