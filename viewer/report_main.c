@@ -10,6 +10,7 @@
  * (an output that would overwrite an input or another output),
  * 3 when a --fail-on kind was found. */
 #include "collector/rundir.h"
+#include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/clock_align.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/analyse/findings.h"
@@ -59,7 +60,7 @@ static const char usage_text[] =
     "\n"
     "finding kinds: sync.redundant sync.no_consumer sync.device_wide sync.implicit sync.scalar_read\n"
     "  copy.pageable copy.serialized comm.exposed comm.same_stream comm.straggler comm.mismatch\n"
-    "  comm.hang gpu.idle   (docs/report.md defines each)\n"
+    "  comm.hang gpu.idle comm.lazy_connect   (docs/report.md defines each)\n"
     "environment: GPUTRACE_REPORT_THREADS=1 reads with one thread (default two; the same report);\n"
     "  TMPDIR: where every rank's collectives wait (default /tmp; memory if it cannot be written);\n"
     "  GPUTRACE_REPORT_WINDOW_ROWS=N: a long rank is read a window of about N rows at a time\n"
@@ -365,6 +366,7 @@ int main(int argc, char **argv)
         trace_process(&m, ct, pi);
     analyse_run(&m, &o, &fs, &spill);
     clock_align_confidence(&m, &fs, &spill);
+    analyse_p2p(&m, &fs, &spill);
     findings_finish(&fs, &o, &m);
     summary_end(&s);
     if (!strcmp(format, "json"))
@@ -404,6 +406,7 @@ int main(int argc, char **argv)
     summary_free(&s);
     findings_free(&fs);
     clock_align_free(&m);
+    p2p_free(&m);
     model_free(&m);
     inputs_free(&in);
     if (fflush(stdout) != 0)

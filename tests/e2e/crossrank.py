@@ -10,8 +10,12 @@ clock or that talk point to point.
   which each collective ends at nearly the same time on every rank; a real
   straggler on a host whose clock runs 14 ms behind (which hides its 15 ms
   lead from the realtime clocks) is still found.
-- Point to point (the pipeline workload, tests/apps/pipeline.c): see
-  check_pipeline.
+- Point to point (the 4-stage pipeline, tests/apps/pipeline.c): the
+  neighbours' sends matched to their receives, per pair and per stage
+  (bubbles), the first-connection cost found once for each rank and
+  neighbour (and not in the twin connected at initialisation, whose bubbles
+  show the slow stage), a send never received reported as a hang naming
+  both ranks, a receive of another datatype as a mismatch.
 
 Usage: crossrank.py BUILD_DIR SOURCE_DIR [clock|pipeline...]"""
 import json, os, statistics, subprocess, sys, tempfile
@@ -33,14 +37,18 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def record(name, app, env_extra, ranks=4, timeout=60):
+def record_args(name, app, args, env_extra=None, ranks=4, timeout=60):
     db = os.path.join(tmp, name + ".db")
-    env = dict(os.environ, **env_extra)
+    env = dict(os.environ, **(env_extra or {}))
     subprocess.run([os.path.join(build, "gputrace"), "record", "-f", "-o", db, "--",
                     os.path.join(build, "tests", "sim", "gpusim-run"), "-n", str(ranks), "--timeout", str(timeout),
-                    os.path.join(build, "tests", "apps", app)],
+                    os.path.join(build, "tests", "apps", app), *args],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     return db
+
+
+def record(name, app, env_extra, ranks=4, timeout=60):
+    return record_args(name, app, [], env_extra, ranks, timeout)
 
 
 def report(db, *extra):
@@ -83,8 +91,8 @@ def check_clock():
     check(plain is not None and shifted is not None, "clock: both runs reported")
     if plain is None or shifted is None:
         return
-    hosts = {h["host"]: h for h in shifted["clock_alignment"]["hosts"]}
-    check(shifted["clock_alignment"]["hosts_total"] == 2 and "simhost-b" in hosts,
+    hosts = {h["host"]: h for h in shifted.get("clock_alignment", {}).get("hosts", [])}
+    check(shifted.get("clock_alignment", {}).get("hosts_total") == 2 and "simhost-b" in hosts,
           f"clock: the shifted rank is on a host of its own ({sorted(hosts)})")
     b = hosts.get("simhost-b", {})
     check(b.get("aligned") and b.get("ranks") == "1" and not b.get("reference"),
@@ -94,7 +102,7 @@ def check_clock():
     check(0 <= b.get("residual_ns", -1) < 1000000 and b.get("samples", 0) >= 10,
           f"clock: its residual reported, under 1 ms ({b.get('residual_ns', -1) / 1e6:.3f} ms over"
           f" {b.get('samples')} collectives)")
-    check(plain["clock_alignment"]["hosts_total"] == 1 and plain["clock_alignment"]["collectives_across_hosts"] == 0,
+    check(plain.get("clock_alignment", {}).get("hosts_total") == 1 and plain.get("clock_alignment", {}).get("collectives_across_hosts") == 0,
           "clock: the unshifted run is on one host, nothing to align")
     check(kinds(shifted) == kinds(plain),
           f"clock: the same findings across ranks as unshifted ({kinds(shifted)} vs {kinds(plain)})")
@@ -124,9 +132,71 @@ def check_clock():
               f"clock: the straggler on a host 14 ms behind still found ({[f.get('straggler_rank') for f in found]})")
 
 
+def lazy_of(d):
+    """{(rank, peer rank): first call ns} of the comm.lazy_connect findings."""
+    return {(f["rank"], f["peer_rank"]): f["first_call_ns"] for f in d["findings"] if f["kind"] == "comm.lazy_connect"}
+
+
+def check_pipeline():
+    d = report_json(record("pipeline", "pipeline", {}, timeout=60))
+    check(d is not None, "pipeline: reported")
+    if d is None:
+        return
+    pairs = {(p["from_rank"], p["to_rank"]): p for p in d.get("p2p", {}).get("pairs", [])}
+    check(sorted(pairs) == [(0, 1), (1, 2), (2, 3)], f"pipeline: the neighbours' pairs ({sorted(pairs)})")
+    check(all(p["matched"] == 8 and not p["mismatched"] and not p["unmatched_sends"] and not p["unmatched_receives"]
+              and p["bytes"] == 8 * 65536 and p["time_ns"] > 0 for p in pairs.values()),
+          f"pipeline: every send matched to its receive, 8 per pair, 64 KiB each, with a time ({list(pairs.values())})")
+    stages = {s["rank"]: s for s in d.get("p2p", {}).get("stages", [])}
+    check(sorted(stages) == [0, 1, 2, 3] and all(s["bubble_ns"] > 0 for s in stages.values()),
+          f"pipeline: bubble time per stage ({[(r, s['bubble_ns'] // 10**6) for r, s in sorted(stages.items())]} ms)")
+    check(not any(f["kind"] in ("comm.mismatch", "comm.hang", "comm.straggler") for f in d["findings"]),
+          "pipeline: no mismatch, hang or straggler among the point-to-point operations")
+    lazy = lazy_of(d)
+    want = {(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2)}
+    check(set(lazy) == want and len([f for f in d["findings"] if f["kind"] == "comm.lazy_connect"]) == 6,
+          f"pipeline: the first-connection cost found once for each rank and neighbour ({sorted(lazy)})")
+    check(all(15e6 <= v <= 200e6 for v in lazy.values()),
+          f"pipeline: each first call blocked about as long as the simulated set-up, 20 ms"
+          f" ({sorted(v // 10**6 for v in lazy.values())} ms)")
+    lz = [f for f in d["findings"] if f["kind"] == "comm.lazy_connect"]
+    check(all("NCCL_RUNTIME_CONNECT=0" in f["suggestion"] and "warm" in f["suggestion"] for f in lz),
+          "pipeline: the fix says to warm the connections up or set NCCL_RUNTIME_CONNECT=0")
+
+    # the fixed twin: connections made at initialisation; the steady state's
+    # bubbles then show the slow stage (2), which waits for nobody
+    d = report_json(record("pipeline_connected", "pipeline", {"NCCL_RUNTIME_CONNECT": "0"}, timeout=60))
+    if d is None:
+        check(False, "pipeline: the connected twin reported")
+        return
+    slow = [r for r, v in lazy_of(d).items() if v >= 15e6]
+    check(not slow, f"pipeline: connected at initialisation, no first call blocks for a set-up ({slow})")
+    stages = {s["rank"]: s["bubble_ns"] for s in d.get("p2p", {}).get("stages", [])}
+    if LENIENT:
+        print("skip: bubble timing under the sanitizers")
+    else:
+        check(len(stages) == 4 and min(stages, key=stages.get) == 2 and stages[3] >= 15e6,
+              f"pipeline: the slow stage has the least bubble time, the stage after it waits"
+              f" ({[(r, v // 10**6) for r, v in sorted(stages.items())]} ms)")
+
+    # a send that its receiver never posts: the sender hangs
+    d = report_json(record_args("pipeline_drop", "pipeline", ["drop-recv"], timeout=4))
+    hangs = [f for f in (d or {}).get("findings", []) if f["kind"] == "comm.hang"]
+    check(len(hangs) == 1 and hangs[0].get("sender_rank") == 1 and hangs[0].get("receiver_rank") == 2
+          and "rank 1" in hangs[0]["message"] and "rank 2" in hangs[0]["message"],
+          f"pipeline: a send with no matching receive is a hang naming both ranks ({[h['message'] for h in hangs]})")
+
+    d = report_json(record_args("pipeline_wrong", "pipeline", ["wrong-type"], timeout=60))
+    bad = [f for f in (d or {}).get("findings", []) if f["kind"] == "comm.mismatch"]
+    check(len(bad) == 1 and bad[0].get("ranks") == [1, 2] and "int32" in bad[0]["message"],
+          f"pipeline: a receive of another datatype is a mismatch naming both ranks ({[b['message'] for b in bad]})")
+
+
 def main():
     if not only or "clock" in only:
         check_clock()
+    if not only or "pipeline" in only:
+        check_pipeline()
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

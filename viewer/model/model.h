@@ -127,6 +127,7 @@ struct proc {
 struct timeline;
 struct tmpstore;
 struct clock_fit;
+struct p2p_run;
 
 struct model {
     char run_id[256];
@@ -146,6 +147,7 @@ struct model {
     struct timeline **timelines;         /* per process, built on first use (timeline.h) */
     int progress;                        /* show a progress line on stderr */
     struct clock_fit *clock;             /* the hosts' clocks as the collectives align them (clock_align.h), or NULL */
+    struct p2p_run *p2p;                 /* point-to-point pairs and stages (analysis_p2p.h), or NULL */
     uint64_t rows_read;
 };
 

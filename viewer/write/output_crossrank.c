@@ -1,6 +1,7 @@
 /* output_crossrank.c: the clock alignment and point-to-point sections of
  * the text and JSON reports (output_crossrank.h). */
 #include "viewer/write/output_crossrank.h"
+#include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/clock_align.h"
 #include "viewer/write/json.h"
 #include "viewer/write/term_text.h"
@@ -91,4 +92,68 @@ void output_clock_json(FILE *out, const struct model *m)
                 hc->drift_ppm, (long long)hc->residual_ns, (long long)hc->max_residual_ns);
     }
     fputs(nh ? "\n]}" : "]}", out);
+}
+
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+
+static int rank_of(const struct model *m, int proc, int comm_rank)
+{
+    return proc >= 0 ? m->procs[proc].rank : comm_rank;
+}
+
+void output_p2p_text(FILE *out, const struct model *m)
+{
+    const struct p2p_run *r = m->p2p;
+    if (!r || !r->npairs)
+        return;
+    fprintf(out, "\n%-14s %8s %14s %10s %9s %10s %10s\n", "p2p from->to", "matched", "bytes", "time ms", "GB/s",
+            "mismatch", "unmatched");
+    for (size_t i = 0; i < r->npairs; i++) {
+        const struct p2p_pair *p = &r->pairs[i];
+        char pair[64];
+        snprintf(pair, sizeof pair, "%d->%d", rank_of(m, p->src_proc, p->src), rank_of(m, p->dst_proc, p->dst));
+        fprintf(out, "%-14s %8lld %14lld %10.2f %9.2f %10lld %10lld\n", pair, (long long)p->matched,
+                (long long)p->bytes, ms(p->time_ns), p->time_ns > 0 ? (double)p->bytes / (double)p->time_ns : 0.0,
+                (long long)p->mismatched, (long long)(p->nsends - p->sends_head + p->nrecvs - p->recvs_head));
+    }
+    fprintf(out, "\n%-5s %8s %12s %10s %8s   (bubble: p2p GPU time no compute on the device hid)\n", "stage",
+            "p2p ops", "p2p GPU ms", "bubble ms", "bubble%");
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
+        const struct p2p_stage *st = &r->stages[pi];
+        if (!st->ops)
+            continue;
+        int64_t wall = m->procs[pi].end - m->procs[pi].start;
+        fprintf(out, "%-5d %8lld %12.2f %10.2f %8.1f\n", m->procs[pi].rank, (long long)st->ops, ms(st->gpu_ns),
+                ms(st->bubble_ns), wall > 0 ? 100.0 * (double)st->bubble_ns / (double)wall : 0.0);
+    }
+}
+
+void output_p2p_json(FILE *out, const struct model *m)
+{
+    const struct p2p_run *r = m->p2p;
+    size_t np = r ? r->npairs : 0;
+    fputs(",\n\"p2p\": {\"pairs\": [", out);
+    for (size_t i = 0; i < np; i++) {
+        const struct p2p_pair *p = &r->pairs[i];
+        fprintf(out, "%s\n  {\"comm_id\": %lld, \"from_rank\": %d, \"to_rank\": %d, \"matched\": %lld, \"bytes\": %lld,"
+                     " \"time_ns\": %lld, \"gbs\": %.3f, \"mismatched\": %lld, \"unmatched_sends\": %lld,"
+                     " \"unmatched_receives\": %lld}",
+                i ? "," : "", (long long)p->comm, rank_of(m, p->src_proc, p->src), rank_of(m, p->dst_proc, p->dst),
+                (long long)p->matched, (long long)p->bytes, (long long)p->time_ns,
+                p->time_ns > 0 ? (double)p->bytes / (double)p->time_ns : 0.0, (long long)p->mismatched,
+                (long long)(p->nsends - p->sends_head), (long long)(p->nrecvs - p->recvs_head));
+    }
+    fputs(np ? "\n], \"stages\": [" : "], \"stages\": [", out);
+    int first = 1;
+    for (size_t pi = 0; r && pi < m->nprocs; pi++) {
+        const struct p2p_stage *st = &r->stages[pi];
+        if (!st->ops)
+            continue;
+        int64_t wall = m->procs[pi].end - m->procs[pi].start;
+        fprintf(out, "%s\n  {\"rank\": %d, \"ops\": %lld, \"gpu_ns\": %lld, \"bubble_ns\": %lld, \"wall_ns\": %lld}",
+                first ? "" : ",", m->procs[pi].rank, (long long)st->ops, (long long)st->gpu_ns,
+                (long long)st->bubble_ns, (long long)wall);
+        first = 0;
+    }
+    fputs(first ? "]}" : "\n]}", out);
 }

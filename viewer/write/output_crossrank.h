@@ -13,4 +13,9 @@ void output_clock_text(FILE *out, const struct model *m);
 /* ",\n\"clock_alignment\": {...}" (docs/report-json.md). */
 void output_clock_json(FILE *out, const struct model *m);
 
+/* The point-to-point pairs and the stages' bubbles (nothing without any). */
+void output_p2p_text(FILE *out, const struct model *m);
+/* ",\n\"p2p\": {\"pairs\": [...], \"stages\": [...]}" (docs/report-json.md). */
+void output_p2p_json(FILE *out, const struct model *m);
+
 #endif

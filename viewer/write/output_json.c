@@ -85,6 +85,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
     }
     fprintf(out, "\n],\n\"failed_calls_total\": %lld", (long long)s->failed_total);
     output_clock_json(out, m);
+    output_p2p_json(out, m);
     fprintf(out, ",\n\"findings\": [");
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];

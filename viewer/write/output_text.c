@@ -152,6 +152,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                     term_cell(c->algorithm[0] ? c->algorithm : "-", 8, TERM_PAD, algo, sizeof algo));
         }
     }
+    output_p2p_text(out, m);
     if (s->nkernels) {
         size_t top = s->nkernels < KERNELS_SHOWN ? s->nkernels : KERNELS_SHOWN;
         fprintf(out, "\n%-52s %9s %10s %10s %7s\n", "kernel (GPU time, all ranks)", "count", "total ms", "mean us",
