@@ -77,6 +77,7 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
             model_drop_exts(m, pi); /* loaded for good: the peak without them */
         }
         analyse_proc(m, k->o, k->fs, pi);
+        p2p_window(m, pi);
         summary_add_window(m, k->s, pi);
         if (k->ct)
             chrome_trace_window(k->ct, m, pi);

@@ -19,6 +19,9 @@
  *               launcher kills the hung rank); comm.hang names ranks 1 and 2
  *   wrong-type  stage 2 receives its first micro-batch as int32 (the same
  *               bytes): comm.mismatch names ranks 1 and 2
+ *   grouped     not a problem: each send and receive in a group of its own
+ *               (as torch.distributed.batch_isend_irecv makes them), so
+ *               that NCCL connects in ncclGroupEnd
  * Each rank checks the data it received and prints "pipeline ok". */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
@@ -87,15 +90,26 @@ int main(int argc, char **argv)
     for (int mb = 0; mb < MICRO; mb++) {
         int wrong = !strcmp(plant, "wrong-type") && rank == SLOW_STAGE && mb == 0;
         int skip = !strcmp(plant, "drop-recv") && rank == SLOW_STAGE && mb == MICRO - 1;
-        if (rank > 0 && !skip)
+        int grouped = !strcmp(plant, "grouped");
+        if (rank > 0 && !skip) {
+            if (grouped)
+                CHECK(ncclGroupStart(), ncclSuccess);
             CHECK(ncclRecv(act[mb], elems, wrong ? ncclInt32 : ncclFloat32, rank - 1, comm, s), ncclSuccess);
+            if (grouped)
+                CHECK(ncclGroupEnd(), ncclSuccess);
+        }
         args[mb] = (struct stage_arg){ act[mb], elems, rank == SLOW_STAGE ? SLOW_US : STAGE_US,
                                        (float)(mb + rank + 1), rank > 0 && !skip, (float)(mb + rank), derr };
         argp[mb] = &args[mb];
         argv_k[mb][0] = &argp[mb];
         CHECK(cudaLaunchKernel((const void *)stage_kernel, (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 }, argv_k[mb], 0, s), cudaSuccess);
-        if (rank < world - 1)
+        if (rank < world - 1) {
+            if (grouped)
+                CHECK(ncclGroupStart(), ncclSuccess);
             CHECK(ncclSend(act[mb], elems, ncclFloat32, rank + 1, comm, s), ncclSuccess);
+            if (grouped)
+                CHECK(ncclGroupEnd(), ncclSuccess);
+        }
     }
     /* the last output, read back: what the final sync waits for */
     CHECK(cudaMemcpyAsync(out, act[MICRO - 1], sizeof *out, cudaMemcpyDeviceToHost, s), cudaSuccess);

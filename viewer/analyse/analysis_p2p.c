@@ -23,7 +23,7 @@ static struct p2p_run *run_of(struct model *m)
         model_out_of_memory();
     for (int a = 0; a < m->napis; a++) {
         const char *n = model_api_name(m, a);
-        r->is_p2p[a] = !strcmp(n, "ncclSend") ? 1 : !strcmp(n, "ncclRecv") ? 2 : 0;
+        r->is_p2p[a] = !strcmp(n, "ncclSend") ? 1 : !strcmp(n, "ncclRecv") ? 2 : !strcmp(n, "ncclGroupEnd") ? 3 : 0;
     }
     m->p2p = r;
     return r;
@@ -32,7 +32,7 @@ static struct p2p_run *run_of(struct model *m)
 int p2p_kind(const struct model *m, int api)
 {
     if (m->p2p)
-        return api >= 0 && api < m->napis ? m->p2p->is_p2p[api] : 0;
+        return api >= 0 && api < m->napis && m->p2p->is_p2p[api] < 3 ? m->p2p->is_p2p[api] : 0;
     const char *n = model_api_name(m, api);
     return !strcmp(n, "ncclSend") ? 1 : !strcmp(n, "ncclRecv") ? 2 : 0;
 }
@@ -61,15 +61,46 @@ static void note_contact(struct p2p_stage *st, const struct coll *c)
         k = &st->conns[st->nconns++];
         memset(k, 0, sizeof *k);
         *k = (struct p2p_conn){ .comm = c->comm, .first_ns = host, .first_start = c->start, .peer = c->peer,
-                                .api = c->api, .site = c->site, .nlater = 0 };
-        /* a grouped call only queues: NCCL connects in ncclGroupEnd, which
-         * no operation's host time holds: left out (first_ns -1) */
-        if (c->group)
-            k->first_ns = -1;
+                                .api = c->api, .site = c->site, .nlater = 0, .grouped = c->group != 0 };
         return;
     }
+    /* a grouped call only queues: its group's ncclGroupEnd, found later,
+     * is what waited; its start stands in */
     if (k->nlater < P2P_LATER_SAMPLES)
-        k->later[k->nlater++] = host;
+        k->later[k->nlater++] = k->grouped ? c->start : host;
+}
+
+void p2p_window(struct model *m, size_t pi)
+{
+    struct p2p_run *r = run_of(m);
+    const struct proc *p = &m->procs[pi];
+    struct p2p_stage *st = &r->stages[pi];
+    for (size_t i = 0; i < p->ncalls && st->nends < P2P_GROUP_ENDS; i++) {
+        const struct call *c = &p->calls[i];
+        if (c->api >= m->napis || r->is_p2p[c->api] != 3 || c->start < p->pass->lo || c->start >= p->pass->hi)
+            continue;
+        if (st->nends == st->ends_cap) {
+            st->ends_cap = st->ends_cap ? 2 * st->ends_cap : 64;
+            if (!(st->ends = realloc(st->ends, st->ends_cap * sizeof *st->ends)))
+                model_out_of_memory();
+        }
+        st->ends[st->nends++] = (struct p2p_group_end){ c->start, c->end > c->start ? c->end - c->start : 0 };
+    }
+}
+
+/* The first ncclGroupEnd that began at or after t (the one that launched
+ * a grouped call made at t): its index, or -1. */
+static int64_t group_end_after(const struct p2p_stage *st, int64_t t)
+{
+    size_t lo = 0, hi = st->nends;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (st->ends[mid].start < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < st->nends ? (int64_t)lo : -1;
 }
 
 void p2p_colls_done(struct model *m, size_t pi, size_t n)
@@ -103,6 +134,16 @@ static void lazy_findings(const struct model *m, struct findings *fs, const stru
         const struct p2p_stage *st = &r->stages[pi];
         for (size_t i = 0; i < st->nconns; i++) {
             struct p2p_conn k = st->conns[i];
+            int64_t end = -1; /* the GroupEnd that connected it */
+            if (k.grouped) { /* the GroupEnds' host times, for the calls' */
+                end = group_end_after(st, k.first_start);
+                k.first_ns = end >= 0 ? st->ends[end].ns : -1;
+                for (int j = 0; j < k.nlater; j++) {
+                    int64_t e = group_end_after(st, k.later[j]);
+                    k.later[j] = e >= 0 ? st->ends[e].ns : 0;
+                }
+                k.api = -1;
+            }
             if (k.first_ns < 0 || !k.nlater)
                 continue;
             qsort(k.later, (size_t)k.nlater, sizeof *k.later, cmp_i64);
@@ -113,6 +154,13 @@ static void lazy_findings(const struct model *m, struct findings *fs, const stru
             f->count = 1;
             f->confidence = "medium"; /* inferred from host times */
             f->host_blocked_ns = k.first_ns - typical;
+            /* one ncclGroupEnd that connected several peers is charged once:
+             * to the first of them */
+            int shared = 0;
+            for (size_t j = 0; end >= 0 && j < i; j++)
+                shared |= st->conns[j].grouped && group_end_after(st, st->conns[j].first_start) == end;
+            if (shared)
+                f->host_blocked_ns = 0;
             /* the peer's rank in the run, where the trace has it */
             int peer_rank = k.peer;
             for (size_t j = 0; j < r->npairs; j++) {
@@ -127,9 +175,10 @@ static void lazy_findings(const struct model *m, struct findings *fs, const stru
                      (long long)k.comm, peer_rank, (long long)k.first_ns, (long long)typical);
             snprintf(f->message, sizeof f->message,
                      "the first %s between rank %d and rank %d blocked the host %.2f ms while NCCL connected the"
-                     " pair; the later ones took %.3f ms",
-                     model_api_name(m, k.api), m->procs[pi].rank, peer_rank, (double)k.first_ns / 1e6,
-                     (double)typical / 1e6);
+                     " pair; the later ones took %.3f ms%s",
+                     k.api < 0 ? "group of send/recv (its ncclGroupEnd)" : model_api_name(m, k.api),
+                     m->procs[pi].rank, peer_rank, (double)k.first_ns / 1e6,
+                     (double)typical / 1e6, shared ? " (the same ncclGroupEnd as a connection above: charged there)" : "");
             snprintf(f->suggestion, sizeof f->suggestion,
                      "NCCL connects two ranks at their first send/recv (NCCL_RUNTIME_CONNECT, on by default since"
                      " 2.22): warm the connections up with one small send/recv per peer before the timed loop, or"
@@ -332,8 +381,10 @@ void p2p_free(struct model *m)
         free(r->pairs[i].sends);
         free(r->pairs[i].recvs);
     }
-    for (size_t pi = 0; pi < m->nprocs; pi++)
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
         free(r->stages[pi].conns);
+        free(r->stages[pi].ends);
+    }
     free(r->pairs);
     free(r->stages);
     free(r->is_p2p);

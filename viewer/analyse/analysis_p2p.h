@@ -38,22 +38,31 @@ struct p2p_pair {
     struct p2p_op first_bad_send, first_bad_recv;
 };
 
-/* A rank's first contact with one peer (comm.lazy_connect). */
+/* A rank's first contact with one peer (comm.lazy_connect).  An ungrouped
+ * call's own host time counts; a grouped one only queues, and its group's
+ * ncclGroupEnd, which connects, counts: its start is kept until the
+ * GroupEnds are looked up (grouped). */
 #define P2P_LATER_SAMPLES 31
 struct p2p_conn {
     int64_t comm, first_ns, first_start;
-    int peer, api, site, nlater;
-    int64_t later[P2P_LATER_SAMPLES]; /* host times of the calls after it (the first ones) */
+    int peer, api, site, nlater, grouped;
+    int64_t later[P2P_LATER_SAMPLES]; /* host times of the calls after it (the first ones), or their starts */
 };
+
+/* A process's outermost ncclGroupEnd calls, by start (at most
+ * P2P_GROUP_ENDS: first contacts come early). */
+#define P2P_GROUP_ENDS 65536
+struct p2p_group_end { int64_t start, ns; };
 
 struct p2p_stage {
     int64_t ops, gpu_ns, bubble_ns;
     int64_t last_gstart, last_gend; int last_gstream; /* a fused send+recv kernel is counted once */
     struct p2p_conn *conns; size_t nconns, conns_cap;
+    struct p2p_group_end *ends; size_t nends, ends_cap;
 };
 
 struct p2p_run {
-    uint8_t *is_p2p;           /* by api id: 1 ncclSend, 2 ncclRecv */
+    uint8_t *is_p2p;           /* by api id: 1 ncclSend, 2 ncclRecv, 3 ncclGroupEnd */
     struct p2p_stage *stages;  /* by process */
     struct p2p_pair *pairs; size_t npairs, pairs_cap;
     struct idmap pair_index;   /* key of (comm, src, dst) -> index in pairs */
@@ -62,6 +71,8 @@ struct p2p_run {
 
 /* 1 for ncclSend, 2 for ncclRecv, 0 for any other API. */
 int p2p_kind(const struct model *m, int api);
+/* The window of process pi loaded (its calls): its ncclGroupEnd calls. */
+void p2p_window(struct model *m, size_t pi);
 /* The first n collectives of process pi, done with (proc_report.c): its
  * stage's bubbles and first contacts. */
 void p2p_colls_done(struct model *m, size_t pi, size_t n);
