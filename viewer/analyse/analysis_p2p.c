@@ -223,10 +223,16 @@ static struct p2p_pair *pair_of(struct p2p_run *r, int64_t comm, int src, int ds
     return p;
 }
 
-static void push(struct p2p_op **v, size_t *head, size_t *n, size_t *cap, struct p2p_op op)
+static void push(struct p2p_op **v, size_t *head, size_t *n, size_t *cap, int64_t *over, struct p2p_op *over_first,
+                 struct p2p_op op)
 {
     if (*head && *head == *n) /* empty: start over at the front */
         *head = *n = 0;
+    if (*over || *n - *head >= P2P_QUEUE_MAX) { /* kept in order: after those counted already */
+        if (!(*over)++)
+            *over_first = op;
+        return;
+    }
     if (*n == *cap) {
         if (*head) { /* room at the front */
             memmove(*v, *v + *head, (*n - *head) * sizeof **v);
@@ -246,11 +252,29 @@ static int64_t aligned(const struct model *m, int proc, int64_t t)
     return model_aligned(m, &m->procs[proc], t);
 }
 
+/* Whether one side has an operation waiting, kept or counted. */
+static int waiting(size_t head, size_t n, int64_t over)
+{
+    return head < n || over > 0;
+}
+
 static void match(struct matching *mt, struct p2p_pair *p)
 {
-    while (p->sends_head < p->nsends && p->recvs_head < p->nrecvs) {
-        const struct p2p_op *s = &p->sends[p->sends_head++], *v = &p->recvs[p->recvs_head++];
+    while (waiting(p->sends_head, p->nsends, p->sends_over) && waiting(p->recvs_head, p->nrecvs, p->recvs_over)) {
         p->matched++;
+        if (p->sends_head == p->nsends || p->recvs_head == p->nrecvs) {
+            /* one side only counted: matched blind, with what is known of the other */
+            if (p->sends_head < p->nsends)
+                model_add(&p->bytes, p->sends[p->sends_head++].bytes);
+            else
+                p->sends_over--;
+            if (p->recvs_head < p->nrecvs)
+                model_add(&p->bytes, p->recvs[p->recvs_head++].bytes);
+            else
+                p->recvs_over--;
+            continue;
+        }
+        const struct p2p_op *s = &p->sends[p->sends_head++], *v = &p->recvs[p->recvs_head++];
         model_add(&p->bytes, s->bytes);
         if (s->count != v->count || s->dtype != v->dtype) {
             if (!p->mismatched) {
@@ -282,10 +306,10 @@ static void group(const struct coll_rec *v, size_t n, void *ctx)
         struct p2p_op op = { c->start, c->gstart, c->gend, c->count, c->bytes, c->seq, c->dtype, c->proc, c->site };
         if (send) {
             p->src_proc = c->proc;
-            push(&p->sends, &p->sends_head, &p->nsends, &p->sends_cap, op);
+            push(&p->sends, &p->sends_head, &p->nsends, &p->sends_cap, &p->sends_over, &p->sends_over_first, op);
         } else {
             p->dst_proc = c->proc;
-            push(&p->recvs, &p->recvs_head, &p->nrecvs, &p->recvs_cap, op);
+            push(&p->recvs, &p->recvs_head, &p->nrecvs, &p->recvs_cap, &p->recvs_over, &p->recvs_over_first, op);
         }
         match(mt, p);
     }
@@ -319,19 +343,21 @@ static void pair_findings(struct matching *mt, struct p2p_pair *p)
                  "the two ranks disagree on the tensor passed between them: check the shapes and dtypes each stage"
                  " sends and expects");
     }
-    size_t left_s = p->nsends - p->sends_head, left_r = p->nrecvs - p->recvs_head;
+    int64_t left_s = (int64_t)(p->nsends - p->sends_head) + p->sends_over,
+            left_r = (int64_t)(p->nrecvs - p->recvs_head) + p->recvs_over;
     if (!left_s && !left_r)
         return;
     int sender = left_s > 0;
-    const struct p2p_op *o = sender ? &p->sends[p->sends_head] : &p->recvs[p->recvs_head];
+    const struct p2p_op *o = sender ? (p->sends_head < p->nsends ? &p->sends[p->sends_head] : &p->sends_over_first)
+                                    : (p->recvs_head < p->nrecvs ? &p->recvs[p->recvs_head] : &p->recvs_over_first);
     int other = sender ? p->dst_proc : p->src_proc;
     if (other < 0) { /* the peer is not in the trace: nothing to say about it */
-        mt->r->unmatched_untraced += (int64_t)(left_s + left_r);
+        mt->r->unmatched_untraced += left_s + left_r;
         return;
     }
     int me = m->procs[o->proc].rank, them = m->procs[other].rank;
     struct finding *f = findings_new(mt->fs, m, mt->ended_badly ? F_COMM_HANG : F_COMM_MISMATCH, -1, 0);
-    f->count = (int64_t)(sender ? left_s : left_r);
+    f->count = sender ? left_s : left_r;
     model_callsite(m, &m->procs[o->proc], o->site, f->callsite, sizeof f->callsite);
     if (mt->ended_badly) {
         const struct proc *pp = &m->procs[o->proc];

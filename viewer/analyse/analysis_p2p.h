@@ -32,11 +32,18 @@ struct p2p_pair {
     int src, dst;              /* ranks in the communicator */
     int src_proc, dst_proc;    /* their processes (-1 until seen) */
     int64_t matched, bytes, time_ns, mismatched;
-    /* the operations not matched yet, oldest first: v[head..n) */
+    /* the operations not matched yet, oldest first: v[head..n), at most
+     * P2P_QUEUE_MAX; those past it (a peer that never answers, or is not
+     * in the trace) only counted in *_over, newer than all those kept, and
+     * matched blind (no time, no datatype check) once those are gone */
     struct p2p_op { int64_t start, gstart, gend, count, bytes, seq; int32_t dtype, proc, site; } *sends, *recvs;
     size_t sends_head, nsends, sends_cap, recvs_head, nrecvs, recvs_cap;
+    int64_t sends_over, recvs_over;
+    struct p2p_op sends_over_first, recvs_over_first; /* the first counted only */
     struct p2p_op first_bad_send, first_bad_recv;
 };
+
+#define P2P_QUEUE_MAX 4096
 
 /* A rank's first contact with one peer (comm.lazy_connect).  An ungrouped
  * call's own host time counts; a grouped one only queues, and its group's

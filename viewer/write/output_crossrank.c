@@ -114,7 +114,8 @@ void output_p2p_text(FILE *out, const struct model *m)
         snprintf(pair, sizeof pair, "%d->%d", rank_of(m, p->src_proc, p->src), rank_of(m, p->dst_proc, p->dst));
         fprintf(out, "%-14s %8lld %14lld %10.2f %9.2f %10lld %10lld\n", pair, (long long)p->matched,
                 (long long)p->bytes, ms(p->time_ns), p->time_ns > 0 ? (double)p->bytes / (double)p->time_ns : 0.0,
-                (long long)p->mismatched, (long long)(p->nsends - p->sends_head + p->nrecvs - p->recvs_head));
+                (long long)p->mismatched,
+                (long long)(p->nsends - p->sends_head + p->nrecvs - p->recvs_head) + p->sends_over + p->recvs_over);
     }
     fprintf(out, "\n%-5s %8s %12s %10s %8s   (bubble: p2p GPU time no compute on the device hid)\n", "stage",
             "p2p ops", "p2p GPU ms", "bubble ms", "bubble%");
@@ -141,7 +142,8 @@ void output_p2p_json(FILE *out, const struct model *m)
                 i ? "," : "", (long long)p->comm, rank_of(m, p->src_proc, p->src), rank_of(m, p->dst_proc, p->dst),
                 (long long)p->matched, (long long)p->bytes, (long long)p->time_ns,
                 p->time_ns > 0 ? (double)p->bytes / (double)p->time_ns : 0.0, (long long)p->mismatched,
-                (long long)(p->nsends - p->sends_head), (long long)(p->nrecvs - p->recvs_head));
+                (long long)(p->nsends - p->sends_head) + p->sends_over,
+                (long long)(p->nrecvs - p->recvs_head) + p->recvs_over);
     }
     fputs(np ? "\n], \"stages\": [" : "], \"stages\": [", out);
     int first = 1;
