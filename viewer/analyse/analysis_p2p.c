@@ -108,6 +108,7 @@ void p2p_colls_done(struct model *m, size_t pi, size_t n)
     struct p2p_run *r = run_of(m);
     const struct proc *p = &m->procs[pi];
     struct p2p_stage *st = &r->stages[pi];
+    r->counted = 1;
     for (size_t i = 0; i < n; i++) {
         const struct coll *c = &p->colls[i];
         if (!p2p_kind(m, c->api))
@@ -390,9 +391,16 @@ void analyse_p2p(struct model *m, struct findings *fs, struct coll_spill *spill)
 {
     struct p2p_run *r = run_of(m);
     struct matching mt = { m, r, fs, 0 };
-    for (size_t pi = 0; pi < m->nprocs; pi++)
+    int64_t ops = 0;
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
         mt.ended_badly |= !m->procs[pi].has_end || m->procs[pi].has_signal || m->procs[pi].inflight > 0;
-    coll_spill_groups(spill, group, &mt);
+        ops += r->stages[pi].ops;
+    }
+    /* a pass over every rank's collectives costs a merge of the spill:
+     * none when no process made a point-to-point call (p2p_colls_done saw
+     * them all; a run analysed without it counts none and is read anyway) */
+    if (ops || !r->counted)
+        coll_spill_groups(spill, group, &mt);
     for (size_t i = 0; i < r->npairs; i++)
         pair_findings(&mt, &r->pairs[i]);
     lazy_findings(m, fs, r);

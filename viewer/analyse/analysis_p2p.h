@@ -74,6 +74,7 @@ struct p2p_run {
     struct p2p_pair *pairs; size_t npairs, pairs_cap;
     struct idmap pair_index;   /* key of (comm, src, dst) -> index in pairs */
     int64_t unmatched_untraced; /* left unmatched with a peer the trace does not have */
+    int counted;               /* p2p_colls_done saw the processes' operations (stages[].ops) */
 };
 
 /* 1 for ncclSend, 2 for ncclRecv, 0 for any other API. */
