@@ -136,6 +136,20 @@ def check_clock():
           f"clock: the aligned trace read a window at a time is the same trace"
           f" ({(outs[1].stderr.strip().splitlines() or [''])[0]})")
 
+    # a damaged clock offset (2^61 ns off): no alignment, no crash
+    import glob, sqlite3
+    bad = os.path.join(tmp, "damaged.db")
+    shutil.copytree(shifted_db, bad)
+    for f in glob.glob(os.path.join(bad, "simhost-b-*.db")):
+        con = sqlite3.connect(f)
+        con.execute("update process set clock_offset_ns = 2305843009213693952")
+        con.commit()
+        con.close()
+    d = report_json(bad)
+    h = {x["host"]: x for x in (d or {}).get("clock_alignment", {}).get("hosts", [])}
+    check(d is not None and h.get("simhost-b", {}).get("aligned") is False,
+          "clock: a host 2^61 ns off (a damaged offset) is reported, left unaligned")
+
     # a real straggler (rank 2, 15 ms late) whose host's clock is 14 ms
     # behind: by the realtime clocks it is barely last
     # (the straggler workload is timing: on a busy machine the ranks drift

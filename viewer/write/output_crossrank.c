@@ -62,6 +62,9 @@ void output_clock_text(FILE *out, const struct model *m)
         fprintf(out, "%s %-12s ", term_cell(hc->host, 24, TERM_CUT | TERM_PAD, t, sizeof t), ranks);
         if (hc->reference)
             fprintf(out, "%11s\n", "(reference)");
+        else if (!hc->aligned && hc->shared)
+            fprintf(out, "%11s  more than 13 days off the reference (a damaged clock offset?): realtime clock only\n",
+                    "-");
         else if (!hc->aligned)
             fprintf(out, "%11s  no collective shared with the reference: realtime clock only\n", "-");
         else
