@@ -339,8 +339,8 @@ int main(int argc, char **argv)
     summary_begin(&m, &s);
     struct chrome_trace *ct = NULL;
     int trace_errno = 0;
-    /* on several hosts, the trace waits for their clocks' alignment */
-    int trace_later = trace && clock_align_hosts(&m);
+    /* on several hosts, the traces wait for their clocks' alignment */
+    int later = clock_align_hosts(&m), trace_later = trace && later;
     if (trace && !trace_later && !(ct = chrome_trace_open(trace, &m, isatty(2))))
         trace_errno = errno;
     int kineto_ok = kineto && kineto_begin(kineto, err, sizeof err) == 0;
@@ -351,7 +351,7 @@ int main(int argc, char **argv)
     struct coll_spill spill; /* every rank's collectives, for what looks across ranks */
     coll_spill_open(&spill, m.nprocs);
     for (size_t pi = 0; pi < m.nprocs; pi++) {
-        struct report_sinks k = { &o, &fs, &s, ct, kineto_ok ? kineto_files : NULL, &spill };
+        struct report_sinks k = { &o, &fs, &s, ct, kineto_ok && !later ? kineto_files : NULL, &spill };
         if (report_process(&m, &k, pi, err, sizeof err) != 0) {
             fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
             kineto_ok = 0;
@@ -362,8 +362,12 @@ int main(int argc, char **argv)
     clock_align_fit(&m, &spill);
     if (trace_later && !(ct = chrome_trace_open(trace, &m, isatty(2))))
         trace_errno = errno;
-    for (size_t pi = 0; trace_later && ct && pi < m.nprocs; pi++)
-        trace_process(&m, ct, pi);
+    for (size_t pi = 0; later && ((trace_later && ct) || kineto_ok) && pi < m.nprocs; pi++)
+        if (trace_process(&m, trace_later ? ct : NULL, kineto_ok ? kineto_files[pi] : NULL, pi, err, sizeof err)) {
+            fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
+            kineto_ok = 0;
+            rc = 1;
+        }
     analyse_run(&m, &o, &fs, &spill);
     clock_align_confidence(&m, &fs, &spill);
     analyse_p2p(&m, &fs, &spill);

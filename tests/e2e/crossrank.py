@@ -120,6 +120,18 @@ def check_clock():
           f"clock: the Chrome trace aligned: collectives end within 1 ms across ranks (median spread"
           f" {med:.0f} us over {len(spread)})")
 
+    # the Kineto traces too (one per rank, for HTA)
+    kdir = os.path.join(tmp, "kineto")
+    subprocess.run([os.path.join(build, "gputrace-report"), "--kineto", kdir, shifted_db], stdout=subprocess.DEVNULL)
+    ends = []
+    for r in range(4):
+        path = os.path.join(kdir, f"rank-{r}.json")
+        ev = json.load(open(path))["traceEvents"] if os.path.exists(path) else []
+        ends.append([e["ts"] + e["dur"] for e in ev if e.get("cat") == "kernel" and "AllReduce" in e.get("name", "")])
+    n = min(len(x) for x in ends)
+    kmed = statistics.median(max(x[i] for x in ends) - min(x[i] for x in ends) for i in range(n)) if n else 1e9
+    check(n >= 10 and kmed < 1000, f"clock: the Kineto traces aligned too (median spread {kmed:.0f} us over {n})")
+
     # the trace's second reading, a window at a time: the same events (rows
     # a busy writer stored in bulk blocks become rows first, which windows
     # are cut by: as report_windows.sh does)
