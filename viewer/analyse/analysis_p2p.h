@@ -16,9 +16,10 @@
  * hid (the pipeline's bubbles); comm.mismatch for pairs whose count or
  * datatype differ, and for sends or receives left without a match in a run
  * that ended well; comm.hang for those in a run that did not, naming both
- * ranks; and comm.lazy_connect: the first ungrouped send or receive between
- * two ranks, which blocks the host while NCCL connects the pair (lazily, by
- * default since NCCL 2.22), where every later one returns once enqueued. */
+ * ranks; and comm.lazy_connect: the first send or receive between two
+ * ranks (its own call, or for a grouped one its ncclGroupEnd), which blocks
+ * the host while NCCL connects the pair (lazily, by default since NCCL
+ * 2.22), where every later one returns once enqueued. */
 #ifndef GPUTRACE_ANALYSIS_P2P_H
 #define GPUTRACE_ANALYSIS_P2P_H
 
