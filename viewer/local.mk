@@ -24,3 +24,8 @@ gputrace_report_SOURCES = \
   collector/rundir.h collector/rundir.c
 gputrace_report_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 gputrace_report_LDADD = $(SQLITE_LIBS)
+# the hosts' clocks aligned from the collectives, point-to-point pairs
+gputrace_report_SOURCES += viewer/analyse/clock_align.h viewer/analyse/clock_align.c \
+  viewer/write/output_crossrank.h viewer/write/output_crossrank.c viewer/trace_pass.h viewer/trace_pass.c \
+  viewer/analyse/analysis_p2p.h viewer/analyse/analysis_p2p.c
+gputrace_report_LDADD += -lm

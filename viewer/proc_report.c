@@ -3,6 +3,7 @@
  * analysed, summarised and exported, then freed. */
 #include "viewer/proc_report.h"
 #include "viewer/proc_pass.h"
+#include "viewer/analyse/analysis_p2p.h"
 #include "viewer/model/timeline.h"
 #include "viewer/read/windows.h"
 
@@ -53,6 +54,7 @@ static void colls_done(struct model *m, const struct report_sinks *k, size_t pi,
         return;
     analyse_colls_done(m, k->o, k->fs, pi, n);
     summary_add_colls(m, k->s, pi, n);
+    p2p_colls_done(m, pi, n);
     coll_spill_add_batch(k->spill, pi, p->colls, n, p->colls_first);
     model_release_colls(m, pi, n);
 }
@@ -75,6 +77,7 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
             model_drop_exts(m, pi); /* loaded for good: the peak without them */
         }
         analyse_proc(m, k->o, k->fs, pi);
+        p2p_window(m, pi);
         summary_add_window(m, k->s, pi);
         if (k->ct)
             chrome_trace_window(k->ct, m, pi);

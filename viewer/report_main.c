@@ -10,11 +10,14 @@
  * (an output that would overwrite an input or another output),
  * 3 when a --fail-on kind was found. */
 #include "collector/rundir.h"
+#include "viewer/analyse/analysis_p2p.h"
+#include "viewer/analyse/clock_align.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/analyse/findings.h"
 #include "viewer/write/out_paths.h"
 #include "viewer/write/output.h"
 #include "viewer/proc_report.h"
+#include "viewer/trace_pass.h"
 #include "viewer/analyse/summary.h"
 #include "viewer/write/term_text.h"
 
@@ -57,7 +60,7 @@ static const char usage_text[] =
     "\n"
     "finding kinds: sync.redundant sync.no_consumer sync.device_wide sync.implicit sync.scalar_read\n"
     "  copy.pageable copy.serialized comm.exposed comm.same_stream comm.straggler comm.mismatch\n"
-    "  comm.hang gpu.idle   (docs/report.md defines each)\n"
+    "  comm.hang gpu.idle comm.lazy_connect   (docs/report.md defines each)\n"
     "environment: GPUTRACE_REPORT_THREADS=1 reads with one thread (default two; the same report);\n"
     "  TMPDIR: where every rank's collectives wait (default /tmp; memory if it cannot be written);\n"
     "  GPUTRACE_REPORT_WINDOW_ROWS=N: a long rank is read a window of about N rows at a time\n"
@@ -336,7 +339,9 @@ int main(int argc, char **argv)
     summary_begin(&m, &s);
     struct chrome_trace *ct = NULL;
     int trace_errno = 0;
-    if (trace && !(ct = chrome_trace_open(trace, &m, isatty(2))))
+    /* on several hosts, the traces wait for their clocks' alignment */
+    int later = clock_align_hosts(&m), trace_later = trace && later;
+    if (trace && !trace_later && !(ct = chrome_trace_open(trace, &m, isatty(2))))
         trace_errno = errno;
     int kineto_ok = kineto && kineto_begin(kineto, err, sizeof err) == 0;
     if (kineto && !kineto_ok) {
@@ -346,7 +351,7 @@ int main(int argc, char **argv)
     struct coll_spill spill; /* every rank's collectives, for what looks across ranks */
     coll_spill_open(&spill, m.nprocs);
     for (size_t pi = 0; pi < m.nprocs; pi++) {
-        struct report_sinks k = { &o, &fs, &s, ct, kineto_ok ? kineto_files : NULL, &spill };
+        struct report_sinks k = { &o, &fs, &s, ct, kineto_ok && !later ? kineto_files : NULL, &spill };
         if (report_process(&m, &k, pi, err, sizeof err) != 0) {
             fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
             kineto_ok = 0;
@@ -354,7 +359,18 @@ int main(int argc, char **argv)
         }
     }
     model_progress_done(&m);
+    clock_align_fit(&m, &spill);
+    if (trace_later && !(ct = chrome_trace_open(trace, &m, isatty(2))))
+        trace_errno = errno;
+    for (size_t pi = 0; later && ((trace_later && ct) || kineto_ok) && pi < m.nprocs; pi++)
+        if (trace_process(&m, trace_later ? ct : NULL, kineto_ok ? kineto_files[pi] : NULL, pi, err, sizeof err)) {
+            fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
+            kineto_ok = 0;
+            rc = 1;
+        }
     analyse_run(&m, &o, &fs, &spill);
+    clock_align_confidence(&m, &fs, &spill);
+    analyse_p2p(&m, &fs, &spill);
     findings_finish(&fs, &o, &m);
     summary_end(&s);
     if (!strcmp(format, "json"))
@@ -393,6 +409,8 @@ int main(int argc, char **argv)
     kineto_paths_free(kineto_files, m.nprocs);
     summary_free(&s);
     findings_free(&fs);
+    clock_align_free(&m);
+    p2p_free(&m);
     model_free(&m);
     inputs_free(&in);
     if (fflush(stdout) != 0)

@@ -241,3 +241,9 @@ tests_apps_libunload_a_la_LDFLAGS = $(PLUGIN_FLAGS)
 tests_apps_libunload_b_la_SOURCES = tests/apps/unload_lib.c
 tests_apps_libunload_b_la_LIBADD = -ldl
 tests_apps_libunload_b_la_LDFLAGS = $(PLUGIN_FLAGS)
+# a 4-stage pipeline: point-to-point between neighbours, one stage slower
+check_PROGRAMS += tests/apps/pipeline
+tests_apps_pipeline_SOURCES = tests/apps/pipeline.c
+tests_apps_pipeline_LDADD = $(SIM_LIBS)
+tests_apps_pipeline_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_pipeline_DEPENDENCIES = tests/sim/libgpusim.la

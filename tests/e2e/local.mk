@@ -20,8 +20,11 @@ TESTS += \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
   tests/e2e/tracer_limits.sh \
-  tests/e2e/kineto_hta.sh
+  tests/e2e/kineto_hta.sh \
+  tests/e2e/crossrank.sh
 EXTRA_DIST += \
+  tests/e2e/crossrank.sh \
+  tests/e2e/crossrank.py \
   tests/e2e/workloads.sh \
   tests/e2e/tracer.sh \
   tests/e2e/tracer_stress.sh \
@@ -53,6 +56,9 @@ tests/e2e/report_workloads.log: $(filter-out tests/e2e/report_workloads.log,$(TE
 # tracer_kill.sh measures times too (what killed ranks lose): alone as well,
 # before them
 tests/e2e/tracer_kill.log: $(filter-out tests/e2e/tracer_kill.log tests/e2e/report_workloads.log,$(TEST_LOGS))
+# crossrank.sh reads timings of simulated runs too (stragglers, bubbles):
+# before those two, after the rest
+tests/e2e/crossrank.log: $(filter-out tests/e2e/crossrank.log tests/e2e/tracer_kill.log tests/e2e/report_workloads.log,$(TEST_LOGS))
 
 # the virtual environment kineto_hta.sh makes in the build tree when
 # GPUTRACE_HTA_VENV does not point elsewhere

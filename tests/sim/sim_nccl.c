@@ -383,6 +383,8 @@ static ncclResult_t submit_now(const struct item *it)
         group_items[group_n++] = *it;
         return ncclSuccess;
     }
+    if (is_p2p(it->kind))
+        sim_nccl_connect(it->comm, it->root);
     launch(it, 1);
     return ncclSuccess;
 }
@@ -411,6 +413,9 @@ ncclResult_t ncclGroupEnd(void)
                 batch[nb++] = group_items[j];
                 group_items[j].comm = NULL;
             }
+        for (int k = 0; k < nb; k++)
+            if (is_p2p(batch[k].kind))
+                sim_nccl_connect(batch[k].comm, batch[k].root);
         launch(batch, nb);
     }
     group_n = 0;

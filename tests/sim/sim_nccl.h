@@ -65,5 +65,8 @@ int sim_nccl_reduce(void *dst, const void *src, size_t n, ncclDataType_t t, nccl
 int sim_nccl_divide(void *dst, size_t n, ncclDataType_t t, int by); /* for ncclAvg */
 const char *sim_nccl_type_name(ncclDataType_t t);
 const char *sim_nccl_op_name(ncclRedOp_t op);
+/* The first point-to-point call from this rank to peer blocks while the
+ * pair connects (sim_nccl_connect.c). */
+void sim_nccl_connect(struct ncclComm *c, int peer);
 
 #endif

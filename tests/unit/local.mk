@@ -62,3 +62,21 @@ tests_unit_test_outputs_SOURCES = tests/unit/test_outputs.c collector/config.h c
   collector/outputs.h collector/outputs.c
 tests_unit_test_outputs_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_outputs_LDADD = $(CRITERION_LIBS)
+
+# the hosts' clocks aligned from the collectives
+check_PROGRAMS += tests/unit/test_clock_align
+TESTS += tests/unit/test_clock_align
+tests_unit_test_clock_align_SOURCES = tests/unit/test_clock_align.c viewer/analyse/clock_align.h \
+  viewer/analyse/clock_align.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
+  viewer/model/tmpstore.h viewer/model/tmpstore.c
+tests_unit_test_clock_align_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_clock_align_LDADD = $(CRITERION_LIBS) -lm
+
+# sends matched to their receives across ranks
+check_PROGRAMS += tests/unit/test_p2p_match
+TESTS += tests/unit/test_p2p_match
+tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c viewer/analyse/analysis_p2p.h \
+  viewer/analyse/analysis_p2p.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
+  viewer/model/tmpstore.h viewer/model/tmpstore.c viewer/model/idmap.h viewer/model/idmap.c
+tests_unit_test_p2p_match_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_p2p_match_LDADD = $(CRITERION_LIBS)

@@ -1,6 +1,7 @@
 /* analysis_comm.c: collectives within a rank (comm.exposed,
  * comm.same_stream) and across ranks, matched by (communicator, sequence):
  * comm.straggler, comm.mismatch, comm.hang. */
+#include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/analyse/findings.h"
 #include "viewer/proc_pass.h"
@@ -117,8 +118,8 @@ struct straggling {
 static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
 {
     struct straggling *st = ctx;
-    if (n < 2 || n != (size_t)(v[0].nranks > 0 ? v[0].nranks : 0))
-        return;
+    if (n < 2 || n != (size_t)(v[0].nranks > 0 ? v[0].nranks : 0) || p2p_kind(st->m, v[0].api))
+        return; /* point to point: analysis_p2p.c pairs those by order, not by sequence */
     st->full++;
     int64_t latest = INT64_MIN, second = INT64_MIN;
     int who = -1;
@@ -237,8 +238,9 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
 {
     struct finding_pass *fp = ctx;
     const struct model *m = fp->m;
-    if (n >= (size_t)(v[0].nranks > 0 ? v[0].nranks : 0) || (fp->have && v[0].comm == fp->comm))
-        return;
+    if (n >= (size_t)(v[0].nranks > 0 ? v[0].nranks : 0) || (fp->have && v[0].comm == fp->comm) ||
+        p2p_kind(m, v[0].api))
+        return; /* point to point: analysis_p2p.c */
     /* members: the processes that ever used this communicator */
     char missing[256] = "";
     for (size_t pi = 0; pi < m->nprocs; pi++) {

@@ -21,7 +21,8 @@
     X(COMM_STRAGGLER, "comm.straggler", wait)                                       \
     X(COMM_MISMATCH, "comm.mismatch", wait)                                         \
     X(COMM_HANG, "comm.hang", wait)                                                 \
-    X(GPU_IDLE, "gpu.idle", gpu_idle)
+    X(GPU_IDLE, "gpu.idle", gpu_idle)                                              \
+    X(COMM_LAZY_CONNECT, "comm.lazy_connect", host_blocked)
 
 enum finding_kind {
 #define X(id, name, cost) F_##id,

@@ -89,6 +89,11 @@ struct nvtx {
 
 struct proc_rows;
 
+/* A host's clock as the ends of its collectives align it with the first
+ * rank's host (clock_align.h): offset + slope * (t - mid), t kept within
+ * [lo, hi], is subtracted from its aligned times; on 0: none. */
+struct clock_corr { int64_t offset, mid, lo, hi; double slope; int on; };
+
 struct proc {
     int64_t id, start, end, clock_offset;
     int rank, pid, device, exit_code, exit_signal, world;
@@ -103,6 +108,7 @@ struct proc {
     size_t colls_next;            /* the number of the next one to load */
     uint64_t colls_at; size_t colls_parked; /* where they all wait in model.parked, and how many */
     struct proc_pass *pass;       /* what its analyses carry across windows (proc_pass.h) */
+    struct clock_corr align;      /* its host's clock, aligned from the collectives (clock_align.h) */
     struct proc_exts *exts;       /* its ext_corr rows, while it is loaded (load_proc.c) */
     int64_t inflight; /* calls left in flight when the process ended */
     int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
@@ -120,6 +126,8 @@ struct proc {
 
 struct timeline;
 struct tmpstore;
+struct clock_fit;
+struct p2p_run;
 
 struct model {
     char run_id[256];
@@ -138,6 +146,8 @@ struct model {
     int64_t t0;                          /* earliest realtime start, for aligned times */
     struct timeline **timelines;         /* per process, built on first use (timeline.h) */
     int progress;                        /* show a progress line on stderr */
+    struct clock_fit *clock;             /* the hosts' clocks as the collectives align them (clock_align.h), or NULL */
+    struct p2p_run *p2p;                 /* point-to-point pairs and stages (analysis_p2p.h), or NULL */
     uint64_t rows_read;
 };
 
@@ -233,10 +243,17 @@ static inline void model_add(int64_t *acc, int64_t v)
         *acc = v > 0 ? INT64_MAX : INT64_MIN;
 }
 
-/* Aligned time: ns since the run's start, on the realtime clock. */
+/* Aligned time: ns since the run's start, on the realtime clock, each
+ * host's corrected by the ends of the collectives it shares with the
+ * first rank's host (clock_align.h) once those are known. */
 static inline int64_t model_aligned(const struct model *m, const struct proc *p, int64_t t)
 {
-    return t + p->clock_offset - m->t0;
+    int64_t a = t + p->clock_offset - m->t0;
+    if (p->align.on) {
+        int64_t x = a < p->align.lo ? p->align.lo : a > p->align.hi ? p->align.hi : a;
+        a -= p->align.offset + (int64_t)(p->align.slope * (double)(x - p->align.mid));
+    }
+    return a;
 }
 
 #endif

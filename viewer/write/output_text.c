@@ -3,6 +3,7 @@
  * Every string from the file is printed through term_text.h: escaped for
  * the terminal, cut between characters to fit a column. */
 #include "viewer/write/output.h"
+#include "viewer/write/output_crossrank.h"
 #include "viewer/write/term_text.h"
 
 #include <stdlib.h>
@@ -137,6 +138,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 pct(r->gpu_busy_ns, r->wall_ns), ms(r->compute_ns), ms(r->comm_ns), pct(r->exposed_comm_ns, r->comm_ns),
                 ms(r->sync_blocked_ns));
     }
+    output_clock_text(out, m);
     if (s->ncolls) {
         fprintf(out, "\n%-18s %12s %6s %10s %10s %10s %10s %-8s\n", "collective", "bytes", "count", "total ms",
                 "mean us", "algbw GB/s", "busbw GB/s", "algo");
@@ -150,6 +152,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                     term_cell(c->algorithm[0] ? c->algorithm : "-", 8, TERM_PAD, algo, sizeof algo));
         }
     }
+    output_p2p_text(out, m);
     if (s->nkernels) {
         size_t top = s->nkernels < KERNELS_SHOWN ? s->nkernels : KERNELS_SHOWN;
         fprintf(out, "\n%-52s %9s %10s %10s %7s\n", "kernel (GPU time, all ranks)", "count", "total ms", "mean us",
