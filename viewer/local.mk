@@ -12,7 +12,7 @@ gputrace_report_SOURCES = \
   viewer/model/model.h viewer/model/model_internal.h viewer/model/timeline.h viewer/model/timeline.c \
   viewer/model/idmap.h viewer/model/idmap.c viewer/model/sites.c viewer/model/ranges.c \
   viewer/model/tmpstore.h viewer/model/tmpstore.c \
-  viewer/analyse/findings.h viewer/analyse/findings.c viewer/analyse/analysis_sync.c \
+  viewer/analyse/findings.h viewer/analyse/findings.c viewer/analyse/finding_marks.c viewer/analyse/analysis_sync.c \
   viewer/analyse/analysis_gpu.c viewer/analyse/analysis_comm.c viewer/analyse/coll_spill.h \
   viewer/analyse/coll_spill.c viewer/analyse/summary.h viewer/analyse/summary.c \
   viewer/analyse/kernel_summary.c viewer/analyse/failed_calls.c \
