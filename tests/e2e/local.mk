@@ -20,7 +20,8 @@ TESTS += \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
   tests/e2e/tracer_limits.sh \
-  tests/e2e/kineto_hta.sh
+  tests/e2e/kineto_hta.sh \
+  tests/e2e/browser.sh
 EXTRA_DIST += \
   tests/e2e/workloads.sh \
   tests/e2e/tracer.sh \
@@ -41,6 +42,8 @@ EXTRA_DIST += \
   tests/e2e/report_fuzz.py \
   tests/e2e/testlib.sh \
   tests/e2e/kineto_hta.py \
+  tests/e2e/browser.sh \
+  tests/e2e/browser.py \
   tests/e2e/tracer_signals.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
@@ -57,4 +60,4 @@ tests/e2e/tracer_kill.log: $(filter-out tests/e2e/tracer_kill.log tests/e2e/repo
 # the virtual environment kineto_hta.sh makes in the build tree when
 # GPUTRACE_HTA_VENV does not point elsewhere
 clean-local:
-	rm -rf hta-venv
+	rm -rf hta-venv browser-venv
