@@ -163,6 +163,12 @@ static int inputs_add(struct inputs *in, const char *arg)
     struct stat st;
     char **v = NULL;
     int n = 0, rc = 0;
+    if (stat(arg, &st) != 0 && errno == ENOENT) {
+        /* what `gputrace record -- true` leaves: say why, not only what */
+        fprintf(stderr, "gputrace-report: %s: no such file or run directory (gputrace record makes it at the first"
+                        " CUDA or NCCL call of a traced process: a program that makes none leaves nothing)\n", arg);
+        return -1;
+    }
     if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) { /* a file, or what model_load will say is wrong with it */
         if (input_add(in, arg) == 0)
             return 0;
