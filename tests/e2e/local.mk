@@ -22,7 +22,8 @@ TESTS += \
   tests/e2e/tracer_limits.sh \
   tests/e2e/kineto_hta.sh \
   tests/e2e/browser.sh \
-  tests/e2e/report_cli.sh
+  tests/e2e/report_cli.sh \
+  tests/e2e/install.sh
 EXTRA_DIST += \
   tests/e2e/workloads.sh \
   tests/e2e/tracer.sh \
@@ -46,6 +47,7 @@ EXTRA_DIST += \
   tests/e2e/browser.sh \
   tests/e2e/browser.py \
   tests/e2e/report_cli.sh \
+  tests/e2e/install.sh \
   tests/e2e/tracer_signals.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
