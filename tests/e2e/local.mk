@@ -47,6 +47,7 @@ EXTRA_DIST += \
   tests/e2e/browser.sh \
   tests/e2e/browser.py \
   tests/e2e/report_cli.sh \
+  tests/e2e/trace_rules.py \
   tests/e2e/install.sh \
   tests/e2e/tracer_signals.sh \
   tests/e2e/record.sh \

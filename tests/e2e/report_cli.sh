@@ -4,13 +4,19 @@
 # DIR//rank-0.json; `gputrace record` of a program that never calls CUDA
 # says so at its end, and the report then says why there is no file;
 # --help says what TMPDIR is for in plain words; --html writes one page
-# that fetches nothing, with its four charts.
+# that fetches nothing, with its four charts; and the Chrome and Kineto
+# traces keep to the rules Perfetto's importer holds them to
+# (trace_rules.py), without a browser.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 rep="$b/gputrace-report"
 
 "$b/gputrace" record -o "$tmp/run.db" -- "$b/tests/sim/gpusim-run" -n 4 --timeout 120 "$b/tests/apps/train_demo" \
   > /dev/null 2>&1
+if "$rep" --chrome-trace "$tmp/trace.json" --kineto "$tmp/kt" "$tmp/run.db" > /dev/null 2> "$tmp/err" &&
+   python3 "$s/tests/e2e/trace_rules.py" "$tmp/trace.json" "$tmp"/kt/rank-*.json > "$tmp/rules" 2>&1; then
+  ok "the traces keep Perfetto's rules ($(tail -n 1 "$tmp/rules"))"
+else bad "the traces break Perfetto's rules: $(grep -v '^ok' "$tmp/rules" | head -n 8) $(cat "$tmp/err")"; fi
 "$rep" --fail-on sync.scalar_read,comm.exposed "$tmp/run.db" > /dev/null 2> "$tmp/err"; rc=$?
 expect "--fail-on: exit 3 when a kind is found" "$rc" 3
 expect "--fail-on: one line naming both kinds found" "$(cat "$tmp/err")" \
