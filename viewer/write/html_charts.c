@@ -163,8 +163,14 @@ void html_step_lines(FILE *out, const struct model *m)
     free(ns);
 }
 
-/* The heatmap's cells: each collective's arrival (its call's start,
- * aligned) after the earliest rank's, per rank. */
+/* The heatmap's cells: each collective's arrival after the earliest
+ * rank's, per rank; an arrival as comm.straggler takes it (its kernel's
+ * start, else its call's, aligned), so that the map and the finding agree. */
+static int64_t arrival(const struct model *m, const struct coll_rec *c)
+{
+    return model_aligned(m, &m->procs[c->proc], c->gend > c->gstart ? c->gstart : c->start);
+}
+
 #define MAP_COLS 240
 struct map { const struct model *m; size_t ncols, seen; double *late; int64_t *most; };
 
@@ -178,11 +184,11 @@ static void map_group(const struct coll_rec *v, size_t n, void *ctx)
         return; /* the first MAP_COLS collectives of two ranks or more */
     int64_t first = INT64_MAX;
     for (size_t k = 0; k < n; k++) {
-        int64_t a = model_aligned(mp->m, &mp->m->procs[v[k].proc], v[k].start);
+        int64_t a = arrival(mp->m, &v[k]);
         first = a < first ? a : first;
     }
     for (size_t k = 0; k < n; k++) {
-        int64_t a = model_aligned(mp->m, &mp->m->procs[v[k].proc], v[k].start) - first;
+        int64_t a = arrival(mp->m, &v[k]) - first;
         mp->late[(size_t)v[k].proc * MAP_COLS + mp->ncols] = (double)a;
         *mp->most = a > *mp->most ? a : *mp->most;
     }

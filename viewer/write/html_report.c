@@ -134,9 +134,10 @@ int html_report_write(const char *path, const struct model *m, const struct summ
     html_step_lines(out, m);
     fputs("</div>", out);
 
-    fputs("<h2>Arrival at each collective</h2><p class=\"sub\">How long after the first rank each rank called each"
-          " collective (clocks aligned across hosts): a rank that is always late, a dark row, is the one the others"
-          " wait for.</p><div id=\"lateness\">", out);
+    fputs("<h2>Arrival at each collective</h2><p class=\"sub\">How long after the first rank each rank arrived at each"
+          " collective (its NCCL kernel's start, else its call's; clocks aligned across hosts), as comm.straggler"
+          " reckons it: a rank that is always late, a dark row, is the one the others wait for.</p>"
+          "<div id=\"lateness\">", out);
     html_lateness_map(out, m, spill);
     fputs("</div>", out);
 
