@@ -66,6 +66,22 @@ if grep -qi "<script\|src=\|href=\"http\|@import\|url(" "$tmp/report.html"; then
 else ok "--html: no script, nothing fetched"; fi
 expect "--html: each finding listed" "$(grep -o 'class="finding"' "$tmp/report.html" | wc -l)" \
   "$("$rep" --format json "$tmp/run.db" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["findings"]))')"
+# names from the file are text, never markup: NVTX labels and call sites
+# made of HTML still make a page with no script and no element of theirs
+"$b/gputrace" merge "$tmp/one.db" "$tmp/run.db" > /dev/null 2>&1
+sqlite3 "$tmp/one.db" "update label set value = '<script>alert(1)</script><img src=x>' || value;
+  update callsite set frames = replace(frames, 'app_train', '<b onclick=x>app_train</b>')"
+"$rep" --html "$tmp/hostile.html" "$tmp/one.db" > /dev/null 2>&1; rc=$?
+expect "--html of hostile names: exit 0" "$rc" 0
+if grep -qi "<script\|<img\|<b onclick" "$tmp/hostile.html"; then bad "--html: markup from the file got into the page"
+else ok "--html: names from the file escaped"; fi
+grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$tmp/hostile.html" && ok "--html: hostile NVTX names shown as text" \
+  || bad "--html: the hostile NVTX names are not shown ($(grep -o 'in <code>[^<]*' "$tmp/hostile.html" | head -n 2))"
+"$b/gputrace" record -o "$tmp/plain.db" -- "$b/tests/sim/gpusim-run" -n 1 "$b/tests/apps/scalar_read" > /dev/null 2>&1
+"$rep" --html "$tmp/plain.html" "$tmp/plain.db" > /dev/null 2>&1; rc=$?
+expect "--html of one rank, no collective: exit 0" "$rc" 0
+grep -q "No collective that two ranks or more took part in" "$tmp/plain.html" \
+  && ok "--html: says what it cannot chart" || bad "--html: no word on the missing heatmap"
 "$rep" --html "$tmp/run.db/$(ls "$tmp/run.db" | head -n 1)" "$tmp/run.db" > /dev/null 2> "$tmp/err"; rc=$?
 expect "--html over an input database: refused (exit 2)" "$rc" 2
 finish
