@@ -85,6 +85,12 @@ def open_in_perfetto(browser, path):
                else r.abort())
     page.goto(f"http://127.0.0.1:{port}/")
     page.wait_for_function("() => window.app && window.app.trace && window.app.trace.engine", timeout=120000)
+    # once loaded, the UI moves itself to its viewer page (with a cache key
+    # in the address): a page asked for before that would be left again
+    try:
+        page.wait_for_function("() => location.hash.includes('local_cache_key')", timeout=20000)
+    except Exception:
+        pass
     return page, srv, port
 
 
@@ -93,14 +99,20 @@ def import_problems(page, port, name):
     stats behind them."""
     stats = query(page, "select name, severity, value from stats where value > 0 and severity in ('error', 'data_loss')")
     check(not stats, f"{name}: the trace processor's stats hold no error nor data loss ({stats})")
-    page.goto(f"http://127.0.0.1:{port}/#!/info")
-    page.wait_for_selector("text=System info and metadata", timeout=60000)
+    for attempt in range(3):
+        page.evaluate("() => { location.hash = '#!/info'; }")
+        try:
+            page.wait_for_selector("text=System info and metadata", timeout=20000)
+            break
+        except Exception:
+            if attempt == 2:
+                raise
     text = page.inner_text("body")
     check("Import errors" not in text and "Data losses" not in text,
           f"{name}: the info page shows no 'Import errors' nor 'Data losses' table"
           + ("" if "Import errors" not in text and "Data losses" not in text else
              ": " + text[:text.find("System info")].replace("\n", " ")[:600]))
-    page.goto(f"http://127.0.0.1:{port}/#!/viewer")
+    page.evaluate("() => { location.hash = '#!/viewer'; }")
 
 
 def kept_everything(page, path, name):
