@@ -41,7 +41,6 @@ struct kw {
     FILE *out; long n; const struct model *m; const struct proc *p;
     struct idmap wait_of_corr; struct waiter *waits; size_t nwaits, waits_cap;
     int threads[ROWS_NAMED], nthreads, streams[ROWS_NAMED], nstreams;
-    long synced, unmatched;
 };
 
 static void add_row(int *v, int *n, int x)
@@ -215,12 +214,11 @@ static void sync_event(struct kw *w, int64_t start, int64_t end, int stream, int
         int64_t s = start < c->start ? c->start : start > c->end ? c->end : start;
         int64_t e = end > c->end ? c->end : end < s ? s : end;
         x_event(w, "cuda_sync", name, w->p->pid, c->tid, s, e);
-        w->synced++;
     } else {
         /* its call unknown (lost by the tracer): on the GPU, as Kineto
          * places them */
         x_event(w, "cuda_sync", name, device, stream > 0 ? stream : 0, start, end);
-        w->unmatched++;
+        add_row(w->streams, &w->nstreams, stream > 0 ? stream : 0); /* a row with a name, even one without kernels */
     }
     fprintf(w->out, ",\"args\":{\"device\":%d,\"stream\":%d,\"correlation\":%lld}}", device, stream > 0 ? stream : 0,
             (long long)corr);
