@@ -10,7 +10,8 @@ same in the Perfetto UI where Chromium runs):
 - GPU streams on their own id (Chrome trace: "GPU g stream s" on tid s;
   Kineto: "stream s" on pid = device, tid = s);
 - a finding's markers at their occurrences' times, their costs summing to
-  the finding's when every occurrence is marked.
+  the finding's when every occurrence is marked; a collective's on its
+  stream.
 
 Usage: trace_rules.py CHROME_TRACE KINETO_FILE..."""
 import json, sys
@@ -74,6 +75,10 @@ for e in marks:
     a = e["args"]
     by.setdefault((a["kind"], a["callsite"], a["finding_cost_ns"], a["message"]), []).append(e)
 check(len(by) > 1, f"Chrome trace: {len(by)} findings marked")
+streams = {(pid, tid) for pid, tid, g, s in ops}
+coll = [e for e in marks if e["name"] in ("comm.exposed", "comm.same_stream")]
+check(coll and all(e.get("s") == "t" and (e["pid"], e["tid"]) in streams for e in coll),
+      f"Chrome trace: {len(coll)} markers of collectives' findings on their streams")
 for (kind, site, cost, _), v in by.items():
     a = v[0]["args"]
     if a["marked"] == 0:

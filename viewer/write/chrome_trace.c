@@ -8,7 +8,8 @@
  * slices on their stream, linked across ranks by one flow per
  * (communicator, sequence); each finding as a marker at each of its first
  * occurrences (findings.h: FINDING_MARKS), on the thread where it
- * happened.  Times are µs with ns decimals from the run's start, hosts
+ * happened, or for a collective's finding on its stream at its kernel's
+ * start.  Times are µs with ns decimals from the run's start, hosts
  * aligned by their realtime offsets.
  *
  * What Perfetto's JSON importer keeps (docs/chrome-trace.md): flows by
@@ -262,7 +263,67 @@ static void gpu_ops(struct writer *w, const struct model *m, size_t pi, const ui
     }
 }
 
-struct coll_pass { struct writer *w; const struct model *m; };
+/* Marks of a collective's findings (comm.exposed, comm.same_stream: the
+ * analysis names the collective's call time, no thread) waiting for their
+ * collective, to go on its stream at its kernel's start: by (process, call
+ * start), chained. */
+struct pending { int fi, k; int64_t next; };
+struct coll_pass {
+    struct writer *w; const struct model *m; const struct findings *fs;
+    struct idmap at; struct pending *v; size_t n; uint8_t *placed; /* by finding * FINDING_MARKS + mark */
+};
+
+static uint64_t pending_key(int proc, int64_t t)
+{
+    return ((uint64_t)(uint32_t)proc << 44) ^ (uint64_t)t ^ 0x5bd1e995ULL; /* a hint: entries are compared whole */
+}
+
+static int on_stream(enum finding_kind k) { return k == F_COMM_EXPOSED || k == F_COMM_SAME_STREAM; }
+
+static void pending_marks(struct coll_pass *cp)
+{
+    const struct findings *fs = cp->fs;
+    if (!(cp->placed = calloc(fs->n * FINDING_MARKS + 1, 1)) || !(cp->v = calloc(fs->n * FINDING_MARKS + 1, sizeof *cp->v)))
+        model_out_of_memory();
+    for (size_t i = 0; i < fs->n; i++)
+        for (int k = 0; k < fs->v[i].nmarks; k++) {
+            const struct finding_mark *mk = &fs->v[i].marks[k];
+            if (!on_stream(fs->v[i].kind) || mk->tid >= 0)
+                continue;
+            uint64_t key = pending_key(mk->proc, mk->t);
+            int64_t head = 0;
+            idmap_get(&cp->at, key, &head);
+            cp->v[cp->n] = (struct pending){ (int)i, k, head };
+            idmap_put(&cp->at, key, (int64_t)++cp->n, 0);
+        }
+}
+
+static void finding_args(struct writer *w, const struct model *m, const struct finding *f, int k);
+
+/* The marks waiting for collective c, on its stream at its kernel's start. */
+static void place_marks(struct coll_pass *cp, const struct coll_rec *c, int tid)
+{
+    int64_t at = 0;
+    if (!cp->n || !idmap_get(&cp->at, pending_key(c->proc, c->start), &at))
+        return;
+    struct writer *w = cp->w;
+    for (; at > 0; at = cp->v[at - 1].next) {
+        const struct pending *pd = &cp->v[at - 1];
+        const struct finding *f = &cp->fs->v[pd->fi];
+        const struct finding_mark *mk = &f->marks[pd->k];
+        uint8_t *done = &cp->placed[(size_t)pd->fi * FINDING_MARKS + (size_t)pd->k];
+        if (mk->proc != c->proc || mk->t != c->start || *done)
+            continue;
+        *done = 1;
+        w->slices[c->proc]++;
+        begin(w);
+        fputs("{\"ph\":\"i\",\"name\":", w->out);
+        json_string(w->out, finding_names[f->kind]);
+        fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":", pid_of(cp->m, (size_t)c->proc), tid);
+        ts(w->out, model_aligned(cp->m, &cp->m->procs[c->proc], c->gstart));
+        finding_args(w, cp->m, f, pd->k);
+    }
+}
 
 /* A flow id of its own for each (communicator, sequence): a hash, as a
  * hex string (Perfetto reads a string id as hex; a number this big would
@@ -297,11 +358,13 @@ static void collective_group(const struct coll_rec *v, size_t n, void *ctx)
         if (!strncmp(api, "nccl", 4))
             api += 4; /* "AllReduce #3" */
         snprintf(name, sizeof name, "%s #%lld", api, (long long)c->seq);
-        slice(w, m, p, pid, stream_tid(w, (size_t)c->proc, c->gstream), name, "collective", c->gstart, c->gend);
+        int tid = stream_tid(w, (size_t)c->proc, c->gstream);
+        slice(w, m, p, pid, tid, name, "collective", c->gstart, c->gend);
         fprintf(w->out, ",\"args\":{\"comm\":\"%llx\",\"seq\":%lld,\"count\":%lld,\"bytes\":%lld,\"datatype\":%d,"
                         "\"peer\":%d,\"rank\":%d,\"nranks\":%d,\"call_id\":%lld}}",
                 (unsigned long long)c->comm, (long long)c->seq, (long long)c->count, (long long)c->bytes, c->dtype,
                 c->peer, c->rank, c->nranks, (long long)c->call_id);
+        place_marks(cp, c, tid);
         if (nord == sizeof order / sizeof *order)
             continue;
         int64_t at = model_aligned(m, p, c->gstart);
@@ -360,11 +423,13 @@ static void finding_args(struct writer *w, const struct model *m, const struct f
  * thread that made it (or its process's track when no thread is named);
  * one with no occurrence of its own (a whole-process or whole-run
  * figure) at its process's, or the run's, start. */
-static void findings(struct writer *w, const struct model *m, const struct findings *fs)
+static void findings(struct writer *w, const struct model *m, const struct findings *fs, const uint8_t *placed)
 {
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
         for (int k = 0; k < f->nmarks || (k == 0 && !f->nmarks); k++) {
+            if (f->nmarks && placed[i * FINDING_MARKS + (size_t)k])
+                continue; /* on its collective's stream already */
             int proc = f->nmarks ? f->marks[k].proc : f->proc >= 0 ? f->proc : 0;
             if (proc < 0 || (size_t)proc >= m->nprocs)
                 continue;
@@ -466,9 +531,13 @@ long chrome_trace_close(struct chrome_trace *ct, const struct model *m, const st
                         struct coll_spill *spill)
 {
     struct writer *w = (struct writer *)ct;
-    struct coll_pass cp = { w, m };
+    struct coll_pass cp = { .w = w, .m = m, .fs = fs };
+    pending_marks(&cp);
     coll_spill_groups(spill, collective_group, &cp);
-    findings(w, m, fs);
+    findings(w, m, fs, cp.placed);
+    idmap_free(&cp.at);
+    free(cp.v);
+    free(cp.placed);
     pad_order(w, m);
     fputs("\n]}\n", w->out);
     if (w->progress)
