@@ -132,6 +132,28 @@ static int find_library(char *out, size_t len)
     return exists(out) ? 0 : -1;
 }
 
+/* After the command: a line when it left no database where one was
+ * expected, saying why (a file appears at a process's first CUDA call),
+ * rather than a report's "no such file" later.  A pattern's expansions
+ * are not looked for. */
+static void nothing_written(const char *abs_out, const char *shown, enum gt_layout layout, const char *cmd)
+{
+    struct stat st;
+    int none = 0;
+    if (layout == GT_LAYOUT_FILE) {
+        none = stat(abs_out, &st) != 0;
+    } else if (layout == GT_LAYOUT_DIR) {
+        char **v = NULL;
+        int n = stat(abs_out, &st) == 0 ? gt_rundir_list(abs_out, &v) : 0;
+        none = n == 0;
+        if (n > 0)
+            gt_rundir_free(v, n);
+    }
+    if (none)
+        fprintf(stderr, "gputrace record: nothing was written to %s: no process of %s called CUDA or NCCL (each"
+                        " traced process writes its database at its first CUDA or NCCL call)\n", shown, cmd);
+}
+
 static int record(int argc, char **argv)
 {
     const char *output = "gputrace.db";
@@ -242,6 +264,7 @@ static int record(int argc, char **argv)
         raise(WTERMSIG(st));
         return 128 + WTERMSIG(st);
     }
+    nothing_written(abs_out, output, layout, argv[i]);
     return WEXITSTATUS(st);
 }
 

@@ -8,6 +8,8 @@ cd "$dir"
 # Holistic Trace Analysis (tests/e2e/kineto_hta.sh) is installed once per
 # checkout, into a virtual environment both builds share
 export GPUTRACE_HTA_VENV="${GPUTRACE_HTA_VENV:-$top/.venv-hta}"
+# and the Perfetto UI and playwright (tests/e2e/browser.sh) likewise
+export GPUTRACE_BROWSER_VENV="${GPUTRACE_BROWSER_VENV:-$top/.venv-browser}"
 if ! make -j"$(nproc)" check; then
   # automake's .trs files say ":test-result: FAIL". Each failing test's
   # last lines, then every check that failed, last, so that a CI log that

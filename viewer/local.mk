@@ -12,13 +12,14 @@ gputrace_report_SOURCES = \
   viewer/model/model.h viewer/model/model_internal.h viewer/model/timeline.h viewer/model/timeline.c \
   viewer/model/idmap.h viewer/model/idmap.c viewer/model/sites.c viewer/model/ranges.c \
   viewer/model/tmpstore.h viewer/model/tmpstore.c \
-  viewer/analyse/findings.h viewer/analyse/findings.c viewer/analyse/analysis_sync.c \
+  viewer/analyse/findings.h viewer/analyse/findings.c viewer/analyse/finding_marks.c viewer/analyse/analysis_sync.c \
   viewer/analyse/analysis_gpu.c viewer/analyse/analysis_comm.c viewer/analyse/coll_spill.h \
   viewer/analyse/coll_spill.c viewer/analyse/summary.h viewer/analyse/summary.c \
   viewer/analyse/kernel_summary.c viewer/analyse/failed_calls.c \
   viewer/write/term_text.h viewer/write/term_text.c viewer/write/out_paths.h viewer/write/out_paths.c \
   viewer/write/json.h viewer/write/json.c viewer/write/output.h viewer/write/output_text.c \
   viewer/write/output_json.c viewer/write/chrome_trace.c viewer/write/kineto_export.c \
+  viewer/write/html.h viewer/write/html_report.c viewer/write/html_charts.c \
   collector/db_guard.h collector/db_guard.c collector/schema.h collector/row_block.h \
   collector/call_block.h collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h \
   collector/rundir.h collector/rundir.c

@@ -13,6 +13,7 @@
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/clock_align.h"
 #include "viewer/analyse/coll_spill.h"
+#include "viewer/write/html.h"
 #include "viewer/analyse/findings.h"
 #include "viewer/write/out_paths.h"
 #include "viewer/write/output.h"
@@ -43,6 +44,7 @@ static const char usage_text[] =
     "  --format text|json         output format (default text)\n"
     "  --chrome-trace FILE        also write a Chrome/Perfetto trace (open it at ui.perfetto.dev)\n"
     "  --kineto DIR               also write one Kineto (PyTorch profiler) trace per rank into DIR, for HTA\n"
+    "  --html FILE                also write the report as one HTML page with charts (opens offline)\n"
     "  --run ID                   report this run (default: the latest)\n"
     "  --range NAME               only what happened inside NVTX ranges named NAME (e.g. optimizer.step)\n"
     "  --fail-on KIND[,KIND...]   exit 3 if such a finding exists (for CI gates); 'any' for all kinds\n"
@@ -62,7 +64,8 @@ static const char usage_text[] =
     "  copy.pageable copy.serialized comm.exposed comm.same_stream comm.straggler comm.mismatch\n"
     "  comm.hang gpu.idle comm.lazy_connect   (docs/report.md defines each)\n"
     "environment: GPUTRACE_REPORT_THREADS=1 reads with one thread (default two; the same report);\n"
-    "  TMPDIR: where every rank's collectives wait (default /tmp; memory if it cannot be written);\n"
+    "  TMPDIR: a folder for a scratch file that holds every rank's collectives while the report\n"
+    "  compares ranks (default /tmp; kept in memory if it cannot be written);\n"
     "  GPUTRACE_REPORT_WINDOW_ROWS=N: a long rank is read a window of about N rows at a time\n"
     "  (default 1048576, for ranks of more than 4 windows; the same report); set, it says on stderr\n"
     "  how many windows each rank was read in\n"
@@ -94,9 +97,9 @@ static int kind_index(const char *name)
 /* Refuses, before anything is written, an output that is an input
  * database (or a file SQLite keeps beside one) or another output: 0, or -1
  * after one line on stderr. */
-static int refuse_overwrites(const struct model *m, const char *trace, char *const *kineto_files)
+static int refuse_overwrites(const struct model *m, const char *trace, const char *html, char *const *kineto_files)
 {
-    size_t n = 0, cap = (trace ? 1 : 0) + (kineto_files ? m->nprocs : 0);
+    size_t n = 0, cap = (trace ? 1 : 0) + (html ? 1 : 0) + (kineto_files ? m->nprocs : 0);
     char **outs = calloc(cap + 1, sizeof *outs), **what = calloc(cap + 1, sizeof *what);
     char **names = calloc(cap + 1, sizeof *names);
     if (!outs || !what || !names)
@@ -104,6 +107,10 @@ static int refuse_overwrites(const struct model *m, const char *trace, char *con
     if (trace) {
         outs[n] = (char *)trace;
         what[n++] = "--chrome-trace";
+    }
+    if (html) {
+        outs[n] = (char *)html;
+        what[n++] = "--html";
     }
     for (size_t i = 0; kineto_files && i < m->nprocs; i++) {
         const struct proc *p = &m->procs[i];
@@ -159,6 +166,12 @@ static int inputs_add(struct inputs *in, const char *arg)
     struct stat st;
     char **v = NULL;
     int n = 0, rc = 0;
+    if (stat(arg, &st) != 0 && errno == ENOENT) {
+        /* what `gputrace record -- true` leaves: say why, not only what */
+        fprintf(stderr, "gputrace-report: %s: no such file or run directory (gputrace record makes it at the first"
+                        " CUDA or NCCL call of a traced process: a program that makes none leaves nothing)\n", arg);
+        return -1;
+    }
     if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) { /* a file, or what model_load will say is wrong with it */
         if (input_add(in, arg) == 0)
             return 0;
@@ -218,7 +231,7 @@ int main(int argc, char **argv)
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     struct report_opts o;
     report_opts_default(&o);
-    const char *format = "text", *trace = NULL, *run = NULL, *range = NULL, *kineto = NULL;
+    const char *format = "text", *trace = NULL, *run = NULL, *range = NULL, *kineto = NULL, *html = NULL;
     int fail_on[F_KIND_COUNT] = { 0 }, any_fail_on = 0;
     struct inputs in = { 0 };
     const char **args = calloc((size_t)argc, sizeof *args); /* the inputs as given */
@@ -246,6 +259,10 @@ int main(int argc, char **argv)
             trace = argv[++i];
         } else if (!strcmp(a, "--kineto")) {
             kineto = argv[++i];
+            for (char *e = argv[i] + strlen(argv[i]); e > argv[i] + 1 && e[-1] == '/'; e--)
+                e[-1] = 0; /* "kineto/" names the files kineto/rank-0.json, not kineto//rank-0.json */
+        } else if (!strcmp(a, "--html")) {
+            html = argv[++i];
         } else if (!strcmp(a, "--run")) {
             run = argv[++i];
         } else if (!strcmp(a, "--range")) {
@@ -323,7 +340,7 @@ int main(int argc, char **argv)
         return 1;
     }
     char **kineto_files = kineto ? kineto_paths(kineto, &m, err, sizeof err) : NULL;
-    if (refuse_overwrites(&m, trace, kineto_files) != 0) {
+    if (refuse_overwrites(&m, trace, html, kineto_files) != 0) {
         kineto_paths_free(kineto_files, m.nprocs);
         model_free(&m);
         return 2;
@@ -391,6 +408,12 @@ int main(int argc, char **argv)
             printf("\nChrome trace: %s (%ld events); open it at https://ui.perfetto.dev or chrome://tracing\n", trace, n);
         }
     }
+    if (html && html_report_write(html, &m, &s, &fs, &spill, err, sizeof err) != 0) {
+        fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
+        rc = 1;
+    } else if (html && !strcmp(format, "text")) {
+        printf("HTML report: %s (one page; open it in any browser, no network needed)\n", html);
+    }
     if (kineto_ok && !strcmp(format, "text"))
         printf("Kineto traces: %zu in %s/ (for Holistic Trace Analysis: TraceAnalysis(trace_dir=\"%s\"))\n", m.nprocs,
                kineto, kineto);
@@ -398,13 +421,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "gputrace-report: %s\n", term_text(m.damaged, shown, sizeof shown));
         rc = 1;
     }
-    if (any_fail_on && !rc)
+    if (any_fail_on && !rc) { /* every kind asked for that was found, in the order of --help */
+        int found[F_KIND_COUNT] = { 0 };
         for (size_t i = 0; i < fs.n; i++)
-            if (fail_on[fs.v[i].kind]) {
-                fprintf(stderr, "gputrace-report: found %s (--fail-on)\n", finding_names[fs.v[i].kind]);
+            found[fs.v[i].kind] |= fail_on[fs.v[i].kind];
+        for (int k = 0; k < F_KIND_COUNT; k++)
+            if (found[k]) {
+                fprintf(stderr, "%s%s", rc ? ", " : "gputrace-report: found ", finding_names[k]);
                 rc = 3;
-                break;
             }
+        if (rc)
+            fputs(" (--fail-on)\n", stderr);
+    }
     coll_spill_close(&spill);
     kineto_paths_free(kineto_files, m.nprocs);
     summary_free(&s);

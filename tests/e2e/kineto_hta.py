@@ -67,9 +67,22 @@ def check_conventions(name, d, kdir):
         want = {"cuda_runtime", "kernel", "gpu_memcpy", "cuda_sync", "cpu_op", "user_annotation", "ac2g"}
         check(want <= cats, f"{name}/{f}: categories {sorted(want - cats) or 'all'} {'missing' if want - cats else 'present'}")
         dev = k["deviceProperties"][0]["id"]
-        gpu = [e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_sync")]
+        gpu = [e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
         check(gpu and all(e["pid"] == dev and e["tid"] == e["args"]["stream"] and "correlation" in e["args"] for e in gpu),
               f"{name}/{f}: GPU events on pid = device, tid = stream, with a correlation")
+        # a cuda_sync is a host wait: inside the call that waited, on its thread
+        calls = {(e["args"].get("correlation")): e for e in ev if e.get("cat") in ("cuda_runtime", "cuda_driver")}
+        syncs = [e for e in ev if e.get("cat") == "cuda_sync"]
+        check(syncs and all(e["args"]["correlation"] in calls and e["pid"] == calls[e["args"]["correlation"]]["pid"]
+                            and e["tid"] == calls[e["args"]["correlation"]]["tid"]
+                            and float(e["ts"]) >= float(calls[e["args"]["correlation"]]["ts"])
+                            and float(e["ts"]) + float(e["dur"]) <= float(calls[e["args"]["correlation"]]["ts"])
+                            + float(calls[e["args"]["correlation"]]["dur"]) + 1e-6 for e in syncs),
+              f"{name}/{f}: cuda_sync events inside the call that waited, on its thread")
+        streams = {e["tid"] for e in gpu}
+        names = {e["tid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"
+                 and e["pid"] == dev}
+        check(all(names.get(t) == f"stream {t}" for t in streams), f"{name}/{f}: GPU rows named 'stream N' as PyTorch names them")
         s = {e["id"] for e in ev if e.get("ph") == "s" and e.get("cat") == "ac2g"}
         fl = {e["id"] for e in ev if e.get("ph") == "f" and e.get("cat") == "ac2g"}
         host = {e["args"].get("correlation") for e in ev if e.get("cat") in ("cuda_runtime", "cuda_driver", "cpu_op")}

@@ -21,7 +21,10 @@ TESTS += \
   tests/e2e/tracer_files.sh \
   tests/e2e/tracer_limits.sh \
   tests/e2e/kineto_hta.sh \
-  tests/e2e/crossrank.sh
+  tests/e2e/crossrank.sh \
+  tests/e2e/browser.sh \
+  tests/e2e/report_cli.sh \
+  tests/e2e/install.sh
 EXTRA_DIST += \
   tests/e2e/crossrank.sh \
   tests/e2e/crossrank.py \
@@ -44,6 +47,11 @@ EXTRA_DIST += \
   tests/e2e/report_fuzz.py \
   tests/e2e/testlib.sh \
   tests/e2e/kineto_hta.py \
+  tests/e2e/browser.sh \
+  tests/e2e/browser.py \
+  tests/e2e/report_cli.sh \
+  tests/e2e/trace_rules.py \
+  tests/e2e/install.sh \
   tests/e2e/tracer_signals.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
@@ -63,4 +71,4 @@ tests/e2e/crossrank.log: $(filter-out tests/e2e/crossrank.log tests/e2e/tracer_k
 # the virtual environment kineto_hta.sh makes in the build tree when
 # GPUTRACE_HTA_VENV does not point elsewhere
 clean-local:
-	rm -rf hta-venv
+	rm -rf hta-venv browser-venv

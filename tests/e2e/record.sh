@@ -117,7 +117,9 @@ sigints() { python3 "$tmp/onatty.py" "$1" "$gt" record -o "$tmp/sig-$1.db" -- py
 expect "Ctrl-C at the terminal: the program gets one SIGINT" "$(sigints tty)" "SIGINTs: 1 exit 0 "
 expect "SIGINT sent to the launcher alone: passed on once" "$(sigints kill)" "SIGINTs: 1 exit 0 "
 # nohup: a signal ignored when the launcher starts stays ignored in the program
-out=$( (trap '' HUP; "$gt" record -o "$tmp/hup.db" -- sh -c 'kill -HUP $$; echo alive') 2>&1)
+out=$( (trap '' HUP; "$gt" record -o "$tmp/hup.db" -- sh -c 'kill -HUP $$; echo alive') 2> "$tmp/hup.err")
 expect "an ignored SIGHUP stays ignored in the program" "$?:$out" "0:alive"
+# sh calls no CUDA: the launcher's one line saying so is all of stderr
+expect "... and says nothing but that nothing was written" "$(grep -vc 'nothing was written to' "$tmp/hup.err")" 0
 
 finish

@@ -73,6 +73,7 @@ struct finding *findings_at(struct findings *fs, const struct model *m, enum fin
     if (!f)
         f = findings_new(fs, m, kind, proc, site);
     note_range(f, p, r);
+    finding_mark(f, proc, tid, t);
     return f;
 }
 

@@ -36,6 +36,12 @@ enum cost_field { COST_host_blocked, COST_gpu_idle, COST_exposed, COST_wait };
 extern const char *const finding_names[F_KIND_COUNT];
 extern const enum cost_field finding_cost_field[F_KIND_COUNT];
 
+/* Where one occurrence of a finding happened, for the traces
+ * (finding_marks.c): its time, thread (-1: none named) and process, and
+ * its share of the cost, known once the next occurrence (or the end) is. */
+#define FINDING_MARKS 20
+struct finding_mark { int64_t t, cost, snap; int proc, tid; };
+
 /* An NVTX range findings happened in, and the iterations they spanned. */
 #define FINDING_RANGES 4
 struct range_hit { int name; int64_t hits, iter_min, iter_max; };
@@ -59,6 +65,8 @@ struct finding {
     int64_t unranged;         /* occurrences outside any user range */
     char range[4096];         /* the range most of them were in ("" if none): an NVTX name, up to 4095 bytes */
     int64_t iter_first, iter_last; /* iterations they spanned there, -1 if unknown */
+    struct finding_mark marks[FINDING_MARKS]; /* the first occurrences (finding_marks.c) */
+    int nmarks, mark_open;    /* marks made; whether the last one's cost is still being added */
 };
 
 struct findings {
@@ -90,6 +98,12 @@ struct finding *findings_at(struct findings *fs, const struct model *m, enum fin
 /* Always a new finding. */
 struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id);
 int64_t finding_cost(const struct finding *f);
+/* Notes an occurrence at time t on thread tid (-1: none) of process proc
+ * (finding_marks.c); findings_at does it itself.  The cost added to f
+ * until the next occurrence is this one's. */
+void finding_mark(struct finding *f, int proc, int tid, int64_t t);
+/* Mark k's cost (the last one's only known once the finding is done). */
+int64_t finding_mark_cost(const struct finding *f, int k);
 /* For a finding's message: "once" or "N times"; "1 copy" or "N copies". */
 struct count_text { char s[64]; };
 struct count_text times_text(long long n);

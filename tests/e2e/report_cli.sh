@@ -1,0 +1,87 @@
+#!/bin/sh
+# report_cli.sh: the rough edges a new user met: --fail-on names every kind
+# it found; --kineto DIR/ writes and prints DIR/rank-0.json, not
+# DIR//rank-0.json; `gputrace record` of a program that never calls CUDA
+# says so at its end, and the report then says why there is no file;
+# --help says what TMPDIR is for in plain words; --html writes one page
+# that fetches nothing, with its four charts; and the Chrome and Kineto
+# traces keep to the rules Perfetto's importer holds them to
+# (trace_rules.py), without a browser.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+rep="$b/gputrace-report"
+
+"$b/gputrace" record -o "$tmp/run.db" -- "$b/tests/sim/gpusim-run" -n 4 --timeout 120 "$b/tests/apps/train_demo" \
+  > /dev/null 2>&1
+if "$rep" --chrome-trace "$tmp/trace.json" --kineto "$tmp/kt" "$tmp/run.db" > /dev/null 2> "$tmp/err" &&
+   python3 "$s/tests/e2e/trace_rules.py" "$tmp/trace.json" "$tmp"/kt/rank-*.json > "$tmp/rules" 2>&1; then
+  ok "the traces keep Perfetto's rules ($(tail -n 1 "$tmp/rules"))"
+else bad "the traces break Perfetto's rules: $(grep -v '^ok' "$tmp/rules" | head -n 8) $(cat "$tmp/err")"; fi
+"$rep" --fail-on sync.scalar_read,comm.exposed "$tmp/run.db" > /dev/null 2> "$tmp/err"; rc=$?
+expect "--fail-on: exit 3 when a kind is found" "$rc" 3
+expect "--fail-on: one line naming both kinds found" "$(cat "$tmp/err")" \
+  "gputrace-report: found sync.scalar_read, comm.exposed (--fail-on)"
+"$rep" --fail-on gpu.idle,comm.mismatch,sync.scalar_read "$tmp/run.db" > /dev/null 2> "$tmp/err"
+expect "--fail-on: only the kinds found, of those asked for" "$(cat "$tmp/err")" \
+  "gputrace-report: found sync.scalar_read (--fail-on)"
+
+mkdir -p "$tmp/k"
+( cd "$tmp" && "$rep" --kineto k/ run.db ) > "$tmp/out" 2>&1
+if grep -q "k//" "$tmp/out"; then bad "--kineto k/: a doubled slash ($(grep 'k//' "$tmp/out"))"
+else ok "--kineto k/: no doubled slash in what it prints"; fi
+if grep -q "Kineto traces: 4 in k/ " "$tmp/out" && [ -f "$tmp/k/rank-0.json" ]; then ok "--kineto k/: k/rank-0.json written and named"
+else bad "--kineto k/: $(cat "$tmp/out" | tail -n 2)"; fi
+
+"$b/gputrace" record -o "$tmp/none.db" -- true > "$tmp/out" 2> "$tmp/err"; rc=$?
+expect "record -- true: the command's exit status" "$rc" 0
+if grep -q "nothing was written to $tmp/none.db: no process of true called CUDA or NCCL" "$tmp/err"; then
+  ok "record -- true: says nothing was written, and why"
+else bad "record -- true: stderr '$(cat "$tmp/err")'"; fi
+"$b/gputrace" record -o "$tmp/none2.db" -- sh -c 'exit 5' > /dev/null 2>&1; rc=$?
+expect "record of a program without CUDA: its exit status kept" "$rc" 5
+"$rep" "$tmp/none.db" > /dev/null 2> "$tmp/err"; rc=$?
+expect "report of what record -- true left: exit 1" "$rc" 1
+if grep -q "no such file or run directory (gputrace record makes it at the first CUDA or NCCL call" "$tmp/err"; then
+  ok "report of a missing run: says why there is no file"
+else bad "report of a missing run: '$(cat "$tmp/err")'"; fi
+"$b/gputrace" record -o "$tmp/some.db" -- "$b/tests/sim/gpusim-run" -n 1 "$b/tests/apps/scalar_read" > /dev/null 2> "$tmp/err"
+if grep -q "nothing was written" "$tmp/err"; then bad "record of a CUDA program: no 'nothing was written' ($(cat "$tmp/err"))"
+else ok "record of a CUDA program: silent about its files"; fi
+
+"$rep" --help > "$tmp/help"
+if grep -q "collectives wait" "$tmp/help"; then bad "--help: TMPDIR still 'where every rank's collectives wait'"
+else ok "--help: TMPDIR in plain words"; fi
+grep -q "TMPDIR: a folder for a scratch file" "$tmp/help" && ok "--help: TMPDIR is a folder for a scratch file" \
+  || bad "--help: TMPDIR line missing"
+
+"$rep" --html "$tmp/report.html" "$tmp/run.db" > "$tmp/out" 2>&1; rc=$?
+expect "--html: exit 0" "$rc" 0
+grep -q "^HTML report: $tmp/report.html" "$tmp/out" && ok "--html: says where the page is" || bad "--html: $(tail -n 3 "$tmp/out")"
+for id in rank-summary step-times lateness; do
+  grep -q "<div id=\"$id\"><svg" "$tmp/report.html" && ok "--html: chart $id drawn" || bad "--html: no chart $id"
+done
+grep -q '<div id="findings"><div class="finding">.*<svg class="cost"' "$tmp/report.html" && ok "--html: findings with cost bars" \
+  || bad "--html: no findings with cost bars"
+if grep -qi "<script\|src=\|href=\"http\|@import\|url(" "$tmp/report.html"; then bad "--html: the page fetches or runs something"
+else ok "--html: no script, nothing fetched"; fi
+expect "--html: each finding listed" "$(grep -o 'class="finding"' "$tmp/report.html" | wc -l)" \
+  "$("$rep" --format json "$tmp/run.db" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["findings"]))')"
+# names from the file are text, never markup: NVTX labels and call sites
+# made of HTML still make a page with no script and no element of theirs
+"$b/gputrace" merge "$tmp/one.db" "$tmp/run.db" > /dev/null 2>&1
+sqlite3 "$tmp/one.db" "update label set value = '<script>alert(1)</script><img src=x>' || value;
+  update callsite set frames = replace(frames, 'app_train', '<b onclick=x>app_train</b>')"
+"$rep" --html "$tmp/hostile.html" "$tmp/one.db" > /dev/null 2>&1; rc=$?
+expect "--html of hostile names: exit 0" "$rc" 0
+if grep -qi "<script\|<img\|<b onclick" "$tmp/hostile.html"; then bad "--html: markup from the file got into the page"
+else ok "--html: names from the file escaped"; fi
+grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$tmp/hostile.html" && ok "--html: hostile NVTX names shown as text" \
+  || bad "--html: the hostile NVTX names are not shown ($(grep -o 'in <code>[^<]*' "$tmp/hostile.html" | head -n 2))"
+"$b/gputrace" record -o "$tmp/plain.db" -- "$b/tests/sim/gpusim-run" -n 1 "$b/tests/apps/scalar_read" > /dev/null 2>&1
+"$rep" --html "$tmp/plain.html" "$tmp/plain.db" > /dev/null 2>&1; rc=$?
+expect "--html of one rank, no collective: exit 0" "$rc" 0
+grep -q "No collective that two ranks or more took part in" "$tmp/plain.html" \
+  && ok "--html: says what it cannot chart" || bad "--html: no word on the missing heatmap"
+"$rep" --html "$tmp/run.db/$(ls "$tmp/run.db" | head -n 1)" "$tmp/run.db" > /dev/null 2> "$tmp/err"; rc=$?
+expect "--html over an input database: refused (exit 2)" "$rc" 2
+finish

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""trace_rules.py: the rules Perfetto's JSON importer holds a trace to,
+checked on the files themselves (no browser needed; browser.sh checks the
+same in the Perfetto UI where Chromium runs):
+
+- a flow event has an "id" (Perfetto reads no "id2"), and a flow's events
+  come in time order: "s" first, "f" last;
+- complete events on one track nest: none starts inside another and ends
+  after it (Perfetto drops such a one);
+- GPU streams on their own id (Chrome trace: "GPU g stream s" on tid s;
+  Kineto: "stream s" on pid = device, tid = s);
+- a finding's markers at their occurrences' times, their costs summing to
+  the finding's when every occurrence is marked; a collective's on its
+  stream.
+
+Usage: trace_rules.py CHROME_TRACE KINETO_FILE..."""
+import json, sys
+from decimal import Decimal
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    passed, failed = (passed + 1, failed) if cond else (passed, failed + 1)
+    print(("ok: " if cond else "FAIL: ") + what)
+
+
+def us(v):
+    return Decimal(str(v))
+
+
+def flows(name, ev):
+    bad_id = [e for e in ev if e.get("ph") in ("s", "t", "f") and ("id" not in e or "id2" in e)]
+    check(not bad_id, f"{name}: every flow event has an id and no id2 ({len(bad_id)} without)")
+    by = {}
+    for e in ev:
+        if e.get("ph") in ("s", "t", "f") and "id" in e:
+            by.setdefault((str(e["id"]), e.get("cat"), e.get("name")), []).append(e)
+    wrong = [k for k, v in by.items()
+             if v[0]["ph"] != "s" or v[-1]["ph"] != "f" or any(us(a["ts"]) > us(b["ts"]) for a, b in zip(v, v[1:]))]
+    check(by and not wrong, f"{name}: {len(by)} flows, each s..t..f in time order ({wrong[:3]})")
+
+
+def nesting(name, ev):
+    tracks = {}
+    for e in ev:
+        if e.get("ph") == "X":
+            tracks.setdefault((e["pid"], e["tid"]), []).append((us(e["ts"]), us(e["dur"]), e["name"]))
+    crossing = []
+    for key, v in tracks.items():
+        v.sort(key=lambda x: (x[0], -x[1]))
+        stack = []
+        for ts, dur, n in v:
+            while stack and stack[-1][0] <= ts:
+                stack.pop()
+            if stack and ts + dur > stack[-1][0]:
+                crossing.append((key, n, stack[-1][1]))
+            stack.append((ts + dur, n))
+    check(not crossing, f"{name}: complete events on each of {len(tracks)} tracks nest ({crossing[:3]})")
+
+
+chrome, kinetos = sys.argv[1], sys.argv[2:]
+ev = json.load(open(chrome))["traceEvents"]
+flows("Chrome trace", ev)
+nesting("Chrome trace", ev)
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
+ops = {(e["pid"], e["tid"], e["args"]["device"], e["args"]["stream"]) for e in ev
+       if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")}
+check(ops and all(tid == s and names.get((pid, tid)) == f"GPU {g} stream {s}" for pid, tid, g, s in ops),
+      f"Chrome trace: GPU work on tid = stream, tracks named 'GPU g stream s' ({sorted(ops)[:3]})")
+marks = [e for e in ev if e.get("cat") == "finding"]
+by = {}
+for e in marks:
+    a = e["args"]
+    by.setdefault((a["kind"], a["callsite"], a["finding_cost_ns"], a["message"]), []).append(e)
+check(len(by) > 1, f"Chrome trace: {len(by)} findings marked")
+streams = {(pid, tid) for pid, tid, g, s in ops}
+coll = [e for e in marks if e["name"] in ("comm.exposed", "comm.same_stream")]
+check(coll and all(e.get("s") == "t" and (e["pid"], e["tid"]) in streams for e in coll),
+      f"Chrome trace: {len(coll)} markers of collectives' findings on their streams")
+for (kind, site, cost, _), v in by.items():
+    a = v[0]["args"]
+    if a["marked"] == 0:
+        continue
+    check(len(v) == a["marked"] == min(a["occurrences"], 20), f"Chrome trace: {kind} at {site}: {len(v)} markers"
+          f" of {a['occurrences']} occurrences (the first 20)")
+    check(len({e["ts"] for e in v}) == len(v), f"Chrome trace: {kind} at {site}: each marker at its own time")
+    if a["occurrences"] == len(v):
+        total = sum(e["args"]["cost_ns"] for e in v)
+        check(total == cost, f"Chrome trace: {kind} at {site}: the markers' costs sum to the finding's ({total} vs {cost})")
+for k in kinetos:
+    kev = json.load(open(k))
+    dev = kev["deviceProperties"][0]["id"]
+    ev = kev["traceEvents"]
+    flows(k, ev)
+    nesting(k, ev)
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
+    rows = {(e["pid"], e["tid"]) for e in ev if e.get("ph") == "X"}
+    check(all(k in names for k in rows), f"{k}: every row named ({sorted(r for r in rows if r not in names)[:3]})")
+    gpu = {e["tid"] for e in ev if e.get("cat") == "kernel"}
+    check(gpu and all(names.get((dev, s)) == f"stream {s}" for s in gpu), f"{k}: GPU rows named 'stream N'")
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

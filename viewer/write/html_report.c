@@ -1,0 +1,155 @@
+/* html_report.c: gputrace-report --html FILE, the report for the person
+ * who would rather look than read: one self-contained page (no script, no
+ * font, no image fetched: it opens offline and from a mail attachment)
+ * with the time of each rank as stacked bars, step times per iteration,
+ * a rank x collective heatmap of arrival lateness (a straggler is a dark
+ * row), and the findings with their cost as bars, call sites and fixes.
+ * The charts are inline SVG (html_charts.c); the style prints on paper. */
+#include "viewer/write/html.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void html_text(FILE *out, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '<')
+            fputs("&lt;", out);
+        else if (c == '>')
+            fputs("&gt;", out);
+        else if (c == '&')
+            fputs("&amp;", out);
+        else if (c == '"')
+            fputs("&quot;", out);
+        else if (c == '\'')
+            fputs("&#39;", out);
+        else if (c >= 0x20 || c == '\n' || c == '\t')
+            fputc(c, out);
+    }
+}
+
+static const char style[] =
+    "body{font:14px/1.45 system-ui,sans-serif;color:#222;max-width:960px;margin:24px auto;padding:0 16px}"
+    "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}"
+    "p.sub{color:#666;margin:0 0 12px}p.none{color:#666;font-style:italic}svg{width:100%;height:auto;display:block}"
+    "table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:3px 6px;border-bottom:1px solid #eee;"
+    "vertical-align:top}th{font-weight:600}td.n{text-align:right;white-space:nowrap}"
+    ".finding{border:1px solid #ddd;border-radius:4px;padding:8px 12px;margin:10px 0;break-inside:avoid}"
+    ".finding h3{font-size:15px;margin:0 0 4px}.finding .kind{font-family:monospace;color:#a11}"
+    "svg.cost{width:200px;height:14px;display:inline-block;vertical-align:middle;margin-right:8px}"
+    "code{font-size:12px;background:#f5f5f5;padding:1px 3px;border-radius:2px;word-break:break-all}"
+    ".fix{background:#eef7ee;padding:4px 8px;border-left:3px solid #2ca02c;margin-top:4px}"
+    "@media print{body{margin:0;max-width:none}h2{break-after:avoid}svg{break-inside:avoid}a{color:inherit}}";
+
+static double ms(int64_t ns) { return (double)ns / 1e6; }
+
+static void rank_table(FILE *out, const struct summary *s)
+{
+    fputs("<table><tr><th>rank</th><th>wall ms</th><th>GPU busy ms</th><th>compute ms</th><th>communication ms</th>"
+          "<th>exposed comm ms</th><th>host blocked ms</th><th>collectives</th></tr>", out);
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_summary *r = &s->ranks[i];
+        fprintf(out, "<tr><td>%d</td><td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%.2f</td>"
+                     "<td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%lld</td></tr>",
+                r->rank, ms(r->wall_ns), ms(r->gpu_busy_ns), ms(r->compute_ns), ms(r->comm_ns), ms(r->exposed_comm_ns),
+                ms(r->sync_blocked_ns), (long long)r->collectives);
+    }
+    fputs("</table>", out);
+}
+
+static const char *const cost_word[] = { "host blocked", "GPU idle", "exposed", "waited" };
+
+static void finding_list(FILE *out, const struct findings *fs)
+{
+    if (!fs->n) {
+        fputs("<p class=\"none\">Nothing found that wastes GPU time.</p>", out);
+        return;
+    }
+    int64_t most = 0;
+    for (size_t i = 0; i < fs->n; i++)
+        most = finding_cost(&fs->v[i]) > most ? finding_cost(&fs->v[i]) : most;
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct finding *f = &fs->v[i];
+        fprintf(out, "<div class=\"finding\"><h3>%zu. <span class=\"kind\">%s</span> ", i + 1, finding_names[f->kind]);
+        if (f->rank >= 0)
+            fprintf(out, "on rank %d", f->rank);
+        else
+            fputs("across ranks", out);
+        fputs("</h3><div>", out);
+        html_cost_bar(out, finding_cost(f), most);
+        fprintf(out, "<b>%.2f ms</b> %s, %lld time%s", ms(finding_cost(f)), cost_word[finding_cost_field[f->kind]],
+                (long long)f->count, f->count == 1 ? "" : "s");
+        if (f->confidence)
+            fprintf(out, " <small>(confidence: %s)</small>", f->confidence);
+        fputs("</div>", out);
+        if (f->callsite[0]) {
+            fputs("<div>at <code>", out);
+            html_text(out, f->callsite);
+            fputs("</code>", out);
+            if (f->range[0]) {
+                fputs(" in <code>", out);
+                html_text(out, f->range);
+                fputs("</code>", out);
+                if (f->iter_first >= 0)
+                    fprintf(out, " (iterations %lld-%lld)", (long long)f->iter_first, (long long)f->iter_last);
+            }
+            fputs("</div>", out);
+        }
+        fputs("<div>", out);
+        html_text(out, f->message);
+        fputs("</div><div class=\"fix\"><b>fix:</b> ", out);
+        html_text(out, f->suggestion);
+        fputs("</div></div>", out);
+    }
+}
+
+int html_report_write(const char *path, const struct model *m, const struct summary *s, const struct findings *fs,
+                      struct coll_spill *spill, char *err, size_t errlen)
+{
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    fputs("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>gputrace report: ", out);
+    html_text(out, m->run_id);
+    /* no script runs here, and nothing is fetched, whatever a name holds */
+    fprintf(out, "</title><meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+                 "'unsafe-inline'\"><style>%s</style></head><body>", style);
+    fputs("<h1>gputrace report</h1><p class=\"sub\">run ", out);
+    html_text(out, m->run_id);
+    fprintf(out, " &middot; %zu process%s &middot; gputrace " GT_VERSION "</p>", m->nprocs, m->nprocs == 1 ? "" : "es");
+
+    fputs("<h2>Where each rank's time went</h2><p class=\"sub\">The GPU's span, from its first operation to its last:"
+          " compute kernels, communication no compute hid, and idle time (copies and hidden communication are left"
+          " out); below, the time the host sat blocked in syncs.</p><div id=\"rank-summary\">", out);
+    html_rank_bars(out, m, s);
+    fputs("</div>", out);
+    rank_table(out, s);
+
+    fputs("<h2>Step time per iteration</h2><p class=\"sub\">Each rank's iterations (NVTX ranges with a step number, or a"
+          " top-level name repeated): from the first range's start to the last one's end.</p><div id=\"step-times\">", out);
+    html_step_lines(out, m);
+    fputs("</div>", out);
+
+    fputs("<h2>Arrival at each collective</h2><p class=\"sub\">How long after the first rank each rank arrived at each"
+          " collective (its NCCL kernel's start, else its call's; clocks aligned across hosts), as comm.straggler"
+          " reckons it: a rank that is always late, a dark row, is the one the others wait for.</p>"
+          "<div id=\"lateness\">", out);
+    html_lateness_map(out, m, spill);
+    fputs("</div>", out);
+
+    fputs("<h2>Findings, by cost</h2><div id=\"findings\">", out);
+    finding_list(out, fs);
+    fputs("</div><p class=\"sub\">Definitions of each kind: docs/report.md. The same findings as text: gputrace-report;"
+          " as JSON: --format json.</p></body></html>\n", out);
+    int bad = ferror(out);
+    bad |= fclose(out) != 0;
+    if (bad) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
