@@ -20,7 +20,8 @@ TESTS += \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
   tests/e2e/tracer_limits.sh \
-  tests/e2e/kineto_hta.sh
+  tests/e2e/kineto_hta.sh \
+  tests/e2e/nccl_comms.sh
 EXTRA_DIST += \
   tests/e2e/workloads.sh \
   tests/e2e/tracer.sh \
@@ -45,7 +46,8 @@ EXTRA_DIST += \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
-  tests/e2e/tracer_limits.sh
+  tests/e2e/tracer_limits.sh \
+  tests/e2e/nccl_comms.sh
 
 # The report checks read timings of simulated runs; run them alone, after
 # every other test, so that no other test competes for the CPUs meanwhile.

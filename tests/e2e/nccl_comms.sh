@@ -1,0 +1,49 @@
+#!/bin/sh
+# nccl_comms.sh: communicators made every way NCCL 2.28 offers, and NCCL
+# reached only through a library handle, are known to the tracer: each
+# collective gets its communicator, rank and sequence, so the report
+# matches them across ranks and finds the planted straggler (the
+# workloads' headers: comm_scalable.c, comm_shrink.c, comm_split_nb.c,
+# comm_init_nb.c, nccl_dlopen.c, py_nccl.py, checked by
+# report_workloads.py); and the other NCCL entry points (nccl_surface.c)
+# are recorded with the results the program saw.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+export GPUSIM_LIB="$b/tests/sim/.libs/libgpusim.so"
+gt="$b/gputrace"
+run="$b/tests/sim/gpusim-run"
+
+python3 "$s/tests/e2e/report_workloads.py" "$b" "$s" comm_scalable comm_shrink comm_split_nb comm_init_nb nccl_dlopen py_nccl
+expect "the workloads' findings: the straggler found on every kind of communicator" $? 0
+
+# what the tracer stored: every all-reduce names its communicator, its
+# rank in it, and its place in the communicator's sequence, the same
+# communicator on every member
+for app in comm_scalable comm_shrink comm_split_nb nccl_dlopen; do
+  "$gt" record -f -o "$tmp/$app.db" -- "$run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
+  expect "$app: runs" $? 0
+  expect "$app: no all-reduce without its communicator, rank or sequence" \
+    "$(q "$tmp/$app.db" "select count(*) from collective where comm_id = 0 or rank < 0 or nranks < 1 or seq < 0")" 0
+  members=3; [ "$app" = comm_shrink ] || members=4
+  expect "$app: one communicator of $members ranks for all the all-reduces, 12 of them on each" \
+    "$(q "$tmp/$app.db" "select count(distinct comm_id) || ' ' || count(distinct rank) || ' ' || min(nranks) || ' ' || max(seq) || ' ' || count(*) from collective")" \
+    "1 $members $members 11 $((12 * members))"
+done
+expect "comm_shrink: the shrunk communicator is recorded with its parent, on the 3 ranks that stay" \
+  "$(q "$tmp/comm_shrink.db" "select count(*) from comm c join comm p on p.process_id = c.process_id and p.comm_id = c.parent_comm_id where c.nranks = 3 and p.nranks = 4")" 3
+expect "comm_split_nb: the non-blocking split's communicator recorded once it was ready, on every rank" \
+  "$(q "$tmp/comm_split_nb.db" "select count(*) from comm where parent_comm_id != 0 and rank >= 0 and nranks = 4")" 4
+
+# the other entry points: each call recorded with the result the program saw
+GPUTRACE_ONE_FILE=1 GPUTRACE_OUTPUT="$tmp/surface.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/nccl_surface" > "$tmp/surface.out" 2> /dev/null
+expect "nccl_surface runs" $? 0
+"$gt" expand "$tmp/surface.db" > /dev/null
+expect "every NCCL call recorded, in order, with its result (the refused one's error too)" \
+  "$(q "$tmp/surface.db" "select api_name || ' ' || result from api_call_named where api_name like 'nccl%' order by start_ns")" \
+  "$(cat "$tmp/surface.out")"
+expect "ncclGroupSimulateEnd closes its group: the all-reduce after it is ungrouped, and its kernel attributed to it" \
+  "$(q "$tmp/surface.db" "select c.group_id = 0, (select count(*) from collective_kernel k where k.call_id = c.call_id) from collective c order by c.start_ns desc limit 1")" "1|1"
+expect "the sizes of the allocation and the registrations recorded" \
+  "$(q "$tmp/surface.db" "select group_concat(bytes) from (select bytes from api_call_named where api_name in ('ncclMemAlloc', 'ncclCommRegister', 'ncclCommWindowRegister') order by start_ns)")" \
+  "1048576,1048576,1048576"
+finish
