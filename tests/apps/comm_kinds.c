@@ -66,6 +66,8 @@ int comm_kinds_main(enum comm_kind kind)
         if (rc != ncclInProgress && rc != ncclSuccess)
             CK(rc);
         wait_ready(comm);
+    } else if (kind == COMM_UNKNOWN) {
+        CK(pncclCommInitRank(&comm, world, ids[0], rank));
     } else {
         CK(ncclCommInitRank(&world_comm, world, ids[0], rank));
         if (kind == COMM_SHRINK) {

@@ -6,7 +6,9 @@
 # workloads' headers: comm_scalable.c, comm_shrink.c, comm_split_nb.c,
 # comm_init_nb.c, nccl_dlopen.c, py_nccl.py, checked by
 # report_workloads.py); and the other NCCL entry points (nccl_surface.c)
-# are recorded with the results the program saw.
+# are recorded with the results the program saw.  Collectives on a
+# communicator the tracer did not see made (comm_unknown.c) get a note in
+# the report, text and JSON, never silence.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 export GPUSIM_LIB="$b/tests/sim/.libs/libgpusim.so"
@@ -33,6 +35,22 @@ expect "comm_shrink: the shrunk communicator is recorded with its parent, on the
   "$(q "$tmp/comm_shrink.db" "select count(*) from comm c join comm p on p.process_id = c.process_id and p.comm_id = c.parent_comm_id where c.nranks = 3 and p.nranks = 4")" 3
 expect "comm_split_nb: the non-blocking split's communicator recorded once it was ready, on every rank" \
   "$(q "$tmp/comm_split_nb.db" "select count(*) from comm where parent_comm_id != 0 and rank >= 0 and nranks = 4")" 4
+
+# a communicator made through an entry point the tracer does not wrap
+"$gt" record -f -o "$tmp/unknown.db" -- "$run" -n 4 "$b/tests/apps/comm_unknown" > /dev/null 2>&1
+expect "comm_unknown: runs" $? 0
+"$b/gputrace-report" "$tmp/unknown.db" > "$tmp/unknown.txt"
+expect "the text report says how many collectives had no communicator, on which ranks, and what could not run" \
+  "$(grep -c '^note: 48 collective(s) on 4 rank(s) used a communicator the tracer did not see made.*0 (12), 1 (12), 2 (12), 3 (12).*comm.straggler, comm.mismatch and comm.hang could not run' "$tmp/unknown.txt")" 1
+"$b/gputrace-report" --format json "$tmp/unknown.db" > "$tmp/unknown.json"
+expect "the JSON says it too" \
+  "$(python3 -c 'import json, sys; u = json.load(open(sys.argv[1]))["unknown_comm"]; print(u["collectives"], sorted((r["rank"], r["collectives"]) for r in u["ranks"]), u["analyses_skipped"])' "$tmp/unknown.json")" \
+  "48 [(0, 12), (1, 12), (2, 12), (3, 12)] ['comm.straggler', 'comm.mismatch', 'comm.hang']"
+"$b/gputrace-report" "$tmp/comm_scalable.db" > "$tmp/known.txt"
+"$b/gputrace-report" --format json "$tmp/comm_scalable.db" > "$tmp/known.json"
+expect "no such note where every communicator is known (and the JSON says none)" \
+  "$(grep -c 'did not see made' "$tmp/known.txt") $(python3 -c 'import json, sys; u = json.load(open(sys.argv[1]))["unknown_comm"]; print(u["collectives"], u["ranks"], u["analyses_skipped"])' "$tmp/known.json")" \
+  "0 0 [] []"
 
 # the other entry points: each call recorded with the result the program saw
 GPUTRACE_ONE_FILE=1 GPUTRACE_OUTPUT="$tmp/surface.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/nccl_surface" > "$tmp/surface.out" 2> /dev/null

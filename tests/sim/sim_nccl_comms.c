@@ -165,6 +165,18 @@ ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeR
                               config, comm);
 }
 
+/* NCCL's profiling interface: every entry point is also exported as
+ * pnccl..., of which the nccl... name is an alias; a call of the pnccl
+ * name reaches the implementation without passing the nccl one (so not
+ * through an interposed wrapper of it either).  Only the one a test needs
+ * is modelled. */
+ncclResult_t pncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+{
+    if (!comm || nranks < 1 || rank < 0 || rank >= nranks)
+        return ncclInvalidArgument;
+    return sim_nccl_make_comm(comm, &commId, nranks, rank, sim_current_device(), NULL, NULL);
+}
+
 /* ---- memory, registration, reduction operators ---------------------------- */
 
 ncclResult_t ncclMemAlloc(void **ptr, size_t size)

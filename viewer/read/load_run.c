@@ -207,6 +207,7 @@ static void load_colls(struct model *m, struct proc *p)
         c->bytes = c->bytes < 0 ? 0 : model_clamp(c->bytes, 40);
         c->nranks = c->nranks < 0 ? 0 : c->nranks > (1 << 20) ? 1 << 20 : c->nranks;
         model_span(&c->start, &c->end);
+        p->unknown_comm_colls += model_coll_comm_unknown(c);
     }
     model_note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);

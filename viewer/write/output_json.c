@@ -1,6 +1,7 @@
 /* output_json.c: the report as one JSON object (docs/report-json.md). */
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
+#include "viewer/write/unknown_comm.h"
 
 static void cost(FILE *out, const char *name, int64_t v, int *first)
 {
@@ -83,6 +84,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         fprintf(out, ", \"result\": %d, \"count\": %lld, \"ranks\": %d}", (int)f->result, (long long)f->count, f->ranks);
     }
     fprintf(out, "\n],\n\"failed_calls_total\": %lld", (long long)s->failed_total);
+    unknown_comm_json(out, m);
     fprintf(out, ",\n\"findings\": [");
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
