@@ -52,6 +52,37 @@ expect "no such note where every communicator is known (and the JSON says none)"
   "$(grep -c 'did not see made' "$tmp/known.txt") $(python3 -c 'import json, sys; u = json.load(open(sys.argv[1]))["unknown_comm"]; print(u["collectives"], u["ranks"], u["analyses_skipped"])' "$tmp/known.json")" \
   "0 0 [] []"
 
+# communication kernels that are not NCCL's (custom_comm.c: 10 steps of a
+# 3 ms compute kernel, a 2 ms vLLM-style custom all-reduce, a 1 ms
+# dispatch kernel of the program's own)
+GPUTRACE_ONE_FILE=1 GPUTRACE_OUTPUT="$tmp/custom.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/custom_comm" > /dev/null
+expect "custom_comm runs" $? 0
+# compute and comm ms of the rank (wide bands: the simulated kernels sleep
+# at least as long as asked, on a busy machine longer), and which kernels
+# the kernel table marks as communication
+comm_split() {
+  python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+r = d["ranks"][0]
+comm = [k["name"] for k in sorted(d["kernels"], key=lambda k: k["name"]) if k["nccl"]]
+c, x = r["compute_ns"] / 1e6, r["comm_ns"] / 1e6
+band = lambda v, lo: "%d" % lo if lo <= v < lo * 1.6 + 5 else "%.1f" % v
+print(band(c, int(sys.argv[1])), band(x, int(sys.argv[2])) if int(sys.argv[2]) else "%d" % x, ",".join(comm) or "-")' "$@"
+}
+expect "by default the vLLM-style all-reduce is communication, the program's own kernel compute" \
+  "$("$b/gputrace-report" --format json "$tmp/custom.db" | comm_split 40 20)" "40 20 cross_device_reduce_1stage"
+expect "--comm-kernels +PATTERN adds to the list" \
+  "$("$b/gputrace-report" --format json --comm-kernels '+*my_a2a*' "$tmp/custom.db" | comm_split 30 30)" "30 30 cross_device_reduce_1stage,my_a2a_dispatch"
+expect "--comm-kernels PATTERN replaces it" \
+  "$("$b/gputrace-report" --format json --comm-kernels '*my_a2a*' "$tmp/custom.db" | comm_split 50 10)" "50 10 my_a2a_dispatch"
+expect "--comm-kernels '' leaves NCCL's kernels only" \
+  "$("$b/gputrace-report" --format json --comm-kernels '' "$tmp/custom.db" | comm_split 60 0)" "60 0 -"
+"$b/gputrace-report" --comm-kernels 'a,,b' "$tmp/custom.db" > /dev/null 2> "$tmp/err"
+expect "an empty pattern is bad usage, in one line" "$? $(wc -l < "$tmp/err")" "2 1"
+expect "--help documents --comm-kernels and its default list" \
+  "$("$b/gputrace-report" --help | grep -c 'comm-kernels\|cross_device_reduce\|userbuffers')" 3
+
 # the other entry points: each call recorded with the result the program saw
 GPUTRACE_ONE_FILE=1 GPUTRACE_OUTPUT="$tmp/surface.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/nccl_surface" > "$tmp/surface.out" 2> /dev/null
 expect "nccl_surface runs" $? 0

@@ -119,6 +119,7 @@ struct proc {
     int64_t dropped_host, dropped_cupti; /* records the tracer lost, counted (docs/schema.md) */
     int db;           /* index into model.dbs */
     char **names; int nnames; /* kernel names by string id */
+    unsigned char *comm_names; /* per name: a communication kernel's (comm_kernels.h) */
     struct site *sites; int nsites, sites_cap; /* sites[0] is "none" */
     struct idmap site_index;      /* (callsite << 32 | pystack) -> site */
     char **labels; int nlabels;   /* NVTX and Python strings by label id */
