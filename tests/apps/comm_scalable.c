@@ -1,5 +1,6 @@
 /* comm_scalable.c: the all-reduce loop of comm_kinds.c on a communicator made by
- * ncclCommInitRankScalable (two unique ids); rank 2 arrives 15 ms late to every all-reduce.
+ * ncclCommInitRankScalable (two unique ids);
+ * rank 2 arrives 15 ms late to every all-reduce.
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/comm_scalable
  * What a correct report finds here; tests/e2e/report_workloads.py reads these

@@ -1,5 +1,6 @@
 /* comm_shrink.c: the all-reduce loop of comm_kinds.c on a communicator made by
- * ncclCommShrink of the 4 ranks without rank 3 (which leaves); rank 2 arrives 15 ms late to every all-reduce.
+ * ncclCommShrink of the 4 ranks without rank 3 (which leaves);
+ * rank 2 arrives 15 ms late to every all-reduce.
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/comm_shrink
  * What a correct report finds here; tests/e2e/report_workloads.py reads these

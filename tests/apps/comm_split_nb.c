@@ -1,5 +1,6 @@
 /* comm_split_nb.c: the all-reduce loop of comm_kinds.c on a communicator made by
- * a non-blocking ncclCommSplit (ncclInProgress, then ready, polled on the parent); rank 2 arrives 15 ms late to every all-reduce.
+ * a non-blocking ncclCommSplit (ncclInProgress, then ready, polled on the parent);
+ * rank 2 arrives 15 ms late to every all-reduce.
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/comm_split_nb
  * What a correct report finds here; tests/e2e/report_workloads.py reads these

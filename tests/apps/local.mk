@@ -243,7 +243,7 @@ tests_apps_libunload_b_la_LIBADD = -ldl
 tests_apps_libunload_b_la_LDFLAGS = $(PLUGIN_FLAGS)
 # communicators made beyond ncclCommInitRank (comm_kinds.h), and NCCL reached
 # only through a library handle (nccl_dlopen.c, py_nccl.py): tests/e2e/nccl_comms.sh
-check_PROGRAMS += tests/apps/comm_scalable tests/apps/comm_shrink tests/apps/comm_split_nb tests/apps/comm_init_nb tests/apps/comm_unknown tests/apps/nccl_dlopen
+check_PROGRAMS += tests/apps/comm_scalable tests/apps/comm_shrink tests/apps/comm_split_nb tests/apps/comm_split_nb_spin tests/apps/comm_init_nb tests/apps/comm_unknown tests/apps/nccl_dlopen
 COMM_KINDS = tests/apps/comm_kinds.h tests/apps/comm_kinds.c
 tests_apps_comm_scalable_SOURCES = tests/apps/comm_scalable.c $(COMM_KINDS)
 tests_apps_comm_scalable_LDADD = $(SIM_LIBS)
@@ -257,6 +257,10 @@ tests_apps_comm_split_nb_SOURCES = tests/apps/comm_split_nb.c $(COMM_KINDS)
 tests_apps_comm_split_nb_LDADD = $(SIM_LIBS)
 tests_apps_comm_split_nb_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_comm_split_nb_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_comm_split_nb_spin_SOURCES = tests/apps/comm_split_nb_spin.c $(COMM_KINDS)
+tests_apps_comm_split_nb_spin_LDADD = $(SIM_LIBS)
+tests_apps_comm_split_nb_spin_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_comm_split_nb_spin_DEPENDENCIES = tests/sim/libgpusim.la
 tests_apps_comm_init_nb_SOURCES = tests/apps/comm_init_nb.c $(COMM_KINDS)
 tests_apps_comm_init_nb_LDADD = $(SIM_LIBS)
 tests_apps_comm_init_nb_LDFLAGS = $(SIM_LINK_FLAGS)

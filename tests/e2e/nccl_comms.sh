@@ -15,13 +15,13 @@ export GPUSIM_LIB="$b/tests/sim/.libs/libgpusim.so"
 gt="$b/gputrace"
 run="$b/tests/sim/gpusim-run"
 
-python3 "$s/tests/e2e/report_workloads.py" "$b" "$s" comm_scalable comm_shrink comm_split_nb comm_init_nb nccl_dlopen py_nccl
+python3 "$s/tests/e2e/report_workloads.py" "$b" "$s" comm_scalable comm_shrink comm_split_nb comm_split_nb_spin comm_init_nb nccl_dlopen py_nccl
 expect "the workloads' findings: the straggler found on every kind of communicator" $? 0
 
 # what the tracer stored: every all-reduce names its communicator, its
 # rank in it, and its place in the communicator's sequence, the same
 # communicator on every member
-for app in comm_scalable comm_shrink comm_split_nb nccl_dlopen; do
+for app in comm_scalable comm_shrink comm_split_nb comm_split_nb_spin nccl_dlopen; do
   "$gt" record -f -o "$tmp/$app.db" -- "$run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
   expect "$app: runs" $? 0
   expect "$app: no all-reduce without its communicator, rank or sequence" \
@@ -33,8 +33,10 @@ for app in comm_scalable comm_shrink comm_split_nb nccl_dlopen; do
 done
 expect "comm_shrink: the shrunk communicator is recorded with its parent, on the 3 ranks that stay" \
   "$(q "$tmp/comm_shrink.db" "select count(*) from comm c join comm p on p.process_id = c.process_id and p.comm_id = c.parent_comm_id where c.nranks = 3 and p.nranks = 4")" 3
-expect "comm_split_nb: the non-blocking split's communicator recorded once it was ready, on every rank" \
-  "$(q "$tmp/comm_split_nb.db" "select count(*) from comm where parent_comm_id != 0 and rank >= 0 and nranks = 4")" 4
+for app in comm_split_nb comm_split_nb_spin; do
+  expect "$app: the non-blocking split's communicator recorded once it was ready, on every rank" \
+    "$(q "$tmp/$app.db" "select count(*) from comm where parent_comm_id != 0 and rank >= 0 and nranks = 4")" 4
+done
 
 # a communicator made through an entry point the tracer does not wrap
 "$gt" record -f -o "$tmp/unknown.db" -- "$run" -n 4 "$b/tests/apps/comm_unknown" > /dev/null 2>&1
