@@ -159,3 +159,19 @@ struct gt_comm *gt_nccl_pending_settle(ncclComm_t comm, int parent_done, int rec
     errno = saved_errno;
     return mine;
 }
+
+void gt_nccl_pending_forget(ncclComm_t comm)
+{
+    for (int i = 0; i < PENDING && atomic_load_explicit(&gt_nccl_npending, memory_order_relaxed) > 0; i++) {
+        struct pending *p = &pending[i];
+        if (atomic_load_explicit(&p->state, memory_order_acquire) != WAITING)
+            continue;
+        if (p->parent != comm && __atomic_load_n(p->newcomm, __ATOMIC_ACQUIRE) != comm)
+            continue;
+        int expect = WAITING;
+        if (atomic_compare_exchange_strong(&p->state, &expect, SETTLING)) {
+            atomic_fetch_sub(&gt_nccl_npending, 1);
+            atomic_store_explicit(&p->state, FREE, memory_order_release);
+        }
+    }
+}

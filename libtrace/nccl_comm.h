@@ -49,6 +49,10 @@ extern GT_INTERNAL _Atomic int gt_nccl_npending;
  * (no slot reserved); else the one registered as `comm` is returned for
  * the caller to record once its slots are committed. */
 GT_INTERNAL struct gt_comm *gt_nccl_pending_settle(ncclComm_t comm, int parent_done, int record);
+/* comm is being destroyed: the pending calls of which it is the parent, or
+ * the communicator NCCL stored, are forgotten (their pointer may go, and a
+ * destroyed communicator is not to be asked anything). */
+GT_INTERNAL void gt_nccl_pending_forget(ncclComm_t comm);
 
 /* Whether a config asks for a non-blocking communicator. */
 static inline int gt_nccl_nonblocking(const ncclConfig_t *config)

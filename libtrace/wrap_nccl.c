@@ -124,6 +124,8 @@ INLINE ncclResult_t comm_end(enum gt_api api, ncclComm_t comm)
     struct gt_call c;
     int t = gt_enter(&c, api);
     gt_comm_remove(comm);
+    if (__builtin_expect(atomic_load_explicit(&gt_nccl_npending, memory_order_relaxed) > 0, 0))
+        gt_nccl_pending_forget(comm);
     ncclResult_t rc = real(comm);
     if (t)
         gt_exit(&c, rc);
