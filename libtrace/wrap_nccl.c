@@ -1,4 +1,6 @@
-/* wrap_nccl.c: NCCL wrappers: communicators made from a unique id or a split, operations, groups (the other entry points: wrap_nccl_comm.c, wrap_nccl_mem.c).
+/* wrap_nccl.c: NCCL wrappers: communicators made from a unique id or by a
+ * split, operations, groups (the other entry points: wrap_nccl_comm.c,
+ * wrap_nccl_mem.c).
  *
  * Communicator creation registers a cross-rank id (commreg.h); each
  * operation takes the communicator's next sequence number (given back if
@@ -16,7 +18,6 @@
 #include "libtrace/real.h"
 #include "libtrace/trace.h"
 
-#include <dlfcn.h>
 #include <nccl.h>
 #include <unistd.h>
 
