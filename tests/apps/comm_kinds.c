@@ -99,10 +99,15 @@ int comm_kinds_main(enum comm_kind kind)
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     float *buf;
     CK(cudaMalloc((void **)&buf, ELEMS * sizeof(float)));
+    /* APP_DESYNC_STEP=N: at step N rank 1 all-reduces half the count, a
+     * mismatch the report must find on this communicator too */
+    const char *d = getenv("APP_DESYNC_STEP");
+    int desync = d && *d ? atoi(d) : -1;
     for (int step = 0; step < STEPS; step++) {
         if (rank == 2)
             spin_us(15000); /* a slow data loader on this rank */
-        CK(ncclAllReduce(buf, buf, ELEMS, ncclFloat32, ncclSum, comm, s));
+        size_t count = step == desync && rank == 1 ? ELEMS / 2 : ELEMS;
+        CK(ncclAllReduce(buf, buf, count, ncclFloat32, ncclSum, comm, s));
         CK(cudaStreamSynchronize(s));
     }
     CK(cudaFree(buf));

@@ -2,8 +2,10 @@
  * ways NCCL offers beyond ncclCommInitRank (comm_kinds.c): rank 2 does
  * 15 ms of extra host work before every all-reduce, so it is the straggler
  * once the report can match the all-reduces across ranks by communicator
- * and sequence.  The workloads comm_scalable.c, comm_shrink.c,
- * comm_split_nb.c, comm_split_nb_spin.c, comm_init_nb.c and comm_unknown.c each pick one way.
+ * and sequence; with APP_DESYNC_STEP=N, rank 1 all-reduces half the count
+ * at step N (comm.mismatch, tests/e2e/nccl_comms.sh).  The workloads
+ * comm_scalable.c, comm_shrink.c, comm_split_nb.c, comm_split_nb_spin.c,
+ * comm_init_nb.c and comm_unknown.c each pick one way.
  */
 #ifndef GPUTRACE_COMM_KINDS_H
 #define GPUTRACE_COMM_KINDS_H

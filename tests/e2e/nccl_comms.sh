@@ -38,6 +38,15 @@ for app in comm_split_nb comm_split_nb_spin; do
     "$(q "$tmp/$app.db" "select count(*) from comm where parent_comm_id != 0 and rank >= 0 and nranks = 4")" 4
 done
 
+# the mismatch check matches them too: rank 1 all-reduces half the count at step 5
+for app in comm_scalable comm_shrink comm_split_nb; do
+  APP_DESYNC_STEP=5 "$gt" record -f -o "$tmp/$app.desync.db" -- "$run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
+  expect "$app: the desync runs" $? 0
+  expect "$app: comm.mismatch names rank 1 at collective 5 of the communicator, and nothing else mismatched" \
+    "$("$b/gputrace-report" --format json "$tmp/$app.desync.db" | python3 -c 'import json, sys; print([(f["seq"], f["ranks"]) for f in json.load(sys.stdin)["findings"] if f["kind"] == "comm.mismatch"])')" \
+    "[(5, [1])]"
+done
+
 # a communicator made through an entry point the tracer does not wrap
 "$gt" record -f -o "$tmp/unknown.db" -- "$run" -n 4 "$b/tests/apps/comm_unknown" > /dev/null 2>&1
 expect "comm_unknown: runs" $? 0
