@@ -57,6 +57,14 @@ expect "the text report says how many collectives had no communicator, on which 
 expect "the JSON says it too" \
   "$(python3 -c 'import json, sys; u = json.load(open(sys.argv[1]))["unknown_comm"]; print(u["collectives"], sorted((r["rank"], r["collectives"]) for r in u["ranks"]), u["analyses_skipped"])' "$tmp/unknown.json")" \
   "48 [(0, 12), (1, 12), (2, 12), (3, 12)] ['comm.straggler', 'comm.mismatch', 'comm.hang']"
+# ... and nothing is made of them as if they were one collective: rank 1's
+# half-count all-reduce at step 5 is no "mismatch of collective 0 of
+# communicator 0" (every collective without a communicator looked like
+# one collective to the analyses across ranks)
+APP_DESYNC_STEP=5 "$gt" record -f -o "$tmp/unknown.desync.db" -- "$run" -n 4 "$b/tests/apps/comm_unknown" > /dev/null 2>&1
+expect "comm_unknown: no finding across ranks drawn from collectives without a communicator" \
+  "$("$b/gputrace-report" --format json "$tmp/unknown.desync.db" | python3 -c 'import json, sys; d = json.load(sys.stdin); print([f["kind"] for f in d["findings"] if f["kind"] in ("comm.mismatch", "comm.hang", "comm.straggler")], d["unknown_comm"]["collectives"])')" \
+  "[] 48"
 "$b/gputrace-report" "$tmp/comm_scalable.db" > "$tmp/known.txt"
 "$b/gputrace-report" --format json "$tmp/comm_scalable.db" > "$tmp/known.json"
 expect "no such note where every communicator is known (and the JSON says none)" \
