@@ -124,7 +124,9 @@
     X(ncclCommRegister, nccl, GT_F_STACK)                            \
     X(ncclCommDeregister, nccl, 0)                                   \
     X(ncclCommWindowRegister, nccl, GT_F_SB)                         \
-    X(ncclCommWindowDeregister, nccl, GT_F_SB)
+    X(ncclCommWindowDeregister, nccl, GT_F_SB)                       \
+    X(ncclCommFinalize, nccl, GT_F_SB)                               \
+    X(ncclCommRevoke, nccl, GT_F_STACK)
 
 enum gt_api {
 #define X(name, cls, flags) GT_API_##name,

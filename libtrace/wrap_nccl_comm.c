@@ -1,6 +1,8 @@
 /* wrap_nccl_comm.c: the NCCL entry points that make communicators beyond
- * ncclCommInitRank/ncclCommSplit (wrap_nccl.c), and ncclCommGetAsyncError,
- * which says when a non-blocking one is ready.
+ * ncclCommInitRank/ncclCommSplit (wrap_nccl.c), ncclCommGetAsyncError,
+ * which says when a non-blocking one is ready, and ncclCommFinalize and
+ * ncclCommRevoke (recorded calls; a communicator stays registered until
+ * ncclCommDestroy/Abort).
  *
  * Ids, as every member computes them (commreg.h):
  *   - ncclCommInitRankScalable: a hash of its nId unique ids (the same ids
@@ -87,5 +89,33 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
     if (__builtin_expect(atomic_load_explicit(&gt_nccl_npending, memory_order_relaxed) > 0, 0) && rc == ncclSuccess &&
         asyncError && *asyncError != ncclInProgress && gt_tracing() && !gt_thread.guard)
         gt_nccl_pending_settle(comm, 1, 1);
+    return rc;
+}
+
+/* Blocks until the communicator is quiescent (blocking mode): it leaves an
+ * in-flight mark, so a rank stuck in it shows where. */
+ncclResult_t ncclCommFinalize(ncclComm_t comm)
+{
+    ncclResult_t (*real)(ncclComm_t) = REAL(ncclCommFinalize);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclCommFinalize))
+        return real(comm);
+    ncclResult_t rc = real(comm);
+    gt_exit(&c, rc);
+    return rc;
+}
+
+ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)
+{
+    ncclResult_t (*real)(ncclComm_t, int) = REAL(ncclCommRevoke);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclCommRevoke))
+        return real(comm, revokeFlags);
+    ncclResult_t rc = real(comm, revokeFlags);
+    gt_exit(&c, rc);
     return rc;
 }

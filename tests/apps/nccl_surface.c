@@ -2,10 +2,11 @@
  * operations, on a single-process communicator of the simulator: memory
  * (ncclMemAlloc/Free), buffer and window registration, a user reduction
  * operator, and a group ended by ncclGroupSimulateEnd (which launches
- * nothing) followed by an ungrouped all-reduce.  Each call prints
+ * nothing) followed by an ungrouped all-reduce; ncclCommFinalize and
+ * ncclCommRevoke before the communicator is destroyed.  Each call prints
  * "API RESULT", so that tests/e2e/nccl_comms.sh can compare the records
- * with what the program saw; one call fails on purpose (destroying a
- * built-in operator), to see its error pass through.
+ * with what the program saw; two calls fail on purpose (destroying a
+ * built-in operator, revoking with flags), to see their errors pass through.
  */
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -49,6 +50,9 @@ int main(void)
     bad |= show("ncclCommWindowDeregister", ncclCommWindowDeregister(comm, win));
     bad |= show("ncclCommDeregister", ncclCommDeregister(comm, reg));
     bad |= show("ncclMemFree", ncclMemFree(buf));
+    bad |= show("ncclCommFinalize", ncclCommFinalize(comm));
+    if (show("ncclCommRevoke", ncclCommRevoke(comm, 99)) != ncclInvalidArgument) /* flags must be 0 */
+        bad = 1;
     bad |= show("ncclCommDestroy", ncclCommDestroy(comm));
     fprintf(stderr, "estimated time of the simulated group: %.1f us\n", sim.estimatedTime);
     return bad ? 1 : 0;

@@ -122,6 +122,8 @@ int main(void)
     show("ncclCommWindowDeregister", ncclCommWindowDeregister(NULL, NULL));
     show("ncclRedOpCreatePreMulSum", ncclRedOpCreatePreMulSum(&op, &scale, ncclFloat32, ncclScalarHostImmediate, NULL));
     show("ncclRedOpDestroy", ncclRedOpDestroy(ncclSum, NULL));
+    show("ncclCommFinalize", ncclCommFinalize(NULL));
+    show("ncclCommRevoke", ncclCommRevoke(NULL, NCCL_REVOKE_DEFAULT));
     printf("errno %d\n", errno);
     return 3;
 }

@@ -57,7 +57,7 @@ if [ -n "$nccl_lib" ] && command -v nm > /dev/null; then
   expect "every wrapped NCCL name is defined by the real $(basename "$nccl_lib") (nm -D)" \
     "$(sort "$tmp/wrapped_nccl" | comm -23 - "$tmp/nccl_syms" | tr '\n' ' ')" ""
   expect "the NCCL 2.28 entry points are among the wrapped ones" \
-    "$(grep -c -x 'ncclCommInitRankScalable\|ncclCommShrink\|ncclGroupSimulateEnd\|ncclRedOpCreatePreMulSum\|ncclRedOpDestroy\|ncclMemAlloc\|ncclMemFree\|ncclCommRegister\|ncclCommDeregister\|ncclCommWindowRegister\|ncclCommWindowDeregister\|ncclCommGetAsyncError' "$tmp/wrapped_nccl")" 12
+    "$(grep -c -x 'ncclCommInitRankScalable\|ncclCommShrink\|ncclGroupSimulateEnd\|ncclRedOpCreatePreMulSum\|ncclRedOpDestroy\|ncclMemAlloc\|ncclMemFree\|ncclCommRegister\|ncclCommDeregister\|ncclCommWindowRegister\|ncclCommWindowDeregister\|ncclCommGetAsyncError\|ncclCommFinalize\|ncclCommRevoke' "$tmp/wrapped_nccl")" 14
 else
   echo "skip: no nm, or the program's libnccl not found by ldd"
 fi

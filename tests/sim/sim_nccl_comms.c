@@ -177,6 +177,21 @@ ncclResult_t pncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId
     return sim_nccl_make_comm(comm, &commId, nranks, rank, sim_current_device(), NULL, NULL);
 }
 
+/* The simulator's operations are done when their stream is: nothing to
+ * wait for beyond the caller's own syncs; NULL is accepted, as NCCL 2.28.9
+ * accepts it. */
+ncclResult_t ncclCommFinalize(ncclComm_t comm)
+{
+    (void)comm;
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)
+{
+    (void)comm;
+    return revokeFlags == NCCL_REVOKE_DEFAULT ? ncclSuccess : ncclInvalidArgument;
+}
+
 /* ---- memory, registration, reduction operators ---------------------------- */
 
 ncclResult_t ncclMemAlloc(void **ptr, size_t size)
