@@ -112,7 +112,21 @@
     X(ncclSend, nccl, GT_F_SB | GT_F_NCCL)                           \
     X(ncclRecv, nccl, GT_F_SB | GT_F_NCCL)                           \
     X(ncclGroupStart, nccl, 0)                                       \
-    X(ncclGroupEnd, nccl, GT_F_SB)
+    X(ncclGroupEnd, nccl, GT_F_SB)                                   \
+    X(ncclGroupSimulateEnd, nccl, 0)                                 \
+    X(ncclCommInitRankScalable, nccl, GT_F_SB)                       \
+    X(ncclCommShrink, nccl, GT_F_SB)                                 \
+    X(ncclCommGetAsyncError, nccl, 0)                                \
+    X(ncclRedOpCreatePreMulSum, nccl, 0)                             \
+    X(ncclRedOpDestroy, nccl, 0)                                     \
+    X(ncclMemAlloc, nccl, 0)                                         \
+    X(ncclMemFree, nccl, GT_F_STACK)                                 \
+    X(ncclCommRegister, nccl, GT_F_STACK)                            \
+    X(ncclCommDeregister, nccl, 0)                                   \
+    X(ncclCommWindowRegister, nccl, GT_F_SB)                         \
+    X(ncclCommWindowDeregister, nccl, GT_F_SB)                       \
+    X(ncclCommFinalize, nccl, GT_F_SB)                               \
+    X(ncclCommRevoke, nccl, GT_F_STACK)
 
 enum gt_api {
 #define X(name, cls, flags) GT_API_##name,

@@ -33,6 +33,8 @@ struct gt_comm *gt_comm_add(void *handle, uint64_t id, int rank, int nranks)
             c->nranks = nranks;
             atomic_store(&c->seq, 0);
             atomic_store(&c->splits, 0);
+            c->parent = 0;
+            c->t_made = 0;
             return c;
         }
     }

@@ -5,6 +5,8 @@
  * ncclCommSplit, so every member computes the same id.  Each collective
  * takes the next per-communicator sequence number: (comm id, seq) names one
  * collective on all ranks.  Lookups and sequence numbers are lock-free.
+ * A non-blocking split's communicator is added once it is ready
+ * (libtrace/nccl_comm.h).
  */
 #ifndef GPUTRACE_COMMREG_H
 #define GPUTRACE_COMMREG_H
@@ -16,7 +18,9 @@ struct gt_comm {
     uint64_t id;
     int rank, nranks;
     _Atomic uint64_t seq;     /* collectives issued so far */
-    _Atomic uint32_t splits;  /* ncclCommSplit calls made on it */
+    _Atomic uint32_t splits;  /* ncclCommSplit and ncclCommShrink calls made on it */
+    uint64_t parent;          /* the parent's id, 0 if none: for its GT_REC_COMM record */
+    uint64_t t_made;          /* start of the call that made it (ticks): the same */
 };
 
 struct gt_comm *gt_comm_add(void *handle, uint64_t id, int rank, int nranks);

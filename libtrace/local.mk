@@ -11,6 +11,7 @@ libgputrace_la_SOURCES = \
   libtrace/trace.h libtrace/real.h libtrace/real.c libtrace/wrap_dl.c libtrace/inject.c libtrace/cupti_calls.h libtrace/cupti_calls.c libtrace/lifecycle.h libtrace/activate.c libtrace/signals.c libtrace/exec_exit.c \
   libtrace/memreg.h libtrace/memreg.c libtrace/commreg.h libtrace/commreg.c \
   libtrace/per_thread_decls.h libtrace/wrap_runtime.c libtrace/wrap_memory.c libtrace/wrap_driver.c libtrace/wrap_nccl.c \
+  libtrace/nccl_comm.h libtrace/nccl_comm.c libtrace/wrap_nccl_comm.c libtrace/wrap_nccl_mem.c \
   libtrace/nvtx_inject.h libtrace/nvtx_inject.c libtrace/nvtx_payload.h libtrace/nvtx_payload.c \
   libtrace/wrap_fd.c
 libgputrace_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) -fvisibility=default

@@ -1,4 +1,6 @@
-/* wrap_nccl.c: NCCL wrappers.
+/* wrap_nccl.c: NCCL wrappers: communicators made from a unique id or by a
+ * split, operations, groups (the other entry points: wrap_nccl_comm.c,
+ * wrap_nccl_mem.c).
  *
  * Communicator creation registers a cross-rank id (commreg.h); each
  * operation takes the communicator's next sequence number (given back if
@@ -12,10 +14,10 @@
 #define _GNU_SOURCE
 #include "collector/cupti_sub.h"
 #include "libtrace/commreg.h"
+#include "libtrace/nccl_comm.h"
 #include "libtrace/real.h"
 #include "libtrace/trace.h"
 
-#include <dlfcn.h>
 #include <nccl.h>
 #include <unistd.h>
 
@@ -23,6 +25,10 @@
 
 static GT_TLS int group_depth;
 static GT_TLS uint64_t group_id;
+/* A non-blocking communicator this thread's operation found ready: its
+ * record is written once the operation's slots are committed (op_end). */
+static GT_TLS struct gt_comm *owed_comm;
+static GT_TLS ncclComm_t owed_handle;
 
 static int type_size(ncclDataType_t t)
 {
@@ -32,50 +38,6 @@ static int type_size(ncclDataType_t t)
     case ncclInt32: case ncclUint32: case ncclFloat32: return 4;
     case ncclInt64: case ncclUint64: case ncclFloat64: return 8;
     default: return 0;
-    }
-}
-
-/* Rank and size of a communicator, asked of NCCL itself (not traced). */
-static void comm_shape(ncclComm_t comm, int *rank, int *nranks)
-{
-    ncclResult_t (*user_rank)(const ncclComm_t, int *) = (ncclResult_t (*)(const ncclComm_t, int *))dlsym(RTLD_DEFAULT, "ncclCommUserRank");
-    ncclResult_t (*count)(const ncclComm_t, int *) = (ncclResult_t (*)(const ncclComm_t, int *))dlsym(RTLD_DEFAULT, "ncclCommCount");
-    if (user_rank)
-        user_rank(comm, rank);
-    if (count)
-        count(comm, nranks);
-}
-
-/* Registers a new communicator. */
-static void comm_made(ncclComm_t comm, uint64_t id, int rank, int nranks)
-{
-    if (comm)
-        gt_comm_add(comm, id, rank, nranks);
-}
-
-/* Ends the call, then appends a GT_REC_COMM record for each communicator
- * made (after the call's own slot is committed: one slot at a time). */
-static void comm_call_end(struct gt_call *c, ncclResult_t rc, ncclComm_t *comms, int n, uint64_t parent)
-{
-    uint64_t t_start = c->r->t_start;
-    struct gt_tbuf *b = gt_thread.tbuf;
-    gt_exit(c, rc);
-    if (rc != ncclSuccess && rc != ncclInProgress)
-        return;
-    for (int i = 0; comms && i < n; i++) {
-        struct gt_comm *g = comms[i] ? gt_comm_find(comms[i]) : NULL;
-        if (!g)
-            continue;
-        struct gt_record r;
-        gt_record_clear(&r);
-        r.type = GT_REC_COMM;
-        r.t_start = t_start;
-        r.comm.handle = (uintptr_t)comms[i];
-        r.comm.parent = parent;
-        r.comm.comm_id = g->id;
-        r.comm.rank = g->rank;
-        r.comm.nranks = g->nranks;
-        gt_tbuf_push(b, &r);
     }
 }
 
@@ -89,8 +51,8 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
         return real(comm, nranks, id, rank);
     ncclResult_t rc = real(comm, nranks, id, rank);
     if (rc == ncclSuccess && comm)
-        comm_made(*comm, gt_comm_id_hash(&id, sizeof id, 0), rank, nranks);
-    comm_call_end(&c, rc, comm, 1, 0);
+        gt_nccl_comm_made(*comm, gt_comm_id_hash(&id, sizeof id, 0), rank, nranks, 0, c.r->t_start);
+    gt_nccl_comm_call_end(&c, rc, comm, 1);
     return rc;
 }
 
@@ -103,9 +65,10 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId i
     if (!gt_enter(&c, GT_API_ncclCommInitRankConfig))
         return real(comm, nranks, id, rank, config);
     ncclResult_t rc = real(comm, nranks, id, rank, config);
+    /* non-blocking (ncclInProgress): its id, rank and size are known now */
     if ((rc == ncclSuccess || rc == ncclInProgress) && comm)
-        comm_made(*comm, gt_comm_id_hash(&id, sizeof id, 0), rank, nranks);
-    comm_call_end(&c, rc, comm, 1, 0);
+        gt_nccl_comm_made(*comm, gt_comm_id_hash(&id, sizeof id, 0), rank, nranks, 0, c.r->t_start);
+    gt_nccl_comm_call_end(&c, rc, comm, 1);
     return rc;
 }
 
@@ -123,9 +86,9 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
         uint64_t call_id = gt_call_id(&c);
         uint64_t id = gt_comm_id_hash(&call_id, sizeof call_id, (uint64_t)getpid());
         for (int i = 0; i < ndev; i++)
-            comm_made(comms[i], id, i, ndev);
+            gt_nccl_comm_made(comms[i], id, i, ndev, 0, c.r->t_start);
     }
-    comm_call_end(&c, rc, comms, ndev, 0);
+    gt_nccl_comm_call_end(&c, rc, comms, ndev);
     return rc;
 }
 
@@ -141,13 +104,16 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     uint64_t parent_id = parent ? parent->id : 0;
     uint32_t nth = parent ? atomic_fetch_add(&parent->splits, 1) : 0;
     ncclResult_t rc = real(comm, color, key, newcomm, config);
+    uint64_t seed[3] = { parent_id, nth, (uint64_t)(int64_t)color };
     if (rc == ncclSuccess && newcomm && *newcomm) {
-        uint64_t seed[3] = { parent_id, nth, (uint64_t)(int64_t)color };
         int rank = -1, nranks = 0;
-        comm_shape(*newcomm, &rank, &nranks);
-        comm_made(*newcomm, gt_comm_id_hash(seed, sizeof seed, 1), rank, nranks);
+        gt_nccl_comm_shape(*newcomm, (const void *)real, &rank, &nranks);
+        gt_nccl_comm_made(*newcomm, gt_comm_id_hash(seed, sizeof seed, 1), rank, nranks, parent_id, c.r->t_start);
+    } else if (rc == ncclInProgress && newcomm) {
+        /* non-blocking: NCCL stores the communicator once it is made (nccl_comm.h) */
+        gt_nccl_pending_add(newcomm, comm, gt_comm_id_hash(seed, sizeof seed, 1), parent_id, c.r->t_start, (const void *)real);
     }
-    comm_call_end(&c, rc, newcomm, 1, parent_id);
+    gt_nccl_comm_call_end(&c, rc, newcomm, 1);
     return rc;
 }
 
@@ -159,6 +125,8 @@ INLINE ncclResult_t comm_end(enum gt_api api, ncclComm_t comm)
     struct gt_call c;
     int t = gt_enter(&c, api);
     gt_comm_remove(comm);
+    if (__builtin_expect(atomic_load_explicit(&gt_nccl_npending, memory_order_relaxed) > 0, 0))
+        gt_nccl_pending_forget(comm);
     ncclResult_t rc = real(comm);
     if (t)
         gt_exit(&c, rc);
@@ -172,6 +140,18 @@ ncclResult_t ncclCommAbort(ncclComm_t comm) { return comm_end(GT_API_ncclCommAbo
 
 struct op_args { size_t count; ncclDataType_t dt; int op, peer; ncclComm_t comm; cudaStream_t stream; };
 
+/* An operation on a communicator not registered: one a non-blocking
+ * split made, which no ncclCommGetAsyncError was seen to report done? */
+static __attribute__((noinline)) struct gt_comm *op_pending(ncclComm_t comm)
+{
+    struct gt_comm *g = gt_nccl_pending_settle(comm, 0, 0);
+    if (g) {
+        owed_comm = g;
+        owed_handle = comm;
+    }
+    return g;
+}
+
 /* Fills the record of one operation; pushes the external id if ungrouped. */
 INLINE void op_begin(struct gt_call *c, const struct op_args *a)
 {
@@ -183,6 +163,8 @@ INLINE void op_begin(struct gt_call *c, const struct op_args *a)
     x->nccl.peer = a->peer;
     c->r->bytes = a->count * (uint64_t)type_size(a->dt);
     c->r->stream = (uintptr_t)a->stream;
+    if (__builtin_expect(!g && atomic_load_explicit(&gt_nccl_npending, memory_order_relaxed) > 0, 0))
+        g = op_pending(a->comm);
     if (g) {
         x->nccl.comm_id = g->id;
         x->nccl.seq = atomic_fetch_add_explicit(&g->seq, 1, memory_order_relaxed);
@@ -215,6 +197,10 @@ INLINE void op_end(struct gt_call *c, ncclResult_t rc, ncclComm_t comm)
         c->nccl->nccl.seq = GT_SEQ_NONE;
     }
     gt_exit(c, rc);
+    if (__builtin_expect(owed_comm != NULL, 0)) {
+        gt_nccl_comm_record(owed_comm, owed_handle);
+        owed_comm = NULL;
+    }
 }
 
 ncclResult_t ncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t dt, ncclRedOp_t op, ncclComm_t comm, cudaStream_t st)
@@ -377,6 +363,25 @@ ncclResult_t ncclGroupEnd(void)
     ncclResult_t rc = real();
     if (outermost)
         gt_cupti_pop_external();
+    gt_exit(&c, rc);
+    return rc;
+}
+
+/* Ends a group as ncclGroupEnd does (the depth goes down, the outermost
+ * one closes the group) but launches nothing: NCCL only estimates the
+ * group's time.  Its operations were recorded as they were called, with
+ * their sequence numbers (docs/tracer-guarantees.md). */
+ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
+{
+    ncclResult_t (*real)(ncclSimInfo_t *) = REAL(ncclGroupSimulateEnd);
+    if (!real)
+        return ncclSystemError;
+    struct gt_call c;
+    if (!gt_enter(&c, GT_API_ncclGroupSimulateEnd))
+        return real(simInfo);
+    if (group_depth > 0)
+        group_depth--;
+    ncclResult_t rc = real(simInfo);
     gt_exit(&c, rc);
     return rc;
 }

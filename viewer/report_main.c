@@ -12,6 +12,7 @@
 #include "collector/rundir.h"
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/clock_align.h"
+#include "viewer/model/comm_kernels.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/write/html.h"
 #include "viewer/analyse/findings.h"
@@ -57,6 +58,10 @@ static const char usage_text[] =
     "  --straggler-fraction F     comm.straggler caused more than F of all waiting (default 0.5)\n"
     "  --straggler-margin-us N    'clearly last' means by N us (default 2000)\n"
     "  --straggler-clear-fraction F  comm.straggler is clearly last in at least F of collectives (default 0.15)\n"
+    "  --comm-kernels PATTERNS    kernels that are communication besides NCCL's (nccl*): comma-separated\n"
+    "                             globs; +PATTERNS adds to the default, '' leaves NCCL's only (default\n"
+    "                             " COMM_KERNELS_DEFAULT_1 ",\n"
+    "                             " COMM_KERNELS_DEFAULT_2 ")\n"
     "  -h, --help                 this help\n"
     "  --version                  the version\n"
     "\n"
@@ -304,6 +309,12 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--min-repeats")) {
             if (parse_num(a, argv[++i], 1, 1e9, &x)) return 2;
             o.min_repeats = (int)x;
+        } else if (!strcmp(a, "--comm-kernels")) {
+            char err[256];
+            if (comm_kernels_set(argv[++i], err, sizeof err)) {
+                fprintf(stderr, "gputrace-report: --comm-kernels: %s\n", err);
+                return 2;
+            }
         } else if (!strcmp(a, "--straggler-fraction")) {
             if (parse_num(a, argv[++i], 0, 1, &o.straggler_fraction)) return 2;
         } else if (a[0] == '-' && a[1]) {

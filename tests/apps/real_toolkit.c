@@ -99,6 +99,31 @@ int main(void)
     show("ncclAllReduce", ncclAllReduce(a, b, 4, ncclFloat32, ncclSum, NULL, NULL));
     show("ncclGroupEnd", ncclGroupEnd());
     show("ncclBroadcast", ncclBroadcast(a, b, 4, ncclInt8, 0, NULL, NULL));
+    /* NCCL 2.28's other entry points, as its nccl.h declares them */
+    ncclComm_t made = NULL;
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    ncclSimInfo_t sim = NCCL_SIM_INFO_INITIALIZER;
+    ncclResult_t async = ncclSuccess;
+    ncclRedOp_t op = ncclSum;
+    ncclWindow_t win = NULL;
+    void *mem = NULL, *reg = NULL;
+    float scale = 0.5f;
+    show("ncclGroupStart", ncclGroupStart());
+    show("ncclGroupSimulateEnd", ncclGroupSimulateEnd(&sim));
+    show("ncclCommInitRankScalable", ncclCommInitRankScalable(&made, 1, 0, 1, &id, &config));
+    /* ncclCommShrink is not called: NCCL 2.28.9 crashes on a NULL
+     * communicator (tracer_real_toolkit.sh checks that it is defined) */
+    printf("ncclCommGetAsyncError(untraced) %d\n", (int)ncclCommGetAsyncError(NULL, &async));
+    show("ncclMemAlloc", ncclMemAlloc(&mem, 1024));
+    show("ncclMemFree", ncclMemFree(NULL));
+    show("ncclCommRegister", ncclCommRegister(NULL, a, sizeof a, &reg));
+    show("ncclCommDeregister", ncclCommDeregister(NULL, NULL));
+    show("ncclCommWindowRegister", ncclCommWindowRegister(NULL, a, sizeof a, &win, NCCL_WIN_DEFAULT));
+    show("ncclCommWindowDeregister", ncclCommWindowDeregister(NULL, NULL));
+    show("ncclRedOpCreatePreMulSum", ncclRedOpCreatePreMulSum(&op, &scale, ncclFloat32, ncclScalarHostImmediate, NULL));
+    show("ncclRedOpDestroy", ncclRedOpDestroy(ncclSum, NULL));
+    show("ncclCommFinalize", ncclCommFinalize(NULL));
+    show("ncclCommRevoke", ncclCommRevoke(NULL, NCCL_REVOKE_DEFAULT));
     printf("errno %d\n", errno);
     return 3;
 }

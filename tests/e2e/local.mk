@@ -24,7 +24,8 @@ TESTS += \
   tests/e2e/crossrank.sh \
   tests/e2e/browser.sh \
   tests/e2e/report_cli.sh \
-  tests/e2e/install.sh
+  tests/e2e/install.sh \
+  tests/e2e/nccl_comms.sh
 EXTRA_DIST += \
   tests/e2e/crossrank.sh \
   tests/e2e/crossrank.py \
@@ -56,7 +57,8 @@ EXTRA_DIST += \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
-  tests/e2e/tracer_limits.sh
+  tests/e2e/tracer_limits.sh \
+  tests/e2e/nccl_comms.sh
 
 # The report checks read timings of simulated runs; run them alone, after
 # every other test, so that no other test competes for the CPUs meanwhile.

@@ -107,6 +107,9 @@ def check_shape(name, d):
     check(not bad, f"{name}: messages count in words that agree" + (f" ({bad})" if bad else ""))
     # the workloads check every call; queries that answer "not ready" are no failures
     check(d.get("failed_calls_total") == 0, f"{name}: no failed calls" + (f" ({d.get('failed_calls')})" if d.get("failed_calls_total") else ""))
+    # every workload's communicators are made through wrapped entry points
+    check(d.get("unknown_comm", {}).get("collectives") == 0, f"{name}: every collective's communicator known"
+          + (f" ({d.get('unknown_comm')})" if d.get("unknown_comm", {}).get("collectives") else ""))
 
 
 def findings_verdicts(name, d, expects, allowed):

@@ -48,6 +48,20 @@ expect "the report counts every call that returned an error" \
   "$("$b/gputrace-report" --format json "$tmp/real.db" | python3 -c 'import json, sys; print(json.load(sys.stdin)["failed_calls_total"])')" \
   "$(awk '$2 != 0' "$tmp/want" | wc -l | tr -d ' ')"
 
+# every NCCL entry point the tracer wraps is one the real libnccl defines,
+# by that name (a wrapper of a name NCCL lacks would never be called)
+nccl_lib=$(ldd "$app" | awk '/libnccl\.so/ { print $3; exit }')
+if [ -n "$nccl_lib" ] && command -v nm > /dev/null; then
+  nm -D --defined-only "$nccl_lib" | awk '{ print $NF }' | sort -u > "$tmp/nccl_syms"
+  q "$tmp/real.db" "select name from api where name like 'nccl%' order by name" > "$tmp/wrapped_nccl"
+  expect "every wrapped NCCL name is defined by the real $(basename "$nccl_lib") (nm -D)" \
+    "$(sort "$tmp/wrapped_nccl" | comm -23 - "$tmp/nccl_syms" | tr '\n' ' ')" ""
+  expect "the NCCL 2.28 entry points are among the wrapped ones" \
+    "$(grep -c -x 'ncclCommInitRankScalable\|ncclCommShrink\|ncclGroupSimulateEnd\|ncclRedOpCreatePreMulSum\|ncclRedOpDestroy\|ncclMemAlloc\|ncclMemFree\|ncclCommRegister\|ncclCommDeregister\|ncclCommWindowRegister\|ncclCommWindowDeregister\|ncclCommGetAsyncError\|ncclCommFinalize\|ncclCommRevoke' "$tmp/wrapped_nccl")" 14
+else
+  echo "skip: no nm, or the program's libnccl not found by ldd"
+fi
+
 # A program nvcc built against the real runtime: its <<<>>> launch reaches
 # libcudart.so.13 as __cudaLaunchKernel, which the tracer wraps; its static
 # build imports no CUDA symbol at all (only CUPTI, loaded by the driver

@@ -366,7 +366,7 @@ static ncclResult_t submit(const struct item *it)
 
 static ncclResult_t submit_now(const struct item *it)
 {
-    if (!it->comm)
+    if (!it->comm || atomic_load(&it->comm->async) != ncclSuccess) /* not made yet (non-blocking) */
         return ncclInvalidArgument;
     if (!sim_nccl_type_size(it->dt) || (reduces(it->kind) && (unsigned)it->op > ncclAvg))
         return ncclInvalidArgument;
@@ -418,6 +418,22 @@ ncclResult_t ncclGroupEnd(void)
                 sim_nccl_connect(batch[k].comm, batch[k].root);
         launch(batch, nb);
     }
+    group_n = 0;
+    return ncclSuccess;
+}
+
+/* As ncclGroupEnd, launching nothing: the group's operations are dropped. */
+ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
+{
+    if (group_depth == 0)
+        return ncclInvalidUsage;
+    if (--group_depth > 0)
+        return ncclSuccess;
+    uint64_t ns = 0;
+    for (int i = 0; i < group_n; i++)
+        ns += model_ns(&group_items[i]);
+    if (simInfo)
+        simInfo->estimatedTime = (float)ns / 1e3f; /* microseconds */
     group_n = 0;
     return ncclSuccess;
 }
@@ -538,8 +554,9 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId,
 ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank,
                                     ncclConfig_t *config)
 {
-    (void)config; /* the simulator's communicators are always blocking */
-    return ncclCommInitRank(comm, nranks, commId, rank);
+    if (!comm || nranks < 1 || rank < 0 || rank >= nranks)
+        return ncclInvalidArgument;
+    return sim_nccl_make_comm(comm, &commId, nranks, rank, sim_current_device(), config, NULL);
 }
 
 ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
@@ -563,8 +580,7 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
 
 ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
-    (void)config;
-    if (!comm || !newcomm)
+    if (!comm || !newcomm || atomic_load(&comm->async) != ncclSuccess)
         return ncclInvalidArgument;
     int n = comm->nranks;
     comm->exch[2 * comm->rank] = color;
@@ -590,8 +606,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     memcpy(id.internal + 72, &s, sizeof s);
     memcpy(id.internal + 80, &c, sizeof c);
     id.internal[88]++;
-    *newcomm = sim_comm_attach(&id, newn, newrank, comm->device, 1);
-    return *newcomm ? ncclSuccess : ncclSystemError;
+    return sim_nccl_make_comm(newcomm, &id, newn, newrank, comm->device, config, comm);
 }
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm)
@@ -635,7 +650,7 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
     if (!comm || !asyncError)
         return ncclInvalidArgument;
-    *asyncError = ncclSuccess;
+    *asyncError = atomic_load(&comm->async);
     return ncclSuccess;
 }
 

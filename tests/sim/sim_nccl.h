@@ -42,6 +42,9 @@ struct ncclComm {
     struct sim_mbox *mbox;
     char *slots;
     char *mbox_data;
+    atomic_int async;          /* what ncclCommGetAsyncError says: ncclInProgress while a
+                                * non-blocking init, split or shrink runs (sim_nccl_comms.c) */
+    int nonblocking;           /* made with config.blocking = 0: its splits inherit it */
 };
 
 /* Maps (creating if first) the segment for id; with barrier, waits for all
@@ -57,6 +60,12 @@ void sim_comm_signal(struct ncclComm *c);    /* broadcast; caller holds the lock
 char *sim_comm_slot(struct ncclComm *c, int rank);
 char *sim_comm_mbox_data(struct ncclComm *c, int src, int dst);
 struct sim_mbox *sim_comm_mbox(struct ncclComm *c, int src, int dst);
+
+/* A communicator made as config says, blocking or not (sim_nccl_comms.c):
+ * for ncclCommInitRank* (parent NULL: *out is set at once) and for splits
+ * and shrinks of parent (non-blocking: *out once it is made). */
+ncclResult_t sim_nccl_make_comm(ncclComm_t *out, const ncclUniqueId *id, int nranks, int rank, int device,
+                                const ncclConfig_t *config, struct ncclComm *parent);
 
 /* Reductions: dst[i] = dst[i] op src[i] for n elements; returns -1 for an
  * unsupported type or op. */

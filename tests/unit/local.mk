@@ -1,8 +1,10 @@
 # tests/unit: Criterion unit tests, run by `make check`.
 UNIT_SIM_TESTS = tests/unit/test_sim_stream tests/unit/test_sim_memory \
-  tests/unit/test_sim_cupti tests/unit/test_sim_cupti_callbacks tests/unit/test_sim_nccl
+  tests/unit/test_sim_cupti tests/unit/test_sim_cupti_callbacks tests/unit/test_sim_nccl \
+  tests/unit/test_sim_nccl_comms
 check_PROGRAMS += tests/unit/test_sim_stream tests/unit/test_sim_memory \
-  tests/unit/test_sim_cupti tests/unit/test_sim_cupti_callbacks tests/unit/test_sim_nccl
+  tests/unit/test_sim_cupti tests/unit/test_sim_cupti_callbacks tests/unit/test_sim_nccl \
+  tests/unit/test_sim_nccl_comms
 TESTS += $(UNIT_SIM_TESTS)
 SIM_TEST_UTIL = tests/unit/sim_test_util.h tests/unit/sim_test_util.c
 tests_unit_test_sim_stream_SOURCES = tests/unit/test_sim_stream.c $(SIM_TEST_UTIL)
@@ -30,6 +32,11 @@ tests_unit_test_sim_nccl_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_sim_nccl_LDADD = $(SIM_LIBS) $(CRITERION_LIBS) -lm
 tests_unit_test_sim_nccl_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_unit_test_sim_nccl_DEPENDENCIES = tests/sim/libgpusim.la
+tests_unit_test_sim_nccl_comms_SOURCES = tests/unit/test_sim_nccl_comms.c $(SIM_TEST_UTIL)
+tests_unit_test_sim_nccl_comms_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_sim_nccl_comms_LDADD = $(SIM_LIBS) $(CRITERION_LIBS) -lm
+tests_unit_test_sim_nccl_comms_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_unit_test_sim_nccl_comms_DEPENDENCIES = tests/sim/libgpusim.la
 
 # the report's row reading and sorting, against SQL and qsort
 check_PROGRAMS += tests/unit/test_report_rows

@@ -51,19 +51,30 @@ void coll_spill_add_batch(struct coll_spill *s, size_t pi, const struct coll *v,
     for (size_t i = 0; i < n; i++)
         ix[i] = i;
     qsort_r(ix, n, sizeof *ix, cmp_index, (void *)v);
-    size_t nb = 0;
+    size_t nb = 0, kept = 0;
     for (size_t i = 0; i < n; i++) {
         const struct coll *c = &v[ix[i]];
+        /* no communicator to match it by: no analysis across ranks reads it
+         * (the report's note counts it: viewer/write/unknown_comm.c) */
+        if (model_coll_comm_unknown(c))
+            continue;
+        kept++;
         buf[nb++] = (struct coll_rec){ .comm = c->comm, .seq = c->seq, .start = c->start, .gstart = c->gstart,
                                        .gend = c->gend, .count = c->count, .bytes = c->bytes, .call_id = c->call_id,
                                        .api = c->api, .dtype = c->dtype, .op = c->op, .peer = c->peer,
                                        .rank = c->rank, .nranks = c->nranks, .gstream = c->gstream, .site = c->site,
                                        .proc = (int32_t)pi, .index = (int32_t)(first + ix[i]) };
-        if (nb == WRITE_BUF || i + 1 == n) {
+        if (nb == WRITE_BUF) {
             tmpstore_append(&s->store, buf, nb * sizeof *buf);
             nb = 0;
         }
     }
+    if (nb)
+        tmpstore_append(&s->store, buf, nb * sizeof *buf);
+    if (kept)
+        r->batches[r->nbatches - 1].n = kept;
+    else
+        r->nbatches--;
     free(buf);
     free(ix);
 }

@@ -73,6 +73,14 @@ struct coll {
     int site;                         /* its C and Python stacks (model_site) */
 };
 
+/* A collective whose communicator the tracer did not see made (the
+ * wrapper stores communicator 0, rank -1): it cannot be matched across
+ * ranks (viewer/write/unknown_comm.c says so in the report). */
+static inline int model_coll_comm_unknown(const struct coll *c)
+{
+    return c->comm == 0 || c->rank < 0 || c->nranks < 1;
+}
+
 /* Where a call was made: its C and Python stacks (sites.c). */
 struct site { int callsite, pystack; int shown; char *text; };
 
@@ -112,10 +120,12 @@ struct proc {
     struct proc_exts *exts;       /* its ext_corr rows, while it is loaded (load_proc.c) */
     int64_t inflight; /* calls left in flight when the process ended */
     int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
+    int64_t unknown_comm_colls; /* collectives on a communicator the tracer did not see made (unknown_comm.h) */
     int64_t unscoped_syncs; /* explicit syncs whose stream or event the trace cannot name: not analysed */
     int64_t dropped_host, dropped_cupti; /* records the tracer lost, counted (docs/schema.md) */
     int db;           /* index into model.dbs */
     char **names; int nnames; /* kernel names by string id */
+    unsigned char *comm_names; /* per name: a communication kernel's (comm_kernels.h) */
     struct site *sites; int nsites, sites_cap; /* sites[0] is "none" */
     struct idmap site_index;      /* (callsite << 32 | pystack) -> site */
     char **labels; int nlabels;   /* NVTX and Python strings by label id */

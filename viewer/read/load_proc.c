@@ -454,8 +454,10 @@ int model_op_is_nccl(const struct proc *p, const struct gop *g)
             idmap_put(&x->nccl, x->list.v[i].corr, 1, 1);
         x->nccl_built = 1;
     }
+    /* launched inside an NCCL call, or named as communication (comm_kernels.h) */
     const char *name = g->name > 0 && g->name < p->nnames ? p->names[g->name] : NULL;
-    return g->kind == GOP_KERNEL && ((x && idmap_get(&x->nccl, g->corr, &one)) || (name && !strncmp(name, "nccl", 4)));
+    int named = name && (p->comm_names ? p->comm_names[g->name] : !strncmp(name, "nccl", 4));
+    return g->kind == GOP_KERNEL && ((x && idmap_get(&x->nccl, g->corr, &one)) || named);
 }
 
 /* The readers' index of table t. */

@@ -3,6 +3,7 @@
  * that is not SQLite, a database of another schema version, no such run. */
 #define _GNU_SOURCE
 #include "viewer/model/model_internal.h"
+#include "viewer/model/comm_kernels.h"
 #include "viewer/read/db_open.h"
 #include "viewer/model/tmpstore.h"
 #include "viewer/model/timeline.h"
@@ -207,6 +208,7 @@ static void load_colls(struct model *m, struct proc *p)
         c->bytes = c->bytes < 0 ? 0 : model_clamp(c->bytes, 40);
         c->nranks = c->nranks < 0 ? 0 : c->nranks > (1 << 20) ? 1 << 20 : c->nranks;
         model_span(&c->start, &c->end);
+        p->unknown_comm_colls += model_coll_comm_unknown(c);
     }
     model_note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);
@@ -228,6 +230,7 @@ static void load_process(struct model *m, struct proc *p)
     sqlite3 *db = m->dbs[p->db];
     sqlite3_stmt *s;
     model_load_strings(db, "string", p->id, &p->names, &p->nnames);
+    p->comm_names = comm_kernels_mark(p->names, p->nnames);
     load_colls(m, p);
 
     sqlite3_prepare_v2(db, "SELECT count(*) FROM inflight WHERE process_id = ?", -1, &s, NULL);
@@ -445,6 +448,7 @@ void model_free(struct model *m)
         for (int k = 0; k < m->procs[i].nnames; k++)
             free(m->procs[i].names[k]);
         free(m->procs[i].names);
+        free(m->procs[i].comm_names);
         for (int k = 0; k < m->procs[i].nlabels; k++)
             free(m->procs[i].labels[k]);
         free(m->procs[i].labels);

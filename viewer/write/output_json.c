@@ -2,6 +2,7 @@
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
+#include "viewer/write/unknown_comm.h"
 
 static void cost(FILE *out, const char *name, int64_t v, int *first)
 {
@@ -86,6 +87,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
     fprintf(out, "\n],\n\"failed_calls_total\": %lld", (long long)s->failed_total);
     output_clock_json(out, m);
     output_p2p_json(out, m);
+    unknown_comm_json(out, m);
     fprintf(out, ",\n\"findings\": [");
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];

@@ -4,6 +4,7 @@
  * the terminal, cut between characters to fit a column. */
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
+#include "viewer/write/unknown_comm.h"
 #include "viewer/write/term_text.h"
 
 #include <stdlib.h>
@@ -108,6 +109,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     if (refused)
         fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing: left out of the collectives\n",
                 (long long)refused);
+    unknown_comm_text(out, m);
     if (dropping)
         fprintf(out, "note: %d process(es) lost records the tracer could not keep (%lld host, %lld GPU; buffers full or"
                      " out of memory): the analyses miss them\n", dropping, (long long)dropped_host, (long long)dropped_cupti);

@@ -1,0 +1,16 @@
+/* comm_scalable.c: the all-reduce loop of comm_kinds.c on a communicator made by
+ * ncclCommInitRankScalable (two unique ids);
+ * rank 2 arrives 15 ms late to every all-reduce.
+ *
+ * Run as 4 ranks: gpusim-run -n 4 tests/apps/comm_scalable
+ * What a correct report finds here; tests/e2e/report_workloads.py reads these
+ * lines (see straggler.c):
+ * expect: comm.straggler ranks=2 cost_ms=20..5000
+ * allow: comm.exposed gpu.idle (nothing overlaps the all-reduces) sync.no_consumer sync.redundant (the stream sync after each one reads nothing back)
+ */
+#include "comm_kinds.h"
+
+int main(void)
+{
+    return comm_kinds_main(COMM_SCALABLE);
+}

@@ -1,0 +1,33 @@
+/* comm_kernels.h: which GPU kernels are communication.  NCCL's own
+ * (names starting with "nccl": ncclKernel_*, ncclDevKernel_*, and any
+ * kernel launched inside an NCCL call, known by its correlation id:
+ * load_proc.c), and those of a list of name patterns for communication
+ * libraries that are not NCCL (vLLM's custom all-reduce, DeepEP, PyTorch's
+ * symmetric-memory all-reduce, TransformerEngine's userbuffers), which
+ * --comm-kernels replaces or extends (docs/report.md).  Each is counted as
+ * communication in every analysis: not compute, in comm_ns, exposed when
+ * compute does not hide it. */
+#ifndef GPUTRACE_COMM_KERNELS_H
+#define GPUTRACE_COMM_KERNELS_H
+
+#include <stddef.h>
+
+/* The patterns used unless --comm-kernels says otherwise: shell-style
+ * globs (fnmatch), comma separated, matched against the whole name as the
+ * trace has it (mangled C++ names included: hence the *...*). */
+#define COMM_KERNELS_DEFAULT_1 "*cross_device_reduce*,*deep_ep*dispatch*,*deep_ep*combine*" /* vLLM, DeepEP */
+#define COMM_KERNELS_DEFAULT_2 "*one_shot_all_reduce*,*two_shot_all_reduce*,*userbuffers*" /* PyTorch, TE */
+#define COMM_KERNELS_DEFAULT COMM_KERNELS_DEFAULT_1 "," COMM_KERNELS_DEFAULT_2
+
+/* Sets the list: "PATTERNS" replaces the default, "+PATTERNS" adds to it,
+ * "" leaves only NCCL's own.  0, or -1 with a reason in err (an empty
+ * pattern, too many). */
+int comm_kernels_set(const char *spec, char *err, size_t errlen);
+/* Whether a kernel of this name is communication. */
+int comm_kernel_name(const char *name);
+/* For each of n names (NULL entries: no), whether it is: an array the
+ * caller frees; NULL if n is 0 or memory ran out (then: none is, but NCCL's
+ * own prefix, which model_op_is_nccl checks as well). */
+unsigned char *comm_kernels_mark(char *const *names, int n);
+
+#endif
