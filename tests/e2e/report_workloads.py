@@ -151,9 +151,11 @@ def findings_verdicts(name, d, expects, allowed):
                 good = good and f.get("seq") == int(opts["seq"])
             if "names" in opts:
                 good = good and f.get("ranks") == [int(x) for x in opts["names"].split(",")]
+            if "waited_for" in opts:
+                good = good and opts["waited_for"] in f.get("waited_for", "")
             if "missing" in opts:
                 good = good and f.get("missing_ranks") == [int(x) for x in opts["missing"].split(",")]
-        verdict(good, what + ("" if good else f" (got {[(f['rank'], f['callsite'], f.get('range'), f.get('iteration_first'), f.get('iteration_last'), f['cost_ns'], f.get('seq'), f.get('ranks'), f.get('missing_ranks')) for f in fs]})"))
+        verdict(good, what + ("" if good else f" (got {[(f['rank'], f['callsite'], f.get('range'), f.get('iteration_first'), f.get('iteration_last'), f['cost_ns'], f.get('seq'), f.get('ranks'), f.get('missing_ranks'), f.get('waited_for')) for f in fs]})"))
     known = {k for k, _ in expects} | allowed | (TIMING_KINDS if LENIENT else set())
     extra = sorted({f["kind"] for f in found} - known)
     verdicts.append((not extra, f"{name}: no findings beyond those documented" + (f" (also found {extra})" if extra else ""),
@@ -320,7 +322,8 @@ def slowdown(db):
 tmp = tempfile.mkdtemp()
 # the .cu workloads where nvcc built them (configure says when it did not)
 names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", "allreduce_compute_stream",
-                 "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train"] + \
+                 "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train",
+                 "pg_sync", "cpu_copy", "event_sync"] + \
     [n for n in ["cu_scalar_read", "cu_overlapped", "cu_allreduce_compute_stream"]
      if os.path.exists(os.path.join(build, "tests", "apps", n))]
 for name in names:

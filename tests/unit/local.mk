@@ -62,3 +62,11 @@ tests_unit_test_outputs_SOURCES = tests/unit/test_outputs.c collector/config.h c
   collector/outputs.h collector/outputs.c
 tests_unit_test_outputs_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_outputs_LDADD = $(CRITERION_LIBS)
+
+# what a sync transitively waits for: the streams' and events' dependency clocks
+check_PROGRAMS += tests/unit/test_stream_deps
+TESTS += tests/unit/test_stream_deps
+tests_unit_test_stream_deps_SOURCES = tests/unit/test_stream_deps.c viewer/analyse/stream_deps.h \
+  viewer/analyse/stream_deps.c viewer/model/idmap.h viewer/model/idmap.c
+tests_unit_test_stream_deps_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_stream_deps_LDADD = $(CRITERION_LIBS)

@@ -10,23 +10,34 @@
 #define GT_MEM_PAGEABLE 1
 #define CUPTI_HTOD 1
 
+int copy_is_pageable(const struct model *m, const struct call *c)
+{
+    enum api_role r = m->roles[c->api];
+    return (r == ROLE_COPY_SYNC || r == ROLE_COPY_ASYNC) && c->mem_kind == GT_MEM_PAGEABLE &&
+           (c->copy_kind == 1 || c->copy_kind == 2) && c->bytes > 0;
+}
+
+struct finding *note_pageable(struct findings *fs, const struct model *m, size_t pi, const struct call *c,
+                              int64_t waited_ns)
+{
+    struct finding *f = findings_at(fs, m, F_COPY_PAGEABLE, (int)pi, c->site, c->tid, c->start);
+    if (!f)
+        return NULL;
+    f->count++;
+    model_add(&f->host_blocked_ns, c->end - c->start);
+    model_add(&f->bytes, c->bytes);
+    model_add(&f->gpu_wait_ns, waited_ns);
+    return f;
+}
+
 void analyse_copies(const struct model *m, struct findings *fs, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
-    /* pageable: from the host side, so it works without CUPTI too */
-    for (size_t i = 0; i < p->ncalls; i++) {
-        const struct call *c = &p->calls[i];
-        enum api_role r = m->roles[c->api];
-        if ((r != ROLE_COPY_SYNC && r != ROLE_COPY_ASYNC) || c->mem_kind != GT_MEM_PAGEABLE ||
-            (c->copy_kind != 1 && c->copy_kind != 2) || c->bytes <= 0)
-            continue;
-        struct finding *f = findings_at(fs, m, F_COPY_PAGEABLE, (int)pi, c->site, c->tid, c->start);
-        if (!f)
-            continue;
-        f->count++;
-        model_add(&f->host_blocked_ns, c->end - c->start);
-        model_add(&f->bytes, c->bytes);
-    }
+    /* pageable: from the host side without CUPTI; with it, analyse_syncs
+     * notes them, with what each waited for (one finding, both facts) */
+    for (size_t i = 0; i < p->ncalls && !p->cupti_active; i++)
+        if (copy_is_pageable(m, &p->calls[i]))
+            note_pageable(fs, m, pi, &p->calls[i], 0);
     if (!p->cupti_active)
         return;
     /* serialized: a host-to-device copy on a stream that also computes,
@@ -59,9 +70,14 @@ void describe_copies(const struct report_opts *o, struct findings *fs)
                 f->count = 0; /* a one-off small copy: dropped by findings_finish */
                 continue;
             }
-            snprintf(f->extra_json, sizeof f->extra_json, "\"bytes\": %lld", (long long)bytes);
-            snprintf(f->message, sizeof f->message, "%s (%.1f MiB in all) from/to pageable host memory blocked the host %.2f ms",
-                     count_text(f->count, "copy", "copies").s, (double)bytes / (1 << 20), (double)f->host_blocked_ns / 1e6);
+            snprintf(f->extra_json, sizeof f->extra_json, "\"bytes\": %lld, \"gpu_wait_ns\": %lld", (long long)bytes,
+                     (long long)f->gpu_wait_ns);
+            char waited[384] = "";
+            if (f->gpu_wait_ns > 0)
+                snprintf(waited, sizeof waited, ", %.2f ms of it waiting for earlier GPU work%s%s%s", (double)f->gpu_wait_ns / 1e6,
+                         *f->waited_for ? " (" : "", f->waited_for, *f->waited_for ? ")" : "");
+            snprintf(f->message, sizeof f->message, "%s (%.1f MiB in all) from/to pageable host memory blocked the host %.2f ms%s",
+                     count_text(f->count, "copy", "copies").s, (double)bytes / (1 << 20), (double)f->host_blocked_ns / 1e6, waited);
             snprintf(f->suggestion, sizeof f->suggestion, "allocate the host buffer pinned (cudaMallocHost, or pin_memory=True in a DataLoader) or register it with cudaHostRegister");
         } else if (f->kind == F_COPY_SERIALIZED) {
             snprintf(f->message, sizeof f->message, "%s ran on the compute stream, overlapping no kernel (%.2f ms)",

@@ -14,6 +14,7 @@
  * syncs can be "redundant": a free with nothing pending is just a free.
  */
 #include "viewer/analyse/findings.h"
+#include "viewer/analyse/stream_deps.h"
 #include "viewer/model/idmap.h"
 #include "viewer/proc_pass.h"
 #include "viewer/model/timeline.h"
@@ -24,48 +25,97 @@
 
 #define CUPTI_DTOH 2
 
-struct scope { int device; int stream; int64_t cutoff; };
+/* What a sync waits for: the device (everything enqueued before `cutoff`),
+ * or, per CUPTI stream, work enqueued before that stream's cutoff (its
+ * own stream up to the call, and through events and the legacy default
+ * stream the streams it waited on: stream_deps.h). */
+struct scope {
+    int device, n;
+    int64_t cutoff;
+    int stream[DEP_STREAMS + 1];
+    int64_t before[DEP_STREAMS + 1];
+};
 
-/* The latest cudaEventRecord of an event: its stream handle and start. */
-struct record { int64_t stream, start; };
+/* The scope's streams from a dependency clock (handles the process has not
+ * mapped to a CUPTI stream ran nothing to wait for). */
+static void scope_add(const struct timeline *t, int64_t handle, int64_t before, struct scope *s)
+{
+    int st = timeline_stream(t, handle);
+    if (st < 0 || s->n == DEP_STREAMS + 1)
+        return;
+    s->stream[s->n] = st;
+    s->before[s->n++] = before;
+}
 
-/* The scope of sync call i; returns 0 if it cannot be told.  `rec` is the
- * latest cudaEventRecord of the event an event sync waits for (NULL if
- * none). */
-static int scope_of(const struct model *m, const struct timeline *t, size_t i, const struct record *rec,
+static void scope_from(const struct timeline *t, const struct stream_deps *d, const struct dep_clock *dc,
+                       struct scope *s)
+{
+    for (int i = 0; i < dc->n; i++)
+        scope_add(t, dc->e[i].handle, dc->e[i].t, s);
+    if (dc->all > INT64_MIN) /* through the legacy stream: every blocking stream's earlier work */
+        for (size_t k = 0; k < d->nblocking; k++)
+            scope_add(t, d->blocking[k], dc->all, s);
+}
+
+/* The scope of sync call i; returns 0 if it cannot be told. */
+static int scope_of(const struct model *m, const struct timeline *t, const struct stream_deps *d, size_t i,
                     struct scope *s)
 {
     const struct proc *p = t->p;
     const struct call *c = &p->calls[i];
-    s->device = 0;
-    s->stream = -1;
+    memset(s, 0, sizeof *s);
     s->cutoff = c->start;
+    struct dep_clock dc;
     switch (m->roles[c->api]) {
     case ROLE_SYNC_DEVICE:
     case ROLE_FREE:
         s->device = 1;
         return 1;
     case ROLE_SYNC_STREAM:
-        s->stream = timeline_stream(t, c->stream);
-        return s->stream >= 0;
-    case ROLE_SYNC_EVENT:
-        if (!rec)
+        if (timeline_stream(t, c->stream) < 0 && !deps_is_legacy(c->stream))
             return 0;
-        s->stream = timeline_stream(t, rec->stream);
-        s->cutoff = rec->start;
-        return s->stream >= 0;
-    default: /* copies and memsets: the stream their own operation ran on */
+        deps_stream_scope(d, c->stream, c->start, &dc);
+        scope_from(t, d, &dc, s);
+        return 1;
+    case ROLE_SYNC_EVENT: {
+        const struct dep_clock *e = deps_event(d, c->event);
+        if (!e)
+            return 0;
+        scope_from(t, d, e, s);
+        return s->n > 0;
+    }
+    default: /* copies and memsets: the stream their own operation ran on, and what it waited for */
         if (t->op_of_call[i] < 0)
             return 0;
-        s->stream = p->ops[t->op_of_call[i]].stream;
-        s->cutoff = c->start + 1; /* its own operation counts */
+        deps_stream_scope(d, c->stream, c->start + 1, &dc); /* its own operation counts */
+        scope_from(t, d, &dc, s);
+        int own = p->ops[t->op_of_call[i]].stream, have = 0;
+        for (int k = 0; k < s->n; k++)
+            have |= s->stream[k] == own;
+        if (!have && s->n < DEP_STREAMS + 1) {
+            s->stream[s->n] = own;
+            s->before[s->n++] = c->start + 1;
+        }
         return 1;
     }
+}
+
+/* Whether operation g is in the scope: enqueued before its stream's cutoff. */
+static int in_scope(const struct scope *s, const struct gop *g)
+{
+    if (s->device)
+        return g->enq < s->cutoff;
+    for (int k = 0; k < s->n; k++)
+        if (s->stream[k] == g->stream && g->enq < s->before[k])
+            return 1;
+    return 0;
 }
 
 struct pending {
     int n, streams[8], nstreams, consumed_streams[8], nconsumed_streams;
     int64_t consumed_bytes, last_end, last_end_consumed;
+    int64_t last_op;          /* the pending operation that ended last: what the sync waited for (-1: none) */
+    int ended_inside;         /* some operation of the device, in scope or not, ended during the call */
 };
 
 static void note_stream(int *v, int *n, int s)
@@ -82,18 +132,21 @@ static void find_pending(const struct timeline *t, const struct call *c, const s
 {
     const struct proc *p = t->p;
     memset(pd, 0, sizeof *pd);
+    pd->last_op = -1;
     /* an op pending at c->start runs at some time in [c->start - longest op, c->end] */
     for (size_t k = timeline_first_op_at(t, c->start - t->max_op_ns - 1); k < p->nops && p->ops[k].start <= c->end; k++) {
         const struct gop *g = &p->ops[k];
         int own = (int64_t)k == own_op;
-        if (!own && (g->enq >= s->cutoff || g->end <= c->start))
-            continue;
-        if (!s->device && g->stream != s->stream)
+        if (g->end > c->start && g->end <= c->end)
+            pd->ended_inside = 1;
+        if (!own && (g->end <= c->start || !in_scope(s, g)))
             continue;
         pd->n++;
         note_stream(pd->streams, &pd->nstreams, g->stream);
         if (g->end > pd->last_end)
             pd->last_end = g->end;
+        if (!own && (pd->last_op < 0 || g->end > p->ops[pd->last_op].end))
+            pd->last_op = (int64_t)k; /* what it waited for is work before its own */
         if (g->kind == GOP_MEMCPY && g->copy_kind == CUPTI_DTOH) {
             model_add(&pd->consumed_bytes, g->bytes);
             note_stream(pd->consumed_streams, &pd->nconsumed_streams, g->stream);
@@ -101,6 +154,25 @@ static void find_pending(const struct timeline *t, const struct call *c, const s
                 pd->last_end_consumed = g->end;
         }
     }
+}
+
+/* What the sync waited for, for its finding: the pending operation that
+ * ended last, and whether it ran on a stream the sync did not name (it was
+ * reached through an event). */
+static void note_waited(const struct model *m, const struct timeline *t, const struct call *c,
+                        const struct pending *pd, struct finding *f)
+{
+    int64_t blocked = c->end - c->start;
+    if (pd->last_op < 0 || blocked < f->waited_blocked)
+        return;
+    const struct proc *p = t->p;
+    const struct gop *g = &p->ops[pd->last_op];
+    int named = m->roles[c->api] == ROLE_SYNC_STREAM ? timeline_stream(t, c->stream) : -2;
+    const char *what = g->kind == GOP_KERNEL ? model_kernel_name(p, g->name)
+                       : g->kind == GOP_MEMCPY ? "a copy" : "a memset";
+    f->waited_blocked = blocked;
+    f->waited_other = named != -2 && g->stream != named;
+    snprintf(f->waited_for, sizeof f->waited_for, "%s", what);
 }
 
 /* Idle time of the GPU right after t_end: until its next operation
@@ -146,21 +218,29 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
     struct timeline *t = model_timeline(m, pi);
     struct proc_pass *ps = p->pass;
     idle_due(fs, p);
+    struct stream_deps *d = &ps->deps;
     for (size_t i = 0; i < p->ncalls; i++) {
         const struct call *c = &p->calls[i];
         enum api_role r = m->roles[c->api];
-        if (r == ROLE_EVENT_RECORD) { /* each event's latest record, as calls are walked in order */
-            idmap_put(&ps->record_stream, (uint64_t)c->event, c->stream, 0);
-            idmap_put(&ps->record_start, (uint64_t)c->event, c->start, 0);
-        }
+        /* the dependency graph, as the calls are walked in order */
+        if (r == ROLE_EVENT_RECORD)
+            deps_record(d, c->event, c->stream, c->start);
+        else if (r == ROLE_STREAM_WAIT)
+            deps_wait(d, c->stream, c->event);
+        else if (r == ROLE_STREAM_CREATE)
+            deps_created(d, c->stream, c->bytes);
+        else if (t->op_of_call[i] >= 0 || r == ROLE_NCCL_OP)
+            deps_launch(d, c->stream, c->start);
         int expl = model_is_explicit_sync(m, c), impl = !expl && model_is_implicit_sync(m, c);
+        int after_copy = expl && r == ROLE_SYNC_STREAM && deps_after_copy(d, c->tid, c->stream);
+        int copy = r == ROLE_COPY_SYNC || r == ROLE_COPY_ASYNC;
+        deps_note_call(d, c->tid, impl && copy ? c->stream : DEPS_NO_COPY);
         if (!expl && !impl)
             continue;
         struct scope s;
-        struct record rec;
-        int have_rec = r == ROLE_SYNC_EVENT && idmap_get(&ps->record_stream, (uint64_t)c->event, &rec.stream) &&
-                       idmap_get(&ps->record_start, (uint64_t)c->event, &rec.start);
-        if (!scope_of(m, t, i, have_rec ? &rec : NULL, &s)) {
+        if (!scope_of(m, t, d, i, &s)) {
+            if (impl && copy_is_pageable(m, c))
+                note_pageable(fs, m, pi, c, 0);
             if (expl) /* counted, never dropped silently (a window may still map its stream: syncs_again) */
                 m->procs[pi].unscoped_syncs++;
             continue;
@@ -170,7 +250,25 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         find_pending(t, c, &s, own, &pd);
         int64_t blocked = c->end - c->start;
         struct finding *f = NULL;
-        if (expl && pd.n == 0) {
+        if (impl && copy_is_pageable(m, c) &&
+            !(pd.consumed_bytes > 0 && pd.consumed_bytes <= o->scalar_bytes)) {
+            /* a pageable copy and the sync it implies are one finding with
+             * both facts (a few bytes read back are a scalar read instead) */
+            int64_t waited = 0;
+            if (own >= 0 && p->ops[own].start > c->start)
+                waited = (p->ops[own].start < c->end ? p->ops[own].start : c->end) - c->start;
+            f = note_pageable(fs, m, pi, c, waited);
+            if (f && waited > 0)
+                note_waited(m, t, c, &pd, f);
+            continue;
+        }
+        if (expl && pd.n == 0 && ((pd.ended_inside && blocked >= o->implicit_min_ns) || after_copy)) {
+            /* GPU work ended while it blocked, so it may have waited for it
+             * by a way the trace does not show: never called redundant; and
+             * the sync that .cpu() adds after a blocking copy is part of the
+             * copy */
+            continue;
+        } else if (expl && pd.n == 0) {
             f = findings_at(fs, m, F_SYNC_REDUNDANT, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
@@ -205,6 +303,8 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         }
         if (f && !f->count++)
             f->api = c->api; /* the API its message names: its first occurrence's */
+        if (f)
+            note_waited(m, t, c, &pd, f);
     }
 }
 
@@ -214,25 +314,29 @@ void describe_syncs(const struct model *m, struct findings *fs)
         struct finding *f = &fs->v[i];
         const char *api = f->api > 0 ? model_api_name(m, f->api) : "sync";
         double ms = (double)finding_cost(f) / 1e6;
+        char on[320] = ""; /* what the longest one waited for */
+        if (f->waited_for[0])
+            snprintf(on, sizeof on, ", waiting for %s%s", f->waited_for,
+                     f->waited_other ? " on another stream (through an event)" : "");
         switch (f->kind) {
         case F_SYNC_REDUNDANT:
             snprintf(f->message, sizeof f->message, "%s waited %s with nothing pending on the GPU (%.2f ms)", api, times_text(f->count).s, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "remove it: there was no GPU work to wait for");
             break;
         case F_SYNC_NO_CONSUMER:
-            snprintf(f->message, sizeof f->message, "%s blocked the host %s (%.2f ms) but no result was copied back", api, times_text(f->count).s, ms);
+            snprintf(f->message, sizeof f->message, "%s blocked the host %s (%.2f ms)%s, but no result was copied back", api, times_text(f->count).s, ms, on);
             snprintf(f->suggestion, sizeof f->suggestion, "to order streams use cudaEventRecord + cudaStreamWaitEvent; otherwise remove it");
             break;
         case F_SYNC_DEVICE_WIDE:
-            snprintf(f->message, sizeof f->message, "%s waited for every stream %s; the data read sat on one stream: %.2f ms waited beyond it", api, times_text(f->count).s, ms);
+            snprintf(f->message, sizeof f->message, "%s waited for every stream %s%s; the data read sat on one stream: %.2f ms waited beyond it", api, times_text(f->count).s, on, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "wait for that stream or an event recorded after the copy (cudaStreamSynchronize / cudaEventSynchronize) instead of the whole device");
             break;
         case F_SYNC_SCALAR_READ:
-            snprintf(f->message, sizeof f->message, "%s read a few bytes back %s (like .item() or print(tensor)); the GPU then idled %.2f ms", api, times_text(f->count).s, ms);
+            snprintf(f->message, sizeof f->message, "%s read a few bytes back %s (like .item() or print(tensor))%s; the GPU then idled %.2f ms", api, times_text(f->count).s, on, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "keep the value on the GPU, or copy it asynchronously into pinned memory and read it a step later");
             break;
         case F_SYNC_IMPLICIT:
-            snprintf(f->message, sizeof f->message, "%s synchronised implicitly %s, blocking the host %.2f ms", api, times_text(f->count).s, ms);
+            snprintf(f->message, sizeof f->message, "%s synchronised implicitly %s%s, blocking the host %.2f ms", api, times_text(f->count).s, on, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "use the Async form with pinned memory, and move frees and allocations out of the loop");
             break;
         default:

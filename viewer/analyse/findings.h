@@ -48,11 +48,15 @@ struct finding {
     int64_t count;
     int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns;
     int64_t bytes;            /* copy.pageable: bytes copied */
+    int64_t gpu_wait_ns;      /* copy.pageable: of host_blocked_ns, the part spent waiting for earlier GPU work */
     int64_t site_colls;       /* comm.exposed: its process's collectives (with a GPU time) at its site */
     const char *confidence;   /* "high", "medium", "low" */
     char callsite[2048];      /* the frame shown: C++ frames run long */
     char message[512];
     char suggestion[512];
+    char waited_for[256];     /* syncs: what the longest one waited for last (a kernel's name, "a copy"), "" if none */
+    int waited_other;         /* ... on another stream than the one synchronised (reached through an event) */
+    int64_t waited_blocked;   /* ... and how long that one blocked */
     char extra_json[1024];    /* kind-specific fields, as JSON members ("" or "\"k\": v, ...") */
     struct range_hit ranges[FINDING_RANGES]; /* innermost user ranges of the occurrences */
     int64_t unranged;         /* occurrences outside any user range */
@@ -116,6 +120,12 @@ void analyse_run(const struct model *m, const struct report_opts *o, struct find
 
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_copies(const struct model *m, struct findings *fs, size_t pi);
+/* A copy to or from pageable host memory (analysis_gpu.c), and its
+ * copy.pageable finding noted, with the host time it spent waiting for
+ * earlier GPU work (NULL when --range leaves it out). */
+int copy_is_pageable(const struct model *m, const struct call *c);
+struct finding *note_pageable(struct findings *fs, const struct model *m, size_t pi, const struct call *c,
+                              int64_t waited_ns);
 void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_colls_done(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi, size_t n);

@@ -658,8 +658,7 @@ void model_end_proc(struct model *m, size_t pi)
         free(ps->streams);
         free(ps->missed);
         free(ps->compute_streams);
-        idmap_free(&ps->record_stream);
-        idmap_free(&ps->record_start);
+        deps_free(&ps->deps);
         free(ps->due);
         free(ps->coll_overlap);
         idmap_free(&ps->site_colls);

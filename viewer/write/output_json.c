@@ -122,6 +122,11 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         json_string(out, f->message);
         fprintf(out, ", \"suggestion\": ");
         json_string(out, f->suggestion);
+        if (f->waited_for[0]) { /* what a sync waited for (analysis_sync.c) */
+            fprintf(out, ", \"waited_for\": ");
+            json_string(out, f->waited_for);
+            fprintf(out, ", \"waited_through_event\": %s", f->waited_other ? "true" : "false");
+        }
         if (f->extra_json[0])
             fprintf(out, ", %s", f->extra_json);
         fputc('}', out);
