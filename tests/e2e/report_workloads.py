@@ -97,7 +97,8 @@ def check_shape(name, d):
     for f in d.get("failed_calls", []):
         ok = ok and {"api", "result", "count", "ranks"} <= set(f)
     for f in d.get("findings", []):
-        ok = ok and FINDING_KEYS <= set(f) and COST_OF[f["kind"]] in f and f["cost_ns"] == f[COST_OF[f["kind"]]]
+        # the cost is the time charged to it, never more than what was measured
+        ok = ok and FINDING_KEYS <= set(f) and COST_OF[f["kind"]] in f and 0 <= f["cost_ns"] <= f[COST_OF[f["kind"]]]
         ok = ok and f["confidence"] in ("high", "medium", "low") and isinstance(f["rank"], int)
     costs = [f["cost_ns"] for f in d.get("findings", [])]
     check(ok and costs == sorted(costs, reverse=True), f"{name}: JSON has the documented shape, findings ranked by cost")
@@ -196,6 +197,38 @@ def check_trace(name, path, d):
     check(any(e["args"].get("domain") == "NCCL" for e in nvtx), f"{name}: NCCL's own ranges kept in their domain")
     check(all("Message size [bytes]=" in e["args"].get("payload", "") for e in nvtx if e["args"].get("domain") == "NCCL"),
           f"{name}: NCCL's ranges show their payload")
+
+
+def check_attribution(name, db, d):
+    """One charge per lost millisecond (docs/report.md, "How costs are
+    attributed"): with --charges each finding lists the intervals of each
+    rank's time given to it; no interval of a rank goes to two findings (nor
+    twice to one), each finding's cost is the sum of its intervals, each
+    rank's findings_ns the sum of those on it, never more than its wall
+    time, and the intervals lie within the rank's life."""
+    out = subprocess.run([os.path.join(build, "gputrace-report"), "--format", "json", "--charges", db],
+                         capture_output=True, text=True)
+    if out.returncode:
+        check(False, f"{name}: --charges report exits 0 ({out.stderr.strip()})")
+        return
+    c = json.loads(out.stdout)
+    same = [{k: v for k, v in f.items() if k != "charged"} for f in c["findings"]] == d["findings"]
+    by_rank, sums_ok = {}, True
+    for f in c["findings"]:
+        sums_ok = sums_ok and sum(b - a for _, a, b in f["charged"]) == f["cost_ns"]
+        for r, a, b in f["charged"]:
+            by_rank.setdefault(r, []).append((a, b))
+    overlaps = 0
+    for r, iv in by_rank.items():
+        iv.sort()
+        overlaps += sum(1 for x, y in zip(iv, iv[1:]) if y[0] < x[1])
+    ranks = {r["rank"]: r for r in c["ranks"]}
+    totals_ok = all(sum(b - a for a, b in by_rank.get(r, [])) == ranks[r]["findings_ns"] <= ranks[r]["wall_ns"]
+                    for r in ranks)
+    check(same and sums_ok and not overlaps and totals_ok,
+          f"{name}: each interval of a rank's time charged to one finding at most, costs within wall time"
+          f" (same findings {same}, costs are their intervals {sums_ok}, {overlaps} overlaps,"
+          f" per-rank totals {[(r, ranks[r]['findings_ns'], ranks[r]['wall_ns']) for r in sorted(ranks)]})")
 
 
 def check_ranges(name, db, d):
@@ -353,6 +386,7 @@ for name in names:
     if out.returncode:
         continue
     check_shape(name, d)
+    check_attribution(name, db, d)
     check_one_thread(name, db, out, trace)
     for ok, what, _ in verdicts:
         check(ok, what)

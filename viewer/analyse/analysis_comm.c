@@ -47,19 +47,18 @@ void analyse_colls_done(const struct model *m, const struct report_opts *o, stru
             continue;
         int64_t dur = c->gend - c->gstart;
         int64_t ov = ps->coll_overlap[i];
-        if ((double)ov < o->exposed_fraction * (double)dur) {
-            struct finding *f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->site, -1, c->start);
-            if (f) {
-                f->count++;
-                model_add(&f->exposed_ns, dur - ov);
-            }
-        }
-        if (pass_computes(ps, c->gstream)) {
-            struct finding *f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->site, -1, c->start);
-            if (f) {
-                f->count++;
-                model_add(&f->exposed_ns, dur - ov);
-            }
+        /* a collective on the compute stream is one finding, comm.same_stream,
+         * not that and comm.exposed; its exposed time is claimed from its
+         * start (the overlap is measured, not where it fell) */
+        struct finding *f = NULL;
+        if (pass_computes(ps, c->gstream))
+            f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->site, -1, c->start);
+        else if ((double)ov < o->exposed_fraction * (double)dur)
+            f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->site, -1, c->start);
+        if (f) {
+            f->count++;
+            model_add(&f->exposed_ns, dur - ov);
+            charge_add(fs, f, (int)pi, c->gstart, c->gstart + (dur - ov));
         }
     }
 }
@@ -112,6 +111,11 @@ struct straggling {
     /* waits are summed as doubles: a file whose ranks' clocks disagree
      * absurdly (a damaged clock offset) must not overflow them */
     double *waits, total_wait;
+    /* the second pass, once the straggler is known: its finding claims
+     * the other ranks' waits for it */
+    int charge_for;
+    struct findings *fs;
+    const struct finding *f;
 };
 
 static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
@@ -140,6 +144,13 @@ static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
         st->waits[who] += w;
         st->total_wait += w;
     }
+    if (st->charge_for >= 0 && who == st->charge_for) /* the second pass: each rank's wait, on its own clock */
+        for (size_t k = 0; k < n; k++) {
+            const struct proc *p = &st->m->procs[v[k].proc];
+            int64_t from = arrival(st->m, &v[k]);
+            charge_add(st->fs, st->f, v[k].proc, from - p->clock_offset + st->m->t0,
+                       latest - p->clock_offset + st->m->t0);
+        }
 }
 
 static void stragglers(const struct model *m, const struct report_opts *o, struct findings *fs,
@@ -147,7 +158,7 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
 {
     size_t np = m->nprocs;
     struct straggling st = { m, o, calloc(np + 1, sizeof *st.last_count), calloc(np + 1, sizeof *st.clear), 0,
-                             calloc(np + 1, sizeof *st.waits), 0 };
+                             calloc(np + 1, sizeof *st.waits), 0, -1, fs, NULL };
     if (!st.last_count || !st.clear || !st.waits)
         model_out_of_memory();
     coll_spill_groups(spill, straggler_group, &st);
@@ -170,6 +181,20 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
         snprintf(f->suggestion, sizeof f->suggestion,
                  "look at what rank %d does before its collectives (data loading, uneven work, a slower GPU or host)",
                  m->procs[pi].rank);
+        /* the claims: a pass of its own (the counts above are done with) */
+        struct straggling again = st;
+        again.waits = calloc(np + 1, sizeof *again.waits);
+        again.last_count = calloc(np + 1, sizeof *again.last_count);
+        again.clear = calloc(np + 1, sizeof *again.clear);
+        if (!again.waits || !again.last_count || !again.clear)
+            model_out_of_memory();
+        again.charge_for = (int)pi;
+        struct finding key = { .kind = F_COMM_STRAGGLER, .proc = (int)pi, .callsite_id = 0 };
+        again.f = &key; /* fs->v may move as charges are added: they name it by key */
+        coll_spill_groups(spill, straggler_group, &again);
+        free(again.waits);
+        free(again.last_count);
+        free(again.clear);
     }
     free(st.last_count);
     free(st.clear);
@@ -181,7 +206,7 @@ static int same_call(const struct coll_rec *a, const struct coll_rec *b)
     return a->api == b->api && a->count == b->count && a->dtype == b->dtype && a->peer == b->peer && a->op == b->op;
 }
 
-struct finding_pass { const struct model *m; struct findings *fs; const struct coll_spill *spill; int64_t comm; int have; };
+struct finding_pass { const struct model *m; struct findings *fs; const struct coll_spill *spill; int64_t comm; int have; int hangs; };
 
 static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
 {
@@ -253,10 +278,12 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
     if (!*missing)
         return;
     struct finding *f = findings_new(fp->fs, m, F_COMM_HANG, -1, 0);
+    f->callsite_id = -(++fp->hangs); /* told apart from the others by their claims (attribution.c) */
     f->count = 1;
     for (size_t k = 0; k < n; k++) {
         const struct proc *p = &m->procs[v[k].proc];
         model_add(&f->wait_ns, p->end > v[k].start ? p->end - v[k].start : 0);
+        charge_add(fp->fs, f, v[k].proc, v[k].start, p->end);
     }
     model_callsite(m, &m->procs[v[0].proc], v[0].site, f->callsite, sizeof f->callsite);
     snprintf(f->extra_json, sizeof f->extra_json, "\"comm_id\": %lld, \"seq\": %lld, \"missing_ranks\": [%s]",
@@ -270,10 +297,8 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
     fp->have = 1;
 }
 
-void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
-                         struct coll_spill *spill)
+void describe_comm(const struct report_opts *o, struct findings *fs)
 {
-    exposed_share(o, fs);
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         if (f->kind == F_COMM_EXPOSED) {
@@ -281,13 +306,19 @@ void analyse_comm_across(const struct model *m, const struct report_opts *o, str
                      count_text(f->count, "collective", "collectives").s, o->exposed_fraction * 100, (double)f->exposed_ns / 1e6);
             snprintf(f->suggestion, sizeof f->suggestion, "launch collectives on their own stream as soon as their inputs are ready (bucketed gradients), so that compute hides them");
         } else if (f->kind == F_COMM_SAME_STREAM) {
-            snprintf(f->message, sizeof f->message, "%s launched on a stream that also runs compute cannot overlap it",
-                     count_text(f->count, "collective", "collectives").s);
+            snprintf(f->message, sizeof f->message, "%s launched on a stream that also runs compute cannot overlap it: %.2f ms exposed",
+                     count_text(f->count, "collective", "collectives").s, (double)f->exposed_ns / 1e6);
             snprintf(f->suggestion, sizeof f->suggestion, "use a separate communication stream, ordered with cudaEventRecord + cudaStreamWaitEvent");
         }
     }
+}
+
+void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
+                         struct coll_spill *spill)
+{
+    exposed_share(o, fs);
     stragglers(m, o, fs, spill);
-    struct finding_pass fp = { m, fs, spill, 0, 0 };
+    struct finding_pass fp = { m, fs, spill, 0, 0, 0 };
     coll_spill_groups(spill, mismatch_group, &fp);
     int ended_badly = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++)

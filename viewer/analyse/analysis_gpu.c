@@ -27,6 +27,10 @@ struct finding *note_pageable(struct findings *fs, const struct model *m, size_t
     model_add(&f->host_blocked_ns, c->end - c->start);
     model_add(&f->bytes, c->bytes);
     model_add(&f->gpu_wait_ns, waited_ns);
+    /* what pinned memory saves: all of an upload's block (it would not
+     * block at all); of a download the host needs, the copy itself, not
+     * the wait for the work before it, which it would wait for anyway */
+    charge_add(fs, f, (int)pi, c->copy_kind == CUPTI_HTOD ? c->start : c->start + waited_ns, c->end);
     return f;
 }
 
@@ -57,19 +61,28 @@ void analyse_copies(const struct model *m, struct findings *fs, size_t pi)
             continue;
         f->count++;
         model_add(&f->exposed_ns, g->end - g->start);
+        charge_add(fs, f, (int)pi, g->start, g->end);
+    }
+}
+
+void filter_copies(const struct report_opts *o, struct findings *fs)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *f = &fs->v[i];
+        if (f->kind == F_COPY_PAGEABLE && f->count < o->min_repeats && f->bytes < o->pageable_min_bytes)
+            f->count = 0; /* a one-off small copy: dropped by findings_finish */
     }
 }
 
 void describe_copies(const struct report_opts *o, struct findings *fs)
 {
+    (void)o;
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         if (f->kind == F_COPY_PAGEABLE) {
             int64_t bytes = f->bytes;
-            if (f->count < o->min_repeats && bytes < o->pageable_min_bytes) {
-                f->count = 0; /* a one-off small copy: dropped by findings_finish */
+            if (f->count <= 0)
                 continue;
-            }
             snprintf(f->extra_json, sizeof f->extra_json, "\"bytes\": %lld, \"gpu_wait_ns\": %lld", (long long)bytes,
                      (long long)f->gpu_wait_ns);
             char waited[384] = "";
@@ -106,7 +119,6 @@ static void sweep_sync(const struct model *m, const struct call *c, int64_t *syn
  * and the first busy start of this one (proc_pass.h carries the former). */
 void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
-    (void)fs;
     const struct proc *p = &m->procs[pi];
     if (!p->cupti_active)
         return;
@@ -131,6 +143,7 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
             continue;
         model_add(&ps->idle_ns, b - a);
         ps->idle_n++;
+        charge_add_key(fs, F_GPU_IDLE, (int)pi, 0, (int)pi, a, b);
     }
     /* the rest of this window's syncs began before any later gap ends */
     for (; j < p->ncalls; j++)
@@ -153,6 +166,6 @@ void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi)
     f->confidence = "medium";
     snprintf(f->callsite, sizeof f->callsite, "(whole process)");
     snprintf(f->message, sizeof f->message, "the GPU sat idle %s for %.2f ms in all while the host was not waiting on it",
-             times_text(ps->idle_n).s, (double)ps->idle_ns / 1e6);
+             times_text(ps->idle_n).s, (double)ps->idle_ns / 1e6); /* measured: a fact, whoever is charged */
     snprintf(f->suggestion, sizeof f->suggestion, "the host does not submit work fast enough: look at CPU-side work between launches (data loading, Python overhead); CUDA graphs cut launch cost");
 }

@@ -190,13 +190,16 @@ static int64_t idle_after(const struct timeline *t, int64_t t_end)
 
 /* Scalar reads of earlier windows whose GPU idle time ran to this
  * window's first operation (or to the process's end: none). */
-static void idle_due(struct findings *fs, const struct proc *p)
+static void idle_due(struct findings *fs, const struct proc *p, size_t pi)
 {
     struct proc_pass *ps = p->pass;
     if (!ps->ndue || !p->nops)
         return;
-    for (size_t i = 0; i < ps->ndue; i++)
-        model_add(&fs->v[ps->due[i].finding].gpu_idle_ns, p->ops[0].start - ps->due[i].t_end);
+    for (size_t i = 0; i < ps->ndue; i++) {
+        struct finding *f = &fs->v[ps->due[i].finding];
+        model_add(&f->gpu_idle_ns, p->ops[0].start - ps->due[i].t_end);
+        charge_add(fs, f, (int)pi, ps->due[i].t_end, p->ops[0].start);
+    }
     ps->ndue = 0;
 }
 
@@ -217,7 +220,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         return; /* scopes need GPU times */
     struct timeline *t = model_timeline(m, pi);
     struct proc_pass *ps = p->pass;
-    idle_due(fs, p);
+    idle_due(fs, p, pi);
     struct stream_deps *d = &ps->deps;
     for (size_t i = 0; i < p->ncalls; i++) {
         const struct call *c = &p->calls[i];
@@ -273,26 +276,30 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             if (!f)
                 continue;
             model_add(&f->host_blocked_ns, blocked);
+            charge_add(fs, f, (int)pi, c->start, c->end);
         } else if (expl && pd.consumed_bytes == 0) {
             f = findings_at(fs, m, F_SYNC_NO_CONSUMER, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
             model_add(&f->host_blocked_ns, blocked);
+            charge_add(fs, f, (int)pi, c->start, c->end);
         } else if (expl && s.device && pd.nstreams > 1 && pd.nconsumed_streams == 1 &&
                    c->end > pd.last_end_consumed) {
             f = findings_at(fs, m, F_SYNC_DEVICE_WIDE, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
-            int64_t extra = c->end - (pd.last_end_consumed > c->start ? pd.last_end_consumed : c->start);
-            model_add(&f->host_blocked_ns, extra);
+            int64_t from = pd.last_end_consumed > c->start ? pd.last_end_consumed : c->start;
+            model_add(&f->host_blocked_ns, c->end - from);
+            charge_add(fs, f, (int)pi, from, c->end);
         } else if (pd.consumed_bytes > 0 && pd.consumed_bytes <= o->scalar_bytes) {
             f = findings_at(fs, m, F_SYNC_SCALAR_READ, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
             int64_t idle = idle_after(t, c->end);
-            if (idle >= 0)
+            if (idle >= 0) {
                 model_add(&f->gpu_idle_ns, idle);
-            else
+                charge_add(fs, f, (int)pi, c->end, c->end + idle);
+            } else
                 add_idle_due(ps, (size_t)(f - fs->v), c->end);
             model_add(&f->host_blocked_ns, blocked);
         } else if (impl && pd.n > 0 && blocked >= o->implicit_min_ns) {
@@ -300,6 +307,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             if (!f)
                 continue;
             model_add(&f->host_blocked_ns, blocked);
+            charge_add(fs, f, (int)pi, c->start, c->end);
         }
         if (f && !f->count++)
             f->api = c->api; /* the API its message names: its first occurrence's */
@@ -313,7 +321,7 @@ void describe_syncs(const struct model *m, struct findings *fs)
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         const char *api = f->api > 0 ? model_api_name(m, f->api) : "sync";
-        double ms = (double)finding_cost(f) / 1e6;
+        double ms = (double)finding_measured(f) / 1e6; /* what was measured; the cost charged is beside it */
         char on[320] = ""; /* what the longest one waited for */
         if (f->waited_for[0])
             snprintf(on, sizeof on, ", waiting for %s%s", f->waited_for,

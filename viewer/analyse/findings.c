@@ -118,6 +118,11 @@ struct count_text count_text(long long n, const char *one, const char *many)
 
 int64_t finding_cost(const struct finding *f)
 {
+    return f->cost_ns;
+}
+
+int64_t finding_measured(const struct finding *f)
+{
     switch (finding_cost_field[f->kind]) {
     case COST_host_blocked: return f->host_blocked_ns;
     case COST_gpu_idle: return f->gpu_idle_ns;
@@ -164,12 +169,23 @@ static void name_range(struct finding *f, const struct model *m)
     f->iter_last = best->iter_max;
 }
 
+int finding_kept(const struct finding *f, const struct report_opts *o)
+{
+    return f->count > 0 && !(needs_repeats(f->kind) && f->count < o->min_repeats);
+}
+
+void charge_add_key(struct findings *fs, enum finding_kind kind, int proc, int site, int tl, int64_t a, int64_t b)
+{
+    struct finding f = { .kind = kind, .proc = proc, .callsite_id = site };
+    charge_add(fs, &f, tl, a, b);
+}
+
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m)
 {
     size_t k = 0;
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
-        if (f->count <= 0 || (needs_repeats(f->kind) && f->count < o->min_repeats))
+        if (!finding_kept(f, o))
             continue;
         name_range(f, m);
         fs->v[k++] = *f;
@@ -200,17 +216,25 @@ void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum 
         if (fs->v[i].proc != proc || fs->v[i].kind < first || fs->v[i].kind > last)
             fs->v[k++] = fs->v[i];
     fs->n = k;
+    charges_drop(fs, proc, (int)first, (int)last);
 }
 
 void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill)
 {
+    /* every finding first, with its claims; then each interval of a rank's
+     * time charged once (attribution.h); then the messages, which quote
+     * the costs */
+    filter_copies(o, fs);
+    analyse_comm_across(m, o, fs, spill);
+    attribute_costs(fs, m, o);
     describe_syncs(m, fs);
     describe_copies(o, fs);
-    analyse_comm_across(m, o, fs, spill);
+    describe_comm(o, fs);
 }
 
 void findings_free(struct findings *fs)
 {
     free(fs->v);
+    charges_free(&fs->charges);
     memset(fs, 0, sizeof *fs);
 }

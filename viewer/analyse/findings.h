@@ -3,6 +3,7 @@
 #ifndef GPUTRACE_FINDINGS_H
 #define GPUTRACE_FINDINGS_H
 
+#include "viewer/analyse/attribution.h"
 #include "viewer/model/model.h"
 
 #include <stddef.h>
@@ -46,7 +47,8 @@ struct finding {
     int callsite_id;          /* its site in that process (model_site), 0 if none */
     int api;                  /* the API of its first occurrence, for the message (0: none) */
     int64_t count;
-    int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns;
+    int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns; /* what was measured (finding_measured) */
+    int64_t cost_ns;          /* the time charged to it, no interval charged twice (attribution.h) */
     int64_t bytes;            /* copy.pageable: bytes copied */
     int64_t gpu_wait_ns;      /* copy.pageable: of host_blocked_ns, the part spent waiting for earlier GPU work */
     int64_t site_colls;       /* comm.exposed: its process's collectives (with a GPU time) at its site */
@@ -67,6 +69,8 @@ struct finding {
 struct findings {
     struct finding *v; size_t n, cap;
     const char *range_filter; /* --range: only occurrences inside a range of this name */
+    struct charges charges;   /* the intervals each finding claims, and those it was given */
+    int show_charges;         /* --charges: the JSON lists each finding's intervals */
 };
 
 struct report_opts {
@@ -92,7 +96,15 @@ struct finding *findings_at(struct findings *fs, const struct model *m, enum fin
                             int tid, int64_t t);
 /* Always a new finding. */
 struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id);
+/* Its cost: the time charged to it (attribute_costs); what was measured
+ * of its kind's cost field (host blocked, GPU idle, exposed, wait). */
 int64_t finding_cost(const struct finding *f);
+int64_t finding_measured(const struct finding *f);
+/* Whether it passes its kind's repetition rule (findings_finish keeps it). */
+int finding_kept(const struct finding *f, const struct report_opts *o);
+/* Finding (kind, proc, site) claims [a, b) of process tl's time, for a
+ * finding made later (gpu.idle, at its process's end). */
+void charge_add_key(struct findings *fs, enum finding_kind kind, int proc, int site, int tl, int64_t a, int64_t b);
 /* For a finding's message: "once" or "N times"; "1 copy" or "N copies". */
 struct count_text { char s[64]; };
 struct count_text times_text(long long n);
@@ -133,6 +145,9 @@ void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi);
 void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi);
 void describe_syncs(const struct model *m, struct findings *fs);
 void describe_copies(const struct report_opts *o, struct findings *fs);
+/* Drops the one-off small pageable copies (before costs are attributed). */
+void filter_copies(const struct report_opts *o, struct findings *fs);
+void describe_comm(const struct report_opts *o, struct findings *fs);
 void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
                          struct coll_spill *spill);
 

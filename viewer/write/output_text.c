@@ -2,6 +2,7 @@
  * summary per rank, the collectives, then the findings ranked by cost.
  * Every string from the file is printed through term_text.h: escaped for
  * the terminal, cut between characters to fit a column. */
+#include "viewer/write/charges_out.h"
 #include "viewer/write/output.h"
 #include "viewer/write/term_text.h"
 
@@ -250,4 +251,5 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         wrapped(out, "fix", term_text(f->suggestion, t, sizeof t));
     }
     free(group);
+    charges_text(out, m, s, fs);
 }
