@@ -76,7 +76,15 @@ static int cmp_claim(const void *x, const void *y)
         return ra < rb ? -1 : 1;
     if (a->a != b->a)
         return a->a < b->a ? -1 : 1;
-    return (a->b > b->b) - (a->b < b->b);
+    if (a->b != b->b)
+        return a->b < b->b ? -1 : 1;
+    /* the same winner whatever order the claims were noted in (a rank read
+     * in windows notes them in another) */
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (a->proc != b->proc)
+        return a->proc < b->proc ? -1 : 1;
+    return (a->site > b->site) - (a->site < b->site);
 }
 
 struct span { int64_t a, b; };
