@@ -15,6 +15,9 @@
  * (pushed before the first CUDA call), then per step "train_step" around
  * "forward", "backward", "optimizer.step", "log_loss" and "log_metrics".
  * Workloads run as ranks under tests/sim/gpusim-run (RANK, WORLD_SIZE, ...).
+ * APP_STEPS sets the number of steps (12), APP_BATCH_MB the batch's size
+ * (1 MiB), and APP_FIX=1 runs the twin: each planted problem fixed as its
+ * finding suggests (tests/e2e/report_twins.py).
  */
 #ifndef GPUTRACE_APP_TRAIN_H
 #define GPUTRACE_APP_TRAIN_H

@@ -7,7 +7,7 @@
  * What a correct report finds here; tests/e2e/report_workloads.py reads these
  * lines (expect: KIND [ranks=..] [callsite=..] [waited_for=..] [cost_ms=LO..HI]; allow: kinds that may
  * also appear; nothing else may):
- * expect: sync.no_consumer ranks=0,1,2,3 callsite=event_sync waited_for=ev_producer_kernel cost_ms=5..1000
+ * expect: sync.no_consumer ranks=0,1,2,3 callsite=event_sync waited_for=ev_producer_kernel cost_ms=0.01..1000
  * allow: gpu.idle
  */
 #include "deps_app.h"

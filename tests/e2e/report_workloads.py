@@ -76,8 +76,8 @@ def spec_of(name):
 
 
 FINDING_KEYS = {"kind", "rank", "count", "callsite", "cost_ns", "confidence", "message", "suggestion"}
-COST_OF = {"sync.redundant": "host_blocked_ns", "sync.no_consumer": "host_blocked_ns",
-           "sync.device_wide": "host_blocked_ns", "sync.implicit": "host_blocked_ns",
+COST_OF = {"sync.redundant": "host_blocked_ns", "sync.no_consumer": "gpu_idle_ns",
+           "sync.device_wide": "host_blocked_ns", "sync.implicit": "gpu_idle_ns",
            "sync.scalar_read": "gpu_idle_ns", "copy.pageable": "host_blocked_ns",
            "copy.serialized": "exposed_ns", "comm.exposed": "exposed_ns", "comm.same_stream": "exposed_ns",
            "comm.straggler": "wait_ns", "comm.mismatch": "wait_ns", "comm.hang": "wait_ns", "gpu.idle": "gpu_idle_ns"}
@@ -229,6 +229,36 @@ def check_attribution(name, db, d):
           f"{name}: each interval of a rank's time charged to one finding at most, costs within wall time"
           f" (same findings {same}, costs are their intervals {sums_ok}, {overlaps} overlaps,"
           f" per-rank totals {[(r, ranks[r]['findings_ns'], ranks[r]['wall_ns']) for r in sorted(ranks)]})")
+
+
+def check_text(name, db, d):
+    """The text report's findings: high confidence first, then medium, then
+    low, each by cost; a finding over several ranks says so in its headline
+    ("ranks 0-3: 36.8 ms; worst rank 0: 12.9 ms"), with the sum and the
+    worst rank's cost the JSON gives, and its "what" line describes that
+    worst rank."""
+    text = subprocess.run([os.path.join(build, "gputrace-report"), db], capture_output=True, text=True).stdout
+    heads = re.findall(r"^ ?\d+\. (\S+) +(?:(rank|ranks|all ranks)\b ?([\d,-]*))(?:: ([\d.]+) ms; worst rank (\d+): ([\d.]+) ms"
+                       r"|\s+([\d.]+) ms).*\[(\w+)\]\n {4}at +(.*)\n(?: {4}in .*\n)? {4}what (.*)$", text, re.M)
+    order = {"high": 0, "medium": 1, "low": 2}
+    conf = [order[h[7]] for h in heads]
+    ok = len(heads) == len(re.findall(r"^ ?\d+\. ", text, re.M)) and conf == sorted(conf)
+    bad = []
+    for kind, _, ranks, total, worst_rank, worst, _, _, callsite, what in heads:
+        if not total:
+            continue
+        fs = [f for f in d["findings"] if f["kind"] == kind and f["callsite"] == callsite]
+        if not fs:
+            bad.append(kind)
+            continue
+        top = max(fs, key=lambda f: f["cost_ns"])
+        good = abs(sum(f["cost_ns"] for f in fs) / 1e6 - float(total)) < 0.01 + len(fs) * 0.005 and \
+            int(worst_rank) == top["rank"] and abs(top["cost_ns"] / 1e6 - float(worst)) < 0.006 and \
+            what.startswith(f"on rank {worst_rank}:")
+        if not good:
+            bad.append((kind, ranks, total, worst_rank, worst, what[:20]))
+    check(ok and not bad, f"{name}: text findings by confidence, then cost; several ranks' headlines give the sum and"
+                          f" the worst rank the JSON has ({len(heads)} findings{'; ' + str(bad) if bad else ''})")
 
 
 def check_ranges(name, db, d):
@@ -387,6 +417,7 @@ for name in names:
         continue
     check_shape(name, d)
     check_attribution(name, db, d)
+    check_text(name, db, d)
     check_one_thread(name, db, out, trace)
     for ok, what, _ in verdicts:
         check(ok, what)

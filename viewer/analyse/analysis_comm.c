@@ -108,6 +108,8 @@ struct straggling {
     const struct model *m;
     const struct report_opts *o;
     int64_t *last_count, *clear, full;
+    double *margins;          /* by how much it was last, summed over the collectives it was clearly last to */
+    int *host_gpu;            /* per process: its collectives' arrivals were GPU times (1), host calls (2), both (3) */
     /* waits are summed as doubles: a file whose ranks' clocks disagree
      * absurdly (a damaged clock offset) must not overflow them */
     double *waits, total_wait;
@@ -137,8 +139,12 @@ static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
         }
     }
     st->last_count[who]++;
-    if ((double)latest - (double)second >= (double)st->o->straggler_margin_ns)
+    if ((double)latest - (double)second >= (double)st->o->straggler_margin_ns) {
         st->clear[who]++;
+        st->margins[who] += (double)latest - (double)second;
+    }
+    for (size_t k = 0; k < n; k++)
+        st->host_gpu[v[k].proc] |= v[k].gend > v[k].gstart ? 1 : 2;
     for (size_t k = 0; k < n; k++) {
         double w = (double)latest - (double)arrival(st->m, &v[k]);
         st->waits[who] += w;
@@ -158,8 +164,9 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
 {
     size_t np = m->nprocs;
     struct straggling st = { m, o, calloc(np + 1, sizeof *st.last_count), calloc(np + 1, sizeof *st.clear), 0,
+                             calloc(np + 1, sizeof *st.margins), calloc(np + 1, sizeof *st.host_gpu),
                              calloc(np + 1, sizeof *st.waits), 0, -1, fs, NULL };
-    if (!st.last_count || !st.clear || !st.waits)
+    if (!st.last_count || !st.clear || !st.waits || !st.margins || !st.host_gpu)
         model_out_of_memory();
     coll_spill_groups(spill, straggler_group, &st);
     for (size_t pi = 0; pi < np; pi++) {
@@ -168,6 +175,21 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
             continue;
         struct finding *f = findings_new(fs, m, F_COMM_STRAGGLER, (int)pi, 0);
         f->count = st.last_count[pi];
+        /* confidence: low when its ranks are on several hosts (whose clocks
+         * are aligned only as well as the records allow) and it was last by
+         * less than twice the margin on average; medium when arrivals were
+         * host calls (no GPU times) or it was clearly last barely often
+         * enough; else high */
+        int hosts = 0, gpu_all = 1;
+        for (size_t q = 0; q < np; q++) {
+            hosts |= strcmp(m->procs[q].host, m->procs[pi].host) != 0;
+            gpu_all &= st.host_gpu[q] != 2 && st.host_gpu[q] != 3 ? 1 : 0;
+        }
+        double mean_margin = st.clear[pi] ? st.margins[pi] / (double)st.clear[pi] : 0;
+        if (hosts && mean_margin < 2.0 * (double)o->straggler_margin_ns)
+            f->confidence = "low";
+        else if (!gpu_all || (double)st.clear[pi] < 2 * o->straggler_clear_fraction * (double)st.full)
+            f->confidence = "medium";
         f->wait_ns = st.waits[pi] < 9e18 ? (int64_t)st.waits[pi] : INT64_MAX;
         snprintf(f->callsite, sizeof f->callsite, "(whole process)");
         snprintf(f->extra_json, sizeof f->extra_json,
@@ -186,7 +208,9 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
         again.waits = calloc(np + 1, sizeof *again.waits);
         again.last_count = calloc(np + 1, sizeof *again.last_count);
         again.clear = calloc(np + 1, sizeof *again.clear);
-        if (!again.waits || !again.last_count || !again.clear)
+        again.margins = calloc(np + 1, sizeof *again.margins);
+        again.host_gpu = calloc(np + 1, sizeof *again.host_gpu);
+        if (!again.waits || !again.last_count || !again.clear || !again.margins || !again.host_gpu)
             model_out_of_memory();
         again.charge_for = (int)pi;
         struct finding key = { .kind = F_COMM_STRAGGLER, .proc = (int)pi, .callsite_id = 0 };
@@ -195,10 +219,14 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
         free(again.waits);
         free(again.last_count);
         free(again.clear);
+        free(again.margins);
+        free(again.host_gpu);
     }
     free(st.last_count);
     free(st.clear);
     free(st.waits);
+    free(st.margins);
+    free(st.host_gpu);
 }
 
 static int same_call(const struct coll_rec *a, const struct coll_rec *b)

@@ -3,6 +3,7 @@
 #include "viewer/analyse/findings.h"
 #include "viewer/proc_pass.h"
 #include "viewer/model/timeline.h"
+#include "viewer/analyse/attribution.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@ int copy_is_pageable(const struct model *m, const struct call *c)
 }
 
 struct finding *note_pageable(struct findings *fs, const struct model *m, size_t pi, const struct call *c,
-                              int64_t waited_ns)
+                              int64_t waited_ns, const struct ivals *busy)
 {
     struct finding *f = findings_at(fs, m, F_COPY_PAGEABLE, (int)pi, c->site, c->tid, c->start);
     if (!f)
@@ -27,10 +28,16 @@ struct finding *note_pageable(struct findings *fs, const struct model *m, size_t
     model_add(&f->host_blocked_ns, c->end - c->start);
     model_add(&f->bytes, c->bytes);
     model_add(&f->gpu_wait_ns, waited_ns);
-    /* what pinned memory saves: all of an upload's block (it would not
-     * block at all); of a download the host needs, the copy itself, not
-     * the wait for the work before it, which it would wait for anyway */
-    charge_add(fs, f, (int)pi, c->copy_kind == CUPTI_HTOD ? c->start : c->start + waited_ns, c->end);
+    /* what pinned memory saves: of an upload, the time compute kernels
+     * idled while the host was blocked in it (pinned, it would not block;
+     * while the GPU had kernels queued the block cost nothing; the slow
+     * copy itself keeps only the copy engine busy), or the whole block
+     * without GPU records; of a download the host needs, the copy itself, not the wait
+     * for the work before it, which it would wait for anyway */
+    if (c->copy_kind == CUPTI_HTOD && busy)
+        charge_gaps(fs, f, (int)pi, busy, c->start, c->end);
+    else
+        charge_add(fs, f, (int)pi, c->copy_kind == CUPTI_HTOD ? c->start : c->start + waited_ns, c->end);
     return f;
 }
 
@@ -41,7 +48,7 @@ void analyse_copies(const struct model *m, struct findings *fs, size_t pi)
      * notes them, with what each waited for (one finding, both facts) */
     for (size_t i = 0; i < p->ncalls && !p->cupti_active; i++)
         if (copy_is_pageable(m, &p->calls[i]))
-            note_pageable(fs, m, pi, &p->calls[i], 0);
+            note_pageable(fs, m, pi, &p->calls[i], 0, NULL);
     if (!p->cupti_active)
         return;
     /* serialized: a host-to-device copy on a stream that also computes,

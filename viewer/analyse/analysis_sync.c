@@ -175,19 +175,6 @@ static void note_waited(const struct model *m, const struct timeline *t, const s
     snprintf(f->waited_for, sizeof f->waited_for, "%s", what);
 }
 
-/* Idle time of the GPU right after t_end: until its next operation
- * starts; -1 when that is in a later window (nothing runs across the cut
- * at the window's end, so nothing in this window covers t_end then). */
-static int64_t idle_after(const struct timeline *t, int64_t t_end)
-{
-    if (ivals_cover(&t->busy, t_end, t_end + 1))
-        return 0;
-    size_t k = timeline_first_op_at(t, t_end);
-    if (k >= t->p->nops)
-        return -1;
-    return t->p->ops[k].start - t_end;
-}
-
 /* Scalar reads of earlier windows whose GPU idle time ran to this
  * window's first operation (or to the process's end: none). */
 static void idle_due(struct findings *fs, const struct proc *p, size_t pi)
@@ -201,6 +188,28 @@ static void idle_due(struct findings *fs, const struct proc *p, size_t pi)
         charge_add(fs, f, (int)pi, ps->due[i].t_end, p->ops[0].start);
     }
     ps->ndue = 0;
+}
+
+static void add_idle_due(struct proc_pass *ps, size_t finding, int64_t t_end);
+
+/* The GPU idle a sync caused (docs/report.md, "How costs are attributed"):
+ * the device's idle parts from `from` until its next operation starting at
+ * or after the call's end, claimed for f and added to its gpu_idle_ns; when
+ * that operation is in a later window (nothing runs across the cut), the
+ * rest waits for it (idle_due). */
+static void claim_idle(struct findings *fs, struct finding *f, const struct timeline *t, size_t pi, int64_t from,
+                       int64_t end)
+{
+    const struct proc *p = t->p;
+    size_t k = timeline_first_op_at(t, end);
+    int64_t to = end;
+    if (k < p->nops)
+        to = p->ops[k].start;
+    else if (t->busy.n && t->busy.v[t->busy.n - 1].b > to)
+        to = t->busy.v[t->busy.n - 1].b;
+    model_add(&f->gpu_idle_ns, charge_gaps(fs, f, (int)pi, &t->busy, from, to));
+    if (k >= p->nops)
+        add_idle_due(p->pass, (size_t)(f - fs->v), to);
 }
 
 static void add_idle_due(struct proc_pass *ps, size_t finding, int64_t t_end)
@@ -243,7 +252,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         struct scope s;
         if (!scope_of(m, t, d, i, &s)) {
             if (impl && copy_is_pageable(m, c))
-                note_pageable(fs, m, pi, c, 0);
+                note_pageable(fs, m, pi, c, 0, &t->compute);
             if (expl) /* counted, never dropped silently (a window may still map its stream: syncs_again) */
                 m->procs[pi].unscoped_syncs++;
             continue;
@@ -260,7 +269,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             int64_t waited = 0;
             if (own >= 0 && p->ops[own].start > c->start)
                 waited = (p->ops[own].start < c->end ? p->ops[own].start : c->end) - c->start;
-            f = note_pageable(fs, m, pi, c, waited);
+            f = note_pageable(fs, m, pi, c, waited, &t->compute);
             if (f && waited > 0)
                 note_waited(m, t, c, &pd, f);
             continue;
@@ -282,7 +291,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             if (!f)
                 continue;
             model_add(&f->host_blocked_ns, blocked);
-            charge_add(fs, f, (int)pi, c->start, c->end);
+            claim_idle(fs, f, t, pi, c->start, c->end);
         } else if (expl && s.device && pd.nstreams > 1 && pd.nconsumed_streams == 1 &&
                    c->end > pd.last_end_consumed) {
             f = findings_at(fs, m, F_SYNC_DEVICE_WIDE, (int)pi, c->site, c->tid, c->start);
@@ -295,19 +304,14 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             f = findings_at(fs, m, F_SYNC_SCALAR_READ, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
-            int64_t idle = idle_after(t, c->end);
-            if (idle >= 0) {
-                model_add(&f->gpu_idle_ns, idle);
-                charge_add(fs, f, (int)pi, c->end, c->end + idle);
-            } else
-                add_idle_due(ps, (size_t)(f - fs->v), c->end);
+            claim_idle(fs, f, t, pi, c->start, c->end);
             model_add(&f->host_blocked_ns, blocked);
         } else if (impl && pd.n > 0 && blocked >= o->implicit_min_ns) {
             f = findings_at(fs, m, F_SYNC_IMPLICIT, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
             model_add(&f->host_blocked_ns, blocked);
-            charge_add(fs, f, (int)pi, c->start, c->end);
+            claim_idle(fs, f, t, pi, c->start, c->end);
         }
         if (f && !f->count++)
             f->api = c->api; /* the API its message names: its first occurrence's */
@@ -332,7 +336,8 @@ void describe_syncs(const struct model *m, struct findings *fs)
             snprintf(f->suggestion, sizeof f->suggestion, "remove it: there was no GPU work to wait for");
             break;
         case F_SYNC_NO_CONSUMER:
-            snprintf(f->message, sizeof f->message, "%s blocked the host %s (%.2f ms)%s, but no result was copied back", api, times_text(f->count).s, ms, on);
+            snprintf(f->message, sizeof f->message, "%s blocked the host %s (%.2f ms)%s, but no result was copied back; the GPU then idled %.2f ms",
+                     api, times_text(f->count).s, (double)f->host_blocked_ns / 1e6, on, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "to order streams use cudaEventRecord + cudaStreamWaitEvent; otherwise remove it");
             break;
         case F_SYNC_DEVICE_WIDE:
@@ -344,7 +349,8 @@ void describe_syncs(const struct model *m, struct findings *fs)
             snprintf(f->suggestion, sizeof f->suggestion, "keep the value on the GPU, or copy it asynchronously into pinned memory and read it a step later");
             break;
         case F_SYNC_IMPLICIT:
-            snprintf(f->message, sizeof f->message, "%s synchronised implicitly %s%s, blocking the host %.2f ms", api, times_text(f->count).s, on, ms);
+            snprintf(f->message, sizeof f->message, "%s synchronised implicitly %s%s, blocking the host %.2f ms; the GPU then idled %.2f ms",
+                     api, times_text(f->count).s, on, (double)f->host_blocked_ns / 1e6, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "use the Async form with pinned memory, and move frees and allocations out of the loop");
             break;
         default:

@@ -3,6 +3,7 @@
 #include "viewer/analyse/attribution.h"
 #include "viewer/analyse/findings.h"
 #include "viewer/model/idmap.h"
+#include "viewer/model/timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,31 @@ void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a,
         return;
     struct charges *c = &fs->charges;
     push(&c->v, &c->n, &c->cap, (struct charge){ a, b, tl, f->proc, f->callsite_id, (int)f->kind });
+}
+
+int64_t charge_gaps(struct findings *fs, const struct finding *f, int tl, const struct ivals *busy, int64_t a, int64_t b)
+{
+    size_t lo = 0, hi = busy->n;
+    while (lo < hi) { /* the first busy interval ending after a */
+        size_t mid = (lo + hi) / 2;
+        if (busy->v[mid].b <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t total = 0;
+    for (size_t i = lo; a < b; i++) {
+        int64_t end = i < busy->n && busy->v[i].a < b ? busy->v[i].a : b;
+        if (end > a) {
+            charge_add(fs, f, tl, a, end);
+            model_add(&total, end - a);
+        }
+        if (i >= busy->n || busy->v[i].a >= b)
+            break;
+        if (busy->v[i].b > a)
+            a = busy->v[i].b;
+    }
+    return total;
 }
 
 void charges_drop(struct findings *fs, int proc, int first, int last)

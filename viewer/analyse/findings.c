@@ -219,6 +219,35 @@ void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum 
     charges_drop(fs, proc, (int)first, (int)last);
 }
 
+/* Confidence (docs/report.md, "Confidence"): high when the finding rests
+ * on GPU records and repeated at its call site (or on the calls' own facts
+ * across ranks: a mismatch, a hang); medium when it is a one-off, inferred
+ * from host times alone (no CUPTI records in its process), or a whole
+ * process's GPU idle (a guess at its cause); comm.straggler sets its own
+ * (analysis_comm.c), low when its margin is near what unaligned clocks
+ * could make up. */
+static void assign_confidence(struct findings *fs, const struct model *m, const struct report_opts *o)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *f = &fs->v[i];
+        switch (f->kind) {
+        case F_COMM_STRAGGLER:
+            break;
+        case F_COMM_MISMATCH:
+        case F_COMM_HANG:
+            f->confidence = "high";
+            break;
+        case F_GPU_IDLE:
+            f->confidence = "medium";
+            break;
+        default: {
+            int gpu = f->proc >= 0 && m->procs[f->proc].cupti_active;
+            f->confidence = gpu && f->count >= o->min_repeats ? "high" : "medium";
+        }
+        }
+    }
+}
+
 void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill)
 {
     /* every finding first, with its claims; then each interval of a rank's
@@ -227,6 +256,7 @@ void analyse_run(const struct model *m, const struct report_opts *o, struct find
     filter_copies(o, fs);
     analyse_comm_across(m, o, fs, spill);
     attribute_costs(fs, m, o);
+    assign_confidence(fs, m, o);
     describe_syncs(m, fs);
     describe_copies(o, fs);
     describe_comm(o, fs);

@@ -11,9 +11,9 @@
 
 #define FINDING_KINDS(X)                                                            \
     X(SYNC_REDUNDANT, "sync.redundant", host_blocked)                               \
-    X(SYNC_NO_CONSUMER, "sync.no_consumer", host_blocked)                           \
+    X(SYNC_NO_CONSUMER, "sync.no_consumer", gpu_idle)                               \
     X(SYNC_DEVICE_WIDE, "sync.device_wide", host_blocked)                           \
-    X(SYNC_IMPLICIT, "sync.implicit", host_blocked)                                 \
+    X(SYNC_IMPLICIT, "sync.implicit", gpu_idle)                                     \
     X(SYNC_SCALAR_READ, "sync.scalar_read", gpu_idle)                               \
     X(COPY_PAGEABLE, "copy.pageable", host_blocked)                                 \
     X(COPY_SERIALIZED, "copy.serialized", exposed)                                  \
@@ -134,10 +134,12 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
 void analyse_copies(const struct model *m, struct findings *fs, size_t pi);
 /* A copy to or from pageable host memory (analysis_gpu.c), and its
  * copy.pageable finding noted, with the host time it spent waiting for
- * earlier GPU work (NULL when --range leaves it out). */
+ * earlier GPU work and the union of compute kernels (NULL without GPU
+ * records) that its cost is the idle of; NULL when --range leaves it out. */
 int copy_is_pageable(const struct model *m, const struct call *c);
+struct ivals;
 struct finding *note_pageable(struct findings *fs, const struct model *m, size_t pi, const struct call *c,
-                              int64_t waited_ns);
+                              int64_t waited_ns, const struct ivals *busy);
 void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_colls_done(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi, size_t n);

@@ -4,6 +4,24 @@
 #include "viewer/write/charges_out.h"
 #include "viewer/write/json.h"
 
+void rank_list(const int *rv, size_t n, char *buf, size_t len)
+{
+    size_t l = 0;
+    buf[0] = 0;
+    for (size_t a = 0; a < n && l + 24 < len; ) {
+        size_t b = a;
+        while (b + 1 < n && rv[b + 1] == rv[b] + 1)
+            b++;
+        if (b > a)
+            l += (size_t)snprintf(buf + l, len - l, "%s%d-%d", l ? "," : "", rv[a], rv[b]);
+        else
+            l += (size_t)snprintf(buf + l, len - l, "%s%d", l ? "," : "", rv[a]);
+        a = b + 1;
+        if (a < n && l + 24 >= len)
+            snprintf(buf + l, len - l, ",...");
+    }
+}
+
 void charges_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
 {
     if (!fs->n || !fs->charges.by_proc)

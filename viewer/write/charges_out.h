@@ -7,6 +7,8 @@
 
 #include <stdio.h>
 
+/* Ranks, sorted, as "0-3" or "0,2,5-7" (cut with "..." to fit len). */
+void rank_list(const int *rv, size_t n, char *buf, size_t len);
 /* Text: per rank, what its findings account for of its wall time. */
 void charges_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs);
 /* JSON: a rank's "findings_ns"; a finding's "charged" intervals (with --charges). */

@@ -194,22 +194,31 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             groups++;
         }
     }
-    fprintf(out, "\nfindings (%zu), most costly first:\n", groups);
+    fprintf(out, "\nfindings (%zu), most confident first, then most costly:\n", groups);
     if (!n)
         fprintf(out, "  none\n");
     size_t shown = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (group[i] != (int)i)
+    /* high confidence first, each confidence by cost (the JSON keeps the
+     * order by cost): docs/report.md, "Confidence" */
+    static const char *const levels[] = { "high", "medium", "low" };
+    for (size_t pass = 0; pass < 3 * n; pass++) {
+        size_t i = pass % n;
+        if (group[i] != (int)i || strcmp(fs->v[i].confidence, levels[pass / n]))
             continue;
         const struct finding *f = &fs->v[i];
         char ranks[256] = "";
-        int64_t cost = 0, count = 0, members = 0;
+        int64_t cost = 0, count = 0, members = 0, worst = -1;
+        int worst_rank = f->rank;
         int *rv = malloc((n + 1) * sizeof *rv);
         for (size_t j = i; j < n; j++) {
             if (group[j] != (int)i)
                 continue;
             rv[members++] = fs->v[j].rank;
             model_add(&cost, finding_cost(&fs->v[j]));
+            if (finding_cost(&fs->v[j]) > worst) {
+                worst = finding_cost(&fs->v[j]);
+                worst_rank = fs->v[j].rank;
+            }
             count += fs->v[j].count;
         }
         for (int64_t a = 1; a < members; a++) /* ranks in order */
@@ -218,19 +227,20 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 rv[b] = rv[b - 1];
                 rv[b - 1] = t;
             }
-        for (int64_t a = 0; a < members; a++) {
-            size_t l = strlen(ranks);
-            if (l < sizeof ranks - 16)
-                snprintf(ranks + l, sizeof ranks - l, "%s%d", l ? "," : "", rv[a]);
-        }
+        rank_list(rv, (size_t)members, ranks, sizeof ranks); /* "0-3", "0,2,3" */
         free(rv);
         char who[300];
         if (f->rank < 0)
             snprintf(who, sizeof who, "all ranks");
         else
             snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
-        fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
-                ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
+        if (members > 1) /* the sum over ranks, and the rank the "what" line describes */
+            fprintf(out, "\n%2zu. %-18s %s: %.2f ms; worst rank %d: %.2f ms  %s x%lld  [%s]\n", ++shown,
+                    finding_names[f->kind], who, ms(cost), worst_rank, ms(worst), cost_label(finding_cost_field[f->kind]),
+                    (long long)count, f->confidence);
+        else
+            fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
+                    ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
         fprintf(out, "    at   %s\n", term_text(f->callsite[0] ? f->callsite : "(unknown call site)", t, sizeof t));
         if (f->range[0]) {
             term_text(f->range, t, sizeof t);
@@ -241,10 +251,16 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             else
                 fprintf(out, "    in   %s\n", t);
         }
-        char what[sizeof t + 32];
+        char what[sizeof t + 160];
         term_text(f->message, t, sizeof t);
+        int64_t measured = finding_measured(f);
+        if (measured - finding_cost(f) > measured / 100) { /* the message quotes what was measured */
+            size_t l = strlen(t);
+            snprintf(t + l, sizeof t - l, " (%.2f ms of it charged here; the rest went to a finding that caused it)",
+                     ms(finding_cost(f)));
+        }
         if (members > 1)
-            snprintf(what, sizeof what, "on rank %d: %s", f->rank, t);
+            snprintf(what, sizeof what, "on rank %d: %s", f->rank, t); /* the worst: the group's first, by cost */
         else
             snprintf(what, sizeof what, "%s", t);
         wrapped(out, "what", what);
