@@ -203,6 +203,8 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
         snprintf(f->suggestion, sizeof f->suggestion,
                  "look at what rank %d does before its collectives (data loading, uneven work, a slower GPU or host)",
                  m->procs[pi].rank);
+        place_straggler(m, fs, (size_t)(f - fs->v), pi); /* where its time went, if the ranges say */
+        f = &fs->v[fs->n - 1];
         /* the claims: a pass of its own (the counts above are done with) */
         struct straggling again = st;
         again.waits = calloc(np + 1, sizeof *again.waits);

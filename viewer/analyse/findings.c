@@ -201,6 +201,7 @@ void analyse_proc(const struct model *m, const struct report_opts *o, struct fin
     analyse_copies(m, fs, pi);
     analyse_comm(m, o, fs, pi);
     analyse_idle(m, o, fs, pi);
+    note_host_time(m, fs, pi);
 }
 
 void analyse_proc_end(const struct model *m, struct findings *fs, size_t pi)
@@ -257,6 +258,7 @@ void analyse_run(const struct model *m, const struct report_opts *o, struct find
     analyse_comm_across(m, o, fs, spill);
     attribute_costs(fs, m, o);
     assign_confidence(fs, m, o);
+    host_times_free(fs, m->nprocs); /* what placed the stragglers */
     describe_syncs(m, fs);
     describe_copies(o, fs);
     describe_comm(o, fs);

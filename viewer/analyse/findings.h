@@ -71,6 +71,7 @@ struct findings {
     const char *range_filter; /* --range: only occurrences inside a range of this name */
     struct charges charges;   /* the intervals each finding claims, and those it was given */
     int show_charges;         /* --charges: the JSON lists each finding's intervals */
+    struct host_time *host_times; /* per process: its calls' time by range and call site (straggler_place.c) */
 };
 
 struct report_opts {
@@ -150,6 +151,14 @@ void describe_copies(const struct report_opts *o, struct findings *fs);
 /* Drops the one-off small pageable copies (before costs are attributed). */
 void filter_copies(const struct report_opts *o, struct findings *fs);
 void describe_comm(const struct report_opts *o, struct findings *fs);
+/* Where a straggler's time went (straggler_place.c): note_host_time runs
+ * with each window of a process's calls; place_straggler names, in
+ * finding fi (process pi's comm.straggler), the NVTX range and call site
+ * where it spent more than the other ranks. */
+struct host_time;
+void note_host_time(const struct model *m, struct findings *fs, size_t pi);
+void place_straggler(const struct model *m, struct findings *fs, size_t fi, size_t pi);
+void host_times_free(struct findings *fs, size_t nprocs);
 void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
                          struct coll_spill *spill);
 
