@@ -62,6 +62,14 @@ void decode_kernel(void **args)
     spin_us(kernel_arg(args)->us);
 }
 
+/* A kernel that never ends (a GPU hang, a deadlocked kernel). */
+void stuck_kernel(void **args)
+{
+    (void)args;
+    for (;;)
+        pause();
+}
+
 void ema_kernel(void **args)
 {
     spin_us(kernel_arg(args)->us);
@@ -182,6 +190,10 @@ int app_train(const struct plant *planted)
 
         for (int b = 0; b < BUCKETS; b++) {
             launch(bwd_kernel, compute, d_grad[b], BUCKET_ELEMS, 1500, (float)(rank + 1), NULL);
+            if (step == p->hang_inside_step && rank == world - 1 && b == 0) {
+                fprintf(stderr, "rank %d: its GPU hangs before the all-reduce of step %d\n", rank, step);
+                launch(stuck_kernel, compute, NULL, 0, 0, 0, NULL);
+            }
             if (step == p->hang_step && rank == world - 1 && b == 0) {
                 fprintf(stderr, "rank %d: stuck before the all-reduce of step %d\n", rank, step);
                 for (;;)

@@ -256,3 +256,9 @@ tests_apps_event_sync_SOURCES = tests/apps/event_sync.c
 tests_apps_event_sync_LDADD = $(SIM_LIBS)
 tests_apps_event_sync_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_event_sync_DEPENDENCIES = tests/sim/libgpusim.la
+# a collective every rank entered and none finished (comm.hang)
+check_PROGRAMS += tests/apps/hang_inside
+tests_apps_hang_inside_SOURCES = tests/apps/hang_inside.c $(APP_COMMON)
+tests_apps_hang_inside_LDADD = $(SIM_LIBS)
+tests_apps_hang_inside_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_hang_inside_DEPENDENCIES = tests/sim/libgpusim.la

@@ -152,6 +152,8 @@ def findings_verdicts(name, d, expects, allowed):
                 good = good and f.get("seq") == int(opts["seq"])
             if "names" in opts:
                 good = good and f.get("ranks") == [int(x) for x in opts["names"].split(",")]
+            if "stopped" in opts:
+                good = good and f.get("stopped_ranks") == [int(x) for x in opts["stopped"].split(",")]
             if "waited_for" in opts:
                 good = good and opts["waited_for"] in f.get("waited_for", "")
             if "missing" in opts:
@@ -386,7 +388,7 @@ tmp = tempfile.mkdtemp()
 # the .cu workloads where nvcc built them (configure says when it did not)
 names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", "allreduce_compute_stream",
                  "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train",
-                 "pg_sync", "cpu_copy", "event_sync"] + \
+                 "pg_sync", "cpu_copy", "event_sync", "hang_inside"] + \
     [n for n in ["cu_scalar_read", "cu_overlapped", "cu_allreduce_compute_stream"]
      if os.path.exists(os.path.join(build, "tests", "apps", n))]
 for name in names:

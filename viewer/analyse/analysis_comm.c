@@ -286,14 +286,64 @@ static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
              "the ranks issue different collectives at the same point: look for rank-dependent control flow or shapes");
 }
 
+/* The first collective of a communicator that every member entered and
+ * none finished, when the run did not end well: no member's kernel ended
+ * (each process has GPU records, so a kernel that ended would be there),
+ * and the processes that stopped inside it did not end normally. */
+static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_t n)
+{
+    const struct model *m = fp->m;
+    char stopped[256] = "";
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &m->procs[v[k].proc];
+        if (v[k].gend > v[k].gstart || !p->cupti_active)
+            return; /* finished somewhere, or no GPU records to tell */
+    }
+    int some = 0;
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &m->procs[v[k].proc];
+        if (p->has_end && !p->has_signal && p->inflight <= 0)
+            continue; /* it ended normally: not stuck inside */
+        size_t l = strlen(stopped);
+        snprintf(stopped + l, sizeof stopped - l, "%s%d", l ? ", " : "", p->rank);
+        some = 1;
+    }
+    if (!some)
+        return;
+    struct finding *f = findings_new(fp->fs, m, F_COMM_HANG, -1, 0);
+    f->callsite_id = -(++fp->hangs); /* told apart from the others by their claims (attribution.c) */
+    f->count = 1;
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &m->procs[v[k].proc];
+        model_add(&f->wait_ns, p->end > v[k].start ? p->end - v[k].start : 0);
+        charge_add(fp->fs, f, v[k].proc, v[k].start, p->end);
+    }
+    model_callsite(m, &m->procs[v[0].proc], v[0].site, f->callsite, sizeof f->callsite);
+    snprintf(f->extra_json, sizeof f->extra_json,
+             "\"comm_id\": %lld, \"seq\": %lld, \"missing_ranks\": [], \"stopped_ranks\": [%s]", (long long)v[0].comm,
+             (long long)v[0].seq, stopped);
+    snprintf(f->message, sizeof f->message,
+             "every member entered %s (collective %lld of communicator %llx) and none finished it: rank(s) %s stopped inside",
+             model_api_name(m, v[0].api), (long long)v[0].seq, (unsigned long long)v[0].comm, stopped);
+    snprintf(f->suggestion, sizeof f->suggestion,
+             "a rank's GPU work before this collective never ended, or the ranks disagree on it: look at each rank's last"
+             " kernels before it (and the inflight table)");
+    fp->comm = v[0].comm;
+    fp->have = 1;
+}
+
 /* The first collective of each communicator that some of its members
  * never entered, when the run did not end well. */
 static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
 {
     struct finding_pass *fp = ctx;
     const struct model *m = fp->m;
-    if (n >= (size_t)(v[0].nranks > 0 ? v[0].nranks : 0) || (fp->have && v[0].comm == fp->comm))
+    if (fp->have && v[0].comm == fp->comm)
         return;
+    if (n >= (size_t)(v[0].nranks > 0 ? v[0].nranks : 0)) {
+        hang_inside(fp, v, n);
+        return;
+    }
     /* members: the processes that ever used this communicator */
     char missing[256] = "";
     for (size_t pi = 0; pi < m->nprocs; pi++) {
