@@ -43,6 +43,10 @@ struct proc_pass {
      * end of the host syncs swept, the gaps counted */
     int64_t busy_end, sync_end, idle_ns, idle_n;
     int have_busy;
+    /* ... the same per GPU, for a process that drives several (each GPU's
+     * gaps its own: analysis_gpu.c), by device number */
+    struct dev_idle { int device, have_busy; int64_t busy_end, idle_ns, idle_n; } *dev_idle;
+    size_t ndev_idle;
     /* analysis_comm.c: each loaded collective's overlap with compute on
      * other streams, measured in the window that holds its kernel (-1:
      * none), beside proc.colls; and how many with a GPU time each call

@@ -262,3 +262,9 @@ tests_apps_hang_inside_SOURCES = tests/apps/hang_inside.c $(APP_COMMON)
 tests_apps_hang_inside_LDADD = $(SIM_LIBS)
 tests_apps_hang_inside_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_hang_inside_DEPENDENCIES = tests/sim/libgpusim.la
+# one process driving two GPUs (a timeline per GPU)
+check_PROGRAMS += tests/apps/multi_gpu
+tests_apps_multi_gpu_SOURCES = tests/apps/multi_gpu.c
+tests_apps_multi_gpu_LDADD = $(SIM_LIBS)
+tests_apps_multi_gpu_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_multi_gpu_DEPENDENCIES = tests/sim/libgpusim.la

@@ -263,6 +263,20 @@ def check_text(name, db, d):
                           f" the worst rank the JSON has ({len(heads)} findings{'; ' + str(bad) if bad else ''})")
 
 
+def check_devices(name, d):
+    """A process that drives two GPUs: a summary row per GPU, each GPU's
+    busy time its own (GPU 1 busy a sixth of what GPU 0 is, as asked), the union
+    at least either."""
+    r = d["ranks"][0]
+    devs = {x["device"]: x for x in r.get("devices", [])}
+    ok = set(devs) == {0, 1} and all(x["gpu_busy_ns"] <= r["gpu_busy_ns"] for x in devs.values())
+    ok = ok and devs[1]["gpu_busy_ns"] < 0.75 * devs[0]["gpu_busy_ns"]  # 1/6 as asked; short kernels stretch more on a busy machine
+    idle = [f.get("device") for f in d["findings"] if f["kind"] == "gpu.idle"]
+    ok = ok and idle == [1]
+    check(ok, f"{name}: a summary row per GPU, each its own busy time ({[(k, v['gpu_busy_ns']) for k, v in devs.items()]},"
+              f" union {r['gpu_busy_ns']}; gpu.idle on GPUs {idle})")
+
+
 def check_ranges(name, db, d):
     """Phases (top-level NVTX ranges) in the summary, and --range."""
     steps = int(os.environ.get("APP_STEPS", "12"))
@@ -388,7 +402,7 @@ tmp = tempfile.mkdtemp()
 # the .cu workloads where nvcc built them (configure says when it did not)
 names = only or ["overlapped", "scalar_read", "device_sync", "pageable_upload", "allreduce_compute_stream",
                  "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train",
-                 "pg_sync", "cpu_copy", "event_sync", "hang_inside"] + \
+                 "pg_sync", "cpu_copy", "event_sync", "hang_inside", "multi_gpu"] + \
     [n for n in ["cu_scalar_read", "cu_overlapped", "cu_allreduce_compute_stream"]
      if os.path.exists(os.path.join(build, "tests", "apps", n))]
 for name in names:
@@ -430,5 +444,7 @@ for name in names:
         check_ranges(name, db, d)
     if name == "py_train":
         check_python_stacks(name, d)
+    if name == "multi_gpu":
+        check_devices(name, d)
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

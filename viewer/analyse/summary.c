@@ -161,6 +161,9 @@ void summary_begin_proc(const struct model *m, struct summary *s, size_t pi)
     kernels_begin_proc(m, s, pi);
 }
 
+/* The window's figures per GPU (devices_summary). */
+static void devices_add(const struct model *m, struct summary *s, size_t pi);
+
 void summary_add_window(const struct model *m, struct summary *s, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
@@ -186,12 +189,82 @@ void summary_add_window(const struct model *m, struct summary *s, size_t pi)
         r->cupti_only_calls += p->calls[i].call_id == CUPTI_CALL_ID;
     }
     phases_add(m, s, pi);
+    devices_add(m, s, pi);
     kernels_add_window(m, s, pi);
     failed_add_proc(m, s, pi);
 }
 
+static struct device_summary *device_row(struct summary *s, const struct proc *p, size_t pi, int device)
+{
+    for (size_t i = s->devices_first; i < s->ndevices; i++)
+        if (s->devices[i].device == device)
+            return &s->devices[i];
+    if (s->ndevices == s->devices_cap) {
+        s->devices_cap = s->devices_cap ? s->devices_cap * 2 : 8;
+        if (!(s->devices = realloc(s->devices, s->devices_cap * sizeof *s->devices)))
+            model_out_of_memory();
+    }
+    s->devices[s->ndevices] = (struct device_summary){ p->rank, (int)pi, device, 0, 0, 0, 0 };
+    return &s->devices[s->ndevices++];
+}
+
+/* One GPU's union of operations (which: 0 all, 1 compute, 2 NCCL). */
+static struct ivals device_union(const struct proc *p, int device, int which)
+{
+    struct ivals_build u = { 0 };
+    do
+        for (size_t i = 0; i < p->nops; i++) {
+            const struct gop *g = &p->ops[i];
+            if (g->device != device || (which == 1 && !(g->kind == GOP_KERNEL && !g->nccl)) || (which == 2 && !g->nccl))
+                continue;
+            ivals_build_add(&u, g->start, g->end);
+        }
+    while (ivals_build_pass(&u));
+    return u.u;
+}
+
+static void devices_add(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    int devs[64];
+    size_t nd = 0;
+    for (size_t i = 0; i < p->nops; i++) {
+        size_t k;
+        for (k = 0; k < nd && devs[k] != p->ops[i].device; k++)
+            ;
+        if (k == nd && nd < 64)
+            devs[nd++] = p->ops[i].device;
+    }
+    if (nd == 1) { /* the window's one GPU: the timeline's unions are its own (no pass more over the operations) */
+        const struct timeline *t = model_timeline(m, pi);
+        struct device_summary *d = device_row(s, p, pi, devs[0]);
+        int64_t c = ivals_total(&t->comm);
+        model_add(&d->gpu_busy_ns, ivals_total(&t->busy));
+        model_add(&d->compute_ns, ivals_total(&t->compute));
+        model_add(&d->comm_ns, c);
+        model_add(&d->exposed_comm_ns, c - ivals_intersection(&t->comm, &t->compute));
+        return;
+    }
+    for (size_t k = 0; k < nd; k++) {
+        struct ivals busy = device_union(p, devs[k], 0), comp = device_union(p, devs[k], 1),
+                     comm = device_union(p, devs[k], 2);
+        struct device_summary *d = device_row(s, p, pi, devs[k]);
+        int64_t c = ivals_total(&comm);
+        model_add(&d->gpu_busy_ns, ivals_total(&busy));
+        model_add(&d->compute_ns, ivals_total(&comp));
+        model_add(&d->comm_ns, c);
+        model_add(&d->exposed_comm_ns, c - ivals_intersection(&comm, &comp));
+        free(busy.v);
+        free(comp.v);
+        free(comm.v);
+    }
+}
+
 void summary_end_proc(const struct model *m, struct summary *s, size_t pi)
 {
+    if (s->ndevices - s->devices_first < 2)
+        s->ndevices = s->devices_first; /* one GPU: its row is the rank's */
+    s->devices_first = s->ndevices;
     kernels_end_proc(m, s, pi);
 }
 
@@ -215,6 +288,7 @@ void summary_end(struct summary *s)
 void summary_free(struct summary *s)
 {
     free(s->ranks);
+    free(s->devices);
     free(s->colls);
     free(s->phases);
     kernels_free(s);

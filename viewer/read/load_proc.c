@@ -661,6 +661,7 @@ void model_end_proc(struct model *m, size_t pi)
         deps_free(&ps->deps);
         free(ps->due);
         free(ps->coll_overlap);
+        free(ps->dev_idle);
         idmap_free(&ps->site_colls);
         free(ps);
         p->pass = NULL;

@@ -1,5 +1,6 @@
 /* output_json.c: the report as one JSON object (docs/report-json.md). */
 #include "viewer/write/charges_out.h"
+#include "viewer/write/devices_out.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
 
@@ -44,6 +45,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
                 (long long)r->cupti_only_calls, (long long)p->unscoped_syncs, (long long)p->dropped_host,
                 (long long)p->dropped_cupti);
         charges_json_rank(out, fs, r->proc);
+        devices_json(out, s, r);
         fputc('}', out);
     }
     fprintf(out, "\n],\n\"collectives\": [");

@@ -3,6 +3,7 @@
  * Every string from the file is printed through term_text.h: escaped for
  * the terminal, cut between characters to fit a column. */
 #include "viewer/write/charges_out.h"
+#include "viewer/write/devices_out.h"
 #include "viewer/write/output.h"
 #include "viewer/write/term_text.h"
 
@@ -137,6 +138,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 term_cell(p->gpu[0] ? p->gpu : "-", 20, TERM_CUT | TERM_PAD, t, sizeof t), ms(r->wall_ns),
                 pct(r->gpu_busy_ns, r->wall_ns), ms(r->compute_ns), ms(r->comm_ns), pct(r->exposed_comm_ns, r->comm_ns),
                 ms(r->sync_blocked_ns));
+        devices_text(out, s, r); /* a row per GPU when it drives several */
     }
     if (s->ncolls) {
         fprintf(out, "\n%-18s %12s %6s %10s %10s %10s %10s %-8s\n", "collective", "bytes", "count", "total ms",
@@ -256,7 +258,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         int64_t measured = finding_measured(f);
         if (measured - finding_cost(f) > measured / 100) { /* the message quotes what was measured */
             size_t l = strlen(t);
-            snprintf(t + l, sizeof t - l, " (%.2f ms of it charged here; the rest went to a finding that caused it)",
+            snprintf(t + l, sizeof t - l, " (%.2f ms of it charged here; the rest is time charged already: to a finding"
+                     " that caused it, or to this one)",
                      ms(finding_cost(f)));
         }
         if (members > 1)
