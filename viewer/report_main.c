@@ -336,9 +336,13 @@ int main(int argc, char **argv)
      * summarised and exported, then freed (model.h) */
     struct findings fs = { 0 };
     fs.range_filter = range;
+    if (range && !findings_range_known(&m, range)) /* a typo: said, and the report goes on (the exit status as without it) */
+        fprintf(stderr, "gputrace-report: warning: no NVTX range is named '%s': --range leaves no call-site finding\n",
+                term_text(range, shown, sizeof shown));
     fs.show_charges = charges;
     struct summary s;
     summary_begin(&m, &s);
+    s.range_filter = range;
     struct chrome_trace *ct = NULL;
     int trace_errno = 0;
     if (trace && !(ct = chrome_trace_open(trace, &m, isatty(2))))

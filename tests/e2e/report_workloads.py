@@ -295,10 +295,21 @@ def check_ranges(name, db, d):
     check(sites and all(f.get("range") == "log_loss" for f in sites) and "sync.scalar_read" in kinds and
           (LENIENT or kinds - TIMING_KINDS == {"sync.scalar_read"}),
           f"{name}: --range log_loss keeps only what happened inside it ({sorted(kinds)})")
-    none = json.loads(subprocess.run([rep, "--format", "json", "--range", "no such range", db], capture_output=True,
-                                     text=True).stdout)["findings"]
+    run_none = subprocess.run([rep, "--format", "json", "--range", "no such range", db], capture_output=True, text=True)
+    none = json.loads(run_none.stdout)["findings"]
     check(not [f for f in none if f["rank"] >= 0 and f["callsite"] != "(whole process)"],
           f"{name}: --range with a name no range has leaves no call-site finding")
+    err = run_none.stderr.strip().splitlines()
+    check(run_none.returncode == 0 and len(err) == 1 and "no NVTX range is named 'no such range'" in err[0],
+          f"{name}: --range with a name no range has: one line of warning, exit status 0 ({run_none.returncode}, {err})")
+    back = subprocess.run([rep, "--format", "json", "--range", "backward", db], capture_output=True, text=True)
+    kern = {k["name"] for k in json.loads(back.stdout)["kernels"]}
+    coll = json.loads(back.stdout)["collectives"]
+    text = subprocess.run([rep, "--range", "backward", db], capture_output=True, text=True).stdout
+    check("bwd_kernel" in kern and all(k == "bwd_kernel" or k.startswith("nccl") for k in kern) and
+          sum(c["count"] for c in coll) == sum(c["count"] for c in d["collectives"]) and
+          "--range backward: the kernel and collective tables" in text,
+          f"{name}: --range backward restricts the kernel table to what ran inside it and says which tables ({sorted(kern)})")
 
 
 def check_kernels(name, db, d):
@@ -318,7 +329,11 @@ def check_kernels(name, db, d):
 
 
 def check_python_stacks(name, d):
-    """The full Python stack behind each finding shown at a script line."""
+    """The full Python stack behind each finding shown at a script line;
+    the advice speaks PyTorch when the stack has torch frames."""
+    adv = {f["kind"]: f["suggestion"] for f in d["findings"]}
+    check("async_op=True" in adv.get("comm.same_stream", "") and ".item() once every" in adv.get("sync.scalar_read", ""),
+          f"{name}: PyTorch advice for the all-reduce on the compute stream and .item() ({adv.get('comm.same_stream')})")
     for f in d["findings"]:
         if "py_train.py:" not in f["callsite"]:
             continue

@@ -377,7 +377,7 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
     fp->have = 1;
 }
 
-void describe_comm(const struct report_opts *o, struct findings *fs)
+void describe_comm(const struct model *m, const struct report_opts *o, struct findings *fs)
 {
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
@@ -390,6 +390,11 @@ void describe_comm(const struct report_opts *o, struct findings *fs)
                      count_text(f->count, "collective", "collectives").s, (double)f->exposed_ns / 1e6);
             snprintf(f->suggestion, sizeof f->suggestion, "use a separate communication stream, ordered with cudaEventRecord + cudaStreamWaitEvent");
         }
+        if ((f->kind == F_COMM_SAME_STREAM || f->kind == F_COMM_EXPOSED) && finding_from_torch(m, f))
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "call dist.all_reduce(..., async_op=True) and wait() on the returned work only where the result is"
+                     " needed, or let DistributedDataParallel bucket the gradients: both run the all-reduce on NCCL's"
+                     " own stream, overlapping backward");
     }
 }
 

@@ -346,7 +346,10 @@ void describe_syncs(const struct model *m, struct findings *fs)
             break;
         case F_SYNC_SCALAR_READ:
             snprintf(f->message, sizeof f->message, "%s read a few bytes back %s (like .item() or print(tensor))%s; the GPU then idled %.2f ms", api, times_text(f->count).s, on, ms);
-            snprintf(f->suggestion, sizeof f->suggestion, "keep the value on the GPU, or copy it asynchronously into pinned memory and read it a step later");
+            if (finding_from_torch(m, f))
+                snprintf(f->suggestion, sizeof f->suggestion, "keep the value on the GPU (accumulate the loss as a tensor, call .item() once every N steps), or copy it with .to('cpu', non_blocking=True) into pinned memory and read it a step later");
+            else
+                snprintf(f->suggestion, sizeof f->suggestion, "keep the value on the GPU, or copy it asynchronously into pinned memory and read it a step later");
             break;
         case F_SYNC_IMPLICIT:
             snprintf(f->message, sizeof f->message, "%s synchronised implicitly %s%s, blocking the host %.2f ms; the GPU then idled %.2f ms",

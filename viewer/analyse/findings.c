@@ -116,6 +116,24 @@ struct count_text count_text(long long n, const char *one, const char *many)
     return t;
 }
 
+int finding_from_torch(const struct model *m, const struct finding *f)
+{
+    if (f->proc < 0 || f->callsite_id <= 0)
+        return 0;
+    char stack[8192];
+    const char *s = model_pystack(m, &m->procs[f->proc], f->callsite_id, stack, sizeof stack);
+    /* a frame of an installed package whose path names torch
+     * (site-packages/torch/distributed/..., its stand-in in the tests) */
+    for (const char *line = s; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        if ((memmem(line, n, "site-packages/", 14) || memmem(line, n, "dist-packages/", 14)) && memmem(line, n, "torch", 5))
+            return 1;
+        line = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
 int64_t finding_cost(const struct finding *f)
 {
     return f->cost_ns;
@@ -261,7 +279,18 @@ void analyse_run(const struct model *m, const struct report_opts *o, struct find
     host_times_free(fs, m->nprocs); /* what placed the stragglers */
     describe_syncs(m, fs);
     describe_copies(o, fs);
-    describe_comm(o, fs);
+    describe_comm(m, o, fs);
+}
+
+int findings_range_known(const struct model *m, const char *name)
+{
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
+        const struct proc *p = &m->procs[pi];
+        for (size_t r = 0; r < p->nuser_ranges; r++)
+            if (!strcmp(model_label(p, p->ranges[r].name), name))
+                return 1;
+    }
+    return 0;
 }
 
 void findings_free(struct findings *fs)

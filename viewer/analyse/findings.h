@@ -101,6 +101,9 @@ struct finding *findings_new(struct findings *fs, const struct model *m, enum fi
  * of its kind's cost field (host blocked, GPU idle, exposed, wait). */
 int64_t finding_cost(const struct finding *f);
 int64_t finding_measured(const struct finding *f);
+/* Whether its call was made from PyTorch (a torch frame in its Python
+ * stack): its advice then speaks PyTorch. */
+int finding_from_torch(const struct model *m, const struct finding *f);
 /* Whether it passes its kind's repetition rule (findings_finish keeps it). */
 int finding_kept(const struct finding *f, const struct report_opts *o);
 /* Finding (kind, proc, site) claims [a, b) of process tl's time, for a
@@ -114,6 +117,8 @@ struct count_text count_text(long long n, const char *one, const char *many);
  * range; sorts by cost. */
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m);
 void findings_free(struct findings *fs);
+/* Whether some process has an NVTX range named `name` (for --range). */
+int findings_range_known(const struct model *m, const char *name);
 
 /* Drops process proc's findings of kinds first..last (in their order
  * above). */
@@ -150,7 +155,7 @@ void describe_syncs(const struct model *m, struct findings *fs);
 void describe_copies(const struct report_opts *o, struct findings *fs);
 /* Drops the one-off small pageable copies (before costs are attributed). */
 void filter_copies(const struct report_opts *o, struct findings *fs);
-void describe_comm(const struct report_opts *o, struct findings *fs);
+void describe_comm(const struct model *m, const struct report_opts *o, struct findings *fs);
 /* Where a straggler's time went (straggler_place.c): note_host_time runs
  * with each window of a process's calls; place_straggler names, in
  * finding fi (process pi's comm.straggler), the NVTX range and call site

@@ -123,6 +123,8 @@ void summary_add_colls(const struct model *m, struct summary *s, size_t pi, size
     const struct proc *p = &m->procs[pi];
     for (size_t i = 0; i < n; i++) {
         const struct coll *c = &p->colls[i];
+        if (s->range_filter && !model_range_within(p, model_range_at(p, -1, c->start), s->range_filter))
+            continue; /* --range: called inside such a range */
         const char *op = model_api_name(m, c->api);
         size_t k;
         for (k = 0; k < s->ncolls; k++)

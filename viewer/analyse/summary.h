@@ -60,6 +60,7 @@ struct failed_summary {
 };
 
 struct summary {
+    const char *range_filter; /* --range: the kernel and collective tables count only what ran inside such ranges */
     struct rank_summary *ranks; size_t nranks;
     struct device_summary *devices; size_t ndevices, devices_cap; /* by process, then device; only processes with several */
     size_t devices_first;     /* the process's first row */

@@ -196,6 +196,14 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             groups++;
         }
     }
+    if (fs->range_filter) { /* what --range restricts, and what it cannot */
+        char note[sizeof t + 256];
+        snprintf(note, sizeof note, "--range %s: the kernel and collective tables and the call-site findings count"
+                 " only what happened inside it; the rank and phase tables and the whole-process and cross-rank"
+                 " findings cover the whole run", term_text(fs->range_filter, t, sizeof t));
+        fputc('\n', out);
+        wrapped(out, "note", note);
+    }
     fprintf(out, "\nfindings (%zu), most confident first, then most costly:\n", groups);
     if (!n)
         fprintf(out, "  none\n");
