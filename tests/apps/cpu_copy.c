@@ -1,8 +1,9 @@
 /* cpu_copy.c: tensor.cpu() into pageable memory each step, as c10 does it: a cudaMemcpyAsync device-to-host into malloc'd memory (which the runtime makes synchronous) and the cudaStreamSynchronize c10 always adds after it.
  *
- * Per step: a 3 ms kernel on the compute stream, then the copy of 256 KiB
+ * Per step: a 3 ms kernel on the compute stream, then the copy of 8 MiB
  * (it waits for the kernel) and the stream sync (nothing left to wait
- * for).  One finding: the pageable copy, with the wait in it.
+ * for).  One finding: the pageable copy, with the wait in it.  Its twin
+ * (DEPS_FIX=1) copies into pinned memory (cudaMallocHost, pin_memory()).
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/cpu_copy
  * What a correct report finds here; tests/e2e/report_workloads.py reads these
@@ -15,7 +16,7 @@
 
 #include <string.h>
 
-#define OUT_BYTES (256u << 10)
+#define OUT_BYTES (8u << 20)
 
 void cpu_model_kernel(void **args) { deps_spin_us(deps_us(args)); }
 
@@ -24,18 +25,30 @@ int main(void)
     CHECK_CUDA(cudaSetDevice(atoi(getenv("LOCAL_RANK") ? getenv("LOCAL_RANK") : "0")));
     cudaStream_t compute;
     CHECK_CUDA(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking));
-    float *d_out, *h_out = malloc(OUT_BYTES);
+    int fix = deps_fix();
+    float *d_out, *h_out = NULL;
+    if (fix)
+        CHECK_CUDA(cudaMallocHost((void **)&h_out, OUT_BYTES));
+    else
+        h_out = malloc(OUT_BYTES);
     if (!h_out)
         return 1;
     memset(h_out, 0, OUT_BYTES);
     CHECK_CUDA(cudaMalloc((void **)&d_out, OUT_BYTES));
     for (int step = 0; step < DEPS_STEPS; step++) {
+        nvtxRangePushA("train_step");
         deps_launch(cpu_model_kernel, compute, 3000);
         CHECK_CUDA(cudaMemcpyAsync(h_out, d_out, OUT_BYTES, cudaMemcpyDeviceToHost, compute)); /* .cpu() */
         CHECK_CUDA(cudaStreamSynchronize(compute));
+        nvtxRangePop();
     }
+    nvtxRangePushA("drain"); /* nothing left: the loop synchronised each step */
+    nvtxRangePop();
     CHECK_CUDA(cudaFree(d_out));
     CHECK_CUDA(cudaStreamDestroy(compute));
-    free(h_out);
+    if (fix)
+        CHECK_CUDA(cudaFreeHost(h_out));
+    else
+        free(h_out);
     return 0;
 }

@@ -1,7 +1,9 @@
 /* event_sync.c: cudaEventSynchronize on an event recorded on a stream that has no work of its own, only a wait for another stream's kernel: the sync waits for that kernel, through the event.
  *
  * Per step: a 3 ms kernel on stream A, an event recorded on A and waited
- * for by stream B, an event recorded on B, cudaEventSynchronize on it.
+ * for by stream B, an event recorded on B, cudaEventSynchronize on it, then
+ * 2 ms of host work (the GPU idles meanwhile).  Its twin (DEPS_FIX=1)
+ * does not synchronise (stream B's later work is ordered by the event).
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/event_sync
  * What a correct report finds here; tests/e2e/report_workloads.py reads these
@@ -23,13 +25,22 @@ int main(void)
     cudaEvent_t ea, eb;
     CHECK_CUDA(cudaEventCreateWithFlags(&ea, cudaEventDisableTiming));
     CHECK_CUDA(cudaEventCreateWithFlags(&eb, cudaEventDisableTiming));
+    int fix = deps_fix();
     for (int step = 0; step < DEPS_STEPS; step++) {
+        nvtxRangePushA("train_step");
         deps_launch(ev_producer_kernel, a, 3000);
         CHECK_CUDA(cudaEventRecord(ea, a));
         CHECK_CUDA(cudaStreamWaitEvent(b, ea, 0));
         CHECK_CUDA(cudaEventRecord(eb, b));
-        CHECK_CUDA(cudaEventSynchronize(eb));
+        if (!fix)
+            CHECK_CUDA(cudaEventSynchronize(eb));
+        deps_spin_us(2000);
+        nvtxRangePop();
     }
+    nvtxRangePushA("drain");
+    if (fix) /* the twin's queue, still running */
+        CHECK_CUDA(cudaEventSynchronize(eb));
+    nvtxRangePop();
     CHECK_CUDA(cudaEventDestroy(ea));
     CHECK_CUDA(cudaEventDestroy(eb));
     CHECK_CUDA(cudaStreamDestroy(a));

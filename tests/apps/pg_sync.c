@@ -5,8 +5,10 @@
  * recorded there and waited for by the NCCL stream, which all-reduces; an
  * end event recorded there and waited for by the compute stream; 1.5 ms of
  * host work (the compute stream's kernel ends meanwhile);
- * cudaStreamSynchronize(compute).  The sync reaches the all-reduce through
- * two events, and the pack through three.
+ * cudaStreamSynchronize(compute); 3 ms more of host work (the GPU idles
+ * meanwhile).  The sync reaches the all-reduce through two events, and the
+ * pack through three.  Its twin (DEPS_FIX=1) does not synchronise: the end
+ * event already orders the compute stream after the all-reduce.
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/pg_sync
  * What a correct report finds here; tests/e2e/report_workloads.py reads these
@@ -38,7 +40,9 @@ int main(void)
     CHECK_CUDA(cudaEventCreateWithFlags(&end, cudaEventDisableTiming));
     float *grad;
     CHECK_CUDA(cudaMalloc((void **)&grad, 64 * 1024 * sizeof(float)));
+    int fix = deps_fix();
     for (int step = 0; step < DEPS_STEPS; step++) {
+        nvtxRangePushA("train_step");
         deps_launch(pg_forward_kernel, compute, 500);
         CHECK_CUDA(cudaEventRecord(start, compute));
         CHECK_CUDA(cudaStreamWaitEvent(side, start, 0));
@@ -49,8 +53,15 @@ int main(void)
         CHECK_CUDA(cudaEventRecord(end, nccl));
         CHECK_CUDA(cudaStreamWaitEvent(compute, end, 0));
         deps_spin_us(1500);
-        CHECK_CUDA(cudaStreamSynchronize(compute)); /* torch.cuda.current_stream().synchronize() */
+        if (!fix)
+            CHECK_CUDA(cudaStreamSynchronize(compute)); /* torch.cuda.current_stream().synchronize() */
+        deps_spin_us(3000);
+        nvtxRangePop();
     }
+    nvtxRangePushA("drain");
+    if (fix) /* the twin's queue, still running */
+        CHECK_CUDA(cudaStreamSynchronize(compute));
+    nvtxRangePop();
     CHECK_CUDA(cudaFree(grad));
     CHECK_CUDA(cudaEventDestroy(start));
     CHECK_CUDA(cudaEventDestroy(packed));

@@ -2,7 +2,8 @@
 """report_twins.py: costs proved by fixing the problem.  Each workload of
 tests/apps with a planted problem runs twice on the simulator: as planted,
 and as its twin with the problem fixed as the finding suggests (APP_FIX=1,
-tests/apps/app_train.h).  The planted findings' cost, charged on each rank
+tests/apps/app_train.h; DEPS_FIX=1 for the dependency workloads,
+tests/apps/deps_app.h).  The planted findings' cost, charged on each rank
 (--charges), must predict the change of the training loop's wall time (the
 ranks' train_step and drain phases) within BAND: the measured saving over
 the predicted one.  Each side is traced TRIES times and the medians
@@ -30,7 +31,11 @@ TWINS = {
     "allreduce_compute_stream": ({"comm.same_stream"}, {"GPUSIM_NCCL_GBPS": "0.25"}),
     "straggler": ({"comm.straggler"}, {}),
     "train_demo": ({"sync.scalar_read", "sync.device_wide", "copy.pageable", "comm.straggler"}, {}),
+    "pg_sync": ({"sync.no_consumer"}, {}),
+    "event_sync": ({"sync.no_consumer"}, {}),
+    "cpu_copy": ({"copy.pageable"}, {}),
 }
+NOMINAL_US.update({"pg_pack_kernel": 3000, "ev_producer_kernel": 3000, "cpu_model_kernel": 3000})
 passed = failed = 0
 tmp = tempfile.mkdtemp()
 
@@ -46,7 +51,8 @@ def run(name, env, fix):
     """One traced run: (the loop's time, the planted findings' cost, the
     kernels' stretch), each the mean over ranks, in ms."""
     db = os.path.join(tmp, f"{name}-{fix}.db")
-    e = dict(os.environ, GPUSIM_LIB=os.path.join(build, "tests", "sim", ".libs", "libgpusim.so"), APP_FIX=str(fix), **env)
+    e = dict(os.environ, GPUSIM_LIB=os.path.join(build, "tests", "sim", ".libs", "libgpusim.so"), APP_FIX=str(fix),
+             DEPS_FIX=str(fix), **env)
     subprocess.run([os.path.join(build, "gputrace"), "record", "-f", "-o", db, "--",
                     os.path.join(build, "tests", "sim", "gpusim-run"), "-n", "4",
                     os.path.join(build, "tests", "apps", name)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
