@@ -308,7 +308,9 @@ def check_ranges(name, db, d):
     text = subprocess.run([rep, "--range", "backward", db], capture_output=True, text=True).stdout
     check("bwd_kernel" in kern and all(k == "bwd_kernel" or k.startswith("nccl") for k in kern) and
           sum(c["count"] for c in coll) == sum(c["count"] for c in d["collectives"]) and
-          "--range backward: the kernel and collective tables" in text,
+          "--range backward: the kernel and collective tables" in text and
+          {p["name"] for p in json.loads(back.stdout)["phases"]} == {"backward"} and
+          all(p["count"] == int(os.environ.get("APP_STEPS", "12")) for p in json.loads(back.stdout)["phases"]),
           f"{name}: --range backward restricts the kernel table to what ran inside it and says which tables ({sorted(kern)})")
 
 

@@ -72,6 +72,15 @@ static struct phase_summary *phase_of(struct summary *s, const struct proc *p, i
     return &s->phases[k];
 }
 
+/* Whether range r is a phase: a top-level user range; with --range, a
+ * range of that name not inside another of that name. */
+static int is_phase(const struct summary *s, const struct proc *p, const struct nvtx *r)
+{
+    if (!s->range_filter)
+        return r->parent < 0;
+    return !strcmp(model_label(p, r->name), s->range_filter) && !model_range_within(p, r->parent, s->range_filter);
+}
+
 /* Top-level user ranges of process pi by name: how many, how long. */
 static void phases_begin(const struct model *m, struct summary *s, size_t pi)
 {
@@ -79,7 +88,7 @@ static void phases_begin(const struct model *m, struct summary *s, size_t pi)
     s->phase_first = s->nphases;
     for (size_t i = 0; i < p->nuser_ranges; i++) {
         const struct nvtx *r = &p->ranges[i];
-        if (r->parent >= 0)
+        if (!is_phase(s, p, r))
             continue;
         struct phase_summary *ph = phase_of(s, p, (int)pi, r);
         ph->count++;
@@ -100,7 +109,7 @@ static void phases_add(const struct model *m, struct summary *s, size_t pi)
     struct ivals exposed = ivals_minus(&t->comm, &t->compute);
     for (size_t i = 0; i < p->nuser_ranges; i++) {
         const struct nvtx *r = &p->ranges[i];
-        if (r->parent >= 0)
+        if (!is_phase(s, p, r))
             continue;
         struct phase_summary *ph = phase_of(s, p, (int)pi, r);
         model_add(&ph->gpu_busy_ns, ivals_cover(&t->busy, r->start, r->end));

@@ -168,7 +168,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             fprintf(out, "(%zu more kernels: --format json lists up to %d)\n", s->nkernels - top, KERNELS_JSON);
     }
     if (s->nphases) {
-        fprintf(out, "\n%-5s %-32s %6s %10s %6s %10s %11s\n", "rank", "phase (top-level NVTX range)", "count",
+        fprintf(out, "\n%-5s %-32s %6s %10s %6s %10s %11s\n", "rank", fs->range_filter ? "phase (the --range ranges)" : "phase (top-level NVTX range)", "count",
                 "wall ms", "busy%", "comm ms", "exposed ms");
         int shown_of_rank = 0;
         for (size_t i = 0; i < s->nphases; i++) {
@@ -199,8 +199,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     if (fs->range_filter) { /* what --range restricts, and what it cannot */
         char note[sizeof t + 256];
         snprintf(note, sizeof note, "--range %s: the kernel and collective tables and the call-site findings count"
-                 " only what happened inside it; the rank and phase tables and the whole-process and cross-rank"
-                 " findings cover the whole run", term_text(fs->range_filter, t, sizeof t));
+                 " only what happened inside it, and the phase table shows its ranges; the rank table and the"
+                 " whole-process and cross-rank findings cover the whole run", term_text(fs->range_filter, t, sizeof t));
         fputc('\n', out);
         wrapped(out, "note", note);
     }
