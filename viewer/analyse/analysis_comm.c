@@ -118,7 +118,27 @@ struct straggling {
     int charge_for;
     struct findings *fs;
     const struct finding *f;
+    /* ... and, on each rank's clock, the stretches before each collective
+     * the straggler was clearly last to: from the rank's arrival at the
+     * communicator's previous collective to its arrival at this one (where
+     * the straggler's extra time went: straggler_place.c) */
+    int64_t comm_now, *prev_arr;
+    int have_comm;
+    struct interval **wins;
+    size_t *nwins, *capwins;
 };
+
+static void add_window(struct straggling *st, int proc, int64_t a, int64_t b)
+{
+    if (b <= a)
+        return;
+    if (st->nwins[proc] == st->capwins[proc]) {
+        st->capwins[proc] = st->capwins[proc] ? st->capwins[proc] * 2 : 16;
+        if (!(st->wins[proc] = realloc(st->wins[proc], st->capwins[proc] * sizeof *st->wins[proc])))
+            model_out_of_memory();
+    }
+    st->wins[proc][st->nwins[proc]++] = (struct interval){ a, b };
+}
 
 static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
 {
@@ -150,13 +170,50 @@ static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
         st->waits[who] += w;
         st->total_wait += w;
     }
-    if (st->charge_for >= 0 && who == st->charge_for) /* the second pass: each rank's wait, on its own clock */
-        for (size_t k = 0; k < n; k++) {
-            const struct proc *p = &st->m->procs[v[k].proc];
-            int64_t from = arrival(st->m, &v[k]);
-            charge_add(st->fs, st->f, v[k].proc, from - p->clock_offset + st->m->t0,
-                       latest - p->clock_offset + st->m->t0);
+    if (st->charge_for < 0)
+        return;
+    /* the second pass: groups come by communicator, then sequence */
+    if (!st->have_comm || v[0].comm != st->comm_now) {
+        st->comm_now = v[0].comm;
+        st->have_comm = 1;
+        for (size_t q = 0; q < st->m->nprocs; q++)
+            st->prev_arr[q] = INT64_MIN;
+    }
+    int clear = (double)latest - (double)second >= (double)st->o->straggler_margin_ns;
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &st->m->procs[v[k].proc];
+        int64_t from = arrival(st->m, &v[k]), off = st->m->t0 - p->clock_offset; /* aligned -> its own clock */
+        if (who == st->charge_for) /* each rank's wait, on its own clock */
+            charge_add(st->fs, st->f, v[k].proc, from + off, latest + off);
+        if (who == st->charge_for && clear)
+            add_window(st, v[k].proc, st->prev_arr[v[k].proc] == INT64_MIN ? p->start : st->prev_arr[v[k].proc] + off,
+                       from + off);
+        st->prev_arr[v[k].proc] = from;
+    }
+}
+
+static int cmp_interval(const void *x, const void *y)
+{
+    const struct interval *a = x, *b = y;
+    return (a->a > b->a) - (a->a < b->a);
+}
+
+/* A rank's windows, sorted and merged into a union. */
+static struct ivals windows_union(struct interval *v, size_t n)
+{
+    struct ivals u = { v, 0 };
+    if (!n)
+        return u;
+    qsort(v, n, sizeof *v, cmp_interval);
+    for (size_t i = 0; i < n; i++) {
+        if (u.n && v[i].a <= v[u.n - 1].b) {
+            if (v[i].b > v[u.n - 1].b)
+                v[u.n - 1].b = v[i].b;
+        } else {
+            v[u.n++] = v[i];
         }
+    }
+    return u;
 }
 
 static void stragglers(const struct model *m, const struct report_opts *o, struct findings *fs,
@@ -165,7 +222,7 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
     size_t np = m->nprocs;
     struct straggling st = { m, o, calloc(np + 1, sizeof *st.last_count), calloc(np + 1, sizeof *st.clear), 0,
                              calloc(np + 1, sizeof *st.margins), calloc(np + 1, sizeof *st.host_gpu),
-                             calloc(np + 1, sizeof *st.waits), 0, -1, fs, NULL };
+                             calloc(np + 1, sizeof *st.waits), 0, -1, fs, NULL, 0, NULL, 0, NULL, NULL, NULL };
     if (!st.last_count || !st.clear || !st.waits || !st.margins || !st.host_gpu)
         model_out_of_memory();
     coll_spill_groups(spill, straggler_group, &st);
@@ -203,8 +260,7 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
         snprintf(f->suggestion, sizeof f->suggestion,
                  "look at what rank %d does before its collectives (data loading, uneven work, a slower GPU or host)",
                  m->procs[pi].rank);
-        place_straggler(m, fs, (size_t)(f - fs->v), pi); /* where its time went, if the ranges say */
-        f = &fs->v[fs->n - 1];
+
         /* the claims: a pass of its own (the counts above are done with) */
         struct straggling again = st;
         again.waits = calloc(np + 1, sizeof *again.waits);
@@ -217,7 +273,29 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
         again.charge_for = (int)pi;
         struct finding key = { .kind = F_COMM_STRAGGLER, .proc = (int)pi, .callsite_id = 0 };
         again.f = &key; /* fs->v may move as charges are added: they name it by key */
+        size_t fi = (size_t)(f - fs->v);
+        again.prev_arr = calloc(np + 1, sizeof *again.prev_arr);
+        again.wins = calloc(np + 1, sizeof *again.wins);
+        again.nwins = calloc(np + 1, sizeof *again.nwins);
+        again.capwins = calloc(np + 1, sizeof *again.capwins);
+        if (!again.prev_arr || !again.wins || !again.nwins || !again.capwins)
+            model_out_of_memory();
         coll_spill_groups(spill, straggler_group, &again);
+        struct ivals *wins = calloc(np + 1, sizeof *wins);
+        if (!wins)
+            model_out_of_memory();
+        for (size_t q = 0; q < np; q++)
+            wins[q] = windows_union(again.wins[q], again.nwins[q]);
+        /* where its time went before the collectives it was late to, if the ranges say */
+        place_straggler(m, fs, fi, pi, wins, st.clear[pi]);
+        for (size_t q = 0; q < np; q++)
+            free(again.wins[q]);
+        free(wins);
+        free(again.prev_arr);
+        free(again.wins);
+        free(again.nwins);
+        free(again.capwins);
+        f = &fs->v[fi];
         free(again.waits);
         free(again.last_count);
         free(again.clear);

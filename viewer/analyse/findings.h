@@ -162,7 +162,11 @@ void describe_comm(const struct model *m, const struct report_opts *o, struct fi
  * where it spent more than the other ranks. */
 struct host_time;
 void note_host_time(const struct model *m, struct findings *fs, size_t pi);
-void place_straggler(const struct model *m, struct findings *fs, size_t fi, size_t pi);
+struct ivals;
+/* wins: per process, the stretches before the collectives the straggler
+ * was clearly last to (NULL: the whole run); late: how many */
+void place_straggler(const struct model *m, struct findings *fs, size_t fi, size_t pi, const struct ivals *wins,
+                     int64_t late);
 void host_times_free(struct findings *fs, size_t nprocs);
 void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
                          struct coll_spill *spill);

@@ -1,8 +1,11 @@
 /* straggler_place.c: where a straggler's time went (docs/report.md,
- * comm.straggler): the NVTX range in which it spent the most time beyond
- * the other ranks' mean, and how much of that was in traced calls (at
- * which call site) or outside them (host work the trace does not see). */
+ * comm.straggler): over the stretches before the collectives it was
+ * clearly last to (each rank's own, from its arrival at the communicator's
+ * previous collective), the NVTX range in which it spent the most time
+ * beyond the other ranks' mean, and how much of that was in traced calls
+ * (at which call site) or outside them (host work the trace does not see). */
 #include "viewer/analyse/findings.h"
+#include "viewer/model/timeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +55,8 @@ void host_times_free(struct findings *fs, size_t nprocs)
  * their children's), time in traced calls, iterations. */
 struct name_time { const char *name; int64_t excl, calls, iter_min, iter_max; };
 
-static size_t times_by_name(const struct model *m, const struct findings *fs, size_t pi, struct name_time **out)
+static size_t times_by_name(const struct model *m, const struct findings *fs, size_t pi, const struct ivals *win,
+                            struct name_time **out)
 {
     const struct proc *p = &m->procs[pi];
     size_t n = p->nuser_ranges, k = 0;
@@ -60,11 +64,15 @@ static size_t times_by_name(const struct model *m, const struct findings *fs, si
     struct name_time *v = calloc(n + 1, sizeof *v);
     if (!excl || !v)
         model_out_of_memory();
+    int64_t *within = calloc(n + 1, sizeof *within); /* each range's time inside the windows */
+    if (!within)
+        model_out_of_memory();
     for (size_t r = 0; r < n; r++) {
         const struct nvtx *x = &p->ranges[r];
-        model_add(&excl[r], x->end - x->start);
+        within[r] = win ? ivals_cover(win, x->start, x->end) : x->end - x->start;
+        model_add(&excl[r], within[r]);
         if (x->parent >= 0 && (size_t)x->parent < n)
-            model_add(&excl[x->parent], -(x->end - x->start));
+            model_add(&excl[x->parent], -within[r]);
     }
     const struct host_time *h = fs->host_times ? &fs->host_times[pi] : NULL;
     for (size_t r = 0; r < n; r++) {
@@ -75,8 +83,11 @@ static size_t times_by_name(const struct model *m, const struct findings *fs, si
         if (j == k)
             v[k++] = (struct name_time){ name, 0, 0, -1, -1 };
         model_add(&v[j].excl, excl[r]);
-        if (h && r < h->nranges)
-            model_add(&v[j].calls, h->in_range[r]);
+        int64_t dur = p->ranges[r].end - p->ranges[r].start;
+        if (h && r < h->nranges && dur > 0) /* the calls' time, in the share of the range inside the windows */
+            model_add(&v[j].calls, (int64_t)((double)h->in_range[r] * ((double)within[r] / (double)dur)));
+        if (!within[r])
+            continue; /* its iterations are those of the windows */
         int64_t it = p->ranges[r].iter;
         if (it >= 0 && (v[j].iter_min < 0 || it < v[j].iter_min))
             v[j].iter_min = it;
@@ -84,6 +95,7 @@ static size_t times_by_name(const struct model *m, const struct findings *fs, si
             v[j].iter_max = it;
     }
     free(excl);
+    free(within);
     *out = v;
     return k;
 }
@@ -138,7 +150,8 @@ static double site_excess(const struct model *m, const struct findings *fs, size
     return best;
 }
 
-void place_straggler(const struct model *m, struct findings *fs, size_t fi, size_t pi)
+void place_straggler(const struct model *m, struct findings *fs, size_t fi, size_t pi, const struct ivals *wins,
+                     int64_t late)
 {
     if (!fs->host_times || m->nprocs < 2)
         return;
@@ -148,7 +161,7 @@ void place_straggler(const struct model *m, struct findings *fs, size_t fi, size
     if (!all || !nall)
         model_out_of_memory();
     for (size_t q = 0; q < np; q++)
-        nall[q] = times_by_name(m, fs, q, &all[q]);
+        nall[q] = times_by_name(m, fs, q, wins ? &wins[q] : NULL, &all[q]);
     /* the range where it spent the most beyond the others */
     double best = 0;
     size_t bj = 0;
@@ -174,9 +187,9 @@ void place_straggler(const struct model *m, struct findings *fs, size_t fi, size
         char site[2048];
         double at_site = site_excess(m, fs, pi, site, sizeof site);
         size_t l = strlen(f->message);
-        snprintf(f->message + l, sizeof f->message - l, ". Its time went to NVTX range %.200s%s: %.2f ms more than the"
-                 " other ranks' mean, %.2f ms of it in traced calls", b->name, iters, best / 1e6,
-                 in_calls > 0 ? in_calls / 1e6 : 0.0);
+        snprintf(f->message + l, sizeof f->message - l, ". Before the %lld it was clearly last to, its time went to NVTX"
+                 " range %.200s%s: %.2f ms more than the other ranks' mean, %.2f ms of it in traced calls",
+                 (long long)late, b->name, iters, best / 1e6, in_calls > 0 ? in_calls / 1e6 : 0.0);
         if (in_calls > best / 2 && *site)
             snprintf(f->suggestion, sizeof f->suggestion,
                      "look at rank %d's calls in %.200s%s, at %.200s (%.2f ms more than the other ranks there)",
