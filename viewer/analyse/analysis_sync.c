@@ -15,6 +15,7 @@
  */
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/stream_deps.h"
+#include "viewer/read/cupti_calls.h"
 #include "viewer/model/idmap.h"
 #include "viewer/proc_pass.h"
 #include "viewer/model/timeline.h"
@@ -234,10 +235,12 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
     for (size_t i = 0; i < p->ncalls; i++) {
         const struct call *c = &p->calls[i];
         enum api_role r = m->roles[c->api];
-        /* the dependency graph, as the calls are walked in order */
-        if (r == ROLE_EVENT_RECORD)
+        /* the dependency graph, as the calls are walked in order (a call
+         * only CUPTI saw has no arguments: it adds nothing) */
+        int args = c->call_id != CUPTI_CALL_ID && c->event;
+        if (r == ROLE_EVENT_RECORD && args)
             deps_record(d, c->event, c->stream, c->start);
-        else if (r == ROLE_STREAM_WAIT)
+        else if (r == ROLE_STREAM_WAIT && args)
             deps_wait(d, c->stream, c->event);
         else if (r == ROLE_STREAM_CREATE)
             deps_created(d, c->stream, c->bytes);
