@@ -40,6 +40,8 @@ for app in pg_sync event_sync; do
   same_windowed "$app" "$tmp/$app.db" 12
 done
 same_windowed "train_demo, bigger windows" "$tmp/train_demo.db" 120
+# the intervals charged to each finding too (docs/report.md, "How costs are attributed")
+same_windowed "train_demo, --charges" "$tmp/train_demo.db" 50 --charges
 
 # the exports too: the same events (in another order: a rank's tracks are
 # named, and its NVTX ranges written, after its windows)

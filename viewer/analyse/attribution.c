@@ -131,10 +131,16 @@ static void give(struct charges *c, const struct span *u, size_t nu, const struc
     for (size_t i = lo; a < b; i++) {
         int64_t end = i < nu && u[i].a < b ? u[i].a : b;
         if (end > a) {
-            struct charge piece = *cl;
-            piece.a = a;
-            piece.b = end;
-            push(&c->given, &c->ngiven, given_cap, piece);
+            struct charge *last = c->ngiven ? &c->given[c->ngiven - 1] : NULL;
+            if (last && last->b == a && last->tl == cl->tl && last->kind == cl->kind && last->proc == cl->proc &&
+                last->site == cl->site) {
+                last->b = end; /* one piece, however the claims were cut (a long rank's windows cut them) */
+            } else {
+                struct charge piece = *cl;
+                piece.a = a;
+                piece.b = end;
+                push(&c->given, &c->ngiven, given_cap, piece);
+            }
             model_add(cost, end - a);
         }
         if (i >= nu || u[i].a >= b)
