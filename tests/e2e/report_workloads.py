@@ -240,6 +240,11 @@ def check_text(name, db, d):
     worst rank's cost the JSON gives, and its "what" line describes that
     worst rank."""
     text = subprocess.run([os.path.join(build, "gputrace-report"), db], capture_output=True, text=True).stdout
+    check(all(len(line) <= 100 for line in text.splitlines() if not line.startswith("    at ")),
+          f"{name}: the text report fits 100 columns (call sites excepted)")
+    # a headline too long for 100 columns gives its worst rank on the next line
+    text = re.sub(r": ([\d.]+) ms  (.*?)  \[(\w+)\]\n {4}worst rank (\d+): ([\d.]+) ms\n",
+                  r": \1 ms; worst rank \4: \5 ms  \2  [\3]\n", text)
     heads = re.findall(r"^ ?\d+\. (\S+) +(?:(rank|ranks|all ranks)\b ?([\d,-]*))(?:: ([\d.]+) ms; worst rank (\d+): ([\d.]+) ms"
                        r"|\s+([\d.]+) ms).*\[(\w+)\]\n {4}at +(.*)\n(?: {4}in .*\n)? {4}what (.*)$", text, re.M)
     order = {"high": 0, "medium": 1, "low": 2}

@@ -244,11 +244,18 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             snprintf(who, sizeof who, "all ranks");
         else
             snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
-        if (members > 1) /* the sum over ranks, and the rank the "what" line describes */
-            fprintf(out, "\n%2zu. %-18s %s: %.2f ms; worst rank %d: %.2f ms  %s x%lld  [%s]\n", ++shown,
-                    finding_names[f->kind], who, ms(cost), worst_rank, ms(worst), cost_label(finding_cost_field[f->kind]),
-                    (long long)count, f->confidence);
-        else
+        if (members > 1) { /* the sum over ranks, and the rank the "what" line describes */
+            char head[512];
+            int len = snprintf(head, sizeof head, "%2zu. %-18s %s: %.2f ms; worst rank %d: %.2f ms  %s x%lld  [%s]",
+                               ++shown, finding_names[f->kind], who, ms(cost), worst_rank, ms(worst),
+                               cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
+            if (len <= COLUMNS) /* else the worst rank on a line of its own */
+                fprintf(out, "\n%s\n", head);
+            else
+                fprintf(out, "\n%2zu. %-18s %s: %.2f ms  %s x%lld  [%s]\n    worst rank %d: %.2f ms\n", shown,
+                        finding_names[f->kind], who, ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count,
+                        f->confidence, worst_rank, ms(worst));
+        } else
             fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
                     ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
         fprintf(out, "    at   %s\n", term_text(f->callsite[0] ? f->callsite : "(unknown call site)", t, sizeof t));
