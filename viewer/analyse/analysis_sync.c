@@ -350,7 +350,10 @@ void describe_syncs(const struct model *m, struct findings *fs)
         case F_SYNC_NO_CONSUMER:
             snprintf(f->message, sizeof f->message, "%s blocked the host %s (%.2f ms)%s, but no result was copied back; the GPU then idled %.2f ms",
                      api, times_text(f->count).s, (double)f->host_blocked_ns / 1e6, on, ms);
-            snprintf(f->suggestion, sizeof f->suggestion, "to order streams use cudaEventRecord + cudaStreamWaitEvent; otherwise remove it");
+            if (f->waited_other) /* the ProcessGroupNCCL pattern: the stream is ordered already */
+                snprintf(f->suggestion, sizeof f->suggestion, "the stream already waits for that work through the event (cudaStreamWaitEvent), so the GPU keeps the order: remove the host sync, or synchronise only where the host reads a result");
+            else
+                snprintf(f->suggestion, sizeof f->suggestion, "to order streams use cudaEventRecord + cudaStreamWaitEvent; otherwise remove it");
             break;
         case F_SYNC_DEVICE_WIDE:
             snprintf(f->message, sizeof f->message, "%s waited for every stream %s%s; the data read sat on one stream: %.2f ms waited beyond it", api, times_text(f->count).s, on, ms);
