@@ -12,9 +12,9 @@
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/pg_sync
  * What a correct report finds here; tests/e2e/report_workloads.py reads these
- * lines (expect: KIND [ranks=..] [callsite=..] [waited_for=..] [cost_ms=LO..HI]; allow: kinds that may
+ * lines (expect: KIND [ranks=..] [callsite=..] [waited_for=..] [fix=WORD] [cost_ms=LO..HI]; allow: kinds that may
  * also appear; nothing else may):
- * expect: sync.no_consumer ranks=0,1,2,3 callsite=pg_sync waited_for=AllReduce cost_ms=0.01..1000
+ * expect: sync.no_consumer ranks=0,1,2,3 callsite=pg_sync waited_for=AllReduce fix=already cost_ms=0.01..1000
  * allow: gpu.idle comm.exposed comm.straggler
  */
 #include "deps_app.h"

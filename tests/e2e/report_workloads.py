@@ -154,6 +154,8 @@ def findings_verdicts(name, d, expects, allowed):
                 good = good and f.get("ranks") == [int(x) for x in opts["names"].split(",")]
             if "stopped" in opts:
                 good = good and f.get("stopped_ranks") == [int(x) for x in opts["stopped"].split(",")]
+            if "fix" in opts:
+                good = good and opts["fix"] in f["suggestion"]
             if "waited_for" in opts:
                 good = good and opts["waited_for"] in f.get("waited_for", "")
             if "missing" in opts:
