@@ -11,6 +11,7 @@
 #ifndef GPUTRACE_PROC_PASS_H
 #define GPUTRACE_PROC_PASS_H
 
+#include "viewer/analyse/stream_deps.h"
 #include "viewer/model/idmap.h"
 
 #include <stddef.h>
@@ -33,15 +34,19 @@ struct proc_pass {
      * one window's operations */
     int *compute_streams; size_t ncompute_streams, compute_cap;
     int compute_preset;
-    /* analysis_sync.c: each event's latest cudaEventRecord (its stream
-     * handle and start), and the scalar reads whose following GPU idle
-     * time waits for a window with operations */
-    struct idmap record_stream, record_start;
+    /* analysis_sync.c: what each stream and event waits for (the
+     * dependency clocks of stream_deps.h), and the scalar reads whose
+     * following GPU idle time waits for a window with operations */
+    struct stream_deps deps;
     struct idle_due *due; size_t ndue, due_cap;
     /* analysis_gpu.c (gpu.idle): the last busy end so far, the latest
      * end of the host syncs swept, the gaps counted */
     int64_t busy_end, sync_end, idle_ns, idle_n;
     int have_busy;
+    /* ... the same per GPU, for a process that drives several (each GPU's
+     * gaps its own: analysis_gpu.c), by device number */
+    struct dev_idle { int device, have_busy; int64_t busy_end, idle_ns, idle_n; } *dev_idle;
+    size_t ndev_idle;
     /* analysis_comm.c: each loaded collective's overlap with compute on
      * other streams, measured in the window that holds its kernel (-1:
      * none), beside proc.colls; and how many with a GPU time each call

@@ -28,9 +28,9 @@ static void syncs_again(struct model *m, const struct report_sinks *k, size_t pi
     struct proc_pass *ps = m->procs[pi].pass;
     ps->ndue = 0; /* their findings go: found again below */
     m->procs[pi].unscoped_syncs = 0; /* and are counted again */
-    findings_drop(k->fs, (int)pi, F_SYNC_REDUNDANT, F_SYNC_SCALAR_READ);
-    idmap_free(&ps->record_stream);
-    idmap_free(&ps->record_start);
+    /* with CUPTI records the pageable copies are noted by analyse_syncs too */
+    findings_drop(k->fs, (int)pi, F_SYNC_REDUNDANT, m->procs[pi].cupti_active ? F_COPY_PAGEABLE : F_SYNC_SCALAR_READ);
+    deps_free(&ps->deps);
     for (size_t i = 0; i < w->n; i++) {
         model_load_window(m, pi, &w->v[i].rows, w->v[i].lo, w->v[i].hi);
         analyse_syncs(m, k->o, k->fs, pi);

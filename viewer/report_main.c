@@ -49,6 +49,7 @@ static const char usage_text[] =
     "  --run ID                   report this run (default: the latest)\n"
     "  --range NAME               only what happened inside NVTX ranges named NAME (e.g. optimizer.step)\n"
     "  --fail-on KIND[,KIND...]   exit 3 if such a finding exists (for CI gates); 'any' for all kinds\n"
+    "  --charges                  JSON: list the intervals of each rank's time charged to each finding\n"
     "  --exposed-fraction F       comm.exposed below this compute overlap (default 0.2)\n"
     "  --exposed-share F          ... in at least F of a call site's collectives (default 0.25)\n"
     "  --idle-gap-us N            gpu.idle gaps of at least N us (default 100)\n"
@@ -237,6 +238,7 @@ int main(int argc, char **argv)
     struct report_opts o;
     report_opts_default(&o);
     const char *format = "text", *trace = NULL, *run = NULL, *range = NULL, *kineto = NULL, *html = NULL;
+    int charges = 0; /* --charges */
     int fail_on[F_KIND_COUNT] = { 0 }, any_fail_on = 0;
     struct inputs in = { 0 };
     const char **args = calloc((size_t)argc, sizeof *args); /* the inputs as given */
@@ -251,6 +253,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--version")) {
             printf("gputrace-report %s\n", GT_VERSION);
             return 0;
+        } else if (!strcmp(a, "--charges")) {
+            charges = 1;
         } else if (a[0] == '-' && a[1] && !v) {
             fprintf(stderr, "gputrace-report: %s needs a value (see --help)\n", a);
             return 2;
@@ -363,8 +367,13 @@ int main(int argc, char **argv)
      * summarised and exported, then freed (model.h) */
     struct findings fs = { 0 };
     fs.range_filter = range;
+    if (range && !findings_range_known(&m, range)) /* a typo: said, and the report goes on (the exit status as without it) */
+        fprintf(stderr, "gputrace-report: warning: no NVTX range is named '%s': --range leaves no call-site finding\n",
+                term_text(range, shown, sizeof shown));
+    fs.show_charges = charges;
     struct summary s;
     summary_begin(&m, &s);
+    s.range_filter = range;
     struct chrome_trace *ct = NULL;
     int trace_errno = 0;
     /* on several hosts, the traces wait for their clocks' alignment */

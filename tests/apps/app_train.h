@@ -15,6 +15,9 @@
  * (pushed before the first CUDA call), then per step "train_step" around
  * "forward", "backward", "optimizer.step", "log_loss" and "log_metrics".
  * Workloads run as ranks under tests/sim/gpusim-run (RANK, WORLD_SIZE, ...).
+ * APP_STEPS sets the number of steps (12), APP_BATCH_MB the batch's size
+ * (1 MiB), and APP_FIX=1 runs the twin: each planted problem fixed as its
+ * finding suggests (tests/e2e/report_twins.py).
  */
 #ifndef GPUTRACE_APP_TRAIN_H
 #define GPUTRACE_APP_TRAIN_H
@@ -49,9 +52,11 @@ struct plant {
     int straggler_rank;     /* this rank does 15 ms of extra host work per step (-1: none) */
     int desync_step;        /* at this step, rank 1 all-reduces half the count (-1: none) */
     int hang_step;          /* at this step, the last rank stops before the all-reduce (-1: none) */
+    int hang_inside_step;   /* at this step, the last rank's GPU hangs in a kernel before its first all-reduce,
+                             * which every rank has entered (-1: none) */
 };
 
-#define PLANT_NONE { 0, 0, 0, 0, 0, -1, -1, -1 }
+#define PLANT_NONE { 0, 0, 0, 0, 0, -1, -1, -1, -1 }
 
 /* Runs the training loop with the given problems planted; returns the exit
  * status for main. */

@@ -1,4 +1,4 @@
-/* device_sync.c: a device-wide cudaDeviceSynchronize each step where only a metrics copy on the compute stream was needed; it also waits for an 8 MiB prefetch on the copy stream.
+/* device_sync.c: a device-wide cudaDeviceSynchronize each step where only a metrics copy on the compute stream was needed; it also waits for the next batch's 3 ms decode kernel on a stream of its own.
  *
  * Run as 4 ranks: gpusim-run -n 4 tests/apps/device_sync
  * What a correct report finds here; tests/e2e/report_workloads.py reads these

@@ -288,3 +288,30 @@ tests_apps_custom_comm_SOURCES = tests/apps/custom_comm.c
 tests_apps_custom_comm_LDADD = $(SIM_LIBS)
 tests_apps_custom_comm_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_custom_comm_DEPENDENCIES = tests/sim/libgpusim.la
+# the dependency workloads: what a sync waits for through events (docs/report.md)
+check_PROGRAMS += tests/apps/pg_sync tests/apps/cpu_copy tests/apps/event_sync
+EXTRA_DIST += tests/apps/deps_app.h
+tests_apps_pg_sync_SOURCES = tests/apps/pg_sync.c tests/apps/app_train.h
+tests_apps_pg_sync_LDADD = $(SIM_LIBS)
+tests_apps_pg_sync_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_pg_sync_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_cpu_copy_SOURCES = tests/apps/cpu_copy.c
+tests_apps_cpu_copy_LDADD = $(SIM_LIBS)
+tests_apps_cpu_copy_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_cpu_copy_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_event_sync_SOURCES = tests/apps/event_sync.c
+tests_apps_event_sync_LDADD = $(SIM_LIBS)
+tests_apps_event_sync_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_event_sync_DEPENDENCIES = tests/sim/libgpusim.la
+# a collective every rank entered and none finished (comm.hang)
+check_PROGRAMS += tests/apps/hang_inside
+tests_apps_hang_inside_SOURCES = tests/apps/hang_inside.c $(APP_COMMON)
+tests_apps_hang_inside_LDADD = $(SIM_LIBS)
+tests_apps_hang_inside_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_hang_inside_DEPENDENCIES = tests/sim/libgpusim.la
+# one process driving two GPUs (a timeline per GPU)
+check_PROGRAMS += tests/apps/multi_gpu
+tests_apps_multi_gpu_SOURCES = tests/apps/multi_gpu.c
+tests_apps_multi_gpu_LDADD = $(SIM_LIBS)
+tests_apps_multi_gpu_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_multi_gpu_DEPENDENCIES = tests/sim/libgpusim.la

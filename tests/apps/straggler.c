@@ -4,7 +4,7 @@
  * What a correct report finds here; tests/e2e/report_workloads.py reads these
  * lines (expect: KIND [ranks=..] [callsite=..] [cost_ms=LO..HI] [seq=N]
  * [names=..] [missing=..]; allow: kinds that may also appear; nothing else may):
- * expect: comm.straggler ranks=2 cost_ms=20..5000
+ * expect: comm.straggler ranks=2 range=forward cost_ms=20..5000
  * allow: comm.exposed (the other ranks' all-reduces wait inside the kernel) gpu.idle
  */
 #include "app_train.h"

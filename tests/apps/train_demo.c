@@ -8,8 +8,7 @@
  * expect: sync.scalar_read ranks=0,1,2,3 callsite=app_train range=log_loss
  * expect: sync.device_wide ranks=0,1,2,3 callsite=app_train range=log_metrics
  * expect: copy.pageable ranks=0,1,2,3 callsite=app_train range=forward
- * expect: sync.implicit ranks=0,1,2,3 callsite=app_train
- * expect: comm.straggler ranks=1 cost_ms=20..5000
+ * expect: comm.straggler ranks=1 range=forward cost_ms=20..5000
  * allow: comm.exposed gpu.idle sync.no_consumer
  */
 #include "app_train.h"

@@ -11,6 +11,7 @@ TESTS += \
   tests/e2e/tracer_loading.sh \
   tests/e2e/tracer_cuda13.sh \
   tests/e2e/report_workloads.sh \
+  tests/e2e/report_twins.sh \
   tests/e2e/report_inputs.sh \
   tests/e2e/report_windows.sh \
   tests/e2e/report_fuzz.sh \
@@ -45,6 +46,8 @@ EXTRA_DIST += \
   tests/e2e/report_hostile.sh \
   tests/e2e/kineto_hta.sh \
   tests/e2e/report_workloads.py \
+  tests/e2e/report_twins.sh \
+  tests/e2e/report_twins.py \
   tests/e2e/report_fuzz.py \
   tests/e2e/testlib.sh \
   tests/e2e/kineto_hta.py \
@@ -62,13 +65,15 @@ EXTRA_DIST += \
 
 # The report checks read timings of simulated runs; run them alone, after
 # every other test, so that no other test competes for the CPUs meanwhile.
-tests/e2e/report_workloads.log: $(filter-out tests/e2e/report_workloads.log,$(TEST_LOGS))
+tests/e2e/report_workloads.log: $(filter-out tests/e2e/report_workloads.log tests/e2e/report_twins.log,$(TEST_LOGS))
+# report_twins.sh measures wall times of simulated runs: alone too, last
+tests/e2e/report_twins.log: $(filter-out tests/e2e/report_twins.log,$(TEST_LOGS))
 # tracer_kill.sh measures times too (what killed ranks lose): alone as well,
 # before them
-tests/e2e/tracer_kill.log: $(filter-out tests/e2e/tracer_kill.log tests/e2e/report_workloads.log,$(TEST_LOGS))
+tests/e2e/tracer_kill.log: $(filter-out tests/e2e/tracer_kill.log tests/e2e/report_workloads.log tests/e2e/report_twins.log,$(TEST_LOGS))
 # crossrank.sh reads timings of simulated runs too (stragglers, bubbles):
 # before those two, after the rest
-tests/e2e/crossrank.log: $(filter-out tests/e2e/crossrank.log tests/e2e/tracer_kill.log tests/e2e/report_workloads.log,$(TEST_LOGS))
+tests/e2e/crossrank.log: $(filter-out tests/e2e/crossrank.log tests/e2e/tracer_kill.log tests/e2e/report_workloads.log tests/e2e/report_twins.log,$(TEST_LOGS))
 
 # the virtual environment kineto_hta.sh makes in the build tree when
 # GPUTRACE_HTA_VENV does not point elsewhere

@@ -34,7 +34,14 @@ for app in train_demo scalar_read device_sync pageable_upload; do
   "$b/gputrace" record -o "$tmp/$app.db" -- "$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
   same_windowed "$app" "$tmp/$app.db" 50
 done
+# what a sync waits for through events (stream_deps.h), carried across cuts
+for app in pg_sync event_sync; do
+  "$b/gputrace" record -o "$tmp/$app.db" -- "$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
+  same_windowed "$app" "$tmp/$app.db" 12
+done
 same_windowed "train_demo, bigger windows" "$tmp/train_demo.db" 120
+# the intervals charged to each finding too (docs/report.md, "How costs are attributed")
+same_windowed "train_demo, --charges" "$tmp/train_demo.db" 50 --charges
 
 # the exports too: the same events (in another order: a rank's tracks are
 # named, and its NVTX ranges written, after its windows)

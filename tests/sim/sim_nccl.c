@@ -15,6 +15,7 @@
  * NCCL call attribute the kernel, as with the real library.
  */
 #define _GNU_SOURCE
+#include "sim_model_env.h"
 #include "sim_internal.h"
 #include "sim_nccl.h"
 #include <nvtx3/nvToolsExt.h>
@@ -78,7 +79,7 @@ static uint64_t model_ns(const struct item *it)
     case COLL_ALLGATHER: case COLL_REDUCESCATTER: case COLL_ALLTOALL: f = n - 1; break;
     default: f = 1; break;
     }
-    return 5000 + (uint64_t)(bytes * f / 50.0); /* 5 us latency, 50 GB/s */
+    return 5000 + (uint64_t)(bytes * f / sim_nccl_gbps()); /* 5 us latency, 50 GB/s unless GPUSIM_NCCL_GBPS */
 }
 
 static void copy_in(struct ncclComm *c, const void *src, size_t n)

@@ -87,3 +87,19 @@ tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c viewer/analyse/a
   viewer/model/tmpstore.h viewer/model/tmpstore.c viewer/model/idmap.h viewer/model/idmap.c
 tests_unit_test_p2p_match_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_p2p_match_LDADD = $(CRITERION_LIBS)
+
+# what a sync transitively waits for: the streams' and events' dependency clocks
+check_PROGRAMS += tests/unit/test_stream_deps
+TESTS += tests/unit/test_stream_deps
+tests_unit_test_stream_deps_SOURCES = tests/unit/test_stream_deps.c viewer/analyse/stream_deps.h \
+  viewer/analyse/stream_deps.c viewer/model/idmap.h viewer/model/idmap.c
+tests_unit_test_stream_deps_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_stream_deps_LDADD = $(CRITERION_LIBS)
+
+# one charge per lost millisecond: the findings' claims resolved
+check_PROGRAMS += tests/unit/test_attribution
+TESTS += tests/unit/test_attribution
+tests_unit_test_attribution_SOURCES = tests/unit/test_attribution.c viewer/analyse/attribution.h \
+  viewer/analyse/attribution.c viewer/model/idmap.h viewer/model/idmap.c
+tests_unit_test_attribution_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_attribution_LDADD = $(CRITERION_LIBS)

@@ -48,19 +48,18 @@ void analyse_colls_done(const struct model *m, const struct report_opts *o, stru
             continue;
         int64_t dur = c->gend - c->gstart;
         int64_t ov = ps->coll_overlap[i];
-        if ((double)ov < o->exposed_fraction * (double)dur) {
-            struct finding *f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->site, -1, c->start);
-            if (f) {
-                f->count++;
-                model_add(&f->exposed_ns, dur - ov);
-            }
-        }
-        if (pass_computes(ps, c->gstream)) {
-            struct finding *f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->site, -1, c->start);
-            if (f) {
-                f->count++;
-                model_add(&f->exposed_ns, dur - ov);
-            }
+        /* a collective on the compute stream is one finding, comm.same_stream,
+         * not that and comm.exposed; its exposed time is claimed from its
+         * start (the overlap is measured, not where it fell) */
+        struct finding *f = NULL;
+        if (pass_computes(ps, c->gstream))
+            f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->site, -1, c->start);
+        else if ((double)ov < o->exposed_fraction * (double)dur)
+            f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->site, -1, c->start);
+        if (f) {
+            f->count++;
+            model_add(&f->exposed_ns, dur - ov);
+            charge_add(fs, f, (int)pi, c->gstart, c->gstart + (dur - ov));
         }
     }
 }
@@ -110,10 +109,37 @@ struct straggling {
     const struct model *m;
     const struct report_opts *o;
     int64_t *last_count, *clear, full;
+    double *margins;          /* by how much it was last, summed over the collectives it was clearly last to */
+    int *host_gpu;            /* per process: its collectives' arrivals were GPU times (1), host calls (2), both (3) */
     /* waits are summed as doubles: a file whose ranks' clocks disagree
      * absurdly (a damaged clock offset) must not overflow them */
     double *waits, total_wait;
+    /* the second pass, once the straggler is known: its finding claims
+     * the other ranks' waits for it */
+    int charge_for;
+    struct findings *fs;
+    const struct finding *f;
+    /* ... and, on each rank's clock, the stretches before each collective
+     * the straggler was clearly last to: from the rank's arrival at the
+     * communicator's previous collective to its arrival at this one (where
+     * the straggler's extra time went: straggler_place.c) */
+    int64_t comm_now, *prev_arr;
+    int have_comm;
+    struct interval **wins;
+    size_t *nwins, *capwins;
 };
+
+static void add_window(struct straggling *st, int proc, int64_t a, int64_t b)
+{
+    if (b <= a)
+        return;
+    if (st->nwins[proc] == st->capwins[proc]) {
+        st->capwins[proc] = st->capwins[proc] ? st->capwins[proc] * 2 : 16;
+        if (!(st->wins[proc] = realloc(st->wins[proc], st->capwins[proc] * sizeof *st->wins[proc])))
+            model_out_of_memory();
+    }
+    st->wins[proc][st->nwins[proc]++] = (struct interval){ a, b };
+}
 
 static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
 {
@@ -134,13 +160,61 @@ static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
         }
     }
     st->last_count[who]++;
-    if ((double)latest - (double)second >= (double)st->o->straggler_margin_ns)
+    if ((double)latest - (double)second >= (double)st->o->straggler_margin_ns) {
         st->clear[who]++;
+        st->margins[who] += (double)latest - (double)second;
+    }
+    for (size_t k = 0; k < n; k++)
+        st->host_gpu[v[k].proc] |= v[k].gend > v[k].gstart ? 1 : 2;
     for (size_t k = 0; k < n; k++) {
         double w = (double)latest - (double)arrival(st->m, &v[k]);
         st->waits[who] += w;
         st->total_wait += w;
     }
+    if (st->charge_for < 0)
+        return;
+    /* the second pass: groups come by communicator, then sequence */
+    if (!st->have_comm || v[0].comm != st->comm_now) {
+        st->comm_now = v[0].comm;
+        st->have_comm = 1;
+        for (size_t q = 0; q < st->m->nprocs; q++)
+            st->prev_arr[q] = INT64_MIN;
+    }
+    int clear = (double)latest - (double)second >= (double)st->o->straggler_margin_ns;
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &st->m->procs[v[k].proc];
+        int64_t from = arrival(st->m, &v[k]), off = st->m->t0 - p->clock_offset; /* aligned -> its own clock */
+        if (who == st->charge_for) /* each rank's wait, on its own clock */
+            charge_add(st->fs, st->f, v[k].proc, from + off, latest + off);
+        if (who == st->charge_for && clear)
+            add_window(st, v[k].proc, st->prev_arr[v[k].proc] == INT64_MIN ? p->start : st->prev_arr[v[k].proc] + off,
+                       from + off);
+        st->prev_arr[v[k].proc] = from;
+    }
+}
+
+static int cmp_interval(const void *x, const void *y)
+{
+    const struct interval *a = x, *b = y;
+    return (a->a > b->a) - (a->a < b->a);
+}
+
+/* A rank's windows, sorted and merged into a union. */
+static struct ivals windows_union(struct interval *v, size_t n)
+{
+    struct ivals u = { v, 0 };
+    if (!n)
+        return u;
+    qsort(v, n, sizeof *v, cmp_interval);
+    for (size_t i = 0; i < n; i++) {
+        if (u.n && v[i].a <= v[u.n - 1].b) {
+            if (v[i].b > v[u.n - 1].b)
+                v[u.n - 1].b = v[i].b;
+        } else {
+            v[u.n++] = v[i];
+        }
+    }
+    return u;
 }
 
 static void stragglers(const struct model *m, const struct report_opts *o, struct findings *fs,
@@ -148,8 +222,9 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
 {
     size_t np = m->nprocs;
     struct straggling st = { m, o, calloc(np + 1, sizeof *st.last_count), calloc(np + 1, sizeof *st.clear), 0,
-                             calloc(np + 1, sizeof *st.waits), 0 };
-    if (!st.last_count || !st.clear || !st.waits)
+                             calloc(np + 1, sizeof *st.margins), calloc(np + 1, sizeof *st.host_gpu),
+                             calloc(np + 1, sizeof *st.waits), 0, -1, fs, NULL, 0, NULL, 0, NULL, NULL, NULL };
+    if (!st.last_count || !st.clear || !st.waits || !st.margins || !st.host_gpu)
         model_out_of_memory();
     coll_spill_groups(spill, straggler_group, &st);
     for (size_t pi = 0; pi < np; pi++) {
@@ -158,6 +233,21 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
             continue;
         struct finding *f = findings_new(fs, m, F_COMM_STRAGGLER, (int)pi, 0);
         f->count = st.last_count[pi];
+        /* confidence: low when its ranks are on several hosts (whose clocks
+         * are aligned only as well as the records allow) and it was last by
+         * less than twice the margin on average; medium when arrivals were
+         * host calls (no GPU times) or it was clearly last barely often
+         * enough; else high */
+        int hosts = 0, gpu_all = 1;
+        for (size_t q = 0; q < np; q++) {
+            hosts |= strcmp(m->procs[q].host, m->procs[pi].host) != 0;
+            gpu_all &= st.host_gpu[q] != 2 && st.host_gpu[q] != 3 ? 1 : 0;
+        }
+        double mean_margin = st.clear[pi] ? st.margins[pi] / (double)st.clear[pi] : 0;
+        if (hosts && mean_margin < 2.0 * (double)o->straggler_margin_ns)
+            f->confidence = "low";
+        else if (!gpu_all || (double)st.clear[pi] < 2 * o->straggler_clear_fraction * (double)st.full)
+            f->confidence = "medium";
         f->wait_ns = st.waits[pi] < 9e18 ? (int64_t)st.waits[pi] : INT64_MAX;
         snprintf(f->callsite, sizeof f->callsite, "(whole process)");
         snprintf(f->extra_json, sizeof f->extra_json,
@@ -171,10 +261,53 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
         snprintf(f->suggestion, sizeof f->suggestion,
                  "look at what rank %d does before its collectives (data loading, uneven work, a slower GPU or host)",
                  m->procs[pi].rank);
+
+        /* the claims: a pass of its own (the counts above are done with) */
+        struct straggling again = st;
+        again.waits = calloc(np + 1, sizeof *again.waits);
+        again.last_count = calloc(np + 1, sizeof *again.last_count);
+        again.clear = calloc(np + 1, sizeof *again.clear);
+        again.margins = calloc(np + 1, sizeof *again.margins);
+        again.host_gpu = calloc(np + 1, sizeof *again.host_gpu);
+        if (!again.waits || !again.last_count || !again.clear || !again.margins || !again.host_gpu)
+            model_out_of_memory();
+        again.charge_for = (int)pi;
+        struct finding key = { .kind = F_COMM_STRAGGLER, .proc = (int)pi, .callsite_id = 0 };
+        again.f = &key; /* fs->v may move as charges are added: they name it by key */
+        size_t fi = (size_t)(f - fs->v);
+        again.prev_arr = calloc(np + 1, sizeof *again.prev_arr);
+        again.wins = calloc(np + 1, sizeof *again.wins);
+        again.nwins = calloc(np + 1, sizeof *again.nwins);
+        again.capwins = calloc(np + 1, sizeof *again.capwins);
+        if (!again.prev_arr || !again.wins || !again.nwins || !again.capwins)
+            model_out_of_memory();
+        coll_spill_groups(spill, straggler_group, &again);
+        struct ivals *wins = calloc(np + 1, sizeof *wins);
+        if (!wins)
+            model_out_of_memory();
+        for (size_t q = 0; q < np; q++)
+            wins[q] = windows_union(again.wins[q], again.nwins[q]);
+        /* where its time went before the collectives it was late to, if the ranges say */
+        place_straggler(m, fs, fi, pi, wins, st.clear[pi]);
+        for (size_t q = 0; q < np; q++)
+            free(again.wins[q]);
+        free(wins);
+        free(again.prev_arr);
+        free(again.wins);
+        free(again.nwins);
+        free(again.capwins);
+        f = &fs->v[fi];
+        free(again.waits);
+        free(again.last_count);
+        free(again.clear);
+        free(again.margins);
+        free(again.host_gpu);
     }
     free(st.last_count);
     free(st.clear);
     free(st.waits);
+    free(st.margins);
+    free(st.host_gpu);
 }
 
 static int same_call(const struct coll_rec *a, const struct coll_rec *b)
@@ -182,7 +315,7 @@ static int same_call(const struct coll_rec *a, const struct coll_rec *b)
     return a->api == b->api && a->count == b->count && a->dtype == b->dtype && a->peer == b->peer && a->op == b->op;
 }
 
-struct finding_pass { const struct model *m; struct findings *fs; const struct coll_spill *spill; int64_t comm; int have; };
+struct finding_pass { const struct model *m; struct findings *fs; const struct coll_spill *spill; int64_t comm; int have; int hangs; };
 
 static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
 {
@@ -232,15 +365,64 @@ static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
              "the ranks issue different collectives at the same point: look for rank-dependent control flow or shapes");
 }
 
+/* The first collective of a communicator that every member entered and
+ * none finished, when the run did not end well: no member's kernel ended
+ * (each process has GPU records, so a kernel that ended would be there),
+ * and the processes that stopped inside it did not end normally. */
+static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_t n)
+{
+    const struct model *m = fp->m;
+    char stopped[256] = "";
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &m->procs[v[k].proc];
+        if (v[k].gend > v[k].gstart || !p->cupti_active)
+            return; /* finished somewhere, or no GPU records to tell */
+    }
+    int some = 0;
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &m->procs[v[k].proc];
+        if (p->has_end && !p->has_signal && p->inflight <= 0)
+            continue; /* it ended normally: not stuck inside */
+        size_t l = strlen(stopped);
+        snprintf(stopped + l, sizeof stopped - l, "%s%d", l ? ", " : "", p->rank);
+        some = 1;
+    }
+    if (!some)
+        return;
+    struct finding *f = findings_new(fp->fs, m, F_COMM_HANG, -1, 0);
+    f->callsite_id = -(++fp->hangs); /* told apart from the others by their claims (attribution.c) */
+    f->count = 1;
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &m->procs[v[k].proc];
+        model_add(&f->wait_ns, p->end > v[k].start ? p->end - v[k].start : 0);
+        charge_add(fp->fs, f, v[k].proc, v[k].start, p->end);
+    }
+    model_callsite(m, &m->procs[v[0].proc], v[0].site, f->callsite, sizeof f->callsite);
+    snprintf(f->extra_json, sizeof f->extra_json,
+             "\"comm_id\": %lld, \"seq\": %lld, \"missing_ranks\": [], \"stopped_ranks\": [%s]", (long long)v[0].comm,
+             (long long)v[0].seq, stopped);
+    snprintf(f->message, sizeof f->message,
+             "every member entered %s (collective %lld of communicator %llx) and none finished it: rank(s) %s stopped inside",
+             model_api_name(m, v[0].api), (long long)v[0].seq, (unsigned long long)v[0].comm, stopped);
+    snprintf(f->suggestion, sizeof f->suggestion,
+             "a rank's GPU work before this collective never ended, or the ranks disagree on it: look at each rank's last"
+             " kernels before it (and the inflight table)");
+    fp->comm = v[0].comm;
+    fp->have = 1;
+}
+
 /* The first collective of each communicator that some of its members
  * never entered, when the run did not end well. */
 static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
 {
     struct finding_pass *fp = ctx;
     const struct model *m = fp->m;
-    if (n >= (size_t)(v[0].nranks > 0 ? v[0].nranks : 0) || (fp->have && v[0].comm == fp->comm) ||
-        p2p_kind(m, v[0].api))
+    if ((fp->have && v[0].comm == fp->comm) || p2p_kind(m, v[0].api))
         return; /* point to point: analysis_p2p.c */
+    if (n >= (size_t)(v[0].nranks > 0 ? v[0].nranks : 0)) {
+        hang_inside(fp, v, n);
+        return;
+    }
     /* members: the processes that ever used this communicator */
     char missing[256] = "";
     for (size_t pi = 0; pi < m->nprocs; pi++) {
@@ -255,10 +437,12 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
     if (!*missing)
         return;
     struct finding *f = findings_new(fp->fs, m, F_COMM_HANG, -1, 0);
+    f->callsite_id = -(++fp->hangs); /* told apart from the others by their claims (attribution.c) */
     f->count = 1;
     for (size_t k = 0; k < n; k++) {
         const struct proc *p = &m->procs[v[k].proc];
         model_add(&f->wait_ns, p->end > v[k].start ? p->end - v[k].start : 0);
+        charge_add(fp->fs, f, v[k].proc, v[k].start, p->end);
     }
     model_callsite(m, &m->procs[v[0].proc], v[0].site, f->callsite, sizeof f->callsite);
     snprintf(f->extra_json, sizeof f->extra_json, "\"comm_id\": %lld, \"seq\": %lld, \"missing_ranks\": [%s]",
@@ -272,10 +456,8 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
     fp->have = 1;
 }
 
-void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
-                         struct coll_spill *spill)
+void describe_comm(const struct model *m, const struct report_opts *o, struct findings *fs)
 {
-    exposed_share(o, fs);
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         if (f->kind == F_COMM_EXPOSED) {
@@ -283,13 +465,24 @@ void analyse_comm_across(const struct model *m, const struct report_opts *o, str
                      count_text(f->count, "collective", "collectives").s, o->exposed_fraction * 100, (double)f->exposed_ns / 1e6);
             snprintf(f->suggestion, sizeof f->suggestion, "launch collectives on their own stream as soon as their inputs are ready (bucketed gradients), so that compute hides them");
         } else if (f->kind == F_COMM_SAME_STREAM) {
-            snprintf(f->message, sizeof f->message, "%s launched on a stream that also runs compute cannot overlap it",
-                     count_text(f->count, "collective", "collectives").s);
+            snprintf(f->message, sizeof f->message, "%s launched on a stream that also runs compute cannot overlap it: %.2f ms exposed",
+                     count_text(f->count, "collective", "collectives").s, (double)f->exposed_ns / 1e6);
             snprintf(f->suggestion, sizeof f->suggestion, "use a separate communication stream, ordered with cudaEventRecord + cudaStreamWaitEvent");
         }
+        if ((f->kind == F_COMM_SAME_STREAM || f->kind == F_COMM_EXPOSED) && finding_from_torch(m, f))
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "call dist.all_reduce(..., async_op=True) and wait() on the returned work only where the result is"
+                     " needed, or let DistributedDataParallel bucket the gradients: both run the all-reduce on NCCL's"
+                     " own stream, overlapping backward");
     }
+}
+
+void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
+                         struct coll_spill *spill)
+{
+    exposed_share(o, fs);
     stragglers(m, o, fs, spill);
-    struct finding_pass fp = { m, fs, spill, 0, 0 };
+    struct finding_pass fp = { m, fs, spill, 0, 0, 0 };
     coll_spill_groups(spill, mismatch_group, &fp);
     int ended_badly = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++)

@@ -14,6 +14,8 @@
  * syncs can be "redundant": a free with nothing pending is just a free.
  */
 #include "viewer/analyse/findings.h"
+#include "viewer/analyse/stream_deps.h"
+#include "viewer/read/cupti_calls.h"
 #include "viewer/model/idmap.h"
 #include "viewer/proc_pass.h"
 #include "viewer/model/timeline.h"
@@ -24,48 +26,106 @@
 
 #define CUPTI_DTOH 2
 
-struct scope { int device; int stream; int64_t cutoff; };
+/* What a sync waits for: the device (everything enqueued before `cutoff`),
+ * or, per CUPTI stream, work enqueued before that stream's cutoff (its
+ * own stream up to the call, and through events and the legacy default
+ * stream the streams it waited on: stream_deps.h). */
+struct scope {
+    int device, n;
+    int64_t cutoff;
+    int stream[DEP_STREAMS + 1];
+    int64_t before[DEP_STREAMS + 1];
+};
 
-/* The latest cudaEventRecord of an event: its stream handle and start. */
-struct record { int64_t stream, start; };
+/* The scope's streams from a dependency clock (handles the process has not
+ * mapped to a CUPTI stream ran nothing to wait for). */
+static void scope_add(const struct timeline *t, int64_t handle, int64_t before, struct scope *s)
+{
+    int st = timeline_stream(t, handle);
+    if (st < 0 || s->n == DEP_STREAMS + 1)
+        return;
+    s->stream[s->n] = st;
+    s->before[s->n++] = before;
+}
 
-/* The scope of sync call i; returns 0 if it cannot be told.  `rec` is the
- * latest cudaEventRecord of the event an event sync waits for (NULL if
- * none). */
-static int scope_of(const struct model *m, const struct timeline *t, size_t i, const struct record *rec,
+static void scope_from(const struct timeline *t, const struct stream_deps *d, const struct dep_clock *dc,
+                       struct scope *s)
+{
+    for (int i = 0; i < dc->n; i++)
+        scope_add(t, dc->e[i].handle, dc->e[i].t, s);
+    if (dc->all > INT64_MIN) /* through the legacy stream: every blocking stream's earlier work */
+        for (size_t k = 0; k < d->nblocking; k++)
+            scope_add(t, d->blocking[k], dc->all, s);
+}
+
+/* The scope of sync call i; returns 0 if it cannot be told. */
+static int scope_of(const struct model *m, const struct timeline *t, const struct stream_deps *d, size_t i,
                     struct scope *s)
 {
     const struct proc *p = t->p;
     const struct call *c = &p->calls[i];
-    s->device = 0;
-    s->stream = -1;
+    memset(s, 0, sizeof *s);
     s->cutoff = c->start;
+    struct dep_clock dc;
     switch (m->roles[c->api]) {
     case ROLE_SYNC_DEVICE:
     case ROLE_FREE:
         s->device = 1;
         return 1;
     case ROLE_SYNC_STREAM:
-        s->stream = timeline_stream(t, c->stream);
-        return s->stream >= 0;
-    case ROLE_SYNC_EVENT:
-        if (!rec)
+        if (timeline_stream(t, c->stream) < 0 && !deps_is_legacy(c->stream))
             return 0;
-        s->stream = timeline_stream(t, rec->stream);
-        s->cutoff = rec->start;
-        return s->stream >= 0;
-    default: /* copies and memsets: the stream their own operation ran on */
+        deps_stream_scope(d, c->stream, c->start, &dc);
+        scope_from(t, d, &dc, s);
+        return 1;
+    case ROLE_SYNC_EVENT: {
+        const struct dep_clock *e = deps_event(d, c->event);
+        if (!e)
+            return 0;
+        scope_from(t, d, e, s);
+        return s->n > 0;
+    }
+    default: /* copies and memsets: the stream their own operation ran on, and what it waited for */
         if (t->op_of_call[i] < 0)
             return 0;
-        s->stream = p->ops[t->op_of_call[i]].stream;
-        s->cutoff = c->start + 1; /* its own operation counts */
+        deps_stream_scope(d, c->stream, c->start + 1, &dc); /* its own operation counts */
+        scope_from(t, d, &dc, s);
+        int own = p->ops[t->op_of_call[i]].stream, have = 0;
+        for (int k = 0; k < s->n; k++)
+            have |= s->stream[k] == own;
+        if (!have && s->n < DEP_STREAMS + 1) {
+            s->stream[s->n] = own;
+            s->before[s->n++] = c->start + 1;
+        }
         return 1;
     }
+}
+
+/* Whether the API is a per-thread default stream entry point (_ptsz,
+ * _ptds), whose stream 0 is the calling thread's own stream. */
+static int per_thread_api(const struct model *m, int api)
+{
+    const char *n = model_api_name(m, api);
+    size_t l = strlen(n);
+    return l > 5 && (!strcmp(n + l - 5, "_ptsz") || !strcmp(n + l - 5, "_ptds"));
+}
+
+/* Whether operation g is in the scope: enqueued before its stream's cutoff. */
+static int in_scope(const struct scope *s, const struct gop *g)
+{
+    if (s->device)
+        return g->enq < s->cutoff;
+    for (int k = 0; k < s->n; k++)
+        if (s->stream[k] == g->stream && g->enq < s->before[k])
+            return 1;
+    return 0;
 }
 
 struct pending {
     int n, streams[8], nstreams, consumed_streams[8], nconsumed_streams;
     int64_t consumed_bytes, last_end, last_end_consumed;
+    int64_t last_op;          /* the pending operation that ended last: what the sync waited for (-1: none) */
+    int ended_inside;         /* some operation of the device, in scope or not, ended during the call */
 };
 
 static void note_stream(int *v, int *n, int s)
@@ -82,18 +142,21 @@ static void find_pending(const struct timeline *t, const struct call *c, const s
 {
     const struct proc *p = t->p;
     memset(pd, 0, sizeof *pd);
+    pd->last_op = -1;
     /* an op pending at c->start runs at some time in [c->start - longest op, c->end] */
     for (size_t k = timeline_first_op_at(t, c->start - t->max_op_ns - 1); k < p->nops && p->ops[k].start <= c->end; k++) {
         const struct gop *g = &p->ops[k];
         int own = (int64_t)k == own_op;
-        if (!own && (g->enq >= s->cutoff || g->end <= c->start))
-            continue;
-        if (!s->device && g->stream != s->stream)
+        if (g->end > c->start && g->end <= c->end)
+            pd->ended_inside = 1;
+        if (!own && (g->end <= c->start || !in_scope(s, g)))
             continue;
         pd->n++;
         note_stream(pd->streams, &pd->nstreams, g->stream);
         if (g->end > pd->last_end)
             pd->last_end = g->end;
+        if (!own && (pd->last_op < 0 || g->end > p->ops[pd->last_op].end))
+            pd->last_op = (int64_t)k; /* what it waited for is work before its own */
         if (g->kind == GOP_MEMCPY && g->copy_kind == CUPTI_DTOH) {
             model_add(&pd->consumed_bytes, g->bytes);
             note_stream(pd->consumed_streams, &pd->nconsumed_streams, g->stream);
@@ -103,29 +166,60 @@ static void find_pending(const struct timeline *t, const struct call *c, const s
     }
 }
 
-/* Idle time of the GPU right after t_end: until its next operation
- * starts; -1 when that is in a later window (nothing runs across the cut
- * at the window's end, so nothing in this window covers t_end then). */
-static int64_t idle_after(const struct timeline *t, int64_t t_end)
+/* What the sync waited for, for its finding: the pending operation that
+ * ended last, and whether it ran on a stream the sync did not name (it was
+ * reached through an event). */
+static void note_waited(const struct model *m, const struct timeline *t, const struct call *c,
+                        const struct pending *pd, struct finding *f)
 {
-    if (ivals_cover(&t->busy, t_end, t_end + 1))
-        return 0;
-    size_t k = timeline_first_op_at(t, t_end);
-    if (k >= t->p->nops)
-        return -1;
-    return t->p->ops[k].start - t_end;
+    int64_t blocked = c->end - c->start;
+    if (pd->last_op < 0 || blocked < f->waited_blocked)
+        return;
+    const struct proc *p = t->p;
+    const struct gop *g = &p->ops[pd->last_op];
+    int named = m->roles[c->api] == ROLE_SYNC_STREAM ? timeline_stream(t, c->stream) : -2;
+    const char *what = g->kind == GOP_KERNEL ? model_kernel_name(p, g->name)
+                       : g->kind == GOP_MEMCPY ? "a copy" : "a memset";
+    f->waited_blocked = blocked;
+    f->waited_other = named != -2 && g->stream != named;
+    snprintf(f->waited_for, sizeof f->waited_for, "%s", what);
 }
 
 /* Scalar reads of earlier windows whose GPU idle time ran to this
  * window's first operation (or to the process's end: none). */
-static void idle_due(struct findings *fs, const struct proc *p)
+static void idle_due(struct findings *fs, const struct proc *p, size_t pi)
 {
     struct proc_pass *ps = p->pass;
     if (!ps->ndue || !p->nops)
         return;
-    for (size_t i = 0; i < ps->ndue; i++)
-        model_add(&fs->v[ps->due[i].finding].gpu_idle_ns, p->ops[0].start - ps->due[i].t_end);
+    for (size_t i = 0; i < ps->ndue; i++) {
+        struct finding *f = &fs->v[ps->due[i].finding];
+        model_add(&f->gpu_idle_ns, p->ops[0].start - ps->due[i].t_end);
+        charge_add(fs, f, (int)pi, ps->due[i].t_end, p->ops[0].start);
+    }
     ps->ndue = 0;
+}
+
+static void add_idle_due(struct proc_pass *ps, size_t finding, int64_t t_end);
+
+/* The GPU idle a sync caused (docs/report.md, "How costs are attributed"):
+ * the device's idle parts from `from` until its next operation starting at
+ * or after the call's end, claimed for f and added to its gpu_idle_ns; when
+ * that operation is in a later window (nothing runs across the cut), the
+ * rest waits for it (idle_due). */
+static void claim_idle(struct findings *fs, struct finding *f, const struct timeline *t, size_t pi, int64_t from,
+                       int64_t end)
+{
+    const struct proc *p = t->p;
+    size_t k = timeline_first_op_at(t, end);
+    int64_t to = end;
+    if (k < p->nops)
+        to = p->ops[k].start;
+    else if (t->busy.n && t->busy.v[t->busy.n - 1].b > to)
+        to = t->busy.v[t->busy.n - 1].b;
+    model_add(&f->gpu_idle_ns, charge_gaps(fs, f, (int)pi, &t->busy, from, to));
+    if (k >= p->nops)
+        add_idle_due(p->pass, (size_t)(f - fs->v), to);
 }
 
 static void add_idle_due(struct proc_pass *ps, size_t finding, int64_t t_end)
@@ -145,22 +239,32 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         return; /* scopes need GPU times */
     struct timeline *t = model_timeline(m, pi);
     struct proc_pass *ps = p->pass;
-    idle_due(fs, p);
+    idle_due(fs, p, pi);
+    struct stream_deps *d = &ps->deps;
     for (size_t i = 0; i < p->ncalls; i++) {
         const struct call *c = &p->calls[i];
         enum api_role r = m->roles[c->api];
-        if (r == ROLE_EVENT_RECORD) { /* each event's latest record, as calls are walked in order */
-            idmap_put(&ps->record_stream, (uint64_t)c->event, c->stream, 0);
-            idmap_put(&ps->record_start, (uint64_t)c->event, c->start, 0);
-        }
+        /* the dependency graph, as the calls are walked in order (a call
+         * only CUPTI saw has no arguments: it adds nothing) */
+        int args = c->call_id != CUPTI_CALL_ID && c->event;
+        if (r == ROLE_EVENT_RECORD && args)
+            deps_record(d, c->event, c->stream, c->start);
+        else if (r == ROLE_STREAM_WAIT && args)
+            deps_wait(d, c->stream, c->event);
+        else if (r == ROLE_STREAM_CREATE)
+            deps_created(d, c->stream, c->bytes);
+        else if ((t->op_of_call[i] >= 0 || r == ROLE_NCCL_OP) && !(c->stream == 0 && per_thread_api(m, c->api)))
+            deps_launch(d, c->stream, c->start); /* (stream 0 of a _ptsz call is its thread's stream, not the legacy one) */
         int expl = model_is_explicit_sync(m, c), impl = !expl && model_is_implicit_sync(m, c);
+        int after_copy = expl && r == ROLE_SYNC_STREAM && deps_after_copy(d, c->tid, c->stream);
+        int copy = r == ROLE_COPY_SYNC || r == ROLE_COPY_ASYNC;
+        deps_note_call(d, c->tid, impl && copy ? c->stream : DEPS_NO_COPY);
         if (!expl && !impl)
             continue;
         struct scope s;
-        struct record rec;
-        int have_rec = r == ROLE_SYNC_EVENT && idmap_get(&ps->record_stream, (uint64_t)c->event, &rec.stream) &&
-                       idmap_get(&ps->record_start, (uint64_t)c->event, &rec.start);
-        if (!scope_of(m, t, i, have_rec ? &rec : NULL, &s)) {
+        if (!scope_of(m, t, d, i, &s)) {
+            if (impl && copy_is_pageable(m, c))
+                note_pageable(fs, m, pi, c, 0, &t->compute);
             if (expl) /* counted, never dropped silently (a window may still map its stream: syncs_again) */
                 m->procs[pi].unscoped_syncs++;
             continue;
@@ -170,41 +274,61 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         find_pending(t, c, &s, own, &pd);
         int64_t blocked = c->end - c->start;
         struct finding *f = NULL;
-        if (expl && pd.n == 0) {
+        if (impl && copy_is_pageable(m, c) &&
+            !(pd.consumed_bytes > 0 && pd.consumed_bytes <= o->scalar_bytes)) {
+            /* a pageable copy and the sync it implies are one finding with
+             * both facts (a few bytes read back are a scalar read instead) */
+            int64_t waited = 0;
+            if (own >= 0 && p->ops[own].start > c->start)
+                waited = (p->ops[own].start < c->end ? p->ops[own].start : c->end) - c->start;
+            f = note_pageable(fs, m, pi, c, waited, &t->compute);
+            if (f && waited > 0)
+                note_waited(m, t, c, &pd, f);
+            continue;
+        }
+        if (expl && pd.n == 0 && ((pd.ended_inside && blocked >= o->implicit_min_ns) || after_copy)) {
+            /* GPU work ended while it blocked, so it may have waited for it
+             * by a way the trace does not show: never called redundant; and
+             * the sync that .cpu() adds after a blocking copy is part of the
+             * copy */
+            continue;
+        } else if (expl && pd.n == 0) {
             f = findings_at(fs, m, F_SYNC_REDUNDANT, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
             model_add(&f->host_blocked_ns, blocked);
+            charge_add(fs, f, (int)pi, c->start, c->end);
         } else if (expl && pd.consumed_bytes == 0) {
             f = findings_at(fs, m, F_SYNC_NO_CONSUMER, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
             model_add(&f->host_blocked_ns, blocked);
+            claim_idle(fs, f, t, pi, c->start, c->end);
         } else if (expl && s.device && pd.nstreams > 1 && pd.nconsumed_streams == 1 &&
                    c->end > pd.last_end_consumed) {
             f = findings_at(fs, m, F_SYNC_DEVICE_WIDE, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
-            int64_t extra = c->end - (pd.last_end_consumed > c->start ? pd.last_end_consumed : c->start);
-            model_add(&f->host_blocked_ns, extra);
+            int64_t from = pd.last_end_consumed > c->start ? pd.last_end_consumed : c->start;
+            model_add(&f->host_blocked_ns, c->end - from);
+            charge_add(fs, f, (int)pi, from, c->end);
         } else if (pd.consumed_bytes > 0 && pd.consumed_bytes <= o->scalar_bytes) {
             f = findings_at(fs, m, F_SYNC_SCALAR_READ, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
-            int64_t idle = idle_after(t, c->end);
-            if (idle >= 0)
-                model_add(&f->gpu_idle_ns, idle);
-            else
-                add_idle_due(ps, (size_t)(f - fs->v), c->end);
+            claim_idle(fs, f, t, pi, c->start, c->end);
             model_add(&f->host_blocked_ns, blocked);
         } else if (impl && pd.n > 0 && blocked >= o->implicit_min_ns) {
             f = findings_at(fs, m, F_SYNC_IMPLICIT, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
             model_add(&f->host_blocked_ns, blocked);
+            claim_idle(fs, f, t, pi, c->start, c->end);
         }
         if (f && !f->count++)
             f->api = c->api; /* the API its message names: its first occurrence's */
+        if (f)
+            note_waited(m, t, c, &pd, f);
     }
 }
 
@@ -213,26 +337,38 @@ void describe_syncs(const struct model *m, struct findings *fs)
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         const char *api = f->api > 0 ? model_api_name(m, f->api) : "sync";
-        double ms = (double)finding_cost(f) / 1e6;
+        double ms = (double)finding_measured(f) / 1e6; /* what was measured; the cost charged is beside it */
+        char on[320] = ""; /* what the longest one waited for */
+        if (f->waited_for[0])
+            snprintf(on, sizeof on, ", waiting for %s%s", f->waited_for,
+                     f->waited_other ? " on another stream (through an event)" : "");
         switch (f->kind) {
         case F_SYNC_REDUNDANT:
             snprintf(f->message, sizeof f->message, "%s waited %s with nothing pending on the GPU (%.2f ms)", api, times_text(f->count).s, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "remove it: there was no GPU work to wait for");
             break;
         case F_SYNC_NO_CONSUMER:
-            snprintf(f->message, sizeof f->message, "%s blocked the host %s (%.2f ms) but no result was copied back", api, times_text(f->count).s, ms);
-            snprintf(f->suggestion, sizeof f->suggestion, "to order streams use cudaEventRecord + cudaStreamWaitEvent; otherwise remove it");
+            snprintf(f->message, sizeof f->message, "%s blocked the host %s (%.2f ms)%s, but no result was copied back; the GPU then idled %.2f ms",
+                     api, times_text(f->count).s, (double)f->host_blocked_ns / 1e6, on, ms);
+            if (f->waited_other) /* the ProcessGroupNCCL pattern: the stream is ordered already */
+                snprintf(f->suggestion, sizeof f->suggestion, "the stream already waits for that work through the event (cudaStreamWaitEvent), so the GPU keeps the order: remove the host sync, or synchronise only where the host reads a result");
+            else
+                snprintf(f->suggestion, sizeof f->suggestion, "to order streams use cudaEventRecord + cudaStreamWaitEvent; otherwise remove it");
             break;
         case F_SYNC_DEVICE_WIDE:
-            snprintf(f->message, sizeof f->message, "%s waited for every stream %s; the data read sat on one stream: %.2f ms waited beyond it", api, times_text(f->count).s, ms);
+            snprintf(f->message, sizeof f->message, "%s waited for every stream %s%s; the data read sat on one stream: %.2f ms waited beyond it", api, times_text(f->count).s, on, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "wait for that stream or an event recorded after the copy (cudaStreamSynchronize / cudaEventSynchronize) instead of the whole device");
             break;
         case F_SYNC_SCALAR_READ:
-            snprintf(f->message, sizeof f->message, "%s read a few bytes back %s (like .item() or print(tensor)); the GPU then idled %.2f ms", api, times_text(f->count).s, ms);
-            snprintf(f->suggestion, sizeof f->suggestion, "keep the value on the GPU, or copy it asynchronously into pinned memory and read it a step later");
+            snprintf(f->message, sizeof f->message, "%s read a few bytes back %s (like .item() or print(tensor))%s; the GPU then idled %.2f ms", api, times_text(f->count).s, on, ms);
+            if (finding_from_torch(m, f))
+                snprintf(f->suggestion, sizeof f->suggestion, "keep the value on the GPU (accumulate the loss as a tensor, call .item() once every N steps), or copy it with .to('cpu', non_blocking=True) into pinned memory and read it a step later");
+            else
+                snprintf(f->suggestion, sizeof f->suggestion, "keep the value on the GPU, or copy it asynchronously into pinned memory and read it a step later");
             break;
         case F_SYNC_IMPLICIT:
-            snprintf(f->message, sizeof f->message, "%s synchronised implicitly %s, blocking the host %.2f ms", api, times_text(f->count).s, ms);
+            snprintf(f->message, sizeof f->message, "%s synchronised implicitly %s%s, blocking the host %.2f ms; the GPU then idled %.2f ms",
+                     api, times_text(f->count).s, on, (double)f->host_blocked_ns / 1e6, ms);
             snprintf(f->suggestion, sizeof f->suggestion, "use the Async form with pinned memory, and move frees and allocations out of the loop");
             break;
         default:

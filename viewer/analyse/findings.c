@@ -117,7 +117,30 @@ struct count_text count_text(long long n, const char *one, const char *many)
     return t;
 }
 
+int finding_from_torch(const struct model *m, const struct finding *f)
+{
+    if (f->proc < 0 || f->callsite_id <= 0)
+        return 0;
+    char stack[8192];
+    const char *s = model_pystack(m, &m->procs[f->proc], f->callsite_id, stack, sizeof stack);
+    /* a frame of an installed package whose path names torch
+     * (site-packages/torch/distributed/..., its stand-in in the tests) */
+    for (const char *line = s; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        if ((memmem(line, n, "site-packages/", 14) || memmem(line, n, "dist-packages/", 14)) && memmem(line, n, "torch", 5))
+            return 1;
+        line = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
 int64_t finding_cost(const struct finding *f)
+{
+    return f->cost_ns;
+}
+
+int64_t finding_measured(const struct finding *f)
 {
     switch (finding_cost_field[f->kind]) {
     case COST_host_blocked: return f->host_blocked_ns;
@@ -165,12 +188,23 @@ static void name_range(struct finding *f, const struct model *m)
     f->iter_last = best->iter_max;
 }
 
+int finding_kept(const struct finding *f, const struct report_opts *o)
+{
+    return f->count > 0 && !(needs_repeats(f->kind) && f->count < o->min_repeats);
+}
+
+void charge_add_key(struct findings *fs, enum finding_kind kind, int proc, int site, int tl, int64_t a, int64_t b)
+{
+    struct finding f = { .kind = kind, .proc = proc, .callsite_id = site };
+    charge_add(fs, &f, tl, a, b);
+}
+
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m)
 {
     size_t k = 0;
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
-        if (f->count <= 0 || (needs_repeats(f->kind) && f->count < o->min_repeats))
+        if (!finding_kept(f, o))
             continue;
         name_range(f, m);
         fs->v[k++] = *f;
@@ -186,6 +220,7 @@ void analyse_proc(const struct model *m, const struct report_opts *o, struct fin
     analyse_copies(m, fs, pi);
     analyse_comm(m, o, fs, pi);
     analyse_idle(m, o, fs, pi);
+    note_host_time(m, fs, pi);
 }
 
 void analyse_proc_end(const struct model *m, struct findings *fs, size_t pi)
@@ -201,17 +236,67 @@ void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum 
         if (fs->v[i].proc != proc || fs->v[i].kind < first || fs->v[i].kind > last)
             fs->v[k++] = fs->v[i];
     fs->n = k;
+    charges_drop(fs, proc, (int)first, (int)last);
+}
+
+/* Confidence (docs/report.md, "Confidence"): high when the finding rests
+ * on GPU records and repeated at its call site (or on the calls' own facts
+ * across ranks: a mismatch, a hang); medium when it is a one-off, inferred
+ * from host times alone (no CUPTI records in its process), or a whole
+ * process's GPU idle (a guess at its cause); comm.straggler sets its own
+ * (analysis_comm.c), low when its margin is near what unaligned clocks
+ * could make up. */
+static void assign_confidence(struct findings *fs, const struct model *m, const struct report_opts *o)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *f = &fs->v[i];
+        switch (f->kind) {
+        case F_COMM_STRAGGLER:
+            break;
+        case F_COMM_MISMATCH:
+        case F_COMM_HANG:
+            f->confidence = "high";
+            break;
+        case F_GPU_IDLE:
+            f->confidence = "medium";
+            break;
+        default: {
+            int gpu = f->proc >= 0 && m->procs[f->proc].cupti_active;
+            f->confidence = gpu && f->count >= o->min_repeats ? "high" : "medium";
+        }
+        }
+    }
 }
 
 void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill)
 {
+    /* every finding first, with its claims; then each interval of a rank's
+     * time charged once (attribution.h); then the messages, which quote
+     * the costs */
+    filter_copies(o, fs);
+    analyse_comm_across(m, o, fs, spill);
+    attribute_costs(fs, m, o);
+    assign_confidence(fs, m, o);
+    host_times_free(fs, m->nprocs); /* what placed the stragglers */
     describe_syncs(m, fs);
     describe_copies(o, fs);
-    analyse_comm_across(m, o, fs, spill);
+    describe_comm(m, o, fs);
+}
+
+int findings_range_known(const struct model *m, const char *name)
+{
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
+        const struct proc *p = &m->procs[pi];
+        for (size_t r = 0; r < p->nuser_ranges; r++)
+            if (!strcmp(model_label(p, p->ranges[r].name), name))
+                return 1;
+    }
+    return 0;
 }
 
 void findings_free(struct findings *fs)
 {
     free(fs->v);
+    charges_free(&fs->charges);
     memset(fs, 0, sizeof *fs);
 }

@@ -3,6 +3,7 @@
 #ifndef GPUTRACE_FINDINGS_H
 #define GPUTRACE_FINDINGS_H
 
+#include "viewer/analyse/attribution.h"
 #include "viewer/model/model.h"
 
 #include <stddef.h>
@@ -10,9 +11,9 @@
 
 #define FINDING_KINDS(X)                                                            \
     X(SYNC_REDUNDANT, "sync.redundant", host_blocked)                               \
-    X(SYNC_NO_CONSUMER, "sync.no_consumer", host_blocked)                           \
+    X(SYNC_NO_CONSUMER, "sync.no_consumer", gpu_idle)                               \
     X(SYNC_DEVICE_WIDE, "sync.device_wide", host_blocked)                           \
-    X(SYNC_IMPLICIT, "sync.implicit", host_blocked)                                 \
+    X(SYNC_IMPLICIT, "sync.implicit", gpu_idle)                                     \
     X(SYNC_SCALAR_READ, "sync.scalar_read", gpu_idle)                               \
     X(COPY_PAGEABLE, "copy.pageable", host_blocked)                                 \
     X(COPY_SERIALIZED, "copy.serialized", exposed)                                  \
@@ -53,13 +54,18 @@ struct finding {
     int callsite_id;          /* its site in that process (model_site), 0 if none */
     int api;                  /* the API of its first occurrence, for the message (0: none) */
     int64_t count;
-    int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns;
+    int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns; /* what was measured (finding_measured) */
+    int64_t cost_ns;          /* the time charged to it, no interval charged twice (attribution.h) */
     int64_t bytes;            /* copy.pageable: bytes copied */
+    int64_t gpu_wait_ns;      /* copy.pageable: of host_blocked_ns, the part spent waiting for earlier GPU work */
     int64_t site_colls;       /* comm.exposed: its process's collectives (with a GPU time) at its site */
     const char *confidence;   /* "high", "medium", "low" */
     char callsite[2048];      /* the frame shown: C++ frames run long */
     char message[512];
     char suggestion[512];
+    char waited_for[256];     /* syncs: what the longest one waited for last (a kernel's name, "a copy"), "" if none */
+    int waited_other;         /* ... on another stream than the one synchronised (reached through an event) */
+    int64_t waited_blocked;   /* ... and how long that one blocked */
     char extra_json[1024];    /* kind-specific fields, as JSON members ("" or "\"k\": v, ...") */
     struct range_hit ranges[FINDING_RANGES]; /* innermost user ranges of the occurrences */
     int64_t unranged;         /* occurrences outside any user range */
@@ -72,6 +78,9 @@ struct finding {
 struct findings {
     struct finding *v; size_t n, cap;
     const char *range_filter; /* --range: only occurrences inside a range of this name */
+    struct charges charges;   /* the intervals each finding claims, and those it was given */
+    int show_charges;         /* --charges: the JSON lists each finding's intervals */
+    struct host_time *host_times; /* per process: its calls' time by range and call site (straggler_place.c) */
 };
 
 struct report_opts {
@@ -97,6 +106,8 @@ struct finding *findings_at(struct findings *fs, const struct model *m, enum fin
                             int tid, int64_t t);
 /* Always a new finding. */
 struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id);
+/* Its cost: the time charged to it (attribute_costs); what was measured
+ * of its kind's cost field (host blocked, GPU idle, exposed, wait). */
 int64_t finding_cost(const struct finding *f);
 /* Notes an occurrence at time t on thread tid (-1: none) of process proc
  * (finding_marks.c); findings_at does it itself.  The cost added to f
@@ -104,6 +115,15 @@ int64_t finding_cost(const struct finding *f);
 void finding_mark(struct finding *f, int proc, int tid, int64_t t);
 /* Mark k's cost (the last one's only known once the finding is done). */
 int64_t finding_mark_cost(const struct finding *f, int k);
+int64_t finding_measured(const struct finding *f);
+/* Whether its call was made from PyTorch (a torch frame in its Python
+ * stack): its advice then speaks PyTorch. */
+int finding_from_torch(const struct model *m, const struct finding *f);
+/* Whether it passes its kind's repetition rule (findings_finish keeps it). */
+int finding_kept(const struct finding *f, const struct report_opts *o);
+/* Finding (kind, proc, site) claims [a, b) of process tl's time, for a
+ * finding made later (gpu.idle, at its process's end). */
+void charge_add_key(struct findings *fs, enum finding_kind kind, int proc, int site, int tl, int64_t a, int64_t b);
 /* For a finding's message: "once" or "N times"; "1 copy" or "N copies". */
 struct count_text { char s[64]; };
 struct count_text times_text(long long n);
@@ -112,6 +132,8 @@ struct count_text count_text(long long n, const char *one, const char *many);
  * range; sorts by cost. */
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m);
 void findings_free(struct findings *fs);
+/* Whether some process has an NVTX range named `name` (for --range). */
+int findings_range_known(const struct model *m, const char *name);
 
 /* Drops process proc's findings of kinds first..last (in their order
  * above). */
@@ -131,6 +153,14 @@ void analyse_run(const struct model *m, const struct report_opts *o, struct find
 
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_copies(const struct model *m, struct findings *fs, size_t pi);
+/* A copy to or from pageable host memory (analysis_gpu.c), and its
+ * copy.pageable finding noted, with the host time it spent waiting for
+ * earlier GPU work and the union of compute kernels (NULL without GPU
+ * records) that its cost is the idle of; NULL when --range leaves it out. */
+int copy_is_pageable(const struct model *m, const struct call *c);
+struct ivals;
+struct finding *note_pageable(struct findings *fs, const struct model *m, size_t pi, const struct call *c,
+                              int64_t waited_ns, const struct ivals *busy);
 void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_colls_done(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi, size_t n);
@@ -138,6 +168,21 @@ void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi);
 void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi);
 void describe_syncs(const struct model *m, struct findings *fs);
 void describe_copies(const struct report_opts *o, struct findings *fs);
+/* Drops the one-off small pageable copies (before costs are attributed). */
+void filter_copies(const struct report_opts *o, struct findings *fs);
+void describe_comm(const struct model *m, const struct report_opts *o, struct findings *fs);
+/* Where a straggler's time went (straggler_place.c): note_host_time runs
+ * with each window of a process's calls; place_straggler names, in
+ * finding fi (process pi's comm.straggler), the NVTX range and call site
+ * where it spent more than the other ranks. */
+struct host_time;
+void note_host_time(const struct model *m, struct findings *fs, size_t pi);
+struct ivals;
+/* wins: per process, the stretches before the collectives the straggler
+ * was clearly last to (NULL: the whole run); late: how many */
+void place_straggler(const struct model *m, struct findings *fs, size_t fi, size_t pi, const struct ivals *wins,
+                     int64_t late);
+void host_times_free(struct findings *fs, size_t nprocs);
 void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
                          struct coll_spill *spill);
 

@@ -59,6 +59,10 @@ void kernels_add_window(const struct model *m, struct summary *s, size_t pi)
         const struct gop *g = &p->ops[i];
         if (g->kind != GOP_KERNEL)
             continue;
+        /* --range: launched inside such a range (on the thread with the
+         * most ranges, where collectives are placed too) */
+        if (s->range_filter && !model_range_within(p, model_range_at(p, -1, g->enq), s->range_filter))
+            continue;
         size_t id = g->name > 0 && (size_t)g->name < nn ? (size_t)g->name : 0;
         int64_t d = g->end > g->start ? g->end - g->start : 0;
         by[id].count++;

@@ -72,6 +72,15 @@ static struct phase_summary *phase_of(struct summary *s, const struct proc *p, i
     return &s->phases[k];
 }
 
+/* Whether range r is a phase: a top-level user range; with --range, a
+ * range of that name not inside another of that name. */
+static int is_phase(const struct summary *s, const struct proc *p, const struct nvtx *r)
+{
+    if (!s->range_filter)
+        return r->parent < 0;
+    return !strcmp(model_label(p, r->name), s->range_filter) && !model_range_within(p, r->parent, s->range_filter);
+}
+
 /* Top-level user ranges of process pi by name: how many, how long. */
 static void phases_begin(const struct model *m, struct summary *s, size_t pi)
 {
@@ -79,7 +88,7 @@ static void phases_begin(const struct model *m, struct summary *s, size_t pi)
     s->phase_first = s->nphases;
     for (size_t i = 0; i < p->nuser_ranges; i++) {
         const struct nvtx *r = &p->ranges[i];
-        if (r->parent >= 0)
+        if (!is_phase(s, p, r))
             continue;
         struct phase_summary *ph = phase_of(s, p, (int)pi, r);
         ph->count++;
@@ -100,7 +109,7 @@ static void phases_add(const struct model *m, struct summary *s, size_t pi)
     struct ivals exposed = ivals_minus(&t->comm, &t->compute);
     for (size_t i = 0; i < p->nuser_ranges; i++) {
         const struct nvtx *r = &p->ranges[i];
-        if (r->parent >= 0)
+        if (!is_phase(s, p, r))
             continue;
         struct phase_summary *ph = phase_of(s, p, (int)pi, r);
         model_add(&ph->gpu_busy_ns, ivals_cover(&t->busy, r->start, r->end));
@@ -123,6 +132,8 @@ void summary_add_colls(const struct model *m, struct summary *s, size_t pi, size
     const struct proc *p = &m->procs[pi];
     for (size_t i = 0; i < n; i++) {
         const struct coll *c = &p->colls[i];
+        if (s->range_filter && !model_range_within(p, model_range_at(p, -1, c->start), s->range_filter))
+            continue; /* --range: called inside such a range */
         const char *op = model_api_name(m, c->api);
         size_t k;
         for (k = 0; k < s->ncolls; k++)
@@ -161,6 +172,9 @@ void summary_begin_proc(const struct model *m, struct summary *s, size_t pi)
     kernels_begin_proc(m, s, pi);
 }
 
+/* The window's figures per GPU (devices_summary). */
+static void devices_add(const struct model *m, struct summary *s, size_t pi);
+
 void summary_add_window(const struct model *m, struct summary *s, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
@@ -186,12 +200,82 @@ void summary_add_window(const struct model *m, struct summary *s, size_t pi)
         r->cupti_only_calls += p->calls[i].call_id == CUPTI_CALL_ID;
     }
     phases_add(m, s, pi);
+    devices_add(m, s, pi);
     kernels_add_window(m, s, pi);
     failed_add_proc(m, s, pi);
 }
 
+static struct device_summary *device_row(struct summary *s, const struct proc *p, size_t pi, int device)
+{
+    for (size_t i = s->devices_first; i < s->ndevices; i++)
+        if (s->devices[i].device == device)
+            return &s->devices[i];
+    if (s->ndevices == s->devices_cap) {
+        s->devices_cap = s->devices_cap ? s->devices_cap * 2 : 8;
+        if (!(s->devices = realloc(s->devices, s->devices_cap * sizeof *s->devices)))
+            model_out_of_memory();
+    }
+    s->devices[s->ndevices] = (struct device_summary){ p->rank, (int)pi, device, 0, 0, 0, 0 };
+    return &s->devices[s->ndevices++];
+}
+
+/* One GPU's union of operations (which: 0 all, 1 compute, 2 NCCL). */
+static struct ivals device_union(const struct proc *p, int device, int which)
+{
+    struct ivals_build u = { 0 };
+    do
+        for (size_t i = 0; i < p->nops; i++) {
+            const struct gop *g = &p->ops[i];
+            if (g->device != device || (which == 1 && !(g->kind == GOP_KERNEL && !g->nccl)) || (which == 2 && !g->nccl))
+                continue;
+            ivals_build_add(&u, g->start, g->end);
+        }
+    while (ivals_build_pass(&u));
+    return u.u;
+}
+
+static void devices_add(const struct model *m, struct summary *s, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    int devs[64];
+    size_t nd = 0;
+    for (size_t i = 0; i < p->nops; i++) {
+        size_t k;
+        for (k = 0; k < nd && devs[k] != p->ops[i].device; k++)
+            ;
+        if (k == nd && nd < 64)
+            devs[nd++] = p->ops[i].device;
+    }
+    if (nd == 1) { /* the window's one GPU: the timeline's unions are its own (no pass more over the operations) */
+        const struct timeline *t = model_timeline(m, pi);
+        struct device_summary *d = device_row(s, p, pi, devs[0]);
+        int64_t c = ivals_total(&t->comm);
+        model_add(&d->gpu_busy_ns, ivals_total(&t->busy));
+        model_add(&d->compute_ns, ivals_total(&t->compute));
+        model_add(&d->comm_ns, c);
+        model_add(&d->exposed_comm_ns, c - ivals_intersection(&t->comm, &t->compute));
+        return;
+    }
+    for (size_t k = 0; k < nd; k++) {
+        struct ivals busy = device_union(p, devs[k], 0), comp = device_union(p, devs[k], 1),
+                     comm = device_union(p, devs[k], 2);
+        struct device_summary *d = device_row(s, p, pi, devs[k]);
+        int64_t c = ivals_total(&comm);
+        model_add(&d->gpu_busy_ns, ivals_total(&busy));
+        model_add(&d->compute_ns, ivals_total(&comp));
+        model_add(&d->comm_ns, c);
+        model_add(&d->exposed_comm_ns, c - ivals_intersection(&comm, &comp));
+        free(busy.v);
+        free(comp.v);
+        free(comm.v);
+    }
+}
+
 void summary_end_proc(const struct model *m, struct summary *s, size_t pi)
 {
+    if (s->ndevices - s->devices_first < 2)
+        s->ndevices = s->devices_first; /* one GPU: its row is the rank's */
+    s->devices_first = s->ndevices;
     kernels_end_proc(m, s, pi);
 }
 
@@ -215,6 +299,7 @@ void summary_end(struct summary *s)
 void summary_free(struct summary *s)
 {
     free(s->ranks);
+    free(s->devices);
     free(s->colls);
     free(s->phases);
     kernels_free(s);

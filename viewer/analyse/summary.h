@@ -14,6 +14,13 @@ struct rank_summary {
     int64_t cupti_only_calls; /* of api_calls: made from CUPTI's records, no wrapper saw them (cupti_calls.h) */
 };
 
+/* A GPU of a process that drives several (ncclCommInitAll, JAX, one
+ * process per node): the rank's figures for that GPU alone. */
+struct device_summary {
+    int rank, proc, device;
+    int64_t gpu_busy_ns, compute_ns, comm_ns, exposed_comm_ns;
+};
+
 struct coll_summary {
     const char *op;           /* API name, e.g. ncclAllReduce */
     int64_t bytes, count, total_ns;
@@ -53,7 +60,10 @@ struct failed_summary {
 };
 
 struct summary {
+    const char *range_filter; /* --range: the kernel and collective tables count only what ran inside such ranges */
     struct rank_summary *ranks; size_t nranks;
+    struct device_summary *devices; size_t ndevices, devices_cap; /* by process, then device; only processes with several */
+    size_t devices_first;     /* the process's first row */
     struct coll_summary *colls; size_t ncolls, colls_cap;
     struct phase_summary *phases; size_t nphases, phases_cap; /* by rank, then wall time */
     struct kernel_summary *kernels; size_t nkernels, kernels_cap; /* most GPU time first, after summary_end */

@@ -32,7 +32,9 @@ enum api_role {
     ROLE_COPY_ASYNC,    /* cudaMemcpy*Async, cuMemcpy*Async_v2 */
     ROLE_MEMSET_SYNC,   /* cudaMemset */
     ROLE_FREE,          /* cudaFree, cudaFreeHost: device-wide implicit sync */
-    ROLE_EVENT_RECORD,
+    ROLE_EVENT_RECORD,  /* cudaEventRecord*, cuEventRecord* */
+    ROLE_STREAM_WAIT,   /* cudaStreamWaitEvent*, cuStreamWaitEvent* */
+    ROLE_STREAM_CREATE, /* cudaStreamCreate*, cuStreamCreate*: bytes holds the flags */
     ROLE_LAUNCH,
     ROLE_NCCL_OP,
     ROLE_NCCL_OTHER,

@@ -211,11 +211,17 @@ const struct ivals *timeline_compute_except(struct timeline *t, int stream)
         if (t->others[i].stream == stream)
             return &t->others[i].u;
     const struct proc *p = t->p;
+    /* compute on the same GPU only: a process driving several GPUs overlaps
+     * a collective on one only with kernels on that one */
+    int dev = -1;
+    for (size_t k = 0; k < p->nops && dev < 0; k++)
+        if (p->ops[k].stream == stream)
+            dev = p->ops[k].device;
     struct ivals_build u = { 0 };
     do {
         for (size_t k = 0; k < p->nops; k++) {
             const struct gop *g = &p->ops[k];
-            if (g->kind == GOP_KERNEL && !g->nccl && g->stream != stream)
+            if (g->kind == GOP_KERNEL && !g->nccl && g->stream != stream && (dev < 0 || g->device == dev))
                 ivals_build_add(&u, g->start, g->end);
         }
     } while (ivals_build_pass(&u));

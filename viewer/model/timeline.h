@@ -24,8 +24,8 @@ struct timeline {
 /* Whether a stream runs compute (non-NCCL) kernels (anywhere in the
  * process: proc_pass.h). */
 int timeline_stream_computes(const struct timeline *t, int stream);
-/* Union of compute kernels on all streams except `stream` (cached until
- * timeline_drop_except). */
+/* Union of compute kernels on all streams of `stream`'s GPU except
+ * `stream` (cached until timeline_drop_except). */
 const struct ivals *timeline_compute_except(struct timeline *t, int stream);
 void timeline_drop_except(struct timeline *t);
 

@@ -660,10 +660,10 @@ void model_end_proc(struct model *m, size_t pi)
         free(ps->streams);
         free(ps->missed);
         free(ps->compute_streams);
-        idmap_free(&ps->record_stream);
-        idmap_free(&ps->record_start);
+        deps_free(&ps->deps);
         free(ps->due);
         free(ps->coll_overlap);
+        free(ps->dev_idle);
         idmap_free(&ps->site_colls);
         free(ps);
         p->pass = NULL;

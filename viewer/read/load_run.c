@@ -47,8 +47,12 @@ static enum api_role role_of(const char *n)
         return ROLE_COPY_SYNC;
     if (!strcmp(n, "cudaMemset") || !strcmp(n, "cudaMemset_ptds"))
         return ROLE_MEMSET_SYNC;
-    if (!strncmp(n, "cudaEventRecord", 15))
+    if (!strncmp(n, "cudaEventRecord", 15) || !strncmp(n, "cuEventRecord", 13))
         return ROLE_EVENT_RECORD;
+    if (!strncmp(n, "cudaStreamWaitEvent", 19) || !strncmp(n, "cuStreamWaitEvent", 17))
+        return ROLE_STREAM_WAIT;
+    if (!strncmp(n, "cudaStreamCreate", 16) || !strncmp(n, "cuStreamCreate", 14))
+        return ROLE_STREAM_CREATE;
     if (strstr(n, "Launch"))
         return ROLE_LAUNCH;
     if (!strncmp(n, "nccl", 4)) {

@@ -1,4 +1,6 @@
 /* output_json.c: the report as one JSON object (docs/report-json.md). */
+#include "viewer/write/charges_out.h"
+#include "viewer/write/devices_out.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
@@ -38,12 +40,15 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         fprintf(out, ", \"wall_ns\": %lld, \"gpu_span_ns\": %lld, \"gpu_busy_ns\": %lld, \"compute_ns\": %lld, \"comm_ns\": %lld,"
                      " \"exposed_comm_ns\": %lld, \"sync_blocked_ns\": %lld, \"api_calls\": %lld, \"gpu_ops\": %lld,"
                      " \"collectives\": %lld, \"refused_collectives\": %lld, \"cupti_only_calls\": %lld, \"unscoped_syncs\": %lld,"
-                     " \"dropped_host\": %lld, \"dropped_cupti\": %lld}",
+                     " \"dropped_host\": %lld, \"dropped_cupti\": %lld",
                 (long long)r->wall_ns, (long long)r->gpu_span_ns, (long long)r->gpu_busy_ns, (long long)r->compute_ns, (long long)r->comm_ns,
                 (long long)r->exposed_comm_ns, (long long)r->sync_blocked_ns, (long long)r->api_calls,
                 (long long)r->gpu_ops, (long long)r->collectives, (long long)p->refused_colls,
                 (long long)r->cupti_only_calls, (long long)p->unscoped_syncs, (long long)p->dropped_host,
                 (long long)p->dropped_cupti);
+        charges_json_rank(out, fs, r->proc);
+        devices_json(out, s, r);
+        fputc('}', out);
     }
     fprintf(out, "\n],\n\"collectives\": [");
     for (size_t i = 0; i < s->ncolls; i++) {
@@ -127,8 +132,14 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         json_string(out, f->message);
         fprintf(out, ", \"suggestion\": ");
         json_string(out, f->suggestion);
+        if (f->waited_for[0]) { /* what a sync waited for (analysis_sync.c) */
+            fprintf(out, ", \"waited_for\": ");
+            json_string(out, f->waited_for);
+            fprintf(out, ", \"waited_through_event\": %s", f->waited_other ? "true" : "false");
+        }
         if (f->extra_json[0])
             fprintf(out, ", %s", f->extra_json);
+        charges_json_finding(out, m, fs, f);
         fputc('}', out);
     }
     fprintf(out, "\n]}\n");

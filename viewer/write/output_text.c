@@ -2,6 +2,8 @@
  * summary per rank, the collectives, then the findings ranked by cost.
  * Every string from the file is printed through term_text.h: escaped for
  * the terminal, cut between characters to fit a column. */
+#include "viewer/write/charges_out.h"
+#include "viewer/write/devices_out.h"
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
 #include "viewer/write/unknown_comm.h"
@@ -139,6 +141,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 term_cell(p->gpu[0] ? p->gpu : "-", 20, TERM_CUT | TERM_PAD, t, sizeof t), ms(r->wall_ns),
                 pct(r->gpu_busy_ns, r->wall_ns), ms(r->compute_ns), ms(r->comm_ns), pct(r->exposed_comm_ns, r->comm_ns),
                 ms(r->sync_blocked_ns));
+        devices_text(out, s, r); /* a row per GPU when it drives several */
     }
     output_clock_text(out, m);
     if (s->ncolls) {
@@ -170,7 +173,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             fprintf(out, "(%zu more kernels: --format json lists up to %d)\n", s->nkernels - top, KERNELS_JSON);
     }
     if (s->nphases) {
-        fprintf(out, "\n%-5s %-32s %6s %10s %6s %10s %11s\n", "rank", "phase (top-level NVTX range)", "count",
+        fprintf(out, "\n%-5s %-32s %6s %10s %6s %10s %11s\n", "rank", fs->range_filter ? "phase (the --range ranges)" : "phase (top-level NVTX range)", "count",
                 "wall ms", "busy%", "comm ms", "exposed ms");
         int shown_of_rank = 0;
         for (size_t i = 0; i < s->nphases; i++) {
@@ -198,22 +201,39 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             groups++;
         }
     }
-    fprintf(out, "\nfindings (%zu), most costly first:\n", groups);
+    if (fs->range_filter) { /* what --range restricts, and what it cannot */
+        char note[sizeof t + 256];
+        snprintf(note, sizeof note, "--range %s: the kernel and collective tables and the call-site findings count"
+                 " only what happened inside it, and the phase table shows its ranges; the rank table and the"
+                 " whole-process and cross-rank findings cover the whole run", term_text(fs->range_filter, t, sizeof t));
+        fputc('\n', out);
+        wrapped(out, "note", note);
+    }
+    fprintf(out, "\nfindings (%zu), most confident first, then most costly:\n", groups);
     if (!n)
         fprintf(out, "  none\n");
     size_t shown = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (group[i] != (int)i)
+    /* high confidence first, each confidence by cost (the JSON keeps the
+     * order by cost): docs/report.md, "Confidence" */
+    static const char *const levels[] = { "high", "medium", "low" };
+    for (size_t pass = 0; pass < 3 * n; pass++) {
+        size_t i = pass % n;
+        if (group[i] != (int)i || strcmp(fs->v[i].confidence, levels[pass / n]))
             continue;
         const struct finding *f = &fs->v[i];
         char ranks[256] = "";
-        int64_t cost = 0, count = 0, members = 0;
+        int64_t cost = 0, count = 0, members = 0, worst = -1;
+        int worst_rank = f->rank;
         int *rv = malloc((n + 1) * sizeof *rv);
         for (size_t j = i; j < n; j++) {
             if (group[j] != (int)i)
                 continue;
             rv[members++] = fs->v[j].rank;
             model_add(&cost, finding_cost(&fs->v[j]));
+            if (finding_cost(&fs->v[j]) > worst) {
+                worst = finding_cost(&fs->v[j]);
+                worst_rank = fs->v[j].rank;
+            }
             count += fs->v[j].count;
         }
         for (int64_t a = 1; a < members; a++) /* ranks in order */
@@ -222,19 +242,27 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 rv[b] = rv[b - 1];
                 rv[b - 1] = t;
             }
-        for (int64_t a = 0; a < members; a++) {
-            size_t l = strlen(ranks);
-            if (l < sizeof ranks - 16)
-                snprintf(ranks + l, sizeof ranks - l, "%s%d", l ? "," : "", rv[a]);
-        }
+        rank_list(rv, (size_t)members, ranks, sizeof ranks); /* "0-3", "0,2,3" */
         free(rv);
         char who[300];
         if (f->rank < 0)
             snprintf(who, sizeof who, "all ranks");
         else
             snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
-        fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
-                ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
+        if (members > 1) { /* the sum over ranks, and the rank the "what" line describes */
+            char head[512];
+            int len = snprintf(head, sizeof head, "%2zu. %-18s %s: %.2f ms; worst rank %d: %.2f ms  %s x%lld  [%s]",
+                               ++shown, finding_names[f->kind], who, ms(cost), worst_rank, ms(worst),
+                               cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
+            if (len <= COLUMNS) /* else the worst rank on a line of its own */
+                fprintf(out, "\n%s\n", head);
+            else
+                fprintf(out, "\n%2zu. %-18s %s: %.2f ms  %s x%lld  [%s]\n    worst rank %d: %.2f ms\n", shown,
+                        finding_names[f->kind], who, ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count,
+                        f->confidence, worst_rank, ms(worst));
+        } else
+            fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
+                    ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
         fprintf(out, "    at   %s\n", term_text(f->callsite[0] ? f->callsite : "(unknown call site)", t, sizeof t));
         if (f->range[0]) {
             term_text(f->range, t, sizeof t);
@@ -245,14 +273,22 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             else
                 fprintf(out, "    in   %s\n", t);
         }
-        char what[sizeof t + 32];
+        char what[sizeof t + 160];
         term_text(f->message, t, sizeof t);
+        int64_t measured = finding_measured(f);
+        if (measured - finding_cost(f) > measured / 100) { /* the message quotes what was measured */
+            size_t l = strlen(t);
+            snprintf(t + l, sizeof t - l, " (%.2f ms of it charged here; the rest is time charged already: to a finding"
+                     " that caused it, or to this one)",
+                     ms(finding_cost(f)));
+        }
         if (members > 1)
-            snprintf(what, sizeof what, "on rank %d: %s", f->rank, t);
+            snprintf(what, sizeof what, "on rank %d: %s", f->rank, t); /* the worst: the group's first, by cost */
         else
             snprintf(what, sizeof what, "%s", t);
         wrapped(out, "what", what);
         wrapped(out, "fix", term_text(f->suggestion, t, sizeof t));
     }
     free(group);
+    charges_text(out, m, s, fs);
 }

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""report_twins.py: costs proved by fixing the problem.  Each workload of
+tests/apps with a planted problem runs twice on the simulator: as planted,
+and as its twin with the problem fixed as the finding suggests (APP_FIX=1,
+tests/apps/app_train.h; DEPS_FIX=1 for the dependency workloads,
+tests/apps/deps_app.h).  The planted findings' cost, charged on each rank
+(--charges), must predict the change of the training loop's wall time (the
+ranks' train_step and drain phases) within BAND: the measured saving over
+the predicted one.  Each side is traced TRIES times and the medians
+compared, so that one descheduled run does not decide; when the machine is
+so loaded that the fixed-length kernels ran PERTURBED times their length,
+the comparison is reported and skipped, not failed.
+
+Usage: report_twins.py BUILD_DIR [workload...]
+Prints one line per workload: predicted ms, measured ms, ratio."""
+import json, os, statistics, subprocess, sys, tempfile
+
+build = sys.argv[1]
+only = sys.argv[2:]
+BAND = (0.5, 1.5)
+TRIES = int(os.environ.get("TWIN_TRIES", "3"))
+PERTURBED = 1.3
+NOMINAL_US = {"fwd_kernel": 1500, "bwd_kernel": 1500}
+# workload: the planted findings, and the environment that makes each
+# planted cost large enough to measure on a loaded machine
+TWINS = {
+    "scalar_read": ({"sync.scalar_read"}, {}),
+    "device_sync": ({"sync.device_wide"}, {}),
+    "pageable_upload": ({"copy.pageable"}, {"APP_BATCH_MB": "16"}),
+    "serialized_upload": ({"copy.serialized"}, {"APP_BATCH_MB": "16"}),
+    "allreduce_compute_stream": ({"comm.same_stream"}, {"GPUSIM_NCCL_GBPS": "0.25"}),
+    "straggler": ({"comm.straggler"}, {}),
+    "train_demo": ({"sync.scalar_read", "sync.device_wide", "copy.pageable", "comm.straggler"}, {}),
+    "pg_sync": ({"sync.no_consumer"}, {}),
+    "event_sync": ({"sync.no_consumer"}, {}),
+    "cpu_copy": ({"copy.pageable"}, {}),
+}
+NOMINAL_US.update({"pg_pack_kernel": 3000, "ev_producer_kernel": 3000, "cpu_model_kernel": 3000})
+passed = failed = 0
+tmp = tempfile.mkdtemp()
+
+
+def check(cond, what):
+    global passed, failed
+    passed += bool(cond)
+    failed += not cond
+    print(("ok: " if cond else "FAIL: ") + what)
+
+
+def run(name, env, fix):
+    """One traced run: (the loop's time, the planted findings' cost, the
+    kernels' stretch), each the mean over ranks, in ms."""
+    db = os.path.join(tmp, f"{name}-{fix}.db")
+    e = dict(os.environ, GPUSIM_LIB=os.path.join(build, "tests", "sim", ".libs", "libgpusim.so"), APP_FIX=str(fix),
+             DEPS_FIX=str(fix), **env)
+    subprocess.run([os.path.join(build, "gputrace"), "record", "-f", "-o", db, "--",
+                    os.path.join(build, "tests", "sim", "gpusim-run"), "-n", "4",
+                    os.path.join(build, "tests", "apps", name)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=e, check=True)
+    d = json.loads(subprocess.run([os.path.join(build, "gputrace-report"), "--format", "json", "--charges", db],
+                                  capture_output=True, text=True, check=True).stdout)
+    ranks = [r["rank"] for r in d["ranks"]]
+    loop = [sum(p["wall_ns"] for p in d["phases"] if p["rank"] == r and p["name"] in ("train_step", "drain"))
+            for r in ranks]
+    kinds = TWINS[name][0]
+    cost = {r: 0 for r in ranks}
+    for f in d["findings"]:
+        if f["kind"] in kinds:
+            for r, a, b in f["charged"]:
+                cost[r] += b - a
+    stretch = max((k["total_ns"] / k["count"] / 1e3 / NOMINAL_US[k["name"]] for k in d["kernels"]
+                   if k["name"] in NOMINAL_US), default=1.0)
+    return statistics.mean(loop) / 1e6, statistics.mean(cost.values()) / 1e6, stretch
+
+
+for name in only or list(TWINS):
+    env = TWINS[name][1]
+    planted, fixed = [], []
+    for _ in range(TRIES):
+        planted.append(run(name, env, 0))
+        fixed.append(run(name, env, 1))
+    # times in units of the run's own kernel stretch: a run on a busier
+    # moment runs everything slower, its kernels included
+    loop_p = statistics.median(x[0] / x[2] for x in planted)
+    loop_f = statistics.median(x[0] / x[2] for x in fixed)
+    predicted = statistics.median(x[1] / x[2] for x in planted)
+    leftover = statistics.median(x[1] / x[2] for x in fixed)  # what the twin still charges to those kinds
+    measured = loop_p - loop_f
+    ratio = measured / predicted if predicted > 0 else float("inf")
+    stretch = max(x[2] for x in planted + fixed)
+    what = (f"{name}: planted findings' cost {predicted:.1f} ms predicts the fix's saving {measured:.1f} ms"
+            f" (loop {loop_p:.1f} -> {loop_f:.1f} ms; ratio {ratio:.2f}, band {BAND[0]}-{BAND[1]};"
+            f" the twin still charges {leftover:.1f} ms; kernels ran up to {stretch:.2f}x their length)")
+    if not BAND[0] <= ratio <= BAND[1] and stretch > PERTURBED:
+        print("skip: " + what + ": runs perturbed")
+        continue
+    check(BAND[0] <= ratio <= BAND[1], what)
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,19 @@
+/* sim_model_env.c: the simulator's timing model, as the environment may
+ * set it for a test: GPUSIM_NCCL_GBPS, the bandwidth collectives are
+ * modelled at (default 50 GB/s; docs/simulator.md).  Tests that need a
+ * collective to last long enough to measure (the twin-fix cost check) set
+ * it lower, instead of moving hundreds of MiB. */
+#include "sim_model_env.h"
+
+#include <stdlib.h>
+
+double sim_nccl_gbps(void)
+{
+    static double gbps; /* read once: the same model for the whole run */
+    if (!gbps) {
+        const char *v = getenv("GPUSIM_NCCL_GBPS");
+        double x = v && *v ? strtod(v, NULL) : 0;
+        gbps = x > 0.001 && x < 1e6 ? x : 50.0;
+    }
+    return gbps;
+}

@@ -1,0 +1,264 @@
+/* attribution.c: resolves the findings' claims on each rank's time so that
+ * every interval is charged to at most one finding (attribution.h). */
+#include "viewer/analyse/attribution.h"
+#include "viewer/analyse/findings.h"
+#include "viewer/model/idmap.h"
+#include "viewer/model/timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The order of causes: a claim of an earlier kind wins the time.  The
+ * waiting that a straggler or a hang causes comes first (a collective
+ * exposed while it waits for a late rank is waiting, not exposed); then a
+ * collective on the compute stream (the one finding for it); then exposed
+ * collectives; then the host's blocking calls, the most specific first; the
+ * GPU idle that no host sync explains comes last. */
+static int rank_of(int kind)
+{
+    switch (kind) {
+    case F_COMM_STRAGGLER: return 0;
+    case F_COMM_HANG: return 1;
+    case F_COMM_SAME_STREAM: return 2;
+    case F_COMM_EXPOSED: return 3;
+    case F_COPY_PAGEABLE: return 4;
+    case F_SYNC_DEVICE_WIDE: return 5;
+    case F_SYNC_SCALAR_READ: return 6;
+    case F_SYNC_IMPLICIT: return 7;
+    case F_SYNC_NO_CONSUMER: return 8;
+    case F_SYNC_REDUNDANT: return 9;
+    case F_COPY_SERIALIZED: return 10;
+    case F_GPU_IDLE: return 11;
+    default: return 12;
+    }
+}
+
+static void push(struct charge **v, size_t *n, size_t *cap, struct charge c)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 256;
+        if (!(*v = realloc(*v, *cap * sizeof **v)))
+            model_out_of_memory();
+    }
+    (*v)[(*n)++] = c;
+}
+
+void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a, int64_t b)
+{
+    if (b <= a)
+        return;
+    struct charges *c = &fs->charges;
+    push(&c->v, &c->n, &c->cap, (struct charge){ a, b, tl, f->proc, f->callsite_id, (int)f->kind });
+}
+
+int64_t charge_gaps(struct findings *fs, const struct finding *f, int tl, const struct ivals *busy, int64_t a, int64_t b)
+{
+    size_t lo = 0, hi = busy->n;
+    while (lo < hi) { /* the first busy interval ending after a */
+        size_t mid = (lo + hi) / 2;
+        if (busy->v[mid].b <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t total = 0;
+    for (size_t i = lo; a < b; i++) {
+        int64_t end = i < busy->n && busy->v[i].a < b ? busy->v[i].a : b;
+        if (end > a) {
+            charge_add(fs, f, tl, a, end);
+            model_add(&total, end - a);
+        }
+        if (i >= busy->n || busy->v[i].a >= b)
+            break;
+        if (busy->v[i].b > a)
+            a = busy->v[i].b;
+    }
+    return total;
+}
+
+void charges_drop(struct findings *fs, int proc, int first, int last)
+{
+    struct charges *c = &fs->charges;
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->v[i].proc != proc || c->v[i].kind < first || c->v[i].kind > last)
+            c->v[k++] = c->v[i];
+    c->n = k;
+}
+
+static uint64_t key_of(int kind, int proc, int site)
+{
+    /* kind 6 bits, process + 2 in 26, site in 32: a map key is never 0 */
+    return ((uint64_t)(kind + 1) << 58) ^ ((uint64_t)((uint32_t)(proc + 2) & 0x3ffffff) << 32) ^ (uint32_t)site;
+}
+
+static int cmp_claim(const void *x, const void *y)
+{
+    const struct charge *a = x, *b = y;
+    if (a->tl != b->tl)
+        return a->tl < b->tl ? -1 : 1;
+    int ra = rank_of(a->kind), rb = rank_of(b->kind);
+    if (ra != rb)
+        return ra < rb ? -1 : 1;
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    if (a->b != b->b)
+        return a->b < b->b ? -1 : 1;
+    /* the same winner whatever order the claims were noted in (a rank read
+     * in windows notes them in another) */
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (a->proc != b->proc)
+        return a->proc < b->proc ? -1 : 1;
+    return (a->site > b->site) - (a->site < b->site);
+}
+
+struct span { int64_t a, b; };
+
+/* The parts of [a, b) that the sorted disjoint union u does not cover,
+ * given to the claim (pieces kept, lengths summed into *cost). */
+static void give(struct charges *c, const struct span *u, size_t nu, const struct charge *cl, int64_t a, int64_t b,
+                 int64_t *cost, size_t *given_cap)
+{
+    size_t lo = 0, hi = nu;
+    while (lo < hi) { /* the first span ending after a */
+        size_t mid = (lo + hi) / 2;
+        if (u[mid].b <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; a < b; i++) {
+        int64_t end = i < nu && u[i].a < b ? u[i].a : b;
+        if (end > a) {
+            struct charge *last = c->ngiven ? &c->given[c->ngiven - 1] : NULL;
+            if (last && last->b == a && last->tl == cl->tl && last->kind == cl->kind && last->proc == cl->proc &&
+                last->site == cl->site) {
+                last->b = end; /* one piece, however the claims were cut (a long rank's windows cut them) */
+            } else {
+                struct charge piece = *cl;
+                piece.a = a;
+                piece.b = end;
+                push(&c->given, &c->ngiven, given_cap, piece);
+            }
+            model_add(cost, end - a);
+        }
+        if (i >= nu || u[i].a >= b)
+            break;
+        a = u[i].b > a ? u[i].b : a;
+    }
+}
+
+/* u := u merged with the sorted disjoint spans l. */
+static void merge_into(struct span **u, size_t *nu, const struct span *l, size_t nl)
+{
+    struct span *t = malloc((*nu + nl + 1) * sizeof *t);
+    if (!t)
+        model_out_of_memory();
+    size_t i = 0, j = 0, n = 0;
+    while (i < *nu || j < nl) {
+        struct span s = j >= nl || (i < *nu && (*u)[i].a <= l[j].a) ? (*u)[i++] : l[j++];
+        if (n && s.a <= t[n - 1].b) {
+            if (s.b > t[n - 1].b)
+                t[n - 1].b = s.b;
+        } else {
+            t[n++] = s;
+        }
+    }
+    free(*u);
+    *u = t;
+    *nu = n;
+}
+
+void attribute_costs(struct findings *fs, const struct model *m, const struct report_opts *o)
+{
+    struct charges *c = &fs->charges;
+    struct idmap kept = { 0 };
+    for (size_t i = 0; i < fs->n; i++) {
+        fs->v[i].cost_ns = 0;
+        if (finding_kept(&fs->v[i], o))
+            idmap_put(&kept, key_of((int)fs->v[i].kind, fs->v[i].proc, fs->v[i].callsite_id), (int64_t)i, 1);
+    }
+    free(c->by_proc);
+    c->nprocs = m->nprocs;
+    if (!(c->by_proc = calloc(m->nprocs + 1, sizeof *c->by_proc)))
+        model_out_of_memory();
+    /* the claims of kept findings, clipped to their process's life */
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        struct charge cl = c->v[i];
+        int64_t fi;
+        if (cl.tl < 0 || (size_t)cl.tl >= m->nprocs || !idmap_get(&kept, key_of(cl.kind, cl.proc, cl.site), &fi))
+            continue;
+        const struct proc *p = &m->procs[cl.tl];
+        if (cl.a < p->start)
+            cl.a = p->start;
+        if (cl.b > p->end)
+            cl.b = p->end;
+        if (cl.b > cl.a)
+            c->v[k++] = cl;
+    }
+    c->n = k;
+    if (c->n)
+        qsort(c->v, c->n, sizeof *c->v, cmp_claim);
+    free(c->given);
+    c->given = NULL;
+    c->ngiven = 0;
+    size_t given_cap = 0;
+    struct span *u = NULL, *level = NULL;
+    size_t nu = 0, lcap = 0;
+    for (size_t i = 0; i < c->n;) {
+        /* one process, one kind of cause: claims sorted by start */
+        size_t j = i;
+        while (j < c->n && c->v[j].tl == c->v[i].tl && rank_of(c->v[j].kind) == rank_of(c->v[i].kind))
+            j++;
+        if (!i || c->v[i].tl != c->v[i - 1].tl)
+            nu = 0; /* a new process: nothing charged yet */
+        if (j - i > lcap) {
+            lcap = (j - i) * 2;
+            if (!(level = realloc(level, lcap * sizeof *level)))
+                model_out_of_memory();
+        }
+        size_t nl = 0;
+        int64_t end = INT64_MIN; /* claims of one kind overlapping each other: the earlier wins */
+        for (size_t q = i; q < j; q++) {
+            const struct charge *cl = &c->v[q];
+            int64_t a = cl->a > end ? cl->a : end, b = cl->b;
+            if (b <= a)
+                continue;
+            end = b;
+            int64_t fi = 0;
+            idmap_get(&kept, key_of(cl->kind, cl->proc, cl->site), &fi);
+            int64_t got = 0;
+            give(c, u, nu, cl, a, b, &got, &given_cap);
+            model_add(&fs->v[fi].cost_ns, got);
+            model_add(&c->by_proc[cl->tl], got);
+            if (nl && a <= level[nl - 1].b)
+                level[nl - 1].b = b > level[nl - 1].b ? b : level[nl - 1].b;
+            else
+                level[nl++] = (struct span){ a, b };
+        }
+        merge_into(&u, &nu, level, nl);
+        i = j;
+    }
+    free(u);
+    free(level);
+    idmap_free(&kept);
+}
+
+size_t charges_next(const struct findings *fs, const struct finding *f, size_t from)
+{
+    const struct charges *c = &fs->charges;
+    for (size_t i = from; i < c->ngiven; i++)
+        if (c->given[i].kind == (int)f->kind && c->given[i].proc == f->proc && c->given[i].site == f->callsite_id)
+            return i;
+    return c->ngiven;
+}
+
+void charges_free(struct charges *c)
+{
+    free(c->v);
+    free(c->given);
+    free(c->by_proc);
+    memset(c, 0, sizeof *c);
+}

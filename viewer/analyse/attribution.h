@@ -1,0 +1,55 @@
+/* attribution.h: one charge per lost millisecond (docs/report.md, "How
+ * costs are attributed").
+ *
+ * While the analyses run, each occurrence of a finding notes the interval
+ * of a rank's time it claims (the host blocked in a call, the GPU idle
+ * after a sync, a collective's exposed time, a rank's wait for a
+ * straggler).  Once every finding is known, each rank's claims are
+ * resolved in order of cause: an interval goes to the first finding, by
+ * kind (attribution_rank), that claims it, and no other; claims are
+ * clipped to the rank's life.  A finding's cost is then what it was given,
+ * so a rank's findings never add up to more than its wall time.
+ */
+#ifndef GPUTRACE_ATTRIBUTION_H
+#define GPUTRACE_ATTRIBUTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct model;
+struct findings;
+struct finding;
+struct report_opts;
+
+/* A claim (or, once resolved, a piece given): [a, b) of process `tl`'s
+ * time (its own clock), for the finding (kind, proc, site). */
+struct charge {
+    int64_t a, b;
+    int tl, proc, site;
+    int kind;
+};
+
+struct charges {
+    struct charge *v; size_t n, cap;           /* claims, as the analyses note them */
+    struct charge *given; size_t ngiven;       /* resolved pieces (attribute_costs) */
+    int64_t *by_proc; size_t nprocs;           /* per process: the time its findings account for */
+};
+
+/* Finding f claims [a, b) of process tl's time. */
+void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a, int64_t b);
+/* Finding f claims the parts of [a, b) that the union busy does not cover
+ * (the GPU idle); returns their length. */
+struct ivals;
+int64_t charge_gaps(struct findings *fs, const struct finding *f, int tl, const struct ivals *busy, int64_t a, int64_t b);
+/* Drops process proc's claims for its own findings of kinds first..last
+ * (the syncs analysed again: proc_report.c). */
+void charges_drop(struct findings *fs, int proc, int first, int last);
+/* Resolves the claims of the findings kept (findings_kept) into each
+ * finding's cost_ns and each process's total. */
+void attribute_costs(struct findings *fs, const struct model *m, const struct report_opts *o);
+/* The pieces given to finding f, for --charges (NULL-terminated walk:
+ * returns the next index after `from` whose piece is f's, or ngiven). */
+size_t charges_next(const struct findings *fs, const struct finding *f, size_t from);
+void charges_free(struct charges *c);
+
+#endif

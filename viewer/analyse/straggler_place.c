@@ -1,0 +1,206 @@
+/* straggler_place.c: where a straggler's time went (docs/report.md,
+ * comm.straggler): over the stretches before the collectives it was
+ * clearly last to (each rank's own, from its arrival at the communicator's
+ * previous collective), the NVTX range in which it spent the most time
+ * beyond the other ranks' mean, and how much of that was in traced calls
+ * (at which call site) or outside them (host work the trace does not see). */
+#include "viewer/analyse/findings.h"
+#include "viewer/model/timeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per process, while its calls are loaded: the time of its calls inside
+ * each user range (innermost, on the call's thread), and at each call site
+ * as shown. */
+struct host_time { int64_t *in_range; size_t nranges; int64_t *at_site; int nsites; };
+
+void note_host_time(const struct model *m, struct findings *fs, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    if (!fs->host_times && !(fs->host_times = calloc(m->nprocs + 1, sizeof *fs->host_times)))
+        model_out_of_memory();
+    struct host_time *h = &fs->host_times[pi];
+    if (!h->in_range && p->nuser_ranges && !(h->in_range = calloc(p->nuser_ranges, sizeof *h->in_range)))
+        model_out_of_memory();
+    h->nranges = p->nuser_ranges;
+    if (!h->at_site && p->nsites && !(h->at_site = calloc((size_t)p->nsites, sizeof *h->at_site)))
+        model_out_of_memory();
+    h->nsites = p->nsites;
+    for (size_t i = 0; i < p->ncalls; i++) {
+        const struct call *c = &p->calls[i];
+        int64_t d = c->end - c->start;
+        int r = h->nranges ? model_range_at(p, c->tid, c->start) : -1;
+        if (r >= 0 && (size_t)r < h->nranges)
+            model_add(&h->in_range[r], d);
+        if (c->site > 0 && c->site < h->nsites)
+            model_add(&h->at_site[model_site_shown(m, (struct proc *)p, c->site)], d);
+    }
+}
+
+void host_times_free(struct findings *fs, size_t nprocs)
+{
+    if (!fs->host_times)
+        return;
+    for (size_t i = 0; i < nprocs; i++) {
+        free(fs->host_times[i].in_range);
+        free(fs->host_times[i].at_site);
+    }
+    free(fs->host_times);
+    fs->host_times = NULL;
+}
+
+/* One range name of one process: exclusive time (its ranges' time less
+ * their children's), time in traced calls, iterations. */
+struct name_time { const char *name; int64_t excl, calls, iter_min, iter_max; };
+
+static size_t times_by_name(const struct model *m, const struct findings *fs, size_t pi, const struct ivals *win,
+                            struct name_time **out)
+{
+    const struct proc *p = &m->procs[pi];
+    size_t n = p->nuser_ranges, k = 0;
+    int64_t *excl = calloc(n + 1, sizeof *excl);
+    struct name_time *v = calloc(n + 1, sizeof *v);
+    if (!excl || !v)
+        model_out_of_memory();
+    int64_t *within = calloc(n + 1, sizeof *within); /* each range's time inside the windows */
+    if (!within)
+        model_out_of_memory();
+    for (size_t r = 0; r < n; r++) {
+        const struct nvtx *x = &p->ranges[r];
+        within[r] = win ? ivals_cover(win, x->start, x->end) : x->end - x->start;
+        model_add(&excl[r], within[r]);
+        if (x->parent >= 0 && (size_t)x->parent < n)
+            model_add(&excl[x->parent], -within[r]);
+    }
+    const struct host_time *h = fs->host_times ? &fs->host_times[pi] : NULL;
+    for (size_t r = 0; r < n; r++) {
+        const char *name = model_label(p, p->ranges[r].name);
+        size_t j;
+        for (j = 0; j < k && strcmp(v[j].name, name); j++)
+            ;
+        if (j == k)
+            v[k++] = (struct name_time){ name, 0, 0, -1, -1 };
+        model_add(&v[j].excl, excl[r]);
+        int64_t dur = p->ranges[r].end - p->ranges[r].start;
+        if (h && r < h->nranges && dur > 0) /* the calls' time, in the share of the range inside the windows */
+            model_add(&v[j].calls, (int64_t)((double)h->in_range[r] * ((double)within[r] / (double)dur)));
+        if (!within[r])
+            continue; /* its iterations are those of the windows */
+        int64_t it = p->ranges[r].iter;
+        if (it >= 0 && (v[j].iter_min < 0 || it < v[j].iter_min))
+            v[j].iter_min = it;
+        if (it > v[j].iter_max)
+            v[j].iter_max = it;
+    }
+    free(excl);
+    free(within);
+    *out = v;
+    return k;
+}
+
+/* The others' mean of what `get` reads of range name `name` (ranks
+ * without that range count as 0). */
+static double others_mean(struct name_time **all, const size_t *nall, size_t np, size_t skip, const char *name,
+                          int calls)
+{
+    double sum = 0;
+    size_t others = 0;
+    for (size_t q = 0; q < np; q++) {
+        if (q == skip)
+            continue;
+        others++;
+        for (size_t j = 0; j < nall[q]; j++)
+            if (!strcmp(all[q][j].name, name))
+                sum += (double)(calls ? all[q][j].calls : all[q][j].excl);
+    }
+    return others ? sum / (double)others : 0;
+}
+
+/* The call site (as shown) of process pi with the most call time beyond
+ * the others' mean at the same line: its text into buf, the excess out. */
+static double site_excess(const struct model *m, const struct findings *fs, size_t pi, char *buf, size_t len)
+{
+    const struct host_time *h = &fs->host_times[pi];
+    double best = 0;
+    char t[2048], u[2048];
+    buf[0] = 0;
+    for (int s = 1; s < h->nsites; s++) {
+        if (!h->at_site[s])
+            continue;
+        model_callsite(m, &m->procs[pi], s, t, sizeof t);
+        double sum = 0;
+        size_t others = 0;
+        for (size_t q = 0; q < m->nprocs; q++) {
+            if (q == pi)
+                continue;
+            others++;
+            const struct host_time *o = &fs->host_times[q];
+            for (int z = 1; z < o->nsites; z++)
+                if (o->at_site[z] && !strcmp(model_callsite(m, &m->procs[q], z, u, sizeof u), t))
+                    sum += (double)o->at_site[z];
+        }
+        double ex = (double)h->at_site[s] - (others ? sum / (double)others : 0);
+        if (ex > best) {
+            best = ex;
+            snprintf(buf, len, "%s", t);
+        }
+    }
+    return best;
+}
+
+void place_straggler(const struct model *m, struct findings *fs, size_t fi, size_t pi, const struct ivals *wins,
+                     int64_t late)
+{
+    if (!fs->host_times || m->nprocs < 2)
+        return;
+    size_t np = m->nprocs;
+    struct name_time **all = calloc(np, sizeof *all);
+    size_t *nall = calloc(np, sizeof *nall);
+    if (!all || !nall)
+        model_out_of_memory();
+    for (size_t q = 0; q < np; q++)
+        nall[q] = times_by_name(m, fs, q, wins ? &wins[q] : NULL, &all[q]);
+    /* the range where it spent the most beyond the others */
+    double best = 0;
+    size_t bj = 0;
+    for (size_t j = 0; j < nall[pi]; j++) {
+        double ex = (double)all[pi][j].excl - others_mean(all, nall, np, pi, all[pi][j].name, 0);
+        if (ex > best) {
+            best = ex;
+            bj = j;
+        }
+    }
+    struct finding *f = &fs->v[fi];
+    int r = m->procs[pi].rank;
+    if (best > 0) {
+        const struct name_time *b = &all[pi][bj];
+        double in_calls = (double)b->calls - others_mean(all, nall, np, pi, b->name, 1);
+        snprintf(f->range, sizeof f->range, "%s", b->name);
+        f->iter_first = b->iter_min;
+        f->iter_last = b->iter_max;
+        char iters[64] = "";
+        if (b->iter_min >= 0)
+            snprintf(iters, sizeof iters, b->iter_max > b->iter_min ? " (iterations %lld-%lld)" : " (iteration %lld)",
+                     (long long)b->iter_min, (long long)b->iter_max);
+        char site[2048];
+        double at_site = site_excess(m, fs, pi, site, sizeof site);
+        size_t l = strlen(f->message);
+        snprintf(f->message + l, sizeof f->message - l, ". Before the %lld it was clearly last to, its time went to NVTX"
+                 " range %.200s%s: %.2f ms more than the other ranks' mean, %.2f ms of it in traced calls",
+                 (long long)late, b->name, iters, best / 1e6, in_calls > 0 ? in_calls / 1e6 : 0.0);
+        if (in_calls > best / 2 && *site)
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "look at rank %d's calls in %.200s%s, at %.200s (%.2f ms more than the other ranks there)",
+                     r, b->name, iters, site, at_site / 1e6);
+        else
+            snprintf(f->suggestion, sizeof f->suggestion,
+                     "look at what rank %d does in %.200s%s outside CUDA and NCCL calls (%.2f ms more than the other"
+                     " ranks: data loading, uneven work, a slower host)", r, b->name, iters, (best - (in_calls > 0 ? in_calls : 0)) / 1e6);
+    }
+    for (size_t q = 0; q < np; q++)
+        free(all[q]);
+    free(all);
+    free(nall);
+}
