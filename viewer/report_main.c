@@ -405,9 +405,11 @@ int main(int argc, char **argv)
             kineto_ok = 0;
             rc = 1;
         }
+    /* point to point first: its findings' claims must be in before
+     * analyse_run charges each interval once (attribution.h) */
+    analyse_p2p(&m, &fs, &spill);
     analyse_run(&m, &o, &fs, &spill);
     clock_align_confidence(&m, &fs, &spill);
-    analyse_p2p(&m, &fs, &spill);
     findings_finish(&fs, &o, &m);
     summary_end(&s);
     if (!strcmp(format, "json"))

@@ -226,6 +226,12 @@ def check_pipeline():
     lz = [f for f in d["findings"] if f["kind"] == "comm.lazy_connect"]
     check(all("NCCL_RUNTIME_CONNECT=0" in f["suggestion"] and "warm" in f["suggestion"] for f in lz),
           "pipeline: the fix says to warm the connections up or set NCCL_RUNTIME_CONNECT=0")
+    # the time each first call blocked is claimed (attribution.h) before the
+    # run's intervals are charged: once charged after, every cost was 0
+    cost, blocked = sum(f["cost_ns"] for f in lz), sum(f.get("host_blocked_ns", 0) for f in lz)
+    check(blocked > 0 and 0.5 * blocked <= cost <= blocked,
+          f"pipeline: the first calls' blocked time is charged to comm.lazy_connect"
+          f" ({cost // 10**6} of {blocked // 10**6} ms)")
 
     # each send and receive in a group of its own: NCCL connects in the
     # ncclGroupEnd, whose host time is the cost

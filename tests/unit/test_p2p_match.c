@@ -36,6 +36,13 @@ const char *model_callsite(const struct model *m, const struct proc *p, int site
     return buf;
 }
 
+/* The claims of comm.lazy_connect findings (attribution.c, not linked
+ * here): their costs are the e2e tests' (crossrank.py). */
+void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a, int64_t b)
+{
+    (void)fs, (void)f, (void)tl, (void)a, (void)b;
+}
+
 struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id)
 {
     if (fs->n == fs->cap) {

@@ -162,6 +162,10 @@ static void lazy_findings(const struct model *m, struct findings *fs, const stru
                 shared |= st->conns[j].grouped && group_end_after(st, st->conns[j].first_start) == end;
             if (shared)
                 f->host_blocked_ns = 0;
+            else { /* the time beyond a typical call, the rank's own: claimed (attribution.h) */
+                int64_t at = end >= 0 ? st->ends[end].start : k.first_start;
+                charge_add(fs, f, (int)pi, at + typical, at + k.first_ns);
+            }
             /* the peer's rank in the run, where the trace has it */
             int peer_rank = k.peer;
             for (size_t j = 0; j < r->npairs; j++) {

@@ -12,7 +12,8 @@
  * waiting that a straggler or a hang causes comes first (a collective
  * exposed while it waits for a late rank is waiting, not exposed); then a
  * collective on the compute stream (the one finding for it); then exposed
- * collectives; then the host's blocking calls, the most specific first; the
+ * collectives; then the host's blocking calls, the most specific first (NCCL's
+ * connection set-up first of them); the
  * GPU idle that no host sync explains comes last. */
 static int rank_of(int kind)
 {
@@ -21,15 +22,16 @@ static int rank_of(int kind)
     case F_COMM_HANG: return 1;
     case F_COMM_SAME_STREAM: return 2;
     case F_COMM_EXPOSED: return 3;
-    case F_COPY_PAGEABLE: return 4;
-    case F_SYNC_DEVICE_WIDE: return 5;
-    case F_SYNC_SCALAR_READ: return 6;
-    case F_SYNC_IMPLICIT: return 7;
-    case F_SYNC_NO_CONSUMER: return 8;
-    case F_SYNC_REDUNDANT: return 9;
-    case F_COPY_SERIALIZED: return 10;
-    case F_GPU_IDLE: return 11;
-    default: return 12;
+    case F_COMM_LAZY_CONNECT: return 4; /* the host held in NCCL's connection set-up: the GPU idle it leaves is its */
+    case F_COPY_PAGEABLE: return 5;
+    case F_SYNC_DEVICE_WIDE: return 6;
+    case F_SYNC_SCALAR_READ: return 7;
+    case F_SYNC_IMPLICIT: return 8;
+    case F_SYNC_NO_CONSUMER: return 9;
+    case F_SYNC_REDUNDANT: return 10;
+    case F_COPY_SERIALIZED: return 11;
+    case F_GPU_IDLE: return 12;
+    default: return 13;
     }
 }
 
