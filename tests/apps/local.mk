@@ -241,3 +241,15 @@ tests_apps_libunload_a_la_LDFLAGS = $(PLUGIN_FLAGS)
 tests_apps_libunload_b_la_SOURCES = tests/apps/unload_lib.c
 tests_apps_libunload_b_la_LIBADD = -ldl
 tests_apps_libunload_b_la_LDFLAGS = $(PLUGIN_FLAGS)
+# NCCL reached where no wrapper can see it: the simulator linked in
+# statically; only NCCL's profiler plugin (and CUPTI, by injection) see
+# its operations (tests/e2e/nccl_plugin.sh)
+check_PROGRAMS += tests/apps/straggler_static
+tests_apps_straggler_static_SOURCES = tests/apps/straggler.c $(APP_COMMON)
+tests_apps_straggler_static_LDADD = tests/sim/libgpusim_static.a -lm -ldl -lrt -lpthread
+tests_apps_straggler_static_LDFLAGS = $(AM_LDFLAGS) -Wl,--export-dynamic-symbol=cupti*
+tests_apps_straggler_static_DEPENDENCIES = tests/sim/libgpusim_static.a
+# a profiler plugin of the user's own, which must win over ours
+check_LTLIBRARIES += tests/apps/libother_profiler.la
+tests_apps_libother_profiler_la_SOURCES = tests/apps/other_profiler.c
+tests_apps_libother_profiler_la_LDFLAGS = $(AM_LDFLAGS) -rpath $(abs_builddir)/tests/apps -avoid-version -shared

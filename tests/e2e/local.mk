@@ -20,8 +20,10 @@ TESTS += \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
   tests/e2e/tracer_limits.sh \
-  tests/e2e/kineto_hta.sh
+  tests/e2e/kineto_hta.sh \
+  tests/e2e/nccl_plugin.sh
 EXTRA_DIST += \
+  tests/e2e/nccl_plugin.sh \
   tests/e2e/workloads.sh \
   tests/e2e/tracer.sh \
   tests/e2e/tracer_stress.sh \

@@ -3,7 +3,8 @@ check_LTLIBRARIES += tests/sim/libgpusim.la
 tests_sim_libgpusim_la_SOURCES = \
   tests/sim/sim_internal.h tests/sim/sim_stream.c tests/sim/sim_device.c \
   tests/sim/sim_memory.c tests/sim/sim_cupti.c tests/sim/sim_cupti_callbacks.c tests/sim/sim_driver.c tests/sim/sim_nvcc_abi.c tests/sim/sim_inject.c \
-  tests/sim/sim_nccl.h tests/sim/sim_nccl.c tests/sim/sim_nccl_shm.c tests/sim/sim_nccl_reduce.c
+  tests/sim/sim_nccl.h tests/sim/sim_nccl.c tests/sim/sim_nccl_shm.c tests/sim/sim_nccl_reduce.c \
+  tests/sim/sim_nccl_profiler.h tests/sim/sim_nccl_profiler.c
 # -rpath makes libtool build a shared library that is still not installed.
 # each API's own frame stays on the stack (no tail calls into the
 # simulator's internals), as the real runtime's entry points do: a stack

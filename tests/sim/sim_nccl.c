@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "sim_internal.h"
 #include "sim_nccl.h"
+#include "sim_nccl_profiler.h"
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtPayload.h>
 
@@ -46,6 +47,8 @@ struct item {
     int root;                 /* root, or peer for send/recv */
     struct ncclComm *comm;
     cudaStream_t stream;
+    void *prof_api;           /* the profiler plugin's events (sim_nccl_profiler.c) */
+    struct sim_np_op *prof;
 };
 
 struct fused {
@@ -223,6 +226,8 @@ static void run_fused(struct sim_op *op)
 {
     struct fused *f = op->ctx;
     uint64_t model = 0;
+    for (int i = 0; i < f->n; i++)
+        sim_np_kernel_begin(f->items[i].prof);
     for (int i = 0; i < f->n; i++) {
         model += model_ns(&f->items[i]);
         if (!is_p2p(f->items[i].kind))
@@ -237,7 +242,11 @@ static void run_fused(struct sim_op *op)
         if (first && is_p2p(f->items[i].kind))
             run_p2p(f->items, f->n, c);
     }
+    for (int i = 0; i < f->n; i++)
+        sim_np_kernel_net(f->items[i].prof);
     sim_sleep_until(sim_mono_ns() + model);
+    for (int i = 0; i < f->n; i++)
+        sim_np_kernel_end(f->items[i].prof);
     free(f);
     op->ctx = NULL;
 }
@@ -282,6 +291,12 @@ static void launch(const struct item *items, int n)
         abort();
     f->n = n;
     memcpy(f->items, items, (size_t)n * sizeof *items);
+    for (int i = 0; i < n; i++) { /* NCCL's task events: started and stopped before the kernel can run */
+        struct item *x = &f->items[i];
+        x->prof = sim_np_task(x->comm, coll_names[x->kind], x->count, sim_np_dtype(x->dt), x->root, is_p2p(x->kind),
+                              x->kind == COLL_SEND, x->prof_api);
+        sim_np_task_stop(x->prof);
+    }
     int all_p2p = 1;
     const struct item *first_coll = NULL;
     for (int i = 0; i < n; i++)
@@ -372,6 +387,10 @@ static ncclResult_t submit_now(const struct item *it)
         return ncclInvalidArgument;
     if (it->root < 0 || it->root >= it->comm->nranks)
         return ncclInvalidArgument;
+    struct item x = *it; /* with the profiler plugin's API event (v5) around the call */
+    x.prof_api = sim_np_api_start(x.comm, coll_names[x.kind], x.count, sim_np_dtype(x.dt), x.root, x.stream,
+                                  is_p2p(x.kind));
+    it = &x;
     if (group_depth > 0) {
         if (group_n == group_cap) {
             group_cap = group_cap ? group_cap * 2 : 16;
@@ -381,9 +400,11 @@ static ncclResult_t submit_now(const struct item *it)
             group_items = p;
         }
         group_items[group_n++] = *it;
+        sim_np_api_stop(x.prof_api);
         return ncclSuccess;
     }
     launch(it, 1);
+    sim_np_api_stop(x.prof_api);
     return ncclSuccess;
 }
 
@@ -417,7 +438,7 @@ ncclResult_t ncclGroupEnd(void)
     return ncclSuccess;
 }
 
-#define ITEM(...) (&(struct item){ __VA_ARGS__ })
+#define ITEM(...) (&(struct item){ __VA_ARGS__, NULL, NULL })
 
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
                            ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
@@ -527,6 +548,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId,
     if (!comm || nranks < 1 || rank < 0 || rank >= nranks)
         return ncclInvalidArgument;
     *comm = sim_comm_attach(&commId, nranks, rank, sim_current_device(), 1);
+    sim_np_comm_init(*comm);
     return *comm ? ncclSuccess : ncclSystemError;
 }
 
@@ -553,6 +575,8 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
         }
     }
     sim_comm_unlink(&id); /* every rank is attached: no name needs to stay */
+    for (int i = 0; i < ndev; i++)
+        sim_np_comm_init(comms[i]);
     return ncclSuccess;
 }
 
@@ -586,6 +610,7 @@ ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newc
     memcpy(id.internal + 80, &c, sizeof c);
     id.internal[88]++;
     *newcomm = sim_comm_attach(&id, newn, newrank, comm->device, 1);
+    sim_np_comm_init(*newcomm);
     return *newcomm ? ncclSuccess : ncclSystemError;
 }
 
@@ -593,6 +618,7 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm)
 {
     if (!comm)
         return ncclInvalidArgument;
+    sim_np_comm_fini(comm);
     sim_comm_detach(comm);
     return ncclSuccess;
 }

@@ -106,6 +106,7 @@ struct proc {
     struct proc_exts *exts;       /* its ext_corr rows, while it is loaded (load_proc.c) */
     int64_t inflight; /* calls left in flight when the process ended */
     int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
+    int64_t plugin_ops, plugin_matched, plugin_alone; /* NCCL's own records (read/plugin_join.c) */
     int64_t unscoped_syncs; /* explicit syncs whose stream or event the trace cannot name: not analysed */
     int64_t dropped_host, dropped_cupti; /* records the tracer lost, counted (docs/schema.md) */
     int db;           /* index into model.dbs */

@@ -8,6 +8,7 @@
 #include "viewer/model/timeline.h"
 #include "viewer/model/idmap.h"
 #include "viewer/read/rowruns.h"
+#include "viewer/read/plugin_join.h"
 #include "collector/schema.h"
 
 #include <stdio.h>
@@ -210,6 +211,7 @@ static void load_colls(struct model *m, struct proc *p)
     }
     model_note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);
+    plugin_join(m, p, &cap); /* NCCL's own records: joined, or collectives of their own */
     p->colls_at = tmpstore_append(m->parked, p->colls, p->ncolls * sizeof *p->colls);
     p->colls_parked = p->ncolls;
     free(p->colls);

@@ -2,6 +2,7 @@
  * summary per rank, the collectives, then the findings ranked by cost.
  * Every string from the file is printed through term_text.h: escaped for
  * the terminal, cut between characters to fit a column. */
+#include "viewer/read/plugin_join.h"
 #include "viewer/write/output.h"
 #include "viewer/write/term_text.h"
 
@@ -104,6 +105,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         fprintf(out, "note: %d process(es) have no GPU records (CUPTI not active): GPU-time analyses skipped for them\n", missing_cupti);
     if (killed)
         fprintf(out, "note: %d process(es) were killed before they finished: their data ends at the last flush\n", killed);
+    plugin_note_text(out, m);
     if (refused)
         fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing: left out of the collectives\n",
                 (long long)refused);

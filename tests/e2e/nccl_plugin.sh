@@ -1,0 +1,140 @@
+#!/bin/sh
+# nccl_plugin.sh: the tracer as NCCL's profiler plugin (libtrace/nccl_profiler*.c).
+# - the tables NCCL 2.28 of the toolkit looks up are exported, and open;
+# - NCCL called where no wrapper sees it (the simulator linked statically,
+#   the tracer injected): its collectives in the report from NCCL's own
+#   records, with communicator and sequence matched across the ranks, and
+#   the planted straggler found;
+# - where the wrappers see NCCL too, the plugin and the wrappers agree on
+#   every operation (function, count, sequence) of the NCCL workloads;
+# - the versions NCCL 2.25-2.27 ask for (v3, v4) record too;
+# - proxy steps: time waiting for the peer told from time on the network;
+# - a plugin the user named, or "none", wins; the process row says so.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+lib="$b/.libs/libgputrace.so"
+run="$b/tests/sim/gpusim-run"
+gt="$b/gputrace"
+rep="$b/gputrace-report"
+
+# ---- the exported tables ----------------------------------------------------
+expect "libgputrace.so exports ncclProfiler_v5, v4, v3" \
+  "$(nm -D --defined-only "$lib" | grep -o 'ncclProfiler_v[0-9]' | sort | tr '\n' ' ')" "ncclProfiler_v3 ncclProfiler_v4 ncclProfiler_v5 "
+nccl=$(ls /usr/local/cuda/lib64/libnccl.so.2 /usr/local/cuda/lib/libnccl.so.2 2>/dev/null | head -n 1)
+if [ -n "$nccl" ]; then
+  # the newest version the toolkit's NCCL asks for is one we export
+  newest=$(strings "$nccl" | grep -o '^ncclProfiler_v[0-9]*$' | sort -V | tail -n 1)
+  expect "the toolkit's NCCL asks for $newest, which we export" \
+    "$(nm -D --defined-only "$lib" | grep -c " $newest\$")" 1
+else
+  echo "skip: no libnccl.so.2 in the toolkit"
+fi
+# dlopen + dlsym as NCCL does (RTLD_NOW | RTLD_LOCAL), and the table's init
+# as NCCL 2.28 calls it: ncclSuccess, the events we want (Coll, P2p,
+# ProxyOp, ProxyStep, KernelCh, CollApi, P2pApi: 1630), the communicator
+# recorded
+expect "dlopen + dlsym: the v5 table, named; init: ncclSuccess and the mask" "$(GPUTRACE_QUIET=1 GPUTRACE_CUPTI=0 GPUTRACE_OUTPUT="$tmp/dl.db" python3 -c '
+import ctypes, os, sys
+h = ctypes.CDLL(sys.argv[1], mode=os.RTLD_NOW | os.RTLD_LOCAL)
+class T(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("init", ctypes.c_void_p), ("start", ctypes.c_void_p),
+                ("stop", ctypes.c_void_p), ("record", ctypes.c_void_p), ("fini", ctypes.c_void_p)]
+t = T.in_dll(h, "ncclProfiler_v5")
+init = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint64, ctypes.POINTER(ctypes.c_int),
+                        ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p)(t.init)
+ctx, mask = ctypes.c_void_p(), ctypes.c_int(-1)
+rc = init(ctypes.byref(ctx), 12345, ctypes.byref(mask), b"world", 2, 8, 3, None)
+print(t.name.decode(), rc, mask.value, all([t.start, t.stop, t.record, t.fini]))' "$lib")" "gputrace 0 1630 True"
+expect "... the communicator it was told of, recorded" \
+  "$(q "$tmp/dl.db" "select c.comm_hash || ' ' || c.rank || '/' || c.nranks || ' ' || c.nnodes || ' ' || l.value from nccl_comm c join label l on l.process_id = c.process_id and l.id = c.name")" \
+  "12345 3/8 2 world"
+
+# ---- NCCL that no wrapper sees: the static simulator, injected --------------
+static="$b/tests/apps/straggler_static"
+expect "static workload: no dynamic NCCL symbol for a wrapper to take" \
+  "$(nm -D "$static" | grep -c ' nccl')" 0
+# the straggler is timing: on a busy machine a rank can be descheduled, so
+# up to four runs may be needed to see it
+found=0
+for try in 1 2 3 4; do
+  "$gt" record -f -o "$tmp/st" -- "$run" -n 4 --timeout 60 "$static" > /dev/null 2>&1
+  "$rep" --format json "$tmp/st" > "$tmp/st.json" 2> "$tmp/st.err"
+  if python3 -c '
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+sys.exit(0 if any(f["kind"] == "comm.straggler" and f["rank"] == 2 for f in fs) else 1)' "$tmp/st.json"; then
+    found=1; break
+  fi
+done
+expect "static: the wrappers saw no NCCL call" "$(q "$tmp/st" "select count(*) from collective")" 0
+expect "static: NCCL's plugin saw 48 all-reduces on each of 4 ranks" \
+  "$(q "$tmp/st" "select count(*) || ' ' || count(distinct process_id) from nccl_op_named where func_name = 'AllReduce'")" "192 4"
+expect "static: one communicator, the same hash on every rank, ranks 0-3 of 4" \
+  "$(q "$tmp/st" "select count(distinct comm_hash) || ' ' || group_concat(rank || '/' || nranks, ' ') from (select * from nccl_comm order by rank)")" \
+  "1 0/4 1/4 2/4 3/4"
+expect "static: every (communicator, sequence) has its 4 ranks, with the same count" \
+  "$(q "$tmp/st" "select count(*) from (select comm_hash, seq from nccl_op group by comm_hash, seq having count(distinct rank) = 4 and count(distinct count) = 1)")" 48
+expect "static: the report analyses them as collectives" \
+  "$(python3 -c 'import json, sys; print(sum(r["collectives"] for r in json.load(open(sys.argv[1]))["ranks"]))' "$tmp/st.json")" 192
+expect "static: the report says where they came from" \
+  "$("$rep" "$tmp/st" | grep -c "^note: NCCL's profiler plugin recorded 192 operation(s): 0 joined to wrapped calls, 192 seen by NCCL only")" 1
+expect "static: the straggler (rank 2) found" "$found" 1
+expect "static: kernel channels start and stop, on GPU and host clocks" \
+  "$(q "$tmp/st" "select count(*) from nccl_kernel_ch where end_ns >= start_ns and gpu_end >= gpu_start and gpu_start > 0")" 192
+expect "process row: the plugin active, v5" "$(q "$tmp/st" "select group_concat(distinct nccl_plugin_status) from process")" "active (v5)"
+
+# ---- with the wrappers: the plugin and the wrappers agree ------------------
+# (per process: the wrappers' operations in sequence order, and NCCL's)
+agree() {
+  q "$1" "select p.id, (select group_concat(f, ' ') from (select substr(a.name, 5) || ':' || c.count || ':' || c.seq as f
+            from collective c join api a on a.id = c.api where c.process_id = p.id order by c.seq)),
+          (select group_concat(f, ' ') from (select func_name || ':' || count || ':' || seq as f
+            from nccl_op_named o where o.process_id = p.id order by seq)) from process p" |
+    awk -F'|' '$2 == "" || $2 != $3 { bad++ } END { print NR " processes, " bad + 0 " disagreeing" }'
+}
+for app in straggler desync allreduce_compute_stream; do
+  "$gt" record -f -o "$tmp/$app" -- "$run" -n 4 --timeout 60 "$b/tests/apps/$app" > /dev/null 2>&1
+  expect "$app: the plugin and the wrappers agree (function, count, sequence)" "$(agree "$tmp/$app")" "4 processes, 0 disagreeing"
+  total=$(q "$tmp/$app" "select count(*) from collective")
+  expect "$app: every operation joined, none alone" \
+    "$("$rep" "$tmp/$app" | grep -c "recorded $total operation(s): $total joined to wrapped calls, 0 seen")" 1
+done
+
+# ---- older NCCLs: v4 (2.26, 2.27) and v3 (2.25) -----------------------------
+for v in 4 3; do
+  GPUSIM_NCCL_PROFILER_MAX=$v "$gt" record -f -o "$tmp/v$v" -- "$run" -n 2 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2>&1
+  expect "NCCL asking for v$v: its operations recorded, with the version" \
+    "$(q "$tmp/v$v" "select (select count(*) from nccl_op), (select count(*) from collective), (select group_concat(distinct plugin_version) from nccl_comm)")" \
+    "96|96|$v"
+  expect "v$v: the plugin and the wrappers agree" "$(agree "$tmp/v$v")" "2 processes, 0 disagreeing"
+done
+
+# ---- proxy steps: waiting for the peer versus the network ------------------
+# rank 2 reaches every all-reduce late: the others' sends wait for it
+expect "proxy ops: one per operation, ended, each step's time accounted" \
+  "$(q "$tmp/st" "select count(*) = 192 and min(steps_done) = 1 and min(end_ns - start_ns >= peer_wait_ns + net_ns) from nccl_proxy_op")" 1
+expect "proxy ops: rank 2, the late one, waits for its peers less than the others do" \
+  "$(q "$tmp/st" "select (select avg(x.peer_wait_ns) from nccl_proxy_op x join process p on p.id = x.process_id where p.rank != 2)
+                  > (select avg(x.peer_wait_ns) from nccl_proxy_op x join process p on p.id = x.process_id where p.rank = 2)")" 1
+
+# ---- the user's own plugin wins ----------------------------------------------
+other="$b/tests/apps/.libs/libother_profiler.so"
+NCCL_PROFILER_PLUGIN="$other" "$gt" record -f -o "$tmp/other" -- "$run" -n 2 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2> "$tmp/other.err"
+expect "the user's NCCL_PROFILER_PLUGIN: theirs sees the operations" \
+  "$(grep -c '^other profiler: 48 operations' "$tmp/other.err")" 2
+expect "... ours records none, and the process row says why" \
+  "$(q "$tmp/other" "select (select count(*) from nccl_op) || ' ' || count(*) from process where nccl_plugin_status = 'off (NCCL_PROFILER_PLUGIN names another plugin: $other)'")" "0 2"
+NCCL_PROFILER_PLUGIN=none GPUTRACE_OUTPUT="$tmp/none.db" GPUTRACE_ONE_FILE=1 LD_PRELOAD="$lib" \
+  "$run" -n 2 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2>&1
+expect "NCCL_PROFILER_PLUGIN=none: no plugin, said so" \
+  "$(q "$tmp/none.db" "select (select count(*) from nccl_op) || ' ' || group_concat(distinct nccl_plugin_status) from process")" \
+  "0 off (NCCL_PROFILER_PLUGIN=none)"
+# the preloaded library alone (no launcher) points NCCL at itself
+GPUTRACE_OUTPUT="$tmp/pre.db" GPUTRACE_ONE_FILE=1 LD_PRELOAD="$lib" "$run" -n 2 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2>&1
+expect "preloaded only: NCCL loads the tracer as its plugin" \
+  "$(q "$tmp/pre.db" "select count(*) from nccl_op")" 96
+GPUTRACE_NCCL_PLUGIN=0 GPUTRACE_OUTPUT="$tmp/off.db" GPUTRACE_ONE_FILE=1 LD_PRELOAD="$lib" "$run" -n 2 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2>&1
+expect "GPUTRACE_NCCL_PLUGIN=0: the variable left alone" \
+  "$(q "$tmp/off.db" "select (select count(*) from nccl_op) || ' ' || group_concat(distinct nccl_plugin_status) from process")" \
+  "0 off (GPUTRACE_NCCL_PLUGIN=0)"
+finish

@@ -1,0 +1,268 @@
+/* plugin_join.c: NCCL's own records of a process (the nccl_* tables the
+ * tracer fills as NCCL's profiler plugin) joined to the collectives the
+ * wrappers saw.
+ *
+ * NCCL's communicator hash is not our communicator id, so each of NCCL's
+ * communicators is paired with the wrapper's communicator of the same rank
+ * and size made in the same order.  An operation is the wrapper's
+ * collective of that communicator with the same function and NCCL's
+ * sequence number (NCCL counts each function on its own: the k-th
+ * all-reduce is the wrapper's k-th ncclAllReduce), or for send/recv the
+ * same function, peer and order.  Where no wrapper saw the communicator
+ * (NCCL reached through a handle, ctypes, a static NCCL, the tracer only
+ * injected) its operations become collectives of their own: NCCL's hash
+ * as the communicator, the plugin's count of the communicator's
+ * operations as the sequence, the kernel channels' span as GPU time (the
+ * kernel itself matched later, plugin_kernels), so that every analysis
+ * works on them.  A database without the tables has nothing to join.
+ */
+#define _GNU_SOURCE
+#include "viewer/read/plugin_join.h"
+#include "viewer/model/model_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pcomm { int64_t hash, mapped; int rank, nranks; };
+
+struct pop {
+    int64_t event, hash, seq, nccl_seq, count, start, end, kstart, kend;
+    int api, dtype, rank, root_peer, p2p, matched;
+};
+
+/* ncclDataType_t of NCCL's spelling (ncclDatatypeToString); -1 if unknown. */
+static int dtype_of(const char *s, int64_t *size)
+{
+    static const struct { const char *name; int bytes; } t[] = {
+        { "ncclInt8", 1 }, { "ncclUint8", 1 }, { "ncclInt32", 4 }, { "ncclUint32", 4 }, { "ncclInt64", 8 },
+        { "ncclUint64", 8 }, { "ncclFloat16", 2 }, { "ncclFloat32", 4 }, { "ncclFloat64", 8 },
+        { "ncclBfloat16", 2 }, { "ncclFloat8e4m3", 1 }, { "ncclFloat8e5m2", 1 } };
+    for (int i = 0; s && i < (int)(sizeof t / sizeof *t); i++)
+        if (!strcmp(s, t[i].name)) {
+            *size = t[i].bytes;
+            return i;
+        }
+    *size = 0;
+    return -1;
+}
+
+/* The model's API id of NCCL's function name ("AllReduce": ncclAllReduce), 0 if none. */
+static int api_of(const struct model *m, const char *func)
+{
+    char name[64];
+    if (!func)
+        return 0;
+    snprintf(name, sizeof name, "nccl%s", func);
+    for (int i = 1; i < m->napis; i++)
+        if (m->api_names[i] && !strcmp(m->api_names[i], name))
+            return i;
+    return 0;
+}
+
+static int is_rooted(const char *func)
+{
+    return func && (!strcmp(func, "Broadcast") || !strcmp(func, "Reduce") || !strcmp(func, "Gather") ||
+                    !strcmp(func, "Scatter"));
+}
+
+static struct pcomm *comm_of(struct pcomm *v, size_t n, int64_t hash, int rank)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].hash == hash && (v[i].rank == rank || rank < 0))
+            return &v[i];
+    return NULL;
+}
+
+/* NCCL's communicators of p, each paired with a wrapper's (mapped, or 0). */
+static size_t load_comms(sqlite3 *db, const struct proc *p, struct pcomm **out)
+{
+    sqlite3_stmt *s;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT comm_hash, rank, nranks FROM nccl_comm WHERE process_id = ?"
+                               " ORDER BY created_ns, rowid", -1, &s, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(s, 1, p->id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        GROW(*out, n, cap);
+        (*out)[n++] = (struct pcomm){ sqlite3_column_int64(s, 0), 0, sqlite3_column_int(s, 1),
+                                      sqlite3_column_int(s, 2) };
+    }
+    sqlite3_finalize(s);
+    /* the wrapper's, in the order they were made: each taken once */
+    if (!n || sqlite3_prepare_v2(db, "SELECT comm_id, rank, nranks FROM comm WHERE process_id = ?"
+                                     " ORDER BY created_ns, rowid", -1, &s, NULL) != SQLITE_OK)
+        return n;
+    sqlite3_bind_int64(s, 1, p->id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(s, 0);
+        int rank = sqlite3_column_int(s, 1), nranks = sqlite3_column_int(s, 2);
+        for (size_t i = 0; i < n; i++)
+            if (!(*out)[i].mapped && (*out)[i].rank == rank && ((*out)[i].nranks == nranks || (*out)[i].nranks < 0)) {
+                (*out)[i].mapped = id;
+                break;
+            }
+    }
+    sqlite3_finalize(s);
+    return n;
+}
+
+static size_t load_ops(struct model *m, sqlite3 *db, const struct proc *p, struct pop **out)
+{
+    sqlite3_stmt *s;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    const char *sql =
+        "SELECT o.event_id, o.comm_hash, o.seq, o.nccl_seq, o.count, o.start_ns, o.end_ns, o.rank, o.root_peer,"
+        " o.is_p2p, f.value, t.value,"
+        " (SELECT min(k.start_ns) FROM nccl_kernel_ch k WHERE k.process_id = o.process_id AND k.op_event_id = o.event_id),"
+        " (SELECT max(k.end_ns) FROM nccl_kernel_ch k WHERE k.process_id = o.process_id AND k.op_event_id = o.event_id)"
+        " FROM nccl_op o LEFT JOIN label f ON f.process_id = o.process_id AND f.id = o.func"
+        " LEFT JOIN label t ON t.process_id = o.process_id AND t.id = o.datatype"
+        " WHERE o.process_id = ? ORDER BY o.start_ns, o.event_id";
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(s, 1, p->id);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        GROW(*out, n, cap);
+        struct pop *o = &(*out)[n++];
+        const char *func = (const char *)sqlite3_column_text(s, 10);
+        int64_t size;
+        *o = (struct pop){ .event = sqlite3_column_int64(s, 0), .hash = sqlite3_column_int64(s, 1),
+                           .seq = sqlite3_column_int64(s, 2), .nccl_seq = sqlite3_column_int64(s, 3),
+                           .count = sqlite3_column_int64(s, 4), .start = sqlite3_column_int64(s, 5),
+                           .end = sqlite3_column_int64(s, 6), .rank = sqlite3_column_int(s, 7),
+                           .root_peer = sqlite3_column_int(s, 8), .p2p = sqlite3_column_int(s, 9) != 0,
+                           .api = api_of(m, func), .kstart = sqlite3_column_int64(s, 12),
+                           .kend = sqlite3_column_int64(s, 13) };
+        o->dtype = dtype_of((const char *)sqlite3_column_text(s, 11), &size);
+        if (!o->p2p && !is_rooted(func))
+            o->root_peer = -1; /* as the wrapper records it */
+        o->count = o->count < 0 ? 0 : model_clamp(o->count, 40);
+        model_span(&o->start, &o->end);
+        if (o->kend < o->kstart)
+            o->kend = o->kstart;
+    }
+    model_note_damage(m, p->db, rc, "nccl_op");
+    sqlite3_finalize(s);
+    return n;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+    const struct coll *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Marks each op a wrapper saw: the k-th of its function (and peer) on the
+ * wrapper's communicator.  Returns how many were matched. */
+static size_t match(struct proc *p, struct pop *ops, size_t nops, const struct pcomm *comms, size_t ncomms)
+{
+    size_t matched = 0;
+    for (size_t i = 0; i < nops; i++) {
+        struct pop *o = &ops[i];
+        const struct pcomm *pc = comm_of((struct pcomm *)comms, ncomms, o->hash, o->rank);
+        if (!pc || !pc->mapped || !o->api)
+            continue;
+        /* its ordinal among the plugin's ops of that function (and peer) */
+        int64_t k = 0;
+        if (o->p2p || o->nccl_seq < 0) {
+            for (size_t j = 0; j < i; j++)
+                k += ops[j].hash == o->hash && ops[j].rank == o->rank && ops[j].api == o->api &&
+                     ops[j].root_peer == o->root_peer;
+        } else {
+            k = o->nccl_seq;
+        }
+        for (size_t j = 0, seen = 0; j < p->ncolls; j++) {
+            const struct coll *c = &p->colls[j];
+            if (c->comm != pc->mapped || c->api != o->api || (o->p2p && c->peer != o->root_peer))
+                continue;
+            if ((int64_t)seen++ == k) {
+                o->matched = 1;
+                matched++;
+                break;
+            }
+        }
+    }
+    return matched;
+}
+
+void plugin_join(struct model *m, struct proc *p, size_t *cap)
+{
+    sqlite3 *db = m->dbs[p->db];
+    struct pcomm *comms;
+    struct pop *ops;
+    size_t ncomms = load_comms(db, p, &comms);
+    size_t nops = ncomms ? load_ops(m, db, p, &ops) : 0;
+    if (!nops) {
+        free(comms);
+        return;
+    }
+    p->plugin_ops = (int64_t)nops;
+    p->plugin_matched = (int64_t)match(p, ops, nops, comms, ncomms);
+    size_t added = 0;
+    for (size_t i = 0; i < nops; i++) {
+        struct pop *o = &ops[i];
+        const struct pcomm *pc = comm_of(comms, ncomms, o->hash, o->rank);
+        if (o->matched || !o->api || (pc && pc->mapped))
+            continue; /* a wrapper saw it, or its communicator (then the wrapper's sequence rules) */
+        int64_t size;
+        (void)dtype_of(NULL, &size);
+        GROW(p->colls, p->ncolls, *cap);
+        struct coll *c = &p->colls[p->ncolls++];
+        static const int sizes[] = { 1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1 };
+        size = o->dtype >= 0 ? sizes[o->dtype] : 0;
+        *c = (struct coll){ .call_id = -o->event, .comm = o->hash, .seq = o->seq, .count = o->count,
+                            .bytes = model_clamp(o->count * size, 40), .start = o->start, .end = o->end,
+                            .api = o->api, .dtype = o->dtype, .op = -1, .peer = o->root_peer, .rank = o->rank,
+                            .nranks = pc ? pc->nranks : 0, .gstart = o->kstart, .gend = o->kend, .gstream = -1,
+                            .kname = 0, .site = 0 };
+        added++;
+    }
+    p->plugin_alone = (int64_t)added;
+    if (added)
+        qsort(p->colls, p->ncolls, sizeof *p->colls, cmp_start);
+    free(comms);
+    free(ops);
+}
+
+void plugin_kernels(struct proc *p)
+{
+    /* ops are sorted by start: the first NCCL kernel that overlaps the
+     * kernel channels' span, not taken yet, ran the operation */
+    size_t from = 0;
+    for (size_t i = 0; i < p->ncolls; i++) {
+        struct coll *c = &p->colls[i];
+        if (c->call_id >= 0 || c->gstream >= 0 || c->gend <= 0)
+            continue;
+        while (from < p->nops && p->ops[from].end < c->gstart)
+            from++;
+        for (size_t j = from; j < p->nops && p->ops[j].start <= c->gend; j++) {
+            const struct gop *g = &p->ops[j];
+            if (g->kind != GOP_KERNEL || !g->nccl || g->end < c->gstart)
+                continue;
+            c->gstart = g->start;
+            c->gend = g->end;
+            c->gstream = g->stream;
+            c->kname = g->name;
+            break;
+        }
+    }
+}
+
+void plugin_note_text(FILE *out, const struct model *m)
+{
+    int64_t ops = 0, matched = 0, alone = 0;
+    for (size_t i = 0; i < m->nprocs; i++) {
+        ops += m->procs[i].plugin_ops;
+        matched += m->procs[i].plugin_matched;
+        alone += m->procs[i].plugin_alone;
+    }
+    if (!ops)
+        return;
+    fprintf(out, "note: NCCL's profiler plugin recorded %lld operation(s): %lld joined to wrapped calls, %lld seen by"
+                 " NCCL only (no wrapper saw their communicator) and analysed as collectives\n",
+            (long long)ops, (long long)matched, (long long)alone);
+}
