@@ -262,7 +262,7 @@ void plugin_note_text(FILE *out, const struct model *m)
     }
     if (!ops)
         return;
-    fprintf(out, "note: NCCL's profiler plugin recorded %lld operation(s): %lld joined to wrapped calls, %lld seen by"
-                 " NCCL only (no wrapper saw their communicator) and analysed as collectives\n",
+    fprintf(out, "note: NCCL's profiler plugin recorded %lld operation(s): %lld joined to wrapped calls,\n"
+                 "      %lld seen by NCCL only (no wrapper saw their communicator), analysed as collectives\n",
             (long long)ops, (long long)matched, (long long)alone);
 }
