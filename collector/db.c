@@ -62,6 +62,7 @@ static const char *const stmt_sql[GT_ST_COUNT] = {
     [GT_ST_NCCL_PROXY_END] = "UPDATE nccl_proxy_op SET end_ns = ?3, steps_done = ?4, bytes = ?5, gpu_wait_ns = ?6,"
                              " peer_wait_ns = ?7, net_ns = ?8, recv_wait_ns = ?9, flush_ns = ?10, last_state = ?11"
                              " WHERE process_id = ?1 AND event_id = ?2",
+    [GT_ST_NCCL_PROXY_STATE] = "UPDATE nccl_proxy_op SET last_state = ?3 WHERE process_id = ?1 AND event_id = ?2",
 };
 
 static int fail(struct gt_db *d, int rc)

@@ -30,6 +30,7 @@ enum gt_plug_kind {
     GT_PK_KCH_STOP = 5,    /* ... and ended */
     GT_PK_PROXY_START = 6, /* a proxy operation (a = peer, b = steps, c = chunk size) */
     GT_PK_PROXY_STOP = 7,  /* ... its totals per step state (ns[]), bytes in count, a = steps done, b = last state */
+    GT_PK_PROXY_STATE = 8, /* a step of a proxy op (id) entered a kind of state it had not before (b = the state) */
 };
 
 /* GT_PF_*: flags of an op record */

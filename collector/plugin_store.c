@@ -63,6 +63,11 @@ static void store_one(const struct gt_plug_rec *r, void *ctx)
         gt_db_exec_i64(d, GT_ST_NCCL_PROXY_END, v, 10);
         break;
     }
+    case GT_PK_PROXY_STATE: {
+        int64_t v[] = { id64(r->id), r->b };
+        gt_db_exec_i64(d, GT_ST_NCCL_PROXY_STATE, v, 2);
+        break;
+    }
     default:
         break;
     }

@@ -44,6 +44,7 @@ struct gt_np_comm {
 struct ev {
     _Atomic uint64_t id;   /* 0 while being filled */
     int type, graph, state, steps;
+    _Atomic int seen;      /* a proxy op: the step-state buckets its steps entered (1 << GT_PB_*) */
     uint64_t parent;       /* the parent event's id */
     uint64_t t_state;      /* a step: when it entered its state (mono ns) */
     uint64_t trans, ptimer;
@@ -169,6 +170,7 @@ static struct ev *new_event(int type, uint64_t *id_out)
     atomic_store_explicit(&e->id, 0, memory_order_relaxed);
     e->type = type;
     e->graph = e->state = e->steps = 0;
+    atomic_store_explicit(&e->seen, 0, memory_order_relaxed);
     e->parent = 0;
     e->t_state = e->trans = e->ptimer = 0;
     e->stream = NULL;
@@ -304,12 +306,28 @@ void gt_np_state(void *handle, int state, uint64_t trans, uint64_t ptimer)
     if (!e)
         return;
     switch (e->type) {
-    case GT_NPE_PROXY_STEP:
-        close_state(e, gt_mono_ns());
+    case GT_NPE_PROXY_STEP: {
+        uint64_t now = gt_mono_ns();
+        close_state(e, now);
         e->state = state;
         if (trans)
             e->trans = trans;
+        /* the first step of its op to reach a kind of state says so: how
+         * far an op got when a run hangs (at most GT_PB_COUNT records an op) */
+        int b = bucket_of(state);
+        struct ev *op = b >= 0 ? find((void *)(uintptr_t)e->parent) : NULL;
+        if (op && !(atomic_fetch_or_explicit(&op->seen, 1 << b, memory_order_relaxed) & (1 << b))) {
+            struct gt_plug_rec *r = gt_plug_claim();
+            if (r) {
+                r->kind = GT_PK_PROXY_STATE;
+                r->id = e->parent;
+                r->b = state;
+                r->t = now;
+                gt_plug_publish(r);
+            }
+        }
         break;
+    }
     case GT_NPE_PROXY_OP:
         e->state = state;
         break;

@@ -9,6 +9,7 @@
 #   every operation (function, count, sequence) of the NCCL workloads;
 # - the versions NCCL 2.25-2.27 ask for (v3, v4) record too;
 # - proxy steps: time waiting for the peer told from time on the network;
+# - a hang inside a collective: the report says where each rank stopped;
 # - a plugin the user named, or "none", wins; the process row says so.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
@@ -116,6 +117,18 @@ expect "proxy ops: one per operation, ended, each step's time accounted" \
 expect "proxy ops: rank 2, the late one, waits for its peers less than the others do" \
   "$(q "$tmp/st" "select (select avg(x.peer_wait_ns) from nccl_proxy_op x join process p on p.id = x.process_id where p.rank != 2)
                   > (select avg(x.peer_wait_ns) from nccl_proxy_op x join process p on p.id = x.process_id where p.rank = 2)")" 1
+
+# ---- a hang inside a collective: where each rank stopped -------------------
+# (tests/apps/hang.c: rank 3 never enters all-reduce 12; the others' kernels
+# start and their proxy steps wait for the peer until the launcher kills them)
+"$gt" record -f -o "$tmp/hang" -- "$run" -n 4 --timeout 5 "$b/tests/apps/hang" > /dev/null 2>&1
+expect "hang: comm.hang says where each rank stopped inside the collective" "$("$rep" --format json "$tmp/hang" | python3 -c '
+import json, sys
+h = [f for f in json.load(sys.stdin)["findings"] if f["kind"] == "comm.hang"]
+print(" ".join("%d:%s" % (s["rank"], s["at"]) for f in h for s in f.get("stopped", [])))')" \
+  "0:waiting for a peer 1:waiting for a peer 2:waiting for a peer 3:not started"
+expect "hang: and the text report too" \
+  "$("$rep" "$tmp/hang" | tr -s ' \n' ' ' | grep -c 'where each rank stopped: 0 waiting for a peer, 1 waiting for a peer, 2 waiting for a peer, 3 not started')" 1
 
 # ---- the user's own plugin wins ----------------------------------------------
 other="$b/tests/apps/.libs/libother_profiler.so"

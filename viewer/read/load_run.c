@@ -446,6 +446,7 @@ void model_free(struct model *m)
         free(m->procs[i].colls);
         for (int k = 0; k < m->procs[i].nnames; k++)
             free(m->procs[i].names[k]);
+        free(m->procs[i].plugin_depth);
         free(m->procs[i].names);
         for (int k = 0; k < m->procs[i].nlabels; k++)
             free(m->procs[i].labels[k]);

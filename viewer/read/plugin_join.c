@@ -27,9 +27,12 @@
 struct pcomm { int64_t hash, mapped; int rank, nranks; };
 
 struct pop {
-    int64_t event, hash, seq, nccl_seq, count, start, end, kstart, kend;
-    int api, dtype, rank, root_peer, p2p, matched;
+    int64_t event, hash, seq, nccl_seq, count, start, end, kstart, kend, coll;
+    int api, dtype, rank, root_peer, p2p, matched, depth;
 };
+
+/* What an op's kernel channels or proxy ops add up to (one GROUP BY each). */
+struct agg { int64_t op, lo, hi, n, open, far; };
 
 /* ncclDataType_t of NCCL's spelling (ncclDatatypeToString); -1 if unknown. */
 static int dtype_of(const char *s, int64_t *size)
@@ -108,21 +111,76 @@ static size_t load_comms(sqlite3 *db, const struct proc *p, struct pcomm **out)
     return n;
 }
 
+static int cmp_agg(const void *a, const void *b)
+{
+    const struct agg *x = a, *y = b;
+    return x->op < y->op ? -1 : x->op > y->op;
+}
+
+static size_t load_aggs(sqlite3 *db, const struct proc *p, const char *sql, struct agg **out)
+{
+    sqlite3_stmt *s;
+    size_t n = 0, cap = 0;
+    *out = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(s, 1, p->id);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        GROW(*out, n, cap);
+        (*out)[n++] = (struct agg){ sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
+                                    sqlite3_column_int64(s, 3), sqlite3_column_int64(s, 4), sqlite3_column_int64(s, 5) };
+    }
+    sqlite3_finalize(s);
+    if (n)
+        qsort(*out, n, sizeof **out, cmp_agg);
+    return n;
+}
+
+static const struct agg *agg_of(const struct agg *v, size_t n, int64_t op)
+{
+    struct agg key = { .op = op };
+    return n ? bsearch(&key, v, n, sizeof *v, cmp_agg) : NULL;
+}
+
+/* How far an op got (PD_*, plugin_join.h), from its kernel channels and
+ * proxy ops: all channels ended is done; else a proxy op in progress says
+ * whether a step reached the network or waits for the peer. */
+static int depth_of(const struct agg *k, const struct agg *x)
+{
+    if (k && k->n > 0 && k->open == 0)
+        return PD_DONE;
+    if (x && x->open > 0 && x->far == 2)
+        return PD_NETWORK;
+    if (x && x->open > 0 && x->far == 1)
+        return PD_PEER;
+    return k && k->n > 0 ? PD_KERNEL : PD_ENQUEUED;
+}
+
 static size_t load_ops(struct model *m, sqlite3 *db, const struct proc *p, struct pop **out)
 {
     sqlite3_stmt *s;
     size_t n = 0, cap = 0;
     *out = NULL;
+    struct agg *kch, *px;
+    size_t nk = load_aggs(db, p, "SELECT op_event_id, min(start_ns), max(end_ns), count(*), sum(end_ns IS NULL), 0"
+                                 " FROM nccl_kernel_ch WHERE process_id = ? GROUP BY op_event_id", &kch);
+    /* far: 2 when an unfinished proxy op reached the network (NCCL's states
+     * 9, 11), 1 when it waits for the peer (20, 10) */
+    size_t nx = load_aggs(db, p, "SELECT op_event_id, 0, 0, count(*), sum(end_ns IS NULL),"
+                                 " max(CASE WHEN end_ns IS NOT NULL THEN 0 WHEN last_state IN (9, 11) THEN 2"
+                                 " WHEN last_state IN (20, 10) THEN 1 ELSE 0 END)"
+                                 " FROM nccl_proxy_op WHERE process_id = ? GROUP BY op_event_id", &px);
     const char *sql =
         "SELECT o.event_id, o.comm_hash, o.seq, o.nccl_seq, o.count, o.start_ns, o.end_ns, o.rank, o.root_peer,"
-        " o.is_p2p, f.value, t.value,"
-        " (SELECT min(k.start_ns) FROM nccl_kernel_ch k WHERE k.process_id = o.process_id AND k.op_event_id = o.event_id),"
-        " (SELECT max(k.end_ns) FROM nccl_kernel_ch k WHERE k.process_id = o.process_id AND k.op_event_id = o.event_id)"
+        " o.is_p2p, f.value, t.value"
         " FROM nccl_op o LEFT JOIN label f ON f.process_id = o.process_id AND f.id = o.func"
         " LEFT JOIN label t ON t.process_id = o.process_id AND t.id = o.datatype"
         " WHERE o.process_id = ? ORDER BY o.start_ns, o.event_id";
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+        free(kch);
+        free(px);
         return 0;
+    }
     sqlite3_bind_int64(s, 1, p->id);
     int rc;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -135,18 +193,23 @@ static size_t load_ops(struct model *m, sqlite3 *db, const struct proc *p, struc
                            .count = sqlite3_column_int64(s, 4), .start = sqlite3_column_int64(s, 5),
                            .end = sqlite3_column_int64(s, 6), .rank = sqlite3_column_int(s, 7),
                            .root_peer = sqlite3_column_int(s, 8), .p2p = sqlite3_column_int(s, 9) != 0,
-                           .api = api_of(m, func), .kstart = sqlite3_column_int64(s, 12),
-                           .kend = sqlite3_column_int64(s, 13) };
+                           .api = api_of(m, func) };
+        const struct agg *k = agg_of(kch, nk, o->event), *x = agg_of(px, nx, o->event);
+        if (k) {
+            o->kstart = k->lo;
+            o->kend = k->hi > k->lo ? k->hi : k->lo;
+        }
+        o->depth = depth_of(k, x);
         o->dtype = dtype_of((const char *)sqlite3_column_text(s, 11), &size);
         if (!o->p2p && !is_rooted(func))
             o->root_peer = -1; /* as the wrapper records it */
         o->count = o->count < 0 ? 0 : model_clamp(o->count, 40);
         model_span(&o->start, &o->end);
-        if (o->kend < o->kstart)
-            o->kend = o->kstart;
     }
     model_note_damage(m, p->db, rc, "nccl_op");
     sqlite3_finalize(s);
+    free(kch);
+    free(px);
     return n;
 }
 
@@ -181,12 +244,46 @@ static size_t match(struct proc *p, struct pop *ops, size_t nops, const struct p
                 continue;
             if ((int64_t)seen++ == k) {
                 o->matched = 1;
+                o->coll = c->call_id;
                 matched++;
                 break;
             }
         }
     }
     return matched;
+}
+
+/* The collectives NCCL left unfinished, by their place in p->colls (what
+ * the analyses across ranks know them by), with how far each got. */
+static void note_depths(struct proc *p, const struct pop *ops, size_t nops)
+{
+    size_t cap = 0, left = 0, from = 0;
+    for (size_t i = 0; i < nops; i++)
+        left += ops[i].depth != PD_DONE;
+    /* a hang is about the last ones: past 256 unfinished (an NCCL that
+     * reports no kernel channels), only the latest 256 are kept */
+    for (size_t skip = left > 256 ? left - 256 : 0; skip && from < nops; from++)
+        skip -= ops[from].depth != PD_DONE;
+    for (size_t i = from; i < nops; i++) {
+        const struct pop *o = &ops[i];
+        if (o->depth == PD_DONE)
+            continue;
+        int64_t id = o->matched ? o->coll : -o->event;
+        for (size_t j = 0; j < p->ncolls; j++)
+            if (p->colls[j].call_id == id) {
+                GROW(p->plugin_depth, p->nplugin_depth, cap);
+                p->plugin_depth[p->nplugin_depth++] = (struct plugin_depth){ (int64_t)j, o->depth };
+                break;
+            }
+    }
+}
+
+int plugin_depth_at(const struct proc *p, int64_t index)
+{
+    for (size_t i = 0; i < p->nplugin_depth; i++)
+        if (p->plugin_depth[i].index == index)
+            return p->plugin_depth[i].depth;
+    return PD_NONE;
 }
 
 void plugin_join(struct model *m, struct proc *p, size_t *cap)
@@ -224,6 +321,7 @@ void plugin_join(struct model *m, struct proc *p, size_t *cap)
     p->plugin_alone = (int64_t)added;
     if (added)
         qsort(p->colls, p->ncolls, sizeof *p->colls, cmp_start);
+    note_depths(p, ops, nops);
     free(comms);
     free(ops);
 }
