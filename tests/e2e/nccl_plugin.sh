@@ -79,10 +79,22 @@ expect "static: the report analyses them as collectives" \
   "$(python3 -c 'import json, sys; print(sum(r["collectives"] for r in json.load(open(sys.argv[1]))["ranks"]))' "$tmp/st.json")" 192
 expect "static: the report says where they came from" \
   "$("$rep" "$tmp/st" | grep -A1 "^note: NCCL's profiler plugin recorded 192 operation(s): 0 joined to wrapped calls,$" | grep -c "^ *192 seen by NCCL only")" 1
+expect "static: the JSON report says so too" \
+  "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["nccl_plugin"])' "$tmp/st.json")" \
+  "{'ops': 192, 'joined': 0, 'alone': 192}"
 expect "static: the straggler (rank 2) found" "$found" 1
 expect "static: kernel channels start and stop, on GPU and host clocks" \
   "$(q "$tmp/st" "select count(*) from nccl_kernel_ch where end_ns >= start_ns and gpu_end >= gpu_start and gpu_start > 0")" 192
 expect "process row: the plugin active, v5" "$(q "$tmp/st" "select group_concat(distinct nccl_plugin_status) from process")" "active (v5)"
+
+# ---- no preload, the tracer only injected (CUDA_INJECTION64_PATH) ----------
+GPUTRACE_OUTPUT="$tmp/inj" CUDA_INJECTION64_PATH="$lib" NCCL_PROFILER_PLUGIN="$lib" \
+  "$run" -n 4 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2>&1
+expect "injected only: no wrapper saw NCCL, its plugin records stand as the collectives" \
+  "$(q "$tmp/inj" "select count(*) from collective")/$("$rep" --format json "$tmp/inj" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(r["collectives"] for r in d["ranks"]), d["nccl_plugin"]["alone"])')" "0/192 192"
 
 # ---- with the wrappers: the plugin and the wrappers agree ------------------
 # (per process: the wrappers' operations in sequence order, and NCCL's)

@@ -23,5 +23,7 @@ enum { PD_NONE = 0, PD_ENQUEUED, PD_KERNEL, PD_PEER, PD_NETWORK, PD_DONE };
 int plugin_depth_at(const struct proc *p, int64_t index);
 /* The report's note on what the plugin saw (text), if anything. */
 void plugin_note_text(FILE *out, const struct model *m);
+/* ... as the JSON member `, "nccl_plugin": {"ops": N, "joined": N, "alone": N}` (always). */
+void plugin_note_json(FILE *out, const struct model *m);
 
 #endif

@@ -1,6 +1,7 @@
 /* output_json.c: the report as one JSON object (docs/report-json.md). */
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
+#include "viewer/read/plugin_join.h"
 
 static void cost(FILE *out, const char *name, int64_t v, int *first)
 {
@@ -75,6 +76,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
                 k->ranks, k->nccl ? "true" : "false");
     }
     fprintf(out, "\n],\n\"kernels_total\": %zu, \"kernel_ns\": %lld", s->nkernels, (long long)s->kernel_ns);
+    plugin_note_json(out, m);
     fprintf(out, ",\n\"failed_calls\": [");
     for (size_t i = 0; i < s->nfailed; i++) {
         const struct failed_summary *f = &s->failed[i];
