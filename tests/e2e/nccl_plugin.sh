@@ -20,13 +20,14 @@ rep="$b/gputrace-report"
 
 # ---- the exported tables ----------------------------------------------------
 expect "libgputrace.so exports ncclProfiler_v5, v4, v3" \
-  "$(nm -D --defined-only "$lib" | grep -o 'ncclProfiler_v[0-9]' | sort | tr '\n' ' ')" "ncclProfiler_v3 ncclProfiler_v4 ncclProfiler_v5 "
+  "$(nm -D --defined-only "$lib" | awk '{ print $NF }' | grep -x 'ncclProfiler_v[0-9]' | sort | tr '\n' ' ')" \
+  "ncclProfiler_v3 ncclProfiler_v4 ncclProfiler_v5 "
 nccl=$(ls /usr/local/cuda/lib64/libnccl.so.2 /usr/local/cuda/lib/libnccl.so.2 2>/dev/null | head -n 1)
 if [ -n "$nccl" ]; then
   # the newest version the toolkit's NCCL asks for is one we export
   newest=$(strings "$nccl" | grep -o '^ncclProfiler_v[0-9]*$' | sort -V | tail -n 1)
   expect "the toolkit's NCCL asks for $newest, which we export" \
-    "$(nm -D --defined-only "$lib" | grep -c " $newest\$")" 1
+    "$(nm -D --defined-only "$lib" | awk '{ print $NF }' | grep -cx "$newest")" 1
 else
   echo "skip: no libnccl.so.2 in the toolkit"
 fi
@@ -82,7 +83,13 @@ expect "static: the report says where they came from" \
 expect "static: the JSON report says so too" \
   "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["nccl_plugin"])' "$tmp/st.json")" \
   "{'ops': 192, 'joined': 0, 'alone': 192}"
-expect "static: the straggler (rank 2) found" "$found" 1
+# (under the sanitizers every rank runs several times slower, and the
+# planted 15 ms is lost in the noise: as report_workloads.py, lenient there)
+if [ "${GT_SANITIZED:-0}" = 1 ]; then
+  echo "skip: the straggler's timing under the sanitizers (found: $found)"
+else
+  expect "static: the straggler (rank 2) found" "$found" 1
+fi
 expect "static: kernel channels start and stop, on GPU and host clocks" \
   "$(q "$tmp/st" "select count(*) from nccl_kernel_ch where end_ns >= start_ns and gpu_end >= gpu_start and gpu_start > 0")" 192
 expect "process row: the plugin active, v5" "$(q "$tmp/st" "select group_concat(distinct nccl_plugin_status) from process")" "active (v5)"
@@ -144,7 +151,9 @@ expect "hang: and the text report too" \
 
 # ---- the user's own plugin wins ----------------------------------------------
 other="$b/tests/apps/.libs/libother_profiler.so"
-NCCL_PROFILER_PLUGIN="$other" "$gt" record -f -o "$tmp/other" -- "$run" -n 2 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2> "$tmp/other.err"
+# (both libraries define ncclProfiler_v5, as every plugin does: under the
+# sanitizers, ASan's one-definition check would stop the run)
+ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_odr_violation=0" NCCL_PROFILER_PLUGIN="$other" "$gt" record -f -o "$tmp/other" -- "$run" -n 2 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2> "$tmp/other.err"
 expect "the user's NCCL_PROFILER_PLUGIN: theirs sees the operations" \
   "$(grep -c '^other profiler: 48 operations' "$tmp/other.err")" 2
 expect "... ours records none, and the process row says why" \
