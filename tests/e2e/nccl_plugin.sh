@@ -130,12 +130,12 @@ for v in 4 3; do
 done
 
 # ---- proxy steps: waiting for the peer versus the network ------------------
-# rank 2 reaches every all-reduce late: the others' sends wait for it
 expect "proxy ops: one per operation, ended, each step's time accounted" \
   "$(q "$tmp/st" "select count(*) = 192 and min(steps_done) = 1 and min(end_ns - start_ns >= peer_wait_ns + net_ns) from nccl_proxy_op")" 1
-expect "proxy ops: rank 2, the late one, waits for its peers less than the others do" \
-  "$(q "$tmp/st" "select (select avg(x.peer_wait_ns) from nccl_proxy_op x join process p on p.id = x.process_id where p.rank != 2)
-                  > (select avg(x.peer_wait_ns) from nccl_proxy_op x join process p on p.id = x.process_id where p.rank = 2)")" 1
+# the simulated transfer (at least its 5 us latency) is on the network;
+# the barrier before it is waiting for the peers
+expect "proxy ops: the modelled transfer counted as network time, the wait for peers as peer wait" \
+  "$(q "$tmp/st" "select min(net_ns) >= 5000 and sum(peer_wait_ns) > 0 from nccl_proxy_op")" 1
 
 # ---- a hang inside a collective: where each rank stopped -------------------
 # (tests/apps/hang.c: rank 3 never enters all-reduce 12; the others' kernels

@@ -56,11 +56,12 @@ struct sim_np_op {
     struct pcomm *pc;
     void *task, *kch, *proxy, *step;
     int is_send, peer, rank;
-    int pending_end;
+    int net_seen;   /* the proxy thread has put the step on the network (qmu) */
 };
 struct msg { struct sim_np_op *op; int what; uint64_t gtime; struct msg *next; };
 static pthread_mutex_t qmu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t qcv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t net_cv = PTHREAD_COND_INITIALIZER; /* a step went on the network */
 static struct msg *qhead, *qtail;
 static int proxy_started;
 
@@ -385,6 +386,10 @@ static void handle(struct msg *m)
         state(op->step, op->is_send ? GT_NPS_STEP_SEND_PEER_WAIT : GT_NPS_STEP_RECV_WAIT, 0, 0);
     } else if (m->what == M_NET) {
         state(op->step, op->is_send ? GT_NPS_STEP_SEND_WAIT : GT_NPS_STEP_RECV_FLUSH_WAIT, SIM_NCCL_SLOT_BYTES, 0);
+        pthread_mutex_lock(&qmu);
+        op->net_seen = 1;
+        pthread_cond_broadcast(&net_cv);
+        pthread_mutex_unlock(&qmu);
     } else {
         stop(op->step);
         stop(op->proxy);
@@ -444,5 +449,16 @@ void sim_np_kernel(struct sim_np_op *op, int what)
 }
 
 void sim_np_kernel_begin(struct sim_np_op *op) { sim_np_kernel(op, M_BEGIN); }
-void sim_np_kernel_net(struct sim_np_op *op) { sim_np_kernel(op, M_NET); }
+/* The transfer is the proxy's, as in NCCL: the kernel's modelled time
+ * starts once the proxy thread has the step on the network. */
+void sim_np_kernel_net(struct sim_np_op *op)
+{
+    if (!op)
+        return;
+    sim_np_kernel(op, M_NET);
+    pthread_mutex_lock(&qmu);
+    while (!op->net_seen && proxy_started)
+        pthread_cond_wait(&net_cv, &qmu);
+    pthread_mutex_unlock(&qmu);
+}
 void sim_np_kernel_end(struct sim_np_op *op) { sim_np_kernel(op, M_END); }
