@@ -1,13 +1,14 @@
 /* plugin_ring.c: the bounded multi-producer ring of NCCL plugin records
- * (see plugin_ring.h).  8,192 slots of 192 bytes (1.5 MiB of zero pages,
- * touched as records arrive): NCCL's events come a few per operation and
- * channel, and the writer drains them every few milliseconds. */
+ * (see plugin_ring.h).  65,536 slots of 128 bytes (8 MiB of zero pages,
+ * touched only as records arrive): NCCL's events come a few per operation
+ * and channel, in bursts, and the writer, which stores each as a row,
+ * drains them every few milliseconds. */
 #include "collector/plugin_ring.h"
 #include "collector/visibility.h"
 
 #include <string.h>
 
-#define BITS 13
+#define BITS 16
 #define CAP (1u << BITS)
 
 static struct gt_plug_rec ring[CAP];
@@ -46,8 +47,13 @@ void gt_plug_publish(struct gt_plug_rec *r)
 
 unsigned long gt_plug_drain(gt_plug_fn *fn, void *ctx)
 {
+    return gt_plug_drain_max(fn, ctx, ~0ul);
+}
+
+unsigned long gt_plug_drain_max(gt_plug_fn *fn, void *ctx, unsigned long max)
+{
     unsigned long n = 0;
-    for (;;) {
+    while (n < max) {
         struct gt_plug_rec *r = &ring[tail & (CAP - 1)];
         uint64_t full = 2 * (tail >> BITS) + 1;
         if (atomic_load_explicit(&r->turn, memory_order_acquire) != full)
@@ -57,11 +63,17 @@ unsigned long gt_plug_drain(gt_plug_fn *fn, void *ctx)
         tail++;
         n++;
     }
+    return n;
 }
 
 uint64_t gt_plug_dropped(void)
 {
     return atomic_load_explicit(&dropped, memory_order_relaxed);
+}
+
+void gt_plug_count_dropped(uint64_t n)
+{
+    atomic_fetch_add_explicit(&dropped, n, memory_order_relaxed);
 }
 
 void gt_plug_forget_after_fork(void)

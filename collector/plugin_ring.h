@@ -48,10 +48,15 @@ struct gt_plug_rec {
     int32_t a, b, c, rank;
     uint64_t id, parent;     /* the event's id, its parent's (0: none) */
     uint64_t t;              /* host clock ticks (collector/clock.h) */
-    uint64_t comm, seq, nccl_seq, count, stream;
+    uint64_t count;
     uint32_t func, dtype, algo, proto; /* strtab ids (strtab.h) */
-    uint64_t ns[GT_PB_COUNT];
+    union {
+        struct { uint64_t comm, seq, nccl_seq, stream; }; /* communicators and operations */
+        uint64_t ns[GT_PB_COUNT];                         /* kernel channels' GPU timer, proxy ops' totals */
+    };
 };
+
+_Static_assert(sizeof(struct gt_plug_rec) == 128, "a record is two cache lines");
 
 /* A free slot for one record, or NULL (counted as dropped) when full;
  * fill it, then gt_plug_publish it. */
@@ -60,7 +65,9 @@ void gt_plug_publish(struct gt_plug_rec *r);
 /* Writer side: fn on every published record in order; returns how many. */
 typedef void gt_plug_fn(const struct gt_plug_rec *r, void *ctx);
 unsigned long gt_plug_drain(gt_plug_fn *fn, void *ctx);
+unsigned long gt_plug_drain_max(gt_plug_fn *fn, void *ctx, unsigned long max);
 uint64_t gt_plug_dropped(void);
+void gt_plug_count_dropped(uint64_t n); /* records lost past the ring (the writer's memory) */
 /* After fork: the child starts with an empty ring. */
 void gt_plug_forget_after_fork(void);
 

@@ -68,9 +68,26 @@ static struct ev *find(void *handle)
     return atomic_load_explicit(&e->id, memory_order_acquire) == id ? e : NULL;
 }
 
+/* NCCL passes its names as constants ("AllReduce", "ncclFloat32", "RING"):
+ * a thread's last ones are kept by address, checked by their text, so
+ * that an operation's four names cost four compares, not four hashes. */
+#define NAME_CACHE 16
+static GT_TLS struct { const char *ptr; uint32_t id; } names[NAME_CACHE];
+
 static uint32_t intern(const char *s)
 {
-    return s ? gt_strtab_intern(s, -1) : 0;
+    if (!s)
+        return 0;
+    unsigned k = (unsigned)(((uintptr_t)s >> 3) & (NAME_CACHE - 1));
+    if (names[k].ptr == s && names[k].id) {
+        const char *t = gt_strtab_get(names[k].id);
+        if (t && strcmp(t, s) == 0)
+            return names[k].id;
+    }
+    uint32_t id = gt_strtab_intern(s, -1);
+    names[k].ptr = s;
+    names[k].id = id;
+    return id;
 }
 
 /* Whether to record now: tracing on (the plugin's first init activates

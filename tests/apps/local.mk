@@ -253,3 +253,7 @@ tests_apps_straggler_static_DEPENDENCIES = tests/sim/libgpusim_static.a
 check_LTLIBRARIES += tests/apps/libother_profiler.la
 tests_apps_libother_profiler_la_SOURCES = tests/apps/other_profiler.c
 tests_apps_libother_profiler_la_LDFLAGS = $(AM_LDFLAGS) -rpath $(abs_builddir)/tests/apps -avoid-version -shared
+# the plugin's table driven without NCCL: bursts and late stops (tests/e2e/nccl_plugin.sh)
+check_PROGRAMS += tests/apps/plugin_burst
+tests_apps_plugin_burst_SOURCES = tests/apps/plugin_burst.c
+tests_apps_plugin_burst_LDADD = -ldl
