@@ -19,7 +19,9 @@
 #define _GNU_SOURCE
 #include "viewer/read/plugin_join.h"
 #include "viewer/model/model_internal.h"
+#include "viewer/model/idmap.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,8 +91,9 @@ static size_t load_comms(sqlite3 *db, const struct proc *p, struct pcomm **out)
     sqlite3_bind_int64(s, 1, p->id);
     while (sqlite3_step(s) == SQLITE_ROW) {
         GROW(*out, n, cap);
+        int nranks = sqlite3_column_int(s, 2); /* as load_colls keeps a damaged file's */
         (*out)[n++] = (struct pcomm){ sqlite3_column_int64(s, 0), 0, sqlite3_column_int(s, 1),
-                                      sqlite3_column_int(s, 2) };
+                                      nranks < -1 ? -1 : nranks > (1 << 20) ? 1 << 20 : nranks };
     }
     sqlite3_finalize(s);
     /* the wrapper's, in the order they were made: each taken once */
@@ -197,7 +200,8 @@ static size_t load_ops(struct model *m, sqlite3 *db, const struct proc *p, struc
         const struct agg *k = agg_of(kch, nk, o->event), *x = agg_of(px, nx, o->event);
         if (k) {
             o->kstart = k->lo;
-            o->kend = k->hi > k->lo ? k->hi : k->lo;
+            o->kend = k->hi;
+            model_span(&o->kstart, &o->kend);
         }
         o->depth = depth_of(k, x);
         o->dtype = dtype_of((const char *)sqlite3_column_text(s, 11), &size);
@@ -219,37 +223,64 @@ static int cmp_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Marks each op a wrapper saw: the k-th of its function (and peer) on the
- * wrapper's communicator.  Returns how many were matched. */
-static size_t match(struct proc *p, struct pop *ops, size_t nops, const struct pcomm *comms, size_t ncomms)
+/* A key for (communicator, function, peer of a send/recv, ordinal): the
+ * 64-bit mix of the four (splitmix64's finaliser), never 0. */
+static uint64_t key_of(int64_t comm, int api, int peer, int64_t k)
 {
+    uint64_t h = (uint64_t)comm;
+    const uint64_t parts[] = { (uint64_t)(uint32_t)api, (uint64_t)(uint32_t)peer, (uint64_t)k };
+    for (int i = 0; i < 3; i++) {
+        h ^= parts[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        h ^= h >> 30;
+        h *= 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 27;
+        h *= 0x94d049bb133111ebull;
+        h ^= h >> 31;
+    }
+    return h ? h : 1;
+}
+
+/* The next ordinal of (comm, api, peer) in counters. */
+static int64_t next_ordinal(struct idmap *counters, int64_t comm, int api, int peer)
+{
+    uint64_t key = key_of(comm, api, peer, -1);
+    int64_t k = 0;
+    idmap_get(counters, key, &k);
+    idmap_put(counters, key, k + 1, 0);
+    return k;
+}
+
+/* Marks each op a wrapper saw: the k-th of its function (and peer) on the
+ * wrapper's communicator.  Returns how many were matched.  Two hash maps:
+ * linear in the operations. */
+static size_t match(const struct model *m, struct proc *p, struct pop *ops, size_t nops, const struct pcomm *comms,
+                    size_t ncomms)
+{
+    struct idmap seen = { 0 }, wrapped = { 0 }, plugin = { 0 };
+    int send = api_of(m, "Send"), recv = api_of(m, "Recv"), bcast = api_of(m, "Bcast"), broadcast = api_of(m, "Broadcast");
+    for (size_t j = 0; j < p->ncolls; j++) { /* in start order */
+        const struct coll *c = &p->colls[j];
+        int p2p = c->api > 0 && (c->api == send || c->api == recv);
+        int peer = p2p ? c->peer : INT32_MIN;
+        int api = c->api == bcast && bcast ? broadcast : c->api; /* NCCL calls both Broadcast */
+        idmap_put(&seen, key_of(c->comm, api, peer, next_ordinal(&wrapped, c->comm, api, peer)), (int64_t)j + 1, 1);
+    }
     size_t matched = 0;
     for (size_t i = 0; i < nops; i++) {
         struct pop *o = &ops[i];
+        int peer = o->p2p ? o->root_peer : INT32_MIN;
+        int64_t k = o->p2p || o->nccl_seq < 0 ? next_ordinal(&plugin, o->hash ^ (int64_t)o->rank, o->api, peer) : o->nccl_seq;
         const struct pcomm *pc = comm_of((struct pcomm *)comms, ncomms, o->hash, o->rank);
-        if (!pc || !pc->mapped || !o->api)
+        int64_t j;
+        if (!pc || !pc->mapped || !o->api || !idmap_get(&seen, key_of(pc->mapped, o->api, peer, k), &j))
             continue;
-        /* its ordinal among the plugin's ops of that function (and peer) */
-        int64_t k = 0;
-        if (o->p2p || o->nccl_seq < 0) {
-            for (size_t j = 0; j < i; j++)
-                k += ops[j].hash == o->hash && ops[j].rank == o->rank && ops[j].api == o->api &&
-                     ops[j].root_peer == o->root_peer;
-        } else {
-            k = o->nccl_seq;
-        }
-        for (size_t j = 0, seen = 0; j < p->ncolls; j++) {
-            const struct coll *c = &p->colls[j];
-            if (c->comm != pc->mapped || c->api != o->api || (o->p2p && c->peer != o->root_peer))
-                continue;
-            if ((int64_t)seen++ == k) {
-                o->matched = 1;
-                o->coll = c->call_id;
-                matched++;
-                break;
-            }
-        }
+        o->matched = 1;
+        o->coll = p->colls[j - 1].call_id;
+        matched++;
     }
+    idmap_free(&seen);
+    idmap_free(&wrapped);
+    idmap_free(&plugin);
     return matched;
 }
 
@@ -298,7 +329,7 @@ void plugin_join(struct model *m, struct proc *p, size_t *cap)
         return;
     }
     p->plugin_ops = (int64_t)nops;
-    p->plugin_matched = (int64_t)match(p, ops, nops, comms, ncomms);
+    p->plugin_matched = (int64_t)match(m, p, ops, nops, comms, ncomms);
     size_t added = 0;
     for (size_t i = 0; i < nops; i++) {
         struct pop *o = &ops[i];
