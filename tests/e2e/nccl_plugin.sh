@@ -55,19 +55,25 @@ expect "... the communicator it was told of, recorded" \
 static="$b/tests/apps/straggler_static"
 expect "static workload: no dynamic NCCL symbol for a wrapper to take" \
   "$(nm -D "$static" | grep -c ' nccl')" 0
-# the straggler is timing: on a busy machine a rank can be descheduled, so
-# up to five runs may be needed to see it
-found=0
+# the straggler is timing: on a busy machine a rank can be descheduled and
+# the others fall behind the planted one, so up to five runs may be needed;
+# a machine so busy that the wrapped build (tests/apps/straggler, the
+# same workload) shows no straggler in any of its runs either says nothing
+# about the plugin's path: skipped then
+has_straggler() {
+  "$rep" --format json "$1" 2> /dev/null | python3 -c '
+import json, sys
+fs = json.load(sys.stdin)["findings"]
+sys.exit(0 if any(f["kind"] == "comm.straggler" and f["rank"] == 2 for f in fs) else 1)'
+}
+found=0 wrapped_found=0
 for try in 1 2 3 4 5; do
   "$gt" record -f -o "$tmp/st" -- "$run" -n 4 --timeout 60 "$static" > /dev/null 2>&1
-  "$rep" --format json "$tmp/st" > "$tmp/st.json" 2> "$tmp/st.err"
-  if python3 -c '
-import json, sys
-fs = json.load(open(sys.argv[1]))["findings"]
-sys.exit(0 if any(f["kind"] == "comm.straggler" and f["rank"] == 2 for f in fs) else 1)' "$tmp/st.json"; then
-    found=1; break
-  fi
+  if has_straggler "$tmp/st"; then found=1; break; fi
+  "$gt" record -f -o "$tmp/stw" -- "$run" -n 4 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2>&1
+  has_straggler "$tmp/stw" && wrapped_found=1
 done
+"$rep" --format json "$tmp/st" > "$tmp/st.json" 2> "$tmp/st.err"
 expect "static: the wrappers saw no NCCL call" "$(q "$tmp/st" "select count(*) from collective")" 0
 expect "static: NCCL's plugin saw 48 all-reduces on each of 4 ranks" \
   "$(q "$tmp/st" "select count(*) || ' ' || count(distinct process_id) from nccl_op_named where func_name = 'AllReduce'")" "192 4"
@@ -85,8 +91,8 @@ expect "static: the JSON report says so too" \
   "{'ops': 192, 'joined': 0, 'alone': 192}"
 # (under the sanitizers every rank runs several times slower, and the
 # planted 15 ms is lost in the noise: as report_workloads.py, lenient there)
-if [ "${GT_SANITIZED:-0}" = 1 ]; then
-  echo "skip: the straggler's timing under the sanitizers (found: $found)"
+if [ "${GT_SANITIZED:-0}" = 1 ] || [ "$found$wrapped_found" = 00 ]; then
+  echo "skip: the straggler's timing (found: $found; by the wrapped build: $wrapped_found; sanitized: ${GT_SANITIZED:-0})"
 else
   expect "static: the straggler (rank 2) found" "$found" 1
 fi
@@ -106,16 +112,32 @@ print(sum(r["collectives"] for r in d["ranks"]), d["nccl_plugin"]["alone"])')" "
 # ---- with the wrappers: the plugin and the wrappers agree ------------------
 # (per process: the wrappers' operations in sequence order, and NCCL's)
 agree() {
-  q "$1" "select p.id, (select group_concat(f, ' ') from (select substr(a.name, 5) || ':' || c.count || ':' || c.seq as f
-            from collective c join api a on a.id = c.api where c.process_id = p.id order by c.seq)),
-          (select group_concat(f, ' ') from (select func_name || ':' || count || ':' || seq as f
-            from nccl_op_named o where o.process_id = p.id order by seq)) from process p" |
-    awk -F'|' '$2 == "" || $2 != $3 { bad++ } END { print NR " processes, " bad + 0 " disagreeing" }'
+  python3 - "$(db_of "$1")" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+bad = 0
+procs = [r[0] for r in db.execute("select id from process")]
+for p in procs:
+    # per communicator, its operations in sequence order; the two sides'
+    # communicators have different ids, so they are compared as sets
+    w, n = {}, {}
+    for comm, f, count, seq in db.execute("select c.comm_id, substr(a.name, 5), c.count, c.seq from collective c"
+                                          " join api a on a.id = c.api where c.process_id = ? and c.seq >= 0"
+                                          " order by c.seq", (p,)):
+        w.setdefault(comm, []).append("%s:%d:%d" % ("Broadcast" if f == "Bcast" else f, count, seq))
+    for comm, f, count, seq in db.execute("select comm_hash, func_name, count, seq from nccl_op_named"
+                                          " where process_id = ? order by seq", (p,)):
+        n.setdefault(comm, []).append("%s:%d:%d" % (f, count, seq))
+    bad += not w or sorted(w.values()) != sorted(n.values())
+print("%d processes, %d disagreeing" % (len(procs), bad))
+PY
 }
-for app in straggler desync allreduce_compute_stream; do
+# (api_surface: a group, a split, a single-process communicator, an
+# operation NCCL refuses, which NCCL's plugin never sees)
+for app in straggler desync allreduce_compute_stream api_surface; do
   "$gt" record -f -o "$tmp/$app" -- "$run" -n 4 --timeout 60 "$b/tests/apps/$app" > /dev/null 2>&1
   expect "$app: the plugin and the wrappers agree (function, count, sequence)" "$(agree "$tmp/$app")" "4 processes, 0 disagreeing"
-  total=$(q "$tmp/$app" "select count(*) from collective")
+  total=$(q "$tmp/$app" "select count(*) from collective where seq >= 0")
   expect "$app: every operation joined, none alone" \
     "$("$rep" "$tmp/$app" | grep -A1 "recorded $total operation(s): $total joined to wrapped calls,$" | grep -c "^ *0 seen by NCCL only")" 1
 done
