@@ -257,3 +257,9 @@ tests_apps_libother_profiler_la_LDFLAGS = $(AM_LDFLAGS) -rpath $(abs_builddir)/t
 check_PROGRAMS += tests/apps/plugin_burst
 tests_apps_plugin_burst_SOURCES = tests/apps/plugin_burst.c
 tests_apps_plugin_burst_LDADD = -ldl
+# send/recv in groups and a broadcast, for the plugin's join by peer and order (tests/e2e/nccl_plugin.sh)
+check_PROGRAMS += tests/apps/p2p_ring
+tests_apps_p2p_ring_SOURCES = tests/apps/p2p_ring.c
+tests_apps_p2p_ring_LDADD = $(SIM_LIBS)
+tests_apps_p2p_ring_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_p2p_ring_DEPENDENCIES = tests/sim/libgpusim.la

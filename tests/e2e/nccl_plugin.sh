@@ -133,8 +133,9 @@ print("%d processes, %d disagreeing" % (len(procs), bad))
 PY
 }
 # (api_surface: a group, a split, a single-process communicator, an
-# operation NCCL refuses, which NCCL's plugin never sees)
-for app in straggler desync allreduce_compute_stream api_surface; do
+# operation NCCL refuses, which NCCL's plugin never sees; p2p_ring: sends
+# and receives in groups, matched by peer and order, and ncclBcast)
+for app in straggler desync allreduce_compute_stream api_surface p2p_ring; do
   "$gt" record -f -o "$tmp/$app" -- "$run" -n 4 --timeout 60 "$b/tests/apps/$app" > /dev/null 2>&1
   expect "$app: the plugin and the wrappers agree (function, count, sequence)" "$(agree "$tmp/$app")" "4 processes, 0 disagreeing"
   total=$(q "$tmp/$app" "select count(*) from collective where seq >= 0")
