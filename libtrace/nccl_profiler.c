@@ -21,14 +21,18 @@
 #define _GNU_SOURCE
 #include "libtrace/nccl_profiler.h"
 #include "libtrace/nccl_profiler_abi.h"
+#include "libtrace/real.h"
 #include "libtrace/trace.h"
 #include "collector/clock.h"
 #include "collector/plugin_ring.h"
 #include "collector/state.h"
 #include "collector/strtab.h"
 
+#include <dlfcn.h>
 #include <stdatomic.h>
 #include <string.h>
+
+extern const struct gt_nccl_profiler_v5 ncclProfiler_v5; /* nccl_profiler_v.c */
 
 #define EV_BITS 15
 #define EV_MASK ((1u << EV_BITS) - 1)
@@ -131,6 +135,12 @@ struct gt_np_comm *gt_np_init(int version, uint64_t hash, const char *name, int 
                               int *mask)
 {
     *mask = 0;
+    /* NCCL opened another copy of the tracer than the one the program
+     * preloaded (NCCL_PROFILER_PLUGIN names another build): that copy
+     * declines, the preloaded one traces the process */
+    void *global = gt_sys_dlsym(RTLD_DEFAULT, "ncclProfiler_v5");
+    if (global && global != (void *)&ncclProfiler_v5)
+        return NULL;
     if (!gt_tracing()) {
         /* the tracer's own calls inside activation must not be seen as the
          * program's (activation runs guarded) */

@@ -247,7 +247,7 @@ tests_apps_libunload_b_la_LDFLAGS = $(PLUGIN_FLAGS)
 check_PROGRAMS += tests/apps/straggler_static
 tests_apps_straggler_static_SOURCES = tests/apps/straggler.c $(APP_COMMON)
 tests_apps_straggler_static_LDADD = tests/sim/libgpusim_static.a -lm -ldl -lrt -lpthread
-tests_apps_straggler_static_LDFLAGS = $(AM_LDFLAGS) -Wl,--export-dynamic-symbol=cupti*
+tests_apps_straggler_static_LDFLAGS = $(AM_LDFLAGS) -Wl,--export-dynamic-symbol=cupti* -Wl,--export-dynamic-symbol=*_kernel
 tests_apps_straggler_static_DEPENDENCIES = tests/sim/libgpusim_static.a
 # a profiler plugin of the user's own, which must win over ours
 check_LTLIBRARIES += tests/apps/libother_profiler.la
