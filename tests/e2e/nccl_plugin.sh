@@ -206,6 +206,14 @@ NCCL_PROFILER_PLUGIN=none GPUTRACE_OUTPUT="$tmp/none.db" GPUTRACE_ONE_FILE=1 LD_
 expect "NCCL_PROFILER_PLUGIN=none: no plugin, said so" \
   "$(q "$tmp/none.db" "select (select count(*) from nccl_op) || ' ' || group_concat(distinct nccl_plugin_status) from process")" \
   "0 off (NCCL_PROFILER_PLUGIN=none)"
+# NCCL_PROFILER_PLUGIN naming another build of the tracer: that copy
+# declines (one tracer a process), the preloaded one traces the process
+mkdir "$tmp/copy" && cp "$lib" "$tmp/copy/libgputrace.so"
+NCCL_PROFILER_PLUGIN="$tmp/copy/libgputrace.so" GPUTRACE_OUTPUT="$tmp/copy.db" GPUTRACE_ONE_FILE=1 LD_PRELOAD="$lib" \
+  "$run" -n 2 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2>&1
+expect "another build named as the plugin: it declines, one process row each, the wrappers record" \
+  "$(q "$tmp/copy.db" "select count(*) || ' ' || (select count(*) from nccl_op) || ' ' || (select count(*) from collective) from process")" \
+  "2 0 96"
 # the preloaded library alone (no launcher) points NCCL at itself
 GPUTRACE_OUTPUT="$tmp/pre.db" GPUTRACE_ONE_FILE=1 LD_PRELOAD="$lib" "$run" -n 2 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2>&1
 expect "preloaded only: NCCL loads the tracer as its plugin" \
