@@ -32,7 +32,6 @@
 #include <stdatomic.h>
 #include <string.h>
 
-extern const struct gt_nccl_profiler_v5 ncclProfiler_v5; /* nccl_profiler_v.c */
 
 #define EV_BITS 15
 #define EV_MASK ((1u << EV_BITS) - 1)
@@ -131,6 +130,22 @@ static void emit_comm(const struct gt_np_comm *c, int version, const char *name)
     gt_plug_publish(r);
 }
 
+/* Whether the program's global scope holds another copy's table (asked
+ * with the program's own handle: RTLD_DEFAULT from a locally opened copy
+ * would search its own scope too).  Once: init's slow path. */
+static int another_copy_global(void)
+{
+    static int answer = -1;
+    if (answer < 0) {
+        void *program = dlopen(NULL, RTLD_LAZY);
+        void *p = program ? gt_sys_dlsym(program, "ncclProfiler_v5") : NULL;
+        if (program)
+            gt_sys_dlclose(program);
+        answer = p && p != (const void *)&gt_np_own_v5;
+    }
+    return answer;
+}
+
 struct gt_np_comm *gt_np_init(int version, uint64_t hash, const char *name, int nnodes, int nranks, int rank,
                               int *mask)
 {
@@ -138,8 +153,7 @@ struct gt_np_comm *gt_np_init(int version, uint64_t hash, const char *name, int 
     /* NCCL opened another copy of the tracer than the one the program
      * preloaded (NCCL_PROFILER_PLUGIN names another build): that copy
      * declines, the preloaded one traces the process */
-    void *global = gt_sys_dlsym(RTLD_DEFAULT, "ncclProfiler_v5");
-    if (global && global != (void *)&ncclProfiler_v5)
+    if (another_copy_global())
         return NULL;
     if (!gt_tracing()) {
         /* the tracer's own calls inside activation must not be seen as the

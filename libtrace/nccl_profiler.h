@@ -41,6 +41,10 @@ GT_INTERNAL void gt_np_stop(void *handle);
 GT_INTERNAL void gt_np_state(void *handle, int state, uint64_t trans, uint64_t ptimer);
 GT_INTERNAL void gt_np_finalize(struct gt_np_comm *c);
 
+/* This copy's own ncclProfiler_v5 (nccl_profiler_v.c). */
+struct gt_nccl_profiler_v5;
+extern GT_INTERNAL const struct gt_nccl_profiler_v5 gt_np_own_v5;
+
 /* For the process row: whether NCCL loads us, or another plugin the user
  * named (set at load time, libtrace/nccl_profiler_env.c). */
 GT_INTERNAL const char *gt_nccl_plugin_status(void);

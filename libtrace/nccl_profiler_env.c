@@ -18,7 +18,6 @@
 #include <string.h>
 #include <strings.h>
 
-extern const struct gt_nccl_profiler_v5 ncclProfiler_v5;
 
 static char status[700] = "not loaded by NCCL (no communicator made, or an NCCL before 2.23)";
 
@@ -29,7 +28,7 @@ const char *gt_nccl_plugin_status(void)
 
 __attribute__((constructor)) static void arrange_plugin(void)
 {
-    if (!gt_in_base_namespace() || !gt_in_global_scope("ncclProfiler_v5", &ncclProfiler_v5))
+    if (!gt_in_base_namespace() || !gt_in_global_scope("ncclProfiler_v5", &gt_np_own_v5))
         return;
     const char *off = getenv("GPUTRACE_NCCL_PLUGIN");
     if (off && strcmp(off, "0") == 0) {
@@ -38,7 +37,7 @@ __attribute__((constructor)) static void arrange_plugin(void)
     }
     Dl_info info;
     char self[PATH_MAX];
-    if (!dladdr((const void *)&ncclProfiler_v5, &info) || !info.dli_fname || !realpath(info.dli_fname, self))
+    if (!dladdr((const void *)&gt_np_own_v5, &info) || !info.dli_fname || !realpath(info.dli_fname, self))
         return;
     const char *cur = getenv("NCCL_PROFILER_PLUGIN");
     if (cur && *cur) {

@@ -98,6 +98,9 @@ static gt_nccl_result state_v4(void *h, int state, union gt_nps_args_v4 *a)
 __attribute__((visibility("default"))) const struct gt_nccl_profiler_v5 ncclProfiler_v5 = {
     "gputrace", init_v5, start_v5, stop, state_v4, finalize,
 };
+/* This copy's own table: a reference to ncclProfiler_v5 from inside the
+ * library binds to the program's (a preloaded copy's) definition first */
+extern const struct gt_nccl_profiler_v5 gt_np_own_v5 __attribute__((alias("ncclProfiler_v5"), visibility("hidden")));
 
 /* ---- v4 ---------------------------------------------------------------- */
 

@@ -206,14 +206,25 @@ NCCL_PROFILER_PLUGIN=none GPUTRACE_OUTPUT="$tmp/none.db" GPUTRACE_ONE_FILE=1 LD_
 expect "NCCL_PROFILER_PLUGIN=none: no plugin, said so" \
   "$(q "$tmp/none.db" "select (select count(*) from nccl_op) || ' ' || group_concat(distinct nccl_plugin_status) from process")" \
   "0 off (NCCL_PROFILER_PLUGIN=none)"
-# NCCL_PROFILER_PLUGIN naming another build of the tracer: that copy
-# declines (one tracer a process), the preloaded one traces the process
+# NCCL_PROFILER_PLUGIN naming another build of the tracer than the one
+# preloaded: that copy declines (an empty activation mask: NCCL sends it
+# nothing), the preloaded one traces the process; the preloaded one, named,
+# accepts
 mkdir "$tmp/copy" && cp "$lib" "$tmp/copy/libgputrace.so"
-NCCL_PROFILER_PLUGIN="$tmp/copy/libgputrace.so" GPUTRACE_OUTPUT="$tmp/copy.db" GPUTRACE_ONE_FILE=1 LD_PRELOAD="$lib" \
-  "$run" -n 2 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2>&1
-expect "another build named as the plugin: it declines, one process row each, the wrappers record" \
-  "$(q "$tmp/copy.db" "select count(*) || ' ' || (select count(*) from nccl_op) || ' ' || (select count(*) from collective) from process")" \
-  "2 0 96"
+mask_of() {
+  GPUTRACE_QUIET=1 GPUTRACE_CUPTI=0 GPUTRACE_OUTPUT="$tmp/copy.db" GPUTRACE_ONE_FILE=1 LD_PRELOAD="$lib" python3 -c '
+import ctypes, os, sys
+h = ctypes.CDLL(sys.argv[1], mode=os.RTLD_NOW | os.RTLD_LOCAL)
+class T(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("init", ctypes.c_void_p)]
+t = T.in_dll(h, "ncclProfiler_v5")
+init = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint64, ctypes.POINTER(ctypes.c_int),
+                        ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p)(t.init)
+ctx, mask = ctypes.c_void_p(), ctypes.c_int(-1)
+print(init(ctypes.byref(ctx), 1, ctypes.byref(mask), b"", 1, 1, 0, None), mask.value)' "$1"
+}
+expect "another build named as the plugin declines; the preloaded one accepts" \
+  "$(mask_of "$tmp/copy/libgputrace.so") / $(mask_of "$lib")" "0 0 / 0 1630"
 # the preloaded library alone (no launcher) points NCCL at itself
 GPUTRACE_OUTPUT="$tmp/pre.db" GPUTRACE_ONE_FILE=1 LD_PRELOAD="$lib" "$run" -n 2 --timeout 60 "$b/tests/apps/straggler" > /dev/null 2>&1
 expect "preloaded only: NCCL loads the tracer as its plugin" \
