@@ -49,6 +49,22 @@ static const char *const stmt_sql[GT_ST_COUNT] = {
     [GT_ST_NVTX_BLOCK] = "INSERT INTO nvtx_range_block(process_id, format, n, data) VALUES(?,?,?,?)",
     [GT_ST_CAPI_BLOCK] = "INSERT INTO cupti_api_block(process_id, format, n, data) VALUES(?,?,?,?)",
     [GT_ST_GPU_BLOCK] = "INSERT INTO gpu_op_block(process_id, format, n, data) VALUES(?,?,?,?)",
+    [GT_ST_NCCL_COMM] = "INSERT INTO nccl_comm(process_id, comm_hash, rank, nranks, nnodes, name, plugin_version,"
+                        " created_ns) VALUES(?,?,?,?,?,?,?,?)",
+    [GT_ST_NCCL_OP] = "INSERT INTO nccl_op(process_id, event_id, comm_hash, seq, nccl_seq, func, datatype, count, algo,"
+                      " proto, rank, root_peer, nchannels, nwarps, is_p2p, graph_captured, stream, start_ns, end_ns)"
+                      " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [GT_ST_NCCL_OP_END] = "UPDATE nccl_op SET end_ns = ?3 WHERE process_id = ?1 AND event_id = ?2",
+    [GT_ST_NCCL_KCH] = "INSERT INTO nccl_kernel_ch(process_id, event_id, op_event_id, channel, start_ns, gpu_start,"
+                       " end_ns, gpu_end) VALUES(?,?,?,?,?,?,?,?)",
+    [GT_ST_NCCL_KCH_END] = "UPDATE nccl_kernel_ch SET end_ns = ?3, gpu_end = ?4 WHERE process_id = ?1 AND event_id = ?2",
+    [GT_ST_NCCL_PROXY] = "INSERT INTO nccl_proxy_op(process_id, event_id, op_event_id, channel, peer, is_send, nsteps,"
+                         " chunk_size, start_ns, end_ns, steps_done, bytes, gpu_wait_ns, peer_wait_ns, net_ns,"
+                         " recv_wait_ns, flush_ns, last_state) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [GT_ST_NCCL_PROXY_END] = "UPDATE nccl_proxy_op SET end_ns = ?3, steps_done = ?4, bytes = ?5, gpu_wait_ns = ?6,"
+                             " peer_wait_ns = ?7, net_ns = ?8, recv_wait_ns = ?9, flush_ns = ?10, last_state = ?11"
+                             " WHERE process_id = ?1 AND event_id = ?2",
+    [GT_ST_NCCL_PROXY_STATE] = "UPDATE nccl_proxy_op SET last_state = ?3 WHERE process_id = ?1 AND event_id = ?2",
 };
 
 static int fail(struct gt_db *d, int rc)

@@ -45,7 +45,9 @@ static const char usage_text[] =
     "Traces every CUDA/NCCL process that `command` starts into RUN, a directory\n"
     "holding one SQLite file per process (<host>-<pid>.db); gputrace-report RUN\n"
     "reads them as one run.  Sets LD_PRELOAD, and CUDA_INJECTION64_PATH (kept if\n"
-    "it names another tool) so that programs with a static CUDA runtime are traced.\n"
+    "it names another tool) so that programs with a static CUDA runtime are traced,\n"
+    "and NCCL_PROFILER_PLUGIN (kept if set; GPUTRACE_NCCL_PLUGIN=0: not set) so\n"
+    "that NCCL's own record of every operation is kept however NCCL is called.\n"
     "\n"
     "options:\n"
     "  -o RUN      the run directory (default gputrace.db); with %h host, %p pid\n"
@@ -67,6 +69,7 @@ static const char usage_text[] =
     "  GPUTRACE_BULK_AFTER=N    records waiting before calls, NVTX ranges and CUPTI records go in bulk (default 4096, 0 = always)\n"
     "  GPUTRACE_CUPTI_LIB=PATH  libcupti to load\n"
     "  GPUTRACE_CLOCK=monotonic read clock_gettime instead of the invariant TSC\n"
+    "  GPUTRACE_NCCL_PLUGIN=0   do not set NCCL_PROFILER_PLUGIN (NCCL then keeps no record of its own)\n"
     "  (GPUTRACE_OUTPUT, GPUTRACE_ONE_FILE, GPUTRACE_RUN_ID and GPUTRACE_LAUNCHER are set by this\n"
     "  command; see README.md)\n"
     "  GPUTRACE_LIB=PATH        libgputrace.so to preload (default: the installed one)\n";
@@ -223,6 +226,12 @@ static int record(int argc, char **argv)
     char abs_lib[PATH_MAX];
     if (realpath(lib, abs_lib)) {
         setenv("NVTX_INJECTION64_PATH", abs_lib, 0);
+        /* NCCL (2.23+) loads the tracer as its profiler plugin and records
+         * every operation, however the program reaches NCCL; a plugin the
+         * user named wins (the process row says so) */
+        const char *np = getenv("GPUTRACE_NCCL_PLUGIN");
+        if (!np || strcmp(np, "0") != 0)
+            setenv("NCCL_PROFILER_PLUGIN", abs_lib, 0);
         /* the driver loads the tracer at its initialisation too: a program
          * with a static runtime has no symbol for LD_PRELOAD to interpose
          * (docs/loading.md).  A tool the user named wins, said once. */

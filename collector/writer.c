@@ -12,6 +12,8 @@
 #include "collector/fdguard.h"
 #include "collector/xfsz.h"
 #include "collector/pyframes.h"
+#include "collector/plugin_ring.h"
+#include "collector/plugin_store.h"
 #include "collector/strtab.h"
 #include "collector/state.h"
 #include "collector/tbuf.h"
@@ -315,6 +317,7 @@ static void commit_if_big(void)
 static void drain_rings(void)
 {
     w.stored_bytes += gt_tbuf_drain(on_record, NULL) * sizeof(struct gt_record);
+    w.stored_bytes += gt_plug_store(&w.db) * sizeof(struct gt_plug_rec); /* NCCL's, as its plugin */
     flush_block();
     flush_nvtx_block();
     commit_if_big();
@@ -376,7 +379,7 @@ static void cycle(int commit)
                 gt_db_exec_i64(&w.db, GT_ST_MARK, v, 6);
                 m->written = 1;
             }
-        gt_db_set_process_i64(&w.db, "dropped_host", (int64_t)(gt_tbuf_dropped() + gt_strtab_lost() + w.lost), 0);
+        gt_db_set_process_i64(&w.db, "dropped_host", (int64_t)(gt_tbuf_dropped() + gt_strtab_lost() + gt_plug_dropped() + w.lost), 0);
         gt_db_set_process_i64(&w.db, "dropped_cupti", (int64_t)gt_cupti_dropped(), 0);
         int sig = atomic_exchange(&w.end_signal, 0);
         if (sig) {
@@ -725,6 +728,8 @@ void gt_writer_forget_after_fork(void)
     gt_strtab_reset_reported();
     gt_pystack_reset_reported();
     gt_cupti_names_reset_reported();
+    gt_plug_forget_after_fork();
+    gt_plug_store_forget_after_fork();
     w.req_pipe[0] = w.req_pipe[1] = w.ack_pipe[0] = w.ack_pipe[1] = -1;
     gt_fd_forget_after_fork(); /* the parent's descriptors: not ours to guard here */
     atomic_store(&w.released, 0);

@@ -18,6 +18,7 @@
 #include "collector/writer.h"
 #include "libtrace/lifecycle.h"
 #include "libtrace/nvtx_inject.h"
+#include "libtrace/nccl_profiler.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -195,6 +196,7 @@ static int activate_once(void)
     }
     gt_writer_set_status("python_status", gt_pyframes_init(cfg.pystack_depth));
     gt_writer_set_status("nvtx_status", gt_nvtx_status());
+    gt_writer_set_status("nccl_plugin_status", gt_nccl_plugin_status());
     if (gt_writer_run(cfg.flush_ms, cfg.bulk_after, err, sizeof err) != 0) {
         snprintf(why, sizeof why, "%s; tracing is off", err);
         gt_turn_off(why);

@@ -7,13 +7,14 @@ libgputrace_la_SOURCES = \
   collector/intern.h collector/row_block.h collector/call_block.h collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c \
   collector/modules.h collector/modules.c \
   collector/schema.h collector/schema.c collector/db.h collector/db.c \
-  collector/cupti_sub.h collector/cupti_sub.c collector/fdguard.h collector/fdguard.c collector/xfsz.h collector/writer.h collector/writer.c \
+  collector/cupti_sub.h collector/cupti_sub.c collector/plugin_ring.h collector/plugin_ring.c collector/plugin_store.h collector/plugin_store.c collector/fdguard.h collector/fdguard.c collector/xfsz.h collector/writer.h collector/writer.c \
   libtrace/trace.h libtrace/real.h libtrace/real.c libtrace/wrap_dl.c libtrace/inject.c libtrace/cupti_calls.h libtrace/cupti_calls.c libtrace/lifecycle.h libtrace/activate.c libtrace/signals.c libtrace/exec_exit.c \
   libtrace/memreg.h libtrace/memreg.c libtrace/commreg.h libtrace/commreg.c \
   libtrace/per_thread_decls.h libtrace/wrap_runtime.c libtrace/wrap_memory.c libtrace/wrap_driver.c libtrace/wrap_nccl.c \
   libtrace/nccl_comm.h libtrace/nccl_comm.c libtrace/wrap_nccl_comm.c libtrace/wrap_nccl_mem.c \
   libtrace/nvtx_inject.h libtrace/nvtx_inject.c libtrace/nvtx_payload.h libtrace/nvtx_payload.c \
-  libtrace/wrap_fd.c
+  libtrace/wrap_fd.c \
+  libtrace/nccl_profiler_abi.h libtrace/nccl_profiler.h libtrace/nccl_profiler.c libtrace/nccl_profiler_v.c libtrace/nccl_profiler_env.c
 libgputrace_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) -fvisibility=default
 libgputrace_la_LIBADD = $(SQLITE_LIBS) -ldl
 libgputrace_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -shared

@@ -315,3 +315,25 @@ tests_apps_multi_gpu_SOURCES = tests/apps/multi_gpu.c
 tests_apps_multi_gpu_LDADD = $(SIM_LIBS)
 tests_apps_multi_gpu_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_multi_gpu_DEPENDENCIES = tests/sim/libgpusim.la
+# NCCL reached where no wrapper can see it: the simulator linked in
+# statically; only NCCL's profiler plugin (and CUPTI, by injection) see
+# its operations (tests/e2e/nccl_plugin.sh)
+check_PROGRAMS += tests/apps/straggler_static
+tests_apps_straggler_static_SOURCES = tests/apps/straggler.c $(APP_COMMON)
+tests_apps_straggler_static_LDADD = tests/sim/libgpusim_static.a -lm -ldl -lrt -lpthread
+tests_apps_straggler_static_LDFLAGS = $(AM_LDFLAGS) -Wl,--export-dynamic-symbol=cupti* -Wl,--export-dynamic-symbol=*_kernel
+tests_apps_straggler_static_DEPENDENCIES = tests/sim/libgpusim_static.a
+# a profiler plugin of the user's own, which must win over ours
+check_LTLIBRARIES += tests/apps/libother_profiler.la
+tests_apps_libother_profiler_la_SOURCES = tests/apps/other_profiler.c
+tests_apps_libother_profiler_la_LDFLAGS = $(AM_LDFLAGS) -rpath $(abs_builddir)/tests/apps -avoid-version -shared
+# the plugin's table driven without NCCL: bursts and late stops (tests/e2e/nccl_plugin.sh)
+check_PROGRAMS += tests/apps/plugin_burst
+tests_apps_plugin_burst_SOURCES = tests/apps/plugin_burst.c
+tests_apps_plugin_burst_LDADD = -ldl
+# send/recv in groups and a broadcast, for the plugin's join by peer and order (tests/e2e/nccl_plugin.sh)
+check_PROGRAMS += tests/apps/p2p_ring
+tests_apps_p2p_ring_SOURCES = tests/apps/p2p_ring.c
+tests_apps_p2p_ring_LDADD = $(SIM_LIBS)
+tests_apps_p2p_ring_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_p2p_ring_DEPENDENCIES = tests/sim/libgpusim.la

@@ -26,10 +26,12 @@ TESTS += \
   tests/e2e/browser.sh \
   tests/e2e/report_cli.sh \
   tests/e2e/install.sh \
-  tests/e2e/nccl_comms.sh
+  tests/e2e/nccl_comms.sh \
+  tests/e2e/nccl_plugin.sh
 EXTRA_DIST += \
   tests/e2e/crossrank.sh \
   tests/e2e/crossrank.py \
+  tests/e2e/nccl_plugin.sh \
   tests/e2e/workloads.sh \
   tests/e2e/tracer.sh \
   tests/e2e/tracer_stress.sh \

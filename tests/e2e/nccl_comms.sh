@@ -47,8 +47,9 @@ for app in comm_scalable comm_shrink comm_split_nb; do
     "[(5, [1])]"
 done
 
-# a communicator made through an entry point the tracer does not wrap
-"$gt" record -f -o "$tmp/unknown.db" -- "$run" -n 4 "$b/tests/apps/comm_unknown" > /dev/null 2>&1
+# a communicator made through an entry point the tracer does not wrap, seen
+# by the wrappers alone (NCCL's profiler plugin off: below, with it)
+GPUTRACE_NCCL_PLUGIN=0 "$gt" record -f -o "$tmp/unknown.db" -- "$run" -n 4 "$b/tests/apps/comm_unknown" > /dev/null 2>&1
 expect "comm_unknown: runs" $? 0
 "$b/gputrace-report" "$tmp/unknown.db" > "$tmp/unknown.txt"
 expect "the text report says how many collectives had no communicator, on which ranks, and what could not run" \
@@ -61,10 +62,18 @@ expect "the JSON says it too" \
 # half-count all-reduce at step 5 is no "mismatch of collective 0 of
 # communicator 0" (every collective without a communicator looked like
 # one collective to the analyses across ranks)
-APP_DESYNC_STEP=5 "$gt" record -f -o "$tmp/unknown.desync.db" -- "$run" -n 4 "$b/tests/apps/comm_unknown" > /dev/null 2>&1
+APP_DESYNC_STEP=5 GPUTRACE_NCCL_PLUGIN=0 "$gt" record -f -o "$tmp/unknown.desync.db" -- "$run" -n 4 "$b/tests/apps/comm_unknown" > /dev/null 2>&1
 expect "comm_unknown: no finding across ranks drawn from collectives without a communicator" \
   "$("$b/gputrace-report" --format json "$tmp/unknown.desync.db" | python3 -c 'import json, sys; d = json.load(sys.stdin); print([f["kind"] for f in d["findings"] if f["kind"] in ("comm.mismatch", "comm.hang", "comm.straggler")], d["unknown_comm"]["collectives"])')" \
   "[] 48"
+# with NCCL's profiler plugin (the default), NCCL names the communicator the
+# wrappers did not see made: the wrapped collectives take its identity
+# (viewer/read/plugin_join.c), no note is left, and rank 1's half-count
+# all-reduce at step 5 is the mismatch it is
+APP_DESYNC_STEP=5 "$gt" record -f -o "$tmp/unknown.plugin.db" -- "$run" -n 4 "$b/tests/apps/comm_unknown" > /dev/null 2>&1
+expect "comm_unknown, NCCL's plugin on: every wrapped collective joined to NCCL's record, none left unknown, the mismatch found" \
+  "$("$b/gputrace-report" --format json "$tmp/unknown.plugin.db" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["nccl_plugin"]["joined"], d["nccl_plugin"]["alone"], d["unknown_comm"]["collectives"], [(f["seq"], f["ranks"]) for f in d["findings"] if f["kind"] == "comm.mismatch"])')" \
+  "48 0 0 [(5, [1])]"
 "$b/gputrace-report" "$tmp/comm_scalable.db" > "$tmp/known.txt"
 "$b/gputrace-report" --format json "$tmp/comm_scalable.db" > "$tmp/known.json"
 expect "no such note where every communicator is known (and the JSON says none)" \

@@ -4,7 +4,8 @@ tests_sim_libgpusim_la_SOURCES = \
   tests/sim/sim_internal.h tests/sim/sim_stream.c tests/sim/sim_device.c \
   tests/sim/sim_memory.c tests/sim/sim_cupti.c tests/sim/sim_cupti_callbacks.c tests/sim/sim_driver.c tests/sim/sim_nvcc_abi.c tests/sim/sim_inject.c \
   tests/sim/sim_nccl.h tests/sim/sim_nccl.c tests/sim/sim_nccl_shm.c tests/sim/sim_nccl_reduce.c tests/sim/sim_nccl_comms.c \
-  tests/sim/sim_model_env.h tests/sim/sim_model_env.c
+  tests/sim/sim_model_env.h tests/sim/sim_model_env.c \
+  tests/sim/sim_nccl_profiler.h tests/sim/sim_nccl_profiler.c
 # a rank's simulated host: its realtime clock and name (sim_clock.c)
 tests_sim_libgpusim_la_SOURCES += tests/sim/sim_clock.c
 # NCCL's lazy point-to-point connection set-up (sim_nccl_connect.c)

@@ -18,6 +18,7 @@
 #include "sim_model_env.h"
 #include "sim_internal.h"
 #include "sim_nccl.h"
+#include "sim_nccl_profiler.h"
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtPayload.h>
 
@@ -47,6 +48,8 @@ struct item {
     int root;                 /* root, or peer for send/recv */
     struct ncclComm *comm;
     cudaStream_t stream;
+    void *prof_api;           /* the profiler plugin's events (sim_nccl_profiler.c) */
+    struct sim_np_op *prof;
 };
 
 struct fused {
@@ -224,6 +227,8 @@ static void run_fused(struct sim_op *op)
 {
     struct fused *f = op->ctx;
     uint64_t model = 0;
+    for (int i = 0; i < f->n; i++)
+        sim_np_kernel_begin(f->items[i].prof);
     for (int i = 0; i < f->n; i++) {
         model += model_ns(&f->items[i]);
         if (!is_p2p(f->items[i].kind))
@@ -238,7 +243,11 @@ static void run_fused(struct sim_op *op)
         if (first && is_p2p(f->items[i].kind))
             run_p2p(f->items, f->n, c);
     }
+    for (int i = 0; i < f->n; i++)
+        sim_np_kernel_net(f->items[i].prof);
     sim_sleep_until(sim_mono_ns() + model);
+    for (int i = 0; i < f->n; i++)
+        sim_np_kernel_end(f->items[i].prof);
     free(f);
     op->ctx = NULL;
 }
@@ -283,6 +292,12 @@ static void launch(const struct item *items, int n)
         abort();
     f->n = n;
     memcpy(f->items, items, (size_t)n * sizeof *items);
+    for (int i = 0; i < n; i++) { /* NCCL's task events: started and stopped before the kernel can run */
+        struct item *x = &f->items[i];
+        x->prof = sim_np_task(x->comm, coll_names[x->kind], x->count, sim_np_dtype(x->dt), x->root, is_p2p(x->kind),
+                              x->kind == COLL_SEND, x->prof_api);
+        sim_np_task_stop(x->prof);
+    }
     int all_p2p = 1;
     const struct item *first_coll = NULL;
     for (int i = 0; i < n; i++)
@@ -373,6 +388,10 @@ static ncclResult_t submit_now(const struct item *it)
         return ncclInvalidArgument;
     if (it->root < 0 || it->root >= it->comm->nranks)
         return ncclInvalidArgument;
+    struct item x = *it; /* with the profiler plugin's API event (v5) around the call */
+    x.prof_api = sim_np_api_start(x.comm, coll_names[x.kind], x.count, sim_np_dtype(x.dt), x.root, x.stream,
+                                  is_p2p(x.kind));
+    it = &x;
     if (group_depth > 0) {
         if (group_n == group_cap) {
             group_cap = group_cap ? group_cap * 2 : 16;
@@ -382,11 +401,13 @@ static ncclResult_t submit_now(const struct item *it)
             group_items = p;
         }
         group_items[group_n++] = *it;
+        sim_np_api_stop(x.prof_api);
         return ncclSuccess;
     }
     if (is_p2p(it->kind))
         sim_nccl_connect(it->comm, it->root);
     launch(it, 1);
+    sim_np_api_stop(x.prof_api);
     return ncclSuccess;
 }
 
@@ -439,7 +460,7 @@ ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
     return ncclSuccess;
 }
 
-#define ITEM(...) (&(struct item){ __VA_ARGS__ })
+#define ITEM(...) (&(struct item){ __VA_ARGS__, NULL, NULL })
 
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
                            ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
@@ -549,6 +570,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId,
     if (!comm || nranks < 1 || rank < 0 || rank >= nranks)
         return ncclInvalidArgument;
     *comm = sim_comm_attach(&commId, nranks, rank, sim_current_device(), 1);
+    sim_np_comm_init(*comm);
     return *comm ? ncclSuccess : ncclSystemError;
 }
 
@@ -576,6 +598,8 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
         }
     }
     sim_comm_unlink(&id); /* every rank is attached: no name needs to stay */
+    for (int i = 0; i < ndev; i++)
+        sim_np_comm_init(comms[i]);
     return ncclSuccess;
 }
 
@@ -614,6 +638,7 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm)
 {
     if (!comm)
         return ncclInvalidArgument;
+    sim_np_comm_fini(comm);
     sim_comm_detach(comm);
     return ncclSuccess;
 }

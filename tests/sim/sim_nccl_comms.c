@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "sim_internal.h"
 #include "sim_nccl.h"
+#include "sim_nccl_profiler.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -57,9 +58,11 @@ static void *make_async(void *arg)
         if (c) {
             fill_shell(j->shell, c);
             free(c); /* its mapping is the shell's now */
+            sim_np_comm_init(j->shell); /* once it is ready, as NCCL tells its plugin */
         }
         atomic_store(&j->shell->async, c ? ncclSuccess : ncclSystemError);
     } else {
+        sim_np_comm_init(c);
         __atomic_store_n(j->newcomm, c, __ATOMIC_RELEASE);
         atomic_store(&j->parent->async, c ? ncclSuccess : ncclSystemError);
     }
@@ -86,6 +89,7 @@ ncclResult_t sim_nccl_make_comm(ncclComm_t *out, const ncclUniqueId *id, int nra
     /* a split or shrink without a config inherits its parent's */
     if (!(config ? nonblocking(config) : parent && parent->nonblocking)) {
         *out = sim_comm_attach(id, nranks, rank, device, 1);
+        sim_np_comm_init(*out); /* NCCL's profiler plugin hears of it (sim_nccl_profiler.c) */
         return *out ? ncclSuccess : ncclSystemError;
     }
     struct job *j = calloc(1, sizeof *j);

@@ -2,6 +2,7 @@
  * comm.same_stream) and across ranks, matched by (communicator, sequence):
  * comm.straggler, comm.mismatch, comm.hang. */
 #include "viewer/analyse/analysis_p2p.h"
+#include "viewer/analyse/hang_depth.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/analyse/findings.h"
 #include "viewer/proc_pass.h"
@@ -452,6 +453,7 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
              n, model_api_name(m, v[0].api), (long long)v[0].seq, (unsigned long long)v[0].comm, missing);
     snprintf(f->suggestion, sizeof f->suggestion,
              "find where rank(s) %s were stuck (their last calls, and the inflight table) before this collective", missing);
+    hang_depth_facts(m, fp->spill, v, n, f); /* how far each rank got in it, from NCCL's plugin */
     fp->comm = v[0].comm;
     fp->have = 1;
 }

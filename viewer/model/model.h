@@ -123,6 +123,9 @@ struct proc {
     int64_t inflight; /* calls left in flight when the process ended */
     int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
     int64_t unknown_comm_colls; /* collectives on a communicator the tracer did not see made (unknown_comm.h) */
+    int64_t plugin_ops, plugin_matched, plugin_alone; /* NCCL's own records (read/plugin_join.c) */
+    struct plugin_depth { int64_t index; int depth; } *plugin_depth; /* its collectives NCCL left unfinished */
+    size_t nplugin_depth;
     int64_t unscoped_syncs; /* explicit syncs whose stream or event the trace cannot name: not analysed */
     int64_t dropped_host, dropped_cupti; /* records the tracer lost, counted (docs/schema.md) */
     int db;           /* index into model.dbs */

@@ -4,6 +4,7 @@
  * operation's enqueue time and whether NCCL ran it; all sorted by start. */
 #define _GNU_SOURCE
 #include "viewer/model/model_internal.h"
+#include "viewer/read/plugin_join.h"
 #include "viewer/read/correlate.h"
 #include "viewer/read/cupti_calls.h"
 #include "viewer/model/idmap.h"
@@ -608,6 +609,7 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
         qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
     collective_kernels(p, &p->exts->list);
+    plugin_kernels(p); /* those only NCCL's profiler plugin saw */
 }
 
 int model_scan_table(struct model *m, size_t pi, int table, const struct rowruns *r, struct proc_scan *s, int second)

@@ -9,6 +9,7 @@
 #include "viewer/model/timeline.h"
 #include "viewer/model/idmap.h"
 #include "viewer/read/rowruns.h"
+#include "viewer/read/plugin_join.h"
 #include "collector/schema.h"
 
 #include <stdio.h>
@@ -216,6 +217,7 @@ static void load_colls(struct model *m, struct proc *p)
     }
     model_note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);
+    plugin_join(m, p, &cap); /* NCCL's own records: joined, or collectives of their own */
     p->colls_at = tmpstore_append(m->parked, p->colls, p->ncolls * sizeof *p->colls);
     p->colls_parked = p->ncolls;
     free(p->colls);
@@ -451,6 +453,7 @@ void model_free(struct model *m)
         free(m->procs[i].colls);
         for (int k = 0; k < m->procs[i].nnames; k++)
             free(m->procs[i].names[k]);
+        free(m->procs[i].plugin_depth);
         free(m->procs[i].names);
         free(m->procs[i].comm_names);
         for (int k = 0; k < m->procs[i].nlabels; k++)

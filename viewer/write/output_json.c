@@ -5,6 +5,7 @@
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
 #include "viewer/write/unknown_comm.h"
+#include "viewer/read/plugin_join.h"
 
 static void cost(FILE *out, const char *name, int64_t v, int *first)
 {
@@ -82,6 +83,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
                 k->ranks, k->nccl ? "true" : "false");
     }
     fprintf(out, "\n],\n\"kernels_total\": %zu, \"kernel_ns\": %lld", s->nkernels, (long long)s->kernel_ns);
+    plugin_note_json(out, m);
     fprintf(out, ",\n\"failed_calls\": [");
     for (size_t i = 0; i < s->nfailed; i++) {
         const struct failed_summary *f = &s->failed[i];

@@ -4,6 +4,7 @@
  * the terminal, cut between characters to fit a column. */
 #include "viewer/write/charges_out.h"
 #include "viewer/write/devices_out.h"
+#include "viewer/read/plugin_join.h"
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
 #include "viewer/write/unknown_comm.h"
@@ -108,6 +109,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         fprintf(out, "note: %d process(es) have no GPU records (CUPTI not active): GPU-time analyses skipped for them\n", missing_cupti);
     if (killed)
         fprintf(out, "note: %d process(es) were killed before they finished: their data ends at the last flush\n", killed);
+    plugin_note_text(out, m);
     if (refused)
         fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing: left out of the collectives\n",
                 (long long)refused);
