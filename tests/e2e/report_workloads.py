@@ -197,7 +197,7 @@ def check_trace(name, path, d):
               any(p == r and n.startswith("GPU") for p, n in threads) for r in ranks),
           f"{name}: every rank has host-thread and GPU-stream tracks")
     coll = [e for e in ev if e.get("cat") == "collective" and e["ph"] in "stf"]
-    check(len({json.dumps(e["id2"]) for e in coll}) > 0, f"{name}: collectives linked across ranks")
+    check(len({e["id"] for e in coll}) > 0, f"{name}: collectives linked across ranks")
     check(any(e["ph"] == "i" and e.get("cat") == "finding" for e in ev), f"{name}: findings as instant events")
     nvtx = [e for e in ev if e.get("cat") == "nvtx"]
     steps = {e["pid"] for e in nvtx if e["name"] == "train_step" and e["ph"] == "X" and e["tid"] != 0}
