@@ -15,6 +15,7 @@
 #include "viewer/write/out_paths.h"
 #include "viewer/write/output.h"
 #include "viewer/proc_report.h"
+#include "viewer/read/import_inputs.h"
 #include "viewer/analyse/summary.h"
 #include "viewer/write/term_text.h"
 
@@ -298,6 +299,13 @@ int main(int argc, char **argv)
         free(args);
         return 2;
     }
+    /* traces of other tools (Kineto, nsys) are imported first (import/) */
+    atexit(import_inputs_cleanup);
+    int imported = import_inputs(args, &npaths);
+    if (imported < 0) {
+        free(args);
+        return 1;
+    }
     /* read once the options are known good: a bad option is bad usage (2)
      * even after an input that is not there */
     for (int k = 0; k < npaths; k++)
@@ -361,6 +369,10 @@ int main(int argc, char **argv)
         output_json(stdout, &m, &s, &fs);
     else
         output_text(stdout, &m, &s, &fs);
+    if (!strcmp(format, "text"))
+        import_notes_text(stdout, &m);
+    if (imported > 0)
+        rc = 1; /* a trace cut short: its import said so on stderr */
     if (trace) {
         long n = -1;
         if (ct) {

@@ -1,0 +1,476 @@
+/* json_stream.c: the streaming JSON reader (see json_stream.h).
+ *
+ * Written by hand rather than taken from a library: the packaged JSON
+ * libraries (json-c, jansson) build a whole document in memory, and a
+ * 2 GB trace does not fit; yajl streams but hands every token to a
+ * callback, and a trace event (a dozen members) is easier and no slower
+ * to read as one small tree.  Limits: a value of at most 1 Mi nodes and
+ * 64 MiB of text, nested at most 64 deep; numbers are kept as text. */
+#define _GNU_SOURCE
+#include "import/json_stream.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BUF_SIZE (1u << 20)
+#define MAX_NODES (1u << 20)
+#define MAX_CHARS (64u << 20)
+#define MAX_DEPTH 64
+
+int js_open(struct jstream *j, const char *path)
+{
+    memset(j, 0, sizeof *j);
+    j->gz = gzopen(path, "rb");
+    if (!j->gz) {
+        snprintf(j->err, sizeof j->err, "cannot open: %s", errno ? strerror(errno) : "out of memory");
+        return -1;
+    }
+    gzbuffer(j->gz, 1u << 18);
+    j->buf = malloc(BUF_SIZE);
+    if (!j->buf) {
+        snprintf(j->err, sizeof j->err, "out of memory");
+        gzclose(j->gz);
+        j->gz = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void js_close(struct jstream *j)
+{
+    if (j->gz)
+        gzclose(j->gz);
+    free(j->buf);
+    free(j->nodes);
+    free(j->chars);
+    memset(j, 0, sizeof *j);
+}
+
+uint64_t js_offset(const struct jstream *j)
+{
+    return j->consumed + j->pos;
+}
+
+void js_fail(struct jstream *j, const char *fmt, ...)
+{
+    char what[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(j->err, sizeof j->err, "%s (at byte %llu)", what, (unsigned long long)js_offset(j));
+    longjmp(*j->on_error, 1);
+}
+
+/* Refills the buffer; 0 at the end of the input. */
+static int refill(struct jstream *j)
+{
+    if (j->eof)
+        return 0;
+    j->consumed += j->end;
+    j->pos = j->end = 0;
+    int n = gzread(j->gz, j->buf, BUF_SIZE);
+    if (n < 0) {
+        int e;
+        const char *msg = gzerror(j->gz, &e);
+        js_fail(j, "cannot read: %s", e == Z_ERRNO ? strerror(errno) : msg);
+    }
+    if (n == 0) {
+        int e;
+        gzerror(j->gz, &e);
+        if (e != Z_OK && e != Z_BUF_ERROR)
+            js_fail(j, "damaged compressed data");
+        j->eof = 1;
+        return 0;
+    }
+    j->end = (size_t)n;
+    return 1;
+}
+
+static inline int raw_get(struct jstream *j)
+{
+    if (j->pos == j->end && !refill(j))
+        return -1;
+    return j->buf[j->pos++];
+}
+
+static inline int raw_peek(struct jstream *j)
+{
+    if (j->pos == j->end && !refill(j))
+        return -1;
+    return j->buf[j->pos];
+}
+
+int js_peek(struct jstream *j)
+{
+    for (;;) {
+        int c = raw_peek(j);
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+            j->pos++;
+        else
+            return c;
+    }
+}
+
+int js_next(struct jstream *j)
+{
+    int c = js_peek(j);
+    if (c >= 0)
+        j->pos++;
+    return c;
+}
+
+void js_expect(struct jstream *j, int c)
+{
+    int got = js_next(j);
+    if (got < 0)
+        js_fail(j, "truncated: the file ends where '%c' was due", c);
+    if (got != c)
+        js_fail(j, "not JSON: '%c' where '%c' was due", got, c);
+}
+
+void js_reset(struct jstream *j)
+{
+    j->nnodes = j->nchars = 0;
+}
+
+static void put_chars(struct jstream *j, const void *p, size_t n)
+{
+    if (j->nchars + n + 1 > j->chars_cap) {
+        if (j->nchars + n + 1 > MAX_CHARS)
+            js_fail(j, "a value of more than %u MiB of text", MAX_CHARS >> 20);
+        size_t cap = j->chars_cap ? j->chars_cap : 4096;
+        while (cap < j->nchars + n + 1)
+            cap *= 2;
+        char *g = realloc(j->chars, cap);
+        if (!g)
+            js_fail(j, "out of memory");
+        j->chars = g;
+        j->chars_cap = cap;
+    }
+    memcpy(j->chars + j->nchars, p, n);
+    j->nchars += n;
+}
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static void put_utf8(struct jstream *j, uint32_t u)
+{
+    unsigned char b[4];
+    size_t n;
+    if (u < 0x80) {
+        b[0] = (unsigned char)u;
+        n = 1;
+    } else if (u < 0x800) {
+        b[0] = (unsigned char)(0xC0 | (u >> 6));
+        b[1] = (unsigned char)(0x80 | (u & 0x3F));
+        n = 2;
+    } else if (u < 0x10000) {
+        b[0] = (unsigned char)(0xE0 | (u >> 12));
+        b[1] = (unsigned char)(0x80 | ((u >> 6) & 0x3F));
+        b[2] = (unsigned char)(0x80 | (u & 0x3F));
+        n = 3;
+    } else {
+        b[0] = (unsigned char)(0xF0 | (u >> 18));
+        b[1] = (unsigned char)(0x80 | ((u >> 12) & 0x3F));
+        b[2] = (unsigned char)(0x80 | ((u >> 6) & 0x3F));
+        b[3] = (unsigned char)(0x80 | (u & 0x3F));
+        n = 4;
+    }
+    put_chars(j, b, n);
+}
+
+static uint32_t hex4(struct jstream *j)
+{
+    uint32_t u = 0;
+    for (int k = 0; k < 4; k++) {
+        int h = hexval(raw_get(j));
+        if (h < 0)
+            js_fail(j, "not JSON: a bad \\u escape");
+        u = u << 4 | (uint32_t)h;
+    }
+    return u;
+}
+
+/* The string's text appended to the arena (NUL-terminated); its offset. */
+static size_t read_string(struct jstream *j, uint32_t *len)
+{
+    size_t start = j->nchars;
+    for (;;) {
+        if (j->pos == j->end && !refill(j))
+            js_fail(j, "truncated: the file ends inside a string");
+        /* the run of plain bytes up to a quote, a backslash or the buffer's end */
+        const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end, *q = b;
+        while (q < e && *q != '"' && *q != '\\')
+            q++;
+        if (q > b)
+            put_chars(j, b, (size_t)(q - b));
+        j->pos += (size_t)(q - b);
+        if (q == e)
+            continue;
+        j->pos++;
+        if (*q == '"')
+            break;
+        int c = raw_get(j);
+        char out;
+        switch (c) {
+        case '"': out = '"'; break;
+        case '\\': out = '\\'; break;
+        case '/': out = '/'; break;
+        case 'b': out = '\b'; break;
+        case 'f': out = '\f'; break;
+        case 'n': out = '\n'; break;
+        case 'r': out = '\r'; break;
+        case 't': out = '\t'; break;
+        case 'u': {
+            uint32_t u = hex4(j);
+            if (u >= 0xD800 && u < 0xDC00 && raw_peek(j) == '\\') { /* a surrogate pair */
+                j->pos++;
+                if (raw_get(j) != 'u')
+                    js_fail(j, "not JSON: a bad \\u escape");
+                uint32_t lo = hex4(j);
+                u = lo >= 0xDC00 && lo < 0xE000 ? 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00) : 0xFFFD;
+            } else if (u >= 0xD800 && u < 0xE000) {
+                u = 0xFFFD;
+            }
+            put_utf8(j, u ? u : 0xFFFD); /* no NUL inside our strings */
+            continue;
+        }
+        case -1: js_fail(j, "truncated: the file ends inside a string");
+        default: js_fail(j, "not JSON: a bad escape '\\%c'", c);
+        }
+        put_chars(j, &out, 1);
+    }
+    *len = (uint32_t)(j->nchars - start);
+    put_chars(j, "", 1);
+    return start;
+}
+
+const char *js_string(struct jstream *j, uint32_t *len)
+{
+    size_t off = read_string(j, len);
+    return j->chars + off;
+}
+
+static int32_t new_node(struct jstream *j, uint8_t type)
+{
+    if (j->nnodes == j->nodes_cap) {
+        if (j->nnodes >= MAX_NODES)
+            js_fail(j, "a value of more than %u nodes", MAX_NODES);
+        size_t cap = j->nodes_cap ? 2 * j->nodes_cap : 256;
+        struct jnode *g = realloc(j->nodes, cap * sizeof *g);
+        if (!g)
+            js_fail(j, "out of memory");
+        j->nodes = g;
+        j->nodes_cap = cap;
+    }
+    j->nodes[j->nnodes] = (struct jnode){ .type = type, .child = -1, .next = -1, .koff = UINT32_MAX,
+                                          .soff = UINT32_MAX };
+    return (int32_t)j->nnodes++;
+}
+
+static void literal(struct jstream *j, const char *rest)
+{
+    for (const char *r = rest; *r; r++) {
+        int c = raw_get(j);
+        if (c < 0)
+            js_fail(j, "truncated: the file ends inside a value");
+        if (c != *r)
+            js_fail(j, "not JSON: a bad literal");
+    }
+}
+
+static int32_t parse(struct jstream *j)
+{
+    int c = js_next(j);
+    if (c < 0)
+        js_fail(j, "truncated: the file ends where a value was due");
+    int32_t n;
+    switch (c) {
+    case '"': {
+        n = new_node(j, J_STR);
+        uint32_t len;
+        size_t off = read_string(j, &len);
+        j->nodes[n].soff = (uint32_t)off;
+        j->nodes[n].len = len;
+        return n;
+    }
+    case '{':
+    case '[': {
+        if (++j->depth > MAX_DEPTH)
+            js_fail(j, "nested more than %d deep", MAX_DEPTH);
+        int obj = c == '{';
+        n = new_node(j, obj ? J_OBJ : J_ARR);
+        int32_t last = -1;
+        if (js_peek(j) == (obj ? '}' : ']')) {
+            j->pos++;
+            j->depth--;
+            return n;
+        }
+        for (;;) {
+            uint32_t koff = UINT32_MAX;
+            if (obj) {
+                js_expect(j, '"');
+                uint32_t klen;
+                koff = (uint32_t)read_string(j, &klen);
+                js_expect(j, ':');
+            }
+            int32_t v = parse(j);
+            j->nodes[v].koff = koff;
+            if (last < 0)
+                j->nodes[n].child = v;
+            else
+                j->nodes[last].next = v;
+            last = v;
+            j->nodes[n].len++;
+            int d = js_next(j);
+            if (d == ',')
+                continue;
+            if (d == (obj ? '}' : ']'))
+                break;
+            if (d < 0)
+                js_fail(j, "truncated: the file ends inside %s", obj ? "an object" : "an array");
+            js_fail(j, "not JSON: '%c' inside %s", d, obj ? "an object" : "an array");
+        }
+        j->depth--;
+        return n;
+    }
+    case 't': literal(j, "rue"); return new_node(j, J_TRUE);
+    case 'f': literal(j, "alse"); return new_node(j, J_FALSE);
+    case 'n': literal(j, "ull"); return new_node(j, J_NULL);
+    default:
+        if (c == '-' || (c >= '0' && c <= '9')) {
+            n = new_node(j, J_NUM);
+            size_t off = j->nchars;
+            char ch = (char)c;
+            put_chars(j, &ch, 1);
+            for (;;) {
+                int d = raw_peek(j);
+                if ((d >= '0' && d <= '9') || d == '.' || d == 'e' || d == 'E' || d == '+' || d == '-') {
+                    ch = (char)d;
+                    put_chars(j, &ch, 1);
+                    j->pos++;
+                    if (j->nchars - off > 64)
+                        js_fail(j, "not JSON: a number of more than 64 characters");
+                } else {
+                    break;
+                }
+            }
+            j->nodes[n].soff = (uint32_t)off;
+            j->nodes[n].len = (uint32_t)(j->nchars - off);
+            put_chars(j, "", 1);
+            return n;
+        }
+        js_fail(j, "not JSON: '%c' where a value was due", c);
+    }
+}
+
+int32_t js_value(struct jstream *j, int keep)
+{
+    if (!keep)
+        js_reset(j);
+    size_t first = j->nnodes;
+    j->depth = 0;
+    int32_t root = parse(j);
+    for (size_t i = first; i < j->nnodes; i++) { /* the arena has stopped moving */
+        struct jnode *x = &j->nodes[i];
+        x->s = x->soff != UINT32_MAX ? j->chars + x->soff : NULL;
+        x->key = x->koff != UINT32_MAX ? j->chars + x->koff : NULL;
+    }
+    return root;
+}
+
+void js_skip(struct jstream *j)
+{
+    size_t nodes = j->nnodes, chars = j->nchars;
+    j->depth = 0;
+    parse(j);
+    j->nnodes = nodes;
+    j->nchars = chars;
+}
+
+const struct jnode *js_get(const struct jstream *j, const struct jnode *obj, const char *key)
+{
+    if (!obj || obj->type != J_OBJ)
+        return NULL;
+    for (int32_t c = obj->child; c >= 0; c = j->nodes[c].next)
+        if (j->nodes[c].key && !strcmp(j->nodes[c].key, key))
+            return &j->nodes[c];
+    return NULL;
+}
+
+int64_t js_int(const struct jstream *j, const struct jnode *obj, const char *key, int *ok)
+{
+    const struct jnode *n = js_get(j, obj, key);
+    if (ok)
+        *ok = 0;
+    if (!n || (n->type != J_NUM && n->type != J_STR) || !n->len)
+        return 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(n->s, &end, 10);
+    if (end == n->s || errno)
+        return 0;
+    if (*end == '.' || *end == 'e' || *end == 'E') { /* a real: its integer part */
+        double d = strtod(n->s, &end);
+        if (d != d || d > 9.2e18 || d < -9.2e18)
+            return 0;
+        v = (long long)d;
+    } else if (*end) {
+        return 0;
+    }
+    if (ok)
+        *ok = 1;
+    return v;
+}
+
+const char *js_str(const struct jstream *j, const struct jnode *obj, const char *key)
+{
+    const struct jnode *n = js_get(j, obj, key);
+    return n && n->type == J_STR ? n->s : NULL;
+}
+
+int js_us_to_ns(const struct jnode *n, int64_t *ns)
+{
+    if (!n || n->type != J_NUM)
+        return -1;
+    const char *s = n->s;
+    int neg = *s == '-';
+    s += neg;
+    int64_t whole = 0, frac = 0;
+    int digits = 0;
+    while (*s >= '0' && *s <= '9') {
+        if (whole > (INT64_MAX / 1000 - 9) / 10)
+            return -1;
+        whole = whole * 10 + (*s++ - '0');
+    }
+    if (*s == '.') {
+        s++;
+        while (*s >= '0' && *s <= '9') {
+            if (digits < 3) {
+                frac = frac * 10 + (*s - '0');
+                digits++;
+            }
+            s++;
+        }
+    }
+    if (*s) { /* an exponent: through a double */
+        double d = strtod(n->s, NULL) * 1000.0;
+        if (d != d || d > 9.2e18 || d < -9.2e18)
+            return -1;
+        *ns = (int64_t)d;
+        return 0;
+    }
+    while (digits < 3) {
+        frac *= 10;
+        digits++;
+    }
+    *ns = (whole * 1000 + frac) * (neg ? -1 : 1);
+    return 0;
+}
