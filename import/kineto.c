@@ -35,7 +35,8 @@ struct kin {
     char *cmdline;
     char *gpu_names[MAX_DEVICES];
     int64_t base_ns, lo, hi;
-    int have_base, have_times, saw_events;
+    int have_base, have_times, saw_events, shift_set;
+    int64_t shift;
     /* counts, for the notes */
     uint64_t events, runtime, no_cbid, kernels, copies, memsets, syncs, ranges, nccl, nccl_args, flows, skipped,
         event_syncs;
@@ -77,6 +78,15 @@ static int times(struct kin *k, const struct jnode *ev, int64_t *start, int64_t 
         return -1;
     if (dur < 0)
         dur = 0;
+    /* epoch times (older traces, no baseTimeNanoseconds) pass the report's
+     * bound of 2^60 ns: they are kept from an hour before the first one
+     * seen, the shift added to the clock offset */
+    if (!k->shift_set) {
+        k->shift_set = 1;
+        if (*start > (1ll << 59))
+            k->shift = (*start / 3600000000000ll - 1) * 3600000000000ll;
+    }
+    *start -= k->shift;
     *end = *start + dur;
     widen(k, *start, *end);
     return 0;
@@ -392,7 +402,7 @@ int import_kineto_file(struct out_db *o, const char *path, char *err, size_t err
     struct out_process p = { .host = "", .cmdline = k->cmdline, .source = source, .pid = k->pid, .rank = k->rank,
                              .local_rank = -1, .world_size = k->world, .device = k->device,
                              .nccl_version = k->nccl_version, .start_ns = k->lo, .end_ns = k->hi,
-                             .clock_offset_ns = k->have_base ? k->base_ns : 0 };
+                             .clock_offset_ns = (k->have_base ? k->base_ns : 0) + k->shift };
     if (k->device >= 0 && k->device < MAX_DEVICES)
         p.gpu_name = k->gpu_names[k->device];
     out_end_process(o, &p);

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""import_traces.py BUILD SRC: every real trace in tests/data/traces (made by
+others on real GPUs; see its README.md) imported with `gputrace import` and
+reported; what the report must find in each is computed here from the raw
+trace, independently of the importer: counts of each kind of event, the
+pageable copies and their bytes, the stream syncs that had nothing pending,
+the NCCL kernels' overlap with compute kernels."""
+import gzip
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+build, src = sys.argv[1], sys.argv[2]
+data = os.path.join(src, "tests", "data", "traces")
+tmp = tempfile.mkdtemp()
+passed = failed = 0
+
+
+def check(what, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("ok:", what)
+    else:
+        failed += 1
+        print("FAIL:", what, detail)
+
+
+def expect(what, got, want):
+    check(what, got == want, "(got %r, want %r)" % (got, want))
+
+
+def near(what, got, want, tol):
+    check(what, abs(got - want) <= tol, "(got %r, want %r within %r)" % (got, want, tol))
+
+
+def load(path):
+    op = gzip.open if path.endswith(".gz") else open
+    with op(path, "rt") as f:
+        return json.load(f)
+
+
+def events(trace, cat):
+    return [e for e in trace["traceEvents"] if e.get("ph") == "X" and e.get("cat") == cat]
+
+
+def run(*args, rc=0):
+    p = subprocess.run(list(args), capture_output=True, text=True)
+    check("%s exits %d" % (" ".join(os.path.basename(a) for a in args[:2]), rc), p.returncode == rc,
+          "(rc %d; stderr %s)" % (p.returncode, p.stderr.strip()[-400:]))
+    return p
+
+
+def imported(name, *traces):
+    db = os.path.join(tmp, name + ".db")
+    run(os.path.join(build, "gputrace"), "import", "-q", "-f", "-o", db, *traces)
+    return db
+
+
+def report(*inputs):
+    p = run(os.path.join(build, "gputrace-report"), "--format", "json", *inputs)
+    return json.loads(p.stdout) if p.stdout else {"ranks": [], "findings": []}
+
+
+def findings(rep, kind, rank=None):
+    return [f for f in rep["findings"] if f["kind"] == kind]
+
+
+def union(ivals):
+    out = []
+    for a, b in sorted(ivals):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def overlap(ivals, cover):
+    """the time of ivals (a union) that cover (a union) overlaps"""
+    t, j = 0, 0
+    for a, b in ivals:
+        for c, d in cover:
+            lo, hi = max(a, c), min(b, d)
+            if hi > lo:
+                t += hi - lo
+    return t
+
+
+def us(e):
+    return float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0))
+
+
+def counts_match(name, trace, db):
+    """every event of the kinds the schema holds is in the database, once"""
+    c = sqlite3.connect(db)
+    api = len(events(trace, "cuda_runtime")) + len(events(trace, "cuda_driver"))
+    expect(name + ": API records", c.execute("SELECT count(*) FROM cupti_api").fetchone()[0], api)
+    for kind, cat in ((1, "kernel"), (2, "gpu_memcpy"), (3, "gpu_memset"), (4, "cuda_sync")):
+        expect(name + ": gpu_op kind %d (%s)" % (kind, cat),
+               c.execute("SELECT count(*) FROM gpu_op WHERE kind = ?", (kind,)).fetchone()[0], len(events(trace, cat)))
+    ranges = len(events(trace, "user_annotation")) + len(
+        [e for e in trace["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "cpu_op"
+         and e.get("name", "").startswith("ProfilerStep#")])
+    expect(name + ": NVTX ranges", c.execute("SELECT count(*) FROM nvtx_range").fetchone()[0], ranges)
+    return c
+
+
+def pageable(trace):
+    """the pageable copies copy.pageable reports (docs/report.md): repeated,
+    or of 1 MiB in all (the imported calls have no call site: one group)"""
+    v = [e for e in events(trace, "gpu_memcpy") if "Pageable" in e["name"]]
+    n, nbytes = len(v), sum(e["args"]["bytes"] for e in v)
+    return (n, nbytes) if n >= 2 or nbytes >= 2**20 else (0, 0)
+
+
+def redundant_syncs(trace):
+    """stream and device syncs that found no work of theirs (the stream their
+    cuda_sync record names; any, for a device sync) launched before them and
+    still running"""
+    launch = {e["args"]["correlation"]: float(e["ts"]) for e in events(trace, "cuda_runtime")}
+    ops = [e for cat in ("kernel", "gpu_memcpy", "gpu_memset") for e in events(trace, cat)]
+    sync_stream = {e["args"]["correlation"]: e["args"]["stream"] for e in events(trace, "cuda_sync")
+                   if e["args"].get("cuda_sync_kind") == "Stream Sync"}
+    n = 0
+    for call in events(trace, "cuda_runtime"):
+        corr, t = call["args"]["correlation"], float(call["ts"])
+        if call["name"] == "cudaStreamSynchronize" and corr in sync_stream:
+            mine = [o for o in ops if o["args"]["stream"] == sync_stream[corr]]
+        elif call["name"] == "cudaDeviceSynchronize":
+            mine = ops
+        else:
+            continue
+        n += not [o for o in mine if launch.get(o["args"]["correlation"], 1e30) < t and us(o)[1] > t]
+    return n
+
+
+def message_count(rep, kind, api):
+    return sum(f["count"] for f in findings(rep, kind) if api in f["message"])
+
+
+# ---- hta-nccl-2rank: rank 0 of 2, NCCL 2.17 kernels with their collective args
+path = os.path.join(data, "hta-nccl-2rank", "nccl_data.json.gz")
+t = load(path)
+db = imported("nccl", path)
+c = counts_match("nccl", t, db)
+row = c.execute("SELECT rank, world_size, gpu_name, nccl_version, source LIKE 'kineto:%' FROM process").fetchone()
+expect("nccl: rank, world size, GPU, NCCL version from distributedInfo/deviceProperties",
+       row, (0, 2, t["deviceProperties"][0]["name"], 21701, 1))
+nccl = [e for e in events(t, "kernel") if e["name"].startswith("nccl")]
+with_args = [e for e in nccl if "Collective name" in e["args"]]
+expect("nccl: a collective per NCCL kernel with collective args",
+       c.execute("SELECT count(*) FROM collective").fetchone()[0], len(with_args))
+expect("nccl: one process group", c.execute("SELECT count(DISTINCT comm_id) FROM collective").fetchone()[0], 1)
+expect("nccl: numbered 0..n-1 in their kernels' order",
+       [r[0] for r in c.execute("SELECT c.seq FROM collective c JOIN ext_corr x ON x.external_id = c.call_id"
+                                " JOIN gpu_op g ON g.correlation = x.correlation AND g.kind = 1 ORDER BY g.start_ns")],
+       list(range(len(with_args))))
+allreduce_elems = sorted(e["args"]["In msg nelems"] for e in with_args if e["args"]["Collective name"] == "allreduce")
+expect("nccl: allreduce element counts as the kernels' args say",
+       sorted(r[0] for r in c.execute("SELECT count FROM collective WHERE api = (SELECT id FROM api WHERE name ="
+                                      " 'ncclAllReduce')")), allreduce_elems)
+rep = report(db)
+r0 = rep["ranks"][0]
+comm = union([us(e) for e in nccl])
+compute = union([us(e) for e in events(t, "kernel") if not e["name"].startswith("nccl")])
+comm_us = sum(b - a for a, b in comm)
+exposed = 1 - overlap(comm, compute) / comm_us
+near("nccl: NCCL time as the trace's kernels give it (us)", r0["comm_ns"] / 1e3, comm_us, 1)
+near("nccl: exposed share of NCCL time (not overlapped by compute kernels)",
+     r0["exposed_comm_ns"] / r0["comm_ns"], exposed, 0.01)
+check("nccl: comm.exposed found (most NCCL time overlaps no compute)", exposed < 0.8 or findings(rep, "comm.exposed"))
+steps = sorted(p["name"] for p in rep["phases"] if p["name"].startswith("ProfilerStep#"))
+expect("nccl: the ProfilerStep ranges are the phases", steps,
+       sorted({e["name"] for e in t["traceEvents"] if e.get("name", "").startswith("ProfilerStep#")}))
+esync = len([e for e in events(t, "cuda_runtime") if e["name"] == "cudaEventSynchronize"])
+expect("nccl: the event syncs, without cuda_sync records, are counted as unscoped", r0["unscoped_syncs"], esync)
+direct = report(path)
+expect("nccl: gputrace-report on the trace itself reports the same",
+       [(f["kind"], f["count"], f["cost_ns"]) for f in direct["findings"]],
+       [(f["kind"], f["count"], f["cost_ns"]) for f in rep["findings"]])
+text = run(os.path.join(build, "gputrace-report"), path).stdout
+check("nccl: the text report ends with what could not be checked", "Not checked on these imported traces" in text
+      and "comm.hang" in text and "sync.*" in text)
+
+# ---- hta-critical-path: single A100 runs with cuda_sync events
+for name in ("benchmark_result_2869224_1695835535_trace.json.gz", "benchmark_result_493459_1694039959_trace.json.gz",
+             "event_sync_trace.json.gz", "event_sync_multi_stream_trace.json.gz"):
+    path = os.path.join(data, "hta-critical-path", name)
+    short = name.split("_trace")[0]
+    t = load(path)
+    db = imported(short, path)
+    counts_match(short, t, db)
+    rep = report(db)
+    n, nbytes = pageable(t)
+    pg = findings(rep, "copy.pageable")
+    expect(short + ": copy.pageable counts the pageable copies", sum(f["count"] for f in pg), n)
+    if n:
+        check(short + ": ... and their bytes", pg and ("%.1f MiB" % (nbytes / 2**20)) in pg[0]["message"], pg)
+    expect(short + ": stream and device syncs with nothing pending are sync.redundant",
+           sum(f["count"] for f in findings(rep, "sync.redundant")), redundant_syncs(t))
+    nsync = len([e for e in events(t, "cuda_runtime") if e["name"] in ("cudaStreamSynchronize", "cudaDeviceSynchronize")])
+    judged = sum(f["count"] for f in rep["findings"] if f["kind"] in ("sync.redundant", "sync.no_consumer",
+                                                                       "sync.device_wide", "sync.scalar_read"))
+    check(short + ": the stream and device syncs are analysed (%d of %d judged)" % (judged, nsync),
+          judged <= nsync and (nsync == 0 or judged > 0))
+    if name.startswith("benchmark"):
+        check(short + ": the blocking pageable host-to-device cudaMemcpyAsync calls are sync.implicit",
+              message_count(rep, "sync.implicit", "cudaMemcpyAsync") > 0)
+        check(short + ": gpu.idle found (a benchmark that sleeps between runs)", findings(rep, "gpu.idle"))
+
+# ---- hta-sampled-128: ranks 0 and 1 of 128, thinned; a directory of two traces is one run
+d = os.path.join(data, "hta-sampled-128")
+ts = [load(os.path.join(d, "sampled_rank-%d.json.gz" % r)) for r in (0, 1)]
+db = imported("sampled", d)
+c = sqlite3.connect(db)
+expect("sampled: one process per file, ranks and world size from distributedInfo",
+       c.execute("SELECT rank, world_size FROM process ORDER BY rank").fetchall(), [(0, 128), (1, 128)])
+rep = report(d)
+expect("sampled: the report reads the directory as one run of two ranks", [r["rank"] for r in rep["ranks"]], [0, 1])
+pg = sum(f["count"] for f in findings(rep, "copy.pageable"))
+expect("sampled: copy.pageable counts every pageable copy of both ranks", pg, sum(pageable(x)[0] for x in ts))
+sr = findings(rep, "sync.scalar_read")
+check("sampled: the one-byte pageable device-to-host reads are sync.scalar_read, with GPU idle after them",
+      sr and all(f["gpu_idle_ns"] > 0 for f in sr))
+expect("sampled: NCCL kernels without collective args make no collectives",
+       c.execute("SELECT count(*) FROM collective").fetchone()[0], 0)
+for r, x in zip(rep["ranks"], ts):
+    nccl = union([us(e) for e in events(x, "kernel") if e["name"].startswith("nccl")])
+    near("sampled: rank %d NCCL time (us)" % r["rank"], r["comm_ns"] / 1e3, sum(b - a for a, b in nccl), 1)
+
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
