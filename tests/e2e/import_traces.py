@@ -232,5 +232,45 @@ for r, x in zip(rep["ranks"], ts):
     nccl = union([us(e) for e in events(x, "kernel") if e["name"].startswith("nccl")])
     near("sampled: rank %d NCCL time (us)" % r["rank"], r["comm_ns"] / 1e3, sum(b - a for a, b in nccl), 1)
 
+# ---- pipit-nsys: an Nsight Systems export (nsys 2022.2) of rank 0 of an MPI+CUDA saxpy
+path = os.path.join(data, "pipit-nsys", "saxpy-mpi-cuda_nsys_perlmutter0.sqlite")
+x = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+db = imported("nsys", path)
+c = sqlite3.connect(db)
+gpid, pid = x.execute("SELECT globalPid, pid FROM PROCESSES WHERE globalPid IN (SELECT globalPid FROM"
+                      " CUPTI_ACTIVITY_KIND_KERNEL)").fetchone()
+expect("nsys: the traced process, its GPU and its clock offset (the session's UTC start)",
+       c.execute("SELECT pid, gpu_name, clock_offset_ns, rank FROM process").fetchone(),
+       (pid, x.execute("SELECT name FROM TARGET_INFO_GPU").fetchone()[0],
+        x.execute("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME").fetchone()[0],
+        int(x.execute("SELECT text FROM NVTX_EVENTS WHERE eventType = 39 AND text LIKE 'MPI Rank %'")
+            .fetchone()[0].split()[-1])))
+for kind, table in ((1, "KERNEL"), (2, "MEMCPY"), (3, "MEMSET"), (4, "SYNCHRONIZATION")):
+    expect("nsys: gpu_op kind %d from %s" % (kind, table),
+           c.execute("SELECT count(*) FROM gpu_op WHERE kind = ?", (kind,)).fetchone()[0],
+           x.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_" + table).fetchone()[0])
+expect("nsys: one API record per correlation id (nsys lists runtime calls twice)",
+       c.execute("SELECT count(*) FROM cupti_api").fetchone()[0],
+       x.execute("SELECT count(DISTINCT correlationId) FROM CUPTI_ACTIVITY_KIND_RUNTIME").fetchone()[0])
+expect("nsys: NVTX push/pop ranges", c.execute("SELECT count(*) FROM nvtx_range WHERE kind = 1").fetchone()[0],
+       x.execute("SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59").fetchone()[0])
+# nsys numbers memory kinds 0 pageable, 1 pinned, 2 device: the host side of each copy
+host_kind = "CASE copyKind WHEN 1 THEN srcKind WHEN 2 THEN dstKind END"
+npg, pgbytes = x.execute("SELECT count(*), sum(bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE %s = 0" % host_kind).fetchone()
+rep = report(path)
+pg = findings(rep, "copy.pageable")
+expect("nsys: copy.pageable counts the pageable copies", sum(f["count"] for f in pg), npg)
+check("nsys: ... and their bytes", pg and ("%.1f MiB" % (pgbytes / 2**20)) in pg[0]["message"], pg)
+ncopy = x.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId"
+                  " WHERE s.value = 'cudaMemcpy'").fetchone()[0]
+expect("nsys: each blocking cudaMemcpy is sync.implicit",
+       sum(f["count"] for f in findings(rep, "sync.implicit") if "cudaMemcpy" in f["message"]), ncopy)
+check("nsys: the call site is the program's own frame, from the export's CUDA call stacks",
+      pg and all(f["callsite"].startswith("main") for f in pg), [f["callsite"] for f in pg])
+htod_compute = x.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY m WHERE copyKind = 1 AND streamId IN"
+                         " (SELECT streamId FROM CUPTI_ACTIVITY_KIND_KERNEL)").fetchone()[0]
+expect("nsys: host-to-device copies on the kernels' stream are copy.serialized",
+       sum(f["count"] for f in findings(rep, "copy.serialized")), htod_compute)
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
