@@ -54,6 +54,15 @@ uint64_t js_offset(const struct jstream *j)
     return j->consumed + j->pos;
 }
 
+const char *js_shown(int c, char buf[8])
+{
+    if (c >= 0x20 && c < 0x7f && c != '\\')
+        snprintf(buf, 8, "%c", c);
+    else
+        snprintf(buf, 8, "\\x%02x", c & 0xff);
+    return buf;
+}
+
 void js_fail(struct jstream *j, const char *fmt, ...)
 {
     char what[200];
@@ -129,7 +138,7 @@ void js_expect(struct jstream *j, int c)
     if (got < 0)
         js_fail(j, "truncated: the file ends where '%c' was due", c);
     if (got != c)
-        js_fail(j, "not JSON: '%c' where '%c' was due", got, c);
+        js_fail(j, "not JSON: '%s' where '%c' was due", js_shown(got, (char[8]){ 0 }), c);
 }
 
 void js_reset(struct jstream *j)
@@ -243,7 +252,7 @@ static size_t read_string(struct jstream *j, uint32_t *len)
             continue;
         }
         case -1: js_fail(j, "truncated: the file ends inside a string");
-        default: js_fail(j, "not JSON: a bad escape '\\%c'", c);
+        default: js_fail(j, "not JSON: a bad escape '\\%s'", js_shown(c, (char[8]){ 0 }));
         }
         put_chars(j, &out, 1);
     }
@@ -336,7 +345,7 @@ static int32_t parse(struct jstream *j)
                 break;
             if (d < 0)
                 js_fail(j, "truncated: the file ends inside %s", obj ? "an object" : "an array");
-            js_fail(j, "not JSON: '%c' inside %s", d, obj ? "an object" : "an array");
+            js_fail(j, "not JSON: '%s' inside %s", js_shown(d, (char[8]){ 0 }), obj ? "an object" : "an array");
         }
         j->depth--;
         return n;
@@ -367,7 +376,7 @@ static int32_t parse(struct jstream *j)
             put_chars(j, "", 1);
             return n;
         }
-        js_fail(j, "not JSON: '%c' where a value was due", c);
+        js_fail(j, "not JSON: '%s' where a value was due", js_shown(c, (char[8]){ 0 }));
     }
 }
 

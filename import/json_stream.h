@@ -65,6 +65,8 @@ void js_reset(struct jstream *j);
 /* Fails with a message (printf-like), jumping to on_error. */
 void js_fail(struct jstream *j, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 uint64_t js_offset(const struct jstream *j);
+/* A byte as an error message shows it: itself if printable ASCII, else \xNN. */
+const char *js_shown(int c, char buf[8]);
 
 /* Tree helpers. */
 static inline const struct jnode *js_node(const struct jstream *j, int32_t i)

@@ -264,7 +264,8 @@ static void top_member(struct kin *k, const char *key)
             if (c == ']')
                 return;
             if (c != ',')
-                js_fail(&k->j, c < 0 ? "truncated: the file ends inside traceEvents" : "not JSON: '%c' in traceEvents", c);
+                js_fail(&k->j, c < 0 ? "truncated: the file ends inside traceEvents%s" : "not JSON: '%s' in traceEvents",
+                        c < 0 ? "" : js_shown(c, (char[8]){ 0 }));
         }
     }
     int32_t root = js_value(&k->j, 1);
@@ -304,11 +305,13 @@ static void walk(struct kin *k)
             if (d == ']')
                 return;
             if (d != ',')
-                js_fail(&k->j, d < 0 ? "truncated: the file ends inside the event array" : "not JSON: '%c' between events", d);
+                js_fail(&k->j, d < 0 ? "truncated: the file ends inside the event array%s" : "not JSON: '%s' between events",
+                        d < 0 ? "" : js_shown(d, (char[8]){ 0 }));
         }
     }
     if (c != '{')
-        js_fail(&k->j, c < 0 ? "empty file" : "not a JSON trace (it starts with '%c')", c);
+        js_fail(&k->j, c < 0 ? "empty file%s" : "not a JSON trace (it starts with '%s')",
+                c < 0 ? "" : js_shown(c, (char[8]){ 0 }));
     if (js_peek(&k->j) == '}')
         return;
     for (;;) {
@@ -325,7 +328,8 @@ static void walk(struct kin *k)
         if (d == '}')
             return;
         if (d != ',')
-            js_fail(&k->j, d < 0 ? "truncated: the file ends inside the top-level object" : "not JSON: '%c' between members", d);
+            js_fail(&k->j, d < 0 ? "truncated: the file ends inside the top-level object%s" : "not JSON: '%s' between members",
+                    d < 0 ? "" : js_shown(d, (char[8]){ 0 }));
     }
 }
 
