@@ -22,7 +22,8 @@ TESTS += \
   tests/e2e/tracer_limits.sh \
   tests/e2e/kineto_hta.sh \
   tests/e2e/import_traces.sh \
-  tests/e2e/import_fuzz.sh
+  tests/e2e/import_fuzz.sh \
+  tests/e2e/import_roundtrip.sh
 EXTRA_DIST += \
   tests/e2e/workloads.sh \
   tests/e2e/tracer.sh \
