@@ -13,5 +13,5 @@ gputrace_report_CFLAGS += $(ZLIB_CFLAGS)
 gputrace_report_LDADD += $(ZLIB_LIBS)
 # the tests of the import, and the real traces they read (tests/data/traces/README.md)
 EXTRA_DIST += tests/e2e/import_traces.sh tests/e2e/import_traces.py tests/e2e/import_fuzz.sh tests/e2e/import_fuzz.py \
-  tests/e2e/import_roundtrip.sh tests/e2e/import_roundtrip.py \
+  tests/e2e/import_roundtrip.sh tests/e2e/import_roundtrip.py tests/e2e/import_hta.sh tests/e2e/import_hta.py \
   tests/data/traces

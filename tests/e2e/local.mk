@@ -23,7 +23,8 @@ TESTS += \
   tests/e2e/kineto_hta.sh \
   tests/e2e/import_traces.sh \
   tests/e2e/import_fuzz.sh \
-  tests/e2e/import_roundtrip.sh
+  tests/e2e/import_roundtrip.sh \
+  tests/e2e/import_hta.sh
 EXTRA_DIST += \
   tests/e2e/workloads.sh \
   tests/e2e/tracer.sh \
