@@ -116,11 +116,14 @@ static inline int raw_peek(struct jstream *j)
 int js_peek(struct jstream *j)
 {
     for (;;) {
-        int c = raw_peek(j);
-        if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-            j->pos++;
-        else
-            return c;
+        if (j->pos == j->end && !refill(j))
+            return -1;
+        const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end;
+        while (b < e && (*b == ' ' || *b == '\n' || *b == '\r' || *b == '\t'))
+            b++;
+        j->pos = (size_t)(b - j->buf);
+        if (b < e)
+            return *b;
     }
 }
 
@@ -146,9 +149,19 @@ void js_reset(struct jstream *j)
     j->nnodes = j->nchars = 0;
 }
 
-static void put_chars(struct jstream *j, const void *p, size_t n)
+static void grow_chars(struct jstream *j, size_t n);
+
+static inline void put_chars(struct jstream *j, const void *p, size_t n)
 {
-    if (j->nchars + n + 1 > j->chars_cap) {
+    if (j->nchars + n + 1 > j->chars_cap)
+        grow_chars(j, n);
+    memcpy(j->chars + j->nchars, p, n);
+    j->nchars += n;
+}
+
+static void grow_chars(struct jstream *j, size_t n)
+{
+    {
         if (j->nchars + n + 1 > MAX_CHARS)
             js_fail(j, "a value of more than %u MiB of text", MAX_CHARS >> 20);
         size_t cap = j->chars_cap ? j->chars_cap : 4096;
@@ -160,8 +173,6 @@ static void put_chars(struct jstream *j, const void *p, size_t n)
         j->chars = g;
         j->chars_cap = cap;
     }
-    memcpy(j->chars + j->nchars, p, n);
-    j->nchars += n;
 }
 
 static int hexval(int c)
@@ -323,15 +334,15 @@ static int32_t parse(struct jstream *j)
             return n;
         }
         for (;;) {
-            uint32_t koff = UINT32_MAX;
+            uint32_t koff = UINT32_MAX, klen = 0;
             if (obj) {
                 js_expect(j, '"');
-                uint32_t klen;
                 koff = (uint32_t)read_string(j, &klen);
                 js_expect(j, ':');
             }
             int32_t v = parse(j);
             j->nodes[v].koff = koff;
+            j->nodes[v].klen = klen;
             if (last < 0)
                 j->nodes[n].child = v;
             else
@@ -359,17 +370,18 @@ static int32_t parse(struct jstream *j)
             size_t off = j->nchars;
             char ch = (char)c;
             put_chars(j, &ch, 1);
-            for (;;) {
-                int d = raw_peek(j);
-                if ((d >= '0' && d <= '9') || d == '.' || d == 'e' || d == 'E' || d == '+' || d == '-') {
-                    ch = (char)d;
-                    put_chars(j, &ch, 1);
-                    j->pos++;
-                    if (j->nchars - off > 64)
-                        js_fail(j, "not JSON: a number of more than 64 characters");
-                } else {
+            for (;;) { /* the run of number bytes in the buffer, then the next buffer's */
+                const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end, *q = b;
+                while (q < e && ((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' || *q == '+' ||
+                                 *q == '-'))
+                    q++;
+                if (q > b)
+                    put_chars(j, b, (size_t)(q - b));
+                j->pos += (size_t)(q - b);
+                if (j->nchars - off > 64)
+                    js_fail(j, "not JSON: a number of more than 64 characters");
+                if (q < e || !refill(j))
                     break;
-                }
             }
             j->nodes[n].soff = (uint32_t)off;
             j->nodes[n].len = (uint32_t)(j->nchars - off);
@@ -408,8 +420,9 @@ const struct jnode *js_get(const struct jstream *j, const struct jnode *obj, con
 {
     if (!obj || obj->type != J_OBJ)
         return NULL;
+    size_t n = strlen(key);
     for (int32_t c = obj->child; c >= 0; c = j->nodes[c].next)
-        if (j->nodes[c].key && !strcmp(j->nodes[c].key, key))
+        if (j->nodes[c].klen == n && j->nodes[c].key && !memcmp(j->nodes[c].key, key, n))
             return &j->nodes[c];
     return NULL;
 }

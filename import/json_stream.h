@@ -27,6 +27,7 @@ struct jnode {
     const char *key;       /* as a member of an object: its name, else NULL */
     int32_t child, next;   /* first child, next sibling; -1 for none */
     uint32_t soff, koff;   /* where s and key are in the arena while parsing (it may move) */
+    uint32_t klen;         /* bytes of key */
 };
 
 struct jstream {
