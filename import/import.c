@@ -222,6 +222,7 @@ static int import_one(struct out_db *o, const char *path, int verbose, char *err
 static void print_notes(struct out_db *o)
 {
     sqlite3_stmt *st;
+    out_flush(o);
     if (sqlite3_prepare_v2(o->db, "SELECT DISTINCT kind, note FROM import_note", -1, &st, NULL) != SQLITE_OK)
         return;
     while (sqlite3_step(st) == SQLITE_ROW)
@@ -232,26 +233,32 @@ static void print_notes(struct out_db *o)
 int import_traces(const char *out, int force, char *const *traces, int ntraces, int verbose, char *err,
                   size_t errlen)
 {
-    struct out_db o;
+    struct out_db *o = malloc(sizeof *o); /* its block buffers are big for a stack */
     char id[300];
+    if (!o) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     run_id_of(traces[0], id, sizeof id);
-    if (out_open(&o, out, force, id, err, errlen) != 0) {
-        out_abort(&o, NULL);
+    if (out_open(o, out, force, id, err, errlen) != 0) {
+        out_abort(o, NULL);
+        free(o);
         return -1;
     }
-    int partial = 0;
-    for (int i = 0; i < ntraces; i++)
-        if (import_one(&o, traces[i], verbose, err, errlen, &partial) != 0) {
-            out_abort(&o, out);
-            return -1;
+    int partial = 0, rc = 0;
+    for (int i = 0; i < ntraces && rc == 0; i++)
+        if (import_one(o, traces[i], verbose, err, errlen, &partial) != 0) {
+            out_abort(o, out);
+            rc = -1;
         }
-    if (verbose > 1)
-        print_notes(&o);
-    if (out_close(&o, err, errlen) != 0) {
+    if (rc == 0 && verbose > 1)
+        print_notes(o);
+    if (rc == 0 && out_close(o, err, errlen) != 0) {
         unlink(out);
-        return -1;
+        rc = -1;
     }
-    return partial ? 1 : 0;
+    free(o);
+    return rc < 0 ? -1 : partial ? 1 : 0;
 }
 
 int import_main(int argc, char **argv)

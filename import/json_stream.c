@@ -113,7 +113,7 @@ static inline int raw_peek(struct jstream *j)
     return j->buf[j->pos];
 }
 
-int js_peek(struct jstream *j)
+static inline int peek_ws(struct jstream *j)
 {
     for (;;) {
         if (j->pos == j->end && !refill(j))
@@ -127,17 +127,39 @@ int js_peek(struct jstream *j)
     }
 }
 
-int js_next(struct jstream *j)
+int js_peek(struct jstream *j)
 {
-    int c = js_peek(j);
+    return peek_ws(j);
+}
+
+static inline int next_ws(struct jstream *j)
+{
+    /* the common case first: the byte is there and is no space */
+    if (j->pos < j->end && j->buf[j->pos] > ' ')
+        return j->buf[j->pos++];
+    int c = peek_ws(j);
     if (c >= 0)
         j->pos++;
     return c;
 }
 
+int js_next(struct jstream *j)
+{
+    return next_ws(j);
+}
+
+static inline void expect_ws(struct jstream *j, int c)
+{
+    if (j->pos < j->end && j->buf[j->pos] == c) {
+        j->pos++;
+        return;
+    }
+    js_expect(j, c);
+}
+
 void js_expect(struct jstream *j, int c)
 {
-    int got = js_next(j);
+    int got = next_ws(j);
     if (got < 0)
         js_fail(j, "truncated: the file ends where '%c' was due", c);
     if (got != c)
@@ -226,9 +248,14 @@ static size_t read_string(struct jstream *j, uint32_t *len)
         if (j->pos == j->end && !refill(j))
             js_fail(j, "truncated: the file ends inside a string");
         /* the run of plain bytes up to a quote, a backslash or the buffer's end */
-        const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end, *q = b;
-        while (q < e && *q != '"' && *q != '\\')
-            q++;
+        const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end;
+        /* the closing quote, and any backslash before it (memchr scans fast) */
+        const unsigned char *q = memchr(b, '"', (size_t)(e - b));
+        if (!q)
+            q = e;
+        const unsigned char *bs = memchr(b, '\\', (size_t)(q - b));
+        if (bs)
+            q = bs;
         if (q > b)
             put_chars(j, b, (size_t)(q - b));
         j->pos += (size_t)(q - b);
@@ -308,7 +335,7 @@ static void literal(struct jstream *j, const char *rest)
 
 static int32_t parse(struct jstream *j)
 {
-    int c = js_next(j);
+    int c = next_ws(j);
     if (c < 0)
         js_fail(j, "truncated: the file ends where a value was due");
     int32_t n;
@@ -328,7 +355,7 @@ static int32_t parse(struct jstream *j)
         int obj = c == '{';
         n = new_node(j, obj ? J_OBJ : J_ARR);
         int32_t last = -1;
-        if (js_peek(j) == (obj ? '}' : ']')) {
+        if (peek_ws(j) == (obj ? '}' : ']')) {
             j->pos++;
             j->depth--;
             return n;
@@ -336,9 +363,9 @@ static int32_t parse(struct jstream *j)
         for (;;) {
             uint32_t koff = UINT32_MAX, klen = 0;
             if (obj) {
-                js_expect(j, '"');
+                expect_ws(j, '"');
                 koff = (uint32_t)read_string(j, &klen);
-                js_expect(j, ':');
+                expect_ws(j, ':');
             }
             int32_t v = parse(j);
             j->nodes[v].koff = koff;
@@ -349,7 +376,7 @@ static int32_t parse(struct jstream *j)
                 j->nodes[last].next = v;
             last = v;
             j->nodes[n].len++;
-            int d = js_next(j);
+            int d = next_ws(j);
             if (d == ',')
                 continue;
             if (d == (obj ? '}' : ']'))
@@ -407,6 +434,107 @@ int32_t js_value(struct jstream *j, int keep)
     return root;
 }
 
+/* Skips the rest of an object or array whose opening bracket is read:
+ * brackets counted, strings jumped over, nothing kept or checked beyond
+ * that (the importer does not read what it skips). */
+static void skip_rest(struct jstream *j)
+{
+    int depth = 1;
+    for (;;) {
+        if (j->pos == j->end && !refill(j))
+            js_fail(j, "truncated: the file ends inside a value");
+        const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end;
+        while (b < e && *b != '"' && *b != '{' && *b != '[' && *b != '}' && *b != ']')
+            b++;
+        j->pos = (size_t)(b - j->buf);
+        if (b == e)
+            continue;
+        j->pos++;
+        if (*b == '"') {
+            for (;;) { /* to the closing quote; a backslash takes the next byte with it */
+                if (j->pos == j->end && !refill(j))
+                    js_fail(j, "truncated: the file ends inside a string");
+                const unsigned char *s = j->buf + j->pos, *q = memchr(s, '"', j->end - j->pos);
+                const unsigned char *bs = memchr(s, '\\', (size_t)((q ? q : j->buf + j->end) - s));
+                if (bs) {
+                    j->pos = (size_t)(bs - j->buf) + 1;
+                    if (j->pos == j->end && !refill(j))
+                        js_fail(j, "truncated: the file ends inside a string");
+                    j->pos++;
+                    continue;
+                }
+                if (!q) {
+                    j->pos = j->end;
+                    continue;
+                }
+                j->pos = (size_t)(q - j->buf) + 1;
+                break;
+            }
+        } else if (*b == '{' || *b == '[') {
+            if (++depth > MAX_DEPTH)
+                js_fail(j, "nested more than %d deep", MAX_DEPTH);
+        } else if (--depth == 0) {
+            return;
+        }
+    }
+}
+
+int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, int32_t obj), void *ctx)
+{
+    js_reset(j);
+    j->depth = 0;
+    int c = next_ws(j);
+    if (c != '{') { /* not an object: as a value */
+        if (c >= 0)
+            j->pos--;
+        return js_value(j, 0);
+    }
+    int32_t n = new_node(j, J_OBJ), last = -1;
+    const char *fixed_at = j->chars;
+    int asking = 1;
+    if (peek_ws(j) == '}') {
+        j->pos++;
+        return n;
+    }
+    for (;;) {
+        uint32_t klen;
+        expect_ws(j, '"');
+        uint32_t koff = (uint32_t)read_string(j, &klen);
+        expect_ws(j, ':');
+        size_t first = j->nnodes;
+        j->depth = 1;
+        int32_t v = parse(j);
+        j->nodes[v].koff = koff;
+        j->nodes[v].klen = klen;
+        if (last < 0)
+            j->nodes[n].child = v;
+        else
+            j->nodes[last].next = v;
+        last = v;
+        j->nodes[n].len++;
+        /* pointers for the caller's look: the new nodes', or all of them
+         * if the text arena moved */
+        for (size_t i = j->chars == fixed_at ? first : 0; i < j->nnodes; i++) {
+            struct jnode *x = &j->nodes[i];
+            x->s = x->soff != UINT32_MAX ? j->chars + x->soff : NULL;
+            x->key = x->koff != UINT32_MAX ? j->chars + x->koff : NULL;
+        }
+        fixed_at = j->chars;
+        int d = next_ws(j);
+        if (d == '}')
+            return n;
+        if (d != ',')
+            js_fail(j, d < 0 ? "truncated: the file ends inside an object%s" : "not JSON: '%s' inside an object",
+                    d < 0 ? "" : js_shown(d, (char[8]){ 0 }));
+        int m = asking ? more(ctx, j, n) : 1;
+        if (m == 0) {
+            skip_rest(j);
+            return n;
+        }
+        asking = m < 0;
+    }
+}
+
 void js_skip(struct jstream *j)
 {
     size_t nodes = j->nnodes, chars = j->nchars;
@@ -416,13 +544,13 @@ void js_skip(struct jstream *j)
     j->nchars = chars;
 }
 
-const struct jnode *js_get(const struct jstream *j, const struct jnode *obj, const char *key)
+const struct jnode *js_get_n(const struct jstream *j, const struct jnode *obj, const char *key, size_t n)
 {
     if (!obj || obj->type != J_OBJ)
         return NULL;
-    size_t n = strlen(key);
     for (int32_t c = obj->child; c >= 0; c = j->nodes[c].next)
-        if (j->nodes[c].klen == n && j->nodes[c].key && !memcmp(j->nodes[c].key, key, n))
+        if (j->nodes[c].klen == n && j->nodes[c].key && j->nodes[c].key[0] == key[0] &&
+            !memcmp(j->nodes[c].key, key, n))
             return &j->nodes[c];
     return NULL;
 }
@@ -434,6 +562,20 @@ int64_t js_int(const struct jstream *j, const struct jnode *obj, const char *key
         *ok = 0;
     if (!n || (n->type != J_NUM && n->type != J_STR) || !n->len)
         return 0;
+    /* plain integers (nearly all) without strtoll */
+    const char *p = n->s;
+    int neg = *p == '-';
+    p += neg;
+    if (*p >= '0' && *p <= '9' && n->len - (uint32_t)neg <= 18) {
+        long long v = 0;
+        while (*p >= '0' && *p <= '9')
+            v = v * 10 + (*p++ - '0');
+        if (!*p) {
+            if (ok)
+                *ok = 1;
+            return neg ? -v : v;
+        }
+    }
     char *end;
     errno = 0;
     long long v = strtoll(n->s, &end, 10);

@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <zlib.h>
 
 enum jtype { J_NULL, J_FALSE, J_TRUE, J_NUM, J_STR, J_ARR, J_OBJ };
@@ -59,6 +60,13 @@ void js_expect(struct jstream *j, int c);
 const char *js_string(struct jstream *j, uint32_t *len);
 /* Parses the next value into the arena (reset first unless keep): its root. */
 int32_t js_value(struct jstream *j, int keep);
+/* Parses the next value, an object as an event is, member by member:
+ * after each member (but the last) more() says whether the rest is
+ * wanted: 0 no (the rest of the object is then skipped unparsed, brackets
+ * and strings only: it is not checked), 1 yes (it is not asked again),
+ * -1 not known yet.  The root; a value that is no
+ * object is parsed as js_value does. */
+int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, int32_t obj), void *ctx);
 /* Skips the next value without keeping it. */
 void js_skip(struct jstream *j);
 /* Resets the arena. */
@@ -74,7 +82,12 @@ static inline const struct jnode *js_node(const struct jstream *j, int32_t i)
 {
     return i >= 0 ? &j->nodes[i] : NULL;
 }
-const struct jnode *js_get(const struct jstream *j, const struct jnode *obj, const char *key);
+const struct jnode *js_get_n(const struct jstream *j, const struct jnode *obj, const char *key, size_t len);
+/* The member key of obj, or NULL (inline: a literal key's length is known) */
+static inline const struct jnode *js_get(const struct jstream *j, const struct jnode *obj, const char *key)
+{
+    return js_get_n(j, obj, key, __builtin_strlen(key));
+}
 /* A number member as int64 (0 and *ok = 0 if absent or not a number);
  * strings holding a number count too. */
 int64_t js_int(const struct jstream *j, const struct jnode *obj, const char *key, int *ok);

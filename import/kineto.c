@@ -29,6 +29,8 @@
 
 struct kin {
     struct out_db *o;
+    sqlite3_stmt *host_call; /* import_host: NCCL calls as host events (our own export) */
+    sqlite3_stmt *host_seq;  /* import_host_seq: those with their group and sequence number */
     struct jstream j;
     int pid;                     /* the host process: first host event's pid */
     int rank, world, nccl_version, device;
@@ -209,6 +211,39 @@ static void meta_event(struct kin *k, const struct jnode *ev, const char *name)
     }
 }
 
+/* CPU operators: no table of ours holds them; an NCCL call with the
+ * correlation of its kernel (gputrace-report --kineto writes them so)
+ * gives its collective the call's host times (kineto_number). */
+static void cpu_op(struct kin *k, const struct jnode *ev, const struct jnode *args, const char *name)
+{
+    host_pid(k, ev);
+    int ok, has_seq;
+    int64_t corr = js_int(&k->j, args, "correlation", &ok), start, end;
+    int64_t seq = js_int(&k->j, args, "Seq", &has_seq);
+    const char *pg = js_str(&k->j, args, "Process Group Name"), *pg_ranks = js_str(&k->j, args, "Process Group Ranks");
+    if (strncmp(name, "nccl", 4) || !k->host_call || times(k, ev, &start, &end) != 0)
+        return;
+    if (has_seq && pg && k->host_seq) { /* matched to its kernel by group and number, where the correlation is not */
+        char key[512];
+        snprintf(key, sizeof key, "%s|%s", pg, pg_ranks ? pg_ranks : "");
+        sqlite3_bind_int64(k->host_seq, 1, k->o->pid_row);
+        sqlite3_bind_int64(k->host_seq, 2, kineto_hash(key));
+        sqlite3_bind_int64(k->host_seq, 3, seq);
+        sqlite3_bind_int64(k->host_seq, 4, start);
+        sqlite3_bind_int64(k->host_seq, 5, end);
+        sqlite3_step(k->host_seq);
+        sqlite3_reset(k->host_seq);
+    }
+    if (!ok)
+        return;
+    sqlite3_bind_int64(k->host_call, 1, k->o->pid_row);
+    sqlite3_bind_int64(k->host_call, 2, corr);
+    sqlite3_bind_int64(k->host_call, 3, start);
+    sqlite3_bind_int64(k->host_call, 4, end);
+    sqlite3_step(k->host_call);
+    sqlite3_reset(k->host_call);
+}
+
 static void event(struct kin *k, int32_t root)
 {
     const struct jnode *ev = js_node(&k->j, root);
@@ -245,9 +280,40 @@ static void event(struct kin *k, int32_t root)
     else if (!strcmp(cat, "user_annotation") || (!strncmp(name, "ProfilerStep#", 13) && strcmp(cat, "gpu_user_annotation")))
         range_event(k, ev, name);
     else if (!strcmp(cat, "cpu_op") || !strcasecmp(cat, "operator") || !strcmp(cat, "python_function"))
-        host_pid(k, ev); /* CPU operators: no table of ours holds them */
+        cpu_op(k, ev, args, name);
     else
         k->skipped++;
+}
+
+/* Whether the rest of an event is wanted, once ph, cat and name (which
+ * Kineto writes first) are read: not for flows and CPU operators (but
+ * ProfilerStep#N), which no table holds; their pid is read if it came. */
+static int wanted(void *ctx, struct jstream *j, int32_t root)
+{
+    struct kin *k = ctx;
+    const struct jnode *ev = js_node(j, root);
+    const char *ph = js_str(j, ev, "ph"), *cat = js_str(j, ev, "cat"), *name = js_str(j, ev, "name");
+    if (!ph || !cat || !name)
+        return ph && strcmp(ph, "X") && strcmp(ph, "s") && strcmp(ph, "f") ? 1 : -1;
+    if ((!strcmp(ph, "s") || !strcmp(ph, "f")) && !strcmp(cat, "ac2g")) {
+        k->flows++;
+        k->events++;
+        return 0;
+    }
+    if (!strcmp(ph, "X") && !strcmp(cat, "cpu_op") && strncmp(name, "ProfilerStep#", 13) && strncmp(name, "nccl", 4) &&
+        k->pid) {
+        k->events++;
+        return 0;
+    }
+    return 1;
+}
+
+static void next_event(struct kin *k)
+{
+    int64_t before = (int64_t)k->events;
+    int32_t root = js_object(&k->j, wanted, k);
+    if ((int64_t)k->events == before)
+        event(k, root);
 }
 
 static void top_member(struct kin *k, const char *key)
@@ -259,7 +325,7 @@ static void top_member(struct kin *k, const char *key)
             return;
         }
         for (;;) {
-            event(k, js_value(&k->j, 0));
+            next_event(k);
             int c = js_next(&k->j);
             if (c == ']')
                 return;
@@ -300,7 +366,7 @@ static void walk(struct kin *k)
         if (js_peek(&k->j) == ']')
             return;
         for (;;) {
-            event(k, js_value(&k->j, 0));
+            next_event(k);
             int d = js_next(&k->j);
             if (d == ']')
                 return;
@@ -373,6 +439,12 @@ int import_kineto_file(struct out_db *o, const char *path, char *err, size_t err
         return -1;
     }
     out_begin_process(o);
+    if (out_exec(o, "CREATE TEMP TABLE IF NOT EXISTS import_host(process_id INTEGER, corr INTEGER, hs INTEGER,"
+                    " he INTEGER); CREATE TEMP TABLE IF NOT EXISTS import_host_seq(process_id INTEGER,"
+                    " comm_id INTEGER, seq INTEGER, hs INTEGER, he INTEGER)") == 0) {
+        sqlite3_prepare_v2(o->db, "INSERT INTO import_host VALUES(?,?,?,?)", -1, &k->host_call, NULL);
+        sqlite3_prepare_v2(o->db, "INSERT INTO import_host_seq VALUES(?,?,?,?,?)", -1, &k->host_seq, NULL);
+    }
     jmp_buf on_error;
     k->j.on_error = &on_error;
     int rc = 0;
@@ -399,6 +471,9 @@ int import_kineto_file(struct out_db *o, const char *path, char *err, size_t err
             out_note(o, "import", t);
         }
     }
+    sqlite3_finalize(k->host_call);
+    sqlite3_finalize(k->host_seq);
+    k->host_call = k->host_seq = NULL;
     kineto_number(o); /* collectives without a sequence number: numbered per group in order */
     notes(k);
     char source[4200];

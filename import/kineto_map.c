@@ -244,12 +244,71 @@ int kineto_rank_in(const char *ranks, int rank)
     return rank;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The host times of the API records stored in blocks whose correlation is
+ * an NCCL kernel's (those of rows are joined in SQL): into import_corr. */
+static void block_times(struct out_db *o, sqlite3_int64 pid)
+{
+    sqlite3_stmt *st, *ins;
+    uint32_t *v = NULL;
+    size_t n = 0, cap = 0;
+    if (sqlite3_prepare_v2(o->db, "SELECT correlation FROM ext_corr WHERE process_id = ?", -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, pid);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            uint32_t *g = realloc(v, cap * sizeof *g);
+            if (!g)
+                break;
+            v = g;
+        }
+        v[n++] = (uint32_t)sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (!n) {
+        free(v);
+        return;
+    }
+    qsort(v, n, sizeof *v, cmp_u32);
+    if (sqlite3_prepare_v2(o->db, "SELECT format, n, data FROM cupti_api_block WHERE process_id = ?", -1, &st, NULL) ==
+            SQLITE_OK &&
+        sqlite3_prepare_v2(o->db, "INSERT OR IGNORE INTO import_corr VALUES(?,?,?)", -1, &ins, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, pid);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int k = sqlite3_column_int(st, 1);
+            const void *data = sqlite3_column_blob(st, 2);
+            if (!gt_capi_block_valid(sqlite3_column_int(st, 0), k, data, sqlite3_column_bytes(st, 2)))
+                continue;
+            for (int i = 0; i < k; i++) {
+                struct gt_capi_packed r = gt_capi_block_row(data, i);
+                if (!bsearch(&r.correlation, v, n, sizeof *v, cmp_u32))
+                    continue;
+                sqlite3_bind_int64(ins, 1, r.correlation);
+                sqlite3_bind_int64(ins, 2, r.start_ns);
+                sqlite3_bind_int64(ins, 3, r.end_ns);
+                sqlite3_step(ins);
+                sqlite3_reset(ins);
+            }
+        }
+        sqlite3_finalize(ins);
+    }
+    sqlite3_finalize(st);
+    free(v);
+}
+
 void kineto_number(struct out_db *o)
 {
     char sql[1600];
     long long pid = (long long)o->pid_row;
     sqlite3_stmt *st;
     int any = 0;
+    out_flush(o);
     if (sqlite3_prepare_v2(o->db, "SELECT 1 FROM collective WHERE process_id = ? LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, pid);
         any = sqlite3_step(st) == SQLITE_ROW;
@@ -264,18 +323,25 @@ void kineto_number(struct out_db *o)
              "DELETE FROM import_seq;"
              "CREATE TEMP TABLE IF NOT EXISTS import_corr(corr INTEGER PRIMARY KEY, hs INTEGER, he INTEGER);"
              "DELETE FROM import_corr;"
+             "INSERT OR IGNORE INTO import_corr SELECT corr, hs, he FROM import_host WHERE process_id = %lld;"
              "INSERT OR IGNORE INTO import_corr SELECT x.correlation, a.start_ns, a.end_ns FROM ext_corr x"
              " JOIN collective c ON c.process_id = x.process_id AND c.call_id = x.external_id"
              " JOIN cupti_api a ON a.process_id = x.process_id AND a.correlation = x.correlation"
-             " WHERE x.process_id = %lld AND a.process_id = %lld AND c.process_id = %lld;"
-             "INSERT INTO import_seq SELECT c.rowid, row_number() OVER (PARTITION BY c.comm_id ORDER BY c.start_ns,"
-             " c.call_id) - 1, k.hs, k.he FROM collective c LEFT JOIN import_corr k ON k.corr = c.call_id - (1 << 32)"
+             " WHERE x.process_id = %lld AND a.process_id = %lld AND c.process_id = %lld;",
+             pid, pid, pid, pid);
+    out_exec(o, sql);
+    block_times(o, pid);
+    snprintf(sql, sizeof sql,
+             "INSERT OR IGNORE INTO import_seq SELECT c.rowid, row_number() OVER (PARTITION BY c.comm_id ORDER BY c.start_ns,"
+             " c.call_id) - 1, coalesce(k.hs, h.hs), coalesce(k.he, h.he) FROM collective c"
+             " LEFT JOIN import_corr k ON k.corr = c.call_id - (1 << 32)"
+             " LEFT JOIN import_host_seq h ON h.process_id = c.process_id AND h.comm_id = c.comm_id AND h.seq = c.seq"
              " WHERE c.process_id = %lld;"
              "UPDATE collective SET"
              " seq = CASE WHEN seq = -2 THEN (SELECT s FROM import_seq WHERE r = collective.rowid) ELSE seq END,"
              " start_ns = coalesce((SELECT hs FROM import_seq WHERE r = collective.rowid), start_ns),"
              " end_ns = coalesce((SELECT he FROM import_seq WHERE r = collective.rowid), end_ns)"
              " WHERE process_id = %lld;",
-             pid, pid, pid, pid, pid);
+             pid, pid);
     out_exec(o, sql);
 }

@@ -32,6 +32,8 @@ static const char *const inserts[] = {
     "INSERT INTO ext_corr(process_id, external_id, correlation) VALUES(?,?,?)",
     "INSERT INTO thread_name(process_id, tid, name) VALUES(?,?,?)",
     "INSERT INTO import_note(process_id, kind, note) VALUES(?,?,?)",
+    "INSERT INTO cupti_api_block(process_id, format, n, data) VALUES(?,?,?,?)",
+    "INSERT INTO gpu_op_block(process_id, format, n, data) VALUES(?,?,?,?)",
 };
 
 static int fail(struct out_db *o, char *err, size_t errlen, const char *what)
@@ -44,6 +46,10 @@ int out_open(struct out_db *o, const char *path, int force, const char *run_id, 
 {
     memset(o, 0, sizeof *o);
     snprintf(o->run_id, sizeof o->run_id, "%s", run_id);
+    const char *bulk = getenv("GPUTRACE_BULK_AFTER");
+    char *end;
+    unsigned long long after = bulk ? strtoull(bulk, &end, 10) : 0;
+    o->rows_before_blocks = bulk && *bulk && !*end ? after : OUT_ROWS_BEFORE_BLOCKS;
     struct stat sb;
     if (lstat(path, &sb) == 0) {
         if (!force) {
@@ -95,7 +101,7 @@ int out_open(struct out_db *o, const char *path, int force, const char *run_id, 
     sqlite3_step(st);
     sqlite3_finalize(st);
     sqlite3_stmt **stmts[] = { &o->capi, &o->gop, &o->str, &o->label, &o->nvtx, &o->coll, &o->ext, &o->thread,
-                               &o->note };
+                               &o->note, &o->capi_block, &o->gop_block };
     for (size_t i = 0; i < sizeof stmts / sizeof *stmts; i++)
         if (sqlite3_prepare_v3(o->db, inserts[i], -1, SQLITE_PREPARE_PERSISTENT, stmts[i], NULL) != SQLITE_OK)
             return fail(o, err, errlen, path);
@@ -111,8 +117,30 @@ static void intern_free(struct intern *t)
     memset(t, 0, sizeof *t);
 }
 
+static void put_block(struct out_db *o, sqlite3_stmt *st, int format, int n, const void *data, size_t size)
+{
+    sqlite3_bind_int64(st, 1, o->pid_row);
+    sqlite3_bind_int(st, 2, format);
+    sqlite3_bind_int(st, 3, n);
+    sqlite3_bind_blob(st, 4, data, (int)((size_t)n * size), SQLITE_STATIC);
+    sqlite3_step(st);
+    sqlite3_reset(st);
+    o->rows++;
+}
+
+void out_flush(struct out_db *o)
+{
+    if (o->capi_buffered)
+        put_block(o, o->capi_block, GT_CAPI_BLOCK_FORMAT, o->capi_buffered, o->capi_buf, sizeof *o->capi_buf);
+    if (o->gop_buffered)
+        put_block(o, o->gop_block, GT_GPU_BLOCK_FORMAT, o->gop_buffered, o->gop_buf, sizeof *o->gop_buf);
+    o->capi_buffered = o->gop_buffered = 0;
+}
+
 int64_t out_begin_process(struct out_db *o)
 {
+    out_flush(o);
+    o->capi_n = o->gop_n = 0;
     intern_free(&o->strings);
     intern_free(&o->labels);
     sqlite3_stmt *st;
@@ -136,6 +164,7 @@ static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v, int64_t unknown)
 
 void out_end_process(struct out_db *o, const struct out_process *p)
 {
+    out_flush(o);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(o->db, "UPDATE process SET host=?, pid=?, rank=?, local_rank=?, world_size=?, device=?,"
                            " gpu_name=?, cmdline=?, nccl_version=?, cuda_runtime_version=?, clock_offset_ns=?,"
@@ -166,13 +195,16 @@ void out_end_process(struct out_db *o, const struct out_process *p)
 
 int out_exec(struct out_db *o, const char *sql)
 {
+    out_flush(o);
     return sqlite3_exec(o->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
 int out_close(struct out_db *o, char *err, size_t errlen)
 {
     int rc = 0;
-    sqlite3_stmt *stmts[] = { o->capi, o->gop, o->str, o->label, o->nvtx, o->coll, o->ext, o->thread, o->note };
+    out_flush(o);
+    sqlite3_stmt *stmts[] = { o->capi, o->gop, o->str, o->label, o->nvtx, o->coll, o->ext, o->thread, o->note,
+                              o->capi_block, o->gop_block };
     for (size_t i = 0; i < sizeof stmts / sizeof *stmts; i++)
         sqlite3_finalize(stmts[i]);
     if (sqlite3_exec(o->db, gt_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
@@ -194,7 +226,8 @@ int out_close(struct out_db *o, char *err, size_t errlen)
 
 void out_abort(struct out_db *o, const char *path)
 {
-    sqlite3_stmt *stmts[] = { o->capi, o->gop, o->str, o->label, o->nvtx, o->coll, o->ext, o->thread, o->note };
+    sqlite3_stmt *stmts[] = { o->capi, o->gop, o->str, o->label, o->nvtx, o->coll, o->ext, o->thread, o->note,
+                              o->capi_block, o->gop_block };
     for (size_t i = 0; i < sizeof stmts / sizeof *stmts; i++)
         sqlite3_finalize(stmts[i]);
     intern_free(&o->strings);
@@ -289,6 +322,14 @@ static void step(struct out_db *o, sqlite3_stmt *st)
 void out_capi(struct out_db *o, int domain, int cbid, int tid, int64_t start, int64_t end, int64_t corr,
               const int64_t *result)
 {
+    if (o->capi_n++ >= o->rows_before_blocks) { /* a block's fields, as sqlite3_column_int would read them */
+        o->capi_buf[o->capi_buffered++] = (struct gt_capi_packed){
+            .start_ns = start, .end_ns = end, .tid = (uint32_t)tid, .cbid = (uint32_t)cbid,
+            .correlation = (uint32_t)corr, .result = result ? (uint32_t)*result : 0, .domain = (uint8_t)domain };
+        if (o->capi_buffered == GT_BLOCK_ROWS)
+            out_flush(o);
+        return;
+    }
     sqlite3_stmt *st = o->capi;
     sqlite3_bind_int64(st, 1, o->pid_row);
     sqlite3_bind_int(st, 2, domain);
@@ -306,6 +347,16 @@ void out_capi(struct out_db *o, int domain, int cbid, int tid, int64_t start, in
 
 void out_gop(struct out_db *o, const struct out_gop *g)
 {
+    if (o->gop_n++ >= o->rows_before_blocks) {
+        o->gop_buf[o->gop_buffered++] = (struct gt_gpu_packed){
+            .start_ns = g->start, .end_ns = g->end, .bytes = g->bytes, .stream_id = g->stream,
+            .context = (uint32_t)g->context, .name_id = (uint32_t)g->name_id, .correlation = (uint32_t)g->corr,
+            .device = g->device, .event_id = g->event_id, .kind = (uint8_t)g->kind, .copy_kind = (uint8_t)g->copy_kind,
+            .src_kind = (uint8_t)g->src_kind, .dst_kind = (uint8_t)g->dst_kind, .sync_type = (uint8_t)g->sync_type };
+        if (o->gop_buffered == GT_BLOCK_ROWS)
+            out_flush(o);
+        return;
+    }
     sqlite3_stmt *st = o->gop;
     sqlite3_bind_int64(st, 1, o->pid_row);
     sqlite3_bind_int(st, 2, g->kind);

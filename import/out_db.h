@@ -6,19 +6,34 @@
 #ifndef GPUTRACE_IMPORT_OUT_DB_H
 #define GPUTRACE_IMPORT_OUT_DB_H
 
+#include "collector/capi_block.h"
+#include "collector/gpu_block.h"
+
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Past this many API records (and as many GPU operations) in a process,
+ * the rest go into bulk blocks (cupti_api_block, gpu_op_block: the
+ * report reads both; `gputrace expand` makes rows of them): a row costs
+ * SQLite about a microsecond, a block of 4096 records about as much.
+ * GPUTRACE_BULK_AFTER=N sets it (as the tracer's threshold of bulk storing). */
+#define OUT_ROWS_BEFORE_BLOCKS 65536
 
 struct intern { char **keys; int32_t *ids; size_t cap, n; };
 
 struct out_db {
     sqlite3 *db;
-    sqlite3_stmt *capi, *gop, *str, *label, *nvtx, *coll, *ext, *thread, *note;
+    sqlite3_stmt *capi, *gop, *str, *label, *nvtx, *coll, *ext, *thread, *note, *capi_block, *gop_block;
     int64_t pid_row;      /* process.id of the process being written */
     struct intern strings, labels;
     uint64_t rows;
     char run_id[256];
+    /* this process's records so far, and those waiting for a block */
+    uint64_t capi_n, gop_n, rows_before_blocks;
+    struct gt_capi_packed capi_buf[GT_BLOCK_ROWS];
+    struct gt_gpu_packed gop_buf[GT_BLOCK_ROWS];
+    int capi_buffered, gop_buffered;
 };
 
 /* What is known of a process when it is finished. */
@@ -62,7 +77,10 @@ void out_ext(struct out_db *o, int64_t external_id, int64_t corr);
 void out_thread_name(struct out_db *o, int tid, const char *name);
 /* A note for the report (import_note): what could not be mapped, or checked. */
 void out_note(struct out_db *o, const char *kind, const char *text);
-/* Runs SQL on the output (a pass after the rows are in); 0 or -1. */
+/* Writes the records waiting for a block. */
+void out_flush(struct out_db *o);
+/* Runs SQL on the output (a pass after the rows are in; the blocks
+ * flushed first); 0 or -1. */
 int out_exec(struct out_db *o, const char *sql);
 
 #endif

@@ -163,6 +163,20 @@ allreduce_elems = sorted(e["args"]["In msg nelems"] for e in with_args if e["arg
 expect("nccl: allreduce element counts as the kernels' args say",
        sorted(r[0] for r in c.execute("SELECT count FROM collective WHERE api = (SELECT id FROM api WHERE name ="
                                       " 'ncclAllReduce')")), allreduce_elems)
+bulk = os.path.join(tmp, "nccl-bulk.db")
+subprocess.run([os.path.join(build, "gputrace"), "import", "-q", "-f", "-o", bulk, path],
+               env=dict(os.environ, GPUTRACE_BULK_AFTER="0"))
+colls = "SELECT call_id, seq, start_ns, end_ns FROM collective ORDER BY call_id"
+launch = {e["args"]["correlation"]: e for e in events(t, "cuda_runtime")}
+got = [(r[2], r[3]) for r in c.execute(colls)]
+want = [(float(launch[e["args"]["correlation"]]["ts"]) * 1000,
+         (float(launch[e["args"]["correlation"]]["ts"]) + float(launch[e["args"]["correlation"]]["dur"])) * 1000)
+        for e in sorted(with_args, key=lambda e: e["args"]["correlation"])]
+check("nccl: a collective's host times are its kernel's launch's (to the ns: doubles here)",
+      len(got) == len(want) and all(abs(a - x) <= 2 and abs(b - y) <= 2 for (a, b), (x, y) in zip(got, want)),
+      (got[:2], want[:2]))
+expect("nccl: the same collectives from API records stored in bulk blocks (GPUTRACE_BULK_AFTER=0)",
+       sqlite3.connect(bulk).execute(colls).fetchall(), c.execute(colls).fetchall())
 rep = report(db)
 r0 = rep["ranks"][0]
 comm = union([us(e) for e in nccl])
