@@ -71,7 +71,7 @@ int out_open(struct out_db *o, const char *path, int force, const char *run_id, 
         SQLITE_OK)
         return fail(o, err, errlen, path);
     /* a new file that nothing else reads until it is closed: no journal */
-    if (sqlite3_exec(o->db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536;", NULL, NULL,
+    if (sqlite3_exec(o->db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16384;", NULL, NULL,
                      NULL) != SQLITE_OK ||
         sqlite3_exec(o->db, gt_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(o->db, drop_indexes, NULL, NULL, NULL) != SQLITE_OK)

@@ -18,7 +18,7 @@
  * report reads both; `gputrace expand` makes rows of them): a row costs
  * SQLite about a microsecond, a block of 4096 records about as much.
  * GPUTRACE_BULK_AFTER=N sets it (as the tracer's threshold of bulk storing). */
-#define OUT_ROWS_BEFORE_BLOCKS 65536
+#define OUT_ROWS_BEFORE_BLOCKS 16384
 
 struct intern { char **keys; int32_t *ids; size_t cap, n; };
 
