@@ -31,6 +31,9 @@ static const char usage_text[] =
     "  -o OUT.db   the database to write (default imported.db)\n"
     "  -f          replace OUT.db if it exists\n"
     "  -q          no notes on stderr (they stay in the database: import_note)\n"
+    "environment: GPUTRACE_BULK_AFTER=N: API records and GPU operations past the\n"
+    "  first N of a process (default 16384) are stored in bulk blocks (gputrace\n"
+    "  expand makes rows of them)\n"
     "exit status: 0 ok, 1 bad input (one line on stderr; a trace cut short is\n"
     "  imported as far as it could be read, with a note), 2 bad usage\n";
 

@@ -1,7 +1,7 @@
 # import: `gputrace import`, traces of other tools (Kineto JSON, Nsight
 # Systems SQLite) written into our schema; linked into gputrace (the
 # command) and gputrace-report (which imports such inputs itself).
-IMPORT_SOURCES = import/import.h import/import.c import/json_stream.h import/json_stream.c \
+IMPORT_SOURCES = import/import.h import/import.c import/json_stream.h import/json_stream.c import/json_tree.c \
   import/out_db.h import/out_db.c import/kineto.c import/kineto_map.h import/kineto_map.c import/nsys.c \
   collector/api_ids.h
 gputrace_SOURCES += $(IMPORT_SOURCES)
