@@ -222,6 +222,24 @@ static int import_one(struct out_db *o, const char *path, int verbose, char *err
     return rc;
 }
 
+/* Fewer ranks read than the job had: what looks across ranks sees only those. */
+static void ranks_note(struct out_db *o)
+{
+    sqlite3_stmt *st;
+    out_flush(o);
+    if (sqlite3_prepare_v2(o->db, "SELECT count(DISTINCT rank), max(world_size) FROM process", -1, &st, NULL) !=
+        SQLITE_OK)
+        return;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 1) != SQLITE_NULL &&
+        sqlite3_column_int64(st, 1) > sqlite3_column_int64(st, 0)) {
+        char t[300];
+        snprintf(t, sizeof t, "%lld of the job's %lld ranks are in these inputs: stragglers and mismatches are looked"
+                 " for among those only", (long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1));
+        out_note(o, "comm.straggler, comm.mismatch", t);
+    }
+    sqlite3_finalize(st);
+}
+
 static void print_notes(struct out_db *o)
 {
     sqlite3_stmt *st;
@@ -254,6 +272,8 @@ int import_traces(const char *out, int force, char *const *traces, int ntraces, 
             out_abort(o, out);
             rc = -1;
         }
+    if (rc == 0)
+        ranks_note(o);
     if (rc == 0 && verbose > 1)
         print_notes(o);
     if (rc == 0 && out_close(o, err, errlen) != 0) {

@@ -198,7 +198,7 @@ expect("nccl: gputrace-report on the trace itself reports the same",
        [(f["kind"], f["count"], f["cost_ns"]) for f in rep["findings"]])
 text = run(os.path.join(build, "gputrace-report"), path).stdout
 check("nccl: the text report ends with what could not be checked", "Not checked on these imported traces" in text
-      and "comm.hang" in text and "sync.*" in text)
+      and "comm.hang" in text and "sync.*" in text and "1 of the job's 2 ranks" in text)
 
 # ---- hta-critical-path: single A100 runs with cuda_sync events
 for name in ("benchmark_result_2869224_1695835535_trace.json.gz", "benchmark_result_493459_1694039959_trace.json.gz",
@@ -245,6 +245,26 @@ expect("sampled: NCCL kernels without collective args make no collectives",
 for r, x in zip(rep["ranks"], ts):
     nccl = union([us(e) for e in events(x, "kernel") if e["name"].startswith("nccl")])
     near("sampled: rank %d NCCL time (us)" % r["rank"], r["comm_ns"] / 1e3, sum(b - a for a, b in nccl), 1)
+
+# ---- an older Kineto trace's dialect (2021): capitalised categories, no cbid, integer microseconds
+old = {"traceEvents": [
+    {"ph": "X", "cat": "Runtime", "name": "cudaMemcpyAsync", "pid": 7, "tid": 7, "ts": 1000, "dur": 500,
+     "args": {"correlation": 11, "external id": 3}},
+    {"ph": "X", "cat": "Memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0, "tid": 7, "ts": 1100,
+     "dur": 350, "args": {"device": 0, "context": 1, "stream": 7, "correlation": 11, "bytes": 4 << 20}},
+    {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 7, "ts": 1600, "dur": 5,
+     "args": {"correlation": 12}},
+    {"ph": "X", "cat": "Kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1610, "dur": 100,
+     "args": {"device": 0, "stream": 7, "correlation": 12}},
+    {"ph": "X", "cat": "Operator", "name": "ProfilerStep#1", "pid": 7, "tid": 7, "ts": 900, "dur": 1000}]}
+path = os.path.join(tmp, "old.json")
+json.dump(old, open(path, "w"))
+rep = report(path)
+expect("old dialect: calls without cbid known by name, the 4 MiB pageable copy found",
+       [(f["kind"], f["count"]) for f in findings(rep, "copy.pageable")], [("copy.pageable", 1)])
+expect("old dialect: the Operator-category ProfilerStep is a phase", [p["name"] for p in rep["phases"]],
+       ["ProfilerStep#1"])
+near("old dialect: integer microseconds (compute ns)", rep["ranks"][0]["compute_ns"], 100000, 0)
 
 # ---- pipit-nsys: an Nsight Systems export (nsys 2022.2) of rank 0 of an MPI+CUDA saxpy
 path = os.path.join(data, "pipit-nsys", "saxpy-mpi-cuda_nsys_perlmutter0.sqlite")
