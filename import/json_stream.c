@@ -479,7 +479,7 @@ static void skip_rest(struct jstream *j)
     }
 }
 
-int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, int32_t obj), void *ctx)
+int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, int32_t member), void *ctx)
 {
     js_reset(j);
     j->depth = 0;
@@ -526,7 +526,7 @@ int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, i
         if (d != ',')
             js_fail(j, d < 0 ? "truncated: the file ends inside an object%s" : "not JSON: '%s' inside an object",
                     d < 0 ? "" : js_shown(d, (char[8]){ 0 }));
-        int m = asking ? more(ctx, j, n) : 1;
+        int m = asking ? more(ctx, j, v) : 1;
         if (m == 0) {
             skip_rest(j);
             return n;

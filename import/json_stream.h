@@ -61,12 +61,12 @@ const char *js_string(struct jstream *j, uint32_t *len);
 /* Parses the next value into the arena (reset first unless keep): its root. */
 int32_t js_value(struct jstream *j, int keep);
 /* Parses the next value, an object as an event is, member by member:
- * after each member (but the last) more() says whether the rest is
+ * after each member (but the last) more(), given that member, says whether the rest is
  * wanted: 0 no (the rest of the object is then skipped unparsed, brackets
  * and strings only: it is not checked), 1 yes (it is not asked again),
  * -1 not known yet.  The root; a value that is no
  * object is parsed as js_value does. */
-int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, int32_t obj), void *ctx);
+int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, int32_t member), void *ctx);
 /* Skips the next value without keeping it. */
 void js_skip(struct jstream *j);
 /* Resets the arena. */

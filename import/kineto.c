@@ -38,6 +38,7 @@ struct kin {
     char *gpu_names[MAX_DEVICES];
     int64_t base_ns, lo, hi;
     int have_base, have_times, saw_events, shift_set;
+    int32_t ph, cat, name; /* the nodes of the event being read, as wanted() saw them; -1 none */
     int64_t shift;
     /* counts, for the notes */
     uint64_t events, runtime, no_cbid, kernels, copies, memsets, syncs, ranges, nccl, nccl_args, flows, skipped,
@@ -288,11 +289,21 @@ static void event(struct kin *k, int32_t root)
 /* Whether the rest of an event is wanted, once ph, cat and name (which
  * Kineto writes first) are read: not for flows and CPU operators (but
  * ProfilerStep#N), which no table holds; their pid is read if it came. */
-static int wanted(void *ctx, struct jstream *j, int32_t root)
+static int wanted(void *ctx, struct jstream *j, int32_t member)
 {
     struct kin *k = ctx;
-    const struct jnode *ev = js_node(j, root);
-    const char *ph = js_str(j, ev, "ph"), *cat = js_str(j, ev, "cat"), *name = js_str(j, ev, "name");
+    const struct jnode *m = js_node(j, member);
+    /* each member once, as it comes: a look at the whole event each time
+     * was a tenth of the import */
+    if (m->type == J_STR && m->klen == 2 && !memcmp(m->key, "ph", 2))
+        k->ph = member;
+    else if (m->type == J_STR && m->klen == 3 && !memcmp(m->key, "cat", 3))
+        k->cat = member;
+    else if (m->type == J_STR && m->klen == 4 && !memcmp(m->key, "name", 4))
+        k->name = member;
+    /* by index: the text arena may move as the event is read (its nodes' pointers are fixed then) */
+    const char *ph = k->ph >= 0 ? js_node(j, k->ph)->s : NULL, *cat = k->cat >= 0 ? js_node(j, k->cat)->s : NULL,
+               *name = k->name >= 0 ? js_node(j, k->name)->s : NULL;
     if (!ph || !cat || !name)
         return ph && strcmp(ph, "X") && strcmp(ph, "s") && strcmp(ph, "f") ? 1 : -1;
     if ((!strcmp(ph, "s") || !strcmp(ph, "f")) && !strcmp(cat, "ac2g")) {
@@ -311,6 +322,7 @@ static int wanted(void *ctx, struct jstream *j, int32_t root)
 static void next_event(struct kin *k)
 {
     int64_t before = (int64_t)k->events;
+    k->ph = k->cat = k->name = -1;
     int32_t root = js_object(&k->j, wanted, k);
     if ((int64_t)k->events == before)
         event(k, root);
