@@ -15,6 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bytes that end a run: of a string's text (quote, backslash), and of
+ * what the skipper jumps over (quote, brackets).  A table look per byte
+ * beat two memchr calls on the short strings of a trace (most are keys). */
+static const unsigned char ends_string[256] = { ['"'] = 1, ['\\'] = 1 };
+static const unsigned char ends_skip[256] = { ['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1 };
+
 #define BUF_SIZE (1u << 20)
 #define MAX_NODES (1u << 20)
 #define MAX_CHARS (64u << 20)
@@ -134,9 +140,14 @@ int js_peek(struct jstream *j)
 
 static inline int next_ws(struct jstream *j)
 {
-    /* the common case first: the byte is there and is no space */
-    if (j->pos < j->end && j->buf[j->pos] > ' ')
-        return j->buf[j->pos++];
+    /* the common case first: the byte is there, after spaces if any */
+    size_t p = j->pos;
+    while (p < j->end && j->buf[p] == ' ')
+        p++;
+    if (p < j->end && j->buf[p] > ' ') {
+        j->pos = p + 1;
+        return j->buf[p];
+    }
     int c = peek_ws(j);
     if (c >= 0)
         j->pos++;
@@ -150,8 +161,11 @@ int js_next(struct jstream *j)
 
 static inline void expect_ws(struct jstream *j, int c)
 {
-    if (j->pos < j->end && j->buf[j->pos] == c) {
-        j->pos++;
+    size_t p = j->pos;
+    while (p < j->end && j->buf[p] == ' ') /* ", " and ": " as most traces space them */
+        p++;
+    if (p < j->end && j->buf[p] == c) {
+        j->pos = p + 1;
         return;
     }
     js_expect(j, c);
@@ -248,14 +262,9 @@ static size_t read_string(struct jstream *j, uint32_t *len)
         if (j->pos == j->end && !refill(j))
             js_fail(j, "truncated: the file ends inside a string");
         /* the run of plain bytes up to a quote, a backslash or the buffer's end */
-        const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end;
-        /* the closing quote, and any backslash before it (memchr scans fast) */
-        const unsigned char *q = memchr(b, '"', (size_t)(e - b));
-        if (!q)
-            q = e;
-        const unsigned char *bs = memchr(b, '\\', (size_t)(q - b));
-        if (bs)
-            q = bs;
+        const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end, *q = b;
+        while (q < e && !ends_string[*q])
+            q++;
         if (q > b)
             put_chars(j, b, (size_t)(q - b));
         j->pos += (size_t)(q - b);
@@ -444,7 +453,7 @@ static void skip_rest(struct jstream *j)
         if (j->pos == j->end && !refill(j))
             js_fail(j, "truncated: the file ends inside a value");
         const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end;
-        while (b < e && *b != '"' && *b != '{' && *b != '[' && *b != '}' && *b != ']')
+        while (b < e && !ends_skip[*b])
             b++;
         j->pos = (size_t)(b - j->buf);
         if (b == e)
@@ -454,21 +463,19 @@ static void skip_rest(struct jstream *j)
             for (;;) { /* to the closing quote; a backslash takes the next byte with it */
                 if (j->pos == j->end && !refill(j))
                     js_fail(j, "truncated: the file ends inside a string");
-                const unsigned char *s = j->buf + j->pos, *q = memchr(s, '"', j->end - j->pos);
-                const unsigned char *bs = memchr(s, '\\', (size_t)((q ? q : j->buf + j->end) - s));
-                if (bs) {
-                    j->pos = (size_t)(bs - j->buf) + 1;
-                    if (j->pos == j->end && !refill(j))
-                        js_fail(j, "truncated: the file ends inside a string");
-                    j->pos++;
-                    continue;
-                }
-                if (!q) {
+                const unsigned char *q = j->buf + j->pos, *e = j->buf + j->end;
+                while (q < e && !ends_string[*q])
+                    q++;
+                if (q == e) {
                     j->pos = j->end;
                     continue;
                 }
                 j->pos = (size_t)(q - j->buf) + 1;
-                break;
+                if (*q == '"')
+                    break;
+                if (j->pos == j->end && !refill(j)) /* a backslash: the next byte goes with it */
+                    js_fail(j, "truncated: the file ends inside a string");
+                j->pos++;
             }
         } else if (*b == '{' || *b == '[') {
             if (++depth > MAX_DEPTH)
