@@ -333,7 +333,7 @@ void kineto_number(struct out_db *o)
     block_times(o, pid);
     snprintf(sql, sizeof sql,
              "INSERT OR IGNORE INTO import_seq SELECT c.rowid, row_number() OVER (PARTITION BY c.comm_id ORDER BY c.start_ns,"
-             " c.call_id) - 1, coalesce(k.hs, h.hs), coalesce(k.he, h.he) FROM collective c"
+             " c.call_id) - 1, coalesce(h.hs, k.hs), coalesce(h.he, k.he) FROM collective c"
              " LEFT JOIN import_corr k ON k.corr = c.call_id - (1 << 32)"
              " LEFT JOIN import_host_seq h ON h.process_id = c.process_id AND h.comm_id = c.comm_id AND h.seq = c.seq"
              " WHERE c.process_id = %lld;"

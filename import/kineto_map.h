@@ -32,9 +32,9 @@ int64_t kineto_hash(const char *s);
 int kineto_rank_in(const char *ranks, int rank);
 /* Numbers the process's collectives that have seq -2 (no sequence number
  * in the source) per group, in the order their kernels ran, and gives
- * each the host times of its NCCL call where the trace has one with the
- * kernel's correlation (temp table import_host), else of the call that
- * launched its kernel. */
+ * each the host times of its NCCL call where the trace has one (temp
+ * tables import_host_seq, by group and Seq, then import_host, by the
+ * kernel's correlation), else of the call that launched its kernel. */
 void kineto_number(struct out_db *o);
 
 #endif
