@@ -304,10 +304,10 @@ int main(int argc, char **argv)
     }
     /* traces of other tools (Kineto, nsys) are imported first (import/) */
     atexit(import_inputs_cleanup);
-    int imported = import_inputs(args, &npaths);
+    int imported = import_inputs(args, &npaths, trace, kineto);
     if (imported < 0) {
         free(args);
-        return 1;
+        return imported == -2 ? 2 : 1;
     }
     /* read once the options are known good: a bad option is bad usage (2)
      * even after an input that is not there */

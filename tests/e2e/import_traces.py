@@ -8,6 +8,7 @@ the NCCL kernels' overlap with compute kernels."""
 import gzip
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -245,6 +246,14 @@ expect("sampled: NCCL kernels without collective args make no collectives",
 for r, x in zip(rep["ranks"], ts):
     nccl = union([us(e) for e in events(x, "kernel") if e["name"].startswith("nccl")])
     near("sampled: rank %d NCCL time (us)" % r["rank"], r["comm_ns"] / 1e3, sum(b - a for a, b in nccl), 1)
+
+# the report's outputs never write over its input traces
+d = os.path.join(tmp, "inputs")
+shutil.copytree(os.path.join(data, "hta-sampled-128"), d)
+before = sorted(os.listdir(d))
+p = subprocess.run([os.path.join(build, "gputrace-report"), "--kineto", d, d], capture_output=True, text=True)
+expect("a --kineto directory that holds the input traces is refused (exit 2, one line), nothing written",
+       (p.returncode, len(p.stderr.strip().splitlines()), sorted(os.listdir(d))), (2, 1, before))
 
 # ---- an older Kineto trace's dialect (2021): capitalised categories, no cbid, integer microseconds
 old = {"traceEvents": [

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *tmp_db;
@@ -24,7 +25,26 @@ void import_inputs_cleanup(void)
     tmp_db = NULL;
 }
 
-int import_inputs(const char **args, int *n)
+static int same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    return a && b && stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* Whether the output trace or Kineto directory would write over an input
+ * trace: the file itself, its directory (a Kineto output writes
+ * rank-N.json there), or the directory of traces. */
+static int overwrites(const char *in, const char *trace, const char *kineto)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", in);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    return same_file(in, trace) || same_file(in, kineto) || same_file(slash ? dir : ".", kineto);
+}
+
+int import_inputs(const char **args, int *n, const char *trace, const char *kineto)
 {
     char **foreign = calloc((size_t)*n + 1, sizeof *foreign);
     int nf = 0;
@@ -32,8 +52,15 @@ int import_inputs(const char **args, int *n)
         return -1;
     for (int i = 0; i < *n; i++) {
         enum import_format f = import_detect(args[i]);
-        if (f == IMPORT_KINETO || f == IMPORT_NSYS)
-            foreign[nf++] = (char *)args[i];
+        if (f != IMPORT_KINETO && f != IMPORT_NSYS)
+            continue;
+        if (overwrites(args[i], trace, kineto)) {
+            fprintf(stderr, "gputrace-report: %s is an input: --chrome-trace / --kineto would write over it\n",
+                    args[i]);
+            free(foreign);
+            return -2;
+        }
+        foreign[nf++] = (char *)args[i];
     }
     if (!nf) {
         free(foreign);

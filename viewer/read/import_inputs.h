@@ -10,8 +10,10 @@ struct model;
 
 /* Replaces the foreign inputs among args[0..*n) by one temporary database
  * (its path owned here).  0, 1 (imported, but a trace was cut short: a
- * note says so), or -1 after a line on stderr. */
-int import_inputs(const char **args, int *n);
+ * note says so), -1 after a line on stderr, -2 (bad usage, nothing
+ * written) if the Chrome trace or the Kineto directory (either may be
+ * NULL) would write over a foreign input. */
+int import_inputs(const char **args, int *n, const char *trace, const char *kineto);
 /* Removes the temporary database, if one was made. */
 void import_inputs_cleanup(void);
 /* The notes the import left (import_note), for the end of the text report. */
