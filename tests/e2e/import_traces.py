@@ -193,6 +193,9 @@ expect("nccl: the ProfilerStep ranges are the phases", steps,
        sorted({e["name"] for e in t["traceEvents"] if e.get("name", "").startswith("ProfilerStep#")}))
 esync = len([e for e in events(t, "cuda_runtime") if e["name"] == "cudaEventSynchronize"])
 expect("nccl: the event syncs, without cuda_sync records, are counted as unscoped", r0["unscoped_syncs"], esync)
+expect("nccl: the JSON report names what could not be checked",
+       sorted(n["kind"] for n in rep.get("not_checked", [])),
+       sorted(["sync.*", "comm.hang", "call sites", "comm.straggler, comm.mismatch"]))
 direct = report(path)
 expect("nccl: gputrace-report on the trace itself reports the same",
        [(f["kind"], f["count"], f["cost_ns"]) for f in direct["findings"]],

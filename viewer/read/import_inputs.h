@@ -18,5 +18,8 @@ int import_inputs(const char **args, int *n, const char *trace, const char *kine
 void import_inputs_cleanup(void);
 /* The notes the import left (import_note), for the end of the text report. */
 void import_notes_text(FILE *out, const struct model *m);
+/* The same as a JSON member, `,"not_checked": [{"kind": K, "note": N}, ...]`,
+ * written only when there are notes. */
+void import_notes_json(FILE *out, const struct model *m);
 
 #endif

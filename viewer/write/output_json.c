@@ -1,4 +1,5 @@
 /* output_json.c: the report as one JSON object (docs/report-json.md). */
+#include "viewer/read/import_inputs.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
 
@@ -126,5 +127,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
             fprintf(out, ", %s", f->extra_json);
         fputc('}', out);
     }
-    fprintf(out, "\n]}\n");
+    fprintf(out, "\n]");
+    import_notes_json(out, m); /* imported traces only: what their source lacks */
+    fprintf(out, "}\n");
 }
