@@ -318,5 +318,28 @@ htod_compute = x.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY m WHER
 expect("nsys: host-to-device copies on the kernels' stream are copy.serialized",
        sum(f["count"] for f in findings(rep, "copy.serialized")), htod_compute)
 
+# an export of two traced processes (nsys profile mpirun ...): made from the pipit one by copying its
+# process's records under a second pid, whose thread is named "MPI Rank 1"
+two = os.path.join(tmp, "two.sqlite")
+shutil.copy(path, two)
+os.chmod(two, 0o644)
+x2 = sqlite3.connect(two)
+shift = 1 << 24  # one more in the pid field of nsys's global ids (bits 24-47)
+for table, col in (("CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid"), ("NVTX_EVENTS", "globalTid"),
+                   ("CUPTI_ACTIVITY_KIND_KERNEL", "globalPid"), ("CUPTI_ACTIVITY_KIND_MEMCPY", "globalPid"),
+                   ("PROCESSES", "globalPid")):
+    cols = [r[1] for r in x2.execute("PRAGMA table_info(%s)" % table)]
+    sel = ", ".join("%s + %d" % (k, shift) if k == col else k for k in cols)
+    x2.execute("INSERT INTO %s SELECT %s FROM %s WHERE %s >> 24 = %d" % (table, sel, table, col, gpid >> 24))
+x2.execute("UPDATE NVTX_EVENTS SET text = 'MPI Rank 1' WHERE eventType = 39 AND globalTid >> 24 = %d"
+           % ((gpid >> 24) + 1))
+x2.execute("UPDATE PROCESSES SET pid = pid + 1 WHERE globalPid = %d" % (gpid + shift))
+x2.commit()
+db2 = imported("nsys-two", two)
+expect("nsys: one process per traced process of the export, each its own rank and pid",
+       sqlite3.connect(db2).execute("SELECT rank, pid FROM process ORDER BY rank").fetchall(), [(0, pid), (1, pid + 1)])
+rep2 = report(db2)
+expect("nsys: each process's pageable copies found", sum(f["count"] for f in findings(rep2, "copy.pageable")), 2 * npg)
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
