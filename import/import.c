@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "import/import.h"
 #include "import/out_db.h"
+#include "collector/db_guard.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -62,6 +63,12 @@ static int head_of(const char *path, unsigned char *buf, int n)
     return got;
 }
 
+/* Interrupts a statement after about 10 million steps (progress handler). */
+static int give_up(void *steps)
+{
+    return ++*(int *)steps > 10000;
+}
+
 /* An SQLite file: ours (a meta table), an nsys export (its tables), or neither. */
 static enum import_format sqlite_kind(const char *path)
 {
@@ -71,6 +78,10 @@ static enum import_format sqlite_kind(const char *path)
         sqlite3_close(db);
         return f;
     }
+    /* untrusted: its views and triggers off, and a schema slow to parse given up on */
+    gt_guard_connection(db);
+    int steps = 0;
+    sqlite3_progress_handler(db, 1000, give_up, &steps);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN"
                            " ('meta', 'StringIds', 'TARGET_INFO_SESSION_START_TIME', 'CUPTI_ACTIVITY_KIND_KERNEL',"
