@@ -72,11 +72,19 @@ static sqlite3_stmt *prep(struct nsys *n, const char *table, const char *sql)
     return st;
 }
 
+static char *one_text(struct nsys *n, const char *table, const char *sql, int64_t arg);
+
 static void load_strings(struct nsys *n)
 {
-    sqlite3_stmt *st = prep(n, "StringIds", "SELECT id, value FROM StringIds WHERE id BETWEEN 0 AND 50000000");
+    /* ids are dense from 0 in an export: one far past the count (a damaged
+     * or hostile file) is not given an array that long */
+    char *count = one_text(n, "StringIds", "SELECT count(*) FROM StringIds WHERE ?1 = ?1", 0);
+    long long most = count ? 2 * atoll(count) + 1024 : 1024;
+    free(count);
+    sqlite3_stmt *st = prep(n, "StringIds", "SELECT id, value FROM StringIds WHERE id BETWEEN 0 AND ?1");
     if (!st)
         return;
+    sqlite3_bind_int64(st, 1, most < 50000000 ? most : 50000000);
     while (sqlite3_step(st) == SQLITE_ROW) {
         sqlite3_int64 id = sqlite3_column_int64(st, 0);
         if (id >= n->nstrings) {

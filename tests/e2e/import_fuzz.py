@@ -15,6 +15,7 @@ wrote must report with exit 0 or 1.
 import gzip
 import os
 import random
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -158,6 +159,19 @@ for i in range(CASES // 2):
         c.commit()
         c.close()
     case(path, "nsys %d" % i)
+
+# a string id far past the count: no array that long (the children's peak memory stays small)
+path = os.path.join(tmp, "far.sqlite")
+shutil.copy(nsys, path)
+os.chmod(path, 0o644)
+c = sqlite3.connect(path)
+c.execute("INSERT INTO StringIds VALUES (2000000000, 'far')")
+c.commit()
+c.close()
+case(path, "nsys: a string id far past the count")
+peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+if peak_mib > 400:
+    bad("an import or report took %.0f MiB" % peak_mib)
 
 shutil.rmtree(tmp, ignore_errors=True)
 print("%d passed, %d failed" % (passed, failed))
