@@ -16,6 +16,7 @@
 #include "collector/config.h"
 #include "collector/expand.h"
 #include "collector/merge.h"
+#include "import/import.h"
 #include "collector/outputs.h"
 #include "collector/rundir.h"
 
@@ -40,6 +41,7 @@ static const char usage_text[] =
     "usage: gputrace record [-o RUN] [-f] [--one-file] [--] command [args...]\n"
     "       gputrace expand RUN       calls, NVTX ranges and CUPTI records stored in bulk under load -> rows (SQL)\n"
     "       gputrace merge OUT.db RUN [RUN...]   a run's databases in one new file (for sqlite3, pandas)\n"
+    "       gputrace import [-o OUT.db] [-f] TRACE...   Kineto JSON / nsys SQLite traces -> a database (docs/import.md)\n"
     "       gputrace --help | --version\n"
     "\n"
     "Traces every CUDA/NCCL process that `command` starts into RUN, a directory\n"
@@ -358,6 +360,8 @@ int main(int argc, char **argv)
         return record(argc - 2, argv + 2);
     if (strcmp(argv[1], "merge") == 0)
         return merge_run(argc - 2, argv + 2);
+    if (strcmp(argv[1], "import") == 0)
+        return import_main(argc - 2, argv + 2);
     if (strcmp(argv[1], "expand") == 0) {
         if (argc != 3 || argv[2][0] == '-') {
             fprintf(stderr, "usage: gputrace expand FILE\n");

@@ -17,7 +17,7 @@ const char gt_schema_sql[] =
     "  nccl_version INTEGER, cupti_version INTEGER, cupti_status TEXT, clock_source TEXT,\n"
     "  clock_offset_ns INTEGER, start_ns INTEGER, end_ns INTEGER, exit_code INTEGER, exit_signal INTEGER,\n"
     "  end_reason TEXT, dropped_host INTEGER DEFAULT 0, dropped_cupti INTEGER DEFAULT 0,\n"
-    "  python_status TEXT, nvtx_status TEXT, nccl_plugin_status TEXT);\n"
+    "  python_status TEXT, nvtx_status TEXT, nccl_plugin_status TEXT, source TEXT);\n"
     "CREATE TABLE IF NOT EXISTS api(id INTEGER PRIMARY KEY, name TEXT UNIQUE, class TEXT);\n"
     "CREATE TABLE IF NOT EXISTS api_call(\n"
     "  process_id INTEGER, tid INTEGER, api INTEGER, start_ns INTEGER, end_ns INTEGER, stream INTEGER,\n"
@@ -57,6 +57,8 @@ const char gt_schema_sql[] =
     "CREATE TABLE IF NOT EXISTS nvtx_range_block(process_id INTEGER, format INTEGER, n INTEGER, data BLOB);\n"
     "CREATE TABLE IF NOT EXISTS nvtx_category(process_id INTEGER, domain INTEGER, category INTEGER, name INTEGER);\n"
     "CREATE TABLE IF NOT EXISTS thread_name(process_id INTEGER, tid INTEGER, name INTEGER);\n"
+    /* written by `gputrace import` only (import/, docs/import.md) */
+    "CREATE TABLE IF NOT EXISTS import_note(process_id INTEGER, kind TEXT, note TEXT);\n"
     "CREATE INDEX IF NOT EXISTS nvtx_range_by_id ON nvtx_range(process_id, range_id) WHERE kind = 2;\n"
     "CREATE INDEX IF NOT EXISTS collective_by_comm ON collective(comm_id, seq);\n"
     "CREATE INDEX IF NOT EXISTS gpu_op_by_process ON gpu_op(process_id, start_ns);\n"

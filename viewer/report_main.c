@@ -20,6 +20,7 @@
 #include "viewer/write/output.h"
 #include "viewer/proc_report.h"
 #include "viewer/trace_pass.h"
+#include "viewer/read/import_inputs.h"
 #include "viewer/analyse/summary.h"
 #include "viewer/write/term_text.h"
 
@@ -39,7 +40,10 @@ static const char usage_text[] =
     "\n"
     "Finds what wastes GPU time in a traced run, ranked by cost.  run.db is what\n"
     "`gputrace record -o run.db` made: a run directory, whose databases (one per\n"
-    "process) are read as one run; or a database file.\n"
+    "process) are read as one run; or a database file.  Traces of other tools are\n"
+    "read too (imported into $TMPDIR first, docs/import.md): PyTorch profiler\n"
+    "(Kineto) JSON, plain or gzip, or a directory of them (one per rank), and\n"
+    "Nsight Systems SQLite exports.\n"
     "\n"
     "options:\n"
     "  --format text|json         output format (default text)\n"
@@ -333,6 +337,13 @@ int main(int argc, char **argv)
         free(args);
         return 2;
     }
+    /* traces of other tools (Kineto, nsys) are imported first (import/) */
+    atexit(import_inputs_cleanup);
+    int imported = import_inputs(args, &npaths, trace, kineto);
+    if (imported < 0) {
+        free(args);
+        return imported == -2 ? 2 : 1;
+    }
     /* read once the options are known good: a bad option is bad usage (2)
      * even after an input that is not there */
     for (int k = 0; k < npaths; k++)
@@ -416,6 +427,10 @@ int main(int argc, char **argv)
         output_json(stdout, &m, &s, &fs);
     else
         output_text(stdout, &m, &s, &fs);
+    if (!strcmp(format, "text"))
+        import_notes_text(stdout, &m);
+    if (imported > 0)
+        rc = 1; /* a trace cut short: its import said so on stderr */
     if (trace) {
         long n = -1;
         if (ct) {

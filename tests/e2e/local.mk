@@ -27,7 +27,11 @@ TESTS += \
   tests/e2e/report_cli.sh \
   tests/e2e/install.sh \
   tests/e2e/nccl_comms.sh \
-  tests/e2e/nccl_plugin.sh
+  tests/e2e/nccl_plugin.sh \
+  tests/e2e/import_traces.sh \
+  tests/e2e/import_fuzz.sh \
+  tests/e2e/import_roundtrip.sh \
+  tests/e2e/import_hta.sh
 EXTRA_DIST += \
   tests/e2e/crossrank.sh \
   tests/e2e/crossrank.py \

@@ -1,6 +1,7 @@
 /* output_json.c: the report as one JSON object (docs/report-json.md). */
 #include "viewer/write/charges_out.h"
 #include "viewer/write/devices_out.h"
+#include "viewer/read/import_inputs.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
@@ -144,5 +145,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         charges_json_finding(out, m, fs, f);
         fputc('}', out);
     }
-    fprintf(out, "\n]}\n");
+    fprintf(out, "\n]");
+    import_notes_json(out, m); /* imported traces only: what their source lacks */
+    fprintf(out, "}\n");
 }

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# import_bench.sh [MIB...]: `gputrace import` on synthetic Kineto traces
+# (bench/gen_kineto.py; generated, never committed) of each size (default
+# 2048 MiB, plain): events per second and peak memory; then the same trace
+# gzip'd, when GZIP_MIB (default 256) is not 0.  The import streams: its
+# memory must not grow with the trace (its peak is mostly SQLite's page
+# cache, 16 MiB).  Events per second by the clock and per CPU second (user
+# + system: on a loaded machine the clock's figure says more about the
+# load than about the import).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+gt=$top/build/gputrace
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+printf "%9s %6s %10s %9s %12s %7s %12s %10s %9s\n" "trace MiB" gzip events "import s" "events/s" "CPU s" "events/CPU s" \
+  "peak MiB" "db MiB"
+run() { # TRACE EVENTS GZ
+  /usr/bin/time -f "%e %U %S %M" -o "$tmp/t" "$gt" import -q -f -o "$tmp/out.db" "$1"
+  read -r s us ss kb < "$tmp/t"
+  awk -v mib="$(( $(stat -c %s "$1") / 1048576 ))" -v gz="$3" -v n="$2" -v s="$s" -v kb="$kb" \
+      -v db="$(( $(stat -c %s "$tmp/out.db") / 1048576 ))" -v cpu="$(awk -v u="$us" -v t="$ss" 'BEGIN { print u + t }')" \
+      'BEGIN { printf "%9d %6s %10d %9.2f %12.0f %7.2f %12.0f %10.1f %9d\n", mib, gz, n, s, n / s, cpu, n / cpu, kb / 1024, db }'
+  rm -f "$tmp/out.db"
+}
+for mib in ${*:-2048}; do
+  n=$(python3 "$top/bench/gen_kineto.py" "$tmp/trace.json" "$mib")
+  run "$tmp/trace.json" "$n" no
+  rm -f "$tmp/trace.json"
+done
+gz=${GZIP_MIB:-256}
+if [ "$gz" != 0 ]; then
+  n=$(python3 "$top/bench/gen_kineto.py" "$tmp/trace.json" "$gz")
+  gzip -1 "$tmp/trace.json"
+  run "$tmp/trace.json.gz" "$n" yes
+fi

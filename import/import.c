@@ -1,0 +1,340 @@
+/* import.c: `gputrace import` and the detection of what a path holds (see
+ * import.h): a directory of Kineto traces is one run, one process per
+ * file; several inputs are one run too. */
+#define _GNU_SOURCE
+#include "import/import.h"
+#include "import/out_db.h"
+#include "collector/db_guard.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static const char usage_text[] =
+    "usage: gputrace import [-o OUT.db] [-f] [-q] TRACE [TRACE...]\n"
+    "\n"
+    "Writes the traces of other tools into a gputrace database, which\n"
+    "gputrace-report reads like a traced run (it also takes such traces directly).\n"
+    "TRACE is a PyTorch profiler (Kineto) JSON trace, plain or gzip; a directory of\n"
+    "them (one per rank: one run); or an Nsight Systems export\n"
+    "(nsys export --type sqlite).  The mapping is in docs/import.md.\n"
+    "\n"
+    "options:\n"
+    "  -o OUT.db   the database to write (default imported.db)\n"
+    "  -f          replace OUT.db if it exists\n"
+    "  -q          no notes on stderr (they stay in the database: import_note)\n"
+    "environment: GPUTRACE_BULK_AFTER=N: API records and GPU operations past the\n"
+    "  first N of a process (default 16384) are stored in bulk blocks (gputrace\n"
+    "  expand makes rows of them)\n"
+    "exit status: 0 ok, 1 bad input (one line on stderr; a trace cut short is\n"
+    "  imported as far as it could be read, with a note), 2 bad usage\n";
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && !strcmp(s + n - m, suf);
+}
+
+/* The first bytes of a file (decompressed if gzip), up to n; -1 on error. */
+static int head_of(const char *path, unsigned char *buf, int n)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    gzFile gz = gzdopen(fd, "rb");
+    if (!gz) {
+        close(fd);
+        return -1;
+    }
+    int got = gzread(gz, buf, (unsigned)n);
+    gzclose(gz);
+    return got;
+}
+
+/* Interrupts a statement after about 10 million steps (progress handler). */
+static int give_up(void *steps)
+{
+    return ++*(int *)steps > 10000;
+}
+
+/* An SQLite file: ours (a meta table), an nsys export (its tables), or neither. */
+static enum import_format sqlite_kind(const char *path)
+{
+    sqlite3 *db;
+    enum import_format f = IMPORT_NONE;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        sqlite3_close(db);
+        return f;
+    }
+    /* untrusted: its views and triggers off, and a schema slow to parse given up on */
+    gt_guard_connection(db);
+    int steps = 0;
+    sqlite3_progress_handler(db, 1000, give_up, &steps);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN"
+                           " ('meta', 'StringIds', 'TARGET_INFO_SESSION_START_TIME', 'CUPTI_ACTIVITY_KIND_KERNEL',"
+                           " 'CUPTI_ACTIVITY_KIND_RUNTIME')", -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *n = (const char *)sqlite3_column_text(st, 0);
+            if (n && !strcmp(n, "meta"))
+                f = IMPORT_OURS;
+            else if (n && f == IMPORT_NONE)
+                f = IMPORT_NSYS;
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return f;
+}
+
+static enum import_format file_kind(const char *path)
+{
+    unsigned char b[64];
+    int n = head_of(path, b, sizeof b);
+    if (n <= 0)
+        return IMPORT_NONE;
+    if (n >= 16 && !memcmp(b, "SQLite format 3", 16))
+        return sqlite_kind(path);
+    int i = 0;
+    if (n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF)
+        i = 3; /* a byte order mark */
+    while (i < n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t'))
+        i++;
+    return i < n && (b[i] == '{' || b[i] == '[') ? IMPORT_KINETO : IMPORT_NONE;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The Kineto traces of a directory (*.json, *.json.gz, *.pt.trace.json...),
+ * sorted; n, or -1.  None if it holds a gputrace database. */
+static int dir_traces(const char *dir, char ***out)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    char **v = NULL;
+    int n = 0, cap = 0, ours = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (has_suffix(e->d_name, ".db"))
+            ours = 1;
+        if (!has_suffix(e->d_name, ".json") && !has_suffix(e->d_name, ".json.gz"))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **g = realloc(v, (size_t)cap * sizeof *g);
+            if (!g)
+                break;
+            v = g;
+        }
+        if (asprintf(&v[n], "%s/%s", dir, e->d_name) < 0)
+            break;
+        n++;
+    }
+    closedir(d);
+    if (ours) {
+        for (int i = 0; i < n; i++)
+            free(v[i]);
+        free(v);
+        *out = NULL;
+        return 0;
+    }
+    if (n)
+        qsort(v, (size_t)n, sizeof *v, cmp_str);
+    *out = v;
+    return n;
+}
+
+enum import_format import_detect(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return IMPORT_NONE;
+    if (S_ISDIR(st.st_mode)) {
+        char **v;
+        int n = dir_traces(path, &v);
+        for (int i = 0; i < n; i++)
+            free(v[i]);
+        if (n > 0)
+            free(v);
+        return n > 0 ? IMPORT_KINETO : IMPORT_OURS;
+    }
+    return S_ISREG(st.st_mode) ? file_kind(path) : IMPORT_NONE;
+}
+
+/* The run's id: "import:" and the first input's name. */
+static void run_id_of(const char *path, char *id, size_t len)
+{
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    size_t n = strlen(copy);
+    while (n > 1 && copy[n - 1] == '/')
+        copy[--n] = 0;
+    snprintf(id, len, "import:%s", basename(copy));
+}
+
+static int import_one(struct out_db *o, const char *path, int verbose, char *err, size_t errlen, int *partial)
+{
+    enum import_format f = import_detect(path);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        char **v;
+        int n = dir_traces(path, &v);
+        if (n <= 0) {
+            snprintf(err, errlen, "%s: %s", path, n < 0 ? strerror(errno) : "no Kineto trace (*.json, *.json.gz) in it");
+            return -1;
+        }
+        int rc = 0;
+        for (int i = 0; i < n && rc == 0; i++)
+            rc = import_one(o, v[i], verbose, err, errlen, partial);
+        for (int i = 0; i < n; i++)
+            free(v[i]);
+        free(v);
+        return rc;
+    }
+    int rc;
+    switch (f) {
+    case IMPORT_KINETO: rc = import_kineto_file(o, path, err, errlen); break;
+    case IMPORT_NSYS: rc = import_nsys_file(o, path, err, errlen); break;
+    case IMPORT_OURS:
+        snprintf(err, errlen, "%s: already a gputrace database: gputrace-report reads it as it is", path);
+        return -1;
+    default:
+        snprintf(err, errlen, "%s: neither a Kineto JSON trace nor an Nsight Systems SQLite export", path);
+        return -1;
+    }
+    if (rc > 0) { /* cut short: what was read stays */
+        if (verbose)
+            fprintf(stderr, "gputrace import: %s\n", err);
+        *partial = 1;
+        return 0;
+    }
+    return rc;
+}
+
+/* Fewer ranks read than the job had: what looks across ranks sees only those. */
+static void ranks_note(struct out_db *o)
+{
+    sqlite3_stmt *st;
+    out_flush(o);
+    if (sqlite3_prepare_v2(o->db, "SELECT count(DISTINCT rank), max(world_size) FROM process", -1, &st, NULL) !=
+        SQLITE_OK)
+        return;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 1) != SQLITE_NULL &&
+        sqlite3_column_int64(st, 1) > sqlite3_column_int64(st, 0)) {
+        char t[300];
+        snprintf(t, sizeof t, "%lld of the job's %lld ranks are in these inputs: stragglers and mismatches are looked"
+                 " for among those only", (long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1));
+        out_note(o, "comm.straggler, comm.mismatch", t);
+    }
+    sqlite3_finalize(st);
+}
+
+static void print_notes(struct out_db *o)
+{
+    sqlite3_stmt *st;
+    out_flush(o);
+    if (sqlite3_prepare_v2(o->db, "SELECT DISTINCT kind, note FROM import_note", -1, &st, NULL) != SQLITE_OK)
+        return;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        fprintf(stderr, "gputrace import: note: %s: %s\n", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
+    sqlite3_finalize(st);
+}
+
+int import_traces(const char *out, int force, char *const *traces, int ntraces, int verbose, char *err,
+                  size_t errlen)
+{
+    struct out_db *o = malloc(sizeof *o); /* its block buffers are big for a stack */
+    char id[300];
+    if (!o) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    run_id_of(traces[0], id, sizeof id);
+    if (out_open(o, out, force, id, err, errlen) != 0) {
+        out_abort(o, NULL);
+        free(o);
+        return -1;
+    }
+    int partial = 0, rc = 0;
+    for (int i = 0; i < ntraces && rc == 0; i++)
+        if (import_one(o, traces[i], verbose, err, errlen, &partial) != 0) {
+            out_abort(o, out);
+            rc = -1;
+        }
+    if (rc == 0)
+        ranks_note(o);
+    if (rc == 0 && verbose > 1)
+        print_notes(o);
+    if (rc == 0 && out_close(o, err, errlen) != 0) {
+        unlink(out);
+        rc = -1;
+    }
+    free(o);
+    return rc < 0 ? -1 : partial ? 1 : 0;
+}
+
+int import_main(int argc, char **argv)
+{
+    const char *out = "imported.db";
+    int force = 0, quiet = 0, i = 0;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (!strcmp(argv[i], "-f")) {
+            force = 1;
+        } else if (!strcmp(argv[i], "-q")) {
+            quiet = 1;
+        } else if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        } else {
+            fprintf(stderr, "gputrace import: unknown option '%s'\n%s", argv[i], usage_text);
+            return 2;
+        }
+    }
+    if (i >= argc) {
+        fputs(usage_text, stderr);
+        return 2;
+    }
+    for (int k = i; k < argc; k++) {
+        struct stat a, b;
+        if (stat(argv[k], &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+            fprintf(stderr, "gputrace import: %s is an input: not overwritten\n", out);
+            return 2;
+        }
+    }
+    char err[1024];
+    int rc = import_traces(out, force, argv + i, argc - i, quiet ? 1 : 2, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "gputrace import: %s\n", err);
+        return 1;
+    }
+    if (!quiet)
+        fprintf(stderr, "gputrace import: wrote %s\n", out);
+    return rc ? 1 : 0;
+}

@@ -1,0 +1,347 @@
+/* kineto_map.c: Kineto's names as our numbers (see kineto_map.h). */
+#define _GNU_SOURCE
+#include "import/kineto_map.h"
+#include "import/out_db.h"
+#include "collector/api_ids.h"
+
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The APIs the report reads, as viewer/read/cupti_calls.c lists them, by
+ * the name Kineto writes (CUPTI's function name, without version suffix). */
+static const struct { int domain; int cbid; const char *name; } names[] = {
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020, "cudaStreamCreate" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000, "cudaStreamCreateWithFlags" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050, "cudaStreamCreateWithPriority" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020, "cudaStreamDestroy" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000, "cudaStreamSynchronize_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020, "cudaStreamQuery" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000, "cudaStreamQuery_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, "cudaStreamWaitEvent" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000, "cudaStreamWaitEvent_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventCreate_v3020, "cudaEventCreate" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventCreateWithFlags_v3020, "cudaEventCreateWithFlags" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, "cudaEventRecord" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000, "cudaEventRecord_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010, "cudaEventRecordWithFlags" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010, "cudaEventRecordWithFlags_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, "cudaEventSynchronize" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, "cudaEventQuery" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v3020, "cudaEventElapsedTime" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020, "cudaEventDestroy" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020, "cudaSetDevice" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, "cudaFree" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020, "cudaMallocHost" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020, "cudaHostAlloc" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, "cudaFreeHost" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000, "cudaMallocManaged" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000, "cudaHostRegister" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000, "cudaHostUnregister" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, "cudaMemcpy" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000, "cudaMemcpy_ptds" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000, "cudaMemcpyAsync_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020, "cudaMemcpy2D" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000, "cudaMemcpy2D_ptds" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020, "cudaMemcpy2DAsync" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000, "cudaMemcpy2DAsync_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000, "cudaMemcpyPeer" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000, "cudaMemcpyPeerAsync" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020, "cudaMemset" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000, "cudaMemset_ptds" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, "cudaMemsetAsync" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000, "cudaMemsetAsync_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000, "cudaLaunchKernel_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, "__cudaLaunchKernel" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000, "__cudaLaunchKernel_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, "cudaLaunchKernelExC" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060, "cudaLaunchKernelExC_ptsz" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch" },
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000, "cudaGraphLaunch_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, "cuCtxSynchronize" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2, "cuCtxSynchronize_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, "cuStreamSynchronize_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, "cuEventSynchronize" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz, "cuStreamWaitEvent_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds, "cuMemcpyDtoH_v2_ptds" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds, "cuMemcpyHtoD_v2_ptds" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds, "cuMemcpyDtoD_v2_ptds" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz, "cuMemcpyDtoHAsync_v2_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, "cuMemcpyHtoDAsync_v2_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync_v2" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz, "cuMemcpyDtoDAsync_v2_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, "cuLaunchKernel_ptsz" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, "cuLaunchKernelEx" },
+    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, "cuLaunchKernelEx_ptsz" },
+};
+
+int kineto_cbid_of(const char *name, int domain)
+{
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (names[i].domain == domain && !strcmp(names[i].name, name))
+            return names[i].cbid;
+    return -1;
+}
+
+/* CUPTI's memory kinds by the names Kineto prints (CUPTI's own strings) */
+static int mem_kind(const char *s, size_t n)
+{
+    static const struct { const char *name; int kind; } kinds[] = {
+        { "Pageable", 1 }, { "Pinned", 2 }, { "Device", 3 }, { "Array", 4 }, { "Managed", 5 },
+        { "Device Static", 6 }, { "Managed Static", 7 },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (strlen(kinds[i].name) == n && !strncmp(kinds[i].name, s, n))
+            return kinds[i].kind;
+    return 0;
+}
+
+void kineto_copy_kinds(const char *name, int *copy_kind, int *src_kind, int *dst_kind)
+{
+    static const struct { const char *dir; int kind; } dirs[] = {
+        { "HtoD", 1 }, { "DtoH", 2 }, { "HtoA", 3 }, { "AtoH", 4 }, { "AtoA", 5 }, { "AtoD", 6 },
+        { "DtoA", 7 }, { "DtoD", 8 }, { "HtoH", 9 }, { "PtoP", 10 },
+    };
+    *copy_kind = *src_kind = *dst_kind = 0;
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+        if (strstr(name, dirs[i].dir)) {
+            *copy_kind = dirs[i].kind;
+            break;
+        }
+    /* "(Device -> Pageable)", or a memset's "(Device)" */
+    const char *open = strchr(name, '('), *close = open ? strchr(open, ')') : NULL;
+    if (!close)
+        return;
+    const char *arrow = strstr(open, " -> ");
+    if (arrow && arrow < close) {
+        *src_kind = mem_kind(open + 1, (size_t)(arrow - open - 1));
+        *dst_kind = mem_kind(arrow + 4, (size_t)(close - arrow - 4));
+    } else {
+        *dst_kind = mem_kind(open + 1, (size_t)(close - open - 1));
+    }
+}
+
+int kineto_sync_type(const char *kind)
+{
+    if (!kind)
+        return 0;
+    if (!strcmp(kind, "Event Sync"))
+        return 1;
+    if (!strcmp(kind, "Stream Wait Event"))
+        return 2;
+    if (!strcmp(kind, "Stream Sync"))
+        return 3;
+    if (!strcmp(kind, "Context Sync"))
+        return 4;
+    return 0;
+}
+
+int kineto_coll_api(const char *cname, const char *kname)
+{
+    /* PyTorch's names (c10d ops, and the underscored variants) */
+    static const struct { const char *name; int api; } by_name[] = {
+        { "allreduce", GT_API_ncclAllReduce }, { "all_reduce", GT_API_ncclAllReduce },
+        { "allreduce_coalesced", GT_API_ncclAllReduce }, { "barrier", GT_API_ncclAllReduce },
+        { "allgather", GT_API_ncclAllGather }, { "all_gather", GT_API_ncclAllGather },
+        { "_allgather_base", GT_API_ncclAllGather }, { "allgather_into_tensor_coalesced", GT_API_ncclAllGather },
+        { "all_gather_into_tensor", GT_API_ncclAllGather },
+        { "reduce_scatter", GT_API_ncclReduceScatter }, { "reducescatter", GT_API_ncclReduceScatter },
+        { "_reduce_scatter_base", GT_API_ncclReduceScatter }, { "reduce_scatter_tensor_coalesced", GT_API_ncclReduceScatter },
+        { "broadcast", GT_API_ncclBroadcast }, { "reduce", GT_API_ncclReduce },
+        { "all_to_all", GT_API_ncclAlltoAll }, { "alltoall", GT_API_ncclAlltoAll }, { "alltoall_base", GT_API_ncclAlltoAll },
+        { "gather", GT_API_ncclGather }, { "scatter", GT_API_ncclScatter },
+        { "send", GT_API_ncclSend }, { "recv", GT_API_ncclRecv }, { "recvanysource", GT_API_ncclRecv },
+    };
+    for (size_t i = 0; cname && i < sizeof by_name / sizeof *by_name; i++)
+        if (!strcasecmp(cname, by_name[i].name))
+            return by_name[i].api;
+    /* ncclKernel_AllReduce_..., ncclDevKernel_AllGather_... */
+    static const struct { const char *part; int api; } by_kernel[] = {
+        { "AllReduce", GT_API_ncclAllReduce }, { "AllGather", GT_API_ncclAllGather },
+        { "ReduceScatter", GT_API_ncclReduceScatter }, { "Broadcast", GT_API_ncclBroadcast },
+        { "Reduce", GT_API_ncclReduce }, { "SendRecv", GT_API_ncclSend },
+    };
+    for (size_t i = 0; kname && i < sizeof by_kernel / sizeof *by_kernel; i++)
+        if (strstr(kname, by_kernel[i].part))
+            return by_kernel[i].api;
+    return GT_API_ncclAllReduce;
+}
+
+int kineto_coll_is_scatter(int api)
+{
+    return api == GT_API_ncclReduceScatter || api == GT_API_ncclScatter;
+}
+
+int kineto_dtype(const char *name)
+{
+    /* c10's ScalarType names, in ncclDataType_t's order where NCCL has them */
+    static const struct { const char *name; int t; } types[] = {
+        { "Char", 0 }, { "Byte", 1 }, { "Bool", 1 }, { "Int", 2 }, { "UInt32", 3 }, { "Long", 4 }, { "UInt64", 5 },
+        { "Half", 6 }, { "Float", 7 }, { "Double", 8 }, { "BFloat16", 9 }, { "Float8_e4m3fn", 10 },
+        { "Float8_e5m2", 11 },
+    };
+    for (size_t i = 0; name && i < sizeof types / sizeof *types; i++)
+        if (!strcmp(name, types[i].name))
+            return types[i].t;
+    return -1;
+}
+
+int64_t kineto_dtype_size(int t)
+{
+    static const int sizes[] = { 1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1 };
+    return t >= 0 && t < 12 ? sizes[t] : 1;
+}
+
+int kineto_redop(const char *kname)
+{
+    static const char *const ops[] = { "_Sum_", "_Prod_", "_Max_", "_Min_", "_Avg_" };
+    for (int i = 0; kname && i < 5; i++)
+        if (strstr(kname, ops[i]))
+            return i;
+    return -1;
+}
+
+int64_t kineto_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (int64_t)(h >> 2);
+}
+
+int kineto_rank_in(const char *ranks, int rank)
+{
+    if (!ranks || rank < 0)
+        return rank;
+    const char *p = ranks;
+    for (int i = 0; *p; i++) {
+        while (*p && (*p < '0' || *p > '9'))
+            p++;
+        if (!*p)
+            break;
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (v == rank)
+            return i;
+        p = end;
+    }
+    return rank;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The host times of the API records stored in blocks whose correlation is
+ * an NCCL kernel's (those of rows are joined in SQL): into import_corr. */
+static void block_times(struct out_db *o, sqlite3_int64 pid)
+{
+    sqlite3_stmt *st, *ins;
+    uint32_t *v = NULL;
+    size_t n = 0, cap = 0;
+    if (sqlite3_prepare_v2(o->db, "SELECT correlation FROM ext_corr WHERE process_id = ?", -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, pid);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            uint32_t *g = realloc(v, cap * sizeof *g);
+            if (!g)
+                break;
+            v = g;
+        }
+        v[n++] = (uint32_t)sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (!n) {
+        free(v);
+        return;
+    }
+    qsort(v, n, sizeof *v, cmp_u32);
+    if (sqlite3_prepare_v2(o->db, "SELECT format, n, data FROM cupti_api_block WHERE process_id = ?", -1, &st, NULL) ==
+            SQLITE_OK &&
+        sqlite3_prepare_v2(o->db, "INSERT OR IGNORE INTO import_corr VALUES(?,?,?)", -1, &ins, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, pid);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int k = sqlite3_column_int(st, 1);
+            const void *data = sqlite3_column_blob(st, 2);
+            if (!gt_capi_block_valid(sqlite3_column_int(st, 0), k, data, sqlite3_column_bytes(st, 2)))
+                continue;
+            for (int i = 0; i < k; i++) {
+                struct gt_capi_packed r = gt_capi_block_row(data, i);
+                if (!bsearch(&r.correlation, v, n, sizeof *v, cmp_u32))
+                    continue;
+                sqlite3_bind_int64(ins, 1, r.correlation);
+                sqlite3_bind_int64(ins, 2, r.start_ns);
+                sqlite3_bind_int64(ins, 3, r.end_ns);
+                sqlite3_step(ins);
+                sqlite3_reset(ins);
+            }
+        }
+        sqlite3_finalize(ins);
+    }
+    sqlite3_finalize(st);
+    free(v);
+}
+
+void kineto_number(struct out_db *o)
+{
+    char sql[1600];
+    long long pid = (long long)o->pid_row;
+    sqlite3_stmt *st;
+    int any = 0;
+    out_flush(o);
+    if (sqlite3_prepare_v2(o->db, "SELECT 1 FROM collective WHERE process_id = ? LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, pid);
+        any = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+    }
+    if (!any)
+        return;
+    /* the launch's host times: the API record of the kernel's correlation */
+    snprintf(sql, sizeof sql,
+             "CREATE INDEX IF NOT EXISTS cupti_api_by_corr ON cupti_api(process_id, correlation);"
+             "CREATE TEMP TABLE IF NOT EXISTS import_seq(r INTEGER PRIMARY KEY, s INTEGER, hs INTEGER, he INTEGER);"
+             "DELETE FROM import_seq;"
+             "CREATE TEMP TABLE IF NOT EXISTS import_corr(corr INTEGER PRIMARY KEY, hs INTEGER, he INTEGER);"
+             "DELETE FROM import_corr;"
+             "INSERT OR IGNORE INTO import_corr SELECT corr, hs, he FROM import_host WHERE process_id = %lld;"
+             "INSERT OR IGNORE INTO import_corr SELECT x.correlation, a.start_ns, a.end_ns FROM ext_corr x"
+             " JOIN collective c ON c.process_id = x.process_id AND c.call_id = x.external_id"
+             " JOIN cupti_api a ON a.process_id = x.process_id AND a.correlation = x.correlation"
+             " WHERE x.process_id = %lld AND a.process_id = %lld AND c.process_id = %lld;",
+             pid, pid, pid, pid);
+    out_exec(o, sql);
+    block_times(o, pid);
+    snprintf(sql, sizeof sql,
+             "INSERT OR IGNORE INTO import_seq SELECT c.rowid, row_number() OVER (PARTITION BY c.comm_id ORDER BY c.start_ns,"
+             " c.call_id) - 1, coalesce(h.hs, k.hs), coalesce(h.he, k.he) FROM collective c"
+             " LEFT JOIN import_corr k ON k.corr = c.call_id - (1 << 32)"
+             " LEFT JOIN import_host_seq h ON h.process_id = c.process_id AND h.comm_id = c.comm_id AND h.seq = c.seq"
+             " WHERE c.process_id = %lld;"
+             "UPDATE collective SET"
+             " seq = CASE WHEN seq = -2 THEN (SELECT s FROM import_seq WHERE r = collective.rowid) ELSE seq END,"
+             " start_ns = coalesce((SELECT hs FROM import_seq WHERE r = collective.rowid), start_ns),"
+             " end_ns = coalesce((SELECT he FROM import_seq WHERE r = collective.rowid), end_ns)"
+             " WHERE process_id = %lld;",
+             pid, pid);
+    out_exec(o, sql);
+}

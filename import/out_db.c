@@ -1,0 +1,443 @@
+/* out_db.c: writing an imported trace into our schema (see out_db.h). */
+#define _GNU_SOURCE
+#include "import/out_db.h"
+#include "collector/api_ids.h"
+#include "collector/schema.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The indexes of the tables an import fills: dropped while rows go in
+ * (each insert would update them), made again by the schema's SQL at the
+ * end, which creates what is missing. */
+static const char drop_indexes[] = "DROP INDEX IF EXISTS gpu_op_by_process; DROP INDEX IF EXISTS gpu_op_by_corr;"
+                                   "DROP INDEX IF EXISTS cupti_api_by_corr; DROP INDEX IF EXISTS ext_corr_by_ext;"
+                                   "DROP INDEX IF EXISTS nvtx_range_by_id; DROP INDEX IF EXISTS collective_by_comm;";
+
+static const char *const inserts[] = {
+    "INSERT INTO cupti_api(process_id, domain, cbid, tid, start_ns, end_ns, correlation, result)"
+    " VALUES(?,?,?,?,?,?,?,?)",
+    "INSERT INTO gpu_op(process_id, kind, device, context, stream_id, name_id, start_ns, end_ns, bytes, copy_kind,"
+    " src_kind, dst_kind, correlation, sync_type, event_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO string(process_id, id, value) VALUES(?,?,?)",
+    "INSERT INTO label(process_id, id, value) VALUES(?,?,?)",
+    "INSERT INTO nvtx_range(process_id, tid, kind, domain, name, category, start_ns, end_ns, depth, range_id,"
+    " payload) VALUES(?,?,?,?,?,0,?,?,0,NULL,?)",
+    "INSERT INTO collective(process_id, call_id, api, comm_id, seq, count, datatype, bytes, op, peer, rank, nranks,"
+    " stream, start_ns, end_ns, callsite, group_id, result, pystack) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0,0,0,0)",
+    "INSERT INTO ext_corr(process_id, external_id, correlation) VALUES(?,?,?)",
+    "INSERT INTO thread_name(process_id, tid, name) VALUES(?,?,?)",
+    "INSERT INTO import_note(process_id, kind, note) VALUES(?,?,?)",
+    "INSERT INTO cupti_api_block(process_id, format, n, data) VALUES(?,?,?,?)",
+    "INSERT INTO gpu_op_block(process_id, format, n, data) VALUES(?,?,?,?)",
+};
+
+static int fail(struct out_db *o, char *err, size_t errlen, const char *what)
+{
+    snprintf(err, errlen, "%s: %s", what, o->db ? sqlite3_errmsg(o->db) : "out of memory");
+    return -1;
+}
+
+int out_open(struct out_db *o, const char *path, int force, const char *run_id, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    snprintf(o->run_id, sizeof o->run_id, "%s", run_id);
+    const char *bulk = getenv("GPUTRACE_BULK_AFTER");
+    char *end;
+    unsigned long long after = bulk ? strtoull(bulk, &end, 10) : 0;
+    o->rows_before_blocks = bulk && *bulk && !*end ? after : OUT_ROWS_BEFORE_BLOCKS;
+    struct stat sb;
+    if (lstat(path, &sb) == 0) {
+        if (!force) {
+            snprintf(err, errlen, "%s exists (-f replaces it)", path);
+            return -1;
+        }
+        if (!S_ISREG(sb.st_mode)) {
+            snprintf(err, errlen, "%s exists and is not a regular file: not replaced", path);
+            return -1;
+        }
+        unlink(path);
+    }
+    char side[4096];
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+    if (sqlite3_open_v2(path, &o->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK)
+        return fail(o, err, errlen, path);
+    /* a new file that nothing else reads until it is closed: no journal */
+    if (sqlite3_exec(o->db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16384;", NULL, NULL,
+                     NULL) != SQLITE_OK ||
+        sqlite3_exec(o->db, gt_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(o->db, drop_indexes, NULL, NULL, NULL) != SQLITE_OK)
+        return fail(o, err, errlen, path);
+    char sql[256];
+    snprintf(sql, sizeof sql, "INSERT INTO meta VALUES('schema_version', '%d');"
+             "INSERT INTO meta VALUES('writer', 'gputrace import " GT_VERSION "');", GT_SCHEMA_VERSION);
+    if (sqlite3_exec(o->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(o->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return fail(o, err, errlen, path);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(o->db, "INSERT INTO api(id, name, class) VALUES(?,?,?)", -1, &st, NULL) != SQLITE_OK)
+        return fail(o, err, errlen, path);
+#define X(name, cls, flags)                                          \
+    sqlite3_bind_int(st, 1, GT_API_##name);                          \
+    sqlite3_bind_text(st, 2, #name, -1, SQLITE_STATIC);              \
+    sqlite3_bind_text(st, 3, #cls, -1, SQLITE_STATIC);               \
+    sqlite3_step(st);                                                \
+    sqlite3_reset(st);
+    GT_API_LIST(X)
+#undef X
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(o->db, "INSERT INTO run(id, started_ns, launcher) VALUES(?, NULL, 'gputrace import')", -1,
+                           &st, NULL) != SQLITE_OK)
+        return fail(o, err, errlen, path);
+    sqlite3_bind_text(st, 1, o->run_id, -1, SQLITE_STATIC);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+    sqlite3_stmt **stmts[] = { &o->capi, &o->gop, &o->str, &o->label, &o->nvtx, &o->coll, &o->ext, &o->thread,
+                               &o->note, &o->capi_block, &o->gop_block };
+    for (size_t i = 0; i < sizeof stmts / sizeof *stmts; i++)
+        if (sqlite3_prepare_v3(o->db, inserts[i], -1, SQLITE_PREPARE_PERSISTENT, stmts[i], NULL) != SQLITE_OK)
+            return fail(o, err, errlen, path);
+    return 0;
+}
+
+static void intern_free(struct intern *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->keys[i]);
+    free(t->keys);
+    free(t->ids);
+    memset(t, 0, sizeof *t);
+}
+
+static void put_block(struct out_db *o, sqlite3_stmt *st, int format, int n, const void *data, size_t size)
+{
+    sqlite3_bind_int64(st, 1, o->pid_row);
+    sqlite3_bind_int(st, 2, format);
+    sqlite3_bind_int(st, 3, n);
+    sqlite3_bind_blob(st, 4, data, (int)((size_t)n * size), SQLITE_STATIC);
+    sqlite3_step(st);
+    sqlite3_reset(st);
+    o->rows++;
+}
+
+void out_flush(struct out_db *o)
+{
+    if (o->capi_buffered)
+        put_block(o, o->capi_block, GT_CAPI_BLOCK_FORMAT, o->capi_buffered, o->capi_buf, sizeof *o->capi_buf);
+    if (o->gop_buffered)
+        put_block(o, o->gop_block, GT_GPU_BLOCK_FORMAT, o->gop_buffered, o->gop_buf, sizeof *o->gop_buf);
+    o->capi_buffered = o->gop_buffered = 0;
+}
+
+int64_t out_begin_process(struct out_db *o)
+{
+    out_flush(o);
+    o->capi_n = o->gop_n = 0;
+    intern_free(&o->strings);
+    intern_free(&o->labels);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(o->db, "INSERT INTO process(run_id, cupti_status, clock_source) VALUES(?, 'active', NULL)",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, o->run_id, -1, SQLITE_STATIC);
+        sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
+    o->pid_row = sqlite3_last_insert_rowid(o->db);
+    return o->pid_row;
+}
+
+static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v, int64_t unknown)
+{
+    if (v == unknown)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, v);
+}
+
+void out_end_process(struct out_db *o, const struct out_process *p)
+{
+    out_flush(o);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(o->db, "UPDATE process SET host=?, pid=?, rank=?, local_rank=?, world_size=?, device=?,"
+                           " gpu_name=?, cmdline=?, nccl_version=?, cuda_runtime_version=?, clock_offset_ns=?,"
+                           " start_ns=?, end_ns=?, end_reason='exit (code unknown)', source=?,"
+                           " python_status='not recorded by the source', nvtx_status=? WHERE id=?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(st, 1, p->host ? p->host : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 2, p->pid > 0 ? p->pid : 0);
+    bind_opt_int(st, 3, p->rank, -1);
+    bind_opt_int(st, 4, p->local_rank, -1);
+    bind_opt_int(st, 5, p->world_size, -1);
+    bind_opt_int(st, 6, p->device, -1);
+    if (p->gpu_name)
+        sqlite3_bind_text(st, 7, p->gpu_name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 8, p->cmdline ? p->cmdline : "", -1, SQLITE_TRANSIENT);
+    bind_opt_int(st, 9, p->nccl_version, 0);
+    bind_opt_int(st, 10, p->cuda_runtime_version, 0);
+    sqlite3_bind_int64(st, 11, p->clock_offset_ns);
+    sqlite3_bind_int64(st, 12, p->start_ns);
+    sqlite3_bind_int64(st, 13, p->end_ns > p->start_ns ? p->end_ns : p->start_ns);
+    sqlite3_bind_text(st, 14, p->source ? p->source : "", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 15, o->labels.n ? "active" : "no NVTX ranges in the source", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 16, o->pid_row);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+}
+
+int out_exec(struct out_db *o, const char *sql)
+{
+    out_flush(o);
+    return sqlite3_exec(o->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+int out_close(struct out_db *o, char *err, size_t errlen)
+{
+    int rc = 0;
+    out_flush(o);
+    sqlite3_stmt *stmts[] = { o->capi, o->gop, o->str, o->label, o->nvtx, o->coll, o->ext, o->thread, o->note,
+                              o->capi_block, o->gop_block };
+    for (size_t i = 0; i < sizeof stmts / sizeof *stmts; i++)
+        sqlite3_finalize(stmts[i]);
+    if (sqlite3_exec(o->db, gt_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(o->db, gt_schema_late_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(o->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        rc = fail(o, err, errlen, "cannot write the database");
+    /* the report opens files in WAL mode like the tracer's */
+    if (rc == 0 && sqlite3_exec(o->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL) != SQLITE_OK)
+        rc = fail(o, err, errlen, "cannot write the database");
+    intern_free(&o->strings);
+    intern_free(&o->labels);
+    if (sqlite3_close(o->db) != SQLITE_OK && rc == 0) {
+        snprintf(err, errlen, "cannot close the database");
+        rc = -1;
+    }
+    o->db = NULL;
+    return rc;
+}
+
+void out_abort(struct out_db *o, const char *path)
+{
+    sqlite3_stmt *stmts[] = { o->capi, o->gop, o->str, o->label, o->nvtx, o->coll, o->ext, o->thread, o->note,
+                              o->capi_block, o->gop_block };
+    for (size_t i = 0; i < sizeof stmts / sizeof *stmts; i++)
+        sqlite3_finalize(stmts[i]);
+    intern_free(&o->strings);
+    intern_free(&o->labels);
+    sqlite3_close(o->db);
+    o->db = NULL;
+    if (path)
+        unlink(path);
+}
+
+/* FNV-1a */
+static uint64_t hash_text(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int32_t intern(struct out_db *o, struct intern *t, sqlite3_stmt *st, const char *s)
+{
+    if (!s)
+        return 0;
+    if (2 * (t->n + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 1024;
+        char **keys = calloc(cap, sizeof *keys);
+        int32_t *ids = calloc(cap, sizeof *ids);
+        if (!keys || !ids) {
+            free(keys);
+            free(ids);
+            return 0;
+        }
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->keys[i]) {
+                size_t k = hash_text(t->keys[i]) & (cap - 1);
+                while (keys[k])
+                    k = (k + 1) & (cap - 1);
+                keys[k] = t->keys[i];
+                ids[k] = t->ids[i];
+            }
+        free(t->keys);
+        free(t->ids);
+        t->keys = keys;
+        t->ids = ids;
+        t->cap = cap;
+    }
+    size_t k = hash_text(s) & (t->cap - 1);
+    while (t->keys[k]) {
+        if (!strcmp(t->keys[k], s))
+            return t->ids[k];
+        k = (k + 1) & (t->cap - 1);
+    }
+    if (t->n >= 1000000) /* the report reads ids up to a million */
+        return 0;
+    if (!(t->keys[k] = strdup(s)))
+        return 0;
+    t->ids[k] = (int32_t)++t->n;
+    sqlite3_bind_int64(st, 1, o->pid_row);
+    sqlite3_bind_int(st, 2, t->ids[k]);
+    sqlite3_bind_text(st, 3, s, -1, SQLITE_STATIC);
+    sqlite3_step(st);
+    sqlite3_reset(st);
+    return t->ids[k];
+}
+
+int32_t out_string(struct out_db *o, const char *s)
+{
+    return intern(o, &o->strings, o->str, s);
+}
+
+/* labels are kept to 4095 bytes, as the tracer keeps them (docs/schema.md) */
+int32_t out_label(struct out_db *o, const char *s)
+{
+    if (s && strlen(s) > 4095) {
+        char cut[4096];
+        size_t n = 4095 - strlen("…[cut]");
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+        snprintf(cut, sizeof cut, "%.*s…[cut]", (int)n, s);
+        return intern(o, &o->labels, o->label, cut);
+    }
+    return intern(o, &o->labels, o->label, s);
+}
+
+static void step(struct out_db *o, sqlite3_stmt *st)
+{
+    sqlite3_step(st);
+    sqlite3_reset(st);
+    o->rows++;
+}
+
+void out_capi(struct out_db *o, int domain, int cbid, int tid, int64_t start, int64_t end, int64_t corr,
+              const int64_t *result)
+{
+    if (o->capi_n++ >= o->rows_before_blocks) { /* a block's fields, as sqlite3_column_int would read them */
+        o->capi_buf[o->capi_buffered++] = (struct gt_capi_packed){
+            .start_ns = start, .end_ns = end, .tid = (uint32_t)tid, .cbid = (uint32_t)cbid,
+            .correlation = (uint32_t)corr, .result = result ? (uint32_t)*result : 0, .domain = (uint8_t)domain };
+        if (o->capi_buffered == GT_BLOCK_ROWS)
+            out_flush(o);
+        return;
+    }
+    sqlite3_stmt *st = o->capi;
+    sqlite3_bind_int64(st, 1, o->pid_row);
+    sqlite3_bind_int(st, 2, domain);
+    sqlite3_bind_int(st, 3, cbid);
+    sqlite3_bind_int(st, 4, tid);
+    sqlite3_bind_int64(st, 5, start);
+    sqlite3_bind_int64(st, 6, end);
+    sqlite3_bind_int64(st, 7, corr);
+    if (result)
+        sqlite3_bind_int64(st, 8, *result);
+    else
+        sqlite3_bind_null(st, 8); /* the source does not say */
+    step(o, st);
+}
+
+void out_gop(struct out_db *o, const struct out_gop *g)
+{
+    if (o->gop_n++ >= o->rows_before_blocks) {
+        o->gop_buf[o->gop_buffered++] = (struct gt_gpu_packed){
+            .start_ns = g->start, .end_ns = g->end, .bytes = g->bytes, .stream_id = g->stream,
+            .context = (uint32_t)g->context, .name_id = (uint32_t)g->name_id, .correlation = (uint32_t)g->corr,
+            .device = g->device, .event_id = g->event_id, .kind = (uint8_t)g->kind, .copy_kind = (uint8_t)g->copy_kind,
+            .src_kind = (uint8_t)g->src_kind, .dst_kind = (uint8_t)g->dst_kind, .sync_type = (uint8_t)g->sync_type };
+        if (o->gop_buffered == GT_BLOCK_ROWS)
+            out_flush(o);
+        return;
+    }
+    sqlite3_stmt *st = o->gop;
+    sqlite3_bind_int64(st, 1, o->pid_row);
+    sqlite3_bind_int(st, 2, g->kind);
+    sqlite3_bind_int(st, 3, g->device);
+    sqlite3_bind_int(st, 4, g->context);
+    sqlite3_bind_int(st, 5, g->stream);
+    sqlite3_bind_int(st, 6, g->name_id);
+    sqlite3_bind_int64(st, 7, g->start);
+    sqlite3_bind_int64(st, 8, g->end);
+    sqlite3_bind_int64(st, 9, g->bytes);
+    sqlite3_bind_int(st, 10, g->copy_kind);
+    sqlite3_bind_int(st, 11, g->src_kind);
+    sqlite3_bind_int(st, 12, g->dst_kind);
+    sqlite3_bind_int64(st, 13, g->corr);
+    sqlite3_bind_int(st, 14, g->sync_type);
+    sqlite3_bind_int(st, 15, g->event_id);
+    step(o, st);
+}
+
+void out_nvtx(struct out_db *o, int tid, int kind, int domain, int name, int64_t start, int64_t end,
+              const char *payload)
+{
+    sqlite3_stmt *st = o->nvtx;
+    sqlite3_bind_int64(st, 1, o->pid_row);
+    sqlite3_bind_int(st, 2, tid);
+    sqlite3_bind_int(st, 3, kind);
+    sqlite3_bind_int(st, 4, domain);
+    sqlite3_bind_int(st, 5, name);
+    sqlite3_bind_int64(st, 6, start);
+    sqlite3_bind_int64(st, 7, end);
+    if (payload)
+        sqlite3_bind_text(st, 8, payload, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 8);
+    step(o, st);
+}
+
+void out_coll(struct out_db *o, const struct out_coll *c)
+{
+    sqlite3_stmt *st = o->coll;
+    sqlite3_bind_int64(st, 1, o->pid_row);
+    sqlite3_bind_int64(st, 2, c->call_id);
+    sqlite3_bind_int(st, 3, c->api);
+    sqlite3_bind_int64(st, 4, c->comm_id);
+    sqlite3_bind_int64(st, 5, c->seq);
+    sqlite3_bind_int64(st, 6, c->count);
+    sqlite3_bind_int(st, 7, c->datatype);
+    sqlite3_bind_int64(st, 8, c->bytes);
+    sqlite3_bind_int(st, 9, c->op);
+    sqlite3_bind_int(st, 10, c->peer);
+    sqlite3_bind_int(st, 11, c->rank);
+    sqlite3_bind_int(st, 12, c->nranks);
+    sqlite3_bind_int(st, 13, c->stream);
+    sqlite3_bind_int64(st, 14, c->start);
+    sqlite3_bind_int64(st, 15, c->end);
+    step(o, st);
+}
+
+void out_ext(struct out_db *o, int64_t external_id, int64_t corr)
+{
+    sqlite3_stmt *st = o->ext;
+    sqlite3_bind_int64(st, 1, o->pid_row);
+    sqlite3_bind_int64(st, 2, external_id);
+    sqlite3_bind_int64(st, 3, corr);
+    step(o, st);
+}
+
+void out_thread_name(struct out_db *o, int tid, const char *name)
+{
+    sqlite3_stmt *st = o->thread;
+    sqlite3_bind_int64(st, 1, o->pid_row);
+    sqlite3_bind_int(st, 2, tid);
+    sqlite3_bind_int(st, 3, out_label(o, name));
+    step(o, st);
+}
+
+void out_note(struct out_db *o, const char *kind, const char *text)
+{
+    sqlite3_stmt *st = o->note;
+    sqlite3_bind_int64(st, 1, o->pid_row);
+    sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, text, -1, SQLITE_TRANSIENT);
+    step(o, st);
+}

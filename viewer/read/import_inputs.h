@@ -1,0 +1,25 @@
+/* import_inputs.h: the report's inputs that are traces of other tools
+ * (Kineto JSON, nsys SQLite; import/import.h), imported into one temporary
+ * database in $TMPDIR, which is read in their place and removed at exit. */
+#ifndef GPUTRACE_IMPORT_INPUTS_H
+#define GPUTRACE_IMPORT_INPUTS_H
+
+#include <stdio.h>
+
+struct model;
+
+/* Replaces the foreign inputs among args[0..*n) by one temporary database
+ * (its path owned here).  0, 1 (imported, but a trace was cut short: a
+ * note says so), -1 after a line on stderr, -2 (bad usage, nothing
+ * written) if the Chrome trace or the Kineto directory (either may be
+ * NULL) would write over a foreign input. */
+int import_inputs(const char **args, int *n, const char *trace, const char *kineto);
+/* Removes the temporary database, if one was made. */
+void import_inputs_cleanup(void);
+/* The notes the import left (import_note), for the end of the text report. */
+void import_notes_text(FILE *out, const struct model *m);
+/* The same as a JSON member, `,"not_checked": [{"kind": K, "note": N}, ...]`,
+ * written only when there are notes. */
+void import_notes_json(FILE *out, const struct model *m);
+
+#endif

@@ -1,0 +1,60 @@
+/* import_notes.c: the end of the text report on imported traces: what
+ * their sources lack, by finding kind, as the import wrote it
+ * (import_note; docs/import.md). */
+#include "viewer/read/import_inputs.h"
+#include "viewer/model/model.h"
+#include "viewer/write/json.h"
+
+#include <sqlite3.h>
+#include <string.h>
+
+/* Each distinct note of every database, in the order written, to fn. */
+static void each_note(const struct model *m, void (*fn)(FILE *, const char *, const char *, int), FILE *out)
+{
+    int n = 0;
+    for (size_t d = 0; d < m->ndbs; d++) {
+        sqlite3_stmt *s;
+        /* a database of the tracer's, or of an older schema, has none */
+        if (sqlite3_prepare_v2(m->dbs[d], "SELECT kind, note FROM import_note GROUP BY kind, note"
+                                          " ORDER BY min(rowid)", -1, &s, NULL) != SQLITE_OK)
+            continue;
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            const char *kind = (const char *)sqlite3_column_text(s, 0), *note = (const char *)sqlite3_column_text(s, 1);
+            fn(out, kind ? kind : "?", note ? note : "", n++);
+        }
+        sqlite3_finalize(s);
+    }
+    if (n && fn)
+        fn(out, NULL, NULL, -1); /* the end */
+}
+
+static void text_note(FILE *out, const char *kind, const char *note, int i)
+{
+    if (i == 0)
+        fputs("\nNot checked on these imported traces (what the source does not record):\n", out);
+    if (kind)
+        fprintf(out, "  %s: %s\n", kind, note);
+}
+
+static void json_note(FILE *out, const char *kind, const char *note, int i)
+{
+    if (!kind) {
+        fputs("\n]", out);
+        return;
+    }
+    fputs(i ? ",\n  {\"kind\": " : ",\n\"not_checked\": [\n  {\"kind\": ", out);
+    json_string(out, kind);
+    fputs(", \"note\": ", out);
+    json_string(out, note);
+    fputc('}', out);
+}
+
+void import_notes_text(FILE *out, const struct model *m)
+{
+    each_note(m, text_note, out);
+}
+
+void import_notes_json(FILE *out, const struct model *m)
+{
+    each_note(m, json_note, out);
+}
