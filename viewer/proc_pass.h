@@ -52,6 +52,10 @@ struct proc_pass {
      * none), beside proc.colls; and how many with a GPU time each call
      * site (as shown) made, over those done with */
     int64_t *coll_overlap;
+    /* beside it: the compute queued after the collective on its own stream,
+     * up to that stream's next collective, that another stream could have
+     * run beside it (comm.same_stream's cost is at most this) */
+    int64_t *coll_hideable;
     struct idmap site_colls;
     /* load_proc.c: the highest CUPTI correlation id of the windows so far */
     int64_t corr_seen;

@@ -12,6 +12,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Of collective i of p (on a stream that also runs compute), the time
+ * that another stream could hide: the compute kernels queued after it on
+ * its stream up to its stream's next collective (or the last loaded), that
+ * would run beside it there.  Some of that compute may need its result,
+ * so this bounds what the fix saves; the rest of its exposed time no
+ * stream would hide.  ops are sorted by start. */
+static int64_t hideable_after(const struct proc *p, size_t i)
+{
+    const struct coll *c = &p->colls[i];
+    int64_t until = INT64_MAX;
+    for (size_t j = i + 1; j < p->ncolls; j++)
+        if (p->colls[j].gstream == c->gstream && p->colls[j].gstart >= c->gend) {
+            until = p->colls[j].gstart;
+            break;
+        }
+    size_t lo = 0, hi = p->nops;
+    while (lo < hi) { /* the first operation starting at or after its end */
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->ops[mid].start < c->gend)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t sum = 0;
+    for (size_t k = lo; k < p->nops && p->ops[k].start < until; k++) {
+        const struct gop *g = &p->ops[k];
+        if (g->kind == GOP_KERNEL && !g->nccl && g->stream == c->gstream && g->end > g->start)
+            model_add(&sum, (g->end < until ? g->end : until) - g->start);
+    }
+    return sum;
+}
+
 /* Each collective's overlap with compute, in the window that holds its
  * kernel (which nothing runs across: proc_pass.h). */
 void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
@@ -28,6 +60,7 @@ void analyse_comm(const struct model *m, const struct report_opts *o, struct fin
         /* overlap as HTA computes it: merged compute intervals on the
          * device's other streams, intersected with the collective */
         ps->coll_overlap[i] = ivals_cover(timeline_compute_except(t, c->gstream), c->gstart, c->gend);
+        ps->coll_hideable[i] = hideable_after(p, i);
     }
     /* no other analysis needs them: freed before the next ones add theirs */
     timeline_drop_except(t);
@@ -60,7 +93,13 @@ void analyse_colls_done(const struct model *m, const struct report_opts *o, stru
         if (f) {
             f->count++;
             model_add(&f->exposed_ns, dur - ov);
-            charge_add(fs, f, (int)pi, c->gstart, c->gstart + (dur - ov));
+            int64_t lost = dur - ov;
+            if (f->kind == F_COMM_SAME_STREAM) { /* what another stream would win back */
+                int64_t h = ps->coll_hideable[i] < 0 ? 0 : ps->coll_hideable[i];
+                lost = h < lost ? h : lost;
+                model_add(&f->hideable_ns, lost);
+            }
+            charge_add(fs, f, (int)pi, c->gstart, c->gstart + lost);
         }
     }
 }
@@ -467,8 +506,10 @@ void describe_comm(const struct model *m, const struct report_opts *o, struct fi
                      count_text(f->count, "collective", "collectives").s, o->exposed_fraction * 100, (double)f->exposed_ns / 1e6);
             snprintf(f->suggestion, sizeof f->suggestion, "launch collectives on their own stream as soon as their inputs are ready (bucketed gradients), so that compute hides them");
         } else if (f->kind == F_COMM_SAME_STREAM) {
-            snprintf(f->message, sizeof f->message, "%s launched on a stream that also runs compute cannot overlap it: %.2f ms exposed",
-                     count_text(f->count, "collective", "collectives").s, (double)f->exposed_ns / 1e6);
+            snprintf(f->message, sizeof f->message, "%s launched on a stream that also runs compute cannot overlap it: %.2f ms exposed,"
+                     " of which the compute queued after them on that stream could hide %.2f ms on another stream",
+                     count_text(f->count, "collective", "collectives").s, (double)f->exposed_ns / 1e6,
+                     (double)f->hideable_ns / 1e6);
             snprintf(f->suggestion, sizeof f->suggestion, "use a separate communication stream, ordered with cudaEventRecord + cudaStreamWaitEvent");
         }
         if ((f->kind == F_COMM_SAME_STREAM || f->kind == F_COMM_EXPOSED) && finding_from_torch(m, f))

@@ -58,6 +58,7 @@ struct finding {
     int64_t cost_ns;          /* the time charged to it, no interval charged twice (attribution.h) */
     int64_t bytes;            /* copy.pageable: bytes copied */
     int64_t gpu_wait_ns;      /* copy.pageable: of host_blocked_ns, the part spent waiting for earlier GPU work */
+    int64_t hideable_ns;      /* comm.same_stream: of exposed_ns, what the compute queued after it could hide */
     int64_t site_colls;       /* comm.exposed: its process's collectives (with a GPU time) at its site */
     const char *confidence;   /* "high", "medium", "low" */
     char callsite[2048];      /* the frame shown: C++ frames run long */

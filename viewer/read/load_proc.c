@@ -487,13 +487,16 @@ static void load_colls_before(struct model *m, struct proc *p, int64_t hi)
         size_t cap = p->ncolls + k;
         struct coll *v = realloc(p->colls, cap * sizeof *v);
         int64_t *ov = realloc(ps->coll_overlap, cap * sizeof *ov);
-        if (!v || !ov)
+        if (ov)
+            ps->coll_overlap = ov;
+        int64_t *hv = realloc(ps->coll_hideable, cap * sizeof *hv);
+        if (!v || !ov || !hv)
             model_out_of_memory();
         p->colls = v;
-        ps->coll_overlap = ov;
+        ps->coll_hideable = hv;
         memcpy(p->colls + p->ncolls, buf, k * sizeof *buf);
         for (size_t i = 0; i < k; i++)
-            ov[p->ncolls + i] = -1;
+            ov[p->ncolls + i] = hv[p->ncolls + i] = -1;
         p->ncolls += k;
         p->colls_next += k;
         if (k < n)
@@ -525,6 +528,7 @@ void model_release_colls(struct model *m, size_t pi, size_t n)
         return;
     memmove(p->colls, p->colls + n, (p->ncolls - n) * sizeof *p->colls);
     memmove(p->pass->coll_overlap, p->pass->coll_overlap + n, (p->ncolls - n) * sizeof *p->pass->coll_overlap);
+    memmove(p->pass->coll_hideable, p->pass->coll_hideable + n, (p->ncolls - n) * sizeof *p->pass->coll_hideable);
     p->ncolls -= n;
     p->colls_first += n;
 }
@@ -665,6 +669,7 @@ void model_end_proc(struct model *m, size_t pi)
         deps_free(&ps->deps);
         free(ps->due);
         free(ps->coll_overlap);
+        free(ps->coll_hideable);
         free(ps->dev_idle);
         idmap_free(&ps->site_colls);
         free(ps);
