@@ -57,11 +57,16 @@ static void copy_one(const struct gt_plug_rec *r, void *ctx)
     (void)ctx;
     if (nbatch == cap_batch) {
         size_t want = cap_batch ? cap_batch * 2 : 1024;
-        struct gt_plug_rec *p = realloc(batch, want * sizeof *p);
+        /* aligned as the record type is (its first field is a cache line's):
+         * realloc's 16 bytes made every read of the batch misaligned */
+        struct gt_plug_rec *p = aligned_alloc(_Alignof(struct gt_plug_rec), want * sizeof *p);
         if (!p) {
             gt_plug_count_dropped(1); /* the writer could not hold it */
             return;
         }
+        if (nbatch)
+            memcpy(p, batch, nbatch * sizeof *p);
+        free(batch);
         batch = p;
         cap_batch = want;
     }
