@@ -3,99 +3,20 @@
 #include "import/kineto_map.h"
 #include "import/out_db.h"
 #include "collector/api_ids.h"
+#include "collector/cupti_cbids.h"
 
-#include <cupti_driver_cbid.h>
-#include <cupti_runtime_cbid.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* The APIs the report reads, as viewer/read/cupti_calls.c lists them, by
- * the name Kineto writes (CUPTI's function name, without version suffix). */
-static const struct { int domain; int cbid; const char *name; } names[] = {
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020, "cudaStreamCreate" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000, "cudaStreamCreateWithFlags" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050, "cudaStreamCreateWithPriority" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020, "cudaStreamDestroy" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000, "cudaStreamSynchronize_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020, "cudaStreamQuery" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000, "cudaStreamQuery_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, "cudaStreamWaitEvent" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000, "cudaStreamWaitEvent_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventCreate_v3020, "cudaEventCreate" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventCreateWithFlags_v3020, "cudaEventCreateWithFlags" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, "cudaEventRecord" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000, "cudaEventRecord_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010, "cudaEventRecordWithFlags" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010, "cudaEventRecordWithFlags_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, "cudaEventSynchronize" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, "cudaEventQuery" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v3020, "cudaEventElapsedTime" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020, "cudaEventDestroy" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020, "cudaSetDevice" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, "cudaFree" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020, "cudaMallocHost" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020, "cudaHostAlloc" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, "cudaFreeHost" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000, "cudaMallocManaged" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000, "cudaHostRegister" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000, "cudaHostUnregister" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, "cudaMemcpy" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000, "cudaMemcpy_ptds" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000, "cudaMemcpyAsync_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020, "cudaMemcpy2D" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000, "cudaMemcpy2D_ptds" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020, "cudaMemcpy2DAsync" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000, "cudaMemcpy2DAsync_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000, "cudaMemcpyPeer" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000, "cudaMemcpyPeerAsync" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020, "cudaMemset" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000, "cudaMemset_ptds" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, "cudaMemsetAsync" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000, "cudaMemsetAsync_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000, "cudaLaunchKernel_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, "__cudaLaunchKernel" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000, "__cudaLaunchKernel_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, "cudaLaunchKernelExC" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060, "cudaLaunchKernelExC_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000, "cudaGraphLaunch_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, "cuCtxSynchronize" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2, "cuCtxSynchronize_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, "cuStreamSynchronize_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, "cuEventSynchronize" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz, "cuStreamWaitEvent_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds, "cuMemcpyDtoH_v2_ptds" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds, "cuMemcpyHtoD_v2_ptds" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds, "cuMemcpyDtoD_v2_ptds" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz, "cuMemcpyDtoHAsync_v2_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, "cuMemcpyHtoDAsync_v2_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz, "cuMemcpyDtoDAsync_v2_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, "cuLaunchKernel_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, "cuLaunchKernelEx" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, "cuLaunchKernelEx_ptsz" },
-};
-
 int kineto_cbid_of(const char *name, int domain)
 {
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (names[i].domain == domain && !strcmp(names[i].name, name))
-            return names[i].cbid;
+    /* the APIs the report reads (collector/cupti_cbids.h), by the name Kineto
+     * writes: CUPTI's function name, without its version suffix */
+    for (size_t i = 0; i < gt_ncbid_names; i++)
+        if (gt_cbid_names[i].domain == domain && !strcmp(gt_cbid_names[i].name, name))
+            return (int)gt_cbid_names[i].cbid;
     return -1;
 }
 

@@ -1,15 +1,9 @@
 #!/bin/sh
 # kineto_hta.sh: runs kineto_hta.py (see there) from the harness, with
 # Holistic Trace Analysis installed from the Python package index into a
-# virtual environment (pinned; reused when it is there already).
+# virtual environment (hta_venv.sh: pinned; reused when it is there already).
 set -eu
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0"
 b=${top_builddir:-.}
-venv=${GPUTRACE_HTA_VENV:-$b/hta-venv}
-HTA_VERSION=0.5.0
-if ! "$venv/bin/python" -c "import hta, sys; sys.exit(hta.__version__ != '$HTA_VERSION')" 2>/dev/null; then
-  echo "installing holistictraceanalysis==$HTA_VERSION into $venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "holistictraceanalysis==$HTA_VERSION"
-fi
+. "${top_srcdir:-.}/tests/e2e/hta_venv.sh"
 exec python3 "${top_srcdir:-.}/tests/e2e/kineto_hta.py" "$b" "${top_srcdir:-.}" "$venv/bin/python"

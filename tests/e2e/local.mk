@@ -57,6 +57,7 @@ EXTRA_DIST += \
   tests/e2e/report_fuzz.py \
   tests/e2e/testlib.sh \
   tests/e2e/kineto_hta.py \
+  tests/e2e/hta_venv.sh \
   tests/e2e/browser.sh \
   tests/e2e/browser.py \
   tests/e2e/report_cli.sh \
@@ -81,7 +82,7 @@ tests/e2e/tracer_kill.log: $(filter-out tests/e2e/tracer_kill.log tests/e2e/repo
 # before those two, after the rest
 tests/e2e/crossrank.log: $(filter-out tests/e2e/crossrank.log tests/e2e/tracer_kill.log tests/e2e/report_workloads.log tests/e2e/report_twins.log,$(TEST_LOGS))
 
-# the virtual environment kineto_hta.sh makes in the build tree when
+# the virtual environment hta_venv.sh makes in the build tree (and its lock) when
 # GPUTRACE_HTA_VENV does not point elsewhere
 clean-local:
-	rm -rf hta-venv browser-venv
+	rm -rf hta-venv hta-venv.lock browser-venv

@@ -24,95 +24,15 @@
  */
 #define _GNU_SOURCE
 #include "viewer/read/cupti_calls.h"
+#include "collector/cupti_cbids.h"
 #include "viewer/model/idmap.h"
 #include "viewer/model/model_internal.h"
 #include "viewer/proc_pass.h"
 #include "viewer/model/timeline.h"
 
-#include <cupti_driver_cbid.h>
-#include <cupti_runtime_cbid.h>
+#include <cupti_activity.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The callback ids of the APIs the report knows, in both domains (1
- * runtime, 2 driver), named as the tracer's api table names them. */
-static const struct { int domain; uint32_t cbid; const char *name; } cbids[] = {
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020, "cudaStreamCreate" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000, "cudaStreamCreateWithFlags" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050, "cudaStreamCreateWithPriority" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020, "cudaStreamDestroy" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000, "cudaStreamSynchronize_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020, "cudaStreamQuery" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000, "cudaStreamQuery_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, "cudaStreamWaitEvent" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000, "cudaStreamWaitEvent_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventCreate_v3020, "cudaEventCreate" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventCreateWithFlags_v3020, "cudaEventCreateWithFlags" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, "cudaEventRecord" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000, "cudaEventRecord_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010, "cudaEventRecordWithFlags" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010, "cudaEventRecordWithFlags_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, "cudaEventSynchronize" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, "cudaEventQuery" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v3020, "cudaEventElapsedTime" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020, "cudaEventDestroy" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020, "cudaSetDevice" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, "cudaFree" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020, "cudaMallocHost" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020, "cudaHostAlloc" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, "cudaFreeHost" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000, "cudaMallocManaged" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000, "cudaHostRegister" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000, "cudaHostUnregister" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, "cudaMemcpy" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000, "cudaMemcpy_ptds" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000, "cudaMemcpyAsync_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020, "cudaMemcpy2D" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000, "cudaMemcpy2D_ptds" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020, "cudaMemcpy2DAsync" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000, "cudaMemcpy2DAsync_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000, "cudaMemcpyPeer" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000, "cudaMemcpyPeerAsync" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020, "cudaMemset" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000, "cudaMemset_ptds" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, "cudaMemsetAsync" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000, "cudaMemsetAsync_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000, "cudaLaunchKernel_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, "__cudaLaunchKernel" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000, "__cudaLaunchKernel_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, "cudaLaunchKernelExC" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060, "cudaLaunchKernelExC_ptsz" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch" },
-    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000, "cudaGraphLaunch_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, "cuCtxSynchronize" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2, "cuCtxSynchronize_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, "cuStreamSynchronize_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, "cuEventSynchronize" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz, "cuStreamWaitEvent_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds, "cuMemcpyDtoH_v2_ptds" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds, "cuMemcpyHtoD_v2_ptds" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds, "cuMemcpyDtoD_v2_ptds" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2, "cuMemcpyDtoHAsync_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz, "cuMemcpyDtoHAsync_v2_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, "cuMemcpyHtoDAsync_v2_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync_v2" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz, "cuMemcpyDtoDAsync_v2_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, "cuLaunchKernel_ptsz" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, "cuLaunchKernelEx" },
-    { 2, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, "cuLaunchKernelEx_ptsz" },
-};
 
 #define CBID_SLOTS 2048u /* callback ids of both domains are below this */
 
@@ -129,12 +49,12 @@ static int16_t *api_table(struct model *m)
         model_out_of_memory();
     for (size_t i = 0; i < 2 * CBID_SLOTS; i++)
         t[i] = -1;
-    for (size_t i = 0; i < sizeof cbids / sizeof *cbids; i++) {
-        if (cbids[i].cbid >= CBID_SLOTS)
+    for (size_t i = 0; i < gt_ncbid_names; i++) {
+        if (gt_cbid_names[i].cbid >= CBID_SLOTS)
             continue;
         for (int a = 1; a < m->napis && a < INT16_MAX; a++)
-            if (m->api_names[a] && !strcmp(m->api_names[a], cbids[i].name)) {
-                t[(size_t)(cbids[i].domain - 1) * CBID_SLOTS + cbids[i].cbid] = (int16_t)a;
+            if (m->api_names[a] && !strcmp(m->api_names[a], gt_cbid_names[i].name)) {
+                t[(size_t)(gt_cbid_names[i].domain - 1) * CBID_SLOTS + gt_cbid_names[i].cbid] = (int16_t)a;
                 known[a] = 1;
                 break;
             }
@@ -184,12 +104,21 @@ void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r,
     free(recorded);
 }
 
-/* CUPTI's memcpy kinds (1 HtoD, 2 DtoH, 8 DtoD, 10 HtoH) as api_call's
- * copy_kind (1 HtoD, 2 DtoH, 3 DtoD, 4 HtoH); memory kinds (1 pageable, 2
- * pinned, 3 device, 5 managed) as its mem_kind (4 managed). */
+/* CUPTI's memcpy kinds (cupti_activity.h: HtoD, DtoH, DtoD, HtoH, and PtoP,
+ * device to device across GPUs) as api_call's copy_kind (1 HtoD, 2 DtoH,
+ * 3 DtoD, 4 HtoH); memory kinds (1 pageable, 2 pinned, 3 device, 5
+ * managed) as its mem_kind (4 managed).  (10 is PtoP, not HtoH, which is 9:
+ * a host-to-host copy only CUPTI saw had no direction before.) */
 static uint8_t copy_kind_of(uint8_t k)
 {
-    return k == 1 || k == 2 ? k : k == 8 ? 3 : k == 10 ? 4 : 0;
+    switch (k) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return 1;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return 2;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return 3;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return 4;
+    default: return 0;
+    }
 }
 
 static uint8_t mem_kind_of(uint8_t k)
