@@ -232,6 +232,35 @@ static void add_idle_due(struct proc_pass *ps, size_t finding, int64_t t_end)
     ps->due[ps->ndue++] = (struct idle_due){ finding, t_end };
 }
 
+/* api_call.copy_kind of a device-to-host copy (docs/schema.md) */
+#define CALL_COPY_DTOH 2
+/* api_call.mem_kind of pageable host memory */
+#define CALL_MEM_PAGEABLE 1
+
+/* The bytes of the device-to-host cudaMemcpyAsync that call i's thread made
+ * just before it on the same stream (0: none, or not in this window): a
+ * stream sync right after one is the host's read of it, needed however
+ * soon the copy was done (it was not known to be: without the sync the
+ * read races the copy), so never redundant; a few bytes are a scalar read
+ * even when the copy had finished before the sync began. */
+static int64_t read_before(const struct model *m, const struct proc *p, size_t i)
+{
+    const struct call *c = &p->calls[i];
+    /* a look a few dozen calls back (other threads' calls between) */
+    for (size_t k = i, seen = 0; k-- > 0 && seen < 64; seen++) {
+        const struct call *b = &p->calls[k];
+        if (b->tid != c->tid)
+            continue;
+        /* from pageable memory the copy blocked and was its own sync (the
+         * sync after it is the copy's: deps_after_copy) */
+        return m->roles[b->api] == ROLE_COPY_ASYNC && b->copy_kind == CALL_COPY_DTOH && b->stream == c->stream &&
+                       b->mem_kind != CALL_MEM_PAGEABLE
+                   ? (b->bytes > 0 ? b->bytes : 1)
+                   : 0;
+    }
+    return 0;
+}
+
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
@@ -286,13 +315,19 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
                 note_waited(m, t, c, &pd, f);
             continue;
         }
-        if (expl && pd.n == 0 && ((pd.ended_inside && blocked >= o->implicit_min_ns) || after_copy)) {
+        int64_t read = expl && r == ROLE_SYNC_STREAM && pd.n == 0 ? read_before(m, p, i) : 0;
+        if (read > 0 && read <= o->scalar_bytes)
+            pd.consumed_bytes = read; /* the read it orders: a scalar read (below) */
+        else if (read > 0)
+            continue; /* the sync a read of the copy needs: no finding */
+        if (expl && pd.n == 0 && pd.consumed_bytes == 0 &&
+            ((pd.ended_inside && blocked >= o->implicit_min_ns) || after_copy)) {
             /* GPU work ended while it blocked, so it may have waited for it
              * by a way the trace does not show: never called redundant; and
              * the sync that .cpu() adds after a blocking copy is part of the
              * copy */
             continue;
-        } else if (expl && pd.n == 0) {
+        } else if (expl && pd.n == 0 && pd.consumed_bytes == 0) {
             f = findings_at(fs, m, F_SYNC_REDUNDANT, (int)pi, c->site, c->tid, c->start);
             if (!f)
                 continue;
