@@ -125,8 +125,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     if (m->damaged[0])
         fprintf(out, "note: %s\n", term_text(m->damaged, t, sizeof t));
     if (cupti_only)
-        fprintf(out, "note: %lld call(s) were seen only in CUPTI's records (a static runtime, driver entry points):"
-                     " their findings have no call site\n", (long long)cupti_only);
+        fprintf(out, "note: %lld call(s) were seen only in CUPTI's records (a static runtime, driver entry points,"
+                     " a trace of another tool): their findings have no call site\n", (long long)cupti_only);
     if (unscoped)
         fprintf(out, "note: %lld sync(s) waited on a stream or event the trace cannot name (no call with GPU work on"
                      " it, no CUPTI record of it): not analysed\n", (long long)unscoped);
