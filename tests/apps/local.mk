@@ -303,6 +303,12 @@ tests_apps_event_sync_SOURCES = tests/apps/event_sync.c
 tests_apps_event_sync_LDADD = $(SIM_LIBS)
 tests_apps_event_sync_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_event_sync_DEPENDENCIES = tests/sim/libgpusim.la
+# tensor.to('cuda') from pageable memory: c10's sync after the upload is the copy's
+check_PROGRAMS += tests/apps/to_device
+tests_apps_to_device_SOURCES = tests/apps/to_device.c
+tests_apps_to_device_LDADD = $(SIM_LIBS)
+tests_apps_to_device_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_to_device_DEPENDENCIES = tests/sim/libgpusim.la
 # a collective every rank entered and none finished (comm.hang)
 check_PROGRAMS += tests/apps/hang_inside
 tests_apps_hang_inside_SOURCES = tests/apps/hang_inside.c $(APP_COMMON)

@@ -242,6 +242,15 @@ for name in ("benchmark_result_2869224_1695835535_trace.json.gz", "benchmark_res
               " they made for earlier GPU work a fact of it",
               pg and "of it waiting for earlier GPU work" in pg[0]["message"] and not findings(rep, "sync.implicit"))
         check(short + ": gpu.idle found (a benchmark that sleeps between runs)", findings(rep, "gpu.idle"))
+        # c10's cudaStreamSynchronize after each blocking .to(device) waits
+        # for the tail of the pageable upload (cudaMemcpyAsync returned once
+        # the source was staged): the copy's, not a sync to remove
+        calls = sorted(events(t, "cuda_runtime"), key=lambda e: float(e["ts"]))
+        syncs_after = sum(1 for a, b in zip(calls, calls[1:])
+                          if a["name"] == "cudaMemcpyAsync" and b["name"] == "cudaStreamSynchronize")
+        check(short + ": the %d stream syncs c10 made after its pageable uploads are the copies', none"
+              " sync.no_consumer waiting for a copy" % syncs_after,
+              syncs_after >= 16 and not [f for f in findings(rep, "sync.no_consumer") if "waiting for a copy" in f["message"]])
 
 # ---- hta-sampled-128: ranks 0 and 1 of 128, thinned; a directory of two traces is one run
 d = os.path.join(data, "hta-sampled-128")

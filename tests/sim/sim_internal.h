@@ -72,6 +72,7 @@ struct sim_op {
     uint8_t src_kind, dst_kind;         /* CUpti_ActivityMemoryKind */
     int async;
     uint64_t model_ns;                  /* how long the op lasts at least */
+    uint64_t stage_ns;                  /* a pageable upload: when its host side is done (0: none) */
     /* event marker */
     struct sim_event *event;
     uint64_t event_gen;
@@ -85,6 +86,7 @@ struct sim_stream {
     int priority;
     uint64_t enqueued;       /* guarded by sim_lock */
     uint64_t completed;      /* guarded by sim_lock */
+    uint64_t staged;         /* guarded by sim_lock: the ticket of the last pageable upload staged */
     struct sim_op *head, *tail; /* guarded by sim_lock */
     struct sim_stream *next_on_device;
     pthread_t thread;
@@ -119,6 +121,8 @@ struct sim_op *sim_op_new(sim_op_kind kind);
 uint64_t sim_enqueue(struct sim_stream *s, struct sim_op *op);
 /* Blocks until s has completed ticket. */
 void sim_wait_ticket(struct sim_stream *s, uint64_t ticket);
+/* Until the op of that ticket is done, or, a pageable upload, staged. */
+void sim_wait_staged(struct sim_stream *s, uint64_t ticket);
 /* Blocks until every stream of the device has completed what was enqueued
  * before the call. */
 void sim_device_drain(int device);

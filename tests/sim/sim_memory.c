@@ -9,7 +9,11 @@
  *   - cudaMemcpy and cudaMemcpy2D/Peer run on the legacy default stream and
  *     return when the copy is done;
  *   - an Async copy returns at once, except when it touches pageable host
- *     memory, where it returns when the copy is done;
+ *     memory, where it returns when the copy is done; but from pageable
+ *     memory to the device either form returns once the source is staged,
+ *     before the DMA of the last staging chunk has completed (STAGE_BYTES
+ *     of it, at most half the copy; a stream sync after it then waits for
+ *     that tail, as c10's after `.to(device)` does on a real GPU);
  *   - cudaMemset is asynchronous unless the target is pinned host memory;
  *   - cudaFree and cudaFreeHost synchronise the device first.
  * Copy time follows a bandwidth model: pageable copies are slower than pinned.
@@ -28,6 +32,9 @@ static size_t nallocs, cap;    /* guarded by mem_lock */
 
 /* Bytes per microsecond (== MB/s) of each path, and a fixed launch latency. */
 enum { BW_PINNED = 4000, BW_PAGEABLE = 1000, BW_DEVICE = 50000, BW_HOST = 4000, LATENCY_NS = 2000 };
+/* The staging chunk of a pageable upload whose DMA is still running when
+ * the call returns. */
+#define STAGE_BYTES (1u << 20)
 
 static void track(void *p, size_t size, sim_mem_kind kind, int owned)
 {
@@ -270,9 +277,18 @@ static cudaError_t do_copy(const struct copy_req *r, CUpti_CallbackId cbid)
         op->src_kind = sim_cupti_mem_kind(sk);
         op->dst_kind = sim_cupti_mem_kind(dk);
         op->model_ns = sim_copy_model_ns(r->bytes, sk, dk);
+        if (sk == SIM_MEM_PAGEABLE && on_device(dk)) {
+            uint64_t tail = (uint64_t)(r->bytes < STAGE_BYTES ? r->bytes : STAGE_BYTES) * 1000 / BW_PINNED;
+            if (tail > op->model_ns / 2)
+                tail = op->model_ns / 2;
+            op->stage_ns = op->model_ns - tail;
+        }
+        int staged = op->stage_ns > 0; /* read before the op is the stream's to free */
         struct sim_stream *s = sim_resolve_stream(r->async ? r->stream : NULL);
         uint64_t ticket = sim_enqueue(s, op);
-        if (!r->async || sk == SIM_MEM_PAGEABLE || dk == SIM_MEM_PAGEABLE)
+        if (staged)
+            sim_wait_staged(s, ticket);
+        else if (!r->async || sk == SIM_MEM_PAGEABLE || dk == SIM_MEM_PAGEABLE)
             sim_wait_ticket(s, ticket);
     }
     sim_api_end(&api, rc);

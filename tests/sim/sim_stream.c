@@ -99,6 +99,13 @@ static void run_op(struct sim_stream *s, struct sim_op *op)
                 memmove((char *)op->dst + r * op->dpitch, (const char *)op->src + r * op->spitch, op->width);
         else
             memmove(op->dst, op->src, op->bytes);
+        if (op->stage_ns) { /* a pageable upload: its caller returns now (sim_wait_staged) */
+            sim_sleep_until(t0 + op->stage_ns);
+            pthread_mutex_lock(&sim_lock);
+            s->staged = s->completed + 1;
+            pthread_cond_broadcast(&sim_cond);
+            pthread_mutex_unlock(&sim_lock);
+        }
         sim_sleep_until(t0 + op->model_ns);
         end = sim_cupti_ts();
         sim_cupti_memcpy(op, s, start, end);
@@ -248,6 +255,14 @@ void sim_wait_ticket(struct sim_stream *s, uint64_t ticket)
 {
     pthread_mutex_lock(&sim_lock);
     while (s->completed < ticket)
+        pthread_cond_wait(&sim_cond, &sim_lock);
+    pthread_mutex_unlock(&sim_lock);
+}
+
+void sim_wait_staged(struct sim_stream *s, uint64_t ticket)
+{
+    pthread_mutex_lock(&sim_lock);
+    while (s->completed < ticket && s->staged < ticket)
         pthread_cond_wait(&sim_cond, &sim_lock);
     pthread_mutex_unlock(&sim_lock);
 }

@@ -232,7 +232,8 @@ static void add_idle_due(struct proc_pass *ps, size_t finding, int64_t t_end)
     ps->due[ps->ndue++] = (struct idle_due){ finding, t_end };
 }
 
-/* api_call.copy_kind of a device-to-host copy (docs/schema.md) */
+/* api_call.copy_kind of a host-to-device and a device-to-host copy (docs/schema.md) */
+#define CALL_COPY_HTOD 1
 #define CALL_COPY_DTOH 2
 /* api_call.mem_kind of pageable host memory */
 #define CALL_MEM_PAGEABLE 1
@@ -259,6 +260,27 @@ static int64_t read_before(const struct model *m, const struct proc *p, size_t i
                    : 0;
     }
     return 0;
+}
+
+/* The pageable copy call i's thread made just before it, on its stream,
+ * when that copy is what the sync waited for (pd->last_op): the
+ * cudaStreamSynchronize that PyTorch's c10 adds after every blocking copy
+ * (`.to(device)`, `.cpu()`), which waits for the tail of a pageable upload
+ * that cudaMemcpyAsync returned from once staged.  It is the copy's: the
+ * fix (pinned memory, non_blocking=True) removes both.  SIZE_MAX: none. */
+static size_t pageable_copy_waited(const struct model *m, const struct timeline *t, size_t i, const struct pending *pd)
+{
+    const struct proc *p = t->p;
+    const struct call *c = &p->calls[i];
+    for (size_t k = i, seen = 0; k-- > 0 && seen < 64; seen++) {
+        const struct call *b = &p->calls[k];
+        if (b->tid != c->tid)
+            continue;
+        return copy_is_pageable(m, b) && b->stream == c->stream && pd->last_op >= 0 && t->op_of_call[k] == pd->last_op
+                   ? k
+                   : SIZE_MAX;
+    }
+    return SIZE_MAX;
 }
 
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
@@ -313,6 +335,19 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             f = note_pageable(fs, m, pi, c, waited, &t->compute);
             if (f && waited > 0)
                 note_waited(m, t, c, &pd, f);
+            continue;
+        }
+        size_t copy_i = after_copy && pd.n > 0 ? pageable_copy_waited(m, t, i, &pd) : SIZE_MAX;
+        if (copy_i != SIZE_MAX) {
+            const struct call *b = &p->calls[copy_i];
+            f = findings_find(fs, m, F_COPY_PAGEABLE, (int)pi, b->site);
+            if (f) { /* one more fact of the copy's occurrence: its sync's block */
+                model_add(&f->host_blocked_ns, blocked);
+                if (b->copy_kind == CALL_COPY_HTOD)
+                    charge_gaps(fs, f, (int)pi, &t->compute, c->start, c->end);
+                else
+                    charge_add(fs, f, (int)pi, c->start, c->end);
+            }
             continue;
         }
         int64_t read = expl && r == ROLE_SYNC_STREAM && pd.n == 0 ? read_before(m, p, i) : 0;

@@ -77,6 +77,15 @@ struct finding *findings_at(struct findings *fs, const struct model *m, enum fin
     return f;
 }
 
+struct finding *findings_find(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int site)
+{
+    site = model_site_shown(m, &m->procs[proc], site);
+    for (size_t i = 0; i < fs->n; i++)
+        if (fs->v[i].kind == kind && fs->v[i].proc == proc && fs->v[i].callsite_id == site)
+            return &fs->v[i];
+    return NULL;
+}
+
 struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id)
 {
     if (fs->n == fs->cap) {

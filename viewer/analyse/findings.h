@@ -105,6 +105,9 @@ void report_opts_default(struct report_opts *o);
  * occurrence out (the caller then adds nothing). */
 struct finding *findings_at(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int site,
                             int tid, int64_t t);
+/* The finding of (kind, proc, site) made already, or NULL: one more fact
+ * of an occurrence findings_at noted, without a new occurrence. */
+struct finding *findings_find(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int site);
 /* Always a new finding. */
 struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id);
 /* Its cost: the time charged to it (attribute_costs); what was measured
