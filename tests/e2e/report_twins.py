@@ -34,7 +34,7 @@ TWINS = {
     "pg_sync": ({"sync.no_consumer"}, {}),
     "event_sync": ({"sync.no_consumer"}, {}),
     "cpu_copy": ({"copy.pageable"}, {}),
-    "to_device": ({"copy.pageable"}, {}),
+    "to_device": ({"copy.pageable", "copy.serialized"}, {}),
 }
 NOMINAL_US.update({"pg_pack_kernel": 3000, "ev_producer_kernel": 3000, "cpu_model_kernel": 3000,
                    "to_device_kernel": 3000})

@@ -357,6 +357,8 @@ def check_python_stacks(name, d):
     adv = {f["kind"]: f["suggestion"] for f in d["findings"]}
     check("async_op=True" in adv.get("comm.same_stream", "") and ".item() once every" in adv.get("sync.scalar_read", ""),
           f"{name}: PyTorch advice for the all-reduce on the compute stream and .item() ({adv.get('comm.same_stream')})")
+    check("non_blocking=True" in adv.get("copy.pageable", ""),
+          f"{name}: PyTorch advice for the pageable upload ({adv.get('copy.pageable')})")
     for f in d["findings"]:
         if "py_train.py:" not in f["callsite"]:
             continue

@@ -81,7 +81,7 @@ void filter_copies(const struct report_opts *o, struct findings *fs)
     }
 }
 
-void describe_copies(const struct report_opts *o, struct findings *fs)
+void describe_copies(const struct model *m, const struct report_opts *o, struct findings *fs)
 {
     (void)o;
     for (size_t i = 0; i < fs->n; i++) {
@@ -98,7 +98,10 @@ void describe_copies(const struct report_opts *o, struct findings *fs)
                          *f->waited_for ? " (" : "", f->waited_for, *f->waited_for ? ")" : "");
             snprintf(f->message, sizeof f->message, "%s (%.1f MiB in all) from/to pageable host memory blocked the host %.2f ms%s",
                      count_text(f->count, "copy", "copies").s, (double)bytes / (1 << 20), (double)f->host_blocked_ns / 1e6, waited);
-            snprintf(f->suggestion, sizeof f->suggestion, "allocate the host buffer pinned (cudaMallocHost, or pin_memory=True in a DataLoader) or register it with cudaHostRegister");
+            if (finding_from_torch(m, f)) /* pinned alone is not enough: c10 syncs after a blocking copy */
+                snprintf(f->suggestion, sizeof f->suggestion, "pin the tensor (pin_memory=True in the DataLoader, or tensor.pin_memory()) and copy it with .to(device, non_blocking=True): a blocking copy waits even from pinned memory");
+            else
+                snprintf(f->suggestion, sizeof f->suggestion, "allocate the host buffer pinned (cudaMallocHost, or pin_memory=True in a DataLoader) or register it with cudaHostRegister");
         } else if (f->kind == F_COPY_SERIALIZED) {
             snprintf(f->message, sizeof f->message, "%s ran on the compute stream, overlapping no kernel (%.2f ms)",
                      count_text(f->count, "host-to-device copy", "host-to-device copies").s, (double)f->exposed_ns / 1e6);

@@ -288,7 +288,7 @@ void analyse_run(const struct model *m, const struct report_opts *o, struct find
     assign_confidence(fs, m, o);
     host_times_free(fs, m->nprocs); /* what placed the stragglers */
     describe_syncs(m, fs);
-    describe_copies(o, fs);
+    describe_copies(m, o, fs);
     describe_comm(m, o, fs);
 }
 

@@ -171,7 +171,7 @@ void analyse_colls_done(const struct model *m, const struct report_opts *o, stru
 void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi);
 void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi);
 void describe_syncs(const struct model *m, struct findings *fs);
-void describe_copies(const struct report_opts *o, struct findings *fs);
+void describe_copies(const struct model *m, const struct report_opts *o, struct findings *fs);
 /* Drops the one-off small pageable copies (before costs are attributed). */
 void filter_copies(const struct report_opts *o, struct findings *fs);
 void describe_comm(const struct model *m, const struct report_opts *o, struct findings *fs);
