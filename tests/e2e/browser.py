@@ -150,8 +150,9 @@ def chrome_trace(browser, path):
                             " from slice where category = 'finding' group by name")
         check(marks and all(n_ts > 1 for _, n, n_ts, _ in marks if n > 1),
               f"Chrome trace: each finding marked at its occurrences' times ({marks})")
-        # (the whole-process kinds, which a busy run may add, have one mark at
-        # their process's start as yet: docs/chrome-trace.md)
+        # (the whole-process kinds, which a busy run may add, are marked on
+        # their process's track, at the time charged to them or at its start:
+        # docs/chrome-trace.md)
         whole = ("comm.straggler", "gpu.idle", "comm.mismatch", "comm.hang")
         check(all(on_thread == n for name, n, _, on_thread in marks if name not in whole),
               "Chrome trace: findings marked on the threads (streams, for collectives) where they happened")

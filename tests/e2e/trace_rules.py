@@ -10,7 +10,9 @@ same in the Perfetto UI where Chromium runs):
 - GPU streams on their own id (Chrome trace: "GPU g stream s" on tid s;
   Kineto: "stream s" on pid = device, tid = s);
 - a finding's markers at their occurrences' times, their costs summing to
-  the finding's when every occurrence is marked; a collective's on its
+  the finding's when every occurrence is marked, each its own occurrence's
+  (not the whole cost on the last one); a whole-process figure's at the
+  first pieces of time charged to it; a collective's on its
   stream.
 
 Usage: trace_rules.py CHROME_TRACE KINETO_FILE..."""
@@ -89,6 +91,22 @@ for (kind, site, cost, _), v in by.items():
     if a["occurrences"] == len(v):
         total = sum(e["args"]["cost_ns"] for e in v)
         check(total == cost, f"Chrome trace: {kind} at {site}: the markers' costs sum to the finding's ({total} vs {cost})")
+# an occurrence's marker carries what its own claims were given: of a
+# finding made of many blocking calls, not the whole cost on its last marker
+for (kind, site, cost, _), v in by.items():
+    if kind in ("sync.scalar_read", "copy.pageable") and v[0]["args"]["marked"] >= 3 and cost > 0:
+        paid = sum(1 for e in v if e["args"]["cost_ns"] > 0)
+        check(paid >= len(v) // 2, f"Chrome trace: {kind} at {site}: {paid} of {len(v)} markers carry a cost of their own")
+# a whole-process figure (gpu.idle, comm.straggler) is marked at the first
+# pieces of time charged to it, on the process's track of the rank whose time
+pieces = [e for e in marks if "charged_piece" in e["args"]]
+check(all(e["args"]["marked"] == 0 and e.get("s") == "p" and e["args"]["kind"] in ("gpu.idle", "comm.straggler")
+          for e in pieces), f"Chrome trace: {len(pieces)} markers of whole-process findings at the time charged to them")
+for (kind, site, cost, _), v in by.items():
+    got = [e for e in v if "charged_piece" in e["args"]]
+    if got:
+        check(len({(e["pid"], e["ts"]) for e in got}) == len(got) and sum(e["args"]["cost_ns"] for e in got) <= cost,
+              f"Chrome trace: {kind}: {len(got)} pieces, each at its own time, within the finding's cost")
 for k in kinetos:
     kev = json.load(open(k))
     dev = kev["deviceProperties"][0]["id"]

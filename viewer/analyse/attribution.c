@@ -50,7 +50,9 @@ void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a,
     if (b <= a)
         return;
     struct charges *c = &fs->charges;
-    push(&c->v, &c->n, &c->cap, (struct charge){ a, b, tl, f->proc, f->callsite_id, (int)f->kind });
+    /* an occurrence claims right after findings_at marked it */
+    int occ = f->mark_open ? f->nmarks - 1 : -1;
+    push(&c->v, &c->n, &c->cap, (struct charge){ a, b, tl, f->proc, f->callsite_id, (int16_t)f->kind, (int16_t)occ });
 }
 
 int64_t charge_gaps(struct findings *fs, const struct finding *f, int tl, const struct ivals *busy, int64_t a, int64_t b)
@@ -178,6 +180,8 @@ void attribute_costs(struct findings *fs, const struct model *m, const struct re
     struct idmap kept = { 0 };
     for (size_t i = 0; i < fs->n; i++) {
         fs->v[i].cost_ns = 0;
+        for (int k = 0; k < fs->v[i].nmarks; k++)
+            fs->v[i].marks[k].cost = 0; /* each occurrence's share of what the finding is given (below) */
         if (finding_kept(&fs->v[i], o))
             idmap_put(&kept, key_of((int)fs->v[i].kind, fs->v[i].proc, fs->v[i].callsite_id), (int64_t)i, 1);
     }
@@ -234,6 +238,8 @@ void attribute_costs(struct findings *fs, const struct model *m, const struct re
             int64_t got = 0;
             give(c, u, nu, cl, a, b, &got, &given_cap);
             model_add(&fs->v[fi].cost_ns, got);
+            if (cl->occ >= 0 && cl->occ < fs->v[fi].nmarks)
+                model_add(&fs->v[fi].marks[cl->occ].cost, got);
             model_add(&c->by_proc[cl->tl], got);
             if (nl && a <= level[nl - 1].b)
                 level[nl - 1].b = b > level[nl - 1].b ? b : level[nl - 1].b;

@@ -22,11 +22,13 @@ struct finding;
 struct report_opts;
 
 /* A claim (or, once resolved, a piece given): [a, b) of process `tl`'s
- * time (its own clock), for the finding (kind, proc, site). */
+ * time (its own clock), for the finding (kind, proc, site), made by its
+ * occurrence marked `occ` (finding_marks.c; -1: one not marked), whose
+ * cost the piece adds to. */
 struct charge {
     int64_t a, b;
     int tl, proc, site;
-    int kind;
+    int16_t kind, occ;
 };
 
 struct charges {

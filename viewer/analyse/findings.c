@@ -285,6 +285,7 @@ void analyse_run(const struct model *m, const struct report_opts *o, struct find
     filter_copies(o, fs);
     analyse_comm_across(m, o, fs, spill);
     attribute_costs(fs, m, o);
+    finding_marks_from_charges(fs);
     assign_confidence(fs, m, o);
     host_times_free(fs, m->nprocs); /* what placed the stragglers */
     describe_syncs(m, fs);

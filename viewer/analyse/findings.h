@@ -39,9 +39,9 @@ extern const enum cost_field finding_cost_field[F_KIND_COUNT];
 
 /* Where one occurrence of a finding happened, for the traces
  * (finding_marks.c): its time, thread (-1: none named) and process, and
- * its share of the cost, known once the next occurrence (or the end) is. */
+ * its share of the cost, given when the costs are attributed. */
 #define FINDING_MARKS 20
-struct finding_mark { int64_t t, cost, snap; int proc, tid; };
+struct finding_mark { int64_t t, cost; int proc, tid; };
 
 /* An NVTX range findings happened in, and the iterations they spanned. */
 #define FINDING_RANGES 4
@@ -74,6 +74,7 @@ struct finding {
     int64_t iter_first, iter_last; /* iterations they spanned there, -1 if unknown */
     struct finding_mark marks[FINDING_MARKS]; /* the first occurrences (finding_marks.c) */
     int nmarks, mark_open;    /* marks made; whether the last one's cost is still being added */
+    int marks_charged;        /* the marks are of the first pieces of time charged to it, not occurrences */
 };
 
 struct findings {
@@ -114,10 +115,14 @@ struct finding *findings_new(struct findings *fs, const struct model *m, enum fi
  * of its kind's cost field (host blocked, GPU idle, exposed, wait). */
 int64_t finding_cost(const struct finding *f);
 /* Notes an occurrence at time t on thread tid (-1: none) of process proc
- * (finding_marks.c); findings_at does it itself.  The cost added to f
- * until the next occurrence is this one's. */
+ * (finding_marks.c); findings_at does it itself.  What the finding claims
+ * until the next occurrence is this one's (attribution.c gives it). */
 void finding_mark(struct finding *f, int proc, int tid, int64_t t);
-/* Mark k's cost (the last one's only known once the finding is done). */
+/* Marks a finding that has none, a figure of a whole process or run
+ * (gpu.idle, comm.straggler), at the first pieces of time charged to it,
+ * once the costs are attributed, so that a trace shows where it cost. */
+void finding_marks_from_charges(struct findings *fs);
+/* Mark k's cost: what its occurrence's claims were given. */
 int64_t finding_mark_cost(const struct finding *f, int k);
 int64_t finding_measured(const struct finding *f);
 /* Whether its call was made from PyTorch (a torch frame in its Python

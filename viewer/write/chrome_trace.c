@@ -393,10 +393,11 @@ static void finding_args(struct writer *w, const struct model *m, const struct f
 {
     fputs(",\"args\":{\"kind\":", w->out);
     json_string(w->out, finding_names[f->kind]);
-    if (k >= 0)
-        fprintf(w->out, ",\"occurrence\":%d,\"cost_ns\":%lld", k + 1, (long long)finding_mark_cost(f, k));
+    if (k >= 0) /* an occurrence, or a piece of the time charged to it (finding_marks_from_charges) */
+        fprintf(w->out, ",\"%s\":%d,\"cost_ns\":%lld", f->marks_charged ? "charged_piece" : "occurrence", k + 1,
+                (long long)finding_mark_cost(f, k));
     fprintf(w->out, ",\"occurrences\":%lld,\"marked\":%d,\"finding_cost_ns\":%lld,\"callsite\":", (long long)f->count,
-            f->nmarks, (long long)finding_cost(f));
+            f->marks_charged ? 0 : f->nmarks, (long long)finding_cost(f));
     json_string(w->out, f->callsite);
     if (f->range[0]) {
         fputs(",\"range\":", w->out);
