@@ -10,6 +10,8 @@ tests_sim_libgpusim_la_SOURCES = \
 tests_sim_libgpusim_la_SOURCES += tests/sim/sim_clock.c
 # NCCL's lazy point-to-point connection set-up (sim_nccl_connect.c)
 tests_sim_libgpusim_la_SOURCES += tests/sim/sim_nccl_connect.c
+# NCCL 2.28's copy-engine collectives and the driver's batched copies (docs/nccl-ce.md)
+tests_sim_libgpusim_la_SOURCES += tests/sim/sim_nccl_ce.h tests/sim/sim_nccl_ce.c tests/sim/sim_driver_batch.c
 # -rpath makes libtool build a shared library that is still not installed.
 # each API's own frame stays on the stack (no tail calls into the
 # simulator's internals), as the real runtime's entry points do: a stack
