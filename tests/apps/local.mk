@@ -337,3 +337,9 @@ tests_apps_p2p_ring_SOURCES = tests/apps/p2p_ring.c
 tests_apps_p2p_ring_LDADD = $(SIM_LIBS)
 tests_apps_p2p_ring_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_p2p_ring_DEPENDENCIES = tests/sim/libgpusim.la
+# all-gathers NCCL 2.28 runs on the copy engines (ce_allgather.c): tests/e2e/nccl_ce.sh
+check_PROGRAMS += tests/apps/ce_allgather
+tests_apps_ce_allgather_SOURCES = tests/apps/ce_allgather.c
+tests_apps_ce_allgather_LDADD = $(SIM_LIBS)
+tests_apps_ce_allgather_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_ce_allgather_DEPENDENCIES = tests/sim/libgpusim.la

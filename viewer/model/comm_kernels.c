@@ -1,5 +1,6 @@
 /* comm_kernels.c: see comm_kernels.h. */
 #include "viewer/model/comm_kernels.h"
+#include "viewer/model/model.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -85,4 +86,36 @@ unsigned char *comm_kernels_mark(char *const *names, int n)
     for (int i = 0; v && i < n; i++)
         v[i] = (unsigned char)comm_kernel_name(names[i]);
     return v;
+}
+
+const struct coll *comm_op_collective(const struct proc *p, const struct gop *g)
+{
+    if (!g->nccl || g->kind == GOP_KERNEL || !p->ncolls)
+        return NULL;
+    size_t lo = 0, hi = p->ncolls; /* the first collective whose call started after the copy's call */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->colls[mid].start <= g->enq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* the latest call around it on the copy's stream: grouped calls end
+     * together, at ncclGroupEnd, which is where NCCL issues the copies */
+    for (size_t i = lo; i-- > 0 && lo - i <= 64;) {
+        const struct coll *c = &p->colls[i];
+        if (c->gstream == g->stream && c->end >= g->enq && c->gstart <= g->start && g->end <= c->gend)
+            return c;
+    }
+    return NULL;
+}
+
+const char *comm_op_name(const struct model *m, const struct proc *p, const struct gop *g, const char *what,
+                         char *buf, size_t len)
+{
+    const struct coll *c = comm_op_collective(p, g);
+    if (!g->nccl || g->kind == GOP_KERNEL)
+        return what;
+    snprintf(buf, len, "%s (copy engine) %s", c ? model_api_name(m, c->api) : "nccl", what);
+    return buf;
 }
