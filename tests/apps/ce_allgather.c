@@ -6,6 +6,9 @@
  * compute (an event): nothing overlaps the all-gather, whose copies are
  * NCCL's communication, exposed.  The gathered data is checked.
  * APP_CE=0 makes the communicator without the policy (NCCL's kernel path).
+ * APP_CE_ALL=1 then runs NCCL's other CE collectives once each, checked:
+ * an all-to-all, and a gather to rank 0 with a scatter from rank 1 in one
+ * group.
  *
  * Run as N ranks: gpusim-run -n N tests/apps/ce_allgather
  * (tests/e2e/nccl_ce.sh; GPUSIM_NCCL_NVLS=1 gives NCCL's multicast flag
@@ -37,6 +40,79 @@ void fill_kernel(void **args)
     int rank = *(int *)args[1];
     for (size_t i = 0; i < ELEMS; i++)
         v[i] = (float)(rank * 1000 + (int)(i % 7));
+}
+
+#define E2 1024 /* floats per rank and peer in the other collectives */
+
+/* Fills a window's buffer of n floats with f(j, i) (j: its chunk of E2). */
+static void fill(float *dev, size_t n, float (*f)(int, int, int), int rank, float *host)
+{
+    for (size_t i = 0; i < n; i++)
+        host[i] = f((int)(i / E2), (int)(i % E2), rank);
+    CK(cudaMemcpy(dev, host, n * sizeof *host, cudaMemcpyHostToDevice));
+}
+
+static int check(const float *dev, size_t n, float (*f)(int, int, int), int rank, float *host, const char *what)
+{
+    CK(cudaMemcpy(host, dev, n * sizeof *host, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; i++)
+        if (host[i] != f((int)(i / E2), (int)(i % E2), rank)) {
+            fprintf(stderr, "ce_allgather: rank %d: %s wrong at %zu\n", rank, what, i);
+            return 1;
+        }
+    return 0;
+}
+
+static float a2a_in(int j, int i, int rank) { return (float)(rank * 100 + j) + (float)i / 4096; }
+static float a2a_out(int j, int i, int rank) { return (float)(j * 100 + rank) + (float)i / 4096; }
+static float gather_in(int j, int i, int rank) { (void)j; return (float)rank + (float)i / 4096; }
+static float gather_out(int j, int i, int rank) { (void)rank; return (float)j + (float)i / 4096; }
+static float scatter_in(int j, int i, int rank) { (void)rank; return (float)(7 * j) + (float)i / 4096; }
+static float scatter_out(int j, int i, int rank) { (void)j; return (float)(7 * rank) + (float)i / 4096; }
+
+/* An all-to-all, then a gather to rank 0 and a scatter from rank 1 in one group. */
+static int others(ncclComm_t comm, int rank, int world, cudaStream_t s)
+{
+    size_t n = (size_t)world * E2, bytes = n * sizeof(float);
+    float *a, *b, *host;
+    ncclWindow_t wa, wb;
+    CK(ncclMemAlloc((void **)&a, bytes));
+    CK(ncclMemAlloc((void **)&b, bytes));
+    CK(cudaMallocHost((void **)&host, bytes));
+    CK(ncclCommWindowRegister(comm, a, bytes, &wa, NCCL_WIN_COLL_SYMMETRIC));
+    CK(ncclCommWindowRegister(comm, b, bytes, &wb, NCCL_WIN_COLL_SYMMETRIC));
+    int bad = 0;
+    fill(a, n, a2a_in, rank, host);
+    CK(ncclAlltoAll(a, b, E2, ncclFloat, comm, s));
+    CK(cudaStreamSynchronize(s));
+    bad |= check(b, n, a2a_out, rank, host, "all-to-all");
+    fill(a, E2, gather_in, rank, host);
+    if (rank == 1 % world) /* the scatter's root */
+        fill(b, n, scatter_in, rank, host);
+    float *g, *sc;
+    CK(ncclMemAlloc((void **)&g, bytes));
+    CK(ncclMemAlloc((void **)&sc, E2 * sizeof(float)));
+    ncclWindow_t wg, wsc;
+    CK(ncclCommWindowRegister(comm, g, bytes, &wg, NCCL_WIN_COLL_SYMMETRIC));
+    CK(ncclCommWindowRegister(comm, sc, E2 * sizeof(float), &wsc, NCCL_WIN_COLL_SYMMETRIC));
+    CK(ncclGroupStart());
+    CK(ncclGather(a, g, E2, ncclFloat, 0, comm, s));
+    CK(ncclScatter(b, sc, E2, ncclFloat, 1 % world, comm, s));
+    CK(ncclGroupEnd());
+    CK(cudaStreamSynchronize(s));
+    if (rank == 0)
+        bad |= check(g, n, gather_out, rank, host, "gather");
+    bad |= check(sc, E2, scatter_out, rank, host, "scatter");
+    CK(ncclCommWindowDeregister(comm, wg));
+    CK(ncclCommWindowDeregister(comm, wsc));
+    CK(ncclCommWindowDeregister(comm, wa));
+    CK(ncclCommWindowDeregister(comm, wb));
+    CK(ncclMemFree(g));
+    CK(ncclMemFree(sc));
+    CK(ncclMemFree(a));
+    CK(ncclMemFree(b));
+    CK(cudaFreeHost(host));
+    return bad;
 }
 
 int main(void)
@@ -81,6 +157,9 @@ int main(void)
             if (host[(size_t)p * ELEMS + i] != (float)(p * 1000 + (int)(i % 7)))
                 bad = 1;
     CK(cudaFreeHost(host));
+    const char *all = getenv("APP_CE_ALL");
+    if (all && atoi(all) && others(comm, rank, world, cs) != 0)
+        bad = 1;
     CK(ncclCommWindowDeregister(comm, sw));
     CK(ncclCommWindowDeregister(comm, rw));
     CK(ncclMemFree(send));

@@ -82,6 +82,16 @@ expect "NVLS: the flag copies are communication too, and no copy.pageable or hos
   "$(sed -n 2p "$tmp/mc.sum") $(sed -n 4p "$tmp/mc.sum" | cut -d' ' -f1)" \
   "comm_is_copies=True every_rank_comm=True kinds=['sync.no_consumer']"
 
+# NCCL's other CE collectives, on 3 ranks: an all-to-all, and a gather and
+# a scatter in one group (issued at ncclGroupEnd), their data checked
+APP_CE_ALL=1 "$gt" record -f -o "$tmp/all" -- "$run" -n 3 "$app" > "$tmp/all.out" 2>&1
+expect "all-to-all, gather, scatter on the copy engines: run, every rank's data right" "$?:$(grep -c 'done$' "$tmp/all.out")" "0:3"
+report "$tmp/all" all
+summary "$tmp/all.json" "$tmp/all.chrome.json" "$tmp/all.kineto" > "$tmp/all.sum"
+expect "... no NCCL kernel, nothing told to the plugin, and every one of them has its copies' GPU time" \
+  "$(sed -n 1p "$tmp/all.sum" | cut -d' ' -f3-4) $(sed -n 3p "$tmp/all.sum")" \
+  "nccl_kernels=0 plugin_ops=0 collectives=[('ncclAllGather', 30, True), ('ncclAlltoAll', 3, True), ('ncclGather', 3, True), ('ncclScatter', 3, True)]"
+
 # the same program without the CTA policy, or with NCCL_CTA_POLICY=0 (the
 # environment wins over the config, as in NCCL): NCCL's kernels, which the
 # plugin hears of
