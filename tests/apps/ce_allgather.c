@@ -6,6 +6,8 @@
  * compute (an event): nothing overlaps the all-gather, whose copies are
  * NCCL's communication, exposed.  The gathered data is checked.
  * APP_CE=0 makes the communicator without the policy (NCCL's kernel path).
+ * APP_NCCL_HANDLE=1 calls ncclAllGather through a handle of the NCCL
+ * library (dlsym, as ctypes does), which no wrapper sees.
  * APP_CE_ALL=1 then runs NCCL's other CE collectives once each, checked:
  * an all-to-all, and a gather to rank 0 with a scatter from rank 1 in one
  * group.
@@ -14,7 +16,9 @@
  * (tests/e2e/nccl_ce.sh; GPUSIM_NCCL_NVLS=1 gives NCCL's multicast flag
  * copies, 4 bytes from pageable host memory, in each sync)
  */
+#define _GNU_SOURCE
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,12 +144,21 @@ int main(void)
     CK(ncclCommWindowRegister(comm, send, bytes, &sw, NCCL_WIN_COLL_SYMMETRIC));
     CK(ncclCommWindowRegister(comm, recv, bytes * (size_t)world, &rw, NCCL_WIN_COLL_SYMMETRIC));
     void *fargs[] = { &send, &rank };
+    ncclResult_t (*allgather)(const void *, void *, size_t, ncclDataType_t, ncclComm_t, cudaStream_t) = ncclAllGather;
+    const char *handle = getenv("APP_NCCL_HANDLE"), *lib = getenv("GPUSIM_LIB");
+    if (handle && atoi(handle)) { /* the library's own symbol, past any interposed one */
+        void *h = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
+        if (!h || !(*(void **)&allgather = dlsym(h, "ncclAllGather"))) {
+            fprintf(stderr, "ce_allgather: no ncclAllGather in %s\n", lib ? lib : "(GPUSIM_LIB unset)");
+            return 1;
+        }
+    }
     for (int step = 0; step < STEPS; step++) {
         CK(cudaLaunchKernel((const void *)fill_kernel, (dim3){ 1, 1, 1 }, (dim3){ 128, 1, 1 }, fargs, 0, comp));
         CK(cudaLaunchKernel((const void *)compute_kernel, (dim3){ 1, 1, 1 }, (dim3){ 128, 1, 1 }, NULL, 0, comp));
         CK(cudaEventRecord(done, comp));
         CK(cudaStreamWaitEvent(cs, done, 0));
-        CK(ncclAllGather(send, recv, ELEMS, ncclFloat, comm, cs));
+        CK(allgather(send, recv, ELEMS, ncclFloat, comm, cs));
         CK(cudaStreamSynchronize(cs));
     }
     float *host;

@@ -343,3 +343,9 @@ tests_apps_ce_allgather_SOURCES = tests/apps/ce_allgather.c
 tests_apps_ce_allgather_LDADD = $(SIM_LIBS)
 tests_apps_ce_allgather_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_ce_allgather_DEPENDENCIES = tests/sim/libgpusim.la
+# ... and with the static simulator (nvcc's default static cudart, a static NCCL): no wrapper sees NCCL
+check_PROGRAMS += tests/apps/ce_allgather_static
+tests_apps_ce_allgather_static_SOURCES = tests/apps/ce_allgather.c
+tests_apps_ce_allgather_static_LDADD = tests/sim/libgpusim_static.a -lm -ldl -lrt -lpthread
+tests_apps_ce_allgather_static_LDFLAGS = $(AM_LDFLAGS) -Wl,--export-dynamic-symbol=cupti* -Wl,--export-dynamic-symbol=*_kernel
+tests_apps_ce_allgather_static_DEPENDENCIES = tests/sim/libgpusim_static.a

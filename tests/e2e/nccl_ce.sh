@@ -21,7 +21,7 @@ d = json.load(open(sys.argv[1]))
 ct = json.load(open(sys.argv[2]))
 ev = ct["traceEvents"] if isinstance(ct, dict) else ct
 gpu = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("gpu_memcpy", "gpu_memset", "kernel")]
-ce = [e for e in gpu if e["cat"] == "gpu_memcpy" and e["name"].startswith("ncclAllGather (copy engine) Memcpy")]
+ce = [e for e in gpu if e["cat"] == "gpu_memcpy" and " (copy engine) Memcpy" in e["name"]]
 big = [e for e in ce if e["name"].endswith(" 4194304 B")]
 flags = [e for e in ce if e["name"].endswith(" 4 B")]
 nccl_kernels = [e for e in gpu if e["cat"] == "kernel" and e["name"].startswith("nccl")]
@@ -42,6 +42,7 @@ print("comm_is_copies=%s every_rank_comm=%s" % (abs(comm - copies) <= 0.02 * cop
 print("collectives=%s" % colls)
 print("kinds=%s exposed=%s" % (kinds, exposed))
 print("kineto_dtod=%d kineto_named_nccl=%s" % (len(kin), bool(kin) and all(kin)))
+print("named=%s" % sorted(set(e["name"].split(" (copy engine)")[0] for e in ce)))
 EOF
 }
 
@@ -63,8 +64,8 @@ expect "every all-gather has GPU time (its copies' span)" \
   "$(sed -n 3p "$tmp/ce.sum")" "collectives=[('ncclAllGather', 40, True)]"
 expect "nothing overlaps them: comm.exposed on every rank, 10 each; no copy finding (the workload's own copies are pinned)" \
   "$(sed -n 4p "$tmp/ce.sum")" "kinds=['sync.no_consumer'] exposed=[(0, 10), (1, 10), (2, 10), (3, 10)]"
-expect "the Kineto export names every device-to-device copy NCCL's (HTA counts ^nccl as communication)" \
-  "$(sed -n 5p "$tmp/ce.sum")" "kineto_dtod=160 kineto_named_nccl=True"
+expect "the Kineto export names every device-to-device copy NCCL's (HTA counts ^nccl as communication), the Chrome trace after its collective" \
+  "$(sed -n 5,6p "$tmp/ce.sum" | tr '\n' ' ')" "kineto_dtod=160 kineto_named_nccl=True named=['ncclAllGather'] "
 expect "the stream sync after each one says, on every rank, that it waited for an NCCL collective, not for a copy" \
   "$(python3 -c 'import json, sys; m = [f["message"] for f in json.load(open(sys.argv[1]))["findings"] if f["kind"] == "sync.no_consumer"]; print(sum("waiting for an NCCL copy-engine collective" in x for x in m), sum("waiting for a copy" in x for x in m))' "$tmp/ce.json")" "4 0"
 
@@ -91,6 +92,20 @@ summary "$tmp/all.json" "$tmp/all.chrome.json" "$tmp/all.kineto" > "$tmp/all.sum
 expect "... no NCCL kernel, nothing told to the plugin, and every one of them has its copies' GPU time" \
   "$(sed -n 1p "$tmp/all.sum" | cut -d' ' -f3-4) $(sed -n 3p "$tmp/all.sum")" \
   "nccl_kernels=0 plugin_ops=0 collectives=[('ncclAllGather', 30, True), ('ncclAlltoAll', 3, True), ('ncclGather', 3, True), ('ncclScatter', 3, True)]"
+
+# NCCL that no wrapper sees (the static simulator, as a static NCCL; the
+# tracer injected): no external correlation links the copies, and NCCL 2.28
+# tells its plugin nothing; the copies are still NCCL's, made inside NCCL's
+# own NVTX ranges on their thread
+static="$b/tests/apps/ce_allgather_static"
+expect "static workload: no dynamic NCCL symbol for a wrapper to take" "$(nm -D "$static" | grep -c ' nccl')" 0
+"$gt" record -f -o "$tmp/st" -- "$run" -n 4 "$static" > "$tmp/st.out" 2>&1
+expect "static: runs" "$?:$(grep -c 'done$' "$tmp/st.out")" "0:4"
+report "$tmp/st" st
+summary "$tmp/st.json" "$tmp/st.chrome.json" "$tmp/st.kineto" > "$tmp/st.sum"
+expect "static: the copies are communication, on every rank (NCCL's NVTX ranges), and named NCCL's (no collective record names the function)" \
+  "$(sed -n 1,2p "$tmp/st.sum" | tr '\n' ' ')$(sed -n 6p "$tmp/st.sum")" \
+  "copies=160 flags=0 nccl_kernels=0 plugin_ops=0 comm_is_copies=True every_rank_comm=True named=['nccl']"
 
 # the same program without the CTA policy, or with NCCL_CTA_POLICY=0 (the
 # environment wins over the config, as in NCCL): NCCL's kernels, which the

@@ -1,6 +1,7 @@
 /* comm_kernels.c: see comm_kernels.h. */
 #include "viewer/model/comm_kernels.h"
 #include "viewer/model/model.h"
+#include "viewer/read/cupti_calls.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -118,4 +119,29 @@ const char *comm_op_name(const struct model *m, const struct proc *p, const stru
         return what;
     snprintf(buf, len, "%s (copy engine) %s", c ? model_api_name(m, c->api) : "nccl", what);
     return buf;
+}
+
+void comm_nvtx_calls(const struct proc *p, const struct cupti_rec *r, size_t n, struct idmap *out)
+{
+    size_t first = p->nuser_ranges; /* NCCL's own ranges follow the users', by (thread, start): ranges.c */
+    if (first >= p->nranges)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        size_t lo = first, hi = p->nranges; /* the first of NCCL's ranges after (tid, start) */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            const struct nvtx *x = &p->ranges[mid];
+            if (x->tid < r[i].tid || (x->tid == r[i].tid && x->start <= r[i].start))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        /* the ranges before it on the thread: NCCL's calls nest little
+         * (a collective inside ncclGroupStart/End), so a few suffice */
+        for (size_t k = lo; k-- > first && lo - k <= 8 && p->ranges[k].tid == r[i].tid;)
+            if (r[i].start < p->ranges[k].end) {
+                idmap_put(out, r[i].corr, 1, 1);
+                break;
+            }
+    }
 }

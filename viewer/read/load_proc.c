@@ -7,6 +7,7 @@
 #include "viewer/read/plugin_join.h"
 #include "viewer/read/correlate.h"
 #include "viewer/read/cupti_calls.h"
+#include "viewer/model/comm_kernels.h"
 #include "viewer/model/idmap.h"
 #include "viewer/proc_pass.h"
 #include "viewer/read/rowruns.h"
@@ -619,6 +620,8 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     if (p->ncalls > wrapped && sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
     struct enq_table enq = enq_table(&l.capis);
+    struct idmap in_nccl = { 0 }; /* made inside NCCL's own NVTX ranges (comm_kernels.h) */
+    comm_nvtx_calls(p, l.capis.v, l.capis.n, &in_nccl);
     free(l.capis.v);
     if (enq.n && (int64_t)enq.corr[enq.n - 1] > p->pass->corr_seen)
         p->pass->corr_seen = enq.corr[enq.n - 1]; /* sorted: the highest */
@@ -634,8 +637,10 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
         struct gop *g = &p->ops[i];
         int64_t e = enq_of(&enq, g->corr);
         g->enq = e >= 0 ? e : g->start;
-        g->nccl = (uint8_t)model_op_is_nccl(p, g);
+        int64_t one;
+        g->nccl = (uint8_t)(model_op_is_nccl(p, g) || idmap_get(&in_nccl, g->corr, &one));
     }
+    idmap_free(&in_nccl);
     free(enq.corr);
     free(enq.start);
     cupti_calls_fix(p, l.syncs.v, l.syncs.n);
