@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "collector/db.h"
+#include "collector/boot_id.h"
 #include "collector/api_ids.h"
 #include "collector/fdguard.h"
 #include "collector/call_block.h"
@@ -280,6 +281,7 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
         goto fail;
     }
     d->process_id = sqlite3_last_insert_rowid(d->db);
+    gt_boot_id_store(d->db, d->process_id); /* which machine's boot (collector/boot_id.c) */
     return 0;
 fail:
     gt_db_close(d);

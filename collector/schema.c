@@ -17,7 +17,7 @@ const char gt_schema_sql[] =
     "  nccl_version INTEGER, cupti_version INTEGER, cupti_status TEXT, clock_source TEXT,\n"
     "  clock_offset_ns INTEGER, start_ns INTEGER, end_ns INTEGER, exit_code INTEGER, exit_signal INTEGER,\n"
     "  end_reason TEXT, dropped_host INTEGER DEFAULT 0, dropped_cupti INTEGER DEFAULT 0,\n"
-    "  python_status TEXT, nvtx_status TEXT, nccl_plugin_status TEXT, source TEXT);\n"
+    "  python_status TEXT, nvtx_status TEXT, nccl_plugin_status TEXT, source TEXT, boot_id TEXT);\n"
     "CREATE TABLE IF NOT EXISTS api(id INTEGER PRIMARY KEY, name TEXT UNIQUE, class TEXT);\n"
     "CREATE TABLE IF NOT EXISTS api_call(\n"
     "  process_id INTEGER, tid INTEGER, api INTEGER, start_ns INTEGER, end_ns INTEGER, stream INTEGER,\n"

@@ -343,3 +343,15 @@ tests_apps_p2p_ring_SOURCES = tests/apps/p2p_ring.c
 tests_apps_p2p_ring_LDADD = $(SIM_LIBS)
 tests_apps_p2p_ring_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_p2p_ring_DEPENDENCIES = tests/sim/libgpusim.la
+# all-gathers NCCL 2.28 runs on the copy engines (ce_allgather.c): tests/e2e/nccl_ce.sh
+check_PROGRAMS += tests/apps/ce_allgather
+tests_apps_ce_allgather_SOURCES = tests/apps/ce_allgather.c
+tests_apps_ce_allgather_LDADD = $(SIM_LIBS)
+tests_apps_ce_allgather_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_ce_allgather_DEPENDENCIES = tests/sim/libgpusim.la
+# ... and with the static simulator (nvcc's default static cudart, a static NCCL): no wrapper sees NCCL
+check_PROGRAMS += tests/apps/ce_allgather_static
+tests_apps_ce_allgather_static_SOURCES = tests/apps/ce_allgather.c
+tests_apps_ce_allgather_static_LDADD = tests/sim/libgpusim_static.a -lm -ldl -lrt -lpthread
+tests_apps_ce_allgather_static_LDFLAGS = $(AM_LDFLAGS) -Wl,--export-dynamic-symbol=cupti* -Wl,--export-dynamic-symbol=*_kernel
+tests_apps_ce_allgather_static_DEPENDENCIES = tests/sim/libgpusim_static.a

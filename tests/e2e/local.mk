@@ -32,8 +32,12 @@ TESTS += \
   tests/e2e/import_fuzz.sh \
   tests/e2e/import_roundtrip.sh \
   tests/e2e/import_hta.sh \
-  tests/e2e/report_read_sync.sh
+  tests/e2e/report_read_sync.sh \
+  tests/e2e/nccl_ce.sh \
+  tests/e2e/boot_id.sh
 EXTRA_DIST += \
+  tests/e2e/nccl_ce.sh \
+  tests/e2e/boot_id.sh \
   tests/e2e/report_read_sync.sh \
   tests/e2e/crossrank.sh \
   tests/e2e/crossrank.py \

@@ -6,10 +6,12 @@ tests_sim_libgpusim_la_SOURCES = \
   tests/sim/sim_nccl.h tests/sim/sim_nccl.c tests/sim/sim_nccl_shm.c tests/sim/sim_nccl_reduce.c tests/sim/sim_nccl_comms.c \
   tests/sim/sim_model_env.h tests/sim/sim_model_env.c \
   tests/sim/sim_nccl_profiler.h tests/sim/sim_nccl_profiler.c
-# a rank's simulated host: its realtime clock and name (sim_clock.c)
-tests_sim_libgpusim_la_SOURCES += tests/sim/sim_clock.c
+# a rank's simulated host: its realtime clock and name (sim_clock.c), its boot id (sim_boot_id.c)
+tests_sim_libgpusim_la_SOURCES += tests/sim/sim_clock.c tests/sim/sim_boot_id.c
 # NCCL's lazy point-to-point connection set-up (sim_nccl_connect.c)
 tests_sim_libgpusim_la_SOURCES += tests/sim/sim_nccl_connect.c
+# NCCL 2.28's copy-engine collectives and the driver's batched copies (docs/nccl-ce.md)
+tests_sim_libgpusim_la_SOURCES += tests/sim/sim_nccl_ce.h tests/sim/sim_nccl_ce.c tests/sim/sim_driver_batch.c
 # -rpath makes libtool build a shared library that is still not installed.
 # each API's own frame stays on the stack (no tail calls into the
 # simulator's internals), as the real runtime's entry points do: a stack

@@ -121,6 +121,8 @@ LOCAL(cuMemcpyDtoHAsync_v2, )
 LOCAL(cuMemcpyHtoDAsync_v2, )
 LOCAL(cuMemcpyDtoDAsync_v2, )
 #undef LOCAL
+/* the batched copies' (sim_driver_batch.c) */
+__typeof__(cuMemcpyBatchAsync_v2) sim_local_cuMemcpyBatchAsync_v2 __attribute__((visibility("hidden")));
 static const struct { const char *name; void *fn; } entry_points[] = {
     { "cuLaunchKernel", (void *)local_cuLaunchKernel },
     { "cuLaunchKernelEx", (void *)local_cuLaunchKernelEx },
@@ -134,7 +136,16 @@ static const struct { const char *name; void *fn; } entry_points[] = {
     { "cuMemcpyDtoHAsync", (void *)local_cuMemcpyDtoHAsync_v2 },
     { "cuMemcpyHtoDAsync", (void *)local_cuMemcpyHtoDAsync_v2 },
     { "cuMemcpyDtoDAsync", (void *)local_cuMemcpyDtoDAsync_v2 },
+    { "cuMemcpyBatchAsync", (void *)sim_local_cuMemcpyBatchAsync_v2 },
 };
+
+void *sim_driver_entry(const char *name)
+{
+    for (size_t i = 0; i < sizeof entry_points / sizeof *entry_points; i++)
+        if (!strcmp(name, entry_points[i].name))
+            return entry_points[i].fn;
+    return NULL;
+}
 
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
                              CUdriverProcAddressQueryResult *symbolStatus)

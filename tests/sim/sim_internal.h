@@ -62,6 +62,7 @@ struct sim_op {
     const char *name;
     void (*hostfn)(struct sim_op *op);  /* SIM_OP_HOSTFN: runs on the stream thread */
     void *ctx;                          /* private to hostfn */
+    int no_record;                      /* SIM_OP_HOSTFN: work CUPTI has no record of (stream memory operations) */
     /* memcpy / memset */
     void *dst;
     const void *src;
@@ -131,6 +132,10 @@ void sim_device_drain(int device);
 /* Enqueues a launch of func (a C workload's host function, or a stub nvcc
  * registered) on stream, as every launch API does. */
 cudaError_t sim_launch(const void *func, void **args, cudaStream_t stream);
+
+/* ---- the driver's entry points by name, as cuGetProcAddress hands them
+ * out, for the simulator's own libraries (NCCL's static cudart) */
+void *sim_driver_entry(const char *name);
 
 /* ---- the driver's initialisation (sim_inject.c): loads CUDA_INJECTION64_PATH */
 void sim_driver_init(void);

@@ -19,6 +19,7 @@
 #include "sim_internal.h"
 #include "sim_nccl.h"
 #include "sim_nccl_profiler.h"
+#include "sim_nccl_ce.h"
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtPayload.h>
 
@@ -50,6 +51,7 @@ struct item {
     cudaStream_t stream;
     void *prof_api;           /* the profiler plugin's events (sim_nccl_profiler.c) */
     struct sim_np_op *prof;
+    int ce;                   /* run on the copy engines (sim_nccl_ce.c): no kernel, no plugin event */
 };
 
 struct fused {
@@ -318,6 +320,12 @@ static void launch(const struct item *items, int n)
 
 static ncclResult_t submit_now(const struct item *it);
 
+static enum sim_ce_func ce_func(coll_kind k)
+{
+    return k == COLL_ALLGATHER ? SIM_CE_ALLGATHER : k == COLL_ALLTOALL ? SIM_CE_ALLTOALL
+         : k == COLL_GATHER ? SIM_CE_GATHER : k == COLL_SCATTER ? SIM_CE_SCATTER : SIM_CE_NONE;
+}
+
 /* The structured payload NCCL (2.19 and later) attaches to its ranges
  * through NVTX's payload extension: a struct described by a schema
  * registered with a static id, the reduction operation an enum. */
@@ -389,8 +397,10 @@ static ncclResult_t submit_now(const struct item *it)
     if (it->root < 0 || it->root >= it->comm->nranks)
         return ncclInvalidArgument;
     struct item x = *it; /* with the profiler plugin's API event (v5) around the call */
-    x.prof_api = sim_np_api_start(x.comm, coll_names[x.kind], x.count, sim_np_dtype(x.dt), x.root, x.stream,
-                                  is_p2p(x.kind));
+    x.ce = sim_nccl_ce_wanted(x.comm, ce_func(x.kind), x.send, x.recv, x.count);
+    if (!x.ce)
+        x.prof_api = sim_np_api_start(x.comm, coll_names[x.kind], x.count, sim_np_dtype(x.dt), x.root, x.stream,
+                                      is_p2p(x.kind));
     it = &x;
     if (group_depth > 0) {
         if (group_n == group_cap) {
@@ -404,6 +414,8 @@ static ncclResult_t submit_now(const struct item *it)
         sim_np_api_stop(x.prof_api);
         return ncclSuccess;
     }
+    if (x.ce)
+        return sim_nccl_ce_launch(x.comm, ce_func(x.kind), x.send, x.recv, x.count, x.dt, x.root, x.stream);
     if (is_p2p(it->kind))
         sim_nccl_connect(it->comm, it->root);
     launch(it, 1);
@@ -423,6 +435,12 @@ ncclResult_t ncclGroupEnd(void)
         return ncclInvalidUsage;
     if (--group_depth > 0)
         return ncclSuccess;
+    for (int i = 0; i < group_n; i++) /* NCCL plans the CE collectives first (sim_nccl_ce.c) */
+        if (group_items[i].ce && group_items[i].comm) {
+            struct item *x = &group_items[i];
+            sim_nccl_ce_launch(x->comm, ce_func(x->kind), x->send, x->recv, x->count, x->dt, x->root, x->stream);
+            x->comm = NULL;
+        }
     /* one fused launch per stream, in order of first use */
     for (int i = 0; i < group_n; i++) {
         if (!group_items[i].comm)
@@ -460,7 +478,7 @@ ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
     return ncclSuccess;
 }
 
-#define ITEM(...) (&(struct item){ __VA_ARGS__, NULL, NULL })
+#define ITEM(...) (&(struct item){ __VA_ARGS__, NULL, NULL, 0 })
 
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype,
                            ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)

@@ -45,6 +45,7 @@ struct ncclComm {
     atomic_int async;          /* what ncclCommGetAsyncError says: ncclInProgress while a
                                 * non-blocking init, split or shrink runs (sim_nccl_comms.c) */
     int nonblocking;           /* made with config.blocking = 0: its splits inherit it */
+    int cta_policy;            /* config.CTAPolicy (sim_nccl_ce.c): NCCL_CTA_POLICY_ZERO runs CE collectives */
 };
 
 /* Maps (creating if first) the segment for id; with barrier, waits for all

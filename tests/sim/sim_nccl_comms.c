@@ -18,6 +18,7 @@
 #include "sim_internal.h"
 #include "sim_nccl.h"
 #include "sim_nccl_profiler.h"
+#include "sim_nccl_ce.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ struct job {
     struct ncclComm *shell;  /* init: the communicator handed out already */
     ncclComm_t *newcomm;     /* split, shrink: where it goes once made */
     struct ncclComm *parent; /* split, shrink: whose state says when */
+    int cta_policy;
 };
 
 /* Every field of c into shell but its state, which readers load meanwhile. */
@@ -52,8 +54,10 @@ static void *make_async(void *arg)
     struct job *j = arg;
     usleep(SIM_ASYNC_INIT_US);
     struct ncclComm *c = sim_comm_attach(&j->id, j->nranks, j->rank, j->device, 1);
-    if (c)
+    if (c) {
         c->nonblocking = 1;
+        c->cta_policy = j->cta_policy;
+    }
     if (j->shell) {
         if (c) {
             fill_shell(j->shell, c);
@@ -89,13 +93,16 @@ ncclResult_t sim_nccl_make_comm(ncclComm_t *out, const ncclUniqueId *id, int nra
     /* a split or shrink without a config inherits its parent's */
     if (!(config ? nonblocking(config) : parent && parent->nonblocking)) {
         *out = sim_comm_attach(id, nranks, rank, device, 1);
+        if (*out)
+            (*out)->cta_policy = sim_nccl_ce_policy(config, parent);
         sim_np_comm_init(*out); /* NCCL's profiler plugin hears of it (sim_nccl_profiler.c) */
         return *out ? ncclSuccess : ncclSystemError;
     }
     struct job *j = calloc(1, sizeof *j);
     if (!j)
         return ncclSystemError;
-    *j = (struct job){ .id = *id, .nranks = nranks, .rank = rank, .device = device };
+    *j = (struct job){ .id = *id, .nranks = nranks, .rank = rank, .device = device,
+                       .cta_policy = sim_nccl_ce_policy(config, parent) };
     if (parent) {
         *out = NULL;
         j->newcomm = out;
@@ -245,6 +252,7 @@ ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, nc
         return ncclSystemError;
     *w = (struct ncclWindow_vidmem){ buff, size, winFlags };
     sim_comm_barrier(comm, 1);
+    sim_nccl_ce_window(comm, buff, size, winFlags, 1);
     *win = w;
     return ncclSuccess;
 }
@@ -254,6 +262,7 @@ ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
     if (!comm || !win)
         return ncclInvalidArgument;
     sim_comm_barrier(comm, 1);
+    sim_nccl_ce_window(comm, win->buff, win->size, win->flags, 0);
     free(win);
     return ncclSuccess;
 }

@@ -84,7 +84,8 @@ static void run_op(struct sim_stream *s, struct sim_op *op)
     case SIM_OP_HOSTFN:
         op->hostfn(op);
         end = sim_cupti_ts();
-        sim_cupti_kernel(op, s, start, end);
+        if (!op->no_record)
+            sim_cupti_kernel(op, s, start, end);
         break;
     case SIM_OP_MEMCPY: {
         /* the copy lasts the model's time, so that its duration does not

@@ -280,7 +280,7 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
          * enough; else high */
         int hosts = 0, gpu_all = 1;
         for (size_t q = 0; q < np; q++) {
-            hosts |= strcmp(m->procs[q].host, m->procs[pi].host) != 0;
+            hosts |= !model_same_host(&m->procs[q], &m->procs[pi]);
             gpu_all &= st.host_gpu[q] != 2 && st.host_gpu[q] != 3 ? 1 : 0;
         }
         double mean_margin = st.clear[pi] ? st.margins[pi] / (double)st.clear[pi] : 0;

@@ -202,7 +202,7 @@ static void fit_host(struct samples *s, struct host_clock *hc)
 int clock_align_hosts(const struct model *m)
 {
     for (size_t i = 1; i < m->nprocs; i++)
-        if (strcmp(m->procs[i].host, m->procs[0].host))
+        if (!model_same_host(&m->procs[i], &m->procs[0]))
             return 1;
     return 0;
 }
@@ -223,10 +223,12 @@ void clock_align_fit(struct model *m, struct coll_spill *spill)
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct proc *p = &m->procs[i];
         size_t h = 0;
-        while (h < fit->nhosts && strcmp(fit->hosts[h].host, p->host))
+        while (h < fit->nhosts && !model_same_host(fit->hosts[h].proc, p)) /* by name and boot id */
             h++;
         if (h == fit->nhosts) {
             fit->hosts[h].host = p->host;
+            fit->hosts[h].boot_id = p->boot_id;
+            fit->hosts[h].proc = p;
             fit->hosts[h].first_rank = p->rank;
             fit->nhosts++;
         }

@@ -28,6 +28,8 @@
 
 struct host_clock {
     const char *host;          /* a process's host name (model.procs) */
+    const char *boot_id;       /* ... and its boot id ("" where its file has none): two machines may share a name */
+    const struct proc *proc;   /* its first process (model_same_host) */
     int nprocs, first_rank;    /* its processes, the lowest rank among them */
     int reference;             /* the first rank's host: the others are aligned to it */
     int aligned;               /* a line was fitted: its ranks' times are corrected */

@@ -30,4 +30,28 @@ int comm_kernel_name(const char *name);
  * own prefix, which model_op_is_nccl checks as well). */
 unsigned char *comm_kernels_mark(char *const *names, int n);
 
+/* NCCL's copies and memsets (its copy-engine collectives, docs/nccl-ce.md:
+ * gop.nccl set on an operation that is no kernel): the collective whose
+ * call made operation g of p (its host call inside the collective's, on
+ * its stream, within its GPU time), or NULL; and the name the exports
+ * give it, "<ncclFunc> (copy engine) <what>" ("nccl" for the function
+ * when the collective is not loaded), or `what` for any other operation.
+ * Named after NCCL, as HTA's classification by name (^nccl) wants. */
+struct model;
+struct proc;
+struct gop;
+struct coll;
+const struct coll *comm_op_collective(const struct proc *p, const struct gop *g);
+const char *comm_op_name(const struct model *m, const struct proc *p, const struct gop *g, const char *what,
+                         char *buf, size_t len);
+
+/* Into out, the correlations of the batched copies and stream memory
+ * operations CUPTI saw made inside one of NCCL's own NVTX ranges (domain
+ * "NCCL", around each of its API calls) on their thread: a copy-engine
+ * collective's (docs/nccl-ce.md) where no wrapper saw the NCCL call (a
+ * static NCCL) and so no external correlation links it. */
+struct cupti_rec;
+struct idmap;
+void comm_nvtx_calls(const struct proc *p, const struct cupti_rec *r, size_t n, struct idmap *out);
+
 #endif

@@ -21,6 +21,7 @@
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* What a wrapped API is, for the analyses. */
 enum api_role {
@@ -108,6 +109,7 @@ struct proc {
     int64_t id, start, end, clock_offset;
     int rank, pid, device, exit_code, exit_signal, world;
     char host[128], gpu[128], end_reason[32], cupti[256];
+    char boot_id[40];             /* its machine's boot (process.boot_id; "" in older files) */
     int has_end, has_exit_code, has_signal, cupti_active;
     /* loaded by model_load_window, freed by model_drop_window */
     struct call *calls; size_t ncalls, calls_cap;
@@ -165,6 +167,15 @@ struct model {
     struct p2p_run *p2p;                 /* point-to-point pairs and stages (analysis_p2p.h), or NULL */
     uint64_t rows_read;
 };
+
+/* Whether two processes ran on one machine: the same host name and, where
+ * both files say, the same boot id (two machines may share a name). */
+static inline int model_same_host(const struct proc *a, const struct proc *b)
+{
+    return !strcmp(a->host, b->host) && (!a->boot_id[0] || !b->boot_id[0] || !strcmp(a->boot_id, b->boot_id));
+}
+/* Reads each process's boot id (boot_ids.c), where its file has the column. */
+void model_read_boot_ids(struct model *m);
 
 /* Loads run (NULL: the latest) from the given databases, all but the calls
  * and GPU operations of each process.  On failure returns -1 with a

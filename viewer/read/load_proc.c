@@ -7,6 +7,7 @@
 #include "viewer/read/plugin_join.h"
 #include "viewer/read/correlate.h"
 #include "viewer/read/cupti_calls.h"
+#include "viewer/model/comm_kernels.h"
 #include "viewer/model/idmap.h"
 #include "viewer/proc_pass.h"
 #include "viewer/read/rowruns.h"
@@ -421,9 +422,19 @@ static void collective_kernels(struct proc *p, const struct ext_list *x)
     for (size_t i = 0; i < x->n; i++)
         idmap_put(&first, x->v[i].corr, -1, 1);
     int64_t k;
-    for (size_t j = 0; j < p->nops; j++) /* in start order: the first found is the earliest */
-        if (p->ops[j].kind == GOP_KERNEL && idmap_get(&first, p->ops[j].corr, &k) && k < 0)
-            idmap_put(&first, p->ops[j].corr, (int64_t)j, 0);
+    /* and to its first copy or memset and the one that ends last: NCCL's
+     * copy-engine collectives run no kernel (docs/nccl-ce.md) */
+    struct idmap cfirst = { 0 }, clast = { 0 };
+    for (size_t j = 0; j < p->nops; j++) { /* in start order: the first found is the earliest */
+        const struct gop *g = &p->ops[j];
+        if (g->kind == GOP_KERNEL && idmap_get(&first, g->corr, &k) && k < 0)
+            idmap_put(&first, g->corr, (int64_t)j, 0);
+        if (g->kind != GOP_KERNEL && idmap_get(&first, g->corr, &k)) {
+            idmap_put(&cfirst, g->corr, (int64_t)j, 1);
+            if (!idmap_get(&clast, g->corr, &k) || p->ops[k].end < g->end)
+                idmap_put(&clast, g->corr, (int64_t)j, 0);
+        }
+    }
     for (size_t i = 0; i < p->ncolls; i++) {
         struct coll *c = &p->colls[i];
         if (c->gstream >= 0)
@@ -431,10 +442,24 @@ static void collective_kernels(struct proc *p, const struct ext_list *x)
         const struct ext *e = first_ext(x, c);
         if (!e)
             continue;
-        int64_t best = -1;
-        for (int64_t id = e->id; e < x->v + x->n && e->id == id; e++)
+        int64_t best = -1, lo = -1, hi = -1, l;
+        for (int64_t id = e->id; e < x->v + x->n && e->id == id; e++) {
             if (idmap_get(&first, e->corr, &k) && k >= 0 && (best < 0 || p->ops[k].start < p->ops[best].start))
                 best = k;
+            if (idmap_get(&cfirst, e->corr, &k) && idmap_get(&clast, e->corr, &l)) {
+                if (lo < 0 || p->ops[k].start < p->ops[lo].start)
+                    lo = k;
+                if (hi < 0 || p->ops[l].end > p->ops[hi].end)
+                    hi = l;
+            }
+        }
+        if (best < 0 && lo >= 0) { /* no kernel: its copies' span, first start to last end, is its GPU time */
+            c->gstart = p->ops[lo].start;
+            c->gend = p->ops[hi].end;
+            c->gstream = p->ops[lo].stream;
+            c->kname = 0;
+            continue;
+        }
         if (best < 0)
             continue;
         const struct gop *g = &p->ops[best];
@@ -444,6 +469,8 @@ static void collective_kernels(struct proc *p, const struct ext_list *x)
         c->kname = g->name;
     }
     idmap_free(&first);
+    idmap_free(&cfirst);
+    idmap_free(&clast);
 }
 
 int model_op_is_nccl(const struct proc *p, const struct gop *g)
@@ -455,10 +482,14 @@ int model_op_is_nccl(const struct proc *p, const struct gop *g)
             idmap_put(&x->nccl, x->list.v[i].corr, 1, 1);
         x->nccl_built = 1;
     }
-    /* launched inside an NCCL call, or named as communication (comm_kernels.h) */
+    /* launched inside an NCCL call (a kernel, or the copies and memsets of
+     * its copy-engine collectives: docs/nccl-ce.md), or a kernel named as
+     * communication (comm_kernels.h) */
+    if (x && idmap_get(&x->nccl, g->corr, &one))
+        return 1;
     const char *name = g->name > 0 && g->name < p->nnames ? p->names[g->name] : NULL;
     int named = name && (p->comm_names ? p->comm_names[g->name] : !strncmp(name, "nccl", 4));
-    return g->kind == GOP_KERNEL && ((x && idmap_get(&x->nccl, g->corr, &one)) || named);
+    return g->kind == GOP_KERNEL && named;
 }
 
 /* The readers' index of table t. */
@@ -589,6 +620,8 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     if (p->ncalls > wrapped && sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
     struct enq_table enq = enq_table(&l.capis);
+    struct idmap in_nccl = { 0 }; /* made inside NCCL's own NVTX ranges (comm_kernels.h) */
+    comm_nvtx_calls(p, l.capis.v, l.capis.n, &in_nccl);
     free(l.capis.v);
     if (enq.n && (int64_t)enq.corr[enq.n - 1] > p->pass->corr_seen)
         p->pass->corr_seen = enq.corr[enq.n - 1]; /* sorted: the highest */
@@ -604,8 +637,10 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
         struct gop *g = &p->ops[i];
         int64_t e = enq_of(&enq, g->corr);
         g->enq = e >= 0 ? e : g->start;
-        g->nccl = (uint8_t)model_op_is_nccl(p, g);
+        int64_t one;
+        g->nccl = (uint8_t)(model_op_is_nccl(p, g) || idmap_get(&in_nccl, g->corr, &one));
     }
+    idmap_free(&in_nccl);
     free(enq.corr);
     free(enq.start);
     cupti_calls_fix(p, l.syncs.v, l.syncs.n);

@@ -414,6 +414,7 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
             snprintf(err, errlen, "empty trace: no traced process in the database(s)");
         return -1;
     }
+    model_read_boot_ids(m); /* which machine each ran on (boot_ids.c) */
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_proc);
     for (size_t d = 0; d < m->ndbs; d++)
         if (find_rows(m, d) != 0) {

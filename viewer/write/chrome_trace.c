@@ -17,6 +17,7 @@
  * one track that nest; it orders processes by their number of slices,
  * then by name, never by process_sort_index: names sort in rank order and
  * a few markers even the counts out (pad_order). */
+#include "viewer/model/comm_kernels.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
@@ -249,6 +250,8 @@ static void gpu_ops(struct writer *w, const struct model *m, size_t pi, const ui
             name = model_kernel_name(p, g->name); /* whole: C++ kernel names run past 1000 bytes */
         else
             snprintf(buf, sizeof buf, "%s %lld B", g->kind == GOP_MEMCPY ? "Memcpy" : "Memset", (long long)g->bytes);
+        char ncclbuf[128];
+        name = comm_op_name(m, p, g, name, ncclbuf, sizeof ncclbuf); /* NCCL's copy-engine copies: named NCCL's */
         int tid = stream_tid(w, pi, g->stream);
         slice(w, m, p, pid, tid, name, cat, g->start, g->end);
         fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%u,\"bytes\":%lld,\"device\":%d}}", g->stream, g->corr,

@@ -19,6 +19,7 @@
  * the Chrome trace.
  */
 #define _GNU_SOURCE
+#include "viewer/model/comm_kernels.h"
 #include "collector/gpu_block.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
@@ -178,6 +179,8 @@ static void gpu_events(struct kw *w, const struct idmap *coll_of_kernel, const u
         const char *cat = g->kind == GOP_KERNEL ? "kernel" : g->kind == GOP_MEMCPY ? "gpu_memcpy" : "gpu_memset";
         const char *n = g->kind == GOP_KERNEL ? model_kernel_name(p, g->name)
                         : g->kind == GOP_MEMCPY ? memcpy_name(g) : "Memset (Device)";
+        char ncclbuf[160];
+        n = comm_op_name(w->m, p, g, n, ncclbuf, sizeof ncclbuf); /* NCCL's copy-engine copies: HTA's ^nccl */
         x_event(w, cat, n, g->device, g->stream, g->start, g->end);
         add_row(w->streams, &w->nstreams, g->stream);
         fprintf(w->out, ",\"args\":{\"device\":%d,\"stream\":%d,\"correlation\":%u", g->device, g->stream, g->corr);

@@ -17,6 +17,19 @@ static void emit(char *buf, size_t len, int first, int last)
         snprintf(buf + l, len - l, "%s%d", l ? "," : "", first);
 }
 
+/* Host h's name, with the start of its boot id where another host has the
+ * same name (two machines of one name: model_same_host). */
+static const char *host_label(const struct clock_fit *fit, size_t h, char *buf, size_t len)
+{
+    const struct host_clock *hc = &fit->hosts[h];
+    for (size_t k = 0; k < fit->nhosts; k++)
+        if (k != h && !strcmp(fit->hosts[k].host, hc->host) && hc->boot_id && hc->boot_id[0]) {
+            snprintf(buf, len, "%s (boot %.8s)", hc->host, hc->boot_id);
+            return buf;
+        }
+    return hc->host;
+}
+
 /* The ranks of host h, "0,2-3" style (processes come sorted by rank). */
 static void host_ranks(const struct model *m, const struct clock_fit *fit, size_t h, char *buf, size_t len)
 {
@@ -24,7 +37,7 @@ static void host_ranks(const struct model *m, const struct clock_fit *fit, size_
     int first = -1, prev = -1, have = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         int r = m->procs[i].rank;
-        if (r < 0 || strcmp(m->procs[i].host, fit->hosts[h].host))
+        if (r < 0 || !model_same_host(&m->procs[i], fit->hosts[h].proc))
             continue;
         if (have && (r == prev || r == prev + 1)) {
             prev = r;
@@ -46,7 +59,7 @@ void output_clock_text(FILE *out, const struct model *m)
     const struct clock_fit *fit = m->clock;
     if (!fit || fit->nhosts < 2)
         return;
-    char t[512], ranks[64];
+    char t[512], ranks[64], label[200];
     if (!fit->across) {
         fprintf(out, "\nnote: the processes are on %zu hosts, but no collective ran on two of them: the hosts are"
                      " aligned only by their realtime clocks at start (error unknown: NTP keeps it to a millisecond"
@@ -59,7 +72,8 @@ void output_clock_text(FILE *out, const struct model *m)
     for (size_t h = 0; h < fit->nhosts; h++) {
         const struct host_clock *hc = &fit->hosts[h];
         host_ranks(m, fit, h, ranks, sizeof ranks);
-        fprintf(out, "%s %-12s ", term_cell(hc->host, 24, TERM_CUT | TERM_PAD, t, sizeof t), ranks);
+        fprintf(out, "%s %-12s ", term_cell(host_label(fit, h, label, sizeof label), 24, TERM_CUT | TERM_PAD, t, sizeof t),
+                ranks);
         if (hc->reference)
             fprintf(out, "%11s\n", "(reference)");
         else if (!hc->aligned && hc->shared)
@@ -85,6 +99,8 @@ void output_clock_json(FILE *out, const struct model *m)
         host_ranks(m, fit, h, ranks, sizeof ranks);
         fprintf(out, "%s\n  {\"host\": ", h ? "," : "");
         json_string(out, hc->host);
+        fputs(", \"boot_id\": ", out);
+        json_string(out, hc->boot_id ? hc->boot_id : "");
         fputs(", \"ranks\": ", out);
         json_string(out, ranks);
         fprintf(out, ", \"reference\": %s, \"aligned\": %s, \"shared_collectives\": %lld, \"samples\": %lld,"

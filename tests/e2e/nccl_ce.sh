@@ -1,0 +1,121 @@
+#!/bin/sh
+# nccl_ce.sh: all-gathers that NCCL 2.28 runs on the copy engines
+# (docs/nccl-ce.md; the workload tests/apps/ce_allgather.c): no kernel, a
+# batch of copies on the user's stream that only CUPTI sees, and nothing
+# told to NCCL's profiler plugin.  The report counts the copies as the
+# collective's communication in every analysis (comm time, the
+# collective's GPU time, comm.exposed), never as the user's copies, and
+# the Chrome and Kineto exports name them NCCL's.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+export GPUSIM_LIB="$b/tests/sim/.libs/libgpusim.so"
+gt="$b/gputrace"
+run="$b/tests/sim/gpusim-run"
+app="$b/tests/apps/ce_allgather"
+
+# summary FILE.json CHROME.json KINETO_DIR: one line of what the checks read
+summary() {
+  python3 - "$@" <<'EOF'
+import glob, json, sys
+d = json.load(open(sys.argv[1]))
+ct = json.load(open(sys.argv[2]))
+ev = ct["traceEvents"] if isinstance(ct, dict) else ct
+gpu = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("gpu_memcpy", "gpu_memset", "kernel")]
+ce = [e for e in gpu if e["cat"] == "gpu_memcpy" and " (copy engine) Memcpy" in e["name"]]
+big = [e for e in ce if e["name"].endswith(" 4194304 B")]
+flags = [e for e in ce if e["name"].endswith(" 4 B")]
+nccl_kernels = [e for e in gpu if e["cat"] == "kernel" and e["name"].startswith("nccl")]
+comm = sum(r["comm_ns"] for r in d["ranks"])
+copies = sum(e["dur"] for e in ce) * 1e3  # us -> ns
+colls = [(c["op"], c["count"], c["total_ns"] > 0) for c in d["collectives"]]
+# the kinds a copy could be taken for (gpu.idle, a straggler may come and go with the load)
+kinds = sorted(set(f["kind"] for f in d["findings"] if f["kind"].startswith(("copy.", "sync."))))
+exposed = sorted((f["rank"], f["count"]) for f in d["findings"] if f["kind"] == "comm.exposed")
+kin = []
+for f in sorted(glob.glob(sys.argv[3] + "/*.json")):
+    for e in json.load(open(f))["traceEvents"]:
+        if e.get("cat") == "gpu_memcpy" and "DtoD" in e.get("name", ""):
+            kin.append(e["name"].startswith("ncclAllGather"))
+print("copies=%d flags=%d nccl_kernels=%d plugin_ops=%d" % (len(big), len(flags), len(nccl_kernels), d["nccl_plugin"]["ops"]))
+print("comm_is_copies=%s every_rank_comm=%s" % (abs(comm - copies) <= 0.02 * copies + 1000 if copies else False,
+                                                all(r["comm_ns"] > 0 for r in d["ranks"])))
+print("collectives=%s" % colls)
+print("kinds=%s exposed=%s" % (kinds, exposed))
+print("kineto_dtod=%d kineto_named_nccl=%s" % (len(kin), bool(kin) and all(kin)))
+print("named=%s" % sorted(set(e["name"].split(" (copy engine)")[0] for e in ce)))
+EOF
+}
+
+report() { # report RUN NAME: JSON, Chrome trace and Kineto of RUN into $tmp/NAME.*
+  "$b/gputrace-report" --format json --chrome-trace "$tmp/$2.chrome.json" --kineto "$tmp/$2.kineto" "$1" > "$tmp/$2.json"
+}
+
+"$gt" record -f -o "$tmp/ce" -- "$run" -n 4 "$app" > "$tmp/ce.out" 2>&1
+expect "ce_allgather: runs, every rank gathers the right data" "$?:$(grep -c 'done$' "$tmp/ce.out")" "0:4"
+report "$tmp/ce" ce
+expect "the report reads it" $? 0
+summary "$tmp/ce.json" "$tmp/ce.chrome.json" "$tmp/ce.kineto" > "$tmp/ce.sum"
+cat "$tmp/ce.sum"
+expect "on the copy engines: 4 copies of 4 MiB per rank and all-gather (one local, three to peers), no NCCL kernel; NCCL's plugin told nothing (NCCL 2.28 tells a v5 plugin nothing of CE collectives)" \
+  "$(sed -n 1p "$tmp/ce.sum")" "copies=160 flags=0 nccl_kernels=0 plugin_ops=0"
+expect "the copies are communication: the ranks' comm time is their copies' time, on every rank" \
+  "$(sed -n 2p "$tmp/ce.sum")" "comm_is_copies=True every_rank_comm=True"
+expect "every all-gather has GPU time (its copies' span)" \
+  "$(sed -n 3p "$tmp/ce.sum")" "collectives=[('ncclAllGather', 40, True)]"
+expect "nothing overlaps them: comm.exposed on every rank, 10 each; no copy finding (the workload's own copies are pinned)" \
+  "$(sed -n 4p "$tmp/ce.sum")" "kinds=['sync.no_consumer'] exposed=[(0, 10), (1, 10), (2, 10), (3, 10)]"
+expect "the Kineto export names every device-to-device copy NCCL's (HTA counts ^nccl as communication), the Chrome trace after its collective" \
+  "$(sed -n 5,6p "$tmp/ce.sum" | tr '\n' ' ')" "kineto_dtod=160 kineto_named_nccl=True named=['ncclAllGather'] "
+expect "the stream sync after each one says, on every rank, that it waited for an NCCL collective, not for a copy" \
+  "$(python3 -c 'import json, sys; m = [f["message"] for f in json.load(open(sys.argv[1]))["findings"] if f["kind"] == "sync.no_consumer"]; print(sum("waiting for an NCCL copy-engine collective" in x for x in m), sum("waiting for a copy" in x for x in m))' "$tmp/ce.json")" "4 0"
+
+# NVLink SHARP's form: each sync starts with a 4-byte host-to-device copy
+# of the flag from a host variable (pageable memory): NCCL's, not a
+# pageable copy of the program's
+GPUSIM_NCCL_NVLS=1 "$gt" record -f -o "$tmp/mc" -- "$run" -n 4 "$app" > "$tmp/mc.out" 2>&1
+expect "ce_allgather with NVLS flags: runs" "$?:$(grep -c 'done$' "$tmp/mc.out")" "0:4"
+report "$tmp/mc" mc
+summary "$tmp/mc.json" "$tmp/mc.chrome.json" "$tmp/mc.kineto" > "$tmp/mc.sum"
+cat "$tmp/mc.sum"
+expect "NVLS: two 4-byte flag copies per all-gather, named NCCL's" \
+  "$(sed -n 1p "$tmp/mc.sum")" "copies=160 flags=80 nccl_kernels=0 plugin_ops=0"
+expect "NVLS: the flag copies are communication too, and no copy.pageable or host-sync finding is made of them" \
+  "$(sed -n 2p "$tmp/mc.sum") $(sed -n 4p "$tmp/mc.sum" | cut -d' ' -f1)" \
+  "comm_is_copies=True every_rank_comm=True kinds=['sync.no_consumer']"
+
+# NCCL's other CE collectives, on 3 ranks: an all-to-all, and a gather and
+# a scatter in one group (issued at ncclGroupEnd), their data checked
+APP_CE_ALL=1 "$gt" record -f -o "$tmp/all" -- "$run" -n 3 "$app" > "$tmp/all.out" 2>&1
+expect "all-to-all, gather, scatter on the copy engines: run, every rank's data right" "$?:$(grep -c 'done$' "$tmp/all.out")" "0:3"
+report "$tmp/all" all
+summary "$tmp/all.json" "$tmp/all.chrome.json" "$tmp/all.kineto" > "$tmp/all.sum"
+expect "... no NCCL kernel, nothing told to the plugin, and every one of them has its copies' GPU time" \
+  "$(sed -n 1p "$tmp/all.sum" | cut -d' ' -f3-4) $(sed -n 3p "$tmp/all.sum")" \
+  "nccl_kernels=0 plugin_ops=0 collectives=[('ncclAllGather', 30, True), ('ncclAlltoAll', 3, True), ('ncclGather', 3, True), ('ncclScatter', 3, True)]"
+
+# NCCL that no wrapper sees (the static simulator, as a static NCCL; the
+# tracer injected): no external correlation links the copies, and NCCL 2.28
+# tells its plugin nothing; the copies are still NCCL's, made inside NCCL's
+# own NVTX ranges on their thread
+static="$b/tests/apps/ce_allgather_static"
+expect "static workload: no dynamic NCCL symbol for a wrapper to take" "$(nm -D "$static" | grep -c ' nccl')" 0
+"$gt" record -f -o "$tmp/st" -- "$run" -n 4 "$static" > "$tmp/st.out" 2>&1
+expect "static: runs" "$?:$(grep -c 'done$' "$tmp/st.out")" "0:4"
+report "$tmp/st" st
+summary "$tmp/st.json" "$tmp/st.chrome.json" "$tmp/st.kineto" > "$tmp/st.sum"
+expect "static: the copies are communication, on every rank (NCCL's NVTX ranges), and named NCCL's (no collective record names the function)" \
+  "$(sed -n 1,2p "$tmp/st.sum" | tr '\n' ' ')$(sed -n 6p "$tmp/st.sum")" \
+  "copies=160 flags=0 nccl_kernels=0 plugin_ops=0 comm_is_copies=True every_rank_comm=True named=['nccl']"
+
+# the same program without the CTA policy, or with NCCL_CTA_POLICY=0 (the
+# environment wins over the config, as in NCCL): NCCL's kernels, which the
+# plugin hears of
+for twin in "APP_CE=0" "NCCL_CTA_POLICY=0"; do
+  env "$twin" "$gt" record -f -o "$tmp/k" -- "$run" -n 4 "$app" > "$tmp/k.out" 2>&1
+  expect "$twin: runs" "$?:$(grep -c 'done$' "$tmp/k.out")" "0:4"
+  report "$tmp/k" k
+  summary "$tmp/k.json" "$tmp/k.chrome.json" "$tmp/k.kineto" > "$tmp/k.sum"
+  expect "$twin: an NCCL kernel per all-gather, each told to the plugin, no copy-engine copy" \
+    "$(sed -n 1p "$tmp/k.sum")" "copies=0 flags=0 nccl_kernels=40 plugin_ops=40"
+done
+finish
