@@ -60,7 +60,10 @@ for l in open(src):
         allowed |= {w for w in m.group(1).split() if re.fullmatch(r"[a-z]+\.[a-z_]+", w)}
 j = json.load(sys.stdin)
 site = lambda f: (re.findall(r"\((\S+:\d+)\)", f.get("callsite") or "") or ["?"])[0]
-kinds = sorted({f["kind"] + "@" + site(f) for f in j["findings"] if f["kind"] not in allowed})
+# a sync finding with what it waited for (the last of its pending work to
+# end; "via-event": on a stream it reached through an event)
+waited = lambda f: "(" + f["waited_for"] + (" via-event" if f.get("waited_through_event") else "") + ")" if f.get("waited_for") else ""
+kinds = sorted({f["kind"] + "@" + site(f) + waited(f) for f in j["findings"] if f["kind"] not in allowed})
 r = j["ranks"][0]
 print("findings:", " ".join(kinds) or "none", "| kernels copies memsets:", gpu, "| collectives:", r["collectives"],
       "| unplaced syncs:", r["unscoped_syncs"], "| calls:", r["api_calls"] - noop)' "$2" "$gpu" "$nccl_noop"
@@ -153,13 +156,17 @@ done
 # producer's kernel (event_sync) through the events their CUDA_EVENT and
 # SYNCHRONIZATION records name: the preloaded run's sync.no_consumer, never
 # a sync.redundant nor an unplaced sync
-for sync in 'pg_sync:current_stream().synchronize()' 'event_sync:cudaEventSynchronize(eb)'; do
-  app=${sync%%:*}
+# (what each sync waited for: pg_sync's the all-reduce, on the NCCL stream
+# it reached through two events; event_sync's the producer's kernel)
+for sync in 'pg_sync:current_stream().synchronize():(ncclDevKernel_AllReduce_[A-Za-z0-9_]* via-event)' \
+            'event_sync:cudaEventSynchronize(eb):(ev_producer_kernel)'; do
+  app=${sync%%:*} rest=${sync#*:}; call=${rest%%:*} waited=${rest#*:}
   src="$s/tests/apps/$app.c"
   trace "$app" preload "$tmp/$app.preload.db"
   want=$(facts "$tmp/$app.preload.db" "$src")
-  expect "$app, preloaded: the sync.no_consumer it plants" "$(echo "$want" | cut -d'|' -f1)" \
-    "findings: sync.no_consumer@$app.c:$(grep -nF "${sync#*:}" "$src" | grep CHECK_CUDA | head -1 | cut -d: -f1) "
+  expect "$app, preloaded: the sync.no_consumer it plants, and what it waited for" \
+    "$(echo "$want" | cut -d'|' -f1 | sed "s/$waited/(as planted)/")" \
+    "findings: sync.no_consumer@$app.c:$(grep -nF "$call" "$src" | grep CHECK_CUDA | head -1 | cut -d: -f1)(as planted) "
   for way in inject both; do
     trace "$app" "$way" "$tmp/$app.$way.db"
     got=$(facts "$tmp/$app.$way.db" "$src")
