@@ -10,6 +10,10 @@ const struct gt_cbid_name gt_cbid_names[] = {
     { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000, "cudaStreamCreateWithFlags" },
     { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050, "cudaStreamCreateWithPriority" },
     { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020, "cudaStreamDestroy" },
+    /* the callback id of cudaStreamDestroy since CUDA 5.5 (v3020 was the
+     * entry point before), which the simulator's records carry too: without
+     * it a destroy only CUPTI saw was no call */
+    { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v5050, "cudaStreamDestroy" },
     { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize" },
     { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000, "cudaStreamSynchronize_ptsz" },
     { 1, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020, "cudaStreamQuery" },

@@ -209,6 +209,7 @@ int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
         CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
         CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
         CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+        CUPTI_ACTIVITY_KIND_CUDA_EVENT, /* which stream each event record was on (a record only CUPTI saw) */
     };
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
         r = fn.enable(kinds[i]);
@@ -390,6 +391,13 @@ static void store_capi(struct gt_db *db, const int64_t *v, int bulk)
         flush_capi_block(db);
 }
 
+/* A cudaEventSyncId as stored: -1 where CUPTI says it does not apply
+ * (CUPTI_SYNCHRONIZATION_INVALID_VALUE, in 64 bits or 32). */
+static int64_t event_sync_id(uint64_t id)
+{
+    return id == CUPTI_SYNCHRONIZATION_INVALID_VALUE || id == UINT64_MAX || id > INT64_MAX ? -1 : (int64_t)id;
+}
+
 static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
 {
     switch (rec->kind) {
@@ -417,9 +425,22 @@ static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
         break;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+        /* streamId and cudaEventId are CUPTI_SYNCHRONIZATION_INVALID_VALUE
+         * where they do not apply (stored as -1); the record's
+         * cudaEventSyncId goes into bytes, as an event record's does */
         const CUpti_ActivitySynchronization2 *s = (const void *)rec;
         int64_t v[] = { GT_GPU_SYNC, -1, s->contextId, (int64_t)(int32_t)s->streamId, 0, (int64_t)s->start,
-                        (int64_t)s->end, 0, 0, 0, 0, s->correlationId, s->type, (int64_t)(int32_t)s->cudaEventId };
+                        (int64_t)s->end, event_sync_id(s->cudaEventSyncId), 0, 0, 0, s->correlationId, s->type,
+                        (int64_t)(int32_t)s->cudaEventId };
+        store_gpu(db, v, bulk);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
+        /* the stream an event was recorded on, by the record call's
+         * correlation id: no time of its own (its call's is in cupti_api) */
+        const CUpti_ActivityCudaEvent2 *e = (const void *)rec;
+        int64_t v[] = { GT_GPU_EVENT, e->deviceId, e->contextId, (int64_t)(int32_t)e->streamId, 0, 0, 0,
+                        event_sync_id(e->cudaEventSyncId), 0, 0, 0, e->correlationId, 0, (int64_t)(int32_t)e->eventId };
         store_gpu(db, v, bulk);
         break;
     }

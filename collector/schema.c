@@ -103,4 +103,14 @@ const char gt_schema_sql[] =
     "  LEFT JOIN label f ON f.process_id = o.process_id AND f.id = o.func\n"
     "  LEFT JOIN label t ON t.process_id = o.process_id AND t.id = o.datatype\n"
     "  LEFT JOIN label a ON a.process_id = o.process_id AND a.id = o.algo\n"
-    "  LEFT JOIN label p ON p.process_id = o.process_id AND p.id = o.proto;\n";
+    "  LEFT JOIN label p ON p.process_id = o.process_id AND p.id = o.proto;\n"
+    /* CUPTI's CUDA_EVENT and SYNCHRONIZATION records (gpu_op kinds 5 and
+     * 4) by their own names: which stream an event was recorded on, and
+     * which record of it a sync or a stream wait waited for */
+    "CREATE VIEW IF NOT EXISTS cuda_event AS\n"
+    "  SELECT process_id, device, context, stream_id, event_id, bytes AS event_sync_id, correlation\n"
+    "  FROM gpu_op WHERE kind = 5;\n"
+    "CREATE VIEW IF NOT EXISTS synchronization AS\n"
+    "  SELECT process_id, sync_type, context, stream_id, event_id, bytes AS event_sync_id, start_ns, end_ns,\n"
+    "         correlation\n"
+    "  FROM gpu_op WHERE kind = 4;\n";

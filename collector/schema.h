@@ -18,7 +18,8 @@ extern const char gt_schema_late_sql[];
  * the report cuts once it has their names (viewer/model/sites.c). */
 #define GT_CALLSITE_RUNTIME_MARK "(stack taken in a CUPTI callback)"
 
-/* gpu_op.kind values */
-enum gt_gpu_kind { GT_GPU_KERNEL = 1, GT_GPU_MEMCPY = 2, GT_GPU_MEMSET = 3, GT_GPU_SYNC = 4 };
+/* gpu_op.kind values: 5 is CUPTI's CUDA_EVENT record of an event record
+ * (which stream the event was recorded on; no time) */
+enum gt_gpu_kind { GT_GPU_KERNEL = 1, GT_GPU_MEMCPY = 2, GT_GPU_MEMSET = 3, GT_GPU_SYNC = 4, GT_GPU_EVENT = 5 };
 
 #endif

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "libtrace/cupti_calls.h"
+#include "libtrace/nccl_profiler.h"
 #include "libtrace/real.h"
 #include "libtrace/trace.h"
 
@@ -29,6 +30,8 @@ int InitializeInjection(void)
      * scope, a plugin's RTLD_LOCAL one included. */
     gt_dlerror_keep();
     int preloaded = gt_in_global_scope("InitializeInjection", (void *)InitializeInjection);
+    if (!preloaded)
+        gt_nccl_plugin_arrange_injected(); /* the preloaded copy pointed NCCL at itself already */
     if (!preloaded || !gt_defined_elsewhere(GT_API_cudaStreamSynchronize)) {
         const char *q = getenv("GPUTRACE_QUIET");
         gt_cupti_calls_start(q && strcmp(q, "0") != 0);

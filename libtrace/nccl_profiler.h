@@ -48,5 +48,7 @@ extern GT_INTERNAL const struct gt_nccl_profiler_v5 gt_np_own_v5;
 /* For the process row: whether NCCL loads us, or another plugin the user
  * named (set at load time, libtrace/nccl_profiler_env.c). */
 GT_INTERNAL const char *gt_nccl_plugin_status(void);
+/* The same for a copy the driver's injection loaded (libtrace/inject.c). */
+GT_INTERNAL void gt_nccl_plugin_arrange_injected(void);
 
 #endif

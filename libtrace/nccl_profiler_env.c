@@ -26,10 +26,8 @@ const char *gt_nccl_plugin_status(void)
     return status;
 }
 
-__attribute__((constructor)) static void arrange_plugin(void)
+static void arrange(void)
 {
-    if (!gt_in_base_namespace() || !gt_in_global_scope("ncclProfiler_v5", &gt_np_own_v5))
-        return;
     const char *off = getenv("GPUTRACE_NCCL_PLUGIN");
     if (off && strcmp(off, "0") == 0) {
         snprintf(status, sizeof status, "off (GPUTRACE_NCCL_PLUGIN=0)");
@@ -49,4 +47,22 @@ __attribute__((constructor)) static void arrange_plugin(void)
         return;
     }
     setenv("NCCL_PROFILER_PLUGIN", self, 0);
+}
+
+__attribute__((constructor)) static void arrange_plugin(void)
+{
+    if (!gt_in_base_namespace() || !gt_in_global_scope("ncclProfiler_v5", &gt_np_own_v5))
+        return;
+    arrange();
+}
+
+/* Loaded by the driver's injection (RTLD_LOCAL, at cuInit) and not
+ * preloaded: the program's first communicator comes after its first CUDA
+ * call, so NCCL (a static one too) still finds the variable, and its
+ * dlopen of this path is this copy.  Without it NCCL's operations in a
+ * process traced by injection alone were not recorded at all. */
+void gt_nccl_plugin_arrange_injected(void)
+{
+    if (gt_in_base_namespace())
+        arrange();
 }

@@ -355,3 +355,21 @@ tests_apps_ce_allgather_static_SOURCES = tests/apps/ce_allgather.c
 tests_apps_ce_allgather_static_LDADD = tests/sim/libgpusim_static.a -lm -ldl -lrt -lpthread
 tests_apps_ce_allgather_static_LDFLAGS = $(AM_LDFLAGS) -Wl,--export-dynamic-symbol=cupti* -Wl,--export-dynamic-symbol=*_kernel
 tests_apps_ce_allgather_static_DEPENDENCIES = tests/sim/libgpusim_static.a
+# the other .cu workloads linked with the static simulator too (runtime,
+# driver and NCCL in the program, as nvcc's default static cudart and a
+# static NCCL are): tests/e2e/cu_three_ways.sh traces each build every way
+CU_STATIC_APPS = tests/apps/cu_overlapped_static tests/apps/cu_allreduce_compute_stream_static
+if HAVE_NVCC
+check_PROGRAMS += $(CU_STATIC_APPS)
+endif
+CU_STATIC_LINK = tests/apps/cu_train.cu.o tests/sim/libgpusim_static.a -lstdc++ -lm -ldl -lrt -lpthread
+CU_STATIC_LINK_FLAGS = $(AM_LDFLAGS) -Wl,--export-dynamic-symbol=gpusim_kernel_* -Wl,--export-dynamic-symbol=cupti*
+tests_apps_cu_overlapped_static_SOURCES = tests/apps/cu_kernels_sim.c
+tests_apps_cu_overlapped_static_LDADD = tests/apps/cu_overlapped.cu.o $(CU_STATIC_LINK)
+tests_apps_cu_overlapped_static_LDFLAGS = $(CU_STATIC_LINK_FLAGS)
+tests_apps_cu_overlapped_static_DEPENDENCIES = tests/apps/cu_overlapped.cu.o tests/apps/cu_train.cu.o tests/sim/libgpusim_static.a
+tests_apps_cu_allreduce_compute_stream_static_SOURCES = tests/apps/cu_kernels_sim.c
+tests_apps_cu_allreduce_compute_stream_static_LDADD = tests/apps/cu_allreduce_compute_stream.cu.o $(CU_STATIC_LINK)
+tests_apps_cu_allreduce_compute_stream_static_LDFLAGS = $(CU_STATIC_LINK_FLAGS)
+tests_apps_cu_allreduce_compute_stream_static_DEPENDENCIES = tests/apps/cu_allreduce_compute_stream.cu.o tests/apps/cu_train.cu.o \
+  tests/sim/libgpusim_static.a

@@ -1,7 +1,7 @@
 /* sim_cupti.c: the CUPTI activity API of the simulator.
  *
- * Delivers CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION, RUNTIME,
- * DRIVER and EXTERNAL_CORRELATION records in the structs of the installed
+ * Delivers CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION and CUDA_EVENT
+ * (made in sim_cupti_events.c), RUNTIME, DRIVER and EXTERNAL_CORRELATION records in the structs of the installed
  * cupti_activity.h, through the real buffer protocol:
  *   - a buffer comes from the client's "requested" callback when the current
  *     one cannot hold the next record;
@@ -87,6 +87,7 @@ static size_t record_size(CUpti_ActivityKind kind)
     case CUPTI_ACTIVITY_KIND_MEMCPY:               s = sizeof(CUpti_ActivityMemcpy6); break;
     case CUPTI_ACTIVITY_KIND_MEMSET:               s = sizeof(CUpti_ActivityMemset4); break;
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:      s = sizeof(CUpti_ActivitySynchronization2); break;
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:           s = sizeof(CUpti_ActivityCudaEvent2); break;
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER:               s = sizeof(CUpti_ActivityAPI); break;
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: s = sizeof(CUpti_ActivityExternalCorrelation); break;
@@ -149,6 +150,12 @@ static void emit_sized(const void *rec, size_t rec_size, CUpti_ActivityKind kind
 }
 
 #define emit(rec, kind) emit_sized((rec), sizeof *(rec), (kind))
+
+/* for the records made in other files (sim_cupti_events.c) */
+void sim_cupti_emit(const void *rec, size_t rec_size, CUpti_ActivityKind kind)
+{
+    emit_sized(rec, rec_size, kind);
+}
 
 /* Delivers queued buffers until the queue is empty.  Caller holds cupti_lock;
  * it is released around each callback. */
@@ -327,23 +334,6 @@ void sim_cupti_memset(const struct sim_op *op, const struct sim_stream *s, uint6
         .memoryKind = op->dst_kind,
     };
     emit(&r, CUPTI_ACTIVITY_KIND_MEMSET);
-}
-
-void sim_cupti_sync(CUpti_ActivitySynchronizationType type, uint32_t correlation,
-                    const struct sim_stream *s, uint32_t event_id, uint64_t start, uint64_t end)
-{
-    CUpti_ActivitySynchronization2 r = {
-        .kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-        .type = type,
-        .start = start,
-        .end = end,
-        .correlationId = correlation,
-        .contextId = context_of(s),
-        .streamId = s ? s->id : CUPTI_SYNCHRONIZATION_INVALID_VALUE,
-        .cudaEventId = event_id ? event_id : CUPTI_SYNCHRONIZATION_INVALID_VALUE,
-        .cudaEventSyncId = event_id,
-    };
-    emit(&r, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
 }
 
 /* ---- the public CUPTI API ---------------------------------------------- */

@@ -103,6 +103,7 @@ struct sim_event {
     int destroyed;
     int refs;                  /* pending markers + the handle itself */
     uint32_t id;
+    uint64_t sync_id;          /* CUPTI's cudaEventSyncId of the latest record (0: none) */
 };
 struct CUevent_st { struct sim_event ev; };
 struct CUstream_st { struct sim_stream s; };
@@ -179,7 +180,15 @@ int sim_cupti_enabled(CUpti_ActivityKind kind);
 void sim_cupti_kernel(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
 void sim_cupti_memcpy(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
 void sim_cupti_memset(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
-void sim_cupti_sync(CUpti_ActivitySynchronizationType type, uint32_t correlation,
-                    const struct sim_stream *s, uint32_t event_id, uint64_t start, uint64_t end);
+/* Appends one record of the given kind if the client enabled it. */
+void sim_cupti_emit(const void *rec, size_t rec_size, CUpti_ActivityKind kind);
+/* CUDA_EVENT and SYNCHRONIZATION records (sim_cupti_events.c): s is the
+ * stream recorded on, synced, or waiting (for an event sync the event's,
+ * which only gives the context); sync_id the cudaEventSyncId of the event's
+ * latest record (0: never recorded). */
+uint64_t sim_next_event_sync_id(void);
+void sim_cupti_event_record(uint32_t correlation, const struct sim_stream *s, uint32_t event_id, uint64_t sync_id);
+void sim_cupti_sync(CUpti_ActivitySynchronizationType type, uint32_t correlation, const struct sim_stream *s,
+                    uint32_t event_id, uint64_t sync_id, uint64_t start, uint64_t end);
 
 #endif

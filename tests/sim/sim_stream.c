@@ -355,7 +355,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream)
     struct sim_stream *s = sim_resolve_stream(stream);
     uint64_t start = sim_cupti_ts();
     sim_wait_ticket(s, enqueue_marker(s));
-    sim_cupti_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, api.correlation, s, 0,
+    sim_cupti_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, api.correlation, s, 0, 0,
                    start, sim_cupti_ts());
     sim_api_end(&api, cudaSuccess);
     return cudaSuccess;
@@ -391,9 +391,10 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
         if (event->ev.stream)
             add_dep(op, event->ev.stream, event->ev.ticket);
         enqueue_locked(s, op);
+        uint64_t sync_id = event->ev.sync_id; /* the record it waits for */
         pthread_mutex_unlock(&sim_lock);
         sim_cupti_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, api.correlation, s,
-                       event->ev.id, start, sim_cupti_ts());
+                       event->ev.id, sync_id, start, sim_cupti_ts());
     }
     sim_api_end(&api, rc);
     return rc;
@@ -405,7 +406,7 @@ cudaError_t cudaDeviceSynchronize(void)
     sim_api_begin(&api, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020);
     uint64_t start = sim_cupti_ts();
     sim_device_drain(sim_current_device());
-    sim_cupti_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, api.correlation, NULL, 0,
+    sim_cupti_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, api.correlation, NULL, 0, 0,
                    start, sim_cupti_ts());
     sim_api_end(&api, cudaSuccess);
     return cudaSuccess;
@@ -464,7 +465,10 @@ static cudaError_t event_record(cudaEvent_t event, cudaStream_t stream, CUpti_Ca
         ev->refs++;
         ev->stream = s;
         ev->ticket = enqueue_locked(s, op);
+        uint64_t sync_id = ev->sync_id = sim_next_event_sync_id();
+        uint32_t id = ev->id;
         pthread_mutex_unlock(&sim_lock);
+        sim_cupti_event_record(api.correlation, s, id, sync_id);
     }
     sim_api_end(&api, rc);
     return rc;
@@ -514,11 +518,12 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event)
         uint64_t start = sim_cupti_ts();
         pthread_mutex_lock(&sim_lock);
         struct sim_stream *s = event->ev.stream;
+        uint64_t sync_id = event->ev.sync_id; /* the record it waits for */
         while (!event_done_locked(&event->ev))
             pthread_cond_wait(&sim_cond, &sim_lock);
         pthread_mutex_unlock(&sim_lock);
         sim_cupti_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, api.correlation, s,
-                       event->ev.id, start, sim_cupti_ts());
+                       event->ev.id, sync_id, start, sim_cupti_ts());
     }
     sim_api_end(&api, rc);
     return rc;

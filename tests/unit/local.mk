@@ -103,3 +103,11 @@ tests_unit_test_attribution_SOURCES = tests/unit/test_attribution.c viewer/analy
   viewer/analyse/attribution.c viewer/model/idmap.h viewer/model/idmap.c
 tests_unit_test_attribution_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_attribution_LDADD = $(CRITERION_LIBS)
+# the simulator's CUDA_EVENT and SYNCHRONIZATION records, field by field
+check_PROGRAMS += tests/unit/test_sim_cupti_events
+TESTS += tests/unit/test_sim_cupti_events
+tests_unit_test_sim_cupti_events_SOURCES = tests/unit/test_sim_cupti_events.c $(SIM_TEST_UTIL)
+tests_unit_test_sim_cupti_events_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_sim_cupti_events_LDADD = $(SIM_LIBS) $(CRITERION_LIBS) -lm
+tests_unit_test_sim_cupti_events_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_unit_test_sim_cupti_events_DEPENDENCIES = tests/sim/libgpusim.la

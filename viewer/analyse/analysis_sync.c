@@ -297,8 +297,10 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         const struct call *c = &p->calls[i];
         enum api_role r = m->roles[c->api];
         /* the dependency graph, as the calls are walked in order (a call
-         * only CUPTI saw has no arguments: it adds nothing) */
-        int args = c->call_id != CUPTI_CALL_ID && c->event;
+         * only CUPTI saw has the stream and event its CUDA_EVENT or
+         * SYNCHRONIZATION record named, cupti_calls.c; without one it adds
+         * nothing) */
+        int args = c->event && c->stream != CUPTI_STREAM_UNKNOWN;
         if (r == ROLE_EVENT_RECORD && args)
             deps_record(d, c->event, c->stream, c->start);
         else if (r == ROLE_STREAM_WAIT && args)

@@ -11,16 +11,24 @@
  * unmatched); what the record lacks is taken from the records it
  * correlates with:
  *   - the stream: the call's own kernel, copy or memset, or for a sync the
- *     SYNCHRONIZATION record CUPTI made of it (the stream it waited for);
+ *     SYNCHRONIZATION record CUPTI made of it (the stream it waited for;
+ *     for a cudaStreamWaitEvent the waiting one), or for a cudaEventRecord
+ *     its CUDA_EVENT record (the stream the event was recorded on);
+ *   - the event of an event record, a stream wait or an event sync: CUPTI's
+ *     id of it, from the same records;
  *   - a copy's bytes, direction and host memory kind: its memcpy record;
- * and stays unknown otherwise (no handles, no call site).  A stream known
- * only by CUPTI's id is written into the call's handle as
- * CUPTI_STREAM_HANDLE(id), which pass_stream reads back (timeline.c).
+ * and stays unknown otherwise (no call site).  A stream known only by
+ * CUPTI's id is written into the call's handle as CUPTI_STREAM_HANDLE(id),
+ * which pass_stream reads back (timeline.c), an event as
+ * CUPTI_EVENT_HANDLE(id); where a wrapped call (or one a CUPTI callback
+ * recorded, with its parameters) named the same stream or event by its
+ * handle, that handle instead: the dependency clocks (stream_deps.h) key
+ * streams and events by handle, and one stream under two keys would lose
+ * what a wait on it added.
  *
- * Wrapped syncs gain from the SYNCHRONIZATION records too: a stream handle
- * that no call with GPU work mapped (a stream that only ran kernels the
- * wrappers did not see launched) is mapped through the sync record of a
- * call on it.
+ * Wrapped calls gain from these records too: a stream handle that no call
+ * with GPU work mapped (a stream that only ran kernels the wrappers did not
+ * see launched) is mapped through the sync or event record of a call on it.
  */
 #define _GNU_SOURCE
 #include "viewer/read/cupti_calls.h"
@@ -126,13 +134,55 @@ static uint8_t mem_kind_of(uint8_t k)
     return k >= 1 && k <= 3 ? k : k == 5 ? 4 : 0;
 }
 
-void cupti_calls_fix(struct proc *p, const struct cupti_sync *syncs, size_t nsyncs)
+/* A handle a program holds (or 0, the legacy stream): neither CUPTI's id
+ * nor the tracer's "unknown". */
+static int real_handle(int64_t h)
 {
-    struct idmap op_of = { 0 }, sync_of = { 0 };
+    return ((uint64_t)h >> 56) != 0x7e;
+}
+
+/* A CUPTI stream id -> the wrapped handle mapped to it (pass_map_stream,
+ * over the windows so far): one not of the legacy stream (0, 1) where
+ * there are several, since a per-thread stream's calls name it 0 too. */
+static void real_streams(const struct proc_pass *ps, struct idmap *out)
+{
+    for (size_t i = 0; i < ps->nstreams; i++) {
+        const struct handle_stream *h = &ps->streams[i];
+        int64_t had;
+        if (!real_handle(h->handle) || h->stream < 0)
+            continue;
+        int legacy = h->handle == 0 || h->handle == 1;
+        if (!idmap_get(out, (uint64_t)h->stream + 1, &had) || (!legacy && (had == 0 || had == 1)))
+            idmap_put(out, (uint64_t)h->stream + 1, h->handle, 0);
+    }
+}
+
+void cupti_calls_fix(struct proc *p, const struct cupti_sync *recs, size_t nrecs)
+{
+    struct proc_pass *ps = p->pass;
+    struct idmap op_of = { 0 }, rec_of = { 0 }, real = { 0 };
     for (size_t i = 0; i < p->nops; i++)
         idmap_put(&op_of, p->ops[i].corr, (int64_t)i, 1);
-    for (size_t i = 0; i < nsyncs; i++)
-        idmap_put(&sync_of, syncs[i].corr, syncs[i].stream, 1);
+    for (size_t i = 0; i < nrecs; i++)
+        idmap_put(&rec_of, recs[i].corr, (int64_t)i, 1);
+    /* what the handles of the calls a wrapper or a callback recorded are in
+     * CUPTI's ids: a stream by its call's GPU work (as the timeline maps
+     * it) or its sync or event record, an event by its record */
+    for (size_t i = 0; i < p->ncalls; i++) {
+        struct call *c = &p->calls[i];
+        int64_t v;
+        if (!c->corr)
+            continue;
+        if (real_handle(c->stream) && pass_stream(ps, c->stream) < 0) {
+            if (idmap_get(&op_of, c->corr, &v))
+                pass_map_stream(ps, c->stream, p->ops[v].stream);
+            else if (c->stream && idmap_get(&rec_of, c->corr, &v) && recs[v].stream >= 0)
+                pass_map_stream(ps, c->stream, recs[v].stream);
+        }
+        if (c->event && real_handle(c->event) && idmap_get(&rec_of, c->corr, &v) && recs[v].event >= 0)
+            deps_learn_event(&ps->deps, recs[v].event, c->event);
+    }
+    real_streams(ps, &real);
     for (size_t i = 0; i < p->ncalls; i++) {
         struct call *c = &p->calls[i];
         int64_t v;
@@ -146,16 +196,26 @@ void cupti_calls_fix(struct proc *p, const struct cupti_sync *syncs, size_t nsyn
             c->copy_kind = copy_kind_of(g->copy_kind);
             c->mem_kind = mem_kind_of(c->copy_kind == 1 ? g->src_kind : c->copy_kind == 2 ? g->dst_kind : 0);
         }
+        const struct cupti_sync *r = idmap_get(&rec_of, c->corr, &v) ? &recs[v] : NULL;
         if (c->stream == CUPTI_STREAM_UNKNOWN) {
-            if (idmap_get(&op_of, c->corr, &v)) {
+            if (idmap_get(&op_of, c->corr, &v))
                 c->stream = CUPTI_STREAM_HANDLE(p->ops[v].stream);
-            } else if (idmap_get(&sync_of, c->corr, &v) && v >= 0) {
-                c->stream = CUPTI_STREAM_HANDLE(v);
-            } /* else unknown it stays (never the legacy stream's 0): a sync on it is counted, not analysed */
-        } else if (c->stream && pass_stream(p->pass, c->stream) < 0 && idmap_get(&sync_of, c->corr, &v) && v >= 0) {
-            pass_map_stream(p->pass, c->stream, (int)v);
+            else if (r && r->stream >= 0) /* the stream a sync waited for, or an event was recorded on */
+                c->stream = CUPTI_STREAM_HANDLE(r->stream);
+            /* else unknown it stays (never the legacy stream's 0): a sync on it is counted, not analysed */
         }
+        /* the event an event record, a stream wait or an event sync only
+         * CUPTI (or its callback) saw names: the wrapped calls' handle of
+         * it where one named it, else CUPTI's id */
+        if (!c->event && r && r->event >= 0) {
+            int64_t h = deps_event_handle(&ps->deps, r->event);
+            c->event = h ? h : CUPTI_EVENT_HANDLE(r->event);
+        }
+        int id = CUPTI_STREAM_ID(c->stream);
+        if (id >= 0 && idmap_get(&real, (uint64_t)id + 1, &v))
+            c->stream = v; /* one stream, one key in the dependency clocks */
     }
     idmap_free(&op_of);
-    idmap_free(&sync_of);
+    idmap_free(&rec_of);
+    idmap_free(&real);
 }

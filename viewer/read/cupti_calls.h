@@ -30,8 +30,16 @@ struct cupti_rec {
     uint32_t corr, cbid, result;
     uint8_t domain, claimed;
 };
-/* A SYNCHRONIZATION record: the stream a sync call waited for (-1: none). */
-struct cupti_sync { uint32_t corr; int stream; };
+/* An event known by CUPTI's id only, in a call's event field (bit 41: not
+ * a stream's). */
+#define CUPTI_EVENT_HANDLE(id) (CUPTI_STREAM_TAG | ((int64_t)1 << 41) | (int64_t)(uint32_t)(id))
+
+/* A SYNCHRONIZATION record (type 1-4, CUpti_ActivitySynchronizationType)
+ * or a CUDA_EVENT record (type 0) of the call of correlation corr: the
+ * stream it names (-1: none; a sync's is the stream it waited for or, for
+ * a stream wait, the waiting one; an event record's the stream recorded
+ * on) and CUPTI's id of the event (-1: none). */
+struct cupti_sync { uint32_t corr; int stream, event; uint8_t type; };
 
 /* The api id of a record's (domain, cbid), -1 if the report does not read it. */
 int cupti_call_api(struct model *m, int domain, uint32_t cbid);
@@ -39,9 +47,12 @@ int cupti_call_api(struct model *m, int domain, uint32_t cbid);
 int cupti_api_has_records(struct model *m, int api);
 /* Appends a call for each unclaimed record of an API the report reads. */
 void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r, size_t n);
-/* Once the process's GPU operations are read: the streams, and copies'
- * kinds and sizes, of the calls made above; and stream handles of wrapped
- * syncs mapped through their SYNCHRONIZATION records. */
+/* Once the process's GPU operations are read: the streams, events, and
+ * copies' kinds and sizes, of the calls made above (and of calls CUPTI's
+ * callbacks recorded); stream handles of wrapped calls mapped through
+ * their records, and a stream or event that a wrapped call named by its
+ * handle given that handle in the calls only CUPTI saw, so that the
+ * dependency clocks (stream_deps.h) know it as one. */
 void cupti_calls_fix(struct proc *p, const struct cupti_sync *syncs, size_t nsyncs);
 
 _Static_assert(CUPTI_STREAM_UNKNOWN == (CUPTI_STREAM_TAG | ((int64_t)1 << 40)), "decoded as no stream id");

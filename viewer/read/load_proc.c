@@ -58,7 +58,8 @@ struct loading {
     struct model *m;
     struct proc *p;
     struct capi_list capis;
-    struct sync_list syncs;   /* SYNCHRONIZATION records: which stream each sync waited for */
+    struct sync_list syncs;   /* SYNCHRONIZATION and CUDA_EVENT records: streams and events of calls */
+    const struct enq_table *enq; /* the window's API records by correlation, once read (event records' window) */
     struct ext_list exts;
     const struct proc_rows *from; /* where the rows are read from */
     int shadow;
@@ -145,23 +146,32 @@ static void add_op(struct loading *l, struct gop g)
     p->ops[p->nops++] = g;
 }
 
-/* A SYNCHRONIZATION record (gpu_op kind 4): kept only for the stream it
- * names, by correlation (cupti_calls.c). */
-static void add_sync(struct loading *l, int64_t start, uint32_t corr, int stream)
+struct enq_table;
+static int64_t enq_of(const struct enq_table *e, uint32_t c);
+
+/* A SYNCHRONIZATION record (gpu_op kind 4) or a CUDA_EVENT record (kind
+ * 5): kept only for the stream and event it names, by correlation
+ * (cupti_calls.c).  An event record has no time: it is the window's when
+ * its call's API record is. */
+static void add_sync(struct loading *l, int kind, int64_t start, uint32_t corr, int stream, int event, int type)
 {
     model_span(&start, &start);
-    if (l->scan || !corr || start < l->lo || start >= l->hi)
+    if (l->scan || !corr)
+        return;
+    if (kind == 5 ? !l->enq || enq_of(l->enq, corr) < 0 : start < l->lo || start >= l->hi)
         return;
     GROW(l->syncs.v, l->syncs.n, l->syncs.cap);
-    l->syncs.v[l->syncs.n++] = (struct cupti_sync){ corr, stream };
+    l->syncs.v[l->syncs.n++] = (struct cupti_sync){ corr, stream, event, (uint8_t)(kind == 5 ? 0 : type) };
 }
 
 static void op_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
     tick(l);
-    if (sqlite3_column_int(s, 1) == 4) {
-        add_sync(l, sqlite3_column_int64(s, 5), (uint32_t)sqlite3_column_int64(s, 11), sqlite3_column_int(s, 3));
+    int kind = sqlite3_column_int(s, 1);
+    if (kind == 4 || kind == 5) {
+        add_sync(l, kind, sqlite3_column_int64(s, 5), (uint32_t)sqlite3_column_int64(s, 11), sqlite3_column_int(s, 3),
+                 sqlite3_column_int(s, 13), sqlite3_column_int(s, 12));
         return;
     }
     add_op(l, (struct gop){ .kind = (uint8_t)sqlite3_column_int(s, 1), .device = (int16_t)sqlite3_column_int(s, 2),
@@ -182,8 +192,8 @@ static void gpu_block_row(sqlite3_stmt *s, void *ctx)
     for (int i = 0; i < n; i++) {
         tick(l);
         struct gt_gpu_packed r = gt_gpu_block_row(data, i);
-        if (r.kind == 4)
-            add_sync(l, r.start_ns, r.correlation, (int)r.stream_id);
+        if (r.kind == 4 || r.kind == 5)
+            add_sync(l, r.kind, r.start_ns, r.correlation, (int)r.stream_id, r.event_id, r.sync_type);
         if (r.kind < 1 || r.kind > 3)
             continue; /* as the rows are read: kernels, copies and memsets */
         /* each value as sqlite3_column_int takes the row's column */
@@ -257,7 +267,8 @@ static const struct { enum row_table t; const char *sql; void (*fn)(sqlite3_stmt
     { RT_EXT_CORR, "SELECT process_id, correlation, external_id FROM ext_corr WHERE rowid BETWEEN ?1 AND ?2", ext_row },
     /* GPU operations last: read once the CUPTI API records are matched and freed */
     { RT_GPU_OP, "SELECT process_id, kind, device, stream_id, name_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
-                 " dst_kind, correlation FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND kind IN (1, 2, 3, 4)", op_row },
+                 " dst_kind, correlation, sync_type, event_id FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND kind IN (1, 2, 3, 4, 5)",
+      op_row },
     { RT_GPU_BLOCK, "SELECT process_id, format, n, data FROM gpu_op_block WHERE rowid BETWEEN ?1 AND ?2",
       gpu_block_row },
 };
@@ -359,7 +370,7 @@ static void join_shadow(struct loading *l, struct loading *sh)
 static void read_table(struct model *m, struct proc *p, size_t k, struct loading *l)
 {
     struct proc shadow_proc = { 0 };
-    struct loading shadow = { .m = m, .p = &shadow_proc, .shadow = 1, .lo = l->lo, .hi = l->hi };
+    struct loading shadow = { .m = m, .p = &shadow_proc, .shadow = 1, .lo = l->lo, .hi = l->hi, .enq = l->enq };
     int rc, rc2;
     int split = rowruns_each_split(m->dbs[p->db], m->dbs2 ? m->dbs2[p->db] : NULL, readers[k].t, readers[k].sql,
                                    &l->from->t[readers[k].t], p->id, readers[k].fn, l, &shadow, &rc, &rc2);
@@ -629,6 +640,7 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     model_load_exts(m, pi); /* read once, when first needed: not beside the calls */
     if (t[RT_GPU_OP].count >= 0 && t[RT_GPU_BLOCK].count >= 0)
         p->ops = presized(t[RT_GPU_OP].count + t[RT_GPU_BLOCK].count, sizeof *p->ops, &p->ops_cap);
+    l.enq = &enq;
     for (size_t k = nreaders - GPU_READERS; k < nreaders; k++)
         read_table(m, p, k, &l);
     /* what each operation needs of the tables above, before they are freed
