@@ -114,11 +114,12 @@ static int take(const struct gt_record *r, const struct gt_record *nccl, uint32_
     return 0;
 }
 
-size_t gt_stage_pull(int *cut)
+size_t gt_stage_pull(int *cut, int partial)
 {
     pthread_mutex_lock(&drain_mu);
     size_t n = gt_tbuf_drain_some(take, NULL, cut);
-    publish();
+    if (partial)
+        publish();
     pthread_mutex_unlock(&drain_mu);
     return n;
 }
@@ -179,7 +180,7 @@ static void *drain_main(void *arg)
     struct timespec tick = { 0, GT_STAGE_TICK_MS * 1000 * 1000 };
     while (!atomic_load(&stop_req)) {
         int cut;
-        gt_stage_pull(&cut);
+        gt_stage_pull(&cut, 0);
         nanosleep(&tick, NULL);
     }
     atomic_store(&running, 0);

@@ -36,8 +36,13 @@ int gt_stage_start(char *err, size_t errlen);
  * loop; 0 once it has (after it, only the caller drains). */
 int gt_stage_stop(int timeout_ms);
 /* Moves what the rings hold into the queue, as far as it has room;
- * returns the number of slots taken, and *cut when the queue was full. */
-size_t gt_stage_pull(int *cut);
+ * returns the number of slots taken, and *cut when the queue was full.
+ * The chunk being filled goes to the writer when it is full, or, with
+ * partial, now: the writer's own pulls (it takes what it pulled at once);
+ * the drain thread's do not, for a chunk of its every 2 ms tick, a few
+ * hundred records at a modest rate, would fill the queue's bound with
+ * chunks mostly empty while the writer is held up. */
+size_t gt_stage_pull(int *cut, int partial);
 /* Writer side: the oldest queued chunk's records to fn (with their NCCL
  * records and thread, as gt_tbuf_drain gives them), then the chunk is let
  * go.  Returns the number of slots stored, 0 when the queue is empty. */

@@ -67,9 +67,11 @@ static void commit_if_big(void)
 /* Up to quota of the threads' queued records, within what the pass took
  * on (*todo), and the blocks they filled. */
 #define HOST_SLICE 16384 /* a few ms of work: CUPTI's queue is looked at this often */
-static void store_host(uint64_t quota, uint64_t *todo)
+static size_t store_host(uint64_t quota, uint64_t *todo)
 {
+    size_t stored = 0;
     for (size_t got; quota && *todo && (got = gt_stage_store_one(gt_wr_on_record, NULL)) != 0;) {
+        stored += got;
         *todo -= got < *todo ? got : *todo;
         quota -= got < quota ? got : quota;
         gt_w.stored_bytes += got * sizeof(struct gt_record);
@@ -78,6 +80,7 @@ static void store_host(uint64_t quota, uint64_t *todo)
     gt_w.stored_bytes += gt_plug_store(&gt_w.db) * sizeof(struct gt_plug_rec); /* NCCL's, as its plugin */
     gt_wr_flush_blocks();
     commit_if_big();
+    return stored;
 }
 
 /* The threads' records (what the drain thread queued, and what it has not
@@ -90,13 +93,15 @@ static void drain_all(void)
 {
     int cut, rounds = 0;
     do {
-        gt_stage_pull(&cut);
+        gt_stage_pull(&cut, 1);
         uint64_t todo = gt_stage_backlog();
         for (;;) {
-            store_host(HOST_SLICE, &todo);
+            /* todo may count records the drain thread is filling a chunk
+             * with: those come in the next pass */
+            size_t host = store_host(HOST_SLICE, &todo);
             size_t got = gt_cupti_drain_one(&gt_w.db, gt_w.bulk, gt_w.bulk_after);
             gt_w.stored_bytes += got * sizeof(struct gt_capi_packed);
-            if (!got && !todo)
+            if (!got && (!todo || !host))
                 break;
         }
     } while (cut && ++rounds < 64);

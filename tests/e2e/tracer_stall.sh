@@ -5,11 +5,11 @@
 # writer stores once it goes on.  The hold-up: another process takes the
 # database's write lock (as a process of a --one-file run does), so every
 # write of the writer waits for it, as it would for a long commit or
-# checkpoint.  The rings are kept small (1 MiB: 16,384 records, 0.16 s at
+# checkpoint.  The rings are kept small (2 MiB: 32,768 records, 0.33 s at
 # the rate offered), far less than the 150,000 records made meanwhile.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
-export GPUTRACE_ONE_FILE=1 GPUTRACE_CUPTI=0 GPUTRACE_QUIET=1 GPUTRACE_BUFFER_MB=1
+export GPUTRACE_ONE_FILE=1 GPUTRACE_CUPTI=0 GPUTRACE_QUIET=1 GPUTRACE_BUFFER_MB=2
 lib="$b/.libs/libgputrace.so"
 db="$tmp/s.db"
 GPUTRACE_OUTPUT="$db" LD_PRELOAD="$lib" "$b/tests/apps/paced_calls" 100000 3 > "$tmp/out" &
