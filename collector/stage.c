@@ -16,6 +16,7 @@
 #define CHUNK_RECS 1023
 #define STAGE_TID 0x7f
 #define MAX_CHUNKS (GT_STAGE_MAX_BYTES / sizeof(struct chunk))
+#define IDLE_MS 16
 #define POOL_KEEP 16 /* chunks kept mapped for reuse; past these a stored one is unmapped */
 
 struct chunk {
@@ -177,10 +178,14 @@ uint64_t gt_stage_peak(void)
 static void *drain_main(void *arg)
 {
     (void)arg;
-    struct timespec tick = { 0, GT_STAGE_TICK_MS * 1000 * 1000 };
+    /* every GT_STAGE_TICK_MS while records come; an idle process's drain
+     * thread backs off to IDLE_MS, so that it costs next to nothing (a ring
+     * grows meanwhile if a burst starts: nothing is dropped for that) */
+    long ms = GT_STAGE_TICK_MS;
     while (!atomic_load(&stop_req)) {
         int cut;
-        gt_stage_pull(&cut, 0);
+        ms = gt_stage_pull(&cut, 0) ? GT_STAGE_TICK_MS : ms * 2 > IDLE_MS ? IDLE_MS : ms * 2;
+        struct timespec tick = { 0, ms * 1000 * 1000 };
         nanosleep(&tick, NULL);
     }
     atomic_store(&running, 0);

@@ -5,7 +5,8 @@
  * checkpoint after it (tens of ms on a loaded machine, 150 ms seen), and a
  * ring that is not drained meanwhile fills and drops records.  So the rings
  * are drained by a thread of their own that never touches the database: it
- * copies their records, every GT_STAGE_TICK_MS, into chunks of memory
+ * copies their records, every GT_STAGE_TICK_MS (backing off to 16 ms while
+ * nothing comes), into chunks of memory
  * queued for the writer, which stores them at its own pace.  A commit then
  * holds up only the queue, which is shared by every thread of the process
  * and bounded (GT_STAGE_MAX_BYTES); a ring fills only when the queue is full.

@@ -181,9 +181,12 @@ static void cupti_flush(void)
  * closed.  After a write failed (tracing is off), only the close. */
 static void final_pass(void)
 {
-    /* from here on only this thread drains the rings (bounded: the drain
-     * thread waits on nothing but a short lock of ours) */
-    gt_stage_stop(200);
+    /* from here on only this thread drains the rings.  The wait is short
+     * (a signal handler's exit waits for this pass): what the drain thread
+     * still takes goes into the chunk this thread's own pulls hand over,
+     * so nothing depends on its having stopped; only a failed exec's fresh
+     * start reuses the queue once it has (gt_stage_forget). */
+    gt_stage_stop(20);
     if (atomic_load(&gt_w.released))
         return; /* tracing turned off before: nothing of ours is left */
     int ours = gt_fd_intact() && gt_fd_enter(); /* the program may have taken our descriptors */
