@@ -42,7 +42,6 @@ int gt_writer_is_self(void)
     return gt_w_is_writer;
 }
 
-/* Room for one more element in a writer-side array (writer thread only). */
 static uint64_t now_ms(void)
 {
     return gt_mono_ns() / 1000000;
@@ -51,8 +50,9 @@ static uint64_t now_ms(void)
 /* Commits the open transaction early once about this much was stored in
  * it: the checkpoint that follows a commit copies all of it into the
  * database.  200 ms at a million calls a second with CUPTI's API records
- * (~20 MiB) took a commit 30 ms, long enough for a thread's ring to fill
- * (1-2% of the calls dropped, bench/run.sh); 4 MiB take ~6 ms. */
+ * (~20 MiB) took a commit 30 ms; 4 MiB take ~6 ms.  The rings no longer
+ * wait for a commit (stage.h), but CUPTI's buffers and a flush asked for
+ * from a signal handler still do. */
 #define COMMIT_BYTES (4u << 20)
 
 static void commit_if_big(void)

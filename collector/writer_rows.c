@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
+/* Room for one more element in a writer-side array (writer thread only). */
 static int room_for(void **arr, int *cap, int n, size_t elem, int limit)
 {
     if (n < *cap)
