@@ -38,6 +38,7 @@ EXTRA_DIST += \
   tests/e2e/report_read_sync.sh \
   tests/e2e/crossrank.sh \
   tests/e2e/crossrank.py \
+  tests/e2e/hold_lock.py \
   tests/e2e/nccl_plugin.sh \
   tests/e2e/workloads.sh \
   tests/e2e/tracer.sh \

@@ -15,23 +15,7 @@ db="$tmp/s.db"
 GPUTRACE_OUTPUT="$db" LD_PRELOAD="$lib" "$b/tests/apps/paced_calls" 100000 3 > "$tmp/out" &
 app=$!
 # once the process row is there, hold the write lock for 1.5 s
-python3 - "$db" > "$tmp/held" <<'PY'
-import sqlite3, sys, time, os
-db = sys.argv[1]
-for _ in range(1000):
-    try:
-        if os.path.exists(db) and sqlite3.connect(db).execute("select count(*) from process").fetchone()[0]:
-            break
-    except sqlite3.Error:
-        pass
-    time.sleep(0.01)
-c = sqlite3.connect(db, timeout=20, isolation_level=None)
-c.execute("begin immediate")
-t = time.monotonic()
-time.sleep(1.5)
-c.execute("commit")
-print("held %.1f" % (time.monotonic() - t))
-PY
+python3 "${top_srcdir:-.}/tests/e2e/hold_lock.py" "$db" 1.5 > "$tmp/held"
 wait $app
 expect "the program ran to its end" "$?" 0
 expect "the lock was held for 1.5 s while the program made calls" "$(cut -c1-8 "$tmp/held")" "held 1.5"
