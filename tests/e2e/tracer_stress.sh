@@ -70,8 +70,10 @@ expect "full disk: what was committed stays readable" "$(q "$tmp/full.db" "selec
 # writer is held up by another process's lock meanwhile, as in a
 # --one-file run); the records that do not fit are counted as dropped (each
 # goes to a thread-local scratch record instead of the ring) and the
-# program runs on
-GPUTRACE_ONE_FILE=1 GPUTRACE_BUFFER_MB=1 GPUTRACE_OUTPUT="$tmp/r.db" LD_PRELOAD="$lib" "$app" 4 300000 > "$tmp/out" 2> "$tmp/err" &
+# program runs on.  In blocks: at the end the writer stores what the queue
+# holds, and as rows that took longer than the exit waits under the
+# sanitizers (10 s)
+GPUTRACE_BULK_AFTER=0 GPUTRACE_ONE_FILE=1 GPUTRACE_BUFFER_MB=1 GPUTRACE_OUTPUT="$tmp/r.db" LD_PRELOAD="$lib" "$app" 4 300000 > "$tmp/out" 2> "$tmp/err" &
 pid=$!
 python3 "${top_srcdir:-.}/tests/e2e/hold_lock.py" "$tmp/r.db" 3 > /dev/null
 wait $pid
