@@ -225,7 +225,11 @@ void *gt_wr_main(void *arg)
     while (!atomic_load(&gt_w.stop) && !gt_w.db.failed) {
         /* poll only looks: a number the program took is never read here */
         struct pollfd p = { .fd = gt_w.req_pipe[0], .events = POLLIN };
-        int flush_req = poll(&p, 1, TICK_MS) > 0;
+        /* behind (more queued than a pass of rows takes), no pause: on a
+         * loaded machine the tick's sleep was time the writer did not get
+         * back, while the queue grew */
+        int behind = gt_stage_backlog() > (uint64_t)(gt_w.bulk_after > HOST_SLICE ? gt_w.bulk_after : HOST_SLICE);
+        int flush_req = poll(&p, 1, behind ? 0 : TICK_MS) > 0;
         /* our descriptors, still ours, for this pass (fdguard.h) */
         if (!gt_fd_intact() || !gt_fd_enter())
             break;
