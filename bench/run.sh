@@ -10,7 +10,8 @@
 #     bench/sink_rate.c instead; see there);
 #  2. records per second the writer sustains into SQLite, and drops, with
 #     calls flat out and offered at 1 M/s (the target), the same with CUPTI
-#     on (a second record per call), kernel launches with CUPTI on (three
+#     on (a second record per call; and taken WRITER_RUNS times, default 20:
+#     in how many runs anything was dropped), kernel launches with CUPTI on (three
 #     records each) at 300 K/s, and NVTX ranges offered at 1 M/s;
 #  3. the tracer's memory (peak RSS traced minus untraced), calls flat out
 #     with CUPTI off, and kernel launches flat out with CUPTI on;
@@ -105,6 +106,27 @@ echo "   ... offered at 1 M calls/s for 2 s with CUPTI on (the default: each cal
 out=$(env GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/g.db" LD_PRELOAD="$lib" "$tmp/sink_rate" 1000000)
 echo "$out"
 echo "stored $(sqlite3 "$tmp/g.db" "select (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block)") calls and $(sqlite3 "$tmp/g.db" "select (select count(*) from cupti_api) + (select coalesce(sum(n), 0) from cupti_api_block)") CUPTI API records, $(sqlite3 "$tmp/g.db" "select dropped_host || ' calls and ' || dropped_cupti || ' CUPTI records' from process") dropped"
+# the target, as a count: WRITER_RUNS runs (default 20) of the same, each
+# its own process; a run that dropped anything counts, whatever the amount
+WRITER_RUNS=${WRITER_RUNS:-20}
+echo "   ... the same, $WRITER_RUNS runs (load before: $(cut -d' ' -f1-3 /proc/loadavg)):"
+nd=0 worst=0 worst_n=0 rates=()
+for i in $(seq "$WRITER_RUNS"); do
+  out=$(env GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/w$i.db" LD_PRELOAD="$lib" "$tmp/sink_rate" 1000000)
+  made=$(echo "$out" | sed -n 's/^records \([0-9]*\) in \([0-9.]*\) s.*/\1 \2/p')
+  read -r stored lost < <(sqlite3 -separator ' ' "$tmp/w$i.db" "select (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block)
+    + (select count(*) from cupti_api) + (select coalesce(sum(n), 0) from cupti_api_block), dropped_host + dropped_cupti from process")
+  rates+=("$(echo "$stored $made" | awk '{printf "%.0f", $1 / $3}')")
+  if [ "$lost" -gt 0 ]; then
+    nd=$((nd + 1))
+    pct=$(echo "$lost $made" | awk '{printf "%.2f", 100 * $1 / (2 * $2)}')
+    if [ "$lost" -gt "$worst_n" ]; then worst=$pct worst_n=$lost; fi
+  fi
+  rm -f "$tmp/w$i.db"*
+done
+echo "dropped in $nd of $WRITER_RUNS runs; worst run lost $worst_n records ($worst% of its calls and API records);" \
+  "median $(printf '%s\n' "${rates[@]}" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}') records/s stored" \
+  "(load after: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "   ... kernel launches offered at 300 K/s for 2 s, CUPTI on (a call, an API record and a kernel record each):"
 out=$(env GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/h.db" LD_PRELOAD="$lib" "$tmp/sink_rate" 300000 launch)
 echo "$out"

@@ -203,32 +203,54 @@ void gt_tbuf_forget_all_after_fork(void)
     gt_thread.tbuf = NULL;
 }
 
-size_t gt_tbuf_drain(gt_tbuf_fn *fn, void *ctx)
+size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, void *ctx, int *cut)
 {
     size_t n = 0;
-    for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next) {
+    *cut = 0;
+    for (struct gt_tbuf *b = atomic_load(&all_rings); b && !*cut; b = b->next) {
         int dead = atomic_load(&b->state) == GT_TBUF_DEAD;
         uint64_t h = atomic_load_explicit(&b->head, memory_order_acquire);
         uint64_t t = atomic_load_explicit(&b->tail, memory_order_relaxed);
         /* read after head: the owner set tid before its first commit */
         uint32_t tid = t != h ? b->tid : 0;
-        n += h - t;
-        for (; t != h; t++) {
+        while (t != h) {
             struct gt_tbuf_seg *s = seg_of(b, t);
             const struct gt_record *r = &s->recs[t & s->mask], *nccl = NULL;
             /* an NCCL call and its second slot were committed together, in
              * one segment */
             if (r->type == GT_REC_CALL && (r->flags & GT_RF_NCCL) && t + 1 != h &&
                 s->recs[(t + 1) & s->mask].type == GT_REC_NCCL)
-                nccl = &s->recs[++t & s->mask];
-            fn(r, nccl, tid, ctx);
+                nccl = &s->recs[(t + 1) & s->mask];
+            if (fn(r, nccl, tid, ctx) != 0) { /* no room: the rest stays in the ring */
+                *cut = 1;
+                break;
+            }
+            t += nccl ? 2 : 1;
+            n += nccl ? 2 : 1;
         }
         seg_of(b, t); /* a segment left behind and drained goes now */
         atomic_store_explicit(&b->tail, t, memory_order_release);
-        if (dead) /* its thread exited before we read head: nothing more comes */
+        if (dead && t == h) /* its thread exited before we read head: nothing more comes */
             atomic_store(&b->state, GT_TBUF_FREE);
     }
     return n;
+}
+
+/* gt_tbuf_drain's callback, as one that never refuses. */
+struct all_ctx { gt_tbuf_fn *fn; void *ctx; };
+
+static int take_all(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
+{
+    struct all_ctx *a = ctx;
+    a->fn(r, nccl, tid, a->ctx);
+    return 0;
+}
+
+size_t gt_tbuf_drain(gt_tbuf_fn *fn, void *ctx)
+{
+    struct all_ctx a = { fn, ctx };
+    int cut;
+    return gt_tbuf_drain_some(take_all, &a, &cut);
 }
 
 void gt_tbuf_open_ranges(void (*fn)(uint32_t tid, const struct gt_nvtx_open *o, int depth, void *ctx), void *ctx)

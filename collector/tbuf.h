@@ -19,7 +19,8 @@
  * Invariants:
  *   1. Only the owning thread writes `head`, `seg` and the records in
  *      [tail, head + cap) of its segment.
- *   2. Only the writer thread writes `tail` and `rseg`.
+ *   2. Only the consumer writes `tail` and `rseg`: the drain thread or the
+ *      writer thread, one at a time (collector/stage.c serialises them).
  *   3. A segment holds the records [start, start + cap); head - max(tail,
  *      seg->start) <= cap at all times.
  *   4. A segment's `next` is set (release) before any record past its end
@@ -199,6 +200,12 @@ static inline int gt_tbuf_push(struct gt_tbuf *b, const struct gt_record *r)
  * thread, then releases them.  Returns the number of slots consumed. */
 typedef void gt_tbuf_fn(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx);
 size_t gt_tbuf_drain(gt_tbuf_fn *fn, void *ctx);
+/* The same with a callback that may refuse a record (non-zero: no room
+ * for it, and for its GT_REC_NCCL record, which is never split from it):
+ * the drain stops there, *cut is set, and the rest stays in its ring for
+ * the next drain.  One consumer at a time (callers serialise). */
+typedef int gt_tbuf_take_fn(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx);
+size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, void *ctx, int *cut);
 /* Writer side, at the end: fn for every NVTX range still open on a live
  * thread (depth: its nesting level). */
 void gt_tbuf_open_ranges(void (*fn)(uint32_t tid, const struct gt_nvtx_open *o, int depth, void *ctx), void *ctx);

@@ -1,10 +1,14 @@
 /* writer.h: the writer thread that moves records into the database.
  *
  * DESIGN
- *   One thread per traced process.  Every few milliseconds it drains the
- *   per-thread rings and the queued CUPTI buffers into rows, inside one open
- *   transaction that it commits every GPUTRACE_FLUSH_MS, so a process killed
- *   with SIGKILL keeps everything up to the last commit.  Calls that block
+ *   One thread per traced process, and a drain thread beside it
+ *   (stage.h).  The drain thread empties the per-thread rings every
+ *   GT_STAGE_TICK_MS into a bounded queue and never waits for the disk;
+ *   the writer stores that queue and the queued CUPTI buffers, in turns,
+ *   as rows, inside one open transaction that it commits every
+ *   GPUTRACE_FLUSH_MS (and sooner once it holds about 4 MiB), so a process
+ *   killed with SIGKILL keeps everything up to the last commit, and a
+ *   commit or a checkpoint, however long, fills no ring.  Calls that block
  *   for long leave a start mark; marks still open at a commit are stored in
  *   `inflight` and removed when the call ends.
  *   NVTX records become nvtx_range rows (a start/end range: a row at its

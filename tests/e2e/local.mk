@@ -18,6 +18,7 @@ TESTS += \
   tests/e2e/report_fuzz.sh \
   tests/e2e/report_hostile.sh \
   tests/e2e/tracer_signals.sh \
+  tests/e2e/tracer_stall.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
@@ -42,6 +43,7 @@ EXTRA_DIST += \
   tests/e2e/report_read_sync.sh \
   tests/e2e/crossrank.sh \
   tests/e2e/crossrank.py \
+  tests/e2e/hold_lock.py \
   tests/e2e/nccl_plugin.sh \
   tests/e2e/workloads.sh \
   tests/e2e/tracer.sh \
@@ -72,6 +74,7 @@ EXTRA_DIST += \
   tests/e2e/trace_rules.py \
   tests/e2e/install.sh \
   tests/e2e/tracer_signals.sh \
+  tests/e2e/tracer_stall.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \

@@ -65,10 +65,18 @@ expect "full disk: program unchanged" "$?:$(grep -c 'wrapped calls' "$tmp/out")"
 expect "full disk: one line says tracing stopped" "$(grep -c 'gputrace: writing .* failed' "$tmp/err")" 1
 expect "full disk: what was committed stays readable" "$(q "$tmp/full.db" "select count(*) > 0 from process")" 1
 
-# full rings: 4 threads calling flat out into 1 MiB rings overflow them;
-# the records that do not fit are counted as dropped (each goes to a
-# thread-local scratch record instead of the ring) and the program runs on
-GPUTRACE_BUFFER_MB=1 "$gt" record -o "$tmp/r.db" -- "$app" 4 50000 > "$tmp/out" 2> "$tmp/err"
+# full rings: 4 threads calling flat out into 1 MiB rings overflow them,
+# and the drain thread's queue behind them (32 MiB, 524,000 records: the
+# writer is held up by another process's lock meanwhile, as in a
+# --one-file run); the records that do not fit are counted as dropped (each
+# goes to a thread-local scratch record instead of the ring) and the
+# program runs on.  In blocks: at the end the writer stores what the queue
+# holds, and as rows that took longer than the exit waits under the
+# sanitizers (10 s)
+GPUTRACE_BULK_AFTER=0 GPUTRACE_ONE_FILE=1 GPUTRACE_BUFFER_MB=1 GPUTRACE_OUTPUT="$tmp/r.db" LD_PRELOAD="$lib" "$app" 4 300000 > "$tmp/out" 2> "$tmp/err" &
+pid=$!
+python3 "${top_srcdir:-.}/tests/e2e/hold_lock.py" "$tmp/r.db" 3 > /dev/null
+wait $pid
 expect "full rings: program unchanged" "$?:$(grep -c 'wrapped calls' "$tmp/out")" "0:1"
 want=$(sed -n 's/wrapped calls: //p' "$tmp/out")
 expect "full rings: drops counted, and every call is stored or counted" \

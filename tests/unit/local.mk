@@ -62,6 +62,14 @@ tests_unit_test_tbuf_SOURCES = tests/unit/test_tbuf.c collector/tbuf.h collector
 tests_unit_test_tbuf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_tbuf_LDADD = $(CRITERION_LIBS)
 
+# the queue between the rings and the writer
+check_PROGRAMS += tests/unit/test_stage
+TESTS += tests/unit/test_stage
+tests_unit_test_stage_SOURCES = tests/unit/test_stage.c collector/stage.h collector/stage.c collector/tbuf.h \
+  collector/tbuf.c collector/record.h
+tests_unit_test_stage_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_stage_LDADD = $(CRITERION_LIBS) -lpthread
+
 # what an output path names, and what record finds of an earlier run there
 check_PROGRAMS += tests/unit/test_outputs
 TESTS += tests/unit/test_outputs

@@ -181,3 +181,46 @@ Test(tbuf, an_nccl_pair_reserved_as_the_ring_grows_comes_out_whole)
     cr_assert_eq(p.has_nccl[0], 1);
     cr_assert_eq(p.nccl_seq[0], 9);
 }
+
+/* gt_tbuf_drain_some: a callback that refuses (no room in the drain
+ * thread's queue) stops the drain there; what it refused stays in the ring
+ * for the next drain, in order, and an NCCL call is refused with its slot. */
+struct limited {
+    struct seen s;
+    int room; /* records it takes before refusing */
+};
+
+static int take_limited(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
+{
+    struct limited *l = ctx;
+    if (l->room == 0)
+        return -1;
+    l->room--;
+    collect(r, nccl, tid, &l->s);
+    return 0;
+}
+
+Test(tbuf, a_refused_record_stays_in_the_ring_for_the_next_drain)
+{
+    struct gt_tbuf *b = fresh_ring();
+    for (uint32_t i = 1; i <= 3; i++)
+        cr_assert_eq(put_call(b, i), 0);
+    cr_assert_eq(put_nccl_call(b, 4, 77), 0);
+    cr_assert_eq(put_call(b, 5), 0);
+    struct limited l = { .room = 3 };
+    int cut = 0;
+    cr_assert_eq(gt_tbuf_drain_some(take_limited, &l, &cut), 3, "three slots taken");
+    cr_assert_eq(cut, 1, "the drain says it was cut short");
+    cr_assert_eq(gt_tbuf_backlog(), 3, "the NCCL call, its slot and the last call wait");
+    struct limited m = { .room = 10 };
+    cr_assert_eq(gt_tbuf_drain_some(take_limited, &m, &cut), 3);
+    cr_assert_eq(cut, 0);
+    cr_assert_eq(m.s.n, 2);
+    cr_assert_eq(m.s.seq[0], 4);
+    cr_assert_eq(m.s.has_nccl[0], 1, "the NCCL call comes with its slot");
+    cr_assert_eq(m.s.nccl_seq[0], 77);
+    cr_assert_eq(m.s.seq[1], 5);
+    /* the room the first drain freed is usable: the ring takes CAP more */
+    for (uint32_t i = 0; i < CAP; i++)
+        cr_assert_eq(put_call(b, 100 + i), 0);
+}

@@ -1,0 +1,255 @@
+/* stage.c: the drain thread and the staging queue (see stage.h). */
+#define _GNU_SOURCE
+#include "collector/stage.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+/* A chunk is 64 KiB: a header line and 1023 records.  A record of type
+ * STAGE_TID says whose ring the records after it came from (its call_seq),
+ * so that one chunk holds several threads' records and a thousand threads
+ * with a call each take a chunk, not a thousand. */
+#define CHUNK_RECS 1023
+#define STAGE_TID 0x7f
+#define MAX_CHUNKS (GT_STAGE_MAX_BYTES / sizeof(struct chunk))
+#define IDLE_MS 16
+#define POOL_KEEP 16 /* chunks kept mapped for reuse; past these a stored one is unmapped */
+
+struct chunk {
+    struct chunk *next;
+    uint32_t n;
+    _Alignas(64) struct gt_record recs[CHUNK_RECS];
+};
+_Static_assert(sizeof(struct chunk) == 65536, "a chunk is 64 KiB");
+
+/* drain_mu: whoever drains the rings (one consumer, tbuf.h) and the chunk
+ * being filled.  q_mu: the queue and the pool, held only to link and
+ * unlink.  Order: drain_mu, then q_mu. */
+static pthread_mutex_t drain_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t q_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct chunk *cur; /* being filled (drain_mu) */
+static uint32_t cur_tid;
+static struct chunk *q_head, *q_tail, *pool; /* q_mu */
+static int pool_n;
+static _Atomic size_t mapped;        /* chunks mapped, the pool's included */
+static _Atomic uint64_t staged, peak; /* records queued (or being filled) and not stored */
+static _Atomic int stop_req, running;
+
+static void unmap_chunk(struct chunk *c)
+{
+    munmap(c, sizeof *c);
+    atomic_fetch_sub(&mapped, 1);
+}
+
+/* A chunk from the pool, or a new one within the bound; NULL past it. */
+static struct chunk *get_chunk(void)
+{
+    pthread_mutex_lock(&q_mu);
+    struct chunk *c = pool;
+    if (c) {
+        pool = c->next;
+        pool_n--;
+    }
+    pthread_mutex_unlock(&q_mu);
+    if (!c) {
+        if (atomic_fetch_add(&mapped, 1) >= MAX_CHUNKS) {
+            atomic_fetch_sub(&mapped, 1);
+            return NULL;
+        }
+        int saved = errno;
+        /* populated: it is filled at once, and the faults are taken here */
+        c = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        errno = saved;
+        if (c == MAP_FAILED) {
+            atomic_fetch_sub(&mapped, 1);
+            return NULL;
+        }
+    }
+    c->next = NULL;
+    c->n = 0;
+    return c;
+}
+
+/* The chunk being filled goes to the writer (drain_mu held). */
+static void publish(void)
+{
+    if (!cur || cur->n == 0)
+        return;
+    pthread_mutex_lock(&q_mu);
+    if (q_tail)
+        q_tail->next = cur;
+    else
+        q_head = cur;
+    q_tail = cur;
+    pthread_mutex_unlock(&q_mu);
+    cur = NULL;
+}
+
+/* gt_tbuf_drain_some's callback: a copy of the record (and its NCCL one)
+ * into the chunk being filled; non-zero when the queue is full. */
+static int take(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
+{
+    (void)ctx;
+    unsigned need = (nccl ? 2 : 1) + 1; /* room for a STAGE_TID record too */
+    if (!cur || cur->n + need > CHUNK_RECS) {
+        publish();
+        if (!cur && !(cur = get_chunk()))
+            return -1;
+    }
+    if (cur->n == 0 || tid != cur_tid) {
+        struct gt_record *m = &cur->recs[cur->n++];
+        m->type = STAGE_TID;
+        m->call_seq = tid;
+        cur_tid = tid;
+    }
+    cur->recs[cur->n++] = *r;
+    if (nccl)
+        cur->recs[cur->n++] = *nccl;
+    uint64_t s = atomic_fetch_add_explicit(&staged, nccl ? 2 : 1, memory_order_relaxed) + (nccl ? 2 : 1);
+    if (s > atomic_load_explicit(&peak, memory_order_relaxed))
+        atomic_store_explicit(&peak, s, memory_order_relaxed);
+    return 0;
+}
+
+size_t gt_stage_pull(int *cut, int partial)
+{
+    pthread_mutex_lock(&drain_mu);
+    size_t n = gt_tbuf_drain_some(take, NULL, cut);
+    if (partial)
+        publish();
+    pthread_mutex_unlock(&drain_mu);
+    return n;
+}
+
+size_t gt_stage_store_one(gt_tbuf_fn *fn, void *ctx)
+{
+    pthread_mutex_lock(&q_mu);
+    struct chunk *c = q_head;
+    if (c) {
+        q_head = c->next;
+        if (!q_head)
+            q_tail = NULL;
+    }
+    pthread_mutex_unlock(&q_mu);
+    if (!c)
+        return 0;
+    size_t n = 0;
+    uint32_t tid = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const struct gt_record *r = &c->recs[i], *nccl = NULL;
+        if (r->type == STAGE_TID) {
+            tid = r->call_seq;
+            continue;
+        }
+        /* taken together (gt_tbuf_drain_some), so kept together in one chunk */
+        if (r->type == GT_REC_CALL && (r->flags & GT_RF_NCCL) && i + 1 < c->n && c->recs[i + 1].type == GT_REC_NCCL)
+            nccl = &c->recs[++i];
+        fn(r, nccl, tid, ctx);
+        n += nccl ? 2 : 1;
+    }
+    atomic_fetch_sub_explicit(&staged, n, memory_order_relaxed);
+    pthread_mutex_lock(&q_mu);
+    int keep = pool_n < POOL_KEEP;
+    if (keep) {
+        c->next = pool;
+        pool = c;
+        pool_n++;
+    }
+    pthread_mutex_unlock(&q_mu);
+    if (!keep)
+        unmap_chunk(c);
+    return n;
+}
+
+uint64_t gt_stage_backlog(void)
+{
+    return atomic_load_explicit(&staged, memory_order_relaxed);
+}
+
+uint64_t gt_stage_peak(void)
+{
+    return atomic_load_explicit(&peak, memory_order_relaxed);
+}
+
+static void *drain_main(void *arg)
+{
+    (void)arg;
+    /* every GT_STAGE_TICK_MS while records come; an idle process's drain
+     * thread backs off to IDLE_MS, so that it costs next to nothing (a ring
+     * grows meanwhile if a burst starts: nothing is dropped for that) */
+    long ms = GT_STAGE_TICK_MS;
+    while (!atomic_load(&stop_req)) {
+        int cut;
+        ms = gt_stage_pull(&cut, 0) ? GT_STAGE_TICK_MS : ms * 2 > IDLE_MS ? IDLE_MS : ms * 2;
+        struct timespec tick = { 0, ms * 1000 * 1000 };
+        nanosleep(&tick, NULL);
+    }
+    atomic_store(&running, 0);
+    return NULL;
+}
+
+int gt_stage_start(char *err, size_t errlen)
+{
+    atomic_store(&stop_req, 0);
+    atomic_store(&running, 1);
+    pthread_attr_t attr;
+    pthread_t t;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED); /* stopped by a flag, never joined */
+    int rc = pthread_create(&t, &attr, drain_main, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        atomic_store(&running, 0);
+        snprintf(err, errlen, "cannot start the drain thread: %s", strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+int gt_stage_stop(int timeout_ms)
+{
+    atomic_store(&stop_req, 1);
+    struct timespec pause = { 0, 1000 * 1000 };
+    for (int i = 0; i < timeout_ms && atomic_load(&running); i++)
+        nanosleep(&pause, NULL);
+    return atomic_load(&running) ? -1 : 0;
+}
+
+void gt_stage_fork_prepare(void)
+{
+    pthread_mutex_lock(&drain_mu);
+    pthread_mutex_lock(&q_mu);
+}
+
+void gt_stage_fork_parent(void)
+{
+    pthread_mutex_unlock(&q_mu);
+    pthread_mutex_unlock(&drain_mu);
+}
+
+void gt_stage_forget(int in_child)
+{
+    if (!in_child && atomic_load(&running))
+        return; /* a drain thread that did not stop still uses all of it: leave it be */
+    /* the chunks left: the parent's records (its writer stores them), or,
+     * after the final pass, none but the pool's */
+    struct chunk *lists[] = { q_head, pool, cur };
+    for (int i = 0; i < 3; i++)
+        for (struct chunk *c = lists[i], *next; c; c = next) {
+            next = i == 2 ? NULL : c->next;
+            munmap(c, sizeof *c);
+        }
+    q_head = q_tail = pool = cur = NULL;
+    pool_n = 0;
+    atomic_store(&mapped, 0);
+    atomic_store(&staged, 0);
+    atomic_store(&peak, 0);
+    atomic_store(&running, 0);
+    atomic_store(&stop_req, 0);
+    pthread_mutex_init(&drain_mu, NULL);
+    pthread_mutex_init(&q_mu, NULL);
+}

@@ -1,0 +1,127 @@
+/* test_stage.c: the queue between the rings and the writer
+ * (collector/stage.c): records come out in each ring's order with their
+ * thread, an NCCL call with its slot, and the drain thread's pulls fill a
+ * chunk before handing it over (a chunk per pull of a few records filled
+ * the queue's bound with chunks mostly empty while the writer was held
+ * up); the writer's own pull hands over what was taken. */
+#define _GNU_SOURCE
+#include "collector/stage.h"
+
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <unistd.h>
+
+struct seen {
+    int n;
+    uint32_t seq[4096], tid[4096];
+    int nccl[4096];
+};
+
+static void collect(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
+{
+    struct seen *s = ctx;
+    s->seq[s->n] = r->call_seq;
+    s->tid[s->n] = tid;
+    s->nccl[s->n] = nccl ? (int)nccl->nccl.seq : -1;
+    s->n++;
+}
+
+static void put_call(uint32_t seq, int with_nccl)
+{
+    struct gt_tbuf *b = gt_tbuf_mine();
+    cr_assert_not_null(b);
+    struct gt_record *r = gt_tbuf_reserve_n(b, with_nccl ? 2 : 1);
+    cr_assert_not_null(r);
+    gt_record_clear(r);
+    r->type = GT_REC_CALL;
+    r->call_seq = seq;
+    if (with_nccl) {
+        struct gt_record *x = gt_tbuf_slot(b, 1);
+        gt_record_clear(x);
+        r->flags = GT_RF_NCCL;
+        x->type = GT_REC_NCCL;
+        x->nccl.seq = seq + 1000;
+    }
+    gt_tbuf_commit_n(b, with_nccl ? 2 : 1);
+}
+
+static size_t store_all(struct seen *s)
+{
+    size_t n = 0;
+    for (size_t got; (got = gt_stage_store_one(collect, s)) != 0;)
+        n += got;
+    return n;
+}
+
+Test(stage, the_drain_threads_pulls_share_a_chunk_until_it_is_full)
+{
+    gt_tbuf_configure(1 << 20);
+    int cut;
+    uint32_t seq = 0;
+    for (int pull = 0; pull < 3; pull++) {
+        for (int i = 0; i < 100; i++)
+            put_call(++seq, 0);
+        cr_assert_eq(gt_stage_pull(&cut, 0), 100);
+        cr_assert_eq(cut, 0);
+    }
+    struct seen s = { 0 };
+    cr_assert_eq(gt_stage_store_one(collect, &s), 0, "a chunk not full stays with the drain thread");
+    cr_assert_eq(gt_stage_backlog(), 300, "but its records are counted as queued");
+    cr_assert_eq(gt_stage_pull(&cut, 1), 0, "the writer's pull: nothing new in the ring");
+    cr_assert_eq(gt_stage_store_one(collect, &s), 300, "one chunk holds the three pulls");
+    cr_assert_eq(gt_stage_backlog(), 0);
+    for (int i = 0; i < 300; i++)
+        cr_assert_eq(s.seq[i], (uint32_t)i + 1);
+    /* a full chunk goes over without the writer's pull */
+    for (int i = 0; i < 2000; i++)
+        put_call(++seq, 0);
+    cr_assert_eq(gt_stage_pull(&cut, 0), 2000);
+    struct seen f = { 0 };
+    cr_assert_gt(gt_stage_store_one(collect, &f), 900, "the first chunk, full, is the writer's");
+}
+
+static void *other_thread(void *arg)
+{
+    (void)arg;
+    put_call(1, 0);
+    put_call(2, 1);
+    put_call(3, 0);
+    return NULL;
+}
+
+Test(stage, records_keep_their_thread_their_order_and_their_nccl_slot)
+{
+    gt_tbuf_configure(1 << 20);
+    put_call(10, 0);
+    pthread_t t;
+    pthread_create(&t, NULL, other_thread, NULL);
+    pthread_join(t, NULL);
+    put_call(11, 1);
+    int cut;
+    cr_assert_eq(gt_stage_pull(&cut, 1), 7, "seven slots: five calls, two NCCL slots");
+    struct seen s = { 0 };
+    cr_assert_eq(store_all(&s), 7);
+    cr_assert_eq(s.n, 5, "the NCCL slots come with their calls");
+    uint32_t me = (uint32_t)gettid(), them = 0;
+    for (int i = 0; i < s.n; i++) {
+        if (s.tid[i] != me)
+            them = s.tid[i];
+    }
+    cr_assert_neq(them, 0);
+    /* per thread, in order */
+    uint32_t last_me = 0, last_them = 0;
+    for (int i = 0; i < s.n; i++) {
+        if (s.tid[i] == me) {
+            cr_assert_gt(s.seq[i], last_me);
+            last_me = s.seq[i];
+            cr_assert_eq(s.nccl[i], s.seq[i] == 11 ? 1011 : -1);
+        } else {
+            cr_assert_eq(s.tid[i], them);
+            cr_assert_gt(s.seq[i], last_them);
+            last_them = s.seq[i];
+            cr_assert_eq(s.nccl[i], s.seq[i] == 2 ? 1002 : -1);
+        }
+    }
+    cr_assert_eq(last_me, 11);
+    cr_assert_eq(last_them, 3);
+}
