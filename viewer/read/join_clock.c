@@ -1,0 +1,217 @@
+/* join_clock.c: the two halves of correlate.c's join that do not go by
+ * time alone (join_clock.h): blocking calls joined to CUPTI's records by
+ * external correlation id, and the offset between the two clocks'
+ * conversions, estimated from the matches that are certain, by which the
+ * CUPTI records are moved before the rest is joined by time.
+ *
+ * Why an offset: the wrappers' times are TSC ticks converted by the
+ * writer, CUPTI's are converted when CUPTI stamps them (our timestamp
+ * callback), each with the calibration of its moment.  On a loaded host a
+ * calibration point can be off by microseconds, and the two conversions of
+ * the same instant then differ by as much (5.8 us seen), more than the time
+ * join's slack.  The difference changes only when the calibration does (at
+ * the writer's pace): between two certain matches close in time, it is
+ * nearly the same for every record, process-wide. */
+#include "viewer/read/join_clock.h"
+#include "viewer/model/idmap.h"
+#include "viewer/model/model_internal.h"
+
+#include <stdlib.h>
+
+/* The first of the ext rows (sorted by id) with this id, or NULL. */
+static const struct ext *ext_first(const struct ext *x, size_t nx, int64_t id)
+{
+    size_t lo = 0, hi = nx;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nx && x[lo].id == id ? &x[lo] : NULL;
+}
+
+size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t n, const struct ext *x, size_t nx,
+                   uint8_t *exact)
+{
+    if (!nx || !n)
+        return 0;
+    /* correlation -> the call whose id was pushed when CUPTI made it:
+     * only calls of CUDA's APIs (an NCCL group's id is its ncclGroupStart's,
+     * pushed around ncclGroupEnd: the time join's, as before) */
+    struct idmap want = { 0 };
+    for (size_t i = 0; i < p->ncalls; i++) {
+        const struct call *c = &p->calls[i];
+        if (c->call_id <= 0 || !cupti_api_has_records(m, c->api))
+            continue;
+        const struct ext *e = ext_first(x, nx, c->call_id);
+        for (; e && e < x + nx && e->id == c->call_id; e++)
+            idmap_put(&want, e->corr, (int64_t)i, 1);
+    }
+    size_t joined = 0;
+    if (want.n) {
+        for (size_t k = 0; k < n; k++) {
+            int64_t i;
+            if (!idmap_get(&want, a[k].corr, &i))
+                continue;
+            struct call *c = &p->calls[i];
+            /* its own record (of its API: the runtime's, not the driver's
+             * made for it), and every other one made inside it */
+            a[k].claimed = 1;
+            if (!c->corr && a[k].tid == c->tid && cupti_call_api(m, a[k].domain, a[k].cbid) == c->api) {
+                c->corr = a[k].corr;
+                a[k].claimed = 2; /* an anchor of the clocks' offset */
+            }
+            if (!exact[i]) {
+                exact[i] = 1;
+                joined++;
+            }
+        }
+    }
+    idmap_free(&want);
+    return joined;
+}
+
+/* ---- the clocks' offset -------------------------------------------------
+ *
+ * Each pair of a call and a record of its API on its thread near it allows
+ * the offsets (CUPTI's time minus the wrapper's) that put the record, moved
+ * back by it, inside the call: from r.end - c.end to r.start - c.start.  The
+ * true pairs of a stretch of time all allow the stretch's offset, and
+ * together hardly anything else (each record begins a little after its
+ * call, ends a little before); wrong pairs scatter.  So each stretch of a
+ * thread's calls (BUCKET_NS) takes the offset most pairs allow, the exact
+ * joins' pairs counting EXACT_VOTES each: none if that holds 0 (no sign of
+ * drift: records stay at their own times), else the middle of the range
+ * (the least move, to its edge, left the records there, and runs of
+ * launches a few hundred ns apart were then paired one off).  In a run of
+ * launches the pairs one off agree on an offset too, but fewer of them
+ * (the run's ends and the other APIs' calls around it disagree), and the
+ * exact joins settle it.  A stretch whose votes do not agree (fewer than
+ * two) keeps the thread's offset before it. */
+#define BUCKET_NS 1000000
+#define VOTERS 32      /* calls of a stretch that vote, besides the exact ones */
+#define EXACT_VOTES 4
+
+struct edge { int64_t x; int w; };
+struct votes { struct edge *e; size_t n, cap; };
+
+static int cmp_edge(const void *x, const void *y)
+{
+    const struct edge *a = x, *b = y;
+    return a->x < b->x ? -1 : a->x > b->x ? 1 : a->w - b->w; /* ends before starts at one x */
+}
+
+/* The vote of call c and record r, weight w, if it allows an offset the
+ * clocks can have drifted by. */
+static void vote(struct votes *v, const struct call *c, const struct cupti_rec *r, int w)
+{
+    int64_t lo = r->end - c->end, hi = r->start - c->start;
+    if (lo > hi) /* a record longer than its call (a conversion changed within it): its middle */
+        lo = hi = lo / 2 + hi / 2;
+    if (hi < -MATCH_WIDE_NS || lo > MATCH_WIDE_NS)
+        return;
+    if (v->n + 2 > v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 256;
+        if (!(v->e = realloc(v->e, v->cap * sizeof *v->e)))
+            model_out_of_memory();
+    }
+    v->e[v->n++] = (struct edge){ lo, w };
+    v->e[v->n++] = (struct edge){ hi + 1, -w };
+}
+
+/* The offset the votes agree on most (see above), or `prev` if fewer than
+ * two votes do. */
+static int64_t agreed(struct votes *v, int64_t prev)
+{
+    if (!v->n)
+        return prev;
+    qsort(v->e, v->n, sizeof *v->e, cmp_edge);
+    int cur = 0, best = 0;
+    for (size_t i = 0; i < v->n; i++)
+        if ((cur += v->e[i].w) > best)
+            best = cur;
+    if (best < 2)
+        return prev;
+    /* the ranges held by that many: 0 if one holds it, else the middle of
+     * the one nearest the offset before */
+    int64_t pick = prev, dist = INT64_MAX;
+    cur = 0;
+    for (size_t i = 0; i + 1 < v->n; i++) {
+        cur += v->e[i].w;
+        if (cur != best || v->e[i + 1].x == v->e[i].x)
+            continue;
+        int64_t lo = v->e[i].x, hi = v->e[i + 1].x - 1;
+        if (lo <= 0 && hi >= 0)
+            return 0;
+        int64_t mid = lo / 2 + hi / 2, dd = mid > prev ? mid - prev : prev - mid;
+        if (dd < dist) {
+            dist = dd;
+            pick = mid;
+        }
+    }
+    return pick;
+}
+
+/* A stretch of one thread's calls and the offset found for it. */
+struct stretch { int64_t from; int64_t d; int tid; };
+
+int join_shift_records(struct model *m, const struct proc *p, const struct sort_key *co, const uint8_t *exact,
+                       struct cupti_rec *a, size_t n)
+{
+    if (!n || !p->ncalls)
+        return 0;
+    struct idmap own = { 0 }; /* the exact joins' own records (claimed 2) */
+    for (size_t k = 0; k < n; k++)
+        if (a[k].claimed == 2)
+            idmap_put(&own, a[k].corr, (int64_t)k, 1);
+    struct votes v = { 0 };
+    struct stretch *st = NULL;
+    size_t nst = 0, cap = 0, j = 0;
+    int voters = 0;
+    for (size_t ci = 0; ci < p->ncalls; ci++) {
+        const struct call *c = &p->calls[co[ci].i];
+        if (!nst || st[nst - 1].tid != c->tid || c->start - st[nst - 1].from >= BUCKET_NS) {
+            if (nst) /* the stretch before ends */
+                st[nst - 1].d = agreed(&v, nst > 1 && st[nst - 2].tid == st[nst - 1].tid ? st[nst - 2].d : 0);
+            GROW(st, nst, cap);
+            st[nst++] = (struct stretch){ c->start, 0, c->tid };
+            v.n = 0;
+            voters = 0;
+        }
+        int64_t k;
+        if (exact[co[ci].i]) {
+            if (c->corr && idmap_get(&own, c->corr, &k))
+                vote(&v, c, &a[k], EXACT_VOTES);
+            continue;
+        }
+        if (voters >= VOTERS || !cupti_api_has_records(m, c->api))
+            continue;
+        voters++;
+        while (j < n && (a[j].tid < c->tid || (a[j].tid == c->tid && a[j].start < c->start - MATCH_WIDE_NS)))
+            j++;
+        for (size_t r = j; r < n && a[r].tid == c->tid && a[r].start <= c->start + MATCH_WIDE_NS; r++)
+            if (!a[r].claimed && cupti_call_api(m, a[r].domain, a[r].cbid) == c->api)
+                vote(&v, c, &a[r], 1);
+    }
+    st[nst - 1].d = agreed(&v, nst > 1 && st[nst - 2].tid == st[nst - 1].tid ? st[nst - 2].d : 0);
+    free(v.e);
+    idmap_free(&own);
+    /* each record moves by the stretch of its thread it began in, in
+     * CUPTI's clock (both in (thread, start) order); a thread without
+     * calls keeps its times */
+    int moved = 0;
+    for (size_t k = 0, s = 0; k < n; k++) {
+        while (s < nst && (st[s].tid < a[k].tid || (st[s].tid == a[k].tid && s + 1 < nst && st[s + 1].tid == a[k].tid &&
+                                                    st[s + 1].from + st[s + 1].d <= a[k].start)))
+            s++;
+        if (s == nst || st[s].tid != a[k].tid || !st[s].d)
+            continue;
+        a[k].start -= st[s].d;
+        a[k].end -= st[s].d;
+        moved = 1;
+    }
+    free(st);
+    return moved;
+}
