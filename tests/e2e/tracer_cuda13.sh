@@ -112,6 +112,46 @@ q "$tmp/skewed.db" "update api_call set start_ns = start_ns + 1000000, end_ns = 
   where rowid = (select min(c.rowid) from api_call c join api a on a.id = c.api where a.name = 'cudaMemcpyAsync')"
 expect "a wrapped call its CUPTI record drifted from: not counted twice" "$(ranks_json "$tmp/skewed.db")" "0:0"
 
+# The two clocks' conversions apart by more than the join's slack, as on a
+# loaded machine (5.8 us seen): CUPTI's API records moved by 8 us either
+# way, and by a drift from -8 to +8 us over the run.  Each blocking call is
+# joined to its record by the external correlation id it pushed (every
+# sync, free and copy that blocks has ext_corr rows), the rest by time once
+# the offset those exact joins show is taken out: every call keeps its
+# correlation (Kineto's cuda_runtime events), every cuda_sync lies in the
+# call that waited, no record becomes a second call, and the findings are
+# the unmoved run's.
+expect "every blocking call pushed its id: its CUPTI record tied to it" \
+  "$(q "$tmp/cu_scalar_read.db" "select count(*), count(distinct x.external_id) from api_call_named c
+     join ext_corr x on x.external_id = c.call_id join cupti_api a on a.correlation = x.correlation
+     where c.api_name in ('cudaStreamSynchronize', 'cudaFree', 'cudaFreeHost')")" "44|44"
+expect "no id pushed around launches and async copies" \
+  "$(q "$tmp/cu_scalar_read.db" "select count(*) from api_call_named c join ext_corr x on x.external_id = c.call_id
+     where c.api_name in ('__cudaLaunchKernel', 'cudaMemcpyAsync', 'cudaMemsetAsync')")" 0
+joined() { rm -rf "$tmp/k"; "$b/gputrace-report" --kineto "$tmp/k" "$1" > /dev/null && python3 -c '
+import glob, json, sys
+ev = json.load(open(glob.glob(sys.argv[1] + "/*.json")[0]))["traceEvents"]
+calls = {e["args"]["correlation"]: e for e in ev if e.get("cat") == "cuda_runtime" and "correlation" in e["args"]}
+rt = [e for e in ev if e.get("cat") == "cuda_runtime"]
+syncs = [e for e in ev if e.get("cat") == "cuda_sync"]
+inside = [e for e in syncs if e["args"]["correlation"] in calls and calls[e["args"]["correlation"]]["tid"] == e["tid"]
+          and float(e["ts"]) >= float(calls[e["args"]["correlation"]]["ts"])]
+print("calls %d, with their correlation %d, syncs %d, in their calls %d" % (len(rt), len(calls), len(syncs), len(inside)))' "$tmp/k"; }
+unmoved="$(joined "$tmp/cu_scalar_read.db")"
+for move in 8000 -8000 drift; do
+  cp "$tmp/cu_scalar_read.db" "$tmp/moved.db"
+  by=$move
+  [ "$move" = drift ] && by="(-8000 + 16000 * (start_ns - (select min(start_ns) from cupti_api))
+    / (select max(start_ns) - min(start_ns) + 1 from cupti_api))"
+  q "$tmp/moved.db" "update cupti_api set start_ns = start_ns + $by, end_ns = end_ns + $by"
+  expect "CUPTI's API records moved by $move ns: every call joined to its record, as unmoved ($unmoved)" \
+    "$(joined "$tmp/moved.db")" "$unmoved"
+  expect "CUPTI's API records moved by $move ns: no call only CUPTI saw, every sync placed" \
+    "$(ranks_json "$tmp/moved.db")" "0:0"
+  expect "CUPTI's API records moved by $move ns: the unmoved run's findings" \
+    "$(findings "$tmp/moved.db")" "$(findings "$tmp/cu_scalar_read.db")"
+done
+
 # and with the SYNCHRONIZATION records alone (no launches), the side
 # stream's handle is mapped through them, and its syncs analysed
 cp "$tmp/cu_scalar_read.db" "$tmp/nolaunch.db"
