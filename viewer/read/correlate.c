@@ -131,25 +131,29 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
                a[j].start < c->start + MATCH_SLACK_NS)
             j++;
         /* its own record: the first inside it that is of its API (an NCCL
-         * call, of which CUPTI makes no record, takes the first inside it:
-         * its launch, whose kernel names its stream); none for a call that
-         * has its correlation already (joined by id) */
+         * call, of which CUPTI makes no record, takes the first that began
+         * inside it: its launch, whose kernel names its stream; not the
+         * next call's, which began within the slack after it); none for a
+         * call that has its correlation already (joined by id) */
         int of_cuda = cupti_api_has_records(m, c->api);
         for (size_t k = j; !c->corr && k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++) {
             if (a[k].claimed || a[k].end > c->end + MATCH_SLACK_NS || a[k].end < c->start ||
-                (of_cuda && cupti_call_api(m, a[k].domain, a[k].cbid) != c->api))
+                (of_cuda ? cupti_call_api(m, a[k].domain, a[k].cbid) != c->api : a[k].start >= c->end))
                 continue;
             c->corr = a[k].corr;
             a[k].claimed = 1; /* a record belongs to one call */
             break;
         }
         /* what else lies inside it was made for it: the driver's records
-         * (within the slack, and ending after it began), and any record
-         * strictly inside it; a runtime record only within the slack of its
-         * ends is the call before or after it, which no wrapper saw */
+         * that began inside it (ending within the slack after it), and any
+         * record strictly inside it; a runtime record only within the slack
+         * of its ends is the call before or after it, which no wrapper saw,
+         * and so is a driver record that began after it ended (the launch
+         * of an NCCL call made right after a stream wait was claimed by the
+         * wait, and the NCCL call took the next launch's record) */
         for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++)
             if (a[k].end <= c->end + MATCH_SLACK_NS && a[k].end > c->start &&
-                (a[k].domain == 2 || (a[k].start >= c->start && a[k].end <= c->end)))
+                ((a[k].domain == 2 && a[k].start < c->end) || (a[k].start >= c->start && a[k].end <= c->end)))
                 a[k].claimed = 1;
     }
     claim_overlapping(m, p, co, a, n);
@@ -182,9 +186,11 @@ void correlate_calls(struct model *m, struct proc *p, struct cupti_rec *a, size_
     /* in the wrappers' clock from here on: the time join compares them
      * with calls, and so do the enqueue times of GPU work and the calls
      * only CUPTI saw, which are made from them */
-    if (join_shift_records(m, p, co, exact, a, n) && !records_ordered(a, n))
+    struct join_offsets off;
+    if (join_shift_records(m, p, co, exact, a, n, &off) && !records_ordered(a, n))
         order_records(a, n); /* moved by different offsets: the sweeps need them in order */
     free(exact);
     join_by_time(m, p, co, a, n);
+    join_second_chance(m, p, co, a, n, &off);
     free(co);
 }

@@ -75,8 +75,9 @@ size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t 
 
 /* ---- the clocks' offset -------------------------------------------------
  *
- * Each pair of a call and a record of its API on its thread near it allows
- * the offsets (CUPTI's time minus the wrapper's) that put the record, moved
+ * Each pair of a call and a record of its API on its thread near it (the
+ * CANDIDATES nearest on either side within MATCH_WIDE_NS) allows the
+ * offsets (CUPTI's time minus the wrapper's) that put the record, moved
  * back by it, inside the call: from r.end - c.end to r.start - c.start.  The
  * true pairs of a stretch of time all allow the stretch's offset, and
  * together hardly anything else (each record begins a little after its
@@ -89,9 +90,13 @@ size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t 
  * launches the pairs one off agree on an offset too, but fewer of them
  * (the run's ends and the other APIs' calls around it disagree), and the
  * exact joins settle it.  A stretch whose votes do not agree (fewer than
- * two) keeps the thread's offset before it. */
-#define BUCKET_NS 1000000
-#define VOTERS 32      /* calls of a stretch that vote, besides the exact ones */
+ * two, unless there is one only) keeps the thread's offset before it.  An
+ * offset that changed within a stretch leaves some of its calls
+ * unmatched: they get a second chance with the offsets of the stretches
+ * on either side, and none (join_second_chance). */
+#define BUCKET_NS 250000
+#define VOTERS 16      /* calls of a stretch that vote, besides the exact ones */
+#define CANDIDATES 8   /* records each votes with, on either side of it */
 #define EXACT_VOTES 4
 
 struct edge { int64_t x; int w; };
@@ -108,10 +113,21 @@ static int cmp_edge(const void *x, const void *y)
 static void vote(struct votes *v, const struct call *c, const struct cupti_rec *r, int w)
 {
     int64_t lo = r->end - c->end, hi = r->start - c->start;
-    if (lo > hi) /* a record longer than its call (a conversion changed within it): its middle */
-        lo = hi = lo / 2 + hi / 2;
-    if (hi < -MATCH_WIDE_NS || lo > MATCH_WIDE_NS)
+    if (lo > hi) /* a record longer than the call: not its, whatever the offset */
         return;
+    /* a record far shorter than the call is hardly its (a call's record
+     * lasts as long as it, but for the wrapper's own few hundred ns), and
+     * allows a wide range of offsets, agreeing with those of other wrong
+     * pairs (runs of 20 us calls with the short records after them
+     * outvoted the true pairs): it votes only if it is more than half as
+     * long as the call, or shorter by no more than the slack */
+    if (hi < -MATCH_WIDE_NS || lo > MATCH_WIDE_NS ||
+        (hi - lo > MATCH_SLACK_NS && 2 * (r->end - r->start) < c->end - c->start))
+        return;
+    if (lo < -MATCH_WIDE_NS)
+        lo = -MATCH_WIDE_NS;
+    if (hi > MATCH_WIDE_NS)
+        hi = MATCH_WIDE_NS;
     if (v->n + 2 > v->cap) {
         v->cap = v->cap ? v->cap * 2 : 256;
         if (!(v->e = realloc(v->e, v->cap * sizeof *v->e)))
@@ -132,7 +148,7 @@ static int64_t agreed(struct votes *v, int64_t prev)
     for (size_t i = 0; i < v->n; i++)
         if ((cur += v->e[i].w) > best)
             best = cur;
-    if (best < 2)
+    if (best < 2 && v->n != 2) /* (one pair alone is unambiguous: a call, the one record near it) */
         return prev;
     /* the ranges held by that many: 0 if one holds it, else the middle of
      * the one nearest the offset before */
@@ -154,12 +170,10 @@ static int64_t agreed(struct votes *v, int64_t prev)
     return pick;
 }
 
-/* A stretch of one thread's calls and the offset found for it. */
-struct stretch { int64_t from; int64_t d; int tid; };
-
 int join_shift_records(struct model *m, const struct proc *p, const struct sort_key *co, const uint8_t *exact,
-                       struct cupti_rec *a, size_t n)
+                       struct cupti_rec *a, size_t n, struct join_offsets *out)
 {
+    *out = (struct join_offsets){ 0 };
     if (!n || !p->ncalls)
         return 0;
     struct idmap own = { 0 }; /* the exact joins' own records (claimed 2) */
@@ -189,11 +203,23 @@ int join_shift_records(struct model *m, const struct proc *p, const struct sort_
         if (voters >= VOTERS || !cupti_api_has_records(m, c->api))
             continue;
         voters++;
-        while (j < n && (a[j].tid < c->tid || (a[j].tid == c->tid && a[j].start < c->start - MATCH_WIDE_NS)))
+        /* the records of its API nearest it on either side, within the
+         * window: the first of its thread that begins at or after it, and
+         * back and forth from there */
+        while (j < n && (a[j].tid < c->tid || (a[j].tid == c->tid && a[j].start < c->start)))
             j++;
-        for (size_t r = j; r < n && a[r].tid == c->tid && a[r].start <= c->start + MATCH_WIDE_NS; r++)
-            if (!a[r].claimed && cupti_call_api(m, a[r].domain, a[r].cbid) == c->api)
+        int got = 0;
+        for (size_t r = j; got < CANDIDATES && r-- > 0 && a[r].tid == c->tid && a[r].start >= c->start - MATCH_WIDE_NS;)
+            if (!a[r].claimed && cupti_call_api(m, a[r].domain, a[r].cbid) == c->api) {
                 vote(&v, c, &a[r], 1);
+                got++;
+            }
+        got = 0;
+        for (size_t r = j; got < CANDIDATES && r < n && a[r].tid == c->tid && a[r].start <= c->start + MATCH_WIDE_NS; r++)
+            if (!a[r].claimed && cupti_call_api(m, a[r].domain, a[r].cbid) == c->api) {
+                vote(&v, c, &a[r], 1);
+                got++;
+            }
     }
     st[nst - 1].d = agreed(&v, nst > 1 && st[nst - 2].tid == st[nst - 1].tid ? st[nst - 2].d : 0);
     free(v.e);
@@ -210,8 +236,57 @@ int join_shift_records(struct model *m, const struct proc *p, const struct sort_
             continue;
         a[k].start -= st[s].d;
         a[k].end -= st[s].d;
+        a[k].shift = (int32_t)st[s].d; /* |d| <= MATCH_WIDE_NS */
         moved = 1;
     }
-    free(st);
+    *out = (struct join_offsets){ st, nst };
     return moved;
+}
+
+/* The first record of thread tid that begins at or after t (records in
+ * (thread, start) order). */
+static size_t first_rec_from(const struct cupti_rec *a, size_t n, int tid, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid].tid < tid || (a[mid].tid == tid && a[mid].start < t))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void join_second_chance(struct model *m, struct proc *p, const struct sort_key *co, struct cupti_rec *a, size_t n,
+                        struct join_offsets *o)
+{
+    const struct stretch *st = o->st;
+    for (size_t ci = 0, s = 0; ci < p->ncalls && o->n; ci++) {
+        struct call *c = &p->calls[co[ci].i];
+        while (s + 1 < o->n && (st[s].tid < c->tid || (st[s + 1].tid == c->tid && st[s + 1].from <= c->start)))
+            s++;
+        if (c->corr || st[s].tid != c->tid || !cupti_api_has_records(m, c->api))
+            continue;
+        /* the offsets to try: the stretches' around it, and none */
+        int64_t d[3] = { s > 0 && st[s - 1].tid == c->tid ? st[s - 1].d : st[s].d,
+                         s + 1 < o->n && st[s + 1].tid == c->tid ? st[s + 1].d : st[s].d, 0 };
+        for (size_t k = first_rec_from(a, n, c->tid, c->start - MATCH_WIDE_NS);
+             !c->corr && k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_WIDE_NS; k++) {
+            if (a[k].claimed || cupti_call_api(m, a[k].domain, a[k].cbid) != c->api)
+                continue;
+            for (int t = 0; t < 3; t++) {
+                if (d[t] == st[s].d) /* tried: it is the one the records moved by here */
+                    continue;
+                int64_t rs = a[k].start + a[k].shift - d[t], re = a[k].end + a[k].shift - d[t];
+                if (rs >= c->start - MATCH_SLACK_NS && re <= c->end + MATCH_SLACK_NS && re >= c->start) {
+                    c->corr = a[k].corr;
+                    a[k].claimed = 1;
+                    break;
+                }
+            }
+        }
+    }
+    free(o->st);
+    *o = (struct join_offsets){ 0 };
 }
