@@ -32,9 +32,11 @@ TESTS += \
   tests/e2e/import_fuzz.sh \
   tests/e2e/import_roundtrip.sh \
   tests/e2e/import_hta.sh \
-  tests/e2e/report_read_sync.sh
+  tests/e2e/report_read_sync.sh \
+  tests/e2e/report_join.sh
 EXTRA_DIST += \
   tests/e2e/report_read_sync.sh \
+  tests/e2e/report_join.sh \
   tests/e2e/crossrank.sh \
   tests/e2e/crossrank.py \
   tests/e2e/nccl_plugin.sh \
