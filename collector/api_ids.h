@@ -11,8 +11,9 @@
  *               and memsets, frees): the call's id is pushed as CUPTI's
  *               external correlation id around it, so that the report
  *               joins it to CUPTI's record of it by id, not by time.  Not
- *               on launches, async copies, records or queries: the push
- *               and pop cost ~100 ns, which only a blocking call hides.
+ *               on launches, async copies, records, waits or queries: the
+ *               push and pop add tens of ns (about 15 here, docs/loading.md),
+ *               which only a blocking call hides.
  * The enum, the name table and the `api` table of the database all come from
  * this list; the viewer reads the names from the database, not from here.
  */
