@@ -1,17 +1,19 @@
 /* join_clock.c: the two halves of correlate.c's join that do not go by
  * time alone (join_clock.h): blocking calls joined to CUPTI's records by
  * external correlation id, and the offset between the two clocks'
- * conversions, estimated from the matches that are certain, by which the
- * CUPTI records are moved before the rest is joined by time.
+ * conversions, which the pairs of calls and records near each other agree
+ * on, by which the CUPTI records are moved before the rest is joined by
+ * time (and a second chance for the calls that still lack their record).
  *
  * Why an offset: the wrappers' times are TSC ticks converted by the
  * writer, CUPTI's are converted when CUPTI stamps them (our timestamp
  * callback), each with the calibration of its moment.  On a loaded host a
  * calibration point can be off by microseconds, and the two conversions of
- * the same instant then differ by as much (5.8 us seen), more than the time
- * join's slack.  The difference changes only when the calibration does (at
- * the writer's pace): between two certain matches close in time, it is
- * nearly the same for every record, process-wide. */
+ * the same instant then differ by as much (5.8 us seen; 115 us in a
+ * process's first milliseconds, while the tick rate is known from a 1 ms
+ * span only), more than the time join's slack.  The difference changes
+ * only when the calibration does (at the writer's pace): over a short
+ * stretch of time it is the same for every record. */
 #include "viewer/read/join_clock.h"
 #include "viewer/model/idmap.h"
 #include "viewer/model/model_internal.h"
