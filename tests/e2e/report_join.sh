@@ -31,6 +31,11 @@ d = json.load(sys.stdin)
 print(" ".join(str(r["cupti_only_calls"]) for r in d["ranks"]), sorted(f["kind"] + ":" + str(f["count"]) for f in d["findings"]))'; }
 # moved RUN SQL: a copy of the run with SQL run on each of its files
 moved() { rm -rf "$tmp/$1"; cp -r "$tmp/run" "$tmp/$1"; for f in "$tmp/$1"/*.db; do q "$f" "$2"; done; }
+# as unedited: the same calls and syncs, every sync in its call, and all
+# the correlations but for one in a hundred at most (a loaded machine adds
+# its own drift to the edit's; the join before lost most of them)
+as_unedited() { echo "$1|$2" | awk -F'[ ,|]+' '$2 == $17 && $11 == $26 && $15 == $11 && $30 == $26 &&
+  $6 >= $21 - int($21 / 100 + 1) && $9 <= $24 + int($21 / 100 + 1) {print "as unedited"; next} {print}'; }
 unmoved=$(joined "$tmp/run")
 expect "unedited: every launch joined to its record, every sync in its call" \
   "$(echo "$unmoved" | awk -F'[ ,]+' '$9 == 0 && $11 == $15 && $11 > 0 {print "ok"}')" ok
@@ -44,11 +49,12 @@ inside="select c.start_ns from api_call c join api a on a.id = c.api where a.nam
   and c.tid = cupti_api.tid and cupti_api.start_ns >= c.start_ns and cupti_api.end_ns <= c.end_ns"
 moved quick "update cupti_api set start_ns = ($inside) + 300, end_ns = ($inside) + 600
   where domain = 2 and exists ($inside)"
-expect "NCCL's launch right at its call's start: every call joined as unedited ($unmoved)" "$(joined "$tmp/quick")" "$unmoved"
+expect "NCCL's launch right at its call's start: every call joined as unedited ($unmoved)" \
+  "$(as_unedited "$(joined "$tmp/quick")" "$unmoved")" "as unedited"
 
 # the two clocks' conversions 8 us apart (5.8 us seen on a loaded machine)
 moved late "update cupti_api set start_ns = start_ns + 8000, end_ns = end_ns + 8000"
-expect "CUPTI's records 8 us late: every call joined as unedited" "$(joined "$tmp/late")" "$unmoved"
+expect "CUPTI's records 8 us late: every call joined as unedited" "$(as_unedited "$(joined "$tmp/late")" "$unmoved")" "as unedited"
 expect "CUPTI's records 8 us late: no call only CUPTI saw, the unedited run's findings" \
   "$(report "$tmp/late")" "$(report "$tmp/run")"
 finish

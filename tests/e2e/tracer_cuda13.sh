@@ -32,16 +32,17 @@ for build in cu_scalar_read:__cudaLaunchKernel:505 cu_scalar_read_ptsz:__cudaLau
   expect "$app: each launch with its stream (the compute stream and the side stream)" \
     "$(q "$tmp/$app.db" "select count(distinct stream) from api_call_named where api_name = '$api' and stream != 0")" 2
   # the n-th launch and the n-th CUPTI record of its callback id: touching
-  # within the report's 2 us of slack between the two clocks' conversions
-  # (launches come closer together than that, so nesting cannot pair them),
-  # and the kernel that record correlates with; one stream id per handle
+  # within the 250 us the report allows the two clocks' conversions to
+  # drift apart (MATCH_WIDE_NS: on a loaded machine they are more than the
+  # 2 us of the join's slack apart, docs/loading.md), and the kernel that
+  # record correlates with; one stream id per handle
   join="from (select row_number() over (order by start_ns) n, stream, start_ns, end_ns from api_call_named
               where api_name = '$api') c
         join (select row_number() over (order by start_ns) n, correlation, start_ns, end_ns from cupti_api
               where cbid = $cbid) a using (n)
         join kernel k on k.correlation = a.correlation"
   expect "$app: each launch paired with its CUPTI record (cbid $cbid) and its kernel" \
-    "$(q "$tmp/$app.db" "select count(*), sum(a.start_ns <= c.end_ns + 2000 and a.end_ns >= c.start_ns - 2000) $join")" "$launches|$launches"
+    "$(q "$tmp/$app.db" "select count(*), sum(a.start_ns <= c.end_ns + 250000 and a.end_ns >= c.start_ns - 250000) $join")" "$launches|$launches"
   expect "$app: a stream handle is one stream" \
     "$(q "$tmp/$app.db" "select count(distinct c.stream || ':' || k.stream_id), count(distinct c.stream) $join")" "2|2"
   expect "$app: kernels named by their device names" \
