@@ -6,7 +6,14 @@
  *   GT_F_STACK  capture a call stack (syncs, copies, frees, NCCL calls);
  *   GT_F_BLOCK  may block for long: leave an in-flight mark when it starts;
  *   GT_F_NCCL   an NCCL operation: its record takes a second ring slot for
- *               the communicator, sequence number and shape (record.h).
+ *               the communicator, sequence number and shape (record.h);
+ *   GT_F_XCORR  a CUDA call that blocks the host (syncs, non-Async copies
+ *               and memsets, frees): the call's id is pushed as CUPTI's
+ *               external correlation id around it, so that the report
+ *               joins it to CUPTI's record of it by id, not by time.  Not
+ *               on launches, async copies, records, waits or queries: the
+ *               push and pop add tens of ns (about 15 here, docs/loading.md),
+ *               which only a blocking call hides.
  * The enum, the name table and the `api` table of the database all come from
  * this list; the viewer reads the names from the database, not from here.
  */
@@ -16,15 +23,17 @@
 #define GT_F_STACK 1u
 #define GT_F_BLOCK 2u
 #define GT_F_NCCL 4u
+#define GT_F_XCORR 8u
 #define GT_F_SB (GT_F_STACK | GT_F_BLOCK)
+#define GT_F_SBX (GT_F_SB | GT_F_XCORR)
 
 #define GT_API_LIST(X)                                               \
     X(cudaStreamCreate, stream, 0)                                   \
     X(cudaStreamCreateWithFlags, stream, 0)                          \
     X(cudaStreamCreateWithPriority, stream, 0)                       \
     X(cudaStreamDestroy, stream, 0)                                  \
-    X(cudaStreamSynchronize, sync, GT_F_SB)                          \
-    X(cudaStreamSynchronize_ptsz, sync, GT_F_SB)                     \
+    X(cudaStreamSynchronize, sync, GT_F_SBX)                         \
+    X(cudaStreamSynchronize_ptsz, sync, GT_F_SBX)                    \
     X(cudaStreamQuery, stream, 0)                                    \
     X(cudaStreamQuery_ptsz, stream, 0)                               \
     X(cudaStreamWaitEvent, stream, 0)                                \
@@ -35,32 +44,32 @@
     X(cudaEventRecord_ptsz, event, 0)                                \
     X(cudaEventRecordWithFlags, event, 0)                            \
     X(cudaEventRecordWithFlags_ptsz, event, 0)                       \
-    X(cudaEventSynchronize, sync, GT_F_SB)                           \
+    X(cudaEventSynchronize, sync, GT_F_SBX)                          \
     X(cudaEventQuery, event, 0)                                      \
     X(cudaEventElapsedTime, event, 0)                                \
     X(cudaEventDestroy, event, 0)                                    \
-    X(cudaDeviceSynchronize, sync, GT_F_SB)                          \
+    X(cudaDeviceSynchronize, sync, GT_F_SBX)                         \
     X(cudaSetDevice, device, 0)                                      \
     X(cudaMalloc, memory, 0)                                         \
-    X(cudaFree, memory, GT_F_SB)                                     \
+    X(cudaFree, memory, GT_F_SBX)                                    \
     X(cudaMallocHost, memory, 0)                                     \
     X(cudaHostAlloc, memory, 0)                                      \
-    X(cudaFreeHost, memory, GT_F_SB)                                 \
+    X(cudaFreeHost, memory, GT_F_SBX)                                \
     X(cudaMallocManaged, memory, 0)                                  \
     X(cudaHostRegister, memory, 0)                                   \
     X(cudaHostUnregister, memory, 0)                                 \
-    X(cudaMemcpy, copy, GT_F_SB)                                     \
-    X(cudaMemcpy_ptds, copy, GT_F_SB)                                \
+    X(cudaMemcpy, copy, GT_F_SBX)                                    \
+    X(cudaMemcpy_ptds, copy, GT_F_SBX)                               \
     X(cudaMemcpyAsync, copy, GT_F_SB)                                \
     X(cudaMemcpyAsync_ptsz, copy, GT_F_SB)                           \
-    X(cudaMemcpy2D, copy, GT_F_SB)                                   \
-    X(cudaMemcpy2D_ptds, copy, GT_F_SB)                              \
+    X(cudaMemcpy2D, copy, GT_F_SBX)                                  \
+    X(cudaMemcpy2D_ptds, copy, GT_F_SBX)                             \
     X(cudaMemcpy2DAsync, copy, GT_F_SB)                              \
     X(cudaMemcpy2DAsync_ptsz, copy, GT_F_SB)                         \
-    X(cudaMemcpyPeer, copy, GT_F_SB)                                 \
+    X(cudaMemcpyPeer, copy, GT_F_SBX)                                \
     X(cudaMemcpyPeerAsync, copy, GT_F_SB)                            \
-    X(cudaMemset, copy, GT_F_SB)                                     \
-    X(cudaMemset_ptds, copy, GT_F_SB)                                \
+    X(cudaMemset, copy, GT_F_SBX)                                    \
+    X(cudaMemset_ptds, copy, GT_F_SBX)                               \
     X(cudaMemsetAsync, copy, GT_F_STACK)                             \
     X(cudaMemsetAsync_ptsz, copy, GT_F_STACK)                        \
     X(cudaLaunchKernel, launch, 0)                                   \
@@ -71,19 +80,19 @@
     X(cudaLaunchKernelExC_ptsz, launch, 0)                           \
     X(cudaGraphLaunch, launch, 0)                                    \
     X(cudaGraphLaunch_ptsz, launch, 0)                               \
-    X(cuCtxSynchronize, sync, GT_F_SB)                               \
-    X(cuCtxSynchronize_v2, sync, GT_F_SB)                            \
-    X(cuStreamSynchronize, sync, GT_F_SB)                            \
-    X(cuStreamSynchronize_ptsz, sync, GT_F_SB)                       \
-    X(cuEventSynchronize, sync, GT_F_SB)                             \
+    X(cuCtxSynchronize, sync, GT_F_SBX)                              \
+    X(cuCtxSynchronize_v2, sync, GT_F_SBX)                           \
+    X(cuStreamSynchronize, sync, GT_F_SBX)                           \
+    X(cuStreamSynchronize_ptsz, sync, GT_F_SBX)                      \
+    X(cuEventSynchronize, sync, GT_F_SBX)                            \
     X(cuStreamWaitEvent, stream, 0)                                  \
     X(cuStreamWaitEvent_ptsz, stream, 0)                             \
-    X(cuMemcpyDtoH_v2, copy, GT_F_SB)                                \
-    X(cuMemcpyDtoH_v2_ptds, copy, GT_F_SB)                           \
-    X(cuMemcpyHtoD_v2, copy, GT_F_SB)                                \
-    X(cuMemcpyHtoD_v2_ptds, copy, GT_F_SB)                           \
-    X(cuMemcpyDtoD_v2, copy, GT_F_SB)                                \
-    X(cuMemcpyDtoD_v2_ptds, copy, GT_F_SB)                           \
+    X(cuMemcpyDtoH_v2, copy, GT_F_SBX)                               \
+    X(cuMemcpyDtoH_v2_ptds, copy, GT_F_SBX)                          \
+    X(cuMemcpyHtoD_v2, copy, GT_F_SBX)                               \
+    X(cuMemcpyHtoD_v2_ptds, copy, GT_F_SBX)                          \
+    X(cuMemcpyDtoD_v2, copy, GT_F_SBX)                               \
+    X(cuMemcpyDtoD_v2_ptds, copy, GT_F_SBX)                          \
     X(cuMemcpyDtoHAsync_v2, copy, GT_F_SB)                           \
     X(cuMemcpyDtoHAsync_v2_ptsz, copy, GT_F_SB)                      \
     X(cuMemcpyHtoDAsync_v2, copy, GT_F_SB)                           \

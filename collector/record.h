@@ -47,6 +47,7 @@ enum gt_copy_kind { GT_COPY_NONE = 0, GT_COPY_HTOD, GT_COPY_DTOH, GT_COPY_DTOD, 
 #define GT_RF_NCCL 1u     /* a GT_REC_NCCL record follows in the next slot */
 #define GT_RF_IN_GROUP 2u /* an NCCL call made between ncclGroupStart and End */
 #define GT_RF_SCRATCH 4u  /* a call's record kept off the ring (it was full): never committed */
+#define GT_RF_XCORR 8u    /* its id is pushed as CUPTI's external correlation id (api_ids.h) */
 
 struct gt_record {
     /* aligned to its cache line wherever it lives (a ring slot, the

@@ -23,6 +23,7 @@
 #include "collector/api_ids.h"
 #include "collector/callsite.h"
 #include "collector/clock.h"
+#include "collector/cupti_sub.h"
 #include "collector/pyframes.h"
 #include "collector/record.h"
 #include "collector/state.h"
@@ -138,6 +139,14 @@ static inline __attribute__((always_inline)) int gt_enter_mode(struct gt_call *c
     c->r->pystack = pystack;
     c->r->call_seq = call_seq;
     c->r->t_start = t0;
+    /* a blocking call (GT_F_XCORR): CUPTI's records of it will carry its id
+     * (ext_corr), the report's exact join.  Pushed last, after its start,
+     * so that nothing CUPTI records of the call lies outside it.  Not from
+     * a callback: CUPTI's record of that call was begun already. */
+    if ((f & GT_F_XCORR) && !from_runtime && gt_cupti_active()) {
+        c->r->flags |= GT_RF_XCORR;
+        gt_cupti_push_external(((uint64_t)b->tid << 32) | call_seq);
+    }
     return 1;
 }
 
@@ -159,6 +168,8 @@ static inline uint64_t gt_call_id(const struct gt_call *c)
 
 static inline __attribute__((always_inline)) void gt_exit(struct gt_call *c, int result)
 {
+    if (__builtin_expect(c->r->flags & GT_RF_XCORR, 0)) /* popped before its end, as pushed after its start */
+        gt_cupti_pop_external();
     c->r->t_end = gt_ticks();
     c->r->result = result;
     struct gt_tbuf *b = gt_thread.tbuf;

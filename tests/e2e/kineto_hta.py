@@ -71,14 +71,14 @@ def check_conventions(name, d, kdir):
         check(gpu and all(e["pid"] == dev and e["tid"] == e["args"]["stream"] and "correlation" in e["args"] for e in gpu),
               f"{name}/{f}: GPU events on pid = device, tid = stream, with a correlation")
         # a cuda_sync is a host wait: inside the call that waited, on its
-        # thread; one whose call the trace has no correlation for (the join
-        # of a call to CUPTI's record by time misses some on a loaded
-        # machine, when the two clocks' conversions drift apart: 14 of 73
-        # once) stays on its stream's row, as Kineto places it
+        # thread, every one: a blocking call is joined to CUPTI's record of
+        # it by the external correlation id it pushed, not by time (which
+        # missed 14 of 73 on a loaded machine, when the two clocks'
+        # conversions drifted apart: docs/loading.md)
         calls = {(e["args"].get("correlation")): e for e in ev if e.get("cat") in ("cuda_runtime", "cuda_driver")}
         syncs = [e for e in ev if e.get("cat") == "cuda_sync"]
         placed = [e for e in syncs if e["args"]["correlation"] in calls]
-        check(syncs and len(placed) >= 0.5 * len(syncs) and
+        check(syncs and len(placed) == len(syncs) and
               all(e["pid"] == calls[e["args"]["correlation"]]["pid"]
                   and e["tid"] == calls[e["args"]["correlation"]]["tid"]
                   and float(e["ts"]) >= float(calls[e["args"]["correlation"]]["ts"])

@@ -205,8 +205,13 @@ void sim_api_begin_params(sim_api_ctx *ctx, CUpti_ActivityKind kind, CUpti_Callb
     ctx->cbid = cbid;
     ctx->correlation = atomic_fetch_add(&correlation_counter, 1) + 1;
     cur_correlation = ctx->correlation;
+    /* as CUPTI does (cupti_activity.h, cuptiActivityPushExternalCorrelationId):
+     * each API record made while an id of a kind is pushed is preceded by
+     * one record tying that id to its correlation; none where the API
+     * record is not made (its kind off) */
+    int api_on = -1; /* asked only when an id is pushed: it takes cupti_lock */
     for (int k = 0; k < CUPTI_EXTERNAL_CORRELATION_KIND_SIZE; k++) {
-        if (ext_depth[k] > 0) {
+        if (ext_depth[k] > 0 && (api_on < 0 ? (api_on = sim_cupti_enabled(kind)) : api_on)) {
             CUpti_ActivityExternalCorrelation r = {
                 .kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
                 .externalKind = (CUpti_ExternalCorrelationKind)k,

@@ -128,6 +128,46 @@ Test(sim_cupti, external_correlation_precedes_the_api_record)
     cr_expect_eq(n_ext, 1);
 }
 
+/* As cupti_activity.h says of cuptiActivityPushExternalCorrelationId: each
+ * API record made while an id is pushed is preceded by one external
+ * correlation record with that record's correlation id (the report joins
+ * blocking calls to their records by it), and none where no API record is
+ * made (its kind off). */
+Test(sim_cupti, one_external_record_per_api_record_made)
+{
+    tu_cupti_start(64 * 1024);
+    cr_assert_eq(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 77), CUPTI_SUCCESS);
+    cudaStreamSynchronize(0);
+    cudaStreamSynchronize(0);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cudaDeviceSynchronize(); /* no API record: no external record */
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cr_assert_eq(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, NULL), CUPTI_SUCCESS);
+    struct tu_records r;
+    tu_cupti_flush(&r);
+    size_t n_ext = 0, n_sync = 0, tied = 0;
+    for (size_t i = 0; i < r.n; i++) {
+        if (r.rec[i]->kind != CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)
+            continue;
+        const CUpti_ActivityExternalCorrelation *x = (const void *)r.rec[i];
+        n_ext++;
+        cr_expect_eq(x->externalId, 77);
+        for (size_t j = i + 1; j < r.n; j++)
+            if (r.rec[j]->kind == CUPTI_ACTIVITY_KIND_RUNTIME &&
+                ((const CUpti_ActivityAPI *)r.rec[j])->correlationId == x->correlationId) {
+                tied += ((const CUpti_ActivityAPI *)r.rec[j])->cbid ==
+                        CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020;
+                break;
+            }
+    }
+    for (size_t i = 0; i < r.n; i++)
+        n_sync += r.rec[i]->kind == CUPTI_ACTIVITY_KIND_RUNTIME &&
+                  ((const CUpti_ActivityAPI *)r.rec[i])->cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020;
+    cr_expect_eq(n_sync, 2);
+    cr_expect_eq(n_ext, 2, "one external record per API record made (%zu)", n_ext);
+    cr_expect_eq(tied, 2, "each ahead of the record it names");
+}
+
 Test(sim_cupti, small_buffers_lose_nothing)
 {
     tu_cupti_start(512); /* a few records per buffer: many buffers */

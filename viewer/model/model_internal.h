@@ -33,9 +33,17 @@ static inline int model_api_id(const struct model *m, int api)
 }
 
 /* Tolerance of the test that matches a call to the CUPTI API record made
- * inside it (load_proc.c): host and CUPTI records come from the same
- * converted clock; a little slack covers a recalibration in between. */
+ * inside it (correlate.c), once the offset between the two clocks'
+ * conversions is taken out (join_clock.c): what is left of it between two
+ * certain matches, and the time between a wrapper's clock read and
+ * CUPTI's. */
 #define MATCH_SLACK_NS 2000
+/* How far the two conversions may have drifted apart (5.8 us seen on a
+ * loaded host later in a run; over 100 us in a process's first
+ * milliseconds, when the tick rate is known from a 1 ms span only): the
+ * records of a call's API within this of it are the ones that may be its
+ * (join_clock.c). */
+#define MATCH_WIDE_NS 250000
 
 /* What a planning pass sees of each record of a process as it is read
  * (windows.c): each decoded as loading it would decode it, none kept.

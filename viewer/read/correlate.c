@@ -1,7 +1,22 @@
 /* correlate.c: which CUPTI API record is which wrapped call's (see
- * correlate.h): the report's join of the two sources of calls, on one
- * thread's times, since the wrappers do not know CUPTI's correlation ids. */
+ * correlate.h): the report's join of the two sources of calls.
+ *
+ * The wrappers do not know CUPTI's correlation ids; a blocking call pushes
+ * its own id as CUPTI's external correlation id around the real call, and
+ * is joined by id (join_clock.c).  The rest is joined on one thread's
+ * times, once the CUPTI records are moved by the offset between the two
+ * clocks' conversions that the certain matches show (join_clock.c).
+ * Invariants:
+ *   1. a record belongs to one call; a call has one record of its API;
+ *   2. what lies inside a wrapped call (the driver calls the runtime made
+ *      for it, NCCL's launches) is claimed, so that only what no wrapped
+ *      call covers can be a call CUPTI alone saw (cupti_calls.c), and an
+ *      unclaimed record of an API the tracer recorded is never made a
+ *      second call (cupti_calls_add);
+ *   3. records come out in (thread, start) order, in the wrappers' clock
+ *      (moved by the offset the certain matches show, where they show one). */
 #include "viewer/read/correlate.h"
+#include "viewer/read/join_clock.h"
 #include "viewer/model/model_internal.h"
 #include "viewer/read/sort_by_time.h"
 
@@ -83,22 +98,29 @@ static void claim_overlapping(struct model *m, struct proc *p, const struct sort
     }
 }
 
-/* Matches each wrapped call to the CUPTI API record made inside it (same
- * thread, contained in time), and marks the records nested in a wrapped
- * call (the driver calls the runtime made for it, NCCL's launches) as
- * claimed too: only what no wrapped call covers can be a call CUPTI alone
- * saw (cupti_calls.c).  The CUPTI records are put in (thread, start)
- * order in place, and their sort keys freed before the calls' are made:
- * both key arrays at once were the report's peak on a big rank. */
-void correlate_calls(struct model *m, struct proc *p, struct cupti_rec *a, size_t n)
+/* Puts the records in (thread, start) order, in place. */
+static void order_records(struct cupti_rec *a, size_t n)
 {
     struct sort_key *ao = thread_order(a, n, sizeof *a, offsetof(struct cupti_rec, start),
                                        offsetof(struct cupti_rec, tid));
     struct cupti_rec tmp;
     permute_by_keys(a, sizeof *a, ao, n, &tmp);
     free(ao);
-    struct sort_key *co = thread_order(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start),
-                                       offsetof(struct call, tid));
+}
+
+static int records_ordered(const struct cupti_rec *a, size_t n)
+{
+    for (size_t k = 1; k < n; k++)
+        if (a[k].tid < a[k - 1].tid || (a[k].tid == a[k - 1].tid && a[k].start < a[k - 1].start))
+            return 0;
+    return 1;
+}
+
+/* Matches each wrapped call not joined by id to the CUPTI API record made
+ * inside it (same thread, contained in time within the slack), and marks
+ * the records nested in a wrapped call as claimed too. */
+static void join_by_time(struct model *m, struct proc *p, const struct sort_key *co, struct cupti_rec *a, size_t n)
+{
     size_t j = 0;
     for (size_t i = 0; i < p->ncalls; i++) {
         struct call *c = &p->calls[co[i].i];
@@ -109,36 +131,66 @@ void correlate_calls(struct model *m, struct proc *p, struct cupti_rec *a, size_
                a[j].start < c->start + MATCH_SLACK_NS)
             j++;
         /* its own record: the first inside it that is of its API (an NCCL
-         * call, of which CUPTI makes no record, takes the first inside it:
-         * its launch, whose kernel names its stream) */
+         * call, of which CUPTI makes no record, takes the first that began
+         * inside it: its launch, whose kernel names its stream; not the
+         * next call's, which began within the slack after it); none for a
+         * call that has its correlation already (joined by id) */
         int of_cuda = cupti_api_has_records(m, c->api);
-        for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++) {
+        for (size_t k = j; !c->corr && k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++) {
             if (a[k].claimed || a[k].end > c->end + MATCH_SLACK_NS || a[k].end < c->start ||
-                (of_cuda && cupti_call_api(m, a[k].domain, a[k].cbid) != c->api))
+                (of_cuda ? cupti_call_api(m, a[k].domain, a[k].cbid) != c->api : a[k].start >= c->end))
                 continue;
             c->corr = a[k].corr;
             a[k].claimed = 1; /* a record belongs to one call */
             break;
         }
         /* what else lies inside it was made for it: the driver's records
-         * (within the slack, and ending after it began), and any record
-         * strictly inside it; a runtime record only within the slack of its
-         * ends is the call before or after it, which no wrapper saw */
+         * that began inside it (ending within the slack after it), and any
+         * record strictly inside it; a runtime record only within the slack
+         * of its ends is the call before or after it, which no wrapper saw,
+         * and so is a driver record that began after it ended (the launch
+         * of an NCCL call made right after a stream wait was claimed by the
+         * wait, and the NCCL call took the next launch's record) */
         for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++)
             if (a[k].end <= c->end + MATCH_SLACK_NS && a[k].end > c->start &&
-                (a[k].domain == 2 || (a[k].start >= c->start && a[k].end <= c->end)))
+                ((a[k].domain == 2 && a[k].start < c->end) || (a[k].start >= c->start && a[k].end <= c->end)))
                 a[k].claimed = 1;
     }
     claim_overlapping(m, p, co, a, n);
-    free(co);
     /* and what lies inside a record no call claimed: the driver calls of a
      * runtime call only CUPTI saw */
     for (size_t k = 0, outer = SIZE_MAX; k < n; k++) {
         if (outer != SIZE_MAX && a[k].tid == a[outer].tid && a[k].end <= a[outer].end) {
-            a[k].claimed = 1;
+            if (!a[k].claimed)
+                a[k].claimed = 1;
             continue;
         }
         outer = k;
     }
 }
 
+/* Joins the wrapped calls to CUPTI's records: by id where the call pushed
+ * it (x, nx: the process's ext_corr rows, sorted by id), then by time with
+ * the clocks' offset taken out.  The CUPTI records are put in (thread,
+ * start) order in place, and their sort keys freed before the calls' are
+ * made: both key arrays at once were the report's peak on a big rank. */
+void correlate_calls(struct model *m, struct proc *p, struct cupti_rec *a, size_t n, const struct ext *x, size_t nx)
+{
+    order_records(a, n);
+    uint8_t *exact = calloc(p->ncalls + 1, 1);
+    if (!exact)
+        model_out_of_memory();
+    join_by_ext(m, p, a, n, x, nx, exact);
+    struct sort_key *co = thread_order(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start),
+                                       offsetof(struct call, tid));
+    /* in the wrappers' clock from here on: the time join compares them
+     * with calls, and so do the enqueue times of GPU work and the calls
+     * only CUPTI saw, which are made from them */
+    struct join_offsets off;
+    if (join_shift_records(m, p, co, exact, a, n, &off) && !records_ordered(a, n))
+        order_records(a, n); /* moved by different offsets: the sweeps need them in order */
+    free(exact);
+    join_by_time(m, p, co, a, n);
+    join_second_chance(m, p, co, a, n, &off);
+    free(co);
+}

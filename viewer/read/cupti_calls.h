@@ -23,13 +23,16 @@
 #define CUPTI_CALL_ID ((int64_t)-1)
 
 /* A CUPTI API record as load_proc.c reads it; claimed: a wrapped call
- * holds it. */
+ * holds it; shift: how far correlate.c moved it into the wrappers' clock
+ * (join_clock.h). */
 struct cupti_rec {
     int64_t start, end;
     int tid;
     uint32_t corr, cbid, result;
     uint8_t domain, claimed;
+    int32_t shift;
 };
+_Static_assert(sizeof(struct cupti_rec) == 40, "the shift takes what was padding");
 /* An event known by CUPTI's id only, in a call's event field (bit 41: not
  * a stream's). */
 #define CUPTI_EVENT_HANDLE(id) (CUPTI_STREAM_TAG | ((int64_t)1 << 41) | (int64_t)(uint32_t)(id))

@@ -27,9 +27,8 @@
 /* CUPTI's API records of the window, matched to the calls in correlate.c */
 struct capi_list { struct cupti_rec *v; size_t n, cap; };
 struct sync_list { struct cupti_sync *v; size_t n, cap; };
-/* ext_corr rows: the external id (a call's or a group's) and CUPTI's
- * correlation of work launched under it */
-struct ext { int64_t id; uint32_t corr; };
+/* ext_corr rows (struct ext, join_clock.h): the external id (a call's or a
+ * group's) and CUPTI's correlation of a call made under it */
 struct ext_list { struct ext *v; size_t n, cap; };
 /* A process's ext_corr rows, read once for all its windows: sorted by
  * external id, and the set of correlations they point at (NCCL's kernels),
@@ -625,7 +624,10 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
 
     if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
-    correlate_calls(m, p, l.capis.v, l.capis.n);
+    /* read once, when first needed: by the join of blocking calls to
+     * their CUPTI records, by id */
+    model_load_exts(m, pi);
+    correlate_calls(m, p, l.capis.v, l.capis.n, p->exts->list.v, p->exts->list.n);
     size_t wrapped = p->ncalls;
     cupti_calls_add(m, p, l.capis.v, l.capis.n);
     if (p->ncalls > wrapped && sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
@@ -637,7 +639,6 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     if (enq.n && (int64_t)enq.corr[enq.n - 1] > p->pass->corr_seen)
         p->pass->corr_seen = enq.corr[enq.n - 1]; /* sorted: the highest */
 
-    model_load_exts(m, pi); /* read once, when first needed: not beside the calls */
     if (t[RT_GPU_OP].count >= 0 && t[RT_GPU_BLOCK].count >= 0)
         p->ops = presized(t[RT_GPU_OP].count + t[RT_GPU_BLOCK].count, sizeof *p->ops, &p->ops_cap);
     l.enq = &enq;

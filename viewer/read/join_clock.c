@@ -1,0 +1,294 @@
+/* join_clock.c: the two halves of correlate.c's join that do not go by
+ * time alone (join_clock.h): blocking calls joined to CUPTI's records by
+ * external correlation id, and the offset between the two clocks'
+ * conversions, which the pairs of calls and records near each other agree
+ * on, by which the CUPTI records are moved before the rest is joined by
+ * time (and a second chance for the calls that still lack their record).
+ *
+ * Why an offset: the wrappers' times are TSC ticks converted by the
+ * writer, CUPTI's are converted when CUPTI stamps them (our timestamp
+ * callback), each with the calibration of its moment.  On a loaded host a
+ * calibration point can be off by microseconds, and the two conversions of
+ * the same instant then differ by as much (5.8 us seen; 115 us in a
+ * process's first milliseconds, while the tick rate is known from a 1 ms
+ * span only), more than the time join's slack.  The difference changes
+ * only when the calibration does (at the writer's pace): over a short
+ * stretch of time it is the same for every record. */
+#include "viewer/read/join_clock.h"
+#include "viewer/model/idmap.h"
+#include "viewer/model/model_internal.h"
+
+#include <stdlib.h>
+
+/* The first of the ext rows (sorted by id) with this id, or NULL. */
+static const struct ext *ext_first(const struct ext *x, size_t nx, int64_t id)
+{
+    size_t lo = 0, hi = nx;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nx && x[lo].id == id ? &x[lo] : NULL;
+}
+
+size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t n, const struct ext *x, size_t nx,
+                   uint8_t *exact)
+{
+    if (!nx || !n)
+        return 0;
+    /* correlation -> the call whose id was pushed when CUPTI made it:
+     * only calls of CUDA's APIs (an NCCL group's id is its ncclGroupStart's,
+     * pushed around ncclGroupEnd: the time join's, as before) */
+    struct idmap want = { 0 };
+    for (size_t i = 0; i < p->ncalls; i++) {
+        const struct call *c = &p->calls[i];
+        if (c->call_id <= 0 || !cupti_api_has_records(m, c->api))
+            continue;
+        const struct ext *e = ext_first(x, nx, c->call_id);
+        for (; e && e < x + nx && e->id == c->call_id; e++)
+            idmap_put(&want, e->corr, (int64_t)i, 1);
+    }
+    size_t joined = 0;
+    if (want.n) {
+        for (size_t k = 0; k < n; k++) {
+            int64_t i;
+            if (!idmap_get(&want, a[k].corr, &i))
+                continue;
+            struct call *c = &p->calls[i];
+            /* its own record (of its API: the runtime's, not the driver's
+             * made for it), and every other one made inside it */
+            a[k].claimed = 1;
+            if (!c->corr && a[k].tid == c->tid && cupti_call_api(m, a[k].domain, a[k].cbid) == c->api) {
+                c->corr = a[k].corr;
+                a[k].claimed = 2; /* an anchor of the clocks' offset */
+            }
+            if (!exact[i]) {
+                exact[i] = 1;
+                joined++;
+            }
+        }
+    }
+    idmap_free(&want);
+    return joined;
+}
+
+/* ---- the clocks' offset -------------------------------------------------
+ *
+ * Each pair of a call and a record of its API on its thread near it (the
+ * CANDIDATES nearest on either side within MATCH_WIDE_NS) allows the
+ * offsets (CUPTI's time minus the wrapper's) that put the record, moved
+ * back by it, inside the call: from r.end - c.end to r.start - c.start.  The
+ * true pairs of a stretch of time all allow the stretch's offset, and
+ * together hardly anything else (each record begins a little after its
+ * call, ends a little before); wrong pairs scatter.  So each stretch of a
+ * thread's calls (BUCKET_NS) takes the offset most pairs allow, the exact
+ * joins' pairs counting EXACT_VOTES each: none if that holds 0 (no sign of
+ * drift: records stay at their own times), else the middle of the range
+ * (the least move, to its edge, left the records there, and runs of
+ * launches a few hundred ns apart were then paired one off).  In a run of
+ * launches the pairs one off agree on an offset too, but fewer of them
+ * (the run's ends and the other APIs' calls around it disagree), and the
+ * exact joins settle it.  A stretch whose votes do not agree (fewer than
+ * two, unless there is one only) keeps the thread's offset before it.  An
+ * offset that changed within a stretch leaves some of its calls
+ * unmatched: they get a second chance with the offsets of the stretches
+ * on either side, and none (join_second_chance). */
+#define BUCKET_NS 250000
+#define VOTERS 16      /* calls of a stretch that vote, besides the exact ones */
+#define CANDIDATES 8   /* records each votes with, on either side of it */
+#define EXACT_VOTES 4
+
+struct edge { int64_t x; int w; };
+struct votes { struct edge *e; size_t n, cap; };
+
+static int cmp_edge(const void *x, const void *y)
+{
+    const struct edge *a = x, *b = y;
+    return a->x < b->x ? -1 : a->x > b->x ? 1 : a->w - b->w; /* ends before starts at one x */
+}
+
+/* The vote of call c and record r, weight w, if it allows an offset the
+ * clocks can have drifted by. */
+static void vote(struct votes *v, const struct call *c, const struct cupti_rec *r, int w)
+{
+    int64_t lo = r->end - c->end, hi = r->start - c->start;
+    if (lo > hi) /* a record longer than the call: not its, whatever the offset */
+        return;
+    /* a record far shorter than the call is hardly its (a call's record
+     * lasts as long as it, but for the wrapper's own few hundred ns), and
+     * allows a wide range of offsets, agreeing with those of other wrong
+     * pairs (runs of 20 us calls with the short records after them
+     * outvoted the true pairs): it votes only if it is more than half as
+     * long as the call, or shorter by no more than the slack */
+    if (hi < -MATCH_WIDE_NS || lo > MATCH_WIDE_NS ||
+        (hi - lo > MATCH_SLACK_NS && 2 * (r->end - r->start) < c->end - c->start))
+        return;
+    if (lo < -MATCH_WIDE_NS)
+        lo = -MATCH_WIDE_NS;
+    if (hi > MATCH_WIDE_NS)
+        hi = MATCH_WIDE_NS;
+    if (v->n + 2 > v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 256;
+        if (!(v->e = realloc(v->e, v->cap * sizeof *v->e)))
+            model_out_of_memory();
+    }
+    v->e[v->n++] = (struct edge){ lo, w };
+    v->e[v->n++] = (struct edge){ hi + 1, -w };
+}
+
+/* The offset the votes agree on most (see above), or `prev` if fewer than
+ * two votes do. */
+static int64_t agreed(struct votes *v, int64_t prev)
+{
+    if (!v->n)
+        return prev;
+    qsort(v->e, v->n, sizeof *v->e, cmp_edge);
+    int cur = 0, best = 0;
+    for (size_t i = 0; i < v->n; i++)
+        if ((cur += v->e[i].w) > best)
+            best = cur;
+    if (best < 2 && v->n != 2) /* (one pair alone is unambiguous: a call, the one record near it) */
+        return prev;
+    /* the ranges held by that many: 0 if one holds it, else the middle of
+     * the one nearest the offset before */
+    int64_t pick = prev, dist = INT64_MAX;
+    cur = 0;
+    for (size_t i = 0; i + 1 < v->n; i++) {
+        cur += v->e[i].w;
+        if (cur != best || v->e[i + 1].x == v->e[i].x)
+            continue;
+        int64_t lo = v->e[i].x, hi = v->e[i + 1].x - 1;
+        if (lo <= 0 && hi >= 0)
+            return 0;
+        int64_t mid = lo / 2 + hi / 2, dd = mid > prev ? mid - prev : prev - mid;
+        if (dd < dist) {
+            dist = dd;
+            pick = mid;
+        }
+    }
+    return pick;
+}
+
+int join_shift_records(struct model *m, const struct proc *p, const struct sort_key *co, const uint8_t *exact,
+                       struct cupti_rec *a, size_t n, struct join_offsets *out)
+{
+    *out = (struct join_offsets){ 0 };
+    if (!n || !p->ncalls)
+        return 0;
+    struct idmap own = { 0 }; /* the exact joins' own records (claimed 2) */
+    for (size_t k = 0; k < n; k++)
+        if (a[k].claimed == 2)
+            idmap_put(&own, a[k].corr, (int64_t)k, 1);
+    struct votes v = { 0 };
+    struct stretch *st = NULL;
+    size_t nst = 0, cap = 0, j = 0;
+    int voters = 0;
+    for (size_t ci = 0; ci < p->ncalls; ci++) {
+        const struct call *c = &p->calls[co[ci].i];
+        if (!nst || st[nst - 1].tid != c->tid || c->start - st[nst - 1].from >= BUCKET_NS) {
+            if (nst) /* the stretch before ends */
+                st[nst - 1].d = agreed(&v, nst > 1 && st[nst - 2].tid == st[nst - 1].tid ? st[nst - 2].d : 0);
+            GROW(st, nst, cap);
+            st[nst++] = (struct stretch){ c->start, 0, c->tid };
+            v.n = 0;
+            voters = 0;
+        }
+        int64_t k;
+        if (exact[co[ci].i]) {
+            if (c->corr && idmap_get(&own, c->corr, &k))
+                vote(&v, c, &a[k], EXACT_VOTES);
+            continue;
+        }
+        if (voters >= VOTERS || !cupti_api_has_records(m, c->api))
+            continue;
+        voters++;
+        /* the records of its API nearest it on either side, within the
+         * window: the first of its thread that begins at or after it, and
+         * back and forth from there */
+        while (j < n && (a[j].tid < c->tid || (a[j].tid == c->tid && a[j].start < c->start)))
+            j++;
+        int got = 0;
+        for (size_t r = j; got < CANDIDATES && r-- > 0 && a[r].tid == c->tid && a[r].start >= c->start - MATCH_WIDE_NS;)
+            if (!a[r].claimed && cupti_call_api(m, a[r].domain, a[r].cbid) == c->api) {
+                vote(&v, c, &a[r], 1);
+                got++;
+            }
+        got = 0;
+        for (size_t r = j; got < CANDIDATES && r < n && a[r].tid == c->tid && a[r].start <= c->start + MATCH_WIDE_NS; r++)
+            if (!a[r].claimed && cupti_call_api(m, a[r].domain, a[r].cbid) == c->api) {
+                vote(&v, c, &a[r], 1);
+                got++;
+            }
+    }
+    st[nst - 1].d = agreed(&v, nst > 1 && st[nst - 2].tid == st[nst - 1].tid ? st[nst - 2].d : 0);
+    free(v.e);
+    idmap_free(&own);
+    /* each record moves by the stretch of its thread it began in, in
+     * CUPTI's clock (both in (thread, start) order); a thread without
+     * calls keeps its times */
+    int moved = 0;
+    for (size_t k = 0, s = 0; k < n; k++) {
+        while (s < nst && (st[s].tid < a[k].tid || (st[s].tid == a[k].tid && s + 1 < nst && st[s + 1].tid == a[k].tid &&
+                                                    st[s + 1].from + st[s + 1].d <= a[k].start)))
+            s++;
+        if (s == nst || st[s].tid != a[k].tid || !st[s].d)
+            continue;
+        a[k].start -= st[s].d;
+        a[k].end -= st[s].d;
+        a[k].shift = (int32_t)st[s].d; /* |d| <= MATCH_WIDE_NS */
+        moved = 1;
+    }
+    *out = (struct join_offsets){ st, nst };
+    return moved;
+}
+
+/* The first record of thread tid that begins at or after t (records in
+ * (thread, start) order). */
+static size_t first_rec_from(const struct cupti_rec *a, size_t n, int tid, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid].tid < tid || (a[mid].tid == tid && a[mid].start < t))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void join_second_chance(struct model *m, struct proc *p, const struct sort_key *co, struct cupti_rec *a, size_t n,
+                        struct join_offsets *o)
+{
+    const struct stretch *st = o->st;
+    for (size_t ci = 0, s = 0; ci < p->ncalls && o->n; ci++) {
+        struct call *c = &p->calls[co[ci].i];
+        while (s + 1 < o->n && (st[s].tid < c->tid || (st[s + 1].tid == c->tid && st[s + 1].from <= c->start)))
+            s++;
+        if (c->corr || st[s].tid != c->tid || !cupti_api_has_records(m, c->api))
+            continue;
+        /* the offsets to try: the stretches' around it, and none */
+        int64_t d[3] = { s > 0 && st[s - 1].tid == c->tid ? st[s - 1].d : st[s].d,
+                         s + 1 < o->n && st[s + 1].tid == c->tid ? st[s + 1].d : st[s].d, 0 };
+        for (size_t k = first_rec_from(a, n, c->tid, c->start - MATCH_WIDE_NS);
+             !c->corr && k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_WIDE_NS; k++) {
+            if (a[k].claimed || cupti_call_api(m, a[k].domain, a[k].cbid) != c->api)
+                continue;
+            for (int t = 0; t < 3; t++) {
+                if (d[t] == st[s].d) /* tried: it is the one the records moved by here */
+                    continue;
+                int64_t rs = a[k].start + a[k].shift - d[t], re = a[k].end + a[k].shift - d[t];
+                if (rs >= c->start - MATCH_SLACK_NS && re <= c->end + MATCH_SLACK_NS && re >= c->start) {
+                    c->corr = a[k].corr;
+                    a[k].claimed = 1;
+                    break;
+                }
+            }
+        }
+    }
+    free(o->st);
+    *o = (struct join_offsets){ 0 };
+}
