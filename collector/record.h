@@ -48,6 +48,10 @@ enum gt_copy_kind { GT_COPY_NONE = 0, GT_COPY_HTOD, GT_COPY_DTOH, GT_COPY_DTOD, 
 #define GT_RF_IN_GROUP 2u /* an NCCL call made between ncclGroupStart and End */
 #define GT_RF_SCRATCH 4u  /* a call's record kept off the ring (it was full): never committed */
 #define GT_RF_XCORR 8u    /* its id is pushed as CUPTI's external correlation id (api_ids.h) */
+/* A blocking CUDA call's external correlation id: its call id with this
+ * bit set (docs/schema.md, ext_corr), told apart from an NCCL call's or
+ * group's, whose GPU work is NCCL's. */
+#define GT_XCORR_TAG ((uint64_t)1 << 62)
 
 struct gt_record {
     /* aligned to its cache line wherever it lives (a ring slot, the

@@ -145,7 +145,7 @@ static inline __attribute__((always_inline)) int gt_enter_mode(struct gt_call *c
      * a callback: CUPTI's record of that call was begun already. */
     if ((f & GT_F_XCORR) && !from_runtime && gt_cupti_active()) {
         c->r->flags |= GT_RF_XCORR;
-        gt_cupti_push_external(((uint64_t)b->tid << 32) | call_seq);
+        gt_cupti_push_external(GT_XCORR_TAG | ((uint64_t)b->tid << 32) | call_seq);
     }
     return 1;
 }

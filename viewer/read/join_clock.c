@@ -15,6 +15,7 @@
  * only when the calibration does (at the writer's pace): over a short
  * stretch of time it is the same for every record. */
 #include "viewer/read/join_clock.h"
+#include "collector/record.h"
 #include "viewer/model/idmap.h"
 #include "viewer/model/model_internal.h"
 
@@ -47,8 +48,9 @@ size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t 
         const struct call *c = &p->calls[i];
         if (c->call_id <= 0 || !cupti_api_has_records(m, c->api))
             continue;
-        const struct ext *e = ext_first(x, nx, c->call_id);
-        for (; e && e < x + nx && e->id == c->call_id; e++)
+        int64_t id = (int64_t)(GT_XCORR_TAG | (uint64_t)c->call_id); /* as the wrapper pushed it */
+        const struct ext *e = ext_first(x, nx, id);
+        for (; e && e < x + nx && e->id == id; e++)
             idmap_put(&want, e->corr, (int64_t)i, 1);
     }
     size_t joined = 0;

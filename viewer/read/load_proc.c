@@ -17,6 +17,7 @@
 #include "collector/call_block.h"
 #include "collector/capi_block.h"
 #include "collector/gpu_block.h"
+#include "collector/record.h"
 
 #include <malloc.h>
 #include <stddef.h>
@@ -489,7 +490,8 @@ int model_op_is_nccl(const struct proc *p, const struct gop *g)
     struct proc_exts *x = p->exts;
     if (x && !x->nccl_built) { /* made when the first operation is read: not beside a window's calls */
         for (size_t i = 0; i < x->list.n; i++)
-            idmap_put(&x->nccl, x->list.v[i].corr, 1, 1);
+            if (!((uint64_t)x->list.v[i].id & GT_XCORR_TAG)) /* a blocking CUDA call's work is not NCCL's */
+                idmap_put(&x->nccl, x->list.v[i].corr, 1, 1);
         x->nccl_built = 1;
     }
     /* launched inside an NCCL call (a kernel, or the copies and memsets of
