@@ -117,8 +117,17 @@ static int cmp_edge(const void *x, const void *y)
 static void vote(struct votes *v, const struct call *c, const struct cupti_rec *r, int w)
 {
     int64_t lo = r->end - c->end, hi = r->start - c->start;
-    if (lo > hi) /* a record longer than the call: not its, whatever the offset */
-        return;
+    if (lo > hi) {
+        /* a record longer than the call: not its, whatever the offset;
+         * unless by no more than twice the slack, around it: a call
+         * recorded in CUPTI's own callback, whose record brackets it (a
+         * static runtime's calls: without their votes only wrong pairs
+         * voted, and moved the records 7 us) */
+        if (lo - hi > 2 * MATCH_SLACK_NS)
+            return;
+        lo -= MATCH_SLACK_NS;
+        hi += MATCH_SLACK_NS;
+    }
     /* a record far shorter than the call is hardly its (a call's record
      * lasts as long as it, but for the wrapper's own few hundred ns), and
      * allows a wide range of offsets, agreeing with those of other wrong
