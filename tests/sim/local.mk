@@ -3,7 +3,7 @@ check_LTLIBRARIES += tests/sim/libgpusim.la
 tests_sim_libgpusim_la_SOURCES = \
   tests/sim/sim_internal.h tests/sim/sim_stream.c tests/sim/sim_device.c \
   tests/sim/sim_memory.c tests/sim/sim_cupti.c tests/sim/sim_cupti_callbacks.c tests/sim/sim_cupti_events.c tests/sim/sim_driver.c tests/sim/sim_nvcc_abi.c tests/sim/sim_inject.c \
-  tests/sim/sim_nccl.h tests/sim/sim_nccl.c tests/sim/sim_nccl_shm.c tests/sim/sim_nccl_reduce.c tests/sim/sim_nccl_comms.c \
+  tests/sim/sim_nccl.h tests/sim/sim_nccl.c tests/sim/sim_nccl_init.c tests/sim/sim_nccl_shm.c tests/sim/sim_nccl_reduce.c tests/sim/sim_nccl_comms.c \
   tests/sim/sim_model_env.h tests/sim/sim_model_env.c \
   tests/sim/sim_nccl_profiler.h tests/sim/sim_nccl_profiler.c
 # a rank's simulated host: its realtime clock and name (sim_clock.c), its boot id (sim_boot_id.c)
