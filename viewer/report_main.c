@@ -413,6 +413,8 @@ int main(int argc, char **argv)
     coll_spill_open(&spill, m.nprocs);
     if ((size_t)jobs > m.nprocs) /* a worker per process at most */
         jobs = (int)m.nprocs;
+    if (getenv("GPUTRACE_REPORT_JOBS")) /* whoever sets it sees what it did */
+        fprintf(stderr, "gputrace-report: %zu processes on %d worker%s\n", m.nprocs, jobs, jobs == 1 ? "" : "s");
     struct report_sinks k = { &o, &fs, &s, ct, kineto_ok && !later ? kineto_files : NULL, &spill, NULL };
     if (report_processes(&m, &k, jobs, &kineto_ok) != 0)
         rc = 1;

@@ -14,6 +14,7 @@ TESTS += \
   tests/e2e/report_twins.sh \
   tests/e2e/report_inputs.sh \
   tests/e2e/report_windows.sh \
+  tests/e2e/report_jobs.sh \
   tests/e2e/report_fuzz.sh \
   tests/e2e/report_hostile.sh \
   tests/e2e/tracer_signals.sh \
@@ -34,6 +35,7 @@ TESTS += \
   tests/e2e/import_hta.sh \
   tests/e2e/report_read_sync.sh
 EXTRA_DIST += \
+  tests/e2e/report_jobs.sh \
   tests/e2e/report_read_sync.sh \
   tests/e2e/crossrank.sh \
   tests/e2e/crossrank.py \

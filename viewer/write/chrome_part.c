@@ -5,7 +5,9 @@
  * (else /tmp): its events all start with the separator (the trace's first
  * event loses it when joined), it counts its own slices and moved tracks,
  * and the trace takes them over when the part is joined.  Memory stays a
- * writer's buffer per worker, whatever the process's size. */
+ * writer's buffer per worker, whatever the process's size; where no
+ * scratch file can be made (TMPDIR not writable), the part is kept in
+ * memory instead, as the one worker's trace needs no scratch file. */
 #define _GNU_SOURCE
 #include "viewer/write/chrome_part.h"
 #include "viewer/write/chrome_writer.h"
@@ -49,7 +51,9 @@ struct chrome_trace *chrome_trace_part(const struct chrome_trace *whole, const s
     struct writer *w = calloc(1, sizeof *w);
     if (!w)
         model_out_of_memory();
-    if (!(w->out = scratch_file(w->buf, sizeof w->buf))) {
+    if (!(w->out = scratch_file(w->buf, sizeof w->buf)) && (w->out = open_memstream(&w->mem, &w->memlen)))
+        __fsetlocking(w->out, FSETLOCKING_BYCALLER);
+    if (!w->out) {
         int e = errno;
         free(w);
         errno = e;
@@ -69,6 +73,7 @@ void chrome_trace_part_free(struct chrome_trace *part)
     if (!q)
         return;
     fclose(q->out);
+    free(q->mem);
     free(q->slices);
     free(q->moves);
     free(q);
@@ -84,7 +89,11 @@ void chrome_trace_join(struct chrome_trace *whole, struct chrome_trace *part, in
     }
     long events = q->events - 1;
     int failed = ferror(q->out) || fflush(q->out) != 0 ? (errno ? errno : EIO) : 0;
-    if (!failed && events > 0) {
+    if (!failed && events > 0 && q->mem) { /* fflush made mem and memlen what was written */
+        size_t skip = w->events ? 0 : 1; /* the trace's first event: no separator */
+        if (q->memlen > skip)
+            fwrite(q->mem + skip, 1, q->memlen - skip, w->out);
+    } else if (!failed && events > 0) {
         if (fseek(q->out, w->events ? 0 : 1, SEEK_SET) != 0) /* the trace's first event: no separator */
             failed = errno;
         char buf[1 << 16];
