@@ -39,7 +39,10 @@ same_jobs() {
     bad "$what: one worker wrote every output ($(ls "$tmp/out.1" | tr '\n' ' '))"
   for j in 2 4; do
     outputs "$j" "$db" "$@"
-    if diff -r "$tmp/out.1" "$tmp/out.$j" > "$tmp/diff" 2>&1; then
+    if grep -l "Sanitizer\|runtime error:" "$tmp/out.$j/err.sorted" "$tmp/out.1/err.sorted"; then
+      bad "$what: $j workers: the sanitizers found something: $(grep -h -m 3 "Sanitizer\|runtime error:" \
+        "$tmp/out.$j/err.sorted" "$tmp/out.1/err.sorted" | tr '\n' ' ')"
+    elif diff -r "$tmp/out.1" "$tmp/out.$j" > "$tmp/diff" 2>&1; then
       ok "$what: $j workers, every output the same as one's ($(wc -c < "$tmp/out.$j/trace.json") bytes of trace)"
     else
       bad "$what: $j workers change the report: $(head -c 400 "$tmp/diff" | tr '\n' ' ')"
