@@ -103,15 +103,27 @@ static void work(struct jobs *J, struct model *wm, size_t pi, struct result *r)
     r->rc = report_process(wm, &mine, pi, r->err, sizeof r->err);
 }
 
+static void close_dbs(struct model *wm, int db)
+{
+    sqlite3_close(wm->dbs[db]); /* NULL: nothing */
+    wm->dbs[db] = NULL;
+    if (wm->dbs2) {
+        sqlite3_close(wm->dbs2[db]);
+        wm->dbs2[db] = NULL;
+    }
+}
+
 static void *worker(void *arg)
 {
     struct jobs *J = arg;
     const struct model *m = J->m;
     struct model wm = *m; /* the model's tables, shared; connections and timelines its own */
     wm.dbs = calloc(m->ndbs + 1, sizeof *wm.dbs);
-    if (!wm.dbs)
+    /* a big table read in halves, as one worker reads it (where a file is
+     * damaged, each half reads what it can: the same rows as one worker) */
+    wm.dbs2 = m->dbs2 ? calloc(m->ndbs + 1, sizeof *wm.dbs2) : NULL;
+    if (!wm.dbs || (m->dbs2 && !wm.dbs2))
         model_out_of_memory();
-    wm.dbs2 = NULL; /* the workers are the threads: no table read in halves */
     wm.timelines = NULL;
     wm.progress = 0;
     wm.rows_read = 0;
@@ -122,15 +134,18 @@ static void *worker(void *arg)
             break;
         int db = m->procs[pi].db, shared = 0;
         if (db != open) {
-            if (open >= 0) {
-                sqlite3_close(wm.dbs[open]);
-                wm.dbs[open] = NULL;
-            }
-            open = model_open_again(m->paths[db], &wm.dbs[db]) == 0 ? db : -1;
+            if (open >= 0)
+                close_dbs(&wm, open);
+            open = model_open_again(m->paths[db], &wm.dbs[db]) == 0 &&
+                           (!wm.dbs2 || model_open_again(m->paths[db], &wm.dbs2[db]) == 0) ? db : -1;
+            if (open < 0)
+                close_dbs(&wm, db);
         }
-        if (open != db) { /* no connection of its own (descriptors short): the report's, one worker at a time */
+        if (open != db) { /* no connections of its own (descriptors short): the report's, one worker at a time */
             pthread_mutex_lock(&J->shared_db);
             wm.dbs[db] = m->dbs[db];
+            if (wm.dbs2)
+                wm.dbs2[db] = m->dbs2[db];
             shared = 1;
         }
         wm.damaged[0] = 0;
@@ -141,6 +156,8 @@ static void *worker(void *arg)
             __atomic_store_n(J->kineto_ok, 0, __ATOMIC_RELAXED);
         if (shared) {
             wm.dbs[db] = NULL;
+            if (wm.dbs2)
+                wm.dbs2[db] = NULL;
             pthread_mutex_unlock(&J->shared_db);
         }
         pthread_mutex_lock(&J->lock);
@@ -149,8 +166,9 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&J->lock);
     }
     if (open >= 0)
-        sqlite3_close(wm.dbs[open]);
+        close_dbs(&wm, open);
     free(wm.dbs);
+    free(wm.dbs2);
     model_free_timelines(&wm);
     return NULL;
 }

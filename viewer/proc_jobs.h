@@ -2,8 +2,9 @@
  * workers (threads), with the output of one.
  *
  * Each worker takes the next process not taken, loads and analyses it as
- * proc_report.c (or trace_pass.c) does on one, with its own connection to
- * the process's database and its own findings, summary and Chrome trace
+ * proc_report.c (or trace_pass.c) does on one, with its own connections to
+ * the process's database (two, as one worker has, to read a big table in
+ * halves) and its own findings, summary and Chrome trace
  * part; the report's thread adds each process's results to the run's in
  * process order, as soon as those before it are in (findings_merge.c,
  * summary_merge.c, chrome_part.c).  What the analyses across ranks read

@@ -77,9 +77,9 @@ static const char usage_text[] =
     "finding kinds: sync.redundant sync.no_consumer sync.device_wide sync.implicit sync.scalar_read\n"
     "  copy.pageable copy.serialized comm.exposed comm.same_stream comm.straggler comm.mismatch\n"
     "  comm.hang gpu.idle comm.lazy_connect   (docs/report.md defines each)\n"
-    "environment: GPUTRACE_REPORT_THREADS=1: one worker reads a big table in one thread, not two (the\n"
-    "  same report; several workers each read in one); GPUTRACE_REPORT_JOBS=N: --jobs' default (set,\n"
-    "  it says on stderr how many workers read how many processes);\n"
+    "environment: GPUTRACE_REPORT_THREADS=1: each worker reads a big table in one thread, not two (the\n"
+    "  same report); GPUTRACE_REPORT_JOBS=N: --jobs' default (set, it says on stderr how many workers\n"
+    "  read how many processes);\n"
     "  TMPDIR: a folder for a scratch file that holds every rank's collectives while the report\n"
     "  compares ranks (default /tmp; kept in memory if it cannot be written);\n"
     "  GPUTRACE_REPORT_WINDOW_ROWS=N: a long rank is read a window of about N rows at a time\n"
@@ -369,9 +369,10 @@ int main(int argc, char **argv)
     char **paths = in.v;
     npaths = in.n;
     jobs = report_jobs(jobs, SIZE_MAX);
-    room_for(npaths + jobs); /* each worker a connection more */
+    room_for(npaths + 2 * jobs); /* each worker two connections more */
     struct model m = { 0 };
     m.progress = isatty(2);
+    m.jobs = jobs;
     char err[1024], shown[4 * sizeof err]; /* err as stderr shows it (term_text.h): names from the file */
     if (model_load(&m, paths, npaths, run, err, sizeof err) != 0) {
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown)); /* it may quote the file */

@@ -82,6 +82,22 @@ export GPUTRACE_REPORT_WINDOW_ROWS=60
 same_jobs "two hosts, windows of 60 rows" "$tmp/hosts.db"
 unset GPUTRACE_REPORT_WINDOW_ROWS
 
+# two damaged files of a run directory (pages of their second half
+# overwritten): each worker reads what one worker reads of them, and the
+# first damage in file order is the one named
+cp -r "$tmp/train.db" "$tmp/damaged.db"
+for f in "$tmp"/damaged.db/*.db; do sqlite3 "$f" "PRAGMA wal_checkpoint(TRUNCATE);" > /dev/null; done
+for f in $(ls "$tmp"/damaged.db/*.db | sed -n '2p;3p'); do
+  python3 -c "import os, sys
+f = sys.argv[1]; size = os.path.getsize(f)
+with open(f, 'r+b') as h:
+    for page in range(int(size * 0.4) // 4096, size // 4096, 3):
+        h.seek(page * 4096 + 8); h.write(b'\x0d\xff\xff\xff' * 64)" "$f"
+done
+same_jobs "two damaged files" "$tmp/damaged.db"
+expect "... the report says so, and exits 1" "$(grep -c 'is damaged' "$tmp/out.4/err.sorted"):$(tail -n 1 "$tmp/out.4/json")" \
+  "2:exit 1"
+
 # how many workers: -j, else GPUTRACE_REPORT_JOBS, else the CPUs; at most
 # one per process
 workers() { "$@" "$tmp/train.db" 2>&1 > /dev/null | grep -o '[0-9]* processes on [0-9]* workers*'; }
