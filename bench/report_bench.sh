@@ -48,11 +48,18 @@ measure() {
   rm -f "$tmp"/run.db* "$tmp/trace.json"
 }
 
-# scaling RECORDS RANKS: the report of one run on 1, 2, ... workers, side by side
+# scaling RECORDS RANKS: the report of one run on 1, 2, ... workers, side by
+# side.  Configurations: "1t" one worker on one thread; "1" one worker as
+# by default (a big table read in halves on two threads); "Nt" N workers,
+# each on one thread; "N" N workers as by default.  For the "t" ones the
+# report says (GPUTRACE_REPORT_JOBS set) the CPU seconds of its own thread
+# and of its busiest worker: their sum is what it takes on idle CPUs (its
+# thread waits while the workers work), a figure that a loaded machine
+# does not move much, beside the wall times that it does.
 scaling() {
-  local n=$1 ranks=$2 cpus reps=${REPEAT:-3} layout
+  local n=$1 ranks=$2 cpus reps=${REPEAT:-3} layout rows configs c j k
   cpus=$(getconf _NPROCESSORS_ONLN)
-  local rows; rows=$("$top/bench/gen_run.sh" "$tmp/scale.db" "$n" "$ranks" | tail -n 1)
+  rows=$("$top/bench/gen_run.sh" "$tmp/scale.db" "$n" "$ranks" | tail -n 1)
   # the same run as a run directory: one file per process, as `gputrace record` makes it
   mkdir -p "$tmp/scale.dir"
   for ((r = 0; r < ranks; r++)); do
@@ -65,35 +72,48 @@ scaling() {
   done
   echo
   echo "scaling over workers: $rows records, $ranks ranks, $cpus CPUs; load before: $(uptime | sed 's/.*load average: //')"
-  printf "%-10s %-16s %8s %8s %12s %15s %14s %8s\n" layout workers "wall s" "cpu s" records/s "records/s/core" \
-    "records/cpu-s" speedup
-  local configs="1t 1"
-  for ((j = 2; j <= cpus && j <= ranks; j *= 2)); do configs="$configs $j"; done
+  printf "%-6s %-28s %7s %7s %10s %10s %10s %8s %9s %8s\n" layout workers "wall s" "cpu s" records/s /core \
+    /cpu-s speedup "crit. s" speedup
+  configs="1t 1"
+  for ((j = 2; j <= cpus && j <= ranks; j *= 2)); do configs="$configs ${j}t $j"; done
   for layout in file dir; do
     local in=$tmp/scale.db; [ "$layout" = dir ] && in=$tmp/scale.dir
-    for ((k = 0; k < reps; k++)); do
+    for ((k = 0; k < reps; k++)); do # interleaved: the machine's load moves them all alike
       for c in $configs; do
-        local j=${c%t} th=; [ "$c" = 1t ] && th=1
-        GPUTRACE_REPORT_THREADS=${th:-2} /usr/bin/time -f "%e %U %S" -o "$tmp/t.$c.$k" \
-          "$rep" -j "$j" --format json "$in" > "$tmp/out.$c"
+        j=${c%t}
+        if [ "$c" != "$j" ]; then export GPUTRACE_REPORT_THREADS=1; else unset GPUTRACE_REPORT_THREADS; fi
+        GPUTRACE_REPORT_JOBS=$j /usr/bin/time -f "%e %U %S" -o "$tmp/t.$c.$k" "$rep" --format json "$in" \
+          > "$tmp/out.$c" 2> "$tmp/err.$c.$k"
+        sed -n 's/.*CPU seconds: \([0-9.]*\) on .*, \([0-9.]*\) on the busiest.*/\1 \2/p' "$tmp/err.$c.$k" \
+          >> "$tmp/t.$c.$k"
       done
     done
+    unset GPUTRACE_REPORT_THREADS
     for c in $configs; do
       cmp -s "$tmp/out.1t" "$tmp/out.$c" || echo "  (workers $c: the report differs from one worker's!)"
     done
+    # per configuration, the medians: wall, CPU (user + sys), critical path (the report's thread + the busiest worker)
     for c in $configs; do
-      cat "$tmp"/t."$c".* | sort -n | awk -v c="$c" -v reps="$reps" -v n="$rows" -v lay="$layout" -v base="$(cat "$tmp"/t.1t.* | sort -n | awk -v r="$reps" 'NR == int((r + 1) / 2) { print $1 }')" '
-        NR == int((reps + 1) / 2) { wall = $1; cpu = $2 + $3 }
-        END {
-          j = c; sub(/t$/, "", j)
-          what = c == "1t" ? "1 (one thread)" : c == "1" ? "1 (default)" : c
-          cores = c == "1t" ? 1 : j
-          printf "%-10s %-16s %8.2f %8.2f %12.0f %15.0f %14.0f %7.2fx\n", lay, what, wall, cpu, n / wall, n / wall / cores,
-                 n / cpu, base / wall }'
+      for k in $(seq 0 $((reps - 1))); do
+        awk 'NR == 1 { w = $1; u = $2 + $3 } NR == 2 { p = $1 + $2 } END { print w, u, (p ? p : "-") }' "$tmp/t.$c.$k"
+      done > "$tmp/m.$c"
+    done
+    med() { sort -n -k"$2" "$1" | awk -v r="$reps" -v f="$2" 'NR == int((r + 1) / 2) { print $f }'; }
+    local base_w base_p; base_w=$(med "$tmp/m.1t" 1); base_p=$(med "$tmp/m.1t" 3)
+    for c in $configs; do
+      j=${c%t}
+      awk -v c="$c" -v j="$j" -v n="$rows" -v lay="$layout" -v w="$(med "$tmp/m.$c" 1)" -v u="$(med "$tmp/m.$c" 2)" \
+          -v p="$(med "$tmp/m.$c" 3)" -v bw="$base_w" -v bp="$base_p" 'BEGIN {
+        what = j " worker" (j > 1 ? "s" : "") (c == j ? ", as by default" : ", 1 thread each")
+        crit = c == j ? "-" : sprintf("%.2f", p); sp = c == j ? "-" : sprintf("%.2fx", bp / p)
+        printf "%-6s %-28s %7.2f %7.2f %10.0f %10.0f %10.0f %7.2fx %9s %8s\n", lay, what, w, u, n / w, n / w / j, n / u,
+               bw / w, crit, sp }'
     done
   done
   echo "load after: $(uptime | sed 's/.*load average: //') (1, 5, 15 min; above $cpus the workers share the CPUs)"
-  rm -rf "$tmp"/scale.* "$tmp"/out.* "$tmp"/t.*
+  echo "(records/s per core: per worker; /cpu-s: per CPU second; speedups over 1 worker on 1 thread: wall, then the"
+  echo " critical path on idle CPUs, the report's thread's CPU seconds plus its busiest worker's)"
+  rm -rf "$tmp"/scale.* "$tmp"/out.* "$tmp"/t.* "$tmp"/m.* "$tmp"/err.*
 }
 
 if [ "$scaling_only" = 1 ]; then

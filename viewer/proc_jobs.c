@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define JOBS_MAX 256
@@ -75,10 +76,12 @@ struct jobs {
     struct chrome_trace *ct;          /* the traces' pass: its trace, or NULL */
     char *const *kineto;              /* ... and Kineto files, or NULL */
     int *kineto_ok;
+    double *cpu;                      /* where the busiest worker's CPU seconds are added, or NULL */
     struct result *res;
     size_t next;                      /* the next process to take (atomic) */
     pthread_mutex_t lock, spill_lock, shared_db;
     pthread_cond_t done;
+    double busiest;                   /* the most CPU seconds a worker spent */
 };
 
 /* One process, on a worker's model wm. */
@@ -170,6 +173,14 @@ static void *worker(void *arg)
     free(wm.dbs);
     free(wm.dbs2);
     model_free_timelines(&wm);
+    struct timespec t;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0) {
+        double cpu = (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+        pthread_mutex_lock(&J->lock);
+        if (cpu > J->busiest)
+            J->busiest = cpu;
+        pthread_mutex_unlock(&J->lock);
+    }
     return NULL;
 }
 
@@ -230,13 +241,15 @@ static int run(struct jobs *J, int jobs)
     pthread_mutex_destroy(&J->spill_lock);
     pthread_mutex_destroy(&J->lock);
     free(J->res);
+    if (J->cpu)
+        *J->cpu += J->busiest;
     return rc;
 }
 
-int report_processes(struct model *m, const struct report_sinks *k, int jobs, int *kineto_ok)
+int report_processes(struct model *m, const struct report_sinks *k, int jobs, int *kineto_ok, double *cpu)
 {
     if (jobs > 1) {
-        struct jobs J = { .m = m, .k = k, .kineto_ok = kineto_ok };
+        struct jobs J = { .m = m, .k = k, .kineto_ok = kineto_ok, .cpu = cpu };
         return run(&J, jobs);
     }
     int rc = 0;
@@ -254,10 +267,11 @@ int report_processes(struct model *m, const struct report_sinks *k, int jobs, in
     return rc;
 }
 
-int trace_processes(struct model *m, struct chrome_trace *ct, char *const *kineto, int jobs, int *kineto_ok)
+int trace_processes(struct model *m, struct chrome_trace *ct, char *const *kineto, int jobs, int *kineto_ok,
+                    double *cpu)
 {
     if (jobs > 1) {
-        struct jobs J = { .m = m, .ct = ct, .kineto = kineto, .kineto_ok = kineto_ok };
+        struct jobs J = { .m = m, .ct = ct, .kineto = kineto, .kineto_ok = kineto_ok, .cpu = cpu };
         return run(&J, jobs);
     }
     int rc = 0;

@@ -23,10 +23,13 @@ int report_jobs(int want, size_t nprocs);
 /* Every process through report_process on `jobs` workers (jobs 1: in turn
  * on this thread, with k as given).  A process whose Kineto trace could
  * not be written says so on stderr and makes it return nonzero; once one
- * has, *kineto_ok is 0 (and one worker writes no more of them). */
-int report_processes(struct model *m, const struct report_sinks *k, int jobs, int *kineto_ok);
+ * has, *kineto_ok is 0 (and one worker writes no more of them).  On
+ * several workers, the CPU seconds of the busiest are added to *cpu (what
+ * the pass takes on CPUs of its own: bench/report_bench.sh). */
+int report_processes(struct model *m, const struct report_sinks *k, int jobs, int *kineto_ok, double *cpu);
 /* Every process through trace_process, likewise (ct and kineto: as
  * trace_process takes them; kineto NULL: none). */
-int trace_processes(struct model *m, struct chrome_trace *ct, char *const *kineto, int jobs, int *kineto_ok);
+int trace_processes(struct model *m, struct chrome_trace *ct, char *const *kineto, int jobs, int *kineto_ok,
+                    double *cpu);
 
 #endif

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char usage_text[] =
@@ -418,14 +419,16 @@ int main(int argc, char **argv)
     if (getenv("GPUTRACE_REPORT_JOBS")) /* whoever sets it sees what it did */
         fprintf(stderr, "gputrace-report: %zu processes on %d worker%s\n", m.nprocs, jobs, jobs == 1 ? "" : "s");
     struct report_sinks k = { &o, &fs, &s, ct, kineto_ok && !later ? kineto_files : NULL, &spill, NULL };
-    if (report_processes(&m, &k, jobs, &kineto_ok) != 0)
+    double workers_cpu = 0; /* the busiest worker's CPU seconds, each pass */
+    if (report_processes(&m, &k, jobs, &kineto_ok, &workers_cpu) != 0)
         rc = 1;
     model_progress_done(&m);
     clock_align_fit(&m, &spill);
     if (trace_later && !(ct = chrome_trace_open(trace, &m, isatty(2))))
         trace_errno = errno;
     if (later && ((trace_later && ct) || kineto_ok) &&
-        trace_processes(&m, trace_later ? ct : NULL, kineto_ok ? kineto_files : NULL, jobs, &kineto_ok) != 0)
+        trace_processes(&m, trace_later ? ct : NULL, kineto_ok ? kineto_files : NULL, jobs, &kineto_ok,
+                        &workers_cpu) != 0)
         rc = 1;
     /* point to point first: its findings' claims must be in before
      * analyse_run charges each interval once (attribution.h) */
@@ -481,6 +484,11 @@ int main(int argc, char **argv)
         if (rc)
             fputs(" (--fail-on)\n", stderr);
     }
+    struct timespec cpu;
+    if (getenv("GPUTRACE_REPORT_JOBS") && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+        /* on idle CPUs, the report takes about their sum (this thread waits while the workers work) */
+        fprintf(stderr, "gputrace-report: CPU seconds: %.3f on the report's thread, %.3f on the busiest worker\n",
+                (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9, workers_cpu);
     coll_spill_close(&spill);
     kineto_paths_free(kineto_files, m.nprocs);
     summary_free(&s);
