@@ -4,9 +4,10 @@
  * 0's results, adds them to the run's, waits for process 1's, and so on.
  * A worker takes the next process (a counter), works on it into a result
  * slot of its own, marks the slot done and signals.  The lock guards the
- * slots' done flags only; the spill has a lock of its own (proc_report.h),
- * and so has SQLite's connection of a file that a worker could not open
- * again.  What the workers share of the model is read only while they
+ * slots' done flags and the busiest worker's CPU time; the spill has a
+ * lock of its own (proc_report.h), so have the call sites' symbolizer
+ * (symbolize.c) and SQLite's connection of a file that a worker could not
+ * open again.  What the workers share of the model is read only while they
  * run, but for each process's own entry (its calls, GPU operations,
  * collectives, sites and analyses' state: only its worker touches them)
  * and the run's point-to-point stages (each worker its process's); the
