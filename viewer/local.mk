@@ -33,4 +33,7 @@ gputrace_report_LDADD = $(SQLITE_LIBS)
 gputrace_report_SOURCES += viewer/analyse/clock_align.h viewer/analyse/clock_align.c \
   viewer/write/output_crossrank.h viewer/write/output_crossrank.c viewer/trace_pass.h viewer/trace_pass.c \
   viewer/analyse/analysis_p2p.h viewer/analyse/analysis_p2p.c
+# the processes on several workers, merged in process order
+gputrace_report_SOURCES += viewer/proc_jobs.h viewer/proc_jobs.c viewer/analyse/findings_merge.c \
+  viewer/analyse/summary_merge.c viewer/write/chrome_writer.h viewer/write/chrome_part.h viewer/write/chrome_part.c
 gputrace_report_LDADD += -lm

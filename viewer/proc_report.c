@@ -39,6 +39,20 @@ static void syncs_again(struct model *m, const struct report_sinks *k, size_t pi
     ps->ndue = 0; /* idle up to the process's end: none */
 }
 
+/* The spill is one scratch store for every worker: a process's batch is
+ * written whole, under the lock, and where it went is its own run's. */
+static void spill_lock(const struct report_sinks *k)
+{
+    if (k->spill_lock)
+        pthread_mutex_lock(k->spill_lock);
+}
+
+static void spill_unlock(const struct report_sinks *k)
+{
+    if (k->spill_lock)
+        pthread_mutex_unlock(k->spill_lock);
+}
+
 /* The collectives loaded that are done with, in order (all of them at the
  * process's end): into the findings, the collectives table and the spill,
  * then freed.  A collective waits for its kernel's window, which is its
@@ -55,7 +69,9 @@ static void colls_done(struct model *m, const struct report_sinks *k, size_t pi,
     analyse_colls_done(m, k->o, k->fs, pi, n);
     summary_add_colls(m, k->s, pi, n);
     p2p_colls_done(m, pi, n);
+    spill_lock(k);
     coll_spill_add_batch(k->spill, pi, p->colls, n, p->colls_first);
+    spill_unlock(k);
     model_release_colls(m, pi, n);
 }
 
@@ -97,7 +113,9 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
         chrome_trace_proc_end(k->ct, m, pi);
     if (kr && kineto_close_rank(kr, m, pi, err, errlen) != 0)
         rc = -1;
+    spill_lock(k);
     coll_spill_end_proc(k->spill, pi);
+    spill_unlock(k);
     model_end_proc(m, pi);
     return rc;
 }

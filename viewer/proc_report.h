@@ -7,6 +7,8 @@
 #include "viewer/write/output.h"
 #include "viewer/analyse/summary.h"
 
+#include <pthread.h>
+
 /* What every process goes through: the findings, the summary, the
  * exports (a NULL ct or kineto: none), the collectives across ranks. */
 struct report_sinks {
@@ -16,6 +18,7 @@ struct report_sinks {
     struct chrome_trace *ct;
     char *const *kineto; /* each process's Kineto file (kineto_paths) */
     struct coll_spill *spill;
+    pthread_mutex_t *spill_lock; /* held around each write to the spill, which workers share (proc_jobs.h); NULL: one worker */
 };
 
 /* Loads process pi (a window at a time when it is long: windows.h),

@@ -18,6 +18,7 @@
 #include "viewer/analyse/findings.h"
 #include "viewer/write/out_paths.h"
 #include "viewer/write/output.h"
+#include "viewer/proc_jobs.h"
 #include "viewer/proc_report.h"
 #include "viewer/trace_pass.h"
 #include "viewer/read/import_inputs.h"
@@ -33,6 +34,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char usage_text[] =
@@ -67,13 +69,18 @@ static const char usage_text[] =
     "                             globs; +PATTERNS adds to the default, '' leaves NCCL's only (default\n"
     "                             " COMM_KERNELS_DEFAULT_1 ",\n"
     "                             " COMM_KERNELS_DEFAULT_2 ")\n"
+    "  -j, --jobs N               analyse N processes at a time, each on a thread of its own (default:\n"
+    "                             GPUTRACE_REPORT_JOBS, else the online CPUs; at most one per process):\n"
+    "                             the same report, byte for byte, as one (-j 1)\n"
     "  -h, --help                 this help\n"
     "  --version                  the version\n"
     "\n"
     "finding kinds: sync.redundant sync.no_consumer sync.device_wide sync.implicit sync.scalar_read\n"
     "  copy.pageable copy.serialized comm.exposed comm.same_stream comm.straggler comm.mismatch\n"
     "  comm.hang gpu.idle comm.lazy_connect   (docs/report.md defines each)\n"
-    "environment: GPUTRACE_REPORT_THREADS=1 reads with one thread (default two; the same report);\n"
+    "environment: GPUTRACE_REPORT_THREADS=1: each worker reads a big table in one thread, not two (the\n"
+    "  same report); GPUTRACE_REPORT_JOBS=N: --jobs' default (set, it says on stderr how many workers\n"
+    "  read how many processes);\n"
     "  TMPDIR: a folder for a scratch file that holds every rank's collectives while the report\n"
     "  compares ranks (default /tmp; kept in memory if it cannot be written);\n"
     "  GPUTRACE_REPORT_WINDOW_ROWS=N: a long rank is read a window of about N rows at a time\n"
@@ -243,6 +250,7 @@ int main(int argc, char **argv)
     report_opts_default(&o);
     const char *format = "text", *trace = NULL, *run = NULL, *range = NULL, *kineto = NULL, *html = NULL;
     int charges = 0; /* --charges */
+    int jobs = 0;    /* --jobs, 0: report_jobs' default */
     int fail_on[F_KIND_COUNT] = { 0 }, any_fail_on = 0;
     struct inputs in = { 0 };
     const char **args = calloc((size_t)argc, sizeof *args); /* the inputs as given */
@@ -259,6 +267,9 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--charges")) {
             charges = 1;
+        } else if (!strncmp(a, "-j", 2) && a[2]) { /* -j4 */
+            if (parse_num("-j", a + 2, 1, 4096, &x)) return 2;
+            jobs = (int)x;
         } else if (a[0] == '-' && a[1] && !v) {
             fprintf(stderr, "gputrace-report: %s needs a value (see --help)\n", a);
             return 2;
@@ -276,6 +287,9 @@ int main(int argc, char **argv)
                 e[-1] = 0; /* "kineto/" names the files kineto/rank-0.json, not kineto//rank-0.json */
         } else if (!strcmp(a, "--html")) {
             html = argv[++i];
+        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+            if (parse_num(a, argv[++i], 1, 4096, &x)) return 2;
+            jobs = (int)x;
         } else if (!strcmp(a, "--run")) {
             run = argv[++i];
         } else if (!strcmp(a, "--range")) {
@@ -355,9 +369,11 @@ int main(int argc, char **argv)
     free(args);
     char **paths = in.v;
     npaths = in.n;
-    room_for(npaths);
+    jobs = report_jobs(jobs, SIZE_MAX);
+    room_for(npaths + 2 * jobs); /* each worker two connections more */
     struct model m = { 0 };
     m.progress = isatty(2);
+    m.jobs = jobs;
     char err[1024], shown[4 * sizeof err]; /* err as stderr shows it (term_text.h): names from the file */
     if (model_load(&m, paths, npaths, run, err, sizeof err) != 0) {
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown)); /* it may quote the file */
@@ -398,24 +414,22 @@ int main(int argc, char **argv)
     }
     struct coll_spill spill; /* every rank's collectives, for what looks across ranks */
     coll_spill_open(&spill, m.nprocs);
-    for (size_t pi = 0; pi < m.nprocs; pi++) {
-        struct report_sinks k = { &o, &fs, &s, ct, kineto_ok && !later ? kineto_files : NULL, &spill };
-        if (report_process(&m, &k, pi, err, sizeof err) != 0) {
-            fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
-            kineto_ok = 0;
-            rc = 1;
-        }
-    }
+    if ((size_t)jobs > m.nprocs) /* a worker per process at most */
+        jobs = (int)m.nprocs;
+    if (getenv("GPUTRACE_REPORT_JOBS")) /* whoever sets it sees what it did */
+        fprintf(stderr, "gputrace-report: %zu processes on %d worker%s\n", m.nprocs, jobs, jobs == 1 ? "" : "s");
+    struct report_sinks k = { &o, &fs, &s, ct, kineto_ok && !later ? kineto_files : NULL, &spill, NULL };
+    double workers_cpu = 0; /* the busiest worker's CPU seconds, each pass */
+    if (report_processes(&m, &k, jobs, &kineto_ok, &workers_cpu) != 0)
+        rc = 1;
     model_progress_done(&m);
     clock_align_fit(&m, &spill);
     if (trace_later && !(ct = chrome_trace_open(trace, &m, isatty(2))))
         trace_errno = errno;
-    for (size_t pi = 0; later && ((trace_later && ct) || kineto_ok) && pi < m.nprocs; pi++)
-        if (trace_process(&m, trace_later ? ct : NULL, kineto_ok ? kineto_files[pi] : NULL, pi, err, sizeof err)) {
-            fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
-            kineto_ok = 0;
-            rc = 1;
-        }
+    if (later && ((trace_later && ct) || kineto_ok) &&
+        trace_processes(&m, trace_later ? ct : NULL, kineto_ok ? kineto_files : NULL, jobs, &kineto_ok,
+                        &workers_cpu) != 0)
+        rc = 1;
     /* point to point first: its findings' claims must be in before
      * analyse_run charges each interval once (attribution.h) */
     analyse_p2p(&m, &fs, &spill);
@@ -470,6 +484,11 @@ int main(int argc, char **argv)
         if (rc)
             fputs(" (--fail-on)\n", stderr);
     }
+    struct timespec cpu;
+    if (getenv("GPUTRACE_REPORT_JOBS") && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+        /* on idle CPUs, the report takes about their sum (this thread waits while the workers work) */
+        fprintf(stderr, "gputrace-report: CPU seconds: %.3f on the report's thread, %.3f on the busiest worker\n",
+                (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9, workers_cpu);
     coll_spill_close(&spill);
     kineto_paths_free(kineto_files, m.nprocs);
     summary_free(&s);

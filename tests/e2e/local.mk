@@ -15,6 +15,7 @@ TESTS += \
   tests/e2e/report_twins.sh \
   tests/e2e/report_inputs.sh \
   tests/e2e/report_windows.sh \
+  tests/e2e/report_jobs.sh \
   tests/e2e/report_fuzz.sh \
   tests/e2e/report_hostile.sh \
   tests/e2e/tracer_signals.sh \
@@ -39,6 +40,7 @@ TESTS += \
   tests/e2e/boot_id.sh \
   tests/e2e/report_join.sh
 EXTRA_DIST += \
+  tests/e2e/report_jobs.sh \
   tests/e2e/nccl_ce.sh \
   tests/e2e/boot_id.sh \
   tests/e2e/report_read_sync.sh \

@@ -29,6 +29,11 @@ static struct p2p_run *run_of(struct model *m)
     return r;
 }
 
+void p2p_begin(struct model *m)
+{
+    run_of(m);
+}
+
 int p2p_kind(const struct model *m, int api)
 {
     if (m->p2p)
@@ -108,7 +113,7 @@ void p2p_colls_done(struct model *m, size_t pi, size_t n)
     struct p2p_run *r = run_of(m);
     const struct proc *p = &m->procs[pi];
     struct p2p_stage *st = &r->stages[pi];
-    r->counted = 1;
+    __atomic_store_n(&r->counted, 1, __ATOMIC_RELAXED); /* workers on other processes store it too */
     for (size_t i = 0; i < n; i++) {
         const struct coll *c = &p->colls[i];
         if (!p2p_kind(m, c->api))

@@ -80,6 +80,9 @@ struct p2p_run {
 
 /* 1 for ncclSend, 2 for ncclRecv, 0 for any other API. */
 int p2p_kind(const struct model *m, int api);
+/* Makes the run's state before workers analyse processes side by side
+ * (viewer/proc_jobs.h): each then writes its own process's stage only. */
+void p2p_begin(struct model *m);
 /* The window of process pi loaded (its calls): its ncclGroupEnd calls. */
 void p2p_window(struct model *m, size_t pi);
 /* The first n collectives of process pi, done with (proc_report.c): its

@@ -192,6 +192,13 @@ struct ivals;
 void place_straggler(const struct model *m, struct findings *fs, size_t fi, size_t pi, const struct ivals *wins,
                      int64_t late);
 void host_times_free(struct findings *fs, size_t nprocs);
+/* Process pi's host times, from the findings `from` it was analysed into,
+ * to fs (findings_take_proc). */
+void host_times_take(struct findings *fs, struct findings *from, size_t pi, size_t nprocs);
+/* Appends what process pi's analyses put into findings of its own
+ * (`from`: a worker's, viewer/proc_jobs.h) to fs, as if they had run on fs
+ * after every process before it (findings_merge.c), and frees from. */
+void findings_take_proc(struct findings *fs, struct findings *from, size_t pi, size_t nprocs);
 void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
                          struct coll_spill *spill);
 

@@ -40,6 +40,11 @@ static struct kernel_summary *entry(struct summary *s, const char *name)
     }
 }
 
+struct kernel_summary *kernels_entry(struct summary *s, const char *name)
+{
+    return entry(s, name);
+}
+
 void kernels_begin_proc(const struct model *m, struct summary *s, size_t pi)
 {
     const struct proc *p = &m->procs[pi];

@@ -39,6 +39,16 @@ void note_host_time(const struct model *m, struct findings *fs, size_t pi)
     }
 }
 
+void host_times_take(struct findings *fs, struct findings *from, size_t pi, size_t nprocs)
+{
+    if (!from->host_times)
+        return;
+    if (!fs->host_times && !(fs->host_times = calloc(nprocs + 1, sizeof *fs->host_times)))
+        model_out_of_memory();
+    fs->host_times[pi] = from->host_times[pi];
+    memset(&from->host_times[pi], 0, sizeof from->host_times[pi]);
+}
+
 void host_times_free(struct findings *fs, size_t nprocs)
 {
     if (!fs->host_times)

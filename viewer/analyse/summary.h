@@ -97,5 +97,12 @@ void kernels_end(struct summary *s);
 void failed_add_proc(const struct model *m, struct summary *s, size_t pi);
 void failed_end(struct summary *s);
 void kernels_free(struct summary *s);
+/* The kernel table's row of `name`, made if new (summary_merge.c). */
+struct kernel_summary *kernels_entry(struct summary *s, const char *name);
+/* Adds what `from` (begun, then one process, pi, through begin_proc ..
+ * end_proc) holds to s, as if that process had gone through s itself
+ * after those before it (summary_merge.c: the report's workers, each
+ * process into a summary of its own), and frees from. */
+void summary_take_proc(struct summary *s, struct summary *from, size_t pi);
 
 #endif

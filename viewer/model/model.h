@@ -163,6 +163,7 @@ struct model {
     int64_t t0;                          /* earliest realtime start, for aligned times */
     struct timeline **timelines;         /* per process, built on first use (timeline.h) */
     int progress;                        /* show a progress line on stderr */
+    int jobs;                            /* threads the report may work on (viewer/proc_jobs.h), set before model_load */
     struct clock_fit *clock;             /* the hosts' clocks as the collectives align them (clock_align.h), or NULL */
     struct p2p_run *p2p;                 /* point-to-point pairs and stages (analysis_p2p.h), or NULL */
     uint64_t rows_read;

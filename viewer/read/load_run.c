@@ -12,6 +12,7 @@
 #include "viewer/read/plugin_join.h"
 #include "collector/schema.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,30 +248,72 @@ static void load_process(struct model *m, struct proc *p)
     model_load_ranges(m, p);
 }
 
-/* Finds where each process's rows are in its database (rowruns.h), and
- * the end of a killed process: its last record's. */
+/* Finds where each process's rows are in database d (rowruns.h), and
+ * the end of a killed process: its last record's.  Touches only d's
+ * connections and its processes' rows and ends (find_all_rows runs it for
+ * several databases at once); returns rowruns_find's result. */
 static int find_rows(struct model *m, size_t d)
 {
     struct rows_of *v = calloc(m->nprocs + 1, sizeof *v);
+    if (!v)
+        return SQLITE_NOMEM;
     size_t n = 0;
     for (size_t i = 0; i < m->nprocs; i++)
         if (m->procs[i].db == (int)d)
             v[n++] = (struct rows_of){ .id = m->procs[i].id, .want_end = !m->procs[i].has_end };
     int rc = n ? rowruns_find(m->dbs[d], m->dbs2 ? m->dbs2[d] : NULL, v, n) : SQLITE_OK;
-    if (rc != SQLITE_NOMEM)
-        model_note_damage(m, (int)d, rc, "where each process's rows are");
     for (size_t i = 0, k = 0; i < m->nprocs && k < n; i++) {
         struct proc *p = &m->procs[i];
         if (p->db != (int)d)
             continue;
-        p->rows = malloc(sizeof *p->rows);
+        if (!(p->rows = malloc(sizeof *p->rows)))
+            model_out_of_memory();
         *p->rows = v[k].rows;
         if (!p->has_end)
             p->end = v[k].last_end > p->start ? model_ns(v[k].last_end) : p->start;
         k++;
     }
     free(v);
-    return rc == SQLITE_NOMEM ? -1 : 0;
+    return rc;
+}
+
+/* The databases' passes (find_rows), on up to m->jobs threads, one
+ * database at a time each: a run directory's files are one process each,
+ * and counting each one's rows is most of loading it.  Damage is noted in
+ * database order, as one thread passing over them in turn notes it.
+ * Returns -1 if memory ran out. */
+struct rows_job { struct model *m; int *rc; size_t next; };
+
+static void *rows_worker(void *arg)
+{
+    struct rows_job *j = arg;
+    for (size_t d; (d = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->m->ndbs;)
+        j->rc[d] = find_rows(j->m, d);
+    return NULL;
+}
+
+static int find_all_rows(struct model *m)
+{
+    struct rows_job j = { m, calloc(m->ndbs + 1, sizeof *j.rc), 0 };
+    if (!j.rc)
+        return -1;
+    pthread_t th[64];
+    size_t started = 0, want = m->jobs > 1 ? (size_t)m->jobs - 1 : 0;
+    if (want > m->ndbs - 1)
+        want = m->ndbs - 1;
+    while (started < want && started < sizeof th / sizeof *th && pthread_create(&th[started], NULL, rows_worker, &j) == 0)
+        started++;
+    rows_worker(&j);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    int nomem = 0;
+    for (size_t d = 0; d < m->ndbs; d++)
+        if (j.rc[d] == SQLITE_NOMEM)
+            nomem = 1;
+        else
+            model_note_damage(m, (int)d, j.rc[d], "where each process's rows are");
+    free(j.rc);
+    return nomem ? -1 : 0;
 }
 
 static int cmp_proc(const void *a, const void *b)
@@ -342,9 +385,10 @@ static void open_second_connections(struct model *m)
 
 int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen)
 {
-    int progress = m->progress;
+    int progress = m->progress, jobs = m->jobs;
     memset(m, 0, sizeof *m);
     m->progress = progress;
+    m->jobs = jobs;
     m->dbs = calloc((size_t)npaths, sizeof *m->dbs);
     m->paths = (const char *const *)paths;
     for (int i = 0; i < npaths; i++) {
@@ -416,11 +460,10 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
     }
     model_read_boot_ids(m); /* which machine each ran on (boot_ids.c) */
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_proc);
-    for (size_t d = 0; d < m->ndbs; d++)
-        if (find_rows(m, d) != 0) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
+    if (find_all_rows(m) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     m->t0 = INT64_MAX;
     if (!(m->parked = malloc(sizeof *m->parked)))
         model_out_of_memory();

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,10 +241,8 @@ static int frame_lines(sqlite3 *db, int64_t process_id, const char *frame, char 
     return 0;
 }
 
-void symbolize_stack(sqlite3 *db, int64_t process_id, char *stack, size_t len)
+static void symbolize_locked(sqlite3 *db, int64_t process_id, char *stack, size_t len)
 {
-    if (!*stack)
-        return;
     if (!dw.tried)
         load();
     if (!dw.ok)
@@ -268,4 +267,17 @@ void symbolize_stack(sqlite3 *db, int64_t process_id, char *stack, size_t len)
     }
     memcpy(stack, out, o + 1);
     free(out);
+}
+
+/* The report's workers (viewer/proc_jobs.h) share the object table and
+ * libdw's sessions, which are not for two threads at once. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void symbolize_stack(sqlite3 *db, int64_t process_id, char *stack, size_t len)
+{
+    if (!*stack)
+        return;
+    pthread_mutex_lock(&lock);
+    symbolize_locked(db, process_id, stack, len);
+    pthread_mutex_unlock(&lock);
 }

@@ -22,6 +22,7 @@
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
 #include "viewer/model/timeline.h"
+#include "viewer/write/chrome_writer.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,24 +36,9 @@
 #define THREAD_TID_MOVED 1000000000
 #define STREAM_TID_MOVED 1500000000
 
-/* Host threads in order of first appearance and GPU streams: a process's
- * tracks, named once all its windows are written; the tracks whose tid is
- * not their id, kept for the collectives and findings written at the end. */
-#define TRACKS_NAMED 256
-#define MOVES_KEPT 256
-struct move { int proc, stream, id, tid; };
-struct writer {
-    FILE *out; long events; int progress;
-    int threads[TRACKS_NAMED], nthreads, streams[TRACKS_NAMED], stream_tids[TRACKS_NAMED], nstreams;
-    struct move moves[MOVES_KEPT]; int nmoves;
-    long *slices; size_t nprocs; /* slices written per process, for pad_order */
-    int rank_width;               /* digits of the largest rank, for names that sort */
-    char buf[1 << 16];
-};
-
 #define ts json_us
 
-static void begin(struct writer *w)
+void chrome_begin_event(struct writer *w)
 {
     fputs(w->events++ ? ",\n" : "\n", w->out);
     if (w->progress && w->events % 200000 == 0)
@@ -73,11 +59,11 @@ static int pid_of(const struct model *m, size_t pi)
 /* The sort indexes are for chrome://tracing, which reads them. */
 static void meta(struct writer *w, const char *what, int pid, long long tid, const char *name, int sort)
 {
-    begin(w);
+    chrome_begin_event(w);
     fprintf(w->out, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%lld,\"args\":{\"name\":", what, pid, tid);
     json_string(w->out, name);
     fputs("}}", w->out);
-    begin(w);
+    chrome_begin_event(w);
     fprintf(w->out, "{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%d,\"tid\":%lld,\"args\":{\"sort_index\":%d}}",
             strcmp(what, "process_name") ? "thread" : "process", pid, tid, sort);
 }
@@ -97,7 +83,7 @@ static void slice(struct writer *w, const struct model *m, const struct proc *p,
                   const char *name, const char *cat, int64_t start, int64_t end)
 {
     w->slices[p - m->procs]++;
-    begin(w);
+    chrome_begin_event(w);
     fputs("{\"ph\":\"X\",\"name\":", w->out);
     json_string(w->out, name);
     fprintf(w->out, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%lld,\"ts\":", cat, pid, tid);
@@ -125,10 +111,19 @@ static int has(const int *v, int n, int x)
     return 0;
 }
 
+/* At most MOVES_KEPT of a process (each process's own: the same whether
+ * its part was written here or on a worker, chrome_part.c). */
 static void move(struct writer *w, size_t pi, int stream, int id, int tid)
 {
-    if (w->nmoves < MOVES_KEPT)
-        w->moves[w->nmoves++] = (struct move){ (int)pi, stream, id, tid };
+    if (w->proc_moves >= MOVES_KEPT)
+        return;
+    if (w->nmoves == w->moves_cap) {
+        w->moves_cap = w->moves_cap ? 2 * w->moves_cap : 16;
+        if (!(w->moves = realloc(w->moves, (size_t)w->moves_cap * sizeof *w->moves)))
+            model_out_of_memory();
+    }
+    w->moves[w->nmoves++] = (struct move){ (int)pi, stream, id, tid };
+    w->proc_moves++;
 }
 
 /* The tracks of the window loaded: its threads and streams not seen yet,
@@ -206,7 +201,7 @@ static void calls(struct writer *w, const struct model *m, size_t pi, const stru
                 (long long)c->call_id, (long long)c->stream, (long long)c->bytes, c->result, c->corr);
         if (t->op_of_call[i] >= 0 && !flow_op[t->op_of_call[i]]) { /* flow start, bound to this slice */
             flow_op[t->op_of_call[i]] = 1;
-            begin(w);
+            chrome_begin_event(w);
             fprintf(w->out, "{\"ph\":\"s\",\"name\":\"launch\",\"cat\":\"ac2g\",\"id\":%lld,\"pid\":%d,\"tid\":%d,\"ts\":",
                     ((long long)pi << 32) | c->corr, pid, tid);
             ts(w->out, model_aligned(m, p, c->start));
@@ -257,7 +252,7 @@ static void gpu_ops(struct writer *w, const struct model *m, size_t pi, const ui
         fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%u,\"bytes\":%lld,\"device\":%d}}", g->stream, g->corr,
                 (long long)g->bytes, g->device);
         if (flow_op[i]) { /* flow end */
-            begin(w);
+            chrome_begin_event(w);
             fprintf(w->out, "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"launch\",\"cat\":\"ac2g\",\"id\":%lld,\"pid\":%d,\"tid\":%d,\"ts\":",
                     ((long long)pi << 32) | g->corr, pid, tid);
             ts(w->out, model_aligned(m, p, g->start));
@@ -319,7 +314,7 @@ static void place_marks(struct coll_pass *cp, const struct coll_rec *c, int tid)
             continue;
         *done = 1;
         w->slices[c->proc]++;
-        begin(w);
+        chrome_begin_event(w);
         fputs("{\"ph\":\"i\",\"name\":", w->out);
         json_string(w->out, finding_names[f->kind]);
         fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":", pid_of(cp->m, (size_t)c->proc), tid);
@@ -381,7 +376,7 @@ static void collective_group(const struct coll_rec *v, size_t n, void *ctx)
     for (size_t j = 0; j < nord; j++) {
         const struct coll_rec *c = &v[order[j]];
         const struct proc *p = &m->procs[c->proc];
-        begin(w);
+        chrome_begin_event(w);
         fprintf(w->out, "{\"ph\":\"%s\",%s\"name\":\"collective\",\"cat\":\"collective\",\"id\":\"%016llx\","
                         "\"pid\":%d,\"tid\":%d,\"ts\":",
                 j == 0 ? "s" : j == nord - 1 ? "f" : "t", j == nord - 1 ? "\"bp\":\"e\"," : "", coll_flow_id(c),
@@ -440,7 +435,7 @@ static void findings(struct writer *w, const struct model *m, const struct findi
             const struct proc *p = &m->procs[proc];
             int tid = f->nmarks ? f->marks[k].tid : -1;
             w->slices[proc]++;
-            begin(w);
+            chrome_begin_event(w);
             fputs("{\"ph\":\"i\",\"name\":", w->out);
             json_string(w->out, finding_names[f->kind]);
             if (tid >= 0)
@@ -471,7 +466,7 @@ static void pad_order(struct writer *w, const struct model *m)
         return;
     for (size_t i = 0; i < w->nprocs; i++)
         for (long k = w->slices[i]; k < most; k++) {
-            begin(w);
+            chrome_begin_event(w);
             fprintf(w->out, "{\"ph\":\"i\",\"s\":\"p\",\"name\":\"(track order)\",\"cat\":\"gputrace\",\"pid\":%d,\"ts\":",
                     pid_of(m, i));
             ts(w->out, model_aligned(m, &m->procs[i], m->procs[i].start));
@@ -528,7 +523,7 @@ void chrome_trace_proc_end(struct chrome_trace *ct, const struct model *m, size_
             move(w, pi, 0, p->ranges[i].tid, THREAD_TID_MOVED + p->ranges[i].tid);
     ranges(w, m, pi);
     metadata(w, m, pi);
-    w->nthreads = w->nstreams = 0;
+    w->nthreads = w->nstreams = w->proc_moves = 0;
 }
 
 long chrome_trace_close(struct chrome_trace *ct, const struct model *m, const struct findings *fs,
@@ -548,8 +543,13 @@ long chrome_trace_close(struct chrome_trace *ct, const struct model *m, const st
         fprintf(stderr, "\r%60s\r", "");
     int bad = ferror(w->out);
     bad |= fclose(w->out) != 0;
+    if (w->part_failed) { /* a process's part could not be written (chrome_part.c) */
+        bad = 1;
+        errno = w->part_failed;
+    }
     long events = w->events;
     free(w->slices);
+    free(w->moves);
     free(w);
     return bad ? -1 : events;
 }

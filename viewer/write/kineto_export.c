@@ -110,7 +110,7 @@ static const char *memcpy_name(const struct gop *g)
 {
     /* CUPTI memory kinds: 1 pageable, 2 pinned, 3 device, 5 managed */
     static const char *const kinds[] = { "Unknown", "Pageable", "Pinned", "Device", "Array", "Managed" };
-    static char buf[96];
+    static _Thread_local char buf[96]; /* each worker its own (viewer/proc_jobs.h) */
     const char *dir = g->copy_kind == 1 ? "HtoD" : g->copy_kind == 2 ? "DtoH" : g->copy_kind == 8 ? "DtoD"
                     : g->copy_kind == 10 ? "PtoP" : "Unknown";
     snprintf(buf, sizeof buf, "Memcpy %s (%s -> %s)", dir, kinds[g->src_kind < 6 ? g->src_kind : 0],
