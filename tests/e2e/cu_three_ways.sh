@@ -114,7 +114,15 @@ for app in cu_scalar_read cu_overlapped cu_allreduce_compute_stream; do
     # the NCCL wrappers see a collective where the program's NCCL is the
     # shared one and the tracer is preloaded
     case $way in
-      both) expect "$app, $way: the preloaded run's findings and counts" "$got" "$want" ;;
+      both)
+        # the calls: the wrappers' and those only CUPTI's records list, the
+        # latter joined by time; under load the join can still give one to
+        # the wrapped call beside it, in this run or the preloaded one (2 of
+        # 292 seen once, with a sanitizer build beside it): equal within 1%
+        expect "$app, $way: the preloaded run's findings and counts" "${got% | calls:*}" "${want% | calls:*}"
+        n_got=${got##* | calls: } n_want=${want##* | calls: }
+        expect "$app, $way: the preloaded run's calls, within 1% ($n_got, $n_want)" \
+          "$(test $(( (n_got - n_want) * (n_got - n_want) * 10000 )) -le $(( (n_want + 200) * (n_want + 200) )) && echo close)" close ;;
       *)
         # the calls CUPTI's callbacks recorded are the preloaded run's; the
         # calls only CUPTI's records list are joined to them by time, and
@@ -171,7 +179,15 @@ for sync in 'pg_sync:current_stream().synchronize():(ncclDevKernel_AllReduce_[A-
     trace "$app" "$way" "$tmp/$app.$way.db"
     got=$(facts "$tmp/$app.$way.db" "$src")
     case $way in
-      both) expect "$app, $way: the preloaded run's findings and counts" "$got" "$want" ;;
+      both)
+        # the calls: the wrappers' and those only CUPTI's records list, the
+        # latter joined by time; under load the join can still give one to
+        # the wrapped call beside it, in this run or the preloaded one (2 of
+        # 292 seen once, with a sanitizer build beside it): equal within 1%
+        expect "$app, $way: the preloaded run's findings and counts" "${got% | calls:*}" "${want% | calls:*}"
+        n_got=${got##* | calls: } n_want=${want##* | calls: }
+        expect "$app, $way: the preloaded run's calls, within 1% ($n_got, $n_want)" \
+          "$(test $(( (n_got - n_want) * (n_got - n_want) * 10000 )) -le $(( (n_want + 200) * (n_want + 200) )) && echo close)" close ;;
       *) expect "$app, $way: the preloaded run's findings and counts" "${got% | calls:*}" \
            "$(printf '%s\n' "${want% | calls:*}" | no_nccl_sites)" ;;
     esac
