@@ -21,8 +21,7 @@
 
 #include <stdlib.h>
 
-/* The first of the ext rows (sorted by id) with this id, or NULL. */
-static const struct ext *ext_first(const struct ext *x, size_t nx, int64_t id)
+const struct ext *ext_first(const struct ext *x, size_t nx, int64_t id)
 {
     size_t lo = 0, hi = nx;
     while (lo < hi) {

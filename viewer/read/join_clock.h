@@ -14,6 +14,8 @@
 /* An ext_corr row: the external id pushed (a call's, or an NCCL group's)
  * and the correlation of a CUPTI API record made while it was. */
 struct ext { int64_t id; uint32_t corr; };
+/* The first of the ext rows (x, nx: sorted by id) with this id, or NULL. */
+const struct ext *ext_first(const struct ext *x, size_t nx, int64_t id);
 
 /* Joins each wrapped call of a CUDA API whose id has ext rows (x, nx:
  * sorted by id) to the records those rows name: every one is claimed, the

@@ -20,11 +20,7 @@ int load_cmp_ext(const void *a, const void *b)
  * external id (its group's, for a grouped call), or NULL if it has none. */
 static const struct ext *first_ext(const struct ext_list *x, const struct coll *c)
 {
-    struct ext key = { c->group ? c->group : c->call_id, 0 };
-    const struct ext *e = x->n ? bsearch(&key, x->v, x->n, sizeof *x->v, load_cmp_ext) : NULL;
-    while (e && e > x->v && e[-1].id == key.id)
-        e--;
-    return e;
+    return ext_first(x->v, x->n, c->group ? c->group : c->call_id);
 }
 
 /* The kernel that ran each collective of the process: the earliest kernel
