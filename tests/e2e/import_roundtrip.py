@@ -8,7 +8,8 @@ Kineto carries no call sites and no event handles on calls, so:
   busy time) and the collectives (matched across ranks by group and
   sequence number) are the same, to the nanosecond;
 - findings whose verdict is per call or per collective are the same in
-  count and cost: sync.implicit, sync.device_wide, sync.no_consumer,
+  count, and in cost within 1% (what the grouped kinds below are charged
+  can differ a little, and attribution gives each interval once): sync.implicit, sync.device_wide, sync.no_consumer,
   copy.serialized, comm.same_stream, comm.straggler, gpu.idle;
 - findings that are kept only where a call site repeats them (copy.pageable,
   sync.scalar_read, sync.redundant, comm.exposed: docs/report.md) see every
@@ -101,7 +102,13 @@ for app in ("train_demo", "pageable_upload", "scalar_read", "device_sync", "seri
     ka, kb = by_kind(A), by_kind(B)
     for k in sorted(set(ka) | set(kb)):
         if k in EXACT:
-            check(ka.get(k) == kb.get(k), "%s: %s the same: %s, read back %s" % (app, k, ka.get(k), kb.get(k)))
+            # the count exact; the cost within 1%: it is the time left to
+            # the finding once each lost millisecond is charged once, and
+            # the grouped kinds below (kept where a call site repeats them,
+            # one "unknown" site read back) can take a little more or less
+            # of it (37 us of 15.5 ms seen)
+            same = k in ka and k in kb and ka[k][0] == kb[k][0] and abs(ka[k][1] - kb[k][1]) <= ka[k][1] / 100
+            check(same, "%s: %s the same: %s, read back %s" % (app, k, ka.get(k), kb.get(k)))
         elif k in GROUPED:
             check(k not in ka or (k in kb and kb[k][0] >= ka[k][0]),
                   "%s: %s found again, at least as often: %s, read back %s" % (app, k, ka.get(k), kb.get(k)))

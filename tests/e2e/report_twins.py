@@ -13,7 +13,7 @@ the comparison is reported and skipped, not failed.
 
 Usage: report_twins.py BUILD_DIR [workload...]
 Prints one line per workload: predicted ms, measured ms, ratio."""
-import json, os, statistics, subprocess, sys, tempfile
+import json, os, sqlite3, statistics, subprocess, sys, tempfile
 
 build = sys.argv[1]
 only = sys.argv[2:]
@@ -43,7 +43,15 @@ NOMINAL_US.update({"pg_pack_kernel": 3000, "ev_producer_kernel": 3000, "cpu_mode
 # measured ratios).  serialized_upload was one until the simulator's copy
 # records began to span the host's memmove behind them (tests/sim/sim_stream.c)
 KNOWN_OFF = set()
-PINNED_MBPS = 4000
+
+
+def copy_model_ns(n, src, dst):
+    """The simulator's time for a copy of n bytes between CUPTI memory kinds
+    (1 pageable, 2 pinned, 3 device, 5 managed): tests/sim/sim_memory.c."""
+    dev = lambda k: k in (3, 5)
+    mbps = 50000 if dev(src) and dev(dst) else 4000 if not dev(src) and not dev(dst) else \
+        1000 if 1 in (src, dst) else 4000
+    return 2000 + n * 1000 / mbps
 passed = failed = 0
 tmp = tempfile.mkdtemp()
 
@@ -57,8 +65,8 @@ def check(cond, what):
 
 def run(name, env, fix):
     """One traced run: (the loop's time, the planted findings' cost, the
-    kernels' stretch, the exposed uploads' stretch), the first two the mean
-    over ranks, in ms."""
+    kernels' stretch, the copies' stretch), the first two the mean over
+    ranks, in ms."""
     db = os.path.join(tmp, f"{name}-{fix}.db")
     e = dict(os.environ, GPUSIM_LIB=os.path.join(build, "tests", "sim", ".libs", "libgpusim.so"), APP_FIX=str(fix),
              DEPS_FIX=str(fix), **env)
@@ -80,12 +88,18 @@ def run(name, env, fix):
     stretch = max((k["total_ns"] / k["count"] / 1e3 / NOMINAL_US[k["name"]] for k in d["kernels"]
                    if k["name"] in NOMINAL_US), default=1.0)
     # a simulated copy lasts its model's time unless the host's memmove
-    # behind it, slowed by a busy machine, outlasts it: the exposed uploads
-    # show how far (tests/sim/sim_memory.c: 4000 MB/s pinned; its uploads alone
-    # are pinned copies of APP_BATCH_MB)
-    batch = int(env.get("APP_BATCH_MB", "1")) << 20
-    copies = max((f["exposed_ns"] / f["count"] / (2000 + batch * 1000 / PINNED_MBPS) for f in d["findings"]
-                  if name == "serialized_upload" and f["kind"] == "copy.serialized" and f["count"]), default=1.0)
+    # behind it, slowed by a busy machine (the sanitizer build beside other
+    # tests), outlasts it: how far, the median over the run's copies of 1 MiB
+    # or more (the model: tests/sim/sim_memory.c)
+    merged = db + ".merged"
+    if os.path.exists(merged):
+        os.unlink(merged)
+    subprocess.run([os.path.join(build, "gputrace"), "merge", merged, db], stdout=subprocess.DEVNULL, check=True)
+    subprocess.run([os.path.join(build, "gputrace"), "expand", merged], stdout=subprocess.DEVNULL, check=True)
+    with sqlite3.connect(merged) as con:
+        ratios = sorted((end - start) / copy_model_ns(n, src, dst) for start, end, n, src, dst in con.execute(
+            "SELECT start_ns, end_ns, bytes, src_kind, dst_kind FROM gpu_op WHERE kind = 2 AND bytes >= 1048576"))
+    copies = ratios[len(ratios) // 2] if ratios else 1.0
     return statistics.mean(loop) / 1e6, statistics.mean(cost.values()) / 1e6, stretch, copies
 
 
@@ -106,7 +120,7 @@ for name in only or list(TWINS):
     stretch = max(max(x[2], x[3]) for x in planted + fixed)
     what = (f"{name}: planted findings' cost {predicted:.1f} ms predicts the fix's saving {measured:.1f} ms"
             f" (loop {loop_p:.1f} -> {loop_f:.1f} ms; ratio {ratio:.2f}, band {BAND[0]}-{BAND[1]};"
-            f" the twin still charges {leftover:.1f} ms; kernels (and uploads) ran up to {stretch:.2f}x their length)")
+            f" the twin still charges {leftover:.1f} ms; kernels (and copies) ran up to {stretch:.2f}x their length)")
     if not BAND[0] <= ratio <= BAND[1] and stretch > PERTURBED:
         print("skip: " + what + ": runs perturbed")
         continue

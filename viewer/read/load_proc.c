@@ -30,6 +30,22 @@
 struct capi_list { struct cupti_rec *v; size_t n, cap; };
 struct sync_list { struct cupti_sync *v; size_t n, cap; };
 
+/* malloc_trim, where glibc's allocator is the one in use: under
+ * AddressSanitizer (whose allocator replaces it) glibc's trim of its
+ * never-used arenas, called from a worker thread of the report (-j), read
+ * a null arena and crashed. */
+static void give_back_pages(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return;
+#endif
+#endif
+    malloc_trim(0);
+}
+
 static int cmp_call(const void *a, const void *b)
 {
     const struct call *x = a, *y = b;
@@ -517,7 +533,7 @@ void model_drop_window(struct model *m, size_t pi)
     p->ncalls = p->calls_cap = p->nops = p->ops_cap = 0;
     /* give the freed pages back: glibc keeps them in its heap otherwise,
      * and the next arrays would not all fit in the same holes */
-    malloc_trim(0);
+    give_back_pages();
 }
 
 void model_drop_exts(struct model *m, size_t pi)
@@ -552,5 +568,5 @@ void model_end_proc(struct model *m, size_t pi)
         free(ps);
         p->pass = NULL;
     }
-    malloc_trim(0); /* as model_drop_window does: the next process's arrays go in the holes */
+    give_back_pages(); /* as model_drop_window does: the next process's arrays go in the holes */
 }
