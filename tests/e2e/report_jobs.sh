@@ -26,6 +26,10 @@ outputs() {
   # a rank read a window at a time says so as its worker plans it: in the
   # order the workers go; every other line in process order
   sort "$tmp/o/err" > "$tmp/o/err.sorted" && rm "$tmp/o/err"
+  # which ranks' Kineto files were written, and how far, when the report
+  # fails on a damaged file depends on the workers (docs/report.md): left
+  # out where the run is damaged
+  [ "${SKIP_KINETO:-0}" = 1 ] && rm -rf "$tmp/o/kineto"
   rm -rf "$tmp/out.$j"
   mv "$tmp/o" "$tmp/out.$j"
 }
@@ -35,7 +39,8 @@ outputs() {
 same_jobs() {
   what=$1 db=$2; shift 2
   outputs 1 "$db" "$@"
-  [ -s "$tmp/out.1/trace.json" ] && [ -s "$tmp/out.1/kineto/rank-0.json" ] && [ -s "$tmp/out.1/report.html" ] ||
+  [ -s "$tmp/out.1/trace.json" ] && { [ "${SKIP_KINETO:-0}" = 1 ] || [ -s "$tmp/out.1/kineto/rank-0.json" ]; } &&
+    [ -s "$tmp/out.1/report.html" ] ||
     bad "$what: one worker wrote every output ($(ls "$tmp/out.1" | tr '\n' ' '))"
   for j in 2 4; do
     outputs "$j" "$db" "$@"
@@ -96,9 +101,9 @@ with open(f, 'r+b') as h:
 done
 # (each table read in one piece: with two connections to a damaged file,
 # which damage is met first can vary from run to run on one worker too)
-export GPUTRACE_REPORT_THREADS=1
+export GPUTRACE_REPORT_THREADS=1 SKIP_KINETO=1
 same_jobs "two damaged files" "$tmp/damaged.db"
-unset GPUTRACE_REPORT_THREADS
+unset GPUTRACE_REPORT_THREADS SKIP_KINETO
 expect "... the report says so, and exits 1" "$(grep -c 'is damaged' "$tmp/out.4/err.sorted"):$(tail -n 1 "$tmp/out.4/json")" \
   "2:exit 1"
 
