@@ -53,7 +53,7 @@ GPUTRACE_NCCL_PLUGIN=0 "$gt" record -f -o "$tmp/unknown.db" -- "$run" -n 4 "$b/t
 expect "comm_unknown: runs" $? 0
 "$b/gputrace-report" "$tmp/unknown.db" > "$tmp/unknown.txt"
 expect "the text report says how many collectives had no communicator, on which ranks, and what could not run" \
-  "$(grep -c '^note: 48 collective(s) on 4 rank(s) used a communicator the tracer did not see made.*0 (12), 1 (12), 2 (12), 3 (12).*comm.straggler, comm.mismatch and comm.hang could not run' "$tmp/unknown.txt")" 1
+  "$(tr '\n' ' ' < "$tmp/unknown.txt" | grep -c 'note: 48 collective(s) on 4 rank(s) used a communicator the tracer did not see made.*0 (12), 1 (12), 2 (12), 3 (12).*comm.straggler, comm.mismatch and comm.hang could not run')" 1
 "$b/gputrace-report" --format json "$tmp/unknown.db" > "$tmp/unknown.json"
 expect "the JSON says it too" \
   "$(python3 -c 'import json, sys; u = json.load(open(sys.argv[1]))["unknown_comm"]; print(u["collectives"], sorted((r["rank"], r["collectives"]) for r in u["ranks"]), u["analyses_skipped"])' "$tmp/unknown.json")" \

@@ -93,6 +93,9 @@ import json, sys
 print(" ".join(str(r["cupti_only_calls"]) + ":" + str(r["unscoped_syncs"]) for r in json.load(sys.stdin)["ranks"]))'; }
 expect "static, injected: the launches counted as seen only in CUPTI's records, every sync placed" \
   "$(ranks_json "$tmp/inject.db" | awk -F: '$1 >= 120 && $2 == 0 {print "ok"}')" ok
+expect "static, injected: its text report, with the note on calls only CUPTI saw, fits 100 columns (call sites excepted)" \
+  "$("$b/gputrace-report" "$tmp/inject.db" | awk '/^note: .* seen only in CUPTI/ {n++} length > 100 && !/^    at / {w++}
+     END {print (n ? "noted" : "no note") ", " (w ? w " wide" : "fits")}')" "noted, fits"
 expect "shared build, preloaded: no call only CUPTI saw, every sync placed" "$(ranks_json "$tmp/cu_scalar_read.db")" "0:0"
 # Without the wrapped launches and CUPTI's SYNCHRONIZATION records (a trace
 # of a tracer that did not see __cudaLaunchKernel), nothing tells which

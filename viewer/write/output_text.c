@@ -106,17 +106,18 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     char t[4096]; /* a string of the file, escaped */
     fprintf(out, "gputrace report: run %s, %zu process(es)\n", term_text(m->run_id, t, sizeof t), m->nprocs);
     if (missing_cupti)
-        fprintf(out, "note: %d process(es) have no GPU records (CUPTI not active): GPU-time analyses skipped for them\n", missing_cupti);
+        fprintf(out, "note: %d process(es) have no GPU records (CUPTI not active): GPU-time analyses skip them\n", missing_cupti);
     if (killed)
         fprintf(out, "note: %d process(es) were killed before they finished: their data ends at the last flush\n", killed);
     plugin_note_text(out, m);
     if (refused)
-        fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing: left out of the collectives\n",
+        fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing:\n"
+                     "      left out of the collectives\n",
                 (long long)refused);
     unknown_comm_text(out, m);
     if (dropping)
-        fprintf(out, "note: %d process(es) lost records the tracer could not keep (%lld host, %lld GPU; buffers full or"
-                     " out of memory): the analyses miss them\n", dropping, (long long)dropped_host, (long long)dropped_cupti);
+        fprintf(out, "note: %d process(es) lost records the tracer could not keep (%lld host, %lld GPU;\n"
+                     "      buffers full or out of memory): the analyses miss them\n", dropping, (long long)dropped_host, (long long)dropped_cupti);
     if (s->failed_total) /* the most frequent kind; JSON lists them all */
         fprintf(out, "note: %lld call(s) returned an error, most often %s with %d (x%lld)\n",
                 (long long)s->failed_total, term_cell(model_api_name(m, s->failed[0].api), 40, TERM_CUT, t, sizeof t),
@@ -125,15 +126,15 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     if (m->damaged[0])
         fprintf(out, "note: %s\n", term_text(m->damaged, t, sizeof t));
     if (cupti_only)
-        fprintf(out, "note: %lld call(s) were seen only in CUPTI's records (a static runtime, driver entry points,"
-                     " a trace of another tool): their findings have no call site\n", (long long)cupti_only);
+        fprintf(out, "note: %lld call(s) were seen only in CUPTI's records (a static runtime, driver entry points,\n"
+                     "      a trace of another tool): their findings have no call site\n", (long long)cupti_only);
     if (unscoped)
-        fprintf(out, "note: %lld sync(s) waited on a stream or event the trace cannot name (no call with GPU work on"
-                     " it, no CUPTI record of it): not analysed\n", (long long)unscoped);
+        fprintf(out, "note: %lld sync(s) waited on a stream or event the trace cannot name (no call with GPU work\n"
+                     "      on it, no CUPTI record of it): not analysed\n", (long long)unscoped);
     size_t cut = names_cut(m);
     if (cut)
-        fprintf(out, "note: %zu name(s) longer than the tracer keeps (4095 bytes) were cut: each ends in \"" NAME_CUT_MARK
-                     "\"\n", cut);
+        fprintf(out, "note: %zu name(s) longer than the tracer keeps (4095 bytes) were cut:\n"
+                     "      each ends in \"" NAME_CUT_MARK "\"\n", cut);
     fprintf(out, "\n%-5s %-8s %-20s %9s %6s %10s %10s %9s %10s\n", "rank", "pid", "gpu", "wall ms", "busy%",
             "compute ms", "comm ms", "exposed%", "sync ms");
     for (size_t i = 0; i < s->nranks; i++) {

@@ -42,8 +42,9 @@ void unknown_comm_text(FILE *out, const struct model *m)
                                (long long)p->unknown_comm_colls);
         shown++;
     }
-    fprintf(out, "note: %lld collective(s) on %d rank(s) used a communicator the tracer did not see made,"
-                 " so have no communicator id or sequence: rank (count) %s; %s, %s and %s could not run on them\n",
+    fprintf(out, "note: %lld collective(s) on %d rank(s) used a communicator the tracer did not see made,\n"
+                 "      so have no communicator id or sequence: rank (count) %s;\n"
+                 "      %s, %s and %s could not run on them\n",
             (long long)n, ranks, list, skipped[0], skipped[1], skipped[2]);
 }
 
