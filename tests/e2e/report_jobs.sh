@@ -101,8 +101,17 @@ with open(f, 'r+b') as h:
 done
 # (each table read in one piece: with two connections to a damaged file,
 # which damage is met first can vary from run to run on one worker too)
+# Which of a damaged file's tables meets the damage first, and so what is
+# read of it, can change with the workers (the fifth clean CI run named
+# another table's damage on 2 workers): on every number of workers the
+# report names a damaged file (once each time it runs: twice here) and
+# exits 1; the rest of the run's outputs are compared above
 export GPUTRACE_REPORT_THREADS=1 SKIP_KINETO=1
-same_jobs "two damaged files" "$tmp/damaged.db"
+for j in 1 2 4; do
+  outputs "$j" "$tmp/damaged.db"
+  expect "two damaged files, $j worker(s): a damaged file named, exit 1" \
+    "$(grep -c 'damaged.db/[^ ]*\.db is damaged' "$tmp/out.$j/err.sorted"):$(tail -n 1 "$tmp/out.$j/json")" "2:exit 1"
+done
 unset GPUTRACE_REPORT_THREADS SKIP_KINETO
 expect "... the report says so, and exits 1" "$(grep -c 'is damaged' "$tmp/out.4/err.sorted"):$(tail -n 1 "$tmp/out.4/json")" \
   "2:exit 1"
