@@ -12,37 +12,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Appends ns elements of size bytes at src to the growable array *v. */
+static void append(void *v_, size_t *n, size_t *cap, const void *src, size_t ns, size_t size, size_t first_cap)
+{
+    void **v = v_;
+    if (!ns)
+        return;
+    if (*n + ns > *cap) {
+        size_t c = *cap ? *cap : first_cap;
+        while (c < *n + ns)
+            c *= 2;
+        void *nv = realloc(*v, c * size);
+        if (!nv)
+            model_out_of_memory();
+        *v = nv;
+        *cap = c;
+    }
+    memcpy((char *)*v + *n * size, src, ns * size);
+    *n += ns;
+}
+
 void findings_take_proc(struct findings *fs, struct findings *from, size_t pi, size_t nprocs)
 {
-    if (from->n) {
-        if (fs->n + from->n > fs->cap) {
-            size_t cap = fs->cap ? fs->cap : 32;
-            while (cap < fs->n + from->n)
-                cap *= 2;
-            struct finding *v = realloc(fs->v, cap * sizeof *v);
-            if (!v)
-                model_out_of_memory();
-            fs->v = v;
-            fs->cap = cap;
-        }
-        memcpy(fs->v + fs->n, from->v, from->n * sizeof *from->v);
-        fs->n += from->n;
-    }
-    struct charges *c = &fs->charges, *fc = &from->charges;
-    if (fc->n) {
-        if (c->n + fc->n > c->cap) {
-            size_t cap = c->cap ? c->cap : 256;
-            while (cap < c->n + fc->n)
-                cap *= 2;
-            struct charge *v = realloc(c->v, cap * sizeof *v);
-            if (!v)
-                model_out_of_memory();
-            c->v = v;
-            c->cap = cap;
-        }
-        memcpy(c->v + c->n, fc->v, fc->n * sizeof *fc->v);
-        c->n += fc->n;
-    }
+    append(&fs->v, &fs->n, &fs->cap, from->v, from->n, sizeof *from->v, 32);
+    append(&fs->charges.v, &fs->charges.n, &fs->charges.cap, from->charges.v, from->charges.n,
+           sizeof *from->charges.v, 256);
     host_times_take(fs, from, pi, nprocs);
     host_times_free(from, nprocs);
     charges_free(&from->charges);
