@@ -99,11 +99,15 @@ expect "NVTX in a signal handler amid CUDA calls: every call and range stored, n
 rm -f "$tmp"/l.db*
 (GPUTRACE_OUTPUT="$tmp/l.db" LD_PRELOAD="$lib" exec "$apps/limits" inflight 1500 > "$tmp/out") &
 pid=$!
-for i in $(seq 100); do grep -q blocked "$tmp/out" && break; sleep 0.1; done
-sleep 0.5 # a few commits
+# 1,500 threads start slowly under a sanitizer on a loaded machine (the
+# CI run that waited 10 s for them, then 0.5 s for the commits, found none
+# stored): wait for all to block, then for the writer's commits to show them
+for i in $(seq 600); do grep -q blocked "$tmp/out" && break; sleep 0.1; done
+inflight() { q "$tmp/l.db" "select count(*) from inflight i join api a on a.id = i.api where a.name = 'cudaStreamSynchronize'" 2> /dev/null; }
+for i in $(seq 300); do [ "$(inflight)" = 1500 ] && break; sleep 0.1; done
 kill -9 $pid
 wait $pid 2> /dev/null
 expect "1,500 calls in flight at a SIGKILL: all 1,500 stored" \
-  "$(q "$tmp/l.db" "select count(*) from inflight i join api a on a.id = i.api where a.name = 'cudaStreamSynchronize'")" 1500
+  "$(inflight)" 1500
 
 finish
