@@ -97,20 +97,18 @@ expect "the handler's mask is the program's (sa_mask, SA_NODEFER), as untraced" 
 expect "untraced: sa_mask blocks SIGUSR1, SA_NODEFER leaves the signal open" \
   "$(grep '^mask' "$tmp/want" | tr '\n' ' ')" "mask: term usr1=1 self=1 mask: quit usr1=0 self=0 "
 
-# 5. faults the program handles itself (guard pages) cost no flush: the
-# best of 3 runs each way, side by side
-best() { sort -n | head -n 1; }
-for i in 1 2 3; do
-  "$app" segv | sed -n 's/.*seconds: //p' >> "$tmp/untraced_s"
-  traced "$tmp/sg.db" "$app" segv
-  sed -n 's/.*seconds: //p' "$tmp/out" >> "$tmp/traced_s"
-done
+# 5. faults the program handles itself (guard pages) cost no flush: a
+# flush waits for the writer, so the faulting thread sleeps for each
+# (about 2,000 sleeps in 2,000 faults when they flushed); time is only
+# printed, as a loaded machine makes it anything
+"$app" segv > "$tmp/untraced"
+traced "$tmp/sg.db" "$app" segv
+field() { sed -n "s/.* $1: \([0-9.]*\).*/\1/p" "$2"; }
 expect "handled faults: results as untraced" "$(grep '^faults' "$tmp/out" | sed 's/ seconds.*//')" \
-  "$("$app" segv | grep '^faults' | sed 's/ seconds.*//')"
-u=$(best < "$tmp/untraced_s") tr=$(best < "$tmp/traced_s")
-echo "2,000 handled faults: untraced $u s, traced $tr s"
-expect "2,000 handled faults traced take less than 4x untraced (+5 ms)" \
-  "$(awk -v u="$u" -v t="$tr" 'BEGIN { print (t < 4 * u + 0.005) }')" 1
+  "$(grep '^faults' "$tmp/untraced" | sed 's/ seconds.*//')"
+echo "2,000 handled faults: untraced $(field seconds "$tmp/untraced") s, traced $(field seconds "$tmp/out") s"
+expect "2,000 handled faults traced: the thread slept in under 100 of them ($(field waits "$tmp/out") times; untraced $(field waits "$tmp/untraced"))" \
+  "$(( $(field waits "$tmp/out") < 100 ))" 1
 
 # 10. vfork + exec: the parent's tracing goes on
 traced "$tmp/vf.db" "$app" vfork
