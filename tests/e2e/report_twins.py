@@ -9,7 +9,9 @@ ranks' train_step and drain phases) within BAND: the measured saving over
 the predicted one.  Each side is traced TRIES times and the medians
 compared, so that one descheduled run does not decide; when the machine is
 so loaded that the fixed-length kernels ran PERTURBED times their length,
-the comparison is reported and skipped, not failed.
+the comparison is reported and skipped, not failed; a round out of band
+is taken again once (ROUNDS), as load the kernels do not show slows the
+host's own work.
 
 Usage: report_twins.py BUILD_DIR [workload...]
 Prints one line per workload: predicted ms, measured ms, ratio."""
@@ -19,6 +21,7 @@ build = sys.argv[1]
 only = sys.argv[2:]
 BAND = (0.5, 1.5)
 TRIES = int(os.environ.get("TWIN_TRIES", "3"))
+ROUNDS = 2
 PERTURBED = 1.3
 NOMINAL_US = {"fwd_kernel": 1500, "bwd_kernel": 1500}
 # workload: the planted findings, and the environment that makes each
@@ -103,8 +106,8 @@ def run(name, env, fix):
     return statistics.mean(loop) / 1e6, statistics.mean(cost.values()) / 1e6, stretch, copies
 
 
-for name in only or list(TWINS):
-    env = TWINS[name][1]
+def compare(name, env):
+    """One round: TRIES runs each side; (ratio, stretch, the line to print)."""
     planted, fixed = [], []
     for _ in range(TRIES):
         planted.append(run(name, env, 0))
@@ -121,12 +124,28 @@ for name in only or list(TWINS):
     what = (f"{name}: planted findings' cost {predicted:.1f} ms predicts the fix's saving {measured:.1f} ms"
             f" (loop {loop_p:.1f} -> {loop_f:.1f} ms; ratio {ratio:.2f}, band {BAND[0]}-{BAND[1]};"
             f" the twin still charges {leftover:.1f} ms; kernels (and copies) ran up to {stretch:.2f}x their length)")
-    if not BAND[0] <= ratio <= BAND[1] and stretch > PERTURBED:
+    return ratio, stretch, what
+
+
+for name in only or list(TWINS):
+    env = TWINS[name][1]
+    # a round out of band is taken again, once: the host's own work (ranks
+    # spinning on few cores) is slowed by load the kernels' stretch does
+    # not show (pg_sync's saving came out 1.64x its cost once in a clean CI
+    # run, 0.92-1.45x in runs here); a cost model that is wrong misses twice
+    for attempt in range(ROUNDS):
+        ratio, stretch, what = compare(name, env)
+        inband = BAND[0] <= ratio <= BAND[1]
+        if inband or stretch > PERTURBED or name in KNOWN_OFF:
+            break
+        if attempt + 1 < ROUNDS:
+            print("again: " + what)
+    if not inband and stretch > PERTURBED:
         print("skip: " + what + ": runs perturbed")
         continue
     if name in KNOWN_OFF:
-        print(("known: " if not BAND[0] <= ratio <= BAND[1] else "ok (known off, now in band): ") + what)
+        print(("known: " if not inband else "ok (known off, now in band): ") + what)
         continue
-    check(BAND[0] <= ratio <= BAND[1], what)
+    check(inband, what)
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
