@@ -19,7 +19,11 @@
 
 #include <stdint.h>
 
-enum gt_rec_type { GT_REC_CALL = 1, GT_REC_MARK = 2, GT_REC_COMM = 3, GT_REC_NVTX = 4, GT_REC_NCCL = 5 };
+enum gt_rec_type { GT_REC_CALL = 1, GT_REC_MARK = 2, GT_REC_COMM = 3, GT_REC_NVTX = 4, GT_REC_NCCL = 5, GT_REC_CORR = 6 };
+/* GT_REC_CORR: a call recorded in a CUPTI callback (libtrace/cupti_calls.c)
+ * was CUPTI's correlation id `corr.correlation`: stored as an ext_corr row
+ * of the call's tagged id (GT_XCORR_TAG), so that the report joins it to
+ * CUPTI's record of it by id, as a blocking wrapped call is joined. */
 /* GT_REC_NVTX: an NVTX event, `api` its enum gt_nvtx_kind, fields in
  * `nvtx`; for NAME_CATEGORY, `category` is named `name`; for NAME_THREAD,
  * the thread in `range_id` is named `name`.  A structured payload read into
@@ -89,6 +93,11 @@ struct gt_record {
                 } comm;
             };
         };
+        struct { /* GT_REC_CORR */
+            int32_t unused;
+            uint32_t call;        /* the call's call_seq (its thread's is the ring's) */
+            uint64_t correlation; /* CUPTI's correlationId of the call */
+        } corr;
         struct { /* GT_REC_NCCL: the operation of the GT_REC_CALL before it */
             int32_t op, dtype, peer, rank, nranks, pad;
             uint64_t comm_id;

@@ -186,6 +186,11 @@ void gt_wr_on_record(const struct gt_record *r, const struct gt_record *nccl, ui
     case GT_REC_NVTX:
         on_nvtx(r, tid, start);
         break;
+    case GT_REC_CORR: {
+        int64_t v[] = { (int64_t)(GT_XCORR_TAG | ((uint64_t)tid << 32) | r->corr.call), (int64_t)r->corr.correlation };
+        gt_db_exec_i64(&gt_w.db, GT_ST_EXT, v, 2);
+        break;
+    }
     default: /* GT_REC_NCCL comes with its call */
         break;
     }

@@ -98,6 +98,31 @@ static GT_TLS struct gt_call open_call;
 static GT_TLS int open_now;       /* a call is open */
 static GT_TLS uint32_t open_corr; /* its CUPTI correlation id, as CUPTI gave it */
 
+/* The call just committed (call_seq seq) was CUPTI's correlation id corr:
+ * a record after it, which the writer stores as an ext_corr row, so that
+ * the report joins the call to CUPTI's record by id, not by time, where
+ * the two clocks' conversions drift apart.  In the ring after the call, so
+ * never stored before it; a full ring drops it (counted), and the call is
+ * joined by time as before. */
+static void note_correlation(uint32_t seq, uint32_t corr)
+{
+    struct gt_tbuf *b = gt_thread.tbuf;
+    if (!b)
+        return;
+    gt_thread.guard = 1; /* a signal handler's NVTX event waits, as in a call */
+    struct gt_record *m = gt_tbuf_reserve(b);
+    if (m) {
+        gt_record_clear(m);
+        m->type = GT_REC_CORR;
+        m->corr.call = seq;
+        m->corr.correlation = corr;
+        gt_tbuf_commit(b);
+    }
+    if (__builtin_expect(gt_thread.nvtx_pending, 0))
+        gt_nvtx_flush_pending(b);
+    gt_thread.guard = 0;
+}
+
 static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *cbdata)
 {
     (void)userdata;
@@ -106,7 +131,11 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
         if (open_now && open_corr == d->correlationId) {
             open_now = 0;
             int rc = d->functionReturnValue ? *(const int *)d->functionReturnValue : 0;
+            uint32_t seq = open_call.r->call_seq;
+            int stored = !(open_call.r->flags & GT_RF_SCRATCH);
             gt_exit(&open_call, rc);
+            if (stored)
+                note_correlation(seq, d->correlationId);
         }
         return;
     }
