@@ -19,6 +19,7 @@ TESTS += \
   tests/e2e/report_fuzz.sh \
   tests/e2e/report_hostile.sh \
   tests/e2e/tracer_signals.sh \
+  tests/e2e/fork_busy.sh \
   tests/e2e/tracer_stall.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
@@ -78,6 +79,7 @@ EXTRA_DIST += \
   tests/e2e/trace_rules.py \
   tests/e2e/install.sh \
   tests/e2e/tracer_signals.sh \
+  tests/e2e/fork_busy.sh \
   tests/e2e/tracer_stall.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \

@@ -244,17 +244,39 @@ static void forget_pid(void)
     atomic_store(&pid_now, 0);
 }
 
-static void sim_register_forget_pid(void)
+/* fork while another thread held cupti_lock (a stream thread emitting a
+ * record) left the child's first activity call waiting for it forever (a
+ * traced child's activation, 1 fork in 100 or so): fork waits for the lock,
+ * and both sides let go of it */
+static void fork_prepare(void)
 {
-    pthread_atfork(NULL, NULL, forget_pid);
+    pthread_mutex_lock(&cupti_lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&cupti_lock);
+}
+
+static void fork_child(void)
+{
+    pthread_mutex_unlock(&cupti_lock);
+    forget_pid();
+}
+
+/* At load, before a tracer's first call registers its own handlers: the
+ * prepare handlers run last-registered first, so the tracer's writer has
+ * parked (out of cuptiActivityFlushAll, which takes cupti_lock) before
+ * this one takes the lock */
+__attribute__((constructor)) static void sim_register_fork_handlers(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 static uint32_t process_id(void)
 {
     uint32_t p = atomic_load_explicit(&pid_now, memory_order_relaxed);
     if (!p) {
-        static pthread_once_t once = PTHREAD_ONCE_INIT;
-        pthread_once(&once, sim_register_forget_pid);
         p = (uint32_t)getpid();
         atomic_store_explicit(&pid_now, p, memory_order_relaxed);
     }

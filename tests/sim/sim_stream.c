@@ -30,6 +30,17 @@
 pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t sim_cond = PTHREAD_COND_INITIALIZER;
 
+/* fork while a stream thread holds sim_lock left the child a lock no
+ * thread of its own would ever release: its first call into the simulator
+ * hung (seen under load).  The fork waits for the lock and both sides of
+ * it let go: the child's streams are as they were, their threads gone. */
+static void fork_prepare(void) { pthread_mutex_lock(&sim_lock); }
+static void fork_release(void) { pthread_mutex_unlock(&sim_lock); }
+__attribute__((constructor)) static void sim_fork_guard(void)
+{
+    pthread_atfork(fork_prepare, fork_release, fork_release);
+}
+
 static struct sim_stream *legacy[SIM_MAX_DEVICES];        /* guarded by sim_lock */
 static struct sim_stream *device_streams[SIM_MAX_DEVICES]; /* guarded by sim_lock */
 static uint32_t next_stream_id = 7;                        /* guarded by sim_lock */

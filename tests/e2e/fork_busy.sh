@@ -1,0 +1,17 @@
+#!/bin/sh
+# fork_busy.sh: a process that forks while its GPU work runs, the child
+# making a CUDA call and ending: no child hangs, untraced (the simulator
+# itself: its stream threads' lock held across fork left 105 of 300
+# children waiting forever) or traced, and the traced parent's calls are
+# all stored.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+export GPUTRACE_ONE_FILE=1
+app="$b/tests/apps/fork_busy"
+"$app" 200 > "$tmp/plain"
+expect "untraced: 200 forks, no child hung" "$?:$(cat "$tmp/plain")" "0:forks: 200 hung: 0"
+GPUTRACE_OUTPUT="$tmp/f.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$app" 200 > "$tmp/out"
+expect "traced: 200 forks, no child hung" "$?:$(cat "$tmp/out")" "0:forks: 200 hung: 0"
+expect "traced: the parent's 10,000 memsets stored, none dropped" \
+  "$(q "$tmp/f.db" "select count(*) || ':' || (select dropped_host from process where pid = (select min(pid) from process)) from api_call_named where api_name = 'cudaMemsetAsync' and process_id = (select id from process order by id limit 1)")" "10000:0"
+finish
