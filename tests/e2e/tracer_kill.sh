@@ -5,13 +5,12 @@
 # interval before it (the last stored call's end, or the start of a call it
 # was blocked in, against the time of the kill), no rank dropped a record,
 # and no process waited in its first CUDA call (from its activation to its
-# first call's start), a process joining the busy run included.  (Not a
-# child forked by it: the simulator's stream threads may hold its lock at
-# the fork, and the child then waits forever, traced or not.)
-# A kill whose only fault is a time past its bound is tried once more (a
-# busy machine can stall every process at once: 1 kill in 50 there); a
-# rank missing or without a call stored, a record dropped, or two slow
-# tries in a row fail.
+# first call's start), a process joining the busy run included (a child
+# forked while the GPU is busy is fork_busy.sh's).
+# A kill whose only fault is a time past its bound is tried up to twice
+# more (a busy machine can stall every process at once: 1 kill in 50
+# there); a rank missing or without a call stored, a record dropped, or
+# three slow tries in a row fail.
 # GPUTRACE_TEST_KILLS=N kills of each size (default 10); GPUTRACE_TEST_SEED
 # repeats a run's delays (each run prints its seed).
 set -u
@@ -91,10 +90,14 @@ i=0
 for d in $delays; do
   n=4; [ $i -ge "$kills" ] && n=8
   one_kill $n "$d"
-  if grep -q '^slow:' "$tmp/verdict"; then
+  # a slow verdict (times only) is tried again, twice: 8 ranks on two
+  # cores beside other work waited 542 ms once on the retry (a clean CI
+  # run at a load average of 54)
+  for again in 1 2; do
+    grep -q '^slow:' "$tmp/verdict" || break
     echo "note: $(cat "$tmp/verdict"); tried again"
     one_kill $n "$d"
-  fi
+  done
   cat "$tmp/verdict"
   if grep -q '^ok:' "$tmp/verdict"; then pass=$((pass + 1)); else fail=$((fail + 1)); cat "$tmp/m"; fi
   i=$((i + 1))
