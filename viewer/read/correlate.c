@@ -150,8 +150,9 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
                 continue;
             c->corr = a[k].corr;
             a[k].claimed = 1; /* a record belongs to one call */
-            if (untimed) /* (never back to "unknown": a record ending where the call began) */
-                c->end = a[k].end > c->start ? a[k].end : c->start + 1;
+            if (untimed) /* its end, never past the next call's start (calls on one thread follow
+                          * each other), nor back to "unknown" */
+                c->end = untimed_end(c, a[k].end, bound);
             break;
         }
         /* what else lies inside it was made for it: the driver's records

@@ -314,7 +314,7 @@ void join_second_chance(struct model *m, struct proc *p, const struct sort_key *
                     c->corr = a[k].corr;
                     a[k].claimed = 1;
                     if (untimed) /* its end, as its record places it */
-                        c->end = re > c->start ? re : c->start + 1;
+                        c->end = untimed_end(c, re, bound);
                     break;
                 }
             }

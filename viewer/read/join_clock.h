@@ -37,6 +37,14 @@ static inline int call_end_unknown(const struct call *c)
  * thread began (it began after this one returned), or MATCH_WIDE_NS after
  * its start for the last one of its thread.  Its own end if known. */
 int64_t call_end_bound(const struct proc *p, const struct sort_key *co, size_t i);
+/* The end such a call takes from its record ending at rec_end: that, but
+ * not past `bound` (the slack of the join, not its thread's order, let the
+ * record end there), and after the call's start (never "unknown" again). */
+static inline int64_t untimed_end(const struct call *c, int64_t rec_end, int64_t bound)
+{
+    int64_t e = rec_end < bound ? rec_end : bound;
+    return e > c->start ? e : c->start + 1;
+}
 
 /* The offsets found per stretch of each thread's calls (join_clock.c). */
 struct stretch { int64_t from; int64_t d; int tid; };
