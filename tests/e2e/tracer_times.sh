@@ -4,8 +4,8 @@
 # does not block reads the clock once, and is stored ending where it
 # starts; a call that blocks, an NCCL call, an allocation and
 # cudaSetDevice read their end too.  With CUPTI on, the report gives each
-# call that does not block the end of its CUPTI API record (its Kineto
-# slice ends there), joined by the record's start and the next call's.
+# call that does not block the length of its CUPTI API record (its Kineto
+# slice), joined by its start and the next call's.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 export GPUTRACE_ONE_FILE=1 GPUTRACE_QUIET=1
@@ -35,19 +35,15 @@ for cupti in 0 1; do
 done
 
 # The report: each launch's Kineto slice (cuda_runtime) has its CUPTI
-# correlation, a length, and ends before the next call on its thread began
-# (within the join's 2 us slack); and where CUPTI's clock did not drift
-# from the wrappers' (the join moves records by the offset it finds: 0
-# unless the conversions drifted apart, as they can on a loaded machine,
-# most in a process's first milliseconds), where its CUPTI record ends: 9
-# in 10 at least.
+# correlation, and lasts as long as its CUPTI record (whatever the two
+# clocks' offset), but never past the start of the next call on its thread.
 db="$tmp/c1.db"
 "$b/gputrace-report" --kineto "$tmp/k" "$db" > /dev/null
 expect "the report's Kineto export written" "$(ls "$tmp/k" | wc -l | tr -d ' ')" 1
 q "$db" "select c.start_ns, coalesce((select min(n.start_ns) from api_call n where n.process_id = c.process_id
     and n.tid = c.tid and n.start_ns > c.start_ns), 0)
   from api_call_named c where c.api_name = 'cudaLaunchKernel' order by c.start_ns" > "$tmp/launches"
-q "$db" "select correlation, end_ns from cupti_api" > "$tmp/records"
+q "$db" "select correlation, end_ns - start_ns from cupti_api" > "$tmp/records"
 got=$(python3 - "$tmp/k" "$tmp/launches" "$tmp/records" <<'EOF'
 import glob, json, sys
 from decimal import Decimal
@@ -55,25 +51,25 @@ ev = json.load(open(glob.glob(sys.argv[1] + "/*.json")[0]))["traceEvents"]
 launches = sorted((e for e in ev if e.get("cat") == "cuda_runtime" and e["name"] == "cudaLaunchKernel"),
                   key=lambda e: Decimal(str(e["ts"])))
 calls = [tuple(int(x) for x in l.split("|")) for l in open(sys.argv[2])]
-rec_end = dict(tuple(int(x) for x in l.split("|")) for l in open(sys.argv[3]))
+rec_len = dict(tuple(int(x) for x in l.split("|")) for l in open(sys.argv[3]))
 if len(launches) != len(calls) or not calls:
     print("launches %d in the export, %d stored" % (len(launches), len(calls)))
     sys.exit()
-bad, at_end = [], 0
+bad = []
 for e, (start, next_start) in zip(launches, calls):
     corr = e["args"].get("correlation")
     dur = int(Decimal(str(e["dur"])) * 1000)
-    if corr not in rec_end:
+    want = rec_len.get(corr, -1)
+    if next_start and start + want > next_start:
+        want = next_start - start
+    if corr not in rec_len:
         bad.append("no correlation")
-    elif dur <= 0 or (next_start and start + dur > next_start + 2000):
-        bad.append("dur %d, the next call %d after its start" % (dur, next_start - start))
-    else:
-        at_end += abs(start + dur - rec_end[corr]) <= 2000
-print("%d launches, %d joined and ending before the next call," % (len(calls), len(calls) - len(bad)),
-      "at their record's end: %s" % ("9 in 10 at least" if 10 * at_end >= 9 * len(calls) else at_end), *bad[:3])
+    elif dur != max(want, 1):
+        bad.append("dur %d, its record's %d" % (dur, rec_len[corr]))
+print("%d launches, %d lasting as long as their CUPTI record" % (len(calls), len(calls) - len(bad)), *bad[:3])
 EOF
 )
 n=$(wc -l < "$tmp/launches" | tr -d ' ')
-expect "each launch joined, ending before its thread's next call, where its CUPTI record does" "$got" \
-  "$n launches, $n joined and ending before the next call, at their record's end: 9 in 10 at least"
+expect "each launch joined, lasting as long as its CUPTI record, within its thread's next call's start" "$got" \
+  "$n launches, $n lasting as long as their CUPTI record"
 finish

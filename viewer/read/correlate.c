@@ -127,7 +127,7 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
         /* a call whose end is unknown (join_clock.h) ended before `bound`,
          * the next call's start: the first record of its API that begins
          * after it and ends by then (within the slack) is its own, and gives
-         * it its end.  (Not "within the slack of its start": on a loaded
+         * it its length.  (Not "within the slack of its start": on a loaded
          * machine the wrapper is preempted between its clock read and the
          * real call, 2 to 5 us seen.) */
         int untimed = call_end_unknown(c);
@@ -150,9 +150,8 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
                 continue;
             c->corr = a[k].corr;
             a[k].claimed = 1; /* a record belongs to one call */
-            if (untimed) /* its end, never past the next call's start (calls on one thread follow
-                          * each other), nor back to "unknown" */
-                c->end = untimed_end(c, a[k].end, bound);
+            if (untimed) /* its length (join_clock.h) */
+                c->end = untimed_end(c, a[k].start, a[k].end, bound);
             break;
         }
         /* what else lies inside it was made for it: the driver's records

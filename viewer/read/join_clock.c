@@ -313,8 +313,8 @@ void join_second_chance(struct model *m, struct proc *p, const struct sort_key *
                 if (rs >= c->start - MATCH_SLACK_NS && re <= bound + MATCH_SLACK_NS && re >= c->start) {
                     c->corr = a[k].corr;
                     a[k].claimed = 1;
-                    if (untimed) /* its end, as its record places it */
-                        c->end = untimed_end(c, re, bound);
+                    if (untimed)
+                        c->end = untimed_end(c, rs, re, bound);
                     break;
                 }
             }

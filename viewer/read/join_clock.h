@@ -28,7 +28,7 @@ size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t 
 /* A wrapped call whose end the tracer did not read (a call that does not
  * block: libtrace/trace.h, GT_F_END), stored ending where it starts
  * (docs/tracer-guarantees.md): the time join finds its record by its start
- * alone, within call_end_bound, and gives it the record's end. */
+ * alone, within call_end_bound, and gives it the record's length. */
 static inline int call_end_unknown(const struct call *c)
 {
     return c->end == c->start;
@@ -37,12 +37,17 @@ static inline int call_end_unknown(const struct call *c)
  * thread began (it began after this one returned), or MATCH_WIDE_NS after
  * its start for the last one of its thread.  Its own end if known. */
 int64_t call_end_bound(const struct proc *p, const struct sort_key *co, size_t i);
-/* The end such a call takes from its record ending at rec_end: that, but
- * not past `bound` (the slack of the join, not its thread's order, let the
- * record end there), and after the call's start (never "unknown" again). */
-static inline int64_t untimed_end(const struct call *c, int64_t rec_end, int64_t bound)
+/* The end such a call takes from its record (from rs to re): its start
+ * plus the record's length.  Never later than its true end, whatever the
+ * two clocks' offset (CUPTI's record is made inside the real call, the
+ * wrapper's start read before it), and so never past the next record of its
+ * thread (its next call, an NVTX pop right after it: slices nest); nor past
+ * `bound`, nor back to "unknown". */
+static inline int64_t untimed_end(const struct call *c, int64_t rs, int64_t re, int64_t bound)
 {
-    int64_t e = rec_end < bound ? rec_end : bound;
+    int64_t e = c->start + (re > rs ? re - rs : 0);
+    if (e > bound)
+        e = bound;
     return e > c->start ? e : c->start + 1;
 }
 
