@@ -4,8 +4,9 @@
 #  1. added ns per wrapped call (cudaStreamQuery of a stub runtime that
 #     returns at once, bench/stub_runtime.c), wrapper vs direct call in the same process, untraced (the
 #     method's own error), traced with stacks off (and the same with a
-#     counter in place of the clock: the wrapper without its two clock
-#     reads), and with stacks at 8 on a
+#     counter in place of the clock: the wrapper without its clock read;
+#     cudaStreamQuery does not block, so it reads the clock once, at its
+#     start: libtrace/trace.h, GT_F_END), and with stacks at 8 on a
 #     call that captures them (cudaStreamSynchronize is measured by
 #     bench/sink_rate.c instead; see there);
 #  2. records per second the writer sustains into SQLite, and drops, with
@@ -57,7 +58,7 @@ diff() { echo "$1 $2" | awk '{printf "%.1f", $1 - $2}'; }
 floors() { echo "$1 $2 $3" | awk '{printf "%.2f floors", ($1 - $2) / $3}'; }
 # the same library with a counter in place of the clock (collector/clock.h,
 # GT_BENCH_COUNTER_CLOCK), built aside: what the wrapper costs without its
-# two clock reads, run for run beside the real one
+# clock read, run for run beside the real one
 lib_counter=""
 if (mkdir "$tmp/counter" && cd "$tmp/counter" &&
     "$top/configure" -q --with-cuda="${CUDA_HOME:-/usr/local/cuda}" CPPFLAGS=-DGT_BENCH_COUNTER_CLOCK &&
@@ -94,7 +95,7 @@ done
 echo "   ... $(median "${added[@]}")"
 [ -z "$base_lib" ] || echo "   ... the baseline library ($base_lib): $(median "${based[@]}")"
 [ -z "$lib_counter" ] ||
-  echo "   ... without its two clock reads: $(median "${counted[@]}"); the rest is the clock (a floor is one read)"
+  echo "   ... without its clock read: $(median "${counted[@]}"); the rest is the clock (a floor is one read)"
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/b.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)
 echo "traced, stacks off (cudaMemsetAsync 0 B)  wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=8 GPUTRACE_OUTPUT="$tmp/c.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)

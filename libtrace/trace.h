@@ -48,10 +48,11 @@ extern GT_TLS struct gt_record gt_scratch[2]; /* used when the ring is full */
  * for the calls a program makes at a high rate that return within
  * microseconds without waiting for the GPU (launches, event records and
  * queries, stream queries and waits, async memsets: the classes below
- * without GT_F_BLOCK): a clock read was a third of such a call's cost
- * (bench/run.sh, section 1).  Their record's t_end stays 0, stored as an
+ * without GT_F_BLOCK): the second read was two fifths of what the wrapper
+ * added to such a call (57 ns with it, 33 without: bench/run.sh, section
+ * 1).  Their record's t_end stays 0, stored as an
  * end equal to the start ("not measured", docs/tracer-guarantees.md), and
- * the report takes the end from CUPTI's record of the call
+ * the report takes the length from CUPTI's record of the call
  * (viewer/read/correlate.c).  Blocking calls, and the rare calls whose
  * length the analyses read with no CUPTI record to take it from (NCCL's,
  * allocation, device set-up) keep it. */
