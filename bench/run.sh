@@ -4,8 +4,9 @@
 #  1. added ns per wrapped call (cudaStreamQuery of a stub runtime that
 #     returns at once, bench/stub_runtime.c), wrapper vs direct call in the same process, untraced (the
 #     method's own error), traced with stacks off (and the same with a
-#     counter in place of the clock: the wrapper without its two clock
-#     reads), and with stacks at 8 on a
+#     counter in place of the clock: the wrapper without its clock read;
+#     cudaStreamQuery does not block, so it reads the clock once, at its
+#     start: libtrace/trace.h, GT_F_END), and with stacks at 8 on a
 #     call that captures them (cudaStreamSynchronize is measured by
 #     bench/sink_rate.c instead; see there);
 #  2. records per second the writer sustains into SQLite, and drops, with
@@ -25,7 +26,10 @@
 #  7. the fixed cost of a short traced process (start-up and exit), traced
 #     with `gputrace record` vs untraced, interleaved.
 # The wrapped call's and the NVTX pair's figures are each taken RUNS times
-# (default 5) and their median printed.
+# (default 5) and their median printed.  BENCH_ONLY=1 runs section 1 alone;
+# BENCH_BASE_LIB=path/libgputrace.so (another build, e.g. of an older
+# commit) is measured in section 1 run for run beside this one, so that a
+# change's gain is read off one run, not two runs a VM's drift apart.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=$top/build
@@ -54,7 +58,7 @@ diff() { echo "$1 $2" | awk '{printf "%.1f", $1 - $2}'; }
 floors() { echo "$1 $2 $3" | awk '{printf "%.2f floors", ($1 - $2) / $3}'; }
 # the same library with a counter in place of the clock (collector/clock.h,
 # GT_BENCH_COUNTER_CLOCK), built aside: what the wrapper costs without its
-# two clock reads, run for run beside the real one
+# clock read, run for run beside the real one
 lib_counter=""
 if (mkdir "$tmp/counter" && cd "$tmp/counter" &&
     "$top/configure" -q --with-cuda="${CUDA_HOME:-/usr/local/cuda}" CPPFLAGS=-DGT_BENCH_COUNTER_CLOCK &&
@@ -71,11 +75,17 @@ echo "untraced (the method's own error)       wrapper $w  direct $p  added $(dif
 # median ADDED...: "ns floors" pairs, the median by ns
 median() { printf '%s\n' "$@" | sort -n | awk '{v[NR] = $0} END {m = v[int((NR + 1) / 2)]; split(m, x, " ");
   printf "median of %d runs: added %s ns = %s floors", NR, x[1], x[2]}'; }
-added=() counted=()
+added=() counted=() based=()
+base_lib=${BENCH_BASE_LIB:-}
 for i in $(seq "$RUNS"); do
   read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/a$i.db" LD_PRELOAD="$lib" "$tmp/wrap_cost")
   echo "traced, stacks off (cudaStreamQuery)     wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
   added+=("$(diff "$w" "$p") $(floors "$w" "$p" "$f")")
+  if [ -n "$base_lib" ]; then
+    read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/o$i.db" LD_PRELOAD="$base_lib" "$tmp/wrap_cost")
+    echo "   the same, baseline library             wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
+    based+=("$(diff "$w" "$p") $(floors "$w" "$p" "$f")")
+  fi
   if [ -n "$lib_counter" ]; then
     read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/k$i.db" LD_PRELOAD="$lib_counter" "$tmp/wrap_cost")
     echo "   the same, no clock reads (counter build) wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
@@ -83,12 +93,14 @@ for i in $(seq "$RUNS"); do
   fi
 done
 echo "   ... $(median "${added[@]}")"
+[ -z "$base_lib" ] || echo "   ... the baseline library ($base_lib): $(median "${based[@]}")"
 [ -z "$lib_counter" ] ||
-  echo "   ... without its two clock reads: $(median "${counted[@]}"); the rest is the clock (a floor is one read)"
+  echo "   ... without its clock read: $(median "${counted[@]}"); the rest is the clock (a floor is one read)"
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/b.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)
 echo "traced, stacks off (cudaMemsetAsync 0 B)  wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=8 GPUTRACE_OUTPUT="$tmp/c.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)
 echo "traced, stacks at 8 (cudaMemsetAsync 0 B) wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
+[ "${BENCH_ONLY:-}" != 1 ] || exit 0
 echo "== 2. records the writer stores per second (one thread calling flat out for 2 s, default settings)"
 /usr/bin/time -f "%M" -o "$tmp/rss0" "$tmp/sink_rate" > /dev/null
 out=$(env $env_off GPUTRACE_OUTPUT="$tmp/d.db" LD_PRELOAD="$lib" /usr/bin/time -f "%M" -o "$tmp/rss1" "$tmp/sink_rate")

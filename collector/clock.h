@@ -32,7 +32,7 @@ static inline uint64_t gt_ticks(void)
 #ifdef GT_BENCH_COUNTER_CLOCK
     /* bench/run.sh's second build only, never a product one: a thread's
      * counter in place of the clock, to show what the wrapper costs
-     * without its two clock reads, beside the real build */
+     * without its clock reads, beside the real build */
     static _Thread_local __attribute__((tls_model("initial-exec"))) uint64_t counter;
     if (gt_clock_use_tsc)
         return counter += 1000;

@@ -158,7 +158,11 @@ void gt_wr_on_record(const struct gt_record *r, const struct gt_record *nccl, ui
         break;
     }
     case GT_REC_CALL: {
-        int64_t end = (int64_t)gt_ticks_to_ns(r->t_end);
+        /* a call whose end the wrapper did not read (t_end 0: libtrace/
+         * trace.h, GT_F_END) is stored ending where it starts: "not
+         * measured" (docs/tracer-guarantees.md), for the report to take
+         * from CUPTI's record of it */
+        int64_t end = r->t_end ? (int64_t)gt_ticks_to_ns(r->t_end) : start;
         int64_t bytes = (int64_t)r->bytes;
         if (gt_w.bulk) {
             gt_w.block[gt_w.nblock++] = (struct gt_call_packed){

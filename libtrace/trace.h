@@ -9,7 +9,9 @@
  *   return rc;
  *
  * The fast path takes no lock, allocates nothing and makes no system call:
- * two clock reads (TSC where invariant), a thread-local ring append, and a
+ * one clock read (TSC where invariant) at the start, a second at the end
+ * only for the calls whose end the tracer must know itself (GT_F_END
+ * below), a thread-local ring append, and a
  * stack capture only for the calls that need one (C frames, cached; Python
  * frames when the thread holds the GIL).  A thread-local guard
  * keeps calls made by the tracer itself, or made inside a traced call, from
@@ -38,13 +40,37 @@
 struct gt_call {
     struct gt_record *r;    /* the ring slot being filled (or a scratch record) */
     struct gt_record *nccl; /* NCCL calls (GT_F_NCCL): their GT_REC_NCCL slot; NULL otherwise */
+    unsigned timed;         /* its end is read (GT_F_END): a constant where the wrapper's api is */
 };
 
 extern GT_TLS struct gt_record gt_scratch[2]; /* used when the ring is full */
+/* GT_F_END: the call's end is read from the clock when it returns.  Not
+ * for the calls a program makes at a high rate that return within
+ * microseconds without waiting for the GPU (launches, event records and
+ * queries, stream queries and waits, async memsets: the classes below
+ * without GT_F_BLOCK): the second read was two fifths of what the wrapper
+ * added to such a call (57 ns with it, 33 without: bench/run.sh, section
+ * 1).  Their record's t_end stays 0, stored as an
+ * end equal to the start ("not measured", docs/tracer-guarantees.md), and
+ * the report takes the length from CUPTI's record of the call
+ * (viewer/read/correlate.c).  Blocking calls, and the rare calls whose
+ * length the analyses read with no CUPTI record to take it from (NCCL's,
+ * allocation, device set-up) keep it. */
+#define GT_F_END 0x80u
+#define GT_CLASS_END_stream 0u
+#define GT_CLASS_END_event 0u
+#define GT_CLASS_END_launch 0u
+#define GT_CLASS_END_copy 0u
+#define GT_CLASS_END_sync GT_F_END
+#define GT_CLASS_END_memory GT_F_END
+#define GT_CLASS_END_device GT_F_END
+#define GT_CLASS_END_nccl GT_F_END
+_Static_assert(!((GT_F_STACK | GT_F_BLOCK | GT_F_NCCL | GT_F_XCORR) & GT_F_END), "GT_F_END is free in api_ids.h");
+
 /* In every file, so that each wrapper's flags (its api is a constant) are
  * known when it is compiled: what a call does not need is not in its code */
 static const unsigned char gt_api_flags[GT_API_COUNT] = {
-#define X(name, cls, flags) [GT_API_##name] = (flags),
+#define X(name, cls, flags) [GT_API_##name] = (flags) | ((flags) & GT_F_BLOCK ? GT_F_END : GT_CLASS_END_##cls),
     GT_API_LIST(X)
 #undef X
 };
@@ -124,6 +150,9 @@ static inline __attribute__((always_inline)) int gt_enter_mode(struct gt_call *c
     struct gt_record *r = gt_tbuf_reserve_n(b, n);
     c->r = r ? r : &gt_scratch[0];
     c->nccl = NULL;
+    /* a call seen in CUPTI's callback keeps its end: its record brackets
+     * the call, and the time join takes it by both ends */
+    c->timed = (f & GT_F_END) || from_runtime;
     gt_record_clear(c->r);
     if (__builtin_expect(!r, 0))
         c->r->flags = GT_RF_SCRATCH;
@@ -170,7 +199,8 @@ static inline __attribute__((always_inline)) void gt_exit(struct gt_call *c, int
 {
     if (__builtin_expect(c->r->flags & GT_RF_XCORR, 0)) /* popped before its end, as pushed after its start */
         gt_cupti_pop_external();
-    c->r->t_end = gt_ticks();
+    if (c->timed) /* else t_end stays 0: not measured (GT_F_END) */
+        c->r->t_end = gt_ticks();
     c->r->result = result;
     struct gt_tbuf *b = gt_thread.tbuf;
     if (__builtin_expect(!(c->r->flags & GT_RF_SCRATCH), 1))

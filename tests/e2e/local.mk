@@ -6,6 +6,7 @@ TESTS += \
   tests/e2e/tracer_stress.sh \
   tests/e2e/tracer_api.sh \
   tests/e2e/tracer_nvtx.sh \
+  tests/e2e/tracer_times.sh \
   tests/e2e/tracer_python.sh \
   tests/e2e/tracer_real_toolkit.sh \
   tests/e2e/tracer_loading.sh \
@@ -55,6 +56,7 @@ EXTRA_DIST += \
   tests/e2e/tracer_stress.sh \
   tests/e2e/tracer_api.sh \
   tests/e2e/tracer_nvtx.sh \
+  tests/e2e/tracer_times.sh \
   tests/e2e/tracer_python.sh \
   tests/e2e/tracer_real_toolkit.sh \
   tests/e2e/tracer_loading.sh \

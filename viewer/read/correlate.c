@@ -124,10 +124,18 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
     size_t j = 0;
     for (size_t i = 0; i < p->ncalls; i++) {
         struct call *c = &p->calls[co[i].i];
+        /* a call whose end is unknown (join_clock.h) ended before `bound`,
+         * the next call's start: the first record of its API that begins
+         * after it and ends by then (within the slack) is its own, and gives
+         * it its length.  (Not "within the slack of its start": on a loaded
+         * machine the wrapper is preempted between its clock read and the
+         * real call, 2 to 5 us seen.) */
+        int untimed = call_end_unknown(c);
+        int64_t bound = call_end_bound(p, co, i), last_start = bound + MATCH_SLACK_NS;
         while (j < n && (a[j].tid < c->tid || (a[j].tid == c->tid && a[j].start < c->start - MATCH_SLACK_NS)))
             j++;
         /* skip records of unwrapped calls made before this one */
-        while (j < n && a[j].tid == c->tid && a[j].end > c->end + MATCH_SLACK_NS &&
+        while (j < n && a[j].tid == c->tid && a[j].end > bound + MATCH_SLACK_NS &&
                a[j].start < c->start + MATCH_SLACK_NS)
             j++;
         /* its own record: the first inside it that is of its API (an NCCL
@@ -136,12 +144,14 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
          * next call's, which began within the slack after it); none for a
          * call that has its correlation already (joined by id) */
         int of_cuda = cupti_api_has_records(m, c->api);
-        for (size_t k = j; !c->corr && k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++) {
-            if (a[k].claimed || a[k].end > c->end + MATCH_SLACK_NS || a[k].end < c->start ||
+        for (size_t k = j; !c->corr && k < n && a[k].tid == c->tid && a[k].start <= last_start; k++) {
+            if (a[k].claimed || a[k].end > bound + MATCH_SLACK_NS || a[k].end < c->start ||
                 (of_cuda ? cupti_call_api(m, a[k].domain, a[k].cbid) != c->api : a[k].start >= c->end))
                 continue;
             c->corr = a[k].corr;
             a[k].claimed = 1; /* a record belongs to one call */
+            if (untimed) /* its length (join_clock.h) */
+                c->end = untimed_end(c, a[k].start, a[k].end, bound);
             break;
         }
         /* what else lies inside it was made for it: the driver's records

@@ -21,6 +21,16 @@
 
 #include <stdlib.h>
 
+int64_t call_end_bound(const struct proc *p, const struct sort_key *co, size_t i)
+{
+    const struct call *c = &p->calls[co[i].i];
+    if (!call_end_unknown(c))
+        return c->end;
+    if (i + 1 < p->ncalls && p->calls[co[i + 1].i].tid == c->tid)
+        return p->calls[co[i + 1].i].start;
+    return c->start + MATCH_WIDE_NS;
+}
+
 const struct ext *ext_first(const struct ext *x, size_t nx, int64_t id)
 {
     size_t lo = 0, hi = nx;
@@ -111,11 +121,19 @@ static int cmp_edge(const void *x, const void *y)
     return a->x < b->x ? -1 : a->x > b->x ? 1 : a->w - b->w; /* ends before starts at one x */
 }
 
+/* How long before its record a call whose end is unknown may begin (the
+ * wrapper's work between its clock read and the real call: tens of ns;
+ * more when the thread is preempted there). */
+#define UNTIMED_LEAD_NS 500
+
 /* The vote of call c and record r, weight w, if it allows an offset the
- * clocks can have drifted by. */
+ * clocks can have drifted by.  A call whose end is unknown votes as if it
+ * ended UNTIMED_LEAD_NS after its record would, had it begun with it: its
+ * start alone places the record. */
 static void vote(struct votes *v, const struct call *c, const struct cupti_rec *r, int w)
 {
-    int64_t lo = r->end - c->end, hi = r->start - c->start;
+    int64_t c_end = call_end_unknown(c) ? c->start + (r->end - r->start) + UNTIMED_LEAD_NS : c->end;
+    int64_t lo = r->end - c_end, hi = r->start - c->start;
     if (lo > hi) {
         /* a record longer than the call: not its, whatever the offset;
          * unless by no more than twice the slack, around it: a call
@@ -134,7 +152,7 @@ static void vote(struct votes *v, const struct call *c, const struct cupti_rec *
      * outvoted the true pairs): it votes only if it is more than half as
      * long as the call, or shorter by no more than the slack */
     if (hi < -MATCH_WIDE_NS || lo > MATCH_WIDE_NS ||
-        (hi - lo > MATCH_SLACK_NS && 2 * (r->end - r->start) < c->end - c->start))
+        (hi - lo > MATCH_SLACK_NS && 2 * (r->end - r->start) < c_end - c->start))
         return;
     if (lo < -MATCH_WIDE_NS)
         lo = -MATCH_WIDE_NS;
@@ -280,20 +298,23 @@ void join_second_chance(struct model *m, struct proc *p, const struct sort_key *
             s++;
         if (c->corr || st[s].tid != c->tid || !cupti_api_has_records(m, c->api))
             continue;
+        int64_t bound = call_end_bound(p, co, ci), untimed = call_end_unknown(c);
         /* the offsets to try: the stretches' around it, and none */
         int64_t d[3] = { s > 0 && st[s - 1].tid == c->tid ? st[s - 1].d : st[s].d,
                          s + 1 < o->n && st[s + 1].tid == c->tid ? st[s + 1].d : st[s].d, 0 };
         for (size_t k = first_rec_from(a, n, c->tid, c->start - MATCH_WIDE_NS);
-             !c->corr && k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_WIDE_NS; k++) {
+             !c->corr && k < n && a[k].tid == c->tid && a[k].start <= bound + MATCH_WIDE_NS; k++) {
             if (a[k].claimed || cupti_call_api(m, a[k].domain, a[k].cbid) != c->api)
                 continue;
             for (int t = 0; t < 3; t++) {
                 if (d[t] == st[s].d) /* tried: it is the one the records moved by here */
                     continue;
                 int64_t rs = a[k].start + a[k].shift - d[t], re = a[k].end + a[k].shift - d[t];
-                if (rs >= c->start - MATCH_SLACK_NS && re <= c->end + MATCH_SLACK_NS && re >= c->start) {
+                if (rs >= c->start - MATCH_SLACK_NS && re <= bound + MATCH_SLACK_NS && re >= c->start) {
                     c->corr = a[k].corr;
                     a[k].claimed = 1;
+                    if (untimed)
+                        c->end = untimed_end(c, rs, re, bound);
                     break;
                 }
             }

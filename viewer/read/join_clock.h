@@ -25,6 +25,32 @@ const struct ext *ext_first(const struct ext *x, size_t nx, int64_t id);
 size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t n, const struct ext *x, size_t nx,
                    uint8_t *exact);
 
+/* A wrapped call whose end the tracer did not read (a call that does not
+ * block: libtrace/trace.h, GT_F_END), stored ending where it starts
+ * (docs/tracer-guarantees.md): the time join finds its record by its start
+ * alone, within call_end_bound, and gives it the record's length. */
+static inline int call_end_unknown(const struct call *c)
+{
+    return c->end == c->start;
+}
+/* The latest the call at co[i] can have ended: when the next call on its
+ * thread began (it began after this one returned), or MATCH_WIDE_NS after
+ * its start for the last one of its thread.  Its own end if known. */
+int64_t call_end_bound(const struct proc *p, const struct sort_key *co, size_t i);
+/* The end such a call takes from its record (from rs to re): its start
+ * plus the record's length.  Never later than its true end, whatever the
+ * two clocks' offset (CUPTI's record is made inside the real call, the
+ * wrapper's start read before it), and so never past the next record of its
+ * thread (its next call, an NVTX pop right after it: slices nest); nor past
+ * `bound`, nor back to "unknown". */
+static inline int64_t untimed_end(const struct call *c, int64_t rs, int64_t re, int64_t bound)
+{
+    int64_t e = c->start + (re > rs ? re - rs : 0);
+    if (e > bound)
+        e = bound;
+    return e > c->start ? e : c->start + 1;
+}
+
 /* The offsets found per stretch of each thread's calls (join_clock.c). */
 struct stretch { int64_t from; int64_t d; int tid; };
 struct join_offsets { struct stretch *st; size_t n; };
