@@ -255,10 +255,13 @@ def check_pipeline():
             return
         stages = {s["rank"]: s["bubble_ns"] for s in d.get("p2p", {}).get("stages", [])}
         shows = len(stages) == 4 and min(stages, key=stages.get) == 2 and stages[3] >= 15e6
-        if shows or LENIENT or attempt == TRIES:
+        # (and a first call that waited 15 ms for a descheduled neighbour,
+        # not for a set-up, is taken for a lazy connection: traced again)
+        slow = [r for r, v in lazy_of(d).items() if v >= 15e6]
+        if (shows and not slow) or LENIENT or attempt == TRIES:
             break
-        print(f"retry: pipeline: bubbles {[(r, v // 10**6) for r, v in sorted(stages.items())]} ms, traced again")
-    slow = [r for r, v in lazy_of(d).items() if v >= 15e6]
+        print(f"retry: pipeline: bubbles {[(r, v // 10**6) for r, v in sorted(stages.items())]} ms,"
+              f" first calls slow {slow}, traced again")
     check(not slow, f"pipeline: connected at initialisation, no first call blocks for a set-up ({slow})")
     if LENIENT:
         print("skip: bubble timing under the sanitizers")
