@@ -1,6 +1,7 @@
 /* stage.c: the drain thread and the staging queue (see stage.h). */
 #define _GNU_SOURCE
 #include "collector/stage.h"
+#include "collector/membudget.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -15,7 +16,6 @@
  * with a call each take a chunk, not a thousand. */
 #define CHUNK_RECS 1023
 #define STAGE_TID 0x7f
-#define MAX_CHUNKS (GT_STAGE_MAX_BYTES / sizeof(struct chunk))
 #define IDLE_MS 16
 #define POOL_KEEP 16 /* chunks kept mapped for reuse; past these a stored one is unmapped */
 
@@ -43,9 +43,11 @@ static void unmap_chunk(struct chunk *c)
 {
     munmap(c, sizeof *c);
     atomic_fetch_sub(&mapped, 1);
+    gt_mem_give(sizeof *c);
 }
 
-/* A chunk from the pool, or a new one within the bound; NULL past it. */
+/* A chunk from the pool, or a new one within the budget the queue shares
+ * with the rings (membudget.h); NULL past it. */
 static struct chunk *get_chunk(void)
 {
     pthread_mutex_lock(&q_mu);
@@ -56,16 +58,16 @@ static struct chunk *get_chunk(void)
     }
     pthread_mutex_unlock(&q_mu);
     if (!c) {
-        if (atomic_fetch_add(&mapped, 1) >= MAX_CHUNKS) {
-            atomic_fetch_sub(&mapped, 1);
+        if (gt_mem_take(sizeof *c, GT_MEM_QUEUE) != 0)
             return NULL;
-        }
+        atomic_fetch_add(&mapped, 1);
         int saved = errno;
         /* populated: it is filled at once, and the faults are taken here */
         c = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         errno = saved;
         if (c == MAP_FAILED) {
             atomic_fetch_sub(&mapped, 1);
+            gt_mem_give(sizeof *c);
             return NULL;
         }
     }
@@ -245,7 +247,8 @@ void gt_stage_forget(int in_child)
         }
     q_head = q_tail = pool = cur = NULL;
     pool_n = 0;
-    atomic_store(&mapped, 0);
+    for (size_t n = atomic_exchange(&mapped, 0); n; n--)
+        gt_mem_give(sizeof(struct chunk));
     atomic_store(&staged, 0);
     atomic_store(&peak, 0);
     atomic_store(&running, 0);

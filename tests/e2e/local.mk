@@ -20,6 +20,7 @@ TESTS += \
   tests/e2e/report_hostile.sh \
   tests/e2e/tracer_signals.sh \
   tests/e2e/tracer_stall.sh \
+  tests/e2e/tracer_membound.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
@@ -79,6 +80,7 @@ EXTRA_DIST += \
   tests/e2e/install.sh \
   tests/e2e/tracer_signals.sh \
   tests/e2e/tracer_stall.sh \
+  tests/e2e/tracer_membound.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
