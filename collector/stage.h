@@ -6,7 +6,7 @@
  * ring that is not drained meanwhile fills and drops records.  So the rings
  * are drained by a thread of their own that never touches the database: it
  * copies their records, every GT_STAGE_TICK_MS (backing off to 16 ms while
- * nothing comes), into chunks of memory
+ * few come: fewer than 512 a tick), into chunks of memory
  * queued for the writer, which stores them at its own pace.  A commit then
  * holds up only the queue, which is shared by every thread of the process
  * and bounded: it shares one budget with the rings (membudget.h, 32 MiB at
