@@ -215,11 +215,14 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
      * that rate; none now, bench/run.sh).  What is written survives the
      * program being killed (it is in the OS's cache); only a crash of the
      * machine itself could lose the end of a trace or damage the file.
-     * Checkpoints every 256 pages keep each one short.  Temporary tables
+     * Checkpoints every 256 pages keep each one short.  synchronous=OFF
+     * first: the switch to WAL is a write of its own, which synced the
+     * journal, the file and the directory four times in each new process
+     * (up to hundreds of ms on a disk busy with other work).  Temporary tables
      * and sorts in memory: a temporary file would be a descriptor of ours
      * that fdguard.h does not know. */
     int rc;
-    for (int tries = 0; (rc = sqlite3_exec(d->db, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;"
+    for (int tries = 0; (rc = sqlite3_exec(d->db, "PRAGMA page_size=16384; PRAGMA synchronous=OFF; PRAGMA journal_mode=WAL;"
                                                   " PRAGMA cache_size=-8192; PRAGMA wal_autocheckpoint=256; PRAGMA temp_store=MEMORY;", NULL, NULL,
                                           &msg)) == SQLITE_BUSY && tries < 2000; tries++) {
         sqlite3_free(msg);
