@@ -15,6 +15,9 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=${BUILD:-$top/build}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# at the defaults: a run directory, one file per rank (bench/run.sh, which
+# calls this, sets one file for its single processes)
+unset GPUTRACE_ONE_FILE
 runs=${E2E_RUNS:-5}
 export APP_STEPS=${E2E_STEPS:-400}
 run=("$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/overlapped")
