@@ -6,7 +6,8 @@
  *   ones.  on_complete only queues the buffer under queue_lock; the writer
  *   thread pops one at a time and parses it into rows, or into packed
  *   blocks (capi_block.h, gpu_block.h) under load; past MAX_QUEUED_BYTES of
- *   records waiting on_request declines.  cuptiActivityFlushAll is never
+ *   records waiting, or GT_MEM_CUPTI_BYTES of buffers handed out and not
+ *   stored yet (membudget.h), on_request declines.  cuptiActivityFlushAll is never
  *   called with queue_lock held, nor from inside a callback (Kineto hit a
  *   deadlock that way).
  *   Every record is stamped by our timestamp callback, which converts the
