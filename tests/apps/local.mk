@@ -72,6 +72,11 @@ tests_apps_libnvtx_other_tool_la_LDFLAGS = -module -avoid-version -shared -rpath
 check_LTLIBRARIES += tests/apps/libpykernels.la
 tests_apps_libpykernels_la_SOURCES = tests/apps/py_kernels.c
 tests_apps_libpykernels_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps
+# counts a process's fsync and fdatasync calls (tests/e2e/tracer_nosync.sh)
+check_LTLIBRARIES += tests/apps/libcount_syncs.la
+tests_apps_libcount_syncs_la_SOURCES = tests/apps/count_syncs.c
+tests_apps_libcount_syncs_la_LIBADD = -ldl
+tests_apps_libcount_syncs_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps
 EXTRA_DIST += tests/apps/py_train.py tests/apps/pylib/site-packages/faketorch.py
 # the toolkit's real libcudart and libnccl, traced (tests/e2e/tracer_real_toolkit.sh)
 if REAL_TOOLKIT_LIBS

@@ -21,6 +21,7 @@ TESTS += \
   tests/e2e/tracer_signals.sh \
   tests/e2e/tracer_stall.sh \
   tests/e2e/tracer_membound.sh \
+  tests/e2e/tracer_nosync.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
@@ -81,6 +82,7 @@ EXTRA_DIST += \
   tests/e2e/tracer_signals.sh \
   tests/e2e/tracer_stall.sh \
   tests/e2e/tracer_membound.sh \
+  tests/e2e/tracer_nosync.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
