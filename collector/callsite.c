@@ -27,6 +27,9 @@ struct entry {
 };
 
 static struct entry table[TABLE_SIZE];
+/* entries made ready, and as of the last flush (writer only; -1: look anew) */
+static _Atomic uint32_t published;
+static int64_t flushed = -1;
 __thread __attribute__((tls_model("initial-exec"))) struct gt_cs_slot *gt_cs_cache;
 
 static pthread_key_t cache_key;
@@ -138,7 +141,7 @@ __attribute__((noinline)) static uint32_t capture(int depth, int runtime)
         n++;
     }
     uint64_t h = hash_frames(pc, n);
-    return gt_intern_seq(table, TABLE_SIZE, sizeof *table, offsetof(struct entry, pc), h, pc, n, sizeof *pc);
+    return gt_intern_seq(table, TABLE_SIZE, sizeof *table, offsetof(struct entry, pc), h, pc, n, sizeof *pc, &published);
 }
 
 /* "function+0xoff (module+0xoff)", the module's offset from its load bias:
@@ -188,6 +191,10 @@ static void report(struct entry *e, uint32_t id, void (*fn)(uint32_t, const char
 
 void gt_callsite_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx)
 {
+    uint32_t p = atomic_load_explicit(&published, memory_order_acquire);
+    if ((int64_t)p == flushed)
+        return;
+    flushed = p;
     for (uint32_t i = 0; i < TABLE_SIZE; i++) {
         struct entry *e = &table[i];
         if (!e->s.reported && atomic_load_explicit(&e->s.ready, memory_order_acquire))
@@ -197,6 +204,7 @@ void gt_callsite_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx),
 
 void gt_callsite_reset_reported(void)
 {
+    flushed = -1;
     for (uint32_t i = 0; i < TABLE_SIZE; i++)
         table[i].s.reported = 0;
 }

@@ -6,7 +6,8 @@
  *   ones.  on_complete only queues the buffer under queue_lock; the writer
  *   thread pops one at a time and parses it into rows, or into packed
  *   blocks (capi_block.h, gpu_block.h) under load; past MAX_QUEUED_BYTES of
- *   records waiting on_request declines.  cuptiActivityFlushAll is never
+ *   records waiting, or GT_MEM_CUPTI_BYTES of buffers handed out and not
+ *   stored yet (membudget.h), on_request declines.  cuptiActivityFlushAll is never
  *   called with queue_lock held, nor from inside a callback (Kineto hit a
  *   deadlock that way).
  *   Every record is stamped by our timestamp callback, which converts the
@@ -18,6 +19,7 @@
 #include "collector/gpu_block.h"
 #include "collector/clock.h"
 #include "collector/hash.h"
+#include "collector/membudget.h"
 #include "collector/schema.h"
 
 #include <cupti.h>
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define BUF_BYTES (4u << 20)
 
@@ -50,7 +53,7 @@ static _Atomic int active;
 static uint32_t version;
 static _Atomic uint64_t dropped_total;
 
-struct qbuf { uint8_t *buf; size_t valid; struct qbuf *next; };
+struct qbuf { uint8_t *buf; size_t valid; struct qbuf *next; size_t bytes; /* as held_bytes counts it */ };
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct qbuf *q_head, *q_tail; /* guarded by queue_lock */
 /* Records waiting for the writer, in bytes: past MAX_QUEUED_BYTES, CUPTI
@@ -63,6 +66,66 @@ static struct qbuf *q_head, *q_tail; /* guarded by queue_lock */
  * the flushes of many streams' buffers at once do not make CUPTI drop. */
 #define MAX_QUEUED_BYTES ((size_t)16 << 20)
 static _Atomic size_t queued_bytes;
+/* Every buffer of ours, from on_request until it is freed: held by CUPTI
+ * (which may hold several at once), queued, or being stored.  Past
+ * GT_MEM_CUPTI_BYTES (membudget.h) no new buffer is handed out either. */
+static _Atomic size_t held_bytes;
+
+/* A buffer of ours let go (never below 0: a forked child that starts
+ * CUPTI again may see buffers its parent asked for, counted there). */
+static void held_sub(size_t n)
+{
+    size_t was = atomic_load(&held_bytes);
+    while (!atomic_compare_exchange_weak(&held_bytes, &was, was > n ? was - n : 0))
+        ;
+}
+
+/* The buffers are mapped, not from malloc: CUPTI asks for them from
+ * whichever thread makes a record, so malloc took them from as many arenas,
+ * which kept the freed ones each (16 threads flat out: 34 MiB resident for
+ * a budget of 16).  Unmapped when stored, so what held_bytes counts is
+ * what they take; the last two full ones are kept for reuse. */
+#define BUF_POOL 2
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t *pool[BUF_POOL];
+static int pool_n;
+
+static uint8_t *buf_get(void)
+{
+    uint8_t *p = NULL;
+    pthread_mutex_lock(&pool_lock);
+    if (pool_n)
+        p = pool[--pool_n];
+    pthread_mutex_unlock(&pool_lock);
+    if (p)
+        return p;
+    p = mmap(NULL, BUF_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void buf_put(uint8_t *p, size_t bytes)
+{
+    if (bytes == BUF_BYTES) {
+        pthread_mutex_lock(&pool_lock);
+        int kept = pool_n < BUF_POOL;
+        if (kept)
+            pool[pool_n++] = p;
+        pthread_mutex_unlock(&pool_lock);
+        if (kept)
+            return;
+    }
+    munmap(p, bytes);
+}
+
+/* A part-filled buffer cut, in place, to the pages that hold its records. */
+static size_t buf_cut(uint8_t *p, size_t size, size_t valid)
+{
+    size_t keep = valid ? (valid + 4095) / 4096 * 4096 : 4096;
+    if (keep >= size)
+        return size;
+    munmap(p + keep, size - keep);
+    return keep;
+}
 
 static uint64_t CUPTIAPI timestamp(void)
 {
@@ -71,9 +134,13 @@ static uint64_t CUPTIAPI timestamp(void)
 
 static void CUPTIAPI on_request(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    void *p = NULL;
-    if (atomic_load(&queued_bytes) >= MAX_QUEUED_BYTES || posix_memalign(&p, 8, BUF_BYTES) != 0)
-        p = NULL;
+    uint8_t *p = NULL;
+    if (atomic_load(&queued_bytes) < MAX_QUEUED_BYTES) {
+        if (atomic_fetch_add(&held_bytes, BUF_BYTES) + BUF_BYTES > GT_MEM_CUPTI_BYTES || (p = buf_get()) == NULL) {
+            p = NULL;
+            atomic_fetch_sub(&held_bytes, BUF_BYTES);
+        }
+    }
     *buffer = p;
     *size = p ? BUF_BYTES : 0;
     *max_records = 0;
@@ -89,15 +156,16 @@ static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer
         while (fn.next_record && fn.next_record(buffer, valid, &rec) == CUPTI_SUCCESS)
             n++;
         atomic_fetch_add(&dropped_total, n);
-        free(buffer);
+        buf_put(buffer, size);
+        held_sub(size);
         return;
     }
+    size_t bytes = size;
     if (valid < size / 2) { /* ours now: keep only what holds records */
-        uint8_t *cut = realloc(buffer, valid ? valid : 8);
-        if (cut)
-            buffer = cut;
+        bytes = buf_cut(buffer, size, valid);
+        held_sub(size - bytes);
     }
-    *q = (struct qbuf){ buffer, valid, NULL };
+    *q = (struct qbuf){ buffer, valid, NULL, bytes };
     atomic_fetch_add(&queued_bytes, valid);
     pthread_mutex_lock(&queue_lock);
     if (q_tail)
@@ -265,6 +333,8 @@ void gt_cupti_forget_after_fork(void)
     pthread_mutex_init(&queue_lock, NULL);
     q_head = q_tail = NULL; /* the parent's buffers are the parent's */
     atomic_store(&queued_bytes, 0);
+    atomic_store(&held_bytes, 0);
+    pthread_mutex_init(&pool_lock, NULL);
 }
 
 /* ---- parsing, on the writer thread -------------------------------------- */
@@ -492,7 +562,8 @@ size_t gt_cupti_drain_one(struct gt_db *db, int bulk, int bulk_after)
     }
     flush_capi_block(db);
     flush_gpu_block(db);
-    free(q->buf);
+    buf_put(q->buf, q->bytes);
+    held_sub(q->bytes);
     free(q);
     return n + 1; /* not 0: a buffer (even an empty one) was taken */
 }

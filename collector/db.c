@@ -215,11 +215,14 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
      * that rate; none now, bench/run.sh).  What is written survives the
      * program being killed (it is in the OS's cache); only a crash of the
      * machine itself could lose the end of a trace or damage the file.
-     * Checkpoints every 256 pages keep each one short.  Temporary tables
+     * Checkpoints every 256 pages keep each one short.  synchronous=OFF
+     * first: the switch to WAL is a write of its own, which synced the
+     * journal, the file and the directory four times in each new process
+     * (up to hundreds of ms on a disk busy with other work).  Temporary tables
      * and sorts in memory: a temporary file would be a descriptor of ours
      * that fdguard.h does not know. */
     int rc;
-    for (int tries = 0; (rc = sqlite3_exec(d->db, "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;"
+    for (int tries = 0; (rc = sqlite3_exec(d->db, "PRAGMA page_size=16384; PRAGMA synchronous=OFF; PRAGMA journal_mode=WAL;"
                                                   " PRAGMA cache_size=-8192; PRAGMA wal_autocheckpoint=256; PRAGMA temp_store=MEMORY;", NULL, NULL,
                                           &msg)) == SQLITE_BUSY && tries < 2000; tries++) {
         sqlite3_free(msg);
@@ -372,9 +375,25 @@ int gt_db_nvtx_row(struct gt_db *d, const int64_t *v, int no_end, int payload_ty
     return rc == SQLITE_DONE ? 0 : fail(d, rc);
 }
 
+/* The call rows past which the late index is not made: SQLite sorts an
+ * index's keys in memory with temp_store=MEMORY (it never spills them to a
+ * file then), ~52 bytes a row: 2 M rows took 104 MiB and 10 s at exit.
+ * 131,072 rows sort in ~7 MiB, within the tracer's memory bound
+ * (membudget.h); a larger file is indexed by whoever queries it. */
+#define LATE_INDEX_MAX_ROWS 131072
+
 void gt_db_make_late_indexes(struct gt_db *d)
 {
-    if (d->db && !d->failed)
+    if (!d->db || d->failed)
+        return;
+    sqlite3_stmt *st;
+    int64_t rows = 0;
+    if (sqlite3_prepare_v2(d->db, "SELECT coalesce(max(rowid), 0) FROM api_call", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            rows = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (rows <= LATE_INDEX_MAX_ROWS)
         sqlite3_exec(d->db, gt_schema_late_sql, NULL, NULL, NULL);
 }
 

@@ -49,9 +49,11 @@ struct gt_intern_seq {
 /* Interns n items of `size` bytes in a table of `slots` (a power of two)
  * slots of `stride` bytes, each a gt_intern_seq with its items at offset
  * `items_at`; h is the items' hash (non-zero).  Returns the slot's index + 1,
- * or 0 when 64 probes find neither the sequence nor room. */
+ * or 0 when 64 probes find neither the sequence nor room.  *published counts
+ * the slots made ready (after each is), so that the writer's look for new
+ * ones costs nothing while none came (it scanned the whole table each pass). */
 static inline uint32_t gt_intern_seq(void *table, uint32_t slots, size_t stride, size_t items_at, uint64_t h,
-                                     const void *items, int n, size_t size)
+                                     const void *items, int n, size_t size, _Atomic uint32_t *published)
 {
     for (uint32_t probe = 0; probe < 64; probe++) {
         uint32_t i = (uint32_t)((h + probe) & (slots - 1));
@@ -62,6 +64,7 @@ static inline uint32_t gt_intern_seq(void *table, uint32_t slots, size_t stride,
             e->depth = n;
             memcpy(slot + items_at, items, (size_t)n * size);
             atomic_store_explicit(&e->ready, 1, memory_order_release);
+            atomic_fetch_add_explicit(published, 1, memory_order_release);
             return i + 1;
         case GT_INTERN_MATCH:
             if (e->depth == n && memcmp(slot + items_at, items, (size_t)n * size) == 0)

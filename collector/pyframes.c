@@ -167,12 +167,15 @@ struct stack_entry {
     struct frame f[GT_MAX_PY_DEPTH];
 };
 static struct stack_entry stacks[STACKS];
+/* stacks made ready, and as of the last flush (writer only; -1: look anew) */
+static _Atomic uint32_t published;
+static int64_t flushed = -1;
 
 static uint32_t intern_stack(const struct frame *f, int n)
 {
     _Static_assert(sizeof *f == sizeof(uint64_t), "a frame hashes as one word");
     uint64_t h = gt_hash_words((const uint64_t *)f, (size_t)n) | 1;
-    return gt_intern_seq(stacks, STACKS, sizeof *stacks, offsetof(struct stack_entry, f), h, f, n, sizeof *f);
+    return gt_intern_seq(stacks, STACKS, sizeof *stacks, offsetof(struct stack_entry, f), h, f, n, sizeof *f, &published);
 }
 
 uint32_t gt_pystack_capture(void)
@@ -206,6 +209,10 @@ uint32_t gt_pystack_capture(void)
 
 void gt_pystack_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx)
 {
+    uint32_t p = atomic_load_explicit(&published, memory_order_acquire);
+    if ((int64_t)p == flushed)
+        return;
+    flushed = p;
     for (uint32_t i = 0; i < STACKS; i++) {
         struct stack_entry *e = &stacks[i];
         if (e->s.reported || !atomic_load_explicit(&e->s.ready, memory_order_acquire))
@@ -226,6 +233,7 @@ void gt_pystack_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), 
 
 void gt_pystack_reset_reported(void)
 {
+    flushed = -1;
     for (uint32_t i = 0; i < STACKS; i++)
         stacks[i].s.reported = 0;
 }

@@ -1,13 +1,17 @@
 /* stage.c: the drain thread and the staging queue (see stage.h). */
 #define _GNU_SOURCE
 #include "collector/stage.h"
+#include "collector/membudget.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 /* A chunk is 64 KiB: a header line and 1023 records.  A record of type
  * STAGE_TID says whose ring the records after it came from (its call_seq),
@@ -15,8 +19,8 @@
  * with a call each take a chunk, not a thousand. */
 #define CHUNK_RECS 1023
 #define STAGE_TID 0x7f
-#define MAX_CHUNKS (GT_STAGE_MAX_BYTES / sizeof(struct chunk))
 #define IDLE_MS 16
+#define BUSY_RECS 512 /* a tick's pull that keeps the tick short: 256 K records a second at 2 ms */
 #define POOL_KEEP 16 /* chunks kept mapped for reuse; past these a stored one is unmapped */
 
 struct chunk {
@@ -43,9 +47,11 @@ static void unmap_chunk(struct chunk *c)
 {
     munmap(c, sizeof *c);
     atomic_fetch_sub(&mapped, 1);
+    gt_mem_give(sizeof *c);
 }
 
-/* A chunk from the pool, or a new one within the bound; NULL past it. */
+/* A chunk from the pool, or a new one within the budget the queue shares
+ * with the rings (membudget.h); NULL past it. */
 static struct chunk *get_chunk(void)
 {
     pthread_mutex_lock(&q_mu);
@@ -56,16 +62,16 @@ static struct chunk *get_chunk(void)
     }
     pthread_mutex_unlock(&q_mu);
     if (!c) {
-        if (atomic_fetch_add(&mapped, 1) >= MAX_CHUNKS) {
-            atomic_fetch_sub(&mapped, 1);
+        if (gt_mem_take(sizeof *c, GT_MEM_QUEUE) != 0)
             return NULL;
-        }
+        atomic_fetch_add(&mapped, 1);
         int saved = errno;
         /* populated: it is filled at once, and the faults are taken here */
         c = mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         errno = saved;
         if (c == MAP_FAILED) {
             atomic_fetch_sub(&mapped, 1);
+            gt_mem_give(sizeof *c);
             return NULL;
         }
     }
@@ -184,9 +190,14 @@ static void *drain_main(void *arg)
     long ms = GT_STAGE_TICK_MS;
     while (!atomic_load(&stop_req)) {
         int cut;
-        ms = gt_stage_pull(&cut, 0) ? GT_STAGE_TICK_MS : ms * 2 > IDLE_MS ? IDLE_MS : ms * 2;
+        /* back to the short tick when a tick brings many records; a few
+         * (or none) let it lengthen: the ring grows for a burst meanwhile */
+        ms = gt_stage_pull(&cut, 0) >= BUSY_RECS ? GT_STAGE_TICK_MS : ms * 2 > IDLE_MS ? IDLE_MS : ms * 2;
+        /* the tick's pause, on the stop flag: gt_stage_stop wakes it at
+         * once (a nanosleep made every process's exit wait for the rest of
+         * its tick, up to IDLE_MS) */
         struct timespec tick = { 0, ms * 1000 * 1000 };
-        nanosleep(&tick, NULL);
+        syscall(SYS_futex, &stop_req, FUTEX_WAIT_PRIVATE, 0, &tick, NULL, 0);
     }
     atomic_store(&running, 0);
     return NULL;
@@ -213,8 +224,9 @@ int gt_stage_start(char *err, size_t errlen)
 int gt_stage_stop(int timeout_ms)
 {
     atomic_store(&stop_req, 1);
-    struct timespec pause = { 0, 1000 * 1000 };
-    for (int i = 0; i < timeout_ms && atomic_load(&running); i++)
+    syscall(SYS_futex, &stop_req, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    struct timespec pause = { 0, 100 * 1000 };
+    for (int i = 0; i < timeout_ms * 10 && atomic_load(&running); i++)
         nanosleep(&pause, NULL);
     return atomic_load(&running) ? -1 : 0;
 }
@@ -245,7 +257,8 @@ void gt_stage_forget(int in_child)
         }
     q_head = q_tail = pool = cur = NULL;
     pool_n = 0;
-    atomic_store(&mapped, 0);
+    for (size_t n = atomic_exchange(&mapped, 0); n; n--)
+        gt_mem_give(sizeof(struct chunk));
     atomic_store(&staged, 0);
     atomic_store(&peak, 0);
     atomic_store(&running, 0);

@@ -6,10 +6,12 @@
  * ring that is not drained meanwhile fills and drops records.  So the rings
  * are drained by a thread of their own that never touches the database: it
  * copies their records, every GT_STAGE_TICK_MS (backing off to 16 ms while
- * nothing comes), into chunks of memory
+ * few come: fewer than 512 a tick), into chunks of memory
  * queued for the writer, which stores them at its own pace.  A commit then
  * holds up only the queue, which is shared by every thread of the process
- * and bounded (GT_STAGE_MAX_BYTES); a ring fills only when the queue is full.
+ * and bounded: it shares one budget with the rings (membudget.h, 32 MiB at
+ * the defaults, of which the rings leave it 4 MiB at least); a ring fills
+ * only when the queue is full.
  *
  * Either thread may drain the rings (gt_stage_pull): the writer does so
  * itself before each pass, so that a flush, a fork or the final pass sees
@@ -27,9 +29,6 @@
 #include <stdint.h>
 
 #define GT_STAGE_TICK_MS 2
-/* The most the queue holds: at a million calls a second, 0.5 s of records
- * (the longest writer stall measured was 0.24 s). */
-#define GT_STAGE_MAX_BYTES ((size_t)32 << 20)
 
 /* Starts the drain thread (call with every signal blocked). */
 int gt_stage_start(char *err, size_t errlen);

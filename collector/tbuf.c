@@ -2,6 +2,7 @@
  * memory they take). */
 #define _GNU_SOURCE
 #include "collector/tbuf.h"
+#include "collector/membudget.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,8 +12,6 @@
 
 static _Atomic(struct gt_tbuf *) all_rings;
 static size_t max_records = 16384;
-static size_t cap_bytes = (size_t)256 << 20;
-static _Atomic size_t mapped_bytes;   /* of all rings' headers and segments */
 static _Atomic uint64_t lost_no_ring; /* records of threads that got no ring */
 GT_TLS struct gt_thread_state gt_thread;
 static pthread_key_t exit_key;
@@ -24,30 +23,24 @@ void gt_tbuf_configure(size_t bytes)
     while (n * 2 * sizeof(struct gt_record) <= bytes)
         n *= 2;
     max_records = n;
-    size_t cap = 32 * n * sizeof(struct gt_record);
-    cap_bytes = cap > ((size_t)256 << 20) ? cap : (size_t)256 << 20;
+    /* rings larger than the default were asked for: room for four of them
+     * (the default's 8 MiB keeps the budget at its 32 MiB) */
+    gt_mem_set_host(4 * n * sizeof(struct gt_record));
 }
 
-size_t gt_tbuf_cap_bytes(void)
-{
-    return cap_bytes;
-}
-
-/* Memory for rings, within the cap; NULL when the cap or memory says no.
+/* Memory for rings, within the budget they share with the queue
+ * (membudget.h); NULL when the budget or memory says no.
  * Pages are touched as records arrive unless populate (a ring that grew
  * belongs to a busy thread, which will use all of it soon: the faults are
  * taken here, once, instead of on the fast path). */
 static void *map(size_t bytes, int populate)
 {
-    size_t was = atomic_fetch_add(&mapped_bytes, bytes);
-    if (was + bytes > cap_bytes) {
-        atomic_fetch_sub(&mapped_bytes, bytes);
+    if (gt_mem_take(bytes, GT_MEM_RING) != 0)
         return NULL;
-    }
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0),
                    -1, 0);
     if (p == MAP_FAILED) {
-        atomic_fetch_sub(&mapped_bytes, bytes);
+        gt_mem_give(bytes);
         return NULL;
     }
     return p;
@@ -56,7 +49,7 @@ static void *map(size_t bytes, int populate)
 static void unmap(void *p, size_t bytes)
 {
     munmap(p, bytes);
-    atomic_fetch_sub(&mapped_bytes, bytes);
+    gt_mem_give(bytes);
 }
 
 static struct gt_tbuf_seg *new_seg(size_t records, uint64_t start, int populate)

@@ -6,15 +6,16 @@
  * are drained and then handed to the next new thread, so thread churn does
  * not grow memory.
  *
- * Memory: a ring starts small (GT_TBUF_FIRST_RECORDS, 64 KiB, its pages
- * touched only as records arrive) and grows when it fills, doubling up to
- * GPUTRACE_BUFFER_MB, on the slow path of the thread that filled it: the
- * producer moves on to a new, larger segment and the writer follows when it
- * has drained the old one, which it then unmaps.  All rings of a process
- * together take at most gt_tbuf_cap_bytes() (max(256 MiB, 32 x
- * GPUTRACE_BUFFER_MB)); a record that fits nowhere (the ring is at its
- * size, or the cap is reached, or memory ran out) is counted as dropped.
- * So 1,000 threads that make a few calls each take a few MiB, not 2 GiB.
+ * Memory: a ring starts small (GT_TBUF_FIRST_RECORDS, 4 KiB) and grows
+ * when it fills, doubling up to GPUTRACE_BUFFER_MB, on the slow path of the
+ * thread that filled it: the producer moves on to a new, larger segment and
+ * the writer follows when it has drained the old one, which it then unmaps.
+ * All rings of a process (headers and segments) and the drain thread's
+ * queue share one budget (membudget.h: 32 MiB at the defaults); a record
+ * that fits nowhere (the ring is at its size, or the budget is spent, or
+ * memory ran out) is counted as dropped.  So 1,000 threads that make a few
+ * calls each take 12 MiB at most, and 16 threads calling flat out while the
+ * writer is held up stay within the budget, not 16 x 8 MiB.
  *
  * Invariants:
  *   1. Only the owning thread writes `head`, `seg` and the records in
@@ -100,10 +101,8 @@ enum { GT_TBUF_LIVE = 0, GT_TBUF_DEAD = 1, GT_TBUF_FREE = 2 };
 /* Sets the size rings may grow to (bytes, rounded down to a power of two
  * of records, at least 64 records); they start at GT_TBUF_FIRST_RECORDS,
  * or that size if smaller. */
-#define GT_TBUF_FIRST_RECORDS 1024
+#define GT_TBUF_FIRST_RECORDS 64
 void gt_tbuf_configure(size_t bytes);
-/* The most all rings of the process may take together, in bytes. */
-size_t gt_tbuf_cap_bytes(void);
 /* The slot of an NVTX push/pop range open at depth d, or NULL past what
  * can be kept (owning thread; maps nvtx_deep on first use). */
 struct gt_nvtx_open *gt_tbuf_nvtx_level(struct gt_tbuf *b, int d);

@@ -229,7 +229,8 @@ void *gt_wr_main(void *arg)
          * loaded machine the tick's sleep was time the writer did not get
          * back, while the queue grew */
         int behind = gt_stage_backlog() > (uint64_t)(gt_w.bulk_after > HOST_SLICE ? gt_w.bulk_after : HOST_SLICE);
-        int flush_req = poll(&p, 1, behind ? 0 : TICK_MS) > 0;
+        int tick = gt_w.flush_ms < 4 * TICK_MS ? gt_w.flush_ms / 4 : TICK_MS;
+        int flush_req = poll(&p, 1, behind ? 0 : tick) > 0;
         /* our descriptors, still ours, for this pass (fdguard.h) */
         if (!gt_fd_intact() || !gt_fd_enter())
             break;

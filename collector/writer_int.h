@@ -18,7 +18,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TICK_MS 5
+/* The writer's pause between passes while it is not behind: the drain
+ * thread empties the rings meanwhile, and a commit comes every flush_ms
+ * whatever the tick (a shorter GPUTRACE_FLUSH_MS shortens it).  It was 5 ms:
+ * 200 wake-ups a second in every process, each with its scans, which the
+ * ranks of a job on a few cores paid for. */
+#define TICK_MS 20
 #define STUCK_MS 500
 #define SIGNAL_GRACE_MS 200 /* in a signal handler, for CUPTI's last records after the host's */
 /* Ends kept for starts not read yet: a start that never comes (dropped)

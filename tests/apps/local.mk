@@ -72,6 +72,11 @@ tests_apps_libnvtx_other_tool_la_LDFLAGS = -module -avoid-version -shared -rpath
 check_LTLIBRARIES += tests/apps/libpykernels.la
 tests_apps_libpykernels_la_SOURCES = tests/apps/py_kernels.c
 tests_apps_libpykernels_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps
+# counts a process's fsync and fdatasync calls (tests/e2e/tracer_nosync.sh)
+check_LTLIBRARIES += tests/apps/libcount_syncs.la
+tests_apps_libcount_syncs_la_SOURCES = tests/apps/count_syncs.c
+tests_apps_libcount_syncs_la_LIBADD = -ldl
+tests_apps_libcount_syncs_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps
 EXTRA_DIST += tests/apps/py_train.py tests/apps/pylib/site-packages/faketorch.py
 # the toolkit's real libcudart and libnccl, traced (tests/e2e/tracer_real_toolkit.sh)
 if REAL_TOOLKIT_LIBS
@@ -219,6 +224,11 @@ tests_apps_paced_calls_SOURCES = tests/apps/paced_calls.c
 tests_apps_paced_calls_LDADD = $(SIM_LIBS)
 tests_apps_paced_calls_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_paced_calls_DEPENDENCIES = tests/sim/libgpusim.la
+check_PROGRAMS += tests/apps/flood_threads
+tests_apps_flood_threads_SOURCES = tests/apps/flood_threads.c
+tests_apps_flood_threads_LDADD = $(SIM_LIBS) -lpthread
+tests_apps_flood_threads_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_flood_threads_DEPENDENCIES = tests/sim/libgpusim.la
 check_PROGRAMS += tests/apps/limits
 tests_apps_limits_SOURCES = tests/apps/limits.c
 tests_apps_limits_LDADD = $(SIM_LIBS) -ldl -lpthread

@@ -22,6 +22,8 @@ TESTS += \
   tests/e2e/tracer_signals.sh \
   tests/e2e/fork_busy.sh \
   tests/e2e/tracer_stall.sh \
+  tests/e2e/tracer_membound.sh \
+  tests/e2e/tracer_nosync.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
@@ -83,6 +85,8 @@ EXTRA_DIST += \
   tests/e2e/tracer_signals.sh \
   tests/e2e/fork_busy.sh \
   tests/e2e/tracer_stall.sh \
+  tests/e2e/tracer_membound.sh \
+  tests/e2e/tracer_nosync.sh \
   tests/e2e/record.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \

@@ -18,7 +18,9 @@ app=$!
 python3 "${top_srcdir:-.}/tests/e2e/hold_lock.py" "$db" 1.5 > "$tmp/held"
 wait $app
 expect "the program ran to its end" "$?" 0
-expect "the lock was held for 1.5 s while the program made calls" "$(cut -c1-8 "$tmp/held")" "held 1.5"
+# 1.5 s or more: a loaded machine oversleeps (held 1.6 failed a run)
+expect "the lock was held for 1.5 s while the program made calls ($(cat "$tmp/held"))" \
+  "$(awk '$1 == "held" && $2 >= 1.5 {print "ok"}' "$tmp/held")" ok
 made=$(sed -n 's/^calls: //p' "$tmp/out")
 expect "nothing dropped" "$(q "$db" "select dropped_host from process")" 0
 expect "every call stored ($made made)" \

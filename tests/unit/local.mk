@@ -57,7 +57,7 @@ tests_unit_test_coll_spill_LDADD = $(CRITERION_LIBS)
 # the per-thread record ring
 check_PROGRAMS += tests/unit/test_tbuf
 TESTS += tests/unit/test_tbuf
-tests_unit_test_tbuf_SOURCES = tests/unit/test_tbuf.c collector/tbuf.h collector/tbuf.c collector/record.h \
+tests_unit_test_tbuf_SOURCES = tests/unit/test_tbuf.c collector/tbuf.h collector/tbuf.c collector/membudget.h collector/membudget.c collector/record.h \
   collector/nvtx_block.h collector/row_block.h
 tests_unit_test_tbuf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_tbuf_LDADD = $(CRITERION_LIBS)
@@ -66,7 +66,7 @@ tests_unit_test_tbuf_LDADD = $(CRITERION_LIBS)
 check_PROGRAMS += tests/unit/test_stage
 TESTS += tests/unit/test_stage
 tests_unit_test_stage_SOURCES = tests/unit/test_stage.c collector/stage.h collector/stage.c collector/tbuf.h \
-  collector/tbuf.c collector/record.h
+  collector/tbuf.c collector/record.h collector/membudget.h collector/membudget.c
 tests_unit_test_stage_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_stage_LDADD = $(CRITERION_LIBS) -lpthread
 

@@ -3,9 +3,11 @@
  * thread, an NCCL call with its slot, and the drain thread's pulls fill a
  * chunk before handing it over (a chunk per pull of a few records filled
  * the queue's bound with chunks mostly empty while the writer was held
- * up); the writer's own pull hands over what was taken. */
+ * up); the writer's own pull hands over what was taken; the rings and the
+ * queue share one budget (collector/membudget.h). */
 #define _GNU_SOURCE
 #include "collector/stage.h"
+#include "collector/membudget.h"
 
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -124,4 +126,64 @@ Test(stage, records_keep_their_thread_their_order_and_their_nccl_slot)
     }
     cr_assert_eq(last_me, 11);
     cr_assert_eq(last_them, 3);
+}
+
+/* A thread that records until its ring refuses (it is full and may not
+ * grow: its size, or the budget); returns how many it recorded. */
+static void *fill_ring(void *arg)
+{
+    long *n = arg;
+    struct gt_tbuf *b = gt_tbuf_mine();
+    if (!b)
+        return NULL;
+    for (struct gt_record *r; (r = gt_tbuf_reserve(b)) != NULL; (*n)++) {
+        gt_record_clear(r);
+        r->type = GT_REC_CALL;
+        r->call_seq = (uint32_t)*n;
+        gt_tbuf_commit(b);
+    }
+    return NULL;
+}
+
+static void count_only(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
+{
+    (void)r, (void)nccl, (void)tid;
+    ++*(long *)ctx;
+}
+
+/* Every buffer full: eight threads' rings of 8 MiB each (64 MiB) and the
+ * queue (32 MiB before) add up to the one budget they share, and the rings
+ * leave the queue its reserve, through which the writer goes on draining
+ * them. */
+Test(stage, rings_and_queue_share_one_budget_and_the_queue_keeps_its_reserve)
+{
+    gt_tbuf_configure((size_t)8 << 20);
+    cr_assert_eq(gt_mem_host(), GT_MEM_HOST_BYTES, "the default ring keeps the default budget");
+    pthread_t t[8];
+    long made[8] = { 0 }, total = 0;
+    for (int i = 0; i < 8; i++)
+        cr_assert_eq(pthread_create(&t[i], NULL, fill_ring, &made[i]), 0);
+    for (int i = 0; i < 8; i++) {
+        pthread_join(t[i], NULL);
+        total += made[i];
+    }
+    size_t rings = gt_mem_used();
+    cr_assert_leq(rings, GT_MEM_HOST_BYTES - GT_MEM_QUEUE_RESERVE, "the rings took %zu bytes", rings);
+    cr_assert_leq((size_t)total * sizeof(struct gt_record), rings, "the records fit in what was counted");
+    cr_assert_gt((size_t)total * sizeof(struct gt_record), rings / 3, "the rings did fill");
+    cr_assert_gt(gt_tbuf_dropped(), 0, "past the budget records are counted as dropped");
+    /* the drain: into the queue, as far as the budget allows */
+    int cut;
+    size_t pulled = gt_stage_pull(&cut, 1);
+    cr_assert_gt(pulled, GT_MEM_QUEUE_RESERVE / sizeof(struct gt_record) / 2, "the queue got its reserve at least");
+    cr_assert_leq(gt_mem_peak(), GT_MEM_HOST_BYTES, "rings and queue together: %zu bytes", gt_mem_peak());
+    /* and the writer, storing, drains them all in turns */
+    long stored = 0;
+    for (int rounds = 0; rounds < 10000 && stored < total; rounds++) {
+        while (gt_stage_store_one(count_only, &stored) != 0)
+            ;
+        gt_stage_pull(&cut, 1);
+    }
+    cr_assert_eq(stored, total, "every record recorded is stored");
+    cr_assert_leq(gt_mem_peak(), GT_MEM_HOST_BYTES);
 }
