@@ -369,14 +369,16 @@ static int pick_run(struct model *m, const char *run, char *err, size_t errlen)
 }
 
 /* A second connection to each database, for the thread that reads the
- * second half of a big table (rowruns_each_split); none when
- * GPUTRACE_REPORT_THREADS is 1, or where it cannot be had (one thread
- * then reads all, as fast as before). */
+ * second half of a big table (rowruns_each_split).  With
+ * GPUTRACE_REPORT_THREADS=1 there is no such thread, but the connection
+ * still reads that half, in turn: what SQLite makes of a damaged file
+ * depends on what each connection read before, so the same connections
+ * ask the same questions either way (rowruns.h).  Where none can be had,
+ * the one connection reads all. */
 static void open_second_connections(struct model *m)
 {
     const char *threads = getenv("GPUTRACE_REPORT_THREADS");
-    if (threads && !strcmp(threads, "1"))
-        return;
+    rowruns_set_threads(!(threads && !strcmp(threads, "1")));
     m->dbs2 = calloc(m->ndbs, sizeof *m->dbs2);
     for (size_t d = 0; m->dbs2 && d < m->ndbs; d++) {
         model_open_again(m->paths[d], &m->dbs2[d]);
