@@ -243,7 +243,7 @@ static void *pass_second(void *arg)
     return NULL;
 }
 
-int rowruns_find(sqlite3 *db, sqlite3 *db2, struct rows_of *v, size_t n)
+int rowruns_find(sqlite3 *db, sqlite3 *db2, struct rows_of *v, size_t n, int spare)
 {
     if (n == 1 && only_these(db, v, n)) {
         for (int t = 0; t < RT_TABLES; t++) {
@@ -265,7 +265,7 @@ int rowruns_find(sqlite3 *db, sqlite3 *db2, struct rows_of *v, size_t n)
         return SQLITE_NOMEM;
     }
     pthread_t th;
-    int threaded = db2 && threads_on && pthread_create(&th, NULL, pass_second, &two) == 0;
+    int threaded = db2 && (threads_on || spare) && pthread_create(&th, NULL, pass_second, &two) == 0;
     one.rc = pass_tables(&one, 0);
     if (threaded)
         pthread_join(th, NULL);

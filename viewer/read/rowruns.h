@@ -43,12 +43,13 @@ struct rows_of {
 /* One pass over (rowid, process_id) of each table of db, for the n
  * processes in v; with db2 (a second connection to the same file, or
  * NULL), CUPTI's and the GPU's tables are passed over on another thread
- * meanwhile.  When the database holds nothing but these processes'
+ * meanwhile (where rowruns_threads() says so, or `spare` says a CPU is
+ * spare: more workers than files).  When the database holds nothing but these processes'
  * rows and no end is wanted, the pass is skipped: each process then scans
  * its tables whole with the filter.  Returns SQLITE_OK; SQLITE_NOMEM; or
  * the error that stopped a table's pass early (a damaged file: what was
  * read before it is kept). */
-int rowruns_find(sqlite3 *db, sqlite3 *db2, struct rows_of *v, size_t n);
+int rowruns_find(sqlite3 *db, sqlite3 *db2, struct rows_of *v, size_t n, int spare);
 
 /* Steps through the rows of process `id` in table t: `sql` selects
  * process_id first and has "rowid BETWEEN ?1 AND ?2" in its WHERE; fn gets
