@@ -117,6 +117,50 @@ static void close_dbs(struct model *wm, int db)
     }
 }
 
+/* Connections to file db that have read nothing yet, into wm->dbs[db]
+ * (and wm->dbs2[db] where the model has second ones), for one process:
+ * what SQLite reads of a damaged file depends on what the connection read
+ * before (rowruns.h), so each process is read on connections of its own,
+ * on one worker as on several, whichever processes the worker had before.
+ * Returns -1, with none open, where they cannot be had. */
+static int open_fresh(const struct model *m, struct model *wm, int db)
+{
+    wm->dbs[db] = NULL;
+    if (wm->dbs2)
+        wm->dbs2[db] = NULL;
+    if (model_open_again(m->paths[db], &wm->dbs[db]) == 0 &&
+        (!wm->dbs2 || model_open_again(m->paths[db], &wm->dbs2[db]) == 0))
+        return 0;
+    close_dbs(wm, db);
+    return -1;
+}
+
+/* On one worker: process pi on fresh connections (open_fresh) in place of
+ * the report's, which are put back after (*keep, *keep2). */
+static int swap_fresh(struct model *m, size_t pi, sqlite3 **keep, sqlite3 **keep2)
+{
+    int db = m->procs[pi].db;
+    *keep = m->dbs[db];
+    *keep2 = m->dbs2 ? m->dbs2[db] : NULL;
+    if (open_fresh(m, m, db) == 0)
+        return 0;
+    m->dbs[db] = *keep; /* descriptors short: the report's own */
+    if (m->dbs2)
+        m->dbs2[db] = *keep2;
+    return -1;
+}
+
+static void swap_back(struct model *m, size_t pi, int fresh, sqlite3 *keep, sqlite3 *keep2)
+{
+    int db = m->procs[pi].db;
+    if (!fresh)
+        return;
+    close_dbs(m, db);
+    m->dbs[db] = keep;
+    if (m->dbs2)
+        m->dbs2[db] = keep2;
+}
+
 static void *worker(void *arg)
 {
     struct jobs *J = arg;
@@ -131,21 +175,12 @@ static void *worker(void *arg)
     wm.timelines = NULL;
     wm.progress = 0;
     wm.rows_read = 0;
-    int open = -1; /* the file open on wm.dbs[open] */
     for (;;) {
         size_t pi = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED);
         if (pi >= m->nprocs)
             break;
-        int db = m->procs[pi].db, shared = 0;
-        if (db != open) {
-            if (open >= 0)
-                close_dbs(&wm, open);
-            open = model_open_again(m->paths[db], &wm.dbs[db]) == 0 &&
-                           (!wm.dbs2 || model_open_again(m->paths[db], &wm.dbs2[db]) == 0) ? db : -1;
-            if (open < 0)
-                close_dbs(&wm, db);
-        }
-        if (open != db) { /* no connections of its own (descriptors short): the report's, one worker at a time */
+        int db = m->procs[pi].db, shared = 0, open = open_fresh(m, &wm, db) == 0;
+        if (!open) { /* no connections of its own (descriptors short): the report's, one worker at a time */
             pthread_mutex_lock(&J->shared_db);
             wm.dbs[db] = m->dbs[db];
             if (wm.dbs2)
@@ -163,14 +198,14 @@ static void *worker(void *arg)
             if (wm.dbs2)
                 wm.dbs2[db] = NULL;
             pthread_mutex_unlock(&J->shared_db);
+        } else {
+            close_dbs(&wm, db);
         }
         pthread_mutex_lock(&J->lock);
         r->done = 1;
         pthread_cond_broadcast(&J->done);
         pthread_mutex_unlock(&J->lock);
     }
-    if (open >= 0)
-        close_dbs(&wm, open);
     free(wm.dbs);
     free(wm.dbs2);
     model_free_timelines(&wm);
@@ -259,7 +294,11 @@ int report_processes(struct model *m, const struct report_sinks *k, int jobs, in
     for (size_t pi = 0; pi < m->nprocs; pi++) {
         if (!*kineto_ok)
             one.kineto = NULL;
-        if (report_process(m, &one, pi, err, sizeof err) != 0) {
+        sqlite3 *keep, *keep2;
+        int fresh = swap_fresh(m, pi, &keep, &keep2) == 0;
+        int failed = report_process(m, &one, pi, err, sizeof err) != 0;
+        swap_back(m, pi, fresh, keep, keep2);
+        if (failed) {
             fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
             *kineto_ok = 0;
             rc = 1;
@@ -277,11 +316,16 @@ int trace_processes(struct model *m, struct chrome_trace *ct, char *const *kinet
     }
     int rc = 0;
     char err[1024], shown[4 * sizeof err];
-    for (size_t pi = 0; (ct || *kineto_ok) && pi < m->nprocs; pi++)
-        if (trace_process(m, ct, *kineto_ok && kineto ? kineto[pi] : NULL, pi, err, sizeof err)) {
+    for (size_t pi = 0; (ct || *kineto_ok) && pi < m->nprocs; pi++) {
+        sqlite3 *keep, *keep2;
+        int fresh = swap_fresh(m, pi, &keep, &keep2) == 0;
+        int failed = trace_process(m, ct, *kineto_ok && kineto ? kineto[pi] : NULL, pi, err, sizeof err) != 0;
+        swap_back(m, pi, fresh, keep, keep2);
+        if (failed) {
             fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
             *kineto_ok = 0;
             rc = 1;
         }
+    }
     return rc;
 }

@@ -108,7 +108,7 @@ Test(rowruns, interleaved_transactions_read_back_exactly)
             append(3, 3);
     }
     struct rows_of v[3] = { { .id = 1 }, { .id = 2 }, { .id = 3, .want_end = 1 } };
-    cr_assert_eq(rowruns_find(db, NULL, v, 3), 0);
+    cr_assert_eq(rowruns_find(db, NULL, v, 3, 0), 0);
     for (int k = 0; k < 3; k++)
         check_reads(&v[k], (int)v[k].id);
     /* one run per transaction (runs of others are too long to merge) */
@@ -140,7 +140,7 @@ Test(rowruns, fine_interleaving_merges_runs_and_filters)
     for (int i = 0; i < 3000; i++)
         append(1 + i % 2, 1);
     struct rows_of v[2] = { { .id = 1 }, { .id = 2 } };
-    cr_assert_eq(rowruns_find(db, NULL, v, 2), 0);
+    cr_assert_eq(rowruns_find(db, NULL, v, 2, 0), 0);
     cr_assert_eq(v[0].rows.t[RT_API_CALL].n, 1, "rows one apart: one run, not a query per row");
     check_reads(&v[0], 1);
     check_reads(&v[1], 2);
@@ -156,7 +156,7 @@ Test(rowruns, a_process_alone_in_its_file_scans_it_whole)
     append(7, 5); /* rows of a process the file does not list: filtered out */
     append(1, 100);
     struct rows_of v[1] = { { .id = 1 } };
-    cr_assert_eq(rowruns_find(db, NULL, v, 1), 0);
+    cr_assert_eq(rowruns_find(db, NULL, v, 1, 0), 0);
     cr_assert_eq(v[0].rows.t[RT_API_CALL].n, 1);
     cr_assert_eq(v[0].rows.t[RT_API_CALL].v[0].first, INT64_MIN);
     cr_assert_eq(v[0].rows.t[RT_API_CALL].v[0].last, INT64_MAX);
@@ -172,7 +172,7 @@ Test(rowruns, call_blocks_count_the_calls_they_hold)
     exec("INSERT INTO api_call_block VALUES (1, 1, 4096, NULL), (2, 1, 7, NULL), (1, 1, 100, NULL),"
          " (1, 1, 5000, NULL), (1, 1, -3, NULL)"); /* the last two are damaged: no count */
     struct rows_of v[2] = { { .id = 1 }, { .id = 2 } };
-    cr_assert_eq(rowruns_find(db, NULL, v, 2), 0);
+    cr_assert_eq(rowruns_find(db, NULL, v, 2, 0), 0);
     cr_assert_eq(v[0].rows.t[RT_CALL_BLOCK].count, 4196);
     cr_assert_eq(v[1].rows.t[RT_CALL_BLOCK].count, 7);
     rowruns_free(&v[0].rows);
@@ -220,7 +220,7 @@ Test(rowruns, big_tables_are_read_in_two_halves_in_order)
     sqlite3 *db2;
     cr_assert_eq(sqlite3_open_v2(path, &db2, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     struct rows_of v[2] = { { .id = 1 }, { .id = 2 } };
-    cr_assert_eq(rowruns_find(db, NULL, v, 2), 0);
+    cr_assert_eq(rowruns_find(db, NULL, v, 2, 0), 0);
     check_split(db2, &v[0], 1);
     check_split(db2, &v[1], 2);
     /* without a second connection, or with few rows: all on this thread */
@@ -247,7 +247,7 @@ Test(rowruns, big_tables_are_read_in_two_halves_in_order)
     append(1, 2000);
     cr_assert_eq(sqlite3_open_v2(path, &db2, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     struct rows_of w[1] = { { .id = 1 } };
-    cr_assert_eq(rowruns_find(db, NULL, w, 1), 0);
+    cr_assert_eq(rowruns_find(db, NULL, w, 1, 0), 0);
     cr_assert_eq(w[0].rows.t[RT_API_CALL].v[0].first, INT64_MIN);
     check_split(db2, &w[0], 1);
     rowruns_free(&w[0].rows);
@@ -272,8 +272,8 @@ Test(rowruns, the_pass_in_two_threads_finds_the_same_runs)
     cr_assert_eq(sqlite3_open_v2(path, &db2, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     struct rows_of one[2] = { { .id = 1, .want_end = 1 }, { .id = 2, .want_end = 1 } };
     struct rows_of two[2] = { { .id = 1, .want_end = 1 }, { .id = 2, .want_end = 1 } };
-    cr_assert_eq(rowruns_find(db, NULL, one, 2), 0);
-    cr_assert_eq(rowruns_find(db, db2, two, 2), 0);
+    cr_assert_eq(rowruns_find(db, NULL, one, 2, 0), 0);
+    cr_assert_eq(rowruns_find(db, db2, two, 2, 0), 0);
     for (int k = 0; k < 2; k++) {
         cr_assert_gt(two[k].rows.t[RT_GPU_OP].count, 0, "process %d: GPU operations found", k + 1);
         cr_assert_eq(one[k].last_end, two[k].last_end, "process %d: the same end", k + 1);
@@ -300,7 +300,7 @@ Test(rowruns, tables_a_file_lacks_are_read_as_empty)
     exec("CREATE TABLE process(id INTEGER PRIMARY KEY); INSERT INTO process VALUES (1), (2);"
          "CREATE TABLE api_call(process_id INTEGER, end_ns INTEGER); INSERT INTO api_call VALUES (1, 5), (2, 6);");
     struct rows_of v[2] = { { .id = 1 }, { .id = 2 } };
-    cr_assert_eq(rowruns_find(db, NULL, v, 2), 0);
+    cr_assert_eq(rowruns_find(db, NULL, v, 2, 0), 0);
     cr_assert_eq(v[0].rows.t[RT_GPU_OP].n, 0);
     check_reads(&v[1], 2);
     rowruns_free(&v[0].rows);

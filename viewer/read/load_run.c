@@ -10,6 +10,7 @@
 #include "viewer/model/idmap.h"
 #include "viewer/read/rowruns.h"
 #include "viewer/read/plugin_join.h"
+#include "viewer/read/load_threads.h"
 #include "collector/schema.h"
 
 #include <pthread.h>
@@ -177,7 +178,7 @@ const char *model_api_name(const struct model *m, int api)
 
 /* A process's collectives, each with its site, as the run is loaded; then
  * put aside (model.h) until the process is. */
-static void load_colls(struct model *m, struct proc *p)
+static void load_colls(struct model *m, struct proc *p, pthread_mutex_t *parked_lock)
 {
     sqlite3 *db = m->dbs[p->db];
     sqlite3_stmt *s;
@@ -219,26 +220,25 @@ static void load_colls(struct model *m, struct proc *p)
     model_note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);
     plugin_join(m, p, &cap); /* NCCL's own records: joined, or collectives of their own */
+    if (parked_lock)
+        pthread_mutex_lock(parked_lock);
     p->colls_at = tmpstore_append(m->parked, p->colls, p->ncolls * sizeof *p->colls);
+    if (parked_lock)
+        pthread_mutex_unlock(parked_lock);
     p->colls_parked = p->ncolls;
     free(p->colls);
     p->colls = NULL;
     p->ncolls = 0;
 }
 
-/* What stays loaded for the whole report: kernel names, call sites, calls
- * left in flight, NVTX ranges.  Collectives are read now (their sites are
- * made in the order they always were: the findings are grouped by the
- * first site shown as the same frame) and put aside until their process
- * is loaded; what the analyses across ranks need of them goes through
- * coll_spill.h. */
-static void load_process(struct model *m, struct proc *p)
+/* (load_threads.h) */
+void load_process(struct model *m, struct proc *p, pthread_mutex_t *parked_lock)
 {
     sqlite3 *db = m->dbs[p->db];
     sqlite3_stmt *s;
     model_load_strings(db, "string", p->id, &p->names, &p->nnames);
     p->comm_names = comm_kernels_mark(p->names, p->nnames);
-    load_colls(m, p);
+    load_colls(m, p, parked_lock);
 
     sqlite3_prepare_v2(db, "SELECT count(*) FROM inflight WHERE process_id = ?", -1, &s, NULL);
     sqlite3_bind_int64(s, 1, p->id);
@@ -248,11 +248,8 @@ static void load_process(struct model *m, struct proc *p)
     model_load_ranges(m, p);
 }
 
-/* Finds where each process's rows are in database d (rowruns.h), and
- * the end of a killed process: its last record's.  Touches only d's
- * connections and its processes' rows and ends (find_all_rows runs it for
- * several databases at once); returns rowruns_find's result. */
-static int find_rows(struct model *m, size_t d)
+/* (load_threads.h) */
+int load_find_rows(struct model *m, size_t d)
 {
     struct rows_of *v = calloc(m->nprocs + 1, sizeof *v);
     if (!v)
@@ -261,7 +258,8 @@ static int find_rows(struct model *m, size_t d)
     for (size_t i = 0; i < m->nprocs; i++)
         if (m->procs[i].db == (int)d)
             v[n++] = (struct rows_of){ .id = m->procs[i].id, .want_end = !m->procs[i].has_end };
-    int rc = n ? rowruns_find(m->dbs[d], m->dbs2 ? m->dbs2[d] : NULL, v, n) : SQLITE_OK;
+    /* more workers than files: a CPU for each file's second connection */
+    int rc = n ? rowruns_find(m->dbs[d], m->dbs2 ? m->dbs2[d] : NULL, v, n, m->jobs > (int)m->ndbs) : SQLITE_OK;
     for (size_t i = 0, k = 0; i < m->nprocs && k < n; i++) {
         struct proc *p = &m->procs[i];
         if (p->db != (int)d)
@@ -275,45 +273,6 @@ static int find_rows(struct model *m, size_t d)
     }
     free(v);
     return rc;
-}
-
-/* The databases' passes (find_rows), on up to m->jobs threads, one
- * database at a time each: a run directory's files are one process each,
- * and counting each one's rows is most of loading it.  Damage is noted in
- * database order, as one thread passing over them in turn notes it.
- * Returns -1 if memory ran out. */
-struct rows_job { struct model *m; int *rc; size_t next; };
-
-static void *rows_worker(void *arg)
-{
-    struct rows_job *j = arg;
-    for (size_t d; (d = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->m->ndbs;)
-        j->rc[d] = find_rows(j->m, d);
-    return NULL;
-}
-
-static int find_all_rows(struct model *m)
-{
-    struct rows_job j = { m, calloc(m->ndbs + 1, sizeof *j.rc), 0 };
-    if (!j.rc)
-        return -1;
-    pthread_t th[64];
-    size_t started = 0, want = m->jobs > 1 ? (size_t)m->jobs - 1 : 0;
-    if (want > m->ndbs - 1)
-        want = m->ndbs - 1;
-    while (started < want && started < sizeof th / sizeof *th && pthread_create(&th[started], NULL, rows_worker, &j) == 0)
-        started++;
-    rows_worker(&j);
-    for (size_t i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    int nomem = 0;
-    for (size_t d = 0; d < m->ndbs; d++)
-        if (j.rc[d] == SQLITE_NOMEM)
-            nomem = 1;
-        else
-            model_note_damage(m, (int)d, j.rc[d], "where each process's rows are");
-    free(j.rc);
-    return nomem ? -1 : 0;
 }
 
 static int cmp_proc(const void *a, const void *b)
@@ -369,14 +328,16 @@ static int pick_run(struct model *m, const char *run, char *err, size_t errlen)
 }
 
 /* A second connection to each database, for the thread that reads the
- * second half of a big table (rowruns_each_split); none when
- * GPUTRACE_REPORT_THREADS is 1, or where it cannot be had (one thread
- * then reads all, as fast as before). */
+ * second half of a big table (rowruns_each_split).  With
+ * GPUTRACE_REPORT_THREADS=1 there is no such thread, but the connection
+ * still reads that half, in turn: what SQLite makes of a damaged file
+ * depends on what each connection read before, so the same connections
+ * ask the same questions either way (rowruns.h).  Where none can be had,
+ * the one connection reads all. */
 static void open_second_connections(struct model *m)
 {
     const char *threads = getenv("GPUTRACE_REPORT_THREADS");
-    if (threads && !strcmp(threads, "1"))
-        return;
+    rowruns_set_threads(!(threads && !strcmp(threads, "1")));
     m->dbs2 = calloc(m->ndbs, sizeof *m->dbs2);
     for (size_t d = 0; m->dbs2 && d < m->ndbs; d++) {
         model_open_again(m->paths[d], &m->dbs2[d]);
@@ -460,7 +421,7 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
     }
     model_read_boot_ids(m); /* which machine each ran on (boot_ids.c) */
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_proc);
-    if (find_all_rows(m) != 0) {
+    if (load_find_all_rows(m) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -468,8 +429,8 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
     if (!(m->parked = malloc(sizeof *m->parked)))
         model_out_of_memory();
     tmpstore_open(m->parked);
+    load_all_processes(m);
     for (size_t i = 0; i < m->nprocs; i++) {
-        load_process(m, &m->procs[i]);
         int64_t t = m->procs[i].start + m->procs[i].clock_offset;
         if (t < m->t0)
             m->t0 = t;

@@ -50,6 +50,20 @@ static const char *const count_sql[RT_TABLES] = {
     [RT_GPU_BLOCK] = "SELECT sum(n) FROM gpu_op_block WHERE n BETWEEN 1 AND " STR(GT_BLOCK_ROWS),
 };
 
+/* Whether the passes and reads may start a thread for the second
+ * connection's share (rowruns_set_threads). */
+static int threads_on = 1;
+
+void rowruns_set_threads(int on)
+{
+    threads_on = on;
+}
+
+int rowruns_threads(void)
+{
+    return threads_on;
+}
+
 int rowruns_is_block(int t)
 {
     return t == RT_CALL_BLOCK || t == RT_CAPI_BLOCK || t == RT_GPU_BLOCK;
@@ -229,7 +243,7 @@ static void *pass_second(void *arg)
     return NULL;
 }
 
-int rowruns_find(sqlite3 *db, sqlite3 *db2, struct rows_of *v, size_t n)
+int rowruns_find(sqlite3 *db, sqlite3 *db2, struct rows_of *v, size_t n, int spare)
 {
     if (n == 1 && only_these(db, v, n)) {
         for (int t = 0; t < RT_TABLES; t++) {
@@ -251,7 +265,7 @@ int rowruns_find(sqlite3 *db, sqlite3 *db2, struct rows_of *v, size_t n)
         return SQLITE_NOMEM;
     }
     pthread_t th;
-    int threaded = db2 && pthread_create(&th, NULL, pass_second, &two) == 0;
+    int threaded = db2 && (threads_on || spare) && pthread_create(&th, NULL, pass_second, &two) == 0;
     one.rc = pass_tables(&one, 0);
     if (threaded)
         pthread_join(th, NULL);
@@ -374,11 +388,20 @@ int rowruns_each_split(sqlite3 *db, sqlite3 *db2, enum row_table t, const char *
     pthread_t th;
     struct half_job j = { db2, sql, &b, id, fn, ctx2, SQLITE_OK };
     *rc2 = SQLITE_OK;
-    if (!db2 || !r->n || r->count < ROWRUNS_SPLIT_MIN || split_runs(db, t, r, &a, &b) != 0 ||
-        pthread_create(&th, NULL, read_half, &j) != 0) {
+    if (!r->n || r->count < ROWRUNS_SPLIT_MIN || split_runs(db, t, r, &a, &b) != 0) {
         free(a.v);
         free(b.v);
         *rc = rowruns_each(db, sql, r, id, fn, ctx);
+        return 0;
+    }
+    /* no second thread: both halves here, in turn, each on its connection
+     * and read up to its own first error, so that a damaged table gives
+     * the rows two threads get */
+    if (!db2 || !threads_on || pthread_create(&th, NULL, read_half, &j) != 0) {
+        *rc = rowruns_each(db, sql, &a, id, fn, ctx);
+        *rc2 = rowruns_each(db2 ? db2 : db, sql, &b, id, fn, ctx);
+        free(a.v);
+        free(b.v);
         return 0;
     }
     *rc = rowruns_each(db, sql, &a, id, fn, ctx);

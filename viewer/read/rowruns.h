@@ -43,12 +43,13 @@ struct rows_of {
 /* One pass over (rowid, process_id) of each table of db, for the n
  * processes in v; with db2 (a second connection to the same file, or
  * NULL), CUPTI's and the GPU's tables are passed over on another thread
- * meanwhile.  When the database holds nothing but these processes'
+ * meanwhile (where rowruns_threads() says so, or `spare` says a CPU is
+ * spare: more workers than files).  When the database holds nothing but these processes'
  * rows and no end is wanted, the pass is skipped: each process then scans
  * its tables whole with the filter.  Returns SQLITE_OK; SQLITE_NOMEM; or
  * the error that stopped a table's pass early (a damaged file: what was
  * read before it is kept). */
-int rowruns_find(sqlite3 *db, sqlite3 *db2, struct rows_of *v, size_t n);
+int rowruns_find(sqlite3 *db, sqlite3 *db2, struct rows_of *v, size_t n, int spare);
 
 /* Steps through the rows of process `id` in table t: `sql` selects
  * process_id first and has "rowid BETWEEN ?1 AND ?2" in its WHERE; fn gets
@@ -64,10 +65,24 @@ int rowruns_each(sqlite3 *db, const char *sql, const struct rowruns *r, int64_t 
  * fn(ctx2) must touch nothing that fn(ctx) does.  Decoding rows is most of
  * the report's time, and it halves.  Returns 1 when it split (ctx2 got the
  * rows after ctx's, in order), 0 when all went to ctx on this thread; *rc
- * and *rc2 are each half's result, as rowruns_each's. */
+ * and *rc2 are each half's result, as rowruns_each's.  Without a second
+ * thread (rowruns_set_threads(0), or none to be had), runs of that many
+ * rows are still read as the two halves, one after the other, the second
+ * on db2 (db without it), each to its own first error: a damaged table
+ * gives the same rows and errors on one thread as on two. */
 #define ROWRUNS_SPLIT_MIN 256
 int rowruns_each_split(sqlite3 *db, sqlite3 *db2, enum row_table t, const char *sql, const struct rowruns *r,
                        int64_t id, void (*fn)(sqlite3_stmt *s, void *ctx), void *ctx, void *ctx2, int *rc, int *rc2);
+
+/* Whether rowruns_find and rowruns_each_split may start a thread for
+ * db2's share (1, the default), or do it in turn on the caller's thread
+ * (0: GPUTRACE_REPORT_THREADS=1).  Either way each connection is asked the
+ * same questions in the same order: SQLite's answers on a damaged file
+ * depend on what its connection read before (a page read whole once is
+ * not checked again), so that is what keeps them the same.  Set once,
+ * before any read. */
+void rowruns_set_threads(int on);
+int rowruns_threads(void);
 
 /* The packed records of a block row (row_block.h) whose format, n and data
  * are columns col, col + 1 and col + 2 of s; NULL (and *n = 0) when the row

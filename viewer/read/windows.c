@@ -380,7 +380,7 @@ int windows_plan(struct model *m, size_t pi, struct proc_windows *w)
     model_load_exts(m, pi); /* which kernels are NCCL's */
     struct gpu_job job = { m, pi, &vg, pcs, m->dbs2 != NULL, 0 };
     pthread_t th;
-    int threaded = m->dbs2 && pthread_create(&th, NULL, prove_gpu, &job) == 0;
+    int threaded = m->dbs2 && rowruns_threads() && pthread_create(&th, NULL, prove_gpu, &job) == 0;
     int host_rc = 0;
     for (size_t t = 0; t < FIRST_GPU_TABLE && !host_rc; t++)
         host_rc = prove_table(m, pi, tables[t], &v, &pcs[t], 0);
