@@ -7,6 +7,10 @@
  * sequence number), then all-reduces.  Every result is checked.
  * APP_HANG=1: the last rank stops before the last kernel all-gather; the
  * others wait inside it until the launcher's timeout kills the job.
+ * APP_UNKNOWN=1 makes the communicator with pncclCommInitRank (NCCL's
+ * profiling-interface name, which no wrapper sees: the wrapped collectives
+ * have no communicator until NCCL's plugin names it); run it with
+ * NCCL_CTA_POLICY=2, which gives that communicator the copy engines.
  *
  * Run as N >= 2 ranks: gpusim-run -n N tests/apps/ce_mixed
  * (tests/e2e/nccl_ce.sh)
@@ -45,8 +49,8 @@ static int gathered(const float *dev, int world, float base)
 
 int main(void)
 {
-    const char *r = getenv("RANK"), *w = getenv("WORLD_SIZE"), *h = getenv("APP_HANG");
-    int rank = r ? atoi(r) : 0, world = w ? atoi(w) : 1, hang = h && atoi(h);
+    const char *r = getenv("RANK"), *w = getenv("WORLD_SIZE"), *h = getenv("APP_HANG"), *u = getenv("APP_UNKNOWN");
+    int rank = r ? atoi(r) : 0, world = w ? atoi(w) : 1, hang = h && atoi(h), unknown = u && atoi(u);
     if (world > 16)
         return 2;
     CK(cudaSetDevice(rank));
@@ -55,7 +59,10 @@ int main(void)
     ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
     cfg.CTAPolicy = NCCL_CTA_POLICY_ZERO;
     ncclComm_t comm;
-    CK(ncclCommInitRankConfig(&comm, world, id, rank, &cfg));
+    if (unknown)
+        CK(pncclCommInitRank(&comm, world, id, rank));
+    else
+        CK(ncclCommInitRankConfig(&comm, world, id, rank, &cfg));
     cudaStream_t s;
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     size_t bytes = ELEMS * sizeof(float);
@@ -81,12 +88,16 @@ int main(void)
                 pause();
         }
         fill(psend, ELEMS, base + 50 + (float)rank);
-        CK(ncclAllGather(psend, precv, ELEMS, ncclFloat, comm, s)); /* a kernel */
+        if (step < STEPS - 1)
+            CK(ncclAllGather(psend, precv, ELEMS, ncclFloat, comm, s)); /* a kernel */
+        else /* the last one has a call site of its own, for the hang's finding to name */
+            CK(ncclAllGather(psend, precv, ELEMS, ncclFloat, comm, s)); /* the last kernel all-gather */
         CK(cudaStreamSynchronize(s));
         bad |= !gathered(precv, world, base + 50);
         host[0] = 1;
         CK(cudaMemcpy(sum, host, sizeof(float), cudaMemcpyHostToDevice));
         CK(ncclAllReduce(sum, sum, 1, ncclFloat, ncclSum, comm, s));
+        CK(cudaStreamSynchronize(s)); /* s does not block with the legacy stream the copy back is on */
         CK(cudaMemcpy(host, sum, sizeof(float), cudaMemcpyDeviceToHost));
         bad |= host[0] != (float)world;
     }
