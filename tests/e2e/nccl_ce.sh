@@ -153,4 +153,20 @@ for twin in "APP_CE=0" "NCCL_CTA_POLICY=0"; do
   expect "$twin: an NCCL kernel per all-gather, each told to the plugin, no copy-engine copy" \
     "$(sed -n 1p "$tmp/k.sum")" "copies=0 flags=0 nccl_kernels=40 plugin_ops=40"
 done
+
+# NCCL's other CE-capable collectives as kernels (no CTA policy), on 3
+# ranks: NCCL enqueues an all-to-all, a gather and a scatter as send/recv
+# tasks, one per peer (taskAppend, src/enqueue.cc), and tells its plugin of
+# those, named Send and Recv, never of a Coll; each is joined to the
+# wrapped collective it came from (viewer/read/plugin_join.c)
+APP_CE=0 APP_CE_ALL=1 "$gt" record -f -o "$tmp/k3" -- "$run" -n 3 "$app" > "$tmp/k3.out" 2>&1
+expect "all-to-all, gather, scatter as kernels: run, every rank's data right" "$?:$(grep -c 'done$' "$tmp/k3.out")" "0:3"
+expect "... the plugin told of send/recv tasks for them: per rank, 3 sends and 3 receives for the all-to-all, one send to the gather's root (which receives 3), one receive from the scatter's (which sends 3)" \
+  "$(q "$tmp/k3" "select group_concat(x, ' ') from (select p.rank || ':' || o.func_name || ':' || count(*) as x
+                  from nccl_op_named o join process p on p.id = o.process_id group by p.rank, o.func_name
+                  order by p.rank, o.func_name)")" \
+  "0:AllGather:10 0:Recv:7 0:Send:4 1:AllGather:10 1:Recv:4 1:Send:7 2:AllGather:10 2:Recv:4 2:Send:4"
+expect "... each joined to its wrapped collective, none standing alone" \
+  "$("$b/gputrace-report" --format json "$tmp/k3" | python3 -c 'import json, sys; print(json.load(sys.stdin)["nccl_plugin"])')" \
+  "{'ops': 60, 'joined': 60, 'alone': 0}"
 finish

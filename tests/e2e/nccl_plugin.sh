@@ -165,10 +165,13 @@ for p in procs:
     # per communicator, its operations in sequence order; the two sides'
     # communicators have different ids, so they are compared as sets
     w, n = {}, {}
-    for comm, f, count, seq in db.execute("select c.comm_id, substr(a.name, 5), c.count, c.seq from collective c"
-                                          " join api a on a.id = c.api where c.process_id = ? and c.seq >= 0"
-                                          " order by c.seq", (p,)):
-        w.setdefault(comm, []).append("%s:%d:%d" % ("Broadcast" if f == "Bcast" else f, count, seq))
+    # (NCCL hands an all-gather or broadcast on to its plugin in bytes, of
+    # ncclInt8: collTaskAppend, src/enqueue.cc)
+    for comm, f, count, nbytes, seq in db.execute("select c.comm_id, substr(a.name, 5), c.count, c.bytes, c.seq"
+                                                  " from collective c join api a on a.id = c.api"
+                                                  " where c.process_id = ? and c.seq >= 0 order by c.seq", (p,)):
+        f = "Broadcast" if f == "Bcast" else f
+        w.setdefault(comm, []).append("%s:%d:%d" % (f, nbytes if f in ("AllGather", "Broadcast") else count, seq))
     for comm, f, count, seq in db.execute("select comm_hash, func_name, count, seq from nccl_op_named"
                                           " where process_id = ? order by seq", (p,)):
         n.setdefault(comm, []).append("%s:%d:%d" % (f, count, seq))

@@ -293,6 +293,47 @@ static void ce_calls_load(const struct model *m, sqlite3 *db, const struct proc 
         ce->any = plugin_ce_ids(db, p->id, &ce->ids) > 0;
 }
 
+/* NCCL enqueues an all-to-all, gather or scatter that runs as a kernel
+ * as send/recv tasks, one per peer (taskAppend, src/enqueue.cc): its
+ * plugin has P2p records of them, named Send and Recv, and no Coll record.
+ * So the wrapper's such collective stands, in the per-peer order NCCL's
+ * send/recv records pair by, for the tasks NCCL made of it, in NCCL's
+ * order: each of them is joined to it. */
+struct p2p_apis { int send, recv, alltoall, gather, scatter; };
+
+/* One task of c: the next of its function and peer, standing for c (j). */
+static void piece(const struct coll *c, int api, int peer, int64_t j, struct idmap *seen, struct idmap *wrapped)
+{
+    idmap_put(seen, key_of(c->comm, api, peer, next_ordinal(wrapped, c->comm, api, peer)), j + 1, 1);
+}
+
+static void add_pieces(const struct p2p_apis *a, const struct coll *c, int64_t j, struct idmap *seen,
+                       struct idmap *wrapped)
+{
+    int n = c->nranks, me = c->rank, root = c->peer;
+    if (c->api == a->alltoall) {
+        for (int r = 0; r < n; r++) {
+            piece(c, a->send, r, j, seen, wrapped);
+            piece(c, a->recv, r, j, seen, wrapped);
+        }
+    } else if (c->api == a->gather) {
+        piece(c, a->send, root, j, seen, wrapped);
+        for (int r = 0; me == root && r < n; r++)
+            piece(c, a->recv, r, j, seen, wrapped);
+    } else {
+        for (int r = 0; me == root && r < n; r++)
+            piece(c, a->send, r, j, seen, wrapped);
+        piece(c, a->recv, root, j, seen, wrapped);
+    }
+}
+
+static int decomposed(const struct p2p_apis *a, const struct coll *c)
+{
+    return a->send && a->recv && c->api > 0 && (c->api == a->alltoall || c->api == a->gather || c->api == a->scatter) &&
+           c->rank >= 0 && c->nranks > 0 && c->nranks <= (1 << 20) && c->rank < c->nranks &&
+           (c->api == a->alltoall || (c->peer >= 0 && c->peer < c->nranks));
+}
+
 /* Marks each op a wrapper saw: the k-th of its function (and peer) on the
  * wrapper's communicator.  Returns how many were matched.  Two hash maps:
  * linear in the operations. */
@@ -301,10 +342,19 @@ static size_t match(const struct model *m, struct proc *p, struct pop *ops, size
 {
     struct idmap seen = { 0 }, wrapped = { 0 }, plugin = { 0 };
     int send = api_of(m, "Send"), recv = api_of(m, "Recv"), bcast = api_of(m, "Bcast"), broadcast = api_of(m, "Broadcast");
+    const struct p2p_apis pa = { send, recv, api_of(m, "AlltoAll"), api_of(m, "Gather"), api_of(m, "Scatter") };
     for (size_t j = 0; j < p->ncolls; j++) { /* in start order */
         const struct coll *c = &p->colls[j];
         if (ran_on_ce(ce, c))
             continue; /* NCCL has no record of it, and did not count it */
+        if (decomposed(&pa, c)) {
+            int known = 0; /* NCCL's records of the communicator are here (else nothing joins to them) */
+            for (size_t i = 0; i < ncomms && !known; i++)
+                known = comms[i].mapped == c->comm;
+            if (known)
+                add_pieces(&pa, c, (int64_t)j, &seen, &wrapped);
+            continue;
+        }
         int p2p = c->api > 0 && (c->api == send || c->api == recv);
         int peer = p2p ? c->peer : INT32_MIN;
         int api = c->api == bcast && bcast ? broadcast : c->api; /* NCCL calls both Broadcast */
