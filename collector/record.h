@@ -40,6 +40,11 @@ enum gt_nvtx_kind {
 
 /* The sequence number of an NCCL operation that NCCL refused (stored as -1). */
 #define GT_SEQ_NONE UINT64_MAX
+/* A send/recv's sequence number: GT_SEQ_P2P | its place among this rank's
+ * sends to (receives from) that peer on the communicator
+ * (libtrace/p2p_seq.h), a range apart from the collectives' 0, 1, 2... */
+#define GT_SEQ_P2P ((uint64_t)1 << 48)
+#define GT_SEQ_P2P_MASK (GT_SEQ_P2P - 1)
 
 /* Host memory kinds, as the tracer saw the allocations. */
 enum gt_mem_kind { GT_MEM_UNKNOWN = 0, GT_MEM_PAGEABLE, GT_MEM_PINNED, GT_MEM_DEVICE, GT_MEM_MANAGED };

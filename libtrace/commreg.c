@@ -32,6 +32,7 @@ struct gt_comm *gt_comm_add(void *handle, uint64_t id, int rank, int nranks)
             c->rank = rank;
             c->nranks = nranks;
             atomic_store(&c->seq, 0);
+            atomic_store(&c->p2p, 0);
             atomic_store(&c->splits, 0);
             c->parent = 0;
             c->t_made = 0;

@@ -4,7 +4,8 @@
  * the parent's id, the parent's split count and the colour for
  * ncclCommSplit, so every member computes the same id.  Each collective
  * takes the next per-communicator sequence number: (comm id, seq) names one
- * collective on all ranks.  Lookups and sequence numbers are lock-free.
+ * collective on all ranks (a send or receive is numbered apart, by peer:
+ * p2p_seq.h).  Lookups and sequence numbers are lock-free.
  * A non-blocking split's communicator is added once it is ready
  * (libtrace/nccl_comm.h).
  */
@@ -17,7 +18,8 @@ struct gt_comm {
     _Atomic(void *) handle;   /* NULL = free slot */
     uint64_t id;
     int rank, nranks;
-    _Atomic uint64_t seq;     /* collectives issued so far */
+    _Atomic uint64_t seq;     /* collectives issued so far (send/recv: p2p_seq.h) */
+    _Atomic uint64_t p2p;     /* send/recv issued so far: p2p_seq.h's fallback */
     _Atomic uint32_t splits;  /* ncclCommSplit and ncclCommShrink calls made on it */
     uint64_t parent;          /* the parent's id, 0 if none: for its GT_REC_COMM record */
     uint64_t t_made;          /* start of the call that made it (ticks): the same */

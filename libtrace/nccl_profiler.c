@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include "libtrace/nccl_profiler.h"
 #include "libtrace/nccl_profiler_abi.h"
+#include "libtrace/p2p_seq.h"
 #include "libtrace/real.h"
 #include "libtrace/trace.h"
 #include "collector/clock.h"
@@ -41,7 +42,8 @@ struct gt_np_comm {
     _Atomic uint64_t hash; /* claimed (v3: looked up) by hash and rank */
     _Atomic int used;
     int rank, nranks, nnodes;
-    _Atomic uint64_t ops;  /* the plugin's own sequence of this communicator's operations */
+    _Atomic uint64_t ops;  /* the plugin's own sequence of this communicator's collectives */
+    _Atomic uint64_t p2p;  /* ... of its send/recv: p2p_seq.h's fallback (they are numbered per peer) */
 };
 
 struct ev {
@@ -245,13 +247,21 @@ static void *start_op(struct gt_np_comm *c, const struct gt_np_descr *d)
         graph |= api->graph;
         stream = api->stream;
     }
+    /* taken even when no record can be: the sequence stays that of the
+     * ranks.  A send/recv is numbered apart, by peer (p2p_seq.h): ranks
+     * make different numbers of them, and counted with the collectives
+     * they gave one collective different numbers on different ranks */
+    uint64_t seq = d->type == GT_NPE_P2P
+                       ? gt_p2p_seq_take(GT_P2P_PLUGIN, (uint64_t)(uintptr_t)c, d->root_peer,
+                                         d->func && !strcmp(d->func, "Send"), &c->p2p)
+                       : atomic_fetch_add_explicit(&c->ops, 1, memory_order_relaxed);
     struct gt_plug_rec *r = gt_plug_claim();
     if (r) {
         r->kind = GT_PK_OP_START;
         r->id = id;
         r->comm = c->hash;
         r->rank = d->rank >= 0 ? d->rank : c->rank;
-        r->seq = atomic_fetch_add_explicit(&c->ops, 1, memory_order_relaxed);
+        r->seq = seq;
         r->nccl_seq = d->type == GT_NPE_COLL ? d->seq : UINT64_MAX;
         r->count = d->count;
         r->func = intern(d->func);
@@ -265,8 +275,6 @@ static void *start_op(struct gt_np_comm *c, const struct gt_np_descr *d)
         r->stream = (uint64_t)(uintptr_t)stream;
         r->t = gt_mono_ns();
         gt_plug_publish(r);
-    } else {
-        atomic_fetch_add_explicit(&c->ops, 1, memory_order_relaxed); /* the sequence stays that of the ranks */
     }
     return publish_event(e, id);
 }

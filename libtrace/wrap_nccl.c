@@ -3,8 +3,9 @@
  * wrap_nccl_mem.c).
  *
  * Communicator creation registers a cross-rank id (commreg.h); each
- * operation takes the communicator's next sequence number (given back if
- * NCCL refuses the operation) and records
+ * collective takes the communicator's next sequence number, each send or
+ * receive the next of its peer's (p2p_seq.h), given back if NCCL refuses
+ * the operation; each records
  * count, datatype, op, root/peer, rank and size.  An external correlation
  * id is pushed to CUPTI around each ungrouped operation, and around the
  * outermost ncclGroupEnd for grouped ones (nothing is enqueued before it),
@@ -15,6 +16,7 @@
 #include "collector/cupti_sub.h"
 #include "libtrace/commreg.h"
 #include "libtrace/nccl_comm.h"
+#include "libtrace/p2p_seq.h"
 #include "libtrace/real.h"
 #include "libtrace/trace.h"
 
@@ -152,6 +154,13 @@ static __attribute__((noinline)) struct gt_comm *op_pending(ncclComm_t comm)
     return g;
 }
 
+/* Send and receive are numbered apart from the collectives, per peer
+ * (p2p_seq.h): ranks make different numbers of them. */
+INLINE int is_p2p(unsigned api)
+{
+    return api == GT_API_ncclSend || api == GT_API_ncclRecv;
+}
+
 /* Fills the record of one operation; pushes the external id if ungrouped. */
 INLINE void op_begin(struct gt_call *c, const struct op_args *a)
 {
@@ -167,7 +176,8 @@ INLINE void op_begin(struct gt_call *c, const struct op_args *a)
         g = op_pending(a->comm);
     if (g) {
         x->nccl.comm_id = g->id;
-        x->nccl.seq = atomic_fetch_add_explicit(&g->seq, 1, memory_order_relaxed);
+        x->nccl.seq = is_p2p(c->r->api) ? gt_p2p_seq_take(GT_P2P_WRAPPED, g->id, a->peer, c->r->api == GT_API_ncclSend, &g->p2p)
+                                        : atomic_fetch_add_explicit(&g->seq, 1, memory_order_relaxed);
         x->nccl.rank = g->rank;
         x->nccl.nranks = g->nranks;
     } else {
@@ -192,7 +202,9 @@ INLINE void op_end(struct gt_call *c, ncclResult_t rc, ncclComm_t comm)
     if (__builtin_expect(rc != ncclSuccess && rc != ncclInProgress, 0)) {
         struct gt_comm *g = gt_comm_find(comm);
         uint64_t mine = c->nccl->nccl.seq, next = mine + 1;
-        if (g && c->nccl->nccl.comm_id == g->id)
+        if (g && c->nccl->nccl.comm_id == g->id && is_p2p(c->r->api))
+            gt_p2p_seq_give_back(GT_P2P_WRAPPED, g->id, c->nccl->nccl.peer, c->r->api == GT_API_ncclSend, mine, &g->p2p);
+        else if (g && c->nccl->nccl.comm_id == g->id)
             atomic_compare_exchange_strong(&g->seq, &next, mine);
         c->nccl->nccl.seq = GT_SEQ_NONE;
     }

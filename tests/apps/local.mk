@@ -393,3 +393,17 @@ tests_apps_cu_allreduce_compute_stream_static_LDADD = tests/apps/cu_allreduce_co
 tests_apps_cu_allreduce_compute_stream_static_LDFLAGS = $(CU_STATIC_LINK_FLAGS)
 tests_apps_cu_allreduce_compute_stream_static_DEPENDENCIES = tests/apps/cu_allreduce_compute_stream.cu.o tests/apps/cu_train.cu.o \
   tests/sim/libgpusim_static.a
+
+# one communicator with copy-engine and kernel all-gathers (ce_mixed.c): tests/e2e/nccl_ce.sh
+check_PROGRAMS += tests/apps/ce_mixed
+tests_apps_ce_mixed_SOURCES = tests/apps/ce_mixed.c
+tests_apps_ce_mixed_LDADD = $(SIM_LIBS)
+tests_apps_ce_mixed_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_ce_mixed_DEPENDENCIES = tests/sim/libgpusim.la
+
+# pipeline stages with collectives between, different send/recv counts per rank (pp_allreduce.c): tests/e2e/nccl_plugin.sh
+check_PROGRAMS += tests/apps/pp_allreduce
+tests_apps_pp_allreduce_SOURCES = tests/apps/pp_allreduce.c
+tests_apps_pp_allreduce_LDADD = $(SIM_LIBS)
+tests_apps_pp_allreduce_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_pp_allreduce_DEPENDENCIES = tests/sim/libgpusim.la

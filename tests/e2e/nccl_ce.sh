@@ -107,6 +107,41 @@ expect "static: the copies are communication, on every rank (NCCL's NVTX ranges)
   "$(sed -n 1,2p "$tmp/st.sum" | tr '\n' ' ')$(sed -n 6p "$tmp/st.sum")" \
   "copies=160 flags=0 nccl_kernels=0 plugin_ops=0 comm_is_copies=True every_rank_comm=True named=['nccl']"
 
+# one communicator with copy-engine and kernel all-gathers
+# (tests/apps/ce_mixed.c: per step one of each, then an all-reduce): NCCL
+# tells its plugin of the kernel ones only, numbered among themselves, so
+# the plugin's k-th all-gather record is the wrapper's k-th kernel one,
+# never a copy-engine one (their driver calls under the call's external id
+# tell them apart).  A hang in the last kernel all-gather: the report says
+# where each rank stopped inside it, at its own call site
+mixed="$b/tests/apps/ce_mixed"
+last=$(grep -n 'the last kernel all-gather \*/' "${top_srcdir:-.}/tests/apps/ce_mixed.c" | cut -d: -f1)
+hang_of() { # hang_of RUN: the comm.hang findings, call site and where each rank stopped
+  "$b/gputrace-report" --format json "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+h = [f for f in d["findings"] if f["kind"] == "comm.hang"]
+print(d["unknown_comm"]["collectives"], len(h), " ".join("%s %s" % (f["callsite"].split(" [")[0], ",".join(
+      "%d:%s" % (s["rank"], s["at"]) for s in f.get("stopped", []))) for f in h))'
+}
+"$gt" record -f -o "$tmp/mx" -- "$run" -n 4 "$mixed" > "$tmp/mx.out" 2>&1
+expect "ce_mixed: runs, every rank's data right" "$?:$(grep -c 'done$' "$tmp/mx.out")" "0:4"
+expect "ce_mixed: half the all-gathers on the copy engines (4 copies of 16 KiB per rank and all-gather), half NCCL kernels; the plugin told of the kernel ones and the all-reduces, each joined" \
+  "$(q "$tmp/mx" "select count(*) from gpu_op where kind = 2 and copy_kind = 8 and bytes = 16384") $(q "$tmp/mx" "select count(*) from nccl_op_named where func_name = 'AllGather'") $("$b/gputrace-report" --format json "$tmp/mx" | python3 -c 'import json, sys; print(json.load(sys.stdin)["nccl_plugin"])')" \
+  "64 16 {'ops': 32, 'joined': 32, 'alone': 0}"
+APP_HANG=1 "$gt" record -f -o "$tmp/mxh" -- "$run" -n 4 --timeout 5 "$mixed" > "$tmp/mxh.out" 2>&1
+expect "ce_mixed, a hang in the last kernel all-gather: found at its call site, with where each rank stopped inside it" \
+  "$(hang_of "$tmp/mxh")" \
+  "0 1 main (ce_mixed.c:$last) 0:waiting for a peer,1:waiting for a peer,2:waiting for a peer,3:not started"
+# the same on a communicator no wrapper saw made (pncclCommInitRank, copy
+# engines from NCCL_CTA_POLICY=2): the wrapped collectives take NCCL's
+# identity from the plugin's records, the kernel ones only; the copy-engine
+# ones, of which NCCL says nothing, stay in the unknown-communicator note
+NCCL_CTA_POLICY=2 APP_UNKNOWN=1 APP_HANG=1 "$gt" record -f -o "$tmp/mxu" -- "$run" -n 4 --timeout 5 "$mixed" > "$tmp/mxu.out" 2>&1
+expect "ce_mixed on an unknown communicator, the same hang: the last kernel all-gather's call site, where each rank stopped; the 16 copy-engine all-gathers left unknown" \
+  "$(hang_of "$tmp/mxu")" \
+  "16 1 main (ce_mixed.c:$last) 0:waiting for a peer,1:waiting for a peer,2:waiting for a peer,3:not started"
+
 # the same program without the CTA policy, or with NCCL_CTA_POLICY=0 (the
 # environment wins over the config, as in NCCL): NCCL's kernels, which the
 # plugin hears of
@@ -118,4 +153,20 @@ for twin in "APP_CE=0" "NCCL_CTA_POLICY=0"; do
   expect "$twin: an NCCL kernel per all-gather, each told to the plugin, no copy-engine copy" \
     "$(sed -n 1p "$tmp/k.sum")" "copies=0 flags=0 nccl_kernels=40 plugin_ops=40"
 done
+
+# NCCL's other CE-capable collectives as kernels (no CTA policy), on 3
+# ranks: NCCL enqueues an all-to-all, a gather and a scatter as send/recv
+# tasks, one per peer (taskAppend, src/enqueue.cc), and tells its plugin of
+# those, named Send and Recv, never of a Coll; each is joined to the
+# wrapped collective it came from (viewer/read/plugin_join.c)
+APP_CE=0 APP_CE_ALL=1 "$gt" record -f -o "$tmp/k3" -- "$run" -n 3 "$app" > "$tmp/k3.out" 2>&1
+expect "all-to-all, gather, scatter as kernels: run, every rank's data right" "$?:$(grep -c 'done$' "$tmp/k3.out")" "0:3"
+expect "... the plugin told of send/recv tasks for them: per rank, 3 sends and 3 receives for the all-to-all, one send to the gather's root (which receives 3), one receive from the scatter's (which sends 3)" \
+  "$(q "$tmp/k3" "select group_concat(x, ' ') from (select p.rank || ':' || o.func_name || ':' || count(*) as x
+                  from nccl_op_named o join process p on p.id = o.process_id group by p.rank, o.func_name
+                  order by p.rank, o.func_name)")" \
+  "0:AllGather:10 0:Recv:7 0:Send:4 1:AllGather:10 1:Recv:4 1:Send:7 2:AllGather:10 2:Recv:4 2:Send:4"
+expect "... each joined to its wrapped collective, none standing alone" \
+  "$("$b/gputrace-report" --format json "$tmp/k3" | python3 -c 'import json, sys; print(json.load(sys.stdin)["nccl_plugin"])')" \
+  "{'ops': 60, 'joined': 60, 'alone': 0}"
 finish

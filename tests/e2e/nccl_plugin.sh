@@ -8,6 +8,8 @@
 # - where the wrappers see NCCL too, the plugin and the wrappers agree on
 #   every operation (function, count, sequence) of the NCCL workloads;
 # - the versions NCCL 2.25-2.27 ask for (v3, v4) record too;
+# - send/recv numbered apart from the collectives (per peer): ranks that
+#   make different numbers of them still agree on every collective's number;
 # - proxy steps: time waiting for the peer told from time on the network;
 # - a hang inside a collective: the report says where each rank stopped;
 # - a plugin the user named, or "none", wins; the process row says so.
@@ -114,6 +116,43 @@ import json, sys
 d = json.load(sys.stdin)
 print(sum(r["collectives"] for r in d["ranks"]), d["nccl_plugin"]["alone"])')" "0/192 192"
 
+# ---- send/recv counted apart from the collectives ---------------------------
+# (tests/apps/pp_allreduce.c: pipeline stages, so that ranks make different
+# numbers of sends and receives, then an all-reduce and an all-gather on the
+# same communicator, 4 steps.)  Traced by the plugin only (injected, no
+# wrapper sees the communicator), then with the wrappers too: every
+# collective has the same sequence number on the 4 ranks, the report finds
+# no mismatch and no hang, and every send is matched to its receive
+pp_check() { # pp_check RUN TABLE: what the checks below read, one line
+  if [ "$2" = nccl_op ]; then
+    colls="select comm_hash as c, seq, func_name as f, count from nccl_op_named where is_p2p = 0"
+  else
+    colls="select c.comm_id as c, c.seq, a.name as f, c.count from collective c join api a on a.id = c.api
+           where a.name not in ('ncclSend', 'ncclRecv')"
+  fi
+  echo "$(q "$1" "select count(*) || ' ' || sum(n = 4 and nf = 1 and nc = 1) from (select count(*) as n,
+         count(distinct f) as nf, count(distinct count) as nc from ($colls) group by c, seq)")" \
+    "$("$rep" --format json "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+bad = sorted(set(f["kind"] for f in d["findings"] if f["kind"] in ("comm.mismatch", "comm.hang")))
+pairs = sorted((p["from_rank"], p["to_rank"], p["matched"], p["mismatched"] + p["unmatched_sends"] + p["unmatched_receives"])
+               for p in d["p2p"]["pairs"])
+print("bad=%s pairs=%s" % (bad, pairs))')"
+}
+GPUTRACE_OUTPUT="$tmp/ppi" CUDA_INJECTION64_PATH="$lib" NCCL_PROFILER_PLUGIN="$lib" \
+  "$run" -n 4 --timeout 60 "$b/tests/apps/pp_allreduce" > "$tmp/ppi.out" 2>&1
+expect "pp_allreduce, the plugin only: runs, every rank's data right, no wrapper saw NCCL" \
+  "$?:$(grep -c ' ok$' "$tmp/ppi.out"):$(q "$tmp/ppi" "select count(*) from collective")" "0:4:0"
+expect "pp_allreduce, the plugin only: 8 collectives, each with the same sequence number, function and count on the 4 ranks; no false mismatch or hang; every send matched (12 down each stage, 8 acknowledgements back)" \
+  "$(pp_check "$tmp/ppi" nccl_op)" "8 8 bad=[] pairs=[(0, 1, 12, 0), (1, 2, 12, 0), (2, 3, 12, 0), (3, 0, 8, 0)]"
+"$gt" record -f -o "$tmp/ppw" -- "$run" -n 4 --timeout 60 "$b/tests/apps/pp_allreduce" > "$tmp/ppw.out" 2>&1
+expect "pp_allreduce, with the wrappers: runs" "$?:$(grep -c ' ok$' "$tmp/ppw.out")" "0:4"
+expect "pp_allreduce, with the wrappers: the same" \
+  "$(pp_check "$tmp/ppw" collective)" "8 8 bad=[] pairs=[(0, 1, 12, 0), (1, 2, 12, 0), (2, 3, 12, 0), (3, 0, 8, 0)]"
+expect "pp_allreduce, with the wrappers: the plugin's records, the same, and every one joined" \
+  "$(pp_check "$tmp/ppw" nccl_op | cut -d' ' -f1-2) $(q "$tmp/ppw" "select count(*) from nccl_op")" "8 8 120"
+
 # ---- with the wrappers: the plugin and the wrappers agree ------------------
 # (per process: the wrappers' operations in sequence order, and NCCL's)
 agree() {
@@ -126,10 +165,13 @@ for p in procs:
     # per communicator, its operations in sequence order; the two sides'
     # communicators have different ids, so they are compared as sets
     w, n = {}, {}
-    for comm, f, count, seq in db.execute("select c.comm_id, substr(a.name, 5), c.count, c.seq from collective c"
-                                          " join api a on a.id = c.api where c.process_id = ? and c.seq >= 0"
-                                          " order by c.seq", (p,)):
-        w.setdefault(comm, []).append("%s:%d:%d" % ("Broadcast" if f == "Bcast" else f, count, seq))
+    # (NCCL hands an all-gather or broadcast on to its plugin in bytes, of
+    # ncclInt8: collTaskAppend, src/enqueue.cc)
+    for comm, f, count, nbytes, seq in db.execute("select c.comm_id, substr(a.name, 5), c.count, c.bytes, c.seq"
+                                                  " from collective c join api a on a.id = c.api"
+                                                  " where c.process_id = ? and c.seq >= 0 order by c.seq", (p,)):
+        f = "Broadcast" if f == "Bcast" else f
+        w.setdefault(comm, []).append("%s:%d:%d" % (f, nbytes if f in ("AllGather", "Broadcast") else count, seq))
     for comm, f, count, seq in db.execute("select comm_hash, func_name, count, seq from nccl_op_named"
                                           " where process_id = ? order by seq", (p,)):
         n.setdefault(comm, []).append("%s:%d:%d" % (f, count, seq))
@@ -140,7 +182,7 @@ PY
 # (api_surface: a group, a split, a single-process communicator, an
 # operation NCCL refuses, which NCCL's plugin never sees; p2p_ring: sends
 # and receives in groups, matched by peer and order, and ncclBcast)
-for app in straggler desync allreduce_compute_stream api_surface p2p_ring; do
+for app in straggler desync allreduce_compute_stream api_surface p2p_ring pp_allreduce; do
   "$gt" record -f -o "$tmp/$app" -- "$run" -n 4 --timeout 60 "$b/tests/apps/$app" > /dev/null 2>&1
   expect "$app: the plugin and the wrappers agree (function, count, sequence)" "$(agree "$tmp/$app")" "4 processes, 0 disagreeing"
   total=$(q "$tmp/$app" "select count(*) from collective where seq >= 0")

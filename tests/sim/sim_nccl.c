@@ -297,7 +297,7 @@ static void launch(const struct item *items, int n)
     for (int i = 0; i < n; i++) { /* NCCL's task events: started and stopped before the kernel can run */
         struct item *x = &f->items[i];
         x->prof = sim_np_task(x->comm, coll_names[x->kind], x->count, sim_np_dtype(x->dt), x->root, is_p2p(x->kind),
-                              x->kind == COLL_SEND, x->prof_api);
+                              x->kind == COLL_SEND, x->prof_api, x->stream);
         sim_np_task_stop(x->prof);
     }
     int all_p2p = 1;

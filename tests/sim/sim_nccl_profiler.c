@@ -57,6 +57,7 @@ struct sim_np_op {
     void *task, *kch, *proxy, *step;
     int is_send, peer, rank;
     int net_seen;   /* the proxy thread has put the step on the network (qmu) */
+    struct sim_np_op *next; /* the next send/recv task of a decomposed collective */
 };
 struct msg { struct sim_np_op *op; int what; uint64_t gtime; struct msg *next; };
 static pthread_mutex_t qmu = PTHREAD_MUTEX_INITIALIZER;
@@ -280,10 +281,19 @@ static int func_index(const char *f)
     return MAX_FUNCS - 1;
 }
 
+/* NCCL (taskAppend, src/enqueue.cc) enqueues an all-to-all, gather or
+ * scatter that runs as a kernel as send/recv tasks, one per peer, each
+ * with a P2pApi event of its own named Send or Recv: a plugin sees P2p
+ * events, no Coll event, and no sequence number is taken. */
+static int decomposed(const char *func)
+{
+    return !strcmp(func, "AlltoAll") || !strcmp(func, "Gather") || !strcmp(func, "Scatter");
+}
+
 void *sim_np_api_start(struct ncclComm *c, const char *func, size_t count, const char *dtype, int root, void *stream,
                        int p2p)
 {
-    if (!version || version < 5)
+    if (!version || version < 5 || (!p2p && decomposed(func)))
         return NULL;
     pthread_mutex_lock(&mu);
     struct pcomm *pc = find(c);
@@ -311,11 +321,77 @@ void sim_np_api_stop(void *h)
     stop(h);
 }
 
-struct sim_np_op *sim_np_task(struct ncclComm *c, const char *func, size_t count, const char *dtype, int root_peer,
-                              int p2p, int is_send, void *api)
+/* ncclTypeSize of a type NCCL names (sim_np_dtype's names). */
+static size_t dtype_size(const char *dtype)
 {
-    if (!version)
+    static const struct { const char *name; size_t size; } t[] = {
+        { "ncclInt8", 1 }, { "ncclInt32", 4 }, { "ncclUint32", 4 }, { "ncclInt64", 8 }, { "ncclUint64", 8 },
+        { "ncclFloat16", 2 }, { "ncclFloat32", 4 }, { "ncclFloat64", 8 }, { "ncclBfloat16", 2 } };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (!strcmp(dtype, t[i].name))
+            return t[i].size;
+    return 1; /* "Unknown" (ncclUint8, and the fp8 types): a byte */
+}
+
+static struct sim_np_op *one_task(struct ncclComm *c, const char *func, size_t count, const char *dtype, int root_peer,
+                                  int p2p, int is_send, void *api);
+
+/* One send/recv task of a decomposed collective, with its P2pApi event
+ * (started and stopped in taskAppend, before the task starts at launch),
+ * put at *tail. */
+static struct sim_np_op **piece(struct ncclComm *c, int send, size_t count, const char *dtype, int peer, void *stream,
+                                struct sim_np_op **tail)
+{
+    const char *f = send ? "Send" : "Recv";
+    void *api = sim_np_api_start(c, f, count, dtype, peer, stream, 1);
+    sim_np_api_stop(api);
+    struct sim_np_op *op = one_task(c, f, count, dtype, peer, 1, send, api);
+    if (!op)
+        return tail;
+    *tail = op;
+    return &op->next;
+}
+
+/* The tasks of a decomposed collective, in taskAppend's order. */
+static struct sim_np_op *pieces(struct ncclComm *c, const char *func, size_t count, const char *dtype, int root,
+                                void *stream)
+{
+    struct sim_np_op *head = NULL, **tail = &head;
+    int n = c->nranks, me = c->rank;
+    if (!strcmp(func, "AlltoAll")) {
+        for (int r = 0; r < n; r++) {
+            tail = piece(c, 1, count, dtype, r, stream, tail);
+            tail = piece(c, 0, count, dtype, r, stream, tail);
+        }
+    } else if (!strcmp(func, "Gather")) {
+        tail = piece(c, 1, count, dtype, root, stream, tail);
+        for (int r = 0; me == root && r < n; r++)
+            tail = piece(c, 0, count, dtype, r, stream, tail);
+    } else {
+        for (int r = 0; me == root && r < n; r++)
+            tail = piece(c, 1, count, dtype, r, stream, tail);
+        tail = piece(c, 0, count, dtype, root, stream, tail);
+    }
+    return head;
+}
+
+struct sim_np_op *sim_np_task(struct ncclComm *c, const char *func, size_t count, const char *dtype, int root_peer,
+                              int p2p, int is_send, void *api, void *stream)
+{
+    if (!version || !c)
         return NULL;
+    if (!p2p && decomposed(func))
+        return pieces(c, func, count, dtype, root_peer, stream);
+    if (!p2p && (!strcmp(func, "AllGather") || !strcmp(func, "Broadcast"))) {
+        count *= dtype_size(dtype); /* as collTaskAppend hands them on: bytes, of ncclInt8 */
+        dtype = "ncclInt8";
+    }
+    return one_task(c, func, count, dtype, root_peer, p2p, is_send, api);
+}
+
+static struct sim_np_op *one_task(struct ncclComm *c, const char *func, size_t count, const char *dtype, int root_peer,
+                                  int p2p, int is_send, void *api)
+{
     pthread_mutex_lock(&mu);
     struct pcomm *pc = find(c);
     uint64_t seq = 0;
@@ -355,7 +431,7 @@ struct sim_np_op *sim_np_task(struct ncclComm *c, const char *func, size_t count
 
 void sim_np_task_stop(struct sim_np_op *op)
 {
-    if (op)
+    for (; op; op = op->next)
         stop(op->task);
 }
 
@@ -448,17 +524,29 @@ void sim_np_kernel(struct sim_np_op *op, int what)
     pthread_mutex_unlock(&qmu);
 }
 
-void sim_np_kernel_begin(struct sim_np_op *op) { sim_np_kernel(op, M_BEGIN); }
+/* Each of an operation's tasks (one, or a decomposed collective's). */
+void sim_np_kernel_begin(struct sim_np_op *op)
+{
+    for (; op; op = op->next)
+        sim_np_kernel(op, M_BEGIN);
+}
 /* The transfer is the proxy's, as in NCCL: the kernel's modelled time
  * starts once the proxy thread has the step on the network. */
 void sim_np_kernel_net(struct sim_np_op *op)
 {
-    if (!op)
-        return;
-    sim_np_kernel(op, M_NET);
-    pthread_mutex_lock(&qmu);
-    while (!op->net_seen && proxy_started)
-        pthread_cond_wait(&net_cv, &qmu);
-    pthread_mutex_unlock(&qmu);
+    for (; op; op = op->next) {
+        sim_np_kernel(op, M_NET);
+        pthread_mutex_lock(&qmu);
+        while (!op->net_seen && proxy_started)
+            pthread_cond_wait(&net_cv, &qmu);
+        pthread_mutex_unlock(&qmu);
+    }
 }
-void sim_np_kernel_end(struct sim_np_op *op) { sim_np_kernel(op, M_END); }
+void sim_np_kernel_end(struct sim_np_op *op)
+{
+    while (op) {
+        struct sim_np_op *next = op->next; /* the proxy thread frees op once told */
+        sim_np_kernel(op, M_END);
+        op = next;
+    }
+}

@@ -15,10 +15,11 @@ void sim_np_comm_fini(struct ncclComm *c); /* ... is being destroyed */
 void *sim_np_api_start(struct ncclComm *c, const char *func, size_t count, const char *dtype, int root, void *stream,
                        int p2p);
 void sim_np_api_stop(void *h);
-/* The task event of an operation being enqueued; stop it before the
- * kernel can run (NCCL stops it once the proxy ops are posted). */
+/* The task event of an operation being enqueued (an all-to-all, gather or
+ * scatter: its send/recv tasks, as NCCL's kernel path makes them); stop it
+ * before the kernel can run (NCCL stops it once the proxy ops are posted). */
 struct sim_np_op *sim_np_task(struct ncclComm *c, const char *func, size_t count, const char *dtype, int root_peer,
-                              int p2p, int is_send, void *api);
+                              int p2p, int is_send, void *api, void *stream);
 void sim_np_task_stop(struct sim_np_op *op);
 /* From the stream thread running the kernel: it starts (waits for its
  * peers), its peers arrived (data on the network), it ended (op freed). */

@@ -387,7 +387,7 @@ static void pair_findings(struct matching *mt, struct p2p_pair *p)
                  sender ? "to" : "from", them);
     snprintf(f->message, sizeof f->message,
              "%s%scount %lld, %s, its operation %lld on communicator %llx) ha%s no matching %s on rank %d%s", what,
-             f->count == 1 ? " (" : " ", (long long)o->count, dtype_name(o->dtype), (long long)o->seq,
+             f->count == 1 ? " (" : " ", (long long)o->count, dtype_name(o->dtype), (long long)model_seq_shown(o->seq),
              (unsigned long long)p->comm, f->count == 1 ? "s" : "ve", theirs, them,
              mt->ended_badly ? ": the run ended with it waiting" : "");
     snprintf(f->suggestion, sizeof f->suggestion,

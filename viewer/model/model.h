@@ -84,6 +84,14 @@ static inline int model_coll_comm_unknown(const struct coll *c)
     return c->comm == 0 || c->rank < 0 || c->nranks < 1;
 }
 
+/* A send/recv's sequence number as the tracer stores it, GT_SEQ_P2P | k
+ * (collector/record.h: its place among the rank's sends to, or receives
+ * from, that peer), as messages show it: k.  A collective's is itself. */
+static inline int64_t model_seq_shown(int64_t seq)
+{
+    return seq >= ((int64_t)1 << 48) ? seq & (((int64_t)1 << 48) - 1) : seq;
+}
+
 /* Where a call was made: its C and Python stacks (sites.c). */
 struct site { int callsite, pystack; int shown; char *text; };
 

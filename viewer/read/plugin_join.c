@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "viewer/read/plugin_join.h"
+#include "viewer/read/plugin_ce.h"
 #include "viewer/model/model_internal.h"
 #include "viewer/model/idmap.h"
 
@@ -253,16 +254,107 @@ static int64_t next_ordinal(struct idmap *counters, int64_t comm, int api, int p
     return k;
 }
 
+/* The wrapped collectives NCCL ran on the copy engines (plugin_ce.h):
+ * NCCL tells its plugin nothing of them and they take no place in its
+ * per-function sequence, so the k-th of NCCL's records of a function is
+ * the wrapper's k-th collective of it left after these.  Only the
+ * functions NCCL 2.28 can run so (ncclCeImplemented) are asked about. */
+struct ce_calls { struct idmap ids; int api[4]; int any; };
+
+static int ran_on_ce(const struct ce_calls *ce, const struct coll *c)
+{
+    if (!ce->any || c->api <= 0)
+        return 0;
+    int capable = 0;
+    for (int i = 0; i < 4; i++)
+        capable |= ce->api[i] && c->api == ce->api[i];
+    int64_t v;
+    return capable && idmap_get(&ce->ids, (uint64_t)(c->group ? c->group : c->call_id), &v) && v == 1;
+}
+
+/* Read only when needed: some CE-capable function has more wrapped
+ * collectives than NCCL records (each side's total over the process). */
+static void ce_calls_load(const struct model *m, sqlite3 *db, const struct proc *p, const struct pop *ops,
+                          size_t nops, struct ce_calls *ce)
+{
+    static const char *const funcs[4] = { "AllGather", "AlltoAll", "Gather", "Scatter" };
+    memset(ce, 0, sizeof *ce);
+    int need = 0;
+    for (int i = 0; i < 4; i++) {
+        int api = ce->api[i] = api_of(m, funcs[i]);
+        int64_t wrapped = 0, nccl = 0;
+        for (size_t j = 0; api && j < p->ncolls; j++)
+            wrapped += p->colls[j].api == api && p->colls[j].call_id >= 0;
+        for (size_t j = 0; api && j < nops; j++)
+            nccl += !ops[j].p2p && ops[j].api == api;
+        need |= wrapped > nccl;
+    }
+    if (need)
+        ce->any = plugin_ce_ids(db, p->id, &ce->ids) > 0;
+}
+
+/* NCCL enqueues an all-to-all, gather or scatter that runs as a kernel
+ * as send/recv tasks, one per peer (taskAppend, src/enqueue.cc): its
+ * plugin has P2p records of them, named Send and Recv, and no Coll record.
+ * So the wrapper's such collective stands, in the per-peer order NCCL's
+ * send/recv records pair by, for the tasks NCCL made of it, in NCCL's
+ * order: each of them is joined to it. */
+struct p2p_apis { int send, recv, alltoall, gather, scatter; };
+
+/* One task of c: the next of its function and peer, standing for c (j). */
+static void piece(const struct coll *c, int api, int peer, int64_t j, struct idmap *seen, struct idmap *wrapped)
+{
+    idmap_put(seen, key_of(c->comm, api, peer, next_ordinal(wrapped, c->comm, api, peer)), j + 1, 1);
+}
+
+static void add_pieces(const struct p2p_apis *a, const struct coll *c, int64_t j, struct idmap *seen,
+                       struct idmap *wrapped)
+{
+    int n = c->nranks, me = c->rank, root = c->peer;
+    if (c->api == a->alltoall) {
+        for (int r = 0; r < n; r++) {
+            piece(c, a->send, r, j, seen, wrapped);
+            piece(c, a->recv, r, j, seen, wrapped);
+        }
+    } else if (c->api == a->gather) {
+        piece(c, a->send, root, j, seen, wrapped);
+        for (int r = 0; me == root && r < n; r++)
+            piece(c, a->recv, r, j, seen, wrapped);
+    } else {
+        for (int r = 0; me == root && r < n; r++)
+            piece(c, a->send, r, j, seen, wrapped);
+        piece(c, a->recv, root, j, seen, wrapped);
+    }
+}
+
+static int decomposed(const struct p2p_apis *a, const struct coll *c)
+{
+    return a->send && a->recv && c->api > 0 && (c->api == a->alltoall || c->api == a->gather || c->api == a->scatter) &&
+           c->rank >= 0 && c->nranks > 0 && c->nranks <= (1 << 20) && c->rank < c->nranks &&
+           (c->api == a->alltoall || (c->peer >= 0 && c->peer < c->nranks));
+}
+
 /* Marks each op a wrapper saw: the k-th of its function (and peer) on the
  * wrapper's communicator.  Returns how many were matched.  Two hash maps:
  * linear in the operations. */
 static size_t match(const struct model *m, struct proc *p, struct pop *ops, size_t nops, const struct pcomm *comms,
-                    size_t ncomms)
+                    size_t ncomms, const struct ce_calls *ce)
 {
     struct idmap seen = { 0 }, wrapped = { 0 }, plugin = { 0 };
     int send = api_of(m, "Send"), recv = api_of(m, "Recv"), bcast = api_of(m, "Bcast"), broadcast = api_of(m, "Broadcast");
+    const struct p2p_apis pa = { send, recv, api_of(m, "AlltoAll"), api_of(m, "Gather"), api_of(m, "Scatter") };
     for (size_t j = 0; j < p->ncolls; j++) { /* in start order */
         const struct coll *c = &p->colls[j];
+        if (ran_on_ce(ce, c))
+            continue; /* NCCL has no record of it, and did not count it */
+        if (decomposed(&pa, c)) {
+            int known = 0; /* NCCL's records of the communicator are here (else nothing joins to them) */
+            for (size_t i = 0; i < ncomms && !known; i++)
+                known = comms[i].mapped == c->comm;
+            if (known)
+                add_pieces(&pa, c, (int64_t)j, &seen, &wrapped);
+            continue;
+        }
         int p2p = c->api > 0 && (c->api == send || c->api == recv);
         int peer = p2p ? c->peer : INT32_MIN;
         int api = c->api == bcast && bcast ? broadcast : c->api; /* NCCL calls both Broadcast */
@@ -296,15 +388,15 @@ static size_t match(const struct model *m, struct proc *p, struct pop *ops, size
  * ranks like any other, and keeps what only the wrapper knew (its call
  * site, stream, Python frames).  Returns how many were adopted. */
 static size_t adopt_unknown(const struct model *m, struct proc *p, struct pop *ops, size_t nops,
-                            const struct pcomm *comms, size_t ncomms)
+                            const struct pcomm *comms, size_t ncomms, const struct ce_calls *ce)
 {
     struct idmap unknown = { 0 }, wrapped = { 0 }, plugin = { 0 };
     int send = api_of(m, "Send"), recv = api_of(m, "Recv"), bcast = api_of(m, "Bcast"), broadcast = api_of(m, "Broadcast");
     size_t n_unknown = 0;
     for (size_t j = 0; j < p->ncolls; j++) { /* in start order */
         const struct coll *c = &p->colls[j];
-        if (!model_coll_comm_unknown(c) || c->call_id < 0)
-            continue;
+        if (!model_coll_comm_unknown(c) || c->call_id < 0 || ran_on_ce(ce, c))
+            continue; /* (NCCL named no communicator of a CE one: it stays unknown) */
         int peer = c->api > 0 && (c->api == send || c->api == recv) ? c->peer : INT32_MIN;
         int api = c->api == bcast && bcast ? broadcast : c->api;
         idmap_put(&unknown, key_of(0, api, peer, next_ordinal(&wrapped, 0, api, peer)), (int64_t)j + 1, 1);
@@ -380,8 +472,11 @@ void plugin_join(struct model *m, struct proc *p, size_t *cap)
         return;
     }
     p->plugin_ops = (int64_t)nops;
-    p->plugin_matched = (int64_t)match(m, p, ops, nops, comms, ncomms);
-    size_t adopted = adopt_unknown(m, p, ops, nops, comms, ncomms);
+    struct ce_calls ce;
+    ce_calls_load(m, db, p, ops, nops, &ce);
+    p->plugin_matched = (int64_t)match(m, p, ops, nops, comms, ncomms, &ce);
+    size_t adopted = adopt_unknown(m, p, ops, nops, comms, ncomms, &ce);
+    idmap_free(&ce.ids);
     p->plugin_matched += (int64_t)adopted;
     p->unknown_comm_colls -= (int64_t)adopted; /* known now: NCCL named it */
     size_t added = 0;

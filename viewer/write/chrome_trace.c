@@ -355,7 +355,7 @@ static void collective_group(const struct coll_rec *v, size_t n, void *ctx)
         const char *api = model_api_name(m, c->api);
         if (!strncmp(api, "nccl", 4))
             api += 4; /* "AllReduce #3" */
-        snprintf(name, sizeof name, "%s #%lld", api, (long long)c->seq);
+        snprintf(name, sizeof name, "%s #%lld", api, (long long)model_seq_shown(c->seq));
         int tid = stream_tid(w, (size_t)c->proc, c->gstream);
         slice(w, m, p, pid, tid, name, "collective", c->gstart, c->gend);
         fprintf(w->out, ",\"args\":{\"comm\":\"%llx\",\"seq\":%lld,\"count\":%lld,\"bytes\":%lld,\"datatype\":%d,"

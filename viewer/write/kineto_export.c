@@ -103,7 +103,8 @@ static void collective_args(struct kw *w, const struct coll *c)
             (unsigned long long)c->comm);
     for (int r = 0; r < c->nranks && r < 4096; r++) /* ranks of the communicator: 0..n-1 in its own numbering */
         fprintf(w->out, "%s%d", r ? ", " : "", r);
-    fprintf(w->out, "]\",\"Seq\":%lld,\"Rank\":%d", (long long)c->seq, c->rank);
+    /* a send/recv's: its place among the rank's to (from) its peer */
+    fprintf(w->out, "]\",\"Seq\":%lld,\"Rank\":%d", (long long)model_seq_shown(c->seq), c->rank);
 }
 
 static const char *memcpy_name(const struct gop *g)
