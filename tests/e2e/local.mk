@@ -42,13 +42,15 @@ TESTS += \
   tests/e2e/report_read_sync.sh \
   tests/e2e/nccl_ce.sh \
   tests/e2e/boot_id.sh \
-  tests/e2e/report_join.sh
+  tests/e2e/report_join.sh \
+  tests/e2e/report_join_static.sh
 EXTRA_DIST += \
   tests/e2e/report_jobs.sh \
   tests/e2e/nccl_ce.sh \
   tests/e2e/boot_id.sh \
   tests/e2e/report_read_sync.sh \
   tests/e2e/report_join.sh \
+  tests/e2e/report_join_static.sh \
   tests/e2e/crossrank.sh \
   tests/e2e/crossrank.py \
   tests/e2e/hold_lock.py \

@@ -17,6 +17,7 @@
  *      (moved by the offset the certain matches show, where they show one). */
 #include "viewer/read/correlate.h"
 #include "viewer/read/join_clock.h"
+#include "viewer/model/idmap.h"
 #include "viewer/model/model_internal.h"
 #include "viewer/read/sort_by_time.h"
 
@@ -116,11 +117,34 @@ static int records_ordered(const struct cupti_rec *a, size_t n)
     return 1;
 }
 
+/* A call whose own record is known (a[own]): what was made for it is what
+ * CUPTI recorded inside that record, on its thread, in CUPTI's own clock
+ * (the records' times before the offset moved them), not what lies inside
+ * the call's times once moved: a record made just before the call (a
+ * cudaEventRecord 179 ns before a static runtime's cudaEventSynchronize
+ * that a callback recorded) was moved into the call by an offset 2 us off
+ * and claimed, and the sync then waited for an event never recorded. */
+static void claim_nested(struct cupti_rec *a, size_t n, size_t own)
+{
+    int64_t lo = a[own].start + a[own].shift, hi = a[own].end + a[own].shift;
+    /* records in (thread, start) order, moved: those nested begin within
+     * the record's span moved by at most the window either way */
+    size_t k = own;
+    while (k > 0 && a[k - 1].tid == a[own].tid && a[k - 1].start >= a[own].start - 2 * MATCH_WIDE_NS)
+        k--;
+    for (; k < n && a[k].tid == a[own].tid && a[k].start <= a[own].end + 2 * MATCH_WIDE_NS; k++)
+        if (k != own && a[k].start + a[k].shift >= lo && a[k].end + a[k].shift <= hi)
+            a[k].claimed = 1;
+}
+
 /* Matches each wrapped call not joined by id to the CUPTI API record made
  * inside it (same thread, contained in time within the slack), and marks
  * the records nested in a wrapped call as claimed too. */
 static void join_by_time(struct model *m, struct proc *p, const struct sort_key *co, struct cupti_rec *a, size_t n)
 {
+    struct idmap at = { 0 }; /* correlation -> its record */
+    for (size_t k = 0; k < n; k++)
+        idmap_put(&at, a[k].corr, (int64_t)k, 1);
     size_t j = 0;
     for (size_t i = 0; i < p->ncalls; i++) {
         struct call *c = &p->calls[co[i].i];
@@ -161,16 +185,26 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
          * and so is a driver record that began after it ended (the launch
          * of an NCCL call made right after a stream wait was claimed by the
          * wait, and the NCCL call took the next launch's record) */
+        int64_t own;
+        if (of_cuda && c->corr && idmap_get(&at, c->corr, &own) && a[own].tid == c->tid) {
+            claim_nested(a, n, (size_t)own);
+            continue;
+        }
         for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++)
             if (a[k].end <= c->end + MATCH_SLACK_NS && a[k].end > c->start &&
                 ((a[k].domain == 2 && a[k].start < c->end) || (a[k].start >= c->start && a[k].end <= c->end)))
                 a[k].claimed = 1;
     }
+    idmap_free(&at);
     claim_overlapping(m, p, co, a, n);
     /* and what lies inside a record no call claimed: the driver calls of a
-     * runtime call only CUPTI saw */
+     * runtime call only CUPTI saw.  Inside in CUPTI's own clock: records of
+     * two stretches were moved by different offsets (a cudaEventRecord
+     * 1 us after a cudaMemcpyAsync's record ended was moved into it, 1,044
+     * ns further than the copy's, and taken for a call the copy made) */
     for (size_t k = 0, outer = SIZE_MAX; k < n; k++) {
-        if (outer != SIZE_MAX && a[k].tid == a[outer].tid && a[k].end <= a[outer].end) {
+        if (outer != SIZE_MAX && a[k].tid == a[outer].tid && a[k].end + a[k].shift <= a[outer].end + a[outer].shift &&
+            a[k].start + a[k].shift >= a[outer].start + a[outer].shift) {
             if (!a[k].claimed)
                 a[k].claimed = 1;
             continue;

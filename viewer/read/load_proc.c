@@ -8,6 +8,7 @@
 #include "viewer/read/correlate.h"
 #include "viewer/read/load_colls.h"
 #include "viewer/read/cupti_calls.h"
+#include "viewer/read/cupti_order.h"
 #include "viewer/model/comm_kernels.h"
 #include "viewer/model/idmap.h"
 #include "viewer/proc_pass.h"
@@ -475,6 +476,7 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     correlate_calls(m, p, l.capis.v, l.capis.n, p->exts->list.v, p->exts->list.n);
     size_t wrapped = p->ncalls;
     cupti_calls_add(m, p, l.capis.v, l.capis.n);
+    cupti_calls_order(p, wrapped);
     if (p->ncalls > wrapped && sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
     struct enq_table enq = enq_table(&l.capis);
