@@ -141,14 +141,14 @@ def findings_verdicts(name, d, expects, allowed):
             verdict(False, what + " (not found)")
             continue
         good = True
-        costly = True  # every cost within cost_ms: a cost out of it alone is timing (a copy stretched by a
+        costs_in_band = True  # every cost within cost_ms: a cost out of it alone is timing (a copy stretched by a
         # descheduled stream thread: copy.pageable at 2.0 s on two ranks once, at a load average of 54)
         for f in fs:
             if "callsite" in opts and opts["callsite"] not in f["callsite"]:
                 good = False
             if "cost_ms" in opts:
                 lo, hi = (float(x) for x in opts["cost_ms"].split(".."))
-                costly = costly and lo <= f["cost_ns"] / 1e6 <= hi
+                costs_in_band = costs_in_band and lo <= f["cost_ns"] / 1e6 <= hi
             if "range" in opts:
                 good = good and f.get("range") == opts["range"]
             if "iterations" in opts:
@@ -169,8 +169,8 @@ def findings_verdicts(name, d, expects, allowed):
                 good = good and opts["waited_for"] in f.get("waited_for", "")
             if "missing" in opts:
                 good = good and f.get("missing_ranks") == [int(x) for x in opts["missing"].split(",")]
-        timing_only = good and not costly
-        good = good and costly
+        timing_only = good and not costs_in_band
+        good = good and costs_in_band
         verdict(good, what + ("" if good else f" (got {[(f['rank'], f['callsite'], f.get('range'), f.get('iteration_first'), f.get('iteration_last'), f['cost_ns'], f.get('seq'), f.get('ranks'), f.get('missing_ranks'), f.get('waited_for')) for f in fs]})"), timing_only)
     known = {k for k, _ in expects} | allowed | (TIMING_KINDS if LENIENT else set())
     extra = sorted({f["kind"] for f in found} - known)
