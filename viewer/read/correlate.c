@@ -117,6 +117,15 @@ static int records_ordered(const struct cupti_rec *a, size_t n)
     return 1;
 }
 
+/* Record x lies inside record outer on its thread, in CUPTI's own clock:
+ * their times before the clocks' offset moved them (join_clock.c keeps
+ * each record's move in `shift`), which differ by records' stretches. */
+static int nested_in(const struct cupti_rec *x, const struct cupti_rec *outer)
+{
+    return x->tid == outer->tid && x->start + x->shift >= outer->start + outer->shift &&
+           x->end + x->shift <= outer->end + outer->shift;
+}
+
 /* A call whose own record is known (a[own]): what was made for it is what
  * CUPTI recorded inside that record, on its thread, in CUPTI's own clock
  * (the records' times before the offset moved them), not what lies inside
@@ -126,14 +135,13 @@ static int records_ordered(const struct cupti_rec *a, size_t n)
  * and claimed, and the sync then waited for an event never recorded. */
 static void claim_nested(struct cupti_rec *a, size_t n, size_t own)
 {
-    int64_t lo = a[own].start + a[own].shift, hi = a[own].end + a[own].shift;
     /* records in (thread, start) order, moved: those nested begin within
      * the record's span moved by at most the window either way */
     size_t k = own;
     while (k > 0 && a[k - 1].tid == a[own].tid && a[k - 1].start >= a[own].start - 2 * MATCH_WIDE_NS)
         k--;
     for (; k < n && a[k].tid == a[own].tid && a[k].start <= a[own].end + 2 * MATCH_WIDE_NS; k++)
-        if (k != own && a[k].start + a[k].shift >= lo && a[k].end + a[k].shift <= hi)
+        if (k != own && nested_in(&a[k], &a[own]))
             a[k].claimed = 1;
 }
 
@@ -203,8 +211,7 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
      * 1 us after a cudaMemcpyAsync's record ended was moved into it, 1,044
      * ns further than the copy's, and taken for a call the copy made) */
     for (size_t k = 0, outer = SIZE_MAX; k < n; k++) {
-        if (outer != SIZE_MAX && a[k].tid == a[outer].tid && a[k].end + a[k].shift <= a[outer].end + a[outer].shift &&
-            a[k].start + a[k].shift >= a[outer].start + a[outer].shift) {
+        if (outer != SIZE_MAX && nested_in(&a[k], &a[outer])) {
             if (!a[k].claimed)
                 a[k].claimed = 1;
             continue;
