@@ -247,7 +247,8 @@ static void forget_pid(void)
 /* fork while another thread held cupti_lock (a stream thread emitting a
  * record) left the child's first activity call waiting for it forever (a
  * traced child's activation, 1 fork in 100 or so): fork waits for the lock,
- * and both sides let go of it */
+ * and both sides let go of it (the child after resetting what the parent's
+ * threads had under way) */
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&cupti_lock);
@@ -258,8 +259,25 @@ static void fork_parent(void)
     pthread_mutex_unlock(&cupti_lock);
 }
 
+/* The child has none of the parent's threads: not the delivery thread,
+ * which a fork in the middle of a delivery left counted as delivering, so
+ * that the child's cuptiActivityFlushAll waited for it forever (a traced
+ * child's end then waited out the tracer's 10 s: 1 fork in about 600 under
+ * the sanitizers on a loaded machine).  The buffers the parent had filled
+ * are its records, not the child's: forgotten. */
 static void fork_child(void)
 {
+    while (queue_head) {
+        struct full_buf *f = queue_head;
+        queue_head = f->next;
+        free(f);
+    }
+    queue_tail = NULL;
+    cur_buf = NULL;
+    cur_size = cur_used = 0;
+    delivering = 0;
+    delivery_thread_started = 0;
+    pthread_cond_init(&cupti_cond, NULL);
     pthread_mutex_unlock(&cupti_lock);
     forget_pid();
 }
