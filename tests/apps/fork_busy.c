@@ -1,6 +1,6 @@
 /* fork_busy.c: fork while the GPU is busy.  Each of N rounds queues 50
  * memsets over 4 streams, forks, and the child makes one CUDA call and
- * _exits; the parent waits up to 2 s for it and kills it if it hangs.
+ * _exits; the parent waits up to 10 s for it and kills it if it hangs.
  * Prints "forks: N hung: H".  A child forked while one of the
  * simulator's stream threads held its lock inherited the lock held, and
  * its call waited forever (105 of 300 children before the simulator's
@@ -36,7 +36,7 @@ int main(int argc, char **argv)
             _exit(0);
         }
         int st;
-        for (int t = 0; t < 2000 && waitpid(p, &st, WNOHANG) == 0; t++)
+        for (int t = 0; t < 10000 && waitpid(p, &st, WNOHANG) == 0; t++)
             usleep(1000);
         if (waitpid(p, &st, WNOHANG) == 0) {
             hung++;
