@@ -12,7 +12,7 @@
  * the order they were made, so a joined call's correlation id is the truth
  * of that order: a call only CUPTI saw begins after the joined call before
  * it (by correlation, on its thread) has ended and before the one after it
- * begins, and is moved, whole, into that gap. */
+ * begins; one outside that gap is moved to its edge, as a point. */
 #include "viewer/read/cupti_order.h"
 #include "viewer/model/model_internal.h"
 
@@ -66,15 +66,13 @@ void cupti_calls_order(struct proc *p, size_t recorded)
         int64_t hi = after ? after->start - 1 : INT64_MAX;
         if (lo > hi)
             continue; /* no gap: the recorded calls' own times disagree; left as it is */
-        int64_t d = 0;
+        /* moved, it becomes a point at the gap's edge: with its length it
+         * could overlap the calls beside it there, other moved ones too,
+         * which a trace viewer drops (Perfetto: overlapping slices) */
         if (c->start < lo)
-            d = lo - c->start;
+            c->start = c->end = lo;
         else if (c->start > hi)
-            d = hi - c->start;
-        c->start += d;
-        c->end += d;
-        if (after && c->end > after->start)
-            c->end = after->start > c->start ? after->start : c->start;
+            c->start = c->end = hi;
     }
     free(a);
 }

@@ -9,9 +9,9 @@
 
 /* p->calls[0 .. recorded) are the recorded calls (joined to CUPTI's
  * records where they have a correlation id), the rest those only CUPTI
- * saw, appended by cupti_calls_add: each of the latter is moved, keeping
- * its length, to begin after the joined call before it by correlation on
- * its thread has ended and before the one after it begins.  The calls'
+ * saw, appended by cupti_calls_add: each of the latter that begins before
+ * the joined call before it by correlation on its thread has ended, or
+ * after the one after it began, is moved to that edge, as a point.  The calls'
  * time order is to be restored afterwards. */
 void cupti_calls_order(struct proc *p, size_t recorded);
 
