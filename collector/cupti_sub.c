@@ -434,7 +434,7 @@ static void flush_gpu_block(struct gt_db *db)
 static void store_gpu(struct gt_db *db, const int64_t *v, int bulk)
 {
     if (!bulk) {
-        gt_db_exec_i64(db, GT_ST_GPU, v, 14);
+        gt_db_row(db, GT_ST_GPU, v);
         return;
     }
     gpu_block[ngpu_block++] = (struct gt_gpu_packed){
@@ -451,7 +451,7 @@ static void store_gpu(struct gt_db *db, const int64_t *v, int bulk)
 static void store_capi(struct gt_db *db, const int64_t *v, int bulk)
 {
     if (!bulk) {
-        gt_db_exec_i64(db, GT_ST_CUPTI_API, v, 7);
+        gt_db_row(db, GT_ST_CUPTI_API, v);
         return;
     }
     capi_block[ncapi_block++] = (struct gt_capi_packed){
@@ -526,7 +526,7 @@ static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
         const CUpti_ActivityExternalCorrelation *x = (const void *)rec;
         if (x->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
             int64_t v[] = { (int64_t)x->externalId, x->correlationId };
-            gt_db_exec_i64(db, GT_ST_EXT, v, 2);
+            gt_db_row(db, GT_ST_EXT, v);
         }
         break;
     }

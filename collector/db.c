@@ -185,20 +185,14 @@ bad:
     return -1;
 }
 
-static int prepare_call_batch(struct gt_db *d)
-{
-    char sql[GT_CALL_BATCH * 48 + 256];
-    size_t o = (size_t)snprintf(sql, sizeof sql, "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns,"
-                                " stream, event, bytes, copy_kind, mem_kind, result, callsite, call_id, pystack) VALUES");
-    for (int i = 0; i < GT_CALL_BATCH; i++)
-        o += (size_t)snprintf(sql + o, sizeof sql - o, "%s(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", i ? "," : "");
-    return sqlite3_prepare_v3(d->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &d->call_batch, NULL) == SQLITE_OK ? 0 : -1;
-}
-
 int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
-    if (sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+    /* no mutex of the connection's own: only the writer thread uses it (the
+     * activating thread's few writes come before that thread starts,
+     * collector/writer.c), and SQLite's lock and unlock around every bind
+     * and step were a third of a stored row's cost (db_batch.h) */
+    if (sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s", d->db ? sqlite3_errmsg(d->db) : "out of memory");
         goto fail;
     }
@@ -244,7 +238,7 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
         }
     if (sqlite3_prepare_v3(d->db, "INSERT INTO nvtx_range(process_id, tid, kind, domain, name, category, start_ns,"
                            " end_ns, depth, range_id, payload) VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1,
-                           SQLITE_PREPARE_PERSISTENT, &d->nvtx, NULL) != SQLITE_OK || prepare_call_batch(d) != 0) {
+                           SQLITE_PREPARE_PERSISTENT, &d->nvtx, NULL) != SQLITE_OK || gt_db_batch_prepare(d) != 0) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
         goto fail;
     }
@@ -289,36 +283,6 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
 fail:
     gt_db_close(d);
     return -1;
-}
-
-int gt_db_call_row(struct gt_db *d, const int64_t *v)
-{
-    if (d->failed)
-        return -1;
-    memcpy(d->calls[d->ncalls++], v, sizeof d->calls[0]);
-    if (d->ncalls < GT_CALL_BATCH)
-        return 0;
-    sqlite3_stmt *st = d->call_batch;
-    int k = 1;
-    for (int i = 0; i < GT_CALL_BATCH; i++) {
-        sqlite3_bind_int64(st, k++, d->process_id);
-        for (int c = 0; c < GT_CALL_COLS; c++)
-            sqlite3_bind_int64(st, k++, d->calls[i][c]);
-    }
-    d->ncalls = 0;
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : fail(d, rc);
-}
-
-int gt_db_flush_calls(struct gt_db *d)
-{
-    int n = d->ncalls;
-    d->ncalls = 0;
-    for (int i = 0; i < n; i++)
-        if (gt_db_exec_i64(d, GT_ST_CALL, d->calls[i], GT_CALL_COLS) != 0)
-            return -1;
-    return 0;
 }
 
 static int store_block(struct gt_db *d, enum gt_stmt which, int format, const void *rows, int n, size_t size)
@@ -375,26 +339,31 @@ int gt_db_nvtx_row(struct gt_db *d, const int64_t *v, int no_end, int payload_ty
     return rc == SQLITE_DONE ? 0 : fail(d, rc);
 }
 
-/* The call rows past which the late index is not made: SQLite sorts an
- * index's keys in memory with temp_store=MEMORY (it never spills them to a
- * file then), ~52 bytes a row: 2 M rows took 104 MiB and 10 s at exit.
- * 131,072 rows sort in ~7 MiB, within the tracer's memory bound
- * (membudget.h); a larger file is indexed by whoever queries it. */
+/* The rows of a table past which its late indexes are not made: SQLite
+ * sorts an index's keys in memory with temp_store=MEMORY (it never spills
+ * them to a file then), ~52 bytes a row: 2 M call rows took 104 MiB and
+ * 10 s at exit.  131,072 rows sort in ~7 MiB, within the tracer's memory
+ * bound (membudget.h), and in a few ms; a larger table is indexed by
+ * whoever queries it (the report needs none of these: it reads by rowid). */
 #define LATE_INDEX_MAX_ROWS 131072
 
 void gt_db_make_late_indexes(struct gt_db *d)
 {
     if (!d->db || d->failed)
         return;
-    sqlite3_stmt *st;
-    int64_t rows = 0;
-    if (sqlite3_prepare_v2(d->db, "SELECT coalesce(max(rowid), 0) FROM api_call", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            rows = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
+    for (int i = 0; i < GT_SCHEMA_LATE_TABLES; i++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SELECT coalesce(max(rowid), 0) FROM %s", gt_schema_late[i].table);
+        sqlite3_stmt *st;
+        int64_t rows = LATE_INDEX_MAX_ROWS + 1;
+        if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK) {
+            if (sqlite3_step(st) == SQLITE_ROW)
+                rows = sqlite3_column_int64(st, 0);
+            sqlite3_finalize(st);
+        }
+        if (rows <= LATE_INDEX_MAX_ROWS)
+            sqlite3_exec(d->db, gt_schema_late[i].sql, NULL, NULL, NULL);
     }
-    if (rows <= LATE_INDEX_MAX_ROWS)
-        sqlite3_exec(d->db, gt_schema_late_sql, NULL, NULL, NULL);
 }
 
 int gt_db_begin(struct gt_db *d)
@@ -410,7 +379,7 @@ int gt_db_begin(struct gt_db *d)
 
 int gt_db_commit(struct gt_db *d)
 {
-    gt_db_flush_calls(d);
+    gt_db_flush_rows(d);
     if (!d->in_txn)
         return d->failed ? -1 : 0;
     int rc = sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
@@ -508,8 +477,7 @@ void gt_db_close(struct gt_db *d)
     for (int i = 0; i < GT_ST_COUNT; i++)
         if (d->st[i])
             sqlite3_finalize(d->st[i]);
-    if (d->call_batch)
-        sqlite3_finalize(d->call_batch);
+    gt_db_batch_finalize(d);
     if (d->nvtx)
         sqlite3_finalize(d->nvtx);
     if (d->db)

@@ -4,6 +4,7 @@
 #ifndef GPUTRACE_DB_H
 #define GPUTRACE_DB_H
 
+#include "collector/db_batch.h"
 #include "collector/record.h"
 
 #include <sqlite3.h>
@@ -20,15 +21,12 @@ enum gt_stmt {
 };
 
 #define GT_CALL_COLS 13   /* api_call columns after process_id */
-#define GT_CALL_BATCH 64  /* rows per multi-row INSERT */
 
 struct gt_db {
     sqlite3 *db;
     sqlite3_stmt *st[GT_ST_COUNT];
     sqlite3_stmt *nvtx;              /* INSERT of an nvtx_range row (typed payload) */
-    sqlite3_stmt *call_batch;        /* INSERT of GT_CALL_BATCH api_call rows */
-    int64_t calls[GT_CALL_BATCH][GT_CALL_COLS];
-    int ncalls;
+    struct gt_row_batch batch[GT_BATCH_COUNT]; /* rows queued for a multi-row INSERT (db_batch.h) */
     int64_t process_id;
     int in_txn;
     int failed;            /* an SQLite error code once writing failed */
@@ -52,10 +50,14 @@ int gt_db_exec_i64(struct gt_db *d, enum gt_stmt s, const int64_t *v, int n);
 int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t id, const char *text);
 /* One module row: an object call-site frames point into (modules.h). */
 int gt_db_module_row(struct gt_db *d, int64_t id, const char *name, const char *path, const char *build_id);
-/* Queues one api_call row (GT_CALL_COLS values); rows go out GT_CALL_BATCH
- * at a time, and the rest at gt_db_flush_calls. */
-int gt_db_call_row(struct gt_db *d, const int64_t *v);
-int gt_db_flush_calls(struct gt_db *d);
+/* One row of statement s (its values after the process id): queued, for
+ * api_call, gpu_op, cupti_api and ext_corr, and stored GT_BATCH_ROWS at a
+ * time, the rest at gt_db_flush_rows (gt_db_commit calls it); any other
+ * statement's row is stored at once.  db_batch.c. */
+int gt_db_row(struct gt_db *d, enum gt_stmt s, const int64_t *v);
+int gt_db_flush_rows(struct gt_db *d);
+int gt_db_batch_prepare(struct gt_db *d);
+void gt_db_batch_finalize(struct gt_db *d);
 /* One api_call_block row: n packed calls (call_block.h). */
 int gt_db_call_block(struct gt_db *d, const void *rows, int n);
 /* One nvtx_range_block row: n packed ranges and marks (nvtx_block.h). */

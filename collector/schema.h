@@ -14,8 +14,13 @@
 
 /* Creates every table, view and index if missing (idempotent). */
 extern const char gt_schema_sql[];
-/* Indexes made when a process ends (see schema.c). */
+/* Indexes made when a process ends (see schema.c): all of them, and the
+ * same a table at a time, for the writer, which skips a table's past a
+ * size (collector/db.c). */
 extern const char gt_schema_late_sql[];
+#define GT_SCHEMA_LATE_TABLES 4
+struct gt_late_index { const char *table, *sql; };
+extern const struct gt_late_index gt_schema_late[GT_SCHEMA_LATE_TABLES];
 
 /* The first line of a callsite.frames taken inside a CUPTI callback: the
  * frames after it begin with CUPTI's, the driver's and the runtime's, which

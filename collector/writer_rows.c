@@ -173,7 +173,7 @@ void gt_wr_on_record(const struct gt_record *r, const struct gt_record *nccl, ui
         } else {
             int64_t v[] = { tid, r->api, start, end, (int64_t)r->stream, (int64_t)r->event, bytes,
                             r->copy_kind, r->mem_kind, r->result, r->callsite, (int64_t)call_id, r->pystack };
-            gt_db_call_row(&gt_w.db, v);
+            gt_db_row(&gt_w.db, GT_ST_CALL, v);
         }
         if (nccl && is_collective(r->api)) {
             int64_t c[] = { (int64_t)call_id, r->api, (int64_t)nccl->nccl.comm_id, (int64_t)nccl->nccl.seq,
@@ -192,7 +192,7 @@ void gt_wr_on_record(const struct gt_record *r, const struct gt_record *nccl, ui
         break;
     case GT_REC_CORR: {
         int64_t v[] = { (int64_t)(GT_XCORR_TAG | ((uint64_t)tid << 32) | r->corr.call), (int64_t)r->corr.correlation };
-        gt_db_exec_i64(&gt_w.db, GT_ST_EXT, v, 2);
+        gt_db_row(&gt_w.db, GT_ST_EXT, v);
         break;
     }
     default: /* GT_REC_NCCL comes with its call */
