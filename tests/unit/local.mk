@@ -119,3 +119,11 @@ tests_unit_test_sim_cupti_events_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_sim_cupti_events_LDADD = $(SIM_LIBS) $(CRITERION_LIBS) -lm
 tests_unit_test_sim_cupti_events_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_unit_test_sim_cupti_events_DEPENDENCIES = tests/sim/libgpusim.la
+
+# the writer's batched rows and late indexes
+check_PROGRAMS += tests/unit/test_db_batch
+TESTS += tests/unit/test_db_batch
+tests_unit_test_db_batch_SOURCES = tests/unit/test_db_batch.c collector/db.h collector/db.c collector/db_batch.h \
+  collector/db_batch.c collector/schema.h collector/schema.c collector/boot_id.h collector/boot_id.c
+tests_unit_test_db_batch_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_db_batch_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
