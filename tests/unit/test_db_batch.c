@@ -32,12 +32,12 @@ static void open_db(void)
 static void close_db(void)
 {
     gt_db_close(&d);
-    char side[80];
-    unlink(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    unlink(side);
+    const char *const suffix[] = { "", "-wal", "-shm" };
+    for (int i = 0; i < 3; i++) {
+        char f[80];
+        snprintf(f, sizeof f, "%s%s", path, suffix[i]);
+        unlink(f);
+    }
 }
 
 static int64_t scalar(const char *sql)
