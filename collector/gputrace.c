@@ -5,8 +5,10 @@
  *
  * Runs the command with libgputrace.so preloaded (LD_PRELOAD reaches every
  * process it starts: torchrun, mpirun, bash...), a run id shared by all of
- * them, and the output path; waits for it; and exits with its status (or
- * dies of the same signal).  The output is a run directory, one SQLite file
+ * them, and the output path, in this process's place (exec: the caller's
+ * process is the program's, for its signals and its exit status; a line
+ * if it wrote nothing comes from that process's end, libtrace/record_end.c).
+ * The output is a run directory, one SQLite file
  * per traced process (config.h says why; --one-file or a %h/%p/%r pattern
  * for other layouts).  Whatever an earlier run left there is refused
  * unless -f, which removes it (outputs.c).  `expand` turns calls, NVTX
@@ -24,12 +26,10 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +50,8 @@ static const char usage_text[] =
     "it names another tool) so that programs with a static CUDA runtime are traced,\n"
     "and NCCL_PROFILER_PLUGIN (kept if set; GPUTRACE_NCCL_PLUGIN=0: not set) so\n"
     "that NCCL's own record of every operation is kept however NCCL is called.\n"
+    "Then runs the command in its own place (exec): the process you started is the\n"
+    "program, with its signals and its exit status.\n"
     "\n"
     "options:\n"
     "  -o RUN      the run directory (default gputrace.db); with %h host, %p pid\n"
@@ -72,35 +74,9 @@ static const char usage_text[] =
     "  GPUTRACE_CUPTI_LIB=PATH  libcupti to load\n"
     "  GPUTRACE_CLOCK=monotonic read clock_gettime instead of the invariant TSC\n"
     "  GPUTRACE_NCCL_PLUGIN=0   do not set NCCL_PROFILER_PLUGIN (NCCL then keeps no record of its own)\n"
-    "  (GPUTRACE_OUTPUT, GPUTRACE_ONE_FILE, GPUTRACE_RUN_ID and GPUTRACE_LAUNCHER are set by this\n"
-    "  command; see README.md)\n"
+    "  (GPUTRACE_OUTPUT, GPUTRACE_ONE_FILE, GPUTRACE_RUN_ID, GPUTRACE_LAUNCHER, GPUTRACE_RECORD_PID and\n"
+    "  GPUTRACE_RECORD_NOTHING are set by this command; see README.md)\n"
     "  GPUTRACE_LIB=PATH        libgputrace.so to preload (default: the installed one)\n";
-
-static pid_t child;
-static int session_leader;
-
-/* Passes a signal on to the command, unless the command has it already.
- * A signal the kernel sent (SI_KERNEL) came from the terminal (Ctrl-C,
- * Ctrl-backslash, a hangup as the session ends) to the whole foreground
- * process group, the command included: one forwarded on top would be a
- * second Ctrl-C (to a program whose second one means "abort now").  The
- * exception: a hangup reaches a session leader alone.  A signal the
- * command sent (to its group, this launcher included) is not sent back.
- * Not told apart from a signal meant for this launcher alone: one that a
- * process sent to the whole group (kill -- -PGID, timeout(1)); the
- * senders in the group include the script that started this launcher, so
- * they cannot all be ignored. */
-static void forward(int sig, siginfo_t *si, void *ctx)
-{
-    (void)ctx;
-    if (child <= 0)
-        return;
-    if (si->si_code == SI_KERNEL && !(sig == SIGHUP && session_leader))
-        return;
-    if (si->si_code <= 0 && si->si_pid == child)
-        return;
-    kill(child, sig);
-}
 
 static int exists(const char *p)
 {
@@ -135,28 +111,6 @@ static int find_library(char *out, size_t len)
     }
     snprintf(out, len, "%s/libgputrace.so", GT_LIBDIR);
     return exists(out) ? 0 : -1;
-}
-
-/* After the command: a line when it left no database where one was
- * expected, saying why (a file appears at a process's first CUDA call),
- * rather than a report's "no such file" later.  A pattern's expansions
- * are not looked for. */
-static void nothing_written(const char *abs_out, const char *shown, enum gt_layout layout, const char *cmd)
-{
-    struct stat st;
-    int none = 0;
-    if (layout == GT_LAYOUT_FILE) {
-        none = stat(abs_out, &st) != 0;
-    } else if (layout == GT_LAYOUT_DIR) {
-        char **v = NULL;
-        int n = stat(abs_out, &st) == 0 ? gt_rundir_list(abs_out, &v) : 0;
-        none = n == 0;
-        if (n > 0)
-            gt_rundir_free(v, n);
-    }
-    if (none)
-        fprintf(stderr, "gputrace record: nothing was written to %s: no process of %s called CUDA or NCCL (each"
-                        " traced process writes its database at its first CUDA or NCCL call)\n", shown, cmd);
 }
 
 static int record(int argc, char **argv)
@@ -245,38 +199,24 @@ static int record(int argc, char **argv)
             setenv("CUDA_INJECTION64_PATH", abs_lib, 1);
     }
 
-    session_leader = getsid(0) == getpid();
-    struct sigaction sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
-    sigemptyset(&sa.sa_mask);
-    const int forwarded[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP };
-    struct sigaction old_sa[sizeof forwarded / sizeof *forwarded];
-    for (size_t k = 0; k < sizeof forwarded / sizeof *forwarded; k++)
-        if (sigaction(forwarded[k], NULL, &old_sa[k]) == 0 && old_sa[k].sa_handler != SIG_IGN)
-            sigaction(forwarded[k], &sa, NULL); /* one ignored (nohup) stays ignored, here and in the command */
-    child = fork();
-    if (child < 0) {
-        perror("gputrace record: fork");
-        return 2;
-    }
-    if (child == 0) {
-        /* the command starts with the dispositions this command was given */
-        for (size_t k = 0; k < sizeof forwarded / sizeof *forwarded; k++)
-            sigaction(forwarded[k], &old_sa[k], NULL);
-        execvp(argv[i], argv + i);
-        fprintf(stderr, "gputrace record: cannot run %s: %s\n", argv[i], strerror(errno));
-        _exit(127);
-    }
-    int st;
-    while (waitpid(child, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (WIFSIGNALED(st)) {
-        /* die of the same signal, as the command did */
-        signal(WTERMSIG(st), SIG_DFL);
-        raise(WTERMSIG(st));
-        return 128 + WTERMSIG(st);
-    }
-    nothing_written(abs_out, output, layout, argv[i]);
-    return WEXITSTATUS(st);
+    /* The line owed when nothing is written, said by the command's own
+     * process as it ends (libtrace/record_end.c): this process becomes the
+     * command, and no other is left to look afterwards. */
+    char pid[32], nothing[3 * PATH_MAX];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    snprintf(nothing, sizeof nothing, "gputrace record: nothing was written to %s: no process of %s called CUDA or"
+             " NCCL (each traced process writes its database at its first CUDA or NCCL call)", output, argv[i]);
+    setenv("GPUTRACE_RECORD_PID", pid, 1);
+    setenv("GPUTRACE_RECORD_NOTHING", nothing, 1);
+    /* The command in this process's place, not in a child: its caller waits
+     * for and signals the very process it started (a Ctrl-C, a batch
+     * system's SIGTERM, a signal to the whole process group, SIGUSR1, a
+     * stop: each reaches the program once, as it would untraced), and gets
+     * the program's own exit status, core dump and all.  Signal
+     * dispositions, the mask and descriptors pass through exec as given. */
+    execvp(argv[i], argv + i);
+    fprintf(stderr, "gputrace record: cannot run %s: %s\n", argv[i], strerror(errno));
+    return 127;
 }
 
 /* The databases of paths: each file, and each of a run directory's, as

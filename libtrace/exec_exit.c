@@ -56,6 +56,7 @@ __attribute__((noreturn)) void exit(int status)
 {
     if (!gt_in_vfork_child()) {
         gt_note_exit_code(status);
+        gt_record_end();
         if (atomic_fetch_add(&exiting, 1) > 0)
             gt_finish("exit", GT_END_WAIT_MS);
     }
@@ -71,6 +72,7 @@ static __attribute__((noreturn)) void quick_exit_path(exit_fn real, int status)
 {
     if (!gt_in_vfork_child()) {
         gt_note_exit_code(status);
+        gt_record_end();
         gt_finish("exit", GT_END_WAIT_MS);
     }
     if (real)
@@ -192,6 +194,7 @@ static int traced_main(int argc, char **argv, char **envp)
 {
     int rc = real_main(argc, argv, envp);
     gt_note_exit_code(rc);
+    gt_record_end();
     /* glibc's exit from here does not pass through our exit(): count this
      * one, so that a thread calling exit meanwhile waits for our end */
     atomic_fetch_add(&exiting, 1);

@@ -21,6 +21,9 @@
 GT_INTERNAL int gt_finish(const char *reason, int timeout_ms);
 /* The status exit/_exit/main gave, for the process row. */
 GT_INTERNAL void gt_note_exit_code(int status);
+/* `gputrace record`'s line when its run wrote nothing, from the command's
+ * own process as it ends (record_end.c); nothing in any other process. */
+GT_INTERNAL void gt_record_end(void);
 /* Whether this runs in a vfork child of the traced image. */
 GT_INTERNAL int gt_in_vfork_child(void);
 /* After an exec that failed (and an end that completed): start over at

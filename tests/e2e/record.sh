@@ -3,8 +3,10 @@
 # directory by default (a file per process, read by the report as one run,
 # merged on request), --one-file, and %h/%p/%r patterns; for each, what an
 # earlier run left is refused without -f and removed with it (never a file
-# that is not a trace's); a Ctrl-C typed at the terminal reaches the
-# program once, and a signal sent to the launcher alone is passed on once.
+# that is not a trace's); the launcher execs the command, so every signal
+# reaches the program once however it is sent (a Ctrl-C typed at the
+# terminal, a kill of the pid the caller started, of its process group) and
+# that pid is the program's.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 gt="$b/gputrace"
@@ -116,6 +118,39 @@ PY
 sigints() { python3 "$tmp/onatty.py" "$1" "$gt" record -o "$tmp/sig-$1.db" -- python3 "$tmp/count.py" | grep -o 'SIGINTs: [0-9]*\|exit [0-9]*' | tr '\n' ' '; }
 expect "Ctrl-C at the terminal: the program gets one SIGINT" "$(sigints tty)" "SIGINTs: 1 exit 0 "
 expect "SIGINT sent to the launcher alone: passed on once" "$(sigints kill)" "SIGINTs: 1 exit 0 "
+# a signal to the launcher's whole process group (kill -- -PGID, timeout(1),
+# a batch system's group kill): the program gets it once, not once from the
+# sender and once more passed on; SIGUSR1 to the pid the caller started
+# reaches the program (it is the program: the launcher execs it), and so
+# the caller's pid is the program's
+cat > "$tmp/group.py" <<'PY'
+import os, signal, subprocess, sys
+p = subprocess.Popen(sys.argv[2:], stdout=subprocess.PIPE, start_new_session=True)
+assert p.stdout.readline().startswith(b"ready")
+if sys.argv[1] == "group":
+    os.killpg(p.pid, signal.SIGINT)
+else:
+    os.kill(p.pid, signal.SIGUSR1)
+out = p.stdout.read().decode()
+print(out.replace("\n", " "), "exit", p.wait(), "same pid" if ("pid %d" % p.pid) in out else "another pid")
+PY
+cat > "$tmp/count2.py" <<'PY'
+import os, signal, time
+n = {signal.SIGINT: 0, signal.SIGUSR1: 0}
+def on(sig, frame):
+    n[sig] += 1
+signal.signal(signal.SIGINT, on)
+signal.signal(signal.SIGUSR1, on)
+print("ready", flush=True)
+time.sleep(1.5)
+print("SIGINTs:", n[signal.SIGINT], "SIGUSR1s:", n[signal.SIGUSR1], "pid", os.getpid(), flush=True)
+PY
+grouped() { python3 "$tmp/group.py" "$1" "$gt" record -o "$tmp/grp-$1.db" -- python3 "$tmp/count2.py" 2> /dev/null |
+  grep -o 'SIGINTs: [0-9]* SIGUSR1s: [0-9]*\|exit -*[0-9]*\|same pid\|another pid' | tr '\n' ' '; }
+expect "SIGINT to the launcher's process group: the program gets it once" "$(grouped group)" \
+  "SIGINTs: 1 SIGUSR1s: 0 exit 0 same pid "
+expect "SIGUSR1 to the pid the caller started: the program gets it, and that pid is the program's" "$(grouped usr1)" \
+  "SIGINTs: 0 SIGUSR1s: 1 exit 0 same pid "
 # nohup: a signal ignored when the launcher starts stays ignored in the program
 out=$( (trap '' HUP; "$gt" record -o "$tmp/hup.db" -- sh -c 'kill -HUP $$; echo alive') 2> "$tmp/hup.err")
 expect "an ignored SIGHUP stays ignored in the program" "$?:$out" "0:alive"

@@ -53,7 +53,7 @@ one_kill() {
     timeout -s KILL 30 "$b/tests/apps/threads" 1 100 > /dev/null &
   joiner=$!
   sleep "$delay"
-  ranks=$(pgrep -P "$(pgrep -P $launcher)")
+  ranks=$(pgrep -P $launcher) # the launcher execs gpusim-run: the ranks are its children
   # the clock read right after the kills, in the process that kills (a
   # `date` started after them can take tens of ms on a busy machine)
   killed=$(python3 -c 'import os, sys, time
