@@ -74,8 +74,8 @@ static const char usage_text[] =
     "  GPUTRACE_CUPTI_LIB=PATH  libcupti to load\n"
     "  GPUTRACE_CLOCK=monotonic read clock_gettime instead of the invariant TSC\n"
     "  GPUTRACE_NCCL_PLUGIN=0   do not set NCCL_PROFILER_PLUGIN (NCCL then keeps no record of its own)\n"
-    "  (GPUTRACE_OUTPUT, GPUTRACE_ONE_FILE, GPUTRACE_RUN_ID, GPUTRACE_LAUNCHER, GPUTRACE_RECORD_PID and\n"
-    "  GPUTRACE_RECORD_NOTHING are set by this command; see README.md)\n"
+    "  (GPUTRACE_OUTPUT, GPUTRACE_ONE_FILE, GPUTRACE_RUN_ID, GPUTRACE_LAUNCHER, GPUTRACE_RECORD_PID,\n"
+    "  GPUTRACE_RECORD_NOTHING and GPUTRACE_RECORD_STDERR are set by this command; see README.md)\n"
     "  GPUTRACE_LIB=PATH        libgputrace.so to preload (default: the installed one)\n";
 
 static int exists(const char *p)
@@ -208,6 +208,16 @@ static int record(int argc, char **argv)
              " NCCL (each traced process writes its database at its first CUDA or NCCL call)", output, argv[i]);
     setenv("GPUTRACE_RECORD_PID", pid, 1);
     setenv("GPUTRACE_RECORD_NOTHING", nothing, 1);
+    /* the stderr given to this command: the line goes there only, never to
+     * a file the program opens on descriptor 2 later */
+    struct stat err;
+    char err_id[64];
+    if (fstat(STDERR_FILENO, &err) == 0) {
+        snprintf(err_id, sizeof err_id, "%llu:%llu", (unsigned long long)err.st_dev, (unsigned long long)err.st_ino);
+        setenv("GPUTRACE_RECORD_STDERR", err_id, 1);
+    } else {
+        unsetenv("GPUTRACE_RECORD_STDERR");
+    }
     /* The command in this process's place, not in a child: its caller waits
      * for and signals the very process it started (a Ctrl-C, a batch
      * system's SIGTERM, a signal to the whole process group, SIGUSR1, a

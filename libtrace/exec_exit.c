@@ -56,7 +56,6 @@ __attribute__((noreturn)) void exit(int status)
 {
     if (!gt_in_vfork_child()) {
         gt_note_exit_code(status);
-        gt_record_end();
         if (atomic_fetch_add(&exiting, 1) > 0)
             gt_finish("exit", GT_END_WAIT_MS);
     }
@@ -72,7 +71,7 @@ static __attribute__((noreturn)) void quick_exit_path(exit_fn real, int status)
 {
     if (!gt_in_vfork_child()) {
         gt_note_exit_code(status);
-        gt_record_end();
+        gt_record_end(); /* exit's atexit handlers do not run: said here */
         gt_finish("exit", GT_END_WAIT_MS);
     }
     if (real)
@@ -194,7 +193,6 @@ static int traced_main(int argc, char **argv, char **envp)
 {
     int rc = real_main(argc, argv, envp);
     gt_note_exit_code(rc);
-    gt_record_end();
     /* glibc's exit from here does not pass through our exit(): count this
      * one, so that a thread calling exit meanwhile waits for our end */
     atomic_fetch_add(&exiting, 1);

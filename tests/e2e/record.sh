@@ -87,7 +87,7 @@ print("SIGINTs:", n, flush=True)
 PY
 # onatty.py MODE command...: the command (the launcher) on a new
 # pseudo-terminal, in its foreground process group; once the program is
-# ready, Ctrl-C typed (MODE tty) or SIGINT sent to the launcher alone (kill)
+# ready, Ctrl-C typed (MODE tty) or SIGINT sent to the pid started (kill)
 cat > "$tmp/onatty.py" <<'PY'
 import os, pty, signal, sys, time
 pid, fd = pty.fork()
@@ -117,7 +117,7 @@ print(out.decode(errors="replace").replace("\r", ""), "exit", os.waitstatus_to_e
 PY
 sigints() { python3 "$tmp/onatty.py" "$1" "$gt" record -o "$tmp/sig-$1.db" -- python3 "$tmp/count.py" | grep -o 'SIGINTs: [0-9]*\|exit [0-9]*' | tr '\n' ' '; }
 expect "Ctrl-C at the terminal: the program gets one SIGINT" "$(sigints tty)" "SIGINTs: 1 exit 0 "
-expect "SIGINT sent to the launcher alone: passed on once" "$(sigints kill)" "SIGINTs: 1 exit 0 "
+expect "SIGINT sent to the pid the caller started: the program gets one" "$(sigints kill)" "SIGINTs: 1 exit 0 "
 # a signal to the launcher's whole process group (kill -- -PGID, timeout(1),
 # a batch system's group kill): the program gets it once, not once from the
 # sender and once more passed on; SIGUSR1 to the pid the caller started
@@ -154,7 +154,33 @@ expect "SIGUSR1 to the pid the caller started: the program gets it, and that pid
 # nohup: a signal ignored when the launcher starts stays ignored in the program
 out=$( (trap '' HUP; "$gt" record -o "$tmp/hup.db" -- sh -c 'kill -HUP $$; echo alive') 2> "$tmp/hup.err")
 expect "an ignored SIGHUP stays ignored in the program" "$?:$out" "0:alive"
-# sh calls no CUDA: the launcher's one line saying so is all of stderr
+# sh calls no CUDA: the one line saying so, from sh's own end, is all of stderr
 expect "... and says nothing but that nothing was written" "$(grep -vc 'nothing was written to' "$tmp/hup.err")" 0
+
+# the line that nothing was written, from the command's own end: once
+# through an exec chain (the pid is kept: sh's image and true's), also for
+# --one-file; never into a file the program opened on descriptor 2 after
+# closing it; and a stderr with no reader left raises no SIGPIPE in the
+# program (its exit status is its own, 0)
+"$gt" record -o "$tmp/chain.db" -- sh -c 'exec true' 2> "$tmp/chain.err"
+expect "exec chain: the line once" "$?:$(grep -c 'nothing was written to' "$tmp/chain.err")" "0:1"
+"$gt" record --one-file -o "$tmp/one-none.db" -- true 2> "$tmp/one.err"
+expect "--one-file, nothing written: the line" "$(grep -c "nothing was written to $tmp/one-none.db" "$tmp/one.err")" 1
+DATA="$tmp/data" "$gt" record -o "$tmp/reuse.db" -- python3 -c 'import os
+os.close(2)
+fd = os.open(os.environ["DATA"], os.O_WRONLY | os.O_CREAT, 0o644)
+assert fd == 2' 2> "$tmp/reuse.err"
+expect "descriptor 2 reused for the program's file: nothing written into it" "$?:$(wc -c < "$tmp/data")" "0:0"
+expect "... nor on the stderr given (the line is not owed to another file)" "$(grep -c 'nothing was written' "$tmp/reuse.err")" 0
+python3 - "$gt" "$tmp/pipe.db" > "$tmp/pipe.out" <<'PY'
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)  # no reader: a write to w raises SIGPIPE
+p = subprocess.Popen([sys.argv[1], "record", "-o", sys.argv[2], "--", "true"], stderr=w,
+                     preexec_fn=lambda: __import__("signal").signal(__import__("signal").SIGPIPE, __import__("signal").SIG_DFL))
+os.close(w)
+print("exit", p.wait())
+PY
+expect "stderr with no reader: the program's exit status kept (no SIGPIPE)" "$(cat "$tmp/pipe.out")" "exit 0"
 
 finish
