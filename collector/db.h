@@ -20,8 +20,6 @@ enum gt_stmt {
     GT_ST_MODULE, GT_ST_COUNT
 };
 
-#define GT_CALL_COLS 13   /* api_call columns after process_id */
-
 struct gt_db {
     sqlite3 *db;
     sqlite3_stmt *st[GT_ST_COUNT];
