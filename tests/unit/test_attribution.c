@@ -121,3 +121,45 @@ Test(attribution, gaps_of_a_union)
     attribute_costs(&fs, &m, &o);
     cr_expect_eq(f->cost_ns, 30); /* [0,10) [20,30) [40,50); the second gap claimed twice, given once */
 }
+
+/* The reference: qsort on charge_cmp with the place noted as the last key,
+ * so that equal claims keep their order (a stable sort). */
+struct placed { struct charge c; size_t at; };
+
+static int placed_cmp(const void *x, const void *y)
+{
+    const struct placed *a = x, *b = y;
+    int c = charge_cmp(&a->c, &b->c);
+    return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+
+Test(attribution, the_sort_is_a_stable_sort_in_charge_order)
+{
+    static const int kinds[] = { F_COMM_STRAGGLER, F_COMM_EXPOSED, F_SYNC_SCALAR_READ, F_SYNC_REDUNDANT, F_GPU_IDLE,
+                                 F_COPY_PAGEABLE };
+    srand(7);
+    for (int round = 0; round < 4000; round++) {
+        size_t n = 1 + (size_t)rand() % 300, nprocs = 1 + (size_t)rand() % 5;
+        struct charge *v = malloc(n * sizeof *v);
+        struct placed *ref = malloc(n * sizeof *ref);
+        int64_t t = 0;
+        for (size_t i = 0; i < n; i++) {
+            /* mostly in time order per cause, as the analyses note them; some out of order, some equal */
+            t += rand() % 4 == 0 ? -(rand() % 50) : rand() % 20;
+            int64_t a = rand() % 8 == 0 ? rand() % 100 : t;
+            v[i] = (struct charge){ a, a + rand() % 30, (int)((size_t)rand() % nprocs), rand() % 3, rand() % 2,
+                                    (int16_t)kinds[rand() % 6], (int16_t)i };
+            ref[i] = (struct placed){ v[i], i };
+        }
+        qsort(ref, n, sizeof *ref, placed_cmp);
+        charges_sort(v, n, nprocs);
+        for (size_t i = 0; i < n; i++)
+            if (memcmp(&v[i], &ref[i].c, sizeof v[i]) != 0) {
+                cr_expect_fail("round %d: claim %zu of %zu differs (occurrence %d, not %d)", round, i, n, v[i].occ,
+                        ref[i].c.occ);
+                break;
+            }
+        free(v);
+        free(ref);
+    }
+}

@@ -46,6 +46,13 @@ int64_t charge_gaps(struct findings *fs, const struct finding *f, int tl, const 
 /* Drops process proc's claims for its own findings of kinds first..last
  * (the syncs analysed again: proc_report.c). */
 void charges_drop(struct findings *fs, int proc, int first, int last);
+/* The order claims are resolved in (qsort's comparison): by timeline,
+ * then cause (the earlier cause wins), then start, end, kind, process and
+ * call site. */
+int charge_cmp(const void *x, const void *y);
+/* v[0, n) in charge_cmp's order, stably (equal claims stay as noted: the
+ * order decides which occurrence a piece goes to); every tl in [0, nprocs). */
+void charges_sort(struct charge *v, size_t n, size_t nprocs);
 /* Resolves the claims of the findings kept (findings_kept) into each
  * finding's cost_ns and each process's total. */
 void attribute_costs(struct findings *fs, const struct model *m, const struct report_opts *o);
