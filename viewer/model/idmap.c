@@ -12,9 +12,9 @@ static size_t slot(const struct idmap *m, uint64_t key)
     return h;
 }
 
-static void grow(struct idmap *m)
+static void grow_to(struct idmap *m, size_t cap)
 {
-    struct idmap g = { NULL, NULL, m->cap ? m->cap * 2 : 64, 0 };
+    struct idmap g = { NULL, NULL, cap, 0 };
     g.key = calloc(g.cap, sizeof *g.key);
     g.val = calloc(g.cap, sizeof *g.val);
     if (!g.key || !g.val) {
@@ -31,6 +31,20 @@ static void grow(struct idmap *m)
     free(m->key);
     free(m->val);
     *m = g;
+}
+
+static void grow(struct idmap *m)
+{
+    grow_to(m, m->cap ? m->cap * 2 : 64);
+}
+
+void idmap_reserve(struct idmap *m, size_t n)
+{
+    size_t cap = 64;
+    while (cap < 2 * (n + 1))
+        cap *= 2;
+    if (!m->n && cap > m->cap)
+        grow_to(m, cap);
 }
 
 void idmap_put(struct idmap *m, uint64_t key, int64_t val, int keep_first)

@@ -167,6 +167,7 @@ static int64_t shift_spread(const struct cupti_rec *a, size_t n)
 static void join_by_time(struct model *m, struct proc *p, const struct sort_key *co, struct cupti_rec *a, size_t n)
 {
     struct idmap at = { 0 }; /* correlation -> its record */
+    idmap_reserve(&at, n);
     for (size_t k = 0; k < n; k++)
         idmap_put(&at, a[k].corr, (int64_t)k, 1);
     int64_t spread = shift_spread(a, n);

@@ -161,6 +161,8 @@ void cupti_calls_fix(struct proc *p, const struct cupti_sync *recs, size_t nrecs
 {
     struct proc_pass *ps = p->pass;
     struct idmap op_of = { 0 }, rec_of = { 0 }, real = { 0 };
+    idmap_reserve(&op_of, p->nops);
+    idmap_reserve(&rec_of, nrecs);
     for (size_t i = 0; i < p->nops; i++)
         idmap_put(&op_of, p->ops[i].corr, (int64_t)i, 1);
     for (size_t i = 0; i < nrecs; i++)
