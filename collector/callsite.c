@@ -98,11 +98,43 @@ __attribute__((noinline)) uint32_t gt_callsite_capture_runtime(int depth)
     return id;
 }
 
+/* The tracer's own library as the span of its loaded segments, found once
+ * by gt_callsite_warm_up (at activation); 0, 0 until then. */
+static _Atomic uintptr_t self_lo, self_hi;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t me = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr, b = a + ph->p_memsz;
+        lo = a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    if (me < lo || me >= hi)
+        return 0;
+    atomic_store_explicit(&self_lo, lo, memory_order_relaxed);
+    atomic_store_explicit(&self_hi, hi, memory_order_release);
+    return 1;
+}
+
 /* Whether pc is in the tracer's own library: its frames (the capture, the
  * wrapper) are dropped from the top of a stack.  Counting them instead
- * breaks when the compiler inlines or splits differently (sanitizers). */
+ * breaks when the compiler inlines or splits differently (sanitizers).
+ * Two compares once the span is known: dladdr searches the object's
+ * symbols for the nearest one, and in a stack taken in a CUPTI callback
+ * (no cache there: every call is unwound) it was 40% of the call's cost
+ * in a big static executable. */
 static int in_tracer(void *pc)
 {
+    uintptr_t hi = atomic_load_explicit(&self_hi, memory_order_acquire);
+    if (hi) {
+        uintptr_t at = (uintptr_t)pc - 1;
+        return at >= atomic_load_explicit(&self_lo, memory_order_relaxed) && at < hi;
+    }
     static void *self_base;
     Dl_info info;
     if (!self_base && dladdr((void *)gt_callsite_capture, &info))
@@ -213,4 +245,6 @@ void gt_callsite_warm_up(void)
 {
     void *buf[2];
     backtrace(buf, 2);
+    if (!atomic_load_explicit(&self_hi, memory_order_acquire))
+        dl_iterate_phdr(find_self, (void *)(uintptr_t)gt_callsite_capture);
 }

@@ -59,7 +59,8 @@ uint32_t gt_callsite_capture_runtime(int depth);
 void gt_callsite_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx);
 /* Forget what was reported (after fork: the child writes its own rows). */
 void gt_callsite_reset_reported(void);
-/* Loads the unwinder now, so that the first captured call does not. */
+/* Loads the unwinder now, so that the first captured call does not, and
+ * notes where the tracer's own code lies (its frames are cut from stacks). */
 void gt_callsite_warm_up(void);
 
 #endif

@@ -35,6 +35,11 @@ expect "kernels joined to their launch by correlation" \
 expect "sync calls have call sites in app_train" "$(q "$db" "select count(*) > 0 from api_call_named c join callsite s on s.process_id = c.process_id and s.id = c.callsite where c.api_name = 'cudaStreamSynchronize' and s.frames like '%app_train%'")" 1
 # file and line are the report's to find: the traced process only names
 # the object each frame is in, with its path and build id
+# the capture's and the wrapper's frames are cut in the traced process (a
+# stack of depth 8 holds 8 of the program's frames, not the tracer's; its
+# wrapper of __libc_start_main lies below main, where it is)
+expect "no stack starts in the tracer's own frames" \
+  "$(q "$db" "select count(*) from callsite where substr(frames, 1, instr(frames || char(10), char(10)) - 1) like '%libgputrace%'")" 0
 expect "call sites name their object and its offset, not lines (no DWARF read in the traced process)" \
   "$(q "$db" "select count(*) > 0 and sum(frames like '%(app_train.c:%') = 0 from callsite where frames like '%(train_demo+0x%'")" 1
 expect "each object of a frame is recorded with its full path and GNU build id" \

@@ -83,6 +83,10 @@ expect "static, injected: the shared build's counts of kernels and copies" \
 expect "static, injected: the syncs, copies and frees recorded from CUPTI's callbacks, not the launches" \
   "$(q "$tmp/inject.db" "select group_concat(api_name || ':' || n, ' ') from (select api_name, count(*) n from api_call_named group by 1 order by 1)")" \
   "cudaFree:3 cudaFreeHost:1 cudaMemcpyAsync:20 cudaMemsetAsync:1 cudaStreamSynchronize:40"
+# taken inside CUPTI's callback: CUPTI's, the driver's and the runtime's
+# frames stay (the report cuts them once it has names), the tracer's go
+expect "static, injected: no stack has the tracer's own frames" \
+  "$(q "$tmp/inject.db" "select count(*) > 0 and count(*) filter (where frames like '%libgputrace%') = 0 from callsite")" 1
 expect "static, injected: the shared build's findings at its call sites, from CUPTI alone" \
   "$(findings "$tmp/inject.db")" "$(findings "$tmp/cu_scalar_read.db")"
 expect "static, injected: the findings are the expected ones" "$(findings "$tmp/inject.db")" \
