@@ -172,8 +172,8 @@ void charges_sort(struct charge *v, size_t n, size_t nprocs)
     enum { CAUSES = 14 }; /* rank_of's values */
     size_t nb = nprocs * CAUSES;
     size_t *at = calloc(nb + 1, sizeof *at);
-    struct charge *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-    if (!at || !a || !b)
+    struct charge *a = malloc(n * sizeof *a); /* one array beside v, as glibc's merge sort took */
+    if (!at || !a)
         model_out_of_memory();
     for (size_t i = 0; i < n; i++)
         at[(size_t)v[i].tl * CAUSES + (size_t)rank_of(v[i].kind) + 1]++;
@@ -181,16 +181,15 @@ void charges_sort(struct charge *v, size_t n, size_t nprocs)
         at[i + 1] += at[i];
     for (size_t i = 0; i < n; i++) /* at[k]: where bucket k's next claim goes, then its end */
         a[at[(size_t)v[i].tl * CAUSES + (size_t)rank_of(v[i].kind)]++] = v[i];
+    /* each bucket merged between a and v (whose claims are all in a now) */
     for (size_t k = 0, from = 0; k < nb; from = at[k++]) {
         size_t len = at[k] - from;
-        if (len) {
-            struct charge *sorted = len > 1 ? merge_runs(a + from, b + from, len) : a + from;
+        struct charge *sorted = len > 1 ? merge_runs(a + from, v + from, len) : a + from;
+        if (len && sorted != v + from)
             memcpy(v + from, sorted, len * sizeof *v);
-        }
     }
     free(at);
     free(a);
-    free(b);
 }
 
 struct span { int64_t a, b; };
