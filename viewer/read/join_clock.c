@@ -20,6 +20,7 @@
 #include "viewer/model/model_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int64_t call_end_bound(const struct proc *p, const struct sort_key *co, size_t i)
 {
@@ -49,15 +50,22 @@ size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t 
 {
     if (!nx || !n)
         return 0;
-    /* correlation -> the call whose id was pushed when CUPTI made it:
-     * only calls of CUDA's APIs (an NCCL group's id is its ncclGroupStart's,
-     * pushed around ncclGroupEnd: the time join's, as before) */
+    /* correlation -> the call whose id was pushed when CUPTI made it: calls
+     * of CUDA's APIs (their id tagged), and ungrouped NCCL operations (their
+     * own id, around the call: what CUPTI recorded inside, their kernel's
+     * launch first).  An NCCL group's id is its ncclGroupStart's, pushed
+     * around the outermost ncclGroupEnd: the time join's, as before. */
+    int group_start = -1;
+    for (int k = 0; k < m->napis; k++)
+        if (m->api_names[k] && !strcmp(m->api_names[k], "ncclGroupStart"))
+            group_start = k;
     struct idmap want = { 0 };
     for (size_t i = 0; i < p->ncalls; i++) {
         const struct call *c = &p->calls[i];
-        if (c->call_id <= 0 || !cupti_api_has_records(m, c->api))
+        if (c->call_id <= 0 || c->api == group_start)
             continue;
-        int64_t id = (int64_t)(GT_XCORR_TAG | (uint64_t)c->call_id); /* as the wrapper pushed it */
+        int of_cuda = cupti_api_has_records(m, c->api);
+        int64_t id = (int64_t)(of_cuda ? GT_XCORR_TAG | (uint64_t)c->call_id : (uint64_t)c->call_id); /* as pushed */
         const struct ext *e = ext_first(x, nx, id);
         for (; e && e < x + nx && e->id == id; e++)
             idmap_put(&want, e->corr, (int64_t)i, 1);
@@ -72,6 +80,15 @@ size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t 
             /* its own record (of its API: the runtime's, not the driver's
              * made for it), and every other one made inside it */
             a[k].claimed = 1;
+            if (!cupti_api_has_records(m, c->api)) {
+                /* an NCCL operation: its record is the first made inside it
+                 * (the records are in time order), its kernel's launch, as
+                 * the time join takes it; no anchor of the clocks' offset
+                 * (it is no record of the call itself) */
+                if (!c->corr && a[k].tid == c->tid)
+                    c->corr = a[k].corr;
+                continue;
+            }
             if (!c->corr && a[k].tid == c->tid && cupti_call_api(m, a[k].domain, a[k].cbid) == c->api) {
                 c->corr = a[k].corr;
                 a[k].claimed = 2; /* an anchor of the clocks' offset */
