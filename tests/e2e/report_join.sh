@@ -71,6 +71,23 @@ expect "NCCL's launch just after its call's end: every call joined as unedited (
 expect "NCCL's launch just after its call's end: no call only CUPTI saw, the unedited run's findings" \
   "$(report "$tmp/after")" "$(report "$tmp/run")"
 
+# the same for a group's launch, made in its outermost ncclGroupEnd under
+# the id of its ncclGroupStart (tests/apps/p2p_ring: sends and receives
+# in groups, 2 ranks)
+"$b/gputrace" record -o "$tmp/p2p" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/p2p_ring" > /dev/null 2>&1
+for f in "$tmp/p2p"/*.db; do "$b/gputrace" expand "$f" > /dev/null; done
+cp -r "$tmp/p2p" "$tmp/p2p_after"
+group_end="select c.end_ns from api_call c join api a on a.id = c.api where a.name = 'ncclGroupEnd'
+  and c.tid = cupti_api.tid and cupti_api.start_ns >= c.start_ns and cupti_api.end_ns <= c.end_ns"
+for f in "$tmp/p2p_after"/*.db; do
+  q "$f" "update cupti_api set start_ns = ($group_end) + 40, end_ns = ($group_end) + 160 where domain = 2 and exists ($group_end)"
+done
+expect "a group's launch just after its ncclGroupEnd: the group's, by its id; no call only CUPTI saw" \
+  "$(report "$tmp/p2p_after")" "$(report "$tmp/p2p")"
+expect "(and the edit moved the launches: 10 a rank)" \
+  "$(q "$(ls "$tmp/p2p_after"/*.db | head -n 1)" "select count(*) from cupti_api x where domain = 2 and exists (select 1 from api_call c
+     join api a on a.id = c.api where a.name = 'ncclGroupEnd' and c.tid = x.tid and x.start_ns = c.end_ns + 40)")" 10
+
 # the two clocks' conversions 8 us apart (5.8 us seen on a loaded machine)
 moved late "update cupti_api set start_ns = start_ns + 8000, end_ns = end_ns + 8000"
 expect "CUPTI's records 8 us late: every call joined as unedited" "$(as_unedited "$(joined "$tmp/late")" "$unmoved")" "as unedited"

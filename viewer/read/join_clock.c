@@ -45,31 +45,91 @@ const struct ext *ext_first(const struct ext *x, size_t nx, int64_t id)
     return lo < nx && x[lo].id == id ? &x[lo] : NULL;
 }
 
+static int api_named(const struct model *m, const char *name)
+{
+    for (int k = 0; k < m->napis; k++)
+        if (m->api_names[k] && !strcmp(m->api_names[k], name))
+            return k;
+    return -1;
+}
+
+struct group_call { int64_t tid, start; size_t i; int api; };
+
+static int cmp_group_call(const void *x, const void *y)
+{
+    const struct group_call *a = x, *b = y;
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* The tracer pushes an NCCL group's id, its outermost ncclGroupStart's,
+ * around the ncclGroupEnd that closes it (libtrace/wrap_nccl.c), which
+ * enqueues the group's work: out[ncclGroupStart's index + 1] = that
+ * ncclGroupEnd's index, the groups of each thread followed in time order,
+ * their depth counted (an ncclGroupSimulateEnd closes one too, launching
+ * nothing). */
+static void group_ends(const struct model *m, const struct proc *p, struct idmap *out)
+{
+    int gs = api_named(m, "ncclGroupStart"), ge = api_named(m, "ncclGroupEnd"),
+        sim = api_named(m, "ncclGroupSimulateEnd");
+    if (gs < 0 || ge < 0)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < p->ncalls; i++)
+        n += p->calls[i].api == gs || p->calls[i].api == ge || p->calls[i].api == sim;
+    struct group_call *v = n ? malloc(n * sizeof *v) : NULL;
+    if (!v)
+        return; /* none, or no memory: the time join's, as before */
+    n = 0;
+    for (size_t i = 0; i < p->ncalls; i++) {
+        const struct call *c = &p->calls[i];
+        if (c->api == gs || c->api == ge || c->api == sim)
+            v[n++] = (struct group_call){ c->tid, c->start, i, c->api };
+    }
+    qsort(v, n, sizeof *v, cmp_group_call);
+    size_t depth = 0, outer = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (k && v[k].tid != v[k - 1].tid)
+            depth = 0;
+        if (v[k].api == gs) {
+            if (depth++ == 0)
+                outer = v[k].i;
+        } else if (depth && --depth == 0 && v[k].api == ge) {
+            idmap_put(out, (uint64_t)outer + 1, (int64_t)v[k].i, 1);
+        }
+    }
+    free(v);
+}
+
 size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t n, const struct ext *x, size_t nx,
                    uint8_t *exact)
 {
     if (!nx || !n)
         return 0;
     /* correlation -> the call whose id was pushed when CUPTI made it: calls
-     * of CUDA's APIs (their id tagged), and ungrouped NCCL operations (their
+     * of CUDA's APIs (their id tagged); ungrouped NCCL operations (their
      * own id, around the call: what CUPTI recorded inside, their kernel's
-     * launch first).  An NCCL group's id is its ncclGroupStart's, pushed
-     * around the outermost ncclGroupEnd: the time join's, as before. */
-    int group_start = -1;
-    for (int k = 0; k < m->napis; k++)
-        if (m->api_names[k] && !strcmp(m->api_names[k], "ncclGroupStart"))
-            group_start = k;
+     * launch first); and the ncclGroupEnd that closes a group, around
+     * which its ncclGroupStart's id was pushed */
+    int group_start = api_named(m, "ncclGroupStart");
+    struct idmap ends = { 0 };
+    group_ends(m, p, &ends);
     struct idmap want = { 0 };
     for (size_t i = 0; i < p->ncalls; i++) {
         const struct call *c = &p->calls[i];
-        if (c->call_id <= 0 || c->api == group_start)
+        int64_t owner = (int64_t)i;
+        if (c->call_id <= 0 || (c->api == group_start && !idmap_get(&ends, (uint64_t)i + 1, &owner)))
             continue;
         int of_cuda = cupti_api_has_records(m, c->api);
         int64_t id = (int64_t)(of_cuda ? GT_XCORR_TAG | (uint64_t)c->call_id : (uint64_t)c->call_id); /* as pushed */
         const struct ext *e = ext_first(x, nx, id);
         for (; e && e < x + nx && e->id == id; e++)
-            idmap_put(&want, e->corr, (int64_t)i, 1);
+            idmap_put(&want, e->corr, owner, 1);
     }
+    idmap_free(&ends);
     size_t joined = 0;
     if (want.n) {
         for (size_t k = 0; k < n; k++) {

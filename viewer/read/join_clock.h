@@ -21,9 +21,11 @@ const struct ext *ext_first(const struct ext *x, size_t nx, int64_t id);
  * sorted by id) to the records those rows name: every one is claimed, the
  * first of the call's own API and thread gives it its correlation (and is
  * marked claimed = 2).  exact[i] is set for each call i so joined.
- * Returns how many calls were.  An ungrouped NCCL operation's records are
- * claimed too, the first on its thread giving it its correlation, but it
- * is not counted: no record is of the call itself. */
+ * Returns how many calls were.  An ungrouped NCCL operation's records,
+ * and a group's (pushed under its ncclGroupStart's id, made in the
+ * ncclGroupEnd that closes it: theirs), are claimed too, the first on the
+ * call's thread giving it its correlation; not counted: no record is of
+ * the call itself. */
 size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t n, const struct ext *x, size_t nx,
                    uint8_t *exact);
 
