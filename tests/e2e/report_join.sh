@@ -48,10 +48,14 @@ expect "unedited: every launch joined to its record, every sync in its call" \
 # NCCL call's (it began inside it), not the wait's; claimed by the wait, it
 # left the NCCL call to take the next launch's record, and so on down the
 # run of launches.
-inside="select c.start_ns from api_call c join api a on a.id = c.api where a.name = 'ncclAllReduce'
-  and c.tid = cupti_api.tid and cupti_api.start_ns >= c.start_ns and cupti_api.end_ns <= c.end_ns"
-moved quick "update cupti_api set start_ns = ($inside) + 300, end_ns = ($inside) + 600
-  where domain = 2 and exists ($inside)"
+# launches API AT FROM TO: SQL that moves each driver record made inside a
+# call of API to the call's AT (start_ns or end_ns) plus FROM..TO ns
+launches() {
+  local of="select c.$2 from api_call c join api a on a.id = c.api where a.name = '$1'
+    and c.tid = cupti_api.tid and cupti_api.start_ns >= c.start_ns and cupti_api.end_ns <= c.end_ns"
+  echo "update cupti_api set start_ns = ($of) + $3, end_ns = ($of) + $4 where domain = 2 and exists ($of)"
+}
+moved quick "$(launches ncclAllReduce start_ns 300 600)"
 expect "NCCL's launch right at its call's start: every call joined as unedited ($unmoved)" \
   "$(as_unedited "$(joined "$tmp/quick")" "$unmoved")" "as unedited"
 
@@ -62,10 +66,7 @@ expect "NCCL's launch right at its call's start: every call joined as unedited (
 # the record to it: it is the NCCL call's by that id, not a call of its own
 # that only CUPTI saw (which crossed the NVTX range the call ended in, and
 # the Chrome trace broke Perfetto's nesting rule).
-ending="select c.end_ns from api_call c join api a on a.id = c.api where a.name = 'ncclAllReduce'
-  and c.tid = cupti_api.tid and cupti_api.start_ns >= c.start_ns and cupti_api.end_ns <= c.end_ns"
-moved after "update cupti_api set start_ns = ($ending) + 40, end_ns = ($ending) + 160
-  where domain = 2 and exists ($ending)"
+moved after "$(launches ncclAllReduce end_ns 40 160)"
 expect "NCCL's launch just after its call's end: every call joined as unedited ($unmoved)" \
   "$(as_unedited "$(joined "$tmp/after")" "$unmoved")" "as unedited"
 expect "NCCL's launch just after its call's end: no call only CUPTI saw, the unedited run's findings" \
@@ -77,11 +78,7 @@ expect "NCCL's launch just after its call's end: no call only CUPTI saw, the une
 "$b/gputrace" record -o "$tmp/p2p" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/p2p_ring" > /dev/null 2>&1
 for f in "$tmp/p2p"/*.db; do "$b/gputrace" expand "$f" > /dev/null; done
 cp -r "$tmp/p2p" "$tmp/p2p_after"
-group_end="select c.end_ns from api_call c join api a on a.id = c.api where a.name = 'ncclGroupEnd'
-  and c.tid = cupti_api.tid and cupti_api.start_ns >= c.start_ns and cupti_api.end_ns <= c.end_ns"
-for f in "$tmp/p2p_after"/*.db; do
-  q "$f" "update cupti_api set start_ns = ($group_end) + 40, end_ns = ($group_end) + 160 where domain = 2 and exists ($group_end)"
-done
+for f in "$tmp/p2p_after"/*.db; do q "$f" "$(launches ncclGroupEnd end_ns 40 160)"; done
 expect "a group's launch just after its ncclGroupEnd: the group's, by its id; no call only CUPTI saw" \
   "$(report "$tmp/p2p_after")" "$(report "$tmp/p2p")"
 expect "(and the edit moved the launches: 10 a rank)" \
