@@ -92,6 +92,17 @@ expect "static, injected: the shared build's findings at its call sites, from CU
 expect "static, injected: the findings are the expected ones" "$(findings "$tmp/inject.db")" \
   "sync.no_consumer:ok@cu_scalar_read.cu:$(grep -n 'waits for the EMA' "$s/tests/apps/cu_scalar_read.cu" | cut -d: -f1) sync.scalar_read:ok@cu_scalar_read.cu:$(grep -n 'cudaStreamSynchronize(s));$' "$s/tests/apps/cu_scalar_read.cu" | head -1 | cut -d: -f1)"
 
+# no wrapper saw its cudaSetDevice, so the process's device is unknown:
+# the Chrome trace names each stream's track by the device CUPTI says its
+# work ran on ("GPU -1 stream 7" before)
+"$b/gputrace-report" --chrome-trace "$tmp/inject.trace.json" "$tmp/inject.db" > /dev/null 2>&1
+expect "static, injected: the GPU tracks named by their work's device" "$(python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
+ops = {(e["pid"], e["tid"], e["args"]["device"], e["args"]["stream"]) for e in ev if e.get("cat") in ("kernel", "gpu_memcpy")}
+bad = sorted({names.get((p, t)) for p, t, g, s in ops if names.get((p, t)) != "GPU %d stream %d" % (g, s)}, key=str)
+print(("%d streams" % len(ops)) if ops and not bad else bad)' "$tmp/inject.trace.json" | sed 's/^[1-9][0-9]* streams$/named/')" named
 ranks_json() { "$b/gputrace-report" --format json "$1" | python3 -c '
 import json, sys
 print(" ".join(str(r["cupti_only_calls"]) + ":" + str(r["unscoped_syncs"]) for r in json.load(sys.stdin)["ranks"]))'; }

@@ -146,6 +146,7 @@ static void note_tracks(struct writer *w, size_t pi, const struct proc *p)
         if (tid != s)
             move(w, pi, 1, s, tid);
         w->streams[w->nstreams] = s;
+        w->stream_devs[w->nstreams] = p->ops[i].device;
         w->stream_tids[w->nstreams++] = tid;
     }
 }
@@ -174,14 +175,20 @@ static void metadata(struct writer *w, const struct model *m, size_t pi)
     for (int a = 0; a < ns; a++) /* streams in id order */
         for (int b = a + 1; b < ns; b++)
             if (w->streams[b] < w->streams[a]) {
-                int t = w->streams[a], u = w->stream_tids[a];
+                int t = w->streams[a], u = w->stream_tids[a], d = w->stream_devs[a];
                 w->streams[a] = w->streams[b];
                 w->stream_tids[a] = w->stream_tids[b];
+                w->stream_devs[a] = w->stream_devs[b];
                 w->streams[b] = t;
                 w->stream_tids[b] = u;
+                w->stream_devs[b] = d;
             }
+    /* named by the device its work ran on, as CUPTI's records say: the
+     * process's device is the one its last cudaSetDevice chose, unknown (-1)
+     * where no wrapper saw that call (a static runtime's program) */
     for (int k = 0; k < ns; k++) {
-        snprintf(name, sizeof name, "GPU %d stream %d", p->device, w->streams[k]);
+        snprintf(name, sizeof name, "GPU %d stream %d", w->stream_devs[k] >= 0 ? w->stream_devs[k] : p->device,
+                 w->streams[k]);
         meta(w, "thread_name", pid, w->stream_tids[k], name, 1000 + k);
     }
 }

@@ -22,6 +22,7 @@ struct move { int proc, stream, id, tid; };
 struct writer {
     FILE *out; long events; int progress;
     int threads[TRACKS_NAMED], nthreads, streams[TRACKS_NAMED], stream_tids[TRACKS_NAMED], nstreams;
+    int stream_devs[TRACKS_NAMED]; /* the device of each stream's first GPU operation */
     struct move *moves; int nmoves, moves_cap, proc_moves; /* proc_moves: the process's so far */
     long *slices; size_t nprocs; /* slices written per process, for pad_order */
     int rank_width;               /* digits of the largest rank, for names that sort */
