@@ -225,6 +225,8 @@ int model_is_explicit_sync(const struct model *m, const struct call *c);
 int model_is_implicit_sync(const struct model *m, const struct call *c);
 /* Name of a wrapped API (or "?": a file whose api table lacks it). */
 const char *model_api_name(const struct model *m, int api);
+/* The id of the API of that name in the file's api table, or -1. */
+int model_api_named(const struct model *m, const char *name);
 /* Name of a kernel, whole, as the file has it (or "?"). */
 const char *model_kernel_name(const struct proc *p, int name_id);
 /* Call sites (sites.c).  A site is a (C stack, Python stack) pair of a

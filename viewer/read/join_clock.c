@@ -20,7 +20,6 @@
 #include "viewer/model/model_internal.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 int64_t call_end_bound(const struct proc *p, const struct sort_key *co, size_t i)
 {
@@ -45,14 +44,6 @@ const struct ext *ext_first(const struct ext *x, size_t nx, int64_t id)
     return lo < nx && x[lo].id == id ? &x[lo] : NULL;
 }
 
-static int api_named(const struct model *m, const char *name)
-{
-    for (int k = 0; k < m->napis; k++)
-        if (m->api_names[k] && !strcmp(m->api_names[k], name))
-            return k;
-    return -1;
-}
-
 struct group_call { int64_t tid, start; size_t i; int api; };
 
 static int cmp_group_call(const void *x, const void *y)
@@ -73,8 +64,8 @@ static int cmp_group_call(const void *x, const void *y)
  * nothing). */
 static void group_ends(const struct model *m, const struct proc *p, struct idmap *out)
 {
-    int gs = api_named(m, "ncclGroupStart"), ge = api_named(m, "ncclGroupEnd"),
-        sim = api_named(m, "ncclGroupSimulateEnd");
+    int gs = model_api_named(m, "ncclGroupStart"), ge = model_api_named(m, "ncclGroupEnd"),
+        sim = model_api_named(m, "ncclGroupSimulateEnd");
     if (gs < 0 || ge < 0)
         return;
     size_t n = 0;
@@ -114,7 +105,7 @@ size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t 
      * own id, around the call: what CUPTI recorded inside, their kernel's
      * launch first); and the ncclGroupEnd that closes a group, around
      * which its ncclGroupStart's id was pushed */
-    int group_start = api_named(m, "ncclGroupStart");
+    int group_start = model_api_named(m, "ncclGroupStart");
     struct idmap ends = { 0 };
     group_ends(m, p, &ends);
     struct idmap want = { 0 };

@@ -175,6 +175,14 @@ const char *model_api_name(const struct model *m, int api)
     return n ? n : "?";
 }
 
+int model_api_named(const struct model *m, const char *name)
+{
+    for (int i = 1; i < m->napis; i++) /* (id 0 is no API's) */
+        if (m->api_names[i] && !strcmp(m->api_names[i], name))
+            return i;
+    return -1;
+}
+
 
 /* A process's collectives, each with its site, as the run is loaded; then
  * put aside (model.h) until the process is. */

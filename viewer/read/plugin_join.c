@@ -63,10 +63,8 @@ static int api_of(const struct model *m, const char *func)
     if (!func)
         return 0;
     snprintf(name, sizeof name, "nccl%s", func);
-    for (int i = 1; i < m->napis; i++)
-        if (m->api_names[i] && !strcmp(m->api_names[i], name))
-            return i;
-    return 0;
+    int api = model_api_named(m, name);
+    return api > 0 ? api : 0;
 }
 
 static int is_rooted(const char *func)
