@@ -4,9 +4,10 @@
  * (its transaction and cursor set up, its halt) and SQLite's per-call
  * mutexes were most of a row's cost: a gpu_op row took 3.3 us stored alone
  * with its two indexes, 0.5 us in batches of 16 or 64 without them (SQLite
- * alone; bench/row_cost.sh measures the tracer's cost per row).  Rows queued here are stored, in the order they
- * came, by gt_db_flush_rows, which gt_db_commit calls first: a commit holds
- * every row queued before it. */
+ * alone; bench/row_cost.sh measures the tracer's cost per row).  Rows
+ * queued here are stored, in the order they came, by gt_db_flush_rows,
+ * which gt_db_commit calls first: a commit holds every row queued before
+ * it. */
 #ifndef GPUTRACE_DB_BATCH_H
 #define GPUTRACE_DB_BATCH_H
 

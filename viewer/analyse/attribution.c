@@ -96,28 +96,10 @@ static uint64_t key_of(int kind, int proc, int site)
     return ((uint64_t)(kind + 1) << 58) ^ ((uint64_t)((uint32_t)(proc + 2) & 0x3ffffff) << 32) ^ (uint32_t)site;
 }
 
-int charge_cmp(const void *x, const void *y)
-{
-    const struct charge *a = x, *b = y;
-    if (a->tl != b->tl)
-        return a->tl < b->tl ? -1 : 1;
-    int ra = rank_of(a->kind), rb = rank_of(b->kind);
-    if (ra != rb)
-        return ra < rb ? -1 : 1;
-    if (a->a != b->a)
-        return a->a < b->a ? -1 : 1;
-    if (a->b != b->b)
-        return a->b < b->b ? -1 : 1;
-    /* the same winner whatever order the claims were noted in (a rank read
-     * in windows notes them in another) */
-    if (a->kind != b->kind)
-        return a->kind < b->kind ? -1 : 1;
-    if (a->proc != b->proc)
-        return a->proc < b->proc ? -1 : 1;
-    return (a->site > b->site) - (a->site < b->site);
-}
-
-/* charge_cmp after its first two keys: within one process and one cause */
+/* Within one timeline and one cause: whether claim a comes after b, by
+ * start, end, then kind, process and site, so that the same claim wins
+ * whatever order the claims were noted in (a rank read in windows notes
+ * them in another). */
 static int claim_later(const struct charge *a, const struct charge *b)
 {
     if (a->a != b->a)
@@ -129,6 +111,17 @@ static int claim_later(const struct charge *a, const struct charge *b)
     if (a->proc != b->proc)
         return a->proc > b->proc;
     return a->site > b->site;
+}
+
+int charge_cmp(const void *x, const void *y)
+{
+    const struct charge *a = x, *b = y;
+    if (a->tl != b->tl)
+        return a->tl < b->tl ? -1 : 1;
+    int ra = rank_of(a->kind), rb = rank_of(b->kind);
+    if (ra != rb)
+        return ra < rb ? -1 : 1;
+    return claim_later(a, b) - claim_later(b, a);
 }
 
 /* src[0, n) merged, run by run, into dst: each pass merges neighbouring

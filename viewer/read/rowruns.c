@@ -44,12 +44,13 @@ static const char *const pass_sql[RT_TABLES] = {
  * max() of the rowid at the b-tree's edge, but "max(rowid) - min(rowid)"
  * in one select scans the whole table (a third of the report's own
  * thread on a run directory). */
+#define ROWID_SPAN(t) "SELECT (SELECT max(rowid) FROM " t ") - (SELECT min(rowid) FROM " t ") + 1"
 static const char *const count_sql[RT_TABLES] = {
-    [RT_API_CALL] = "SELECT (SELECT max(rowid) FROM api_call) - (SELECT min(rowid) FROM api_call) + 1",
+    [RT_API_CALL] = ROWID_SPAN("api_call"),
     [RT_CALL_BLOCK] = "SELECT sum(n) FROM api_call_block WHERE n BETWEEN 1 AND " STR(GT_CALL_BLOCK_ROWS),
-    [RT_GPU_OP] = "SELECT (SELECT max(rowid) FROM gpu_op) - (SELECT min(rowid) FROM gpu_op) + 1",
-    [RT_CUPTI_API] = "SELECT (SELECT max(rowid) FROM cupti_api) - (SELECT min(rowid) FROM cupti_api) + 1",
-    [RT_EXT_CORR] = "SELECT (SELECT max(rowid) FROM ext_corr) - (SELECT min(rowid) FROM ext_corr) + 1",
+    [RT_GPU_OP] = ROWID_SPAN("gpu_op"),
+    [RT_CUPTI_API] = ROWID_SPAN("cupti_api"),
+    [RT_EXT_CORR] = ROWID_SPAN("ext_corr"),
     [RT_CAPI_BLOCK] = "SELECT sum(n) FROM cupti_api_block WHERE n BETWEEN 1 AND " STR(GT_BLOCK_ROWS),
     [RT_GPU_BLOCK] = "SELECT sum(n) FROM gpu_op_block WHERE n BETWEEN 1 AND " STR(GT_BLOCK_ROWS),
 };
