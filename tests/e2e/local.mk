@@ -111,3 +111,8 @@ tests/e2e/crossrank.log: $(filter-out tests/e2e/crossrank.log tests/e2e/tracer_k
 # GPUTRACE_HTA_VENV does not point elsewhere
 clean-local:
 	rm -rf hta-venv hta-venv.lock browser-venv
+
+# the report's golden tests: recorded inputs and the report's exact outputs
+# for them (tests/data/golden/README.md)
+TESTS += tests/e2e/golden.sh
+EXTRA_DIST += tests/e2e/golden.sh tests/data/golden
