@@ -37,3 +37,12 @@ gputrace_report_SOURCES += viewer/analyse/clock_align.h viewer/analyse/clock_ali
 gputrace_report_SOURCES += viewer/proc_jobs.h viewer/proc_jobs.c viewer/analyse/findings_merge.c \
   viewer/analyse/summary_merge.c viewer/write/chrome_writer.h viewer/write/chrome_part.h viewer/write/chrome_part.c
 gputrace_report_LDADD += -lm
+# The report's objects in one archive, for the unit tests of its parts on
+# synthetic records (tests/unit/local.mk): each test links the real code
+# it calls, the linker taking from the archive only what is needed.  The
+# archive holds report_main.o too (automake cannot leave one source out of
+# a list); a test links Criterion's library before the archive, so that
+# main is Criterion's and report_main.o is never taken.
+check_LIBRARIES += viewer/libreport.a
+viewer_libreport_a_SOURCES = $(gputrace_report_SOURCES)
+viewer_libreport_a_CFLAGS = $(gputrace_report_CFLAGS)

@@ -127,3 +127,27 @@ tests_unit_test_db_batch_SOURCES = tests/unit/test_db_batch.c collector/db.h col
   collector/db_batch.c collector/schema.h collector/schema.c collector/boot_id.h collector/boot_id.c
 tests_unit_test_db_batch_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_db_batch_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
+
+# The report's join of its sources, on synthetic records, linked against
+# the report's own objects (viewer/libreport.a: Criterion's library first,
+# so that main is Criterion's, viewer/local.mk)
+VIEWER_TEST_LIBS = $(CRITERION_LIBS) viewer/libreport.a $(SQLITE_LIBS) $(ZLIB_LIBS) -ldl -lm
+VIEWER_TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+# the calls only CUPTI saw put in CUPTI's order among the joined ones
+check_PROGRAMS += tests/unit/test_cupti_order
+TESTS += tests/unit/test_cupti_order
+tests_unit_test_cupti_order_SOURCES = tests/unit/test_cupti_order.c
+tests_unit_test_cupti_order_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_cupti_order_LDADD = $(VIEWER_TEST_LIBS)
+# the join's exact and clock halves: by external id, the clocks' offset
+check_PROGRAMS += tests/unit/test_join_clock
+TESTS += tests/unit/test_join_clock
+tests_unit_test_join_clock_SOURCES = tests/unit/test_join_clock.c tests/unit/join_test_util.h
+tests_unit_test_join_clock_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_join_clock_LDADD = $(VIEWER_TEST_LIBS)
+# the join as a whole: skewed, out-of-order records of several threads
+check_PROGRAMS += tests/unit/test_correlate
+TESTS += tests/unit/test_correlate
+tests_unit_test_correlate_SOURCES = tests/unit/test_correlate.c tests/unit/join_test_util.h
+tests_unit_test_correlate_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_correlate_LDADD = $(VIEWER_TEST_LIBS)
