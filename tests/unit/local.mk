@@ -151,3 +151,9 @@ TESTS += tests/unit/test_correlate
 tests_unit_test_correlate_SOURCES = tests/unit/test_correlate.c tests/unit/join_test_util.h
 tests_unit_test_correlate_CFLAGS = $(VIEWER_TEST_CFLAGS)
 tests_unit_test_correlate_LDADD = $(VIEWER_TEST_LIBS)
+# NCCL's own records joined to the wrapped collectives, or standing in
+check_PROGRAMS += tests/unit/test_plugin_join
+TESTS += tests/unit/test_plugin_join
+tests_unit_test_plugin_join_SOURCES = tests/unit/test_plugin_join.c
+tests_unit_test_plugin_join_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_plugin_join_LDADD = $(VIEWER_TEST_LIBS)
