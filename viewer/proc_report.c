@@ -1,6 +1,7 @@
 /* proc_report.c: one process of the run through the report: its calls and
  * GPU operations loaded, whole or a window at a time (windows.h),
  * analysed, summarised and exported, then freed. */
+#include "viewer/read/load.h"
 #include "viewer/proc_report.h"
 #include "viewer/proc_pass.h"
 #include "viewer/analyse/analysis_p2p.h"
@@ -32,9 +33,9 @@ static void syncs_again(struct model *m, const struct report_sinks *k, size_t pi
     findings_drop(k->fs, (int)pi, F_SYNC_REDUNDANT, m->procs[pi].cupti_active ? F_COPY_PAGEABLE : F_SYNC_SCALAR_READ);
     deps_free(&ps->deps);
     for (size_t i = 0; i < w->n; i++) {
-        model_load_window(m, pi, &w->v[i].rows, w->v[i].lo, w->v[i].hi);
+        load_window(m, pi, &w->v[i].rows, w->v[i].lo, w->v[i].hi);
         analyse_syncs(m, k->o, k->fs, pi);
-        model_drop_window(m, pi);
+        load_drop_window(m, pi);
     }
     ps->ndue = 0; /* idle up to the process's end: none */
 }
@@ -62,7 +63,7 @@ static void colls_done(struct model *m, const struct report_sinks *k, size_t pi,
 {
     const struct proc *p = &m->procs[pi];
     size_t n = 0;
-    while (n < p->ncolls && (all || model_coll_settled(p, n)))
+    while (n < p->ncolls && (all || load_coll_settled(p, n)))
         n++;
     if (!n)
         return;
@@ -72,13 +73,13 @@ static void colls_done(struct model *m, const struct report_sinks *k, size_t pi,
     spill_lock(k);
     coll_spill_add_batch(k->spill, pi, p->colls, n, p->colls_first);
     spill_unlock(k);
-    model_release_colls(m, pi, n);
+    load_release_colls(m, pi, n);
 }
 
 int report_process(struct model *m, const struct report_sinks *k, size_t pi, char *err, size_t errlen)
 {
     int rc = 0;
-    model_begin_proc(m, pi);
+    load_begin_proc(m, pi);
     struct proc_windows w = { 0 };
     int windowed = windows_plan(m, pi, &w) == 0;
     struct kineto_rank *kr = k->kineto ? kineto_open_rank(k->kineto[pi], m, pi, err, errlen) : NULL;
@@ -87,10 +88,10 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
     summary_begin_proc(m, k->s, pi);
     for (size_t i = 0; i < (windowed ? w.n : 1); i++) {
         if (windowed) {
-            model_load_window(m, pi, &w.v[i].rows, w.v[i].lo, w.v[i].hi);
+            load_window(m, pi, &w.v[i].rows, w.v[i].lo, w.v[i].hi);
         } else {
-            model_load_window(m, pi, NULL, INT64_MIN, INT64_MAX);
-            model_drop_exts(m, pi); /* loaded for good: the peak without them */
+            load_window(m, pi, NULL, INT64_MIN, INT64_MAX);
+            load_drop_exts(m, pi); /* loaded for good: the peak without them */
         }
         analyse_proc(m, k->o, k->fs, pi);
         p2p_window(m, pi);
@@ -99,7 +100,7 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
             chrome_trace_window(k->ct, m, pi);
         if (kr)
             kineto_rank_window(kr, m, pi);
-        model_drop_window(m, pi);
+        load_drop_window(m, pi);
         colls_done(m, k, pi, 0);
     }
     m->procs[pi].pass->ndue = 0; /* idle up to the process's end: none */
@@ -116,6 +117,6 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
     spill_lock(k);
     coll_spill_end_proc(k->spill, pi);
     spill_unlock(k);
-    model_end_proc(m, pi);
+    load_end_proc(m, pi);
     return rc;
 }

@@ -31,7 +31,7 @@ void timeline_drop_except(struct timeline *t);
 
 void timeline_build(struct timeline *t, const struct proc *p);
 /* The timeline of process pi, built once and kept in the model (freed by
- * model_free). */
+ * load_free). */
 struct timeline *model_timeline(const struct model *m, size_t pi);
 void model_free_timelines(struct model *m);
 void model_free_timeline(struct model *m, size_t pi);

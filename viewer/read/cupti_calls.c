@@ -34,7 +34,7 @@
 #include "viewer/read/cupti_calls.h"
 #include "collector/cupti_cbids.h"
 #include "viewer/model/idmap.h"
-#include "viewer/model/model_internal.h"
+#include "viewer/read/load_internal.h"
 #include "viewer/proc_pass.h"
 #include "viewer/model/timeline.h"
 

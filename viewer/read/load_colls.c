@@ -144,7 +144,7 @@ void load_colls_before(struct model *m, struct proc *p, int64_t hi)
     }
 }
 
-int model_coll_settled(const struct proc *p, size_t i)
+int load_coll_settled(const struct proc *p, size_t i)
 {
     const struct coll *c = &p->colls[i];
     if (c->gstream >= 0 || !p->exts)
@@ -161,7 +161,7 @@ int model_coll_settled(const struct proc *p, size_t i)
     return 1;
 }
 
-void model_release_colls(struct model *m, size_t pi, size_t n)
+void load_release_colls(struct model *m, size_t pi, size_t n)
 {
     struct proc *p = &m->procs[pi];
     if (!n)

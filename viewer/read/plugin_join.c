@@ -22,7 +22,7 @@
 #define _GNU_SOURCE
 #include "viewer/read/plugin_join.h"
 #include "viewer/read/plugin_ce.h"
-#include "viewer/model/model_internal.h"
+#include "viewer/read/load_internal.h"
 #include "viewer/model/idmap.h"
 
 #include <stdint.h>
@@ -212,7 +212,7 @@ static size_t load_ops(struct model *m, sqlite3 *db, const struct proc *p, struc
         o->count = o->count < 0 ? 0 : model_clamp(o->count, 40);
         model_span(&o->start, &o->end);
     }
-    model_note_damage(m, p->db, rc, "nccl_op");
+    load_note_damage(m, p->db, rc, "nccl_op");
     sqlite3_finalize(s);
     free(kch);
     free(px);

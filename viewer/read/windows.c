@@ -1,7 +1,7 @@
 /* windows.c: where a long rank can be cut into windows, and the rows of
  * each (windows.h). */
 #include "viewer/read/windows.h"
-#include "viewer/model/model_internal.h"
+#include "viewer/read/load_internal.h"
 #include "viewer/proc_pass.h"
 #include "viewer/model/timeline.h"
 
@@ -377,7 +377,7 @@ int windows_plan(struct model *m, size_t pi, struct proc_windows *w)
     int rc = -1;
     proving_init(&v, p, k.v, nx);
     proving_init(&vg, p, k.v, nx);
-    model_load_exts(m, pi); /* which kernels are NCCL's */
+    load_exts(m, pi); /* which kernels are NCCL's */
     struct gpu_job job = { m, pi, &vg, pcs, m->dbs2 != NULL, 0 };
     pthread_t th;
     int threaded = m->dbs2 && rowruns_threads() && pthread_create(&th, NULL, prove_gpu, &job) == 0;

@@ -40,8 +40,8 @@ struct proc_windows { struct window *v; size_t n; };
 #define WINDOW_ROWS (1 << 20)
 #define WINDOW_MIN_FACTOR 4
 
-/* Plans windows for process pi (between model_begin_proc and the first
- * model_load_window).  Returns 0 with at least two windows in w, and the
+/* Plans windows for process pi (between load_begin_proc and the first
+ * load_window).  Returns 0 with at least two windows in w, and the
  * process's compute streams counted (proc_pass.h); -1 when it is read
  * whole (short, no exact cut, or a read failed). */
 int windows_plan(struct model *m, size_t pi, struct proc_windows *w);
