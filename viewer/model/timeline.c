@@ -1,8 +1,8 @@
 /* timeline.c: per-process indexes (see timeline.h). */
 #include "viewer/model/timeline.h"
-#include "viewer/read/cupti_calls.h"
+#include "viewer/model/handles.h"
 #include "viewer/proc_pass.h"
-#include "viewer/read/sort_by_time.h"
+#include "viewer/model/sort_by_time.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -19,7 +19,7 @@
 #include "viewer/read/join_clock.h"
 #include "viewer/model/idmap.h"
 #include "viewer/read/load_internal.h"
-#include "viewer/read/sort_by_time.h"
+#include "viewer/model/sort_by_time.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,10 +10,11 @@
 #include "viewer/read/cupti_calls.h"
 #include "viewer/read/cupti_order.h"
 #include "viewer/model/comm_kernels.h"
+#include "viewer/read/nccl_ce_calls.h"
 #include "viewer/model/idmap.h"
 #include "viewer/proc_pass.h"
 #include "viewer/read/rowruns.h"
-#include "viewer/read/sort_by_time.h"
+#include "viewer/model/sort_by_time.h"
 #include "viewer/model/tmpstore.h"
 #include "viewer/model/timeline.h"
 #include "collector/call_block.h"
@@ -480,7 +481,7 @@ void load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64
     if (p->ncalls > wrapped && sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
     struct enq_table enq = enq_table(&l.capis);
-    struct idmap in_nccl = { 0 }; /* made inside NCCL's own NVTX ranges (comm_kernels.h) */
+    struct idmap in_nccl = { 0 }; /* made inside NCCL's own NVTX ranges (nccl_ce_calls.h) */
     comm_nvtx_calls(p, l.capis.v, l.capis.n, &in_nccl);
     free(l.capis.v);
     if (enq.n && (int64_t)enq.corr[enq.n - 1] > p->pass->corr_seen)
