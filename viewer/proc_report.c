@@ -3,24 +3,16 @@
  * analysed, summarised and exported, then freed. */
 #include "viewer/read/load.h"
 #include "viewer/proc_report.h"
-#include "viewer/proc_pass.h"
+#include "viewer/analyse/proc_pass.h"
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/model/timeline.h"
+#include "viewer/model/stream_map.h"
 #include "viewer/read/windows.h"
 
 #include <stdlib.h>
 
 /* Whether a window mapped a stream handle that an earlier window's syncs
  * looked up before it was seen: whole, the process would have known it. */
-static int syncs_missed_streams(const struct proc_pass *ps)
-{
-    if (ps->missed_overflow)
-        return ps->nstreams > 0;
-    for (size_t i = 0; i < ps->nmissed; i++)
-        if (pass_stream(ps, ps->missed[i]) >= 0)
-            return 1;
-    return 0;
-}
 
 /* The syncs of every window again, knowing every stream handle of the
  * process from the start, as a whole process does. */
@@ -32,6 +24,9 @@ static void syncs_again(struct model *m, const struct report_sinks *k, size_t pi
     /* with CUPTI records the pageable copies are noted by analyse_syncs too */
     findings_drop(k->fs, (int)pi, F_SYNC_REDUNDANT, m->procs[pi].cupti_active ? F_COPY_PAGEABLE : F_SYNC_SCALAR_READ);
     deps_free(&ps->deps);
+    /* and the events CUPTI named by id, learned again as the windows
+     * load, as in the first pass */
+    stream_map_forget_events(m->procs[pi].smap);
     for (size_t i = 0; i < w->n; i++) {
         load_window(m, pi, &w->v[i].rows, w->v[i].lo, w->v[i].hi);
         analyse_syncs(m, k->o, k->fs, pi);
@@ -80,6 +75,7 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
 {
     int rc = 0;
     load_begin_proc(m, pi);
+    m->procs[pi].pass = proc_pass_new();
     struct proc_windows w = { 0 };
     int windowed = windows_plan(m, pi, &w) == 0;
     struct kineto_rank *kr = k->kineto ? kineto_open_rank(k->kineto[pi], m, pi, err, errlen) : NULL;
@@ -104,7 +100,7 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
         colls_done(m, k, pi, 0);
     }
     m->procs[pi].pass->ndue = 0; /* idle up to the process's end: none */
-    if (windowed && syncs_missed_streams(m->procs[pi].pass))
+    if (windowed && stream_map_found_missed(m->procs[pi].smap))
         syncs_again(m, k, pi, &w);
     windows_free(&w);
     colls_done(m, k, pi, 1);
@@ -118,5 +114,7 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
     coll_spill_end_proc(k->spill, pi);
     spill_unlock(k);
     load_end_proc(m, pi);
+    proc_pass_free(m->procs[pi].pass);
+    m->procs[pi].pass = NULL;
     return rc;
 }

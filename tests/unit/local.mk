@@ -91,7 +91,7 @@ tests_unit_test_clock_align_LDADD = $(CRITERION_LIBS) -lm
 check_PROGRAMS += tests/unit/test_p2p_match
 TESTS += tests/unit/test_p2p_match
 tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c viewer/analyse/analysis_p2p.h \
-  viewer/analyse/analysis_p2p.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
+  viewer/analyse/analysis_p2p.c viewer/analyse/proc_pass.c viewer/analyse/stream_deps.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
   viewer/model/tmpstore.h viewer/model/tmpstore.c viewer/model/idmap.h viewer/model/idmap.c
 tests_unit_test_p2p_match_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_p2p_match_LDADD = $(CRITERION_LIBS)

@@ -17,7 +17,7 @@
 #include "viewer/analyse/stream_deps.h"
 #include "viewer/model/handles.h"
 #include "viewer/model/idmap.h"
-#include "viewer/proc_pass.h"
+#include "viewer/analyse/proc_pass.h"
 #include "viewer/model/timeline.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "viewer/analyse/summary.h"
 #include "viewer/model/handles.h"
-#include "viewer/proc_pass.h"
+#include "viewer/analyse/proc_pass.h"
 #include "viewer/model/timeline.h"
 
 #include <stdio.h>

@@ -127,7 +127,11 @@ struct proc {
     size_t colls_first;           /* the number (in start order) of colls[0] */
     size_t colls_next;            /* the number of the next one to load */
     uint64_t colls_at; size_t colls_parked; /* where they all wait in model.parked, and how many */
-    struct proc_pass *pass;       /* what its analyses carry across windows (proc_pass.h) */
+    int64_t win_lo, win_hi;       /* the window loaded now: records that start in [win_lo, win_hi) */
+    int64_t corr_seen;            /* the highest CUPTI correlation id of the windows so far */
+    struct stream_map *smap;      /* its stream and event handles over the windows so far (stream_map.h) */
+    struct proc_pass *pass;       /* what its analyses carry across windows (analyse/proc_pass.h):
+                                   * theirs, made and freed by the driver */
     struct clock_corr align;      /* its host's clock, aligned from the collectives (clock_align.h) */
     struct proc_exts *exts;       /* its ext_corr rows, while it is loaded (load_proc.c) */
     int64_t inflight; /* calls left in flight when the process ended */

@@ -12,7 +12,7 @@
 #include "viewer/model/comm_kernels.h"
 #include "viewer/read/nccl_ce_calls.h"
 #include "viewer/model/idmap.h"
-#include "viewer/proc_pass.h"
+#include "viewer/model/stream_map.h"
 #include "viewer/read/rowruns.h"
 #include "viewer/model/sort_by_time.h"
 #include "viewer/model/tmpstore.h"
@@ -426,12 +426,11 @@ void load_begin_proc(struct model *m, size_t pi)
     struct proc *p = &m->procs[pi];
     p->colls = NULL;
     p->ncolls = p->colls_first = p->colls_next = 0;
-    if (!(p->pass = calloc(1, sizeof *p->pass)))
+    if (!(p->smap = calloc(1, sizeof *p->smap)))
         model_out_of_memory();
-    p->pass->lo = INT64_MIN;
-    p->pass->hi = INT64_MAX;
-    p->pass->sync_end = INT64_MIN;
-    p->pass->corr_seen = -1;
+    p->win_lo = INT64_MIN;
+    p->win_hi = INT64_MAX;
+    p->corr_seen = -1;
 }
 
 void load_exts(struct model *m, size_t pi)
@@ -453,8 +452,8 @@ void load_exts(struct model *m, size_t pi)
 void load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64_t lo, int64_t hi)
 {
     struct proc *p = &m->procs[pi];
-    p->pass->lo = lo;
-    p->pass->hi = hi;
+    p->win_lo = lo;
+    p->win_hi = hi;
     load_colls_before(m, p, hi); /* matched to their kernels once these are read */
     if (!rows && !(rows = p->rows))
         return;
@@ -484,8 +483,8 @@ void load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64
     struct idmap in_nccl = { 0 }; /* made inside NCCL's own NVTX ranges (nccl_ce_calls.h) */
     comm_nvtx_calls(p, l.capis.v, l.capis.n, &in_nccl);
     free(l.capis.v);
-    if (enq.n && (int64_t)enq.corr[enq.n - 1] > p->pass->corr_seen)
-        p->pass->corr_seen = enq.corr[enq.n - 1]; /* sorted: the highest */
+    if (enq.n && (int64_t)enq.corr[enq.n - 1] > p->corr_seen)
+        p->corr_seen = enq.corr[enq.n - 1]; /* sorted: the highest */
 
     if (t[RT_GPU_OP].count >= 0 && t[RT_GPU_BLOCK].count >= 0)
         p->ops = presized(t[RT_GPU_OP].count + t[RT_GPU_BLOCK].count, sizeof *p->ops, &p->ops_cap);
@@ -557,19 +556,10 @@ void load_end_proc(struct model *m, size_t pi)
     p->colls = NULL;
     p->ncolls = 0;
     load_drop_exts(m, pi);
-    struct proc_pass *ps = p->pass;
-    if (ps) {
-        free(ps->streams);
-        free(ps->missed);
-        free(ps->compute_streams);
-        deps_free(&ps->deps);
-        free(ps->due);
-        free(ps->coll_overlap);
-        free(ps->coll_hideable);
-        free(ps->dev_idle);
-        idmap_free(&ps->site_colls);
-        free(ps);
-        p->pass = NULL;
+    if (p->smap) {
+        stream_map_free(p->smap);
+        free(p->smap);
+        p->smap = NULL;
     }
     give_back_pages(); /* as load_drop_window does: the next process's arrays go in the holes */
 }

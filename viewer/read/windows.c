@@ -2,7 +2,7 @@
  * each (windows.h). */
 #include "viewer/read/windows.h"
 #include "viewer/read/load_internal.h"
-#include "viewer/proc_pass.h"
+#include "viewer/model/stream_map.h"
 #include "viewer/model/timeline.h"
 
 #include <pthread.h>
@@ -191,7 +191,7 @@ static void proving_op(struct proc_scan *s, const struct gop *g)
     size_t b = above(v->x, v->nx, g->end - 1); /* candidates below the end */
     across(v, i, b);
     if (g->kind == GOP_KERNEL && !model_op_is_nccl(v->p, g))
-        pass_add_compute_stream(v->p->pass, g->stream);
+        stream_map_add_compute(v->p->smap, g->stream);
 }
 
 /* Reads table t of process pi piece by piece into v, noting each piece's
@@ -399,10 +399,10 @@ int windows_plan(struct model *m, size_t pi, struct proc_windows *w)
         free(pcs[t].v);
     if (rc != 0) {
         windows_free(w);
-        p->pass->ncompute_streams = 0; /* read whole: counted as it loads */
+        p->smap->ncompute_streams = 0; /* read whole: counted as it loads */
         return -1;
     }
-    p->pass->compute_preset = 1;
+    p->smap->compute_preset = 1;
     if (getenv("GPUTRACE_REPORT_WINDOW_ROWS")) /* whoever sets it sees what it did */
         fprintf(stderr, "gputrace-report: rank %d (pid %d) read in %zu windows\n", p->rank, p->pid, w->n);
     return 0;
