@@ -5,6 +5,7 @@
 #include "viewer/proc_report.h"
 #include "viewer/analyse/proc_pass.h"
 #include "viewer/analyse/analysis_p2p.h"
+#include "viewer/analyse/passes.h"
 #include "viewer/model/timeline.h"
 #include "viewer/model/stream_map.h"
 #include "viewer/read/windows.h"
@@ -62,9 +63,9 @@ static void colls_done(struct model *m, const struct report_sinks *k, size_t pi,
         n++;
     if (!n)
         return;
-    analyse_colls_done(m, k->o, k->fs, pi, n);
+    struct pass_ctx c = { m, k->o, k->fs, NULL };
+    passes_colls_done(&c, pi, n);
     summary_add_colls(m, k->s, pi, n);
-    p2p_colls_done(m, pi, n);
     spill_lock(k);
     coll_spill_add_batch(k->spill, pi, p->colls, n, p->colls_first);
     spill_unlock(k);
@@ -74,6 +75,7 @@ static void colls_done(struct model *m, const struct report_sinks *k, size_t pi,
 int report_process(struct model *m, const struct report_sinks *k, size_t pi, char *err, size_t errlen)
 {
     int rc = 0;
+    struct pass_ctx c = { m, k->o, k->fs, NULL };
     load_begin_proc(m, pi);
     m->procs[pi].pass = proc_pass_new();
     struct proc_windows w = { 0 };
@@ -89,8 +91,7 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
             load_window(m, pi, NULL, INT64_MIN, INT64_MAX);
             load_drop_exts(m, pi); /* loaded for good: the peak without them */
         }
-        analyse_proc(m, k->o, k->fs, pi);
-        p2p_window(m, pi);
+        passes_window(&c, pi);
         summary_add_window(m, k->s, pi);
         if (k->ct)
             chrome_trace_window(k->ct, m, pi);
@@ -104,7 +105,7 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
         syncs_again(m, k, pi, &w);
     windows_free(&w);
     colls_done(m, k, pi, 1);
-    analyse_proc_end(m, k->fs, pi);
+    passes_proc_end(&c, pi);
     summary_end_proc(m, k->s, pi);
     if (k->ct)
         chrome_trace_proc_end(k->ct, m, pi);

@@ -17,6 +17,7 @@
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/write/html.h"
 #include "viewer/analyse/findings.h"
+#include "viewer/analyse/passes.h"
 #include "viewer/write/out_paths.h"
 #include "viewer/write/output.h"
 #include "viewer/proc_jobs.h"
@@ -438,10 +439,8 @@ int main(int argc, char **argv)
         trace_processes(&m, trace_later ? ct : NULL, kineto_ok ? kineto_files : NULL, jobs, &kineto_ok,
                         &workers_cpu) != 0)
         rc = 1;
-    /* point to point first: its findings' claims must be in before
-     * analyse_run charges each interval once (attribution.h) */
-    analyse_p2p(&m, &fs, &spill);
-    analyse_run(&m, &o, &fs, &spill);
+    struct pass_ctx across = { &m, &o, &fs, &spill };
+    passes_across(&across); /* the analyses' order: analyse/passes.c */
     clock_align_confidence(&m, &fs, &spill);
     findings_finish(&fs, &o, &m);
     summary_end(&s);

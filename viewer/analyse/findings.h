@@ -148,18 +148,10 @@ int findings_range_known(const struct model *m, const char *name);
  * above). */
 void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum finding_kind last);
 
-/* The analyses.  Those of one process run while its calls and GPU
- * operations are loaded (load_window), window by window when it is
- * read so (proc_pass.h): analyse_proc runs them all on the window loaded,
- * analyse_proc_end ends them once every window was.  analyse_run then
- * looks across ranks (collectives matched by communicator and sequence)
- * and writes the messages, once counts and costs are known. */
+/* The analyses, each called by its pass (passes.h).  Those of one
+ * process run while its calls and GPU operations are loaded, window by
+ * window when it is read so (proc_pass.h). */
 struct coll_spill;
-void analyse_proc(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
-void analyse_proc_end(const struct model *m, struct findings *fs, size_t pi);
-/* spill: every rank's collectives (coll_spill.h) */
-void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill);
-
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_copies(const struct model *m, struct findings *fs, size_t pi);
 /* A copy to or from pageable host memory (analysis_gpu.c), and its

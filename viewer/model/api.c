@@ -78,6 +78,14 @@ int model_is_implicit_sync(const struct model *m, const struct call *c)
     return r == ROLE_COPY_ASYNC && c->mem_kind == 1 && (c->copy_kind == 1 || c->copy_kind == 2);
 }
 
+int model_plugin_depth(const struct proc *p, int64_t index)
+{
+    for (size_t i = 0; i < p->nplugin_depth; i++)
+        if (p->plugin_depth[i].index == index)
+            return p->plugin_depth[i].depth;
+    return PD_NONE;
+}
+
 void model_set_api(struct model *m, int id, const char *name)
 {
     if (id < 0 || id > 4096)

@@ -182,6 +182,13 @@ struct model {
     const struct stack_source *stacks;   /* the sites' stacks (NULL: none known) */
 };
 
+/* How far NCCL got in one of a process's collectives (by its place among
+ * them, coll_rec.index), as NCCL's profiler plugin recorded it
+ * (read/plugin_join.c fills proc.plugin_depth): PD_NONE when it did not, or
+ * the collective finished (api.c). */
+enum { PD_NONE = 0, PD_ENQUEUED, PD_KERNEL, PD_PEER, PD_NETWORK, PD_DONE };
+int model_plugin_depth(const struct proc *p, int64_t index);
+
 /* Whether two processes ran on one machine: the same host name and, where
  * both files say, the same boot id (two machines may share a name). */
 static inline int model_same_host(const struct proc *a, const struct proc *b)
