@@ -1,25 +1,19 @@
 /* proc_report.c: one process of the run through the report: its calls and
  * GPU operations loaded, whole or a window at a time (windows.h),
  * analysed, summarised and exported, then freed. */
+#include "viewer/read/load.h"
 #include "viewer/proc_report.h"
-#include "viewer/proc_pass.h"
+#include "viewer/analyse/proc_pass.h"
 #include "viewer/analyse/analysis_p2p.h"
+#include "viewer/analyse/passes.h"
 #include "viewer/model/timeline.h"
+#include "viewer/model/stream_map.h"
 #include "viewer/read/windows.h"
 
 #include <stdlib.h>
 
 /* Whether a window mapped a stream handle that an earlier window's syncs
  * looked up before it was seen: whole, the process would have known it. */
-static int syncs_missed_streams(const struct proc_pass *ps)
-{
-    if (ps->missed_overflow)
-        return ps->nstreams > 0;
-    for (size_t i = 0; i < ps->nmissed; i++)
-        if (pass_stream(ps, ps->missed[i]) >= 0)
-            return 1;
-    return 0;
-}
 
 /* The syncs of every window again, knowing every stream handle of the
  * process from the start, as a whole process does. */
@@ -31,10 +25,13 @@ static void syncs_again(struct model *m, const struct report_sinks *k, size_t pi
     /* with CUPTI records the pageable copies are noted by analyse_syncs too */
     findings_drop(k->fs, (int)pi, F_SYNC_REDUNDANT, m->procs[pi].cupti_active ? F_COPY_PAGEABLE : F_SYNC_SCALAR_READ);
     deps_free(&ps->deps);
+    /* and the events CUPTI named by id, learned again as the windows
+     * load, as in the first pass */
+    stream_map_forget_events(m->procs[pi].smap);
     for (size_t i = 0; i < w->n; i++) {
-        model_load_window(m, pi, &w->v[i].rows, w->v[i].lo, w->v[i].hi);
+        load_window(m, pi, &w->v[i].rows, w->v[i].lo, w->v[i].hi);
         analyse_syncs(m, k->o, k->fs, pi);
-        model_drop_window(m, pi);
+        load_drop_window(m, pi);
     }
     ps->ndue = 0; /* idle up to the process's end: none */
 }
@@ -62,23 +59,25 @@ static void colls_done(struct model *m, const struct report_sinks *k, size_t pi,
 {
     const struct proc *p = &m->procs[pi];
     size_t n = 0;
-    while (n < p->ncolls && (all || model_coll_settled(p, n)))
+    while (n < p->ncolls && (all || load_coll_settled(p, n)))
         n++;
     if (!n)
         return;
-    analyse_colls_done(m, k->o, k->fs, pi, n);
+    struct pass_ctx c = { m, k->o, k->fs, NULL };
+    passes_colls_done(&c, pi, n);
     summary_add_colls(m, k->s, pi, n);
-    p2p_colls_done(m, pi, n);
     spill_lock(k);
     coll_spill_add_batch(k->spill, pi, p->colls, n, p->colls_first);
     spill_unlock(k);
-    model_release_colls(m, pi, n);
+    load_release_colls(m, pi, n);
 }
 
 int report_process(struct model *m, const struct report_sinks *k, size_t pi, char *err, size_t errlen)
 {
     int rc = 0;
-    model_begin_proc(m, pi);
+    struct pass_ctx c = { m, k->o, k->fs, NULL };
+    load_begin_proc(m, pi);
+    m->procs[pi].pass = proc_pass_new();
     struct proc_windows w = { 0 };
     int windowed = windows_plan(m, pi, &w) == 0;
     struct kineto_rank *kr = k->kineto ? kineto_open_rank(k->kineto[pi], m, pi, err, errlen) : NULL;
@@ -87,27 +86,26 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
     summary_begin_proc(m, k->s, pi);
     for (size_t i = 0; i < (windowed ? w.n : 1); i++) {
         if (windowed) {
-            model_load_window(m, pi, &w.v[i].rows, w.v[i].lo, w.v[i].hi);
+            load_window(m, pi, &w.v[i].rows, w.v[i].lo, w.v[i].hi);
         } else {
-            model_load_window(m, pi, NULL, INT64_MIN, INT64_MAX);
-            model_drop_exts(m, pi); /* loaded for good: the peak without them */
+            load_window(m, pi, NULL, INT64_MIN, INT64_MAX);
+            load_drop_exts(m, pi); /* loaded for good: the peak without them */
         }
-        analyse_proc(m, k->o, k->fs, pi);
-        p2p_window(m, pi);
+        passes_window(&c, pi);
         summary_add_window(m, k->s, pi);
         if (k->ct)
             chrome_trace_window(k->ct, m, pi);
         if (kr)
             kineto_rank_window(kr, m, pi);
-        model_drop_window(m, pi);
+        load_drop_window(m, pi);
         colls_done(m, k, pi, 0);
     }
     m->procs[pi].pass->ndue = 0; /* idle up to the process's end: none */
-    if (windowed && syncs_missed_streams(m->procs[pi].pass))
+    if (windowed && stream_map_found_missed(m->procs[pi].smap))
         syncs_again(m, k, pi, &w);
     windows_free(&w);
     colls_done(m, k, pi, 1);
-    analyse_proc_end(m, k->fs, pi);
+    passes_proc_end(&c, pi);
     summary_end_proc(m, k->s, pi);
     if (k->ct)
         chrome_trace_proc_end(k->ct, m, pi);
@@ -116,6 +114,8 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
     spill_lock(k);
     coll_spill_end_proc(k->spill, pi);
     spill_unlock(k);
-    model_end_proc(m, pi);
+    load_end_proc(m, pi);
+    proc_pass_free(m->procs[pi].pass);
+    m->procs[pi].pass = NULL;
     return rc;
 }

@@ -10,12 +10,14 @@
  * (an output that would overwrite an input or another output),
  * 3 when a --fail-on kind was found. */
 #include "collector/rundir.h"
+#include "viewer/read/load.h"
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/clock_align.h"
 #include "viewer/model/comm_kernels.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/write/html.h"
 #include "viewer/analyse/findings.h"
+#include "viewer/analyse/passes.h"
 #include "viewer/write/out_paths.h"
 #include "viewer/write/output.h"
 #include "viewer/proc_jobs.h"
@@ -189,7 +191,7 @@ static int inputs_add(struct inputs *in, const char *arg)
                         " CUDA or NCCL call of a traced process: a program that makes none leaves nothing)\n", arg);
         return -1;
     }
-    if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) { /* a file, or what model_load will say is wrong with it */
+    if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode)) { /* a file, or what load_model will say is wrong with it */
         if (input_add(in, arg) == 0)
             return 0;
         fprintf(stderr, "gputrace-report: out of memory\n");
@@ -382,16 +384,16 @@ int main(int argc, char **argv)
     m.progress = isatty(2);
     m.jobs = jobs;
     char err[1024], shown[4 * sizeof err]; /* err as stderr shows it (term_text.h): names from the file */
-    if (model_load(&m, paths, npaths, run, err, sizeof err) != 0) {
+    if (load_model(&m, paths, npaths, run, err, sizeof err) != 0) {
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown)); /* it may quote the file */
-        model_free(&m);
+        load_free(&m);
         inputs_free(&in);
         return 1;
     }
     char **kineto_files = kineto ? kineto_paths(kineto, &m, err, sizeof err) : NULL;
     if (refuse_overwrites(&m, trace, html, kineto_files) != 0) {
         kineto_paths_free(kineto_files, m.nprocs);
-        model_free(&m);
+        load_free(&m);
         return 2;
     }
     if (kineto && err[0]) /* processes of one rank: which file is whose */
@@ -429,7 +431,7 @@ int main(int argc, char **argv)
     double workers_cpu = 0; /* the busiest worker's CPU seconds, each pass */
     if (report_processes(&m, &k, jobs, &kineto_ok, &workers_cpu) != 0)
         rc = 1;
-    model_progress_done(&m);
+    load_progress_done(&m);
     clock_align_fit(&m, &spill);
     if (trace_later && !(ct = chrome_trace_open(trace, &m, isatty(2))))
         trace_errno = errno;
@@ -437,10 +439,8 @@ int main(int argc, char **argv)
         trace_processes(&m, trace_later ? ct : NULL, kineto_ok ? kineto_files : NULL, jobs, &kineto_ok,
                         &workers_cpu) != 0)
         rc = 1;
-    /* point to point first: its findings' claims must be in before
-     * analyse_run charges each interval once (attribution.h) */
-    analyse_p2p(&m, &fs, &spill);
-    analyse_run(&m, &o, &fs, &spill);
+    struct pass_ctx across = { &m, &o, &fs, &spill };
+    passes_across(&across); /* the analyses' order: analyse/passes.c */
     clock_align_confidence(&m, &fs, &spill);
     findings_finish(&fs, &o, &m);
     summary_end(&s);
@@ -502,7 +502,7 @@ int main(int argc, char **argv)
     findings_free(&fs);
     clock_align_free(&m);
     p2p_free(&m);
-    model_free(&m);
+    load_free(&m);
     inputs_free(&in);
     if (fflush(stdout) != 0)
         return 1;

@@ -42,7 +42,7 @@ tests_unit_test_sim_nccl_comms_DEPENDENCIES = tests/sim/libgpusim.la
 check_PROGRAMS += tests/unit/test_report_rows
 TESTS += tests/unit/test_report_rows
 tests_unit_test_report_rows_SOURCES = tests/unit/test_report_rows.c viewer/read/rowruns.h viewer/read/rowruns.c \
-  viewer/read/sort_by_time.h viewer/read/sort_by_time.c collector/row_block.h collector/call_block.h
+  viewer/model/sort_by_time.h viewer/model/sort_by_time.c collector/row_block.h collector/call_block.h
 tests_unit_test_report_rows_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_report_rows_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 
@@ -91,7 +91,7 @@ tests_unit_test_clock_align_LDADD = $(CRITERION_LIBS) -lm
 check_PROGRAMS += tests/unit/test_p2p_match
 TESTS += tests/unit/test_p2p_match
 tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c viewer/analyse/analysis_p2p.h \
-  viewer/analyse/analysis_p2p.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
+  viewer/analyse/analysis_p2p.c viewer/analyse/proc_pass.c viewer/analyse/stream_deps.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
   viewer/model/tmpstore.h viewer/model/tmpstore.c viewer/model/idmap.h viewer/model/idmap.c
 tests_unit_test_p2p_match_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_p2p_match_LDADD = $(CRITERION_LIBS)

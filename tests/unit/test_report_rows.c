@@ -1,8 +1,8 @@
 /* test_report_rows.c: the report's reading of one process at a time
- * (viewer/read/rowruns.c) and its sorting by time (viewer/read/sort_by_time.c),
+ * (viewer/read/rowruns.c) and its sorting by time (viewer/model/sort_by_time.c),
  * against plain SQL and qsort on the same data. */
 #include "viewer/read/rowruns.h"
-#include "viewer/read/sort_by_time.h"
+#include "viewer/model/sort_by_time.h"
 
 #include <criterion/criterion.h>
 #include <sqlite3.h>

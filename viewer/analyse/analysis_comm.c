@@ -5,8 +5,9 @@
 #include "viewer/analyse/hang_depth.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/analyse/findings.h"
-#include "viewer/proc_pass.h"
+#include "viewer/analyse/proc_pass.h"
 #include "viewer/model/timeline.h"
+#include "viewer/model/stream_map.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,9 +54,10 @@ void analyse_comm(const struct model *m, const struct report_opts *o, struct fin
     const struct proc *p = &m->procs[pi];
     struct proc_pass *ps = p->pass;
     struct timeline *t = model_timeline(m, pi);
+    proc_pass_colls_sync(ps, p);
     for (size_t i = 0; i < p->ncolls; i++) {
         const struct coll *c = &p->colls[i];
-        if (c->gend <= c->gstart || c->gstream < 0 || c->gstart < ps->lo || c->gstart >= ps->hi)
+        if (c->gend <= c->gstart || c->gstream < 0 || c->gstart < p->win_lo || c->gstart >= p->win_hi)
             continue;
         /* overlap as HTA computes it: merged compute intervals on the
          * device's other streams, intersected with the collective */
@@ -71,6 +73,7 @@ void analyse_colls_done(const struct model *m, const struct report_opts *o, stru
 {
     const struct proc *p = &m->procs[pi];
     struct proc_pass *ps = p->pass;
+    proc_pass_colls_sync(ps, p);
     for (size_t i = 0; i < n; i++) {
         const struct coll *c = &p->colls[i];
         int64_t k;
@@ -86,7 +89,7 @@ void analyse_colls_done(const struct model *m, const struct report_opts *o, stru
          * not that and comm.exposed; its exposed time is claimed from its
          * start (the overlap is measured, not where it fell) */
         struct finding *f = NULL;
-        if (pass_computes(ps, c->gstream))
+        if (stream_map_computes(p->smap, c->gstream))
             f = findings_at(fs, m, F_COMM_SAME_STREAM, (int)pi, c->site, -1, c->start);
         else if ((double)ov < o->exposed_fraction * (double)dur)
             f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->site, -1, c->start);

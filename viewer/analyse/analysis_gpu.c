@@ -1,7 +1,7 @@
 /* analysis_gpu.c: copies (copy.pageable, copy.serialized) and GPU idle
  * gaps that no host sync explains (gpu.idle). */
 #include "viewer/analyse/findings.h"
-#include "viewer/proc_pass.h"
+#include "viewer/analyse/proc_pass.h"
 #include "viewer/model/timeline.h"
 #include "viewer/analyse/attribution.h"
 

@@ -2,7 +2,7 @@
  * bubbles, and the cost of NCCL's lazy connections (analysis_p2p.h). */
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/coll_spill.h"
-#include "viewer/proc_pass.h"
+#include "viewer/analyse/proc_pass.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +82,7 @@ void p2p_window(struct model *m, size_t pi)
     struct p2p_stage *st = &r->stages[pi];
     for (size_t i = 0; i < p->ncalls && st->nends < P2P_GROUP_ENDS; i++) {
         const struct call *c = &p->calls[i];
-        if (c->api >= m->napis || r->is_p2p[c->api] != 3 || c->start < p->pass->lo || c->start >= p->pass->hi)
+        if (c->api >= m->napis || r->is_p2p[c->api] != 3 || c->start < p->win_lo || c->start >= p->win_hi)
             continue;
         if (st->nends == st->ends_cap) {
             st->ends_cap = st->ends_cap ? 2 * st->ends_cap : 64;
@@ -128,7 +128,7 @@ void p2p_colls_done(struct model *m, size_t pi, size_t n)
         st->last_gstart = c->gstart;
         st->last_gend = c->gend;
         st->last_gstream = c->gstream;
-        int64_t dur = c->gend - c->gstart, ov = p->pass->coll_overlap[i];
+        int64_t dur = c->gend - c->gstart, ov = proc_pass_coll_overlap(p->pass, p, i);
         model_add(&st->gpu_ns, dur);
         model_add(&st->bubble_ns, ov >= 0 && ov < dur ? dur - ov : ov < 0 ? dur : 0);
     }

@@ -15,9 +15,9 @@
  */
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/stream_deps.h"
-#include "viewer/read/cupti_calls.h"
+#include "viewer/model/handles.h"
 #include "viewer/model/idmap.h"
-#include "viewer/proc_pass.h"
+#include "viewer/analyse/proc_pass.h"
 #include "viewer/model/timeline.h"
 
 #include <stdio.h>

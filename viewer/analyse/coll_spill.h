@@ -2,7 +2,7 @@
  * (comm.straggler, comm.mismatch, comm.hang, the trace's flows from rank
  * to rank), without holding them all.
  *
- * A process's collectives are loaded with its calls (model_begin_proc) and
+ * A process's collectives are loaded with its calls (load_begin_proc) and
  * freed with them; before that, coll_spill_add writes what the analyses
  * across ranks read of each, sorted by (communicator, sequence), to a
  * temporary file (tmpstore.h).  At the end coll_spill_groups merges the processes' runs

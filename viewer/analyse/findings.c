@@ -1,5 +1,6 @@
-/* findings.c: the list of findings: aggregation per call site, the
- * repetition rules, ranking by cost. */
+/* findings.c: the store of findings: aggregation per call site, the
+ * repetition rules, ranking by cost.  The analyses that fill it run as
+ * passes (passes.c). */
 #define _GNU_SOURCE
 #include "viewer/analyse/findings.h"
 
@@ -223,21 +224,6 @@ void findings_finish(struct findings *fs, const struct report_opts *o, const str
         qsort(fs->v, fs->n, sizeof *fs->v, cmp_cost);
 }
 
-void analyse_proc(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
-{
-    analyse_syncs(m, o, fs, pi);
-    analyse_copies(m, fs, pi);
-    analyse_comm(m, o, fs, pi);
-    analyse_idle(m, o, fs, pi);
-    note_host_time(m, fs, pi);
-}
-
-void analyse_proc_end(const struct model *m, struct findings *fs, size_t pi)
-{
-    analyse_comm_end(m, fs, pi);
-    analyse_idle_end(m, fs, pi);
-}
-
 void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum finding_kind last)
 {
     size_t k = 0;
@@ -246,51 +232,6 @@ void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum 
             fs->v[k++] = fs->v[i];
     fs->n = k;
     charges_drop(fs, proc, (int)first, (int)last);
-}
-
-/* Confidence (docs/report.md, "Confidence"): high when the finding rests
- * on GPU records and repeated at its call site (or on the calls' own facts
- * across ranks: a mismatch, a hang); medium when it is a one-off, inferred
- * from host times alone (no CUPTI records in its process), or a whole
- * process's GPU idle (a guess at its cause); comm.straggler sets its own
- * (analysis_comm.c), low when its margin is near what unaligned clocks
- * could make up. */
-static void assign_confidence(struct findings *fs, const struct model *m, const struct report_opts *o)
-{
-    for (size_t i = 0; i < fs->n; i++) {
-        struct finding *f = &fs->v[i];
-        switch (f->kind) {
-        case F_COMM_STRAGGLER:
-            break;
-        case F_COMM_MISMATCH:
-        case F_COMM_HANG:
-            f->confidence = "high";
-            break;
-        case F_GPU_IDLE:
-            f->confidence = "medium";
-            break;
-        default: {
-            int gpu = f->proc >= 0 && m->procs[f->proc].cupti_active;
-            f->confidence = gpu && f->count >= o->min_repeats ? "high" : "medium";
-        }
-        }
-    }
-}
-
-void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill)
-{
-    /* every finding first, with its claims; then each interval of a rank's
-     * time charged once (attribution.h); then the messages, which quote
-     * the costs */
-    filter_copies(o, fs);
-    analyse_comm_across(m, o, fs, spill);
-    attribute_costs(fs, m, o);
-    finding_marks_from_charges(fs);
-    assign_confidence(fs, m, o);
-    host_times_free(fs, m->nprocs); /* what placed the stragglers */
-    describe_syncs(m, fs);
-    describe_copies(m, o, fs);
-    describe_comm(m, o, fs);
 }
 
 int findings_range_known(const struct model *m, const char *name)

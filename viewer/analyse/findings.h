@@ -61,7 +61,7 @@ struct finding {
     int64_t hideable_ns;      /* comm.same_stream: of exposed_ns, what the compute queued after it could hide */
     int64_t site_colls;       /* comm.exposed: its process's collectives (with a GPU time) at its site */
     const char *confidence;   /* "high", "medium", "low" */
-    char callsite[2048];      /* the frame shown: C++ frames run long */
+    char callsite[MODEL_CALLSITE_LEN]; /* the frame shown (model_callsite) */
     char message[512];
     char suggestion[512];
     char waited_for[256];     /* syncs: what the longest one waited for last (a kernel's name, "a copy"), "" if none */
@@ -148,18 +148,10 @@ int findings_range_known(const struct model *m, const char *name);
  * above). */
 void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum finding_kind last);
 
-/* The analyses.  Those of one process run while its calls and GPU
- * operations are loaded (model_load_window), window by window when it is
- * read so (proc_pass.h): analyse_proc runs them all on the window loaded,
- * analyse_proc_end ends them once every window was.  analyse_run then
- * looks across ranks (collectives matched by communicator and sequence)
- * and writes the messages, once counts and costs are known. */
+/* The analyses, each called by its pass (passes.h).  Those of one
+ * process run while its calls and GPU operations are loaded, window by
+ * window when it is read so (proc_pass.h). */
 struct coll_spill;
-void analyse_proc(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
-void analyse_proc_end(const struct model *m, struct findings *fs, size_t pi);
-/* spill: every rank's collectives (coll_spill.h) */
-void analyse_run(const struct model *m, const struct report_opts *o, struct findings *fs, struct coll_spill *spill);
-
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_copies(const struct model *m, struct findings *fs, size_t pi);
 /* A copy to or from pageable host memory (analysis_gpu.c), and its

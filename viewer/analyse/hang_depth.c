@@ -6,7 +6,6 @@
  * peer ("waiting for a peer") or handed to the network ("network"), or
  * finished ("done").  As JSON: "stopped": [{"rank": R, "at": "..."}...]. */
 #include "viewer/analyse/hang_depth.h"
-#include "viewer/read/plugin_join.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +20,7 @@ void hang_depth_facts(const struct model *m, const struct coll_spill *spill, con
 {
     int known = 0;
     for (size_t k = 0; k < n; k++)
-        known |= plugin_depth_at(&m->procs[v[k].proc], v[k].index) != PD_NONE;
+        known |= model_plugin_depth(&m->procs[v[k].proc], v[k].index) != PD_NONE;
     if (!known)
         return; /* the plugin saw none of it unfinished: nothing to add */
     char json[640] = "", text[400] = "";
@@ -30,7 +29,7 @@ void hang_depth_facts(const struct model *m, const struct coll_spill *spill, con
         const char *at = NULL;
         for (size_t k = 0; k < n && !at; k++)
             if (v[k].proc == (int)pi)
-                at = at_text[plugin_depth_at(&m->procs[pi], v[k].index)];
+                at = at_text[model_plugin_depth(&m->procs[pi], v[k].index)];
         if (!at && coll_spill_used(spill, pi, v[0].comm))
             at = "not started";
         if (!at)

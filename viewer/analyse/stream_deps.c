@@ -161,20 +161,8 @@ int deps_after_copy(const struct stream_deps *d, int tid, int64_t stream)
     return h == stream || (deps_is_legacy(h) && deps_is_legacy(stream));
 }
 
-void deps_learn_event(struct stream_deps *d, int cupti_event, int64_t handle)
-{
-    idmap_put(&d->cupti_events, (uint64_t)(uint32_t)cupti_event + 1, handle, 0); /* (+1: a key is never 0) */
-}
-
-int64_t deps_event_handle(const struct stream_deps *d, int cupti_event)
-{
-    int64_t h;
-    return idmap_get(&d->cupti_events, (uint64_t)(uint32_t)cupti_event + 1, &h) ? h : 0;
-}
-
 void deps_free(struct stream_deps *d)
 {
-    idmap_free(&d->cupti_events);
     free(d->blocking);
     idmap_free(&d->last_copy);
     idmap_free(&d->stream_ix);

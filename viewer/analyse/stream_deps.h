@@ -37,11 +37,6 @@ struct stream_deps {
      * legacy default stream orders with; one created before the trace
      * began, whose flags are unknown, is taken as non-blocking */
     int64_t *blocking; size_t nblocking, blocking_cap;
-    /* CUPTI's event id -> the handle a wrapped call of the event had (its
-     * CUDA_EVENT or SYNCHRONIZATION record named the id): a call of the
-     * same event that only CUPTI saw takes that handle, so that both are
-     * one event here (viewer/read/cupti_calls.c) */
-    struct idmap cupti_events;
 };
 #define DEPS_NO_COPY INT64_MIN
 
@@ -65,9 +60,6 @@ const struct dep_clock *deps_event(const struct stream_deps *d, int64_t event);
  * thread's latest call before this one was a blocking copy on `stream`. */
 void deps_note_call(struct stream_deps *d, int tid, int64_t stream);
 int deps_after_copy(const struct stream_deps *d, int tid, int64_t stream);
-/* The handle of CUPTI's event id, as deps_learn_event was told it (0: not). */
-void deps_learn_event(struct stream_deps *d, int cupti_event, int64_t handle);
-int64_t deps_event_handle(const struct stream_deps *d, int cupti_event);
 void deps_free(struct stream_deps *d);
 
 #endif

@@ -1,8 +1,8 @@
 /* summary.c: per-rank figures and the collectives table (see summary.h). */
 #define _GNU_SOURCE
 #include "viewer/analyse/summary.h"
-#include "viewer/read/cupti_calls.h"
-#include "viewer/proc_pass.h"
+#include "viewer/model/handles.h"
+#include "viewer/analyse/proc_pass.h"
 #include "viewer/model/timeline.h"
 
 #include <stdio.h>

@@ -76,8 +76,8 @@ struct summary {
 };
 
 /* Built in steps: begin; each process, while its collectives are loaded
- * (model_begin_proc): begin_proc, add_window for each window of its calls
- * and GPU operations loaded (model_load_window: one, or several for a
+ * (load_begin_proc): begin_proc, add_window for each window of its calls
+ * and GPU operations loaded (load_window: one, or several for a
  * process read a window at a time), end_proc; end, for the bandwidths and
  * the tables' order. */
 void summary_begin(const struct model *m, struct summary *s);

@@ -45,13 +45,4 @@ const struct coll *comm_op_collective(const struct proc *p, const struct gop *g)
 const char *comm_op_name(const struct model *m, const struct proc *p, const struct gop *g, const char *what,
                          char *buf, size_t len);
 
-/* Into out, the correlations of the batched copies and stream memory
- * operations CUPTI saw made inside one of NCCL's own NVTX ranges (domain
- * "NCCL", around each of its API calls) on their thread: a copy-engine
- * collective's (docs/nccl-ce.md) where no wrapper saw the NCCL call (a
- * static NCCL) and so no external correlation links it. */
-struct cupti_rec;
-struct idmap;
-void comm_nvtx_calls(const struct proc *p, const struct cupti_rec *r, size_t n, struct idmap *out);
-
 #endif

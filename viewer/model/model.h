@@ -5,7 +5,7 @@
  * operations (with the GPU time of the kernel that ran them), and the
  * mapping from stream handles to CUPTI stream ids.  Everything is sorted by
  * start time.  Calls, GPU operations and collectives, the bulk of a run,
- * are loaded one process at a time (model_begin_proc, model_end_proc), so
+ * are loaded one process at a time (load_begin_proc, load_end_proc), so
  * that the report's memory follows the largest rank, not the whole run;
  * the analyses across ranks read every rank's collectives back from a
  * temporary file (coll_spill.h), and the rest (ranges, sites, names) stays
@@ -119,15 +119,19 @@ struct proc {
     char host[128], gpu[128], end_reason[32], cupti[256];
     char boot_id[40];             /* its machine's boot (process.boot_id; "" in older files) */
     int has_end, has_exit_code, has_signal, cupti_active;
-    /* loaded by model_load_window, freed by model_drop_window */
+    /* loaded by load_window, freed by load_drop_window */
     struct call *calls; size_t ncalls, calls_cap;
     struct gop *ops; size_t nops, ops_cap;
     struct proc_rows *rows;       /* where its calls and GPU operations are in its database */
-    struct coll *colls; size_t ncolls; /* those loaded and not yet done with (model_load_window) */
+    struct coll *colls; size_t ncolls; /* those loaded and not yet done with (load_window) */
     size_t colls_first;           /* the number (in start order) of colls[0] */
     size_t colls_next;            /* the number of the next one to load */
     uint64_t colls_at; size_t colls_parked; /* where they all wait in model.parked, and how many */
-    struct proc_pass *pass;       /* what its analyses carry across windows (proc_pass.h) */
+    int64_t win_lo, win_hi;       /* the window loaded now: records that start in [win_lo, win_hi) */
+    int64_t corr_seen;            /* the highest CUPTI correlation id of the windows so far */
+    struct stream_map *smap;      /* its stream and event handles over the windows so far (stream_map.h) */
+    struct proc_pass *pass;       /* what its analyses carry across windows (analyse/proc_pass.h):
+                                   * theirs, made and freed by the driver */
     struct clock_corr align;      /* its host's clock, aligned from the collectives (clock_align.h) */
     struct proc_exts *exts;       /* its ext_corr rows, while it is loaded (load_proc.c) */
     int64_t inflight; /* calls left in flight when the process ended */
@@ -171,11 +175,19 @@ struct model {
     int64_t t0;                          /* earliest realtime start, for aligned times */
     struct timeline **timelines;         /* per process, built on first use (timeline.h) */
     int progress;                        /* show a progress line on stderr */
-    int jobs;                            /* threads the report may work on (viewer/proc_jobs.h), set before model_load */
+    int jobs;                            /* threads the report may work on (viewer/proc_jobs.h), set before load_model */
     struct clock_fit *clock;             /* the hosts' clocks as the collectives align them (clock_align.h), or NULL */
     struct p2p_run *p2p;                 /* point-to-point pairs and stages (analysis_p2p.h), or NULL */
     uint64_t rows_read;
+    const struct stack_source *stacks;   /* the sites' stacks (NULL: none known) */
 };
+
+/* How far NCCL got in one of a process's collectives (by its place among
+ * them, coll_rec.index), as NCCL's profiler plugin recorded it
+ * (read/plugin_join.c fills proc.plugin_depth): PD_NONE when it did not, or
+ * the collective finished (api.c). */
+enum { PD_NONE = 0, PD_ENQUEUED, PD_KERNEL, PD_PEER, PD_NETWORK, PD_DONE };
+int model_plugin_depth(const struct proc *p, int64_t index);
 
 /* Whether two processes ran on one machine: the same host name and, where
  * both files say, the same boot id (two machines may share a name). */
@@ -183,38 +195,9 @@ static inline int model_same_host(const struct proc *a, const struct proc *b)
 {
     return !strcmp(a->host, b->host) && (!a->boot_id[0] || !b->boot_id[0] || !strcmp(a->boot_id, b->boot_id));
 }
-/* Reads each process's boot id (boot_ids.c), where its file has the column. */
-void model_read_boot_ids(struct model *m);
 
-/* Loads run (NULL: the latest) from the given databases, all but the calls
- * and GPU operations of each process.  On failure returns -1 with a
- * one-line reason in err.  With progress set, a line on stderr counts the
- * rows read (for a terminal); model_progress_done clears it. */
-int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen);
-/* A process's calls and GPU operations, loaded whole or a window of time
- * at a time (windows.h): model_begin_proc loads its collectives and what
- * correlates them, and starts its proc_pass; model_load_window loads the
- * calls and operations that start in [lo, hi) (sorted, correlated), read
- * from the given rows (NULL: all of the process's); model_drop_window
- * frees them and the window's timeline; model_load_exts reads what
- * matches collectives and NCCL kernels to their calls (ext_corr), once,
- * when first needed, and model_drop_exts frees it once no window is to be
- * loaded; model_end_proc frees the rest. */
-void model_begin_proc(struct model *m, size_t pi);
-void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64_t lo, int64_t hi);
-void model_drop_window(struct model *m, size_t pi);
-void model_load_exts(struct model *m, size_t pi);
-void model_drop_exts(struct model *m, size_t pi);
-/* Whether the collective at p->colls[i] is done with: matched to its
- * kernel, or never to be (no window to come can hold it). */
-int model_coll_settled(const struct proc *p, size_t i);
-/* Frees the first n of p->colls (done with, in order). */
-void model_release_colls(struct model *m, size_t pi, size_t n);
-void model_end_proc(struct model *m, size_t pi);
-void model_progress_done(struct model *m);
 /* One line on stderr and exit 1: the report cannot go on without memory. */
 void model_out_of_memory(void);
-void model_free(struct model *m);
 /* Host syncs (docs/report.md): explicit ones wait for the device, a stream
  * or an event; implicit ones are blocking copies and memsets, copies to or
  * from pageable memory, and frees. */
@@ -223,12 +206,27 @@ void model_free(struct model *m);
 int model_result_failed(const struct model *m, int api, int32_t result);
 int model_is_explicit_sync(const struct model *m, const struct call *c);
 int model_is_implicit_sync(const struct model *m, const struct call *c);
+/* Makes API id known by its name (api.c): its role and its results that
+ * are answers follow from the name; a NULL name makes the id known as an
+ * API of no role.  Ids outside 0..4096 are ignored. */
+void model_set_api(struct model *m, int id, const char *name);
 /* Name of a wrapped API (or "?": a file whose api table lacks it). */
 const char *model_api_name(const struct model *m, int api);
 /* The id of the API of that name in the file's api table, or -1. */
 int model_api_named(const struct model *m, const char *name);
 /* Name of a kernel, whole, as the file has it (or "?"). */
 const char *model_kernel_name(const struct proc *p, int name_id);
+/* Where a site's stacks come from: the reader hands this in
+ * (read/stack_text.c: the file's callsite and pystack rows, C frames
+ * symbolised), so that the model never reads a file.  Each writes the
+ * frames one per line into buf and returns buf ("" when there are none). */
+struct stack_source {
+    const char *(*c_stack)(const struct model *m, const struct proc *p, int callsite, char *buf, size_t len);
+    const char *(*py_stack)(const struct model *m, const struct proc *p, int pystack, char *buf, size_t len);
+};
+/* The most bytes of the frame a site is shown as, with its NUL: C++
+ * frames run long. */
+#define MODEL_CALLSITE_LEN 2048
 /* Call sites (sites.c).  A site is a (C stack, Python stack) pair of a
  * process; model_callsite gives the frame a user wants to see: the
  * innermost Python frame of their own code when there is a Python stack,
@@ -241,10 +239,9 @@ int model_site_shown(const struct model *m, struct proc *p, int site);
 /* Full C and Python stacks of a site (one frame per line), or "". */
 const char *model_callstack(const struct model *m, const struct proc *p, int site, char *buf, size_t len);
 const char *model_pystack(const struct model *m, const struct proc *p, int site, char *buf, size_t len);
-/* Loads table(process_id, id, value) rows of one process into v[id]. */
-void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char ***v, int *n);
-/* NVTX ranges (ranges.c): loaded with the process. */
-void model_load_ranges(const struct model *m, struct proc *p);
+/* Sorts the process's ranges as model_range_at needs them and gives each
+ * user range its parent and iteration (ranges.c); once they are loaded. */
+void model_ranges_index(struct proc *p);
 /* The innermost user range around time t on thread tid (tid < 0: the
  * thread with the most ranges), as an index into p->ranges, or -1. */
 int model_range_at(const struct proc *p, int tid, int64_t t);

@@ -8,9 +8,7 @@
  * libraries and the tracer.  Findings are grouped by that frame.
  */
 #define _GNU_SOURCE
-#include "viewer/analyse/findings.h"
 #include "viewer/model/model.h"
-#include "viewer/read/symbolize.h"
 #include "collector/schema.h"
 
 #include <stdio.h>
@@ -42,20 +40,6 @@ int model_site(struct proc *p, int callsite, int pystack)
 static struct site site_of(const struct proc *p, int site)
 {
     return site > 0 && site < p->nsites ? p->sites[site] : (struct site){ 0, 0, 0, NULL };
-}
-
-static const char *lookup_text(const struct model *m, const struct proc *p, const char *sql, int id, char *buf, size_t len)
-{
-    sqlite3_stmt *s;
-    buf[0] = 0;
-    if (id <= 0 || sqlite3_prepare_v2(m->dbs[p->db], sql, -1, &s, NULL) != SQLITE_OK)
-        return buf;
-    sqlite3_bind_int64(s, 1, p->id);
-    sqlite3_bind_int(s, 2, id);
-    if (sqlite3_step(s) == SQLITE_ROW)
-        snprintf(buf, len, "%s", sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "");
-    sqlite3_finalize(s);
-    return buf;
 }
 
 /* Whether a written frame ("function (file:line) [module]" or
@@ -102,16 +86,21 @@ static void cut_runtime_frames(char *stack)
 
 const char *model_callstack(const struct model *m, const struct proc *p, int site, char *buf, size_t len)
 {
-    lookup_text(m, p, "SELECT frames FROM callsite WHERE process_id = ? AND id = ?", site_of(p, site).callsite, buf, len);
-    symbolize_stack(m->dbs[p->db], p->id, buf, len);
+    buf[0] = 0;
+    int id = site_of(p, site).callsite;
+    if (id > 0 && m->stacks)
+        m->stacks->c_stack(m, p, id, buf, len);
     cut_runtime_frames(buf);
     return buf;
 }
 
 const char *model_pystack(const struct model *m, const struct proc *p, int site, char *buf, size_t len)
 {
-    return lookup_text(m, p, "SELECT frames FROM pystack WHERE process_id = ? AND id = ?", site_of(p, site).pystack,
-                       buf, len);
+    buf[0] = 0;
+    int id = site_of(p, site).pystack;
+    if (id > 0 && m->stacks)
+        m->stacks->py_stack(m, p, id, buf, len);
+    return buf;
 }
 
 /* A Python frame "function (file:line)" of the interpreter's own library
@@ -188,7 +177,7 @@ int model_site_shown(const struct model *m, struct proc *p, int site)
     struct site *s = &p->sites[site];
     if (s->shown)
         return s->shown;
-    char text[sizeof ((struct finding *)0)->callsite]; /* what a finding shows */
+    char text[MODEL_CALLSITE_LEN]; /* what a finding shows */
     model_callsite(m, p, site, text, sizeof text);
     s->text = strdup(text);
     s->shown = site;

@@ -1,8 +1,8 @@
 /* timeline.c: per-process indexes (see timeline.h). */
 #include "viewer/model/timeline.h"
-#include "viewer/read/cupti_calls.h"
-#include "viewer/proc_pass.h"
-#include "viewer/read/sort_by_time.h"
+#include "viewer/model/handles.h"
+#include "viewer/model/stream_map.h"
+#include "viewer/model/sort_by_time.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -139,70 +139,28 @@ void timeline_build(struct timeline *t, const struct proc *p)
         model_out_of_memory();
     /* stream handles: mapped by the first call that caused GPU work, over
      * the process's windows so far */
-    struct proc_pass *ps = p->pass;
+    struct stream_map *sm = p->smap;
     for (size_t c = 0; c < p->ncalls; c++) {
         t->op_of_call[c] = p->calls[c].corr ? first_op_of(by_corr, nk, p->calls[c].corr) : -1;
-        if (t->op_of_call[c] >= 0 && pass_stream(ps, p->calls[c].stream) < 0)
-            pass_map_stream(ps, p->calls[c].stream, p->ops[t->op_of_call[c]].stream);
+        if (t->op_of_call[c] >= 0 && stream_map_get(sm, p->calls[c].stream) < 0)
+            stream_map_put(sm, p->calls[c].stream, p->ops[t->op_of_call[c]].stream);
     }
     free(by_corr);
     t->busy = ops_union(p, 0);
     t->compute = ops_union(p, 1);
     t->comm = ops_union(p, 2);
-    if (ps->compute_preset)
+    if (sm->compute_preset)
         return; /* counted over the whole process (windows.c) */
     for (size_t i = 0; i < p->nops; i++) {
         const struct gop *g = &p->ops[i];
         if (g->kind == GOP_KERNEL && !g->nccl)
-            pass_add_compute_stream(ps, g->stream);
+            stream_map_add_compute(sm, g->stream);
     }
-}
-
-void pass_map_stream(struct proc_pass *ps, int64_t handle, int stream)
-{
-    if (ps->nstreams == ps->streams_cap) {
-        ps->streams_cap = ps->streams_cap ? ps->streams_cap * 2 : 16;
-        if (!(ps->streams = realloc(ps->streams, ps->streams_cap * sizeof *ps->streams)))
-            model_out_of_memory();
-    }
-    ps->streams[ps->nstreams++] = (struct handle_stream){ handle, stream };
-}
-
-int pass_stream(const struct proc_pass *ps, int64_t handle)
-{
-    int cupti = CUPTI_STREAM_ID(handle); /* a call only CUPTI saw names its stream so */
-    if (cupti >= 0)
-        return cupti;
-    for (size_t i = 0; i < ps->nstreams; i++)
-        if (ps->streams[i].handle == handle)
-            return ps->streams[i].stream;
-    return -1;
-}
-
-void pass_add_compute_stream(struct proc_pass *ps, int stream)
-{
-    for (size_t i = 0; i < ps->ncompute_streams; i++)
-        if (ps->compute_streams[i] == stream)
-            return;
-    if (ps->ncompute_streams == ps->compute_cap) {
-        ps->compute_cap = ps->compute_cap ? ps->compute_cap * 2 : 8;
-        if (!(ps->compute_streams = realloc(ps->compute_streams, ps->compute_cap * sizeof *ps->compute_streams)))
-            model_out_of_memory();
-    }
-    ps->compute_streams[ps->ncompute_streams++] = stream;
-}
-
-int pass_computes(const struct proc_pass *ps, int stream)
-{
-    for (size_t i = 0; i < ps->ncompute_streams; i++)
-        if (ps->compute_streams[i] == stream)
-            return 1;
-    return 0;
 }
 
 int timeline_stream_computes(const struct timeline *t, int stream)
 {
-    return pass_computes(t->p->pass, stream);
+    return stream_map_computes(t->p->smap, stream);
 }
 
 const struct ivals *timeline_compute_except(struct timeline *t, int stream)
@@ -251,25 +209,10 @@ void timeline_free(struct timeline *t)
 
 int timeline_stream(const struct timeline *t, int64_t handle)
 {
-    struct proc_pass *ps = t->p->pass;
-    int s = pass_stream(ps, handle);
-    if (s >= 0 || ps->missed_overflow)
-        return s;
-    /* not seen so far: noted, in case a later window maps it */
-    for (size_t i = 0; i < ps->nmissed; i++)
-        if (ps->missed[i] == handle)
-            return -1;
-    if (ps->nmissed == ps->missed_cap) {
-        if (ps->missed_cap >= 4096) { /* a file of countless handles: analysed again if any is mapped */
-            ps->missed_overflow = 1;
-            return -1;
-        }
-        ps->missed_cap = ps->missed_cap ? ps->missed_cap * 2 : 16;
-        if (!(ps->missed = realloc(ps->missed, ps->missed_cap * sizeof *ps->missed)))
-            model_out_of_memory();
-    }
-    ps->missed[ps->nmissed++] = handle;
-    return -1;
+    int s = stream_map_get(t->p->smap, handle);
+    if (s < 0) /* not seen so far: noted, in case a later window maps it */
+        stream_map_note_missed(t->p->smap, handle);
+    return s;
 }
 
 size_t timeline_first_op_at(const struct timeline *t, int64_t ts)

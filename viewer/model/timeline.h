@@ -22,7 +22,7 @@ struct timeline {
 };
 
 /* Whether a stream runs compute (non-NCCL) kernels (anywhere in the
- * process: proc_pass.h). */
+ * process: stream_map.h). */
 int timeline_stream_computes(const struct timeline *t, int stream);
 /* Union of compute kernels on all streams of `stream`'s GPU except
  * `stream` (cached until timeline_drop_except). */
@@ -31,21 +31,14 @@ void timeline_drop_except(struct timeline *t);
 
 void timeline_build(struct timeline *t, const struct proc *p);
 /* The timeline of process pi, built once and kept in the model (freed by
- * model_free). */
+ * load_free). */
 struct timeline *model_timeline(const struct model *m, size_t pi);
 void model_free_timelines(struct model *m);
 void model_free_timeline(struct model *m, size_t pi);
 void timeline_free(struct timeline *t);
 /* CUPTI stream id of a stream handle, -1 if not seen so far (the process's
- * stream map: proc_pass.h, which notes the miss). */
+ * stream map, stream_map.h, which notes the miss). */
 int timeline_stream(const struct timeline *t, int64_t handle);
-struct proc_pass;
-/* The same without noting a miss, and adding a compute stream. */
-int pass_stream(const struct proc_pass *ps, int64_t handle);
-/* Maps handle to stream (which pass_stream did not know). */
-void pass_map_stream(struct proc_pass *ps, int64_t handle, int stream);
-void pass_add_compute_stream(struct proc_pass *ps, int stream);
-int pass_computes(const struct proc_pass *ps, int stream);
 /* First op index whose start >= ts. */
 size_t timeline_first_op_at(const struct timeline *t, int64_t ts);
 /* A union built from intervals sorted by start (each not before the one

@@ -2,11 +2,11 @@
  * which tells two machines of one host name apart (model_same_host).
  * Files written before the column existed have none: their processes are
  * told apart by host name alone, as they always were. */
-#include "viewer/model/model_internal.h"
+#include "viewer/read/load_internal.h"
 
 #include <string.h>
 
-void model_read_boot_ids(struct model *m)
+void load_boot_ids(struct model *m)
 {
     for (size_t d = 0; d < m->ndbs; d++) {
         sqlite3_stmt *s;

@@ -18,8 +18,8 @@
 #include "viewer/read/correlate.h"
 #include "viewer/read/join_clock.h"
 #include "viewer/model/idmap.h"
-#include "viewer/model/model_internal.h"
-#include "viewer/read/sort_by_time.h"
+#include "viewer/read/load_internal.h"
+#include "viewer/model/sort_by_time.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -34,8 +34,8 @@
 #include "viewer/read/cupti_calls.h"
 #include "collector/cupti_cbids.h"
 #include "viewer/model/idmap.h"
-#include "viewer/model/model_internal.h"
-#include "viewer/proc_pass.h"
+#include "viewer/read/load_internal.h"
+#include "viewer/model/stream_map.h"
 #include "viewer/model/timeline.h"
 
 #include <cupti_activity.h>
@@ -141,13 +141,13 @@ static int real_handle(int64_t h)
     return ((uint64_t)h >> 56) != 0x7e;
 }
 
-/* A CUPTI stream id -> the wrapped handle mapped to it (pass_map_stream,
+/* A CUPTI stream id -> the wrapped handle mapped to it (stream_map_put,
  * over the windows so far): one not of the legacy stream (0, 1) where
  * there are several, since a per-thread stream's calls name it 0 too. */
-static void real_streams(const struct proc_pass *ps, struct idmap *out)
+static void real_streams(const struct stream_map *sm, struct idmap *out)
 {
-    for (size_t i = 0; i < ps->nstreams; i++) {
-        const struct handle_stream *h = &ps->streams[i];
+    for (size_t i = 0; i < sm->nstreams; i++) {
+        const struct handle_stream *h = &sm->streams[i];
         int64_t had;
         if (!real_handle(h->handle) || h->stream < 0)
             continue;
@@ -159,7 +159,7 @@ static void real_streams(const struct proc_pass *ps, struct idmap *out)
 
 void cupti_calls_fix(struct proc *p, const struct cupti_sync *recs, size_t nrecs)
 {
-    struct proc_pass *ps = p->pass;
+    struct stream_map *sm = p->smap;
     struct idmap op_of = { 0 }, rec_of = { 0 }, real = { 0 };
     idmap_reserve(&op_of, p->nops);
     idmap_reserve(&rec_of, nrecs);
@@ -175,16 +175,16 @@ void cupti_calls_fix(struct proc *p, const struct cupti_sync *recs, size_t nrecs
         int64_t v;
         if (!c->corr)
             continue;
-        if (real_handle(c->stream) && pass_stream(ps, c->stream) < 0) {
+        if (real_handle(c->stream) && stream_map_get(sm, c->stream) < 0) {
             if (idmap_get(&op_of, c->corr, &v))
-                pass_map_stream(ps, c->stream, p->ops[v].stream);
+                stream_map_put(sm, c->stream, p->ops[v].stream);
             else if (c->stream && idmap_get(&rec_of, c->corr, &v) && recs[v].stream >= 0)
-                pass_map_stream(ps, c->stream, recs[v].stream);
+                stream_map_put(sm, c->stream, recs[v].stream);
         }
         if (c->event && real_handle(c->event) && idmap_get(&rec_of, c->corr, &v) && recs[v].event >= 0)
-            deps_learn_event(&ps->deps, recs[v].event, c->event);
+            stream_map_learn_event(sm, recs[v].event, c->event);
     }
-    real_streams(ps, &real);
+    real_streams(sm, &real);
     for (size_t i = 0; i < p->ncalls; i++) {
         struct call *c = &p->calls[i];
         int64_t v;
@@ -210,7 +210,7 @@ void cupti_calls_fix(struct proc *p, const struct cupti_sync *recs, size_t nrecs
          * CUPTI (or its callback) saw names: the wrapped calls' handle of
          * it where one named it, else CUPTI's id */
         if (!c->event && r && r->event >= 0) {
-            int64_t h = deps_event_handle(&ps->deps, r->event);
+            int64_t h = stream_map_event_handle(sm, r->event);
             c->event = h ? h : CUPTI_EVENT_HANDLE(r->event);
         }
         int id = CUPTI_STREAM_ID(c->stream);

@@ -4,23 +4,11 @@
 #define GPUTRACE_CUPTI_CALLS_H
 
 #include "viewer/model/model.h"
+#include "viewer/model/handles.h"
 #include "collector/call_block.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* A stream known by CUPTI's id only, in a call's handle field: never a
- * pointer a program holds (the top byte of a user address is 0). */
-#define CUPTI_STREAM_TAG ((int64_t)((uint64_t)0x7e << 56))
-#define CUPTI_STREAM_HANDLE(id) (CUPTI_STREAM_TAG | (int64_t)(uint32_t)(id))
-/* also the tracer's value for a stream it could not tell (docs/schema.md) */
-#define CUPTI_STREAM_UNKNOWN GT_STREAM_UNKNOWN
-#define CUPTI_STREAM_ID(h)                                                                         \
-    (((uint64_t)(h) >> 56) == 0x7e && !((uint64_t)(h) & ((uint64_t)1 << 40)) ? (int)(uint32_t)(h) : -1)
-
-/* The call_id of a call made from a CUPTI record (a wrapped call's is
- * positive: its thread and number). */
-#define CUPTI_CALL_ID ((int64_t)-1)
 
 /* A CUPTI API record as load_proc.c reads it; claimed: a wrapped call
  * holds it; shift: how far correlate.c moved it into the wrappers' clock
@@ -33,10 +21,6 @@ struct cupti_rec {
     int32_t shift;
 };
 _Static_assert(sizeof(struct cupti_rec) == 40, "the shift takes what was padding");
-/* An event known by CUPTI's id only, in a call's event field (bit 41: not
- * a stream's). */
-#define CUPTI_EVENT_HANDLE(id) (CUPTI_STREAM_TAG | ((int64_t)1 << 41) | (int64_t)(uint32_t)(id))
-
 /* A SYNCHRONIZATION record (type 1-4, CUpti_ActivitySynchronizationType)
  * or a CUDA_EVENT record (type 0) of the call of correlation corr: the
  * stream it names (-1: none; a sync's is the stream it waited for or, for

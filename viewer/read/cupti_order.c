@@ -14,7 +14,7 @@
  * it (by correlation, on its thread) has ended and before the one after it
  * begins; one outside that gap is moved to its edge, as a point. */
 #include "viewer/read/cupti_order.h"
-#include "viewer/model/model_internal.h"
+#include "viewer/read/load_internal.h"
 
 #include <stdlib.h>
 

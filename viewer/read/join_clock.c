@@ -17,7 +17,7 @@
 #include "viewer/read/join_clock.h"
 #include "collector/record.h"
 #include "viewer/model/idmap.h"
-#include "viewer/model/model_internal.h"
+#include "viewer/read/load_internal.h"
 
 #include <stdlib.h>
 

@@ -5,7 +5,7 @@
 #define GPUTRACE_JOIN_CLOCK_H
 
 #include "viewer/read/cupti_calls.h"
-#include "viewer/read/sort_by_time.h"
+#include "viewer/model/sort_by_time.h"
 #include "viewer/model/model.h"
 
 #include <stddef.h>

@@ -4,7 +4,6 @@
  * collective is settled (load_colls.h; split from load_proc.c). */
 #include "viewer/read/load_colls.h"
 #include "viewer/model/tmpstore.h"
-#include "viewer/proc_pass.h"
 #include "collector/record.h"
 
 #include <stdlib.h>
@@ -123,20 +122,11 @@ void load_colls_before(struct model *m, struct proc *p, int64_t hi)
             k++;
         if (!k)
             return;
-        struct proc_pass *ps = p->pass;
-        size_t cap = p->ncolls + k;
-        struct coll *v = realloc(p->colls, cap * sizeof *v);
-        int64_t *ov = realloc(ps->coll_overlap, cap * sizeof *ov);
-        if (ov)
-            ps->coll_overlap = ov;
-        int64_t *hv = realloc(ps->coll_hideable, cap * sizeof *hv);
-        if (!v || !ov || !hv)
+        struct coll *v = realloc(p->colls, (p->ncolls + k) * sizeof *v);
+        if (!v)
             model_out_of_memory();
         p->colls = v;
-        ps->coll_hideable = hv;
         memcpy(p->colls + p->ncolls, buf, k * sizeof *buf);
-        for (size_t i = 0; i < k; i++)
-            ov[p->ncolls + i] = hv[p->ncolls + i] = -1;
         p->ncolls += k;
         p->colls_next += k;
         if (k < n)
@@ -144,7 +134,7 @@ void load_colls_before(struct model *m, struct proc *p, int64_t hi)
     }
 }
 
-int model_coll_settled(const struct proc *p, size_t i)
+int load_coll_settled(const struct proc *p, size_t i)
 {
     const struct coll *c = &p->colls[i];
     if (c->gstream >= 0 || !p->exts)
@@ -156,19 +146,17 @@ int model_coll_settled(const struct proc *p, size_t i)
     /* windows come in correlation order: the kernel of a correlation
      * below those loaded so far was in a window already read */
     for (int64_t id = e->id; e < x->v + x->n && e->id == id; e++)
-        if ((int64_t)e->corr > p->pass->corr_seen)
+        if ((int64_t)e->corr > p->corr_seen)
             return 0;
     return 1;
 }
 
-void model_release_colls(struct model *m, size_t pi, size_t n)
+void load_release_colls(struct model *m, size_t pi, size_t n)
 {
     struct proc *p = &m->procs[pi];
     if (!n)
         return;
     memmove(p->colls, p->colls + n, (p->ncolls - n) * sizeof *p->colls);
-    memmove(p->pass->coll_overlap, p->pass->coll_overlap + n, (p->ncolls - n) * sizeof *p->pass->coll_overlap);
-    memmove(p->pass->coll_hideable, p->pass->coll_hideable + n, (p->ncolls - n) * sizeof *p->pass->coll_hideable);
     p->ncolls -= n;
     p->colls_first += n;
 }

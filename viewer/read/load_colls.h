@@ -5,7 +5,7 @@
 #ifndef GPUTRACE_LOAD_COLLS_H
 #define GPUTRACE_LOAD_COLLS_H
 
-#include "viewer/model/model_internal.h"
+#include "viewer/read/load_internal.h"
 #include "viewer/model/idmap.h"
 #include "viewer/read/join_clock.h"
 

@@ -1,19 +1,20 @@
-/* load_proc.c: reading one process's calls and GPU operations (model_load_window):
+/* load_proc.c: reading one process's calls and GPU operations (load_window):
  * its rows, read in two threads where a table is big (rowruns.h); the
  * wrapped calls matched to the CUPTI API records made inside them; each GPU
  * operation's enqueue time and whether NCCL ran it; all sorted by start. */
 #define _GNU_SOURCE
-#include "viewer/model/model_internal.h"
+#include "viewer/read/load_internal.h"
 #include "viewer/read/plugin_join.h"
 #include "viewer/read/correlate.h"
 #include "viewer/read/load_colls.h"
 #include "viewer/read/cupti_calls.h"
 #include "viewer/read/cupti_order.h"
 #include "viewer/model/comm_kernels.h"
+#include "viewer/read/nccl_ce_calls.h"
 #include "viewer/model/idmap.h"
-#include "viewer/proc_pass.h"
+#include "viewer/model/stream_map.h"
 #include "viewer/read/rowruns.h"
-#include "viewer/read/sort_by_time.h"
+#include "viewer/model/sort_by_time.h"
 #include "viewer/model/tmpstore.h"
 #include "viewer/model/timeline.h"
 #include "collector/call_block.h"
@@ -60,7 +61,7 @@ static int cmp_gop(const void *a, const void *b)
 }
 
 /* ---- loading a process ------------------------------------------------------ */
-/* What a process's rows are read into (model_load_window).  A shadow is the
+/* What a process's rows are read into (load_window).  A shadow is the
  * second half of a table read on another thread (rowruns_each_split): it
  * has a process of its own to fill, counts its rows itself, and leaves
  * call sites unresolved, since they are interned into the real process's
@@ -394,7 +395,7 @@ static void read_table(struct model *m, struct proc *p, size_t k, struct loading
         char what[96];
         const char *from = strstr(readers[k].sql, " FROM ") + 6;
         snprintf(what, sizeof what, "%.*s of pid %d", (int)strcspn(from, " "), from, p->pid);
-        model_note_damage(m, p->db, r, what);
+        load_note_damage(m, p->db, r, what);
     }
 }
 
@@ -420,20 +421,19 @@ static size_t reader_of(int t)
     return k;
 }
 
-void model_begin_proc(struct model *m, size_t pi)
+void load_begin_proc(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
     p->colls = NULL;
     p->ncolls = p->colls_first = p->colls_next = 0;
-    if (!(p->pass = calloc(1, sizeof *p->pass)))
+    if (!(p->smap = calloc(1, sizeof *p->smap)))
         model_out_of_memory();
-    p->pass->lo = INT64_MIN;
-    p->pass->hi = INT64_MAX;
-    p->pass->sync_end = INT64_MIN;
-    p->pass->corr_seen = -1;
+    p->win_lo = INT64_MIN;
+    p->win_hi = INT64_MAX;
+    p->corr_seen = -1;
 }
 
-void model_load_exts(struct model *m, size_t pi)
+void load_exts(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
     if (p->exts)
@@ -449,11 +449,11 @@ void model_load_exts(struct model *m, size_t pi)
         qsort(p->exts->list.v, p->exts->list.n, sizeof *p->exts->list.v, load_cmp_ext);
 }
 
-void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64_t lo, int64_t hi)
+void load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64_t lo, int64_t hi)
 {
     struct proc *p = &m->procs[pi];
-    p->pass->lo = lo;
-    p->pass->hi = hi;
+    p->win_lo = lo;
+    p->win_hi = hi;
     load_colls_before(m, p, hi); /* matched to their kernels once these are read */
     if (!rows && !(rows = p->rows))
         return;
@@ -465,14 +465,14 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
         l.capis.v = presized(t[RT_CUPTI_API].count + t[RT_CAPI_BLOCK].count, sizeof *l.capis.v, &l.capis.cap);
     size_t nreaders = sizeof readers / sizeof *readers;
     for (size_t k = 0; k + GPU_READERS < nreaders; k++)
-        if (readers[k].t != RT_EXT_CORR) /* read once, by model_load_exts */
+        if (readers[k].t != RT_EXT_CORR) /* read once, by load_exts */
             read_table(m, p, k, &l);
 
     if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
     /* read once, when first needed: by the join of blocking calls to
      * their CUPTI records, by id */
-    model_load_exts(m, pi);
+    load_exts(m, pi);
     correlate_calls(m, p, l.capis.v, l.capis.n, p->exts->list.v, p->exts->list.n);
     size_t wrapped = p->ncalls;
     cupti_calls_add(m, p, l.capis.v, l.capis.n);
@@ -480,11 +480,11 @@ void model_load_window(struct model *m, size_t pi, const struct proc_rows *rows,
     if (p->ncalls > wrapped && sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
     struct enq_table enq = enq_table(&l.capis);
-    struct idmap in_nccl = { 0 }; /* made inside NCCL's own NVTX ranges (comm_kernels.h) */
+    struct idmap in_nccl = { 0 }; /* made inside NCCL's own NVTX ranges (nccl_ce_calls.h) */
     comm_nvtx_calls(p, l.capis.v, l.capis.n, &in_nccl);
     free(l.capis.v);
-    if (enq.n && (int64_t)enq.corr[enq.n - 1] > p->pass->corr_seen)
-        p->pass->corr_seen = enq.corr[enq.n - 1]; /* sorted: the highest */
+    if (enq.n && (int64_t)enq.corr[enq.n - 1] > p->corr_seen)
+        p->corr_seen = enq.corr[enq.n - 1]; /* sorted: the highest */
 
     if (t[RT_GPU_OP].count >= 0 && t[RT_GPU_BLOCK].count >= 0)
         p->ops = presized(t[RT_GPU_OP].count + t[RT_GPU_BLOCK].count, sizeof *p->ops, &p->ops_cap);
@@ -524,7 +524,7 @@ int model_scan_table(struct model *m, size_t pi, int table, const struct rowruns
     return rowruns_each(model_db(m, p, second), readers[k].sql, r ? r : &p->rows->t[table], p->id, readers[k].fn, &l);
 }
 
-void model_drop_window(struct model *m, size_t pi)
+void load_drop_window(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
     model_free_timeline(m, pi);
@@ -538,7 +538,7 @@ void model_drop_window(struct model *m, size_t pi)
     give_back_pages();
 }
 
-void model_drop_exts(struct model *m, size_t pi)
+void load_drop_exts(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
     if (p->exts) {
@@ -549,26 +549,17 @@ void model_drop_exts(struct model *m, size_t pi)
     }
 }
 
-void model_end_proc(struct model *m, size_t pi)
+void load_end_proc(struct model *m, size_t pi)
 {
     struct proc *p = &m->procs[pi];
     free(p->colls);
     p->colls = NULL;
     p->ncolls = 0;
-    model_drop_exts(m, pi);
-    struct proc_pass *ps = p->pass;
-    if (ps) {
-        free(ps->streams);
-        free(ps->missed);
-        free(ps->compute_streams);
-        deps_free(&ps->deps);
-        free(ps->due);
-        free(ps->coll_overlap);
-        free(ps->coll_hideable);
-        free(ps->dev_idle);
-        idmap_free(&ps->site_colls);
-        free(ps);
-        p->pass = NULL;
+    load_drop_exts(m, pi);
+    if (p->smap) {
+        stream_map_free(p->smap);
+        free(p->smap);
+        p->smap = NULL;
     }
-    give_back_pages(); /* as model_drop_window does: the next process's arrays go in the holes */
+    give_back_pages(); /* as load_drop_window does: the next process's arrays go in the holes */
 }

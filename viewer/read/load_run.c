@@ -2,7 +2,7 @@
  * Every failure is a one-line reason, never a crash: a missing file, a file
  * that is not SQLite, a database of another schema version, no such run. */
 #define _GNU_SOURCE
-#include "viewer/model/model_internal.h"
+#include "viewer/read/load_internal.h"
 #include "viewer/model/comm_kernels.h"
 #include "viewer/read/db_open.h"
 #include "viewer/model/tmpstore.h"
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void model_note_damage(struct model *m, int db, int rc, const char *what)
+void load_note_damage(struct model *m, int db, int rc, const char *what)
 {
     if (rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW || m->damaged[0])
         return;
@@ -32,119 +32,21 @@ static void copy_text(char *dst, size_t len, const unsigned char *src)
     snprintf(dst, len, "%s", src ? (const char *)src : "");
 }
 
-static enum api_role role_of(const char *n)
-{
-    /* per-thread (_ptsz) and versioned (_v2) entry points share their base
-     * name's role */
-    if (!strcmp(n, "cudaDeviceSynchronize") || !strncmp(n, "cuCtxSynchronize", 16))
-        return ROLE_SYNC_DEVICE;
-    if (!strncmp(n, "cudaStreamSynchronize", 21) || !strncmp(n, "cuStreamSynchronize", 19))
-        return ROLE_SYNC_STREAM;
-    if (!strcmp(n, "cudaEventSynchronize") || !strcmp(n, "cuEventSynchronize"))
-        return ROLE_SYNC_EVENT;
-    if (!strcmp(n, "cudaFree") || !strcmp(n, "cudaFreeHost"))
-        return ROLE_FREE;
-    if (strstr(n, "Memcpy") && strstr(n, "Async"))
-        return ROLE_COPY_ASYNC;
-    if (strstr(n, "Memcpy"))
-        return ROLE_COPY_SYNC;
-    if (!strcmp(n, "cudaMemset") || !strcmp(n, "cudaMemset_ptds"))
-        return ROLE_MEMSET_SYNC;
-    if (!strncmp(n, "cudaEventRecord", 15) || !strncmp(n, "cuEventRecord", 13))
-        return ROLE_EVENT_RECORD;
-    if (!strncmp(n, "cudaStreamWaitEvent", 19) || !strncmp(n, "cuStreamWaitEvent", 17))
-        return ROLE_STREAM_WAIT;
-    if (!strncmp(n, "cudaStreamCreate", 16) || !strncmp(n, "cuStreamCreate", 14))
-        return ROLE_STREAM_CREATE;
-    if (strstr(n, "Launch"))
-        return ROLE_LAUNCH;
-    if (!strncmp(n, "nccl", 4)) {
-        static const char *const ops[] = { "ncclAllReduce", "ncclBroadcast", "ncclBcast", "ncclReduce",
-                                           "ncclAllGather", "ncclReduceScatter", "ncclAlltoAll", "ncclGather",
-                                           "ncclScatter", "ncclSend", "ncclRecv" };
-        for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-            if (!strcmp(n, ops[i]))
-                return ROLE_NCCL_OP;
-        return ROLE_NCCL_OTHER;
-    }
-    return ROLE_OTHER;
-}
-
-/* A result of the API that is an answer, not an error, besides 0: a stream
- * or event query's "not ready" (600 in both the runtime's and the driver's
- * numbering), ncclInProgress (7) from a non-blocking communicator. */
-static int32_t answer_of(const char *n, enum api_role r)
-{
-    if (r == ROLE_NCCL_OP || r == ROLE_NCCL_OTHER)
-        return 7;
-    return strstr(n, "Query") ? 600 : 0;
-}
-
-int model_result_failed(const struct model *m, int api, int32_t result)
-{
-    return result != 0 && result != m->answers[api];
-}
-
-int model_is_explicit_sync(const struct model *m, const struct call *c)
-{
-    enum api_role r = m->roles[c->api];
-    return r == ROLE_SYNC_DEVICE || r == ROLE_SYNC_STREAM || r == ROLE_SYNC_EVENT;
-}
-
-int model_is_implicit_sync(const struct model *m, const struct call *c)
-{
-    enum api_role r = m->roles[c->api];
-    if (r == ROLE_COPY_SYNC || r == ROLE_MEMSET_SYNC || r == ROLE_FREE)
-        return 1;
-    /* copy_kind 1 and 2: host to device and back (record.h) */
-    return r == ROLE_COPY_ASYNC && c->mem_kind == 1 && (c->copy_kind == 1 || c->copy_kind == 2);
-}
-
 static int load_apis(struct model *m, sqlite3 *db)
 {
     sqlite3_stmt *s;
     if (sqlite3_prepare_v2(db, "SELECT id, name FROM api ORDER BY id", -1, &s, NULL) != SQLITE_OK)
         return -1;
     while (sqlite3_step(s) == SQLITE_ROW) {
-        int id = sqlite3_column_int(s, 0);
-        if (id < 0 || id > 4096)
-            continue;
-        if (id >= m->napis) {
-            m->api_names = realloc(m->api_names, (size_t)(id + 1) * sizeof *m->api_names);
-            m->roles = realloc(m->roles, (size_t)(id + 1) * sizeof *m->roles);
-            m->answers = realloc(m->answers, (size_t)(id + 1) * sizeof *m->answers);
-            for (int i = m->napis; i <= id; i++) {
-                m->api_names[i] = NULL;
-                m->roles[i] = ROLE_OTHER;
-                m->answers[i] = 0;
-            }
-            m->napis = id + 1;
-        }
-        const char *name = (const char *)sqlite3_column_text(s, 1);
-        if (!name)
-            continue;
-        free(m->api_names[id]);
-        m->api_names[id] = strdup(name);
-        m->roles[id] = role_of(m->api_names[id]);
-        m->answers[id] = answer_of(m->api_names[id], m->roles[id]);
+        /* a row without a name still makes its id known (an unknown API) */
+        model_set_api(m, sqlite3_column_int(s, 0), (const char *)sqlite3_column_text(s, 1));
     }
     sqlite3_finalize(s);
-    if (!m->napis) { /* an empty api table: id 0 still names calls whose API is unknown */
-        m->api_names = calloc(1, sizeof *m->api_names);
-        m->roles = calloc(1, sizeof *m->roles);
-        m->answers = calloc(1, sizeof *m->answers);
-        m->napis = 1;
-    }
+    model_set_api(m, 0, NULL); /* an empty api table: id 0 still names calls whose API is unknown */
     return 0;
 }
 
-void model_out_of_memory(void)
-{
-    fprintf(stderr, "gputrace-report: out of memory\n");
-    exit(1);
-}
-
-void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char ***v, int *n)
+void load_strings(sqlite3 *db, const char *table, int64_t process_id, char ***v, int *n)
 {
     sqlite3_stmt *s;
     char sql[160];
@@ -168,21 +70,6 @@ void model_load_strings(sqlite3 *db, const char *table, int64_t process_id, char
     }
     sqlite3_finalize(s);
 }
-
-const char *model_api_name(const struct model *m, int api)
-{
-    const char *n = api >= 0 && api < m->napis ? m->api_names[api] : NULL;
-    return n ? n : "?";
-}
-
-int model_api_named(const struct model *m, const char *name)
-{
-    for (int i = 1; i < m->napis; i++) /* (id 0 is no API's) */
-        if (m->api_names[i] && !strcmp(m->api_names[i], name))
-            return i;
-    return -1;
-}
-
 
 /* A process's collectives, each with its site, as the run is loaded; then
  * put aside (model.h) until the process is. */
@@ -225,7 +112,7 @@ static void load_colls(struct model *m, struct proc *p, pthread_mutex_t *parked_
         model_span(&c->start, &c->end);
         p->unknown_comm_colls += model_coll_comm_unknown(c);
     }
-    model_note_damage(m, p->db, rc, "collective");
+    load_note_damage(m, p->db, rc, "collective");
     sqlite3_finalize(s);
     plugin_join(m, p, &cap); /* NCCL's own records: joined, or collectives of their own */
     if (parked_lock)
@@ -244,7 +131,7 @@ void load_process(struct model *m, struct proc *p, pthread_mutex_t *parked_lock)
 {
     sqlite3 *db = m->dbs[p->db];
     sqlite3_stmt *s;
-    model_load_strings(db, "string", p->id, &p->names, &p->nnames);
+    load_strings(db, "string", p->id, &p->names, &p->nnames);
     p->comm_names = comm_kernels_mark(p->names, p->nnames);
     load_colls(m, p, parked_lock);
 
@@ -253,7 +140,7 @@ void load_process(struct model *m, struct proc *p, pthread_mutex_t *parked_lock)
     if (sqlite3_step(s) == SQLITE_ROW)
         p->inflight = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
-    model_load_ranges(m, p);
+    load_ranges(m, p);
 }
 
 /* (load_threads.h) */
@@ -352,7 +239,7 @@ static void open_second_connections(struct model *m)
     }
 }
 
-int model_load(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen)
+int load_model(struct model *m, char **paths, int npaths, const char *run, char *err, size_t errlen)
 {
     int progress = m->progress, jobs = m->jobs;
     memset(m, 0, sizeof *m);
@@ -360,6 +247,7 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
     m->jobs = jobs;
     m->dbs = calloc((size_t)npaths, sizeof *m->dbs);
     m->paths = (const char *const *)paths;
+    m->stacks = &load_stacks;
     for (int i = 0; i < npaths; i++) {
         if (model_open_db(paths[i], &m->dbs[i], err, errlen) != 0) {
             m->ndbs = (size_t)i + 1;
@@ -413,7 +301,7 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
             p->dropped_host = sqlite3_column_int64(s, 14);
             p->dropped_cupti = sqlite3_column_int64(s, 15);
         }
-        model_note_damage(m, (int)d, rc, "process");
+        load_note_damage(m, (int)d, rc, "process");
         if (rc != SQLITE_DONE && bad_rc == SQLITE_DONE) {
             bad_rc = rc;
             bad_db = d;
@@ -427,7 +315,7 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
             snprintf(err, errlen, "empty trace: no traced process in the database(s)");
         return -1;
     }
-    model_read_boot_ids(m); /* which machine each ran on (boot_ids.c) */
+    load_boot_ids(m); /* which machine each ran on (boot_ids.c) */
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_proc);
     if (load_find_all_rows(m) != 0) {
         snprintf(err, errlen, "out of memory");
@@ -446,13 +334,13 @@ int model_load(struct model *m, char **paths, int npaths, const char *run, char 
     return 0;
 }
 
-void model_progress_done(struct model *m)
+void load_progress_done(struct model *m)
 {
     if (m->progress && m->rows_read >= 1000000)
         fprintf(stderr, "\r%60s\r", "");
 }
 
-void model_free(struct model *m)
+void load_free(struct model *m)
 {
     model_free_timelines(m);
     if (m->parked) {
@@ -498,10 +386,4 @@ void model_free(struct model *m)
     free(m->dbs);
     free(m->dbs2);
     memset(m, 0, sizeof *m);
-}
-
-const char *model_kernel_name(const struct proc *p, int name_id)
-{
-    const char *n = name_id > 0 && name_id < p->nnames ? p->names[name_id] : NULL;
-    return n && *n ? n : "?";
 }

@@ -2,7 +2,7 @@
  * lasting parts loaded, on several threads (load_threads.h). */
 #define _GNU_SOURCE
 #include "viewer/read/load_threads.h"
-#include "viewer/model/model_internal.h"
+#include "viewer/read/load_internal.h"
 #include "viewer/read/db_open.h"
 
 #include <pthread.h>
@@ -43,7 +43,7 @@ int load_find_all_rows(struct model *m)
         if (j.rc[d] == SQLITE_NOMEM)
             nomem = 1;
         else
-            model_note_damage(m, (int)d, j.rc[d], "where each process's rows are");
+            load_note_damage(m, (int)d, j.rc[d], "where each process's rows are");
     free(j.rc);
     return nomem ? -1 : 0;
 }

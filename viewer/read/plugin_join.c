@@ -22,7 +22,7 @@
 #define _GNU_SOURCE
 #include "viewer/read/plugin_join.h"
 #include "viewer/read/plugin_ce.h"
-#include "viewer/model/model_internal.h"
+#include "viewer/read/load_internal.h"
 #include "viewer/model/idmap.h"
 
 #include <stdint.h>
@@ -147,7 +147,7 @@ static const struct agg *agg_of(const struct agg *v, size_t n, int64_t op)
     return n ? bsearch(&key, v, n, sizeof *v, cmp_agg) : NULL;
 }
 
-/* How far an op got (PD_*, plugin_join.h), from its kernel channels and
+/* How far an op got (PD_*, model.h), from its kernel channels and
  * proxy ops: all channels ended is done; else a proxy op in progress says
  * whether a step reached the network or waits for the peer. */
 static int depth_of(const struct agg *k, const struct agg *x)
@@ -212,7 +212,7 @@ static size_t load_ops(struct model *m, sqlite3 *db, const struct proc *p, struc
         o->count = o->count < 0 ? 0 : model_clamp(o->count, 40);
         model_span(&o->start, &o->end);
     }
-    model_note_damage(m, p->db, rc, "nccl_op");
+    load_note_damage(m, p->db, rc, "nccl_op");
     sqlite3_finalize(s);
     free(kch);
     free(px);
@@ -450,14 +450,6 @@ static void note_depths(struct proc *p, const struct pop *ops, size_t nops)
     }
 }
 
-int plugin_depth_at(const struct proc *p, int64_t index)
-{
-    for (size_t i = 0; i < p->nplugin_depth; i++)
-        if (p->plugin_depth[i].index == index)
-            return p->plugin_depth[i].depth;
-    return PD_NONE;
-}
-
 void plugin_join(struct model *m, struct proc *p, size_t *cap)
 {
     sqlite3 *db = m->dbs[p->db];
@@ -526,33 +518,4 @@ void plugin_kernels(struct proc *p)
             break;
         }
     }
-}
-
-static void totals(const struct model *m, int64_t *ops, int64_t *matched, int64_t *alone)
-{
-    *ops = *matched = *alone = 0;
-    for (size_t i = 0; i < m->nprocs; i++) {
-        *ops += m->procs[i].plugin_ops;
-        *matched += m->procs[i].plugin_matched;
-        *alone += m->procs[i].plugin_alone;
-    }
-}
-
-void plugin_note_text(FILE *out, const struct model *m)
-{
-    int64_t ops, matched, alone;
-    totals(m, &ops, &matched, &alone);
-    if (!ops)
-        return;
-    fprintf(out, "note: NCCL's profiler plugin recorded %lld operation(s): %lld joined to wrapped calls,\n"
-                 "      %lld seen by NCCL only (no wrapper saw their communicator), analysed as collectives\n",
-            (long long)ops, (long long)matched, (long long)alone);
-}
-
-void plugin_note_json(FILE *out, const struct model *m)
-{
-    int64_t ops, matched, alone;
-    totals(m, &ops, &matched, &alone);
-    fprintf(out, ",\n\"nccl_plugin\": {\"ops\": %lld, \"joined\": %lld, \"alone\": %lld}", (long long)ops,
-            (long long)matched, (long long)alone);
 }

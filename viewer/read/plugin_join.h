@@ -16,14 +16,5 @@ void plugin_join(struct model *m, struct proc *p, size_t *cap);
 /* Once p's GPU operations are loaded: the kernel of each collective that
  * only the plugin saw (it overlaps its kernel channels' span). */
 void plugin_kernels(struct proc *p);
-/* How far NCCL got in one of a process's collectives (by its place among
- * them, coll_rec.index), as the plugin recorded it: PD_NONE when it did
- * not, or the collective finished. */
-enum { PD_NONE = 0, PD_ENQUEUED, PD_KERNEL, PD_PEER, PD_NETWORK, PD_DONE };
-int plugin_depth_at(const struct proc *p, int64_t index);
-/* The report's note on what the plugin saw (text), if anything. */
-void plugin_note_text(FILE *out, const struct model *m);
-/* ... as the JSON member `, "nccl_plugin": {"ops": N, "joined": N, "alone": N}` (always). */
-void plugin_note_json(FILE *out, const struct model *m);
 
 #endif

@@ -1,8 +1,8 @@
 /* windows.c: where a long rank can be cut into windows, and the rows of
  * each (windows.h). */
 #include "viewer/read/windows.h"
-#include "viewer/model/model_internal.h"
-#include "viewer/proc_pass.h"
+#include "viewer/read/load_internal.h"
+#include "viewer/model/stream_map.h"
 #include "viewer/model/timeline.h"
 
 #include <pthread.h>
@@ -191,7 +191,7 @@ static void proving_op(struct proc_scan *s, const struct gop *g)
     size_t b = above(v->x, v->nx, g->end - 1); /* candidates below the end */
     across(v, i, b);
     if (g->kind == GOP_KERNEL && !model_op_is_nccl(v->p, g))
-        pass_add_compute_stream(v->p->pass, g->stream);
+        stream_map_add_compute(v->p->smap, g->stream);
 }
 
 /* Reads table t of process pi piece by piece into v, noting each piece's
@@ -377,7 +377,7 @@ int windows_plan(struct model *m, size_t pi, struct proc_windows *w)
     int rc = -1;
     proving_init(&v, p, k.v, nx);
     proving_init(&vg, p, k.v, nx);
-    model_load_exts(m, pi); /* which kernels are NCCL's */
+    load_exts(m, pi); /* which kernels are NCCL's */
     struct gpu_job job = { m, pi, &vg, pcs, m->dbs2 != NULL, 0 };
     pthread_t th;
     int threaded = m->dbs2 && rowruns_threads() && pthread_create(&th, NULL, prove_gpu, &job) == 0;
@@ -399,10 +399,10 @@ int windows_plan(struct model *m, size_t pi, struct proc_windows *w)
         free(pcs[t].v);
     if (rc != 0) {
         windows_free(w);
-        p->pass->ncompute_streams = 0; /* read whole: counted as it loads */
+        p->smap->ncompute_streams = 0; /* read whole: counted as it loads */
         return -1;
     }
-    p->pass->compute_preset = 1;
+    p->smap->compute_preset = 1;
     if (getenv("GPUTRACE_REPORT_WINDOW_ROWS")) /* whoever sets it sees what it did */
         fprintf(stderr, "gputrace-report: rank %d (pid %d) read in %zu windows\n", p->rank, p->pid, w->n);
     return 0;

@@ -4,8 +4,8 @@
  * them: about 50 bytes a record, so a rank of a hundred million records
  * would need gigabytes.  A long rank is instead cut at times when nothing
  * is in flight, and each window between two cuts is loaded, analysed and
- * freed in turn; what the analyses carry from one window to the next is
- * in proc_pass.h.  A cut at time x is exact, the windows' answers adding
+ * freed in turn; what the model carries from one window to the next is in
+ * model/stream_map.h, what the analyses carry in analyse/proc_pass.h.  A cut at time x is exact, the windows' answers adding
  * up to the whole rank's, when
  *   - every call and CUPTI API record that starts before x ends more than
  *     the matching slack before it (so calls and API records match within
@@ -40,9 +40,9 @@ struct proc_windows { struct window *v; size_t n; };
 #define WINDOW_ROWS (1 << 20)
 #define WINDOW_MIN_FACTOR 4
 
-/* Plans windows for process pi (between model_begin_proc and the first
- * model_load_window).  Returns 0 with at least two windows in w, and the
- * process's compute streams counted (proc_pass.h); -1 when it is read
+/* Plans windows for process pi (between load_begin_proc and the first
+ * load_window).  Returns 0 with at least two windows in w, and the
+ * process's compute streams counted (stream_map.h); -1 when it is read
  * whole (short, no exact cut, or a read failed). */
 int windows_plan(struct model *m, size_t pi, struct proc_windows *w);
 void windows_free(struct proc_windows *w);

@@ -23,7 +23,6 @@
 #include "collector/gpu_block.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
-#include "viewer/proc_pass.h"
 #include "viewer/read/rowruns.h"
 #include "viewer/model/timeline.h"
 
@@ -325,7 +324,7 @@ void kineto_rank_window(struct kineto_rank *k, const struct model *m, size_t pi)
     for (size_t c = 0; c < p->ncolls; c++) {
         const struct coll *cl = &p->colls[c];
         idmap_put(&coll_of_call, (uint64_t)cl->call_id, (int64_t)c, 1);
-        if (cl->gend > cl->gstart && cl->gstream >= 0 && cl->gstart >= p->pass->lo && cl->gstart < p->pass->hi)
+        if (cl->gend > cl->gstart && cl->gstream >= 0 && cl->gstart >= p->win_lo && cl->gstart < p->win_hi)
             idmap_put(&coll_of_kernel, ((uint64_t)(uint32_t)cl->gstream << 40) ^ (uint64_t)cl->gstart, (int64_t)c, 1);
     }
     uint8_t *flow_op = calloc(p->nops + 1, 1);

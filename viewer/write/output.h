@@ -16,7 +16,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
 void output_json(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs);
 /* Streams the Chrome trace to path in steps: open (NULL with errno set
  * when the file cannot be made); for each process, each window of its
- * calls and GPU operations while it is loaded (model_load_window), then
+ * calls and GPU operations while it is loaded (load_window), then
  * proc_end (its tracks' names, its NVTX ranges); close, with the
  * collectives across ranks (every rank's, from spill: coll_spill.h) and
  * the findings: the number of events written, or -1 when the file could
@@ -36,7 +36,7 @@ long chrome_trace_close(struct chrome_trace *w, const struct model *m, const str
  * kineto_begin makes dir if missing (0, or -1 with a reason in err);
  * kineto_open_rank starts process pi's file, path (NULL with a reason in err),
  * kineto_rank_window writes each window of it while it is loaded
- * (model_load_window), and kineto_close_rank ends it (0, or -1 with a
+ * (load_window), and kineto_close_rank ends it (0, or -1 with a
  * reason in err). */
 struct kineto_rank;
 char **kineto_paths(const char *dir, const struct model *m, char *note, size_t notelen);

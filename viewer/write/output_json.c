@@ -6,7 +6,7 @@
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
 #include "viewer/write/unknown_comm.h"
-#include "viewer/read/plugin_join.h"
+#include "viewer/write/plugin_notes.h"
 
 static void cost(FILE *out, const char *name, int64_t v, int *first)
 {

@@ -4,7 +4,7 @@
  * the terminal, cut between characters to fit a column. */
 #include "viewer/write/charges_out.h"
 #include "viewer/write/devices_out.h"
-#include "viewer/read/plugin_join.h"
+#include "viewer/write/plugin_notes.h"
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
 #include "viewer/write/unknown_comm.h"

@@ -1,10 +1,10 @@
-/* model_internal.h: what the two halves of loading a run share: load_run.c
+/* load_internal.h: what the two halves of loading a run share: load_run.c
  * (the run, its processes and what stays loaded) and load_proc.c (one
  * process's calls and GPU operations). */
 #ifndef GPUTRACE_MODEL_INTERNAL_H
 #define GPUTRACE_MODEL_INTERNAL_H
 
-#include "viewer/model/model.h"
+#include "viewer/read/load.h"
 
 #include "viewer/read/rowruns.h"
 
@@ -23,7 +23,7 @@
 
 /* Notes the first read a damaged file cut short (model.damaged): what was
  * read before it is kept, and the report says what it lacks. */
-void model_note_damage(struct model *m, int db, int rc, const char *what);
+void load_note_damage(struct model *m, int db, int rc, const char *what);
 
 /* An API id read from a row, or 0 if the api table does not have it: ids
  * index api_names and roles unchecked everywhere else. */
@@ -54,7 +54,7 @@ struct proc_scan {
     void (*op)(struct proc_scan *s, const struct gop *g);
 };
 /* Hands process pi's records of table t within runs r (NULL: all of the
- * process's) to s, in order.  Between model_begin_proc and model_end_proc.
+ * process's) to s, in order.  Between load_begin_proc and load_end_proc.
  * With `second`, read on the second connection to its file (model_db),
  * for a pass on another thread: it then hands over no calls' sites.
  * Returns SQLITE_OK or the error that stopped it. */

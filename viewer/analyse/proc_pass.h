@@ -1,5 +1,6 @@
 /* proc_pass.h: what the analyses of one process carry from one window of
- * its records to the next (windows.h).
+ * its records to the next (read/windows.h), made and freed by the driver
+ * around each process (proc_pass.c).
  *
  * A long rank is read a window of time at a time, so that the report's
  * memory follows the window, not the rank.  The windows are cut where
@@ -17,23 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct handle_stream { int64_t handle; int stream; };
 struct idle_due { size_t finding; int64_t t_end; };
 
 struct proc_pass {
-    int64_t lo, hi;                 /* the window loaded now: records that start in [lo, hi) */
-    /* stream handle -> CUPTI stream, from the first call that caused GPU
-     * work, over the windows so far (timeline.c) */
-    struct handle_stream *streams; size_t nstreams, streams_cap;
-    /* handles looked up before they were seen: if a later window maps
-     * one, the process's syncs are analysed again (proc_report.c) */
-    int64_t *missed; size_t nmissed, missed_cap;
-    int missed_overflow;
-    /* streams that run compute (non-NCCL) kernels: over the whole process
-     * (windows.c counts them before the first window), or built from the
-     * one window's operations */
-    int *compute_streams; size_t ncompute_streams, compute_cap;
-    int compute_preset;
     /* analysis_sync.c: what each stream and event waits for (the
      * dependency clocks of stream_deps.h), and the scalar reads whose
      * following GPU idle time waits for a window with operations */
@@ -49,19 +36,32 @@ struct proc_pass {
     size_t ndev_idle;
     /* analysis_comm.c: each loaded collective's overlap with compute on
      * other streams, measured in the window that holds its kernel (-1:
-     * none), beside proc.colls; and how many with a GPU time each call
-     * site (as shown) made, over those done with */
+     * none), by its number in start order less coll_first (proc.colls
+     * from proc.colls_first on: proc_pass_colls_sync keeps them in step);
+     * and how many with a GPU time each call site (as shown) made, over
+     * those done with */
     int64_t *coll_overlap;
     /* beside it: the compute queued after the collective on its own stream,
      * up to that stream's next collective, that another stream could have
      * run beside it (comm.same_stream's cost is at most this) */
     int64_t *coll_hideable;
+    size_t coll_first, ncoll_values, coll_values_cap;
     struct idmap site_colls;
-    /* load_proc.c: the highest CUPTI correlation id of the windows so far */
-    int64_t corr_seen;
     /* summary.c: the first busy time */
     int64_t busy_first;
     int have_span;
 };
+
+struct proc;
+
+/* A process's new state, for its first window; freed by proc_pass_free. */
+struct proc_pass *proc_pass_new(void);
+void proc_pass_free(struct proc_pass *ps);
+/* Makes coll_overlap and coll_hideable stand beside p's loaded
+ * collectives: those released since dropped, those loaded since added
+ * (-1: not measured). */
+void proc_pass_colls_sync(struct proc_pass *ps, const struct proc *p);
+/* Collective i of p->colls's overlap with compute (-1: not measured). */
+int64_t proc_pass_coll_overlap(const struct proc_pass *ps, const struct proc *p, size_t i);
 
 #endif

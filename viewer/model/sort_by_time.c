@@ -4,7 +4,7 @@
  * sort allocates a copy of the whole array); rows that come in time order
  * already are left alone after one pass.  The pairs are sorted by radix,
  * not by comparisons: sorting was a fifth of the report's time. */
-#include "viewer/read/sort_by_time.h"
+#include "viewer/model/sort_by_time.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,0 +1,106 @@
+/* passes.c: the table of the analyses, in the order they run (passes.h),
+ * and what finishes the findings once every pass has run. */
+#include "viewer/analyse/passes.h"
+#include "viewer/analyse/analysis_p2p.h"
+#include "viewer/analyse/attribution.h"
+
+/* Each hook, named for its pass and point, calls the analysis with what
+ * it takes. */
+static void sync_window(const struct pass_ctx *c, size_t pi) { analyse_syncs(c->m, c->o, c->fs, pi); }
+static void copy_window(const struct pass_ctx *c, size_t pi) { analyse_copies(c->m, c->fs, pi); }
+static void copy_across(const struct pass_ctx *c) { filter_copies(c->o, c->fs); }
+static void comm_window(const struct pass_ctx *c, size_t pi) { analyse_comm(c->m, c->o, c->fs, pi); }
+static void comm_colls_done(const struct pass_ctx *c, size_t pi, size_t n)
+{
+    analyse_colls_done(c->m, c->o, c->fs, pi, n);
+}
+static void comm_proc_end(const struct pass_ctx *c, size_t pi) { analyse_comm_end(c->m, c->fs, pi); }
+static void comm_across(const struct pass_ctx *c) { analyse_comm_across(c->m, c->o, c->fs, c->spill); }
+static void idle_window(const struct pass_ctx *c, size_t pi) { analyse_idle(c->m, c->o, c->fs, pi); }
+static void idle_proc_end(const struct pass_ctx *c, size_t pi) { analyse_idle_end(c->m, c->fs, pi); }
+static void host_window(const struct pass_ctx *c, size_t pi) { note_host_time(c->m, c->fs, pi); }
+static void p2p_window_hook(const struct pass_ctx *c, size_t pi) { p2p_window(c->m, pi); }
+static void p2p_colls_hook(const struct pass_ctx *c, size_t pi, size_t n) { p2p_colls_done(c->m, pi, n); }
+static void p2p_across(const struct pass_ctx *c) { analyse_p2p(c->m, c->fs, c->spill); }
+
+/* The order: the point-to-point pairs first (across ranks, their
+ * findings come before the others', as the report has always listed
+ * them); within a window, the syncs before the copies (a pageable copy's
+ * sync is the sync analysis's to see first); across ranks, the one-off
+ * small pageable copies dropped before the collectives' findings are
+ * made. */
+static const struct analysis_pass passes[] = {
+    { "p2p", p2p_window_hook, p2p_colls_hook, NULL, p2p_across },
+    { "sync", sync_window, NULL, NULL, NULL },
+    { "copy", copy_window, NULL, NULL, copy_across },
+    { "comm", comm_window, comm_colls_done, comm_proc_end, comm_across },
+    { "idle", idle_window, NULL, idle_proc_end, NULL },
+    { "host_time", host_window, NULL, NULL, NULL }, /* where a straggler's time went */
+};
+#define NPASSES (sizeof passes / sizeof *passes)
+
+void passes_window(const struct pass_ctx *c, size_t pi)
+{
+    for (size_t i = 0; i < NPASSES; i++)
+        if (passes[i].window)
+            passes[i].window(c, pi);
+}
+
+void passes_colls_done(const struct pass_ctx *c, size_t pi, size_t n)
+{
+    for (size_t i = 0; i < NPASSES; i++)
+        if (passes[i].colls_done)
+            passes[i].colls_done(c, pi, n);
+}
+
+void passes_proc_end(const struct pass_ctx *c, size_t pi)
+{
+    for (size_t i = 0; i < NPASSES; i++)
+        if (passes[i].proc_end)
+            passes[i].proc_end(c, pi);
+}
+
+/* Confidence (docs/report.md, "Confidence"): high when the finding rests
+ * on GPU records and repeated at its call site (or on the calls' own facts
+ * across ranks: a mismatch, a hang); medium when it is a one-off, inferred
+ * from host times alone (no CUPTI records in its process), or a whole
+ * process's GPU idle (a guess at its cause); comm.straggler sets its own
+ * (analysis_comm.c), low when its margin is near what unaligned clocks
+ * could make up. */
+static void assign_confidence(struct findings *fs, const struct model *m, const struct report_opts *o)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *f = &fs->v[i];
+        switch (f->kind) {
+        case F_COMM_STRAGGLER:
+            break;
+        case F_COMM_MISMATCH:
+        case F_COMM_HANG:
+            f->confidence = "high";
+            break;
+        case F_GPU_IDLE:
+            f->confidence = "medium";
+            break;
+        default: {
+            int gpu = f->proc >= 0 && m->procs[f->proc].cupti_active;
+            f->confidence = gpu && f->count >= o->min_repeats ? "high" : "medium";
+        }
+        }
+    }
+}
+
+void passes_across(const struct pass_ctx *c)
+{
+    for (size_t i = 0; i < NPASSES; i++)
+        if (passes[i].across)
+            passes[i].across(c);
+    /* every finding is in, with its claims: each interval of a rank's time
+     * charged once, then the messages, which quote the costs */
+    attribute_costs(c->fs, c->m, c->o);
+    finding_marks_from_charges(c->fs);
+    assign_confidence(c->fs, c->m, c->o);
+    host_times_free(c->fs, c->m->nprocs); /* what placed the stragglers */
+    describe_syncs(c->m, c->fs);
+    describe_copies(c->m, c->o, c->fs);
+    describe_comm(c->m, c->o, c->fs);
+}
