@@ -7,7 +7,7 @@
  * (cupti_calls_add). */
 #include "tests/unit/join_test_util.h"
 #include "viewer/read/correlate.h"
-#include "viewer/model/model_internal.h"
+#include "viewer/read/load_internal.h"
 
 #include <criterion/criterion.h>
 

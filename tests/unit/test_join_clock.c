@@ -8,8 +8,8 @@
  * where the code allows it (CUPTI gives no ordering guarantee), and the
  * clocks skewed by more than the time join's slack. */
 #include "tests/unit/join_test_util.h"
-#include "viewer/model/model_internal.h"
-#include "viewer/read/sort_by_time.h"
+#include "viewer/read/load_internal.h"
+#include "viewer/model/sort_by_time.h"
 
 #include <criterion/criterion.h>
 

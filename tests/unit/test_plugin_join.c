@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "collector/schema.h"
 #include "viewer/read/plugin_join.h"
+#include "viewer/write/plugin_notes.h"
 
 #include <criterion/criterion.h>
 #include <sqlite3.h>
@@ -196,8 +197,8 @@ Test(plugin_join, how_far_an_unfinished_operation_got)
     nccl_allreduce(1, 2748, 0, 0, 1010, 1);
     nccl_allreduce(2, 2748, 0, 1, 2010, 0);
     plugin_join(&m, &p, &cap);
-    cr_expect_eq(plugin_depth_at(&p, 1), PD_KERNEL);
-    cr_expect_eq(plugin_depth_at(&p, 0), PD_NONE, "finished");
+    cr_expect_eq(model_plugin_depth(&p, 1), PD_KERNEL);
+    cr_expect_eq(model_plugin_depth(&p, 0), PD_NONE, "finished");
 }
 
 Test(plugin_join, the_json_note_counts_every_process)
