@@ -43,8 +43,10 @@ TESTS += \
   tests/e2e/nccl_ce.sh \
   tests/e2e/boot_id.sh \
   tests/e2e/report_join.sh \
-  tests/e2e/report_join_static.sh
+  tests/e2e/report_join_static.sh \
+  tests/e2e/layers.sh
 EXTRA_DIST += \
+  tests/e2e/layers.sh \
   tests/e2e/report_jobs.sh \
   tests/e2e/nccl_ce.sh \
   tests/e2e/boot_id.sh \
