@@ -1,4 +1,8 @@
 # tests/unit: Criterion unit tests, run by `make check`.
+# Tests of the report's parts link its own objects (viewer/libreport.a:
+# Criterion's library first, so that main is Criterion's, viewer/local.mk)
+VIEWER_TEST_LIBS = $(CRITERION_LIBS) viewer/libreport.a $(SQLITE_LIBS) $(ZLIB_LIBS) -ldl -lm
+VIEWER_TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 UNIT_SIM_TESTS = tests/unit/test_sim_stream tests/unit/test_sim_memory \
   tests/unit/test_sim_cupti tests/unit/test_sim_cupti_callbacks tests/unit/test_sim_nccl \
   tests/unit/test_sim_nccl_comms
@@ -49,10 +53,9 @@ tests_unit_test_report_rows_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 # every rank's collectives through the report's temporary file
 check_PROGRAMS += tests/unit/test_coll_spill
 TESTS += tests/unit/test_coll_spill
-tests_unit_test_coll_spill_SOURCES = tests/unit/test_coll_spill.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
-  viewer/model/tmpstore.h viewer/model/tmpstore.c
-tests_unit_test_coll_spill_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
-tests_unit_test_coll_spill_LDADD = $(CRITERION_LIBS)
+tests_unit_test_coll_spill_SOURCES = tests/unit/test_coll_spill.c
+tests_unit_test_coll_spill_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_coll_spill_LDADD = $(VIEWER_TEST_LIBS)
 
 # the per-thread record ring
 check_PROGRAMS += tests/unit/test_tbuf
@@ -81,28 +84,23 @@ tests_unit_test_outputs_LDADD = $(CRITERION_LIBS)
 # the hosts' clocks aligned from the collectives
 check_PROGRAMS += tests/unit/test_clock_align
 TESTS += tests/unit/test_clock_align
-tests_unit_test_clock_align_SOURCES = tests/unit/test_clock_align.c viewer/analyse/clock_align.h \
-  viewer/analyse/clock_align.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
-  viewer/model/tmpstore.h viewer/model/tmpstore.c
-tests_unit_test_clock_align_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
-tests_unit_test_clock_align_LDADD = $(CRITERION_LIBS) -lm
+tests_unit_test_clock_align_SOURCES = tests/unit/test_clock_align.c
+tests_unit_test_clock_align_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_clock_align_LDADD = $(VIEWER_TEST_LIBS)
 
 # sends matched to their receives across ranks
 check_PROGRAMS += tests/unit/test_p2p_match
 TESTS += tests/unit/test_p2p_match
-tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c viewer/analyse/analysis_p2p.h \
-  viewer/analyse/analysis_p2p.c viewer/analyse/proc_pass.c viewer/analyse/stream_deps.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
-  viewer/model/tmpstore.h viewer/model/tmpstore.c viewer/model/idmap.h viewer/model/idmap.c
-tests_unit_test_p2p_match_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
-tests_unit_test_p2p_match_LDADD = $(CRITERION_LIBS)
+tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c
+tests_unit_test_p2p_match_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_p2p_match_LDADD = $(VIEWER_TEST_LIBS)
 
 # what a sync transitively waits for: the streams' and events' dependency clocks
 check_PROGRAMS += tests/unit/test_stream_deps
 TESTS += tests/unit/test_stream_deps
-tests_unit_test_stream_deps_SOURCES = tests/unit/test_stream_deps.c viewer/analyse/stream_deps.h \
-  viewer/analyse/stream_deps.c viewer/model/idmap.h viewer/model/idmap.c
-tests_unit_test_stream_deps_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
-tests_unit_test_stream_deps_LDADD = $(CRITERION_LIBS)
+tests_unit_test_stream_deps_SOURCES = tests/unit/test_stream_deps.c
+tests_unit_test_stream_deps_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_stream_deps_LDADD = $(VIEWER_TEST_LIBS)
 
 # one charge per lost millisecond: the findings' claims resolved
 check_PROGRAMS += tests/unit/test_attribution
@@ -128,11 +126,7 @@ tests_unit_test_db_batch_SOURCES = tests/unit/test_db_batch.c collector/db.h col
 tests_unit_test_db_batch_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_db_batch_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 
-# The report's join of its sources, on synthetic records, linked against
-# the report's own objects (viewer/libreport.a: Criterion's library first,
-# so that main is Criterion's, viewer/local.mk)
-VIEWER_TEST_LIBS = $(CRITERION_LIBS) viewer/libreport.a $(SQLITE_LIBS) $(ZLIB_LIBS) -ldl -lm
-VIEWER_TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+# The report's join of its sources, on synthetic records
 # the calls only CUPTI saw put in CUPTI's order among the joined ones
 check_PROGRAMS += tests/unit/test_cupti_order
 TESTS += tests/unit/test_cupti_order

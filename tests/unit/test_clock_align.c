@@ -13,19 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void model_out_of_memory(void)
-{
-    cr_assert_fail("out of memory");
-    abort();
-}
-
 enum { API_ALLREDUCE = 1, API_SEND = 2 };
-
-const char *model_api_name(const struct model *m, int api)
-{
-    (void)m;
-    return api == API_ALLREDUCE ? "ncclAllReduce" : api == API_SEND ? "ncclSend" : "?";
-}
 
 #define NPROCS 5
 static struct model m;
@@ -78,7 +66,9 @@ static void make_run(int c_shares, int api, int ncolls)
                                          .gstream = 1 };
         }
     }
-    m = (struct model){ .procs = procs, .nprocs = NPROCS, .napis = 3 };
+    m = (struct model){ .procs = procs, .nprocs = NPROCS };
+    model_set_api(&m, API_ALLREDUCE, "ncclAllReduce"); /* the report's own API table */
+    model_set_api(&m, API_SEND, "ncclSend");
     coll_spill_open(&spill, NPROCS);
     for (size_t pi = 0; pi < NPROCS; pi++)
         coll_spill_add(&spill, &m, pi);
@@ -88,6 +78,11 @@ static void free_run(void)
 {
     coll_spill_close(&spill);
     clock_align_free(&m);
+    for (int i = 0; i < m.napis; i++)
+        free(m.api_names[i]);
+    free(m.api_names);
+    free(m.roles);
+    free(m.answers);
     for (size_t pi = 0; pi < NPROCS; pi++)
         free(procs[pi].colls);
 }

@@ -13,12 +13,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-void model_out_of_memory(void)
-{
-    cr_assert_fail("out of memory");
-    abort();
-}
-
 #define NPROCS 6
 
 static struct model m;

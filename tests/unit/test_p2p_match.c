@@ -5,59 +5,19 @@
  * datatype differ is a mismatch; a send left over is a hang naming both
  * ranks when the run did not end well; a receive from a rank the trace
  * lacks says nothing; and a backlog past what a pair keeps still pairs
- * every operation, in order. */
+ * every operation, in order.  Linked against the report's own objects
+ * (viewer/libreport.a): the findings store and the model's API names are
+ * the real ones. */
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/coll_spill.h"
+#include "viewer/analyse/findings.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void model_out_of_memory(void)
-{
-    cr_assert_fail("out of memory");
-    abort();
-}
-
 enum { API_SEND = 1, API_RECV = 2, API_ALLREDUCE = 3 };
-
-const char *model_api_name(const struct model *m, int api)
-{
-    (void)m;
-    return api == API_SEND ? "ncclSend" : api == API_RECV ? "ncclRecv" : api == API_ALLREDUCE ? "ncclAllReduce" : "?";
-}
-
-const char *model_callsite(const struct model *m, const struct proc *p, int site, char *buf, size_t len)
-{
-    (void)m;
-    (void)p;
-    snprintf(buf, len, "site %d", site);
-    return buf;
-}
-
-/* The claims of comm.lazy_connect findings (attribution.c, not linked
- * here): their costs are the e2e tests' (crossrank.py). */
-void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a, int64_t b)
-{
-    (void)fs, (void)f, (void)tl, (void)a, (void)b;
-}
-
-struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id)
-{
-    if (fs->n == fs->cap) {
-        fs->cap = fs->cap ? 2 * fs->cap : 8;
-        fs->v = realloc(fs->v, fs->cap * sizeof *fs->v);
-    }
-    struct finding *f = &fs->v[fs->n++];
-    memset(f, 0, sizeof *f);
-    f->kind = kind;
-    f->proc = proc;
-    f->rank = proc >= 0 ? m->procs[proc].rank : -1;
-    f->callsite_id = callsite_id;
-    f->confidence = "high";
-    return f;
-}
 
 #define NPROCS 3
 static struct model m;
@@ -85,7 +45,11 @@ static void setup(void)
         procs[pi].has_end = 1;
         snprintf(procs[pi].host, sizeof procs[pi].host, "h");
     }
-    m = (struct model){ .procs = procs, .nprocs = NPROCS, .napis = 4 };
+    m = (struct model){ .procs = procs, .nprocs = NPROCS };
+    /* the report's own API table, as a file names them */
+    model_set_api(&m, API_SEND, "ncclSend");
+    model_set_api(&m, API_RECV, "ncclRecv");
+    model_set_api(&m, API_ALLREDUCE, "ncclAllReduce");
 }
 
 static void run(void)
@@ -101,6 +65,12 @@ static void run(void)
 static void teardown(void)
 {
     p2p_free(&m);
+    for (int i = 0; i < m.napis; i++)
+        free(m.api_names[i]);
+    free(m.api_names);
+    free(m.roles);
+    free(m.answers);
+    charges_free(&fs.charges);
     for (size_t pi = 0; pi < NPROCS; pi++)
         free(procs[pi].colls);
     free(fs.v);

@@ -6,11 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void model_out_of_memory(void)
-{
-    abort();
-}
-
 /* The cutoff the clock gives stream h, or -1 if it does not name it. */
 static int64_t cutoff(const struct dep_clock *c, int64_t h)
 {
