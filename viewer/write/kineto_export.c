@@ -20,10 +20,9 @@
  */
 #define _GNU_SOURCE
 #include "viewer/model/comm_kernels.h"
-#include "collector/gpu_block.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
-#include "viewer/read/rowruns.h"
+#include "viewer/read/sync_records.h"
 #include "viewer/model/timeline.h"
 
 #include <errno.h>
@@ -245,34 +244,10 @@ static void row_names(struct kw *w)
     }
 }
 
-/* CUPTI's synchronisation records, read here rather than kept in the
- * model: only this export shows them.  Rows, then those stored in bulk
- * (collector/gpu_block.h), the order `gputrace expand` gives them. */
-static void sync_events(struct kw *w)
+/* One of CUPTI's synchronisation records (load_sync_records). */
+static void sync_record(void *ctx, int64_t start, int64_t end, int stream, int type, int64_t corr)
 {
-    sqlite3 *db = w->m->dbs[w->p->db];
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, "SELECT start_ns, end_ns, stream_id, sync_type, correlation"
-                               " FROM gpu_op WHERE process_id = ? AND kind = 4", -1, &s, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(s, 1, w->p->id);
-        while (sqlite3_step(s) == SQLITE_ROW)
-            sync_event(w, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int(s, 2),
-                       sqlite3_column_int(s, 3), sqlite3_column_int64(s, 4));
-        sqlite3_finalize(s);
-    }
-    if (sqlite3_prepare_v2(db, "SELECT format, n, data FROM gpu_op_block WHERE process_id = ?", -1, &s, NULL) != SQLITE_OK)
-        return; /* a file of an older schema */
-    sqlite3_bind_int64(s, 1, w->p->id);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        int n;
-        const void *data = rowruns_block(s, 0, gt_gpu_block_valid, &n);
-        for (int i = 0; i < n; i++) {
-            struct gt_gpu_packed r = gt_gpu_block_row(data, i);
-            if (r.kind == 4) /* each value as sqlite3_column_int takes the row's column */
-                sync_event(w, r.start_ns, r.end_ns, (int)r.stream_id, r.sync_type, r.correlation);
-        }
-    }
-    sqlite3_finalize(s);
+    sync_event(ctx, start, end, stream, type, corr);
 }
 
 /* A rank's file while it is written. */
@@ -339,10 +314,10 @@ void kineto_rank_window(struct kineto_rank *k, const struct model *m, size_t pi)
 
 int kineto_close_rank(struct kineto_rank *k, const struct model *m, size_t pi, char *err, size_t errlen)
 {
-    (void)m, (void)pi;
+    (void)pi;
     FILE *out = k->w.out;
     range_events(&k->w);
-    sync_events(&k->w);
+    load_sync_records(m, k->w.p, sync_record, &k->w);
     row_names(&k->w);
     fputs("\n]}\n", out);
     idmap_free(&k->w.wait_of_corr);
