@@ -89,6 +89,36 @@ threads_check() { # PY VER CALLS
   expect "Python $2: each call's whole stack, down to <module> (one stack per function; the GIL thread's ends in run)" \
     "$(q "$tmp/t.db" "select count(*) || ' ' || sum(frames like '%<module>%') from pystack")" "4 3"
 }
+# Subinterpreters: a thread without the GIL may have been running another
+# interpreter than its own thread state's, so no frames are taken then,
+# and python_status says so once; with the GIL held, or once the
+# subinterpreter is gone, frames as before.
+cat > "$tmp/sub.py" <<'PY'
+import os, sys
+sys.path.insert(0, os.environ["FAKETORCH_DIR"])
+import faketorch as ft
+try:
+    import _interpreters as interp
+except ImportError:
+    import _xxsubinterpreters as interp
+ft.set_device(0)
+s = ft.stream()
+ft.cuda_nogil.cudaStreamSynchronize(s)  # line 10
+i = interp.create()
+ft.cuda_nogil.cudaStreamSynchronize(s)  # line 12: none
+ft.cuda_gil.cudaStreamSynchronize(s)  # line 13
+interp.destroy(i)
+ft.cuda_nogil.cudaStreamSynchronize(s)  # line 15
+print("sub.py done")
+PY
+sub_check() { # PY VER
+  rm -rf "$tmp/sub.db"
+  out=$(GPUTRACE_OUTPUT="$tmp/sub.db" LD_PRELOAD="$lib" "$1" "$tmp/sub.py" 2>&1)
+  expect "Python $2: with a subinterpreter, frames only under the GIL, and python_status says so" \
+    "$?:$out:$(q "$tmp/sub.db" "select python_status from process"):$(q "$tmp/sub.db" "$syncs" | sed "s|$tmp/||g" | tr '\n' '|')" \
+    "0:sub.py done:active; subinterpreters: no frames of a thread outside the GIL:<module> (sub.py:10)|-|<module> (sub.py:13)|<module> (sub.py:15)|"
+}
+sub_check python3 "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
 threads_check python3 "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" 3000
 
 # Other CPython versions this machine has (pyenv's, Debian's, or python3.X
@@ -107,6 +137,7 @@ for py in $others; do
       "$rc:$out:$(q "$tmp/v.db" "select python_status from process"):$(q "$tmp/v.db" "$syncs" | sed "s|$tmp/||g" | tr '\n' '|')" \
       "0:calls.py done:active:with_gil (calls.py:6)|outer (calls.py:12)|<module> (calls.py:16)|without_gil (calls.py:9)|<module> (calls.py:17)|"
     threads_check "$py" "$ver" 600
+    sub_check "$py" "$ver"
   else
     expect "Python $ver: runs unchanged, no frames, and says why" "$rc:$out:$(q "$tmp/v.db" "select python_status from process")" \
       "0:calls.py done:Python older than 3.9: no Python frames"
