@@ -28,7 +28,10 @@
 #  7. the fixed cost of a short traced process (start-up and exit), traced
 #     with `gputrace record` vs untraced, interleaved (the target: 50 ms);
 #  8. end to end, the 4-rank `overlapped` workload under `gputrace record`
-#     vs untraced (bench/e2e_cost.sh; the target: 1.03 at most).
+#     vs untraced (bench/e2e_cost.sh; the target: 1.03 at most);
+#  9. added ns per captured call for 16 Python frames, taken with the GIL
+#     released (from the thread's own state) beside with it held
+#     (bench/py_nogil.sh).
 # The wrapped call's and the NVTX pair's figures are each taken RUNS times
 # (default 5) and their median printed.  BENCH_ONLY=1 runs section 1 alone;
 # BENCH_BASE_LIB=path/libgputrace.so (another build, e.g. of an older
@@ -184,9 +187,9 @@ printf '%s\n' "${added[@]}" | sort -n | awk '{v[NR] = $1} END {printf "   ... me
 echo "== 5. Python frames of a captured call (median ns per call, 16 frames deep vs 2, same process)"
 export GPUSIM_LIB=$b/tests/sim/.libs/libgpusim.so PY_KERNELS_LIB=$b/tests/apps/.libs/libpykernels.so
 export FAKETORCH_DIR=$top/tests/apps/pylib/site-packages
-read -r d0 s0 < <(env $env_off GPUTRACE_PYSTACKS=0 GPUTRACE_OUTPUT="$tmp/p0.db" LD_PRELOAD="$lib" python3 "$top/bench/py_cost.py")
+read -r d0 s0 < <(env $env_off GPUTRACE_PYSTACKS=0 GPUTRACE_OUTPUT="$tmp/p0.db" LD_PRELOAD="$lib" python3 "$top/bench/py_cost.py" gil)
 echo "frames off (the method's own error)  deep $d0  shallow $s0  difference $(diff "$d0" "$s0")"
-read -r d1 s1 < <(env $env_off GPUTRACE_PYSTACKS=16 GPUTRACE_OUTPUT="$tmp/p1.db" LD_PRELOAD="$lib" python3 "$top/bench/py_cost.py")
+read -r d1 s1 < <(env $env_off GPUTRACE_PYSTACKS=16 GPUTRACE_OUTPUT="$tmp/p1.db" LD_PRELOAD="$lib" python3 "$top/bench/py_cost.py" gil)
 echo "frames on, depth 16                  deep $d1  shallow $s1  difference $(diff "$d1" "$s1")" \
   " => about $(echo "$d1 $s1" | awk '{printf "%.0f", ($1 - $2) * 16 / 14}') ns added per call for 16 frames"
 echo "== 6. a static-runtime program traced through the driver's injection (median ns per call, same process)"
@@ -210,3 +213,5 @@ for i in $(seq "$RUNS"); do
 done
 printf '%s\n' "${fixed[@]}" | sort -n | awk '{v[NR] = $1} END {printf "   ... median of %d runs: %s ms added per process (target 50 ms at most)\n", NR, v[int((NR + 1) / 2)]}'
 echo "== 8. end to end: the 4-rank overlapped workload, gputrace record at its defaults vs untraced (bench/e2e_cost.sh)"; BUILD="$b" "$top/bench/e2e_cost.sh"
+echo "== 9. Python frames of a captured call, the GIL released vs held (median ns added per call for 16 frames, bench/py_nogil.sh)"
+BUILD="$b" "$top/bench/py_nogil.sh"

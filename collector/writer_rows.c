@@ -236,6 +236,9 @@ void gt_wr_store_names(void)
     gt_modules_flush_new(on_module, NULL);
     gt_strtab_flush_new(on_label, NULL);
     gt_pystack_flush_new(on_pystack, NULL);
+    const char *py = gt_pyframes_status_news();
+    if (py)
+        gt_db_set_process_text(&gt_w.db, "python_status", py);
 }
 
 void gt_wr_store_marks(void)

@@ -4,7 +4,7 @@ libgputrace_la_SOURCES = \
   collector/api_ids.h collector/record.h collector/state.h collector/visibility.h collector/hash.h \
   collector/clock.h collector/clock.c collector/config.h collector/config.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \
-  collector/intern.h collector/row_block.h collector/call_block.h collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c \
+  collector/intern.h collector/row_block.h collector/call_block.h collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c collector/pylayout.h collector/pylayout.c \
   collector/modules.h collector/modules.c \
   collector/schema.h collector/schema.c collector/db.h collector/db.c collector/db_batch.h collector/db_batch.c collector/boot_id.h collector/boot_id.c \
   collector/cupti_sub.h collector/cupti_sub.c collector/plugin_ring.h collector/plugin_ring.c collector/plugin_store.h collector/plugin_store.c collector/fdguard.h collector/fdguard.c collector/xfsz.h collector/writer.h collector/writer_int.h collector/writer.c collector/writer_rows.c collector/writer_ctl.c collector/stage.h collector/stage.c collector/membudget.h collector/membudget.c \

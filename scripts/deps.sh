@@ -2,7 +2,7 @@
 # deps.sh: installs the Debian packages gputrace builds and tests with, only
 # those that are missing.  Sourced by the other scripts; safe to run alone.
 set -euo pipefail
-GPUTRACE_DEBS="autoconf automake libtool pkg-config make gcc libsqlite3-dev zlib1g-dev libcriterion-dev sqlite3 python3 python3-venv libdw1"
+GPUTRACE_DEBS="autoconf automake libtool pkg-config make gcc libsqlite3-dev zlib1g-dev libcriterion-dev sqlite3 python3 python3-venv python3-dev libdw1"
 missing=""
 for p in $GPUTRACE_DEBS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -407,3 +407,5 @@ tests_apps_pp_allreduce_SOURCES = tests/apps/pp_allreduce.c
 tests_apps_pp_allreduce_LDADD = $(SIM_LIBS)
 tests_apps_pp_allreduce_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_pp_allreduce_DEPENDENCIES = tests/sim/libgpusim.la
+EXTRA_DIST += tests/apps/py_layout_check.c
+EXTRA_DIST += tests/apps/py_ext.c tests/apps/py_threads.py

@@ -8,6 +8,7 @@ TESTS += \
   tests/e2e/tracer_nvtx.sh \
   tests/e2e/tracer_times.sh \
   tests/e2e/tracer_python.sh \
+  tests/e2e/python_layouts.sh \
   tests/e2e/tracer_real_toolkit.sh \
   tests/e2e/tracer_loading.sh \
   tests/e2e/tracer_cuda13.sh \
@@ -64,6 +65,7 @@ EXTRA_DIST += \
   tests/e2e/tracer_nvtx.sh \
   tests/e2e/tracer_times.sh \
   tests/e2e/tracer_python.sh \
+  tests/e2e/python_layouts.sh \
   tests/e2e/tracer_real_toolkit.sh \
   tests/e2e/tracer_loading.sh \
   tests/e2e/tracer_cuda13.sh \
