@@ -100,7 +100,7 @@ static int nothing_there(const char *path, enum gt_layout layout)
             unsigned char type = (unsigned char)buf[off + 18];
             const char *name = buf + off + 19;
             size_t len = strnlen(name, (size_t)reclen - 19);
-            if ((type == DT_REG || type == DT_UNKNOWN) && len == strlen(name) &&
+            if ((type == DT_REG || type == DT_UNKNOWN) && len < (size_t)reclen - 19 && /* NUL-terminated */
                 gt_config_name_matches(GT_RUN_DIR_FILE, name))
                 none = 0;
             off += reclen;

@@ -237,6 +237,9 @@ expect "... and says nothing but that nothing was written" "$(grep -vc 'nothing 
 # program (its exit status is its own, 0)
 "$gt" record -o "$tmp/chain.db" -- sh -c 'exec true' 2> "$tmp/chain.err"
 expect "exec chain: the line once" "$?:$(grep -c 'nothing was written to' "$tmp/chain.err")" "0:1"
+"$gt" record -o "$tmp/own.db" -- sh -c 'mkdir -p "$0" && : > "$0/mine.db"' "$tmp/own.db" 2> "$tmp/own.err"
+expect "a file of the program's own in the run directory is no process's: the line" \
+  "$?:$(grep -c 'nothing was written' "$tmp/own.err")" "0:1"
 "$gt" record --one-file -o "$tmp/one-none.db" -- true 2> "$tmp/one.err"
 expect "--one-file, nothing written: the line" "$(grep -c "nothing was written to $tmp/one-none.db" "$tmp/one.err")" 1
 DATA="$tmp/data" "$gt" record -o "$tmp/reuse.db" -- python3 -c 'import os
