@@ -2,6 +2,7 @@
  * file a process writes (the output layouts, shared with `gputrace record`). */
 #define _GNU_SOURCE
 #include "collector/config.h"
+#include "collector/printable.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,19 +20,68 @@ static int env_int(const char *name, int def, int lo, int hi)
     errno = 0;
     long x = strtol(v, &end, 10);
     if (errno || *end || x < lo || x > hi) {
-        fprintf(stderr, "gputrace: %s=%s is not a number in %d..%d; using %d\n", name, v, lo, hi, def);
+        char shown[GT_PRINTABLE_LEN];
+        fprintf(stderr, "gputrace: %s=%s is not a number in %d..%d; using %d\n", name,
+                gt_printable(v, shown, sizeof shown), lo, hi, def);
         return def;
     }
     return (int)x;
 }
 
+/* A byte a host name keeps in a file name; any other is '_'. */
+static int host_byte(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+           c == '.';
+}
+
+void gt_config_host(char *out, size_t len)
+{
+    char raw[256];
+    if (len < 2) {
+        if (len)
+            out[0] = 0;
+        return;
+    }
+    if (gethostname(raw, sizeof raw) != 0 || !raw[0])
+        snprintf(raw, sizeof raw, "unknown");
+    raw[sizeof raw - 1] = 0; /* a name cut to fit need not end in one */
+    size_t o = 0;
+    for (const char *c = raw; *c && o + 1 < len && o < GT_HOST_MAX; c++, o++)
+        out[o] = host_byte((unsigned char)*c) && !(o == 0 && *c == '.') ? *c : '_';
+    out[o] = 0;
+}
+
+int gt_config_name_matches(const char *p, const char *s)
+{
+    for (;; p++, s++) {
+        if (p[0] == '%' && (p[1] == 'h' || p[1] == 'p' || p[1] == 'r')) {
+            int host = p[1] == 'h';
+            /* one byte at least, then every way of ending the field */
+            for (const char *e = s; *e; ) {
+                unsigned char c = (unsigned char)*e;
+                if (host ? !host_byte(c) || (e == s && c == '.') : !(c >= '0' && c <= '9'))
+                    return 0;
+                e++;
+                if (gt_config_name_matches(p + 2, e))
+                    return 1;
+            }
+            return 0;
+        }
+        if (p[0] == '%' && p[1] == '%')
+            p++;
+        if (*p != *s)
+            return 0;
+        if (!*p)
+            return 1;
+    }
+}
+
 void gt_config_expand_output(const char *pattern, int rank, char *out, size_t len)
 {
     size_t o = 0;
-    char host[256];
-    if (gethostname(host, sizeof host) != 0)
-        strcpy(host, "unknown");
-    host[sizeof host - 1] = 0;
+    char host[GT_HOST_MAX + 1];
+    gt_config_host(host, sizeof host);
     for (const char *p = pattern; *p && o + 1 < len; p++) {
         char buf[300];
         const char *ins = NULL;
@@ -83,7 +133,8 @@ void gt_config_load(struct gt_config *cfg, int rank)
     const char *out = getenv("GPUTRACE_OUTPUT");
     if (!out || !*out)
         out = "gputrace.db";
-    switch (gt_config_layout(out, gt_config_one_file())) {
+    cfg->layout = gt_config_layout(out, gt_config_one_file());
+    switch (cfg->layout) {
     case GT_LAYOUT_PATTERN:
         gt_config_expand_output(out, rank, cfg->output, sizeof cfg->output);
         break;
@@ -129,7 +180,10 @@ void gt_config_load(struct gt_config *cfg, int rank)
     if (clk && *clk) {
         if (strcmp(clk, "monotonic") == 0)
             cfg->force_mono_clock = 1;
-        else if (strcmp(clk, "tsc") != 0)
-            fprintf(stderr, "gputrace: GPUTRACE_CLOCK=%s is not 'tsc' or 'monotonic'; using tsc where invariant\n", clk);
+        else if (strcmp(clk, "tsc") != 0) {
+            char shown[GT_PRINTABLE_LEN];
+            fprintf(stderr, "gputrace: GPUTRACE_CLOCK=%s is not 'tsc' or 'monotonic'; using tsc where invariant\n",
+                    gt_printable(clk, shown, sizeof shown));
+        }
     }
 }

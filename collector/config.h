@@ -25,6 +25,7 @@
 
 struct gt_config {
     char output[4096];
+    int layout; /* enum gt_layout of GPUTRACE_OUTPUT */
     int cupti;
     int callstack_depth;
     int pystack_depth;
@@ -48,6 +49,18 @@ enum gt_layout {
 /* The name of a process's file in a run directory (a pattern). */
 #define GT_RUN_DIR_FILE "%h-%p.db"
 
+/* The longest host name a file name holds (Linux's HOST_NAME_MAX). */
+#define GT_HOST_MAX 64
+/* This host's name as every file name, run id and process row of ours
+ * has it: gethostname's, each byte but [A-Za-z0-9._-] made '_', a leading
+ * '.' too (so that a name such as "../../x" or "a/b" can never lead out of
+ * the run directory or hide the file), cut to GT_HOST_MAX bytes;
+ * "unknown" when there is none.  The one place a host name is made. */
+void gt_config_host(char *out, size_t len);
+/* 1 when name is one that pattern expands to: %h a host name as
+ * gt_config_host makes it (one byte at least), %p and %r numbers, %% '%'.
+ * Allocates nothing (record_end.c calls it as the process ends). */
+int gt_config_name_matches(const char *pattern, const char *name);
 /* Reads the environment into cfg.  rank < 0 when unknown (for %r).  For a
  * run directory, cfg->output is this process's file in it, and the
  * directory is made here (called at activation, the first CUDA call). */

@@ -14,6 +14,7 @@
 #include "collector/gpu_block.h"
 #include "collector/nvtx_block.h"
 #include "collector/nvtx_payload_sql.h"
+#include "collector/procfile.h"
 #include "collector/record.h"
 #include "collector/schema.h"
 #include "collector/strtab.h"
@@ -188,17 +189,21 @@ bad:
 int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
+    /* made (or checked) here first: SQLite follows any link it is given */
+    struct gt_procfile pf;
+    if (gt_procfile_open(&pf, path, p->output_layout, err, errlen) != 0)
+        return -1;
     /* no mutex of the connection's own: only the writer thread uses it (the
      * activating thread's few writes come before that thread starts,
      * collector/writer.c), and SQLite's lock and unlock around every bind
      * and step were a third of a stored row's cost (db_batch.h) */
-    if (sqlite3_open_v2(path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(pf.path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s", d->db ? sqlite3_errmsg(d->db) : "out of memory");
         goto fail;
     }
     sqlite3_busy_handler(d->db, on_busy, NULL);
     sqlite3_progress_handler(d->db, 1000, on_progress, NULL);
-    if (foreign(d->db, err, errlen) != 0)
+    if (foreign(d->db, err, errlen) != 0 || gt_procfile_check(&pf, err, errlen) != 0)
         goto fail;
     char *msg = NULL;
     /* Switching to WAL takes an exclusive lock and does not wait for one:

@@ -35,10 +35,13 @@ struct gt_process_info {
     int pid, rank, local_rank, world_size, device;
     int cuda_runtime_version, nccl_version;
     int64_t clock_offset_ns, start_ns;
+    int output_layout; /* enum gt_layout (config.h): which links the file may be reached through (procfile.h) */
 };
 
 /* Opens (creating if needed) the database at path and adds this process.
- * On failure returns -1 with a one-line reason in err. */
+ * The file is made or checked first as procfile.h says (no link someone
+ * else planted is followed).  On failure returns -1 with a one-line reason
+ * in err. */
 int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen);
 int gt_db_begin(struct gt_db *d);
 int gt_db_commit(struct gt_db *d);

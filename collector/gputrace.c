@@ -20,6 +20,7 @@
 #include "collector/merge.h"
 #include "import/import.h"
 #include "collector/outputs.h"
+#include "collector/printable.h"
 #include "collector/rundir.h"
 
 #define _GNU_SOURCE
@@ -57,8 +58,9 @@ static const char usage_text[] =
     "  -o RUN      the run directory (default gputrace.db); with %h host, %p pid\n"
     "              or %r rank in it, a file name pattern instead: each process\n"
     "              writes the file it names (e.g. run-%r.db)\n"
-    "  -f          remove what an earlier run left at RUN first (its files, or\n"
-    "              every file the pattern names, with their -wal and -shm)\n"
+    "  -f          remove what an earlier run left at RUN first: gputrace databases\n"
+    "              only (told by content), with their -wal, -shm and -journal; a run\n"
+    "              directory holding any other file is refused (README.md)\n"
     "  --one-file  RUN is one SQLite file that every process appends to; the\n"
     "              processes then wait for each other's locks, and a killed one\n"
     "              may lose more than GPUTRACE_FLUSH_MS of records\n"
@@ -131,7 +133,9 @@ static int record(int argc, char **argv)
             i++;
             break;
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "gputrace record: unknown option '%s'\n%s", argv[i], usage_text);
+            char shown[GT_PRINTABLE_LEN];
+            fprintf(stderr, "gputrace record: unknown option '%s'\n%s", gt_printable(argv[i], shown, sizeof shown),
+                    usage_text);
             return 2;
         } else {
             break;
@@ -143,7 +147,9 @@ static int record(int argc, char **argv)
     }
     char lib[PATH_MAX];
     if (find_library(lib, sizeof lib) != 0) {
-        fprintf(stderr, "gputrace record: libgputrace.so not found (looked for %s); set GPUTRACE_LIB\n", lib);
+        char shown[GT_PRINTABLE_LEN];
+        fprintf(stderr, "gputrace record: libgputrace.so not found (looked for %s); set GPUTRACE_LIB\n",
+                gt_printable(lib, shown, sizeof shown));
         return 2;
     }
     char abs_out[2 * PATH_MAX];
@@ -163,10 +169,8 @@ static int record(int argc, char **argv)
     char preload[4 * PATH_MAX];
     const char *old = getenv("LD_PRELOAD");
     snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? " " : "", old && *old ? old : "");
-    char host[128], run_id[256];
-    if (gethostname(host, sizeof host) != 0)
-        strcpy(host, "host");
-    host[sizeof host - 1] = 0;
+    char host[GT_HOST_MAX + 1], run_id[256];
+    gt_config_host(host, sizeof host);
     snprintf(run_id, sizeof run_id, "%s-%d-%ld", host, (int)getpid(), (long)time(NULL));
     setenv("LD_PRELOAD", preload, 1);
     setenv("GPUTRACE_OUTPUT", abs_out, 1);
@@ -192,9 +196,10 @@ static int record(int argc, char **argv)
          * with a static runtime has no symbol for LD_PRELOAD to interpose
          * (docs/loading.md).  A tool the user named wins, said once. */
         const char *inj = getenv("CUDA_INJECTION64_PATH");
+        char shown[GT_PRINTABLE_LEN];
         if (inj && *inj && strcmp(inj, abs_lib) != 0)
             fprintf(stderr, "gputrace: CUDA_INJECTION64_PATH names another tool (%s): it is kept, and programs"
-                            " with a static CUDA runtime are not traced\n", inj);
+                            " with a static CUDA runtime are not traced\n", gt_printable(inj, shown, sizeof shown));
         else
             setenv("CUDA_INJECTION64_PATH", abs_lib, 1);
     }
@@ -202,10 +207,11 @@ static int record(int argc, char **argv)
     /* The line owed when nothing is written, said by the command's own
      * process as it ends (libtrace/record_end.c): this process becomes the
      * command, and no other is left to look afterwards. */
-    char pid[32], nothing[3 * PATH_MAX];
+    char pid[32], nothing[3 * PATH_MAX], shown_out[PATH_MAX], shown_cmd[PATH_MAX / 2];
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     snprintf(nothing, sizeof nothing, "gputrace record: nothing was written to %s: no process of %s called CUDA or"
-             " NCCL (each traced process writes its database at its first CUDA or NCCL call)", output, argv[i]);
+             " NCCL (each traced process writes its database at its first CUDA or NCCL call)",
+             gt_printable(output, shown_out, sizeof shown_out), gt_printable(argv[i], shown_cmd, sizeof shown_cmd));
     setenv("GPUTRACE_RECORD_PID", pid, 1);
     setenv("GPUTRACE_RECORD_NOTHING", nothing, 1);
     /* the stderr given to this command: the line goes there only, never to
@@ -225,8 +231,12 @@ static int record(int argc, char **argv)
      * the program's own exit status, core dump and all.  Signal
      * dispositions, the mask and descriptors pass through exec as given. */
     execvp(argv[i], argv + i);
-    fprintf(stderr, "gputrace record: cannot run %s: %s\n", argv[i], strerror(errno));
-    return 127;
+    /* as shells say it: 127, no such command; 126, found but it cannot
+     * be run (not executable, a directory, not a program) */
+    int e = errno;
+    char shown[GT_PRINTABLE_LEN];
+    fprintf(stderr, "gputrace record: cannot run %s: %s\n", gt_printable(argv[i], shown, sizeof shown), strerror(e));
+    return e == ENOENT ? 127 : 126;
 }
 
 /* The databases of paths: each file, and each of a run directory's, as

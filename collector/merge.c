@@ -104,6 +104,13 @@ static int merge_one(sqlite3 *db, const char *path)
     if (one_i64(db, "SELECT count(*) FROM s.sqlite_master WHERE type = 'table' AND name = 'process'") != 1) {
         fprintf(stderr, "gputrace merge: %s: not a gputrace database (no process table)\n", path);
         bad = 1;
+    } else if (one_i64(db, "SELECT count(*) FROM s.sqlite_master WHERE type = 'table' AND name = 'meta'") != 1 ||
+               one_i64(db, "SELECT count(*) FROM s.meta WHERE key = 'schema_version'") != 1) {
+        /* without it nothing says gputrace wrote the file, nor in which
+         * version: not "another version" (the first input's own may be
+         * missing too) */
+        fprintf(stderr, "gputrace merge: %s: not a gputrace database (no meta table with a schema_version)\n", path);
+        bad = 1;
     } else if (one_i64(db, "SELECT count(*) FROM s.meta i JOIN main.meta m ON m.key = i.key"
                            " WHERE i.key = 'schema_version' AND i.value IS NOT m.value") != 0) {
         fprintf(stderr, "gputrace merge: %s: another schema version than the first input's\n", path);

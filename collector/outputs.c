@@ -2,13 +2,28 @@
  * with the same -o left: a run directory and its databases, one database,
  * or every file a %h/%p/%r pattern can name, each with its -wal, -shm and
  * -journal.  Without -f any of them is refused, so that runs never pile up
- * in the same files; with -f they are removed.  Nothing else is ever
- * removed: a directory holding anything but its processes' files
- * (<host>-<pid>.db and their -wal...) is refused even with -f. */
+ * in the same files; with -f they are removed.
+ *
+ * Only what is ours is ever removed: a gputrace database, told by its
+ * content (ours.c), never by its name, and the -wal, -shm and -journal of
+ * one.  A name proves nothing: a pattern's %h matches every file of a
+ * directory, and a user's accounts-2024.db has the shape of a process's
+ * file.  So:
+ *   - a pattern: the files it names that are gputrace databases (and their
+ *     side files) are refused, or with -f removed; any other file it names
+ *     is left as it is (one line says how many);
+ *   - a run directory: it must hold only its processes' files
+ *     (<host>-<pid>.db and their -wal...), each a gputrace database (or
+ *     empty: a process killed as it made it) or a side file of one;
+ *     anything else, and the whole directory is refused, even with -f,
+ *     and nothing in it is removed;
+ *   - one file: removed with -f only if it is a gputrace database.
+ * Everything is looked at before anything is removed. */
 #define _GNU_SOURCE
 #include "collector/outputs.h"
+#include "collector/ours.h"
+#include "collector/printable.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
@@ -18,53 +33,50 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const sidecars[] = { "", "-wal", "-shm", "-journal" };
-#define NSIDECARS (sizeof sidecars / sizeof *sidecars)
-
 static int refuse_existing(const char *what, const char *shown)
 {
+    char a[GT_PRINTABLE_LEN], b[GT_PRINTABLE_LEN];
     if (strcmp(what, shown))
-        fprintf(stderr, "gputrace record: %s exists (a file -o %s names); use -f to replace them\n", what, shown);
+        fprintf(stderr, "gputrace record: %s exists (a file -o %s names); use -f to replace them\n",
+                gt_printable(what, a, sizeof a), gt_printable(shown, b, sizeof b));
     else
-        fprintf(stderr, "gputrace record: %s exists; use -f to replace it\n", shown);
+        fprintf(stderr, "gputrace record: %s exists; use -f to replace it\n", gt_printable(shown, b, sizeof b));
+    return -1;
+}
+
+static int refuse_foreign(const char *shown)
+{
+    char a[GT_PRINTABLE_LEN];
+    fprintf(stderr, "gputrace record: %s exists and is not a gputrace database: not replaced, even with -f;"
+            " choose another -o\n", gt_printable(shown, a, sizeof a));
     return -1;
 }
 
 static int remove_file(const char *p)
 {
     if (unlink(p) != 0 && errno != ENOENT) {
-        fprintf(stderr, "gputrace record: cannot remove %s: %s\n", p, strerror(errno));
+        char a[GT_PRINTABLE_LEN];
+        fprintf(stderr, "gputrace record: cannot remove %s: %s\n", gt_printable(p, a, sizeof a), strerror(errno));
         return -1;
     }
     return 0;
 }
 
-/* 1 when s is a name pattern p expands to: %h is a host name (no '/'),
- * %p and %r are numbers, %% is '%' (gt_config_expand_output). */
-static int matches(const char *p, const char *s)
+/* A gputrace database's side files, then the database itself: its -wal
+ * may hold rows the file does not yet (a killed process). */
+static int remove_db(const char *path)
 {
-    for (;; p++, s++) {
-        if (p[0] == '%' && (p[1] == 'h' || p[1] == 'p' || p[1] == 'r')) {
-            int host = p[1] == 'h';
-            /* one character at least, then every way of ending the field */
-            for (const char *e = s; *e && (host ? *e != '/' : isdigit((unsigned char)*e));) {
-                e++;
-                if (matches(p + 2, e))
-                    return 1;
-            }
-            return 0;
-        }
-        if (p[0] == '%' && p[1] == '%')
-            p++;
-        if (*p != *s)
-            return 0;
-        if (!*p)
-            return 1;
+    for (size_t k = GT_OURS_NSIDECARS; k-- > 0;) {
+        char p[8192];
+        snprintf(p, sizeof p, "%s%s", path, gt_ours_sidecars[k]);
+        if (remove_file(p) != 0)
+            return -1;
     }
+    return 0;
 }
 
 /* The glob(3) pattern that finds every expansion of p (and more, which
- * `matches` then leaves out). */
+ * gt_config_name_matches then leaves out). */
 static void to_glob(const char *p, char *out, size_t len)
 {
     size_t o = 0;
@@ -83,38 +95,50 @@ static void to_glob(const char *p, char *out, size_t len)
     out[o] = 0;
 }
 
+/* Every file the pattern names: the gputrace databases among them refused
+ * (or with force removed, side files first); the others left alone, and
+ * counted in one line.  A side file is never looked for on its own: it
+ * goes with its database, or stays. */
 static int clear_pattern(const char *path, const char *shown, int force)
 {
     char g[8192];
-    to_glob(path, g, sizeof g - 16);
-    size_t base = strlen(g);
+    to_glob(path, g, sizeof g);
+    glob_t found;
+    if (glob(g, 0, NULL, &found) != 0)
+        return 0; /* GLOB_NOMATCH, or a directory we cannot read: nothing of ours there */
     int rc = 0;
-    for (size_t k = 0; k < NSIDECARS && rc == 0; k++) {
-        snprintf(g + base, sizeof g - base, "%s", sidecars[k]);
-        glob_t found;
-        if (glob(g, 0, NULL, &found) != 0)
-            continue; /* GLOB_NOMATCH, or a directory we cannot read: nothing of ours there */
-        for (size_t i = 0; i < found.gl_pathc && rc == 0; i++) {
-            char *f = found.gl_pathv[i];
-            size_t n = strlen(f), sn = strlen(sidecars[k]);
-            char keep = f[n - sn];
-            f[n - sn] = 0;
-            int ours = matches(path, f);
-            f[n - sn] = keep;
-            if (!ours)
-                continue;
-            struct stat st;
-            if (lstat(f, &st) == 0 && S_ISDIR(st.st_mode)) {
-                fprintf(stderr, "gputrace record: %s is a directory, not a file %s names; not removed\n", f, shown);
-                rc = -1;
-            } else if (!force) {
-                rc = refuse_existing(f, shown);
-            } else {
-                rc = remove_file(f);
-            }
-        }
+    size_t others = 0;
+    const char *other = NULL;
+    char **ours = calloc(found.gl_pathc + 1, sizeof *ours);
+    size_t nours = 0;
+    if (!ours) {
         globfree(&found);
+        fprintf(stderr, "gputrace record: out of memory\n");
+        return -1;
     }
+    /* first a look at every file, then, only if none refuses, the removal */
+    for (size_t i = 0; i < found.gl_pathc && rc == 0; i++) {
+        char *f = found.gl_pathv[i];
+        if (!gt_config_name_matches(path, f))
+            continue;
+        if (gt_ours_db(f)) {
+            rc = force ? 0 : refuse_existing(f, shown);
+            ours[nours++] = f;
+        } else if (!gt_ours_sidecar_base(f)) {
+            others++;
+            other = f;
+        }
+    }
+    for (size_t i = 0; i < nours && rc == 0; i++)
+        rc = remove_db(ours[i]);
+    if (rc == 0 && others) {
+        char a[GT_PRINTABLE_LEN], b[GT_PRINTABLE_LEN];
+        fprintf(stderr, "gputrace record: %zu file(s) that -o %s names are not gputrace databases (%s%s): left as"
+                " they are\n", others, gt_printable(shown, b, sizeof b), gt_printable(other, a, sizeof a),
+                others > 1 ? ", ..." : "");
+    }
+    free(ours);
+    globfree(&found);
     return rc;
 }
 
@@ -124,26 +148,50 @@ static int is_process_file(const char *name)
 {
     char base[512];
     snprintf(base, sizeof base, "%s", name);
-    size_t n = strlen(base);
-    for (size_t k = 1; k < NSIDECARS; k++) {
-        size_t sn = strlen(sidecars[k]);
-        if (n > sn && !strcmp(base + n - sn, sidecars[k])) {
-            base[n - sn] = 0;
-            break;
-        }
-    }
-    return matches(GT_RUN_DIR_FILE, base);
+    size_t n = gt_ours_sidecar_base(base);
+    if (n)
+        base[n] = 0;
+    return gt_config_name_matches(GT_RUN_DIR_FILE, base);
+}
+
+/* Whether a process's file in a run directory is ours: a gputrace
+ * database, or empty (a process killed as it made its file, before
+ * SQLite wrote a byte: nothing in it to lose). */
+static int process_db_ours(const char *path)
+{
+    struct stat st;
+    return gt_ours_db(path) || (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0);
+}
+
+/* What in a run directory keeps it from being replaced: NULL when the
+ * entry is a process's file that is ours (process_db_ours), or a side
+ * file of one. */
+static const char *not_ours_why(const char *dir, const char *name)
+{
+    char p[8192];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    struct stat st;
+    if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode) || !is_process_file(name))
+        return "which none of its processes wrote";
+    size_t base = gt_ours_sidecar_base(p);
+    if (base)
+        p[base] = 0; /* a side file goes with its database */
+    if (!process_db_ours(p))
+        return "which is not a gputrace database (nor a side file of one)";
+    return NULL;
 }
 
 /* A run directory: only its processes' files in it, removed with it.  An
  * empty one is no earlier run's (a run makes its directory with its first
  * file): kept as it is, for a run directory (keep_empty), as one made
- * beforehand (mkdir -p by a job script). */
-static int clear_dir(const char *path, const char *shown, int force, int keep_empty)
+ * beforehand (mkdir -p by a job script).  keep_dir: the directory itself
+ * stays (the user's symbolic link names it). */
+static int clear_dir(const char *path, const char *shown, int force, int keep_empty, int keep_dir)
 {
+    char a[GT_PRINTABLE_LEN], b[GT_PRINTABLE_LEN];
     DIR *d = opendir(path);
     if (!d) {
-        fprintf(stderr, "gputrace record: cannot read %s: %s\n", shown, strerror(errno));
+        fprintf(stderr, "gputrace record: cannot read %s: %s\n", gt_printable(shown, b, sizeof b), strerror(errno));
         return -1;
     }
     struct dirent *e;
@@ -156,14 +204,14 @@ static int clear_dir(const char *path, const char *shown, int force, int keep_em
             if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
                 continue;
             entries++;
-            char p[8192];
-            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-            struct stat st;
-            if (pass == 0 && (lstat(p, &st) != 0 || !S_ISREG(st.st_mode) || !is_process_file(e->d_name))) {
-                fprintf(stderr, "gputrace record: %s exists and holds %s, which none of its processes wrote: not"
-                        " replaced; choose another -o\n", shown, e->d_name);
+            const char *why = pass == 0 ? not_ours_why(path, e->d_name) : NULL;
+            if (why) {
+                fprintf(stderr, "gputrace record: %s exists and holds %s, %s: not replaced, even with -f; choose"
+                        " another -o\n", gt_printable(shown, b, sizeof b), gt_printable(e->d_name, a, sizeof a), why);
                 rc = -1;
             } else if (pass == 1) {
+                char p[8192];
+                snprintf(p, sizeof p, "%s/%s", path, e->d_name);
                 rc = remove_file(p);
             }
         }
@@ -177,8 +225,8 @@ static int clear_dir(const char *path, const char *shown, int force, int keep_em
         }
     }
     closedir(d);
-    if (rc == 0 && rmdir(path) != 0) {
-        fprintf(stderr, "gputrace record: cannot remove %s: %s\n", shown, strerror(errno));
+    if (rc == 0 && !keep_dir && rmdir(path) != 0) {
+        fprintf(stderr, "gputrace record: cannot remove %s: %s\n", gt_printable(shown, b, sizeof b), strerror(errno));
         rc = -1;
     }
     return rc;
@@ -190,18 +238,22 @@ int gt_outputs_clear(const char *path, const char *shown, enum gt_layout layout,
         return clear_pattern(path, shown, force);
     /* a run directory or one file: whichever an earlier run left there
      * (the other layout included) */
-    struct stat st;
+    struct stat st, to;
     if (lstat(path, &st) != 0)
         return 0;
     if (S_ISDIR(st.st_mode))
-        return clear_dir(path, shown, force, layout == GT_LAYOUT_DIR);
+        return clear_dir(path, shown, force, layout == GT_LAYOUT_DIR, 0);
+    if (S_ISLNK(st.st_mode) && layout == GT_LAYOUT_DIR && stat(path, &to) == 0 && S_ISDIR(to.st_mode))
+        return clear_dir(path, shown, force, 1, 1); /* the run directory the user's link names: emptied, kept */
+    if (S_ISLNK(st.st_mode)) {
+        char b[GT_PRINTABLE_LEN];
+        fprintf(stderr, "gputrace record: %s is a symbolic link: not replaced; name its target, or another -o\n",
+                gt_printable(shown, b, sizeof b));
+        return -1;
+    }
+    if (!gt_ours_db(path))
+        return refuse_foreign(shown);
     if (!force)
         return refuse_existing(shown, shown);
-    for (size_t k = 0; k < NSIDECARS; k++) {
-        char p[8192];
-        snprintf(p, sizeof p, "%s%s", path, sidecars[k]);
-        if (remove_file(p) != 0)
-            return -1;
-    }
-    return 0;
+    return remove_db(path);
 }

@@ -5,6 +5,7 @@
 #include "import/import.h"
 #include "import/out_db.h"
 #include "collector/db_guard.h"
+#include "collector/ours.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -30,7 +31,7 @@ static const char usage_text[] =
     "\n"
     "options:\n"
     "  -o OUT.db   the database to write (default imported.db)\n"
-    "  -f          replace OUT.db if it exists\n"
+    "  -f          replace OUT.db if it is a gputrace database (never another file)\n"
     "  -q          no notes on stderr (they stay in the database: import_note)\n"
     "environment: GPUTRACE_BULK_AFTER=N: API records and GPU operations past the\n"
     "  first N of a process (default 16384) are stored in bulk blocks (gputrace\n"
@@ -295,6 +296,49 @@ int import_traces(const char *out, int force, char *const *traces, int ntraces, 
     return rc < 0 ? -1 : partial ? 1 : 0;
 }
 
+/* Whether out may be written (0), or not (1, after a line): it must not
+ * be one of the inputs, nor lie in an input directory (each of whose
+ * traces is read after out is made), both by identity (device, inode),
+ * so that no other name of the same file gets past; and -f replaces only
+ * a gputrace database (collector/ours.h), with its -wal and -shm, which
+ * out_open removes: so neither is there without a database of ours. */
+static int output_refused(const char *out, int force, char *const *inputs, int n)
+{
+    struct stat o, dir, in;
+    int out_there = stat(out, &o) == 0;
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", out);
+    int dir_there = stat(dirname(parent), &dir) == 0;
+    for (int k = 0; k < n; k++) {
+        if (stat(inputs[k], &in) != 0)
+            continue; /* the import says so */
+        if (out_there && in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
+            fprintf(stderr, "gputrace import: %s is an input: not overwritten\n", out);
+            return 1;
+        }
+        if (S_ISDIR(in.st_mode) && dir_there && in.st_dev == dir.st_dev && in.st_ino == dir.st_ino) {
+            fprintf(stderr, "gputrace import: %s is in the input directory %s: not written there; choose another -o\n",
+                    out, inputs[k]);
+            return 1;
+        }
+    }
+    struct stat st;
+    if (force && lstat(out, &st) == 0 && S_ISREG(st.st_mode) && !gt_ours_db(out)) {
+        fprintf(stderr, "gputrace import: %s exists and is not a gputrace database: not replaced, even with -f\n", out);
+        return 1;
+    }
+    for (size_t k = 1; k < GT_OURS_NSIDECARS; k++) {
+        char side[PATH_MAX + 16];
+        snprintf(side, sizeof side, "%s%s", out, gt_ours_sidecars[k]);
+        if (lstat(side, &st) == 0 && !gt_ours_file(side)) {
+            fprintf(stderr, "gputrace import: %s exists without a gputrace database of its own: not removed;"
+                    " choose another -o\n", side);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int import_main(int argc, char **argv)
 {
     const char *out = "imported.db";
@@ -321,13 +365,8 @@ int import_main(int argc, char **argv)
         fputs(usage_text, stderr);
         return 2;
     }
-    for (int k = i; k < argc; k++) {
-        struct stat a, b;
-        if (stat(argv[k], &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
-            fprintf(stderr, "gputrace import: %s is an input: not overwritten\n", out);
-            return 2;
-        }
-    }
+    if (output_refused(out, force, argv + i, argc - i))
+        return 2;
     char err[1024];
     int rc = import_traces(out, force, argv + i, argc - i, quiet ? 1 : 2, err, sizeof err);
     if (rc < 0) {

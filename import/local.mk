@@ -8,6 +8,7 @@ gputrace_SOURCES += $(IMPORT_SOURCES) collector/cupti_cbids.c
 gputrace_CFLAGS += $(ZLIB_CFLAGS)
 gputrace_LDADD += $(ZLIB_LIBS)
 gputrace_report_SOURCES += $(IMPORT_SOURCES) viewer/read/import_inputs.h viewer/read/import_inputs.c \
+  collector/ours.h collector/ours.c \
   viewer/write/import_notes.c collector/schema.c
 gputrace_report_CFLAGS += $(ZLIB_CFLAGS)
 gputrace_report_LDADD += $(ZLIB_LIBS)

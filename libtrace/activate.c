@@ -14,6 +14,7 @@
 #include "libtrace/trace.h"
 #include "collector/config.h"
 #include "collector/cupti_sub.h"
+#include "collector/printable.h"
 #include "collector/pyframes.h"
 #include "collector/writer.h"
 #include "libtrace/lifecycle.h"
@@ -161,10 +162,8 @@ static int activate_once(void)
     if (gt_stack_depth)
         gt_callsite_warm_up();
 
-    char host[256], cmdline[4096], run_id[160];
-    if (gethostname(host, sizeof host) != 0)
-        strcpy(host, "unknown");
-    host[sizeof host - 1] = 0;
+    char host[GT_HOST_MAX + 1], cmdline[4096], run_id[160];
+    gt_config_host(host, sizeof host); /* as the file names have it */
     read_cmdline(cmdline, sizeof cmdline);
     if (cfg.run_id[0])
         snprintf(run_id, sizeof run_id, "%s", cfg.run_id);
@@ -178,10 +177,13 @@ static int activate_once(void)
         .cuda_runtime_version = runtime_version("cudaRuntimeGetVersion"),
         .nccl_version = runtime_version("ncclGetVersion"),
         .clock_offset_ns = gt_clock_realtime_offset(), .start_ns = (int64_t)gt_mono_ns(),
+        .output_layout = cfg.layout,
     };
     char err[512], why[5200];
     if (gt_writer_open(cfg.output, &p, err, sizeof err) != 0) {
-        snprintf(why, sizeof why, "cannot write %s: %s; tracing is off, the program runs on", cfg.output, err);
+        char shown[4096];
+        snprintf(why, sizeof why, "cannot write %s: %s; tracing is off, the program runs on",
+                 gt_printable(cfg.output, shown, sizeof shown), err);
         gt_turn_off(why);
         return 0;
     }

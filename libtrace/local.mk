@@ -2,7 +2,8 @@
 lib_LTLIBRARIES += libgputrace.la
 libgputrace_la_SOURCES = \
   collector/api_ids.h collector/record.h collector/state.h collector/visibility.h collector/hash.h \
-  collector/clock.h collector/clock.c collector/config.h collector/config.c \
+  collector/clock.h collector/clock.c collector/config.h collector/config.c collector/printable.h collector/printable.c \
+  collector/procfile.h collector/procfile.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \
   collector/intern.h collector/row_block.h collector/call_block.h collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c collector/pylayout.h collector/pylayout.c \
   collector/modules.h collector/modules.c \
@@ -23,6 +24,7 @@ libgputrace_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -shared
 bin_PROGRAMS += gputrace
 gputrace_SOURCES = collector/gputrace.c collector/expand.h collector/expand.c collector/db_guard.h collector/db_guard.c collector/row_block.h collector/call_block.h \
   collector/config.h collector/config.c collector/outputs.h collector/outputs.c collector/rundir.h collector/rundir.c \
+  collector/ours.h collector/ours.c collector/printable.h collector/printable.c \
   collector/merge.h collector/merge.c collector/schema.h collector/schema.c \
   collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h
 gputrace_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)

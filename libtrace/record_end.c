@@ -66,8 +66,10 @@ static long long number(const char **s, unsigned long long max)
 }
 
 /* Whether the output holds no database: the file is missing, or the run
- * directory has no regular *.db file (one is made at a process's first
- * CUDA call).  A pattern's expansions are not looked for; a directory that
+ * directory has no regular file named as a process names its own
+ * (<host>-<pid>.db, the host as gt_config_host makes it: the same match
+ * as `gputrace record` uses, config.h), made at a process's first CUDA
+ * call.  A pattern's expansions are not looked for; a directory that
  * cannot be read says nothing either way (0).  getdents64 into a buffer on
  * the stack: no malloc. */
 static int nothing_there(const char *path, enum gt_layout layout)
@@ -98,7 +100,8 @@ static int nothing_there(const char *path, enum gt_layout layout)
             unsigned char type = (unsigned char)buf[off + 18];
             const char *name = buf + off + 19;
             size_t len = strnlen(name, (size_t)reclen - 19);
-            if ((type == DT_REG || type == DT_UNKNOWN) && len > 3 && memcmp(name + len - 3, ".db", 3) == 0)
+            if ((type == DT_REG || type == DT_UNKNOWN) && len < (size_t)reclen - 19 && /* NUL-terminated */
+                gt_config_name_matches(GT_RUN_DIR_FILE, name))
                 none = 0;
             off += reclen;
         }

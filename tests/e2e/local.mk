@@ -26,6 +26,7 @@ TESTS += \
   tests/e2e/tracer_membound.sh \
   tests/e2e/tracer_nosync.sh \
   tests/e2e/record.sh \
+  tests/e2e/import_output.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
   tests/e2e/tracer_limits.sh \
@@ -94,6 +95,7 @@ EXTRA_DIST += \
   tests/e2e/tracer_membound.sh \
   tests/e2e/tracer_nosync.sh \
   tests/e2e/record.sh \
+  tests/e2e/import_output.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
   tests/e2e/tracer_limits.sh \

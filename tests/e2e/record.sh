@@ -3,10 +3,12 @@
 # directory by default (a file per process, read by the report as one run,
 # merged on request), --one-file, and %h/%p/%r patterns; for each, what an
 # earlier run left is refused without -f and removed with it (never a file
-# that is not a trace's); the launcher execs the command, so every signal
-# reaches the program once however it is sent (a Ctrl-C typed at the
-# terminal, a kill of the pid the caller started, of its process group) and
-# that pid is the program's.
+# that is not a gputrace database by its content, whatever its name); host
+# names made safe for file names; values echoed in warnings printable; the
+# exit status of a command that cannot be run; the launcher execs the
+# command, so every signal reaches the program once however it is sent (a
+# Ctrl-C typed at the terminal, a kill of the pid the caller started, of its
+# process group) and that pid is the program's.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 gt="$b/gputrace"
@@ -61,15 +63,86 @@ expect "-f: a run directory where one file was" "$([ -d "$tmp/one.db" ] && echo 
 expect "pattern: a file per rank" "$(procs "$tmp/r-0.db"):$(procs "$tmp/r-1.db")" "1:1"
 "$gt" record -o "$tmp/r-%r.db" -- "$run" -n 2 "$app" 1 10 > /dev/null 2> "$tmp/err"
 expect "pattern: refused when a file it names is there" "$?:$(procs "$tmp/r-0.db"):$(grep -c 'r-[01].db exists' "$tmp/err")" "2:1:1"
+cp "$tmp/r-1.db" "$tmp/r-7.db"
 : > "$tmp/r-7.db-wal"
+: > "$tmp/r-8.db-wal"
 : > "$tmp/r-x.db"
-"$gt" record -f -o "$tmp/r-%r.db" -- "$run" -n 2 "$app" 1 10 > /dev/null
+"$gt" record -f -o "$tmp/r-%r.db" -- "$run" -n 2 "$app" 1 10 > /dev/null 2>&1
 expect "pattern: -f removes every file it names first (not piled up)" "$(procs "$tmp/r-0.db"):$(procs "$tmp/r-1.db")" "1:1"
-expect "pattern: -f removes their -wal too, and no other file" \
-  "$([ -e "$tmp/r-7.db-wal" ] && echo wal):$([ -e "$tmp/r-x.db" ] && echo other)" ":other"
+expect "pattern: -f removes their -wal too, and no other file (nor a -wal without its database)" \
+  "$([ -e "$tmp/r-7.db" ] && echo db):$([ -e "$tmp/r-7.db-wal" ] && echo wal):$([ -e "$tmp/r-8.db-wal" ] && echo lone):$([ -e "$tmp/r-x.db" ] && echo other)" \
+  "::lone:other"
+rm -f "$tmp/r-8.db-wal"
 "$gt" record -o "$tmp/h-%h-%p.db" -- "$app" 1 10 > /dev/null
 "$gt" record -o "$tmp/h-%h-%p.db" -- "$app" 1 10 > /dev/null 2>&1
 expect "pattern of host and pid: refused when there" "$?:$(ls "$tmp" | grep -c '^h-')" "2:1"
+
+# -f removes only what is ours, told by content, not by name: %h matches
+# every name without '/' (it emptied the directory, exit 0); a user's
+# SQLite database and text file named like a process's file in a run
+# directory went too, then the directory
+mkdir "$tmp/cwd" "$tmp/cwd/traces" "$tmp/cwd/sub"
+for d in "$tmp/cwd" "$tmp/cwd/traces"; do
+  printf 'notes\n' > "$d/notes.txt"
+  sqlite3 "$d/accounts.db" "create table accounts(id integer primary key, owner text); insert into accounts values(1, 'ada')"
+  printf 'backup' > "$d/backup-20240101.db"
+done
+(cd "$tmp/cwd" && "$gt" record -f -o '%h' -- "$app" 1 10 > /dev/null 2> "$tmp/err")
+expect "-f -o %h: the user's files in the directory are left as they are" \
+  "$?:$(ls "$tmp/cwd" | grep -c -e '^notes.txt$' -e '^accounts.db$' -e '^backup-20240101.db$' -e '^sub$'):$(sqlite3 "$tmp/cwd/accounts.db" 'select owner from accounts')" \
+  "0:4:ada"
+expect "-f -o %h: the trace is written, and one line says what was left" \
+  "$(procs "$tmp/cwd/$(uname -n)"):$(grep -c 'are not gputrace databases' "$tmp/err")" "1:1"
+(cd "$tmp/cwd" && "$gt" record -f -o '%h' -- "$app" 1 10 > /dev/null 2>&1)
+expect "-f -o %h again: the earlier trace (ours) replaced" "$?:$(procs "$tmp/cwd/$(uname -n)")" "0:1"
+(cd "$tmp/cwd" && "$gt" record -f -o 'traces/%h' -- "$app" 1 10 > /dev/null 2>&1 &&
+  "$gt" record -f -o '%h.db' -- "$app" 1 10 > /dev/null 2>&1)
+expect "-f -o traces/%h, -o %h.db: nothing of the user's removed" \
+  "$?:$(ls "$tmp/cwd/traces" | grep -c -e '^notes.txt$' -e '^accounts.db$' -e '^backup-20240101.db$'):$(ls "$tmp/cwd" | grep -c '\.db$')" \
+  "0:3:3"
+mkdir "$tmp/users.db"
+cp "$(ls "$tmp"/run.db/*.db | head -n 1)" "$tmp/users.db/h-1.db"
+sqlite3 "$tmp/users.db/accounts-2024.db" "create table accounts(id integer primary key, owner text)"
+printf 'backup' > "$tmp/users.db/backup-20240101.db"
+"$gt" record -f -o "$tmp/users.db" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
+expect "run directory holding a user's accounts-2024.db and backup-20240101.db: -f refused, nothing removed" \
+  "$?:$(ls "$tmp/users.db" | wc -l):$(grep -c 'not a gputrace database' "$tmp/err")" "2:3:1"
+sqlite3 "$tmp/foreign.db" "create table accounts(id integer primary key)"
+"$gt" record -f --one-file -o "$tmp/foreign.db" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
+expect "--one-file -f on another program's database: refused, kept" \
+  "$?:$(sqlite3 "$tmp/foreign.db" 'select name from sqlite_master'):$(grep -c 'not a gputrace database' "$tmp/err")" \
+  "2:accounts:1"
+
+# the host name in file names: '/' and a leading '.' made safe (a name
+# with '/' put each process's file outside the run directory, and record
+# then said nothing was written)
+GPUSIM_HOSTNAME=../escaped "$gt" record -o "$tmp/hostrun.db" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
+expect "host name ../escaped: the file is in the run directory, named safely" \
+  "$?:$(ls "$tmp/hostrun.db" | grep -c '^_\._escaped-[0-9]*\.db$'):$(ls "$tmp" | grep -c escaped)" "0:1:0"
+expect "host name ../escaped: no line that nothing was written" "$(grep -c 'nothing was written' "$tmp/err")" 0
+GPUSIM_HOSTNAME="$(printf 'a\033[2Jb')" "$gt" record -o "$tmp/hostesc.db" -- "$app" 1 10 > /dev/null 2>&1
+expect "host name with ESC: a safe name" "$(ls "$tmp/hostesc.db" | grep -c '^a__2Jb-[0-9]*\.db$')" 1
+
+# values of variables echoed in warnings: control bytes escaped, long ones cut, one line
+GPUTRACE_CLOCK="$(printf 'x\033[31mred\nnext')" "$app" 1 10 > /dev/null 2> "$tmp/err" # untraced: nothing to say
+GPUTRACE_CLOCK="$(printf 'x\033[31mred\nnext')" GPUTRACE_FLUSH_MS="$(head -c 10000 /dev/zero | tr '\0' 7)" \
+  "$gt" record -o "$tmp/envs.db" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
+expect "warnings about variables: no raw ESC, one line each, cut" \
+  "$(grep -c "$(printf '\033')" "$tmp/err"):$(grep -c 'GPUTRACE_CLOCK=x\\x1b\[31mred\\x0anext is not' "$tmp/err"):$(grep 'GPUTRACE_FLUSH_MS' "$tmp/err" | grep -c '^.\{1,400\}$')" \
+  "0:1:1"
+
+# a command that cannot be run: 127 not found, 126 found but not executable (as shells)
+printf 'echo hi\n' > "$tmp/noexec.sh"
+chmod -x "$tmp/noexec.sh"
+"$gt" record -o "$tmp/x.db" -- "$tmp/noexec.sh" 2> /dev/null
+expect "record of a file that is not executable: exit 126" "$?" 126
+"$gt" record -o "$tmp/x.db" -- "$tmp/no-such-command" 2> /dev/null
+expect "record of no such command: exit 127" "$?" 127
+# merge of an SQLite file that is no gputrace database (no meta table)
+sqlite3 "$tmp/nometa.db" "create table process(id integer primary key)"
+"$gt" merge "$tmp/m2.db" "$tmp/nometa.db" > /dev/null 2> "$tmp/err"
+expect "merge of a file without a meta table: not a gputrace database" \
+  "$?:$(grep -c 'not a gputrace database' "$tmp/err"):$(grep -c 'schema version' "$tmp/err")" "1:1:0"
 
 # signals: a program that counts its SIGINTs for 2 s
 cat > "$tmp/count.py" <<'PY'
@@ -164,6 +237,9 @@ expect "... and says nothing but that nothing was written" "$(grep -vc 'nothing 
 # program (its exit status is its own, 0)
 "$gt" record -o "$tmp/chain.db" -- sh -c 'exec true' 2> "$tmp/chain.err"
 expect "exec chain: the line once" "$?:$(grep -c 'nothing was written to' "$tmp/chain.err")" "0:1"
+"$gt" record -o "$tmp/own.db" -- sh -c 'mkdir -p "$0" && : > "$0/mine.db"' "$tmp/own.db" 2> "$tmp/own.err"
+expect "a file of the program's own in the run directory is no process's: the line" \
+  "$?:$(grep -c 'nothing was written' "$tmp/own.err")" "0:1"
 "$gt" record --one-file -o "$tmp/one-none.db" -- true 2> "$tmp/one.err"
 expect "--one-file, nothing written: the line" "$(grep -c "nothing was written to $tmp/one-none.db" "$tmp/one.err")" 1
 DATA="$tmp/data" "$gt" record -o "$tmp/reuse.db" -- python3 -c 'import os

@@ -4,7 +4,8 @@
 # over ours) and opens files of its own keeps them as it wrote them; a
 # file-size limit the tracer reaches is a full disk, not the program's
 # death; when tracing turns off, its descriptors are let go; a database of
-# another program named as the output is left as it is.  Each time: one
+# another program named as the output is left as it is; a link someone
+# planted where a process's file goes is not followed.  Each time: one
 # line, tracing off, the program unchanged.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
@@ -80,5 +81,44 @@ printf 'twenty bytes of text' > "$tmp/t.db"
 traced "$b/tests/apps/threads" 2 100 > "$tmp/out" 2> "$tmp/err"
 expect "not a database: program unchanged, one line, file unchanged" \
   "$?:$(grep -c '^gputrace: ' "$tmp/err"):$(cat "$tmp/t.db")" "0:1:twenty bytes of text"
+
+# links planted in the run directory where a process's file goes
+# (<host>-<pid>.db, or its -wal): never followed.  GPUSIM_HOSTNAME makes
+# the host known; sh plants the link under its own pid and execs the
+# program, which keeps it.  Before, a dangling link made a database at its
+# target, and a link to another run's database got a process appended.
+planted() { # planted SUFFIX TARGET: the link, then the program, in $tmp/rd
+  rm -rf "$tmp/rd"
+  GPUTRACE_ONE_FILE=0 GPUTRACE_OUTPUT="$tmp/rd" GPUSIM_HOSTNAME=planted LD_PRELOAD="$lib" \
+    sh -c 'mkdir -p "$1" && ln -s "$2" "$1/planted-$$.db$3" && exec "$4" 2 100' sh "$tmp/rd" "$2" "$1" \
+    "$b/tests/apps/threads" > "$tmp/out" 2> "$tmp/err"
+  echo "$?:$(grep -c 'wrapped calls' "$tmp/out"):$(grep -c '^gputrace: ' "$tmp/err"):$(grep -c 'symbolic link' "$tmp/err")"
+}
+expect "dangling link as a process's file: program unchanged, one line" "$(planted '' "$tmp/outside.db")" "0:1:1:1"
+expect "dangling link as a process's file: nothing made where it points" "$(ls "$tmp" | grep -c '^outside')" 0
+rm -f "$tmp"/t.db*
+traced "$b/tests/apps/threads" 2 100 > /dev/null 2>&1
+expect "link to another run's database: program unchanged, one line" "$(planted '' "$tmp/t.db")" "0:1:1:1"
+expect "link to another run's database: no process added to it" "$(q "$tmp/t.db" "select count(*) from process")" 1
+expect "a -wal link next to a new file: program unchanged, one line" "$(planted -wal "$tmp/outside-wal")" "0:1:1:1"
+expect "a -wal link next to a new file: nothing made where it points" "$(ls "$tmp" | grep -c '^outside')" 0
+# the run directory itself a link: followed when the user who runs the
+# program made it (the name the user gave), not when another user did
+mkdir "$tmp/target"
+ln -s "$tmp/target" "$tmp/mine"
+GPUTRACE_ONE_FILE=0 GPUTRACE_OUTPUT="$tmp/mine" LD_PRELOAD="$lib" "$b/tests/apps/threads" 2 100 > "$tmp/out" 2> "$tmp/err"
+expect "run directory a link of the user's own: written where it points" \
+  "$?:$(ls "$tmp/target" | grep -c '\.db$'):$(grep -c '^gputrace: ' "$tmp/err")" "0:1:0"
+if [ "$(id -u)" = 0 ]; then
+  mkdir "$tmp/target2"
+  ln -s "$tmp/target2" "$tmp/theirs"
+  chown -h 65534 "$tmp/theirs"
+  GPUTRACE_ONE_FILE=0 GPUTRACE_OUTPUT="$tmp/theirs" LD_PRELOAD="$lib" "$b/tests/apps/threads" 2 100 > "$tmp/out" 2> "$tmp/err"
+  expect "run directory a link another user made: not followed, program unchanged, one line" \
+    "$?:$(grep -c 'wrapped calls' "$tmp/out"):$(ls "$tmp/target2" | wc -l):$(grep -c 'another user made' "$tmp/err")" \
+    "0:1:0:1"
+else
+  ok "run directory a link another user made: (needs root to make one; skipped)"
+fi
 
 finish

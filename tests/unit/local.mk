@@ -77,9 +77,9 @@ tests_unit_test_stage_LDADD = $(CRITERION_LIBS) -lpthread
 check_PROGRAMS += tests/unit/test_outputs
 TESTS += tests/unit/test_outputs
 tests_unit_test_outputs_SOURCES = tests/unit/test_outputs.c collector/config.h collector/config.c \
-  collector/outputs.h collector/outputs.c
-tests_unit_test_outputs_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
-tests_unit_test_outputs_LDADD = $(CRITERION_LIBS)
+  collector/outputs.h collector/outputs.c collector/ours.h collector/ours.c collector/printable.h collector/printable.c
+tests_unit_test_outputs_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_outputs_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 
 # the hosts' clocks aligned from the collectives
 check_PROGRAMS += tests/unit/test_clock_align
@@ -122,7 +122,8 @@ tests_unit_test_sim_cupti_events_DEPENDENCIES = tests/sim/libgpusim.la
 check_PROGRAMS += tests/unit/test_db_batch
 TESTS += tests/unit/test_db_batch
 tests_unit_test_db_batch_SOURCES = tests/unit/test_db_batch.c collector/db.h collector/db.c collector/db_batch.h \
-  collector/db_batch.c collector/schema.h collector/schema.c collector/boot_id.h collector/boot_id.c
+  collector/db_batch.c collector/schema.h collector/schema.c collector/boot_id.h collector/boot_id.c \
+  collector/procfile.h collector/procfile.c
 tests_unit_test_db_batch_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_db_batch_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 
