@@ -16,11 +16,13 @@
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/write/html.h"
 #include "viewer/analyse/findings.h"
+#include "viewer/write/out_file.h"
 #include "viewer/write/out_paths.h"
 #include "viewer/write/output.h"
 #include "viewer/proc_jobs.h"
 #include "viewer/proc_report.h"
 #include "viewer/trace_pass.h"
+#include "viewer/model/tmpfiles.h"
 #include "viewer/read/import_inputs.h"
 #include "viewer/analyse/summary.h"
 #include "viewer/write/term_text.h"
@@ -358,6 +360,8 @@ int main(int argc, char **argv)
         free(args);
         return 2;
     }
+    /* what the report makes goes, however it ends (tmpfiles.h) */
+    tmpfiles_init();
     /* traces of other tools (Kineto, nsys) are imported first (import/) */
     atexit(import_inputs_cleanup);
     int imported = import_inputs(args, &npaths, trace, kineto);
@@ -454,9 +458,13 @@ int main(int argc, char **argv)
         rc = 1; /* a trace cut short: its import said so on stderr */
     if (trace) {
         long n = -1;
-        if (ct) {
+        if (ct) { /* put in place only when whole (out_file.h) */
             n = chrome_trace_close(ct, &m, &fs, &spill);
             trace_errno = errno;
+            if (n >= 0 && out_file_commit(trace) != 0) {
+                n = -1;
+                trace_errno = errno;
+            }
         }
         if (n < 0) {
             fprintf(stderr, "gputrace-report: cannot write %s: %s\n", term_text(trace, shown, sizeof shown),
@@ -469,9 +477,21 @@ int main(int argc, char **argv)
     if (html && html_report_write(html, &m, &s, &fs, &spill, err, sizeof err) != 0) {
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
         rc = 1;
+    } else if (html && out_file_commit(html) != 0) {
+        snprintf(err, sizeof err, "cannot write %s: %s", html, strerror(errno));
+        fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
+        rc = 1;
     } else if (html && !strcmp(format, "text")) {
         printf("HTML report: %s (one page; open it in any browser, no network needed)\n", html);
     }
+    for (size_t i = 0; kineto_ok && i < m.nprocs; i++) /* every rank's, or none */
+        if (out_file_commit(kineto_files[i]) != 0) {
+            snprintf(err, sizeof err, "cannot write %s: %s", kineto_files[i], strerror(errno));
+            fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
+            kineto_ok = 0;
+            rc = 1;
+        }
+    out_file_discard_all(); /* what failed, or followed a failure */
     if (kineto_ok && !strcmp(format, "text"))
         printf("Kineto traces: %zu in %s/ (for Holistic Trace Analysis: TraceAnalysis(trace_dir=\"%s\"))\n", m.nprocs,
                kineto, kineto);

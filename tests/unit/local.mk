@@ -50,7 +50,7 @@ tests_unit_test_report_rows_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 check_PROGRAMS += tests/unit/test_coll_spill
 TESTS += tests/unit/test_coll_spill
 tests_unit_test_coll_spill_SOURCES = tests/unit/test_coll_spill.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
-  viewer/model/tmpstore.h viewer/model/tmpstore.c
+  viewer/model/tmpstore.h viewer/model/tmpstore.c viewer/model/tmpfiles.h viewer/model/tmpfiles.c
 tests_unit_test_coll_spill_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_coll_spill_LDADD = $(CRITERION_LIBS)
 
@@ -83,7 +83,7 @@ check_PROGRAMS += tests/unit/test_clock_align
 TESTS += tests/unit/test_clock_align
 tests_unit_test_clock_align_SOURCES = tests/unit/test_clock_align.c viewer/analyse/clock_align.h \
   viewer/analyse/clock_align.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
-  viewer/model/tmpstore.h viewer/model/tmpstore.c
+  viewer/model/tmpstore.h viewer/model/tmpstore.c viewer/model/tmpfiles.h viewer/model/tmpfiles.c
 tests_unit_test_clock_align_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_clock_align_LDADD = $(CRITERION_LIBS) -lm
 
@@ -92,7 +92,7 @@ check_PROGRAMS += tests/unit/test_p2p_match
 TESTS += tests/unit/test_p2p_match
 tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c viewer/analyse/analysis_p2p.h \
   viewer/analyse/analysis_p2p.c viewer/analyse/coll_spill.h viewer/analyse/coll_spill.c \
-  viewer/model/tmpstore.h viewer/model/tmpstore.c viewer/model/idmap.h viewer/model/idmap.c
+  viewer/model/tmpstore.h viewer/model/tmpstore.c viewer/model/tmpfiles.h viewer/model/tmpfiles.c viewer/model/idmap.h viewer/model/idmap.c
 tests_unit_test_p2p_match_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_p2p_match_LDADD = $(CRITERION_LIBS)
 

@@ -2,27 +2,65 @@
 #define _GNU_SOURCE
 #include "viewer/read/import_inputs.h"
 #include "import/import.h"
+#include "viewer/model/tmpfiles.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *tmp_db;
+/* The import database, in a directory of the report's own: mkstemps made
+ * a name that SQLite then opened again (after the import removed the
+ * empty file), through whatever link another user of a shared $TMPDIR
+ * had planted there meanwhile (8 runs of 20 wrote through one), and the
+ * database was 0644: any user could read the trace.  The directory is
+ * 0700 (mkdtemp): nobody else can see, replace or plant a file in it.  It
+ * and the files SQLite makes in it are removed at exit and on the signals
+ * that end the report (tmpfiles.h). */
+static const char *const db_files[] = { "", "-wal", "-shm", "-journal" };
+enum { NDB_FILES = sizeof db_files / sizeof *db_files };
+static char *tmp_dir, *tmp_db;
+static int tmp_handles[NDB_FILES + 1] = { -1, -1, -1, -1, -1 };
 
 void import_inputs_cleanup(void)
 {
     if (!tmp_db)
         return;
-    const char *sfx[] = { "", "-wal", "-shm", "-journal" };
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < NDB_FILES; i++) {
         char p[4200];
-        snprintf(p, sizeof p, "%s%s", tmp_db, sfx[i]);
+        snprintf(p, sizeof p, "%s%s", tmp_db, db_files[i]);
         unlink(p);
+        tmpfiles_forget(tmp_handles[i]);
     }
+    rmdir(tmp_dir);
+    tmpfiles_forget(tmp_handles[NDB_FILES]);
     free(tmp_db);
-    tmp_db = NULL;
+    free(tmp_dir);
+    tmp_db = tmp_dir = NULL;
+}
+
+/* The private directory and the database's name in it, registered. */
+static int make_tmp_db(void)
+{
+    if (!(tmp_dir = tmpfiles_private_dir("gputrace-import", &tmp_handles[NDB_FILES])))
+        return -1;
+    if (asprintf(&tmp_db, "%s/import.db", tmp_dir) < 0) {
+        tmp_db = NULL;
+        rmdir(tmp_dir);
+        tmpfiles_forget(tmp_handles[NDB_FILES]);
+        free(tmp_dir);
+        tmp_dir = NULL;
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < NDB_FILES; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s%s", tmp_db, db_files[i]);
+        tmp_handles[i] = tmpfiles_add(p, 0);
+    }
+    return 0;
 }
 
 static int same_file(const char *a, const char *b)
@@ -66,23 +104,13 @@ int import_inputs(const char **args, int *n, const char *trace, const char *kine
         free(foreign);
         return 0;
     }
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    char *path;
-    if (asprintf(&path, "%s/gputrace-import-XXXXXX.db", dir) < 0) {
+    if (make_tmp_db() != 0) {
+        fprintf(stderr, "gputrace-report: cannot make a temporary directory in %s (TMPDIR) for the import: %s\n",
+                tmpfiles_dir(), strerror(errno));
         free(foreign);
         return -1;
     }
-    int fd = mkstemps(path, 3);
-    if (fd < 0) {
-        fprintf(stderr, "gputrace-report: cannot make a temporary database in %s (TMPDIR) for the import\n", dir);
-        free(path);
-        free(foreign);
-        return -1;
-    }
-    close(fd);
-    tmp_db = path;
+    const char *path = tmp_db;
     char err[1024];
     int rc = import_traces(path, 1, foreign, nf, 1, err, sizeof err);
     if (rc < 0) {
