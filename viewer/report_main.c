@@ -22,6 +22,7 @@
 #include "viewer/proc_jobs.h"
 #include "viewer/proc_report.h"
 #include "viewer/trace_pass.h"
+#include "import/import.h"
 #include "viewer/model/tmpfiles.h"
 #include "viewer/read/import_inputs.h"
 #include "viewer/analyse/summary.h"
@@ -113,14 +114,75 @@ static int kind_index(const char *name)
     return -1;
 }
 
-/* Refuses, before anything is written, an output that is an input
- * database (or a file SQLite keeps beside one) or another output: 0, or -1
- * after one line on stderr. */
-static int refuse_overwrites(const struct model *m, const char *trace, const char *html, char *const *kineto_files)
+/* Every file the report reads for the paths it was given, with what each
+ * is: each file named; each database of a run directory; each trace of a
+ * directory of Kineto traces (import_inputs.h).  What the outputs are
+ * checked against, before anything is written (out_paths.h). */
+struct in_files {
+    char **v;
+    const char **what; /* "the input database", "the input trace" */
+    size_t n, cap;
+};
+
+static void in_files_add(struct in_files *f, const char *path, const char *what)
 {
-    size_t n = 0, cap = (trace ? 1 : 0) + (html ? 1 : 0) + (kineto_files ? m->nprocs : 0);
+    if (f->n == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 16;
+        if (!(f->v = realloc(f->v, f->cap * sizeof *f->v)) || !(f->what = realloc(f->what, f->cap * sizeof *f->what)))
+            model_out_of_memory();
+    }
+    if (!(f->v[f->n] = strdup(path)))
+        model_out_of_memory();
+    f->what[f->n++] = what;
+}
+
+static void in_files_of(struct in_files *f, const char *arg)
+{
+    static const char db[] = "the input database", trace[] = "the input trace";
+    struct stat st;
+    char **v = NULL;
+    int n, there = stat(arg, &st) == 0;
+    if (!there || !S_ISDIR(st.st_mode)) {
+        enum import_format k = there && S_ISREG(st.st_mode) ? import_detect(arg) : IMPORT_NONE;
+        in_files_add(f, arg, k == IMPORT_KINETO || k == IMPORT_NSYS ? trace : db);
+        return;
+    }
+    if ((n = import_input_files(arg, &v)) > 0) {
+        for (int k = 0; k < n; k++)
+            in_files_add(f, v[k], trace);
+    } else if (n == 0 && (n = gt_rundir_list(arg, &v)) > 0) { /* (none: the read says why) */
+        for (int k = 0; k < n; k++)
+            in_files_add(f, v[k], db);
+    } else if (n < 0 && errno == ENOMEM) {
+        model_out_of_memory();
+    }
+    gt_rundir_free(v, n > 0 ? n : 0);
+}
+
+static void in_files_free(struct in_files *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free(f->v[i]);
+    free(f->v);
+    free(f->what);
+}
+
+/* Refuses, before anything is written, an output that is a file the report
+ * reads (or one SQLite keeps beside one) or another output: 0, or -1
+ * after one line on stderr.  Before the run is read, m is NULL and the
+ * Kineto files unknown; after, the databases read (m->paths: the import's
+ * among them) are checked too. */
+static int refuse_overwrites(const struct in_files *f, const struct model *m, const char *trace, const char *html,
+                             char *const *kineto_files)
+{
+    size_t nk = kineto_files ? m->nprocs : 0, n = 0, cap = (trace ? 1 : 0) + (html ? 1 : 0) + nk;
     char **outs = calloc(cap + 1, sizeof *outs), **what = calloc(cap + 1, sizeof *what);
     char **names = calloc(cap + 1, sizeof *names);
+    struct in_files all = { 0 };
+    for (size_t i = 0; i < f->n; i++)
+        in_files_add(&all, f->v[i], f->what[i]);
+    for (size_t i = 0; m && i < m->ndbs; i++)
+        in_files_add(&all, m->paths[i], "the input database");
     if (!outs || !what || !names)
         model_out_of_memory();
     if (trace) {
@@ -131,7 +193,7 @@ static int refuse_overwrites(const struct model *m, const char *trace, const cha
         outs[n] = (char *)html;
         what[n++] = "--html";
     }
-    for (size_t i = 0; kineto_files && i < m->nprocs; i++) {
+    for (size_t i = 0; i < nk; i++) {
         const struct proc *p = &m->procs[i];
         char name[64];
         if (p->rank >= 0)
@@ -145,7 +207,7 @@ static int refuse_overwrites(const struct model *m, const char *trace, const cha
         n++;
     }
     char err[PATH_MAX * 3];
-    int rc = out_paths_check((char *const *)m->paths, m->ndbs, outs, what, n, err, sizeof err);
+    int rc = out_paths_check(all.v, all.what, all.n, outs, what, n, err, sizeof err);
     char shown[4 * sizeof err];
     if (rc)
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
@@ -154,6 +216,7 @@ static int refuse_overwrites(const struct model *m, const char *trace, const cha
     free(names);
     free(outs);
     free(what);
+    in_files_free(&all);
     return rc;
 }
 
@@ -164,17 +227,22 @@ struct inputs {
     int n, cap;
 };
 
-static int input_add(struct inputs *in, const char *path)
+static int push(char ***v, int n, int *cap, const char *path)
 {
-    if (in->n == in->cap) {
-        int cap = in->cap ? 2 * in->cap : 16;
-        char **g = realloc(in->v, (size_t)cap * sizeof *g);
+    if (n == *cap) {
+        int c = *cap ? 2 * *cap : 16;
+        char **g = realloc(*v, (size_t)c * sizeof *g);
         if (!g)
             return -1;
-        in->v = g;
-        in->cap = cap;
+        *v = g;
+        *cap = c;
     }
-    if (!(in->v[in->n] = strdup(path)))
+    return ((*v)[n] = strdup(path)) ? 0 : -1;
+}
+
+static int input_add(struct inputs *in, const char *path)
+{
+    if (push(&in->v, in->n, &in->cap, path) != 0)
         return -1;
     in->n++;
     return 0;
@@ -362,10 +430,21 @@ int main(int argc, char **argv)
     }
     /* what the report makes goes, however it ends (tmpfiles.h) */
     tmpfiles_init();
+    /* no output over a file the report reads, nor over another output,
+     * before anything is written: the import's database is the first */
+    struct in_files named = { 0 };
+    for (int k = 0; k < npaths; k++)
+        in_files_of(&named, args[k]);
+    if (refuse_overwrites(&named, NULL, trace, html, NULL) != 0) {
+        in_files_free(&named);
+        free(args);
+        return 2;
+    }
     /* traces of other tools (Kineto, nsys) are imported first (import/) */
     atexit(import_inputs_cleanup);
     int imported = import_inputs(args, &npaths, trace, kineto);
     if (imported < 0) {
+        in_files_free(&named);
         free(args);
         return imported == -2 ? 2 : 1;
     }
@@ -374,6 +453,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < npaths; k++)
         if (inputs_add(&in, args[k]) != 0) {
             inputs_free(&in);
+            in_files_free(&named);
             free(args);
             return 1;
         }
@@ -390,14 +470,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown)); /* it may quote the file */
         model_free(&m);
         inputs_free(&in);
+        in_files_free(&named);
         return 1;
     }
     char **kineto_files = kineto ? kineto_paths(kineto, &m, err, sizeof err) : NULL;
-    if (refuse_overwrites(&m, trace, html, kineto_files) != 0) {
+    if (refuse_overwrites(&named, &m, trace, html, kineto_files) != 0) {
         kineto_paths_free(kineto_files, m.nprocs);
         model_free(&m);
+        inputs_free(&in);
+        in_files_free(&named);
         return 2;
     }
+    in_files_free(&named);
     if (kineto && err[0]) /* processes of one rank: which file is whose */
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
     int rc = 0;

@@ -4,6 +4,7 @@
 #include "import/import.h"
 #include "viewer/model/tmpfiles.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,69 @@ static int overwrites(const char *in, const char *trace, const char *kineto)
     if (slash)
         *slash = 0;
     return same_file(in, trace) || same_file(in, kineto) || same_file(slash ? dir : ".", kineto);
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), k = strlen(suf);
+    return n >= k && !strcmp(s + n - k, suf);
+}
+
+static int add_path(char ***v, int *n, int *cap, const char *dir, const char *name)
+{
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 16;
+        char **g = realloc(*v, (size_t)c * sizeof *g);
+        if (!g)
+            return -1;
+        *v = g;
+        *cap = c;
+    }
+    if (asprintf(&(*v)[*n], "%s/%s", dir, name) < 0)
+        return -1;
+    (*n)++;
+    return 0;
+}
+
+/* What the import reads of a directory of Kineto traces (import.c's
+ * dir_traces and import_one): each *.json and *.json.gz not hidden, and
+ * what it reads of such a name that is a directory, depth levels down. */
+static int add_traces(char ***v, int *n, int *cap, const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0; /* what the import will say it cannot read: nothing to overwrite */
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || (!has_suffix(e->d_name, ".json") && !has_suffix(e->d_name, ".json.gz")))
+            continue;
+        rc = add_path(v, n, cap, dir, e->d_name);
+        struct stat st;
+        if (rc == 0 && depth > 0 && stat((*v)[*n - 1], &st) == 0 && S_ISDIR(st.st_mode))
+            rc = add_traces(v, n, cap, (*v)[*n - 1], depth - 1);
+    }
+    closedir(d);
+    return rc;
+}
+
+int import_input_files(const char *arg, char ***out)
+{
+    char **v = NULL;
+    int n = 0, cap = 0;
+    *out = NULL;
+    struct stat st;
+    if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode) || import_detect(arg) != IMPORT_KINETO)
+        return 0;
+    if (add_traces(&v, &n, &cap, arg, 8) != 0) {
+        for (int i = 0; i < n; i++)
+            free(v[i]);
+        free(v);
+        errno = ENOMEM;
+        return -1;
+    }
+    *out = v;
+    return n;
 }
 
 int import_inputs(const char **args, int *n, const char *trace, const char *kineto)

@@ -16,6 +16,11 @@ struct model;
  * written) if the Chrome trace or the Kineto directory (either may be
  * NULL) would write over a foreign input. */
 int import_inputs(const char **args, int *n, const char *trace, const char *kineto);
+/* The files the import reads of arg when it is a directory of Kineto
+ * traces (each *.json, *.json.gz in it, not hidden), as "arg/name" in *out
+ * (free each and *out): how many; 0 (*out NULL) when arg is no such
+ * directory; -1 when out of memory. */
+int import_input_files(const char *arg, char ***out);
 /* Removes the temporary database and its directory, if made. */
 void import_inputs_cleanup(void);
 /* The notes the import left (import_note), for the end of the text report. */
