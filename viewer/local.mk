@@ -21,7 +21,7 @@ gputrace_report_SOURCES = \
   viewer/analyse/coll_spill.c viewer/analyse/summary.h viewer/analyse/summary.c \
   viewer/analyse/kernel_summary.c viewer/analyse/failed_calls.c \
   viewer/write/term_text.h viewer/write/term_text.c viewer/write/out_paths.h viewer/write/out_paths.c \
-  viewer/write/out_file.h viewer/write/out_file.c \
+  viewer/write/out_file.h viewer/write/out_file.c viewer/write/input_notes.h viewer/write/input_notes.c \
   viewer/write/json.h viewer/write/json.c viewer/write/output.h viewer/write/output_text.c \
   viewer/write/output_json.c viewer/write/unknown_comm.h viewer/write/unknown_comm.c viewer/model/comm_kernels.h viewer/model/comm_kernels.c viewer/write/chrome_trace.c viewer/write/kineto_export.c \
   viewer/write/html.h viewer/write/html_report.c viewer/write/html_charts.c \

@@ -24,6 +24,7 @@
 #include "viewer/trace_pass.h"
 #include "import/import.h"
 #include "viewer/model/tmpfiles.h"
+#include "viewer/read/db_open.h"
 #include "viewer/read/import_inputs.h"
 #include "viewer/analyse/summary.h"
 #include "viewer/write/term_text.h"
@@ -221,10 +222,14 @@ static int refuse_overwrites(const struct in_files *f, const struct model *m, co
 }
 
 /* The inputs, each a copy: a database, or every database of a run
- * directory.  Returns 0, or -1 after a line on stderr. */
+ * directory but those with no trace in them (skipped).  Returns 0, or -1
+ * after a line on stderr. */
 struct inputs {
     char **v;
     int n, cap;
+    char **skipped; /* files of a run directory with no trace in them, left out */
+    size_t nskipped;
+    int skipped_cap;
 };
 
 static int push(char ***v, int n, int *cap, const char *path)
@@ -245,6 +250,48 @@ static int input_add(struct inputs *in, const char *path)
     if (push(&in->v, in->n, &in->cap, path) != 0)
         return -1;
     in->n++;
+    return 0;
+}
+
+/* The files of a run directory, but those with no trace in them: an empty
+ * <host>-<pid>.db (what the tracer leaves of a process whose first write
+ * failed, on a full disk) once made the whole run unreportable.  Each is
+ * left out, the report says so (a line on stderr, a note: model.h); a
+ * directory none of whose files has a trace is still an error. */
+static int rundir_add(struct inputs *in, const char *dir, char **v, int n)
+{
+    int used = 0, skipped = 0, cut = 0;
+    char names[400] = "";
+    for (int k = 0; k < n; k++) {
+        char w[32];
+        if (!model_db_holds_nothing(v[k], w, sizeof w)) {
+            if (input_add(in, v[k]) != 0)
+                model_out_of_memory();
+            used++;
+            continue;
+        }
+        if (push(&in->skipped, (int)in->nskipped, &in->skipped_cap, v[k]) != 0)
+            model_out_of_memory();
+        in->nskipped++;
+        const char *base = strrchr(v[k], '/') ? strrchr(v[k], '/') + 1 : v[k];
+        size_t l = strlen(names);
+        if (!cut && l + strlen(base) + strlen(w) + 8 < sizeof names - 5)
+            cut = snprintf(names + l, sizeof names - l, "%s%s (%s)", l ? ", " : "", base, w) < 0; /* (never) */
+        else if (!cut++)
+            snprintf(names + l, sizeof names - l, "%s...", l ? ", " : "");
+        skipped++;
+    }
+    char shown[4 * (sizeof names + PATH_MAX)], line[sizeof names + PATH_MAX + 200];
+    if (!used) {
+        snprintf(line, sizeof line, "%s: no file of this run directory holds a trace: %s", dir, names);
+        fprintf(stderr, "gputrace-report: %s\n", term_text(line, shown, sizeof shown));
+        return -1;
+    }
+    if (skipped) {
+        snprintf(line, sizeof line, "warning: %s: %d file(s) with no trace in them left out (a process whose first"
+                 " write failed?): %s", dir, skipped, names);
+        fprintf(stderr, "gputrace-report: %s\n", term_text(line, shown, sizeof shown));
+    }
     return 0;
 }
 
@@ -271,11 +318,7 @@ static int inputs_add(struct inputs *in, const char *arg)
                 n < 0 ? strerror(errno) : "a directory without a database (*.db) in it");
         return -1;
     }
-    for (int k = 0; k < n && rc == 0; k++)
-        if (input_add(in, v[k]) != 0) {
-            fprintf(stderr, "gputrace-report: out of memory\n");
-            rc = -1;
-        }
+    rc = rundir_add(in, arg, v, n);
     gt_rundir_free(v, n);
     return rc;
 }
@@ -299,6 +342,7 @@ static void inputs_free(struct inputs *in)
     for (int k = 0; k < in->n; k++)
         free(in->v[k]);
     free(in->v);
+    gt_rundir_free(in->skipped, (int)in->nskipped);
 }
 
 int main(int argc, char **argv)
@@ -472,6 +516,21 @@ int main(int argc, char **argv)
         inputs_free(&in);
         in_files_free(&named);
         return 1;
+    }
+    m.skipped = in.skipped;
+    m.nskipped = in.nskipped;
+    if (m.nother_runs) { /* two runs recorded into one directory: the latest is reported, and said so */
+        char others[400] = "", line[sizeof others + sizeof m.run_id + 200];
+        for (size_t i = 0, l = 0; i < m.nother_runs; i++, l = strlen(others))
+            if (l + strlen(m.other_runs[i]) + 2 + 5 < sizeof others) {
+                snprintf(others + l, sizeof others - l, "%s%s", i ? ", " : "", m.other_runs[i]);
+            } else {
+                snprintf(others + l, sizeof others - l, ", ...");
+                break;
+            }
+        snprintf(line, sizeof line, "warning: the inputs hold %zu runs: this report is of the latest, %s; not of %s"
+                 " (--run ID reports another)", m.nother_runs + 1, m.run_id, others);
+        fprintf(stderr, "gputrace-report: %s\n", term_text(line, shown, sizeof shown));
     }
     char **kineto_files = kineto ? kineto_paths(kineto, &m, err, sizeof err) : NULL;
     if (refuse_overwrites(&named, &m, trace, html, kineto_files) != 0) {
