@@ -12,7 +12,7 @@ gputrace_report_SOURCES = \
   viewer/read/windows.h viewer/read/windows.c viewer/read/load.h viewer/read/load_ranges.c viewer/read/stack_text.c viewer/read/symbolize.h viewer/read/symbolize.c \
   viewer/model/model.h viewer/model/timeline.h viewer/model/timeline.c \
   viewer/model/handles.h viewer/model/stream_map.h viewer/model/stream_map.c viewer/model/idmap.h viewer/model/idmap.c viewer/model/api.c viewer/model/sites.c viewer/model/ranges.c \
-  viewer/model/tmpstore.h viewer/model/tmpstore.c \
+  viewer/model/tmpstore.h viewer/model/tmpstore.c viewer/model/tmpfiles.h viewer/model/tmpfiles.c \
   viewer/analyse/findings.h viewer/analyse/findings.c viewer/analyse/finding_marks.c viewer/analyse/analysis_sync.c \
   viewer/analyse/stream_deps.h viewer/analyse/stream_deps.c viewer/analyse/proc_pass.h viewer/analyse/proc_pass.c viewer/analyse/passes.h viewer/analyse/passes.c \
   viewer/analyse/attribution.h viewer/analyse/attribution.c viewer/analyse/straggler_place.c \
@@ -21,6 +21,7 @@ gputrace_report_SOURCES = \
   viewer/analyse/coll_spill.c viewer/analyse/summary.h viewer/analyse/summary.c \
   viewer/analyse/kernel_summary.c viewer/analyse/failed_calls.c \
   viewer/write/term_text.h viewer/write/term_text.c viewer/write/out_paths.h viewer/write/out_paths.c \
+  viewer/write/out_file.h viewer/write/out_file.c viewer/write/input_notes.h viewer/write/input_notes.c \
   viewer/write/json.h viewer/write/json.c viewer/write/output.h viewer/write/output_text.c \
   viewer/write/output_json.c viewer/write/unknown_comm.h viewer/write/unknown_comm.c viewer/model/comm_kernels.h viewer/model/comm_kernels.c viewer/write/chrome_trace.c viewer/write/kineto_export.c \
   viewer/write/html.h viewer/write/html_report.c viewer/write/html_charts.c \

@@ -18,11 +18,15 @@
 #include "viewer/write/html.h"
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/passes.h"
+#include "viewer/write/out_file.h"
 #include "viewer/write/out_paths.h"
 #include "viewer/write/output.h"
 #include "viewer/proc_jobs.h"
 #include "viewer/proc_report.h"
 #include "viewer/trace_pass.h"
+#include "import/import.h"
+#include "viewer/model/tmpfiles.h"
+#include "viewer/read/db_open.h"
 #include "viewer/read/import_inputs.h"
 #include "viewer/analyse/summary.h"
 #include "viewer/write/term_text.h"
@@ -113,14 +117,75 @@ static int kind_index(const char *name)
     return -1;
 }
 
-/* Refuses, before anything is written, an output that is an input
- * database (or a file SQLite keeps beside one) or another output: 0, or -1
- * after one line on stderr. */
-static int refuse_overwrites(const struct model *m, const char *trace, const char *html, char *const *kineto_files)
+/* Every file the report reads for the paths it was given, with what each
+ * is: each file named; each database of a run directory; each trace of a
+ * directory of Kineto traces (import_inputs.h).  What the outputs are
+ * checked against, before anything is written (out_paths.h). */
+struct in_files {
+    char **v;
+    const char **what; /* "the input database", "the input trace" */
+    size_t n, cap;
+};
+
+static void in_files_add(struct in_files *f, const char *path, const char *what)
 {
-    size_t n = 0, cap = (trace ? 1 : 0) + (html ? 1 : 0) + (kineto_files ? m->nprocs : 0);
+    if (f->n == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 16;
+        if (!(f->v = realloc(f->v, f->cap * sizeof *f->v)) || !(f->what = realloc(f->what, f->cap * sizeof *f->what)))
+            model_out_of_memory();
+    }
+    if (!(f->v[f->n] = strdup(path)))
+        model_out_of_memory();
+    f->what[f->n++] = what;
+}
+
+static void in_files_of(struct in_files *f, const char *arg)
+{
+    static const char db[] = "the input database", trace[] = "the input trace";
+    struct stat st;
+    char **v = NULL;
+    int n, there = stat(arg, &st) == 0;
+    if (!there || !S_ISDIR(st.st_mode)) {
+        enum import_format k = there && S_ISREG(st.st_mode) ? import_detect(arg) : IMPORT_NONE;
+        in_files_add(f, arg, k == IMPORT_KINETO || k == IMPORT_NSYS ? trace : db);
+        return;
+    }
+    if ((n = import_input_files(arg, &v)) > 0) {
+        for (int k = 0; k < n; k++)
+            in_files_add(f, v[k], trace);
+    } else if (n == 0 && (n = gt_rundir_list(arg, &v)) > 0) { /* (none: the read says why) */
+        for (int k = 0; k < n; k++)
+            in_files_add(f, v[k], db);
+    } else if (n < 0 && errno == ENOMEM) {
+        model_out_of_memory();
+    }
+    gt_rundir_free(v, n > 0 ? n : 0);
+}
+
+static void in_files_free(struct in_files *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free(f->v[i]);
+    free(f->v);
+    free(f->what);
+}
+
+/* Refuses, before anything is written, an output that is a file the report
+ * reads (or one SQLite keeps beside one) or another output: 0, or -1
+ * after one line on stderr.  Before the run is read, m is NULL and the
+ * Kineto files unknown; after, the databases read (m->paths: the import's
+ * among them) are checked too. */
+static int refuse_overwrites(const struct in_files *f, const struct model *m, const char *trace, const char *html,
+                             char *const *kineto_files)
+{
+    size_t nk = kineto_files ? m->nprocs : 0, n = 0, cap = (trace ? 1 : 0) + (html ? 1 : 0) + nk;
     char **outs = calloc(cap + 1, sizeof *outs), **what = calloc(cap + 1, sizeof *what);
     char **names = calloc(cap + 1, sizeof *names);
+    struct in_files all = { 0 };
+    for (size_t i = 0; i < f->n; i++)
+        in_files_add(&all, f->v[i], f->what[i]);
+    for (size_t i = 0; m && i < m->ndbs; i++)
+        in_files_add(&all, m->paths[i], "the input database");
     if (!outs || !what || !names)
         model_out_of_memory();
     if (trace) {
@@ -131,7 +196,7 @@ static int refuse_overwrites(const struct model *m, const char *trace, const cha
         outs[n] = (char *)html;
         what[n++] = "--html";
     }
-    for (size_t i = 0; kineto_files && i < m->nprocs; i++) {
+    for (size_t i = 0; i < nk; i++) {
         const struct proc *p = &m->procs[i];
         char name[64];
         if (p->rank >= 0)
@@ -145,7 +210,7 @@ static int refuse_overwrites(const struct model *m, const char *trace, const cha
         n++;
     }
     char err[PATH_MAX * 3];
-    int rc = out_paths_check((char *const *)m->paths, m->ndbs, outs, what, n, err, sizeof err);
+    int rc = out_paths_check(all.v, all.what, all.n, outs, what, n, err, sizeof err);
     char shown[4 * sizeof err];
     if (rc)
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
@@ -154,29 +219,81 @@ static int refuse_overwrites(const struct model *m, const char *trace, const cha
     free(names);
     free(outs);
     free(what);
+    in_files_free(&all);
     return rc;
 }
 
 /* The inputs, each a copy: a database, or every database of a run
- * directory.  Returns 0, or -1 after a line on stderr. */
+ * directory but those with no trace in them (skipped).  Returns 0, or -1
+ * after a line on stderr. */
 struct inputs {
     char **v;
     int n, cap;
+    char **skipped; /* files of a run directory with no trace in them, left out */
+    size_t nskipped;
+    int skipped_cap;
 };
+
+static int push(char ***v, int n, int *cap, const char *path)
+{
+    if (n == *cap) {
+        int c = *cap ? 2 * *cap : 16;
+        char **g = realloc(*v, (size_t)c * sizeof *g);
+        if (!g)
+            return -1;
+        *v = g;
+        *cap = c;
+    }
+    return ((*v)[n] = strdup(path)) ? 0 : -1;
+}
 
 static int input_add(struct inputs *in, const char *path)
 {
-    if (in->n == in->cap) {
-        int cap = in->cap ? 2 * in->cap : 16;
-        char **g = realloc(in->v, (size_t)cap * sizeof *g);
-        if (!g)
-            return -1;
-        in->v = g;
-        in->cap = cap;
-    }
-    if (!(in->v[in->n] = strdup(path)))
+    if (push(&in->v, in->n, &in->cap, path) != 0)
         return -1;
     in->n++;
+    return 0;
+}
+
+/* The files of a run directory, but those with no trace in them: an empty
+ * <host>-<pid>.db (what the tracer leaves of a process whose first write
+ * failed, on a full disk) once made the whole run unreportable.  Each is
+ * left out, the report says so (a line on stderr, a note: model.h); a
+ * directory none of whose files has a trace is still an error. */
+static int rundir_add(struct inputs *in, const char *dir, char **v, int n)
+{
+    int used = 0, skipped = 0, cut = 0;
+    char names[400] = "";
+    for (int k = 0; k < n; k++) {
+        char w[32];
+        if (!model_db_holds_nothing(v[k], w, sizeof w)) {
+            if (input_add(in, v[k]) != 0)
+                model_out_of_memory();
+            used++;
+            continue;
+        }
+        if (push(&in->skipped, (int)in->nskipped, &in->skipped_cap, v[k]) != 0)
+            model_out_of_memory();
+        in->nskipped++;
+        const char *base = strrchr(v[k], '/') ? strrchr(v[k], '/') + 1 : v[k];
+        size_t l = strlen(names);
+        if (!cut && l + strlen(base) + strlen(w) + 8 < sizeof names - 5)
+            cut = snprintf(names + l, sizeof names - l, "%s%s (%s)", l ? ", " : "", base, w) < 0; /* (never) */
+        else if (!cut++)
+            snprintf(names + l, sizeof names - l, "%s...", l ? ", " : "");
+        skipped++;
+    }
+    char shown[4 * (sizeof names + PATH_MAX)], line[sizeof names + PATH_MAX + 200];
+    if (!used) {
+        snprintf(line, sizeof line, "%s: no file of this run directory holds a trace: %s", dir, names);
+        fprintf(stderr, "gputrace-report: %s\n", term_text(line, shown, sizeof shown));
+        return -1;
+    }
+    if (skipped) {
+        snprintf(line, sizeof line, "warning: %s: %d file(s) with no trace in them left out (a process whose first"
+                 " write failed?): %s", dir, skipped, names);
+        fprintf(stderr, "gputrace-report: %s\n", term_text(line, shown, sizeof shown));
+    }
     return 0;
 }
 
@@ -203,11 +320,7 @@ static int inputs_add(struct inputs *in, const char *arg)
                 n < 0 ? strerror(errno) : "a directory without a database (*.db) in it");
         return -1;
     }
-    for (int k = 0; k < n && rc == 0; k++)
-        if (input_add(in, v[k]) != 0) {
-            fprintf(stderr, "gputrace-report: out of memory\n");
-            rc = -1;
-        }
+    rc = rundir_add(in, arg, v, n);
     gt_rundir_free(v, n);
     return rc;
 }
@@ -231,6 +344,7 @@ static void inputs_free(struct inputs *in)
     for (int k = 0; k < in->n; k++)
         free(in->v[k]);
     free(in->v);
+    gt_rundir_free(in->skipped, (int)in->nskipped);
 }
 
 int main(int argc, char **argv)
@@ -360,10 +474,23 @@ int main(int argc, char **argv)
         free(args);
         return 2;
     }
+    /* what the report makes goes, however it ends (tmpfiles.h) */
+    tmpfiles_init();
+    /* no output over a file the report reads, nor over another output,
+     * before anything is written: the import's database is the first */
+    struct in_files named = { 0 };
+    for (int k = 0; k < npaths; k++)
+        in_files_of(&named, args[k]);
+    if (refuse_overwrites(&named, NULL, trace, html, NULL) != 0) {
+        in_files_free(&named);
+        free(args);
+        return 2;
+    }
     /* traces of other tools (Kineto, nsys) are imported first (import/) */
     atexit(import_inputs_cleanup);
     int imported = import_inputs(args, &npaths, trace, kineto);
     if (imported < 0) {
+        in_files_free(&named);
         free(args);
         return imported == -2 ? 2 : 1;
     }
@@ -372,6 +499,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < npaths; k++)
         if (inputs_add(&in, args[k]) != 0) {
             inputs_free(&in);
+            in_files_free(&named);
             free(args);
             return 1;
         }
@@ -388,14 +516,33 @@ int main(int argc, char **argv)
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown)); /* it may quote the file */
         load_free(&m);
         inputs_free(&in);
+        in_files_free(&named);
         return 1;
     }
+    m.skipped = in.skipped;
+    m.nskipped = in.nskipped;
+    if (m.nother_runs) { /* two runs recorded into one directory: the latest is reported, and said so */
+        char others[400] = "", line[sizeof others + sizeof m.run_id + 200];
+        for (size_t i = 0, l = 0; i < m.nother_runs; i++, l = strlen(others))
+            if (l + strlen(m.other_runs[i]) + 2 + 5 < sizeof others) {
+                snprintf(others + l, sizeof others - l, "%s%s", i ? ", " : "", m.other_runs[i]);
+            } else {
+                snprintf(others + l, sizeof others - l, ", ...");
+                break;
+            }
+        snprintf(line, sizeof line, "warning: the inputs hold %zu runs: this report is of the latest, %s; not of %s"
+                 " (--run ID reports another)", m.nother_runs + 1, m.run_id, others);
+        fprintf(stderr, "gputrace-report: %s\n", term_text(line, shown, sizeof shown));
+    }
     char **kineto_files = kineto ? kineto_paths(kineto, &m, err, sizeof err) : NULL;
-    if (refuse_overwrites(&m, trace, html, kineto_files) != 0) {
+    if (refuse_overwrites(&named, &m, trace, html, kineto_files) != 0) {
         kineto_paths_free(kineto_files, m.nprocs);
         load_free(&m);
+        inputs_free(&in);
+        in_files_free(&named);
         return 2;
     }
+    in_files_free(&named);
     if (kineto && err[0]) /* processes of one rank: which file is whose */
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
     int rc = 0;
@@ -454,9 +601,13 @@ int main(int argc, char **argv)
         rc = 1; /* a trace cut short: its import said so on stderr */
     if (trace) {
         long n = -1;
-        if (ct) {
+        if (ct) { /* put in place only when whole (out_file.h) */
             n = chrome_trace_close(ct, &m, &fs, &spill);
             trace_errno = errno;
+            if (n >= 0 && out_file_commit(trace) != 0) {
+                n = -1;
+                trace_errno = errno;
+            }
         }
         if (n < 0) {
             fprintf(stderr, "gputrace-report: cannot write %s: %s\n", term_text(trace, shown, sizeof shown),
@@ -469,9 +620,21 @@ int main(int argc, char **argv)
     if (html && html_report_write(html, &m, &s, &fs, &spill, err, sizeof err) != 0) {
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
         rc = 1;
+    } else if (html && out_file_commit(html) != 0) {
+        snprintf(err, sizeof err, "cannot write %s: %s", html, strerror(errno));
+        fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
+        rc = 1;
     } else if (html && !strcmp(format, "text")) {
         printf("HTML report: %s (one page; open it in any browser, no network needed)\n", html);
     }
+    for (size_t i = 0; kineto_ok && i < m.nprocs; i++) /* every rank's, or none */
+        if (out_file_commit(kineto_files[i]) != 0) {
+            snprintf(err, sizeof err, "cannot write %s: %s", kineto_files[i], strerror(errno));
+            fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
+            kineto_ok = 0;
+            rc = 1;
+        }
+    out_file_discard_all(); /* what failed, or followed a failure */
     if (kineto_ok && !strcmp(format, "text"))
         printf("Kineto traces: %zu in %s/ (for Holistic Trace Analysis: TraceAnalysis(trace_dir=\"%s\"))\n", m.nprocs,
                kineto, kineto);

@@ -46,9 +46,12 @@ TESTS += \
   tests/e2e/boot_id.sh \
   tests/e2e/report_join.sh \
   tests/e2e/report_join_static.sh \
-  tests/e2e/layers.sh
+  tests/e2e/layers.sh \
+  tests/e2e/report_tmpfiles.sh
 EXTRA_DIST += \
   tests/e2e/layers.sh \
+  tests/e2e/report_tmpfiles.sh \
+  tests/e2e/report_signals.py \
   tests/e2e/report_jobs.sh \
   tests/e2e/nccl_ce.sh \
   tests/e2e/boot_id.sh \

@@ -3,8 +3,9 @@
 # which they must treat as untrusted: a FIFO or a directory given as a
 # database, a database whose tables are views (one of them endless),
 # one that plants a trigger for `gputrace expand` to run; and outputs that
-# would overwrite an input or each other (--chrome-trace, --kineto files),
-# refused before anything is written.
+# would overwrite an input or each other (--chrome-trace, --html, --kineto
+# files; any file the report reads: of a run directory, of a directory of
+# Kineto traces, an nsys export), refused before anything is written.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 # each traced process below writes the one file named (docs/schema.md): the
@@ -95,6 +96,41 @@ one_line "--kineto over an input database" 2 "Kineto trace of rank 1 .* is the i
 expect "--kineto over an input database: nothing written" "$(ls "$tmp/k2" | grep -v -e '-wal$' -e '-shm$')" "rank-1.json"
 timeout 20 "$rep" --chrome-trace "$tmp/t.json" --kineto "$tmp/k3" "$tmp/run.db" > /dev/null 2>&1
 expect "outputs of their own: written" "$?:$(ls "$tmp/k3" | wc -l):$([ -s "$tmp/t.json" ] && echo yes)" "0:2:yes"
+
+# every file the report reads, whatever it is: an nsys export, a trace of a
+# directory of Kineto traces (and a hard link to one), a run directory's
+# database and what SQLite keeps beside it; refused before the import
+# writes anything in TMPDIR.  Each was overwritten, exit 0.
+# refused_over FILE WHAT PATTERN args...: exit 2, one line, FILE unchanged, TMPDIR untouched
+refused_over() {
+  file=$1 what=$2 pat=$3; shift 3
+  cp "$file" "$tmp/before"
+  mkdir -p "$tmp/imptmp"
+  TMPDIR="$tmp/imptmp" one_line "$what" 2 "$pat" "$rep" "$@"
+  expect "$what: unchanged, nothing in TMPDIR" "$(cmp -s "$file" "$tmp/before" && echo same):$(ls -A "$tmp/imptmp")" "same:"
+}
+cp "$s/tests/data/traces/pipit-nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite" "$tmp/prof.sqlite"
+refused_over "$tmp/prof.sqlite" "--html over the nsys export read" "html .*prof.sqlite is the input trace" \
+  --html "$tmp/prof.sqlite" "$tmp/prof.sqlite"
+refused_over "$tmp/prof.sqlite" "--chrome-trace over the nsys export read" "chrome-trace .*prof.sqlite is the input trace" \
+  --chrome-trace "$tmp/prof.sqlite" "$tmp/prof.sqlite"
+cp -r "$s/tests/data/traces/hta-sampled-128" "$tmp/sampled"
+for o in --html --chrome-trace; do
+  refused_over "$tmp/sampled/sampled_rank-1.json.gz" "$o over a trace of the directory read" \
+    "${o#--} .*sampled_rank-1.json.gz is the input trace .*sampled/sampled_rank-1.json.gz" \
+    $o "$tmp/sampled/sampled_rank-1.json.gz" "$tmp/sampled"
+done
+ln "$tmp/sampled/sampled_rank-0.json.gz" "$tmp/hard.json.gz"
+refused_over "$tmp/sampled/sampled_rank-0.json.gz" "--html over a hard link to a trace of the directory read" \
+  "hard.json.gz is the input trace .*sampled/sampled_rank-0.json.gz" --html "$tmp/hard.json.gz" "$tmp/sampled"
+env -u GPUTRACE_ONE_FILE "$b/gputrace" record -o "$tmp/rundir" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" \
+  > /dev/null 2>&1
+member=$(ls "$tmp/rundir"/*.db | head -n 1)
+refused_over "$member" "--chrome-trace over a database of the run directory read" "is the input database .*$member" \
+  --chrome-trace "$member" "$tmp/rundir"
+refused_over "$member" "--html over the -journal of a database of the run directory read" \
+  "is the input database's SQLite file $member-journal" --html "$member-journal" "$tmp/rundir"
+expect "... no -journal made" "$(ls "$tmp/rundir" | grep -c journal)" 0
 
 # ---- strings from the file: escaped for the terminal, exact in JSON -------
 # every kind of string the report prints: run id (GPUTRACE_RUN_ID or

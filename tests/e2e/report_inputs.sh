@@ -3,7 +3,8 @@
 # file that is not SQLite, a foreign SQLite file, another schema version (and
 # the previous one, still read), an
 # empty run, a run killed part-way, a damaged file (and one whose process
-# table is damaged), ids and names the api table lacks, several kernels under
+# table is damaged), a run directory's file with no trace in it (left out,
+# said so), two runs in one directory (the latest reported, said so), ids and names the api table lacks, several kernels under
 # one collective's correlation, no temporary file, GPU idle gaps a sync
 # explains or not, an unknown run; options
 # and exit codes;
@@ -122,6 +123,53 @@ expect "an empty api table: a report, exit 0" $? 0
 "$b/gputrace" record -o "$tmp/split-%r.db" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
 "$rep" --format json "$tmp/split-0.db" "$tmp/split-1.db" | python3 -c "import json,sys; d=json.load(sys.stdin); assert sorted(r['rank'] for r in d['ranks']) == [0, 1], d['ranks']"
 expect "two databases, one run: both ranks" $? 0
+
+# a run directory's file with no trace in it (an empty <host>-<pid>.db: the
+# tracer's first write failed on a full disk; or a database without a
+# table): left out, with a line on stderr and a note; the other ranks
+# reported as usual.  None with a trace: an error.
+mkdir "$tmp/holes"
+"$b/gputrace" record -o "$tmp/holes/run" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
+first=$(ls "$tmp/holes/run" | head -n 1)
+: > "$tmp/holes/run/$first"
+"$rep" "$tmp/holes/run" > "$tmp/out" 2> "$tmp/err"
+expect "a run directory with an empty file: a report, exit 0, one line on stderr naming it" \
+  "$?:$(wc -l < "$tmp/err"):$(grep -c "warning: .*holes/run: 1 file(s) with no trace in them left out .*: $first (empty)" "$tmp/err")" "0:1:1"
+expect "... the report of the other rank, with a note naming the file" \
+  "$(grep -c '^gputrace report: run .*, 1 process(es)' "$tmp/out"):$(grep -c "^      first write failed?) and were left out: $first$" "$tmp/out")" "1:1"
+"$rep" --format json "$tmp/holes/run" 2> /dev/null | python3 -c "import json, sys; d = json.load(sys.stdin)
+assert d['run']['skipped_files'] == [sys.argv[1]] and len(d['ranks']) == 1, d['run']" "$tmp/holes/run/$first"
+expect "... JSON names it in run.skipped_files" $? 0
+rm "$tmp/holes/run/$first"
+sqlite3 "$tmp/holes/run/$first" "pragma user_version = 1"
+"$rep" "$tmp/holes/run" > /dev/null 2> "$tmp/err"
+expect "a run directory with a database of no table: left out too" "$?:$(grep -c "$first (no table in it)" "$tmp/err")" "0:1"
+mkdir "$tmp/holes/none"
+: > "$tmp/holes/none/h-1.db"
+cp "$tmp/holes/run/$first" "$tmp/holes/none/h-2.db"
+one_line "a run directory of no file with a trace: refused" 1 \
+  "none: no file of this run directory holds a trace: h-1.db (empty), h-2.db (no table in it)" "$tmp/holes/none"
+one_line "an empty file named as the input: still refused" 1 "h-1.db" "$tmp/holes/none/h-1.db"
+
+# two runs recorded into one directory: the latest reported, the other
+# named, on stderr and in a note; --run chooses
+mkdir "$tmp/two"
+for r in a b; do
+  "$b/gputrace" record -o "$tmp/two-$r" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
+  for f in "$tmp/two-$r"/*.db; do cp "$f" "$tmp/two/$r-${f##*/}"; done
+done
+ra=$(sqlite3 "$(ls "$tmp/two-a"/*.db | head -n 1)" "select run_id from process")
+rb=$(sqlite3 "$(ls "$tmp/two-b"/*.db | head -n 1)" "select run_id from process")
+"$rep" "$tmp/two" > "$tmp/out" 2> "$tmp/err"
+expect "two runs in one directory: exit 0, one line on stderr naming both, which is reported" \
+  "$?:$(wc -l < "$tmp/err"):$(grep -c "warning: the inputs hold 2 runs: this report is of the latest, $rb; not of $ra (--run ID" "$tmp/err")" "0:1:1"
+expect "... the report of the latest, with a note naming both" \
+  "$(grep -c "^gputrace report: run $rb, 2 process(es)" "$tmp/out"):$(grep -A 1 '^note: the inputs hold 2 runs' "$tmp/out" | grep -c "$rb; not of $ra")" "1:1"
+"$rep" --format json "$tmp/two" 2> /dev/null | python3 -c "import json, sys; r = json.load(sys.stdin)['run']
+assert r['id'] == sys.argv[1] and r['other_runs'] == [sys.argv[2]], r" "$rb" "$ra"
+expect "... JSON: run.id the latest, run.other_runs the other" $? 0
+"$rep" --run "$ra" "$tmp/two" > "$tmp/out" 2> "$tmp/err"
+expect "... --run the other: its report, nothing on stderr" "$?:$(grep -c "^gputrace report: run $ra, 2 process(es)" "$tmp/out"):$(cat "$tmp/err")" "0:1:"
 
 # several kernels under one collective's correlation (a file's duplicates,
 # or a launch that ran more than one): its GPU time is the earliest one's

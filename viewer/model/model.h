@@ -172,6 +172,12 @@ struct model {
     struct tmpstore *parked;             /* each process's collectives until it is loaded (tmpstore.h) */
     const char *const *paths;            /* their file names (the caller's) */
     char damaged[512];                   /* the first read a damaged file cut short, "" if none */
+    /* the ids of the inputs' runs not reported (no --run, and more than
+     * one: the latest is), in the order first read */
+    char **other_runs; size_t nother_runs;
+    /* files of a run directory with no trace in them, left out (the
+     * caller's, set after load_model; report_main.c) */
+    char *const *skipped; size_t nskipped;
     int64_t t0;                          /* earliest realtime start, for aligned times */
     struct timeline **timelines;         /* per process, built on first use (timeline.h) */
     int progress;                        /* show a progress line on stderr */

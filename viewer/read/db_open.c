@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* Every table the report reads (FROM and JOIN in viewer/). */
@@ -108,4 +109,33 @@ int model_open_db(const char *path, sqlite3 **out, char *err, size_t errlen)
     int rc = check_db(path, *out, err, errlen);
     sqlite3_progress_handler(*out, 0, NULL, NULL);
     return rc;
+}
+
+/* A file of no tables is at most a page: 64 KiB, SQLite's largest. */
+#define NO_TABLES_MAX_BYTES 65536
+
+int model_db_holds_nothing(const char *path, char *why, size_t whylen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0; /* model_open_db says what is wrong with it */
+    if (st.st_size == 0) {
+        snprintf(why, whylen, "empty");
+        return 1;
+    }
+    if (st.st_size > NO_TABLES_MAX_BYTES)
+        return 0;
+    sqlite3 *db;
+    int none = 0;
+    if (open_guarded(path, &db) == 0) {
+        sqlite3_stmt *s;
+        if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &s, NULL) == SQLITE_OK &&
+            sqlite3_step(s) == SQLITE_ROW)
+            none = sqlite3_column_int(s, 0) == 0;
+        sqlite3_finalize(s);
+    }
+    sqlite3_close(db);
+    if (none)
+        snprintf(why, whylen, "no table in it");
+    return none;
 }

@@ -12,5 +12,10 @@ int model_open_db(const char *path, sqlite3 **out, char *err, size_t errlen);
 /* A second read-only connection to a file model_open_db accepted, guarded
  * the same way: 0, or -1 (*out closed and NULL). */
 int model_open_again(const char *path, sqlite3 **out);
+/* Whether path holds no trace at all: an empty file, or an SQLite
+ * database without a table (what the tracer leaves of a process whose
+ * first write failed, on a full disk): 1 with why ("empty", "no table in
+ * it"), else 0 (a database to open, or a file model_open_db refuses). */
+int model_db_holds_nothing(const char *path, char *why, size_t whylen);
 
 #endif

@@ -2,27 +2,66 @@
 #define _GNU_SOURCE
 #include "viewer/read/import_inputs.h"
 #include "import/import.h"
+#include "viewer/model/tmpfiles.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *tmp_db;
+/* The import database, in a directory of the report's own: mkstemps made
+ * a name that SQLite then opened again (after the import removed the
+ * empty file), through whatever link another user of a shared $TMPDIR
+ * had planted there meanwhile (8 runs of 20 wrote through one), and the
+ * database was 0644: any user could read the trace.  The directory is
+ * 0700 (mkdtemp): nobody else can see, replace or plant a file in it.  It
+ * and the files SQLite makes in it are removed at exit and on the signals
+ * that end the report (tmpfiles.h). */
+static const char *const db_files[] = { "", "-wal", "-shm", "-journal" };
+enum { NDB_FILES = sizeof db_files / sizeof *db_files };
+static char *tmp_dir, *tmp_db;
+static int tmp_handles[NDB_FILES + 1] = { -1, -1, -1, -1, -1 };
 
 void import_inputs_cleanup(void)
 {
     if (!tmp_db)
         return;
-    const char *sfx[] = { "", "-wal", "-shm", "-journal" };
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < NDB_FILES; i++) {
         char p[4200];
-        snprintf(p, sizeof p, "%s%s", tmp_db, sfx[i]);
+        snprintf(p, sizeof p, "%s%s", tmp_db, db_files[i]);
         unlink(p);
+        tmpfiles_forget(tmp_handles[i]);
     }
+    rmdir(tmp_dir);
+    tmpfiles_forget(tmp_handles[NDB_FILES]);
     free(tmp_db);
-    tmp_db = NULL;
+    free(tmp_dir);
+    tmp_db = tmp_dir = NULL;
+}
+
+/* The private directory and the database's name in it, registered. */
+static int make_tmp_db(void)
+{
+    if (!(tmp_dir = tmpfiles_private_dir("gputrace-import", &tmp_handles[NDB_FILES])))
+        return -1;
+    if (asprintf(&tmp_db, "%s/import.db", tmp_dir) < 0) {
+        tmp_db = NULL;
+        rmdir(tmp_dir);
+        tmpfiles_forget(tmp_handles[NDB_FILES]);
+        free(tmp_dir);
+        tmp_dir = NULL;
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < NDB_FILES; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s%s", tmp_db, db_files[i]);
+        tmp_handles[i] = tmpfiles_add(p, 0);
+    }
+    return 0;
 }
 
 static int same_file(const char *a, const char *b)
@@ -42,6 +81,69 @@ static int overwrites(const char *in, const char *trace, const char *kineto)
     if (slash)
         *slash = 0;
     return same_file(in, trace) || same_file(in, kineto) || same_file(slash ? dir : ".", kineto);
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), k = strlen(suf);
+    return n >= k && !strcmp(s + n - k, suf);
+}
+
+static int add_path(char ***v, int *n, int *cap, const char *dir, const char *name)
+{
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 16;
+        char **g = realloc(*v, (size_t)c * sizeof *g);
+        if (!g)
+            return -1;
+        *v = g;
+        *cap = c;
+    }
+    if (asprintf(&(*v)[*n], "%s/%s", dir, name) < 0)
+        return -1;
+    (*n)++;
+    return 0;
+}
+
+/* What the import reads of a directory of Kineto traces (import.c's
+ * dir_traces and import_one): each *.json and *.json.gz not hidden, and
+ * what it reads of such a name that is a directory, depth levels down. */
+static int add_traces(char ***v, int *n, int *cap, const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0; /* what the import will say it cannot read: nothing to overwrite */
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || (!has_suffix(e->d_name, ".json") && !has_suffix(e->d_name, ".json.gz")))
+            continue;
+        rc = add_path(v, n, cap, dir, e->d_name);
+        struct stat st;
+        if (rc == 0 && depth > 0 && stat((*v)[*n - 1], &st) == 0 && S_ISDIR(st.st_mode))
+            rc = add_traces(v, n, cap, (*v)[*n - 1], depth - 1);
+    }
+    closedir(d);
+    return rc;
+}
+
+int import_input_files(const char *arg, char ***out)
+{
+    char **v = NULL;
+    int n = 0, cap = 0;
+    *out = NULL;
+    struct stat st;
+    if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode) || import_detect(arg) != IMPORT_KINETO)
+        return 0;
+    if (add_traces(&v, &n, &cap, arg, 8) != 0) {
+        for (int i = 0; i < n; i++)
+            free(v[i]);
+        free(v);
+        errno = ENOMEM;
+        return -1;
+    }
+    *out = v;
+    return n;
 }
 
 int import_inputs(const char **args, int *n, const char *trace, const char *kineto)
@@ -66,23 +168,13 @@ int import_inputs(const char **args, int *n, const char *trace, const char *kine
         free(foreign);
         return 0;
     }
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    char *path;
-    if (asprintf(&path, "%s/gputrace-import-XXXXXX.db", dir) < 0) {
+    if (make_tmp_db() != 0) {
+        fprintf(stderr, "gputrace-report: cannot make a temporary directory in %s (TMPDIR) for the import: %s\n",
+                tmpfiles_dir(), strerror(errno));
         free(foreign);
         return -1;
     }
-    int fd = mkstemps(path, 3);
-    if (fd < 0) {
-        fprintf(stderr, "gputrace-report: cannot make a temporary database in %s (TMPDIR) for the import\n", dir);
-        free(path);
-        free(foreign);
-        return -1;
-    }
-    close(fd);
-    tmp_db = path;
+    const char *path = tmp_db;
     char err[1024];
     int rc = import_traces(path, 1, foreign, nf, 1, err, sizeof err);
     if (rc < 0) {

@@ -1,6 +1,8 @@
 /* import_inputs.h: the report's inputs that are traces of other tools
  * (Kineto JSON, nsys SQLite; import/import.h), imported into one temporary
- * database in $TMPDIR, which is read in their place and removed at exit. */
+ * database in a directory of the report's own in $TMPDIR (mode 0700),
+ * which is read in their place and removed at exit or when a signal ends
+ * the report (tmpfiles.h). */
 #ifndef GPUTRACE_IMPORT_INPUTS_H
 #define GPUTRACE_IMPORT_INPUTS_H
 
@@ -14,7 +16,12 @@ struct model;
  * written) if the Chrome trace or the Kineto directory (either may be
  * NULL) would write over a foreign input. */
 int import_inputs(const char **args, int *n, const char *trace, const char *kineto);
-/* Removes the temporary database, if one was made. */
+/* The files the import reads of arg when it is a directory of Kineto
+ * traces (each *.json, *.json.gz in it, not hidden), as "arg/name" in *out
+ * (free each and *out): how many; 0 (*out NULL) when arg is no such
+ * directory; -1 when out of memory. */
+int import_input_files(const char *arg, char ***out);
+/* Removes the temporary database and its directory, if made. */
 void import_inputs_cleanup(void);
 /* The notes the import left (import_note), for the end of the text report. */
 void import_notes_text(FILE *out, const struct model *m);

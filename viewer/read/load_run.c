@@ -179,17 +179,67 @@ static int cmp_proc(const void *a, const void *b)
     return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+/* The distinct run ids seen, in the order first seen. */
+struct run_ids {
+    char **v;
+    size_t n, cap;
+};
+
+static void run_ids_add(struct run_ids *r, const char *id)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->v[i], id))
+            return;
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 8;
+        if (!(r->v = realloc(r->v, r->cap * sizeof *r->v)))
+            model_out_of_memory();
+    }
+    if (!(r->v[r->n++] = strdup(id)))
+        model_out_of_memory();
+}
+
+static void run_ids_free(struct run_ids *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->v[i]);
+    free(r->v);
+}
+
+/* The runs not reported, when the latest was picked among several: two
+ * `gputrace record` into one directory at once leave the files of both,
+ * each process's with its own run's id, and reporting them as one run
+ * would compare ranks of different programs.  The latest is reported, as
+ * with one run, and the others are named (model.h) for the report to say
+ * so, and for --run. */
+static void note_other_runs(struct model *m, struct run_ids *ids)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < ids->n; i++) {
+        if (!strcmp(ids->v[i], m->run_id)) {
+            free(ids->v[i]);
+            continue;
+        }
+        ids->v[k++] = ids->v[i];
+    }
+    m->other_runs = ids->v;
+    m->nother_runs = k;
+    *ids = (struct run_ids){ 0 };
+}
+
 /* The latest run over all databases, or check that `run` exists. */
 static int pick_run(struct model *m, const char *run, char *err, size_t errlen)
 {
     int64_t best = INT64_MIN;
     int found = 0;
     char known[512] = "";
+    struct run_ids ids = { 0 };
     for (size_t d = 0; d < m->ndbs; d++) {
         sqlite3_stmt *s;
         if (sqlite3_prepare_v2(m->dbs[d], "SELECT run_id, min(start_ns + clock_offset_ns) FROM process GROUP BY run_id",
                                -1, &s, NULL) != SQLITE_OK) {
             snprintf(err, errlen, "cannot read processes: %s", sqlite3_errmsg(m->dbs[d]));
+            run_ids_free(&ids);
             return -1;
         }
         int rc;
@@ -198,6 +248,7 @@ static int pick_run(struct model *m, const char *run, char *err, size_t errlen)
             int64_t t = sqlite3_column_int64(s, 1);
             if (!id)
                 continue;
+            run_ids_add(&ids, id);
             if (strlen(known) + strlen(id) + 3 < sizeof known)
                 snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "", id);
             if (run ? strcmp(id, run) == 0 : t > best) {
@@ -209,9 +260,13 @@ static int pick_run(struct model *m, const char *run, char *err, size_t errlen)
         sqlite3_finalize(s);
         if (rc != SQLITE_DONE) { /* which runs there are cannot be told */
             snprintf(err, errlen, "%s is damaged (%s while reading process)", m->paths[d], sqlite3_errstr(rc));
+            run_ids_free(&ids);
             return -1;
         }
     }
+    if (found && !run) /* --run: the user chose among them */
+        note_other_runs(m, &ids);
+    run_ids_free(&ids);
     if (!found) {
         if (run)
             snprintf(err, errlen, "no run '%s' (runs: %s)", run, *known ? known : "none");
@@ -385,5 +440,8 @@ void load_free(struct model *m)
     }
     free(m->dbs);
     free(m->dbs2);
+    for (size_t i = 0; i < m->nother_runs; i++)
+        free(m->other_runs[i]);
+    free(m->other_runs);
     memset(m, 0, sizeof *m);
 }

@@ -1,16 +1,24 @@
 /* chrome_part.c: a process's part of the Chrome trace, written apart and
  * joined in process order (chrome_part.h).
  *
- * A part is a writer of its own over an unlinked scratch file in $TMPDIR
- * (else /tmp): its events all start with the separator (the trace's first
- * event loses it when joined), it counts its own slices and moved tracks,
- * and the trace takes them over when the part is joined.  Memory stays a
- * writer's buffer per worker, whatever the process's size; where no
- * scratch file can be made (TMPDIR not writable), the part is kept in
- * memory instead, as the one worker's trace needs no scratch file. */
+ * A part is a writer of its own over a scratch stream: its events all
+ * start with the separator (the trace's first event loses it when joined),
+ * it counts its own slices and moved tracks, and the trace takes them over
+ * when the part is joined.  The stream (fopencookie) writes to a file
+ * without a name in $TMPDIR (else /tmp; tmpfiles_scratch: mode 0600,
+ * never a name another user could plant a link at, gone however the
+ * report ends), so that memory stays a writer's buffer per worker,
+ * whatever the process's size.  Where no such file can be made (TMPDIR not
+ * writable), or once the file cannot take more (TMPDIR full), the part is
+ * kept in memory instead, what the file held read back first: the trace
+ * of several workers is then still the one worker's, byte for byte, as
+ * the one worker's needs no scratch at all (it once failed with a stale
+ * errno, "File exists", and left a trace cut short).  The stream keeps its
+ * first error, which is what the join reports. */
 #define _GNU_SOURCE
 #include "viewer/write/chrome_part.h"
 #include "viewer/write/chrome_writer.h"
+#include "viewer/model/tmpfiles.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,24 +27,153 @@
 #include <string.h>
 #include <unistd.h>
 
-static FILE *scratch_file(char *buf, size_t len)
+/* A part's bytes: in the file while fd >= 0, else in mem. */
+struct scratch {
+    int fd;
+    char *mem;
+    size_t len, cap, pos; /* bytes written, mem's size, the stream's position */
+    int err;              /* the first error: the stream failed */
+};
+
+struct part {
+    struct writer w; /* first: a part is handed around as the writer (chrome_trace) */
+    struct scratch sc;
+};
+
+static int mem_room(struct scratch *s, size_t need)
 {
-    const char *dir = getenv("TMPDIR");
-    char path[4096];
-    if (!dir || !*dir)
-        dir = "/tmp";
-    if (snprintf(path, sizeof path, "%s/gputrace-trace-XXXXXX", dir) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return NULL;
+    if (need <= s->cap)
+        return 0;
+    size_t c = s->cap ? s->cap : 1 << 16;
+    while (c < need)
+        c *= 2;
+    char *m = realloc(s->mem, c);
+    if (!m) {
+        errno = ENOMEM;
+        return -1;
     }
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return NULL;
-    unlink(path); /* gone when closed, however the report ends */
-    FILE *f = fdopen(fd, "w+");
+    s->mem = m;
+    s->cap = c;
+    return 0;
+}
+
+/* The file cannot take more: what it holds comes back to memory. */
+static int to_memory(struct scratch *s)
+{
+    if (mem_room(s, s->len + 1) != 0)
+        return -1;
+    for (size_t got = 0; got < s->len;) {
+        ssize_t r = pread(s->fd, s->mem + got, s->len - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r == 0)
+                errno = EIO;
+            return -1;
+        }
+        got += (size_t)r;
+    }
+    close(s->fd);
+    s->fd = -1;
+    return 0;
+}
+
+static int file_write(int fd, const char *buf, size_t len, size_t at)
+{
+    while (len) {
+        ssize_t w = pwrite(fd, buf, len, (off_t)at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        buf += w;
+        len -= (size_t)w;
+        at += (size_t)w;
+    }
+    return 0;
+}
+
+static ssize_t scratch_write(void *cookie, const char *buf, size_t len)
+{
+    struct scratch *s = cookie;
+    if (!s->err && s->fd >= 0 && file_write(s->fd, buf, len, s->pos) != 0 && to_memory(s) != 0)
+        s->err = errno;
+    if (!s->err && s->fd < 0) {
+        if (mem_room(s, s->pos + len) != 0) {
+            s->err = errno;
+        } else {
+            if (s->pos > s->len) /* (never: parts are written from start to end) */
+                memset(s->mem + s->len, 0, s->pos - s->len);
+            memcpy(s->mem + s->pos, buf, len);
+        }
+    }
+    if (s->err) {
+        errno = s->err;
+        return -1;
+    }
+    s->pos += len;
+    if (s->pos > s->len)
+        s->len = s->pos;
+    return (ssize_t)len;
+}
+
+static ssize_t scratch_read(void *cookie, char *buf, size_t len)
+{
+    struct scratch *s = cookie;
+    if (s->pos >= s->len)
+        return 0;
+    if (len > s->len - s->pos)
+        len = s->len - s->pos;
+    if (s->fd < 0) {
+        memcpy(buf, s->mem + s->pos, len);
+    } else {
+        ssize_t r;
+        while ((r = pread(s->fd, buf, len, (off_t)s->pos)) < 0 && errno == EINTR)
+            ;
+        if (r <= 0) {
+            if (!s->err)
+                s->err = r < 0 ? errno : EIO;
+            errno = s->err;
+            return -1;
+        }
+        len = (size_t)r;
+    }
+    s->pos += len;
+    return (ssize_t)len;
+}
+
+static int scratch_seek(void *cookie, off64_t *at, int whence)
+{
+    struct scratch *s = cookie;
+    off64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (off64_t)s->pos : (off64_t)s->len;
+    if (base + *at < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    s->pos = (size_t)(base + *at);
+    *at = (off64_t)s->pos;
+    return 0;
+}
+
+static int scratch_close(void *cookie)
+{
+    struct scratch *s = cookie;
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+    free(s->mem);
+    s->mem = NULL;
+    return 0;
+}
+
+static FILE *scratch_open(struct scratch *s, char *buf, size_t len)
+{
+    s->fd = tmpfiles_scratch(); /* -1: in memory from the start */
+    cookie_io_functions_t io = { scratch_read, scratch_write, scratch_seek, scratch_close };
+    FILE *f = fopencookie(s, "w+", io);
     if (!f) {
         int e = errno;
-        close(fd);
+        scratch_close(s);
         errno = e;
         return NULL;
     }
@@ -45,17 +182,22 @@ static FILE *scratch_file(char *buf, size_t len)
     return f;
 }
 
+/* Why a part failed: its stream's first error. */
+static int part_errno(const struct part *p)
+{
+    return p->sc.err ? p->sc.err : EIO;
+}
+
 struct chrome_trace *chrome_trace_part(const struct chrome_trace *whole, const struct model *m)
 {
     const struct writer *o = (const struct writer *)whole;
-    struct writer *w = calloc(1, sizeof *w);
-    if (!w)
+    struct part *p = calloc(1, sizeof *p);
+    if (!p)
         model_out_of_memory();
-    if (!(w->out = scratch_file(w->buf, sizeof w->buf)) && (w->out = open_memstream(&w->mem, &w->memlen)))
-        __fsetlocking(w->out, FSETLOCKING_BYCALLER);
-    if (!w->out) {
+    struct writer *w = &p->w;
+    if (!(w->out = scratch_open(&p->sc, w->buf, sizeof w->buf))) {
         int e = errno;
-        free(w);
+        free(p);
         errno = e;
         return NULL;
     }
@@ -69,14 +211,13 @@ struct chrome_trace *chrome_trace_part(const struct chrome_trace *whole, const s
 
 void chrome_trace_part_free(struct chrome_trace *part)
 {
-    struct writer *q = (struct writer *)part;
-    if (!q)
+    struct part *p = (struct part *)part;
+    if (!p)
         return;
-    fclose(q->out);
-    free(q->mem);
-    free(q->slices);
-    free(q->moves);
-    free(q);
+    fclose(p->w.out);
+    free(p->w.slices);
+    free(p->w.moves);
+    free(p);
 }
 
 void chrome_trace_join(struct chrome_trace *whole, struct chrome_trace *part, int err)
@@ -87,21 +228,18 @@ void chrome_trace_join(struct chrome_trace *whole, struct chrome_trace *part, in
             w->part_failed = err ? err : EIO;
         return;
     }
+    const struct part *p = (const struct part *)part;
     long events = q->events - 1;
-    int failed = ferror(q->out) || fflush(q->out) != 0 ? (errno ? errno : EIO) : 0;
-    if (!failed && events > 0 && q->mem) { /* fflush made mem and memlen what was written */
-        size_t skip = w->events ? 0 : 1; /* the trace's first event: no separator */
-        if (q->memlen > skip)
-            fwrite(q->mem + skip, 1, q->memlen - skip, w->out);
-    } else if (!failed && events > 0) {
+    int failed = ferror(q->out) || fflush(q->out) != 0 ? part_errno(p) : 0;
+    if (!failed && events > 0) {
         if (fseek(q->out, w->events ? 0 : 1, SEEK_SET) != 0) /* the trace's first event: no separator */
-            failed = errno;
+            failed = part_errno(p);
         char buf[1 << 16];
         size_t n;
         while (!failed && (n = fread(buf, 1, sizeof buf, q->out)) > 0)
             fwrite(buf, 1, n, w->out);
         if (!failed && ferror(q->out))
-            failed = errno ? errno : EIO;
+            failed = part_errno(p);
     }
     if (failed && !w->part_failed)
         w->part_failed = failed;

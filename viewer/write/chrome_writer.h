@@ -27,7 +27,6 @@ struct writer {
     long *slices; size_t nprocs; /* slices written per process, for pad_order */
     int rank_width;               /* digits of the largest rank, for names that sort */
     int part_failed;              /* an errno: a part joined could not be written or read back */
-    char *mem; size_t memlen;     /* a part kept in memory (open_memstream): no scratch file could be made */
     char buf[1 << 16];
 };
 

@@ -6,6 +6,7 @@
  * row), and the findings with their cost as bars, call sites and fixes.
  * The charts are inline SVG (html_charts.c); the style prints on paper. */
 #include "viewer/write/html.h"
+#include "viewer/write/out_file.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -108,7 +109,7 @@ static void finding_list(FILE *out, const struct findings *fs)
 int html_report_write(const char *path, const struct model *m, const struct summary *s, const struct findings *fs,
                       struct coll_spill *spill, char *err, size_t errlen)
 {
-    FILE *out = fopen(path, "w");
+    FILE *out = out_file_open(path); /* complete or absent: renamed into place by the report */
     if (!out) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;

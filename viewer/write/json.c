@@ -3,6 +3,7 @@
  * \u00XX), trace timestamps, and the stream a trace is written to. */
 #define _GNU_SOURCE
 #include "viewer/write/json.h"
+#include "viewer/write/out_file.h"
 
 #include <stdint.h>
 #include <stdio_ext.h>
@@ -84,7 +85,7 @@ void json_us(FILE *out, int64_t ns)
 
 FILE *json_open_stream(const char *path, char *buf, size_t len)
 {
-    FILE *out = fopen(path, "w");
+    FILE *out = out_file_open(path); /* complete or absent: renamed into place by the report */
     if (!out)
         return NULL;
     setvbuf(out, buf, _IOFBF, len);

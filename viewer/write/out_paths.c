@@ -1,9 +1,12 @@
 /* out_paths.c: outputs that would overwrite an input or each other (see
  * out_paths.h).  `--chrome-trace run.db run.db` once replaced the database
  * with JSON, and a --chrome-trace path equal to a Kineto file gave two
- * traces written into one file, invalid JSON, with exit 0: the report
- * checks every output against every input and every other output before
- * it writes anything. */
+ * traces written into one file, invalid JSON, with exit 0; `--html
+ * prof.sqlite prof.sqlite` replaced an nsys export with HTML, and --html
+ * onto one trace of a directory of Kineto traces replaced it: the report
+ * checks every output against every file it reads (each named, each of a
+ * directory it reads, and what SQLite keeps beside each) and every other
+ * output before it writes anything. */
 #define _GNU_SOURCE
 #include "viewer/write/out_paths.h"
 
@@ -67,8 +70,8 @@ static int same(const struct file_id *a, const struct file_id *b)
     return strcmp(a->resolved, b->resolved) == 0;
 }
 
-int out_paths_check(char *const *ins, size_t nins, char *const *outs, char *const *what, size_t nouts, char *err,
-                    size_t errlen)
+int out_paths_check(char *const *ins, const char *const *in_what, size_t nins, char *const *outs,
+                    char *const *what, size_t nouts, char *err, size_t errlen)
 {
     static const char *const beside[] = { "", "-wal", "-shm", "-journal" };
     enum { NBESIDE = sizeof beside / sizeof *beside };
@@ -86,8 +89,9 @@ int out_paths_check(char *const *ins, size_t nins, char *const *outs, char *cons
                 snprintf(path, sizeof path, "%s%s", ins[i], beside[k]);
                 identify(path, &in);
                 if (same(&out[o], &in)) {
-                    snprintf(err, errlen, "%s %s is %s%s: not overwritten (choose another file)", what[o], outs[o],
-                             k ? "the input database's SQLite file " : "the input database ", path);
+                    snprintf(err, errlen, "%s %s is %s%s %s: not overwritten (choose another file)", what[o], outs[o],
+                             in_what && in_what[i] ? in_what[i] : "the input database", k ? "'s SQLite file" : "",
+                             path);
                     rc = -1;
                 }
             }

@@ -5,14 +5,17 @@
 
 #include <stddef.h>
 
-/* 0 if none of the nouts outputs is one of the nins input databases, a
- * file SQLite keeps beside one (-wal, -shm, -journal), or another output;
- * else -1 with one line in err naming both (what[i] says what outs[i] is:
- * "--chrome-trace", "the Kineto trace of rank 0").  Files are the same when
+/* 0 if none of the nouts outputs is one of the nins input files, a file
+ * SQLite keeps beside one (-wal, -shm, -journal), or another output; else
+ * -1 with one line in err naming both (what[i] says what outs[i] is:
+ * "--chrome-trace", "the Kineto trace of rank 0"; in_what[i] what ins[i]
+ * is, "the input trace", all "the input database" where in_what is NULL).
+ * ins are files, not directories: the caller lists the files it reads of
+ * each directory.  Files are the same when
  * both exist and have the same device and inode (a hard link, a symbolic
  * link, another spelling), or when their resolved paths are equal (a file
  * not made yet). */
-int out_paths_check(char *const *ins, size_t nins, char *const *outs, char *const *what, size_t nouts, char *err,
-                    size_t errlen);
+int out_paths_check(char *const *ins, const char *const *in_what, size_t nins, char *const *outs,
+                    char *const *what, size_t nouts, char *err, size_t errlen);
 
 #endif

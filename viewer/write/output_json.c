@@ -1,6 +1,7 @@
 /* output_json.c: the report as one JSON object (docs/report-json.md). */
 #include "viewer/write/charges_out.h"
 #include "viewer/write/devices_out.h"
+#include "viewer/write/input_notes.h"
 #include "viewer/read/import_inputs.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
@@ -26,6 +27,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         fputs(", \"damaged\": ", out);
         json_string(out, m->damaged);
     }
+    input_notes_json(out, m); /* files and runs of the inputs left out */
     fputc('}', out);
     fprintf(out, ",\n\"ranks\": [");
     for (size_t i = 0; i < s->nranks; i++) {

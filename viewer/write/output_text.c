@@ -4,6 +4,7 @@
  * the terminal, cut between characters to fit a column. */
 #include "viewer/write/charges_out.h"
 #include "viewer/write/devices_out.h"
+#include "viewer/write/input_notes.h"
 #include "viewer/write/plugin_notes.h"
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
@@ -125,6 +126,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 (long long)s->failed[0].count);
     if (m->damaged[0])
         fprintf(out, "note: %s\n", term_text(m->damaged, t, sizeof t));
+    input_notes_text(out, m); /* files and runs of the inputs left out */
     if (cupti_only)
         fprintf(out, "note: %lld call(s) were seen only in CUPTI's records (a static runtime, driver entry points,\n"
                      "      a trace of another tool): their findings have no call site\n", (long long)cupti_only);
