@@ -23,6 +23,7 @@
 #include "viewer/write/output.h"
 #include "viewer/proc_jobs.h"
 #include "viewer/proc_report.h"
+#include "viewer/report_cli.h"
 #include "viewer/trace_pass.h"
 #include "import/import.h"
 #include "viewer/model/tmpfiles.h"
@@ -42,80 +43,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static const char usage_text[] =
-    "usage: gputrace-report [options] run.db [more.db ...]\n"
-    "\n"
-    "Finds what wastes GPU time in a traced run, ranked by cost.  run.db is what\n"
-    "`gputrace record -o run.db` made: a run directory, whose databases (one per\n"
-    "process) are read as one run; or a database file.  Traces of other tools are\n"
-    "read too (imported into $TMPDIR first, docs/import.md): PyTorch profiler\n"
-    "(Kineto) JSON, plain or gzip, or a directory of them (one per rank), and\n"
-    "Nsight Systems SQLite exports.\n"
-    "\n"
-    "options:\n"
-    "  --format text|json         output format (default text)\n"
-    "  --chrome-trace FILE        also write a Chrome/Perfetto trace (open it at ui.perfetto.dev)\n"
-    "  --kineto DIR               also write one Kineto (PyTorch profiler) trace per rank into DIR, for HTA\n"
-    "  --html FILE                also write the report as one HTML page with charts (opens offline)\n"
-    "  --run ID                   report this run (default: the latest)\n"
-    "  --range NAME               only what happened inside NVTX ranges named NAME (e.g. optimizer.step)\n"
-    "  --fail-on KIND[,KIND...]   exit 3 if such a finding exists (for CI gates); 'any' for all kinds\n"
-    "  --charges                  JSON: list the intervals of each rank's time charged to each finding\n"
-    "  --exposed-fraction F       comm.exposed below this compute overlap (default 0.2)\n"
-    "  --exposed-share F          ... in at least F of a call site's collectives (default 0.25)\n"
-    "  --idle-gap-us N            gpu.idle gaps of at least N us (default 100)\n"
-    "  --scalar-bytes N           sync.scalar_read reads at most N bytes (default 1024)\n"
-    "  --implicit-min-us N        sync.implicit blocked at least N us (default 20)\n"
-    "  --min-repeats N            'repeated at a call site' means N times (default 2)\n"
-    "  --straggler-fraction F     comm.straggler caused more than F of all waiting (default 0.5)\n"
-    "  --straggler-margin-us N    'clearly last' means by N us (default 2000)\n"
-    "  --straggler-clear-fraction F  comm.straggler is clearly last in at least F of collectives (default 0.15)\n"
-    "  --comm-kernels PATTERNS    kernels that are communication besides NCCL's (nccl*): comma-separated\n"
-    "                             globs; +PATTERNS adds to the default, '' leaves NCCL's only (default\n"
-    "                             " COMM_KERNELS_DEFAULT_1 ",\n"
-    "                             " COMM_KERNELS_DEFAULT_2 ")\n"
-    "  -j, --jobs N               analyse N processes at a time, each on a thread of its own (default:\n"
-    "                             GPUTRACE_REPORT_JOBS, else the online CPUs; at most one per process):\n"
-    "                             the same report, byte for byte, as one (-j 1)\n"
-    "  -h, --help                 this help\n"
-    "  --version                  the version\n"
-    "\n"
-    "finding kinds: sync.redundant sync.no_consumer sync.device_wide sync.implicit sync.scalar_read\n"
-    "  copy.pageable copy.serialized comm.exposed comm.same_stream comm.straggler comm.mismatch\n"
-    "  comm.hang gpu.idle comm.lazy_connect   (docs/report.md defines each)\n"
-    "environment: GPUTRACE_REPORT_THREADS=1: each worker reads a big table in one thread, not two (the\n"
-    "  same report); GPUTRACE_REPORT_JOBS=N: --jobs' default (set, it says on stderr how many workers\n"
-    "  read how many processes);\n"
-    "  TMPDIR: a folder for a scratch file that holds every rank's collectives while the report\n"
-    "  compares ranks (default /tmp; kept in memory if it cannot be written);\n"
-    "  GPUTRACE_REPORT_WINDOW_ROWS=N: a long rank is read a window of about N rows at a time\n"
-    "  (default 1048576, for ranks of more than 4 windows; the same report); set, it says on stderr\n"
-    "  how many windows each rank was read in\n"
-    "exit status: 0 ok, 1 bad input (also: not a regular file, a view where a table belongs), 2 bad usage\n"
-    "  (also: an output that is an input database or another output; nothing is written), 3 a --fail-on\n"
-    "  kind was found\n";
-
-static int parse_num(const char *opt, const char *v, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (errno || end == v || *end || x < lo || x > hi) {
-        fprintf(stderr, "gputrace-report: %s needs a number in %g..%g, not '%s'\n", opt, lo, hi, v);
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
-
-static int kind_index(const char *name)
-{
-    for (int k = 0; k < F_KIND_COUNT; k++)
-        if (!strcmp(finding_names[k], name))
-            return k;
-    return -1;
-}
 
 /* Every file the report reads for the paths it was given, with what each
  * is: each file named; each database of a run directory; each trace of a
@@ -369,111 +296,20 @@ int main(int argc, char **argv)
      * a big table's halves (rowruns_each_split), and nothing here asks
      * SQLite how much memory it holds */
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-    struct report_opts o;
-    report_opts_default(&o);
-    const char *format = "text", *trace = NULL, *run = NULL, *range = NULL, *kineto = NULL, *html = NULL;
-    int charges = 0; /* --charges */
-    int jobs = 0;    /* --jobs, 0: report_jobs' default */
-    int fail_on[F_KIND_COUNT] = { 0 }, any_fail_on = 0;
+    struct report_cli cli;
+    int usage_rc = report_cli_parse(argc, argv, &cli);
+    if (usage_rc >= 0) {
+        free(cli.args);
+        return usage_rc;
+    }
+    struct report_opts o = cli.o;
+    const char *format = cli.format, *trace = cli.trace, *run = cli.run, *range = cli.range, *kineto = cli.kineto,
+               *html = cli.html;
+    int charges = cli.charges, jobs = cli.jobs, any_fail_on = cli.any_fail_on;
+    const int *fail_on = cli.fail_on;
+    const char **args = cli.args; /* the inputs as given */
+    int npaths = cli.npaths;
     struct inputs in = { 0 };
-    const char **args = calloc((size_t)argc, sizeof *args); /* the inputs as given */
-    int npaths = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        double x;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage_text, stdout);
-            return 0;
-        } else if (!strcmp(a, "--version")) {
-            printf("gputrace-report %s\n", GT_VERSION);
-            return 0;
-        } else if (!strcmp(a, "--charges")) {
-            charges = 1;
-        } else if (!strncmp(a, "-j", 2) && a[2]) { /* -j4 */
-            if (parse_num("-j", a + 2, 1, 4096, &x)) return 2;
-            jobs = (int)x;
-        } else if (a[0] == '-' && a[1] && !v) {
-            fprintf(stderr, "gputrace-report: %s needs a value (see --help)\n", a);
-            return 2;
-        } else if (!strcmp(a, "--format")) {
-            format = argv[++i];
-            if (strcmp(format, "text") && strcmp(format, "json")) {
-                fprintf(stderr, "gputrace-report: --format is text or json, not '%s'\n", format);
-                return 2;
-            }
-        } else if (!strcmp(a, "--chrome-trace")) {
-            trace = argv[++i];
-        } else if (!strcmp(a, "--kineto")) {
-            kineto = argv[++i];
-            for (char *e = argv[i] + strlen(argv[i]); e > argv[i] + 1 && e[-1] == '/'; e--)
-                e[-1] = 0; /* "kineto/" names the files kineto/rank-0.json, not kineto//rank-0.json */
-        } else if (!strcmp(a, "--html")) {
-            html = argv[++i];
-        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-            if (parse_num(a, argv[++i], 1, 4096, &x)) return 2;
-            jobs = (int)x;
-        } else if (!strcmp(a, "--run")) {
-            run = argv[++i];
-        } else if (!strcmp(a, "--range")) {
-            range = argv[++i];
-        } else if (!strcmp(a, "--fail-on")) {
-            char *list = strdup(argv[++i]);
-            for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-                if (!strcmp(tok, "any")) {
-                    for (int k = 0; k < F_KIND_COUNT; k++)
-                        fail_on[k] = 1;
-                } else if (kind_index(tok) < 0) {
-                    fprintf(stderr, "gputrace-report: --fail-on: unknown finding kind '%s' (see --help)\n", tok);
-                    free(list);
-                    return 2;
-                } else {
-                    fail_on[kind_index(tok)] = 1;
-                }
-                any_fail_on = 1;
-            }
-            free(list);
-        } else if (!strcmp(a, "--exposed-fraction")) {
-            if (parse_num(a, argv[++i], 0, 1, &o.exposed_fraction)) return 2;
-        } else if (!strcmp(a, "--exposed-share")) {
-            if (parse_num(a, argv[++i], 0, 1, &o.exposed_share)) return 2;
-        } else if (!strcmp(a, "--straggler-margin-us")) {
-            if (parse_num(a, argv[++i], 0, 1e9, &x)) return 2;
-            o.straggler_margin_ns = (int64_t)(x * 1000);
-        } else if (!strcmp(a, "--straggler-clear-fraction")) {
-            if (parse_num(a, argv[++i], 0, 1, &o.straggler_clear_fraction)) return 2;
-        } else if (!strcmp(a, "--idle-gap-us")) {
-            if (parse_num(a, argv[++i], 1, 1e9, &x)) return 2;
-            o.idle_gap_ns = (int64_t)(x * 1000);
-        } else if (!strcmp(a, "--scalar-bytes")) {
-            if (parse_num(a, argv[++i], 1, 1 << 30, &x)) return 2;
-            o.scalar_bytes = (int64_t)x;
-        } else if (!strcmp(a, "--implicit-min-us")) {
-            if (parse_num(a, argv[++i], 0, 1e9, &x)) return 2;
-            o.implicit_min_ns = (int64_t)(x * 1000);
-        } else if (!strcmp(a, "--min-repeats")) {
-            if (parse_num(a, argv[++i], 1, 1e9, &x)) return 2;
-            o.min_repeats = (int)x;
-        } else if (!strcmp(a, "--comm-kernels")) {
-            char err[256];
-            if (comm_kernels_set(argv[++i], err, sizeof err)) {
-                fprintf(stderr, "gputrace-report: --comm-kernels: %s\n", err);
-                return 2;
-            }
-        } else if (!strcmp(a, "--straggler-fraction")) {
-            if (parse_num(a, argv[++i], 0, 1, &o.straggler_fraction)) return 2;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "gputrace-report: unknown option '%s' (see --help)\n", a);
-            return 2;
-        } else if (args) {
-            args[npaths++] = a;
-        }
-    }
-    if (!npaths) {
-        fputs(usage_text, stderr);
-        free(args);
-        return 2;
-    }
     /* what the report makes goes, however it ends (tmpfiles.h) */
     tmpfiles_init();
     /* no output over a file the report reads, nor over another output,

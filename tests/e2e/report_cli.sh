@@ -90,4 +90,11 @@ grep -q "No collective that two ranks or more took part in" "$tmp/plain.html" \
   && ok "--html: says what it cannot chart" || bad "--html: no word on the missing heatmap"
 "$rep" --html "$tmp/run.db/$(ls "$tmp/run.db" | head -n 1)" "$tmp/run.db" > /dev/null 2> "$tmp/err"; rc=$?
 expect "--html over an input database: refused (exit 2)" "$rc" 2
+# every option --help lists (viewer/report_cli.c's table) is documented
+undocumented=""
+for o in $("$rep" --help | sed -n 's/^  \(-[a-z], \)\{0,1\}\(--[a-z-]*\).*/\2/p'); do
+  grep -q -- "$o" "$s/docs/report.md" "$s/README.md" || undocumented="$undocumented $o"
+done
+expect "every option of --help is in docs/report.md or README.md" "$undocumented" ""
+expect "--help lists the options" "$("$rep" --help | grep -c '^  -')" 21
 finish
