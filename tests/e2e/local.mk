@@ -11,6 +11,7 @@ TESTS += \
   tests/e2e/tracer_real_toolkit.sh \
   tests/e2e/tracer_loading.sh \
   tests/e2e/tracer_cuda13.sh \
+  tests/e2e/tracer_exports.sh \
   tests/e2e/cu_three_ways.sh \
   tests/e2e/report_workloads.sh \
   tests/e2e/report_twins.sh \
@@ -65,6 +66,7 @@ EXTRA_DIST += \
   tests/e2e/tracer_real_toolkit.sh \
   tests/e2e/tracer_loading.sh \
   tests/e2e/tracer_cuda13.sh \
+  tests/e2e/tracer_exports.sh \
   tests/e2e/cu_three_ways.sh \
   tests/e2e/report_workloads.sh \
   tests/e2e/report_inputs.sh \
