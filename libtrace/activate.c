@@ -30,25 +30,16 @@
 #include <time.h>
 #include <unistd.h>
 
-_Atomic int gt_state;
 _Atomic int gt_first_call_done;
 GT_TLS struct gt_record gt_scratch[2];
 int gt_stack_depth;
 
 static struct gt_config cfg;
 static _Atomic int exit_code_known, exit_code;
-static _Atomic int said_off;
 
 /* the pid of the image that activated: another pid with tracing on is a
  * vfork child, running in this image's memory */
 static _Atomic int image_pid;
-
-void gt_turn_off(const char *why)
-{
-    atomic_store(&gt_state, GT_STATE_OFF);
-    if (why && !atomic_exchange(&said_off, 1))
-        fprintf(stderr, "gputrace: %s\n", why);
-}
 
 static int env_rank(const char *const *names)
 {

@@ -1,7 +1,7 @@
 # libtrace + collector: libgputrace.so, what runs inside the traced program.
 lib_LTLIBRARIES += libgputrace.la
 libgputrace_la_SOURCES = \
-  collector/api_ids.h collector/record.h collector/state.h collector/visibility.h collector/hash.h \
+  collector/api_ids.h collector/record.h collector/state.h collector/state.c collector/visibility.h collector/hash.h \
   collector/clock.h collector/clock.c collector/config.h collector/config.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \
   collector/intern.h collector/row_block.h collector/call_block.h collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c \
