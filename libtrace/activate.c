@@ -14,6 +14,7 @@
 #include "libtrace/trace.h"
 #include "collector/config.h"
 #include "collector/cupti_sub.h"
+#include "collector/fdguard.h"
 #include "collector/pyframes.h"
 #include "collector/writer.h"
 #include "libtrace/lifecycle.h"
@@ -204,6 +205,15 @@ static int activate_once(void)
     return 1;
 }
 
+/* The collector's own closes and dl look-ups go to the C library's
+ * functions, handed down from here, not to the program-facing ones (our
+ * wrappers, or the program's): the collector sits below the wrappers. */
+static void hand_down_system_calls(void)
+{
+    gt_fd_use_close(gt_sys_close_lookup());
+    gt_cupti_use_dl(gt_sys_dlsym, gt_sys_dlclose);
+}
+
 /* Another thread is activating: wait for it (a few ms, once), so that no
  * call of this thread is lost.  This thread holds no CUDA lock yet, so the
  * activating thread cannot be waiting for it.  Bounded, in case it never
@@ -232,6 +242,7 @@ int gt_activate(void)
     int saved = errno;
     gt_thread.guard = 1;
     gt_dlerror_keep(); /* the program's pending dlerror() survives what activation looks up */
+    hand_down_system_calls();
     int ok = activate_once();
     gt_dlerror_clear();
     gt_thread.guard = 0;
