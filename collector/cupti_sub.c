@@ -176,10 +176,22 @@ static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer
     pthread_mutex_unlock(&queue_lock);
 }
 
+/* cupti_sub.h: set before gt_cupti_start, which fails without them */
+static struct {
+    void *(*sym)(void *, const char *);
+    int (*close)(void *);
+} dl;
+
+void gt_cupti_use_dl(void *(*sym)(void *, const char *), int (*dlclose_fn)(void *))
+{
+    dl.sym = sym;
+    dl.close = dlclose_fn;
+}
+
 /* Loads every entry point from h; returns whether the required ones are there. */
 static int find_symbols(void *h)
 {
-#define LOAD(field, name) *(void **)&fn.field = dlsym(h, name)
+#define LOAD(field, name) *(void **)&fn.field = dl.sym(h, name)
     LOAD(enable, "cuptiActivityEnable");
     LOAD(register_callbacks, "cuptiActivityRegisterCallbacks");
     LOAD(flush_all, "cuptiActivityFlushAll");
@@ -206,7 +218,7 @@ static void *try_open(const char *path)
         return NULL;
     if (find_symbols(h))
         return h;
-    dlclose(h);
+    dl.close(h);
     return NULL;
 }
 
@@ -226,7 +238,7 @@ static void *locate(const char *hint)
         return h;
     /* next to the libcudart the program loaded */
     Dl_info info;
-    void *sym = dlsym(RTLD_DEFAULT, "cudaGetDeviceCount");
+    void *sym = dl.sym(RTLD_DEFAULT, "cudaGetDeviceCount");
     if (sym && dladdr(sym, &info) && info.dli_fname) {
         const char *slash = strrchr(info.dli_fname, '/');
         int dirlen = slash ? (int)(slash - info.dli_fname) : 0;
@@ -254,6 +266,10 @@ static const char *result_text(CUptiResult r)
 
 int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
 {
+    if (!dl.sym || !dl.close) {
+        snprintf(why, whylen, "CUPTI not looked for: no dlsym and dlclose handed in (gt_cupti_use_dl)");
+        return -1;
+    }
     if (locate(lib_hint) == FAILED) {
         snprintf(why, whylen, "CUPTI not found (set GPUTRACE_CUPTI_LIB to libcupti.so.%d)", CUPTI_API_VERSION / 10000);
         return -1;

@@ -16,6 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The dlsym and dlclose that CUPTI is looked up and let go with: libtrace
+ * hands in its gt_sys_dlsym and gt_sys_dlclose (real.h: the definitions
+ * after its own wrappers, the C library's), before gt_cupti_start.  Not the
+ * program-facing ones: those are libtrace's wrappers (whose dlclose makes
+ * every wrapper resolve its real function again), or the program's own,
+ * which would take the tracer's look-ups for the program's. */
+void gt_cupti_use_dl(void *(*sym)(void *, const char *), int (*dlclose_fn)(void *));
 /* Starts activity collection.  Returns 0 when CUPTI records will come;
  * otherwise -1 with the reason in why.  quiet suppresses the stderr line. */
 int gt_cupti_start(const char *lib_hint, char *why, size_t whylen);

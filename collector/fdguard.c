@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +43,19 @@ static _Thread_local __attribute__((tls_model("initial-exec"))) int self;
 void gt_fd_set_self(int on)
 {
     self = on;
+}
+
+static int close_syscall(int fd)
+{
+    return (int)syscall(SYS_close, fd);
+}
+
+/* set once, at activation; read when releasing, maybe in a signal handler */
+static int (*_Atomic sys_close)(int) = close_syscall;
+
+void gt_fd_use_close(int (*fn)(int))
+{
+    atomic_store(&sys_close, fn ? fn : close_syscall);
 }
 
 static void pause_a_little(void)
@@ -210,14 +224,14 @@ void gt_fd_release(void (*close_sqlite)(void))
      * the descriptors still ours are closed here instead */
     int sqlite_closes = close_sqlite && !atomic_load(&taken);
     int was_self = self;
-    self = 1; /* SQLite's closes, and ours below, pass the wrappers */
+    self = 1; /* SQLite's closes (through the program-facing close) pass our wrapper */
     if (sqlite_closes)
         close_sqlite();
     for (int i = 0; i < MAX_FDS; i++) {
         struct entry *e = &fds[i];
         int s = atomic_load(&e->state);
         if (s == FD_RELEASING && !(e->by_sqlite && sqlite_closes))
-            close(e->fd);
+            atomic_load(&sys_close)(e->fd);
         if (s == FD_RELEASING || s == FD_TAKEN)
             atomic_store(&e->state, FD_FREE);
     }

@@ -28,6 +28,13 @@
 #ifndef GPUTRACE_FDGUARD_H
 #define GPUTRACE_FDGUARD_H
 
+/* The close the tracer's own descriptors are closed with: libtrace hands
+ * in the C library's own (at activation, before any descriptor is ours).
+ * Not the program-facing close: that is libtrace's wrapper, or a
+ * definition before or after it (the program's, a preloaded descriptor
+ * tracker's), which would see the tracer close a descriptor the program
+ * never had.  Until one is handed in, or if NULL, the close system call. */
+void gt_fd_use_close(int (*sys_close)(int));
 /* Registers fd as ours.  Returns 0, or -1 if the table is full. */
 int gt_fd_add(int fd);
 /* Registers every descriptor of the process open on the file at path

@@ -1,9 +1,14 @@
 /* state.h: whether the tracer records, shared by libtrace and the writer.
  *
- *   GT_OFF_INIT -> GT_ACTIVATING -> GT_ON -> GT_OFF
- * Only the first wrapped call moves INIT to ACTIVATING (CAS); GT_OFF is
- * final for the process image (shutdown, or a failure that turned tracing
- * off).  Read with one relaxed load on every wrapped call.
+ *   GT_STATE_INIT -> GT_STATE_ACTIVATING -> GT_STATE_ON -> GT_STATE_OFF
+ * Only the first wrapped call moves INIT to ACTIVATING (CAS); GT_STATE_OFF
+ * is final for the process image (shutdown, or a failure that turned
+ * tracing off), until a fork child or a failed exec starts over.  Read
+ * with one relaxed load on every wrapped call.
+ *
+ * Defined here in the collector (state.c), the lower layer: the writer
+ * turns it off when storing fails, libtrace (activate.c) moves it through
+ * activation and shutdown; neither reaches up into the other for it.
  */
 #ifndef GPUTRACE_STATE_H
 #define GPUTRACE_STATE_H

@@ -15,6 +15,7 @@
 #include "collector/config.h"
 #include "collector/cupti_sub.h"
 #include "collector/printable.h"
+#include "collector/fdguard.h"
 #include "collector/pyframes.h"
 #include "collector/writer.h"
 #include "libtrace/lifecycle.h"
@@ -31,25 +32,16 @@
 #include <time.h>
 #include <unistd.h>
 
-_Atomic int gt_state;
 _Atomic int gt_first_call_done;
 GT_TLS struct gt_record gt_scratch[2];
 int gt_stack_depth;
 
 static struct gt_config cfg;
 static _Atomic int exit_code_known, exit_code;
-static _Atomic int said_off;
 
 /* the pid of the image that activated: another pid with tracing on is a
  * vfork child, running in this image's memory */
 static _Atomic int image_pid;
-
-void gt_turn_off(const char *why)
-{
-    atomic_store(&gt_state, GT_STATE_OFF);
-    if (why && !atomic_exchange(&said_off, 1))
-        fprintf(stderr, "gputrace: %s\n", why);
-}
 
 static int env_rank(const char *const *names)
 {
@@ -215,6 +207,15 @@ static int activate_once(void)
     return 1;
 }
 
+/* The collector's own closes and dl look-ups go to the C library's
+ * functions, handed down from here, not to the program-facing ones (our
+ * wrappers, or the program's): the collector sits below the wrappers. */
+static void hand_down_system_calls(void)
+{
+    gt_fd_use_close(gt_sys_close_lookup());
+    gt_cupti_use_dl(gt_sys_dlsym, gt_sys_dlclose);
+}
+
 /* Another thread is activating: wait for it (a few ms, once), so that no
  * call of this thread is lost.  This thread holds no CUDA lock yet, so the
  * activating thread cannot be waiting for it.  Bounded, in case it never
@@ -243,6 +244,7 @@ int gt_activate(void)
     int saved = errno;
     gt_thread.guard = 1;
     gt_dlerror_keep(); /* the program's pending dlerror() survives what activation looks up */
+    hand_down_system_calls();
     int ok = activate_once();
     gt_dlerror_clear();
     gt_thread.guard = 0;

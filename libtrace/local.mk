@@ -1,7 +1,7 @@
 # libtrace + collector: libgputrace.so, what runs inside the traced program.
 lib_LTLIBRARIES += libgputrace.la
 libgputrace_la_SOURCES = \
-  collector/api_ids.h collector/record.h collector/state.h collector/visibility.h collector/hash.h \
+  collector/api_ids.h collector/record.h collector/state.h collector/state.c collector/visibility.h collector/hash.h \
   collector/clock.h collector/clock.c collector/config.h collector/config.c collector/printable.h collector/printable.c \
   collector/procfile.h collector/procfile.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \
@@ -16,9 +16,19 @@ libgputrace_la_SOURCES = \
   libtrace/nvtx_inject.h libtrace/nvtx_inject.c libtrace/nvtx_payload.h libtrace/nvtx_payload.c \
   libtrace/wrap_fd.c \
   libtrace/nccl_profiler_abi.h libtrace/nccl_profiler.h libtrace/nccl_profiler.c libtrace/nccl_profiler_v.c libtrace/nccl_profiler_env.c
+# Compiled with default visibility, the wrappers not marked one by one; the
+# link exports exactly libtrace/exports.map (made from exports.map.in and
+# the API list): the wrappers and entry points; every other symbol is local.
 libgputrace_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) -fvisibility=default
 libgputrace_la_LIBADD = $(SQLITE_LIBS) -ldl
-libgputrace_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -shared
+libgputrace_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -shared \
+  -Wl,--version-script=libtrace/exports.map -Wl,--no-undefined-version
+EXTRA_libgputrace_la_DEPENDENCIES = libtrace/exports.map
+libtrace/exports.map: $(srcdir)/libtrace/exports.map.in $(srcdir)/collector/api_ids.h
+	$(AM_V_GEN)$(MKDIR_P) libtrace && \
+	  $(CC) -E -P -x c -imacros $(srcdir)/collector/api_ids.h $(srcdir)/libtrace/exports.map.in > $@-t && mv $@-t $@
+CLEANFILES += libtrace/exports.map
+EXTRA_DIST += libtrace/exports.map.in
 
 # the launcher
 bin_PROGRAMS += gputrace

@@ -63,6 +63,15 @@ GT_INTERNAL int gt_in_global_scope(const char *name, const void *ours);
  * RTLD_NEXT and RTLD_DEFAULT must be relative to libgputrace. */
 GT_INTERNAL void *gt_sys_dlsym(void *handle, const char *name);
 GT_INTERNAL int gt_sys_dlclose(void *handle);
+/* The C library's own close, looked up in the C library itself, for the
+ * tracer's own descriptors (collector/fdguard.h): no definition of close in
+ * the global scope sees those closes, neither our wrapper nor one before
+ * it (the program's) or after it (a descriptor tracker preloaded after us,
+ * as `gputrace record` puts the user's LD_PRELOAD).  NULL where the
+ * look-up fails.  A look-up (dlopen, dlsym): call it once, never from a
+ * signal handler. */
+typedef int gt_close_fn(int);
+GT_INTERNAL gt_close_fn *gt_sys_close_lookup(void);
 /* Whether an object other than ours, not the program itself, defines api
  * (a dynamically loaded runtime, in whatever scope). */
 GT_INTERNAL int gt_defined_elsewhere(enum gt_api api);

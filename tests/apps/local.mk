@@ -77,6 +77,11 @@ check_LTLIBRARIES += tests/apps/libcount_syncs.la
 tests_apps_libcount_syncs_la_SOURCES = tests/apps/count_syncs.c
 tests_apps_libcount_syncs_la_LIBADD = -ldl
 tests_apps_libcount_syncs_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps
+# sees a process's closes of pipes and its dlcloses (tests/e2e/tracer_own_closes.sh)
+check_LTLIBRARIES += tests/apps/libfd_tracker.la
+tests_apps_libfd_tracker_la_SOURCES = tests/apps/fd_tracker.c
+tests_apps_libfd_tracker_la_LIBADD = -ldl
+tests_apps_libfd_tracker_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps
 EXTRA_DIST += tests/apps/py_train.py tests/apps/pylib/site-packages/faketorch.py
 # the toolkit's real libcudart and libnccl, traced (tests/e2e/tracer_real_toolkit.sh)
 if REAL_TOOLKIT_LIBS

@@ -12,6 +12,8 @@ TESTS += \
   tests/e2e/tracer_real_toolkit.sh \
   tests/e2e/tracer_loading.sh \
   tests/e2e/tracer_cuda13.sh \
+  tests/e2e/tracer_exports.sh \
+  tests/e2e/tracer_own_closes.sh \
   tests/e2e/cu_three_ways.sh \
   tests/e2e/report_workloads.sh \
   tests/e2e/report_twins.sh \
@@ -73,6 +75,8 @@ EXTRA_DIST += \
   tests/e2e/tracer_real_toolkit.sh \
   tests/e2e/tracer_loading.sh \
   tests/e2e/tracer_cuda13.sh \
+  tests/e2e/tracer_exports.sh \
+  tests/e2e/tracer_own_closes.sh \
   tests/e2e/cu_three_ways.sh \
   tests/e2e/report_workloads.sh \
   tests/e2e/report_inputs.sh \
