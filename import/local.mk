@@ -15,3 +15,7 @@ gputrace_report_LDADD += $(ZLIB_LIBS)
 EXTRA_DIST += tests/e2e/import_traces.sh tests/e2e/import_traces.py tests/e2e/import_fuzz.sh tests/e2e/import_fuzz.py \
   tests/e2e/import_roundtrip.sh tests/e2e/import_roundtrip.py tests/e2e/import_hta.sh tests/e2e/import_hta.py \
   tests/data/traces
+# hostile inputs to the importers (issue 33's probe), listed here with the
+# import's other tests
+TESTS += tests/e2e/import_probe.sh
+EXTRA_DIST += tests/e2e/import_probe.sh tests/e2e/import_probe.py
