@@ -6,6 +6,7 @@
 #include "import/out_db.h"
 #include "collector/db_guard.h"
 #include "collector/ours.h"
+#include "viewer/write/term_text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -31,13 +32,13 @@ static const char usage_text[] =
     "\n"
     "options:\n"
     "  -o OUT.db   the database to write (default imported.db)\n"
-    "  -f          replace OUT.db if it is a gputrace database (never another file)\n"
+    "  -f          replace OUT.db if it exists and is a gputrace database (never an input)\n"
     "  -q          no notes on stderr (they stay in the database: import_note)\n"
     "environment: GPUTRACE_BULK_AFTER=N: API records and GPU operations past the\n"
     "  first N of a process (default 16384) are stored in bulk blocks (gputrace\n"
     "  expand makes rows of them)\n"
     "exit status: 0 ok, 1 bad input (one line on stderr; a trace cut short is\n"
-    "  imported as far as it could be read, with a note), 2 bad usage\n";
+    "  imported as far as it could be read, with a note), 2 bad usage (OUT.db is an input)\n";
 
 static int has_suffix(const char *s, const char *suf)
 {
@@ -191,31 +192,21 @@ static void run_id_of(const char *path, char *id, size_t len)
     snprintf(id, len, "import:%s", basename(copy));
 }
 
-static int import_one(struct out_db *o, const char *path, int verbose, char *err, size_t errlen, int *partial)
+/* err made safe to print and to store: it holds names from the input
+ * (a file's name, a version string, SQLite's words on the file's schema)
+ * that may carry control characters (term_text.h). */
+static void safe_err(char *err, size_t errlen)
 {
-    enum import_format f = import_detect(path);
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        char **v;
-        int n = dir_traces(path, &v);
-        if (n <= 0) {
-            snprintf(err, errlen, "%s: %s", path, n < 0 ? strerror(errno) : "no Kineto trace (*.json, *.json.gz) in it");
-            return -1;
-        }
-        int rc = 0;
-        for (int i = 0; i < n && rc == 0; i++)
-            rc = import_one(o, v[i], verbose, err, errlen, partial);
-        for (int i = 0; i < n; i++)
-            free(v[i]);
-        free(v);
-        return rc;
-    }
+    char t[1024];
+    term_text(err, t, errlen < sizeof t ? errlen : sizeof t);
+    snprintf(err, errlen, "%s", t);
+}
+
+/* One input file (a directory's traces were listed before). */
+static int import_file(struct out_db *o, const char *path, int verbose, char *err, size_t errlen, int *partial)
+{
     int rc;
-    switch (f) {
+    switch (import_detect(path)) {
     case IMPORT_KINETO: rc = import_kineto_file(o, path, err, errlen); break;
     case IMPORT_NSYS: rc = import_nsys_file(o, path, err, errlen); break;
     case IMPORT_OURS:
@@ -226,12 +217,92 @@ static int import_one(struct out_db *o, const char *path, int verbose, char *err
         return -1;
     }
     if (rc > 0) { /* cut short: what was read stays */
+        safe_err(err, errlen);
         if (verbose)
             fprintf(stderr, "gputrace import: %s\n", err);
         *partial = 1;
         return 0;
     }
     return rc;
+}
+
+/* The files to read: each input, a directory as its traces (listed
+ * before the output is made, so that an output made among them is not
+ * one of them).  Their number, or -1 with err. */
+static int list_inputs(char *const *traces, int ntraces, char ***files, char *err, size_t errlen)
+{
+    char **v = NULL;
+    int n = 0;
+    for (int i = 0; i < ntraces; i++) {
+        struct stat st;
+        char **in = NULL;
+        int k = 1;
+        if (stat(traces[i], &st) != 0) {
+            snprintf(err, errlen, "%s: %s", traces[i], strerror(errno));
+            goto fail;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            k = dir_traces(traces[i], &in);
+            if (k <= 0) {
+                snprintf(err, errlen, "%s: %s", traces[i],
+                         k < 0 ? strerror(errno) : "no Kineto trace (*.json, *.json.gz) in it");
+                goto fail;
+            }
+        }
+        char **g = realloc(v, (size_t)(n + k) * sizeof *g);
+        if (!g) {
+            for (int j = 0; in && j < k; j++)
+                free(in[j]);
+            free(in);
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+        v = g;
+        for (int j = 0; j < k; j++)
+            v[n++] = in ? in[j] : strdup(traces[i]);
+        free(in);
+        for (int j = n - k; j < n; j++)
+            if (!v[j]) {
+                snprintf(err, errlen, "out of memory");
+                goto fail;
+            }
+    }
+    *files = v;
+    return n;
+fail:
+    for (int j = 0; j < n; j++)
+        free(v[j]);
+    free(v);
+    return -1;
+}
+
+static int same_file(const struct stat *a, const char *path)
+{
+    struct stat b;
+    return stat(path, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
+}
+
+/* Whether out (or its -wal or -shm file, which the import removes) is one
+ * of the inputs or of the traces of an input directory, by device and
+ * inode: that one is never removed, whatever its name (-o traces/rank-1.json
+ * traces/ must not lose rank 1). */
+static int out_is_input(const char *out, char *const *traces, int ntraces, char *const *files, int nfiles)
+{
+    static const char *const suffix[] = { "", "-wal", "-shm" };
+    for (size_t s = 0; s < sizeof suffix / sizeof *suffix; s++) {
+        char p[PATH_MAX + 8];
+        struct stat st;
+        snprintf(p, sizeof p, "%s%s", out, suffix[s]);
+        if (stat(p, &st) != 0)
+            continue;
+        for (int i = 0; i < ntraces; i++)
+            if (same_file(&st, traces[i]))
+                return 1;
+        for (int i = 0; i < nfiles; i++)
+            if (same_file(&st, files[i]))
+                return 1;
+    }
+    return 0;
 }
 
 /* Fewer ranks read than the job had: what looks across ranks sees only those. */
@@ -258,8 +329,12 @@ static void print_notes(struct out_db *o)
     out_flush(o);
     if (sqlite3_prepare_v2(o->db, "SELECT DISTINCT kind, note FROM import_note", -1, &st, NULL) != SQLITE_OK)
         return;
-    while (sqlite3_step(st) == SQLITE_ROW)
-        fprintf(stderr, "gputrace import: note: %s: %s\n", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
+    while (sqlite3_step(st) == SQLITE_ROW) { /* made safe when stored (out_note): again here, where printed */
+        char kind[256], note[2048];
+        fprintf(stderr, "gputrace import: note: %s: %s\n",
+                term_text((const char *)sqlite3_column_text(st, 0), kind, sizeof kind),
+                term_text((const char *)sqlite3_column_text(st, 1), note, sizeof note));
+    }
     sqlite3_finalize(st);
 }
 
@@ -273,23 +348,40 @@ int import_traces(const char *out, int force, char *const *traces, int ntraces, 
         return -1;
     }
     run_id_of(traces[0], id, sizeof id);
-    if (out_open(o, out, force, id, err, errlen) != 0) {
-        out_abort(o, NULL);
+    char **files;
+    int nfiles = list_inputs(traces, ntraces, &files, err, errlen);
+    if (nfiles < 0) {
+        safe_err(err, errlen);
         free(o);
         return -1;
     }
     int partial = 0, rc = 0;
-    for (int i = 0; i < ntraces && rc == 0; i++)
-        if (import_one(o, traces[i], verbose, err, errlen, &partial) != 0) {
+    if (out_is_input(out, traces, ntraces, files, nfiles)) { /* before anything is removed */
+        snprintf(err, errlen, "%s is an input: not overwritten", out);
+        rc = -2;
+    } else if (out_open(o, out, force, id, err, errlen) != 0) {
+        out_abort(o, NULL);
+        rc = -1;
+    }
+    for (int i = 0; i < nfiles && rc == 0; i++)
+        if (import_file(o, files[i], verbose, err, errlen, &partial) != 0) {
             out_abort(o, out);
             rc = -1;
         }
-    if (rc == 0)
-        ranks_note(o);
-    if (rc == 0 && verbose > 1)
+    for (int i = 0; i < nfiles; i++)
+        free(files[i]);
+    free(files);
+    if (rc < 0) {
+        safe_err(err, errlen);
+        free(o);
+        return rc;
+    }
+    ranks_note(o);
+    if (verbose > 1)
         print_notes(o);
-    if (rc == 0 && out_close(o, err, errlen) != 0) {
+    if (out_close(o, err, errlen) != 0) {
         unlink(out);
+        safe_err(err, errlen);
         rc = -1;
     }
     free(o);
@@ -312,7 +404,9 @@ static int output_refused(const char *out, int force, char *const *inputs, int n
     for (int k = 0; k < n; k++) {
         if (stat(inputs[k], &in) != 0)
             continue; /* the import says so */
-        if (out_there && in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
+        /* out is an input, or one of an input directory's traces */
+        if (out_there && ((in.st_dev == o.st_dev && in.st_ino == o.st_ino) ||
+                          (S_ISDIR(in.st_mode) && dir_there && in.st_dev == dir.st_dev && in.st_ino == dir.st_ino))) {
             fprintf(stderr, "gputrace import: %s is an input: not overwritten\n", out);
             return 1;
         }
@@ -323,7 +417,9 @@ static int output_refused(const char *out, int force, char *const *inputs, int n
         }
     }
     struct stat st;
-    if (force && lstat(out, &st) == 0 && S_ISREG(st.st_mode) && !gt_ours_db(out)) {
+    /* an empty file holds nothing to lose (the report's temporary one, made
+     * before the import fills it) */
+    if (force && lstat(out, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && !gt_ours_db(out)) {
         fprintf(stderr, "gputrace import: %s exists and is not a gputrace database: not replaced, even with -f\n", out);
         return 1;
     }
@@ -369,9 +465,9 @@ int import_main(int argc, char **argv)
         return 2;
     char err[1024];
     int rc = import_traces(out, force, argv + i, argc - i, quiet ? 1 : 2, err, sizeof err);
-    if (rc < 0) {
+    if (rc < 0) { /* -2: the output is an input, a usage error as it always was */
         fprintf(stderr, "gputrace import: %s\n", err);
-        return 1;
+        return rc == -2 ? 2 : 1;
     }
     if (!quiet)
         fprintf(stderr, "gputrace import: wrote %s\n", out);

@@ -16,9 +16,14 @@ enum import_format { IMPORT_NONE, IMPORT_KINETO, IMPORT_NSYS, IMPORT_OURS };
  * export; IMPORT_NONE if none of these (or it cannot be read). */
 enum import_format import_detect(const char *path);
 
-/* Imports the traces into a new database at out (replaced if force).
- * Returns 0, or -1 with a one-line reason in err.  Notes on what could not
- * be mapped go into the database (import_note) and, when verbose, to
+/* Imports the traces into a new database at out.  An out that exists is
+ * replaced only with force, and only if it is a gputrace database (by its
+ * content) or empty; never if it is one of the traces or of an input
+ * directory's (by device and inode).  Returns 0; 1 if a trace was cut
+ * short (what was read is imported, a note says so); -1 with a one-line
+ * reason in err; -2 (reason in err) if out is an input, before anything
+ * is removed.  err is safe to print (term_text.h).  Notes on what could
+ * not be mapped go into the database (import_note) and, when verbose, to
  * stderr. */
 int import_traces(const char *out, int force, char *const *traces, int ntraces, int verbose, char *err,
                   size_t errlen);

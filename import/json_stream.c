@@ -96,9 +96,14 @@ static int refill(struct jstream *j)
     if (n == 0) {
         int e;
         gzerror(j->gz, &e);
-        if (e != Z_OK && e != Z_BUF_ERROR)
-            js_fail(j, "damaged compressed data");
         j->eof = 1;
+        /* Z_BUF_ERROR: a gzip stream that ends before its trailer (a copy
+         * cut short), whose CRC and length were never checked: what was
+         * read stays, as for any trace cut short, and the caller says so */
+        if (e == Z_BUF_ERROR)
+            js_fail(j, "truncated: the gzip stream ends before its trailer (its checksum unchecked)");
+        if (e != Z_OK)
+            js_fail(j, "damaged compressed data");
         return 0;
     }
     j->end = (size_t)n;
@@ -131,6 +136,15 @@ static inline int peek_ws(struct jstream *j)
         if (b < e)
             return *b;
     }
+}
+
+void js_skip_bom(struct jstream *j)
+{
+    if (j->pos == j->end && !refill(j))
+        return;
+    /* the first refill reads a megabyte, or the whole file */
+    if (j->end - j->pos >= 3 && !memcmp(j->buf + j->pos, "\xef\xbb\xbf", 3))
+        j->pos += 3;
 }
 
 int js_peek(struct jstream *j)

@@ -51,6 +51,9 @@ struct jstream {
 int js_open(struct jstream *j, const char *path);
 void js_close(struct jstream *j);
 
+/* Skips a UTF-8 byte order mark at the start of the input, if there is one
+ * (JSON may not hold one, but editors on Windows write it). */
+void js_skip_bom(struct jstream *j);
 /* The next non-space byte, consumed (js_peek: not consumed); -1 at the end. */
 int js_next(struct jstream *j);
 int js_peek(struct jstream *j);

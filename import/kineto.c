@@ -20,6 +20,7 @@
 #include "import/kineto_map.h"
 #include "import/out_db.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ struct kin {
     /* counts, for the notes */
     uint64_t events, runtime, no_cbid, kernels, copies, memsets, syncs, ranges, nccl, nccl_args, flows, skipped,
         event_syncs;
+    uint64_t bad_times, bad_args; /* events whose numbers our arithmetic cannot hold: left out */
 };
 
 static void widen(struct kin *k, int64_t a, int64_t b)
@@ -89,8 +91,13 @@ static int times(struct kin *k, const struct jnode *ev, int64_t *start, int64_t 
         if (*start > (1ll << 59))
             k->shift = (*start / 3600000000000ll - 1) * 3600000000000ll;
     }
-    *start -= k->shift;
-    *end = *start + dur;
+    /* a time near the ends of the 64-bit range (a damaged or made-up
+     * trace) that the shift or the duration would carry past them: the
+     * event is left out, counted (a note) */
+    if (__builtin_sub_overflow(*start, k->shift, start) || __builtin_add_overflow(*start, dur, end)) {
+        k->bad_times++;
+        return -1;
+    }
     widen(k, *start, *end);
     return 0;
 }
@@ -123,13 +130,19 @@ static void collective(struct kin *k, const struct jnode *args, const char *knam
     if (!cname || !pg)
         return; /* which operation of which group it ran is not said */
     k->nccl_args++;
-    struct out_coll c = { .call_id = corr + (1ll << 32), .start = start, .end = end, .stream = stream, .peer = -1 };
+    struct out_coll c = { .start = start, .end = end, .stream = stream, .peer = -1 };
     c.api = kineto_coll_api(cname, kname);
     c.datatype = kineto_dtype(js_str(&k->j, args, "dtype"));
     c.op = kineto_redop(kname);
     int64_t in = member(k, args, "In msg nelems", 0), outn = member(k, args, "Out msg nelems", 0);
     c.count = kineto_coll_is_scatter(c.api) ? outn : in;
-    c.bytes = c.count * kineto_dtype_size(c.datatype);
+    /* a correlation or a size past what 64 bits hold: no collective of
+     * it (a kernel's correlation is CUPTI's 32-bit id; counted, a note) */
+    if (__builtin_add_overflow(corr, 1ll << 32, &c.call_id) ||
+        __builtin_mul_overflow(c.count, kineto_dtype_size(c.datatype), &c.bytes)) {
+        k->bad_args++;
+        return;
+    }
     c.nranks = (int)member(k, args, "Group size", 0);
     /* the group: its name and members (the same on every rank of it) */
     char key[512];
@@ -328,6 +341,25 @@ static void next_event(struct kin *k)
         event(k, root);
 }
 
+/* "2.17.1" as NCCL_VERSION_CODE (21701, as since NCCL 2.9): 0, or -1 if
+ * it is not three numbers each below 100 (nothing stored then). */
+static int nccl_version_code(const char *s, int *code)
+{
+    int part[3];
+    for (int i = 0; i < 3; i++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (v > 99 || end - s > 2 || (i < 2 && *end != '.')) /* (after the patch level, anything) */
+            return -1;
+        part[i] = (int)v;
+        s = end + (i < 2);
+    }
+    *code = part[0] * 10000 + part[1] * 100 + part[2];
+    return 0;
+}
+
 static void top_member(struct kin *k, const char *key)
 {
     if (!strcmp(key, "traceEvents")) {
@@ -349,15 +381,31 @@ static void top_member(struct kin *k, const char *key)
     int32_t root = js_value(&k->j, 1);
     const struct jnode *v = js_node(&k->j, root);
     if (!strcmp(key, "baseTimeNanoseconds") && v->type == J_NUM) {
-        k->base_ns = strtoll(v->s, NULL, 10);
-        k->have_base = 1;
+        /* epoch ns, 0 to 2^62 (the year 2116), decimals dropped: else not
+         * a clock this reader can use (ignored, a note) */
+        errno = 0;
+        char *end;
+        long long base = strtoll(v->s, &end, 10);
+        int whole = !*end || (*end == '.' && strspn(end + 1, "0123456789") == strlen(end + 1));
+        if (!errno && whole && base >= 0 && base <= (1ll << 62)) {
+            k->base_ns = base;
+            k->have_base = 1;
+        } else {
+            char t[200];
+            snprintf(t, sizeof t, "baseTimeNanoseconds %.40s is not a time in ns since 1970 this reader can use:"
+                     " the clock offset is not set from it", v->s);
+            out_note(k->o, "import", t);
+        }
     } else if (!strcmp(key, "distributedInfo") && v->type == J_OBJ) {
         k->rank = (int)member(k, v, "rank", -1);
         k->world = (int)member(k, v, "world_size", -1);
         const char *nv = js_str(&k->j, v, "nccl_version");
-        int a, b, c;
-        if (nv && sscanf(nv, "%d.%d.%d", &a, &b, &c) == 3)
-            k->nccl_version = a * 10000 + b * 100 + c; /* NCCL_VERSION_CODE since 2.9 */
+        char t[200];
+        if (nv && nccl_version_code(nv, &k->nccl_version) != 0) {
+            snprintf(t, sizeof t, "distributedInfo.nccl_version \"%.60s\" is no NCCL version (major.minor.patch,"
+                     " each below 100): not stored", nv);
+            out_note(k->o, "import", t);
+        }
     } else if (!strcmp(key, "deviceProperties") && v->type == J_ARR) {
         for (int32_t c = v->child; c >= 0; c = k->j.nodes[c].next) {
             const struct jnode *d = &k->j.nodes[c];
@@ -372,11 +420,14 @@ static void top_member(struct kin *k, const char *key)
 
 static void walk(struct kin *k)
 {
+    js_skip_bom(&k->j);
     int c = js_next(&k->j);
     if (c == '[') { /* the bare-array form of the trace event format */
         k->saw_events = 1;
-        if (js_peek(&k->j) == ']')
+        if (js_peek(&k->j) == ']') {
+            js_next(&k->j);
             return;
+        }
         for (;;) {
             next_event(k);
             int d = js_next(&k->j);
@@ -390,8 +441,10 @@ static void walk(struct kin *k)
     if (c != '{')
         js_fail(&k->j, c < 0 ? "empty file%s" : "not a JSON trace (it starts with '%s')",
                 c < 0 ? "" : js_shown(c, (char[8]){ 0 }));
-    if (js_peek(&k->j) == '}')
+    if (js_peek(&k->j) == '}') {
+        js_next(&k->j);
         return;
+    }
     for (;;) {
         js_expect(&k->j, '"');
         js_reset(&k->j);
@@ -431,6 +484,16 @@ static void notes(struct kin *k)
     else if (k->event_syncs)
         out_note(k->o, "sync.* (event syncs)", "Kineto's calls carry no event handles: a cudaEventSynchronize is"
                  " analysed only through the stream its cuda_sync event names");
+    if (k->bad_times) {
+        snprintf(t, sizeof t, "%llu events with times past what 64-bit nanoseconds hold (ts, dur) were left out",
+                 (unsigned long long)k->bad_times);
+        out_note(k->o, "import", t);
+    }
+    if (k->bad_args) {
+        snprintf(t, sizeof t, "%llu NCCL kernels with a correlation or a size (count x dtype) past 64 bits: no"
+                 " collective made of them", (unsigned long long)k->bad_args);
+        out_note(k->o, "comm.*", t);
+    }
     out_note(k->o, "comm.hang", "a Kineto trace holds finished events only: no call in flight to find a hang by");
     out_note(k->o, "call sites", "Kineto records no call stacks of CUDA calls: findings are grouped by API, not by"
              " call site");
@@ -492,8 +555,10 @@ int import_kineto_file(struct out_db *o, const char *path, char *err, size_t err
     snprintf(source, sizeof source, "kineto:%s", path);
     struct out_process p = { .host = "", .cmdline = k->cmdline, .source = source, .pid = k->pid, .rank = k->rank,
                              .local_rank = -1, .world_size = k->world, .device = k->device,
-                             .nccl_version = k->nccl_version, .start_ns = k->lo, .end_ns = k->hi,
-                             .clock_offset_ns = (k->have_base ? k->base_ns : 0) + k->shift };
+                             .nccl_version = k->nccl_version, .start_ns = k->lo, .end_ns = k->hi };
+    /* a base and a shift (times both epoch-based: made up) past 64 bits: the shift alone */
+    if (__builtin_add_overflow(k->have_base ? k->base_ns : 0, k->shift, &p.clock_offset_ns))
+        p.clock_offset_ns = k->shift;
     if (k->device >= 0 && k->device < MAX_DEVICES)
         p.gpu_name = k->gpu_names[k->device];
     out_end_process(o, &p);

@@ -4,7 +4,7 @@
 IMPORT_SOURCES = import/import.h import/import.c import/json_stream.h import/json_stream.c import/json_tree.c \
   import/out_db.h import/out_db.c import/kineto.c import/kineto_map.h import/kineto_map.c import/nsys.c \
   collector/api_ids.h collector/cupti_cbids.h
-gputrace_SOURCES += $(IMPORT_SOURCES) collector/cupti_cbids.c
+gputrace_SOURCES += $(IMPORT_SOURCES) collector/cupti_cbids.c viewer/write/term_text.h viewer/write/term_text.c
 gputrace_CFLAGS += $(ZLIB_CFLAGS)
 gputrace_LDADD += $(ZLIB_LIBS)
 gputrace_report_SOURCES += $(IMPORT_SOURCES) viewer/read/import_inputs.h viewer/read/import_inputs.c \
@@ -16,3 +16,7 @@ gputrace_report_LDADD += $(ZLIB_LIBS)
 EXTRA_DIST += tests/e2e/import_traces.sh tests/e2e/import_traces.py tests/e2e/import_fuzz.sh tests/e2e/import_fuzz.py \
   tests/e2e/import_roundtrip.sh tests/e2e/import_roundtrip.py tests/e2e/import_hta.sh tests/e2e/import_hta.py \
   tests/data/traces
+# hostile inputs to the importers (issue 33's probe), listed here with the
+# import's other tests
+TESTS += tests/e2e/import_probe.sh
+EXTRA_DIST += tests/e2e/import_probe.sh tests/e2e/import_probe.py

@@ -16,13 +16,18 @@
  *   StringIds, TARGET_INFO_GPU, TARGET_INFO_SESSION_START_TIME, PROCESSES,
  *   ThreadNames                  names, GPU, clock offset, process, threads
  * Times are ns from the session's start; its UTC start is the offset.
- * docs/import.md has every field. */
+ * docs/import.md has every field.
+ *
+ * Each table is read once, sorted by process (struct by_proc): a read per
+ * process, each a scan of the whole table (exports have no index on the
+ * process), made an export of 20,000 one-call processes (1 MB) take 65 s. */
 #define _GNU_SOURCE
 #include "import/import.h"
 #include "import/kineto_map.h"
 #include "import/out_db.h"
 #include "collector/api_ids.h"
 #include "collector/db_guard.h"
+#include "viewer/write/term_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,23 +41,34 @@ struct nsys {
     char **strings;  /* StringIds */
     int nstrings;
     int64_t epoch_ns;
+    int chains;      /* the export has CUDA_CALLCHAINS */
+    int64_t chain_off;
+    uint64_t steps;  /* SQLite's VM steps on the export (GPUTRACE_IMPORT_STEPS) */
     char err[512];
 };
+
+/* Finalizes a statement on the export, its steps counted. */
+static void done(struct nsys *n, sqlite3_stmt *st)
+{
+    if (st)
+        n->steps += (uint64_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0);
+    sqlite3_finalize(st);
+}
 
 static const char *str_of(const struct nsys *n, sqlite3_int64 id)
 {
     return id >= 0 && id < n->nstrings && n->strings[id] ? n->strings[id] : NULL;
 }
 
-static int has_table(sqlite3 *db, const char *t)
+static int has_table(struct nsys *n, const char *t)
 {
     sqlite3_stmt *st;
     int yes = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &st, NULL) ==
+    if (sqlite3_prepare_v2(n->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &st, NULL) ==
         SQLITE_OK) {
         sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
         yes = sqlite3_step(st) == SQLITE_ROW;
-        sqlite3_finalize(st);
+        done(n, st);
     }
     return yes;
 }
@@ -61,7 +77,7 @@ static int has_table(sqlite3 *db, const char *t)
  * another layout (NULL, and n->err says which). */
 static sqlite3_stmt *prep(struct nsys *n, const char *table, const char *sql)
 {
-    if (!has_table(n->db, table))
+    if (!has_table(n, table))
         return NULL;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(n->db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -100,7 +116,7 @@ static void load_strings(struct nsys *n)
         free(n->strings[id]);
         n->strings[id] = strdup(v ? (const char *)v : "");
     }
-    sqlite3_finalize(st);
+    done(n, st);
 }
 
 /* "cudaMalloc_v3020" -> "cudaMalloc" (CUPTI's names carry the version) */
@@ -139,6 +155,44 @@ static int stream_of(sqlite3_int64 s)
 {
     return s < 0 || s >= 0xFFFFFFFFll ? -1 : (int)s;
 }
+
+/* A table read in process order: column 0 of each row its process's
+ * key (globalPid, or globalTid >> 24), rows sorted by it, so that the
+ * processes, taken in order of their key, each read theirs where the
+ * read has got to.  Rows whose key is of another type than an integer
+ * are no process's (the export's ids are integers). */
+struct by_proc {
+    sqlite3_stmt *st;
+    int row; /* st is on a row */
+};
+
+static void by_proc_open(struct nsys *n, struct by_proc *c, const char *table, const char *sql)
+{
+    c->st = prep(n, table, sql);
+    c->row = c->st && sqlite3_step(c->st) == SQLITE_ROW;
+}
+
+/* The first row of process key, past the rows of smaller keys (processes
+ * without CUDA API records); 0 if it has none. */
+static int by_proc_first(struct by_proc *c, int64_t key)
+{
+    while (c->row && sqlite3_column_int64(c->st, 0) < key)
+        c->row = sqlite3_step(c->st) == SQLITE_ROW;
+    return c->row && sqlite3_column_int64(c->st, 0) == key;
+}
+
+/* The next row of process key; 0 past its last. */
+static int by_proc_next(struct by_proc *c, int64_t key)
+{
+    c->row = sqlite3_step(c->st) == SQLITE_ROW;
+    return c->row && sqlite3_column_int64(c->st, 0) == key;
+}
+
+/* The export's tables, each read once. */
+struct readers {
+    struct by_proc runtime, ops[4], nvtx, threads, procs;
+    sqlite3_stmt *chain; /* a stack's frames, by id */
+};
 
 struct proc_info {
     int64_t lo, hi;
@@ -191,43 +245,17 @@ static void callsite(struct nsys *n, sqlite3_stmt *cc, int64_t id, int site)
     free(frames);
 }
 
-static void runtime(struct nsys *n, int64_t gpid, struct proc_info *pi)
+/* The process's CUDA API records: its rows of r->runtime (key pid). */
+static void runtime(struct nsys *n, struct readers *r, int64_t pid, struct proc_info *pi)
 {
-    int chains = has_table(n->db, "CUDA_CALLCHAINS");
-    sqlite3_stmt *st = prep(n, "CUPTI_ACTIVITY_KIND_RUNTIME",
-                            chains ? "SELECT start, end, globalTid, correlationId, nameId, returnValue, callchainId"
-                                     " FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE globalTid >> 24 = ?1 >> 24"
-                                     " ORDER BY correlationId, globalTid, callchainId IS NULL, start"
-                                   : "SELECT start, end, globalTid, correlationId, nameId, returnValue, NULL"
-                                     " FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE globalTid >> 24 = ?1 >> 24"
-                                     " ORDER BY correlationId, globalTid, start");
-    if (!st)
-        return;
-    sqlite3_stmt *cc = NULL, *call = NULL;
-    if (chains)
-        sqlite3_prepare_v2(n->db, "SELECT symbol, module FROM CUDA_CALLCHAINS WHERE id = ? ORDER BY stackDepth", -1,
-                           &cc, NULL);
+    sqlite3_stmt *st = r->runtime.st, *cc = r->chain, *call = NULL;
     sqlite3_prepare_v2(n->o->db, "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes,"
                        " copy_kind, mem_kind, result, callsite, call_id, pystack) VALUES(?,?,?,?,?,?,0,0,0,0,?,?,?,0)",
                        -1, &call, NULL);
-    sqlite3_bind_int64(st, 1, gpid);
-    /* CUDA_CALLCHAINS numbers stacks from 1 where callchainId counts from
-     * 0 (nsys 2022.2's export): the offset read off the two tables' lowest
-     * ids, 0 or 1 */
-    int64_t chain_off = 0;
-    if (chains) {
-        sqlite3_stmt *q;
-        if (sqlite3_prepare_v2(n->db, "SELECT (SELECT min(id) FROM CUDA_CALLCHAINS) - (SELECT min(callchainId) FROM"
-                               " CUPTI_ACTIVITY_KIND_RUNTIME)", -1, &q, NULL) == SQLITE_OK) {
-            if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int64(q, 0) == 1)
-                chain_off = 1;
-            sqlite3_finalize(q);
-        }
-    }
     int64_t last_corr = -1, last_tid = -1;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
-        int64_t gtid = sqlite3_column_int64(st, 2), corr = sqlite3_column_int64(st, 3);
+    for (int more = by_proc_first(&r->runtime, pid); more; more = by_proc_next(&r->runtime, pid)) {
+        int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
+        int64_t gtid = sqlite3_column_int64(st, 3), corr = sqlite3_column_int64(st, 4);
         int tid = (int)(gtid & 0xFFFFFF);
         /* nsys lists a runtime call twice (its own record, with the stack,
          * and CUPTI's, "_v3020"), under one correlation: one call */
@@ -235,23 +263,23 @@ static void runtime(struct nsys *n, int64_t gpid, struct proc_info *pi)
             continue;
         last_corr = corr;
         last_tid = gtid;
-        const char *name = str_of(n, sqlite3_column_int64(st, 4));
+        const char *name = str_of(n, sqlite3_column_int64(st, 5));
         char base[256];
         base_name(name ? name : "", base, sizeof base);
         int domain = !strncmp(base, "cu", 2) && strncmp(base, "cuda", 4) ? 2 : 1;
         int cbid = kineto_cbid_of(base, domain);
         pi->syncs_called += strstr(base, "Synchronize") != NULL;
-        int64_t result = sqlite3_column_int64(st, 5);
+        int64_t result = sqlite3_column_int64(st, 6);
         out_capi(n->o, domain, cbid < 0 ? 0 : cbid, tid, start, end, corr,
-                 sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL : &result);
+                 sqlite3_column_type(st, 6) == SQLITE_NULL ? NULL : &result);
         widen(pi, start, end);
         pi->calls++;
         int api = api_of(base);
-        if (call && cc && api >= 0 && sqlite3_column_type(st, 6) != SQLITE_NULL) {
-            int64_t chain = sqlite3_column_int64(st, 6);
+        if (call && cc && api >= 0 && sqlite3_column_type(st, 7) != SQLITE_NULL) {
+            int64_t chain = sqlite3_column_int64(st, 7);
             int site = chain >= 0 && chain < (1 << 30) ? (int)chain + 1 : 0;
             if (site)
-                callsite(n, cc, chain + chain_off, site);
+                callsite(n, cc, chain + n->chain_off, site);
             sqlite3_bind_int64(call, 1, n->o->pid_row);
             sqlite3_bind_int(call, 2, tid);
             sqlite3_bind_int(call, 3, api);
@@ -266,40 +294,41 @@ static void runtime(struct nsys *n, int64_t gpid, struct proc_info *pi)
             pi->sites += site > 0;
         }
     }
-    sqlite3_finalize(st);
-    sqlite3_finalize(cc);
     sqlite3_finalize(call);
 }
 
-static void gpu_ops(struct nsys *n, int64_t gpid, struct proc_info *pi)
+/* GPU operations, by kind (gpu_op.kind 1 to 4), each table keyed by globalPid. */
+static const struct { const char *table, *sql; int kind; } op_tables[4] = {
+    { "CUPTI_ACTIVITY_KIND_KERNEL", "SELECT globalPid, start, end, deviceId, contextId, streamId, correlationId,"
+      " coalesce(demangledName, shortName), 0, 0, 0, 0, 0, 0 FROM CUPTI_ACTIVITY_KIND_KERNEL"
+      " WHERE typeof(globalPid) = 'integer' ORDER BY globalPid, rowid", 1 },
+    { "CUPTI_ACTIVITY_KIND_MEMCPY", "SELECT globalPid, start, end, deviceId, contextId, streamId, correlationId, NULL,"
+      " bytes, copyKind, srcKind, dstKind, 0, 0 FROM CUPTI_ACTIVITY_KIND_MEMCPY"
+      " WHERE typeof(globalPid) = 'integer' ORDER BY globalPid, rowid", 2 },
+    { "CUPTI_ACTIVITY_KIND_MEMSET", "SELECT globalPid, start, end, deviceId, contextId, streamId, correlationId, NULL,"
+      " bytes, 0, NULL, memKind, 0, 0 FROM CUPTI_ACTIVITY_KIND_MEMSET"
+      " WHERE typeof(globalPid) = 'integer' ORDER BY globalPid, rowid", 3 },
+    { "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "SELECT globalPid, start, end, deviceId, contextId, streamId,"
+      " correlationId, NULL, 0, 0, NULL, NULL, syncType, eventId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+      " WHERE typeof(globalPid) = 'integer' ORDER BY globalPid, rowid", 4 },
+};
+
+static void gpu_ops(struct nsys *n, struct readers *r, int64_t gpid, struct proc_info *pi)
 {
-    static const struct { const char *table, *sql; int kind; } q[] = {
-        { "CUPTI_ACTIVITY_KIND_KERNEL", "SELECT start, end, deviceId, contextId, streamId, correlationId,"
-          " coalesce(demangledName, shortName), 0, 0, 0, 0, 0, 0 FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE globalPid = ?", 1 },
-        { "CUPTI_ACTIVITY_KIND_MEMCPY", "SELECT start, end, deviceId, contextId, streamId, correlationId, NULL,"
-          " bytes, copyKind, srcKind, dstKind, 0, 0 FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE globalPid = ?", 2 },
-        { "CUPTI_ACTIVITY_KIND_MEMSET", "SELECT start, end, deviceId, contextId, streamId, correlationId, NULL,"
-          " bytes, 0, NULL, memKind, 0, 0 FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE globalPid = ?", 3 },
-        { "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "SELECT start, end, deviceId, contextId, streamId, correlationId,"
-          " NULL, 0, 0, NULL, NULL, syncType, eventId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE globalPid = ?", 4 },
-    };
-    for (size_t i = 0; i < sizeof q / sizeof *q; i++) {
-        sqlite3_stmt *st = prep(n, q[i].table, q[i].sql);
-        if (!st)
-            continue;
-        sqlite3_bind_int64(st, 1, gpid);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            struct out_gop g = { .kind = q[i].kind, .start = sqlite3_column_int64(st, 0),
-                                 .end = sqlite3_column_int64(st, 1), .device = sqlite3_column_int(st, 2),
-                                 .context = sqlite3_column_int(st, 3),
-                                 .stream = stream_of(sqlite3_column_int64(st, 4)),
-                                 .corr = sqlite3_column_int64(st, 5), .bytes = sqlite3_column_int64(st, 7),
-                                 .copy_kind = sqlite3_column_int(st, 8), .src_kind = mem_kind(st, 9),
-                                 .dst_kind = mem_kind(st, 10), .sync_type = sqlite3_column_int(st, 11) };
-            int64_t ev = sqlite3_column_int64(st, 12);
+    for (size_t i = 0; i < 4; i++) {
+        sqlite3_stmt *st = r->ops[i].st;
+        for (int more = by_proc_first(&r->ops[i], gpid); more; more = by_proc_next(&r->ops[i], gpid)) {
+            struct out_gop g = { .kind = op_tables[i].kind, .start = sqlite3_column_int64(st, 1),
+                                 .end = sqlite3_column_int64(st, 2), .device = sqlite3_column_int(st, 3),
+                                 .context = sqlite3_column_int(st, 4),
+                                 .stream = stream_of(sqlite3_column_int64(st, 5)),
+                                 .corr = sqlite3_column_int64(st, 6), .bytes = sqlite3_column_int64(st, 8),
+                                 .copy_kind = sqlite3_column_int(st, 9), .src_kind = mem_kind(st, 10),
+                                 .dst_kind = mem_kind(st, 11), .sync_type = sqlite3_column_int(st, 12) };
+            int64_t ev = sqlite3_column_int64(st, 13);
             g.event_id = ev < 0 || ev >= 0xFFFFFFFFll ? -1 : (int)ev;
             if (g.kind == 1) {
-                g.name_id = out_string(n->o, str_of(n, sqlite3_column_int64(st, 6)));
+                g.name_id = out_string(n->o, str_of(n, sqlite3_column_int64(st, 7)));
                 if (pi->device < 0)
                     pi->device = g.device;
             }
@@ -308,29 +337,27 @@ static void gpu_ops(struct nsys *n, int64_t gpid, struct proc_info *pi)
             widen(pi, g.start, g.end);
             pi->ops++;
         }
-        sqlite3_finalize(st);
     }
 }
 
 /* NVTX: 59 push/pop range, 60 start/end range, 34 mark; 75 names a
  * domain, 39 a thread (nsys's event types). */
-static void nvtx(struct nsys *n, int64_t gpid, struct proc_info *pi)
+static const char nvtx_sql[] =
+    "SELECT globalTid >> 24, start, end, eventType, coalesce(text, (SELECT value FROM StringIds WHERE id = textId)),"
+    " globalTid, coalesce(domainId, 0), category, rangeId, coalesce(jsonText, int64Value, uint64Value, doubleValue,"
+    " int32Value, uint32Value, floatValue) FROM NVTX_EVENTS WHERE typeof(globalTid) = 'integer'"
+    " ORDER BY 1, eventType <> 75, start, rowid";
+
+static void nvtx(struct nsys *n, struct readers *r, int64_t pid, struct proc_info *pi)
 {
-    sqlite3_stmt *st = prep(n, "NVTX_EVENTS", "SELECT start, end, eventType, coalesce(text, (SELECT value FROM"
-                            " StringIds WHERE id = textId)), globalTid, coalesce(domainId, 0), category, rangeId,"
-                            " coalesce(jsonText, int64Value, uint64Value, doubleValue, int32Value, uint32Value,"
-                            " floatValue) FROM NVTX_EVENTS WHERE globalTid >> 24 = ?1 >> 24 ORDER BY eventType <> 75,"
-                            " start");
-    if (!st)
-        return;
-    sqlite3_bind_int64(st, 1, gpid);
+    sqlite3_stmt *st = r->nvtx.st;
     int64_t domains[64] = { 0 };
     int dlabel[64] = { 0 }, nd = 0, nccl_label = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int type = sqlite3_column_int(st, 2);
-        const char *text = (const char *)sqlite3_column_text(st, 3);
-        int tid = (int)(sqlite3_column_int64(st, 4) & 0xFFFFFF);
-        int64_t dom = sqlite3_column_int64(st, 5);
+    for (int more = by_proc_first(&r->nvtx, pid); more; more = by_proc_next(&r->nvtx, pid)) {
+        int type = sqlite3_column_int(st, 3);
+        const char *text = (const char *)sqlite3_column_text(st, 4);
+        int tid = (int)(sqlite3_column_int64(st, 5) & 0xFFFFFF);
+        int64_t dom = sqlite3_column_int64(st, 6);
         if (type == 75) { /* a domain's name */
             if (nd < 64 && text) {
                 domains[nd] = dom;
@@ -358,14 +385,13 @@ static void nvtx(struct nsys *n, int64_t gpid, struct proc_info *pi)
             if (domains[i] == dom)
                 label = dlabel[i];
         pi->nccl_ranges += label && label == nccl_label;
-        int64_t start = sqlite3_column_int64(st, 0);
-        int64_t end = sqlite3_column_type(st, 1) == SQLITE_NULL ? (kind == 4 ? start : -1) : sqlite3_column_int64(st, 1);
-        const char *payload = (const char *)sqlite3_column_text(st, 8);
+        int64_t start = sqlite3_column_int64(st, 1);
+        int64_t end = sqlite3_column_type(st, 2) == SQLITE_NULL ? (kind == 4 ? start : -1) : sqlite3_column_int64(st, 2);
+        const char *payload = (const char *)sqlite3_column_text(st, 9);
         out_nvtx(n->o, tid, kind, label, out_label(n->o, text ? text : ""), start, end < 0 ? start : end, payload);
         widen(pi, start, end < start ? start : end);
         pi->ranges++;
     }
-    sqlite3_finalize(st);
 }
 
 static char *one_text(struct nsys *n, const char *table, const char *sql, int64_t arg)
@@ -377,41 +403,43 @@ static char *one_text(struct nsys *n, const char *table, const char *sql, int64_
     sqlite3_bind_int64(st, 1, arg);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
         v = strdup((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
+    done(n, st);
     return v;
 }
 
-/* One traced process of the export. */
-static void process(struct nsys *n, int64_t gpid, const char *path)
+/* The first row of the process's in r->procs (PROCESSES by globalPid),
+ * as the name of its command, or NULL. */
+static char *command_of(struct readers *r, int64_t gpid)
+{
+    const unsigned char *name = by_proc_first(&r->procs, gpid) ? sqlite3_column_text(r->procs.st, 1) : NULL;
+    return name ? strdup((const char *)name) : NULL;
+}
+
+/* One traced process of the export: pid (bits 24-47 of its global ids). */
+static void process(struct nsys *n, struct readers *r, int64_t pid, const char *path)
 {
     struct out_db *o = n->o;
+    int64_t gpid = pid * (1 << 24); /* globalPid: the pid's bits where they are in a globalTid */
     out_begin_process(o);
     struct proc_info pi = { .device = -1, .rank = -1 };
-    runtime(n, gpid, &pi);
-    gpu_ops(n, gpid, &pi);
-    nvtx(n, gpid, &pi);
-    sqlite3_stmt *st = prep(n, "ThreadNames", "SELECT nameId, globalTid FROM ThreadNames WHERE globalTid >> 24 = ?1 >> 24");
-    if (st) {
-        sqlite3_bind_int64(st, 1, gpid);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *name = str_of(n, sqlite3_column_int64(st, 0));
-            if (name)
-                out_thread_name(o, (int)(sqlite3_column_int64(st, 1) & 0xFFFFFF), name);
-        }
-        sqlite3_finalize(st);
+    runtime(n, r, pid, &pi);
+    gpu_ops(n, r, gpid, &pi);
+    nvtx(n, r, pid, &pi);
+    for (int more = by_proc_first(&r->threads, pid); more; more = by_proc_next(&r->threads, pid)) {
+        const char *name = str_of(n, sqlite3_column_int64(r->threads.st, 1));
+        if (name)
+            out_thread_name(o, (int)(sqlite3_column_int64(r->threads.st, 2) & 0xFFFFFF), name);
     }
-    char *cmd = one_text(n, "PROCESSES", "SELECT name FROM PROCESSES WHERE globalPid = ?", gpid);
+    char *cmd = command_of(r, gpid);
     char *gpu = pi.device >= 0 ? one_text(n, "TARGET_INFO_GPU", "SELECT name FROM TARGET_INFO_GPU WHERE id = ?",
                                           pi.device) : NULL;
-    char *host = one_text(n, "EXPORT_META_DATA", "SELECT value FROM EXPORT_META_DATA WHERE name = 'EXPORT_HOST'"
-                          " AND ?1 = ?1", 0);
     char source[4200];
     snprintf(source, sizeof source, "nsys:%s", path);
-    int pid = (int)((gpid >> 24) & 0xFFFFFF);
-    struct out_process p = { .host = NULL, .cmdline = cmd, .source = source, .pid = pid, .rank = pi.rank,
-                             .local_rank = -1, .world_size = -1, .device = pi.device, .gpu_name = gpu,
-                             .start_ns = pi.lo, .end_ns = pi.hi, .clock_offset_ns = n->epoch_ns };
-    (void)host; /* the host the export ran on, not necessarily the traced one: not used */
+    /* (EXPORT_META_DATA's EXPORT_HOST is the host the export ran on, not
+     * necessarily the traced one: not used) */
+    struct out_process p = { .host = NULL, .cmdline = cmd, .source = source, .pid = (int)(pid & 0xFFFFFF),
+                             .rank = pi.rank, .local_rank = -1, .world_size = -1, .device = pi.device,
+                             .gpu_name = gpu, .start_ns = pi.lo, .end_ns = pi.hi, .clock_offset_ns = n->epoch_ns };
     if (!pi.sites && pi.calls)
         out_note(o, "call sites", "the export has no CUDA call stacks (nsys profile --cudabacktrace): findings are"
                  " grouped by API");
@@ -427,7 +455,62 @@ static void process(struct nsys *n, int64_t gpid, const char *path)
     out_end_process(o, &p);
     free(cmd);
     free(gpu);
-    free(host);
+}
+
+/* CUDA_CALLCHAINS numbers stacks from 1 where callchainId counts from 0
+ * (nsys 2022.2's export): the offset read off the two tables' lowest
+ * ids, 0 or 1. */
+static int64_t chain_offset(struct nsys *n)
+{
+    sqlite3_stmt *q;
+    int64_t off = 0;
+    if (sqlite3_prepare_v2(n->db, "SELECT (SELECT min(id) FROM CUDA_CALLCHAINS) - (SELECT min(callchainId) FROM"
+                           " CUPTI_ACTIVITY_KIND_RUNTIME)", -1, &q, NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int64(q, 0) == 1)
+            off = 1;
+        done(n, q);
+    }
+    return off;
+}
+
+static void readers_open(struct nsys *n, struct readers *r)
+{
+    memset(r, 0, sizeof *r);
+    n->chains = has_table(n, "CUDA_CALLCHAINS");
+    by_proc_open(n, &r->runtime, "CUPTI_ACTIVITY_KIND_RUNTIME",
+                 n->chains ? "SELECT globalTid >> 24, start, end, globalTid, correlationId, nameId, returnValue,"
+                             " callchainId FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE typeof(globalTid) = 'integer'"
+                             " ORDER BY 1, correlationId, globalTid, callchainId IS NULL, start, rowid"
+                           : "SELECT globalTid >> 24, start, end, globalTid, correlationId, nameId, returnValue, NULL"
+                             " FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE typeof(globalTid) = 'integer'"
+                             " ORDER BY 1, correlationId, globalTid, start, rowid");
+    if (n->chains) {
+        sqlite3_prepare_v2(n->db, "SELECT symbol, module FROM CUDA_CALLCHAINS WHERE id = ? ORDER BY stackDepth", -1,
+                           &r->chain, NULL);
+        n->chain_off = chain_offset(n);
+    }
+    for (size_t i = 0; i < 4; i++)
+        by_proc_open(n, &r->ops[i], op_tables[i].table, op_tables[i].sql);
+    by_proc_open(n, &r->nvtx, "NVTX_EVENTS", nvtx_sql);
+    by_proc_open(n, &r->threads, "ThreadNames", "SELECT globalTid >> 24, nameId, globalTid FROM ThreadNames"
+                 " WHERE typeof(globalTid) = 'integer' ORDER BY 1, rowid");
+    by_proc_open(n, &r->procs, "PROCESSES", "SELECT globalPid, name FROM PROCESSES WHERE typeof(globalPid) ="
+                 " 'integer' ORDER BY globalPid, rowid");
+}
+
+static void readers_close(struct nsys *n, struct readers *r)
+{
+    struct by_proc *all[] = { &r->runtime, &r->ops[0], &r->ops[1], &r->ops[2], &r->ops[3], &r->nvtx, &r->threads,
+                              &r->procs };
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        done(n, all[i]->st);
+    done(n, r->chain);
+}
+
+/* EXPORT_SCHEMA_VERSION_MAJOR 2 or 3: the versions this reader knows. */
+static int known_schema(const char *major)
+{
+    return (major[0] == '2' || major[0] == '3') && !major[1];
 }
 
 int import_nsys_file(struct out_db *o, const char *path, char *err, size_t errlen)
@@ -455,12 +538,20 @@ int import_nsys_file(struct out_db *o, const char *path, char *err, size_t errle
         sqlite3_close(n.db);
         return -1;
     }
+    static const char *const needed[] = { "StringIds", "CUPTI_ACTIVITY_KIND_RUNTIME" };
+    for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
+        if (!has_table(&n, needed[i])) {
+            snprintf(err, errlen, "%s: an Nsight Systems export without the table %s: nothing to read", path,
+                     needed[i]);
+            sqlite3_close(n.db);
+            return -1;
+        }
     char *major = one_text(&n, "EXPORT_META_DATA", "SELECT value FROM EXPORT_META_DATA WHERE name ="
                            " 'EXPORT_SCHEMA_VERSION_MAJOR' AND ?1 = ?1", 0);
-    if (!has_table(n.db, "StringIds") || !has_table(n.db, "CUPTI_ACTIVITY_KIND_RUNTIME") ||
-        (major && (atoi(major) < 2 || atoi(major) > 3))) {
+    if (major && !known_schema(major)) {
+        char shown[100]; /* the file's text: made safe to show, and short */
         snprintf(err, errlen, "%s: an Nsight Systems export of a version this reader does not know (schema %s)", path,
-                 major ? major : "unknown");
+                 term_cell(major, 20, TERM_CUT | TERM_ELLIPSIS, shown, sizeof shown));
         free(major);
         sqlite3_close(n.db);
         return -1;
@@ -471,15 +562,18 @@ int import_nsys_file(struct out_db *o, const char *path, char *err, size_t errle
                            " TARGET_INFO_SESSION_START_TIME WHERE ?1 = ?1", 0);
     n.epoch_ns = epoch ? strtoll(epoch, NULL, 10) : 0;
     free(epoch);
-    /* the traced processes: those with CUDA activity */
-    sqlite3_stmt *st = prep(&n, "CUPTI_ACTIVITY_KIND_RUNTIME", "SELECT DISTINCT (globalTid >> 24) << 24 FROM"
-                            " CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY 1");
+    /* the traced processes: those with CUDA API records, in the order of
+     * their pids, as the runtime table is read */
+    struct readers r;
+    readers_open(&n, &r);
     int nproc = 0;
-    while (st && sqlite3_step(st) == SQLITE_ROW && !n.err[0]) {
-        process(&n, sqlite3_column_int64(st, 0), path);
+    while (r.runtime.row && !n.err[0]) {
+        process(&n, &r, sqlite3_column_int64(r.runtime.st, 0), path);
         nproc++;
     }
-    sqlite3_finalize(st);
+    readers_close(&n, &r);
+    if (getenv("GPUTRACE_IMPORT_STEPS")) /* for the tests: the work is linear in the export's size */
+        fprintf(stderr, "gputrace import: %s: %llu SQLite steps\n", path, (unsigned long long)n.steps);
     if (n.err[0]) {
         snprintf(err, errlen, "%s: an Nsight Systems export of a version this reader does not know: %s", path, n.err);
         if (nproc)

@@ -1,15 +1,26 @@
 /* out_db.c: writing an imported trace into our schema (see out_db.h). */
 #define _GNU_SOURCE
 #include "import/out_db.h"
+#include "import/import.h"
 #include "collector/api_ids.h"
 #include "collector/schema.h"
+#include "viewer/write/term_text.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* What "…[cut]" ends a name cut to fit (as the tracer marks NVTX names
+ * it cuts: collector/strtab.h). */
+#define CUT_MARK "\xe2\x80\xa6[cut]"
+
+/* A name's cost against the budget: its text, and about what a string
+ * costs besides in memory here and in the report (malloc, pointers). */
+#define NAME_COST(len) ((uint64_t)(len) + 64)
 
 /* The indexes of the tables an import fills: dropped while rows go in
  * (each insert would update them), made again by the schema's SQL at the
@@ -42,15 +53,48 @@ static int fail(struct out_db *o, char *err, size_t errlen, const char *what)
     return -1;
 }
 
-int out_open(struct out_db *o, const char *path, int force, const char *run_id, char *err, size_t errlen)
+/* The first 4 bytes of a file, or -1 (and 0 bytes read: empty). */
+static long first_word(const char *path, unsigned char w[4])
 {
-    memset(o, 0, sizeof *o);
-    snprintf(o->run_id, sizeof o->run_id, "%s", run_id);
-    const char *bulk = getenv("GPUTRACE_BULK_AFTER");
-    char *end;
-    unsigned long long after = bulk ? strtoull(bulk, &end, 10) : 0;
-    o->rows_before_blocks = bulk && *bulk && !*end ? after : OUT_ROWS_BEFORE_BLOCKS;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    long n = (long)read(fd, w, 4);
+    close(fd);
+    return n;
+}
+
+/* Whether path-SUFFIX may be removed before a database is made at path:
+ * absent, or a regular file that is SQLite's (a write-ahead log starts
+ * with 0x377f0682 or 0x377f0683 big-endian, a shared-memory index with
+ * its version 3007000 in the machine's order), or empty.  Left there, a
+ * stale one would be read into the new database when it goes to WAL. */
+static int side_file_ours(const char *path, const char *suffix, char *side, size_t len)
+{
     struct stat sb;
+    snprintf(side, len, "%s%s", path, suffix);
+    if (lstat(side, &sb) != 0)
+        return errno == ENOENT;
+    unsigned char w[4];
+    long n = S_ISREG(sb.st_mode) ? first_word(side, w) : -1;
+    if (n == 0)
+        return 1;
+    if (n != 4)
+        return 0;
+    uint32_t be = (uint32_t)w[0] << 24 | (uint32_t)w[1] << 16 | (uint32_t)w[2] << 8 | w[3], native;
+    memcpy(&native, w, 4);
+    return !strcmp(suffix, "-wal") ? (be & ~1u) == 0x377f0682u : native == 3007000u;
+}
+
+/* Makes room for the new database at path: nothing there, or (force) a
+ * file that is a gputrace database by its content, or empty (the
+ * report's temporary file), removed with its SQLite side files.  Anything
+ * else stays, and the import is refused: -f replaces an output, never a
+ * trace or a file of someone else's that happens to have the name. */
+static int make_room(const char *path, int force, char *err, size_t errlen)
+{
+    struct stat sb;
+    char side[4200];
     if (lstat(path, &sb) == 0) {
         if (!force) {
             snprintf(err, errlen, "%s exists (-f replaces it)", path);
@@ -60,13 +104,39 @@ int out_open(struct out_db *o, const char *path, int force, const char *run_id, 
             snprintf(err, errlen, "%s exists and is not a regular file: not replaced", path);
             return -1;
         }
-        unlink(path);
+        if (sb.st_size != 0 && import_detect(path) != IMPORT_OURS) {
+            snprintf(err, errlen, "%s exists and is not a gputrace database: not replaced (-f replaces only those)",
+                     path);
+            return -1;
+        }
     }
-    char side[4096];
-    snprintf(side, sizeof side, "%s-wal", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    unlink(side);
+    static const char *const sides[] = { "-wal", "-shm" };
+    for (size_t i = 0; i < 2; i++)
+        if (!side_file_ours(path, sides[i], side, sizeof side)) {
+            snprintf(err, errlen, "%s exists and is not SQLite's: not replaced", side);
+            return -1;
+        }
+    if (lstat(path, &sb) == 0)
+        unlink(path);
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(side, sizeof side, "%s%s", path, sides[i]);
+        unlink(side);
+    }
+    return 0;
+}
+
+int out_open(struct out_db *o, const char *path, int force, const char *run_id, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    o->strings.maxlen = OUT_KERNEL_NAME_MAX;
+    o->labels.maxlen = OUT_LABEL_MAX;
+    snprintf(o->run_id, sizeof o->run_id, "%s", run_id);
+    const char *bulk = getenv("GPUTRACE_BULK_AFTER");
+    char *end;
+    unsigned long long after = bulk ? strtoull(bulk, &end, 10) : 0;
+    o->rows_before_blocks = bulk && *bulk && !*end ? after : OUT_ROWS_BEFORE_BLOCKS;
+    if (make_room(path, force, err, errlen) != 0)
+        return -1;
     if (sqlite3_open_v2(path, &o->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK)
         return fail(o, err, errlen, path);
@@ -114,7 +184,9 @@ static void intern_free(struct intern *t)
         free(t->keys[i]);
     free(t->keys);
     free(t->ids);
+    size_t maxlen = t->maxlen;
     memset(t, 0, sizeof *t);
+    t->maxlen = maxlen;
 }
 
 static void put_block(struct out_db *o, sqlite3_stmt *st, int format, int n, const void *data, size_t size)
@@ -162,8 +234,32 @@ static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v, int64_t unknown)
         sqlite3_bind_int64(st, i, v);
 }
 
+/* What the process's names lost to the limits (intern), as notes. */
+static void names_notes(struct out_db *o)
+{
+    char t[400];
+    if (o->strings.cut) {
+        snprintf(t, sizeof t, "%llu kernel names longer than %d bytes were cut to that: each ends in \"" CUT_MARK "\"",
+                 (unsigned long long)o->strings.cut, OUT_KERNEL_NAME_MAX);
+        out_note(o, "kernel names", t);
+    }
+    if (o->strings.unkept) {
+        snprintf(t, sizeof t, "%llu kernels have no name: their process's distinct kernel names passed what the"
+                 " import keeps (%d MiB, a million names); NCCL's among them count as compute",
+                 (unsigned long long)o->strings.unkept, OUT_NAMES_BUDGET >> 20);
+        out_note(o, "kernel names", t);
+    }
+    if (o->labels.unkept) {
+        snprintf(t, sizeof t, "%llu NVTX ranges or thread names have no name: their process's distinct names passed"
+                 " what the import keeps (%d MiB, a million names)", (unsigned long long)o->labels.unkept,
+                 OUT_NAMES_BUDGET >> 20);
+        out_note(o, "NVTX names", t);
+    }
+}
+
 void out_end_process(struct out_db *o, const struct out_process *p)
 {
+    names_notes(o);
     out_flush(o);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(o->db, "UPDATE process SET host=?, pid=?, rank=?, local_rank=?, world_size=?, device=?,"
@@ -247,10 +343,9 @@ static uint64_t hash_text(const char *s)
     return h;
 }
 
-static int32_t intern(struct out_db *o, struct intern *t, sqlite3_stmt *st, const char *s)
+/* s (len bytes, fitted to the table) interned: its id, 0 if not kept. */
+static int32_t intern_fitted(struct out_db *o, struct intern *t, sqlite3_stmt *st, const char *s, size_t len)
 {
-    if (!s)
-        return 0;
     if (2 * (t->n + 1) > t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 1024;
         char **keys = calloc(cap, sizeof *keys);
@@ -280,10 +375,15 @@ static int32_t intern(struct out_db *o, struct intern *t, sqlite3_stmt *st, cons
             return t->ids[k];
         k = (k + 1) & (t->cap - 1);
     }
-    if (t->n >= 1000000) /* the report reads ids up to a million */
+    /* the report reads ids up to a million, and holds every name of a
+     * process: past the budget a name is not kept (id 0: no name), counted */
+    if (t->n >= 1000000 || t->bytes + NAME_COST(len) > OUT_NAMES_BUDGET) {
+        t->unkept++;
         return 0;
+    }
     if (!(t->keys[k] = strdup(s)))
         return 0;
+    t->bytes += NAME_COST(len);
     t->ids[k] = (int32_t)++t->n;
     sqlite3_bind_int64(st, 1, o->pid_row);
     sqlite3_bind_int(st, 2, t->ids[k]);
@@ -293,22 +393,37 @@ static int32_t intern(struct out_db *o, struct intern *t, sqlite3_stmt *st, cons
     return t->ids[k];
 }
 
+static int32_t intern(struct out_db *o, struct intern *t, sqlite3_stmt *st, const char *s)
+{
+    if (!s)
+        return 0;
+    /* a name longer than the table keeps: its head, cut between UTF-8
+     * characters, and the mark, in all at most maxlen bytes */
+    char *cut = NULL;
+    size_t len = strlen(s);
+    if (len > t->maxlen) {
+        size_t n = t->maxlen - strlen(CUT_MARK);
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+        if (asprintf(&cut, "%.*s" CUT_MARK, (int)n, s) < 0)
+            return 0;
+        s = cut;
+        len = strlen(s);
+    }
+    size_t before = t->n;
+    int32_t id = intern_fitted(o, t, st, s, len);
+    t->cut += cut && t->n > before; /* a new name, and a cut one */
+    free(cut);
+    return id;
+}
+
 int32_t out_string(struct out_db *o, const char *s)
 {
     return intern(o, &o->strings, o->str, s);
 }
 
-/* labels are kept to 4095 bytes, as the tracer keeps them (docs/schema.md) */
 int32_t out_label(struct out_db *o, const char *s)
 {
-    if (s && strlen(s) > 4095) {
-        char cut[4096];
-        size_t n = 4095 - strlen("…[cut]");
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-        snprintf(cut, sizeof cut, "%.*s…[cut]", (int)n, s);
-        return intern(o, &o->labels, o->label, cut);
-    }
     return intern(o, &o->labels, o->label, s);
 }
 
@@ -435,9 +550,13 @@ void out_thread_name(struct out_db *o, int tid, const char *name)
 
 void out_note(struct out_db *o, const char *kind, const char *text)
 {
+    /* a note may quote the input (a version string, SQLite's words on the
+     * file's schema, a file's name): stored as a terminal may show it, one
+     * line, as every report prints it (term_text.h) */
+    char k[256], t[2048];
     sqlite3_stmt *st = o->note;
     sqlite3_bind_int64(st, 1, o->pid_row);
-    sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 3, text, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, term_text(kind, k, sizeof k), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, term_text(text, t, sizeof t), -1, SQLITE_TRANSIENT);
     step(o, st);
 }

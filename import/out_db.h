@@ -20,7 +20,26 @@
  * GPUTRACE_BULK_AFTER=N sets it (as the tracer's threshold of bulk storing). */
 #define OUT_ROWS_BEFORE_BLOCKS 16384
 
-struct intern { char **keys; int32_t *ids; size_t cap, n; };
+/* Names kept per process (intern): each up to maxlen bytes, longer ones
+ * cut and marked (NVTX names at 4095, as the tracer keeps them; kernel
+ * names, which real C++ templates make long, at 64 KiB); and the distinct
+ * names of a table at most OUT_NAMES_BUDGET bytes (a name counted with
+ * 64 bytes of overhead) and a million: past that a name gets id 0 (none).
+ * Each is counted, and said in a note (import_note): without a cap, a
+ * trace of a million distinct 2 KB names took the import to 2 GB and the
+ * report to 4 GB. */
+#define OUT_KERNEL_NAME_MAX 65535
+#define OUT_LABEL_MAX 4095
+#define OUT_NAMES_BUDGET (16 << 20)
+
+struct intern {
+    char **keys;
+    int32_t *ids;
+    size_t cap, n, maxlen;
+    uint64_t bytes;    /* the names kept, at NAME_COST each */
+    uint64_t cut;      /* distinct names cut to maxlen */
+    uint64_t unkept;   /* names given id 0, past the budget */
+};
 
 struct out_db {
     sqlite3 *db;

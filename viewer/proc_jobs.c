@@ -43,8 +43,10 @@ int report_jobs(int want, size_t nprocs)
         char *end;
         n = strtol(e, &end, 10);
         if (*end || n < 1) {
+            char shown[200]; /* whatever the environment held: made safe to show, and short */
             fprintf(stderr, "gputrace-report: GPUTRACE_REPORT_JOBS is a number of workers (1 or more), not '%s':"
-                            " the online CPUs are used\n", e);
+                            " the online CPUs are used\n",
+                    term_cell(e, 40, TERM_CUT | TERM_ELLIPSIS, shown, sizeof shown));
             n = 0;
         }
     }

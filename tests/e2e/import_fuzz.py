@@ -8,11 +8,16 @@ bytes overwritten at random (also in the gzip stream), values swapped for
 odd ones (wrong types, huge numbers, deep nesting), JSON of other tools;
 nsys exports with bytes overwritten, columns set to odd values, tables
 dropped or made views, a schema version this reader does not know.
+Every number the Kineto importer does arithmetic with (times, durations,
+correlations, sizes, versions, the clock's base) is also set, one field
+at a time, to the ends of the 64-bit range and just past them: under the
+sanitizer build a wrap aborts (it must be range-checked instead).
 Every case must end with exit 0 or 1 and at most one line on stderr from
 the import, never a crash, a hang or a sanitizer report; a database it
 wrote must report with exit 0 or 1.
 """
 import gzip
+import json
 import os
 import random
 import resource
@@ -75,7 +80,9 @@ def json_text(name):
 small = json_text("hta-critical-path/event_sync_trace.json.gz")
 multi = json_text("hta-critical-path/event_sync_multi_stream_trace.json.gz")
 odd = [b"null", b"-1", b"1e308", b"-1e308", b"18446744073709551616", b"\"x\"", b"[]", b"{}", b"true",
-       b"\"\\ud800\"", b"1.5e3", b"[[[[[[[[1]]]]]]]]", b"\"" + b"a" * 5000 + b"\"", b"-0", b"0.0000001"]
+       b"\"\\ud800\"", b"1.5e3", b"[[[[[[[[1]]]]]]]]", b"\"" + b"a" * 5000 + b"\"", b"-0", b"0.0000001",
+       b"9223372036854775807", b"-9223372036854775808", b"9223372036854769", b"-9223372036854769",
+       b"4611686018427387904", b"\"2000000.0.0\"", b"\"\xef\xbb\xbf\""]
 
 
 def write(name, body, gz=False):
@@ -124,6 +131,43 @@ for name, body in [("empty", b""), ("spaces", b"   \n"), ("other", b"{\"foo\": 1
                    ("nul", b"{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"\\u0000\"}]}"),
                    ("trailing", small + b"]"), ("twice", small + small)]:
     case(write(name, body), "foreign: " + name)
+
+# the 64-bit ends, field by field, in a trace that uses every number the importer computes with
+EDGES = [9223372036854775807, -9223372036854775808, 9223372036854775808, 9223372036854769, -9223372036854769,
+         4611686018427387904, 4294967296, -1, "2000000.0.0", "99.99.99"]
+
+
+def edge_trace(field, value):
+    nccl = {"Collective name": "allreduce", "Process Group Name": "0", "Process Group Ranks": "[0, 1]",
+            "dtype": "Float", "In msg nelems": 1024, "Out msg nelems": 1024, "Group size": 2, "Seq": 3,
+            "device": 0, "stream": 7, "correlation": 2}
+    ev = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": 1700000000000000,
+           "dur": 5, "args": {"correlation": 2, "cbid": 211}},
+          {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float", "pid": 0, "tid": 7,
+           "ts": 1700000000000010, "dur": 20, "args": nccl},
+          {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7,
+           "ts": 1700000000000040, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": 3, "bytes": 64}}]
+    top = {"baseTimeNanoseconds": 1700000000000000000, "distributedInfo": {"rank": 0, "world_size": 2,
+                                                                            "nccl_version": "2.17.1"}}
+    where, key = field
+    if where == "top":
+        top[key] = value
+    elif where == "dist":
+        top["distributedInfo"][key] = value
+    elif where == "nccl":
+        nccl[key] = value
+    else:  # a member of every event
+        for e in ev:
+            e[key] = value
+    top["traceEvents"] = ev
+    return json.dumps(top).encode()
+
+
+for field in [("ev", "ts"), ("ev", "dur"), ("ev", "pid"), ("ev", "tid"), ("nccl", "correlation"),
+              ("nccl", "In msg nelems"), ("nccl", "Seq"), ("nccl", "Group size"), ("nccl", "stream"),
+              ("top", "baseTimeNanoseconds"), ("dist", "nccl_version"), ("dist", "rank"), ("dist", "world_size")]:
+    for value in EDGES:
+        case(write("edge", edge_trace(field, value)), "64-bit edge: %s = %r" % (field[1], value))
 
 # nsys exports
 nsys = os.path.join(data, "pipit-nsys", "saxpy-mpi-cuda_nsys_perlmutter0.sqlite")

@@ -13,7 +13,8 @@ Every case must end with exit 0 (a report) or 1 (a one-line error, or a
 report that says the file is damaged), never a crash, a hang or a
 sanitizer report (and so must `gputrace expand` on it), and any Chrome trace written must parse (the Kineto
 export runs too).  Every other report reads its ranks a window of time at
-a time (viewer/read/windows.h).  Values reach
+a time (viewer/read/windows.h); every tenth is given a window size past
+64 bits.  Values reach
 the ends of the 64-bit range: the report keeps each time it reads within
 bounds its arithmetic can hold, and saturates its sums.
 """
@@ -69,6 +70,9 @@ def run_report(path, what):
     # (viewer/read/windows.h), which then says so on stderr: those lines aside
     reports += 1
     env = dict(os.environ, GPUTRACE_REPORT_WINDOW_ROWS="20") if reports % 2 else os.environ
+    if reports % 10 == 0:  # a number past 64 bits (kept to the most; a wrap aborts the sanitizer build)
+        env = dict(os.environ, GPUTRACE_REPORT_WINDOW_ROWS="99999999999999999999" if reports % 20 else
+                   "9223372036854775807")
     try:
         r = subprocess.run([rep, "--format", fmt, "--chrome-trace", trace, "--kineto", os.path.join(tmp, "kineto"), path],
                            capture_output=True, text=True, errors="replace", timeout=60, env=env)

@@ -5,6 +5,7 @@
 #include "viewer/model/stream_map.h"
 #include "viewer/model/timeline.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,11 +24,38 @@
 static const int tables[] = { RT_API_CALL, RT_CALL_BLOCK, RT_CUPTI_API, RT_CAPI_BLOCK, RT_GPU_OP, RT_GPU_BLOCK };
 #define NTABLES (sizeof tables / sizeof *tables)
 
-static int64_t window_rows(void)
+/* Past this a window is never needed: the setting is kept to it, so that
+ * the factor a rank must pass (WINDOW_MIN_FACTOR) cannot overflow. */
+#define WINDOW_ROWS_MOST (1ll << 40)
+
+static int64_t rows_setting;
+static pthread_once_t rows_once = PTHREAD_ONCE_INIT;
+
+/* GPUTRACE_REPORT_WINDOW_ROWS, read once (workers plan their ranks at
+ * the same time): a number of rows, 1 or more; a larger number than
+ * WINDOW_ROWS_MOST is kept to it; anything else is said once, without the
+ * value (whatever the environment held: control bytes, kilobytes). */
+static void read_rows_setting(void)
 {
     const char *e = getenv("GPUTRACE_REPORT_WINDOW_ROWS");
-    long long n = e ? atoll(e) : 0;
-    return n > 0 ? n : WINDOW_ROWS;
+    rows_setting = WINDOW_ROWS;
+    if (!e)
+        return;
+    char *end;
+    errno = 0;
+    long long n = strtoll(e, &end, 10);
+    if (end != e && !*end && n > 0) {
+        rows_setting = errno == ERANGE || n > WINDOW_ROWS_MOST ? WINDOW_ROWS_MOST : n;
+        return;
+    }
+    fprintf(stderr, "gputrace-report: GPUTRACE_REPORT_WINDOW_ROWS is not a number of rows (1 or more): %d used\n",
+            WINDOW_ROWS);
+}
+
+static int64_t window_rows(void)
+{
+    pthread_once(&rows_once, read_rows_setting);
+    return rows_setting;
 }
 
 /* Index of the first of the n sorted values above t. */

@@ -15,7 +15,8 @@ struct coll_spill;
 int html_report_write(const char *path, const struct model *m, const struct summary *s, const struct findings *fs,
                       struct coll_spill *spill, char *err, size_t errlen);
 
-/* Text with <, >, & and quotes escaped (and control bytes dropped). */
+/* Text with <, >, & and quotes escaped, control bytes dropped, and each
+ * byte of invalid UTF-8 (the page is UTF-8) as U+FFFD. */
 void html_text(FILE *out, const char *s);
 
 /* The charts, each an <svg> element (html_charts.c). */

@@ -7,15 +7,28 @@
  * The charts are inline SVG (html_charts.c); the style prints on paper. */
 #include "viewer/write/html.h"
 #include "viewer/write/out_file.h"
+#include "viewer/write/term_text.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-void html_text(FILE *out, const char *s)
+void html_text(FILE *out, const char *str)
 {
+    const unsigned char *s = (const unsigned char *)str;
     for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
+        unsigned char c = *s;
+        uint32_t cp;
+        int n = c < 0x80 ? 1 : term_utf8_char(s, &cp);
+        if (n == 0) { /* invalid UTF-8 (the page says it is UTF-8): U+FFFD for each byte */
+            fputs("\xef\xbf\xbd", out);
+            continue;
+        }
+        if (n > 1) {
+            fwrite(s, 1, (size_t)n, out);
+            s += n - 1;
+            continue;
+        }
         if (c == '<')
             fputs("&lt;", out);
         else if (c == '>')

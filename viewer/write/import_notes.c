@@ -4,6 +4,7 @@
 #include "viewer/read/import_inputs.h"
 #include "viewer/model/model.h"
 #include "viewer/write/json.h"
+#include "viewer/write/term_text.h"
 
 #include <sqlite3.h>
 #include <string.h>
@@ -28,12 +29,17 @@ static void each_note(const struct model *m, void (*fn)(FILE *, const char *, co
         fn(out, NULL, NULL, -1); /* the end */
 }
 
+/* A note is the file's text (an import writes it made safe, but a file is
+ * whatever its author put there): escaped for the terminal, one line,
+ * and cut at a few thousand columns (term_text.h). */
 static void text_note(FILE *out, const char *kind, const char *note, int i)
 {
+    char k[256], t[4096];
     if (i == 0)
         fputs("\nNot checked on these imported traces (what the source does not record):\n", out);
     if (kind)
-        fprintf(out, "  %s: %s\n", kind, note);
+        fprintf(out, "  %s: %s\n", term_cell(kind, 60, TERM_CUT | TERM_ELLIPSIS, k, sizeof k),
+                term_cell(note, 2000, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
 }
 
 static void json_note(FILE *out, const char *kind, const char *note, int i)

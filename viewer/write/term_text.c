@@ -12,9 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid; *cp
- * gets its code point. */
-static int utf8_char(const unsigned char *s, uint32_t *cp)
+int term_utf8_char(const unsigned char *s, uint32_t *cp)
 {
     if (s[0] < 0x80) {
         *cp = s[0];
@@ -56,7 +54,7 @@ const char *term_cell(const char *str, int width, int flags, char *buf, size_t l
     while (*s) {
         char piece[12];
         uint32_t cp = 0;
-        int n = utf8_char(s, &cp), plen;
+        int n = term_utf8_char(s, &cp), plen;
         if (!n) {
             plen = snprintf(piece, sizeof piece, "\\x%02x", *s);
             n = 1;

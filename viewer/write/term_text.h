@@ -6,6 +6,7 @@
 #define GPUTRACE_TERM_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* What term_cell does to fit a width. */
 enum {
@@ -24,5 +25,10 @@ const char *term_text(const char *s, char *buf, size_t len);
 /* The same, fitted to width columns as flags say (a character or an
  * escape letter is one column): for the text report's tables. */
 const char *term_cell(const char *s, int width, int flags, char *buf, size_t len);
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid
+ * (overlong, a surrogate, past U+10FFFF, cut short by the NUL); *cp gets
+ * its code point.  The HTML report's escaping uses it too. */
+int term_utf8_char(const unsigned char *s, uint32_t *cp);
 
 #endif
