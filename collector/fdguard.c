@@ -103,12 +103,12 @@ void gt_fd_add_file(const char *path)
     DIR *d = opendir("/proc/self/fd");
     if (!d)
         return;
-    int self = dirfd(d);
+    int dir_fd = dirfd(d);
     for (struct dirent *de; (de = readdir(d)) != NULL;) {
         char *end;
         long fd = strtol(de->d_name, &end, 10);
         struct stat st;
-        if (*end || end == de->d_name || fd == self || fstat((int)fd, &st) != 0)
+        if (*end || end == de->d_name || fd == dir_fd || fstat((int)fd, &st) != 0)
             continue;
         if (st.st_dev == want.st_dev && st.st_ino == want.st_ino)
             add((int)fd, 1);

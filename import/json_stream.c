@@ -477,10 +477,10 @@ static void skip_rest(struct jstream *j)
             for (;;) { /* to the closing quote; a backslash takes the next byte with it */
                 if (j->pos == j->end && !refill(j))
                     js_fail(j, "truncated: the file ends inside a string");
-                const unsigned char *q = j->buf + j->pos, *e = j->buf + j->end;
-                while (q < e && !ends_string[*q])
+                const unsigned char *q = j->buf + j->pos, *qe = j->buf + j->end;
+                while (q < qe && !ends_string[*q])
                     q++;
-                if (q == e) {
+                if (q == qe) {
                     j->pos = j->end;
                     continue;
                 }

@@ -368,12 +368,12 @@ static void nvtx(struct nsys *n, struct readers *r, int64_t pid, struct proc_inf
             continue;
         }
         if (type == 39) { /* a thread's name (nsys's MPI trace names them "MPI Rank N") */
-            int r;
+            int mpi_rank;
             char rest;
             if (text) {
                 out_thread_name(n->o, tid, text);
-                if (sscanf(text, "MPI Rank %d%c", &r, &rest) == 1 && pi->rank < 0)
-                    pi->rank = r;
+                if (sscanf(text, "MPI Rank %d%c", &mpi_rank, &rest) == 1 && pi->rank < 0)
+                    pi->rank = mpi_rank;
             }
             continue;
         }

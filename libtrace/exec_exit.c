@@ -199,7 +199,10 @@ static int traced_main(int argc, char **argv, char **envp)
     return rc;
 }
 
-/* Interposed so that the value main returns is known at exit. */
+/* Interposed so that the value main returns is known at exit.  glibc's
+ * headers do not declare it: declared here, as glibc defines it. */
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+                      void (*rtld_fini)(void), void *stack_end);
 int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
                       void (*rtld_fini)(void), void *stack_end)
 {

@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The entry point the CUDA driver calls in a library named by
+ * CUDA_INJECTION64_PATH (no header declares it). */
+int InitializeInjection(void);
 int InitializeInjection(void)
 {
     if (!gt_activate())

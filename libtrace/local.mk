@@ -19,7 +19,7 @@ libgputrace_la_SOURCES = \
 # Compiled with default visibility, the wrappers not marked one by one; the
 # link exports exactly libtrace/exports.map (made from exports.map.in and
 # the API list): the wrappers and entry points; every other symbol is local.
-libgputrace_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS) -fvisibility=default
+libgputrace_la_CFLAGS = $(AM_CFLAGS) $(PRODUCT_WARN_CFLAGS) $(SQLITE_CFLAGS) -fvisibility=default
 libgputrace_la_LIBADD = $(SQLITE_LIBS) -ldl
 libgputrace_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -shared \
   -Wl,--version-script=libtrace/exports.map -Wl,--no-undefined-version
@@ -37,6 +37,6 @@ gputrace_SOURCES = collector/gputrace.c collector/expand.h collector/expand.c co
   collector/ours.h collector/ours.c collector/printable.h collector/printable.c \
   collector/merge.h collector/merge.c collector/schema.h collector/schema.c \
   collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h
-gputrace_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+gputrace_CFLAGS = $(AM_CFLAGS) $(PRODUCT_WARN_CFLAGS) $(SQLITE_CFLAGS)
 gputrace_LDADD = $(SQLITE_LIBS)
 gputrace_CPPFLAGS = $(AM_CPPFLAGS) -DGT_LIBDIR='"$(libdir)"'

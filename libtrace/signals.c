@@ -286,6 +286,8 @@ sighandler_t signal(int sig, sighandler_t handler)
     return signal_with(sig, handler, SA_RESTART, 1);
 }
 
+/* glibc declares it only for older standards' feature macros. */
+sighandler_t bsd_signal(int sig, sighandler_t handler);
 sighandler_t bsd_signal(int sig, sighandler_t handler)
 {
     if (slot_of(sig) < 0 || !atomic_load(&hooked) || handler == SIG_ERR)

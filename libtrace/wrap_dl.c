@@ -38,6 +38,11 @@
 #include <stdlib.h>
 
 typedef void *(*dlsym_fn)(void *, const char *);
+/* Reached from the assembly of dlsym below (by name), so never called
+ * from C: declared here for the compiler's prototype check. */
+GT_INTERNAL dlsym_fn gt_resolve_dlsym(void);
+GT_INTERNAL void *gt_dlsym_c(void *handle, const char *name);
+GT_INTERNAL int gt_dlsym_is_wrapped(const char *name);
 
 /* The C library's function `name`, found once (next after us) into *slot. */
 static void *next_fn(void **slot, const char *name)

@@ -344,6 +344,10 @@ ncclResult_t ncclRecv(void *b, size_t n, ncclDataType_t dt, int peer, ncclComm_t
 
 /* ---- groups ---------------------------------------------------------------- */
 
+/* nccl.h declares the two without a prototype (an empty list) */
+ncclResult_t ncclGroupStart(void);
+ncclResult_t ncclGroupEnd(void);
+
 ncclResult_t ncclGroupStart(void)
 {
     ncclResult_t (*real)(void) = REAL(ncclGroupStart);

@@ -277,6 +277,8 @@ INLINE cudaError_t launch_ex(enum gt_api api, const cudaLaunchConfig_t *config, 
 }
 
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *c, const void *f, void **a) { return launch_ex(GT_API_cudaLaunchKernelExC, c, f, a); }
+/* the per-thread-stream form, which cuda_runtime_api.h does not declare */
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *c, const void *f, void **a);
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *c, const void *f, void **a) { return launch_ex(GT_API_cudaLaunchKernelExC_ptsz, c, f, a); }
 
 INLINE cudaError_t graph_launch(enum gt_api api, cudaGraphExec_t g, cudaStream_t s)

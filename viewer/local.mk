@@ -28,7 +28,7 @@ gputrace_report_SOURCES = \
   collector/db_guard.h collector/db_guard.c collector/schema.h collector/row_block.h \
   collector/call_block.h collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h \
   collector/rundir.h collector/rundir.c
-gputrace_report_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+gputrace_report_CFLAGS = $(AM_CFLAGS) $(PRODUCT_WARN_CFLAGS) $(SQLITE_CFLAGS)
 gputrace_report_LDADD = $(SQLITE_LIBS)
 # the hosts' clocks aligned from the collectives, point-to-point pairs
 gputrace_report_SOURCES += viewer/analyse/clock_align.h viewer/analyse/clock_align.c \

@@ -482,9 +482,9 @@ int main(int argc, char **argv)
         int found[F_KIND_COUNT] = { 0 };
         for (size_t i = 0; i < fs.n; i++)
             found[fs.v[i].kind] |= fail_on[fs.v[i].kind];
-        for (int k = 0; k < F_KIND_COUNT; k++)
-            if (found[k]) {
-                fprintf(stderr, "%s%s", rc ? ", " : "gputrace-report: found ", finding_names[k]);
+        for (int kind = 0; kind < F_KIND_COUNT; kind++)
+            if (found[kind]) {
+                fprintf(stderr, "%s%s", rc ? ", " : "gputrace-report: found ", finding_names[kind]);
                 rc = 3;
             }
         if (rc)

@@ -243,9 +243,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         }
         for (int64_t a = 1; a < members; a++) /* ranks in order */
             for (int64_t b = a; b > 0 && rv[b] < rv[b - 1]; b--) {
-                int t = rv[b];
+                int swap = rv[b];
                 rv[b] = rv[b - 1];
-                rv[b - 1] = t;
+                rv[b - 1] = swap;
             }
         rank_list(rv, (size_t)members, ranks, sizeof ranks); /* "0-3", "0,2,3" */
         free(rv);
