@@ -8,7 +8,7 @@
 #ifndef GPUTRACE_CALLSITE_H
 #define GPUTRACE_CALLSITE_H
 
-#include "collector/schema.h"
+#include "format/schema.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -48,7 +48,7 @@ static inline __attribute__((always_inline)) uint32_t gt_callsite_cached(uintptr
     return id;
 }
 /* A stack taken inside a CUPTI callback: written with GT_CALLSITE_RUNTIME_MARK
- * (collector/schema.h)
+ * (format/schema.h)
  * as its first line, for the report to cut CUPTI's, the driver's and the
  * runtime's frames above the API the program called once it has their
  * names (in a static binary only its symbol table has them). */

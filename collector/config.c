@@ -2,7 +2,7 @@
  * file a process writes (the output layouts, shared with `gputrace record`). */
 #define _GNU_SOURCE
 #include "collector/config.h"
-#include "collector/printable.h"
+#include "common/printable.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -15,12 +15,12 @@
  */
 #define _GNU_SOURCE
 #include "collector/cupti_sub.h"
-#include "collector/capi_block.h"
-#include "collector/gpu_block.h"
+#include "format/capi_block.h"
+#include "format/gpu_block.h"
 #include "collector/clock.h"
 #include "collector/hash.h"
 #include "collector/membudget.h"
-#include "collector/schema.h"
+#include "format/schema.h"
 
 #include <cupti.h>
 #include <dlfcn.h>

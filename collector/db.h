@@ -5,7 +5,7 @@
 #define GPUTRACE_DB_H
 
 #include "collector/db_batch.h"
-#include "collector/record.h"
+#include "format/record.h"
 
 #include <sqlite3.h>
 #include <stddef.h>

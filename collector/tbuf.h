@@ -33,7 +33,7 @@
 #ifndef GPUTRACE_TBUF_H
 #define GPUTRACE_TBUF_H
 
-#include "collector/record.h"
+#include "format/record.h"
 
 #include <stdatomic.h>
 #include <stddef.h>

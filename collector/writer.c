@@ -3,10 +3,10 @@
  * the final pass. */
 #define _GNU_SOURCE
 #include "collector/writer_int.h"
-#include "collector/api_ids.h"
-#include "collector/call_block.h"
-#include "collector/capi_block.h"
-#include "collector/nvtx_block.h"
+#include "format/api_ids.h"
+#include "format/call_block.h"
+#include "format/capi_block.h"
+#include "format/nvtx_block.h"
 #include "collector/callsite.h"
 #include "collector/modules.h"
 #include "collector/clock.h"

@@ -8,9 +8,9 @@
 #ifndef GPUTRACE_WRITER_INT_H
 #define GPUTRACE_WRITER_INT_H
 
-#include "collector/call_block.h"
+#include "format/call_block.h"
 #include "collector/db.h"
-#include "collector/nvtx_block.h"
+#include "format/nvtx_block.h"
 #include "collector/tbuf.h"
 #include "collector/writer.h"
 

@@ -3,7 +3,7 @@
  * and stacks they point to. */
 #define _GNU_SOURCE
 #include "collector/writer_int.h"
-#include "collector/api_ids.h"
+#include "format/api_ids.h"
 #include "collector/callsite.h"
 #include "collector/clock.h"
 #include "collector/modules.h"

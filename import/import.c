@@ -4,9 +4,9 @@
 #define _GNU_SOURCE
 #include "import/import.h"
 #include "import/out_db.h"
-#include "collector/db_guard.h"
-#include "collector/ours.h"
-#include "viewer/write/term_text.h"
+#include "format/db_guard.h"
+#include "format/ours.h"
+#include "common/term_text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -392,7 +392,7 @@ int import_traces(const char *out, int force, char *const *traces, int ntraces, 
  * be one of the inputs, nor lie in an input directory (each of whose
  * traces is read after out is made), both by identity (device, inode),
  * so that no other name of the same file gets past; and -f replaces only
- * a gputrace database (collector/ours.h), with its -wal and -shm, which
+ * a gputrace database (format/ours.h), with its -wal and -shm, which
  * out_open removes: so neither is there without a database of ours. */
 static int output_refused(const char *out, int force, char *const *inputs, int n)
 {

@@ -2,8 +2,8 @@
 #define _GNU_SOURCE
 #include "import/kineto_map.h"
 #include "import/out_db.h"
-#include "collector/api_ids.h"
-#include "collector/cupti_cbids.h"
+#include "format/api_ids.h"
+#include "format/cupti_cbids.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 
 int kineto_cbid_of(const char *name, int domain)
 {
-    /* the APIs the report reads (collector/cupti_cbids.h), by the name Kineto
+    /* the APIs the report reads (format/cupti_cbids.h), by the name Kineto
      * writes: CUPTI's function name, without its version suffix */
     for (size_t i = 0; i < gt_ncbid_names; i++)
         if (gt_cbid_names[i].domain == domain && !strcmp(gt_cbid_names[i].name, name))

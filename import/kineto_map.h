@@ -16,7 +16,7 @@ int kineto_cbid_of(const char *name, int domain);
 void kineto_copy_kinds(const char *name, int *copy_kind, int *src_kind, int *dst_kind);
 /* "Event Sync" 1, "Stream Wait Event" 2, "Stream Sync" 3, "Context Sync" 4, else 0 */
 int kineto_sync_type(const char *kind);
-/* The api id (collector/api_ids.h) of a collective, from PyTorch's
+/* The api id (format/api_ids.h) of a collective, from PyTorch's
  * "Collective name" or else the kernel's name. */
 int kineto_coll_api(const char *collective_name, const char *kernel_name);
 int kineto_coll_is_scatter(int api);

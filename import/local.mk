@@ -3,13 +3,13 @@
 # command) and gputrace-report (which imports such inputs itself).
 IMPORT_SOURCES = import/import.h import/import.c import/json_stream.h import/json_stream.c import/json_tree.c \
   import/out_db.h import/out_db.c import/kineto.c import/kineto_map.h import/kineto_map.c import/nsys.c \
-  collector/api_ids.h collector/cupti_cbids.h
-gputrace_SOURCES += $(IMPORT_SOURCES) collector/cupti_cbids.c viewer/write/term_text.h viewer/write/term_text.c
+  format/api_ids.h format/cupti_cbids.h
+gputrace_SOURCES += $(IMPORT_SOURCES) format/cupti_cbids.c common/term_text.h common/term_text.c
 gputrace_CFLAGS += $(ZLIB_CFLAGS)
 gputrace_LDADD += $(ZLIB_LIBS)
 gputrace_report_SOURCES += $(IMPORT_SOURCES) viewer/read/import_inputs.h viewer/read/import_inputs.c \
-  collector/ours.h collector/ours.c \
-  viewer/write/import_notes.c collector/schema.c
+  format/ours.h format/ours.c \
+  viewer/write/import_notes.c format/schema.c
 gputrace_report_CFLAGS += $(ZLIB_CFLAGS)
 gputrace_report_LDADD += $(ZLIB_LIBS)
 # the tests of the import, and the real traces they read (tests/data/traces/README.md)

@@ -1,7 +1,7 @@
 /* nsys.c: an Nsight Systems SQLite export (`nsys export --type sqlite`)
  * into our schema, one process per traced process (globalPid) with CUDA
  * activity.  The export is untrusted input: opened read-only with its
- * views and triggers off (collector/db_guard.h), and every table read
+ * views and triggers off (format/db_guard.h), and every table read
  * checked for the columns this reader knows (an export of a version whose
  * tables differ is refused in one line, or read in part with a note).
  *
@@ -25,9 +25,9 @@
 #include "import/import.h"
 #include "import/kineto_map.h"
 #include "import/out_db.h"
-#include "collector/api_ids.h"
-#include "collector/db_guard.h"
-#include "viewer/write/term_text.h"
+#include "format/api_ids.h"
+#include "format/db_guard.h"
+#include "common/term_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>

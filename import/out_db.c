@@ -2,9 +2,9 @@
 #define _GNU_SOURCE
 #include "import/out_db.h"
 #include "import/import.h"
-#include "collector/api_ids.h"
-#include "collector/schema.h"
-#include "viewer/write/term_text.h"
+#include "format/api_ids.h"
+#include "format/schema.h"
+#include "common/term_text.h"
 
 #include <errno.h>
 #include <fcntl.h>

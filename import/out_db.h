@@ -1,4 +1,4 @@
-/* out_db.h: the database an import writes: our schema (collector/schema.c),
+/* out_db.h: the database an import writes: our schema (format/schema.c),
  * rows written straight through SQLite as the input is read, one process
  * at a time.  Names (kernel names, NVTX messages) are interned per process
  * into `string` and `label`.  Indexes are made at the end, not kept up to
@@ -6,8 +6,8 @@
 #ifndef GPUTRACE_IMPORT_OUT_DB_H
 #define GPUTRACE_IMPORT_OUT_DB_H
 
-#include "collector/capi_block.h"
-#include "collector/gpu_block.h"
+#include "format/capi_block.h"
+#include "format/gpu_block.h"
 
 #include <sqlite3.h>
 #include <stddef.h>

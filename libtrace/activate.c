@@ -14,7 +14,7 @@
 #include "libtrace/trace.h"
 #include "collector/config.h"
 #include "collector/cupti_sub.h"
-#include "collector/printable.h"
+#include "common/printable.h"
 #include "collector/fdguard.h"
 #include "collector/pyframes.h"
 #include "collector/writer.h"

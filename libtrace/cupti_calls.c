@@ -21,7 +21,7 @@
 #define _GNU_SOURCE
 #include "libtrace/cupti_calls.h"
 #include "libtrace/trace.h"
-#include "collector/call_block.h"
+#include "format/call_block.h"
 #include "collector/cupti_sub.h"
 
 #include <cupti.h>

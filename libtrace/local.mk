@@ -1,13 +1,13 @@
 # libtrace + collector: libgputrace.so, what runs inside the traced program.
 lib_LTLIBRARIES += libgputrace.la
 libgputrace_la_SOURCES = \
-  collector/api_ids.h collector/record.h collector/state.h collector/state.c collector/visibility.h collector/hash.h \
-  collector/clock.h collector/clock.c collector/config.h collector/config.c collector/printable.h collector/printable.c \
+  format/api_ids.h format/record.h collector/state.h collector/state.c collector/visibility.h collector/hash.h \
+  collector/clock.h collector/clock.c collector/config.h collector/config.c common/printable.h common/printable.c \
   collector/procfile.h collector/procfile.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \
-  collector/intern.h collector/row_block.h collector/call_block.h collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c collector/pylayout.h collector/pylayout.c \
+  collector/intern.h format/row_block.h format/call_block.h format/nvtx_block.h format/capi_block.h format/gpu_block.h format/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c collector/pylayout.h collector/pylayout.c \
   collector/modules.h collector/modules.c \
-  collector/schema.h collector/schema.c collector/db.h collector/db.c collector/db_batch.h collector/db_batch.c collector/boot_id.h collector/boot_id.c \
+  format/schema.h format/schema.c collector/db.h collector/db.c collector/db_batch.h collector/db_batch.c collector/boot_id.h collector/boot_id.c \
   collector/cupti_sub.h collector/cupti_sub.c collector/plugin_ring.h collector/plugin_ring.c collector/plugin_store.h collector/plugin_store.c collector/fdguard.h collector/fdguard.c collector/xfsz.h collector/writer.h collector/writer_int.h collector/writer.c collector/writer_rows.c collector/writer_ctl.c collector/stage.h collector/stage.c collector/membudget.h collector/membudget.c \
   libtrace/trace.h libtrace/real.h libtrace/real.c libtrace/wrap_dl.c libtrace/inject.c libtrace/cupti_calls.h libtrace/cupti_calls.c libtrace/lifecycle.h libtrace/activate.c libtrace/signals.c libtrace/exec_exit.c libtrace/record_end.c \
   libtrace/memreg.h libtrace/memreg.c libtrace/commreg.h libtrace/commreg.c libtrace/p2p_seq.h libtrace/p2p_seq.c \
@@ -24,19 +24,9 @@ libgputrace_la_LIBADD = $(SQLITE_LIBS) -ldl
 libgputrace_la_LDFLAGS = $(AM_LDFLAGS) -avoid-version -shared \
   -Wl,--version-script=libtrace/exports.map -Wl,--no-undefined-version
 EXTRA_libgputrace_la_DEPENDENCIES = libtrace/exports.map
-libtrace/exports.map: $(srcdir)/libtrace/exports.map.in $(srcdir)/collector/api_ids.h
+libtrace/exports.map: $(srcdir)/libtrace/exports.map.in $(srcdir)/format/api_ids.h
 	$(AM_V_GEN)$(MKDIR_P) libtrace && \
-	  $(CC) -E -P -x c -imacros $(srcdir)/collector/api_ids.h $(srcdir)/libtrace/exports.map.in > $@-t && mv $@-t $@
+	  $(CC) -E -P -x c -imacros $(srcdir)/format/api_ids.h $(srcdir)/libtrace/exports.map.in > $@-t && mv $@-t $@
 CLEANFILES += libtrace/exports.map
 EXTRA_DIST += libtrace/exports.map.in
 
-# the launcher
-bin_PROGRAMS += gputrace
-gputrace_SOURCES = collector/gputrace.c collector/expand.h collector/expand.c collector/db_guard.h collector/db_guard.c collector/row_block.h collector/call_block.h \
-  collector/config.h collector/config.c collector/outputs.h collector/outputs.c collector/rundir.h collector/rundir.c \
-  collector/ours.h collector/ours.c collector/printable.h collector/printable.c \
-  collector/merge.h collector/merge.c collector/schema.h collector/schema.c \
-  collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h collector/nvtx_payload_sql.h
-gputrace_CFLAGS = $(AM_CFLAGS) $(PRODUCT_WARN_CFLAGS) $(SQLITE_CFLAGS)
-gputrace_LDADD = $(SQLITE_LIBS)
-gputrace_CPPFLAGS = $(AM_CPPFLAGS) -DGT_LIBDIR='"$(libdir)"'

@@ -8,7 +8,7 @@
 #ifndef GPUTRACE_MEMREG_H
 #define GPUTRACE_MEMREG_H
 
-#include "collector/record.h"
+#include "format/record.h"
 
 #include <stddef.h>
 

@@ -9,7 +9,7 @@
 
 /* The interned text ("name=value, name=value") of an extended payload,
  * which an NVTX record carries as payload type GT_NVTX_PAYLOAD_TEXT
- * (collector/record.h):
+ * (format/record.h):
  * `data` points at `count` nvtxPayloadData_t, as an event's attributes
  * carry them (payloadType NVTX_PAYLOAD_TYPE_EXT, reserved0 = count).  Only
  * the fixed-size fields of registered schemas are read; 0 when nothing can

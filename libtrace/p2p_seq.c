@@ -5,7 +5,7 @@
  * as used). */
 #define _GNU_SOURCE
 #include "libtrace/p2p_seq.h"
-#include "collector/record.h"
+#include "format/record.h"
 
 #include <stdatomic.h>
 #include <stddef.h>

@@ -10,7 +10,7 @@
  * instead by its place among this rank's sends to (receives from) the
  * same peer on the communicator, which is its partner's place among the
  * peer's receives from (sends to) this rank, and stored as GT_SEQ_P2P | k,
- * a range no collective's number reaches (collector/record.h).  Lock-free
+ * a range no collective's number reaches (format/record.h).  Lock-free
  * and allocation-free: a fixed table claimed by CAS.
  */
 #ifndef GPUTRACE_P2P_SEQ_H

@@ -25,7 +25,7 @@
 
 #include "collector/visibility.h"
 
-#include "collector/api_ids.h"
+#include "format/api_ids.h"
 
 void *gt_real_slow(enum gt_api api, const void *caller);
 extern GT_INTERNAL void *gt_real_table[GT_API_COUNT];

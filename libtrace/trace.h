@@ -22,12 +22,12 @@
 
 #include "collector/visibility.h"
 
-#include "collector/api_ids.h"
+#include "format/api_ids.h"
 #include "collector/callsite.h"
 #include "collector/clock.h"
 #include "collector/cupti_sub.h"
 #include "collector/pyframes.h"
-#include "collector/record.h"
+#include "format/record.h"
 #include "collector/state.h"
 #include "collector/tbuf.h"
 

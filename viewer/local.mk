@@ -6,7 +6,7 @@ bin_PROGRAMS += gputrace-report
 gputrace_report_SOURCES = \
   viewer/report_main.c viewer/report_cli.h viewer/report_cli.c viewer/proc_report.h viewer/proc_report.c \
   viewer/read/db_open.h viewer/read/db_open.c viewer/read/load_internal.h viewer/read/load_run.c viewer/read/load_threads.h viewer/read/load_threads.c viewer/read/load_proc.c viewer/read/load_colls.h viewer/read/load_colls.c viewer/read/boot_ids.c \
-  viewer/read/correlate.h viewer/read/correlate.c viewer/read/join_clock.h viewer/read/join_clock.c viewer/read/cupti_calls.h viewer/read/cupti_calls.c viewer/read/cupti_order.h viewer/read/cupti_order.c collector/cupti_cbids.h collector/cupti_cbids.c \
+  viewer/read/correlate.h viewer/read/correlate.c viewer/read/join_clock.h viewer/read/join_clock.c viewer/read/cupti_calls.h viewer/read/cupti_calls.c viewer/read/cupti_order.h viewer/read/cupti_order.c format/cupti_cbids.h format/cupti_cbids.c \
   viewer/read/plugin_join.h viewer/read/plugin_join.c viewer/write/plugin_notes.h viewer/write/plugin_notes.c viewer/read/plugin_ce.h viewer/read/plugin_ce.c viewer/read/nccl_ce_calls.h viewer/read/nccl_ce_calls.c viewer/read/sync_records.h viewer/read/sync_records.c viewer/analyse/hang_depth.h viewer/analyse/hang_depth.c \
   viewer/model/sort_by_time.h viewer/model/sort_by_time.c viewer/read/rowruns.h viewer/read/rowruns.c \
   viewer/read/windows.h viewer/read/windows.c viewer/read/load.h viewer/read/load_ranges.c viewer/read/stack_text.c viewer/read/symbolize.h viewer/read/symbolize.c \
@@ -20,14 +20,14 @@ gputrace_report_SOURCES = \
   viewer/analyse/analysis_gpu.c viewer/analyse/analysis_comm.c viewer/analyse/coll_spill.h \
   viewer/analyse/coll_spill.c viewer/analyse/summary.h viewer/analyse/summary.c \
   viewer/analyse/kernel_summary.c viewer/analyse/failed_calls.c \
-  viewer/write/term_text.h viewer/write/term_text.c viewer/write/out_paths.h viewer/write/out_paths.c \
+  common/term_text.h common/term_text.c viewer/write/out_paths.h viewer/write/out_paths.c \
   viewer/write/out_file.h viewer/write/out_file.c viewer/write/input_notes.h viewer/write/input_notes.c \
   viewer/write/json.h viewer/write/json.c viewer/write/output.h viewer/write/output_text.c \
   viewer/write/output_json.c viewer/write/unknown_comm.h viewer/write/unknown_comm.c viewer/model/comm_kernels.h viewer/model/comm_kernels.c viewer/write/chrome_trace.c viewer/write/kineto_export.c \
   viewer/write/html.h viewer/write/html_report.c viewer/write/html_charts.c \
-  collector/db_guard.h collector/db_guard.c collector/schema.h collector/row_block.h \
-  collector/call_block.h collector/nvtx_block.h collector/capi_block.h collector/gpu_block.h \
-  collector/rundir.h collector/rundir.c
+  format/db_guard.h format/db_guard.c format/schema.h format/row_block.h \
+  format/call_block.h format/nvtx_block.h format/capi_block.h format/gpu_block.h \
+  format/rundir.h format/rundir.c
 gputrace_report_CFLAGS = $(AM_CFLAGS) $(PRODUCT_WARN_CFLAGS) $(SQLITE_CFLAGS)
 gputrace_report_LDADD = $(SQLITE_LIBS)
 # the hosts' clocks aligned from the collectives, point-to-point pairs

@@ -23,7 +23,7 @@
 #include "viewer/model/timeline.h"
 #include "viewer/trace_pass.h"
 #include "viewer/write/chrome_part.h"
-#include "viewer/write/term_text.h"
+#include "common/term_text.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -9,7 +9,7 @@
  * Exit status: 0, 1 on bad input (one line on stderr), 2 on bad usage
  * (an output that would overwrite an input or another output),
  * 3 when a --fail-on kind was found. */
-#include "collector/rundir.h"
+#include "format/rundir.h"
 #include "viewer/read/load.h"
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/clock_align.h"
@@ -30,7 +30,7 @@
 #include "viewer/read/db_open.h"
 #include "viewer/read/import_inputs.h"
 #include "viewer/analyse/summary.h"
-#include "viewer/write/term_text.h"
+#include "common/term_text.h"
 
 #include <errno.h>
 #include <limits.h>

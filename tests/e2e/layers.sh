@@ -1,10 +1,14 @@
 #!/bin/sh
-# layers.sh: the report's code runs one way, read/ (databases into the
-# model) -> model/ (the run in memory) -> analyse/ (findings) -> write/
-# (text, JSON, traces), with the driver (viewer/*.c) above them all
-# (docs/report.md, "How the code is laid out").  Checked twice: by the
-# files each layer includes, and by the symbols each layer's objects use,
-# which catches a call back up that a declaration of its own hides.
+# layers.sh: code runs one way.  The tree's rooms (README.md, "Layout")
+# include only the rooms below them: common/ nothing, format/ common/,
+# collector/ format/, libtrace/ collector/, the cli/ and the importers
+# the format, the report the format and the importers.  In the report,
+# read/ (databases into the model) -> model/ (the run in memory) ->
+# analyse/ (findings) -> write/ (text, JSON, traces), with the driver
+# (viewer/*.c) above them all (docs/report.md, "How the code is laid
+# out"): checked twice, by the files each layer includes and by the
+# symbols each layer's objects use, which catches a call back up that a
+# declaration of its own hides.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 # LAYER: the layers it must not reach (the driver is viewer/*.h)
@@ -35,6 +39,29 @@ done > "$tmp/includes"
 while IFS='|' read -r layer found; do
   expect "viewer/$layer includes nothing of a layer above it or of the driver${found:+:$found}" "$found" ""
 done < "$tmp/includes"
+# the rooms of the tree: ROOM: the rooms its files may include
+rooms='
+common common
+format format common
+collector collector format common
+libtrace libtrace collector format common
+cli cli collector format common import
+import import format common
+viewer viewer format common import
+'
+echo "$rooms" | while read -r room allowed; do
+  [ -n "$room" ] || continue
+  found=""
+  for f in $(find "$s/$room" -name '*.[ch]'); do
+    for inc in $(sed -n 's/^#include "\([a-z_]*\)\/[^"]*".*/\1/p' "$f" | sort -u); do
+      case " $allowed " in *" $inc "*) ;; *) found="$found ${f#"$s/"}->$inc/" ;; esac
+    done
+  done
+  echo "$room|$allowed|$found"
+done > "$tmp/rooms"
+while IFS='|' read -r room allowed found; do
+  expect "$room/ includes only $allowed${found:+:$found}" "$found" ""
+done < "$tmp/rooms"
 # symbols: what each layer's objects use that another layer defines
 # (the objects of today's sources: an object of a file since moved may be left)
 objs() {

@@ -4,7 +4,7 @@
 # and nothing of its own (libtrace/exports.map.in):
 #   - no gt_* name: the tracer's internals are not the program's to bind
 #     to, and a program's symbol of the same name must not take their place;
-#   - every CUDA and NCCL entry point of the API list (collector/api_ids.h);
+#   - every CUDA and NCCL entry point of the API list (format/api_ids.h);
 #   - every other global the library's objects define, which is a wrapper
 #     or an entry point (the tracer's own globals are named gt_*, or are
 #     static): a wrapper the export list forgot fails here, as does an
@@ -23,9 +23,9 @@ echo "exported: $(wc -l < "$tmp/exported") symbols"
 expect "no gt_* name exported" "$(grep '^gt_' "$tmp/exported" | head -n 5 | tr '\n' ' ')" ""
 expect "no exported name carries a version" "$(grep -c '@' "$tmp/exported")" 0
 
-sed -n 's/^ *X(\([A-Za-z0-9_]*\),.*/\1/p' "$s/collector/api_ids.h" | sort -u > "$tmp/api"
+sed -n 's/^ *X(\([A-Za-z0-9_]*\),.*/\1/p' "$s/format/api_ids.h" | sort -u > "$tmp/api"
 if [ "$(wc -l < "$tmp/api")" -ge 100 ]; then ok "the API list read ($(wc -l < "$tmp/api") names)"
-else bad "the API list read: only $(wc -l < "$tmp/api") names in collector/api_ids.h"; fi
+else bad "the API list read: only $(wc -l < "$tmp/api") names in format/api_ids.h"; fi
 expect "every wrapped CUDA and NCCL entry point exported" \
   "$(comm -23 "$tmp/api" "$tmp/exported" | head -n 5 | tr '\n' ' ')" ""
 

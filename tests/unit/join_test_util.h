@@ -6,7 +6,7 @@
 #ifndef GPUTRACE_JOIN_TEST_UTIL_H
 #define GPUTRACE_JOIN_TEST_UTIL_H
 
-#include "collector/record.h"
+#include "format/record.h"
 #include "viewer/read/cupti_calls.h"
 #include "viewer/read/join_clock.h"
 #include "viewer/model/model.h"

@@ -46,7 +46,7 @@ tests_unit_test_sim_nccl_comms_DEPENDENCIES = tests/sim/libgpusim.la
 check_PROGRAMS += tests/unit/test_report_rows
 TESTS += tests/unit/test_report_rows
 tests_unit_test_report_rows_SOURCES = tests/unit/test_report_rows.c viewer/read/rowruns.h viewer/read/rowruns.c \
-  viewer/model/sort_by_time.h viewer/model/sort_by_time.c collector/row_block.h collector/call_block.h
+  viewer/model/sort_by_time.h viewer/model/sort_by_time.c format/row_block.h format/call_block.h
 tests_unit_test_report_rows_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_report_rows_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 
@@ -60,8 +60,8 @@ tests_unit_test_coll_spill_LDADD = $(VIEWER_TEST_LIBS)
 # the per-thread record ring
 check_PROGRAMS += tests/unit/test_tbuf
 TESTS += tests/unit/test_tbuf
-tests_unit_test_tbuf_SOURCES = tests/unit/test_tbuf.c collector/tbuf.h collector/tbuf.c collector/membudget.h collector/membudget.c collector/record.h \
-  collector/nvtx_block.h collector/row_block.h
+tests_unit_test_tbuf_SOURCES = tests/unit/test_tbuf.c collector/tbuf.h collector/tbuf.c collector/membudget.h collector/membudget.c format/record.h \
+  format/nvtx_block.h format/row_block.h
 tests_unit_test_tbuf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_tbuf_LDADD = $(CRITERION_LIBS)
 
@@ -69,7 +69,7 @@ tests_unit_test_tbuf_LDADD = $(CRITERION_LIBS)
 check_PROGRAMS += tests/unit/test_stage
 TESTS += tests/unit/test_stage
 tests_unit_test_stage_SOURCES = tests/unit/test_stage.c collector/stage.h collector/stage.c collector/tbuf.h \
-  collector/tbuf.c collector/record.h collector/membudget.h collector/membudget.c
+  collector/tbuf.c format/record.h collector/membudget.h collector/membudget.c
 tests_unit_test_stage_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_stage_LDADD = $(CRITERION_LIBS) -lpthread
 
@@ -77,7 +77,7 @@ tests_unit_test_stage_LDADD = $(CRITERION_LIBS) -lpthread
 check_PROGRAMS += tests/unit/test_outputs
 TESTS += tests/unit/test_outputs
 tests_unit_test_outputs_SOURCES = tests/unit/test_outputs.c collector/config.h collector/config.c \
-  collector/outputs.h collector/outputs.c collector/ours.h collector/ours.c collector/printable.h collector/printable.c
+  cli/outputs.h cli/outputs.c format/ours.h format/ours.c common/printable.h common/printable.c
 tests_unit_test_outputs_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_outputs_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 
@@ -122,7 +122,7 @@ tests_unit_test_sim_cupti_events_DEPENDENCIES = tests/sim/libgpusim.la
 check_PROGRAMS += tests/unit/test_db_batch
 TESTS += tests/unit/test_db_batch
 tests_unit_test_db_batch_SOURCES = tests/unit/test_db_batch.c collector/db.h collector/db.c collector/db_batch.h \
-  collector/db_batch.c collector/schema.h collector/schema.c collector/boot_id.h collector/boot_id.c \
+  collector/db_batch.c format/schema.h format/schema.c collector/boot_id.h collector/boot_id.c \
   collector/procfile.h collector/procfile.c
 tests_unit_test_db_batch_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_db_batch_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)

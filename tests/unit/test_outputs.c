@@ -1,15 +1,15 @@
 /* test_outputs.c: what an output path names (collector/config.c) and what
- * `gputrace record` finds of an earlier run there (collector/outputs.c):
+ * `gputrace record` finds of an earlier run there (cli/outputs.c):
  * the layouts, a process's file in a run directory, and the files a
  * %h/%p/%r pattern can have made, refused and with force removed, and
- * only those that are gputrace databases by content (collector/ours.c);
+ * only those that are gputrace databases by content (format/ours.c);
  * the host name in file names, and values echoed in messages
- * (collector/printable.c). */
+ * (common/printable.c). */
 #define _GNU_SOURCE
 #include "collector/config.h"
-#include "collector/ours.h"
-#include "collector/outputs.h"
-#include "collector/printable.h"
+#include "format/ours.h"
+#include "cli/outputs.h"
+#include "common/printable.h"
 
 #include <criterion/criterion.h>
 #include <sqlite3.h>

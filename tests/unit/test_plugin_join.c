@@ -8,7 +8,7 @@
  * kernel found later; a wrapped collective on an unknown communicator
  * taking NCCL's identity; how far an unfinished one got; the JSON note. */
 #define _GNU_SOURCE
-#include "collector/schema.h"
+#include "format/schema.h"
 #include "viewer/read/plugin_join.h"
 #include "viewer/write/plugin_notes.h"
 

@@ -5,7 +5,7 @@
 #ifndef GPUTRACE_HANDLES_H
 #define GPUTRACE_HANDLES_H
 
-#include "collector/call_block.h"
+#include "format/call_block.h"
 
 #include <stdint.h>
 

@@ -10,8 +10,8 @@
  * the analyses across ranks read every rank's collectives back from a
  * temporary file (coll_spill.h), and the rest (ranges, sites, names) stays
  * loaded.  The viewer never shares code with what runs in the traced
- * program; only the schema (collector/schema.h, and the layouts of what is
- * stored in bulk, collector/call_block.h and nvtx_block.h) crosses over.
+ * program; only the schema (format/schema.h, and the layouts of what is
+ * stored in bulk, format/call_block.h and nvtx_block.h) crosses over.
  */
 #ifndef GPUTRACE_MODEL_H
 #define GPUTRACE_MODEL_H
@@ -85,7 +85,7 @@ static inline int model_coll_comm_unknown(const struct coll *c)
 }
 
 /* A send/recv's sequence number as the tracer stores it, GT_SEQ_P2P | k
- * (collector/record.h: its place among the rank's sends to, or receives
+ * (format/record.h: its place among the rank's sends to, or receives
  * from, that peer), as messages show it: k.  A collective's is itself. */
 static inline int64_t model_seq_shown(int64_t seq)
 {

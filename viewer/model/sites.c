@@ -9,7 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "viewer/model/model.h"
-#include "collector/schema.h"
+#include "format/schema.h"
 
 #include <stdio.h>
 #include <stdlib.h>

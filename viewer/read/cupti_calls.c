@@ -32,7 +32,7 @@
  */
 #define _GNU_SOURCE
 #include "viewer/read/cupti_calls.h"
-#include "collector/cupti_cbids.h"
+#include "format/cupti_cbids.h"
 #include "viewer/model/idmap.h"
 #include "viewer/read/load_internal.h"
 #include "viewer/model/stream_map.h"

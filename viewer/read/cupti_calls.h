@@ -5,7 +5,7 @@
 
 #include "viewer/model/model.h"
 #include "viewer/model/handles.h"
-#include "collector/call_block.h"
+#include "format/call_block.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,13 +5,13 @@
  * (views and triggers that run whatever SQL they hold; an api_call that is
  * an endless recursive view).  So: a regular file only; read-only, in
  * SQLite's defensive mode with the schema not trusted and the file's views
- * and triggers off (collector/db_guard.h); every table the report reads
+ * and triggers off (format/db_guard.h); every table the report reads
  * an ordinary table; and a progress handler as a watchdog over the opening
  * (the schema parsed, the checks, the version read), the one part of the
  * report whose cost does not grow with the rows it reads. */
 #include "viewer/read/db_open.h"
-#include "collector/db_guard.h"
-#include "collector/schema.h"
+#include "format/db_guard.h"
+#include "format/schema.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -15,7 +15,7 @@
  * only when the calibration does (at the writer's pace): over a short
  * stretch of time it is the same for every record. */
 #include "viewer/read/join_clock.h"
-#include "collector/record.h"
+#include "format/record.h"
 #include "viewer/model/idmap.h"
 #include "viewer/read/load_internal.h"
 

@@ -4,7 +4,7 @@
  * collective is settled (load_colls.h; split from load_proc.c). */
 #include "viewer/read/load_colls.h"
 #include "viewer/model/tmpstore.h"
-#include "collector/record.h"
+#include "format/record.h"
 
 #include <stdlib.h>
 #include <string.h>

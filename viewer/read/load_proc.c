@@ -17,10 +17,10 @@
 #include "viewer/model/sort_by_time.h"
 #include "viewer/model/tmpstore.h"
 #include "viewer/model/timeline.h"
-#include "collector/call_block.h"
-#include "collector/capi_block.h"
-#include "collector/gpu_block.h"
-#include "collector/record.h"
+#include "format/call_block.h"
+#include "format/capi_block.h"
+#include "format/gpu_block.h"
+#include "format/record.h"
 
 #include <malloc.h>
 #include <stddef.h>
@@ -126,7 +126,7 @@ static void call_row(sqlite3_stmt *s, void *ctx)
              sqlite3_column_int(s, 7), sqlite3_column_int(s, 12), sqlite3_column_int(s, 13));
 }
 
-/* calls the writer stored in bulk (collector/call_block.h) */
+/* calls the writer stored in bulk (format/call_block.h) */
 static void block_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
@@ -195,7 +195,7 @@ static void op_row(sqlite3_stmt *s, void *ctx)
                             .corr = (uint32_t)sqlite3_column_int64(s, 11) });
 }
 
-/* GPU operations the writer stored in bulk (collector/gpu_block.h) */
+/* GPU operations the writer stored in bulk (format/gpu_block.h) */
 static void gpu_block_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
@@ -242,7 +242,7 @@ static void capi_row(sqlite3_stmt *s, void *ctx)
                                     .result = (uint32_t)sqlite3_column_int64(s, 7) });
 }
 
-/* CUPTI API records the writer stored in bulk (collector/capi_block.h) */
+/* CUPTI API records the writer stored in bulk (format/capi_block.h) */
 static void capi_block_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;

@@ -1,10 +1,10 @@
 /* load_ranges.c: a process's NVTX ranges and their labels read from its
  * database, from rows (nvtx_range) and from the blocks the writer stored
- * in bulk (collector/nvtx_block.h); model/ranges.c then indexes them. */
+ * in bulk (format/nvtx_block.h); model/ranges.c then indexes them. */
 #define _GNU_SOURCE
 #include "viewer/read/load.h"
 #include "viewer/model/idmap.h"
-#include "collector/nvtx_block.h"
+#include "format/nvtx_block.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +48,7 @@ static void range_done(const struct proc *p, struct nvtx *r, int no_end)
     r->user = strcmp(model_label(p, r->domain), "NCCL") != 0;
 }
 
-/* Push/pop ranges the writer stored in bulk (collector/nvtx_block.h). */
+/* Push/pop ranges the writer stored in bulk (format/nvtx_block.h). */
 static void load_range_blocks(const struct model *m, struct proc *p, size_t *cap)
 {
     sqlite3_stmt *s;

@@ -11,7 +11,7 @@
 #include "viewer/read/rowruns.h"
 #include "viewer/read/plugin_join.h"
 #include "viewer/read/load_threads.h"
-#include "collector/schema.h"
+#include "format/schema.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
 #define _GNU_SOURCE
 #include "viewer/read/plugin_ce.h"
 #include "viewer/read/rowruns.h"
-#include "collector/capi_block.h"
+#include "format/capi_block.h"
 
 #include <cupti_activity.h>
 #include <cupti_driver_cbid.h>

@@ -1,7 +1,7 @@
 /* rowruns.c: finding and reading each process's runs of rows (rowruns.h). */
 #include "viewer/read/rowruns.h"
-#include "collector/call_block.h"
-#include "collector/gpu_block.h"
+#include "format/call_block.h"
+#include "format/gpu_block.h"
 
 #include <pthread.h>
 #include <stdio.h>

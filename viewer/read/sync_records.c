@@ -1,8 +1,8 @@
 /* sync_records.c: CUPTI's synchronisation records of a process, from its
- * gpu_op rows and from the blocks stored in bulk (collector/gpu_block.h). */
+ * gpu_op rows and from the blocks stored in bulk (format/gpu_block.h). */
 #include "viewer/read/sync_records.h"
 #include "viewer/read/rowruns.h"
-#include "collector/gpu_block.h"
+#include "format/gpu_block.h"
 
 #include <sqlite3.h>
 

@@ -7,7 +7,7 @@
  * The charts are inline SVG (html_charts.c); the style prints on paper. */
 #include "viewer/write/html.h"
 #include "viewer/write/out_file.h"
-#include "viewer/write/term_text.h"
+#include "common/term_text.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #include "viewer/read/import_inputs.h"
 #include "viewer/model/model.h"
 #include "viewer/write/json.h"
-#include "viewer/write/term_text.h"
+#include "common/term_text.h"
 
 #include <sqlite3.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 #include "viewer/write/input_notes.h"
 #include "viewer/model/model.h"
 #include "viewer/write/json.h"
-#include "viewer/write/term_text.h"
+#include "common/term_text.h"
 
 #include <string.h>
 

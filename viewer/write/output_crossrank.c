@@ -4,7 +4,7 @@
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/clock_align.h"
 #include "viewer/write/json.h"
-#include "viewer/write/term_text.h"
+#include "common/term_text.h"
 
 #include <string.h>
 

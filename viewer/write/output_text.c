@@ -9,7 +9,7 @@
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
 #include "viewer/write/unknown_comm.h"
-#include "viewer/write/term_text.h"
+#include "common/term_text.h"
 
 #include <stdlib.h>
 #include <string.h>

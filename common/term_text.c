@@ -6,7 +6,7 @@
  * cut in the middle of a UTF-8 character would leave an invalid one.  Each
  * character is escaped or copied whole, and widths are counted in
  * characters, not bytes. */
-#include "viewer/write/term_text.h"
+#include "common/term_text.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #ifndef GPUTRACE_NVTX_BLOCK_H
 #define GPUTRACE_NVTX_BLOCK_H
 
-#include "collector/row_block.h"
+#include "format/row_block.h"
 
 #include <stdint.h>
 

@@ -5,7 +5,7 @@
 #ifndef GPUTRACE_NVTX_PAYLOAD_SQL_H
 #define GPUTRACE_NVTX_PAYLOAD_SQL_H
 
-#include "collector/nvtx_block.h"
+#include "format/nvtx_block.h"
 
 #include <sqlite3.h>
 #include <stdint.h>

@@ -16,12 +16,12 @@
  * database or in each of a run directory's.
  */
 #include "collector/config.h"
-#include "collector/expand.h"
-#include "collector/merge.h"
+#include "cli/expand.h"
+#include "cli/merge.h"
 #include "import/import.h"
-#include "collector/outputs.h"
-#include "collector/printable.h"
-#include "collector/rundir.h"
+#include "cli/outputs.h"
+#include "common/printable.h"
+#include "format/rundir.h"
 
 #define _GNU_SOURCE
 #include <errno.h>

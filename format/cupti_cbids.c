@@ -1,6 +1,6 @@
 /* cupti_cbids.c: the table of cupti_cbids.h, from the toolkit's
  * cupti_runtime_cbid.h and cupti_driver_cbid.h. */
-#include "collector/cupti_cbids.h"
+#include "format/cupti_cbids.h"
 
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>

@@ -4,7 +4,7 @@
  * ... rewrites what is shown, or the window's title) and split the one
  * line into many, and a 10 KB value buries the message; so every such
  * value goes through here. */
-#include "collector/printable.h"
+#include "common/printable.h"
 
 const char *gt_printable(const char *s, char *buf, size_t len)
 {

@@ -20,9 +20,9 @@
  *   - one file: removed with -f only if it is a gputrace database.
  * Everything is looked at before anything is removed. */
 #define _GNU_SOURCE
-#include "collector/outputs.h"
-#include "collector/ours.h"
-#include "collector/printable.h"
+#include "cli/outputs.h"
+#include "format/ours.h"
+#include "common/printable.h"
 
 #include <dirent.h>
 #include <errno.h>

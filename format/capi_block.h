@@ -8,7 +8,7 @@
 #ifndef GPUTRACE_CAPI_BLOCK_H
 #define GPUTRACE_CAPI_BLOCK_H
 
-#include "collector/row_block.h"
+#include "format/row_block.h"
 
 #include <stdint.h>
 

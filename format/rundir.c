@@ -2,7 +2,7 @@
  * directory is what `gputrace record -o run.db` makes: one SQLite file per
  * traced process, <host>-<pid>.db, read together as one run. */
 #define _GNU_SOURCE
-#include "collector/rundir.h"
+#include "format/rundir.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -12,7 +12,7 @@
 #ifndef GPUTRACE_CALL_BLOCK_H
 #define GPUTRACE_CALL_BLOCK_H
 
-#include "collector/row_block.h"
+#include "format/row_block.h"
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* expand.c: `gputrace expand FILE`: turns what a writer stored in bulk
- * (api_call_block, collector/call_block.h; nvtx_range_block,
- * collector/nvtx_block.h; cupti_api_block, collector/capi_block.h;
- * gpu_op_block, collector/gpu_block.h) into api_call, nvtx_range, cupti_api
+ * (api_call_block, format/call_block.h; nvtx_range_block,
+ * format/nvtx_block.h; cupti_api_block, format/capi_block.h;
+ * gpu_op_block, format/gpu_block.h) into api_call, nvtx_range, cupti_api
  * and gpu_op rows, for SQL users; gputrace-report reads both forms and needs no expanding.  One
  * transaction: on any error nothing changes.
  *
@@ -9,17 +9,17 @@
  * stored in it would run on every row inserted (gputrace makes none), and
  * a view in place of a table would turn the inserts into whatever its
  * INSTEAD OF triggers do.  So a regular file only, a connection guarded
- * as collector/db_guard.h says (triggers and views of the file off), a
+ * as format/db_guard.h says (triggers and views of the file off), a
  * file with any trigger refused, and every table read or written an
  * ordinary one; nothing is changed before these checks pass. */
 #define _GNU_SOURCE
-#include "collector/call_block.h"
-#include "collector/db_guard.h"
-#include "collector/capi_block.h"
-#include "collector/gpu_block.h"
-#include "collector/expand.h"
-#include "collector/nvtx_block.h"
-#include "collector/nvtx_payload_sql.h"
+#include "format/call_block.h"
+#include "format/db_guard.h"
+#include "format/capi_block.h"
+#include "format/gpu_block.h"
+#include "cli/expand.h"
+#include "format/nvtx_block.h"
+#include "format/nvtx_payload_sql.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

@@ -12,9 +12,9 @@
  * and api are the same in every file of one version: kept once, and an
  * api table that disagrees (another tracer version) is refused. */
 #define _GNU_SOURCE
-#include "collector/merge.h"
+#include "cli/merge.h"
 
-#include "collector/schema.h"
+#include "format/schema.h"
 
 #include <errno.h>
 #include <sqlite3.h>

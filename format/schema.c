@@ -1,6 +1,6 @@
 /* schema.c: the SQL of the database schema, version GT_SCHEMA_VERSION.
  * Every table and column is described in docs/schema.md; keep them in step. */
-#include "collector/schema.h"
+#include "format/schema.h"
 
 /* Indexes on the tables written at the highest rate cost the writer about
  * as much as the rows themselves (a gpu_op row with its two: 3.3 us alone,

@@ -1,6 +1,6 @@
 /* cupti_cbids.h: the CUPTI callback ids of the CUDA APIs the report reads,
  * in both domains (1 runtime, 2 driver), each named as the tracer's api
- * table names it (collector/api_ids.h).  Shared by the report, which makes
+ * table names it (format/api_ids.h).  Shared by the report, which makes
  * calls of CUPTI's API records (viewer/read/cupti_calls.c), and the
  * importer, which reads other tools' traces by those names
  * (import/kineto_map.c). */

@@ -14,7 +14,7 @@
  * is not trusted: defensive mode, no schema functions, and the meta table
  * must be a table (not a view that runs SQL). */
 #define _GNU_SOURCE
-#include "collector/ours.h"
+#include "format/ours.h"
 
 #include <errno.h>
 #include <fcntl.h>

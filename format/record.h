@@ -15,7 +15,7 @@
 #ifndef GPUTRACE_RECORD_H
 #define GPUTRACE_RECORD_H
 
-#include "collector/nvtx_block.h" /* GT_NVTX_PAYLOAD_TEXT */
+#include "format/nvtx_block.h" /* GT_NVTX_PAYLOAD_TEXT */
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
 /* db_guard.c: a database file treated as untrusted input (see db_guard.h). */
-#include "collector/db_guard.h"
+#include "format/db_guard.h"
 
 #include <errno.h>
 #include <stdio.h>
