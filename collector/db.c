@@ -8,6 +8,7 @@
 #include "collector/db.h"
 #include "collector/boot_id.h"
 #include "format/api_ids.h"
+#include "format/api_table.h"
 #include "collector/fdguard.h"
 #include "format/call_block.h"
 #include "format/capi_block.h"
@@ -164,18 +165,8 @@ static int create(sqlite3 *db, char *err, size_t errlen)
              "INSERT OR IGNORE INTO meta VALUES('writer', 'gputrace " GT_VERSION "');", GT_SCHEMA_VERSION);
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
         goto bad;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO api(id, name, class) VALUES(?,?,?)", -1, &st, NULL) != SQLITE_OK)
+    if (gt_api_table_fill(db) != SQLITE_OK)
         goto bad;
-#define X(name, cls, flags)                                          \
-    sqlite3_bind_int(st, 1, GT_API_##name);                          \
-    sqlite3_bind_text(st, 2, #name, -1, SQLITE_STATIC);              \
-    sqlite3_bind_text(st, 3, #cls, -1, SQLITE_STATIC);               \
-    sqlite3_step(st);                                                \
-    sqlite3_reset(st);
-    GT_API_LIST(X)
-#undef X
-    sqlite3_finalize(st);
     if (sqlite3_exec(db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK)
         goto bad;
     return 0;

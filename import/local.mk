@@ -3,7 +3,7 @@
 # command) and gputrace-report (which imports such inputs itself).
 IMPORT_SOURCES = import/import.h import/import.c import/json_stream.h import/json_stream.c import/json_tree.c \
   import/out_db.h import/out_db.c import/kineto.c import/kineto_map.h import/kineto_map.c import/nsys.c \
-  format/api_ids.h format/cupti_cbids.h
+  format/api_ids.h format/api_table.h format/api_table.c format/cupti_cbids.h
 gputrace_SOURCES += $(IMPORT_SOURCES) format/cupti_cbids.c common/term_text.h common/term_text.c
 gputrace_CFLAGS += $(ZLIB_CFLAGS)
 gputrace_LDADD += $(ZLIB_LIBS)

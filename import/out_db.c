@@ -3,6 +3,7 @@
 #include "import/out_db.h"
 #include "import/import.h"
 #include "format/api_ids.h"
+#include "format/api_table.h"
 #include "format/schema.h"
 #include "common/term_text.h"
 
@@ -152,18 +153,9 @@ int out_open(struct out_db *o, const char *path, int force, const char *run_id, 
     if (sqlite3_exec(o->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(o->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         return fail(o, err, errlen, path);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(o->db, "INSERT INTO api(id, name, class) VALUES(?,?,?)", -1, &st, NULL) != SQLITE_OK)
+    if (gt_api_table_fill(o->db) != SQLITE_OK)
         return fail(o, err, errlen, path);
-#define X(name, cls, flags)                                          \
-    sqlite3_bind_int(st, 1, GT_API_##name);                          \
-    sqlite3_bind_text(st, 2, #name, -1, SQLITE_STATIC);              \
-    sqlite3_bind_text(st, 3, #cls, -1, SQLITE_STATIC);               \
-    sqlite3_step(st);                                                \
-    sqlite3_reset(st);
-    GT_API_LIST(X)
-#undef X
-    sqlite3_finalize(st);
+    sqlite3_stmt *st;
     if (sqlite3_prepare_v2(o->db, "INSERT INTO run(id, started_ns, launcher) VALUES(?, NULL, 'gputrace import')", -1,
                            &st, NULL) != SQLITE_OK)
         return fail(o, err, errlen, path);

@@ -122,7 +122,7 @@ tests_unit_test_sim_cupti_events_DEPENDENCIES = tests/sim/libgpusim.la
 check_PROGRAMS += tests/unit/test_db_batch
 TESTS += tests/unit/test_db_batch
 tests_unit_test_db_batch_SOURCES = tests/unit/test_db_batch.c collector/db.h collector/db.c collector/db_batch.h \
-  collector/db_batch.c format/schema.h format/schema.c collector/boot_id.h collector/boot_id.c \
+  collector/db_batch.c format/schema.h format/schema.c format/api_table.h format/api_table.c collector/boot_id.h collector/boot_id.c \
   collector/procfile.h collector/procfile.c
 tests_unit_test_db_batch_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_db_batch_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
