@@ -116,6 +116,8 @@ def pipeline(d):
     check(blocked > 0 and 0.5 * blocked <= cost <= blocked,
           f"{name}: the first calls' blocked time is charged to comm.lazy_connect ({cost // 10**6} of {blocked // 10**6} ms)")
     check(all(s > 0 for s in bubbles(d).values()) and len(bubbles(d)) == 4, f"{name}: bubble time per stage")
+    check(not any(f["kind"] in ("comm.mismatch", "comm.hang", "comm.straggler") for f in d["findings"]),
+          f"{name}: no mismatch, hang or straggler among the point-to-point operations")
 
 
 def pipeline_connected(d):
