@@ -46,6 +46,12 @@ overlapped_shifted overlapped overlapped 4 4 GPUSIM_CLOCK_SHIFT_NS=1:5000000 GPU
 straggler_shifted straggler straggler 4 3 GPUSIM_CLOCK_SHIFT_NS=2:-14000000 GPUSIM_HOSTNAME=2:simhost-c
 pipeline_grouped - pipeline 4 3 -- grouped
 pipeline_connected - pipeline 4 3 NCCL_RUNTIME_CONNECT=0
+comm_scalable comm_scalable comm_scalable 4 12
+comm_shrink comm_shrink comm_shrink 4 12
+comm_split_nb comm_split_nb comm_split_nb 4 12
+comm_split_nb_spin comm_split_nb_spin comm_split_nb_spin 4 12
+comm_init_nb comm_init_nb comm_init_nb 4 12
+nccl_dlopen nccl_dlopen nccl_dlopen 4 12
 '
 
 record() {
