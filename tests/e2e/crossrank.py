@@ -23,22 +23,15 @@ showing the slow stage and no first call blocked for a set-up there.
 Usage: crossrank.py BUILD_DIR SOURCE_DIR [clock|pipeline...]"""
 import atexit, glob, json, os, shutil, sqlite3, statistics, subprocess, sys, tempfile
 
+from tap import check, diag, finish  # tests/e2e/tap.py
+
 build, src = sys.argv[1], sys.argv[2]
 only = sys.argv[3:]
-passed = failed = 0
 tmp = tempfile.mkdtemp(prefix="crossrank-")
 if not os.environ.get("CROSSRANK_KEEP"):  # set, the traces stay for a look
     atexit.register(shutil.rmtree, tmp, True)
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok:", what)
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def record_args(name, app, args, env_extra=None, ranks=4, timeout=60):
@@ -63,7 +56,7 @@ def report(db, *extra):
 def report_json(db, *extra):
     out = report(db, "--format", "json", *extra)
     if out.returncode not in (0, 3):
-        print(out.stderr)
+        diag(out.stderr)
         return None
     return json.loads(out.stdout)
 
@@ -238,8 +231,7 @@ def main():
         check_clock()
     if not only or "pipeline" in only:
         check_pipeline()
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    finish()
 
 
 main()

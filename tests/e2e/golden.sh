@@ -69,9 +69,9 @@ compare() {
   else
     bad "$1 differs from $(basename "$(dirname "$2")")/$(basename "$2") (- expected, + got; update.sh rewrites it)"
     diff -u --label "expected" --label "got" "$2" "$3" > "$3.diff"
-    head -n "$MAX_DIFF" "$3.diff"
+    note "$(head -n "$MAX_DIFF" "$3.diff")"
     n=$(wc -l < "$3.diff")
-    [ "$n" -le "$MAX_DIFF" ] || echo "... ($n lines of diff in all)"
+    [ "$n" -le "$MAX_DIFF" ] || note "... ($n lines of diff in all)"
   fi
 }
 
@@ -101,23 +101,14 @@ check_fixture() {
 }
 
 # check_verdicts FIXTURE DB: the findings its workload documents, on the
-# report of its recording as built (verdicts.py: a line per check)
+# report of its recording as built (verdicts.py's checks, counted with these)
 check_verdicts() {
   json="$tmp/$1/verdicts.json"
-  if ! "$b/gputrace-report" --format json "$2" > "$json" 2> "$json.err" && [ $? -ne 3 ]; then
+  if ! "$b/gputrace-report" --format json "$2" > "$json" 2> "$json.err"; then
     bad "$1: the report exits 0 for its verdicts ($(head -n 3 "$json.err"))"
     return
   fi
-  top_builddir=$b python3 "$g/verdicts.py" "$g/$1" "$json" "$2" "$s" > "$tmp/$1/verdicts" 2>&1
-  rc=$?
-  while read -r res what; do
-    case "$res" in
-      1) ok "$what" ;;
-      0) bad "$what" ;;
-      *) echo "$res $what" ;;
-    esac
-  done < "$tmp/$1/verdicts"
-  [ "$rc" = 0 ] || bad "$1: verdicts.py exits 0 ($rc)"
+  top_builddir=$b tap_py python3 "$g/verdicts.py" "$g/$1" "$json" "$2" "$s"
 }
 
 if [ $# -gt 0 ]; then

@@ -31,7 +31,7 @@ if [ -n "$nccl" ]; then
   expect "the toolkit's NCCL asks for $newest, which we export" \
     "$(nm -D --defined-only "$lib" | awk '{ print $NF }' | grep -cx "$newest")" 1
 else
-  echo "skip: no libnccl.so.2 in the toolkit"
+  skip "the toolkit's NCCL asks for a version we export" "no libnccl.so.2 in the toolkit"
 fi
 # dlopen + dlsym as NCCL does (RTLD_NOW | RTLD_LOCAL), and the table's init
 # as NCCL 2.28 calls it: ncclSuccess, the events we want (Coll, P2p,

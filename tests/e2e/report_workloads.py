@@ -18,22 +18,13 @@ recordings of the same workloads (tests/data/golden, verdicts.py).
 Usage: report_workloads.py BUILD_DIR SOURCE_DIR [workload...]"""
 import json, os, re, sqlite3, subprocess, sys, tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from workload_spec import TIMING_KINDS, app_path as spec_app_path, spec_of as spec_of_src, findings_verdicts  # noqa: E402
+from tap import check, finish  # tests/e2e/tap.py
+from workload_spec import TIMING_KINDS, app_path as spec_app_path, spec_of as spec_of_src, findings_verdicts
 
 build, src = sys.argv[1], sys.argv[2]
 only = sys.argv[3:]
-passed = failed = 0
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok:", what)
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def app_path(name):
@@ -342,5 +333,4 @@ for name in names:
         check_python_stacks(name, d)
     if name == "multi_gpu":
         check_devices(name, d)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -10,19 +10,16 @@ report_workloads.py asserted live until they moved here).
 
 FIXTURE_DIR/recording says how the recording was made (record.sh writes
 it): workload (the header, "-" for none), binary, ranks, steps, env, args.
-Prints one line per check, "1 WHAT" (holds) or "0 WHAT", for golden.sh."""
+Prints TAP (tests/e2e/tap.py); golden.sh runs it inside its own checks."""
 import json, os, shutil, sqlite3, subprocess, sys, tempfile
 
 fixture_dir, report_json, db, src = sys.argv[1:5]
 sys.path.insert(0, os.path.join(src, "tests", "e2e"))
 from workload_spec import spec_of, findings_verdicts  # noqa: E402
+from tap import check, finish  # noqa: E402
 
 name = os.path.basename(os.path.normpath(fixture_dir))
 build = os.environ.get("top_builddir", ".")
-
-
-def check(cond, what):
-    print(("1 " if cond else "0 ") + what.replace("\n", " "), flush=True)
 
 
 def recording():
@@ -159,6 +156,7 @@ def main():
     extra = EXTRA.get(name.removeprefix("sim-"))
     if extra:
         extra(d)
+    finish()
 
 
 main()
