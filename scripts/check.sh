@@ -11,11 +11,16 @@ export GPUTRACE_HTA_VENV="${GPUTRACE_HTA_VENV:-$top/.venv-hta}"
 # and the Perfetto UI and playwright (tests/e2e/browser.sh) likewise
 export GPUTRACE_BROWSER_VENV="${GPUTRACE_BROWSER_VENV:-$top/.venv-browser}"
 if ! make -j"$(nproc)" check; then
-  # automake's .trs files say ":test-result: FAIL". Each failing test's
-  # last lines, then every check that failed, last, so that a CI log that
-  # keeps only its end still says why
+  # automake's .trs files say ":test-result: FAIL" (a check that failed:
+  # "not ok" in an end-to-end test's TAP; a unit test's FAIL) or "ERROR"
+  # (no plan, a wrong count, a non-zero exit). Each failing test's last
+  # lines, then every check that failed, last, so that a CI log that keeps
+  # only its end still says why
   failed=$(grep -l '^:test-result: \(FAIL\|ERROR\)' $(find . -name '*.trs') 2>/dev/null | sed 's/\.trs$/.log/')
   for f in $failed; do echo "==== $f (last lines)"; tail -n 20 "$f"; done
-  for f in $failed; do echo "==== $f (failed checks)"; grep -a 'FAIL' "$f" | head -n 15; done
+  for f in $failed; do
+    echo "==== $f (failed checks)"
+    grep -a '^not ok\|^Bail out!\|FAIL\|ERROR' "$f" | head -n 15
+  done
   exit 1
 fi

@@ -20,22 +20,19 @@ and its HTML report.  Then, in headless Chromium:
 Usage: browser.py BUILD_DIR CHROMIUM VIZVIEWER"""
 import json, os, socket, subprocess, sys, tempfile, time
 
+from tap import check, diag, finish  # tests/e2e/tap.py
+
 from playwright.sync_api import sync_playwright
 
 build, chromium, vizviewer = sys.argv[1:4]
-passed = failed = 0
 
 
-def check(cond, what):
-    global passed, failed
-    passed, failed = (passed + 1, failed) if cond else (passed, failed + 1)
-    print(("ok: " if cond else "FAIL: ") + what, flush=True)
 
 
 def run(cmd, **kw):
     r = subprocess.run(cmd, cwd=build, capture_output=True, text=True, timeout=300, **kw)
     if r.returncode != 0:
-        print(r.stdout[-3000:], r.stderr[-3000:])
+        diag(r.stdout[-3000:] + r.stderr[-3000:])
         raise SystemExit(f"FAIL: {' '.join(cmd)} exited {r.returncode}")
     return r
 
@@ -238,5 +235,4 @@ with sync_playwright() as p:
         kineto_trace(browser, f"{tmp}/kineto/rank-{r}.json", r)
     html_report(browser, f"{tmp}/report.html")
     browser.close()
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

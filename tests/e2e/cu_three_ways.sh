@@ -14,15 +14,14 @@
 # and SYNCHRONIZATION records, and those records carry what CUDA 13's CUPTI
 # fills in (cupti_activity.h).  Nothing here depends on times: finding
 # kinds at call-site lines and counts.
-# Skipped (77) where configure found no working nvcc.
+# Skipped where configure found no working nvcc.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 # each traced process below writes the one file named (docs/schema.md)
 export GPUTRACE_ONE_FILE=1
 lib="$b/.libs/libgputrace.so"
 if [ ! -x "$b/tests/apps/cu_scalar_read_static" ]; then
-  echo "skip: nvcc was not found at configure time, the .cu workloads were not built"
-  exit 77
+  skip_all "nvcc was not found at configure time, the .cu workloads were not built"
 fi
 
 # trace PROGRAM WAY DB: runs PROGRAM traced one way into DB; its exit status

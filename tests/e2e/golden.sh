@@ -9,6 +9,10 @@
 # on the machine's load, so any difference is a change of the report's.
 # The JSON report is made twice, by one worker and by two
 # (GPUTRACE_REPORT_JOBS), which must agree with one expected file.
+# A simulator fixture (a file "recording" beside its input, record.sh) is
+# also held to what its workload's header documents, timing verdicts
+# included (tests/data/golden/verdicts.py): the analyses' verdicts on
+# timing are asserted on these fixed recordings, not on live runs.
 # With --update, the expected outputs are written instead (an intended
 # change: review the diff before committing it); a fixture that has none
 # gets report.json, report.txt and chrome.json.
@@ -65,9 +69,9 @@ compare() {
   else
     bad "$1 differs from $(basename "$(dirname "$2")")/$(basename "$2") (- expected, + got; update.sh rewrites it)"
     diff -u --label "expected" --label "got" "$2" "$3" > "$3.diff"
-    head -n "$MAX_DIFF" "$3.diff"
+    note "$(head -n "$MAX_DIFF" "$3.diff")"
     n=$(wc -l < "$3.diff")
-    [ "$n" -le "$MAX_DIFF" ] || echo "... ($n lines of diff in all)"
+    [ "$n" -le "$MAX_DIFF" ] || note "... ($n lines of diff in all)"
   fi
 }
 
@@ -93,6 +97,18 @@ check_fixture() {
       compare "$what" "$g/$f/$o" "$got" "$([ "$jobs" = 2 ] && echo strict)"
     done
   done
+  [ -f "$g/$f/recording" ] && check_verdicts "$f" "$in"
+}
+
+# check_verdicts FIXTURE DB: the findings its workload documents, on the
+# report of its recording as built (verdicts.py's checks, counted with these)
+check_verdicts() {
+  json="$tmp/$1/verdicts.json"
+  if ! "$b/gputrace-report" --format json "$2" > "$json" 2> "$json.err"; then
+    bad "$1: the report exits 0 for its verdicts ($(head -n 3 "$json.err"))"
+    return
+  fi
+  top_builddir=$b tap_py python3 "$g/verdicts.py" "$g/$1" "$json" "$2" "$s"
 }
 
 if [ $# -gt 0 ]; then

@@ -8,7 +8,7 @@ venv=${GPUTRACE_HTA_VENV:-$b/hta-venv}
 (
   flock 9
   if ! "$venv/bin/python" -c "import hta, sys; sys.exit(hta.__version__ != '$HTA_VERSION')" 2>/dev/null; then
-    echo "installing holistictraceanalysis==$HTA_VERSION into $venv"
+    echo "# installing holistictraceanalysis==$HTA_VERSION into $venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check "holistictraceanalysis==$HTA_VERSION"
   fi

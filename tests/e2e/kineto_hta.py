@@ -22,14 +22,11 @@ The files are also checked against the conventions HTA and Perfetto read.
 Usage: kineto_hta.py BUILD_DIR SOURCE_DIR HTA_PYTHON"""
 import json, os, subprocess, sys, tempfile
 
+from tap import check, finish  # tests/e2e/tap.py
+
 build, src, hta_python = sys.argv[1:4]
-passed = failed = 0
 
 
-def check(cond, what):
-    global passed, failed
-    passed, failed = (passed + 1, failed) if cond else (passed, failed + 1)
-    print(("ok: " if cond else "FAIL: ") + what)
 
 
 HTA_SCRIPT = r"""
@@ -158,5 +155,4 @@ for name in ("overlapped", "allreduce_compute_stream"):
 # hide more than the compute stream does, which is nothing (0.0)
 a, b = overlap_of.get("overlapped", []), overlap_of.get("allreduce_compute_stream", [])
 check(a and b and min(a) > max(b) + 2, f"HTA sees the all-reduces on their own stream hidden, not on the compute stream ({a} vs {b})")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

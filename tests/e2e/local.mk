@@ -85,6 +85,8 @@ EXTRA_DIST += \
   tests/e2e/report_hostile.sh \
   tests/e2e/kineto_hta.sh \
   tests/e2e/report_workloads.py \
+  tests/e2e/workload_spec.py \
+  tests/e2e/tap.py \
   tests/e2e/report_twins.sh \
   tests/e2e/report_twins.py \
   tests/e2e/report_fuzz.py \

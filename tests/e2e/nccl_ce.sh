@@ -55,7 +55,7 @@ expect "ce_allgather: runs, every rank gathers the right data" "$?:$(grep -c 'do
 report "$tmp/ce" ce
 expect "the report reads it" $? 0
 summary "$tmp/ce.json" "$tmp/ce.chrome.json" "$tmp/ce.kineto" > "$tmp/ce.sum"
-cat "$tmp/ce.sum"
+note "$(cat "$tmp/ce.sum")"
 expect "on the copy engines: 4 copies of 4 MiB per rank and all-gather (one local, three to peers), no NCCL kernel; NCCL's plugin told nothing (NCCL 2.28 tells a v5 plugin nothing of CE collectives)" \
   "$(sed -n 1p "$tmp/ce.sum")" "copies=160 flags=0 nccl_kernels=0 plugin_ops=0"
 expect "the copies are communication: the ranks' comm time is their copies' time, on every rank" \
@@ -76,7 +76,7 @@ GPUSIM_NCCL_NVLS=1 "$gt" record -f -o "$tmp/mc" -- "$run" -n 4 "$app" > "$tmp/mc
 expect "ce_allgather with NVLS flags: runs" "$?:$(grep -c 'done$' "$tmp/mc.out")" "0:4"
 report "$tmp/mc" mc
 summary "$tmp/mc.json" "$tmp/mc.chrome.json" "$tmp/mc.kineto" > "$tmp/mc.sum"
-cat "$tmp/mc.sum"
+note "$(cat "$tmp/mc.sum")"
 expect "NVLS: two 4-byte flag copies per all-gather, named NCCL's" \
   "$(sed -n 1p "$tmp/mc.sum")" "copies=160 flags=80 nccl_kernels=0 plugin_ops=0"
 expect "NVLS: the flag copies are communication too, and no copy.pageable or host-sync finding is made of them" \

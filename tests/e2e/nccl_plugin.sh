@@ -3,8 +3,8 @@
 # - the tables NCCL 2.28 of the toolkit looks up are exported, and open;
 # - NCCL called where no wrapper sees it (the simulator linked statically,
 #   the tracer injected): its collectives in the report from NCCL's own
-#   records, with communicator and sequence matched across the ranks, and
-#   the planted straggler found;
+#   records, with communicator and sequence matched across the ranks (the
+#   planted straggler found from them: the golden tests, on a recording);
 # - where the wrappers see NCCL too, the plugin and the wrappers agree on
 #   every operation (function, count, sequence) of the NCCL workloads;
 # - the versions NCCL 2.25-2.27 ask for (v3, v4) record too;
@@ -31,7 +31,7 @@ if [ -n "$nccl" ]; then
   expect "the toolkit's NCCL asks for $newest, which we export" \
     "$(nm -D --defined-only "$lib" | awk '{ print $NF }' | grep -cx "$newest")" 1
 else
-  echo "skip: no libnccl.so.2 in the toolkit"
+  skip "the toolkit's NCCL asks for a version we export" "no libnccl.so.2 in the toolkit"
 fi
 # dlopen + dlsym as NCCL does (RTLD_NOW | RTLD_LOCAL), and the table's init
 # as NCCL 2.28 calls it: ncclSuccess, the events we want (Coll, P2p,
@@ -57,29 +57,10 @@ expect "... the communicator it was told of, recorded" \
 static="$b/tests/apps/straggler_static"
 expect "static workload: no dynamic NCCL symbol for a wrapper to take" \
   "$(nm -D "$static" | grep -c ' nccl')" 0
-# the straggler is timing: on a busy machine a rank can be descheduled and
-# the others fall behind the planted one.  As report_workloads.py does: up
-# to three runs, and a miss in every one is not asserted only when every
-# run was measurably perturbed (its fixed 1.5 ms kernels ran over 1.3x
-# their length)
-has_straggler() {
-  "$rep" --format json "$1" 2> /dev/null | python3 -c '
-import json, sys
-fs = json.load(sys.stdin)["findings"]
-sys.exit(0 if any(f["kind"] == "comm.straggler" and f["rank"] == 2 for f in fs) else 1)'
-}
-slowdown() {
-  q "$1" "select round(max(a) / 1500000.0, 2) from (select avg(g.end_ns - g.start_ns) as a from gpu_op g join string s
-          on s.process_id = g.process_id and s.id = g.name_id where s.value in ('fwd_kernel', 'bwd_kernel') group by s.value)"
-}
-found=0 slows=""
-for try in 1 2 3; do
-  "$gt" record -f -o "$tmp/st" -- "$run" -n 4 --timeout 60 "$static" > /dev/null 2>&1
-  if has_straggler "$tmp/st"; then found=1; break; fi
-  "$gt" expand "$tmp/st" > /dev/null 2>&1 # kernels a busy writer stored in bulk, as rows for the SQL
-  slows="$slows $(slowdown "$tmp/st")"
-done
-perturbed=$(echo "$slows" | awk '{ p = NF > 0; for (i = 1; i <= NF; i++) if ($i <= 1.3) p = 0; print p }')
+# (the planted straggler found from these records is timing, which the
+# machine's load changes: the golden tests check it on a saved recording,
+# tests/data/golden/sim-straggler_static)
+"$gt" record -f -o "$tmp/st" -- "$run" -n 4 --timeout 60 "$static" > /dev/null 2>&1
 "$rep" --format json "$tmp/st" > "$tmp/st.json" 2> "$tmp/st.err"
 expect "static: the wrappers saw no NCCL call" "$(q "$tmp/st" "select count(*) from collective")" 0
 expect "static: NCCL's plugin saw 48 all-reduces on each of 4 ranks" \
@@ -96,13 +77,6 @@ expect "static: the report says where they came from" \
 expect "static: the JSON report says so too" \
   "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["nccl_plugin"])' "$tmp/st.json")" \
   "{'ops': 192, 'joined': 0, 'alone': 192}"
-# (under the sanitizers every rank runs several times slower, and the
-# planted 15 ms is lost in the noise: as report_workloads.py, lenient there)
-if [ "$found" = 0 ] && { [ "${GT_SANITIZED:-0}" = 1 ] || [ "$perturbed" = 1 ]; }; then
-  echo "skip: the straggler not found, every run perturbed (kernels ran$slows x their length; sanitized: ${GT_SANITIZED:-0})"
-else
-  expect "static: the straggler (rank 2) found (kernels of the runs that missed it ran$slows x their length)" "$found" 1
-fi
 expect "static: kernel channels start and stop, on GPU and host clocks" \
   "$(q "$tmp/st" "select count(*) from nccl_kernel_ch where end_ns >= start_ns and gpu_end >= gpu_start and gpu_start > 0")" 192
 expect "process row: the plugin active, v5" "$(q "$tmp/st" "select group_concat(distinct nccl_plugin_status) from process")" "active (v5)"

@@ -17,6 +17,8 @@ Usage: report_twins.py BUILD_DIR [workload...]
 Prints one line per workload: predicted ms, measured ms, ratio."""
 import json, os, sqlite3, statistics, subprocess, sys, tempfile
 
+from tap import check, diag, finish, skip  # tests/e2e/tap.py
+
 build = sys.argv[1]
 only = sys.argv[2:]
 BAND = (0.5, 1.5)
@@ -55,15 +57,7 @@ def copy_model_ns(n, src, dst):
     mbps = 50000 if dev(src) and dev(dst) else 4000 if not dev(src) and not dev(dst) else \
         1000 if 1 in (src, dst) else 4000
     return 2000 + n * 1000 / mbps
-passed = failed = 0
 tmp = tempfile.mkdtemp()
-
-
-def check(cond, what):
-    global passed, failed
-    passed += bool(cond)
-    failed += not cond
-    print(("ok: " if cond else "FAIL: ") + what)
 
 
 def run(name, env, fix):
@@ -139,13 +133,12 @@ for name in only or list(TWINS):
         if inband or stretch > PERTURBED or name in KNOWN_OFF:
             break
         if attempt + 1 < ROUNDS:
-            print("again: " + what)
+            diag("again: " + what)
     if not inband and stretch > PERTURBED:
-        print("skip: " + what + ": runs perturbed")
+        skip(what, "runs perturbed")
         continue
     if name in KNOWN_OFF:
-        print(("known: " if not inband else "ok (known off, now in band): ") + what)
+        skip(what, "known off" + (", now in band" if inband else ""))
         continue
     check(inband, what)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -1,6 +1,9 @@
 # testlib.sh: what the end-to-end shell tests share: sourced, not run.
-# Counts checks; `finish` prints the closing "N passed, N failed" line and
-# sets the exit status.
+# Prints each check as the Test Anything Protocol has it, which automake's
+# TAP driver counts (Makefile.am): "ok N - what", "not ok N - what", "ok N -
+# what # SKIP why"; any other line of a test starts with "# " (`note`).
+# `finish` prints the plan, "1..N", at the end, then "# N passed, N failed",
+# and sets the exit status.
 # The sanitizer build preloads an instrumented library into instrumented
 # programs: the runtime's link-order check would refuse that.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0"
@@ -9,10 +12,37 @@ s=${top_srcdir:-.}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; fail=$((fail + 1)); }
+# one line each: a newline in a description would end the result there
+tap_line() {
+  case "$*" in
+    *"
+"*) printf '%s\n' "$*" | tr '\n' ' ' | sed 's/ $//'; echo ;;
+    *) printf '%s\n' "$*" ;;
+  esac
+}
+ok() { pass=$((pass + 1)); tap_line "ok $((pass + fail)) - $1"; }
+bad() { fail=$((fail + 1)); tap_line "not ok $((pass + fail)) - $1"; }
+# skip WHAT WHY: a check not made here, and why
+skip() { pass=$((pass + 1)); tap_line "ok $((pass + fail)) - $1 # SKIP $2"; }
+# skip_all WHY: the whole test cannot run here (an empty plan): exits
+skip_all() { tap_line "1..0 # SKIP $1"; exit 0; }
+# note TEXT...: a line for the reader, no result (each line of it)
+note() { printf '%s\n' "$*" | sed 's/^/# /'; }
 # expect WHAT GOT WANT
 expect() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1 (got '$2', want '$3')"; fi; }
+# tap_py COMMAND...: a Python checker that prints its checks through
+# tap.py, run in the middle of this test's: its checks numbered on from
+# these and counted with them (one plan for both, finish's)
+tap_py() {
+  rm -f "$tmp/tap_counts"
+  TAP_START=$((pass + fail)) TAP_COUNTS="$tmp/tap_counts" "$@"
+  tap_rc=$?
+  if [ -s "$tmp/tap_counts" ]; then
+    read -r tap_p tap_f < "$tmp/tap_counts"
+    pass=$((pass + tap_p)) fail=$((fail + tap_f))
+  fi
+  [ -s "$tmp/tap_counts" ] && [ "$tap_rc" -le 1 ] || bad "${2##*/} finished and counted its checks (exit $tap_rc)"
+}
 # db_of RUN: a file sqlite3 can query for RUN (gputrace record -o RUN, or
 # GPUTRACE_OUTPUT=RUN): RUN itself when it is a file; the one database of a
 # run directory; or its databases merged into one (gputrace merge, made
@@ -33,4 +63,4 @@ db_of() {
 }
 # q RUN SQL: the query on RUN's records (db_of)
 q() { sqlite3 "$(db_of "$1")" "$2"; }
-finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; }
+finish() { echo "1..$((pass + fail))"; echo "# $pass passed, $fail failed"; [ "$fail" -eq 0 ]; }

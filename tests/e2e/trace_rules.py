@@ -17,15 +17,12 @@ same in the Perfetto UI where Chromium runs):
 
 Usage: trace_rules.py CHROME_TRACE KINETO_FILE..."""
 import json, sys
+
+from tap import check, finish  # tests/e2e/tap.py
 from decimal import Decimal
 
-passed = failed = 0
 
 
-def check(cond, what):
-    global passed, failed
-    passed, failed = (passed + 1, failed) if cond else (passed, failed + 1)
-    print(("ok: " if cond else "FAIL: ") + what)
 
 
 def us(v):
@@ -118,5 +115,4 @@ for k in kinetos:
     check(all(k in names for k in rows), f"{k}: every row named ({sorted(r for r in rows if r not in names)[:3]})")
     gpu = {e["tid"] for e in ev if e.get("cat") == "kernel"}
     check(gpu and all(names.get((dev, s)) == f"stream {s}" for s in gpu), f"{k}: GPU rows named 'stream N'")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

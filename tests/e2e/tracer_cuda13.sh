@@ -5,7 +5,7 @@
 # as __cudaLaunchKernel (or __cudaLaunchKernel_ptsz with per-thread default
 # streams), not cudaLaunchKernel.  Each must be recorded with its stream,
 # joined to its CUPTI record and its kernel, and the program unchanged.
-# Skipped (77) where configure found no working nvcc.
+# Skipped where configure found no working nvcc.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 # each traced process below writes the one file named (docs/schema.md): the
@@ -13,8 +13,7 @@ set -u
 export GPUTRACE_ONE_FILE=1
 lib="$b/.libs/libgputrace.so"
 if [ ! -x "$b/tests/apps/cu_scalar_read" ]; then
-  echo "skip: nvcc was not found at configure time, the .cu workloads were not built"
-  exit 77
+  skip_all "nvcc was not found at configure time, the .cu workloads were not built"
 fi
 # 20 steps of 4 forward kernels, one EMA kernel on a side stream and a loss kernel
 launches=120

@@ -31,7 +31,7 @@ if readelf -d "$b/.libs/libgputrace.so" 2>/dev/null | grep -q 'NEEDED.*libasan';
 fi
 kills=${GPUTRACE_TEST_KILLS:-10}
 seed=${GPUTRACE_TEST_SEED:-$(date +%s)}
-echo "seed $seed"
+note "seed $seed"
 # the delays: after every rank has opened its file, 0.2-1.2 s
 delays=$(awk -v s="$seed" -v n="$((2 * kills))" 'BEGIN { srand(s); for (i = 0; i < n; i++) printf "%.2f\n", 0.2 + rand() }')
 
@@ -95,11 +95,14 @@ for d in $delays; do
   # run at a load average of 54)
   for again in 1 2; do
     grep -q '^slow:' "$tmp/verdict" || break
-    echo "note: $(cat "$tmp/verdict"); tried again"
+    note "$(cat "$tmp/verdict"); tried again"
     one_kill $n "$d"
   done
-  cat "$tmp/verdict"
-  if grep -q '^ok:' "$tmp/verdict"; then pass=$((pass + 1)); else fail=$((fail + 1)); cat "$tmp/m"; fi
+  verdict=$(cat "$tmp/verdict")
+  case "$verdict" in
+    "ok: "*) ok "${verdict#ok: }" ;;
+    *) bad "$verdict"; note "$(cat "$tmp/m")" ;;
+  esac
   i=$((i + 1))
 done
 finish

@@ -51,7 +51,7 @@ same() {
 for kind in sim real; do
   plugin="$libs/libload_plugin_$kind.so" outer="$libs/libload_outer_$kind.so"
   if [ ! -e "$plugin" ]; then
-    echo "skip: $kind: the toolkit's libcudart and libnccl were not found at configure time"
+    skip "$kind: plugins loaded every way" "the toolkit's libcudart and libnccl were not found at configure time"
     continue
   fi
   # The repro of the issue: a plugin opened RTLD_LOCAL, linked against the
@@ -80,7 +80,7 @@ for kind in sim real; do
   # (A sanitizer build's program cannot dlmopen at all: the new namespace
   # gets a second sanitizer runtime, which aborts, traced or not.)
   if "$app" dlmopen "$plugin" 2>&1 | grep -q 'ASan cannot proceed'; then
-    echo "skip: $kind dlmopen: the sanitizer runtime cannot be loaded into a second namespace"
+    skip "$kind dlmopen(LM_ID_NEWLM)" "the sanitizer runtime cannot be loaded into a second namespace"
   else
     same "$kind dlmopen(LM_ID_NEWLM): unchanged, unrecorded" - "$app" dlmopen "$plugin"
   fi
@@ -174,7 +174,7 @@ if command -v python3 > /dev/null; then
       "cudaStreamCreate cudaStreamSynchronize cudaDeviceSynchronize ncclGroupStart ncclGroupEnd"
   fi
 else
-  echo "skip: python3 not found"
+  skip "python ctypes" "python3 not found"
 fi
 
 finish

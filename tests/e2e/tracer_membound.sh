@@ -40,7 +40,7 @@ expect "every call stored or counted ($stored stored, $dropped dropped, $made ma
 bound=64
 if readelf -d "$lib" 2>/dev/null | grep -q 'NEEDED.*libasan'; then bound=88; fi
 added=$(( $(hwm "$tmp/out") - $(hwm "$tmp/plain") ))
-echo "peak resident memory: traced $(hwm "$tmp/out") KiB, untraced $(hwm "$tmp/plain") KiB: $((added / 1024)) MiB added"
+note "peak resident memory: traced $(hwm "$tmp/out") KiB, untraced $(hwm "$tmp/plain") KiB: $((added / 1024)) MiB added"
 expect "the tracer's memory, every buffer full, within $bound MiB ($((added / 1024)) MiB)" "$(( added <= bound * 1024 ))" 1
 
 # every call a row (GPUTRACE_BULK_AFTER as high as it goes), a thread
@@ -59,7 +59,7 @@ expect "rows: every call stored or counted ($rows rows, $dropped dropped, $made 
   "$(( ${rows:-0} + ${dropped:-0} ))" "$made"
 expect "rows: the calls are rows, not blocks" "$(q "$db" "select count(*) from api_call_block")" 0
 added=$(( $(hwm "$tmp/out1") - $(hwm "$tmp/plain1") ))
-echo "every call a row: $rows rows, $((added / 1024)) MiB added"
+note "every call a row: $rows rows, $((added / 1024)) MiB added"
 expect "rows: the tracer's memory, the end's work included, within $bound MiB ($((added / 1024)) MiB)" \
   "$(( added <= bound * 1024 ))" 1
 expect "rows: past 131,072 rows no index is sorted at the end ($rows rows)" \

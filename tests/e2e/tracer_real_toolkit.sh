@@ -6,14 +6,13 @@
 # untraced (output, each result, errno, exit status), CUPTI must decline
 # in one line, and every wrapped call must be recorded with its real
 # result.  On a machine with a GPU the calls succeed and the comparison
-# still holds.  Skipped (77) where the toolkit ships no libcudart, libnccl
+# still holds.  Skipped where the toolkit ships no libcudart, libnccl
 # or libcuda stub.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 app="$b/tests/apps/real_toolkit"
 if [ ! -x "$app" ]; then
-  echo "skip: the toolkit's libcudart, libnccl and libcuda stub were not found at configure time"
-  exit 77
+  skip_all "the toolkit's libcudart, libnccl and libcuda stub were not found at configure time"
 fi
 
 # no driver installed: the toolkit's stub of libcuda stands in (it fails
@@ -59,7 +58,7 @@ if [ -n "$nccl_lib" ] && command -v nm > /dev/null; then
   expect "the NCCL 2.28 entry points are among the wrapped ones" \
     "$(grep -c -x 'ncclCommInitRankScalable\|ncclCommShrink\|ncclGroupSimulateEnd\|ncclRedOpCreatePreMulSum\|ncclRedOpDestroy\|ncclMemAlloc\|ncclMemFree\|ncclCommRegister\|ncclCommDeregister\|ncclCommWindowRegister\|ncclCommWindowDeregister\|ncclCommGetAsyncError\|ncclCommFinalize\|ncclCommRevoke' "$tmp/wrapped_nccl")" 14
 else
-  echo "skip: no nm, or the program's libnccl not found by ldd"
+  skip "the program's libnccl" "no nm, or the program's libnccl not found by ldd"
 fi
 
 # A program nvcc built against the real runtime: its <<<>>> launch reaches
@@ -69,12 +68,12 @@ fi
 # driver loads nothing).  Either way the program must not change.
 for build in shared static; do
   cu="$b/tests/apps/cu_real_launch_$build"
-  [ -x "$cu" ] || { echo "skip: nvcc's $build build was not made (no nvcc at configure time)"; continue; }
+  [ -x "$cu" ] || { skip "nvcc $build build" "not made (no nvcc at configure time)"; continue; }
   if [ "${GT_SANITIZED:-0}" = 1 ]; then
     # nvcc's program is not instrumented: the sanitizer runtime, loaded
     # after its libraries as the preloaded tracer's dependency, cannot start
     # (it looks up the dynamic linker's symbols with RTLD_NEXT)
-    echo "skip: nvcc's $build build under the sanitizer build's tracer"
+    skip "nvcc $build build" "not under the sanitizer build's tracer"
     continue
   fi
   "$cu" > "$tmp/cu.$build.untraced" 2>&1

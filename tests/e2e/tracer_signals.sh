@@ -53,7 +53,7 @@ expect "_exit(7) in a SIGTERM handler: the calls before the signal are stored" \
 hung=0 lost=0
 "$app" term_exit_locked > /dev/null 2>&1
 if [ $? -ne 7 ]; then
-  echo "skip: malloc is not glibc's here (a sanitizer build): no SIGTERM inside malloc_stats"
+  skip "SIGTERM inside malloc_stats" "malloc is not glibc's here (a sanitizer build)"
 else
   for i in 1 2 3 4 5; do
     rm -f "$tmp/tl.db"*
@@ -106,7 +106,7 @@ traced "$tmp/sg.db" "$app" segv
 field() { sed -n "s/.* $1: \([0-9.]*\).*/\1/p" "$2"; }
 expect "handled faults: results as untraced" "$(grep '^faults' "$tmp/out" | sed 's/ seconds.*//')" \
   "$(grep '^faults' "$tmp/untraced" | sed 's/ seconds.*//')"
-echo "2,000 handled faults: untraced $(field seconds "$tmp/untraced") s, traced $(field seconds "$tmp/out") s"
+note "2,000 handled faults: untraced $(field seconds "$tmp/untraced") s, traced $(field seconds "$tmp/out") s"
 expect "2,000 handled faults traced: the thread slept in under 100 of them ($(field waits "$tmp/out") times; untraced $(field waits "$tmp/untraced"))" \
   "$(( $(field waits "$tmp/out") < 100 ))" 1
 

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""verdicts.py FIXTURE_DIR REPORT_JSON DB SOURCE_DIR: the findings a
+simulator fixture's workload documents (its header's expect/allow lines,
+tests/e2e/workload_spec.py), checked on the report of the saved recording,
+timing verdicts included: cost ranges, iterations, and the findings about
+relative timing (straggler, exposed communication, idle GPU, ...), which a
+live run cannot assert on a loaded machine, are fixed here.  Some fixtures
+have checks of their own besides (EXTRA below: what crossrank.py and
+report_workloads.py asserted live until they moved here).
+
+FIXTURE_DIR/recording says how the recording was made (record.sh writes
+it): workload (the header, "-" for none), binary, ranks, steps, env, args.
+Prints TAP (tests/e2e/tap.py); golden.sh runs it inside its own checks."""
+import json, os, shutil, sqlite3, subprocess, sys, tempfile
+
+fixture_dir, report_json, db, src = sys.argv[1:5]
+sys.path.insert(0, os.path.join(src, "tests", "e2e"))
+from workload_spec import spec_of, findings_verdicts  # noqa: E402
+from tap import check, finish  # noqa: E402
+
+name = os.path.basename(os.path.normpath(fixture_dir))
+build = os.environ.get("top_builddir", ".")
+
+
+def recording():
+    rec = {}
+    for line in open(os.path.join(fixture_dir, "recording")):
+        if "=" in line:
+            k, v = line.rstrip("\n").split("=", 1)
+            rec[k] = v
+    return rec
+
+
+def report(dbfile, *extra):
+    out = subprocess.run([os.path.join(build, "gputrace-report"), "--format", "json", *extra, dbfile],
+                         capture_output=True, text=True)
+    return json.loads(out.stdout) if out.returncode in (0, 3) and out.stdout else None
+
+
+def stragglers(d):
+    return [f.get("straggler_rank") for f in d["findings"] if f["kind"] == "comm.straggler"]
+
+
+def lazy_of(d):
+    """{(rank, peer rank): first call ns} of the comm.lazy_connect findings."""
+    return {(f["rank"], f["peer_rank"]): f["first_call_ns"] for f in d["findings"] if f["kind"] == "comm.lazy_connect"}
+
+
+def bubbles(d):
+    return {s["rank"]: s["bubble_ns"] for s in d.get("p2p", {}).get("stages", [])}
+
+
+def multi_gpu(d):
+    """A process that drives two GPUs: a summary row per GPU, each GPU's
+    busy time its own (GPU 1 busy a sixth of what GPU 0 is), the union at
+    least either; GPU 1's idle found on its own, more than GPU 0's."""
+    r = d["ranks"][0]
+    devs = {x["device"]: x for x in r.get("devices", [])}
+    ok = set(devs) == {0, 1} and all(x["gpu_busy_ns"] <= r["gpu_busy_ns"] for x in devs.values())
+    ok = ok and devs[1]["gpu_busy_ns"] < 0.75 * devs[0]["gpu_busy_ns"]
+    idle = {f.get("device"): f.get("gpu_idle_ns", 0) for f in d["findings"] if f["kind"] == "gpu.idle"}
+    ok = ok and 1 in idle and idle.get(0, 0) < idle[1]
+    check(ok, f"{name}: a summary row per GPU, each its own busy time ({[(k, v['gpu_busy_ns']) for k, v in devs.items()]},"
+              f" union {r['gpu_busy_ns']}; gpu.idle on GPUs {sorted(idle.items())})")
+
+
+def overlapped_shifted(d):
+    """Rank 1 on a host of its own whose clock runs 5 ms ahead: aligned
+    from the collectives, and no false straggler (crossrank.py's live run
+    checks the rest)."""
+    hosts = {h["host"]: h for h in d.get("clock_alignment", {}).get("hosts", [])}
+    b = hosts.get("simhost-b", {})
+    check(d.get("clock_alignment", {}).get("hosts_total") == 2 and b.get("aligned") and b.get("ranks") == "1",
+          f"{name}: simhost-b (rank 1) aligned to the reference host ({sorted(hosts)}, {b})")
+    check(abs(b.get("offset_ns", 0) - 5000000) < 1000000 and 0 <= b.get("residual_ns", -1) < 1000000,
+          f"{name}: its offset 5 ms +- 1 ({b.get('offset_ns', 0) / 1e6:.3f} ms), residual under 1 ms"
+          f" ({b.get('residual_ns', -1) / 1e6:.3f} ms)")
+    check(not stragglers(d), f"{name}: no false comm.straggler on the shifted rank ({stragglers(d)})")
+
+
+def straggler_shifted(d):
+    """A real straggler (rank 2, 15 ms late) on a host whose clock runs
+    14 ms behind, which hides most of its lead from the realtime clocks:
+    found as on true clocks (the recording with the shift taken back out of
+    its clock offset)."""
+    tmp = tempfile.mkdtemp()
+    try:
+        fixed = os.path.join(tmp, "truth.db")
+        shutil.copy(db, fixed)
+        with sqlite3.connect(fixed) as con:
+            con.execute("update process set clock_offset_ns = clock_offset_ns + 14000000 where host = 'simhost-c'")
+        t = report(fixed)
+    finally:
+        shutil.rmtree(tmp, True)
+    truth = stragglers(t) if t else None
+    check(truth == [2] and stragglers(d) == truth,
+          f"{name}: the straggler on a host 14 ms behind found as on true clocks ({stragglers(d)} vs {truth})")
+
+
+def pipeline(d):
+    """Lazy connections: the first-connection cost found once for each
+    rank and neighbour, each first call blocked about the simulated set-up
+    (20 ms), its blocked time charged to the finding."""
+    lazy = lazy_of(d)
+    want = {(0, 1), (1, 0), (1, 2), (2, 1), (2, 3), (3, 2)}
+    check(set(lazy) == want and len(lazy) == len([f for f in d["findings"] if f["kind"] == "comm.lazy_connect"]),
+          f"{name}: the first-connection cost found once for each rank and neighbour ({sorted(lazy)})")
+    check(all(15e6 <= v <= 2e9 for v in lazy.values()),
+          f"{name}: each first call blocked about as long as the simulated set-up, 20 ms"
+          f" ({sorted(v // 10**6 for v in lazy.values())} ms)")
+    lz = [f for f in d["findings"] if f["kind"] == "comm.lazy_connect"]
+    cost, blocked = sum(f["cost_ns"] for f in lz), sum(f.get("host_blocked_ns", 0) for f in lz)
+    check(blocked > 0 and 0.5 * blocked <= cost <= blocked,
+          f"{name}: the first calls' blocked time is charged to comm.lazy_connect ({cost // 10**6} of {blocked // 10**6} ms)")
+    check(all(s > 0 for s in bubbles(d).values()) and len(bubbles(d)) == 4, f"{name}: bubble time per stage")
+    check(not any(f["kind"] in ("comm.mismatch", "comm.hang", "comm.straggler") for f in d["findings"]),
+          f"{name}: no mismatch, hang or straggler among the point-to-point operations")
+
+
+def pipeline_connected(d):
+    """The twin connected at initialisation: no first call blocks for a
+    set-up, and the steady state's bubbles show the slow stage (2), which
+    waits for nobody, and the stage after it, which waits."""
+    slow = [r for r, v in lazy_of(d).items() if v >= 15e6]
+    check(not slow, f"{name}: no first call blocks for a set-up ({slow})")
+    st = bubbles(d)
+    check(len(st) == 4 and min(st, key=st.get) == 2 and st[3] >= 15e6,
+          f"{name}: the slow stage has the least bubble time, the stage after it waits"
+          f" ({[(r, v // 10**6) for r, v in sorted(st.items())]} ms)")
+
+
+def straggler_static(d):
+    """NCCL called where no wrapper sees it: its profiler plugin's records
+    stand as the collectives, and the planted straggler (rank 2) is found
+    from them.  (Not the straggler workload's whole header: linked
+    statically, its loss reads in the drain are found as sync.scalar_read,
+    which the dynamically linked one's are not.)"""
+    check(stragglers(d) == [2], f"{name}: the straggler, rank 2, found from the plugin's records ({stragglers(d)})")
+    check(d.get("nccl_plugin", {}).get("alone") == d.get("nccl_plugin", {}).get("ops", -1) > 0,
+          f"{name}: every collective from NCCL's plugin alone ({d.get('nccl_plugin')})")
+
+
+EXTRA = {"multi_gpu": multi_gpu, "overlapped_shifted": overlapped_shifted, "straggler_shifted": straggler_shifted,
+         "pipeline": pipeline, "pipeline_grouped": pipeline, "pipeline_connected": pipeline_connected,
+         "straggler_static": straggler_static}
+
+
+def main():
+    rec = recording()
+    d = json.load(open(report_json))
+    if rec.get("workload", "-") != "-":
+        _, expects, allowed = spec_of(src, rec["workload"])
+        check(expects or allowed, f"{name}: {rec['workload']}'s header documents its findings")
+        for ok, what in findings_verdicts(name, d, expects, allowed, live=False, steps=int(rec["steps"])):
+            check(ok, what)
+    extra = EXTRA.get(name.removeprefix("sim-"))
+    if extra:
+        extra(d)
+    finish()
+
+
+main()
