@@ -32,13 +32,13 @@ data = os.path.join(s, "tests", "data", "traces")
 CASES = int(os.environ.get("FUZZ_CASES", "100"))
 tmp = tempfile.mkdtemp()
 rnd = random.Random(23)
-passed = failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py: TAP lines for automake's driver
+
 
 
 def bad(what):
-    global failed
-    failed += 1
-    print("FAIL:", what)
+    tap.check(False, what)
 
 
 def run(args, what):
@@ -54,7 +54,6 @@ def run(args, what):
 
 
 def case(path, what):
-    global passed
     out = os.path.join(tmp, "out.db")
     p = run([os.path.join(b, "gputrace"), "import", "-q", "-f", "-o", out, path], what)
     if p is None:
@@ -69,7 +68,7 @@ def case(path, what):
         return
     if run([os.path.join(b, "gputrace-report"), path], what + " (report on the trace)") is None:
         return
-    passed += 1
+    tap.check(True, what)
 
 
 def json_text(name):
@@ -218,5 +217,4 @@ if peak_mib > 200:
     bad("an import or report took %.0f MiB" % peak_mib)
 
 shutil.rmtree(tmp, ignore_errors=True)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tap.finish()

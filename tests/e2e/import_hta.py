@@ -20,6 +20,9 @@ compared over HTA's span, and the span difference is checked to be the
 syncs'.  HTA reads times as whole microseconds (the ns decimals of newer
 traces are cut), which moves its figures by a few tenths of a point on
 traces of short kernels."""
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py: TAP lines for automake's driver
 import gzip
 import json
 import os
@@ -30,13 +33,10 @@ import tempfile
 
 build, src, hta_python = sys.argv[1:4]
 data = os.path.join(src, "tests", "data", "traces")
-passed = failed = 0
 
 
 def check(cond, what):
-    global passed, failed
-    passed, failed = (passed + 1, failed) if cond else (passed, failed + 1)
-    print(("ok: " if cond else "FAIL: ") + what)
+    return tap.check(cond, what)
 
 
 HTA_SCRIPT = r"""
@@ -126,5 +126,4 @@ for name, files in cases:
                   "%s: rank %d idle share: HTA %.2f%%, gputrace %.2f%%, HTA's cuda_sync events %.2f%% of the span"
                   % (name, rk["rank"], hta_i, ours_i, most))
 shutil.rmtree(tmp, ignore_errors=True)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tap.finish()

@@ -36,19 +36,15 @@ b, s = sys.argv[1], sys.argv[2]
 gt, rep = os.path.join(b, "gputrace"), os.path.join(b, "gputrace-report")
 data = os.path.join(s, "tests", "data", "traces")
 nsys_src = os.path.join(data, "pipit-nsys", "saxpy-mpi-cuda_nsys_perlmutter0.sqlite")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py: TAP lines for automake's driver
+
 tmp = tempfile.mkdtemp()
-passed = failed = 0
 ESC = "\x1b]0;pwned\x07\x1b[31m"  # a title set, a bell, a colour
 
 
 def check(what, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok:", what)
-    else:
-        failed += 1
-        print("FAIL:", what, detail)
+    return tap.check(cond, what if cond or detail == "" else "%s %s" % (what, detail))
 
 
 def run(args, env=None):
@@ -374,5 +370,4 @@ check("an input whose name is invalid UTF-8: the HTML page is valid UTF-8, U+FFF
 peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 check("no import or report took more than 300 MiB", peak < 300, "(%.0f MiB)" % peak)
 shutil.rmtree(tmp, ignore_errors=True)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tap.finish()

@@ -18,6 +18,9 @@ Kineto carries no call sites and no event handles on calls, so:
   joins the others).  docs/import.md says so.
 The import is also made with every record in bulk blocks
 (GPUTRACE_BULK_AFTER=0), which must not change the report."""
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py: TAP lines for automake's driver
 import collections
 import json
 import os
@@ -28,16 +31,13 @@ import tempfile
 
 build, src = sys.argv[1], sys.argv[2]
 tmp = tempfile.mkdtemp()
-passed = failed = 0
 EXACT = {"sync.implicit", "sync.device_wide", "sync.no_consumer", "copy.serialized", "comm.same_stream",
          "comm.straggler", "gpu.idle"}
 GROUPED = {"copy.pageable", "sync.scalar_read", "sync.redundant", "comm.exposed"}
 
 
 def check(cond, what):
-    global passed, failed
-    passed, failed = (passed + 1, failed) if cond else (passed, failed + 1)
-    print(("ok: " if cond else "FAIL: ") + what)
+    return tap.check(cond, what)
 
 
 def by_kind(d):
@@ -114,5 +114,4 @@ for app in ("train_demo", "pageable_upload", "scalar_read", "device_sync", "seri
                   "%s: %s found again, at least as often: %s, read back %s" % (app, k, ka.get(k), kb.get(k)))
         else:
             check(False, "%s: %s is a kind this test does not know: %s, read back %s" % (app, k, ka.get(k), kb.get(k)))
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tap.finish()

@@ -16,18 +16,14 @@ import tempfile
 
 build, src = sys.argv[1], sys.argv[2]
 data = os.path.join(src, "tests", "data", "traces")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py: TAP lines for automake's driver
+
 tmp = tempfile.mkdtemp()
-passed = failed = 0
 
 
 def check(what, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok:", what)
-    else:
-        failed += 1
-        print("FAIL:", what, detail)
+    return tap.check(cond, what if cond or detail == "" else "%s %s" % (what, detail))
 
 
 def expect(what, got, want):
@@ -371,5 +367,4 @@ expect("nsys: one process per traced process of the export, each its own rank an
 rep2 = report(db2)
 expect("nsys: each process's pageable copies found", sum(f["count"] for f in findings(rep2, "copy.pageable")), 2 * npg)
 
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tap.finish()

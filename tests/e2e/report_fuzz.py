@@ -38,18 +38,17 @@ VALUES = ["NULL", "0", "-1", "1", "2", "7", "65535", "65536", "2147483647", "-21
           "zeroblob(56)", "zeroblob(72)", "zeroblob(3)", "x'" + "ff" * 72 + "'"]
 
 tmp = tempfile.mkdtemp()
-passed = failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py: TAP lines for automake's driver
+
 
 
 def ok(what):
-    global passed
-    passed += 1
+    tap.check(True, what)
 
 
 def bad(what):
-    global failed
-    failed += 1
-    print("FAIL:", what)
+    tap.check(False, what)
 
 
 def fresh(path):
@@ -216,5 +215,4 @@ for i, t in enumerate(sorted(tables)):
         bad(f"schema case: expand ran a trigger planted on {t}: {n} rows")
 
 shutil.rmtree(tmp)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+tap.finish()

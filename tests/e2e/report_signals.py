@@ -17,14 +17,14 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py: its checks numbered after report_tmpfiles.sh's (tap_py)
+
 rep, tmp, export = sys.argv[1:4]
-failures = 0
 
 
 def check(what, cond, detail=""):
-    global failures
-    print(("ok: " if cond else "FAIL: ") + what + ("" if cond else " (%s)" % (detail,)))
-    failures += not cond
+    return tap.check(cond, what + ("" if cond else " (%s)" % (detail,)))
 
 
 def wait_for(cond, seconds=60):
@@ -75,4 +75,4 @@ for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     check(name + ": the report dies of it", rc == -sig, rc)
     check(name + ": nothing left in TMPDIR", os.listdir(tmpdir) == [], os.listdir(tmpdir))
     check(name + ": no Kineto file, whole or in part", os.listdir(kdir) == [], os.listdir(kdir))
-sys.exit(1 if failures else 0)
+tap.finish()
