@@ -7,6 +7,11 @@
 # The sanitizer build preloads an instrumented library into instrumented
 # programs: the runtime's link-order check would refuse that.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0"
+# automake's TAP driver leaves its own descriptors open in the test (3, 4
+# and 5: its log and a pipe): closed, so that the programs under test start
+# with the descriptors a shell gives them (tracer_files.sh dup2s over the
+# tracer's first one, 3, which must be free for it)
+for fd in 3 4 5 6 7 8 9; do eval "exec $fd>&-"; done
 b=${top_builddir:-.}
 s=${top_srcdir:-.}
 tmp=$(mktemp -d)
