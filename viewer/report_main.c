@@ -274,6 +274,70 @@ static void inputs_free(struct inputs *in)
     gt_rundir_free(in->skipped, (int)in->nskipped);
 }
 
+/* Two runs recorded into one directory: the latest is reported, and said
+ * so in one line. */
+static void warn_other_runs(const struct model *m)
+{
+    if (!m->nother_runs)
+        return;
+    char others[400] = "", line[sizeof others + sizeof m->run_id + 200], shown[4 * sizeof line];
+    for (size_t i = 0, l = 0; i < m->nother_runs; i++, l = strlen(others))
+        if (l + strlen(m->other_runs[i]) + 2 + 5 < sizeof others) {
+            snprintf(others + l, sizeof others - l, "%s%s", i ? ", " : "", m->other_runs[i]);
+        } else {
+            snprintf(others + l, sizeof others - l, ", ...");
+            break;
+        }
+    snprintf(line, sizeof line, "warning: the inputs hold %zu runs: this report is of the latest, %s; not of %s"
+             " (--run ID reports another)", m->nother_runs + 1, m->run_id, others);
+    fprintf(stderr, "gputrace-report: %s\n", term_text(line, shown, sizeof shown));
+}
+
+/* The Chrome trace finished and put in place (out_file.h: only when
+ * whole), or one line why not (open_errno: why it could not be opened,
+ * when ct is NULL); where it is said in a text report.  0, or -1. */
+static int close_chrome_trace(const char *trace, struct chrome_trace *ct, int open_errno, const struct model *m,
+                              struct findings *fs, struct coll_spill *spill, int text)
+{
+    long n = -1;
+    int why = open_errno;
+    if (ct) {
+        n = chrome_trace_close(ct, m, fs, spill);
+        why = errno;
+        if (n >= 0 && out_file_commit(trace) != 0) {
+            n = -1;
+            why = errno;
+        }
+    }
+    if (n < 0) {
+        char *shown = malloc(4 * strlen(trace) + 16);
+        fprintf(stderr, "gputrace-report: cannot write %s: %s\n",
+                shown ? term_text(trace, shown, 4 * strlen(trace) + 16) : "the Chrome trace", strerror(why));
+        free(shown);
+        return -1;
+    }
+    if (text)
+        printf("\nChrome trace: %s (%ld events); open it at https://ui.perfetto.dev or chrome://tracing\n", trace, n);
+    return 0;
+}
+
+/* --fail-on: 3, after one line naming every kind asked for that was found
+ * (in the order of --help), or 0. */
+static int fail_on_found(const struct findings *fs, const int *fail_on)
+{
+    int found[F_KIND_COUNT] = { 0 }, rc = 0;
+    for (size_t i = 0; i < fs->n; i++)
+        found[fs->v[i].kind] |= fail_on[fs->v[i].kind];
+    for (int kind = 0; kind < F_KIND_COUNT; kind++)
+        if (found[kind]) {
+            fprintf(stderr, "%s%s", rc ? ", " : "gputrace-report: found ", finding_names[kind]);
+            rc = 3;
+        }
+    if (rc)
+        fputs(" (--fail-on)\n", stderr);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     /* A fixed, low mmap threshold: glibc otherwise raises it (and its trim
@@ -357,19 +421,7 @@ int main(int argc, char **argv)
     }
     m.skipped = in.skipped;
     m.nskipped = in.nskipped;
-    if (m.nother_runs) { /* two runs recorded into one directory: the latest is reported, and said so */
-        char others[400] = "", line[sizeof others + sizeof m.run_id + 200];
-        for (size_t i = 0, l = 0; i < m.nother_runs; i++, l = strlen(others))
-            if (l + strlen(m.other_runs[i]) + 2 + 5 < sizeof others) {
-                snprintf(others + l, sizeof others - l, "%s%s", i ? ", " : "", m.other_runs[i]);
-            } else {
-                snprintf(others + l, sizeof others - l, ", ...");
-                break;
-            }
-        snprintf(line, sizeof line, "warning: the inputs hold %zu runs: this report is of the latest, %s; not of %s"
-                 " (--run ID reports another)", m.nother_runs + 1, m.run_id, others);
-        fprintf(stderr, "gputrace-report: %s\n", term_text(line, shown, sizeof shown));
-    }
+    warn_other_runs(&m);
     char **kineto_files = kineto ? kineto_paths(kineto, &m, err, sizeof err) : NULL;
     if (refuse_overwrites(&named, &m, trace, html, kineto_files) != 0) {
         kineto_paths_free(kineto_files, m.nprocs);
@@ -435,24 +487,8 @@ int main(int argc, char **argv)
         import_notes_text(stdout, &m);
     if (imported > 0)
         rc = 1; /* a trace cut short: its import said so on stderr */
-    if (trace) {
-        long n = -1;
-        if (ct) { /* put in place only when whole (out_file.h) */
-            n = chrome_trace_close(ct, &m, &fs, &spill);
-            trace_errno = errno;
-            if (n >= 0 && out_file_commit(trace) != 0) {
-                n = -1;
-                trace_errno = errno;
-            }
-        }
-        if (n < 0) {
-            fprintf(stderr, "gputrace-report: cannot write %s: %s\n", term_text(trace, shown, sizeof shown),
-                    strerror(trace_errno));
-            rc = 1;
-        } else if (!strcmp(format, "text")) {
-            printf("\nChrome trace: %s (%ld events); open it at https://ui.perfetto.dev or chrome://tracing\n", trace, n);
-        }
-    }
+    if (trace && close_chrome_trace(trace, ct, trace_errno, &m, &fs, &spill, !strcmp(format, "text")) != 0)
+        rc = 1;
     if (html && html_report_write(html, &m, &s, &fs, &spill, err, sizeof err) != 0) {
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
         rc = 1;
@@ -478,18 +514,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "gputrace-report: %s\n", term_text(m.damaged, shown, sizeof shown));
         rc = 1;
     }
-    if (any_fail_on && !rc) { /* every kind asked for that was found, in the order of --help */
-        int found[F_KIND_COUNT] = { 0 };
-        for (size_t i = 0; i < fs.n; i++)
-            found[fs.v[i].kind] |= fail_on[fs.v[i].kind];
-        for (int kind = 0; kind < F_KIND_COUNT; kind++)
-            if (found[kind]) {
-                fprintf(stderr, "%s%s", rc ? ", " : "gputrace-report: found ", finding_names[kind]);
-                rc = 3;
-            }
-        if (rc)
-            fputs(" (--fail-on)\n", stderr);
-    }
+    if (any_fail_on && !rc)
+        rc = fail_on_found(&fs, fail_on);
     struct timespec cpu;
     if (getenv("GPUTRACE_REPORT_JOBS") && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
         /* on idle CPUs, the report takes about their sum (this thread waits while the workers work) */
