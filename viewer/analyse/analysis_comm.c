@@ -293,10 +293,11 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
             f->confidence = "medium";
         f->wait_ns = st.waits[pi] < 9e18 ? (int64_t)st.waits[pi] : INT64_MAX;
         snprintf(f->callsite, sizeof f->callsite, "(whole process)");
-        snprintf(f->extra_json, sizeof f->extra_json,
-                 "\"straggler_rank\": %d, \"collectives\": %lld, \"clearly_last\": %lld, \"wait_share\": %.3f",
-                 m->procs[pi].rank, (long long)st.full, (long long)st.clear[pi],
-                 st.total_wait > 0 ? st.waits[pi] / st.total_wait : 0.0);
+        f->facts.has |= FACT_STRAGGLER;
+        f->facts.straggler_rank = m->procs[pi].rank;
+        f->facts.collectives = st.full;
+        f->facts.clearly_last = st.clear[pi];
+        f->facts.wait_share = st.total_wait > 0 ? st.waits[pi] / st.total_wait : 0.0;
         snprintf(f->message, sizeof f->message,
                  "rank %d reached %lld of %s last (%lld by more than %.1f ms); the other ranks waited %.2f ms for it",
                  m->procs[pi].rank, (long long)st.last_count[pi], count_text(st.full, "collective", "collectives").s,
@@ -398,8 +399,12 @@ static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
             got = &v[b];
     f->wait_ns = 0;
     model_callsite(m, &m->procs[first_proc], got->site, f->callsite, sizeof f->callsite);
-    snprintf(f->extra_json, sizeof f->extra_json, "\"comm_id\": %lld, \"seq\": %lld, \"ranks\": [%s]",
-             (long long)v[0].comm, (long long)v[0].seq, ranks);
+    f->facts.has |= FACT_COMM | FACT_SEQ;
+    f->facts.comm_id = v[0].comm;
+    f->facts.seq = v[0].seq;
+    for (size_t b = 0; b < n; b++)
+        if (!same_call(want, &v[b]))
+            finding_add_rank(&f->facts, m->procs[v[b].proc].rank);
     snprintf(f->message, sizeof f->message,
              "collective %lld of communicator %llx: rank(s) %s called %s(count %lld, type %d) where the others called %s(count %lld, type %d)",
              (long long)v[0].seq, (unsigned long long)v[0].comm, ranks, model_api_name(m, got->api), (long long)got->count,
@@ -441,9 +446,15 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
         charge_add(fp->fs, f, v[k].proc, v[k].start, p->end);
     }
     model_callsite(m, &m->procs[v[0].proc], v[0].site, f->callsite, sizeof f->callsite);
-    snprintf(f->extra_json, sizeof f->extra_json,
-             "\"comm_id\": %lld, \"seq\": %lld, \"missing_ranks\": [], \"stopped_ranks\": [%s]", (long long)v[0].comm,
-             (long long)v[0].seq, stopped);
+    f->facts.has |= FACT_COMM | FACT_SEQ;
+    f->facts.comm_id = v[0].comm;
+    f->facts.seq = v[0].seq;
+    f->facts.list_of = FACT_LIST_STOPPED;
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &m->procs[v[k].proc];
+        if (!p->has_end || p->has_signal || p->inflight > 0)
+            finding_add_rank(&f->facts, p->rank);
+    }
     snprintf(f->message, sizeof f->message,
              "every member entered %s (collective %lld of communicator %llx) and none finished it: rank(s) %s stopped inside",
              model_api_name(m, v[0].api), (long long)v[0].seq, (unsigned long long)v[0].comm, stopped);
@@ -488,8 +499,17 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
         charge_add(fp->fs, f, v[k].proc, v[k].start, p->end);
     }
     model_callsite(m, &m->procs[v[0].proc], v[0].site, f->callsite, sizeof f->callsite);
-    snprintf(f->extra_json, sizeof f->extra_json, "\"comm_id\": %lld, \"seq\": %lld, \"missing_ranks\": [%s]",
-             (long long)v[0].comm, (long long)v[0].seq, missing);
+    f->facts.has |= FACT_COMM | FACT_SEQ;
+    f->facts.comm_id = v[0].comm;
+    f->facts.seq = v[0].seq;
+    f->facts.list_of = FACT_LIST_MISSING;
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
+        int entered = 0;
+        for (size_t k = 0; k < n; k++)
+            entered |= v[k].proc == (int)pi;
+        if (coll_spill_used(fp->spill, pi, v[0].comm) && !entered)
+            finding_add_rank(&f->facts, m->procs[pi].rank);
+    }
     snprintf(f->message, sizeof f->message,
              "the run ended with %zu rank(s) waiting in %s (collective %lld of communicator %llx) that rank(s) %s never entered",
              n, model_api_name(m, v[0].api), (long long)v[0].seq, (unsigned long long)v[0].comm, missing);

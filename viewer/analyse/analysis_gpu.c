@@ -90,8 +90,7 @@ void describe_copies(const struct model *m, const struct report_opts *o, struct 
             int64_t bytes = f->bytes;
             if (f->count <= 0)
                 continue;
-            snprintf(f->extra_json, sizeof f->extra_json, "\"bytes\": %lld, \"gpu_wait_ns\": %lld", (long long)bytes,
-                     (long long)f->gpu_wait_ns);
+            f->facts.has |= FACT_PAGEABLE;
             char waited[384] = "";
             if (f->gpu_wait_ns > 0)
                 snprintf(waited, sizeof waited, ", %.2f ms of it waiting for earlier GPU work%s%s%s", (double)f->gpu_wait_ns / 1e6,
@@ -237,7 +236,8 @@ void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi)
         if (ps->ndev_idle > 1) {
             snprintf(f->callsite, sizeof f->callsite, "(GPU %d)", d->device);
             snprintf(gpu, sizeof gpu, "GPU %d", d->device);
-            snprintf(f->extra_json, sizeof f->extra_json, "\"device\": %d", d->device);
+            f->facts.has |= FACT_DEVICE;
+            f->facts.device = d->device;
         } else {
             snprintf(f->callsite, sizeof f->callsite, "(whole process)");
         }

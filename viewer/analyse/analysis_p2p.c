@@ -180,9 +180,11 @@ static void lazy_findings(const struct model *m, struct findings *fs, const stru
                 else if (pp->comm == k.comm && pp->dst == k.peer && pp->dst_proc >= 0)
                     peer_rank = m->procs[pp->dst_proc].rank;
             }
-            snprintf(f->extra_json, sizeof f->extra_json,
-                     "\"comm_id\": %lld, \"peer_rank\": %d, \"first_call_ns\": %lld, \"typical_call_ns\": %lld",
-                     (long long)k.comm, peer_rank, (long long)k.first_ns, (long long)typical);
+            f->facts.has |= FACT_COMM | FACT_PEER;
+            f->facts.comm_id = k.comm;
+            f->facts.peer_rank = peer_rank;
+            f->facts.first_call_ns = k.first_ns;
+            f->facts.typical_call_ns = typical;
             snprintf(f->message, sizeof f->message,
                      "the first %s between rank %d and rank %d blocked the host %.2f ms while NCCL connected the"
                      " pair; the later ones took %.3f ms%s",
@@ -341,9 +343,12 @@ static void pair_findings(struct matching *mt, struct p2p_pair *p)
         f->count = p->mismatched;
         model_callsite(m, &m->procs[s->proc], s->site, f->callsite, sizeof f->callsite);
         int a = m->procs[s->proc].rank, b = m->procs[v->proc].rank;
-        snprintf(f->extra_json, sizeof f->extra_json,
-                 "\"comm_id\": %lld, \"sender_rank\": %d, \"receiver_rank\": %d, \"ranks\": [%d, %d]",
-                 (long long)p->comm, a, b, a, b);
+        f->facts.has |= FACT_COMM | FACT_PAIR;
+        f->facts.comm_id = p->comm;
+        f->facts.sender_rank = a;
+        f->facts.receiver_rank = b;
+        finding_add_rank(&f->facts, a);
+        finding_add_rank(&f->facts, b);
         snprintf(f->message, sizeof f->message,
                  "%lld of %lld sends from rank %d to rank %d disagree with their receives: rank %d sent %lld %s,"
                  " rank %d received %lld %s (communicator %llx)",
@@ -373,11 +378,15 @@ static void pair_findings(struct matching *mt, struct p2p_pair *p)
         const struct proc *pp = &m->procs[o->proc];
         f->wait_ns = pp->end > o->start ? pp->end - o->start : 0;
     }
-    snprintf(f->extra_json, sizeof f->extra_json,
-             "\"comm_id\": %lld, \"seq\": %lld, \"sender_rank\": %d, \"receiver_rank\": %d, \"ranks\": [%d, %d],"
-             " \"unmatched_%s\": %lld",
-             (long long)p->comm, (long long)o->seq, sender ? me : them, sender ? them : me, me, them,
-             sender ? "sends" : "receives", (long long)f->count);
+    f->facts.has |= FACT_COMM | FACT_SEQ | FACT_PAIR | FACT_UNMATCHED;
+    f->facts.comm_id = p->comm;
+    f->facts.seq = o->seq;
+    f->facts.sender_rank = sender ? me : them;
+    f->facts.receiver_rank = sender ? them : me;
+    finding_add_rank(&f->facts, me);
+    finding_add_rank(&f->facts, them);
+    f->facts.unmatched = f->count;
+    f->facts.unmatched_sends = sender;
     const char *mine = sender ? "ncclSend" : "ncclRecv", *theirs = sender ? "ncclRecv" : "ncclSend";
     char what[160];
     if (f->count == 1)

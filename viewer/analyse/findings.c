@@ -251,3 +251,18 @@ void findings_free(struct findings *fs)
     charges_free(&fs->charges);
     memset(fs, 0, sizeof *fs);
 }
+
+void finding_add_rank(struct finding_facts *x, int rank)
+{
+    x->has |= FACT_RANKS;
+    if (x->nranks < FACT_RANKS_MAX)
+        x->ranks[x->nranks] = rank;
+    x->nranks++;
+}
+
+void finding_add_stop(struct finding_facts *x, int rank, int at)
+{
+    x->has |= FACT_STOPS;
+    if (x->nstops < FACT_STOPS_MAX)
+        x->stops[x->nstops++] = (struct finding_stop){ rank, at };
+}

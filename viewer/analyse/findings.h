@@ -47,6 +47,56 @@ struct finding_mark { int64_t t, cost; int proc, tid; };
 #define FINDING_RANGES 4
 struct range_hit { int name; int64_t hits, iter_min, iter_max; };
 
+/* The facts of a finding's kind beyond its measured fields, set by the
+ * analysis that made it and rendered at output time (write/finding_json.c
+ * as JSON members): `has` says which are set (FACT_*).  The JSON lists
+ * them in this order. */
+enum {
+    FACT_COMM = 1 << 0,      /* comm_id */
+    FACT_SEQ = 1 << 1,       /* seq: the collective's (or first unmatched operation's) sequence number */
+    FACT_PEER = 1 << 2,      /* comm.lazy_connect: peer_rank, first_call_ns, typical_call_ns */
+    FACT_PAIR = 1 << 3,      /* point to point: sender_rank, receiver_rank */
+    FACT_RANKS = 1 << 4,     /* a list of ranks (list_of says which) */
+    FACT_UNMATCHED = 1 << 5, /* unmatched_sends or unmatched_receives: the count */
+    FACT_STOPS = 1 << 6,     /* comm.hang: where each rank stopped inside it (hang_depth.c) */
+    FACT_STRAGGLER = 1 << 7, /* straggler_rank, collectives, clearly_last, wait_share */
+    FACT_PAGEABLE = 1 << 8,  /* copy.pageable: bytes, gpu_wait_ns (the finding's own fields) */
+    FACT_DEVICE = 1 << 9,    /* gpu.idle of one of a process's GPUs: device */
+};
+/* What the list of ranks is: "ranks" (those that disagreed, or a pair's
+ * two), "missing_ranks" (that never entered a hung collective) or
+ * "stopped_ranks" (that stopped inside it, none missing). */
+enum { FACT_LIST_RANKS, FACT_LIST_MISSING, FACT_LIST_STOPPED };
+/* A list of ranks is shown in 255 bytes at most, cut there as it always
+ * was: of nranks, the first FACT_RANKS are kept, more than those bytes
+ * hold (each rank takes at least 3 with its ", "). */
+#define FACT_RANKS_MAX 96
+/* Where ranks stopped is shown only while it fits 639 bytes of JSON (and
+ * 399 of text): FACT_STOPS_MAX entries never fit, so more are not kept. */
+#define FACT_STOPS_MAX 64
+struct finding_stop { int rank, at; }; /* at: a PD_ (model.h), or -1: it never entered the collective */
+struct finding_facts {
+    unsigned has;
+    int64_t comm_id, seq;
+    int peer_rank;                           /* FACT_PEER */
+    int64_t first_call_ns, typical_call_ns;  /* ... the first call's host time, and a later one's (their median) */
+    int sender_rank, receiver_rank;          /* FACT_PAIR */
+    int64_t unmatched;                       /* FACT_UNMATCHED: how many */
+    int unmatched_sends;                     /* ... sends (1) or receives (0) */
+    int list_of, nranks;                     /* FACT_RANKS: FACT_LIST_*, and how many there were */
+    int ranks[FACT_RANKS_MAX];
+    int nstops;                              /* FACT_STOPS: entries, one per rank, in process order */
+    struct finding_stop stops[FACT_STOPS_MAX];
+    int straggler_rank;                      /* FACT_STRAGGLER */
+    int64_t collectives, clearly_last;       /* ... the full collectives, and those it was clearly last to */
+    double wait_share;                       /* ... its share of all the waiting */
+    int device;                              /* FACT_DEVICE */
+};
+/* Adds a rank to the list (FACT_RANKS), as many as are kept. */
+void finding_add_rank(struct finding_facts *x, int rank);
+/* Adds where a rank stopped (FACT_STOPS). */
+void finding_add_stop(struct finding_facts *x, int rank, int at);
+
 struct finding {
     enum finding_kind kind;
     int rank;                 /* -1 when about several ranks */
@@ -67,7 +117,7 @@ struct finding {
     char waited_for[256];     /* syncs: what the longest one waited for last (a kernel's name, "a copy"), "" if none */
     int waited_other;         /* ... on another stream than the one synchronised (reached through an event) */
     int64_t waited_blocked;   /* ... and how long that one blocked */
-    char extra_json[1024];    /* kind-specific fields, as JSON members ("" or "\"k\": v, ...") */
+    struct finding_facts facts; /* kind-specific facts, for the JSON and the message */
     struct range_hit ranges[FINDING_RANGES]; /* innermost user ranges of the occurrences */
     int64_t unranged;         /* occurrences outside any user range */
     char range[4096];         /* the range most of them were in ("" if none): an NVTX name, up to 4095 bytes */

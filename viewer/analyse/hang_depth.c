@@ -23,27 +23,23 @@ void hang_depth_facts(const struct model *m, const struct coll_spill *spill, con
         known |= model_plugin_depth(&m->procs[v[k].proc], v[k].index) != PD_NONE;
     if (!known)
         return; /* the plugin saw none of it unfinished: nothing to add */
-    char json[640] = "", text[400] = "";
-    size_t lj = 0, lt = 0;
+    char text[400] = "";
+    size_t lt = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++) {
-        const char *at = NULL;
-        for (size_t k = 0; k < n && !at; k++)
+        int at = -2;
+        for (size_t k = 0; k < n && at == -2; k++)
             if (v[k].proc == (int)pi)
-                at = at_text[model_plugin_depth(&m->procs[pi], v[k].index)];
-        if (!at && coll_spill_used(spill, pi, v[0].comm))
-            at = "not started";
-        if (!at)
+                at = model_plugin_depth(&m->procs[pi], v[k].index);
+        if (at == -2 && coll_spill_used(spill, pi, v[0].comm))
+            at = -1; /* never entered it */
+        if (at == -2)
             continue;
         int r = m->procs[pi].rank;
-        if (lj < sizeof json)
-            lj += (size_t)snprintf(json + lj, sizeof json - lj, "%s{\"rank\": %d, \"at\": \"%s\"}", lj ? ", " : "", r, at);
+        finding_add_stop(&f->facts, r, at);
         if (lt < sizeof text)
-            lt += (size_t)snprintf(text + lt, sizeof text - lt, "%s%d %s", lt ? ", " : "", r, at);
+            lt += (size_t)snprintf(text + lt, sizeof text - lt, "%s%d %s", lt ? ", " : "", r, at < 0 ? "not started" : at_text[at]);
     }
-    size_t l = strlen(f->extra_json);
-    if (lj < sizeof json && l + lj + 16 < sizeof f->extra_json)
-        snprintf(f->extra_json + l, sizeof f->extra_json - l, "%s\"stopped\": [%s]", l ? ", " : "", json);
-    l = strlen(f->message);
+    size_t l = strlen(f->message);
     if (lt < sizeof text && l + lt + 24 < sizeof f->message)
         snprintf(f->message + l, sizeof f->message - l, "; where each rank stopped: %s", text);
 }

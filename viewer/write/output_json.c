@@ -1,5 +1,6 @@
 /* output_json.c: the report as one JSON object (docs/report-json.md). */
 #include "viewer/write/charges_out.h"
+#include "viewer/write/finding_out.h"
 #include "viewer/write/devices_out.h"
 #include "viewer/write/input_notes.h"
 #include "viewer/read/import_inputs.h"
@@ -142,8 +143,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
             json_string(out, f->waited_for);
             fprintf(out, ", \"waited_through_event\": %s", f->waited_other ? "true" : "false");
         }
-        if (f->extra_json[0])
-            fprintf(out, ", %s", f->extra_json);
+        finding_facts_json(out, f);
         charges_json_finding(out, m, fs, f);
         fputc('}', out);
     }
