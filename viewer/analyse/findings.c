@@ -110,23 +110,6 @@ struct finding *findings_new(struct findings *fs, const struct model *m, enum fi
     return f;
 }
 
-struct count_text times_text(long long n)
-{
-    struct count_text t;
-    if (n == 1)
-        snprintf(t.s, sizeof t.s, "once");
-    else
-        snprintf(t.s, sizeof t.s, "%lld times", n);
-    return t;
-}
-
-struct count_text count_text(long long n, const char *one, const char *many)
-{
-    struct count_text t;
-    snprintf(t.s, sizeof t.s, "%lld %s", n, n == 1 ? one : many);
-    return t;
-}
-
 int finding_from_torch(const struct model *m, const struct finding *f)
 {
     if (f->proc < 0 || f->callsite_id <= 0)

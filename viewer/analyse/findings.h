@@ -91,6 +91,28 @@ struct finding_facts {
     int64_t collectives, clearly_last;       /* ... the full collectives, and those it was clearly last to */
     double wait_share;                       /* ... its share of all the waiting */
     int device;                              /* FACT_DEVICE */
+    /* for the message alone (write/finding_text.c), by kind: */
+    int grouped, shared;       /* comm.lazy_connect: its first call was a group's ncclGroupEnd; one charged above */
+    int64_t matched;           /* a point-to-point comm.mismatch: the sends matched to receives */
+    /* comm.mismatch: [0] the first mismatched send (the odd ranks' call),
+     * [1] its receive (the others' call); an unmatched operation: [0] */
+    struct finding_call { int api, dtype; int64_t count; } call[2];
+    int64_t entered;           /* comm.hang, some ranks missing: the ranks that entered it */
+    double exposed_fraction;   /* comm.exposed: the overlap it fell short of (--exposed-fraction) */
+    int64_t margin_ns;         /* comm.straggler: "clearly last" by this much (--straggler-margin-us) */
+    /* ... where its time went (straggler_place.c), when placed: before
+     * `late` collectives, in its range (the finding's range), `excess` more
+     * than the others' mean, `in_calls` of it in traced calls; at call site
+     * `site` of its process (0: none), `at_site` more */
+    int placed, site;
+    int64_t late;
+    double excess, in_calls, at_site;
+    /* ... low confidence for the hosts' clocks (clock_align.c): 1 when
+     * `unaligned` hosts share no collective with rank ref_rank's, 2 when
+     * its mean lead is within `factor` x the alignment residual */
+    int clock_low, unaligned, ref_rank, factor;
+    double lead_ns;
+    int64_t residual_ns;
 };
 /* Adds a rank to the list (FACT_RANKS), as many as are kept. */
 void finding_add_rank(struct finding_facts *x, int rank);
@@ -102,7 +124,7 @@ struct finding {
     int rank;                 /* -1 when about several ranks */
     int proc;                 /* index into model.procs, -1 if several */
     int callsite_id;          /* its site in that process (model_site), 0 if none */
-    int api;                  /* the API of its first occurrence, for the message (0: none) */
+    int api;                  /* the API of its first occurrence (or the collective's), for the message (0: none) */
     int64_t count;
     int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns; /* what was measured (finding_measured) */
     int64_t cost_ns;          /* the time charged to it, no interval charged twice (attribution.h) */
@@ -112,8 +134,6 @@ struct finding {
     int64_t site_colls;       /* comm.exposed: its process's collectives (with a GPU time) at its site */
     const char *confidence;   /* "high", "medium", "low" */
     char callsite[MODEL_CALLSITE_LEN]; /* the frame shown (model_callsite) */
-    char message[512];
-    char suggestion[512];
     char waited_for[256];     /* syncs: what the longest one waited for last (a kernel's name, "a copy"), "" if none */
     int waited_other;         /* ... on another stream than the one synchronised (reached through an event) */
     int64_t waited_blocked;   /* ... and how long that one blocked */
@@ -183,10 +203,6 @@ int finding_kept(const struct finding *f, const struct report_opts *o);
 /* Finding (kind, proc, site) claims [a, b) of process tl's time, for a
  * finding made later (gpu.idle, at its process's end). */
 void charge_add_key(struct findings *fs, enum finding_kind kind, int proc, int site, int tl, int64_t a, int64_t b);
-/* For a finding's message: "once" or "N times"; "1 copy" or "N copies". */
-struct count_text { char s[64]; };
-struct count_text times_text(long long n);
-struct count_text count_text(long long n, const char *one, const char *many);
 /* Drops findings below their kind's repetition rule; names each one's
  * range; sorts by cost. */
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m);
@@ -217,11 +233,8 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
 void analyse_colls_done(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi, size_t n);
 void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi);
 void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi);
-void describe_syncs(const struct model *m, struct findings *fs);
-void describe_copies(const struct model *m, const struct report_opts *o, struct findings *fs);
 /* Drops the one-off small pageable copies (before costs are attributed). */
 void filter_copies(const struct report_opts *o, struct findings *fs);
-void describe_comm(const struct model *m, const struct report_opts *o, struct findings *fs);
 /* Where a straggler's time went (straggler_place.c): note_host_time runs
  * with each window of a process's calls; place_straggler names, in
  * finding fi (process pi's comm.straggler), the NVTX range and call site

@@ -19,6 +19,7 @@
  * a few markers even the counts out (pad_order). */
 #include "viewer/model/comm_kernels.h"
 #include "viewer/analyse/coll_spill.h"
+#include "viewer/write/finding_out.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
 #include "viewer/model/timeline.h"
@@ -418,10 +419,11 @@ static void finding_args(struct writer *w, const struct model *m, const struct f
             json_string(w->out, stack);
         }
     }
+    char text[FINDING_TEXT_LEN];
     fputs(",\"message\":", w->out);
-    json_string(w->out, f->message);
+    json_string(w->out, finding_message(m, f, text, sizeof text));
     fputs(",\"fix\":", w->out);
-    json_string(w->out, f->suggestion);
+    json_string(w->out, finding_suggestion(m, f, text, sizeof text));
     fputs("}}", w->out);
 }
 

@@ -15,6 +15,11 @@
 void finding_facts_json(FILE *out, const struct finding *f);
 /* Its list of ranks, "0, 2, 3", cut at len - 1 bytes (len 256 as shown). */
 const char *finding_rank_list(const struct finding_facts *x, char *buf, size_t len);
+/* Its message and its fix, in words (finding_text.c): into buf, cut at
+ * len - 1 bytes and at FINDING_TEXT_LEN - 1, where they always were. */
+#define FINDING_TEXT_LEN 512
+const char *finding_message(const struct model *m, const struct finding *f, char *buf, size_t len);
+const char *finding_suggestion(const struct model *m, const struct finding *f, char *buf, size_t len);
 /* How far a rank got in a hung collective (struct finding_stop.at). */
 const char *finding_stop_text(int at);
 

@@ -134,10 +134,11 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
             cost(out, "wait_ns", f->wait_ns, &first);
         fprintf(out, ", \"cost_ns\": %lld, \"confidence\": ", (long long)finding_cost(f));
         json_string(out, f->confidence);
+        char text[FINDING_TEXT_LEN];
         fprintf(out, ", \"message\": ");
-        json_string(out, f->message);
+        json_string(out, finding_message(m, f, text, sizeof text));
         fprintf(out, ", \"suggestion\": ");
-        json_string(out, f->suggestion);
+        json_string(out, finding_suggestion(m, f, text, sizeof text));
         if (f->waited_for[0]) { /* what a sync waited for (analysis_sync.c) */
             fprintf(out, ", \"waited_for\": ");
             json_string(out, f->waited_for);

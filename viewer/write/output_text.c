@@ -4,6 +4,7 @@
  * the terminal, cut between characters to fit a column. */
 #include "viewer/write/charges_out.h"
 #include "viewer/write/devices_out.h"
+#include "viewer/write/finding_out.h"
 #include "viewer/write/input_notes.h"
 #include "viewer/write/plugin_notes.h"
 #include "viewer/write/output.h"
@@ -278,8 +279,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             else
                 fprintf(out, "    in   %s\n", t);
         }
-        char what[sizeof t + 160];
-        term_text(f->message, t, sizeof t);
+        char what[sizeof t + 160], said[FINDING_TEXT_LEN];
+        term_text(finding_message(m, f, said, sizeof said), t, sizeof t);
         int64_t measured = finding_measured(f);
         if (measured - finding_cost(f) > measured / 100) { /* the message quotes what was measured */
             size_t l = strlen(t);
@@ -292,7 +293,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         else
             snprintf(what, sizeof what, "%s", t);
         wrapped(out, "what", what);
-        wrapped(out, "fix", term_text(f->suggestion, t, sizeof t));
+        wrapped(out, "fix", term_text(finding_suggestion(m, f, said, sizeof said), t, sizeof t));
     }
     free(group);
     charges_text(out, m, s, fs);
