@@ -166,7 +166,7 @@ static int cmp_cost(const void *a, const void *b)
 }
 
 /* The range most occurrences were in, if most were in one. */
-static void name_range(struct finding *f, const struct model *m)
+static void name_range(struct finding *f)
 {
     if (f->proc < 0)
         return;
@@ -176,7 +176,7 @@ static void name_range(struct finding *f, const struct model *m)
             best = &f->ranges[i];
     if (!best || best->hits < f->unranged)
         return;
-    snprintf(f->range, sizeof f->range, "%s", model_label(&m->procs[f->proc], best->name));
+    f->range = best->name + 1;
     f->iter_first = best->iter_min;
     f->iter_last = best->iter_max;
 }
@@ -194,12 +194,13 @@ void charge_add_key(struct findings *fs, enum finding_kind kind, int proc, int s
 
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m)
 {
+    (void)m; /* a range is named by its label; write/ renders it */
     size_t k = 0;
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         if (!finding_kept(f, o))
             continue;
-        name_range(f, m);
+        name_range(f);
         fs->v[k++] = *f;
     }
     fs->n = k;

@@ -140,7 +140,8 @@ struct finding {
     struct finding_facts facts; /* kind-specific facts, for the JSON and the message */
     struct range_hit ranges[FINDING_RANGES]; /* innermost user ranges of the occurrences */
     int64_t unranged;         /* occurrences outside any user range */
-    char range[4096];         /* the range most of them were in ("" if none): an NVTX name, up to 4095 bytes */
+    int range;                /* the range most of them were in: 1 + its name's label in its process
+                                 (model_label), 0 if none; shown as finding_range (write/finding_out.h) */
     int64_t iter_first, iter_last; /* iterations they spanned there, -1 if unknown */
     struct finding_mark marks[FINDING_MARKS]; /* the first occurrences (finding_marks.c) */
     int nmarks, mark_open;    /* marks made; whether the last one's cost is still being added */

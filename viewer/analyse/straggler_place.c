@@ -63,7 +63,7 @@ void host_times_free(struct findings *fs, size_t nprocs)
 
 /* One range name of one process: exclusive time (its ranges' time less
  * their children's), time in traced calls, iterations. */
-struct name_time { const char *name; int64_t excl, calls, iter_min, iter_max; };
+struct name_time { const char *name; int label; int64_t excl, calls, iter_min, iter_max; };
 
 static size_t times_by_name(const struct model *m, const struct findings *fs, size_t pi, const struct ivals *win,
                             struct name_time **out)
@@ -91,7 +91,7 @@ static size_t times_by_name(const struct model *m, const struct findings *fs, si
         for (j = 0; j < k && strcmp(v[j].name, name); j++)
             ;
         if (j == k)
-            v[k++] = (struct name_time){ name, 0, 0, -1, -1 };
+            v[k++] = (struct name_time){ name, p->ranges[r].name, 0, 0, -1, -1 };
         model_add(&v[j].excl, excl[r]);
         int64_t dur = p->ranges[r].end - p->ranges[r].start;
         if (h && r < h->nranges && dur > 0) /* the calls' time, in the share of the range inside the windows */
@@ -187,7 +187,7 @@ void place_straggler(const struct model *m, struct findings *fs, size_t fi, size
     if (best > 0) {
         const struct name_time *b = &all[pi][bj];
         double in_calls = (double)b->calls - others_mean(all, nall, np, pi, b->name, 1);
-        snprintf(f->range, sizeof f->range, "%s", b->name);
+        f->range = b->label + 1;
         f->iter_first = b->iter_min;
         f->iter_last = b->iter_max;
         f->facts.placed = 1;

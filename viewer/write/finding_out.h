@@ -20,6 +20,10 @@ const char *finding_rank_list(const struct finding_facts *x, char *buf, size_t l
 #define FINDING_TEXT_LEN 512
 const char *finding_message(const struct model *m, const struct finding *f, char *buf, size_t len);
 const char *finding_suggestion(const struct model *m, const struct finding *f, char *buf, size_t len);
+/* The name of the range most of its occurrences were in ("" if none),
+ * cut at len - 1 bytes (FINDING_RANGE_LEN - 1 as shown). */
+#define FINDING_RANGE_LEN 4096
+const char *finding_range(const struct model *m, const struct finding *f, char *buf, size_t len);
 /* How far a rank got in a hung collective (struct finding_stop.at). */
 const char *finding_stop_text(int at);
 

@@ -56,6 +56,12 @@ static struct count_words count_words(long long n, const char *one, const char *
     return t;
 }
 
+const char *finding_range(const struct model *m, const struct finding *f, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", f->range > 0 && f->proc >= 0 ? model_label(&m->procs[f->proc], f->range - 1) : "");
+    return buf;
+}
+
 static double ms(int64_t ns)
 {
     return (double)ns / 1e6;
@@ -191,20 +197,21 @@ static void straggler_text(const struct model *m, const struct finding *f, struc
         ms(x->margin_ns), ms(f->wait_ns));
     say(fix, "look at what rank %d does before its collectives (data loading, uneven work, a slower GPU or host)", r);
     if (x->placed) { /* where its time went (straggler_place.c) */
-        char iters[64], site[2048] = "";
+        char iters[64], site[2048] = "", range[FINDING_RANGE_LEN];
         iterations(f, iters, sizeof iters);
+        finding_range(m, f, range, sizeof range);
         if (x->site > 0 && f->proc >= 0)
             model_callsite(m, &m->procs[f->proc], x->site, site, sizeof site);
         say_more(msg, ". Before the %lld it was clearly last to, its time went to NVTX range %.200s%s: %.2f ms more"
                       " than the other ranks' mean, %.2f ms of it in traced calls",
-                 (long long)x->late, f->range, iters, x->excess / 1e6, x->in_calls > 0 ? x->in_calls / 1e6 : 0.0);
+                 (long long)x->late, range, iters, x->excess / 1e6, x->in_calls > 0 ? x->in_calls / 1e6 : 0.0);
         if (x->in_calls > x->excess / 2 && *site)
             say(fix, "look at rank %d's calls in %.200s%s, at %.200s (%.2f ms more than the other ranks there)", r,
-                f->range, iters, site, x->at_site / 1e6);
+                range, iters, site, x->at_site / 1e6);
         else
             say(fix, "look at what rank %d does in %.200s%s outside CUDA and NCCL calls (%.2f ms more than the other"
                      " ranks: data loading, uneven work, a slower host)",
-                r, f->range, iters, (x->excess - (x->in_calls > 0 ? x->in_calls : 0)) / 1e6);
+                r, range, iters, (x->excess - (x->in_calls > 0 ? x->in_calls : 0)) / 1e6);
     }
     char why[256];
     if (x->clock_low == 1)

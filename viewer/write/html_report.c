@@ -103,9 +103,10 @@ static void finding_list(FILE *out, const struct model *m, const struct findings
             fputs("<div>at <code>", out);
             html_text(out, f->callsite);
             fputs("</code>", out);
-            if (f->range[0]) {
+            char range[FINDING_RANGE_LEN];
+            if (*finding_range(m, f, range, sizeof range)) {
                 fputs(" in <code>", out);
-                html_text(out, f->range);
+                html_text(out, range);
                 fputs("</code>", out);
                 if (f->iter_first >= 0)
                     fprintf(out, " (iterations %lld-%lld)", (long long)f->iter_first, (long long)f->iter_last);

@@ -115,9 +115,10 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
                 json_string(out, stack);
             }
         }
-        if (f->range[0]) {
+        char range[FINDING_RANGE_LEN];
+        if (*finding_range(m, f, range, sizeof range)) {
             fprintf(out, ", \"range\": ");
-            json_string(out, f->range);
+            json_string(out, range);
             if (f->iter_first >= 0)
                 fprintf(out, ", \"iteration_first\": %lld, \"iteration_last\": %lld", (long long)f->iter_first,
                         (long long)f->iter_last);

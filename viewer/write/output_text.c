@@ -89,6 +89,13 @@ static void wrapped(FILE *out, const char *label, const char *text)
     }
 }
 
+/* Whether two findings' ranges have the same name (their processes' labels differ). */
+static int same_range(const struct model *m, const struct finding *a, const struct finding *b)
+{
+    char x[FINDING_RANGE_LEN], y[FINDING_RANGE_LEN];
+    return !strcmp(finding_range(m, a, x, sizeof x), finding_range(m, b, y, sizeof y));
+}
+
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
 {
     int missing_cupti = 0, killed = 0;
@@ -200,7 +207,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         group[i] = -1;
         for (size_t j = 0; j < i && group[i] < 0; j++)
             if (group[j] == (int)j && fs->v[j].kind == fs->v[i].kind && fs->v[j].rank >= 0 && fs->v[i].rank >= 0 &&
-                !strcmp(fs->v[j].callsite, fs->v[i].callsite) && !strcmp(fs->v[j].range, fs->v[i].range))
+                !strcmp(fs->v[j].callsite, fs->v[i].callsite) && same_range(m, &fs->v[j], &fs->v[i]))
                 group[i] = (int)j;
         if (group[i] < 0) {
             group[i] = (int)i;
@@ -270,8 +277,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
                     ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
         fprintf(out, "    at   %s\n", term_text(f->callsite[0] ? f->callsite : "(unknown call site)", t, sizeof t));
-        if (f->range[0]) {
-            term_text(f->range, t, sizeof t);
+        char range[FINDING_RANGE_LEN];
+        if (*finding_range(m, f, range, sizeof range)) {
+            term_text(range, t, sizeof t);
             if (f->iter_first >= 0 && f->iter_last > f->iter_first)
                 fprintf(out, "    in   %s (iterations %lld-%lld)\n", t, (long long)f->iter_first, (long long)f->iter_last);
             else if (f->iter_first >= 0)
