@@ -6,6 +6,7 @@
  * whose lead is within the residual losing confidence. */
 #include "viewer/analyse/clock_align.h"
 #include "viewer/analyse/coll_spill.h"
+#include "viewer/write/finding_out.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -197,13 +198,16 @@ Test(clock_align, straggler_within_residual_low_confidence)
         clock_align_fit(&m, &spill);
         struct findings fs = { 0 };
         struct finding f = { .kind = F_COMM_STRAGGLER, .proc = 2, .rank = 2, .confidence = "high" };
-        snprintf(f.message, sizeof f.message, "rank 2 reached them last");
         fs.v = &f;
         fs.n = 1;
         clock_align_confidence(&m, &fs, &spill);
-        if (lead_us == 20)
+        if (lead_us == 20) {
             cr_assert_str_eq(f.confidence, "low", "lead %d us, residual %lld ns", lead_us,
                              (long long)m.clock->residual_ns);
+            char text[FINDING_TEXT_LEN];
+            cr_assert(strstr(finding_message(&m, &f, text, sizeof text), "(low confidence: its mean lead, "),
+                      "the message says why: %s", text);
+        }
         else
             cr_assert_str_eq(f.confidence, "high", "lead %d us, residual %lld ns", lead_us,
                              (long long)m.clock->residual_ns);

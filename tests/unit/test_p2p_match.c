@@ -11,6 +11,7 @@
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/analyse/findings.h"
+#include "viewer/write/finding_out.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -34,6 +35,24 @@ static void add(size_t pi, int api, int peer, int64_t count, int dtype)
                                          .api = api, .dtype = dtype, .peer = peer, .rank = (int)pi, .nranks = 3,
                                          .gstream = 1, .site = (int)p->ncolls + 1 };
     p->ncolls++;
+}
+
+/* A finding's facts as the JSON renders them (write/finding_json.c). */
+static char facts_text[2048];
+static const char *facts_json(const struct finding *f)
+{
+    FILE *out = fmemopen(facts_text, sizeof facts_text, "w");
+    cr_assert(out);
+    finding_facts_json(out, f);
+    fclose(out);
+    return facts_text;
+}
+
+/* Its message, as every output words it (write/finding_text.c). */
+static char message_text[FINDING_TEXT_LEN];
+static const char *message(const struct finding *f)
+{
+    return finding_message(&m, f, message_text, sizeof message_text);
 }
 
 static void setup(void)
@@ -130,8 +149,9 @@ Test(p2p_match, datatype_mismatch_names_both, .init = setup, .fini = teardown)
     run();
     cr_assert_eq(pair(0, 2)->mismatched, 1);
     cr_assert_eq(count_kind(F_COMM_MISMATCH), 1);
-    cr_assert(strstr(fs.v[0].extra_json, "\"ranks\": [0, 2]"), "%s", fs.v[0].extra_json);
-    cr_assert(strstr(fs.v[0].message, "int32") && strstr(fs.v[0].message, "float32"), "%s", fs.v[0].message);
+    cr_assert(strstr(facts_json(&fs.v[0]), "\"sender_rank\": 0, \"receiver_rank\": 2, \"ranks\": [0, 2]"), "%s",
+              facts_text);
+    cr_assert(strstr(message(&fs.v[0]), "int32") && strstr(message_text, "float32"), "%s", message_text);
 }
 
 Test(p2p_match, send_left_over_is_a_hang_when_killed, .init = setup, .fini = teardown)
@@ -146,8 +166,9 @@ Test(p2p_match, send_left_over_is_a_hang_when_killed, .init = setup, .fini = tea
     cr_assert_eq(pair(1, 2)->matched, 3);
     cr_assert_eq(count_kind(F_COMM_HANG), 1);
     const struct finding *f = &fs.v[0];
-    cr_assert(strstr(f->extra_json, "\"sender_rank\": 1, \"receiver_rank\": 2"), "%s", f->extra_json);
-    cr_assert(strstr(f->message, "rank 1's ncclSend to rank 2"), "%s", f->message);
+    cr_assert(strstr(facts_json(f), "\"sender_rank\": 1, \"receiver_rank\": 2, \"ranks\": [1, 2],"
+                                    " \"unmatched_sends\": 1"), "%s", facts_text);
+    cr_assert(strstr(message(f), "rank 1's ncclSend to rank 2"), "%s", message_text);
     cr_assert_gt(f->wait_ns, 0);
 }
 
@@ -158,7 +179,7 @@ Test(p2p_match, left_over_in_a_run_that_ended_well_is_a_mismatch, .init = setup,
     add(1, API_RECV, 0, 64, 7);
     run();
     cr_assert_eq(count_kind(F_COMM_MISMATCH), 1);
-    cr_assert(strstr(fs.v[0].message, "rank 1's ncclRecv from rank 0"), "%s", fs.v[0].message);
+    cr_assert(strstr(message(&fs.v[0]), "rank 1's ncclRecv from rank 0"), "%s", message_text);
 }
 
 Test(p2p_match, peer_not_traced_says_nothing, .init = setup, .fini = teardown)

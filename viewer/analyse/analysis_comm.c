@@ -95,6 +95,7 @@ void analyse_colls_done(const struct model *m, const struct report_opts *o, stru
             f = findings_at(fs, m, F_COMM_EXPOSED, (int)pi, c->site, -1, c->start);
         if (f) {
             f->count++;
+            f->facts.exposed_fraction = o->exposed_fraction; /* what its message quotes */
             model_add(&f->exposed_ns, dur - ov);
             int64_t lost = dur - ov;
             if (f->kind == F_COMM_SAME_STREAM) { /* what another stream would win back */
@@ -293,17 +294,12 @@ static void stragglers(const struct model *m, const struct report_opts *o, struc
             f->confidence = "medium";
         f->wait_ns = st.waits[pi] < 9e18 ? (int64_t)st.waits[pi] : INT64_MAX;
         snprintf(f->callsite, sizeof f->callsite, "(whole process)");
-        snprintf(f->extra_json, sizeof f->extra_json,
-                 "\"straggler_rank\": %d, \"collectives\": %lld, \"clearly_last\": %lld, \"wait_share\": %.3f",
-                 m->procs[pi].rank, (long long)st.full, (long long)st.clear[pi],
-                 st.total_wait > 0 ? st.waits[pi] / st.total_wait : 0.0);
-        snprintf(f->message, sizeof f->message,
-                 "rank %d reached %lld of %s last (%lld by more than %.1f ms); the other ranks waited %.2f ms for it",
-                 m->procs[pi].rank, (long long)st.last_count[pi], count_text(st.full, "collective", "collectives").s,
-                 (long long)st.clear[pi], (double)o->straggler_margin_ns / 1e6, (double)f->wait_ns / 1e6);
-        snprintf(f->suggestion, sizeof f->suggestion,
-                 "look at what rank %d does before its collectives (data loading, uneven work, a slower GPU or host)",
-                 m->procs[pi].rank);
+        f->facts.has |= FACT_STRAGGLER;
+        f->facts.straggler_rank = m->procs[pi].rank;
+        f->facts.collectives = st.full;
+        f->facts.clearly_last = st.clear[pi];
+        f->facts.wait_share = st.total_wait > 0 ? st.waits[pi] / st.total_wait : 0.0;
+        f->facts.margin_ns = o->straggler_margin_ns;
 
         /* the claims: a pass of its own (the counts above are done with) */
         struct straggling again = st;
@@ -381,15 +377,10 @@ static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
     }
     if (best_n == n)
         return;
-    char ranks[256] = "";
     int first_proc = -1;
     for (size_t b = 0; b < n; b++)
-        if (!same_call(&v[best], &v[b])) {
-            size_t l = strlen(ranks);
-            snprintf(ranks + l, sizeof ranks - l, "%s%d", l ? ", " : "", m->procs[v[b].proc].rank);
-            if (first_proc < 0)
-                first_proc = v[b].proc;
-        }
+        if (!same_call(&v[best], &v[b]) && first_proc < 0)
+            first_proc = v[b].proc;
     struct finding *f = findings_new(fp->fs, m, F_COMM_MISMATCH, -1, 0); /* one per (comm, seq) */
     f->count = 1;
     const struct coll_rec *want = &v[best], *got = NULL;
@@ -398,14 +389,14 @@ static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
             got = &v[b];
     f->wait_ns = 0;
     model_callsite(m, &m->procs[first_proc], got->site, f->callsite, sizeof f->callsite);
-    snprintf(f->extra_json, sizeof f->extra_json, "\"comm_id\": %lld, \"seq\": %lld, \"ranks\": [%s]",
-             (long long)v[0].comm, (long long)v[0].seq, ranks);
-    snprintf(f->message, sizeof f->message,
-             "collective %lld of communicator %llx: rank(s) %s called %s(count %lld, type %d) where the others called %s(count %lld, type %d)",
-             (long long)v[0].seq, (unsigned long long)v[0].comm, ranks, model_api_name(m, got->api), (long long)got->count,
-             got->dtype, model_api_name(m, want->api), (long long)want->count, want->dtype);
-    snprintf(f->suggestion, sizeof f->suggestion,
-             "the ranks issue different collectives at the same point: look for rank-dependent control flow or shapes");
+    f->facts.has |= FACT_COMM | FACT_SEQ;
+    f->facts.comm_id = v[0].comm;
+    f->facts.seq = v[0].seq;
+    for (size_t b = 0; b < n; b++)
+        if (!same_call(want, &v[b]))
+            finding_add_rank(&f->facts, m->procs[v[b].proc].rank);
+    f->facts.call[0] = (struct finding_call){ got->api, got->dtype, got->count };
+    f->facts.call[1] = (struct finding_call){ want->api, want->dtype, want->count };
 }
 
 /* The first collective of a communicator that every member entered and
@@ -415,7 +406,6 @@ static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
 static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_t n)
 {
     const struct model *m = fp->m;
-    char stopped[256] = "";
     for (size_t k = 0; k < n; k++) {
         const struct proc *p = &m->procs[v[k].proc];
         if (v[k].gend > v[k].gstart || !p->cupti_active)
@@ -426,8 +416,6 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
         const struct proc *p = &m->procs[v[k].proc];
         if (p->has_end && !p->has_signal && p->inflight <= 0)
             continue; /* it ended normally: not stuck inside */
-        size_t l = strlen(stopped);
-        snprintf(stopped + l, sizeof stopped - l, "%s%d", l ? ", " : "", p->rank);
         some = 1;
     }
     if (!some)
@@ -441,17 +429,28 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
         charge_add(fp->fs, f, v[k].proc, v[k].start, p->end);
     }
     model_callsite(m, &m->procs[v[0].proc], v[0].site, f->callsite, sizeof f->callsite);
-    snprintf(f->extra_json, sizeof f->extra_json,
-             "\"comm_id\": %lld, \"seq\": %lld, \"missing_ranks\": [], \"stopped_ranks\": [%s]", (long long)v[0].comm,
-             (long long)v[0].seq, stopped);
-    snprintf(f->message, sizeof f->message,
-             "every member entered %s (collective %lld of communicator %llx) and none finished it: rank(s) %s stopped inside",
-             model_api_name(m, v[0].api), (long long)v[0].seq, (unsigned long long)v[0].comm, stopped);
-    snprintf(f->suggestion, sizeof f->suggestion,
-             "a rank's GPU work before this collective never ended, or the ranks disagree on it: look at each rank's last"
-             " kernels before it (and the inflight table)");
+    f->facts.has |= FACT_COMM | FACT_SEQ;
+    f->facts.comm_id = v[0].comm;
+    f->facts.seq = v[0].seq;
+    f->facts.list_of = FACT_LIST_STOPPED;
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &m->procs[v[k].proc];
+        if (!p->has_end || p->has_signal || p->inflight > 0)
+            finding_add_rank(&f->facts, p->rank);
+    }
+    f->api = v[0].api;
     fp->comm = v[0].comm;
     fp->have = 1;
+}
+
+/* Whether process pi used the communicator of group v (n members) and
+ * did not enter it. */
+static int never_entered(const struct finding_pass *fp, const struct coll_rec *v, size_t n, size_t pi)
+{
+    for (size_t k = 0; k < n; k++)
+        if (v[k].proc == (int)pi)
+            return 0;
+    return coll_spill_used(fp->spill, pi, v[0].comm);
 }
 
 /* The first collective of each communicator that some of its members
@@ -467,17 +466,10 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
         return;
     }
     /* members: the processes that ever used this communicator */
-    char missing[256] = "";
-    for (size_t pi = 0; pi < m->nprocs; pi++) {
-        int entered = 0;
-        for (size_t k = 0; k < n; k++)
-            entered |= v[k].proc == (int)pi;
-        if (coll_spill_used(fp->spill, pi, v[0].comm) && !entered) {
-            size_t l = strlen(missing);
-            snprintf(missing + l, sizeof missing - l, "%s%d", l ? ", " : "", m->procs[pi].rank);
-        }
-    }
-    if (!*missing)
+    int missing = 0;
+    for (size_t pi = 0; pi < m->nprocs; pi++)
+        missing |= never_entered(fp, v, n, pi);
+    if (!missing)
         return;
     struct finding *f = findings_new(fp->fs, m, F_COMM_HANG, -1, 0);
     f->callsite_id = -(++fp->hangs); /* told apart from the others by their claims (attribution.c) */
@@ -488,39 +480,18 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
         charge_add(fp->fs, f, v[k].proc, v[k].start, p->end);
     }
     model_callsite(m, &m->procs[v[0].proc], v[0].site, f->callsite, sizeof f->callsite);
-    snprintf(f->extra_json, sizeof f->extra_json, "\"comm_id\": %lld, \"seq\": %lld, \"missing_ranks\": [%s]",
-             (long long)v[0].comm, (long long)v[0].seq, missing);
-    snprintf(f->message, sizeof f->message,
-             "the run ended with %zu rank(s) waiting in %s (collective %lld of communicator %llx) that rank(s) %s never entered",
-             n, model_api_name(m, v[0].api), (long long)v[0].seq, (unsigned long long)v[0].comm, missing);
-    snprintf(f->suggestion, sizeof f->suggestion,
-             "find where rank(s) %s were stuck (their last calls, and the inflight table) before this collective", missing);
+    f->facts.has |= FACT_COMM | FACT_SEQ;
+    f->facts.comm_id = v[0].comm;
+    f->facts.seq = v[0].seq;
+    f->facts.list_of = FACT_LIST_MISSING;
+    for (size_t pi = 0; pi < m->nprocs; pi++)
+        if (never_entered(fp, v, n, pi))
+            finding_add_rank(&f->facts, m->procs[pi].rank);
+    f->api = v[0].api;
+    f->facts.entered = (int64_t)n;
     hang_depth_facts(m, fp->spill, v, n, f); /* how far each rank got in it, from NCCL's plugin */
     fp->comm = v[0].comm;
     fp->have = 1;
-}
-
-void describe_comm(const struct model *m, const struct report_opts *o, struct findings *fs)
-{
-    for (size_t i = 0; i < fs->n; i++) {
-        struct finding *f = &fs->v[i];
-        if (f->kind == F_COMM_EXPOSED) {
-            snprintf(f->message, sizeof f->message, "%s ran less than %.0f%% overlapped by compute: %.2f ms exposed",
-                     count_text(f->count, "collective", "collectives").s, o->exposed_fraction * 100, (double)f->exposed_ns / 1e6);
-            snprintf(f->suggestion, sizeof f->suggestion, "launch collectives on their own stream as soon as their inputs are ready (bucketed gradients), so that compute hides them");
-        } else if (f->kind == F_COMM_SAME_STREAM) {
-            snprintf(f->message, sizeof f->message, "%s launched on a stream that also runs compute cannot overlap it: %.2f ms exposed,"
-                     " of which the compute queued after them on that stream could hide %.2f ms on another stream",
-                     count_text(f->count, "collective", "collectives").s, (double)f->exposed_ns / 1e6,
-                     (double)f->hideable_ns / 1e6);
-            snprintf(f->suggestion, sizeof f->suggestion, "use a separate communication stream, ordered with cudaEventRecord + cudaStreamWaitEvent");
-        }
-        if ((f->kind == F_COMM_SAME_STREAM || f->kind == F_COMM_EXPOSED) && finding_from_torch(m, f))
-            snprintf(f->suggestion, sizeof f->suggestion,
-                     "call dist.all_reduce(..., async_op=True) and wait() on the returned work only where the result is"
-                     " needed, or let DistributedDataParallel bucket the gradients: both run the all-reduce on NCCL's"
-                     " own stream, overlapping backward");
-    }
 }
 
 void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,

@@ -25,6 +25,7 @@ struct finding *note_pageable(struct findings *fs, const struct model *m, size_t
     if (!f)
         return NULL;
     f->count++;
+    f->facts.has |= FACT_PAGEABLE;
     model_add(&f->host_blocked_ns, c->end - c->start);
     model_add(&f->bytes, c->bytes);
     model_add(&f->gpu_wait_ns, waited_ns);
@@ -78,35 +79,6 @@ void filter_copies(const struct report_opts *o, struct findings *fs)
         struct finding *f = &fs->v[i];
         if (f->kind == F_COPY_PAGEABLE && f->count < o->min_repeats && f->bytes < o->pageable_min_bytes)
             f->count = 0; /* a one-off small copy: dropped by findings_finish */
-    }
-}
-
-void describe_copies(const struct model *m, const struct report_opts *o, struct findings *fs)
-{
-    (void)o;
-    for (size_t i = 0; i < fs->n; i++) {
-        struct finding *f = &fs->v[i];
-        if (f->kind == F_COPY_PAGEABLE) {
-            int64_t bytes = f->bytes;
-            if (f->count <= 0)
-                continue;
-            snprintf(f->extra_json, sizeof f->extra_json, "\"bytes\": %lld, \"gpu_wait_ns\": %lld", (long long)bytes,
-                     (long long)f->gpu_wait_ns);
-            char waited[384] = "";
-            if (f->gpu_wait_ns > 0)
-                snprintf(waited, sizeof waited, ", %.2f ms of it waiting for earlier GPU work%s%s%s", (double)f->gpu_wait_ns / 1e6,
-                         *f->waited_for ? " (" : "", f->waited_for, *f->waited_for ? ")" : "");
-            snprintf(f->message, sizeof f->message, "%s (%.1f MiB in all) from/to pageable host memory blocked the host %.2f ms%s",
-                     count_text(f->count, "copy", "copies").s, (double)bytes / (1 << 20), (double)f->host_blocked_ns / 1e6, waited);
-            if (finding_from_torch(m, f)) /* pinned alone is not enough: c10 syncs after a blocking copy */
-                snprintf(f->suggestion, sizeof f->suggestion, "pin the tensor (pin_memory=True in the DataLoader, or tensor.pin_memory()) and copy it with .to(device, non_blocking=True): a blocking copy waits even from pinned memory");
-            else
-                snprintf(f->suggestion, sizeof f->suggestion, "allocate the host buffer pinned (cudaMallocHost, or pin_memory=True in a DataLoader) or register it with cudaHostRegister");
-        } else if (f->kind == F_COPY_SERIALIZED) {
-            snprintf(f->message, sizeof f->message, "%s ran on the compute stream, overlapping no kernel (%.2f ms)",
-                     count_text(f->count, "host-to-device copy", "host-to-device copies").s, (double)f->exposed_ns / 1e6);
-            snprintf(f->suggestion, sizeof f->suggestion, "issue uploads on a separate copy stream and order them with cudaEventRecord + cudaStreamWaitEvent");
-        }
     }
 }
 
@@ -233,16 +205,12 @@ void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi)
         f->count = d->idle_n;
         f->gpu_idle_ns = d->idle_ns;
         f->confidence = "medium";
-        char gpu[48] = "the GPU";
         if (ps->ndev_idle > 1) {
             snprintf(f->callsite, sizeof f->callsite, "(GPU %d)", d->device);
-            snprintf(gpu, sizeof gpu, "GPU %d", d->device);
-            snprintf(f->extra_json, sizeof f->extra_json, "\"device\": %d", d->device);
+            f->facts.has |= FACT_DEVICE;
+            f->facts.device = d->device;
         } else {
             snprintf(f->callsite, sizeof f->callsite, "(whole process)");
         }
-        snprintf(f->message, sizeof f->message, "%s sat idle %s for %.2f ms in all while the host was not waiting on it",
-                 gpu, times_text(d->idle_n).s, (double)d->idle_ns / 1e6); /* measured: a fact, whoever is charged */
-        snprintf(f->suggestion, sizeof f->suggestion, "the host does not submit work fast enough: look at CPU-side work between launches (data loading, Python overhead); CUDA graphs cut launch cost");
     }
 }

@@ -180,19 +180,14 @@ static void lazy_findings(const struct model *m, struct findings *fs, const stru
                 else if (pp->comm == k.comm && pp->dst == k.peer && pp->dst_proc >= 0)
                     peer_rank = m->procs[pp->dst_proc].rank;
             }
-            snprintf(f->extra_json, sizeof f->extra_json,
-                     "\"comm_id\": %lld, \"peer_rank\": %d, \"first_call_ns\": %lld, \"typical_call_ns\": %lld",
-                     (long long)k.comm, peer_rank, (long long)k.first_ns, (long long)typical);
-            snprintf(f->message, sizeof f->message,
-                     "the first %s between rank %d and rank %d blocked the host %.2f ms while NCCL connected the"
-                     " pair; the later ones took %.3f ms%s",
-                     k.api < 0 ? "group of send/recv (its ncclGroupEnd)" : model_api_name(m, k.api),
-                     m->procs[pi].rank, peer_rank, (double)k.first_ns / 1e6,
-                     (double)typical / 1e6, shared ? " (the same ncclGroupEnd as a connection above: charged there)" : "");
-            snprintf(f->suggestion, sizeof f->suggestion,
-                     "NCCL connects two ranks at their first send/recv (NCCL_RUNTIME_CONNECT, on by default since"
-                     " 2.22): warm the connections up with one small send/recv per peer before the timed loop, or"
-                     " set NCCL_RUNTIME_CONNECT=0 to connect every peer in ncclCommInitRank");
+            f->facts.has |= FACT_COMM | FACT_PEER;
+            f->facts.comm_id = k.comm;
+            f->facts.peer_rank = peer_rank;
+            f->facts.first_call_ns = k.first_ns;
+            f->facts.typical_call_ns = typical;
+            f->api = k.api;
+            f->facts.grouped = k.api < 0;
+            f->facts.shared = shared;
         }
     }
 }
@@ -325,13 +320,6 @@ static void group(const struct coll_rec *v, size_t n, void *ctx)
     }
 }
 
-static const char *dtype_name(int t)
-{
-    static const char *const names[] = { "int8", "uint8", "int32", "uint32", "int64", "uint64",
-                                         "float16", "float32", "float64", "bfloat16", "fp8e4m3", "fp8e5m2" };
-    return t >= 0 && t < (int)(sizeof names / sizeof *names) ? names[t] : "?";
-}
-
 static void pair_findings(struct matching *mt, struct p2p_pair *p)
 {
     const struct model *m = mt->m;
@@ -341,17 +329,15 @@ static void pair_findings(struct matching *mt, struct p2p_pair *p)
         f->count = p->mismatched;
         model_callsite(m, &m->procs[s->proc], s->site, f->callsite, sizeof f->callsite);
         int a = m->procs[s->proc].rank, b = m->procs[v->proc].rank;
-        snprintf(f->extra_json, sizeof f->extra_json,
-                 "\"comm_id\": %lld, \"sender_rank\": %d, \"receiver_rank\": %d, \"ranks\": [%d, %d]",
-                 (long long)p->comm, a, b, a, b);
-        snprintf(f->message, sizeof f->message,
-                 "%lld of %lld sends from rank %d to rank %d disagree with their receives: rank %d sent %lld %s,"
-                 " rank %d received %lld %s (communicator %llx)",
-                 (long long)p->mismatched, (long long)p->matched, a, b, a, (long long)s->count, dtype_name(s->dtype), b,
-                 (long long)v->count, dtype_name(v->dtype), (unsigned long long)p->comm);
-        snprintf(f->suggestion, sizeof f->suggestion,
-                 "the two ranks disagree on the tensor passed between them: check the shapes and dtypes each stage"
-                 " sends and expects");
+        f->facts.has |= FACT_COMM | FACT_PAIR;
+        f->facts.comm_id = p->comm;
+        f->facts.sender_rank = a;
+        f->facts.receiver_rank = b;
+        finding_add_rank(&f->facts, a);
+        finding_add_rank(&f->facts, b);
+        f->facts.matched = p->matched;
+        f->facts.call[0] = (struct finding_call){ 0, s->dtype, s->count };
+        f->facts.call[1] = (struct finding_call){ 0, v->dtype, v->count };
     }
     int64_t left_s = (int64_t)(p->nsends - p->sends_head) + p->sends_over,
             left_r = (int64_t)(p->nrecvs - p->recvs_head) + p->recvs_over;
@@ -373,27 +359,16 @@ static void pair_findings(struct matching *mt, struct p2p_pair *p)
         const struct proc *pp = &m->procs[o->proc];
         f->wait_ns = pp->end > o->start ? pp->end - o->start : 0;
     }
-    snprintf(f->extra_json, sizeof f->extra_json,
-             "\"comm_id\": %lld, \"seq\": %lld, \"sender_rank\": %d, \"receiver_rank\": %d, \"ranks\": [%d, %d],"
-             " \"unmatched_%s\": %lld",
-             (long long)p->comm, (long long)o->seq, sender ? me : them, sender ? them : me, me, them,
-             sender ? "sends" : "receives", (long long)f->count);
-    const char *mine = sender ? "ncclSend" : "ncclRecv", *theirs = sender ? "ncclRecv" : "ncclSend";
-    char what[160];
-    if (f->count == 1)
-        snprintf(what, sizeof what, "rank %d's %s %s rank %d", me, mine, sender ? "to" : "from", them);
-    else
-        snprintf(what, sizeof what, "%lld %ss of rank %d %s rank %d (the first:", (long long)f->count, mine, me,
-                 sender ? "to" : "from", them);
-    snprintf(f->message, sizeof f->message,
-             "%s%scount %lld, %s, its operation %lld on communicator %llx) ha%s no matching %s on rank %d%s", what,
-             f->count == 1 ? " (" : " ", (long long)o->count, dtype_name(o->dtype), (long long)model_seq_shown(o->seq),
-             (unsigned long long)p->comm, f->count == 1 ? "s" : "ve", theirs, them,
-             mt->ended_badly ? ": the run ended with it waiting" : "");
-    snprintf(f->suggestion, sizeof f->suggestion,
-             "rank %d %s rank %d than rank %d %s it: look for a stage that skips a micro-batch or exits its loop"
-             " early (rank-dependent control flow)", me, sender ? "sends more to" : "expects more from", them, them,
-             sender ? "receives from" : "sends to");
+    f->facts.has |= FACT_COMM | FACT_SEQ | FACT_PAIR | FACT_UNMATCHED;
+    f->facts.comm_id = p->comm;
+    f->facts.seq = o->seq;
+    f->facts.sender_rank = sender ? me : them;
+    f->facts.receiver_rank = sender ? them : me;
+    finding_add_rank(&f->facts, me);
+    finding_add_rank(&f->facts, them);
+    f->facts.unmatched = f->count;
+    f->facts.unmatched_sends = sender;
+    f->facts.call[0] = (struct finding_call){ 0, o->dtype, o->count };
 }
 
 void analyse_p2p(struct model *m, struct findings *fs, struct coll_spill *spill)

@@ -319,13 +319,6 @@ static void lead_group(const struct coll_rec *v, size_t n, void *ctx)
     l->n[who]++;
 }
 
-static void append(char *buf, size_t len, const char *text)
-{
-    size_t l = strlen(buf);
-    if (l + 1 < len)
-        snprintf(buf + l, len - l, "%s", text);
-}
-
 void clock_align_confidence(const struct model *m, struct findings *fs, struct coll_spill *spill)
 {
     const struct clock_fit *fit = m->clock;
@@ -345,23 +338,24 @@ void clock_align_confidence(const struct model *m, struct findings *fs, struct c
         if (f->kind != F_COMM_STRAGGLER || f->proc < 0)
             continue;
         double lead = l.n[f->proc] ? l.sum[f->proc] / (double)l.n[f->proc] : 0;
-        char why[256];
         int ref_rank = -1;
         for (size_t h = 0; h < fit->nhosts; h++)
             if (fit->hosts[h].reference)
                 ref_rank = fit->hosts[h].first_rank;
+        /* why, for its message (write/finding_text.c) */
         if (fit->unaligned) {
-            snprintf(why, sizeof why, " (low confidence: %d host(s) share no collective with rank %d's host, so their"
-                                      " clocks are aligned only by the realtime clock)", fit->unaligned, ref_rank);
+            f->facts.clock_low = 1;
+            f->facts.unaligned = fit->unaligned;
+            f->facts.ref_rank = ref_rank;
         } else if (lead < CLOCK_MARGIN_FACTOR * (double)fit->residual_ns) {
-            snprintf(why, sizeof why, " (low confidence: its mean lead, %.3f ms, is within %dx the hosts' clock"
-                                      " alignment residual, %.3f ms)", lead / 1e6, CLOCK_MARGIN_FACTOR,
-                     (double)fit->residual_ns / 1e6);
+            f->facts.clock_low = 2;
+            f->facts.lead_ns = lead;
+            f->facts.factor = CLOCK_MARGIN_FACTOR;
+            f->facts.residual_ns = fit->residual_ns;
         } else {
             continue;
         }
         f->confidence = "low";
-        append(f->message, sizeof f->message, why);
     }
     free(l.sum);
     free(l.n);

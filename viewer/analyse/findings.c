@@ -110,23 +110,6 @@ struct finding *findings_new(struct findings *fs, const struct model *m, enum fi
     return f;
 }
 
-struct count_text times_text(long long n)
-{
-    struct count_text t;
-    if (n == 1)
-        snprintf(t.s, sizeof t.s, "once");
-    else
-        snprintf(t.s, sizeof t.s, "%lld times", n);
-    return t;
-}
-
-struct count_text count_text(long long n, const char *one, const char *many)
-{
-    struct count_text t;
-    snprintf(t.s, sizeof t.s, "%lld %s", n, n == 1 ? one : many);
-    return t;
-}
-
 int finding_from_torch(const struct model *m, const struct finding *f)
 {
     if (f->proc < 0 || f->callsite_id <= 0)
@@ -183,7 +166,7 @@ static int cmp_cost(const void *a, const void *b)
 }
 
 /* The range most occurrences were in, if most were in one. */
-static void name_range(struct finding *f, const struct model *m)
+static void name_range(struct finding *f)
 {
     if (f->proc < 0)
         return;
@@ -193,7 +176,7 @@ static void name_range(struct finding *f, const struct model *m)
             best = &f->ranges[i];
     if (!best || best->hits < f->unranged)
         return;
-    snprintf(f->range, sizeof f->range, "%s", model_label(&m->procs[f->proc], best->name));
+    f->range = best->name + 1;
     f->iter_first = best->iter_min;
     f->iter_last = best->iter_max;
 }
@@ -211,12 +194,13 @@ void charge_add_key(struct findings *fs, enum finding_kind kind, int proc, int s
 
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m)
 {
+    (void)m; /* a range is named by its label; write/ renders it */
     size_t k = 0;
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         if (!finding_kept(f, o))
             continue;
-        name_range(f, m);
+        name_range(f);
         fs->v[k++] = *f;
     }
     fs->n = k;
@@ -250,4 +234,19 @@ void findings_free(struct findings *fs)
     free(fs->v);
     charges_free(&fs->charges);
     memset(fs, 0, sizeof *fs);
+}
+
+void finding_add_rank(struct finding_facts *x, int rank)
+{
+    x->has |= FACT_RANKS;
+    if (x->nranks < FACT_RANKS_MAX)
+        x->ranks[x->nranks] = rank;
+    x->nranks++;
+}
+
+void finding_add_stop(struct finding_facts *x, int rank, int at)
+{
+    x->has |= FACT_STOPS;
+    if (x->nstops < FACT_STOPS_MAX)
+        x->stops[x->nstops++] = (struct finding_stop){ rank, at };
 }

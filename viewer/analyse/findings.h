@@ -47,12 +47,84 @@ struct finding_mark { int64_t t, cost; int proc, tid; };
 #define FINDING_RANGES 4
 struct range_hit { int name; int64_t hits, iter_min, iter_max; };
 
+/* The facts of a finding's kind beyond its measured fields, set by the
+ * analysis that made it and rendered at output time (write/finding_json.c
+ * as JSON members): `has` says which are set (FACT_*).  The JSON lists
+ * them in this order. */
+enum {
+    FACT_COMM = 1 << 0,      /* comm_id */
+    FACT_SEQ = 1 << 1,       /* seq: the collective's (or first unmatched operation's) sequence number */
+    FACT_PEER = 1 << 2,      /* comm.lazy_connect: peer_rank, first_call_ns, typical_call_ns */
+    FACT_PAIR = 1 << 3,      /* point to point: sender_rank, receiver_rank */
+    FACT_RANKS = 1 << 4,     /* a list of ranks (list_of says which) */
+    FACT_UNMATCHED = 1 << 5, /* unmatched_sends or unmatched_receives: the count */
+    FACT_STOPS = 1 << 6,     /* comm.hang: where each rank stopped inside it (hang_depth.c) */
+    FACT_STRAGGLER = 1 << 7, /* straggler_rank, collectives, clearly_last, wait_share */
+    FACT_PAGEABLE = 1 << 8,  /* copy.pageable: bytes, gpu_wait_ns (the finding's own fields) */
+    FACT_DEVICE = 1 << 9,    /* gpu.idle of one of a process's GPUs: device */
+};
+/* What the list of ranks is: "ranks" (those that disagreed, or a pair's
+ * two), "missing_ranks" (that never entered a hung collective) or
+ * "stopped_ranks" (that stopped inside it, none missing). */
+enum { FACT_LIST_RANKS, FACT_LIST_MISSING, FACT_LIST_STOPPED };
+/* A list of ranks is shown in 255 bytes at most, cut there as it always
+ * was: of nranks, the first FACT_RANKS are kept, more than those bytes
+ * hold (each rank takes at least 3 with its ", "). */
+#define FACT_RANKS_MAX 96
+/* Where ranks stopped is shown only while it fits 639 bytes of JSON (and
+ * 399 of text): FACT_STOPS_MAX entries never fit, so more are not kept. */
+#define FACT_STOPS_MAX 64
+struct finding_stop { int rank, at; }; /* at: a PD_ (model.h), or -1: it never entered the collective */
+struct finding_facts {
+    unsigned has;
+    int64_t comm_id, seq;
+    int peer_rank;                           /* FACT_PEER */
+    int64_t first_call_ns, typical_call_ns;  /* ... the first call's host time, and a later one's (their median) */
+    int sender_rank, receiver_rank;          /* FACT_PAIR */
+    int64_t unmatched;                       /* FACT_UNMATCHED: how many */
+    int unmatched_sends;                     /* ... sends (1) or receives (0) */
+    int list_of, nranks;                     /* FACT_RANKS: FACT_LIST_*, and how many there were */
+    int ranks[FACT_RANKS_MAX];
+    int nstops;                              /* FACT_STOPS: entries, one per rank, in process order */
+    struct finding_stop stops[FACT_STOPS_MAX];
+    int straggler_rank;                      /* FACT_STRAGGLER */
+    int64_t collectives, clearly_last;       /* ... the full collectives, and those it was clearly last to */
+    double wait_share;                       /* ... its share of all the waiting */
+    int device;                              /* FACT_DEVICE */
+    /* for the message alone (write/finding_text.c), by kind: */
+    int grouped, shared;       /* comm.lazy_connect: its first call was a group's ncclGroupEnd; one charged above */
+    int64_t matched;           /* a point-to-point comm.mismatch: the sends matched to receives */
+    /* comm.mismatch: [0] the first mismatched send (the odd ranks' call),
+     * [1] its receive (the others' call); an unmatched operation: [0] */
+    struct finding_call { int api, dtype; int64_t count; } call[2];
+    int64_t entered;           /* comm.hang, some ranks missing: the ranks that entered it */
+    double exposed_fraction;   /* comm.exposed: the overlap it fell short of (--exposed-fraction) */
+    int64_t margin_ns;         /* comm.straggler: "clearly last" by this much (--straggler-margin-us) */
+    /* ... where its time went (straggler_place.c), when placed: before
+     * `late` collectives, in its range (the finding's range), `excess` more
+     * than the others' mean, `in_calls` of it in traced calls; at call site
+     * `site` of its process (0: none), `at_site` more */
+    int placed, site;
+    int64_t late;
+    double excess, in_calls, at_site;
+    /* ... low confidence for the hosts' clocks (clock_align.c): 1 when
+     * `unaligned` hosts share no collective with rank ref_rank's, 2 when
+     * its mean lead is within `factor` x the alignment residual */
+    int clock_low, unaligned, ref_rank, factor;
+    double lead_ns;
+    int64_t residual_ns;
+};
+/* Adds a rank to the list (FACT_RANKS), as many as are kept. */
+void finding_add_rank(struct finding_facts *x, int rank);
+/* Adds where a rank stopped (FACT_STOPS). */
+void finding_add_stop(struct finding_facts *x, int rank, int at);
+
 struct finding {
     enum finding_kind kind;
     int rank;                 /* -1 when about several ranks */
     int proc;                 /* index into model.procs, -1 if several */
     int callsite_id;          /* its site in that process (model_site), 0 if none */
-    int api;                  /* the API of its first occurrence, for the message (0: none) */
+    int api;                  /* the API of its first occurrence (or the collective's), for the message (0: none) */
     int64_t count;
     int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns; /* what was measured (finding_measured) */
     int64_t cost_ns;          /* the time charged to it, no interval charged twice (attribution.h) */
@@ -62,15 +134,14 @@ struct finding {
     int64_t site_colls;       /* comm.exposed: its process's collectives (with a GPU time) at its site */
     const char *confidence;   /* "high", "medium", "low" */
     char callsite[MODEL_CALLSITE_LEN]; /* the frame shown (model_callsite) */
-    char message[512];
-    char suggestion[512];
     char waited_for[256];     /* syncs: what the longest one waited for last (a kernel's name, "a copy"), "" if none */
     int waited_other;         /* ... on another stream than the one synchronised (reached through an event) */
     int64_t waited_blocked;   /* ... and how long that one blocked */
-    char extra_json[1024];    /* kind-specific fields, as JSON members ("" or "\"k\": v, ...") */
+    struct finding_facts facts; /* kind-specific facts, for the JSON and the message */
     struct range_hit ranges[FINDING_RANGES]; /* innermost user ranges of the occurrences */
     int64_t unranged;         /* occurrences outside any user range */
-    char range[4096];         /* the range most of them were in ("" if none): an NVTX name, up to 4095 bytes */
+    int range;                /* the range most of them were in: 1 + its name's label in its process
+                                 (model_label), 0 if none; shown as finding_range (write/finding_out.h) */
     int64_t iter_first, iter_last; /* iterations they spanned there, -1 if unknown */
     struct finding_mark marks[FINDING_MARKS]; /* the first occurrences (finding_marks.c) */
     int nmarks, mark_open;    /* marks made; whether the last one's cost is still being added */
@@ -133,10 +204,6 @@ int finding_kept(const struct finding *f, const struct report_opts *o);
 /* Finding (kind, proc, site) claims [a, b) of process tl's time, for a
  * finding made later (gpu.idle, at its process's end). */
 void charge_add_key(struct findings *fs, enum finding_kind kind, int proc, int site, int tl, int64_t a, int64_t b);
-/* For a finding's message: "once" or "N times"; "1 copy" or "N copies". */
-struct count_text { char s[64]; };
-struct count_text times_text(long long n);
-struct count_text count_text(long long n, const char *one, const char *many);
 /* Drops findings below their kind's repetition rule; names each one's
  * range; sorts by cost. */
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m);
@@ -167,11 +234,8 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
 void analyse_colls_done(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi, size_t n);
 void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi);
 void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi);
-void describe_syncs(const struct model *m, struct findings *fs);
-void describe_copies(const struct model *m, const struct report_opts *o, struct findings *fs);
 /* Drops the one-off small pageable copies (before costs are attributed). */
 void filter_copies(const struct report_opts *o, struct findings *fs);
-void describe_comm(const struct model *m, const struct report_opts *o, struct findings *fs);
 /* Where a straggler's time went (straggler_place.c): note_host_time runs
  * with each window of a process's calls; place_straggler names, in
  * finding fi (process pi's comm.straggler), the NVTX range and call site

@@ -4,16 +4,9 @@
  * but no kernel channel started ("enqueued"), its kernel running with no
  * proxy step under way ("kernel running"), a proxy step waiting for its
  * peer ("waiting for a peer") or handed to the network ("network"), or
- * finished ("done").  As JSON: "stopped": [{"rank": R, "at": "..."}...]. */
+ * finished ("done").  Kept as the finding's facts (FACT_STOPS); as JSON
+ * (write/finding_json.c): "stopped": [{"rank": R, "at": "..."}...]. */
 #include "viewer/analyse/hang_depth.h"
-
-#include <stdio.h>
-#include <string.h>
-
-static const char *const at_text[] = {
-    [PD_NONE] = "done", [PD_ENQUEUED] = "enqueued", [PD_KERNEL] = "kernel running",
-    [PD_PEER] = "waiting for a peer", [PD_NETWORK] = "network", [PD_DONE] = "done",
-};
 
 void hang_depth_facts(const struct model *m, const struct coll_spill *spill, const struct coll_rec *v, size_t n,
                       struct finding *f)
@@ -23,27 +16,14 @@ void hang_depth_facts(const struct model *m, const struct coll_spill *spill, con
         known |= model_plugin_depth(&m->procs[v[k].proc], v[k].index) != PD_NONE;
     if (!known)
         return; /* the plugin saw none of it unfinished: nothing to add */
-    char json[640] = "", text[400] = "";
-    size_t lj = 0, lt = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++) {
-        const char *at = NULL;
-        for (size_t k = 0; k < n && !at; k++)
+        int at = -2; /* -2: not a member */
+        for (size_t k = 0; k < n && at == -2; k++)
             if (v[k].proc == (int)pi)
-                at = at_text[model_plugin_depth(&m->procs[pi], v[k].index)];
-        if (!at && coll_spill_used(spill, pi, v[0].comm))
-            at = "not started";
-        if (!at)
-            continue;
-        int r = m->procs[pi].rank;
-        if (lj < sizeof json)
-            lj += (size_t)snprintf(json + lj, sizeof json - lj, "%s{\"rank\": %d, \"at\": \"%s\"}", lj ? ", " : "", r, at);
-        if (lt < sizeof text)
-            lt += (size_t)snprintf(text + lt, sizeof text - lt, "%s%d %s", lt ? ", " : "", r, at);
+                at = model_plugin_depth(&m->procs[pi], v[k].index);
+        if (at == -2 && coll_spill_used(spill, pi, v[0].comm))
+            at = -1; /* never entered it */
+        if (at != -2)
+            finding_add_stop(&f->facts, m->procs[pi].rank, at);
     }
-    size_t l = strlen(f->extra_json);
-    if (lj < sizeof json && l + lj + 16 < sizeof f->extra_json)
-        snprintf(f->extra_json + l, sizeof f->extra_json - l, "%s\"stopped\": [%s]", l ? ", " : "", json);
-    l = strlen(f->message);
-    if (lt < sizeof text && l + lt + 24 < sizeof f->message)
-        snprintf(f->message + l, sizeof f->message - l, "; where each rank stopped: %s", text);
 }

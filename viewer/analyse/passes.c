@@ -95,12 +95,9 @@ void passes_across(const struct pass_ctx *c)
         if (passes[i].across)
             passes[i].across(c);
     /* every finding is in, with its claims: each interval of a rank's time
-     * charged once, then the messages, which quote the costs */
+     * charged once (the messages, written by write/, quote the costs) */
     attribute_costs(c->fs, c->m, c->o);
     finding_marks_from_charges(c->fs);
     assign_confidence(c->fs, c->m, c->o);
     host_times_free(c->fs, c->m->nprocs); /* what placed the stragglers */
-    describe_syncs(c->m, c->fs);
-    describe_copies(c->m, c->o, c->fs);
-    describe_comm(c->m, c->o, c->fs);
 }

@@ -63,7 +63,7 @@ void host_times_free(struct findings *fs, size_t nprocs)
 
 /* One range name of one process: exclusive time (its ranges' time less
  * their children's), time in traced calls, iterations. */
-struct name_time { const char *name; int64_t excl, calls, iter_min, iter_max; };
+struct name_time { const char *name; int label; int64_t excl, calls, iter_min, iter_max; };
 
 static size_t times_by_name(const struct model *m, const struct findings *fs, size_t pi, const struct ivals *win,
                             struct name_time **out)
@@ -91,7 +91,7 @@ static size_t times_by_name(const struct model *m, const struct findings *fs, si
         for (j = 0; j < k && strcmp(v[j].name, name); j++)
             ;
         if (j == k)
-            v[k++] = (struct name_time){ name, 0, 0, -1, -1 };
+            v[k++] = (struct name_time){ name, p->ranges[r].name, 0, 0, -1, -1 };
         model_add(&v[j].excl, excl[r]);
         int64_t dur = p->ranges[r].end - p->ranges[r].start;
         if (h && r < h->nranges && dur > 0) /* the calls' time, in the share of the range inside the windows */
@@ -129,13 +129,14 @@ static double others_mean(struct name_time **all, const size_t *nall, size_t np,
 }
 
 /* The call site (as shown) of process pi with the most call time beyond
- * the others' mean at the same line: its text into buf, the excess out. */
-static double site_excess(const struct model *m, const struct findings *fs, size_t pi, char *buf, size_t len)
+ * the others' mean at the same line: its id into *site (0: none), the
+ * excess out. */
+static double site_excess(const struct model *m, const struct findings *fs, size_t pi, int *site)
 {
     const struct host_time *h = &fs->host_times[pi];
     double best = 0;
     char t[2048], u[2048];
-    buf[0] = 0;
+    *site = 0;
     for (int s = 1; s < h->nsites; s++) {
         if (!h->at_site[s])
             continue;
@@ -154,7 +155,7 @@ static double site_excess(const struct model *m, const struct findings *fs, size
         double ex = (double)h->at_site[s] - (others ? sum / (double)others : 0);
         if (ex > best) {
             best = ex;
-            snprintf(buf, len, "%s", t);
+            *site = s;
         }
     }
     return best;
@@ -183,31 +184,17 @@ void place_straggler(const struct model *m, struct findings *fs, size_t fi, size
         }
     }
     struct finding *f = &fs->v[fi];
-    int r = m->procs[pi].rank;
     if (best > 0) {
         const struct name_time *b = &all[pi][bj];
         double in_calls = (double)b->calls - others_mean(all, nall, np, pi, b->name, 1);
-        snprintf(f->range, sizeof f->range, "%s", b->name);
+        f->range = b->label + 1;
         f->iter_first = b->iter_min;
         f->iter_last = b->iter_max;
-        char iters[64] = "";
-        if (b->iter_min >= 0)
-            snprintf(iters, sizeof iters, b->iter_max > b->iter_min ? " (iterations %lld-%lld)" : " (iteration %lld)",
-                     (long long)b->iter_min, (long long)b->iter_max);
-        char site[2048];
-        double at_site = site_excess(m, fs, pi, site, sizeof site);
-        size_t l = strlen(f->message);
-        snprintf(f->message + l, sizeof f->message - l, ". Before the %lld it was clearly last to, its time went to NVTX"
-                 " range %.200s%s: %.2f ms more than the other ranks' mean, %.2f ms of it in traced calls",
-                 (long long)late, b->name, iters, best / 1e6, in_calls > 0 ? in_calls / 1e6 : 0.0);
-        if (in_calls > best / 2 && *site)
-            snprintf(f->suggestion, sizeof f->suggestion,
-                     "look at rank %d's calls in %.200s%s, at %.200s (%.2f ms more than the other ranks there)",
-                     r, b->name, iters, site, at_site / 1e6);
-        else
-            snprintf(f->suggestion, sizeof f->suggestion,
-                     "look at what rank %d does in %.200s%s outside CUDA and NCCL calls (%.2f ms more than the other"
-                     " ranks: data loading, uneven work, a slower host)", r, b->name, iters, (best - (in_calls > 0 ? in_calls : 0)) / 1e6);
+        f->facts.placed = 1;
+        f->facts.late = late;
+        f->facts.excess = best;
+        f->facts.in_calls = in_calls;
+        f->facts.at_site = site_excess(m, fs, pi, &f->facts.site);
     }
     for (size_t q = 0; q < np; q++)
         free(all[q]);

@@ -19,6 +19,7 @@
  * a few markers even the counts out (pad_order). */
 #include "viewer/model/comm_kernels.h"
 #include "viewer/analyse/coll_spill.h"
+#include "viewer/write/finding_out.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
 #include "viewer/model/timeline.h"
@@ -404,9 +405,10 @@ static void finding_args(struct writer *w, const struct model *m, const struct f
     fprintf(w->out, ",\"occurrences\":%lld,\"marked\":%d,\"finding_cost_ns\":%lld,\"callsite\":", (long long)f->count,
             f->marks_charged ? 0 : f->nmarks, (long long)finding_cost(f));
     json_string(w->out, f->callsite);
-    if (f->range[0]) {
+    char range[FINDING_RANGE_LEN];
+    if (*finding_range(m, f, range, sizeof range)) {
         fputs(",\"range\":", w->out);
-        json_string(w->out, f->range);
+        json_string(w->out, range);
     }
     if (k <= 0 && f->proc >= 0 && f->callsite_id > 0) { /* stacks on the first marker only: they run long */
         const struct proc *p = &m->procs[f->proc];
@@ -418,10 +420,11 @@ static void finding_args(struct writer *w, const struct model *m, const struct f
             json_string(w->out, stack);
         }
     }
+    char text[FINDING_TEXT_LEN];
     fputs(",\"message\":", w->out);
-    json_string(w->out, f->message);
+    json_string(w->out, finding_message(m, f, text, sizeof text));
     fputs(",\"fix\":", w->out);
-    json_string(w->out, f->suggestion);
+    json_string(w->out, finding_suggestion(m, f, text, sizeof text));
     fputs("}}", w->out);
 }
 

@@ -5,6 +5,7 @@
  * a rank x collective heatmap of arrival lateness (a straggler is a dark
  * row), and the findings with their cost as bars, call sites and fixes.
  * The charts are inline SVG (html_charts.c); the style prints on paper. */
+#include "viewer/write/finding_out.h"
 #include "viewer/write/html.h"
 #include "viewer/write/out_file.h"
 #include "common/term_text.h"
@@ -75,7 +76,7 @@ static void rank_table(FILE *out, const struct summary *s)
 
 static const char *const cost_word[] = { "host blocked", "GPU idle", "exposed", "waited" };
 
-static void finding_list(FILE *out, const struct findings *fs)
+static void finding_list(FILE *out, const struct model *m, const struct findings *fs)
 {
     if (!fs->n) {
         fputs("<p class=\"none\">Nothing found that wastes GPU time.</p>", out);
@@ -102,9 +103,10 @@ static void finding_list(FILE *out, const struct findings *fs)
             fputs("<div>at <code>", out);
             html_text(out, f->callsite);
             fputs("</code>", out);
-            if (f->range[0]) {
+            char range[FINDING_RANGE_LEN];
+            if (*finding_range(m, f, range, sizeof range)) {
                 fputs(" in <code>", out);
-                html_text(out, f->range);
+                html_text(out, range);
                 fputs("</code>", out);
                 if (f->iter_first >= 0)
                     fprintf(out, " (iterations %lld-%lld)", (long long)f->iter_first, (long long)f->iter_last);
@@ -112,9 +114,10 @@ static void finding_list(FILE *out, const struct findings *fs)
             fputs("</div>", out);
         }
         fputs("<div>", out);
-        html_text(out, f->message);
+        char text[FINDING_TEXT_LEN];
+        html_text(out, finding_message(m, f, text, sizeof text));
         fputs("</div><div class=\"fix\"><b>fix:</b> ", out);
-        html_text(out, f->suggestion);
+        html_text(out, finding_suggestion(m, f, text, sizeof text));
         fputs("</div></div>", out);
     }
 }
@@ -156,7 +159,7 @@ int html_report_write(const char *path, const struct model *m, const struct summ
     fputs("</div>", out);
 
     fputs("<h2>Findings, by cost</h2><div id=\"findings\">", out);
-    finding_list(out, fs);
+    finding_list(out, m, fs);
     fputs("</div><p class=\"sub\">Definitions of each kind: docs/report.md. The same findings as text: gputrace-report;"
           " as JSON: --format json.</p></body></html>\n", out);
     int bad = ferror(out);

@@ -1,5 +1,6 @@
 /* output_json.c: the report as one JSON object (docs/report-json.md). */
 #include "viewer/write/charges_out.h"
+#include "viewer/write/finding_out.h"
 #include "viewer/write/devices_out.h"
 #include "viewer/write/input_notes.h"
 #include "viewer/read/import_inputs.h"
@@ -114,9 +115,10 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
                 json_string(out, stack);
             }
         }
-        if (f->range[0]) {
+        char range[FINDING_RANGE_LEN];
+        if (*finding_range(m, f, range, sizeof range)) {
             fprintf(out, ", \"range\": ");
-            json_string(out, f->range);
+            json_string(out, range);
             if (f->iter_first >= 0)
                 fprintf(out, ", \"iteration_first\": %lld, \"iteration_last\": %lld", (long long)f->iter_first,
                         (long long)f->iter_last);
@@ -133,17 +135,17 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
             cost(out, "wait_ns", f->wait_ns, &first);
         fprintf(out, ", \"cost_ns\": %lld, \"confidence\": ", (long long)finding_cost(f));
         json_string(out, f->confidence);
+        char text[FINDING_TEXT_LEN];
         fprintf(out, ", \"message\": ");
-        json_string(out, f->message);
+        json_string(out, finding_message(m, f, text, sizeof text));
         fprintf(out, ", \"suggestion\": ");
-        json_string(out, f->suggestion);
+        json_string(out, finding_suggestion(m, f, text, sizeof text));
         if (f->waited_for[0]) { /* what a sync waited for (analysis_sync.c) */
             fprintf(out, ", \"waited_for\": ");
             json_string(out, f->waited_for);
             fprintf(out, ", \"waited_through_event\": %s", f->waited_other ? "true" : "false");
         }
-        if (f->extra_json[0])
-            fprintf(out, ", %s", f->extra_json);
+        finding_facts_json(out, f);
         charges_json_finding(out, m, fs, f);
         fputc('}', out);
     }

@@ -4,6 +4,7 @@
  * the terminal, cut between characters to fit a column. */
 #include "viewer/write/charges_out.h"
 #include "viewer/write/devices_out.h"
+#include "viewer/write/finding_out.h"
 #include "viewer/write/input_notes.h"
 #include "viewer/write/plugin_notes.h"
 #include "viewer/write/output.h"
@@ -86,6 +87,13 @@ static void wrapped(FILE *out, const char *label, const char *text)
         if (*p)
             fprintf(out, "%*s", INDENT, "");
     }
+}
+
+/* Whether two findings' ranges have the same name (their processes' labels differ). */
+static int same_range(const struct model *m, const struct finding *a, const struct finding *b)
+{
+    char x[FINDING_RANGE_LEN], y[FINDING_RANGE_LEN];
+    return !strcmp(finding_range(m, a, x, sizeof x), finding_range(m, b, y, sizeof y));
 }
 
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
@@ -199,7 +207,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         group[i] = -1;
         for (size_t j = 0; j < i && group[i] < 0; j++)
             if (group[j] == (int)j && fs->v[j].kind == fs->v[i].kind && fs->v[j].rank >= 0 && fs->v[i].rank >= 0 &&
-                !strcmp(fs->v[j].callsite, fs->v[i].callsite) && !strcmp(fs->v[j].range, fs->v[i].range))
+                !strcmp(fs->v[j].callsite, fs->v[i].callsite) && same_range(m, &fs->v[j], &fs->v[i]))
                 group[i] = (int)j;
         if (group[i] < 0) {
             group[i] = (int)i;
@@ -269,8 +277,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
                     ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
         fprintf(out, "    at   %s\n", term_text(f->callsite[0] ? f->callsite : "(unknown call site)", t, sizeof t));
-        if (f->range[0]) {
-            term_text(f->range, t, sizeof t);
+        char range[FINDING_RANGE_LEN];
+        if (*finding_range(m, f, range, sizeof range)) {
+            term_text(range, t, sizeof t);
             if (f->iter_first >= 0 && f->iter_last > f->iter_first)
                 fprintf(out, "    in   %s (iterations %lld-%lld)\n", t, (long long)f->iter_first, (long long)f->iter_last);
             else if (f->iter_first >= 0)
@@ -278,8 +287,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             else
                 fprintf(out, "    in   %s\n", t);
         }
-        char what[sizeof t + 160];
-        term_text(f->message, t, sizeof t);
+        char what[sizeof t + 160], said[FINDING_TEXT_LEN];
+        term_text(finding_message(m, f, said, sizeof said), t, sizeof t);
         int64_t measured = finding_measured(f);
         if (measured - finding_cost(f) > measured / 100) { /* the message quotes what was measured */
             size_t l = strlen(t);
@@ -292,7 +301,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         else
             snprintf(what, sizeof what, "%s", t);
         wrapped(out, "what", what);
-        wrapped(out, "fix", term_text(f->suggestion, t, sizeof t));
+        wrapped(out, "fix", term_text(finding_suggestion(m, f, said, sizeof said), t, sizeof t));
     }
     free(group);
     charges_text(out, m, s, fs);

@@ -1,0 +1,372 @@
+/* finding_text.c: a finding's message and fix, in words, from its
+ * measured fields and its facts (findings.h): the one place they are
+ * written, for every output (text, JSON, Chrome trace, HTML).  Each is
+ * cut at FINDING_TEXT_LEN - 1 bytes, where it always was; what is added
+ * to a message (where a straggler's time went, the clocks' caveat, where
+ * each rank of a hang stopped) is added only as it always was: while it
+ * fits. */
+#include "viewer/write/finding_out.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* A message or fix being written: at most FINDING_TEXT_LEN - 1 bytes. */
+struct text { char s[FINDING_TEXT_LEN]; };
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void say(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->s, sizeof t->s, fmt, ap);
+    va_end(ap);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void say_more(struct text *t, const char *fmt, ...)
+{
+    size_t l = strlen(t->s);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->s + l, sizeof t->s - l, fmt, ap);
+    va_end(ap);
+}
+
+/* "once" or "N times"; "1 copy" or "N copies". */
+struct count_words { char s[64]; };
+
+static struct count_words times_words(long long n)
+{
+    struct count_words t;
+    if (n == 1)
+        snprintf(t.s, sizeof t.s, "once");
+    else
+        snprintf(t.s, sizeof t.s, "%lld times", n);
+    return t;
+}
+
+static struct count_words count_words(long long n, const char *one, const char *many)
+{
+    struct count_words t;
+    snprintf(t.s, sizeof t.s, "%lld %s", n, n == 1 ? one : many);
+    return t;
+}
+
+const char *finding_range(const struct model *m, const struct finding *f, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", f->range > 0 && f->proc >= 0 ? model_label(&m->procs[f->proc], f->range - 1) : "");
+    return buf;
+}
+
+static double ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+static const char *dtype_name(int t)
+{
+    static const char *const names[] = { "int8", "uint8", "int32", "uint32", "int64", "uint64",
+                                         "float16", "float32", "float64", "bfloat16", "fp8e4m3", "fp8e5m2" };
+    return t >= 0 && t < (int)(sizeof names / sizeof *names) ? names[t] : "?";
+}
+
+/* ---- syncs and copies ------------------------------------------------------ */
+
+static void sync_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    const char *api = f->api > 0 ? model_api_name(m, f->api) : "sync";
+    double measured = ms(finding_measured(f)); /* what was measured; the cost charged is beside it */
+    char on[320] = ""; /* what the longest one waited for */
+    if (f->waited_for[0])
+        snprintf(on, sizeof on, ", waiting for %s%s", f->waited_for,
+                 f->waited_other ? " on another stream (through an event)" : "");
+    switch (f->kind) {
+    case F_SYNC_REDUNDANT:
+        say(msg, "%s waited %s with nothing pending on the GPU (%.2f ms)", api, times_words(f->count).s, measured);
+        say(fix, "remove it: there was no GPU work to wait for");
+        break;
+    case F_SYNC_NO_CONSUMER:
+        say(msg, "%s blocked the host %s (%.2f ms)%s, but no result was copied back; the GPU then idled %.2f ms", api,
+            times_words(f->count).s, ms(f->host_blocked_ns), on, measured);
+        if (f->waited_other) /* the ProcessGroupNCCL pattern: the stream is ordered already */
+            say(fix, "the stream already waits for that work through the event (cudaStreamWaitEvent), so the GPU"
+                     " keeps the order: remove the host sync, or synchronise only where the host reads a result");
+        else
+            say(fix, "to order streams use cudaEventRecord + cudaStreamWaitEvent; otherwise remove it");
+        break;
+    case F_SYNC_DEVICE_WIDE:
+        say(msg, "%s waited for every stream %s%s; the data read sat on one stream: %.2f ms waited beyond it", api,
+            times_words(f->count).s, on, measured);
+        say(fix, "wait for that stream or an event recorded after the copy (cudaStreamSynchronize /"
+                 " cudaEventSynchronize) instead of the whole device");
+        break;
+    case F_SYNC_SCALAR_READ:
+        say(msg, "%s read a few bytes back %s (like .item() or print(tensor))%s; the GPU then idled %.2f ms", api,
+            times_words(f->count).s, on, measured);
+        if (finding_from_torch(m, f))
+            say(fix, "keep the value on the GPU (accumulate the loss as a tensor, call .item() once every N steps), or"
+                     " copy it with .to('cpu', non_blocking=True) into pinned memory and read it a step later");
+        else
+            say(fix, "keep the value on the GPU, or copy it asynchronously into pinned memory and read it a step later");
+        break;
+    case F_SYNC_IMPLICIT:
+        say(msg, "%s synchronised implicitly %s%s, blocking the host %.2f ms; the GPU then idled %.2f ms", api,
+            times_words(f->count).s, on, ms(f->host_blocked_ns), measured);
+        say(fix, "use the Async form with pinned memory, and move frees and allocations out of the loop");
+        break;
+    default:
+        break;
+    }
+}
+
+static void copy_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    if (f->kind == F_COPY_PAGEABLE) {
+        char waited[384] = "";
+        if (f->gpu_wait_ns > 0)
+            snprintf(waited, sizeof waited, ", %.2f ms of it waiting for earlier GPU work%s%s%s", ms(f->gpu_wait_ns),
+                     *f->waited_for ? " (" : "", f->waited_for, *f->waited_for ? ")" : "");
+        say(msg, "%s (%.1f MiB in all) from/to pageable host memory blocked the host %.2f ms%s",
+            count_words(f->count, "copy", "copies").s, (double)f->bytes / (1 << 20), ms(f->host_blocked_ns), waited);
+        if (finding_from_torch(m, f)) /* pinned alone is not enough: c10 syncs after a blocking copy */
+            say(fix, "pin the tensor (pin_memory=True in the DataLoader, or tensor.pin_memory()) and copy it with"
+                     " .to(device, non_blocking=True): a blocking copy waits even from pinned memory");
+        else
+            say(fix, "allocate the host buffer pinned (cudaMallocHost, or pin_memory=True in a DataLoader) or register"
+                     " it with cudaHostRegister");
+    } else {
+        say(msg, "%s ran on the compute stream, overlapping no kernel (%.2f ms)",
+            count_words(f->count, "host-to-device copy", "host-to-device copies").s, ms(f->exposed_ns));
+        say(fix, "issue uploads on a separate copy stream and order them with cudaEventRecord + cudaStreamWaitEvent");
+    }
+}
+
+static void idle_text(const struct finding *f, struct text *msg, struct text *fix)
+{
+    char gpu[48] = "the GPU";
+    if (f->facts.has & FACT_DEVICE)
+        snprintf(gpu, sizeof gpu, "GPU %d", f->facts.device);
+    say(msg, "%s sat idle %s for %.2f ms in all while the host was not waiting on it", gpu, times_words(f->count).s,
+        ms(f->gpu_idle_ns)); /* measured: a fact, whoever is charged */
+    say(fix, "the host does not submit work fast enough: look at CPU-side work between launches (data loading,"
+             " Python overhead); CUDA graphs cut launch cost");
+}
+
+/* ---- collectives within a rank ----------------------------------------------- */
+
+static void exposed_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    if (f->kind == F_COMM_EXPOSED) {
+        say(msg, "%s ran less than %.0f%% overlapped by compute: %.2f ms exposed",
+            count_words(f->count, "collective", "collectives").s, f->facts.exposed_fraction * 100, ms(f->exposed_ns));
+        say(fix, "launch collectives on their own stream as soon as their inputs are ready (bucketed gradients), so"
+                 " that compute hides them");
+    } else {
+        say(msg, "%s launched on a stream that also runs compute cannot overlap it: %.2f ms exposed, of which the"
+                 " compute queued after them on that stream could hide %.2f ms on another stream",
+            count_words(f->count, "collective", "collectives").s, ms(f->exposed_ns), ms(f->hideable_ns));
+        say(fix, "use a separate communication stream, ordered with cudaEventRecord + cudaStreamWaitEvent");
+    }
+    if (finding_from_torch(m, f))
+        say(fix, "call dist.all_reduce(..., async_op=True) and wait() on the returned work only where the result is"
+                 " needed, or let DistributedDataParallel bucket the gradients: both run the all-reduce on NCCL's"
+                 " own stream, overlapping backward");
+}
+
+/* ---- across ranks -------------------------------------------------------------- */
+
+/* "(iterations 3-5)", "(iteration 3)" of the range a straggler's time went to. */
+static void iterations(const struct finding *f, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (f->iter_first >= 0)
+        snprintf(buf, len, f->iter_last > f->iter_first ? " (iterations %lld-%lld)" : " (iteration %lld)",
+                 (long long)f->iter_first, (long long)f->iter_last);
+}
+
+static void straggler_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    const struct finding_facts *x = &f->facts;
+    int r = x->straggler_rank;
+    say(msg, "rank %d reached %lld of %s last (%lld by more than %.1f ms); the other ranks waited %.2f ms for it", r,
+        (long long)f->count, count_words(x->collectives, "collective", "collectives").s, (long long)x->clearly_last,
+        ms(x->margin_ns), ms(f->wait_ns));
+    say(fix, "look at what rank %d does before its collectives (data loading, uneven work, a slower GPU or host)", r);
+    if (x->placed) { /* where its time went (straggler_place.c) */
+        char iters[64], site[2048] = "", range[FINDING_RANGE_LEN];
+        iterations(f, iters, sizeof iters);
+        finding_range(m, f, range, sizeof range);
+        if (x->site > 0 && f->proc >= 0)
+            model_callsite(m, &m->procs[f->proc], x->site, site, sizeof site);
+        say_more(msg, ". Before the %lld it was clearly last to, its time went to NVTX range %.200s%s: %.2f ms more"
+                      " than the other ranks' mean, %.2f ms of it in traced calls",
+                 (long long)x->late, range, iters, x->excess / 1e6, x->in_calls > 0 ? x->in_calls / 1e6 : 0.0);
+        if (x->in_calls > x->excess / 2 && *site)
+            say(fix, "look at rank %d's calls in %.200s%s, at %.200s (%.2f ms more than the other ranks there)", r,
+                range, iters, site, x->at_site / 1e6);
+        else
+            say(fix, "look at what rank %d does in %.200s%s outside CUDA and NCCL calls (%.2f ms more than the other"
+                     " ranks: data loading, uneven work, a slower host)",
+                r, range, iters, (x->excess - (x->in_calls > 0 ? x->in_calls : 0)) / 1e6);
+    }
+    char why[256];
+    if (x->clock_low == 1)
+        snprintf(why, sizeof why, " (low confidence: %d host(s) share no collective with rank %d's host, so their"
+                                  " clocks are aligned only by the realtime clock)", x->unaligned, x->ref_rank);
+    else if (x->clock_low == 2)
+        snprintf(why, sizeof why, " (low confidence: its mean lead, %.3f ms, is within %dx the hosts' clock"
+                                  " alignment residual, %.3f ms)", x->lead_ns / 1e6, x->factor, ms(x->residual_ns));
+    if (x->clock_low && strlen(msg->s) + 1 < sizeof msg->s)
+        say_more(msg, "%s", why);
+}
+
+/* A point-to-point pair: its sends disagreeing with their receives, or
+ * operations left over with no match (analysis_p2p.c). */
+static void pair_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    const struct finding_facts *x = &f->facts;
+    const struct finding_call *s = &x->call[0], *v = &x->call[1];
+    int a = x->sender_rank, b = x->receiver_rank;
+    if (!(x->has & FACT_UNMATCHED)) {
+        say(msg, "%lld of %lld sends from rank %d to rank %d disagree with their receives: rank %d sent %lld %s,"
+                 " rank %d received %lld %s (communicator %llx)",
+            (long long)f->count, (long long)x->matched, a, b, a, (long long)s->count, dtype_name(s->dtype), b,
+            (long long)v->count, dtype_name(v->dtype), (unsigned long long)x->comm_id);
+        say(fix, "the two ranks disagree on the tensor passed between them: check the shapes and dtypes each stage"
+                 " sends and expects");
+        return;
+    }
+    int sender = x->unmatched_sends, me = sender ? a : b, them = sender ? b : a;
+    const char *mine = sender ? "ncclSend" : "ncclRecv", *theirs = sender ? "ncclRecv" : "ncclSend";
+    char what[160];
+    if (f->count == 1)
+        snprintf(what, sizeof what, "rank %d's %s %s rank %d", me, mine, sender ? "to" : "from", them);
+    else
+        snprintf(what, sizeof what, "%lld %ss of rank %d %s rank %d (the first:", (long long)f->count, mine, me,
+                 sender ? "to" : "from", them);
+    say(msg, "%s%scount %lld, %s, its operation %lld on communicator %llx) ha%s no matching %s on rank %d%s", what,
+        f->count == 1 ? " (" : " ", (long long)s->count, dtype_name(s->dtype), (long long)model_seq_shown(x->seq),
+        (unsigned long long)x->comm_id, f->count == 1 ? "s" : "ve", theirs, them,
+        f->kind == F_COMM_HANG ? ": the run ended with it waiting" : "");
+    say(fix, "rank %d %s rank %d than rank %d %s it: look for a stage that skips a micro-batch or exits its loop"
+             " early (rank-dependent control flow)",
+        me, sender ? "sends more to" : "expects more from", them, them, sender ? "receives from" : "sends to");
+    (void)m;
+}
+
+static void lazy_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    const struct finding_facts *x = &f->facts;
+    say(msg, "the first %s between rank %d and rank %d blocked the host %.2f ms while NCCL connected the pair; the"
+             " later ones took %.3f ms%s",
+        x->grouped ? "group of send/recv (its ncclGroupEnd)" : model_api_name(m, f->api), f->rank, x->peer_rank,
+        ms(x->first_call_ns), ms(x->typical_call_ns),
+        x->shared ? " (the same ncclGroupEnd as a connection above: charged there)" : "");
+    say(fix, "NCCL connects two ranks at their first send/recv (NCCL_RUNTIME_CONNECT, on by default since 2.22): warm"
+             " the connections up with one small send/recv per peer before the timed loop, or set"
+             " NCCL_RUNTIME_CONNECT=0 to connect every peer in ncclCommInitRank");
+}
+
+/* ", where each rank stopped: 0 kernel running, 1 not started", added
+ * while it fits (399 bytes, and the message). */
+static void stops_text(const struct finding_facts *x, struct text *msg)
+{
+    char text[400] = "";
+    size_t lt = 0;
+    for (int i = 0; i < x->nstops && lt < sizeof text; i++)
+        lt += (size_t)snprintf(text + lt, sizeof text - lt, "%s%d %s", lt ? ", " : "", x->stops[i].rank,
+                               finding_stop_text(x->stops[i].at));
+    size_t l = strlen(msg->s);
+    if (lt < sizeof text && l + lt + 24 < sizeof msg->s)
+        say_more(msg, "; where each rank stopped: %s", text);
+}
+
+static void coll_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    const struct finding_facts *x = &f->facts;
+    char ranks[256];
+    finding_rank_list(x, ranks, sizeof ranks);
+    if (f->kind == F_COMM_MISMATCH) {
+        const struct finding_call *got = &x->call[0], *want = &x->call[1];
+        say(msg, "collective %lld of communicator %llx: rank(s) %s called %s(count %lld, type %d) where the others"
+                 " called %s(count %lld, type %d)",
+            (long long)x->seq, (unsigned long long)x->comm_id, ranks, model_api_name(m, got->api),
+            (long long)got->count, got->dtype, model_api_name(m, want->api), (long long)want->count, want->dtype);
+        say(fix, "the ranks issue different collectives at the same point: look for rank-dependent control flow or"
+                 " shapes");
+    } else if (x->list_of == FACT_LIST_STOPPED) {
+        say(msg, "every member entered %s (collective %lld of communicator %llx) and none finished it: rank(s) %s"
+                 " stopped inside",
+            model_api_name(m, f->api), (long long)x->seq, (unsigned long long)x->comm_id, ranks);
+        say(fix, "a rank's GPU work before this collective never ended, or the ranks disagree on it: look at each"
+                 " rank's last kernels before it (and the inflight table)");
+    } else {
+        say(msg, "the run ended with %lld rank(s) waiting in %s (collective %lld of communicator %llx) that rank(s) %s"
+                 " never entered",
+            (long long)x->entered, model_api_name(m, f->api), (long long)x->seq, (unsigned long long)x->comm_id, ranks);
+        say(fix, "find where rank(s) %s were stuck (their last calls, and the inflight table) before this collective",
+            ranks);
+        if (x->has & FACT_STOPS) /* how far each rank got in it, from NCCL's plugin */
+            stops_text(x, msg);
+    }
+}
+
+static void render(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    msg->s[0] = fix->s[0] = 0;
+    switch (f->kind) {
+    case F_SYNC_REDUNDANT:
+    case F_SYNC_NO_CONSUMER:
+    case F_SYNC_DEVICE_WIDE:
+    case F_SYNC_IMPLICIT:
+    case F_SYNC_SCALAR_READ:
+        sync_text(m, f, msg, fix);
+        break;
+    case F_COPY_PAGEABLE:
+    case F_COPY_SERIALIZED:
+        copy_text(m, f, msg, fix);
+        break;
+    case F_COMM_EXPOSED:
+    case F_COMM_SAME_STREAM:
+        exposed_text(m, f, msg, fix);
+        break;
+    case F_COMM_STRAGGLER:
+        straggler_text(m, f, msg, fix);
+        break;
+    case F_COMM_MISMATCH:
+    case F_COMM_HANG:
+        if (f->facts.has & FACT_PAIR)
+            pair_text(m, f, msg, fix);
+        else
+            coll_text(m, f, msg, fix);
+        break;
+    case F_GPU_IDLE:
+        idle_text(f, msg, fix);
+        break;
+    case F_COMM_LAZY_CONNECT:
+        lazy_text(m, f, msg, fix);
+        break;
+    case F_KIND_COUNT:
+        break;
+    }
+}
+
+const char *finding_message(const struct model *m, const struct finding *f, char *buf, size_t len)
+{
+    struct text msg, fix;
+    render(m, f, &msg, &fix);
+    snprintf(buf, len, "%s", msg.s);
+    return buf;
+}
+
+const char *finding_suggestion(const struct model *m, const struct finding *f, char *buf, size_t len)
+{
+    struct text msg, fix;
+    render(m, f, &msg, &fix);
+    snprintf(buf, len, "%s", fix.s);
+    return buf;
+}
