@@ -15,6 +15,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -149,5 +150,6 @@ r = d.get("ranks", [{}])[0]
 check("--comm-kernels '' keeps NCCL's own only", abs(r.get("comm_ns", 0) - total(only_nccl)) <= tol,
       "(got %r, want %d)" % (r.get("comm_ns"), total(only_nccl)))
 
+shutil.rmtree(tmp, ignore_errors=True)
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -41,6 +41,7 @@ TESTS += \
   tests/e2e/nccl_plugin.sh \
   tests/e2e/import_traces.sh \
   tests/e2e/import_comm_kernels.sh \
+  tests/e2e/import_no_gpu.sh \
   tests/e2e/import_fuzz.sh \
   tests/e2e/import_roundtrip.sh \
   tests/e2e/import_hta.sh \
@@ -54,6 +55,8 @@ TESTS += \
 EXTRA_DIST += \
   tests/e2e/import_comm_kernels.sh \
   tests/e2e/import_comm_kernels.py \
+  tests/e2e/import_no_gpu.sh \
+  tests/e2e/import_no_gpu.py \
   tests/e2e/layers.sh \
   tests/e2e/report_tmpfiles.sh \
   tests/e2e/report_signals.py \
