@@ -204,7 +204,7 @@ void out_flush(struct out_db *o)
 int64_t out_begin_process(struct out_db *o)
 {
     out_flush(o);
-    o->capi_n = o->gop_n = 0;
+    o->capi_n = o->gop_n = o->gpu_work = 0;
     intern_free(&o->strings);
     intern_free(&o->labels);
     sqlite3_stmt *st;
@@ -257,7 +257,7 @@ void out_end_process(struct out_db *o, const struct out_process *p)
     if (sqlite3_prepare_v2(o->db, "UPDATE process SET host=?, pid=?, rank=?, local_rank=?, world_size=?, device=?,"
                            " gpu_name=?, cmdline=?, nccl_version=?, cuda_runtime_version=?, clock_offset_ns=?,"
                            " start_ns=?, end_ns=?, end_reason='exit (code unknown)', source=?,"
-                           " python_status='not recorded by the source', nvtx_status=? WHERE id=?",
+                           " python_status='not recorded by the source', nvtx_status=?, cupti_status=? WHERE id=?",
                            -1, &st, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_text(st, 1, p->host ? p->host : "", -1, SQLITE_TRANSIENT);
@@ -276,7 +276,11 @@ void out_end_process(struct out_db *o, const struct out_process *p)
     sqlite3_bind_int64(st, 13, p->end_ns > p->start_ns ? p->end_ns : p->start_ns);
     sqlite3_bind_text(st, 14, p->source ? p->source : "", -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 15, o->labels.n ? "active" : "no NVTX ranges in the source", -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 16, o->pid_row);
+    /* CUPTI made the source's GPU records, if it holds any: a trace of
+     * calls alone (CUPTI's range profiler on, GPU tables left out of an
+     * export) has none to analyse (docs/import.md) */
+    sqlite3_bind_text(st, 16, o->gpu_work ? "active" : "no GPU records in the source", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 17, o->pid_row);
     sqlite3_step(st);
     sqlite3_finalize(st);
 }
@@ -454,6 +458,7 @@ void out_capi(struct out_db *o, int domain, int cbid, int tid, int64_t start, in
 
 void out_gop(struct out_db *o, const struct out_gop *g)
 {
+    o->gpu_work += g->kind >= 1 && g->kind <= 3;
     if (o->gop_n++ >= o->rows_before_blocks) {
         o->gop_buf[o->gop_buffered++] = (struct gt_gpu_packed){
             .start_ns = g->start, .end_ns = g->end, .bytes = g->bytes, .stream_id = g->stream,

@@ -50,6 +50,7 @@ struct out_db {
     char run_id[256];
     /* this process's records so far, and those waiting for a block */
     uint64_t capi_n, gop_n, rows_before_blocks;
+    uint64_t gpu_work; /* its kernels, copies and memsets: none, and its cupti_status says so */
     struct gt_capi_packed capi_buf[GT_BLOCK_ROWS];
     struct gt_gpu_packed gop_buf[GT_BLOCK_ROWS];
     int capi_buffered, gop_buffered;

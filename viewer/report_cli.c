@@ -161,8 +161,8 @@ static const struct opt opts[] = {
       AT(o.straggler_clear_fraction), 0, 1, NULL },
     { "--comm-kernels", NULL, "PATTERNS",
       "kernels that are communication besides NCCL's (nccl*): comma-separated\n"
-      "globs; +PATTERNS adds to the default, '' leaves NCCL's only (default\n" COMM_KERNELS_DEFAULT_1 ",\n"
-      COMM_KERNELS_DEFAULT_2 ")",
+      "globs of function names; +PATTERNS adds to the default, '' leaves NCCL's\n"
+      "only (default\n" COMM_KERNELS_DEFAULT_HELP ")",
       OPT_CUSTOM, 0, 0, 0, set_comm_kernels },
     { "--jobs", "-j", "N",
       "analyse N processes at a time, each on a thread of its own (default:\n"

@@ -40,6 +40,8 @@ TESTS += \
   tests/e2e/nccl_comms.sh \
   tests/e2e/nccl_plugin.sh \
   tests/e2e/import_traces.sh \
+  tests/e2e/import_comm_kernels.sh \
+  tests/e2e/import_no_gpu.sh \
   tests/e2e/import_fuzz.sh \
   tests/e2e/import_roundtrip.sh \
   tests/e2e/import_hta.sh \
@@ -51,6 +53,10 @@ TESTS += \
   tests/e2e/layers.sh \
   tests/e2e/report_tmpfiles.sh
 EXTRA_DIST += \
+  tests/e2e/import_comm_kernels.sh \
+  tests/e2e/import_comm_kernels.py \
+  tests/e2e/import_no_gpu.sh \
+  tests/e2e/import_no_gpu.py \
   tests/e2e/layers.sh \
   tests/e2e/report_tmpfiles.sh \
   tests/e2e/report_signals.py \

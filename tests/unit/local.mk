@@ -152,3 +152,9 @@ TESTS += tests/unit/test_plugin_join
 tests_unit_test_plugin_join_SOURCES = tests/unit/test_plugin_join.c
 tests_unit_test_plugin_join_CFLAGS = $(VIEWER_TEST_CFLAGS)
 tests_unit_test_plugin_join_LDADD = $(VIEWER_TEST_LIBS)
+# which kernel names are communication, demangled and mangled (comm_kernels.h)
+check_PROGRAMS += tests/unit/test_comm_kernels
+TESTS += tests/unit/test_comm_kernels
+tests_unit_test_comm_kernels_SOURCES = tests/unit/test_comm_kernels.c
+tests_unit_test_comm_kernels_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_comm_kernels_LDADD = $(VIEWER_TEST_LIBS)

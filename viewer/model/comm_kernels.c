@@ -68,15 +68,125 @@ int comm_kernels_set(const char *spec, char *err, size_t errlen)
     return add_list(spec, err, errlen);
 }
 
+/* Appends n bytes of s to the name being made in buf (len bytes, *at
+ * used), cut to fit. */
+static void put(char *buf, size_t len, size_t *at, const char *s, size_t n)
+{
+    while (n-- && *at + 1 < len)
+        buf[(*at)++] = *s++;
+    buf[*at] = 0;
+}
+
+#define ANON "(anonymous namespace)"
+
+/* An Itanium-mangled name (_Z...): the source names of its nested name,
+ * joined by "::", up to its template arguments or its end (a kernel is no
+ * member: what follows is its signature).  0, or -1 if it reads none. */
+static int mangled(const char *name, char *buf, size_t len)
+{
+    const char *p = name + 2, *end = name + strlen(name);
+    size_t at = 0;
+    int parts = 0, nested = 0;
+    buf[0] = 0;
+    if (*p == 'L') /* internal linkage */
+        p++;
+    if (*p == 'N') {
+        nested = 1;
+        for (p++; *p == 'r' || *p == 'V' || *p == 'K'; p++)
+            ;
+    }
+    for (;;) {
+        if (*p == 'L') {
+            p++;
+            continue;
+        }
+        if (p[0] == 'S' && p[1] == 't') { /* std:: */
+            if (parts++)
+                put(buf, len, &at, "::", 2);
+            put(buf, len, &at, "std", 3);
+            p += 2;
+            continue;
+        }
+        if (*p < '0' || *p > '9')
+            break;
+        char *q;
+        unsigned long n = strtoul(p, &q, 10);
+        if (n == 0 || n > (unsigned long)(end - q))
+            return -1;
+        if (parts++)
+            put(buf, len, &at, "::", 2);
+        if (n >= 10 && !strncmp(q, "_GLOBAL__N", 10))
+            put(buf, len, &at, ANON, strlen(ANON));
+        else
+            put(buf, len, &at, q, n);
+        p = q + n;
+        if (!nested)
+            break;
+    }
+    return parts ? 0 : -1;
+}
+
+/* A demangled name: its namespaces and identifier at the outer level,
+ * past a return type (the text before a space there), without template
+ * arguments, up to its parameters. */
+static void demangled(const char *name, char *buf, size_t len)
+{
+    size_t at = 0, alen = strlen(ANON);
+    int depth = 0;
+    buf[0] = 0;
+    for (const char *p = name; *p; p++) {
+        if (!depth && !strncmp(p, ANON, alen)) {
+            put(buf, len, &at, p, alen);
+            p += alen - 1;
+        } else if (*p == '<' || *p == '(') {
+            if (!depth && *p == '(' && at)
+                return; /* its parameters */
+            depth++;
+        } else if (*p == '>' || *p == ')') {
+            depth -= depth > 0;
+        } else if (!depth && *p == ' ') {
+            at = 0; /* what came before was its return type */
+            buf[0] = 0;
+        } else if (!depth) {
+            put(buf, len, &at, p, 1);
+        }
+    }
+}
+
+char *comm_kernel_function(const char *name, char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    if (strncmp(name, "_Z", 2) || mangled(name, buf, len) != 0)
+        demangled(name, buf, len);
+    if (!buf[0])
+        snprintf(buf, len, "%s", name);
+    return buf;
+}
+
+/* Whether the pattern matches the function name or a tail of it that
+ * follows a "::". */
+static int matches(const char *pattern, const char *fn)
+{
+    if (fnmatch(pattern, fn, 0) == 0)
+        return 1;
+    for (const char *p = strstr(fn, "::"); p; p = strstr(p, "::"))
+        if (fnmatch(pattern, p += 2, 0) == 0)
+            return 1;
+    return 0;
+}
+
 int comm_kernel_name(const char *name)
 {
     if (!name)
         return 0;
-    if (!strncmp(name, "nccl", 4))
+    char fn[512];
+    comm_kernel_function(name, fn, sizeof fn);
+    if (!strncmp(name, "nccl", 4) || !strncmp(fn, "nccl", 4))
         return 1;
     ensure_default();
     for (int i = 0; i < npatterns; i++)
-        if (fnmatch(patterns[i], name, 0) == 0)
+        if (matches(patterns[i], fn))
             return 1;
     return 0;
 }

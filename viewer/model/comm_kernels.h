@@ -1,23 +1,51 @@
 /* comm_kernels.h: which GPU kernels are communication.  NCCL's own
- * (names starting with "nccl": ncclKernel_*, ncclDevKernel_*, and any
- * kernel launched inside an NCCL call, known by its correlation id:
+ * (whose function name starts with "nccl": ncclKernel_*, ncclDevKernel_*,
+ * ncclSymkDevKernel_*, RCCL's ncclDevKernel_Generic; and any kernel
+ * launched inside an NCCL call, known by its correlation id:
  * load_proc.c), and those of a list of name patterns for communication
- * libraries that are not NCCL (vLLM's custom all-reduce, DeepEP, PyTorch's
- * symmetric-memory all-reduce, TransformerEngine's userbuffers), which
- * --comm-kernels replaces or extends (docs/report.md).  Each is counted as
- * communication in every analysis: not compute, in comm_ns, exposed when
- * compute does not hide it. */
+ * libraries that are not NCCL (PyTorch's symmetric memory, vLLM's custom
+ * all-reduce, TensorRT-LLM's, DeepEP, NVSHMEM, RCCL's MSCCL,
+ * TransformerEngine's userbuffers), which --comm-kernels replaces or
+ * extends (docs/report.md, "Communication kernels that are not NCCL's",
+ * says where each name was read).  Each is counted as communication in
+ * every analysis: not compute, in comm_ns, exposed when compute does not
+ * hide it. */
 #ifndef GPUTRACE_COMM_KERNELS_H
 #define GPUTRACE_COMM_KERNELS_H
 
 #include <stddef.h>
 
 /* The patterns used unless --comm-kernels says otherwise: shell-style
- * globs (fnmatch), comma separated, matched against the whole name as the
- * trace has it (mangled C++ names included: hence the *...*). */
-#define COMM_KERNELS_DEFAULT_1 "*cross_device_reduce*,*deep_ep*dispatch*,*deep_ep*combine*" /* vLLM, DeepEP */
-#define COMM_KERNELS_DEFAULT_2 "*one_shot_all_reduce*,*two_shot_all_reduce*,*userbuffers*" /* PyTorch, TE */
-#define COMM_KERNELS_DEFAULT COMM_KERNELS_DEFAULT_1 "," COMM_KERNELS_DEFAULT_2
+ * globs (fnmatch), comma separated, matched against a kernel's function
+ * name: its namespaces and identifier, without return type, template
+ * arguments or parameters, as comm_kernel_function makes it of a
+ * demangled or a mangled name ("(anonymous namespace)::multimem_all_reduce_
+ * kernel" for "void (anonymous namespace)::multimem_all_reduce_kernel<float,
+ * 16>(float*, ...)"), or any tail of it that follows a "::" (so
+ * "multimem_*" matches in whatever namespace).  A line each, as --help
+ * shows them. */
+#define COMM_KERNELS_DEFAULT_1 "multimem_*,one_shot_all_reduce*,two_shot_all_reduce*" /* PyTorch symmetric memory */
+#define COMM_KERNELS_DEFAULT_2 "cross_device_reduce_*,quickreduce::allreduce_prototype*" /* vLLM */
+#define COMM_KERNELS_DEFAULT_3 "oneShotAllReduceKernel,twoShotAllReduceKernel" /* TensorRT-LLM, older PyTorch */
+#define COMM_KERNELS_DEFAULT_4 "tensorrt_llm::*allreduce*,tensorrt_llm::*moeA2A*" /* TensorRT-LLM */
+#define COMM_KERNELS_DEFAULT_5 "deep_ep::*dispatch,deep_ep::*combine" /* DeepEP */
+#define COMM_KERNELS_DEFAULT_6 "deep_ep::*dispatch_impl,deep_ep::*combine_impl" /* DeepEP (elastic) */
+#define COMM_KERNELS_DEFAULT_7 "*_on_stream_kernel*,nvshmemi_proxy_*,nvshmemi_signal_op_kernel" /* NVSHMEM */
+#define COMM_KERNELS_DEFAULT_8 "mscclKernel_*,*userbuffers_*" /* RCCL's MSCCL, TransformerEngine */
+#define COMM_KERNELS_DEFAULT                                                                                  \
+    COMM_KERNELS_DEFAULT_1 "," COMM_KERNELS_DEFAULT_2 "," COMM_KERNELS_DEFAULT_3 "," COMM_KERNELS_DEFAULT_4 \
+                           "," COMM_KERNELS_DEFAULT_5 "," COMM_KERNELS_DEFAULT_6 "," COMM_KERNELS_DEFAULT_7 \
+                           "," COMM_KERNELS_DEFAULT_8
+/* The same list as --help prints it, a library a line. */
+#define COMM_KERNELS_DEFAULT_HELP                                                                                 \
+    COMM_KERNELS_DEFAULT_1 ",\n" COMM_KERNELS_DEFAULT_2 ",\n" COMM_KERNELS_DEFAULT_3 ",\n" COMM_KERNELS_DEFAULT_4 \
+                           ",\n" COMM_KERNELS_DEFAULT_5 ",\n" COMM_KERNELS_DEFAULT_6 ",\n" COMM_KERNELS_DEFAULT_7 \
+                           ",\n" COMM_KERNELS_DEFAULT_8
+
+/* The function name of a kernel name as a trace holds it (above): into
+ * buf, cut to len; a name it cannot read is copied as it is.  Returns
+ * buf. */
+char *comm_kernel_function(const char *name, char *buf, size_t len);
 
 /* Sets the list: "PATTERNS" replaces the default, "+PATTERNS" adds to it,
  * "" leaves only NCCL's own.  0, or -1 with a reason in err (an empty

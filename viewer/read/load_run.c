@@ -12,6 +12,7 @@
 #include "viewer/read/plugin_join.h"
 #include "viewer/read/load_threads.h"
 #include "format/schema.h"
+#include "format/gpu_block.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -126,11 +127,68 @@ static void load_colls(struct model *m, struct proc *p, pthread_mutex_t *parked_
     p->ncolls = 0;
 }
 
+/* Whether process p holds a record of GPU work (a kernel, copy or memset:
+ * gpu_op kinds 1-3), as a row or in a block: a fact of the data, whatever
+ * its source says of CUPTI (a trace of CUPTI's range profiler holds the
+ * calls and no GPU work; so does an export whose GPU tables were left
+ * out).  A sync or event record alone is none: it says when the host
+ * waited, not what ran.  Stops at the first; a table it cannot read counts
+ * as holding some (the loading proper notes the damage). */
+static int has_gpu_work(sqlite3 *db, const struct proc *p)
+{
+    if (!p->rows)
+        return 1;
+    const struct rowruns *r = &p->rows->t[RT_GPU_OP], *b = &p->rows->t[RT_GPU_BLOCK];
+    int found = 0, rc = SQLITE_DONE;
+    sqlite3_stmt *s;
+    if (r->count != 0 && r->n &&
+        sqlite3_prepare_v2(db, "SELECT 1 FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND process_id = ?3"
+                               " AND kind BETWEEN 1 AND 3 LIMIT 1", -1, &s, NULL) == SQLITE_OK) {
+        for (size_t k = 0; k < r->n && !found && rc == SQLITE_DONE; k++) {
+            sqlite3_bind_int64(s, 1, r->v[k].first);
+            sqlite3_bind_int64(s, 2, r->v[k].last);
+            sqlite3_bind_int64(s, 3, p->id);
+            rc = sqlite3_step(s);
+            found = rc == SQLITE_ROW;
+            sqlite3_reset(s);
+        }
+        sqlite3_finalize(s);
+    }
+    if (!found && rc == SQLITE_DONE && b->count != 0 && b->n &&
+        sqlite3_prepare_v2(db, "SELECT format, n, data FROM gpu_op_block WHERE rowid BETWEEN ?1 AND ?2"
+                               " AND process_id = ?3", -1, &s, NULL) == SQLITE_OK) {
+        for (size_t k = 0; k < b->n && !found && rc == SQLITE_DONE; k++) {
+            sqlite3_bind_int64(s, 1, b->v[k].first);
+            sqlite3_bind_int64(s, 2, b->v[k].last);
+            sqlite3_bind_int64(s, 3, p->id);
+            while (!found && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+                int n;
+                const void *data = rowruns_block(s, 0, gt_gpu_block_valid, &n);
+                for (int i = 0; i < n && !found; i++) {
+                    uint8_t kind = gt_gpu_block_row(data, i).kind;
+                    found = kind >= 1 && kind <= 3;
+                }
+            }
+            if (rc == SQLITE_ROW)
+                rc = SQLITE_DONE;
+            sqlite3_reset(s);
+        }
+        sqlite3_finalize(s);
+    }
+    return found || (rc != SQLITE_DONE && rc != SQLITE_ROW);
+}
+
 /* (load_threads.h) */
 void load_process(struct model *m, struct proc *p, pthread_mutex_t *parked_lock)
 {
     sqlite3 *db = m->dbs[p->db];
     sqlite3_stmt *s;
+    /* without GPU work records no analysis that needs GPU times runs on it,
+     * and the report says so (output_text.c's note; the JSON's cupti) */
+    if (p->cupti_active && !has_gpu_work(db, p)) {
+        p->cupti_active = 0;
+        snprintf(p->cupti, sizeof p->cupti, "active, but no GPU records in the trace");
+    }
     load_strings(db, "string", p->id, &p->names, &p->nnames);
     p->comm_names = comm_kernels_mark(p->names, p->nnames);
     load_colls(m, p, parked_lock);

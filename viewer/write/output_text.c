@@ -115,7 +115,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     char t[4096]; /* a string of the file, escaped */
     fprintf(out, "gputrace report: run %s, %zu process(es)\n", term_text(m->run_id, t, sizeof t), m->nprocs);
     if (missing_cupti)
-        fprintf(out, "note: %d process(es) have no GPU records (CUPTI not active): GPU-time analyses skip them\n", missing_cupti);
+        fprintf(out, "note: %d process(es) have no GPU records (CUPTI off, or none in the trace): GPU-time\n"
+                     "      analyses skip them\n", missing_cupti);
     if (killed)
         fprintf(out, "note: %d process(es) were killed before they finished: their data ends at the last flush\n", killed);
     plugin_note_text(out, m);
