@@ -36,6 +36,7 @@ TESTS += \
   tests/e2e/crossrank.sh \
   tests/e2e/browser.sh \
   tests/e2e/report_cli.sh \
+  tests/e2e/report_html_steps.sh \
   tests/e2e/install.sh \
   tests/e2e/nccl_comms.sh \
   tests/e2e/nccl_plugin.sh \
@@ -94,6 +95,8 @@ EXTRA_DIST += \
   tests/e2e/browser.sh \
   tests/e2e/browser.py \
   tests/e2e/report_cli.sh \
+  tests/e2e/report_html_steps.sh \
+  tests/e2e/report_html_steps.py \
   tests/e2e/trace_rules.py \
   tests/e2e/install.sh \
   tests/e2e/tracer_signals.sh \

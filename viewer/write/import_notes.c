@@ -9,8 +9,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
-/* Each distinct note of every database, in the order written, to fn. */
-static void each_note(const struct model *m, void (*fn)(FILE *, const char *, const char *, int), FILE *out)
+void import_notes_each(const struct model *m, void (*fn)(FILE *, const char *, const char *, int), FILE *out)
 {
     int n = 0;
     for (size_t d = 0; d < m->ndbs; d++) {
@@ -57,10 +56,10 @@ static void json_note(FILE *out, const char *kind, const char *note, int i)
 
 void import_notes_text(FILE *out, const struct model *m)
 {
-    each_note(m, text_note, out);
+    import_notes_each(m, text_note, out);
 }
 
 void import_notes_json(FILE *out, const struct model *m)
 {
-    each_note(m, json_note, out);
+    import_notes_each(m, json_note, out);
 }
