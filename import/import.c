@@ -541,9 +541,9 @@ static void jobs_line(const struct job *v, int n, const char *why)
     int l = snprintf(line, sizeof line, "gputrace import: the inputs hold %d jobs (%s): imported as %d runs,", n, why,
                      n);
     for (int j = 0; j < n && l > 0 && (size_t)l < sizeof line; j++)
-        l += snprintf(line + l, sizeof line - (size_t)l, "%s %s (%d process%s%s%s)", j ? (j + 1 == n ? " and" : ",") : "",
-                      v[j].id, v[j].nprocs, v[j].nprocs == 1 ? "" : "es", v[j].gpu ? ", " : "",
-                      v[j].gpu ? v[j].gpu : "");
+        l += snprintf(line + l, sizeof line - (size_t)l, "%s %s (%d process%s%s%s)",
+                      j ? (j + 1 == n ? " and" : ",") : "", v[j].id, v[j].nprocs, v[j].nprocs == 1 ? "" : "es",
+                      v[j].gpu ? ", " : "", v[j].gpu ? v[j].gpu : "");
     if (l > 0 && (size_t)l < sizeof line)
         snprintf(line + l, sizeof line - (size_t)l, "; gputrace-report reports the latest, --run ID another");
     /* run ids and GPU names come from the input: escaped, one line */

@@ -166,9 +166,10 @@ int html_report_write(const char *path, const struct model *m, const struct summ
     fputs("</div>", out);
     rank_table(out, s);
 
-    fputs("<h2>Step time per iteration</h2><p class=\"sub\">Each rank's iterations (NVTX ranges with a step number; where"
-          " none has one, a top-level name repeated; never an operation's, such as nccl:all_reduce), on the thread with"
-          " the most: from the first range's start to the last one's end.</p><div id=\"step-times\">", out);
+    fputs("<h2>Step time per iteration</h2><p class=\"sub\">Each rank's iterations (NVTX ranges with a step number;"
+          " where none has one, a top-level name repeated; never an operation's, such as nccl:all_reduce), on the"
+          " thread with the most: from the first range's start to the last one's end.</p><div id=\"step-times\">",
+          out);
     html_step_lines(out, m);
     fputs("</div>", out);
 
