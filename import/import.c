@@ -1,6 +1,7 @@
 /* import.c: `gputrace import` and the detection of what a path holds (see
- * import.h): a directory of Kineto traces is one run, one process per
- * file; several inputs are one run too. */
+ * import.h): the inputs' traces (a directory's: one per rank), one process
+ * per Kineto file, are one run, unless they are traces of different jobs:
+ * then each job is a run of its own (jobs_split). */
 #define _GNU_SOURCE
 #include "import/import.h"
 #include "import/out_db.h"
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -27,8 +29,9 @@ static const char usage_text[] =
     "Writes the traces of other tools into a gputrace database, which\n"
     "gputrace-report reads like a traced run (it also takes such traces directly).\n"
     "TRACE is a PyTorch profiler (Kineto) JSON trace, plain or gzip; a directory of\n"
-    "them (one per rank: one run); or an Nsight Systems export\n"
-    "(nsys export --type sqlite).  The mapping is in docs/import.md.\n"
+    "them (one per rank: one run; traces of different jobs, a run each); or an\n"
+    "Nsight Systems export (nsys export --type sqlite).  The mapping is in\n"
+    "docs/import.md.\n"
     "\n"
     "options:\n"
     "  -o OUT.db   the database to write (default imported.db)\n"
@@ -305,22 +308,289 @@ static int out_is_input(const char *out, char *const *traces, int ntraces, char 
     return 0;
 }
 
-/* Fewer ranks read than the job had: what looks across ranks sees only those. */
+/* Fewer ranks read than the job had: what looks across ranks sees only
+ * those.  Per run (jobs_split may have made several), the note given to
+ * one of its processes. */
 static void ranks_note(struct out_db *o)
 {
     sqlite3_stmt *st;
     out_flush(o);
-    if (sqlite3_prepare_v2(o->db, "SELECT count(DISTINCT rank), max(world_size) FROM process", -1, &st, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(o->db, "SELECT count(DISTINCT rank), max(world_size), max(id) FROM process GROUP BY run_id"
+                           " ORDER BY min(id)", -1, &st, NULL) != SQLITE_OK)
         return;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 1) != SQLITE_NULL &&
-        sqlite3_column_int64(st, 1) > sqlite3_column_int64(st, 0)) {
-        char t[300];
-        snprintf(t, sizeof t, "%lld of the job's %lld ranks are in these inputs: stragglers and mismatches are looked"
-                 " for among those only", (long long)sqlite3_column_int64(st, 0), (long long)sqlite3_column_int64(st, 1));
-        out_note(o, "comm.straggler, comm.mismatch", t);
+    int64_t pid_row = o->pid_row;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL && sqlite3_column_int64(st, 1) > sqlite3_column_int64(st, 0)) {
+            char t[300];
+            snprintf(t, sizeof t, "%lld of the job's %lld ranks are in these inputs: stragglers and mismatches are"
+                     " looked for among those only", (long long)sqlite3_column_int64(st, 0),
+                     (long long)sqlite3_column_int64(st, 1));
+            o->pid_row = sqlite3_column_int64(st, 2);
+            out_note(o, "comm.straggler, comm.mismatch", t);
+        }
+    o->pid_row = pid_row;
+    sqlite3_finalize(st);
+}
+
+/* Telling jobs apart.  A directory of traces may hold two jobs' (a rank 1
+ * of 2 from April beside another from August, on other GPUs): imported
+ * as one run, they were one report with two "rank 1" rows, ranks of two
+ * programs compared, and no word.  Each process (a Kineto file, or a
+ * process of an nsys export) joins the job it fits, in the order they
+ * started; it fits a job when
+ *   - it came from the same file as one of the job's (an nsys export's
+ *     processes are one job), or else all of:
+ *   - the job has no process of its rank (two traces that claim one rank
+ *     are two jobs),
+ *   - the world sizes agree where both are known,
+ *   - it started before the job's last process ended, or within
+ *     JOBS_GAP_NS of it (a job's ranks profile the same steps, seconds
+ *     apart: not months).
+ * Of the jobs it fits, it joins one on the same GPU model if there is
+ * one (a job rarely mixes models), else the one that started last.
+ * Each job then is a run of its own, the report's "two runs in the
+ * inputs" (docs/report.md): the latest reported, said so, --run another. */
+#define JOBS_GAP_NS (600ll * 1000000000ll)
+
+struct job_proc {
+    int64_t id, start, end; /* start, end: ns since 1970; timed: whether they are known */
+    int rank, world, timed;
+    char *gpu, *source;
+};
+
+struct job {
+    int64_t first, last_end; /* of its timed processes */
+    int world, nprocs, timed;
+    int *ranks, nranks;      /* the ranks its processes claim */
+    const char **sources;    /* the files its processes came from (the processes' strings) */
+    int nsources;
+    const char *gpu;        /* its first process's (NULL: unknown) */
+    char id[400];      /* run_id_of's (300) and a time */
+};
+
+static char *dup_col(sqlite3_stmt *st, int i)
+{
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t && *t ? strdup(t) : NULL;
+}
+
+/* The processes written, by start (those of unknown start first); their number, or -1. */
+static int job_procs(struct out_db *o, struct job_proc **out)
+{
+    sqlite3_stmt *st;
+    struct job_proc *v = NULL;
+    int n = 0, cap = 0;
+    out_flush(o);
+    if (sqlite3_prepare_v2(o->db, "SELECT id, rank, world_size, clock_offset_ns + start_ns, clock_offset_ns + end_ns,"
+                           " gpu_name, source FROM process ORDER BY 4, id", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            struct job_proc *g = realloc(v, (size_t)cap * sizeof *g);
+            if (!g)
+                break;
+            v = g;
+        }
+        struct job_proc *p = &v[n++];
+        p->id = sqlite3_column_int64(st, 0);
+        p->rank = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1);
+        p->world = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
+        /* a sum past 64 bits is a float in SQLite: no time to compare */
+        p->timed = sqlite3_column_type(st, 3) == SQLITE_INTEGER && sqlite3_column_int64(st, 3) > 0;
+        p->start = sqlite3_column_int64(st, 3);
+        p->end = sqlite3_column_type(st, 4) == SQLITE_INTEGER ? sqlite3_column_int64(st, 4) : p->start;
+        p->end = p->end > p->start ? p->end : p->start;
+        p->gpu = dup_col(st, 5);
+        p->source = dup_col(st, 6);
     }
     sqlite3_finalize(st);
+    *out = v;
+    return n;
+}
+
+static int job_has_rank(const struct job *j, int rank)
+{
+    for (int i = 0; rank >= 0 && i < j->nranks; i++)
+        if (j->ranks[i] == rank)
+            return 1;
+    return 0;
+}
+
+/* Whether p fits job j (above); if not, why, in why (when why is empty). */
+static int job_fits(const struct job *j, const struct job_proc *p, char *why, size_t len)
+{
+    char t[200] = "";
+    if (job_has_rank(j, p->rank))
+        snprintf(t, sizeof t, "rank %d claimed by two traces", p->rank);
+    else if (p->world > 0 && j->world > 0 && p->world != j->world)
+        snprintf(t, sizeof t, "world sizes %d and %d", j->world, p->world);
+    else if (p->timed && j->timed && p->start - j->last_end > JOBS_GAP_NS)
+        snprintf(t, sizeof t, "started %.1f days apart", (double)(p->start - j->first) / 86400e9);
+    if (*t && !*why)
+        snprintf(why, len, "%s", t);
+    return !*t;
+}
+
+/* The job p joins among v[0..n), or -1 for a new one (and why not one
+ * of those, in why). */
+static int job_for(const struct job *v, int n, const struct job_proc *p, char *why, size_t len)
+{
+    for (int j = 0; p->source && j < n; j++)
+        for (int k = 0; k < v[j].nsources; k++)
+            if (!strcmp(v[j].sources[k], p->source))
+                return j;
+    int best = -1;
+    for (int j = 0; j < n; j++) {
+        if (!job_fits(&v[j], p, why, len))
+            continue;
+        int same_gpu = p->gpu && v[j].gpu && !strcmp(p->gpu, v[j].gpu);
+        int best_same = best >= 0 && p->gpu && v[best].gpu && !strcmp(p->gpu, v[best].gpu);
+        if (best < 0 || same_gpu > best_same || (same_gpu == best_same && v[j].first >= v[best].first))
+            best = j;
+    }
+    return best;
+}
+
+static void job_add(struct job *j, const struct job_proc *p)
+{
+    if (p->timed) {
+        j->first = j->timed ? j->first : p->start;
+        j->last_end = j->timed && j->last_end > p->end ? j->last_end : p->end;
+        j->timed = 1;
+    }
+    if (j->world <= 0)
+        j->world = p->world;
+    if (!j->gpu)
+        j->gpu = p->gpu;
+    j->nprocs++;
+    int known = 0;
+    for (int k = 0; p->source && k < j->nsources && !known; k++)
+        known = !strcmp(j->sources[k], p->source);
+    const char **s = p->source && !known ? realloc(j->sources, (size_t)(j->nsources + 1) * sizeof *s) : NULL;
+    if (s) {
+        j->sources = s;
+        j->sources[j->nsources++] = p->source;
+    }
+    int *g = p->rank >= 0 ? realloc(j->ranks, (size_t)(j->nranks + 1) * sizeof *g) : NULL;
+    if (g) {
+        j->ranks = g;
+        j->ranks[j->nranks++] = p->rank;
+    }
+}
+
+/* Each job's run id: the run's and the UTC second its first process
+ * started (import:traces@2024-04-01T09:44:06Z), which tells the user which
+ * is which; else its place (import:traces#2); unique either way. */
+static void job_ids(struct job *v, int n, const char *run_id)
+{
+    for (int j = 0; j < n; j++) {
+        time_t t = (time_t)(v[j].first / 1000000000);
+        struct tm tm;
+        char when[64];
+        /* 2000 to 2100: a clock, not the times of a trace without one */
+        if (v[j].timed && t >= 946684800 && t < 4102444800 && gmtime_r(&t, &tm) &&
+            strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm))
+            snprintf(v[j].id, sizeof v[j].id, "%s@%s", run_id, when);
+        else
+            snprintf(v[j].id, sizeof v[j].id, "%s#%d", run_id, j + 1);
+        for (int i = 0; i < j; i++)
+            if (!strcmp(v[i].id, v[j].id)) {
+                size_t l = strlen(v[j].id);
+                snprintf(v[j].id + l, sizeof v[j].id - l, "#%d", j + 1);
+                break;
+            }
+    }
+}
+
+/* The processes and the run table made to say which job each is in. */
+static int jobs_write(struct out_db *o, const struct job *v, int n, const struct job_proc *procs,
+                      const int *jobs_of, int nprocs)
+{
+    sqlite3_stmt *up, *run;
+    if (out_exec(o, "DELETE FROM run") != 0)
+        return -1;
+    if (sqlite3_prepare_v2(o->db, "UPDATE process SET run_id = ? WHERE id = ?", -1, &up, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_prepare_v2(o->db, "INSERT INTO run(id, started_ns, launcher) VALUES(?, NULL, 'gputrace import')", -1,
+                           &run, NULL) != SQLITE_OK) {
+        sqlite3_finalize(up);
+        return -1;
+    }
+    int rc = 0;
+    for (int j = 0; j < n; j++) {
+        sqlite3_bind_text(run, 1, v[j].id, -1, SQLITE_STATIC);
+        rc |= sqlite3_step(run) != SQLITE_DONE;
+        sqlite3_reset(run);
+    }
+    for (int i = 0; i < nprocs; i++) {
+        sqlite3_bind_text(up, 1, v[jobs_of[i]].id, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(up, 2, procs[i].id);
+        rc |= sqlite3_step(up) != SQLITE_DONE;
+        sqlite3_reset(up);
+    }
+    sqlite3_finalize(up);
+    sqlite3_finalize(run);
+    return rc ? -1 : 0;
+}
+
+/* The one line `gputrace import` says when it made several runs. */
+static void jobs_line(const struct job *v, int n, const char *why)
+{
+    char line[2048];
+    int l = snprintf(line, sizeof line, "gputrace import: the inputs hold %d jobs (%s): imported as %d runs,", n, why,
+                     n);
+    for (int j = 0; j < n && l > 0 && (size_t)l < sizeof line; j++)
+        l += snprintf(line + l, sizeof line - (size_t)l, "%s %s (%d process%s%s%s)",
+                      j ? (j + 1 == n ? " and" : ",") : "", v[j].id, v[j].nprocs, v[j].nprocs == 1 ? "" : "es",
+                      v[j].gpu ? ", " : "", v[j].gpu ? v[j].gpu : "");
+    if (l > 0 && (size_t)l < sizeof line)
+        snprintf(line + l, sizeof line - (size_t)l, "; gputrace-report reports the latest, --run ID another");
+    /* run ids and GPU names come from the input: escaped, one line */
+    char shown[2048];
+    fprintf(stderr, "%s\n", term_text(line, shown, sizeof shown));
+}
+
+/* Splits the imported processes into jobs (above), each a run, when they
+ * are of several; says so when verbose.  0, or -1 (out of memory, or
+ * SQLite failed: the run is left as one). */
+static int jobs_split(struct out_db *o, const char *run_id, int verbose)
+{
+    struct job_proc *procs = NULL;
+    int nprocs = job_procs(o, &procs), n = 0, rc = 0;
+    struct job *v = nprocs > 0 ? calloc((size_t)nprocs, sizeof *v) : NULL;
+    int *jobs_of = nprocs > 0 ? calloc((size_t)nprocs, sizeof *jobs_of) : NULL;
+    char why[200] = "", why_not[200];
+    if (nprocs > 0 && (!v || !jobs_of))
+        rc = -1;
+    for (int i = 0; rc == 0 && i < nprocs; i++) {
+        *why_not = 0;
+        int j = job_for(v, n, &procs[i], why_not, sizeof why_not);
+        if (j < 0 && n > 0 && !*why) /* the first reason found to tell two jobs apart */
+            snprintf(why, sizeof why, "%s", why_not);
+        if (j < 0)
+            j = n++;
+        jobs_of[i] = j;
+        job_add(&v[j], &procs[i]);
+    }
+    if (rc == 0 && n > 1) {
+        job_ids(v, n, run_id);
+        rc = jobs_write(o, v, n, procs, jobs_of, nprocs);
+        if (rc == 0 && verbose > 1)
+            jobs_line(v, n, why);
+    }
+    for (int j = 0; v && j < n; j++) {
+        free(v[j].ranks);
+        free(v[j].sources);
+    }
+    for (int i = 0; i < nprocs; i++) {
+        free(procs[i].gpu);
+        free(procs[i].source);
+    }
+    free(procs);
+    free(v);
+    free(jobs_of);
+    return rc;
 }
 
 static void print_notes(struct out_db *o)
@@ -376,6 +646,7 @@ int import_traces(const char *out, int force, char *const *traces, int ntraces, 
         free(o);
         return rc;
     }
+    jobs_split(o, id, verbose);
     ranks_note(o);
     if (verbose > 1)
         print_notes(o);

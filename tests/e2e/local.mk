@@ -36,12 +36,14 @@ TESTS += \
   tests/e2e/crossrank.sh \
   tests/e2e/browser.sh \
   tests/e2e/report_cli.sh \
+  tests/e2e/report_html_steps.sh \
   tests/e2e/install.sh \
   tests/e2e/nccl_comms.sh \
   tests/e2e/nccl_plugin.sh \
   tests/e2e/import_traces.sh \
   tests/e2e/import_comm_kernels.sh \
   tests/e2e/import_no_gpu.sh \
+  tests/e2e/import_jobs.sh \
   tests/e2e/import_fuzz.sh \
   tests/e2e/import_roundtrip.sh \
   tests/e2e/import_hta.sh \
@@ -102,6 +104,10 @@ EXTRA_DIST += \
   tests/e2e/browser.sh \
   tests/e2e/browser.py \
   tests/e2e/report_cli.sh \
+  tests/e2e/report_html_steps.sh \
+  tests/e2e/report_html_steps.py \
+  tests/e2e/import_jobs.sh \
+  tests/e2e/import_jobs.py \
   tests/e2e/trace_rules.py \
   tests/e2e/install.sh \
   tests/e2e/tracer_signals.sh \

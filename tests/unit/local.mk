@@ -158,3 +158,10 @@ TESTS += tests/unit/test_comm_kernels
 tests_unit_test_comm_kernels_SOURCES = tests/unit/test_comm_kernels.c
 tests_unit_test_comm_kernels_CFLAGS = $(VIEWER_TEST_CFLAGS)
 tests_unit_test_comm_kernels_LDADD = $(VIEWER_TEST_LIBS)
+
+# which NVTX ranges number iterations (ranges.c): named steps, not operators
+check_PROGRAMS += tests/unit/test_ranges
+TESTS += tests/unit/test_ranges
+tests_unit_test_ranges_SOURCES = tests/unit/test_ranges.c
+tests_unit_test_ranges_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_ranges_LDADD = $(VIEWER_TEST_LIBS)

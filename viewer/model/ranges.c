@@ -9,9 +9,13 @@
  *
  * Iterations: a range whose name ends in a number after "step", "iter",
  * "epoch" or "batch" (PyTorch's "ProfilerStep#412", "step 412") is that
- * iteration, and so is everything inside it; otherwise a top-level range
- * whose name repeats on its thread ("train_step" each step) is numbered by
- * its occurrence, from 1.
+ * iteration, and so is everything inside it.  Only in a process that has
+ * no such range, a top-level range whose name repeats on its thread
+ * ("train_step" each step) is numbered by its occurrence, from 1: where
+ * the program names its steps, the 2,020 "nccl:all_reduce" ranges of
+ * PyTorch's backward thread are not 2,020 iterations whose numbers mix
+ * with the steps'.  Ranges named as operations (operation_name) never
+ * number iterations, neither way; inside a step they belong to it.
  */
 #define _GNU_SOURCE
 #include "viewer/model/model.h"
@@ -59,11 +63,48 @@ static int64_t step_number(const char *name)
     return -1;
 }
 
-/* Parents and iterations of the user ranges of one thread, [lo, hi). */
-static void index_thread(struct proc *p, size_t lo, size_t hi)
+/* Whether a range's name is an operation's, not a stretch of the program
+ * that the program named: PyTorch's operators and its annotations of
+ * collectives and of the optimizer ("aten::add", "nccl:all_reduce",
+ * "c10d::allreduce_", "Optimizer.step#SGD.step"), CUDA and NCCL calls,
+ * kernels ("void at::native::..."), copies.  Such a range repeats as often
+ * as the operation runs, many times a step, so it never numbers
+ * iterations, whatever number its name ends in. */
+static int operation_name(const char *name)
 {
-    int stack[256], top = 0;
-    struct idmap seen = { 0 }, order = { 0 };
+    static const char *const prefixes[] = { "nccl:", "gloo:", "mpi:", "ucc:", "c10d", "record_param_comms",
+                                            "Optimizer.", "void ", "Memcpy ", "Memset " };
+    static const char *const apis[] = { "cuda", "cu", "nccl" }; /* cudaMemcpy, cuLaunchKernel, ncclAllReduce */
+    if (strstr(name, "::")) /* a C++ or Python qualified name: aten::, torch::, autograd:: */
+        return 1;
+    for (size_t k = 0; k < sizeof prefixes / sizeof *prefixes; k++)
+        if (!strncmp(name, prefixes[k], strlen(prefixes[k])))
+            return 1;
+    for (size_t k = 0; k < sizeof apis / sizeof *apis; k++) {
+        size_t n = strlen(apis[k]);
+        if (!strncmp(name, apis[k], n) && isupper((unsigned char)name[n]))
+            return 1;
+    }
+    return 0;
+}
+
+/* Marks left in nvtx.iter between the two passes of model_ranges_index. */
+#define ITER_NONE (-1)   /* no number of its own */
+#define ITER_OP (-2)     /* an operation's range (operation_name) */
+
+/* A top-level name on its thread, as a key of the occurrence counts. */
+static uint64_t name_key(const struct nvtx *r)
+{
+    return ((uint64_t)(uint32_t)r->tid << 32 | (uint32_t)r->name) + 1;
+}
+
+/* Parents of the user ranges of one thread, [lo, hi), and each range's
+ * own step number (in iter, or a mark above); the top-level names that
+ * may be numbered by occurrence counted in seen.  Whether any range has a
+ * number of its own is returned. */
+static int index_thread(struct proc *p, size_t lo, size_t hi, struct idmap *seen)
+{
+    int stack[256], top = 0, own_steps = 0;
     for (size_t i = lo; i < hi; i++) {
         struct nvtx *r = &p->ranges[i];
         while (top > 0 && p->ranges[stack[top - 1]].end <= r->start)
@@ -71,28 +112,49 @@ static void index_thread(struct proc *p, size_t lo, size_t hi)
         r->parent = top > 0 ? stack[top - 1] : -1;
         if (top < 256)
             stack[top++] = (int)i;
-        if (r->parent < 0) {
+        const char *name = model_label(p, r->name);
+        int64_t own;
+        if (operation_name(name)) {
+            r->iter = ITER_OP;
+            continue;
+        }
+        if ((own = step_number(name)) >= 0) {
+            r->iter = own;
+            own_steps = 1;
+            continue;
+        }
+        r->iter = ITER_NONE;
+        if (r->parent < 0) { /* keyed by thread and name: a name repeats on its own thread */
             int64_t n = 0;
-            idmap_get(&seen, (uint64_t)r->name + 1, &n);
-            idmap_put(&seen, (uint64_t)r->name + 1, n + 1, 0);
+            idmap_get(seen, name_key(r), &n);
+            idmap_put(seen, name_key(r), n + 1, 0);
         }
     }
+    return own_steps;
+}
+
+/* The iterations of one thread's ranges, after index_thread: a number of
+ * its own, else the enclosing range's, else (top level, and only where
+ * the process names no step) its name's occurrence if the name repeats. */
+static void number_thread(struct proc *p, size_t lo, size_t hi, const struct idmap *seen, struct idmap *order,
+                          int by_occurrence)
+{
     for (size_t i = lo; i < hi; i++) {
         struct nvtx *r = &p->ranges[i];
-        int64_t own = step_number(model_label(p, r->name)), n = 0, k = 0;
-        if (own >= 0) {
-            r->iter = own;
-        } else if (r->parent >= 0) {
+        if (r->iter >= 0)
+            continue; /* its own step number */
+        int op = r->iter == ITER_OP;
+        r->iter = -1;
+        if (r->parent >= 0) {
             r->iter = p->ranges[r->parent].iter;
-        } else {
-            idmap_get(&seen, (uint64_t)r->name + 1, &n);
-            idmap_get(&order, (uint64_t)r->name + 1, &k);
-            idmap_put(&order, (uint64_t)r->name + 1, k + 1, 0);
+        } else if (by_occurrence && !op) {
+            int64_t n = 0, k = 0;
+            idmap_get(seen, name_key(r), &n);
+            idmap_get(order, name_key(r), &k);
+            idmap_put(order, name_key(r), k + 1, 0);
             r->iter = n >= 2 ? k + 1 : -1;
         }
     }
-    idmap_free(&seen);
-    idmap_free(&order);
 }
 
 void model_ranges_index(struct proc *p)
@@ -101,11 +163,14 @@ void model_ranges_index(struct proc *p)
     if (p->nranges)
         qsort(p->ranges, p->nranges, sizeof *p->ranges, cmp_range);
     size_t best = 0;
+    int own_steps = 0;
+    struct idmap seen = { 0 }, order = { 0 };
+    /* first every thread, for whether any range of the process names its step */
     for (size_t lo = 0; lo < p->nranges && p->ranges[lo].user;) {
         size_t hi = lo;
         while (hi < p->nranges && p->ranges[hi].user && p->ranges[hi].tid == p->ranges[lo].tid)
             hi++;
-        index_thread(p, lo, hi);
+        own_steps |= index_thread(p, lo, hi, &seen);
         if (hi - lo > best) {
             best = hi - lo;
             p->range_tid = p->ranges[lo].tid;
@@ -113,6 +178,15 @@ void model_ranges_index(struct proc *p)
         p->nuser_ranges = hi;
         lo = hi;
     }
+    for (size_t lo = 0; lo < p->nuser_ranges;) {
+        size_t hi = lo;
+        while (hi < p->nuser_ranges && p->ranges[hi].tid == p->ranges[lo].tid)
+            hi++;
+        number_thread(p, lo, hi, &seen, &order, !own_steps);
+        lo = hi;
+    }
+    idmap_free(&seen);
+    idmap_free(&order);
 }
 
 int model_range_at(const struct proc *p, int tid, int64_t t)

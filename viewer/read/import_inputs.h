@@ -23,6 +23,10 @@ int import_inputs(const char **args, int *n, const char *trace, const char *kine
 int import_input_files(const char *arg, char ***out);
 /* Removes the temporary database and its directory, if made. */
 void import_inputs_cleanup(void);
+/* Each distinct note the import left (import_note) on the run reported
+ * (or on no process), in the order written, to fn(out, kind, note, i), i
+ * counting from 0; then, if there was one, fn(out, NULL, NULL, -1). */
+void import_notes_each(const struct model *m, void (*fn)(FILE *, const char *, const char *, int), FILE *out);
 /* The notes the import left (import_note), for the end of the text report. */
 void import_notes_text(FILE *out, const struct model *m);
 /* The same as a JSON member, `,"not_checked": [{"kind": K, "note": N}, ...]`,

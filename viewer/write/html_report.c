@@ -3,11 +3,13 @@
  * font, no image fetched: it opens offline and from a mail attachment)
  * with the time of each rank as stacked bars, step times per iteration,
  * a rank x collective heatmap of arrival lateness (a straggler is a dark
- * row), and the findings with their cost as bars, call sites and fixes.
+ * row), the findings with their cost as bars, call sites and fixes, and
+ * for imported traces what their source could not support ("Not checked").
  * The charts are inline SVG (html_charts.c); the style prints on paper. */
 #include "viewer/write/finding_out.h"
 #include "viewer/write/html.h"
 #include "viewer/write/out_file.h"
+#include "viewer/read/import_inputs.h"
 #include "common/term_text.h"
 
 #include <errno.h>
@@ -122,6 +124,27 @@ static void finding_list(FILE *out, const struct model *m, const struct findings
     }
 }
 
+/* One note of an imported trace's (import_notes_each) as a table row: the
+ * "Not checked" list the text and JSON reports end with, so that the page
+ * does not look as if everything had been checked.  The notes quote the
+ * input (a file's name, a version string): escaped. */
+static void html_note(FILE *out, const char *kind, const char *note, int i)
+{
+    if (i == 0)
+        fputs("<h2>Not checked on these imported traces</h2><p class=\"sub\">What the source does not record, by"
+              " finding kind: these findings could not be looked for, or only in part.</p>"
+              "<table id=\"not-checked\"><tr><th>kind</th><th>why</th></tr>", out);
+    if (!kind) {
+        fputs("</table>", out);
+        return;
+    }
+    fputs("<tr><td><code>", out);
+    html_text(out, kind);
+    fputs("</code></td><td>", out);
+    html_text(out, note);
+    fputs("</td></tr>", out);
+}
+
 int html_report_write(const char *path, const struct model *m, const struct summary *s, const struct findings *fs,
                       struct coll_spill *spill, char *err, size_t errlen)
 {
@@ -146,8 +169,10 @@ int html_report_write(const char *path, const struct model *m, const struct summ
     fputs("</div>", out);
     rank_table(out, s);
 
-    fputs("<h2>Step time per iteration</h2><p class=\"sub\">Each rank's iterations (NVTX ranges with a step number, or a"
-          " top-level name repeated): from the first range's start to the last one's end.</p><div id=\"step-times\">", out);
+    fputs("<h2>Step time per iteration</h2><p class=\"sub\">Each rank's iterations (NVTX ranges with a step number;"
+          " where none has one, a top-level name repeated; never an operation's, such as nccl:all_reduce), on the"
+          " thread with the most: from the first range's start to the last one's end.</p><div id=\"step-times\">",
+          out);
     html_step_lines(out, m);
     fputs("</div>", out);
 
@@ -160,7 +185,9 @@ int html_report_write(const char *path, const struct model *m, const struct summ
 
     fputs("<h2>Findings, by cost</h2><div id=\"findings\">", out);
     finding_list(out, m, fs);
-    fputs("</div><p class=\"sub\">Definitions of each kind: docs/report.md. The same findings as text: gputrace-report;"
+    fputs("</div>", out);
+    import_notes_each(m, html_note, out); /* imported traces only */
+    fputs("<p class=\"sub\">Definitions of each kind: docs/report.md. The same findings as text: gputrace-report;"
           " as JSON: --format json.</p></body></html>\n", out);
     int bad = ferror(out);
     bad |= fclose(out) != 0;

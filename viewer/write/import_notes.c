@@ -9,16 +9,19 @@
 #include <sqlite3.h>
 #include <string.h>
 
-/* Each distinct note of every database, in the order written, to fn. */
-static void each_note(const struct model *m, void (*fn)(FILE *, const char *, const char *, int), FILE *out)
+void import_notes_each(const struct model *m, void (*fn)(FILE *, const char *, const char *, int), FILE *out)
 {
     int n = 0;
     for (size_t d = 0; d < m->ndbs; d++) {
         sqlite3_stmt *s;
-        /* a database of the tracer's, or of an older schema, has none */
-        if (sqlite3_prepare_v2(m->dbs[d], "SELECT kind, note FROM import_note GROUP BY kind, note"
-                                          " ORDER BY min(rowid)", -1, &s, NULL) != SQLITE_OK)
+        /* a database of the tracer's, or of an older schema, has none; the
+         * notes of another run's processes are not this report's (an
+         * import of two jobs' traces makes two runs: import/import.c) */
+        if (sqlite3_prepare_v2(m->dbs[d], "SELECT kind, note FROM import_note WHERE process_id IS NULL OR NOT EXISTS"
+                                          " (SELECT 1 FROM process WHERE id = process_id AND run_id IS NOT ?1)"
+                                          " GROUP BY kind, note ORDER BY min(rowid)", -1, &s, NULL) != SQLITE_OK)
             continue;
+        sqlite3_bind_text(s, 1, m->run_id, -1, SQLITE_STATIC);
         while (sqlite3_step(s) == SQLITE_ROW) {
             const char *kind = (const char *)sqlite3_column_text(s, 0), *note = (const char *)sqlite3_column_text(s, 1);
             fn(out, kind ? kind : "?", note ? note : "", n++);
@@ -57,10 +60,10 @@ static void json_note(FILE *out, const char *kind, const char *note, int i)
 
 void import_notes_text(FILE *out, const struct model *m)
 {
-    each_note(m, text_note, out);
+    import_notes_each(m, text_note, out);
 }
 
 void import_notes_json(FILE *out, const struct model *m)
 {
-    each_note(m, json_note, out);
+    import_notes_each(m, json_note, out);
 }

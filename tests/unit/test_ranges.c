@@ -1,0 +1,92 @@
+/* test_ranges.c: the iterations of NVTX ranges (viewer/model/ranges.c):
+ * which ranges number iterations, and which never do. */
+#include "viewer/model/model.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A process whose labels are names[1..] and whose ranges are given as
+ * (tid, name id, start, end), all user ranges. */
+struct spec { int tid, name; int64_t start, end; };
+
+static void make(struct proc *p, const char *const *names, int nnames, const struct spec *v, size_t n)
+{
+    memset(p, 0, sizeof *p);
+    p->labels = calloc((size_t)nnames + 1, sizeof *p->labels);
+    p->nlabels = nnames + 1;
+    for (int i = 0; i < nnames; i++)
+        p->labels[i + 1] = strdup(names[i]);
+    p->ranges = calloc(n, sizeof *p->ranges);
+    p->nranges = n;
+    for (size_t i = 0; i < n; i++)
+        p->ranges[i] = (struct nvtx){ .start = v[i].start, .end = v[i].end, .tid = v[i].tid, .name = v[i].name,
+                                      .user = 1, .parent = -1, .iter = -1 };
+    model_ranges_index(p);
+}
+
+static void unmake(struct proc *p)
+{
+    for (int i = 0; i < p->nlabels; i++)
+        free(p->labels[i]);
+    free(p->labels);
+    free(p->ranges);
+}
+
+/* The iteration of the range named names[name - 1] starting at start. */
+static int64_t iter_of(const struct proc *p, int name, int64_t start)
+{
+    for (size_t i = 0; i < p->nranges; i++)
+        if (p->ranges[i].name == name && p->ranges[i].start == start)
+            return p->ranges[i].iter;
+    cr_assert_fail("no range %d at %lld", name, (long long)start);
+    return -2;
+}
+
+/* PyTorch: ProfilerStep#N on the main thread, nccl:all_reduce many times
+ * on the backward thread.  Once numbered 1, 2, 3... by occurrence, mixing
+ * with the steps' numbers. */
+Test(ranges, steps_named_so_no_occurrence_numbers)
+{
+    static const char *const names[] = { "ProfilerStep#4", "ProfilerStep#5", "nccl:all_reduce", "forward" };
+    struct spec v[] = {
+        { 1, 1, 0, 100 }, { 1, 2, 100, 200 }, { 1, 4, 10, 20 }, { 1, 4, 110, 120 },
+        { 2, 3, 30, 31 }, { 2, 3, 40, 41 }, { 2, 3, 130, 131 }, { 2, 3, 250, 251 }, { 2, 3, 260, 261 },
+        { 2, 4, 300, 310 }, { 2, 4, 320, 330 }, /* repeated, but the process names its steps */
+    };
+    struct proc p;
+    make(&p, names, 4, v, sizeof v / sizeof *v);
+    cr_expect_eq(iter_of(&p, 1, 0), 4);
+    cr_expect_eq(iter_of(&p, 2, 100), 5);
+    cr_expect_eq(iter_of(&p, 4, 10), 4); /* inside a step: that step */
+    cr_expect_eq(iter_of(&p, 4, 110), 5);
+    cr_expect_eq(iter_of(&p, 3, 30), -1);
+    cr_expect_eq(iter_of(&p, 3, 260), -1);
+    cr_expect_eq(iter_of(&p, 4, 300), -1);
+    unmake(&p);
+}
+
+/* No step named: a repeated top-level name is numbered by occurrence,
+ * but not an operation's (aten::, nccl:, CUDA or NCCL calls). */
+Test(ranges, occurrences_of_the_program_not_of_operations)
+{
+    static const char *const names[] = { "train_step", "aten::mm", "nccl:all_reduce", "cudaMemcpyAsync",
+                                         "ncclAllReduce", "cudnn_setup", "aten::step3" };
+    struct spec v[] = {
+        { 1, 1, 0, 100 }, { 1, 1, 100, 200 }, { 1, 1, 200, 300 }, { 1, 2, 50, 60 },
+        { 2, 2, 0, 1 }, { 2, 2, 10, 11 }, { 2, 3, 20, 21 }, { 2, 3, 30, 31 }, { 2, 4, 40, 41 }, { 2, 4, 50, 51 },
+        { 2, 5, 60, 61 }, { 2, 5, 70, 71 }, { 2, 6, 80, 81 }, { 2, 6, 90, 91 }, { 2, 7, 95, 96 },
+    };
+    struct proc p;
+    make(&p, names, 7, v, sizeof v / sizeof *v);
+    cr_expect_eq(iter_of(&p, 1, 0), 1);
+    cr_expect_eq(iter_of(&p, 1, 200), 3);
+    cr_expect_eq(iter_of(&p, 2, 50), 1); /* an operation inside an iteration belongs to it */
+    cr_expect_eq(iter_of(&p, 2, 10), -1);
+    cr_expect_eq(iter_of(&p, 3, 30), -1);
+    cr_expect_eq(iter_of(&p, 4, 50), -1);
+    cr_expect_eq(iter_of(&p, 5, 70), -1);
+    cr_expect_eq(iter_of(&p, 6, 90), 2); /* cudnn_setup: no API's name ("cu" then a capital) */
+    cr_expect_eq(iter_of(&p, 7, 95), -1); /* an operator's name that ends in a step-like number */
+    unmake(&p);
+}
