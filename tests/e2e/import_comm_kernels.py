@@ -20,10 +20,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py: TAP lines for automake's driver
+
 build, src = sys.argv[1], sys.argv[2]
 trace = os.path.join(src, "tests", "data", "traces", "hta-nccl-2rank", "nccl_data.json.gz")
 tmp = tempfile.mkdtemp()
-passed = failed = 0
 
 # one kernel of each family, named as a demangler prints it (the function
 # names are the libraries' own: docs/report.md says where each was read)
@@ -50,13 +52,7 @@ NCCL_OWN = {FAMILIES[-1]}
 
 
 def check(what, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok:", what)
-    else:
-        failed += 1
-        print("FAIL:", what, detail)
+    return tap.check(cond, what if cond or detail == "" else "%s %s" % (what, detail))
 
 
 def run(*args):
@@ -151,5 +147,4 @@ check("--comm-kernels '' keeps NCCL's own only", abs(r.get("comm_ns", 0) - total
       "(got %r, want %d)" % (r.get("comm_ns"), total(only_nccl)))
 
 shutil.rmtree(tmp, ignore_errors=True)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tap.finish()

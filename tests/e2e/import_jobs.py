@@ -23,23 +23,19 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py: TAP lines for automake's driver
+
 b, s = sys.argv[1], sys.argv[2]
 gt, rep = os.path.join(b, "gputrace"), os.path.join(b, "gputrace-report")
 data = os.path.join(s, "tests", "data", "traces")
 src = os.path.join(data, "hta-nccl-2rank", "nccl_data.json.gz")
 tmp = tempfile.mkdtemp()
-passed = failed = 0
 DAY_NS = 86400 * 10**9
 
 
 def check(what, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok:", what)
-    else:
-        failed += 1
-        print("FAIL:", what, detail)
+    return tap.check(cond, what if cond or detail == "" else "%s %s" % (what, detail))
 
 
 def run(*args):
@@ -166,5 +162,4 @@ for name, d in (("sampled 128-rank job", os.path.join(data, "hta-sampled-128")),
           and "other_runs" not in j.get("run", {}), err)
 
 shutil.rmtree(tmp)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+tap.finish()

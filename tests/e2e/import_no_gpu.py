@@ -21,22 +21,18 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py: TAP lines for automake's driver
+
 build, src = sys.argv[1], sys.argv[2]
 data = os.path.join(src, "tests", "data", "traces")
 tmp = tempfile.mkdtemp()
-passed = failed = 0
 GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "cuda_sync"}
 NOTE = "have no GPU records"
 
 
 def check(what, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok:", what)
-    else:
-        failed += 1
-        print("FAIL:", what, detail)
+    return tap.check(cond, what if cond or detail == "" else "%s %s" % (what, detail))
 
 
 def run(*args, env=None):
@@ -144,5 +140,4 @@ no_gpu("nsys, GPU tables emptied", db)
 no_gpu("nsys, GPU tables emptied, said active", said_active(db))
 
 shutil.rmtree(tmp, ignore_errors=True)
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+tap.finish()

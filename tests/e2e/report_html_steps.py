@@ -24,21 +24,17 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py: TAP lines for automake's driver
+
 b, s = sys.argv[1], sys.argv[2]
 rep = os.path.join(b, "gputrace-report")
 src = os.path.join(s, "tests", "data", "traces", "hta-nccl-2rank", "nccl_data.json.gz")
 tmp = tempfile.mkdtemp()
-passed = failed = 0
 
 
 def check(what, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok:", what)
-    else:
-        failed += 1
-        print("FAIL:", what, detail)
+    return tap.check(cond, what if cond or detail == "" else "%s %s" % (what, detail))
 
 
 def report(path, *args):
@@ -149,5 +145,4 @@ check("html in a note: escaped, never raw", "&lt;b&gt;2.17&lt;/b&gt;&amp;&lt;i&g
       and "<i>" not in page)
 
 shutil.rmtree(tmp)
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+tap.finish()
