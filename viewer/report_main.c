@@ -310,10 +310,8 @@ static int close_chrome_trace(const char *trace, struct chrome_trace *ct, int op
         }
     }
     if (n < 0) {
-        char *shown = malloc(4 * strlen(trace) + 16);
-        fprintf(stderr, "gputrace-report: cannot write %s: %s\n",
-                shown ? term_text(trace, shown, 4 * strlen(trace) + 16) : "the Chrome trace", strerror(why));
-        free(shown);
+        char shown[4096]; /* as main's other lines show a name from the user */
+        fprintf(stderr, "gputrace-report: cannot write %s: %s\n", term_text(trace, shown, sizeof shown), strerror(why));
         return -1;
     }
     if (text)
