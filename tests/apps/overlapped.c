@@ -4,7 +4,7 @@
  * What a correct report finds here; tests/e2e/report_workloads.py reads these
  * lines (expect: KIND [ranks=..] [callsite=..] [cost_ms=LO..HI] [seq=N]
  * [names=..] [missing=..]; allow: kinds that may also appear; nothing else may):
- * allow: gpu.idle
+ * allow: gpu.idle comm.exposed:unclaimed
  */
 #include "app_train.h"
 

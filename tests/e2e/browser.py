@@ -150,8 +150,13 @@ def chrome_trace(browser, path):
         # (the whole-process kinds, which a busy run may add, are marked on
         # their process's track, at the time charged to them or at its start:
         # docs/chrome-trace.md)
+        # (and so is a comm.exposed of the whole process: ledger.c)
         whole = ("comm.straggler", "gpu.idle", "comm.mismatch", "comm.hang")
-        check(all(on_thread == n for name, n, _, on_thread in marks if name not in whole),
+        at_sites = query(page, "select s.name, count(*), count(distinct s.ts), sum(s.track_id in (select id from"
+                               " thread_track)) from slice s where s.category = 'finding' and not exists (select 1"
+                               " from args a where a.arg_set_id = s.arg_set_id and a.key = 'args.callsite' and"
+                               " a.string_value = '(whole process)') group by s.name")
+        check(all(on_thread == n for name, n, _, on_thread in at_sites if name not in whole),
               "Chrome trace: findings marked on the threads (streams, for collectives) where they happened")
         n = sum(n for _, n, _, _ in marks)
         keys = dict(query(page, "select a.key, count(*) from slice s join args a using (arg_set_id) where s.category ="

@@ -37,6 +37,7 @@ TESTS += \
   tests/e2e/browser.sh \
   tests/e2e/report_cli.sh \
   tests/e2e/report_html_steps.sh \
+  tests/e2e/ledger_sum.sh \
   tests/e2e/install.sh \
   tests/e2e/nccl_comms.sh \
   tests/e2e/nccl_plugin.sh \
@@ -106,6 +107,8 @@ EXTRA_DIST += \
   tests/e2e/report_cli.sh \
   tests/e2e/report_html_steps.sh \
   tests/e2e/report_html_steps.py \
+  tests/e2e/ledger_sum.sh \
+  tests/e2e/ledger_sum.py \
   tests/e2e/import_jobs.sh \
   tests/e2e/import_jobs.py \
   tests/e2e/trace_rules.py \

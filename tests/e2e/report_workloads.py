@@ -61,8 +61,10 @@ def check_shape(name, d):
         # the cost is the time charged to it, never more than what was measured
         ok = ok and FINDING_KEYS <= set(f) and COST_OF[f["kind"]] in f and 0 <= f["cost_ns"] <= f[COST_OF[f["kind"]]]
         ok = ok and f["confidence"] in ("high", "medium", "low") and isinstance(f["rank"], int)
-    costs = [f["cost_ns"] for f in d.get("findings", [])]
-    check(ok and costs == sorted(costs, reverse=True), f"{name}: JSON has the documented shape, findings ranked by cost")
+    # ranked by the GPU time they cost (the ledger's waste), then by all they were charged
+    costs = [(f["waste_ns"], f["cost_ns"]) for f in d.get("findings", [])]
+    check(ok and costs == sorted(costs, reverse=True),
+          f"{name}: JSON has the documented shape, findings ranked by waste, then cost")
     # a count of one reads "once", "1 copy", "1 collective"
     bad = [f["message"] for f in d.get("findings", []) if re.search(r"(?<![\d.])1 (times|copies|collectives)\b", f["message"])]
     check(not bad, f"{name}: messages count in words that agree" + (f" ({bad})" if bad else ""))
@@ -141,8 +143,9 @@ def check_attribution(name, db, d):
 
 
 def check_text(name, db, d):
-    """The text report's findings: high confidence first, then medium, then
-    low, each by cost; a finding over several ranks says so in its headline
+    """The text report's findings: by the GPU time they cost (the waste of
+    a group's members summed), then all they were charged, whatever their
+    confidence; a finding over several ranks says so in its headline
     ("ranks 0-3: 36.8 ms; worst rank 0: 12.9 ms"), with the sum and the
     worst rank's cost the JSON gives, and its "what" line describes that
     worst rank."""
@@ -153,15 +156,22 @@ def check_text(name, db, d):
     text = re.sub(r": ([\d.]+) ms  (.*?)  \[(\w+)\]\n {4}worst rank (\d+): ([\d.]+) ms\n",
                   r": \1 ms; worst rank \4: \5 ms  \2  [\3]\n", text)
     heads = re.findall(r"^ ?\d+\. (\S+) +(?:(rank|ranks|all ranks)\b ?([\d,-]*))(?:: ([\d.]+) ms; worst rank (\d+): ([\d.]+) ms"
-                       r"|\s+([\d.]+) ms).*\[(\w+)\]\n {4}at +(.*)\n(?: {4}in .*\n)? {4}what (.*)$", text, re.M)
-    order = {"high": 0, "medium": 1, "low": 2}
-    conf = [order[h[7]] for h in heads]
-    ok = len(heads) == len(re.findall(r"^ ?\d+\. ", text, re.M)) and conf == sorted(conf)
+                       r"|\s+([\d.]+) ms).*\[(\w+)\]\n {4}at +(.*)\n(?: {4}in +(.*)\n)? {4}what (.*)$", text, re.M)
+    # the text's groups, as the JSON's findings make them: (kind, call site, range), ranks together
+    groups = {}
+    for i, f in enumerate(d["findings"]):
+        key = (f["kind"], f["callsite"], f.get("range")) if f["rank"] >= 0 else (f["kind"], f["callsite"], i)
+        g = groups.setdefault(key, [0, 0, i])
+        g[0] += f["waste_ns"]
+        g[1] += f["cost_ns"]
+    want = [k[:2] for k, g in sorted(groups.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[1][2]))]
+    ok = len(heads) == len(re.findall(r"^ ?\d+\. ", text, re.M)) and [(h[0], h[8]) for h in heads] == want
     bad = []
-    for kind, _, ranks, total, worst_rank, worst, _, _, callsite, what in heads:
+    for kind, _, ranks, total, worst_rank, worst, _, _, callsite, within, what in heads:
         if not total:
             continue
-        fs = [f for f in d["findings"] if f["kind"] == kind and f["callsite"] == callsite]
+        within = re.sub(r" \(iterations? [\d-]+\)$", "", within) or None
+        fs = [f for f in d["findings"] if f["kind"] == kind and f["callsite"] == callsite and f.get("range") == within]
         if not fs:
             bad.append(kind)
             continue
@@ -171,7 +181,7 @@ def check_text(name, db, d):
             what.startswith(f"on rank {worst_rank}:")
         if not good:
             bad.append((kind, ranks, total, worst_rank, worst, what[:20]))
-    check(ok and not bad, f"{name}: text findings by confidence, then cost; several ranks' headlines give the sum and"
+    check(ok and not bad, f"{name}: text findings by waste, then cost; several ranks' headlines give the sum and"
                           f" the worst rank the JSON has ({len(heads)} findings{'; ' + str(bad) if bad else ''})")
 
 

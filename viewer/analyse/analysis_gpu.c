@@ -1,9 +1,10 @@
 /* analysis_gpu.c: copies (copy.pageable, copy.serialized) and GPU idle
- * gaps that no host sync explains (gpu.idle). */
+ * gaps, by the host range they fell in (gpu.idle). */
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/proc_pass.h"
 #include "viewer/model/timeline.h"
 #include "viewer/analyse/attribution.h"
+#include "viewer/analyse/host_blocked.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,18 +83,41 @@ void filter_copies(const struct report_opts *o, struct findings *fs)
     }
 }
 
-/* Whether a call is a host sync for gpu.idle: one that waits for the
- * device, and NCCL's communicator calls, which block too. */
-static int blocks_host(const struct model *m, const struct call *c)
+/* The range of the main thread that held the host for most of the gap
+ * [a, b), as its place (model_range_place): the ranges around its start,
+ * middle and end, each by how much of the gap it covers; -1 if none. */
+static int gap_range(const struct proc *p, int64_t a, int64_t b)
 {
-    return model_is_explicit_sync(m, c) || model_is_implicit_sync(m, c) || m->roles[c->api] == ROLE_NCCL_OTHER;
+    int best = -1;
+    int64_t best_cover = 0;
+    const int64_t at[3] = { a, a + (b - a) / 2, b - 1 };
+    for (int k = 0; k < 3; k++) {
+        int r = model_range_place(p, model_range_at(p, -1, at[k]));
+        if (r < 0)
+            continue;
+        int64_t lo = p->ranges[r].start > a ? p->ranges[r].start : a;
+        int64_t hi = p->ranges[r].end < b ? p->ranges[r].end : b;
+        if (hi - lo > best_cover) {
+            best_cover = hi - lo;
+            best = r;
+        }
+    }
+    return best;
 }
 
-/* Sweeps call c into the latest end of the host syncs (of some length). */
-static void sweep_sync(const struct model *m, const struct call *c, int64_t *sync_end)
+/* The tally of GPU `device`'s gaps while the host was in range label
+ * `label` (-1: none), found or added. */
+static struct idle_tally *tally_of(struct proc_pass *ps, int device, int label)
 {
-    if (c->end > c->start && c->end > *sync_end && blocks_host(m, c))
-        *sync_end = c->end;
+    for (size_t i = 0; i < ps->nidle_tally; i++)
+        if (ps->idle_tally[i].device == device && ps->idle_tally[i].label == label)
+            return &ps->idle_tally[i];
+    struct idle_tally *v = realloc(ps->idle_tally, (ps->nidle_tally + 1) * sizeof *v);
+    if (!v)
+        model_out_of_memory();
+    ps->idle_tally = v;
+    v[ps->nidle_tally] = (struct idle_tally){ device, label, 0, 0 };
+    return &v[ps->nidle_tally++];
 }
 
 /* The state of GPU `device` of the process, found or added. */
@@ -106,43 +130,56 @@ static struct dev_idle *dev_state(struct proc_pass *ps, int device)
     if (!v)
         model_out_of_memory();
     ps->dev_idle = v;
-    v[ps->ndev_idle] = (struct dev_idle){ device, 0, 0, 0, 0 };
+    v[ps->ndev_idle] = (struct dev_idle){ device, 0, 0 };
     return &v[ps->ndev_idle++];
 }
 
-/* gpu.idle's key for a GPU: its finding's callsite_id, never a real site */
-static int idle_key(int device)
+/* gpu.idle's key for a GPU and the range the host was in: its finding's
+ * callsite_id, never a real site (those are >= 0) */
+static int idle_key(int device, int label)
 {
-    return -1 - (device & 0x7fff);
+    return -1 - (device & 0x3f) - 64 * ((label + 1) & 0xffffff);
+}
+
+/* A part of a gap the host was not blocked in: gpu.idle's claim. */
+struct gap_claim { struct findings *fs; size_t pi; int key; int64_t ns; };
+
+static void claim_part(void *arg, int64_t a, int64_t b)
+{
+    struct gap_claim *g = arg;
+    charge_add_key(g->fs, F_GPU_IDLE, (int)g->pi, g->key, (int)g->pi, a, b);
+    model_add(&g->ns, b - a);
 }
 
 /* The gaps of one GPU's busy intervals in this window: a gap between two
  * windows is the one between the last busy end of the earlier and the
- * first busy start of this one (proc_pass.h carries the former). */
+ * first busy start of this one (proc_pass.h carries the former).  Every
+ * gap of --idle-gap-us or more is claimed but for the host's blocking
+ * calls (host_blocked.h), at the lowest rank of cause (attribution.c):
+ * what a sync or a copy found wasteful claims is theirs, the rest is
+ * gpu.idle's, placed by the host range it fell in.  A gap was once dropped
+ * whole when any sync touched it, and with it the data loading that the
+ * small upload at its end did not explain. */
 static void gaps_of(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi,
-                    const struct ivals *busy, struct dev_idle *d, int64_t sync_end)
+                    const struct ivals *busy, const struct ivals *blocked, struct dev_idle *d)
 {
     const struct proc *p = &m->procs[pi];
-    /* the latest end of the syncs (of some length) that began before the
-     * gap's end, swept along with the gaps: both go in time order */
-    size_t j = 0;
+    struct proc_pass *ps = p->pass;
     for (size_t k = 0; k < busy->n; k++) {
         if (!k && !d->have_busy)
             continue; /* no gap before the first busy interval */
         int64_t a = k ? busy->v[k - 1].b : d->busy_end, b = busy->v[k].a;
         if (b - a < o->idle_gap_ns)
             continue;
-        for (; j < p->ncalls && p->calls[j].start < b; j++)
-            sweep_sync(m, &p->calls[j], &sync_end);
-        /* a sync that ended in the gap (or just before it) explains it:
-         * the host was blocked, then had to refill the queue; one began
-         * before the gap ended and ended after a - slack overlaps it */
-        int64_t slack = o->idle_gap_ns / 2;
-        if (sync_end > a - slack)
-            continue;
-        model_add(&d->idle_ns, b - a);
-        d->idle_n++;
-        charge_add_key(fs, F_GPU_IDLE, (int)pi, idle_key(d->device), (int)pi, a, b);
+        int r = gap_range(p, a, b);
+        int label = r >= 0 ? p->ranges[r].name : -1;
+        struct gap_claim g = { fs, pi, idle_key(d->device, label), 0 };
+        ivals_split(blocked, a, b, 0, claim_part, &g);
+        if (!g.ns)
+            continue; /* the host was blocked throughout */
+        struct idle_tally *tl = tally_of(ps, d->device, label);
+        model_add(&tl->ns, g.ns);
+        tl->n++;
     }
     if (busy->n) {
         d->busy_end = busy->v[busy->n - 1].b;
@@ -169,11 +206,11 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
         if (k == nd && nd < 64)
             devs[nd++] = p->ops[i].device;
     }
-    int64_t sync0 = ps->sync_end;
+    struct ivals blocked = host_blocked_union(m, pi);
     for (size_t k = 0; k < nd; k++) {
         struct dev_idle *d = dev_state(ps, devs[k]);
         if (nd == 1) {
-            gaps_of(m, o, fs, pi, &t->busy, d, sync0);
+            gaps_of(m, o, fs, pi, &t->busy, &blocked, d);
             continue;
         }
         struct ivals_build u = { 0 };
@@ -182,12 +219,10 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
                 if (p->ops[i].device == devs[k])
                     ivals_build_add(&u, p->ops[i].start, p->ops[i].end);
         while (ivals_build_pass(&u));
-        gaps_of(m, o, fs, pi, &u.u, dev_state(ps, devs[k]), sync0);
+        gaps_of(m, o, fs, pi, &u.u, &blocked, dev_state(ps, devs[k]));
         free(u.u.v);
     }
-    /* this window's syncs all began before any later gap ends */
-    for (size_t j = 0; j < p->ncalls; j++)
-        sweep_sync(m, &p->calls[j], &ps->sync_end);
+    free(blocked.v);
 }
 
 void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi)
@@ -196,15 +231,17 @@ void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi)
     const struct proc_pass *ps = p->pass;
     if (!p->cupti_active)
         return;
-    for (size_t k = 0; k < ps->ndev_idle; k++) {
-        const struct dev_idle *d = &ps->dev_idle[k];
-        if (!d->idle_n)
+    for (size_t k = 0; k < ps->nidle_tally; k++) {
+        const struct idle_tally *d = &ps->idle_tally[k];
+        if (!d->n)
             continue;
         struct finding *f = findings_new(fs, m, F_GPU_IDLE, (int)pi, 0);
-        f->callsite_id = idle_key(d->device);
-        f->count = d->idle_n;
-        f->gpu_idle_ns = d->idle_ns;
+        f->callsite_id = idle_key(d->device, d->label);
+        f->count = d->n;
+        f->gpu_idle_ns = d->ns;
         f->confidence = "medium";
+        f->range = d->label >= 0 ? d->label + 1 : 0; /* where the host was: finding_range names it */
+        f->iter_first = f->iter_last = -1;
         if (ps->ndev_idle > 1) {
             snprintf(f->callsite, sizeof f->callsite, "(GPU %d)", d->device);
             f->facts.has |= FACT_DEVICE;

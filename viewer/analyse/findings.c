@@ -152,6 +152,9 @@ static int needs_repeats(enum finding_kind k)
 static int cmp_cost(const void *a, const void *b)
 {
     const struct finding *x = a, *y = b;
+    /* the GPU time lost first (the ledger's waste), then all it was charged */
+    if (x->waste_ns != y->waste_ns)
+        return x->waste_ns > y->waste_ns ? -1 : 1;
     int64_t cx = finding_cost(x), cy = finding_cost(y);
     if (cx != cy)
         return cx > cy ? -1 : 1;
@@ -233,6 +236,7 @@ void findings_free(struct findings *fs)
 {
     free(fs->v);
     charges_free(&fs->charges);
+    ledgers_free(fs);
     memset(fs, 0, sizeof *fs);
 }
 

@@ -4,6 +4,7 @@
 #define GPUTRACE_FINDINGS_H
 
 #include "viewer/analyse/attribution.h"
+#include "viewer/analyse/ledger.h"
 #include "viewer/model/model.h"
 
 #include <stddef.h>
@@ -62,6 +63,7 @@ enum {
     FACT_STRAGGLER = 1 << 7, /* straggler_rank, collectives, clearly_last, wait_share */
     FACT_PAGEABLE = 1 << 8,  /* copy.pageable: bytes, gpu_wait_ns (the finding's own fields) */
     FACT_DEVICE = 1 << 9,    /* gpu.idle of one of a process's GPUs: device */
+    FACT_UNCLAIMED = 1 << 10, /* comm.exposed of what no other finding claimed (ledger.c) */
 };
 /* What the list of ranks is: "ranks" (those that disagreed, or a pair's
  * two), "missing_ranks" (that never entered a hung collective) or
@@ -91,6 +93,7 @@ struct finding_facts {
     int64_t collectives, clearly_last;       /* ... the full collectives, and those it was clearly last to */
     double wait_share;                       /* ... its share of all the waiting */
     int device;                              /* FACT_DEVICE */
+    char kernel[256];                        /* FACT_UNCLAIMED: the kernel that ran most of it, "" if none named */
     /* for the message alone (write/finding_text.c), by kind: */
     int grouped, shared;       /* comm.lazy_connect: its first call was a group's ncclGroupEnd; one charged above */
     int64_t matched;           /* a point-to-point comm.mismatch: the sends matched to receives */
@@ -128,6 +131,7 @@ struct finding {
     int64_t count;
     int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns; /* what was measured (finding_measured) */
     int64_t cost_ns;          /* the time charged to it, no interval charged twice (attribution.h) */
+    int64_t waste_ns;         /* ... of it, GPU idle or exposed communication (ledger.h): the order of the findings */
     int64_t bytes;            /* copy.pageable: bytes copied */
     int64_t gpu_wait_ns;      /* copy.pageable: of host_blocked_ns, the part spent waiting for earlier GPU work */
     int64_t hideable_ns;      /* comm.same_stream: of exposed_ns, what the compute queued after it could hide */
@@ -154,6 +158,7 @@ struct findings {
     struct charges charges;   /* the intervals each finding claims, and those it was given */
     int show_charges;         /* --charges: the JSON lists each finding's intervals */
     struct host_time *host_times; /* per process: its calls' time by range and call site (straggler_place.c) */
+    struct ledger *ledgers; size_t nledgers; /* per process: its time accounted for (ledger.h) */
 };
 
 struct report_opts {

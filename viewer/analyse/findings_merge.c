@@ -39,6 +39,8 @@ void findings_take_proc(struct findings *fs, struct findings *from, size_t pi, s
            sizeof *from->charges.v, 256);
     host_times_take(fs, from, pi, nprocs);
     host_times_free(from, nprocs);
+    ledgers_take(fs, from, pi, nprocs);
+    ledgers_free(from);
     charges_free(&from->charges);
     free(from->v);
     memset(from, 0, sizeof *from);

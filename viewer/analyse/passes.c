@@ -3,6 +3,7 @@
 #include "viewer/analyse/passes.h"
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/attribution.h"
+#include "viewer/analyse/ledger.h"
 
 /* Each hook, named for its pass and point, calls the analysis with what
  * it takes. */
@@ -18,6 +19,8 @@ static void comm_proc_end(const struct pass_ctx *c, size_t pi) { analyse_comm_en
 static void comm_across(const struct pass_ctx *c) { analyse_comm_across(c->m, c->o, c->fs, c->spill); }
 static void idle_window(const struct pass_ctx *c, size_t pi) { analyse_idle(c->m, c->o, c->fs, pi); }
 static void idle_proc_end(const struct pass_ctx *c, size_t pi) { analyse_idle_end(c->m, c->fs, pi); }
+static void ledger_window_hook(const struct pass_ctx *c, size_t pi) { ledger_window(c->m, c->o, c->fs, pi); }
+static void ledger_end_hook(const struct pass_ctx *c, size_t pi) { ledger_proc_end(c->m, c->fs, pi); }
 static void host_window(const struct pass_ctx *c, size_t pi) { note_host_time(c->m, c->fs, pi); }
 static void p2p_window_hook(const struct pass_ctx *c, size_t pi) { p2p_window(c->m, pi); }
 static void p2p_colls_hook(const struct pass_ctx *c, size_t pi, size_t n) { p2p_colls_done(c->m, pi, n); }
@@ -36,6 +39,7 @@ static const struct analysis_pass passes[] = {
     { "comm", comm_window, comm_colls_done, comm_proc_end, comm_across },
     { "idle", idle_window, NULL, idle_proc_end, NULL },
     { "host_time", host_window, NULL, NULL, NULL }, /* where a straggler's time went */
+    { "ledger", ledger_window_hook, NULL, ledger_end_hook, NULL }, /* each rank's time accounted for */
 };
 #define NPASSES (sizeof passes / sizeof *passes)
 
@@ -81,6 +85,12 @@ static void assign_confidence(struct findings *fs, const struct model *m, const 
         case F_GPU_IDLE:
             f->confidence = "medium";
             break;
+        case F_COMM_EXPOSED:
+            if (f->facts.has & FACT_UNCLAIMED) { /* a figure of the whole process, no call site's */
+                f->confidence = "medium";
+                break;
+            }
+            /* fall through */
         default: {
             int gpu = f->proc >= 0 && m->procs[f->proc].cupti_active;
             f->confidence = gpu && f->count >= o->min_repeats ? "high" : "medium";
@@ -97,6 +107,7 @@ void passes_across(const struct pass_ctx *c)
     /* every finding is in, with its claims: each interval of a rank's time
      * charged once (the messages, written by write/, quote the costs) */
     attribute_costs(c->fs, c->m, c->o);
+    ledger_resolve(c->fs, c->m); /* the waste split by finding: their order */
     finding_marks_from_charges(c->fs);
     assign_confidence(c->fs, c->m, c->o);
     host_times_free(c->fs, c->m->nprocs); /* what placed the stragglers */

@@ -11,7 +11,6 @@ struct proc_pass *proc_pass_new(void)
     struct proc_pass *ps = calloc(1, sizeof *ps);
     if (!ps)
         model_out_of_memory();
-    ps->sync_end = INT64_MIN;
     return ps;
 }
 
@@ -24,6 +23,7 @@ void proc_pass_free(struct proc_pass *ps)
     free(ps->coll_overlap);
     free(ps->coll_hideable);
     free(ps->dev_idle);
+    free(ps->idle_tally);
     idmap_free(&ps->site_colls);
     free(ps);
 }

@@ -26,14 +26,13 @@ struct proc_pass {
      * following GPU idle time waits for a window with operations */
     struct stream_deps deps;
     struct idle_due *due; size_t ndue, due_cap;
-    /* analysis_gpu.c (gpu.idle): the last busy end so far, the latest
-     * end of the host syncs swept, the gaps counted */
-    int64_t busy_end, sync_end, idle_ns, idle_n;
-    int have_busy;
-    /* ... the same per GPU, for a process that drives several (each GPU's
-     * gaps its own: analysis_gpu.c), by device number */
-    struct dev_idle { int device, have_busy; int64_t busy_end, idle_ns, idle_n; } *dev_idle;
+    /* analysis_gpu.c (gpu.idle): per GPU (by device number), the last
+     * busy end so far; and the gaps counted, per GPU and host range
+     * (label, -1: none) */
+    struct dev_idle { int device, have_busy; int64_t busy_end; } *dev_idle;
     size_t ndev_idle;
+    struct idle_tally { int device, label; int64_t ns, n; } *idle_tally;
+    size_t nidle_tally;
     /* analysis_comm.c: each loaded collective's overlap with compute on
      * other streams, measured in the window that holds its kernel (-1:
      * none), by its number in start order less coll_first (proc.colls

@@ -251,6 +251,12 @@ void model_ranges_index(struct proc *p);
 /* The innermost user range around time t on thread tid (tid < 0: the
  * thread with the most ranges), as an index into p->ranges, or -1. */
 int model_range_at(const struct proc *p, int tid, int64_t t);
+/* The range that names a place for what happened inside range r: r or
+ * the nearest range around it whose name is neither a step's
+ * ("ProfilerStep#12", numbered anew each step) nor an operation's
+ * ("aten::mm"); -1 if none.  What the GPU did while the host was in it is
+ * then one finding over all the steps (gpu.idle's place). */
+int model_range_place(const struct proc *p, int r);
 /* Whether a range named `name` encloses range r (or is r). */
 int model_range_within(const struct proc *p, int r, const char *name);
 const char *model_label(const struct proc *p, int id);

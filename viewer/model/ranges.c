@@ -218,3 +218,13 @@ int model_range_within(const struct proc *p, int r, const char *name)
             return 1;
     return 0;
 }
+
+int model_range_place(const struct proc *p, int r)
+{
+    for (; r >= 0; r = p->ranges[r].parent) {
+        const char *name = model_label(p, p->ranges[r].name);
+        if (step_number(name) < 0 && !operation_name(name))
+            return r;
+    }
+    return -1;
+}

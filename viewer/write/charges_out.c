@@ -26,16 +26,18 @@ void charges_text(FILE *out, const struct model *m, const struct summary *s, con
 {
     if (!fs->n || !fs->charges.by_proc)
         return;
-    fprintf(out, "\nfindings account for (each interval of a rank's time charged once):\n");
+    fprintf(out, "\nfindings account for, of each rank's GPU time lost (idle or exposed communication: the ledger;"
+                 "\nof its wall time where it has no GPU records):\n");
     int col = 0;
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_summary *r = &s->ranks[i];
         if ((size_t)r->proc >= fs->charges.nprocs)
             continue;
-        int64_t got = fs->charges.by_proc[r->proc];
+        const struct ledger *l = ledger_of(fs, (size_t)r->proc);
+        int64_t got = l ? ledger_found_ns(l) : fs->charges.by_proc[r->proc], of = l ? ledger_waste_ns(l) : r->wall_ns;
         char cell[96];
         int n = snprintf(cell, sizeof cell, "rank %d: %.1f of %.1f ms (%.0f%%)", r->rank, (double)got / 1e6,
-                         (double)r->wall_ns / 1e6, r->wall_ns > 0 ? 100.0 * (double)got / (double)r->wall_ns : 0.0);
+                         (double)of / 1e6, of > 0 ? 100.0 * (double)got / (double)of : 0.0);
         if (col && col + n + 2 > 96) {
             fputc('\n', out);
             col = 0;

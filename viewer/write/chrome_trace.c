@@ -284,7 +284,12 @@ static uint64_t pending_key(int proc, int64_t t)
     return ((uint64_t)(uint32_t)proc << 44) ^ (uint64_t)t ^ 0x5bd1e995ULL; /* a hint: entries are compared whole */
 }
 
-static int on_stream(enum finding_kind k) { return k == F_COMM_EXPOSED || k == F_COMM_SAME_STREAM; }
+/* Whether a finding's marks go on its collectives' streams: those of the
+ * collectives' own findings, not the whole process's (ledger.c). */
+static int on_stream(const struct finding *f)
+{
+    return (f->kind == F_COMM_EXPOSED || f->kind == F_COMM_SAME_STREAM) && !(f->facts.has & FACT_UNCLAIMED);
+}
 
 static void pending_marks(struct coll_pass *cp)
 {
@@ -294,7 +299,7 @@ static void pending_marks(struct coll_pass *cp)
     for (size_t i = 0; i < fs->n; i++)
         for (int k = 0; k < fs->v[i].nmarks; k++) {
             const struct finding_mark *mk = &fs->v[i].marks[k];
-            if (!on_stream(fs->v[i].kind) || mk->tid >= 0)
+            if (!on_stream(&fs->v[i]) || mk->tid >= 0)
                 continue;
             uint64_t key = pending_key(mk->proc, mk->t);
             int64_t head = 0;

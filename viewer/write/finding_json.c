@@ -2,6 +2,7 @@
  * JSON members, in the order and number formats docs/report-json.md
  * gives; the one place they are rendered. */
 #include "viewer/write/finding_out.h"
+#include "viewer/write/json.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -97,6 +98,12 @@ void finding_facts_json(FILE *out, const struct finding *f)
         member(&b, "\"bytes\": %lld, \"gpu_wait_ns\": %lld", (long long)f->bytes, (long long)f->gpu_wait_ns);
     if (x->has & FACT_DEVICE)
         member(&b, "\"device\": %d", x->device);
+    if (x->has & FACT_UNCLAIMED)
+        member(&b, "\"unclaimed\": true");
     if (b.n)
         fprintf(out, ", %s", b.s);
+    if ((x->has & FACT_UNCLAIMED) && x->kernel[0]) { /* a name from the trace: escaped */
+        fputs(", \"kernel\": ", out);
+        json_string(out, x->kernel);
+    }
 }

@@ -5,6 +5,7 @@
  * to a message (where a straggler's time went, the clocks' caveat, where
  * each rank of a hang stopped) is added only as it always was: while it
  * fits. */
+#define _GNU_SOURCE
 #include "viewer/write/finding_out.h"
 
 #include <stdarg.h>
@@ -145,22 +146,59 @@ static void copy_text(const struct model *m, const struct finding *f, struct tex
     }
 }
 
-static void idle_text(const struct finding *f, struct text *msg, struct text *fix)
+/* Whether a range's name says the host was loading data: PyTorch's
+ * DataLoader names its iterator's ranges "enumerate(DataLoader)#..."; a
+ * program's own say "data" or "load" ("data_loading", "load_batch"). */
+static int loads_data(const char *name)
 {
-    char gpu[48] = "the GPU";
+    static const char *const words[] = { "dataloader", "data_load", "data load", "load_batch", "loading" };
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strcasestr(name, words[i]))
+            return 1;
+    return 0;
+}
+
+static void idle_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    char gpu[48] = "the GPU", range[FINDING_RANGE_LEN] = "";
     if (f->facts.has & FACT_DEVICE)
         snprintf(gpu, sizeof gpu, "GPU %d", f->facts.device);
-    say(msg, "%s sat idle %s for %.2f ms in all while the host was not waiting on it", gpu, times_words(f->count).s,
-        ms(f->gpu_idle_ns)); /* measured: a fact, whoever is charged */
-    say(fix, "the host does not submit work fast enough: look at CPU-side work between launches (data loading,"
-             " Python overhead); CUDA graphs cut launch cost");
+    finding_range(m, f, range, sizeof range);
+    /* measured: every gap, some of which a sync or copy found with it
+     * may have been charged (the message then says how much is this one's) */
+    if (*range)
+        say(msg, "%s sat idle %s (gaps of --idle-gap-us or more) for %.2f ms in all while the host was in %.200s",
+            gpu, times_words(f->count).s, ms(f->gpu_idle_ns), range);
+    else
+        say(msg, "%s sat idle %s (gaps of --idle-gap-us or more) for %.2f ms in all, the host in no named range",
+            gpu, times_words(f->count).s, ms(f->gpu_idle_ns));
+    if (*range && loads_data(range))
+        say(fix, "the GPU waits for the next batch: load it in worker processes, ready before the step ends"
+                 " (DataLoader(num_workers=N, pin_memory=True, persistent_workers=True, prefetch_factor=2)), and"
+                 " copy it with .to(device, non_blocking=True)");
+    else if (*range)
+        say(fix, "the host does not submit work fast enough while it runs %.200s: move that work off the step's"
+                 " path (another thread or process, or less often), or batch it; CUDA graphs cut launch cost", range);
+    else
+        say(fix, "the host does not submit work fast enough: look at CPU-side work between launches (data loading,"
+                 " Python overhead); CUDA graphs cut launch cost");
 }
 
 /* ---- collectives within a rank ----------------------------------------------- */
 
 static void exposed_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
 {
-    if (f->kind == F_COMM_EXPOSED) {
+    if (f->kind == F_COMM_EXPOSED && (f->facts.has & FACT_UNCLAIMED)) {
+        say(msg, "communication kernels ran %.2f ms with no compute beside them, in %s that no call site's"
+                 " collectives explain (kernels with no collective call recorded, or collectives overlapped more"
+                 " than --exposed-fraction)",
+            ms(f->exposed_ns), count_words(f->count, "stretch", "stretches").s);
+        if (f->facts.kernel[0])
+            say_more(msg, "; the kernel that ran most of them: %.200s", f->facts.kernel);
+        say(fix, "start communication as soon as its inputs are ready, on its own stream, so that compute hides"
+                 " it (bucketed gradients, overlapped all-gathers); where no compute is left to hide it, make"
+                 " less of it (larger buckets, fewer collectives, a faster algorithm or link)");
+    } else if (f->kind == F_COMM_EXPOSED) {
         say(msg, "%s ran less than %.0f%% overlapped by compute: %.2f ms exposed",
             count_words(f->count, "collective", "collectives").s, f->facts.exposed_fraction * 100, ms(f->exposed_ns));
         say(fix, "launch collectives on their own stream as soon as their inputs are ready (bucketed gradients), so"
@@ -345,7 +383,7 @@ static void render(const struct model *m, const struct finding *f, struct text *
             coll_text(m, f, msg, fix);
         break;
     case F_GPU_IDLE:
-        idle_text(f, msg, fix);
+        idle_text(m, f, msg, fix);
         break;
     case F_COMM_LAZY_CONNECT:
         lazy_text(m, f, msg, fix);

@@ -6,6 +6,7 @@
  * row), the findings with their cost as bars, call sites and fixes, and
  * for imported traces what their source could not support ("Not checked").
  * The charts are inline SVG (html_charts.c); the style prints on paper. */
+#include "viewer/write/ledger_out.h"
 #include "viewer/write/finding_out.h"
 #include "viewer/write/html.h"
 #include "viewer/write/out_file.h"
@@ -168,6 +169,7 @@ int html_report_write(const char *path, const struct model *m, const struct summ
     html_rank_bars(out, m, s);
     fputs("</div>", out);
     rank_table(out, s);
+    ledger_html(out, m, s, fs);
 
     fputs("<h2>Step time per iteration</h2><p class=\"sub\">Each rank's iterations (NVTX ranges with a step number;"
           " where none has one, a top-level name repeated; never an operation's, such as nccl:all_reduce), on the"

@@ -1,5 +1,6 @@
 /* output_json.c: the report as one JSON object (docs/report-json.md). */
 #include "viewer/write/charges_out.h"
+#include "viewer/write/ledger_out.h"
 #include "viewer/write/finding_out.h"
 #include "viewer/write/devices_out.h"
 #include "viewer/write/input_notes.h"
@@ -99,6 +100,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
     output_clock_json(out, m);
     output_p2p_json(out, m);
     unknown_comm_json(out, m);
+    ledger_json(out, m, s, fs);
     fprintf(out, ",\n\"findings\": [");
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
@@ -133,7 +135,8 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
             cost(out, "exposed_ns", f->exposed_ns, &first);
         if (f->wait_ns || finding_cost_field[f->kind] == COST_wait)
             cost(out, "wait_ns", f->wait_ns, &first);
-        fprintf(out, ", \"cost_ns\": %lld, \"confidence\": ", (long long)finding_cost(f));
+        fprintf(out, ", \"cost_ns\": %lld, \"waste_ns\": %lld, \"confidence\": ", (long long)finding_cost(f),
+                (long long)f->waste_ns);
         json_string(out, f->confidence);
         char text[FINDING_TEXT_LEN];
         fprintf(out, ", \"message\": ");

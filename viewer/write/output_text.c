@@ -2,6 +2,7 @@
  * summary per rank, the collectives, then the findings ranked by cost.
  * Every string from the file is printed through term_text.h: escaped for
  * the terminal, cut between characters to fit a column. */
+#include "viewer/write/ledger_out.h"
 #include "viewer/write/charges_out.h"
 #include "viewer/write/devices_out.h"
 #include "viewer/write/finding_out.h"
@@ -94,6 +95,44 @@ static int same_range(const struct model *m, const struct finding *a, const stru
 {
     char x[FINDING_RANGE_LEN], y[FINDING_RANGE_LEN];
     return !strcmp(finding_range(m, a, x, sizeof x), finding_range(m, b, y, sizeof y));
+}
+
+/* The groups' leaders (group[i] == i), by the waste of their members
+ * summed, then their cost, then as the JSON lists them. */
+struct group_sum { size_t i; int64_t waste, cost; };
+
+static int cmp_group(const void *x, const void *y)
+{
+    const struct group_sum *a = x, *b = y;
+    if (a->waste != b->waste)
+        return a->waste > b->waste ? -1 : 1;
+    if (a->cost != b->cost)
+        return a->cost > b->cost ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static size_t *group_order(const struct findings *fs, const int *group, size_t n)
+{
+    struct group_sum *g = calloc(n + 1, sizeof *g);
+    size_t *order = malloc((n + 1) * sizeof *order), ng = 0;
+    if (!g || !order)
+        model_out_of_memory();
+    for (size_t i = 0; i < n; i++) {
+        if (group[i] != (int)i)
+            continue;
+        g[ng].i = i;
+        for (size_t j = i; j < n; j++)
+            if (group[j] == (int)i) {
+                model_add(&g[ng].waste, fs->v[j].waste_ns);
+                model_add(&g[ng].cost, finding_cost(&fs->v[j]));
+            }
+        ng++;
+    }
+    qsort(g, ng, sizeof *g, cmp_group);
+    for (size_t k = 0; k < ng; k++)
+        order[k] = g[k].i;
+    free(g);
+    return order;
 }
 
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
@@ -200,6 +239,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                     ms(ph->wall_ns), pct(ph->gpu_busy_ns, ph->wall_ns), ms(ph->comm_ns), ms(ph->exposed_comm_ns));
         }
     }
+    ledger_text(out, m, s, fs);
     /* The same finding at the same call site on several ranks is one entry
      * here (JSON keeps one per rank): ranks listed, counts and costs summed. */
     size_t n = fs->n, groups = 0;
@@ -223,21 +263,21 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         fputc('\n', out);
         wrapped(out, "note", note);
     }
-    fprintf(out, "\nfindings (%zu), most confident first, then most costly:\n", groups);
+    fprintf(out, "\nfindings (%zu), by the GPU time they cost (the ledger's waste), then all they were charged:\n",
+            groups);
     if (!n)
         fprintf(out, "  none\n");
     size_t shown = 0;
-    /* high confidence first, each confidence by cost (the JSON keeps the
-     * order by cost): docs/report.md, "Confidence" */
-    static const char *const levels[] = { "high", "medium", "low" };
-    for (size_t pass = 0; pass < 3 * n; pass++) {
-        size_t i = pass % n;
-        if (group[i] != (int)i || strcmp(fs->v[i].confidence, levels[pass / n]))
-            continue;
+    /* the groups by what their members cost together, as the ledger's
+     * causes sum them over ranks: the largest waste is the first finding */
+    size_t *order = group_order(fs, group, n);
+    for (size_t gi = 0; gi < groups; gi++) {
+        size_t i = order[gi];
         const struct finding *f = &fs->v[i];
         char ranks[256] = "";
         int64_t cost = 0, count = 0, members = 0, worst = -1;
         int worst_rank = f->rank;
+        const struct finding *wf = f; /* the member that cost most: the "what" line's */
         int *rv = malloc((n + 1) * sizeof *rv);
         for (size_t j = i; j < n; j++) {
             if (group[j] != (int)i)
@@ -247,6 +287,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             if (finding_cost(&fs->v[j]) > worst) {
                 worst = finding_cost(&fs->v[j]);
                 worst_rank = fs->v[j].rank;
+                wf = &fs->v[j];
             }
             count += fs->v[j].count;
         }
@@ -289,21 +330,22 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 fprintf(out, "    in   %s\n", t);
         }
         char what[sizeof t + 160], said[FINDING_TEXT_LEN];
-        term_text(finding_message(m, f, said, sizeof said), t, sizeof t);
-        int64_t measured = finding_measured(f);
-        if (measured - finding_cost(f) > measured / 100) { /* the message quotes what was measured */
+        term_text(finding_message(m, wf, said, sizeof said), t, sizeof t);
+        int64_t measured = finding_measured(wf);
+        if (measured - finding_cost(wf) > measured / 100) { /* the message quotes what was measured */
             size_t l = strlen(t);
             snprintf(t + l, sizeof t - l, " (%.2f ms of it charged here; the rest is time charged already: to a finding"
                      " that caused it, or to this one)",
-                     ms(finding_cost(f)));
+                     ms(finding_cost(wf)));
         }
         if (members > 1)
-            snprintf(what, sizeof what, "on rank %d: %s", f->rank, t); /* the worst: the group's first, by cost */
+            snprintf(what, sizeof what, "on rank %d: %s", wf->rank, t); /* the worst, by cost */
         else
             snprintf(what, sizeof what, "%s", t);
         wrapped(out, "what", what);
-        wrapped(out, "fix", term_text(finding_suggestion(m, f, said, sizeof said), t, sizeof t));
+        wrapped(out, "fix", term_text(finding_suggestion(m, wf, said, sizeof said), t, sizeof t));
     }
+    free(order);
     free(group);
     charges_text(out, m, s, fs);
 }

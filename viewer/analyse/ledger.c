@@ -1,0 +1,494 @@
+/* ledger.c: each rank's time partitioned into what the GPU did and why it
+ * idled, its waste split by the finding charged for it (ledger.h). */
+#include "viewer/analyse/ledger.h"
+#include "viewer/analyse/findings.h"
+#include "viewer/analyse/proc_pass.h"
+#include "viewer/analyse/host_blocked.h"
+#include "viewer/model/timeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const ledger_bucket_names[LB_COUNT] = {
+    "compute", "comm.hidden", "comm.wait", "comm.transfer", "copy", "idle.host_blocked",
+    "idle.host_busy", "idle.peer", "idle.launch", "idle.other", "before_gpu", "after_gpu",
+};
+
+int ledger_waste(int bucket)
+{
+    return bucket >= LB_COMM_WAIT && bucket <= LB_IDLE_OTHER && bucket != LB_COPY;
+}
+
+/* A finding made of what no finding claimed: its site, never a real one
+ * (>= 0) nor gpu.idle's (analysis_gpu.c: above -2^30). */
+#define UNCLAIMED_SITE (-(1 << 30) - 1)
+/* What no finding claimed becomes one from this much on; and gpu.idle
+ * of one range is kept from this much on, or 1% of its process's GPU
+ * span (below both it is noise: the host paused a little in a range). */
+#define UNCLAIMED_MIN_NS 1000000
+#define IDLE_MIN_NS 1000000
+
+static struct ledger *ledger_at(struct findings *fs, const struct model *m, size_t pi)
+{
+    if (!fs->ledgers) {
+        fs->nledgers = m->nprocs;
+        if (!(fs->ledgers = calloc(m->nprocs + 1, sizeof *fs->ledgers)))
+            model_out_of_memory();
+    }
+    return &fs->ledgers[pi];
+}
+
+const struct ledger *ledger_of(const struct findings *fs, size_t pi)
+{
+    return fs->ledgers && pi < fs->nledgers && fs->ledgers[pi].on ? &fs->ledgers[pi] : NULL;
+}
+
+static void push_ival(struct interval **v, size_t *n, size_t *cap, int64_t a, int64_t b)
+{
+    if (b <= a)
+        return;
+    if (*n && (*v)[*n - 1].b == a) { /* one stretch, however the windows cut it */
+        (*v)[*n - 1].b = b;
+        return;
+    }
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        if (!(*v = realloc(*v, *cap * sizeof **v)))
+            model_out_of_memory();
+    }
+    (*v)[(*n)++] = (struct interval){ a, b };
+}
+
+/* The parts of the union u within [lo, hi). */
+static void push_within(struct interval **v, size_t *n, size_t *cap, const struct ivals *u, int64_t lo, int64_t hi)
+{
+    for (size_t i = 0; i < u->n; i++)
+        push_ival(v, n, cap, u->v[i].a > lo ? u->v[i].a : lo, u->v[i].b < hi ? u->v[i].b : hi);
+}
+
+struct ivals_sink { struct ledger *l; };
+
+static void keep_blocked(void *arg, int64_t a, int64_t b)
+{
+    struct ledger *l = ((struct ivals_sink *)arg)->l;
+    push_ival(&l->blocked, &l->nblocked, &l->blocked_cap, a, b);
+}
+
+/* One window of the process's GPU work: what the GPU did in it, summed,
+ * and its exposed communication and long gaps kept.  Clipped to the
+ * process's life (its ledger adds up to it), and to after what an earlier
+ * window counted (windows are cut where nothing runs, so nothing is cut
+ * off but what a damaged file overlaps). */
+void ledger_window(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    if (!p->cupti_active)
+        return;
+    struct timeline *t = model_timeline(m, pi);
+    struct ledger *l = ledger_at(fs, m, pi);
+    int64_t lo = l->on && l->last > p->start ? l->last : p->start, hi = p->end;
+    if (!t->busy.n || hi <= lo)
+        return;
+    struct ivals compute_only = ivals_minus(&t->compute, &t->comm);
+    struct ivals exposed = ivals_minus(&t->comm, &t->compute);
+    int64_t compute = ivals_cover(&t->compute, lo, hi), alone = ivals_cover(&compute_only, lo, hi);
+    int64_t comm_exposed = ivals_cover(&exposed, lo, hi);
+    model_add(&l->ns[LB_COMPUTE], alone);
+    model_add(&l->ns[LB_COMM_HIDDEN], compute - alone);
+    model_add(&l->ns[LB_COPY], ivals_cover(&t->busy, lo, hi) - compute - comm_exposed);
+    push_within(&l->exposed, &l->nexposed, &l->exposed_cap, &exposed, lo, hi);
+    for (size_t i = 0; i < p->nops && exposed.n; i++) { /* by kernel name: what ran exposed */
+        const struct gop *g = &p->ops[i];
+        int64_t e = g->nccl ? ivals_cover(&exposed, g->start > lo ? g->start : lo, g->end < hi ? g->end : hi) : 0;
+        if (e > 0) {
+            int64_t v = 0;
+            idmap_get(&l->comm_by_name, (uint64_t)(uint32_t)g->name + 1, &v);
+            idmap_put(&l->comm_by_name, (uint64_t)(uint32_t)g->name + 1, v + e, 0);
+        }
+    }
+    free(compute_only.v);
+    free(exposed.v);
+    /* the gaps between busy stretches: short ones summed, long ones kept,
+     * with the host's blocking calls in them */
+    struct ivals blocked = host_blocked_union(m, pi);
+    for (size_t k = 0; k < t->busy.n; k++) {
+        int64_t a = t->busy.v[k].a > lo ? t->busy.v[k].a : lo, b = t->busy.v[k].b < hi ? t->busy.v[k].b : hi;
+        if (b <= a)
+            continue;
+        if (!l->on) {
+            l->on = 1;
+            l->first = a;
+        } else if (a - l->last < o->idle_gap_ns) {
+            model_add(&l->ns[LB_IDLE_LAUNCH], a - l->last);
+        } else {
+            push_ival(&l->idle, &l->nidle, &l->idle_cap, l->last, a);
+            struct ivals_sink s = { l };
+            ivals_split(&blocked, l->last, a, 1, keep_blocked, &s);
+        }
+        l->last = b;
+    }
+    free(blocked.v);
+}
+
+void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    if (!fs->ledgers || pi >= fs->nledgers || !fs->ledgers[pi].on)
+        return;
+    struct ledger *l = &fs->ledgers[pi];
+    l->life_ns = p->end - p->start;
+    l->span_ns = l->last - l->first;
+    l->ns[LB_BEFORE] = l->first - p->start;
+    l->ns[LB_AFTER] = p->end - l->last;
+    for (size_t i = 0; i < l->comm_by_name.cap; i++) /* its names go with its records */
+        if (l->comm_by_name.key[i] && l->comm_by_name.val[i] > l->comm_kernel_ns) {
+            l->comm_kernel_ns = l->comm_by_name.val[i];
+            free(l->comm_kernel);
+            if (!(l->comm_kernel = strdup(model_kernel_name(p, (int)(l->comm_by_name.key[i] - 1)))))
+                model_out_of_memory();
+        }
+    idmap_free(&l->comm_by_name);
+}
+
+/* ---- resolved against the charges ------------------------------------------- */
+
+static int cmp_piece(const void *x, const void *y)
+{
+    const struct charge *a = x, *b = y;
+    return a->a < b->a ? -1 : a->a > b->a;
+}
+
+/* The bucket an interval of exposed communication (comm 1) or of idle
+ * (comm 0) goes to when charged to a finding of this kind (-1: none). */
+static int bucket_of(int comm, int kind)
+{
+    int peer = kind == F_COMM_STRAGGLER || kind == F_COMM_HANG || kind == F_COMM_MISMATCH;
+    if (comm)
+        return peer ? LB_COMM_WAIT : LB_COMM_TRANSFER;
+    if (kind < 0)
+        return LB_IDLE_OTHER;
+    return peer ? LB_IDLE_PEER : kind == F_GPU_IDLE ? LB_IDLE_HOST : LB_IDLE_BLOCKED;
+}
+
+static void add_row(struct ledger *l, size_t *cap, int bucket, const struct charge *c, int64_t ns)
+{
+    int kind = c ? c->kind : -1, proc = c ? c->proc : -1, site = c ? c->site : 0;
+    model_add(&l->ns[bucket], ns);
+    for (size_t i = 0; i < l->nrows; i++) {
+        struct ledger_row *r = &l->rows[i];
+        if (r->bucket == bucket && r->kind == kind && r->proc == proc && r->site == site) {
+            model_add(&r->ns, ns);
+            return;
+        }
+    }
+    if (l->nrows == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        if (!(l->rows = realloc(l->rows, *cap * sizeof *l->rows)))
+            model_out_of_memory();
+    }
+    l->rows[l->nrows++] = (struct ledger_row){ bucket, kind, proc, site, ns };
+}
+
+/* Each interval of v (sorted, disjoint) split by the pieces (sorted by
+ * start, disjoint: each interval of a rank's time is given once) into
+ * rows; what no piece covers goes to the bucket of no finding, and is
+ * returned as intervals in *left when left is not NULL. */
+static void split(struct ledger *l, size_t *cap, const struct interval *v, size_t n, const struct charge *pc,
+                  size_t np, int comm, struct interval **left, size_t *nleft, size_t *left_cap)
+{
+    int rows_left = comm; /* idle no finding claimed: sorted by the host's state after (uncharged_idle) */
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t a = v[i].a, b = v[i].b;
+        while (j < np && pc[j].b <= a)
+            j++;
+        for (size_t k = j; k < np && pc[k].a < b && a < b; k++) {
+            if (pc[k].a > a) {
+                if (rows_left)
+                    add_row(l, cap, bucket_of(comm, -1), NULL, pc[k].a - a);
+                if (left)
+                    push_ival(left, nleft, left_cap, a, pc[k].a);
+                a = pc[k].a;
+            }
+            int64_t e = pc[k].b < b ? pc[k].b : b;
+            if (e > a) {
+                add_row(l, cap, bucket_of(comm, pc[k].kind), &pc[k], e - a);
+                a = e;
+            }
+        }
+        if (b > a) {
+            if (rows_left)
+                add_row(l, cap, bucket_of(comm, -1), NULL, b - a);
+            if (left)
+                push_ival(left, nleft, left_cap, a, b);
+        }
+    }
+}
+
+/* The idle no finding claimed, `left`: the host blocked in a call no
+ * finding names (a sync the program needs), or not. */
+static void uncharged_idle(struct ledger *l, size_t *cap, const struct interval *left, size_t nleft)
+{
+    const struct interval *bl = l->blocked;
+    size_t k = 0; /* both in time order, each disjoint: one sweep */
+    for (size_t i = 0; i < nleft; i++) {
+        int64_t in = 0, len = left[i].b - left[i].a;
+        while (k < l->nblocked && bl[k].b <= left[i].a)
+            k++;
+        for (size_t q = k; q < l->nblocked && bl[q].a < left[i].b; q++) {
+            int64_t a = bl[q].a > left[i].a ? bl[q].a : left[i].a, b = bl[q].b < left[i].b ? bl[q].b : left[i].b;
+            if (b > a)
+                in += b - a;
+        }
+        if (in)
+            add_row(l, cap, LB_IDLE_BLOCKED, NULL, in);
+        if (len - in)
+            add_row(l, cap, LB_IDLE_OTHER, NULL, len - in);
+    }
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+    const struct ledger_row *a = x, *b = y;
+    if (a->ns != b->ns)
+        return a->ns > b->ns ? -1 : 1;
+    if (a->bucket != b->bucket)
+        return a->bucket < b->bucket ? -1 : 1;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (a->proc != b->proc)
+        return a->proc < b->proc ? -1 : 1;
+    return a->site < b->site ? -1 : a->site > b->site;
+}
+
+static void push_given(struct charges *c, struct charge g)
+{
+    struct charge *v = realloc(c->given, (c->ngiven + 1) * sizeof *v);
+    if (!v)
+        model_out_of_memory();
+    c->given = v;
+    c->given[c->ngiven++] = g;
+}
+
+/* Process pi's exposed communication that no finding claimed, `left`, as
+ * a finding of its own when it is 1 ms or more: the communication kernels
+ * with no collective call recorded (a trace without collective args,
+ * symmetric memory's all-reduce), or collectives a little overlapped at
+ * many sites.  Its pieces are given to it, so that its cost, its marks
+ * and --charges say where. */
+static void claim_unclaimed(struct findings *fs, const struct model *m, size_t pi, struct ledger *l,
+                            const struct interval *left, size_t nleft, size_t *cap)
+{
+    int64_t total = 0;
+    for (size_t i = 0; i < nleft; i++)
+        model_add(&total, left[i].b - left[i].a);
+    if (total < UNCLAIMED_MIN_NS)
+        return;
+    struct finding *f = findings_new(fs, m, F_COMM_EXPOSED, (int)pi, UNCLAIMED_SITE);
+    snprintf(f->callsite, sizeof f->callsite, "(whole process)");
+    f->count = (int64_t)nleft;
+    f->exposed_ns = total;
+    f->cost_ns = total;
+    f->waste_ns = total;
+    f->confidence = "medium";
+    f->facts.has |= FACT_UNCLAIMED;
+    if (l->comm_kernel) /* the kernel that ran most of it: its place */
+        snprintf(f->facts.kernel, sizeof f->facts.kernel, "%s", l->comm_kernel);
+    struct charge g = { 0, 0, (int)pi, (int)pi, UNCLAIMED_SITE, F_COMM_EXPOSED, -1 };
+    for (size_t i = 0; i < nleft; i++) {
+        g.a = left[i].a;
+        g.b = left[i].b;
+        push_given(&fs->charges, g);
+    }
+    if (fs->charges.by_proc)
+        model_add(&fs->charges.by_proc[pi], total);
+    /* the rows of no finding are now its */
+    for (size_t i = 0; i < l->nrows; i++)
+        if (l->rows[i].bucket == LB_COMM_TRANSFER && l->rows[i].kind < 0) {
+            l->rows[i].kind = F_COMM_EXPOSED;
+            l->rows[i].proc = (int)pi;
+            l->rows[i].site = UNCLAIMED_SITE;
+        }
+    (void)cap;
+}
+
+static uint64_t finding_key(int kind, int proc, int site)
+{
+    return (uint64_t)(uint8_t)(kind + 1) << 56 | (uint64_t)((uint32_t)(proc + 2) & 0xffffff) << 32 |
+           (uint64_t)(uint32_t)site;
+}
+
+/* gpu.idle of a range that cost less than IDLE_MIN_NS and 1% of its
+ * process's span is dropped (findings_finish), its time no finding's. */
+static void drop_small_idle(struct findings *fs, const struct idmap *of)
+{
+    int any = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *f = &fs->v[i];
+        const struct ledger *l = f->proc >= 0 ? ledger_of(fs, (size_t)f->proc) : NULL;
+        /* (one GPU's of several idles while another works: no waste of the
+         * process's ledger, and kept) */
+        if (f->kind == F_GPU_IDLE && l && f->count && !(f->facts.has & FACT_DEVICE) && f->waste_ns < IDLE_MIN_NS &&
+            f->waste_ns * 100 < l->span_ns) {
+            f->count = 0;
+            any = 1;
+        }
+    }
+    /* their pieces go with them: what the findings account for is theirs */
+    struct charges *c = &fs->charges;
+    size_t k = 0;
+    for (size_t q = 0; any && q < c->ngiven; q++) {
+        const struct charge *g = &c->given[q];
+        int64_t i;
+        if (g->kind == F_GPU_IDLE && idmap_get(of, finding_key(g->kind, g->proc, g->site), &i) && !fs->v[i].count) {
+            if (c->by_proc && g->tl >= 0 && (size_t)g->tl < c->nprocs)
+                c->by_proc[g->tl] -= g->b - g->a;
+            continue;
+        }
+        c->given[k++] = c->given[q];
+    }
+    if (any)
+        c->ngiven = k;
+    for (size_t pi = 0; pi < fs->nledgers; pi++) {
+        struct ledger *l = &fs->ledgers[pi];
+        for (size_t r = 0; l->on && r < l->nrows; r++) {
+            struct ledger_row *row = &l->rows[r];
+            int64_t i;
+            if (row->kind != F_GPU_IDLE || !idmap_get(of, finding_key(row->kind, row->proc, row->site), &i) ||
+                fs->v[i].count)
+                continue;
+            row->kind = -1;
+            row->proc = -1;
+            row->site = 0;
+            l->ns[LB_IDLE_HOST] -= row->ns;
+            l->ns[LB_IDLE_OTHER] += row->ns;
+            row->bucket = LB_IDLE_OTHER;
+        }
+        /* rows of no finding made so: one row */
+        size_t kept = 0;
+        for (size_t r = 0; l->on && r < l->nrows; r++) {
+            size_t q;
+            for (q = 0; q < kept && !(l->rows[q].bucket == l->rows[r].bucket && l->rows[q].kind == l->rows[r].kind &&
+                                      l->rows[q].proc == l->rows[r].proc && l->rows[q].site == l->rows[r].site); q++)
+                ;
+            if (q < kept)
+                model_add(&l->rows[q].ns, l->rows[r].ns);
+            else
+                l->rows[kept++] = l->rows[r];
+        }
+        l->nrows = kept;
+        if (l->nrows)
+            qsort(l->rows, l->nrows, sizeof *l->rows, cmp_row);
+    }
+}
+
+void ledger_resolve(struct findings *fs, const struct model *m)
+{
+    if (!fs->ledgers)
+        return;
+    const struct charges *c = &fs->charges;
+    /* the pieces given, by process, each process's in time order */
+    size_t *at = calloc(m->nprocs + 2, sizeof *at);
+    struct charge *pc = malloc((c->ngiven + 1) * sizeof *pc);
+    if (!at || !pc)
+        model_out_of_memory();
+    for (size_t i = 0; i < c->ngiven; i++)
+        if (c->given[i].tl >= 0 && (size_t)c->given[i].tl < m->nprocs)
+            at[c->given[i].tl + 1]++;
+    for (size_t i = 0; i < m->nprocs; i++)
+        at[i + 1] += at[i];
+    size_t *next = calloc(m->nprocs + 1, sizeof *next);
+    if (!next)
+        model_out_of_memory();
+    memcpy(next, at, m->nprocs * sizeof *next);
+    for (size_t i = 0; i < c->ngiven; i++)
+        if (c->given[i].tl >= 0 && (size_t)c->given[i].tl < m->nprocs)
+            pc[next[c->given[i].tl]++] = c->given[i];
+    free(next);
+    for (size_t pi = 0; pi < m->nprocs && pi < fs->nledgers; pi++) {
+        struct ledger *l = &fs->ledgers[pi];
+        if (!l->on)
+            continue;
+        struct charge *mine = pc + at[pi];
+        size_t nmine = at[pi + 1] - at[pi], cap = 0;
+        qsort(mine, nmine, sizeof *mine, cmp_piece);
+        struct interval *left = NULL;
+        size_t nleft = 0, left_cap = 0;
+        split(l, &cap, l->exposed, l->nexposed, mine, nmine, 1, &left, &nleft, &left_cap);
+        claim_unclaimed(fs, m, pi, l, left, nleft, &cap);
+        nleft = 0;
+        split(l, &cap, l->idle, l->nidle, mine, nmine, 0, &left, &nleft, &left_cap);
+        uncharged_idle(l, &cap, left, nleft);
+        free(left);
+        free(l->blocked);
+        l->blocked = NULL;
+        l->nblocked = 0;
+        free(l->exposed);
+        free(l->idle);
+        l->exposed = l->idle = NULL;
+        l->nexposed = l->nidle = 0;
+    }
+    free(pc);
+    free(at);
+    /* each finding's share of the waste */
+    struct idmap of = { 0 };
+    for (size_t i = 0; i < fs->n; i++)
+        idmap_put(&of, finding_key(fs->v[i].kind, fs->v[i].proc, fs->v[i].callsite_id), (int64_t)i, 1);
+    for (size_t pi = 0; pi < fs->nledgers; pi++)
+        for (size_t r = 0; fs->ledgers[pi].on && r < fs->ledgers[pi].nrows; r++) {
+            const struct ledger_row *row = &fs->ledgers[pi].rows[r];
+            int64_t i;
+            if (row->kind >= 0 &&
+                idmap_get(&of, finding_key(row->kind, row->proc, row->site), &i) && !(fs->v[i].facts.has & FACT_UNCLAIMED))
+                model_add(&fs->v[i].waste_ns, row->ns);
+        }
+    drop_small_idle(fs, &of);
+    idmap_free(&of);
+}
+
+int64_t ledger_waste_ns(const struct ledger *l)
+{
+    int64_t w = 0;
+    for (int b = 0; b < LB_COUNT; b++)
+        if (ledger_waste(b))
+            model_add(&w, l->ns[b]);
+    return w;
+}
+
+int64_t ledger_found_ns(const struct ledger *l)
+{
+    int64_t w = 0;
+    for (size_t i = 0; i < l->nrows; i++)
+        if (l->rows[i].kind >= 0)
+            model_add(&w, l->rows[i].ns);
+    return w;
+}
+
+void ledgers_take(struct findings *fs, struct findings *from, size_t pi, size_t nprocs)
+{
+    if (!from->ledgers || pi >= from->nledgers)
+        return;
+    if (!fs->ledgers) {
+        fs->nledgers = nprocs;
+        if (!(fs->ledgers = calloc(nprocs + 1, sizeof *fs->ledgers)))
+            model_out_of_memory();
+    }
+    fs->ledgers[pi] = from->ledgers[pi];
+    memset(&from->ledgers[pi], 0, sizeof from->ledgers[pi]);
+}
+
+void ledgers_free(struct findings *fs)
+{
+    for (size_t i = 0; i < fs->nledgers; i++) {
+        free(fs->ledgers[i].rows);
+        free(fs->ledgers[i].exposed);
+        free(fs->ledgers[i].idle);
+        free(fs->ledgers[i].blocked);
+        free(fs->ledgers[i].comm_kernel);
+        idmap_free(&fs->ledgers[i].comm_by_name);
+    }
+    free(fs->ledgers);
+    fs->ledgers = NULL;
+    fs->nledgers = 0;
+}

@@ -1,0 +1,264 @@
+/* ledger_out.c: each rank's time accounted for, written (ledger_out.h). */
+#include "viewer/write/ledger_out.h"
+#include "viewer/write/finding_out.h"
+#include "viewer/write/html.h"
+#include "viewer/write/json.h"
+#include "common/term_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The causes the text and the page list, over all ranks. */
+#define CAUSES_SHOWN 8
+
+static double ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+const struct finding *ledger_row_finding(const struct findings *fs, const struct ledger_row *r)
+{
+    if (r->kind < 0)
+        return NULL;
+    for (size_t i = 0; i < fs->n; i++)
+        if ((int)fs->v[i].kind == r->kind && fs->v[i].proc == r->proc && fs->v[i].callsite_id == r->site)
+            return &fs->v[i];
+    return NULL;
+}
+
+/* What a row's time was charged to, in words: "sync.scalar_read at
+ * train.py:88", "comm.straggler of rank 1", "gpu.idle in forward". */
+static const char *cause_text(const struct model *m, const struct findings *fs, const struct ledger_row *r, char *buf,
+                              size_t len)
+{
+    const struct finding *f = ledger_row_finding(fs, r);
+    if (!f) {
+        snprintf(buf, len, "%s", r->bucket == LB_IDLE_LAUNCH    ? "gaps shorter than --idle-gap-us"
+                                 : r->bucket == LB_IDLE_BLOCKED ? "the host blocked in a call no finding names"
+                                                                : "no finding");
+        return buf;
+    }
+    char range[FINDING_RANGE_LEN];
+    finding_range(m, f, range, sizeof range);
+    int across = f->kind == F_COMM_STRAGGLER || f->kind == F_COMM_HANG || f->kind == F_COMM_MISMATCH;
+    size_t l = (size_t)snprintf(buf, len, "%s", finding_names[f->kind]);
+    if (across && f->rank >= 0 && l < len)
+        l += (size_t)snprintf(buf + l, len - l, " of rank %d", f->rank);
+    else if (f->callsite_id > 0 && l < len)
+        l += (size_t)snprintf(buf + l, len - l, " at %s", f->callsite);
+    if (*range && l < len)
+        snprintf(buf + l, len - l, " in %.1000s", range);
+    else if (!across && f->callsite_id <= 0 && l < len)
+        snprintf(buf + l, len - l, " %s", f->callsite); /* (whole process), (GPU 1) */
+    return buf;
+}
+
+/* A cause over all ranks: a bucket, what it was charged to, in words. */
+struct cause { int bucket; char *text; int64_t ns; int ranks; };
+
+static int cmp_cause(const void *x, const void *y)
+{
+    const struct cause *a = x, *b = y;
+    if (a->ns != b->ns)
+        return a->ns > b->ns ? -1 : 1;
+    if (a->bucket != b->bucket)
+        return a->bucket < b->bucket ? -1 : 1;
+    return strcmp(a->text, b->text);
+}
+
+/* Every rank's rows summed by (bucket, cause in words), the largest first;
+ * *n set.  The same finding at the same place on several ranks is one
+ * cause, as it is one entry of the text's findings. */
+static struct cause *causes_of(const struct model *m, const struct findings *fs, size_t *n)
+{
+    struct cause *v = NULL;
+    size_t nv = 0, cap = 0;
+    char text[4096];
+    for (size_t pi = 0; pi < m->nprocs; pi++) {
+        const struct ledger *l = ledger_of(fs, pi);
+        for (size_t r = 0; l && r < l->nrows; r++) {
+            const struct ledger_row *row = &l->rows[r];
+            cause_text(m, fs, row, text, sizeof text);
+            size_t k;
+            for (k = 0; k < nv && !(v[k].bucket == row->bucket && !strcmp(v[k].text, text)); k++)
+                ;
+            if (k == nv) {
+                if (nv == cap) {
+                    cap = cap ? cap * 2 : 16;
+                    if (!(v = realloc(v, cap * sizeof *v)))
+                        model_out_of_memory();
+                }
+                v[nv++] = (struct cause){ row->bucket, strdup(text), 0, 0 };
+                if (!v[k].text)
+                    model_out_of_memory();
+            }
+            model_add(&v[k].ns, row->ns);
+            v[k].ranks++;
+        }
+        /* the short gaps are a bucket of no finding: a cause of their own */
+        if (l && l->ns[LB_IDLE_LAUNCH]) {
+            struct ledger_row row = { LB_IDLE_LAUNCH, -1, -1, 0, l->ns[LB_IDLE_LAUNCH] };
+            cause_text(m, fs, &row, text, sizeof text);
+            size_t k;
+            for (k = 0; k < nv && v[k].bucket != LB_IDLE_LAUNCH; k++)
+                ;
+            if (k == nv) {
+                if (nv == cap) {
+                    cap = cap ? cap * 2 : 16;
+                    if (!(v = realloc(v, cap * sizeof *v)))
+                        model_out_of_memory();
+                }
+                v[nv++] = (struct cause){ LB_IDLE_LAUNCH, strdup(text), 0, 0 };
+                if (!v[k].text)
+                    model_out_of_memory();
+            }
+            model_add(&v[k].ns, row.ns);
+            v[k].ranks++;
+        }
+    }
+    if (nv)
+        qsort(v, nv, sizeof *v, cmp_cause);
+    *n = nv;
+    return v;
+}
+
+static void causes_free(struct cause *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i].text);
+    free(v);
+}
+
+/* The columns of the text's table: the buckets within the GPU's span. */
+static const struct { int bucket; const char *head; } columns[] = {
+    { LB_COMPUTE, "compute" }, { LB_COMM_HIDDEN, "c.hid" }, { LB_COMM_WAIT, "c.wait" },
+    { LB_COMM_TRANSFER, "c.xfer" }, { LB_COPY, "copy" }, { LB_IDLE_BLOCKED, "i.sync" },
+    { LB_IDLE_HOST, "i.host" }, { LB_IDLE_PEER, "i.peer" }, { LB_IDLE_LAUNCH, "i.short" },
+    { LB_IDLE_OTHER, "i.other" },
+};
+#define NCOLUMNS (sizeof columns / sizeof *columns)
+
+void ledger_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
+{
+    int any = 0;
+    for (size_t i = 0; i < s->nranks && !any; i++)
+        any = ledger_of(fs, (size_t)s->ranks[i].proc) != NULL;
+    if (!any)
+        return;
+    fprintf(out, "\nwhere each rank's GPU time went, ms (c. communication: hidden, waiting for a late peer, transfer;"
+                 "\ni. GPU idle: host blocked in a sync or copy, host busy elsewhere, waiting for a peer, gaps shorter"
+                 "\nthan --idle-gap-us, other; the columns add up to the span: docs/report.md, \"The ledger\")\n");
+    fprintf(out, "%-5s %8s", "rank", "span");
+    for (size_t c = 0; c < NCOLUMNS; c++)
+        fprintf(out, " %7s", columns[c].head);
+    fputc('\n', out);
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct ledger *l = ledger_of(fs, (size_t)s->ranks[i].proc);
+        if (!l)
+            continue;
+        fprintf(out, "%-5d %8.1f", s->ranks[i].rank, ms(l->span_ns));
+        for (size_t c = 0; c < NCOLUMNS; c++)
+            fprintf(out, " %7.1f", ms(l->ns[columns[c].bucket]));
+        fputc('\n', out);
+    }
+    size_t n;
+    struct cause *v = causes_of(m, fs, &n);
+    int64_t lost = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ledger_waste(v[i].bucket))
+            model_add(&lost, v[i].ns);
+    fprintf(out, "\nGPU time lost, by cause (all ranks; %.1f ms in all):\n", ms(lost));
+    char t[4096];
+    for (size_t i = 0, shown = 0; i < n && shown < CAUSES_SHOWN; i++) {
+        if (!ledger_waste(v[i].bucket) || v[i].ns <= 0)
+            continue;
+        shown++;
+        /* cut to fit 100 columns: the findings below give each call site whole */
+        fprintf(out, "  %-18s %9.2f ms %5.1f%%  %s\n", ledger_bucket_names[v[i].bucket], ms(v[i].ns),
+                lost > 0 ? 100.0 * (double)v[i].ns / (double)lost : 0.0,
+                term_cell(v[i].text, 56, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
+    }
+    causes_free(v, n);
+}
+
+void ledger_json(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
+{
+    fprintf(out, ",\n\"ledger\": [");
+    int first = 1;
+    char text[4096];
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct ledger *l = ledger_of(fs, (size_t)s->ranks[i].proc);
+        if (!l)
+            continue;
+        fprintf(out, "%s\n  {\"rank\": %d, \"pid\": %d, \"life_ns\": %lld, \"gpu_span_ns\": %lld, \"waste_ns\": %lld,"
+                     " \"found_ns\": %lld, \"buckets\": [",
+                first ? "" : ",", s->ranks[i].rank, s->ranks[i].pid, (long long)l->life_ns, (long long)l->span_ns,
+                (long long)ledger_waste_ns(l), (long long)ledger_found_ns(l));
+        first = 0;
+        for (int b = 0; b < LB_COUNT; b++)
+            fprintf(out, "%s{\"bucket\": \"%s\", \"ns\": %lld}", b ? ", " : "", ledger_bucket_names[b],
+                    (long long)l->ns[b]);
+        fprintf(out, "], \"causes\": [");
+        for (size_t r = 0; r < l->nrows; r++) {
+            const struct ledger_row *row = &l->rows[r];
+            const struct finding *f = ledger_row_finding(fs, row);
+            fprintf(out, "%s{\"bucket\": \"%s\", \"ns\": %lld, \"finding\": ", r ? ", " : "",
+                    ledger_bucket_names[row->bucket], (long long)row->ns);
+            if (f) {
+                json_string(out, finding_names[f->kind]);
+                fprintf(out, ", \"finding_rank\": %d, \"callsite\": ", f->rank);
+                json_string(out, f->callsite);
+                char range[FINDING_RANGE_LEN];
+                if (*finding_range(m, f, range, sizeof range)) {
+                    fprintf(out, ", \"range\": ");
+                    json_string(out, range);
+                }
+            } else {
+                fputs("null", out);
+            }
+            fputs(", \"cause\": ", out);
+            json_string(out, cause_text(m, fs, row, text, sizeof text));
+            fputc('}', out);
+        }
+        fputs("]}", out);
+    }
+    fprintf(out, "\n]");
+}
+
+void ledger_html(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
+{
+    int any = 0;
+    for (size_t i = 0; i < s->nranks && !any; i++)
+        any = ledger_of(fs, (size_t)s->ranks[i].proc) != NULL;
+    if (!any)
+        return;
+    fputs("<h2>The ledger: every millisecond of each rank</h2><p class=\"sub\">Each rank's GPU span partitioned:"
+          " what the GPU did, and why it idled; the columns add up to the span (docs/report.md, \"The"
+          " ledger\").</p><table id=\"ledger\"><tr><th>rank</th><th>span ms</th>", out);
+    for (size_t c = 0; c < NCOLUMNS; c++)
+        fprintf(out, "<th>%s</th>", ledger_bucket_names[columns[c].bucket]);
+    fputs("</tr>", out);
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct ledger *l = ledger_of(fs, (size_t)s->ranks[i].proc);
+        if (!l)
+            continue;
+        fprintf(out, "<tr><td>%d</td><td class=n>%.2f</td>", s->ranks[i].rank, ms(l->span_ns));
+        for (size_t c = 0; c < NCOLUMNS; c++)
+            fprintf(out, "<td class=n>%.2f</td>", ms(l->ns[columns[c].bucket]));
+        fputs("</tr>", out);
+    }
+    fputs("</table><h3>GPU time lost, by cause (all ranks)</h3><table id=\"causes\"><tr><th>bucket</th>"
+          "<th>ms</th><th>charged to</th></tr>", out);
+    size_t n;
+    struct cause *v = causes_of(m, fs, &n);
+    for (size_t i = 0, shown = 0; i < n && shown < CAUSES_SHOWN; i++) {
+        if (!ledger_waste(v[i].bucket) || v[i].ns <= 0)
+            continue;
+        shown++;
+        fprintf(out, "<tr><td>%s</td><td class=n>%.2f</td><td>", ledger_bucket_names[v[i].bucket], ms(v[i].ns));
+        html_text(out, v[i].text);
+        fputs("</td></tr>", out);
+    }
+    fputs("</table>", out);
+    causes_free(v, n);
+}
