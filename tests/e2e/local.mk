@@ -48,6 +48,8 @@ TESTS += \
   tests/e2e/import_fuzz.sh \
   tests/e2e/import_roundtrip.sh \
   tests/e2e/import_hta.sh \
+  tests/e2e/hta_ledger.sh \
+  tests/e2e/trace_variants.sh \
   tests/e2e/report_read_sync.sh \
   tests/e2e/nccl_ce.sh \
   tests/e2e/boot_id.sh \
@@ -56,6 +58,9 @@ TESTS += \
   tests/e2e/layers.sh \
   tests/e2e/report_tmpfiles.sh
 EXTRA_DIST += \
+  tests/e2e/hta_ledger.sh \
+  tests/e2e/hta_ledger.py \
+  tests/e2e/trace_variants.sh \
   tests/e2e/import_comm_kernels.sh \
   tests/e2e/import_comm_kernels.py \
   tests/e2e/import_no_gpu.sh \

@@ -1,0 +1,9 @@
+#!/bin/sh
+# hta_ledger.sh: runs hta_ledger.py (see there): the report's per-rank
+# ledger against Holistic Trace Analysis on the real Kineto traces, with HTA
+# from the virtual environment hta_venv.sh makes (the pinned version).
+set -eu
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:detect_leaks=0"
+b=${top_builddir:-.}
+. "${top_srcdir:-.}/tests/e2e/hta_venv.sh"
+exec python3 "${top_srcdir:-.}/tests/e2e/hta_ledger.py" "$b" "${top_srcdir:-.}" "$venv/bin/python"
