@@ -42,6 +42,7 @@ TESTS += \
   tests/e2e/nccl_plugin.sh \
   tests/e2e/import_traces.sh \
   tests/e2e/import_comm_kernels.sh \
+  tests/e2e/import_order_match.sh \
   tests/e2e/import_no_gpu.sh \
   tests/e2e/import_jobs.sh \
   tests/e2e/import_fuzz.sh \
@@ -56,7 +57,9 @@ TESTS += \
   tests/e2e/report_tmpfiles.sh
 EXTRA_DIST += \
   tests/e2e/import_comm_kernels.sh \
+  tests/e2e/import_order_match.sh \
   tests/e2e/import_comm_kernels.py \
+  tests/e2e/import_order_match.py \
   tests/e2e/import_no_gpu.sh \
   tests/e2e/import_no_gpu.py \
   tests/e2e/layers.sh \
