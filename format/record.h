@@ -45,6 +45,12 @@ enum gt_nvtx_kind {
  * (libtrace/p2p_seq.h), a range apart from the collectives' 0, 1, 2... */
 #define GT_SEQ_P2P ((uint64_t)1 << 48)
 #define GT_SEQ_P2P_MASK (GT_SEQ_P2P - 1)
+/* A collective an import made of an NCCL kernel that names no operation
+ * or group (a Kineto trace without collective args): GT_SEQ_ORDER | its
+ * place among the rank's kernels of that name, in GPU start order.  The
+ * report matches such collectives across ranks by that order only after
+ * checking the match (viewer/analyse/order_match.c). */
+#define GT_SEQ_ORDER ((uint64_t)1 << 49)
 
 /* Host memory kinds, as the tracer saw the allocations. */
 enum gt_mem_kind { GT_MEM_UNKNOWN = 0, GT_MEM_PAGEABLE, GT_MEM_PINNED, GT_MEM_DEVICE, GT_MEM_MANAGED };

@@ -9,6 +9,8 @@
  *   cuda_sync                    gpu_op kind 4 (synchronisation records)
  *   user_annotation, ProfilerStep#N  nvtx_range (push/pop, default domain)
  *   NCCL kernels with collective args  collective + ext_corr
+ *   NCCL kernels without them     collective numbered by kernel order (seq
+ *                                GT_SEQ_ORDER | k), where the trace has a rank
  *   distributedInfo, deviceProperties, process_name, thread_name  process, thread_name
  * Times: ts and dur are microseconds, integer in old traces, with ns
  * decimals in newer ones, read exactly (no double); when
@@ -43,7 +45,7 @@ struct kin {
     int64_t shift;
     /* counts, for the notes */
     uint64_t events, runtime, no_cbid, kernels, copies, memsets, syncs, ranges, nccl, nccl_args, flows, skipped,
-        event_syncs;
+        event_syncs, nccl_order;
     uint64_t bad_times, bad_args; /* events whose numbers our arithmetic cannot hold: left out */
 };
 
@@ -119,6 +121,33 @@ static void api_event(struct kin *k, const struct jnode *ev, const struct jnode 
     k->runtime++;
 }
 
+/* The collective of an NCCL kernel whose args name no operation or group
+ * (older PyTorch, or a profiler run without record_shapes): a collective of
+ * an invented communicator per kernel name, the same on every rank of the
+ * job, numbered by its order among the rank's kernels of that name
+ * (kineto_number: seq -3 becomes GT_SEQ_ORDER | k).  The name says the
+ * operation, reduction, data type, algorithm and protocol, which NCCL
+ * chooses alike on every rank of one operation; the report checks the
+ * match before it uses it (viewer/analyse/order_match.c).  Its rank is the
+ * trace's, set once the whole file is read (kineto_order_ranks). */
+static void by_order(struct kin *k, const char *kname, int64_t corr, int stream, int64_t start, int64_t end)
+{
+    struct out_coll c = { .start = start, .end = end, .stream = stream, .peer = -1, .seq = -3, .rank = -1,
+                          .datatype = -1 };
+    c.api = kineto_coll_api(NULL, kname);
+    c.op = kineto_redop(kname);
+    char key[512];
+    snprintf(key, sizeof key, "gputrace: NCCL kernels matched by order|%.*s", (int)strcspn(kname, "("), kname);
+    c.comm_id = kineto_hash(key);
+    if (__builtin_add_overflow(corr, 1ll << 32, &c.call_id)) {
+        k->bad_args++;
+        return;
+    }
+    out_coll(k->o, &c);
+    out_ext(k->o, c.call_id, corr);
+    k->nccl_order++;
+}
+
 /* An NCCL kernel's collective, from the args PyTorch gives it. */
 static void collective(struct kin *k, const struct jnode *args, const char *kname, int64_t corr, int stream,
                        int64_t start, int64_t end)
@@ -127,8 +156,10 @@ static void collective(struct kin *k, const struct jnode *args, const char *knam
     const char *pg = js_str(&k->j, args, "Process Group Name");
     const char *pg_ranks = js_str(&k->j, args, "Process Group Ranks");
     k->nccl++;
-    if (!cname || !pg)
-        return; /* which operation of which group it ran is not said */
+    if (!cname || !pg) { /* which operation of which group it ran is not said */
+        by_order(k, kname, corr, stream, start, end);
+        return;
+    }
     k->nccl_args++;
     struct out_coll c = { .start = start, .end = end, .stream = stream, .peer = -1 };
     c.api = kineto_coll_api(cname, kname);
@@ -472,9 +503,15 @@ static void notes(struct kin *k)
                  (unsigned long long)k->no_cbid);
         out_note(k->o, "import", t);
     }
-    if (k->nccl && k->nccl_args < k->nccl) {
-        snprintf(t, sizeof t, "%llu of %llu NCCL kernels carry no collective args (name, process group): they count as"
-                 " communication time, but are no collectives to match across ranks",
+    if (k->nccl && k->nccl_args < k->nccl && k->nccl_order && k->rank >= 0 && k->world > 0) {
+        snprintf(t, sizeof t, "%llu of %llu NCCL kernels carry no collective args (name, process group): matched"
+                 " across ranks by their order among the rank's kernels of the same name, once the report has"
+                 " checked that the ranks' kernels agree (docs/report.md); no comm.mismatch is looked for in them",
+                 (unsigned long long)(k->nccl - k->nccl_args), (unsigned long long)k->nccl);
+        out_note(k->o, "comm.*", t);
+    } else if (k->nccl && k->nccl_args < k->nccl) {
+        snprintf(t, sizeof t, "%llu of %llu NCCL kernels carry no collective args (name, process group) and the trace"
+                 " names no rank: they count as communication time, but are no collectives to match across ranks",
                  (unsigned long long)(k->nccl - k->nccl_args), (unsigned long long)k->nccl);
         out_note(k->o, "comm.*", t);
     }
@@ -549,6 +586,7 @@ int import_kineto_file(struct out_db *o, const char *path, char *err, size_t err
     sqlite3_finalize(k->host_call);
     sqlite3_finalize(k->host_seq);
     k->host_call = k->host_seq = NULL;
+    kineto_order_ranks(o, k->rank, k->world); /* kernels without collective args: kept only with a rank */
     kineto_number(o); /* collectives without a sequence number: numbered per group in order */
     notes(k);
     char source[4200];

@@ -4,6 +4,7 @@
 #include "import/out_db.h"
 #include "format/api_ids.h"
 #include "format/cupti_cbids.h"
+#include "format/record.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,10 +260,28 @@ void kineto_number(struct out_db *o)
              " LEFT JOIN import_host_seq h ON h.process_id = c.process_id AND h.comm_id = c.comm_id AND h.seq = c.seq"
              " WHERE c.process_id = %lld;"
              "UPDATE collective SET"
-             " seq = CASE WHEN seq = -2 THEN (SELECT s FROM import_seq WHERE r = collective.rowid) ELSE seq END,"
+             " seq = CASE WHEN seq = -2 THEN (SELECT s FROM import_seq WHERE r = collective.rowid)"
+             " WHEN seq = -3 THEN (SELECT s FROM import_seq WHERE r = collective.rowid) + %lld ELSE seq END,"
              " start_ns = coalesce((SELECT hs FROM import_seq WHERE r = collective.rowid), start_ns),"
              " end_ns = coalesce((SELECT he FROM import_seq WHERE r = collective.rowid), end_ns)"
              " WHERE process_id = %lld;",
-             pid, pid);
+             pid, (long long)GT_SEQ_ORDER, pid);
+    out_exec(o, sql);
+}
+
+void kineto_order_ranks(struct out_db *o, int rank, int world)
+{
+    char sql[600];
+    long long pid = (long long)o->pid_row;
+    out_flush(o);
+    if (rank >= 0 && world > 0)
+        snprintf(sql, sizeof sql, "UPDATE collective SET rank = %d, nranks = %d WHERE process_id = %lld AND seq = -3;",
+                 rank, world, pid);
+    else
+        snprintf(sql, sizeof sql,
+                 "DELETE FROM ext_corr WHERE process_id = %lld AND external_id IN (SELECT call_id FROM collective"
+                 " WHERE process_id = %lld AND seq = -3);"
+                 "DELETE FROM collective WHERE process_id = %lld AND seq = -3;",
+                 pid, pid, pid);
     out_exec(o, sql);
 }

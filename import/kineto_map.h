@@ -31,10 +31,16 @@ int64_t kineto_hash(const char *s);
  * or does not hold it. */
 int kineto_rank_in(const char *ranks, int rank);
 /* Numbers the process's collectives that have seq -2 (no sequence number
- * in the source) per group, in the order their kernels ran, and gives
+ * in the source) per group, in the order their kernels ran (seq -3: those
+ * matched by kernel order, as GT_SEQ_ORDER | k), and gives
  * each the host times of its NCCL call where the trace has one (temp
  * tables import_host_seq, by group and Seq, then import_host, by the
  * kernel's correlation), else of the call that launched its kernel. */
 void kineto_number(struct out_db *o);
+/* The process's collectives made of NCCL kernels without collective args
+ * (seq -3) given the trace's rank and world size, or deleted (with their
+ * ext_corr rows) when the trace names no rank or world size: without them
+ * nothing matches them across ranks. */
+void kineto_order_ranks(struct out_db *o, int rank, int world);
 
 #endif

@@ -15,6 +15,7 @@
 #include "viewer/analyse/clock_align.h"
 #include "viewer/model/comm_kernels.h"
 #include "viewer/analyse/coll_spill.h"
+#include "viewer/analyse/order_match.h"
 #include "viewer/write/html.h"
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/passes.h"
@@ -525,6 +526,7 @@ int main(int argc, char **argv)
     findings_free(&fs);
     clock_align_free(&m);
     p2p_free(&m);
+    order_match_free(&m);
     load_free(&m);
     inputs_free(&in);
     if (fflush(stdout) != 0)

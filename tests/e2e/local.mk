@@ -43,6 +43,7 @@ TESTS += \
   tests/e2e/nccl_plugin.sh \
   tests/e2e/import_traces.sh \
   tests/e2e/import_comm_kernels.sh \
+  tests/e2e/import_order_match.sh \
   tests/e2e/import_no_gpu.sh \
   tests/e2e/import_jobs.sh \
   tests/e2e/import_fuzz.sh \
@@ -62,7 +63,9 @@ EXTRA_DIST += \
   tests/e2e/hta_ledger.py \
   tests/e2e/trace_variants.sh \
   tests/e2e/import_comm_kernels.sh \
+  tests/e2e/import_order_match.sh \
   tests/e2e/import_comm_kernels.py \
+  tests/e2e/import_order_match.py \
   tests/e2e/import_no_gpu.sh \
   tests/e2e/import_no_gpu.py \
   tests/e2e/layers.sh \

@@ -5,6 +5,7 @@
 #include "viewer/analyse/hang_depth.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/analyse/findings.h"
+#include "viewer/analyse/order_match.h"
 #include "viewer/analyse/proc_pass.h"
 #include "viewer/model/timeline.h"
 #include "viewer/model/stream_map.h"
@@ -188,7 +189,8 @@ static void add_window(struct straggling *st, int proc, int64_t a, int64_t b)
 static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
 {
     struct straggling *st = ctx;
-    if (n < 2 || n != (size_t)(v[0].nranks > 0 ? v[0].nranks : 0) || p2p_kind(st->m, v[0].api))
+    if (n < 2 || n != (size_t)(v[0].nranks > 0 ? v[0].nranks : 0) ||
+        (p2p_kind(st->m, v[0].api) && !model_seq_by_order(v[0].seq)))
         return; /* point to point: analysis_p2p.c pairs those by order, not by sequence */
     st->full++;
     int64_t latest = INT64_MIN, second = INT64_MIN;
@@ -360,8 +362,8 @@ static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
 {
     struct finding_pass *fp = ctx;
     const struct model *m = fp->m;
-    if (n < 2 || m->roles[v[0].api] != ROLE_NCCL_OP)
-        return;
+    if (n < 2 || m->roles[v[0].api] != ROLE_NCCL_OP || model_seq_by_order(v[0].seq))
+        return; /* matched by kernel order: a wrong match is no program's bug (order_match.h) */
     if (!strcmp(model_api_name(m, v[0].api), "ncclSend") || !strcmp(model_api_name(m, v[0].api), "ncclRecv"))
         return; /* point to point: peers differ by nature */
     /* the majority call */
@@ -494,9 +496,10 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
     fp->have = 1;
 }
 
-void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
+void analyse_comm_across(struct model *m, const struct report_opts *o, struct findings *fs,
                          struct coll_spill *spill)
 {
+    order_match_check(m, o, spill); /* collectives matched by kernel order: kept only once checked */
     exposed_share(o, fs);
     stragglers(m, o, fs, spill);
     struct finding_pass fp = { m, fs, spill, 0, 0, 0 };

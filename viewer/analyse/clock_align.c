@@ -78,6 +78,8 @@ static void group(const struct coll_rec *v, size_t n, void *ctx)
     for (size_t k = 0; k < n; k++)
         if (v[k].api != v[0].api || is_p2p(f->m, v[k].api))
             return;
+    if (model_seq_by_order(v[0].seq))
+        return; /* matched by kernel order: checked only later, on the aligned clocks (order_match.h) */
     for (size_t h = 0; h < nh; h++) {
         f->sum[h] = 0;
         f->cnt[h] = 0;

@@ -63,7 +63,8 @@ void coll_spill_add_batch(struct coll_spill *s, size_t pi, const struct coll *v,
                                        .gend = c->gend, .count = c->count, .bytes = c->bytes, .call_id = c->call_id,
                                        .api = c->api, .dtype = c->dtype, .op = c->op, .peer = c->peer,
                                        .rank = c->rank, .nranks = c->nranks, .gstream = c->gstream, .site = c->site,
-                                       .proc = (int32_t)pi, .index = (int32_t)(first + ix[i]) };
+                                       .proc = (int32_t)pi, .index = (int32_t)(first + ix[i]),
+                                       .kname = c->kname };
         if (nb == WRITE_BUF) {
             tmpstore_append(&s->store, buf, nb * sizeof *buf);
             nb = 0;
@@ -181,6 +182,19 @@ static void heap_next(const struct coll_spill *s, struct cursor **heap, size_t *
     sift_down(heap, *n, 0);
 }
 
+static int skipped(const struct coll_spill *s, int64_t comm)
+{
+    size_t lo = 0, hi = s->nskip;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->skip[mid] < comm)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nskip && s->skip[lo] == comm;
+}
+
 void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx)
 {
     struct cursor **heap = malloc((s->nruns + 1) * sizeof *heap);
@@ -197,7 +211,8 @@ void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx)
         struct cursor *c = heap[0];
         const struct coll_rec *r = &c->v[c->pos];
         if (ng && (group[0].comm != r->comm || group[0].seq != r->seq)) {
-            fn(group, ng, ctx);
+            if (!skipped(s, group[0].comm))
+                fn(group, ng, ctx);
             ng = 0;
         }
         if (ng == cap) {
@@ -209,7 +224,7 @@ void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx)
         group[ng++] = *r;
         heap_next(s, heap, &n);
     }
-    if (ng)
+    if (ng && !skipped(s, group[0].comm))
         fn(group, ng, ctx);
     free(group);
     free(heap);

@@ -23,6 +23,8 @@ struct coll_rec {
     int32_t api, dtype, op, peer, rank, nranks, gstream, site;
     int32_t proc;   /* index into model.procs */
     int32_t index;  /* in its process's collectives (by start) */
+    int32_t kname;  /* its kernel's name (model_kernel_name), 0 if none */
+    int32_t spare;  /* 0: no padding, so that records compare byte for byte */
 };
 
 struct coll_batch { uint64_t first, n; };
@@ -37,6 +39,10 @@ struct coll_run {
 struct coll_spill {
     struct tmpstore store;            /* the records, process after process */
     struct coll_run *runs; size_t nruns; /* by process index */
+    /* communicators whose groups coll_spill_groups hands no one, sorted:
+     * kinds of collectives whose match by kernel order was refused
+     * (order_match.h); NULL for none */
+    const int64_t *skip; size_t nskip;
 };
 
 /* Starts empty, for nprocs processes. */
@@ -50,7 +56,8 @@ void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi);
 void coll_spill_add_batch(struct coll_spill *s, size_t pi, const struct coll *v, size_t n, size_t first);
 void coll_spill_end_proc(struct coll_spill *s, size_t pi);
 /* Calls fn with each (comm, seq) group, in (comm, seq) order, its n
- * members in process order (a process's own duplicates in load order). */
+ * members in process order (a process's own duplicates in load order);
+ * not with those of the communicators in s->skip. */
 typedef void coll_group_fn(const struct coll_rec *v, size_t n, void *ctx);
 void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx);
 /* Whether process pi made any collective on communicator comm. */

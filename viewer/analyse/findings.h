@@ -260,7 +260,7 @@ void host_times_take(struct findings *fs, struct findings *from, size_t pi, size
  * (`from`: a worker's, viewer/proc_jobs.h) to fs, as if they had run on fs
  * after every process before it (findings_merge.c), and frees from. */
 void findings_take_proc(struct findings *fs, struct findings *from, size_t pi, size_t nprocs);
-void analyse_comm_across(const struct model *m, const struct report_opts *o, struct findings *fs,
+void analyse_comm_across(struct model *m, const struct report_opts *o, struct findings *fs,
                          struct coll_spill *spill);
 
 #endif

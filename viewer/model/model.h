@@ -92,6 +92,14 @@ static inline int64_t model_seq_shown(int64_t seq)
     return seq >= ((int64_t)1 << 48) ? seq & (((int64_t)1 << 48) - 1) : seq;
 }
 
+/* Whether a collective was made by an import of an NCCL kernel that named
+ * no operation or group, numbered GT_SEQ_ORDER | k (format/record.h): it
+ * is matched across ranks by kernel order, once checked (order_match.h). */
+static inline int model_seq_by_order(int64_t seq)
+{
+    return seq >= 0 && (seq & ((int64_t)1 << 49));
+}
+
 /* Where a call was made: its C and Python stacks (sites.c). */
 struct site { int callsite, pystack; int shown; char *text; };
 
@@ -157,6 +165,7 @@ struct timeline;
 struct tmpstore;
 struct clock_fit;
 struct p2p_run;
+struct order_match;
 
 struct model {
     char run_id[256];
@@ -184,6 +193,7 @@ struct model {
     int jobs;                            /* threads the report may work on (viewer/proc_jobs.h), set before load_model */
     struct clock_fit *clock;             /* the hosts' clocks as the collectives align them (clock_align.h), or NULL */
     struct p2p_run *p2p;                 /* point-to-point pairs and stages (analysis_p2p.h), or NULL */
+    struct order_match *order;           /* collectives matched by kernel order, checked (order_match.h), or NULL */
     uint64_t rows_read;
     const struct stack_source *stacks;   /* the sites' stacks (NULL: none known) */
 };

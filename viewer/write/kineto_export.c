@@ -298,6 +298,8 @@ void kineto_rank_window(struct kineto_rank *k, const struct model *m, size_t pi)
     struct idmap coll_of_call = { 0 }, coll_of_kernel = { 0 };
     for (size_t c = 0; c < p->ncolls; c++) {
         const struct coll *cl = &p->colls[c];
+        if (model_seq_by_order(cl->seq))
+            continue; /* its source named no operation or group: nor does the export (it is matched again) */
         idmap_put(&coll_of_call, (uint64_t)cl->call_id, (int64_t)c, 1);
         if (cl->gend > cl->gstart && cl->gstream >= 0 && cl->gstart >= p->win_lo && cl->gstart < p->win_hi)
             idmap_put(&coll_of_kernel, ((uint64_t)(uint32_t)cl->gstream << 40) ^ (uint64_t)cl->gstart, (int64_t)c, 1);

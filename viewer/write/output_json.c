@@ -9,6 +9,7 @@
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
 #include "viewer/write/unknown_comm.h"
+#include "viewer/write/order_notes.h"
 #include "viewer/write/plugin_notes.h"
 
 static void cost(FILE *out, const char *name, int64_t v, int *first)
@@ -100,6 +101,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
     output_clock_json(out, m);
     output_p2p_json(out, m);
     unknown_comm_json(out, m);
+    order_notes_json(out, m); /* collectives matched by kernel order */
     ledger_json(out, m, s, fs);
     fprintf(out, ",\n\"findings\": [");
     for (size_t i = 0; i < fs->n; i++) {

@@ -11,6 +11,7 @@
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
 #include "viewer/write/unknown_comm.h"
+#include "viewer/write/order_notes.h"
 #include "common/term_text.h"
 
 #include <stdlib.h>
@@ -164,6 +165,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                      "      left out of the collectives\n",
                 (long long)refused);
     unknown_comm_text(out, m);
+    order_notes_text(out, m); /* collectives matched by kernel order */
     if (dropping)
         fprintf(out, "note: %d process(es) lost records the tracer could not keep (%lld host, %lld GPU;\n"
                      "      buffers full or out of memory): the analyses miss them\n", dropping, (long long)dropped_host, (long long)dropped_cupti);
