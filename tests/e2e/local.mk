@@ -38,6 +38,7 @@ TESTS += \
   tests/e2e/report_cli.sh \
   tests/e2e/report_html_steps.sh \
   tests/e2e/ledger_sum.sh \
+  tests/e2e/ledger_traces.sh \
   tests/e2e/install.sh \
   tests/e2e/nccl_comms.sh \
   tests/e2e/nccl_plugin.sh \
@@ -116,7 +117,9 @@ EXTRA_DIST += \
   tests/e2e/report_html_steps.sh \
   tests/e2e/report_html_steps.py \
   tests/e2e/ledger_sum.sh \
+  tests/e2e/ledger_traces.sh \
   tests/e2e/ledger_sum.py \
+  tests/e2e/ledger_traces.py \
   tests/e2e/import_jobs.sh \
   tests/e2e/import_jobs.py \
   tests/e2e/trace_rules.py \

@@ -83,9 +83,20 @@ void filter_copies(const struct report_opts *o, struct findings *fs)
     }
 }
 
-/* The range of the main thread that held the host for most of the gap
- * [a, b), as its place (model_range_place): the ranges around its start,
- * middle and end, each by how much of the gap it covers; -1 if none. */
+/* Whether range r is inside range outer (or is it). */
+static int inside(const struct proc *p, int r, int outer)
+{
+    for (; r >= 0; r = p->ranges[r].parent)
+        if (r == outer)
+            return 1;
+    return 0;
+}
+
+/* The range of the main thread that held the host for the gap [a, b), as
+ * its place (model_range_place): of the ranges around its start, middle
+ * and end, the one covering most of it, or a range inside that one that
+ * covers at least half (the innermost says more: a trace's microsecond
+ * times can leave the enclosing range a nanosecond ahead); -1 if none. */
 static int gap_range(const struct proc *p, int64_t a, int64_t b)
 {
     int best = -1;
@@ -97,7 +108,9 @@ static int gap_range(const struct proc *p, int64_t a, int64_t b)
             continue;
         int64_t lo = p->ranges[r].start > a ? p->ranges[r].start : a;
         int64_t hi = p->ranges[r].end < b ? p->ranges[r].end : b;
-        if (hi - lo > best_cover) {
+        int deeper = best >= 0 && r != best && inside(p, r, best) && (hi - lo) * 2 >= b - a;
+        int wider = hi - lo > best_cover && !(best >= 0 && inside(p, best, r) && best_cover * 2 >= b - a);
+        if (best < 0 || deeper || wider) {
             best_cover = hi - lo;
             best = r;
         }

@@ -48,7 +48,7 @@ static const char *cause_text(const struct model *m, const struct findings *fs, 
         l += (size_t)snprintf(buf + l, len - l, " at %s", f->callsite);
     if (*range && l < len)
         snprintf(buf + l, len - l, " in %.1000s", range);
-    else if (!across && f->callsite_id <= 0 && l < len)
+    else if (!across && f->callsite_id <= 0 && f->callsite[0] && l < len)
         snprintf(buf + l, len - l, " %s", f->callsite); /* (whole process), (GPU 1) */
     return buf;
 }
