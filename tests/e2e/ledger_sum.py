@@ -10,7 +10,9 @@ outputs of today):
 - its causes add up to its waste buckets, bucket by bucket, and `found_ns`
   is the part of the waste charged to a finding;
 - the first finding is the largest waste: its `waste_ns` is the largest of
-  all, and equals the sum of the ledger's causes charged to it;
+  all, and equals the sum of the ledger's causes charged to it; and so
+  does every finding's (a planted problem's waste is what its finding
+  says);
 - on each rank, what no finding claimed beyond the short launch gaps
   (`idle.other`, and `comm.transfer` of no finding) is under 1 ms or 2% of
   its span: no large waste is left without a cause.
@@ -67,4 +69,14 @@ for path in fixtures:
         check(first["waste_ns"] == top and charged == top,
               f"{name}: the first finding ({first['kind']}) is the largest waste, {top} ns, as its causes sum"
               f" ({charged} ns)")
+        causes = {}
+        for l in ledger:
+            for c in l["causes"]:
+                if c["finding"]:
+                    k = (c["finding"], c["finding_rank"], c["callsite"], c.get("range"))
+                    causes[k] = causes.get(k, 0) + c["ns"]
+        keys = [(f["kind"], f["rank"], f["callsite"], f.get("range")) for f in findings]
+        # (findings that share all four, one per call site shown alike, are summed together)
+        off = [k for k in set(keys) if sum(f["waste_ns"] for f, fk in zip(findings, keys) if fk == k) != causes.get(k, 0)]
+        check(not off, f"{name}: every finding's waste_ns is what the ledger's causes charged to it sum {off}")
 finish()
