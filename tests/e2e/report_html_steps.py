@@ -108,6 +108,24 @@ def check_not_checked(name, path, page):
           all(f"  {n['kind']}: " in text for n in notes) and len(notes) == len(re.findall(r"^  \S", text, re.M)))
 
 
+def check_ledger(name, path, page):
+    """The page's ledger: a row per rank of the JSON's ledger, its figures
+    the JSON's buckets (ms, to the page's 0.01), and the causes table."""
+    rc, out, err = report(path, "--format", "json")
+    ledger = json.loads(out).get("ledger", []) if rc == 0 else []
+    table = page[page.find('id="ledger"'):]
+    table = table[:table.find("</table>")]
+    heads = re.findall(r"<th>(.*?)</th>", table)[2:]
+    rows = re.findall(r"<tr><td>(-?\d+)</td>((?:<td class=n>[\d.]+</td>)+)</tr>", table)
+    got = {int(r): [float(x) for x in re.findall(r">([\d.]+)<", cells)] for r, cells in rows}
+    want = {l["rank"]: [l["gpu_span_ns"] / 1e6] + [next(b["ns"] for b in l["buckets"] if b["bucket"] == h) / 1e6
+                                                   for h in heads] for l in ledger}
+    check(f"{name}: the page's ledger is the JSON's, rank by rank", ledger and got.keys() == want.keys() and
+          all(abs(a - b) < 0.006 for r in want for a, b in zip(got[r], want[r])), f"got {got}, want {want}")
+    check(f"{name}: the page lists the GPU time lost by cause", 'id="causes"' in page and "gpu.idle" in
+          page[page.find('id="causes"'):])
+
+
 trace = json.load(gzip.open(src))
 want = steps_of(trace)
 check("the trace has ProfilerStep#4-6", sorted(want) == [4, 5, 6], str(want))
@@ -115,6 +133,7 @@ check("the trace has ProfilerStep#4-6", sorted(want) == [4, 5, 6], str(want))
 # 1. the real trace as it is: 15 nccl:all_reduce ranges on the backward thread
 page = check_steps("real", src, want)
 check_not_checked("real", src, page)
+check_ledger("real", src, page)
 
 # 2. 2,020 more nccl:all_reduce ranges on the backward thread, spread over
 #    the run (a few microseconds each), and aten:: ones at the top level of
