@@ -219,7 +219,20 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
         if (k == nd && nd < 64)
             devs[nd++] = p->ops[i].device;
     }
-    struct ivals blocked = host_blocked_union(m, pi);
+    /* the blocks of earlier windows that reach past a GPU's last busy end,
+     * then this window's */
+    int64_t keep_from = INT64_MAX;
+    for (size_t k = 0; k < ps->ndev_idle; k++)
+        if (ps->dev_idle[k].have_busy && ps->dev_idle[k].busy_end < keep_from)
+            keep_from = ps->dev_idle[k].busy_end;
+    size_t from = 0;
+    while (from < ps->blocked.n && ps->blocked.v[from].b <= keep_from)
+        from++;
+    struct ivals carry = { ps->blocked.v + from, ps->blocked.n - from };
+    struct ivals now = host_blocked_union(m, pi, &carry);
+    free(ps->blocked.v);
+    ps->blocked = now;
+    const struct ivals blocked = ps->blocked;
     for (size_t k = 0; k < nd; k++) {
         struct dev_idle *d = dev_state(ps, devs[k]);
         if (nd == 1) {
@@ -235,7 +248,6 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
         gaps_of(m, o, fs, pi, &u.u, &blocked, dev_state(ps, devs[k]));
         free(u.u.v);
     }
-    free(blocked.v);
 }
 
 void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi)

@@ -60,6 +60,81 @@ static void push_ival(struct interval **v, size_t *n, size_t *cap, int64_t a, in
     (*v)[(*n)++] = (struct interval){ a, b };
 }
 
+static int cmp_step_start(const void *x, const void *y)
+{
+    const struct model_step *a = x, *b = y;
+    return a->start < b->start ? -1 : a->start > b->start ? 1 : (a->iter > b->iter) - (a->iter < b->iter);
+}
+
+/* The process's iterations, once, in time order and made disjoint (each
+ * time is counted in the first that holds it, should two overlap). */
+static void steps_begin(struct ledger *l, const struct proc *p)
+{
+    if (l->steps_known)
+        return;
+    l->steps_known = 1;
+    l->nsteps = model_steps(p, &l->steps);
+    if (!l->nsteps)
+        return;
+    qsort(l->steps, l->nsteps, sizeof *l->steps, cmp_step_start);
+    if (!(l->step_ns = calloc(l->nsteps, sizeof *l->step_ns)) || !(l->step_len = calloc(l->nsteps, sizeof *l->step_len)))
+        model_out_of_memory();
+    /* made disjoint: what two hold is the earlier one's */
+    int64_t done = INT64_MIN;
+    for (size_t k = 0; k < l->nsteps; k++) {
+        struct model_step *st = &l->steps[k];
+        if (st->start < done)
+            st->start = done;
+        if (st->end < st->start)
+            st->end = st->start;
+        done = st->end;
+        int64_t a = st->start > p->start ? st->start : p->start, b = st->end < p->end ? st->end : p->end;
+        l->step_len[k] = b > a ? b - a : 0;
+    }
+}
+
+/* [a, b) of bucket b added to the iterations it falls in. */
+static void add_span(struct ledger *l, int bucket, int64_t a, int64_t b)
+{
+    size_t lo = 0, hi = l->nsteps;
+    while (lo < hi) { /* the first iteration starting after a, less one */
+        size_t mid = (lo + hi) / 2;
+        if (l->steps[mid].start <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t k = lo ? lo - 1 : 0; k < l->nsteps && l->steps[k].start < b; k++) { /* disjoint, in order */
+        int64_t s = l->steps[k].start > a ? l->steps[k].start : a;
+        int64_t e = l->steps[k].end < b ? l->steps[k].end : b;
+        if (e > s)
+            model_add(&l->step_ns[k][bucket], e - s);
+    }
+}
+
+/* The GPU's states within [lo, hi) of the window, added to the iterations. */
+static void steps_window(struct ledger *l, const struct timeline *t, const struct ivals *compute_only,
+                         const struct ivals *exposed, int64_t lo, int64_t hi)
+{
+    size_t first = 0, last = l->nsteps;
+    while (first < last) { /* the first iteration ending after lo (disjoint: their ends in order too) */
+        size_t mid = (first + last) / 2;
+        if (l->steps[mid].end <= lo)
+            first = mid + 1;
+        else
+            last = mid;
+    }
+    for (size_t k = first; k < l->nsteps && l->steps[k].start < hi; k++) {
+        int64_t a = l->steps[k].start > lo ? l->steps[k].start : lo, b = l->steps[k].end < hi ? l->steps[k].end : hi;
+        if (b <= a)
+            continue;
+        int64_t compute = ivals_cover(&t->compute, a, b), alone = ivals_cover(compute_only, a, b);
+        model_add(&l->step_ns[k][LB_COMPUTE], alone);
+        model_add(&l->step_ns[k][LB_COMM_HIDDEN], compute - alone);
+        model_add(&l->step_ns[k][LB_COPY], ivals_cover(&t->busy, a, b) - compute - ivals_cover(exposed, a, b));
+    }
+}
+
 /* The parts of the union u within [lo, hi). */
 static void push_within(struct interval **v, size_t *n, size_t *cap, const struct ivals *u, int64_t lo, int64_t hi)
 {
@@ -87,6 +162,7 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
         return;
     struct timeline *t = model_timeline(m, pi);
     struct ledger *l = ledger_at(fs, m, pi);
+    steps_begin(l, p);
     int64_t lo = l->on && l->last > p->start ? l->last : p->start, hi = p->end;
     if (!t->busy.n || hi <= lo)
         return;
@@ -98,6 +174,8 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
     model_add(&l->ns[LB_COMM_HIDDEN], compute - alone);
     model_add(&l->ns[LB_COPY], ivals_cover(&t->busy, lo, hi) - compute - comm_exposed);
     push_within(&l->exposed, &l->nexposed, &l->exposed_cap, &exposed, lo, hi);
+    if (l->nsteps)
+        steps_window(l, t, &compute_only, &exposed, lo, hi);
     for (size_t i = 0; i < p->nops && exposed.n; i++) { /* by kernel name: what ran exposed */
         const struct gop *g = &p->ops[i];
         int64_t e = g->nccl ? ivals_cover(&exposed, g->start > lo ? g->start : lo, g->end < hi ? g->end : hi) : 0;
@@ -111,7 +189,7 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
     free(exposed.v);
     /* the gaps between busy stretches: short ones summed, long ones kept,
      * with the host's blocking calls in them */
-    struct ivals blocked = host_blocked_union(m, pi);
+    const struct ivals blocked = ((const struct proc_pass *)p->pass)->blocked; /* analysis_gpu.c's, this window's */
     for (size_t k = 0; k < t->busy.n; k++) {
         int64_t a = t->busy.v[k].a > lo ? t->busy.v[k].a : lo, b = t->busy.v[k].b < hi ? t->busy.v[k].b : hi;
         if (b <= a)
@@ -121,6 +199,7 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
             l->first = a;
         } else if (a - l->last < o->idle_gap_ns) {
             model_add(&l->ns[LB_IDLE_LAUNCH], a - l->last);
+            add_span(l, LB_IDLE_LAUNCH, l->last, a);
         } else {
             push_ival(&l->idle, &l->nidle, &l->idle_cap, l->last, a);
             struct ivals_sink s = { l };
@@ -128,7 +207,6 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
         }
         l->last = b;
     }
-    free(blocked.v);
 }
 
 void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
@@ -141,6 +219,8 @@ void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
     l->span_ns = l->last - l->first;
     l->ns[LB_BEFORE] = l->first - p->start;
     l->ns[LB_AFTER] = p->end - l->last;
+    add_span(l, LB_BEFORE, p->start, l->first);
+    add_span(l, LB_AFTER, l->last, p->end);
     for (size_t i = 0; i < l->comm_by_name.cap; i++) /* its names go with its records */
         if (l->comm_by_name.key[i] && l->comm_by_name.val[i] > l->comm_kernel_ns) {
             l->comm_kernel_ns = l->comm_by_name.val[i];
@@ -205,8 +285,10 @@ static void split(struct ledger *l, size_t *cap, const struct interval *v, size_
             j++;
         for (size_t k = j; k < np && pc[k].a < b && a < b; k++) {
             if (pc[k].a > a) {
-                if (rows_left)
+                if (rows_left) {
                     add_row(l, cap, bucket_of(comm, -1), NULL, pc[k].a - a);
+                    add_span(l, bucket_of(comm, -1), a, pc[k].a);
+                }
                 if (left)
                     push_ival(left, nleft, left_cap, a, pc[k].a);
                 a = pc[k].a;
@@ -214,12 +296,15 @@ static void split(struct ledger *l, size_t *cap, const struct interval *v, size_
             int64_t e = pc[k].b < b ? pc[k].b : b;
             if (e > a) {
                 add_row(l, cap, bucket_of(comm, pc[k].kind), &pc[k], e - a);
+                add_span(l, bucket_of(comm, pc[k].kind), a, e);
                 a = e;
             }
         }
         if (b > a) {
-            if (rows_left)
+            if (rows_left) {
                 add_row(l, cap, bucket_of(comm, -1), NULL, b - a);
+                add_span(l, bucket_of(comm, -1), a, b);
+            }
             if (left)
                 push_ival(left, nleft, left_cap, a, b);
         }
@@ -236,11 +321,17 @@ static void uncharged_idle(struct ledger *l, size_t *cap, const struct interval 
         int64_t in = 0, len = left[i].b - left[i].a;
         while (k < l->nblocked && bl[k].b <= left[i].a)
             k++;
+        int64_t at = left[i].a; /* swept: the host blocked, or not */
         for (size_t q = k; q < l->nblocked && bl[q].a < left[i].b; q++) {
             int64_t a = bl[q].a > left[i].a ? bl[q].a : left[i].a, b = bl[q].b < left[i].b ? bl[q].b : left[i].b;
-            if (b > a)
+            if (b > a) {
                 in += b - a;
+                add_span(l, LB_IDLE_OTHER, at, a);
+                add_span(l, LB_IDLE_BLOCKED, a, b);
+                at = b;
+            }
         }
+        add_span(l, LB_IDLE_OTHER, at, left[i].b);
         if (in)
             add_row(l, cap, LB_IDLE_BLOCKED, NULL, in);
         if (len - in)
@@ -320,73 +411,48 @@ static uint64_t finding_key(int kind, int proc, int site)
 }
 
 /* gpu.idle of a range that cost less than IDLE_MIN_NS and 1% of its
- * process's span is dropped (findings_finish), its time no finding's. */
-static void drop_small_idle(struct findings *fs, const struct idmap *of)
+ * process's span is dropped (findings_finish) before the waste is split,
+ * its time no finding's.  Its cost is all idle time (its claims are
+ * parts of long gaps), so its waste would be its cost. */
+static void drop_small_idle(struct findings *fs)
 {
-    int any = 0;
+    struct idmap dropped = { 0 };
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
         const struct ledger *l = f->proc >= 0 ? ledger_of(fs, (size_t)f->proc) : NULL;
         /* (one GPU's of several idles while another works: no waste of the
          * process's ledger, and kept) */
-        if (f->kind == F_GPU_IDLE && l && f->count && !(f->facts.has & FACT_DEVICE) && f->waste_ns < IDLE_MIN_NS &&
-            f->waste_ns * 100 < l->span_ns) {
+        if (f->kind == F_GPU_IDLE && l && f->count && !(f->facts.has & FACT_DEVICE) && f->cost_ns < IDLE_MIN_NS &&
+            f->cost_ns * 100 < l->span_ns) {
             f->count = 0;
-            any = 1;
+            f->cost_ns = 0;
+            idmap_put(&dropped, finding_key(f->kind, f->proc, f->callsite_id), 1, 0);
         }
     }
+    if (!dropped.n)
+        return;
     /* their pieces go with them: what the findings account for is theirs */
     struct charges *c = &fs->charges;
     size_t k = 0;
-    for (size_t q = 0; any && q < c->ngiven; q++) {
+    for (size_t q = 0; q < c->ngiven; q++) {
         const struct charge *g = &c->given[q];
-        int64_t i;
-        if (g->kind == F_GPU_IDLE && idmap_get(of, finding_key(g->kind, g->proc, g->site), &i) && !fs->v[i].count) {
+        int64_t v;
+        if (g->kind == F_GPU_IDLE && idmap_get(&dropped, finding_key(g->kind, g->proc, g->site), &v)) {
             if (c->by_proc && g->tl >= 0 && (size_t)g->tl < c->nprocs)
                 c->by_proc[g->tl] -= g->b - g->a;
             continue;
         }
         c->given[k++] = c->given[q];
     }
-    if (any)
-        c->ngiven = k;
-    for (size_t pi = 0; pi < fs->nledgers; pi++) {
-        struct ledger *l = &fs->ledgers[pi];
-        for (size_t r = 0; l->on && r < l->nrows; r++) {
-            struct ledger_row *row = &l->rows[r];
-            int64_t i;
-            if (row->kind != F_GPU_IDLE || !idmap_get(of, finding_key(row->kind, row->proc, row->site), &i) ||
-                fs->v[i].count)
-                continue;
-            row->kind = -1;
-            row->proc = -1;
-            row->site = 0;
-            l->ns[LB_IDLE_HOST] -= row->ns;
-            l->ns[LB_IDLE_OTHER] += row->ns;
-            row->bucket = LB_IDLE_OTHER;
-        }
-        /* rows of no finding made so: one row */
-        size_t kept = 0;
-        for (size_t r = 0; l->on && r < l->nrows; r++) {
-            size_t q;
-            for (q = 0; q < kept && !(l->rows[q].bucket == l->rows[r].bucket && l->rows[q].kind == l->rows[r].kind &&
-                                      l->rows[q].proc == l->rows[r].proc && l->rows[q].site == l->rows[r].site); q++)
-                ;
-            if (q < kept)
-                model_add(&l->rows[q].ns, l->rows[r].ns);
-            else
-                l->rows[kept++] = l->rows[r];
-        }
-        l->nrows = kept;
-        if (l->nrows)
-            qsort(l->rows, l->nrows, sizeof *l->rows, cmp_row);
-    }
+    c->ngiven = k;
+    idmap_free(&dropped);
 }
 
 void ledger_resolve(struct findings *fs, const struct model *m)
 {
     if (!fs->ledgers)
         return;
+    drop_small_idle(fs);
     const struct charges *c = &fs->charges;
     /* the pieces given, by process, each process's in time order */
     size_t *at = calloc(m->nprocs + 2, sizeof *at);
@@ -420,6 +486,8 @@ void ledger_resolve(struct findings *fs, const struct model *m)
         nleft = 0;
         split(l, &cap, l->idle, l->nidle, mine, nmine, 0, &left, &nleft, &left_cap);
         uncharged_idle(l, &cap, left, nleft);
+        if (l->nrows)
+            qsort(l->rows, l->nrows, sizeof *l->rows, cmp_row);
         free(left);
         free(l->blocked);
         l->blocked = NULL;
@@ -443,7 +511,6 @@ void ledger_resolve(struct findings *fs, const struct model *m)
                 idmap_get(&of, finding_key(row->kind, row->proc, row->site), &i) && !(fs->v[i].facts.has & FACT_UNCLAIMED))
                 model_add(&fs->v[i].waste_ns, row->ns);
         }
-    drop_small_idle(fs, &of);
     idmap_free(&of);
 }
 
@@ -486,6 +553,9 @@ void ledgers_free(struct findings *fs)
         free(fs->ledgers[i].idle);
         free(fs->ledgers[i].blocked);
         free(fs->ledgers[i].comm_kernel);
+        free(fs->ledgers[i].steps);
+        free(fs->ledgers[i].step_ns);
+        free(fs->ledgers[i].step_len);
         idmap_free(&fs->ledgers[i].comm_by_name);
     }
     free(fs->ledgers);

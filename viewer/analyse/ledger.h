@@ -17,6 +17,7 @@
 #define GPUTRACE_LEDGER_H
 
 #include "viewer/model/idmap.h"
+#include "viewer/model/steps.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -59,6 +60,12 @@ struct ledger {
     int64_t first, last;      /* those two times */
     int64_t ns[LB_COUNT];
     struct ledger_row *rows; size_t nrows; /* the waste by finding, most first */
+    /* the same buckets per iteration (model/steps.h), in time order: each
+     * iteration's add up to its span within the life */
+    struct model_step *steps; size_t nsteps;
+    int64_t (*step_ns)[LB_COUNT];
+    int64_t *step_len;        /* each one's time within the life, not an earlier one's */
+    int steps_known;
     /* while built: the exposed communication and the idle gaps of
      * --idle-gap-us or more, in time order (the finding each part was
      * charged to is known only once every rank is analysed) */

@@ -31,7 +31,8 @@ static void p2p_across(const struct pass_ctx *c) { analyse_p2p(c->m, c->fs, c->s
  * them); within a window, the syncs before the copies (a pageable copy's
  * sync is the sync analysis's to see first); across ranks, the one-off
  * small pageable copies dropped before the collectives' findings are
- * made. */
+ * made; the ledger after the idle gaps (it reads the host's blocking
+ * calls analysis_gpu.c gathers, proc_pass.h). */
 static const struct analysis_pass passes[] = {
     { "p2p", p2p_window_hook, p2p_colls_hook, NULL, p2p_across },
     { "sync", sync_window, NULL, NULL, NULL },

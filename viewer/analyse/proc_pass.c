@@ -24,6 +24,7 @@ void proc_pass_free(struct proc_pass *ps)
     free(ps->coll_hideable);
     free(ps->dev_idle);
     free(ps->idle_tally);
+    free(ps->blocked.v);
     idmap_free(&ps->site_colls);
     free(ps);
 }

@@ -14,6 +14,7 @@
 
 #include "viewer/analyse/stream_deps.h"
 #include "viewer/model/idmap.h"
+#include "viewer/model/timeline.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +34,11 @@ struct proc_pass {
     size_t ndev_idle;
     struct idle_tally { int device, label; int64_t ns, n; } *idle_tally;
     size_t nidle_tally;
+    /* ... and the host's blocking calls of this window (host_blocked.h),
+     * with those of earlier windows that reach past a GPU's last busy
+     * end (a gap across a cut is blocked by the calls before it too), for
+     * gpu.idle and the ledger */
+    struct ivals blocked;
     /* analysis_comm.c: each loaded collective's overlap with compute on
      * other streams, measured in the window that holds its kernel (-1:
      * none), by its number in start order less coll_first (proc.colls

@@ -4,6 +4,7 @@
  * heatmap, and a finding's cost as a bar.  Sizes in user units of a
  * viewBox, so that a chart scales with the page and prints. */
 #include "viewer/write/html.h"
+#include "viewer/model/steps.h"
 #include "viewer/analyse/coll_spill.h"
 
 #include <stdlib.h>
@@ -63,91 +64,21 @@ void html_rank_bars(FILE *out, const struct model *m, const struct summary *s)
     fputs("</svg>", out);
 }
 
-/* A rank's iterations, from one source: the ranges that begin an
- * iteration (a number of their own, or a top-level name numbered by its
- * occurrence: ranges.c), of the one thread that has the most of them.
- * Each iteration spans from the first such range's start to the last
- * one's end.  Steps were once every top-level range with a number, of
- * every thread: PyTorch's "nccl:all_reduce" ranges of the backward thread,
- * numbered by occurrence, joined ProfilerStep#N of the main thread and
- * drew 1.5 s steps where the steps were 340 ms. */
-struct step { int64_t iter, start, end; };
-
-static int cmp_step(const void *a, const void *b)
-{
-    const struct step *x = a, *y = b;
-    return x->iter < y->iter ? -1 : x->iter > y->iter;
-}
-
-/* Whether range i begins an iteration: it has one, and its enclosing
- * range (same thread) is not in that one already. */
-static int begins_iteration(const struct proc *p, size_t i)
-{
-    const struct nvtx *r = &p->ranges[i];
-    return r->user && r->iter >= 0 && (r->parent < 0 || p->ranges[r->parent].iter != r->iter);
-}
-
-/* The thread whose ranges begin the most iterations, in *tid; 0 if no
- * thread's do (the user ranges are sorted by thread: ranges.c). */
-static int steps_thread(const struct proc *p, size_t end, int *tid)
-{
-    size_t best = 0, n = 0;
-    for (size_t i = 0; i < end; i++) {
-        if (i > 0 && p->ranges[i].tid != p->ranges[i - 1].tid)
-            n = 0;
-        if (begins_iteration(p, i) && ++n > best) {
-            best = n;
-            *tid = p->ranges[i].tid;
-        }
-    }
-    return best > 0;
-}
-
-static size_t steps_of(const struct proc *p, struct step **out)
-{
-    struct step *v = NULL;
-    size_t n = 0, cap = 0, end = p->nuser_ranges < p->nranges ? p->nuser_ranges : p->nranges;
-    int tid = 0, found = steps_thread(p, end, &tid);
-    for (size_t i = 0; i < end && found; i++) {
-        const struct nvtx *r = &p->ranges[i];
-        if (r->tid != tid || !begins_iteration(p, i))
-            continue;
-        size_t k;
-        for (k = 0; k < n && v[k].iter != r->iter; k++)
-            ;
-        if (k == n) {
-            if (n == cap) {
-                cap = cap ? 2 * cap : 64;
-                if (!(v = realloc(v, cap * sizeof *v)))
-                    model_out_of_memory();
-            }
-            v[n++] = (struct step){ r->iter, r->start, r->end };
-        } else {
-            v[k].start = r->start < v[k].start ? r->start : v[k].start;
-            v[k].end = r->end > v[k].end ? r->end : v[k].end;
-        }
-        if (n >= 4096)
-            break; /* a chart of 4096 iterations says enough */
-    }
-    if (n)
-        qsort(v, n, sizeof *v, cmp_step);
-    *out = v;
-    return n;
-}
-
 static const char *const line_colour[] = { "#3b7dd8", "#e8743b", "#2ca02c", "#d62728", "#8e5bd1", "#8c564b",
                                            "#e377c2", "#7f7f7f", "#bcbd22", "#17becf" };
 
 void html_step_lines(FILE *out, const struct model *m)
 {
-    struct step **steps = calloc(m->nprocs + 1, sizeof *steps);
+    struct model_step **steps = calloc(m->nprocs + 1, sizeof *steps);
     size_t *ns = calloc(m->nprocs + 1, sizeof *ns);
     if (!steps || !ns)
         model_out_of_memory();
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     double most = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++) {
-        ns[pi] = steps_of(&m->procs[pi], &steps[pi]);
+        ns[pi] = model_steps(&m->procs[pi], &steps[pi]);
+        if (ns[pi] > 4096)
+            ns[pi] = 4096; /* a chart of 4096 iterations says enough */
         for (size_t k = 0; k < ns[pi]; k++) {
             lo = steps[pi][k].iter < lo ? steps[pi][k].iter : lo;
             hi = steps[pi][k].iter > hi ? steps[pi][k].iter : hi;

@@ -138,6 +138,44 @@ static const struct { int bucket; const char *head; } columns[] = {
 };
 #define NCOLUMNS (sizeof columns / sizeof *columns)
 
+static int cmp_ns(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Per rank with iterations: their median time, and the slowest with its
+ * largest waste bucket (the JSON has every iteration's buckets). */
+static void steps_text(FILE *out, const struct summary *s, const struct findings *fs)
+{
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct ledger *l = ledger_of(fs, (size_t)s->ranks[i].proc);
+        if (!l || !l->nsteps)
+            continue;
+        int64_t *len = malloc(l->nsteps * sizeof *len);
+        if (!len)
+            model_out_of_memory();
+        size_t slow = 0;
+        for (size_t k = 0; k < l->nsteps; k++) {
+            len[k] = 0;
+            for (int b = 0; b < LB_COUNT; b++)
+                model_add(&len[k], l->step_ns[k][b]);
+            if (len[k] > len[slow])
+                slow = k;
+        }
+        int64_t slow_ns = len[slow];
+        int top = -1;
+        for (int b = 0; b < LB_COUNT; b++)
+            if (ledger_waste(b) && (top < 0 || l->step_ns[slow][b] > l->step_ns[slow][top]))
+                top = b;
+        qsort(len, l->nsteps, sizeof *len, cmp_ns);
+        fprintf(out, "  rank %d: %zu iteration%s, median %.1f ms; slowest #%lld %.1f ms, most lost: %s %.1f ms\n",
+                s->ranks[i].rank, l->nsteps, l->nsteps == 1 ? "" : "s", ms(len[l->nsteps / 2]),
+                (long long)l->steps[slow].iter, ms(slow_ns), ledger_bucket_names[top], ms(l->step_ns[slow][top]));
+        free(len);
+    }
+}
+
 void ledger_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
 {
     int any = 0;
@@ -161,6 +199,7 @@ void ledger_text(FILE *out, const struct model *m, const struct summary *s, cons
             fprintf(out, " %7.1f", ms(l->ns[columns[c].bucket]));
         fputc('\n', out);
     }
+    steps_text(out, s, fs);
     size_t n;
     struct cause *v = causes_of(m, fs, &n);
     int64_t lost = 0;
@@ -219,6 +258,16 @@ void ledger_json(FILE *out, const struct model *m, const struct summary *s, cons
             fputs(", \"cause\": ", out);
             json_string(out, cause_text(m, fs, row, text, sizeof text));
             fputc('}', out);
+        }
+        /* per iteration: its number, its time within the life, its buckets
+         * in the order of "buckets" */
+        fputs("], \"steps\": [", out);
+        for (size_t k = 0; k < l->nsteps; k++) {
+            fprintf(out, "%s{\"iteration\": %lld, \"ns\": %lld, \"buckets\": [", k ? ", " : "",
+                    (long long)l->steps[k].iter, (long long)l->step_len[k]);
+            for (int b = 0; b < LB_COUNT; b++)
+                fprintf(out, "%s%lld", b ? ", " : "", (long long)l->step_ns[k][b]);
+            fputs("]}", out);
         }
         fputs("]}", out);
     }

@@ -1,0 +1,20 @@
+/* steps.h: a rank's iterations (its training steps) as spans of time,
+ * from its NVTX ranges: what the HTML page's step chart draws and the
+ * ledger splits each rank's time by. */
+#ifndef GPUTRACE_STEPS_H
+#define GPUTRACE_STEPS_H
+
+#include "viewer/model/model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* An iteration: its number, from its first range's start to its last
+ * one's end. */
+struct model_step { int64_t iter, start, end; };
+
+/* Process p's iterations, by number, into *out (free it); how many.  Its
+ * ranges must be loaded and indexed (model_ranges_index). */
+size_t model_steps(const struct proc *p, struct model_step **out);
+
+#endif
