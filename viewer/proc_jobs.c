@@ -103,6 +103,8 @@ static void work(struct jobs *J, struct model *wm, size_t pi, struct result *r)
     }
     r->fs.range_filter = k->fs->range_filter;
     r->fs.show_charges = k->fs->show_charges;
+    r->fs.aside = k->fs->aside;
+    r->fs.aside_lock = &J->spill_lock; /* one lock for the run's scratch stores */
     summary_begin(wm, &r->s);
     r->s.range_filter = k->s->range_filter;
     struct report_sinks mine = { k->o, &r->fs, &r->s, r->ct, kineto ? k->kineto : NULL, k->spill, &J->spill_lock };

@@ -441,6 +441,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "gputrace-report: warning: no NVTX range is named '%s': --range leaves no call-site finding\n",
                 term_text(range, shown, sizeof shown));
     fs.show_charges = charges;
+    struct tmpstore aside; /* the ledger's intervals, every rank's, until the end (ledger.h) */
+    tmpstore_open(&aside);
+    fs.aside = &aside;
     struct summary s;
     summary_begin(&m, &s);
     s.range_filter = range;
@@ -524,6 +527,7 @@ int main(int argc, char **argv)
     kineto_paths_free(kineto_files, m.nprocs);
     summary_free(&s);
     findings_free(&fs);
+    tmpstore_close(&aside);
     clock_align_free(&m);
     p2p_free(&m);
     order_match_free(&m);

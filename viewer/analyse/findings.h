@@ -7,6 +7,7 @@
 #include "viewer/analyse/ledger.h"
 #include "viewer/model/model.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -152,6 +153,8 @@ struct finding {
     int marks_charged;        /* the marks are of the first pieces of time charged to it, not occurrences */
 };
 
+struct tmpstore;
+
 struct findings {
     struct finding *v; size_t n, cap;
     const char *range_filter; /* --range: only occurrences inside a range of this name */
@@ -159,6 +162,11 @@ struct findings {
     int show_charges;         /* --charges: the JSON lists each finding's intervals */
     struct host_time *host_times; /* per process: its calls' time by range and call site (straggler_place.c) */
     struct ledger *ledgers; size_t nledgers; /* per process: its time accounted for (ledger.h) */
+    /* where a process's ledger puts its intervals aside until every rank
+     * is analysed (the run's, shared by the workers under the lock; NULL:
+     * kept in memory) */
+    struct tmpstore *aside;
+    pthread_mutex_t *aside_lock;
 };
 
 struct report_opts {

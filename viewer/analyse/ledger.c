@@ -5,6 +5,7 @@
 #include "viewer/analyse/proc_pass.h"
 #include "viewer/analyse/host_blocked.h"
 #include "viewer/model/timeline.h"
+#include "viewer/model/tmpstore.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +210,51 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
     }
 }
 
+/* The process's intervals into the run's scratch store, so that the
+ * report's memory follows one rank, not the run: read back (take_back)
+ * once every rank's claims are resolved. */
+static void put_aside(struct findings *fs, struct ledger *l)
+{
+    if (!fs->aside)
+        return;
+    if (fs->aside_lock)
+        pthread_mutex_lock(fs->aside_lock);
+    l->aside_at = tmpstore_append(fs->aside, l->exposed, l->nexposed * sizeof *l->exposed);
+    tmpstore_append(fs->aside, l->idle, l->nidle * sizeof *l->idle);
+    tmpstore_append(fs->aside, l->blocked, l->nblocked * sizeof *l->blocked);
+    if (fs->aside_lock)
+        pthread_mutex_unlock(fs->aside_lock);
+    free(l->exposed);
+    free(l->idle);
+    free(l->blocked);
+    l->exposed = l->idle = l->blocked = NULL;
+    l->exposed_cap = l->idle_cap = l->blocked_cap = 0;
+    l->aside = 1;
+}
+
+static struct interval *read_back(const struct tmpstore *t, uint64_t *at, size_t n)
+{
+    struct interval *v = malloc((n + 1) * sizeof *v);
+    if (!v)
+        model_out_of_memory();
+    if (n)
+        tmpstore_read(t, *at, v, n * sizeof *v);
+    *at += n * sizeof *v;
+    return v;
+}
+
+/* The intervals put aside, back (one process at a time). */
+static void take_back(const struct findings *fs, struct ledger *l)
+{
+    if (!l->aside)
+        return;
+    uint64_t at = l->aside_at;
+    l->exposed = read_back(fs->aside, &at, l->nexposed);
+    l->idle = read_back(fs->aside, &at, l->nidle);
+    l->blocked = read_back(fs->aside, &at, l->nblocked);
+    l->aside = 0;
+}
+
 void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
@@ -221,6 +267,7 @@ void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
     l->ns[LB_AFTER] = p->end - l->last;
     add_span(l, LB_BEFORE, p->start, l->first);
     add_span(l, LB_AFTER, l->last, p->end);
+    put_aside(fs, l);
     for (size_t i = 0; i < l->comm_by_name.cap; i++) /* its names go with its records */
         if (l->comm_by_name.key[i] && l->comm_by_name.val[i] > l->comm_kernel_ns) {
             l->comm_kernel_ns = l->comm_by_name.val[i];
@@ -233,10 +280,42 @@ void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
 
 /* ---- resolved against the charges ------------------------------------------- */
 
-static int cmp_piece(const void *x, const void *y)
+/* v[0, n) sorted by start.  A process's pieces come as attribute_costs
+ * gave them, cause after cause, each cause's in time order: a few sorted
+ * runs, merged pairwise (qsort's comparisons through a pointer were most
+ * of the ledger's time). */
+static void sort_pieces(struct charge *v, size_t n)
 {
-    const struct charge *a = x, *b = y;
-    return a->a < b->a ? -1 : a->a > b->a;
+    struct charge *t = malloc((n + 1) * sizeof *t), *src = v, *dst = t;
+    if (!t)
+        model_out_of_memory();
+    for (;;) {
+        size_t runs = 0;
+        for (size_t i = 0; i < n; runs++) {
+            size_t mid = i + 1;
+            while (mid < n && src[mid - 1].a <= src[mid].a)
+                mid++;
+            size_t end = mid < n ? mid + 1 : n;
+            while (end < n && src[end - 1].a <= src[end].a)
+                end++;
+            size_t l = i, r = mid, k = i;
+            while (l < mid && r < end)
+                dst[k++] = src[r].a < src[l].a ? src[r++] : src[l++];
+            while (l < mid)
+                dst[k++] = src[l++];
+            while (r < end)
+                dst[k++] = src[r++];
+            i = end;
+        }
+        struct charge *x = src;
+        src = dst;
+        dst = x;
+        if (runs <= 1)
+            break;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof *v);
+    free(t);
 }
 
 /* The bucket an interval of exposed communication (comm 1) or of idle
@@ -453,32 +532,48 @@ void ledger_resolve(struct findings *fs, const struct model *m)
     if (!fs->ledgers)
         return;
     drop_small_idle(fs);
-    const struct charges *c = &fs->charges;
-    /* the pieces given, by process, each process's in time order */
-    size_t *at = calloc(m->nprocs + 2, sizeof *at);
-    struct charge *pc = malloc((c->ngiven + 1) * sizeof *pc);
-    if (!at || !pc)
+    struct charges *c = &fs->charges;
+    /* the claims are resolved: their memory goes to the pieces below */
+    free(c->v);
+    c->v = NULL;
+    c->n = c->cap = 0;
+    /* each process's pieces: attribute_costs gave them process by process,
+     * so each process's are one stretch of the array (checked), copied
+     * and sorted by time one process at a time */
+    size_t *at = calloc(m->nprocs + 2, sizeof *at), *len = calloc(m->nprocs + 2, sizeof *len);
+    if (!at || !len)
         model_out_of_memory();
-    for (size_t i = 0; i < c->ngiven; i++)
-        if (c->given[i].tl >= 0 && (size_t)c->given[i].tl < m->nprocs)
-            at[c->given[i].tl + 1]++;
-    for (size_t i = 0; i < m->nprocs; i++)
-        at[i + 1] += at[i];
-    size_t *next = calloc(m->nprocs + 1, sizeof *next);
-    if (!next)
+    size_t ngiven = c->ngiven, most = 0;
+    int grouped = 1;
+    for (size_t i = 0; i < ngiven; i++) {
+        int tl = c->given[i].tl;
+        if (tl < 0 || (size_t)tl >= m->nprocs)
+            continue;
+        if (len[tl] && at[tl] + len[tl] != i)
+            grouped = 0;
+        if (!len[tl])
+            at[tl] = i;
+        len[tl]++;
+        most = len[tl] > most ? len[tl] : most;
+    }
+    struct charge *mine = malloc((grouped ? most : ngiven) * sizeof *mine + sizeof *mine);
+    if (!mine)
         model_out_of_memory();
-    memcpy(next, at, m->nprocs * sizeof *next);
-    for (size_t i = 0; i < c->ngiven; i++)
-        if (c->given[i].tl >= 0 && (size_t)c->given[i].tl < m->nprocs)
-            pc[next[c->given[i].tl]++] = c->given[i];
-    free(next);
     for (size_t pi = 0; pi < m->nprocs && pi < fs->nledgers; pi++) {
         struct ledger *l = &fs->ledgers[pi];
         if (!l->on)
             continue;
-        struct charge *mine = pc + at[pi];
-        size_t nmine = at[pi + 1] - at[pi], cap = 0;
-        qsort(mine, nmine, sizeof *mine, cmp_piece);
+        take_back(fs, l);
+        size_t nmine = 0, cap = 0;
+        if (grouped) {
+            memcpy(mine, c->given + at[pi], len[pi] * sizeof *mine);
+            nmine = len[pi];
+        } else { /* never so today: found the long way */
+            for (size_t i = 0; i < ngiven; i++)
+                if (c->given[i].tl == (int)pi)
+                    mine[nmine++] = c->given[i];
+        }
+        sort_pieces(mine, nmine);
         struct interval *left = NULL;
         size_t nleft = 0, left_cap = 0;
         split(l, &cap, l->exposed, l->nexposed, mine, nmine, 1, &left, &nleft, &left_cap);
@@ -497,8 +592,9 @@ void ledger_resolve(struct findings *fs, const struct model *m)
         l->exposed = l->idle = NULL;
         l->nexposed = l->nidle = 0;
     }
-    free(pc);
+    free(mine);
     free(at);
+    free(len);
     /* each finding's share of the waste */
     struct idmap of = { 0 };
     for (size_t i = 0; i < fs->n; i++)

@@ -71,6 +71,8 @@ struct ledger {
      * charged to is known only once every rank is analysed) */
     struct interval *exposed, *idle, *blocked; /* blocked: the host's blocking calls within those gaps */
     size_t nexposed, nidle, nblocked, exposed_cap, idle_cap, blocked_cap;
+    uint64_t aside_at;        /* once the process is done, the three put aside there (findings.aside), in turn */
+    int aside;
     /* the communication kernel, by name, that ran most of the exposed
      * communication (names the finding of what no finding claimed) */
     struct idmap comm_by_name; /* name id + 1 -> exposed ns */
