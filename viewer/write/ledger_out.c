@@ -69,6 +69,26 @@ static int cmp_cause(const void *x, const void *y)
 /* Every rank's rows summed by (bucket, cause in words), the largest first;
  * *n set.  The same finding at the same place on several ranks is one
  * cause, as it is one entry of the text's findings. */
+/* Adds ns to the cause (bucket, text), made if new. */
+static void add_cause(struct cause **v, size_t *nv, size_t *cap, int bucket, const char *text, int64_t ns)
+{
+    size_t k;
+    for (k = 0; k < *nv && !((*v)[k].bucket == bucket && !strcmp((*v)[k].text, text)); k++)
+        ;
+    if (k == *nv) {
+        if (*nv == *cap) {
+            *cap = *cap ? *cap * 2 : 16;
+            if (!(*v = realloc(*v, *cap * sizeof **v)))
+                model_out_of_memory();
+        }
+        (*v)[(*nv)++] = (struct cause){ bucket, strdup(text), 0, 0 };
+        if (!(*v)[k].text)
+            model_out_of_memory();
+    }
+    model_add(&(*v)[k].ns, ns);
+    (*v)[k].ranks++;
+}
+
 static struct cause *causes_of(const struct model *m, const struct findings *fs, size_t *n)
 {
     struct cause *v = NULL;
@@ -76,44 +96,13 @@ static struct cause *causes_of(const struct model *m, const struct findings *fs,
     char text[4096];
     for (size_t pi = 0; pi < m->nprocs; pi++) {
         const struct ledger *l = ledger_of(fs, pi);
-        for (size_t r = 0; l && r < l->nrows; r++) {
-            const struct ledger_row *row = &l->rows[r];
-            cause_text(m, fs, row, text, sizeof text);
-            size_t k;
-            for (k = 0; k < nv && !(v[k].bucket == row->bucket && !strcmp(v[k].text, text)); k++)
-                ;
-            if (k == nv) {
-                if (nv == cap) {
-                    cap = cap ? cap * 2 : 16;
-                    if (!(v = realloc(v, cap * sizeof *v)))
-                        model_out_of_memory();
-                }
-                v[nv++] = (struct cause){ row->bucket, strdup(text), 0, 0 };
-                if (!v[k].text)
-                    model_out_of_memory();
-            }
-            model_add(&v[k].ns, row->ns);
-            v[k].ranks++;
-        }
+        for (size_t r = 0; l && r < l->nrows; r++)
+            add_cause(&v, &nv, &cap, l->rows[r].bucket, cause_text(m, fs, &l->rows[r], text, sizeof text),
+                      l->rows[r].ns);
         /* the short gaps are a bucket of no finding: a cause of their own */
         if (l && l->ns[LB_IDLE_LAUNCH]) {
             struct ledger_row row = { LB_IDLE_LAUNCH, -1, -1, 0, l->ns[LB_IDLE_LAUNCH] };
-            cause_text(m, fs, &row, text, sizeof text);
-            size_t k;
-            for (k = 0; k < nv && v[k].bucket != LB_IDLE_LAUNCH; k++)
-                ;
-            if (k == nv) {
-                if (nv == cap) {
-                    cap = cap ? cap * 2 : 16;
-                    if (!(v = realloc(v, cap * sizeof *v)))
-                        model_out_of_memory();
-                }
-                v[nv++] = (struct cause){ LB_IDLE_LAUNCH, strdup(text), 0, 0 };
-                if (!v[k].text)
-                    model_out_of_memory();
-            }
-            model_add(&v[k].ns, row.ns);
-            v[k].ranks++;
+            add_cause(&v, &nv, &cap, LB_IDLE_LAUNCH, cause_text(m, fs, &row, text, sizeof text), row.ns);
         }
     }
     if (nv)
