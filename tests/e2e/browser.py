@@ -151,7 +151,7 @@ def chrome_trace(browser, path):
         # their process's track, at the time charged to them or at its start:
         # docs/chrome-trace.md)
         # (and so is a comm.exposed of the whole process: ledger.c)
-        whole = ("comm.straggler", "gpu.idle", "comm.mismatch", "comm.hang")
+        whole = ("comm.straggler", "gpu.idle", "gpu.launch_bound", "comm.mismatch", "comm.hang")
         at_sites = query(page, "select s.name, count(*), count(distinct s.ts), sum(s.track_id in (select id from"
                                " thread_track)) from slice s where s.category = 'finding' and not exists (select 1"
                                " from args a where a.arg_set_id = s.arg_set_id and a.key = 'args.callsite' and"

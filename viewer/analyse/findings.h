@@ -25,7 +25,8 @@
     X(COMM_MISMATCH, "comm.mismatch", wait)                                         \
     X(COMM_HANG, "comm.hang", wait)                                                 \
     X(GPU_IDLE, "gpu.idle", gpu_idle)                                              \
-    X(COMM_LAZY_CONNECT, "comm.lazy_connect", host_blocked)
+    X(COMM_LAZY_CONNECT, "comm.lazy_connect", host_blocked)                         \
+    X(GPU_LAUNCH_BOUND, "gpu.launch_bound", gpu_idle)
 
 enum finding_kind {
 #define X(id, name, cost) F_##id,

@@ -24,6 +24,12 @@ int ledger_waste(int bucket)
 /* A finding made of what no finding claimed: its site, never a real one
  * (>= 0) nor gpu.idle's (analysis_gpu.c: above -2^30). */
 #define UNCLAIMED_SITE (-(1 << 30) - 1)
+/* gpu.launch_bound's site, never a real one, nor another whole process's */
+#define LAUNCH_SITE (-(1 << 30) - 2)
+/* The short gaps make gpu.launch_bound from this much on, and this share
+ * of the process's GPU span (1/20). */
+#define LAUNCH_MIN_NS 1000000
+#define LAUNCH_SHARE 20
 /* What no finding claimed becomes one from this much on; and gpu.idle
  * of one range is kept from this much on, or 1% of its process's GPU
  * span (below both it is noise: the host paused a little in a range). */
@@ -151,6 +157,25 @@ static void keep_blocked(void *arg, int64_t a, int64_t b)
     push_ival(&l->blocked, &l->nblocked, &l->blocked_cap, a, b);
 }
 
+/* A short gap [a, b) tallied by the host range around its middle. */
+static void tally_launch(struct ledger *l, const struct proc *p, int64_t a, int64_t b)
+{
+    int r = p->nuser_ranges ? model_range_place(p, model_range_at(p, -1, a + (b - a) / 2)) : -1;
+    int label = r >= 0 ? p->ranges[r].name : -1;
+    size_t k;
+    for (k = 0; k < l->nlaunch && l->launch[k].label != label; k++)
+        ;
+    if (k == l->nlaunch) {
+        struct launch_tally *v = realloc(l->launch, (l->nlaunch + 1) * sizeof *v);
+        if (!v)
+            model_out_of_memory();
+        l->launch = v;
+        v[l->nlaunch++] = (struct launch_tally){ label, 0, 0 };
+    }
+    model_add(&l->launch[k].ns, b - a);
+    l->launch[k].n++;
+}
+
 /* One window of the process's GPU work: what the GPU did in it, summed,
  * and its exposed communication and long gaps kept.  Clipped to the
  * process's life (its ledger adds up to it), and to after what an earlier
@@ -201,6 +226,7 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
         } else if (a - l->last < o->idle_gap_ns) {
             model_add(&l->ns[LB_IDLE_LAUNCH], a - l->last);
             add_span(l, LB_IDLE_LAUNCH, l->last, a);
+            tally_launch(l, p, l->last, a);
         } else {
             push_ival(&l->idle, &l->nidle, &l->idle_cap, l->last, a);
             struct ivals_sink s = { l };
@@ -483,6 +509,35 @@ static void claim_unclaimed(struct findings *fs, const struct model *m, size_t p
     (void)cap;
 }
 
+/* The process's gaps shorter than --idle-gap-us, when they are 1 ms or
+ * more and a twentieth of its GPU span, as gpu.launch_bound: kernels
+ * separated only by the time the host takes to launch the next.  Placed
+ * by the host range that held the most of them.  Its cost is their time,
+ * charged as no interval (they are as many as the kernels): the ledger's
+ * row of it, not --charges, lists where. */
+static void launch_bound(struct findings *fs, const struct model *m, size_t pi, struct ledger *l, size_t *cap)
+{
+    int64_t total = l->ns[LB_IDLE_LAUNCH], n = 0;
+    if (total < LAUNCH_MIN_NS || total * LAUNCH_SHARE < l->span_ns)
+        return;
+    const struct launch_tally *top = NULL;
+    for (size_t k = 0; k < l->nlaunch; k++) {
+        n += l->launch[k].n;
+        if (!top || l->launch[k].ns > top->ns)
+            top = &l->launch[k];
+    }
+    struct finding *f = findings_new(fs, m, F_GPU_LAUNCH_BOUND, (int)pi, LAUNCH_SITE);
+    snprintf(f->callsite, sizeof f->callsite, "(whole process)");
+    f->count = n;
+    f->gpu_idle_ns = total;
+    f->cost_ns = total; /* its waste_ns is its row's, below */
+    f->confidence = "medium";
+    f->range = top && top->label >= 0 ? top->label + 1 : 0;
+    struct charge g = { 0, 0, (int)pi, (int)pi, LAUNCH_SITE, F_GPU_LAUNCH_BOUND, -1 };
+    add_row(l, cap, LB_IDLE_LAUNCH, &g, total);
+    l->ns[LB_IDLE_LAUNCH] -= total; /* add_row counted it again */
+}
+
 static uint64_t finding_key(int kind, int proc, int site)
 {
     return (uint64_t)(uint8_t)(kind + 1) << 56 | (uint64_t)((uint32_t)(proc + 2) & 0xffffff) << 32 |
@@ -578,6 +633,7 @@ void ledger_resolve(struct findings *fs, const struct model *m)
         size_t nleft = 0, left_cap = 0;
         split(l, &cap, l->exposed, l->nexposed, mine, nmine, 1, &left, &nleft, &left_cap);
         claim_unclaimed(fs, m, pi, l, left, nleft, &cap);
+        launch_bound(fs, m, pi, l, &cap);
         nleft = 0;
         split(l, &cap, l->idle, l->nidle, mine, nmine, 0, &left, &nleft, &left_cap);
         uncharged_idle(l, &cap, left, nleft);
@@ -652,6 +708,7 @@ void ledgers_free(struct findings *fs)
         free(fs->ledgers[i].steps);
         free(fs->ledgers[i].step_ns);
         free(fs->ledgers[i].step_len);
+        free(fs->ledgers[i].launch);
         idmap_free(&fs->ledgers[i].comm_by_name);
     }
     free(fs->ledgers);

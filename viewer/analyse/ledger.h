@@ -76,6 +76,9 @@ struct ledger {
     /* the communication kernel, by name, that ran most of the exposed
      * communication (names the finding of what no finding claimed) */
     struct idmap comm_by_name; /* name id + 1 -> exposed ns */
+    /* the short gaps by the host range around them (label, -1: none):
+     * gpu.launch_bound's place */
+    struct launch_tally { int label; int64_t ns, n; } *launch; size_t nlaunch;
     char *comm_kernel;
     int64_t comm_kernel_ns;
 };

@@ -184,6 +184,19 @@ static void idle_text(const struct model *m, const struct finding *f, struct tex
                  " Python overhead); CUDA graphs cut launch cost");
 }
 
+static void launch_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    char range[FINDING_RANGE_LEN];
+    finding_range(m, f, range, sizeof range);
+    say(msg, "the GPU idled %.2f ms in %lld gaps shorter than --idle-gap-us between its kernels (%.1f us each on"
+             " average): it runs each kernel as soon as the host launches it, and waits for the next launch",
+        ms(f->gpu_idle_ns), (long long)f->count, f->count ? (double)f->gpu_idle_ns / (double)f->count / 1e3 : 0.0);
+    if (*range)
+        say_more(msg, "; most of them while the host was in %.200s", range);
+    say(fix, "launch fewer, larger kernels: capture the step in a CUDA graph (torch.compile(mode=\"reduce-overhead\"),"
+             " torch.cuda.graphs), fuse small kernels, or give each kernel more work (a larger batch)");
+}
+
 /* ---- collectives within a rank ----------------------------------------------- */
 
 static void exposed_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
@@ -384,6 +397,9 @@ static void render(const struct model *m, const struct finding *f, struct text *
         break;
     case F_GPU_IDLE:
         idle_text(m, f, msg, fix);
+        break;
+    case F_GPU_LAUNCH_BOUND:
+        launch_text(m, f, msg, fix);
         break;
     case F_COMM_LAZY_CONNECT:
         lazy_text(m, f, msg, fix);

@@ -99,9 +99,13 @@ static struct cause *causes_of(const struct model *m, const struct findings *fs,
         for (size_t r = 0; l && r < l->nrows; r++)
             add_cause(&v, &nv, &cap, l->rows[r].bucket, cause_text(m, fs, &l->rows[r], text, sizeof text),
                       l->rows[r].ns);
-        /* the short gaps are a bucket of no finding: a cause of their own */
-        if (l && l->ns[LB_IDLE_LAUNCH]) {
-            struct ledger_row row = { LB_IDLE_LAUNCH, -1, -1, 0, l->ns[LB_IDLE_LAUNCH] };
+        /* the short gaps no gpu.launch_bound was made of: a cause of their own */
+        int64_t launch = l ? l->ns[LB_IDLE_LAUNCH] : 0;
+        for (size_t r = 0; l && r < l->nrows; r++)
+            if (l->rows[r].bucket == LB_IDLE_LAUNCH)
+                launch -= l->rows[r].ns;
+        if (launch > 0) {
+            struct ledger_row row = { LB_IDLE_LAUNCH, -1, -1, 0, launch };
             add_cause(&v, &nv, &cap, LB_IDLE_LAUNCH, cause_text(m, fs, &row, text, sizeof text), row.ns);
         }
     }
