@@ -245,9 +245,13 @@ static void put_aside(struct findings *fs, struct ledger *l)
         return;
     if (fs->aside_lock)
         pthread_mutex_lock(fs->aside_lock);
-    l->aside_at = tmpstore_append(fs->aside, l->exposed, l->nexposed * sizeof *l->exposed);
-    tmpstore_append(fs->aside, l->idle, l->nidle * sizeof *l->idle);
-    tmpstore_append(fs->aside, l->blocked, l->nblocked * sizeof *l->blocked);
+    l->aside_at = fs->aside->len; /* the three in turn; an empty one writes nothing */
+    if (l->nexposed)
+        tmpstore_append(fs->aside, l->exposed, l->nexposed * sizeof *l->exposed);
+    if (l->nidle)
+        tmpstore_append(fs->aside, l->idle, l->nidle * sizeof *l->idle);
+    if (l->nblocked)
+        tmpstore_append(fs->aside, l->blocked, l->nblocked * sizeof *l->blocked);
     if (fs->aside_lock)
         pthread_mutex_unlock(fs->aside_lock);
     free(l->exposed);
@@ -620,7 +624,7 @@ void ledger_resolve(struct findings *fs, const struct model *m)
             continue;
         take_back(fs, l);
         size_t nmine = 0, cap = 0;
-        if (grouped) {
+        if (grouped && len[pi]) { /* (no piece at all: given may be NULL) */
             memcpy(mine, c->given + at[pi], len[pi] * sizeof *mine);
             nmine = len[pi];
         } else { /* never so today: found the long way */
