@@ -106,7 +106,7 @@ tests_unit_test_stream_deps_LDADD = $(VIEWER_TEST_LIBS)
 check_PROGRAMS += tests/unit/test_attribution
 TESTS += tests/unit/test_attribution
 tests_unit_test_attribution_SOURCES = tests/unit/test_attribution.c viewer/analyse/attribution.h \
-  viewer/analyse/attribution.c viewer/model/idmap.h viewer/model/idmap.c
+  viewer/analyse/attribution.c viewer/model/idmap.h viewer/model/idmap.c viewer/model/ivals.c
 tests_unit_test_attribution_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_attribution_LDADD = $(CRITERION_LIBS)
 # the simulator's CUDA_EVENT and SYNCHRONIZATION records, field by field

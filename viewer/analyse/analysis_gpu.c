@@ -154,16 +154,6 @@ static int idle_key(int device, int label)
     return -1 - (device & 0x3f) - 64 * ((label + 1) & 0xffffff);
 }
 
-/* A part of a gap the host was not blocked in: gpu.idle's claim. */
-struct gap_claim { struct findings *fs; size_t pi; int key; int64_t ns; };
-
-static void claim_part(void *arg, int64_t a, int64_t b)
-{
-    struct gap_claim *g = arg;
-    charge_add_key(g->fs, F_GPU_IDLE, (int)g->pi, g->key, (int)g->pi, a, b);
-    model_add(&g->ns, b - a);
-}
-
 /* The gaps of one GPU's busy intervals in this window: a gap between two
  * windows is the one between the last busy end of the earlier and the
  * first busy start of this one (proc_pass.h carries the former).  Every
@@ -186,12 +176,13 @@ static void gaps_of(const struct model *m, const struct report_opts *o, struct f
             continue;
         int r = gap_range(p, a, b);
         int label = r >= 0 ? p->ranges[r].name : -1;
-        struct gap_claim g = { fs, pi, idle_key(d->device, label), 0 };
-        ivals_split(blocked, a, b, 0, claim_part, &g);
-        if (!g.ns)
+        /* gpu.idle's finding is made at the process's end: its key claims */
+        struct finding key = { .kind = F_GPU_IDLE, .proc = (int)pi, .callsite_id = idle_key(d->device, label) };
+        int64_t ns = charge_gaps(fs, &key, (int)pi, blocked, a, b);
+        if (!ns)
             continue; /* the host was blocked throughout */
         struct idle_tally *tl = tally_of(ps, d->device, label);
-        model_add(&tl->ns, g.ns);
+        model_add(&tl->ns, ns);
         tl->n++;
     }
     if (busy->n) {

@@ -55,29 +55,21 @@ void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a,
     push(&c->v, &c->n, &c->cap, (struct charge){ a, b, tl, f->proc, f->callsite_id, (int16_t)f->kind, (int16_t)occ });
 }
 
+/* One uncovered part, claimed (charge_gaps). */
+struct gap_claim { struct findings *fs; const struct finding *f; int tl; int64_t total; };
+
+static void claim_gap(void *arg, int64_t a, int64_t b)
+{
+    struct gap_claim *g = arg;
+    charge_add(g->fs, g->f, g->tl, a, b);
+    model_add(&g->total, b - a);
+}
+
 int64_t charge_gaps(struct findings *fs, const struct finding *f, int tl, const struct ivals *busy, int64_t a, int64_t b)
 {
-    size_t lo = 0, hi = busy->n;
-    while (lo < hi) { /* the first busy interval ending after a */
-        size_t mid = (lo + hi) / 2;
-        if (busy->v[mid].b <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    int64_t total = 0;
-    for (size_t i = lo; a < b; i++) {
-        int64_t end = i < busy->n && busy->v[i].a < b ? busy->v[i].a : b;
-        if (end > a) {
-            charge_add(fs, f, tl, a, end);
-            model_add(&total, end - a);
-        }
-        if (i >= busy->n || busy->v[i].a >= b)
-            break;
-        if (busy->v[i].b > a)
-            a = busy->v[i].b;
-    }
-    return total;
+    struct gap_claim g = { fs, f, tl, 0 };
+    ivals_split(busy, a, b, 0, claim_gap, &g);
+    return g.total;
 }
 
 void charges_drop(struct findings *fs, int proc, int first, int last)
@@ -88,12 +80,6 @@ void charges_drop(struct findings *fs, int proc, int first, int last)
         if (c->v[i].proc != proc || c->v[i].kind < first || c->v[i].kind > last)
             c->v[k++] = c->v[i];
     c->n = k;
-}
-
-static uint64_t key_of(int kind, int proc, int site)
-{
-    /* kind 6 bits, process + 2 in 26, site in 32: a map key is never 0 */
-    return ((uint64_t)(kind + 1) << 58) ^ ((uint64_t)((uint32_t)(proc + 2) & 0x3ffffff) << 32) ^ (uint32_t)site;
 }
 
 /* Within one timeline and one cause: whether claim a comes after b, by
@@ -251,7 +237,7 @@ void attribute_costs(struct findings *fs, const struct model *m, const struct re
         for (int k = 0; k < fs->v[i].nmarks; k++)
             fs->v[i].marks[k].cost = 0; /* each occurrence's share of what the finding is given (below) */
         if (finding_kept(&fs->v[i], o))
-            idmap_put(&kept, key_of((int)fs->v[i].kind, fs->v[i].proc, fs->v[i].callsite_id), (int64_t)i, 1);
+            idmap_put(&kept, finding_key((int)fs->v[i].kind, fs->v[i].proc, fs->v[i].callsite_id), (int64_t)i, 1);
     }
     free(c->by_proc);
     c->nprocs = m->nprocs;
@@ -262,7 +248,7 @@ void attribute_costs(struct findings *fs, const struct model *m, const struct re
     for (size_t i = 0; i < c->n; i++) {
         struct charge cl = c->v[i];
         int64_t fi;
-        if (cl.tl < 0 || (size_t)cl.tl >= m->nprocs || !idmap_get(&kept, key_of(cl.kind, cl.proc, cl.site), &fi))
+        if (cl.tl < 0 || (size_t)cl.tl >= m->nprocs || !idmap_get(&kept, finding_key(cl.kind, cl.proc, cl.site), &fi))
             continue;
         const struct proc *p = &m->procs[cl.tl];
         if (cl.a < p->start)
@@ -302,7 +288,7 @@ void attribute_costs(struct findings *fs, const struct model *m, const struct re
                 continue;
             end = b;
             int64_t fi = 0;
-            idmap_get(&kept, key_of(cl->kind, cl->proc, cl->site), &fi);
+            idmap_get(&kept, finding_key(cl->kind, cl->proc, cl->site), &fi);
             int64_t got = 0;
             give(c, u, nu, cl, a, b, &got, &given_cap);
             model_add(&fs->v[fi].cost_ns, got);

@@ -40,7 +40,8 @@ struct charges {
 /* Finding f claims [a, b) of process tl's time. */
 void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a, int64_t b);
 /* Finding f claims the parts of [a, b) that the union busy does not cover
- * (the GPU idle); returns their length. */
+ * (the GPU idle; for gpu.idle, the host not blocked); returns their
+ * length. */
 struct ivals;
 int64_t charge_gaps(struct findings *fs, const struct finding *f, int tl, const struct ivals *busy, int64_t a, int64_t b);
 /* Drops process proc's claims for its own findings of kinds first..last

@@ -21,15 +21,6 @@ int64_t finding_mark_cost(const struct finding *f, int k)
     return f->marks[k].cost;
 }
 
-static uint64_t finding_key(int kind, int proc, int site)
-{
-    /* in bits of their own: sites of whole-process findings are negative
-     * (gpu.idle's hold a device and a range), and a site's 32 bits once
-     * overlapped the process's */
-    return (uint64_t)(uint8_t)(kind + 1) << 56 | (uint64_t)((uint32_t)(proc + 2) & 0xffffff) << 32 |
-           (uint64_t)(uint32_t)site;
-}
-
 void finding_marks_from_charges(struct findings *fs)
 {
     struct idmap of = { 0 }; /* (kind, proc, site) -> the finding's index, for those without marks */

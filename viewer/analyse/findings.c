@@ -189,12 +189,6 @@ int finding_kept(const struct finding *f, const struct report_opts *o)
     return f->count > 0 && !(needs_repeats(f->kind) && f->count < o->min_repeats);
 }
 
-void charge_add_key(struct findings *fs, enum finding_kind kind, int proc, int site, int tl, int64_t a, int64_t b)
-{
-    struct finding f = { .kind = kind, .proc = proc, .callsite_id = site };
-    charge_add(fs, &f, tl, a, b);
-}
-
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m)
 {
     (void)m; /* a range is named by its label; write/ renders it */

@@ -196,6 +196,13 @@ struct finding *findings_at(struct findings *fs, const struct model *m, enum fin
 struct finding *findings_find(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int site);
 /* Always a new finding. */
 struct finding *findings_new(struct findings *fs, const struct model *m, enum finding_kind kind, int proc, int callsite_id);
+/* A finding's identity, (kind, process, site), as a map key (never 0):
+ * each in bits of its own (sites of whole-process findings are negative) */
+static inline uint64_t finding_key(int kind, int proc, int site)
+{
+    return (uint64_t)(uint8_t)(kind + 1) << 56 | (uint64_t)((uint32_t)(proc + 2) & 0xffffff) << 32 |
+           (uint64_t)(uint32_t)site;
+}
 /* Its cost: the time charged to it (attribute_costs); what was measured
  * of its kind's cost field (host blocked, GPU idle, exposed, wait). */
 int64_t finding_cost(const struct finding *f);
@@ -215,9 +222,6 @@ int64_t finding_measured(const struct finding *f);
 int finding_from_torch(const struct model *m, const struct finding *f);
 /* Whether it passes its kind's repetition rule (findings_finish keeps it). */
 int finding_kept(const struct finding *f, const struct report_opts *o);
-/* Finding (kind, proc, site) claims [a, b) of process tl's time, for a
- * finding made later (gpu.idle, at its process's end). */
-void charge_add_key(struct findings *fs, enum finding_kind kind, int proc, int site, int tl, int64_t a, int64_t b);
 /* Drops findings below their kind's repetition rule; names each one's
  * range; sorts by cost. */
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m);

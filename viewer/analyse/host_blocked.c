@@ -21,27 +21,3 @@ struct ivals host_blocked_union(const struct model *m, size_t pi, const struct i
     } while (ivals_build_pass(&u));
     return u.u;
 }
-
-void ivals_split(const struct ivals *u, int64_t a, int64_t b, int want,
-                 void (*fn)(void *arg, int64_t a, int64_t b), void *arg)
-{
-    size_t lo = 0, hi = u->n;
-    while (lo < hi) { /* the first interval ending after a */
-        size_t mid = (lo + hi) / 2;
-        if (u->v[mid].b <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; a < b; i++) {
-        int64_t next = i < u->n && u->v[i].a < b ? u->v[i].a : b; /* the uncovered part ends here */
-        if (next > a && !want)
-            fn(arg, a, next);
-        if (i >= u->n || u->v[i].a >= b)
-            break;
-        int64_t s = u->v[i].a > a ? u->v[i].a : a, e = u->v[i].b < b ? u->v[i].b : b;
-        if (e > s && want)
-            fn(arg, s, e);
-        a = u->v[i].b > a ? u->v[i].b : a;
-    }
-}

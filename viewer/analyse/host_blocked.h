@@ -16,9 +16,5 @@
  * earlier window's blocks that reach into this one's first gap; NULL:
  * none) before it (free its v). */
 struct ivals host_blocked_union(const struct model *m, size_t pi, const struct ivals *carry);
-/* The parts of [a, b) that the union u covers (want 1) or not (want 0),
- * each handed to fn with arg. */
-void ivals_split(const struct ivals *u, int64_t a, int64_t b, int want,
-                 void (*fn)(void *arg, int64_t a, int64_t b), void *arg);
 
 #endif

@@ -119,6 +119,18 @@ static void add_span(struct ledger *l, int bucket, int64_t a, int64_t b)
     }
 }
 
+/* What the GPU did in [a, b) of the window, added to ns (a ledger's or an
+ * iteration's): compute alone, compute beside communication, copies alone
+ * (busy less compute less exposed communication). */
+static void add_states(int64_t *ns, const struct timeline *t, const struct ivals *compute_only,
+                       const struct ivals *exposed, int64_t a, int64_t b)
+{
+    int64_t compute = ivals_cover(&t->compute, a, b), alone = ivals_cover(compute_only, a, b);
+    model_add(&ns[LB_COMPUTE], alone);
+    model_add(&ns[LB_COMM_HIDDEN], compute - alone);
+    model_add(&ns[LB_COPY], ivals_cover(&t->busy, a, b) - compute - ivals_cover(exposed, a, b));
+}
+
 /* The GPU's states within [lo, hi) of the window, added to the iterations. */
 static void steps_window(struct ledger *l, const struct timeline *t, const struct ivals *compute_only,
                          const struct ivals *exposed, int64_t lo, int64_t hi)
@@ -133,12 +145,8 @@ static void steps_window(struct ledger *l, const struct timeline *t, const struc
     }
     for (size_t k = first; k < l->nsteps && l->steps[k].start < hi; k++) {
         int64_t a = l->steps[k].start > lo ? l->steps[k].start : lo, b = l->steps[k].end < hi ? l->steps[k].end : hi;
-        if (b <= a)
-            continue;
-        int64_t compute = ivals_cover(&t->compute, a, b), alone = ivals_cover(compute_only, a, b);
-        model_add(&l->step_ns[k][LB_COMPUTE], alone);
-        model_add(&l->step_ns[k][LB_COMM_HIDDEN], compute - alone);
-        model_add(&l->step_ns[k][LB_COPY], ivals_cover(&t->busy, a, b) - compute - ivals_cover(exposed, a, b));
+        if (b > a)
+            add_states(l->step_ns[k], t, compute_only, exposed, a, b);
     }
 }
 
@@ -149,11 +157,9 @@ static void push_within(struct interval **v, size_t *n, size_t *cap, const struc
         push_ival(v, n, cap, u->v[i].a > lo ? u->v[i].a : lo, u->v[i].b < hi ? u->v[i].b : hi);
 }
 
-struct ivals_sink { struct ledger *l; };
-
 static void keep_blocked(void *arg, int64_t a, int64_t b)
 {
-    struct ledger *l = ((struct ivals_sink *)arg)->l;
+    struct ledger *l = arg;
     push_ival(&l->blocked, &l->nblocked, &l->blocked_cap, a, b);
 }
 
@@ -194,11 +200,7 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
         return;
     struct ivals compute_only = ivals_minus(&t->compute, &t->comm);
     struct ivals exposed = ivals_minus(&t->comm, &t->compute);
-    int64_t compute = ivals_cover(&t->compute, lo, hi), alone = ivals_cover(&compute_only, lo, hi);
-    int64_t comm_exposed = ivals_cover(&exposed, lo, hi);
-    model_add(&l->ns[LB_COMPUTE], alone);
-    model_add(&l->ns[LB_COMM_HIDDEN], compute - alone);
-    model_add(&l->ns[LB_COPY], ivals_cover(&t->busy, lo, hi) - compute - comm_exposed);
+    add_states(l->ns, t, &compute_only, &exposed, lo, hi);
     push_within(&l->exposed, &l->nexposed, &l->exposed_cap, &exposed, lo, hi);
     if (l->nsteps)
         steps_window(l, t, &compute_only, &exposed, lo, hi);
@@ -229,8 +231,7 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
             tally_launch(l, p, l->last, a);
         } else {
             push_ival(&l->idle, &l->nidle, &l->idle_cap, l->last, a);
-            struct ivals_sink s = { l };
-            ivals_split(&blocked, l->last, a, 1, keep_blocked, &s);
+            ivals_split(&blocked, l->last, a, 1, keep_blocked, l);
         }
         l->last = b;
     }
@@ -360,10 +361,10 @@ static int bucket_of(int comm, int kind)
     return peer ? LB_IDLE_PEER : kind == F_GPU_IDLE ? LB_IDLE_HOST : LB_IDLE_BLOCKED;
 }
 
-static void add_row(struct ledger *l, size_t *cap, int bucket, const struct charge *c, int64_t ns)
+/* ns of a bucket charged to c's finding (NULL: none), in its row. */
+static void note_row(struct ledger *l, size_t *cap, int bucket, const struct charge *c, int64_t ns)
 {
     int kind = c ? c->kind : -1, proc = c ? c->proc : -1, site = c ? c->site : 0;
-    model_add(&l->ns[bucket], ns);
     for (size_t i = 0; i < l->nrows; i++) {
         struct ledger_row *r = &l->rows[i];
         if (r->bucket == bucket && r->kind == kind && r->proc == proc && r->site == site) {
@@ -377,6 +378,13 @@ static void add_row(struct ledger *l, size_t *cap, int bucket, const struct char
             model_out_of_memory();
     }
     l->rows[l->nrows++] = (struct ledger_row){ bucket, kind, proc, site, ns };
+}
+
+/* ... and added to the bucket. */
+static void add_row(struct ledger *l, size_t *cap, int bucket, const struct charge *c, int64_t ns)
+{
+    model_add(&l->ns[bucket], ns);
+    note_row(l, cap, bucket, c, ns);
 }
 
 /* Each interval of v (sorted, disjoint) split by the pieces (sorted by
@@ -478,7 +486,7 @@ static void push_given(struct charges *c, struct charge g)
  * many sites.  Its pieces are given to it, so that its cost, its marks
  * and --charges say where. */
 static void claim_unclaimed(struct findings *fs, const struct model *m, size_t pi, struct ledger *l,
-                            const struct interval *left, size_t nleft, size_t *cap)
+                            const struct interval *left, size_t nleft)
 {
     int64_t total = 0;
     for (size_t i = 0; i < nleft; i++)
@@ -489,8 +497,7 @@ static void claim_unclaimed(struct findings *fs, const struct model *m, size_t p
     snprintf(f->callsite, sizeof f->callsite, "(whole process)");
     f->count = (int64_t)nleft;
     f->exposed_ns = total;
-    f->cost_ns = total;
-    f->waste_ns = total;
+    f->cost_ns = total; /* its waste_ns is its rows', as every finding's */
     f->confidence = "medium";
     f->facts.has |= FACT_UNCLAIMED;
     if (l->comm_kernel) /* the kernel that ran most of it: its place */
@@ -510,7 +517,6 @@ static void claim_unclaimed(struct findings *fs, const struct model *m, size_t p
             l->rows[i].proc = (int)pi;
             l->rows[i].site = UNCLAIMED_SITE;
         }
-    (void)cap;
 }
 
 /* The process's gaps shorter than --idle-gap-us, when they are 1 ms or
@@ -538,14 +544,7 @@ static void launch_bound(struct findings *fs, const struct model *m, size_t pi, 
     f->confidence = "medium";
     f->range = top && top->label >= 0 ? top->label + 1 : 0;
     struct charge g = { 0, 0, (int)pi, (int)pi, LAUNCH_SITE, F_GPU_LAUNCH_BOUND, -1 };
-    add_row(l, cap, LB_IDLE_LAUNCH, &g, total);
-    l->ns[LB_IDLE_LAUNCH] -= total; /* add_row counted it again */
-}
-
-static uint64_t finding_key(int kind, int proc, int site)
-{
-    return (uint64_t)(uint8_t)(kind + 1) << 56 | (uint64_t)((uint32_t)(proc + 2) & 0xffffff) << 32 |
-           (uint64_t)(uint32_t)site;
+    note_row(l, cap, LB_IDLE_LAUNCH, &g, total); /* the bucket counted it already */
 }
 
 /* gpu.idle of a range that cost less than IDLE_MIN_NS and 1% of its
@@ -624,8 +623,9 @@ void ledger_resolve(struct findings *fs, const struct model *m)
             continue;
         take_back(fs, l);
         size_t nmine = 0, cap = 0;
-        if (grouped && len[pi]) { /* (no piece at all: given may be NULL) */
-            memcpy(mine, c->given + at[pi], len[pi] * sizeof *mine);
+        if (grouped) {
+            if (len[pi]) /* (no piece at all: given may be NULL) */
+                memcpy(mine, c->given + at[pi], len[pi] * sizeof *mine);
             nmine = len[pi];
         } else { /* never so today: found the long way */
             for (size_t i = 0; i < ngiven; i++)
@@ -636,7 +636,7 @@ void ledger_resolve(struct findings *fs, const struct model *m)
         struct interval *left = NULL;
         size_t nleft = 0, left_cap = 0;
         split(l, &cap, l->exposed, l->nexposed, mine, nmine, 1, &left, &nleft, &left_cap);
-        claim_unclaimed(fs, m, pi, l, left, nleft, &cap);
+        claim_unclaimed(fs, m, pi, l, left, nleft);
         launch_bound(fs, m, pi, l, &cap);
         nleft = 0;
         split(l, &cap, l->idle, l->nidle, mine, nmine, 0, &left, &nleft, &left_cap);
@@ -663,8 +663,7 @@ void ledger_resolve(struct findings *fs, const struct model *m)
         for (size_t r = 0; fs->ledgers[pi].on && r < fs->ledgers[pi].nrows; r++) {
             const struct ledger_row *row = &fs->ledgers[pi].rows[r];
             int64_t i;
-            if (row->kind >= 0 &&
-                idmap_get(&of, finding_key(row->kind, row->proc, row->site), &i) && !(fs->v[i].facts.has & FACT_UNCLAIMED))
+            if (row->kind >= 0 && idmap_get(&of, finding_key(row->kind, row->proc, row->site), &i))
                 model_add(&fs->v[i].waste_ns, row->ns);
         }
     idmap_free(&of);

@@ -63,5 +63,9 @@ int64_t ivals_cover(const struct ivals *s, int64_t a, int64_t b);
 int64_t ivals_intersection(const struct ivals *x, const struct ivals *y);
 /* x minus y, as a new union (free its v). */
 struct ivals ivals_minus(const struct ivals *x, const struct ivals *y);
+/* The parts of [a, b) that the union u covers (want 1) or not (want 0),
+ * each handed to fn with arg, in time order (ivals.c, as are the above). */
+void ivals_split(const struct ivals *u, int64_t a, int64_t b, int want,
+                 void (*fn)(void *arg, int64_t a, int64_t b), void *arg);
 
 #endif
