@@ -152,6 +152,8 @@ static void cycle(int commit)
         gt_wr_store_marks();
         gt_db_set_process_i64(&gt_w.db, "dropped_host", (int64_t)(gt_tbuf_dropped() + gt_strtab_lost() + gt_plug_dropped() + gt_w.lost), 0);
         gt_db_set_process_i64(&gt_w.db, "dropped_cupti", (int64_t)gt_cupti_dropped(), 0);
+        int64_t alive[] = { (int64_t)gt_mono_ns() }; /* alive until now, whatever was recorded (docs/schema.md) */
+        gt_db_exec_i64(&gt_w.db, GT_ST_HEARTBEAT, alive, 1);
         int sig = atomic_exchange(&gt_w.end_signal, 0);
         if (sig) {
             gt_db_set_process_i64(&gt_w.db, "end_ns", (int64_t)gt_mono_ns(), 0);

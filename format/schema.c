@@ -71,6 +71,19 @@ const char gt_schema_sql[] =
     "CREATE TABLE IF NOT EXISTS nvtx_range_block(process_id INTEGER, format INTEGER, n INTEGER, data BLOB);\n"
     "CREATE TABLE IF NOT EXISTS nvtx_category(process_id INTEGER, domain INTEGER, category INTEGER, name INTEGER);\n"
     "CREATE TABLE IF NOT EXISTS thread_name(process_id INTEGER, tid INTEGER, name INTEGER);\n"
+    /* the writer's last sign of life, at every commit: a process whose
+     * records stop early but whose heartbeat goes on was alive and idle */
+    "CREATE TABLE IF NOT EXISTS heartbeat(process_id INTEGER PRIMARY KEY, at_ns INTEGER);\n"
+    /* a monitor's window (collector/window.c): why it was written */
+    "CREATE TABLE IF NOT EXISTS window(process_id INTEGER, request TEXT, reason TEXT, at_ns INTEGER,\n"
+    "  from_ns INTEGER, cut_rows INTEGER, detail TEXT);\n"
+    /* a monitor's aggregates for the whole job (collector/mon_agg.c) */
+    "CREATE TABLE IF NOT EXISTS mon_step(process_id INTEGER, name INTEGER, idx INTEGER, start_ns INTEGER,\n"
+    "  end_ns INTEGER);\n"
+    "CREATE TABLE IF NOT EXISTS mon_callsite(process_id INTEGER, callsite INTEGER, api INTEGER, calls INTEGER,\n"
+    "  total_ns INTEGER, max_ns INTEGER, PRIMARY KEY(process_id, callsite, api));\n"
+    "CREATE TABLE IF NOT EXISTS mon_comm(process_id INTEGER, comm_id INTEGER, api INTEGER, calls INTEGER,\n"
+    "  bytes INTEGER, last_seq INTEGER, last_ns INTEGER, PRIMARY KEY(process_id, comm_id, api));\n"
     /* written by `gputrace import` only (import/, docs/import.md) */
     "CREATE TABLE IF NOT EXISTS import_note(process_id INTEGER, kind TEXT, note TEXT);\n"
     "CREATE INDEX IF NOT EXISTS nvtx_range_by_id ON nvtx_range(process_id, range_id) WHERE kind = 2;\n"
