@@ -178,6 +178,8 @@ bad:
     return -1;
 }
 
+static int setup(struct gt_db *d, const struct gt_process_info *p, char *err, size_t errlen);
+
 int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
@@ -226,18 +228,55 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
         sqlite3_free(msg);
         goto fail;
     }
-    if (create(d->db, err, errlen) != 0)
+    if (setup(d, p, err, errlen) != 0)
         goto fail;
+    return 0;
+fail:
+    gt_db_close(d);
+    return -1;
+}
+
+int gt_db_open_memory(struct gt_db *d, const struct gt_process_info *p, int64_t limit, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    /* SQLite's memdb (sqlite3_deserialize of nothing): the database is
+     * one block of memory, bounded by limit, which sqlite3_serialize
+     * hands out as a database file's image without a copy */
+    if (sqlite3_open_v2(":memory:", &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+        sqlite3_deserialize(d->db, "main", NULL, 0, 0, SQLITE_DESERIALIZE_RESIZEABLE | SQLITE_DESERIALIZE_FREEONCLOSE) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", d->db ? sqlite3_errmsg(d->db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_int64 lim = limit;
+    sqlite3_file_control(d->db, "main", SQLITE_FCNTL_SIZE_LIMIT, &lim);
+    if (sqlite3_exec(d->db, "PRAGMA page_size=4096; PRAGMA journal_mode=MEMORY; PRAGMA temp_store=MEMORY;", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
+        goto fail;
+    }
+    if (setup(d, p, err, errlen) != 0)
+        goto fail;
+    return 0;
+fail:
+    gt_db_close(d);
+    return -1;
+}
+
+/* The schema, the statements, the run and this process's row. */
+static int setup(struct gt_db *d, const struct gt_process_info *p, char *err, size_t errlen)
+{
+    int rc;
+    if (create(d->db, err, errlen) != 0)
+        return -1;
     for (int i = 0; i < GT_ST_COUNT; i++)
         if (sqlite3_prepare_v3(d->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &d->st[i], NULL) != SQLITE_OK) {
             snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
-            goto fail;
+            return -1;
         }
     if (sqlite3_prepare_v3(d->db, "INSERT INTO nvtx_range(process_id, tid, kind, domain, name, category, start_ns,"
                            " end_ns, depth, range_id, payload) VALUES(?,?,?,?,?,?,?,?,?,?,?)", -1,
                            SQLITE_PREPARE_PERSISTENT, &d->nvtx, NULL) != SQLITE_OK || gt_db_batch_prepare(d) != 0) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
-        goto fail;
+        return -1;
     }
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->db, "INSERT OR IGNORE INTO run(id, started_ns, launcher) VALUES(?,?,?)", -1, &st, NULL) == SQLITE_OK) {
@@ -252,7 +291,7 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
             " cuda_runtime_version, nccl_version, clock_source, clock_offset_ns, start_ns)"
             " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
-        goto fail;
+        return -1;
     }
     sqlite3_bind_text(st, 1, p->run_id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, p->host, -1, SQLITE_STATIC);
@@ -272,14 +311,11 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
         snprintf(err, errlen, "%s", sqlite3_errmsg(d->db));
-        goto fail;
+        return -1;
     }
     d->process_id = sqlite3_last_insert_rowid(d->db);
     gt_boot_id_store(d->db, d->process_id); /* which machine's boot (collector/boot_id.c) */
     return 0;
-fail:
-    gt_db_close(d);
-    return -1;
 }
 
 static int store_block(struct gt_db *d, enum gt_stmt which, int format, const void *rows, int n, size_t size)
@@ -408,6 +444,8 @@ int gt_db_exec_i64(struct gt_db *d, enum gt_stmt s, const int64_t *v, int n)
 
 int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t id, const char *text)
 {
+    if (d->mirror)
+        gt_db_exec_text(d->mirror, s, id, text);
     if (d->failed)
         return -1;
     sqlite3_stmt *st = d->st[s];
@@ -423,6 +461,8 @@ int gt_db_exec_text(struct gt_db *d, enum gt_stmt s, int64_t id, const char *tex
 
 int gt_db_module_row(struct gt_db *d, int64_t id, const char *name, const char *path, const char *build_id)
 {
+    if (d->mirror)
+        gt_db_module_row(d->mirror, id, name, path, build_id);
     if (d->failed)
         return -1;
     sqlite3_stmt *st = d->st[GT_ST_MODULE];
@@ -461,11 +501,15 @@ static int set_process(struct gt_db *d, const char *column, int64_t v, const cha
 
 int gt_db_set_process_i64(struct gt_db *d, const char *column, int64_t value, int is_null)
 {
+    if (d->mirror)
+        set_process(d->mirror, column, value, NULL, is_null);
     return set_process(d, column, value, NULL, is_null);
 }
 
 int gt_db_set_process_text(struct gt_db *d, const char *column, const char *value)
 {
+    if (d->mirror)
+        set_process(d->mirror, column, 0, value ? value : "", 0);
     return set_process(d, column, 0, value ? value : "", 0);
 }
 

@@ -28,6 +28,10 @@ struct gt_db {
     int64_t process_id;
     int in_txn;
     int failed;            /* an SQLite error code once writing failed */
+    /* monitor mode (collector/monitor.h): this is the window in memory, and
+     * the process's own file gets the process row's updates and the names
+     * too, so that its aggregates can be read by themselves */
+    struct gt_db *mirror;
 };
 
 struct gt_process_info {
@@ -43,6 +47,9 @@ struct gt_process_info {
  * else planted is followed).  On failure returns -1 with a one-line reason
  * in err. */
 int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen);
+/* The same in memory, at most limit bytes (monitor mode's window): no
+ * file; sqlite3_serialize gives its image (collector/window.c). */
+int gt_db_open_memory(struct gt_db *d, const struct gt_process_info *p, int64_t limit, char *err, size_t errlen);
 int gt_db_begin(struct gt_db *d);
 int gt_db_commit(struct gt_db *d);
 /* Binds this process's id and then v[0..n) to statement s and steps it. */

@@ -95,6 +95,29 @@ int gt_fd_add(int fd)
     return add(fd, 0);
 }
 
+int gt_fd_close(int fd)
+{
+    for (int i = 0; i < MAX_FDS; i++) {
+        struct entry *e = &fds[i];
+        int expect = FD_OURS;
+        if (e->fd != fd)
+            continue;
+        if (atomic_compare_exchange_strong(&e->state, &expect, FD_RELEASING)) {
+            int was_self = self;
+            self = 1;
+            atomic_load(&sys_close)(fd);
+            self = was_self;
+            atomic_store(&e->state, FD_FREE);
+            return 0;
+        }
+        if (expect == FD_TAKEN) {
+            atomic_store(&e->state, FD_FREE);
+            return -1;
+        }
+    }
+    return -1;
+}
+
 void gt_fd_add_file(const char *path)
 {
     struct stat want;

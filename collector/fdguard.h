@@ -37,6 +37,9 @@
 void gt_fd_use_close(int (*sys_close)(int));
 /* Registers fd as ours.  Returns 0, or -1 if the table is full. */
 int gt_fd_add(int fd);
+/* Closes fd, registered by gt_fd_add, unless the program took it (then
+ * it is forgotten, not closed, and -1 is returned). */
+int gt_fd_close(int fd);
 /* Registers every descriptor of the process open on the file at path
  * (the files SQLite opened for it); a missing file is no error. */
 void gt_fd_add_file(const char *path);

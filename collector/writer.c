@@ -12,6 +12,8 @@
 #include "collector/clock.h"
 #include "collector/cupti_sub.h"
 #include "collector/fdguard.h"
+#include "collector/mon_agg.h"
+#include "collector/monitor.h"
 #include "collector/xfsz.h"
 #include "collector/pyframes.h"
 #include "collector/plugin_ring.h"
@@ -123,6 +125,8 @@ static void say_off(void)
 static void close_db(void)
 {
     gt_db_close(&gt_w.db);
+    gt_mon_agg_stop();
+    gt_db_close(&gt_w.disk);
 }
 
 /* Tracing is off: the database and the pipes are closed, or, those the
@@ -134,6 +138,7 @@ static void release_descriptors(void)
     gt_fd_release(close_db);
     /* a connection whose descriptors the program took is left unclosed */
     memset(&gt_w.db, 0, sizeof gt_w.db);
+    memset(&gt_w.disk, 0, sizeof gt_w.disk);
     gt_w.db.failed = SQLITE_ABORT;
     gt_w.req_pipe[0] = gt_w.req_pipe[1] = gt_w.ack_pipe[0] = gt_w.ack_pipe[1] = -1;
 }
@@ -150,7 +155,7 @@ static void cycle(int commit)
     gt_wr_store_names();
     if (commit) {
         gt_wr_store_marks();
-        gt_db_set_process_i64(&gt_w.db, "dropped_host", (int64_t)(gt_tbuf_dropped() + gt_strtab_lost() + gt_plug_dropped() + gt_w.lost), 0);
+        gt_db_set_process_i64(&gt_w.db, "dropped_host", (int64_t)(gt_tbuf_dropped() + gt_strtab_lost() + gt_plug_dropped() + gt_w.lost + gt_mon_agg_lost()), 0);
         gt_db_set_process_i64(&gt_w.db, "dropped_cupti", (int64_t)gt_cupti_dropped(), 0);
         int64_t alive[] = { (int64_t)gt_mono_ns() }; /* alive until now, whatever was recorded (docs/schema.md) */
         gt_db_exec_i64(&gt_w.db, GT_ST_HEARTBEAT, alive, 1);
@@ -163,7 +168,9 @@ static void cycle(int commit)
         gt_db_commit(&gt_w.db);
         gt_w.stored_bytes = 0;
     }
-    if (gt_w.db.failed)
+    if (gt_w.monitor)
+        gt_mon_pass(commit);
+    if (gt_w.db.failed || gt_w.disk.failed)
         say_off();
 }
 
@@ -204,12 +211,17 @@ static void final_pass(void)
             if (end->nvtx_status)
                 gt_db_set_process_text(&gt_w.db, "nvtx_status", end->nvtx_status);
         }
+        if (gt_w.monitor) {
+            cycle(1);
+            gt_mon_final();
+        }
         gt_tbuf_open_ranges(gt_wr_on_open_range, NULL);
         cycle(1);
         atomic_store(&gt_w.host_stopped, 1);
         cupti_flush();
         cycle(1);
-        gt_db_make_late_indexes(&gt_w.db);
+        if (!gt_w.monitor) /* a window is written whole when asked for; nobody queries it here */
+            gt_db_make_late_indexes(&gt_w.db);
     }
     if (ours)
         gt_fd_leave();
@@ -300,10 +312,23 @@ int gt_writer_open(const char *path, const struct gt_process_info *p, char *err,
     struct xfsz_quiet q;
     xfsz_quiet_begin(&q);
     gt_fd_set_self(1);
-    int rc = gt_db_open(&gt_w.db, path, p, err, errlen);
+    const struct gt_mon_cfg *mon = gt_mon_cfg();
+    gt_w.monitor = mon->on;
+    /* monitor mode: the file gets the process and its aggregates, the
+     * records go to the window in memory (monitor.h) */
+    int rc = gt_db_open(gt_w.monitor ? &gt_w.disk : &gt_w.db, path, p, err, errlen);
+    if (rc == 0 && gt_w.monitor) {
+        rc = gt_db_open_memory(&gt_w.db, p, (int64_t)mon->window_mb << 20, err, errlen);
+        if (rc == 0) {
+            gt_w.db.mirror = &gt_w.disk;
+            gt_mon_start(&gt_w.db, &gt_w.disk, p->start_ns);
+        } else {
+            gt_db_close(&gt_w.disk);
+        }
+    }
     if (rc == 0) {
         /* the files SQLite opened for us (fdguard.h) */
-        const char *file = sqlite3_db_filename(gt_w.db.db, "main");
+        const char *file = sqlite3_db_filename(gt_w.monitor ? gt_w.disk.db : gt_w.db.db, "main");
         char side[4200];
         gt_fd_add_file(file);
         snprintf(side, sizeof side, "%s-wal", file);

@@ -34,7 +34,9 @@
 struct mark { uint64_t call_id; int64_t tid, api, start_ns, callsite, pystack; int written; };
 
 struct gt_writer_state {
-    struct gt_db db;
+    struct gt_db db;   /* where records go: the file, or in monitor mode the window in memory */
+    struct gt_db disk; /* monitor mode: the process's file (aggregates, heartbeat, its row) */
+    int monitor;
     pthread_t thread;
     int running;
     int flush_ms;

@@ -7,6 +7,7 @@
 #include "collector/callsite.h"
 #include "collector/clock.h"
 #include "collector/modules.h"
+#include "collector/mon_agg.h"
 #include "collector/pyframes.h"
 #include "collector/strtab.h"
 
@@ -36,10 +37,14 @@ static int is_collective(unsigned api)
     return api >= GT_API_ncclAllReduce && api <= GT_API_ncclRecv;
 }
 
-static void forget_mark(uint64_t call_id)
+/* A call that may block ended: its mark goes (monitor mode: its time is
+ * added to its call site's). */
+static void forget_mark(uint64_t call_id, int64_t end_ns)
 {
     for (int i = 0; i < gt_w.nmarks; i++)
         if (gt_w.marks[i].call_id == call_id) {
+            if (gt_w.monitor)
+                gt_mon_agg_blocking(gt_w.marks[i].callsite, (int)gt_w.marks[i].api, gt_w.marks[i].start_ns, end_ns);
             if (gt_w.marks[i].written) {
                 int64_t v[] = { (int64_t)call_id };
                 gt_db_exec_i64(&gt_w.db, GT_ST_UNMARK, v, 1);
@@ -87,6 +92,8 @@ static void on_nvtx(const struct gt_record *r, uint32_t tid, int64_t start)
     case GT_NVTX_MARK:
     case GT_NVTX_START: {
         int64_t end = r->api == GT_NVTX_START ? 0 : (int64_t)gt_ticks_to_ns(r->t_end);
+        if (gt_w.monitor && r->api == GT_NVTX_RANGE)
+            gt_mon_agg_range(r->nvtx.name, r->depth, start, end);
         if (gt_w.bulk && r->api != GT_NVTX_START) { /* a start's row is updated by its end: never in bulk */
             gt_w.nvtx_block[gt_w.nnvtx_block++] = (struct gt_nvtx_packed){
                 start, end, r->nvtx.payload, tid, r->nvtx.domain, r->nvtx.name, r->nvtx.category, r->depth,
@@ -181,10 +188,12 @@ void gt_wr_on_record(const struct gt_record *r, const struct gt_record *nccl, ui
                             nccl->nccl.rank, nccl->nccl.nranks, (int64_t)r->stream, start, end, r->callsite,
                             (int64_t)nccl->nccl.group_id, r->result, r->pystack };
             gt_db_exec_i64(&gt_w.db, GT_ST_COLL, c, 18);
+            if (gt_w.monitor)
+                gt_mon_agg_collective(nccl->nccl.comm_id, r->api, bytes, (int64_t)nccl->nccl.seq, start);
         }
         if (r->api == GT_API_cudaSetDevice && r->result == 0)
             note_device(r->device);
-        forget_mark(call_id);
+        forget_mark(call_id, end);
         break;
     }
     case GT_REC_NVTX:

@@ -13,6 +13,7 @@
 #include "libtrace/real.h"
 #include "libtrace/trace.h"
 #include "collector/config.h"
+#include "collector/monitor.h"
 #include "collector/cupti_sub.h"
 #include "common/printable.h"
 #include "collector/fdguard.h"
@@ -172,6 +173,9 @@ static int activate_once(void)
         .output_layout = cfg.layout,
     };
     char err[512], why[5200];
+    struct gt_mon_cfg mon;
+    gt_mon_config_load(&mon, cfg.output);
+    gt_mon_configure(&mon);
     if (gt_writer_open(cfg.output, &p, err, sizeof err) != 0) {
         char shown[4096];
         snprintf(why, sizeof why, "cannot write %s: %s; tracing is off, the program runs on",

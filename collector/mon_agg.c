@@ -1,0 +1,239 @@
+/* mon_agg.c: monitor mode's aggregates (see mon_agg.h). */
+#include "collector/mon_agg.h"
+#include "collector/clock.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SITES 4096 /* open addressing: (call site, api) keys */
+#define COMMS 1024
+#define NAMES 32   /* top-level range names counted for the step */
+#define STEPS_PENDING 4096
+#define HISTORY 32 /* steps the median is taken over (the last one included) */
+
+struct site { int64_t callsite; int api, used, dirty; int64_t calls, total_ns, max_ns; };
+struct comm { uint64_t comm_id; int api, used, dirty; int64_t calls, bytes, last_seq, last_ns; };
+struct name { uint32_t name; int64_t count; };
+struct step { int64_t name, idx, start_ns, end_ns; };
+
+static struct {
+    struct gt_db *disk, *mem;
+    struct site sites[SITES];
+    struct comm comms[COMMS];
+    struct name names[NAMES];
+    int nnames;
+    uint32_t step_name; /* 0 until one name repeats */
+    int64_t nsteps;
+    struct step pending[STEPS_PENDING];
+    int npending;
+    int64_t history[HISTORY]; /* durations, a ring */
+    int nhistory;
+    double k;                 /* GPUTRACE_SLOWDOWN */
+    char slow[256];           /* a slow step not looked at yet */
+    uint64_t lost;
+    sqlite3_stmt *put_site, *put_comm, *put_step, *beat;
+} a;
+
+static void check_step(void);
+
+static sqlite3_stmt *prep(const char *sql)
+{
+    sqlite3_stmt *st = NULL;
+    if (a.disk && a.disk->db)
+        sqlite3_prepare_v3(a.disk->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
+    return st;
+}
+
+void gt_mon_agg_start(struct gt_db *disk, struct gt_db *mem, double slowdown)
+{
+    memset(&a, 0, sizeof a);
+    a.disk = disk;
+    a.mem = mem;
+    a.k = slowdown;
+    a.put_site = prep("INSERT OR REPLACE INTO mon_callsite(process_id, callsite, api, calls, total_ns, max_ns)"
+                      " VALUES(?,?,?,?,?,?)");
+    a.put_comm = prep("INSERT OR REPLACE INTO mon_comm(process_id, comm_id, api, calls, bytes, last_seq, last_ns)"
+                      " VALUES(?,?,?,?,?,?,?)");
+    a.put_step = prep("INSERT INTO mon_step(process_id, name, idx, start_ns, end_ns) VALUES(?,?,?,?,?)");
+    a.beat = prep("INSERT OR REPLACE INTO heartbeat(process_id, at_ns) VALUES(?,?)");
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+void gt_mon_agg_blocking(int64_t callsite, int api, int64_t start_ns, int64_t end_ns)
+{
+    uint64_t h = mix((uint64_t)callsite * 1315423911u + (uint64_t)api);
+    for (int probe = 0; probe < 64; probe++) {
+        struct site *s = &a.sites[(h + (uint64_t)probe) % SITES];
+        if (s->used && (s->callsite != callsite || s->api != api))
+            continue;
+        if (!s->used)
+            *s = (struct site){ .callsite = callsite, .api = api, .used = 1 };
+        int64_t d = end_ns > start_ns ? end_ns - start_ns : 0;
+        s->calls++;
+        s->total_ns += d;
+        if (d > s->max_ns)
+            s->max_ns = d;
+        s->dirty = 1;
+        return;
+    }
+    a.lost++;
+}
+
+void gt_mon_agg_collective(uint64_t comm_id, int api, int64_t bytes, int64_t seq, int64_t start_ns)
+{
+    uint64_t h = mix(comm_id ^ ((uint64_t)api << 56));
+    for (int probe = 0; probe < 64; probe++) {
+        struct comm *c = &a.comms[(h + (uint64_t)probe) % COMMS];
+        if (c->used && (c->comm_id != comm_id || c->api != api))
+            continue;
+        if (!c->used)
+            *c = (struct comm){ .comm_id = comm_id, .api = api, .used = 1 };
+        c->calls++;
+        c->bytes += bytes;
+        c->last_seq = seq;
+        c->last_ns = start_ns;
+        c->dirty = 1;
+        return;
+    }
+    a.lost++;
+}
+
+/* The name repeated most, once it has been seen three times. */
+static void count_name(uint32_t name)
+{
+    int i = 0;
+    while (i < a.nnames && a.names[i].name != name)
+        i++;
+    if (i == a.nnames) {
+        if (a.nnames == NAMES)
+            return;
+        a.names[a.nnames++] = (struct name){ name, 0 };
+    }
+    a.names[i].count++;
+    if (a.names[i].count >= 3 && (!a.step_name || a.names[i].count > a.names[0].count)) {
+        /* the leader first, so that the next comparison is with it */
+        struct name t = a.names[0];
+        a.names[0] = a.names[i];
+        a.names[i] = t;
+        if (a.step_name != a.names[0].name) {
+            a.step_name = a.names[0].name;
+            a.nhistory = 0; /* another loop: its own median */
+        }
+    }
+}
+
+void gt_mon_agg_range(uint32_t name, int depth, int64_t start_ns, int64_t end_ns)
+{
+    if (depth != 0 || !name)
+        return;
+    count_name(name);
+    if (name != a.step_name)
+        return;
+    if (a.npending < STEPS_PENDING)
+        a.pending[a.npending++] = (struct step){ name, a.nsteps, start_ns, end_ns };
+    else
+        a.lost++;
+    a.nsteps++;
+    a.history[a.nhistory % HISTORY] = end_ns - start_ns;
+    a.nhistory++;
+    check_step();
+}
+
+static int by_value(const void *x, const void *y)
+{
+    int64_t p = *(const int64_t *)x, q = *(const int64_t *)y;
+    return p < q ? -1 : p > q;
+}
+
+/* Each step as it ends: slower than k times the median of those before
+ * it?  The words are kept for the next look (monitor.c, once a second). */
+static void check_step(void)
+{
+    int before = (a.nhistory < HISTORY ? a.nhistory : HISTORY) - 1; /* steps before the last */
+    if (before < 5 || a.k <= 0 || a.slow[0])
+        return;
+    int64_t last = a.history[(a.nhistory - 1) % HISTORY], prev[HISTORY];
+    for (int i = 0; i < before; i++)
+        prev[i] = a.history[(a.nhistory - 2 - i) % HISTORY];
+    qsort(prev, (size_t)before, sizeof prev[0], by_value);
+    int64_t median = prev[before / 2];
+    if (median <= 0 || (double)last <= a.k * (double)median)
+        return;
+    snprintf(a.slow, sizeof a.slow, "step %lld took %.1f ms, %.2fx the median %.1f ms of the %d steps before it",
+             (long long)(a.nsteps - 1), (double)last / 1e6, (double)last / (double)median, (double)median / 1e6,
+             before);
+}
+
+int gt_mon_agg_slow_step(char *out, size_t len)
+{
+    if (!a.slow[0])
+        return 0;
+    snprintf(out, len, "%s", a.slow);
+    a.slow[0] = 0;
+    return 1;
+}
+
+void gt_mon_agg_stop(void)
+{
+    sqlite3_stmt **all[] = { &a.put_site, &a.put_comm, &a.put_step, &a.beat };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        sqlite3_finalize(*all[i]);
+        *all[i] = NULL;
+    }
+    a.disk = NULL;
+}
+
+uint64_t gt_mon_agg_lost(void)
+{
+    return a.lost;
+}
+
+static void step_row(sqlite3_stmt *st, const int64_t *v, int n)
+{
+    if (!st)
+        return;
+    sqlite3_bind_int64(st, 1, a.disk->process_id);
+    for (int i = 0; i < n; i++)
+        sqlite3_bind_int64(st, i + 2, v[i]);
+    sqlite3_step(st);
+    sqlite3_reset(st);
+}
+
+void gt_mon_agg_flush(void)
+{
+    if (!a.disk || !a.disk->db || a.disk->failed)
+        return;
+    gt_db_begin(a.disk);
+    for (int i = 0; i < SITES; i++) {
+        struct site *s = &a.sites[i];
+        if (!s->dirty)
+            continue;
+        int64_t v[] = { s->callsite, s->api, s->calls, s->total_ns, s->max_ns };
+        step_row(a.put_site, v, 5);
+        s->dirty = 0;
+    }
+    for (int i = 0; i < COMMS; i++) {
+        struct comm *c = &a.comms[i];
+        if (!c->dirty)
+            continue;
+        int64_t v[] = { (int64_t)c->comm_id, c->api, c->calls, c->bytes, c->last_seq, c->last_ns };
+        step_row(a.put_comm, v, 6);
+        c->dirty = 0;
+    }
+    for (int i = 0; i < a.npending; i++) {
+        int64_t v[] = { a.pending[i].name, a.pending[i].idx, a.pending[i].start_ns, a.pending[i].end_ns };
+        step_row(a.put_step, v, 4);
+    }
+    a.npending = 0;
+    int64_t beat[] = { (int64_t)gt_mono_ns() };
+    step_row(a.beat, beat, 1);
+    gt_db_commit(a.disk);
+}

@@ -1,0 +1,38 @@
+/* mon_agg.h: monitor mode's aggregates of the whole job (docs/monitor.md),
+ * kept by the writer thread as the records pass and stored in the
+ * process's own file at each commit: the steps (mon_step), the host time
+ * blocked per call site (mon_callsite), the collectives per communicator
+ * and operation (mon_comm), and the heartbeat.  Bounded: past the
+ * tables' room, new keys are counted in dropped_host, not kept.
+ *
+ * A step is a top-level push/pop NVTX range of the name the process has
+ * repeated most (training loops mark their iterations so, and PyTorch's
+ * profiler's ProfilerStep#N are not NVTX); the slowdown trigger compares
+ * each step with the median of the ones before it. */
+#ifndef GPUTRACE_MON_AGG_H
+#define GPUTRACE_MON_AGG_H
+
+#include "collector/db.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* disk: the process's file; mem: the window (for the names steps use). */
+/* slowdown: GPUTRACE_SLOWDOWN (0: no slow steps looked for). */
+void gt_mon_agg_start(struct gt_db *disk, struct gt_db *mem, double slowdown);
+void gt_mon_agg_blocking(int64_t callsite, int api, int64_t start_ns, int64_t end_ns);
+void gt_mon_agg_collective(uint64_t comm_id, int api, int64_t bytes, int64_t seq, int64_t start_ns);
+void gt_mon_agg_range(uint32_t name, int depth, int64_t start_ns, int64_t end_ns);
+/* Stores what changed since the last call, and the heartbeat, in the
+ * process's file (its own transaction). */
+void gt_mon_agg_flush(void);
+/* 1 when a step took more than GPUTRACE_SLOWDOWN times the median of up
+ * to 31 steps before it (5 at least) since the last call, with the words
+ * in out (the first such step). */
+int gt_mon_agg_slow_step(char *out, size_t len);
+/* Lets go of its statements (before the file is closed). */
+void gt_mon_agg_stop(void);
+/* Keys the tables had no room for. */
+uint64_t gt_mon_agg_lost(void);
+
+#endif

@@ -1,0 +1,257 @@
+/* monitor.c: monitor mode's triggers and requests (see monitor.h). */
+#define _GNU_SOURCE
+#include "collector/monitor.h"
+#include "collector/clock.h"
+#include "collector/config.h"
+#include "collector/mon_agg.h"
+#include "collector/requests.h"
+#include "collector/tbuf.h"
+#include "collector/window.h"
+#include "collector/writer_int.h"
+#include "common/printable.h"
+#include "format/api_ids.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* a request is taken once this old, so that the requests of one event's
+ * racing triggers (every waiting rank sees the hang within a second or so)
+ * are all there; those made within GROUP_MS of it are the same request */
+#define SETTLE_MS 1000
+#define GROUP_MS 2000
+#define LOOK_MS 1000
+
+static struct gt_mon_cfg cfg;
+static struct {
+    struct gt_db *mem, *disk;
+    int64_t next_look_ns;
+    int64_t handled_ms;     /* requests up to here are handled (or were before this process) */
+    int64_t last_own_ms;    /* this process's last trigger (a request it made) */
+    int64_t capture_from_ns, capture_until_ns; /* a capture in progress */
+    char capture_name[GT_REQUEST_NAME_MAX], capture_detail[256];
+    int said_fail;
+} m;
+
+static const char *const api_names[GT_API_COUNT] = {
+#define X(name, cls, flags) [GT_API_##name] = #name,
+    GT_API_LIST(X)
+#undef X
+};
+
+static const char *api_name(int64_t api)
+{
+    return api >= 0 && api < GT_API_COUNT && api_names[api] ? api_names[api] : "a call";
+}
+
+static int env_int(const char *name, int def, int lo, int hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return def;
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || *end || x < lo || x > hi) {
+        char shown[GT_PRINTABLE_LEN];
+        fprintf(stderr, "gputrace: %s=%s is not a number in %d..%d; using %d\n", name,
+                gt_printable(v, shown, sizeof shown), lo, hi, def);
+        return def;
+    }
+    return (int)x;
+}
+
+void gt_mon_config_load(struct gt_mon_cfg *c, const char *output)
+{
+    memset(c, 0, sizeof *c);
+    const char *mode = getenv("GPUTRACE_MODE");
+    if (mode && *mode && strcmp(mode, "full") != 0) {
+        if (strcmp(mode, "monitor") == 0)
+            c->on = 1;
+        else {
+            char shown[GT_PRINTABLE_LEN];
+            fprintf(stderr, "gputrace: GPUTRACE_MODE=%s is not 'full' or 'monitor'; using full\n",
+                    gt_printable(mode, shown, sizeof shown));
+        }
+    }
+    c->window_s = env_int("GPUTRACE_WINDOW_S", 60, 1, 3600);
+    c->window_mb = env_int("GPUTRACE_WINDOW_MB", 24, 4, 4096);
+    c->hang_s = env_int("GPUTRACE_HANG_S", 30, 1, 86400);
+    c->cooldown_s = env_int("GPUTRACE_COOLDOWN_S", 120, 0, 86400);
+    c->slowdown = 1.5;
+    const char *k = getenv("GPUTRACE_SLOWDOWN");
+    if (k && *k) {
+        char *end;
+        double v = strtod(k, &end);
+        if (*end || !(v == 0 || (v > 1 && v <= 100))) {
+            char shown[GT_PRINTABLE_LEN];
+            fprintf(stderr, "gputrace: GPUTRACE_SLOWDOWN=%s is not 0 (off) or a factor in 1..100; using 1.5\n",
+                    gt_printable(k, shown, sizeof shown));
+        } else {
+            c->slowdown = v;
+        }
+    }
+    /* the run directory: the folder of this process's file */
+    const char *slash = strrchr(output, '/');
+    if (slash) {
+        snprintf(c->rundir, sizeof c->rundir, "%.*s", (int)(slash - output), output);
+        snprintf(c->file, sizeof c->file, "%s", slash + 1);
+    } else {
+        snprintf(c->rundir, sizeof c->rundir, ".");
+        snprintf(c->file, sizeof c->file, "%s", output);
+    }
+    if (!c->rundir[0])
+        snprintf(c->rundir, sizeof c->rundir, "/");
+}
+
+void gt_mon_configure(const struct gt_mon_cfg *c)
+{
+    cfg = *c;
+}
+
+const struct gt_mon_cfg *gt_mon_cfg(void)
+{
+    return &cfg;
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void gt_mon_start(struct gt_db *mem, struct gt_db *disk, int64_t start_ns)
+{
+    memset(&m, 0, sizeof m);
+    m.mem = mem;
+    m.disk = disk;
+    /* requests made before this process began are not for it */
+    m.handled_ms = wall_ms();
+    m.last_own_ms = -(int64_t)cfg.cooldown_s * 1000 - 1;
+    gt_window_begin(mem, (int64_t)cfg.window_s * 1000000000, (int64_t)cfg.window_mb << 20, start_ns);
+    gt_mon_agg_start(disk, mem, cfg.slowdown);
+}
+
+static void say(const char *line)
+{
+    if (!getenv("GPUTRACE_QUIET") || strcmp(getenv("GPUTRACE_QUIET"), "1") != 0)
+        fprintf(stderr, "gputrace: %s\n", line);
+}
+
+/* A trigger of this process: a request, unless one is recent. */
+static void trigger(const char *reason, const char *detail, int64_t latest_ms)
+{
+    int64_t now = wall_ms(), cool = (int64_t)cfg.cooldown_s * 1000;
+    if (now - m.last_own_ms < cool || (latest_ms && now - latest_ms < cool))
+        return;
+    m.last_own_ms = now;
+    char host[GT_HOST_MAX + 1], who[GT_HOST_MAX + 32], err[4600];
+    gt_config_host(host, sizeof host);
+    snprintf(who, sizeof who, "%s-%d", host, (int)getpid());
+    if (gt_request_make(cfg.rundir, now, reason, who, detail, NULL, 0, err, sizeof err) != 0)
+        say(err);
+}
+
+/* The blocking call in flight longest, if past GPUTRACE_HANG_S. */
+static int hang_detail(int64_t now_ns, char *out, size_t len)
+{
+    struct mark *worst = NULL;
+    for (int i = 0; i < gt_w.nmarks; i++)
+        if (!worst || gt_w.marks[i].start_ns < worst->start_ns)
+            worst = &gt_w.marks[i];
+    if (!worst || now_ns - worst->start_ns < (int64_t)cfg.hang_s * 1000000000)
+        return 0;
+    snprintf(out, len, "%s in flight for %.1f s on thread %lld", api_name(worst->api),
+             (double)(now_ns - worst->start_ns) / 1e9, (long long)worst->tid);
+    return 1;
+}
+
+static void write_window(const struct gt_request *r, const char *detail, int64_t now_ns)
+{
+    char dir[4400], err[4700];
+    snprintf(dir, sizeof dir, "%s/window-%s", cfg.rundir, r->name);
+    gt_wr_store_marks();         /* where each thread is stuck now */
+    gt_tbuf_open_ranges(gt_wr_on_open_range, NULL); /* and in which ranges */
+    gt_wr_store_names();
+    if (gt_window_write(dir, cfg.file, r->name, r->reason, detail, now_ns, err, sizeof err) != 0) {
+        char line[9600];
+        snprintf(line, sizeof line, "the window for %s was not written: %s; the program runs on", r->name, err);
+        say(line);
+    }
+}
+
+/* A capture asks for records from start_ms for seconds: kept until then,
+ * written at its end. */
+static void start_capture(const struct gt_request *r, int64_t now_ns)
+{
+    long long start_ms = 0, seconds = 0;
+    if (sscanf(r->detail, "start_ms=%lld seconds=%lld", &start_ms, &seconds) != 2 || seconds <= 0 || seconds > 3600)
+        return;
+    int64_t offset = now_ns - wall_ms() * 1000000; /* wall ms into this process's clock */
+    m.capture_from_ns = (int64_t)start_ms * 1000000 + offset;
+    m.capture_until_ns = m.capture_from_ns + (int64_t)seconds * 1000000000;
+    snprintf(m.capture_name, sizeof m.capture_name, "%s", r->name);
+    snprintf(m.capture_detail, sizeof m.capture_detail, "%s", r->detail);
+}
+
+static void finish_capture(int64_t now_ns)
+{
+    if (!m.capture_until_ns || now_ns < m.capture_until_ns)
+        return;
+    struct gt_request r;
+    if (gt_request_parse(m.capture_name, &r) == 0)
+        write_window(&r, m.capture_detail, now_ns);
+    m.capture_from_ns = m.capture_until_ns = 0;
+}
+
+/* settle: a request is taken once SETTLE_MS old; at the end, at once */
+static void look(int64_t now_ns, int settle)
+{
+    struct gt_request r;
+    int64_t latest = 0;
+    int found = gt_request_next(cfg.rundir, m.handled_ms, &r, &latest);
+    char detail[512];
+    if (!settle)
+        ; /* the process ends: no trigger of its own */
+    else if (hang_detail(now_ns, detail, sizeof detail))
+        trigger("hang", detail, latest);
+    else if (gt_mon_agg_slow_step(detail, sizeof detail))
+        trigger("slowdown", detail, latest);
+    if (found <= 0 || (settle && wall_ms() - r.at_ms < SETTLE_MS))
+        return;
+    m.handled_ms = r.at_ms + GROUP_MS;
+    if (strcmp(r.reason, "capture") == 0)
+        start_capture(&r, now_ns);
+    else
+        write_window(&r, r.detail, now_ns);
+}
+
+void gt_mon_pass(int commit)
+{
+    if (!cfg.on || !m.mem)
+        return;
+    int64_t now = (int64_t)gt_mono_ns();
+    gt_window_keep(now, m.capture_from_ns);
+    if (commit)
+        gt_mon_agg_flush();
+    if (now < m.next_look_ns)
+        return;
+    m.next_look_ns = now + (int64_t)LOOK_MS * 1000000;
+    finish_capture(now);
+    look(now, 1);
+}
+
+void gt_mon_final(void)
+{
+    if (!cfg.on || !m.mem)
+        return;
+    int64_t now = (int64_t)gt_mono_ns();
+    if (m.capture_until_ns) /* a capture cut short by the end: what it got */
+        m.capture_until_ns = now;
+    finish_capture(now);
+    look(now, 0);
+}

@@ -1,0 +1,231 @@
+/* window.c: monitor mode's window of full records in memory, and its
+ * writing as a file (see window.h). */
+#define _GNU_SOURCE
+#include "collector/window.h"
+#include "collector/fdguard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The tables of records, in the order of their rowids' notes.  nvtx_range
+ * keeps the rows of ranges not ended yet (a start/end range's row is
+ * updated by its end, and must still be there). */
+static const char *const tables[] = {
+    "api_call", "api_call_block", "collective", "gpu_op", "gpu_op_block", "cupti_api", "cupti_api_block",
+    "ext_corr", "nvtx_range", "nvtx_range_block", "nccl_op", "nccl_kernel_ch", "nccl_proxy_op",
+};
+#define NTABLES ((int)(sizeof tables / sizeof tables[0]))
+/* notes kept: a window of up to an hour at one note per 14 s at worst */
+#define NOTES 256
+
+struct note { int64_t at_ns; int64_t rowid[NTABLES]; };
+
+static struct {
+    struct gt_db *mem;
+    int64_t window_ns, limit, from_ns, last_note_ns, tick_ns;
+    struct note notes[NOTES];
+    int first, count; /* a ring */
+    sqlite3_stmt *max_rowid[NTABLES], *drop[NTABLES];
+    uint64_t cut_rows;
+} w;
+
+void gt_window_begin(struct gt_db *mem, int64_t window_ns, int64_t limit, int64_t from_ns)
+{
+    memset(&w, 0, sizeof w);
+    w.mem = mem;
+    w.window_ns = window_ns;
+    w.limit = limit;
+    w.from_ns = from_ns;
+    /* notes GT_WINDOW_TICK_MS apart, or further for a long window, so the
+     * ring spans it: a note older than the window is always there */
+    w.tick_ns = (int64_t)GT_WINDOW_TICK_MS * 1000000;
+    if (w.tick_ns < window_ns / (NOTES / 2))
+        w.tick_ns = window_ns / (NOTES / 2);
+    for (int i = 0; i < NTABLES; i++) {
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT coalesce(max(rowid), 0) FROM %s", tables[i]);
+        sqlite3_prepare_v3(mem->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &w.max_rowid[i], NULL);
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE rowid <= ?%s", tables[i],
+                 strcmp(tables[i], "nvtx_range") == 0 ? " AND end_ns IS NOT NULL" : "");
+        sqlite3_prepare_v3(mem->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &w.drop[i], NULL);
+    }
+}
+
+static int64_t one_i64(sqlite3_stmt *st)
+{
+    int64_t v = 0;
+    if (st && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    if (st)
+        sqlite3_reset(st);
+    return v;
+}
+
+static int64_t pragma_i64(const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(w.mem->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    int64_t v = one_i64(st);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Bytes the database's pages hold, its free pages left out (they are
+ * used again before it grows). */
+static int64_t used_bytes(void)
+{
+    return (pragma_i64("PRAGMA page_count") - pragma_i64("PRAGMA freelist_count")) * pragma_i64("PRAGMA page_size");
+}
+
+static void take_note(int64_t now_ns)
+{
+    if (w.count == NOTES) { /* cannot happen with tick_ns as chosen; keep the newest anyway */
+        w.first = (w.first + 1) % NOTES;
+        w.count--;
+    }
+    struct note *n = &w.notes[(w.first + w.count) % NOTES];
+    n->at_ns = now_ns;
+    for (int i = 0; i < NTABLES; i++)
+        n->rowid[i] = one_i64(w.max_rowid[i]);
+    w.count++;
+    w.last_note_ns = now_ns;
+}
+
+/* Lets go of the rows older than the oldest note, which goes too;
+ * returns the rows let go of. */
+static uint64_t drop_oldest(void)
+{
+    struct note *n = &w.notes[w.first];
+    uint64_t gone = 0;
+    for (int i = 0; i < NTABLES; i++) {
+        sqlite3_stmt *st = w.drop[i];
+        if (!st)
+            continue;
+        sqlite3_bind_int64(st, 1, n->rowid[i]);
+        if (sqlite3_step(st) == SQLITE_DONE)
+            gone += (uint64_t)sqlite3_changes(w.mem->db);
+        sqlite3_reset(st);
+    }
+    w.from_ns = n->at_ns;
+    w.first = (w.first + 1) % NOTES;
+    w.count--;
+    return gone;
+}
+
+void gt_window_keep(int64_t now_ns, int64_t keep_from_ns)
+{
+    if (!w.mem || w.mem->failed)
+        return;
+    if (now_ns - w.last_note_ns >= w.tick_ns)
+        take_note(now_ns);
+    /* older than the window: every row below a note taken before it began */
+    int64_t edge = now_ns - w.window_ns;
+    if (keep_from_ns && keep_from_ns < edge)
+        edge = keep_from_ns;
+    while (w.count >= 2 && w.notes[(w.first + 1) % NOTES].at_ns <= edge)
+        drop_oldest();
+    if (w.count >= 2 && w.notes[w.first].at_ns <= edge)
+        drop_oldest();
+    /* the memory bound: three quarters of it, so that a pass's rows fit in
+     * the rest before the next look (past the bound, SQLite refuses) */
+    while (w.count >= 2 && used_bytes() > w.limit / 4 * 3)
+        w.cut_rows += drop_oldest();
+}
+
+uint64_t gt_window_cut_rows(void)
+{
+    return w.cut_rows;
+}
+
+static int fail_line(char *err, size_t errlen, const char *what, const char *path, int e)
+{
+    snprintf(err, errlen, "%s %s: %s", what, path, strerror(e));
+    return -1;
+}
+
+/* The image into a new file of our own: made with O_EXCL (an existing
+ * file, or a link planted there, is refused, never written through), its
+ * descriptor registered while open; removed again if not written whole. */
+static int write_file(const char *path, const unsigned char *data, int64_t size, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return fail_line(err, errlen, "cannot make", path, errno);
+    gt_fd_add(fd);
+    int64_t done = 0;
+    int e = 0;
+    while (done < size) {
+        ssize_t n = write(fd, data + done, (size_t)(size - done > (1 << 20) ? 1 << 20 : size - done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            e = n < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += n;
+    }
+    if (gt_fd_close(fd) != 0 && !e)
+        e = EBADF;
+    if (e) {
+        unlink(path);
+        return fail_line(err, errlen, "cannot write", path, e);
+    }
+    return 0;
+}
+
+static int exec_window_row(const char *request, const char *reason, const char *detail, int64_t now_ns)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(w.mem->db, "INSERT INTO window(process_id, request, reason, at_ns, from_ns, cut_rows, detail)"
+                           " VALUES(?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, w.mem->process_id);
+    sqlite3_bind_text(st, 2, request, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, now_ns);
+    sqlite3_bind_int64(st, 5, w.from_ns);
+    sqlite3_bind_int64(st, 6, (int64_t)w.cut_rows);
+    sqlite3_bind_text(st, 7, detail ? detail : "", -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int gt_window_write(const char *dir, const char *name, const char *request, const char *reason,
+                    const char *detail, int64_t now_ns, char *err, size_t errlen)
+{
+    if (!w.mem || w.mem->failed) {
+        snprintf(err, errlen, "no window is kept (writing to memory failed)");
+        return -1;
+    }
+    gt_db_commit(w.mem);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return fail_line(err, errlen, "cannot make", dir, errno);
+    /* the window row is in the image only: added, written, taken away */
+    if (exec_window_row(request, reason, detail, now_ns) != 0) {
+        snprintf(err, errlen, "cannot note the window: %s", sqlite3_errmsg(w.mem->db));
+        return -1;
+    }
+    sqlite3_int64 size = 0;
+    unsigned char *image = sqlite3_serialize(w.mem->db, "main", &size, SQLITE_SERIALIZE_NOCOPY);
+    int copied = 0;
+    if (!image) { /* not one block (cannot happen with memdb): a copy */
+        image = sqlite3_serialize(w.mem->db, "main", &size, 0);
+        copied = 1;
+    }
+    int rc = image ? write_file(path, image, size, err, errlen) : (snprintf(err, errlen, "out of memory"), -1);
+    if (copied)
+        sqlite3_free(image);
+    /* the window row, and the push/pop ranges still open that the caller
+     * added for it (they are stored when they end) */
+    sqlite3_exec(w.mem->db, "DELETE FROM window; DELETE FROM nvtx_range WHERE kind = 1 AND end_ns IS NULL",
+                 NULL, NULL, NULL);
+    return rc;
+}
