@@ -2,6 +2,7 @@
  *
  *   gputrace record [-o RUN] [-f] [--one-file] [--] command args...
  *   gputrace expand RUN
+ *   gputrace dump RUN | capture RUN --seconds N   (ask.c)
  *
  * Runs the command with libgputrace.so preloaded (LD_PRELOAD reaches every
  * process it starts: torchrun, mpirun, bash...), a run id shared by all of
@@ -16,6 +17,7 @@
  * database or in each of a run directory's.
  */
 #include "collector/config.h"
+#include "cli/ask.h"
 #include "cli/expand.h"
 #include "cli/merge.h"
 #include "import/import.h"
@@ -39,7 +41,9 @@
 #endif
 
 static const char usage_text[] =
-    "usage: gputrace record [-o RUN] [-f] [--one-file] [--] command [args...]\n"
+    "usage: gputrace record [-o RUN] [-f] [--one-file] [--monitor] [--] command [args...]\n"
+    "       gputrace dump RUN [--wait S]      every process of a monitored run writes its window now\n"
+    "       gputrace capture RUN --seconds N  every process records in full for N s from one instant\n"
     "       gputrace expand RUN       calls, NVTX ranges and CUPTI records stored in bulk under load -> rows (SQL)\n"
     "       gputrace merge OUT.db RUN [RUN...]   a run's databases in one new file (for sqlite3, pandas)\n"
     "       gputrace import [-o OUT.db] [-f] TRACE...   Kineto JSON / nsys SQLite traces -> a database (docs/import.md)\n"
@@ -61,6 +65,11 @@ static const char usage_text[] =
     "  -f          remove what an earlier run left at RUN first: gputrace databases\n"
     "              only (told by content), with their -wal, -shm and -journal; a run\n"
     "              directory holding any other file is refused (README.md)\n"
+    "  --monitor   always on, for a whole job (GPUTRACE_MODE=monitor, docs/monitor.md):\n"
+    "              each process keeps the last GPUTRACE_WINDOW_S seconds of full records\n"
+    "              in memory and its aggregates in RUN; a hang, a slowdown or\n"
+    "              `gputrace dump RUN` makes every process write its window to\n"
+    "              RUN/window-<request>/\n"
     "  --one-file  RUN is one SQLite file that every process appends to; the\n"
     "              processes then wait for each other's locks, and a killed one\n"
     "              may lose more than GPUTRACE_FLUSH_MS of records\n"
@@ -75,6 +84,8 @@ static const char usage_text[] =
     "  GPUTRACE_BULK_AFTER=N    records waiting before calls, NVTX ranges and CUPTI records go in bulk (default 4096, 0 = always)\n"
     "  GPUTRACE_CUPTI_LIB=PATH  libcupti to load\n"
     "  GPUTRACE_CLOCK=monotonic read clock_gettime instead of the invariant TSC\n"
+    "  GPUTRACE_MODE=monitor    as --monitor; with it: GPUTRACE_WINDOW_S (60), GPUTRACE_WINDOW_MB (24),\n"
+    "                           GPUTRACE_HANG_S (30), GPUTRACE_SLOWDOWN (1.5, 0 = off), GPUTRACE_COOLDOWN_S (120)\n"
     "  GPUTRACE_NCCL_PLUGIN=0   do not set NCCL_PROFILER_PLUGIN (NCCL then keeps no record of its own)\n"
     "  (GPUTRACE_OUTPUT, GPUTRACE_ONE_FILE, GPUTRACE_RUN_ID, GPUTRACE_LAUNCHER, GPUTRACE_RECORD_PID,\n"
     "  GPUTRACE_RECORD_NOTHING and GPUTRACE_RECORD_STDERR are set by this command; see README.md)\n"
@@ -118,7 +129,7 @@ static int find_library(char *out, size_t len)
 static int record(int argc, char **argv)
 {
     const char *output = "gputrace.db";
-    int force = 0, one_file = gt_config_one_file(), i;
+    int force = 0, one_file = gt_config_one_file(), monitor = 0, i;
     for (i = 0; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
             output = argv[++i];
@@ -126,6 +137,8 @@ static int record(int argc, char **argv)
             force = 1;
         } else if (strcmp(argv[i], "--one-file") == 0) {
             one_file = 1;
+        } else if (strcmp(argv[i], "--monitor") == 0) {
+            monitor = 1;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(usage_text, stdout);
             return 0;
@@ -179,6 +192,8 @@ static int record(int argc, char **argv)
     else
         unsetenv("GPUTRACE_ONE_FILE");
     setenv("GPUTRACE_RUN_ID", run_id, 1);
+    if (monitor)
+        setenv("GPUTRACE_MODE", "monitor", 1);
     setenv("GPUTRACE_LAUNCHER", "gputrace record", 1);
     /* NVTX finds the tracer from the first NVTX call on, even one made by a
      * library's constructor before the tracer's own has run; a tool the
@@ -318,6 +333,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "record") == 0)
         return record(argc - 2, argv + 2);
+    if (strcmp(argv[1], "dump") == 0 || strcmp(argv[1], "capture") == 0)
+        return gt_ask_main(argv[1], argc - 2, argv + 2);
     if (strcmp(argv[1], "merge") == 0)
         return merge_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "import") == 0)

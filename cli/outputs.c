@@ -18,9 +18,14 @@
  *     anything else, and the whole directory is refused, even with -f,
  *     and nothing in it is removed;
  *   - one file: removed with -f only if it is a gputrace database.
+ * A monitored run's directory also holds requests/ (files named as
+ * requests, collector/requests.h) and window-<request>/ folders (process
+ * files that are ours, as above): those go with it; a folder holding
+ * anything else keeps the whole directory.
  * Everything is looked at before anything is removed. */
 #define _GNU_SOURCE
 #include "cli/outputs.h"
+#include "collector/requests.h"
 #include "format/ours.h"
 #include "common/printable.h"
 
@@ -163,14 +168,73 @@ static int process_db_ours(const char *path)
     return gt_ours_db(path) || (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0);
 }
 
+static const char *not_ours_why(const char *dir, const char *name);
+
+/* A monitor's folder in a run directory (docs/monitor.md): 1 for
+ * requests/ and window-<request>/; *files_ok: whether each entry in it is
+ * what the monitor writes there. */
+static int monitor_folder(const char *path, const char *name, int *files_ok)
+{
+    struct gt_request r;
+    int requests = strcmp(name, GT_REQUESTS_DIR) == 0;
+    if (!requests && (strncmp(name, "window-", 7) != 0 || gt_request_parse(name + 7, &r) != 0))
+        return 0;
+    *files_ok = 1;
+    DIR *d = opendir(path);
+    if (!d) {
+        *files_ok = 0;
+        return 1;
+    }
+    for (struct dirent *e; *files_ok && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char p[8704];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+        if (requests)
+            *files_ok = lstat(p, &st) == 0 && S_ISREG(st.st_mode) && gt_request_parse(e->d_name, &r) == 0;
+        else
+            *files_ok = lstat(p, &st) == 0 && S_ISREG(st.st_mode) && not_ours_why(path, e->d_name) == NULL;
+    }
+    closedir(d);
+    return 1;
+}
+
+/* A monitor's folder, with what is in it (monitor_folder said it is all
+ * ours). */
+static int remove_folder(const char *path)
+{
+    DIR *d = opendir(path);
+    int rc = 0;
+    if (d) {
+        for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char p[8704];
+            snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+            rc = remove_file(p);
+        }
+        closedir(d);
+    }
+    if (rc == 0 && rmdir(path) != 0) {
+        char a[GT_PRINTABLE_LEN];
+        fprintf(stderr, "gputrace record: cannot remove %s: %s\n", gt_printable(path, a, sizeof a), strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
 /* What in a run directory keeps it from being replaced: NULL when the
  * entry is a process's file that is ours (process_db_ours), or a side
- * file of one. */
+ * file of one, or a monitor's folder of those. */
 static const char *not_ours_why(const char *dir, const char *name)
 {
     char p[8192];
     snprintf(p, sizeof p, "%s/%s", dir, name);
     struct stat st;
+    int files_ok;
+    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && monitor_folder(p, name, &files_ok))
+        return files_ok ? NULL : "a monitor's folder holding files it did not write";
     if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode) || !is_process_file(name))
         return "which none of its processes wrote";
     size_t base = gt_ours_sidecar_base(p);
@@ -211,8 +275,9 @@ static int clear_dir(const char *path, const char *shown, int force, int keep_em
                 rc = -1;
             } else if (pass == 1) {
                 char p[8192];
+                struct stat st;
                 snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-                rc = remove_file(p);
+                rc = lstat(p, &st) == 0 && S_ISDIR(st.st_mode) ? remove_folder(p) : remove_file(p);
             }
         }
         if (pass == 0 && rc == 0 && !entries && keep_empty) {

@@ -77,7 +77,8 @@ tests_unit_test_stage_LDADD = $(CRITERION_LIBS) -lpthread
 check_PROGRAMS += tests/unit/test_outputs
 TESTS += tests/unit/test_outputs
 tests_unit_test_outputs_SOURCES = tests/unit/test_outputs.c collector/config.h collector/config.c \
-  cli/outputs.h cli/outputs.c format/ours.h format/ours.c common/printable.h common/printable.c
+  cli/outputs.h cli/outputs.c format/ours.h format/ours.c common/printable.h common/printable.c \
+  collector/requests.h collector/requests.c
 tests_unit_test_outputs_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_outputs_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 

@@ -74,6 +74,13 @@ static void text(const char *name)
     fclose(f);
 }
 
+static void sub(const char *name)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    cr_assert_eq(mkdir(p, 0777), 0);
+}
+
 static int there(const char *name)
 {
     char p[600];
@@ -229,6 +236,44 @@ Test(outputs, a_run_directory_holding_files_named_like_ours, .init = make_dir, .
     touch("run.db/h-3.db-shm");
     cr_assert_eq(gt_outputs_clear(run, "run.db", GT_LAYOUT_DIR, 1), 0);
     cr_assert(!there("run.db"));
+}
+
+/* A monitored run's directory (docs/monitor.md): its requests/ and
+ * window-<request>/ folders go with it when they hold only what the
+ * monitor writes; a folder holding anything else, or a folder of another
+ * name, keeps the whole directory, nothing in it removed. */
+Test(outputs, a_monitored_run_directory, .init = make_dir, .fini = clean)
+{
+    char run[512];
+    snprintf(run, sizeof run, "%s/run", dir);
+    mkdir(run, 0777);
+    ours("run/h-1.db");
+    sub("run/requests");
+    touch("run/requests/1796277594444-request-cli-h-9");
+    sub("run/window-1796277594444-request-cli-h-9");
+    ours("run/window-1796277594444-request-cli-h-9/h-1.db");
+    /* a user's file in a window folder, in requests/, or a folder of theirs */
+    const char *const others[] = { "run/window-1796277594444-request-cli-h-9/notes.txt", "run/requests/todo",
+                                   "run/window-notes" };
+    for (size_t k = 0; k < sizeof others / sizeof *others; k++) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/%s", dir, others[k]);
+        if (k == 2)
+            sub(others[k]);
+        else
+            text(others[k]);
+        cr_assert_eq(gt_outputs_clear(run, "run", GT_LAYOUT_DIR, 1), -1, "%s: refused", others[k]);
+        cr_assert(there("run/h-1.db") && there("run/window-1796277594444-request-cli-h-9/h-1.db") &&
+                  there("run/requests/1796277594444-request-cli-h-9") && there(others[k]),
+                  "%s: nothing removed", others[k]);
+        if (k == 2)
+            rmdir(p);
+        else
+            unlink(p);
+    }
+    cr_assert_eq(gt_outputs_clear(run, "run", GT_LAYOUT_DIR, 0), -1, "refused without -f");
+    cr_assert_eq(gt_outputs_clear(run, "run", GT_LAYOUT_DIR, 1), 0);
+    cr_assert(!there("run"), "removed: files, folders and directory");
 }
 
 /* One file (--one-file, or a run directory's path holding a file): -f
