@@ -54,9 +54,12 @@ struct plant {
     int hang_step;          /* at this step, the last rank stops before the all-reduce (-1: none) */
     int hang_inside_step;   /* at this step, the last rank's GPU hangs in a kernel before its first all-reduce,
                              * which every rank has entered (-1: none) */
+    int step_host_us;       /* every rank does this much host work in each step's forward (0: none) */
+    int slow_rank;          /* from step slow_from_step on, this rank does slow_us more (-1: none) */
+    int slow_from_step, slow_us;
 };
 
-#define PLANT_NONE { 0, 0, 0, 0, 0, -1, -1, -1, -1 }
+#define PLANT_NONE { 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, -1, 0, 0 }
 
 /* Runs the training loop with the given problems planted; returns the exit
  * status for main. */

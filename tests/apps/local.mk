@@ -4,7 +4,7 @@ APP_COMMON = tests/apps/app_train.h tests/apps/app_train.c
 check_PROGRAMS += \
   tests/apps/overlapped tests/apps/scalar_read tests/apps/device_sync \
   tests/apps/pageable_upload tests/apps/allreduce_compute_stream \
-  tests/apps/straggler tests/apps/desync tests/apps/hang tests/apps/train_demo \
+  tests/apps/straggler tests/apps/desync tests/apps/hang tests/apps/train_demo tests/apps/slowdown \
   tests/apps/threads tests/apps/api_surface tests/apps/api_surface_ptsz tests/apps/serialized_upload
 tests_apps_overlapped_SOURCES = tests/apps/overlapped.c $(APP_COMMON)
 tests_apps_overlapped_LDADD = $(SIM_LIBS)
@@ -34,6 +34,10 @@ tests_apps_desync_SOURCES = tests/apps/desync.c $(APP_COMMON)
 tests_apps_desync_LDADD = $(SIM_LIBS)
 tests_apps_desync_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_desync_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_slowdown_SOURCES = tests/apps/slowdown.c $(APP_COMMON)
+tests_apps_slowdown_LDADD = $(SIM_LIBS)
+tests_apps_slowdown_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_slowdown_DEPENDENCIES = tests/sim/libgpusim.la
 tests_apps_hang_SOURCES = tests/apps/hang.c $(APP_COMMON)
 tests_apps_hang_LDADD = $(SIM_LIBS)
 tests_apps_hang_LDFLAGS = $(SIM_LINK_FLAGS)

@@ -23,6 +23,7 @@ TESTS += \
   tests/e2e/report_fuzz.sh \
   tests/e2e/report_hostile.sh \
   tests/e2e/tracer_signals.sh \
+  tests/e2e/monitor.sh \
   tests/e2e/fork_busy.sh \
   tests/e2e/tracer_stall.sh \
   tests/e2e/tracer_membound.sh \
@@ -125,6 +126,7 @@ EXTRA_DIST += \
   tests/e2e/trace_rules.py \
   tests/e2e/install.sh \
   tests/e2e/tracer_signals.sh \
+  tests/e2e/monitor.sh \
   tests/e2e/fork_busy.sh \
   tests/e2e/tracer_stall.sh \
   tests/e2e/tracer_membound.sh \

@@ -1,0 +1,19 @@
+/* slowdown.c: every step does 20 ms of host work; from step APP_SLOW_FROM
+ * (30) on, rank 1 does 8 ms more, so every rank's steps become 40% longer
+ * (the others wait for it in the all-reduces): the slowdown a monitor
+ * catches hours into a job (tests/e2e/monitor.sh).
+ *
+ * Run as 2 or 4 ranks: gpusim-run -n 4 tests/apps/slowdown (APP_STEPS=60)
+ */
+#include "app_train.h"
+
+int main(void)
+{
+    struct plant p = PLANT_NONE;
+    const char *from = getenv("APP_SLOW_FROM");
+    p.step_host_us = 20000;
+    p.slow_rank = 1;
+    p.slow_from_step = from && *from ? atoi(from) : 30;
+    p.slow_us = 8000;
+    return app_train(&p);
+}

@@ -1,0 +1,218 @@
+#!/bin/sh
+# monitor.sh: monitor mode (docs/monitor.md) on the simulator: every
+# trigger writes a window on every rank of a shared run directory (a hang
+# at 2 and 4 ranks, a slowdown, `gputrace dump`, `gputrace capture`, a
+# request as the program ends, two requests at once), the window keeps
+# only its last seconds, the report reads a window as a run and names the
+# cause, a window that cannot be written costs one line and nothing else,
+# per-host run directories each get their own, and the program's exit
+# status, signals, fork and exec are what they are untraced.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+run="$b/tests/sim/gpusim-run"
+lib="$(cd "$b/.libs" && pwd)/libgputrace.so"
+export GPUTRACE_MODE=monitor GPUTRACE_FLUSH_MS=100
+unset GPUTRACE_ONE_FILE
+
+# windows DIR: the window directories of run directory DIR, one a line
+windows() { ls -d "$1"/window-* 2>/dev/null; }
+# ndb DIR: its databases
+ndb() { ls "$1"/*.db 2>/dev/null | wc -l | tr -d ' '; }
+# wait_windows RUN N SECONDS: until a window of RUN holds N files
+wait_windows() {
+  k=0
+  while [ $k -lt $(($3 * 5)) ]; do
+    for w in $(windows "$1"); do [ "$(ndb "$w")" -ge "$2" ] && return 0; done
+    sleep 0.2; k=$((k + 1))
+  done
+  return 1
+}
+# traced_bg RUN N APP: N ranks of APP in monitor mode into RUN, in the
+# background ($pid: the launcher)
+traced_bg() {
+  GPUTRACE_OUTPUT="$1" LD_PRELOAD="$lib" "$run" -n "$2" --timeout 60 "$3" > "$tmp/app.out" 2>&1 &
+  pid=$!
+}
+stop_bg() { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
+field() { sqlite3 "$1" "$2" 2>/dev/null; }
+
+# 1. a hang: the last rank stops before an all-reduce; the others block
+# in a sync.  One request, every rank's window (the stopped one's too)
+for n in 2 4; do
+  r="$tmp/hang$n"
+  GPUTRACE_HANG_S=2 traced_bg "$r" "$n" "$b/tests/apps/hang"
+  wait_windows "$r" "$n" 40; got=$?
+  stop_bg
+  expect "hang, $n ranks: a window from every rank" "$got" 0
+  expect "hang, $n ranks: one request, one window directory" "$(windows "$r" | wc -l | tr -d ' ')" 1
+  w=$(windows "$r" | head -n 1)
+  [ -n "$w" ] || w="$tmp/none"
+  reasons=$(for f in "$w"/*.db; do field "$f" "select reason from window"; done | sort -u | tr '\n' ' ')
+  expect "hang, $n ranks: each window says why" "$reasons" "hang "
+  # found within GPUTRACE_HANG_S and a few seconds of the call that hung
+  # (the bound here is loose: the figure is docs/monitor.md's, measured)
+  late=0
+  for f in "$w"/*.db; do
+    s=$(field "$f" "select (w.at_ns - min(i.start_ns)) / 1000000 from window w, inflight i")
+    [ -n "$s" ] && [ "$s" -gt 20000 ] && late=$((late + 1))
+  done
+  expect "hang, $n ranks: windows written within 20 s of the hang" "$late" 0
+  "$b/gputrace-report" "$w" > "$tmp/rep" 2>&1; rc=$?
+  expect "hang, $n ranks: the report reads the window" "$rc" 0
+  last=$((n - 1))
+  grep -q "comm.hang" "$tmp/rep" && grep -q "rank(s) $last never entered\|that rank(s) $last never" "$tmp/rep"
+  expect "hang, $n ranks: the report names rank $last as the one not in the collective" "$?" 0
+done
+
+# 2. a slowdown: rank 1's steps become 40% longer from step 30 on; a
+# window whose report names rank 1 and where its time went
+r="$tmp/slow"
+GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" GPUTRACE_SLOWDOWN=1.25 GPUTRACE_COOLDOWN_S=0 APP_STEPS=150 \
+  "$run" -n 2 --timeout 60 "$b/tests/apps/slowdown" > "$tmp/app.out" 2>&1
+expect "slowdown: the program runs as untraced (exit 0, gradients ok)" \
+  "$?:$(grep -c 'gradients ok' "$tmp/app.out")" "0:2"
+found=0
+for w in $(windows "$r"); do
+  for f in "$w"/*.db; do
+    # the slow step's window: at step 28 or later of the steps counted
+    step=$(field "$f" "select cast(substr(detail, 6, instr(substr(detail, 6), ' ')) as integer) from window
+                       where reason = 'slowdown'")
+    [ -n "$step" ] && [ "$step" -ge 27 ] && found="$w"
+  done
+done
+if [ "$found" = 0 ]; then
+  bad "slowdown: a window for the slow steps"
+  for w in $(windows "$r"); do note "$(field "$w/$(ls "$w" | head -n 1)" "select reason, detail from window")"; done
+else
+  ok "slowdown: a window for the slow steps"
+  expect "slowdown: both ranks wrote it" "$(ndb "$found")" 2
+  "$b/gputrace-report" "$found" > "$tmp/rep" 2>&1
+  grep -q "comm.straggler *rank 1 " "$tmp/rep"
+  expect "slowdown: the report on it names rank 1 as the straggler" "$?" 0
+fi
+steps=$(for f in "$r"/*.db; do field "$f" "select count(*) from mon_step"; done | sort -u | tr '\n' ' ')
+expect "slowdown: each rank's file holds its steps (from the third train_step on)" "$steps" "148 "
+
+# 3. gputrace dump: every rank writes its window; the window keeps only
+# its last second (GPUTRACE_WINDOW_S=1) of host records
+r="$tmp/dump"
+APP_STEPS=100000 GPUTRACE_WINDOW_S=1 traced_bg "$r" 2 "$b/tests/apps/train_demo"
+k=0; while [ $k -lt 100 ] && [ "$(ndb "$r")" -lt 2 ]; do sleep 0.1; k=$((k + 1)); done
+sleep 3
+"$b/gputrace" dump "$r" --wait 20 > "$tmp/dump.out" 2>&1; rc=$?
+stop_bg
+expect "dump: exit 0" "$rc" 0
+grep -q "^2 of 2 process(es) wrote their window" "$tmp/dump.out"
+expect "dump: says both ranks wrote their window" "$?" 0
+w=$(windows "$r" | head -n 1)
+[ -n "$w" ] || w="$tmp/none"
+f=$(ls "$w"/*.db 2>/dev/null | head -n 1)
+[ -n "$f" ] || f="$tmp/none.db"
+expect "dump: the window says it was asked for" "$(field "$f" "select reason from window")" request
+# rows older than the window's start are gone (notes every 250 ms: the
+# window spans 1 to 1.25 s), and the process row, names and communicators stay
+span=$(field "$f" "select (at_ns - from_ns) / 1000000 from window")
+[ -n "$span" ] && [ "$span" -ge 1000 ] && [ "$span" -le 1600 ]
+expect "dump: the window spans its second and a note ($span ms)" "$?" 0
+expect "dump: no host record older than the window" \
+  "$(field "$f" "select count(*) from api_call, window where api_call.start_ns < window.from_ns - 500000000")" 0
+expect "dump: the window keeps the process, its communicator and names" \
+  "$(field "$f" "select (select count(*) from process) || (select count(*) > 0 from comm) || (select count(*) > 0 from label)")" 111
+"$b/gputrace-report" "$w" > /dev/null 2>&1
+expect "dump: the report reads the window" "$?" 0
+"$b/gputrace" dump "$tmp/no-such-run" > /dev/null 2> "$tmp/err"; rc=$?
+expect "dump: a run directory that is not there: exit 1, one line" "$rc:$(wc -l < "$tmp/err" | tr -d ' ')" "1:1"
+
+# 4. gputrace capture: from one instant, for a second, on every rank
+r="$tmp/cap"
+APP_STEPS=100000 traced_bg "$r" 2 "$b/tests/apps/train_demo"
+k=0; while [ $k -lt 100 ] && [ "$(ndb "$r")" -lt 2 ]; do sleep 0.1; k=$((k + 1)); done
+"$b/gputrace" capture "$r" --seconds 1 --wait 20 > "$tmp/cap.out" 2>&1; rc=$?
+stop_bg
+expect "capture: exit 0, both ranks" "$rc:$(grep -c '^2 of 2' "$tmp/cap.out")" "0:1"
+w=$(windows "$r" | head -n 1)
+[ -n "$w" ] || w="$tmp/none"
+f=$(ls "$w"/*.db 2>/dev/null | head -n 1)
+[ -n "$f" ] || f="$tmp/none.db"
+expect "capture: the window says so" "$(field "$f" "select reason from window")" capture
+"$b/gputrace" capture "$r" > /dev/null 2> "$tmp/err"
+expect "capture without --seconds: exit 2" "$?" 2
+
+# 5. two requests at once (two dumps in the same second): one window each
+r="$tmp/two"
+APP_STEPS=100000 traced_bg "$r" 2 "$b/tests/apps/train_demo"
+k=0; while [ $k -lt 100 ] && [ "$(ndb "$r")" -lt 2 ]; do sleep 0.1; k=$((k + 1)); done
+"$b/gputrace" dump "$r" > /dev/null & a=$!
+"$b/gputrace" dump "$r" > /dev/null
+wait $a
+wait_windows "$r" 2 20
+sleep 2.5
+stop_bg
+expect "two requests at once: one window directory" "$(windows "$r" | wc -l | tr -d ' ')" 1
+expect "two requests at once: one window per rank in it" "$(ndb "$(windows "$r" | head -n 1)")" 2
+
+# 6. a request made as the program ends is answered by its final pass
+r="$tmp/end"
+mkdir -p "$r/requests"
+(sleep 0.5; "$b/gputrace" dump "$r" > /dev/null) &
+APP_STEPS=60 GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" "$run" -n 2 --timeout 60 "$b/tests/apps/train_demo" > "$tmp/app.out" 2>&1
+rc=$?
+wait
+expect "request as the program ends: the program exits 0" "$rc" 0
+expect "request as the program ends: both ranks wrote their window" "$(ndb "$(windows "$r" | head -n 1)")" 2
+
+# 7. a window that cannot be written (its directory's name taken by a
+# file): one line, and the program is unchanged
+r="$tmp/nowrite"
+mkdir -p "$r/requests"
+ms=$(( $(date +%s%N) / 1000000 + 800 ))
+: > "$r/window-$ms-request-test"
+: > "$r/requests/$ms-request-test"
+APP_STEPS=100 GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" "$run" -n 2 --timeout 60 "$b/tests/apps/train_demo" > "$tmp/app.out" 2>&1
+rc=$?
+expect "window not written: the program exits 0 with its gradients ok" "$rc:$(grep -c 'gradients ok' "$tmp/app.out")" "0:2"
+expect "window not written: one line per rank says so" \
+  "$(grep -c "the window for $ms-request-test was not written: .*; the program runs on" "$tmp/app.out")" 2
+
+# 8. run directories not shared by all ranks (one per host): each host's
+# ranks write their windows into their own
+r="$tmp/split"
+mkdir -p "$r"
+cat > "$tmp/split.sh" <<EOF
+#!/bin/sh
+GPUTRACE_OUTPUT="$r/host\$((RANK / 2))" exec "\$@"
+EOF
+chmod +x "$tmp/split.sh"
+GPUTRACE_HANG_S=2 LD_PRELOAD="$lib" "$run" -n 4 --timeout 60 "$tmp/split.sh" "$b/tests/apps/hang" > "$tmp/app.out" 2>&1 &
+pid=$!
+wait_windows "$r/host0" 2 40; a=$?
+wait_windows "$r/host1" 2 40; c=$?
+stop_bg
+expect "per-host run directories: each host's ranks write their windows" "$a $c" "0 0"
+
+# 9. the program's own signal handling, fork and exec, as untraced
+app="$b/tests/apps/lifecycle"
+for mode in term_exit resethand view mask vfork execl; do
+  r="$tmp/life-$mode"
+  if [ "$mode" = term_exit ]; then
+    : > "$tmp/out"
+    GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" timeout -s KILL 20 "$app" term_exit > "$tmp/out" 2>&1 &
+    t=$!
+    k=0; while [ $k -lt 200 ] && ! grep -q '^ready' "$tmp/out"; do sleep 0.05; k=$((k + 1)); done
+    kill -TERM "$(sed -n 's/^ready //p' "$tmp/out")" 2>/dev/null
+    wait $t
+    expect "lifecycle term_exit under --monitor: the handler's _exit(7)" "$?" 7
+    continue
+  fi
+  timeout -s KILL 20 "$app" "$mode" > "$tmp/plain" 2>&1; want=$?
+  GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" timeout -s KILL 20 "$app" "$mode" > "$tmp/out" 2>&1; got=$?
+  grep -v '^calls: \|^gputrace' "$tmp/plain" > "$tmp/plain.f"
+  grep -v '^calls: \|^gputrace' "$tmp/out" > "$tmp/out.f"
+  expect "lifecycle $mode under --monitor: exit status as untraced" "$got" "$want"
+  cmp -s "$tmp/plain.f" "$tmp/out.f"
+  expect "lifecycle $mode under --monitor: output as untraced" "$?" 0
+done
+r="$tmp/fork"
+GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" timeout -s KILL 30 "$b/tests/apps/fork_busy" 50 > "$tmp/out" 2>&1
+expect "fork_busy under --monitor: exit 0" "$?" 0
+finish
