@@ -150,7 +150,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
             json_string(out, f->waited_for);
             fprintf(out, ", \"waited_through_event\": %s", f->waited_other ? "true" : "false");
         }
-        finding_facts_json(out, f);
+        finding_facts_json(out, m, f);
         charges_json_finding(out, m, fs, f);
         fputc('}', out);
     }
