@@ -119,6 +119,15 @@ struct nvtx {
  * inflight table): a sync, a blocking copy, an NCCL call. */
 struct stuck_call { int64_t start; int tid, api, site; };
 
+/* A monitor's window (the window table): why the file holds only the last
+ * seconds of process `proc` (an index into model.procs), and the span it
+ * covers, [from_ns, at_ns) on that process's clock. */
+struct monitor_window {
+    int proc;
+    int64_t at_ns, from_ns, cut_rows;
+    char request[128], reason[32], detail[512];
+};
+
 struct proc_rows;
 
 /* A host's clock as the ends of its collectives align it with the first
@@ -207,6 +216,7 @@ struct model {
     struct p2p_run *p2p;                 /* point-to-point pairs and stages (analysis_p2p.h), or NULL */
     struct order_match *order;           /* collectives matched by kernel order, checked (order_match.h), or NULL */
     uint64_t rows_read;
+    struct monitor_window *windows; size_t nwindows; /* the inputs are monitor windows: why, and what each spans */
     const struct stack_source *stacks;   /* the sites' stacks (NULL: none known) */
 };
 

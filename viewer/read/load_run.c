@@ -473,6 +473,7 @@ int load_model(struct model *m, char **paths, int npaths, const char *run, char 
     }
     load_boot_ids(m); /* which machine each ran on (boot_ids.c) */
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_proc);
+    load_monitor_windows(m); /* the inputs are monitor windows: why, and what each spans */
     if (load_find_all_rows(m) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -527,6 +528,7 @@ void load_free(struct model *m)
         free(m->procs[i].rows);
     }
     free(m->procs);
+    free(m->windows);
     for (int i = 0; i < m->napis; i++)
         free(m->api_names[i]);
     free(m->api_names);
