@@ -22,6 +22,7 @@ TESTS += \
   tests/e2e/report_jobs.sh \
   tests/e2e/report_fuzz.sh \
   tests/e2e/report_hostile.sh \
+  tests/e2e/report_hang.sh \
   tests/e2e/tracer_signals.sh \
   tests/e2e/monitor.sh \
   tests/e2e/fork_busy.sh \
@@ -102,6 +103,7 @@ EXTRA_DIST += \
   tests/e2e/report_windows.sh \
   tests/e2e/report_fuzz.sh \
   tests/e2e/report_hostile.sh \
+  tests/e2e/report_hang.sh \
   tests/e2e/kineto_hta.sh \
   tests/e2e/report_workloads.py \
   tests/e2e/workload_spec.py \

@@ -43,7 +43,7 @@ static const char *facts_json(const struct finding *f)
 {
     FILE *out = fmemopen(facts_text, sizeof facts_text, "w");
     cr_assert(out);
-    finding_facts_json(out, f);
+    finding_facts_json(out, NULL, f); /* no places: no model needed */
     fclose(out);
     return facts_text;
 }

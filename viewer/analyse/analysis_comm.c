@@ -3,6 +3,7 @@
  * comm.straggler, comm.mismatch, comm.hang. */
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/hang_depth.h"
+#include "viewer/analyse/hang_place.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/order_match.h"
@@ -487,8 +488,10 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
     f->facts.seq = v[0].seq;
     f->facts.list_of = FACT_LIST_MISSING;
     for (size_t pi = 0; pi < m->nprocs; pi++)
-        if (never_entered(fp, v, n, pi))
+        if (never_entered(fp, v, n, pi)) {
             finding_add_rank(&f->facts, m->procs[pi].rank);
+            hang_place_facts(m, pi, f); /* where it was instead */
+        }
     f->api = v[0].api;
     f->facts.entered = (int64_t)n;
     hang_depth_facts(m, fp->spill, v, n, f); /* how far each rank got in it, from NCCL's plugin */

@@ -66,6 +66,7 @@ enum {
     FACT_PAGEABLE = 1 << 8,  /* copy.pageable: bytes, gpu_wait_ns (the finding's own fields) */
     FACT_DEVICE = 1 << 9,    /* gpu.idle of one of a process's GPUs: device */
     FACT_UNCLAIMED = 1 << 10, /* comm.exposed of what no other finding claimed (ledger.c) */
+    FACT_PLACES = 1 << 11,   /* comm.hang: where each missing rank was instead (hang_place.c) */
 };
 /* What the list of ranks is: "ranks" (those that disagreed, or a pair's
  * two), "missing_ranks" (that never entered a hung collective) or
@@ -79,6 +80,15 @@ enum { FACT_LIST_RANKS, FACT_LIST_MISSING, FACT_LIST_STOPPED };
  * 399 of text): FACT_STOPS_MAX entries never fit, so more are not kept. */
 #define FACT_STOPS_MAX 64
 struct finding_stop { int rank, at; }; /* at: a PD_ (model.h), or -1: it never entered the collective */
+/* Where a rank that never entered a hung collective was instead
+ * (hang_place.c), the first FACT_PLACES_MAX of them: blocked in a call
+ * (PLACE_CALL: api, tid, site, since it began), else in the innermost
+ * NVTX range still open (PLACE_RANGE: label, tid, since it opened), else
+ * in host code since its last call ended (PLACE_HOST).  since_ns: since
+ * the run's start, aligned as the ranks are; proc: its process. */
+#define FACT_PLACES_MAX 8
+enum { PLACE_CALL = 1, PLACE_RANGE, PLACE_HOST };
+struct finding_place { int rank, proc, kind, api, tid, site, label; int64_t since_ns; };
 struct finding_facts {
     unsigned has;
     int64_t comm_id, seq;
@@ -91,6 +101,8 @@ struct finding_facts {
     int ranks[FACT_RANKS_MAX];
     int nstops;                              /* FACT_STOPS: entries, one per rank, in process order */
     struct finding_stop stops[FACT_STOPS_MAX];
+    int nplaces;                             /* FACT_PLACES */
+    struct finding_place places[FACT_PLACES_MAX];
     int straggler_rank;                      /* FACT_STRAGGLER */
     int64_t collectives, clearly_last;       /* ... the full collectives, and those it was clearly last to */
     double wait_share;                       /* ... its share of all the waiting */

@@ -112,6 +112,20 @@ struct nvtx {
     int parent;               /* enclosing user range on its thread, -1 if top level */
     int payload;              /* a structured payload's text (NCCL's), as a label; 0 if none */
     int64_t iter;             /* the iteration it belongs to, -1 if none can be told */
+    int open;                 /* never closed: still open when the process's records end */
+};
+
+/* A call the process was blocked in at its writer's last commit (the
+ * inflight table): a sync, a blocking copy, an NCCL call. */
+struct stuck_call { int64_t start; int tid, api, site; };
+
+/* A monitor's window (the window table): why the file holds only the last
+ * seconds of process `proc` (an index into model.procs), and the span it
+ * covers, [from_ns, at_ns) on that process's clock. */
+struct monitor_window {
+    int proc;
+    int64_t at_ns, from_ns, cut_rows;
+    char request[128], reason[32], detail[512];
 };
 
 struct proc_rows;
@@ -122,7 +136,13 @@ struct proc_rows;
 struct clock_corr { int64_t offset, mid, lo, hi; double slope; int on; };
 
 struct proc {
+    /* end: how long the process is known to have been alive, the latest
+     * of its end_ns, its last record's end and its writer's last
+     * heartbeat (a process read while it runs, or killed, has only the
+     * last two) */
     int64_t id, start, end, clock_offset;
+    int64_t calls_end;            /* the end of its last host call (wrapped or CUPTI's), over the windows
+                                   * loaded so far; its start if none */
     int rank, pid, device, exit_code, exit_signal, world;
     char host[128], gpu[128], end_reason[32], cupti[256];
     char boot_id[40];             /* its machine's boot (process.boot_id; "" in older files) */
@@ -143,6 +163,7 @@ struct proc {
     struct clock_corr align;      /* its host's clock, aligned from the collectives (clock_align.h) */
     struct proc_exts *exts;       /* its ext_corr rows, while it is loaded (load_proc.c) */
     int64_t inflight; /* calls left in flight when the process ended */
+    struct stuck_call *stuck; size_t nstuck; /* those calls, earliest first (load_process) */
     int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */
     int64_t unknown_comm_colls; /* collectives on a communicator the tracer did not see made (unknown_comm.h) */
     int64_t plugin_ops, plugin_matched, plugin_alone; /* NCCL's own records (read/plugin_join.c) */
@@ -195,6 +216,7 @@ struct model {
     struct p2p_run *p2p;                 /* point-to-point pairs and stages (analysis_p2p.h), or NULL */
     struct order_match *order;           /* collectives matched by kernel order, checked (order_match.h), or NULL */
     uint64_t rows_read;
+    struct monitor_window *windows; size_t nwindows; /* the inputs are monitor windows: why, and what each spans */
     const struct stack_source *stacks;   /* the sites' stacks (NULL: none known) */
 };
 

@@ -43,6 +43,9 @@ void load_release_colls(struct model *m, size_t pi, size_t n);
 void load_end_proc(struct model *m, size_t pi);
 void load_progress_done(struct model *m);
 void load_free(struct model *m);
+/* Reads the window table of files that are a monitor's windows
+ * (monitor_windows.c) into model.windows, once the processes are sorted. */
+void load_monitor_windows(struct model *m);
 /* Reads each process's boot id (boot_ids.c), where its file has the column. */
 void load_boot_ids(struct model *m);
 /* Loads table(process_id, id, value) rows of one process into v[id]. */

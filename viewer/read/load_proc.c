@@ -479,6 +479,9 @@ void load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64
     cupti_calls_order(p, wrapped);
     if (p->ncalls > wrapped && sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
+    for (size_t i = 0; i < p->ncalls; i++) /* where a rank that stopped calling was since (hang_place.c) */
+        if (p->calls[i].end > p->calls_end && p->calls[i].end <= p->end)
+            p->calls_end = p->calls[i].end;
     struct enq_table enq = enq_table(&l.capis);
     struct idmap in_nccl = { 0 }; /* made inside NCCL's own NVTX ranges (nccl_ce_calls.h) */
     comm_nvtx_calls(p, l.capis.v, l.capis.n, &in_nccl);

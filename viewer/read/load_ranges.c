@@ -42,6 +42,7 @@ static struct nvtx *new_range(struct proc *p, size_t *cap)
 /* A range's remaining fields, once tid, times, depth, name and domain are in. */
 static void range_done(const struct proc *p, struct nvtx *r, int no_end)
 {
+    r->open = no_end; /* where a hung rank still was (hang_place.c) */
     if (no_end)
         r->end = p->end;
     model_span(&r->start, &r->end);

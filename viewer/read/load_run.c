@@ -178,11 +178,12 @@ static int has_gpu_work(sqlite3 *db, const struct proc *p)
     return found || (rc != SQLITE_DONE && rc != SQLITE_ROW);
 }
 
+static void load_stuck(sqlite3 *db, struct proc *p);
+
 /* (load_threads.h) */
 void load_process(struct model *m, struct proc *p, pthread_mutex_t *parked_lock)
 {
     sqlite3 *db = m->dbs[p->db];
-    sqlite3_stmt *s;
     /* without GPU work records no analysis that needs GPU times runs on it,
      * and the report says so (output_text.c's note; the JSON's cupti) */
     if (p->cupti_active && !has_gpu_work(db, p)) {
@@ -192,13 +193,53 @@ void load_process(struct model *m, struct proc *p, pthread_mutex_t *parked_lock)
     load_strings(db, "string", p->id, &p->names, &p->nnames);
     p->comm_names = comm_kernels_mark(p->names, p->nnames);
     load_colls(m, p, parked_lock);
-
-    sqlite3_prepare_v2(db, "SELECT count(*) FROM inflight WHERE process_id = ?", -1, &s, NULL);
-    sqlite3_bind_int64(s, 1, p->id);
-    if (sqlite3_step(s) == SQLITE_ROW)
-        p->inflight = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
+    load_stuck(db, p);
     load_ranges(m, p);
+}
+
+/* The calls the process was blocked in at its writer's last commit: how
+ * many, and each (earliest first), where a hang says the rank was.  A
+ * file without the table (an import) has none. */
+static void load_stuck(sqlite3 *db, struct proc *p)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, "SELECT tid, api, start_ns, callsite, pystack FROM inflight WHERE process_id = ?"
+                               " ORDER BY start_ns, tid", -1, &s, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(s, 1, p->id);
+    size_t cap = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        p->inflight++;
+        if (p->nstuck == cap) {
+            cap = cap ? cap * 2 : 4;
+            if (!(p->stuck = realloc(p->stuck, cap * sizeof *p->stuck)))
+                model_out_of_memory();
+        }
+        p->stuck[p->nstuck++] = (struct stuck_call){ .start = model_ns(sqlite3_column_int64(s, 2)),
+                                                     .tid = sqlite3_column_int(s, 0),
+                                                     .api = sqlite3_column_int(s, 1),
+                                                     .site = model_site(p, sqlite3_column_int(s, 3),
+                                                                        sqlite3_column_int(s, 4)) };
+    }
+    sqlite3_finalize(s);
+}
+
+/* Each process of file d alive until its writer's last heartbeat, where
+ * that is later than what its records say: a rank that waits in a
+ * collective, or is stuck in host code, writes no record, but its writer
+ * still commits (files before schema 6, and imports, have no heartbeat). */
+static void load_heartbeats(struct model *m, size_t d)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(m->dbs[d], "SELECT process_id, at_ns FROM heartbeat", -1, &s, NULL) != SQLITE_OK)
+        return;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(s, 0), at = model_ns(sqlite3_column_int64(s, 1));
+        for (size_t i = 0; i < m->nprocs; i++)
+            if (m->procs[i].db == (int)d && m->procs[i].id == id && at > m->procs[i].end)
+                m->procs[i].end = at;
+    }
+    sqlite3_finalize(s);
 }
 
 /* (load_threads.h) */
@@ -225,6 +266,7 @@ int load_find_rows(struct model *m, size_t d)
         k++;
     }
     free(v);
+    load_heartbeats(m, d);
     return rc;
 }
 
@@ -400,6 +442,7 @@ int load_model(struct model *m, char **paths, int npaths, const char *run, char 
             copy_text(p->host, sizeof p->host, sqlite3_column_text(s, 4));
             copy_text(p->gpu, sizeof p->gpu, sqlite3_column_text(s, 5));
             p->start = model_ns(sqlite3_column_int64(s, 6));
+            p->calls_end = p->start;
             p->has_end = sqlite3_column_type(s, 7) != SQLITE_NULL;
             p->end = model_ns(sqlite3_column_int64(s, 7));
             p->clock_offset = model_offset_ns(sqlite3_column_int64(s, 8));
@@ -430,6 +473,7 @@ int load_model(struct model *m, char **paths, int npaths, const char *run, char 
     }
     load_boot_ids(m); /* which machine each ran on (boot_ids.c) */
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_proc);
+    load_monitor_windows(m); /* the inputs are monitor windows: why, and what each spans */
     if (load_find_all_rows(m) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -468,6 +512,7 @@ void load_free(struct model *m)
         for (int k = 0; k < m->procs[i].nnames; k++)
             free(m->procs[i].names[k]);
         free(m->procs[i].plugin_depth);
+        free(m->procs[i].stuck);
         free(m->procs[i].names);
         free(m->procs[i].comm_names);
         for (int k = 0; k < m->procs[i].nlabels; k++)
@@ -483,6 +528,7 @@ void load_free(struct model *m)
         free(m->procs[i].rows);
     }
     free(m->procs);
+    free(m->windows);
     for (int i = 0; i < m->napis; i++)
         free(m->api_names[i]);
     free(m->api_names);

@@ -67,7 +67,40 @@ static void stops(struct members *b, const struct finding_facts *x)
         member(b, "\"stopped\": [%s]", json);
 }
 
-void finding_facts_json(FILE *out, const struct finding *f)
+/* "places": [{"rank": R, "in": "call", "api": ..., "tid": T, "since_ns": N,
+ * "callsite": ...}, {"rank": R, "in": "range", "range": ..., ...},
+ * {"rank": R, "in": "host", "since_ns": N}]: names from the trace,
+ * escaped. */
+static void places(FILE *out, const struct model *m, const struct finding_facts *x)
+{
+    static const char *const in[] = { [PLACE_CALL] = "call", [PLACE_RANGE] = "range", [PLACE_HOST] = "host" };
+    fputs(", \"places\": [", out);
+    for (int i = 0; i < x->nplaces; i++) {
+        const struct finding_place *w = &x->places[i];
+        const struct proc *p = w->proc >= 0 && (size_t)w->proc < m->nprocs ? &m->procs[w->proc] : NULL;
+        fprintf(out, "%s{\"rank\": %d, \"in\": \"%s\"", i ? ", " : "", w->rank,
+                w->kind >= PLACE_CALL && w->kind <= PLACE_HOST ? in[w->kind] : "?");
+        if (w->kind == PLACE_CALL) {
+            fputs(", \"api\": ", out);
+            json_string(out, model_api_name(m, w->api));
+        } else if (w->kind == PLACE_RANGE) {
+            fputs(", \"range\": ", out);
+            json_string(out, p ? model_label(p, w->label) : "");
+        }
+        if (w->kind != PLACE_HOST)
+            fprintf(out, ", \"tid\": %d", w->tid);
+        fprintf(out, ", \"since_ns\": %lld", (long long)w->since_ns);
+        if (w->kind == PLACE_CALL && p && w->site > 0) {
+            char site[MODEL_CALLSITE_LEN];
+            fputs(", \"callsite\": ", out);
+            json_string(out, model_callsite(m, p, w->site, site, sizeof site));
+        }
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
+void finding_facts_json(FILE *out, const struct model *m, const struct finding *f)
 {
     const struct finding_facts *x = &f->facts;
     struct members b = { "", 0 };
@@ -102,6 +135,8 @@ void finding_facts_json(FILE *out, const struct finding *f)
         member(&b, "\"unclaimed\": true");
     if (b.n)
         fprintf(out, ", %s", b.s);
+    if (x->has & FACT_PLACES)
+        places(out, m, x);
     if ((x->has & FACT_UNCLAIMED) && x->kernel[0]) { /* a name from the trace: escaped */
         fputs(", \"kernel\": ", out);
         json_string(out, x->kernel);

@@ -12,7 +12,7 @@
 
 /* The members of its facts (", \"comm_id\": ...", after those every
  * finding has), nothing when it has none. */
-void finding_facts_json(FILE *out, const struct finding *f);
+void finding_facts_json(FILE *out, const struct model *m, const struct finding *f);
 /* Its list of ranks, "0, 2, 3", cut at len - 1 bytes (len 256 as shown). */
 const char *finding_rank_list(const struct finding_facts *x, char *buf, size_t len);
 /* Its message and its fix, in words (finding_text.c): into buf, cut at

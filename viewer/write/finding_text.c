@@ -9,6 +9,7 @@
 #include "viewer/write/finding_out.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* A message or fix being written: at most FINDING_TEXT_LEN - 1 bytes. */
@@ -336,6 +337,52 @@ static void stops_text(const struct finding_facts *x, struct text *msg)
         say_more(msg, "; where each rank stopped: %s", text);
 }
 
+/* A time since the run's start, in ms as the report's other times: "4985.21 ms". */
+static void when(int64_t ns, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.2f ms", ms(ns));
+}
+
+/* "rank 3 blocked in cudaMemcpy since 4985.21 ms into the run, at
+ * train.py:88" (write/finding_json.c gives the same as facts). */
+static void place_words(const struct model *m, const struct finding_place *w, char *buf, size_t len)
+{
+    char t[32], name[2048] = "";
+    when(w->since_ns, t, sizeof t);
+    const struct proc *p = w->proc >= 0 && (size_t)w->proc < m->nprocs ? &m->procs[w->proc] : NULL;
+    if (w->kind == PLACE_CALL) {
+        if (p && w->site > 0)
+            model_callsite(m, p, w->site, name, sizeof name);
+        snprintf(buf, len, "rank %d blocked in %.64s since %s into the run%s%.200s", w->rank,
+                 model_api_name(m, w->api), t, *name ? ", at " : "", name);
+    } else if (w->kind == PLACE_RANGE) {
+        snprintf(buf, len, "rank %d in NVTX range %.200s, open since %s into the run (no call in flight)", w->rank,
+                 p ? model_label(p, w->label) : "?", t);
+    } else {
+        snprintf(buf, len, "rank %d in host code since %s into the run (its last traced call's end; no call in"
+                           " flight, no NVTX range open)", w->rank, t);
+    }
+}
+
+/* The fix of a hang some ranks never reached, naming where each of them
+ * was instead, as many as fit. */
+static void places_fix(const struct model *m, const struct finding_facts *x, const char *ranks, struct text *fix)
+{
+    say(fix, "rank(s) %s never reached it: ", ranks);
+    for (int i = 0; i < x->nplaces; i++) {
+        char one[640];
+        place_words(m, &x->places[i], one, sizeof one);
+        size_t l = strlen(fix->s);
+        if (l + strlen(one) + 8 >= sizeof fix->s) {
+            say_more(fix, "; ...");
+            return;
+        }
+        say_more(fix, "%s%s", i ? "; " : "", one);
+    }
+    if (x->nranks > x->nplaces)
+        say_more(fix, "; ...");
+}
+
 static void coll_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
 {
     const struct finding_facts *x = &f->facts;
@@ -359,8 +406,11 @@ static void coll_text(const struct model *m, const struct finding *f, struct tex
         say(msg, "the run ended with %lld rank(s) waiting in %s (collective %lld of communicator %llx) that rank(s) %s"
                  " never entered",
             (long long)x->entered, model_api_name(m, f->api), (long long)x->seq, (unsigned long long)x->comm_id, ranks);
-        say(fix, "find where rank(s) %s were stuck (their last calls, and the inflight table) before this collective",
-            ranks);
+        if (x->has & FACT_PLACES) /* where each was instead (hang_place.c) */
+            places_fix(m, x, ranks, fix);
+        else
+            say(fix, "find where rank(s) %s were stuck (their last calls, and the inflight table) before this"
+                     " collective", ranks);
         if (x->has & FACT_STOPS) /* how far each rank got in it, from NCCL's plugin */
             stops_text(x, msg);
     }

@@ -4,6 +4,7 @@
 #include "viewer/write/finding_out.h"
 #include "viewer/write/devices_out.h"
 #include "viewer/write/input_notes.h"
+#include "viewer/write/window_notes.h"
 #include "viewer/read/import_inputs.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
@@ -31,6 +32,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         json_string(out, m->damaged);
     }
     input_notes_json(out, m); /* files and runs of the inputs left out */
+    window_notes_json(out, m); /* monitor windows: what each covers, and the ranks none holds */
     fputc('}', out);
     fprintf(out, ",\n\"ranks\": [");
     for (size_t i = 0; i < s->nranks; i++) {
@@ -150,7 +152,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
             json_string(out, f->waited_for);
             fprintf(out, ", \"waited_through_event\": %s", f->waited_other ? "true" : "false");
         }
-        finding_facts_json(out, f);
+        finding_facts_json(out, m, f);
         charges_json_finding(out, m, fs, f);
         fputc('}', out);
     }

@@ -1,0 +1,73 @@
+#!/bin/sh
+# report_hang.sh: how long a hang has lasted, and where the ranks that
+# never reached it were (docs/report.md, comm.hang), on the hand-written
+# recordings of tests/data/golden: the golden test holds their outputs
+# byte for byte; this one says what in them matters, and checks the HTML
+# page, which the golden test does not keep.
+#   hand-hang_heartbeat: read while running; the wait runs to the
+#     writers' heartbeats, 15 s after the last records (and to the last
+#     records once the heartbeat table is gone: an older file);
+#   hand-hang_places: the three places (a call in flight, an open NVTX
+#     range, host code);
+#   hand-window: monitor windows said at the top, the ranks no file holds,
+#     the window's detail escaped in the HTML page.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+g="$s/tests/data/golden"
+rep="$b/gputrace-report"
+
+load() { cat "$g/hand-schema.sql" "$g/$1/rows.sql" | sqlite3 "$tmp/$1.db"; }
+# hang_fact DB EXPR: a Python expression over the comm.hang finding `h`
+# and the report `r`, printed
+hang_fact() {
+  "$rep" --format json "$1" | python3 -c "
+import json, sys
+r = json.load(sys.stdin)
+h = [f for f in r['findings'] if f['kind'] == 'comm.hang']
+h = h[0] if h else {}
+print(repr(($2)))"
+}
+
+load hand-hang_heartbeat
+load hand-hang_places
+load hand-window
+
+db=$tmp/hand-hang_heartbeat.db
+expect "the wait runs to the heartbeat, 15 s after the last records" "$(hang_fact "$db" "h.get('wait_ns')")" 15000000000
+expect "rank 1, which never called it, named in host code since its last call (8.51 ms)" \
+  "$(hang_fact "$db" "[(p['rank'], p['in'], p['since_ns']) for p in h.get('places', [])]")" "[(1, 'host', 8510000)]"
+"$rep" "$db" > "$tmp/hb.txt"
+if grep -q "rank 1 in host code since 8.51 ms into the run" "$tmp/hb.txt"; then ok "the text report names where rank 1 was"
+else bad "the text report names where rank 1 was ($(grep -A4 comm.hang "$tmp/hb.txt"))"; fi
+sqlite3 "$db" "DROP TABLE heartbeat"
+expect "without a heartbeat table (an older file) the wait runs to the last records" \
+  "$(hang_fact "$db" "h.get('wait_ns')")" 50000
+
+db=$tmp/hand-hang_places.db
+expect "the three places: a call in flight, the innermost open range, host code" \
+  "$(hang_fact "$db" "[(p['rank'], p['in'], p.get('api'), p.get('callsite'), p.get('range'), p['since_ns']) for p in h['places']]")" \
+  "[(1, 'call', 'cudaMemcpy', 'load_batch (train.py:88)', None, 8500000), (2, 'range', None, None, 'data_loading', 7500000), (3, 'host', None, None, None, 6510000)]"
+"$rep" --html "$tmp/places.html" "$db" > /dev/null
+if grep -q "rank 1 blocked in cudaMemcpy since 8.50 ms into the run, at load_batch (train.py:88); rank 2 in NVTX range data_loading" "$tmp/places.html"
+then ok "the HTML page names the places"; else bad "the HTML page names the places"; fi
+
+db=$tmp/hand-window.db
+"$rep" "$db" > "$tmp/win.txt"
+expect "the text report says first that these are monitor windows" "$(sed -n 2p "$tmp/win.txt" | cut -c1-40)" \
+  "note: these are monitor windows, not who"
+if grep -q "rank 0 (pid 5000): 5000.00 to 20000.00 ms into the run (15000.00 ms), for hang, request hang-0001" "$tmp/win.txt"
+then ok "each window's span, reason and request"; else bad "each window's span, reason and request ($(head -8 "$tmp/win.txt"))"; fi
+if grep -q "no window of rank(s) 2, 3" "$tmp/win.txt"; then ok "the ranks no file holds, in the text"
+else bad "the ranks no file holds, in the text"; fi
+expect "the JSON's windows and missing ranks" \
+  "$(hang_fact "$db" "[(w['rank'], w['reason'], w['from_ns'], w['at_ns'], w['cut_rows']) for w in r['run']['monitor_windows']], r['run']['missing_ranks']")" \
+  "([(0, 'hang', 5000000000, 20000000000, 0), (1, 'hang', 5000000000, 20000000000, 1200)], [2, 3])"
+expect "comm.hang in a window: the wait to the heartbeat, rank 1's place" \
+  "$(hang_fact "$db" "h['wait_ns'], [(p['rank'], p['in'], p['since_ns']) for p in h['places']]")" \
+  "(14989000000, [(1, 'host', 5008510000)])"
+"$rep" --html "$tmp/win.html" "$db" > /dev/null
+if grep -q '<div id="windows">' "$tmp/win.html" && grep -q "no window of rank(s) 2, 3" "$tmp/win.html"
+then ok "the HTML page says these are windows, and the ranks missing"; else bad "the HTML page says these are windows"; fi
+if grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$tmp/win.html" && ! grep -q "<script" "$tmp/win.html"
+then ok "the window's detail escaped in the HTML page"; else bad "the window's detail escaped in the HTML page"; fi
+finish

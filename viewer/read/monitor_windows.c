@@ -1,0 +1,55 @@
+/* monitor_windows.c: the window table of a monitor's window (docs/schema.md,
+ * "window"): a file that holds only the last seconds of a process's
+ * records, written because of a hang, a slowdown or a request.  The
+ * report says so at its top (write/window_notes.c), and what span each
+ * file covers: a report of a window that looked like a whole run would
+ * misread its first records as the run's start.  Older files and imports
+ * have no such table: nothing is read. */
+#include "viewer/read/load_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* As the file has it, cut to fit; escaped where it is shown. */
+static void text_into(char *dst, size_t len, const unsigned char *src)
+{
+    snprintf(dst, len, "%s", src ? (const char *)src : "");
+}
+
+static void add_window(struct model *m, size_t *cap, sqlite3_stmt *s, int proc)
+{
+    if (m->nwindows == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        if (!(m->windows = realloc(m->windows, *cap * sizeof *m->windows)))
+            model_out_of_memory();
+    }
+    struct monitor_window *w = &m->windows[m->nwindows++];
+    w->proc = proc;
+    text_into(w->request, sizeof w->request, sqlite3_column_text(s, 1));
+    text_into(w->reason, sizeof w->reason, sqlite3_column_text(s, 2));
+    w->at_ns = model_ns(sqlite3_column_int64(s, 3));
+    w->from_ns = model_ns(sqlite3_column_int64(s, 4));
+    model_span(&w->from_ns, &w->at_ns);
+    w->cut_rows = sqlite3_column_int64(s, 5);
+    text_into(w->detail, sizeof w->detail, sqlite3_column_text(s, 6));
+}
+
+void load_monitor_windows(struct model *m)
+{
+    size_t cap = 0;
+    for (size_t d = 0; d < m->ndbs; d++) {
+        sqlite3_stmt *s;
+        if (sqlite3_prepare_v2(m->dbs[d], "SELECT process_id, request, reason, at_ns, from_ns, cut_rows, detail"
+                                          " FROM window ORDER BY process_id, at_ns", -1, &s, NULL) != SQLITE_OK)
+            continue; /* not a window */
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            int64_t id = sqlite3_column_int64(s, 0);
+            for (size_t i = 0; i < m->nprocs; i++)
+                if (m->procs[i].db == (int)d && m->procs[i].id == id) {
+                    add_window(m, &cap, s, (int)i);
+                    break;
+                }
+        }
+        sqlite3_finalize(s);
+    }
+}
