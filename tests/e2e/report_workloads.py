@@ -59,7 +59,9 @@ def check_shape(name, d):
         ok = ok and {"api", "result", "count", "ranks"} <= set(f)
     for f in d.get("findings", []):
         # the cost is the time charged to it, never more than what was measured
-        ok = ok and FINDING_KEYS <= set(f) and COST_OF[f["kind"]] in f and 0 <= f["cost_ns"] <= f[COST_OF[f["kind"]]]
+        # a hang's: the waiting ranks' wait and the GPU idle of the ranks they wait for
+        measured = f.get(COST_OF[f["kind"]], -1) + (f.get("gpu_idle_ns", 0) if f["kind"] == "comm.hang" else 0)
+        ok = ok and FINDING_KEYS <= set(f) and COST_OF[f["kind"]] in f and 0 <= f["cost_ns"] <= measured
         ok = ok and f["confidence"] in ("high", "medium", "low") and isinstance(f["rank"], int)
     # ranked by the GPU time they cost (the ledger's waste), then by all they were charged
     costs = [(f["waste_ns"], f["cost_ns"]) for f in d.get("findings", [])]

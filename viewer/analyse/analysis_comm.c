@@ -446,6 +446,25 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
     fp->have = 1;
 }
 
+/* Processes read while they run (a monitor's windows, a live run: no end,
+ * no signal, and a heartbeat to say so) are caught in the middle of their
+ * collectives: one entered a moment before the others is no hang.  Only a
+ * wait of this long is.  (A file without heartbeats, of a process killed
+ * at once, says nothing of how long it waited after its last record.) */
+#define LIVE_HANG_NS 1000000000LL
+
+/* Whether group v (n members) is only a collective in progress when the
+ * processes were read: every member still running, none waiting long. */
+static int in_progress(const struct model *m, const struct coll_rec *v, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const struct proc *p = &m->procs[v[k].proc];
+        if (p->has_end || p->has_signal || !p->has_heartbeat || p->end - v[k].start >= LIVE_HANG_NS)
+            return 0;
+    }
+    return 1;
+}
+
 /* Whether process pi used the communicator of group v (n members) and
  * did not enter it. */
 static int never_entered(const struct finding_pass *fp, const struct coll_rec *v, size_t n, size_t pi)
@@ -462,7 +481,7 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
 {
     struct finding_pass *fp = ctx;
     const struct model *m = fp->m;
-    if ((fp->have && v[0].comm == fp->comm) || p2p_kind(m, v[0].api))
+    if ((fp->have && v[0].comm == fp->comm) || p2p_kind(m, v[0].api) || in_progress(m, v, n))
         return; /* point to point: analysis_p2p.c */
     if (n >= (size_t)(v[0].nranks > 0 ? v[0].nranks : 0)) {
         hang_inside(fp, v, n);
@@ -487,10 +506,21 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
     f->facts.comm_id = v[0].comm;
     f->facts.seq = v[0].seq;
     f->facts.list_of = FACT_LIST_MISSING;
+    int64_t began = v[0].start; /* when the first rank entered it */
+    for (size_t k = 1; k < n; k++)
+        if (v[k].start < began)
+            began = v[k].start;
     for (size_t pi = 0; pi < m->nprocs; pi++)
         if (never_entered(fp, v, n, pi)) {
-            finding_add_rank(&f->facts, m->procs[pi].rank);
+            const struct proc *p = &m->procs[pi];
+            finding_add_rank(&f->facts, p->rank);
             hang_place_facts(m, pi, f); /* where it was instead */
+            /* its GPU idle while the others waited for it is the hang's
+             * too: measured as GPU idle beside the others' wait */
+            if (p->end > began) {
+                model_add(&f->gpu_idle_ns, p->end - began);
+                charge_add(fp->fs, f, pi, began, p->end);
+            }
         }
     f->api = v[0].api;
     f->facts.entered = (int64_t)n;

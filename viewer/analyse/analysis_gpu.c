@@ -154,6 +154,24 @@ static int idle_key(int device, int label)
     return -1 - (device & 0x3f) - 64 * ((label + 1) & 0xffffff);
 }
 
+/* One gap of a GPU's work, a to b, claimed for gpu.idle but for the
+ * host's blocking calls in it. */
+static void claim_gap(const struct model *m, struct findings *fs, size_t pi, const struct ivals *blocked,
+                      const struct dev_idle *d, int64_t a, int64_t b)
+{
+    const struct proc *p = &m->procs[pi];
+    int r = gap_range(p, a, b);
+    int label = r >= 0 ? p->ranges[r].name : -1;
+    /* gpu.idle's finding is made at the process's end: its key claims */
+    struct finding key = { .kind = F_GPU_IDLE, .proc = (int)pi, .callsite_id = idle_key(d->device, label) };
+    int64_t ns = charge_gaps(fs, &key, (int)pi, blocked, a, b);
+    if (!ns)
+        return; /* the host was blocked throughout */
+    struct idle_tally *tl = tally_of(p->pass, d->device, label);
+    model_add(&tl->ns, ns);
+    tl->n++;
+}
+
 /* The gaps of one GPU's busy intervals in this window: a gap between two
  * windows is the one between the last busy end of the earlier and the
  * first busy start of this one (proc_pass.h carries the former).  Every
@@ -166,24 +184,13 @@ static int idle_key(int device, int label)
 static void gaps_of(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi,
                     const struct ivals *busy, const struct ivals *blocked, struct dev_idle *d)
 {
-    const struct proc *p = &m->procs[pi];
-    struct proc_pass *ps = p->pass;
     for (size_t k = 0; k < busy->n; k++) {
         if (!k && !d->have_busy)
             continue; /* no gap before the first busy interval */
         int64_t a = k ? busy->v[k - 1].b : d->busy_end, b = busy->v[k].a;
         if (b - a < o->idle_gap_ns)
             continue;
-        int r = gap_range(p, a, b);
-        int label = r >= 0 ? p->ranges[r].name : -1;
-        /* gpu.idle's finding is made at the process's end: its key claims */
-        struct finding key = { .kind = F_GPU_IDLE, .proc = (int)pi, .callsite_id = idle_key(d->device, label) };
-        int64_t ns = charge_gaps(fs, &key, (int)pi, blocked, a, b);
-        if (!ns)
-            continue; /* the host was blocked throughout */
-        struct idle_tally *tl = tally_of(ps, d->device, label);
-        model_add(&tl->ns, ns);
-        tl->n++;
+        claim_gap(m, fs, pi, blocked, d, a, b);
     }
     if (busy->n) {
         d->busy_end = busy->v[busy->n - 1].b;
@@ -241,12 +248,21 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
     }
 }
 
-void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi)
+void analyse_idle_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
     const struct proc_pass *ps = p->pass;
     if (!p->cupti_active)
         return;
+    /* a process that did not end (killed, stuck, read while it runs): its
+     * GPUs idle from their last work until it was last known alive is a
+     * gap too (ledger.c counts it so); a hang's wait claims it first */
+    if (!p->has_end || p->has_signal || p->inflight > 0)
+        for (size_t k = 0; k < ps->ndev_idle; k++) {
+            const struct dev_idle *d = &ps->dev_idle[k];
+            if (d->have_busy && p->end - d->busy_end >= o->idle_gap_ns)
+                claim_gap(m, fs, pi, &ps->blocked, d, d->busy_end, p->end);
+        }
     for (size_t k = 0; k < ps->nidle_tally; k++) {
         const struct idle_tally *d = &ps->idle_tally[k];
         if (!d->n)

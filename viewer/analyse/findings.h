@@ -263,7 +263,7 @@ void analyse_comm(const struct model *m, const struct report_opts *o, struct fin
 void analyse_idle(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 void analyse_colls_done(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi, size_t n);
 void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi);
-void analyse_idle_end(const struct model *m, struct findings *fs, size_t pi);
+void analyse_idle_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 /* Drops the one-off small pageable copies (before costs are attributed). */
 void filter_copies(const struct report_opts *o, struct findings *fs);
 /* Where a straggler's time went (straggler_place.c): note_host_time runs

@@ -293,6 +293,16 @@ void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
         return;
     struct ledger *l = &fs->ledgers[pi];
     l->life_ns = p->end - p->start;
+    /* a process that did not end (killed, stuck, or read while it runs) had
+     * its GPU idle from its last work until it was last known alive: a
+     * rank waiting in a hung collective, whose kernel never ended, is
+     * waste charged to the hang, not the quiet after a run's end */
+    if (!p->has_end || p->has_signal || p->inflight > 0) {
+        if (p->end > l->last)
+            push_ival(&l->idle, &l->nidle, &l->idle_cap, l->last, p->end);
+        if (p->end > l->last)
+            l->last = p->end;
+    }
     l->span_ns = l->last - l->first;
     l->ns[LB_BEFORE] = l->first - p->start;
     l->ns[LB_AFTER] = p->end - l->last;

@@ -18,7 +18,7 @@ static void comm_colls_done(const struct pass_ctx *c, size_t pi, size_t n)
 static void comm_proc_end(const struct pass_ctx *c, size_t pi) { analyse_comm_end(c->m, c->fs, pi); }
 static void comm_across(const struct pass_ctx *c) { analyse_comm_across(c->m, c->o, c->fs, c->spill); }
 static void idle_window(const struct pass_ctx *c, size_t pi) { analyse_idle(c->m, c->o, c->fs, pi); }
-static void idle_proc_end(const struct pass_ctx *c, size_t pi) { analyse_idle_end(c->m, c->fs, pi); }
+static void idle_proc_end(const struct pass_ctx *c, size_t pi) { analyse_idle_end(c->m, c->o, c->fs, pi); }
 static void ledger_window_hook(const struct pass_ctx *c, size_t pi) { ledger_window(c->m, c->o, c->fs, pi); }
 static void ledger_end_hook(const struct pass_ctx *c, size_t pi) { ledger_proc_end(c->m, c->fs, pi); }
 static void host_window(const struct pass_ctx *c, size_t pi) { note_host_time(c->m, c->fs, pi); }

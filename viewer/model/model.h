@@ -147,6 +147,7 @@ struct proc {
     char host[128], gpu[128], end_reason[32], cupti[256];
     char boot_id[40];             /* its machine's boot (process.boot_id; "" in older files) */
     int has_end, has_exit_code, has_signal, cupti_active;
+    int has_heartbeat;            /* its writer left heartbeats (schema 6): a process without an end was alive until then */
     /* loaded by load_window, freed by load_drop_window */
     struct call *calls; size_t ncalls, calls_cap;
     struct gop *ops; size_t nops, ops_cap;

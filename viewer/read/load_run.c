@@ -236,8 +236,11 @@ static void load_heartbeats(struct model *m, size_t d)
     while (sqlite3_step(s) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(s, 0), at = model_ns(sqlite3_column_int64(s, 1));
         for (size_t i = 0; i < m->nprocs; i++)
-            if (m->procs[i].db == (int)d && m->procs[i].id == id && at > m->procs[i].end)
-                m->procs[i].end = at;
+            if (m->procs[i].db == (int)d && m->procs[i].id == id) {
+                m->procs[i].has_heartbeat = 1;
+                if (at > m->procs[i].end)
+                    m->procs[i].end = at;
+            }
     }
     sqlite3_finalize(s);
 }
