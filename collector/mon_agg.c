@@ -2,6 +2,7 @@
 #include "collector/mon_agg.h"
 #include "collector/clock.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,8 @@ void gt_mon_agg_start(struct gt_db *disk, struct gt_db *mem, double slowdown)
                       " VALUES(?,?,?,?,?,?)");
     a.put_comm = prep("INSERT OR REPLACE INTO mon_comm(process_id, comm_id, api, calls, bytes, last_seq, last_ns)"
                       " VALUES(?,?,?,?,?,?,?)");
-    a.put_step = prep("INSERT INTO mon_step(process_id, name, idx, start_ns, end_ns) VALUES(?,?,?,?,?)");
+    a.put_step = prep("INSERT INTO mon_step(process_id, name, idx, n, start_ns, end_ns, min_ns, max_ns)"
+                      " VALUES(?,?,?,?,?,?,?,?)");
     a.beat = prep("INSERT OR REPLACE INTO heartbeat(process_id, at_ns) VALUES(?,?)");
 }
 
@@ -228,9 +230,18 @@ void gt_mon_agg_flush(void)
         step_row(a.put_comm, v, 6);
         c->dirty = 0;
     }
-    for (int i = 0; i < a.npending; i++) {
-        int64_t v[] = { a.pending[i].name, a.pending[i].idx, a.pending[i].start_ns, a.pending[i].end_ns };
-        step_row(a.put_step, v, 4);
+    /* the steps since the last commit, a row for each run of one name:
+     * bounded by the commit rate, whatever the step rate */
+    for (int i = 0, j; i < a.npending; i = j) {
+        const struct step *s = &a.pending[i];
+        int64_t lo = INT64_MAX, hi = 0;
+        for (j = i; j < a.npending && a.pending[j].name == s->name; j++) {
+            int64_t d = a.pending[j].end_ns - a.pending[j].start_ns;
+            lo = d < lo ? d : lo;
+            hi = d > hi ? d : hi;
+        }
+        int64_t v[] = { s->name, s->idx, j - i, s->start_ns, a.pending[j - 1].end_ns, lo, hi };
+        step_row(a.put_step, v, 7);
     }
     a.npending = 0;
     int64_t beat[] = { (int64_t)gt_mono_ns() };

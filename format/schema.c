@@ -78,8 +78,8 @@ const char gt_schema_sql[] =
     "CREATE TABLE IF NOT EXISTS window(process_id INTEGER, request TEXT, reason TEXT, at_ns INTEGER,\n"
     "  from_ns INTEGER, cut_rows INTEGER, detail TEXT);\n"
     /* a monitor's aggregates for the whole job (collector/mon_agg.c) */
-    "CREATE TABLE IF NOT EXISTS mon_step(process_id INTEGER, name INTEGER, idx INTEGER, start_ns INTEGER,\n"
-    "  end_ns INTEGER);\n"
+    "CREATE TABLE IF NOT EXISTS mon_step(process_id INTEGER, name INTEGER, idx INTEGER, n INTEGER,\n"
+    "  start_ns INTEGER, end_ns INTEGER, min_ns INTEGER, max_ns INTEGER);\n"
     "CREATE TABLE IF NOT EXISTS mon_callsite(process_id INTEGER, callsite INTEGER, api INTEGER, calls INTEGER,\n"
     "  total_ns INTEGER, max_ns INTEGER, PRIMARY KEY(process_id, callsite, api));\n"
     "CREATE TABLE IF NOT EXISTS mon_comm(process_id INTEGER, comm_id INTEGER, api INTEGER, calls INTEGER,\n"

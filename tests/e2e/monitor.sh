@@ -93,7 +93,7 @@ else
   # the other had not entered yet: a collective in progress, no hang
   expect "slowdown: no comm.hang in a window of ranks still running" "$(grep -c "comm.hang" "$tmp/rep")" 0
 fi
-steps=$(for f in "$r"/*.db; do field "$f" "select count(*) from mon_step"; done | sort -u | tr '\n' ' ')
+steps=$(for f in "$r"/*.db; do field "$f" "select sum(n) from mon_step"; done | sort -u | tr '\n' ' ')
 expect "slowdown: each rank's file holds its steps (from the third train_step on)" "$steps" "148 "
 
 # 3. gputrace dump: every rank writes its window; the window keeps only
