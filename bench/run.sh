@@ -31,7 +31,11 @@
 #     vs untraced (bench/e2e_cost.sh; the target: 1.03 at most);
 #  9. added ns per captured call for 16 Python frames, taken with the GIL
 #     released (from the thread's own state) beside with it held
-#     (bench/py_nogil.sh).
+#     (bench/py_nogil.sh);
+# 10. monitor mode, always on: the 4-rank `overlapped` and `train_demo`
+#     workloads untraced, in monitor mode and fully recorded, in turns:
+#     wall and CPU ratios, peak memory, aggregates per hour
+#     (bench/monitor_cost.sh; the target: 1.005 at most).
 # The wrapped call's and the NVTX pair's figures are each taken RUNS times
 # (default 5) and their median printed.  BENCH_ONLY=1 runs section 1 alone;
 # BENCH_BASE_LIB=path/libgputrace.so (another build, e.g. of an older
@@ -215,3 +219,5 @@ printf '%s\n' "${fixed[@]}" | sort -n | awk '{v[NR] = $1} END {printf "   ... me
 echo "== 8. end to end: the 4-rank overlapped workload, gputrace record at its defaults vs untraced (bench/e2e_cost.sh)"; BUILD="$b" "$top/bench/e2e_cost.sh"
 echo "== 9. Python frames of a captured call, the GIL released vs held (median ns added per call for 16 frames, bench/py_nogil.sh)"
 BUILD="$b" "$top/bench/py_nogil.sh"
+echo "== 10. monitor mode: untraced vs --monitor vs full, 4 ranks (bench/monitor_cost.sh)"
+BUILD="$b" "$top/bench/monitor_cost.sh"
