@@ -25,6 +25,7 @@ TESTS += \
   tests/e2e/report_hang.sh \
   tests/e2e/tracer_signals.sh \
   tests/e2e/monitor.sh \
+  tests/e2e/monitor_hangs.sh \
   tests/e2e/fork_busy.sh \
   tests/e2e/tracer_stall.sh \
   tests/e2e/tracer_membound.sh \
@@ -129,6 +130,7 @@ EXTRA_DIST += \
   tests/e2e/install.sh \
   tests/e2e/tracer_signals.sh \
   tests/e2e/monitor.sh \
+  tests/e2e/monitor_hangs.sh \
   tests/e2e/fork_busy.sh \
   tests/e2e/tracer_stall.sh \
   tests/e2e/tracer_membound.sh \

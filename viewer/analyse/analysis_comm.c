@@ -465,6 +465,21 @@ static int in_progress(const struct model *m, const struct coll_rec *v, size_t n
     return 1;
 }
 
+/* Whether group v (n of its communicator's members) waits for members
+ * the inputs do not hold (a rank killed before its window was written, a
+ * window set of one host): none of its kernels ended, where each process
+ * has GPU records to tell.  A collective every member finished is no
+ * hang, however many files are missing. */
+static int absent_members(const struct model *m, const struct coll_rec *v, size_t n)
+{
+    if (n >= (size_t)(v[0].nranks > 0 ? v[0].nranks : 0))
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (v[k].gend > v[k].gstart || !m->procs[v[k].proc].cupti_active)
+            return 0;
+    return 1;
+}
+
 /* Whether process pi used the communicator of group v (n members) and
  * did not enter it. */
 static int never_entered(const struct finding_pass *fp, const struct coll_rec *v, size_t n, size_t pi)
@@ -491,7 +506,8 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
     int missing = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++)
         missing |= never_entered(fp, v, n, pi);
-    if (!missing)
+    int absent = !missing && absent_members(m, v, n);
+    if (!missing && !absent)
         return;
     struct finding *f = findings_new(fp->fs, m, F_COMM_HANG, -1, 0);
     f->callsite_id = -(++fp->hangs); /* told apart from the others by their claims (attribution.c) */
@@ -506,6 +522,14 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
     f->facts.comm_id = v[0].comm;
     f->facts.seq = v[0].seq;
     f->facts.list_of = FACT_LIST_MISSING;
+    if (absent) /* members whose files the run lacks: named by their rank in the communicator */
+        for (int r = 0; r < v[0].nranks && r < 4096; r++) {
+            size_t k = 0;
+            while (k < n && v[k].rank != r)
+                k++;
+            if (k == n)
+                finding_add_rank(&f->facts, r);
+        }
     int64_t began = v[0].start; /* when the first rank entered it */
     for (size_t k = 1; k < n; k++)
         if (v[k].start < began)

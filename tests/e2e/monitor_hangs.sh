@@ -1,0 +1,64 @@
+#!/bin/sh
+# monitor_hangs.sh: the hangs a monitor must catch besides a rank that
+# stops before a collective (monitor.sh): a rank killed inside the job
+# (the others wait for it in their next collective; its window is never
+# written, and the report on the others' says which rank it lacks), and
+# a rank whose GPU hangs in a kernel before an all-reduce every rank
+# entered (every rank blocks in a device-side wait: all write windows).
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+run="$b/tests/sim/gpusim-run"
+lib="$(cd "$b/.libs" && pwd)/libgputrace.so"
+export GPUTRACE_MODE=monitor GPUTRACE_FLUSH_MS=100 GPUTRACE_HANG_S=2
+unset GPUTRACE_ONE_FILE
+windows() { ls -d "$1"/window-* 2>/dev/null; }
+ndb() { ls "$1"/*.db 2>/dev/null | wc -l | tr -d ' '; }
+wait_windows() {
+  k=0
+  while [ $k -lt $(($3 * 5)) ]; do
+    for w in $(windows "$1"); do [ "$(ndb "$w")" -ge "$2" ] && return 0; done
+    sleep 0.2; k=$((k + 1))
+  done
+  return 1
+}
+
+# 1. rank 1 of 4 killed (SIGKILL) while the job runs
+r="$tmp/killed"
+APP_STEPS=100000 GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" "$run" -n 4 --timeout 60 "$b/tests/apps/train_demo" \
+  > "$tmp/app.out" 2>&1 &
+pid=$!
+k=0; while [ $k -lt 100 ] && [ "$(ndb "$r")" -lt 4 ]; do sleep 0.1; k=$((k + 1)); done
+sleep 1
+victim=""
+for f in "$r"/*.db; do
+  [ "$(sqlite3 "$f" "select rank from process" 2>/dev/null)" = 1 ] && victim=$(sqlite3 "$f" "select pid from process")
+done
+[ -n "$victim" ] && kill -KILL "$victim"
+wait_windows "$r" 3 40; got=$?
+kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+expect "a rank killed: the 3 others write their windows" "$got" 0
+w=$(windows "$r" | head -n 1)
+[ -n "$w" ] || w="$tmp/none"
+expect "a rank killed: its window is not there" "$(ndb "$w")" 3
+"$b/gputrace-report" "$w" > "$tmp/rep" 2>&1
+expect "a rank killed: the report reads the others' windows" "$?" 0
+grep -q "no window of rank(s) 1\b" "$tmp/rep"
+expect "a rank killed: the report says which rank's window is missing" "$?" 0
+grep -q "comm.hang" "$tmp/rep"
+expect "a rank killed: the report finds the hang" "$?" 0
+
+# 2. the last rank's GPU hangs in a kernel before an all-reduce all entered
+r="$tmp/inside"
+GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" "$run" -n 4 --timeout 60 "$b/tests/apps/hang_inside" > "$tmp/app.out" 2>&1 &
+pid=$!
+wait_windows "$r" 4 40; got=$?
+kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+expect "a GPU hung in a kernel: every rank writes its window" "$got" 0
+w=$(windows "$r" | head -n 1)
+[ -n "$w" ] || w="$tmp/none"
+reasons=$(for f in "$w"/*.db; do sqlite3 "$f" "select reason from window" 2>/dev/null; done | sort -u | tr '\n' ' ')
+expect "a GPU hung in a kernel: the windows say hang" "$reasons" "hang "
+"$b/gputrace-report" "$w" > "$tmp/rep" 2>&1
+grep -q "comm.hang" "$tmp/rep"
+expect "a GPU hung in a kernel: the report finds the hang" "$?" 0
+finish
