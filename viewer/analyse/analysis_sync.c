@@ -26,6 +26,29 @@
 
 #define CUPTI_DTOH 2
 
+/* A site whose syncs waited for pending work at some calls (no_consumer,
+ * scalar_read, device_wide, implicit) is not redundant at the others: on
+ * those the GPU had simply finished first (a host held up, a loaded
+ * machine), and the sync still orders what follows.  Its calls with
+ * nothing pending are dropped with it, not told as a second finding. */
+void filter_syncs(struct findings *fs)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *r = &fs->v[i];
+        if (r->kind != F_SYNC_REDUNDANT || !r->count || r->callsite_id <= 0)
+            continue; /* with no known site, two syncs are not one */
+        for (size_t k = 0; k < fs->n; k++) {
+            const struct finding *o = &fs->v[k];
+            if (k != i && o->count && o->proc == r->proc && o->callsite_id == r->callsite_id &&
+                (o->kind == F_SYNC_NO_CONSUMER || o->kind == F_SYNC_SCALAR_READ || o->kind == F_SYNC_DEVICE_WIDE ||
+                 o->kind == F_SYNC_IMPLICIT)) {
+                r->count = 0; /* dropped by findings_finish */
+                break;
+            }
+        }
+    }
+}
+
 /* What a sync waits for: the device (everything enqueued before `cutoff`),
  * or, per CUPTI stream, work enqueued before that stream's cutoff (its
  * own stream up to the call, and through events and the legacy default

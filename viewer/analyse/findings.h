@@ -264,6 +264,8 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
 void analyse_colls_done(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi, size_t n);
 void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi);
 void analyse_idle_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+/* Across ranks: a sync site that waited for work at some calls is not redundant at the others. */
+void filter_syncs(struct findings *fs);
 /* Drops the one-off small pageable copies (before costs are attributed). */
 void filter_copies(const struct report_opts *o, struct findings *fs);
 /* Where a straggler's time went (straggler_place.c): note_host_time runs

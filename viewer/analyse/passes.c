@@ -10,6 +10,7 @@
 static void sync_window(const struct pass_ctx *c, size_t pi) { analyse_syncs(c->m, c->o, c->fs, pi); }
 static void copy_window(const struct pass_ctx *c, size_t pi) { analyse_copies(c->m, c->fs, pi); }
 static void copy_across(const struct pass_ctx *c) { filter_copies(c->o, c->fs); }
+static void sync_across(const struct pass_ctx *c) { filter_syncs(c->fs); }
 static void comm_window(const struct pass_ctx *c, size_t pi) { analyse_comm(c->m, c->o, c->fs, pi); }
 static void comm_colls_done(const struct pass_ctx *c, size_t pi, size_t n)
 {
@@ -35,7 +36,7 @@ static void p2p_across(const struct pass_ctx *c) { analyse_p2p(c->m, c->fs, c->s
  * calls analysis_gpu.c gathers, proc_pass.h). */
 static const struct analysis_pass passes[] = {
     { "p2p", p2p_window_hook, p2p_colls_hook, NULL, p2p_across },
-    { "sync", sync_window, NULL, NULL, NULL },
+    { "sync", sync_window, NULL, NULL, sync_across },
     { "copy", copy_window, NULL, NULL, copy_across },
     { "comm", comm_window, comm_colls_done, comm_proc_end, comm_across },
     { "idle", idle_window, NULL, idle_proc_end, NULL },
