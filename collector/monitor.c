@@ -30,7 +30,7 @@ static struct {
     struct gt_db *mem, *disk;
     int64_t next_look_ns;
     int64_t handled_ms;     /* requests up to here are handled (or were before this process) */
-    int64_t last_own_ms;    /* this process's last trigger (a request it made) */
+    int64_t last_own_ms[2]; /* this process's last trigger of each kind (hang, slowdown) */
     int64_t capture_from_ns, capture_until_ns; /* a capture in progress */
     char capture_name[GT_REQUEST_NAME_MAX], capture_detail[256];
     int said_fail;
@@ -131,7 +131,7 @@ void gt_mon_start(struct gt_db *mem, struct gt_db *disk, int64_t start_ns)
     m.disk = disk;
     /* requests made before this process began are not for it */
     m.handled_ms = wall_ms();
-    m.last_own_ms = -(int64_t)cfg.cooldown_s * 1000 - 1;
+    m.last_own_ms[0] = m.last_own_ms[1] = -(int64_t)cfg.cooldown_s * 1000 - 1;
     gt_window_begin(mem, (int64_t)cfg.window_s * 1000000000, (int64_t)cfg.window_mb << 20, start_ns);
     gt_mon_agg_start(disk, mem, cfg.slowdown);
 }
@@ -142,13 +142,18 @@ static void say(const char *line)
         fprintf(stderr, "gputrace: %s\n", line);
 }
 
-/* A trigger of this process: a request, unless one is recent. */
-static void trigger(const char *reason, const char *detail, int64_t latest_ms)
+/* A trigger of this process: a request, unless one of its kind is
+ * recent (its own or another process's): a slowdown's cool-down never
+ * holds back a hang's window. */
+static void trigger(int kind, const char *reason, const char *detail)
 {
     int64_t now = wall_ms(), cool = (int64_t)cfg.cooldown_s * 1000;
-    if (now - m.last_own_ms < cool || (latest_ms && now - latest_ms < cool))
+    if (now - m.last_own_ms[kind] < cool)
         return;
-    m.last_own_ms = now;
+    int64_t latest = gt_request_latest(cfg.rundir, reason);
+    if (latest && now - latest < cool)
+        return;
+    m.last_own_ms[kind] = now;
     char host[GT_HOST_MAX + 1], who[GT_HOST_MAX + 32], err[4600];
     gt_config_host(host, sizeof host);
     snprintf(who, sizeof who, "%s-%d", host, (int)getpid());
@@ -218,9 +223,9 @@ static void look(int64_t now_ns, int settle)
     if (!settle)
         ; /* the process ends: no trigger of its own */
     else if (hang_detail(now_ns, detail, sizeof detail))
-        trigger("hang", detail, latest);
+        trigger(0, "hang", detail);
     else if (gt_mon_agg_slow_step(detail, sizeof detail))
-        trigger("slowdown", detail, latest);
+        trigger(1, "slowdown", detail);
     if (found <= 0 || (settle && wall_ms() - r.at_ms < SETTLE_MS))
         return;
     m.handled_ms = r.at_ms + GROUP_MS;

@@ -86,6 +86,22 @@ int gt_request_next(const char *rundir, int64_t after_ms, struct gt_request *r, 
     return found;
 }
 
+int64_t gt_request_latest(const char *rundir, const char *reason)
+{
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/" GT_REQUESTS_DIR, rundir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int64_t latest = 0;
+    struct gt_request c;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (gt_request_parse(e->d_name, &c) == 0 && strcmp(c.reason, reason) == 0 && c.at_ms > latest)
+            latest = c.at_ms;
+    closedir(d);
+    return latest;
+}
+
 int gt_request_make(const char *rundir, int64_t at_ms, const char *reason, const char *who, const char *detail,
                     char *out, size_t outlen, char *err, size_t errlen)
 {

@@ -31,6 +31,9 @@ int gt_request_make(const char *rundir, int64_t at_ms, const char *reason, const
  * 0 if none, -1 if the folder cannot be read.  *latest_ms: the latest
  * request's time seen (0 if none), for a cool-down. */
 int gt_request_next(const char *rundir, int64_t after_ms, struct gt_request *r, int64_t *latest_ms);
+/* The latest request of reason (made by anyone) in rundir: its time, or
+ * 0 if none. */
+int64_t gt_request_latest(const char *rundir, const char *reason);
 /* Parses a request's name; 0 if it is one. */
 int gt_request_parse(const char *name, struct gt_request *r);
 

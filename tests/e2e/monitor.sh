@@ -11,7 +11,8 @@ set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 run="$b/tests/sim/gpusim-run"
 lib="$(cd "$b/.libs" && pwd)/libgputrace.so"
-export GPUTRACE_MODE=monitor GPUTRACE_FLUSH_MS=100
+# one trigger at a time: each section sets the one it tests
+export GPUTRACE_MODE=monitor GPUTRACE_FLUSH_MS=100 GPUTRACE_SLOWDOWN=0
 unset GPUTRACE_ONE_FILE
 
 # windows DIR: the window directories of run directory DIR, one a line
@@ -40,7 +41,7 @@ field() { sqlite3 "$1" "$2" 2>/dev/null; }
 # in a sync.  One request, every rank's window (the stopped one's too)
 for n in 2 4; do
   r="$tmp/hang$n"
-  GPUTRACE_HANG_S=2 traced_bg "$r" "$n" "$b/tests/apps/hang"
+  GPUTRACE_HANG_S=2 GPUTRACE_SLOWDOWN=0 traced_bg "$r" "$n" "$b/tests/apps/hang"
   wait_windows "$r" "$n" 40; got=$?
   stop_bg
   expect "hang, $n ranks: a window from every rank" "$got" 0
@@ -186,7 +187,7 @@ cat > "$tmp/split.sh" <<EOF
 GPUTRACE_OUTPUT="$r/host\$((RANK / 2))" exec "\$@"
 EOF
 chmod +x "$tmp/split.sh"
-GPUTRACE_HANG_S=2 LD_PRELOAD="$lib" "$run" -n 4 --timeout 60 "$tmp/split.sh" "$b/tests/apps/hang" > "$tmp/app.out" 2>&1 &
+GPUTRACE_HANG_S=2 GPUTRACE_SLOWDOWN=0 LD_PRELOAD="$lib" "$run" -n 4 --timeout 60 "$tmp/split.sh" "$b/tests/apps/hang" > "$tmp/app.out" 2>&1 &
 pid=$!
 wait_windows "$r/host0" 2 40; a=$?
 wait_windows "$r/host1" 2 40; c=$?

@@ -9,7 +9,7 @@ set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 run="$b/tests/sim/gpusim-run"
 lib="$(cd "$b/.libs" && pwd)/libgputrace.so"
-export GPUTRACE_MODE=monitor GPUTRACE_FLUSH_MS=100 GPUTRACE_HANG_S=2
+export GPUTRACE_MODE=monitor GPUTRACE_FLUSH_MS=100 GPUTRACE_HANG_S=2 GPUTRACE_SLOWDOWN=0
 unset GPUTRACE_ONE_FILE
 windows() { ls -d "$1"/window-* 2>/dev/null; }
 ndb() { ls "$1"/*.db 2>/dev/null | wc -l | tr -d ' '; }

@@ -449,20 +449,35 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
 /* Processes read while they run (a monitor's windows, a live run: no end,
  * no signal, and a heartbeat to say so) are caught in the middle of their
  * collectives: one entered a moment before the others is no hang.  Only a
- * wait of this long is.  (A file without heartbeats, of a process killed
+ * wait of this long, before the earliest of their ends, is.  (A file without heartbeats, of a process killed
  * at once, says nothing of how long it waited after its last record.) */
 #define LIVE_HANG_NS 1000000000LL
 
 /* Whether group v (n members) is only a collective in progress when the
  * processes were read: every member still running, none waiting long. */
+static int live(const struct proc *p)
+{
+    return !p->has_end && !p->has_signal && p->has_heartbeat;
+}
+
 static int in_progress(const struct model *m, const struct coll_rec *v, size_t n)
 {
+    /* the windows of one request are cut a second or more apart: what a
+     * rank entered after the earliest cut, the rank cut there could not
+     * show having entered */
+    int64_t horizon = INT64_MAX;
+    for (size_t i = 0; i < m->nprocs; i++)
+        if (live(&m->procs[i]) && m->procs[i].end < horizon)
+            horizon = m->procs[i].end;
     for (size_t k = 0; k < n; k++) {
         const struct proc *p = &m->procs[v[k].proc];
-        if (p->has_end || p->has_signal || !p->has_heartbeat || p->end - v[k].start >= LIVE_HANG_NS)
+        if (!live(p))
             return 0;
     }
-    return 1;
+    for (size_t k = 0; k < n; k++)
+        if (horizon - v[k].start < LIVE_HANG_NS)
+            return 1;
+    return 0;
 }
 
 /* Whether group v (n of its communicator's members) waits for members
