@@ -5,7 +5,7 @@
 bin_PROGRAMS += gputrace-report
 gputrace_report_SOURCES = \
   viewer/report_main.c viewer/report_cli.h viewer/report_cli.c viewer/proc_report.h viewer/proc_report.c \
-  viewer/read/db_open.h viewer/read/db_open.c viewer/read/load_internal.h viewer/read/load_run.c viewer/read/load_threads.h viewer/read/load_threads.c viewer/read/load_proc.c viewer/read/load_colls.h viewer/read/load_colls.c viewer/read/boot_ids.c viewer/read/monitor_windows.c \
+  viewer/read/db_open.h viewer/read/db_open.c viewer/read/load_internal.h viewer/read/load_run.c viewer/read/load_threads.h viewer/read/load_threads.c viewer/read/load_proc.c viewer/read/load_colls.h viewer/read/load_colls.c viewer/read/boot_ids.c viewer/read/monitor_windows.c viewer/read/monitor_run.c \
   viewer/read/correlate.h viewer/read/correlate.c viewer/read/join_clock.h viewer/read/join_clock.c viewer/read/cupti_calls.h viewer/read/cupti_calls.c viewer/read/cupti_order.h viewer/read/cupti_order.c format/cupti_cbids.h format/cupti_cbids.c \
   viewer/read/plugin_join.h viewer/read/plugin_join.c viewer/write/plugin_notes.h viewer/write/plugin_notes.c viewer/read/plugin_ce.h viewer/read/plugin_ce.c viewer/read/nccl_ce_calls.h viewer/read/nccl_ce_calls.c viewer/read/sync_records.h viewer/read/sync_records.c viewer/analyse/hang_depth.h viewer/analyse/hang_depth.c viewer/analyse/hang_place.h viewer/analyse/hang_place.c \
   viewer/model/sort_by_time.h viewer/model/sort_by_time.c viewer/read/rowruns.h viewer/read/rowruns.c \
@@ -22,7 +22,7 @@ gputrace_report_SOURCES = \
   viewer/analyse/coll_spill.c viewer/analyse/summary.h viewer/analyse/summary.c \
   viewer/analyse/kernel_summary.c viewer/analyse/failed_calls.c \
   common/term_text.h common/term_text.c viewer/write/out_paths.h viewer/write/out_paths.c \
-  viewer/write/out_file.h viewer/write/out_file.c viewer/write/input_notes.h viewer/write/input_notes.c viewer/write/window_notes.h viewer/write/window_notes.c \
+  viewer/write/out_file.h viewer/write/out_file.c viewer/write/input_notes.h viewer/write/input_notes.c viewer/write/window_notes.h viewer/write/window_notes.c viewer/write/monitor_notes.h viewer/write/monitor_notes.c \
   viewer/write/json.h viewer/write/json.c viewer/write/output.h viewer/write/output_text.c \
   viewer/write/output_json.c viewer/write/finding_out.h viewer/write/finding_json.c viewer/write/finding_text.c viewer/write/unknown_comm.h viewer/write/unknown_comm.c viewer/write/order_notes.h viewer/write/order_notes.c viewer/analyse/order_match.h viewer/analyse/order_match.c viewer/model/comm_kernels.h viewer/model/comm_kernels.c viewer/write/chrome_trace.c viewer/write/kineto_export.c \
   viewer/write/html.h viewer/write/html_report.c viewer/write/html_charts.c \

@@ -128,6 +128,23 @@ struct monitor_window {
     char request[128], reason[32], detail[512];
 };
 
+/* A monitor's aggregates of a process (mon_* tables, docs/monitor.md):
+ * read when the inputs are a monitored run's own files, which hold no
+ * records, so that its report says what the job did and where its windows
+ * are. */
+struct monitor_agg {
+    int proc;
+    int64_t steps, step_ns, max_step_ns; /* step_ns: the median of its rows' time per step */
+    char step[64];                       /* the steps' NVTX name */
+    uint64_t last_comm;                  /* the last collective it entered: communicator, sequence, start */
+    int64_t last_seq, last_coll_ns, colls;
+    int64_t blocked_ns, blocked_calls;   /* its call site that blocked the host longest, in all */
+    char blocked_site[160];
+};
+
+/* A window directory of a monitored run (RUN/window-<request>/). */
+struct monitor_dir { char path[600], reason[32]; int files; };
+
 struct proc_rows;
 
 /* A host's clock as the ends of its collectives align it with the first
@@ -218,6 +235,8 @@ struct model {
     struct order_match *order;           /* collectives matched by kernel order, checked (order_match.h), or NULL */
     uint64_t rows_read;
     struct monitor_window *windows; size_t nwindows; /* the inputs are monitor windows: why, and what each spans */
+    struct monitor_agg *magg; size_t nmagg; /* the inputs are a monitored run's files: its aggregates */
+    struct monitor_dir *mdirs; size_t nmdirs; /* ... and the windows written beside them */
     const struct stack_source *stacks;   /* the sites' stacks (NULL: none known) */
 };
 

@@ -46,6 +46,8 @@ void load_free(struct model *m);
 /* Reads the window table of files that are a monitor's windows
  * (monitor_windows.c) into model.windows, once the processes are sorted. */
 void load_monitor_windows(struct model *m);
+/* A monitored run's own files: their aggregates and the windows beside them (monitor_run.c). */
+void load_monitor_run(struct model *m);
 /* Reads each process's boot id (boot_ids.c), where its file has the column. */
 void load_boot_ids(struct model *m);
 /* Loads table(process_id, id, value) rows of one process into v[id]. */

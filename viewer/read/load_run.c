@@ -477,6 +477,7 @@ int load_model(struct model *m, char **paths, int npaths, const char *run, char 
     load_boot_ids(m); /* which machine each ran on (boot_ids.c) */
     qsort(m->procs, m->nprocs, sizeof *m->procs, cmp_proc);
     load_monitor_windows(m); /* the inputs are monitor windows: why, and what each spans */
+    load_monitor_run(m);     /* or a monitored run's own files: its aggregates, its windows */
     if (load_find_all_rows(m) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -532,6 +533,8 @@ void load_free(struct model *m)
     }
     free(m->procs);
     free(m->windows);
+    free(m->magg);
+    free(m->mdirs);
     for (int i = 0; i < m->napis; i++)
         free(m->api_names[i]);
     free(m->api_names);

@@ -10,6 +10,7 @@
 #include "viewer/write/finding_out.h"
 #include "viewer/write/html.h"
 #include "viewer/write/out_file.h"
+#include "viewer/write/monitor_notes.h"
 #include "viewer/write/window_notes.h"
 #include "viewer/read/import_inputs.h"
 #include "common/term_text.h"
@@ -164,6 +165,7 @@ int html_report_write(const char *path, const struct model *m, const struct summ
     html_text(out, m->run_id);
     fprintf(out, " &middot; %zu process%s &middot; gputrace " GT_VERSION "</p>", m->nprocs, m->nprocs == 1 ? "" : "es");
     window_notes_html(out, m); /* monitor windows: what each covers, and the ranks none holds */
+    monitor_notes_html(out, m); /* a monitored run's own files: aggregates, and the windows to read */
 
     fputs("<h2>Where each rank's time went</h2><p class=\"sub\">The GPU's span, from its first operation to its last:"
           " compute kernels, communication no compute hid, and idle time (copies and hidden communication are left"

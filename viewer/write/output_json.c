@@ -4,6 +4,7 @@
 #include "viewer/write/finding_out.h"
 #include "viewer/write/devices_out.h"
 #include "viewer/write/input_notes.h"
+#include "viewer/write/monitor_notes.h"
 #include "viewer/write/window_notes.h"
 #include "viewer/read/import_inputs.h"
 #include "viewer/write/json.h"
@@ -33,6 +34,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
     }
     input_notes_json(out, m); /* files and runs of the inputs left out */
     window_notes_json(out, m); /* monitor windows: what each covers, and the ranks none holds */
+    monitor_notes_json(out, m); /* a monitored run's own files: aggregates, and the windows to read */
     fputc('}', out);
     fprintf(out, ",\n\"ranks\": [");
     for (size_t i = 0; i < s->nranks; i++) {
