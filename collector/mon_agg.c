@@ -29,6 +29,8 @@ static struct {
     struct step pending[STEPS_PENDING];
     int npending;
     int64_t history[HISTORY]; /* durations, a ring */
+    int64_t step_sum_ns;
+    uint64_t step_bucket[GT_STEP_BUCKETS]; /* each step in the first bucket it fits (made cumulative when read) */
     int nhistory;
     double k;                 /* GPUTRACE_SLOWDOWN */
     char slow[256];           /* a slow step not looked at yet */
@@ -146,7 +148,41 @@ void gt_mon_agg_range(uint32_t name, int depth, int64_t start_ns, int64_t end_ns
     a.nsteps++;
     a.history[a.nhistory % HISTORY] = end_ns - start_ns;
     a.nhistory++;
+    a.step_sum_ns += end_ns - start_ns;
+    int b = 0;
+    while (b < GT_STEP_BUCKETS - 1 && (double)(end_ns - start_ns) > gt_step_bucket_le[b] * 1e9)
+        b++;
+    a.step_bucket[b]++;
     check_step();
+}
+
+const double gt_step_bucket_le[GT_STEP_BUCKETS] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                    0.5, 1, 2.5, 5, 10, 30, 60, 1e300 };
+
+void gt_mon_agg_steps(struct gt_mon_steps *out)
+{
+    memset(out, 0, sizeof *out);
+    out->name = a.step_name;
+    out->count = a.nsteps;
+    out->sum_ns = a.step_sum_ns;
+    out->last_ns = a.nhistory ? a.history[(a.nhistory - 1) % HISTORY] : 0;
+    uint64_t run = 0;
+    for (int b = 0; b < GT_STEP_BUCKETS; b++)
+        out->bucket[b] = run += a.step_bucket[b];
+}
+
+void gt_mon_agg_each_site(void (*fn)(int64_t callsite, int api, int64_t calls, int64_t total_ns, void *ctx), void *ctx)
+{
+    for (int i = 0; i < SITES; i++)
+        if (a.sites[i].used)
+            fn(a.sites[i].callsite, a.sites[i].api, a.sites[i].calls, a.sites[i].total_ns, ctx);
+}
+
+void gt_mon_agg_each_comm(void (*fn)(uint64_t comm, int api, int64_t calls, int64_t bytes, void *ctx), void *ctx)
+{
+    for (int i = 0; i < COMMS; i++)
+        if (a.comms[i].used)
+            fn(a.comms[i].comm_id, a.comms[i].api, a.comms[i].calls, a.comms[i].bytes, ctx);
 }
 
 static int by_value(const void *x, const void *y)

@@ -30,6 +30,18 @@ void gt_mon_agg_flush(void);
  * to 31 steps before it (5 at least) since the last call, with the words
  * in out (the first such step). */
 int gt_mon_agg_slow_step(char *out, size_t len);
+/* What the metrics (mon_prom.c) read, on the writer thread. */
+#define GT_STEP_BUCKETS 16
+extern const double gt_step_bucket_le[GT_STEP_BUCKETS]; /* seconds; the last is +Inf */
+struct gt_mon_steps {
+    uint32_t name;                       /* the steps' NVTX name (a label id), 0 if none yet */
+    int64_t count, sum_ns, last_ns;
+    uint64_t bucket[GT_STEP_BUCKETS];    /* cumulative, as Prometheus has them */
+};
+void gt_mon_agg_steps(struct gt_mon_steps *out);
+/* Each (call site, api) that blocked, and each (communicator, api). */
+void gt_mon_agg_each_site(void (*fn)(int64_t callsite, int api, int64_t calls, int64_t total_ns, void *ctx), void *ctx);
+void gt_mon_agg_each_comm(void (*fn)(uint64_t comm, int api, int64_t calls, int64_t bytes, void *ctx), void *ctx);
 /* Lets go of its statements (before the file is closed). */
 void gt_mon_agg_stop(void);
 /* Keys the tables had no room for. */

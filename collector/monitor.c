@@ -4,6 +4,7 @@
 #include "collector/clock.h"
 #include "collector/config.h"
 #include "collector/mon_agg.h"
+#include "collector/mon_prom.h"
 #include "collector/requests.h"
 #include "collector/tbuf.h"
 #include "collector/window.h"
@@ -34,6 +35,8 @@ static struct {
     int64_t capture_from_ns, capture_until_ns; /* a capture in progress */
     char capture_name[GT_REQUEST_NAME_MAX], capture_detail[256];
     int said_fail;
+    int64_t next_metrics_ns;
+    uint64_t windows[GT_WIN_KINDS];
 } m;
 
 static const char *const api_names[GT_API_COUNT] = {
@@ -42,7 +45,7 @@ static const char *const api_names[GT_API_COUNT] = {
 #undef X
 };
 
-static const char *api_name(int64_t api)
+const char *gt_mon_api_name(int64_t api)
 {
     return api >= 0 && api < GT_API_COUNT && api_names[api] ? api_names[api] : "a call";
 }
@@ -81,6 +84,9 @@ void gt_mon_config_load(struct gt_mon_cfg *c, const char *output)
     c->window_mb = env_int("GPUTRACE_WINDOW_MB", 24, 4, 4096);
     c->hang_s = env_int("GPUTRACE_HANG_S", 30, 1, 86400);
     c->cooldown_s = env_int("GPUTRACE_COOLDOWN_S", 120, 0, 86400);
+    c->metrics_ms = env_int("GPUTRACE_METRICS_MS", 5000, 0, 600000);
+    if (c->metrics_ms > 0 && c->metrics_ms < 200)
+        c->metrics_ms = 200;
     c->slowdown = 1.5;
     const char *k = getenv("GPUTRACE_SLOWDOWN");
     if (k && *k) {
@@ -134,6 +140,8 @@ void gt_mon_start(struct gt_db *mem, struct gt_db *disk, int64_t start_ns)
     m.last_own_ms[0] = m.last_own_ms[1] = -(int64_t)cfg.cooldown_s * 1000 - 1;
     gt_window_begin(mem, (int64_t)cfg.window_s * 1000000000, (int64_t)cfg.window_mb << 20, start_ns);
     gt_mon_agg_start(disk, mem, cfg.slowdown);
+    if (cfg.metrics_ms > 0)
+        gt_mon_prom_start(disk, cfg.rundir, cfg.file);
 }
 
 static void say(const char *line)
@@ -161,16 +169,44 @@ static void trigger(int kind, const char *reason, const char *detail)
         say(err);
 }
 
-/* The blocking call in flight longest, if past GPUTRACE_HANG_S. */
-static int hang_detail(int64_t now_ns, char *out, size_t len)
+static struct mark *oldest_mark(void)
 {
     struct mark *worst = NULL;
     for (int i = 0; i < gt_w.nmarks; i++)
         if (!worst || gt_w.marks[i].start_ns < worst->start_ns)
             worst = &gt_w.marks[i];
+    return worst;
+}
+
+/* The metrics file, every GPUTRACE_METRICS_MS (a failure said once). */
+static void metrics(int64_t now_ns)
+{
+    if (cfg.metrics_ms <= 0 || now_ns < m.next_metrics_ns)
+        return;
+    m.next_metrics_ns = now_ns + (int64_t)cfg.metrics_ms * 1000000;
+    struct gt_prom_state st = { .dropped = gt_wr_dropped() };
+    const struct mark *worst = oldest_mark();
+    if (worst) {
+        st.inflight_ns = now_ns - worst->start_ns;
+        st.inflight_api = (int)worst->api;
+    }
+    memcpy(st.windows, m.windows, sizeof st.windows);
+    char err[4800];
+    if (gt_mon_prom_write(&st, err, sizeof err) != 0 && !m.said_fail) {
+        m.said_fail = 1;
+        char line[5000];
+        snprintf(line, sizeof line, "%s (metrics); the program runs on", err);
+        say(line);
+    }
+}
+
+/* The blocking call in flight longest, if past GPUTRACE_HANG_S. */
+static int hang_detail(int64_t now_ns, char *out, size_t len)
+{
+    struct mark *worst = oldest_mark();
     if (!worst || now_ns - worst->start_ns < (int64_t)cfg.hang_s * 1000000000)
         return 0;
-    snprintf(out, len, "%s in flight for %.1f s on thread %lld", api_name(worst->api),
+    snprintf(out, len, "%s in flight for %.1f s on thread %lld", gt_mon_api_name(worst->api),
              (double)(now_ns - worst->start_ns) / 1e9, (long long)worst->tid);
     return 1;
 }
@@ -186,7 +222,12 @@ static void write_window(const struct gt_request *r, const char *detail, int64_t
         char line[9600];
         snprintf(line, sizeof line, "the window for %s was not written: %s; the program runs on", r->name, err);
         say(line);
+        return;
     }
+    static const char *const kinds[GT_WIN_KINDS] = { "hang", "slowdown", "request", "capture" };
+    for (int k = 0; k < GT_WIN_KINDS; k++)
+        if (strcmp(r->reason, kinds[k]) == 0)
+            m.windows[k]++;
 }
 
 /* A capture asks for records from start_ms for seconds: kept until then,
@@ -241,8 +282,10 @@ void gt_mon_pass(int commit)
         return;
     int64_t now = (int64_t)gt_mono_ns();
     gt_window_keep(now, m.capture_from_ns);
-    if (commit)
+    if (commit) {
         gt_mon_agg_flush();
+        metrics(now);
+    }
     if (now < m.next_look_ns)
         return;
     m.next_look_ns = now + (int64_t)LOOK_MS * 1000000;
@@ -259,4 +302,5 @@ void gt_mon_final(void)
         m.capture_until_ns = now;
     finish_capture(now);
     look(now, 0);
+    gt_mon_prom_remove(); /* the process's metrics end with it */
 }

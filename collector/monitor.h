@@ -11,6 +11,7 @@
  *     median of the steps before it;
  *   - a request in the run directory (requests.h), made by another
  *     process's trigger or by `gputrace dump` / `gputrace capture`.
+ * At its commits it also rewrites its metrics file (mon_prom.h).
  * A trigger of its own makes a request (unless one was made within
  * GPUTRACE_COOLDOWN_S), so that every process, the one nobody waits for
  * included, writes its window for it: each takes the earliest request it
@@ -32,6 +33,7 @@ struct gt_mon_cfg {
     int hang_s;         /* GPUTRACE_HANG_S: a blocking call in flight this long is a hang (30) */
     int cooldown_s;     /* GPUTRACE_COOLDOWN_S: between triggers of one process (120) */
     double slowdown;    /* GPUTRACE_SLOWDOWN: a step this many times the median is a slowdown (1.5; 0 = off) */
+    int metrics_ms;     /* GPUTRACE_METRICS_MS: how often the metrics file is rewritten (5000; 0 = none) */
     char rundir[4096];  /* where requests and windows go */
     char file[300];     /* this process's file name, as in the run directory */
 };
@@ -47,6 +49,8 @@ void gt_mon_start(struct gt_db *mem, struct gt_db *disk, int64_t start_ns);
 /* Each writer pass, after its commit (commit: whether it committed):
  * keeps the window, and once a second looks for triggers and requests. */
 void gt_mon_pass(int commit);
+/* An API's name, for triggers' words and metrics' labels. */
+const char *gt_mon_api_name(int64_t api);
 /* At the end of the process (the final pass): a request not taken yet,
  * or a capture, is answered now, with what the window holds. */
 void gt_mon_final(void);

@@ -13,6 +13,7 @@
 #include "collector/cupti_sub.h"
 #include "collector/fdguard.h"
 #include "collector/mon_agg.h"
+#include "collector/mon_prom.h"
 #include "collector/monitor.h"
 #include "collector/xfsz.h"
 #include "collector/pyframes.h"
@@ -143,6 +144,11 @@ static void release_descriptors(void)
     gt_w.req_pipe[0] = gt_w.req_pipe[1] = gt_w.ack_pipe[0] = gt_w.ack_pipe[1] = -1;
 }
 
+uint64_t gt_wr_dropped(void)
+{
+    return gt_tbuf_dropped() + gt_strtab_lost() + gt_plug_dropped() + gt_w.lost + gt_mon_agg_lost();
+}
+
 /* One pass: everything pending into the open transaction; commit if asked. */
 static void cycle(int commit)
 {
@@ -155,7 +161,7 @@ static void cycle(int commit)
     gt_wr_store_names();
     if (commit) {
         gt_wr_store_marks();
-        gt_db_set_process_i64(&gt_w.db, "dropped_host", (int64_t)(gt_tbuf_dropped() + gt_strtab_lost() + gt_plug_dropped() + gt_w.lost + gt_mon_agg_lost()), 0);
+        gt_db_set_process_i64(&gt_w.db, "dropped_host", (int64_t)gt_wr_dropped(), 0);
         gt_db_set_process_i64(&gt_w.db, "dropped_cupti", (int64_t)gt_cupti_dropped(), 0);
         int64_t alive[] = { (int64_t)gt_mono_ns() }; /* alive until now, whatever was recorded (docs/schema.md) */
         gt_db_exec_i64(&gt_w.db, GT_ST_HEARTBEAT, alive, 1);
@@ -370,6 +376,7 @@ void gt_writer_set_status(const char *column, const char *status)
 void gt_writer_note_signal(int sig)
 {
     atomic_store(&gt_w.end_signal, sig);
+    gt_mon_prom_remove_now(); /* its metrics end with it (unlink: async-signal-safe) */
 }
 
 int gt_writer_run(int flush_ms, int bulk_after, char *err, size_t errlen)

@@ -91,6 +91,8 @@ void gt_wr_flush_blocks(void);
 void gt_wr_store_names(void);
 /* Calls still in flight at a commit, stored as marks (once each). */
 void gt_wr_store_marks(void);
+/* Records lost so far, all kinds (the process row's dropped_host). */
+uint64_t gt_wr_dropped(void);
 
 /* writer.c */
 void *gt_wr_main(void *arg);

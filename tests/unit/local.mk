@@ -166,3 +166,12 @@ TESTS += tests/unit/test_ranges
 tests_unit_test_ranges_SOURCES = tests/unit/test_ranges.c
 tests_unit_test_ranges_CFLAGS = $(VIEWER_TEST_CFLAGS)
 tests_unit_test_ranges_LDADD = $(VIEWER_TEST_LIBS)
+
+# the monitor's metrics text from aggregates fed directly (its own stubs
+# for what the two files take from the rest of the tracer)
+check_PROGRAMS += tests/unit/test_mon_prom
+TESTS += tests/unit/test_mon_prom
+tests_unit_test_mon_prom_SOURCES = tests/unit/test_mon_prom.c collector/mon_agg.h collector/mon_agg.c \
+  collector/mon_prom.h collector/mon_prom.c
+tests_unit_test_mon_prom_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_mon_prom_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)

@@ -1,0 +1,78 @@
+/* test_mon_prom.c: the monitor's metrics text (collector/mon_prom.c) from
+ * aggregates fed directly (collector/mon_agg.c): its series stay bounded
+ * whatever the program does (10,000 call sites, 2,000 communicators),
+ * label values are escaped, and the step histogram is cumulative. */
+#include "collector/mon_agg.h"
+#include "collector/mon_prom.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+/* what mon_prom.c takes from the rest of the tracer */
+int gt_clock_use_tsc;
+const char *gt_mon_api_name(int64_t api)
+{
+    return api == 1 ? "cuda\"Sync\\\n" : "ncclAllReduce";
+}
+int gt_fd_add(int fd) { (void)fd; return 0; }
+int gt_fd_close(int fd) { (void)fd; return 0; }
+int gt_db_begin(struct gt_db *d) { (void)d; return 0; }
+int gt_db_commit(struct gt_db *d) { (void)d; return 0; }
+
+static char buf[1 << 20];
+
+static int count(const char *text, const char *prefix)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, prefix)); p++)
+        n += p == text || p[-1] == '\n';
+    return n;
+}
+
+Test(mon_prom, series_are_bounded)
+{
+    gt_mon_agg_start(NULL, NULL, 0);
+    gt_mon_prom_start(NULL, "/nonexistent", "h-1.db");
+    for (int i = 0; i < 10000; i++)
+        gt_mon_agg_blocking(i, 1, 0, 1000 + i);
+    for (int i = 0; i < 2000; i++)
+        gt_mon_agg_collective(0x1000u + (unsigned)i, 2, 64, i, 0);
+    struct gt_prom_state st = { 0 };
+    size_t n = gt_mon_prom_format(buf, sizeof buf, &st);
+    cr_assert(n > 0 && n < sizeof buf - 1);
+    /* the sites that blocked longest, and the rest as one series */
+    cr_assert_eq(count(buf, "gputrace_host_blocked_seconds_total{"), GT_PROM_SITES + 1);
+    cr_assert(strstr(buf, "site=\"other\""));
+    cr_assert_eq(count(buf, "gputrace_collectives_total{"), GT_PROM_COMMS + 1);
+    /* the tables keep what they have room for, and count the rest as lost */
+    cr_assert_gt(gt_mon_agg_lost(), 0);
+}
+
+Test(mon_prom, labels_escaped)
+{
+    gt_mon_agg_start(NULL, NULL, 0);
+    gt_mon_prom_start(NULL, "/nonexistent", "h-1.db");
+    gt_mon_agg_blocking(7, 1, 0, 5);
+    struct gt_prom_state st = { .inflight_ns = 3000000000, .inflight_api = 1 };
+    gt_mon_prom_format(buf, sizeof buf, &st);
+    cr_assert(strstr(buf, "api=\"cuda\\\"Sync\\\\\\n\""), "%s", buf);
+    cr_assert(strstr(buf, "gputrace_inflight_seconds{") && strstr(buf, "} 3.000\n"));
+    for (const char *p = buf; *p; p++)
+        cr_assert((*p >= 0x20 && *p < 0x7f) || *p == '\n', "a byte no exposition may hold");
+}
+
+Test(mon_prom, step_histogram_cumulative)
+{
+    gt_mon_agg_start(NULL, NULL, 0);
+    gt_mon_prom_start(NULL, "/nonexistent", "h-1.db");
+    for (int i = 0; i < 6; i++)
+        gt_mon_agg_range(5, 0, 0, i < 3 ? 3000000 : 70000000); /* 3 of 3 ms, 3 of 70 ms */
+    struct gt_prom_state st = { 0 };
+    gt_mon_prom_format(buf, sizeof buf, &st);
+    /* name 5 repeated: the steps from the third on (3 ms, then 3 of 70 ms) */
+    cr_assert(strstr(buf, "le=\"0.005\"} 1\n"), "%s", buf);
+    cr_assert(strstr(buf, "le=\"0.1\"} 4\n"));
+    cr_assert(strstr(buf, "le=\"+Inf\"} 4\n"));
+    cr_assert(strstr(buf, "gputrace_step_seconds_count{") && strstr(buf, "} 4\n"));
+}
