@@ -3,6 +3,7 @@
  *   gputrace record [-o RUN] [-f] [--one-file] [--] command args...
  *   gputrace expand RUN
  *   gputrace dump RUN | capture RUN --seconds N   (ask.c)
+ *   gputrace metrics RUN [--listen ADDR:PORT]     (metrics.c)
  *
  * Runs the command with libgputrace.so preloaded (LD_PRELOAD reaches every
  * process it starts: torchrun, mpirun, bash...), a run id shared by all of
@@ -19,6 +20,7 @@
 #include "collector/config.h"
 #include "cli/ask.h"
 #include "cli/expand.h"
+#include "cli/metrics.h"
 #include "cli/merge.h"
 #include "import/import.h"
 #include "cli/outputs.h"
@@ -44,6 +46,7 @@ static const char usage_text[] =
     "usage: gputrace record [-o RUN] [-f] [--one-file] [--monitor] [--] command [args...]\n"
     "       gputrace dump RUN [--wait S]      every process of a monitored run writes its window now\n"
     "       gputrace capture RUN --seconds N  every process records in full for N s from one instant\n"
+    "       gputrace metrics RUN [--listen ADDR:PORT]  a monitored run's metrics, for Prometheus\n"
     "       gputrace expand RUN       calls, NVTX ranges and CUPTI records stored in bulk under load -> rows (SQL)\n"
     "       gputrace merge OUT.db RUN [RUN...]   a run's databases in one new file (for sqlite3, pandas)\n"
     "       gputrace import [-o OUT.db] [-f] TRACE...   Kineto JSON / nsys SQLite traces -> a database (docs/import.md)\n"
@@ -85,7 +88,8 @@ static const char usage_text[] =
     "  GPUTRACE_CUPTI_LIB=PATH  libcupti to load\n"
     "  GPUTRACE_CLOCK=monotonic read clock_gettime instead of the invariant TSC\n"
     "  GPUTRACE_MODE=monitor    as --monitor; with it: GPUTRACE_WINDOW_S (60), GPUTRACE_WINDOW_MB (24),\n"
-    "                           GPUTRACE_HANG_S (30), GPUTRACE_SLOWDOWN (1.5, 0 = off), GPUTRACE_COOLDOWN_S (120)\n"
+    "                           GPUTRACE_HANG_S (30), GPUTRACE_SLOWDOWN (1.5, 0 = off), GPUTRACE_COOLDOWN_S (120),\n"
+    "                           GPUTRACE_METRICS_MS (5000, 0 = no metrics file)\n"
     "  GPUTRACE_NCCL_PLUGIN=0   do not set NCCL_PROFILER_PLUGIN (NCCL then keeps no record of its own)\n"
     "  (GPUTRACE_OUTPUT, GPUTRACE_ONE_FILE, GPUTRACE_RUN_ID, GPUTRACE_LAUNCHER, GPUTRACE_RECORD_PID,\n"
     "  GPUTRACE_RECORD_NOTHING and GPUTRACE_RECORD_STDERR are set by this command; see README.md)\n"
@@ -333,6 +337,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "record") == 0)
         return record(argc - 2, argv + 2);
+    if (strcmp(argv[1], "metrics") == 0)
+        return gt_metrics_main(argc - 2, argv + 2);
     if (strcmp(argv[1], "dump") == 0 || strcmp(argv[1], "capture") == 0)
         return gt_ask_main(argv[1], argc - 2, argv + 2);
     if (strcmp(argv[1], "merge") == 0)
