@@ -26,6 +26,7 @@ TESTS += \
   tests/e2e/tracer_signals.sh \
   tests/e2e/monitor.sh \
   tests/e2e/monitor_hangs.sh \
+  tests/e2e/metrics.sh \
   tests/e2e/fork_busy.sh \
   tests/e2e/tracer_stall.sh \
   tests/e2e/tracer_membound.sh \
@@ -131,6 +132,7 @@ EXTRA_DIST += \
   tests/e2e/tracer_signals.sh \
   tests/e2e/monitor.sh \
   tests/e2e/monitor_hangs.sh \
+  tests/e2e/metrics.sh \
   tests/e2e/fork_busy.sh \
   tests/e2e/tracer_stall.sh \
   tests/e2e/tracer_membound.sh \

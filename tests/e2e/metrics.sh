@@ -1,0 +1,118 @@
+#!/bin/sh
+# metrics.sh: monitor mode's metrics with the real components: each
+# process's RUN/metrics/<host>-<pid>.prom passes `promtool check metrics`,
+# `gputrace metrics RUN` merges them into one valid exposition, and a real
+# Prometheus scraping node_exporter's textfile collector on that folder and
+# `gputrace metrics --listen` answers PromQL with what was planted: the
+# steps of 4 ranks, the scalar read's blocked seconds, the straggler as the
+# rank that blocks least (the others wait for it), and for a planted hang
+# the in-flight gauge past GPUTRACE_HANG_S.  The alert rules of
+# docs/prometheus-alerts.yml pass `promtool check rules`.  Needs Debian's
+# prometheus and prometheus-node-exporter (.ci/run installs them).
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+run="$b/tests/sim/gpusim-run"
+lib="$(cd "$b/.libs" && pwd)/libgputrace.so"
+export GPUTRACE_MODE=monitor GPUTRACE_FLUSH_MS=100 GPUTRACE_METRICS_MS=300 GPUTRACE_SLOWDOWN=0
+unset GPUTRACE_ONE_FILE
+for tool in promtool prometheus prometheus-node-exporter; do
+  command -v "$tool" > /dev/null 2>&1 || skip_all "$tool is not installed (apt-get install prometheus prometheus-node-exporter)"
+done
+nprom() { ls "$1"/metrics/*.prom 2>/dev/null | wc -l | tr -d ' '; }
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# query PROMQL: the result of an instant query, as "labels=value" lines
+query() {
+  python3 - "$pport" "$1" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+port, q = sys.argv[1], sys.argv[2]
+url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+try:
+    d = json.load(urllib.request.urlopen(url, timeout=5))
+except Exception as e:
+    print(f"error {e}")
+    sys.exit(0)
+for r in d.get("data", {}).get("result", []):
+    m = r["metric"]
+    print(f'{m.get("job", "")}|{m.get("rank", "")}|{r["value"][1]}')
+EOF
+}
+# until QUERY gives N lines or more (up to 30 s)
+await() {
+  k=0
+  while [ $k -lt 150 ]; do
+    [ "$(query "$1" | grep -vc '^error')" -ge "$2" ] && return 0
+    sleep 0.2; k=$((k + 1))
+  done
+  return 1
+}
+
+r="$tmp/run"
+APP_STEPS=100000 GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" "$run" -n 4 --timeout 90 "$b/tests/apps/train_demo" \
+  > "$tmp/app.out" 2>&1 &
+app=$!
+k=0; while [ $k -lt 150 ] && [ "$(nprom "$r")" -lt 4 ]; do sleep 0.2; k=$((k + 1)); done
+sleep 1
+expect "each of the 4 ranks writes its metrics file" "$(nprom "$r")" 4
+bad_files=0
+for f in "$r"/metrics/*.prom; do promtool check metrics < "$f" > "$tmp/lint" 2>&1 || { bad_files=$((bad_files + 1)); note "$(cat "$tmp/lint")"; }; done
+expect "every metrics file passes promtool check metrics" "$bad_files" 0
+"$b/gputrace" metrics "$r" > "$tmp/all.prom" 2> "$tmp/err"
+expect "gputrace metrics RUN: exit 0" "$?" 0
+promtool check metrics < "$tmp/all.prom" > "$tmp/lint" 2>&1
+expect "... one exposition that passes promtool check metrics" "$?" 0
+expect "... with every rank's steps" "$(grep -c '^gputrace_steps_total{' "$tmp/all.prom")" 4
+expect "... each metric described once" "$(grep -c '^# TYPE gputrace_steps_total ' "$tmp/all.prom")" 1
+
+# node_exporter's textfile collector on the metrics folder, gputrace
+# metrics --listen, and Prometheus scraping both every second
+nport=$(free_port) gport=$(free_port) pport=$(free_port)
+prometheus-node-exporter --collector.disable-defaults --collector.textfile \
+  --collector.textfile.directory="$r/metrics" --web.listen-address="127.0.0.1:$nport" > "$tmp/node.log" 2>&1 &
+node=$!
+"$b/gputrace" metrics "$r" --listen "127.0.0.1:$gport" > "$tmp/serve.log" 2>&1 &
+serve=$!
+cat > "$tmp/prom.yml" <<EOF
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: node
+    static_configs: [{targets: ["127.0.0.1:$nport"]}]
+  - job_name: gputrace
+    static_configs: [{targets: ["127.0.0.1:$gport"]}]
+EOF
+prometheus --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb" \
+  --web.listen-address="127.0.0.1:$pport" > "$tmp/prom.log" 2>&1 &
+prom=$!
+await 'gputrace_steps_total' 8; got=$?
+expect "Prometheus has every rank's steps through node_exporter and gputrace metrics --listen" \
+  "$got:$(query 'count by (job) (gputrace_steps_total)' | sort | tr '\n' ';')" "0:gputrace||4;node||4;"
+await 'gputrace_steps_total{job="node"} > 20' 4
+expect "the steps counted go up as the job runs" "$?" 0
+sched=$(query 'sum by (rank) (gputrace_host_blocked_seconds_total{job="node",api="cudaStreamSynchronize"}) > 0' | wc -l | tr -d ' ')
+expect "the scalar read's sync blocked seconds on every rank" "$sched" 4
+least=$(query 'bottomk(1, sum by (rank) (gputrace_host_blocked_seconds_total{job="node"}))' | cut -d'|' -f2)
+expect "the straggler (rank 1) is the rank that blocks least: the others wait for it" "$least" 1
+expect "no window written" "$(query 'sum(gputrace_windows_total{job="node"})' | cut -d'|' -f3)" 0
+kill -TERM "$app" 2>/dev/null; wait "$app" 2>/dev/null
+
+# a planted hang: the in-flight gauge past GPUTRACE_HANG_S on the waiting
+# ranks (the metrics folder of another run, read by the same exporters)
+h="$tmp/hang"
+GPUTRACE_HANG_S=2 GPUTRACE_OUTPUT="$h" LD_PRELOAD="$lib" "$run" -n 4 --timeout 90 "$b/tests/apps/hang" \
+  > "$tmp/app.out" 2>&1 &
+app=$!
+k=0; while [ $k -lt 150 ] && [ "$(nprom "$h")" -lt 4 ]; do sleep 0.2; k=$((k + 1)); done
+kill -TERM "$serve" 2>/dev/null; wait "$serve" 2>/dev/null
+"$b/gputrace" metrics "$h" --listen "127.0.0.1:$gport" > "$tmp/serve.log" 2>&1 &
+serve=$!
+await 'gputrace_inflight_seconds{job="gputrace"} > 2' 3
+expect "a hang: the in-flight gauge past GPUTRACE_HANG_S on the 3 waiting ranks" "$?" 0
+await 'gputrace_windows_total{job="gputrace",reason="hang"} > 0' 4
+expect "a hang: every rank counts the window it wrote" "$?" 0
+kill -TERM "$app" "$serve" "$prom" "$node" 2>/dev/null
+wait "$app" "$serve" "$prom" "$node" 2>/dev/null
+expect "a process's metrics file goes when it ends" "$(nprom "$h")" 0
+
+promtool check rules "$s/docs/prometheus-alerts.yml" > "$tmp/rules" 2>&1
+expect "docs/prometheus-alerts.yml passes promtool check rules" "$?" 0
+finish
