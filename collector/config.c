@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int env_int(const char *name, int def, int lo, int hi)
+int gt_config_env_int(const char *name, int def, int lo, int hi)
 {
     const char *v = getenv(name);
     if (!v || !*v)
@@ -124,7 +124,7 @@ enum gt_layout gt_config_layout(const char *path, int one_file)
 
 int gt_config_one_file(void)
 {
-    return env_int("GPUTRACE_ONE_FILE", 0, 0, 1);
+    return gt_config_env_int("GPUTRACE_ONE_FILE", 0, 0, 1);
 }
 
 void gt_config_load(struct gt_config *cfg, int rank)
@@ -161,13 +161,13 @@ void gt_config_load(struct gt_config *cfg, int rank)
         break;
     }
     }
-    cfg->cupti = env_int("GPUTRACE_CUPTI", 1, 0, 1);
-    cfg->callstack_depth = env_int("GPUTRACE_CALLSTACKS", 8, 0, GT_MAX_STACK_DEPTH);
-    cfg->pystack_depth = env_int("GPUTRACE_PYSTACKS", 16, 0, 32);
-    cfg->flush_ms = env_int("GPUTRACE_FLUSH_MS", 200, 10, 60000);
-    cfg->buffer_bytes = (size_t)env_int("GPUTRACE_BUFFER_MB", 8, 1, 1024) << 20;
-    cfg->quiet = env_int("GPUTRACE_QUIET", 0, 0, 1);
-    cfg->bulk_after = env_int("GPUTRACE_BULK_AFTER", 4096, 0, 1 << 30);
+    cfg->cupti = gt_config_env_int("GPUTRACE_CUPTI", 1, 0, 1);
+    cfg->callstack_depth = gt_config_env_int("GPUTRACE_CALLSTACKS", 8, 0, GT_MAX_STACK_DEPTH);
+    cfg->pystack_depth = gt_config_env_int("GPUTRACE_PYSTACKS", 16, 0, 32);
+    cfg->flush_ms = gt_config_env_int("GPUTRACE_FLUSH_MS", 200, 10, 60000);
+    cfg->buffer_bytes = (size_t)gt_config_env_int("GPUTRACE_BUFFER_MB", 8, 1, 1024) << 20;
+    cfg->quiet = gt_config_env_int("GPUTRACE_QUIET", 0, 0, 1);
+    cfg->bulk_after = gt_config_env_int("GPUTRACE_BULK_AFTER", 4096, 0, 1 << 30);
     const char *run = getenv("GPUTRACE_RUN_ID");
     if (!run || !*run)
         run = getenv("TORCHELASTIC_RUN_ID");

@@ -71,6 +71,9 @@ void gt_config_expand_output(const char *pattern, int rank, char *out, size_t le
 int gt_config_is_pattern(const char *path);
 /* The layout path names; one_file: GPUTRACE_ONE_FILE=1 (or --one-file). */
 enum gt_layout gt_config_layout(const char *path, int one_file);
+/* The environment variable name as an integer in lo..hi: def when unset
+ * or empty; a bad value gets a one-line message on stderr and def. */
+int gt_config_env_int(const char *name, int def, int lo, int hi);
 /* 1 when GPUTRACE_ONE_FILE=1 is set (another value than 0 or 1: a line, 0). */
 int gt_config_one_file(void);
 

@@ -11,6 +11,7 @@
 #include "collector/writer_int.h"
 #include "common/printable.h"
 #include "format/api_ids.h"
+#include "format/api_table.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -39,32 +40,10 @@ static struct {
     uint64_t windows[GT_WIN_KINDS];
 } m;
 
-static const char *const api_names[GT_API_COUNT] = {
-#define X(name, cls, flags) [GT_API_##name] = #name,
-    GT_API_LIST(X)
-#undef X
-};
-
 const char *gt_mon_api_name(int64_t api)
 {
-    return api >= 0 && api < GT_API_COUNT && api_names[api] ? api_names[api] : "a call";
-}
-
-static int env_int(const char *name, int def, int lo, int hi)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return def;
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || *end || x < lo || x > hi) {
-        char shown[GT_PRINTABLE_LEN];
-        fprintf(stderr, "gputrace: %s=%s is not a number in %d..%d; using %d\n", name,
-                gt_printable(v, shown, sizeof shown), lo, hi, def);
-        return def;
-    }
-    return (int)x;
+    const char *name = api >= 0 && api < GT_API_COUNT ? gt_api_table_name((int)api) : NULL;
+    return name ? name : "a call";
 }
 
 void gt_mon_config_load(struct gt_mon_cfg *c, const char *output)
@@ -80,11 +59,11 @@ void gt_mon_config_load(struct gt_mon_cfg *c, const char *output)
                     gt_printable(mode, shown, sizeof shown));
         }
     }
-    c->window_s = env_int("GPUTRACE_WINDOW_S", 60, 1, 3600);
-    c->window_mb = env_int("GPUTRACE_WINDOW_MB", 24, 4, 4096);
-    c->hang_s = env_int("GPUTRACE_HANG_S", 30, 1, 86400);
-    c->cooldown_s = env_int("GPUTRACE_COOLDOWN_S", 120, 0, 86400);
-    c->metrics_ms = env_int("GPUTRACE_METRICS_MS", 5000, 0, 600000);
+    c->window_s = gt_config_env_int("GPUTRACE_WINDOW_S", 60, 1, 3600);
+    c->window_mb = gt_config_env_int("GPUTRACE_WINDOW_MB", 24, 4, 4096);
+    c->hang_s = gt_config_env_int("GPUTRACE_HANG_S", 30, 1, 86400);
+    c->cooldown_s = gt_config_env_int("GPUTRACE_COOLDOWN_S", 120, 0, 86400);
+    c->metrics_ms = gt_config_env_int("GPUTRACE_METRICS_MS", 5000, 0, 600000);
     if (c->metrics_ms > 0 && c->metrics_ms < 200)
         c->metrics_ms = 200;
     c->slowdown = 1.5;
@@ -144,9 +123,11 @@ void gt_mon_start(struct gt_db *mem, struct gt_db *disk, int64_t start_ns)
         gt_mon_prom_start(disk, cfg.rundir, cfg.file);
 }
 
+/* A line on stderr unless GPUTRACE_QUIET (read at the start: the writer
+ * thread never reads the environment, which the program may be changing) */
 static void say(const char *line)
 {
-    if (!getenv("GPUTRACE_QUIET") || strcmp(getenv("GPUTRACE_QUIET"), "1") != 0)
+    if (!cfg.quiet)
         fprintf(stderr, "gputrace: %s\n", line);
 }
 

@@ -34,6 +34,7 @@ struct gt_mon_cfg {
     int cooldown_s;     /* GPUTRACE_COOLDOWN_S: between triggers of one process (120) */
     double slowdown;    /* GPUTRACE_SLOWDOWN: a step this many times the median is a slowdown (1.5; 0 = off) */
     int metrics_ms;     /* GPUTRACE_METRICS_MS: how often the metrics file is rewritten (5000; 0 = none) */
+    int quiet;          /* GPUTRACE_QUIET (gt_config's): no lines of its own on stderr */
     char rundir[4096];  /* where requests and windows go */
     char file[300];     /* this process's file name, as in the run directory */
 };

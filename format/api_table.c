@@ -6,6 +6,17 @@
 
 #include <stddef.h>
 
+static const char *const names[GT_API_COUNT] = {
+#define X(name, cls, flags) [GT_API_##name] = #name,
+    GT_API_LIST(X)
+#undef X
+};
+
+const char *gt_api_table_name(int api)
+{
+    return api >= 0 && api < GT_API_COUNT ? names[api] : NULL;
+}
+
 int gt_api_table_fill(sqlite3 *db)
 {
     sqlite3_stmt *st;

@@ -9,5 +9,7 @@
 /* Inserts (id, name, class) of every API of GT_API_LIST that db's api
  * table lacks.  Returns SQLITE_OK or the error that stopped it. */
 int gt_api_table_fill(sqlite3 *db);
+/* An API's name (GT_API_LIST's), or NULL for a number that names none. */
+const char *gt_api_table_name(int api);
 
 #endif

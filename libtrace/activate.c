@@ -175,6 +175,7 @@ static int activate_once(void)
     char err[512], why[5200];
     struct gt_mon_cfg mon;
     gt_mon_config_load(&mon, cfg.output);
+    mon.quiet = cfg.quiet;
     gt_mon_configure(&mon);
     if (gt_writer_open(cfg.output, &p, err, sizeof err) != 0) {
         char shown[4096];

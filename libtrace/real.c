@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include "libtrace/real.h"
+#include "format/api_table.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -40,17 +41,11 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const names[GT_API_COUNT] = {
-#define X(name, cls, flags) [GT_API_##name] = #name,
-    GT_API_LIST(X)
-#undef X
-};
-
 void *gt_real_table[GT_API_COUNT];
 
 const char *gt_api_name(enum gt_api api)
 {
-    return names[api];
+    return gt_api_table_name((int)api);
 }
 
 /* ---- names to APIs ------------------------------------------------------- */
@@ -60,7 +55,7 @@ static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
 
 static int cmp_names(const void *a, const void *b)
 {
-    return strcmp(names[*(const unsigned short *)a], names[*(const unsigned short *)b]);
+    return strcmp(gt_api_name(*(const unsigned short *)a), gt_api_name(*(const unsigned short *)b));
 }
 
 static void sort_names(void)
@@ -76,7 +71,7 @@ int gt_api_by_name(const char *name)
     size_t lo = 0, hi = GT_API_COUNT;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = strcmp(name, names[by_name[mid]]);
+        int c = strcmp(name, gt_api_name(by_name[mid]));
         if (c == 0)
             return by_name[mid];
         if (c < 0)
@@ -182,7 +177,7 @@ static void *any_loaded(const char *name)
 
 void *gt_real_global(enum gt_api api)
 {
-    void *p = gt_sys_dlsym(RTLD_NEXT, names[api]);
+    void *p = gt_sys_dlsym(RTLD_NEXT, gt_api_name(api));
     return p && !gt_is_ours(p) ? p : NULL;
 }
 
@@ -206,7 +201,7 @@ void *gt_wrapper_of(enum gt_api api)
     void *h = me ? dlopen(me->l_name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
     if (h) {
         /* our own handle's search list starts with us */
-        w = gt_sys_dlsym(h, names[api]);
+        w = gt_sys_dlsym(h, gt_api_name(api));
         gt_sys_dlclose(h);
     }
     if (w)
@@ -304,11 +299,11 @@ static void *gt_real_find(enum gt_api api, const void *caller)
             errno = saved_errno;
             return global;
         }
-        p = lm && lm != self() ? lookup_in(lm, names[api]) : NULL;
+        p = lm && lm != self() ? lookup_in(lm, gt_api_name(api)) : NULL;
         if (!p)
             p = __atomic_load_n(&handle_real[api], __ATOMIC_ACQUIRE);
         if (!p)
-            p = any_loaded(names[api]);
+            p = any_loaded(gt_api_name(api));
     }
     if (p && pthread_mutex_trylock(&lock) == 0) {
         local_seen[api] = 1;
@@ -323,7 +318,7 @@ static void *gt_real_find(enum gt_api api, const void *caller)
 
 int gt_defined_elsewhere(enum gt_api api)
 {
-    return gt_real_global(api) || any_loaded(names[api]);
+    return gt_real_global(api) || any_loaded(gt_api_name(api));
 }
 
 void gt_real_forget(void)
@@ -357,7 +352,7 @@ void *gt_real_slow(enum gt_api api, const void *caller)
     gt_dlerror_clear();
     /* the tracer's own calls get NULL, and the API's "not available" error */
     if (!p && !gt_is_ours(caller))
-        no_definition(caller, names[api]);
+        no_definition(caller, gt_api_name(api));
     return p;
 }
 
