@@ -6,6 +6,7 @@
 #include "collector/monitor.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,7 +19,7 @@
 static struct {
     struct gt_db *disk;
     char dir[4200], path[4600], tmp[4600];
-    int on;
+    _Atomic int on; /* cleared from a signal handler: the process ends */
 } pr;
 
 /* The text being made: appended to, cut at the last whole line if full. */
@@ -315,6 +316,8 @@ int gt_mon_prom_write(const struct gt_prom_state *st, char *err, size_t errlen)
         e = EBADF;
     if (!e && rename(pr.tmp, pr.path) != 0)
         e = errno;
+    if (!e && !atomic_load(&pr.on))
+        unlink(pr.path); /* the process began to end while this was written */
     if (e) {
         unlink(pr.tmp);
         snprintf(err, errlen, "cannot write %s: %s", pr.path, strerror(e));
@@ -325,7 +328,7 @@ int gt_mon_prom_write(const struct gt_prom_state *st, char *err, size_t errlen)
 
 void gt_mon_prom_remove_now(void)
 {
-    if (pr.on)
+    if (atomic_exchange(&pr.on, 0))
         unlink(pr.path);
 }
 

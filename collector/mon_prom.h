@@ -37,9 +37,9 @@ size_t gt_mon_prom_format(char *buf, size_t len, const struct gt_prom_state *st)
 int gt_mon_prom_write(const struct gt_prom_state *st, char *err, size_t errlen);
 /* Removes the file (the process ends). */
 void gt_mon_prom_remove(void);
-/* The same from a signal handler of a signal that ends the process:
- * unlink only (async-signal-safe); a program that goes on gets its file
- * again at the next write. */
+/* The same from the handler of a signal that ends the process: unlink
+ * only (async-signal-safe), and no file is written again (a write under
+ * way when it came removes what it wrote). */
 void gt_mon_prom_remove_now(void);
 
 #endif
