@@ -1,7 +1,7 @@
 /* mon_prom.c: monitor mode's metrics file (see mon_prom.h). */
 #define _GNU_SOURCE
 #include "collector/mon_prom.h"
-#include "collector/fdguard.h"
+#include "collector/ownfile.h"
 #include "collector/mon_agg.h"
 #include "collector/monitor.h"
 
@@ -294,38 +294,17 @@ int gt_mon_prom_write(const struct gt_prom_state *st, char *err, size_t errlen)
         return -1;
     }
     unlink(pr.tmp); /* ours, left by a write cut short */
-    int fd = open(pr.tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot make %s: %s", pr.tmp, strerror(errno));
+    if (gt_ownfile_write(pr.tmp, buf, n, err, errlen) != 0)
         return -1;
-    }
-    gt_fd_add(fd);
-    size_t done = 0;
-    int e = 0;
-    while (done < n) {
-        ssize_t w = write(fd, buf + done, n - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            e = w < 0 ? errno : ENOSPC;
-            break;
-        }
-        done += (size_t)w;
-    }
-    if (gt_fd_close(fd) != 0 && !e)
-        e = EBADF;
-    if (!e && rename(pr.tmp, pr.path) != 0)
-        e = errno;
-    if (!e && !atomic_load(&pr.on))
-        unlink(pr.path); /* the process began to end while this was written */
-    if (e) {
+    if (rename(pr.tmp, pr.path) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", pr.path, strerror(errno));
         unlink(pr.tmp);
-        snprintf(err, errlen, "cannot write %s: %s", pr.path, strerror(e));
         return -1;
     }
+    if (!atomic_load(&pr.on))
+        unlink(pr.path); /* the process began to end while this was written */
     return 0;
 }
-
 void gt_mon_prom_remove_now(void)
 {
     if (atomic_exchange(&pr.on, 0))

@@ -2,7 +2,7 @@
  * writing as a file (see window.h). */
 #define _GNU_SOURCE
 #include "collector/window.h"
-#include "collector/fdguard.h"
+#include "collector/ownfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -148,36 +148,6 @@ static int fail_line(char *err, size_t errlen, const char *what, const char *pat
     return -1;
 }
 
-/* The image into a new file of our own: made with O_EXCL (an existing
- * file, or a link planted there, is refused, never written through), its
- * descriptor registered while open; removed again if not written whole. */
-static int write_file(const char *path, const unsigned char *data, int64_t size, char *err, size_t errlen)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return fail_line(err, errlen, "cannot make", path, errno);
-    gt_fd_add(fd);
-    int64_t done = 0;
-    int e = 0;
-    while (done < size) {
-        ssize_t n = write(fd, data + done, (size_t)(size - done > (1 << 20) ? 1 << 20 : size - done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            e = n < 0 ? errno : ENOSPC;
-            break;
-        }
-        done += n;
-    }
-    if (gt_fd_close(fd) != 0 && !e)
-        e = EBADF;
-    if (e) {
-        unlink(path);
-        return fail_line(err, errlen, "cannot write", path, e);
-    }
-    return 0;
-}
-
 static int exec_window_row(const char *request, const char *reason, const char *detail, int64_t now_ns)
 {
     sqlite3_stmt *st;
@@ -220,7 +190,7 @@ int gt_window_write(const char *dir, const char *name, const char *request, cons
         image = sqlite3_serialize(w.mem->db, "main", &size, 0);
         copied = 1;
     }
-    int rc = image ? write_file(path, image, size, err, errlen) : (snprintf(err, errlen, "out of memory"), -1);
+    int rc = image ? gt_ownfile_write(path, image, (size_t)size, err, errlen) : (snprintf(err, errlen, "out of memory"), -1);
     if (copied)
         sqlite3_free(image);
     /* the window row, and the push/pop ranges still open that the caller

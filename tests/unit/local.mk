@@ -172,6 +172,6 @@ tests_unit_test_ranges_LDADD = $(VIEWER_TEST_LIBS)
 check_PROGRAMS += tests/unit/test_mon_prom
 TESTS += tests/unit/test_mon_prom
 tests_unit_test_mon_prom_SOURCES = tests/unit/test_mon_prom.c collector/mon_agg.h collector/mon_agg.c \
-  collector/mon_prom.h collector/mon_prom.c
+  collector/mon_prom.h collector/mon_prom.c collector/ownfile.h collector/ownfile.c
 tests_unit_test_mon_prom_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_mon_prom_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
