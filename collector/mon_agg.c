@@ -19,7 +19,7 @@ struct name { uint32_t name; int64_t count; };
 struct step { int64_t name, idx, start_ns, end_ns; };
 
 static struct {
-    struct gt_db *disk, *mem;
+    struct gt_db *disk;
     struct site sites[SITES];
     struct comm comms[COMMS];
     struct name names[NAMES];
@@ -48,11 +48,10 @@ static sqlite3_stmt *prep(const char *sql)
     return st;
 }
 
-void gt_mon_agg_start(struct gt_db *disk, struct gt_db *mem, double slowdown)
+void gt_mon_agg_start(struct gt_db *disk, double slowdown)
 {
     memset(&a, 0, sizeof a);
     a.disk = disk;
-    a.mem = mem;
     a.k = slowdown;
     a.put_site = prep("INSERT OR REPLACE INTO mon_callsite(process_id, callsite, api, calls, total_ns, max_ns)"
                       " VALUES(?,?,?,?,?,?)");

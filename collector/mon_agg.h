@@ -17,9 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* disk: the process's file; mem: the window (for the names steps use). */
-/* slowdown: GPUTRACE_SLOWDOWN (0: no slow steps looked for). */
-void gt_mon_agg_start(struct gt_db *disk, struct gt_db *mem, double slowdown);
+/* disk: the process's file; slowdown: GPUTRACE_SLOWDOWN (0: no slow
+ * steps looked for). */
+void gt_mon_agg_start(struct gt_db *disk, double slowdown);
 void gt_mon_agg_blocking(int64_t callsite, int api, int64_t start_ns, int64_t end_ns);
 void gt_mon_agg_collective(uint64_t comm_id, int api, int64_t bytes, int64_t seq, int64_t start_ns);
 void gt_mon_agg_range(uint32_t name, int depth, int64_t start_ns, int64_t end_ns);

@@ -118,7 +118,7 @@ void gt_mon_start(struct gt_db *mem, struct gt_db *disk, int64_t start_ns)
     m.handled_ms = wall_ms();
     m.last_own_ms[0] = m.last_own_ms[1] = -(int64_t)cfg.cooldown_s * 1000 - 1;
     gt_window_begin(mem, (int64_t)cfg.window_s * 1000000000, (int64_t)cfg.window_mb << 20, start_ns);
-    gt_mon_agg_start(disk, mem, cfg.slowdown);
+    gt_mon_agg_start(disk, cfg.slowdown);
     if (cfg.metrics_ms > 0)
         gt_mon_prom_start(disk, cfg.rundir, cfg.file);
 }
@@ -239,8 +239,7 @@ static void finish_capture(int64_t now_ns)
 static void look(int64_t now_ns, int settle)
 {
     struct gt_request r;
-    int64_t latest = 0;
-    int found = gt_request_next(cfg.rundir, m.handled_ms, &r, &latest);
+    int found = gt_request_next(cfg.rundir, m.handled_ms, &r);
     char detail[512];
     if (!settle)
         ; /* the process ends: no trigger of its own */

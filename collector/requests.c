@@ -58,11 +58,10 @@ static void read_detail(int dfd, struct gt_request *r)
     r->detail[strcspn(r->detail, "\n")] = 0;
 }
 
-int gt_request_next(const char *rundir, int64_t after_ms, struct gt_request *r, int64_t *latest_ms)
+int gt_request_next(const char *rundir, int64_t after_ms, struct gt_request *r)
 {
     char dir[4400];
     snprintf(dir, sizeof dir, "%s/" GT_REQUESTS_DIR, rundir);
-    *latest_ms = 0;
     DIR *d = opendir(dir);
     if (!d)
         return errno == ENOENT ? 0 : -1;
@@ -71,8 +70,6 @@ int gt_request_next(const char *rundir, int64_t after_ms, struct gt_request *r, 
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         if (gt_request_parse(e->d_name, &c) != 0)
             continue;
-        if (c.at_ms > *latest_ms)
-            *latest_ms = c.at_ms;
         /* the earliest; of two made in one ms, the first by name, as on
          * every host */
         if (c.at_ms > after_ms && (!found || c.at_ms < r->at_ms || (c.at_ms == r->at_ms && strcmp(c.name, r->name) < 0))) {

@@ -28,9 +28,8 @@ struct gt_request {
 int gt_request_make(const char *rundir, int64_t at_ms, const char *reason, const char *who, const char *detail,
                     char *out, size_t outlen, char *err, size_t errlen);
 /* The earliest request made after after_ms, into *r: 1 if there is one,
- * 0 if none, -1 if the folder cannot be read.  *latest_ms: the latest
- * request's time seen (0 if none), for a cool-down. */
-int gt_request_next(const char *rundir, int64_t after_ms, struct gt_request *r, int64_t *latest_ms);
+ * 0 if none, -1 if the folder cannot be read. */
+int gt_request_next(const char *rundir, int64_t after_ms, struct gt_request *r);
 /* The latest request of reason (made by anyone) in rundir: its time, or
  * 0 if none. */
 int64_t gt_request_latest(const char *rundir, const char *reason);

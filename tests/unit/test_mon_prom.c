@@ -32,7 +32,7 @@ static int count(const char *text, const char *prefix)
 
 Test(mon_prom, series_are_bounded)
 {
-    gt_mon_agg_start(NULL, NULL, 0);
+    gt_mon_agg_start(NULL, 0);
     gt_mon_prom_start(NULL, "/nonexistent", "h-1.db");
     for (int i = 0; i < 10000; i++)
         gt_mon_agg_blocking(i, 1, 0, 1000 + i);
@@ -51,7 +51,7 @@ Test(mon_prom, series_are_bounded)
 
 Test(mon_prom, labels_escaped)
 {
-    gt_mon_agg_start(NULL, NULL, 0);
+    gt_mon_agg_start(NULL, 0);
     gt_mon_prom_start(NULL, "/nonexistent", "h-1.db");
     gt_mon_agg_blocking(7, 1, 0, 5);
     struct gt_prom_state st = { .inflight_ns = 3000000000, .inflight_api = 1 };
@@ -64,7 +64,7 @@ Test(mon_prom, labels_escaped)
 
 Test(mon_prom, step_histogram_cumulative)
 {
-    gt_mon_agg_start(NULL, NULL, 0);
+    gt_mon_agg_start(NULL, 0);
     gt_mon_prom_start(NULL, "/nonexistent", "h-1.db");
     for (int i = 0; i < 6; i++)
         gt_mon_agg_range(5, 0, 0, i < 3 ? 3000000 : 70000000); /* 3 of 3 ms, 3 of 70 ms */

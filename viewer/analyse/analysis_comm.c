@@ -417,7 +417,7 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
     int some = 0;
     for (size_t k = 0; k < n; k++) {
         const struct proc *p = &m->procs[v[k].proc];
-        if (p->has_end && !p->has_signal && p->inflight <= 0)
+        if (!model_proc_unended(p))
             continue; /* it ended normally: not stuck inside */
         some = 1;
     }
@@ -438,7 +438,7 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
     f->facts.list_of = FACT_LIST_STOPPED;
     for (size_t k = 0; k < n; k++) {
         const struct proc *p = &m->procs[v[k].proc];
-        if (!p->has_end || p->has_signal || p->inflight > 0)
+        if (model_proc_unended(p))
             finding_add_rank(&f->facts, p->rank);
     }
     f->api = v[0].api;
@@ -578,7 +578,7 @@ void analyse_comm_across(struct model *m, const struct report_opts *o, struct fi
     coll_spill_groups(spill, mismatch_group, &fp);
     int ended_badly = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++)
-        ended_badly |= !m->procs[pi].has_end || m->procs[pi].has_signal || m->procs[pi].inflight > 0;
+        ended_badly |= model_proc_unended(&m->procs[pi]);
     if (ended_badly)
         coll_spill_groups(spill, hang_group, &fp);
 }

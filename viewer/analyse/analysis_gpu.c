@@ -257,7 +257,7 @@ void analyse_idle_end(const struct model *m, const struct report_opts *o, struct
     /* a process that did not end (killed, stuck, read while it runs): its
      * GPUs idle from their last work until it was last known alive is a
      * gap too (ledger.c counts it so); a hang's wait claims it first */
-    if (!p->has_end || p->has_signal || p->inflight > 0)
+    if (model_proc_unended(p))
         for (size_t k = 0; k < ps->ndev_idle; k++) {
             const struct dev_idle *d = &ps->dev_idle[k];
             if (d->have_busy && p->end - d->busy_end >= o->idle_gap_ns)

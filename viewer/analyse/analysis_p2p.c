@@ -377,7 +377,7 @@ void analyse_p2p(struct model *m, struct findings *fs, struct coll_spill *spill)
     struct matching mt = { m, r, fs, 0 };
     int64_t ops = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++) {
-        mt.ended_badly |= !m->procs[pi].has_end || m->procs[pi].has_signal || m->procs[pi].inflight > 0;
+        mt.ended_badly |= model_proc_unended(&m->procs[pi]);
         ops += r->stages[pi].ops;
     }
     /* a pass over every rank's collectives costs a merge of the spill:

@@ -297,11 +297,9 @@ void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
      * its GPU idle from its last work until it was last known alive: a
      * rank waiting in a hung collective, whose kernel never ended, is
      * waste charged to the hang, not the quiet after a run's end */
-    if (!p->has_end || p->has_signal || p->inflight > 0) {
-        if (p->end > l->last)
-            push_ival(&l->idle, &l->nidle, &l->idle_cap, l->last, p->end);
-        if (p->end > l->last)
-            l->last = p->end;
+    if (model_proc_unended(p) && p->end > l->last) {
+        push_ival(&l->idle, &l->nidle, &l->idle_cap, l->last, p->end);
+        l->last = p->end;
     }
     l->span_ns = l->last - l->first;
     l->ns[LB_BEFORE] = l->first - p->start;

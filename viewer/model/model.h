@@ -200,6 +200,15 @@ struct proc {
     int range_tid;                /* the thread with the most user ranges */
 };
 
+/* Whether p did not end normally: killed (a signal, or no end at all),
+ * read while it runs, or with calls left in flight.  Its trace then ends
+ * in the middle of things (a hang is looked for; its GPU's time after its
+ * last work is idle, not the quiet after a run). */
+static inline int model_proc_unended(const struct proc *p)
+{
+    return !p->has_end || p->has_signal || p->inflight > 0;
+}
+
 struct timeline;
 struct tmpstore;
 struct clock_fit;
