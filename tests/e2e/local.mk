@@ -114,6 +114,7 @@ EXTRA_DIST += \
   tests/e2e/report_twins.py \
   tests/e2e/report_fuzz.py \
   tests/e2e/testlib.sh \
+  tests/e2e/monitorlib.sh \
   tests/e2e/kineto_hta.py \
   tests/e2e/hta_venv.sh \
   tests/e2e/browser.sh \

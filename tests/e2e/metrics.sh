@@ -11,10 +11,8 @@
 # prometheus and prometheus-node-exporter (.ci/run installs them).
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
-run="$b/tests/sim/gpusim-run"
-lib="$(cd "$b/.libs" && pwd)/libgputrace.so"
-export GPUTRACE_MODE=monitor GPUTRACE_FLUSH_MS=100 GPUTRACE_METRICS_MS=300 GPUTRACE_SLOWDOWN=0
-unset GPUTRACE_ONE_FILE
+. "${top_srcdir:-.}/tests/e2e/monitorlib.sh"
+export GPUTRACE_METRICS_MS=300
 for tool in promtool prometheus prometheus-node-exporter; do
   command -v "$tool" > /dev/null 2>&1 || skip_all "$tool is not installed (apt-get install prometheus prometheus-node-exporter)"
 done

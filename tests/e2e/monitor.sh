@@ -9,25 +9,8 @@
 # status, signals, fork and exec are what they are untraced.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
-run="$b/tests/sim/gpusim-run"
-lib="$(cd "$b/.libs" && pwd)/libgputrace.so"
-# one trigger at a time: each section sets the one it tests
-export GPUTRACE_MODE=monitor GPUTRACE_FLUSH_MS=100 GPUTRACE_SLOWDOWN=0
-unset GPUTRACE_ONE_FILE
+. "${top_srcdir:-.}/tests/e2e/monitorlib.sh"
 
-# windows DIR: the window directories of run directory DIR, one a line
-windows() { ls -d "$1"/window-* 2>/dev/null; }
-# ndb DIR: its databases
-ndb() { ls "$1"/*.db 2>/dev/null | wc -l | tr -d ' '; }
-# wait_windows RUN N SECONDS: until a window of RUN holds N files
-wait_windows() {
-  k=0
-  while [ $k -lt $(($3 * 5)) ]; do
-    for w in $(windows "$1"); do [ "$(ndb "$w")" -ge "$2" ] && return 0; done
-    sleep 0.2; k=$((k + 1))
-  done
-  return 1
-}
 # traced_bg RUN N APP: N ranks of APP in monitor mode into RUN, in the
 # background ($pid: the launcher)
 traced_bg() {

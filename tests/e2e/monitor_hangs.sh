@@ -7,20 +7,8 @@
 # entered (every rank blocks in a device-side wait: all write windows).
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
-run="$b/tests/sim/gpusim-run"
-lib="$(cd "$b/.libs" && pwd)/libgputrace.so"
-export GPUTRACE_MODE=monitor GPUTRACE_FLUSH_MS=100 GPUTRACE_HANG_S=2 GPUTRACE_SLOWDOWN=0
-unset GPUTRACE_ONE_FILE
-windows() { ls -d "$1"/window-* 2>/dev/null; }
-ndb() { ls "$1"/*.db 2>/dev/null | wc -l | tr -d ' '; }
-wait_windows() {
-  k=0
-  while [ $k -lt $(($3 * 5)) ]; do
-    for w in $(windows "$1"); do [ "$(ndb "$w")" -ge "$2" ] && return 0; done
-    sleep 0.2; k=$((k + 1))
-  done
-  return 1
-}
+. "${top_srcdir:-.}/tests/e2e/monitorlib.sh"
+export GPUTRACE_HANG_S=2
 
 # 1. rank 1 of 4 killed (SIGKILL) while the job runs
 r="$tmp/killed"

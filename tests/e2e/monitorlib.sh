@@ -1,0 +1,22 @@
+# monitorlib.sh: what the monitor-mode tests share (monitor.sh,
+# monitor_hangs.sh, metrics.sh): sourced after testlib.sh, not run.
+# The simulator's launcher, the tracer, and monitor mode with one trigger
+# at a time (each test sets the one it tests).
+run="$b/tests/sim/gpusim-run"
+lib="$(cd "$b/.libs" && pwd)/libgputrace.so"
+export GPUTRACE_MODE=monitor GPUTRACE_FLUSH_MS=100 GPUTRACE_SLOWDOWN=0
+unset GPUTRACE_ONE_FILE
+
+# windows DIR: the window directories of run directory DIR, one a line
+windows() { ls -d "$1"/window-* 2>/dev/null; }
+# ndb DIR: its databases
+ndb() { ls "$1"/*.db 2>/dev/null | wc -l | tr -d ' '; }
+# wait_windows RUN N SECONDS: until a window of RUN holds N files
+wait_windows() {
+  k=0
+  while [ $k -lt $(($3 * 5)) ]; do
+    for w in $(windows "$1"); do [ "$(ndb "$w")" -ge "$2" ] && return 0; done
+    sleep 0.2; k=$((k + 1))
+  done
+  return 1
+}
