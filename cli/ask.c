@@ -69,12 +69,16 @@ int gt_ask_main(const char *cmd, int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         char *end;
         if ((strcmp(argv[i], "--seconds") == 0 || strcmp(argv[i], "--wait") == 0) && i + 1 < argc) {
+            int is_seconds = strcmp(argv[i], "--seconds") == 0, least = is_seconds ? 1 : 0;
             long v = strtol(argv[i + 1], &end, 10);
-            if (*end || v < (argv[i][2] == 's') || v > 3600) {
-                fprintf(stderr, "gputrace %s: %s takes a number of seconds in %d..3600\n", cmd, argv[i], argv[i][2] == 's');
+            if (*end || v < least || v > 3600) {
+                fprintf(stderr, "gputrace %s: %s takes a number of seconds in %d..3600\n", cmd, argv[i], least);
                 return 2;
             }
-            *(argv[i][2] == 's' ? &seconds : &wait) = (int)v;
+            if (is_seconds)
+                seconds = (int)v;
+            else
+                wait = (int)v;
             i++;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(dump_usage, stdout);

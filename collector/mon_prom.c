@@ -20,6 +20,8 @@ static struct {
     struct gt_db *disk;
     char dir[4200], path[4600], tmp[4600];
     _Atomic int on; /* cleared from a signal handler: the process ends */
+    dev_t dev;      /* the file this process last renamed into place: */
+    ino_t ino;      /* only that is removed, whatever else takes its name */
 } pr;
 
 /* The text being made: appended to, cut at the last whole line if full. */
@@ -283,6 +285,15 @@ void gt_mon_prom_start(struct gt_db *disk, const char *rundir, const char *file)
     pr.on = 1;
 }
 
+/* The file, if it is still the one this process wrote (lstat and unlink:
+ * async-signal-safe). */
+static void remove_ours(void)
+{
+    struct stat st;
+    if (pr.ino && lstat(pr.path, &st) == 0 && st.st_dev == pr.dev && st.st_ino == pr.ino)
+        unlink(pr.path);
+}
+
 int gt_mon_prom_write(const struct gt_prom_state *st, char *err, size_t errlen)
 {
     static char buf[256 << 10];
@@ -293,7 +304,8 @@ int gt_mon_prom_write(const struct gt_prom_state *st, char *err, size_t errlen)
         snprintf(err, errlen, "cannot make %s: %s", pr.dir, strerror(errno));
         return -1;
     }
-    unlink(pr.tmp); /* ours, left by a write cut short */
+    /* (a temporary file there already is nobody's to remove by its name:
+     * the write is refused, said once) */
     if (gt_ownfile_write(pr.tmp, buf, n, err, errlen) != 0)
         return -1;
     if (rename(pr.tmp, pr.path) != 0) {
@@ -301,21 +313,24 @@ int gt_mon_prom_write(const struct gt_prom_state *st, char *err, size_t errlen)
         unlink(pr.tmp);
         return -1;
     }
+    struct stat written;
+    if (stat(pr.path, &written) == 0) {
+        pr.dev = written.st_dev;
+        pr.ino = written.st_ino;
+    }
     if (!atomic_load(&pr.on))
-        unlink(pr.path); /* the process began to end while this was written */
+        remove_ours(); /* the process began to end while this was written */
     return 0;
 }
+
 void gt_mon_prom_remove_now(void)
 {
     if (atomic_exchange(&pr.on, 0))
-        unlink(pr.path);
+        remove_ours();
 }
 
 void gt_mon_prom_remove(void)
 {
-    if (pr.on) {
-        unlink(pr.path);
-        unlink(pr.tmp);
-    }
-    pr.on = 0;
+    if (atomic_exchange(&pr.on, 0))
+        remove_ours();
 }

@@ -7,7 +7,8 @@
  * sites that blocked longest (GT_PROM_SITES, the rest as site="other"),
  * the first GT_PROM_COMMS communicator and operation pairs.  Writer
  * thread only; the file is removed when the process ends (its metrics
- * would otherwise be scraped for ever). */
+ * would otherwise be scraped for ever), if it is still the one it wrote
+ * (told by identity, not by name). */
 #ifndef GPUTRACE_MON_PROM_H
 #define GPUTRACE_MON_PROM_H
 

@@ -7,7 +7,10 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* what mon_prom.c takes from the rest of the tracer */
 int gt_clock_use_tsc;
@@ -16,7 +19,7 @@ const char *gt_mon_api_name(int64_t api)
     return api == 1 ? "cuda\"Sync\\\n" : "ncclAllReduce";
 }
 int gt_fd_add(int fd) { (void)fd; return 0; }
-int gt_fd_close(int fd) { (void)fd; return 0; }
+int gt_fd_close(int fd) { return close(fd); }
 int gt_db_begin(struct gt_db *d) { (void)d; return 0; }
 int gt_db_commit(struct gt_db *d) { (void)d; return 0; }
 
@@ -75,4 +78,33 @@ Test(mon_prom, step_histogram_cumulative)
     cr_assert(strstr(buf, "le=\"0.1\"} 4\n"));
     cr_assert(strstr(buf, "le=\"+Inf\"} 4\n"));
     cr_assert(strstr(buf, "gputrace_step_seconds_count{") && strstr(buf, "} 4\n"));
+}
+
+/* The file is written whole, and at the end removed only if it is still
+ * the one this process wrote: another file put in its place stays. */
+Test(mon_prom, removes_only_its_own_file)
+{
+    char dir[] = "/tmp/gputrace-test-prom-XXXXXX", path[128], other[128], err[256];
+    cr_assert(mkdtemp(dir));
+    gt_mon_agg_start(NULL, 0);
+    gt_mon_prom_start(NULL, dir, "h-1.db");
+    struct gt_prom_state st = { 0 };
+    cr_assert_eq(gt_mon_prom_write(&st, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/" GT_PROM_DIR "/h-1.prom", dir);
+    cr_assert_eq(access(path, F_OK), 0);
+    gt_mon_prom_remove();
+    cr_assert_neq(access(path, F_OK), 0, "its own file removed");
+    gt_mon_prom_start(NULL, dir, "h-1.db");
+    cr_assert_eq(gt_mon_prom_write(&st, err, sizeof err), 0, "%s", err);
+    snprintf(other, sizeof other, "%s/theirs", dir);
+    FILE *f = fopen(other, "w");
+    cr_assert(f);
+    fputs("someone else's\n", f);
+    fclose(f);
+    cr_assert_eq(rename(other, path), 0);
+    gt_mon_prom_remove();
+    cr_assert_eq(access(path, F_OK), 0, "a file put in its place stays");
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
 }
