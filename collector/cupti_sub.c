@@ -20,6 +20,7 @@
 #include "collector/clock.h"
 #include "collector/hash.h"
 #include "collector/membudget.h"
+#include "collector/mon_gpu.h"
 #include "format/schema.h"
 
 #include <cupti.h>
@@ -50,6 +51,7 @@ static struct {
 } fn;
 
 static _Atomic int active;
+static int observe; /* monitor mode: the live GPU ledger sees each record (writer thread) */
 static uint32_t version;
 static _Atomic uint64_t dropped_total;
 
@@ -328,11 +330,16 @@ void gt_cupti_pop_external(void)
         fn.pop_ext(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, NULL);
 }
 
-void gt_cupti_flush(void)
+void gt_cupti_observe(int on)
+{
+    observe = on;
+}
+
+void gt_cupti_flush(int forced)
 {
     if (!gt_cupti_active())
         return;
-    fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    fn.flush_all(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
     size_t n = 0;
     if (fn.dropped && fn.dropped(NULL, 0, &n) == CUPTI_SUCCESS)
         atomic_fetch_add(&dropped_total, n);
@@ -493,6 +500,8 @@ static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
         int64_t v[] = { GT_GPU_KERNEL, k->deviceId, k->contextId, k->streamId, intern_name(db, k->name),
                         (int64_t)k->start, (int64_t)k->end, 0, 0, 0, 0, k->correlationId, 0, 0 };
         store_gpu(db, v, bulk);
+        if (observe)
+            gt_mon_gpu_op(GT_GPU_KERNEL, k->name, (int64_t)k->start, (int64_t)k->end, k->correlationId);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -501,6 +510,8 @@ static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
                         (int64_t)m->end, (int64_t)m->bytes, m->copyKind, m->srcKind, m->dstKind,
                         m->correlationId, 0, 0 };
         store_gpu(db, v, bulk);
+        if (observe)
+            gt_mon_gpu_op(GT_GPU_MEMCPY, NULL, (int64_t)m->start, (int64_t)m->end, m->correlationId);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -508,6 +519,8 @@ static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
         int64_t v[] = { GT_GPU_MEMSET, m->deviceId, m->contextId, m->streamId, 0, (int64_t)m->start,
                         (int64_t)m->end, (int64_t)m->bytes, 0, 0, m->memoryKind, m->correlationId, 0, 0 };
         store_gpu(db, v, bulk);
+        if (observe)
+            gt_mon_gpu_op(GT_GPU_MEMSET, NULL, (int64_t)m->start, (int64_t)m->end, m->correlationId);
         break;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
@@ -543,6 +556,8 @@ static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
         if (x->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
             int64_t v[] = { (int64_t)x->externalId, x->correlationId };
             gt_db_row(db, GT_ST_EXT, v);
+            if (observe)
+                gt_mon_gpu_xcorr(x->externalId, x->correlationId);
         }
         break;
     }

@@ -38,8 +38,14 @@ int gt_cupti_subscribe(CUpti_CallbackFunc callback, const uint32_t (*ids)[2], si
 /* External correlation around NCCL calls (no-ops when inactive). */
 void gt_cupti_push_external(uint64_t id);
 void gt_cupti_pop_external(void);
-/* Forces CUPTI to deliver every buffer (at exit and on signals). */
-void gt_cupti_flush(void);
+/* Asks CUPTI for its buffers: forced, every one (at exit and on
+ * signals); else those whose records are all complete (monitor mode, once
+ * a second, as the header advises for a periodic flush).  Never from a
+ * CUPTI callback, nor holding a lock the callbacks take. */
+void gt_cupti_flush(int forced);
+/* Monitor mode: each GPU record also goes to the live GPU ledger
+ * (mon_gpu.h), on the writer thread that stores it. */
+void gt_cupti_observe(int on);
 /* Writer side: parses and stores the oldest delivered buffer; returns 0
  * when none was waiting (else 1 + the records stored).  One at a time, so
  * that the writer drains the threads' rings between buffers: a few

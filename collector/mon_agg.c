@@ -1,6 +1,8 @@
 /* mon_agg.c: monitor mode's aggregates (see mon_agg.h). */
 #include "collector/mon_agg.h"
+#include "collector/mon_gpu.h"
 #include "collector/clock.h"
+#include "format/api_ids.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -14,7 +16,7 @@
 #define HISTORY 32 /* steps the median is taken over (the last one included) */
 
 struct site { int64_t callsite; int api, used, dirty; int64_t calls, total_ns, max_ns; };
-struct comm { uint64_t comm_id; int api, used, dirty; int64_t calls, bytes, last_seq, last_ns; };
+struct comm { struct gt_mon_comm c; int used, dirty; int64_t last_seq, last_ns; uint64_t in_bucket[GT_COMM_BUCKETS]; };
 struct name { uint32_t name; int64_t count; };
 struct step { int64_t name, idx, start_ns, end_ns; };
 
@@ -90,23 +92,61 @@ void gt_mon_agg_blocking(int64_t callsite, int api, int64_t start_ns, int64_t en
     a.lost++;
 }
 
-void gt_mon_agg_collective(uint64_t comm_id, int api, int64_t bytes, int64_t seq, int64_t start_ns)
+int gt_mon_agg_collective(uint64_t comm_id, int api, int nranks, int64_t bytes, int64_t seq, int64_t start_ns)
 {
     uint64_t h = mix(comm_id ^ ((uint64_t)api << 56));
     for (int probe = 0; probe < 64; probe++) {
-        struct comm *c = &a.comms[(h + (uint64_t)probe) % COMMS];
-        if (c->used && (c->comm_id != comm_id || c->api != api))
+        int slot = (int)((h + (uint64_t)probe) % COMMS);
+        struct comm *c = &a.comms[slot];
+        if (c->used && (c->c.comm_id != comm_id || c->c.api != api))
             continue;
         if (!c->used)
-            *c = (struct comm){ .comm_id = comm_id, .api = api, .used = 1 };
-        c->calls++;
-        c->bytes += bytes;
+            *c = (struct comm){ .c = { .comm_id = comm_id, .api = api }, .used = 1 };
+        if (nranks > 0)
+            c->c.nranks = nranks;
+        c->c.calls++;
+        c->c.bytes += bytes;
         c->last_seq = seq;
         c->last_ns = start_ns;
         c->dirty = 1;
-        return;
+        return slot;
     }
     a.lost++;
+    return -1;
+}
+
+const double gt_comm_bucket_le[GT_COMM_BUCKETS] = { 1e-5, 2.5e-5, 1e-4, 2.5e-4, 1e-3, 2.5e-3, 1e-2,
+                                                    2.5e-2, 0.1, 0.25, 1, 2.5, 10, 1e300 };
+
+double gt_mon_bus_factor(int api, int nranks)
+{
+    double n = nranks > 0 ? nranks : 1;
+    switch (api) {
+    case GT_API_ncclAllReduce:
+        return 2 * (n - 1) / n;
+    case GT_API_ncclAllGather:
+    case GT_API_ncclReduceScatter:
+    case GT_API_ncclAlltoAll:
+    case GT_API_ncclGather:
+    case GT_API_ncclScatter:
+        return (n - 1) / n;
+    default: /* broadcast, reduce, send, recv */
+        return 1;
+    }
+}
+
+void gt_mon_agg_comm_gpu(int slot, int64_t gpu_ns, int64_t bytes)
+{
+    if (slot < 0 || slot >= COMMS || !a.comms[slot].used)
+        return;
+    struct comm *c = &a.comms[slot];
+    c->c.kernels++;
+    c->c.gpu_ns += gpu_ns;
+    c->c.bus_bytes += (double)bytes * gt_mon_bus_factor(c->c.api, c->c.nranks);
+    int b = 0;
+    while (b < GT_COMM_BUCKETS - 1 && (double)gpu_ns > gt_comm_bucket_le[b] * 1e9)
+        b++;
+    c->in_bucket[b]++;
 }
 
 /* The name repeated most, once it has been seen three times. */
@@ -145,6 +185,7 @@ void gt_mon_agg_range(uint32_t name, int depth, int64_t start_ns, int64_t end_ns
     else
         a.lost++;
     a.nsteps++;
+    gt_mon_gpu_step(start_ns, end_ns);
     a.history[a.nhistory % HISTORY] = end_ns - start_ns;
     a.nhistory++;
     a.step_sum_ns += end_ns - start_ns;
@@ -177,11 +218,17 @@ void gt_mon_agg_each_site(void (*fn)(int64_t callsite, int api, int64_t calls, i
             fn(a.sites[i].callsite, a.sites[i].api, a.sites[i].calls, a.sites[i].total_ns, ctx);
 }
 
-void gt_mon_agg_each_comm(void (*fn)(uint64_t comm, int api, int64_t calls, int64_t bytes, void *ctx), void *ctx)
+void gt_mon_agg_each_comm(void (*fn)(const struct gt_mon_comm *c, void *ctx), void *ctx)
 {
-    for (int i = 0; i < COMMS; i++)
-        if (a.comms[i].used)
-            fn(a.comms[i].comm_id, a.comms[i].api, a.comms[i].calls, a.comms[i].bytes, ctx);
+    for (int i = 0; i < COMMS; i++) {
+        if (!a.comms[i].used)
+            continue;
+        struct gt_mon_comm c = a.comms[i].c;
+        uint64_t run = 0;
+        for (int b = 0; b < GT_COMM_BUCKETS; b++)
+            c.bucket[b] = run += a.comms[i].in_bucket[b];
+        fn(&c, ctx);
+    }
 }
 
 static int by_value(const void *x, const void *y)
@@ -261,7 +308,7 @@ void gt_mon_agg_flush(void)
         struct comm *c = &a.comms[i];
         if (!c->dirty)
             continue;
-        int64_t v[] = { (int64_t)c->comm_id, c->api, c->calls, c->bytes, c->last_seq, c->last_ns };
+        int64_t v[] = { (int64_t)c->c.comm_id, c->c.api, c->c.calls, c->c.bytes, c->last_seq, c->last_ns };
         step_row(a.put_comm, v, 6);
         c->dirty = 0;
     }

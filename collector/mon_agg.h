@@ -21,7 +21,12 @@
  * steps looked for). */
 void gt_mon_agg_start(struct gt_db *disk, double slowdown);
 void gt_mon_agg_blocking(int64_t callsite, int api, int64_t start_ns, int64_t end_ns);
-void gt_mon_agg_collective(uint64_t comm_id, int api, int64_t bytes, int64_t seq, int64_t start_ns);
+/* A collective or point-to-point call entered: its slot in the
+ * communicator table (for gt_mon_agg_comm_gpu), -1 if there was no room. */
+int gt_mon_agg_collective(uint64_t comm_id, int api, int nranks, int64_t bytes, int64_t seq, int64_t start_ns);
+/* The GPU time of one of a slot's kernels (mon_gpu.c), and the bytes of
+ * the call it ran. */
+void gt_mon_agg_comm_gpu(int slot, int64_t gpu_ns, int64_t bytes);
 void gt_mon_agg_range(uint32_t name, int depth, int64_t start_ns, int64_t end_ns);
 /* Stores what changed since the last call, and the heartbeat, in the
  * process's file (its own transaction). */
@@ -41,7 +46,19 @@ struct gt_mon_steps {
 void gt_mon_agg_steps(struct gt_mon_steps *out);
 /* Each (call site, api) that blocked, and each (communicator, api). */
 void gt_mon_agg_each_site(void (*fn)(int64_t callsite, int api, int64_t calls, int64_t total_ns, void *ctx), void *ctx);
-void gt_mon_agg_each_comm(void (*fn)(uint64_t comm, int api, int64_t calls, int64_t bytes, void *ctx), void *ctx);
+#define GT_COMM_BUCKETS 14
+extern const double gt_comm_bucket_le[GT_COMM_BUCKETS]; /* seconds; the last is +Inf */
+struct gt_mon_comm {
+    uint64_t comm_id;
+    int api, nranks;
+    int64_t calls, bytes;
+    int64_t kernels, gpu_ns;            /* its kernels' GPU time, waits for peers included */
+    double bus_bytes;                   /* bytes times the bus factor of the operation (nccl-tests') */
+    uint64_t bucket[GT_COMM_BUCKETS];   /* each kernel's time, cumulative */
+};
+void gt_mon_agg_each_comm(void (*fn)(const struct gt_mon_comm *c, void *ctx), void *ctx);
+/* nccl-tests' bus bandwidth factor of an operation (an api id) on n ranks. */
+double gt_mon_bus_factor(int api, int nranks);
 /* Lets go of its statements (before the file is closed). */
 void gt_mon_agg_stop(void);
 /* Keys the tables had no room for. */

@@ -3,6 +3,7 @@
 #include "collector/mon_prom.h"
 #include "collector/ownfile.h"
 #include "collector/mon_agg.h"
+#include "collector/mon_gpu.h"
 #include "collector/monitor.h"
 
 #include <errno.h>
@@ -118,9 +119,8 @@ static void site_text(int64_t id, char *dst, size_t len)
 }
 
 struct site_row { int64_t callsite, calls, total_ns; int api; };
-struct comm_row { uint64_t comm; int api; int64_t calls, bytes; };
 static struct site_row sites[4096];
-static struct comm_row comms[1024];
+static struct gt_mon_comm comms[1024];
 static size_t nsites, ncomms;
 
 static void take_site(int64_t callsite, int api, int64_t calls, int64_t total_ns, void *ctx)
@@ -130,11 +130,11 @@ static void take_site(int64_t callsite, int api, int64_t calls, int64_t total_ns
         sites[nsites++] = (struct site_row){ callsite, calls, total_ns, api };
 }
 
-static void take_comm(uint64_t comm, int api, int64_t calls, int64_t bytes, void *ctx)
+static void take_comm(const struct gt_mon_comm *c, void *ctx)
 {
     (void)ctx;
     if (ncomms < sizeof comms / sizeof *comms)
-        comms[ncomms++] = (struct comm_row){ comm, api, calls, bytes };
+        comms[ncomms++] = *c;
 }
 
 static int by_total(const void *x, const void *y)
@@ -145,7 +145,7 @@ static int by_total(const void *x, const void *y)
 
 static int by_calls(const void *x, const void *y)
 {
-    const struct comm_row *a = x, *b = y;
+    const struct gt_mon_comm *a = x, *b = y;
     return a->calls < b->calls ? 1 : a->calls > b->calls ? -1 : 0;
 }
 
@@ -220,29 +220,96 @@ static void blocked(struct out *o, const char *c)
         put(o, "gputrace_host_blocked_calls_total{%s,api=\"other\",site=\"other\"} %lld\n", c, (long long)rest_calls);
 }
 
+/* The communicator and operation labels of comms[i], or "other". */
+static const char *comm_labels(size_t i, size_t top, char *dst, size_t len)
+{
+    char b[160];
+    if (i >= top)
+        snprintf(dst, len, "comm=\"other\",op=\"other\"");
+    else
+        snprintf(dst, len, "comm=\"%llx\",op=\"%s\"", (unsigned long long)comms[i].comm_id,
+                 label(gt_mon_api_name(comms[i].api), b, sizeof b));
+    return dst;
+}
+
+/* comms[top..] added into comms[top] (the "other" row), which is then the
+ * last: how many rows to print. */
+static size_t fold_rest(size_t top)
+{
+    if (ncomms <= top)
+        return ncomms;
+    struct gt_mon_comm *r = &comms[top];
+    for (size_t i = top + 1; i < ncomms; i++) {
+        r->calls += comms[i].calls;
+        r->bytes += comms[i].bytes;
+        r->kernels += comms[i].kernels;
+        r->gpu_ns += comms[i].gpu_ns;
+        r->bus_bytes += comms[i].bus_bytes;
+        for (int b = 0; b < GT_COMM_BUCKETS; b++)
+            r->bucket[b] += comms[i].bucket[b];
+    }
+    return top + 1;
+}
+
 static void collectives(struct out *o, const char *c)
 {
     ncomms = 0;
     gt_mon_agg_each_comm(take_comm, NULL);
     qsort(comms, ncomms, sizeof *comms, by_calls);
-    char b[160];
-    int64_t rest_calls = 0, rest_bytes = 0;
-    for (size_t i = GT_PROM_COMMS; i < ncomms; i++) {
-        rest_calls += comms[i].calls;
-        rest_bytes += comms[i].bytes;
-    }
+    size_t n = ncomms = fold_rest(GT_PROM_COMMS);
+    char l[400];
     head(o, "gputrace_collectives_total", "counter", "Collective and point-to-point calls, by communicator and operation.");
-    for (size_t i = 0; i < ncomms && i < GT_PROM_COMMS; i++)
-        put(o, "gputrace_collectives_total{%s,comm=\"%llx\",op=\"%s\"} %lld\n", c, (unsigned long long)comms[i].comm,
-            label(gt_mon_api_name(comms[i].api), b, sizeof b), (long long)comms[i].calls);
-    if (ncomms > GT_PROM_COMMS)
-        put(o, "gputrace_collectives_total{%s,comm=\"other\",op=\"other\"} %lld\n", c, (long long)rest_calls);
+    for (size_t i = 0; i < n; i++)
+        put(o, "gputrace_collectives_total{%s,%s} %lld\n", c, comm_labels(i, GT_PROM_COMMS, l, sizeof l),
+            (long long)comms[i].calls);
     head(o, "gputrace_collective_bytes_total", "counter", "Bytes of those calls, as above.");
-    for (size_t i = 0; i < ncomms && i < GT_PROM_COMMS; i++)
-        put(o, "gputrace_collective_bytes_total{%s,comm=\"%llx\",op=\"%s\"} %lld\n", c, (unsigned long long)comms[i].comm,
-            label(gt_mon_api_name(comms[i].api), b, sizeof b), (long long)comms[i].bytes);
-    if (ncomms > GT_PROM_COMMS)
-        put(o, "gputrace_collective_bytes_total{%s,comm=\"other\",op=\"other\"} %lld\n", c, (long long)rest_bytes);
+    for (size_t i = 0; i < n; i++)
+        put(o, "gputrace_collective_bytes_total{%s,%s} %lld\n", c, comm_labels(i, GT_PROM_COMMS, l, sizeof l),
+            (long long)comms[i].bytes);
+    head(o, "gputrace_collective_bus_bytes_total", "counter",
+         "Bytes of those calls whose kernels ran, times the operation's bus factor (nccl-tests'): divided by the"
+         " kernels' seconds, the bus bandwidth.");
+    for (size_t i = 0; i < n; i++)
+        put(o, "gputrace_collective_bus_bytes_total{%s,%s} %.0f\n", c, comm_labels(i, GT_PROM_COMMS, l, sizeof l),
+            comms[i].bus_bytes);
+    /* the histograms of the busiest only: 16 lines each */
+    n = fold_rest(GT_PROM_COMM_HISTS);
+    head(o, "gputrace_collective_gpu_seconds", "histogram",
+         "GPU time of each NCCL kernel, by communicator and operation: its wait for the peers that arrive after this"
+         " rank, and the transfer (across ranks, the latest to arrive waits least).");
+    for (size_t i = 0; i < n; i++) {
+        comm_labels(i, GT_PROM_COMM_HISTS, l, sizeof l);
+        for (int b = 0; b < GT_COMM_BUCKETS; b++) {
+            char le[32];
+            if (b == GT_COMM_BUCKETS - 1)
+                snprintf(le, sizeof le, "+Inf");
+            else
+                snprintf(le, sizeof le, "%g", gt_comm_bucket_le[b]);
+            put(o, "gputrace_collective_gpu_seconds_bucket{%s,%s,le=\"%s\"} %llu\n", c, l, le,
+                (unsigned long long)comms[i].bucket[b]);
+        }
+        put(o, "gputrace_collective_gpu_seconds_sum{%s,%s} %.9f\n", c, l, (double)comms[i].gpu_ns / 1e9);
+        put(o, "gputrace_collective_gpu_seconds_count{%s,%s} %lld\n", c, l, (long long)comms[i].kernels);
+    }
+}
+
+/* The live GPU ledger (mon_gpu.h): time by state, and the last step's
+ * shares. */
+static void gpu(struct out *o, const char *c)
+{
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    head(o, "gputrace_gpu_seconds_total", "counter",
+         "GPU time since the process's first GPU work, by state: computing, communication hidden by compute or"
+         " exposed, copies, and idle by cause (the host blocked in a call that waits for the GPU, the host busy"
+         " elsewhere, launch gaps under 100 us); accounted up to 2 s ago.");
+    for (int k = 0; k < GT_MS_COUNT; k++)
+        put(o, "gputrace_gpu_seconds_total{%s,state=\"%s\"} %.9f\n", c, gt_mon_state_names[k], (double)g.ns[k] / 1e9);
+    head(o, "gputrace_last_step_gpu_ratio", "gauge",
+         "Share of the last accounted step's time in each GPU state, as above (absent before a step is accounted).");
+    for (int k = 0; k < GT_MS_COUNT && g.step_len > 0; k++)
+        put(o, "gputrace_last_step_gpu_ratio{%s,state=\"%s\"} %.6f\n", c, gt_mon_state_names[k],
+            (double)g.step_ns[k] / (double)g.step_len);
 }
 
 size_t gt_mon_prom_format(char *buf, size_t len, const struct gt_prom_state *st)
@@ -258,6 +325,7 @@ size_t gt_mon_prom_format(char *buf, size_t len, const struct gt_prom_state *st)
     head(&o, "gputrace_heartbeat_timestamp_seconds", "gauge", "When the process's writer last wrote this file.");
     put(&o, "gputrace_heartbeat_timestamp_seconds{%s} %lld.%03ld\n", c, (long long)now.tv_sec, now.tv_nsec / 1000000);
     steps(&o, c);
+    gpu(&o, c);
     blocked(&o, c);
     collectives(&o, c);
     head(&o, "gputrace_inflight_seconds", "gauge",

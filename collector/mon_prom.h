@@ -19,6 +19,7 @@
 
 #define GT_PROM_SITES 10
 #define GT_PROM_COMMS 32
+#define GT_PROM_COMM_HISTS 8 /* the collective latency histograms of the busiest pairs */
 #define GT_PROM_DIR "metrics"
 
 /* What the monitor knows besides the aggregates. */

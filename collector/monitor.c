@@ -3,7 +3,9 @@
 #include "collector/monitor.h"
 #include "collector/clock.h"
 #include "collector/config.h"
+#include "collector/cupti_sub.h"
 #include "collector/mon_agg.h"
+#include "collector/mon_gpu.h"
 #include "collector/mon_prom.h"
 #include "collector/requests.h"
 #include "collector/tbuf.h"
@@ -119,6 +121,8 @@ void gt_mon_start(struct gt_db *mem, struct gt_db *disk, int64_t start_ns)
     m.last_own_ms[0] = m.last_own_ms[1] = -(int64_t)cfg.cooldown_s * 1000 - 1;
     gt_window_begin(mem, (int64_t)cfg.window_s * 1000000000, (int64_t)cfg.window_mb << 20, start_ns);
     gt_mon_agg_start(disk, cfg.slowdown);
+    gt_mon_gpu_start();
+    gt_cupti_observe(1);
     if (cfg.metrics_ms > 0)
         gt_mon_prom_start(disk, cfg.rundir, cfg.file);
 }
@@ -235,6 +239,18 @@ static void finish_capture(int64_t now_ns)
     m.capture_from_ns = m.capture_until_ns = 0;
 }
 
+/* CUPTI's completed buffers asked for (stored in the next pass), and the
+ * GPU time up to the lag accounted, the blocking calls in flight with it. */
+static void gpu_ledger(int64_t now_ns)
+{
+    gt_wr_cupti_flush(0);
+    static int64_t from[256];
+    int n = 0;
+    for (int i = 0; i < gt_w.nmarks && n < 256; i++)
+        from[n++] = gt_w.marks[i].start_ns;
+    gt_mon_gpu_account(now_ns - GT_MON_GPU_LAG_NS, from, n);
+}
+
 /* settle: a request is taken once SETTLE_MS old; at the end, at once */
 static void look(int64_t now_ns, int settle)
 {
@@ -269,6 +285,7 @@ void gt_mon_pass(int commit)
     if (now < m.next_look_ns)
         return;
     m.next_look_ns = now + (int64_t)LOOK_MS * 1000000;
+    gpu_ledger(now);
     finish_capture(now);
     look(now, 1);
 }
@@ -283,4 +300,6 @@ void gt_mon_final(void)
     finish_capture(now);
     look(now, 0);
     gt_mon_prom_remove(); /* the process's metrics end with it */
+    gt_cupti_observe(0);
+    gt_mon_gpu_stop();
 }

@@ -13,6 +13,7 @@
 #include "collector/cupti_sub.h"
 #include "collector/fdguard.h"
 #include "collector/mon_agg.h"
+#include "collector/mon_gpu.h"
 #include "collector/mon_prom.h"
 #include "collector/monitor.h"
 #include "collector/xfsz.h"
@@ -146,7 +147,8 @@ static void release_descriptors(void)
 
 uint64_t gt_wr_dropped(void)
 {
-    return gt_tbuf_dropped() + gt_strtab_lost() + gt_plug_dropped() + gt_w.lost + gt_mon_agg_lost();
+    return gt_tbuf_dropped() + gt_strtab_lost() + gt_plug_dropped() + gt_w.lost + gt_mon_agg_lost() +
+           gt_mon_gpu_lost();
 }
 
 /* One pass: everything pending into the open transaction; commit if asked. */
@@ -181,10 +183,10 @@ static void cycle(int commit)
 }
 
 /* CUPTI's records up to now (cuptiActivityFlushAll), marked for waiters. */
-static void cupti_flush(void)
+void gt_wr_cupti_flush(int forced)
 {
     atomic_store(&gt_w.in_cupti_flush, 1);
-    gt_cupti_flush();
+    gt_cupti_flush(forced);
     atomic_store(&gt_w.in_cupti_flush, 0);
 }
 
@@ -224,7 +226,7 @@ static void final_pass(void)
         gt_tbuf_open_ranges(gt_wr_on_open_range, NULL);
         cycle(1);
         atomic_store(&gt_w.host_stopped, 1);
-        cupti_flush();
+        gt_wr_cupti_flush(1);
         cycle(1);
         if (!gt_w.monitor) /* a window is written whole when asked for; nobody queries it here */
             gt_db_make_late_indexes(&gt_w.db);
@@ -268,12 +270,12 @@ void *gt_wr_main(void *arg)
              * them from the final pass) */
             cycle(1);
             if (atomic_exchange(&gt_w.want_gpu_flush, 0)) {
-                cupti_flush();
+                gt_wr_cupti_flush(1);
                 cycle(1);
             }
         } else {
             if (commit) /* GPU records up to now, so that a kill loses no more of them than of the host's */
-                cupti_flush();
+                gt_wr_cupti_flush(1);
             cycle(commit);
         }
         /* commits start flush_ms apart, however long one takes: a kill

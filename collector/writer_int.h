@@ -96,5 +96,7 @@ uint64_t gt_wr_dropped(void);
 
 /* writer.c */
 void *gt_wr_main(void *arg);
+/* CUPTI's buffers asked for (gt_cupti_flush), marked for waiters. */
+void gt_wr_cupti_flush(int forced);
 
 #endif

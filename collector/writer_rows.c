@@ -8,6 +8,7 @@
 #include "collector/clock.h"
 #include "collector/modules.h"
 #include "collector/mon_agg.h"
+#include "collector/mon_gpu.h"
 #include "collector/pyframes.h"
 #include "collector/strtab.h"
 
@@ -43,8 +44,10 @@ static void forget_mark(uint64_t call_id, int64_t end_ns)
 {
     for (int i = 0; i < gt_w.nmarks; i++)
         if (gt_w.marks[i].call_id == call_id) {
-            if (gt_w.monitor)
+            if (gt_w.monitor) {
                 gt_mon_agg_blocking(gt_w.marks[i].callsite, (int)gt_w.marks[i].api, gt_w.marks[i].start_ns, end_ns);
+                gt_mon_gpu_blocked(gt_w.marks[i].start_ns, end_ns);
+            }
             if (gt_w.marks[i].written) {
                 int64_t v[] = { (int64_t)call_id };
                 gt_db_exec_i64(&gt_w.db, GT_ST_UNMARK, v, 1);
@@ -189,7 +192,10 @@ void gt_wr_on_record(const struct gt_record *r, const struct gt_record *nccl, ui
                             (int64_t)nccl->nccl.group_id, r->result, r->pystack };
             gt_db_exec_i64(&gt_w.db, GT_ST_COLL, c, 18);
             if (gt_w.monitor)
-                gt_mon_agg_collective(nccl->nccl.comm_id, r->api, bytes, (int64_t)nccl->nccl.seq, start);
+                gt_mon_gpu_call(call_id, nccl->nccl.group_id,
+                                gt_mon_agg_collective(nccl->nccl.comm_id, r->api, nccl->nccl.nranks, bytes,
+                                                      (int64_t)nccl->nccl.seq, start),
+                                bytes);
         }
         if (r->api == GT_API_cudaSetDevice && r->result == 0)
             note_device(r->device);

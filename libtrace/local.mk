@@ -9,7 +9,7 @@ libgputrace_la_SOURCES = \
   collector/modules.h collector/modules.c \
   format/schema.h format/schema.c format/api_table.h format/api_table.c collector/db.h collector/db.c collector/db_batch.h collector/db_batch.c collector/boot_id.h collector/boot_id.c \
   collector/cupti_sub.h collector/cupti_sub.c collector/plugin_ring.h collector/plugin_ring.c collector/plugin_store.h collector/plugin_store.c collector/fdguard.h collector/fdguard.c collector/xfsz.h collector/writer.h collector/writer_int.h collector/writer.c collector/writer_rows.c collector/writer_ctl.c collector/stage.h collector/stage.c collector/membudget.h collector/membudget.c \
-  collector/monitor.h collector/monitor.c collector/mon_agg.h collector/mon_agg.c collector/mon_prom.h collector/mon_prom.c collector/ownfile.h collector/ownfile.c collector/window.h collector/window.c collector/requests.h collector/requests.c \
+  collector/monitor.h collector/monitor.c collector/mon_agg.h collector/mon_agg.c collector/mon_gpu.h collector/mon_gpu.c collector/mon_prom.h collector/mon_prom.c collector/ownfile.h collector/ownfile.c collector/window.h collector/window.c collector/requests.h collector/requests.c \
   libtrace/trace.h libtrace/real.h libtrace/real.c libtrace/wrap_dl.c libtrace/inject.c libtrace/cupti_calls.h libtrace/cupti_calls.c libtrace/lifecycle.h libtrace/activate.c libtrace/signals.c libtrace/exec_exit.c libtrace/record_end.c \
   libtrace/memreg.h libtrace/memreg.c libtrace/commreg.h libtrace/commreg.c libtrace/p2p_seq.h libtrace/p2p_seq.c \
   libtrace/per_thread_decls.h libtrace/wrap_runtime.c libtrace/wrap_memory.c libtrace/wrap_driver.c libtrace/wrap_nccl.c \

@@ -54,6 +54,34 @@ expect "each of the 4 ranks writes its metrics file" "$(nprom "$r")" 4
 bad_files=0
 for f in "$r"/metrics/*.prom; do promtool check metrics < "$f" > "$tmp/lint" 2>&1 || { bad_files=$((bad_files + 1)); note "$(cat "$tmp/lint")"; }; done
 expect "every metrics file passes promtool check metrics" "$bad_files" 0
+# the Python client's parser (the one Python exporters and tests use),
+# from PyPI into a venv kept in the build folder
+venv=${GPUTRACE_PROM_VENV:-$b/prom-venv}
+if ! "$venv/bin/python" -c 'import prometheus_client' 2>/dev/null; then
+  python3 -m venv "$venv" > /dev/null 2>&1 &&
+    "$venv/bin/pip" install -q --disable-pip-version-check "prometheus_client==0.21.1" > "$tmp/pip.log" 2>&1
+fi
+if "$venv/bin/python" -c 'import prometheus_client' 2>/dev/null; then
+  parsed=$("$venv/bin/python" - "$r"/metrics/*.prom <<'EOF'
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+bad = 0
+for path in sys.argv[1:]:
+    try:
+        fams = {f.name: f.type for f in text_string_to_metric_families(open(path).read())}
+        ok = fams.get("gputrace_step_seconds") == "histogram" and fams.get("gputrace_gpu_seconds") == "counter" \
+            and fams.get("gputrace_collective_gpu_seconds") == "histogram"
+        bad += not ok
+    except Exception as e:
+        print(path, e, file=sys.stderr)
+        bad += 1
+print(bad)
+EOF
+)
+  expect "every metrics file parses with prometheus_client, its histograms and counters typed" "$parsed" 0
+else
+  skip "every metrics file parses with prometheus_client" "prometheus_client could not be installed: $(tail -1 "$tmp/pip.log" 2>/dev/null)"
+fi
 "$b/gputrace" metrics "$r" > "$tmp/all.prom" 2> "$tmp/err"
 expect "gputrace metrics RUN: exit 0" "$?" 0
 promtool check metrics < "$tmp/all.prom" > "$tmp/lint" 2>&1
@@ -69,9 +97,12 @@ prometheus-node-exporter --collector.disable-defaults --collector.textfile \
 node=$!
 "$b/gputrace" metrics "$r" --listen "127.0.0.1:$gport" > "$tmp/serve.log" 2>&1 &
 serve=$!
+docs=$(cd "$s/docs" && pwd)
 cat > "$tmp/prom.yml" <<EOF
 global:
   scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files: ["$docs/prometheus-recording.yml", "$docs/prometheus-alerts.yml"]
 scrape_configs:
   - job_name: node
     static_configs: [{targets: ["127.0.0.1:$nport"]}]
@@ -90,6 +121,46 @@ sched=$(query 'sum by (rank) (gputrace_host_blocked_seconds_total{job="node",api
 expect "the scalar read's sync blocked seconds on every rank" "$sched" 4
 least=$(query 'bottomk(1, sum by (rank) (gputrace_host_blocked_seconds_total{job="node"}))' | cut -d'|' -f2)
 expect "the straggler (rank 1) is the rank that blocks least: the others wait for it" "$least" 1
+# what needs the GPU's records, and every rank's series (the recording
+# rules): the straggler arrives last at its all-reduces, and its GPU waits
+# for its host (the planted host work) the most
+await 'gputrace:collective_late_seconds:rate1m{job="node"} > 0' 1
+late=$(query 'max by (rank) (gputrace:collective_late_seconds:rate1m{job="node"})' | sort -t'|' -k3 -g -r)
+expect "late arrivals (recording rule): the straggler, rank 1, arrives latest" \
+  "$(echo "$late" | head -1 | cut -d'|' -f2)" 1
+# the same since the start (the counters, not a minute's rates)
+late=$(query 'max by (comm, op) (gputrace_collective_gpu_seconds_sum{job="node"})
+  - on (comm, op) group_right gputrace_collective_gpu_seconds_sum{job="node"}' | sort -t'|' -k3 -g -r)
+expect "... and since the start, 5 times later than any other rank" \
+  "$(echo "$late" | awk -F'|' 'NR == 1 { top = $3; who = $2 } NR == 2 { print who, (top > 5 * $3) }')" "1 1"
+busy=$(query 'topk(1, gputrace:gpu_state_ratio:rate5m{job="node",state="idle.host_busy"})' | cut -d'|' -f2)
+expect "GPU idle while the host is busy elsewhere: most on the straggler" "$busy" 1
+sum=$(query 'sum by (rank) (gputrace:gpu_state_ratio:rate5m{job="node"})' | awk -F'|' '$3 > 0.99 && $3 < 1.01' | wc -l)
+expect "the GPU states add up to the time on every rank" "$(echo $sum)" 4
+bw=$(query 'gputrace:collective_busbw_bytes_per_second:rate1m{job="node"} > 0' | wc -l)
+expect "the all-reduce's bus bandwidth (recording rule)" "$(echo $bw)" 1
+shares=$(query 'sum by (rank) (gputrace_last_step_gpu_ratio{job="node"})' | awk -F'|' '$3 > 0.99 && $3 < 1.01' | wc -l)
+expect "the last step's GPU shares add up to 1 on every rank" "$(echo $shares)" 4
+# every panel of the example dashboard answers on this job
+panels=$(python3 - "$pport" "$s/docs/grafana-dashboard.json" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+port, path = sys.argv[1], sys.argv[2]
+empty = []
+for p in json.load(open(path))["panels"]:
+    for t in p["targets"]:
+        q = t["expr"].replace('"$run"', '".+"')
+        url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+        try:
+            d = json.load(urllib.request.urlopen(url, timeout=5))
+            ok = d.get("status") == "success" and d["data"]["result"]
+        except Exception:
+            ok = False
+        if not ok:
+            empty.append(p["title"])
+print("; ".join(empty) or "all")
+EOF
+)
+expect "every panel of docs/grafana-dashboard.json has data" "$panels" all
 expect "no window written" "$(query 'sum(gputrace_windows_total{job="node"})' | cut -d'|' -f3)" 0
 kill -TERM "$app" 2>/dev/null; wait "$app" 2>/dev/null
 
@@ -111,6 +182,6 @@ kill -TERM "$app" "$serve" "$prom" "$node" 2>/dev/null
 wait "$app" "$serve" "$prom" "$node" 2>/dev/null
 expect "a process's metrics file goes when it ends" "$(nprom "$h")" 0
 
-promtool check rules "$s/docs/prometheus-alerts.yml" > "$tmp/rules" 2>&1
-expect "docs/prometheus-alerts.yml passes promtool check rules" "$?" 0
+promtool check rules "$s/docs/prometheus-alerts.yml" "$s/docs/prometheus-recording.yml" > "$tmp/rules" 2>&1
+expect "docs/prometheus-alerts.yml and prometheus-recording.yml pass promtool check rules" "$?" 0
 finish

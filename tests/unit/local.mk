@@ -172,6 +172,14 @@ tests_unit_test_ranges_LDADD = $(VIEWER_TEST_LIBS)
 check_PROGRAMS += tests/unit/test_mon_prom
 TESTS += tests/unit/test_mon_prom
 tests_unit_test_mon_prom_SOURCES = tests/unit/test_mon_prom.c collector/mon_agg.h collector/mon_agg.c \
+  collector/mon_gpu.h collector/mon_gpu.c \
   collector/mon_prom.h collector/mon_prom.c collector/ownfile.h collector/ownfile.c
 tests_unit_test_mon_prom_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_mon_prom_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
+
+check_PROGRAMS += tests/unit/test_mon_gpu
+TESTS += tests/unit/test_mon_gpu
+tests_unit_test_mon_gpu_SOURCES = tests/unit/test_mon_gpu.c collector/mon_gpu.h collector/mon_gpu.c \
+  collector/mon_agg.h collector/mon_agg.c
+tests_unit_test_mon_gpu_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_mon_gpu_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)

@@ -33,6 +33,13 @@ static int count(const char *text, const char *prefix)
     return n;
 }
 
+static int kept;
+static void count_comm(const struct gt_mon_comm *c, void *ctx)
+{
+    (void)ctx;
+    kept += (int)c->calls;
+}
+
 Test(mon_prom, series_are_bounded)
 {
     gt_mon_agg_start(NULL, 0);
@@ -40,14 +47,22 @@ Test(mon_prom, series_are_bounded)
     for (int i = 0; i < 10000; i++)
         gt_mon_agg_blocking(i, 1, 0, 1000 + i);
     for (int i = 0; i < 2000; i++)
-        gt_mon_agg_collective(0x1000u + (unsigned)i, 2, 64, i, 0);
+        gt_mon_agg_collective(0x1000u + (unsigned)i, 2, 4, 64, i, 0);
     struct gt_prom_state st = { 0 };
+    kept = 0;
+    gt_mon_agg_each_comm(count_comm, NULL);
     size_t n = gt_mon_prom_format(buf, sizeof buf, &st);
     cr_assert(n > 0 && n < sizeof buf - 1);
     /* the sites that blocked longest, and the rest as one series */
     cr_assert_eq(count(buf, "gputrace_host_blocked_seconds_total{"), GT_PROM_SITES + 1);
     cr_assert(strstr(buf, "site=\"other\""));
     cr_assert_eq(count(buf, "gputrace_collectives_total{"), GT_PROM_COMMS + 1);
+    cr_assert_eq(count(buf, "gputrace_collective_gpu_seconds_count{"), GT_PROM_COMM_HISTS + 1);
+    cr_assert_eq(count(buf, "gputrace_collective_gpu_seconds_bucket{"), (GT_PROM_COMM_HISTS + 1) * GT_COMM_BUCKETS);
+    /* the rest folded once into "other": its calls are all the others' */
+    char want[64];
+    snprintf(want, sizeof want, "comm=\"other\",op=\"other\"} %d\n", kept - GT_PROM_COMMS);
+    cr_assert(strstr(buf, want), "pairs of one call each, 32 shown: %s", want);
     /* the tables keep what they have room for, and count the rest as lost */
     cr_assert_gt(gt_mon_agg_lost(), 0);
 }

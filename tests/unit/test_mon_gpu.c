@@ -1,0 +1,170 @@
+/* test_mon_gpu.c: monitor mode's live GPU ledger (collector/mon_gpu.c) on
+ * fixed operations: each state's time, idle gaps by cause, the last
+ * step's shares, NCCL kernels given to their communicator through
+ * CUPTI's external correlation in either order, and bounded tables. */
+#include "collector/mon_agg.h"
+#include "collector/mon_gpu.h"
+#include "format/api_ids.h"
+#include "format/schema.h"
+
+#include <criterion/criterion.h>
+
+/* what mon_agg.c takes from the rest of the tracer */
+int gt_clock_use_tsc;
+int gt_db_begin(struct gt_db *d) { (void)d; return 0; }
+int gt_db_commit(struct gt_db *d) { (void)d; return 0; }
+
+#define T0 1000000000LL /* the records' times are after the start of the clock */
+
+static void start(void)
+{
+    gt_mon_agg_start(NULL, 0);
+    gt_mon_gpu_start();
+}
+
+/* compute 0-1000; an NCCL kernel 500-1500 (hidden half, exposed half); a
+ * 50 ns launch gap; a copy 1550-2000; a 1 ms gap the host was blocked in
+ * for its first half; compute 1,002,000-1,003,000 (ns after T0) */
+static void plant(void)
+{
+    gt_mon_gpu_op(GT_GPU_KERNEL, "gemm", T0, T0 + 1000, 1);
+    gt_mon_gpu_op(GT_GPU_KERNEL, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", T0 + 500, T0 + 1500, 2);
+    gt_mon_gpu_op(GT_GPU_MEMCPY, NULL, T0 + 1550, T0 + 2000, 3);
+    gt_mon_gpu_op(GT_GPU_KERNEL, "gemm", T0 + 1002000, T0 + 1003000, 4);
+    gt_mon_gpu_blocked(T0 + 2000, T0 + 502000);
+}
+
+Test(mon_gpu, states_and_idle_causes)
+{
+    start();
+    plant();
+    gt_mon_gpu_account(T0 + 1003000, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_COMPUTE], 1500);
+    cr_expect_eq(g.ns[GT_MS_COMM_HIDDEN], 500);
+    cr_expect_eq(g.ns[GT_MS_COMM_EXPOSED], 500);
+    cr_expect_eq(g.ns[GT_MS_COPY], 450);
+    cr_expect_eq(g.ns[GT_MS_IDLE_LAUNCH], 50);
+    cr_expect_eq(g.ns[GT_MS_IDLE_BLOCKED], 500000);
+    cr_expect_eq(g.ns[GT_MS_IDLE_HOST], 500000);
+    cr_expect_eq(g.step_len, 0, "no step yet");
+}
+
+Test(mon_gpu, accounted_in_parts_the_same)
+{
+    start();
+    plant();
+    /* three accounts, one cutting the 1 ms gap 10 ns before its end: that
+     * piece is not a launch gap (the gap is long, GPU work does not bound
+     * it on the left within the account) */
+    gt_mon_gpu_account(T0 + 300000, NULL, 0);
+    gt_mon_gpu_account(T0 + 1001990, NULL, 0);
+    gt_mon_gpu_account(T0 + 1003000, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    int64_t all = 0;
+    for (int k = 0; k < GT_MS_COUNT; k++)
+        all += g.ns[k];
+    cr_expect_eq(all, 1003000, "the span accounted once: %lld", (long long)all);
+    cr_expect_eq(g.ns[GT_MS_IDLE_LAUNCH], 50);
+    cr_expect_eq(g.ns[GT_MS_IDLE_BLOCKED], 500000);
+    cr_expect_eq(g.ns[GT_MS_COMPUTE], 1500);
+}
+
+Test(mon_gpu, in_flight_call_counts_as_blocked)
+{
+    start();
+    gt_mon_gpu_op(GT_GPU_KERNEL, "gemm", T0, T0 + 1000, 1);
+    int64_t from = T0 + 1000;
+    gt_mon_gpu_account(T0 + 5000000, &from, 1);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_IDLE_BLOCKED], 4999000, "a hang in a sync: idle while blocked");
+    cr_expect_eq(g.ns[GT_MS_IDLE_HOST], 0);
+}
+
+Test(mon_gpu, last_step_shares)
+{
+    start();
+    plant();
+    gt_mon_gpu_step(T0, T0 + 2000);
+    gt_mon_gpu_step(T0 + 2000, T0 + 2000000); /* not ended by the account: waits */
+    gt_mon_gpu_account(T0 + 1003000, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.step_len, 2000);
+    cr_expect_eq(g.step_ns[GT_MS_COMPUTE], 500);
+    cr_expect_eq(g.step_ns[GT_MS_COMM_HIDDEN], 500);
+    cr_expect_eq(g.step_ns[GT_MS_COMM_EXPOSED], 500);
+    cr_expect_eq(g.step_ns[GT_MS_COPY], 450);
+    cr_expect_eq(g.step_ns[GT_MS_IDLE_LAUNCH], 50);
+    /* the second step once accounted past its end, its records kept */
+    gt_mon_gpu_account(T0 + 2000000, NULL, 0);
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.step_len, 1998000);
+    cr_expect_eq(g.step_ns[GT_MS_COMPUTE], 1000);
+    cr_expect_eq(g.step_ns[GT_MS_IDLE_BLOCKED], 500000);
+}
+
+Test(mon_gpu, steps_faster_than_the_lag)
+{
+    start();
+    plant();
+    /* a thousand 2 us steps end before any is accounted, half of them
+     * after the time accounted: those that ended before it are */
+    for (int i = 0; i < 1000; i++)
+        gt_mon_gpu_step(T0 + i * 2000LL, T0 + (i + 1) * 2000LL);
+    gt_mon_gpu_account(T0 + 1003000, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.step_len, 2000);
+}
+
+static struct gt_mon_comm seen;
+static void take(const struct gt_mon_comm *c, void *ctx)
+{
+    (void)ctx;
+    seen = *c;
+}
+
+Test(mon_gpu, nccl_kernel_to_its_communicator_either_order)
+{
+    start();
+    int slot = gt_mon_agg_collective(0xabc, GT_API_ncclAllReduce, 4, 1000, 0, T0);
+    cr_assert_geq(slot, 0);
+    gt_mon_gpu_call(77, 0, slot, 1000);
+    gt_mon_gpu_xcorr(77, 5);
+    gt_mon_gpu_op(GT_GPU_KERNEL, "a_kernel_named_otherwise", T0, T0 + 3000, 5);
+    /* the second call's kernel comes before its external correlation */
+    gt_mon_gpu_call(78, 0, slot, 1000);
+    gt_mon_gpu_op(GT_GPU_KERNEL, "ncclDevKernel_AllReduce", T0 + 4000, T0 + 9000, 6);
+    gt_mon_gpu_xcorr(78, 6);
+    gt_mon_agg_each_comm(take, NULL);
+    cr_expect_eq(seen.comm_id, 0xabc);
+    cr_expect_eq(seen.kernels, 2);
+    cr_expect_eq(seen.gpu_ns, 8000);
+    cr_expect_float_eq(seen.bus_bytes, 2 * 1000 * 1.5, 1e-9, "all-reduce on 4 ranks: 2(n-1)/n");
+    cr_expect_eq(seen.bucket[0], 2, "both under 10 us");
+    /* the kernel linked to a collective is communication whatever its name */
+    gt_mon_gpu_account(T0 + 9000, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_COMM_EXPOSED], 8000);
+    cr_expect_eq(g.ns[GT_MS_COMPUTE], 0);
+}
+
+Test(mon_gpu, bounded)
+{
+    start();
+    for (int i = 0; i < 200000; i++)
+        gt_mon_gpu_op(GT_GPU_KERNEL, "k", T0 + i * 10LL, T0 + i * 10LL + 5, (uint32_t)i);
+    cr_expect_gt(gt_mon_gpu_lost(), 0, "past its room, records are counted, not kept");
+    for (int i = 0; i < 20000; i++)
+        gt_mon_gpu_blocked(T0 + i, T0 + i + 1);
+    gt_mon_gpu_account(T0 + 3000000, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_gt(g.ns[GT_MS_COMPUTE], 0);
+    gt_mon_gpu_stop();
+}
