@@ -147,9 +147,10 @@ def check_attribution(name, db, d):
 
 
 def check_text(name, db, d):
-    """The text report's findings: by the GPU time they cost (the waste of
-    a group's members summed), then all they were charged, whatever their
-    confidence; a finding over several ranks says so in its headline
+    """The text report's findings: in the JSON's order (by the GPU time they
+    cost, then all they were charged, whatever their confidence), a group
+    of ranks where its first member stands there, the confidence in words;
+    a finding over several ranks says so in its headline
     ("ranks 0-3: 36.8 ms; worst rank 0: 12.9 ms"), with the sum and the
     worst rank's cost the JSON gives, and its "what" line describes that
     worst rank."""
@@ -157,10 +158,10 @@ def check_text(name, db, d):
     check(all(len(line) <= 100 for line in text.splitlines() if not line.startswith("    at ")),
           f"{name}: the text report fits 100 columns (call sites excepted)")
     # a headline too long for 100 columns gives its worst rank on the next line
-    text = re.sub(r": ([\d.]+) ms  (.*?)  \[(\w+)\]\n {4}worst rank (\d+): ([\d.]+) ms\n",
-                  r": \1 ms; worst rank \4: \5 ms  \2  [\3]\n", text)
+    text = re.sub(r": ([\d.]+) ms  (.*?)  (\w+) confidence\n {4}worst rank (\d+): ([\d.]+) ms\n",
+                  r": \1 ms; worst rank \4: \5 ms  \2  \3 confidence\n", text)
     heads = re.findall(r"^ ?\d+\. (\S+) +(?:(rank|ranks|all ranks)\b ?([\d,-]*))(?:: ([\d.]+) ms; worst rank (\d+): ([\d.]+) ms"
-                       r"|\s+([\d.]+) ms).*\[(\w+)\]\n {4}at +(.*)\n(?: {4}in +(.*)\n)? {4}what (.*)$", text, re.M)
+                       r"|\s+([\d.]+) ms).*  (high|medium|low) confidence\n {4}at +(.*)\n(?: {4}in +(.*)\n)? {4}what (.*)$", text, re.M)
     # the text's groups, as the JSON's findings make them: (kind, call site, range), ranks together
     groups = {}
     for i, f in enumerate(d["findings"]):
@@ -168,7 +169,7 @@ def check_text(name, db, d):
         g = groups.setdefault(key, [0, 0, i])
         g[0] += f["waste_ns"]
         g[1] += f["cost_ns"]
-    want = [k[:2] for k, g in sorted(groups.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[1][2]))]
+    want = [k[:2] for k, g in sorted(groups.items(), key=lambda kv: kv[1][2])]
     ok = len(heads) == len(re.findall(r"^ ?\d+\. ", text, re.M)) and [(h[0], h[8]) for h in heads] == want
     bad = []
     for kind, _, ranks, total, worst_rank, worst, _, _, callsite, within, what in heads:
@@ -185,7 +186,7 @@ def check_text(name, db, d):
             what.startswith(f"on rank {worst_rank}:")
         if not good:
             bad.append((kind, ranks, total, worst_rank, worst, what[:20]))
-    check(ok and not bad, f"{name}: text findings by waste, then cost; several ranks' headlines give the sum and"
+    check(ok and not bad, f"{name}: text findings in the JSON's order; several ranks' headlines give the sum and"
                           f" the worst rank the JSON has ({len(heads)} findings{'; ' + str(bad) if bad else ''})")
 
 

@@ -205,6 +205,34 @@ void findings_finish(struct findings *fs, const struct report_opts *o, const str
         qsort(fs->v, fs->n, sizeof *fs->v, cmp_cost);
 }
 
+/* Whether two findings' ranges have the same name (their processes' labels differ). */
+static int same_range(const struct model *m, const struct finding *a, const struct finding *b)
+{
+    const char *x = a->range > 0 && a->proc >= 0 ? model_label(&m->procs[a->proc], a->range - 1) : "";
+    const char *y = b->range > 0 && b->proc >= 0 ? model_label(&m->procs[b->proc], b->range - 1) : "";
+    return !strcmp(x ? x : "", y ? y : "");
+}
+
+size_t findings_group(const struct model *m, const struct findings *fs, int *group)
+{
+    size_t groups = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct finding *f = &fs->v[i];
+        group[i] = -1;
+        for (size_t j = 0; j < i && group[i] < 0; j++) {
+            const struct finding *g = &fs->v[j];
+            if (group[j] == (int)j && g->kind == f->kind && g->rank >= 0 && f->rank >= 0 &&
+                !strcmp(g->callsite, f->callsite) && same_range(m, g, f))
+                group[i] = (int)j;
+        }
+        if (group[i] < 0) {
+            group[i] = (int)i;
+            groups++;
+        }
+    }
+    return groups;
+}
+
 void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum finding_kind last)
 {
     size_t k = 0;

@@ -238,6 +238,15 @@ int finding_kept(const struct finding *f, const struct report_opts *o);
  * range; sorts by cost. */
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m);
 void findings_free(struct findings *fs);
+/* The findings as one entry per problem (the text report's): the same kind
+ * at the same call site in a range of the same name on several ranks is
+ * one group.  group[i] is the index of finding i's group's first member
+ * (its leader, group[i] == i); returns how many groups.  fs->v is in the
+ * order every output lists findings (findings_finish: what to fix first,
+ * by the GPU time lost, then all charged), and a group takes the place of
+ * its leader, the member first in that order: groups listed by their
+ * leaders' indexes are in that one order too. */
+size_t findings_group(const struct model *m, const struct findings *fs, int *group);
 /* Whether some process has an NVTX range named `name` (for --range). */
 int findings_range_known(const struct model *m, const char *name);
 

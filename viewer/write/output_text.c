@@ -93,51 +93,6 @@ static void wrapped(FILE *out, const char *label, const char *text)
     }
 }
 
-/* Whether two findings' ranges have the same name (their processes' labels differ). */
-static int same_range(const struct model *m, const struct finding *a, const struct finding *b)
-{
-    char x[FINDING_RANGE_LEN], y[FINDING_RANGE_LEN];
-    return !strcmp(finding_range(m, a, x, sizeof x), finding_range(m, b, y, sizeof y));
-}
-
-/* The groups' leaders (group[i] == i), by the waste of their members
- * summed, then their cost, then as the JSON lists them. */
-struct group_sum { size_t i; int64_t waste, cost; };
-
-static int cmp_group(const void *x, const void *y)
-{
-    const struct group_sum *a = x, *b = y;
-    if (a->waste != b->waste)
-        return a->waste > b->waste ? -1 : 1;
-    if (a->cost != b->cost)
-        return a->cost > b->cost ? -1 : 1;
-    return a->i < b->i ? -1 : a->i > b->i;
-}
-
-static size_t *group_order(const struct findings *fs, const int *group, size_t n)
-{
-    struct group_sum *g = calloc(n + 1, sizeof *g);
-    size_t *order = malloc((n + 1) * sizeof *order), ng = 0;
-    if (!g || !order)
-        model_out_of_memory();
-    for (size_t i = 0; i < n; i++) {
-        if (group[i] != (int)i)
-            continue;
-        g[ng].i = i;
-        for (size_t j = i; j < n; j++)
-            if (group[j] == (int)i) {
-                model_add(&g[ng].waste, fs->v[j].waste_ns);
-                model_add(&g[ng].cost, finding_cost(&fs->v[j]));
-            }
-        ng++;
-    }
-    qsort(g, ng, sizeof *g, cmp_group);
-    for (size_t k = 0; k < ng; k++)
-        order[k] = g[k].i;
-    free(g);
-    return order;
-}
-
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
 {
     int missing_cupti = 0, killed = 0;
@@ -248,19 +203,11 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     ledger_text(out, m, s, fs);
     /* The same finding at the same call site on several ranks is one entry
      * here (JSON keeps one per rank): ranks listed, counts and costs summed. */
-    size_t n = fs->n, groups = 0;
+    size_t n = fs->n;
     int *group = malloc((n + 1) * sizeof *group);
-    for (size_t i = 0; i < n; i++) {
-        group[i] = -1;
-        for (size_t j = 0; j < i && group[i] < 0; j++)
-            if (group[j] == (int)j && fs->v[j].kind == fs->v[i].kind && fs->v[j].rank >= 0 && fs->v[i].rank >= 0 &&
-                !strcmp(fs->v[j].callsite, fs->v[i].callsite) && same_range(m, &fs->v[j], &fs->v[i]))
-                group[i] = (int)j;
-        if (group[i] < 0) {
-            group[i] = (int)i;
-            groups++;
-        }
-    }
+    if (!group)
+        model_out_of_memory();
+    size_t groups = findings_group(m, fs, group);
     if (fs->range_filter) { /* what --range restricts, and what it cannot */
         char note[sizeof t + 256];
         snprintf(note, sizeof note, "--range %s: the kernel and collective tables and the call-site findings count"
@@ -269,16 +216,16 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         fputc('\n', out);
         wrapped(out, "note", note);
     }
-    fprintf(out, "\nfindings (%zu), by the GPU time they cost (the ledger's waste), then all they were charged:\n",
-            groups);
+    fprintf(out, "\nfindings (%zu), what to fix first: by the GPU time they cost (the ledger's waste) on the rank\n"
+                 "it cost most, then all they were charged, as JSON and HTML list them:\n", groups);
     if (!n)
         fprintf(out, "  none\n");
     size_t shown = 0;
-    /* the groups by what their members cost together, as the ledger's
-     * causes sum them over ranks: the largest waste is the first finding */
-    size_t *order = group_order(fs, group, n);
-    for (size_t gi = 0; gi < groups; gi++) {
-        size_t i = order[gi];
+    /* a group where its leader, its costliest member, stands in the one
+     * order of the findings (findings_group) */
+    for (size_t i = 0; i < n; i++) {
+        if (group[i] != (int)i)
+            continue;
         const struct finding *f = &fs->v[i];
         char ranks[256] = "";
         int64_t cost = 0, count = 0, members = 0, worst = -1;
@@ -312,17 +259,17 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
         if (members > 1) { /* the sum over ranks, and the rank the "what" line describes */
             char head[512];
-            int len = snprintf(head, sizeof head, "%2zu. %-18s %s: %.2f ms; worst rank %d: %.2f ms  %s x%lld  [%s]",
+            int len = snprintf(head, sizeof head, "%2zu. %-18s %s: %.2f ms; worst rank %d: %.2f ms  %s x%lld  %s confidence",
                                ++shown, finding_names[f->kind], who, ms(cost), worst_rank, ms(worst),
                                cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
             if (len <= COLUMNS) /* else the worst rank on a line of its own */
                 fprintf(out, "\n%s\n", head);
             else
-                fprintf(out, "\n%2zu. %-18s %s: %.2f ms  %s x%lld  [%s]\n    worst rank %d: %.2f ms\n", shown,
+                fprintf(out, "\n%2zu. %-18s %s: %.2f ms  %s x%lld  %s confidence\n    worst rank %d: %.2f ms\n", shown,
                         finding_names[f->kind], who, ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count,
                         f->confidence, worst_rank, ms(worst));
         } else
-            fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
+            fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  %s confidence\n", ++shown, finding_names[f->kind], who,
                     ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
         fprintf(out, "    at   %s\n", term_text(f->callsite[0] ? f->callsite : "(unknown call site)", t, sizeof t));
         char range[FINDING_RANGE_LEN];
@@ -351,7 +298,6 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         wrapped(out, "what", what);
         wrapped(out, "fix", term_text(finding_suggestion(m, wf, said, sizeof said), t, sizeof t));
     }
-    free(order);
     free(group);
     charges_text(out, m, s, fs);
 }

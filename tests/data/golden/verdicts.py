@@ -11,7 +11,7 @@ report_workloads.py asserted live until they moved here).
 FIXTURE_DIR/recording says how the recording was made (record.sh writes
 it): workload (the header, "-" for none), binary, ranks, steps, env, args.
 Prints TAP (tests/e2e/tap.py); golden.sh runs it inside its own checks."""
-import json, os, shutil, sqlite3, subprocess, sys, tempfile
+import json, os, re, shutil, sqlite3, subprocess, sys, tempfile
 
 fixture_dir, report_json, db, src = sys.argv[1:5]
 sys.path.insert(0, os.path.join(src, "tests", "e2e"))
@@ -161,9 +161,27 @@ EXTRA = {"train_demo": train_demo, "multi_gpu": multi_gpu, "overlapped_shifted":
          "straggler_static": straggler_static}
 
 
+def text_order(d):
+    """The text report lists its findings in the JSON's one order (what to
+    fix first), a group of ranks where its first member stands, and says
+    its confidence in words, never as a bracketed tag read as severity."""
+    text = subprocess.run([os.path.join(build, "gputrace-report"), db], capture_output=True, text=True).stdout
+    heads = re.findall(r"^ ?\d+\. (\S+) .*\n(?: {4}worst.*\n)? {4}at +(.*)$", text, re.M)
+    want, seen = [], set()
+    for i, f in enumerate(d["findings"]):
+        key = (f["kind"], f["callsite"], f.get("range")) if f["rank"] >= 0 else i
+        if key not in seen:
+            seen.add(key)
+            want.append((f["kind"], f["callsite"] or "(unknown call site)"))
+    words = len(re.findall(r"^ ?\d+\. .*  (?:high|medium|low) confidence$", text, re.M))
+    check(heads == want and words == len(want) and "[high]" not in text,
+          f"{name}: the text's findings in the JSON's order, confidence in words ({len(heads)} of {len(want)})")
+
+
 def main():
     rec = recording()
     d = json.load(open(report_json))
+    text_order(d)
     if rec.get("workload", "-") != "-":
         _, expects, allowed = spec_of(src, rec["workload"])
         check(expects or allowed, f"{name}: {rec['workload']}'s header documents its findings")
