@@ -7,6 +7,7 @@
  * for imported traces what their source could not support ("Not checked").
  * The charts are inline SVG (html_charts.c); the style prints on paper. */
 #include "viewer/write/ledger_out.h"
+#include "viewer/analyse/attribution.h"
 #include "viewer/write/finding_out.h"
 #include "viewer/write/html.h"
 #include "viewer/write/out_file.h"
@@ -90,6 +91,9 @@ static void finding_list(FILE *out, const struct model *m, const struct findings
     int64_t most = 0;
     for (size_t i = 0; i < fs->n; i++)
         most = finding_cost(&fs->v[i]) > most ? finding_cost(&fs->v[i]) : most;
+    int64_t *per = calloc(m->nprocs + 1, sizeof *per);
+    if (!per)
+        model_out_of_memory();
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
         fprintf(out, "<div class=\"finding\"><h3>%zu. <span class=\"kind\">%s</span> ", i + 1, finding_names[f->kind]);
@@ -101,6 +105,9 @@ static void finding_list(FILE *out, const struct model *m, const struct findings
         html_cost_bar(out, finding_cost(f), most);
         fprintf(out, "<b>%.2f ms</b> %s, %lld time%s", ms(finding_cost(f)), cost_word[finding_cost_field[f->kind]],
                 (long long)f->count, f->count == 1 ? "" : "s");
+        size_t over = charges_spread(fs, NULL, i, per, m->nprocs); /* a straggler's: the others' wait */
+        if (over > 1)
+            fprintf(out, ", summed over %zu ranks", over);
         if (f->confidence)
             fprintf(out, " <small>(confidence: %s)</small>", f->confidence);
         fputs("</div>", out);
@@ -125,6 +132,7 @@ static void finding_list(FILE *out, const struct model *m, const struct findings
         html_text(out, finding_suggestion(m, f, text, sizeof text));
         fputs("</div></div>", out);
     }
+    free(per);
 }
 
 /* One note of an imported trace's (import_notes_each) as a table row: the

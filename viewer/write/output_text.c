@@ -3,6 +3,7 @@
  * Every string from the file is printed through term_text.h: escaped for
  * the terminal, cut between characters to fit a column. */
 #include "viewer/write/ledger_out.h"
+#include "viewer/analyse/attribution.h"
 #include "viewer/write/charges_out.h"
 #include "viewer/write/devices_out.h"
 #include "viewer/write/finding_out.h"
@@ -91,6 +92,40 @@ static void wrapped(FILE *out, const char *label, const char *text)
         if (*p)
             fprintf(out, "%*s", INDENT, "");
     }
+}
+
+/* "    summed over 3 ranks (0,2-3), the most on rank 3: 90.12 ms" under a
+ * finding whose cost lay on several ranks (a group's, a straggler's: the
+ * others' wait), so that no cost reads as more than a rank's wall time
+ * without saying why; nothing when it lay on one. */
+static void spread_text(FILE *out, const struct model *m, const struct findings *fs, const int *group, size_t leader)
+{
+    int64_t *per = calloc(m->nprocs + 1, sizeof *per);
+    int *rv = malloc((m->nprocs + 1) * sizeof *rv);
+    if (!per || !rv)
+        model_out_of_memory();
+    size_t n = charges_spread(fs, group, leader, per, m->nprocs), k = 0, most = 0;
+    for (size_t p = 0; p < m->nprocs && n > 1; p++) {
+        if (per[p] <= 0)
+            continue;
+        rv[k++] = m->procs[p].rank;
+        if (per[p] > per[most] || per[most] <= 0)
+            most = p;
+    }
+    if (n > 1) {
+        for (size_t a = 1; a < k; a++) /* ranks in order (a rank's processes sort together) */
+            for (size_t b = a; b > 0 && rv[b] < rv[b - 1]; b--) {
+                int swap = rv[b];
+                rv[b] = rv[b - 1];
+                rv[b - 1] = swap;
+            }
+        char ranks[256];
+        rank_list(rv, k, ranks, sizeof ranks);
+        fprintf(out, "    summed over %zu ranks (%s), the most on rank %d: %.2f ms\n", n, ranks, m->procs[most].rank,
+                ms(per[most]));
+    }
+    free(rv);
+    free(per);
 }
 
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
@@ -229,7 +264,6 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         const struct finding *f = &fs->v[i];
         char ranks[256] = "";
         int64_t cost = 0, count = 0, members = 0, worst = -1;
-        int worst_rank = f->rank;
         const struct finding *wf = f; /* the member that cost most: the "what" line's */
         int *rv = malloc((n + 1) * sizeof *rv);
         for (size_t j = i; j < n; j++) {
@@ -239,7 +273,6 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             model_add(&cost, finding_cost(&fs->v[j]));
             if (finding_cost(&fs->v[j]) > worst) {
                 worst = finding_cost(&fs->v[j]);
-                worst_rank = fs->v[j].rank;
                 wf = &fs->v[j];
             }
             count += fs->v[j].count;
@@ -257,20 +290,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             snprintf(who, sizeof who, "all ranks");
         else
             snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
-        if (members > 1) { /* the sum over ranks, and the rank the "what" line describes */
-            char head[512];
-            int len = snprintf(head, sizeof head, "%2zu. %-18s %s: %.2f ms; worst rank %d: %.2f ms  %s x%lld  %s confidence",
-                               ++shown, finding_names[f->kind], who, ms(cost), worst_rank, ms(worst),
-                               cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
-            if (len <= COLUMNS) /* else the worst rank on a line of its own */
-                fprintf(out, "\n%s\n", head);
-            else
-                fprintf(out, "\n%2zu. %-18s %s: %.2f ms  %s x%lld  %s confidence\n    worst rank %d: %.2f ms\n", shown,
-                        finding_names[f->kind], who, ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count,
-                        f->confidence, worst_rank, ms(worst));
-        } else
-            fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  %s confidence\n", ++shown, finding_names[f->kind], who,
-                    ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
+        fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  %s confidence\n", ++shown, finding_names[f->kind], who,
+                ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
+        spread_text(out, m, fs, group, i);
         fprintf(out, "    at   %s\n", term_text(f->callsite[0] ? f->callsite : "(unknown call site)", t, sizeof t));
         char range[FINDING_RANGE_LEN];
         if (*finding_range(m, f, range, sizeof range)) {

@@ -154,6 +154,17 @@ def train_demo(d):
     exposed = {l["rank"]: sum(c["ns"] for c in l["causes"] if c["finding"] == "comm.exposed") for l in d["ledger"]}
     check(all(waits[r] > 2 * exposed[r] for r in (0, 2, 3)) and waits[1] == 0,
           f"{name}: the waiting ranks' comm.wait is more than twice their comm.exposed ({waits}, {exposed})")
+    # the straggler's cost is the others' wait summed (more than any rank's
+    # wall time): the text and the page say so, and over which ranks
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "r.html")
+        text = subprocess.run([os.path.join(build, "gputrace-report"), "--html", page, db],
+                              capture_output=True, text=True).stdout
+        html = open(page).read() if os.path.exists(page) else ""
+    summed = re.search(r"comm\.straggler .*\n {4}summed over 3 ranks \(0,2-3\), the most on rank \d: ([\d.]+) ms\n", text)
+    walls = [r["wall_ns"] / 1e6 for r in d["ranks"]]
+    check(summed and float(summed.group(1)) <= max(walls) and "ms</b> waited, 12 times, summed over 3 ranks" in html,
+          f"{name}: the straggler's wait said to be summed over ranks 0, 2 and 3, in text and HTML")
 
 
 EXTRA = {"train_demo": train_demo, "multi_gpu": multi_gpu, "overlapped_shifted": overlapped_shifted, "straggler_shifted": straggler_shifted,
@@ -166,7 +177,7 @@ def text_order(d):
     fix first), a group of ranks where its first member stands, and says
     its confidence in words, never as a bracketed tag read as severity."""
     text = subprocess.run([os.path.join(build, "gputrace-report"), db], capture_output=True, text=True).stdout
-    heads = re.findall(r"^ ?\d+\. (\S+) .*\n(?: {4}worst.*\n)? {4}at +(.*)$", text, re.M)
+    heads = re.findall(r"^ ?\d+\. (\S+) .*\n(?: {4}summed over .*\n)? {4}at +(.*)$", text, re.M)
     want, seen = [], set()
     for i, f in enumerate(d["findings"]):
         key = (f["kind"], f["callsite"], f.get("range")) if f["rank"] >= 0 else i
