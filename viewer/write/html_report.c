@@ -10,6 +10,7 @@
 #include "viewer/analyse/attribution.h"
 #include "viewer/write/finding_out.h"
 #include "viewer/write/html.h"
+#include "viewer/write/output.h"
 #include "viewer/write/out_file.h"
 #include "viewer/write/monitor_notes.h"
 #include "viewer/write/window_notes.h"
@@ -72,9 +73,10 @@ static void rank_table(FILE *out, const struct summary *s)
           "<th>exposed comm ms</th><th>host blocked ms</th><th>collectives</th></tr>", out);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_summary *r = &s->ranks[i];
-        fprintf(out, "<tr><td>%d</td><td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%.2f</td>"
+        char rc[16];
+        fprintf(out, "<tr><td>%s</td><td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%.2f</td>"
                      "<td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%lld</td></tr>",
-                r->rank, ms(r->wall_ns), ms(r->gpu_busy_ns), ms(r->compute_ns), ms(r->comm_ns), ms(r->exposed_comm_ns),
+                rank_cell(r->rank, rc, sizeof rc), ms(r->wall_ns), ms(r->gpu_busy_ns), ms(r->compute_ns), ms(r->comm_ns), ms(r->exposed_comm_ns),
                 ms(r->sync_blocked_ns), (long long)r->collectives);
     }
     fputs("</table>", out);
@@ -97,8 +99,9 @@ static void finding_list(FILE *out, const struct model *m, const struct findings
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
         fprintf(out, "<div class=\"finding\"><h3>%zu. <span class=\"kind\">%s</span> ", i + 1, finding_names[f->kind]);
-        if (f->rank >= 0)
-            fprintf(out, "on rank %d", f->rank);
+        char who[64];
+        if (f->rank >= 0 || f->proc >= 0) /* a process no launcher gave a rank: by its pid */
+            fprintf(out, "on %s", proc_label(f->rank, m->procs[f->proc >= 0 ? f->proc : 0].pid, who, sizeof who));
         else
             fputs("across ranks", out);
         fputs("</h3><div>", out);

@@ -40,6 +40,37 @@ static size_t names_cut(const struct model *m)
 
 static double ms(int64_t ns) { return (double)ns / 1e6; }
 
+const char *proc_label(int rank, int pid, char *buf, size_t len)
+{
+    if (rank >= 0)
+        snprintf(buf, len, "rank %d", rank);
+    else
+        snprintf(buf, len, "pid %d", pid);
+    return buf;
+}
+
+/* The GPU's name, else its device number where the tracer saw one (a
+ * process whose name was not recorded), "-" only when neither is known. */
+static const char *gpu_name(const struct proc *p, char *buf, size_t len)
+{
+    if (p->gpu[0])
+        return p->gpu;
+    if (p->device >= 0)
+        snprintf(buf, len, "GPU %d", p->device);
+    else
+        snprintf(buf, len, "-");
+    return buf;
+}
+
+const char *rank_cell(int rank, char *buf, size_t len)
+{
+    if (rank >= 0)
+        snprintf(buf, len, "%d", rank);
+    else
+        snprintf(buf, len, "-");
+    return buf;
+}
+
 static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0.0; }
 
 static const char *cost_label(enum cost_field c)
@@ -121,8 +152,9 @@ static void spread_text(FILE *out, const struct model *m, const struct findings 
             }
         char ranks[256];
         rank_list(rv, k, ranks, sizeof ranks);
-        fprintf(out, "    summed over %zu ranks (%s), the most on rank %d: %.2f ms\n", n, ranks, m->procs[most].rank,
-                ms(per[most]));
+        char on[64];
+        fprintf(out, "    summed over %zu ranks (%s), the most on %s: %.2f ms\n", n, ranks,
+                proc_label(m->procs[most].rank, m->procs[most].pid, on, sizeof on), ms(per[most]));
     }
     free(rv);
     free(per);
@@ -186,8 +218,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_summary *r = &s->ranks[i];
         const struct proc *p = &m->procs[r->proc];
-        fprintf(out, "%-5d %-8d %s %9.1f %6.1f %10.1f %10.1f %9.1f %10.1f\n", r->rank, r->pid,
-                term_cell(p->gpu[0] ? p->gpu : "-", 20, TERM_CUT | TERM_PAD, t, sizeof t), ms(r->wall_ns),
+        char rc[16], gpu[32];
+        fprintf(out, "%-5s %-8d %s %9.1f %6.1f %10.1f %10.1f %9.1f %10.1f\n", rank_cell(r->rank, rc, sizeof rc), r->pid,
+                term_cell(gpu_name(p, gpu, sizeof gpu), 20, TERM_CUT | TERM_PAD, t, sizeof t), ms(r->wall_ns),
                 pct(r->gpu_busy_ns, r->wall_ns), ms(r->compute_ns), ms(r->comm_ns), pct(r->exposed_comm_ns, r->comm_ns),
                 ms(r->sync_blocked_ns));
         devices_text(out, s, r); /* a row per GPU when it drives several */
@@ -209,7 +242,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     output_p2p_text(out, m);
     if (s->nkernels) {
         size_t top = s->nkernels < KERNELS_SHOWN ? s->nkernels : KERNELS_SHOWN;
-        fprintf(out, "\n%-52s %9s %10s %10s %7s\n", "kernel (GPU time, all ranks)", "count", "total ms", "mean us",
+        fprintf(out, "\n%-52s %9s %10s %10s %7s\n", m->nprocs > 1 ? "kernel (GPU time, all ranks)" : "kernel (GPU time)", "count", "total ms", "mean us",
                 "share%");
         for (size_t i = 0; i < top; i++) {
             const struct kernel_summary *k = &s->kernels[i];
@@ -230,7 +263,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             shown_of_rank = i && s->phases[i - 1].proc == ph->proc ? shown_of_rank + 1 : 0;
             if (shown_of_rank >= 6)
                 continue; /* the six longest phases of a rank say enough */
-            fprintf(out, "%-5d %s %6lld %10.1f %6.1f %10.1f %11.1f\n", ph->rank,
+            char rc[16];
+            fprintf(out, "%-5s %s %6lld %10.1f %6.1f %10.1f %11.1f\n", rank_cell(ph->rank, rc, sizeof rc),
                     term_cell(ph->name, 32, TERM_CUT | TERM_PAD, t, sizeof t), (long long)ph->count,
                     ms(ph->wall_ns), pct(ph->gpu_busy_ns, ph->wall_ns), ms(ph->comm_ns), ms(ph->exposed_comm_ns));
         }
@@ -286,7 +320,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         rank_list(rv, (size_t)members, ranks, sizeof ranks); /* "0-3", "0,2,3" */
         free(rv);
         char who[300];
-        if (f->rank < 0)
+        if (f->proc >= 0 && f->rank < 0) /* a process no launcher gave a rank */
+            proc_label(f->rank, m->procs[f->proc].pid, who, sizeof who);
+        else if (f->rank < 0)
             snprintf(who, sizeof who, "all ranks");
         else
             snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
@@ -314,7 +350,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                      ms(finding_cost(wf)));
         }
         if (members > 1)
-            snprintf(what, sizeof what, "on rank %d: %s", wf->rank, t); /* the worst, by cost */
+            snprintf(what, sizeof what, "on %s: %s", proc_label(wf->rank, wf->proc >= 0 ? m->procs[wf->proc].pid : -1,
+                     who, sizeof who), t); /* the worst, by cost */
         else
             snprintf(what, sizeof what, "%s", t);
         wrapped(out, "what", what);
