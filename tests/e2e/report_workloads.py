@@ -164,14 +164,16 @@ def check_text(name, db, d):
     groups = {}
     for i, f in enumerate(d["findings"]):
         key = (f["kind"], f["callsite"], f.get("range")) if f["rank"] >= 0 else (f["kind"], f["callsite"], i)
-        groups.setdefault(key, [0, 0, i])
+        if not f.get("below_min_cost"):  # not shown: --min-cost
+            groups.setdefault(key, [0, 0, i])
     want = [(k[0], k[1] or "(unknown call site)") for k, g in sorted(groups.items(), key=lambda kv: kv[1][2])]
     ok = len(heads) == len(re.findall(r"^ ?\d+\. ", text, re.M)) and [(h[0], h[9]) for h in heads] == want
     bad = []
     for kind, who, ranks, total, _, over, _, most_rank, most, callsite, within, what in heads:
         within = re.sub(r" \(iterations? [\d-]+\)$", "", within) or None
         site = "" if callsite == "(unknown call site)" else callsite
-        fs = [f for f in d["findings"] if f["kind"] == kind and f["callsite"] == site and f.get("range") == within]
+        fs = [f for f in d["findings"] if f["kind"] == kind and f["callsite"] == site and f.get("range") == within
+              and not f.get("below_min_cost")]
         if who != "ranks":
             continue
         if not fs:

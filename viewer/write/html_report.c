@@ -86,7 +86,7 @@ static const char *const cost_word[] = { "host blocked", "GPU idle", "exposed", 
 
 static void finding_list(FILE *out, const struct model *m, const struct findings *fs)
 {
-    if (!fs->n) {
+    if (fs->n == fs->below_min_cost) {
         fputs("<p class=\"none\">Nothing found that wastes GPU time.</p>", out);
         return;
     }
@@ -96,9 +96,12 @@ static void finding_list(FILE *out, const struct model *m, const struct findings
     int64_t *per = calloc(m->nprocs + 1, sizeof *per);
     if (!per)
         model_out_of_memory();
+    size_t shown = 0;
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
-        fprintf(out, "<div class=\"finding\"><h3>%zu. <span class=\"kind\">%s</span> ", i + 1, finding_names[f->kind]);
+        if (!finding_shown(f))
+            continue; /* under --min-cost */
+        fprintf(out, "<div class=\"finding\"><h3>%zu. <span class=\"kind\">%s</span> ", ++shown, finding_names[f->kind]);
         char who[64];
         if (f->rank >= 0 || f->proc >= 0) /* a process no launcher gave a rank: by its pid */
             fprintf(out, "on %s", proc_label(f->rank, m->procs[f->proc >= 0 ? f->proc : 0].pid, who, sizeof who));
@@ -135,6 +138,9 @@ static void finding_list(FILE *out, const struct model *m, const struct findings
         html_text(out, finding_suggestion(m, f, text, sizeof text));
         fputs("</div></div>", out);
     }
+    if (fs->below_min_cost)
+        fprintf(out, "<p class=\"sub\">%zu more finding(s) cost less than --min-cost %.2f ms: not shown (--min-cost 0"
+                     " shows them).</p>", fs->below_min_cost, ms(fs->min_cost_ns));
     free(per);
 }
 

@@ -287,7 +287,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     }
     fprintf(out, "\nfindings (%zu), what to fix first: by the GPU time they cost (the ledger's waste) on the rank\n"
                  "it cost most, then all they were charged, as JSON and HTML list them:\n", groups);
-    if (!n)
+    if (!groups)
         fprintf(out, "  none\n");
     size_t shown = 0;
     /* a group where its leader, its costliest member, stands in the one
@@ -358,5 +358,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         wrapped(out, "fix", term_text(finding_suggestion(m, wf, said, sizeof said), t, sizeof t));
     }
     free(group);
+    if (fs->below_min_cost)
+        fprintf(out, "\n(%zu more finding(s), per rank, cost less than --min-cost %.2f ms: not shown; --min-cost 0\n"
+                     "shows them, --format json lists them)\n", fs->below_min_cost, ms(fs->min_cost_ns));
     charges_text(out, m, s, fs);
 }

@@ -181,7 +181,7 @@ def text_order(d):
     want, seen = [], set()
     for i, f in enumerate(d["findings"]):
         key = (f["kind"], f["callsite"], f.get("range")) if f["rank"] >= 0 else i
-        if key not in seen:
+        if key not in seen and not f.get("below_min_cost"):
             seen.add(key)
             want.append((f["kind"], f["callsite"] or "(unknown call site)"))
     words = len(re.findall(r"^ ?\d+\. .*  (?:high|medium|low) confidence$", text, re.M))
