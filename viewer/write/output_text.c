@@ -185,7 +185,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                      "      analyses skip them\n", missing_cupti);
     if (killed)
         fprintf(out, "note: %d process(es) were killed before they finished: their data ends at the last flush\n", killed);
-    plugin_note_text(out, m);
+    plugin_note_text(out, m, 0); /* only when some did not join: else at the end */
     if (refused)
         fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing:\n"
                      "      left out of the collectives\n",
@@ -362,4 +362,5 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         fprintf(out, "\n(%zu more finding(s), per rank, cost less than --min-cost %.2f ms: not shown; --min-cost 0\n"
                      "shows them, --format json lists them)\n", fs->below_min_cost, ms(fs->min_cost_ns));
     charges_text(out, m, s, fs);
+    plugin_note_text(out, m, 1);
 }

@@ -187,6 +187,14 @@ def text_order(d):
     words = len(re.findall(r"^ ?\d+\. .*  (?:high|medium|low) confidence$", text, re.M))
     check(heads == want and words == len(want) and "[high]" not in text,
           f"{name}: the text's findings in the JSON's order, confidence in words ({len(heads)} of {len(want)})")
+    # the plugin's note, internal when every operation joined a wrapped
+    # call, comes after the findings; among the first notes only when not
+    plugin = d.get("nccl_plugin", {})
+    if plugin.get("ops"):
+        note, findings = text.find("note: NCCL's profiler plugin recorded"), text.find("\nfindings (")
+        first = plugin["joined"] < plugin["ops"]
+        check(note >= 0 and findings >= 0 and (note < findings) == first,
+              f"{name}: the plugin's note {'before' if first else 'after'} the findings")
 
 
 def main():
