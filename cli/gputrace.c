@@ -42,15 +42,19 @@
 #define GT_LIBDIR "/usr/local/lib"
 #endif
 
-static const char usage_text[] =
-    "usage: gputrace record [-o RUN] [-f] [--one-file] [--monitor] [--] command [args...]\n"
+/* `gputrace --help` is record's line, the other commands', then record's
+ * text; `gputrace record --help` leaves the other commands out. */
+static const char record_line[] =
+    "usage: gputrace record [-o RUN] [-f] [--one-file] [--monitor] [--] command [args...]\n";
+static const char other_commands[] =
     "       gputrace dump RUN [--wait S]      every process of a monitored run writes its window now\n"
     "       gputrace capture RUN --seconds N  every process records in full for N s from one instant\n"
     "       gputrace metrics RUN [--listen ADDR:PORT]  a monitored run's metrics, for Prometheus\n"
     "       gputrace expand RUN       calls, NVTX ranges and CUPTI records stored in bulk under load -> rows (SQL)\n"
     "       gputrace merge OUT.db RUN [RUN...]   a run's databases in one new file (for sqlite3, pandas)\n"
     "       gputrace import [-o OUT.db] [-f] TRACE...   Kineto JSON / nsys SQLite traces -> a database (docs/import.md)\n"
-    "       gputrace --help | --version\n"
+    "       gputrace --help | --version\n";
+static const char record_text[] =
     "\n"
     "Traces every CUDA/NCCL process that `command` starts into RUN, a directory\n"
     "holding one SQLite file per process (<host>-<pid>.db); gputrace-report RUN\n"
@@ -94,6 +98,15 @@ static const char usage_text[] =
     "  (GPUTRACE_OUTPUT, GPUTRACE_ONE_FILE, GPUTRACE_RUN_ID, GPUTRACE_LAUNCHER, GPUTRACE_RECORD_PID,\n"
     "  GPUTRACE_RECORD_NOTHING and GPUTRACE_RECORD_STDERR are set by this command; see README.md)\n"
     "  GPUTRACE_LIB=PATH        libgputrace.so to preload (default: the installed one)\n";
+
+/* The usage: every command's (all), or record's own. */
+static void usage(FILE *out, int all)
+{
+    fputs(record_line, out);
+    if (all)
+        fputs(other_commands, out);
+    fputs(record_text, out);
+}
 
 static int exists(const char *p)
 {
@@ -144,22 +157,23 @@ static int record(int argc, char **argv)
         } else if (strcmp(argv[i], "--monitor") == 0) {
             monitor = 1;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(usage_text, stdout);
+            usage(stdout, 0); /* record's own, not every command's */
             return 0;
         } else if (strcmp(argv[i], "--") == 0) {
             i++;
             break;
         } else if (argv[i][0] == '-') {
             char shown[GT_PRINTABLE_LEN];
-            fprintf(stderr, "gputrace record: unknown option '%s'\n%s", gt_printable(argv[i], shown, sizeof shown),
-                    usage_text);
+            fprintf(stderr, "gputrace record: unknown option '%s'\n", gt_printable(argv[i], shown, sizeof shown));
+            usage(stderr, 0);
             return 2;
         } else {
             break;
         }
     }
     if (i >= argc) {
-        fprintf(stderr, "gputrace record: no command given\n%s", usage_text);
+        fprintf(stderr, "gputrace record: no command given\n");
+        usage(stderr, 0);
         return 2;
     }
     char lib[PATH_MAX];
@@ -328,7 +342,7 @@ static int merge_run(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
-        fputs(usage_text, argc < 2 ? stderr : stdout);
+        usage(argc < 2 ? stderr : stdout, 1);
         return argc < 2 ? 2 : 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
@@ -352,6 +366,7 @@ int main(int argc, char **argv)
         }
         return expand_run(argv[2]);
     }
-    fprintf(stderr, "gputrace: unknown command '%s'\n%s", argv[1], usage_text);
+    fprintf(stderr, "gputrace: unknown command '%s'\n", argv[1]);
+    usage(stderr, 1);
     return 2;
 }

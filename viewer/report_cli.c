@@ -138,6 +138,12 @@ static const struct opt opts[] = {
       AT(range), 0, 0, NULL },
     { "--fail-on", NULL, "KIND[,KIND...]", "exit 3 if such a finding exists (for CI gates); 'any' for all kinds",
       OPT_CUSTOM, 0, 0, 0, set_fail_on },
+    { "--min-cost", NULL, "MS",
+      "show findings, and fail --fail-on, only when they cost at least MS ms\n"
+      "(default 1, or 0.5% of the longest process's wall time where that is\n"
+      "less; a hang or a mismatch always); JSON lists the others, marked\n"
+      "below_min_cost",
+      OPT_DOUBLE, AT(o.min_cost_ms), 0, 1e9, NULL },
     { "--charges", NULL, "", "JSON: list the intervals of each rank's time charged to each finding", OPT_FLAG,
       AT(charges), 0, 0, NULL },
     { "--exposed-fraction", NULL, "F", "comm.exposed below this compute overlap (default 0.2)", OPT_DOUBLE,

@@ -325,8 +325,8 @@ static int close_chrome_trace(const char *trace, struct chrome_trace *ct, int op
 static int fail_on_found(const struct findings *fs, const int *fail_on)
 {
     int found[F_KIND_COUNT] = { 0 }, rc = 0;
-    for (size_t i = 0; i < fs->n; i++)
-        found[fs->v[i].kind] |= fail_on[fs->v[i].kind];
+    for (size_t i = 0; i < fs->n; i++) /* what is shown: none under --min-cost */
+        found[fs->v[i].kind] |= fail_on[fs->v[i].kind] && finding_shown(&fs->v[i]);
     for (int kind = 0; kind < F_KIND_COUNT; kind++)
         if (found[kind]) {
             fprintf(stderr, "%s%s", rc ? ", " : "gputrace-report: found ", finding_names[kind]);

@@ -147,46 +147,45 @@ def check_attribution(name, db, d):
 
 
 def check_text(name, db, d):
-    """The text report's findings: by the GPU time they cost (the waste of
-    a group's members summed), then all they were charged, whatever their
-    confidence; a finding over several ranks says so in its headline
-    ("ranks 0-3: 36.8 ms; worst rank 0: 12.9 ms"), with the sum and the
-    worst rank's cost the JSON gives, and its "what" line describes that
-    worst rank."""
+    """The text report's findings: in the JSON's order (by the GPU time they
+    cost, then all they were charged, whatever their confidence), a group
+    of ranks where its first member stands there, the confidence in words;
+    a finding over several ranks is one entry, its cost the sum the JSON
+    gives, and a cost that lay on several ranks says so on the next line
+    ("summed over 4 ranks (0-3), the most on rank 0: 12.90 ms"); a group's
+    "what" line describes its worst rank."""
     text = subprocess.run([os.path.join(build, "gputrace-report"), db], capture_output=True, text=True).stdout
     check(all(len(line) <= 100 for line in text.splitlines() if not line.startswith("    at ")),
           f"{name}: the text report fits 100 columns (call sites excepted)")
-    # a headline too long for 100 columns gives its worst rank on the next line
-    text = re.sub(r": ([\d.]+) ms  (.*?)  \[(\w+)\]\n {4}worst rank (\d+): ([\d.]+) ms\n",
-                  r": \1 ms; worst rank \4: \5 ms  \2  [\3]\n", text)
-    heads = re.findall(r"^ ?\d+\. (\S+) +(?:(rank|ranks|all ranks)\b ?([\d,-]*))(?:: ([\d.]+) ms; worst rank (\d+): ([\d.]+) ms"
-                       r"|\s+([\d.]+) ms).*\[(\w+)\]\n {4}at +(.*)\n(?: {4}in +(.*)\n)? {4}what (.*)$", text, re.M)
+    heads = re.findall(r"^ ?\d+\. (\S+) +(rank|ranks|all ranks)\b ?([\d,-]*) +([\d.]+) ms .*  (high|medium|low)"
+                       r" confidence\n(?: {4}summed over (\d+) ranks \(([\d,-]+)\), the most on rank (\d+): ([\d.]+) ms\n)?"
+                       r" {4}at +(.*)\n(?: {4}in +(.*)\n)? {4}what (.*)$", text, re.M)
     # the text's groups, as the JSON's findings make them: (kind, call site, range), ranks together
     groups = {}
     for i, f in enumerate(d["findings"]):
         key = (f["kind"], f["callsite"], f.get("range")) if f["rank"] >= 0 else (f["kind"], f["callsite"], i)
-        g = groups.setdefault(key, [0, 0, i])
-        g[0] += f["waste_ns"]
-        g[1] += f["cost_ns"]
-    want = [k[:2] for k, g in sorted(groups.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[1][2]))]
-    ok = len(heads) == len(re.findall(r"^ ?\d+\. ", text, re.M)) and [(h[0], h[8]) for h in heads] == want
+        if not f.get("below_min_cost"):  # not shown: --min-cost
+            groups.setdefault(key, [0, 0, i])
+    want = [(k[0], k[1] or "(unknown call site)") for k, g in sorted(groups.items(), key=lambda kv: kv[1][2])]
+    ok = len(heads) == len(re.findall(r"^ ?\d+\. ", text, re.M)) and [(h[0], h[9]) for h in heads] == want
     bad = []
-    for kind, _, ranks, total, worst_rank, worst, _, _, callsite, within, what in heads:
-        if not total:
-            continue
+    for kind, who, ranks, total, _, over, _, most_rank, most, callsite, within, what in heads:
         within = re.sub(r" \(iterations? [\d-]+\)$", "", within) or None
-        fs = [f for f in d["findings"] if f["kind"] == kind and f["callsite"] == callsite and f.get("range") == within]
+        site = "" if callsite == "(unknown call site)" else callsite
+        fs = [f for f in d["findings"] if f["kind"] == kind and f["callsite"] == site and f.get("range") == within
+              and not f.get("below_min_cost")]
+        if who != "ranks":
+            continue
         if not fs:
             bad.append(kind)
             continue
         top = max(fs, key=lambda f: f["cost_ns"])
         good = abs(sum(f["cost_ns"] for f in fs) / 1e6 - float(total)) < 0.01 + len(fs) * 0.005 and \
-            int(worst_rank) == top["rank"] and abs(top["cost_ns"] / 1e6 - float(worst)) < 0.006 and \
-            what.startswith(f"on rank {worst_rank}:")
+            what.startswith(f"on rank {top['rank']}:") and (not over or float(most) <= float(total) + 0.01)
         if not good:
-            bad.append((kind, ranks, total, worst_rank, worst, what[:20]))
-    check(ok and not bad, f"{name}: text findings by waste, then cost; several ranks' headlines give the sum and"
-                          f" the worst rank the JSON has ({len(heads)} findings{'; ' + str(bad) if bad else ''})")
+            bad.append((kind, ranks, total, over, most_rank, most, what[:20]))
+    check(ok and not bad, f"{name}: text findings in the JSON's order; several ranks' entries give the sum the"
+                          f" JSON has and describe its worst rank ({len(heads)} findings{'; ' + str(bad) if bad else ''})")
 
 
 def check_devices(name, d):

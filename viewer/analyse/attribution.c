@@ -317,6 +317,27 @@ size_t charges_next(const struct findings *fs, const struct finding *f, size_t f
     return c->ngiven;
 }
 
+size_t charges_spread(const struct findings *fs, const int *group, size_t leader, int64_t *per_proc, size_t nprocs)
+{
+    memset(per_proc, 0, nprocs * sizeof *per_proc);
+    const struct charges *c = &fs->charges;
+    for (size_t i = leader; i < fs->n; i++) {
+        if (group ? group[i] != (int)leader : i != leader)
+            continue;
+        const struct finding *f = &fs->v[i];
+        for (size_t k = 0; k < c->ngiven; k++) {
+            const struct charge *g = &c->given[k];
+            if (g->kind == (int)f->kind && g->proc == f->proc && g->site == f->callsite_id && g->tl >= 0 &&
+                (size_t)g->tl < nprocs)
+                model_add(&per_proc[g->tl], g->b - g->a);
+        }
+    }
+    size_t n = 0;
+    for (size_t p = 0; p < nprocs; p++)
+        n += per_proc[p] > 0;
+    return n;
+}
+
 void charges_free(struct charges *c)
 {
     free(c->v);

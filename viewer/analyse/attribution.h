@@ -61,5 +61,12 @@ void attribute_costs(struct findings *fs, const struct model *m, const struct re
  * returns the next index after `from` whose piece is f's, or ngiven). */
 size_t charges_next(const struct findings *fs, const struct finding *f, size_t from);
 void charges_free(struct charges *c);
+/* Where the cost of findings fs->v[i] with pick(i) lay: per process, the
+ * time given to them on its timeline into per_proc[nprocs] (zeroed here);
+ * returns how many processes were given any.  A cost on several ranks is
+ * a sum (a straggler's: the others' wait; a group's: its ranks'), which
+ * the outputs say, lest it read as more than a rank's wall time.  group
+ * NULL: finding `leader` alone; else every i with group[i] == leader. */
+size_t charges_spread(const struct findings *fs, const int *group, size_t leader, int64_t *per_proc, size_t nprocs);
 
 #endif

@@ -32,6 +32,7 @@ void report_opts_default(struct report_opts *o)
     o->straggler_clear_fraction = 0.15;
     o->exposed_share = 0.25;
     o->pageable_min_bytes = 1 << 20;
+    o->min_cost_ms = -1;
 }
 
 static void note_range(struct finding *f, const struct proc *p, int r)
@@ -189,9 +190,40 @@ int finding_kept(const struct finding *f, const struct report_opts *o)
     return f->count > 0 && !(needs_repeats(f->kind) && f->count < o->min_repeats);
 }
 
+int finding_shown(const struct finding *f)
+{
+    return !f->below_min_cost;
+}
+
+int64_t findings_min_cost_default(const struct model *m)
+{
+    int64_t life = 0;
+    for (size_t i = 0; i < m->nprocs; i++)
+        if (m->procs[i].end - m->procs[i].start > life)
+            life = m->procs[i].end - m->procs[i].start;
+    return life / 200 < 1000000 ? life / 200 : 1000000;
+}
+
+/* --min-cost: a floor under what is worth reading first; what a hang or a
+ * mismatch cost says nothing of whether it matters (the run is wrong). */
+static void mark_min_cost(struct findings *fs, const struct report_opts *o, const struct model *m)
+{
+    fs->min_cost_ns = o->min_cost_ms >= 0 ? (int64_t)(o->min_cost_ms * 1e6) : findings_min_cost_default(m);
+    fs->below_min_cost = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        struct finding *f = &fs->v[i];
+        f->below_min_cost = f->kind != F_COMM_HANG && f->kind != F_COMM_MISMATCH && finding_cost(f) < fs->min_cost_ns;
+        fs->below_min_cost += (size_t)f->below_min_cost;
+        /* "0.00 ms" is no cost to be sure of: a finding that saves nothing
+         * measurable is not one to read as certain */
+        if (finding_cost(f) < 5000 && f->confidence && !strcmp(f->confidence, "high") && f->kind != F_COMM_HANG &&
+            f->kind != F_COMM_MISMATCH)
+            f->confidence = "medium";
+    }
+}
+
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m)
 {
-    (void)m; /* a range is named by its label; write/ renders it */
     size_t k = 0;
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *f = &fs->v[i];
@@ -203,6 +235,37 @@ void findings_finish(struct findings *fs, const struct report_opts *o, const str
     fs->n = k;
     if (fs->n)
         qsort(fs->v, fs->n, sizeof *fs->v, cmp_cost);
+    mark_min_cost(fs, o, m);
+}
+
+/* Whether two findings' ranges have the same name (their processes' labels differ). */
+static int same_range(const struct model *m, const struct finding *a, const struct finding *b)
+{
+    const char *x = a->range > 0 && a->proc >= 0 ? model_label(&m->procs[a->proc], a->range - 1) : "";
+    const char *y = b->range > 0 && b->proc >= 0 ? model_label(&m->procs[b->proc], b->range - 1) : "";
+    return !strcmp(x ? x : "", y ? y : "");
+}
+
+size_t findings_group(const struct model *m, const struct findings *fs, int *group)
+{
+    size_t groups = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct finding *f = &fs->v[i];
+        group[i] = -1;
+        if (!finding_shown(f))
+            continue; /* in no group: not shown */
+        for (size_t j = 0; j < i && group[i] < 0; j++) {
+            const struct finding *g = &fs->v[j];
+            if (group[j] == (int)j && g->kind == f->kind && g->rank >= 0 && f->rank >= 0 &&
+                !strcmp(g->callsite, f->callsite) && same_range(m, g, f))
+                group[i] = (int)j;
+        }
+        if (group[i] < 0) {
+            group[i] = (int)i;
+            groups++;
+        }
+    }
+    return groups;
 }
 
 void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum finding_kind last)

@@ -164,6 +164,7 @@ struct finding {
     struct finding_mark marks[FINDING_MARKS]; /* the first occurrences (finding_marks.c) */
     int nmarks, mark_open;    /* marks made; whether the last one's cost is still being added */
     int marks_charged;        /* the marks are of the first pieces of time charged to it, not occurrences */
+    int below_min_cost;       /* its cost is under --min-cost: listed in JSON, not shown, not --fail-on's */
 };
 
 struct tmpstore;
@@ -180,6 +181,8 @@ struct findings {
      * kept in memory) */
     struct tmpstore *aside;
     pthread_mutex_t *aside_lock;
+    int64_t min_cost_ns;      /* --min-cost as applied (findings_finish); below_min_cost findings: how many */
+    size_t below_min_cost;
 };
 
 struct report_opts {
@@ -193,6 +196,7 @@ struct report_opts {
     int64_t straggler_margin_ns;  /* "clearly last": by at least this much (2 ms) */
     double straggler_clear_fraction; /* clearly last in at least this share of collectives (0.15) */
     int64_t pageable_min_bytes;   /* a single pageable copy this big is reported (1 MiB) */
+    double min_cost_ms;           /* findings costing less are not shown (-1: the default, findings_finish) */
 };
 
 void report_opts_default(struct report_opts *o);
@@ -235,9 +239,27 @@ int finding_from_torch(const struct model *m, const struct finding *f);
 /* Whether it passes its kind's repetition rule (findings_finish keeps it). */
 int finding_kept(const struct finding *f, const struct report_opts *o);
 /* Drops findings below their kind's repetition rule; names each one's
- * range; sorts by cost. */
+ * range; sorts by cost; marks those under --min-cost (below_min_cost);
+ * a finding whose cost is nothing (under 5 us, "0.00 ms") is never high
+ * confidence, whatever its kind's rule says. */
 void findings_finish(struct findings *fs, const struct report_opts *o, const struct model *m);
 void findings_free(struct findings *fs);
+/* The findings as one entry per problem (the text report's): the same kind
+ * at the same call site in a range of the same name on several ranks is
+ * one group; one not shown (finding_shown) is in none, group[i] == -1.
+ * Else group[i] is the index of finding i's group's first member
+ * (its leader, group[i] == i); returns how many groups.  fs->v is in the
+ * order every output lists findings (findings_finish: what to fix first,
+ * by the GPU time lost, then all charged), and a group takes the place of
+ * its leader, the member first in that order: groups listed by their
+ * leaders' indexes are in that one order too. */
+size_t findings_group(const struct model *m, const struct findings *fs, int *group);
+/* Whether the outputs show it (and --fail-on counts it): its cost at
+ * least --min-cost; a hang or a mismatch, whatever it cost. */
+int finding_shown(const struct finding *f);
+/* --min-cost's default for a run: 1 ms, or 0.5% of its longest process's
+ * life where that is less (a short run, a test's). */
+int64_t findings_min_cost_default(const struct model *m);
 /* Whether some process has an NVTX range named `name` (for --range). */
 int findings_range_known(const struct model *m, const char *name);
 

@@ -2,6 +2,7 @@
  * text report (per rank, the time its findings were charged) and in JSON
  * (--charges: the intervals given to each finding). */
 #include "viewer/write/charges_out.h"
+#include "viewer/write/output.h"
 #include "viewer/write/json.h"
 
 void rank_list(const int *rv, size_t n, char *buf, size_t len)
@@ -35,8 +36,9 @@ void charges_text(FILE *out, const struct model *m, const struct summary *s, con
             continue;
         const struct ledger *l = ledger_of(fs, (size_t)r->proc);
         int64_t got = l ? ledger_found_ns(l) : fs->charges.by_proc[r->proc], of = l ? ledger_waste_ns(l) : r->wall_ns;
-        char cell[96];
-        int n = snprintf(cell, sizeof cell, "rank %d: %.1f of %.1f ms (%.0f%%)", r->rank, (double)got / 1e6,
+        char cell[96], who[64];
+        int n = snprintf(cell, sizeof cell, "%s: %.1f of %.1f ms (%.0f%%)", proc_label(r->rank, r->pid, who, sizeof who),
+                         (double)got / 1e6,
                          (double)of / 1e6, of > 0 ? 100.0 * (double)got / (double)of : 0.0);
         if (col && col + n + 2 > 96) {
             fputc('\n', out);

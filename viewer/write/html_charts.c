@@ -4,6 +4,7 @@
  * heatmap, and a finding's cost as a bar.  Sizes in user units of a
  * viewBox, so that a chart scales with the page and prints. */
 #include "viewer/write/html.h"
+#include "viewer/write/output.h"
 #include "viewer/model/steps.h"
 #include "viewer/analyse/coll_spill.h"
 
@@ -44,21 +45,23 @@ void html_rank_bars(FILE *out, const struct model *m, const struct summary *s)
         double idle = r->gpu_span_ns > r->gpu_busy_ns ? (double)(r->gpu_span_ns - r->gpu_busy_ns) : 0;
         double part[4] = { (double)r->compute_ns, (double)r->exposed_comm_ns, idle, (double)r->sync_blocked_ns };
         int y = 36 + i * 34;
-        fprintf(out, "<text x=\"120\" y=\"%d\" font-size=\"13\" text-anchor=\"end\">rank %d</text>", y + 13, r->rank);
+        char who[64];
+        proc_label(r->rank, r->pid, who, sizeof who); /* "pid N" for a process with no rank */
+        fprintf(out, "<text x=\"120\" y=\"%d\" font-size=\"13\" text-anchor=\"end\">%s</text>", y + 13, who);
         double x = 130, scale = (W - 270) / most;
         for (int k = 0; k < 3; k++) {
             double w = part[k] * scale;
             if (w > 0)
-                fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"><title>rank %d %s: %.2f ms</title></rect>",
-                        x, y, w, part_colour[k], r->rank, part_name[k], part[k] / 1e6);
+                fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"><title>%s %s: %.2f ms</title></rect>",
+                        x, y, w, part_colour[k], who, part_name[k], part[k] / 1e6);
             x += w;
         }
         fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%.1f ms</text>", x + 4, y + 12,
                 (part[0] + part[1] + part[2]) / 1e6);
         double w = part[3] * scale;
         if (w > 0)
-            fprintf(out, "<rect x=\"130\" y=\"%d\" width=\"%.1f\" height=\"8\" fill=\"%s\"><title>rank %d host blocked: %.2f ms</title></rect>",
-                    y + 18, w, part_colour[3], r->rank, part[3] / 1e6);
+            fprintf(out, "<rect x=\"130\" y=\"%d\" width=\"%.1f\" height=\"8\" fill=\"%s\"><title>%s host blocked: %.2f ms</title></rect>",
+                    y + 18, w, part_colour[3], who, part[3] / 1e6);
         fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\">%.1f ms blocked</text>", 134 + w, y + 26, part[3] / 1e6);
     }
     fputs("</svg>", out);
@@ -108,14 +111,16 @@ void html_step_lines(FILE *out, const struct model *m)
             for (size_t k = 0; k < ns[pi]; k++)
                 fprintf(out, "%.1f,%.1f ", x0 + pw * (double)(steps[pi][k].iter - lo) / span,
                         y0 - 240 * (double)(steps[pi][k].end - steps[pi][k].start) / most);
-            fprintf(out, "\"><title>rank %d</title></polyline>", m->procs[pi].rank);
+            char who[64];
+            proc_label(m->procs[pi].rank, m->procs[pi].pid, who, sizeof who);
+            fprintf(out, "\"><title>%s</title></polyline>", who);
             if (ns[pi] == 1) /* one point: a line of one point draws nothing */
                 fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", (double)x0,
                         y0 - 240 * (double)(steps[pi][0].end - steps[pi][0].start) / most, c);
             if (pi < 24)
                 fprintf(out, "<rect x=\"%d\" y=\"%zu\" width=\"12\" height=\"3\" fill=\"%s\"/><text x=\"%d\" y=\"%zu\""
-                             " font-size=\"11\">rank %d</text>", x0 + pw + 20, 24 + pi * 16, c, x0 + pw + 36, 29 + pi * 16,
-                        m->procs[pi].rank);
+                             " font-size=\"11\">%s</text>", x0 + pw + 20, 24 + pi * 16, c, x0 + pw + 36, 29 + pi * 16,
+                        who);
         }
         fputs("</svg>", out);
     }

@@ -7,8 +7,10 @@
  * for imported traces what their source could not support ("Not checked").
  * The charts are inline SVG (html_charts.c); the style prints on paper. */
 #include "viewer/write/ledger_out.h"
+#include "viewer/analyse/attribution.h"
 #include "viewer/write/finding_out.h"
 #include "viewer/write/html.h"
+#include "viewer/write/output.h"
 #include "viewer/write/out_file.h"
 #include "viewer/write/monitor_notes.h"
 #include "viewer/write/window_notes.h"
@@ -71,9 +73,10 @@ static void rank_table(FILE *out, const struct summary *s)
           "<th>exposed comm ms</th><th>host blocked ms</th><th>collectives</th></tr>", out);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_summary *r = &s->ranks[i];
-        fprintf(out, "<tr><td>%d</td><td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%.2f</td>"
+        char rc[16];
+        fprintf(out, "<tr><td>%s</td><td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%.2f</td>"
                      "<td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%lld</td></tr>",
-                r->rank, ms(r->wall_ns), ms(r->gpu_busy_ns), ms(r->compute_ns), ms(r->comm_ns), ms(r->exposed_comm_ns),
+                rank_cell(r->rank, rc, sizeof rc), ms(r->wall_ns), ms(r->gpu_busy_ns), ms(r->compute_ns), ms(r->comm_ns), ms(r->exposed_comm_ns),
                 ms(r->sync_blocked_ns), (long long)r->collectives);
     }
     fputs("</table>", out);
@@ -83,24 +86,34 @@ static const char *const cost_word[] = { "host blocked", "GPU idle", "exposed", 
 
 static void finding_list(FILE *out, const struct model *m, const struct findings *fs)
 {
-    if (!fs->n) {
+    if (fs->n == fs->below_min_cost) {
         fputs("<p class=\"none\">Nothing found that wastes GPU time.</p>", out);
         return;
     }
     int64_t most = 0;
     for (size_t i = 0; i < fs->n; i++)
         most = finding_cost(&fs->v[i]) > most ? finding_cost(&fs->v[i]) : most;
+    int64_t *per = calloc(m->nprocs + 1, sizeof *per);
+    if (!per)
+        model_out_of_memory();
+    size_t shown = 0;
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
-        fprintf(out, "<div class=\"finding\"><h3>%zu. <span class=\"kind\">%s</span> ", i + 1, finding_names[f->kind]);
-        if (f->rank >= 0)
-            fprintf(out, "on rank %d", f->rank);
+        if (!finding_shown(f))
+            continue; /* under --min-cost */
+        fprintf(out, "<div class=\"finding\"><h3>%zu. <span class=\"kind\">%s</span> ", ++shown, finding_names[f->kind]);
+        char who[64];
+        if (f->rank >= 0 || f->proc >= 0) /* a process no launcher gave a rank: by its pid */
+            fprintf(out, "on %s", proc_label(f->rank, m->procs[f->proc >= 0 ? f->proc : 0].pid, who, sizeof who));
         else
             fputs("across ranks", out);
         fputs("</h3><div>", out);
         html_cost_bar(out, finding_cost(f), most);
         fprintf(out, "<b>%.2f ms</b> %s, %lld time%s", ms(finding_cost(f)), cost_word[finding_cost_field[f->kind]],
                 (long long)f->count, f->count == 1 ? "" : "s");
+        size_t over = charges_spread(fs, NULL, i, per, m->nprocs); /* a straggler's: the others' wait */
+        if (over > 1)
+            fprintf(out, ", summed over %zu ranks", over);
         if (f->confidence)
             fprintf(out, " <small>(confidence: %s)</small>", f->confidence);
         fputs("</div>", out);
@@ -125,6 +138,10 @@ static void finding_list(FILE *out, const struct model *m, const struct findings
         html_text(out, finding_suggestion(m, f, text, sizeof text));
         fputs("</div></div>", out);
     }
+    if (fs->below_min_cost)
+        fprintf(out, "<p class=\"sub\">%zu more finding(s) cost less than --min-cost %.2f ms: not shown (--min-cost 0"
+                     " shows them).</p>", fs->below_min_cost, ms(fs->min_cost_ns));
+    free(per);
 }
 
 /* One note of an imported trace's (import_notes_each) as a table row: the

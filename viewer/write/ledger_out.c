@@ -1,5 +1,6 @@
 /* ledger_out.c: each rank's time accounted for, written (ledger_out.h). */
 #include "viewer/write/ledger_out.h"
+#include "viewer/write/output.h"
 #include "viewer/write/finding_out.h"
 #include "viewer/write/html.h"
 #include "viewer/write/json.h"
@@ -160,8 +161,9 @@ static void steps_text(FILE *out, const struct summary *s, const struct findings
             if (ledger_waste(b) && (top < 0 || l->step_ns[slow][b] > l->step_ns[slow][top]))
                 top = b;
         qsort(len, l->nsteps, sizeof *len, cmp_ns);
-        fprintf(out, "  rank %d: %zu iteration%s, median %.1f ms; slowest #%lld %.1f ms, most lost: %s %.1f ms\n",
-                s->ranks[i].rank, l->nsteps, l->nsteps == 1 ? "" : "s", ms(len[l->nsteps / 2]),
+        char who[64];
+        fprintf(out, "  %s: %zu iteration%s, median %.1f ms; slowest #%lld %.1f ms, most lost: %s %.1f ms\n",
+                proc_label(s->ranks[i].rank, s->ranks[i].pid, who, sizeof who), l->nsteps, l->nsteps == 1 ? "" : "s", ms(len[l->nsteps / 2]),
                 (long long)l->steps[slow].iter, ms(slow_ns), ledger_bucket_names[top], ms(l->step_ns[slow][top]));
         free(len);
     }
@@ -185,7 +187,8 @@ void ledger_text(FILE *out, const struct model *m, const struct summary *s, cons
         const struct ledger *l = ledger_of(fs, (size_t)s->ranks[i].proc);
         if (!l)
             continue;
-        fprintf(out, "%-5d %8.1f", s->ranks[i].rank, ms(l->span_ns));
+        char rc[16];
+        fprintf(out, "%-5s %8.1f", rank_cell(s->ranks[i].rank, rc, sizeof rc), ms(l->span_ns));
         for (size_t c = 0; c < NCOLUMNS; c++)
             fprintf(out, " %7.1f", ms(l->ns[columns[c].bucket]));
         fputc('\n', out);
@@ -197,7 +200,10 @@ void ledger_text(FILE *out, const struct model *m, const struct summary *s, cons
     for (size_t i = 0; i < n; i++)
         if (ledger_waste(v[i].bucket))
             model_add(&lost, v[i].ns);
-    fprintf(out, "\nGPU time lost, by cause (all ranks; %.1f ms in all):\n", ms(lost));
+    if (m->nprocs > 1)
+        fprintf(out, "\nGPU time lost, by cause (all ranks; %.1f ms in all):\n", ms(lost));
+    else
+        fprintf(out, "\nGPU time lost, by cause (%.1f ms in all):\n", ms(lost));
     char t[4096];
     for (size_t i = 0, shown = 0; i < n && shown < CAUSES_SHOWN; i++) {
         if (!ledger_waste(v[i].bucket) || v[i].ns <= 0)
@@ -282,7 +288,8 @@ void ledger_html(FILE *out, const struct model *m, const struct summary *s, cons
         const struct ledger *l = ledger_of(fs, (size_t)s->ranks[i].proc);
         if (!l)
             continue;
-        fprintf(out, "<tr><td>%d</td><td class=n>%.2f</td>", s->ranks[i].rank, ms(l->span_ns));
+        char rc[16];
+        fprintf(out, "<tr><td>%s</td><td class=n>%.2f</td>", rank_cell(s->ranks[i].rank, rc, sizeof rc), ms(l->span_ns));
         for (size_t c = 0; c < NCOLUMNS; c++)
             fprintf(out, "<td class=n>%.2f</td>", ms(l->ns[columns[c].bucket]));
         fputs("</tr>", out);

@@ -12,6 +12,12 @@
 #define KERNELS_SHOWN 10
 #define KERNELS_JSON 100
 
+/* How a process is named: "rank 3", or "pid 5741" for one that no launcher
+ * gave a rank (a single process: never "rank -1"); and its cell of a
+ * table's rank column: "3", or "-" (its pid is beside it). */
+const char *proc_label(int rank, int pid, char *buf, size_t len);
+const char *rank_cell(int rank, char *buf, size_t len);
+
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs);
 void output_json(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs);
 /* Streams the Chrome trace to path in steps: open (NULL with errno set

@@ -144,6 +144,8 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         fprintf(out, ", \"cost_ns\": %lld, \"waste_ns\": %lld, \"confidence\": ", (long long)finding_cost(f),
                 (long long)f->waste_ns);
         json_string(out, f->confidence);
+        if (f->below_min_cost) /* listed for programs; the text and the page leave it out */
+            fprintf(out, ", \"below_min_cost\": true");
         char text[FINDING_TEXT_LEN];
         fprintf(out, ", \"message\": ");
         json_string(out, finding_message(m, f, text, sizeof text));

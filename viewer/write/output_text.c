@@ -3,6 +3,7 @@
  * Every string from the file is printed through term_text.h: escaped for
  * the terminal, cut between characters to fit a column. */
 #include "viewer/write/ledger_out.h"
+#include "viewer/analyse/attribution.h"
 #include "viewer/write/charges_out.h"
 #include "viewer/write/devices_out.h"
 #include "viewer/write/finding_out.h"
@@ -38,6 +39,37 @@ static size_t names_cut(const struct model *m)
 }
 
 static double ms(int64_t ns) { return (double)ns / 1e6; }
+
+const char *proc_label(int rank, int pid, char *buf, size_t len)
+{
+    if (rank >= 0)
+        snprintf(buf, len, "rank %d", rank);
+    else
+        snprintf(buf, len, "pid %d", pid);
+    return buf;
+}
+
+/* The GPU's name, else its device number where the tracer saw one (a
+ * process whose name was not recorded), "-" only when neither is known. */
+static const char *gpu_name(const struct proc *p, char *buf, size_t len)
+{
+    if (p->gpu[0])
+        return p->gpu;
+    if (p->device >= 0)
+        snprintf(buf, len, "GPU %d", p->device);
+    else
+        snprintf(buf, len, "-");
+    return buf;
+}
+
+const char *rank_cell(int rank, char *buf, size_t len)
+{
+    if (rank >= 0)
+        snprintf(buf, len, "%d", rank);
+    else
+        snprintf(buf, len, "-");
+    return buf;
+}
 
 static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0.0; }
 
@@ -93,49 +125,39 @@ static void wrapped(FILE *out, const char *label, const char *text)
     }
 }
 
-/* Whether two findings' ranges have the same name (their processes' labels differ). */
-static int same_range(const struct model *m, const struct finding *a, const struct finding *b)
+/* "    summed over 3 ranks (0,2-3), the most on rank 3: 90.12 ms" under a
+ * finding whose cost lay on several ranks (a group's, a straggler's: the
+ * others' wait), so that no cost reads as more than a rank's wall time
+ * without saying why; nothing when it lay on one. */
+static void spread_text(FILE *out, const struct model *m, const struct findings *fs, const int *group, size_t leader)
 {
-    char x[FINDING_RANGE_LEN], y[FINDING_RANGE_LEN];
-    return !strcmp(finding_range(m, a, x, sizeof x), finding_range(m, b, y, sizeof y));
-}
-
-/* The groups' leaders (group[i] == i), by the waste of their members
- * summed, then their cost, then as the JSON lists them. */
-struct group_sum { size_t i; int64_t waste, cost; };
-
-static int cmp_group(const void *x, const void *y)
-{
-    const struct group_sum *a = x, *b = y;
-    if (a->waste != b->waste)
-        return a->waste > b->waste ? -1 : 1;
-    if (a->cost != b->cost)
-        return a->cost > b->cost ? -1 : 1;
-    return a->i < b->i ? -1 : a->i > b->i;
-}
-
-static size_t *group_order(const struct findings *fs, const int *group, size_t n)
-{
-    struct group_sum *g = calloc(n + 1, sizeof *g);
-    size_t *order = malloc((n + 1) * sizeof *order), ng = 0;
-    if (!g || !order)
+    int64_t *per = calloc(m->nprocs + 1, sizeof *per);
+    int *rv = malloc((m->nprocs + 1) * sizeof *rv);
+    if (!per || !rv)
         model_out_of_memory();
-    for (size_t i = 0; i < n; i++) {
-        if (group[i] != (int)i)
+    size_t n = charges_spread(fs, group, leader, per, m->nprocs), k = 0, most = 0;
+    for (size_t p = 0; p < m->nprocs && n > 1; p++) {
+        if (per[p] <= 0)
             continue;
-        g[ng].i = i;
-        for (size_t j = i; j < n; j++)
-            if (group[j] == (int)i) {
-                model_add(&g[ng].waste, fs->v[j].waste_ns);
-                model_add(&g[ng].cost, finding_cost(&fs->v[j]));
-            }
-        ng++;
+        rv[k++] = m->procs[p].rank;
+        if (per[p] > per[most] || per[most] <= 0)
+            most = p;
     }
-    qsort(g, ng, sizeof *g, cmp_group);
-    for (size_t k = 0; k < ng; k++)
-        order[k] = g[k].i;
-    free(g);
-    return order;
+    if (n > 1) {
+        for (size_t a = 1; a < k; a++) /* ranks in order (a rank's processes sort together) */
+            for (size_t b = a; b > 0 && rv[b] < rv[b - 1]; b--) {
+                int swap = rv[b];
+                rv[b] = rv[b - 1];
+                rv[b - 1] = swap;
+            }
+        char ranks[256];
+        rank_list(rv, k, ranks, sizeof ranks);
+        char on[64];
+        fprintf(out, "    summed over %zu ranks (%s), the most on %s: %.2f ms\n", n, ranks,
+                proc_label(m->procs[most].rank, m->procs[most].pid, on, sizeof on), ms(per[most]));
+    }
+    free(rv);
+    free(per);
 }
 
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
@@ -163,7 +185,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                      "      analyses skip them\n", missing_cupti);
     if (killed)
         fprintf(out, "note: %d process(es) were killed before they finished: their data ends at the last flush\n", killed);
-    plugin_note_text(out, m);
+    plugin_note_text(out, m, 0); /* only when some did not join: else at the end */
     if (refused)
         fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing:\n"
                      "      left out of the collectives\n",
@@ -196,8 +218,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_summary *r = &s->ranks[i];
         const struct proc *p = &m->procs[r->proc];
-        fprintf(out, "%-5d %-8d %s %9.1f %6.1f %10.1f %10.1f %9.1f %10.1f\n", r->rank, r->pid,
-                term_cell(p->gpu[0] ? p->gpu : "-", 20, TERM_CUT | TERM_PAD, t, sizeof t), ms(r->wall_ns),
+        char rc[16], gpu[32];
+        fprintf(out, "%-5s %-8d %s %9.1f %6.1f %10.1f %10.1f %9.1f %10.1f\n", rank_cell(r->rank, rc, sizeof rc), r->pid,
+                term_cell(gpu_name(p, gpu, sizeof gpu), 20, TERM_CUT | TERM_PAD, t, sizeof t), ms(r->wall_ns),
                 pct(r->gpu_busy_ns, r->wall_ns), ms(r->compute_ns), ms(r->comm_ns), pct(r->exposed_comm_ns, r->comm_ns),
                 ms(r->sync_blocked_ns));
         devices_text(out, s, r); /* a row per GPU when it drives several */
@@ -219,7 +242,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     output_p2p_text(out, m);
     if (s->nkernels) {
         size_t top = s->nkernels < KERNELS_SHOWN ? s->nkernels : KERNELS_SHOWN;
-        fprintf(out, "\n%-52s %9s %10s %10s %7s\n", "kernel (GPU time, all ranks)", "count", "total ms", "mean us",
+        fprintf(out, "\n%-52s %9s %10s %10s %7s\n", m->nprocs > 1 ? "kernel (GPU time, all ranks)" : "kernel (GPU time)", "count", "total ms", "mean us",
                 "share%");
         for (size_t i = 0; i < top; i++) {
             const struct kernel_summary *k = &s->kernels[i];
@@ -240,7 +263,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             shown_of_rank = i && s->phases[i - 1].proc == ph->proc ? shown_of_rank + 1 : 0;
             if (shown_of_rank >= 6)
                 continue; /* the six longest phases of a rank say enough */
-            fprintf(out, "%-5d %s %6lld %10.1f %6.1f %10.1f %11.1f\n", ph->rank,
+            char rc[16];
+            fprintf(out, "%-5s %s %6lld %10.1f %6.1f %10.1f %11.1f\n", rank_cell(ph->rank, rc, sizeof rc),
                     term_cell(ph->name, 32, TERM_CUT | TERM_PAD, t, sizeof t), (long long)ph->count,
                     ms(ph->wall_ns), pct(ph->gpu_busy_ns, ph->wall_ns), ms(ph->comm_ns), ms(ph->exposed_comm_ns));
         }
@@ -248,19 +272,11 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     ledger_text(out, m, s, fs);
     /* The same finding at the same call site on several ranks is one entry
      * here (JSON keeps one per rank): ranks listed, counts and costs summed. */
-    size_t n = fs->n, groups = 0;
+    size_t n = fs->n;
     int *group = malloc((n + 1) * sizeof *group);
-    for (size_t i = 0; i < n; i++) {
-        group[i] = -1;
-        for (size_t j = 0; j < i && group[i] < 0; j++)
-            if (group[j] == (int)j && fs->v[j].kind == fs->v[i].kind && fs->v[j].rank >= 0 && fs->v[i].rank >= 0 &&
-                !strcmp(fs->v[j].callsite, fs->v[i].callsite) && same_range(m, &fs->v[j], &fs->v[i]))
-                group[i] = (int)j;
-        if (group[i] < 0) {
-            group[i] = (int)i;
-            groups++;
-        }
-    }
+    if (!group)
+        model_out_of_memory();
+    size_t groups = findings_group(m, fs, group);
     if (fs->range_filter) { /* what --range restricts, and what it cannot */
         char note[sizeof t + 256];
         snprintf(note, sizeof note, "--range %s: the kernel and collective tables and the call-site findings count"
@@ -269,20 +285,19 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         fputc('\n', out);
         wrapped(out, "note", note);
     }
-    fprintf(out, "\nfindings (%zu), by the GPU time they cost (the ledger's waste), then all they were charged:\n",
-            groups);
-    if (!n)
+    fprintf(out, "\nfindings (%zu), what to fix first: by the GPU time they cost (the ledger's waste) on the rank\n"
+                 "it cost most, then all they were charged, as JSON and HTML list them:\n", groups);
+    if (!groups)
         fprintf(out, "  none\n");
     size_t shown = 0;
-    /* the groups by what their members cost together, as the ledger's
-     * causes sum them over ranks: the largest waste is the first finding */
-    size_t *order = group_order(fs, group, n);
-    for (size_t gi = 0; gi < groups; gi++) {
-        size_t i = order[gi];
+    /* a group where its leader, its costliest member, stands in the one
+     * order of the findings (findings_group) */
+    for (size_t i = 0; i < n; i++) {
+        if (group[i] != (int)i)
+            continue;
         const struct finding *f = &fs->v[i];
         char ranks[256] = "";
         int64_t cost = 0, count = 0, members = 0, worst = -1;
-        int worst_rank = f->rank;
         const struct finding *wf = f; /* the member that cost most: the "what" line's */
         int *rv = malloc((n + 1) * sizeof *rv);
         for (size_t j = i; j < n; j++) {
@@ -292,7 +307,6 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             model_add(&cost, finding_cost(&fs->v[j]));
             if (finding_cost(&fs->v[j]) > worst) {
                 worst = finding_cost(&fs->v[j]);
-                worst_rank = fs->v[j].rank;
                 wf = &fs->v[j];
             }
             count += fs->v[j].count;
@@ -306,24 +320,15 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         rank_list(rv, (size_t)members, ranks, sizeof ranks); /* "0-3", "0,2,3" */
         free(rv);
         char who[300];
-        if (f->rank < 0)
+        if (f->proc >= 0 && f->rank < 0) /* a process no launcher gave a rank */
+            proc_label(f->rank, m->procs[f->proc].pid, who, sizeof who);
+        else if (f->rank < 0)
             snprintf(who, sizeof who, "all ranks");
         else
             snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
-        if (members > 1) { /* the sum over ranks, and the rank the "what" line describes */
-            char head[512];
-            int len = snprintf(head, sizeof head, "%2zu. %-18s %s: %.2f ms; worst rank %d: %.2f ms  %s x%lld  [%s]",
-                               ++shown, finding_names[f->kind], who, ms(cost), worst_rank, ms(worst),
-                               cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
-            if (len <= COLUMNS) /* else the worst rank on a line of its own */
-                fprintf(out, "\n%s\n", head);
-            else
-                fprintf(out, "\n%2zu. %-18s %s: %.2f ms  %s x%lld  [%s]\n    worst rank %d: %.2f ms\n", shown,
-                        finding_names[f->kind], who, ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count,
-                        f->confidence, worst_rank, ms(worst));
-        } else
-            fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  [%s]\n", ++shown, finding_names[f->kind], who,
-                    ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
+        fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  %s confidence\n", ++shown, finding_names[f->kind], who,
+                ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
+        spread_text(out, m, fs, group, i);
         fprintf(out, "    at   %s\n", term_text(f->callsite[0] ? f->callsite : "(unknown call site)", t, sizeof t));
         char range[FINDING_RANGE_LEN];
         if (*finding_range(m, f, range, sizeof range)) {
@@ -345,13 +350,17 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                      ms(finding_cost(wf)));
         }
         if (members > 1)
-            snprintf(what, sizeof what, "on rank %d: %s", wf->rank, t); /* the worst, by cost */
+            snprintf(what, sizeof what, "on %s: %s", proc_label(wf->rank, wf->proc >= 0 ? m->procs[wf->proc].pid : -1,
+                     who, sizeof who), t); /* the worst, by cost */
         else
             snprintf(what, sizeof what, "%s", t);
         wrapped(out, "what", what);
         wrapped(out, "fix", term_text(finding_suggestion(m, wf, said, sizeof said), t, sizeof t));
     }
-    free(order);
     free(group);
+    if (fs->below_min_cost)
+        fprintf(out, "\n(%zu more finding(s), per rank, cost less than --min-cost %.2f ms: not shown; --min-cost 0\n"
+                     "shows them, --format json lists them)\n", fs->below_min_cost, ms(fs->min_cost_ns));
     charges_text(out, m, s, fs);
+    plugin_note_text(out, m, 1);
 }

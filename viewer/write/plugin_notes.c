@@ -12,12 +12,14 @@ static void totals(const struct model *m, int64_t *ops, int64_t *matched, int64_
     }
 }
 
-void plugin_note_text(FILE *out, const struct model *m)
+void plugin_note_text(FILE *out, const struct model *m, int at_end)
 {
     int64_t ops, matched, alone;
     totals(m, &ops, &matched, &alone);
-    if (!ops)
+    if (!ops || at_end != (matched == ops))
         return;
+    if (at_end)
+        fputc('\n', out);
     fprintf(out, "note: NCCL's profiler plugin recorded %lld operation(s): %lld joined to wrapped calls,\n"
                  "      %lld seen by NCCL only (no wrapper saw their communicator), analysed as collectives\n",
             (long long)ops, (long long)matched, (long long)alone);

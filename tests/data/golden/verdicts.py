@@ -11,7 +11,7 @@ report_workloads.py asserted live until they moved here).
 FIXTURE_DIR/recording says how the recording was made (record.sh writes
 it): workload (the header, "-" for none), binary, ranks, steps, env, args.
 Prints TAP (tests/e2e/tap.py); golden.sh runs it inside its own checks."""
-import json, os, shutil, sqlite3, subprocess, sys, tempfile
+import json, os, re, shutil, sqlite3, subprocess, sys, tempfile
 
 fixture_dir, report_json, db, src = sys.argv[1:5]
 sys.path.insert(0, os.path.join(src, "tests", "e2e"))
@@ -154,6 +154,17 @@ def train_demo(d):
     exposed = {l["rank"]: sum(c["ns"] for c in l["causes"] if c["finding"] == "comm.exposed") for l in d["ledger"]}
     check(all(waits[r] > 2 * exposed[r] for r in (0, 2, 3)) and waits[1] == 0,
           f"{name}: the waiting ranks' comm.wait is more than twice their comm.exposed ({waits}, {exposed})")
+    # the straggler's cost is the others' wait summed (more than any rank's
+    # wall time): the text and the page say so, and over which ranks
+    with tempfile.TemporaryDirectory() as tmp:
+        page = os.path.join(tmp, "r.html")
+        text = subprocess.run([os.path.join(build, "gputrace-report"), "--html", page, db],
+                              capture_output=True, text=True).stdout
+        html = open(page).read() if os.path.exists(page) else ""
+    summed = re.search(r"comm\.straggler .*\n {4}summed over 3 ranks \(0,2-3\), the most on rank \d: ([\d.]+) ms\n", text)
+    walls = [r["wall_ns"] / 1e6 for r in d["ranks"]]
+    check(summed and float(summed.group(1)) <= max(walls) and "ms</b> waited, 12 times, summed over 3 ranks" in html,
+          f"{name}: the straggler's wait said to be summed over ranks 0, 2 and 3, in text and HTML")
 
 
 EXTRA = {"train_demo": train_demo, "multi_gpu": multi_gpu, "overlapped_shifted": overlapped_shifted, "straggler_shifted": straggler_shifted,
@@ -161,9 +172,35 @@ EXTRA = {"train_demo": train_demo, "multi_gpu": multi_gpu, "overlapped_shifted":
          "straggler_static": straggler_static}
 
 
+def text_order(d):
+    """The text report lists its findings in the JSON's one order (what to
+    fix first), a group of ranks where its first member stands, and says
+    its confidence in words, never as a bracketed tag read as severity."""
+    text = subprocess.run([os.path.join(build, "gputrace-report"), db], capture_output=True, text=True).stdout
+    heads = re.findall(r"^ ?\d+\. (\S+) .*\n(?: {4}summed over .*\n)? {4}at +(.*)$", text, re.M)
+    want, seen = [], set()
+    for i, f in enumerate(d["findings"]):
+        key = (f["kind"], f["callsite"], f.get("range")) if f["rank"] >= 0 else i
+        if key not in seen and not f.get("below_min_cost"):
+            seen.add(key)
+            want.append((f["kind"], f["callsite"] or "(unknown call site)"))
+    words = len(re.findall(r"^ ?\d+\. .*  (?:high|medium|low) confidence$", text, re.M))
+    check(heads == want and words == len(want) and "[high]" not in text,
+          f"{name}: the text's findings in the JSON's order, confidence in words ({len(heads)} of {len(want)})")
+    # the plugin's note, internal when every operation joined a wrapped
+    # call, comes after the findings; among the first notes only when not
+    plugin = d.get("nccl_plugin", {})
+    if plugin.get("ops"):
+        note, findings = text.find("note: NCCL's profiler plugin recorded"), text.find("\nfindings (")
+        first = plugin["joined"] < plugin["ops"]
+        check(note >= 0 and findings >= 0 and (note < findings) == first,
+              f"{name}: the plugin's note {'before' if first else 'after'} the findings")
+
+
 def main():
     rec = recording()
     d = json.load(open(report_json))
+    text_order(d)
     if rec.get("workload", "-") != "-":
         _, expects, allowed = spec_of(src, rec["workload"])
         check(expects or allowed, f"{name}: {rec['workload']}'s header documents its findings")
