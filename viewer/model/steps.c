@@ -1,5 +1,6 @@
 /* steps.c: a rank's iterations, from its ranges (steps.h). */
 #include "viewer/model/steps.h"
+#include "viewer/model/idmap.h"
 
 #include <stdlib.h>
 
@@ -46,14 +47,15 @@ size_t model_steps(const struct proc *p, struct model_step **out)
     struct model_step *v = NULL;
     size_t n = 0, cap = 0, end = p->nuser_ranges < p->nranges ? p->nuser_ranges : p->nranges;
     int tid = 0, found = steps_thread(p, end, &tid);
+    struct idmap at = { 0 }; /* iteration + 1 -> its index: a long run has 10^5 of them */
     for (size_t i = 0; i < end && found; i++) {
         const struct nvtx *r = &p->ranges[i];
         if (r->tid != tid || !begins_iteration(p, i))
             continue;
-        size_t k;
-        for (k = 0; k < n && v[k].iter != r->iter; k++)
-            ;
+        int64_t got;
+        size_t k = idmap_get(&at, (uint64_t)r->iter + 1, &got) ? (size_t)got : n;
         if (k == n) {
+            idmap_put(&at, (uint64_t)r->iter + 1, (int64_t)n, 0);
             if (n == cap) {
                 cap = cap ? 2 * cap : 64;
                 if (!(v = realloc(v, cap * sizeof *v)))
@@ -65,6 +67,7 @@ size_t model_steps(const struct proc *p, struct model_step **out)
             v[k].end = r->end > v[k].end ? r->end : v[k].end;
         }
     }
+    idmap_free(&at);
     if (n)
         qsort(v, n, sizeof *v, cmp_step);
     *out = v;
