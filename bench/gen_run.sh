@@ -7,6 +7,8 @@
 # stream sync (a scalar read), and every 4th step an all-reduce on a second
 # stream.  The ranks' rows are interleaved in runs of 512 steps, as the
 # transactions of several processes writing one file interleave them.
+# GEN_STEPS=1 marks each step with an NVTX range "train_step" (what the
+# report's steps and its what-if replay take; bench/whatif_cost.sh).
 set -euo pipefail
 out=$1 records=$2 ranks=${3:-4}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,4 +58,13 @@ INSERT INTO ext_corr SELECT p.id, (1 << 40) + i, i * 4 + 4 FROM process p, steps
 INSERT INTO gpu_op SELECT p.id, 1, p.rank, 1, 8, 2, i * 10000 + 7000 + p.rank * 100, i * 10000 + 12000, 0, 0, 0, 0, i * 4 + 4, 0, 0
   FROM process p, steps WHERE i % 4 = 0 ORDER BY i / 512, p.id;
 SQL
+if [ "${GEN_STEPS:-0}" = 1 ]; then
+  sqlite3 "$out" <<SQL
+PRAGMA synchronous=OFF;
+INSERT OR REPLACE INTO label SELECT id, 1, 'train_step' FROM process;
+WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < $steps - 1)
+INSERT INTO nvtx_range SELECT p.id, 1000 + p.rank, 1, 0, 1, 0, i * 10000, i * 10000 + 9000, 0, 0, NULL
+  FROM process p, s ORDER BY i / 512, p.id;
+SQL
+fi
 sqlite3 "$out" "PRAGMA journal_mode=WAL; SELECT (SELECT count(*) FROM api_call) + (SELECT count(*) FROM cupti_api) + (SELECT count(*) FROM gpu_op) + (SELECT count(*) FROM collective) + (SELECT count(*) FROM ext_corr);" | tail -1

@@ -9,7 +9,11 @@
 # most 16 MiB above untraced, the window included), and the aggregates
 # that grow with the job (the steps' rows) per rank extrapolated to an hour
 # at the workload's step rate (target: 2 MB at most; the simulator's steps
-# are 3 to 30 ms, a real job's 100 ms to seconds).  Workloads: the 4-rank `overlapped` (MON_STEPS steps, default
+# are 3 to 30 ms, a real job's 100 ms to seconds).  The monitor runs
+# with its metrics written every MON_METRICS_MS (default 1000, five times
+# as often as GPUTRACE_METRICS_MS's default, so that a short run pays
+# for several), and once more without them (GPUTRACE_METRICS_MS=0), for
+# their own cost side by side.  Workloads: the 4-rank `overlapped` (MON_STEPS steps, default
 # 400) and `train_demo`, on the GPU simulator, CUPTI on (the simulator's).
 # The ratio of wall times holds only on a machine with cores to spare.
 # Needs a build (scripts/build.sh); BUILD names another one.
@@ -36,11 +40,12 @@ bench() {
   local run=("$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/$app")
   : > "$tmp/rows"
   for i in $(seq "$runs"); do
-    for mode in $(case $((i % 3)) in 0) echo u m f;; 1) echo m f u;; 2) echo f u m;; esac); do
+    for mode in $(case $((i % 4)) in 0) echo u m n f;; 1) echo m n f u;; 2) echo n f u m;; 3) echo f u m n;; esac); do
       rm -rf "$tmp/run"
       case $mode in
         u) u=$(ms "${run[@]}") ;;
-        m) m=$(ms "$b/gputrace" record --monitor -o "$tmp/run" -- "${run[@]}")
+        n) n=$(GPUTRACE_METRICS_MS=0 ms "$b/gputrace" record --monitor -o "$tmp/run" -- "${run[@]}") ;;
+        m) m=$(GPUTRACE_METRICS_MS=${MON_METRICS_MS:-1000} ms "$b/gputrace" record --monitor -o "$tmp/run" -- "${run[@]}")
            # the aggregates that grow with the job: the steps' rows, bytes
            # a second, per rank (the other tables are one row per call site
            # or communicator, whatever the job's length)
@@ -51,14 +56,16 @@ bench() {
         f) f=$(ms "$b/gputrace" record -o "$tmp/run" -- "${run[@]}") ;;
       esac
     done
-    read -r uw uc ur <<< "$u"; read -r mw mc mr <<< "$m"; read -r fw fc fr <<< "$f"
-    echo "$uw $mw $fw $uc $mc $fc $ur $mr $fr $agg" >> "$tmp/rows"
-    echo "   untraced $uw ms  monitor $mw ms  full $fw ms  (CPU $uc / $mc / $fc ms; peak RSS $ur / $mr / $fr KiB)"
+    read -r uw uc ur <<< "$u"; read -r mw mc mr <<< "$m"; read -r fw fc fr <<< "$f"; read -r nw nc nr <<< "$n"
+    echo "$uw $mw $fw $uc $mc $fc $ur $mr $fr $agg $nw $nc" >> "$tmp/rows"
+    echo "   untraced $uw ms  monitor $mw ms (no metrics $nw ms)  full $fw ms  (CPU $uc / $mc / $nc / $fc ms; peak RSS $ur / $mr / $fr KiB)"
   done
   echo "   ... $app, median of $runs rounds:" \
     "monitor / untraced = $(awk '{printf "%.4f\n", $2 / $1}' "$tmp/rows" | median) (target 1.005 at most)," \
     "full / untraced = $(awk '{printf "%.4f\n", $3 / $1}' "$tmp/rows" | median);" \
     "CPU monitor / untraced = $(awk '{printf "%.3f\n", $5 / $4}' "$tmp/rows" | median)"
+  echo "   ... the metrics' own cost: monitor / monitor without metrics = $(awk '{printf "%.4f\n", $2 / $11}' "$tmp/rows" | median)," \
+    "CPU $(awk '{printf "%.3f\n", $5 / $12}' "$tmp/rows" | median)"
   echo "   ... peak RSS of the largest rank, monitor - untraced: $(awk '{printf "%.1f\n", ($8 - $7) / 1024}' "$tmp/rows" | median) MiB" \
     "(full - untraced: $(awk '{printf "%.1f\n", ($9 - $7) / 1024}' "$tmp/rows" | median) MiB)"
   echo "   ... aggregates: $(awk '{printf "%.2f\n", $10 * 3600 / 1e6}' "$tmp/rows" | median) MB" \

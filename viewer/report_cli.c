@@ -146,6 +146,8 @@ static const struct opt opts[] = {
       OPT_DOUBLE, AT(o.min_cost_ms), 0, 1e9, NULL },
     { "--charges", NULL, "", "JSON: list the intervals of each rank's time charged to each finding", OPT_FLAG,
       AT(charges), 0, 0, NULL },
+    { "--no-whatif", NULL, "", "do not replay each rank's steps to predict the step time with each finding fixed",
+      OPT_FLAG, AT(o.no_whatif), 0, 0, NULL },
     { "--exposed-fraction", NULL, "F", "comm.exposed below this compute overlap (default 0.2)", OPT_DOUBLE,
       AT(o.exposed_fraction), 0, 1, NULL },
     { "--exposed-share", NULL, "F", "... in at least F of a call site's collectives (default 0.25)", OPT_DOUBLE,

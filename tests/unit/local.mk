@@ -183,3 +183,11 @@ tests_unit_test_mon_gpu_SOURCES = tests/unit/test_mon_gpu.c collector/mon_gpu.h 
   collector/mon_agg.h collector/mon_agg.c
 tests_unit_test_mon_gpu_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_mon_gpu_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
+
+# the dependency graph replayed: what-if predictions' engine
+check_PROGRAMS += tests/unit/test_replay
+TESTS += tests/unit/test_replay
+tests_unit_test_replay_SOURCES = tests/unit/test_replay.c viewer/analyse/replay.h viewer/analyse/replay.c \
+  viewer/model/idmap.h viewer/model/idmap.c
+tests_unit_test_replay_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_replay_LDADD = $(CRITERION_LIBS)

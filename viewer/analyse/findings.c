@@ -294,6 +294,8 @@ void findings_free(struct findings *fs)
     free(fs->v);
     charges_free(&fs->charges);
     ledgers_free(fs);
+    free(fs->whatif);
+    free(fs->wsites);
     memset(fs, 0, sizeof *fs);
 }
 

@@ -165,7 +165,26 @@ struct finding {
     int nmarks, mark_open;    /* marks made; whether the last one's cost is still being added */
     int marks_charged;        /* the marks are of the first pieces of time charged to it, not occurrences */
     int below_min_cost;       /* its cost is under --min-cost: listed in JSON, not shown, not --fail-on's */
+    /* what fixing it would make of its process's steps (whatif.c): over
+     * wi_steps iterations, their replayed time as they are and fixed */
+    int64_t wi_steps, wi_now_ns, wi_fixed_ns;
 };
+
+/* A process's steps replayed (whatif.c): how many, their measured and
+ * replayed time as they are (from the first one's start to the end of the
+ * last one and of the GPU work enqueued by then), and with every
+ * predicted finding fixed; and the replay's error, replayed against
+ * measured, window by window, summed. */
+struct whatif_proc {
+    int64_t steps, measured_ns, replayed_ns, abs_err_ns, all_fixed_ns;
+    int64_t all_fixed_comm_ns; /* ... with the collectives on a compute stream moved too */
+    int comm_found;            /* ... which are a finding (comm.same_stream): all_fixed_ns is that */
+    int64_t nccl_ns;           /* its NCCL kernels' time in those steps: the rank that waits least
+                                * for the others sets the job's pace (whatif_out.c) */
+};
+/* A prediction made for a finding's key (finding_key) while its process
+ * was analysed, given to the finding once every rank is (whatif_across). */
+struct whatif_site { uint64_t key; int proc; int64_t steps, now_ns, fixed_ns; };
 
 struct tmpstore;
 
@@ -176,6 +195,8 @@ struct findings {
     int show_charges;         /* --charges: the JSON lists each finding's intervals */
     struct host_time *host_times; /* per process: its calls' time by range and call site (straggler_place.c) */
     struct ledger *ledgers; size_t nledgers; /* per process: its time accounted for (ledger.h) */
+    struct whatif_proc *whatif; size_t nwhatif; /* per process: its steps replayed (whatif.c) */
+    struct whatif_site *wsites; size_t nwsites, wsites_cap; /* the predictions by finding key */
     /* where a process's ledger puts its intervals aside until every rank
      * is analysed (the run's, shared by the workers under the lock; NULL:
      * kept in memory) */
@@ -196,6 +217,7 @@ struct report_opts {
     int64_t straggler_margin_ns;  /* "clearly last": by at least this much (2 ms) */
     double straggler_clear_fraction; /* clearly last in at least this share of collectives (0.15) */
     int64_t pageable_min_bytes;   /* a single pageable copy this big is reported (1 MiB) */
+    int no_whatif;                /* --no-whatif: no replay (whatif.c) */
     double min_cost_ms;           /* findings costing less are not shown (-1: the default, findings_finish) */
 };
 
@@ -272,6 +294,10 @@ void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum 
  * window when it is read so (proc_pass.h). */
 struct coll_spill;
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+/* Each finding's fix replayed on the window's dependency graph (whatif.c). */
+void whatif_window(const struct model *m, struct findings *fs, size_t pi);
+/* ... given to the findings they are for, once every process's are made. */
+void whatif_across(struct findings *fs);
 void analyse_copies(const struct model *m, struct findings *fs, size_t pi);
 /* A copy to or from pageable host memory (analysis_gpu.c), and its
  * copy.pageable finding noted, with the host time it spent waiting for

@@ -40,8 +40,18 @@ void findings_take_proc(struct findings *fs, struct findings *from, size_t pi, s
     host_times_take(fs, from, pi, nprocs);
     host_times_free(from, nprocs);
     ledgers_take(fs, from, pi, nprocs);
+    append(&fs->wsites, &fs->nwsites, &fs->wsites_cap, from->wsites, from->nwsites, sizeof *from->wsites, 16);
+    free(from->wsites);
+    if (from->whatif && pi < from->nwhatif) {
+        if (!fs->whatif && !(fs->whatif = calloc(nprocs + 1, sizeof *fs->whatif)))
+            model_out_of_memory();
+        fs->nwhatif = nprocs;
+        fs->whatif[pi] = from->whatif[pi];
+        memset(&from->whatif[pi], 0, sizeof from->whatif[pi]);
+    }
     ledgers_free(from);
     charges_free(&from->charges);
     free(from->v);
+    free(from->whatif);
     memset(from, 0, sizeof *from);
 }

@@ -8,6 +8,7 @@
 #include "viewer/write/window_notes.h"
 #include "viewer/read/import_inputs.h"
 #include "viewer/write/json.h"
+#include "viewer/write/whatif_out.h"
 #include "viewer/write/output.h"
 #include "viewer/write/output_crossrank.h"
 #include "viewer/write/unknown_comm.h"
@@ -107,6 +108,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
     unknown_comm_json(out, m);
     order_notes_json(out, m); /* collectives matched by kernel order */
     ledger_json(out, m, s, fs);
+    whatif_json(out, m, fs);
     fprintf(out, ",\n\"findings\": [");
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
@@ -146,6 +148,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         json_string(out, f->confidence);
         if (f->below_min_cost) /* listed for programs; the text and the page leave it out */
             fprintf(out, ", \"below_min_cost\": true");
+        whatif_json_finding(out, fs, f);
         char text[FINDING_TEXT_LEN];
         fprintf(out, ", \"message\": ");
         json_string(out, finding_message(m, f, text, sizeof text));

@@ -3,6 +3,7 @@
  * Every string from the file is printed through term_text.h: escaped for
  * the terminal, cut between characters to fit a column. */
 #include "viewer/write/ledger_out.h"
+#include "viewer/write/whatif_out.h"
 #include "viewer/analyse/attribution.h"
 #include "viewer/write/charges_out.h"
 #include "viewer/write/devices_out.h"
@@ -270,6 +271,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         }
     }
     ledger_text(out, m, s, fs);
+    whatif_text(out, m, fs);
     /* The same finding at the same call site on several ranks is one entry
      * here (JSON keeps one per rank): ranks listed, counts and costs summed. */
     size_t n = fs->n;
@@ -356,6 +358,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             snprintf(what, sizeof what, "%s", t);
         wrapped(out, "what", what);
         wrapped(out, "fix", term_text(finding_suggestion(m, wf, said, sizeof said), t, sizeof t));
+        if (*whatif_text_finding(fs, wf, said, sizeof said))
+            wrapped(out, "gain", said);
     }
     free(group);
     if (fs->below_min_cost)

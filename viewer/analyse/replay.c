@@ -1,0 +1,225 @@
+/* replay.c: the dependency graph replayed (see replay.h).
+ *
+ * One pass over the calls in measured order: every dependency points
+ * back in that order (a call's operations are enqueued by it, an
+ * operation waits for earlier ones on its stream and for events recorded
+ * before, a sync waits for operations enqueued before it), so each time
+ * is known when it is needed.
+ *   - A call starts after its thread's previous call ended, plus the host
+ *     time measured between them.
+ *   - An operation starts at the latest of: its enqueueing plus its launch
+ *     latency, the end of the previous operation on its stream, the ends
+ *     of the operations it waits for.  Its latency is what the measured
+ *     times show when the launch was the latest of those (capped at
+ *     lat_cap: a delay the graph does not explain stays unexplained), else
+ *     what is less than the measured wait.
+ *   - A call that waited ends when the last operation in its scope ends,
+ *     plus the time it took to return measured after that; one that did
+ *     not wait lasts as long as measured, or until its scope ends if that
+ *     is later in the replay. */
+#include "viewer/analyse/replay.h"
+#include "viewer/model/idmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct lane { int64_t m_end, r_end; };
+
+/* The state of a thread or a stream, by id (+ 2, never 0). */
+static struct lane *lane(struct idmap *ix, struct lane **v, size_t *n, size_t *cap, int64_t id, int *fresh)
+{
+    int64_t at;
+    *fresh = 0;
+    if (idmap_get(ix, (uint64_t)id + 2, &at))
+        return &(*v)[at];
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        struct lane *p = realloc(*v, c * sizeof *p);
+        if (!p)
+            return NULL;
+        *v = p;
+        *cap = c;
+    }
+    idmap_put(ix, (uint64_t)id + 2, (int64_t)*n, 0);
+    *fresh = 1;
+    (*v)[*n] = (struct lane){ 0, 0 };
+    return &(*v)[(*n)++];
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Measured: when an operation could have started by its stream and its
+ * waits (the previous operation's end on its own stream, by op index). */
+static int64_t measured_ready(const struct rp_graph *g, const int64_t *prev_end_m, size_t i)
+{
+    const struct rp_op *o = &g->ops[i];
+    int64_t r = prev_end_m[i];
+    for (int k = 0; k < o->ndep; k++)
+        r = max64(r, g->ops[o->dep[k]].end);
+    return r;
+}
+
+/* Each operation's previous one on its measured stream: its end. */
+static int prev_ends(const struct rp_graph *g, int64_t *out)
+{
+    struct idmap ix = { 0 };
+    struct lane *v = NULL;
+    size_t n = 0, cap = 0;
+    int fresh, rc = 0;
+    for (size_t i = 0; i < g->nops; i++) {
+        struct lane *s = lane(&ix, &v, &n, &cap, g->ops[i].stream, &fresh);
+        if (!s) {
+            rc = -1;
+            break;
+        }
+        out[i] = fresh ? INT64_MIN : s->m_end;
+        s->m_end = max64(s->m_end, g->ops[i].end);
+    }
+    idmap_free(&ix);
+    free(v);
+    return rc;
+}
+
+struct run {
+    const struct rp_graph *g;
+    const struct rp_fix *fx;
+    struct rp_times *t;
+    const int64_t *prev_end_m;
+    struct idmap thr_ix, str_ix;
+    struct lane *thr, *str;
+    size_t nthr, cthr, nstr, cstr;
+    int64_t shift; /* the latest call's replayed less measured end */
+};
+
+static int op_replay(struct run *r, size_t i, int64_t anchor_m, int64_t anchor_r)
+{
+    const struct rp_graph *g = r->g;
+    const struct rp_op *o = &g->ops[i];
+    int64_t stream = r->fx && r->fx->op_stream && r->fx->op_stream[i] != INT64_MIN ? r->fx->op_stream[i] : o->stream;
+    int fresh;
+    struct lane *s = lane(&r->str_ix, &r->str, &r->nstr, &r->cstr, stream, &fresh);
+    if (!s)
+        return -1;
+    int64_t ready_m = measured_ready(g, r->prev_end_m, i);
+    /* which of its launch and its stream (with its waits) decided its
+     * start; the other's latency is the typical one or none */
+    int64_t lat = o->start - anchor_m, gap = o->start - ready_m;
+    if (anchor_m >= ready_m) {
+        lat = lat < 0 ? 0 : lat > g->lat_cap ? g->lat_cap : lat; /* a delay the graph does not know: capped */
+        gap = 0;
+    } else {
+        lat = lat < 0 ? 0 : lat < g->lat_typical ? lat : g->lat_typical;
+        gap = gap < 0 ? 0 : gap; /* the GPU's own gap between operations, kept whatever its cause */
+    }
+    int64_t ready = INT64_MIN;
+    if (!fresh)
+        ready = s->r_end;
+    for (int k = 0; k < o->ndep; k++)
+        ready = max64(ready, r->t->op_end[o->dep[k]]);
+    if (r->fx && r->fx->op_extra_dep && r->fx->op_extra_dep[i] >= 0)
+        ready = max64(ready, r->t->op_end[r->fx->op_extra_dep[i]]);
+    int64_t st = anchor_r + lat;
+    if (ready != INT64_MIN)
+        st = max64(st, ready + gap);
+    float scale = r->fx && r->fx->op_scale && r->fx->op_scale[i] > 0 ? r->fx->op_scale[i] : 1;
+    int64_t dur = (int64_t)((double)(o->end - o->start) * scale);
+    r->t->op_start[i] = st;
+    r->t->op_end[i] = st + dur;
+    s->r_end = max64(fresh ? 0 : s->r_end, st + dur);
+    return 0;
+}
+
+static void call_end(struct run *r, size_t c, int64_t rs)
+{
+    const struct rp_graph *g = r->g;
+    const struct rp_call *k = &g->calls[c];
+    int mode = r->fx && r->fx->call_mode ? r->fx->call_mode[c] : RP_KEEP;
+    int64_t dur = k->end - k->start, scope_m = INT64_MIN, scope_r = INT64_MIN;
+    for (uint32_t w = 0; w < k->nwait; w++) {
+        int32_t op = g->waits[k->wait_first + w];
+        scope_m = max64(scope_m, g->ops[op].end);
+        if (mode != RP_NARROW || g->ops[op].to_host)
+            scope_r = max64(scope_r, r->t->op_end[op]);
+    }
+    int waited = k->nwait && scope_m > k->start;
+    /* what is left of the call without its wait: the return after it */
+    int64_t own = waited ? max64(0, k->end - max64(scope_m, k->start)) : dur;
+    int64_t end;
+    if (mode == RP_REMOVE)
+        end = rs;
+    else if (mode == RP_NO_WAIT || !k->nwait)
+        end = rs + own;
+    else if (waited && scope_r == INT64_MIN) /* narrowed to nothing */
+        end = rs + own;
+    else if (waited)
+        end = max64(rs, scope_r) + own;
+    else
+        end = max64(rs + dur, scope_r);
+    r->t->call_start[c] = rs;
+    r->t->call_end[c] = end;
+}
+
+int rp_replay(const struct rp_graph *g, const struct rp_fix *fx, struct rp_times *t)
+{
+    struct run r = { .g = g, .fx = fx, .t = t };
+    int64_t *prev = malloc((g->nops + 1) * sizeof *prev);
+    int rc = prev ? prev_ends(g, prev) : -1;
+    r.prev_end_m = prev;
+    size_t oi = 0;
+    for (size_t c = 0; c < g->ncalls && rc == 0; c++) {
+        const struct rp_call *k = &g->calls[c];
+        int64_t rs;
+        if (k->tid < 0) {
+            rs = k->start + r.shift;
+        } else {
+            int fresh;
+            struct lane *th = lane(&r.thr_ix, &r.thr, &r.nthr, &r.cthr, k->tid, &fresh);
+            if (!th) {
+                rc = -1;
+                break;
+            }
+            rs = fresh ? k->start + r.shift : th->r_end + (k->start - th->m_end);
+        }
+        /* the operations it enqueued (they follow their call's order) */
+        for (; oi < g->nops && g->ops[oi].call <= (int32_t)c && rc == 0; oi++)
+            if (g->ops[oi].call == (int32_t)c)
+                rc = op_replay(&r, oi, k->start, rs);
+        call_end(&r, c, rs);
+        if (k->tid >= 0) {
+            int fresh;
+            struct lane *th = lane(&r.thr_ix, &r.thr, &r.nthr, &r.cthr, k->tid, &fresh);
+            if (!th) {
+                rc = -1;
+                break;
+            }
+            th->m_end = k->end;
+            th->r_end = t->call_end[c];
+        }
+        r.shift = t->call_end[c] - k->end;
+    }
+    idmap_free(&r.thr_ix);
+    idmap_free(&r.str_ix);
+    free(r.thr);
+    free(r.str);
+    free(prev);
+    return rc;
+}
+
+int64_t rp_map_time(const struct rp_graph *g, const struct rp_times *t, const uint32_t *idx, size_t n, int64_t at)
+{
+    size_t lo = 0, hi = n; /* the first call of the thread that ends after `at` */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->calls[idx[mid]].end <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return at;
+    uint32_t c = idx[lo - 1];
+    return at + (t->call_end[c] - g->calls[c].end);
+}

@@ -1,0 +1,74 @@
+/* replay.h: a process's dependency graph replayed (docs/report.md, "What
+ * if it were fixed"): host threads' calls in order with the host time
+ * between them kept as measured, each stream's operations in order,
+ * event waits between streams, and the host waiting in its syncs for the
+ * operations in their scope.  Replayed as measured, the graph gives back
+ * the measured times where its dependencies explain them; with a
+ * finding's fix applied (a sync removed or made not to wait, an operation
+ * moved to a stream of its own or made shorter), it predicts the times
+ * the fix would give.
+ *
+ * The graph is built from a window of the process's records by
+ * replay_build.c; this file knows nothing of the model, so that it is
+ * tested on fixed graphs (tests/unit/test_replay.c).  Collectives keep
+ * their measured GPU time: a fix that every rank makes (the same code
+ * runs on all) moves every rank alike, and the waits inside them stay. */
+#ifndef GPUTRACE_REPLAY_H
+#define GPUTRACE_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_DEPS 4
+
+/* A host call, or an operation's enqueueing when no call is known (tid
+ * -1: it moves as the latest call before it moved). */
+struct rp_call {
+    int64_t start, end;
+    int tid;
+    uint32_t wait_first, nwait; /* the operations it waits for: waits[wait_first ..] */
+};
+
+/* A GPU operation, on its stream in order. */
+struct rp_op {
+    int64_t start, end;
+    int64_t stream;
+    int32_t call;             /* the call (or enqueueing) it came from */
+    int32_t dep[RP_DEPS];     /* operations on other streams it waits for (event waits) */
+    int ndep;
+    int to_host;              /* a copy to host memory: what a sync consumes */
+};
+
+struct rp_graph {
+    struct rp_call *calls; size_t ncalls; /* by start */
+    struct rp_op *ops; size_t nops;       /* each after its call's earlier ops */
+    int32_t *waits; size_t nwaits;
+    int64_t lat_cap;                      /* the most launch latency kept of what is not explained */
+    int64_t lat_typical;                  /* the latency of an operation that waited for its stream */
+};
+
+/* A fix, per call and per operation (NULL arrays: none). */
+enum { RP_KEEP = 0, RP_NO_WAIT, RP_REMOVE, RP_NARROW };
+struct rp_fix {
+    uint8_t *call_mode;     /* RP_*: no wait (the call's own host work stays), gone, or
+                             * waiting only for the copies to the host in its scope */
+    int64_t *op_stream;     /* INT64_MIN: its own; else the stream it moves to */
+    float *op_scale;        /* its duration times this (0: as measured) */
+    int32_t *op_extra_dep;  /* -1: none; else an operation it then waits for */
+};
+
+/* The replayed times: each call's start and end, each operation's. */
+struct rp_times {
+    int64_t *call_start, *call_end, *op_start, *op_end;
+};
+
+/* Replays g with fix (NULL: as measured) into t (arrays of g's sizes,
+ * the caller's).  0, or -1 when memory ran out. */
+int rp_replay(const struct rp_graph *g, const struct rp_fix *fix, struct rp_times *t);
+
+/* Where time `at` of thread tid falls in a replay: shifted as the latest
+ * call of that thread that ended by then (calls of the thread in order:
+ * idx, n of them). */
+int64_t rp_map_time(const struct rp_graph *g, const struct rp_times *t, const uint32_t *idx, size_t n, int64_t at);
+
+#endif

@@ -1,0 +1,112 @@
+/* whatif_out.c: the what-if predictions written (see whatif_out.h). */
+#include "viewer/write/whatif_out.h"
+#include "viewer/write/json.h"
+
+#include <stdlib.h>
+
+int whatif_reliable(const struct whatif_proc *w)
+{
+    return w->steps > 0 && w->measured_ns > 0 && (double)w->abs_err_ns / (double)w->measured_ns <= WHATIF_RELIABLE;
+}
+
+static const struct whatif_proc *proc_of(const struct findings *fs, int proc)
+{
+    return proc >= 0 && (size_t)proc < fs->nwhatif && fs->whatif[proc].steps ? &fs->whatif[proc] : NULL;
+}
+
+static double ms_per_step(int64_t ns, int64_t steps)
+{
+    return steps ? (double)ns / (double)steps / 1e6 : 0;
+}
+
+void whatif_json_finding(FILE *out, const struct findings *fs, const struct finding *f)
+{
+    const struct whatif_proc *w = proc_of(fs, f->proc);
+    if (!f->wi_steps || !w)
+        return;
+    fprintf(out, ", \"whatif\": {\"steps\": %lld, \"step_ms_now\": %.3f, \"step_ms_fixed\": %.3f, \"saving_ms\": %.3f,"
+                 " \"reliable\": %s}",
+            (long long)f->wi_steps, ms_per_step(f->wi_now_ns, f->wi_steps), ms_per_step(f->wi_fixed_ns, f->wi_steps),
+            ms_per_step(f->wi_now_ns - f->wi_fixed_ns, f->wi_steps), whatif_reliable(w) ? "true" : "false");
+}
+
+int whatif_reference(const struct model *m, const struct findings *fs)
+{
+    int best = -1;
+    double least = 0;
+    for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++) {
+        const struct whatif_proc *w = &fs->whatif[i];
+        if (!w->steps)
+            continue;
+        double share = w->replayed_ns ? (double)w->nccl_ns / (double)w->replayed_ns : 0;
+        if (best < 0 || share < least) {
+            best = (int)i;
+            least = share;
+        }
+    }
+    return best;
+}
+
+void whatif_json(FILE *out, const struct model *m, const struct findings *fs)
+{
+    fprintf(out, ",\n\"whatif\": [");
+    int first = 1;
+    for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++) {
+        const struct whatif_proc *w = &fs->whatif[i];
+        if (!w->steps)
+            continue;
+        fprintf(out, "%s\n  {\"rank\": %d, \"pid\": %d, \"steps\": %lld, \"step_ms_measured\": %.3f,"
+                     " \"step_ms_replayed\": %.3f, \"replay_error\": %.4f, \"reliable\": %s,"
+                     " \"step_ms_all_fixed\": %.3f}",
+                first ? "" : ",", m->procs[i].rank, m->procs[i].pid, (long long)w->steps,
+                ms_per_step(w->measured_ns, w->steps), ms_per_step(w->replayed_ns, w->steps),
+                w->measured_ns ? (double)w->abs_err_ns / (double)w->measured_ns : 0, whatif_reliable(w) ? "true" : "false",
+                ms_per_step(w->all_fixed_ns, w->steps));
+        first = 0;
+    }
+    fprintf(out, "\n]");
+    int ref = whatif_reference(m, fs);
+    if (ref >= 0) {
+        const struct whatif_proc *w = &fs->whatif[ref];
+        fprintf(out, ",\n\"whatif_job\": {\"reference_rank\": %d, \"step_ms_now\": %.3f, \"step_ms_all_fixed\": %.3f,"
+                     " \"reliable\": %s}",
+                m->procs[ref].rank, ms_per_step(w->replayed_ns, w->steps), ms_per_step(w->all_fixed_ns, w->steps),
+                whatif_reliable(w) ? "true" : "false");
+    }
+}
+
+const char *whatif_text_finding(const struct findings *fs, const struct finding *f, char *buf, size_t len)
+{
+    const struct whatif_proc *w = proc_of(fs, f->proc);
+    buf[0] = 0;
+    if (!f->wi_steps || !w)
+        return buf;
+    snprintf(buf, len, "a step %.2f ms -> %.2f ms if fixed (its rank's steps replayed, %lld of them%s)",
+             ms_per_step(f->wi_now_ns, f->wi_steps), ms_per_step(f->wi_fixed_ns, f->wi_steps), (long long)f->wi_steps,
+             whatif_reliable(w) ? "" : "; the replay of this rank is off by more than 2%, take it as rough");
+    return buf;
+}
+
+void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
+{
+    int any = 0;
+    for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++) {
+        const struct whatif_proc *w = &fs->whatif[i];
+        if (!w->steps)
+            continue;
+        if (!any)
+            fprintf(out, "\nWhat if it were fixed (each rank's steps replayed on its dependency graph):\n"
+                         "  rank   steps   measured ms  replayed ms  error   all fixed ms\n");
+        any = 1;
+        fprintf(out, "  %4d  %6lld  %12.2f  %11.2f  %5.1f%%  %12.2f%s\n", m->procs[i].rank, (long long)w->steps,
+                ms_per_step(w->measured_ns, w->steps), ms_per_step(w->replayed_ns, w->steps),
+                w->measured_ns ? 100.0 * (double)w->abs_err_ns / (double)w->measured_ns : 0,
+                ms_per_step(w->all_fixed_ns, w->steps), whatif_reliable(w) ? "" : "  (rough)");
+    }
+    int ref = whatif_reference(m, fs);
+    if (ref >= 0 && m->nprocs > 1)
+        fprintf(out, "  The job goes at the pace of rank %d, which waits least for the others in its collectives:\n"
+                     "  a step %.2f ms now, %.2f ms with every finding above fixed.\n",
+                m->procs[ref].rank, ms_per_step(fs->whatif[ref].replayed_ns, fs->whatif[ref].steps),
+                ms_per_step(fs->whatif[ref].all_fixed_ns, fs->whatif[ref].steps));
+}

@@ -1,0 +1,31 @@
+/* whatif_out.h: what fixing each finding would make of the step time
+ * (analyse/whatif.c), written: per finding, and per rank the replay's
+ * own check (its steps as they are, replayed against measured). */
+#ifndef GPUTRACE_WHATIF_OUT_H
+#define GPUTRACE_WHATIF_OUT_H
+
+#include "viewer/analyse/findings.h"
+
+#include <stdio.h>
+
+/* A replay whose steps differ from the measured ones by more than this
+ * share (their mean absolute error) is not to be trusted for that rank. */
+#define WHATIF_RELIABLE 0.02
+
+/* Whether a rank's replay is within WHATIF_RELIABLE. */
+int whatif_reliable(const struct whatif_proc *w);
+/* The process whose steps set the job's pace: of those replayed, the one
+ * with the least of its step time in NCCL kernels (it waits least for the
+ * others); -1 if none.  Every rank runs the same fix, so its prediction
+ * is the job's. */
+int whatif_reference(const struct model *m, const struct findings *fs);
+/* ", \"whatif\": {...}" of a finding with a prediction, else nothing. */
+void whatif_json_finding(FILE *out, const struct findings *fs, const struct finding *f);
+/* ",\n\"whatif\": [...]": per rank with steps replayed. */
+void whatif_json(FILE *out, const struct model *m, const struct findings *fs);
+/* The text's line for a finding: "if fixed: ..." into buf ("" if none). */
+const char *whatif_text_finding(const struct findings *fs, const struct finding *f, char *buf, size_t len);
+/* The text's section: per rank, its steps now, replayed, all fixed. */
+void whatif_text(FILE *out, const struct model *m, const struct findings *fs);
+
+#endif
