@@ -47,6 +47,7 @@ TESTS += \
   tests/e2e/ledger_sum.sh \
   tests/e2e/ledger_traces.sh \
   tests/e2e/install.sh \
+  tests/e2e/wheel.sh \
   tests/e2e/nccl_comms.sh \
   tests/e2e/nccl_plugin.sh \
   tests/e2e/import_traces.sh \
@@ -149,7 +150,8 @@ EXTRA_DIST += \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
   tests/e2e/tracer_limits.sh \
-  tests/e2e/nccl_comms.sh
+  tests/e2e/nccl_comms.sh \
+  tests/e2e/wheel.sh
 
 # The report checks read timings of simulated runs; run them alone, after
 # every other test, so that no other test competes for the CPUs meanwhile.
@@ -164,9 +166,9 @@ tests/e2e/tracer_kill.log: $(filter-out tests/e2e/tracer_kill.log tests/e2e/repo
 tests/e2e/crossrank.log: $(filter-out tests/e2e/crossrank.log tests/e2e/tracer_kill.log tests/e2e/report_workloads.log tests/e2e/report_twins.log,$(TEST_LOGS))
 
 # the virtual environment hta_venv.sh makes in the build tree (and its lock) when
-# GPUTRACE_HTA_VENV does not point elsewhere
+# GPUTRACE_HTA_VENV does not point elsewhere; wheel.sh's downloads
 clean-local:
-	rm -rf hta-venv hta-venv.lock browser-venv
+	rm -rf hta-venv hta-venv.lock browser-venv wheel-cache
 
 # the report's golden tests: recorded inputs and the report's exact outputs
 # for them (tests/data/golden/README.md)
