@@ -175,10 +175,25 @@ struct finding {
  * last one and of the GPU work enqueued by then), and with every
  * predicted finding fixed; and the replay's error, replayed against
  * measured, window by window, summed. */
+/* A part of a step's critical path (whatif.c): what, and its time. */
+#define WHATIF_PARTS 6
+enum { CP_HOST, CP_CALL, CP_KERNEL, CP_COLLECTIVE, CP_COPY, CP_GPU_GAP, CP_LAUNCH, CP_OTHER };
+struct cp_part { int kind; char name[160]; int64_t ns; };
 struct whatif_proc {
     int64_t steps, measured_ns, replayed_ns, abs_err_ns, all_fixed_ns;
+    /* the critical path of a typical step (the median of its window's):
+     * its iteration, length, and the parts that take most of it */
+    int64_t cp_iter, cp_ns;
+    struct cp_part parts[WHATIF_PARTS + 1]; int nparts;
+    /* ... and its elements' spans, in the process's time, latest first
+     * (the Chrome trace draws them): part, an index into parts (or the
+     * last, "the rest"); the first CP_SPANS, the others merged into
+     * neighbours of the same part */
+#define CP_SPANS 96
+    struct cp_span { int64_t a, b; int part; } spans[CP_SPANS]; int nspans;
     int64_t all_fixed_comm_ns; /* ... with the collectives on a compute stream moved too */
     int comm_found;            /* ... which are a finding (comm.same_stream): all_fixed_ns is that */
+    int windowed;              /* not replayed: the rank was read in several windows (whatif.c) */
     int64_t nccl_ns;           /* its NCCL kernels' time in those steps: the rank that waits least
                                 * for the others sets the job's pace (whatif_out.c) */
 };

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct lane { int64_t m_end, r_end; };
+struct lane { int64_t m_end, r_end; int32_t last; }; /* last: its latest call or operation */
 
 /* The state of a thread or a stream, by id (+ 2, never 0). */
 static struct lane *lane(struct idmap *ix, struct lane **v, size_t *n, size_t *cap, int64_t id, int *fresh)
@@ -42,7 +42,7 @@ static struct lane *lane(struct idmap *ix, struct lane **v, size_t *n, size_t *c
     }
     idmap_put(ix, (uint64_t)id + 2, (int64_t)*n, 0);
     *fresh = 1;
-    (*v)[*n] = (struct lane){ 0, 0 };
+    (*v)[*n] = (struct lane){ 0, 0, -1 };
     return &(*v)[(*n)++];
 }
 
@@ -115,20 +115,35 @@ static int op_replay(struct run *r, size_t i, int64_t anchor_m, int64_t anchor_r
         gap = gap < 0 ? 0 : gap; /* the GPU's own gap between operations, kept whatever its cause */
     }
     int64_t ready = INT64_MIN;
-    if (!fresh)
+    int32_t by = -1; /* what decided its start: an operation, or (-1) its launch */
+    if (!fresh) {
         ready = s->r_end;
+        by = s->last;
+    }
     for (int k = 0; k < o->ndep; k++)
-        ready = max64(ready, r->t->op_end[o->dep[k]]);
-    if (r->fx && r->fx->op_extra_dep && r->fx->op_extra_dep[i] >= 0)
-        ready = max64(ready, r->t->op_end[r->fx->op_extra_dep[i]]);
+        if (r->t->op_end[o->dep[k]] > ready) {
+            ready = r->t->op_end[o->dep[k]];
+            by = o->dep[k];
+        }
+    if (r->fx && r->fx->op_extra_dep && r->fx->op_extra_dep[i] >= 0 && r->t->op_end[r->fx->op_extra_dep[i]] > ready) {
+        ready = r->t->op_end[r->fx->op_extra_dep[i]];
+        by = r->fx->op_extra_dep[i];
+    }
     int64_t st = anchor_r + lat;
-    if (ready != INT64_MIN)
-        st = max64(st, ready + gap);
+    if (ready != INT64_MIN && ready + gap > st)
+        st = ready + gap;
+    else
+        by = -1;
+    if (r->t->op_by)
+        r->t->op_by[i] = by;
     float scale = r->fx && r->fx->op_scale && r->fx->op_scale[i] > 0 ? r->fx->op_scale[i] : 1;
     int64_t dur = (int64_t)((double)(o->end - o->start) * scale);
     r->t->op_start[i] = st;
     r->t->op_end[i] = st + dur;
-    s->r_end = max64(fresh ? 0 : s->r_end, st + dur);
+    if (fresh || st + dur >= s->r_end) {
+        s->r_end = st + dur;
+        s->last = (int32_t)i;
+    }
     return 0;
 }
 
@@ -138,11 +153,14 @@ static void call_end(struct run *r, size_t c, int64_t rs)
     const struct rp_call *k = &g->calls[c];
     int mode = r->fx && r->fx->call_mode ? r->fx->call_mode[c] : RP_KEEP;
     int64_t dur = k->end - k->start, scope_m = INT64_MIN, scope_r = INT64_MIN;
+    int32_t last = -1; /* the operation of its scope that ends last */
     for (uint32_t w = 0; w < k->nwait; w++) {
         int32_t op = g->waits[k->wait_first + w];
         scope_m = max64(scope_m, g->ops[op].end);
-        if (mode != RP_NARROW || g->ops[op].to_host)
-            scope_r = max64(scope_r, r->t->op_end[op]);
+        if ((mode != RP_NARROW || g->ops[op].to_host) && r->t->op_end[op] > scope_r) {
+            scope_r = r->t->op_end[op];
+            last = op;
+        }
     }
     int waited = k->nwait && scope_m > k->start;
     /* what is left of the call without its wait: the return after it */
@@ -160,6 +178,8 @@ static void call_end(struct run *r, size_t c, int64_t rs)
         end = max64(rs + dur, scope_r);
     r->t->call_start[c] = rs;
     r->t->call_end[c] = end;
+    if (r->t->call_by) /* its end set by its scope's last operation, or by the host */
+        r->t->call_by[c] = mode != RP_REMOVE && mode != RP_NO_WAIT && last >= 0 && scope_r > rs ? last : -1;
 }
 
 int rp_replay(const struct rp_graph *g, const struct rp_fix *fx, struct rp_times *t)
@@ -174,6 +194,8 @@ int rp_replay(const struct rp_graph *g, const struct rp_fix *fx, struct rp_times
         int64_t rs;
         if (k->tid < 0) {
             rs = k->start + r.shift;
+            if (t->call_prev)
+                t->call_prev[c] = -1;
         } else {
             int fresh;
             struct lane *th = lane(&r.thr_ix, &r.thr, &r.nthr, &r.cthr, k->tid, &fresh);
@@ -182,6 +204,8 @@ int rp_replay(const struct rp_graph *g, const struct rp_fix *fx, struct rp_times
                 break;
             }
             rs = fresh ? k->start + r.shift : th->r_end + (k->start - th->m_end);
+            if (t->call_prev)
+                t->call_prev[c] = fresh ? -1 : th->last;
         }
         /* the operations it enqueued (they follow their call's order) */
         for (; oi < g->nops && g->ops[oi].call <= (int32_t)c && rc == 0; oi++)
@@ -197,6 +221,7 @@ int rp_replay(const struct rp_graph *g, const struct rp_fix *fx, struct rp_times
             }
             th->m_end = k->end;
             th->r_end = t->call_end[c];
+            th->last = (int32_t)c;
         }
         r.shift = t->call_end[c] - k->end;
     }
@@ -222,4 +247,58 @@ int64_t rp_map_time(const struct rp_graph *g, const struct rp_times *t, const ui
         return at;
     uint32_t c = idx[lo - 1];
     return at + (t->call_end[c] - g->calls[c].end);
+}
+
+/* An element [a, b) of the path, handed on clipped to [t0, ...). */
+static void hand(void (*fn)(void *, int, int32_t, int64_t, int64_t), void *ctx, int kind, int32_t index, int64_t a,
+                 int64_t b, int64_t t0)
+{
+    a = a > t0 ? a : t0;
+    fn(ctx, kind, index, a, b > a ? b : a);
+}
+
+void rp_critical(const struct rp_graph *g, const struct rp_times *t, int from_kind, int32_t from, int64_t t0,
+                 void (*fn)(void *ctx, int kind, int32_t index, int64_t a, int64_t b), void *ctx)
+{
+    int kind = from_kind == RP_PATH_OP ? RP_PATH_OP : RP_PATH_CALL;
+    int32_t at = from;
+    /* each step back goes to an earlier time: bounded by the elements */
+    for (size_t guard = 0; at >= 0 && guard <= g->ncalls + g->nops; guard++) {
+        if (kind == RP_PATH_CALL) {
+            int32_t by = t->call_by[at];
+            int64_t begin = by >= 0 ? t->op_end[by] : t->call_start[at];
+            if (t->call_end[at] > t0)
+                hand(fn, ctx, RP_PATH_CALL, at, begin, t->call_end[at], t0);
+            if (begin <= t0)
+                return;
+            if (by >= 0) {
+                kind = RP_PATH_OP;
+                at = by;
+                continue;
+            }
+            /* before the call: the host's own time since its thread's previous call */
+            int32_t prev = t->call_prev[at];
+            hand(fn, ctx, RP_PATH_HOST, at, prev >= 0 ? t->call_end[prev] : t0, t->call_start[at], t0);
+            at = prev;
+            continue;
+        }
+        int32_t by = t->op_by[at];
+        hand(fn, ctx, RP_PATH_OP, at, t->op_start[at], t->op_end[at], t0);
+        if (t->op_start[at] <= t0)
+            return;
+        if (by >= 0) {
+            hand(fn, ctx, RP_PATH_GAP, at, t->op_end[by], t->op_start[at], t0);
+            at = by;
+            continue;
+        }
+        /* its launch decided it: the latency from its call's start */
+        int32_t c = g->ops[at].call;
+        hand(fn, ctx, RP_PATH_LAUNCH, at, t->call_start[c], t->op_start[at], t0);
+        if (t->call_start[c] <= t0)
+            return;
+        int32_t prev = t->call_prev[c];
+        hand(fn, ctx, RP_PATH_HOST, c, prev >= 0 ? t->call_end[prev] : t0, t->call_start[c], t0);
+        kind = RP_PATH_CALL;
+        at = prev;
+    }
 }

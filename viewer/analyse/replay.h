@@ -57,9 +57,13 @@ struct rp_fix {
     int32_t *op_extra_dep;  /* -1: none; else an operation it then waits for */
 };
 
-/* The replayed times: each call's start and end, each operation's. */
+/* The replayed times: each call's start and end, each operation's; and,
+ * where the caller gives the arrays, what decided each: the operation
+ * whose end started an operation (-1: its launch), the operation whose end
+ * ended a call (-1: the host), the thread's previous call (-1: none). */
 struct rp_times {
     int64_t *call_start, *call_end, *op_start, *op_end;
+    int32_t *op_by, *call_by, *call_prev;
 };
 
 /* Replays g with fix (NULL: as measured) into t (arrays of g's sizes,
@@ -70,5 +74,18 @@ int rp_replay(const struct rp_graph *g, const struct rp_fix *fix, struct rp_time
  * call of that thread that ended by then (calls of the thread in order:
  * idx, n of them). */
 int64_t rp_map_time(const struct rp_graph *g, const struct rp_times *t, const uint32_t *idx, size_t n, int64_t at);
+
+/* The critical path back from the end of a call (from_kind RP_PATH_CALL)
+ * or an operation (RP_PATH_OP), index `from`, to time t0: each
+ * element handed to fn, latest first, with its span [a, b) on the path
+ * (from t0 on): a call's own time (RP_PATH_CALL: the time since what ended its
+ * wait, or its whole length), the host's time before a call since its
+ * thread's previous one (RP_PATH_HOST: index is the call), an operation
+ * (RP_PATH_OP), the gap before it after what it waited for (RP_PATH_GAP),
+ * its launch latency (RP_PATH_LAUNCH).  t must hold the "decided by"
+ * arrays. */
+enum { RP_PATH_CALL, RP_PATH_HOST, RP_PATH_OP, RP_PATH_GAP, RP_PATH_LAUNCH };
+void rp_critical(const struct rp_graph *g, const struct rp_times *t, int from_kind, int32_t from, int64_t t0,
+                 void (*fn)(void *ctx, int kind, int32_t index, int64_t a, int64_t b), void *ctx);
 
 #endif

@@ -30,6 +30,7 @@
 #include "viewer/model/stream_map.h"
 #include "viewer/model/timeline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -613,6 +614,7 @@ static int64_t steps_measured(const struct build *b, const struct steps_in *st)
 
 static void times_alloc(struct rp_times *t, const struct rp_graph *g)
 {
+    memset(t, 0, sizeof *t);
     t->call_start = alloc(g->ncalls, 8);
     t->call_end = alloc(g->ncalls, 8);
     t->op_start = alloc(g->nops, 8);
@@ -703,11 +705,239 @@ static size_t candidates(const struct build *b, const struct findings *fs, size_
     return n;
 }
 
+/* The critical path being summed: parts by what they are. */
+struct cp_sum {
+    const struct build *b;
+    const struct rp_times *t;
+    struct idmap at;
+    struct cp_part *v; size_t n, cap;
+    struct { int64_t a, b; size_t part; } *spans; size_t nspans, spans_cap; /* by part as added */
+};
+
+static void cp_name(const struct build *b, int kind, int32_t index, int *cls, char *name, size_t len)
+{
+    const struct model *m = b->m;
+    struct proc *p = (struct proc *)b->p;
+    char site[MODEL_CALLSITE_LEN];
+    if (kind == RP_PATH_CALL || kind == RP_PATH_HOST) {
+        int32_t ci = b->call_of_rp[index];
+        if (ci < 0) {
+            *cls = CP_HOST;
+            snprintf(name, len, "host code");
+            return;
+        }
+        const struct call *c = &p->calls[ci];
+        model_callsite(m, p, model_site_shown(m, p, c->site), site, sizeof site);
+        *cls = kind == RP_PATH_CALL ? CP_CALL : CP_HOST;
+        snprintf(name, len, kind == RP_PATH_CALL ? "%s at %s" : "host code before %s at %s", model_api_name(m, c->api),
+                 site[0] ? site : "(unknown call site)");
+        return;
+    }
+    if (kind == RP_PATH_GAP || kind == RP_PATH_LAUNCH) {
+        *cls = kind == RP_PATH_GAP ? CP_GPU_GAP : CP_LAUNCH;
+        snprintf(name, len, kind == RP_PATH_GAP ? "GPU gaps between operations" : "launch latency");
+        return;
+    }
+    const struct gop *o = &p->ops[b->op_of_rp[index]];
+    if (o->kind == GOP_KERNEL) {
+        *cls = o->nccl ? CP_COLLECTIVE : CP_KERNEL;
+        snprintf(name, len, "%s", model_kernel_name(p, o->name));
+    } else {
+        static const char *const dir[] = { "", "to the device", "to the host", "", "" , "", "", "", "device to device" };
+        *cls = CP_COPY;
+        snprintf(name, len, o->kind == GOP_MEMSET ? "memset" : "copy %s",
+                 o->copy_kind < 9 && dir[o->copy_kind][0] ? dir[o->copy_kind] : "");
+    }
+}
+
+static void add_span(struct cp_sum *cs, int64_t a, int64_t b, size_t part)
+{
+    if (cs->nspans && cs->spans[cs->nspans - 1].part == part && cs->spans[cs->nspans - 1].a == b) {
+        cs->spans[cs->nspans - 1].a = a; /* the same part just after (the path goes back in time) */
+        return;
+    }
+    if (cs->nspans == cs->spans_cap) {
+        cs->spans_cap = cs->spans_cap ? cs->spans_cap * 2 : 64;
+        if (!(cs->spans = realloc(cs->spans, cs->spans_cap * sizeof *cs->spans)))
+            model_out_of_memory();
+    }
+    cs->spans[cs->nspans].a = a;
+    cs->spans[cs->nspans].b = b;
+    cs->spans[cs->nspans++].part = part;
+}
+
+static void add_part(struct cp_sum *cs, int cls, const char *name, int64_t a, int64_t b)
+{
+    int64_t ns = b - a;
+    uint64_t key = idmap_text_key(name) ^ (uint64_t)cls;
+    int64_t at;
+    if (idmap_get(&cs->at, key, &at)) {
+        cs->v[at].ns += ns;
+        add_span(cs, a, b, (size_t)at);
+        return;
+    }
+    if (cs->n == cs->cap) {
+        cs->cap = cs->cap ? cs->cap * 2 : 32;
+        if (!(cs->v = realloc(cs->v, cs->cap * sizeof *cs->v)))
+            model_out_of_memory();
+    }
+    cs->v[cs->n] = (struct cp_part){ .kind = cls, .ns = ns };
+    snprintf(cs->v[cs->n].name, sizeof cs->v[cs->n].name, "%s", name);
+    add_span(cs, a, b, cs->n);
+    idmap_put(&cs->at, key, (int64_t)cs->n++, 0);
+}
+
+static void on_path(void *ctx, int kind, int32_t index, int64_t a, int64_t b)
+{
+    struct cp_sum *cs = ctx;
+    if (b <= a)
+        return;
+    int cls;
+    char name[160];
+    cp_name(cs->b, kind, index, &cls, name, sizeof name);
+    add_part(cs, cls, name, a, b);
+}
+
+static int by_ns_desc(const void *x, const void *y)
+{
+    const struct cp_part *a = x, *b = y;
+    return a->ns < b->ns ? 1 : a->ns > b->ns ? -1 : strcmp(a->name, b->name);
+}
+
+/* Where step k's period ends in a replay: the later of its host end and
+ * the end of the GPU work enqueued during it; the element that ends it
+ * (a call of the range thread, or an operation) in *kind, *index. */
+static int64_t period_end(const struct build *b, const struct steps_in *st, const struct rp_times *t, size_t k,
+                          const int32_t *last_op, int *kind, int32_t *index)
+{
+    int64_t t1 = rp_map_time(&b->g, t, st->idx, st->nidx, st->v[k].end);
+    size_t lo = 0, hi = st->nidx; /* the range thread's last call that ended by then */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->call_end[st->idx[mid]] <= t1)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *kind = RP_PATH_CALL;
+    *index = lo ? (int32_t)st->idx[lo - 1] : -1;
+    if (last_op[k] >= 0 && t->op_end[last_op[k]] > t1) {
+        *kind = RP_PATH_OP;
+        *index = last_op[k];
+        return t->op_end[last_op[k]];
+    }
+    return t1;
+}
+
+/* The critical path of a typical step, replayed as measured (t with its
+ * "decided by" arrays), into w, once a process: the step whose period
+ * (from the end of the one before, as period_end has it, to its own) is
+ * the median, walked back from its end to the end of the step before. */
+static void critical_path(const struct build *b, const struct steps_in *st, const struct rp_times *t,
+                          struct whatif_proc *w)
+{
+    if (w->cp_ns || st->n < 2 || !st->nidx)
+        return;
+    /* each step's last operation to end, of those its calls enqueued */
+    int32_t *last_op = alloc(st->n, sizeof *last_op);
+    for (size_t k = 0; k < st->n; k++)
+        last_op[k] = -1;
+    for (size_t o = 0; o < b->g.nops; o++) {
+        int64_t at = b->g.calls[b->g.ops[o].call].start;
+        size_t lo = 0, hi = st->n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (st->v[mid].start <= at)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo && at <= st->v[lo - 1].end && (last_op[lo - 1] < 0 || t->op_end[o] > t->op_end[last_op[lo - 1]]))
+            last_op[lo - 1] = (int32_t)o;
+    }
+    int64_t *end = alloc(st->n, sizeof *end), *per = alloc(st->n, sizeof *per);
+    int *kind = alloc(st->n, sizeof *kind);
+    int32_t *index = alloc(st->n, sizeof *index);
+    for (size_t k = 0; k < st->n; k++)
+        end[k] = period_end(b, st, t, k, last_op, &kind[k], &index[k]);
+    for (size_t k = 1; k < st->n; k++)
+        per[k - 1] = end[k] - end[k - 1];
+    qsort(per, st->n - 1, sizeof *per, by_i64);
+    int64_t med = per[(st->n - 1) / 2];
+    size_t k = 1;
+    while (k < st->n && end[k] - end[k - 1] != med)
+        k++;
+    if (k < st->n && index[k] >= 0 && med > 0) {
+        struct cp_sum cs = { .b = b, .t = t };
+        int64_t t0 = end[k - 1], t1 = end[k];
+        if (kind[k] == RP_PATH_CALL) { /* the host's own time after its last call of the step */
+            int64_t ce = t->call_end[index[k]];
+            int cls;
+            char name[160], after[180];
+            cp_name(b, RP_PATH_CALL, index[k], &cls, name, sizeof name);
+            snprintf(after, sizeof after, "host code after %s", name);
+            if (t1 > ce)
+                add_part(&cs, CP_HOST, after, ce > t0 ? ce : t0, t1);
+        }
+        if ((kind[k] == RP_PATH_CALL ? t->call_end[index[k]] : t->op_end[index[k]]) > t0)
+            rp_critical(&b->g, t, kind[k], index[k], t0, on_path, &cs);
+        idmap_free(&cs.at);
+        /* the parts, longest first (rank[i]: where part i went), the rest as one */
+        size_t *order = alloc(cs.n, sizeof *order), *rank = alloc(cs.n, sizeof *rank);
+        for (size_t i = 0; i < cs.n; i++)
+            order[i] = i;
+        for (size_t i = 1; i < cs.n; i++) /* few: insertion, stable */
+            for (size_t j = i; j > 0 && by_ns_desc(&cs.v[order[j]], &cs.v[order[j - 1]]) < 0; j--) {
+                size_t x = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = x;
+            }
+        w->cp_iter = st->v[k].iter;
+        w->cp_ns = t1 - t0;
+        w->nparts = 0;
+        int64_t rest = 0;
+        for (size_t i = 0; i < cs.n; i++) {
+            rank[order[i]] = i < WHATIF_PARTS ? i : WHATIF_PARTS;
+            if (i < WHATIF_PARTS)
+                w->parts[w->nparts++] = cs.v[order[i]];
+            else
+                rest += cs.v[order[i]].ns;
+        }
+        if (rest) {
+            w->parts[w->nparts] = (struct cp_part){ .kind = CP_OTHER, .ns = rest };
+            snprintf(w->parts[w->nparts].name, sizeof w->parts[w->nparts].name, "the rest");
+            w->nparts++;
+        }
+        w->nspans = 0;
+        for (size_t i = 0; i < cs.nspans && w->nspans < CP_SPANS; i++)
+            w->spans[w->nspans++] = (struct cp_span){ cs.spans[i].a, cs.spans[i].b, (int)rank[cs.spans[i].part] };
+        free(order);
+        free(rank);
+        free(cs.v);
+        free(cs.spans);
+    }
+    free(last_op);
+    free(end);
+    free(per);
+    free(kind);
+    free(index);
+}
+
 void whatif_window(const struct model *m, struct findings *fs, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
     if (!p->ncalls || !p->nops || !p->cupti_active)
         return;
+    if (p->win_lo != INT64_MIN || p->win_hi != INT64_MAX) {
+        /* a rank read a window at a time: its graph is not replayed (a
+         * window's replay would start from the measured times at its cut,
+         * and steps across cuts would be lost: the answers would depend on
+         * where the windows fall) */
+        struct whatif_proc *w = proc_slot(fs, m, pi);
+        if (w)
+            w->windowed = 1;
+        return;
+    }
     struct build b = { .m = m, .p = p, .t = model_timeline(m, pi) };
     build_graph(&b);
     struct steps_in st;
@@ -720,7 +950,15 @@ void whatif_window(const struct model *m, struct findings *fs, size_t pi)
         fix_alloc(&fx, &b.g);
         fix_alloc(&all, &b.g);
         fix_alloc(&all_comm, &b.g);
+        t.op_by = alloc(b.g.nops, sizeof *t.op_by);
+        t.call_by = alloc(b.g.ncalls, sizeof *t.call_by);
+        t.call_prev = alloc(b.g.ncalls, sizeof *t.call_prev);
         if (rp_replay(&b.g, NULL, &t) == 0) {
+            critical_path(&b, &st, &t, w);
+            free(t.op_by);
+            free(t.call_by);
+            free(t.call_prev);
+            t.op_by = t.call_by = t.call_prev = NULL;
             int64_t now = steps_time(&b, &st, &t), measured = steps_measured(&b, &st);
             int64_t err = now > measured ? now - measured : measured - now;
             for (size_t k = 0; k < b.g.nops; k++)
@@ -751,6 +989,9 @@ void whatif_window(const struct model *m, struct findings *fs, size_t pi)
         fix_free(&fx);
         fix_free(&all);
         fix_free(&all_comm);
+        free(t.op_by);
+        free(t.call_by);
+        free(t.call_prev);
         times_free(&t);
     }
     free(st.v);

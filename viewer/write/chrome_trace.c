@@ -24,6 +24,7 @@
 #include "viewer/write/output.h"
 #include "viewer/model/timeline.h"
 #include "viewer/write/chrome_writer.h"
+#include "viewer/write/whatif_out.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -78,6 +79,8 @@ static int moved(const struct writer *w, size_t pi, int stream, int id)
     return id;
 }
 static int thread_tid(const struct writer *w, size_t pi, int tid) { return moved(w, pi, 0, tid); }
+/* The what-if critical paths' process: a pid no rank's takes */
+#define CP_PID 2000000000
 static int stream_tid(const struct writer *w, size_t pi, int stream) { return moved(w, pi, 1, stream); }
 
 static void slice(struct writer *w, const struct model *m, const struct proc *p, int pid, long long tid,
@@ -541,6 +544,41 @@ void chrome_trace_proc_end(struct chrome_trace *ct, const struct model *m, size_
     w->nthreads = w->nstreams = w->proc_moves = 0;
 }
 
+/* Each rank's critical path of a typical step (analyse/whatif.c), as a
+ * process of its own ("what-if"), a track per rank: a slice per stretch of
+ * one part (a kernel's name, a call site's host code), with its share of
+ * the step.  Apart from the ranks' processes, so that their tracks, and
+ * the slices their order is made of (pad_order), stay as their records
+ * make them. */
+static void critical_paths(struct writer *w, const struct model *m, const struct findings *fs)
+{
+    int named = 0;
+    for (size_t pi = 0; pi < fs->nwhatif && pi < m->nprocs; pi++) {
+        const struct whatif_proc *wp = &fs->whatif[pi];
+        if (!wp->nspans || !wp->cp_ns)
+            continue;
+        const struct proc *p = &m->procs[pi];
+        char name[200];
+        if (!named++)
+            meta(w, "process_name", CP_PID, 0, "what-if: the critical path of a typical step", CP_PID);
+        snprintf(name, sizeof name, "rank %d, step %lld", p->rank, (long long)wp->cp_iter);
+        meta(w, "thread_name", CP_PID, (long long)pi, name, (int)pi);
+        for (int k = wp->nspans; k-- > 0;) { /* in time order */
+            const struct cp_span *sp = &wp->spans[k];
+            const struct cp_part *part = &wp->parts[sp->part < wp->nparts ? sp->part : wp->nparts - 1];
+            chrome_begin_event(w);
+            fputs("{\"ph\":\"X\",\"name\":", w->out);
+            json_string(w->out, part->name);
+            fprintf(w->out, ",\"cat\":\"critical_path\",\"pid\":%d,\"tid\":%zu,\"ts\":", CP_PID, pi);
+            ts(w->out, model_aligned(m, p, sp->a));
+            fputs(",\"dur\":", w->out);
+            ts(w->out, sp->b - sp->a);
+            fprintf(w->out, ",\"args\":{\"kind\":\"%s\",\"part_ms\":%.3f,\"step_share\":%.3f}}",
+                    cp_kind_names[part->kind], (double)part->ns / 1e6, (double)part->ns / (double)wp->cp_ns);
+        }
+    }
+}
+
 long chrome_trace_close(struct chrome_trace *ct, const struct model *m, const struct findings *fs,
                         struct coll_spill *spill)
 {
@@ -549,6 +587,7 @@ long chrome_trace_close(struct chrome_trace *ct, const struct model *m, const st
     pending_marks(&cp);
     coll_spill_groups(spill, collective_group, &cp);
     findings(w, m, fs, cp.placed);
+    critical_paths(w, m, fs);
     idmap_free(&cp.at);
     free(cp.v);
     free(cp.placed);

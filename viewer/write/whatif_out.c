@@ -1,6 +1,7 @@
 /* whatif_out.c: the what-if predictions written (see whatif_out.h). */
 #include "viewer/write/whatif_out.h"
 #include "viewer/write/json.h"
+#include "common/term_text.h"
 
 #include <stdlib.h>
 
@@ -8,6 +9,8 @@ int whatif_reliable(const struct whatif_proc *w)
 {
     return w->steps > 0 && w->measured_ns > 0 && (double)w->abs_err_ns / (double)w->measured_ns <= WHATIF_RELIABLE;
 }
+
+const char *const cp_kind_names[] = { "host", "call", "kernel", "collective", "copy", "gpu_gap", "launch", "other" };
 
 static const struct whatif_proc *proc_of(const struct findings *fs, int proc)
 {
@@ -57,14 +60,30 @@ void whatif_json(FILE *out, const struct model *m, const struct findings *fs)
             continue;
         fprintf(out, "%s\n  {\"rank\": %d, \"pid\": %d, \"steps\": %lld, \"step_ms_measured\": %.3f,"
                      " \"step_ms_replayed\": %.3f, \"replay_error\": %.4f, \"reliable\": %s,"
-                     " \"step_ms_all_fixed\": %.3f}",
+                     " \"step_ms_all_fixed\": %.3f",
                 first ? "" : ",", m->procs[i].rank, m->procs[i].pid, (long long)w->steps,
                 ms_per_step(w->measured_ns, w->steps), ms_per_step(w->replayed_ns, w->steps),
                 w->measured_ns ? (double)w->abs_err_ns / (double)w->measured_ns : 0, whatif_reliable(w) ? "true" : "false",
                 ms_per_step(w->all_fixed_ns, w->steps));
+        if (w->cp_ns) {
+            fprintf(out, ", \"critical_path\": {\"iteration\": %lld, \"ms\": %.3f, \"parts\": [", (long long)w->cp_iter,
+                    (double)w->cp_ns / 1e6);
+            for (int k = 0; k < w->nparts; k++) {
+                fprintf(out, "%s{\"kind\": \"%s\", \"name\": ", k ? ", " : "", cp_kind_names[w->parts[k].kind]);
+                json_string(out, w->parts[k].name);
+                fprintf(out, ", \"ms\": %.3f}", (double)w->parts[k].ns / 1e6);
+            }
+            fprintf(out, "]}");
+        }
+        fprintf(out, "}");
         first = 0;
     }
     fprintf(out, "\n]");
+    int windowed = 0;
+    for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++)
+        windowed += fs->whatif[i].windowed;
+    if (windowed)
+        fprintf(out, ",\n\"whatif_not_replayed\": {\"ranks\": %d, \"why\": \"read a window at a time\"}", windowed);
     int ref = whatif_reference(m, fs);
     if (ref >= 0) {
         const struct whatif_proc *w = &fs->whatif[ref];
@@ -89,7 +108,9 @@ const char *whatif_text_finding(const struct findings *fs, const struct finding 
 
 void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
 {
-    int any = 0;
+    int any = 0, windowed = 0;
+    for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++)
+        windowed += fs->whatif[i].windowed;
     for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++) {
         const struct whatif_proc *w = &fs->whatif[i];
         if (!w->steps)
@@ -103,7 +124,21 @@ void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
                 w->measured_ns ? 100.0 * (double)w->abs_err_ns / (double)w->measured_ns : 0,
                 ms_per_step(w->all_fixed_ns, w->steps), whatif_reliable(w) ? "" : "  (rough)");
     }
+    if (windowed)
+        fprintf(out, "%s  %d rank(s) read a window at a time (more than the report holds at once) not replayed:\n"
+                     "  what-if predictions are made for ranks read whole.\n",
+                any ? "" : "\nWhat if it were fixed:\n", windowed);
     int ref = whatif_reference(m, fs);
+    if (ref >= 0 && fs->whatif[ref].cp_ns) {
+        const struct whatif_proc *w = &fs->whatif[ref];
+        char t[400];
+        fprintf(out, "  What sets the step (rank %d, step %lld, %.2f ms: its critical path, the longest first):\n",
+                m->procs[ref].rank, (long long)w->cp_iter, (double)w->cp_ns / 1e6);
+        for (int k = 0; k < w->nparts; k++)
+            fprintf(out, "    %7.2f ms %5.1f%%  %-10s %s\n", (double)w->parts[k].ns / 1e6,
+                    100.0 * (double)w->parts[k].ns / (double)w->cp_ns, cp_kind_names[w->parts[k].kind],
+                    term_cell(w->parts[k].name, 70, TERM_CUT, t, sizeof t));
+    }
     if (ref >= 0 && m->nprocs > 1)
         fprintf(out, "  The job goes at the pace of rank %d, which waits least for the others in its collectives:\n"
                      "  a step %.2f ms now, %.2f ms with every finding above fixed.\n",

@@ -12,6 +12,8 @@
  * share (their mean absolute error) is not to be trusted for that rank. */
 #define WHATIF_RELIABLE 0.02
 
+/* The critical path's part kinds (CP_*, findings.h), as JSON names them. */
+extern const char *const cp_kind_names[];
 /* Whether a rank's replay is within WHATIF_RELIABLE. */
 int whatif_reliable(const struct whatif_proc *w);
 /* The process whose steps set the job's pace: of those replayed, the one
