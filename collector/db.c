@@ -521,6 +521,15 @@ void gt_db_close(struct gt_db *d)
     gt_db_batch_finalize(d);
     if (d->nvtx)
         sqlite3_finalize(d->nvtx);
+    if (d->db && !d->failed) {
+        /* back to a rollback journal, now that the writing is done: a WAL
+         * database makes every reader (the report's read-only connection
+         * among them) leave an empty -wal and a -shm beside it.  Only when
+         * no other connection holds the file (one file shared by several
+         * processes stays in WAL): tried once, without waiting. */
+        sqlite3_busy_handler(d->db, NULL, NULL);
+        sqlite3_exec(d->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+    }
     if (d->db)
         sqlite3_close(d->db);
     memset(d, 0, sizeof *d);

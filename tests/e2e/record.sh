@@ -259,4 +259,11 @@ print("exit", p.wait())
 PY
 expect "stderr with no reader: the program's exit status kept (no SIGPIPE)" "$(cat "$tmp/pipe.out")" "exit 0"
 
+# after a clean exit, and the report read it, a run directory holds the
+# processes' files alone: no -wal or -shm beside them
+"$gt" record -o "$tmp/clean" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
+"$b/gputrace-report" "$tmp/clean" > /dev/null 2>&1
+expect "a run read by the report: its files only, no -wal or -shm" \
+  "$(ls "$tmp/clean" | grep -c -- '-wal$\|-shm$'):$(ls "$tmp/clean" | grep -c '\.db$')" "0:2"
+
 finish
