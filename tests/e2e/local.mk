@@ -47,6 +47,7 @@ TESTS += \
   tests/e2e/ledger_sum.sh \
   tests/e2e/ledger_traces.sh \
   tests/e2e/install.sh \
+  tests/e2e/quick_start.sh \
   tests/e2e/nccl_comms.sh \
   tests/e2e/nccl_plugin.sh \
   tests/e2e/import_traces.sh \
@@ -136,6 +137,7 @@ EXTRA_DIST += \
   tests/e2e/import_jobs.py \
   tests/e2e/trace_rules.py \
   tests/e2e/install.sh \
+  tests/e2e/quick_start.sh \
   tests/e2e/tracer_signals.sh \
   tests/e2e/monitor.sh \
   tests/e2e/monitor_hangs.sh \
