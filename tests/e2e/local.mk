@@ -48,6 +48,7 @@ TESTS += \
   tests/e2e/ledger_traces.sh \
   tests/e2e/install.sh \
   tests/e2e/quick_start.sh \
+  tests/e2e/readme_python.sh \
   tests/e2e/nccl_comms.sh \
   tests/e2e/nccl_plugin.sh \
   tests/e2e/import_traces.sh \
@@ -138,6 +139,7 @@ EXTRA_DIST += \
   tests/e2e/trace_rules.py \
   tests/e2e/install.sh \
   tests/e2e/quick_start.sh \
+  tests/e2e/readme_python.sh \
   tests/e2e/tracer_signals.sh \
   tests/e2e/monitor.sh \
   tests/e2e/monitor_hangs.sh \
