@@ -41,6 +41,7 @@ TESTS += \
   tests/e2e/browser.sh \
   tests/e2e/report_cli.sh \
   tests/e2e/report_html_steps.sh \
+  tests/e2e/report_html_page.sh \
   tests/e2e/report_single.sh \
   tests/e2e/report_min_cost.sh \
   tests/e2e/cli_help.sh \
@@ -126,10 +127,12 @@ EXTRA_DIST += \
   tests/e2e/browser.py \
   tests/e2e/report_cli.sh \
   tests/e2e/report_html_steps.sh \
+  tests/e2e/report_html_page.sh \
   tests/e2e/report_single.sh \
   tests/e2e/report_min_cost.sh \
   tests/e2e/cli_help.sh \
   tests/e2e/report_html_steps.py \
+  tests/e2e/report_html_page.py \
   tests/e2e/ledger_sum.sh \
   tests/e2e/ledger_traces.sh \
   tests/e2e/ledger_sum.py \
