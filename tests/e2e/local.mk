@@ -41,6 +41,7 @@ TESTS += \
   tests/e2e/browser.sh \
   tests/e2e/report_cli.sh \
   tests/e2e/report_html_steps.sh \
+  tests/e2e/report_html_page.sh \
   tests/e2e/report_single.sh \
   tests/e2e/report_min_cost.sh \
   tests/e2e/cli_help.sh \
@@ -48,6 +49,8 @@ TESTS += \
   tests/e2e/ledger_traces.sh \
   tests/e2e/install.sh \
   tests/e2e/wheel.sh \
+  tests/e2e/quick_start.sh \
+  tests/e2e/readme_python.sh \
   tests/e2e/nccl_comms.sh \
   tests/e2e/nccl_plugin.sh \
   tests/e2e/import_traces.sh \
@@ -125,10 +128,12 @@ EXTRA_DIST += \
   tests/e2e/browser.py \
   tests/e2e/report_cli.sh \
   tests/e2e/report_html_steps.sh \
+  tests/e2e/report_html_page.sh \
   tests/e2e/report_single.sh \
   tests/e2e/report_min_cost.sh \
   tests/e2e/cli_help.sh \
   tests/e2e/report_html_steps.py \
+  tests/e2e/report_html_page.py \
   tests/e2e/ledger_sum.sh \
   tests/e2e/ledger_traces.sh \
   tests/e2e/ledger_sum.py \
@@ -137,6 +142,8 @@ EXTRA_DIST += \
   tests/e2e/import_jobs.py \
   tests/e2e/trace_rules.py \
   tests/e2e/install.sh \
+  tests/e2e/quick_start.sh \
+  tests/e2e/readme_python.sh \
   tests/e2e/tracer_signals.sh \
   tests/e2e/monitor.sh \
   tests/e2e/monitor_hangs.sh \

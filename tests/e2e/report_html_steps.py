@@ -53,38 +53,41 @@ def steps_of(trace):
 
 
 def chart(page):
-    """The step chart: its iteration labels, the top of its scale (ms) and
-    each line's points as (x, y)."""
+    """The step chart: its iteration labels (the x axis's ticks), the top
+    of its scale (ms), its geometry, and each line's points as (x, y)."""
     part = page[page.index('id="step-times"'):]
     part = part[:part.index("</div>")]
-    iters = [int(x) for x in re.findall(r">iteration (\d+)<", part)]
-    top = re.search(r'text-anchor="end">([0-9.]+) ms<', part)
+    iters = [int(x) for x in re.findall(r'<text class="xt"[^>]*>(\d+)<', part)]
+    geo = re.search(r'data-x0="(\d+)" data-y0="(\d+)" data-width="(\d+)" data-height="(\d+)" data-top-ms="([0-9.e+-]+)"',
+                    part)
+    geo = tuple(float(v) for v in geo.groups()) if geo else None
     lines = [[tuple(float(v) for v in pt.split(",")) for pt in pts.split()]
              for pts in re.findall(r'<polyline[^>]* points="([^"]*)"', part)]
     circles = re.findall(r'<circle cx="([0-9.]+)" cy="([0-9.]+)"', part)
     if not lines and circles:
         lines = [[(float(x), float(y)) for x, y in circles]]
-    return iters, float(top.group(1)) if top else None, lines
+    return iters, geo, lines
 
 
 def check_steps(name, path, want):
     rc, _, err = report(path, "--html", os.path.join(tmp, name + ".html"))
     check(f"{name}: report with --html exits 0", rc == 0, err)
     page = open(os.path.join(tmp, name + ".html"), encoding="utf-8").read()
-    iters, top, lines = chart(page)
+    iters, geo, lines = chart(page)
     most = max(want.values())
     lo, hi = min(want), max(want)
-    check(f"{name}: the chart's iterations are the ProfilerSteps, {lo}-{hi}",
-          iters == ([lo, hi] if hi > lo else [lo]), f"got labels {iters}")
-    check(f"{name}: the longest step is the longest ProfilerStep, {most:.2f} ms",
-          top is not None and abs(top - most) < 0.006, f"got {top}")
+    check(f"{name}: the chart's iterations are the ProfilerSteps, {lo}-{hi}, each labelled",
+          iters == list(range(lo, hi + 1)), f"got labels {iters}")
+    top = geo[4] if geo else None
+    check(f"{name}: the scale's top is at or above the longest step, {most:.2f} ms, within a tick",
+          top is not None and most <= top + 0.006 and top - most < top / 4 + 0.006, f"got {top}")
     check(f"{name}: one line of {len(want)} points", len(lines) == 1 and len(lines[0]) == len(want),
           f"got {[len(v) for v in lines]}")
-    if len(lines) == 1 and len(lines[0]) == len(want) and top:
-        # x = 70 + 700 (iter - lo) / (hi - lo), y = 260 - 240 ms / top
-        got = {round(lo + (x - 70) / 700 * (hi - lo)): (260 - y) / 240 * top for x, y in lines[0]}
+    if len(lines) == 1 and len(lines[0]) == len(want) and geo:
+        x0, y0, pw, ph, top = geo
+        got = {round(lo + (x - x0) / pw * (hi - lo)) if hi > lo else lo: (y0 - y) / ph * top for x, y in lines[0]}
         check(f"{name}: each point is its ProfilerStep's time (within the chart's 0.1 unit)",
-              sorted(got) == sorted(want) and all(abs(got[k] - want[k]) <= 0.06 * top / 240 * 2 + 0.01
+              sorted(got) == sorted(want) and all(abs(got[k] - want[k]) <= 0.06 * top / ph * 2 + 0.01
                                                   for k in want),
               f"got {got}, want {want}")
     return page

@@ -46,7 +46,7 @@ print(sum(f["cost_ns"] < 5000 for f in fs) > 0, sum(f["cost_ns"] < 5000 and f["c
   "True 0"
 "$rep" --html "$tmp/r.html" "$db" > /dev/null
 expect "the HTML page shows the same six, and says two were left out" \
-  "$(grep -o 'class="finding"' "$tmp/r.html" | wc -l | tr -d ' '):$(grep -c '2 more finding(s) cost less than --min-cost 0.11 ms' "$tmp/r.html")" "6:1"
+  "$(grep -o 'class="finding"' "$tmp/r.html" | wc -l | tr -d ' '):$(grep -c '2 more finding(s), per rank, cost less than --min-cost 0.11 ms' "$tmp/r.html")" "6:1"
 "$rep" --min-cost -1 "$db" > /dev/null 2> "$tmp/err"
 expect "a negative --min-cost is bad usage" "$?" 2
 expect "--help documents --min-cost and its default" "$("$rep" --help | grep -c -e '--min-cost MS' -e '0.5% of the longest')" 2

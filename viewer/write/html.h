@@ -23,6 +23,8 @@ void html_text(FILE *out, const char *s);
 void html_rank_bars(FILE *out, const struct model *m, const struct summary *s);
 void html_step_lines(FILE *out, const struct model *m);
 void html_lateness_map(FILE *out, const struct model *m, struct coll_spill *spill);
-void html_cost_bar(FILE *out, int64_t cost, int64_t most);
+/* A cost as a bar, a share of `whole` (ns), which `what` names in words
+ * (its tooltip). */
+void html_cost_bar(FILE *out, int64_t cost, int64_t whole, const char *what);
 
 #endif

@@ -8,6 +8,7 @@
 #include "viewer/model/steps.h"
 #include "viewer/analyse/coll_spill.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,56 @@ void html_rank_bars(FILE *out, const struct model *m, const struct summary *s)
     fputs("</svg>", out);
 }
 
+/* 1, 2, 2.5 or 5 times a power of ten, the least at or above x: the
+ * steps of an axis a reader can add up */
+static double nice_step(double x)
+{
+    if (!(x > 0))
+        return 1;
+    double p = pow(10, floor(log10(x)));
+    static const double mult[] = { 1, 2, 2.5, 5, 10 };
+    for (size_t i = 0; i < sizeof mult / sizeof *mult; i++)
+        if (mult[i] * p >= x * (1 - 1e-9))
+            return mult[i] * p;
+    return 10 * p;
+}
+
+/* The y axis of a chart of ms from 0 to top: a labelled tick and a grid
+ * line every `tick` ms. */
+static void y_axis(FILE *out, int x0, int y0, int pw, double tick, double top)
+{
+    for (int k = 0; k * tick <= top * (1 + 1e-9); k++) {
+        double v = k * tick, y = y0 - 240 * v / top;
+        if (k)
+            fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>", x0,
+                    y, x0 + pw, y);
+        fprintf(out, "<text class=\"yt\" x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%g</text>", x0 - 4,
+                y + 4, v);
+    }
+}
+
+/* The x axis of iterations lo..hi: the axis line, and a labelled tick at
+ * lo, hi and each round number between them, about ten in all. */
+static void x_axis(FILE *out, int x0, int y0, int pw, int64_t lo, int64_t hi)
+{
+    double span = hi > lo ? (double)(hi - lo) : 1;
+    fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555\"/>", x0, y0, x0 + pw, y0);
+    int64_t every = (int64_t)nice_step(span / 10);
+    every = every < 1 ? 1 : every;
+    for (int64_t it = lo; it <= hi; ) {
+        double x = x0 + pw * (double)(it - lo) / span;
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#555\"/><text class=\"xt\" x=\"%.1f\""
+                     " y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%lld</text>", x, y0, x, y0 + 4, x, y0 + 16,
+                (long long)it);
+        if (it == hi)
+            break;
+        int64_t next = (it / every + 1) * every; /* the next round number */
+        if (next > hi || hi - next < (every + 1) / 2)
+            next = hi; /* too near the last one's label: the last one */
+        it = next;
+    }
+}
+
 static const char *const line_colour[] = { "#3b7dd8", "#e8743b", "#2ca02c", "#d62728", "#8e5bd1", "#8c564b",
                                            "#e377c2", "#7f7f7f", "#bcbd22", "#17becf" };
 
@@ -93,16 +144,20 @@ void html_step_lines(FILE *out, const struct model *m)
         fputs("<p class=\"none\">No iterations: name the program's steps with NVTX ranges (\"step 3\", or one name"
               " repeated at the top level) to see their times here.</p>", out);
     } else {
-        int h = 300, x0 = 70, y0 = 260, pw = W - 200;
+        int h = 320, x0 = 70, y0 = 260, pw = W - 200;
         double span = hi > lo ? (double)(hi - lo) : 1;
-        fprintf(out, "<svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"step time per iteration\">", W, h);
-        fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555\"/>", x0, y0, x0 + pw, y0);
+        double tick = nice_step(most / 1e6 / 5), top = ceil(most / 1e6 / tick) * tick * 1e6; /* ms */
+        most = top; /* the scale's top: a round value at or above the longest step */
+        fprintf(out, "<svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"step time per iteration\" data-x0=\"%d\""
+                     " data-y0=\"%d\" data-width=\"%d\" data-height=\"240\" data-top-ms=\"%g\">", W, h, x0, y0, pw,
+                top / 1e6);
+        y_axis(out, x0, y0, pw, tick, top / 1e6);
+        x_axis(out, x0, y0, pw, lo, hi);
         fprintf(out, "<line x1=\"%d\" y1=\"20\" x2=\"%d\" y2=\"%d\" stroke=\"#555\"/>", x0, x0, y0);
-        fprintf(out, "<text x=\"%d\" y=\"16\" font-size=\"11\" text-anchor=\"end\">%.2f ms</text>", x0 - 4, most / 1e6);
-        fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">0</text>", x0 - 4, y0);
-        fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">iteration %lld</text>", x0, y0 + 16, (long long)lo);
-        fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">iteration %lld</text>", x0 + pw,
-                y0 + 16, (long long)hi);
+        fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">iteration</text>", x0 + pw / 2,
+                y0 + 40);
+        fprintf(out, "<text x=\"16\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 16 %d)\">"
+                     "step time (ms)</text>", y0 - 120, y0 - 120);
         for (size_t pi = 0; pi < m->nprocs; pi++) {
             if (!ns[pi])
                 continue;
@@ -162,6 +217,25 @@ static void map_group(const struct coll_rec *v, size_t n, void *ctx)
     mp->ncols++;
 }
 
+/* The heatmap's colour scale: the cells' colours from on time (white) to
+ * the latest arrival (dark red), what each end stands for, and a blank
+ * cell's meaning. */
+static void lateness_scale(FILE *out, int y, double most_ms)
+{
+    fprintf(out, "<g class=\"scale\"><text x=\"120\" y=\"%d\" font-size=\"11\">arrived after the first rank:</text>"
+                 "<text x=\"330\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">0 ms</text><g class=\"ramp\">",
+            y + 10, y + 10);
+    for (int k = 0; k < 20; k++) { /* the cells' own colours, in 20 steps (no gradient: nothing a page refers to) */
+        double f = k / 19.0;
+        fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"10.05\" height=\"12\" fill=\"rgb(%d,%d,%d)\"/>", 335 + k * 10, y,
+                255 - (int)(f * 75), 245 - (int)(f * 215), 240 - (int)(f * 210));
+    }
+    fprintf(out, "</g><text x=\"540\" y=\"%d\" font-size=\"11\">%.2f ms</text>"
+                 "<rect x=\"640\" y=\"%d\" width=\"12\" height=\"12\" fill=\"#fff\" stroke=\"#ccc\"/>"
+                 "<text x=\"656\" y=\"%d\" font-size=\"11\">not in that collective</text></g>",
+            y + 10, most_ms, y, y + 10);
+}
+
 void html_lateness_map(FILE *out, const struct model *m, struct coll_spill *spill)
 {
     int64_t most = 0;
@@ -177,7 +251,7 @@ void html_lateness_map(FILE *out, const struct model *m, struct coll_spill *spil
         return;
     }
     double cw = (double)(W - 140) / (double)mp.ncols;
-    int ch = m->nprocs > 32 ? 8 : 20, h = 30 + (int)m->nprocs * ch + 40;
+    int ch = m->nprocs > 32 ? 8 : 20, h = 30 + (int)m->nprocs * ch + 70;
     fprintf(out, "<svg viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"arrival lateness\">", W, h);
     for (size_t pi = 0; pi < m->nprocs; pi++) {
         int y = 20 + (int)pi * ch;
@@ -199,16 +273,20 @@ void html_lateness_map(FILE *out, const struct model *m, struct coll_spill *spil
         }
     }
     int y = 30 + (int)m->nprocs * ch;
-    fprintf(out, "<text x=\"120\" y=\"%d\" font-size=\"11\">collectives in order (%zu of %zu shown); darker: arrived later,"
-                 " up to %.2f ms after the first rank</text>", y, mp.ncols, mp.seen, (double)most / 1e6);
+    fprintf(out, "<text x=\"120\" y=\"%d\" font-size=\"11\">collectives in order (%zu of %zu shown)</text>", y,
+            mp.ncols, mp.seen);
+    lateness_scale(out, y + 14, (double)most / 1e6);
     fputs("</svg>", out);
     free(mp.late);
 }
 
-void html_cost_bar(FILE *out, int64_t cost, int64_t most)
+void html_cost_bar(FILE *out, int64_t cost, int64_t whole, const char *what)
 {
-    double f = most > 0 ? (double)cost / (double)most : 0;
-    fprintf(out, "<svg class=\"cost\" viewBox=\"0 0 200 14\" role=\"img\" aria-label=\"cost\"><rect x=\"0\" y=\"1\""
-                 " width=\"200\" height=\"12\" fill=\"#eee\"/><rect x=\"0\" y=\"1\" width=\"%.1f\" height=\"12\""
-                 " fill=\"#d62728\"/></svg>", f > 0 ? (f * 200 < 1 ? 1 : f * 200) : 0);
+    double f = whole > 0 ? (double)cost / (double)whole : 0;
+    f = f > 1 ? 1 : f; /* a sum over ranks is against their summed time: never over, but a bar cannot say more */
+    fprintf(out, "<svg class=\"cost\" viewBox=\"0 0 200 14\" role=\"img\" aria-label=\"cost\"><title>%.1f%% of ",
+            100 * f);
+    html_text(out, what);
+    fprintf(out, "</title><rect x=\"0\" y=\"1\" width=\"200\" height=\"12\" fill=\"#eee\"/><rect x=\"0\" y=\"1\""
+                 " width=\"%.1f\" height=\"12\" fill=\"#d62728\"/></svg>", f > 0 ? (f * 200 < 1 ? 1 : f * 200) : 0);
 }

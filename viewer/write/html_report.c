@@ -7,6 +7,7 @@
  * for imported traces what their source could not support ("Not checked").
  * The charts are inline SVG (html_charts.c); the style prints on paper. */
 #include "viewer/write/ledger_out.h"
+#include "viewer/write/charges_out.h"
 #include "viewer/analyse/attribution.h"
 #include "viewer/write/finding_out.h"
 #include "viewer/write/html.h"
@@ -63,6 +64,7 @@ static const char style[] =
     "svg.cost{width:200px;height:14px;display:inline-block;vertical-align:middle;margin-right:8px}"
     "code{font-size:12px;background:#f5f5f5;padding:1px 3px;border-radius:2px;word-break:break-all}"
     ".fix{background:#eef7ee;padding:4px 8px;border-left:3px solid #2ca02c;margin-top:4px}"
+    ".share{color:#555}"
     "@media print{body{margin:0;max-width:none}h2{break-after:avoid}svg{break-inside:avoid}a{color:inherit}}";
 
 static double ms(int64_t ns) { return (double)ns / 1e6; }
@@ -84,63 +86,186 @@ static void rank_table(FILE *out, const struct summary *s)
 
 static const char *const cost_word[] = { "host blocked", "GPU idle", "exposed", "waited" };
 
-static void finding_list(FILE *out, const struct model *m, const struct findings *fs)
+/* One finding group (findings_group): the members summed, as the text
+ * report lists them; the costliest member's words, and where the cost lay
+ * (charges_spread: per process), for the bar's whole. */
+struct card {
+    int64_t cost, count, wall;
+    size_t members, over;
+    const struct finding *worst;
+    char ranks[256];   /* "0-3", "0,2,3": the members' ranks */
+    char over_ranks[256]; /* the ranks the cost lay on, when several */
+    char whole[320];   /* what the bar is a share of, in words */
+};
+
+static int64_t proc_wall(const struct summary *s, size_t proc)
+{
+    for (size_t i = 0; i < s->nranks; i++)
+        if ((size_t)s->ranks[i].proc == proc)
+            return s->ranks[i].wall_ns;
+    return 0;
+}
+
+static void sort_ints(int *v, size_t n)
+{
+    for (size_t a = 1; a < n; a++)
+        for (size_t b = a; b > 0 && v[b] < v[b - 1]; b--) {
+            int swap = v[b];
+            v[b] = v[b - 1];
+            v[b - 1] = swap;
+        }
+}
+
+/* The bar's whole: the wall time of the ranks the cost lay on, summed when
+ * several (a cost summed over ranks against their summed time: a 1% cost
+ * shows a 1% bar); else the members' processes'; else, for a finding of
+ * no process and no charge, the run's longest process. */
+static void card_whole(struct card *c, const struct model *m, const struct summary *s, const int64_t *per,
+                       const struct findings *fs, const int *group, size_t leader)
+{
+    int *rv = malloc((m->nprocs + 1) * sizeof *rv);
+    if (!rv)
+        model_out_of_memory();
+    size_t k = 0;
+    for (size_t p = 0; p < m->nprocs; p++)
+        if (per[p] > 0) {
+            c->wall += proc_wall(s, p);
+            rv[k++] = m->procs[p].rank;
+        }
+    if (!k)
+        for (size_t j = leader; j < fs->n; j++)
+            if (group[j] == (int)leader && fs->v[j].proc >= 0) {
+                c->wall += proc_wall(s, (size_t)fs->v[j].proc);
+                rv[k++] = fs->v[j].rank;
+            }
+    sort_ints(rv, k);
+    rank_list(rv, k, c->over_ranks, sizeof c->over_ranks);
+    if (k == 1 && (rv[0] >= 0 || c->worst->proc >= 0)) {
+        char who[64];
+        int proc = c->worst->proc >= 0 ? c->worst->proc : 0;
+        snprintf(c->whole, sizeof c->whole, "%s's wall time", proc_label(rv[0], m->procs[proc].pid, who, sizeof who));
+    } else if (k > 1) {
+        snprintf(c->whole, sizeof c->whole, "the wall time of ranks %s, summed", c->over_ranks);
+    } else {
+        for (size_t i = 0; i < s->nranks; i++)
+            c->wall = s->ranks[i].wall_ns > c->wall ? s->ranks[i].wall_ns : c->wall;
+        snprintf(c->whole, sizeof c->whole, "the run's wall time (its longest process)");
+    }
+    free(rv);
+}
+
+static void card_of(struct card *c, const struct model *m, const struct summary *s, const struct findings *fs,
+                    const int *group, size_t leader, int64_t *per)
+{
+    memset(c, 0, sizeof *c);
+    c->worst = &fs->v[leader];
+    int *rv = malloc((fs->n + 1) * sizeof *rv);
+    if (!rv)
+        model_out_of_memory();
+    int64_t worst = -1;
+    for (size_t j = leader; j < fs->n; j++) {
+        if (group[j] != (int)leader)
+            continue;
+        const struct finding *f = &fs->v[j];
+        rv[c->members++] = f->rank;
+        model_add(&c->cost, finding_cost(f));
+        c->count += f->count;
+        if (finding_cost(f) > worst) {
+            worst = finding_cost(f);
+            c->worst = f;
+        }
+    }
+    sort_ints(rv, c->members);
+    rank_list(rv, c->members, c->ranks, sizeof c->ranks);
+    free(rv);
+    c->over = charges_spread(fs, group, leader, per, m->nprocs);
+    card_whole(c, m, s, per, fs, group, leader);
+}
+
+static void card_who(FILE *out, const struct model *m, const struct finding *f, const struct card *c)
+{
+    char who[64];
+    if (f->proc >= 0 && f->rank < 0) /* a process no launcher gave a rank: by its pid */
+        fprintf(out, "on %s", proc_label(f->rank, m->procs[f->proc].pid, who, sizeof who));
+    else if (f->rank < 0)
+        fputs("across ranks", out);
+    else
+        fprintf(out, "on rank%s %s", c->members > 1 ? "s" : "", c->ranks);
+}
+
+/* A finding group as a card: what, where, its cost as a share of the wall
+ * time it lay in, and the fix, in the words of its costliest member. */
+static void finding_card(FILE *out, const struct model *m, const struct finding *f, const struct card *c, size_t nth)
+{
+    const struct finding *wf = c->worst;
+    fprintf(out, "<div class=\"finding\" id=\"finding-%zu\"><h3>%zu. <span class=\"kind\">%s</span> ", nth, nth,
+            finding_names[f->kind]);
+    card_who(out, m, f, c);
+    fputs("</h3><div>", out);
+    double share = c->wall > 0 ? 100.0 * (double)c->cost / (double)c->wall : 0;
+    html_cost_bar(out, c->cost, c->wall, c->whole);
+    fprintf(out, "<b>%.2f ms</b> %s, %lld time%s", ms(c->cost), cost_word[finding_cost_field[f->kind]],
+            (long long)c->count, c->count == 1 ? "" : "s");
+    if (c->over > 1) /* a straggler's: the others' wait; a group's: its ranks' */
+        fprintf(out, ", summed over %zu ranks (%s)", c->over, c->over_ranks);
+    if (c->wall > 0)
+        fprintf(out, " &middot; <span class=\"share\">%.1f%% of %s</span>", share, c->whole);
+    if (f->confidence)
+        fprintf(out, " <small>(confidence: %s)</small>", f->confidence);
+    fputs("</div>", out);
+    if (f->callsite[0]) {
+        fputs("<div>at <code>", out);
+        html_text(out, f->callsite);
+        fputs("</code>", out);
+        char range[FINDING_RANGE_LEN];
+        if (*finding_range(m, f, range, sizeof range)) {
+            fputs(" in <code>", out);
+            html_text(out, range);
+            fputs("</code>", out);
+            if (f->iter_first >= 0)
+                fprintf(out, " (iterations %lld-%lld)", (long long)f->iter_first, (long long)f->iter_last);
+        }
+        fputs("</div>", out);
+    }
+    fputs("<div>", out);
+    char text[FINDING_TEXT_LEN];
+    if (c->members > 1) { /* the words are the costliest member's: say whose */
+        char who[64];
+        fprintf(out, "on %s: ", proc_label(wf->rank, wf->proc >= 0 ? m->procs[wf->proc].pid : -1, who, sizeof who));
+    }
+    html_text(out, finding_message(m, wf, text, sizeof text));
+    fputs("</div><div class=\"fix\"><b>fix:</b> ", out);
+    html_text(out, finding_suggestion(m, wf, text, sizeof text));
+    fputs("</div></div>", out);
+}
+
+/* The findings, a card per group (findings_group: the same kind at the
+ * same call site on several ranks is one problem, as the text report
+ * lists it; JSON keeps one per rank), in the one order of the outputs. */
+static void finding_list(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs,
+                         const int *group)
 {
     if (fs->n == fs->below_min_cost) {
         fputs("<p class=\"none\">Nothing found that wastes GPU time.</p>", out);
         return;
     }
-    int64_t most = 0;
-    for (size_t i = 0; i < fs->n; i++)
-        most = finding_cost(&fs->v[i]) > most ? finding_cost(&fs->v[i]) : most;
+    fputs("<p class=\"sub\">The same problem on several ranks is one card. Each bar is the finding's cost as a share"
+          " of the wall time it lay in: its rank's, or the ranks' summed when it cost several (a full bar: all of"
+          " that time).</p>", out);
     int64_t *per = calloc(m->nprocs + 1, sizeof *per);
     if (!per)
         model_out_of_memory();
     size_t shown = 0;
     for (size_t i = 0; i < fs->n; i++) {
-        const struct finding *f = &fs->v[i];
-        if (!finding_shown(f))
-            continue; /* under --min-cost */
-        fprintf(out, "<div class=\"finding\"><h3>%zu. <span class=\"kind\">%s</span> ", ++shown, finding_names[f->kind]);
-        char who[64];
-        if (f->rank >= 0 || f->proc >= 0) /* a process no launcher gave a rank: by its pid */
-            fprintf(out, "on %s", proc_label(f->rank, m->procs[f->proc >= 0 ? f->proc : 0].pid, who, sizeof who));
-        else
-            fputs("across ranks", out);
-        fputs("</h3><div>", out);
-        html_cost_bar(out, finding_cost(f), most);
-        fprintf(out, "<b>%.2f ms</b> %s, %lld time%s", ms(finding_cost(f)), cost_word[finding_cost_field[f->kind]],
-                (long long)f->count, f->count == 1 ? "" : "s");
-        size_t over = charges_spread(fs, NULL, i, per, m->nprocs); /* a straggler's: the others' wait */
-        if (over > 1)
-            fprintf(out, ", summed over %zu ranks", over);
-        if (f->confidence)
-            fprintf(out, " <small>(confidence: %s)</small>", f->confidence);
-        fputs("</div>", out);
-        if (f->callsite[0]) {
-            fputs("<div>at <code>", out);
-            html_text(out, f->callsite);
-            fputs("</code>", out);
-            char range[FINDING_RANGE_LEN];
-            if (*finding_range(m, f, range, sizeof range)) {
-                fputs(" in <code>", out);
-                html_text(out, range);
-                fputs("</code>", out);
-                if (f->iter_first >= 0)
-                    fprintf(out, " (iterations %lld-%lld)", (long long)f->iter_first, (long long)f->iter_last);
-            }
-            fputs("</div>", out);
-        }
-        fputs("<div>", out);
-        char text[FINDING_TEXT_LEN];
-        html_text(out, finding_message(m, f, text, sizeof text));
-        fputs("</div><div class=\"fix\"><b>fix:</b> ", out);
-        html_text(out, finding_suggestion(m, f, text, sizeof text));
-        fputs("</div></div>", out);
+        if (group[i] != (int)i)
+            continue; /* under --min-cost, or a member of an earlier group */
+        struct card c;
+        card_of(&c, m, s, fs, group, i, per);
+        finding_card(out, m, &fs->v[i], &c, ++shown);
     }
     if (fs->below_min_cost)
-        fprintf(out, "<p class=\"sub\">%zu more finding(s) cost less than --min-cost %.2f ms: not shown (--min-cost 0"
-                     " shows them).</p>", fs->below_min_cost, ms(fs->min_cost_ns));
+        fprintf(out, "<p class=\"sub\">%zu more finding(s), per rank, cost less than --min-cost %.2f ms: not shown"
+                     " (--min-cost 0 shows them).</p>", fs->below_min_cost, ms(fs->min_cost_ns));
     free(per);
 }
 
@@ -173,6 +298,10 @@ int html_report_write(const char *path, const struct model *m, const struct summ
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
+    int *group = malloc((fs->n + 1) * sizeof *group);
+    if (!group)
+        model_out_of_memory();
+    findings_group(m, fs, group);
     fputs("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>gputrace report: ", out);
     html_text(out, m->run_id);
     /* no script runs here, and nothing is fetched, whatever a name holds */
@@ -206,12 +335,13 @@ int html_report_write(const char *path, const struct model *m, const struct summ
     html_lateness_map(out, m, spill);
     fputs("</div>", out);
 
-    fputs("<h2>Findings, by cost</h2><div id=\"findings\">", out);
-    finding_list(out, m, fs);
+    fputs("<h2>Findings, what to fix first</h2><div id=\"findings\">", out);
+    finding_list(out, m, s, fs, group);
     fputs("</div>", out);
     import_notes_each(m, html_note, out); /* imported traces only */
     fputs("<p class=\"sub\">Definitions of each kind: docs/report.md. The same findings as text: gputrace-report;"
           " as JSON: --format json.</p></body></html>\n", out);
+    free(group);
     int bad = ferror(out);
     bad |= fclose(out) != 0;
     if (bad) {

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""report_html_page.py BUILD SRC: the HTML page as a new user reads it
+(issue 39), on the demo's saved recording (tests/data/golden/sim-train_demo,
+fixed: nothing here depends on the machine's load).
+
+- Findings: a card per problem, as the text report lists them: the same
+  kind at the same call site on several ranks is one card naming the
+  ranks (four identical comm.exposed cards once), as many cards as the
+  text's "findings (N)".
+- Cost bars: each a share of the wall time the cost lay in (its rank's,
+  or the ranks' summed), said in words beside it, so that a 1% finding
+  shows a 1% bar; once the largest finding filled its bar whatever its
+  share.
+- The step chart: y-axis ticks with grid lines, both axis titles, an
+  x label for more than the first and last iteration.
+- The lateness heatmap: a colour scale, from 0 ms to the latest arrival.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py: TAP lines for automake's driver
+
+b, s = sys.argv[1], sys.argv[2]
+rep = os.path.join(b, "gputrace-report")
+tmp = tempfile.mkdtemp()
+db = os.path.join(tmp, "run.db")
+with open(os.path.join(s, "tests", "data", "golden", "sim-train_demo", "input.sql")) as f:
+    subprocess.run(["sqlite3", db], stdin=f, check=True)
+
+
+def check(what, cond, detail=""):
+    return tap.check(cond, what if cond or detail == "" else "%s %s" % (what, detail))
+
+
+def ranks_of(text):
+    """"0,2-3" -> [0, 2, 3]"""
+    out = []
+    for part in text.split(","):
+        a, _, z = part.partition("-")
+        out += list(range(int(a), int(z or a) + 1))
+    return out
+
+
+page_path = os.path.join(tmp, "r.html")
+text = subprocess.run([rep, "--html", page_path, db], capture_output=True, text=True).stdout
+d = json.loads(subprocess.run([rep, "--format", "json", db], capture_output=True, text=True).stdout)
+page = open(page_path, encoding="utf-8").read()
+wall = {r["rank"]: r["wall_ns"] / 1e6 for r in d["ranks"]}
+
+# 1. a card per group
+cards = re.findall(r'<div class="finding" id="finding-\d+">(.*?)</div><div class="fix">', page)
+groups = int(re.search(r"^findings \((\d+)\)", text, re.M).group(1))
+check(f"as many cards as the text's findings ({groups})", len(cards) == groups, f"got {len(cards)}")
+keys = []
+for c in cards:
+    kind = re.search(r'class="kind">([^<]*)<', c).group(1)
+    at = re.search(r"<div>at <code>(.*?)</code>(?: in <code>(.*?)</code>)?", c)
+    keys.append((kind, at.group(1) if at else "", at.group(2) if at else ""))
+check("no two cards for one kind at one call site in one range", len(set(keys)) == len(keys), str(keys))
+exposed = {}
+for f in d["findings"]:
+    if f["kind"] == "comm.exposed" and f["callsite"].startswith("app_train") and not f.get("below_min_cost"):
+        exposed.setdefault(f["callsite"], []).append(f["rank"])
+site, want = next(iter(exposed.items())) if exposed else ("", [])
+card = next((c for c in cards if 'comm.exposed</span>' in c and site.replace("[", "") in c.replace("[", "")), "")
+named = re.search(r"on ranks? ([\d,-]+)</h3>", card)
+check(f"comm.exposed at {site}: one card naming ranks {sorted(want)}", len(want) > 1 and named is not None and
+      ranks_of(named.group(1)) == sorted(want), f"got {named.group(1) if named else card[:200]}")
+
+# 2. bars against the wall time
+first = True
+for c in cards:
+    width = float(re.search(r'<svg class="cost".*?width="([\d.]+)" height="12" fill="#d62728"', c).group(1))
+    cost = float(re.search(r"<b>([\d.]+) ms</b>", c).group(1))
+    share = re.search(r'<span class="share">([\d.]+)% of (?:rank (\d+)\'s wall time|the wall time of ranks ([\d,-]+),'
+                      r' summed)</span>', c)
+    if not share:
+        check("each card says what its bar is a share of", False, c[:300])
+        continue
+    ranks = [int(share.group(2))] if share.group(2) else ranks_of(share.group(3))
+    whole = sum(wall[r] for r in ranks)
+    pct = 100 * cost / whole
+    kind = re.search(r'class="kind">([^<]*)<', c).group(1)
+    check(f"{kind}: its share, {share.group(1)}%, is its cost over its ranks' wall time ({pct:.1f}%)",
+          abs(float(share.group(1)) - pct) < 0.1)
+    check(f"{kind}: its bar is that share of its width ({width / 2:.1f}%)",
+          abs(width / 2 - min(pct, 100)) < 0.1 or (pct < 0.5 and width == 1.0))
+    if first:
+        check("the first finding's bar is not full (it is not 100% of its ranks' time)", width < 200 and pct < 99)
+        first = False
+
+# 3. the step chart's axes
+chart = page[page.index('id="step-times"'):]
+chart = chart[:chart.index("</svg>")]
+yt = re.findall(r'<text class="yt"[^>]*>([\d.]+)<', chart)
+check("the step chart's y axis has 4 ticks or more, from 0", len(yt) >= 4 and float(yt[0]) == 0, str(yt))
+check("each tick above 0 has a grid line", chart.count('class="grid"') == len(yt) - 1)
+check("the axes have titles", ">iteration</text>" in chart and ">step time (ms)</text>" in chart)
+xt = [int(x) for x in re.findall(r'<text class="xt"[^>]*>(\d+)<', chart)]
+n = len(re.findall(r'points="([^"]*)"', chart)[0].split())
+check(f"the x axis labels each of its {n} iterations (up to 10), else 5 or more, its ends among them",
+      xt == list(range(1, n + 1)) if n <= 10 else len(xt) >= 5 and xt[0] == 1 and xt[-1] == n, str(xt))
+
+# 4. the heatmap's colour scale
+heat = page[page.index('id="lateness"'):]
+heat = heat[:heat.index("</svg>")]
+late = [float(x) for x in re.findall(r": ([\d.]+) ms after the first rank</title>", heat)]
+scale = re.search(r'<g class="scale">.*?>0 ms<.*?<g class="ramp">((?:<rect [^>]*/>)+)</g>.*?>([\d.]+) ms<', heat)
+ramp = re.findall(r'fill="rgb\((\d+),(\d+),(\d+)\)"', scale.group(1)) if scale else []
+check("the heatmap has a colour scale from 0 ms to its latest arrival, white to dark red",
+      len(ramp) >= 10 and ramp[0] == ("255", "245", "240") and ramp[-1] == ("180", "30", "30") and late
+      and abs(float(scale.group(2)) - max(late)) < 0.01,
+      f"{scale.group(2) if scale else None} vs {max(late) if late else None}")
+check("the cells' colours are the scale's: the latest arrival's the darkest",
+      'fill="rgb(180,30,30)"><title>' in heat)
+check("and says what a blank cell is", "not in that collective" in heat)
+tap.finish()
