@@ -18,7 +18,7 @@ gputrace_report_SOURCES = \
   viewer/analyse/attribution.h viewer/analyse/attribution.c viewer/analyse/straggler_place.c \
   viewer/analyse/replay.h viewer/analyse/replay.c viewer/analyse/whatif.c \
   viewer/analyse/ledger.h viewer/analyse/ledger.c viewer/analyse/host_blocked.h viewer/analyse/host_blocked.c \
-  viewer/write/charges_out.h viewer/write/charges_out.c viewer/write/ledger_out.h viewer/write/ledger_out.c viewer/write/whatif_out.h viewer/write/whatif_out.c viewer/write/devices_out.h viewer/write/devices_out.c \
+  viewer/write/charges_out.h viewer/write/charges_out.c viewer/write/ledger_out.h viewer/write/ledger_out.c viewer/write/whatif_out.h viewer/write/whatif_out.c viewer/write/whatif_html.c viewer/write/devices_out.h viewer/write/devices_out.c \
   viewer/analyse/analysis_gpu.c viewer/analyse/analysis_comm.c viewer/analyse/coll_spill.h \
   viewer/analyse/coll_spill.c viewer/analyse/summary.h viewer/analyse/summary.c \
   viewer/analyse/kernel_summary.c viewer/analyse/failed_calls.c \

@@ -119,4 +119,21 @@ check("the heatmap has a colour scale from 0 ms to its latest arrival, white to 
 check("the cells' colours are the scale's: the latest arrival's the darkest",
       'fill="rgb(180,30,30)"><title>' in heat)
 check("and says what a blank cell is", "not in that collective" in heat)
+
+# 5. what if it were fixed: the replay's table, each finding's prediction,
+# the critical path, as the JSON has them
+js = json.loads(subprocess.run([rep, "--format", "json", db], capture_output=True, text=True, check=True).stdout)
+wi = page[page.index('id="whatif"'):] if 'id="whatif"' in page else ""
+rows = re.findall(r"<tr><td>(-?\d+)</td><td>(\d+)</td><td>([\d.]+)</td><td>([\d.]+)</td>", wi[:wi.find("</table>")])
+check("the what-if table has a row per rank replayed, its figures the JSON's",
+      len(rows) == len(js["whatif"]) > 0 and all(
+          (int(r[0]), float(r[2]), float(r[3])) == (w["rank"], round(w["step_ms_measured"], 2), round(w["step_ms_replayed"], 2))
+          for r, w in zip(rows, js["whatif"])), str(rows[:2]))
+gains = re.findall(r'<div class="gain"><b>if fixed:</b> a step ([\d.]+) ms -&gt; ([\d.]+) ms', page)
+check("each card of a predicted finding says the step it would give", len(gains) >= 1, str(gains))
+path = js["whatif"] and [w for w in js["whatif"] if w["rank"] == js["whatif_job"]["reference_rank"]][0]
+parts = re.findall(r'<rect x="[\d.]+" y="0" width="([\d.]+)" height="40" fill="[^"]*"><title>', page)
+check("the critical path: a bar of its parts, the JSON's, that fills it",
+      path and len(parts) == len(path["critical_path"]["parts"]) and abs(sum(float(w) for w in parts) - 1000) < 2,
+      f"{len(parts)} parts, {sum(float(w) for w in parts):.1f} of 1000")
 tap.finish()

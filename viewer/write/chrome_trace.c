@@ -79,8 +79,9 @@ static int moved(const struct writer *w, size_t pi, int stream, int id)
     return id;
 }
 static int thread_tid(const struct writer *w, size_t pi, int tid) { return moved(w, pi, 0, tid); }
-/* The what-if critical paths' process: a pid no rank's takes */
-#define CP_PID 2000000000
+/* The what-if critical paths' process: a pid no process's takes (pid_of:
+ * ranks, else 100000 + the process's index) */
+#define CP_PID(m) (100000 + (int)(m)->nprocs)
 static int stream_tid(const struct writer *w, size_t pi, int stream) { return moved(w, pi, 1, stream); }
 
 static void slice(struct writer *w, const struct model *m, const struct proc *p, int pid, long long tid,
@@ -560,16 +561,16 @@ static void critical_paths(struct writer *w, const struct model *m, const struct
         const struct proc *p = &m->procs[pi];
         char name[200];
         if (!named++)
-            meta(w, "process_name", CP_PID, 0, "what-if: the critical path of a typical step", CP_PID);
+            meta(w, "process_name", CP_PID(m), 0, "what-if: the critical path of a typical step", CP_PID(m));
         snprintf(name, sizeof name, "rank %d, step %lld", p->rank, (long long)wp->cp_iter);
-        meta(w, "thread_name", CP_PID, (long long)pi, name, (int)pi);
+        meta(w, "thread_name", CP_PID(m), (long long)pi, name, (int)pi);
         for (int k = wp->nspans; k-- > 0;) { /* in time order */
             const struct cp_span *sp = &wp->spans[k];
             const struct cp_part *part = &wp->parts[sp->part < wp->nparts ? sp->part : wp->nparts - 1];
             chrome_begin_event(w);
             fputs("{\"ph\":\"X\",\"name\":", w->out);
             json_string(w->out, part->name);
-            fprintf(w->out, ",\"cat\":\"critical_path\",\"pid\":%d,\"tid\":%zu,\"ts\":", CP_PID, pi);
+            fprintf(w->out, ",\"cat\":\"critical_path\",\"pid\":%d,\"tid\":%zu,\"ts\":", CP_PID(m), pi);
             ts(w->out, model_aligned(m, p, sp->a));
             fputs(",\"dur\":", w->out);
             ts(w->out, sp->b - sp->a);

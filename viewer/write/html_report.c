@@ -11,6 +11,7 @@
 #include "viewer/analyse/attribution.h"
 #include "viewer/write/finding_out.h"
 #include "viewer/write/html.h"
+#include "viewer/write/whatif_out.h"
 #include "viewer/write/output.h"
 #include "viewer/write/out_file.h"
 #include "viewer/write/monitor_notes.h"
@@ -195,7 +196,8 @@ static void card_who(FILE *out, const struct model *m, const struct finding *f, 
 
 /* A finding group as a card: what, where, its cost as a share of the wall
  * time it lay in, and the fix, in the words of its costliest member. */
-static void finding_card(FILE *out, const struct model *m, const struct finding *f, const struct card *c, size_t nth)
+static void finding_card(FILE *out, const struct model *m, const struct findings *fs, const struct finding *f,
+                         const struct card *c, size_t nth)
 {
     const struct finding *wf = c->worst;
     fprintf(out, "<div class=\"finding\" id=\"finding-%zu\"><h3>%zu. <span class=\"kind\">%s</span> ", nth, nth,
@@ -236,7 +238,9 @@ static void finding_card(FILE *out, const struct model *m, const struct finding 
     html_text(out, finding_message(m, wf, text, sizeof text));
     fputs("</div><div class=\"fix\"><b>fix:</b> ", out);
     html_text(out, finding_suggestion(m, wf, text, sizeof text));
-    fputs("</div></div>", out);
+    fputs("</div>", out);
+    whatif_html_finding(out, fs, wf);
+    fputs("</div>", out);
 }
 
 /* The findings, a card per group (findings_group: the same kind at the
@@ -261,7 +265,7 @@ static void finding_list(FILE *out, const struct model *m, const struct summary 
             continue; /* under --min-cost, or a member of an earlier group */
         struct card c;
         card_of(&c, m, s, fs, group, i, per);
-        finding_card(out, m, &fs->v[i], &c, ++shown);
+        finding_card(out, m, fs, &fs->v[i], &c, ++shown);
     }
     if (fs->below_min_cost)
         fprintf(out, "<p class=\"sub\">%zu more finding(s), per rank, cost less than --min-cost %.2f ms: not shown"
@@ -320,6 +324,7 @@ int html_report_write(const char *path, const struct model *m, const struct summ
     fputs("</div>", out);
     rank_table(out, s);
     ledger_html(out, m, s, fs);
+    whatif_html(out, m, fs);
 
     fputs("<h2>Step time per iteration</h2><p class=\"sub\">Each rank's iterations (NVTX ranges with a step number;"
           " where none has one, a top-level name repeated; never an operation's, such as nccl:all_reduce), on the"

@@ -27,6 +27,9 @@ void whatif_json_finding(FILE *out, const struct findings *fs, const struct find
 void whatif_json(FILE *out, const struct model *m, const struct findings *fs);
 /* The text's line for a finding: "if fixed: ..." into buf ("" if none). */
 const char *whatif_text_finding(const struct findings *fs, const struct finding *f, char *buf, size_t len);
+/* The HTML page's section (whatif_html.c), and a finding's line on its card. */
+void whatif_html(FILE *out, const struct model *m, const struct findings *fs);
+void whatif_html_finding(FILE *out, const struct findings *fs, const struct finding *f);
 /* The text's section: per rank, its steps now, replayed, all fixed. */
 void whatif_text(FILE *out, const struct model *m, const struct findings *fs);
 
