@@ -137,7 +137,7 @@ void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
         for (int k = 0; k < w->nparts; k++)
             fprintf(out, "    %7.2f ms %5.1f%%  %-10s %s\n", (double)w->parts[k].ns / 1e6,
                     100.0 * (double)w->parts[k].ns / (double)w->cp_ns, cp_kind_names[w->parts[k].kind],
-                    term_cell(w->parts[k].name, 70, TERM_CUT, t, sizeof t));
+                    term_cell(w->parts[k].name, 62, TERM_CUT, t, sizeof t));
     }
     if (ref >= 0 && m->nprocs > 1)
         fprintf(out, "  The job goes at the pace of rank %d, which waits least for the others in its collectives:\n"
