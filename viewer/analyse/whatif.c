@@ -961,9 +961,11 @@ void whatif_window(const struct model *m, struct findings *fs, size_t pi)
             t.op_by = t.call_by = t.call_prev = NULL;
             int64_t now = steps_time(&b, &st, &t), measured = steps_measured(&b, &st);
             int64_t err = now > measured ? now - measured : measured - now;
-            for (size_t k = 0; k < b.g.nops; k++)
-                if (p->ops[b.op_of_rp[k]].nccl && b.g.ops[k].start >= st.v[0].start && b.g.ops[k].end <= st.v[st.n - 1].end)
+            for (size_t k = 0; k < b.g.nops; k++) { /* enqueued during the steps */
+                int64_t at = b.g.calls[b.g.ops[k].call].start;
+                if (p->ops[b.op_of_rp[k]].nccl && at >= st.v[0].start && at <= st.v[st.n - 1].end)
                     w->nccl_ns += b.g.ops[k].end - b.g.ops[k].start;
+            }
             w->steps += (int64_t)st.n;
             w->measured_ns += measured;
             w->replayed_ns += now;

@@ -60,11 +60,11 @@ void whatif_json(FILE *out, const struct model *m, const struct findings *fs)
             continue;
         fprintf(out, "%s\n  {\"rank\": %d, \"pid\": %d, \"steps\": %lld, \"step_ms_measured\": %.3f,"
                      " \"step_ms_replayed\": %.3f, \"replay_error\": %.4f, \"reliable\": %s,"
-                     " \"step_ms_all_fixed\": %.3f",
+                     " \"step_ms_all_fixed\": %.3f, \"nccl_ms\": %.3f",
                 first ? "" : ",", m->procs[i].rank, m->procs[i].pid, (long long)w->steps,
                 ms_per_step(w->measured_ns, w->steps), ms_per_step(w->replayed_ns, w->steps),
                 w->measured_ns ? (double)w->abs_err_ns / (double)w->measured_ns : 0, whatif_reliable(w) ? "true" : "false",
-                ms_per_step(w->all_fixed_ns, w->steps));
+                ms_per_step(w->all_fixed_ns, w->steps), ms_per_step(w->nccl_ns, w->steps));
         if (w->cp_ns) {
             fprintf(out, ", \"critical_path\": {\"iteration\": %lld, \"ms\": %.3f, \"parts\": [", (long long)w->cp_iter,
                     (double)w->cp_ns / 1e6);
