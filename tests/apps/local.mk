@@ -332,6 +332,12 @@ tests_apps_event_sync_SOURCES = tests/apps/event_sync.c
 tests_apps_event_sync_LDADD = $(SIM_LIBS)
 tests_apps_event_sync_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_event_sync_DEPENDENCIES = tests/sim/libgpusim.la
+# a buffer freed every step: cudaFree's device-wide sync (sync.implicit), and its twin
+check_PROGRAMS += tests/apps/free_each_step
+tests_apps_free_each_step_SOURCES = tests/apps/free_each_step.c
+tests_apps_free_each_step_LDADD = $(SIM_LIBS)
+tests_apps_free_each_step_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_free_each_step_DEPENDENCIES = tests/sim/libgpusim.la
 # tensor.to('cuda') from pageable memory: c10's sync after the upload is the copy's
 check_PROGRAMS += tests/apps/to_device
 tests_apps_to_device_SOURCES = tests/apps/to_device.c

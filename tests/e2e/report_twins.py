@@ -58,9 +58,10 @@ TWINS = {
     "event_sync": ({"sync.no_consumer"}, {}),
     "cpu_copy": ({"copy.pageable"}, {}),
     "to_device": ({"copy.pageable", "copy.serialized"}, {}),
+    "free_each_step": ({"sync.implicit"}, {}),
 }
 NOMINAL_US.update({"pg_pack_kernel": 3000, "ev_producer_kernel": 3000, "cpu_model_kernel": 3000,
-                   "to_device_kernel": 3000})
+                   "to_device_kernel": 3000, "free_step_kernel": 3000})
 # Twins whose ratio is known to fall outside the band, printed as "known:"
 # and not asserted until the cause is found (docs/report.md, the table of
 # measured ratios).  serialized_upload was one until the simulator's copy
