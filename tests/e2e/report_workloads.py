@@ -94,9 +94,12 @@ def check_trace(name, path, d):
     ends = {e["id"] for e in ev if e["ph"] == "f" and e.get("cat") == "ac2g"}
     check(starts and ends == starts, f"{name}: every launch flow ends on GPU work ({len(ends)} of {len(starts)})")
     procs = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+    # the what-if replay's critical paths are a process of their own, after the ranks'
+    whatif = {p for p, n in procs.items() if n.startswith("what-if:")}
     ranks = {r["rank"] for r in d["ranks"]}
-    check(set(procs) == ranks and all(n.startswith(f"rank {p}") for p, n in procs.items()),
-          f"{name}: one named process per rank")
+    check(set(procs) - whatif == ranks and all(n.startswith(f"rank {p}") for p, n in procs.items() if p not in whatif)
+          and len(whatif) == (1 if any(w.get("critical_path") for w in d.get("whatif", [])) else 0),
+          f"{name}: one named process per rank (and the what-if's)")
     threads = [(e["pid"], e["args"]["name"]) for e in ev if e["ph"] == "M" and e["name"] == "thread_name"]
     check(all(any(p == r and n.startswith("host thread") for p, n in threads) and
               any(p == r and n.startswith("GPU") for p, n in threads) for r in ranks),
