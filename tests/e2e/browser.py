@@ -10,9 +10,13 @@ and its HTML report.  Then, in headless Chromium:
   errors" and no "Data losses" table, the trace processor's stats table no
   error nor data loss; every slice and every flow link of the file must be
   in the trace processor (none dropped in silence); the ranks in rank
-  order; a track per GPU stream named "GPU g stream s" (Kineto: "stream
-  s") on the stream's own id; each finding marked at its occurrences, not
-  once at the process's start;
+  order (process_sort_index, which the UI reads from v53; the pinned v52
+  does not: there the file's indexes, and no filler markers); a track per
+  GPU stream named "GPU g stream s (roles)" by what ran on it (Kineto:
+  "stream s") on the stream's own id, none for a stream that ran nothing;
+  each finding marked at its occurrences, not once at the process's start;
+  comm.straggler's markers on the straggler's track (where a search for it
+  lands);
 - the HTML report (file://, every request to the network refused): no
   console error, and each chart drawn (its SVG elements on screen, and
   pixels other than the background in its screenshot).
@@ -130,18 +134,55 @@ def chrome_trace(browser, path):
         check(coll > 0, f"Chrome trace: collectives linked across ranks ({coll} flow links)")
         groups = page.evaluate("() => window.app.trace.workspace.children.map(c => c.name)")
         ranks = [g.split()[1] for g in groups if g.startswith("rank ")]
-        check(ranks == ["0", "1", "2", "3"], f"Chrome trace: the ranks in rank order ({groups})")
-        # a track per stream, on the stream's id, named for its GPU and stream
-        want = {(e["pid"], e["args"]["device"], e["args"]["stream"]) for e in ev
-                if e.get("ph") == "X" and e.get("cat") == "kernel"}
+        # Perfetto orders processes by process_sort_index from v53 (its
+        # importer keeps it as the process's process_sort_index_hint); the
+        # pinned UI, v52, by slice count and name, which only filler
+        # markers (a column of arrows) could bend: there, the file's order
+        sorted_ui = query(page, "select count(*) from args where key = 'process_sort_index_hint'")[0][0] > 0
+        sort = {e["pid"]: e["args"]["sort_index"] for e in ev
+                if e.get("ph") == "M" and e.get("name") == "process_sort_index"}
+        named = sorted((sort.get(e["pid"], 1 << 30), e["args"]["name"].split()[1]) for e in ev if e.get("ph") == "M"
+                       and e.get("name") == "process_name" and e["args"]["name"].startswith("rank "))
+        filler = query(page, "select count(*) from slice where name = '(track order)'")[0][0]
+        if sorted_ui:
+            check(ranks == ["0", "1", "2", "3"], f"Chrome trace: the ranks in rank order ({groups})")
+        else:
+            check([r for _, r in named] == ["0", "1", "2", "3"] and not filler,
+                  f"Chrome trace: the ranks in rank order by process_sort_index, no filler markers ({named}, "
+                  f"{filler}; this UI reads no sort index and shows {ranks})")
+        # a track per stream, on the stream's id, named for its GPU, its
+        # stream and what ran on it; none for a stream that ran nothing
+        roles = {}
+        for e in ev:
+            if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+                role = "NCCL" if e["name"].startswith("nccl") else "compute" if e["cat"] == "kernel" else "copy"
+                roles.setdefault((e["pid"], e["args"]["device"], e["args"]["stream"]), set()).add(role)
         threads = query(page, "select p.pid, t.tid, t.name from thread t join process p using (upid)")
         have = {(pid, tid): nm for pid, tid, nm in threads}
-        check(want and all(have.get((pid, s)) == f"GPU {g} stream {s}" for pid, g, s in want),
-              f"Chrome trace: a track 'GPU g stream s' on tid s for each of {len(want)} streams")
+        want = {(pid, s): f"GPU {g} stream {s} (%s)" % " + ".join(r for r in ("compute", "NCCL", "copy") if r in rs)
+                for (pid, g, s), rs in roles.items()}
+        check(want and all(have.get(k) == v for k, v in want.items()),
+              f"Chrome trace: a track 'GPU g stream s (roles)' on tid s for each of {len(want)} streams "
+              f"({[have.get(k) for k in sorted(want)][:5]})")
+        empty = query(page, "select t.name from thread t where t.name like 'GPU % stream %' and not exists (select 1"
+                            " from thread_track tt join slice s on s.track_id = tt.id where tt.utid = t.utid)")
+        check(not empty, f"Chrome trace: no stream track without operations ({empty})")
         check(not any(tid >= 1000000000 for _, tid, _ in threads), "Chrome trace: no made-up thread ids")
         tracks = page.evaluate("() => window.app.trace.workspace.flatTracks.map(t => t.name)")
-        check("GPU 0 stream 7 7" in tracks or any(t.startswith("GPU 0 stream ") for t in tracks),
-              f"Chrome trace: the UI shows the stream tracks ({[t for t in tracks if 'stream' in t][:4]}...)")
+        check(any(t.startswith("GPU 0 stream ") and t.split()[4].startswith("(") for t in tracks),
+              f"Chrome trace: the UI shows the stream tracks with their roles "
+              f"({[t for t in tracks if 'stream' in t][:4]}...)")
+        # searching comm.straggler lands on the straggler: each of its
+        # markers on the process of the rank it names
+        strag = query(page, "select p.name, a.int_value from slice s join process_track pt on s.track_id = pt.id join"
+                            " process p using (upid) join args a on a.arg_set_id = s.arg_set_id and a.key = 'args.rank'"
+                            " where s.name = 'comm.straggler' order by s.ts")
+        if strag:
+            check(all(nm.startswith(f"rank {r} ") for nm, r in strag),
+                  f"Chrome trace: {len(strag)} comm.straggler markers on the straggler's track, the first on "
+                  f"{strag[0][0].split(' ·')[0]} ({sorted({(nm.split(' ·')[0], r) for nm, r in strag})})")
+        else:
+            diag("no comm.straggler in this run (a loaded machine): its markers' track not checked")
         # findings where they happened: several times per finding, on threads
         marks = query(page, "select name, count(*), count(distinct ts), sum(track_id in (select id from thread_track))"
                             " from slice where category = 'finding' group by name")

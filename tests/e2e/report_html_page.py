@@ -14,6 +14,11 @@ fixed: nothing here depends on the machine's load).
 - The step chart: y-axis ticks with grid lines, both axis titles, an
   x label for more than the first and last iteration.
 - The lateness heatmap: a colour scale, from 0 ms to the latest arrival.
+- "Fix first" at the top: the first three cards, a line each (kind,
+  where, cost, fix), each a link to its card.
+- The tables the text report has: collectives, kernels, phases, each row
+  the JSON's.
+- Each card of a finding with a call site names it.
 """
 import json
 import os
@@ -136,4 +141,49 @@ parts = re.findall(r'<rect x="[\d.]+" y="0" width="([\d.]+)" height="40" fill="[
 check("the critical path: a bar of its parts, the JSON's, that fills it",
       path and len(parts) == len(path["critical_path"]["parts"]) and abs(sum(float(w) for w in parts) - 1000) < 2,
       f"{len(parts)} parts, {sum(float(w) for w in parts):.1f} of 1000")
+# 6. "fix first": the first three cards, each linked, before the charts
+top = page[page.index('id="fix-first"'):] if 'id="fix-first"' in page else ""
+top = top[:top.find("</ol>")]
+items = re.findall(r'<li><a href="#finding-(\d+)"><span class="kind">([^<]*)</span></a>(.*?)</li>', top)
+check("fix first: the first three cards, in order, each a link to its card's anchor",
+      [int(i[0]) for i in items] == [1, 2, 3] and all(f'id="finding-{i[0]}"' in page for i in items), str(items)[:300])
+check("fix first: above the charts", 0 < page.find('id="fix-first"') < page.find('id="rank-summary"'))
+for n, kind, rest in items:
+    c = cards[int(n) - 1]
+    ckind = re.search(r'class="kind">([^<]*)<', c).group(1)
+    ccost = re.search(r"<b>([\d.]+) ms</b>", c).group(1)
+    where = re.search(r"<div>at <code>(.*?)</code>", c)
+    said = re.search(r"<b>([\d.]+) ms</b>", rest)
+    check(f"fix first {n}: its card's kind ({ckind}), cost ({ccost} ms), a place and a fix",
+          kind == ckind and said and said.group(1) == ccost and re.search(r" (at|in) <code>", rest)
+          and "<b>fix:</b> " in rest, rest[:200])
+
+# 7. the text report's tables, each row the JSON's
+def rows(tid):
+    at = page.find(f'<table id="{tid}">')
+    if at < 0:
+        return None
+    body = page[at:page.index("</table>", at)]
+    return [re.findall(r"<td[^>]*>(?:<code>)?(.*?)(?:</code>)?</td>", r) for r in re.findall(r"<tr><td.*?</tr>", body)]
+
+
+got = rows("collectives")
+check("a collectives table, a row per JSON collective (op, bytes, count, total ms)",
+      got is not None and [(r[0], int(r[1]), int(r[2]), float(r[3])) for r in got] ==
+      [(c["op"], c["bytes"], c["count"], round(c["total_ns"] / 1e6, 2)) for c in d["collectives"]], str(got)[:300])
+got = rows("kernels")
+check("a kernels table, the JSON's first 10 (name, count, total ms)",
+      got is not None and len(d["kernels"]) > 1 and [(r[0], int(r[1]), float(r[2])) for r in got] ==
+      [(k["name"], k["count"], round(k["total_ns"] / 1e6, 2)) for k in d["kernels"][:10]], str(got)[:300])
+got = rows("phases")
+check("a phases table, the JSON's phases (rank, name, count, wall ms), six at most per rank",
+      got is not None and len(d["phases"]) > 1 and [(int(r[0]), r[1], int(r[2]), float(r[3])) for r in got] ==
+      [(p["rank"], p["name"], p["count"], round(p["wall_ns"] / 1e6, 1)) for p in d["phases"]
+       if sum(1 for q in d["phases"][:d["phases"].index(p)] if q["rank"] == p["rank"]) < 6], str(got)[:300])
+
+# 8. each card of a finding with a call site names it (the JSON's)
+sites = {f["callsite"] for f in d["findings"] if not f.get("below_min_cost")}
+named = [re.search(r"<div>at <code>(.*?)</code>", c) for c in cards]
+check("each card names its call site, one of the JSON's", all(a and a.group(1) in sites for a in named),
+      str([a.group(1) if a else None for a in named]))
 tap.finish()

@@ -7,13 +7,17 @@ same in the Perfetto UI where Chromium runs):
   come in time order: "s" first, "f" last;
 - complete events on one track nest: none starts inside another and ends
   after it (Perfetto drops such a one);
-- GPU streams on their own id (Chrome trace: "GPU g stream s" on tid s;
-  Kineto: "stream s" on pid = device, tid = s);
+- GPU streams on their own id (Chrome trace: "GPU g stream s (roles)" on
+  tid s, the roles what ran on it: compute, NCCL, copy; no track named for
+  a stream that ran nothing; Kineto: "stream s" on pid = device, tid = s);
+- the ranks ordered by process_sort_index (the rank), no filler markers
+  to even out slice counts (a column of arrows once);
 - a finding's markers at their occurrences' times, their costs summing to
   the finding's when every occurrence is marked, each its own occurrence's
   (not the whole cost on the last one); a whole-process figure's at the
-  first pieces of time charged to it; a collective's on its
-  stream.
+  first pieces of time charged to it, on the track of the rank it names
+  (a straggler's, not the ranks that waited: a search for comm.straggler
+  lands on the straggler); a collective's on its stream.
 
 Usage: trace_rules.py CHROME_TRACE KINETO_FILE..."""
 import json, sys
@@ -66,8 +70,30 @@ nesting("Chrome trace", ev)
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
 ops = {(e["pid"], e["tid"], e["args"]["device"], e["args"]["stream"]) for e in ev
        if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")}
-check(ops and all(tid == s and names.get((pid, tid)) == f"GPU {g} stream {s}" for pid, tid, g, s in ops),
-      f"Chrome trace: GPU work on tid = stream, tracks named 'GPU g stream s' ({sorted(ops)[:3]})")
+roles = {}
+for e in ev:
+    if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+        role = "NCCL" if e["name"].startswith("nccl") else "compute" if e["cat"] == "kernel" else "copy"
+        roles.setdefault((e["pid"], e["tid"]), set()).add(role)
+
+
+def stream_name(pid, g, s):
+    return f"GPU {g} stream {s} (%s)" % " + ".join(r for r in ("compute", "NCCL", "copy") if r in roles[(pid, s)])
+
+
+check(ops and all(tid == s and names.get((pid, tid)) == stream_name(pid, g, s) for pid, tid, g, s in ops),
+      f"Chrome trace: GPU work on tid = stream, tracks named 'GPU g stream s (roles)' "
+      f"({[names.get((pid, tid)) for pid, tid, g, s in sorted(ops)[:3]]})")
+named = [k for k, v in names.items() if v.startswith("GPU ")]
+check(named and all(k in roles for k in named), f"Chrome trace: no track named for a stream that ran nothing"
+      f" ({[names[k] for k in named if k not in roles]})")
+ranks = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"
+         and e["args"]["name"].startswith("rank ")}
+sort = {e["pid"]: e["args"]["sort_index"] for e in ev if e.get("ph") == "M" and e["name"] == "process_sort_index"}
+check(ranks and all(sort.get(pid) == int(nm.split()[1]) for pid, nm in ranks.items()),
+      f"Chrome trace: each rank's process_sort_index is its rank ({sort})")
+filler = [e for e in ev if e.get("cat") == "gputrace" or e.get("name") == "(track order)"]
+check(not filler, f"Chrome trace: no filler markers to order the tracks ({len(filler)})")
 marks = [e for e in ev if e.get("cat") == "finding"]
 by = {}
 for e in marks:
@@ -102,6 +128,10 @@ check(all(e["args"]["marked"] == 0 and e.get("s") == "p" and (e["args"]["kind"] 
                                                             (e["args"]["kind"] == "comm.exposed" and
                                                              e["args"]["callsite"] == "(whole process)"))
           for e in pieces), f"Chrome trace: {len(pieces)} markers of whole-process findings at the time charged to them")
+whole = [e for e in marks if e["args"]["callsite"] == "(whole process)" and e["args"].get("rank", -1) >= 0]
+check(whole and all(e["pid"] == e["args"]["rank"] for e in whole),
+      f"Chrome trace: {len(whole)} markers of whole-process findings on the process of the rank they name"
+      f" ({sorted({(e['name'], e['args']['rank'], e['pid']) for e in whole if e['pid'] != e['args']['rank']})})")
 for (kind, site, cost, _), v in by.items():
     got = [e for e in v if "charged_piece" in e["args"]]
     if got:

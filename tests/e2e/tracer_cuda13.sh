@@ -100,7 +100,7 @@ import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
 ops = {(e["pid"], e["tid"], e["args"]["device"], e["args"]["stream"]) for e in ev if e.get("cat") in ("kernel", "gpu_memcpy")}
-bad = sorted({names.get((p, t)) for p, t, g, s in ops if names.get((p, t)) != "GPU %d stream %d" % (g, s)}, key=str)
+bad = sorted({names.get((p, t)) for p, t, g, s in ops if not str(names.get((p, t))).startswith("GPU %d stream %d (" % (g, s))}, key=str)
 print(("%d streams" % len(ops)) if ops and not bad else bad)' "$tmp/inject.trace.json" | sed 's/^[1-9][0-9]* streams$/named/')" named
 ranks_json() { "$b/gputrace-report" --format json "$1" | python3 -c '
 import json, sys

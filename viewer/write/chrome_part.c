@@ -3,7 +3,7 @@
  *
  * A part is a writer of its own over a scratch stream: its events all
  * start with the separator (the trace's first event loses it when joined),
- * it counts its own slices and moved tracks, and the trace takes them over
+ * it counts its own moved tracks, and the trace takes them over
  * when the part is joined.  The stream (fopencookie) writes to a file
  * without a name in $TMPDIR (else /tmp; tmpfiles_scratch: mode 0600,
  * never a name another user could plant a link at, gone however the
@@ -204,8 +204,6 @@ struct chrome_trace *chrome_trace_part(const struct chrome_trace *whole, const s
     w->events = 1; /* every event of a part follows another */
     w->nprocs = m->nprocs;
     w->rank_width = o->rank_width;
-    if (!(w->slices = calloc(m->nprocs + 1, sizeof *w->slices)))
-        model_out_of_memory();
     return (struct chrome_trace *)w;
 }
 
@@ -215,7 +213,6 @@ void chrome_trace_part_free(struct chrome_trace *part)
     if (!p)
         return;
     fclose(p->w.out);
-    free(p->w.slices);
     free(p->w.moves);
     free(p);
 }
@@ -246,8 +243,6 @@ void chrome_trace_join(struct chrome_trace *whole, struct chrome_trace *part, in
     w->events += events > 0 ? events : 0;
     if (w->progress && events > 0)
         fprintf(stderr, "\rgputrace-report: %ld trace events", w->events);
-    for (size_t i = 0; i < w->nprocs && i < q->nprocs; i++)
-        w->slices[i] += q->slices[i];
     for (int k = 0; k < q->nmoves; k++) {
         if (w->nmoves == w->moves_cap) {
             w->moves_cap = w->moves_cap ? 2 * w->moves_cap : 16;

@@ -2,7 +2,8 @@
  * Perfetto and chrome://tracing open, streamed event by event.
  *
  * One process per rank ("rank R · host · pid · GPU"), host threads first,
- * then one track per GPU stream (tid = the stream's id, "GPU g stream s");
+ * then one track per GPU stream that ran something (tid = the stream's
+ * id, "GPU g stream s (compute)": named by what ran on it too);
  * API calls, kernels, copies and memsets as slices with their details in
  * args; a flow from each launch to the GPU work it caused; collectives as
  * slices on their stream, linked across ranks by one flow per
@@ -14,9 +15,11 @@
  *
  * What Perfetto's JSON importer keeps (docs/chrome-trace.md): flows by
  * their "id" (it reads no "id2"), a flow's steps in time order, slices on
- * one track that nest; it orders processes by their number of slices,
- * then by name, never by process_sort_index: names sort in rank order and
- * a few markers even the counts out (pad_order). */
+ * one track that nest.  The ranks' order is their process_sort_index
+ * (the rank), which Perfetto reads since v53 and chrome://tracing always
+ * has; older Perfetto UIs order processes by their number of slices, then
+ * by name (zero-padded ranks: in rank order when the counts tie).  Markers
+ * once evened the counts out, a column of arrows on empty tracks. */
 #include "viewer/model/comm_kernels.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/write/finding_out.h"
@@ -58,7 +61,8 @@ static int pid_of(const struct model *m, size_t pi)
     return rank;
 }
 
-/* The sort indexes are for chrome://tracing, which reads them. */
+/* The sort indexes: Perfetto (v53 on) and chrome://tracing order
+ * processes and their tracks by them, lowest first. */
 static void meta(struct writer *w, const char *what, int pid, long long tid, const char *name, int sort)
 {
     chrome_begin_event(w);
@@ -87,7 +91,6 @@ static int stream_tid(const struct writer *w, size_t pi, int stream) { return mo
 static void slice(struct writer *w, const struct model *m, const struct proc *p, int pid, long long tid,
                   const char *name, const char *cat, int64_t start, int64_t end)
 {
-    w->slices[p - m->procs]++;
     chrome_begin_event(w);
     fputs("{\"ph\":\"X\",\"name\":", w->out);
     json_string(w->out, name);
@@ -131,8 +134,33 @@ static void move(struct writer *w, size_t pi, int stream, int id, int tid)
     w->proc_moves++;
 }
 
+/* What ran on a stream, for its track's name: a user sees which stream
+ * computes, which communicates and which copies without opening one. */
+enum { STREAM_COMPUTE = 1, STREAM_NCCL = 2, STREAM_COMM = 4, STREAM_COPY = 8 };
+
+static int op_role(const struct proc *p, const struct gop *g)
+{
+    if (g->nccl) /* NCCL's kernels and copy-engine copies; other libraries' communication kernels */
+        return g->kind != GOP_KERNEL || !strncmp(model_kernel_name(p, g->name), "nccl", 4) ? STREAM_NCCL : STREAM_COMM;
+    return g->kind == GOP_KERNEL ? STREAM_COMPUTE : STREAM_COPY;
+}
+
+/* " (compute)", " (NCCL + copy)": the roles of a stream, in that order. */
+static void role_words(int roles, char *buf, size_t len)
+{
+    static const char *const word[] = { "compute", "NCCL", "communication", "copy" };
+    size_t at = 0;
+    buf[0] = 0;
+    for (int b = 0; b < 4 && at < len; b++)
+        if (roles & (1 << b))
+            at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? " + " : " (", word[b]);
+    if (at && at < len)
+        snprintf(buf + at, len - at, ")");
+}
+
 /* The tracks of the window loaded: its threads and streams not seen yet,
- * each on the tid of its own id unless a track of the process has it. */
+ * each on the tid of its own id unless a track of the process has it;
+ * and what ran on each stream. */
 static void note_tracks(struct writer *w, size_t pi, const struct proc *p)
 {
     for (size_t i = 0; i < p->ncalls && w->nthreads < TRACKS_NAMED; i++) {
@@ -140,9 +168,15 @@ static void note_tracks(struct writer *w, size_t pi, const struct proc *p)
         if (add_new(w->threads, &w->nthreads, tid) && has(w->stream_tids, w->nstreams, tid))
             move(w, pi, 0, tid, THREAD_TID_MOVED + tid);
     }
-    for (size_t i = 0; i < p->nops && w->nstreams < TRACKS_NAMED; i++) {
-        int s = p->ops[i].stream;
-        if (has(w->streams, w->nstreams, s))
+    for (size_t i = 0; i < p->nops; i++) {
+        int s = p->ops[i].stream, seen = 0;
+        while (seen < w->nstreams && w->streams[seen] != s)
+            seen++;
+        if (seen < w->nstreams) {
+            w->stream_roles[seen] |= op_role(p, &p->ops[i]);
+            continue;
+        }
+        if (w->nstreams == TRACKS_NAMED)
             continue;
         int tid = s;
         for (int k = 0; k < w->nthreads; k++)
@@ -152,6 +186,7 @@ static void note_tracks(struct writer *w, size_t pi, const struct proc *p)
             move(w, pi, 1, s, tid);
         w->streams[w->nstreams] = s;
         w->stream_devs[w->nstreams] = p->ops[i].device;
+        w->stream_roles[w->nstreams] = op_role(p, &p->ops[i]);
         w->stream_tids[w->nstreams++] = tid;
     }
 }
@@ -161,8 +196,8 @@ static void metadata(struct writer *w, const struct model *m, size_t pi)
     const struct proc *p = &m->procs[pi];
     int pid = pid_of(m, pi);
     char name[512];
-    /* ranks zero-padded, so that names sort as ranks do (Perfetto orders
-     * processes of as many slices by name) */
+    /* ranks zero-padded, so that names sort as ranks do (a Perfetto UI
+     * before v53 orders processes of as many slices by name) */
     if (p->rank >= 0)
         snprintf(name, sizeof name, "rank %0*d \xc2\xb7 %s \xc2\xb7 pid %d \xc2\xb7 %s", w->rank_width, p->rank, p->host,
                  p->pid, p->gpu[0] ? p->gpu : "no GPU name");
@@ -180,20 +215,25 @@ static void metadata(struct writer *w, const struct model *m, size_t pi)
     for (int a = 0; a < ns; a++) /* streams in id order */
         for (int b = a + 1; b < ns; b++)
             if (w->streams[b] < w->streams[a]) {
-                int t = w->streams[a], u = w->stream_tids[a], d = w->stream_devs[a];
+                int t = w->streams[a], u = w->stream_tids[a], d = w->stream_devs[a], r = w->stream_roles[a];
                 w->streams[a] = w->streams[b];
                 w->stream_tids[a] = w->stream_tids[b];
                 w->stream_devs[a] = w->stream_devs[b];
+                w->stream_roles[a] = w->stream_roles[b];
                 w->streams[b] = t;
                 w->stream_tids[b] = u;
                 w->stream_devs[b] = d;
+                w->stream_roles[b] = r;
             }
     /* named by the device its work ran on, as CUPTI's records say: the
      * process's device is the one its last cudaSetDevice chose, unknown (-1)
-     * where no wrapper saw that call (a static runtime's program) */
+     * where no wrapper saw that call (a static runtime's program); and by
+     * what ran on them: "GPU 0 stream 7 (compute + copy)" */
     for (int k = 0; k < ns; k++) {
-        snprintf(name, sizeof name, "GPU %d stream %d", w->stream_devs[k] >= 0 ? w->stream_devs[k] : p->device,
-                 w->streams[k]);
+        char roles[64];
+        role_words(w->stream_roles[k], roles, sizeof roles);
+        snprintf(name, sizeof name, "GPU %d stream %d%s", w->stream_devs[k] >= 0 ? w->stream_devs[k] : p->device,
+                 w->streams[k], roles);
         meta(w, "thread_name", pid, w->stream_tids[k], name, 1000 + k);
     }
 }
@@ -313,7 +353,7 @@ static void pending_marks(struct coll_pass *cp)
         }
 }
 
-static void finding_args(struct writer *w, const struct model *m, const struct finding *f, int k);
+static void finding_args(struct writer *w, const struct model *m, const struct finding *f, int k, int elsewhere);
 
 /* The marks waiting for collective c, on its stream at its kernel's start. */
 static void place_marks(struct coll_pass *cp, const struct coll_rec *c, int tid)
@@ -330,13 +370,12 @@ static void place_marks(struct coll_pass *cp, const struct coll_rec *c, int tid)
         if (mk->proc != c->proc || mk->t != c->start || *done)
             continue;
         *done = 1;
-        w->slices[c->proc]++;
         chrome_begin_event(w);
         fputs("{\"ph\":\"i\",\"name\":", w->out);
         json_string(w->out, finding_names[f->kind]);
         fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":", pid_of(cp->m, (size_t)c->proc), tid);
         ts(w->out, model_aligned(cp->m, &cp->m->procs[c->proc], c->gstart));
-        finding_args(w, cp->m, f, pd->k);
+        finding_args(w, cp->m, f, pd->k, -1);
     }
 }
 
@@ -403,11 +442,18 @@ static void collective_group(const struct coll_rec *v, size_t n, void *ctx)
     }
 }
 
-/* A finding's details, in the args of each of its markers. */
-static void finding_args(struct writer *w, const struct model *m, const struct finding *f, int k)
+/* A finding's details, in the args of each of its markers; `elsewhere`:
+ * the process the marked time lay on when the marker is on the finding's
+ * own (the rank that waited for a straggler), else -1. */
+static void finding_args(struct writer *w, const struct model *m, const struct finding *f, int k, int elsewhere)
 {
     fputs(",\"args\":{\"kind\":", w->out);
     json_string(w->out, finding_names[f->kind]);
+    if (f->rank >= 0) /* the rank it names (comm.straggler: the late one) */
+        fprintf(w->out, ",\"rank\":%d", f->rank);
+    if (elsewhere >= 0)
+        fprintf(w->out, ",\"%s\":%d", m->procs[elsewhere].rank >= 0 ? "time_on_rank" : "time_on_pid",
+                m->procs[elsewhere].rank >= 0 ? m->procs[elsewhere].rank : m->procs[elsewhere].pid);
     if (k >= 0) /* an occurrence, or a piece of the time charged to it (finding_marks_from_charges) */
         fprintf(w->out, ",\"%s\":%d,\"cost_ns\":%lld", f->marks_charged ? "charged_piece" : "occurrence", k + 1,
                 (long long)finding_mark_cost(f, k));
@@ -440,7 +486,11 @@ static void finding_args(struct writer *w, const struct model *m, const struct f
 /* Each finding as a marker at each of its first occurrences, on the
  * thread that made it (or its process's track when no thread is named);
  * one with no occurrence of its own (a whole-process or whole-run
- * figure) at its process's, or the run's, start. */
+ * figure) at its process's, or the run's, start.  A whole process's
+ * finding (comm.straggler, gpu.idle) goes on that process's track even
+ * where its marks lie on others' (the straggler's: the time the others
+ * waited for it), so that searching its name lands on the rank it names;
+ * the rank that waited is in its args. */
 static void findings(struct writer *w, const struct model *m, const struct findings *fs, const uint8_t *placed)
 {
     for (size_t i = 0; i < fs->n; i++) {
@@ -451,9 +501,9 @@ static void findings(struct writer *w, const struct model *m, const struct findi
             int proc = f->nmarks ? f->marks[k].proc : f->proc >= 0 ? f->proc : 0;
             if (proc < 0 || (size_t)proc >= m->nprocs)
                 continue;
-            const struct proc *p = &m->procs[proc];
+            const struct proc *p = &m->procs[proc]; /* the mark's clock */
             int tid = f->nmarks ? f->marks[k].tid : -1;
-            w->slices[proc]++;
+            int on = tid < 0 && f->proc >= 0 && (size_t)f->proc < m->nprocs ? f->proc : proc; /* the track's process */
             chrome_begin_event(w);
             fputs("{\"ph\":\"i\",\"name\":", w->out);
             json_string(w->out, finding_names[f->kind]);
@@ -462,35 +512,11 @@ static void findings(struct writer *w, const struct model *m, const struct findi
                         thread_tid(w, (size_t)proc, tid));
             else
                 fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"%s\",\"pid\":%d,\"ts\":", f->proc >= 0 || f->nmarks ? "p" : "g",
-                        pid_of(m, (size_t)proc));
+                        pid_of(m, (size_t)on));
             ts(w->out, model_aligned(m, p, f->nmarks ? f->marks[k].t : p->start));
-            finding_args(w, m, f, f->nmarks ? k : -1);
+            finding_args(w, m, f, f->nmarks ? k : -1, on != proc ? proc : -1);
         }
     }
-}
-
-/* Perfetto orders processes by their number of slices (most first), then
- * by name: each process gets as many as the busiest one, the difference
- * made up by markers at its start on its process track, so that the names
- * (in rank order) decide.  Left out when they would be more than a tenth
- * of the trace: the ranks then show busiest first. */
-static void pad_order(struct writer *w, const struct model *m)
-{
-    long most = 0, need = 0;
-    for (size_t i = 0; i < w->nprocs; i++)
-        most = w->slices[i] > most ? w->slices[i] : most;
-    for (size_t i = 0; i < w->nprocs; i++)
-        need += most - w->slices[i];
-    if (need > 1000 && need > w->events / 10)
-        return;
-    for (size_t i = 0; i < w->nprocs; i++)
-        for (long k = w->slices[i]; k < most; k++) {
-            chrome_begin_event(w);
-            fprintf(w->out, "{\"ph\":\"i\",\"s\":\"p\",\"name\":\"(track order)\",\"cat\":\"gputrace\",\"pid\":%d,\"ts\":",
-                    pid_of(m, i));
-            ts(w->out, model_aligned(m, &m->procs[i], m->procs[i].start));
-            fputc('}', w->out);
-        }
 }
 
 struct chrome_trace *chrome_trace_open(const char *path, const struct model *m, int progress)
@@ -507,8 +533,6 @@ struct chrome_trace *chrome_trace_open(const char *path, const struct model *m, 
     }
     w->progress = progress;
     w->nprocs = m->nprocs;
-    if (!(w->slices = calloc(m->nprocs + 1, sizeof *w->slices)))
-        model_out_of_memory();
     int top = 0;
     for (size_t i = 0; i < m->nprocs; i++)
         top = m->procs[i].rank > top ? m->procs[i].rank : top;
@@ -548,9 +572,8 @@ void chrome_trace_proc_end(struct chrome_trace *ct, const struct model *m, size_
 /* Each rank's critical path of a typical step (analyse/whatif.c), as a
  * process of its own ("what-if"), a track per rank: a slice per stretch of
  * one part (a kernel's name, a call site's host code), with its share of
- * the step.  Apart from the ranks' processes, so that their tracks, and
- * the slices their order is made of (pad_order), stay as their records
- * make them. */
+ * the step.  Apart from the ranks' processes, so that their tracks stay
+ * as their records make them. */
 static void critical_paths(struct writer *w, const struct model *m, const struct findings *fs)
 {
     int named = 0;
@@ -592,7 +615,6 @@ long chrome_trace_close(struct chrome_trace *ct, const struct model *m, const st
     idmap_free(&cp.at);
     free(cp.v);
     free(cp.placed);
-    pad_order(w, m);
     fputs("\n]}\n", w->out);
     if (w->progress)
         fprintf(stderr, "\r%60s\r", "");
@@ -603,7 +625,6 @@ long chrome_trace_close(struct chrome_trace *ct, const struct model *m, const st
         errno = w->part_failed;
     }
     long events = w->events;
-    free(w->slices);
     free(w->moves);
     free(w);
     return bad ? -1 : events;

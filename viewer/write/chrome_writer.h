@@ -23,8 +23,9 @@ struct writer {
     FILE *out; long events; int progress;
     int threads[TRACKS_NAMED], nthreads, streams[TRACKS_NAMED], stream_tids[TRACKS_NAMED], nstreams;
     int stream_devs[TRACKS_NAMED]; /* the device of each stream's first GPU operation */
+    int stream_roles[TRACKS_NAMED]; /* what ran on each (STREAM_*, chrome_trace.c), for its name */
     struct move *moves; int nmoves, moves_cap, proc_moves; /* proc_moves: the process's so far */
-    long *slices; size_t nprocs; /* slices written per process, for pad_order */
+    size_t nprocs;
     int rank_width;               /* digits of the largest rank, for names that sort */
     int part_failed;              /* an errno: a part joined could not be written or read back */
     char buf[1 << 16];

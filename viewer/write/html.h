@@ -19,6 +19,10 @@ int html_report_write(const char *path, const struct model *m, const struct summ
  * byte of invalid UTF-8 (the page is UTF-8) as U+FFFD. */
 void html_text(FILE *out, const char *s);
 
+/* The tables of collectives, kernels and phases the text report prints
+ * (html_tables.c); none that would be empty. */
+void html_tables(FILE *out, const struct model *m, const struct summary *s);
+
 /* The charts, each an <svg> element (html_charts.c). */
 void html_rank_bars(FILE *out, const struct model *m, const struct summary *s);
 void html_step_lines(FILE *out, const struct model *m);

@@ -4,7 +4,9 @@
  * with the time of each rank as stacked bars, step times per iteration,
  * a rank x collective heatmap of arrival lateness (a straggler is a dark
  * row), the findings with their cost as bars, call sites and fixes, and
- * for imported traces what their source could not support ("Not checked").
+ * for imported traces what their source could not support ("Not checked");
+ * at the top, the first findings to fix, each a link to its card, and
+ * below the charts the text report's tables (html_tables.c).
  * The charts are inline SVG (html_charts.c); the style prints on paper. */
 #include "viewer/write/ledger_out.h"
 #include "viewer/write/charges_out.h"
@@ -243,11 +245,72 @@ static void finding_card(FILE *out, const struct model *m, const struct findings
     fputs("</div>", out);
 }
 
-/* The findings, a card per group (findings_group: the same kind at the
- * same call site on several ranks is one problem, as the text report
- * lists it; JSON keeps one per rank), in the one order of the outputs. */
-static void finding_list(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs,
-                         const int *group)
+/* The cards of the findings' groups (findings_group: the same kind at
+ * the same call site on several ranks is one problem, as the text report
+ * lists it; JSON keeps one per rank), in the one order of the outputs:
+ * what the summary at the top and the cards below are made of. */
+struct cards { struct card *v; size_t *leader; size_t n; };
+
+static void cards_make(struct cards *cs, const struct model *m, const struct summary *s, const struct findings *fs,
+                       const int *group)
+{
+    cs->n = 0;
+    cs->v = malloc((fs->n + 1) * sizeof *cs->v);
+    cs->leader = malloc((fs->n + 1) * sizeof *cs->leader);
+    int64_t *per = calloc(m->nprocs + 1, sizeof *per);
+    if (!cs->v || !cs->leader || !per)
+        model_out_of_memory();
+    for (size_t i = 0; i < fs->n; i++) {
+        if (group[i] != (int)i)
+            continue; /* under --min-cost, or a member of an earlier group */
+        card_of(&cs->v[cs->n], m, s, fs, group, i, per);
+        cs->leader[cs->n++] = i;
+    }
+    free(per);
+}
+
+/* "Fix first": the first three cards, a line each (what, where, its cost,
+ * the fix), each a link to its card, so that the top of the page says
+ * what to do before the charts explain why. */
+#define FIX_FIRST 3
+static void fix_first(FILE *out, const struct model *m, const struct findings *fs, const struct cards *cs)
+{
+    fputs("<h2>Fix first</h2><div id=\"fix-first\">", out);
+    if (!cs->n) {
+        fputs("<p class=\"none\">Nothing found that wastes GPU time.</p></div>", out);
+        return;
+    }
+    fputs("<ol>", out);
+    for (size_t k = 0; k < cs->n && k < FIX_FIRST; k++) {
+        const struct card *c = &cs->v[k];
+        const struct finding *f = &fs->v[cs->leader[k]];
+        fprintf(out, "<li><a href=\"#finding-%zu\"><span class=\"kind\">%s</span></a> ", k + 1, finding_names[f->kind]);
+        card_who(out, m, f, c);
+        char range[FINDING_RANGE_LEN];
+        if (f->callsite[0] && f->callsite[0] != '(') { /* a call site, not "(whole process)" */
+            fputs(" at <code>", out);
+            html_text(out, f->callsite);
+            fputs("</code>", out);
+        } else if (*finding_range(m, f, range, sizeof range)) { /* else where in the program it lay */
+            fputs(" in <code>", out);
+            html_text(out, range);
+            fputs("</code>", out);
+        }
+        fprintf(out, ": <b>%.2f ms</b> %s", ms(c->cost), cost_word[finding_cost_field[f->kind]]);
+        if (c->over > 1)
+            fprintf(out, " (summed over %zu ranks)", c->over);
+        char text[FINDING_TEXT_LEN];
+        fputs(" &middot; <b>fix:</b> ", out);
+        html_text(out, finding_suggestion(m, c->worst, text, sizeof text));
+        fputs("</li>", out);
+    }
+    fputs("</ol>", out);
+    if (cs->n > FIX_FIRST)
+        fprintf(out, "<p class=\"sub\">%zu more below, under <a href=\"#findings\">Findings</a>.</p>", cs->n - FIX_FIRST);
+    fputs("</div>", out);
+}
+
+static void finding_list(FILE *out, const struct model *m, const struct findings *fs, const struct cards *cs)
 {
     if (fs->n == fs->below_min_cost) {
         fputs("<p class=\"none\">Nothing found that wastes GPU time.</p>", out);
@@ -256,21 +319,11 @@ static void finding_list(FILE *out, const struct model *m, const struct summary 
     fputs("<p class=\"sub\">The same problem on several ranks is one card. Each bar is the finding's cost as a share"
           " of the wall time it lay in: its rank's, or the ranks' summed when it cost several (a full bar: all of"
           " that time).</p>", out);
-    int64_t *per = calloc(m->nprocs + 1, sizeof *per);
-    if (!per)
-        model_out_of_memory();
-    size_t shown = 0;
-    for (size_t i = 0; i < fs->n; i++) {
-        if (group[i] != (int)i)
-            continue; /* under --min-cost, or a member of an earlier group */
-        struct card c;
-        card_of(&c, m, s, fs, group, i, per);
-        finding_card(out, m, fs, &fs->v[i], &c, ++shown);
-    }
+    for (size_t k = 0; k < cs->n; k++)
+        finding_card(out, m, fs, &fs->v[cs->leader[k]], &cs->v[k], k + 1);
     if (fs->below_min_cost)
         fprintf(out, "<p class=\"sub\">%zu more finding(s), per rank, cost less than --min-cost %.2f ms: not shown"
                      " (--min-cost 0 shows them).</p>", fs->below_min_cost, ms(fs->min_cost_ns));
-    free(per);
 }
 
 /* One note of an imported trace's (import_notes_each) as a table row: the
@@ -306,6 +359,8 @@ int html_report_write(const char *path, const struct model *m, const struct summ
     if (!group)
         model_out_of_memory();
     findings_group(m, fs, group);
+    struct cards cs;
+    cards_make(&cs, m, s, fs, group);
     fputs("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>gputrace report: ", out);
     html_text(out, m->run_id);
     /* no script runs here, and nothing is fetched, whatever a name holds */
@@ -316,6 +371,7 @@ int html_report_write(const char *path, const struct model *m, const struct summ
     fprintf(out, " &middot; %zu process%s &middot; gputrace " GT_VERSION "</p>", m->nprocs, m->nprocs == 1 ? "" : "es");
     window_notes_html(out, m); /* monitor windows: what each covers, and the ranks none holds */
     monitor_notes_html(out, m); /* a monitored run's own files: aggregates, and the windows to read */
+    fix_first(out, m, fs, &cs);
 
     fputs("<h2>Where each rank's time went</h2><p class=\"sub\">The GPU's span, from its first operation to its last:"
           " compute kernels, communication no compute hid, and idle time (copies and hidden communication are left"
@@ -339,14 +395,17 @@ int html_report_write(const char *path, const struct model *m, const struct summ
           "<div id=\"lateness\">", out);
     html_lateness_map(out, m, spill);
     fputs("</div>", out);
+    html_tables(out, m, s); /* the text report's collectives, kernels, phases */
 
     fputs("<h2>Findings, what to fix first</h2><div id=\"findings\">", out);
-    finding_list(out, m, s, fs, group);
+    finding_list(out, m, fs, &cs);
     fputs("</div>", out);
     import_notes_each(m, html_note, out); /* imported traces only */
     fputs("<p class=\"sub\">Definitions of each kind: docs/report.md. The same findings as text: gputrace-report;"
           " as JSON: --format json.</p></body></html>\n", out);
     free(group);
+    free(cs.v);
+    free(cs.leader);
     int bad = ferror(out);
     bad |= fclose(out) != 0;
     if (bad) {
