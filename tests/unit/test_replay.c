@@ -16,6 +16,14 @@ static struct rp_times times(const struct rp_graph *g)
     return t;
 }
 
+static void times_free(struct rp_times *t)
+{
+    free(t->call_start);
+    free(t->call_end);
+    free(t->op_start);
+    free(t->op_end);
+}
+
 /* a loop of two steps: launch a kernel, read its result (a sync), 100 ns
  * of host work, again */
 static struct rp_call calls[] = {
@@ -41,6 +49,7 @@ Test(replay, as_measured_gives_the_measured_times)
     }
     for (size_t i = 0; i < loop.nops; i++)
         cr_expect_eq(t.op_end[i], ops[i].end, "op %zu", i);
+    times_free(&t);
 }
 
 Test(replay, a_removed_sync_runs_ahead_as_far_as_the_gpu_lets_it)
@@ -58,6 +67,7 @@ Test(replay, a_removed_sync_runs_ahead_as_far_as_the_gpu_lets_it)
     mode[1] = RP_NO_WAIT;
     cr_assert_eq(rp_replay(&loop, &fx, &t), 0);
     cr_expect_eq(t.call_start[2], 125);
+    times_free(&t);
 }
 
 Test(replay, event_wait_orders_streams_and_moving_an_op_overlaps)
@@ -90,6 +100,7 @@ Test(replay, event_wait_orders_streams_and_moving_an_op_overlaps)
     fx.op_scale = sc;
     cr_assert_eq(rp_replay(&g, &fx, &t), 0);
     cr_expect_eq(t.op_end[1], 260);
+    times_free(&t);
 }
 
 Test(replay, unexplained_delay_is_capped)
@@ -104,6 +115,7 @@ Test(replay, unexplained_delay_is_capped)
     cr_assert_eq(rp_replay(&g, NULL, &t), 0);
     cr_expect_eq(t.op_start[0], 1000);
     cr_expect_eq(t.call_end[1], 3005);
+    times_free(&t);
 }
 
 Test(replay, time_mapping_follows_the_thread)
@@ -115,6 +127,7 @@ Test(replay, time_mapping_follows_the_thread)
     uint32_t idx[] = { 0, 1, 2, 3 };
     cr_expect_eq(rp_map_time(&loop, &t, idx, 4, 0), 0, "before any call");
     cr_expect_eq(rp_map_time(&loop, &t, idx, 4, 3000), 3000 - 115, "after the last: its shift");
+    times_free(&t);
 }
 
 struct path { int kind[32]; int32_t index[32]; int64_t ns[32]; int n; int64_t sum; };
@@ -158,4 +171,5 @@ Test(replay, critical_path_covers_the_span_from_the_end_back)
     rp_critical(&loop, &t, RP_PATH_OP, 1, 0, on_path, &r);
     cr_expect_eq(r.sum, 2115);
     cr_expect_eq(q.sum, 620);
+    times_free(&t);
 }
