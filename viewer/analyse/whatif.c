@@ -26,6 +26,7 @@
  * predicted (comm.straggler needs every rank's graph at once). */
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/replay.h"
+#include "viewer/model/sort_by_time.h"
 #include "viewer/model/steps.h"
 #include "viewer/model/stream_map.h"
 #include "viewer/model/timeline.h"
@@ -55,27 +56,6 @@ struct build {
     int32_t *moved; size_t nmoved; /* the collectives a fix moves, in order (move_collectives) */
     double bw[8];           /* pinned copy bandwidth by copy kind, bytes/ns (< 0: not measured yet) */
 };
-
-struct key { int64_t k; int32_t i; };
-
-static int by_key(const void *x, const void *y)
-{
-    const struct key *a = x, *b = y;
-    return a->k < b->k ? -1 : a->k > b->k ? 1 : (a->i > b->i) - (a->i < b->i);
-}
-
-static int32_t find_key(const struct key *v, size_t n, int64_t k)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].k < k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && v[lo].k == k ? v[lo].i : -1;
-}
 
 static void add_wait(struct build *b, int32_t op)
 {
@@ -308,16 +288,17 @@ static void build_graph(struct build *b)
     const struct proc *p = b->p;
     size_t nc = p->ncalls, no = p->nops;
     /* each operation's call, by correlation id */
-    struct key *ck = alloc(nc, sizeof *ck);
+    struct sort_key *ck = alloc(nc, sizeof *ck);
     size_t nck = 0;
     for (size_t i = 0; i < nc; i++)
         if (p->calls[i].corr)
-            ck[nck++] = (struct key){ p->calls[i].corr, (int32_t)i };
-    qsort(ck, nck, sizeof *ck, by_key);
+            ck[nck++] = (struct sort_key){ p->calls[i].corr, i };
+    if (sort_keys(ck, nck) != 0)
+        model_out_of_memory();
     int32_t *call_of_op = alloc(no, sizeof *call_of_op);
     size_t norphan = 0;
     for (size_t i = 0; i < no; i++) {
-        call_of_op[i] = p->ops[i].corr ? find_key(ck, nck, p->ops[i].corr) : -1;
+        call_of_op[i] = p->ops[i].corr ? (int32_t)sort_keys_first(ck, nck, p->ops[i].corr) : -1;
         norphan += call_of_op[i] < 0;
     }
     free(ck);
@@ -389,6 +370,12 @@ static void build_graph(struct build *b)
     b->moved = alloc(b->g.nops, sizeof *b->moved);
 }
 
+static int by_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
 /* The run's pinned copies' bandwidth of a direction (bytes per ns, median),
  * 0 if none. */
 static double pinned_bw(const struct proc *p, int copy_kind)
@@ -403,12 +390,7 @@ static double pinned_bw(const struct proc *p, int copy_kind)
             (o->src_kind == 2 || o->dst_kind == 2) && o->src_kind != 1 && o->dst_kind != 1)
             v[n++] = (double)o->bytes / (double)(o->end - o->start);
     }
-    for (size_t i = 1; i < n; i++) /* few: insertion */
-        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double x = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = x;
-        }
+    qsort(v, n, sizeof *v, by_double); /* a pinned copy a step: many */
     if (n)
         med = v[n / 2];
     free(v);

@@ -127,3 +127,16 @@ int sort_by_time(void *base, size_t n, size_t size, size_t key_offset)
     free(tmp);
     return 0;
 }
+
+int64_t sort_keys_first(const struct sort_key *k, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k[mid].t < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && k[lo].t == t ? (int64_t)k[lo].i : -1;
+}

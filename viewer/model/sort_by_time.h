@@ -13,6 +13,10 @@ struct sort_key { int64_t t; size_t i; };
  * untouched) if memory runs out. */
 int sort_keys(struct sort_key *k, size_t n);
 
+/* In keys sorted by sort_keys, the index of the first with t, or -1
+ * (the earliest record of that timestamp or id: the sort is stable). */
+int64_t sort_keys_first(const struct sort_key *k, size_t n, int64_t t);
+
 /* Sorts n records of `size` bytes at base by the int64_t at key_offset,
  * stably.  Returns -1 (base untouched) if memory runs out. */
 int sort_by_time(void *base, size_t n, size_t size, size_t key_offset);

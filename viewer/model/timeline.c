@@ -26,21 +26,6 @@ static struct ivals ops_union(const struct proc *p, int which)
     return u.u;
 }
 
-/* The first operation (in start order) with correlation id corr, from
- * (id, index) pairs sorted by id; -1 if none. */
-static int32_t first_op_of(const struct sort_key *k, size_t n, int64_t corr)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (k[mid].t < corr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && k[lo].t == corr ? (int32_t)k[lo].i : -1;
-}
-
 void timeline_build(struct timeline *t, const struct proc *p)
 {
     memset(t, 0, sizeof *t);
@@ -67,7 +52,7 @@ void timeline_build(struct timeline *t, const struct proc *p)
      * the process's windows so far */
     struct stream_map *sm = p->smap;
     for (size_t c = 0; c < p->ncalls; c++) {
-        t->op_of_call[c] = p->calls[c].corr ? first_op_of(by_corr, nk, p->calls[c].corr) : -1;
+        t->op_of_call[c] = p->calls[c].corr ? (int32_t)sort_keys_first(by_corr, nk, p->calls[c].corr) : -1;
         if (t->op_of_call[c] >= 0 && stream_map_get(sm, p->calls[c].stream) < 0)
             stream_map_put(sm, p->calls[c].stream, p->ops[t->op_of_call[c]].stream);
     }

@@ -14,7 +14,7 @@ static double ms_of(int64_t ns, int64_t steps)
 static const char *const part_colour[] = { "#8c6bb1", "#b3b3b3", "#4c78a8", "#e45756", "#f58518", "#bab0ab",
                                            "#72b7b2", "#dddddd" };
 
-static void path_bar(FILE *out, const struct model *m, const struct whatif_proc *w, int rank)
+static void path_bar(FILE *out, const struct whatif_proc *w, int rank)
 {
     fprintf(out, "<p class=\"sub\">What sets the step: the critical path of a typical step (rank %d, step %lld,"
                  " %.2f ms), its parts longest first.</p><svg class=\"critical-path\" viewBox=\"0 0 1000 40\""
@@ -38,7 +38,6 @@ static void path_bar(FILE *out, const struct model *m, const struct whatif_proc 
         fputs("</code></td></tr>", out);
     }
     fputs("</table>", out);
-    (void)m;
 }
 
 void whatif_html(FILE *out, const struct model *m, const struct findings *fs)
@@ -67,7 +66,7 @@ void whatif_html(FILE *out, const struct model *m, const struct findings *fs)
                      " not replayed.</p>", windowed);
     int ref = whatif_reference(m, fs);
     if (ref >= 0 && fs->whatif[ref].cp_ns)
-        path_bar(out, m, &fs->whatif[ref], m->procs[ref].rank);
+        path_bar(out, &fs->whatif[ref], m->procs[ref].rank);
 }
 
 void whatif_html_finding(FILE *out, const struct findings *fs, const struct finding *f)
