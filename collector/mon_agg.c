@@ -2,6 +2,7 @@
 #include "collector/mon_agg.h"
 #include "collector/mon_gpu.h"
 #include "collector/clock.h"
+#include "collector/hash.h"
 #include "format/api_ids.h"
 
 #include <stdint.h>
@@ -64,12 +65,10 @@ void gt_mon_agg_start(struct gt_db *disk, double slowdown)
     a.beat = prep("INSERT OR REPLACE INTO heartbeat(process_id, at_ns) VALUES(?,?)");
 }
 
+/* a table slot's hash of a 64-bit key (hash.h) */
 static uint64_t mix(uint64_t x)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
+    return gt_hash_words(&x, 1);
 }
 
 void gt_mon_agg_blocking(int64_t callsite, int api, int64_t start_ns, int64_t end_ns)

@@ -8,6 +8,7 @@
  * the host's blocking calls that overlap it.  Writer thread only. */
 #include "collector/mon_gpu.h"
 #include "collector/mon_agg.h"
+#include "collector/hash.h"
 #include "format/schema.h"
 
 #include <stdlib.h>
@@ -61,12 +62,10 @@ void gt_mon_gpu_stop(void)
     g.niv = 0;
 }
 
+/* a table slot's hash of a 64-bit key (hash.h) */
 static uint64_t mix(uint64_t x)
 {
-    x ^= x >> 31;
-    x *= 0x9e3779b97f4a7c15ULL;
-    x ^= x >> 29;
-    return x;
+    return gt_hash_words(&x, 1);
 }
 
 static struct link *link_of(struct link *tab, uint64_t key)
