@@ -6,7 +6,8 @@
 # 2 s, CUPTI on (a call, an API record and a kernel record each: ~60 K
 # rows), traced minus untraced CPU time (user + system, to the microsecond,
 # of the process and its threads; its output dropped) over the records
-# stored, taken ROW_RUNS times (default 5) in turns with the untraced run and the median printed;
+# stored, taken ROW_RUNS times (default 5) in turns with the untraced run and the median printed,
+# all in and without the tracer's start and exit (see per_row);
 # with BENCH_BASE_LIB (another build's libgputrace.so) the same for it, run
 # for run beside this one.  Called by bench/run.sh (section 2); needs a build.
 set -euo pipefail
@@ -37,28 +38,35 @@ rows() {
     (select coalesce(sum(n), 0) from api_call_block) + (select coalesce(sum(n), 0) from cupti_api_block)
     + (select coalesce(sum(n), 0) from gpu_op_block)"
 }
-# ns per row of one traced run against the untraced run beside it
+# ns per row of one traced run against the untraced run beside it: all in,
+# and with the tracer's start and exit left out (the same at 1 launch a
+# second, ~1000 launches in the program's first burst, subtracted)
 per_row() {
-  local l=$1 u t n blocks
+  local l=$1 u t n blocks u1 t1 n1 b1
   rm -f "$tmp/r.db"*
   u=$(cpu_us "$sink" 10000 launch)
   t=$(GPUTRACE_OUTPUT="$tmp/r.db" LD_PRELOAD="$l" cpu_us "$sink" 10000 launch)
   read -r n blocks < <(rows "$tmp/r.db")
+  rm -f "$tmp/r.db"*
+  u1=$(cpu_us "$sink" 1 launch)
+  t1=$(GPUTRACE_OUTPUT="$tmp/r.db" LD_PRELOAD="$l" cpu_us "$sink" 1 launch)
+  read -r n1 b1 < <(rows "$tmp/r.db")
   # over every record stored, the few a pass behind put in blocks too
-  echo "$(( (t - u) * 1000 / (n + blocks) )) $n $blocks"
+  echo "$(( (t - u) * 1000 / (n + blocks) )) $(( ((t - u) - (t1 - u1)) * 1000 / (n + blocks - n1 - b1) )) $n $blocks"
 }
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-ours=() based=()
+ours=() based=() ours_m=() based_m=()
 for i in $(seq "$runs"); do
-  read -r ns n blocks < <(per_row "$lib")
-  ours+=("$ns")
-  line="this build $ns ns a row ($n rows, $blocks records in blocks)"
+  read -r ns m n blocks < <(per_row "$lib")
+  ours+=("$ns") ours_m+=("$m")
+  line="this build $ns ns a row, $m without start and exit ($n rows, $blocks records in blocks)"
   if [ -n "$base_lib" ]; then
-    read -r ns n blocks < <(per_row "$base_lib")
-    based+=("$ns")
-    line="$line; baseline $ns ns a row ($n rows, $blocks records in blocks)"
+    read -r ns m n blocks < <(per_row "$base_lib")
+    based+=("$ns") based_m+=("$m")
+    line="$line; baseline $ns, $m ($n rows, $blocks in blocks)"
   fi
   echo "   $line"
 done
-echo "   ... median of $runs: $(printf '%s\n' "${ours[@]}" | median) ns of the tracer's CPU per stored row" \
-  "$([ -z "$base_lib" ] || echo "(baseline: $(printf '%s\n' "${based[@]}" | median) ns)")"
+echo "   ... median of $runs (load $(cut -d' ' -f1-3 /proc/loadavg)): $(printf '%s\n' "${ours[@]}" | median) ns of the tracer's CPU per stored row," \
+  "$(printf '%s\n' "${ours_m[@]}" | median) without its start and exit" \
+  "$([ -z "$base_lib" ] || echo "(baseline: $(printf '%s\n' "${based[@]}" | median), $(printf '%s\n' "${based_m[@]}" | median))")"

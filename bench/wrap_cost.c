@@ -8,7 +8,8 @@
  * on its library), so machine noise hits both alike.  Batches are 10 ms
  * apart so the writer keeps up (the rate it sustains is bench/sink_rate.c's
  * job).  Prints three medians (ns per call): wrapped, direct, and the floor
- * (a TSC read plus a store). */
+ * (a TSC read plus a store).  With "loop N", N calls in a row and nothing
+ * else (see loop_only). */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -51,8 +52,50 @@ static inline void direct(cudaStream_t s)
         direct_query(s);
 }
 
+/* "loop N [R]": N calls of cudaStreamQuery in a row, as a program makes
+ * them, nothing else; prints the loop's ns per call, wall and its thread's
+ * CPU (bench/wrap_whole.sh times the whole process around it, the writer
+ * draining meanwhile).  With R rounds (50 ms apart), the thread's CPU per
+ * call of each round after the first too: the first round pays for the
+ * ring's growth to its full size (its pages faulted in), the later ones
+ * find it grown. */
+static double thread_ns(void)
+{
+    struct timespec c;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+    return (double)c.tv_sec * 1e9 + (double)c.tv_nsec;
+}
+
+static int loop_only(long n, int rounds)
+{
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaStreamQuery(s); /* activation, if traced, happens here */
+    for (int k = 0; k < rounds; k++) {
+        double c0 = thread_ns();
+        uint64_t t0 = now_ns();
+        for (long i = 0; i < n; i++)
+            cudaStreamQuery(s);
+        uint64_t t1 = now_ns();
+        double cpu = thread_ns() - c0;
+        /* wall, and this thread's CPU time: on a loaded machine the wall
+         * time counts whatever ran on this core meanwhile, the CPU time not */
+        if (k == 0)
+            printf("%.1f %.1f", n ? (double)(t1 - t0) / (double)n : 0.0, n ? cpu / (double)n : 0.0);
+        else
+            printf(" %.1f", n ? cpu / (double)n : 0.0);
+        struct timespec pause = { 0, 50 * 1000 * 1000 };
+        if (k + 1 < rounds)
+            nanosleep(&pause, NULL);
+    }
+    printf("\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && argv[1][0] == 'l')
+        return loop_only(atol(argv[2]), argc > 3 ? atoi(argv[3]) : 1);
     use_memset = argc > 1 && argv[1][0] == 'm';
     /* the stub's own functions, under names the tracer's dlsym passes
      * through (with a CUDA name it would hand out its wrapper) */

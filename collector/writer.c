@@ -81,7 +81,9 @@ static size_t store_host(uint64_t quota, uint64_t *todo)
         gt_w.stored_bytes += got * sizeof(struct gt_record);
         commit_if_big();
     }
-    gt_w.stored_bytes += gt_plug_store(&gt_w.db) * sizeof(struct gt_plug_rec); /* NCCL's, as its plugin */
+    size_t plug = gt_plug_store(&gt_w.db); /* NCCL's, as its plugin */
+    gt_w.stored_bytes += plug * sizeof(struct gt_plug_rec);
+    gt_w.stored_recs += plug;
     gt_wr_flush_blocks();
     commit_if_big();
     return stored;
@@ -105,6 +107,7 @@ static void drain_all(void)
             size_t host = store_host(HOST_SLICE, &todo);
             size_t got = gt_cupti_drain_one(&gt_w.db, gt_w.bulk, gt_w.bulk_after);
             gt_w.stored_bytes += got * sizeof(struct gt_capi_packed);
+            gt_w.stored_recs += host + got;
             if (!got && (!todo || !host))
                 break;
         }
@@ -151,6 +154,21 @@ uint64_t gt_wr_dropped(void)
            gt_mon_gpu_lost();
 }
 
+/* The drop counts into the process row, where they changed since written. */
+static void store_dropped(void)
+{
+    static const char *const column[2] = { "dropped_host", "dropped_cupti" };
+    int64_t now[2] = { (int64_t)gt_wr_dropped(), (int64_t)gt_cupti_dropped() };
+    for (int i = 0; i < 2; i++)
+        if (!(gt_w.dropped_known & (1 << i)) || now[i] != gt_w.dropped_stored[i]) {
+            gt_w.dropped_known &= ~(1 << i);
+            if (gt_db_set_process_i64(&gt_w.db, column[i], now[i], 0) == 0) { /* else tried again next commit */
+                gt_w.dropped_stored[i] = now[i];
+                gt_w.dropped_known |= 1 << i;
+            }
+        }
+}
+
 /* One pass: everything pending into the open transaction; commit if asked. */
 static void cycle(int commit)
 {
@@ -163,8 +181,7 @@ static void cycle(int commit)
     gt_wr_store_names();
     if (commit) {
         gt_wr_store_marks();
-        gt_db_set_process_i64(&gt_w.db, "dropped_host", (int64_t)gt_wr_dropped(), 0);
-        gt_db_set_process_i64(&gt_w.db, "dropped_cupti", (int64_t)gt_cupti_dropped(), 0);
+        store_dropped();
         int64_t alive[] = { (int64_t)gt_mono_ns() }; /* alive until now, whatever was recorded (docs/schema.md) */
         gt_db_exec_i64(&gt_w.db, GT_ST_HEARTBEAT, alive, 1);
         int sig = atomic_exchange(&gt_w.end_signal, 0);
@@ -238,12 +255,29 @@ static void final_pass(void)
     release_descriptors();
 }
 
+/* The pause before the next pass: TICK_MS (shorter with a short
+ * GPUTRACE_FLUSH_MS), or, after two passes in a row that found nothing to
+ * store, IDLE_TICK_MS, but never past the next commit.  Not in monitor mode,
+ * whose passes keep its aggregates and window. */
+static int pause_ms(int idle_passes, uint64_t last_commit)
+{
+    int tick = gt_w.flush_ms < 4 * TICK_MS ? gt_w.flush_ms / 4 : TICK_MS;
+    if (idle_passes < 2 || gt_w.monitor)
+        return tick;
+    uint64_t since = now_ms() - last_commit;
+    int64_t to_commit = (int64_t)gt_w.flush_ms - (int64_t)since;
+    int idle = to_commit < IDLE_TICK_MS ? (int)(to_commit > 0 ? to_commit : 0) : IDLE_TICK_MS;
+    return idle > tick ? idle : tick;
+}
+
 void *gt_wr_main(void *arg)
 {
     (void)arg;
     gt_w_is_writer = 1;
     gt_fd_set_self(1);
     uint64_t last_commit = now_ms();
+    uint64_t stored_before = gt_w.stored_recs;
+    int idle_passes = 0;
     while (!atomic_load(&gt_w.stop) && !gt_w.db.failed) {
         /* poll only looks: a number the program took is never read here */
         struct pollfd p = { .fd = gt_w.req_pipe[0], .events = POLLIN };
@@ -251,7 +285,9 @@ void *gt_wr_main(void *arg)
          * loaded machine the tick's sleep was time the writer did not get
          * back, while the queue grew */
         int behind = gt_stage_backlog() > (uint64_t)(gt_w.bulk_after > HOST_SLICE ? gt_w.bulk_after : HOST_SLICE);
-        int tick = gt_w.flush_ms < 4 * TICK_MS ? gt_w.flush_ms / 4 : TICK_MS;
+        idle_passes = gt_w.stored_recs == stored_before ? idle_passes + 1 : 0;
+        stored_before = gt_w.stored_recs;
+        int tick = pause_ms(idle_passes, last_commit);
         int flush_req = poll(&p, 1, behind ? 0 : tick) > 0;
         /* our descriptors, still ours, for this pass (fdguard.h) */
         if (!gt_fd_intact() || !gt_fd_enter())
@@ -344,6 +380,7 @@ int gt_writer_open(const char *path, const struct gt_process_info *p, char *err,
         snprintf(side, sizeof side, "%s-shm", file);
         gt_fd_add_file(side);
         snprintf(gt_w.path, sizeof gt_w.path, "%s", path);
+        gt_w.dropped_known = 0; /* a new database (this process's, or a forked child's) */
         gt_w.owner_pid = getpid();
         atomic_store(&gt_w.released, 0);
     }

@@ -24,6 +24,13 @@
  * 200 wake-ups a second in every process, each with its scans, which the
  * ranks of a job on a few cores paid for. */
 #define TICK_MS 20
+/* ...and while passes find nothing to store (an idle process: no record
+ * from the rings, CUPTI or NCCL's plugin), the pause lengthens to this, or
+ * to the next commit if that comes sooner.  Each pass was a wake-up of its
+ * own, most of an idle process's ~3 ms of tracer CPU a second: the drain
+ * thread still empties the rings every IDLE_MS of stage.c meanwhile, and a
+ * flush, a fork or the end wakes the writer at once (its pipe). */
+#define IDLE_TICK_MS 60
 #define STUCK_MS 500
 #define SIGNAL_GRACE_MS 200 /* in a signal handler, for CUPTI's last records after the host's */
 /* Ends kept for starts not read yet: a start that never comes (dropped)
@@ -72,7 +79,14 @@ struct gt_writer_state {
     struct gt_nvtx_packed nvtx_block[GT_BLOCK_ROWS]; /* ranges and marks, the same way */
     int nnvtx_block;
     int device_seen;
+    /* the process row's dropped_host and dropped_cupti as last written in
+     * this database (dropped_known: a bit each, written): a commit rewrites them
+     * only when they changed.  Each was an UPDATE prepared anew, twice
+     * every commit, a tenth of an idle process's writer. */
+    int64_t dropped_stored[2];
+    int dropped_known;
     size_t stored_bytes; /* about how much the open transaction holds */
+    uint64_t stored_recs; /* records stored so far (host and CUPTI): whether a pass found any */
     char path[4096];
     pid_t owner_pid;
     _Atomic int released; /* tracing turned off and our descriptors were let go (fdguard.h) */

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# bench/wrap_whole.sh LIB WRAP_COST: the wrapped call's cost as a program
+# pays it, beside section 1's isolated figure (bench/run.sh).  wrap_cost's
+# "loop N" makes N cudaStreamQuery calls in a row (of a stub runtime that
+# returns at once, bench/stub_runtime.c) and nothing else, while the
+# tracer's drain and writer threads take the records on the other cores as
+# they do in a real run.  Traced minus untraced, each the
+# median of WHOLE_RUNS runs (default 9) taken in turns:
+#  - the loop's wall time per call (what the calling thread waits, the
+#    writer sharing the caches and the memory bus with it), and its
+#    thread's CPU time per call (the same without the time other work on a
+#    loaded machine took from it), and the same for a second round of N
+#    calls in the same process: the first pays for the ring's growth to
+#    its full size, 8 MiB faulted in on the calling thread's slow path;
+#  - the whole process's CPU time (user + system of every thread, wait4's
+#    rusage) per call: with N calls minus with none, so that the tracer's
+#    start and exit, paid once, are left out.
+# With BENCH_BASE_LIB (another build's libgputrace.so) the same for it, run
+# for run beside this one.  Stacks off, CUPTI off (the stub has no CUPTI).
+set -euo pipefail
+lib=$(realpath "${1:?usage: wrap_whole.sh LIB WRAP_COST}")
+prog=$(realpath "${2:?usage: wrap_whole.sh LIB WRAP_COST}")
+base_lib=${BENCH_BASE_LIB:+$(realpath "$BENCH_BASE_LIB")}
+runs=${WHOLE_RUNS:-9}
+n=${WHOLE_CALLS:-200000}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export GPUTRACE_ONE_FILE=1 GPUTRACE_QUIET=1 GPUTRACE_CUPTI=0 GPUTRACE_CALLSTACKS=0
+# "CPU_US LOOP_NS" of one run: the process's CPU microseconds (every thread,
+# to the microsecond) and what it printed
+run() {
+  python3 -c 'import os, sys
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.dup2(w, 1)
+    os.execvp(sys.argv[1], sys.argv[1:])
+os.close(w)
+out = os.read(r, 4096).decode().strip()
+_, status, ru = os.wait4(pid, 0)
+if not os.WIFEXITED(status) or os.WEXITSTATUS(status):
+    sys.exit("failed: " + " ".join(sys.argv[1:]))
+print(round((ru.ru_utime + ru.ru_stime) * 1e6), out)' "$@"
+}
+traced() { rm -f "$tmp/t.db"*; GPUTRACE_OUTPUT="$tmp/t.db" LD_PRELOAD="$1" run "$prog" loop "$2" ${3:-}; }
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+# one turn for LIB: "WALL_ADDED CPU_ADDED PROCESS_ADDED SECOND_ROUND_CPU_ADDED", ns per call,
+# against the untraced runs of the same turn
+turn() {
+  local l=$1 u0 u1 uw uc t0 t1 tw tc x us ts
+  read -r u0 x < <(run "$prog" loop 0)
+  read -r u1 uw uc < <(run "$prog" loop "$n")
+  # a second round of N calls in the same process, the ring already grown
+  read -r x x x us < <(run "$prog" loop "$n" 2)
+  read -r x x x ts < <(traced "$l" "$n" 2)
+  read -r t0 x < <(traced "$l" 0)
+  read -r t1 tw tc < <(traced "$l" "$n")
+  # every call stored, none dropped: otherwise the figure is not the cost of recording
+  [ "$(sqlite3 "file:$tmp/t.db?mode=ro" "select (select count(*) from api_call) + (select coalesce(sum(n), 0)
+    from api_call_block) >= $n, dropped_host from process" 2>&1)" = "1|0" ] || { echo "wrap_whole: a traced run lost records" >&2; exit 1; }
+  echo "$tw $uw $tc $uc $t1 $t0 $u1 $u0 $ts $us" | awk -v n="$n" '{printf "%.1f %.1f %.1f %.1f\n", $1 - $2, $3 - $4, (($5 - $6) - ($7 - $8)) * 1000 / n, $9 - $10}'
+}
+walls=() cpus=() procs=() seconds=() bwalls=() bcpus=() bprocs=() bseconds=()
+for i in $(seq "$runs"); do
+  read -r w c p r < <(turn "$lib")
+  walls+=("$w") cpus+=("$c") procs+=("$p") seconds+=("$r")
+  line="this build: loop +$w ns wall, +$c ns its CPU (+$r a second round), process +$p ns CPU a call"
+  if [ -n "$base_lib" ]; then
+    read -r w c p r < <(turn "$base_lib")
+    bwalls+=("$w") bcpus+=("$c") bprocs+=("$p") bseconds+=("$r")
+    line="$line; baseline: +$w, +$c (+$r), +$p"
+  fi
+  echo "   $line"
+done
+m() { printf '%s\n' "$@" | median; }
+echo "   ... median of $runs ($n calls a run, writer draining; load $(cut -d' ' -f1-3 /proc/loadavg)): the loop +$(m "${walls[@]}") ns" \
+  "a call wall, +$(m "${cpus[@]}") ns its thread's CPU (+$(m "${seconds[@]}") in a second round, the ring grown);" \
+  "the whole process +$(m "${procs[@]}") ns CPU a call" \
+  "$([ -z "$base_lib" ] || echo "(baseline: +$(m "${bwalls[@]}"), +$(m "${bcpus[@]}") (+$(m "${bseconds[@]}")), +$(m "${bprocs[@]}"))")"
