@@ -14,12 +14,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
-/* Bytes that end a run: of a string's text (quote, backslash), and of
- * what the skipper jumps over (quote, brackets).  A table look per byte
- * beat two memchr calls on the short strings of a trace (most are keys). */
+/* Finding the byte that ends a run: of a string's text (quote,
+ * backslash), and of what the skipper jumps over (quote, brackets).  Two
+ * memchr calls lost to a table look per byte on the short strings of a
+ * trace (most are keys); sixteen bytes compared at once (SSE2, which every
+ * x86-64 has) beat both: a key's end is found by the first compare, and a
+ * kernel's name or a skipped event is crossed sixteen bytes a step.  The
+ * last bytes of the buffer are looked at one by one: nothing is read past
+ * its end. */
 static const unsigned char ends_string[256] = { ['"'] = 1, ['\\'] = 1 };
 static const unsigned char ends_skip[256] = { ['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1 };
+
+/* The first byte of [p, e) that ends a string's run, or e. */
+static inline const unsigned char *string_end(const unsigned char *p, const unsigned char *e)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    for (; e - p >= 16; p += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)));
+        if (m)
+            return p + __builtin_ctz(m);
+    }
+#endif
+    while (p < e && !ends_string[*p])
+        p++;
+    return p;
+}
+
+/* The first byte of [p, e) that the skipper stops at, or e. */
+static inline const unsigned char *skip_end(const unsigned char *p, const unsigned char *e)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), lb = _mm_set1_epi8('{'), rb = _mm_set1_epi8('}'),
+                  ls = _mm_set1_epi8('['), rs = _mm_set1_epi8(']');
+    for (; e - p >= 16; p += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)p);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, lb)),
+                                   _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, rb), _mm_cmpeq_epi8(x, ls)),
+                                                _mm_cmpeq_epi8(x, rs)));
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (m)
+            return p + __builtin_ctz(m);
+    }
+#endif
+    while (p < e && !ends_skip[*p])
+        p++;
+    return p;
+}
 
 #define BUF_SIZE (1u << 20)
 #define MAX_NODES (1u << 20)
@@ -222,7 +268,31 @@ static void grow_chars(struct jstream *j, size_t n)
             js_fail(j, "out of memory");
         j->chars = g;
         j->chars_cap = cap;
+        /* the text moved: the nodes' pointers follow (rare: the arena keeps
+         * its size from one value to the next, so once per larger value) */
+        for (size_t i = 0; i < j->nnodes; i++) {
+            struct jnode *x = &j->nodes[i];
+            x->s = x->soff != UINT32_MAX ? g + x->soff : NULL;
+            x->key = x->koff != UINT32_MAX ? g + x->koff : NULL;
+        }
     }
+}
+
+/* A node's text and its key, by offset and pointer: the pointer is right
+ * from here on, grow_chars moving it with the arena; no pass over the
+ * nodes once a value or a member is read. */
+static inline void set_s(struct jstream *j, int32_t n, size_t off, uint32_t len)
+{
+    j->nodes[n].soff = (uint32_t)off;
+    j->nodes[n].s = j->chars + off;
+    j->nodes[n].len = len;
+}
+
+static inline void set_key(struct jstream *j, int32_t n, uint32_t koff, uint32_t klen)
+{
+    j->nodes[n].koff = koff;
+    j->nodes[n].key = koff != UINT32_MAX ? j->chars + koff : NULL;
+    j->nodes[n].klen = klen;
 }
 
 static int hexval(int c)
@@ -276,9 +346,15 @@ static size_t read_string(struct jstream *j, uint32_t *len)
         if (j->pos == j->end && !refill(j))
             js_fail(j, "truncated: the file ends inside a string");
         /* the run of plain bytes up to a quote, a backslash or the buffer's end */
-        const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end, *q = b;
-        while (q < e && !ends_string[*q])
-            q++;
+        const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end, *q = string_end(b, e);
+#ifdef __SSE2__
+        /* a short run (a key, most strings) as the sixteen bytes it was
+         * found in, when they and the arena's room are there: no memcpy call */
+        if (q - b <= 16 && e - b >= 16 && j->chars_cap - j->nchars >= 17) {
+            _mm_storeu_si128((__m128i *)(j->chars + j->nchars), _mm_loadu_si128((const __m128i *)b));
+            j->nchars += (size_t)(q - b);
+        } else
+#endif
         if (q > b)
             put_chars(j, b, (size_t)(q - b));
         j->pos += (size_t)(q - b);
@@ -367,8 +443,7 @@ static int32_t parse(struct jstream *j)
         n = new_node(j, J_STR);
         uint32_t len;
         size_t off = read_string(j, &len);
-        j->nodes[n].soff = (uint32_t)off;
-        j->nodes[n].len = len;
+        set_s(j, n, off, len);
         return n;
     }
     case '{':
@@ -391,8 +466,7 @@ static int32_t parse(struct jstream *j)
                 expect_ws(j, ':');
             }
             int32_t v = parse(j);
-            j->nodes[v].koff = koff;
-            j->nodes[v].klen = klen;
+            set_key(j, v, koff, klen);
             if (last < 0)
                 j->nodes[n].child = v;
             else
@@ -433,9 +507,9 @@ static int32_t parse(struct jstream *j)
                 if (q < e || !refill(j))
                     break;
             }
-            j->nodes[n].soff = (uint32_t)off;
-            j->nodes[n].len = (uint32_t)(j->nchars - off);
+            uint32_t len = (uint32_t)(j->nchars - off);
             put_chars(j, "", 1);
+            set_s(j, n, off, len);
             return n;
         }
         js_fail(j, "not JSON: '%s' where a value was due", js_shown(c, (char[8]){ 0 }));
@@ -446,15 +520,8 @@ int32_t js_value(struct jstream *j, int keep)
 {
     if (!keep)
         js_reset(j);
-    size_t first = j->nnodes;
     j->depth = 0;
-    int32_t root = parse(j);
-    for (size_t i = first; i < j->nnodes; i++) { /* the arena has stopped moving */
-        struct jnode *x = &j->nodes[i];
-        x->s = x->soff != UINT32_MAX ? j->chars + x->soff : NULL;
-        x->key = x->koff != UINT32_MAX ? j->chars + x->koff : NULL;
-    }
-    return root;
+    return parse(j);
 }
 
 /* Skips the rest of an object or array whose opening bracket is read:
@@ -466,9 +533,8 @@ static void skip_rest(struct jstream *j)
     for (;;) {
         if (j->pos == j->end && !refill(j))
             js_fail(j, "truncated: the file ends inside a value");
-        const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end;
-        while (b < e && !ends_skip[*b])
-            b++;
+        const unsigned char *b = skip_end(j->buf + j->pos, j->buf + j->end);
+        const unsigned char *e = j->buf + j->end;
         j->pos = (size_t)(b - j->buf);
         if (b == e)
             continue;
@@ -477,9 +543,7 @@ static void skip_rest(struct jstream *j)
             for (;;) { /* to the closing quote; a backslash takes the next byte with it */
                 if (j->pos == j->end && !refill(j))
                     js_fail(j, "truncated: the file ends inside a string");
-                const unsigned char *q = j->buf + j->pos, *qe = j->buf + j->end;
-                while (q < qe && !ends_string[*q])
-                    q++;
+                const unsigned char *qe = j->buf + j->end, *q = string_end(j->buf + j->pos, qe);
                 if (q == qe) {
                     j->pos = j->end;
                     continue;
@@ -500,10 +564,43 @@ static void skip_rest(struct jstream *j)
     }
 }
 
+/* skip_rest, if the rest of the value lies in the buffer: 1 and skipped,
+ * else 0 and nothing consumed (nor where it is nested past the limit):
+ * the caller then reads on, and where the file ends or goes wrong inside
+ * the value says so as it would have said without the skip. */
+static int skip_rest_here(struct jstream *j)
+{
+    int depth = 1;
+    const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end;
+    for (;;) {
+        b = skip_end(b, e);
+        if (b == e)
+            return 0;
+        if (*b == '"') {
+            for (b++;;) { /* to the closing quote; a backslash takes the next byte with it */
+                b = string_end(b, e);
+                if (b == e || (*b == '\\' && b + 1 == e))
+                    return 0;
+                if (*b == '"')
+                    break;
+                b += 2;
+            }
+        } else if (*b == '{' || *b == '[') {
+            if (++depth > MAX_DEPTH)
+                return 0;
+        } else if (--depth == 0) {
+            j->pos = (size_t)(b + 1 - j->buf);
+            return 1;
+        }
+        b++;
+    }
+}
+
 int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, int32_t member), void *ctx)
 {
     js_reset(j);
     j->depth = 0;
+    j->skipped_here = 0;
     int c = next_ws(j);
     if (c != '{') { /* not an object: as a value */
         if (c >= 0)
@@ -511,7 +608,6 @@ int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, i
         return js_value(j, 0);
     }
     int32_t n = new_node(j, J_OBJ), last = -1;
-    const char *fixed_at = j->chars;
     int asking = 1;
     if (peek_ws(j) == '}') {
         j->pos++;
@@ -522,25 +618,15 @@ int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, i
         expect_ws(j, '"');
         uint32_t koff = (uint32_t)read_string(j, &klen);
         expect_ws(j, ':');
-        size_t first = j->nnodes;
         j->depth = 1;
         int32_t v = parse(j);
-        j->nodes[v].koff = koff;
-        j->nodes[v].klen = klen;
+        set_key(j, v, koff, klen);
         if (last < 0)
             j->nodes[n].child = v;
         else
             j->nodes[last].next = v;
         last = v;
         j->nodes[n].len++;
-        /* pointers for the caller's look: the new nodes', or all of them
-         * if the text arena moved */
-        for (size_t i = j->chars == fixed_at ? first : 0; i < j->nnodes; i++) {
-            struct jnode *x = &j->nodes[i];
-            x->s = x->soff != UINT32_MAX ? j->chars + x->soff : NULL;
-            x->key = x->koff != UINT32_MAX ? j->chars + x->koff : NULL;
-        }
-        fixed_at = j->chars;
         int d = next_ws(j);
         if (d == '}')
             return n;
@@ -551,6 +637,11 @@ int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, i
         if (m == 0) {
             skip_rest(j);
             return n;
+        }
+        if (m == 2) {
+            if ((j->skipped_here = skip_rest_here(j)))
+                return n;
+            m = -1;
         }
         asking = m < 0;
     }

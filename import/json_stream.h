@@ -45,6 +45,7 @@ struct jstream {
     char *chars;
     size_t nchars, chars_cap;
     int depth;
+    int skipped_here;      /* js_object skipped the rest of its object on more()'s 2 */
 };
 
 /* 0, or -1 with err set (cannot open). */
@@ -67,7 +68,9 @@ int32_t js_value(struct jstream *j, int keep);
  * after each member (but the last) more(), given that member, says whether the rest is
  * wanted: 0 no (the rest of the object is then skipped unparsed, brackets
  * and strings only: it is not checked), 1 yes (it is not asked again),
- * -1 not known yet.  The root; a value that is no
+ * -1 not known yet, 2 no if the rest lies in the buffer (skipped as for
+ * 0), else as -1 (read on: where the file ends inside it, the error is
+ * where the parse finds it, not the skipper).  The root; a value that is no
  * object is parsed as js_value does. */
 int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, int32_t member), void *ctx);
 /* Skips the next value without keeping it. */

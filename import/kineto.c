@@ -47,6 +47,10 @@ struct kin {
     uint64_t events, runtime, no_cbid, kernels, copies, memsets, syncs, ranges, nccl, nccl_args, flows, skipped,
         event_syncs, nccl_order;
     uint64_t bad_times, bad_args; /* events whose numbers our arithmetic cannot hold: left out */
+    /* the rank and world size the collectives matched by order were
+     * written with (by_order), and whether they all had the same */
+    int ord_rank, ord_world, ord_mixed;
+    uint64_t ord_rows;
 };
 
 static void widen(struct kin *k, int64_t a, int64_t b)
@@ -142,6 +146,18 @@ static void by_order(struct kin *k, const char *kname, int64_t corr, int stream,
     if (__builtin_add_overflow(corr, 1ll << 32, &c.call_id)) {
         k->bad_args++;
         return;
+    }
+    /* the rank, when distributedInfo came first (as Kineto writes it):
+     * then kineto_order_ranks has no UPDATE of them all to make */
+    if (k->rank >= 0 && k->world > 0) {
+        c.rank = k->rank;
+        c.nranks = k->world;
+    }
+    if (!k->ord_rows++) {
+        k->ord_rank = c.rank;
+        k->ord_world = c.nranks;
+    } else if (c.rank != k->ord_rank || c.nranks != k->ord_world) {
+        k->ord_mixed = 1;
     }
     out_coll(k->o, &c);
     out_ext(k->o, c.call_id, corr);
@@ -331,25 +347,36 @@ static void event(struct kin *k, int32_t root)
 }
 
 /* Whether the rest of an event is wanted, once ph, cat and name (which
- * Kineto writes first) are read: not for flows and CPU operators (but
- * ProfilerStep#N), which no table holds; their pid is read if it came. */
+ * Kineto writes first, but for flows) are read: not for flows (known by
+ * ph alone) and CPU operators (but ProfilerStep#N), which no table holds;
+ * their pid is read if it came. */
 static int wanted(void *ctx, struct jstream *j, int32_t member)
 {
     struct kin *k = ctx;
     const struct jnode *m = js_node(j, member);
     /* each member once, as it comes: a look at the whole event each time
      * was a tenth of the import */
-    if (m->type == J_STR && m->klen == 2 && !memcmp(m->key, "ph", 2))
+    int first_ph = 0;
+    if (m->type == J_STR && m->klen == 2 && !memcmp(m->key, "ph", 2)) {
+        first_ph = k->ph < 0;
         k->ph = member;
-    else if (m->type == J_STR && m->klen == 3 && !memcmp(m->key, "cat", 3))
+    } else if (m->type == J_STR && m->klen == 3 && !memcmp(m->key, "cat", 3))
         k->cat = member;
     else if (m->type == J_STR && m->klen == 4 && !memcmp(m->key, "name", 4))
         k->name = member;
     /* by index: the text arena may move as the event is read (its nodes' pointers are fixed then) */
     const char *ph = k->ph >= 0 ? js_node(j, k->ph)->s : NULL, *cat = k->cat >= 0 ? js_node(j, k->cat)->s : NULL,
                *name = k->name >= 0 ? js_node(j, k->name)->s : NULL;
+    /* a flow's end ("s", "f": two events in five of a trace), or any
+     * event whose first "ph" says so, only counts, whatever its cat and
+     * name (event() reads the first "ph"): its rest is skipped as soon as
+     * that "ph" is read, not parsed up to its cat and name, which Kineto
+     * writes last.  Only where the rest is in the buffer (2): else the
+     * parse reads on as before, and a file cut short inside the event
+     * stops with the same message.  next_event() counts it. */
     if (!ph || !cat || !name)
-        return ph && strcmp(ph, "X") && strcmp(ph, "s") && strcmp(ph, "f") ? 1 : -1;
+        return first_ph && (!strcmp(ph, "s") || !strcmp(ph, "f")) ? 2
+               : ph && strcmp(ph, "X") && strcmp(ph, "s") && strcmp(ph, "f") ? 1 : -1;
     if ((!strcmp(ph, "s") || !strcmp(ph, "f")) && !strcmp(cat, "ac2g")) {
         k->flows++;
         k->events++;
@@ -368,6 +395,11 @@ static void next_event(struct kin *k)
     int64_t before = (int64_t)k->events;
     k->ph = k->cat = k->name = -1;
     int32_t root = js_object(&k->j, wanted, k);
+    if (k->j.skipped_here) { /* a flow (wanted's 2) */
+        k->flows++;
+        k->events++;
+        return;
+    }
     if ((int64_t)k->events == before)
         event(k, root);
 }
@@ -586,7 +618,11 @@ int import_kineto_file(struct out_db *o, const char *path, char *err, size_t err
     sqlite3_finalize(k->host_call);
     sqlite3_finalize(k->host_seq);
     k->host_call = k->host_seq = NULL;
-    kineto_order_ranks(o, k->rank, k->world); /* kernels without collective args: kept only with a rank */
+    /* kernels without collective args: kept only with a rank, which they
+     * have already if all were written after distributedInfo was read */
+    if (k->rank < 0 || k->world <= 0 || k->ord_mixed ||
+        (k->ord_rows && (k->ord_rank != k->rank || k->ord_world != k->world)))
+        kineto_order_ranks(o, k->rank, k->world);
     kineto_number(o); /* collectives without a sequence number: numbered per group in order */
     notes(k);
     char source[4200];
