@@ -135,6 +135,11 @@ TESTS += tests/unit/test_cupti_order
 tests_unit_test_cupti_order_SOURCES = tests/unit/test_cupti_order.c
 tests_unit_test_cupti_order_CFLAGS = $(VIEWER_TEST_CFLAGS)
 tests_unit_test_cupti_order_LDADD = $(VIEWER_TEST_LIBS)
+check_PROGRAMS += tests/unit/test_sort_keys
+TESTS += tests/unit/test_sort_keys
+tests_unit_test_sort_keys_SOURCES = tests/unit/test_sort_keys.c
+tests_unit_test_sort_keys_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_sort_keys_LDADD = $(VIEWER_TEST_LIBS)
 # the join's exact and clock halves: by external id, the clocks' offset
 check_PROGRAMS += tests/unit/test_join_clock
 TESTS += tests/unit/test_join_clock
@@ -188,6 +193,7 @@ tests_unit_test_mon_gpu_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 check_PROGRAMS += tests/unit/test_replay
 TESTS += tests/unit/test_replay
 tests_unit_test_replay_SOURCES = tests/unit/test_replay.c viewer/analyse/replay.h viewer/analyse/replay.c \
+  viewer/analyse/whatif_joint.h viewer/analyse/whatif_joint.c \
   viewer/model/idmap.h viewer/model/idmap.c
 tests_unit_test_replay_CFLAGS = $(VIEWER_TEST_CFLAGS)
 tests_unit_test_replay_LDADD = $(CRITERION_LIBS)

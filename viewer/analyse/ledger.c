@@ -103,15 +103,8 @@ static void steps_begin(struct ledger *l, const struct proc *p)
 /* [a, b) of bucket b added to the iterations it falls in. */
 static void add_span(struct ledger *l, int bucket, int64_t a, int64_t b)
 {
-    size_t lo = 0, hi = l->nsteps;
-    while (lo < hi) { /* the first iteration starting after a, less one */
-        size_t mid = (lo + hi) / 2;
-        if (l->steps[mid].start <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t k = lo ? lo - 1 : 0; k < l->nsteps && l->steps[k].start < b; k++) { /* disjoint, in order */
+    for (size_t k = model_step_from(l->steps, l->nsteps, a); k < l->nsteps && l->steps[k].start < b; k++) {
+        /* disjoint, in order */
         int64_t s = l->steps[k].start > a ? l->steps[k].start : a;
         int64_t e = l->steps[k].end < b ? l->steps[k].end : b;
         if (e > s)

@@ -189,11 +189,8 @@ void model_ranges_index(struct proc *p)
     idmap_free(&order);
 }
 
-int model_range_at(const struct proc *p, int tid, int64_t t)
+size_t model_range_after(const struct proc *p, int tid, int64_t t)
 {
-    if (tid < 0)
-        tid = p->range_tid;
-    /* last user range of tid with start <= t */
     size_t lo = 0, hi = p->nuser_ranges;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -203,6 +200,15 @@ int model_range_at(const struct proc *p, int tid, int64_t t)
         else
             hi = mid;
     }
+    return lo;
+}
+
+int model_range_at(const struct proc *p, int tid, int64_t t)
+{
+    if (tid < 0)
+        tid = p->range_tid;
+    /* last user range of tid with start <= t */
+    size_t lo = model_range_after(p, tid, t);
     if (lo == 0 || p->ranges[lo - 1].tid != tid)
         return -1;
     int r = (int)lo - 1;

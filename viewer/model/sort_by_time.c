@@ -128,9 +128,9 @@ int sort_by_time(void *base, size_t n, size_t size, size_t key_offset)
     return 0;
 }
 
-int64_t sort_keys_first(const struct sort_key *k, size_t n, int64_t t)
+/* The first of k[lo, hi) with t or more, hi if none. */
+static size_t lower_bound(const struct sort_key *k, size_t lo, size_t hi, int64_t t)
 {
-    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (k[mid].t < t)
@@ -138,5 +138,41 @@ int64_t sort_keys_first(const struct sort_key *k, size_t n, int64_t t)
         else
             hi = mid;
     }
+    return lo;
+}
+
+int64_t sort_keys_first(const struct sort_key *k, size_t n, int64_t t)
+{
+    size_t lo = lower_bound(k, 0, n, t);
+    return lo < n && k[lo].t == t ? (int64_t)k[lo].i : -1;
+}
+
+/* From *hint (the last one found) out, in steps that double, then a
+ * bisection of the last step: a search near the last is a few steps on
+ * lines in the cache, where a bisection of all the keys is a miss a step. */
+int64_t sort_keys_first_near(const struct sort_key *k, size_t n, int64_t t, size_t *hint)
+{
+    size_t h = *hint < n ? *hint : n, lo, hi, step = 1;
+    if (h < n && k[h].t < t) { /* to the right: k[lo - 1].t < t */
+        lo = h + 1;
+        hi = lo;
+        while (hi < n && k[hi].t < t) {
+            lo = hi + 1;
+            hi = lo + step;
+            step *= 2;
+        }
+        if (hi > n)
+            hi = n;
+    } else { /* to the left: k[hi].t >= t, or hi = n */
+        hi = h;
+        lo = hi;
+        while (lo > 0 && k[lo - 1].t >= t) {
+            hi = lo - 1;
+            lo = lo > step ? lo - step : 0;
+            step *= 2;
+        }
+    }
+    lo = lower_bound(k, lo, hi, t); /* the first of [lo, hi] with t or more: hi is one */
+    *hint = lo;
     return lo < n && k[lo].t == t ? (int64_t)k[lo].i : -1;
 }

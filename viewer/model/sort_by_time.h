@@ -17,6 +17,12 @@ int sort_keys(struct sort_key *k, size_t n);
  * (the earliest record of that timestamp or id: the sort is stable). */
 int64_t sort_keys_first(const struct sort_key *k, size_t n, int64_t t);
 
+/* The same, searched from *hint (the position the last search ended at;
+ * 0 at first) out, and *hint moved there: for lookups in nearly the
+ * keys' order (the calls asking for their own records), a few steps near
+ * the last instead of a bisection of all the keys. */
+int64_t sort_keys_first_near(const struct sort_key *k, size_t n, int64_t t, size_t *hint);
+
 /* Sorts n records of `size` bytes at base by the int64_t at key_offset,
  * stably.  Returns -1 (base untouched) if memory runs out. */
 int sort_by_time(void *base, size_t n, size_t size, size_t key_offset);

@@ -74,3 +74,16 @@ size_t model_steps(const struct proc *p, struct model_step **out)
     return n;
 }
 
+
+size_t model_step_from(const struct model_step *v, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* the first step starting after t */
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].start <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? lo - 1 : 0;
+}

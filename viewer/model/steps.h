@@ -16,5 +16,9 @@ struct model_step { int64_t iter, start, end; };
 /* Process p's iterations, by number, into *out (free it); how many.  Its
  * ranges must be loaded and indexed (model_ranges_index). */
 size_t model_steps(const struct proc *p, struct model_step **out);
+/* In steps v[0, n) sorted by start, the last one starting at or before t
+ * (0 when none does): where a walk over the steps an interval starting at
+ * t overlaps begins. */
+size_t model_step_from(const struct model_step *v, size_t n, int64_t t);
 
 #endif

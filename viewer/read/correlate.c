@@ -17,7 +17,6 @@
  *      (moved by the offset the certain matches show, where they show one). */
 #include "viewer/read/correlate.h"
 #include "viewer/read/join_clock.h"
-#include "viewer/model/idmap.h"
 #include "viewer/read/load_internal.h"
 #include "viewer/model/sort_by_time.h"
 
@@ -166,12 +165,20 @@ static int64_t shift_spread(const struct cupti_rec *a, size_t n)
  * the records nested in a wrapped call as claimed too. */
 static void join_by_time(struct model *m, struct proc *p, const struct sort_key *co, struct cupti_rec *a, size_t n)
 {
-    struct idmap at = { 0 }; /* correlation -> its record */
-    idmap_reserve(&at, n);
+    /* correlation -> its first record: the records' (correlation, index)
+     * sorted, stably, and searched; the correlations rise with the
+     * records' times on each thread, so the sort is a pass or a few.  A
+     * hash map of them (twice their number of slots, touched at random)
+     * cost a third of the join in page faults and cache misses */
+    struct sort_key *at = malloc((n + 1) * sizeof *at);
+    if (!at)
+        model_out_of_memory();
     for (size_t k = 0; k < n; k++)
-        idmap_put(&at, a[k].corr, (int64_t)k, 1);
+        at[k] = (struct sort_key){ a[k].corr, k };
+    if (sort_keys(at, n) != 0)
+        model_out_of_memory();
     int64_t spread = shift_spread(a, n);
-    size_t j = 0;
+    size_t j = 0, hint = 0;
     for (size_t i = 0; i < p->ncalls; i++) {
         struct call *c = &p->calls[co[i].i];
         /* a call whose end is unknown (join_clock.h) ended before `bound`,
@@ -211,8 +218,8 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
          * and so is a driver record that began after it ended (the launch
          * of an NCCL call made right after a stream wait was claimed by the
          * wait, and the NCCL call took the next launch's record) */
-        int64_t own;
-        if (of_cuda && c->corr && idmap_get(&at, c->corr, &own) && a[own].tid == c->tid) {
+        int64_t own = of_cuda && c->corr ? sort_keys_first_near(at, n, c->corr, &hint) : -1;
+        if (own >= 0 && a[own].tid == c->tid) {
             claim_nested(a, n, (size_t)own, spread);
             continue;
         }
@@ -221,7 +228,7 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
                 ((a[k].domain == 2 && a[k].start < c->end) || (a[k].start >= c->start && a[k].end <= c->end)))
                 a[k].claimed = 1;
     }
-    idmap_free(&at);
+    free(at);
     claim_overlapping(m, p, co, a, n);
     /* and what lies inside a record no call claimed: the driver calls of a
      * runtime call only CUPTI saw.  Inside in CUPTI's own clock: records of

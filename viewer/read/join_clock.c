@@ -327,10 +327,19 @@ int join_shift_records(struct model *m, const struct proc *p, const struct sort_
     *out = (struct join_offsets){ 0 };
     if (!n || !p->ncalls)
         return 0;
-    struct idmap own = { 0 }; /* the exact joins' own records (claimed 2) */
+    /* the exact joins' own records (claimed 2) by correlation, the first
+     * of each: sorted (correlation, index) pairs searched near the last
+     * (correlate.c's join_by_time does the same), not a hash map grown
+     * by doubling into fresh memory */
+    struct sort_key *own = malloc((n + 1) * sizeof *own);
+    size_t nown = 0, hint = 0;
+    if (!own)
+        model_out_of_memory();
     for (size_t k = 0; k < n; k++)
         if (a[k].claimed == 2)
-            idmap_put(&own, a[k].corr, (int64_t)k, 1);
+            own[nown++] = (struct sort_key){ a[k].corr, k };
+    if (sort_keys(own, nown) != 0)
+        model_out_of_memory();
     struct votes v = { 0 };
     struct stretch *st = NULL;
     size_t nst = 0, cap = 0, j = 0;
@@ -347,7 +356,7 @@ int join_shift_records(struct model *m, const struct proc *p, const struct sort_
         }
         int64_t k;
         if (exact[co[ci].i]) {
-            if (c->corr && idmap_get(&own, c->corr, &k))
+            if (c->corr && (k = sort_keys_first_near(own, nown, c->corr, &hint)) >= 0)
                 vote(&v, c, &a[k], EXACT_VOTES);
             continue;
         }
@@ -374,7 +383,7 @@ int join_shift_records(struct model *m, const struct proc *p, const struct sort_
     }
     st[nst - 1].d = agreed(&v, nst > 1 && st[nst - 2].tid == st[nst - 1].tid ? st[nst - 2].d : 0);
     free(v.e);
-    idmap_free(&own);
+    free(own);
     /* each record moves by the stretch of its thread it began in, in
      * CUPTI's clock (both in (thread, start) order); a thread without
      * calls keeps its times */
