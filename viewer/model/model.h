@@ -290,6 +290,8 @@ const char *model_kernel_name(const struct proc *p, int name_id);
 struct stack_source {
     const char *(*c_stack)(const struct model *m, const struct proc *p, int callsite, char *buf, size_t len);
     const char *(*py_stack)(const struct model *m, const struct proc *p, int pystack, char *buf, size_t len);
+    /* the source line a shown frame (model_callsite) names, "" if unknown */
+    const char *(*source_text)(const char *frame, char *buf, size_t len);
 };
 /* The most bytes of the frame a site is shown as, with its NUL: C++
  * frames run long. */
@@ -305,6 +307,9 @@ const char *model_callsite(const struct model *m, const struct proc *p, int site
 int model_site_shown(const struct model *m, struct proc *p, int site);
 /* Full C and Python stacks of a site (one frame per line), or "". */
 const char *model_callstack(const struct model *m, const struct proc *p, int site, char *buf, size_t len);
+/* The text of the source line a frame as model_callsite shows it names
+ * ("" when the file cannot be read, or the frame names no line). */
+const char *model_source_text(const struct model *m, const char *frame, char *buf, size_t len);
 const char *model_pystack(const struct model *m, const struct proc *p, int site, char *buf, size_t len);
 /* Sorts the process's ranges as model_range_at needs them and gives each
  * user range its parent and iteration (ranges.c); once they are loaded. */
@@ -312,6 +317,9 @@ void model_ranges_index(struct proc *p);
 /* The innermost user range around time t on thread tid (tid < 0: the
  * thread with the most ranges), as an index into p->ranges, or -1. */
 int model_range_at(const struct proc *p, int tid, int64_t t);
+/* The first user range of thread tid that starts after t (an index into
+ * p->ranges, sorted as model_range_at needs), or p->nuser_ranges. */
+size_t model_range_after(const struct proc *p, int tid, int64_t t);
 /* The range that names a place for what happened inside range r: r or
  * the nearest range around it whose name is neither a step's
  * ("ProfilerStep#12", numbered anew each step) nor an operation's

@@ -94,6 +94,14 @@ const char *model_callstack(const struct model *m, const struct proc *p, int sit
     return buf;
 }
 
+const char *model_source_text(const struct model *m, const char *frame, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (m->stacks && m->stacks->source_text && *frame)
+        m->stacks->source_text(frame, buf, len);
+    return buf;
+}
+
 const char *model_pystack(const struct model *m, const struct proc *p, int site, char *buf, size_t len)
 {
     buf[0] = 0;

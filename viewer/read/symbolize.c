@@ -10,6 +10,7 @@
  * device never blocks the report). */
 #define _GNU_SOURCE
 #include "viewer/read/symbolize.h"
+#include "viewer/model/idmap.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -218,6 +219,35 @@ static int parse_frame(const char *f, char *module, size_t mlen, uint64_t *off)
     return 0;
 }
 
+/* The source file each frame written names, in full: the frame shows its
+ * base name only, and a finding's source line (symbolize_source_path) is
+ * read from the file itself.  Key: the frame's text (idmap_text_key);
+ * value: an index into paths.  Bounded: frames past PATHS_KEPT have no
+ * source line shown. */
+#define PATHS_KEPT 65536
+static struct idmap path_of;
+static char **paths;
+static size_t npaths, paths_cap;
+
+static void remember_path(const char *frame, const char *file)
+{
+    uint64_t key = idmap_text_key(frame);
+    int64_t i;
+    if (npaths >= PATHS_KEPT || idmap_get(&path_of, key, &i))
+        return;
+    if (npaths == paths_cap) {
+        size_t cap = paths_cap ? paths_cap * 2 : 64;
+        char **v = realloc(paths, cap * sizeof *v);
+        if (!v)
+            return;
+        paths = v;
+        paths_cap = cap;
+    }
+    if (!(paths[npaths] = strdup(file)))
+        return;
+    idmap_put(&path_of, key, (int64_t)npaths++, 1);
+}
+
 /* Writes "function (file:line) [module]" for one frame, or returns -1. */
 static int frame_lines(sqlite3 *db, int64_t process_id, const char *frame, char *out, size_t len)
 {
@@ -238,6 +268,7 @@ static int frame_lines(sqlite3 *db, int64_t process_id, const char *frame, char 
     const char *fn = dw.addrname(mod, off);
     const char *base = strrchr(file, '/');
     snprintf(out, len, "%s (%s:%d) [%s]", fn ? fn : "??", base ? base + 1 : file, lineno, module);
+    remember_path(out, file);
     return 0;
 }
 
@@ -280,4 +311,17 @@ void symbolize_stack(sqlite3 *db, int64_t process_id, char *stack, size_t len)
     pthread_mutex_lock(&lock);
     symbolize_locked(db, process_id, stack, len);
     pthread_mutex_unlock(&lock);
+}
+
+int symbolize_source_path(const char *frame, char *path, size_t len)
+{
+    int64_t i;
+    int found = 0;
+    pthread_mutex_lock(&lock);
+    if (npaths && idmap_get(&path_of, idmap_text_key(frame), &i) && (size_t)i < npaths) {
+        snprintf(path, len, "%s", paths[i]);
+        found = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    return found;
 }

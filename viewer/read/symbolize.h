@@ -17,4 +17,8 @@
  * with the NUL) in place, for process process_id of db. */
 void symbolize_stack(sqlite3 *db, int64_t process_id, char *stack, size_t len);
 
+/* The full path of the source file a frame that symbolize_stack wrote
+ * names (the frame shows its base name): 1 and path set, or 0. */
+int symbolize_source_path(const char *frame, char *path, size_t len);
+
 #endif

@@ -1,0 +1,63 @@
+#!/bin/sh
+# report_source_line.sh: a finding shows the text of its call site's line
+# (issue 39: "the source line of each call site"), in the text ("code"
+# under "at"), the JSON (source_line) and the HTML page, read from the file
+# its frame names; and, since that name comes from an untrusted database, a
+# file is read only where it is a regular file named as source code is,
+# its text escaped like every other string of the file.
+#  1. live: scalar_read on the simulator, its sync.scalar_read at
+#     app_train.c's line, the line's text as the file has it (when libdw
+#     symbolises the frame; else skipped);
+#  2. the hand-written syncs fixture with a Python stack put on its scalar
+#     read, naming in turn a .py file here, a file not named as source, a
+#     FIFO named .py (never opened for long: the report must not block), a
+#     relative path, and lines with a terminal escape and HTML in them.
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+
+# 1. live
+"$b/gputrace" record -f -o "$tmp/live.db" -- "$b/tests/sim/gpusim-run" -n 1 "$b/tests/apps/scalar_read" > /dev/null 2>&1
+"$b/gputrace-report" --format json "$tmp/live.db" > "$tmp/live.json" 2> "$tmp/err"
+"$b/gputrace-report" --html "$tmp/live.html" "$tmp/live.db" > "$tmp/live.txt" 2>> "$tmp/err"
+at=$(sed -n '/sync.scalar_read/,/^$/s/^    at   .*(app_train\.c:\([0-9]*\)).*/\1/p' "$tmp/live.txt" | head -1)
+if [ -n "$at" ]; then
+  want=$(sed -n "${at}p" "$s/tests/apps/app_train.c" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')
+  got=$(sed -n '/sync.scalar_read/,/^$/s/^    code \(.*\)/\1/p' "$tmp/live.txt" | head -1)
+  expect "the text shows the scalar read's line, app_train.c:$at, as the file has it" "$got" "$want"
+  expect "the JSON's source_line is that line" \
+    "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(next(f.get("source_line", "") for f in d["findings"] if f["kind"] == "sync.scalar_read"))' "$tmp/live.json")" "$want"
+  expect "the HTML page shows it under the call site" "$(grep -c '<pre class="src">' "$tmp/live.html")" \
+    "$(grep -c '^    code ' "$tmp/live.txt")"
+else
+  for c in text JSON HTML; do skip "the $c shows the scalar read's line" "no file:line (libdw not installed)"; done
+fi
+
+# 2. a Python frame on the fixture's scalar read, naming FRAME's file
+g="$s/tests/data/golden"
+with_frame() {
+  rm -f "$tmp/py.db"
+  { cat "$g/hand-schema.sql" "$g/hand-syncs/rows.sql"
+    echo "INSERT INTO pystack VALUES(1, 1, 'train_step ($1)');"
+    echo "UPDATE api_call SET pystack = 1 WHERE callsite = 3;"; } | sqlite3 "$tmp/py.db"
+  timeout 30 "$b/gputrace-report" --html "$tmp/py.html" "$tmp/py.db" > "$tmp/py.txt" 2> "$tmp/py.err"
+}
+code_of() { sed -n '/^    at   train_step/,/^$/s/^    code \(.*\)/\1/p' "$tmp/py.txt"; }
+printf 'import torch\n\n    loss_value = loss.item()   \nx = 1\n' > "$tmp/train.py"
+with_frame "$tmp/train.py:3"
+expect "a Python frame's line read from its file, blanks around it dropped" "$?:$(code_of)" "0:loss_value = loss.item()"
+with_frame "/etc/hostname:1"
+expect "a file not named as source code is not read" "$?:$(code_of)" "0:"
+mkfifo "$tmp/fifo.py"
+with_frame "$tmp/fifo.py:1"
+expect "a FIFO named .py: no line, and the report does not block on it" "$?:$(code_of)" "0:"
+with_frame "train.py:3"
+expect "a relative path (the recording's working directory is unknown) is not read" "$?:$(code_of)" "0:"
+printf 'a = "\033[31m<script>alert(1)</script>"\n' > "$tmp/esc.py"
+with_frame "$tmp/esc.py:1"
+expect "a line with a terminal escape: shown, the escape not sent to the terminal" \
+  "$(code_of | grep -c 'alert'):$(grep -c "$(printf '\033')" "$tmp/py.txt")" "1:0"
+expect "... and its HTML escaped on the page" "$(grep -c '<script>' "$tmp/py.html"):$(grep -c '&lt;script&gt;alert' "$tmp/py.html")" "0:1"
+with_frame "$tmp/train.py:99"
+expect "a line past the file's end: none" "$?:$(code_of)" "0:"
+finish
