@@ -79,7 +79,10 @@ void analyse_colls_done(const struct model *m, const struct report_opts *o, stru
     for (size_t i = 0; i < n; i++) {
         const struct coll *c = &p->colls[i];
         int64_t k;
-        if (c->site && c->gend > c->gstart) { /* what exposed_share weighs a site's exposed ones against */
+        /* what exposed_share weighs a site's exposed ones against; those
+         * with no known site (a Kineto trace read back) are one site, as
+         * their finding is, else its one-offs were never dropped */
+        if (c->gend > c->gstart) {
             uint64_t key = (uint64_t)model_site_shown(m, &m->procs[pi], c->site) + 1;
             idmap_put(&ps->site_colls, key, idmap_get(&ps->site_colls, key, &k) ? k + 1 : 1, 0);
         }

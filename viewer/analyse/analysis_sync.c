@@ -12,6 +12,8 @@
  * deliver a few bytes, else implicit when they waited for pending work and
  * blocked at least --implicit-min-us.  Only explicit
  * syncs can be "redundant": a free with nothing pending is just a free.
+ * Once every rank is analysed, each call site gets one verdict
+ * (filter_syncs).
  */
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/stream_deps.h"
@@ -26,6 +28,191 @@
 
 #define CUPTI_DTOH 2
 
+/* ---- one verdict per call site ----------------------------------------------
+ *
+ * A site's calls are classified one by one, so one line could be told two
+ * ways: a cudaDeviceSynchronize after a copy to the host is
+ * sync.device_wide ("wait for that stream instead") at the calls where the
+ * copy was still running, and sync.no_consumer ("remove it") at one where
+ * the copy had ended just before the call while other streams still ran.
+ * Both cannot be the fix.  The site's code reads what the copy brought
+ * whenever it runs; that the copy was done first at one call was the GPU's
+ * timing, not the program's order, and removing the sync would race the
+ * read there as much as anywhere.  So a site whose syncs fed a read at
+ * some calls (device_wide, scalar_read) is that finding at all of them,
+ * however many calls found nothing to read: narrowing the wait (or
+ * reading later) is right at every call, removing it is right at none of
+ * those that fed a read.  Of two such verdicts at one site, the one more
+ * calls gave takes them (the first kind on a tie).  The calls merged keep
+ * their claims on the rank's time, now the merged finding's, so what they
+ * cost stays counted once (attribution.h): in the ledger and in what the
+ * findings account for, with the finding the report shows. */
+
+/* Whether a sync finding's calls fed a read of the host's. */
+static int feeds_read(enum finding_kind k)
+{
+    return k == F_SYNC_DEVICE_WIDE || k == F_SYNC_SCALAR_READ;
+}
+
+/* A finding merged into another of its site: each one's marks' new
+ * indexes (-1: past the cap). */
+struct sync_merge {
+    size_t to, from, next; /* next: the next merge into `to` (move_claims), SIZE_MAX: none */
+    int16_t to_occ[FINDING_MARKS], from_occ[FINDING_MARKS];
+};
+
+static void merge_ranges(struct finding *to, const struct finding *from)
+{
+    to->unranged += from->unranged;
+    for (int i = 0; i < FINDING_RANGES && from->ranges[i].hits; i++) {
+        const struct range_hit *h = &from->ranges[i];
+        int k;
+        for (k = 0; k < FINDING_RANGES && to->ranges[k].hits && to->ranges[k].name != h->name; k++)
+            ;
+        if (k == FINDING_RANGES)
+            continue; /* a fifth range: findings.c's note_range keeps four */
+        struct range_hit *t = &to->ranges[k];
+        if (!t->hits) {
+            *t = *h;
+            continue;
+        }
+        if (h->iter_min >= 0 && (t->iter_min < 0 || h->iter_min < t->iter_min))
+            t->iter_min = h->iter_min;
+        if (h->iter_max > t->iter_max)
+            t->iter_max = h->iter_max;
+        t->hits += h->hits;
+    }
+}
+
+/* The two findings' marks (each in time order) as one list in time order,
+ * the first FINDING_MARKS kept; g says where each old mark went. */
+static void merge_marks(struct finding *to, const struct finding *from, struct sync_merge *g)
+{
+    struct finding_mark v[FINDING_MARKS];
+    int a = 0, b = 0, n = 0;
+    for (int k = 0; k < FINDING_MARKS; k++)
+        g->to_occ[k] = g->from_occ[k] = -1;
+    while (n < FINDING_MARKS && (a < to->nmarks || b < from->nmarks)) {
+        int take_to = b >= from->nmarks || (a < to->nmarks && to->marks[a].t <= from->marks[b].t);
+        if (take_to) {
+            g->to_occ[a] = (int16_t)n;
+            v[n++] = to->marks[a++];
+        } else {
+            g->from_occ[b] = (int16_t)n;
+            v[n++] = from->marks[b++];
+        }
+    }
+    memcpy(to->marks, v, (size_t)n * sizeof *v);
+    to->nmarks = n;
+    to->mark_open = 0;
+}
+
+/* Adds finding `from`'s occurrences to `to` (the same process and site)
+ * and empties it (findings_finish drops it). */
+static void merge_sync(struct finding *to, struct finding *from, struct sync_merge *g)
+{
+    to->count += from->count;
+    model_add(&to->host_blocked_ns, from->host_blocked_ns);
+    model_add(&to->gpu_idle_ns, from->gpu_idle_ns);
+    if (from->waited_blocked > to->waited_blocked) { /* what the longest one waited for */
+        to->waited_blocked = from->waited_blocked;
+        to->waited_other = from->waited_other;
+        memcpy(to->waited_for, from->waited_for, sizeof to->waited_for);
+    }
+    merge_ranges(to, from);
+    merge_marks(to, from, g);
+    from->count = 0;
+}
+
+/* A claim's mark through the merges into one finding from merge i on
+ * (its `next`s), each renumbering the marks the finding had. */
+static int occ_after(const struct sync_merge *g, size_t i, int occ)
+{
+    for (; i != SIZE_MAX; i = g[i].next)
+        occ = occ >= 0 && occ < FINDING_MARKS ? g[i].to_occ[occ] : -1;
+    return occ;
+}
+
+/* The claims of the merged findings: `from`'s become `to`'s, each naming
+ * its occurrence's new mark.  One pass over the claims. */
+static void move_claims(struct findings *fs, struct sync_merge *g, size_t n)
+{
+    struct idmap at = { 0 }; /* a merged finding's key -> 2 x its (first) merge, + 1 for a `from` */
+    for (size_t i = 0; i < n; i++) {
+        const struct finding *to = &fs->v[g[i].to], *from = &fs->v[g[i].from];
+        g[i].next = SIZE_MAX;
+        for (size_t k = i + 1; k < n && g[i].next == SIZE_MAX; k++)
+            if (g[k].to == g[i].to)
+                g[i].next = k;
+        idmap_put(&at, finding_key(to->kind, to->proc, to->callsite_id), (int64_t)(2 * i), 1);
+        idmap_put(&at, finding_key(from->kind, from->proc, from->callsite_id), (int64_t)(2 * i + 1), 0);
+    }
+    for (size_t k = 0; k < fs->charges.n; k++) {
+        struct charge *c = &fs->charges.v[k];
+        int64_t v;
+        if (!idmap_get(&at, finding_key(c->kind, c->proc, c->site), &v))
+            continue;
+        const struct sync_merge *m = &g[v / 2];
+        int occ = c->occ;
+        if (v % 2) /* a claim of `from`: its mark in the merge, then in any later one */
+            occ = occ_after(g, m->next, occ >= 0 && occ < FINDING_MARKS ? m->from_occ[occ] : -1);
+        else
+            occ = occ_after(g, (size_t)(v / 2), occ);
+        c->occ = (int16_t)occ;
+        c->kind = (int16_t)fs->v[m->to].kind;
+    }
+    idmap_free(&at);
+}
+
+/* The site a sync finding's verdict is for: its call site; with none
+ * known, the calls of its API (its first occurrence's) at no known site,
+ * which are one finding of each kind already.  A Kineto trace read back
+ * has no call sites: its cudaDeviceSynchronize calls are then one site, as
+ * the line they came from was in its recording, and get its verdict. */
+static uint64_t verdict_site(const struct finding *f)
+{
+    return finding_key(0, f->proc, f->callsite_id > 0 ? f->callsite_id : -1 - f->api);
+}
+
+/* Each site's sync.no_consumer merged into the finding of its site that
+ * fed a read, if there is one, and of two such, the smaller into the
+ * larger (the comment above). */
+static void one_verdict_per_site(struct findings *fs)
+{
+    struct idmap best = { 0 }; /* (proc, site) -> 1 + the finding that takes the site's others */
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct finding *f = &fs->v[i];
+        if (!feeds_read(f->kind) || !f->count)
+            continue;
+        uint64_t key = verdict_site(f);
+        int64_t b;
+        if (idmap_get(&best, key, &b)) {
+            const struct finding *o = &fs->v[b - 1];
+            if (o->count > f->count || (o->count == f->count && o->kind <= f->kind))
+                continue;
+        }
+        idmap_put(&best, key, (int64_t)i + 1, 0);
+    }
+    struct sync_merge *g = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < fs->n && best.n; i++) {
+        struct finding *f = &fs->v[i];
+        int64_t b;
+        if (!f->count || (f->kind != F_SYNC_NO_CONSUMER && !feeds_read(f->kind)) ||
+            !idmap_get(&best, verdict_site(f), &b) || (size_t)(b - 1) == i)
+            continue;
+        if (!(g = realloc(g, (n + 1) * sizeof *g)))
+            model_out_of_memory();
+        g[n] = (struct sync_merge){ (size_t)(b - 1), i, SIZE_MAX, { 0 }, { 0 } };
+        merge_sync(&fs->v[b - 1], f, &g[n]);
+        n++;
+    }
+    if (n)
+        move_claims(fs, g, n);
+    free(g);
+    idmap_free(&best);
+}
+
 /* A site whose syncs waited for pending work at some calls (no_consumer,
  * scalar_read, device_wide, implicit) is not redundant at the others: on
  * those the GPU had simply finished first (a host held up, a loaded
@@ -33,6 +220,7 @@
  * nothing pending are dropped with it, not told as a second finding. */
 void filter_syncs(struct findings *fs)
 {
+    one_verdict_per_site(fs);
     for (size_t i = 0; i < fs->n; i++) {
         struct finding *r = &fs->v[i];
         if (r->kind != F_SYNC_REDUNDANT || !r->count || r->callsite_id <= 0)
