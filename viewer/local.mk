@@ -7,7 +7,7 @@ gputrace_report_SOURCES = \
   viewer/report_main.c viewer/report_cli.h viewer/report_cli.c viewer/proc_report.h viewer/proc_report.c \
   viewer/read/db_open.h viewer/read/db_open.c viewer/read/load_internal.h viewer/read/load_run.c viewer/read/load_threads.h viewer/read/load_threads.c viewer/read/load_proc.c viewer/read/load_colls.h viewer/read/load_colls.c viewer/read/boot_ids.c viewer/read/monitor_windows.c viewer/read/monitor_run.c \
   viewer/read/correlate.h viewer/read/correlate.c viewer/read/join_clock.h viewer/read/join_clock.c viewer/read/cupti_calls.h viewer/read/cupti_calls.c viewer/read/cupti_order.h viewer/read/cupti_order.c format/cupti_cbids.h format/cupti_cbids.c \
-  viewer/read/plugin_join.h viewer/read/plugin_join.c viewer/write/plugin_notes.h viewer/write/plugin_notes.c viewer/read/plugin_ce.h viewer/read/plugin_ce.c viewer/read/nccl_ce_calls.h viewer/read/nccl_ce_calls.c viewer/read/sync_records.h viewer/read/sync_records.c viewer/analyse/hang_depth.h viewer/analyse/hang_depth.c viewer/analyse/hang_place.h viewer/analyse/hang_place.c \
+  viewer/read/plugin_join.h viewer/read/plugin_join.c viewer/write/plugin_notes.h viewer/write/plugin_notes.c viewer/read/plugin_ce.h viewer/read/plugin_ce.c viewer/read/nccl_ce_calls.h viewer/read/nccl_ce_calls.c viewer/read/sync_records.h viewer/read/sync_records.c viewer/read/source_text.h viewer/read/source_text.c viewer/analyse/hang_depth.h viewer/analyse/hang_depth.c viewer/analyse/hang_place.h viewer/analyse/hang_place.c \
   viewer/model/sort_by_time.h viewer/model/sort_by_time.c viewer/read/rowruns.h viewer/read/rowruns.c \
   viewer/read/windows.h viewer/read/windows.c viewer/read/load.h viewer/read/load_ranges.c viewer/read/stack_text.c viewer/read/symbolize.h viewer/read/symbolize.c \
   viewer/model/model.h viewer/model/timeline.h viewer/model/timeline.c \
@@ -17,7 +17,8 @@ gputrace_report_SOURCES = \
   viewer/analyse/stream_deps.h viewer/analyse/stream_deps.c viewer/analyse/proc_pass.h viewer/analyse/proc_pass.c viewer/analyse/passes.h viewer/analyse/passes.c \
   viewer/analyse/attribution.h viewer/analyse/attribution.c viewer/analyse/straggler_place.c \
   viewer/analyse/replay.h viewer/analyse/replay.c viewer/analyse/whatif.c \
-  viewer/analyse/ledger.h viewer/analyse/ledger.c viewer/analyse/host_blocked.h viewer/analyse/host_blocked.c \
+  viewer/analyse/whatif_joint.h viewer/analyse/whatif_joint.c viewer/analyse/whatif_job.c \
+  viewer/analyse/ledger.h viewer/analyse/ledger.c viewer/analyse/finding_steps.c viewer/analyse/host_blocked.h viewer/analyse/host_blocked.c \
   viewer/write/charges_out.h viewer/write/charges_out.c viewer/write/ledger_out.h viewer/write/ledger_out.c viewer/write/whatif_out.h viewer/write/whatif_out.c viewer/write/whatif_html.c viewer/write/devices_out.h viewer/write/devices_out.c \
   viewer/analyse/analysis_gpu.c viewer/analyse/analysis_comm.c viewer/analyse/coll_spill.h \
   viewer/analyse/coll_spill.c viewer/analyse/summary.h viewer/analyse/summary.c \

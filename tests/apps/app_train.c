@@ -119,6 +119,7 @@ int app_train(const struct plant *planted)
         fixed.upload_on_compute = 0;    /* on the copy stream, ordered by an event */
         fixed.allreduce_on_compute = 0; /* on the communication stream */
         fixed.straggler_rank = -1;      /* no extra host work */
+        fixed.data_stall_us = 0;        /* the batch loaded ahead, by worker processes */
         p = &fixed;
     }
     size_t batch_bytes = (size_t)(env_int("APP_BATCH_MB", 1) > 0 ? env_int("APP_BATCH_MB", 1) : 1) << 20;
@@ -172,6 +173,11 @@ int app_train(const struct plant *planted)
 
     for (int step = 0; step < steps; step++) {
         nvtxRangePushA("train_step");
+        if (p->data_stall_us) { /* the host waits for its batch; the GPU, with nothing queued, for the host */
+            nvtxRangePushA("load_batch");
+            spin_us(p->data_stall_us);
+            nvtxRangePop();
+        }
         nvtxRangePushA("forward");
         if (rank == p->straggler_rank)
             spin_us(15000); /* e.g. a slow data loader on this rank: longer than a step on the GPU */

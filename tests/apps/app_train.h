@@ -57,9 +57,11 @@ struct plant {
     int step_host_us;       /* every rank does this much host work in each step's forward (0: none) */
     int slow_rank;          /* from step slow_from_step on, this rank does slow_us more (-1: none) */
     int slow_from_step, slow_us;
+    int data_stall_us;      /* every rank waits this long on the host for its batch (a data loader too slow,
+                             * range "load_batch") before each step's forward (0: none) */
 };
 
-#define PLANT_NONE { 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, -1, 0, 0 }
+#define PLANT_NONE { 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, -1, 0, 0, 0 }
 
 /* Runs the training loop with the given problems planted; returns the exit
  * status for main. */

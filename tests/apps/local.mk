@@ -4,7 +4,7 @@ APP_COMMON = tests/apps/app_train.h tests/apps/app_train.c
 check_PROGRAMS += \
   tests/apps/overlapped tests/apps/scalar_read tests/apps/device_sync \
   tests/apps/pageable_upload tests/apps/allreduce_compute_stream \
-  tests/apps/straggler tests/apps/desync tests/apps/hang tests/apps/train_demo tests/apps/slowdown \
+  tests/apps/straggler tests/apps/data_stall tests/apps/desync tests/apps/hang tests/apps/train_demo tests/apps/slowdown \
   tests/apps/threads tests/apps/api_surface tests/apps/api_surface_ptsz tests/apps/serialized_upload
 tests_apps_overlapped_SOURCES = tests/apps/overlapped.c $(APP_COMMON)
 tests_apps_overlapped_LDADD = $(SIM_LIBS)
@@ -26,6 +26,10 @@ tests_apps_allreduce_compute_stream_SOURCES = tests/apps/allreduce_compute_strea
 tests_apps_allreduce_compute_stream_LDADD = $(SIM_LIBS)
 tests_apps_allreduce_compute_stream_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_allreduce_compute_stream_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_data_stall_SOURCES = tests/apps/data_stall.c $(APP_COMMON)
+tests_apps_data_stall_LDADD = $(SIM_LIBS)
+tests_apps_data_stall_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_data_stall_DEPENDENCIES = tests/sim/libgpusim.la
 tests_apps_straggler_SOURCES = tests/apps/straggler.c $(APP_COMMON)
 tests_apps_straggler_LDADD = $(SIM_LIBS)
 tests_apps_straggler_LDFLAGS = $(SIM_LINK_FLAGS)

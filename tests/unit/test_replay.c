@@ -2,8 +2,12 @@
  * fixed graphs: as measured it gives the measured times back; a sync
  * removed lets the host run ahead only as far as the GPU lets it; an
  * event wait orders two streams; an operation moved to a stream of its
- * own overlaps; a delay the graph does not explain is capped. */
+ * own overlaps; a delay the graph does not explain is capped.  And the
+ * ranks' summaries replayed together (whatif_joint.c): a collective ends
+ * when its last member arrived plus its transfer, and a straggler's host
+ * time cut moves every rank. */
 #include "viewer/analyse/replay.h"
+#include "viewer/analyse/whatif_joint.h"
 
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -12,7 +16,7 @@
 static struct rp_times times(const struct rp_graph *g)
 {
     struct rp_times t = { calloc(g->ncalls, 8), calloc(g->ncalls, 8), calloc(g->nops + 1, 8), calloc(g->nops + 1, 8),
-                          NULL, NULL, NULL };
+                          NULL, NULL, NULL, NULL };
     return t;
 }
 
@@ -37,7 +41,7 @@ static struct rp_op ops[] = {
     { 1115, 2115, 1, 2, { 0 }, 0, 0 },
 };
 static int32_t waits[] = { 0, 1 };
-static struct rp_graph loop = { calls, 4, ops, 2, waits, 2, 1000, 0 };
+static struct rp_graph loop = { calls, 4, ops, 2, waits, 2, 1000, 0, 0 };
 
 Test(replay, as_measured_gives_the_measured_times)
 {
@@ -70,6 +74,34 @@ Test(replay, a_removed_sync_runs_ahead_as_far_as_the_gpu_lets_it)
     times_free(&t);
 }
 
+/* The loop read in two windows, cut after the first sync: the second
+ * window's graph has the first's kernel as a ghost (its stream's last),
+ * the threads' and streams' state carried; with the first sync removed it
+ * replays as the whole graph does (a_removed_sync_runs_ahead...). */
+Test(replay, a_graph_read_in_windows_replays_as_if_whole)
+{
+    struct rp_graph w1 = { calls, 2, ops, 1, waits, 1, 1000, 0, 0 };
+    struct rp_call c2[] = { { 1105, 1115, 0, 0, 0 }, { 1120, 2120, 0, 0, 1 } };
+    struct rp_op o2[] = { { 10, 1000, 1, -1, { 0 }, 0, 0 }, { 1115, 2115, 1, 0, { 0 }, 0, 0 } };
+    int32_t w2waits[] = { 1 };
+    struct rp_graph w2 = { c2, 2, o2, 2, w2waits, 1, 1000, 0, 1 };
+    struct rp_carry c = { 0 };
+    struct rp_times t1 = times(&w1), t2 = times(&w2);
+    uint8_t mode1[2] = { 0, RP_REMOVE };
+    struct rp_fix fx1 = { .call_mode = mode1 };
+    cr_assert_eq(rp_replay_carry(&w1, &fx1, &t1, &c), 0);
+    t2.op_start[0] = t1.op_start[0]; /* the ghost's times, the caller's to carry */
+    t2.op_end[0] = t1.op_end[0];
+    cr_assert_eq(rp_replay_carry(&w2, NULL, &t2, &c), 0);
+    cr_expect_eq(t2.call_start[0], 120, "the host ran ahead from the first window's removed sync");
+    cr_expect_eq(t2.op_start[1], 1000, "K2 waits for the first window's K1 on its stream");
+    cr_expect_eq(t2.op_end[1], 2000);
+    cr_expect_eq(t2.call_end[1], 2005);
+    rp_carry_free(&c);
+    times_free(&t1);
+    times_free(&t2);
+}
+
 Test(replay, event_wait_orders_streams_and_moving_an_op_overlaps)
 {
     /* K1 on stream 1 (0-1000); a copy on stream 1 behind it (1000-1500);
@@ -83,7 +115,7 @@ Test(replay, event_wait_orders_streams_and_moving_an_op_overlaps)
         { 1500, 2500, 2, 2, { 1 }, 1, 0 },
     };
     int32_t w[] = { 1, 2 };
-    struct rp_graph g = { c, 4, o, 3, w, 2, 1000, 0 };
+    struct rp_graph g = { c, 4, o, 3, w, 2, 1000, 0, 0 };
     struct rp_times t = times(&g);
     cr_assert_eq(rp_replay(&g, NULL, &t), 0);
     cr_expect_eq(t.op_start[2], 1500);
@@ -110,7 +142,7 @@ Test(replay, unexplained_delay_is_capped)
     struct rp_call c[] = { { 0, 5, 0, 0, 0 }, { 10, 7005, 0, 0, 1 } };
     struct rp_op o[] = { { 5000, 7000, 1, 0, { 0 }, 0, 0 } };
     int32_t w[] = { 0 };
-    struct rp_graph g = { c, 2, o, 1, w, 1, 1000, 0 };
+    struct rp_graph g = { c, 2, o, 1, w, 1, 1000, 0, 0 };
     struct rp_times t = times(&g);
     cr_assert_eq(rp_replay(&g, NULL, &t), 0);
     cr_expect_eq(t.op_start[0], 1000);
@@ -172,4 +204,111 @@ Test(replay, critical_path_covers_the_span_from_the_end_back)
     cr_expect_eq(r.sum, 2115);
     cr_expect_eq(q.sum, 620);
     times_free(&t);
+}
+
+/* Two ranks, three steps of a collective each: rank 0 reaches each 2 ns
+ * of GPU work after the last one ended; rank 1, the straggler, when its
+ * host gets there, 10 ns a step of which 8 are in the range tracked.  As
+ * measured rank 0's kernels wait (10, 8, 8 ns), then transfer for 2 ns as
+ * rank 1's do. */
+static struct wj_probe fast[5], slow[5];
+static struct wj_member mem[6];
+static struct wj_group grp[3];
+
+static void two_ranks(struct wj_rank *r0, struct wj_rank *r1)
+{
+    int64_t dur0[] = { 10, 8, 8 };
+    for (int k = 0; k < 3; k++) {
+        fast[k] = (struct wj_probe){ .at = 2 + 10 * k + 2 * (k > 0), .dur = dur0[k], .coll = k };
+        if (k == 0)
+            fast[k].host = (struct wj_pred){ 2, { 0 }, 1 };
+        else
+            fast[k].pred[fast[k].npred++] = (struct wj_pred){ 2, { 0 }, k - 1 };
+        slow[k] = (struct wj_probe){ .at = 10 * (k + 1), .dur = 2, .coll = k,
+                                     .host = { 10 * (k + 1), { 8 * (k + 1), 0 }, 1 } };
+        mem[2 * k] = (struct wj_member){ 0, k, 2, 0, 0 }; /* the transfer: its time less its wait */
+        mem[2 * k + 1] = (struct wj_member){ 1, k, 2, 0, 0 };
+        grp[k] = (struct wj_group){ (size_t)(2 * k), 2, 12 + 10 * k };
+    }
+    /* the steps: from the start to the last collective's end */
+    for (int r = 0; r < 2; r++) {
+        struct wj_probe *v = r ? slow : fast;
+        v[3] = (struct wj_probe){ .at = 0, .host = { 0, { 0 }, 1 }, .coll = -1 };
+        v[4] = (struct wj_probe){ .at = 32, .pred = { { 0, { 0 }, 2 } }, .npred = 1, .coll = -1 };
+    }
+    *r0 = (struct wj_rank){ .v = fast, .ncoll = 3, .label = { 7, -1 }, .steps = 3 };
+    *r1 = (struct wj_rank){ .v = slow, .ncoll = 3, .label = { 7, -1 }, .steps = 3 };
+}
+
+Test(joint, as_measured_gives_the_measured_steps)
+{
+    struct wj_rank r0, r1;
+    two_ranks(&r0, &r1);
+    const struct wj_rank *rv[] = { &r0, &r1 };
+    double step[2];
+    cr_assert_eq(wj_solve(rv, 2, mem, grp, 3, NULL, step), 0);
+    cr_expect_float_eq(step[0], 32.0 / 3, 1e-9);
+    cr_expect_float_eq(step[1], 32.0 / 3, 1e-9);
+}
+
+Test(joint, the_stragglers_host_cut_moves_every_rank)
+{
+    struct wj_rank r0, r1;
+    two_ranks(&r0, &r1);
+    const struct wj_rank *rv[] = { &r0, &r1 };
+    double cut[2 * WJ_LABELS] = { [WJ_LABELS] = 1 }, step[2]; /* rank 1's first range */
+    cr_assert_eq(wj_solve(rv, 2, mem, grp, 3, cut, step), 0);
+    /* rank 1 arrives at 2, 4, 6; each collective ends 2 after the later
+     * member: 4, 8, 12 (rank 0 the later from the second on) */
+    cr_expect_float_eq(step[0], 4.0, 1e-9);
+    cr_expect_float_eq(step[1], 4.0, 1e-9);
+    /* half the cut: rank 1 at 6, 12, 18; ends 8, 14, 20 */
+    double half[2 * WJ_LABELS] = { [WJ_LABELS] = 0.5 };
+    cr_assert_eq(wj_solve(rv, 2, mem, grp, 3, half, step), 0);
+    cr_expect_float_eq(step[0], 20.0 / 3, 1e-9);
+}
+
+/* A rank's cuts in both its tracked ranges add up: rank 1's 8 ns of host
+ * time a step split 4 and 4 between them (a data loader's wait and the
+ * forward's host work, say), each cut by its own finding.  Before, a rank
+ * took one range's cut (its first finding's), so that a small finding
+ * found first (a GPU idle in log_loss) kept a large one's from the job's
+ * prediction. */
+Test(joint, cuts_in_two_ranges_of_a_rank_add_up)
+{
+    struct wj_rank r0, r1;
+    two_ranks(&r0, &r1);
+    struct wj_probe split[5];
+    for (int k = 0; k < 5; k++) {
+        split[k] = slow[k];
+        split[k].host.host[0] = split[k].host.host[1] = slow[k].host.host[0] / 2;
+    }
+    r1.v = split;
+    r1.label[1] = 9;
+    const struct wj_rank *rv[] = { &r0, &r1 };
+    double step[2], one[2 * WJ_LABELS] = { [WJ_LABELS] = 1 };
+    cr_assert_eq(wj_solve(rv, 2, mem, grp, 3, one, step), 0);
+    /* half its host time gone: as the straggler's half cut above */
+    cr_expect_float_eq(step[0], 20.0 / 3, 1e-9);
+    double both[2 * WJ_LABELS] = { [WJ_LABELS] = 1, [WJ_LABELS + 1] = 1 };
+    cr_assert_eq(wj_solve(rv, 2, mem, grp, 3, both, step), 0);
+    cr_expect_float_eq(step[0], 4.0, 1e-9);
+    cr_expect_float_eq(step[1], 4.0, 1e-9);
+}
+
+Test(joint, a_rank_not_replayed_keeps_its_measured_arrivals)
+{
+    struct wj_rank r0, r1;
+    two_ranks(&r0, &r1);
+    const struct wj_rank *rv[] = { &r0, NULL };
+    struct wj_member m2[6];
+    for (int i = 0; i < 6; i++) {
+        m2[i] = mem[i];
+        if (i % 2) /* rank 1 read a window at a time: its measured arrivals stand */
+            m2[i] = (struct wj_member){ -1, -1, 2, 0, 10 * (i / 2 + 1) };
+    }
+    double step[2];
+    cr_assert_eq(wj_solve(rv, 2, m2, grp, 3, NULL, step), 0);
+    cr_expect_float_eq(step[0], 32.0 / 3, 1e-9);
+    cr_expect_float_eq(step[1], -1, 1e-9);
 }

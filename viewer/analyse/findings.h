@@ -168,6 +168,10 @@ struct finding {
     /* what fixing it would make of its process's steps (whatif.c): over
      * wi_steps iterations, their replayed time as they are and fixed */
     int64_t wi_steps, wi_now_ns, wi_fixed_ns;
+    /* its cost per iteration (finding_steps.c): in how many it cost
+     * anything, of its process's; over those, the 10th percentile, the
+     * median and the 90th */
+    int64_t it_costed, it_of, it_p10_ns, it_median_ns, it_p90_ns;
 };
 
 /* A process's steps replayed (whatif.c): how many, their measured and
@@ -193,13 +197,22 @@ struct whatif_proc {
     struct cp_span { int64_t a, b; int part; } spans[CP_SPANS]; int nspans;
     int64_t all_fixed_comm_ns; /* ... with the collectives on a compute stream moved too */
     int comm_found;            /* ... which are a finding (comm.same_stream): all_fixed_ns is that */
-    int windowed;              /* not replayed: the rank was read in several windows (whatif.c) */
+    int windowed;              /* read in several windows: replayed on its own, carried across the
+                                * cuts, but not with the others (its measured arrivals stand) */
+    struct whatif_carry *carry; /* its replays carried from window to window (whatif.c) */
     int64_t nccl_ns;           /* its NCCL kernels' time in those steps: the rank that waits least
                                 * for the others sets the job's pace (whatif_out.c) */
+    struct wj_rank *joint;     /* its summaries for the replay of every rank together, as measured,
+                                * all fixed, and with the collectives moved too (whatif_joint.h);
+                                * freed by whatif_across */
 };
 /* A prediction made for a finding's key (finding_key) while its process
  * was analysed, given to the finding once every rank is (whatif_across). */
 struct whatif_site { uint64_t key; int proc; int64_t steps, now_ns, fixed_ns; };
+/* Every rank's steps replayed together (whatif_joint.h): the job's step,
+ * the mean of its ranks', as it is and with every finding fixed. */
+struct whatif_job { int made; int64_t steps; double now_ns, all_fixed_ns; };
+struct wj_rank;
 
 struct tmpstore;
 
@@ -212,6 +225,7 @@ struct findings {
     struct ledger *ledgers; size_t nledgers; /* per process: its time accounted for (ledger.h) */
     struct whatif_proc *whatif; size_t nwhatif; /* per process: its steps replayed (whatif.c) */
     struct whatif_site *wsites; size_t nwsites, wsites_cap; /* the predictions by finding key */
+    struct whatif_job wjob;   /* the ranks replayed together (whatif_across) */
     /* where a process's ledger puts its intervals aside until every rank
      * is analysed (the run's, shared by the workers under the lock; NULL:
      * kept in memory) */
@@ -256,6 +270,9 @@ static inline uint64_t finding_key(int kind, int proc, int site)
     return (uint64_t)(uint8_t)(kind + 1) << 56 | (uint64_t)((uint32_t)(proc + 2) & 0xffffff) << 32 |
            (uint64_t)(uint32_t)site;
 }
+/* Each finding's cost per iteration (finding_steps.c), once the costs
+ * are attributed and the ledgers resolved. */
+void finding_steps(struct findings *fs, const struct model *m);
 /* Its cost: the time charged to it (attribute_costs); what was measured
  * of its kind's cost field (host blocked, GPU idle, exposed, wait). */
 int64_t finding_cost(const struct finding *f);
@@ -310,9 +327,11 @@ void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum 
 struct coll_spill;
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 /* Each finding's fix replayed on the window's dependency graph (whatif.c). */
-void whatif_window(const struct model *m, struct findings *fs, size_t pi);
+void whatif_window(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+/* ... and once the process's last window is done, its steps' times. */
+void whatif_proc_end(const struct model *m, struct findings *fs, size_t pi);
 /* ... given to the findings they are for, once every process's are made. */
-void whatif_across(struct findings *fs);
+void whatif_across(const struct model *m, struct findings *fs, struct coll_spill *spill);
 void analyse_copies(const struct model *m, struct findings *fs, size_t pi);
 /* A copy to or from pageable host memory (analysis_gpu.c), and its
  * copy.pageable finding noted, with the host time it spent waiting for

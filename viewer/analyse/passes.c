@@ -26,9 +26,14 @@ static void host_window(const struct pass_ctx *c, size_t pi) { note_host_time(c-
 static void whatif_hook(const struct pass_ctx *c, size_t pi)
 {
     if (!c->o->no_whatif)
-        whatif_window(c->m, c->fs, pi);
+        whatif_window(c->m, c->o, c->fs, pi);
 }
-static void whatif_across_hook(const struct pass_ctx *c) { whatif_across(c->fs); }
+static void whatif_end_hook(const struct pass_ctx *c, size_t pi)
+{
+    if (!c->o->no_whatif)
+        whatif_proc_end(c->m, c->fs, pi);
+}
+static void whatif_across_hook(const struct pass_ctx *c) { whatif_across(c->m, c->fs, c->spill); }
 static void p2p_window_hook(const struct pass_ctx *c, size_t pi) { p2p_window(c->m, pi); }
 static void p2p_colls_hook(const struct pass_ctx *c, size_t pi, size_t n) { p2p_colls_done(c->m, pi, n); }
 static void p2p_across(const struct pass_ctx *c) { analyse_p2p(c->m, c->fs, c->spill); }
@@ -48,7 +53,7 @@ static const struct analysis_pass passes[] = {
     { "idle", idle_window, NULL, idle_proc_end, NULL },
     { "host_time", host_window, NULL, NULL, NULL }, /* where a straggler's time went */
     { "ledger", ledger_window_hook, NULL, ledger_end_hook, NULL }, /* each rank's time accounted for */
-    { "whatif", whatif_hook, NULL, NULL, whatif_across_hook }, /* each finding's fix replayed: the step time it would give */
+    { "whatif", whatif_hook, NULL, whatif_end_hook, whatif_across_hook }, /* each finding's fix replayed: the step time it would give */
 };
 #define NPASSES (sizeof passes / sizeof *passes)
 
@@ -118,6 +123,7 @@ void passes_across(const struct pass_ctx *c)
      * charged once (the messages, written by write/, quote the costs) */
     attribute_costs(c->fs, c->m, c->o);
     ledger_resolve(c->fs, c->m); /* the waste split by finding: their order */
+    finding_steps(c->fs, c->m);  /* ... and by iteration: how steady each is */
     finding_marks_from_charges(c->fs);
     assign_confidence(c->fs, c->m, c->o);
     host_times_free(c->fs, c->m->nprocs); /* what placed the stragglers */

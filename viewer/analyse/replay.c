@@ -136,6 +136,8 @@ static int op_replay(struct run *r, size_t i, int64_t anchor_m, int64_t anchor_r
         by = -1;
     if (r->t->op_by)
         r->t->op_by[i] = by;
+    if (r->t->op_prev)
+        r->t->op_prev[i] = fresh ? -1 : s->last;
     float scale = r->fx && r->fx->op_scale && r->fx->op_scale[i] > 0 ? r->fx->op_scale[i] : 1;
     int64_t dur = (int64_t)((double)(o->end - o->start) * scale);
     r->t->op_start[i] = st;
@@ -182,13 +184,62 @@ static void call_end(struct run *r, size_t c, int64_t rs)
         r->t->call_by[c] = mode != RP_REMOVE && mode != RP_NO_WAIT && last >= 0 && scope_r > rs ? last : -1;
 }
 
+/* The lanes of c, seeded into the run (last: none, as at a process's start). */
+static int seed(struct run *r, const struct rp_carry *c)
+{
+    int fresh;
+    r->shift = c->shift;
+    for (size_t i = 0; i < c->nthr; i++) {
+        struct lane *l = lane(&r->thr_ix, &r->thr, &r->nthr, &r->cthr, c->thr[i].id, &fresh);
+        if (!l)
+            return -1;
+        *l = (struct lane){ c->thr[i].m_end, c->thr[i].r_end, -1 };
+    }
+    for (size_t i = 0; i < c->nstr; i++) {
+        struct lane *l = lane(&r->str_ix, &r->str, &r->nstr, &r->cstr, c->str[i].id, &fresh);
+        if (!l)
+            return -1;
+        *l = (struct lane){ c->str[i].m_end, c->str[i].r_end, -1 };
+    }
+    return 0;
+}
+
+/* The lanes of a map, into an array (id, ends). */
+static int export_lanes(const struct idmap *ix, const struct lane *v, size_t n, struct rp_lane **out, size_t *nout)
+{
+    struct rp_lane *a = malloc((n + 1) * sizeof *a);
+    if (!a)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < ix->cap; i++)
+        if (ix->key[i])
+            a[k++] = (struct rp_lane){ (int64_t)(ix->key[i] - 2), v[ix->val[i]].m_end, v[ix->val[i]].r_end };
+    free(*out);
+    *out = a;
+    *nout = k;
+    return 0;
+}
+
 int rp_replay(const struct rp_graph *g, const struct rp_fix *fx, struct rp_times *t)
+{
+    return rp_replay_carry(g, fx, t, NULL);
+}
+
+int rp_replay_carry(const struct rp_graph *g, const struct rp_fix *fx, struct rp_times *t, struct rp_carry *carry)
 {
     struct run r = { .g = g, .fx = fx, .t = t };
     int64_t *prev = malloc((g->nops + 1) * sizeof *prev);
     int rc = prev ? prev_ends(g, prev) : -1;
     r.prev_end_m = prev;
-    size_t oi = 0;
+    if (rc == 0 && carry)
+        rc = seed(&r, carry);
+    size_t oi = g->nghost;
+    for (size_t k = 0; k < g->nghost; k++) { /* an earlier window's: given */
+        if (t->op_by)
+            t->op_by[k] = -1;
+        if (t->op_prev)
+            t->op_prev[k] = -1;
+    }
     for (size_t c = 0; c < g->ncalls && rc == 0; c++) {
         const struct rp_call *k = &g->calls[c];
         int64_t rs;
@@ -225,12 +276,44 @@ int rp_replay(const struct rp_graph *g, const struct rp_fix *fx, struct rp_times
         }
         r.shift = t->call_end[c] - k->end;
     }
+    if (rc == 0 && carry) {
+        carry->shift = r.shift;
+        if (export_lanes(&r.thr_ix, r.thr, r.nthr, &carry->thr, &carry->nthr) != 0 ||
+            export_lanes(&r.str_ix, r.str, r.nstr, &carry->str, &carry->nstr) != 0)
+            rc = -1;
+    }
     idmap_free(&r.thr_ix);
     idmap_free(&r.str_ix);
     free(r.thr);
     free(r.str);
     free(prev);
     return rc;
+}
+
+static struct rp_lane *lanes_dup(const struct rp_lane *v, size_t n)
+{
+    struct rp_lane *a = malloc((n + 1) * sizeof *a);
+    if (a && n)
+        memcpy(a, v, n * sizeof *a);
+    return a;
+}
+
+int rp_carry_copy(struct rp_carry *to, const struct rp_carry *from)
+{
+    rp_carry_free(to);
+    to->shift = from->shift;
+    to->thr = lanes_dup(from->thr, from->nthr);
+    to->str = lanes_dup(from->str, from->nstr);
+    to->nthr = to->thr ? from->nthr : 0;
+    to->nstr = to->str ? from->nstr : 0;
+    return to->thr && to->str ? 0 : -1;
+}
+
+void rp_carry_free(struct rp_carry *c)
+{
+    free(c->thr);
+    free(c->str);
+    memset(c, 0, sizeof *c);
 }
 
 int64_t rp_map_time(const struct rp_graph *g, const struct rp_times *t, const uint32_t *idx, size_t n, int64_t at)
@@ -293,6 +376,8 @@ void rp_critical(const struct rp_graph *g, const struct rp_times *t, int from_ki
         }
         /* its launch decided it: the latency from its call's start */
         int32_t c = g->ops[at].call;
+        if (c < 0) /* an earlier window's operation: the path is cut there */
+            return;
         hand(fn, ctx, RP_PATH_LAUNCH, at, t->call_start[c], t->op_start[at], t0);
         if (t->call_start[c] <= t0)
             return;

@@ -45,6 +45,10 @@ struct rp_graph {
     int32_t *waits; size_t nwaits;
     int64_t lat_cap;                      /* the most launch latency kept of what is not explained */
     int64_t lat_typical;                  /* the latency of an operation that waited for its stream */
+    size_t nghost;                        /* ops[0 .. nghost): operations of an earlier window of the
+                                           * process that this one's refer to (a stream's last, an
+                                           * event's, what a fix makes wait): not replayed, their
+                                           * times given in the rp_times (rp_replay_carry); call -1 */
 };
 
 /* A fix, per call and per operation (NULL arrays: none). */
@@ -60,15 +64,38 @@ struct rp_fix {
 /* The replayed times: each call's start and end, each operation's; and,
  * where the caller gives the arrays, what decided each: the operation
  * whose end started an operation (-1: its launch), the operation whose end
- * ended a call (-1: the host), the thread's previous call (-1: none). */
+ * ended a call (-1: the host), the thread's previous call (-1: none);
+ * and each operation's predecessor on the stream it ran on in the replay. */
 struct rp_times {
     int64_t *call_start, *call_end, *op_start, *op_end;
     int32_t *op_by, *call_by, *call_prev;
+    int32_t *op_prev; /* (optional) the operation before it on its replayed stream, -1: none */
 };
 
 /* Replays g with fix (NULL: as measured) into t (arrays of g's sizes,
  * the caller's).  0, or -1 when memory ran out. */
 int rp_replay(const struct rp_graph *g, const struct rp_fix *fix, struct rp_times *t);
+
+/* What a replay of one window of a process leaves to the replay of the
+ * next, so that a process read a window at a time is replayed as if read
+ * whole: each host thread's measured and replayed end, each stream's
+ * replayed end (by the stream it ran on in the replay), and the shift of
+ * the latest call (what moves an enqueueing with no call).  The ghosts'
+ * times are the caller's to carry (t's first nghost). */
+struct rp_lane { int64_t id, m_end, r_end; };
+struct rp_carry {
+    struct rp_lane *thr, *str; size_t nthr, nstr;
+    int64_t shift;
+};
+
+/* rp_replay starting from c's state (empty: the process's start), which
+ * it then replaces by the state after g; g's ghosts' times must be in
+ * t->op_start, t->op_end.  0, or -1 when memory ran out. */
+int rp_replay_carry(const struct rp_graph *g, const struct rp_fix *fix, struct rp_times *t, struct rp_carry *c);
+/* A copy of from into to (to's own arrays freed first); -1 when memory
+ * ran out. */
+int rp_carry_copy(struct rp_carry *to, const struct rp_carry *from);
+void rp_carry_free(struct rp_carry *c);
 
 /* Where time `at` of thread tid falls in a replay: shifted as the latest
  * call of that thread that ended by then (calls of the thread in order:

@@ -22,10 +22,24 @@
  * it has pinned copies of that direction); copy.serialized moves the
  * upload to a copy stream the next operation of its stream waits for;
  * comm.same_stream and comm.exposed move the collective to a stream of
- * its own (the syncs that waited for it still do).  Other kinds are not
- * predicted (comm.straggler needs every rank's graph at once). */
+ * its own (the syncs that waited for it still do).
+ *
+ * A rank read a window at a time is replayed a window's graph at a time,
+ * each replay's state carried from one window to the next (struct
+ * whatif_carry: the threads' and streams' ends, the operations the next
+ * window refers to, made its graph's ghosts, and the steps' time so far),
+ * so that it gives what the whole rank's graph would; its steps' times
+ * are taken at the process's end (whatif_proc_end).
+ *
+ * Each rank's replays (as measured, all fixed) also leave a summary of the
+ * rank for the replay of every rank together (whatif_joint.h, whatif_job.c:
+ * comm.straggler's prediction, the job's all fixed): its collectives'
+ * arrivals and its steps' ends, each with its longest paths from the
+ * collectives before it and from the host (the region of the graph back
+ * to them, a step or two). */
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/replay.h"
+#include "viewer/analyse/whatif_joint.h"
 #include "viewer/model/sort_by_time.h"
 #include "viewer/model/steps.h"
 #include "viewer/model/stream_map.h"
@@ -42,7 +56,13 @@
  * staging buffer, typically a few times slower); docs/report.md. */
 #define PINNED_SCALE 0.25f /* a launch delay longer than this is something the graph does not know */
 
+struct state;
+struct joins;
+
 struct build {
+    struct state *s;        /* what the graph carries from the window before (whatif_carry) */
+    struct joins *jn;       /* where add_fix notes a wait that falls in the next window */
+    const struct rp_op *ghosts; /* the graph's g.nghost ghosts (replay.h) */
     const struct model *m;
     const struct proc *p;
     const struct timeline *t;
@@ -53,6 +73,7 @@ struct build {
     size_t waits_cap;
     int32_t *next, *prev;   /* each operation's next and previous on its stream, -1: none */
     int32_t *seg;           /* each rp call: how many calls that wait came before it */
+    int32_t *op_first;      /* each rp call's first operation (ops are by call), and ncalls' the end */
     int32_t *moved; size_t nmoved; /* the collectives a fix moves, in order (move_collectives) */
     double bw[8];           /* pinned copy bandwidth by copy kind, bytes/ns (< 0: not measured yet) */
 };
@@ -78,8 +99,28 @@ static void add_wait(struct build *b, int32_t op)
 }
 
 /* Per stream (CUPTI id + 1): its last operation, and the events it waits
- * on since then; per event handle: the operation recorded. */
+ * on since then; per event handle: the operation recorded.  Carried from
+ * one window to the next (the operations it names made the next graph's
+ * ghosts: carry_state). */
 struct state { struct idmap last, pend, ev; int32_t *pend_v; size_t npend, pend_cap; };
+
+/* A wait a fix adds that falls past the window's end: the operation
+ * after a on its stream (comm: the first not moved) waits for b, whose
+ * replayed times are kept (the next graph's ghosts, both). */
+struct join { int32_t a, b; int comm; int64_t b_start, b_end; };
+struct joins { struct join *v; size_t n, cap; };
+
+static void join_add(struct joins *j, struct join x)
+{
+    if (!j)
+        return;
+    if (j->n == j->cap) {
+        j->cap = j->cap ? j->cap * 2 : 8;
+        if (!(j->v = realloc(j->v, j->cap * sizeof *j->v)))
+            model_out_of_memory();
+    }
+    j->v[j->n++] = x;
+}
 
 static void note_pending(struct state *s, int64_t stream, int32_t op)
 {
@@ -186,7 +227,7 @@ static int64_t typical_latency(const struct build *b)
     size_t n = 0;
     if (!v)
         model_out_of_memory();
-    for (size_t i = 0; i < b->g.nops; i++) {
+    for (size_t i = b->g.nghost; i < b->g.nops; i++) {
         const struct rp_op *o = &b->g.ops[i];
         const struct rp_call *c = &b->g.calls[o->call];
         if (c->tid >= 0 && o->start >= c->start && o->start - c->start < LAT_CAP_NS)
@@ -278,8 +319,13 @@ static void index_graph(struct build *b)
         b->seg[c] = n;
         n += g->calls[c].nwait > 0;
     }
-    for (int i = 0; i < 8; i++)
-        b->bw[i] = -1;
+    b->op_first = alloc(g->ncalls + 1, sizeof *b->op_first);
+    size_t k = g->nghost;
+    for (size_t c = 0; c <= g->ncalls; c++) {
+        while (k < g->nops && g->ops[k].call < (int32_t)c)
+            k++;
+        b->op_first[c] = (int32_t)k;
+    }
 }
 
 
@@ -334,10 +380,17 @@ static void build_graph(struct build *b)
     qsort(ok, no, sizeof *ok, by_opkey);
     free(call_of_op);
     free(rp_of_orphan);
-    b->g.ops = alloc(no, sizeof *b->g.ops);
-    b->op_of_rp = alloc(no, sizeof *b->op_of_rp);
+    /* an earlier window's operations this one's refer to first: its ghosts */
+    size_t ng = b->g.nghost;
+    b->g.ops = alloc(no + ng, sizeof *b->g.ops);
+    b->op_of_rp = alloc(no + ng, sizeof *b->op_of_rp);
+    for (size_t k = 0; k < ng; k++) {
+        b->g.ops[k] = b->ghosts[k];
+        b->op_of_rp[k] = -1;
+    }
+    b->g.nops = ng;
     /* walk them in order: the operations, then the call's scope */
-    struct state s = { 0 };
+    struct state *sp = b->s, s = *sp;
     size_t oi = 0;
     for (size_t r = 0; r < ni; r++) {
         int32_t ci = it[r].call;
@@ -360,10 +413,7 @@ static void build_graph(struct build *b)
     }
     free(ok);
     free(it);
-    idmap_free(&s.last);
-    idmap_free(&s.pend);
-    idmap_free(&s.ev);
-    free(s.pend_v);
+    *sp = s;
     b->g.lat_cap = LAT_CAP_NS;
     b->g.lat_typical = typical_latency(b);
     index_graph(b);
@@ -426,11 +476,13 @@ static void move_collectives(struct build *b, struct rp_fix *fx, const int32_t *
         fx->op_stream[k] = home | ((int64_t)2 << 40);
         if (b->prev[k] >= 0 && fx->op_extra_dep[k] < 0)
             fx->op_extra_dep[k] = b->prev[k];
-        int32_t join = b->next[k];
+        int32_t join = b->next[k], end = k;
         while (join >= 0 && fx->op_stream[join] != INT64_MIN) /* the next one not moved */
-            join = b->next[join];
+            end = join, join = b->next[join];
         if (last && join >= 0)
             fx->op_extra_dep[join] = k;
+        else if (last) /* in the next window: after the stream's last here */
+            join_add(b->jn, (struct join){ end, k, 1, 0, 0 });
     }
     idmap_free(&later);
 }
@@ -473,32 +525,32 @@ static int add_fix(struct build *b, const struct cand *f, struct rp_fix *fx)
             if (role != ROLE_COPY_SYNC && role != ROLE_COPY_ASYNC)
                 break;
             fx->call_mode[r] = RP_NO_WAIT, any = 1;
-            for (size_t k = 0; k < b->g.nops; k++)
-                if (b->g.ops[k].call == (int32_t)r) {
-                    const struct gop *o = &p->ops[b->op_of_rp[k]];
-                    int ck = o->copy_kind & 7;
-                    if (b->bw[ck] < 0)
-                        b->bw[ck] = pinned_bw(p, o->copy_kind);
-                    double bw = b->bw[ck];
-                    if (bw > 0 && o->end > o->start && o->bytes > 0)
-                        fx->op_scale[k] = (float)((double)o->bytes / bw / (double)(o->end - o->start));
-                    else
-                        fx->op_scale[k] = PINNED_SCALE;
-                }
+            for (int32_t k = b->op_first[r]; k < b->op_first[r + 1]; k++) {
+                const struct gop *o = &p->ops[b->op_of_rp[k]];
+                int ck = o->copy_kind & 7;
+                if (b->bw[ck] < 0)
+                    b->bw[ck] = pinned_bw(p, o->copy_kind);
+                double bw = b->bw[ck];
+                if (bw > 0 && o->end > o->start && o->bytes > 0)
+                    fx->op_scale[k] = (float)((double)o->bytes / bw / (double)(o->end - o->start));
+                else
+                    fx->op_scale[k] = PINNED_SCALE;
+            }
             break;
         case F_COPY_SERIALIZED:
-            for (size_t k = 0; k < b->g.nops; k++)
-                if (b->g.ops[k].call == (int32_t)r) {
-                    fx->op_stream[k] = b->g.ops[k].stream | ((int64_t)1 << 40);
-                    int32_t next = b->next[k];
-                    if (next >= 0)
-                        fx->op_extra_dep[next] = (int32_t)k; /* ordered by an event: its consumer waits */
-                    any = 1;
-                }
+            for (int32_t k = b->op_first[r]; k < b->op_first[r + 1]; k++) {
+                fx->op_stream[k] = b->g.ops[k].stream | ((int64_t)1 << 40);
+                int32_t next = b->next[k];
+                if (next >= 0)
+                    fx->op_extra_dep[next] = (int32_t)k; /* ordered by an event: its consumer waits */
+                else /* its consumer is in the next window */
+                    join_add(b->jn, (struct join){ k, k, 0, 0, 0 });
+                any = 1;
+            }
             break;
         case F_COMM_SAME_STREAM:
-            for (size_t k = 0; k < b->g.nops; k++)
-                if (b->g.ops[k].call == (int32_t)r && p->ops[b->op_of_rp[k]].nccl) {
+            for (int32_t k = b->op_first[r]; k < b->op_first[r + 1]; k++)
+                if (p->ops[b->op_of_rp[k]].nccl) {
                     b->moved[b->nmoved++] = (int32_t)k;
                     any = 1;
                 }
@@ -567,33 +619,6 @@ static void steps_of_window(const struct build *b, struct steps_in *st)
             st->idx[st->nidx++] = (uint32_t)i;
 }
 
-/* The steps' time in a replay: from the first one's start to the later of
- * the last one's end and the end of the GPU work enqueued by then (a host
- * that runs ahead of its GPU does not make the loop faster). */
-static int64_t steps_time(const struct build *b, const struct steps_in *st, const struct rp_times *t)
-{
-    int64_t first = st->v[0].start, last = st->v[st->n - 1].end;
-    int64_t end = rp_map_time(&b->g, t, st->idx, st->nidx, last);
-    for (size_t k = 0; k < b->g.nops; k++) {
-        const struct rp_call *c = &b->g.calls[b->g.ops[k].call];
-        if (c->start >= first && c->start <= last && t->op_end[k] > end)
-            end = t->op_end[k];
-    }
-    return end - rp_map_time(&b->g, t, st->idx, st->nidx, first);
-}
-
-/* The same of the measured times. */
-static int64_t steps_measured(const struct build *b, const struct steps_in *st)
-{
-    int64_t first = st->v[0].start, last = st->v[st->n - 1].end, end = last;
-    for (size_t k = 0; k < b->g.nops; k++) {
-        const struct rp_call *c = &b->g.calls[b->g.ops[k].call];
-        if (c->start >= first && c->start <= last && b->g.ops[k].end > end)
-            end = b->g.ops[k].end;
-    }
-    return end - first;
-}
-
 static void times_alloc(struct rp_times *t, const struct rp_graph *g)
 {
     memset(t, 0, sizeof *t);
@@ -622,6 +647,7 @@ static void build_free(struct build *b)
     free(b->next);
     free(b->prev);
     free(b->seg);
+    free(b->op_first);
     free(b->moved);
 }
 
@@ -669,7 +695,7 @@ static size_t candidates(const struct build *b, const struct findings *fs, size_
         v[n++] = (struct cand){ f->kind, f->callsite_id };
     }
     struct idmap seen = { 0 };
-    for (size_t k = 0; k < b->g.nops; k++) {
+    for (size_t k = b->g.nghost; k < b->g.nops; k++) {
         int32_t ci = b->call_of_rp[b->g.ops[k].call];
         if (ci < 0 || !b->p->ops[b->op_of_rp[k]].nccl || !stream_map_computes(b->p->smap, b->g.ops[k].stream))
             continue;
@@ -824,7 +850,7 @@ static void critical_path(const struct build *b, const struct steps_in *st, cons
     int32_t *last_op = alloc(st->n, sizeof *last_op);
     for (size_t k = 0; k < st->n; k++)
         last_op[k] = -1;
-    for (size_t o = 0; o < b->g.nops; o++) {
+    for (size_t o = b->g.nghost; o < b->g.nops; o++) {
         int64_t at = b->g.calls[b->g.ops[o].call].start;
         size_t lo = 0, hi = st->n;
         while (lo < hi) {
@@ -905,85 +931,1211 @@ static void critical_path(const struct build *b, const struct steps_in *st, cons
     free(index);
 }
 
-void whatif_window(const struct model *m, struct findings *fs, size_t pi)
+/* ---- the summary for the replay of every rank together (whatif_joint.h) ---- */
+
+/* Per call of the graph: its thread's previous call (measured order) and
+ * the host time between them; the ranges tracked and each call's running
+ * sum of the host time in them. */
+struct hostside {
+    int32_t *tprev;
+    int64_t *gap;
+    int tracked[WJ_LABELS];
+    int64_t (*cum)[WJ_LABELS];
+    struct wj_gap *gaps; size_t ngaps;
+};
+
+
+/* Thread tid's host time from a (before e) in one innermost range: where
+ * the piece ends (> a), *label the range's name (-1: in none).  A gap
+ * between two calls is split so: the host may spend it in ranges with no
+ * call in them (a data loader's wait before the step's first call), and
+ * it is theirs, not the next call's range's. */
+static int64_t range_piece(const struct proc *p, int tid, int64_t a, int64_t e, int *label)
+{
+    int r = model_range_at(p, tid, a);
+    size_t n = model_range_after(p, tid, a);
+    int64_t to = e;
+    if (r >= 0 && p->ranges[r].end < to)
+        to = p->ranges[r].end;
+    if (n < p->nuser_ranges && p->ranges[n].tid == tid && p->ranges[n].start < to)
+        to = p->ranges[n].start;
+    *label = r >= 0 ? p->ranges[r].name : -1;
+    return to > a ? to : e;
+}
+
+/* Adds the gap of length ns that ends at `end` on thread tid to the host
+ * time by range name (h->gaps; at: label + 1 -> its index). */
+static void gaps_add(const struct proc *p, struct hostside *h, size_t *gcap, struct idmap *at, int tid, int64_t end,
+                     int64_t ns)
+{
+    for (int64_t a = end - ns, to; a < end; a = to) {
+        int label;
+        int64_t j;
+        to = range_piece(p, tid, a, end, &label);
+        if (label < 0)
+            continue;
+        if (!idmap_get(at, (uint64_t)label + 1, &j)) {
+            if (h->ngaps == *gcap && !(h->gaps = realloc(h->gaps, (*gcap *= 2) * sizeof *h->gaps)))
+                model_out_of_memory();
+            j = (int64_t)h->ngaps;
+            h->gaps[h->ngaps++] = (struct wj_gap){ label, 0 };
+            idmap_put(at, (uint64_t)label + 1, j, 0);
+        }
+        model_add(&h->gaps[j].ns, to - a);
+    }
+}
+
+/* The part of the gap of length ns that ends at `end` on thread tid spent
+ * in the tracked ranges, by slot. */
+static void gap_tracked(const struct proc *p, const struct hostside *h, int tid, int64_t end, int64_t ns,
+                        int64_t *out)
+{
+    for (int s = 0; s < WJ_LABELS; s++)
+        out[s] = 0;
+    for (int64_t a = end - ns, to; a < end; a = to) {
+        int label;
+        to = range_piece(p, tid, a, end, &label);
+        for (int s = 0; s < WJ_LABELS; s++)
+            if (label >= 0 && label == h->tracked[s])
+                out[s] += to - a;
+    }
+}
+
+static void hostside_make(const struct build *b, const struct steps_in *st, struct hostside *h)
+{
+    const struct rp_graph *g = &b->g;
+    const struct proc *p = b->p;
+    h->tprev = alloc(g->ncalls, sizeof *h->tprev);
+    h->gap = alloc(g->ncalls, sizeof *h->gap);
+    h->cum = alloc(g->ncalls, sizeof *h->cum);
+    h->gaps = alloc(16, sizeof *h->gaps);
+    size_t gcap = 16;
+    struct idmap last = { 0 }, at = { 0 };
+    int64_t first = st->v[0].start, end = st->v[st->n - 1].end;
+    for (size_t c = 0; c < g->ncalls; c++) {
+        const struct rp_call *k = &g->calls[c];
+        int64_t j;
+        h->tprev[c] = k->tid >= 0 && idmap_get(&last, (uint64_t)k->tid + 2, &j) ? (int32_t)j : -1;
+        if (k->tid >= 0)
+            idmap_put(&last, (uint64_t)k->tid + 2, (int64_t)c, 0);
+        h->gap[c] = h->tprev[c] >= 0 && k->start > g->calls[h->tprev[c]].end ? k->start - g->calls[h->tprev[c]].end : 0;
+        /* the range thread's host time in the steps, by range name */
+        if (k->tid == p->range_tid && p->nuser_ranges && h->gap[c] && k->start >= first && k->start <= end)
+            gaps_add(p, h, &gcap, &at, k->tid, k->start, h->gap[c]);
+    }
+    idmap_free(&last);
+    idmap_free(&at);
+    for (int s = 0; s < WJ_LABELS; s++) { /* the ranges with the most host time */
+        h->tracked[s] = -1;
+        int64_t best = 0;
+        for (size_t i = 0; i < h->ngaps; i++) {
+            int taken = 0;
+            for (int q = 0; q < s; q++)
+                taken |= h->tracked[q] == h->gaps[i].label;
+            if (!taken && h->gaps[i].ns > best) {
+                best = h->gaps[i].ns;
+                h->tracked[s] = h->gaps[i].label;
+            }
+        }
+    }
+    for (size_t c = 0; c < g->ncalls; c++) {
+        const struct rp_call *k = &g->calls[c];
+        int64_t in[WJ_LABELS] = { 0 };
+        if (k->tid >= 0 && p->nuser_ranges && h->gap[c] && h->tracked[0] >= 0)
+            gap_tracked(p, h, k->tid, k->start, h->gap[c], in);
+        for (int s = 0; s < WJ_LABELS; s++)
+            h->cum[c][s] = (h->tprev[c] >= 0 ? h->cum[h->tprev[c]][s] : 0) + in[s];
+    }
+}
+
+static void hostside_free(struct hostside *h)
+{
+    free(h->tprev);
+    free(h->gap);
+    free(h->cum);
+    free(h->gaps);
+}
+
+#define WALK_MAX 4096 /* elements walked back from a probe; past that, the host's (its time stands) */
+
+/* From time x at the end of element (kind, at) of replay t: walked back
+ * along what decided each time to the latest collective (probe_of >= 0),
+ * adding the host's time in the tracked ranges: out->p that collective's
+ * probe and d the time since its end, or out->p -1 and d = x (the host's);
+ * wprev: each call's thread's latest call before it whose end an
+ * operation decided. */
+static void walk(const struct build *b, const struct rp_times *t, const struct hostside *h, const int32_t *wprev,
+                 const int32_t *probe_of, int kind, int32_t at, int64_t x, struct wj_pred *out)
+{
+    const struct rp_graph *g = &b->g;
+    memset(out, 0, sizeof *out);
+    out->p = -1;
+    out->d = x;
+    for (int guard = 0; at >= 0 && guard < WALK_MAX; guard++) {
+        int32_t c;
+        if (kind == RP_PATH_OP) {
+            if (probe_of[at] >= 0) {
+                out->p = probe_of[at];
+                out->d = x - t->op_end[at];
+                return;
+            }
+            if (t->op_by[at] >= 0) {
+                at = t->op_by[at];
+                continue;
+            }
+            c = g->ops[at].call; /* its launch: from its call's start */
+        } else {
+            if (t->call_by[at] >= 0) {
+                kind = RP_PATH_OP;
+                at = t->call_by[at];
+                continue;
+            }
+            c = at;
+        }
+        if (g->calls[c].tid < 0)
+            break;
+        /* the host's own time back to the last call whose end an operation decided */
+        int32_t w = wprev[c];
+        for (int s = 0; s < WJ_LABELS; s++)
+            out->host[s] += h->cum[c][s] - (w >= 0 ? h->cum[w][s] : 0);
+        if (w < 0)
+            break;
+        kind = RP_PATH_OP;
+        at = t->call_by[w];
+    }
+    out->p = -1;
+    out->d = x;
+}
+
+/* ---- a probe's paths: the region of the graph back from it to the
+ * collectives before it (or the host), its longest path from each ---- */
+
+enum { N_OP, N_END, N_CS, N_CE }; /* an operation's start, its end; a call's start, its end */
+#define REGION_MAX 512 /* nodes a probe's region holds; past that (or the horizon), a node's own critical path */
+
+struct rnode { int kind; int32_t i; int state; int64_t dist; int64_t lab[WJ_LABELS]; };
+struct redge { int kind; int32_t i; int64_t w; int64_t lab[WJ_LABELS]; };
+
+struct region {
+    const struct build *b;
+    const struct rp_times *t;
+    const struct hostside *h;
+    const int32_t *wprev, *probe_of;
+    const uint8_t *mode;     /* the fix's call modes (NULL: none) */
+    int64_t horizon;         /* nodes before this time are not opened */
+    struct idmap ix;
+    struct rnode *v; size_t n, cap;
+    size_t *stack, *post; size_t nstack, npost;
+};
+
+static int64_t node_time(const struct region *rg, int kind, int32_t i)
+{
+    const struct rp_times *t = rg->t;
+    return kind == N_OP ? t->op_start[i] : kind == N_END ? t->op_end[i] : kind == N_CS ? t->call_start[i] : t->call_end[i];
+}
+
+/* Whether a node is where paths start: a collective's end, a call with
+ * no call before it that an operation ended (the host alone). */
+static int is_source(const struct region *rg, int kind, int32_t i)
+{
+    const struct rp_graph *g = &rg->b->g;
+    if (kind == N_END)
+        return rg->probe_of[i] >= 0;
+    if (kind == N_CS)
+        return g->calls[i].tid < 0 || rg->wprev[i] < 0;
+    return 0;
+}
+
+static int64_t nonneg(int64_t x)
+{
+    return x > 0 ? x : 0;
+}
+
+/* The edges into node (kind, i): what its time is the latest of, each
+ * with its weight (the replay's where it decided the time; else what the
+ * replay would add: nothing after an operation, the typical latency after
+ * a launch). */
+static int edges_in(const struct region *rg, int kind, int32_t i, struct redge *e)
+{
+    const struct rp_graph *g = &rg->b->g;
+    const struct rp_times *t = rg->t;
+    int n = 0;
+    memset(e, 0, 8 * sizeof *e);
+    if (kind == N_END) {
+        e[n++] = (struct redge){ N_OP, i, t->op_end[i] - t->op_start[i], { 0 } };
+    } else if (kind == N_OP) {
+        const struct rp_op *o = &g->ops[i];
+        int32_t by = t->op_by[i];
+        int64_t lat = nonneg(t->op_start[i] - t->call_start[o->call]);
+        e[n++] = (struct redge){ N_CS, o->call, by < 0 ? lat : (lat < g->lat_typical ? lat : g->lat_typical), { 0 } };
+        int32_t from[RP_DEPS + 1];
+        int nf = 0;
+        if (t->op_prev[i] >= 0)
+            from[nf++] = t->op_prev[i];
+        for (int k = 0; k < o->ndep && nf < RP_DEPS + 1; k++)
+            from[nf++] = o->dep[k];
+        for (int k = 0; k < nf; k++)
+            e[n++] = (struct redge){ N_END, from[k], by == from[k] ? nonneg(t->op_start[i] - t->op_end[from[k]]) : 0,
+                                     { 0 } };
+        if (by >= 0) { /* an extra wait a fix added */
+            int known = 0;
+            for (int k = 0; k < nf; k++)
+                known |= from[k] == by;
+            if (!known && n < 8)
+                e[n++] = (struct redge){ N_END, by, nonneg(t->op_start[i] - t->op_end[by]), { 0 } };
+        }
+    } else if (kind == N_CS) {
+        int32_t w = rg->wprev[i];
+        e[n] = (struct redge){ N_CE, w, nonneg(t->call_start[i] - t->call_end[w]), { 0 } };
+        for (int s = 0; s < WJ_LABELS; s++)
+            e[n].lab[s] = rg->h->cum[i][s] - rg->h->cum[w][s];
+        n++;
+    } else {
+        const struct rp_call *c = &g->calls[i];
+        int32_t by = t->call_by[i];
+        int64_t own = by >= 0 ? nonneg(t->call_end[i] - t->op_end[by]) : t->call_end[i] - t->call_start[i];
+        e[n++] = (struct redge){ N_CS, i, own, { 0 } };
+        int narrow = rg->mode && rg->mode[i] == RP_NARROW;
+        for (uint32_t k = 0; by >= 0 && k < c->nwait && n < 8; k++) {
+            int32_t op = g->waits[c->wait_first + k];
+            if (!narrow || g->ops[op].to_host) /* what it waits for, as replay.c's call_end has it */
+                e[n++] = (struct redge){ N_END, op, own, { 0 } };
+        }
+    }
+    return n;
+}
+
+static size_t rnode_at(struct region *rg, int kind, int32_t i)
+{
+    uint64_t key = ((uint64_t)kind << 32 | (uint32_t)i) + 1;
+    int64_t at;
+    if (idmap_get(&rg->ix, key, &at))
+        return (size_t)at;
+    if (rg->n == rg->cap) {
+        rg->cap = rg->cap ? rg->cap * 2 : 64;
+        if (!(rg->v = realloc(rg->v, rg->cap * sizeof *rg->v)) ||
+            !(rg->stack = realloc(rg->stack, 9 * rg->cap * sizeof *rg->stack)) ||
+            !(rg->post = realloc(rg->post, rg->cap * sizeof *rg->post)))
+            model_out_of_memory();
+    }
+    rg->v[rg->n] = (struct rnode){ kind, i, 0, INT64_MIN, { 0 } };
+    idmap_put(&rg->ix, key, (int64_t)rg->n, 0);
+    return rg->n++;
+}
+
+/* The region back from the root, in an order where each node comes after
+ * every node it leads to (a depth-first search's post-order, reversed). */
+static void region_order(struct region *rg, size_t root)
+{
+    struct redge e[8];
+    rg->nstack = rg->npost = 0;
+    rg->stack[rg->nstack++] = root;
+    while (rg->nstack) {
+        size_t u = rg->stack[rg->nstack - 1];
+        struct rnode *x = &rg->v[u];
+        if (x->state == 0) {
+            x->state = 1;
+            int kind = x->kind;
+            int32_t i = x->i;
+            /* a source, or past the horizon or the size: not opened */
+            if ((u != root && is_source(rg, kind, i)) || (u != root && (node_time(rg, kind, i) < rg->horizon ||
+                                                                        rg->n + 8 > REGION_MAX))) {
+                x->state = 3;
+                continue;
+            }
+            int n = edges_in(rg, kind, i, e);
+            for (int k = 0; k < n; k++) {
+                size_t v = rnode_at(rg, e[k].kind, e[k].i);
+                if (rg->v[v].state == 0)
+                    rg->stack[rg->nstack++] = v;
+            }
+        } else {
+            rg->nstack--;
+            if (x->state == 1 || x->state == 3) {
+                x->state = x->state == 1 ? 2 : 4;
+                rg->post[rg->npost++] = u;
+            }
+        }
+    }
+}
+
+static void add_pred(struct wj_probe *q, const struct wj_pred *c, const struct rp_times *t, const int32_t *op_of_probe)
+{
+    if (c->p < 0) { /* the host alone: the latest it gives */
+        if (!q->host.p || c->d > q->host.d) {
+            q->host = *c;
+            q->host.p = 1;
+        }
+        return;
+    }
+    for (int k = 0; k < q->npred; k++)
+        if (q->pred[k].p == c->p) {
+            if (c->d > q->pred[k].d)
+                q->pred[k] = *c;
+            return;
+        }
+    if (q->npred < WJ_PREDS) {
+        q->pred[q->npred++] = *c;
+        return;
+    }
+    /* full: the one that gives the earliest time as replayed goes */
+    int worst = 0;
+    int64_t wv = INT64_MAX;
+    for (int k = 0; k < q->npred; k++) {
+        int64_t v = t->op_end[op_of_probe[q->pred[k].p]] + q->pred[k].d;
+        if (v < wv) {
+            wv = v;
+            worst = k;
+        }
+    }
+    if (t->op_end[op_of_probe[c->p]] + c->d > wv)
+        q->pred[worst] = *c;
+}
+
+/* Probe q, at time x at node (kind, i) (x later than its time by the host's
+ * own time after it, for a call's end). */
+static void probe_paths(struct region *rg, int kind, int32_t i, int64_t x, const int32_t *op_of_probe,
+                        struct wj_probe *q)
+{
+    q->at = x;
+    q->npred = 0;
+    memset(&q->host, 0, sizeof q->host);
+    if (i < 0) { /* nothing before it: the host's */
+        q->host = (struct wj_pred){ x, { 0 }, 1 };
+        return;
+    }
+    idmap_free(&rg->ix);
+    memset(&rg->ix, 0, sizeof rg->ix);
+    rg->n = 0;
+    size_t root = rnode_at(rg, kind, i);
+    region_order(rg, root);
+    rg->v[root].dist = x - node_time(rg, kind, i);
+    struct redge e[8];
+    for (size_t k = rg->npost; k-- > 0;) {
+        struct rnode *u = &rg->v[rg->post[k]];
+        if (u->dist == INT64_MIN)
+            continue;
+        if (u->state == 4 || (rg->post[k] != root && is_source(rg, u->kind, u->i))) {
+            struct wj_pred c = { 0 };
+            if (u->kind == N_END && rg->probe_of[u->i] >= 0) {
+                c.p = rg->probe_of[u->i];
+                c.d = u->dist;
+            } else if (u->kind == N_CS && is_source(rg, N_CS, u->i)) {
+                c.p = -1;
+                c.d = rg->t->call_start[u->i] + u->dist;
+                for (int s = 0; s < WJ_LABELS && rg->b->g.calls[u->i].tid >= 0; s++)
+                    c.host[s] = rg->h->cum[u->i][s];
+            } else { /* past the horizon: its own critical path back */
+                int wk = u->kind == N_OP || u->kind == N_END ? RP_PATH_OP : RP_PATH_CALL;
+                int32_t wi = u->i;
+                if (u->kind == N_CS) { /* a call's start: from the call that ended the host's wait */
+                    wi = rg->wprev[u->i];
+                    wk = RP_PATH_CALL;
+                }
+                walk(rg->b, rg->t, rg->h, rg->wprev, rg->probe_of, wk, wi,
+                     node_time(rg, u->kind, u->i) + u->dist, &c);
+            }
+            for (int s = 0; s < WJ_LABELS; s++)
+                c.host[s] += u->lab[s];
+            add_pred(q, &c, rg->t, op_of_probe);
+            continue;
+        }
+        int n = edges_in(rg, u->kind, u->i, e);
+        for (int j = 0; j < n; j++) {
+            int64_t at;
+            if (!idmap_get(&rg->ix, ((uint64_t)e[j].kind << 32 | (uint32_t)e[j].i) + 1, &at))
+                continue;
+            struct rnode *v = &rg->v[at];
+            u = &rg->v[rg->post[k]]; /* (v may not move: the region is built) */
+            if (u->dist + e[j].w > v->dist) {
+                v->dist = u->dist + e[j].w;
+                for (int s = 0; s < WJ_LABELS; s++)
+                    v->lab[s] = u->lab[s] + e[j].lab[s];
+            }
+        }
+    }
+}
+
+/* The graph's operation of each collective of the process, by its kernel's
+ * start on its stream (-1: none). */
+static int32_t *colls_of_ops(const struct build *b)
+{
+    const struct proc *p = b->p;
+    int32_t *v = alloc(b->g.nops, sizeof *v);
+    struct idmap at = { 0 };
+    for (size_t k = 0; k < p->ncolls; k++)
+        if (p->colls[k].gend > p->colls[k].gstart && p->colls[k].gstart > 0 && !model_coll_comm_unknown(&p->colls[k]))
+            idmap_put(&at, (uint64_t)p->colls[k].gstart * 31 + (uint64_t)p->colls[k].gstream, (int64_t)k, 1);
+    for (size_t i = 0; i < b->g.nops; i++) {
+        int64_t k;
+        const struct gop *o = &p->ops[b->op_of_rp[i]];
+        v[i] = o->nccl && idmap_get(&at, (uint64_t)b->g.ops[i].start * 31 + (uint64_t)b->g.ops[i].stream, &k) &&
+                       p->colls[k].gstart == b->g.ops[i].start ? (int32_t)k : -1;
+    }
+    idmap_free(&at);
+    return v;
+}
+
+struct at_op { int64_t t; int32_t op; };
+
+static int by_at_op(const void *x, const void *y)
+{
+    const struct at_op *a = x, *b = y;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return (a->op > b->op) - (a->op < b->op);
+}
+
+/* Replay t's summary (t with its "decided by" arrays) into w. */
+static void joint_summary(const struct build *b, const struct steps_in *st, const struct rp_times *t,
+                          const struct rp_fix *fx, const struct hostside *h, const int32_t *coll_of,
+                          struct wj_rank *w)
+{
+    const struct rp_graph *g = &b->g;
+    int32_t *wprev = alloc(g->ncalls, sizeof *wprev);
+    for (size_t c = 0; c < g->ncalls; c++) {
+        int32_t q = h->tprev[c];
+        wprev[c] = q < 0 ? -1 : t->call_by[q] >= 0 ? q : wprev[q];
+    }
+    struct at_op *ops = alloc(g->nops, sizeof *ops);
+    int32_t *probe_of = alloc(g->nops, sizeof *probe_of), *op_of_probe = alloc(g->nops, sizeof *op_of_probe);
+    size_t n = 0;
+    for (size_t k = 0; k < g->nops; k++) {
+        probe_of[k] = -1;
+        if (coll_of[k] >= 0)
+            ops[n++] = (struct at_op){ t->op_start[k], (int32_t)k };
+    }
+    qsort(ops, n, sizeof *ops, by_at_op); /* a probe follows only those before it */
+    for (size_t i = 0; i < n; i++) {
+        probe_of[ops[i].op] = (int32_t)i;
+        op_of_probe[i] = ops[i].op;
+    }
+    w->v = alloc(n + 2, sizeof *w->v);
+    w->ncoll = n;
+    w->steps = (int64_t)st->n;
+    for (int s = 0; s < WJ_LABELS; s++)
+        w->label[s] = h->tracked[s];
+    int64_t first = st->v[0].start, last = st->v[st->n - 1].end;
+    /* paths are followed two steps back: what a fix moves is in them */
+    int64_t span = 2 * ((last - first) / (int64_t)st->n + 1);
+    struct region rg = { .b = b, .t = t, .h = h, .wprev = wprev, .probe_of = probe_of, .mode = fx ? fx->call_mode : NULL };
+    for (size_t i = 0; i < n; i++) {
+        int32_t k = ops[i].op;
+        rg.horizon = t->op_start[k] - span;
+        probe_paths(&rg, N_OP, k, t->op_start[k], op_of_probe, &w->v[i]);
+        w->v[i].coll = coll_of[k];
+        w->v[i].dur = g->ops[k].end - g->ops[k].start;
+    }
+    /* the steps' start: the range thread's last call by then */
+    size_t lo = 0, hi = st->nidx;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->calls[st->idx[mid]].end <= first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t x = rp_map_time(g, t, st->idx, st->nidx, first);
+    rg.horizon = x - span;
+    probe_paths(&rg, N_CE, lo ? (int32_t)st->idx[lo - 1] : -1, x, op_of_probe, &w->v[n]);
+    /* ... their end: the later of the host's and its GPU work's (steps_time) */
+    lo = 0, hi = st->nidx;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->calls[st->idx[mid]].end <= last)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int kind = N_CE;
+    int32_t at = lo ? (int32_t)st->idx[lo - 1] : -1;
+    x = rp_map_time(g, t, st->idx, st->nidx, last);
+    for (size_t k = 0; k < g->nops; k++) {
+        const struct rp_call *c = &g->calls[g->ops[k].call];
+        if (c->start >= first && c->start <= last && t->op_end[k] > x) {
+            x = t->op_end[k];
+            kind = N_END;
+            at = (int32_t)k;
+        }
+    }
+    rg.horizon = x - span;
+    if (kind == N_END && probe_of[at] >= 0) /* the end of a collective */
+        w->v[n + 1] = (struct wj_probe){ .at = x, .pred = { { 0, { 0 }, probe_of[at] } }, .npred = 1 };
+    else
+        probe_paths(&rg, kind, at, x, op_of_probe, &w->v[n + 1]);
+    w->v[n].coll = w->v[n + 1].coll = -1;
+    idmap_free(&rg.ix);
+    free(rg.v);
+    free(rg.stack);
+    free(rg.post);
+    free(wprev);
+    free(ops);
+    free(probe_of);
+    free(op_of_probe);
+}
+
+/* ---- a process's replays carried from one window to the next ---- */
+
+/* The steps' time in one replay, kept as the windows go by: from the
+ * first step's start (t0, as replayed) to the later of the last step's
+ * end (tl) and the end of the GPU work enqueued by then (a host that runs
+ * ahead of its GPU does not make the loop faster): in, the latest end of
+ * the operations enqueued from the first step's start to the last step's
+ * end so far; after, of those enqueued since.  A step whose end no call
+ * has reached yet (tl_tent) counts once a later call does, as a process
+ * read whole counts the steps that end by its last call's end. */
+struct acc { int64_t t0, tl, tl_tent, in, after, nccl_in, nccl_after; };
+
+/* A replay carried: the fix it predicts (base: 0 as measured, 1 all
+ * fixed, 2 with the collectives moved too, -1 a candidate's), its state
+ * after the windows so far, the next graph's ghosts' times in it, the
+ * waits it adds in this window (j) and notes for the next (jn). */
+struct variant {
+    struct cand c;
+    int base, seen, failed;
+    struct rp_carry rc;
+    int64_t *gs, *ge;
+    struct joins j, jn;
+    int64_t *ref_s, *ref_e;  /* this window's times of the operations the graph's state refers to */
+    struct acc a;
+};
+
+struct whatif_carry {
+    struct state s;             /* the graph's, its operations the ghosts' indices */
+    struct rp_op *ghosts; size_t nghost;
+    double bw[8];               /* the pinned bandwidth measured so far, by copy kind (<= 0: none yet) */
+    struct variant *v; size_t nv, cap;
+    struct acc meas;            /* the same of the measured times */
+    struct model_step *steps; size_t nsteps, next; int have_lo;
+    size_t nconf, ntent;        /* steps counted, and those waiting for a call to end after them */
+    int64_t L, L_tent;          /* the last one's end of each */
+    size_t range_calls;         /* the range thread's calls (no step time without them) */
+    int broken;                 /* a replay ran out of memory: no prediction */
+};
+
+/* What a window holds of the steps: the first one's start, steps counted
+ * now that were waiting (commit), the last counted end moved (conf), a
+ * step waiting for a call to end after it (tent). */
+struct win_steps { int first_here, commit, conf, tent; };
+
+static void acc_init(struct acc *a)
+{
+    *a = (struct acc){ 0, 0, 0, INT64_MIN, INT64_MIN, 0, 0 };
+}
+
+static void steps_advance(struct whatif_carry *wc, const struct build *b, struct win_steps *e)
+{
+    const struct rp_graph *g = &b->g;
+    int64_t whi = b->p->win_hi, callend = INT64_MIN;
+    memset(e, 0, sizeof *e);
+    for (size_t c = 0; c < g->ncalls; c++)
+        callend = g->calls[c].end > callend ? g->calls[c].end : callend;
+    if (!wc->have_lo && g->ncalls) { /* the steps from the process's first call on */
+        size_t n = 0;
+        for (size_t i = 0; i < wc->nsteps; i++)
+            if (wc->steps[i].start >= g->calls[0].start && wc->steps[i].end > wc->steps[i].start)
+                wc->steps[n++] = wc->steps[i];
+        wc->nsteps = n;
+        wc->have_lo = 1;
+    }
+    if (!wc->have_lo || !wc->nsteps)
+        return;
+    int64_t first = wc->steps[0].start;
+    e->first_here = first >= b->p->win_lo && first < whi;
+    if (wc->ntent && g->ncalls) { /* a call after them: counted */
+        e->commit = 1;
+        wc->nconf += wc->ntent;
+        wc->ntent = 0;
+        wc->L = wc->L_tent;
+    }
+    for (; wc->next < wc->nsteps && wc->steps[wc->next].end < whi; wc->next++) {
+        int64_t end = wc->steps[wc->next].end;
+        if (!wc->ntent && end <= callend) {
+            wc->nconf++;
+            wc->L = end;
+            e->conf = 1;
+        } else {
+            wc->ntent++;
+            wc->L_tent = end;
+            e->tent = 1;
+        }
+    }
+}
+
+/* Where time `at` falls in a replay: shifted as the latest call of the
+ * range thread that ended by then (idx: its calls in the window), or as
+ * its last one in the windows before (shift_in). */
+static int64_t map_at(const struct build *b, const struct rp_times *t, const uint32_t *idx, size_t n, int64_t shift_in,
+                      int64_t at)
+{
+    if (!t)
+        return at;
+    if (n && b->g.calls[idx[0]].end <= at)
+        return rp_map_time(&b->g, t, idx, n, at);
+    return at + shift_in;
+}
+
+static void fold(struct acc *a)
+{
+    a->in = a->after > a->in ? a->after : a->in;
+    a->after = INT64_MIN;
+    a->nccl_in += a->nccl_after;
+    a->nccl_after = 0;
+}
+
+/* A window's replay t (NULL: the measured times) into a. */
+static void acc_window(struct acc *a, const struct whatif_carry *wc, const struct win_steps *e, const struct build *b,
+                       const struct rp_times *t, const uint32_t *idx, size_t nidx, int64_t shift_in)
+{
+    if (!wc->have_lo || !wc->nsteps)
+        return;
+    int64_t first = wc->steps[0].start;
+    if (e->first_here)
+        a->t0 = map_at(b, t, idx, nidx, shift_in, first);
+    if (e->commit) {
+        a->tl = a->tl_tent;
+        fold(a);
+    }
+    if (e->conf) {
+        a->tl = map_at(b, t, idx, nidx, shift_in, wc->L);
+        fold(a); /* the windows before: enqueued before this one, before its end */
+    }
+    if (e->tent)
+        a->tl_tent = map_at(b, t, idx, nidx, shift_in, wc->L_tent);
+    for (size_t k = b->g.nghost; k < b->g.nops; k++) {
+        int64_t at = b->g.calls[b->g.ops[k].call].start, end = t ? t->op_end[k] : b->g.ops[k].end;
+        if (at < first)
+            continue;
+        int64_t nccl = !t && b->p->ops[b->op_of_rp[k]].nccl ? b->g.ops[k].end - b->g.ops[k].start : 0;
+        if (wc->nconf && at <= wc->L) {
+            a->in = end > a->in ? end : a->in;
+            a->nccl_in += nccl;
+        } else {
+            a->after = end > a->after ? end : a->after;
+            a->nccl_after += nccl;
+        }
+    }
+}
+
+static int64_t acc_time(const struct acc *a)
+{
+    return (a->in > a->tl ? a->in : a->tl) - a->t0;
+}
+
+static void variant_free(struct variant *v)
+{
+    rp_carry_free(&v->rc);
+    free(v->gs);
+    free(v->ge);
+    free(v->j.v);
+    free(v->jn.v);
+    free(v->ref_s);
+    free(v->ref_e);
+}
+
+static int64_t *dup64(const int64_t *v, size_t n)
+{
+    int64_t *a = alloc(n, sizeof *a);
+    if (n)
+        memcpy(a, v, n * sizeof *a);
+    return a;
+}
+
+/* A new variant, from the state of `from` (NULL: the process's start). */
+static struct variant *variant_new(struct whatif_carry *wc, const struct variant *from, struct cand c, int base)
+{
+    if (wc->nv == wc->cap) {
+        wc->cap = wc->cap ? wc->cap * 2 : 8;
+        if (!(wc->v = realloc(wc->v, wc->cap * sizeof *wc->v)))
+            model_out_of_memory();
+    }
+    struct variant *v = &wc->v[wc->nv++];
+    memset(v, 0, sizeof *v);
+    v->c = c;
+    v->base = base;
+    acc_init(&v->a);
+    if (from) {
+        if (rp_carry_copy(&v->rc, &from->rc) != 0)
+            model_out_of_memory();
+        v->gs = dup64(from->gs, wc->nghost);
+        v->ge = dup64(from->ge, wc->nghost);
+        v->a = from->a;
+        v->failed = from->failed;
+    }
+    return v;
+}
+
+static void carry_free(struct whatif_carry *wc)
+{
+    idmap_free(&wc->s.last);
+    idmap_free(&wc->s.pend);
+    idmap_free(&wc->s.ev);
+    free(wc->s.pend_v);
+    free(wc->ghosts);
+    for (size_t i = 0; i < wc->nv; i++)
+        variant_free(&wc->v[i]);
+    free(wc->v);
+    free(wc->steps);
+    free(wc);
+}
+
+static void mark(int32_t *map, int32_t op)
+{
+    if (op >= 0)
+        map[op] = 1;
+}
+
+/* The operations the graph's state refers to (streams' last, events',
+ * the streams' pending waits), in order, into *out; how many. */
+static size_t state_refs(const struct build *b, const struct state *s, int32_t **out)
+{
+    int32_t *on = alloc(b->g.nops, sizeof *on);
+    for (size_t k = 0; k < s->last.cap; k++)
+        if (s->last.key[k])
+            mark(on, (int32_t)s->last.val[k]);
+    for (size_t k = 0; k < s->ev.cap; k++)
+        if (s->ev.key[k])
+            mark(on, (int32_t)s->ev.val[k]);
+    for (size_t k = 0; k < s->pend.cap; k++)
+        if (s->pend.key[k])
+            for (int64_t at = s->pend.val[k]; at >= 0; at = s->pend_v[2 * at + 1])
+                mark(on, s->pend_v[2 * at]);
+    size_t n = 0;
+    for (size_t k = 0; k < b->g.nops; k++)
+        if (on[k])
+            on[n++] = (int32_t)k;
+    *out = on;
+    return n;
+}
+
+static void remap_vals(struct idmap *ix, const int32_t *map)
+{
+    for (size_t k = 0; k < ix->cap; k++)
+        if (ix->key[k] && ix->val[k] >= 0)
+            ix->val[k] = map[ix->val[k]];
+}
+
+/* The window done: the operations the next one refers to made its
+ * ghosts (the state's, and the waits the variants carry), the state and
+ * the variants' waits in ghost indices, each variant's ghosts' times. */
+static void carry_state(struct whatif_carry *wc, const struct build *b, const int32_t *refs, size_t nrefs)
+{
+    size_t no = b->g.nops;
+    int32_t *map = alloc(no, sizeof *map), *ref_at = alloc(no, sizeof *ref_at);
+    for (size_t k = 0; k < no; k++)
+        ref_at[k] = -1;
+    for (size_t i = 0; i < nrefs; i++) {
+        map[refs[i]] = 1;
+        ref_at[refs[i]] = (int32_t)i;
+    }
+    for (size_t i = 0; i < wc->nv; i++)
+        for (size_t k = 0; k < wc->v[i].jn.n; k++) {
+            mark(map, wc->v[i].jn.v[k].a);
+            mark(map, wc->v[i].jn.v[k].b);
+        }
+    size_t ng = 0;
+    for (size_t k = 0; k < no; k++)
+        map[k] = map[k] ? (int32_t)ng++ : -1;
+    struct rp_op *gh = alloc(ng, sizeof *gh);
+    for (size_t k = 0; k < no; k++)
+        if (map[k] >= 0) {
+            gh[map[k]] = b->g.ops[k];
+            gh[map[k]].call = -1;
+            gh[map[k]].ndep = 0;
+        }
+    free(wc->ghosts);
+    wc->ghosts = gh;
+    /* the state, in ghost indices; the pending waits' lists rebuilt */
+    struct state *s = &wc->s, ns = { 0 };
+    remap_vals(&s->last, map);
+    remap_vals(&s->ev, map);
+    int32_t *chain = alloc(s->npend, sizeof *chain);
+    for (size_t k = 0; k < s->pend.cap; k++) {
+        if (!s->pend.key[k] || s->pend.val[k] < 0)
+            continue;
+        size_t n = 0;
+        for (int64_t at = s->pend.val[k]; at >= 0; at = s->pend_v[2 * at + 1])
+            chain[n++] = s->pend_v[2 * at];
+        while (n-- > 0) /* oldest first: the list stays newest first */
+            note_pending(&ns, (int64_t)s->pend.key[k] - 2, map[chain[n]]);
+    }
+    free(chain);
+    idmap_free(&s->pend);
+    free(s->pend_v);
+    s->pend = ns.pend;
+    s->pend_v = ns.pend_v;
+    s->npend = ns.npend;
+    s->pend_cap = ns.pend_cap;
+    for (size_t i = 0; i < wc->nv; i++) {
+        struct variant *v = &wc->v[i];
+        free(v->gs);
+        free(v->ge);
+        v->gs = alloc(ng, sizeof *v->gs);
+        v->ge = alloc(ng, sizeof *v->ge);
+        for (size_t k = 0; k < no; k++) {
+            int32_t gi = map[k];
+            if (gi < 0)
+                continue;
+            int64_t st = b->g.ops[k].start, en = b->g.ops[k].end; /* another variant's: not read */
+            if (ref_at[k] >= 0 && v->ref_s) {
+                st = v->ref_s[ref_at[k]];
+                en = v->ref_e[ref_at[k]];
+            }
+            for (size_t q = 0; q < v->jn.n; q++)
+                if (v->jn.v[q].b == (int32_t)k) {
+                    st = v->jn.v[q].b_start;
+                    en = v->jn.v[q].b_end;
+                }
+            v->gs[gi] = st;
+            v->ge[gi] = en;
+        }
+        struct joins t = v->j;
+        v->j = v->jn;
+        v->jn = t;
+        v->jn.n = 0;
+        for (size_t q = 0; q < v->j.n; q++) {
+            v->j.v[q].a = map[v->j.v[q].a];
+            v->j.v[q].b = map[v->j.v[q].b];
+        }
+        free(v->ref_s);
+        free(v->ref_e);
+        v->ref_s = v->ref_e = NULL;
+    }
+    wc->nghost = ng;
+    free(map);
+    free(ref_at);
+}
+
+/* The waits a variant carried into this window, added to its fix: the
+ * operation after a on its stream (comm: the first not moved) waits for
+ * b; none in this window either: carried on. */
+static void apply_joins(struct build *b, struct rp_fix *fx, struct variant *v)
+{
+    for (size_t q = 0; q < v->j.n; q++) {
+        struct join x = v->j.v[q];
+        int32_t a = x.a, n = b->next[a];
+        while (x.comm && n >= 0 && fx->op_stream[n] != INT64_MIN)
+            a = n, n = b->next[n];
+        if (n >= 0)
+            fx->op_extra_dep[n] = x.b;
+        else
+            join_add(&v->jn, (struct join){ a, x.b, x.comm, 0, 0 });
+    }
+    v->j.n = 0;
+}
+
+/* The range thread's shift (replayed less measured end) in a carry. */
+static int64_t range_shift(const struct rp_carry *c, int tid)
+{
+    for (size_t i = 0; i < c->nthr; i++)
+        if (c->thr[i].id == tid)
+            return c->thr[i].r_end - c->thr[i].m_end;
+    return 0;
+}
+
+/* What one window gives a variant: its replay (from its carried state,
+ * with fix fx) into t, its steps' time, its state's operations' times. */
+struct win {
+    struct whatif_carry *wc;
+    struct build *b;
+    struct win_steps e;
+    uint32_t *ridx; size_t nridx;
+    int32_t *refs; size_t nrefs;
+    struct rp_times t;
+};
+
+static int run_variant(struct win *wn, struct variant *v, const struct rp_fix *fx)
+{
+    const struct rp_graph *g = &wn->b->g;
+    if (v->failed)
+        return -1;
+    for (size_t k = 0; k < g->nghost; k++) {
+        wn->t.op_start[k] = v->gs ? v->gs[k] : g->ops[k].start;
+        wn->t.op_end[k] = v->ge ? v->ge[k] : g->ops[k].end;
+    }
+    int64_t shift_in = range_shift(&v->rc, wn->b->p->range_tid);
+    if (rp_replay_carry(g, fx, &wn->t, &v->rc) != 0) {
+        v->failed = 1;
+        return -1;
+    }
+    acc_window(&v->a, wn->wc, &wn->e, wn->b, &wn->t, wn->ridx, wn->nridx, shift_in);
+    free(v->ref_s);
+    free(v->ref_e);
+    v->ref_s = alloc(wn->nrefs, sizeof *v->ref_s);
+    v->ref_e = alloc(wn->nrefs, sizeof *v->ref_e);
+    for (size_t i = 0; i < wn->nrefs; i++) {
+        v->ref_s[i] = wn->t.op_start[wn->refs[i]];
+        v->ref_e[i] = wn->t.op_end[wn->refs[i]];
+    }
+    for (size_t q = 0; q < v->jn.n; q++) {
+        v->jn.v[q].b_start = wn->t.op_start[v->jn.v[q].b];
+        v->jn.v[q].b_end = wn->t.op_end[v->jn.v[q].b];
+    }
+    return 0;
+}
+
+static struct variant *find_variant(struct whatif_carry *wc, struct cand c)
+{
+    for (size_t i = 3; i < wc->nv; i++)
+        if (wc->v[i].c.kind == c.kind && wc->v[i].c.site == c.site)
+            return &wc->v[i];
+    return NULL;
+}
+
+static struct whatif_carry *carry_of(struct whatif_proc *w, const struct proc *p)
+{
+    if (w->carry)
+        return w->carry;
+    struct whatif_carry *wc = alloc(1, sizeof *wc);
+    wc->nsteps = model_steps(p, &wc->steps);
+    acc_init(&wc->meas);
+    for (int i = 0; i < 8; i++)
+        wc->bw[i] = -1;
+    for (int base = 0; base < 3; base++)
+        variant_new(wc, NULL, (struct cand){ -1, 0 }, base);
+    w->carry = wc;
+    return wc;
+}
+
+/* The finding of process pi of kind k at site `site` (NULL: none). */
+static const struct finding *finding_at(const struct findings *fs, size_t pi, int kind, int site)
+{
+    for (size_t i = 0; i < fs->n; i++)
+        if (fs->v[i].proc == (int)pi && (int)fs->v[i].kind == kind && fs->v[i].callsite_id == site && fs->v[i].count)
+            return &fs->v[i];
+    return NULL;
+}
+
+static int64_t count_at(const struct findings *fs, size_t pi, int kind, int site)
+{
+    const struct finding *f = finding_at(fs, pi, kind, site);
+    return f ? f->count : 0;
+}
+
+/* Whether candidate c's fix goes into "all fixed": whether its finding is
+ * one the report lists, as the findings made so far tell (a process read
+ * whole: all of them), so that "all fixed" fixes the findings listed and
+ * no other.  The rules of analysis_sync.c's filter_syncs and of
+ * findings_finish, mirrored: a site's sync.no_consumer, and the smaller of
+ * its sync.device_wide and sync.scalar_read (the first kind on a tie), are
+ * merged into the other (whose fix, applied by site, covers their calls:
+ * the merged finding's calls take the survivor's fix);
+ * a sync.redundant at a site with another sync finding is dropped; a
+ * finding that needs repeats (finding_kept) is left out with fewer, when
+ * the process is read whole (`whole`: read a window at a time, its counts
+ * so far are not its last, and a window's fix cannot wait for the next
+ * window's count: it is in from its first window, as before).  A
+ * collective's move (not a finding yet) is decided in whatif_across. */
+static int in_all_fixed(const struct findings *fs, const struct report_opts *o, int whole, size_t pi, struct cand c)
+{
+    const struct finding *f = finding_at(fs, pi, c.kind, c.site);
+    if (!f)
+        return c.kind == F_COMM_SAME_STREAM;
+    int64_t dw = count_at(fs, pi, F_SYNC_DEVICE_WIDE, c.site), sr = count_at(fs, pi, F_SYNC_SCALAR_READ, c.site);
+    int64_t nc = count_at(fs, pi, F_SYNC_NO_CONSUMER, c.site);
+    /* the site's verdict: the larger, device_wide (the first kind) on a tie */
+    int best = !dw && !sr ? -1 : dw >= sr ? F_SYNC_DEVICE_WIDE : F_SYNC_SCALAR_READ;
+    struct finding merged = *f;
+    if (c.kind == best)
+        merged.count = dw + sr + nc; /* the site's, merged into it */
+    int kept = !whole || finding_kept(&merged, o);
+    switch (c.kind) {
+    case F_SYNC_NO_CONSUMER:
+        return best < 0 && kept;
+    case F_SYNC_DEVICE_WIDE:
+    case F_SYNC_SCALAR_READ:
+        return c.kind == best && kept;
+    case F_SYNC_REDUNDANT:
+        return !dw && !sr && !nc && !count_at(fs, pi, F_SYNC_IMPLICIT, c.site) && kept;
+    default:
+        return kept;
+    }
+}
+
+/* Candidate c's variant replayed on the window (made now, from the state
+ * as measured before it, when first seen with a call of the window), its
+ * fix added into all fixed when its finding is listed (in_all_fixed): fx
+ * its fix's room. */
+static void run_cand(struct win *wn, const struct variant *pre, struct cand c, int in_all, struct rp_fix *fx,
+                     struct rp_fix *all, struct rp_fix *all_comm)
+{
+    struct whatif_carry *wc = wn->wc;
+    struct build *b = wn->b;
+    struct variant *v = find_variant(wc, c);
+    struct joins jn = { 0 };
+    fix_reset(fx, &b->g);
+    b->jn = &jn;
+    int any = add_fix(b, &c, fx);
+    if (!v && !any) {
+        free(jn.v);
+        return;
+    }
+    if (!v)
+        v = variant_new(wc, pre, c, -1);
+    for (size_t q = 0; q < jn.n; q++)
+        join_add(&v->jn, jn.v[q]);
+    free(jn.v);
+    v->seen = 1;
+    apply_joins(b, fx, v);
+    if (run_variant(wn, v, fx) != 0 || !in_all)
+        return;
+    b->jn = &wc->v[2].jn;
+    add_fix(b, &c, all_comm);
+    if (c.kind != F_COMM_SAME_STREAM) {
+        b->jn = &wc->v[1].jn;
+        add_fix(b, &c, all);
+    }
+    b->jn = NULL;
+}
+
+void whatif_window(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
-    if (!p->ncalls || !p->nops || !p->cupti_active)
+    int whole = p->win_lo == INT64_MIN && p->win_hi == INT64_MAX;
+    /* a window with no calls or no operations still carries the steps
+     * and the replays' state on */
+    if (!p->cupti_active || (whole && (!p->ncalls || !p->nops)))
         return;
-    if (p->win_lo != INT64_MIN || p->win_hi != INT64_MAX) {
-        /* a rank read a window at a time: its graph is not replayed (a
-         * window's replay would start from the measured times at its cut,
-         * and steps across cuts would be lost: the answers would depend on
-         * where the windows fall) */
-        struct whatif_proc *w = proc_slot(fs, m, pi);
-        if (w)
-            w->windowed = 1;
-        return;
-    }
-    struct build b = { .m = m, .p = p, .t = model_timeline(m, pi) };
-    build_graph(&b);
-    struct steps_in st;
-    steps_of_window(&b, &st);
     struct whatif_proc *w = proc_slot(fs, m, pi);
-    if (st.n && st.nidx && w) {
-        struct rp_times t;
-        times_alloc(&t, &b.g);
-        struct rp_fix fx, all, all_comm;
-        fix_alloc(&fx, &b.g);
-        fix_alloc(&all, &b.g);
-        fix_alloc(&all_comm, &b.g);
-        t.op_by = alloc(b.g.nops, sizeof *t.op_by);
-        t.call_by = alloc(b.g.ncalls, sizeof *t.call_by);
-        t.call_prev = alloc(b.g.ncalls, sizeof *t.call_prev);
-        if (rp_replay(&b.g, NULL, &t) == 0) {
-            critical_path(&b, &st, &t, w);
-            free(t.op_by);
-            free(t.call_by);
-            free(t.call_prev);
-            t.op_by = t.call_by = t.call_prev = NULL;
-            int64_t now = steps_time(&b, &st, &t), measured = steps_measured(&b, &st);
-            int64_t err = now > measured ? now - measured : measured - now;
-            for (size_t k = 0; k < b.g.nops; k++) { /* enqueued during the steps */
-                int64_t at = b.g.calls[b.g.ops[k].call].start;
-                if (p->ops[b.op_of_rp[k]].nccl && at >= st.v[0].start && at <= st.v[st.n - 1].end)
-                    w->nccl_ns += b.g.ops[k].end - b.g.ops[k].start;
-            }
-            w->steps += (int64_t)st.n;
-            w->measured_ns += measured;
-            w->replayed_ns += now;
-            w->abs_err_ns += err;
-            struct cand *cv;
-            size_t nc = candidates(&b, fs, pi, &cv);
-            for (size_t i = 0; i < nc; i++) {
-                fix_reset(&fx, &b.g);
-                if (!add_fix(&b, &cv[i], &fx) || rp_replay(&b.g, &fx, &t) != 0)
-                    continue;
-                add_fix(&b, &cv[i], &all_comm);
-                if (cv[i].kind != F_COMM_SAME_STREAM)
-                    add_fix(&b, &cv[i], &all);
-                struct whatif_site *ws = site_slot(fs, finding_key(cv[i].kind, (int)pi, cv[i].site), (int)pi);
-                ws->steps += (int64_t)st.n;
-                ws->now_ns += now;
-                ws->fixed_ns += steps_time(&b, &st, &t);
-            }
-            free(cv);
-            w->all_fixed_ns += rp_replay(&b.g, &all, &t) == 0 ? steps_time(&b, &st, &t) : now;
-            w->all_fixed_comm_ns += rp_replay(&b.g, &all_comm, &t) == 0 ? steps_time(&b, &st, &t) : now;
+    if (!w)
+        return;
+    struct whatif_carry *wc = carry_of(w, p);
+    if (!wc->nsteps || wc->broken)
+        return;
+    /* read a window at a time: replayed on its own, carried across the
+     * cuts; its summary for every rank together is not made (its paths
+     * go two steps back, across cuts): its measured arrivals stand */
+    if (!whole)
+        w->windowed = 1;
+    struct build b = { .m = m, .p = p, .t = model_timeline(m, pi), .s = &wc->s, .ghosts = wc->ghosts };
+    b.g.nghost = wc->nghost;
+    build_graph(&b);
+    memcpy(b.bw, wc->bw, sizeof b.bw);
+    struct win wn = { .wc = wc, .b = &b };
+    steps_advance(wc, &b, &wn.e);
+    wn.ridx = alloc(b.g.ncalls, sizeof *wn.ridx);
+    for (size_t i = 0; i < b.g.ncalls; i++)
+        if (b.g.calls[i].tid == p->range_tid)
+            wn.ridx[wn.nridx++] = (uint32_t)i;
+    wc->range_calls += wn.nridx;
+    wn.nrefs = state_refs(&b, &wc->s, &wn.refs);
+    acc_window(&wc->meas, wc, &wn.e, &b, NULL, NULL, 0, 0);
+    struct steps_in st; /* the window's own steps: its critical path, its summary */
+    steps_of_window(&b, &st);
+    struct rp_times *t = &wn.t;
+    times_alloc(t, &b.g);
+    t->op_by = alloc(b.g.nops, sizeof *t->op_by);
+    t->call_by = alloc(b.g.ncalls, sizeof *t->call_by);
+    t->call_prev = alloc(b.g.ncalls, sizeof *t->call_prev);
+    t->op_prev = alloc(b.g.nops, sizeof *t->op_prev);
+    struct rp_fix fx, all, all_comm;
+    fix_alloc(&fx, &b.g);
+    fix_alloc(&all, &b.g);
+    fix_alloc(&all_comm, &b.g);
+    /* the state as measured before this window: where a candidate first
+     * seen here starts from */
+    struct variant pre = { 0 };
+    pre.failed = wc->v[0].failed;
+    if (rp_carry_copy(&pre.rc, &wc->v[0].rc) != 0)
+        model_out_of_memory();
+    pre.gs = dup64(wc->v[0].gs, wc->nghost);
+    pre.ge = dup64(wc->v[0].ge, wc->nghost);
+    pre.a = wc->v[0].a;
+    struct hostside hs = { 0 };
+    int32_t *coll_of = NULL;
+    if (run_variant(&wn, &wc->v[0], NULL) != 0) {
+        wc->broken = 1;
+    } else {
+        if (st.n && st.nidx)
+            critical_path(&b, &st, t, w);
+        /* the summaries for the ranks replayed together: several ranks
+         * with collectives, each read whole */
+        if (whole && st.n && st.nidx && m->nprocs > 1 && p->ncolls && !w->joint) {
+            hostside_make(&b, &st, &hs);
+            coll_of = colls_of_ops(&b);
+            w->joint = alloc(3, sizeof *w->joint);
+            joint_summary(&b, &st, t, NULL, &hs, coll_of, &w->joint[0]);
+            w->joint[0].gaps = hs.gaps;
+            w->joint[0].ngaps = hs.ngaps;
+            hs.gaps = NULL;
         }
-        fix_free(&fx);
-        fix_free(&all);
-        fix_free(&all_comm);
-        free(t.op_by);
-        free(t.call_by);
-        free(t.call_prev);
-        times_free(&t);
+        for (size_t i = 3; i < wc->nv; i++)
+            wc->v[i].seen = 0;
+        struct cand *cv;
+        size_t nc = candidates(&b, fs, pi, &cv);
+        for (size_t i = 0; i < nc; i++)
+            if (!find_variant(wc, cv[i]) || !find_variant(wc, cv[i])->seen)
+                run_cand(&wn, &pre, cv[i], in_all_fixed(fs, o, whole, pi, cv[i]), &fx, &all, &all_comm);
+        free(cv);
+        for (size_t i = 3; i < wc->nv; i++) /* made in a window before: carried on */
+            if (!wc->v[i].seen)
+                run_cand(&wn, &pre, wc->v[i].c, in_all_fixed(fs, o, whole, pi, wc->v[i].c), &fx, &all, &all_comm);
+        apply_joins(&b, &all, &wc->v[1]);
+        if (run_variant(&wn, &wc->v[1], &all) == 0 && coll_of)
+            joint_summary(&b, &st, t, &all, &hs, coll_of, &w->joint[1]);
+        apply_joins(&b, &all_comm, &wc->v[2]);
+        if (run_variant(&wn, &wc->v[2], &all_comm) == 0 && coll_of)
+            joint_summary(&b, &st, t, &all_comm, &hs, coll_of, &w->joint[2]);
+        if (coll_of && (!w->joint[1].v || !w->joint[2].v)) { /* a replay failed: none */
+            for (int v = 0; v < 3; v++)
+                wj_rank_free(&w->joint[v]);
+            free(w->joint);
+            w->joint = NULL;
+        }
+        carry_state(wc, &b, wn.refs, wn.nrefs);
     }
+    for (int i = 0; i < 8; i++) /* measured: kept for the windows after */
+        if (b.bw[i] > 0)
+            wc->bw[i] = b.bw[i];
+    variant_free(&pre);
+    free(coll_of);
+    hostside_free(&hs);
+    fix_free(&fx);
+    fix_free(&all);
+    fix_free(&all_comm);
+    free(t->op_by);
+    free(t->call_by);
+    free(t->call_prev);
+    free(t->op_prev);
+    times_free(t);
+    free(wn.ridx);
+    free(wn.refs);
     free(st.v);
     free(st.idx);
     build_free(&b);
 }
 
-void whatif_across(struct findings *fs)
+void whatif_proc_end(const struct model *m, struct findings *fs, size_t pi)
+{
+    (void)m;
+    struct whatif_proc *w = fs->whatif && pi < fs->nwhatif ? &fs->whatif[pi] : NULL;
+    struct whatif_carry *wc = w ? w->carry : NULL;
+    if (!wc)
+        return;
+    w->carry = NULL;
+    if (wc->nconf && wc->range_calls && !wc->broken) {
+        int64_t n = (int64_t)wc->nconf, measured = acc_time(&wc->meas), now = acc_time(&wc->v[0].a);
+        w->steps += n;
+        w->measured_ns += measured;
+        w->replayed_ns += now;
+        w->abs_err_ns += now > measured ? now - measured : measured - now;
+        w->nccl_ns += wc->meas.nccl_in;
+        w->all_fixed_ns += wc->v[1].failed ? now : acc_time(&wc->v[1].a);
+        w->all_fixed_comm_ns += wc->v[2].failed ? now : acc_time(&wc->v[2].a);
+        for (size_t i = 3; i < wc->nv; i++) {
+            const struct variant *v = &wc->v[i];
+            if (v->failed)
+                continue;
+            struct whatif_site *ws = site_slot(fs, finding_key(v->c.kind, (int)pi, v->c.site), (int)pi);
+            ws->steps += n;
+            ws->now_ns += now;
+            ws->fixed_ns += acc_time(&v->a);
+        }
+    }
+    carry_free(wc);
+}
+
+void whatif_across(const struct model *m, struct findings *fs, struct coll_spill *spill)
 {
     struct idmap at = { 0 };
     for (size_t i = 0; i < fs->nwsites; i++)
@@ -1004,4 +2156,5 @@ void whatif_across(struct findings *fs)
     for (size_t i = 0; i < fs->nwhatif; i++)
         if (fs->whatif[i].comm_found)
             fs->whatif[i].all_fixed_ns = fs->whatif[i].all_fixed_comm_ns;
+    whatif_job(m, fs, spill); /* every rank together: the straggler's fix, the job's all fixed */
 }
