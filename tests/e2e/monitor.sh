@@ -50,20 +50,33 @@ done
 
 # 2. a slowdown: rank 1's steps become 40% longer from step 30 on; a
 # window whose report names rank 1 and where its time went
-r="$tmp/slow"
-GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" GPUTRACE_SLOWDOWN=1.25 GPUTRACE_COOLDOWN_S=0 APP_STEPS=150 \
-  "$run" -n 2 --timeout 60 "$b/tests/apps/slowdown" > "$tmp/app.out" 2>&1
-expect "slowdown: the program runs as untraced (exit 0, gradients ok)" \
-  "$?:$(grep -c 'gradients ok' "$tmp/app.out")" "0:2"
-found=0
-for w in $(windows "$r"); do
-  for f in "$w"/*.db; do
-    # the slow step's window: at step 28 or later of the steps counted
-    step=$(field "$f" "select cast(substr(detail, 6, instr(substr(detail, 6), ' ')) as integer) from window
-                       where reason = 'slowdown'")
-    [ -n "$step" ] && [ "$step" -ge 27 ] && found="$w"
+# A step of a loaded machine can pass 1.25 times the median before the
+# planted slowdown: its window is taken, and the planted one, less than
+# GROUP_MS (2 s) later, joins that request and makes no window of its own
+# (collector/monitor.c).  Such a run was perturbed, not wrong: it is run
+# again, up to 3 times, and only while an early window says so.
+tries=0
+while :; do
+  tries=$((tries + 1))
+  r="$tmp/slow$tries"
+  GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" GPUTRACE_SLOWDOWN=1.25 GPUTRACE_COOLDOWN_S=0 APP_STEPS=150 \
+    "$run" -n 2 --timeout 60 "$b/tests/apps/slowdown" > "$tmp/app.out" 2>&1
+  rc=$?
+  found=0 early=0
+  for w in $(windows "$r"); do
+    for f in "$w"/*.db; do
+      # the slow step's window: at step 28 or later of the steps counted
+      step=$(field "$f" "select cast(substr(detail, 6, instr(substr(detail, 6), ' ')) as integer) from window
+                         where reason = 'slowdown'")
+      [ -n "$step" ] && [ "$step" -ge 27 ] && found="$w"
+      [ -n "$step" ] && [ "$step" -lt 27 ] && early="$step"
+    done
   done
+  [ "$found" = 0 ] && [ "$early" != 0 ] && [ "$tries" -lt 3 ] || break
+  note "slowdown: a window at step $early, before the planted slowdown (a loaded machine): run again"
 done
+expect "slowdown: the program runs as untraced (exit 0, gradients ok)" \
+  "$rc:$(grep -c 'gradients ok' "$tmp/app.out")" "0:2"
 if [ "$found" = 0 ]; then
   bad "slowdown: a window for the slow steps"
   for w in $(windows "$r"); do note "$(field "$w/$(ls "$w" | head -n 1)" "select reason, detail from window")"; done
