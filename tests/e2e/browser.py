@@ -14,7 +14,8 @@ and its HTML report.  Then, in headless Chromium:
   does not: there the file's indexes, and no filler markers); a track per
   GPU stream named "GPU g stream s (roles)" by what ran on it (Kineto:
   "stream s") on the stream's own id, none for a stream that ran nothing;
-  each finding marked at its occurrences, not once at the process's start;
+  each finding marked at its occurrences, not once at the process's start,
+  on its process's track (no flow bound to a marker);
   comm.straggler's markers on the straggler's track (where a search for it
   lands);
 - the HTML report (file://, every request to the network refused): no
@@ -193,12 +194,20 @@ def chrome_trace(browser, path):
         # docs/chrome-trace.md)
         # (and so is a comm.exposed of the whole process: ledger.c)
         whole = ("comm.straggler", "gpu.idle", "gpu.launch_bound", "comm.mismatch", "comm.hang")
+        # (on their process's track, not the thread's or stream's, where a
+        # flow starting or ending at their time bound to them: the thread
+        # or stream in their args)
         at_sites = query(page, "select s.name, count(*), count(distinct s.ts), sum(s.track_id in (select id from"
-                               " thread_track)) from slice s where s.category = 'finding' and not exists (select 1"
-                               " from args a where a.arg_set_id = s.arg_set_id and a.key = 'args.callsite' and"
-                               " a.string_value = '(whole process)') group by s.name")
-        check(all(on_thread == n for name, n, _, on_thread in at_sites if name not in whole),
-              "Chrome trace: findings marked on the threads (streams, for collectives) where they happened")
+                               " process_track) and exists (select 1 from args a where a.arg_set_id = s.arg_set_id"
+                               " and a.key in ('args.thread', 'args.stream'))) from slice s where s.category ="
+                               " 'finding' and not exists (select 1 from args a where a.arg_set_id = s.arg_set_id"
+                               " and a.key = 'args.callsite' and a.string_value = '(whole process)') group by s.name")
+        check(all(placed == n for name, n, _, placed in at_sites if name not in whole),
+              "Chrome trace: findings marked on their process's track, naming the thread (stream, for collectives)"
+              f" where they happened ({at_sites})")
+        bound = query(page, "select count(*) from flow f join slice s on s.id in (f.slice_out, f.slice_in)"
+                            " where s.category = 'finding'")[0][0]
+        check(bound == 0, f"Chrome trace: no flow bound to a finding's marker ({bound})")
         n = sum(n for _, n, _, _ in marks)
         keys = dict(query(page, "select a.key, count(*) from slice s join args a using (arg_set_id) where s.category ="
                                 " 'finding' and a.key in ('args.kind', 'args.finding_cost_ns', 'args.fix') group by 1"))

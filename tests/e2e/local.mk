@@ -33,6 +33,7 @@ TESTS += \
   tests/e2e/tracer_nosync.sh \
   tests/e2e/record.sh \
   tests/e2e/import_output.sh \
+  tests/e2e/import_flow_skip.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
   tests/e2e/tracer_limits.sh \
@@ -43,6 +44,7 @@ TESTS += \
   tests/e2e/report_html_steps.sh \
   tests/e2e/report_html_page.sh \
   tests/e2e/report_single.sh \
+  tests/e2e/report_source_line.sh \
   tests/e2e/report_min_cost.sh \
   tests/e2e/cli_help.sh \
   tests/e2e/ledger_sum.sh \
@@ -60,6 +62,7 @@ TESTS += \
   tests/e2e/import_jobs.sh \
   tests/e2e/import_fuzz.sh \
   tests/e2e/import_roundtrip.sh \
+  tests/e2e/kineto_roundtrip_golden.sh \
   tests/e2e/import_hta.sh \
   tests/e2e/hta_ledger.sh \
   tests/e2e/trace_variants.sh \
@@ -130,6 +133,7 @@ EXTRA_DIST += \
   tests/e2e/report_html_steps.sh \
   tests/e2e/report_html_page.sh \
   tests/e2e/report_single.sh \
+  tests/e2e/report_source_line.sh \
   tests/e2e/report_min_cost.sh \
   tests/e2e/cli_help.sh \
   tests/e2e/report_html_steps.py \
@@ -141,6 +145,8 @@ EXTRA_DIST += \
   tests/e2e/import_jobs.sh \
   tests/e2e/import_jobs.py \
   tests/e2e/trace_rules.py \
+  tests/e2e/kineto_roundtrip_golden.sh \
+  tests/e2e/kineto_roundtrip_golden.py \
   tests/e2e/install.sh \
   tests/e2e/quick_start.sh \
   tests/e2e/readme_python.sh \
@@ -154,6 +160,7 @@ EXTRA_DIST += \
   tests/e2e/tracer_nosync.sh \
   tests/e2e/record.sh \
   tests/e2e/import_output.sh \
+  tests/e2e/import_flow_skip.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
   tests/e2e/tracer_limits.sh \

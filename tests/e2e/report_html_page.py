@@ -19,6 +19,9 @@ fixed: nothing here depends on the machine's load).
 - The tables the text report has: collectives, kernels, phases, each row
   the JSON's.
 - Each card of a finding with a call site names it.
+- Each card says where the finding is in the Chrome trace: the marker to
+  search for, the rank whose track it is on and its first one's time, as
+  the trace written from the same recording has them.
 """
 import json
 import os
@@ -186,4 +189,24 @@ sites = {f["callsite"] for f in d["findings"] if not f.get("below_min_cost")}
 named = [re.search(r"<div>at <code>(.*?)</code>", c) for c in cards]
 check("each card names its call site, one of the JSON's", all(a and a.group(1) in sites for a in named),
       str([a.group(1) if a else None for a in named]))
+# 9. each card's place in the Chrome trace: a marker of that name on that rank at that time
+trace = os.path.join(tmp, "t.json")
+subprocess.run([rep, "--chrome-trace", trace, db], capture_output=True, check=True)
+ev = json.load(open(trace))["traceEvents"]
+marks = {(e["name"], e["args"].get("rank"), round(e["ts"] / 1e3, 3)) for e in ev if e.get("cat") == "finding"}
+whole = re.findall(r'<div class="finding" id="finding-\d+">.*?(?=<div class="finding"|<h2|$)', page, re.S)
+first = {}
+for e in ev:
+    if e.get("cat") == "finding" and e["ph"] == "i":
+        k = (e["name"], e["pid"])
+        first[k] = min(first.get(k, e["ts"]), e["ts"])
+pids = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
+rank_of = {pid: int(re.match(r"rank (\d+)", n).group(1)) for pid, n in pids.items() if re.match(r"rank \d+", n)}
+at = {(k[0], rank_of.get(k[1])): round(t / 1e3, 3) for k, t in first.items()}
+places = [re.search(r'class="where">.*?search <code>([^<]*)</code>; its (?:first marker is on rank (\d+)\'s track at'
+                    r' ([\d.]+) ms|markers are on rank (\d+)\'s streams)', c) for c in whole]
+good = [p and (at.get((p.group(1), int(p.group(2)))) == float(p.group(3)) if p.group(2) else
+               (p.group(1), int(p.group(4))) in at) for p in places]
+check("each card names its marker in the Chrome trace: the earliest of that name on that rank is at that time",
+      len(whole) == len(cards) and all(good), str([p.groups() if p else None for p in places])[:300])
 tap.finish()

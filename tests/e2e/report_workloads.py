@@ -61,6 +61,10 @@ def check_shape(name, d):
         # the cost is the time charged to it, never more than what was measured
         # a hang's: the waiting ranks' wait and the GPU idle of the ranks they wait for
         measured = f.get(COST_OF[f["kind"]], -1) + (f.get("gpu_idle_ns", 0) if f["kind"] == "comm.hang" else 0)
+        # a site's one sync verdict carries the GPU idle claimed by a no_consumer
+        # merged into it (analysis_sync.c): its host blocked time and that idle
+        if f["kind"] == "sync.device_wide":
+            measured += f.get("gpu_idle_ns", 0)
         ok = ok and FINDING_KEYS <= set(f) and COST_OF[f["kind"]] in f and 0 <= f["cost_ns"] <= measured
         ok = ok and f["confidence"] in ("high", "medium", "low") and isinstance(f["rank"], int)
     # ranked by the GPU time they cost (the ledger's waste), then by all they were charged
@@ -160,9 +164,10 @@ def check_text(name, db, d):
     text = subprocess.run([os.path.join(build, "gputrace-report"), db], capture_output=True, text=True).stdout
     check(all(len(line) <= 100 for line in text.splitlines() if not line.startswith("    at ")),
           f"{name}: the text report fits 100 columns (call sites excepted)")
-    heads = re.findall(r"^ ?\d+\. (\S+) +(rank|ranks|all ranks)\b ?([\d,-]*) +([\d.]+) ms .*  (high|medium|low)"
+    heads = re.findall(r"^ ?\d+\. (\S+) +(rank|ranks|all ranks)\b ?([\d,-]*) +([\d.]+) ms .*, \d+ times?,(?: |\n {4})(high|medium|low)"
                        r" confidence\n(?: {4}summed over (\d+) ranks \(([\d,-]+)\), the most on rank (\d+): ([\d.]+) ms\n)?"
-                       r" {4}at +(.*)\n(?: {4}in +(.*)\n)? {4}what (.*)$", text, re.M)
+                       r"(?: {4}each iteration.*\n(?: {9}.*\n)?)?"
+                       r" {4}at +(.*)\n(?: {4}code .*\n(?: {9}.*\n)*)?(?: {4}in +(.*)\n)? {4}what (.*)$", text, re.M)
     # the text's groups, as the JSON's findings make them: (kind, call site, range), ranks together
     groups = {}
     for i, f in enumerate(d["findings"]):

@@ -17,7 +17,11 @@ same in the Perfetto UI where Chromium runs):
   (not the whole cost on the last one); a whole-process figure's at the
   first pieces of time charged to it, on the track of the rank it names
   (a straggler's, not the ranks that waited: a search for comm.straggler
-  lands on the straggler); a collective's on its stream.
+  lands on the straggler); a collective's naming its stream; every
+  marker on its process's track, none on a thread's or a stream's, where
+  it was the slice that a flow starting or ending at its time bound to;
+- each flow step binds to its call's, operation's or collective's slice
+  (binding).
 
 Usage: trace_rules.py CHROME_TRACE KINETO_FILE..."""
 import json, sys
@@ -45,6 +49,44 @@ def flows(name, ev):
     check(by and not wrong, f"{name}: {len(by)} flows, each s..t..f in time order ({wrong[:3]})")
 
 
+def binding(name, ev):
+    """Each flow step's slice, as a viewer binds it: "s", "t" and "f" with
+    "bp": "e" to the deepest slice on its thread's track that holds its
+    time (a zero-length one at that time too: a thread-scoped instant is
+    one), an "f" without it to the next slice to begin there.  Of slices
+    of one extent, the later in the file is the deeper.  That is
+    chrome://tracing's rule (it binds once every slice is read); Perfetto
+    binds as it reads, events of one time in file order, so a slice later
+    in the file than the flow step can escape it there: the stricter rule
+    is the one checked.  A flow must bind to
+    a call's, an operation's or a collective's slice, never a finding's
+    marker; a collective's across the ranks to the collective's."""
+    tracks = {}
+    for i, e in enumerate(ev):
+        ph = e.get("ph")
+        if ph == "X" or (ph in ("i", "I") and e.get("s", "t") == "t"):
+            tracks.setdefault((e["pid"], e.get("tid")), []).append(
+                (us(e["ts"]), us(e.get("dur", 0)), i, e.get("cat"), e.get("name")))
+    ends = {"ac2g": {"cuda_api", "nccl", "kernel", "gpu_memcpy", "gpu_memset", "collective"},
+            "collective": {"collective"}}
+    wrong = []
+    n = 0
+    for e in ev:
+        if e.get("ph") not in ("s", "t", "f"):
+            continue
+        n += 1
+        t = us(e["ts"])
+        v = tracks.get((e["pid"], e.get("tid")), [])
+        if e["ph"] == "f" and e.get("bp") != "e":
+            got = min((x for x in v if x[0] >= t), key=lambda x: (x[0], -x[1], x[2]), default=None)
+        else:
+            got = max((x for x in v if x[0] <= t <= x[0] + x[1]), key=lambda x: (x[0], -x[1], x[2]), default=None)
+        if got is None or got[3] == "finding" or got[3] not in ends.get(e.get("cat"), {got[3]}):
+            wrong.append((e.get("cat"), e["ph"], e["pid"], e.get("tid"), str(t), got and (got[3], got[4])))
+    check(n and not wrong, f"{name}: each of {n} flow steps binds to its call's, operation's or collective's slice,"
+          f" none to a finding's marker ({len(wrong)} not: {wrong[:3]})")
+
+
 def nesting(name, ev):
     tracks = {}
     for e in ev:
@@ -66,6 +108,7 @@ def nesting(name, ev):
 chrome, kinetos = sys.argv[1], sys.argv[2:]
 ev = json.load(open(chrome))["traceEvents"]
 flows("Chrome trace", ev)
+binding("Chrome trace", ev)
 nesting("Chrome trace", ev)
 names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
 ops = {(e["pid"], e["tid"], e["args"]["device"], e["args"]["stream"]) for e in ev
@@ -102,8 +145,12 @@ for e in marks:
 check(len(by) > 1, f"Chrome trace: {len(by)} findings marked")
 streams = {(pid, tid) for pid, tid, g, s in ops}
 coll = [e for e in marks if e["name"] in ("comm.exposed", "comm.same_stream") and e["args"]["callsite"] != "(whole process)"]
-check(coll and all(e.get("s") == "t" and (e["pid"], e["tid"]) in streams for e in coll),
-      f"Chrome trace: {len(coll)} markers of collectives' findings on their streams")
+check(coll and all(e.get("s") == "p" and "tid" not in e and (e["pid"], e["args"].get("stream")) in streams for e in coll),
+      f"Chrome trace: {len(coll)} markers of collectives' findings on their process's track, naming their streams")
+at_calls = [e for e in marks if "occurrence" in e["args"] and e not in coll]
+check(all(e.get("s") == "p" and "tid" not in e for e in marks) and any("thread" in e["args"] for e in at_calls),
+      f"Chrome trace: every marker on its process's track, off the threads' and streams' (where flows bind),"
+      f" those of calls naming their thread")
 for (kind, site, cost, _), v in by.items():
     a = v[0]["args"]
     if a["marked"] == 0:

@@ -27,8 +27,8 @@ void charges_text(FILE *out, const struct model *m, const struct summary *s, con
 {
     if (!fs->n || !fs->charges.by_proc)
         return;
-    fprintf(out, "\nfindings account for, of each rank's GPU time lost (idle or exposed communication: the ledger;"
-                 "\nof its wall time where it has no GPU records):\n");
+    fprintf(out, "\nfindings account for, of each rank's GPU time lost (idle, or communication not overlapped:\n"
+                 "the ledger; of its wall time where it has no GPU records):\n");
     int col = 0;
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_summary *r = &s->ranks[i];

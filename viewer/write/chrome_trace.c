@@ -8,10 +8,15 @@
  * args; a flow from each launch to the GPU work it caused; collectives as
  * slices on their stream, linked across ranks by one flow per
  * (communicator, sequence); each finding as a marker at each of its first
- * occurrences (findings.h: FINDING_MARKS), on the thread where it
- * happened, or for a collective's finding on its stream at its kernel's
- * start.  Times are µs with ns decimals from the run's start, hosts
- * aligned by their realtime offsets.
+ * occurrences (findings.h: FINDING_MARKS), at its time (a collective's
+ * finding: at its kernel's start), on its process's own track, the thread
+ * or stream where it happened in its args.  Not on that thread's or
+ * stream's track: a flow binds to the slice enclosing its time on its
+ * track, and a marker there at a call's or a collective's start was that
+ * slice (Perfetto's stack, chrome://tracing's deepest slice), so the
+ * launch and cross-rank arrows ended on markers.  Times are µs with ns
+ * decimals from the run's start, hosts aligned by their realtime
+ * offsets.
  *
  * What Perfetto's JSON importer keeps (docs/chrome-trace.md): flows by
  * their "id" (it reads no "id2"), a flow's steps in time order, slices on
@@ -315,8 +320,8 @@ static void gpu_ops(struct writer *w, const struct model *m, size_t pi, const ui
 
 /* Marks of a collective's findings (comm.exposed, comm.same_stream: the
  * analysis names the collective's call time, no thread) waiting for their
- * collective, to go on its stream at its kernel's start: by (process, call
- * start), chained. */
+ * collective, to be placed at its kernel's start, its stream named: by
+ * (process, call start), chained. */
 struct pending { int fi, k; int64_t next; };
 struct coll_pass {
     struct writer *w; const struct model *m; const struct findings *fs;
@@ -353,10 +358,14 @@ static void pending_marks(struct coll_pass *cp)
         }
 }
 
-static void finding_args(struct writer *w, const struct model *m, const struct finding *f, int k, int elsewhere);
+/* Where a marker's occurrence happened: its host thread, or its
+ * collective's stream (-1: not that). */
+struct where { int thread, stream; };
+static void finding_args(struct writer *w, const struct model *m, const struct finding *f, int k, int elsewhere,
+                         struct where at);
 
-/* The marks waiting for collective c, on its stream at its kernel's start. */
-static void place_marks(struct coll_pass *cp, const struct coll_rec *c, int tid)
+/* The marks waiting for collective c, at its kernel's start. */
+static void place_marks(struct coll_pass *cp, const struct coll_rec *c)
 {
     int64_t at = 0;
     if (!cp->n || !idmap_get(&cp->at, pending_key(c->proc, c->start), &at))
@@ -373,9 +382,9 @@ static void place_marks(struct coll_pass *cp, const struct coll_rec *c, int tid)
         chrome_begin_event(w);
         fputs("{\"ph\":\"i\",\"name\":", w->out);
         json_string(w->out, finding_names[f->kind]);
-        fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":", pid_of(cp->m, (size_t)c->proc), tid);
+        fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"p\",\"pid\":%d,\"ts\":", pid_of(cp->m, (size_t)c->proc));
         ts(w->out, model_aligned(cp->m, &cp->m->procs[c->proc], c->gstart));
-        finding_args(w, cp->m, f, pd->k, -1);
+        finding_args(w, cp->m, f, pd->k, -1, (struct where){ -1, c->gstream });
     }
 }
 
@@ -418,7 +427,7 @@ static void collective_group(const struct coll_rec *v, size_t n, void *ctx)
                         "\"peer\":%d,\"rank\":%d,\"nranks\":%d,\"call_id\":%lld}}",
                 (unsigned long long)c->comm, (long long)c->seq, (long long)c->count, (long long)c->bytes, c->dtype,
                 c->peer, c->rank, c->nranks, (long long)c->call_id);
-        place_marks(cp, c, tid);
+        place_marks(cp, c);
         if (nord == sizeof order / sizeof *order)
             continue;
         int64_t at = model_aligned(m, p, c->gstart);
@@ -445,10 +454,15 @@ static void collective_group(const struct coll_rec *v, size_t n, void *ctx)
 /* A finding's details, in the args of each of its markers; `elsewhere`:
  * the process the marked time lay on when the marker is on the finding's
  * own (the rank that waited for a straggler), else -1. */
-static void finding_args(struct writer *w, const struct model *m, const struct finding *f, int k, int elsewhere)
+static void finding_args(struct writer *w, const struct model *m, const struct finding *f, int k, int elsewhere,
+                         struct where at)
 {
     fputs(",\"args\":{\"kind\":", w->out);
     json_string(w->out, finding_names[f->kind]);
+    if (at.thread >= 0)
+        fprintf(w->out, ",\"thread\":%d", at.thread);
+    if (at.stream >= 0)
+        fprintf(w->out, ",\"stream\":%d", at.stream);
     if (f->rank >= 0) /* the rank it names (comm.straggler: the late one) */
         fprintf(w->out, ",\"rank\":%d", f->rank);
     if (elsewhere >= 0)
@@ -484,7 +498,7 @@ static void finding_args(struct writer *w, const struct model *m, const struct f
 }
 
 /* Each finding as a marker at each of its first occurrences, on the
- * thread that made it (or its process's track when no thread is named);
+ * process track of the process that made it (the thread in its args);
  * one with no occurrence of its own (a whole-process or whole-run
  * figure) at its process's, or the run's, start.  A whole process's
  * finding (comm.straggler, gpu.idle) goes on that process's track even
@@ -507,14 +521,10 @@ static void findings(struct writer *w, const struct model *m, const struct findi
             chrome_begin_event(w);
             fputs("{\"ph\":\"i\",\"name\":", w->out);
             json_string(w->out, finding_names[f->kind]);
-            if (tid >= 0)
-                fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":", pid_of(m, (size_t)proc),
-                        thread_tid(w, (size_t)proc, tid));
-            else
-                fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"%s\",\"pid\":%d,\"ts\":", f->proc >= 0 || f->nmarks ? "p" : "g",
-                        pid_of(m, (size_t)on));
+            fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"%s\",\"pid\":%d,\"ts\":", f->proc >= 0 || f->nmarks ? "p" : "g",
+                    pid_of(m, (size_t)on));
             ts(w->out, model_aligned(m, p, f->nmarks ? f->marks[k].t : p->start));
-            finding_args(w, m, f, f->nmarks ? k : -1, on != proc ? proc : -1);
+            finding_args(w, m, f, f->nmarks ? k : -1, on != proc ? proc : -1, (struct where){ tid, -1 });
         }
     }
 }

@@ -14,7 +14,7 @@ void devices_text(FILE *out, const struct summary *s, const struct rank_summary 
             continue;
         char gpu[32];
         snprintf(gpu, sizeof gpu, "  GPU %d", d->device);
-        fprintf(out, "%-5s %-8s %-20s %9s %6.1f %10.1f %10.1f %9.1f %10s\n", "", "", gpu, "",
+        fprintf(out, "%-5s %-8s %-18s %9s %6.1f %10.1f %10.1f %9.1f %15s\n", "", "", gpu, "",
                 pct(d->gpu_busy_ns, r->wall_ns), ms(d->compute_ns), ms(d->comm_ns), pct(d->exposed_comm_ns, d->comm_ns),
                 "");
     }

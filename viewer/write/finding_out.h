@@ -23,6 +23,16 @@ const char *finding_suggestion(const struct model *m, const struct finding *f, c
 /* The name of the range most of its occurrences were in ("" if none),
  * cut at len - 1 bytes (FINDING_RANGE_LEN - 1 as shown). */
 #define FINDING_RANGE_LEN 4096
+/* "iteration on rank 3: 4.12 ms median (3.79-4.69 ms, 10th-90th
+ * percentile), in 12 of 12" (named_rank: say whose, a group's worst
+ * member): how steady f's cost is from one iteration to the next
+ * (finding_steps.c), so that a total from one bad step is not read as a
+ * cost every step pays; "" when its rank has no iterations. */
+/* What its cost is, in words after "12.00 ms": "host blocked", "GPU
+ * idle", "not overlapped" (communication), "the others waited" (a
+ * straggler's), "waited". */
+const char *finding_cost_words(const struct finding *f);
+const char *finding_steady(const struct model *m, const struct finding *f, int named_rank, char *buf, size_t len);
 const char *finding_range(const struct model *m, const struct finding *f, char *buf, size_t len);
 /* How far a rank got in a hung collective (struct finding_stop.at). */
 const char *finding_stop_text(int at);

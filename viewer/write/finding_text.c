@@ -7,6 +7,7 @@
  * fits. */
 #define _GNU_SOURCE
 #include "viewer/write/finding_out.h"
+#include "viewer/write/output.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -213,12 +214,12 @@ static void exposed_text(const struct model *m, const struct finding *f, struct 
                  " it (bucketed gradients, overlapped all-gathers); where no compute is left to hide it, make"
                  " less of it (larger buckets, fewer collectives, a faster algorithm or link)");
     } else if (f->kind == F_COMM_EXPOSED) {
-        say(msg, "%s ran less than %.0f%% overlapped by compute: %.2f ms exposed",
+        say(msg, "%s ran less than %.0f%% overlapped by compute: %.2f ms of communication with no compute beside it",
             count_words(f->count, "collective", "collectives").s, f->facts.exposed_fraction * 100, ms(f->exposed_ns));
         say(fix, "launch collectives on their own stream as soon as their inputs are ready (bucketed gradients), so"
                  " that compute hides them");
     } else {
-        say(msg, "%s launched on a stream that also runs compute cannot overlap it: %.2f ms exposed, of which the"
+        say(msg, "%s launched on a stream that also runs compute cannot overlap it: %.2f ms not overlapped, of which the"
                  " compute queued after them on that stream could hide %.2f ms on another stream",
             count_words(f->count, "collective", "collectives").s, ms(f->exposed_ns), ms(f->hideable_ns));
         say(fix, "use a separate communication stream, ordered with cudaEventRecord + cudaStreamWaitEvent");
@@ -254,9 +255,13 @@ static void straggler_text(const struct model *m, const struct finding *f, struc
         finding_range(m, f, range, sizeof range);
         if (x->site > 0 && f->proc >= 0)
             model_callsite(m, &m->procs[f->proc], x->site, site, sizeof site);
-        say_more(msg, ". Before the %lld it was clearly last to, its time went to NVTX range %.200s%s: %.2f ms more"
-                      " than the other ranks' mean, %.2f ms of it in traced calls",
-                 (long long)x->late, range, iters, x->excess / 1e6, x->in_calls > 0 ? x->in_calls / 1e6 : 0.0);
+        say_more(msg, ". Before the %lld collectives it reached more than %.1f ms after the others, it spent %.2f ms"
+                      " more than the other ranks' mean in NVTX range %.200s%s, ",
+                 (long long)x->late, ms(x->margin_ns), x->excess / 1e6, range, iters);
+        if (x->in_calls >= 5e3) /* 0.01 ms as shown */
+            say_more(msg, "%.2f ms of that in CUDA and NCCL calls", x->in_calls / 1e6);
+        else
+            say_more(msg, "none of it in CUDA or NCCL calls");
         if (x->in_calls > x->excess / 2 && *site)
             say(fix, "look at rank %d's calls in %.200s%s, at %.200s (%.2f ms more than the other ranks there)", r,
                 range, iters, site, x->at_site / 1e6);
@@ -457,6 +462,39 @@ static void render(const struct model *m, const struct finding *f, struct text *
     case F_KIND_COUNT:
         break;
     }
+}
+
+const char *finding_steady(const struct model *m, const struct finding *f, int named_rank, char *buf, size_t len)
+{
+    *buf = 0;
+    if (f->it_costed < 1 || f->it_of < 2)
+        return buf;
+    char who[64] = "";
+    if (named_rank) {
+        char l[48];
+        snprintf(who, sizeof who, " on %s", proc_label(f->rank, f->proc >= 0 ? m->procs[f->proc].pid : -1, l, sizeof l));
+    }
+    long long of = f->it_of > f->it_costed ? f->it_of : f->it_costed;
+    if (f->it_costed < 3 && f->it_costed >= of) /* too few for a spread, and a cost in each */
+        return buf;
+    if (f->it_costed < 3) /* too few for a spread */
+        snprintf(buf, len, "iteration%s: a cost in only %lld of %lld", who, (long long)f->it_costed, of);
+    else
+        snprintf(buf, len, "iteration%s: %.2f ms median (%.2f-%.2f ms, 10th-90th percentile), in %lld of %lld", who,
+                 (double)f->it_median_ns / 1e6, (double)f->it_p10_ns / 1e6, (double)f->it_p90_ns / 1e6,
+                 (long long)f->it_costed, of);
+    return buf;
+}
+
+const char *finding_cost_words(const struct finding *f)
+{
+    switch (finding_cost_field[f->kind]) {
+    case COST_host_blocked: return "host blocked";
+    case COST_gpu_idle: return "GPU idle";
+    case COST_exposed: return "not overlapped"; /* "exposed", HTA's word, read as jargon */
+    case COST_wait: return f->kind == F_COMM_STRAGGLER ? "the others waited" : "waited";
+    }
+    return "";
 }
 
 const char *finding_message(const struct model *m, const struct finding *f, char *buf, size_t len)

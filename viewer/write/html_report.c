@@ -67,7 +67,8 @@ static const char style[] =
     "svg.cost{width:200px;height:14px;display:inline-block;vertical-align:middle;margin-right:8px}"
     "code{font-size:12px;background:#f5f5f5;padding:1px 3px;border-radius:2px;word-break:break-all}"
     ".fix{background:#eef7ee;padding:4px 8px;border-left:3px solid #2ca02c;margin-top:4px}"
-    ".share{color:#555}"
+    ".share{color:#555}.where{color:#555;font-size:90%}"
+    ".src{margin:.2em 0 .2em 1em;padding:.2em .5em;background:#f4f4f4;border-left:3px solid #bbb;white-space:pre-wrap}"
     "@media print{body{margin:0;max-width:none}h2{break-after:avoid}svg{break-inside:avoid}a{color:inherit}}";
 
 static double ms(int64_t ns) { return (double)ns / 1e6; }
@@ -87,7 +88,6 @@ static void rank_table(FILE *out, const struct summary *s)
     fputs("</table>", out);
 }
 
-static const char *const cost_word[] = { "host blocked", "GPU idle", "exposed", "waited" };
 
 /* One finding group (findings_group): the members summed, as the text
  * report lists them; the costliest member's words, and where the cost lay
@@ -196,6 +196,45 @@ static void card_who(FILE *out, const struct model *m, const struct finding *f, 
         fprintf(out, "on rank%s %s", c->members > 1 ? "s" : "", c->ranks);
 }
 
+/* Where the finding is in the Chrome trace (--chrome-trace): its marker's
+ * name, and where the earliest of them is, placed as chrome_trace.c places
+ * it: at its occurrence's time on its process's track (its own process's
+ * when the occurrence was on another's thread-less time, a straggler's
+ * others' wait); a collective's own finding at its kernels, on their
+ * streams.  What to type in Perfetto's search box and where it lands. */
+static void trace_place(FILE *out, const struct model *m, const struct finding *f)
+{
+    if (f->nmarks <= 0 || f->proc < 0 || (size_t)f->proc >= m->nprocs)
+        return;
+    char who[64];
+    fprintf(out, "<div class=\"where\">in the Chrome trace (<code>--chrome-trace</code>): search <code>%s</code>;",
+            finding_names[f->kind]);
+    if ((f->kind == F_COMM_EXPOSED || f->kind == F_COMM_SAME_STREAM) && !(f->facts.has & FACT_UNCLAIMED)) {
+        fprintf(out, " its markers are on %s's streams, at its collectives' kernels</div>",
+                proc_label(f->rank, m->procs[f->proc].pid, who, sizeof who));
+        return;
+    }
+    int first = -1, on = f->proc;
+    int64_t at = 0;
+    for (int k = 0; k < f->nmarks; k++) {
+        const struct finding_mark *mk = &f->marks[k];
+        if (mk->proc < 0 || (size_t)mk->proc >= m->nprocs)
+            continue;
+        int64_t t = model_aligned(m, &m->procs[mk->proc], mk->t);
+        if (first < 0 || t < at) {
+            first = k;
+            at = t;
+            on = mk->tid < 0 ? f->proc : mk->proc;
+        }
+    }
+    if (first < 0) {
+        fputs("</div>", out);
+        return;
+    }
+    fprintf(out, " its first marker is on %s's track at %.3f ms</div>",
+            proc_label(m->procs[on].rank, m->procs[on].pid, who, sizeof who), (double)at / 1e6);
+}
+
 /* A finding group as a card: what, where, its cost as a share of the wall
  * time it lay in, and the fix, in the words of its costliest member. */
 static void finding_card(FILE *out, const struct model *m, const struct findings *fs, const struct finding *f,
@@ -208,7 +247,7 @@ static void finding_card(FILE *out, const struct model *m, const struct findings
     fputs("</h3><div>", out);
     double share = c->wall > 0 ? 100.0 * (double)c->cost / (double)c->wall : 0;
     html_cost_bar(out, c->cost, c->wall, c->whole);
-    fprintf(out, "<b>%.2f ms</b> %s, %lld time%s", ms(c->cost), cost_word[finding_cost_field[f->kind]],
+    fprintf(out, "<b>%.2f ms</b> %s, %lld time%s", ms(c->cost), finding_cost_words(f),
             (long long)c->count, c->count == 1 ? "" : "s");
     if (c->over > 1) /* a straggler's: the others' wait; a group's: its ranks' */
         fprintf(out, ", summed over %zu ranks (%s)", c->over, c->over_ranks);
@@ -217,6 +256,12 @@ static void finding_card(FILE *out, const struct model *m, const struct findings
     if (f->confidence)
         fprintf(out, " <small>(confidence: %s)</small>", f->confidence);
     fputs("</div>", out);
+    char steady[256];
+    if (*finding_steady(m, wf, c->members > 1, steady, sizeof steady)) {
+        fputs("<div class=\"steady\">each ", out);
+        html_text(out, steady);
+        fputs("</div>", out);
+    }
     if (f->callsite[0]) {
         fputs("<div>at <code>", out);
         html_text(out, f->callsite);
@@ -230,6 +275,12 @@ static void finding_card(FILE *out, const struct model *m, const struct findings
                 fprintf(out, " (iterations %lld-%lld)", (long long)f->iter_first, (long long)f->iter_last);
         }
         fputs("</div>", out);
+        char code[240];
+        if (*model_source_text(m, f->callsite, code, sizeof code)) {
+            fputs("<pre class=\"src\">", out);
+            html_text(out, code);
+            fputs("</pre>", out);
+        }
     }
     fputs("<div>", out);
     char text[FINDING_TEXT_LEN];
@@ -241,6 +292,7 @@ static void finding_card(FILE *out, const struct model *m, const struct findings
     fputs("</div><div class=\"fix\"><b>fix:</b> ", out);
     html_text(out, finding_suggestion(m, wf, text, sizeof text));
     fputs("</div>", out);
+    trace_place(out, m, wf);
     whatif_html_finding(out, fs, wf);
     fputs("</div>", out);
 }
@@ -296,7 +348,7 @@ static void fix_first(FILE *out, const struct model *m, const struct findings *f
             html_text(out, range);
             fputs("</code>", out);
         }
-        fprintf(out, ": <b>%.2f ms</b> %s", ms(c->cost), cost_word[finding_cost_field[f->kind]]);
+        fprintf(out, ": <b>%.2f ms</b> %s", ms(c->cost), finding_cost_words(f));
         if (c->over > 1)
             fprintf(out, " (summed over %zu ranks)", c->over);
         char text[FINDING_TEXT_LEN];

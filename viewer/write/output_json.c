@@ -125,6 +125,11 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
                 json_string(out, stack);
             }
         }
+        char code[240];
+        if (*model_source_text(m, f->callsite, code, sizeof code)) {
+            fprintf(out, ", \"source_line\": ");
+            json_string(out, code);
+        }
         char range[FINDING_RANGE_LEN];
         if (*finding_range(m, f, range, sizeof range)) {
             fprintf(out, ", \"range\": ");
@@ -148,6 +153,11 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         json_string(out, f->confidence);
         if (f->below_min_cost) /* listed for programs; the text and the page leave it out */
             fprintf(out, ", \"below_min_cost\": true");
+        if (f->it_costed) /* how steady its cost is (finding_steps.c) */
+            fprintf(out, ", \"per_iteration\": {\"iterations\": %lld, \"of\": %lld, \"median_ns\": %lld,"
+                         " \"p10_ns\": %lld, \"p90_ns\": %lld}",
+                    (long long)f->it_costed, (long long)(f->it_of > f->it_costed ? f->it_of : f->it_costed),
+                    (long long)f->it_median_ns, (long long)f->it_p10_ns, (long long)f->it_p90_ns);
         whatif_json_finding(out, fs, f);
         char text[FINDING_TEXT_LEN];
         fprintf(out, ", \"message\": ");

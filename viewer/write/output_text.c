@@ -74,17 +74,6 @@ const char *rank_cell(int rank, char *buf, size_t len)
 
 static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0.0; }
 
-static const char *cost_label(enum cost_field c)
-{
-    switch (c) {
-    case COST_host_blocked: return "host blocked";
-    case COST_gpu_idle: return "GPU idle";
-    case COST_exposed: return "exposed";
-    case COST_wait: return "wait";
-    }
-    return "";
-}
-
 /* "    what text...", broken at spaces to fit COLUMNS, the lines after the
  * first indented under the text: messages and suggestions run to 140
  * characters.  A word longer than a line (a path) stays whole. */
@@ -214,18 +203,39 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     if (cut)
         fprintf(out, "note: %zu name(s) longer than the tracer keeps (4095 bytes) were cut:\n"
                      "      each ends in \"" NAME_CUT_MARK "\"\n", cut);
-    fprintf(out, "\n%-5s %-8s %-20s %9s %6s %10s %10s %9s %10s\n", "rank", "pid", "gpu", "wall ms", "busy%",
-            "compute ms", "comm ms", "exposed%", "sync ms");
+    if (fs->range_filter) { /* what --range restricts, and what it cannot: first, since it changes the tables */
+        char note[sizeof t + 512];
+        snprintf(note, sizeof note, "--range %s: the kernel and collective tables count the GPU work launched"
+                 " inside its ranges, however long after it ran, and the call-site findings the calls made inside"
+                 " them; the phase table shows the ranges themselves by the host's clock, so a range that only"
+                 " launches work is short beside its kernels. The rank table and the ledger cover the whole run (time"
+                 " lost to a call outside the ranges is no finding's there), as do the whole-process and cross-rank"
+                 " findings (a straggler, an idle GPU)",
+                 term_text(fs->range_filter, t, sizeof t));
+        fputc('\n', out);
+        wrapped(out, "note", note);
+    }
+    fprintf(out, "\n%-5s %-8s %-18s %9s %6s %10s %10s %9s %15s\n", "rank", "pid", "gpu", "wall ms", "busy%",
+            "compute ms", "comm ms", "exposed%", "host blocked ms");
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_summary *r = &s->ranks[i];
         const struct proc *p = &m->procs[r->proc];
         char rc[16], gpu[32];
-        fprintf(out, "%-5s %-8d %s %9.1f %6.1f %10.1f %10.1f %9.1f %10.1f\n", rank_cell(r->rank, rc, sizeof rc), r->pid,
-                term_cell(gpu_name(p, gpu, sizeof gpu), 20, TERM_CUT | TERM_PAD, t, sizeof t), ms(r->wall_ns),
+        fprintf(out, "%-5s %-8d %s %9.1f %6.1f %10.1f %10.1f %9.1f %15.1f\n", rank_cell(r->rank, rc, sizeof rc), r->pid,
+                term_cell(gpu_name(p, gpu, sizeof gpu), 18, TERM_CUT | TERM_PAD, t, sizeof t), ms(r->wall_ns),
                 pct(r->gpu_busy_ns, r->wall_ns), ms(r->compute_ns), ms(r->comm_ns), pct(r->exposed_comm_ns, r->comm_ns),
                 ms(r->sync_blocked_ns));
         devices_text(out, s, r); /* a row per GPU when it drives several */
     }
+    /* the words a new user stumbled on: busy% counts a GPU waiting inside
+     * NCCL, so a rank that waits for the straggler looks busier than it */
+    if (s->nranks > 1 && s->ncolls)
+        fprintf(out, "(busy%%: of the wall time, the GPU ran a kernel or a copy, including a kernel waiting inside\n"
+                     " NCCL for a late rank: the ledger below, c.wait, sets that apart; exposed%%: of the communication,\n"
+                     " the part with no compute beside it; host blocked: time in syncs and blocking copies)\n");
+    else if (s->nranks)
+        fprintf(out, "(busy%%: of the wall time, the GPU ran a kernel or a copy; exposed%%: of the communication, the\n"
+                     " part with no compute beside it; host blocked: time in syncs and blocking copies)\n");
     output_clock_text(out, m);
     if (s->ncolls) {
         fprintf(out, "\n%-18s %12s %6s %10s %10s %10s %10s %-8s\n", "collective", "bytes", "count", "total ms",
@@ -239,6 +249,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                     c->algbw_gbs, c->busbw_gbs,
                     term_cell(c->algorithm[0] ? c->algorithm : "-", 8, TERM_PAD, algo, sizeof algo));
         }
+        if (s->nranks > 1)
+            fprintf(out, "(the bandwidths are of each kernel's whole time, as nccl-tests time it: a wait for a late\n"
+                         " rank inside it counts, so a straggler lowers them; the ledger's c.xfer is the transfer alone)\n");
     }
     output_p2p_text(out, m);
     if (s->nkernels) {
@@ -279,16 +292,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     if (!group)
         model_out_of_memory();
     size_t groups = findings_group(m, fs, group);
-    if (fs->range_filter) { /* what --range restricts, and what it cannot */
-        char note[sizeof t + 256];
-        snprintf(note, sizeof note, "--range %s: the kernel and collective tables and the call-site findings count"
-                 " only what happened inside it, and the phase table shows its ranges; the rank table and the"
-                 " whole-process and cross-rank findings cover the whole run", term_text(fs->range_filter, t, sizeof t));
-        fputc('\n', out);
-        wrapped(out, "note", note);
-    }
-    fprintf(out, "\nfindings (%zu), what to fix first: by the GPU time they cost (the ledger's waste) on the rank\n"
-                 "it cost most, then all they were charged, as JSON and HTML list them:\n", groups);
+    fprintf(out, "\nfindings (%zu), what to fix first: by the GPU time each cost (idle, or communication not\n"
+                 "overlapped) on the rank where it cost most; each lost millisecond is counted once, in one finding:\n",
+            groups);
     if (!groups)
         fprintf(out, "  none\n");
     size_t shown = 0;
@@ -328,10 +334,21 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             snprintf(who, sizeof who, "all ranks");
         else
             snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
-        fprintf(out, "\n%2zu. %-18s %-14s %9.2f ms %-12s x%lld  %s confidence\n", ++shown, finding_names[f->kind], who,
-                ms(cost), cost_label(finding_cost_field[f->kind]), (long long)count, f->confidence);
+        char head[512];
+        int hl = snprintf(head, sizeof head, "%2zu. %-18s %-14s %9.2f ms %s, %lld time%s,", ++shown,
+                          finding_names[f->kind], who, ms(cost), finding_cost_words(f), (long long)count,
+                          count == 1 ? "" : "s");
+        /* the confidence on the next line where a long rank list or count would pass the 100 columns */
+        fprintf(out, "\n%s%s%s confidence\n", head, hl + 1 + (int)strlen(f->confidence) + 11 > COLUMNS ? "\n    " : " ",
+                f->confidence);
         spread_text(out, m, fs, group, i);
+        char steady[256];
+        if (*finding_steady(m, wf, members > 1, steady, sizeof steady))
+            wrapped(out, "each", steady);
         fprintf(out, "    at   %s\n", term_text(f->callsite[0] ? f->callsite : "(unknown call site)", t, sizeof t));
+        char code[240];
+        if (*model_source_text(m, f->callsite, code, sizeof code)) /* the line itself, where its file is here */
+            wrapped(out, "code", term_text(code, t, sizeof t));
         char range[FINDING_RANGE_LEN];
         if (*finding_range(m, f, range, sizeof range)) {
             term_text(range, t, sizeof t);
@@ -347,8 +364,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         int64_t measured = finding_measured(wf);
         if (measured - finding_cost(wf) > measured / 100) { /* the message quotes what was measured */
             size_t l = strlen(t);
-            snprintf(t + l, sizeof t - l, " (%.2f ms of it charged here; the rest is time charged already: to a finding"
-                     " that caused it, or to this one)",
+            snprintf(t + l, sizeof t - l, " (%.2f ms of it is this finding's cost; the rest is time counted already, in"
+                     " the cost of a finding that caused it, such as a late rank's, or twice in this one's)",
                      ms(finding_cost(wf)));
         }
         if (members > 1)

@@ -17,6 +17,15 @@ static const struct whatif_proc *proc_of(const struct findings *fs, int proc)
     return proc >= 0 && (size_t)proc < fs->nwhatif && fs->whatif[proc].steps ? &fs->whatif[proc] : NULL;
 }
 
+static int joint_reliable(const struct findings *fs);
+
+/* A finding's prediction: its rank's replay's, or (comm.straggler,
+ * gpu.idle) every rank's together. */
+static int finding_reliable(const struct findings *fs, const struct finding *f, const struct whatif_proc *w)
+{
+    return f->kind == F_COMM_STRAGGLER || f->kind == F_GPU_IDLE ? joint_reliable(fs) : whatif_reliable(w);
+}
+
 static double ms_per_step(int64_t ns, int64_t steps)
 {
     return steps ? (double)ns / (double)steps / 1e6 : 0;
@@ -30,7 +39,22 @@ void whatif_json_finding(FILE *out, const struct findings *fs, const struct find
     fprintf(out, ", \"whatif\": {\"steps\": %lld, \"step_ms_now\": %.3f, \"step_ms_fixed\": %.3f, \"saving_ms\": %.3f,"
                  " \"reliable\": %s}",
             (long long)f->wi_steps, ms_per_step(f->wi_now_ns, f->wi_steps), ms_per_step(f->wi_fixed_ns, f->wi_steps),
-            ms_per_step(f->wi_now_ns - f->wi_fixed_ns, f->wi_steps), whatif_reliable(w) ? "true" : "false");
+            ms_per_step(f->wi_now_ns - f->wi_fixed_ns, f->wi_steps), finding_reliable(fs, f, w) ? "true" : "false");
+}
+
+/* Whether every rank replayed together gives the measured steps back:
+ * their mean within WHATIF_RELIABLE. */
+static int joint_reliable(const struct findings *fs)
+{
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < fs->nwhatif; i++)
+        if (fs->whatif[i].steps) {
+            sum += (double)fs->whatif[i].measured_ns / (double)fs->whatif[i].steps;
+            n++;
+        }
+    double mean = n ? sum / n : 0;
+    return mean > 0 && (fs->wjob.now_ns > mean ? fs->wjob.now_ns - mean : mean - fs->wjob.now_ns) <= WHATIF_RELIABLE * mean;
 }
 
 int whatif_reference(const struct model *m, const struct findings *fs)
@@ -83,14 +107,18 @@ void whatif_json(FILE *out, const struct model *m, const struct findings *fs)
     for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++)
         windowed += fs->whatif[i].windowed;
     if (windowed)
-        fprintf(out, ",\n\"whatif_not_replayed\": {\"ranks\": %d, \"why\": \"read a window at a time\"}", windowed);
+        fprintf(out, ",\n\"whatif_alone\": {\"ranks\": %d, \"why\": \"read a window at a time: replayed on their own,"
+                     " their measured arrivals standing when every rank is replayed together\"}", windowed);
     int ref = whatif_reference(m, fs);
     if (ref >= 0) {
         const struct whatif_proc *w = &fs->whatif[ref];
+        /* every rank replayed together, when made: its collectives wait for their last member */
+        const struct whatif_job *j = &fs->wjob;
         fprintf(out, ",\n\"whatif_job\": {\"reference_rank\": %d, \"step_ms_now\": %.3f, \"step_ms_all_fixed\": %.3f,"
-                     " \"reliable\": %s}",
-                m->procs[ref].rank, ms_per_step(w->replayed_ns, w->steps), ms_per_step(w->all_fixed_ns, w->steps),
-                whatif_reliable(w) ? "true" : "false");
+                     " \"reliable\": %s, \"ranks_together\": %s}",
+                m->procs[ref].rank, j->made ? j->now_ns / 1e6 : ms_per_step(w->replayed_ns, w->steps),
+                j->made ? j->all_fixed_ns / 1e6 : ms_per_step(w->all_fixed_ns, w->steps),
+                (j->made ? joint_reliable(fs) : whatif_reliable(w)) ? "true" : "false", j->made ? "true" : "false");
     }
 }
 
@@ -100,9 +128,11 @@ const char *whatif_text_finding(const struct findings *fs, const struct finding 
     buf[0] = 0;
     if (!f->wi_steps || !w)
         return buf;
-    snprintf(buf, len, "a step %.2f ms -> %.2f ms if fixed (its rank's steps replayed, %lld of them%s)",
-             ms_per_step(f->wi_now_ns, f->wi_steps), ms_per_step(f->wi_fixed_ns, f->wi_steps), (long long)f->wi_steps,
-             whatif_reliable(w) ? "" : "; the replay of this rank is off by more than 2%, take it as rough");
+    snprintf(buf, len, "a step %.2f ms -> %.2f ms if fixed (%s steps replayed, %lld of them%s)",
+             ms_per_step(f->wi_now_ns, f->wi_steps), ms_per_step(f->wi_fixed_ns, f->wi_steps),
+             f->kind == F_COMM_STRAGGLER || f->kind == F_GPU_IDLE ? "every rank's" : "its rank's",
+             (long long)f->wi_steps,
+             finding_reliable(fs, f, w) ? "" : "; the replay is off by more than 2%, take it as rough");
     return buf;
 }
 
@@ -125,8 +155,8 @@ void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
                 ms_per_step(w->all_fixed_ns, w->steps), whatif_reliable(w) ? "" : "  (rough)");
     }
     if (windowed)
-        fprintf(out, "%s  %d rank(s) read a window at a time (more than the report holds at once) not replayed:\n"
-                     "  what-if predictions are made for ranks read whole.\n",
+        fprintf(out, "%s  %d rank(s) read a window at a time (more than the report holds at once): replayed on\n"
+                     "  their own; replaying every rank together, their measured arrivals stand.\n",
                 any ? "" : "\nWhat if it were fixed:\n", windowed);
     int ref = whatif_reference(m, fs);
     if (ref >= 0 && fs->whatif[ref].cp_ns) {
@@ -139,7 +169,11 @@ void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
                     100.0 * (double)w->parts[k].ns / (double)w->cp_ns, cp_kind_names[w->parts[k].kind],
                     term_cell(w->parts[k].name, 62, TERM_CUT, t, sizeof t));
     }
-    if (ref >= 0 && m->nprocs > 1)
+    if (fs->wjob.made)
+        fprintf(out, "  Every rank's steps replayed together (a collective ends when its last member arrived):\n"
+                     "  a step %.2f ms now, %.2f ms with every finding above fixed.\n",
+                fs->wjob.now_ns / 1e6, fs->wjob.all_fixed_ns / 1e6);
+    else if (ref >= 0 && m->nprocs > 1)
         fprintf(out, "  The job goes at the pace of rank %d, which waits least for the others in its collectives:\n"
                      "  a step %.2f ms now, %.2f ms with every finding above fixed.\n",
                 m->procs[ref].rank, ms_per_step(fs->whatif[ref].replayed_ns, fs->whatif[ref].steps),

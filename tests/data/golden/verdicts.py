@@ -163,7 +163,7 @@ def train_demo(d):
         html = open(page).read() if os.path.exists(page) else ""
     summed = re.search(r"comm\.straggler .*\n {4}summed over 3 ranks \(0,2-3\), the most on rank \d: ([\d.]+) ms\n", text)
     walls = [r["wall_ns"] / 1e6 for r in d["ranks"]]
-    check(summed and float(summed.group(1)) <= max(walls) and "ms</b> waited, 12 times, summed over 3 ranks" in html,
+    check(summed and float(summed.group(1)) <= max(walls) and "ms</b> the others waited, 12 times, summed over 3 ranks" in html,
           f"{name}: the straggler's wait said to be summed over ranks 0, 2 and 3, in text and HTML")
 
 
@@ -177,14 +177,15 @@ def text_order(d):
     fix first), a group of ranks where its first member stands, and says
     its confidence in words, never as a bracketed tag read as severity."""
     text = subprocess.run([os.path.join(build, "gputrace-report"), db], capture_output=True, text=True).stdout
-    heads = re.findall(r"^ ?\d+\. (\S+) .*\n(?: {4}summed over .*\n)? {4}at +(.*)$", text, re.M)
+    heads = re.findall(r"^ ?\d+\. (\S+) .*\n(?: {4}(?:high|medium|low) confidence\n)?(?: {4}summed over .*\n)?(?: {4}each iteration.*\n(?: {9}.*\n)?)? {4}at +(.*)$",
+                       text, re.M)
     want, seen = [], set()
     for i, f in enumerate(d["findings"]):
         key = (f["kind"], f["callsite"], f.get("range")) if f["rank"] >= 0 else i
         if key not in seen and not f.get("below_min_cost"):
             seen.add(key)
             want.append((f["kind"], f["callsite"] or "(unknown call site)"))
-    words = len(re.findall(r"^ ?\d+\. .*  (?:high|medium|low) confidence$", text, re.M))
+    words = len(re.findall(r"^ ?\d+\. .*, \d+ times?,(?: |\n {4})(?:high|medium|low) confidence$", text, re.M))
     check(heads == want and words == len(want) and "[high]" not in text,
           f"{name}: the text's findings in the JSON's order, confidence in words ({len(heads)} of {len(want)})")
     # the plugin's note, internal when every operation joined a wrapped
@@ -197,10 +198,34 @@ def text_order(d):
               f"{name}: the plugin's note {'before' if first else 'after'} the findings")
 
 
+def per_iteration(d, steps):
+    """Each finding's cost per iteration (finding_steps.c): the percentiles
+    in order, the iterations it cost in no more than the run's, and its
+    pieces no more than its cost: at least half its iterations cost the
+    median or more.  A workload's findings that recur every step (a sync in
+    its loop, a straggler) cost in each of its steps."""
+    bad = []
+    for f in d["findings"]:
+        p = f.get("per_iteration")
+        if not p:
+            continue
+        n = p["iterations"]
+        if not (p["p10_ns"] <= p["median_ns"] <= p["p90_ns"] and 1 <= n <= p["of"] and
+                p["median_ns"] * ((n + 1) // 2) <= f["cost_ns"] + n):
+            bad.append((f["kind"], f["rank"], p))
+    check(not bad, f"{name}: each finding's cost per iteration consistent with its cost ({bad[:2]})")
+    if name == "sim-train_demo":
+        every = {(f["kind"], f["rank"]): f.get("per_iteration", {}) for f in d["findings"]
+                 if f["kind"] in ("comm.straggler", "sync.scalar_read")}
+        check(len(every) == 5 and all(p.get("iterations") == p.get("of") == steps for p in every.values()),
+              f"{name}: the straggler and the scalar reads cost in each of the {steps} iterations ({every})")
+
+
 def main():
     rec = recording()
     d = json.load(open(report_json))
     text_order(d)
+    per_iteration(d, int(rec.get("steps", 0) or 0))
     if rec.get("workload", "-") != "-":
         _, expects, allowed = spec_of(src, rec["workload"])
         check(expects or allowed, f"{name}: {rec['workload']}'s header documents its findings")
