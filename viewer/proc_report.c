@@ -36,6 +36,21 @@ static void syncs_again(struct model *m, const struct report_sinks *k, size_t pi
     ps->ndue = 0; /* idle up to the process's end: none */
 }
 
+/* Every window again, in order, for the passes that want the process's
+ * findings all made (passes.h: final_window, the what-if's replay).  Once
+ * every collective is done with: the windows load none again. */
+static void final_again(struct model *m, const struct report_sinks *k, size_t pi, const struct proc_windows *w)
+{
+    struct pass_ctx c = { m, k->o, k->fs, NULL };
+    if (!passes_final_wanted(&c))
+        return;
+    for (size_t i = 0; i < w->n; i++) {
+        load_window(m, pi, &w->v[i].rows, w->v[i].lo, w->v[i].hi);
+        passes_final_window(&c, pi);
+        load_drop_window(m, pi);
+    }
+}
+
 /* The spill is one scratch store for every worker: a process's batch is
  * written whole, under the lock, and where it went is its own run's. */
 static void spill_lock(const struct report_sinks *k)
@@ -103,8 +118,10 @@ int report_process(struct model *m, const struct report_sinks *k, size_t pi, cha
     m->procs[pi].pass->ndue = 0; /* idle up to the process's end: none */
     if (windowed && stream_map_found_missed(m->procs[pi].smap))
         syncs_again(m, k, pi, &w);
-    windows_free(&w);
     colls_done(m, k, pi, 1);
+    if (windowed)
+        final_again(m, k, pi, &w);
+    windows_free(&w);
     passes_proc_end(&c, pi);
     summary_end_proc(m, k->s, pi);
     if (k->ct)

@@ -28,6 +28,7 @@ static void whatif_hook(const struct pass_ctx *c, size_t pi)
     if (!c->o->no_whatif)
         whatif_window(c->m, c->o, c->fs, pi);
 }
+static int whatif_wanted(const struct pass_ctx *c) { return !c->o->no_whatif; }
 static void whatif_end_hook(const struct pass_ctx *c, size_t pi)
 {
     if (!c->o->no_whatif)
@@ -46,22 +47,43 @@ static void p2p_across(const struct pass_ctx *c) { analyse_p2p(c->m, c->fs, c->s
  * made; the ledger after the idle gaps (it reads the host's blocking
  * calls analysis_gpu.c gathers, proc_pass.h). */
 static const struct analysis_pass passes[] = {
-    { "p2p", p2p_window_hook, p2p_colls_hook, NULL, p2p_across },
-    { "sync", sync_window, NULL, NULL, sync_across },
-    { "copy", copy_window, NULL, NULL, copy_across },
-    { "comm", comm_window, comm_colls_done, comm_proc_end, comm_across },
-    { "idle", idle_window, NULL, idle_proc_end, NULL },
-    { "host_time", host_window, NULL, NULL, NULL }, /* where a straggler's time went */
-    { "ledger", ledger_window_hook, NULL, ledger_end_hook, NULL }, /* each rank's time accounted for */
-    { "whatif", whatif_hook, NULL, whatif_end_hook, whatif_across_hook }, /* each finding's fix replayed: the step time it would give */
+    { "p2p", p2p_window_hook, NULL, NULL, p2p_colls_hook, NULL, p2p_across },
+    { "sync", sync_window, NULL, NULL, NULL, NULL, sync_across },
+    { "copy", copy_window, NULL, NULL, NULL, NULL, copy_across },
+    { "comm", comm_window, NULL, NULL, comm_colls_done, comm_proc_end, comm_across },
+    { "idle", idle_window, NULL, NULL, NULL, idle_proc_end, NULL },
+    { "host_time", host_window, NULL, NULL, NULL, NULL, NULL }, /* where a straggler's time went */
+    { "ledger", ledger_window_hook, NULL, NULL, NULL, ledger_end_hook, NULL }, /* each rank's time accounted for */
+    /* each finding's fix replayed: the step time it would give; on the
+     * process's findings all made (final_window: the same read whole or a
+     * window at a time) */
+    { "whatif", NULL, whatif_hook, whatif_wanted, NULL, whatif_end_hook, whatif_across_hook },
 };
 #define NPASSES (sizeof passes / sizeof *passes)
 
 void passes_window(const struct pass_ctx *c, size_t pi)
 {
+    const struct proc *p = &c->m->procs[pi];
     for (size_t i = 0; i < NPASSES; i++)
         if (passes[i].window)
             passes[i].window(c, pi);
+    if (p->win_lo == INT64_MIN && p->win_hi == INT64_MAX) /* read whole: its findings are all made */
+        passes_final_window(c, pi);
+}
+
+int passes_final_wanted(const struct pass_ctx *c)
+{
+    for (size_t i = 0; i < NPASSES; i++)
+        if (passes[i].final_window && (!passes[i].final_wanted || passes[i].final_wanted(c)))
+            return 1;
+    return 0;
+}
+
+void passes_final_window(const struct pass_ctx *c, size_t pi)
+{
+    for (size_t i = 0; i < NPASSES; i++)
+        if (passes[i].final_window)
+            passes[i].final_window(c, pi);
 }
 
 void passes_colls_done(const struct pass_ctx *c, size_t pi, size_t n)

@@ -29,7 +29,12 @@
  * whatif_carry: the threads' and streams' ends, the operations the next
  * window refers to, made its graph's ghosts, and the steps' time so far),
  * so that it gives what the whole rank's graph would; its steps' times
- * are taken at the process's end (whatif_proc_end).
+ * are taken at the process's end (whatif_proc_end).  Its windows are read
+ * again for the replay once its findings are all made (passes.h:
+ * final_window), so that the fixes replayed are those of the findings the
+ * process has from its first window on, as read whole: a site's first
+ * calls can be one finding (sync.no_consumer) and its later ones another
+ * (sync.device_wide), which the site's one verdict then fixes at all.
  *
  * Each rank's replays (as measured, all fixed) also leave a summary of the
  * rank for the replay of every rank together (whatif_joint.h, whatif_job.c:
@@ -1913,20 +1918,19 @@ static int64_t count_at(const struct findings *fs, size_t pi, int kind, int site
 }
 
 /* Whether candidate c's fix goes into "all fixed": whether its finding is
- * one the report lists, as the findings made so far tell (a process read
- * whole: all of them), so that "all fixed" fixes the findings listed and
- * no other.  The rules of analysis_sync.c's filter_syncs and of
- * findings_finish, mirrored: a site's sync.no_consumer, and the smaller of
- * its sync.device_wide and sync.scalar_read (the first kind on a tie), are
- * merged into the other (whose fix, applied by site, covers their calls:
- * the merged finding's calls take the survivor's fix);
- * a sync.redundant at a site with another sync finding is dropped; a
- * finding that needs repeats (finding_kept) is left out with fewer, when
- * the process is read whole (`whole`: read a window at a time, its counts
- * so far are not its last, and a window's fix cannot wait for the next
- * window's count: it is in from its first window, as before).  A
+ * one the report lists, so that "all fixed" fixes the findings listed and
+ * no other.  The process's findings are all made when it is replayed
+ * (passes.h: final_window; one read a window at a time has its windows
+ * read again for it), but the rules that drop and merge them are applied
+ * across ranks, after: analysis_sync.c's filter_syncs and
+ * findings_finish, mirrored here.  A site's sync.no_consumer, and the
+ * smaller of its sync.device_wide and sync.scalar_read (the first kind on
+ * a tie), are merged into the other (whose fix, applied by site, covers
+ * their calls: the merged finding's calls take the survivor's fix); a
+ * sync.redundant at a site with another sync finding is dropped; a
+ * finding that needs repeats (finding_kept) is left out with fewer.  A
  * collective's move (not a finding yet) is decided in whatif_across. */
-static int in_all_fixed(const struct findings *fs, const struct report_opts *o, int whole, size_t pi, struct cand c)
+static int in_all_fixed(const struct findings *fs, const struct report_opts *o, size_t pi, struct cand c)
 {
     const struct finding *f = finding_at(fs, pi, c.kind, c.site);
     if (!f)
@@ -1938,7 +1942,7 @@ static int in_all_fixed(const struct findings *fs, const struct report_opts *o, 
     struct finding merged = *f;
     if (c.kind == best)
         merged.count = dw + sr + nc; /* the site's, merged into it */
-    int kept = !whole || finding_kept(&merged, o);
+    int kept = finding_kept(&merged, o);
     switch (c.kind) {
     case F_SYNC_NO_CONSUMER:
         return best < 0 && kept;
@@ -2065,11 +2069,11 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
         size_t nc = candidates(&b, fs, pi, &cv);
         for (size_t i = 0; i < nc; i++)
             if (!find_variant(wc, cv[i]) || !find_variant(wc, cv[i])->seen)
-                run_cand(&wn, &pre, cv[i], in_all_fixed(fs, o, whole, pi, cv[i]), &fx, &all, &all_comm);
+                run_cand(&wn, &pre, cv[i], in_all_fixed(fs, o, pi, cv[i]), &fx, &all, &all_comm);
         free(cv);
         for (size_t i = 3; i < wc->nv; i++) /* made in a window before: carried on */
             if (!wc->v[i].seen)
-                run_cand(&wn, &pre, wc->v[i].c, in_all_fixed(fs, o, whole, pi, wc->v[i].c), &fx, &all, &all_comm);
+                run_cand(&wn, &pre, wc->v[i].c, in_all_fixed(fs, o, pi, wc->v[i].c), &fx, &all, &all_comm);
         apply_joins(&b, &all, &wc->v[1]);
         if (run_variant(&wn, &wc->v[1], &all) == 0 && coll_of)
             joint_summary(&b, &st, t, &all, &hs, coll_of, &w->joint[1]);
