@@ -90,3 +90,42 @@ Test(ranges, occurrences_of_the_program_not_of_operations)
     cr_expect_eq(iter_of(&p, 7, 95), -1); /* an operator's name that ends in a step-like number */
     unmake(&p);
 }
+
+/* Push/pop ranges that cross (one starts inside another and ends after
+ * it: the tracer's clock calibration moved between converting the end of
+ * one and the start of the next) are made to nest: the range before ends
+ * where the next starts, a deeper one ends with its parent; parents
+ * follow.  Perfetto drops a slice that crosses another's end. */
+Test(ranges, crossing_ranges_are_made_to_nest)
+{
+    static const char *const names[] = { "train_step", "optimizer.step", "log_loss", "inner" };
+    /* depth 0: train_step [0, 1000]; depth 1: optimizer.step [100, 500],
+     * log_loss [431, 900] (69 ns before optimizer.step's end); depth 2:
+     * inner [800, 950], past log_loss's end */
+    struct proc p;
+    make(&p, names, 4, NULL, 0);
+    static const struct { int name, depth; int64_t start, end; } v[] = {
+        { 1, 0, 0, 1000 }, { 2, 1, 100, 500 }, { 3, 1, 431, 900 }, { 4, 2, 800, 950 } };
+    free(p.ranges);
+    p.ranges = calloc(4, sizeof *p.ranges);
+    p.nranges = 4;
+    for (size_t i = 0; i < 4; i++)
+        p.ranges[i] = (struct nvtx){ .start = v[i].start, .end = v[i].end, .tid = 1, .name = v[i].name,
+                                     .depth = v[i].depth, .user = 1, .parent = -1, .iter = -1 };
+    model_ranges_index(&p);
+    const struct nvtx *by[5] = { 0 };
+    for (size_t i = 0; i < p.nranges; i++)
+        by[p.ranges[i].name] = &p.ranges[i];
+    cr_assert_eq(by[2]->end, 431, "optimizer.step ends where log_loss starts: %lld", (long long)by[2]->end);
+    cr_assert_eq(by[3]->start, 431);
+    cr_assert_eq(by[3]->parent, by[1] - p.ranges, "log_loss's parent is train_step, not optimizer.step");
+    cr_assert_eq(by[4]->end, 900, "inner ends with its parent log_loss: %lld", (long long)by[4]->end);
+    cr_assert_eq(by[4]->parent, by[3] - p.ranges);
+    /* every pair of ranges nests or is disjoint */
+    for (size_t i = 0; i < p.nranges; i++)
+        for (size_t j = 0; j < p.nranges; j++) {
+            const struct nvtx *a = &p.ranges[i], *b = &p.ranges[j];
+            cr_assert(!(a->start < b->start && b->start < a->end && a->end < b->end), "ranges %zu and %zu cross", i, j);
+        }
+    unmake(&p);
+}

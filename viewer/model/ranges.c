@@ -107,8 +107,29 @@ static int index_thread(struct proc *p, size_t lo, size_t hi, struct idmap *seen
     int stack[256], top = 0, own_steps = 0;
     for (size_t i = lo; i < hi; i++) {
         struct nvtx *r = &p->ranges[i];
-        while (top > 0 && p->ranges[stack[top - 1]].end <= r->start)
+        for (;;) {
+            while (top > 0 && p->ranges[stack[top - 1]].end <= r->start)
+                top--;
+            if (top == 0 || r->end <= p->ranges[stack[top - 1]].end)
+                break;
+            /* r starts inside the range it follows and ends after it:
+             * push/pop ranges nest, so this is the clock, not the program
+             * (the tracer converts a range's ticks when it ends, a long
+             * range's start with a later calibration than the end of the
+             * range before it: collector/clock.c; seen 69 ns), or a damaged
+             * or imported file.  A child (deeper) ends where its parent
+             * does; otherwise the range before ends where r starts (its own
+             * children, all ended before r, stay inside it), and r is
+             * tried against the range around it.  No track then holds a
+             * slice that crosses another's end, which Perfetto would drop */
+            struct nvtx *t = &p->ranges[stack[top - 1]];
+            if (r->depth > t->depth) {
+                r->end = t->end;
+                break;
+            }
+            t->end = r->start;
             top--;
+        }
         r->parent = top > 0 ? stack[top - 1] : -1;
         if (top < 256)
             stack[top++] = (int)i;
