@@ -23,7 +23,13 @@ ncalls() { sed -n 's/^calls: //p' "$tmp/out" | tail -n 1; }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # 2. a SIGTERM handler that calls _exit(7) while the program is inside
-# malloc: _exit from a signal handler runs nothing that takes a lock
+# malloc: _exit from a signal handler runs nothing that takes a lock.
+# Where the signal lands while the interrupted code holds a lock the writer
+# needs too (an allocator's: ASan's in a sanitizer build), the end waits
+# out its bounds, 3 s for the flush and 2 s for the end
+# (docs/tracer-guarantees.md): seen 5,011 ms once in a sanitizer run; the
+# check is that bound (and a second of a loaded machine), not the 10 s
+# wait of a handler of another signal
 hung=0 wrong=0 slow=0
 for i in $(seq 20); do
   rm -f "$tmp/te.db"*
@@ -41,11 +47,11 @@ for i in $(seq 20); do
   dt=$(( $(ms) - t0 ))
   [ $rc -eq 137 ] && hung=$((hung + 1))
   [ $rc -ne 7 ] && [ $rc -ne 137 ] && wrong=$((wrong + 1))
-  [ $dt -gt 3000 ] && slow=$((slow + 1))
+  [ $dt -gt 6000 ] && slow=$((slow + 1))
   [ $rc -ne 7 ] || [ $dt -gt 3000 ] && echo "run $i: exit $rc, $dt ms after the signal"
 done
 expect "_exit(7) in a SIGTERM handler: 20 of 20 runs exit 7 (hung, other status)" "$hung $wrong" "0 0"
-expect "_exit(7) in a SIGTERM handler: each within 3 s of the signal" "$slow" 0
+expect "_exit(7) in a SIGTERM handler: each within the 5 s bound of the signal (and 1 s of load)" "$slow" 0
 expect "_exit(7) in a SIGTERM handler: the calls before the signal are stored" \
   "$(q "$tmp/te.db" "select $calls >= 100")" 1
 # the same with the signal raised while the program holds malloc's lock
