@@ -129,3 +129,23 @@ Test(ranges, crossing_ranges_are_made_to_nest)
         }
     unmake(&p);
 }
+
+/* Start/end ranges (NVTX kind 2) may cross others by design: kept as
+ * they are, and so is a push/pop range they cross. */
+Test(ranges, start_end_ranges_may_cross)
+{
+    static const char *const names[] = { "load", "prefetch" };
+    struct proc p;
+    make(&p, names, 2, NULL, 0);
+    free(p.ranges);
+    p.ranges = calloc(2, sizeof *p.ranges);
+    p.nranges = 2;
+    p.ranges[0] = (struct nvtx){ .start = 100, .end = 500, .tid = 1, .name = 1, .user = 1, .parent = -1, .iter = -1 };
+    p.ranges[1] = (struct nvtx){ .start = 300, .end = 900, .tid = 1, .name = 2, .user = 1, .parent = -1, .iter = -1,
+                                 .crossable = 1 };
+    model_ranges_index(&p);
+    cr_assert_eq(p.ranges[0].end, 500, "the push/pop range keeps its end: %lld", (long long)p.ranges[0].end);
+    cr_assert_eq(p.ranges[1].start, 300);
+    cr_assert_eq(p.ranges[1].end, 900);
+    unmake(&p);
+}

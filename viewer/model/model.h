@@ -113,6 +113,8 @@ struct nvtx {
     int payload;              /* a structured payload's text (NCCL's), as a label; 0 if none */
     int64_t iter;             /* the iteration it belongs to, -1 if none can be told */
     int open;                 /* never closed: still open when the process's records end */
+    int crossable;            /* a start/end range (NVTX kind 2), which may cross others; else a
+                               * push/pop range, which nests (model_ranges_index repairs a crossing) */
 };
 
 /* A call the process was blocked in at its writer's last commit (the

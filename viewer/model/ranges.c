@@ -110,8 +110,9 @@ static int index_thread(struct proc *p, size_t lo, size_t hi, struct idmap *seen
         for (;;) {
             while (top > 0 && p->ranges[stack[top - 1]].end <= r->start)
                 top--;
-            if (top == 0 || r->end <= p->ranges[stack[top - 1]].end)
-                break;
+            if (top == 0 || r->end <= p->ranges[stack[top - 1]].end || r->crossable ||
+                p->ranges[stack[top - 1]].crossable)
+                break; /* nested, or a start/end range, which may cross others */
             /* r starts inside the range it follows and ends after it:
              * push/pop ranges nest, so this is the clock, not the program
              * (the tracer converts a range's ticks when it ends, a long

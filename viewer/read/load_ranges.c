@@ -85,7 +85,7 @@ void load_ranges(const struct model *m, struct proc *p)
 {
     load_strings(m->dbs[p->db], "label", p->id, &p->labels, &p->nlabels);
     sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(m->dbs[p->db], "SELECT tid, start_ns, end_ns, depth, name, domain, payload FROM nvtx_range"
+    if (sqlite3_prepare_v2(m->dbs[p->db], "SELECT tid, start_ns, end_ns, depth, name, domain, payload, kind FROM nvtx_range"
                                           " WHERE process_id = ? AND kind IN (1, 2)", -1, &s, NULL) != SQLITE_OK) {
         model_ranges_index(p); /* none: no thread has ranges */
         return;
@@ -103,6 +103,7 @@ void load_ranges(const struct model *m, struct proc *p)
         r->domain = sqlite3_column_int(s, 5);
         r->payload = sqlite3_column_type(s, 6) == SQLITE_TEXT
                          ? label_of_text(p, &by_hash, (const char *)sqlite3_column_text(s, 6)) : 0;
+        r->crossable = sqlite3_column_int(s, 7) == 2;
         range_done(p, r, sqlite3_column_type(s, 2) == SQLITE_NULL);
     }
     sqlite3_finalize(s);
