@@ -45,6 +45,7 @@ TESTS += \
   tests/e2e/report_html_page.sh \
   tests/e2e/report_single.sh \
   tests/e2e/report_source_line.sh \
+  tests/e2e/chrome_async_ranges.sh \
   tests/e2e/report_min_cost.sh \
   tests/e2e/cli_help.sh \
   tests/e2e/ledger_sum.sh \
@@ -134,6 +135,7 @@ EXTRA_DIST += \
   tests/e2e/report_html_page.sh \
   tests/e2e/report_single.sh \
   tests/e2e/report_source_line.sh \
+  tests/e2e/chrome_async_ranges.sh \
   tests/e2e/report_min_cost.sh \
   tests/e2e/cli_help.sh \
   tests/e2e/report_html_steps.py \

@@ -267,16 +267,35 @@ static void calls(struct writer *w, const struct model *m, size_t pi, const stru
     }
 }
 
+/* A start/end range (it may cross others: Perfetto would drop a complete
+ * slice that crosses another on its track) as an async slice of its
+ * process, begun on its thread: "b" here, its "e" written by the caller
+ * after the args.  Perfetto puts each async slice that overlaps another on
+ * a track of its own, by (category, id): the id is the range's index. */
+static void async_begin(struct writer *w, const struct model *m, const struct proc *p, int pid, long long tid,
+                        const char *name, size_t id, int64_t start)
+{
+    chrome_begin_event(w);
+    fputs("{\"ph\":\"b\",\"name\":", w->out);
+    json_string(w->out, name);
+    fprintf(w->out, ",\"cat\":\"nvtx\",\"id\":\"r%zu\",\"pid\":%d,\"tid\":%lld,\"ts\":", id, pid, tid);
+    ts(w->out, model_aligned(m, p, start));
+}
+
 /* NVTX ranges as slices on the thread that opened them (a range never
- * closed runs to the process's end). */
+ * closed runs to the process's end); start/end ranges as async slices. */
 static void ranges(struct writer *w, const struct model *m, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
     int pid = pid_of(m, pi);
     for (size_t i = 0; i < p->nranges; i++) {
         const struct nvtx *r = &p->ranges[i];
-        slice(w, m, p, pid, thread_tid(w, pi, r->tid), *model_label(p, r->name) ? model_label(p, r->name) : "(unnamed range)", "nvtx",
-              r->start, r->end);
+        const char *name = *model_label(p, r->name) ? model_label(p, r->name) : "(unnamed range)";
+        long long tid = thread_tid(w, pi, r->tid);
+        if (r->crossable)
+            async_begin(w, m, p, pid, tid, name, i, r->start);
+        else
+            slice(w, m, p, pid, tid, name, "nvtx", r->start, r->end);
         fputs(",\"args\":{\"domain\":", w->out);
         json_string(w->out, model_label(p, r->domain));
         if (r->iter >= 0)
@@ -286,6 +305,14 @@ static void ranges(struct writer *w, const struct model *m, size_t pi)
             json_string(w->out, model_label(p, r->payload));
         }
         fputs("}}", w->out);
+        if (r->crossable) {
+            chrome_begin_event(w);
+            fputs("{\"ph\":\"e\",\"name\":", w->out);
+            json_string(w->out, name);
+            fprintf(w->out, ",\"cat\":\"nvtx\",\"id\":\"r%zu\",\"pid\":%d,\"tid\":%lld,\"ts\":", i, pid, tid);
+            ts(w->out, model_aligned(m, p, r->end > r->start ? r->end : r->start));
+            fputs("}", w->out);
+        }
     }
 }
 
