@@ -149,3 +149,47 @@ Test(ranges, start_end_ranges_may_cross)
     cr_assert_eq(p.ranges[1].end, 900);
     unmake(&p);
 }
+
+/* A range's boundary inside a call of its thread (the clock's doing: a
+ * range's ticks are converted when it ends) goes to an edge of the call,
+ * the one nearer the first boundary inside it, the same for all inside
+ * it; on other threads, outside calls, and start/end ranges stay. */
+Test(ranges, boundaries_inside_calls_go_to_their_edges)
+{
+    static const char *const names[] = { "optimizer.step", "log_loss", "other", "prefetch" };
+    struct proc p;
+    make(&p, names, 4, NULL, 0);
+    free(p.ranges);
+    p.ranges = calloc(4, sizeof *p.ranges);
+    p.nranges = 4;
+    /* thread 1: optimizer.step [100, 1030] and log_loss [1030, 9000] pushed
+     * and popped around the call [1000, 4000), converted 30 ns late: both
+     * boundaries inside it, near its start; log_loss's end 50 ns inside
+     * the call [8950, 12000), near its start too.  Thread 2's range ends at
+     * 2000, inside no call of its own.  A start/end range at 3000: kept. */
+    p.ranges[0] = (struct nvtx){ .start = 100, .end = 1030, .tid = 1, .name = 1, .user = 1 };
+    p.ranges[1] = (struct nvtx){ .start = 1030, .end = 9000, .tid = 1, .name = 2, .user = 1 };
+    p.ranges[2] = (struct nvtx){ .start = 500, .end = 2000, .tid = 2, .name = 3, .user = 1 };
+    p.ranges[3] = (struct nvtx){ .start = 3000, .end = 20000, .tid = 1, .name = 4, .user = 1, .crossable = 1 };
+    for (size_t i = 0; i < 4; i++)
+        p.ranges[i].parent = -1, p.ranges[i].iter = -1;
+    model_ranges_index(&p);
+    struct call calls[3] = { { .start = 1000, .end = 4000, .tid = 1 }, { .start = 1500, .end = 2500, .tid = 3 },
+                             { .start = 8950, .end = 12000, .tid = 1 } };
+    p.calls = calls;
+    p.ncalls = 3;
+    size_t moved = model_ranges_fit_calls(&p);
+    const struct nvtx *by[5] = { 0 };
+    for (size_t i = 0; i < p.nranges; i++)
+        by[p.ranges[i].name] = &p.ranges[i];
+    cr_assert_eq(moved, 3, "three boundaries inside calls: %zu moved", moved);
+    cr_assert_eq(by[1]->end, 1000, "optimizer.step ends where the call starts: %lld", (long long)by[1]->end);
+    cr_assert_eq(by[2]->start, 1000, "log_loss starts there too: %lld", (long long)by[2]->start);
+    cr_assert_eq(by[2]->end, 8950, "log_loss ends where its last call starts: %lld", (long long)by[2]->end);
+    cr_assert_eq(by[3]->end, 2000, "a call of another thread moves nothing");
+    cr_assert(by[4]->start == 3000 && by[4]->end == 20000, "a start/end range stays");
+    cr_assert_eq(model_ranges_fit_calls(&p), 0, "once fitted, nothing moves again");
+    p.calls = NULL;
+    p.ncalls = 0;
+    unmake(&p);
+}

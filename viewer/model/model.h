@@ -316,6 +316,10 @@ const char *model_pystack(const struct model *m, const struct proc *p, int site,
 /* Sorts the process's ranges as model_range_at needs them and gives each
  * user range its parent and iteration (ranges.c); once they are loaded. */
 void model_ranges_index(struct proc *p);
+/* Each boundary of a user push/pop range that falls inside a call of its
+ * thread (the clock's doing: ranges.c) moved to an edge of that call; on
+ * each window's calls, sorted by start.  How many moved. */
+size_t model_ranges_fit_calls(struct proc *p);
 /* The innermost user range around time t on thread tid (tid < 0: the
  * thread with the most ranges), as an index into p->ranges, or -1. */
 int model_range_at(const struct proc *p, int tid, int64_t t);

@@ -256,3 +256,88 @@ int model_range_place(const struct proc *p, int r)
     }
     return -1;
 }
+
+/* ---- range boundaries inside calls ----------------------------------------
+ *
+ * A thread pushes and pops its ranges between its CUDA calls, never inside
+ * one; but the tracer converts a range's ticks when the range ends, with
+ * the clock calibration of that moment (collector/clock.c), and a call's
+ * when the call ends, so a long range's start can land tens of ns inside
+ * the call made right after the push, or before it (seen: log_loss's start
+ * inside its first cudaMemcpyAsync; Perfetto then drops one of the two).
+ * Each boundary of a user push/pop range that falls strictly inside a
+ * call of its thread goes to an edge of that call: the edge nearer the
+ * first such boundary, the same for every boundary inside that call, so
+ * that the ranges' order (by start) and their nesting stay as they were.
+ * Run on each window's calls (the process's ranges are all loaded). */
+
+struct boundary { int64_t t; int tid; uint32_t r; int is_end; };
+
+static int by_boundary(const void *a, const void *b)
+{
+    const struct boundary *x = a, *y = b;
+    return x->t != y->t ? (x->t < y->t ? -1 : 1) : 0;
+}
+
+size_t model_ranges_fit_calls(struct proc *p)
+{
+    if (!p->nuser_ranges || !p->ncalls)
+        return 0;
+    int64_t lo = p->calls[0].start, hi = INT64_MIN;
+    for (size_t i = 0; i < p->ncalls; i++)
+        hi = p->calls[i].end > hi ? p->calls[i].end : hi;
+    size_t n = 0;
+    struct boundary *v = NULL;
+    for (int pass = 0; pass < 2; pass++) { /* count, then fill */
+        n = 0;
+        for (size_t i = 0; i < p->nuser_ranges; i++) {
+            const struct nvtx *r = &p->ranges[i];
+            if (r->crossable)
+                continue;
+            for (int e = 0; e < 2; e++) {
+                int64_t t = e ? r->end : r->start;
+                if (t > lo && t < hi) {
+                    if (v)
+                        v[n] = (struct boundary){ t, r->tid, (uint32_t)i, e };
+                    n++;
+                }
+            }
+        }
+        if (!n)
+            return 0;
+        if (!v && !(v = malloc(n * sizeof *v)))
+            model_out_of_memory();
+    }
+    qsort(v, n, sizeof *v, by_boundary);
+    struct idmap last = { 0 }; /* thread + 1 -> the call that, of those begun so far, ends last */
+    struct idmap edge = { 0 }; /* call + 1 -> the edge its boundaries go to */
+    size_t moved = 0, c = 0;
+    for (size_t k = 0; k < n; k++) {
+        for (; c < p->ncalls && p->calls[c].start < v[k].t; c++) {
+            int64_t was;
+            uint64_t key = (uint64_t)(uint32_t)p->calls[c].tid + 1;
+            if (!idmap_get(&last, key, &was) || p->calls[was].end < p->calls[c].end)
+                idmap_put(&last, key, (int64_t)c, 0);
+        }
+        int64_t ci, to;
+        if (!idmap_get(&last, (uint64_t)(uint32_t)v[k].tid + 1, &ci))
+            continue;
+        const struct call *cl = &p->calls[ci];
+        if (!(cl->start < v[k].t && v[k].t < cl->end))
+            continue;
+        if (!idmap_get(&edge, (uint64_t)ci + 1, &to)) {
+            to = v[k].t - cl->start <= cl->end - v[k].t ? cl->start : cl->end;
+            idmap_put(&edge, (uint64_t)ci + 1, to, 0);
+        }
+        struct nvtx *r = &p->ranges[v[k].r];
+        if (v[k].is_end)
+            r->end = to;
+        else
+            r->start = to;
+        moved++;
+    }
+    idmap_free(&last);
+    idmap_free(&edge);
+    free(v);
+    return moved;
+}

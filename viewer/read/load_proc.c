@@ -479,6 +479,7 @@ void load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64
     cupti_calls_order(p, wrapped);
     if (p->ncalls > wrapped && sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
+    model_ranges_fit_calls(p); /* a range's boundary never inside a call of its thread */
     for (size_t i = 0; i < p->ncalls; i++) /* where a rank that stopped calling was since (hang_place.c) */
         if (p->calls[i].end > p->calls_end && p->calls[i].end <= p->end)
             p->calls_end = p->calls[i].end;
