@@ -137,6 +137,11 @@ expect "... and since the start, 5 times later than any other rank" \
 # short run once named rank 3, whose host a loaded machine had held up
 busy=$(query 'topk(1, sum by (rank) (gputrace_gpu_seconds_total{job="node",state="idle.host_busy"}))' | cut -d'|' -f2)
 expect "GPU idle while the host is busy elsewhere: most on the straggler" "$busy" 1
+# each rank's shares of its GPU time add up to 1 once its counters have
+# moved between two scrapes: until then its rates are 0 and the ratio NaN
+# (a sanitizer run on a loaded machine once had a rank whose file had not
+# changed yet), so the check waits for the data, not for a time
+await '(sum by (rank) (gputrace:gpu_state_ratio:rate5m{job="node"}) > 0.99) < 1.01' 4
 sum=$(query 'sum by (rank) (gputrace:gpu_state_ratio:rate5m{job="node"})' | awk -F'|' '$3 > 0.99 && $3 < 1.01' | wc -l)
 expect "the GPU states add up to the time on every rank" "$(echo $sum)" 4
 bw=$(query 'gputrace:collective_busbw_bytes_per_second:rate1m{job="node"} > 0' | wc -l)
