@@ -132,6 +132,12 @@ int main(int argc, char **argv)
         fflush(stdout);
         pause();
     } else if (strcmp(mode, "signals") == 0) {
+        /* NVTX initialised before the timer is armed: a handler's NVTX call
+         * that interrupts NVTX's own first-call initialisation (nvtx3's
+         * nvtxInitOnce, in this program) spins forever waiting for it,
+         * traced or not (a sanitizer run hung there, in its dlsym of the
+         * injection library) */
+        nvtxInitialize(NULL);
         struct sigaction sa = { 0 };
         sa.sa_handler = on_alarm;
         sa.sa_flags = SA_RESTART;
@@ -158,6 +164,7 @@ int main(int argc, char **argv)
         printf("calls: %d\nranges: %d\n", 1 + main_calls + handler_calls, n + handler_ranges);
         printf("handler: %d\n", handler_calls);
     } else if (strcmp(mode, "hsignals") == 0) {
+        nvtxInitialize(NULL); /* as above */
         struct sigaction sa = { 0 };
         sa.sa_handler = on_alarm_nvtx;
         sa.sa_flags = SA_RESTART;
