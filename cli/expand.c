@@ -206,7 +206,19 @@ static int refuse_untrusted(sqlite3 *db, const char *path)
     return 0;
 }
 
+static int expand(const char *path, int quiet);
+
 int gt_expand(const char *path)
+{
+    return expand(path, 0);
+}
+
+int gt_expand_quiet(const char *path)
+{
+    return expand(path, 1);
+}
+
+static int expand(const char *path, int quiet)
 {
     sqlite3 *db = NULL;
     char why[512];
@@ -240,7 +252,8 @@ int gt_expand(const char *path)
     if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         return fail(db, path, "cannot finish");
     sqlite3_close(db);
-    printf("gputrace expand: %s: %lld calls from %lld blocks are now api_call rows, %lld NVTX ranges and marks from"
+    if (!quiet)
+        printf("gputrace expand: %s: %lld calls from %lld blocks are now api_call rows, %lld NVTX ranges and marks from"
            " %lld blocks nvtx_range rows, %lld CUPTI API records from %lld blocks cupti_api rows, %lld GPU operations"
            " from %lld blocks gpu_op rows\n", path, rows[0], blocks[0], rows[1], blocks[1], rows[2], blocks[2], rows[3],
            blocks[3]);

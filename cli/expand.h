@@ -2,7 +2,10 @@
 #ifndef GPUTRACE_EXPAND_H
 #define GPUTRACE_EXPAND_H
 
-/* Turns path's call blocks into api_call rows; 0, or 1 with a line on stderr. */
+/* Turns path's blocks into rows (api_call, nvtx_range, cupti_api, gpu_op)
+ * and says how many on stdout; 0, or 1 with a line on stderr. */
 int gt_expand(const char *path);
+/* The same, saying nothing on success (gputrace merge's output). */
+int gt_expand_quiet(const char *path);
 
 #endif

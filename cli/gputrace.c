@@ -51,7 +51,7 @@ static const char other_commands[] =
     "       gputrace capture RUN --seconds N  every process records in full for N s from one instant\n"
     "       gputrace metrics RUN [--listen ADDR:PORT]  a monitored run's metrics, for Prometheus\n"
     "       gputrace expand RUN       calls, NVTX ranges and CUPTI records stored in bulk under load -> rows (SQL)\n"
-    "       gputrace merge OUT.db RUN [RUN...]   a run's databases in one new file (for sqlite3, pandas)\n"
+    "       gputrace merge OUT.db RUN [RUN...]   a run's databases in one new file, every record a row (for sqlite3, pandas)\n"
     "       gputrace import [-o OUT.db] [-f] TRACE...   Kineto JSON / nsys SQLite traces -> a database (docs/import.md)\n"
     "       gputrace --help | --version\n";
 static const char record_text[] =

@@ -2,7 +2,9 @@
  * directory's (or any) databases, for those who query a run with sqlite3
  * or pandas.  A run is written one file per process so that no process
  * waits for another's lock (config.h); the report reads them together, so
- * merging is only ever for people's own queries.
+ * merging is only ever for people's own queries: so what the tracer
+ * stored in bulk blocks is made rows in the output (expand.c), and
+ * api_call, gpu_op and the views hold every record.
  *
  * The output is made with our own schema, and only our tables' columns
  * are copied from each input: nothing of an input's schema (a trigger, a
@@ -13,6 +15,7 @@
  * api table that disagrees (another tracer version) is refused. */
 #define _GNU_SOURCE
 #include "cli/merge.h"
+#include "cli/expand.h"
 
 #include "format/schema.h"
 
@@ -162,6 +165,8 @@ int gt_merge(const char *out, char *const *inputs, int n)
     for (int k = 0; k < n && !bad; k++)
         bad = merge_one(db, inputs[k]);
     sqlite3_close(db);
+    if (!bad)
+        bad = gt_expand_quiet(out);
     if (bad) {
         unlink(out);
         return 1;

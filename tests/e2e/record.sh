@@ -26,6 +26,18 @@ expect "run directory: the report reads it as one run" \
 expect "gputrace merge: one file, the same report" \
   "$("$rep" --format json "$tmp/merged.db" | md5sum):$(sqlite3 "$tmp/merged.db" "select count(distinct id) from process")" \
   "$("$rep" --format json "$tmp/run.db" | md5sum):2"
+# the tracer stores blocks (GPUTRACE_BULK_AFTER=0); the merged file is for
+# people's SQL: every call, CUPTI record and GPU operation a row
+stored() { # rows and records in blocks of every file of RUN: "CALLS CUPTI GPU BLOCKS"
+  for f in "$@"; do sqlite3 "$f" "select (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block),
+    (select count(*) from cupti_api) + (select coalesce(sum(n), 0) from cupti_api_block),
+    (select count(*) from gpu_op) + (select coalesce(sum(n), 0) from gpu_op_block),
+    (select count(*) from api_call_block) + (select count(*) from cupti_api_block) + (select count(*) from gpu_op_block)
+    + (select count(*) from nvtx_range_block)"; done | awk -F'|' '{c += $1; a += $2; g += $3; k += $4} END {print c, a, g, k}'
+}
+read -r calls capis gpus blocks < <(stored "$tmp/run.db"/*.db)
+expect "gputrace merge: every record a row, none left in a block" "$(stored "$tmp/merged.db")" "$calls $capis $gpus 0"
+expect "gputrace merge: the rows hold every call" "$(sqlite3 "$tmp/merged.db" "select count(*) from api_call")" "$calls"
 "$gt" merge "$tmp/merged.db" "$tmp/run.db" > /dev/null 2>&1
 expect "gputrace merge: an existing output refused" $? 1
 "$gt" record -o "$tmp/run.db" -- "$run" -n 2 "$app" 1 10 > /dev/null 2> "$tmp/err"
