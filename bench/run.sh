@@ -17,7 +17,7 @@
 #     on (a second record per call; and taken WRITER_RUNS times, default 20:
 #     in how many runs anything was dropped), kernel launches with CUPTI on (three
 #     records each) at 300 K/s, and NVTX ranges offered at 1 M/s; and the
-#     tracer's CPU per row it stores one by one (bench/row_cost.sh);
+#     tracer's CPU per record it stores, in blocks and one row each (bench/row_cost.sh);
 #  3. the tracer's memory (peak RSS traced minus untraced), calls flat out
 #     with CUPTI off, kernel launches flat out with CUPTI on, and the worst
 #     case, every buffer full (the writer held up), against its 64 MiB bound;
@@ -157,7 +157,7 @@ done
 echo "dropped in $nd of $WRITER_RUNS runs; worst run lost $worst_n records ($worst% of its calls and API records);" \
   "median $(printf '%s\n' "${rates[@]}" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}') records/s stored" \
   "(load after: $(cut -d' ' -f1-3 /proc/loadavg))"
-echo "   ... the tracer's CPU per row it stores one by one (10 K launches/s, every record a row; bench/row_cost.sh):"
+echo "   ... the tracer's CPU per record it stores, in blocks and one row each (10 K launches/s; bench/row_cost.sh):"
 bash "$top/bench/row_cost.sh" "$lib" "$tmp/sink_rate"
 echo "   ... kernel launches offered at 300 K/s for 2 s, CUPTI on (a call, an API record and a kernel record each):"
 out=$(env GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/h.db" LD_PRELOAD="$lib" "$tmp/sink_rate" 300000 launch)

@@ -50,7 +50,7 @@ static const char other_commands[] =
     "       gputrace dump RUN [--wait S]      every process of a monitored run writes its window now\n"
     "       gputrace capture RUN --seconds N  every process records in full for N s from one instant\n"
     "       gputrace metrics RUN [--listen ADDR:PORT]  a monitored run's metrics, for Prometheus\n"
-    "       gputrace expand RUN       calls, NVTX ranges and CUPTI records stored in bulk under load -> rows (SQL)\n"
+    "       gputrace expand RUN       calls, NVTX ranges and CUPTI records stored in blocks -> rows, in place (SQL)\n"
     "       gputrace merge OUT.db RUN [RUN...]   a run's databases in one new file, every record a row (for sqlite3, pandas)\n"
     "       gputrace import [-o OUT.db] [-f] TRACE...   Kineto JSON / nsys SQLite traces -> a database (docs/import.md)\n"
     "       gputrace --help | --version\n";
@@ -88,7 +88,8 @@ static const char record_text[] =
     "  GPUTRACE_FLUSH_MS=N      commit interval of the writer (default 200)\n"
     "  GPUTRACE_BUFFER_MB=N     most a thread's record buffer grows to (default 8)\n"
     "  GPUTRACE_QUIET=1         no messages except errors\n"
-    "  GPUTRACE_BULK_AFTER=N    records waiting before calls, NVTX ranges and CUPTI records go in bulk (default 4096, 0 = always)\n"
+    "  GPUTRACE_BULK_AFTER=N    records waiting before calls, NVTX ranges and CUPTI records go in bulk (default 0 = always;\n"
+    "                           the merge and expand commands make rows of them)\n"
     "  GPUTRACE_CUPTI_LIB=PATH  libcupti to load\n"
     "  GPUTRACE_CLOCK=monotonic read clock_gettime instead of the invariant TSC\n"
     "  GPUTRACE_MODE=monitor    as --monitor; with it: GPUTRACE_WINDOW_S (60), GPUTRACE_WINDOW_MB (24),\n"

@@ -167,7 +167,7 @@ void gt_config_load(struct gt_config *cfg, int rank)
     cfg->flush_ms = gt_config_env_int("GPUTRACE_FLUSH_MS", 200, 10, 60000);
     cfg->buffer_bytes = (size_t)gt_config_env_int("GPUTRACE_BUFFER_MB", 8, 1, 1024) << 20;
     cfg->quiet = gt_config_env_int("GPUTRACE_QUIET", 0, 0, 1);
-    cfg->bulk_after = gt_config_env_int("GPUTRACE_BULK_AFTER", 4096, 0, 1 << 30);
+    cfg->bulk_after = gt_config_env_int("GPUTRACE_BULK_AFTER", 0, 0, 1 << 30);
     const char *run = getenv("GPUTRACE_RUN_ID");
     if (!run || !*run)
         run = getenv("TORCHELASTIC_RUN_ID");

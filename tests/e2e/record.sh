@@ -36,6 +36,7 @@ stored() { # rows and records in blocks of every file of RUN: "CALLS CUPTI GPU B
     + (select count(*) from nvtx_range_block)"; done | awk -F'|' '{c += $1; a += $2; g += $3; k += $4} END {print c, a, g, k}'
 }
 read -r calls capis gpus blocks < <(stored "$tmp/run.db"/*.db)
+expect "the tracer stored its records in blocks" "$((blocks > 0))" 1
 expect "gputrace merge: every record a row, none left in a block" "$(stored "$tmp/merged.db")" "$calls $capis $gpus 0"
 expect "gputrace merge: the rows hold every call" "$(sqlite3 "$tmp/merged.db" "select count(*) from api_call")" "$calls"
 "$gt" merge "$tmp/merged.db" "$tmp/run.db" > /dev/null 2>&1

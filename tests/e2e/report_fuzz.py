@@ -120,15 +120,16 @@ def run_expand(path, what):
 
 def record(path, bulk_after):
     env = dict(os.environ, GPUTRACE_QUIET="1", GPUTRACE_BULK_AFTER=bulk_after)
-    subprocess.run([os.path.join(b, "gputrace"), "record", "-o", path + ".run", "--",
+    # both ranks in one file, to damage, as the tracer stored them (gputrace
+    # merge would make rows of the blocks)
+    subprocess.run([os.path.join(b, "gputrace"), "record", "--one-file", "-o", path, "--",
                     os.path.join(b, "tests/sim/gpusim-run"), "-n", "2", os.path.join(b, "tests/apps/train_demo")],
                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    # the run directory's two files in one, to damage
-    subprocess.run([os.path.join(b, "gputrace"), "merge", path, path + ".run"], stdout=subprocess.DEVNULL, check=True)
     return path
 
 
-bases = [record(os.path.join(tmp, "base.db"), "4096"), record(os.path.join(tmp, "bulk.db"), "0")]
+# every record a row, and every record in a block (the tracer's default)
+bases = [record(os.path.join(tmp, "base.db"), "1000000000"), record(os.path.join(tmp, "bulk.db"), "0")]
 with sqlite3.connect(bases[1]) as con:
     blocks = con.execute("select (select count(*) from api_call_block), (select count(*) from nvtx_range_block),"
                          " (select count(*) from cupti_api_block), (select count(*) from gpu_op_block)").fetchone()

@@ -36,27 +36,27 @@ one_line "a run directory holding only a FIFO: refused, no hang" 1 "dir.db: a di
 # ---- views where our tables belong ----------------------------------------
 cols="process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind, mem_kind, result, callsite, call_id, pystack"
 cp "$tmp/run.db" "$tmp/endless.db"
-q "$tmp/endless.db" "drop table api_call; create view api_call($cols) as
+qw "$tmp/endless.db" "drop table api_call; create view api_call($cols) as
   with recursive r(x) as (select 1 union all select x + 1 from r) select 1, 1, 1, x, x, 0, 0, 0, 0, 0, 0, 0, x, 0 from r;"
 one_line "api_call an endless recursive view: refused, no hang" 1 "endless.db: not a gputrace database (api_call is a view" "$rep" "$tmp/endless.db"
 cp "$tmp/run.db" "$tmp/view.db"
-q "$tmp/view.db" "alter table process rename to process_t; create view process as select * from process_t;"
+qw "$tmp/view.db" "alter table process rename to process_t; create view process as select * from process_t;"
 one_line "process a view: refused" 1 "view.db: not a gputrace database (process is a view" "$rep" "$tmp/view.db"
 # a view of the user's own, or ours (api_call_named), is no table we read: fine
 cp "$tmp/run.db" "$tmp/ownview.db"
-q "$tmp/ownview.db" "create view my_calls as select * from api_call;"
+qw "$tmp/ownview.db" "create view my_calls as select * from api_call;"
 timeout 20 "$rep" "$tmp/ownview.db" > /dev/null 2>&1
 expect "a view of the user's own beside our tables: read as usual" $? 0
 
 # ---- gputrace expand and triggers ----------------------------------------
 cp "$tmp/run.db" "$tmp/trig.db"
-q "$tmp/trig.db" "create table planted(x); create trigger t_planted after insert on api_call begin insert into planted values (new.call_id); end;"
+qw "$tmp/trig.db" "create table planted(x); create trigger t_planted after insert on api_call begin insert into planted values (new.call_id); end;"
 before=$(q "$tmp/trig.db" "select count(*) from api_call_block")
 one_line "expand: a database with a trigger is refused" 1 "trig.db: it has a trigger (t_planted)" "$b/gputrace" expand "$tmp/trig.db"
 expect "expand: the planted trigger wrote nothing, the blocks are still there" \
   "$(q "$tmp/trig.db" "select count(*) from planted"):$(q "$tmp/trig.db" "select count(*) from api_call_block")" "0:$before"
 cp "$tmp/run.db" "$tmp/trigview.db"
-q "$tmp/trigview.db" "create table planted(x); alter table api_call rename to api_call_t;
+qw "$tmp/trigview.db" "create table planted(x); alter table api_call rename to api_call_t;
   create view api_call as select * from api_call_t;"
 one_line "expand: api_call a view is refused" 1 "trigview.db: not a gputrace database (api_call is a view" "$b/gputrace" expand "$tmp/trigview.db"
 cp "$tmp/run.db" "$tmp/plain.db"
@@ -137,7 +137,7 @@ expect "... no -journal made" "$(ls "$tmp/rundir" | grep -c journal)" 0
 # SLURM_JOB_ID can set it), host, API and kernel names, call-site frames
 odd="char(27) || ']0;title' || char(7) || char(27) || '[31m' || char(1) || cast(x'ff' as text) || char(155)"
 cp "$tmp/run.db" "$tmp/odd.db"
-q "$tmp/odd.db" "update process set run_id = 'run' || $odd, host = 'host' || $odd, gpu_name = 'GPU' || $odd;
+qw "$tmp/odd.db" "update process set run_id = 'run' || $odd, host = 'host' || $odd, gpu_name = 'GPU' || $odd;
   update api set name = name || $odd where name like 'cuda%';
   update string set value = value || $odd; update callsite set frames = replace(frames, char(10), $odd || char(10)) || $odd;"
 timeout 20 "$rep" --chrome-trace "$tmp/odd.trace" --kineto "$tmp/oddk" "$tmp/odd.db" > "$tmp/odd.txt" 2> "$tmp/err"
@@ -176,14 +176,14 @@ expect "odd strings: JSON, Chrome and Kineto outputs parse and keep every charac
 # a kernel name of 1500 bytes: whole in JSON, Chrome and Kineto
 cp "$tmp/run.db" "$tmp/wide.db"
 e60=$(python3 -c "print('é' * 60)")
-q "$tmp/wide.db" "update process set gpu_name = '$e60'; update string set value = '$e60' || id;"
+qw "$tmp/wide.db" "update process set gpu_name = '$e60'; update string set value = '$e60' || id;"
 timeout 20 "$rep" "$tmp/wide.db" > "$tmp/wide.txt" 2>&1
 python3 -c "import sys; open(sys.argv[1], 'rb').read().decode('utf-8')" "$tmp/wide.txt"
 expect "names cut to a column: the text report is valid UTF-8" $? 0
 expect "names cut to a column: a GPU name keeps 18 characters" "$(grep -c "^0     [0-9]* *$(python3 -c "print('é' * 18)") " "$tmp/wide.txt")" 1
 expect "names cut to a column: a kernel name keeps 49 characters and ..." \
   "$(grep -c "^$(python3 -c "print('é' * 49)")\.\.\. " "$tmp/wide.txt" | awk '{print ($1 > 0)}')" 1
-q "$tmp/wide.db" "update string set value = 'void big_kernel<' || replace(hex(zeroblob(740)), '00', 'ab') || id || '>(float*)'"
+qw "$tmp/wide.db" "update string set value = 'void big_kernel<' || replace(hex(zeroblob(740)), '00', 'ab') || id || '>(float*)'"
 timeout 20 "$rep" --format json --chrome-trace "$tmp/long.trace" --kineto "$tmp/longk" "$tmp/wide.db" > "$tmp/long.json" 2>&1
 python3 - "$tmp/long.json" "$tmp/long.trace" "$tmp/longk" <<'PY'
 import json, os, re, sys
@@ -199,7 +199,7 @@ expect "a kernel name of 1500 bytes: whole in JSON, Chrome and Kineto" $? 0
 # a call-site frame of 1500 bytes and an NVTX range name of 1000: whole in
 # the findings (they were cut at 511 and 255 bytes)
 e700=$(python3 -c "print('é' * 700)")
-q "$tmp/wide.db" "update callsite set frames = 'frame_$e700 (app.c:1)'; update label set value = 'log_loss$e700' where value = 'log_loss'"
+qw "$tmp/wide.db" "update callsite set frames = 'frame_$e700 (app.c:1)'; update label set value = 'log_loss$e700' where value = 'log_loss'"
 timeout 20 "$rep" --format json "$tmp/wide.db" > "$tmp/long.json" 2>&1
 python3 - "$tmp/long.json" <<'PY'
 import json, sys
@@ -244,7 +244,7 @@ expect "a run id from GPUTRACE_RUN_ID reaches the terminal escaped" \
 
 # ---- two processes of one rank: a Kineto trace each -----------------------
 cp "$tmp/run.db" "$tmp/samerank.db"
-q "$tmp/samerank.db" "update process set rank = 0"
+qw "$tmp/samerank.db" "update process set rank = 0"
 timeout 20 "$rep" --kineto "$tmp/k4" --chrome-trace "$tmp/samerank.trace" "$tmp/samerank.db" > "$tmp/out" 2> "$tmp/err"
 expect "one rank twice: exit 0, the report says 2 traces" "$?:$(grep -c 'Kineto traces: 2 in' "$tmp/out")" "0:1"
 pids=$(q "$tmp/samerank.db" "select pid from process order by pid" | tr '\n' ' ')

@@ -34,7 +34,7 @@ expect "the event sync placed" "$(unplaced "$tmp/st.db")" 0
 # the event sync's call moved earlier by nine tenths of its gap to the
 # call before it on its thread
 cp "$tmp/st.db" "$tmp/moved.db"
-q "$tmp/moved.db" "update api_call set start_ns = start_ns - (select (s.start_ns - max(c.end_ns)) * 9 / 10
+qw "$tmp/moved.db" "update api_call set start_ns = start_ns - (select (s.start_ns - max(c.end_ns)) * 9 / 10
   from api_call s join api a on a.id = s.api and a.name = 'cudaEventSynchronize' join api_call c
   on c.tid = s.tid and c.end_ns < s.start_ns) where api in (select id from api where name = 'cudaEventSynchronize')"
 expect "the event sync moved early: still placed" "$(unplaced "$tmp/moved.db")" 0

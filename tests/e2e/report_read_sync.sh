@@ -19,7 +19,7 @@ expect "cu_scalar_read runs traced" $? 0
 sync_after="(SELECT min(c.start_ns) FROM api_call_named c WHERE c.api_name = 'cudaStreamSynchronize'
   AND c.start_ns >= (SELECT a.end_ns FROM cupti_api a WHERE a.process_id = gpu_op.process_id
   AND a.correlation = gpu_op.correlation AND a.domain = 1))"
-q "$db" "UPDATE gpu_op SET end_ns = $sync_after - 1000
+qw "$db" "UPDATE gpu_op SET end_ns = $sync_after - 1000
          WHERE kind = 2 AND copy_kind = 2 AND start_ns < $sync_after - 1000" > /dev/null
 moved=$(q "$db" "SELECT count(*) FROM gpu_op g WHERE g.kind = 2 AND g.copy_kind = 2 AND g.end_ns < (SELECT min(c.start_ns)
      FROM api_call_named c WHERE c.api_name = 'cudaStreamSynchronize' AND c.start_ns >= g.start_ns)")

@@ -199,7 +199,7 @@ same_windowed "a kernel and its launch either side of a quiet moment" "$tmp/rev.
 # after a quiet moment its member call is before: it waits for that window
 # to be matched to its kernel, and those after it wait with it
 made_up "$tmp/group.db" 6100 6300
-q "$tmp/group.db" "insert into api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind,
+qw "$tmp/group.db" "insert into api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind,
                                         mem_kind, result, callsite, call_id, pystack)
     select id, 1, (select id from api where name = 'ncclAllReduce'), start_ns + 200100, start_ns + 200200, 11, 0,
            4096, 0, 0, 0, 0, 5000, 0 from process

@@ -49,18 +49,27 @@ tap_py() {
   [ -s "$tmp/tap_counts" ] && [ "$tap_rc" -le 1 ] || bad "${2##*/} finished and counted its checks (exit $tap_rc)"
 }
 # db_of RUN: a file sqlite3 can query for RUN (gputrace record -o RUN, or
-# GPUTRACE_OUTPUT=RUN): RUN itself when it is a file; the one database of a
-# run directory; or its databases merged into one (gputrace merge, made
-# again once one of them changed); nothing yet: a path sqlite3 cannot
-# open (it would make an empty file where the tracer makes its directory)
+# GPUTRACE_OUTPUT=RUN) with every record a row, as a user's SQL sees it
+# after `gputrace merge` (which makes rows of what the tracer stored in
+# blocks): RUN itself when it is a file without blocks; the one database
+# of a run directory, likewise; else RUN merged into one file (made again
+# once a file of RUN changed); nothing yet: a path sqlite3 cannot open (it
+# would make an empty file where the tracer makes its directory)
+has_blocks() {
+  [ "$(sqlite3 "file:$1?mode=ro" "select exists (select 1 from api_call_block) or exists (select 1 from nvtx_range_block)
+    or exists (select 1 from cupti_api_block) or exists (select 1 from gpu_op_block)" 2> /dev/null)" = 1 ]
+}
 db_of() {
   [ -e "$1" ] || { echo "$tmp/no-such-dir/none.db"; return; }
-  [ -d "$1" ] || { echo "$1"; return; }
-  set -- "$1" "$1"/*.db
-  [ -e "$2" ] || { echo "$tmp/no-such-dir/none.db"; return; }
-  if [ $# -eq 2 ]; then echo "$2"; return; fi
+  if [ -d "$1" ]; then
+    set -- "$1" "$1"/*.db
+    [ -e "$2" ] || { echo "$tmp/no-such-dir/none.db"; return; }
+    if [ $# -eq 2 ] && ! has_blocks "$2"; then echo "$2"; return; fi
+  elif ! has_blocks "$1"; then
+    echo "$1"; return
+  fi
   m="$tmp/merged-$(printf '%s' "$1" | cksum | cut -d' ' -f1).db"
-  if [ ! -f "$m" ] || [ -n "$(find "$1" -newer "$m" | head -n 1)" ]; then
+  if [ ! -f "$m" ] || [ -n "$(find "$1" "$1-wal" -newer "$m" 2> /dev/null | head -n 1)" ]; then
     rm -f "$m"
     "$b/gputrace" merge "$m" "$1" > /dev/null || return 1
   fi
@@ -68,4 +77,17 @@ db_of() {
 }
 # q RUN SQL: the query on RUN's records (db_of)
 q() { sqlite3 "$(db_of "$1")" "$2"; }
+# qr RUN SQL: the query on RUN's one file as the tracer stored it (blocks
+# and all): RUN itself, or the one database of a run directory
+qr() {
+  if [ -d "$1" ]; then set -- "$1"/*.db "$2"; [ $# -eq 2 ] || { echo "qr: not one database" >&2; return 1; }; fi
+  sqlite3 "$1" "$2"
+}
+# qw FILE SQL: a change to FILE itself (a test's doctored input), its
+# blocks made rows first (gputrace expand) so that the change reaches
+# every record
+qw() {
+  if has_blocks "$1"; then "$b/gputrace" expand "$1" > /dev/null || return 1; fi
+  sqlite3 "$1" "$2"
+}
 finish() { echo "1..$((pass + fail))"; echo "# $pass passed, $fail failed"; [ "$fail" -eq 0 ]; }

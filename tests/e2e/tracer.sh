@@ -51,7 +51,7 @@ GPUTRACE_ONE_FILE=1 "$gt" record -o "$tmp/moved.db" -- "$run" -n 1 "$tmp/rebuilt
 "$b/gputrace-report" "$tmp/moved.db" > /dev/null 2>&1
 expect "the report of a binary still in place names its lines" "$("$b/gputrace-report" "$tmp/moved.db" 2>&1 | grep -c 'app_train.c:[0-9]' | sed 's/^[1-9][0-9]*$/some/')" some
 # (a build id that begins with 00 already gets ff: one build in 256)
-q "$tmp/moved.db" "update module set build_id = (case when build_id like '00%' then 'ff' else '00' end) || substr(build_id, 3)
+sqlite3 "$tmp/moved.db" "update module set build_id = (case when build_id like '00%' then 'ff' else '00' end) || substr(build_id, 3)
   where name = 'rebuilt'" > /dev/null
 expect "a binary whose build id differs from the traced one lends it no lines" "$("$b/gputrace-report" "$tmp/moved.db" 2>&1 | grep -c 'app_train.c:[0-9]')" 0
 expect "nothing dropped" "$(q "$db" "select sum(dropped_host) + sum(dropped_cupti) from process")" 0

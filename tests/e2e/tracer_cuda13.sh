@@ -117,7 +117,7 @@ expect "shared build, preloaded: no call only CUPTI saw, every sync placed" "$(r
 # are now calls only CUPTI saw (120), by stream id, not handle.  Its 20
 # syncs are counted, not dropped silently.
 cp "$tmp/cu_scalar_read.db" "$tmp/blind.db"
-q "$tmp/blind.db" "delete from api_call where api in (select id from api where name = '__cudaLaunchKernel'); delete from gpu_op where kind = 4"
+qw "$tmp/blind.db" "delete from api_call where api in (select id from api where name = '__cudaLaunchKernel'); delete from gpu_op where kind = 4"
 # (the launches within 5%: with the clocks drifting under heavy load, a
 # launch record can fall inside a call beside it and be claimed by it, 5 of
 # 120 seen at a load average of 54)
@@ -130,7 +130,7 @@ expect "blind to the side stream: the text report says so" \
 # conversions drifted apart, as on a loaded machine: here one copy moved by
 # 1 ms) stays one call: the record is not made a second one
 cp "$tmp/cu_scalar_read.db" "$tmp/skewed.db"
-q "$tmp/skewed.db" "update api_call set start_ns = start_ns + 1000000, end_ns = end_ns + 1000000
+qw "$tmp/skewed.db" "update api_call set start_ns = start_ns + 1000000, end_ns = end_ns + 1000000
   where rowid = (select min(c.rowid) from api_call c join api a on a.id = c.api where a.name = 'cudaMemcpyAsync')"
 expect "a wrapped call its CUPTI record drifted from: not counted twice" "$(ranks_json "$tmp/skewed.db")" "0:0"
 
@@ -198,7 +198,7 @@ expect "static, injected: every call recorded in a CUPTI callback tied to its CU
 # and with the SYNCHRONIZATION records alone (no launches), the side
 # stream's handle is mapped through them, and its syncs analysed
 cp "$tmp/cu_scalar_read.db" "$tmp/nolaunch.db"
-q "$tmp/nolaunch.db" "delete from api_call where api in (select id from api where name = '__cudaLaunchKernel')"
+qw "$tmp/nolaunch.db" "delete from api_call where api in (select id from api where name = '__cudaLaunchKernel')"
 expect "no launches, but sync records: every sync placed" "$(ranks_json "$tmp/nolaunch.db" | near_launches)" "$launches:0"
 expect "no launches, but sync records: the side stream's findings" "$(findings "$tmp/nolaunch.db")" "$(findings "$tmp/cu_scalar_read.db")"
 

@@ -10,7 +10,9 @@ lib="$b/.libs/libgputrace.so"
 db="$tmp/n.db"
 name() { q "$db" "select l.value from nvtx_range r join label l on l.process_id = r.process_id and l.id = r.name where $1"; }
 
-out=$(GPUTRACE_OUTPUT="$db" LD_PRELOAD="$lib" "$b/tests/apps/nvtx_api")
+# every record a row (as a writer that keeps up stored them before blocks
+# were the default): the baseline the blocks below are held to
+out=$(GPUTRACE_BULK_AFTER=1000000000 GPUTRACE_OUTPUT="$db" LD_PRELOAD="$lib" "$b/tests/apps/nvtx_api")
 expect "nvtx_api runs (push/pop return values as NVTX defines them)" "$?:$out" "0:nvtx_api done"
 expect "process says NVTX is recorded" "$(q "$db" "select nvtx_status from process")" "active"
 expect "a range pushed before any CUDA call is recorded" "$(name "kind = 1 and depth = 0 order by start_ns limit 1")" "setup"
@@ -73,7 +75,7 @@ expect "the payload's message size is the collective's, its reduction named from
 expect "both ranks name the same communicator" \
   "$(q "$c" "select count(distinct substr(payload, 1, instr(payload, ',') - 1)) $nccl")" 1
 
-# Ranges stored in bulk blocks, as when the writer falls behind: the same
+# Ranges stored in bulk blocks (the default; qr reads the file as stored): the same
 # ranges as rows, the report reads them alike, `gputrace expand` makes rows
 canon="select group_concat(x, '|') from (select r.kind || ' ' || coalesce(n.value, '') || ' ' || coalesce(d.value, '')
   || ' ' || r.category || ' ' || r.depth || ' ' || coalesce(r.payload, '-') || ' ' || (r.end_ns is null) x from nvtx_range r
@@ -81,35 +83,35 @@ canon="select group_concat(x, '|') from (select r.kind || ' ' || coalesce(n.valu
   left join label d on d.process_id = r.process_id and d.id = r.domain order by x)"
 bk="$tmp/bk.db"
 GPUTRACE_BULK_AFTER=0 GPUTRACE_OUTPUT="$bk" LD_PRELOAD="$lib" "$b/tests/apps/nvtx_api" > /dev/null
-expect "bulk: every ended push/pop range and mark in a block" "$(q "$bk" "select sum(n) from nvtx_range_block")" \
+expect "bulk: every ended push/pop range and mark in a block" "$(qr "$bk" "select sum(n) from nvtx_range_block")" \
   "$(q "$db" "select count(*) from nvtx_range where kind in (1, 4) and end_ns is not null")"
 expect "bulk: start/end ranges and the range open at exit stay rows" \
-  "$(q "$bk" "select group_concat(kind) from (select kind from nvtx_range order by kind)")" \
+  "$(qr "$bk" "select group_concat(kind) from (select kind from nvtx_range order by kind)")" \
   "$(q "$db" "select group_concat(kind) from (select kind from nvtx_range where kind = 2 or end_ns is null order by kind)")"
 "$b/gputrace-report" --format json "$bk" > "$tmp/bk1.json"
 "$b/gputrace" expand "$bk" > /dev/null
-expect "bulk: gputrace expand gives the rows tracing without blocks gave" "$(q "$bk" "$canon")" "$(q "$db" "$canon")"
-expect "bulk: no blocks left" "$(q "$bk" "select count(*) from nvtx_range_block")" 0
+expect "bulk: gputrace expand gives the rows tracing without blocks gave" "$(qr "$bk" "$canon")" "$(q "$db" "$canon")"
+expect "bulk: no blocks left" "$(qr "$bk" "select count(*) from nvtx_range_block")" 0
 "$b/gputrace-report" --format json "$bk" > "$tmp/bk2.json"
 expect "bulk: the report reads blocks as it reads rows" "$(cmp -s "$tmp/bk1.json" "$tmp/bk2.json" && echo same)" same
 ck="$tmp/ck.db"
-GPUTRACE_BULK_AFTER=0 GPUTRACE_LIB="$lib" "$b/gputrace" record -o "$ck" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/overlapped" > /dev/null 2>&1
-expect "bulk: NCCL's ranges in blocks" "$(q "$ck" "select count(*) > 0 from nvtx_range_block")" 1
-capis=$(q "$ck" "select coalesce(sum(n), 0) from cupti_api_block")
-expect "bulk: CUPTI's API records in blocks, none as rows" "$(q "$ck" "select count(*) from cupti_api") $((capis > 0))" "0 1"
-gpus=$(q "$ck" "select coalesce(sum(n), 0) from gpu_op_block")
-expect "bulk: GPU operations in blocks, none as rows" "$(q "$ck" "select count(*) from gpu_op") $((gpus > 0))" "0 1"
+GPUTRACE_BULK_AFTER=0 GPUTRACE_ONE_FILE=1 GPUTRACE_LIB="$lib" "$b/gputrace" record -o "$ck" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/overlapped" > /dev/null 2>&1
+expect "bulk: NCCL's ranges in blocks" "$(qr "$ck" "select count(*) > 0 from nvtx_range_block")" 1
+capis=$(qr "$ck" "select coalesce(sum(n), 0) from cupti_api_block")
+expect "bulk: CUPTI's API records in blocks, none as rows" "$(qr "$ck" "select count(*) from cupti_api") $((capis > 0))" "0 1"
+gpus=$(qr "$ck" "select coalesce(sum(n), 0) from gpu_op_block")
+expect "bulk: GPU operations in blocks, none as rows" "$(qr "$ck" "select count(*) from gpu_op") $((gpus > 0))" "0 1"
 "$b/gputrace-report" --format json --chrome-trace "$tmp/ck1.trace" "$ck" > /dev/null
 "$b/gputrace" expand "$ck" > /dev/null
 "$b/gputrace-report" --format json --chrome-trace "$tmp/ck2.trace" "$ck" > /dev/null
 expect "bulk: the Chrome trace (ranges and their payloads, launches joined to their GPU work, collectives to their kernels) is the same from blocks as from rows" \
   "$(cmp -s "$tmp/ck1.trace" "$tmp/ck2.trace" && echo same)" same
 expect "bulk: expanded, CUPTI's API records are rows, each once" \
-  "$(q "$ck" "select count(*) || ' ' || count(distinct process_id || ':' || correlation) || ' ' || (select count(*) from cupti_api_block) from cupti_api")" "$capis $capis 0"
+  "$(qr "$ck" "select count(*) || ' ' || count(distinct process_id || ':' || correlation) || ' ' || (select count(*) from cupti_api_block) from cupti_api")" "$capis $capis 0"
 expect "bulk: expanded, GPU operations are rows, NCCL's kernels joined to their operations" \
-  "$(q "$ck" "select count(*) = $gpus and (select count(*) from gpu_op_block) = 0 from gpu_op") $(q "$ck" "select count(*) > 0 and count(*) = count(gpu_start_ns) from collective_kernel")" "1 1"
+  "$(qr "$ck" "select count(*) = $gpus and (select count(*) from gpu_op_block) = 0 from gpu_op") $(qr "$ck" "select count(*) > 0 and count(*) = count(gpu_start_ns) from collective_kernel")" "1 1"
 expect "bulk: expanded, every NCCL range has its payload as text" \
-  "$(q "$ck" "select count(*) > 0 and count(*) = count(payload) and count(*) = sum(typeof(payload) = 'text') $nccl")" 1
+  "$(qr "$ck" "select count(*) > 0 and count(*) = count(payload) and count(*) = sum(typeof(payload) = 'text') $nccl")" 1
 
 # A process that inherits the variable but not the preload: NVTX loads a
 # second copy, which declines (it would interpose nothing), and the program
