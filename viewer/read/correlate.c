@@ -125,6 +125,49 @@ static int nested_in(const struct cupti_rec *x, const struct cupti_rec *outer)
            x->end + x->shift <= outer->end + outer->shift;
 }
 
+/* The smallest and the largest of the records' moves (join_clock.c:
+ * `shift`, the record's time in CUPTI's clock less its time moved). */
+struct moves { int64_t least, most; };
+
+static struct moves moves_of(const struct cupti_rec *a, size_t n)
+{
+    struct moves mv = { n ? a[0].shift : 0, n ? a[0].shift : 0 };
+    for (size_t k = 1; k < n; k++) {
+        mv.least = a[k].shift < mv.least ? a[k].shift : mv.least;
+        mv.most = a[k].shift > mv.most ? a[k].shift : mv.most;
+    }
+    return mv;
+}
+
+/* Per run of NEST_RUN records (in (thread, start) order, moved), the
+ * latest start and the earliest end in CUPTI's own clock: a run whose
+ * records all began before a record, or all ended after it, holds none
+ * nested in it, and claim_nested steps over it at once.  16 bytes per 16
+ * records; the scan of every record within the spread of the moves (up to
+ * twice MATCH_WIDE_NS each way) was a third of the report's time on a
+ * rank of dense launches. */
+#define NEST_RUN 16
+struct nest_runs { int64_t *last_start, *first_end; };
+
+static struct nest_runs nest_runs(const struct cupti_rec *a, size_t n)
+{
+    size_t nr = n / NEST_RUN;
+    struct nest_runs r = { malloc((nr + 1) * sizeof *r.last_start), malloc((nr + 1) * sizeof *r.first_end) };
+    if (!r.last_start || !r.first_end)
+        model_out_of_memory();
+    for (size_t i = 0; i < nr; i++) {
+        int64_t ls = INT64_MIN, fe = INT64_MAX;
+        for (size_t k = i * NEST_RUN; k < (i + 1) * NEST_RUN; k++) {
+            int64_t s = a[k].start + a[k].shift, e = a[k].end + a[k].shift;
+            ls = s > ls ? s : ls;
+            fe = e < fe ? e : fe;
+        }
+        r.last_start[i] = ls;
+        r.first_end[i] = fe;
+    }
+    return r;
+}
+
 /* A call whose own record is known (a[own]): what was made for it is what
  * CUPTI recorded inside that record, on its thread, in CUPTI's own clock
  * (the records' times before the offset moved them), not what lies inside
@@ -132,33 +175,41 @@ static int nested_in(const struct cupti_rec *x, const struct cupti_rec *outer)
  * cudaEventRecord 179 ns before a static runtime's cudaEventSynchronize
  * that a callback recorded) was moved into the call by an offset 2 us off
  * and claimed, and the sync then waited for an event never recorded. */
-static void claim_nested(struct cupti_rec *a, size_t n, size_t own, int64_t spread)
+static void claim_nested(struct cupti_rec *a, size_t n, size_t own, struct moves mv, const struct nest_runs *r)
 {
     /* records in (thread, start) order, moved: one nested in a[own] in
-     * CUPTI's clock begins, moved, no earlier than a[own]'s start less the
-     * spread of the records' moves (the largest less the smallest), and
-     * no later than its end plus that (a window of twice the clock search's
-     * width cost the report a sixth of its time on dense records) */
-    size_t k = own;
-    while (k > 0 && a[k - 1].tid == a[own].tid && a[k - 1].start >= a[own].start - spread)
-        k--;
-    for (; k < n && a[k].tid == a[own].tid && a[k].start <= a[own].end + spread; k++)
+     * CUPTI's clock (from os to oe there) begins there at os or later and
+     * so, moved by at most the largest move, at os less that or later; and
+     * it begins there by oe, so moved by at least the smallest move, by oe
+     * less that (a window of twice the clock search's width each way cost
+     * the report a sixth of its time on dense records): the window's first
+     * record found by halving, and runs that hold nothing nested stepped
+     * over (nothing past one is skipped that the loop would have read: the
+     * records are in (thread, start) order) */
+    int tid = a[own].tid;
+    int64_t os = a[own].start + a[own].shift, oe = a[own].end + a[own].shift;
+    int64_t from = os - mv.most, to = oe - mv.least;
+    size_t lo = 0, hi = own; /* the first record of this thread that starts at `from` or later */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid].tid < tid || (a[mid].tid == tid && a[mid].start < from))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t k = lo;
+    while (k < n && a[k].tid == tid && a[k].start <= to) {
+        if (k % NEST_RUN == 0 && k + NEST_RUN <= n &&
+            (r->last_start[k / NEST_RUN] < os || r->first_end[k / NEST_RUN] > oe)) {
+            k += NEST_RUN;
+            continue;
+        }
         if (k != own && nested_in(&a[k], &a[own]))
             a[k].claimed = 1;
+        k++;
+    }
 }
 
-/* The largest of the records' moves less the smallest (join_clock.c). */
-static int64_t shift_spread(const struct cupti_rec *a, size_t n)
-{
-    if (!n)
-        return 0;
-    int64_t lo = a[0].shift, hi = a[0].shift;
-    for (size_t k = 1; k < n; k++) {
-        lo = a[k].shift < lo ? a[k].shift : lo;
-        hi = a[k].shift > hi ? a[k].shift : hi;
-    }
-    return hi - lo;
-}
 
 /* Matches each wrapped call not joined by id to the CUPTI API record made
  * inside it (same thread, contained in time within the slack), and marks
@@ -177,7 +228,8 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
         at[k] = (struct sort_key){ a[k].corr, k };
     if (sort_keys(at, n) != 0)
         model_out_of_memory();
-    int64_t spread = shift_spread(a, n);
+    struct moves mv = moves_of(a, n);
+    struct nest_runs runs = nest_runs(a, n);
     size_t j = 0, hint = 0;
     for (size_t i = 0; i < p->ncalls; i++) {
         struct call *c = &p->calls[co[i].i];
@@ -220,7 +272,7 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
          * wait, and the NCCL call took the next launch's record) */
         int64_t own = of_cuda && c->corr ? sort_keys_first_near(at, n, c->corr, &hint) : -1;
         if (own >= 0 && a[own].tid == c->tid) {
-            claim_nested(a, n, (size_t)own, spread);
+            claim_nested(a, n, (size_t)own, mv, &runs);
             continue;
         }
         for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++)
@@ -229,6 +281,8 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
                 a[k].claimed = 1;
     }
     free(at);
+    free(runs.last_start);
+    free(runs.first_end);
     claim_overlapping(m, p, co, a, n);
     /* and what lies inside a record no call claimed: the driver calls of a
      * runtime call only CUPTI saw.  Inside in CUPTI's own clock: records of
