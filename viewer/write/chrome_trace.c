@@ -271,14 +271,17 @@ static void calls(struct writer *w, const struct model *m, size_t pi, const stru
  * slice that crosses another on its track) as an async slice of its
  * process, begun on its thread: "b" here, its "e" written by the caller
  * after the args.  Perfetto puts each async slice that overlaps another on
- * a track of its own, by (category, id): the id is the range's index. */
+ * a track of its own, by (category, id): the id is the range's index in
+ * its process, so it is given as id2.local, which Perfetto scopes to the
+ * process (a plain "id" is global: two ranks' ranges of one name and
+ * index would share a track). */
 static void async_begin(struct writer *w, const struct model *m, const struct proc *p, int pid, long long tid,
                         const char *name, size_t id, int64_t start)
 {
     chrome_begin_event(w);
     fputs("{\"ph\":\"b\",\"name\":", w->out);
     json_string(w->out, name);
-    fprintf(w->out, ",\"cat\":\"nvtx\",\"id\":\"r%zu\",\"pid\":%d,\"tid\":%lld,\"ts\":", id, pid, tid);
+    fprintf(w->out, ",\"cat\":\"nvtx\",\"id2\":{\"local\":\"r%zu\"},\"pid\":%d,\"tid\":%lld,\"ts\":", id, pid, tid);
     ts(w->out, model_aligned(m, p, start));
 }
 
@@ -309,7 +312,8 @@ static void ranges(struct writer *w, const struct model *m, size_t pi)
             chrome_begin_event(w);
             fputs("{\"ph\":\"e\",\"name\":", w->out);
             json_string(w->out, name);
-            fprintf(w->out, ",\"cat\":\"nvtx\",\"id\":\"r%zu\",\"pid\":%d,\"tid\":%lld,\"ts\":", i, pid, tid);
+            fprintf(w->out, ",\"cat\":\"nvtx\",\"id2\":{\"local\":\"r%zu\"},\"pid\":%d,\"tid\":%lld,\"ts\":", i,
+                    pid, tid);
             ts(w->out, model_aligned(m, p, r->end > r->start ? r->end : r->start));
             fputs("}", w->out);
         }
