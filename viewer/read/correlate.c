@@ -183,13 +183,21 @@ static void claim_nested(struct cupti_rec *a, size_t n, size_t own, struct moves
      * it begins there by oe, so moved by at least the smallest move, by oe
      * less that (a window of twice the clock search's width each way cost
      * the report a sixth of its time on dense records): the window's first
-     * record found by halving, and runs that hold nothing nested stepped
-     * over (nothing past one is skipped that the loop would have read: the
-     * records are in (thread, start) order) */
+     * record found from the record back (below), and runs that hold nothing
+     * nested stepped over (nothing past one is skipped that the loop would
+     * have read: the records are in (thread, start) order) */
     int tid = a[own].tid;
     int64_t os = a[own].start + a[own].shift, oe = a[own].end + a[own].shift;
     int64_t from = os - mv.most, to = oe - mv.least;
-    size_t lo = 0, hi = own; /* the first record of this thread that starts at `from` or later */
+    /* the first record of this thread that starts at `from` or later:
+     * galloped to from own (it is near: a stride of records, not the
+     * rank's), then halved */
+    size_t lo = own, hi = own, step = 1;
+    while (lo > 0 && a[lo - 1].tid == tid && a[lo - 1].start >= from) {
+        hi = lo - 1;
+        lo = lo > step ? lo - step : 0;
+        step *= 2;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (a[mid].tid < tid || (a[mid].tid == tid && a[mid].start < from))
@@ -199,9 +207,9 @@ static void claim_nested(struct cupti_rec *a, size_t n, size_t own, struct moves
     }
     size_t k = lo;
     while (k < n && a[k].tid == tid && a[k].start <= to) {
-        if (k % NEST_RUN == 0 && k + NEST_RUN <= n &&
-            (r->last_start[k / NEST_RUN] < os || r->first_end[k / NEST_RUN] > oe)) {
-            k += NEST_RUN;
+        size_t run = k / NEST_RUN; /* from any record of a run on: nothing of it nested, nothing of its rest */
+        if ((run + 1) * NEST_RUN <= n && (r->last_start[run] < os || r->first_end[run] > oe)) {
+            k = (run + 1) * NEST_RUN;
             continue;
         }
         if (k != own && nested_in(&a[k], &a[own]))
