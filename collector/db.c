@@ -513,6 +513,21 @@ int gt_db_set_process_text(struct gt_db *d, const char *column, const char *valu
     return set_process(d, column, 0, value ? value : "", 0);
 }
 
+/* PRAGMA journal_mode=DELETE; whether the file is in that mode now. */
+static int journal_now_delete(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    int done = 0;
+    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode=DELETE", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *mode = sqlite3_column_text(st, 0);
+        done = mode && !strcmp((const char *)mode, "delete");
+    }
+    sqlite3_finalize(st);
+    return done;
+}
+
 void gt_db_close(struct gt_db *d)
 {
     for (int i = 0; i < GT_ST_COUNT; i++)
@@ -528,7 +543,15 @@ void gt_db_close(struct gt_db *d)
          * no other connection holds the file (one file shared by several
          * processes stays in WAL): tried once, without waiting. */
         sqlite3_busy_handler(d->db, NULL, NULL);
-        sqlite3_exec(d->db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+        if (!journal_now_delete(d->db))
+            /* another connection holds the file (a process of a shared
+             * file, a reader): the log stays, and what this process wrote
+             * since the last checkpoint (all of a short run) would be in it
+             * alone, so that the file copied without its -wal lacked it,
+             * schema and all, if every process closed while another was
+             * there.  Copied into the file now, as far as no reader's
+             * snapshot holds it back; without waiting, as above. */
+            sqlite3_exec(d->db, "PRAGMA wal_checkpoint(PASSIVE)", NULL, NULL, NULL);
     }
     if (d->db)
         sqlite3_close(d->db);

@@ -121,4 +121,40 @@ else
   ok "run directory a link another user made: (needs root to make one; skipped)"
 fi
 
+# A file another connection holds when the process closes it (another
+# process of a --one-file run, a reader): the write-ahead log stays, and
+# what the process wrote since the last checkpoint (all of a short run,
+# schema and all) must be in the file itself too, so that the file copied
+# without its -wal holds the run.  The reader opens the file once the
+# tracer made it, reads (so that it holds the log's shared lock) and keeps
+# the connection open until the program has exited.
+rm -f "$tmp/held.db"*
+traced_to() { GPUTRACE_OUTPUT="$1" LD_PRELOAD="$lib" "$b/tests/apps/paced_calls" 1000 1 > "$tmp/paced"; }
+traced_to "$tmp/held.db" &
+app_pid=$!
+python3 -c 'import os, sqlite3, sys, time
+db = sys.argv[1]
+for _ in range(1000):
+    try:
+        if os.path.exists(db) and sqlite3.connect(db).execute("select count(*) from process").fetchone()[0]:
+            break
+    except sqlite3.Error:
+        pass
+    time.sleep(0.01)
+c = sqlite3.connect(db)
+c.execute("select count(*) from process").fetchone()
+sys.stdout.write("open\n"); sys.stdout.flush()
+while os.path.exists("/proc/" + sys.argv[2]):
+    time.sleep(0.02)
+cp = sys.argv[1] + ".copy"
+open(cp, "wb").write(open(db, "rb").read())
+c.close()' "$tmp/held.db" "$app_pid" > "$tmp/reader" &
+reader=$!
+wait $app_pid
+wait $reader
+calls=$(sed -n 's/^calls: //p' "$tmp/paced")
+expect "closed while a reader held the file: the file alone (no -wal) holds every call" \
+  "$(sqlite3 "$tmp/held.db.copy" "select (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block)
+    >= $calls from process" 2>&1):$(cat "$tmp/reader")" "1:open"
+
 finish
