@@ -216,11 +216,13 @@ static void gpu_block_row(sqlite3_stmt *s, void *ctx)
     }
 }
 
-/* A CUPTI API record, its times kept within bounds (model_ns). */
+/* A CUPTI API record, its times kept within bounds and its end not before
+ * its start (model_span, as a call's and a GPU operation's): the join's
+ * scan of the records nested in a call's own record bounds its window by
+ * a record's start lying before its end (correlate.c, claim_nested). */
 static void add_capi(struct loading *l, struct cupti_rec a)
 {
-    a.start = model_ns(a.start);
-    a.end = model_ns(a.end);
+    model_span(&a.start, &a.end);
     if (l->scan) {
         l->scan->capi(l->scan, a.start, a.end, a.corr);
         return;
