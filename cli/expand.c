@@ -102,6 +102,10 @@ static const struct block_kind kinds[] = {
       "GPU operation", 1, gt_gpu_block_valid, bind_gpu },
 };
 
+/* Who speaks in the messages: gputrace expand, or gputrace merge when
+ * it makes rows of the file it wrote (which it then removes on failure). */
+static const char *who = "gputrace expand", *undone = "nothing changed";
+
 /* SQLite's message, on one line: it may quote the file's schema, newlines
  * and whatever else its author put there included. */
 static const char *errmsg(sqlite3 *db)
@@ -116,7 +120,7 @@ static const char *errmsg(sqlite3 *db)
 
 static int fail(sqlite3 *db, const char *path, const char *what)
 {
-    fprintf(stderr, "gputrace expand: %s: %s: %s\n", path, what, db ? errmsg(db) : "out of memory");
+    fprintf(stderr, "%s: %s: %s: %s\n", who, path, what, db ? errmsg(db) : "out of memory");
     if (db) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         sqlite3_close(db);
@@ -135,11 +139,11 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
     if (sqlite3_prepare_v2(db, sql, -1, &sel, NULL) != SQLITE_OK) {
         if (k->optional)
             return 0;
-        fprintf(stderr, "gputrace expand: %s: not a gputrace database with %s blocks\n", path, k->what);
+        fprintf(stderr, "%s: %s: not a gputrace database with %s blocks\n", who, path, k->what);
         return 1;
     }
     if (sqlite3_prepare_v2(db, k->insert, -1, &ins, NULL) != SQLITE_OK) {
-        fprintf(stderr, "gputrace expand: %s: cannot insert: %s\n", path, errmsg(db));
+        fprintf(stderr, "%s: %s: cannot insert: %s\n", who, path, errmsg(db));
         sqlite3_finalize(sel);
         return 1;
     }
@@ -148,15 +152,14 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         const void *data = sqlite3_column_blob(sel, 3);
         int n = sqlite3_column_int(sel, 2);
         if (!k->valid(sqlite3_column_int(sel, 1), n, data, sqlite3_column_bytes(sel, 3))) {
-            fprintf(stderr, "gputrace expand: %s: a %s block of another format or damaged; nothing changed\n", path,
-                    k->what);
+            fprintf(stderr, "%s: %s: a %s block of another format or damaged; %s\n", who, path, k->what, undone);
             bad = 1;
             break;
         }
         for (int i = 0; i < n && !bad; i++) {
             k->bind(ins, label, sqlite3_column_int64(sel, 0), data, i);
             if (sqlite3_step(ins) != SQLITE_DONE) {
-                fprintf(stderr, "gputrace expand: %s: cannot insert: %s\n", path, errmsg(db));
+                fprintf(stderr, "%s: %s: cannot insert: %s\n", who, path, errmsg(db));
                 bad = 1;
             }
             sqlite3_reset(ins);
@@ -165,7 +168,7 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         (*blocks)++;
     }
     if (!bad && rc != SQLITE_DONE) {
-        fprintf(stderr, "gputrace expand: %s: cannot read the %s blocks: %s\n", path, k->what, errmsg(db));
+        fprintf(stderr, "%s: %s: cannot read the %s blocks: %s\n", who, path, k->what, errmsg(db));
         bad = 1;
     }
     sqlite3_finalize(sel);
@@ -174,7 +177,7 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         return 1;
     snprintf(sql, sizeof sql, "DELETE FROM %s", k->table);
     if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-        fprintf(stderr, "gputrace expand: %s: cannot finish: %s\n", path, errmsg(db));
+        fprintf(stderr, "%s: %s: cannot finish: %s\n", who, path, errmsg(db));
         return 1;
     }
     return 0;
@@ -191,16 +194,16 @@ static int refuse_untrusted(sqlite3 *db, const char *path)
     char why[512];
     int n = gt_guard_triggers(db, why, sizeof why);
     if (n < 0) {
-        fprintf(stderr, "gputrace expand: %s: cannot read the schema: %s\n", path, errmsg(db));
+        fprintf(stderr, "%s: %s: cannot read the schema: %s\n", who, path, errmsg(db));
         return -1;
     }
     if (n > 0) {
-        fprintf(stderr, "gputrace expand: %s: it has a trigger (%s), which gputrace never makes and expanding would"
-                        " run: nothing changed (DROP TRIGGER it first if it is yours)\n", path, why);
+        fprintf(stderr, "%s: %s: it has a trigger (%s), which gputrace never makes and expanding would"
+                        " run: %s (DROP TRIGGER it first if it is yours)\n", who, path, why, undone);
         return -1;
     }
     if (gt_guard_tables(db, expand_tables, why, sizeof why) != 0) {
-        fprintf(stderr, "gputrace expand: %s: not a gputrace database (%s): nothing changed\n", path, why);
+        fprintf(stderr, "%s: %s: not a gputrace database (%s): %s\n", who, path, why, undone);
         return -1;
     }
     return 0;
@@ -215,7 +218,12 @@ int gt_expand(const char *path)
 
 int gt_expand_quiet(const char *path)
 {
-    return expand(path, 1);
+    who = "gputrace merge";
+    undone = "the merged file not written";
+    int rc = expand(path, 1);
+    who = "gputrace expand";
+    undone = "nothing changed";
+    return rc;
 }
 
 static int expand(const char *path, int quiet)
@@ -223,7 +231,7 @@ static int expand(const char *path, int quiet)
     sqlite3 *db = NULL;
     char why[512];
     if (gt_guard_regular(path, why, sizeof why) != 0) {
-        fprintf(stderr, "gputrace expand: %s\n", why);
+        fprintf(stderr, "%s: %s\n", who, why);
         return 1;
     }
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)

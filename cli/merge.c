@@ -164,11 +164,15 @@ int gt_merge(const char *out, char *const *inputs, int n)
         bad = fail(db, "cannot create the tables", out);
     for (int k = 0; k < n && !bad; k++)
         bad = merge_one(db, inputs[k]);
+    /* the file's own name (OUT may be a URI, which SQLite was told to read) */
+    char path[4096];
+    const char *fn = sqlite3_db_filename(db, "main");
+    snprintf(path, sizeof path, "%s", fn && *fn ? fn : out);
     sqlite3_close(db);
     if (!bad)
-        bad = gt_expand_quiet(out);
+        bad = gt_expand_quiet(path);
     if (bad) {
-        unlink(out);
+        unlink(path);
         return 1;
     }
     printf("gputrace merge: %d database(s) into %s\n", n, out);

@@ -35,9 +35,10 @@ stored() { # rows and records in blocks of every file of RUN: "CALLS CUPTI GPU B
     (select count(*) from api_call_block) + (select count(*) from cupti_api_block) + (select count(*) from gpu_op_block)
     + (select count(*) from nvtx_range_block)"; done | awk -F'|' '{c += $1; a += $2; g += $3; k += $4} END {print c, a, g, k}'
 }
-read -r calls capis gpus blocks < <(stored "$tmp/run.db"/*.db)
+counts=$(stored "$tmp/run.db"/*.db)
+calls=${counts%% *} blocks=${counts##* }
 expect "the tracer stored its records in blocks" "$((blocks > 0))" 1
-expect "gputrace merge: every record a row, none left in a block" "$(stored "$tmp/merged.db")" "$calls $capis $gpus 0"
+expect "gputrace merge: every record a row, none left in a block" "$(stored "$tmp/merged.db")" "${counts% *} 0"
 expect "gputrace merge: the rows hold every call" "$(sqlite3 "$tmp/merged.db" "select count(*) from api_call")" "$calls"
 "$gt" merge "$tmp/merged.db" "$tmp/run.db" > /dev/null 2>&1
 expect "gputrace merge: an existing output refused" $? 1
@@ -156,6 +157,22 @@ sqlite3 "$tmp/nometa.db" "create table process(id integer primary key)"
 "$gt" merge "$tmp/m2.db" "$tmp/nometa.db" > /dev/null 2> "$tmp/err"
 expect "merge of a file without a meta table: not a gputrace database" \
   "$?:$(grep -c 'not a gputrace database' "$tmp/err"):$(grep -c 'schema version' "$tmp/err")" "1:1:0"
+# the output named as an SQLite URI (merge opens it as one): made, and its
+# blocks made rows in the file the URI names
+mkdir "$tmp/uri"
+counts=$(stored "$tmp/run.db"/*.db)
+calls=${counts%% *}
+"$gt" merge "file:$tmp/uri/m.db" "$tmp/run.db" > /dev/null 2> "$tmp/err"
+expect "merge into a file: URI: the file it names, every call a row" \
+  "$?:$(ls "$tmp/uri"):$(sqlite3 "$tmp/uri/m.db" "select count(*) from api_call")" "0:m.db:$calls"
+# an input with a damaged block: one line, in merge's name, no output left
+f=$(ls "$tmp/run.db"/*.db | head -n 1)
+cp "$f" "$tmp/badblock.db"
+sqlite3 "$tmp/badblock.db" "update api_call_block set format = 99 where rowid = (select min(rowid) from api_call_block)"
+"$gt" merge "$tmp/m3.db" "$tmp/badblock.db" > /dev/null 2> "$tmp/err"
+expect "merge of a file with a damaged block: one line in merge's name, the output not left" \
+  "$?:$(wc -l < "$tmp/err" | tr -d ' '):$(grep -c '^gputrace merge: .*damaged; the merged file not written' "$tmp/err"):$(test -e "$tmp/m3.db" && echo left || echo none)" \
+  "1:1:1:none"
 
 # signals: a program that counts its SIGINTs for 2 s
 cat > "$tmp/count.py" <<'PY'
