@@ -56,7 +56,7 @@ tap_py() {
 # once a file of RUN changed); nothing yet: a path sqlite3 cannot open (it
 # would make an empty file where the tracer makes its directory)
 has_blocks() {
-  [ "$(sqlite3 "file:$1?mode=ro" "select exists (select 1 from api_call_block) or exists (select 1 from nvtx_range_block)
+  [ "$(sqlite3 -readonly "$1" "select exists (select 1 from api_call_block) or exists (select 1 from nvtx_range_block)
     or exists (select 1 from cupti_api_block) or exists (select 1 from gpu_op_block)" 2> /dev/null)" = 1 ]
 }
 db_of() {
@@ -78,10 +78,11 @@ db_of() {
 # q RUN SQL: the query on RUN's records (db_of)
 q() { sqlite3 "$(db_of "$1")" "$2"; }
 # qr RUN SQL: the query on RUN's one file as the tracer stored it (blocks
-# and all): RUN itself, or the one database of a run directory
+# and all), read only: RUN itself, or the one database of a run directory
 qr() {
   if [ -d "$1" ]; then set -- "$1"/*.db "$2"; [ $# -eq 2 ] || { echo "qr: not one database" >&2; return 1; }; fi
-  sqlite3 "$1" "$2"
+  [ -f "$1" ] || { echo "qr: no database $1" >&2; return 1; }
+  sqlite3 -readonly "$1" "$2"
 }
 # qw FILE SQL: a change to FILE itself (a test's doctored input), its
 # blocks made rows first (gputrace expand) so that the change reaches
