@@ -197,8 +197,12 @@ int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *
     }
     sqlite3_busy_handler(d->db, on_busy, NULL);
     sqlite3_progress_handler(d->db, 1000, on_progress, NULL);
-    if (foreign(d->db, err, errlen) != 0 || gt_procfile_check(&pf, err, errlen) != 0)
+    if (foreign(d->db, err, errlen) != 0 || gt_procfile_check(&pf, err, errlen) != 0) {
+        /* not ours: closed as found (gt_db_close would turn a file in WAL
+         * mode back to a rollback journal, as it does its own) */
+        d->failed = 1;
         goto fail;
+    }
     char *msg = NULL;
     /* Switching to WAL takes an exclusive lock and does not wait for one:
      * when all ranks of a host open a new file at once, retry for a while.

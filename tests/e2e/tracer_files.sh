@@ -76,6 +76,16 @@ expect "foreign database: one line says it is not ours" \
   "$(grep -c '^gputrace: ' "$tmp/err"):$(grep -c 'database of another program' "$tmp/err")" "1:1"
 expect "foreign database: the file is unchanged, byte for byte" "$(cksum < "$tmp/t.db")" "$sum"
 expect "foreign database: no side files left" "$(ls "$tmp" | grep -c 't.db-')" 0
+# ... the same with one in WAL mode (as many programs keep theirs): its
+# journal mode is its own, not turned back as the tracer turns its own file
+rm -f "$tmp"/t.db*
+sqlite3 "$tmp/t.db" "pragma journal_mode = wal; create table accounts(id integer primary key, owner text);
+  insert into accounts values(1, 'ada');" > /dev/null
+sum=$(cksum < "$tmp/t.db")
+traced "$b/tests/apps/threads" 2 100 > "$tmp/out" 2> "$tmp/err"
+expect "foreign database in WAL mode: refused, the file unchanged byte for byte, still in WAL mode" \
+  "$?:$(grep -c 'database of another program' "$tmp/err"):$(cksum < "$tmp/t.db" | grep -c "^$sum\$"):$(sqlite3 "$tmp/t.db" 'pragma journal_mode')" \
+  "0:1:1:wal"
 # ... and a file that is no database at all
 printf 'twenty bytes of text' > "$tmp/t.db"
 traced "$b/tests/apps/threads" 2 100 > "$tmp/out" 2> "$tmp/err"
