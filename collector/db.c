@@ -517,19 +517,17 @@ int gt_db_set_process_text(struct gt_db *d, const char *column, const char *valu
     return set_process(d, column, 0, value ? value : "", 0);
 }
 
-/* PRAGMA journal_mode=DELETE; whether the file is in that mode now. */
-static int journal_now_delete(sqlite3 *db)
+/* PRAGMA journal_mode=DELETE: 0 once it answered (a file in WAL mode
+ * turned back; an in-memory one says its own mode), -1 when SQLite
+ * refused, as it does a file another connection holds in WAL mode. */
+static int leave_wal(sqlite3 *db)
 {
     sqlite3_stmt *st;
-    int done = 0;
     if (sqlite3_prepare_v2(db, "PRAGMA journal_mode=DELETE", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        const unsigned char *mode = sqlite3_column_text(st, 0);
-        done = mode && !strcmp((const char *)mode, "delete");
-    }
+        return -1;
+    int answered = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
-    return done;
+    return answered ? 0 : -1;
 }
 
 void gt_db_close(struct gt_db *d)
@@ -547,7 +545,7 @@ void gt_db_close(struct gt_db *d)
          * no other connection holds the file (one file shared by several
          * processes stays in WAL): tried once, without waiting. */
         sqlite3_busy_handler(d->db, NULL, NULL);
-        if (!journal_now_delete(d->db))
+        if (leave_wal(d->db) != 0)
             /* another connection holds the file (a process of a shared
              * file, a reader): the log stays, and what this process wrote
              * since the last checkpoint (all of a short run) would be in it
