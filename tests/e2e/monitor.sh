@@ -87,8 +87,22 @@ else
   grep -q "comm.straggler *rank 1 " "$tmp/rep"
   expect "slowdown: the report on it names rank 1 as the straggler" "$?" 0
   # each rank wrote its window at its own moment, some inside a collective
-  # the other had not entered yet: a collective in progress, no hang
-  expect "slowdown: no comm.hang in a window of ranks still running" "$(grep -c "comm.hang" "$tmp/rep")" 0
+  # the other had not entered yet: a collective in progress, no hang.  The
+  # report calls a wait of a second or more among running ranks a hang
+  # (viewer/analyse/analysis_comm.c, LIVE_HANG_NS), so the check holds
+  # where no rank stood still that long: on a loaded machine a rank (or its
+  # simulated GPU) descheduled for a second looks like one that never came
+  # (seen 1 run in 7 beside a sanitizer suite).  Stood still: the longest
+  # time between two calls' starts in a process, any thread.
+  still=$(q "$found" "select coalesce(max(s - p), 0) from (select start_ns s, lag(start_ns)
+    over (partition by process_id order by start_ns) p from api_call)")
+  note "slowdown: the longest a rank of the window made no call: $((${still:-0} / 1000000)) ms"
+  if [ "${still:-0}" -ge 900000000 ]; then
+    skip "slowdown: no comm.hang in a window of ranks still running" \
+      "a rank made no call for $((still / 1000000)) ms (a loaded machine)"
+  else
+    expect "slowdown: no comm.hang in a window of ranks still running" "$(grep -c "comm.hang" "$tmp/rep")" 0
+  fi
 fi
 steps=$(for f in "$r"/*.db; do field "$f" "select sum(n) from mon_step"; done | sort -u | tr '\n' ' ')
 expect "slowdown: each rank's file holds its steps (from the third train_step on)" "$steps" "148 "
