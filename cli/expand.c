@@ -102,9 +102,12 @@ static const struct block_kind kinds[] = {
       "GPU operation", 1, gt_gpu_block_valid, bind_gpu },
 };
 
-/* Who speaks in the messages: gputrace expand, or gputrace merge when
- * it makes rows of the file it wrote (which it then removes on failure). */
-static const char *who = "gputrace expand", *undone = "nothing changed";
+/* Who speaks in the messages, what a failure leaves, and whether success
+ * is told: gputrace expand's own, or gputrace merge's when it makes rows
+ * of the file it wrote (which it removes on failure). */
+struct voice { const char *who, *undone; int quiet; };
+static const struct voice as_expand = { "gputrace expand", "nothing changed", 0 },
+                          as_merge = { "gputrace merge", "the merged file not written", 1 };
 
 /* SQLite's message, on one line: it may quote the file's schema, newlines
  * and whatever else its author put there included. */
@@ -118,9 +121,9 @@ static const char *errmsg(sqlite3 *db)
     return buf;
 }
 
-static int fail(sqlite3 *db, const char *path, const char *what)
+static int fail(const struct voice *v, sqlite3 *db, const char *path, const char *what)
 {
-    fprintf(stderr, "%s: %s: %s: %s\n", who, path, what, db ? errmsg(db) : "out of memory");
+    fprintf(stderr, "%s: %s: %s: %s\n", v->who, path, what, db ? errmsg(db) : "out of memory");
     if (db) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         sqlite3_close(db);
@@ -130,8 +133,8 @@ static int fail(sqlite3 *db, const char *path, const char *what)
 
 /* Turns the blocks of one kind into rows; returns 0, or 1 after saying why
  * (the caller rolls back). */
-static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k, sqlite3_stmt *label,
-                       long long *rows, long long *blocks)
+static int expand_kind(const struct voice *v, sqlite3 *db, const char *path, const struct block_kind *k,
+                       sqlite3_stmt *label, long long *rows, long long *blocks)
 {
     sqlite3_stmt *sel = NULL, *ins = NULL;
     char sql[96];
@@ -139,11 +142,11 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
     if (sqlite3_prepare_v2(db, sql, -1, &sel, NULL) != SQLITE_OK) {
         if (k->optional)
             return 0;
-        fprintf(stderr, "%s: %s: not a gputrace database with %s blocks\n", who, path, k->what);
+        fprintf(stderr, "%s: %s: not a gputrace database with %s blocks\n", v->who, path, k->what);
         return 1;
     }
     if (sqlite3_prepare_v2(db, k->insert, -1, &ins, NULL) != SQLITE_OK) {
-        fprintf(stderr, "%s: %s: cannot insert: %s\n", who, path, errmsg(db));
+        fprintf(stderr, "%s: %s: cannot insert: %s\n", v->who, path, errmsg(db));
         sqlite3_finalize(sel);
         return 1;
     }
@@ -152,14 +155,15 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         const void *data = sqlite3_column_blob(sel, 3);
         int n = sqlite3_column_int(sel, 2);
         if (!k->valid(sqlite3_column_int(sel, 1), n, data, sqlite3_column_bytes(sel, 3))) {
-            fprintf(stderr, "%s: %s: a %s block of another format or damaged; %s\n", who, path, k->what, undone);
+            fprintf(stderr, "%s: %s: a %s block of another format or damaged; %s\n", v->who, path, k->what,
+                    v->undone);
             bad = 1;
             break;
         }
         for (int i = 0; i < n && !bad; i++) {
             k->bind(ins, label, sqlite3_column_int64(sel, 0), data, i);
             if (sqlite3_step(ins) != SQLITE_DONE) {
-                fprintf(stderr, "%s: %s: cannot insert: %s\n", who, path, errmsg(db));
+                fprintf(stderr, "%s: %s: cannot insert: %s\n", v->who, path, errmsg(db));
                 bad = 1;
             }
             sqlite3_reset(ins);
@@ -168,7 +172,7 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         (*blocks)++;
     }
     if (!bad && rc != SQLITE_DONE) {
-        fprintf(stderr, "%s: %s: cannot read the %s blocks: %s\n", who, path, k->what, errmsg(db));
+        fprintf(stderr, "%s: %s: cannot read the %s blocks: %s\n", v->who, path, k->what, errmsg(db));
         bad = 1;
     }
     sqlite3_finalize(sel);
@@ -177,7 +181,7 @@ static int expand_kind(sqlite3 *db, const char *path, const struct block_kind *k
         return 1;
     snprintf(sql, sizeof sql, "DELETE FROM %s", k->table);
     if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
-        fprintf(stderr, "%s: %s: cannot finish: %s\n", who, path, errmsg(db));
+        fprintf(stderr, "%s: %s: cannot finish: %s\n", v->who, path, errmsg(db));
         return 1;
     }
     return 0;
@@ -189,58 +193,53 @@ static const char *const expand_tables[] = { "api_call_block", "nvtx_range_block
 
 /* 0 if the file holds nothing of its own that expanding would run; else
  * -1 after one line saying what. */
-static int refuse_untrusted(sqlite3 *db, const char *path)
+static int refuse_untrusted(const struct voice *v, sqlite3 *db, const char *path)
 {
     char why[512];
     int n = gt_guard_triggers(db, why, sizeof why);
     if (n < 0) {
-        fprintf(stderr, "%s: %s: cannot read the schema: %s\n", who, path, errmsg(db));
+        fprintf(stderr, "%s: %s: cannot read the schema: %s\n", v->who, path, errmsg(db));
         return -1;
     }
     if (n > 0) {
         fprintf(stderr, "%s: %s: it has a trigger (%s), which gputrace never makes and expanding would"
-                        " run: %s (DROP TRIGGER it first if it is yours)\n", who, path, why, undone);
+                        " run: %s (DROP TRIGGER it first if it is yours)\n", v->who, path, why, v->undone);
         return -1;
     }
     if (gt_guard_tables(db, expand_tables, why, sizeof why) != 0) {
-        fprintf(stderr, "%s: %s: not a gputrace database (%s): %s\n", who, path, why, undone);
+        fprintf(stderr, "%s: %s: not a gputrace database (%s): %s\n", v->who, path, why, v->undone);
         return -1;
     }
     return 0;
 }
 
-static int expand(const char *path, int quiet);
+static int expand(const char *path, const struct voice *v);
 
 int gt_expand(const char *path)
 {
-    return expand(path, 0);
+    return expand(path, &as_expand);
 }
 
 int gt_expand_quiet(const char *path)
 {
-    who = "gputrace merge";
-    undone = "the merged file not written";
-    int rc = expand(path, 1);
-    who = "gputrace expand";
-    undone = "nothing changed";
-    return rc;
+    return expand(path, &as_merge);
 }
 
-static int expand(const char *path, int quiet)
+static int expand(const char *path, const struct voice *v)
 {
     sqlite3 *db = NULL;
     char why[512];
     if (gt_guard_regular(path, why, sizeof why) != 0) {
-        fprintf(stderr, "%s: %s\n", who, why);
+        fprintf(stderr, "%s: %s\n", v->who, why);
         return 1;
     }
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
-        return fail(db, path, "cannot open");
+        return fail(v, db, path, "cannot open");
     gt_guard_connection(db);
     sqlite3_busy_timeout(db, 10000);
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-        return fail(db, path, "cannot lock");
-    if (refuse_untrusted(db, path) != 0) {
+        return fail(v, db, path, "cannot lock");
+    if (refuse_untrusted(v, db, path) != 0) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         sqlite3_close(db);
         return 1;
@@ -250,7 +249,7 @@ static int expand(const char *path, int quiet)
     enum { NKINDS = sizeof kinds / sizeof *kinds };
     long long rows[NKINDS] = { 0 }, blocks[NKINDS] = { 0 };
     for (size_t k = 0; k < NKINDS; k++)
-        if (expand_kind(db, path, &kinds[k], label, &rows[k], &blocks[k]) != 0) {
+        if (expand_kind(v, db, path, &kinds[k], label, &rows[k], &blocks[k]) != 0) {
             sqlite3_finalize(label);
             sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
             sqlite3_close(db);
@@ -258,9 +257,9 @@ static int expand(const char *path, int quiet)
         }
     sqlite3_finalize(label);
     if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-        return fail(db, path, "cannot finish");
+        return fail(v, db, path, "cannot finish");
     sqlite3_close(db);
-    if (!quiet)
+    if (!v->quiet)
         printf("gputrace expand: %s: %lld calls from %lld blocks are now api_call rows, %lld NVTX ranges and marks from"
            " %lld blocks nvtx_range rows, %lld CUPTI API records from %lld blocks cupti_api rows, %lld GPU operations"
            " from %lld blocks gpu_op rows\n", path, rows[0], blocks[0], rows[1], blocks[1], rows[2], blocks[2], rows[3],
