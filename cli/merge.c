@@ -142,10 +142,25 @@ static int merge_one(sqlite3 *db, const char *path)
     return bad;
 }
 
-int gt_merge(const char *out, char *const *inputs, int n)
+/* Whether OUT names a file that exists: OUT itself, or the file it names
+ * as SQLite reads it (the output is opened with URIs allowed, for the
+ * inputs' read-only ATTACH: "file:/x/m.db" names /x/m.db). */
+static int exists(const char *out)
 {
     struct stat st;
-    if (lstat(out, &st) == 0) {
+    if (lstat(out, &st) == 0)
+        return 1;
+    sqlite3 *probe = NULL;
+    int rc = sqlite3_open_v2(out, &probe, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    const char *fn = rc == SQLITE_OK ? sqlite3_db_filename(probe, "main") : NULL;
+    int there = fn && *fn && lstat(fn, &st) == 0;
+    sqlite3_close(probe);
+    return there;
+}
+
+int gt_merge(const char *out, char *const *inputs, int n)
+{
+    if (exists(out)) {
         fprintf(stderr, "gputrace merge: %s exists; name a new file\n", out);
         return 1;
     }

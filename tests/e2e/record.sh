@@ -165,6 +165,14 @@ calls=${counts%% *}
 "$gt" merge "file:$tmp/uri/m.db" "$tmp/run.db" > /dev/null 2> "$tmp/err"
 expect "merge into a file: URI: the file it names, every call a row" \
   "$?:$(ls "$tmp/uri"):$(sqlite3 "$tmp/uri/m.db" "select count(*) from api_call")" "0:m.db:$calls"
+# ... and a URI naming a file that exists (a user's database): refused as
+# a plain name is, the file untouched (it was written into, and a failure
+# would have removed it)
+sqlite3 "$tmp/uri/mine.db" "create table accounts(id integer primary key); insert into accounts values(7)"
+sum=$(cksum < "$tmp/uri/mine.db")
+"$gt" merge "file:$tmp/uri/mine.db" "$tmp/run.db" > /dev/null 2> "$tmp/err"
+expect "merge into a file: URI naming an existing file: refused, the file unchanged" \
+  "$?:$(grep -c 'exists; name a new file' "$tmp/err"):$(cksum < "$tmp/uri/mine.db" | grep -c "^$sum\$")" "1:1:1"
 # an input with a damaged block: one line, in merge's name, no output left
 f=$(ls "$tmp/run.db"/*.db | head -n 1)
 cp "$f" "$tmp/badblock.db"
