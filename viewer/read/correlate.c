@@ -218,7 +218,6 @@ static void claim_nested(struct cupti_rec *a, size_t n, size_t own, struct moves
     }
 }
 
-
 /* Matches each wrapped call not joined by id to the CUPTI API record made
  * inside it (same thread, contained in time within the slack), and marks
  * the records nested in a wrapped call as claimed too. */

@@ -269,20 +269,21 @@ static void calls(struct writer *w, const struct model *m, size_t pi, const stru
 
 /* A start/end range (it may cross others: Perfetto would drop a complete
  * slice that crosses another on its track) as an async slice of its
- * process, begun on its thread: "b" here, its "e" written by the caller
- * after the args.  Perfetto puts each async slice that overlaps another on
- * a track of its own, by (category, id): the id is the range's index in
- * its process, so it is given as id2.local, which Perfetto scopes to the
- * process (a plain "id" is global: two ranks' ranges of one name and
- * index would share a track). */
-static void async_begin(struct writer *w, const struct model *m, const struct proc *p, int pid, long long tid,
-                        const char *name, size_t id, int64_t start)
+ * process, begun on its thread: its "b" and its "e" events, each left
+ * open for the caller (the "b"'s args, the "e"'s closing brace).
+ * Perfetto puts each async slice that overlaps another on a track of its
+ * own, by (category, id): the id is the range's index in its process, so
+ * it is given as id2.local, which Perfetto scopes to the process (a plain
+ * "id" is global: two ranks' ranges of one name and index would share a
+ * track). */
+static void async_event(struct writer *w, const struct model *m, const struct proc *p, char ph, int pid,
+                        long long tid, const char *name, size_t id, int64_t at)
 {
     chrome_begin_event(w);
-    fputs("{\"ph\":\"b\",\"name\":", w->out);
+    fprintf(w->out, "{\"ph\":\"%c\",\"name\":", ph);
     json_string(w->out, name);
     fprintf(w->out, ",\"cat\":\"nvtx\",\"id2\":{\"local\":\"r%zu\"},\"pid\":%d,\"tid\":%lld,\"ts\":", id, pid, tid);
-    ts(w->out, model_aligned(m, p, start));
+    ts(w->out, model_aligned(m, p, at));
 }
 
 /* NVTX ranges as slices on the thread that opened them (a range never
@@ -296,7 +297,7 @@ static void ranges(struct writer *w, const struct model *m, size_t pi)
         const char *name = *model_label(p, r->name) ? model_label(p, r->name) : "(unnamed range)";
         long long tid = thread_tid(w, pi, r->tid);
         if (r->crossable)
-            async_begin(w, m, p, pid, tid, name, i, r->start);
+            async_event(w, m, p, 'b', pid, tid, name, i, r->start);
         else
             slice(w, m, p, pid, tid, name, "nvtx", r->start, r->end);
         fputs(",\"args\":{\"domain\":", w->out);
@@ -309,12 +310,7 @@ static void ranges(struct writer *w, const struct model *m, size_t pi)
         }
         fputs("}}", w->out);
         if (r->crossable) {
-            chrome_begin_event(w);
-            fputs("{\"ph\":\"e\",\"name\":", w->out);
-            json_string(w->out, name);
-            fprintf(w->out, ",\"cat\":\"nvtx\",\"id2\":{\"local\":\"r%zu\"},\"pid\":%d,\"tid\":%lld,\"ts\":", i,
-                    pid, tid);
-            ts(w->out, model_aligned(m, p, r->end > r->start ? r->end : r->start));
+            async_event(w, m, p, 'e', pid, tid, name, i, r->end > r->start ? r->end : r->start);
             fputs("}", w->out);
         }
     }
