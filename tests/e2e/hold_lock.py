@@ -3,21 +3,48 @@
 opened it), takes its write lock, as another process of a --one-file run
 does, and holds it for SECONDS; prints "held S" (the seconds held), or
 "never" if the file was not there within 10 s.  For the tests of the
-writer's stalls (tests/e2e/tracer_stall.sh, tracer_stress.sh)."""
+writer's stalls (tests/e2e/tracer_stall.sh, tracer_stress.sh).
+
+hold_lock.py --open DB PID COPY: once DB holds its process row, opens a
+connection and reads (so that it holds the write-ahead log's shared
+lock), prints "open", and keeps it open until process PID has exited;
+then copies DB alone (without its -wal) to COPY, and only then closes.
+For the close of a file another connection holds (tracer_files.sh)."""
 import os
 import sqlite3
 import sys
 import time
 
+
+def wait_for_process_row(db):
+    """Whether DB held a process row within 10 s."""
+    for _ in range(1000):
+        try:
+            if os.path.exists(db) and sqlite3.connect(db).execute("select count(*) from process").fetchone()[0]:
+                return True
+        except sqlite3.Error:
+            pass
+        time.sleep(0.01)
+    return False
+
+
+if sys.argv[1] == "--open":
+    db, pid, copy = sys.argv[2], sys.argv[3], sys.argv[4]
+    if not wait_for_process_row(db):
+        print("never")
+        sys.exit(0)
+    c = sqlite3.connect(db)
+    c.execute("select count(*) from process").fetchone()
+    print("open", flush=True)
+    while os.path.exists("/proc/" + pid):
+        time.sleep(0.02)
+    with open(db, "rb") as src, open(copy, "wb") as dst:
+        dst.write(src.read())
+    c.close()
+    sys.exit(0)
+
 db, secs = sys.argv[1], float(sys.argv[2])
-for _ in range(1000):
-    try:
-        if os.path.exists(db) and sqlite3.connect(db).execute("select count(*) from process").fetchone()[0]:
-            break
-    except sqlite3.Error:
-        pass
-    time.sleep(0.01)
-else:
+if not wait_for_process_row(db):
     print("never")
     sys.exit(0)
 c = sqlite3.connect(db, timeout=20, isolation_level=None)

@@ -135,30 +135,13 @@ fi
 # process of a --one-file run, a reader): the write-ahead log stays, and
 # what the process wrote since the last checkpoint (all of a short run,
 # schema and all) must be in the file itself too, so that the file copied
-# without its -wal holds the run.  The reader opens the file once the
-# tracer made it, reads (so that it holds the log's shared lock) and keeps
-# the connection open until the program has exited.
+# without its -wal holds the run.  The reader (hold_lock.py --open) holds
+# a connection from when the tracer made the file until the program has
+# exited, and copies the file alone before it lets go.
 rm -f "$tmp/held.db"*
-traced_to() { GPUTRACE_OUTPUT="$1" LD_PRELOAD="$lib" "$b/tests/apps/paced_calls" 1000 1 > "$tmp/paced"; }
-traced_to "$tmp/held.db" &
+GPUTRACE_OUTPUT="$tmp/held.db" LD_PRELOAD="$lib" "$b/tests/apps/paced_calls" 1000 1 > "$tmp/paced" &
 app_pid=$!
-python3 -c 'import os, sqlite3, sys, time
-db = sys.argv[1]
-for _ in range(1000):
-    try:
-        if os.path.exists(db) and sqlite3.connect(db).execute("select count(*) from process").fetchone()[0]:
-            break
-    except sqlite3.Error:
-        pass
-    time.sleep(0.01)
-c = sqlite3.connect(db)
-c.execute("select count(*) from process").fetchone()
-sys.stdout.write("open\n"); sys.stdout.flush()
-while os.path.exists("/proc/" + sys.argv[2]):
-    time.sleep(0.02)
-cp = sys.argv[1] + ".copy"
-open(cp, "wb").write(open(db, "rb").read())
-c.close()' "$tmp/held.db" "$app_pid" > "$tmp/reader" &
+python3 "${top_srcdir:-.}/tests/e2e/hold_lock.py" --open "$tmp/held.db" "$app_pid" "$tmp/held.db.copy" > "$tmp/reader" &
 reader=$!
 wait $app_pid
 wait $reader
