@@ -126,8 +126,9 @@ def record(path, bulk_after):
                     os.path.join(b, "tests/sim/gpusim-run"), "-n", "2", os.path.join(b, "tests/apps/train_demo")],
                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     # one self-contained file, to copy and to damage byte by byte: what the
-    # tracer left in its write-ahead log (a slow exit under the sanitizers
-    # left even the schema there) checkpointed into it, the log gone
+    # tracer left in its write-ahead log checkpointed into it, the log gone
+    # (two ranks closing the shared file at once each leave the log; before
+    # the tracer checkpointed at such a close, even the schema was in it)
     with sqlite3.connect(path) as con:
         con.execute("pragma journal_mode = delete")
     con.close()
