@@ -85,13 +85,18 @@ static void held_sub(size_t n)
 /* The buffers are mapped, not from malloc: CUPTI asks for them from
  * whichever thread makes a record, so malloc took them from as many arenas,
  * which kept the freed ones each (16 threads flat out: 34 MiB resident for
- * a budget of 16).  Unmapped when stored, so what held_bytes counts is
- * what they take; the last two full ones are kept for reuse. */
+ * a budget of 16).  Unmapped when stored, but for the last two whole ones
+ * (full, or part-filled and kept whole: keep_whole), kept for CUPTI's next
+ * requests.  held_bytes counts every buffer of ours from its mapping to
+ * its unmapping, those kept included, so that they are inside the budget;
+ * a request takes a kept one first, so they never make one refused. */
 #define BUF_POOL 2
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *pool[BUF_POOL];
 static int pool_n;
 
+/* A buffer for CUPTI: a kept one, else a fresh one if the budget has room
+ * for it; NULL if not. */
 static uint8_t *buf_get(void)
 {
     uint8_t *p = NULL;
@@ -101,10 +106,18 @@ static uint8_t *buf_get(void)
     pthread_mutex_unlock(&pool_lock);
     if (p)
         return p;
+    if (atomic_fetch_add(&held_bytes, BUF_BYTES) + BUF_BYTES > GT_MEM_CUPTI_BYTES) {
+        held_sub(BUF_BYTES);
+        return NULL;
+    }
     p = mmap(NULL, BUF_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    if (p != MAP_FAILED)
+        return p;
+    held_sub(BUF_BYTES);
+    return NULL;
 }
 
+/* A buffer of bytes (as held_bytes counts it) done with: kept, or unmapped. */
 static void buf_put(uint8_t *p, size_t bytes)
 {
     if (bytes == BUF_BYTES) {
@@ -117,6 +130,27 @@ static void buf_put(uint8_t *p, size_t bytes)
             return;
     }
     munmap(p, bytes);
+    held_sub(bytes);
+}
+
+/* Whether a part-filled buffer (a flush's) is kept whole rather than cut:
+ * when it can go back to the pool once stored and our buffers (CUPTI's,
+ * queued, kept) are well within the budget.  The writer flushes CUPTI at
+ * every commit, so at a steady rate every buffer comes back part-filled:
+ * cut, it cost an unmap of its tail, an unmap of the rest once stored
+ * (each a TLB flush on every CPU the process ran on) and a fresh map that
+ * takes a page fault for every 4 KiB CUPTI writes next; kept, the next
+ * request reuses its pages.
+ * Past half the budget (a flush of many streams' buffers at once) they
+ * are cut as before, so that CUPTI is not refused buffers. */
+static int keep_whole(size_t size)
+{
+    if (size != BUF_BYTES || atomic_load(&held_bytes) > GT_MEM_CUPTI_BYTES / 2)
+        return 0;
+    pthread_mutex_lock(&pool_lock);
+    int room = pool_n < BUF_POOL;
+    pthread_mutex_unlock(&pool_lock);
+    return room;
 }
 
 /* A part-filled buffer cut, in place, to the pages that hold its records. */
@@ -136,13 +170,7 @@ static uint64_t CUPTIAPI timestamp(void)
 
 static void CUPTIAPI on_request(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    uint8_t *p = NULL;
-    if (atomic_load(&queued_bytes) < MAX_QUEUED_BYTES) {
-        if (atomic_fetch_add(&held_bytes, BUF_BYTES) + BUF_BYTES > GT_MEM_CUPTI_BYTES || (p = buf_get()) == NULL) {
-            p = NULL;
-            atomic_fetch_sub(&held_bytes, BUF_BYTES);
-        }
-    }
+    uint8_t *p = atomic_load(&queued_bytes) < MAX_QUEUED_BYTES ? buf_get() : NULL;
     *buffer = p;
     *size = p ? BUF_BYTES : 0;
     *max_records = 0;
@@ -159,11 +187,10 @@ static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer
             n++;
         atomic_fetch_add(&dropped_total, n);
         buf_put(buffer, size);
-        held_sub(size);
         return;
     }
     size_t bytes = size;
-    if (valid < size / 2) { /* ours now: keep only what holds records */
+    if (valid < size / 2 && !keep_whole(size)) { /* ours now: keep only what holds records */
         bytes = buf_cut(buffer, size, valid);
         held_sub(size - bytes);
     }
@@ -356,8 +383,8 @@ void gt_cupti_forget_after_fork(void)
     pthread_mutex_init(&queue_lock, NULL);
     q_head = q_tail = NULL; /* the parent's buffers are the parent's */
     atomic_store(&queued_bytes, 0);
-    atomic_store(&held_bytes, 0);
     pthread_mutex_init(&pool_lock, NULL);
+    atomic_store(&held_bytes, (size_t)pool_n * BUF_BYTES); /* the kept ones are the child's copies */
 }
 
 /* ---- parsing, on the writer thread -------------------------------------- */
@@ -594,7 +621,6 @@ size_t gt_cupti_drain_one(struct gt_db *db, int bulk, int bulk_after)
     flush_capi_block(db);
     flush_gpu_block(db);
     buf_put(q->buf, q->bytes);
-    held_sub(q->bytes);
     free(q);
     return n + 1; /* not 0: a buffer (even an empty one) was taken */
 }

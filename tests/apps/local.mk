@@ -85,6 +85,11 @@ check_LTLIBRARIES += tests/apps/libcount_syncs.la
 tests_apps_libcount_syncs_la_SOURCES = tests/apps/count_syncs.c
 tests_apps_libcount_syncs_la_LIBADD = -ldl
 tests_apps_libcount_syncs_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps
+# counts a process's fresh mappings of one size (tests/e2e/tracer_cupti_buffers.sh)
+check_LTLIBRARIES += tests/apps/libcount_maps.la
+tests_apps_libcount_maps_la_SOURCES = tests/apps/count_maps.c
+tests_apps_libcount_maps_la_LIBADD = -ldl
+tests_apps_libcount_maps_la_LDFLAGS = -module -avoid-version -shared -rpath $(abs_builddir)/tests/apps
 # sees a process's closes of pipes and its dlcloses (tests/e2e/tracer_own_closes.sh)
 check_LTLIBRARIES += tests/apps/libfd_tracker.la
 tests_apps_libfd_tracker_la_SOURCES = tests/apps/fd_tracker.c

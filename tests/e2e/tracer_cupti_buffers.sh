@@ -1,0 +1,29 @@
+#!/bin/sh
+# tracer_cupti_buffers.sh: the tracer's CUPTI buffers are reused from one
+# commit to the next.  The writer flushes CUPTI at every commit, so at a
+# steady rate each buffer comes back part-filled; it used to be cut and
+# unmapped, and CUPTI's next request got a freshly mapped 4 MiB buffer
+# (a page fault for every 4 KiB CUPTI wrote into it, two unmaps, each a
+# TLB flush on every CPU): one fresh map per commit.  A library preloaded
+# beside the tracer counts the fresh maps of that size.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+export GPUTRACE_QUIET=1 GPUTRACE_ONE_FILE=1
+lib="$b/.libs/libgputrace.so"
+shim="$b/tests/apps/.libs/libcount_maps.so"
+# 4 MiB: BUF_BYTES in collector/cupti_sub.c
+export COUNT_MAPS_BYTES=4194304
+# untraced, the program maps no such buffer (the count is the tracer's)
+COUNT_MAPS_OUT="$tmp/plain" LD_PRELOAD="$shim" "$b/tests/apps/paced_calls" 500 0.2 > /dev/null
+expect "untraced: no 4 MiB map" "$(cat "$tmp/plain")" "maps: 0"
+# a commit every 20 ms for a second, each with CUPTI's records flushed:
+# about 50 part-filled buffers, none near the tracer's memory budget
+COUNT_MAPS_OUT="$tmp/traced" GPUTRACE_FLUSH_MS=20 GPUTRACE_OUTPUT="$tmp/t.db" LD_PRELOAD="$lib $shim" \
+  "$b/tests/apps/paced_calls" 2000 1 > "$tmp/out"
+expect "the program ran" "$?" 0
+expect "every call's CUPTI record stored" "$(qr "$tmp/t.db" "select (select coalesce(sum(n), 0) from cupti_api_block)
+  + (select count(*) from cupti_api) >= 2000")" 1
+maps=$(sed -n 's/^maps: //p' "$tmp/traced")
+expect "CUPTI's buffers mapped once or twice, then reused (was one per commit)" \
+  "$([ -n "$maps" ] && [ "$maps" -ge 1 ] && [ "$maps" -le 3 ] && echo ok || echo "maps: $maps")" ok
+finish
