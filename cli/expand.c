@@ -102,12 +102,16 @@ static const struct block_kind kinds[] = {
       "GPU operation", 1, gt_gpu_block_valid, bind_gpu },
 };
 
-/* Who speaks in the messages, what a failure leaves, and whether success
- * is told: gputrace expand's own, or gputrace merge's when it makes rows
- * of the file it wrote (which it removes on failure). */
-struct voice { const char *who, *undone; int quiet; };
-static const struct voice as_expand = { "gputrace expand", "nothing changed", 0 },
-                          as_merge = { "gputrace merge", "the merged file not written", 1 };
+/* Who speaks in the messages, what a failure leaves, whether success is
+ * told, and what becomes of a block that cannot be read (another format,
+ * or damaged): gputrace expand's own (it refuses, the user's file
+ * unchanged), or gputrace merge's when it makes rows of the file it wrote
+ * (the block is kept as it is, as the input held it, and said: the merge
+ * loses nothing the inputs hold, and the report judges the block as it
+ * would in the input). */
+struct voice { const char *who, *undone; int quiet, keep_unread; };
+static const struct voice as_expand = { "gputrace expand", "nothing changed", 0, 0 },
+                          as_merge = { "gputrace merge", "the merged file not written", 1, 1 };
 
 /* SQLite's message, on one line: it may quote the file's schema, newlines
  * and whatever else its author put there included. */
@@ -131,6 +135,18 @@ static int fail(const struct voice *v, sqlite3 *db, const char *path, const char
     return 1;
 }
 
+/* Marks block rowid of the kind being expanded to be left in its table. */
+static int keep_block(sqlite3 *db, sqlite3_int64 rowid)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO temp.kept_block VALUES(?)", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, rowid);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Turns the blocks of one kind into rows; returns 0, or 1 after saying why
  * (the caller rolls back). */
 static int expand_kind(const struct voice *v, sqlite3 *db, const char *path, const struct block_kind *k,
@@ -138,7 +154,7 @@ static int expand_kind(const struct voice *v, sqlite3 *db, const char *path, con
 {
     sqlite3_stmt *sel = NULL, *ins = NULL;
     char sql[96];
-    snprintf(sql, sizeof sql, "SELECT process_id, format, n, data FROM %s", k->table);
+    snprintf(sql, sizeof sql, "SELECT process_id, format, n, data, rowid FROM %s", k->table);
     if (sqlite3_prepare_v2(db, sql, -1, &sel, NULL) != SQLITE_OK) {
         if (k->optional)
             return 0;
@@ -151,10 +167,19 @@ static int expand_kind(const struct voice *v, sqlite3 *db, const char *path, con
         return 1;
     }
     int rc, bad = 0;
+    long long kept = 0;
     while (!bad && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
         const void *data = sqlite3_column_blob(sel, 3);
         int n = sqlite3_column_int(sel, 2);
         if (!k->valid(sqlite3_column_int(sel, 1), n, data, sqlite3_column_bytes(sel, 3))) {
+            if (v->keep_unread) { /* left in its table: the DELETE below spares it */
+                if (keep_block(db, sqlite3_column_int64(sel, 4)) != 0) {
+                    fprintf(stderr, "%s: %s: cannot keep a block: %s\n", v->who, path, errmsg(db));
+                    bad = 1;
+                }
+                kept++;
+                continue;
+            }
             fprintf(stderr, "%s: %s: a %s block of another format or damaged; %s\n", v->who, path, k->what,
                     v->undone);
             bad = 1;
@@ -179,11 +204,18 @@ static int expand_kind(const struct voice *v, sqlite3 *db, const char *path, con
     sqlite3_finalize(ins);
     if (bad)
         return 1;
-    snprintf(sql, sizeof sql, "DELETE FROM %s", k->table);
-    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+    if (kept)
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE rowid NOT IN (SELECT r FROM temp.kept_block)", k->table);
+    else
+        snprintf(sql, sizeof sql, "DELETE FROM %s", k->table);
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, "DELETE FROM temp.kept_block", NULL, NULL, NULL) != SQLITE_OK) {
         fprintf(stderr, "%s: %s: cannot finish: %s\n", v->who, path, errmsg(db));
         return 1;
     }
+    if (kept)
+        fprintf(stderr, "%s: %s: %lld %s block(s) of another format or damaged: kept as they are, not made"
+                        " rows\n", v->who, path, kept, k->what);
     return 0;
 }
 
@@ -244,6 +276,8 @@ static int expand(const char *path, const struct voice *v)
         sqlite3_close(db);
         return 1;
     }
+    if (sqlite3_exec(db, "CREATE TEMP TABLE kept_block(r INTEGER PRIMARY KEY)", NULL, NULL, NULL) != SQLITE_OK)
+        return fail(v, db, path, "cannot begin");
     sqlite3_stmt *label = NULL;
     sqlite3_prepare_v2(db, "SELECT value FROM label WHERE process_id = ? AND id = ?", -1, &label, NULL);
     enum { NKINDS = sizeof kinds / sizeof *kinds };

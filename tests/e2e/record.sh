@@ -173,14 +173,26 @@ sum=$(cksum < "$tmp/uri/mine.db")
 "$gt" merge "file:$tmp/uri/mine.db" "$tmp/run.db" > /dev/null 2> "$tmp/err"
 expect "merge into a file: URI naming an existing file: refused, the file unchanged" \
   "$?:$(grep -c 'exists; name a new file' "$tmp/err"):$(cksum < "$tmp/uri/mine.db" | grep -c "^$sum\$")" "1:1:1"
-# an input with a damaged block: one line, in merge's name, no output left
+# an input with a block that cannot be read (another format, or damaged):
+# the merge loses nothing, the block is kept as it is, the rest made rows,
+# and one line in merge's name says so
 f=$(ls "$tmp/run.db"/*.db | head -n 1)
 cp "$f" "$tmp/badblock.db"
 sqlite3 "$tmp/badblock.db" "update api_call_block set format = 99 where rowid = (select min(rowid) from api_call_block)"
+vals=$(sqlite3 -separator ' ' "$tmp/badblock.db" "select (select count(*) from api_call)
+  + (select coalesce(sum(n), 0) from api_call_block), (select n from api_call_block where format = 99)")
+in_calls=${vals% *} bad_n=${vals#* }
 "$gt" merge "$tmp/m3.db" "$tmp/badblock.db" > /dev/null 2> "$tmp/err"
-expect "merge of a file with a damaged block: one line in merge's name, the output not left" \
-  "$?:$(wc -l < "$tmp/err" | tr -d ' '):$(grep -c '^gputrace merge: .*damaged; the merged file not written' "$tmp/err"):$(test -e "$tmp/m3.db" && echo left || echo none)" \
-  "1:1:1:none"
+expect "merge of a file with a damaged block: done, one line in merge's name" \
+  "$?:$(wc -l < "$tmp/err" | tr -d ' '):$(grep -c '^gputrace merge: .*: 1 call block(s) of another format or damaged: kept as they are, not made rows$' "$tmp/err")" \
+  "0:1:1"
+expect "the damaged block kept as it was, every other call a row" \
+  "$(sqlite3 -separator ' ' "$tmp/m3.db" "select (select count(*) from api_call_block), (select format from api_call_block),
+    (select n from api_call_block), (select count(*) from api_call)")" "1 99 $bad_n $((in_calls - bad_n))"
+expect "no other block left" "$(sqlite3 "$tmp/m3.db" "select (select count(*) from cupti_api_block)
+  + (select count(*) from gpu_op_block) + (select count(*) from nvtx_range_block)")" 0
+"$b/gputrace-report" --format json "$tmp/m3.db" > /dev/null 2> "$tmp/err"
+expect "the report reads the merged file" "$?" 0
 
 # signals: a program that counts its SIGINTs for 2 s
 cat > "$tmp/count.py" <<'PY'
