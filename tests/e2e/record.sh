@@ -173,6 +173,12 @@ sum=$(cksum < "$tmp/uri/mine.db")
 "$gt" merge "file:$tmp/uri/mine.db" "$tmp/run.db" > /dev/null 2> "$tmp/err"
 expect "merge into a file: URI naming an existing file: refused, the file unchanged" \
   "$?:$(grep -c 'exists; name a new file' "$tmp/err"):$(cksum < "$tmp/uri/mine.db" | grep -c "^$sum\$")" "1:1:1"
+# a run of a few hundred blocks: the merged file is compacted, no page
+# left free by the emptied block tables (345 of them before)
+"$gt" record -o "$tmp/big" -- "$run" -n 1 "$app" 2 20000 > /dev/null
+"$gt" merge "$tmp/big.db" "$tmp/big" > /dev/null
+expect "gputrace merge: a bigger run, its blocks made rows, no page left free" \
+  "$(stored "$tmp/big.db"):$(sqlite3 "$tmp/big.db" "pragma freelist_count")" "$(stored "$tmp/big"/*.db | cut -d' ' -f1-3) 0:0"
 # an input with a block that cannot be read (another format, or damaged):
 # the merge loses nothing, the block is kept as it is, the rest made rows,
 # and one line in merge's name says so
