@@ -5,7 +5,8 @@
 # unmapped, and CUPTI's next request got a freshly mapped 4 MiB buffer
 # (a page fault for every 4 KiB CUPTI wrote into it, two unmaps, each a
 # TLB flush on every CPU): one fresh map per commit.  A library preloaded
-# beside the tracer counts the fresh maps of that size.
+# beside the tracer counts the fresh maps of that size (in the sanitizer
+# build the tracer's maps go past it, which the check says by skipping).
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 export GPUTRACE_QUIET=1 GPUTRACE_ONE_FILE=1
@@ -24,6 +25,10 @@ expect "the program ran" "$?" 0
 expect "every call's CUPTI record stored" "$(qr "$tmp/t.db" "select (select coalesce(sum(n), 0) from cupti_api_block)
   + (select count(*) from cupti_api) >= 2000")" 1
 maps=$(sed -n 's/^maps: //p' "$tmp/traced")
-expect "CUPTI's buffers mapped once or twice, then reused (was one per commit)" \
-  "$([ -n "$maps" ] && [ "$maps" -ge 1 ] && [ "$maps" -le 3 ] && echo ok || echo "maps: $maps")" ok
+if [ "$maps" = 0 ]; then # CUPTI's records were stored (above), so a buffer was mapped: not seen
+  skip "CUPTI's buffers reused" "the counter does not see the tracer's mappings here (the sanitizer build's calls go past it)"
+else
+  expect "CUPTI's buffers mapped once or twice, then reused (was one per commit)" \
+    "$([ -n "$maps" ] && [ "$maps" -ge 1 ] && [ "$maps" -le 3 ] && echo ok || echo "maps: $maps")" ok
+fi
 finish
