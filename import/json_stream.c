@@ -72,6 +72,44 @@ static inline const unsigned char *skip_end(const unsigned char *p, const unsign
 #define MAX_CHARS (64u << 20)
 #define MAX_DEPTH 64
 
+/* One gzread into slot s, with how it ended if it did. */
+static void read_slot(gzFile gz, struct js_slot *s)
+{
+    s->n = gzread(gz, s->buf, BUF_SIZE);
+    s->zerr = Z_OK;
+    s->err_no = 0;
+    s->msg[0] = 0;
+    if (s->n <= 0) {
+        s->err_no = errno;
+        const char *msg = gzerror(gz, &s->zerr);
+        snprintf(s->msg, sizeof s->msg, "%s", msg ? msg : "");
+    }
+}
+
+/* The reader thread: fills the two slots in turn, each once the parser
+ * has let go of it, until the input ends or fails or js_close says stop. */
+static void *reader_main(void *arg)
+{
+    struct jstream *j = arg;
+    for (int w = 0;; w ^= 1) {
+        pthread_mutex_lock(&j->mu);
+        while (j->slot[w].full && !j->stop)
+            pthread_cond_wait(&j->freed, &j->mu);
+        int stop = j->stop;
+        pthread_mutex_unlock(&j->mu);
+        if (stop)
+            break;
+        read_slot(j->gz, &j->slot[w]);
+        pthread_mutex_lock(&j->mu);
+        j->slot[w].full = 1;
+        pthread_cond_signal(&j->filled);
+        pthread_mutex_unlock(&j->mu);
+        if (j->slot[w].n <= 0)
+            break;
+    }
+    return NULL;
+}
+
 int js_open(struct jstream *j, const char *path)
 {
     memset(j, 0, sizeof *j);
@@ -81,24 +119,70 @@ int js_open(struct jstream *j, const char *path)
         return -1;
     }
     gzbuffer(j->gz, 1u << 18);
-    j->buf = malloc(BUF_SIZE);
-    if (!j->buf) {
+    j->slot[0].buf = malloc(BUF_SIZE);
+    j->slot[1].buf = malloc(BUF_SIZE);
+    if (!j->slot[0].buf || !j->slot[1].buf) {
         snprintf(j->err, sizeof j->err, "out of memory");
+        free(j->slot[0].buf);
+        free(j->slot[1].buf);
         gzclose(j->gz);
         j->gz = NULL;
         return -1;
     }
+    j->buf = j->slot[0].buf;
+    j->cur = -1;
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_cond_init(&j->filled, NULL);
+    pthread_cond_init(&j->freed, NULL);
+    j->threaded = pthread_create(&j->reader, NULL, reader_main, j) == 0;
     return 0;
 }
 
 void js_close(struct jstream *j)
 {
-    if (j->gz)
+    if (j->threaded) {
+        pthread_mutex_lock(&j->mu);
+        j->stop = 1;
+        pthread_cond_signal(&j->freed);
+        pthread_mutex_unlock(&j->mu);
+        pthread_join(j->reader, NULL); /* at most one gzread of a megabyte to finish */
+    }
+    if (j->gz) {
+        pthread_mutex_destroy(&j->mu);
+        pthread_cond_destroy(&j->filled);
+        pthread_cond_destroy(&j->freed);
         gzclose(j->gz);
-    free(j->buf);
+    }
+    free(j->slot[0].buf);
+    free(j->slot[1].buf);
     free(j->nodes);
     free(j->chars);
     memset(j, 0, sizeof *j);
+}
+
+/* The next slot's bytes as the buffer, the one parsed until now handed
+ * back to the reader; without the thread, read here. */
+static struct js_slot *next_slot(struct jstream *j)
+{
+    if (!j->threaded) {
+        read_slot(j->gz, &j->slot[0]);
+        j->buf = j->slot[0].buf;
+        return &j->slot[0];
+    }
+    if (j->cur >= 0 && j->slot[j->cur].n <= 0)
+        return &j->slot[j->cur]; /* the input ended there: the reader has stopped, and says so again */
+    pthread_mutex_lock(&j->mu);
+    if (j->cur >= 0) {
+        j->slot[j->cur].full = 0;
+        pthread_cond_signal(&j->freed);
+    }
+    while (!j->slot[j->next].full)
+        pthread_cond_wait(&j->filled, &j->mu);
+    pthread_mutex_unlock(&j->mu);
+    j->cur = j->next;
+    j->next ^= 1;
+    j->buf = j->slot[j->cur].buf;
+    return &j->slot[j->cur];
 }
 
 uint64_t js_offset(const struct jstream *j)
@@ -133,15 +217,12 @@ static int refill(struct jstream *j)
         return 0;
     j->consumed += j->end;
     j->pos = j->end = 0;
-    int n = gzread(j->gz, j->buf, BUF_SIZE);
-    if (n < 0) {
-        int e;
-        const char *msg = gzerror(j->gz, &e);
-        js_fail(j, "cannot read: %s", e == Z_ERRNO ? strerror(errno) : msg);
-    }
+    const struct js_slot *s = next_slot(j);
+    int n = s->n;
+    if (n < 0)
+        js_fail(j, "cannot read: %s", s->zerr == Z_ERRNO ? strerror(s->err_no) : s->msg);
     if (n == 0) {
-        int e;
-        gzerror(j->gz, &e);
+        int e = s->zerr;
         j->eof = 1;
         /* Z_BUF_ERROR: a gzip stream that ends before its trailer (a copy
          * cut short), whose CRC and length were never checked: what was

@@ -11,6 +11,7 @@
 #ifndef GPUTRACE_JSON_STREAM_H
 #define GPUTRACE_JSON_STREAM_H
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,9 +32,19 @@ struct jnode {
     uint32_t klen;         /* bytes of key */
 };
 
+/* A buffer the reader thread fills (json_stream.c): what gzread gave, and
+ * how the input ended if it did. */
+struct js_slot {
+    unsigned char *buf;
+    int n;            /* gzread's: bytes, 0 at the end, -1 failed */
+    int zerr, err_no; /* gzerror's code where n <= 0, and errno for Z_ERRNO */
+    char msg[128];    /* gzerror's message where n < 0 */
+    int full;
+};
+
 struct jstream {
     gzFile gz;
-    unsigned char *buf;
+    unsigned char *buf;    /* the bytes being parsed: a slot's buffer */
     size_t pos, end;
     uint64_t consumed;     /* bytes before buf[0] */
     int eof;
@@ -46,6 +57,16 @@ struct jstream {
     size_t nchars, chars_cap;
     int depth;
     int skipped_here;      /* js_object skipped the rest of its object on more()'s 2 */
+    /* The input is read (and inflated) a megabyte ahead on a thread of its
+     * own while the parser works on the megabyte before, so that the
+     * parse never waits for zlib or the disk; without the thread (it could
+     * not start) refill reads in turn. */
+    struct js_slot slot[2];
+    int threaded, cur, next;   /* the slot being parsed (-1: none yet), the one to take next */
+    int stop;                  /* js_close: the reader ends (guarded by mu) */
+    pthread_t reader;
+    pthread_mutex_t mu;
+    pthread_cond_t filled, freed;
 };
 
 /* 0, or -1 with err set (cannot open). */
