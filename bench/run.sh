@@ -17,7 +17,8 @@
 #     on (a second record per call; and taken WRITER_RUNS times, default 20:
 #     in how many runs anything was dropped), kernel launches with CUPTI on (three
 #     records each) at 300 K/s, and NVTX ranges offered at 1 M/s; and the
-#     tracer's CPU per record it stores, in blocks and one row each (bench/row_cost.sh);
+#     tracer's CPU per record it stores, in blocks and one row each (bench/row_cost.sh),
+#     and by thread, its own threads apart from the program's (bench/tracer_threads.sh);
 #  3. the tracer's memory (peak RSS traced minus untraced), calls flat out
 #     with CUPTI off, kernel launches flat out with CUPTI on, and the worst
 #     case, every buffer full (the writer held up), against its 64 MiB bound;
@@ -159,6 +160,8 @@ echo "dropped in $nd of $WRITER_RUNS runs; worst run lost $worst_n records ($wor
   "(load after: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "   ... the tracer's CPU per record it stores, in blocks and one row each (10 K launches/s; bench/row_cost.sh):"
 bash "$top/bench/row_cost.sh" "$lib" "$tmp/sink_rate"
+echo "   ... the same by thread: the tracer's writer and drain threads apart from the program's (bench/tracer_threads.sh):"
+BUILD="$b" bash "$top/bench/tracer_threads.sh"
 echo "   ... kernel launches offered at 300 K/s for 2 s, CUPTI on (a call, an API record and a kernel record each):"
 out=$(env GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/h.db" LD_PRELOAD="$lib" "$tmp/sink_rate" 300000 launch)
 echo "$out"

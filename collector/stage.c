@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -184,6 +185,7 @@ uint64_t gt_stage_peak(void)
 static void *drain_main(void *arg)
 {
     (void)arg;
+    prctl(PR_SET_NAME, "gputrace-drain", 0, 0, 0); /* as the writer names itself (writer.c) */
     /* every GT_STAGE_TICK_MS while records come; an idle process's drain
      * thread backs off to IDLE_MS, so that it costs next to nothing (a ring
      * grows meanwhile if a burst starts: nothing is dropped for that) */

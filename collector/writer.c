@@ -33,6 +33,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -273,6 +274,9 @@ static int pause_ms(int idle_passes, uint64_t last_commit)
 void *gt_wr_main(void *arg)
 {
     (void)arg;
+    /* named, so that top -H, perf and a debugger tell the tracer's threads
+     * from the program's (this thread's own name: no descriptor opened) */
+    prctl(PR_SET_NAME, "gputrace-writer", 0, 0, 0);
     gt_w_is_writer = 1;
     gt_fd_set_self(1);
     uint64_t last_commit = now_ms();
