@@ -10,7 +10,10 @@
 # the program's own threads (its main thread, where the wrappers run and
 # the tracer starts, and the GPU simulator's, which make CUPTI's records
 # only when traced).  Printed per stored record, medians: the tracer's two
-# threads, and the program's threads traced minus untraced.
+# threads, and the program's threads traced minus untraced; then the
+# tracer's threads without their start and exit (a run at 1 launch a
+# second, ~1000 launches in its first burst, subtracted: the writer's final
+# pass, its indexes and checkpoint, is a cost per process, not per record).
 # bench/row_cost.sh measures the whole process instead (the simulator's
 # CUPTI work and the tracer's start included).  Needs a build.
 set -euo pipefail
@@ -52,22 +55,31 @@ print(f"{cpu['gputrace-writer'] / 1e6:.2f} {cpu['gputrace-drain'] / 1e6:.2f} {pr
 PY
 export GPUTRACE_ONE_FILE=1 GPUTRACE_QUIET=1
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+records() {
+  sqlite3 "$1" "select (select count(*) from api_call) + (select count(*) from cupti_api) + (select count(*) from gpu_op)
+    + (select coalesce(sum(n), 0) from api_call_block) + (select coalesce(sum(n), 0) from cupti_api_block)
+    + (select coalesce(sum(n), 0) from gpu_op_block)"
+}
 for rate in ${*:-10000 100000}; do
-  ws=() ds=() ps=()
+  ws=() ds=() ps=() ss=()
   for i in $(seq "$runs"); do
+    rm -f "$tmp/r.db"*
+    read -r w1 d1 _ < <(GPUTRACE_OUTPUT="$tmp/r.db" LD_PRELOAD="$b/.libs/libgputrace.so" python3 "$tmp/poll.py" "$tmp/sink_rate" 1 launch)
+    n1=$(records "$tmp/r.db")
     rm -f "$tmp/r.db"*
     read -r w d p < <(GPUTRACE_OUTPUT="$tmp/r.db" LD_PRELOAD="$b/.libs/libgputrace.so" python3 "$tmp/poll.py" "$tmp/sink_rate" "$rate" launch)
     read -r _ _ u < <(python3 "$tmp/poll.py" "$tmp/sink_rate" "$rate" launch)
-    n=$(sqlite3 "$tmp/r.db" "select (select count(*) from api_call) + (select count(*) from cupti_api) + (select count(*) from gpu_op)
-      + (select coalesce(sum(n), 0) from api_call_block) + (select coalesce(sum(n), 0) from cupti_api_block)
-      + (select coalesce(sum(n), 0) from gpu_op_block)")
+    n=$(records "$tmp/r.db")
     ws+=("$(awk -v c="$w" -v n="$n" 'BEGIN {printf "%.0f", c * 1e6 / n}')")
     ds+=("$(awk -v c="$d" -v n="$n" 'BEGIN {printf "%.0f", c * 1e6 / n}')")
     ps+=("$(awk -v c="$p" -v u="$u" -v n="$n" 'BEGIN {printf "%.0f", (c - u) * 1e6 / n}')")
+    ss+=("$(awk -v w="$w" -v d="$d" -v w1="$w1" -v d1="$d1" -v n="$n" -v n1="$n1" \
+      'BEGIN {printf "%.0f", (w + d - w1 - d1) * 1e6 / (n - n1)}')")
     echo "   $rate launches/s: $n records; writer $w ms, drain $d ms, the program's threads $p ms (untraced $u)"
   done
   echo "   ... $rate launches/s, median of $runs (load $(cut -d' ' -f1-3 /proc/loadavg)), ns of CPU per stored record:" \
     "writer $(printf '%s\n' "${ws[@]}" | median), drain $(printf '%s\n' "${ds[@]}" | median)," \
     "the program's threads traced minus untraced $(printf '%s\n' "${ps[@]}" | median)" \
-    "(its wrappers, the tracer's start and exit, the simulator's CUPTI records)"
+    "(its wrappers, the tracer's start and exit, the simulator's CUPTI records);" \
+    "writer and drain without their start and exit $(printf '%s\n' "${ss[@]}" | median)"
 done
