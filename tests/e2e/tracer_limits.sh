@@ -87,13 +87,20 @@ expect "signal handler: every call and range stored or counted as dropped" \
   "$(q "$tmp/l.db" "select (select count(*) from api_call) + (select count(*) from nvtx_range) + dropped_host from process")" "$made"
 
 # ... and a handler that makes NVTX ranges only, coming in anywhere in the
-# wrappers of the program's CUDA calls: every call and range kept
+# wrappers of the program's CUDA calls: every call and range kept.  A call
+# holds up to 8 of a handler's ranges until it ends; one that waits long
+# enough for more ticks (on a loaded machine: 9 of 425 ranges, 1 run in 20
+# with 4 runs side by side under ASan) has the rest counted as dropped.  The
+# program counts those from outside the wrappers: dropped only up to that
 rm -f "$tmp"/l.db*
 traced "$apps/limits" hsignals 40000 > "$tmp/out"
 expect "NVTX in a signal handler amid CUDA calls: program unchanged" "$?:$(tail -1 "$tmp/out")" "0:done"
-expect "NVTX in a signal handler amid CUDA calls: every call and range stored, none dropped" \
-  "$(q "$tmp/l.db" "select (select count(*) from api_call) || ':' || (select count(*) from nvtx_range) || ':' || dropped_host from process")" \
-  "$(sed -n 's/^calls: //p' "$tmp/out"):$(sed -n 's/^ranges: //p' "$tmp/out"):0"
+past=$(sed -n 's/^past_pending: //p' "$tmp/out")
+expect "NVTX in a signal handler amid CUDA calls: every call stored, every range stored or counted as dropped" \
+  "$(q "$tmp/l.db" "select (select count(*) from api_call) || ':' || ((select count(*) from nvtx_range) + dropped_host) from process")" \
+  "$(sed -n 's/^calls: //p' "$tmp/out"):$(sed -n 's/^ranges: //p' "$tmp/out")"
+expect "NVTX in a signal handler amid CUDA calls: none dropped but past the 8 a call holds ($past made past them)" \
+  "$(q "$tmp/l.db" "select dropped_host <= ${past:-0} from process")" 1
 
 # 1,500 threads blocked at once, the program killed: every one in flight
 rm -f "$tmp"/l.db*
