@@ -37,18 +37,33 @@ static void syncs_again(struct model *m, const struct report_sinks *k, size_t pi
 }
 
 /* Every window again, in order, for the passes that want the process's
- * findings all made (passes.h: final_window, the what-if's replay).  Once
- * every collective is done with: the windows load none again. */
+ * findings all made (passes.h: final_window, the what-if's replay), once
+ * every collective is done with (no pass is handed them again). */
 static void final_again(struct model *m, const struct report_sinks *k, size_t pi, const struct proc_windows *w)
 {
     struct pass_ctx c = { m, k->o, k->fs, NULL };
     if (!passes_final_wanted(&c))
         return;
+    /* the collectives are read again, each window those before its end,
+     * as the first time: the what-if's graph links the NCCL kernels to
+     * their calls by them, and its summary for every rank together names
+     * them (by the same numbers: from the first on) */
+    struct proc *p = &m->procs[pi];
+    size_t first = p->colls_first, next = p->colls_next;
+    load_release_colls(m, pi, p->ncolls);
+    p->colls_first = p->colls_next = 0;
     for (size_t i = 0; i < w->n; i++) {
         load_window(m, pi, &w->v[i].rows, w->v[i].lo, w->v[i].hi);
         passes_final_window(&c, pi);
         load_drop_window(m, pi);
+        size_t n = 0;
+        while (n < p->ncolls && load_coll_settled(p, n))
+            n++;
+        load_release_colls(m, pi, n);
     }
+    load_release_colls(m, pi, p->ncolls);
+    p->colls_first = first;
+    p->colls_next = next;
 }
 
 /* The spill is one scratch store for every worker: a process's batch is
