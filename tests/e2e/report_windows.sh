@@ -29,9 +29,11 @@ same_windowed() {
   # across the cuts, its windows read again once its findings are all made
   # (the fixes those of the findings it has, from its first window on); the
   # same figures but for the launch latency the replay takes window by
-  # window (0.5%).  comm.straggler and gpu.idle come of every rank replayed
-  # together, which such a rank is not (its measured arrivals stand): left
-  # out.
+  # window (0.5%).  Every rank replayed together too (comm.straggler's and
+  # gpu.idle's predictions, the job's step), each rank's summary made a
+  # window at a time, its paths carried across the cuts: within 1.5%
+  # (train_demo: all fixed 12.71 ms a step against 12.59 read whole, the
+  # straggler's 19.82 against 19.66, whatever the windows' size).
   wi=$(python3 - "$tmp/whole.json" "$tmp/win.json" <<'EOF'
 import json, sys
 def figs(d):
@@ -40,20 +42,24 @@ def figs(d):
         for k in ("steps", "step_ms_measured", "step_ms_replayed", "step_ms_all_fixed", "nccl_ms"):
             out[("rank", w["rank"], k)] = w[k]
     for f in d.get("findings", []):
-        if f.get("whatif") and f["kind"] not in ("comm.straggler", "gpu.idle"):
+        if f.get("whatif"):
             for k in ("steps", "step_ms_now", "step_ms_fixed"):
-                out[(f["kind"], f.get("rank"), f.get("callsite"), k)] = f["whatif"][k]
+                out[(f["kind"], f.get("rank"), f.get("callsite"), f.get("range"), k)] = f["whatif"][k]
+    j = d.get("whatif_job", {})
+    for k in ("step_ms_now", "step_ms_all_fixed", "ranks_together"):
+        if k in j:
+            out[("job", k)] = j[k]
     return out
 a, b = (figs(json.load(open(f))) for f in sys.argv[1:3])
 bad = [k for k in a if k not in b] + [k for k in b if k not in a]
 for k in a:
     if k in b:
-        if abs(a[k] - b[k]) > 0.005 * abs(a[k]) + 0.002:
+        together = k[0] in ("job", "comm.straggler", "gpu.idle")
+        if abs(a[k] - b[k]) > (0.015 if together else 0.005) * abs(a[k]) + 0.002:
             bad.append((k, a[k], b[k]))
 print("%d figures%s" % (len(a), "" if not bad else " differ: %s" % bad[:3]))
 EOF
 )
-  wi_ranks=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1])).get('whatif', [])))" "$tmp/whole.json")
   for f in whole win; do
     python3 - "$tmp/$f.json" "$tmp/$f.txt" <<'EOF'
 import json, re, sys
@@ -78,9 +84,8 @@ EOF
   *differ*) bad "$what: the what-if replay a window at a time: $wi" ;;
   *) ok "$what: the what-if replay a window at a time gives the same figures ($wi)" ;;
   esac
-  # ... and says its ranks were replayed on their own, not with the others
-  expect "$what: ... which says its ranks were replayed on their own" "$said" \
-    "$([ "$wi_ranks" -gt 0 ] && echo 1 || echo 0)"
+  # ... and says none of its ranks was replayed on its own
+  expect "$what: ... every rank replayed with the others" "$said" 0
 }
 
 for app in train_demo scalar_read device_sync pageable_upload; do

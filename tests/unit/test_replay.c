@@ -76,15 +76,17 @@ Test(replay, a_removed_sync_runs_ahead_as_far_as_the_gpu_lets_it)
 
 /* The loop read in two windows, cut after the first sync: the second
  * window's graph has the first's kernel as a ghost (its stream's last),
- * the threads' and streams' state carried; with the first sync removed it
- * replays as the whole graph does (a_removed_sync_runs_ahead...). */
+ * the threads' and streams' state carried. */
+static struct rp_graph w1 = { calls, 2, ops, 1, waits, 1, 1000, 0, 0 };
+static struct rp_call c2[] = { { 1105, 1115, 0, 0, 0 }, { 1120, 2120, 0, 0, 1 } };
+static struct rp_op o2[] = { { 10, 1000, 1, -1, { 0 }, 0, 0 }, { 1115, 2115, 1, 0, { 0 }, 0, 0 } };
+static int32_t w2waits[] = { 1 };
+static struct rp_graph w2 = { c2, 2, o2, 2, w2waits, 1, 1000, 0, 1 };
+
+/* With the first sync removed it replays as the whole graph does
+ * (a_removed_sync_runs_ahead...). */
 Test(replay, a_graph_read_in_windows_replays_as_if_whole)
 {
-    struct rp_graph w1 = { calls, 2, ops, 1, waits, 1, 1000, 0, 0 };
-    struct rp_call c2[] = { { 1105, 1115, 0, 0, 0 }, { 1120, 2120, 0, 0, 1 } };
-    struct rp_op o2[] = { { 10, 1000, 1, -1, { 0 }, 0, 0 }, { 1115, 2115, 1, 0, { 0 }, 0, 0 } };
-    int32_t w2waits[] = { 1 };
-    struct rp_graph w2 = { c2, 2, o2, 2, w2waits, 1, 1000, 0, 1 };
     struct rp_carry c = { 0 };
     struct rp_times t1 = times(&w1), t2 = times(&w2);
     uint8_t mode1[2] = { 0, RP_REMOVE };
@@ -100,6 +102,36 @@ Test(replay, a_graph_read_in_windows_replays_as_if_whole)
     rp_carry_free(&c);
     times_free(&t1);
     times_free(&t2);
+}
+
+/* A stream's last operation, carried as the next window's ghost (the
+ * caller renumbers it): the stream's next operation is said to follow it,
+ * so that a path back from it goes on into the window before
+ * (whatif_paths.c); unknown, it is said to follow nothing. */
+Test(replay, a_streams_next_operation_follows_its_last_across_a_cut)
+{
+    for (int known = 0; known < 2; known++) {
+        struct rp_carry c = { 0 };
+        struct rp_times t1 = times(&w1), t2 = times(&w2);
+        int32_t by[2] = { 7, 7 }, prev[2] = { 7, 7 };
+        t2.op_by = by;
+        t2.op_prev = prev;
+        uint8_t mode1[2] = { 0, RP_REMOVE }; /* the host runs ahead: K2 waits for K1 on its stream */
+        struct rp_fix fx1 = { .call_mode = mode1 };
+        cr_assert_eq(rp_replay_carry(&w1, &fx1, &t1, &c), 0);
+        cr_assert_eq(c.nstr, 1);
+        cr_expect_eq(c.str[0].last, 0, "exported: the window's operation");
+        c.str[0].last = known ? 0 : -1; /* the ghost it is made, or none */
+        t2.op_start[0] = t1.op_start[0];
+        t2.op_end[0] = t1.op_end[0];
+        cr_assert_eq(rp_replay_carry(&w2, NULL, &t2, &c), 0);
+        cr_expect_eq(t2.op_start[1], 1000, "the times are the same either way");
+        cr_expect_eq(t2.op_by[1], known ? 0 : -1);
+        cr_expect_eq(t2.op_prev[1], known ? 0 : -1);
+        rp_carry_free(&c);
+        times_free(&t1);
+        times_free(&t2);
+    }
 }
 
 Test(replay, event_wait_orders_streams_and_moving_an_op_overlaps)

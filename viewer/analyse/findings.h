@@ -197,8 +197,8 @@ struct whatif_proc {
     struct cp_span { int64_t a, b; int part; } spans[CP_SPANS]; int nspans;
     int64_t all_fixed_comm_ns; /* ... with the collectives on a compute stream moved too */
     int comm_found;            /* ... which are a finding (comm.same_stream): all_fixed_ns is that */
-    int windowed;              /* read in several windows: replayed on its own, carried across the
-                                * cuts, but not with the others (its measured arrivals stand) */
+    int windowed;              /* read in several windows and its summary for every rank together
+                                * not made (a replay failed): its measured arrivals stand */
     struct whatif_carry *carry; /* its replays carried from window to window (whatif.c) */
     int64_t nccl_ns;           /* its NCCL kernels' time in those steps: the rank that waits least
                                 * for the others sets the job's pace (whatif_out.c) */
@@ -326,6 +326,9 @@ void findings_drop(struct findings *fs, int proc, enum finding_kind first, enum 
  * window when it is read so (proc_pass.h). */
 struct coll_spill;
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+/* A rank read a window at a time, first reading: its host time by range,
+ * for the ranges the replay's summary tracks (whatif.c). */
+void whatif_pre_window(const struct model *m, struct findings *fs, size_t pi);
 /* Each finding's fix replayed on the window's dependency graph (whatif.c). */
 void whatif_window(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 /* ... and once the process's last window is done, its steps' times. */

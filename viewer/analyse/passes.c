@@ -28,6 +28,11 @@ static void whatif_hook(const struct pass_ctx *c, size_t pi)
     if (!c->o->no_whatif)
         whatif_window(c->m, c->o, c->fs, pi);
 }
+static void whatif_pre_hook(const struct pass_ctx *c, size_t pi)
+{
+    if (!c->o->no_whatif)
+        whatif_pre_window(c->m, c->fs, pi);
+}
 static int whatif_wanted(const struct pass_ctx *c) { return !c->o->no_whatif; }
 static void whatif_end_hook(const struct pass_ctx *c, size_t pi)
 {
@@ -56,8 +61,8 @@ static const struct analysis_pass passes[] = {
     { "ledger", ledger_window_hook, NULL, NULL, NULL, ledger_end_hook, NULL }, /* each rank's time accounted for */
     /* each finding's fix replayed: the step time it would give; on the
      * process's findings all made (final_window: the same read whole or a
-     * window at a time) */
-    { "whatif", NULL, whatif_hook, whatif_wanted, NULL, whatif_end_hook, whatif_across_hook },
+     * window at a time; one read so sums its host time by range first) */
+    { "whatif", whatif_pre_hook, whatif_hook, whatif_wanted, NULL, whatif_end_hook, whatif_across_hook },
 };
 #define NPASSES (sizeof passes / sizeof *passes)
 

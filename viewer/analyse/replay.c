@@ -199,7 +199,8 @@ static int seed(struct run *r, const struct rp_carry *c)
         struct lane *l = lane(&r->str_ix, &r->str, &r->nstr, &r->cstr, c->str[i].id, &fresh);
         if (!l)
             return -1;
-        *l = (struct lane){ c->str[i].m_end, c->str[i].r_end, -1 };
+        *l = (struct lane){ c->str[i].m_end, c->str[i].r_end,
+                            c->str[i].last >= 0 && (size_t)c->str[i].last < r->g->nghost ? c->str[i].last : -1 };
     }
     return 0;
 }
@@ -213,7 +214,8 @@ static int export_lanes(const struct idmap *ix, const struct lane *v, size_t n, 
     size_t k = 0;
     for (size_t i = 0; i < ix->cap; i++)
         if (ix->key[i])
-            a[k++] = (struct rp_lane){ (int64_t)(ix->key[i] - 2), v[ix->val[i]].m_end, v[ix->val[i]].r_end };
+            a[k++] = (struct rp_lane){ (int64_t)(ix->key[i] - 2), v[ix->val[i]].m_end, v[ix->val[i]].r_end,
+                                       v[ix->val[i]].last };
     free(*out);
     *out = a;
     *nout = k;

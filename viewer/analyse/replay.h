@@ -82,7 +82,12 @@ int rp_replay(const struct rp_graph *g, const struct rp_fix *fix, struct rp_time
  * replayed end (by the stream it ran on in the replay), and the shift of
  * the latest call (what moves an enqueueing with no call).  The ghosts'
  * times are the caller's to carry (t's first nghost). */
-struct rp_lane { int64_t id, m_end, r_end; };
+struct rp_lane {
+    int64_t id, m_end, r_end;
+    int32_t last; /* a stream's: its last operation (exported: of the graph replayed; seeded: of the next
+                   * graph, a ghost, the caller's to renumber; -1: none known), so that its next
+                   * operation's start is said to be decided by it */
+};
 struct rp_carry {
     struct rp_lane *thr, *str; size_t nthr, nstr;
     int64_t shift;

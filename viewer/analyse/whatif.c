@@ -40,10 +40,12 @@
  * rank for the replay of every rank together (whatif_joint.h, whatif_job.c:
  * comm.straggler's prediction, the job's all fixed): its collectives'
  * arrivals and its steps' ends, each with its longest paths from the
- * collectives before it and from the host (the region of the graph back
- * to them, a step or two). */
+ * collectives before it and from the host (whatif_paths.c: the region of
+ * the graph back to them, a step or two, across cuts for a rank read a
+ * window at a time). */
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/replay.h"
+#include "viewer/analyse/whatif_int.h"
 #include "viewer/analyse/whatif_joint.h"
 #include "viewer/model/sort_by_time.h"
 #include "viewer/model/steps.h"
@@ -55,33 +57,20 @@
 #include <string.h>
 
 #define LAT_CAP_NS 200000
+
+void *whatif_alloc(size_t n, size_t size)
+{
+    void *p = calloc(n + 1, size);
+    if (!p)
+        model_out_of_memory();
+    return p;
+}
+
 /* A pageable copy made pinned, when the run has no pinned copy of its
  * direction to measure: a quarter of its time.  An assumption (pinned
  * copies run at the link's rate, pageable ones through the driver's
  * staging buffer, typically a few times slower); docs/report.md. */
 #define PINNED_SCALE 0.25f /* a launch delay longer than this is something the graph does not know */
-
-struct state;
-struct joins;
-
-struct build {
-    struct state *s;        /* what the graph carries from the window before (whatif_carry) */
-    struct joins *jn;       /* where add_fix notes a wait that falls in the next window */
-    const struct rp_op *ghosts; /* the graph's g.nghost ghosts (replay.h) */
-    const struct model *m;
-    const struct proc *p;
-    const struct timeline *t;
-    struct rp_graph g;
-    int32_t *rp_of_call;    /* model call -> rp call */
-    int32_t *call_of_rp;    /* rp call -> model call, -1: an operation's enqueueing */
-    int32_t *op_of_rp;      /* rp op -> model op */
-    size_t waits_cap;
-    int32_t *next, *prev;   /* each operation's next and previous on its stream, -1: none */
-    int32_t *seg;           /* each rp call: how many calls that wait came before it */
-    int32_t *op_first;      /* each rp call's first operation (ops are by call), and ncalls' the end */
-    int32_t *moved; size_t nmoved; /* the collectives a fix moves, in order (move_collectives) */
-    double bw[8];           /* pinned copy bandwidth by copy kind, bytes/ns (< 0: not measured yet) */
-};
 
 static void add_wait(struct build *b, int32_t op)
 {
@@ -270,13 +259,7 @@ static int by_opkey(const void *x, const void *y)
     return (a->op > b->op) - (a->op < b->op);
 }
 
-static void *alloc(size_t n, size_t size)
-{
-    void *p = calloc(n + 1, size);
-    if (!p)
-        model_out_of_memory();
-    return p;
-}
+
 
 /* An NCCL kernel's correlation id is its launch's, not the NCCL call's:
  * the collective's kernel, as loading matched it (its GPU start on its
@@ -306,9 +289,9 @@ static void link_nccl_kernels(const struct proc *p, int32_t *call_of_op)
 static void index_graph(struct build *b)
 {
     const struct rp_graph *g = &b->g;
-    b->next = alloc(g->nops, sizeof *b->next);
-    b->prev = alloc(g->nops, sizeof *b->prev);
-    b->seg = alloc(g->ncalls, sizeof *b->seg);
+    b->next = whatif_alloc(g->nops, sizeof *b->next);
+    b->prev = whatif_alloc(g->nops, sizeof *b->prev);
+    b->seg = whatif_alloc(g->ncalls, sizeof *b->seg);
     struct idmap last = { 0 };
     for (size_t k = 0; k < g->nops; k++) {
         int64_t j;
@@ -324,7 +307,7 @@ static void index_graph(struct build *b)
         b->seg[c] = n;
         n += g->calls[c].nwait > 0;
     }
-    b->op_first = alloc(g->ncalls + 1, sizeof *b->op_first);
+    b->op_first = whatif_alloc(g->ncalls + 1, sizeof *b->op_first);
     size_t k = g->nghost;
     for (size_t c = 0; c <= g->ncalls; c++) {
         while (k < g->nops && g->ops[k].call < (int32_t)c)
@@ -339,14 +322,14 @@ static void build_graph(struct build *b)
     const struct proc *p = b->p;
     size_t nc = p->ncalls, no = p->nops;
     /* each operation's call, by correlation id */
-    struct sort_key *ck = alloc(nc, sizeof *ck);
+    struct sort_key *ck = whatif_alloc(nc, sizeof *ck);
     size_t nck = 0;
     for (size_t i = 0; i < nc; i++)
         if (p->calls[i].corr)
             ck[nck++] = (struct sort_key){ p->calls[i].corr, i };
     if (sort_keys(ck, nck) != 0)
         model_out_of_memory();
-    int32_t *call_of_op = alloc(no, sizeof *call_of_op);
+    int32_t *call_of_op = whatif_alloc(no, sizeof *call_of_op);
     size_t norphan = 0;
     for (size_t i = 0; i < no; i++) {
         call_of_op[i] = p->ops[i].corr ? (int32_t)sort_keys_first(ck, nck, p->ops[i].corr) : -1;
@@ -358,7 +341,7 @@ static void build_graph(struct build *b)
     for (size_t i = 0; i < no; i++)
         norphan += call_of_op[i] < 0;
     /* calls and orphan operations' enqueueings, in time order */
-    struct item *it = alloc(nc + norphan, sizeof *it);
+    struct item *it = whatif_alloc(nc + norphan, sizeof *it);
     size_t ni = 0;
     for (size_t i = 0; i < nc; i++)
         it[ni++] = (struct item){ p->calls[i].start, -1, (int32_t)i };
@@ -366,10 +349,10 @@ static void build_graph(struct build *b)
         if (call_of_op[i] < 0)
             it[ni++] = (struct item){ p->ops[i].enq, (int32_t)i, -1 };
     qsort(it, ni, sizeof *it, by_item);
-    b->g.calls = alloc(ni, sizeof *b->g.calls);
-    b->call_of_rp = alloc(ni, sizeof *b->call_of_rp);
-    b->rp_of_call = alloc(nc, sizeof *b->rp_of_call);
-    int32_t *rp_of_orphan = alloc(no, sizeof *rp_of_orphan);
+    b->g.calls = whatif_alloc(ni, sizeof *b->g.calls);
+    b->call_of_rp = whatif_alloc(ni, sizeof *b->call_of_rp);
+    b->rp_of_call = whatif_alloc(nc, sizeof *b->rp_of_call);
+    int32_t *rp_of_orphan = whatif_alloc(no, sizeof *rp_of_orphan);
     for (size_t r = 0; r < ni; r++) {
         b->call_of_rp[r] = it[r].call;
         if (it[r].call >= 0)
@@ -378,7 +361,7 @@ static void build_graph(struct build *b)
             rp_of_orphan[it[r].op] = (int32_t)r;
     }
     /* the operations by their rp call, then start */
-    struct opkey *ok = alloc(no, sizeof *ok);
+    struct opkey *ok = whatif_alloc(no, sizeof *ok);
     for (size_t i = 0; i < no; i++)
         ok[i] = (struct opkey){ call_of_op[i] >= 0 ? b->rp_of_call[call_of_op[i]] : rp_of_orphan[i], (int32_t)i,
                                 p->ops[i].start };
@@ -387,8 +370,8 @@ static void build_graph(struct build *b)
     free(rp_of_orphan);
     /* an earlier window's operations this one's refer to first: its ghosts */
     size_t ng = b->g.nghost;
-    b->g.ops = alloc(no + ng, sizeof *b->g.ops);
-    b->op_of_rp = alloc(no + ng, sizeof *b->op_of_rp);
+    b->g.ops = whatif_alloc(no + ng, sizeof *b->g.ops);
+    b->op_of_rp = whatif_alloc(no + ng, sizeof *b->op_of_rp);
     for (size_t k = 0; k < ng; k++) {
         b->g.ops[k] = b->ghosts[k];
         b->op_of_rp[k] = -1;
@@ -422,7 +405,7 @@ static void build_graph(struct build *b)
     b->g.lat_cap = LAT_CAP_NS;
     b->g.lat_typical = typical_latency(b);
     index_graph(b);
-    b->moved = alloc(b->g.nops, sizeof *b->moved);
+    b->moved = whatif_alloc(b->g.nops, sizeof *b->moved);
 }
 
 static int by_double(const void *x, const void *y)
@@ -590,10 +573,10 @@ static void fix_free(struct rp_fix *fx)
 
 static void fix_alloc(struct rp_fix *fx, const struct rp_graph *g)
 {
-    fx->call_mode = alloc(g->ncalls, 1);
-    fx->op_stream = alloc(g->nops, sizeof *fx->op_stream);
-    fx->op_scale = alloc(g->nops, sizeof *fx->op_scale);
-    fx->op_extra_dep = alloc(g->nops, sizeof *fx->op_extra_dep);
+    fx->call_mode = whatif_alloc(g->ncalls, 1);
+    fx->op_stream = whatif_alloc(g->nops, sizeof *fx->op_stream);
+    fx->op_scale = whatif_alloc(g->nops, sizeof *fx->op_scale);
+    fx->op_extra_dep = whatif_alloc(g->nops, sizeof *fx->op_extra_dep);
     fix_reset(fx, g);
 }
 
@@ -618,7 +601,7 @@ static void steps_of_window(const struct build *b, struct steps_in *st)
             all[st->n++] = all[i];
     st->v = all;
     int tid = p->range_tid;
-    st->idx = alloc(b->g.ncalls, sizeof *st->idx);
+    st->idx = whatif_alloc(b->g.ncalls, sizeof *st->idx);
     for (size_t i = 0; i < b->g.ncalls; i++)
         if (b->g.calls[i].tid == tid)
             st->idx[st->nidx++] = (uint32_t)i;
@@ -627,10 +610,10 @@ static void steps_of_window(const struct build *b, struct steps_in *st)
 static void times_alloc(struct rp_times *t, const struct rp_graph *g)
 {
     memset(t, 0, sizeof *t);
-    t->call_start = alloc(g->ncalls, 8);
-    t->call_end = alloc(g->ncalls, 8);
-    t->op_start = alloc(g->nops, 8);
-    t->op_end = alloc(g->nops, 8);
+    t->call_start = whatif_alloc(g->ncalls, 8);
+    t->call_end = whatif_alloc(g->ncalls, 8);
+    t->op_start = whatif_alloc(g->nops, 8);
+    t->op_end = whatif_alloc(g->nops, 8);
 }
 
 static void times_free(struct rp_times *t)
@@ -659,7 +642,7 @@ static void build_free(struct build *b)
 static struct whatif_proc *proc_slot(struct findings *fs, const struct model *m, size_t pi)
 {
     if (!fs->whatif) {
-        fs->whatif = alloc(m->nprocs, sizeof *fs->whatif);
+        fs->whatif = whatif_alloc(m->nprocs, sizeof *fs->whatif);
         fs->nwhatif = m->nprocs;
     }
     return pi < fs->nwhatif ? &fs->whatif[pi] : NULL;
@@ -690,7 +673,7 @@ static struct whatif_site *site_slot(struct findings *fs, uint64_t k, int proc)
 static size_t candidates(const struct build *b, const struct findings *fs, size_t pi, struct cand **out)
 {
     size_t n = 0, cap = 16;
-    struct cand *v = alloc(cap, sizeof *v);
+    struct cand *v = whatif_alloc(cap, sizeof *v);
     for (size_t i = 0; i < fs->n; i++) {
         const struct finding *f = &fs->v[i];
         if (f->proc != (int)pi || f->callsite_id <= 0 || !predicted(f->kind))
@@ -749,6 +732,11 @@ static void cp_name(const struct build *b, int kind, int32_t index, int *cls, ch
     if (kind == RP_PATH_GAP || kind == RP_PATH_LAUNCH) {
         *cls = kind == RP_PATH_GAP ? CP_GPU_GAP : CP_LAUNCH;
         snprintf(name, len, kind == RP_PATH_GAP ? "GPU gaps between operations" : "launch latency");
+        return;
+    }
+    if (b->op_of_rp[index] < 0) { /* an earlier window's (a ghost) */
+        *cls = CP_OTHER;
+        snprintf(name, len, "GPU work read with an earlier window");
         return;
     }
     const struct gop *o = &p->ops[b->op_of_rp[index]];
@@ -852,7 +840,7 @@ static void critical_path(const struct build *b, const struct steps_in *st, cons
     if (w->cp_ns || st->n < 2 || !st->nidx)
         return;
     /* each step's last operation to end, of those its calls enqueued */
-    int32_t *last_op = alloc(st->n, sizeof *last_op);
+    int32_t *last_op = whatif_alloc(st->n, sizeof *last_op);
     for (size_t k = 0; k < st->n; k++)
         last_op[k] = -1;
     for (size_t o = b->g.nghost; o < b->g.nops; o++) {
@@ -868,9 +856,9 @@ static void critical_path(const struct build *b, const struct steps_in *st, cons
         if (lo && at <= st->v[lo - 1].end && (last_op[lo - 1] < 0 || t->op_end[o] > t->op_end[last_op[lo - 1]]))
             last_op[lo - 1] = (int32_t)o;
     }
-    int64_t *end = alloc(st->n, sizeof *end), *per = alloc(st->n, sizeof *per);
-    int *kind = alloc(st->n, sizeof *kind);
-    int32_t *index = alloc(st->n, sizeof *index);
+    int64_t *end = whatif_alloc(st->n, sizeof *end), *per = whatif_alloc(st->n, sizeof *per);
+    int *kind = whatif_alloc(st->n, sizeof *kind);
+    int32_t *index = whatif_alloc(st->n, sizeof *index);
     for (size_t k = 0; k < st->n; k++)
         end[k] = period_end(b, st, t, k, last_op, &kind[k], &index[k]);
     for (size_t k = 1; k < st->n; k++)
@@ -896,7 +884,7 @@ static void critical_path(const struct build *b, const struct steps_in *st, cons
             rp_critical(&b->g, t, kind[k], index[k], t0, on_path, &cs);
         idmap_free(&cs.at);
         /* the parts, longest first (rank[i]: where part i went), the rest as one */
-        size_t *order = alloc(cs.n, sizeof *order), *rank = alloc(cs.n, sizeof *rank);
+        size_t *order = whatif_alloc(cs.n, sizeof *order), *rank = whatif_alloc(cs.n, sizeof *rank);
         for (size_t i = 0; i < cs.n; i++)
             order[i] = i;
         for (size_t i = 1; i < cs.n; i++) /* few: insertion, stable */
@@ -936,549 +924,6 @@ static void critical_path(const struct build *b, const struct steps_in *st, cons
     free(index);
 }
 
-/* ---- the summary for the replay of every rank together (whatif_joint.h) ---- */
-
-/* Per call of the graph: its thread's previous call (measured order) and
- * the host time between them; the ranges tracked and each call's running
- * sum of the host time in them. */
-struct hostside {
-    int32_t *tprev;
-    int64_t *gap;
-    int tracked[WJ_LABELS];
-    int64_t (*cum)[WJ_LABELS];
-    struct wj_gap *gaps; size_t ngaps;
-};
-
-
-/* Thread tid's host time from a (before e) in one innermost range: where
- * the piece ends (> a), *label the range's name (-1: in none).  A gap
- * between two calls is split so: the host may spend it in ranges with no
- * call in them (a data loader's wait before the step's first call), and
- * it is theirs, not the next call's range's. */
-static int64_t range_piece(const struct proc *p, int tid, int64_t a, int64_t e, int *label)
-{
-    int r = model_range_at(p, tid, a);
-    size_t n = model_range_after(p, tid, a);
-    int64_t to = e;
-    if (r >= 0 && p->ranges[r].end < to)
-        to = p->ranges[r].end;
-    if (n < p->nuser_ranges && p->ranges[n].tid == tid && p->ranges[n].start < to)
-        to = p->ranges[n].start;
-    *label = r >= 0 ? p->ranges[r].name : -1;
-    return to > a ? to : e;
-}
-
-/* Adds the gap of length ns that ends at `end` on thread tid to the host
- * time by range name (h->gaps; at: label + 1 -> its index). */
-static void gaps_add(const struct proc *p, struct hostside *h, size_t *gcap, struct idmap *at, int tid, int64_t end,
-                     int64_t ns)
-{
-    for (int64_t a = end - ns, to; a < end; a = to) {
-        int label;
-        int64_t j;
-        to = range_piece(p, tid, a, end, &label);
-        if (label < 0)
-            continue;
-        if (!idmap_get(at, (uint64_t)label + 1, &j)) {
-            if (h->ngaps == *gcap && !(h->gaps = realloc(h->gaps, (*gcap *= 2) * sizeof *h->gaps)))
-                model_out_of_memory();
-            j = (int64_t)h->ngaps;
-            h->gaps[h->ngaps++] = (struct wj_gap){ label, 0 };
-            idmap_put(at, (uint64_t)label + 1, j, 0);
-        }
-        model_add(&h->gaps[j].ns, to - a);
-    }
-}
-
-/* The part of the gap of length ns that ends at `end` on thread tid spent
- * in the tracked ranges, by slot. */
-static void gap_tracked(const struct proc *p, const struct hostside *h, int tid, int64_t end, int64_t ns,
-                        int64_t *out)
-{
-    for (int s = 0; s < WJ_LABELS; s++)
-        out[s] = 0;
-    for (int64_t a = end - ns, to; a < end; a = to) {
-        int label;
-        to = range_piece(p, tid, a, end, &label);
-        for (int s = 0; s < WJ_LABELS; s++)
-            if (label >= 0 && label == h->tracked[s])
-                out[s] += to - a;
-    }
-}
-
-static void hostside_make(const struct build *b, const struct steps_in *st, struct hostside *h)
-{
-    const struct rp_graph *g = &b->g;
-    const struct proc *p = b->p;
-    h->tprev = alloc(g->ncalls, sizeof *h->tprev);
-    h->gap = alloc(g->ncalls, sizeof *h->gap);
-    h->cum = alloc(g->ncalls, sizeof *h->cum);
-    h->gaps = alloc(16, sizeof *h->gaps);
-    size_t gcap = 16;
-    struct idmap last = { 0 }, at = { 0 };
-    int64_t first = st->v[0].start, end = st->v[st->n - 1].end;
-    for (size_t c = 0; c < g->ncalls; c++) {
-        const struct rp_call *k = &g->calls[c];
-        int64_t j;
-        h->tprev[c] = k->tid >= 0 && idmap_get(&last, (uint64_t)k->tid + 2, &j) ? (int32_t)j : -1;
-        if (k->tid >= 0)
-            idmap_put(&last, (uint64_t)k->tid + 2, (int64_t)c, 0);
-        h->gap[c] = h->tprev[c] >= 0 && k->start > g->calls[h->tprev[c]].end ? k->start - g->calls[h->tprev[c]].end : 0;
-        /* the range thread's host time in the steps, by range name */
-        if (k->tid == p->range_tid && p->nuser_ranges && h->gap[c] && k->start >= first && k->start <= end)
-            gaps_add(p, h, &gcap, &at, k->tid, k->start, h->gap[c]);
-    }
-    idmap_free(&last);
-    idmap_free(&at);
-    for (int s = 0; s < WJ_LABELS; s++) { /* the ranges with the most host time */
-        h->tracked[s] = -1;
-        int64_t best = 0;
-        for (size_t i = 0; i < h->ngaps; i++) {
-            int taken = 0;
-            for (int q = 0; q < s; q++)
-                taken |= h->tracked[q] == h->gaps[i].label;
-            if (!taken && h->gaps[i].ns > best) {
-                best = h->gaps[i].ns;
-                h->tracked[s] = h->gaps[i].label;
-            }
-        }
-    }
-    for (size_t c = 0; c < g->ncalls; c++) {
-        const struct rp_call *k = &g->calls[c];
-        int64_t in[WJ_LABELS] = { 0 };
-        if (k->tid >= 0 && p->nuser_ranges && h->gap[c] && h->tracked[0] >= 0)
-            gap_tracked(p, h, k->tid, k->start, h->gap[c], in);
-        for (int s = 0; s < WJ_LABELS; s++)
-            h->cum[c][s] = (h->tprev[c] >= 0 ? h->cum[h->tprev[c]][s] : 0) + in[s];
-    }
-}
-
-static void hostside_free(struct hostside *h)
-{
-    free(h->tprev);
-    free(h->gap);
-    free(h->cum);
-    free(h->gaps);
-}
-
-#define WALK_MAX 4096 /* elements walked back from a probe; past that, the host's (its time stands) */
-
-/* From time x at the end of element (kind, at) of replay t: walked back
- * along what decided each time to the latest collective (probe_of >= 0),
- * adding the host's time in the tracked ranges: out->p that collective's
- * probe and d the time since its end, or out->p -1 and d = x (the host's);
- * wprev: each call's thread's latest call before it whose end an
- * operation decided. */
-static void walk(const struct build *b, const struct rp_times *t, const struct hostside *h, const int32_t *wprev,
-                 const int32_t *probe_of, int kind, int32_t at, int64_t x, struct wj_pred *out)
-{
-    const struct rp_graph *g = &b->g;
-    memset(out, 0, sizeof *out);
-    out->p = -1;
-    out->d = x;
-    for (int guard = 0; at >= 0 && guard < WALK_MAX; guard++) {
-        int32_t c;
-        if (kind == RP_PATH_OP) {
-            if (probe_of[at] >= 0) {
-                out->p = probe_of[at];
-                out->d = x - t->op_end[at];
-                return;
-            }
-            if (t->op_by[at] >= 0) {
-                at = t->op_by[at];
-                continue;
-            }
-            c = g->ops[at].call; /* its launch: from its call's start */
-        } else {
-            if (t->call_by[at] >= 0) {
-                kind = RP_PATH_OP;
-                at = t->call_by[at];
-                continue;
-            }
-            c = at;
-        }
-        if (g->calls[c].tid < 0)
-            break;
-        /* the host's own time back to the last call whose end an operation decided */
-        int32_t w = wprev[c];
-        for (int s = 0; s < WJ_LABELS; s++)
-            out->host[s] += h->cum[c][s] - (w >= 0 ? h->cum[w][s] : 0);
-        if (w < 0)
-            break;
-        kind = RP_PATH_OP;
-        at = t->call_by[w];
-    }
-    out->p = -1;
-    out->d = x;
-}
-
-/* ---- a probe's paths: the region of the graph back from it to the
- * collectives before it (or the host), its longest path from each ---- */
-
-enum { N_OP, N_END, N_CS, N_CE }; /* an operation's start, its end; a call's start, its end */
-#define REGION_MAX 512 /* nodes a probe's region holds; past that (or the horizon), a node's own critical path */
-
-struct rnode { int kind; int32_t i; int state; int64_t dist; int64_t lab[WJ_LABELS]; };
-struct redge { int kind; int32_t i; int64_t w; int64_t lab[WJ_LABELS]; };
-
-struct region {
-    const struct build *b;
-    const struct rp_times *t;
-    const struct hostside *h;
-    const int32_t *wprev, *probe_of;
-    const uint8_t *mode;     /* the fix's call modes (NULL: none) */
-    int64_t horizon;         /* nodes before this time are not opened */
-    struct idmap ix;
-    struct rnode *v; size_t n, cap;
-    size_t *stack, *post; size_t nstack, npost;
-};
-
-static int64_t node_time(const struct region *rg, int kind, int32_t i)
-{
-    const struct rp_times *t = rg->t;
-    return kind == N_OP ? t->op_start[i] : kind == N_END ? t->op_end[i] : kind == N_CS ? t->call_start[i] : t->call_end[i];
-}
-
-/* Whether a node is where paths start: a collective's end, a call with
- * no call before it that an operation ended (the host alone). */
-static int is_source(const struct region *rg, int kind, int32_t i)
-{
-    const struct rp_graph *g = &rg->b->g;
-    if (kind == N_END)
-        return rg->probe_of[i] >= 0;
-    if (kind == N_CS)
-        return g->calls[i].tid < 0 || rg->wprev[i] < 0;
-    return 0;
-}
-
-static int64_t nonneg(int64_t x)
-{
-    return x > 0 ? x : 0;
-}
-
-/* The edges into node (kind, i): what its time is the latest of, each
- * with its weight (the replay's where it decided the time; else what the
- * replay would add: nothing after an operation, the typical latency after
- * a launch). */
-static int edges_in(const struct region *rg, int kind, int32_t i, struct redge *e)
-{
-    const struct rp_graph *g = &rg->b->g;
-    const struct rp_times *t = rg->t;
-    int n = 0;
-    memset(e, 0, 8 * sizeof *e);
-    if (kind == N_END) {
-        e[n++] = (struct redge){ N_OP, i, t->op_end[i] - t->op_start[i], { 0 } };
-    } else if (kind == N_OP) {
-        const struct rp_op *o = &g->ops[i];
-        int32_t by = t->op_by[i];
-        int64_t lat = nonneg(t->op_start[i] - t->call_start[o->call]);
-        e[n++] = (struct redge){ N_CS, o->call, by < 0 ? lat : (lat < g->lat_typical ? lat : g->lat_typical), { 0 } };
-        int32_t from[RP_DEPS + 1];
-        int nf = 0;
-        if (t->op_prev[i] >= 0)
-            from[nf++] = t->op_prev[i];
-        for (int k = 0; k < o->ndep && nf < RP_DEPS + 1; k++)
-            from[nf++] = o->dep[k];
-        for (int k = 0; k < nf; k++)
-            e[n++] = (struct redge){ N_END, from[k], by == from[k] ? nonneg(t->op_start[i] - t->op_end[from[k]]) : 0,
-                                     { 0 } };
-        if (by >= 0) { /* an extra wait a fix added */
-            int known = 0;
-            for (int k = 0; k < nf; k++)
-                known |= from[k] == by;
-            if (!known && n < 8)
-                e[n++] = (struct redge){ N_END, by, nonneg(t->op_start[i] - t->op_end[by]), { 0 } };
-        }
-    } else if (kind == N_CS) {
-        int32_t w = rg->wprev[i];
-        e[n] = (struct redge){ N_CE, w, nonneg(t->call_start[i] - t->call_end[w]), { 0 } };
-        for (int s = 0; s < WJ_LABELS; s++)
-            e[n].lab[s] = rg->h->cum[i][s] - rg->h->cum[w][s];
-        n++;
-    } else {
-        const struct rp_call *c = &g->calls[i];
-        int32_t by = t->call_by[i];
-        int64_t own = by >= 0 ? nonneg(t->call_end[i] - t->op_end[by]) : t->call_end[i] - t->call_start[i];
-        e[n++] = (struct redge){ N_CS, i, own, { 0 } };
-        int narrow = rg->mode && rg->mode[i] == RP_NARROW;
-        for (uint32_t k = 0; by >= 0 && k < c->nwait && n < 8; k++) {
-            int32_t op = g->waits[c->wait_first + k];
-            if (!narrow || g->ops[op].to_host) /* what it waits for, as replay.c's call_end has it */
-                e[n++] = (struct redge){ N_END, op, own, { 0 } };
-        }
-    }
-    return n;
-}
-
-static size_t rnode_at(struct region *rg, int kind, int32_t i)
-{
-    uint64_t key = ((uint64_t)kind << 32 | (uint32_t)i) + 1;
-    int64_t at;
-    if (idmap_get(&rg->ix, key, &at))
-        return (size_t)at;
-    if (rg->n == rg->cap) {
-        rg->cap = rg->cap ? rg->cap * 2 : 64;
-        if (!(rg->v = realloc(rg->v, rg->cap * sizeof *rg->v)) ||
-            !(rg->stack = realloc(rg->stack, 9 * rg->cap * sizeof *rg->stack)) ||
-            !(rg->post = realloc(rg->post, rg->cap * sizeof *rg->post)))
-            model_out_of_memory();
-    }
-    rg->v[rg->n] = (struct rnode){ kind, i, 0, INT64_MIN, { 0 } };
-    idmap_put(&rg->ix, key, (int64_t)rg->n, 0);
-    return rg->n++;
-}
-
-/* The region back from the root, in an order where each node comes after
- * every node it leads to (a depth-first search's post-order, reversed). */
-static void region_order(struct region *rg, size_t root)
-{
-    struct redge e[8];
-    rg->nstack = rg->npost = 0;
-    rg->stack[rg->nstack++] = root;
-    while (rg->nstack) {
-        size_t u = rg->stack[rg->nstack - 1];
-        struct rnode *x = &rg->v[u];
-        if (x->state == 0) {
-            x->state = 1;
-            int kind = x->kind;
-            int32_t i = x->i;
-            /* a source, or past the horizon or the size: not opened */
-            if ((u != root && is_source(rg, kind, i)) || (u != root && (node_time(rg, kind, i) < rg->horizon ||
-                                                                        rg->n + 8 > REGION_MAX))) {
-                x->state = 3;
-                continue;
-            }
-            int n = edges_in(rg, kind, i, e);
-            for (int k = 0; k < n; k++) {
-                size_t v = rnode_at(rg, e[k].kind, e[k].i);
-                if (rg->v[v].state == 0)
-                    rg->stack[rg->nstack++] = v;
-            }
-        } else {
-            rg->nstack--;
-            if (x->state == 1 || x->state == 3) {
-                x->state = x->state == 1 ? 2 : 4;
-                rg->post[rg->npost++] = u;
-            }
-        }
-    }
-}
-
-static void add_pred(struct wj_probe *q, const struct wj_pred *c, const struct rp_times *t, const int32_t *op_of_probe)
-{
-    if (c->p < 0) { /* the host alone: the latest it gives */
-        if (!q->host.p || c->d > q->host.d) {
-            q->host = *c;
-            q->host.p = 1;
-        }
-        return;
-    }
-    for (int k = 0; k < q->npred; k++)
-        if (q->pred[k].p == c->p) {
-            if (c->d > q->pred[k].d)
-                q->pred[k] = *c;
-            return;
-        }
-    if (q->npred < WJ_PREDS) {
-        q->pred[q->npred++] = *c;
-        return;
-    }
-    /* full: the one that gives the earliest time as replayed goes */
-    int worst = 0;
-    int64_t wv = INT64_MAX;
-    for (int k = 0; k < q->npred; k++) {
-        int64_t v = t->op_end[op_of_probe[q->pred[k].p]] + q->pred[k].d;
-        if (v < wv) {
-            wv = v;
-            worst = k;
-        }
-    }
-    if (t->op_end[op_of_probe[c->p]] + c->d > wv)
-        q->pred[worst] = *c;
-}
-
-/* Probe q, at time x at node (kind, i) (x later than its time by the host's
- * own time after it, for a call's end). */
-static void probe_paths(struct region *rg, int kind, int32_t i, int64_t x, const int32_t *op_of_probe,
-                        struct wj_probe *q)
-{
-    q->at = x;
-    q->npred = 0;
-    memset(&q->host, 0, sizeof q->host);
-    if (i < 0) { /* nothing before it: the host's */
-        q->host = (struct wj_pred){ x, { 0 }, 1 };
-        return;
-    }
-    idmap_free(&rg->ix);
-    memset(&rg->ix, 0, sizeof rg->ix);
-    rg->n = 0;
-    size_t root = rnode_at(rg, kind, i);
-    region_order(rg, root);
-    rg->v[root].dist = x - node_time(rg, kind, i);
-    struct redge e[8];
-    for (size_t k = rg->npost; k-- > 0;) {
-        struct rnode *u = &rg->v[rg->post[k]];
-        if (u->dist == INT64_MIN)
-            continue;
-        if (u->state == 4 || (rg->post[k] != root && is_source(rg, u->kind, u->i))) {
-            struct wj_pred c = { 0 };
-            if (u->kind == N_END && rg->probe_of[u->i] >= 0) {
-                c.p = rg->probe_of[u->i];
-                c.d = u->dist;
-            } else if (u->kind == N_CS && is_source(rg, N_CS, u->i)) {
-                c.p = -1;
-                c.d = rg->t->call_start[u->i] + u->dist;
-                for (int s = 0; s < WJ_LABELS && rg->b->g.calls[u->i].tid >= 0; s++)
-                    c.host[s] = rg->h->cum[u->i][s];
-            } else { /* past the horizon: its own critical path back */
-                int wk = u->kind == N_OP || u->kind == N_END ? RP_PATH_OP : RP_PATH_CALL;
-                int32_t wi = u->i;
-                if (u->kind == N_CS) { /* a call's start: from the call that ended the host's wait */
-                    wi = rg->wprev[u->i];
-                    wk = RP_PATH_CALL;
-                }
-                walk(rg->b, rg->t, rg->h, rg->wprev, rg->probe_of, wk, wi,
-                     node_time(rg, u->kind, u->i) + u->dist, &c);
-            }
-            for (int s = 0; s < WJ_LABELS; s++)
-                c.host[s] += u->lab[s];
-            add_pred(q, &c, rg->t, op_of_probe);
-            continue;
-        }
-        int n = edges_in(rg, u->kind, u->i, e);
-        for (int j = 0; j < n; j++) {
-            int64_t at;
-            if (!idmap_get(&rg->ix, ((uint64_t)e[j].kind << 32 | (uint32_t)e[j].i) + 1, &at))
-                continue;
-            struct rnode *v = &rg->v[at];
-            u = &rg->v[rg->post[k]]; /* (v may not move: the region is built) */
-            if (u->dist + e[j].w > v->dist) {
-                v->dist = u->dist + e[j].w;
-                for (int s = 0; s < WJ_LABELS; s++)
-                    v->lab[s] = u->lab[s] + e[j].lab[s];
-            }
-        }
-    }
-}
-
-/* The graph's operation of each collective of the process, by its kernel's
- * start on its stream (-1: none). */
-static int32_t *colls_of_ops(const struct build *b)
-{
-    const struct proc *p = b->p;
-    int32_t *v = alloc(b->g.nops, sizeof *v);
-    struct idmap at = { 0 };
-    for (size_t k = 0; k < p->ncolls; k++)
-        if (p->colls[k].gend > p->colls[k].gstart && p->colls[k].gstart > 0 && !model_coll_comm_unknown(&p->colls[k]))
-            idmap_put(&at, (uint64_t)p->colls[k].gstart * 31 + (uint64_t)p->colls[k].gstream, (int64_t)k, 1);
-    for (size_t i = 0; i < b->g.nops; i++) {
-        int64_t k;
-        const struct gop *o = &p->ops[b->op_of_rp[i]];
-        v[i] = o->nccl && idmap_get(&at, (uint64_t)b->g.ops[i].start * 31 + (uint64_t)b->g.ops[i].stream, &k) &&
-                       p->colls[k].gstart == b->g.ops[i].start ? (int32_t)k : -1;
-    }
-    idmap_free(&at);
-    return v;
-}
-
-struct at_op { int64_t t; int32_t op; };
-
-static int by_at_op(const void *x, const void *y)
-{
-    const struct at_op *a = x, *b = y;
-    if (a->t != b->t)
-        return a->t < b->t ? -1 : 1;
-    return (a->op > b->op) - (a->op < b->op);
-}
-
-/* Replay t's summary (t with its "decided by" arrays) into w. */
-static void joint_summary(const struct build *b, const struct steps_in *st, const struct rp_times *t,
-                          const struct rp_fix *fx, const struct hostside *h, const int32_t *coll_of,
-                          struct wj_rank *w)
-{
-    const struct rp_graph *g = &b->g;
-    int32_t *wprev = alloc(g->ncalls, sizeof *wprev);
-    for (size_t c = 0; c < g->ncalls; c++) {
-        int32_t q = h->tprev[c];
-        wprev[c] = q < 0 ? -1 : t->call_by[q] >= 0 ? q : wprev[q];
-    }
-    struct at_op *ops = alloc(g->nops, sizeof *ops);
-    int32_t *probe_of = alloc(g->nops, sizeof *probe_of), *op_of_probe = alloc(g->nops, sizeof *op_of_probe);
-    size_t n = 0;
-    for (size_t k = 0; k < g->nops; k++) {
-        probe_of[k] = -1;
-        if (coll_of[k] >= 0)
-            ops[n++] = (struct at_op){ t->op_start[k], (int32_t)k };
-    }
-    qsort(ops, n, sizeof *ops, by_at_op); /* a probe follows only those before it */
-    for (size_t i = 0; i < n; i++) {
-        probe_of[ops[i].op] = (int32_t)i;
-        op_of_probe[i] = ops[i].op;
-    }
-    w->v = alloc(n + 2, sizeof *w->v);
-    w->ncoll = n;
-    w->steps = (int64_t)st->n;
-    for (int s = 0; s < WJ_LABELS; s++)
-        w->label[s] = h->tracked[s];
-    int64_t first = st->v[0].start, last = st->v[st->n - 1].end;
-    /* paths are followed two steps back: what a fix moves is in them */
-    int64_t span = 2 * ((last - first) / (int64_t)st->n + 1);
-    struct region rg = { .b = b, .t = t, .h = h, .wprev = wprev, .probe_of = probe_of, .mode = fx ? fx->call_mode : NULL };
-    for (size_t i = 0; i < n; i++) {
-        int32_t k = ops[i].op;
-        rg.horizon = t->op_start[k] - span;
-        probe_paths(&rg, N_OP, k, t->op_start[k], op_of_probe, &w->v[i]);
-        w->v[i].coll = coll_of[k];
-        w->v[i].dur = g->ops[k].end - g->ops[k].start;
-    }
-    /* the steps' start: the range thread's last call by then */
-    size_t lo = 0, hi = st->nidx;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->calls[st->idx[mid]].end <= first)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    int64_t x = rp_map_time(g, t, st->idx, st->nidx, first);
-    rg.horizon = x - span;
-    probe_paths(&rg, N_CE, lo ? (int32_t)st->idx[lo - 1] : -1, x, op_of_probe, &w->v[n]);
-    /* ... their end: the later of the host's and its GPU work's (steps_time) */
-    lo = 0, hi = st->nidx;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->calls[st->idx[mid]].end <= last)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    int kind = N_CE;
-    int32_t at = lo ? (int32_t)st->idx[lo - 1] : -1;
-    x = rp_map_time(g, t, st->idx, st->nidx, last);
-    for (size_t k = 0; k < g->nops; k++) {
-        const struct rp_call *c = &g->calls[g->ops[k].call];
-        if (c->start >= first && c->start <= last && t->op_end[k] > x) {
-            x = t->op_end[k];
-            kind = N_END;
-            at = (int32_t)k;
-        }
-    }
-    rg.horizon = x - span;
-    if (kind == N_END && probe_of[at] >= 0) /* the end of a collective */
-        w->v[n + 1] = (struct wj_probe){ .at = x, .pred = { { 0, { 0 }, probe_of[at] } }, .npred = 1 };
-    else
-        probe_paths(&rg, kind, at, x, op_of_probe, &w->v[n + 1]);
-    w->v[n].coll = w->v[n + 1].coll = -1;
-    idmap_free(&rg.ix);
-    free(rg.v);
-    free(rg.stack);
-    free(rg.post);
-    free(wprev);
-    free(ops);
-    free(probe_of);
-    free(op_of_probe);
-}
-
 /* ---- a process's replays carried from one window to the next ---- */
 
 /* The steps' time in one replay, kept as the windows go by: from the
@@ -1516,6 +961,18 @@ struct whatif_carry {
     int64_t L, L_tent;          /* the last one's end of each */
     size_t range_calls;         /* the range thread's calls (no step time without them) */
     int broken;                 /* a replay ran out of memory: no prediction */
+    /* the summary for every rank together (joint_summary) of replays 0-2,
+     * and what it needs across cuts: each thread's host time so far (mt),
+     * the ranges tracked; for a rank read a window at a time, chosen from
+     * its host time by range as its first reading summed it (pre: its
+     * gaps, pre_at their index by label + 1; pre_end the range thread's
+     * last call's end, pre_lo its first call's start) */
+    struct jcarry jc[3];
+    struct mthr *mt; size_t nmt;
+    int tracked[WJ_LABELS], have_tracked, joint_failed;
+    int64_t call_end_max;       /* the latest call end so far */
+    int windowed;               /* read a window at a time */
+    struct hostside pre; size_t pre_cap; struct idmap pre_at; int64_t pre_end, pre_lo; int pre_seen;
 };
 
 /* What a window holds of the steps: the first one's start, steps counted
@@ -1570,7 +1027,7 @@ static void steps_advance(struct whatif_carry *wc, const struct build *b, struct
 /* Where time `at` falls in a replay: shifted as the latest call of the
  * range thread that ended by then (idx: its calls in the window), or as
  * its last one in the windows before (shift_in). */
-static int64_t map_at(const struct build *b, const struct rp_times *t, const uint32_t *idx, size_t n, int64_t shift_in,
+int64_t whatif_map_at(const struct build *b, const struct rp_times *t, const uint32_t *idx, size_t n, int64_t shift_in,
                       int64_t at)
 {
     if (!t)
@@ -1596,17 +1053,17 @@ static void acc_window(struct acc *a, const struct whatif_carry *wc, const struc
         return;
     int64_t first = wc->steps[0].start;
     if (e->first_here)
-        a->t0 = map_at(b, t, idx, nidx, shift_in, first);
+        a->t0 = whatif_map_at(b, t, idx, nidx, shift_in, first);
     if (e->commit) {
         a->tl = a->tl_tent;
         fold(a);
     }
     if (e->conf) {
-        a->tl = map_at(b, t, idx, nidx, shift_in, wc->L);
+        a->tl = whatif_map_at(b, t, idx, nidx, shift_in, wc->L);
         fold(a); /* the windows before: enqueued before this one, before its end */
     }
     if (e->tent)
-        a->tl_tent = map_at(b, t, idx, nidx, shift_in, wc->L_tent);
+        a->tl_tent = whatif_map_at(b, t, idx, nidx, shift_in, wc->L_tent);
     for (size_t k = b->g.nghost; k < b->g.nops; k++) {
         int64_t at = b->g.calls[b->g.ops[k].call].start, end = t ? t->op_end[k] : b->g.ops[k].end;
         if (at < first)
@@ -1640,7 +1097,7 @@ static void variant_free(struct variant *v)
 
 static int64_t *dup64(const int64_t *v, size_t n)
 {
-    int64_t *a = alloc(n, sizeof *a);
+    int64_t *a = whatif_alloc(n, sizeof *a);
     if (n)
         memcpy(a, v, n * sizeof *a);
     return a;
@@ -1670,8 +1127,22 @@ static struct variant *variant_new(struct whatif_carry *wc, const struct variant
     return v;
 }
 
+static void jcarry_free(struct jcarry *jc)
+{
+    free(jc->ghost);
+    free(jc->thr);
+    free(jc->at_op);
+    free(jc->at_set);
+    memset(jc, 0, sizeof *jc);
+}
+
 static void carry_free(struct whatif_carry *wc)
 {
+    for (int v = 0; v < 3; v++)
+        jcarry_free(&wc->jc[v]);
+    free(wc->mt);
+    whatif_hostside_free(&wc->pre);
+    idmap_free(&wc->pre_at);
     idmap_free(&wc->s.last);
     idmap_free(&wc->s.pend);
     idmap_free(&wc->s.ev);
@@ -1694,7 +1165,7 @@ static void mark(int32_t *map, int32_t op)
  * the streams' pending waits), in order, into *out; how many. */
 static size_t state_refs(const struct build *b, const struct state *s, int32_t **out)
 {
-    int32_t *on = alloc(b->g.nops, sizeof *on);
+    int32_t *on = whatif_alloc(b->g.nops, sizeof *on);
     for (size_t k = 0; k < s->last.cap; k++)
         if (s->last.key[k])
             mark(on, (int32_t)s->last.val[k]);
@@ -1726,22 +1197,26 @@ static void remap_vals(struct idmap *ix, const int32_t *map)
 static void carry_state(struct whatif_carry *wc, const struct build *b, const int32_t *refs, size_t nrefs)
 {
     size_t no = b->g.nops;
-    int32_t *map = alloc(no, sizeof *map), *ref_at = alloc(no, sizeof *ref_at);
+    int32_t *map = whatif_alloc(no, sizeof *map), *ref_at = whatif_alloc(no, sizeof *ref_at);
     for (size_t k = 0; k < no; k++)
         ref_at[k] = -1;
     for (size_t i = 0; i < nrefs; i++) {
         map[refs[i]] = 1;
         ref_at[refs[i]] = (int32_t)i;
     }
-    for (size_t i = 0; i < wc->nv; i++)
+    for (size_t i = 0; i < wc->nv; i++) {
         for (size_t k = 0; k < wc->v[i].jn.n; k++) {
             mark(map, wc->v[i].jn.v[k].a);
             mark(map, wc->v[i].jn.v[k].b);
         }
+        for (size_t k = 0; k < wc->v[i].rc.nstr; k++) /* each replayed stream's last */
+            if (wc->v[i].rc.str[k].last >= 0 && (size_t)wc->v[i].rc.str[k].last < no)
+                mark(map, wc->v[i].rc.str[k].last);
+    }
     size_t ng = 0;
     for (size_t k = 0; k < no; k++)
         map[k] = map[k] ? (int32_t)ng++ : -1;
-    struct rp_op *gh = alloc(ng, sizeof *gh);
+    struct rp_op *gh = whatif_alloc(ng, sizeof *gh);
     for (size_t k = 0; k < no; k++)
         if (map[k] >= 0) {
             gh[map[k]] = b->g.ops[k];
@@ -1754,7 +1229,7 @@ static void carry_state(struct whatif_carry *wc, const struct build *b, const in
     struct state *s = &wc->s, ns = { 0 };
     remap_vals(&s->last, map);
     remap_vals(&s->ev, map);
-    int32_t *chain = alloc(s->npend, sizeof *chain);
+    int32_t *chain = whatif_alloc(s->npend, sizeof *chain);
     for (size_t k = 0; k < s->pend.cap; k++) {
         if (!s->pend.key[k] || s->pend.val[k] < 0)
             continue;
@@ -1775,8 +1250,8 @@ static void carry_state(struct whatif_carry *wc, const struct build *b, const in
         struct variant *v = &wc->v[i];
         free(v->gs);
         free(v->ge);
-        v->gs = alloc(ng, sizeof *v->gs);
-        v->ge = alloc(ng, sizeof *v->ge);
+        v->gs = whatif_alloc(ng, sizeof *v->gs);
+        v->ge = whatif_alloc(ng, sizeof *v->ge);
         for (size_t k = 0; k < no; k++) {
             int32_t gi = map[k];
             if (gi < 0)
@@ -1794,6 +1269,17 @@ static void carry_state(struct whatif_carry *wc, const struct build *b, const in
             v->gs[gi] = st;
             v->ge[gi] = en;
         }
+        for (size_t k = 0; k < v->rc.nstr; k++) { /* its streams' last: as it replayed them */
+            struct rp_lane *l = &v->rc.str[k];
+            if (l->last < 0 || (size_t)l->last >= no) {
+                l->last = -1;
+                continue;
+            }
+            int32_t gi = map[l->last];
+            v->ge[gi] = l->r_end;
+            v->gs[gi] = l->r_end - (b->g.ops[l->last].end - b->g.ops[l->last].start);
+            l->last = gi;
+        }
         struct joins t = v->j;
         v->j = v->jn;
         v->jn = t;
@@ -1807,6 +1293,17 @@ static void carry_state(struct whatif_carry *wc, const struct build *b, const in
         v->ref_s = v->ref_e = NULL;
     }
     wc->nghost = ng;
+    for (int v = 0; v < 3; v++) { /* the paths to them, each replay's */
+        struct jcarry *jc = &wc->jc[v];
+        struct jset *sets = whatif_alloc(ng + 1, sizeof *sets);
+        for (size_t i = 0; i < jc->nat; i++)
+            if (map[jc->at_op[i]] >= 0)
+                sets[map[jc->at_op[i]]] = jc->at_set[i];
+        free(jc->ghost);
+        jc->ghost = sets;
+        jc->nghost = ng;
+        jc->nat = 0;
+    }
     free(map);
     free(ref_at);
 }
@@ -1847,6 +1344,7 @@ struct win {
     uint32_t *ridx; size_t nridx;
     int32_t *refs; size_t nrefs;
     struct rp_times t;
+    int64_t shift_in;          /* the range thread's shift coming in, of the last variant run */
 };
 
 static int run_variant(struct win *wn, struct variant *v, const struct rp_fix *fx)
@@ -1859,6 +1357,7 @@ static int run_variant(struct win *wn, struct variant *v, const struct rp_fix *f
         wn->t.op_end[k] = v->ge ? v->ge[k] : g->ops[k].end;
     }
     int64_t shift_in = range_shift(&v->rc, wn->b->p->range_tid);
+    wn->shift_in = shift_in;
     if (rp_replay_carry(g, fx, &wn->t, &v->rc) != 0) {
         v->failed = 1;
         return -1;
@@ -1866,8 +1365,8 @@ static int run_variant(struct win *wn, struct variant *v, const struct rp_fix *f
     acc_window(&v->a, wn->wc, &wn->e, wn->b, &wn->t, wn->ridx, wn->nridx, shift_in);
     free(v->ref_s);
     free(v->ref_e);
-    v->ref_s = alloc(wn->nrefs, sizeof *v->ref_s);
-    v->ref_e = alloc(wn->nrefs, sizeof *v->ref_e);
+    v->ref_s = whatif_alloc(wn->nrefs, sizeof *v->ref_s);
+    v->ref_e = whatif_alloc(wn->nrefs, sizeof *v->ref_e);
     for (size_t i = 0; i < wn->nrefs; i++) {
         v->ref_s[i] = wn->t.op_start[wn->refs[i]];
         v->ref_e[i] = wn->t.op_end[wn->refs[i]];
@@ -1891,13 +1390,16 @@ static struct whatif_carry *carry_of(struct whatif_proc *w, const struct proc *p
 {
     if (w->carry)
         return w->carry;
-    struct whatif_carry *wc = alloc(1, sizeof *wc);
+    struct whatif_carry *wc = whatif_alloc(1, sizeof *wc);
     wc->nsteps = model_steps(p, &wc->steps);
     acc_init(&wc->meas);
     for (int i = 0; i < 8; i++)
         wc->bw[i] = -1;
-    for (int base = 0; base < 3; base++)
+    for (int base = 0; base < 3; base++) {
         variant_new(wc, NULL, (struct cand){ -1, 0 }, base);
+        wc->jc[base].gin_t = wc->jc[base].gaft_t = INT64_MIN;
+        wc->call_end_max = INT64_MIN;
+    }
     w->carry = wc;
     return wc;
 }
@@ -1992,6 +1494,202 @@ static void run_cand(struct win *wn, const struct variant *pre, struct cand c, i
     b->jn = NULL;
 }
 
+/* ---- the summary for every rank together, window by window ---- */
+
+/* What this window's summaries are of (struct jwin). */
+static void joint_window(struct jwin *jw, struct whatif_carry *wc, const struct build *b, const struct win *wn,
+                         const struct steps_in *st, int whole)
+{
+    memset(jw, 0, sizeof *jw);
+    jw->last = INT64_MIN;
+    if (whole) {
+        jw->first = st->v[0].start;
+        jw->last = st->v[st->n - 1].end;
+        jw->span = 2 * ((jw->last - jw->first) / (int64_t)st->n + 1);
+        jw->start_here = 1;
+        jw->idx = st->idx;
+        jw->nidx = st->nidx;
+        return;
+    }
+    /* from the first step's start on, the last step whose end is here
+     * (tentative when no call here ends after it: it counts if a later
+     * window's does, as a rank read whole counts the steps its calls
+     * outlast) */
+    const struct proc *p = b->p;
+    jw->first = wc->steps[0].start;
+    jw->span = 2 * ((wc->steps[wc->nsteps - 1].end - jw->first) / (int64_t)wc->nsteps + 1);
+    jw->start_here = wn->e.first_here;
+    jw->idx = wn->ridx;
+    jw->nidx = wn->nridx;
+    int64_t callend = INT64_MIN;
+    for (size_t c = 0; c < b->g.ncalls; c++)
+        callend = b->g.calls[c].end > callend ? b->g.calls[c].end : callend;
+    wc->call_end_max = callend > wc->call_end_max ? callend : wc->call_end_max;
+    for (size_t j = 0; j < wc->nsteps; j++) {
+        int64_t e = wc->steps[j].end;
+        if (e >= p->win_lo && e < p->win_hi && e > wc->steps[j].start && e > jw->last)
+            jw->last = e;
+    }
+    jw->tent = jw->last != INT64_MIN && jw->last > callend;
+    jw->keep_v = whatif_alloc(1, sizeof *jw->keep_v);
+    jw->keep = jw->keep_v;
+}
+
+/* What variant v's summary carries on (a rank read a window at a time):
+ * the operations the graph's state refers to, and its waits for the next
+ * window; the shift its replay came in with. */
+static void joint_keep(struct jwin *jw, const struct win *wn, const struct variant *v)
+{
+    jw->shift_in = wn->shift_in;
+    if (!jw->keep)
+        return;
+    jw->keep_v = realloc(jw->keep_v, (wn->nrefs + 2 * v->jn.n + v->rc.nstr + 1) * sizeof *jw->keep_v);
+    if (!jw->keep_v)
+        model_out_of_memory();
+    size_t n = 0;
+    for (size_t i = 0; i < wn->nrefs; i++)
+        jw->keep_v[n++] = wn->refs[i];
+    for (size_t q = 0; q < v->jn.n; q++) {
+        if (v->jn.v[q].a >= 0)
+            jw->keep_v[n++] = v->jn.v[q].a;
+        if (v->jn.v[q].b >= 0)
+            jw->keep_v[n++] = v->jn.v[q].b;
+    }
+    for (size_t k = 0; k < v->rc.nstr; k++)
+        if (v->rc.str[k].last >= 0)
+            jw->keep_v[n++] = v->rc.str[k].last;
+    jw->keep = jw->keep_v;
+    jw->nkeep = n;
+}
+
+/* Each thread's last call here, as measured: its end and the host's time
+ * in the tracked ranges up to it, for the next window's hostside. */
+static void joint_threads(struct whatif_carry *wc, const struct build *b, const struct hostside *h)
+{
+    struct idmap last = { 0 };
+    for (size_t c = 0; c < b->g.ncalls; c++)
+        if (b->g.calls[c].tid >= 0)
+            idmap_put(&last, (uint64_t)b->g.calls[c].tid + 2, (int64_t)c, 0);
+    for (size_t k = 0; k < last.cap; k++) {
+        if (!last.key[k])
+            continue;
+        size_t c = (size_t)last.val[k], at = 0;
+        int tid = b->g.calls[c].tid;
+        while (at < wc->nmt && wc->mt[at].tid != tid)
+            at++;
+        if (at == wc->nmt) {
+            if (!(wc->mt = realloc(wc->mt, (wc->nmt + 1) * sizeof *wc->mt)))
+                model_out_of_memory();
+            wc->nmt++;
+        }
+        wc->mt[at].tid = tid;
+        wc->mt[at].end = b->g.calls[c].end;
+        memcpy(wc->mt[at].cum, h->cum[c], sizeof wc->mt[at].cum);
+    }
+    idmap_free(&last);
+}
+
+static void joint_drop(struct whatif_proc *w, struct whatif_carry *wc)
+{
+    w->windowed = wc->windowed; /* its measured arrivals stand (the report says so) */
+    for (int v = 0; w->joint && v < 3; v++)
+        wj_rank_free(&w->joint[v]);
+    free(w->joint);
+    w->joint = NULL;
+    wc->joint_failed = 1;
+}
+
+/* The process's end: each summary's step probes after its collectives'
+ * (whatif_joint.h), or none where a replay failed or a probe is missing. */
+static void joint_finish(struct whatif_proc *w, struct whatif_carry *wc)
+{
+    if (!w->joint)
+        return;
+    for (int v = 0; v < 3; v++) { /* a step a later window's call outlasted */
+        struct jcarry *jc = &wc->jc[v];
+        if (jc->has_end_t && (!jc->has_end || jc->end_t_step > jc->end_step) && jc->end_t_step <= wc->call_end_max) {
+            jc->end = jc->end_t;
+            jc->end_step = jc->end_t_step;
+            jc->has_end = 1;
+        }
+    }
+    int ok = !wc->broken;
+    for (int v = 0; v < 3; v++)
+        ok &= wc->jc[v].has_start && wc->jc[v].has_end && !wc->v[v].failed;
+    if (!ok) {
+        joint_drop(w, wc);
+        return;
+    }
+    int64_t steps = 0;
+    for (size_t j = 0; wc->windowed && j < wc->nsteps; j++)
+        steps += wc->steps[j].end > wc->steps[j].start && wc->steps[j].end <= wc->jc[0].end_step;
+    for (int v = 0; v < 3; v++) {
+        struct wj_rank *r = &w->joint[v];
+        struct wj_probe *pv = realloc(r->v, (r->ncoll + 2) * sizeof *pv);
+        if (!pv)
+            model_out_of_memory();
+        r->v = pv;
+        r->v[r->ncoll] = wc->jc[v].start;
+        r->v[r->ncoll + 1] = wc->jc[v].end;
+        if (wc->windowed)
+            r->steps = steps;
+    }
+    if (wc->windowed) { /* the host's time by range, as the first reading summed it */
+        w->joint[0].gaps = wc->pre.gaps;
+        w->joint[0].ngaps = wc->pre.ngaps;
+        wc->pre.gaps = NULL;
+    }
+}
+
+/* A rank read a window at a time, first reading: its range thread's host
+ * time in the steps by range (as hostside_make sums it for a rank read
+ * whole), so that the replay's summary, made once its findings are, knows
+ * the ranges to track from its first window on. */
+void whatif_pre_window(const struct model *m, struct findings *fs, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    if ((p->win_lo == INT64_MIN && p->win_hi == INT64_MAX) || !p->cupti_active || m->nprocs < 2 || !p->ncalls)
+        return;
+    struct whatif_proc *w = proc_slot(fs, m, pi);
+    if (!w)
+        return;
+    struct whatif_carry *wc = carry_of(w, p);
+    uint32_t *ix = whatif_alloc(p->ncalls, sizeof *ix);
+    size_t n = 0;
+    for (size_t i = 0; i < p->ncalls; i++)
+        if (p->calls[i].tid == p->range_tid)
+            ix[n++] = (uint32_t)i;
+    if (!wc->pre_seen) { /* the steps from the process's first call on, as steps_advance takes them */
+        wc->pre_seen = 1;
+        wc->pre_lo = INT64_MAX;
+        for (size_t i = 0; i < p->ncalls; i++)
+            wc->pre_lo = p->calls[i].start < wc->pre_lo ? p->calls[i].start : wc->pre_lo;
+        wc->pre_end = INT64_MIN;
+        wc->pre.gaps = whatif_alloc(16, sizeof *wc->pre.gaps);
+        wc->pre_cap = 16;
+    }
+    int64_t first = INT64_MAX, end = INT64_MIN;
+    for (size_t j = 0; j < wc->nsteps; j++)
+        if (wc->steps[j].start >= wc->pre_lo && wc->steps[j].end > wc->steps[j].start) {
+            first = wc->steps[j].start < first ? wc->steps[j].start : first;
+            end = wc->steps[j].end > end ? wc->steps[j].end : end;
+        }
+    /* in the graph's order: by start, then index */
+    struct item *it = whatif_alloc(n + 1, sizeof *it);
+    for (size_t i = 0; i < n; i++)
+        it[i] = (struct item){ p->calls[ix[i]].start, -1, (int32_t)ix[i] };
+    qsort(it, n, sizeof *it, by_item);
+    for (size_t i = 0; i < n; i++) {
+        const struct call *c = &p->calls[it[i].call];
+        if (wc->pre_end != INT64_MIN && c->start > wc->pre_end && p->nuser_ranges && c->start >= first &&
+            c->start <= end)
+            whatif_gaps_add(p, &wc->pre, &wc->pre_cap, &wc->pre_at, c->tid, c->start, c->start - wc->pre_end);
+        wc->pre_end = c->end;
+    }
+    free(it);
+    free(ix);
+}
+
 void whatif_window(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
@@ -2006,18 +1704,17 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
     struct whatif_carry *wc = carry_of(w, p);
     if (!wc->nsteps || wc->broken)
         return;
-    /* read a window at a time: replayed on its own, carried across the
-     * cuts; its summary for every rank together is not made (its paths
-     * go two steps back, across cuts): its measured arrivals stand */
+    /* read a window at a time: replayed a window at a time, carried
+     * across the cuts (its summary for every rank together too) */
     if (!whole)
-        w->windowed = 1;
+        wc->windowed = 1;
     struct build b = { .m = m, .p = p, .t = model_timeline(m, pi), .s = &wc->s, .ghosts = wc->ghosts };
     b.g.nghost = wc->nghost;
     build_graph(&b);
     memcpy(b.bw, wc->bw, sizeof b.bw);
     struct win wn = { .wc = wc, .b = &b };
     steps_advance(wc, &b, &wn.e);
-    wn.ridx = alloc(b.g.ncalls, sizeof *wn.ridx);
+    wn.ridx = whatif_alloc(b.g.ncalls, sizeof *wn.ridx);
     for (size_t i = 0; i < b.g.ncalls; i++)
         if (b.g.calls[i].tid == p->range_tid)
             wn.ridx[wn.nridx++] = (uint32_t)i;
@@ -2028,10 +1725,10 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
     steps_of_window(&b, &st);
     struct rp_times *t = &wn.t;
     times_alloc(t, &b.g);
-    t->op_by = alloc(b.g.nops, sizeof *t->op_by);
-    t->call_by = alloc(b.g.ncalls, sizeof *t->call_by);
-    t->call_prev = alloc(b.g.ncalls, sizeof *t->call_prev);
-    t->op_prev = alloc(b.g.nops, sizeof *t->op_prev);
+    t->op_by = whatif_alloc(b.g.nops, sizeof *t->op_by);
+    t->call_by = whatif_alloc(b.g.ncalls, sizeof *t->call_by);
+    t->call_prev = whatif_alloc(b.g.ncalls, sizeof *t->call_prev);
+    t->op_prev = whatif_alloc(b.g.nops, sizeof *t->op_prev);
     struct rp_fix fx, all, all_comm;
     fix_alloc(&fx, &b.g);
     fix_alloc(&all, &b.g);
@@ -2046,6 +1743,7 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
     pre.ge = dup64(wc->v[0].ge, wc->nghost);
     pre.a = wc->v[0].a;
     struct hostside hs = { 0 };
+    struct jwin jw = { 0 };
     int32_t *coll_of = NULL;
     if (run_variant(&wn, &wc->v[0], NULL) != 0) {
         wc->broken = 1;
@@ -2053,15 +1751,28 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
         if (st.n && st.nidx)
             critical_path(&b, &st, t, w);
         /* the summaries for the ranks replayed together: several ranks
-         * with collectives, each read whole */
-        if (whole && st.n && st.nidx && m->nprocs > 1 && p->ncolls && !w->joint) {
-            hostside_make(&b, &st, &hs);
-            coll_of = colls_of_ops(&b);
-            w->joint = alloc(3, sizeof *w->joint);
-            joint_summary(&b, &st, t, NULL, &hs, coll_of, &w->joint[0]);
-            w->joint[0].gaps = hs.gaps;
-            w->joint[0].ngaps = hs.ngaps;
-            hs.gaps = NULL;
+         * with collectives */
+        if (whole ? st.n && st.nidx && m->nprocs > 1 && p->ncolls && !w->joint
+                  : wc->nsteps && m->nprocs > 1 && p->colls_parked && !wc->joint_failed) {
+            if (!w->joint)
+                w->joint = whatif_alloc(3, sizeof *w->joint);
+            joint_window(&jw, wc, &b, &wn, &st, whole);
+            if (whole) {
+                whatif_hostside_make(&b, jw.first, jw.last, NULL, 0, NULL, &hs);
+            } else {
+                if (!wc->have_tracked)
+                    whatif_choose_tracked(wc->pre.gaps, wc->pre.ngaps, wc->tracked);
+                wc->have_tracked = 1;
+                whatif_hostside_make(&b, jw.first, jw.last, wc->mt, wc->nmt, wc->tracked, &hs);
+            }
+            coll_of = whatif_colls_of_ops(&b);
+            joint_keep(&jw, &wn, &wc->v[0]);
+            whatif_joint_summary(&b, &jw, t, NULL, &hs, coll_of, &w->joint[0], &wc->jc[0], wc->mt, wc->nmt);
+            if (whole) {
+                w->joint[0].gaps = hs.gaps;
+                w->joint[0].ngaps = hs.ngaps;
+                hs.gaps = NULL;
+            }
         }
         for (size_t i = 3; i < wc->nv; i++)
             wc->v[i].seen = 0;
@@ -2075,16 +1786,22 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
             if (!wc->v[i].seen)
                 run_cand(&wn, &pre, wc->v[i].c, in_all_fixed(fs, o, pi, wc->v[i].c), &fx, &all, &all_comm);
         apply_joins(&b, &all, &wc->v[1]);
-        if (run_variant(&wn, &wc->v[1], &all) == 0 && coll_of)
-            joint_summary(&b, &st, t, &all, &hs, coll_of, &w->joint[1]);
+        if (run_variant(&wn, &wc->v[1], &all) == 0 && coll_of) {
+            joint_keep(&jw, &wn, &wc->v[1]);
+            whatif_joint_summary(&b, &jw, t, &all, &hs, coll_of, &w->joint[1], &wc->jc[1], wc->mt, wc->nmt);
+        }
         apply_joins(&b, &all_comm, &wc->v[2]);
-        if (run_variant(&wn, &wc->v[2], &all_comm) == 0 && coll_of)
-            joint_summary(&b, &st, t, &all_comm, &hs, coll_of, &w->joint[2]);
-        if (coll_of && (!w->joint[1].v || !w->joint[2].v)) { /* a replay failed: none */
+        if (run_variant(&wn, &wc->v[2], &all_comm) == 0 && coll_of) {
+            joint_keep(&jw, &wn, &wc->v[2]);
+            whatif_joint_summary(&b, &jw, t, &all_comm, &hs, coll_of, &w->joint[2], &wc->jc[2], wc->mt, wc->nmt);
+        }
+        if (coll_of) {
             for (int v = 0; v < 3; v++)
-                wj_rank_free(&w->joint[v]);
-            free(w->joint);
-            w->joint = NULL;
+                w->joint[v].steps = whole ? (int64_t)st.n : 0;
+            if (wc->v[1].failed || wc->v[2].failed)
+                joint_drop(w, wc); /* a replay failed: none */
+            else if (!whole)
+                joint_threads(wc, &b, &hs);
         }
         carry_state(wc, &b, wn.refs, wn.nrefs);
     }
@@ -2092,8 +1809,9 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
         if (b.bw[i] > 0)
             wc->bw[i] = b.bw[i];
     variant_free(&pre);
+    free(jw.keep_v);
     free(coll_of);
-    hostside_free(&hs);
+    whatif_hostside_free(&hs);
     fix_free(&fx);
     fix_free(&all);
     fix_free(&all_comm);
@@ -2117,6 +1835,7 @@ void whatif_proc_end(const struct model *m, struct findings *fs, size_t pi)
     if (!wc)
         return;
     w->carry = NULL;
+    joint_finish(w, wc);
     if (wc->nconf && wc->range_calls && !wc->broken) {
         int64_t n = (int64_t)wc->nconf, measured = acc_time(&wc->meas), now = acc_time(&wc->v[0].a);
         w->steps += n;
