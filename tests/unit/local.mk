@@ -194,6 +194,7 @@ check_PROGRAMS += tests/unit/test_replay
 TESTS += tests/unit/test_replay
 tests_unit_test_replay_SOURCES = tests/unit/test_replay.c viewer/analyse/replay.h viewer/analyse/replay.c \
   viewer/analyse/whatif_joint.h viewer/analyse/whatif_joint.c \
-  viewer/model/idmap.h viewer/model/idmap.c
+  viewer/model/idmap.h viewer/model/idmap.c viewer/model/tmpstore.h viewer/model/tmpstore.c \
+  viewer/model/tmpfiles.h viewer/model/tmpfiles.c
 tests_unit_test_replay_CFLAGS = $(VIEWER_TEST_CFLAGS)
 tests_unit_test_replay_LDADD = $(CRITERION_LIBS)

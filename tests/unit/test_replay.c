@@ -8,10 +8,17 @@
  * time cut moves every rank. */
 #include "viewer/analyse/replay.h"
 #include "viewer/analyse/whatif_joint.h"
+#include "viewer/model/tmpstore.h"
 
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+void model_out_of_memory(void)
+{
+    abort();
+}
 
 static struct rp_times times(const struct rp_graph *g)
 {
@@ -343,4 +350,42 @@ Test(joint, a_rank_not_replayed_keeps_its_measured_arrivals)
     cr_assert_eq(wj_solve(rv, 2, m2, grp, 3, NULL, step), 0);
     cr_expect_float_eq(step[0], 32.0 / 3, 1e-9);
     cr_expect_float_eq(step[1], -1, 1e-9);
+}
+
+/* A rank's probes put aside in the scratch store, a window's at a time
+ * (whatif.c: a rank read a window at a time): read back by index, across
+ * chunks, the same steps solved. */
+Test(joint, probes_put_aside_solve_as_in_memory)
+{
+    struct wj_rank r0, r1;
+    two_ranks(&r0, &r1);
+    struct tmpstore store;
+    tmpstore_open(&store);
+    int64_t ends[3];
+    for (int k = 0; k < 3; k++)
+        ends[k] = fast[k].at + fast[k].dur;
+    struct wj_rank a = { .v = malloc(3 * sizeof *a.v), .ncoll = 2, .ends = ends, .label = { 7, -1 }, .steps = 3 };
+    memcpy(a.v, fast, 2 * sizeof *a.v);
+    wj_spill(&a, &store); /* a first window's two */
+    a.v[0] = fast[2];
+    a.ncoll = 3;
+    wj_spill(&a, &store); /* ... and a second's one */
+    cr_assert_eq(a.nchunks, 2);
+    cr_assert_eq(a.nspilled, 3);
+    a.v[0] = fast[3]; /* the steps' probes stay */
+    a.v[1] = fast[4];
+    struct wj_cache c = { 0 };
+    for (size_t k = 5; k-- > 0;) /* backwards: each chunk read again */
+        cr_expect_eq(memcmp(wj_probe_at(&a, &c, k), &fast[k], sizeof fast[k]), 0, "probe %zu", k);
+    wj_cache_free(&c);
+    const struct wj_rank *rv[] = { &a, &r1 };
+    double step[2], cut[2 * WJ_LABELS] = { [WJ_LABELS] = 1 };
+    cr_assert_eq(wj_solve(rv, 2, mem, grp, 3, NULL, step), 0);
+    cr_expect_float_eq(step[0], 32.0 / 3, 1e-9);
+    cr_assert_eq(wj_solve(rv, 2, mem, grp, 3, cut, step), 0);
+    cr_expect_float_eq(step[0], 4.0, 1e-9);
+    cr_expect_float_eq(step[1], 4.0, 1e-9);
+    free(a.v);
+    free(a.chunks);
+    tmpstore_close(&store);
 }

@@ -1589,6 +1589,21 @@ static void joint_threads(struct whatif_carry *wc, const struct build *b, const 
     idmap_free(&last);
 }
 
+/* A rank read a window at a time: this window's probes put aside in the
+ * report's scratch store (their ends stay), so that what the summaries
+ * hold in memory is a window's and 8 bytes a collective. */
+static void joint_aside(struct whatif_proc *w, struct findings *fs)
+{
+    if (!fs->aside)
+        return;
+    if (fs->aside_lock)
+        pthread_mutex_lock(fs->aside_lock);
+    for (int v = 0; v < 3; v++)
+        wj_spill(&w->joint[v], fs->aside);
+    if (fs->aside_lock)
+        pthread_mutex_unlock(fs->aside_lock);
+}
+
 static void joint_drop(struct whatif_proc *w, struct whatif_carry *wc)
 {
     w->windowed = wc->windowed; /* its measured arrivals stand (the report says so) */
@@ -1625,12 +1640,13 @@ static void joint_finish(struct whatif_proc *w, struct whatif_carry *wc)
         steps += wc->steps[j].end > wc->steps[j].start && wc->steps[j].end <= wc->jc[0].end_step;
     for (int v = 0; v < 3; v++) {
         struct wj_rank *r = &w->joint[v];
-        struct wj_probe *pv = realloc(r->v, (r->ncoll + 2) * sizeof *pv);
+        size_t at = r->ncoll - r->nspilled;
+        struct wj_probe *pv = realloc(r->v, (at + 2) * sizeof *pv);
         if (!pv)
             model_out_of_memory();
         r->v = pv;
-        r->v[r->ncoll] = wc->jc[v].start;
-        r->v[r->ncoll + 1] = wc->jc[v].end;
+        r->v[at] = wc->jc[v].start;
+        r->v[at + 1] = wc->jc[v].end;
         if (wc->windowed)
             r->steps = steps;
     }
@@ -1798,10 +1814,12 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
         if (coll_of) {
             for (int v = 0; v < 3; v++)
                 w->joint[v].steps = whole ? (int64_t)st.n : 0;
-            if (wc->v[1].failed || wc->v[2].failed)
+            if (wc->v[1].failed || wc->v[2].failed) {
                 joint_drop(w, wc); /* a replay failed: none */
-            else if (!whole)
+            } else if (!whole) {
                 joint_threads(wc, &b, &hs);
+                joint_aside(w, fs);
+            }
         }
         carry_state(wc, &b, wn.refs, wn.nrefs);
     }

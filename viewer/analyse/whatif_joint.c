@@ -10,8 +10,11 @@
  * behind another group) are unblocked by ending the blocked group of the
  * earliest measured end with what its members' times are so far. */
 #include "viewer/analyse/whatif_joint.h"
+#include "viewer/model/model.h"
+#include "viewer/model/tmpstore.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct solve {
     const struct wj_rank *const *r;
@@ -19,6 +22,7 @@ struct solve {
     const struct wj_member *mem;
     const struct wj_group *g;
     const double *cut;
+    struct wj_cache *cache; /* per rank: its probes put aside, as read */
     int64_t **end;   /* per rank, per collective probe: its end so far */
     int32_t **grp;   /* ... its group, -1: none */
     uint8_t **seen;  /* ... counted as arrived at its group */
@@ -39,7 +43,7 @@ static int64_t cut_of(const struct solve *s, size_t r, const struct wj_pred *q)
 static int64_t arrive(const struct solve *s, size_t r, size_t k)
 {
     const struct wj_rank *w = s->r[r];
-    const struct wj_probe *q = &w->v[k];
+    const struct wj_probe *q = wj_probe_at(w, &s->cache[r], k);
     int64_t a = INT64_MIN;
     if (q->host.p)
         a = q->host.d - cut_of(s, r, &q->host);
@@ -80,7 +84,7 @@ static int advance(struct solve *s, size_t r, size_t *cur)
         size_t k = *cur;
         int32_t g = s->grp[r][k];
         if (g < 0) {
-            s->end[r][k] = arrive(s, r, k) + w->v[k].dur;
+            s->end[r][k] = arrive(s, r, k) + wj_probe_at(w, &s->cache[r], k)->dur;
         } else if (!s->done[g]) {
             if (!s->seen[r][k]) {
                 s->seen[r][k] = 1;
@@ -136,10 +140,11 @@ static void run(struct solve *s, size_t ngroups)
 int wj_solve(const struct wj_rank *const *ranks, size_t nranks, const struct wj_member *mem,
              const struct wj_group *groups, size_t ngroups, const double *cut, double *step_ns)
 {
-    struct solve s = { ranks, nranks, mem, groups, cut, calloc(nranks + 1, sizeof *s.end),
-                       calloc(nranks + 1, sizeof *s.grp), calloc(nranks + 1, sizeof *s.seen),
-                       calloc(ngroups + 1, 1), calloc(ngroups + 1, sizeof *s.arrived) };
-    int rc = s.end && s.grp && s.seen && s.done && s.arrived ? 0 : -1;
+    struct solve s = { ranks, nranks, mem, groups, cut, calloc(nranks + 1, sizeof *s.cache),
+                       calloc(nranks + 1, sizeof *s.end), calloc(nranks + 1, sizeof *s.grp),
+                       calloc(nranks + 1, sizeof *s.seen), calloc(ngroups + 1, 1),
+                       calloc(ngroups + 1, sizeof *s.arrived) };
+    int rc = s.cache && s.end && s.grp && s.seen && s.done && s.arrived ? 0 : -1;
     for (size_t r = 0; r < nranks && rc == 0; r++) {
         const struct wj_rank *w = ranks[r];
         if (!w)
@@ -152,7 +157,7 @@ int wj_solve(const struct wj_rank *const *ranks, size_t nranks, const struct wj_
             break;
         }
         for (size_t k = 0; k < w->ncoll; k++) {
-            s.end[r][k] = w->v[k].at + w->v[k].dur;
+            s.end[r][k] = w->ends ? w->ends[k] : w->v[k].at + w->v[k].dur; /* (no ends: none put aside) */
             s.grp[r][k] = -1;
         }
     }
@@ -176,7 +181,10 @@ int wj_solve(const struct wj_rank *const *ranks, size_t nranks, const struct wj_
             free(s.grp[r]);
         if (s.seen)
             free(s.seen[r]);
+        if (s.cache)
+            wj_cache_free(&s.cache[r]);
     }
+    free(s.cache);
     free(s.end);
     free(s.grp);
     free(s.seen);
@@ -191,6 +199,58 @@ void wj_rank_free(struct wj_rank *r)
         return;
     free(r->v);
     free(r->gaps);
+    free(r->chunks);
+    free(r->ends);
     r->v = NULL;
     r->gaps = NULL;
+    r->chunks = NULL;
+    r->ends = NULL;
+}
+
+const struct wj_probe *wj_probe_at(const struct wj_rank *w, struct wj_cache *c, size_t k)
+{
+    if (k >= w->nspilled)
+        return &w->v[k - w->nspilled];
+    if (c->n && k >= c->first && k < c->first + c->n)
+        return &c->buf[k - c->first];
+    size_t lo = 0, hi = w->nchunks; /* the chunk that holds it: the last starting at or before k */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->chunks[mid].first <= k)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const struct wj_chunk *ch = &w->chunks[lo];
+    if (ch->n > c->cap) {
+        struct wj_probe *b = realloc(c->buf, ch->n * sizeof *b);
+        if (!b)
+            model_out_of_memory();
+        c->buf = b;
+        c->cap = ch->n;
+    }
+    tmpstore_read(w->store, ch->at, c->buf, ch->n * sizeof *c->buf);
+    c->first = ch->first;
+    c->n = ch->n;
+    return &c->buf[k - c->first];
+}
+
+void wj_cache_free(struct wj_cache *c)
+{
+    free(c->buf);
+    memset(c, 0, sizeof *c);
+}
+
+void wj_spill(struct wj_rank *w, struct tmpstore *store)
+{
+    size_t n = w->ncoll - w->nspilled;
+    if (!n)
+        return;
+    struct wj_chunk *ch = realloc(w->chunks, (w->nchunks + 1) * sizeof *ch);
+    if (!ch)
+        return; /* kept in memory */
+    w->chunks = ch;
+    ch[w->nchunks++] = (struct wj_chunk){ tmpstore_append(store, w->v, n * sizeof *w->v), w->nspilled, n };
+    w->store = store;
+    w->nspilled = w->ncoll;
 }

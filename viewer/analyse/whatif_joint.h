@@ -13,7 +13,9 @@
  * a fix of host time shrinks).  Across ranks, a collective's kernels end
  * when the last member arrived plus each member's transfer time (its
  * measured time less its wait); each member's later probes move with it.
- * Memory: a probe per collective of each rank. */
+ * Memory: a probe per collective of each rank, put aside in the report's
+ * scratch store for a rank read a window at a time (a window's at once in
+ * memory), and its end (8 bytes) in memory. */
 #ifndef GPUTRACE_WHATIF_JOINT_H
 #define GPUTRACE_WHATIF_JOINT_H
 
@@ -40,10 +42,21 @@ struct wj_probe {
 /* A rank's host time outside calls in the steps, by range name. */
 struct wj_gap { int label; int64_t ns; };
 
+/* Probes put aside: n of them, from index first on, at offset `at` of the
+ * store. */
+struct wj_chunk { uint64_t at; size_t first, n; };
+
 /* A rank's summary, of one replay (as measured, or with its fixes):
- * ncoll collective probes by replayed start, then the steps' start and end. */
+ * ncoll collective probes by replayed start, then the steps' start and
+ * end; those from nspilled on in v (from 0 unless put aside: the first
+ * nspilled in chunks of store), read through wj_probe_at; each collective
+ * probe's replayed end (at + dur) in ends (NULL: from the probes). */
+struct tmpstore;
 struct wj_rank {
-    struct wj_probe *v; size_t ncoll;
+    struct wj_probe *v; size_t ncoll, nspilled;
+    struct wj_chunk *chunks; size_t nchunks;
+    const struct tmpstore *store;
+    int64_t *ends;
     int label[WJ_LABELS];    /* the tracked ranges (labels of the process), -1: none */
     struct wj_gap *gaps; size_t ngaps; /* every range's (variant 0's only) */
     int64_t steps;
@@ -65,6 +78,15 @@ int wj_solve(const struct wj_rank *const *ranks, size_t nranks, const struct wj_
              const struct wj_group *groups, size_t ngroups, const double *cut, double *step_ns);
 
 void wj_rank_free(struct wj_rank *r);
+
+/* What wj_probe_at reads probes put aside into (zeroed at first; freed by
+ * wj_cache_free). */
+struct wj_cache { struct wj_probe *buf; size_t first, n, cap; };
+/* Probe k of w (k <= ncoll + 1); valid until the next call with c. */
+const struct wj_probe *wj_probe_at(const struct wj_rank *w, struct wj_cache *c, size_t k);
+void wj_cache_free(struct wj_cache *c);
+/* The probes in v put aside in store (one chunk); -1 when memory ran out. */
+void wj_spill(struct wj_rank *w, struct tmpstore *store);
 
 /* Once every rank is analysed (whatif.c's whatif_across): the ranks'
  * summaries replayed together into fs->wjob and comm.straggler's

@@ -257,7 +257,7 @@ struct region {
     const int32_t *wprev, *probe_of;
     const struct jcarry *jc; /* what the windows before carried (NULL: none) */
     const struct mthr *mt; size_t nmt; /* ... each thread's host time up to them */
-    const struct wj_probe *all; /* the rank's probes so far (a probe's index into them) */
+    const int64_t *ends;     /* the rank's probes' replayed ends so far, by index */
     const uint8_t *mode;     /* the fix's call modes (NULL: none) */
     int64_t horizon;         /* nodes before this time are not opened */
     struct idmap ix;
@@ -397,7 +397,7 @@ static void region_order(struct region *rg, size_t root)
     }
 }
 
-static void add_pred(struct wj_probe *q, const struct wj_pred *c, const struct wj_probe *all)
+static void add_pred(struct wj_probe *q, const struct wj_pred *c, const int64_t *ends)
 {
     if (c->p < 0) { /* the host alone: the latest it gives */
         if (!q->host.p || c->d > q->host.d) {
@@ -420,13 +420,13 @@ static void add_pred(struct wj_probe *q, const struct wj_pred *c, const struct w
     int worst = 0;
     int64_t wv = INT64_MAX;
     for (int k = 0; k < q->npred; k++) {
-        int64_t v = all[q->pred[k].p].at + all[q->pred[k].p].dur + q->pred[k].d;
+        int64_t v = ends[q->pred[k].p] + q->pred[k].d;
         if (v < wv) {
             wv = v;
             worst = k;
         }
     }
-    if (all[c->p].at + all[c->p].dur + c->d > wv)
+    if (ends[c->p] + c->d > wv)
         q->pred[worst] = *c;
 }
 
@@ -434,7 +434,7 @@ static void add_pred(struct wj_probe *q, const struct wj_pred *c, const struct w
  * time `at` stands, as the host's) into q, each longer by `add` and with
  * the host's time lab more. */
 static void add_carried(struct wj_probe *q, const struct jset *js, int64_t at, int64_t add, const int64_t *lab,
-                        const struct wj_probe *all)
+                        const int64_t *ends)
 {
     struct wj_pred c = { 0 };
     if (!js || !js->has) {
@@ -442,7 +442,7 @@ static void add_carried(struct wj_probe *q, const struct jset *js, int64_t at, i
         c.d = at + add;
         for (int s = 0; s < WJ_LABELS; s++)
             c.host[s] = lab[s];
-        add_pred(q, &c, all);
+        add_pred(q, &c, ends);
         return;
     }
     for (int k = -1; k < js->q.npred; k++) {
@@ -454,7 +454,7 @@ static void add_carried(struct wj_probe *q, const struct jset *js, int64_t at, i
         c.d += add;
         for (int s = 0; s < WJ_LABELS; s++)
             c.host[s] += lab[s];
-        add_pred(q, &c, all);
+        add_pred(q, &c, ends);
     }
 }
 
@@ -486,14 +486,14 @@ static void probe_paths(struct region *rg, int kind, int32_t i, int64_t x, struc
                                         ? jthr_of(rg->jc, rg->b->g.calls[u->i].tid) : NULL;
             if (u->kind == N_END && (size_t)u->i < rg->b->g.nghost) { /* an earlier window's */
                 const struct jset *js = rg->jc && (size_t)u->i < rg->jc->nghost ? &rg->jc->ghost[u->i] : NULL;
-                add_carried(q, js, rg->t->op_end[u->i], u->dist, u->lab, rg->all);
+                add_carried(q, js, rg->t->op_end[u->i], u->dist, u->lab, rg->ends);
                 continue;
             }
             if (th) { /* the thread's call before, in an earlier window */
                 int64_t lab[WJ_LABELS];
                 for (int s = 0; s < WJ_LABELS; s++)
                     lab[s] = rg->h->cum[u->i][s] - th->cum[s] + u->lab[s];
-                add_carried(q, &th->s, th->w_end, rg->t->call_start[u->i] - th->w_end + u->dist, lab, rg->all);
+                add_carried(q, &th->s, th->w_end, rg->t->call_start[u->i] - th->w_end + u->dist, lab, rg->ends);
                 continue;
             }
             if (u->kind == N_END && rg->probe_of[u->i] >= 0) {
@@ -516,7 +516,7 @@ static void probe_paths(struct region *rg, int kind, int32_t i, int64_t x, struc
             }
             for (int s = 0; s < WJ_LABELS; s++)
                 c.host[s] += u->lab[s];
-            add_pred(q, &c, rg->all);
+            add_pred(q, &c, rg->ends);
             continue;
         }
         int n = edges_in(rg, u->kind, u->i, e);
@@ -606,7 +606,7 @@ static void step_probe(struct region *rg, const struct jwin *in, int64_t measure
         for (int s = 0; mt && s < WJ_LABELS; s++)
             lab[s] = mt->cum[s] - (th ? th->cum[s] : 0);
         probe_reset(q, x);
-        add_carried(q, th ? &th->s : NULL, th ? th->w_end : x, th ? x - th->w_end : 0, lab, rg->all);
+        add_carried(q, th ? &th->s : NULL, th ? th->w_end : x, th ? x - th->w_end : 0, lab, rg->ends);
         return;
     }
     probe_paths(rg, N_CE, lo ? (int32_t)in->idx[lo - 1] : -1, x, q);
@@ -755,7 +755,7 @@ void whatif_joint_summary(const struct build *b, const struct jwin *in, const st
     }
     struct at_op *ops = whatif_alloc(g->nops, sizeof *ops);
     int32_t *probe_of = whatif_alloc(g->nops, sizeof *probe_of);
-    size_t n = 0, base = w->ncoll;
+    size_t n = 0, base = w->ncoll, local = base - w->nspilled; /* (the first nspilled put aside) */
     for (size_t k = 0; k < g->nops; k++) {
         probe_of[k] = -1;
         if (coll_of[k] >= 0)
@@ -764,22 +764,25 @@ void whatif_joint_summary(const struct build *b, const struct jwin *in, const st
     qsort(ops, n, sizeof *ops, by_at_op); /* a probe follows only those before it */
     for (size_t i = 0; i < n; i++)
         probe_of[ops[i].op] = (int32_t)(base + i);
-    struct wj_probe *v = realloc(w->v, (base + n + 1) * sizeof *v);
-    if (!v)
+    struct wj_probe *v = realloc(w->v, (local + n + 1) * sizeof *v);
+    int64_t *ends = realloc(w->ends, (base + n + 1) * sizeof *ends);
+    if (!v || !ends)
         model_out_of_memory();
     w->v = v;
+    w->ends = ends;
     for (int s = 0; s < WJ_LABELS; s++)
         w->label[s] = h->tracked[s];
     for (size_t i = 0; i < n; i++) { /* what a path to a probe reads of the others: their ends */
         int32_t k = ops[i].op;
-        w->v[base + i] = (struct wj_probe){ .at = t->op_start[k], .dur = g->ops[k].end - g->ops[k].start,
-                                            .coll = coll_of[k] };
+        w->v[local + i] = (struct wj_probe){ .at = t->op_start[k], .dur = g->ops[k].end - g->ops[k].start,
+                                             .coll = coll_of[k] };
+        w->ends[base + i] = t->op_start[k] + w->v[local + i].dur;
     }
-    struct region rg = { .b = b, .t = t, .h = h, .wprev = wprev, .probe_of = probe_of, .jc = in->keep ? jc : NULL, .mt = mt, .nmt = nmt, .all = w->v, .mode = fx ? fx->call_mode : NULL };
+    struct region rg = { .b = b, .t = t, .h = h, .wprev = wprev, .probe_of = probe_of, .jc = in->keep ? jc : NULL, .mt = mt, .nmt = nmt, .ends = w->ends, .mode = fx ? fx->call_mode : NULL };
     for (size_t i = 0; i < n; i++) {
         int32_t k = ops[i].op;
         rg.horizon = t->op_start[k] - in->span;
-        probe_paths(&rg, N_OP, k, t->op_start[k], &w->v[base + i]);
+        probe_paths(&rg, N_OP, k, t->op_start[k], &w->v[local + i]);
     }
     w->ncoll = base + n;
     /* the steps' start: the range thread's last call by then */
