@@ -341,6 +341,12 @@ tests_apps_event_sync_SOURCES = tests/apps/event_sync.c
 tests_apps_event_sync_LDADD = $(SIM_LIBS)
 tests_apps_event_sync_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_event_sync_DEPENDENCIES = tests/sim/libgpusim.la
+# a device-wide sync after one that waited for everything (sync.redundant), and its twin
+check_PROGRAMS += tests/apps/redundant_sync
+tests_apps_redundant_sync_SOURCES = tests/apps/redundant_sync.c
+tests_apps_redundant_sync_LDADD = $(SIM_LIBS)
+tests_apps_redundant_sync_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_redundant_sync_DEPENDENCIES = tests/sim/libgpusim.la
 # a buffer freed every step: cudaFree's device-wide sync (sync.implicit), and its twin
 check_PROGRAMS += tests/apps/free_each_step
 tests_apps_free_each_step_SOURCES = tests/apps/free_each_step.c
