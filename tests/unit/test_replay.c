@@ -389,3 +389,37 @@ Test(joint, probes_put_aside_solve_as_in_memory)
     free(a.chunks);
     tmpstore_close(&store);
 }
+
+/* One cache read for two ranks in turn, each put aside as one chunk from
+ * probe 0: each read gives that rank's probe, never the other's held in
+ * the cache (whatif_job.c's members_of once read rank 1's collectives
+ * through rank 0's chunk). */
+Test(joint, a_cache_read_for_two_ranks_gives_each_its_own)
+{
+    struct wj_rank r0, r1;
+    two_ranks(&r0, &r1);
+    struct tmpstore store;
+    tmpstore_open(&store);
+    int64_t ends[5] = { 0 };
+    struct wj_rank a = { .v = malloc(5 * sizeof *a.v), .ncoll = 3, .ends = ends, .label = { 7, -1 }, .steps = 3 };
+    struct wj_rank b = { .v = malloc(5 * sizeof *b.v), .ncoll = 3, .ends = ends, .label = { 7, -1 }, .steps = 3 };
+    memcpy(a.v, fast, 5 * sizeof *a.v);
+    memcpy(b.v, slow, 5 * sizeof *b.v);
+    for (int k = 0; k < 3; k++)
+        b.v[k].coll = 10 + k; /* rank b numbers its collectives otherwise */
+    wj_spill(&a, &store);
+    wj_spill(&b, &store);
+    cr_assert_eq(a.nspilled, 3);
+    cr_assert_eq(b.nspilled, 3);
+    struct wj_cache c = { 0 };
+    for (size_t k = 0; k < 3; k++) {
+        cr_expect_eq(wj_probe_at(&a, &c, k)->coll, (int)k, "rank a, probe %zu", k);
+        cr_expect_eq(wj_probe_at(&b, &c, k)->coll, 10 + (int)k, "rank b, probe %zu", k);
+    }
+    wj_cache_free(&c);
+    free(a.v);
+    free(a.chunks);
+    free(b.v);
+    free(b.chunks);
+    tmpstore_close(&store);
+}

@@ -211,7 +211,7 @@ const struct wj_probe *wj_probe_at(const struct wj_rank *w, struct wj_cache *c, 
 {
     if (k >= w->nspilled)
         return &w->v[k - w->nspilled];
-    if (c->n && k >= c->first && k < c->first + c->n)
+    if (c->n && c->of == w && k >= c->first && k < c->first + c->n)
         return &c->buf[k - c->first];
     size_t lo = 0, hi = w->nchunks; /* the chunk that holds it: the last starting at or before k */
     while (hi - lo > 1) {
@@ -230,6 +230,7 @@ const struct wj_probe *wj_probe_at(const struct wj_rank *w, struct wj_cache *c, 
         c->cap = ch->n;
     }
     tmpstore_read(w->store, ch->at, c->buf, ch->n * sizeof *c->buf);
+    c->of = w;
     c->first = ch->first;
     c->n = ch->n;
     return &c->buf[k - c->first];

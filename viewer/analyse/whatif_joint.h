@@ -81,8 +81,9 @@ void wj_rank_free(struct wj_rank *r);
 
 /* What wj_probe_at reads probes put aside into (zeroed at first; freed by
  * wj_cache_free). */
-struct wj_cache { struct wj_probe *buf; size_t first, n, cap; };
-/* Probe k of w (k <= ncoll + 1); valid until the next call with c. */
+struct wj_cache { const struct wj_rank *of; struct wj_probe *buf; size_t first, n, cap; };
+/* Probe k of w (k <= ncoll + 1); valid until the next call with c (which
+ * may be another rank's: the cache knows whose probes it holds). */
 const struct wj_probe *wj_probe_at(const struct wj_rank *w, struct wj_cache *c, size_t k);
 void wj_cache_free(struct wj_cache *c);
 /* The probes in v put aside in store (one chunk); -1 when memory ran out. */
