@@ -50,8 +50,14 @@ static void final_again(struct model *m, const struct report_sinks *k, size_t pi
      * them (by the same numbers: from the first on) */
     struct proc *p = &m->procs[pi];
     size_t first = p->colls_first, next = p->colls_next;
+    /* and a collective is settled once a window past its kernel's launch
+     * is read, as the first time: the correlation seen so far starts
+     * again (left at the first reading's last, every collective would be
+     * released before the window of its kernel) */
+    int64_t corr_seen = p->corr_seen;
     load_release_colls(m, pi, p->ncolls);
     p->colls_first = p->colls_next = 0;
+    p->corr_seen = -1;
     for (size_t i = 0; i < w->n; i++) {
         load_window(m, pi, &w->v[i].rows, w->v[i].lo, w->v[i].hi);
         passes_final_window(&c, pi);
@@ -64,6 +70,7 @@ static void final_again(struct model *m, const struct report_sinks *k, size_t pi
     load_release_colls(m, pi, p->ncolls);
     p->colls_first = first;
     p->colls_next = next;
+    p->corr_seen = corr_seen;
 }
 
 /* The spill is one scratch store for every worker: a process's batch is
