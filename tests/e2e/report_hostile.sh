@@ -25,6 +25,19 @@ one_line() {
 GPUTRACE_BULK_AFTER=0 "$b/gputrace" record -o "$tmp/run.db" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/scalar_read" > /dev/null 2>&1
 expect "a run to derive the cases from" "$(q "$tmp/run.db" "select count(*) from process")" 2
 
+# ---- ids at the edge of their type -----------------------------------------
+# an NVTX range named by label id 2**31 - 1 (no label has it): the findings
+# in it are reported without a range name, no arithmetic past the id's type
+# (UBSan's signed overflow once, in the range a finding is said to be in)
+sqlite3 "$tmp/maxid.db" < "$s/tests/data/golden/sim-train_demo/input.sql"
+q "$tmp/maxid.db" "update nvtx_range set name = 2147483647 where name in
+    (select id from label where label.process_id = nvtx_range.process_id and value = 'forward')"
+"$rep" --format json "$tmp/maxid.db" > "$tmp/maxid.json" 2> "$tmp/err"
+expect "a range named by id 2**31 - 1: a report, the straggler's finding in no named range" "$?:$(python3 -c "
+import json, sys
+print(sorted({f.get('range', '') for f in json.load(open(sys.argv[1]))['findings'] if f['kind'] == 'comm.straggler'}))" \
+  "$tmp/maxid.json")" "0:['']"
+
 # ---- not a regular file -------------------------------------------------
 mkfifo "$tmp/fifo.db"
 one_line "a FIFO as the database: refused, no hang" 1 "fifo.db: not a regular file" "$rep" "$tmp/fifo.db"

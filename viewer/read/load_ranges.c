@@ -24,6 +24,15 @@ static int label_of_text(const struct proc *p, struct idmap *by_hash, const char
     return idmap_get(by_hash, idmap_text_key(text), &id) && !strcmp(model_label(p, (int)id), text) ? (int)id : 0;
 }
 
+/* A range's name or domain as read: a label of the process, or 0 (none).
+ * The id is the database's, any integer: one no label has names nothing
+ * (model_label shows it as ""), and kept it would reach the analyses'
+ * arithmetic on ids (1 + an id, as a finding's range) past its type. */
+static int label_id(const struct proc *p, int64_t id)
+{
+    return id > 0 && id < p->nlabels ? (int)id : 0;
+}
+
 static struct nvtx *new_range(struct proc *p, size_t *cap)
 {
     if (p->nranges == *cap) {
@@ -71,8 +80,8 @@ static void load_range_blocks(const struct model *m, struct proc *p, size_t *cap
             r->start = b.start_ns;
             r->end = b.end_ns;
             r->depth = b.depth;
-            r->name = (int)b.name;
-            r->domain = (int)b.domain;
+            r->name = label_id(p, (int64_t)b.name);
+            r->domain = label_id(p, (int64_t)b.domain);
             /* a structured payload's text is a label already */
             r->payload = b.payload_type == GT_NVTX_PAYLOAD_TEXT && b.payload < (uint64_t)p->nlabels ? (int)b.payload : 0;
             range_done(p, r, 0);
@@ -99,8 +108,8 @@ void load_ranges(const struct model *m, struct proc *p)
         r->start = sqlite3_column_int64(s, 1);
         r->end = sqlite3_column_int64(s, 2);
         r->depth = sqlite3_column_int(s, 3);
-        r->name = sqlite3_column_int(s, 4);
-        r->domain = sqlite3_column_int(s, 5);
+        r->name = label_id(p, sqlite3_column_int64(s, 4));
+        r->domain = label_id(p, sqlite3_column_int64(s, 5));
         r->payload = sqlite3_column_type(s, 6) == SQLITE_TEXT
                          ? label_of_text(p, &by_hash, (const char *)sqlite3_column_text(s, 6)) : 0;
         r->crossable = sqlite3_column_int(s, 7) == 2;
