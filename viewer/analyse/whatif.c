@@ -1589,9 +1589,10 @@ static void joint_threads(struct whatif_carry *wc, const struct build *b, const 
     idmap_free(&last);
 }
 
-/* A rank read a window at a time: this window's probes put aside in the
- * report's scratch store (their ends stay), so that what the summaries
- * hold in memory is a window's and 8 bytes a collective. */
+/* The probes made so far put aside in the report's scratch store (their
+ * ends stay): a rank read a window at a time does it after each window,
+ * every rank at its end, so that what the summaries hold in memory is a
+ * window's and 8 bytes a collective. */
 static void joint_aside(struct whatif_proc *w, struct findings *fs)
 {
     if (!fs->aside)
@@ -1616,7 +1617,7 @@ static void joint_drop(struct whatif_proc *w, struct whatif_carry *wc)
 
 /* The process's end: each summary's step probes after its collectives'
  * (whatif_joint.h), or none where a replay failed or a probe is missing. */
-static void joint_finish(struct whatif_proc *w, struct whatif_carry *wc)
+static void joint_finish(struct whatif_proc *w, struct whatif_carry *wc, struct findings *fs)
 {
     if (!w->joint)
         return;
@@ -1635,6 +1636,10 @@ static void joint_finish(struct whatif_proc *w, struct whatif_carry *wc)
         joint_drop(w, wc);
         return;
     }
+    /* a rank read whole too: its probes wait in the scratch store until
+     * every rank is analysed, so that a job of many ranks holds 8 bytes a
+     * collective of each, not its probes (the steps' stay) */
+    joint_aside(w, fs);
     int64_t steps = 0;
     for (size_t j = 0; wc->windowed && j < wc->nsteps; j++)
         steps += wc->steps[j].end > wc->steps[j].start && wc->steps[j].end <= wc->jc[0].end_step;
@@ -1853,7 +1858,7 @@ void whatif_proc_end(const struct model *m, struct findings *fs, size_t pi)
     if (!wc)
         return;
     w->carry = NULL;
-    joint_finish(w, wc);
+    joint_finish(w, wc, fs);
     if (wc->nconf && wc->range_calls && !wc->broken) {
         int64_t n = (int64_t)wc->nconf, measured = acc_time(&wc->meas), now = acc_time(&wc->v[0].a);
         w->steps += n;
