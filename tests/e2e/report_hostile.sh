@@ -38,6 +38,46 @@ import json, sys
 print(sorted({f.get('range', '') for f in json.load(open(sys.argv[1]))['findings'] if f['kind'] == 'comm.straggler'}))" \
   "$tmp/maxid.json")" "0:['']"
 
+# counts, ranks and times at the edges of 64 bits, each from a golden
+# fixture (tests/data/golden), each once an overflow UBSan stopped the
+# report on (a rank list's next rank, summed drop counts, a card's wall
+# time, the what-if's NCCL time and replayed ends, the joint replay's
+# paths, a lazy connect's threshold): every output made, exit 0
+g=$s/tests/data/golden
+edge() { # edge WHAT FIXTURE SQL: the fixture with SQL applied, reported every way
+  if [ -f "$g/$2/input.sql" ]; then sqlite3 "$tmp/edge.db" < "$g/$2/input.sql"
+  else cat "$g/hand-schema.sql" "$g/$2/rows.sql" | sqlite3 "$tmp/edge.db"; fi
+  q "$tmp/edge.db" "$3"
+  rcs=""
+  for how in text json charges html windows; do
+    case $how in
+    text) "$rep" "$tmp/edge.db" ;;
+    json) "$rep" --format json "$tmp/edge.db" ;;
+    charges) "$rep" --format json --charges "$tmp/edge.db" ;;
+    html) "$rep" --html "$tmp/edge.html" --chrome-trace "$tmp/edge.trace" "$tmp/edge.db" ;;
+    windows) GPUTRACE_REPORT_WINDOW_ROWS=20 "$rep" --format json "$tmp/edge.db" ;;
+    esac > /dev/null 2> "$tmp/edge.err"
+    rcs="$rcs$?"
+  done
+  expect "$1: every output made, exit 0$(grep -v " windows$" "$tmp/edge.err" | head -c 200 | sed "s/^/: /")" "$rcs" 00000
+  rm -f "$tmp/edge.db"
+}
+edge "a rank of 2**31 - 1 beside another" hand-window "update process set rank = 2147483647"
+edge "records dropped: 2**63 - 1 in each process" hand-window \
+  "update process set dropped_host = 9223372036854775807, dropped_cupti = 9223372036854775807"
+edge "records dropped: 2**63 - 1 and 1 in one process" hand-syncs \
+  "update process set dropped_host = 9223372036854775807, dropped_cupti = 1"
+edge "processes spanning all of 64 bits" hand-hang_places \
+  "update process set start_ns = -9223372036854775808, end_ns = 9223372036854775807"
+edge "GPU operations spanning all of 64 bits" sim-train_demo \
+  "update gpu_op set start_ns = -9223372036854775808, end_ns = 9223372036854775807"
+edge "a third of the GPU operations ending at 2**63 - 1" sim-train_demo \
+  "update gpu_op set end_ns = 9223372036854775807 where rowid % 3 = 1"
+edge "collectives spanning all of 64 bits" sim-pipeline \
+  "update collective set start_ns = -9223372036854775808, end_ns = 9223372036854775807"
+"$rep" "$tmp/maxid.db" > /dev/null 2>&1 # (the label case above, in text too)
+expect "a range named by id 2**31 - 1: the text report too" $? 0
+
 # ---- not a regular file -------------------------------------------------
 mkfifo "$tmp/fifo.db"
 one_line "a FIFO as the database: refused, no hang" 1 "fifo.db: not a regular file" "$rep" "$tmp/fifo.db"

@@ -154,7 +154,7 @@ static void lazy_findings(const struct model *m, struct findings *fs, const stru
                 continue;
             qsort(k.later, (size_t)k.nlater, sizeof *k.later, cmp_i64);
             int64_t typical = k.later[k.nlater / 2];
-            if (k.first_ns < LAZY_MIN_NS || k.first_ns < LAZY_FACTOR * typical)
+            if (k.first_ns < LAZY_MIN_NS || k.first_ns / LAZY_FACTOR < typical) /* no product: 2^61 a connect in a damaged file */
                 continue;
             struct finding *f = findings_new(fs, m, F_COMM_LAZY_CONNECT, (int)pi, k.site);
             f->count = 1;

@@ -23,6 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Replayed times are kept within +-2^61 ns, as the model keeps a span
+ * (model.h: times within 2^60, their differences within 2^61): each is
+ * an earlier one plus a measured span or gap, so a damaged file's times
+ * could otherwise add up past 64 bits over a chain of operations. */
+#define RP_T_MAX ((int64_t)1 << 61)
+static inline int64_t rp_t(int64_t t)
+{
+    return t < -RP_T_MAX ? -RP_T_MAX : t > RP_T_MAX ? RP_T_MAX : t;
+}
+
 struct lane { int64_t m_end, r_end; int32_t last; }; /* last: its latest call or operation */
 
 /* The state of a thread or a stream, by id (+ 2, never 0). */
@@ -139,11 +149,16 @@ static int op_replay(struct run *r, size_t i, int64_t anchor_m, int64_t anchor_r
     if (r->t->op_prev)
         r->t->op_prev[i] = fresh ? -1 : s->last;
     float scale = r->fx && r->fx->op_scale && r->fx->op_scale[i] > 0 ? r->fx->op_scale[i] : 1;
-    int64_t dur = (int64_t)((double)(o->end - o->start) * scale);
+    /* a span the model keeps (model.h) even times a scale from other
+     * copies' bandwidth, which a damaged file makes anything */
+    double scaled = (double)(o->end - o->start) * scale;
+    int64_t dur = scaled < (double)RP_T_MAX ? (int64_t)scaled : RP_T_MAX;
+    st = rp_t(st);
+    int64_t end = rp_t(st + dur);
     r->t->op_start[i] = st;
-    r->t->op_end[i] = st + dur;
-    if (fresh || st + dur >= s->r_end) {
-        s->r_end = st + dur;
+    r->t->op_end[i] = end;
+    if (fresh || end >= s->r_end) {
+        s->r_end = end;
         s->last = (int32_t)i;
     }
     return 0;
@@ -179,7 +194,7 @@ static void call_end(struct run *r, size_t c, int64_t rs)
     else
         end = max64(rs + dur, scope_r);
     r->t->call_start[c] = rs;
-    r->t->call_end[c] = end;
+    r->t->call_end[c] = rp_t(end);
     if (r->t->call_by) /* its end set by its scope's last operation, or by the host */
         r->t->call_by[c] = mode != RP_REMOVE && mode != RP_NO_WAIT && last >= 0 && scope_r > rs ? last : -1;
 }
@@ -246,7 +261,7 @@ int rp_replay_carry(const struct rp_graph *g, const struct rp_fix *fx, struct rp
         const struct rp_call *k = &g->calls[c];
         int64_t rs;
         if (k->tid < 0) {
-            rs = k->start + r.shift;
+            rs = rp_t(k->start + r.shift);
             if (t->call_prev)
                 t->call_prev[c] = -1;
         } else {
@@ -256,7 +271,7 @@ int rp_replay_carry(const struct rp_graph *g, const struct rp_fix *fx, struct rp
                 rc = -1;
                 break;
             }
-            rs = fresh ? k->start + r.shift : th->r_end + (k->start - th->m_end);
+            rs = rp_t(fresh ? k->start + r.shift : th->r_end + (k->start - th->m_end));
             if (t->call_prev)
                 t->call_prev[c] = fresh ? -1 : th->last;
         }

@@ -1041,7 +1041,7 @@ static void fold(struct acc *a)
 {
     a->in = a->after > a->in ? a->after : a->in;
     a->after = INT64_MIN;
-    a->nccl_in += a->nccl_after;
+    model_add(&a->nccl_in, a->nccl_after);
     a->nccl_after = 0;
 }
 
@@ -1071,10 +1071,10 @@ static void acc_window(struct acc *a, const struct whatif_carry *wc, const struc
         int64_t nccl = !t && b->p->ops[b->op_of_rp[k]].nccl ? b->g.ops[k].end - b->g.ops[k].start : 0;
         if (wc->nconf && at <= wc->L) {
             a->in = end > a->in ? end : a->in;
-            a->nccl_in += nccl;
+            model_add(&a->nccl_in, nccl); /* each up to 2^61 in a damaged file */
         } else {
             a->after = end > a->after ? end : a->after;
-            a->nccl_after += nccl;
+            model_add(&a->nccl_after, nccl);
         }
     }
 }
@@ -1865,7 +1865,7 @@ void whatif_proc_end(const struct model *m, struct findings *fs, size_t pi)
         w->measured_ns += measured;
         w->replayed_ns += now;
         w->abs_err_ns += now > measured ? now - measured : measured - now;
-        w->nccl_ns += wc->meas.nccl_in;
+        model_add(&w->nccl_ns, wc->meas.nccl_in);
         w->all_fixed_ns += wc->v[1].failed ? now : acc_time(&wc->v[1].a);
         w->all_fixed_comm_ns += wc->v[2].failed ? now : acc_time(&wc->v[2].a);
         for (size_t i = 3; i < wc->nv; i++) {

@@ -30,12 +30,31 @@ struct solve {
     size_t *arrived; /* per group: its members at their cursors */
 };
 
+/* Times and paths are the replays' (within +-2^61 ns: replay.c), but a
+ * damaged file's add up along a chain of collectives: each sum here is
+ * kept within +-2^61 too, so that none passes 64 bits. */
+#define JT_MAX ((int64_t)1 << 61)
+static int64_t jt_clamp(int64_t x)
+{
+    return x < -JT_MAX ? -JT_MAX : x > JT_MAX ? JT_MAX : x;
+}
+static int64_t jt_add(int64_t a, int64_t b)
+{
+    int64_t x;
+    return jt_clamp(__builtin_add_overflow(a, b, &x) ? (b > 0 ? INT64_MAX : INT64_MIN) : x);
+}
+static int64_t jt_sub(int64_t a, int64_t b)
+{
+    int64_t x;
+    return jt_clamp(__builtin_sub_overflow(a, b, &x) ? (b < 0 ? INT64_MAX : INT64_MIN) : x);
+}
+
 static int64_t cut_of(const struct solve *s, size_t r, const struct wj_pred *q)
 {
     double x = 0;
     for (int k = 0; s->cut && k < WJ_LABELS; k++)
         x += s->cut[r * WJ_LABELS + k] * (double)q->host[k];
-    return (int64_t)x;
+    return x < (double)-JT_MAX ? -JT_MAX : x > (double)JT_MAX ? JT_MAX : (int64_t)x;
 }
 
 /* Probe k of rank r, with what came before it as ended so far: the
@@ -46,12 +65,12 @@ static int64_t arrive(const struct solve *s, size_t r, size_t k)
     const struct wj_probe *q = wj_probe_at(w, &s->cache[r], k);
     int64_t a = INT64_MIN;
     if (q->host.p)
-        a = q->host.d - cut_of(s, r, &q->host);
+        a = jt_sub(q->host.d, cut_of(s, r, &q->host));
     for (int i = 0; i < q->npred; i++) {
         const struct wj_pred *e = &q->pred[i];
         if (e->p < 0 || (size_t)e->p >= w->ncoll || (size_t)e->p == k)
             continue;
-        int64_t x = s->end[r][e->p] + e->d - cut_of(s, r, e);
+        int64_t x = jt_sub(jt_add(s->end[r][e->p], e->d), cut_of(s, r, e));
         a = x > a ? x : a;
     }
     return a == INT64_MIN ? q->at : a;
@@ -64,13 +83,13 @@ static void resolve(struct solve *s, size_t gi)
     for (size_t i = g->first; i < g->first + g->n; i++) {
         const struct wj_member *m = &s->mem[i];
         int in = m->rank >= 0 && s->r[m->rank] && m->probe >= 0;
-        int64_t a = in ? arrive(s, (size_t)m->rank, (size_t)m->probe) + m->off : m->arrived;
+        int64_t a = in ? jt_add(arrive(s, (size_t)m->rank, (size_t)m->probe), m->off) : m->arrived;
         last = a > last ? a : last;
     }
     for (size_t i = g->first; i < g->first + g->n; i++) {
         const struct wj_member *m = &s->mem[i];
         if (m->rank >= 0 && s->r[m->rank] && m->probe >= 0)
-            s->end[m->rank][m->probe] = last - m->off + m->xfer;
+            s->end[m->rank][m->probe] = jt_add(jt_sub(last, m->off), m->xfer);
     }
     s->done[gi] = 1;
 }
@@ -84,7 +103,7 @@ static int advance(struct solve *s, size_t r, size_t *cur)
         size_t k = *cur;
         int32_t g = s->grp[r][k];
         if (g < 0) {
-            s->end[r][k] = arrive(s, r, k) + wj_probe_at(w, &s->cache[r], k)->dur;
+            s->end[r][k] = jt_add(arrive(s, r, k), wj_probe_at(w, &s->cache[r], k)->dur);
         } else if (!s->done[g]) {
             if (!s->seen[r][k]) {
                 s->seen[r][k] = 1;
@@ -157,7 +176,7 @@ int wj_solve(const struct wj_rank *const *ranks, size_t nranks, const struct wj_
             break;
         }
         for (size_t k = 0; k < w->ncoll; k++) {
-            s.end[r][k] = w->ends ? w->ends[k] : w->v[k].at + w->v[k].dur; /* (no ends: none put aside) */
+            s.end[r][k] = w->ends ? w->ends[k] : jt_add(w->v[k].at, w->v[k].dur); /* (no ends: none put aside) */
             s.grp[r][k] = -1;
         }
     }
@@ -174,7 +193,7 @@ int wj_solve(const struct wj_rank *const *ranks, size_t nranks, const struct wj_
         const struct wj_rank *w = ranks[r];
         step_ns[r] = -1;
         if (rc == 0 && w && w->steps > 0)
-            step_ns[r] = (double)(arrive(&s, r, w->ncoll + 1) - arrive(&s, r, w->ncoll)) / (double)w->steps;
+            step_ns[r] = (double)jt_sub(arrive(&s, r, w->ncoll + 1), arrive(&s, r, w->ncoll)) / (double)w->steps;
         if (s.end)
             free(s.end[r]);
         if (s.grp)

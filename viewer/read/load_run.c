@@ -457,8 +457,9 @@ int load_model(struct model *m, char **paths, int npaths, const char *run, char 
             copy_text(p->cupti, sizeof p->cupti, sqlite3_column_text(s, 12));
             p->cupti_active = strcmp(p->cupti, "active") == 0;
             p->world = sqlite3_column_int(s, 13);
-            p->dropped_host = sqlite3_column_int64(s, 14);
-            p->dropped_cupti = sqlite3_column_int64(s, 15);
+            /* counts, the file's: never negative, summed saturating */
+            p->dropped_host = sqlite3_column_int64(s, 14) > 0 ? sqlite3_column_int64(s, 14) : 0;
+            p->dropped_cupti = sqlite3_column_int64(s, 15) > 0 ? sqlite3_column_int64(s, 15) : 0;
         }
         load_note_damage(m, (int)d, rc, "process");
         if (rc != SQLITE_DONE && bad_rc == SQLITE_DONE) {

@@ -5,13 +5,15 @@
 #include "viewer/write/output.h"
 #include "viewer/write/json.h"
 
+#include <limits.h>
+
 void rank_list(const int *rv, size_t n, char *buf, size_t len)
 {
     size_t l = 0;
     buf[0] = 0;
     for (size_t a = 0; a < n && l + 24 < len; ) {
         size_t b = a;
-        while (b + 1 < n && rv[b + 1] == rv[b] + 1)
+        while (b + 1 < n && rv[b] < INT_MAX && rv[b + 1] == rv[b] + 1) /* a rank is the file's: any int */
             b++;
         if (b > a)
             l += (size_t)snprintf(buf + l, len - l, "%s%d-%d", l ? "," : "", rv[a], rv[b]);

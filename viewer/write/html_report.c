@@ -132,7 +132,7 @@ static void card_whole(struct card *c, const struct model *m, const struct summa
     size_t k = 0;
     for (size_t p = 0; p < m->nprocs; p++)
         if (per[p] > 0) {
-            c->wall += proc_wall(s, p);
+            model_add(&c->wall, proc_wall(s, p));
             rv[k++] = m->procs[p].rank;
         }
     if (!k)

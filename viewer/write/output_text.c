@@ -160,9 +160,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         killed += !m->procs[i].has_end;
         refused += m->procs[i].refused_colls;
         unscoped += m->procs[i].unscoped_syncs;
-        dropped_host += m->procs[i].dropped_host;
-        dropped_cupti += m->procs[i].dropped_cupti;
-        dropping += m->procs[i].dropped_host + m->procs[i].dropped_cupti > 0;
+        model_add(&dropped_host, m->procs[i].dropped_host);
+        model_add(&dropped_cupti, m->procs[i].dropped_cupti);
+        dropping += m->procs[i].dropped_host > 0 || m->procs[i].dropped_cupti > 0;
     }
     for (size_t i = 0; i < s->nranks; i++)
         cupti_only += s->ranks[i].cupti_only_calls;
