@@ -30,7 +30,7 @@
 struct block_kind {
     const char *table, *insert, *what;
     int optional; /* the table may be missing (a file of an older schema) */
-    int (*valid)(int format, int n, const void *data, int bytes);
+    int (*valid)(int64_t format, int64_t n, const void *data, int bytes);
     void (*bind)(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i);
 };
 
@@ -170,8 +170,8 @@ static int expand_kind(const struct voice *v, sqlite3 *db, const char *path, con
     long long kept = 0;
     while (!bad && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
         const void *data = sqlite3_column_blob(sel, 3);
-        int n = sqlite3_column_int(sel, 2);
-        if (!k->valid(sqlite3_column_int(sel, 1), n, data, sqlite3_column_bytes(sel, 3))) {
+        int64_t n = sqlite3_column_int64(sel, 2);
+        if (!k->valid(sqlite3_column_int64(sel, 1), n, data, sqlite3_column_bytes(sel, 3))) {
             if (v->keep_unread) { /* left in its table: the DELETE below spares it */
                 if (keep_block(db, sqlite3_column_int64(sel, 4)) != 0) {
                     fprintf(stderr, "%s: %s: cannot keep a block: %s\n", v->who, path, errmsg(db));

@@ -25,7 +25,7 @@ struct gt_gpu_packed {
 
 _Static_assert(sizeof(struct gt_gpu_packed) == 64, "the documented block layout");
 
-static inline int gt_gpu_block_valid(int format, int n, const void *data, int bytes)
+static inline int gt_gpu_block_valid(int64_t format, int64_t n, const void *data, int bytes)
 {
     return gt_block_valid(format, GT_GPU_BLOCK_FORMAT, n, data, bytes, sizeof(struct gt_gpu_packed));
 }

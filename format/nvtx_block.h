@@ -30,7 +30,7 @@ struct gt_nvtx_packed {
 
 _Static_assert(sizeof(struct gt_nvtx_packed) == 56, "the documented block layout");
 
-static inline int gt_nvtx_block_valid(int format, int n, const void *data, int bytes)
+static inline int gt_nvtx_block_valid(int64_t format, int64_t n, const void *data, int bytes)
 {
     return gt_block_valid(format, GT_NVTX_BLOCK_FORMAT, n, data, bytes, sizeof(struct gt_nvtx_packed));
 }

@@ -199,6 +199,24 @@ expect "no other block left" "$(sqlite3 "$tmp/m3.db" "select (select count(*) fr
   + (select count(*) from gpu_op_block) + (select count(*) from nvtx_range_block)")" 0
 "$b/gputrace-report" --format json "$tmp/m3.db" > /dev/null 2> "$tmp/err"
 expect "the report reads the merged file" "$?" 0
+# a block whose record count is 2^32 more than it holds, or one fewer:
+# damaged, kept as it is (cut to 32 bits, the count read as the true one,
+# or fewer records read than the blob holds, once made one row of 2^32 + n
+# and dropped the rest with the block; the report read one record of it)
+for how in "n + 4294967296" "n - 1"; do
+  cp "$f" "$tmp/count.db"
+  sqlite3 "$tmp/count.db" "update api_call_block set n = $how where rowid = (select min(rowid) from api_call_block)"
+  bad_n=$(sqlite3 "$tmp/count.db" "select n from api_call_block where rowid = (select min(rowid) from api_call_block)")
+  rm -f "$tmp/m4.db"
+  "$gt" merge "$tmp/m4.db" "$tmp/count.db" > /dev/null 2> "$tmp/err"
+  expect "merge of a block counted $how: kept as it is, every other call a row" \
+    "$?:$(grep -c 'of another format or damaged: kept as they are' "$tmp/err"):$(sqlite3 -separator ' ' "$tmp/m4.db" \
+      "select (select count(*) from api_call_block), (select n from api_call_block), (select count(*) from api_call)")" \
+    "0:1:1 $bad_n $((in_calls - $(sqlite3 "$f" "select n from api_call_block where rowid = (select min(rowid) from api_call_block)")))"
+  "$gt" expand "$tmp/count.db" > /dev/null 2>&1
+  expect "expand of a block counted $how: refused, nothing changed" \
+    "$?:$(sqlite3 "$tmp/count.db" "select count(*) from api_call_block where n = $bad_n")" "1:1"
+done
 
 # signals: a program that counts its SIGINTs for 2 s
 cat > "$tmp/count.py" <<'PY'

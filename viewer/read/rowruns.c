@@ -122,15 +122,15 @@ static struct rows_of *lookup(struct rows_of *v, size_t n, size_t *last, int64_t
     return NULL;
 }
 
-const void *rowruns_block(sqlite3_stmt *s, int col, int (*valid)(int format, int n, const void *data, int bytes),
+const void *rowruns_block(sqlite3_stmt *s, int col, int (*valid)(int64_t format, int64_t n, const void *data, int bytes),
                           int *n)
 {
     const void *data = sqlite3_column_blob(s, col + 2);
-    *n = sqlite3_column_int(s, col + 1);
-    if (!valid(sqlite3_column_int(s, col), *n, data, sqlite3_column_bytes(s, col + 2))) {
-        *n = 0;
+    int64_t rows = sqlite3_column_int64(s, col + 1);
+    *n = 0;
+    if (!valid(sqlite3_column_int64(s, col), rows, data, sqlite3_column_bytes(s, col + 2)))
         return NULL;
-    }
+    *n = (int)rows; /* its records fill a blob's bytes: an int */
     return data;
 }
 

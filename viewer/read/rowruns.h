@@ -87,7 +87,7 @@ int rowruns_threads(void);
 /* The packed records of a block row (row_block.h) whose format, n and data
  * are columns col, col + 1 and col + 2 of s; NULL (and *n = 0) when the row
  * is damaged or of a layout `valid` does not take. */
-const void *rowruns_block(sqlite3_stmt *s, int col, int (*valid)(int format, int n, const void *data, int bytes),
+const void *rowruns_block(sqlite3_stmt *s, int col, int (*valid)(int64_t format, int64_t n, const void *data, int bytes),
                           int *n);
 
 /* r cut into runs of at most `piece` rowids each (a run standing for the
