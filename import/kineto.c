@@ -591,7 +591,7 @@ int import_kineto_file(struct out_db *o, const char *path, char *err, size_t err
     }
     jmp_buf on_error;
     k->j.on_error = &on_error;
-    int rc = 0;
+    int rc = 0, refused = 0;
     if (setjmp(on_error) == 0) {
         walk(k);
         if (js_next(&k->j) >= 0)
@@ -605,10 +605,11 @@ int import_kineto_file(struct out_db *o, const char *path, char *err, size_t err
         snprintf(k->j.err, sizeof k->j.err, "not a Kineto trace: no CUDA or annotation events among %llu",
                  (unsigned long long)k->events);
         rc = -1;
+        refused = 1; /* read to its end: not cut short, refused (however many events it had) */
     }
     if (rc != 0) {
         snprintf(err, errlen, "%s: %s", path, k->j.err);
-        if (k->events) { /* a partial import: what was read stays, with a note */
+        if (k->events && !refused) { /* a partial import: what was read stays, with a note */
             char t[400];
             snprintf(t, sizeof t, "the import stopped early: %s; %llu events before it were read", k->j.err,
                      (unsigned long long)k->events);
@@ -640,7 +641,7 @@ int import_kineto_file(struct out_db *o, const char *path, char *err, size_t err
     for (int i = 0; i < MAX_DEVICES; i++)
         free(k->gpu_names[i]);
     js_close(&k->j);
-    int partial = rc != 0 && k->events > 0;
+    int partial = rc != 0 && k->events > 0 && !refused;
     free(k);
     return partial ? 1 : rc;
 }

@@ -345,11 +345,18 @@ check("... exit 1, what was read imported, with a note", p.returncode == 1 and
       any("ends before its trailer" in n for (n,) in q(db, "select note from import_note")))
 
 # ---- 16. what is wrong, said ---------------------------------------------------------------------------
-for body, want in ((b"{}", r"not a Kineto trace: no traceEvents"), (b"[]", r"no CUDA or annotation events among 0")):
+# (the last: events, none of them CUDA or annotation ones, as when every
+# time is out of range: refused as the others, nothing written; it was
+# once taken for a trace cut short, its process row written)
+cpu_only = b'{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]}'
+for body, want in ((b"{}", r"not a Kineto trace: no traceEvents"), (b"[]", r"no CUDA or annotation events among 0"),
+                   (cpu_only, r"no CUDA or annotation events among 1")):
     path = os.path.join(tmp, "e.json")
     open(path, "wb").write(body)
-    p = run([gt, "import", "-q", "-f", "-o", os.path.join(tmp, "e.db"), path])
-    one_line("%s: %s" % (body.decode(), want), p, want)
+    out = os.path.join(tmp, "e.db")
+    p = run([gt, "import", "-q", "-f", "-o", out, path])
+    one_line("%s: %s" % (body.decode()[:40], want), p, want)
+    check("... exit 1, nothing written", p.returncode == 1 and not os.path.exists(out), "(exit %d)" % p.returncode)
 for table in ("StringIds", "CUPTI_ACTIVITY_KIND_RUNTIME"):
     path = nsys_copy("no" + table, "DROP TABLE %s;" % table)
     p = run([gt, "import", "-q", "-f", "-o", os.path.join(tmp, "n.db"), path])
