@@ -18,6 +18,7 @@
  *     not wait lasts as long as measured, or until its scope ends if that
  *     is later in the replay. */
 #include "viewer/analyse/replay.h"
+#include "viewer/model/model.h"
 #include "viewer/model/idmap.h"
 
 #include <stdlib.h>
@@ -27,10 +28,10 @@
  * (model.h: times within 2^60, their differences within 2^61): each is
  * an earlier one plus a measured span or gap, so a damaged file's times
  * could otherwise add up past 64 bits over a chain of operations. */
-#define RP_T_MAX ((int64_t)1 << 61)
+#define RP_T_BITS 61
 static inline int64_t rp_t(int64_t t)
 {
-    return t < -RP_T_MAX ? -RP_T_MAX : t > RP_T_MAX ? RP_T_MAX : t;
+    return model_clamp(t, RP_T_BITS);
 }
 
 struct lane { int64_t m_end, r_end; int32_t last; }; /* last: its latest call or operation */
@@ -152,7 +153,7 @@ static int op_replay(struct run *r, size_t i, int64_t anchor_m, int64_t anchor_r
     /* a span the model keeps (model.h) even times a scale from other
      * copies' bandwidth, which a damaged file makes anything */
     double scaled = (double)(o->end - o->start) * scale;
-    int64_t dur = scaled < (double)RP_T_MAX ? (int64_t)scaled : RP_T_MAX;
+    int64_t dur = scaled < (double)((int64_t)1 << RP_T_BITS) ? (int64_t)scaled : (int64_t)1 << RP_T_BITS;
     st = rp_t(st);
     int64_t end = rp_t(st + dur);
     r->t->op_start[i] = st;

@@ -31,22 +31,18 @@ struct solve {
 };
 
 /* Times and paths are the replays' (within +-2^61 ns: replay.c), but a
- * damaged file's add up along a chain of collectives: each sum here is
- * kept within +-2^61 too, so that none passes 64 bits. */
-#define JT_MAX ((int64_t)1 << 61)
-static int64_t jt_clamp(int64_t x)
-{
-    return x < -JT_MAX ? -JT_MAX : x > JT_MAX ? JT_MAX : x;
-}
+ * damaged file's add up along a chain of collectives: each sum here
+ * saturates and is kept within +-2^61 too (model.h), so that none passes
+ * 64 bits. */
+#define JT_BITS 61
 static int64_t jt_add(int64_t a, int64_t b)
 {
-    int64_t x;
-    return jt_clamp(__builtin_add_overflow(a, b, &x) ? (b > 0 ? INT64_MAX : INT64_MIN) : x);
+    model_add(&a, b);
+    return model_clamp(a, JT_BITS);
 }
 static int64_t jt_sub(int64_t a, int64_t b)
 {
-    int64_t x;
-    return jt_clamp(__builtin_sub_overflow(a, b, &x) ? (b < 0 ? INT64_MAX : INT64_MIN) : x);
+    return jt_add(a, b == INT64_MIN ? INT64_MAX : -b);
 }
 
 static int64_t cut_of(const struct solve *s, size_t r, const struct wj_pred *q)
@@ -54,7 +50,8 @@ static int64_t cut_of(const struct solve *s, size_t r, const struct wj_pred *q)
     double x = 0;
     for (int k = 0; s->cut && k < WJ_LABELS; k++)
         x += s->cut[r * WJ_LABELS + k] * (double)q->host[k];
-    return x < (double)-JT_MAX ? -JT_MAX : x > (double)JT_MAX ? JT_MAX : (int64_t)x;
+    const double lim = (double)((int64_t)1 << JT_BITS); /* converted only within 64 bits */
+    return model_clamp(x < -lim ? INT64_MIN : x > lim ? INT64_MAX : (int64_t)x, JT_BITS);
 }
 
 /* Probe k of rank r, with what came before it as ended so far: the

@@ -14,8 +14,8 @@
  * when the last member arrived plus each member's transfer time (its
  * measured time less its wait); each member's later probes move with it.
  * Memory: a probe per collective of each rank, put aside in the report's
- * scratch store for a rank read a window at a time (a window's at once in
- * memory), and its end (8 bytes) in memory. */
+ * scratch store (a window's at once in memory for a rank read a window at
+ * a time), and its end (8 bytes) in memory. */
 #ifndef GPUTRACE_WHATIF_JOINT_H
 #define GPUTRACE_WHATIF_JOINT_H
 
@@ -86,7 +86,8 @@ struct wj_cache { const struct wj_rank *of; struct wj_probe *buf; size_t first, 
  * may be another rank's: the cache knows whose probes it holds). */
 const struct wj_probe *wj_probe_at(const struct wj_rank *w, struct wj_cache *c, size_t k);
 void wj_cache_free(struct wj_cache *c);
-/* The probes in v put aside in store (one chunk); -1 when memory ran out. */
+/* The probes in v put aside in store (one chunk); kept in v when memory
+ * for the chunk's entry ran out. */
 void wj_spill(struct wj_rank *w, struct tmpstore *store);
 
 /* Once every rank is analysed (whatif.c's whatif_across): the ranks'
