@@ -235,6 +235,15 @@ q "$tmp/numbered.db" "insert into collective select process_id, 999, api, 12345,
     rank, 1, stream, start_ns - 1000, start_ns - 900, callsite, group_id, result, pystack from collective
     where process_id = (select min(process_id) from collective) and seq = 0"
 same_windowed "a rank whose collectives are numbered apart from the others'" "$tmp/numbered.db" 50
+# ... and, read whole or not, the job's figures are those without that
+# collective (no other rank is in it): every rank's summary now waits in
+# the scratch store, so a mix-up would show read whole as well
+sqlite3 "$tmp/plain_straggler.db" < "$s/tests/data/golden/sim-straggler/input.sql"
+job() { "$rep" --format json "$@" | python3 -c "import json, sys
+j = json.load(sys.stdin)['whatif_job']; print(j['step_ms_now'], j['step_ms_all_fixed'], j['reliable'])"; }
+expect "... its job's step and all fixed as without that collective, reliable" \
+  "$(job "$tmp/numbered.db"):$(GPUTRACE_REPORT_WINDOW_ROWS=50 job "$tmp/numbered.db" 2> /dev/null)" \
+  "$(job "$tmp/plain_straggler.db"):$(job "$tmp/plain_straggler.db")"
 # Two all-reduces called 30 ms before their kernels are launched (as a
 # grouped call waits for its ncclGroupEnd): read again for the what-if, a
 # window at a time, each must wait for its kernel's window as the first

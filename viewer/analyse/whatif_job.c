@@ -77,13 +77,13 @@ static struct wj_member *members_of(const struct findings *fs, const struct gath
     struct wj_member *mv = malloc((ga->nmem + 1) * sizeof *mv);
     if (!at || !mv)
         model_out_of_memory();
+    struct wj_cache c = { 0 }; /* every rank's in turn: it knows whose probes it holds */
     for (size_t r = 0; r < np; r++) {
         const struct wj_rank *w = fs->whatif[r].joint ? &fs->whatif[r].joint[variant[r]] : NULL;
-        struct wj_cache c = { 0 }; /* a rank's own: a cache knows indexes, not whose probes it holds */
         for (size_t k = 0; w && k < w->ncoll; k++)
             idmap_put(&at[r], (uint64_t)wj_probe_at(w, &c, k)->coll + 1, (int64_t)k, 0);
-        wj_cache_free(&c);
     }
+    wj_cache_free(&c);
     for (size_t i = 0; i < ga->nmem; i++) {
         mv[i] = ga->mem[i];
         int64_t k;
