@@ -26,10 +26,22 @@ ncoll = q("select count(*) from collective")[0][0]
 nattr = q("select count(distinct call_id) from collective_kernel")[0][0]
 print(f"  collectives: {ncoll}, attributed to a kernel: {nattr}")
 print("  nccl kernel names:", q("select distinct s.value from collective_kernel k join string s on s.process_id=k.process_id and s.id=k.name_id limit 5"))
-if ncoll:
+# a world of one: NCCL runs each collective as a copy of its own, with no
+# kernel of NCCL's and no event for its profiler plugin (seen on an H200)
+cols_c = [r[1] for r in q("pragma table_info(comm)")]
+world = q("select max(nranks) from comm")[0][0] if "nranks" in cols_c else None
+print(f"  communicators' largest world: {world}")
+if ncoll and (world or 0) > 1:
     check(nattr == ncoll, "every NCCL operation attributed to its kernel")
 # host/GPU clock agreement: each attributed kernel starts after its call began
 bad = q("select count(*) from collective_kernel k join collective c on c.process_id=k.process_id and c.call_id=k.call_id where k.gpu_start_ns < c.start_ns")[0][0]
 check(bad == 0, f"NCCL kernels start after their host call ({bad} do not)")
+cols = [r[1] for r in q("pragma table_info(process)")]
+if "nccl_plugin_status" in cols:
+    st = q("select nccl_plugin_status from process")
+    nops = q("select count(*) from nccl_op")[0][0]
+    print(f"  NCCL profiler plugin: {st}, operations it recorded: {nops}")
+    if ncoll and (world or 0) > 1 and any((s or "").startswith("active") for (s,) in st):
+        check(nops >= ncoll, f"NCCL's plugin recorded every collective ({nops} of {ncoll})")
 print("  callsite example:", q("select frames from callsite limit 1"))
 sys.exit(1 if fails else 0)
