@@ -191,6 +191,7 @@ struct proc {
     size_t nplugin_depth;
     int64_t unscoped_syncs; /* explicit syncs whose stream or event the trace cannot name: not analysed */
     int64_t dropped_host, dropped_cupti; /* records the tracer lost, counted (docs/schema.md) */
+    int64_t unfinished_ops; /* GPU operations CUPTI handed over before they ended: no times, left out */
     int db;           /* index into model.dbs */
     char **names; int nnames; /* kernel names by string id */
     unsigned char *comm_names; /* per name: a communication kernel's (comm_kernels.h) */

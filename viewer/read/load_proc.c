@@ -78,6 +78,7 @@ struct loading {
     uint64_t rows;
     int64_t lo, hi;           /* the window: records that start in [lo, hi) are kept */
     struct proc_scan *scan;   /* a planning pass: each record goes there instead */
+    int64_t unfinished;       /* GPU operations read that had not ended (add_op) */
 };
 
 /* Counts a row read; every million, the progress line. */
@@ -147,6 +148,13 @@ static void block_row(sqlite3_stmt *s, void *ctx)
 static void add_op(struct loading *l, struct gop g)
 {
     struct proc *p = l->p;
+    /* a record CUPTI handed over before its work ended (a forced flush,
+     * at the process's end, finds it queued or running) has start and end
+     * 0: its time is not known, and it is left out, counted */
+    if (g.start == 0 && g.end == 0) {
+        l->unfinished++;
+        return;
+    }
     model_span(&g.start, &g.end);
     if (l->scan) {
         l->scan->op(l->scan, &g);
@@ -222,6 +230,8 @@ static void gpu_block_row(sqlite3_stmt *s, void *ctx)
  * a record's start lying before its end (correlate.c, claim_nested). */
 static void add_capi(struct loading *l, struct cupti_rec a)
 {
+    if (a.start == 0 && a.end == 0) /* CUPTI could not time it (cupti_activity.h): no place in time */
+        return;
     model_span(&a.start, &a.end);
     if (l->scan) {
         l->scan->capi(l->scan, a.start, a.end, a.corr);
@@ -371,6 +381,7 @@ static void join_shadow(struct loading *l, struct loading *sh)
     }
     append_released(&p->calls, &p->ncalls, &p->calls_cap, q->calls, q->ncalls, sizeof *q->calls);
     append_released(&p->ops, &p->nops, &p->ops_cap, q->ops, q->nops, sizeof *q->ops);
+    l->unfinished += sh->unfinished;
     append_released(&l->capis.v, &l->capis.n, &l->capis.cap, sh->capis.v, sh->capis.n, sizeof *sh->capis.v);
     append_released(&l->syncs.v, &l->syncs.n, &l->syncs.cap, sh->syncs.v, sh->syncs.n, sizeof *sh->syncs.v);
     append_released(&l->exts.v, &l->exts.n, &l->exts.cap, sh->exts.v, sh->exts.n, sizeof *sh->exts.v);
@@ -497,6 +508,8 @@ void load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64
     l.enq = &enq;
     for (size_t k = nreaders - GPU_READERS; k < nreaders; k++)
         read_table(m, p, k, &l);
+    if (lo == INT64_MIN) /* every window reads them (their start, 0, is in none): counted once */
+        p->unfinished_ops = l.unfinished;
     /* what each operation needs of the tables above, before they are freed
      * and the operations sorted (whose keys would add to them) */
     for (size_t i = 0; i < p->nops; i++) {

@@ -155,7 +155,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     int missing_cupti = 0, killed = 0;
     int64_t refused = 0, unscoped = 0, cupti_only = 0, dropped_host = 0, dropped_cupti = 0;
     int dropping = 0;
+    int64_t unfinished = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
+        model_add(&unfinished, m->procs[i].unfinished_ops);
         missing_cupti += !m->procs[i].cupti_active;
         killed += !m->procs[i].has_end;
         refused += m->procs[i].refused_colls;
@@ -185,6 +187,10 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     if (dropping)
         fprintf(out, "note: %d process(es) lost records the tracer could not keep (%lld host, %lld GPU;\n"
                      "      buffers full or out of memory): the analyses miss them\n", dropping, (long long)dropped_host, (long long)dropped_cupti);
+    if (unfinished)
+        fprintf(out, "note: %lld GPU operation(s) had not ended when their process's records were written (a\n"
+                     "      kernel still running, or work queued behind one): no GPU times, left out\n",
+                (long long)unfinished);
     if (s->failed_total) /* the most frequent kind; JSON lists them all */
         fprintf(out, "note: %lld call(s) returned an error, most often %s with %d (x%lld)\n",
                 (long long)s->failed_total, term_cell(model_api_name(m, s->failed[0].api), 40, TERM_CUT, t, sizeof t),
