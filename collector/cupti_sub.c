@@ -32,7 +32,18 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define BUF_BYTES (4u << 20)
+/* CUPTI 12.3 and newer keep a buffer per thread that makes records
+ * (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, on by default in 13):
+ * PyTorch's main, autograd and NCCL watchdog threads and more hold one
+ * each at once.  4 MiB buffers let four threads have one within the
+ * budget, and a PyTorch loop on an H200 lost 1,452 GPU records in 30 steps
+ * (21,306 in 20 s under the monitor) to refused requests; 128 KiB let 128
+ * threads have one.  Small also because a buffer holding the record of
+ * work still in flight comes back only once full (a default flush returns
+ * buffers whose records are all complete, and a busy GPU always has some):
+ * 128 KiB, ~650 kernel records, keep the monitor's GPU figures within a
+ * second or so of a program launching a few hundred kernels a second. */
+#define BUF_BYTES (128u << 10)
 
 static struct {
     CUptiResult (*enable)(CUpti_ActivityKind);
@@ -85,12 +96,12 @@ static void held_sub(size_t n)
 /* The buffers are mapped, not from malloc: CUPTI asks for them from
  * whichever thread makes a record, so malloc took them from as many arenas,
  * which kept the freed ones each (16 threads flat out: 34 MiB resident for
- * a budget of 16).  Unmapped when stored, but for the last two whole ones
+ * a budget of 16).  Unmapped when stored, but for the last eight whole ones
  * (full, or part-filled and kept whole: keep_whole), kept for CUPTI's next
  * requests.  held_bytes counts every buffer of ours from its mapping to
  * its unmapping, those kept included, so that they are inside the budget;
  * a request takes a kept one first, so they never make one refused. */
-#define BUF_POOL 2
+#define BUF_POOL 8
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *pool[BUF_POOL];
 static int pool_n;

@@ -200,6 +200,21 @@ static void write_window(const struct gt_request *r, const char *detail, int64_t
 {
     char dir[4400], err[4700];
     snprintf(dir, sizeof dir, "%s/window-%s", cfg.rundir, r->name);
+    if (strcmp(r->reason, "hang") == 0) {
+        /* CUPTI's buffers with a record not complete come only from a
+         * forced flush: the GPU work of the hang itself (a kernel that
+         * does not end) kept its thread's API records and the kernels
+         * before it out of the window (an H200: none at all).  Forced, the
+         * work in flight gets records without times, and never its times:
+         * for a hang, nothing that would have come.  Not for the other
+         * windows: a host running ahead has hundreds of launches queued
+         * (233 in a simulated 2 s window), whose times the job's later
+         * windows and figures would lose; their windows' last records may
+         * wait in a buffer CUPTI holds */
+        gt_wr_cupti_flush(1);
+        while (gt_cupti_drain_one(&gt_w.db, gt_w.bulk, gt_w.bulk_after))
+            ;
+    }
     gt_wr_store_marks();         /* where each thread is stuck now */
     gt_tbuf_open_ranges(gt_wr_on_open_range, NULL); /* and in which ranges */
     gt_wr_store_names();

@@ -32,6 +32,7 @@ TESTS += \
   tests/e2e/tracer_membound.sh \
   tests/e2e/tracer_nosync.sh \
   tests/e2e/tracer_cupti_buffers.sh \
+  tests/e2e/tracer_unfinished.sh \
   tests/e2e/tracer_thread_names.sh \
   tests/e2e/record.sh \
   tests/e2e/import_output.sh \
@@ -163,6 +164,7 @@ EXTRA_DIST += \
   tests/e2e/tracer_membound.sh \
   tests/e2e/tracer_nosync.sh \
   tests/e2e/tracer_cupti_buffers.sh \
+  tests/e2e/tracer_unfinished.sh \
   tests/e2e/tracer_thread_names.sh \
   tests/e2e/record.sh \
   tests/e2e/import_output.sh \

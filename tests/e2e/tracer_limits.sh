@@ -33,7 +33,13 @@ expect "1,000 threads: every call stored, nothing dropped" \
 # no such limit allows)
 if [ -z "${GT_SANITIZED:-}" ]; then
   rm -f "$tmp"/l.db*
-  (ulimit -v 440000; traced "$apps/many_threads" 1000) > "$tmp/out"
+  # CUPTI off: the check is of the rings.  With it, each thread's CUPTI
+  # buffer (one per thread that makes records, as CUPTI 13 keeps them) comes
+  # out of the tracer's 16 MiB for CUPTI, and whether SQLite's next
+  # allocation or the program's last thread meets the exhausted address
+  # space first is a race (when SQLite's does, tracing turns off, said in
+  # one line, and the program runs on)
+  (ulimit -v 440000; GPUTRACE_CUPTI=0 traced "$apps/many_threads" 1000) > "$tmp/out"
   expect "ulimit -v: program runs" "$?:$(grep -c '^threads: [1-9]' "$tmp/out")" "0:1"
   expect "ulimit -v: every call stored or counted as dropped" \
     "$(q "$tmp/l.db" "select (select count(*) from api_call) + dropped_host from process")" "$(calls "$tmp/out")"

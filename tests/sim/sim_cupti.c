@@ -7,9 +7,22 @@
  *     one cannot hold the next record;
  *   - full buffers go to a delivery thread that calls the "completed"
  *     callback, as CUPTI's own worker thread does;
- *   - cuptiActivityFlushAll delivers everything pending, the partly filled
- *     buffer included, from the calling thread, and returns only when every
- *     buffer handed out so far has been delivered.
+ *   - a buffer per thread that makes records (API records on the calling
+ *     thread, GPU records on each stream's worker thread), as CUPTI 12.3
+ *     and newer keep by default (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER):
+ *     a client holds as many buffers at once as threads make records;
+ *   - a kernel's, copy's or memset's record is reserved at its launch, in
+ *     the launching thread's buffer, and completed when it ends.
+ *     cuptiActivityFlushAll delivers the threads' buffers, partly filled
+ *     ones included, from the calling thread, and returns only when every
+ *     buffer handed out so far has been delivered.  A default flush holds
+ *     back a buffer that holds a record not completed (CUPTI returns only
+ *     buffers whose records are all complete: on an H200, a running
+ *     kernel kept the records of the 20 before it out of a default flush);
+ *     CUPTI_ACTIVITY_FLAG_FLUSH_FORCED hands them all over, the records of
+ *     work still queued or running incomplete (start and end 0, as CUPTI
+ *     delivers them), and those never come again (seen: a 6 s kernel
+ *     under a forced flush every 200 ms came out as 0-0, once).
  * Callbacks are never called with cupti_lock held, except "requested",
  * which only has to hand out memory.
  *
@@ -35,8 +48,18 @@ static pthread_cond_t cupti_cond = PTHREAD_COND_INITIALIZER;
 static int enabled[CUPTI_ACTIVITY_KIND_COUNT];        /* guarded by cupti_lock */
 static CUpti_BuffersCallbackRequestFunc on_request;    /* guarded by cupti_lock */
 static CUpti_BuffersCallbackCompleteFunc on_complete;  /* guarded by cupti_lock */
-static uint8_t *cur_buf;                               /* guarded by cupti_lock */
-static size_t cur_size, cur_used;                      /* guarded by cupti_lock */
+/* each thread's buffer, on a list for the flushes: the slot outlives the
+ * thread, as a buffer CUPTI holds outlives its thread until a flush */
+struct thread_buf {
+    uint8_t *buf;
+    size_t size, used;
+    int pending; /* records of GPU work this thread launched that have not ended */
+    struct thread_buf *next;
+};
+static struct thread_buf *thread_bufs;                 /* guarded by cupti_lock */
+static _Thread_local struct thread_buf *my_buf;
+/* the GPU operations whose records are reserved, launch to end */
+static struct sim_op *reserved;                        /* guarded by cupti_lock */
 static struct full_buf *queue_head, *queue_tail;       /* guarded by cupti_lock */
 static int delivering;                                 /* guarded by cupti_lock */
 static int delivery_thread_started;                    /* guarded by cupti_lock */
@@ -97,55 +120,81 @@ static size_t record_size(CUpti_ActivityKind kind)
 }
 
 /* Caller holds cupti_lock. */
-static void queue_full_locked(void)
+static void queue_full_locked(struct thread_buf *t)
 {
-    if (!cur_buf)
+    if (!t->buf)
         return;
     struct full_buf *f = malloc(sizeof *f);
     if (!f)
         abort();
-    *f = (struct full_buf){ cur_buf, cur_size, cur_used, NULL };
+    *f = (struct full_buf){ t->buf, t->size, t->used, NULL };
     if (queue_tail)
         queue_tail->next = f;
     else
         queue_head = f;
     queue_tail = f;
-    cur_buf = NULL;
-    cur_size = cur_used = 0;
+    t->buf = NULL;
+    t->size = t->used = 0;
     pthread_cond_broadcast(&cupti_cond);
 }
 
-/* Appends one record (rec_size bytes at rec) if its kind is enabled. */
-static void emit_sized(const void *rec, size_t rec_size, CUpti_ActivityKind kind)
+/* This thread's buffer slot (NULL: no memory for one, its records are
+ * dropped, as CUPTI's are).  Caller holds cupti_lock. */
+static struct thread_buf *my_buf_locked(void)
+{
+    if (!my_buf) {
+        my_buf = calloc(1, sizeof *my_buf);
+        if (!my_buf)
+            return NULL;
+        my_buf->next = thread_bufs;
+        thread_bufs = my_buf;
+    }
+    return my_buf;
+}
+
+/* Appends one record (rec_size bytes at rec) to thread buffer t if its
+ * kind is enabled.  Caller holds cupti_lock. */
+static void emit_to(struct thread_buf *t, const void *rec, size_t rec_size, CUpti_ActivityKind kind)
 {
     size_t size = record_size(kind);
-    pthread_mutex_lock(&cupti_lock);
-    if (!enabled[kind]) {
-        pthread_mutex_unlock(&cupti_lock);
+    if (!enabled[kind])
         return;
-    }
     if (!on_request) {
         dropped++;
-        pthread_mutex_unlock(&cupti_lock);
         return;
     }
-    if (!cur_buf || cur_used + size > cur_size) {
-        queue_full_locked();
+    if (!t) {
+        dropped++;
+        return;
+    }
+    if (!t->buf || t->used + size > t->size) {
+        queue_full_locked(t);
         uint8_t *buf = NULL;
         size_t bsize = 0, maxrec = 0;
         on_request(&buf, &bsize, &maxrec);
         if (!buf || bsize < size || ((uintptr_t)buf & 7)) {
             dropped++;
-            pthread_mutex_unlock(&cupti_lock);
             return;
         }
-        cur_buf = buf;
-        cur_size = bsize;
-        cur_used = 0;
+        t->buf = buf;
+        t->size = bsize;
+        t->used = 0;
     }
-    memset(cur_buf + cur_used, 0, size);
-    memcpy(cur_buf + cur_used, rec, rec_size < size ? rec_size : size);
-    cur_used += size;
+    memset(t->buf + t->used, 0, size);
+    memcpy(t->buf + t->used, rec, rec_size < size ? rec_size : size);
+    t->used += size;
+}
+
+/* ... to this thread's buffer */
+static void emit_locked(const void *rec, size_t rec_size, CUpti_ActivityKind kind)
+{
+    emit_to(my_buf_locked(), rec, rec_size, kind);
+}
+
+static void emit_sized(const void *rec, size_t rec_size, CUpti_ActivityKind kind)
+{
+    pthread_mutex_lock(&cupti_lock);
+    emit_locked(rec, rec_size, kind);
     pthread_mutex_unlock(&cupti_lock);
 }
 
@@ -273,8 +322,12 @@ static void fork_child(void)
         free(f);
     }
     queue_tail = NULL;
-    cur_buf = NULL;
-    cur_size = cur_used = 0;
+    for (struct thread_buf *t = thread_bufs; t; t = t->next) {
+        t->buf = NULL;
+        t->size = t->used = 0;
+        t->pending = 0;
+    }
+    reserved = NULL; /* the parent's GPU work: not the child's */
     delivering = 0;
     delivery_thread_started = 0;
     pthread_cond_init(&cupti_cond, NULL);
@@ -323,62 +376,130 @@ static uint32_t context_of(const struct sim_stream *s)
     return (uint32_t)(s ? s->device : sim_current_device()) + 1;
 }
 
-void sim_cupti_kernel(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
+/* The record of op as CUPTI makes it: start and end 0 while it has not
+ * ended; in the buffer of the thread that launched it, where CUPTI
+ * reserved it (seen on an H200: a kernel running held back that thread's
+ * API records and the kernels before it from a default flush).  Caller
+ * holds cupti_lock. */
+static void emit_op_locked(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
 {
-    CUpti_ActivityKernel10 r = {
-        .kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-        .start = start,
-        .end = end,
-        .completed = end,
-        .deviceId = (uint32_t)s->device,
-        .contextId = context_of(s),
-        .streamId = s->id,
-        .gridX = 1, .gridY = 1, .gridZ = 1,
-        .blockX = 128, .blockY = 1, .blockZ = 1,
-        .correlationId = op->correlation,
-        .name = op->name,
-    };
-    /* A client enables one of the two kernel kinds; records come in that one. */
-    if (!sim_cupti_enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL))
-        r.kind = CUPTI_ACTIVITY_KIND_KERNEL;
-    emit(&r, r.kind);
+    struct thread_buf *into = op->cupti_buf ? op->cupti_buf : my_buf_locked();
+    switch (op->kind) {
+    case SIM_OP_KERNEL:
+    case SIM_OP_HOSTFN: {
+        CUpti_ActivityKernel10 r = {
+            .kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+            .start = start,
+            .end = end,
+            .completed = end,
+            .deviceId = (uint32_t)s->device,
+            .contextId = context_of(s),
+            .streamId = s->id,
+            .gridX = 1, .gridY = 1, .gridZ = 1,
+            .blockX = 128, .blockY = 1, .blockZ = 1,
+            .correlationId = op->correlation,
+            .name = op->name,
+        };
+        /* A client enables one of the two kernel kinds; records come in that one. */
+        if (!enabled[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL])
+            r.kind = CUPTI_ACTIVITY_KIND_KERNEL;
+        emit_to(into, &r, sizeof r, r.kind);
+        break;
+    }
+    case SIM_OP_MEMCPY: {
+        CUpti_ActivityMemcpy6 r = {
+            .kind = CUPTI_ACTIVITY_KIND_MEMCPY,
+            .copyKind = op->copy_kind,
+            .srcKind = op->src_kind,
+            .dstKind = op->dst_kind,
+            .flags = op->async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : 0,
+            .bytes = op->bytes,
+            .start = start,
+            .end = end,
+            .deviceId = (uint32_t)s->device,
+            .contextId = context_of(s),
+            .streamId = s->id,
+            .correlationId = op->correlation,
+        };
+        emit_to(into, &r, sizeof r, CUPTI_ACTIVITY_KIND_MEMCPY);
+        break;
+    }
+    case SIM_OP_MEMSET: {
+        CUpti_ActivityMemset4 r = {
+            .kind = CUPTI_ACTIVITY_KIND_MEMSET,
+            .value = (uint32_t)op->value,
+            .bytes = op->bytes,
+            .start = start,
+            .end = end,
+            .deviceId = (uint32_t)s->device,
+            .contextId = context_of(s),
+            .streamId = s->id,
+            .correlationId = op->correlation,
+            .flags = op->async ? CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC : 0,
+            .memoryKind = op->dst_kind,
+        };
+        emit_to(into, &r, sizeof r, CUPTI_ACTIVITY_KIND_MEMSET);
+        break;
+    }
+    default:
+        break;
+    }
 }
 
-void sim_cupti_memcpy(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
+void sim_cupti_reserve(struct sim_op *op, struct sim_stream *s)
 {
-    CUpti_ActivityMemcpy6 r = {
-        .kind = CUPTI_ACTIVITY_KIND_MEMCPY,
-        .copyKind = op->copy_kind,
-        .srcKind = op->src_kind,
-        .dstKind = op->dst_kind,
-        .flags = op->async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : 0,
-        .bytes = op->bytes,
-        .start = start,
-        .end = end,
-        .deviceId = (uint32_t)s->device,
-        .contextId = context_of(s),
-        .streamId = s->id,
-        .correlationId = op->correlation,
-    };
-    emit(&r, CUPTI_ACTIVITY_KIND_MEMCPY);
+    pthread_mutex_lock(&cupti_lock);
+    op->cupti_stream = s;
+    op->cupti_out = 0;
+    struct thread_buf *t = my_buf_locked();
+    op->cupti_buf = t;
+    if (t)
+        t->pending++;
+    op->cupti_prev = NULL;
+    op->cupti_next = reserved;
+    if (reserved)
+        reserved->cupti_prev = op;
+    reserved = op;
+    pthread_mutex_unlock(&cupti_lock);
 }
 
-void sim_cupti_memset(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
+/* op's end: its record completed, unless a forced flush handed it over
+ * already (then CUPTI has nothing more of it) */
+static void op_ended(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
 {
-    CUpti_ActivityMemset4 r = {
-        .kind = CUPTI_ACTIVITY_KIND_MEMSET,
-        .value = (uint32_t)op->value,
-        .bytes = op->bytes,
-        .start = start,
-        .end = end,
-        .deviceId = (uint32_t)s->device,
-        .contextId = context_of(s),
-        .streamId = s->id,
-        .correlationId = op->correlation,
-        .flags = op->async ? CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC : 0,
-        .memoryKind = op->dst_kind,
-    };
-    emit(&r, CUPTI_ACTIVITY_KIND_MEMSET);
+    pthread_mutex_lock(&cupti_lock);
+    int out = 0;
+    if (op->cupti_stream) {
+        out = op->cupti_out;
+        struct thread_buf *t = op->cupti_buf;
+        if (t && !out && t->pending > 0)
+            t->pending--;
+        if (op->cupti_prev)
+            op->cupti_prev->cupti_next = op->cupti_next;
+        else if (reserved == op)
+            reserved = op->cupti_next;
+        if (op->cupti_next)
+            op->cupti_next->cupti_prev = op->cupti_prev;
+        op->cupti_stream = NULL;
+    }
+    if (!out)
+        emit_op_locked(op, s, start, end);
+    pthread_mutex_unlock(&cupti_lock);
+}
+
+void sim_cupti_kernel(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
+{
+    op_ended(op, s, start, end);
+}
+
+void sim_cupti_memcpy(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
+{
+    op_ended(op, s, start, end);
+}
+
+void sim_cupti_memset(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
+{
+    op_ended(op, s, start, end);
 }
 
 /* ---- the public CUPTI API ---------------------------------------------- */
@@ -430,10 +551,19 @@ CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc func
 
 CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
-    (void)flag;
     pthread_mutex_lock(&cupti_lock);
-    if (cur_buf && cur_used)
-        queue_full_locked();
+    if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
+        for (struct sim_op *op = reserved; op; op = op->cupti_next)
+            if (!op->cupti_out) {
+                op->cupti_out = 1;
+                struct thread_buf *t = op->cupti_buf;
+                if (t && t->pending > 0)
+                    t->pending--;
+                emit_op_locked(op, op->cupti_stream, 0, 0);
+            }
+    for (struct thread_buf *t = thread_bufs; t; t = t->next)
+        if (t->buf && t->used && !t->pending) /* a default flush holds back a buffer with a record incomplete */
+            queue_full_locked(t);
     deliver_locked();
     while (delivering || queue_head)
         pthread_cond_wait(&cupti_cond, &cupti_lock);

@@ -77,6 +77,12 @@ struct sim_op {
     /* event marker */
     struct sim_event *event;
     uint64_t event_gen;
+    /* CUPTI's record of it, reserved from its launch to its end, as CUPTI
+     * does (sim_cupti.c): guarded by the CUPTI lock */
+    struct sim_stream *cupti_stream;    /* set: the record is reserved */
+    struct sim_op *cupti_prev, *cupti_next;
+    int cupti_out;                      /* handed over incomplete by a forced flush */
+    void *cupti_buf;                    /* the launching thread's buffer, where the record is */
 };
 
 struct sim_stream {
@@ -177,9 +183,11 @@ void sim_api_end(sim_api_ctx *ctx, uint32_t result);
 /* The correlation id of the API call the calling thread is in (0 outside). */
 uint32_t sim_current_correlation(void);
 int sim_cupti_enabled(CUpti_ActivityKind kind);
-void sim_cupti_kernel(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
-void sim_cupti_memcpy(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
-void sim_cupti_memset(const struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
+/* A GPU operation's record reserved at its launch (kernels, copies, memsets) */
+void sim_cupti_reserve(struct sim_op *op, struct sim_stream *s);
+void sim_cupti_kernel(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
+void sim_cupti_memcpy(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
+void sim_cupti_memset(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
 /* Appends one record of the given kind if the client enabled it. */
 void sim_cupti_emit(const void *rec, size_t rec_size, CUpti_ActivityKind kind);
 /* CUDA_EVENT and SYNCHRONIZATION records (sim_cupti_events.c): s is the

@@ -246,6 +246,9 @@ static uint64_t enqueue_locked(struct sim_stream *s, struct sim_op *op)
         add_dep(op, l, l->enqueued);
     }
     op->next = NULL;
+    if (op->kind == SIM_OP_KERNEL || op->kind == SIM_OP_MEMCPY || op->kind == SIM_OP_MEMSET ||
+        (op->kind == SIM_OP_HOSTFN && !op->no_record))
+        sim_cupti_reserve(op, s);
     if (s->tail)
         s->tail->next = op;
     else
