@@ -10,7 +10,11 @@
 #   hand-hang_places: the three places (a call in flight, an open NVTX
 #     range, host code);
 #   hand-window: monitor windows said at the top, the ranks no file holds,
-#     the window's detail escaped in the HTML page.
+#     the window's detail escaped in the HTML page;
+#   gpu-h200-train_py (a PyTorch loop on an H200, world of one) as if
+#     killed: a communicator of one rank waits for nobody, and NCCL runs
+#     its collectives as copies of its own, with no kernel of NCCL's to
+#     end: never a hang (every all-reduce of it was called one before).
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 g="$s/tests/data/golden"
@@ -70,4 +74,13 @@ if grep -q '<div id="windows">' "$tmp/win.html" && grep -q "no window of rank(s)
 then ok "the HTML page says these are windows, and the ranks missing"; else bad "the HTML page says these are windows"; fi
 if grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$tmp/win.html" && ! grep -q "<script" "$tmp/win.html"
 then ok "the window's detail escaped in the HTML page"; else bad "the window's detail escaped in the HTML page"; fi
+# a world of one, killed: its all-reduces have no kernel (NCCL's one-rank
+# path), which read as "every member entered it and none finished it"
+sqlite3 "$tmp/one.db" < "$s/tests/data/golden/gpu-h200-train_py/input.sql"
+sqlite3 "$tmp/one.db" "update process set end_reason = NULL, exit_code = NULL, end_ns = NULL"
+"$b/gputrace-report" --format json "$tmp/one.db" > "$tmp/one.json"
+expect "a world of one, killed: the report ran" "$?" 0
+expect "a world of one, killed: no comm.hang; its syncs still found" \
+  "$(python3 -c 'import json, sys; k = [f["kind"] for f in json.load(open(sys.argv[1]))["findings"]]
+print("comm.hang" in k, "sync.scalar_read" in k)' "$tmp/one.json")" "False True"
 finish

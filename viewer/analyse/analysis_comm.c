@@ -516,6 +516,9 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
     const struct model *m = fp->m;
     if ((fp->have && v[0].comm == fp->comm) || p2p_kind(m, v[0].api) || in_progress(m, v, n))
         return; /* point to point: analysis_p2p.c */
+    if (v[0].nranks == 1)
+        return; /* waits for nobody; and NCCL runs a one-rank collective as a copy of its own, with no
+                 * kernel of NCCL's to end (seen on an H200: every all-reduce of a world of one) */
     if (n >= (size_t)(v[0].nranks > 0 ? v[0].nranks : 0)) {
         hang_inside(fp, v, n);
         return;
