@@ -286,6 +286,24 @@ static void emit_one(struct gt_tbuf *b, enum gt_nvtx_kind kind, uint32_t domain,
     window_leave(b, g);
 }
 
+/* NVTX keeps a push/pop stack per thread and domain: a range's level is
+ * the number of ranges of its own domain open around it (kept ones; every
+ * level below a kept one is kept, tbuf.h).  One stack holds them all here,
+ * so a range NCCL leaves open in its domain (ncclCommInitRankConfig's, on
+ * an H200 with NCCL 2.28) made every later train_step level 1, and the
+ * monitor, which takes the steps among level-0 ranges, saw none. */
+static int domain_level(struct gt_tbuf *b, int below, uint32_t domain)
+{
+    int n = 0;
+    for (int k = 0; k < below; k++) {
+        const struct gt_nvtx_open *o = gt_tbuf_nvtx_level(b, k);
+        if (!o)
+            break;
+        n += o->domain == domain;
+    }
+    return n;
+}
+
 static int push(uint32_t domain, const struct attrs *a)
 {
     struct gt_tbuf *b = ring();
@@ -303,9 +321,10 @@ static int push(uint32_t domain, const struct attrs *a)
         *o = (struct gt_nvtx_open){ gt_ticks(), a->payload, a->name, domain, a->category, a->payload_type };
     else /* deeper than can be kept: this range will not be stored */
         atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
+    int level = domain_level(b, d, domain);
     atomic_store_explicit(&b->nvtx_depth, d + 1, memory_order_release);
     window_leave(b, g);
-    return d;
+    return level;
 }
 
 static int pop(uint32_t domain)
@@ -335,13 +354,14 @@ static int pop(uint32_t domain)
         while (i >= 0 && gt_tbuf_nvtx_level(b, i)->domain != domain)
             i--;
         if (i >= 0) {
+            int level = domain_level(b, i, domain);
             struct gt_nvtx_open o = *gt_tbuf_nvtx_level(b, i);
             for (int k = i; k < d - 1; k++) /* a pop of another domain's inner range; usually the innermost ends */
                 *gt_tbuf_nvtx_level(b, k) = *gt_tbuf_nvtx_level(b, k + 1);
             atomic_store_explicit(&b->nvtx_depth, d - 1, memory_order_release);
             struct attrs a = { o.name, o.category, o.payload_type, o.payload };
-            emit(b, GT_NVTX_RANGE, domain, &a, o.t_start, t, i, 0, g != 0);
-            r = i;
+            emit(b, GT_NVTX_RANGE, domain, &a, o.t_start, t, level, 0, g != 0);
+            r = level;
         }
     }
     window_leave(b, g);

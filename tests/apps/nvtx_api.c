@@ -6,7 +6,8 @@
  * (payload extension) whose schema gives no offsets and holds a pointer, and
  * one with an offset near 2^64, in
  * a domain named "NCCL" (read) and in another (not read); and a range left
- * open when the program exits; names formatted into one reused buffer.
+ * open when the program exits; names formatted into one reused buffer;
+ * a default-domain range inside one of NCCL's (levels are per domain).
  * tests/e2e/tracer_nvtx.sh checks the rows.
  */
 #include <cuda_runtime_api.h>
@@ -133,6 +134,19 @@ int main(void)
     e.message.ascii = "structured wild";
     nvtxDomainRangePushEx(nccl, &e);
     nvtxDomainRangePop(nccl);
+
+    /* levels are per domain (NVTX keeps a stack per thread and domain): a
+     * range of the default domain inside one of NCCL's is at level 0, as
+     * train_step was inside the range NCCL 2.28 left open after
+     * ncclCommInitRankConfig */
+    e.payloadType = 0;
+    e.message.ascii = "comm init";
+    int n0 = nvtxDomainRangePushEx(nccl, &e);
+    int lvl = nvtxRangePushA("under_comm");
+    int popped = nvtxRangePop();
+    nvtxDomainRangePop(nccl);
+    if (tracked && (n0 != 0 || lvl != 0 || popped != 0))
+        return 4;
 
     nvtxRangeId_t id = nvtxRangeStartA("prefetch");
     pthread_t t;

@@ -16,6 +16,8 @@ out=$(GPUTRACE_BULK_AFTER=1000000000 GPUTRACE_OUTPUT="$db" LD_PRELOAD="$lib" "$b
 expect "nvtx_api runs (push/pop return values as NVTX defines them)" "$?:$out" "0:nvtx_api done"
 expect "process says NVTX is recorded" "$(q "$db" "select nvtx_status from process")" "active"
 expect "a range pushed before any CUDA call is recorded" "$(name "kind = 1 and depth = 0 order by start_ns limit 1")" "setup"
+expect "levels are per domain: a range inside one of NCCL's domain is at level 0 in its own" \
+  "$(q "$db" "select r.depth from nvtx_range r join label l on l.process_id = r.process_id and l.id = r.name where l.value = 'under_comm'")" 0
 expect "it ends before the first CUDA call returns" \
   "$(q "$db" "select count(*) from nvtx_range r, api_call_named c where c.api_name = 'cudaSetDevice' and r.start_ns < c.start_ns and r.end_ns > c.end_ns")" 1
 expect "attributes: name, category and integer payload" \
