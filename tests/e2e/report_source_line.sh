@@ -11,7 +11,8 @@
 #  2. the hand-written syncs fixture with a Python stack put on its scalar
 #     read, naming in turn a .py file here, a file not named as source, a
 #     FIFO named .py (never opened for long: the report must not block), a
-#     relative path, and lines with a terminal escape and HTML in them.
+#     relative path, and lines with a terminal escape and HTML in them;
+#  3. without libdw: frames stay module+offset, and a note says why.
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 
 # 1. live
@@ -63,4 +64,26 @@ expect "a line with a terminal escape: shown, the escape not sent to the termina
 expect "... and its HTML escaped on the page" "$(grep -c '<script>' "$tmp/py.html"):$(grep -c '&lt;script&gt;alert' "$tmp/py.html")" "0:1"
 with_frame "$tmp/train.py:99"
 expect "a line past the file's end: none" "$?:$(code_of)" "0:"
+
+# 3. no libdw (a GPU node without elfutils, as an H200 host was): the
+# frames stay module+offset, and the text report says why, once.  A
+# library of that name without libdw's functions stands in for its absence.
+mkdir "$tmp/nodw"
+echo 'int not_libdw;' > "$tmp/nodw/x.c"
+if cc -shared -fPIC -o "$tmp/nodw/libdw.so.1" "$tmp/nodw/x.c" 2> /dev/null; then
+  GPUTRACE_QUIET=1 GPUTRACE_ONE_FILE=1 GPUTRACE_OUTPUT="$tmp/k.db" LD_PRELOAD="$b/.libs/libgputrace.so" \
+    "$b/tests/apps/long_kernel" 20 > /dev/null
+  LD_LIBRARY_PATH="$tmp/nodw" "$b/gputrace-report" --min-cost 0 "$tmp/k.db" > "$tmp/k.txt" 2>&1
+  expect "no libdw: the report says why its call sites have no lines" \
+    "$(grep -c '^note: native call sites are shown as module+offset: libdw.so.1' "$tmp/k.txt"):$(grep -c 'long_kernel.c:' "$tmp/k.txt")" "1:0"
+  if /sbin/ldconfig -p 2> /dev/null | grep -q 'libdw\.so\.1 '; then
+    "$b/gputrace-report" --min-cost 0 "$tmp/k.db" > "$tmp/k2.txt" 2>&1
+    expect "with libdw: lines, and no such note" \
+      "$(grep -c 'libdw.so.1' "$tmp/k2.txt"):$(grep -c 'long_kernel.c:' "$tmp/k2.txt" | awk '{print ($1 > 0)}')" "0:1"
+  else
+    skip "with libdw: lines, and no such note" "libdw.so.1 is not installed here"
+  fi
+else
+  skip "no libdw: the report says why" "no C compiler here"
+fi
 finish

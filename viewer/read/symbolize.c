@@ -124,21 +124,31 @@ static int file_build_id(int fd, uint64_t size, char *hex, size_t hexlen)
     return -1;
 }
 
-/* A libdw session over the object at path, if it is the one recorded. */
-static Dwfl *open_object(const char *path, const char *build_id)
+/* The object at path opened, if it is the one recorded (its build id):
+ * the descriptor, or -1. */
+static int open_recorded(const char *path, const char *build_id)
 {
     if (!build_id || !*build_id)
-        return NULL; /* nothing tells this file from a rebuilt one */
+        return -1; /* nothing tells this file from a rebuilt one */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
-        return NULL;
+        return -1;
     struct stat st;
     char hex[2 * 64 + 1] = "";
     if (fstat(fd, &st) || !S_ISREG(st.st_mode) || file_build_id(fd, (uint64_t)st.st_size, hex, sizeof hex) ||
         strcmp(hex, build_id)) {
         close(fd);
-        return NULL;
+        return -1;
     }
+    return fd;
+}
+
+/* A libdw session over the object at path, if it is the one recorded. */
+static Dwfl *open_object(const char *path, const char *build_id)
+{
+    int fd = open_recorded(path, build_id);
+    if (fd < 0)
+        return NULL;
     Dwfl *s = dw.begin(&dw.cb);
     if (!s) {
         close(fd);
@@ -272,12 +282,39 @@ static int frame_lines(sqlite3 *db, int64_t process_id, const char *frame, char 
     return 0;
 }
 
+/* Whether a frame of a stack shown raw names an object that is here, as
+ * recorded: libdw would have given its line (a GPU node without elfutils,
+ * seen on an H200 host).  Set once; guarded by the lock below. */
+static int lines_missed;
+
+static void note_missed(sqlite3 *db, int64_t process_id, const char *stack)
+{
+    char module[256], path[4096], bid[2 * 64 + 1], frame[1024];
+    uint64_t off;
+    for (const char *line = stack; line && *line && !lines_missed;) {
+        const char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        snprintf(frame, sizeof frame, "%.*s", (int)(n < sizeof frame ? n : sizeof frame - 1), line);
+        if (!parse_frame(frame, module, sizeof module, &off) &&
+            !module_row(db, process_id, module, path, sizeof path, bid, sizeof bid)) {
+            int fd = open_recorded(path, bid);
+            if (fd >= 0) {
+                close(fd);
+                lines_missed = 1;
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+}
+
 static void symbolize_locked(sqlite3 *db, int64_t process_id, char *stack, size_t len)
 {
     if (!dw.tried)
         load();
-    if (!dw.ok)
+    if (!dw.ok) {
+        note_missed(db, process_id, stack);
         return;
+    }
     char *out = malloc(len);
     if (!out)
         return;
@@ -324,4 +361,12 @@ int symbolize_source_path(const char *frame, char *path, size_t len)
     }
     pthread_mutex_unlock(&lock);
     return found;
+}
+
+int symbolize_lines_missed(void)
+{
+    pthread_mutex_lock(&lock);
+    int missed = lines_missed;
+    pthread_mutex_unlock(&lock);
+    return missed;
 }

@@ -21,4 +21,9 @@ void symbolize_stack(sqlite3 *db, int64_t process_id, char *stack, size_t len);
  * names (the frame shows its base name): 1 and path set, or 0. */
 int symbolize_source_path(const char *frame, char *path, size_t len);
 
+/* Whether some frame stayed as the tracer wrote it although its object is
+ * here as recorded, because libdw could not be loaded: the text report
+ * says so once. */
+int symbolize_lines_missed(void);
+
 #endif

@@ -2,6 +2,7 @@
  * summary per rank, the collectives, then the findings ranked by cost.
  * Every string from the file is printed through term_text.h: escaped for
  * the terminal, cut between characters to fit a column. */
+#include "viewer/read/symbolize.h"
 #include "viewer/write/ledger_out.h"
 #include "viewer/write/whatif_out.h"
 #include "viewer/analyse/attribution.h"
@@ -187,6 +188,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     if (dropping)
         fprintf(out, "note: %d process(es) lost records the tracer could not keep (%lld host, %lld GPU;\n"
                      "      buffers full or out of memory): the analyses miss them\n", dropping, (long long)dropped_host, (long long)dropped_cupti);
+    if (symbolize_lines_missed())
+        fprintf(out, "note: native call sites are shown as module+offset: libdw.so.1 (elfutils) could not be\n"
+                     "      loaded to read their files and lines (e.g. apt install libdw1, dnf install elfutils-libs)\n");
     if (unfinished)
         fprintf(out, "note: %lld GPU operation(s) had not ended when their process's records were written (a\n"
                      "      kernel still running, or work queued behind one): no GPU times, left out\n",
