@@ -12,7 +12,8 @@
 #     read, naming in turn a .py file here, a file not named as source, a
 #     FIFO named .py (never opened for long: the report must not block), a
 #     relative path, and lines with a terminal escape and HTML in them;
-#  3. without libdw: frames stay module+offset, and a note says why.
+#  3. without libdw: frames stay module+offset, and a note says why;
+#  4. a local function without line information: named from the symbol table.
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 
 # 1. live
@@ -85,5 +86,39 @@ if cc -shared -fPIC -o "$tmp/nodw/libdw.so.1" "$tmp/nodw/x.c" 2> /dev/null; then
   fi
 else
   skip "no libdw: the report says why" "no C compiler here"
+fi
+
+# 4. a frame with no line information but a name in the object's symbol
+# table that the tracer could not see (a local symbol: the static CUDA
+# runtime's own cudaStreamSynchronize, with which a stack taken in CUPTI's
+# callback begins; on an H200 all syncs of a static program read as one
+# call site so): named by libdw, so that the runtime's frames are cut
+cat > "$tmp/local.c" <<'EOF2'
+#include <cuda_runtime_api.h>
+static __attribute__((noinline)) int sync_here(cudaStream_t s) { return cudaStreamSynchronize(s) != cudaSuccess; }
+int main(void)
+{
+    cudaStream_t s;
+    void *p;
+    if (cudaStreamCreate(&s) != cudaSuccess || cudaMalloc(&p, 1 << 20) != cudaSuccess)
+        return 1;
+    for (int i = 0; i < 3; i++) /* a sync that waits for work nobody reads: sync.no_consumer */
+        if (cudaMemsetAsync(p, 0, 1 << 20, s) != cudaSuccess || sync_here(s))
+            return 1;
+    return 0;
+}
+EOF2
+sim="$b/tests/sim/.libs"
+if /sbin/ldconfig -p 2> /dev/null | grep -q 'libdw\.so\.1 ' &&
+   cc -O1 -I"${CUDA_HOME:-/usr/local/cuda}/include" -o "$tmp/local" "$tmp/local.c" "$sim/libgpusim.so" \
+     -Wl,-rpath,"$sim" 2> /dev/null; then
+  GPUTRACE_QUIET=1 GPUTRACE_ONE_FILE=1 GPUTRACE_OUTPUT="$tmp/local.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$tmp/local"
+  "$b/gputrace-report" --format json --min-cost 0 "$tmp/local.db" > "$tmp/local.json"
+  expect "a local function without line information is named by its symbol" \
+    "$(python3 -c 'import json, sys
+print(sorted({f["callsite"].split(" ")[0] for f in json.load(open(sys.argv[1]))["findings"] if f["kind"].startswith("sync.")}))' "$tmp/local.json")" \
+    "['sync_here']"
+else
+  skip "a local function without line information is named by its symbol" "no libdw or no C compiler here"
 fi
 finish

@@ -273,8 +273,17 @@ static int frame_lines(sqlite3 *db, int64_t process_id, const char *frame, char 
     Dwfl_Line *line = mod ? dw.getsrc(mod, off) : NULL;
     int lineno = 0;
     const char *file = line ? dw.lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
-    if (!file || lineno <= 0)
-        return -1;
+    if (!file || lineno <= 0) {
+        /* no line, but a name the tracer could not see (a local symbol:
+         * the static CUDA runtime's cudaStreamSynchronize inside the
+         * program, which a stack taken in CUPTI's callback begins with,
+         * and which read as the call site of every sync of that program) */
+        const char *fn = mod && !strchr(frame, '(') ? dw.addrname(mod, off) : NULL;
+        if (!fn || !*fn)
+            return -1;
+        snprintf(out, len, "%s (%s)", fn, frame);
+        return 0;
+    }
     const char *fn = dw.addrname(mod, off);
     const char *base = strrchr(file, '/');
     snprintf(out, len, "%s (%s:%d) [%s]", fn ? fn : "??", base ? base + 1 : file, lineno, module);
