@@ -87,10 +87,12 @@ unset GPUTRACE_REPORT_WINDOW_ROWS
 # table read in halves on two connections (the default) or in one piece,
 # and the damage named that the load meets first: the damaged file of the
 # lower rank
-# Damage the report may not meet (a file whose second half holds only
-# blocks' overflow pages, or tables it does not read: layouts vary with the
-# recording) is made denser until the report alone on that file meets it,
-# so that both files' damage is there to be met.
+# Damage the report may not meet, or meet only in a later pass (a file
+# whose second half holds only blocks' overflow pages and NCCL's records:
+# layouts vary with the recording; the other file's damage met in the
+# first pass was then named) is made denser until the report alone on that
+# file meets it in the first pass, reading a table of that process ("...
+# of pid N"), so that the lower rank's damage is the first met.
 cp -r "$tmp/train.db" "$tmp/damaged.db"
 for f in "$tmp"/damaged.db/*.db; do sqlite3 "$f" "PRAGMA wal_checkpoint(TRUNCATE);" > /dev/null; done
 for f in $(ls "$tmp"/damaged.db/*.db | sed -n '2p;3p'); do
@@ -102,7 +104,7 @@ with open(f, 'r+b') as h:
     for page in range(int(size * start) // 4096, size // 4096, step):
         h.seek(page * 4096 + 8); h.write(b'\x0d\xff\xff\xff' * 64)" "$f" $how
     rm -rf "$tmp/alone" && mkdir "$tmp/alone" && cp "$f" "$tmp/alone/"
-    "$rep" --format json "$tmp/alone" 2>&1 > /dev/null | grep -q 'is damaged' && break
+    "$rep" --format json "$tmp/alone" 2>&1 > /dev/null | grep -q 'is damaged .* of pid [0-9]*)' && break
   done
   echo "$rank $f"
 done | sort -n | head -n 1 | cut -d' ' -f2 > "$tmp/first_damaged"
