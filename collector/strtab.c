@@ -217,3 +217,12 @@ uint64_t gt_strtab_lost(void)
 {
     return atomic_load_explicit(&lost, memory_order_relaxed);
 }
+
+uint32_t gt_strtab_nccl_domain(void)
+{
+    static _Atomic uint32_t id;
+    uint32_t v = atomic_load_explicit(&id, memory_order_relaxed);
+    if (!v)
+        atomic_store_explicit(&id, v = gt_strtab_intern("NCCL", -1), memory_order_relaxed);
+    return v;
+}

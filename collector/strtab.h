@@ -25,6 +25,9 @@
 
 /* The id of the first len bytes of s (len < 0: up to its NUL); 0 if full. */
 uint32_t gt_strtab_intern(const char *s, long len);
+/* The id of "NCCL": NCCL's NVTX domain, whose id is its name's as every
+ * domain's (libtrace/nvtx_inject.c); 0 while the table is full. */
+uint32_t gt_strtab_nccl_domain(void);
 /* The string of an id, or NULL (ids come from gt_strtab_intern). */
 const char *gt_strtab_get(uint32_t id);
 /* Writer side: fn(id, text) for every string not reported before. */

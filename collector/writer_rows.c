@@ -88,16 +88,6 @@ static void flush_nvtx_block(void)
     gt_w.nnvtx_block = 0;
 }
 
-/* NCCL's NVTX domain: its id is its name's in the string table, as every
- * domain's (libtrace/nvtx_inject.c) */
-static uint32_t nccl_domain(void)
-{
-    static uint32_t id;
-    if (!id)
-        id = gt_strtab_intern("NCCL", -1);
-    return id;
-}
-
 static void on_nvtx(const struct gt_record *r, uint32_t tid, int64_t start)
 {
     switch (r->api) {
@@ -107,7 +97,7 @@ static void on_nvtx(const struct gt_record *r, uint32_t tid, int64_t start)
         int64_t end = r->api == GT_NVTX_START ? 0 : (int64_t)gt_ticks_to_ns(r->t_end);
         /* NCCL's own ranges (one per collective) are no step, as the
          * report's user ranges leave them out (read/load_ranges.c) */
-        if (gt_w.monitor && r->api == GT_NVTX_RANGE && r->nvtx.domain != nccl_domain())
+        if (gt_w.monitor && r->api == GT_NVTX_RANGE && r->nvtx.domain != gt_strtab_nccl_domain())
             gt_mon_agg_range(r->nvtx.name, r->depth, start, end);
         if (gt_w.bulk && r->api != GT_NVTX_START) { /* a start's row is updated by its end: never in bulk */
             gt_w.nvtx_block[gt_w.nnvtx_block++] = (struct gt_nvtx_packed){

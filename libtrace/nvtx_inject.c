@@ -129,18 +129,6 @@ struct attrs { uint32_t name, category; int32_t payload_type; uint64_t payload; 
 
 #define HAS_FIELD(a, f) ((a)->size >= offsetof(nvtxEventAttributes_t, f) + sizeof((a)->f))
 
-/* The domain whose structured payloads are read (nvtx_payload.h): NCCL's,
- * whose few fields (communicator, size, operation, root or peer) take few
- * distinct values; any program's payloads could fill the string table. */
-static uint32_t payload_domain(void)
-{
-    static _Atomic uint32_t id;
-    uint32_t v = atomic_load_explicit(&id, memory_order_relaxed);
-    if (!v)
-        atomic_store_explicit(&id, v = gt_strtab_intern("NCCL", -1), memory_order_relaxed);
-    return v;
-}
-
 static struct attrs read_attrs(const nvtxEventAttributes_t *a, uint32_t domain)
 {
     struct attrs r = { 0, 0, 0, 0 };
@@ -152,7 +140,11 @@ static struct attrs read_attrs(const nvtxEventAttributes_t *a, uint32_t domain)
         a->payloadType <= NVTX_PAYLOAD_TYPE_FLOAT) {
         r.payload_type = a->payloadType;
         memcpy(&r.payload, &a->payload, sizeof r.payload);
-    } else if (HAS_FIELD(a, payload) && a->payloadType == NVTX_PAYLOAD_TYPE_EXT && domain && domain == payload_domain()) {
+    } else if (HAS_FIELD(a, payload) && a->payloadType == NVTX_PAYLOAD_TYPE_EXT && domain &&
+               domain == gt_strtab_nccl_domain()) {
+        /* structured payloads are read in NCCL's domain only (nvtx_payload.h):
+         * their few fields (communicator, size, operation, root or peer) take
+         * few distinct values; any program's payloads could fill the string table */
         r.payload = gt_nvtx_payload_text((const void *)(uintptr_t)a->payload.ullValue,
                                          a->reserved0 > 0 ? (size_t)a->reserved0 : 0);
         r.payload_type = r.payload ? GT_NVTX_PAYLOAD_TEXT : 0;
