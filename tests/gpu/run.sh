@@ -14,7 +14,8 @@
 # (6) tests/e2e/tracer_real_toolkit.sh, where the calls now succeed,
 # (7) monitor mode: metrics, a window on request, a hang window,
 # (8) a 6 s kernel under gputrace record, its record across commits.
-# GPU_STEPS="1 2 7" runs only those.
+# GPU_STEPS="1 2 7" runs only those; ROUNDS: the overhead's rounds (2);
+# GPU_REAL_TOOLKIT=1: step 6, which does not finish on a GPU (skipped).
 # Each step runs under a time limit, so one that hangs costs only itself.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)

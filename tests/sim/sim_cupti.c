@@ -463,9 +463,7 @@ void sim_cupti_reserve(struct sim_op *op, struct sim_stream *s)
     pthread_mutex_unlock(&cupti_lock);
 }
 
-/* op's end: its record completed, unless a forced flush handed it over
- * already (then CUPTI has nothing more of it) */
-static void op_ended(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
+void sim_cupti_op_ended(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
 {
     pthread_mutex_lock(&cupti_lock);
     int out = 0;
@@ -485,21 +483,6 @@ static void op_ended(struct sim_op *op, const struct sim_stream *s, uint64_t sta
     if (!out)
         emit_op_locked(op, s, start, end);
     pthread_mutex_unlock(&cupti_lock);
-}
-
-void sim_cupti_kernel(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
-{
-    op_ended(op, s, start, end);
-}
-
-void sim_cupti_memcpy(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
-{
-    op_ended(op, s, start, end);
-}
-
-void sim_cupti_memset(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end)
-{
-    op_ended(op, s, start, end);
 }
 
 /* ---- the public CUPTI API ---------------------------------------------- */

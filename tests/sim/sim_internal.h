@@ -185,9 +185,10 @@ uint32_t sim_current_correlation(void);
 int sim_cupti_enabled(CUpti_ActivityKind kind);
 /* A GPU operation's record reserved at its launch (kernels, copies, memsets) */
 void sim_cupti_reserve(struct sim_op *op, struct sim_stream *s);
-void sim_cupti_kernel(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
-void sim_cupti_memcpy(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
-void sim_cupti_memset(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
+/* ... and its end: the record completed (kernel, host-implemented work,
+ * copy or memset), unless a forced flush handed it over already, when
+ * CUPTI has nothing more of it */
+void sim_cupti_op_ended(struct sim_op *op, const struct sim_stream *s, uint64_t start, uint64_t end);
 /* Appends one record of the given kind if the client enabled it. */
 void sim_cupti_emit(const void *rec, size_t rec_size, CUpti_ActivityKind kind);
 /* CUDA_EVENT and SYNCHRONIZATION records (sim_cupti_events.c): s is the

@@ -90,13 +90,13 @@ static void run_op(struct sim_stream *s, struct sim_op *op)
     case SIM_OP_KERNEL:
         op->fn(op->args);
         end = sim_cupti_ts();
-        sim_cupti_kernel(op, s, start, end);
+        sim_cupti_op_ended(op, s, start, end);
         break;
     case SIM_OP_HOSTFN:
         op->hostfn(op);
         end = sim_cupti_ts();
         if (!op->no_record)
-            sim_cupti_kernel(op, s, start, end);
+            sim_cupti_op_ended(op, s, start, end);
         break;
     case SIM_OP_MEMCPY: {
         /* the copy lasts the model's time, so that its duration does not
@@ -120,7 +120,7 @@ static void run_op(struct sim_stream *s, struct sim_op *op)
         }
         sim_sleep_until(t0 + op->model_ns);
         end = sim_cupti_ts();
-        sim_cupti_memcpy(op, s, start, end);
+        sim_cupti_op_ended(op, s, start, end);
         break;
     }
     case SIM_OP_MEMSET: {
@@ -128,7 +128,7 @@ static void run_op(struct sim_stream *s, struct sim_op *op)
         memset(op->dst, op->value, op->bytes);
         sim_sleep_until(t0 + op->model_ns);
         end = sim_cupti_ts();
-        sim_cupti_memset(op, s, start, end);
+        sim_cupti_op_ended(op, s, start, end);
         break;
     }
     case SIM_OP_MARKER:
