@@ -1,6 +1,7 @@
 /* test_ranges.c: the iterations of NVTX ranges (viewer/model/ranges.c):
  * which ranges number iterations, and which never do. */
 #include "viewer/model/model.h"
+#include "viewer/model/steps.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -192,4 +193,44 @@ Test(ranges, boundaries_inside_calls_go_to_their_edges)
     p.calls = NULL;
     p.ncalls = 0;
     unmake(&p);
+}
+
+/* Steps at the given starts, each ending 1 ns before the next begins. */
+static size_t steps_at(struct model_step *v, const int64_t *start, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = (struct model_step){ (int64_t)i, start[i], i + 1 < n ? start[i + 1] - 1 : start[i] + 10 };
+    return n;
+}
+
+/* A first step that compiles (a real PyTorch loop: 3.7 s, then 1.9 ms
+ * steps) is warm-up; so are the leading steps of a pace 4x the median
+ * or slower, not a slow step later on, nor a pace within 4x. */
+Test(steps, warmup_is_the_leading_slow_steps)
+{
+    struct model_step v[8];
+    int64_t compile[] = { 0, 3746, 3748, 3750, 3752, 3754 };
+    cr_expect_eq(model_steps_warmup(v, steps_at(v, compile, 6)), 1);
+    int64_t two[] = { 0, 100, 150, 152, 154, 156, 158, 160 };
+    cr_expect_eq(model_steps_warmup(v, steps_at(v, two, 8)), 2);
+    int64_t later[] = { 0, 2, 4, 100, 102, 104 };
+    cr_expect_eq(model_steps_warmup(v, steps_at(v, later, 6)), 0);
+    int64_t within[] = { 0, 8, 10, 12, 14, 16 }; /* 8 against 2: not over 4x */
+    cr_expect_eq(model_steps_warmup(v, steps_at(v, within, 6)), 0);
+    int64_t few[] = { 0, 1000, 1002 }; /* too few steps for a median */
+    cr_expect_eq(model_steps_warmup(v, steps_at(v, few, 3)), 0);
+}
+
+/* Warm-up that speeds up step by step ends at the first step of the
+ * loop's pace; times anywhere in int64_t (a damaged file) give an answer,
+ * not an overflow. */
+Test(steps, warmup_speeding_up_and_any_times)
+{
+    struct model_step v[8];
+    int64_t faster[] = { 0, 1000, 1900, 2700, 2710, 2720, 2730, 2740 };
+    cr_expect_eq(model_steps_warmup(v, steps_at(v, faster, 8)), 3);
+    int64_t wild[] = { INT64_MIN + 1, 0, 2, 4, 6, INT64_MAX - 20 };
+    cr_expect_eq(model_steps_warmup(v, steps_at(v, wild, 6)), 1);
+    int64_t back[] = { 100, 50, 52, 54, 56, 58 }; /* starts out of order: a period of 0, no warm-up */
+    cr_expect_eq(model_steps_warmup(v, steps_at(v, back, 6)), 0);
 }

@@ -87,3 +87,36 @@ size_t model_step_from(const struct model_step *v, size_t n, int64_t t)
     }
     return lo ? lo - 1 : 0;
 }
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Step k's period, from its start to the next one's, in unsigned
+ * arithmetic (a damaged file's times can be anywhere in int64_t): the
+ * pace of the loop, where a step's own range can be short while the host
+ * runs ahead of its GPU and long where it waits for it */
+static uint64_t step_period(const struct model_step *v, size_t k)
+{
+    return v[k + 1].start > v[k].start ? (uint64_t)v[k + 1].start - (uint64_t)v[k].start : 0;
+}
+
+size_t model_steps_warmup(const struct model_step *v, size_t n)
+{
+    if (n < STEP_WARMUP_MIN)
+        return 0;
+    uint64_t *d = malloc((n - 1) * sizeof *d);
+    if (!d)
+        model_out_of_memory();
+    for (size_t k = 0; k + 1 < n; k++)
+        d[k] = step_period(v, k);
+    qsort(d, n - 1, sizeof *d, cmp_u64);
+    uint64_t med = d[(n - 1) / 2];
+    free(d);
+    size_t k = 0;
+    while (k < n / 2 && step_period(v, k) / STEP_WARMUP_FACTOR > med)
+        k++;
+    return k;
+}

@@ -21,4 +21,14 @@ size_t model_steps(const struct proc *p, struct model_step **out);
  * t overlaps begins. */
 size_t model_step_from(const struct model_step *v, size_t n, int64_t t);
 
+/* How many of steps v[0, n) (by number) are warm-up: the leading ones
+ * whose period (from their start to the next step's) is more than
+ * STEP_WARMUP_FACTOR times the median period (a first step that compiles,
+ * autotunes or makes NCCL's connections), at most half of them; none of
+ * fewer than STEP_WARMUP_MIN steps.  What a
+ * prediction of the steady step leaves out (the what-if: whatif.c). */
+#define STEP_WARMUP_FACTOR 4
+#define STEP_WARMUP_MIN 4
+size_t model_steps_warmup(const struct model_step *v, size_t n);
+
 #endif

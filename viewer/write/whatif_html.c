@@ -4,6 +4,7 @@
  * name (a kernel's, a call site's) is the trace's: escaped. */
 #include "viewer/write/html.h"
 #include "viewer/write/whatif_out.h"
+#include "viewer/model/steps.h"
 
 static double ms_of(int64_t ns, int64_t steps)
 {
@@ -61,6 +62,13 @@ void whatif_html(FILE *out, const struct model *m, const struct findings *fs)
     }
     if (any)
         fputs("</table>", out);
+    char wu[400];
+    if (any && *whatif_warmup_text(m, fs, wu, sizeof wu)) {
+        fprintf(out, "<p class=\"sub\">Left out as warm-up (a step's start to the next's over %dx the median): ",
+                STEP_WARMUP_FACTOR);
+        html_text(out, wu);
+        fputs(".</p>", out);
+    }
     if (windowed)
         fprintf(out, "<p class=\"sub\">%d rank(s) read a window at a time (more than the report holds at once):"
                      " replayed on their own; replaying every rank together, their measured arrivals stand.</p>",

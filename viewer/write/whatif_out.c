@@ -2,6 +2,7 @@
 #include "viewer/write/whatif_out.h"
 #include "viewer/write/json.h"
 #include "common/term_text.h"
+#include "viewer/model/steps.h"
 
 #include <stdlib.h>
 
@@ -89,6 +90,9 @@ void whatif_json(FILE *out, const struct model *m, const struct findings *fs)
                 ms_per_step(w->measured_ns, w->steps), ms_per_step(w->replayed_ns, w->steps),
                 w->measured_ns ? (double)w->abs_err_ns / (double)w->measured_ns : 0, whatif_reliable(w) ? "true" : "false",
                 ms_per_step(w->all_fixed_ns, w->steps), ms_per_step(w->nccl_ns, w->steps));
+        if (w->warmup_steps)
+            fprintf(out, ", \"warmup_steps\": %lld, \"warmup_ms\": %.3f", (long long)w->warmup_steps,
+                    (double)w->warmup_ns / 1e6);
         if (w->cp_ns) {
             fprintf(out, ", \"critical_path\": {\"iteration\": %lld, \"ms\": %.3f, \"parts\": [", (long long)w->cp_iter,
                     (double)w->cp_ns / 1e6);
@@ -136,6 +140,31 @@ const char *whatif_text_finding(const struct findings *fs, const struct finding 
     return buf;
 }
 
+const char *whatif_warmup_text(const struct model *m, const struct findings *fs, char *buf, size_t len)
+{
+    size_t at = 0, shown = 0, more = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++) {
+        const struct whatif_proc *w = &fs->whatif[i];
+        if (!w->steps || !w->warmup_steps)
+            continue;
+        if (shown == 4 || at >= len) {
+            more++;
+            continue;
+        }
+        int k = w->warmup_steps == 1
+                    ? snprintf(buf + at, len - at, "%srank %d's first step (%.2f ms)", shown ? ", " : "",
+                               m->procs[i].rank, (double)w->warmup_ns / 1e6)
+                    : snprintf(buf + at, len - at, "%srank %d's first %lld steps (%.2f ms)", shown ? ", " : "",
+                               m->procs[i].rank, (long long)w->warmup_steps, (double)w->warmup_ns / 1e6);
+        at += k > 0 ? (size_t)k : 0;
+        shown++;
+    }
+    if (more && at < len)
+        snprintf(buf + at, len - at, " and %zu more ranks' first steps", more);
+    return buf;
+}
+
 void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
 {
     int any = 0, windowed = 0;
@@ -154,6 +183,10 @@ void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
                 w->measured_ns ? 100.0 * (double)w->abs_err_ns / (double)w->measured_ns : 0,
                 ms_per_step(w->all_fixed_ns, w->steps), whatif_reliable(w) ? "" : "  (rough)");
     }
+    char wu[400];
+    if (any && *whatif_warmup_text(m, fs, wu, sizeof wu))
+        fprintf(out, "  Left out as warm-up (a step's start to the next's over %dx the median): %s.\n",
+                STEP_WARMUP_FACTOR, wu);
     if (windowed)
         fprintf(out, "%s  %d rank(s) read a window at a time (more than the report holds at once): replayed on\n"
                      "  their own; replaying every rank together, their measured arrivals stand.\n",

@@ -30,6 +30,9 @@ const char *whatif_text_finding(const struct findings *fs, const struct finding 
 /* The HTML page's section (whatif_html.c), and a finding's line on its card. */
 void whatif_html(FILE *out, const struct model *m, const struct findings *fs);
 void whatif_html_finding(FILE *out, const struct findings *fs, const struct finding *f);
+/* The sentence saying which ranks' first steps were left out as warm-up
+ * (model_steps_warmup) into buf ("" if none). */
+const char *whatif_warmup_text(const struct model *m, const struct findings *fs, char *buf, size_t len);
 /* The text's section: per rank, its steps now, replayed, all fixed. */
 void whatif_text(FILE *out, const struct model *m, const struct findings *fs);
 
