@@ -13,7 +13,8 @@
 # (5) the tracer's per-call and NVTX-pair costs on this host (bench/),
 # (6) tests/e2e/tracer_real_toolkit.sh, where the calls now succeed,
 # (7) monitor mode: metrics, a window on request, a hang window,
-# (8) a 6 s kernel under gputrace record, its record across commits.
+# (8) a 6 s kernel under gputrace record, its record across commits,
+# (9) the what-if's predictions against the PyTorch loop's fixed twins.
 # GPU_STEPS="1 2 7" runs only those; ROUNDS: the overhead's rounds (2);
 # GPU_REAL_TOOLKIT=1: step 6, which does not finish on a GPU (skipped).
 # Each step runs under a time limit, so one that hangs costs only itself.
@@ -158,9 +159,12 @@ $PY "$top/tests/gpu/check_db.py" "$OUT/torch.db" "PyTorch train.py"; echo "check
 lim 120 "$rep" --format json --kineto "$OUT/kineto" "$OUT/torch.run" > "$OUT/torch.json"; echo "report exit $?"
 lim 120 "$rep" --html "$OUT/torch.html" --chrome-trace "$OUT/torch.trace" "$OUT/torch.run" > "$OUT/torch.txt" 2>&1; echo "report (text, HTML, Chrome) exit $?"
 head -70 "$OUT/torch.txt"
-$PY - "$OUT/torch.json" "$OUT/torch.db" <<'PY'
+$PY - "$OUT/torch.json" "$OUT/torch.db" "$top/tests/gpu/train.py" <<'PY'
 import json, sqlite3, sys
 d = json.load(open(sys.argv[1]))
+src = open(sys.argv[3]).read().splitlines()
+def line_of(code):  # train.py's line holding code, outside comments
+    return next(i + 1 for i, l in enumerate(src) if code in l and not l.lstrip().startswith("#"))
 c = sqlite3.connect(sys.argv[2])
 print("  python_status, nvtx_status:", c.execute("select pid, python_status, nvtx_status from process").fetchall())
 print("  nvtx ranges:", c.execute("select count(*) from nvtx_range").fetchone()[0])
@@ -169,7 +173,8 @@ for f in d["findings"]:
 sites = [f["callsite"] for f in d["findings"] if f["kind"].startswith("sync.")]
 ok = sites and all(".py:" in s for s in sites)
 print("  [%s] every sync finding names a Python line (PyTorch releases the GIL before each CUDA call)" % ("ok" if ok else "FAIL"))
-want = {"sync.scalar_read": "train.py:38", "sync.redundant": "train.py:39"}  # loss.item(), torch.cuda.synchronize()
+want = {"sync.scalar_read": f"train.py:{line_of('loss.item()')}",
+        "sync.redundant": f"train.py:{line_of('torch.cuda.synchronize()')}"}
 for k, line in want.items():
     ok = any(f["kind"] == k and line in f["callsite"] for f in d["findings"])
     print(f"  [{'ok' if ok else 'FAIL'}] {k} at {line}")
@@ -300,6 +305,57 @@ for v in new old; do
   sqlite3 "$OUT/stall_$v.db" "select '  after expand: kernels ' || count(*) || ', zero times: ' || sum(start_ns = 0) || ', longest ms: '
     || max(end_ns - start_ns) / 1e6 || ', correlations twice: ' || (count(*) - count(distinct correlation)) from gpu_op where kind = 1" 2>&1
 done
+fi
+if want 9; then
+log "9. the what-if on real PyTorch: each sync finding's step predicted against its fixed twin measured (${ROUNDS:-2} rounds)"
+# train.py as it is, and its twins with loss.item() (FIX=item),
+# torch.cuda.synchronize() (FIX=sync) or both removed; each traced the
+# same way, its step as the report measures it (warm-up left out)
+for r in $(seq "${ROUNDS:-2}"); do
+  for fix in none item sync item,sync; do
+    n=wi_${r}_$(echo "$fix" | tr , _)
+    rm -rf "$OUT/$n.run"
+    FIX=$fix STEPS=${WI_STEPS:-300} lim 180 "$gt" record -o "$OUT/$n.run" -- $PY "$top/tests/gpu/train.py" \
+      > "$OUT/$n.out" 2>&1; echo "  $n: exit $?, $(grep 'steps in' "$OUT/$n.out")"
+    lim 120 "$rep" --format json "$OUT/$n.run" > "$OUT/$n.json" 2> "$OUT/$n.err" || head -3 "$OUT/$n.err"
+  done
+done
+$PY - "$OUT" "${ROUNDS:-2}" "$top/tests/gpu/train.py" <<'PY'
+import json, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+src = open(sys.argv[3]).read().splitlines()
+def line_of(code):
+    return next(i + 1 for i, l in enumerate(src) if code in l and not l.lstrip().startswith("#"))
+def rep(r, fix):
+    try:
+        return json.load(open(f"{out}/wi_{r}_{fix}.json"))
+    except (OSError, ValueError):
+        return None
+def rank(d):  # the training process's what-if (Inductor's workers have no steps)
+    return next((w for w in d["whatif"] if w["steps"] > 1), None) if d else None
+print("  %-5s %-30s %9s %11s %11s %7s" % ("round", "fix", "step now", "predicted", "twin", "twin/pred"))
+for r in range(1, rounds + 1):
+    base, w = rep(r, "none"), rank(rep(r, "none"))
+    if not w:
+        print(f"  [FAIL] round {r}: no what-if in the base report"); continue
+    print(f"  round {r}: base measured {w['step_ms_measured']:.3f} ms, replayed {w['step_ms_replayed']:.3f}"
+          f" (error {100 * w['replay_error']:.2f}%), {w['steps']} steps, warm-up left out: {w.get('warmup_steps', 0)}"
+          f" ({w.get('warmup_ms', 0):.0f} ms)")
+    for kind, code, twin in (("sync.scalar_read", "loss.item()", "item"), ("sync.redundant", "torch.cuda.synchronize()", "sync")):
+        site = f"train.py:{line_of(code)}"
+        f = next((f for f in base["findings"] if f["kind"] == kind and site in f["callsite"] and "whatif" in f), None)
+        t = rank(rep(r, twin))
+        if not f or not t:
+            print(f"  [FAIL] round {r}: {kind} at {site}: {'no prediction' if not f else 'no twin'}"); continue
+        p, m = f["whatif"]["step_ms_fixed"], t["step_ms_measured"]
+        print("  %-5d %-30s %9.3f %11.3f %11.3f %7.3f  [%s]" % (r, f"{kind} ({twin})", f["whatif"]["step_ms_now"], p, m,
+              m / p, "ok" if abs(m / p - 1) <= 0.1 else "off by more than 10%"))
+    t = rank(rep(r, "item_sync"))
+    if t:
+        p, m = w["step_ms_all_fixed"], t["step_ms_measured"]
+        print("  %-5d %-30s %9.3f %11.3f %11.3f %7.3f  [%s]" % (r, "all fixed (item,sync)", w["step_ms_measured"], p, m,
+              m / p, "ok" if abs(m / p - 1) <= 0.1 else "off by more than 10%"))
+PY
 fi
 } 2>&1 | tee "$OUT/run.log"
 # what comes back from a device: the log, and the reports, a tarball of the small outputs

@@ -5,7 +5,9 @@
 # torch.profiler with CUDA activities instead, for the overhead comparison.
 # Environment: STEPS (timed steps, default 30), RUN_S (run for this many
 # seconds instead), READY (a file touched once the warm-up steps are done),
-# COMPILE=0 (no torch.compile).
+# COMPILE=0 (no torch.compile), FIX: the fixed twins of the what-if
+# (tests/gpu/run.sh step 9), "item" without loss.item(), "sync" without
+# torch.cuda.synchronize(), "item,sync" without both.
 import os, sys, time
 import torch
 import torch.distributed as dist
@@ -13,6 +15,7 @@ import torch.distributed as dist
 def main():
     steps = int(os.environ.get("STEPS", "30"))
     run_s = float(os.environ.get("RUN_S", "0"))
+    fix = os.environ.get("FIX", "").split(",")
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29533")
     dist.init_process_group("nccl", rank=0, world_size=1)
@@ -35,8 +38,9 @@ def main():
         for p in model.parameters():
             dist.all_reduce(p.grad)
         opt.step()
-        l = loss.item()
-        torch.cuda.synchronize()
+        l = loss.item() if "item" not in fix else loss
+        if "sync" not in fix:
+            torch.cuda.synchronize()
         return l
     for _ in range(3):
         step()
