@@ -5,6 +5,7 @@
 #include "viewer/model/steps.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int whatif_reliable(const struct whatif_proc *w)
 {
@@ -165,6 +166,29 @@ const char *whatif_warmup_text(const struct model *m, const struct findings *fs,
     return buf;
 }
 
+/* Our own words (no name from a file), "." after them, in lines of at
+ * most width columns after indent spaces. */
+static void wrap_words(FILE *out, const char *s, int indent, int width)
+{
+    int col = 0;
+    while (*s) {
+        size_t n = strcspn(s, " ");
+        if (col && col + 1 + (int)n > width - indent) {
+            fputc('\n', out);
+            col = 0;
+        }
+        if (!col)
+            fprintf(out, "%*s", indent, "");
+        else
+            fputc(' ', out);
+        fwrite(s, 1, n, out);
+        col += (col ? 1 : 0) + (int)n;
+        s += n;
+        s += strspn(s, " ");
+    }
+    fputs(".\n", out);
+}
+
 void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
 {
     int any = 0, windowed = 0;
@@ -184,9 +208,10 @@ void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
                 ms_per_step(w->all_fixed_ns, w->steps), whatif_reliable(w) ? "" : "  (rough)");
     }
     char wu[400];
-    if (any && *whatif_warmup_text(m, fs, wu, sizeof wu))
-        fprintf(out, "  Left out as warm-up (a step's start to the next's over %dx the median): %s.\n",
-                STEP_WARMUP_FACTOR, wu);
+    if (any && *whatif_warmup_text(m, fs, wu, sizeof wu)) {
+        fprintf(out, "  Left out as warm-up (a step's start to the next's over %dx the median):\n", STEP_WARMUP_FACTOR);
+        wrap_words(out, wu, 4, 96);
+    }
     if (windowed)
         fprintf(out, "%s  %d rank(s) read a window at a time (more than the report holds at once): replayed on\n"
                      "  their own; replaying every rank together, their measured arrivals stand.\n",
