@@ -16,7 +16,7 @@ gputrace_report_SOURCES = \
   viewer/analyse/findings.h viewer/analyse/findings.c viewer/analyse/finding_marks.c viewer/analyse/analysis_sync.c \
   viewer/analyse/stream_deps.h viewer/analyse/stream_deps.c viewer/analyse/proc_pass.h viewer/analyse/proc_pass.c viewer/analyse/passes.h viewer/analyse/passes.c \
   viewer/analyse/attribution.h viewer/analyse/attribution.c viewer/analyse/straggler_place.c \
-  viewer/analyse/replay.h viewer/analyse/replay.c viewer/analyse/whatif.c \
+  viewer/analyse/replay.h viewer/analyse/replay.c viewer/analyse/replay_wake.c viewer/analyse/whatif.c \
   viewer/analyse/whatif_int.h viewer/analyse/whatif_paths.c \
   viewer/analyse/whatif_joint.h viewer/analyse/whatif_joint.c viewer/analyse/whatif_job.c \
   viewer/analyse/ledger.h viewer/analyse/ledger.c viewer/analyse/finding_steps.c viewer/analyse/host_blocked.h viewer/analyse/host_blocked.c \

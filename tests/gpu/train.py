@@ -7,7 +7,10 @@
 # seconds instead), READY (a file touched once the warm-up steps are done),
 # COMPILE=0 (no torch.compile), FIX: the fixed twins of the what-if
 # (tests/gpu/run.sh step 9), "item" without loss.item(), "sync" without
-# torch.cuda.synchronize(), "item,sync" without both.
+# torch.cuda.synchronize(), "item,sync" without both; WIDTH, BATCH (2048,
+# 512: a step bound by its launches) and HOST_MS (0: host work a step,
+# as a data loader's or a logger's in the training process, before the
+# forward pass).
 import os, sys, time
 import torch
 import torch.distributed as dist
@@ -16,14 +19,16 @@ def main():
     steps = int(os.environ.get("STEPS", "30"))
     run_s = float(os.environ.get("RUN_S", "0"))
     fix = os.environ.get("FIX", "").split(",")
+    width, batch = int(os.environ.get("WIDTH", "2048")), int(os.environ.get("BATCH", "512"))
+    host_s = float(os.environ.get("HOST_MS", "0")) / 1e3
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29533")
     dist.init_process_group("nccl", rank=0, world_size=1)
     torch.cuda.set_device(0)
-    model = torch.nn.Sequential(torch.nn.Linear(2048, 2048), torch.nn.ReLU(), torch.nn.Linear(2048, 10)).cuda()
+    model = torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, 10)).cuda()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    x = torch.randn(512, 2048, device="cuda")
-    y = torch.randint(0, 10, (512,), device="cuda")
+    x = torch.randn(batch, width, device="cuda")
+    y = torch.randint(0, 10, (batch,), device="cuda")
     def scale(t):
         return torch.nn.functional.gelu(t) * 0.5 + t
     if os.environ.get("COMPILE", "1") != "0":
@@ -32,6 +37,9 @@ def main():
         with torch.cuda.nvtx.range("train_step"):  # NVTX through the tracer's injection
             return step_body()
     def step_body():
+        t = time.perf_counter() + host_s
+        while time.perf_counter() < t:  # the host's own work, busy
+            pass
         opt.zero_grad()
         loss = torch.nn.functional.cross_entropy(model(scale(x)), y)
         loss.backward()

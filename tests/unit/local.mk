@@ -193,6 +193,7 @@ tests_unit_test_mon_gpu_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
 check_PROGRAMS += tests/unit/test_replay
 TESTS += tests/unit/test_replay
 tests_unit_test_replay_SOURCES = tests/unit/test_replay.c viewer/analyse/replay.h viewer/analyse/replay.c \
+  viewer/analyse/replay_wake.c \
   viewer/analyse/whatif_joint.h viewer/analyse/whatif_joint.c \
   viewer/model/idmap.h viewer/model/idmap.c viewer/model/tmpstore.h viewer/model/tmpstore.c \
   viewer/model/tmpfiles.h viewer/model/tmpfiles.c

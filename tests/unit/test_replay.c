@@ -48,7 +48,7 @@ static struct rp_op ops[] = {
     { 1115, 2115, 1, 2, { 0 }, 0, 0 },
 };
 static int32_t waits[] = { 0, 1 };
-static struct rp_graph loop = { calls, 4, ops, 2, waits, 2, 1000, 0, 0 };
+static struct rp_graph loop = { calls, 4, ops, 2, waits, 2, 1000, 0, 0, NULL };
 
 Test(replay, as_measured_gives_the_measured_times)
 {
@@ -84,11 +84,11 @@ Test(replay, a_removed_sync_runs_ahead_as_far_as_the_gpu_lets_it)
 /* The loop read in two windows, cut after the first sync: the second
  * window's graph has the first's kernel as a ghost (its stream's last),
  * the threads' and streams' state carried. */
-static struct rp_graph w1 = { calls, 2, ops, 1, waits, 1, 1000, 0, 0 };
+static struct rp_graph w1 = { calls, 2, ops, 1, waits, 1, 1000, 0, 0, NULL };
 static struct rp_call c2[] = { { 1105, 1115, 0, 0, 0 }, { 1120, 2120, 0, 0, 1 } };
 static struct rp_op o2[] = { { 10, 1000, 1, -1, { 0 }, 0, 0 }, { 1115, 2115, 1, 0, { 0 }, 0, 0 } };
 static int32_t w2waits[] = { 1 };
-static struct rp_graph w2 = { c2, 2, o2, 2, w2waits, 1, 1000, 0, 1 };
+static struct rp_graph w2 = { c2, 2, o2, 2, w2waits, 1, 1000, 0, 1, NULL };
 
 /* With the first sync removed it replays as the whole graph does
  * (a_removed_sync_runs_ahead...). */
@@ -154,7 +154,7 @@ Test(replay, event_wait_orders_streams_and_moving_an_op_overlaps)
         { 1500, 2500, 2, 2, { 1 }, 1, 0 },
     };
     int32_t w[] = { 1, 2 };
-    struct rp_graph g = { c, 4, o, 3, w, 2, 1000, 0, 0 };
+    struct rp_graph g = { c, 4, o, 3, w, 2, 1000, 0, 0, NULL };
     struct rp_times t = times(&g);
     cr_assert_eq(rp_replay(&g, NULL, &t), 0);
     cr_expect_eq(t.op_start[2], 1500);
@@ -174,6 +174,82 @@ Test(replay, event_wait_orders_streams_and_moving_an_op_overlaps)
     times_free(&t);
 }
 
+/* PyTorch's backward pass: the main thread (1) launches the forward
+ * kernel, waits for the last step's result (a sync), then hands over to
+ * the autograd thread (2), which launches 100 ns later and hands back
+ * 100 ns after its launch; the main thread then launches again.  Thread
+ * 2's gaps are waiting, not work: with the sync removed, its launch
+ * moves with the main thread's, and the main thread's next with it.
+ * NCCL's watchdog (3) queries an event just before, enqueueing nothing:
+ * it wakes no one. */
+static struct rp_call hand_calls[] = {
+    { 0, 10, 2, 0, 0 },        /* 0: thread 2's previous launch (an earlier step's) */
+    { 20, 30, 1, 0, 0 },       /* 1: main: launch F */
+    { 40, 1040, 1, 0, 1 },     /* 2: main: sync, waits for F (ends 1030) */
+    { 1050, 1060, 1, 0, 0 },   /* 3: main: launch F2 */
+    { 1155, 1158, 3, 0, 0 },   /* 4: watchdog: an event query, no work */
+    { 1160, 1170, 2, 0, 0 },   /* 5: autograd: launch B, 100 after 3 */
+    { 1270, 1280, 1, 0, 0 },   /* 6: main: launch O, 100 after 5 */
+};
+static struct rp_op hand_ops[] = {
+    { 10, 20, 1, 0, { 0 }, 0, 0 },
+    { 30, 1030, 1, 1, { 0 }, 0, 0 },
+    { 1060, 1070, 1, 3, { 0 }, 0, 0 },
+    { 1170, 1180, 1, 5, { 0 }, 0, 0 },
+    { 1280, 1290, 1, 6, { 0 }, 0, 0 },
+};
+static int32_t hand_waits[] = { 1 };
+
+Test(replay, a_thread_another_woke_moves_with_it)
+{
+    struct rp_graph g = { hand_calls, 7, hand_ops, 5, hand_waits, 1, 1000, 0, 0, NULL };
+    cr_assert_eq(rp_wakes(&g), 0);
+    cr_expect_eq(g.wake[5], 3, "the autograd thread's launch woken by the main thread's");
+    cr_expect_eq(g.wake[6], 5, "the main thread's launch woken by the autograd thread's");
+    cr_expect_eq(g.wake[3], -1, "a call right after its own thread's: not woken");
+    cr_expect_eq(g.wake[4], -1);
+    cr_expect_eq(g.wake[1], 0 - 1, "thread 2's call ended 10 before, in no gap of thread 1's");
+    struct rp_times t = times(&g);
+    t.call_prev = calloc(7, sizeof *t.call_prev);
+    cr_assert_eq(rp_replay(&g, NULL, &t), 0);
+    for (size_t i = 0; i < 7; i++)
+        cr_expect_eq(t.call_start[i], hand_calls[i].start, "as measured: call %zu", i);
+    cr_expect_eq(t.call_prev[6], 5, "the host's time before it counted from the call that woke it");
+    uint8_t mode[7] = { 0, 0, RP_REMOVE, 0, 0, 0, 0 };
+    struct rp_fix fx = { .call_mode = mode };
+    cr_assert_eq(rp_replay(&g, &fx, &t), 0);
+    cr_expect_eq(t.call_start[3], 50, "the main thread 1000 ahead");
+    cr_expect_eq(t.call_start[5], 160, "the autograd thread's launch with it");
+    cr_expect_eq(t.call_start[6], 270, "and the main thread's next after it");
+    /* without the wakes, the autograd thread's gap pinned it where it was */
+    free(g.wake);
+    g.wake = NULL;
+    cr_assert_eq(rp_replay(&g, &fx, &t), 0);
+    cr_expect_eq(t.call_start[5], 1160);
+    free(t.call_prev);
+    times_free(&t);
+}
+
+/* A call woken by another thread still waits for its own thread's
+ * previous call, and a thread busy through its gap (the other's call in
+ * its earlier half, or too long before) is not woken. */
+Test(replay, a_wake_needs_the_later_half_of_a_gap)
+{
+    static struct rp_call c[] = {
+        { 0, 10, 1, 0, 0 },      /* 0: thread 1 */
+        { 20, 30, 2, 0, 0 },     /* 1: thread 2 launches, early in thread 1's gap */
+        { 900, 910, 1, 0, 0 },   /* 2: thread 1, 870 after it: its own work */
+        { 1000, 1010, 2, 0, 0 }, /* 3: thread 2 launches */
+        { 1000000, 1000010, 1, 0, 0 }, /* 4: thread 1, 998,990 after: too long */
+    };
+    static struct rp_op o[] = { { 30, 40, 1, 1, { 0 }, 0, 0 }, { 1010, 1020, 1, 3, { 0 }, 0, 0 } };
+    struct rp_graph g = { c, 5, o, 2, NULL, 0, 1000, 0, 0, NULL };
+    cr_assert_eq(rp_wakes(&g), 0);
+    cr_expect_eq(g.wake[2], -1);
+    cr_expect_eq(g.wake[4], -1);
+    free(g.wake);
+}
+
 Test(replay, unexplained_delay_is_capped)
 {
     /* the kernel starts 5000 after its launch with nothing before it: the
@@ -181,7 +257,7 @@ Test(replay, unexplained_delay_is_capped)
     struct rp_call c[] = { { 0, 5, 0, 0, 0 }, { 10, 7005, 0, 0, 1 } };
     struct rp_op o[] = { { 5000, 7000, 1, 0, { 0 }, 0, 0 } };
     int32_t w[] = { 0 };
-    struct rp_graph g = { c, 2, o, 1, w, 1, 1000, 0, 0 };
+    struct rp_graph g = { c, 2, o, 1, w, 1, 1000, 0, 0, NULL };
     struct rp_times t = times(&g);
     cr_assert_eq(rp_replay(&g, NULL, &t), 0);
     cr_expect_eq(t.op_start[0], 1000);

@@ -6,7 +6,8 @@
  * before, a sync waits for operations enqueued before it), so each time
  * is known when it is needed.
  *   - A call starts after its thread's previous call ended, plus the host
- *     time measured between them.
+ *     time measured between them; one that another thread woke
+ *     (rp_wakes), after that thread's call ended plus the delay measured.
  *   - An operation starts at the latest of: its enqueueing plus its launch
  *     latency, the end of the previous operation on its stream, the ends
  *     of the operations it waits for.  Its latency is what the measured
@@ -273,8 +274,15 @@ int rp_replay_carry(const struct rp_graph *g, const struct rp_fix *fx, struct rp
                 break;
             }
             rs = rp_t(fresh ? k->start + r.shift : th->r_end + (k->start - th->m_end));
+            int32_t prev_c = fresh ? -1 : th->last;
+            int32_t w = !fresh && g->wake ? g->wake[c] : -1;
+            if (w >= 0) { /* woken: when its waker ended, plus the delay measured (rp_wakes) */
+                int64_t at = rp_t(t->call_end[w] + (k->start - g->calls[w].end));
+                rs = at > th->r_end ? at : th->r_end;
+                prev_c = at >= th->r_end ? w : prev_c;
+            }
             if (t->call_prev)
-                t->call_prev[c] = fresh ? -1 : th->last;
+                t->call_prev[c] = prev_c;
         }
         /* the operations it enqueued (they follow their call's order) */
         for (; oi < g->nops && g->ops[oi].call <= (int32_t)c && rc == 0; oi++)

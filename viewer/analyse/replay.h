@@ -49,7 +49,21 @@ struct rp_graph {
                                            * process that this one's refer to (a stream's last, an
                                            * event's, what a fix makes wait): not replayed, their
                                            * times given in the rp_times (rp_replay_carry); call -1 */
+    int32_t *wake;                        /* NULL, or per call: the call of another thread that woke it
+                                           * (rp_wakes; -1: none) */
 };
+
+/* Which calls a thread made when another thread woke it, into g->wake
+ * (the caller frees it): after a gap on its thread, the call of another
+ * thread that enqueued GPU work and ended in that gap, the latest of the
+ * RP_WAKE_LOOK calls before, if it ended at most RP_WAKE_NS before and
+ * within the later half of the gap.  Such a call starts, replayed, when
+ * that call ended plus the measured delay (or when its own thread is
+ * free, if later), not its own thread's gap later (replay_wake.c: why).
+ * 0, or -1 when memory ran out (g->wake NULL). */
+#define RP_WAKE_NS 500000
+#define RP_WAKE_LOOK 64
+int rp_wakes(struct rp_graph *g);
 
 /* A fix, per call and per operation (NULL arrays: none). */
 enum { RP_KEEP = 0, RP_NO_WAIT, RP_REMOVE, RP_NARROW };
@@ -64,7 +78,8 @@ struct rp_fix {
 /* The replayed times: each call's start and end, each operation's; and,
  * where the caller gives the arrays, what decided each: the operation
  * whose end started an operation (-1: its launch), the operation whose end
- * ended a call (-1: the host), the thread's previous call (-1: none);
+ * ended a call (-1: the host), the thread's previous call, or the call of
+ * another thread that woke it, where that decided its start (-1: none);
  * and each operation's predecessor on the stream it ran on in the replay. */
 struct rp_times {
     int64_t *call_start, *call_end, *op_start, *op_end;
@@ -112,7 +127,8 @@ int64_t rp_map_time(const struct rp_graph *g, const struct rp_times *t, const ui
  * element handed to fn, latest first, with its span [a, b) on the path
  * (from t0 on): a call's own time (RP_PATH_CALL: the time since what ended its
  * wait, or its whole length), the host's time before a call since its
- * thread's previous one (RP_PATH_HOST: index is the call), an operation
+ * thread's previous one, or the other thread's call that woke it
+ * (RP_PATH_HOST: index is the call), an operation
  * (RP_PATH_OP), the gap before it after what it waited for (RP_PATH_GAP),
  * its launch latency (RP_PATH_LAUNCH).  t must hold the "decided by"
  * arrays. */

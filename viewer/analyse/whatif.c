@@ -404,6 +404,8 @@ static void build_graph(struct build *b)
     *sp = s;
     b->g.lat_cap = LAT_CAP_NS;
     b->g.lat_typical = typical_latency(b);
+    if (rp_wakes(&b->g) != 0) /* a thread another one woke moves with it */
+        model_out_of_memory();
     index_graph(b);
     b->moved = whatif_alloc(b->g.nops, sizeof *b->moved);
 }
@@ -629,6 +631,7 @@ static void build_free(struct build *b)
     free(b->g.calls);
     free(b->g.ops);
     free(b->g.waits);
+    free(b->g.wake);
     free(b->rp_of_call);
     free(b->call_of_rp);
     free(b->op_of_rp);
