@@ -9,7 +9,9 @@
 # second (user + system, which a loaded machine moves less than the wall
 # time) and the medians.  The two reports must be the same byte for byte.
 # bench/report_bench.sh measures synthetic runs made with SQL, as rows.
-# Needs a build (scripts/build.sh); BUILD names another one.
+# Needs a build (scripts/build.sh); BUILD names another one.  BASE=DIR
+# (a build of another commit) times its report on the blocks too, in
+# turns with this one's, its JSON the same byte for byte: the ratio.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=${BUILD:-$top/build}
@@ -29,19 +31,29 @@ read -r n rows dropped < <(sqlite3 -separator ' ' "$tmp/blocks.db" "select
 cp "$tmp/blocks.db" "$tmp/rows.db"
 "$b/gputrace" expand "$tmp/rows.db" > /dev/null
 echo "   one rank, $((n + rows)) records ($n in blocks, $rows rows, $dropped dropped), $rate launches a second"
-# CPU seconds of one report of FILE, its JSON kept as OUT
+# CPU seconds of one report of FILE, its JSON kept as OUT (BUILD_DIR: another build's)
 cpu_s() {
-  /usr/bin/time -f "%U %S" -o "$tmp/t" "$b/gputrace-report" --format json "$1" > "$2"
+  /usr/bin/time -f "%U %S" -o "$tmp/t" "${3:-$b}/gputrace-report" --format json "$1" > "$2"
   awk '{printf "%.3f", $1 + $2}' "$tmp/t"
 }
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-bs=() rs=()
+bs=() rs=() os=()
 for i in $(seq "$reps"); do
   bs+=("$(cpu_s "$tmp/blocks.db" "$tmp/b.json")")
   rs+=("$(cpu_s "$tmp/rows.db" "$tmp/r.json")")
   cmp -s "$tmp/b.json" "$tmp/r.json" || { echo "report_blocks: the report differs between blocks and rows" >&2; exit 1; }
-  echo "   from blocks ${bs[-1]} CPU s, from rows ${rs[-1]}"
+  base=
+  if [ -n "${BASE:-}" ]; then
+    os+=("$(cpu_s "$tmp/blocks.db" "$tmp/o.json" "$BASE")")
+    cmp -s "$tmp/b.json" "$tmp/o.json" || { echo "report_blocks: the report differs from BASE's" >&2; exit 1; }
+    base=", BASE's from blocks ${os[-1]}"
+  fi
+  echo "   from blocks ${bs[-1]} CPU s, from rows ${rs[-1]}$base"
 done
+if [ -n "${BASE:-}" ]; then
+  o_m=$(printf '%s\n' "${os[@]}" | median) n_m=$(printf '%s\n' "${bs[@]}" | median)
+  echo "   ... from blocks, BASE $o_m CPU s against $n_m: $(awk -v o="$o_m" -v n="$n_m" 'BEGIN {printf "%.3f", o / n}')x"
+fi
 b_m=$(printf '%s\n' "${bs[@]}" | median) r_m=$(printf '%s\n' "${rs[@]}" | median)
 echo "   ... median of $reps (load $(cut -d' ' -f1-3 /proc/loadavg)): from blocks $b_m CPU s," \
   "$(awk -v n="$((n + rows))" -v s="$b_m" 'BEGIN {printf "%.2f", n / s / 1e6}') M records per CPU second;" \

@@ -51,8 +51,9 @@ void timeline_build(struct timeline *t, const struct proc *p)
     /* stream handles: mapped by the first call that caused GPU work, over
      * the process's windows so far */
     struct stream_map *sm = p->smap;
+    size_t hint = 0; /* the calls come nearly in their ids' order: searched near the last */
     for (size_t c = 0; c < p->ncalls; c++) {
-        t->op_of_call[c] = p->calls[c].corr ? (int32_t)sort_keys_first(by_corr, nk, p->calls[c].corr) : -1;
+        t->op_of_call[c] = p->calls[c].corr ? (int32_t)sort_keys_first_near(by_corr, nk, p->calls[c].corr, &hint) : -1;
         if (t->op_of_call[c] >= 0 && stream_map_get(sm, p->calls[c].stream) < 0)
             stream_map_put(sm, p->calls[c].stream, p->ops[t->op_of_call[c]].stream);
     }

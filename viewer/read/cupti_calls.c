@@ -34,11 +34,13 @@
 #include "viewer/read/cupti_calls.h"
 #include "format/cupti_cbids.h"
 #include "viewer/model/idmap.h"
+#include "viewer/model/sort_by_time.h"
 #include "viewer/read/load_internal.h"
 #include "viewer/model/stream_map.h"
 #include "viewer/model/timeline.h"
 
 #include <cupti_activity.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,16 +159,42 @@ static void real_streams(const struct stream_map *sm, struct idmap *out)
     }
 }
 
+/* The (correlation id, index) pairs of n records, sorted by id (stable:
+ * the first of an id is its earliest record, as the joins take it). */
+static struct sort_key *corr_keys(size_t n, const void *base, size_t size, size_t corr_offset)
+{
+    struct sort_key *k = malloc((n + 1) * sizeof *k);
+    if (!k)
+        model_out_of_memory();
+    for (size_t i = 0; i < n; i++) {
+        uint32_t corr;
+        memcpy(&corr, (const char *)base + i * size + corr_offset, sizeof corr);
+        k[i] = (struct sort_key){ corr, i };
+    }
+    if (sort_keys(k, n) != 0)
+        model_out_of_memory();
+    return k;
+}
+
+/* The earliest record of correlation id corr in sorted keys k, searched
+ * near where the last search ended (the calls come nearly in their ids'
+ * order): 1 and its index in *v, or 0. */
+static int corr_find(const struct sort_key *k, size_t n, uint32_t corr, size_t *hint, int64_t *v)
+{
+    *v = sort_keys_first_near(k, n, corr, hint);
+    return *v >= 0;
+}
+
 void cupti_calls_fix(struct proc *p, const struct cupti_sync *recs, size_t nrecs)
 {
     struct stream_map *sm = p->smap;
-    struct idmap op_of = { 0 }, rec_of = { 0 }, real = { 0 };
-    idmap_reserve(&op_of, p->nops);
-    idmap_reserve(&rec_of, nrecs);
-    for (size_t i = 0; i < p->nops; i++)
-        idmap_put(&op_of, p->ops[i].corr, (int64_t)i, 1);
-    for (size_t i = 0; i < nrecs; i++)
-        idmap_put(&rec_of, recs[i].corr, (int64_t)i, 1);
+    struct idmap real = { 0 };
+    /* each call's own operation and sync or event record, by correlation
+     * id: sorted pairs searched near the last, not hash maps probed at
+     * random (each probe a cache miss: 8% of a report of a dense rank) */
+    struct sort_key *op_of = corr_keys(p->nops, p->ops, sizeof *p->ops, offsetof(struct gop, corr));
+    struct sort_key *rec_of = corr_keys(nrecs, recs, sizeof *recs, offsetof(struct cupti_sync, corr));
+    size_t op_hint = 0, rec_hint = 0;
     /* what the handles of the calls a wrapper or a callback recorded are in
      * CUPTI's ids: a stream by its call's GPU work (as the timeline maps
      * it) or its sync or event record, an event by its record */
@@ -176,32 +204,36 @@ void cupti_calls_fix(struct proc *p, const struct cupti_sync *recs, size_t nrecs
         if (!c->corr)
             continue;
         if (real_handle(c->stream) && stream_map_get(sm, c->stream) < 0) {
-            if (idmap_get(&op_of, c->corr, &v))
+            if (corr_find(op_of, p->nops, c->corr, &op_hint, &v))
                 stream_map_put(sm, c->stream, p->ops[v].stream);
-            else if (c->stream && idmap_get(&rec_of, c->corr, &v) && recs[v].stream >= 0)
+            else if (c->stream && corr_find(rec_of, nrecs, c->corr, &rec_hint, &v) && recs[v].stream >= 0)
                 stream_map_put(sm, c->stream, recs[v].stream);
         }
-        if (c->event && real_handle(c->event) && idmap_get(&rec_of, c->corr, &v) && recs[v].event >= 0)
+        if (c->event && real_handle(c->event) && corr_find(rec_of, nrecs, c->corr, &rec_hint, &v) &&
+            recs[v].event >= 0)
             stream_map_learn_event(sm, recs[v].event, c->event);
     }
     real_streams(sm, &real);
+    op_hint = rec_hint = 0;
     for (size_t i = 0; i < p->ncalls; i++) {
         struct call *c = &p->calls[i];
-        int64_t v;
+        int64_t v, op = -1;
         if (!c->corr)
             continue;
+        if ((!c->copy_kind || c->stream == CUPTI_STREAM_UNKNOWN) && corr_find(op_of, p->nops, c->corr, &op_hint, &v))
+            op = v;
         /* a copy whose direction the tracer could not tell (a call only
          * CUPTI saw, or one its callback recorded): from its memcpy record */
-        if (!c->copy_kind && idmap_get(&op_of, c->corr, &v) && p->ops[v].kind == GOP_MEMCPY) {
-            const struct gop *g = &p->ops[v];
+        if (!c->copy_kind && op >= 0 && p->ops[op].kind == GOP_MEMCPY) {
+            const struct gop *g = &p->ops[op];
             c->bytes = g->bytes;
             c->copy_kind = copy_kind_of(g->copy_kind);
             c->mem_kind = mem_kind_of(c->copy_kind == 1 ? g->src_kind : c->copy_kind == 2 ? g->dst_kind : 0);
         }
-        const struct cupti_sync *r = idmap_get(&rec_of, c->corr, &v) ? &recs[v] : NULL;
+        const struct cupti_sync *r = corr_find(rec_of, nrecs, c->corr, &rec_hint, &v) ? &recs[v] : NULL;
         if (c->stream == CUPTI_STREAM_UNKNOWN) {
-            if (idmap_get(&op_of, c->corr, &v))
-                c->stream = CUPTI_STREAM_HANDLE(p->ops[v].stream);
+            if (op >= 0)
+                c->stream = CUPTI_STREAM_HANDLE(p->ops[op].stream);
             else if (r && r->stream >= 0) /* the stream a sync waited for, or an event was recorded on */
                 c->stream = CUPTI_STREAM_HANDLE(r->stream);
             /* else unknown it stays (never the legacy stream's 0): a sync on it is counted, not analysed */
@@ -217,7 +249,7 @@ void cupti_calls_fix(struct proc *p, const struct cupti_sync *recs, size_t nrecs
         if (id >= 0 && idmap_get(&real, (uint64_t)id + 1, &v))
             c->stream = v; /* one stream, one key in the dependency clocks */
     }
-    idmap_free(&op_of);
-    idmap_free(&rec_of);
+    free(op_of);
+    free(rec_of);
     idmap_free(&real);
 }
