@@ -146,6 +146,33 @@ static int find_library(char *out, size_t len)
     return exists(out) ? 0 : -1;
 }
 
+/* 1, said in one line, when the directory RUN would be made in does not
+ * exist: each traced process would find it missing at its first CUDA
+ * call, say so and run on untraced, and the run end with "nothing was
+ * written", blaming the program.  A name with %h or %p in its directory
+ * part is the processes' to expand: not checked. */
+static int no_parent(const char *output, const char *abs_out)
+{
+    char dir[2 * PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", abs_out);
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        dir[--n] = 0;
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir || strchr(dir, '%'))
+        return 0;
+    *slash = 0;
+    struct stat st;
+    int missing = stat(dir, &st) != 0;
+    if (!missing && S_ISDIR(st.st_mode))
+        return 0;
+    char shown[GT_PRINTABLE_LEN], shown_dir[GT_PRINTABLE_LEN];
+    fprintf(stderr, "gputrace record: cannot write %s: %s %s\n", gt_printable(output, shown, sizeof shown),
+            gt_printable(dir, shown_dir, sizeof shown_dir),
+            missing ? "does not exist (make it first)" : "is not a directory");
+    return 1;
+}
+
 static int record(int argc, char **argv)
 {
     const char *output = "gputrace.db";
@@ -197,6 +224,8 @@ static int record(int argc, char **argv)
         }
         snprintf(abs_out, sizeof abs_out, "%s/%s", cwd, output);
     }
+    if (no_parent(output, abs_out))
+        return 2;
     enum gt_layout layout = gt_config_layout(abs_out, one_file);
     if (gt_outputs_clear(abs_out, output, layout, force) != 0)
         return 2;

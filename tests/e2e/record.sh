@@ -152,6 +152,17 @@ chmod -x "$tmp/noexec.sh"
 expect "record of a file that is not executable: exit 126" "$?" 126
 "$gt" record -o "$tmp/x.db" -- "$tmp/no-such-command" 2> /dev/null
 expect "record of no such command: exit 127" "$?" 127
+# an output whose directory does not exist: refused before the command
+# runs (each process would say it cannot write, run on untraced, and the
+# run end with "nothing was written", blaming the program)
+"$gt" record -o "$tmp/no-such-dir/run" -- sh -c "touch $tmp/ran" 2> "$tmp/err"
+expect "record into a directory that does not exist: refused, said, the command not run" \
+  "$?:$(grep -c "cannot write $tmp/no-such-dir/run: $tmp/no-such-dir does not exist" "$tmp/err"):$(wc -l < "$tmp/err"):$(ls "$tmp/ran" 2> /dev/null | wc -l)" \
+  "2:1:1:0"
+: > "$tmp/plainfile"
+"$gt" record --one-file -o "$tmp/plainfile/x.db" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
+expect "record into a path under a file: refused, said" \
+  "$?:$(grep -c "$tmp/plainfile is not a directory" "$tmp/err")" "2:1"
 # merge of an SQLite file that is no gputrace database (no meta table)
 sqlite3 "$tmp/nometa.db" "create table process(id integer primary key)"
 "$gt" merge "$tmp/m2.db" "$tmp/nometa.db" > /dev/null 2> "$tmp/err"
