@@ -7,6 +7,7 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,6 +99,87 @@ static void launch(void (*fn)(void **), cudaStream_t s, float *buf, size_t n, in
     CHECK_CUDA(cudaLaunchKernel((const void *)fn, (dim3){ 1, 1, 1 }, (dim3){ 128, 1, 1 }, k->argv, 0, s));
 }
 
+/* What backward needs of the step: its buckets' launches and all-reduces,
+ * made by the caller or by the backward thread (plant.backward_thread). */
+struct bwd {
+    const struct plant *p;
+    int rank, world, local, step;
+    ncclComm_t comm;
+    cudaStream_t compute, comm_s;
+    cudaEvent_t *ev_grad;
+    float **d_grad;
+    /* the hand-over: the main thread sets `go` and waits for `done` */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int go, done, quit;
+};
+
+static void backward_buckets(const struct bwd *w)
+{
+    const struct plant *p = w->p;
+    int rank = w->rank, world = w->world, step = w->step;
+    for (int b = 0; b < BUCKETS; b++) {
+        launch(bwd_kernel, w->compute, w->d_grad[b], BUCKET_ELEMS, 1500, (float)(rank + 1), NULL);
+        if (step == p->hang_inside_step && rank == world - 1 && b == 0) {
+            fprintf(stderr, "rank %d: its GPU hangs before the all-reduce of step %d\n", rank, step);
+            launch(stuck_kernel, w->compute, NULL, 0, 0, 0, NULL);
+        }
+        if (step == p->hang_step && rank == world - 1 && b == 0) {
+            fprintf(stderr, "rank %d: stuck before the all-reduce of step %d\n", rank, step);
+            for (;;)
+                pause();
+        }
+        size_t count = (step == p->desync_step && rank == 1 && b == 0) ? BUCKET_ELEMS / 2 : BUCKET_ELEMS;
+        if (p->allreduce_on_compute) {
+            CHECK_NCCL(ncclAllReduce(w->d_grad[b], w->d_grad[b], count, ncclFloat32, ncclSum, w->comm, w->compute));
+        } else {
+            CHECK_CUDA(cudaEventRecord(w->ev_grad[b], w->compute));
+            CHECK_CUDA(cudaStreamWaitEvent(w->comm_s, w->ev_grad[b], 0));
+            CHECK_NCCL(ncclAllReduce(w->d_grad[b], w->d_grad[b], count, ncclFloat32, ncclSum, w->comm, w->comm_s));
+        }
+    }
+}
+
+/* The backward thread: each hand-over, the step's buckets, then back. */
+static void *backward_thread(void *arg)
+{
+    struct bwd *w = arg;
+    CHECK_CUDA(cudaSetDevice(w->local)); /* a thread's device is its own, as autograd's worker sets it */
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->go && !w->quit)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->quit)
+            break;
+        w->go = 0;
+        pthread_mutex_unlock(&w->mu);
+        backward_buckets(w);
+        pthread_mutex_lock(&w->mu);
+        w->done = 1;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* Backward of step `step`: here, or handed to the backward thread and
+ * waited for, as loss.backward() does. */
+static void backward(struct bwd *w, int step)
+{
+    w->step = step;
+    if (!w->p->backward_thread) {
+        backward_buckets(w);
+        return;
+    }
+    pthread_mutex_lock(&w->mu);
+    w->go = 1;
+    w->done = 0;
+    pthread_cond_broadcast(&w->cv);
+    while (!w->done)
+        pthread_cond_wait(&w->cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+}
+
 static int env_int(const char *name, int def)
 {
     const char *v = getenv(name);
@@ -169,6 +251,13 @@ int app_train(const struct plant *planted)
     float *h_batch = p->pageable_upload ? h_batch_pageable : h_batch_pinned;
     float expected = (float)world * (float)(world + 1) / 2;
     double loss_sum = 0;
+    struct bwd bw = { .p = p, .rank = rank, .world = world, .local = local, .comm = comm, .compute = compute,
+                      .comm_s = comm_s, .ev_grad = ev_grad, .d_grad = d_grad };
+    pthread_t bwd_tid;
+    pthread_mutex_init(&bw.mu, NULL);
+    pthread_cond_init(&bw.cv, NULL);
+    if (p->backward_thread && pthread_create(&bwd_tid, NULL, backward_thread, &bw) != 0)
+        return 1;
     nvtxRangePop();
 
     for (int step = 0; step < steps; step++) {
@@ -197,27 +286,7 @@ int app_train(const struct plant *planted)
         launch(loss_kernel, compute, d_loss, 1, 50, (float)step, NULL);
         nvtxRangePop();
         nvtxRangePushA("backward");
-
-        for (int b = 0; b < BUCKETS; b++) {
-            launch(bwd_kernel, compute, d_grad[b], BUCKET_ELEMS, 1500, (float)(rank + 1), NULL);
-            if (step == p->hang_inside_step && rank == world - 1 && b == 0) {
-                fprintf(stderr, "rank %d: its GPU hangs before the all-reduce of step %d\n", rank, step);
-                launch(stuck_kernel, compute, NULL, 0, 0, 0, NULL);
-            }
-            if (step == p->hang_step && rank == world - 1 && b == 0) {
-                fprintf(stderr, "rank %d: stuck before the all-reduce of step %d\n", rank, step);
-                for (;;)
-                    pause();
-            }
-            size_t count = (step == p->desync_step && rank == 1 && b == 0) ? BUCKET_ELEMS / 2 : BUCKET_ELEMS;
-            if (p->allreduce_on_compute) {
-                CHECK_NCCL(ncclAllReduce(d_grad[b], d_grad[b], count, ncclFloat32, ncclSum, comm, compute));
-            } else {
-                CHECK_CUDA(cudaEventRecord(ev_grad[b], compute));
-                CHECK_CUDA(cudaStreamWaitEvent(comm_s, ev_grad[b], 0));
-                CHECK_NCCL(ncclAllReduce(d_grad[b], d_grad[b], count, ncclFloat32, ncclSum, comm, comm_s));
-            }
-        }
+        backward(&bw, step);
         nvtxRangePop();
         nvtxRangePushA("optimizer.step");
         /* independent of the gradients: in the twin it runs beside the
@@ -261,6 +330,13 @@ int app_train(const struct plant *planted)
             nvtxRangePop();
         }
         nvtxRangePop();
+    }
+    if (p->backward_thread) {
+        pthread_mutex_lock(&bw.mu);
+        bw.quit = 1;
+        pthread_cond_broadcast(&bw.cv);
+        pthread_mutex_unlock(&bw.mu);
+        pthread_join(bwd_tid, NULL);
     }
     nvtxRangePushA("drain"); /* the steps' GPU work done: train_step + drain is the loop's time */
     if (!p->scalar_read && !p->device_sync) { /* a planted per-step sync already drained the GPU */

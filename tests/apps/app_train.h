@@ -59,9 +59,12 @@ struct plant {
     int slow_from_step, slow_us;
     int data_stall_us;      /* every rank waits this long on the host for its batch (a data loader too slow,
                              * range "load_batch") before each step's forward (0: none) */
+    int backward_thread;    /* not a problem: backward's launches and all-reduces made by a thread of their
+                             * own, the main thread handing over and waiting, as PyTorch's autograd engine
+                             * does (its own cudaSetDevice first) */
 };
 
-#define PLANT_NONE { 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, -1, 0, 0, 0 }
+#define PLANT_NONE { 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, -1, 0, 0, 0, 0 }
 
 /* Runs the training loop with the given problems planted; returns the exit
  * status for main. */

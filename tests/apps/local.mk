@@ -2,7 +2,7 @@
 # documented at its top.  Built for `make check` (and by the demo).
 APP_COMMON = tests/apps/app_train.h tests/apps/app_train.c
 check_PROGRAMS += \
-  tests/apps/overlapped tests/apps/scalar_read tests/apps/device_sync \
+  tests/apps/overlapped tests/apps/scalar_read tests/apps/autograd_thread tests/apps/device_sync \
   tests/apps/pageable_upload tests/apps/allreduce_compute_stream \
   tests/apps/straggler tests/apps/data_stall tests/apps/desync tests/apps/hang tests/apps/train_demo tests/apps/slowdown \
   tests/apps/threads tests/apps/api_surface tests/apps/api_surface_ptsz tests/apps/serialized_upload
@@ -14,6 +14,10 @@ tests_apps_scalar_read_SOURCES = tests/apps/scalar_read.c $(APP_COMMON)
 tests_apps_scalar_read_LDADD = $(SIM_LIBS)
 tests_apps_scalar_read_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_scalar_read_DEPENDENCIES = tests/sim/libgpusim.la
+tests_apps_autograd_thread_SOURCES = tests/apps/autograd_thread.c $(APP_COMMON)
+tests_apps_autograd_thread_LDADD = $(SIM_LIBS) -lpthread
+tests_apps_autograd_thread_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_autograd_thread_DEPENDENCIES = tests/sim/libgpusim.la
 tests_apps_device_sync_SOURCES = tests/apps/device_sync.c $(APP_COMMON)
 tests_apps_device_sync_LDADD = $(SIM_LIBS)
 tests_apps_device_sync_LDFLAGS = $(SIM_LINK_FLAGS)
