@@ -14,6 +14,7 @@
 #include "viewer/write/window_notes.h"
 #include "viewer/write/plugin_notes.h"
 #include "viewer/write/output.h"
+#include "viewer/write/text_wrap.h"
 #include "viewer/write/output_crossrank.h"
 #include "viewer/write/unknown_comm.h"
 #include "viewer/write/order_notes.h"
@@ -75,45 +76,14 @@ const char *rank_cell(int rank, char *buf, size_t len)
 
 static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0.0; }
 
-/* "    what text...", broken at spaces to fit COLUMNS, the lines after the
- * first indented under the text: messages and suggestions run to 140
- * characters.  A word longer than a line (a path) stays whole. */
-#define COLUMNS 100
+/* "    what text...", the lines after the first indented under the text
+ * (text_wrap.h): messages and suggestions run to 140 characters. */
+#define COLUMNS TEXT_COLUMNS
 #define INDENT 9 /* "    what " */
-/* Whether the word at s is a unit, not to be parted from its number. */
-static int is_unit(const char *s)
-{
-    static const char *const units[] = { "ms", "us", "ns", "s", "MiB", "GiB", "KiB", "GB/s" };
-    size_t n = strcspn(s, " ;,)");
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-        if (n == strlen(units[i]) && !strncmp(s, units[i], n))
-            return 1;
-    return 0;
-}
-
 static void wrapped(FILE *out, const char *label, const char *text)
 {
     fprintf(out, "    %-4s ", label);
-    const char *p = text;
-    while (*p) {
-        size_t room = COLUMNS - INDENT, n = strlen(p);
-        if (n <= room) {
-            fprintf(out, "%s\n", p);
-            return;
-        }
-        size_t cut = room;
-        while (cut > 0 && (p[cut] != ' ' || is_unit(p + cut + 1)))
-            cut--;
-        if (!cut) /* one long word: up to the next space */
-            for (cut = room; p[cut] && p[cut] != ' '; cut++)
-                ;
-        fprintf(out, "%.*s\n", (int)cut, p);
-        p += cut;
-        while (*p == ' ')
-            p++;
-        if (*p)
-            fprintf(out, "%*s", INDENT, "");
-    }
+    text_wrap(out, INDENT, text);
 }
 
 /* "    summed over 3 ranks (0,2-3), the most on rank 3: 90.12 ms" under a

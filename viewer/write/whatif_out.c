@@ -3,6 +3,7 @@
 #include "viewer/write/json.h"
 #include "common/term_text.h"
 #include "viewer/model/steps.h"
+#include "viewer/write/text_wrap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -166,29 +167,6 @@ const char *whatif_warmup_text(const struct model *m, const struct findings *fs,
     return buf;
 }
 
-/* Our own words (no name from a file), "." after them, in lines of at
- * most width columns after indent spaces. */
-static void wrap_words(FILE *out, const char *s, int indent, int width)
-{
-    int col = 0;
-    while (*s) {
-        size_t n = strcspn(s, " ");
-        if (col && col + 1 + (int)n > width - indent) {
-            fputc('\n', out);
-            col = 0;
-        }
-        if (!col)
-            fprintf(out, "%*s", indent, "");
-        else
-            fputc(' ', out);
-        fwrite(s, 1, n, out);
-        col += (col ? 1 : 0) + (int)n;
-        s += n;
-        s += strspn(s, " ");
-    }
-    fputs(".\n", out);
-}
-
 void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
 {
     int any = 0, windowed = 0;
@@ -208,9 +186,10 @@ void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
                 ms_per_step(w->all_fixed_ns, w->steps), whatif_reliable(w) ? "" : "  (rough)");
     }
     char wu[400];
-    if (any && *whatif_warmup_text(m, fs, wu, sizeof wu)) {
-        fprintf(out, "  Left out as warm-up (a step's start to the next's over %dx the median):\n", STEP_WARMUP_FACTOR);
-        wrap_words(out, wu, 4, 96);
+    if (any && *whatif_warmup_text(m, fs, wu, sizeof wu - 1)) { /* room for the "." */
+        fprintf(out, "  Left out as warm-up (a step's start to the next's over %dx the median):\n    ", STEP_WARMUP_FACTOR);
+        strcat(wu, ".");
+        text_wrap(out, 4, wu);
     }
     if (windowed)
         fprintf(out, "%s  %d rank(s) read a window at a time (more than the report holds at once): replayed on\n"
