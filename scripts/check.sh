@@ -10,7 +10,16 @@ cd "$dir"
 export GPUTRACE_HTA_VENV="${GPUTRACE_HTA_VENV:-$top/.venv-hta}"
 # and the Perfetto UI and playwright (tests/e2e/browser.sh) likewise
 export GPUTRACE_BROWSER_VENV="${GPUTRACE_BROWSER_VENV:-$top/.venv-browser}"
+rm -f test-times.txt
+# the tests that took longest (tests/timed_driver.sh): what the run's minutes
+# went to, in the log whether or not it passed
+slowest() {
+  [ -s test-times.txt ] || return 0
+  echo "slowest tests (wall seconds, $(wc -l <test-times.txt) tests):"
+  sort -rn test-times.txt | head -n 12 | sed 's/^/  /'
+}
 if ! make -j"$(nproc)" check; then
+  slowest
   # automake's .trs files say ":test-result: FAIL" (a check that failed:
   # "not ok" in an end-to-end test's TAP; a unit test's FAIL) or "ERROR"
   # (no plan, a wrong count, a non-zero exit). Each failing test's last
@@ -24,3 +33,4 @@ if ! make -j"$(nproc)" check; then
   done
   exit 1
 fi
+slowest
