@@ -1,30 +1,104 @@
 /* clock.c: tick calibration (see clock.h).
  *
- * Calibration points (ticks, ns) are read back to back; conversion uses the
- * first point and the latest one, so the rate gets more exact as the run
- * goes on.  The writer thread recalibrates; conversions happen on the
- * writer thread (host records) and on CUPTI's threads (its timestamp
- * callback), so that GPU and host times come from one conversion and agree
- * to the nanosecond.  The latest point is published under a sequence
- * counter.
+ * Calibration points (ticks, ns) are read back to back.  Ticks convert
+ * through a piecewise-linear map: one segment per point taken, each
+ * starting where the map before it had got to at that tick, so that the
+ * map is continuous, and fixed once made, so that a tick converts to the
+ * same ns whenever it is converted.  Why: the writer converts a thread's
+ * records when it drains them, a cycle at a time, and recalibrates
+ * between cycles; the map it had used, the latest point and the long-run
+ * rate, moved by the new point's error (6 ns on average, up to 90 ns seen
+ * here) between two records of one thread made tens of ns apart, and the
+ * later call was stored starting inside the earlier one (a Chrome trace
+ * with two crossing cudaMalloc slices, which Perfetto drops).
+ *
+ * A segment starts at its point's tick on the map before it and runs at
+ * the long-run rate (the first point to this one), less the gap between
+ * the map and the point's time spread over SLEW_NS: the map meets each
+ * point's line SLEW_NS after it, and never runs slower than half the rate,
+ * so it only goes forward.  Points are taken at most every MIN_SPAN_NS and
+ * kept for SEGS of them, over ten seconds, for records drained late (older
+ * ticks use the oldest kept, extended).  Conversions happen on the writer
+ * thread (host records) and on CUPTI's threads (its timestamp callback),
+ * so that GPU and host times come from one map and agree to the
+ * nanosecond; the segments are published under a sequence counter.
  */
 #include "collector/clock.h"
-
 #include <cpuid.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include <stdatomic.h>
 
+#define SEGS 1024                /* a power of two */
+#define MIN_SPAN_NS 10000000ll   /* a point at most every 10 ms */
+#define SLEW_NS 10000000.0       /* a point's gap to the map closed over 10 ms */
+#define MAX_BRACKET_NS 5000.0    /* a point read across a preemption is not taken */
+
 int gt_clock_use_tsc;
-static uint64_t tick0, ns0;
-static _Atomic uint64_t tick1, ns1;
-/* ns per tick from the first point to the latest, as the bits of a double:
- * divided once per calibration, not once per record converted (the
- * division was a tenth of the writer's time at a million records a second,
- * and CUPTI's timestamp callback pays it on the program's threads) */
-static _Atomic uint64_t rate_bits;
-static _Atomic unsigned cal_seq; /* odd while the latest point is being written */
+static uint64_t tick0, ns0; /* the first point: the long-run rate runs from it */
+
+/* A segment, as the bits of its fields (read by any thread, written by
+ * the writer only): from tick on, ns + (x - tick) * rate - gap * max(0,
+ * 1 - (x - tick) / slew), where ns is the point's own time and gap what
+ * the map before it was short of it there. */
+struct seg {
+    _Atomic uint64_t tick, ns, rate, gap, slew;
+};
+static struct seg segs[SEGS];
+static _Atomic uint64_t nsegs;
+static _Atomic unsigned seq; /* odd while a segment is being written */
+
+static uint64_t bits_of(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+static double double_of(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+struct seg_v {
+    uint64_t tick;
+    int64_t ns;
+    double rate, gap, slew;
+};
+
+static int64_t map(const struct seg_v *s, uint64_t ticks)
+{
+    double dt = (double)(int64_t)(ticks - s->tick);
+    double left = dt < 0 ? 1.0 : dt >= s->slew ? 0.0 : 1.0 - dt / s->slew;
+    double d = dt * s->rate - s->gap * left;
+    return s->ns + (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
+}
+
+/* The segment a tick converts through (the last that starts at or before
+ * it; the oldest kept for a tick before them all); 0 before the first. */
+static int segment_of(uint64_t ticks, struct seg_v *out)
+{
+    unsigned s;
+    do {
+        s = atomic_load(&seq);
+        uint64_t n = atomic_load_explicit(&nsegs, memory_order_relaxed);
+        if (n == 0)
+            return 0;
+        uint64_t i = n - 1, oldest = n > SEGS ? n - SEGS : 0;
+        /* ticks drained soon after they were read: the newest or the one before */
+        while (i > oldest && ticks < atomic_load_explicit(&segs[i % SEGS].tick, memory_order_relaxed))
+            i--;
+        const struct seg *g = &segs[i % SEGS];
+        out->tick = atomic_load_explicit(&g->tick, memory_order_relaxed);
+        out->ns = (int64_t)atomic_load_explicit(&g->ns, memory_order_relaxed);
+        out->rate = double_of(atomic_load_explicit(&g->rate, memory_order_relaxed));
+        out->gap = double_of(atomic_load_explicit(&g->gap, memory_order_relaxed));
+        out->slew = double_of(atomic_load_explicit(&g->slew, memory_order_relaxed));
+    } while ((s & 1) || atomic_load(&seq) != s);
+    return 1;
+}
 
 static int tsc_is_invariant(void)
 {
@@ -39,9 +113,10 @@ static int tsc_is_invariant(void)
 #endif
 }
 
-static void point(uint64_t *t, uint64_t *n)
+/* A point: the tighter of two reads brackets the pair best; *width, the
+ * bracket in ticks. */
+static void point(uint64_t *t, uint64_t *n, uint64_t *width)
 {
-    /* the tighter of two reads brackets the pair best */
     uint64_t a = gt_ticks(), m = gt_mono_ns(), b = gt_ticks();
     uint64_t a2 = gt_ticks(), m2 = gt_mono_ns(), b2 = gt_ticks();
     if (b2 - a2 < b - a) {
@@ -49,51 +124,80 @@ static void point(uint64_t *t, uint64_t *n)
     }
     *t = a + (b - a) / 2;
     *n = m;
+    *width = b - a;
+}
+
+static void publish(uint64_t t, uint64_t n, double rate, double gap, double slew)
+{
+    uint64_t k = atomic_load_explicit(&nsegs, memory_order_relaxed);
+    struct seg *g = &segs[k % SEGS];
+    atomic_fetch_add(&seq, 1);
+    atomic_store_explicit(&g->tick, t, memory_order_relaxed);
+    atomic_store_explicit(&g->ns, n, memory_order_relaxed);
+    atomic_store_explicit(&g->rate, bits_of(rate), memory_order_relaxed);
+    atomic_store_explicit(&g->gap, bits_of(gap), memory_order_relaxed);
+    atomic_store_explicit(&g->slew, bits_of(slew), memory_order_relaxed);
+    atomic_store_explicit(&nsegs, k + 1, memory_order_relaxed);
+    atomic_fetch_add(&seq, 1);
+}
+
+void gt_clock_start_at(uint64_t t0, uint64_t n0, uint64_t t1, uint64_t n1)
+{
+    tick0 = t0;
+    ns0 = n0;
+    atomic_store(&nsegs, 0);
+    double rate = t1 > t0 && n1 > n0 ? (double)(n1 - n0) / (double)(t1 - t0) : 1.0;
+    publish(t0, n0, rate, 0, 1);
+}
+
+void gt_clock_add_point(uint64_t t, uint64_t n)
+{
+    struct seg_v last;
+    if (!segment_of(UINT64_MAX, &last) || t <= last.tick || t <= tick0 || n <= ns0 ||
+        (int64_t)(n - (uint64_t)last.ns) < MIN_SPAN_NS)
+        return;
+    double rate = (double)(n - ns0) / (double)(t - tick0);
+    double gap = (double)((int64_t)n - map(&last, t));
+    /* the map never runs slower than half the rate: forward only */
+    double least = 2 * (gap < 0 ? -gap : gap);
+    double slew = (least > SLEW_NS ? least : SLEW_NS) / rate;
+    publish(t, n, rate, gap, slew);
 }
 
 void gt_clock_init(int force_mono)
 {
     gt_clock_use_tsc = !force_mono && tsc_is_invariant();
-    point(&tick0, &ns0);
+    uint64_t t0, n0, w;
+    point(&t0, &n0, &w);
     if (gt_clock_use_tsc) {
         /* a first span of 1 ms, so that conversions work from the start */
-        while (gt_mono_ns() - ns0 < 1000000)
+        while (gt_mono_ns() - n0 < 1000000)
             ;
     }
-    gt_clock_recalibrate();
+    uint64_t t1, n1;
+    point(&t1, &n1, &w);
+    gt_clock_start_at(t0, n0, t1, n1);
 }
 
 void gt_clock_recalibrate(void)
 {
-    uint64_t t, n;
-    point(&t, &n);
-    double rate = t > tick0 && n > ns0 ? (double)(n - ns0) / (double)(t - tick0) : 0;
-    uint64_t bits;
-    memcpy(&bits, &rate, sizeof bits);
-    atomic_fetch_add(&cal_seq, 1);
-    atomic_store_explicit(&tick1, t, memory_order_relaxed);
-    atomic_store_explicit(&ns1, n, memory_order_relaxed);
-    atomic_store_explicit(&rate_bits, bits, memory_order_relaxed);
-    atomic_fetch_add(&cal_seq, 1);
+    if (!gt_clock_use_tsc)
+        return;
+    uint64_t t, n, width;
+    point(&t, &n, &width);
+    struct seg_v last;
+    if (segment_of(UINT64_MAX, &last) && (double)width * last.rate <= MAX_BRACKET_NS)
+        gt_clock_add_point(t, n);
 }
 
 uint64_t gt_ticks_to_ns(uint64_t ticks)
 {
     if (!gt_clock_use_tsc)
         return ticks;
-    uint64_t t1, n1, bits;
-    unsigned s;
-    do {
-        s = atomic_load(&cal_seq);
-        t1 = atomic_load_explicit(&tick1, memory_order_relaxed);
-        n1 = atomic_load_explicit(&ns1, memory_order_relaxed);
-        bits = atomic_load_explicit(&rate_bits, memory_order_relaxed);
-    } while ((s & 1) || atomic_load(&cal_seq) != s);
-    double rate;
-    memcpy(&rate, &bits, sizeof rate);
-    if (!(rate > 0))
-        return ns0 + (ticks - tick0) / 3; /* unreachable after init; a guess rather than a division by zero */
-    return (uint64_t)((int64_t)n1 + (int64_t)((double)((int64_t)(ticks - t1)) * rate));
+    struct seg_v s;
+    if (!segment_of(ticks, &s))
+        return ticks; /* unreachable after init */
+    return (uint64_t)map(&s, ticks);
 }
 
 uint64_t gt_clock_now_ns(void)

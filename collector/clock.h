@@ -5,7 +5,8 @@
  * (12 to 22 ns a read where measured, against 27 ns for clock_gettime on
  * kvm-clock), else clock_gettime itself.  The writer thread converts ticks
  * to nanoseconds with a calibration it refreshes (gt_clock_recalibrate), so
- * conversion is never on the application's threads.
+ * conversion is never on the application's threads; a tick converts to the
+ * same ns whenever it is converted, and later ticks never to earlier ns.
  */
 #ifndef GPUTRACE_CLOCK_H
 #define GPUTRACE_CLOCK_H
@@ -47,9 +48,14 @@ static inline uint64_t gt_ticks(void)
 /* Chooses the tick source (force_mono: never the TSC) and takes the first
  * calibration point. */
 void gt_clock_init(int force_mono);
-/* Takes a new calibration point; call from the writer thread. */
+/* Takes a new calibration point (at most every 10 ms; one read across a
+ * preemption is not taken); call from the writer thread. */
 void gt_clock_recalibrate(void);
-/* Ticks to CLOCK_MONOTONIC ns with the latest calibration; any thread. */
+/* The map's first two points, and a point read elsewhere: what init and
+ * recalibrate take, given (tests/unit/test_clock.c). */
+void gt_clock_start_at(uint64_t t0, uint64_t n0, uint64_t t1, uint64_t n1);
+void gt_clock_add_point(uint64_t ticks, uint64_t ns);
+/* Ticks to CLOCK_MONOTONIC ns; any thread. */
 uint64_t gt_ticks_to_ns(uint64_t ticks);
 /* Now, converted the same way: CUPTI's timestamp callback, so that GPU and
  * host records share one time base exactly. */

@@ -65,6 +65,13 @@ tests_unit_test_tbuf_SOURCES = tests/unit/test_tbuf.c collector/tbuf.h collector
 tests_unit_test_tbuf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_tbuf_LDADD = $(CRITERION_LIBS)
 
+# the tracer's tick-to-ns map
+check_PROGRAMS += tests/unit/test_clock
+TESTS += tests/unit/test_clock
+tests_unit_test_clock_SOURCES = tests/unit/test_clock.c collector/clock.h collector/clock.c
+tests_unit_test_clock_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_clock_LDADD = $(CRITERION_LIBS)
+
 # the queue between the rings and the writer
 check_PROGRAMS += tests/unit/test_stage
 TESTS += tests/unit/test_stage
