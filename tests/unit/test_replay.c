@@ -250,6 +250,29 @@ Test(replay, a_wake_needs_the_later_half_of_a_gap)
     free(g.wake);
 }
 
+/* The waker is found however many calls of other threads came between:
+ * the main thread's blocking copy (it enqueues the copy) ran long and
+ * ended 200 before the autograd thread's launch, while a watchdog polled
+ * 100 times, enqueueing nothing (the 64 calls looked back once missed it). */
+Test(replay, a_waker_far_back_in_calls_is_found)
+{
+    enum { POLLS = 100, N = POLLS + 3 };
+    struct rp_call c[N];
+    c[0] = (struct rp_call){ 0, 10, 2, 0, 0 };        /* thread 2's previous launch */
+    c[1] = (struct rp_call){ 20, 100000, 1, 0, 0 };   /* main: a blocking copy, 100 us */
+    for (int i = 0; i < POLLS; i++)                   /* watchdog: queries */
+        c[2 + i] = (struct rp_call){ 1000 + 10 * i, 1005 + 10 * i, 3, 0, 0 };
+    c[N - 1] = (struct rp_call){ 100200, 100210, 2, 0, 0 }; /* autograd: launch */
+    static struct rp_op o[] = { { 30, 99990, 1, 1, { 0 }, 0, 0 }, { 100210, 100220, 1, N - 1, { 0 }, 0, 0 },
+                                { 10, 20, 1, 0, { 0 }, 0, 0 } };
+    struct rp_graph g = { c, N, o, 3, NULL, 0, 1000, 0, 0, NULL };
+    cr_assert_eq(rp_wakes(&g), 0);
+    cr_expect_eq(g.wake[N - 1], 1, "woken by the copy %d calls back", N - 2);
+    for (int i = 2; i < N - 1; i++)
+        cr_expect_eq(g.wake[i], -1);
+    free(g.wake);
+}
+
 Test(replay, unexplained_delay_is_capped)
 {
     /* the kernel starts 5000 after its launch with nothing before it: the

@@ -55,14 +55,13 @@ struct rp_graph {
 
 /* Which calls a thread made when another thread woke it, into g->wake
  * (the caller frees it): after a gap on its thread, the call of another
- * thread that enqueued GPU work and ended in that gap, the latest of the
- * RP_WAKE_LOOK calls before, if it ended at most RP_WAKE_NS before and
- * within the later half of the gap.  Such a call starts, replayed, when
+ * thread that enqueued GPU work and ended in that gap, the latest to end
+ * however long it ran or however many calls came between, if it ended at
+ * most RP_WAKE_NS before and within the later half of the gap.  Such a call starts, replayed, when
  * that call ended plus the measured delay (or when its own thread is
  * free, if later), not its own thread's gap later (replay_wake.c: why).
  * 0, or -1 when memory ran out (g->wake NULL). */
 #define RP_WAKE_NS 500000
-#define RP_WAKE_LOOK 64
 int rp_wakes(struct rp_graph *g);
 
 /* A fix, per call and per operation (NULL arrays: none). */

@@ -19,6 +19,34 @@
 
 #include <stdlib.h>
 
+/* A thread that has enqueued GPU work, and its two latest calls that did
+ * (by start): a thread's calls do not overlap, so at any moment at most
+ * the latest is still running and the one before has ended. */
+struct worker {
+    int tid;
+    int32_t last[2]; /* -1: none */
+};
+
+/* Of the workers other than tid, the call that ended latest at or before
+ * t and at or after lo; -1 if none. */
+static int32_t waker(const struct rp_graph *g, const struct worker *w, size_t nw, int tid, int64_t lo, int64_t t)
+{
+    int32_t best = -1;
+    for (size_t i = 0; i < nw; i++) {
+        if (w[i].tid == tid)
+            continue;
+        for (int k = 0; k < 2; k++) {
+            int32_t j = w[i].last[k];
+            if (j < 0)
+                continue;
+            const struct rp_call *o = &g->calls[j];
+            if (o->end >= lo && o->end <= t && (best < 0 || o->end > g->calls[best].end))
+                best = j;
+        }
+    }
+    return best;
+}
+
 int rp_wakes(struct rp_graph *g)
 {
     free(g->wake);
@@ -28,28 +56,21 @@ int rp_wakes(struct rp_graph *g)
     int32_t *wake = malloc(g->ncalls * sizeof *wake);
     uint8_t *work = calloc(g->ncalls, 1);
     struct idmap prev = { 0 }; /* thread id + 2 -> its latest call's end */
-    if (!wake || !work) {
-        free(wake);
-        free(work);
-        return -1;
-    }
-    for (size_t i = g->nghost; i < g->nops; i++)
+    struct idmap slot = { 0 }; /* thread id + 2 -> its index in workers */
+    struct worker *workers = NULL;
+    size_t nworkers = 0, cap = 0;
+    int failed = !wake || !work;
+    for (size_t i = g->nghost; !failed && i < g->nops; i++)
         if (g->ops[i].call >= 0 && (size_t)g->ops[i].call < g->ncalls)
             work[g->ops[i].call] = 1;
-    for (size_t c = 0; c < g->ncalls; c++) {
+    for (size_t c = 0; !failed && c < g->ncalls; c++) {
         const struct rp_call *k = &g->calls[c];
         wake[c] = -1;
         if (k->tid < 0)
             continue;
         int64_t p_end;
         if (idmap_get(&prev, (uint64_t)k->tid + 2, &p_end) && k->start > p_end) {
-            int32_t best = -1;
-            for (size_t j = c, n = 0; j-- > 0 && n < RP_WAKE_LOOK; n++) {
-                const struct rp_call *o = &g->calls[j];
-                if (o->tid >= 0 && o->tid != k->tid && work[j] && o->end >= p_end && o->end <= k->start &&
-                    (best < 0 || o->end > g->calls[best].end))
-                    best = (int32_t)j;
-            }
+            int32_t best = waker(g, workers, nworkers, k->tid, p_end, k->start);
             /* differences of times the model keeps within 2^60 (model.h) */
             if (best >= 0) {
                 int64_t d = k->start - g->calls[best].end, gap = k->start - p_end;
@@ -60,9 +81,35 @@ int rp_wakes(struct rp_graph *g)
         int64_t e;
         if (!idmap_get(&prev, (uint64_t)k->tid + 2, &e) || k->end > e)
             idmap_put(&prev, (uint64_t)k->tid + 2, k->end, 0);
+        if (!work[c])
+            continue;
+        int64_t at;
+        if (!idmap_get(&slot, (uint64_t)k->tid + 2, &at)) {
+            if (nworkers == cap) {
+                size_t want = cap ? 2 * cap : 8;
+                struct worker *n = realloc(workers, want * sizeof *n);
+                if (!n) {
+                    failed = 1;
+                    break;
+                }
+                workers = n;
+                cap = want;
+            }
+            at = (int64_t)nworkers;
+            workers[nworkers++] = (struct worker){ k->tid, { -1, -1 } };
+            idmap_put(&slot, (uint64_t)k->tid + 2, at, 0);
+        }
+        workers[at].last[1] = workers[at].last[0];
+        workers[at].last[0] = (int32_t)c;
     }
     idmap_free(&prev);
+    idmap_free(&slot);
+    free(workers);
     free(work);
+    if (failed) {
+        free(wake);
+        return -1;
+    }
     g->wake = wake;
     return 0;
 }
