@@ -149,8 +149,9 @@ static int find_library(char *out, size_t len)
 /* 1, said in one line, when the directory RUN would be made in does not
  * exist: each traced process would find it missing at its first CUDA
  * call, say so and run on untraced, and the run end with "nothing was
- * written", blaming the program.  A name with %h or %p in its directory
- * part is the processes' to expand: not checked. */
+ * written", blaming the program.  A pattern's directory is this host's
+ * expansion of it (%h); one that names a pid or a rank is each process's
+ * own: not checked. */
 static int no_parent(const char *output, const char *abs_out)
 {
     char dir[2 * PATH_MAX];
@@ -159,9 +160,16 @@ static int no_parent(const char *output, const char *abs_out)
     while (n > 1 && dir[n - 1] == '/')
         dir[--n] = 0;
     char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir || strchr(dir, '%'))
+    if (!slash || slash == dir)
         return 0;
-    *slash = 0;
+    if (gt_config_is_pattern(dir)) {
+        char expanded[2 * PATH_MAX];
+        if (gt_config_pattern_dir(dir, expanded, sizeof expanded) != 0)
+            return 0;
+        snprintf(dir, sizeof dir, "%s", expanded);
+    } else {
+        *slash = 0;
+    }
     struct stat st;
     int missing = stat(dir, &st) != 0;
     if (!missing && S_ISDIR(st.st_mode))

@@ -104,6 +104,43 @@ void gt_config_expand_output(const char *pattern, int rank, char *out, size_t le
     out[o] = 0;
 }
 
+int gt_config_pattern_dir(const char *path, char *out, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || len < 2)
+        return -1;
+    if (slash == path) {
+        strcpy(out, "/");
+        return 0;
+    }
+    char host[GT_HOST_MAX + 1];
+    gt_config_host(host, sizeof host);
+    size_t o = 0;
+    for (const char *p = path; p < slash; p++) {
+        char c[2] = { *p, 0 };
+        const char *ins = c;
+        if (p[0] == '%' && p + 1 < slash) { /* as gt_config_expand_output reads it */
+            if (p[1] == 'p' || p[1] == 'r') {
+                out[0] = 0;
+                return -1;
+            }
+            if (p[1] == 'h' || p[1] == '%') {
+                ins = p[1] == 'h' ? host : "%";
+                p++;
+            }
+        }
+        size_t n = strlen(ins);
+        if (o + n >= len) {
+            out[0] = 0;
+            return -1;
+        }
+        memcpy(out + o, ins, n);
+        o += n;
+    }
+    out[o] = 0;
+    return 0;
+}
+
 int gt_config_is_pattern(const char *path)
 {
     for (const char *p = path; *p; p++)

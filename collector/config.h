@@ -69,6 +69,10 @@ int gt_config_name_matches(const char *pattern, const char *name);
 void gt_config_load(struct gt_config *cfg, int rank);
 /* Expands %h, %p, %r (and %% ) of pattern into out. */
 void gt_config_expand_output(const char *pattern, int rank, char *out, size_t len);
+/* The directory a pattern path's processes write in, as this host's
+ * expand it (%h this host; %% '%'), into out; -1 when its directory part
+ * names a pid or a rank (each process's own), has no '/', or is too long. */
+int gt_config_pattern_dir(const char *path, char *out, size_t len);
 /* 1 when path holds %h, %p or %r. */
 int gt_config_is_pattern(const char *path);
 /* The layout path names; one_file: GPUTRACE_ONE_FILE=1 (or --one-file). */

@@ -44,6 +44,10 @@
  * its environment before it ends (the strings of the initial environment
  * stay where they are whatever it does). */
 static const char *line, *out;
+/* A pattern's directory, its %h made this host (empty: not known, a pid
+ * or a rank in it), and its last part, which names each process's file */
+static char pat_dir[4096];
+static const char *pat_base;
 static int one_file;
 static unsigned long long err_dev, err_ino;
 static _Atomic int said;
@@ -69,17 +73,26 @@ static long long number(const char **s, unsigned long long max)
  * directory has no regular file named as a process names its own
  * (<host>-<pid>.db, the host as gt_config_host makes it: the same match
  * as `gputrace record` uses, config.h), made at a process's first CUDA
- * call.  A pattern's expansions are not looked for; a directory that
- * cannot be read says nothing either way (0).  getdents64 into a buffer on
- * the stack: no malloc. */
+ * call; for a pattern, its directory (pat_dir) has no file its last part
+ * names (`gputrace record` refused to start over one already there).  A
+ * pattern whose directory part names a pid or a rank, or a directory that
+ * cannot be read, says nothing either way (0).  getdents64 into a buffer
+ * on the stack: no malloc. */
 static int nothing_there(const char *path, enum gt_layout layout)
 {
     struct stat st;
     if (layout == GT_LAYOUT_FILE)
         return stat(path, &st) != 0 && errno == ENOENT;
-    if (layout != GT_LAYOUT_DIR)
+    const char *dir = path, *name = GT_RUN_DIR_FILE;
+    if (layout == GT_LAYOUT_PATTERN) {
+        if (!pat_dir[0])
+            return 0;
+        dir = pat_dir;
+        name = pat_base;
+    } else if (layout != GT_LAYOUT_DIR) {
         return 0;
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT;
     int none = 1;
@@ -98,10 +111,10 @@ static int nothing_there(const char *path, enum gt_layout layout)
             if (reclen < 20 || reclen > n - off)
                 break;
             unsigned char type = (unsigned char)buf[off + 18];
-            const char *name = buf + off + 19;
-            size_t len = strnlen(name, (size_t)reclen - 19);
+            const char *ent = buf + off + 19;
+            size_t len = strnlen(ent, (size_t)reclen - 19);
             if ((type == DT_REG || type == DT_UNKNOWN) && len < (size_t)reclen - 19 && /* NUL-terminated */
-                gt_config_name_matches(GT_RUN_DIR_FILE, name))
+                gt_config_name_matches(name, ent))
                 none = 0;
             off += reclen;
         }
@@ -181,6 +194,8 @@ __attribute__((constructor)) static void record_end_init(void)
     err_ino = (unsigned long long)ino;
     const char *one = getenv("GPUTRACE_ONE_FILE"); /* 1, or unset, by the launcher */
     one_file = one && strcmp(one, "1") == 0;
+    if (gt_config_layout(out, one_file) == GT_LAYOUT_PATTERN && gt_config_pattern_dir(out, pat_dir, sizeof pat_dir) == 0)
+        pat_base = strrchr(out, '/') + 1; /* absolute: the launcher's */
     atomic_store(&armed_pid, (long)getpid());
     atexit(at_exit);
 }

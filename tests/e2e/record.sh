@@ -159,6 +159,19 @@ expect "record of no such command: exit 127" "$?" 127
 expect "record into a directory that does not exist: refused, said, the command not run" \
   "$?:$(grep -c "cannot write $tmp/no-such-dir/run: $tmp/no-such-dir does not exist" "$tmp/err"):$(wc -l < "$tmp/err"):$(ls "$tmp/ran" 2> /dev/null | wc -l)" \
   "2:1:1:0"
+# ... a pattern's too, as this host expands it (it said nothing at all)
+( cd "$tmp" && "$gt" record -o 'runs%h/x' -- sh -c "touch $tmp/ran" 2> "$tmp/err" )
+expect "record into a pattern's directory (%h) that does not exist: refused, said, the command not run" \
+  "$?:$(grep -c "cannot write runs%h/x: $tmp/runs.* does not exist" "$tmp/err"):$(ls "$tmp/ran" 2> /dev/null | wc -l)" \
+  "2:1:0"
+# a pattern nothing was written to: the line, as for a run directory (it
+# said nothing); one a process wrote to: none
+( cd "$tmp" && "$gt" record -o 'pat%h-%p.db' -- true 2> "$tmp/err" )
+expect "a pattern nothing was written to: the line" \
+  "$?:$(grep -c 'nothing was written to pat%h-%p.db: no process of true' "$tmp/err")" "0:1"
+( cd "$tmp" && "$gt" record -o 'pat%h-%p.db' -- "$app" 1 10 > /dev/null 2> "$tmp/err" )
+expect "a pattern a process wrote to: no line, its file there" \
+  "$?:$(grep -c 'nothing was written' "$tmp/err"):$(ls "$tmp"/pat*-*.db | wc -l)" "0:0:1"
 : > "$tmp/plainfile"
 "$gt" record --one-file -o "$tmp/plainfile/x.db" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
 expect "record into a path under a file: refused, said" \
