@@ -76,28 +76,69 @@ static int64_t map(const struct seg_v *s, uint64_t ticks)
     return s->ns + (int64_t)(d < 0 ? d - 0.5 : d + 0.5);
 }
 
+/* The sequence counter's two sides (a seqlock with fences, so that the
+ * relaxed loads of a reader stay between its two reads of the counter). */
+static unsigned read_begin(void)
+{
+    return atomic_load_explicit(&seq, memory_order_acquire);
+}
+
+static int read_retry(unsigned s)
+{
+    atomic_thread_fence(memory_order_acquire);
+    return (s & 1) || atomic_load_explicit(&seq, memory_order_relaxed) != s;
+}
+
+static void write_begin(void)
+{
+    atomic_fetch_add_explicit(&seq, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+}
+
+static void write_end(void)
+{
+    atomic_fetch_add_explicit(&seq, 1, memory_order_release);
+}
+
+static uint64_t seg_tick(uint64_t i)
+{
+    return atomic_load_explicit(&segs[i % SEGS].tick, memory_order_relaxed);
+}
+
 /* The segment a tick converts through (the last that starts at or before
  * it; the oldest kept for a tick before them all); 0 before the first. */
 static int segment_of(uint64_t ticks, struct seg_v *out)
 {
     unsigned s;
+    int found;
     do {
-        s = atomic_load(&seq);
+        s = read_begin();
         uint64_t n = atomic_load_explicit(&nsegs, memory_order_relaxed);
-        if (n == 0)
-            return 0;
-        uint64_t i = n - 1, oldest = n > SEGS ? n - SEGS : 0;
-        /* ticks drained soon after they were read: the newest or the one before */
-        while (i > oldest && ticks < atomic_load_explicit(&segs[i % SEGS].tick, memory_order_relaxed))
-            i--;
+        found = n > 0;
+        if (!found)
+            continue;
+        uint64_t oldest = n > SEGS ? n - SEGS : 0, i = n - 1;
+        /* ticks drained soon after they were read: the newest or the one
+         * before; a backlog's, searched (the writer's when it is behind) */
+        if (ticks < seg_tick(i) && i > oldest && ticks < seg_tick(--i) && i > oldest) {
+            uint64_t lo = oldest, hi = i - 1; /* the answer is in [lo, hi] */
+            while (lo < hi) {
+                uint64_t mid = lo + (hi - lo + 1) / 2;
+                if (seg_tick(mid) <= ticks)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            i = lo;
+        }
         const struct seg *g = &segs[i % SEGS];
         out->tick = atomic_load_explicit(&g->tick, memory_order_relaxed);
         out->ns = (int64_t)atomic_load_explicit(&g->ns, memory_order_relaxed);
         out->rate = double_of(atomic_load_explicit(&g->rate, memory_order_relaxed));
         out->gap = double_of(atomic_load_explicit(&g->gap, memory_order_relaxed));
         out->slew = double_of(atomic_load_explicit(&g->slew, memory_order_relaxed));
-    } while ((s & 1) || atomic_load(&seq) != s);
-    return 1;
+    } while (read_retry(s));
+    return found;
 }
 
 static int tsc_is_invariant(void)
@@ -127,41 +168,58 @@ static void point(uint64_t *t, uint64_t *n, uint64_t *width)
     *width = b - a;
 }
 
-static void publish(uint64_t t, uint64_t n, double rate, double gap, double slew)
+/* Segment k's fields (the writer, between write_begin and write_end). */
+static void store(uint64_t k, uint64_t t, int64_t n, double rate, double gap, double slew)
 {
-    uint64_t k = atomic_load_explicit(&nsegs, memory_order_relaxed);
     struct seg *g = &segs[k % SEGS];
-    atomic_fetch_add(&seq, 1);
     atomic_store_explicit(&g->tick, t, memory_order_relaxed);
-    atomic_store_explicit(&g->ns, n, memory_order_relaxed);
+    atomic_store_explicit(&g->ns, (uint64_t)n, memory_order_relaxed);
     atomic_store_explicit(&g->rate, bits_of(rate), memory_order_relaxed);
     atomic_store_explicit(&g->gap, bits_of(gap), memory_order_relaxed);
     atomic_store_explicit(&g->slew, bits_of(slew), memory_order_relaxed);
     atomic_store_explicit(&nsegs, k + 1, memory_order_relaxed);
-    atomic_fetch_add(&seq, 1);
 }
 
 void gt_clock_start_at(uint64_t t0, uint64_t n0, uint64_t t1, uint64_t n1)
 {
+    double rate = t1 > t0 && n1 > n0 ? (double)(n1 - n0) / (double)(t1 - t0) : 1.0;
+    write_begin();
     tick0 = t0;
     ns0 = n0;
-    atomic_store(&nsegs, 0);
-    double rate = t1 > t0 && n1 > n0 ? (double)(n1 - n0) / (double)(t1 - t0) : 1.0;
-    publish(t0, n0, rate, 0, 1);
+    store(0, t0, (int64_t)n0, rate, 0, 1);
+    write_end();
 }
 
-void gt_clock_add_point(uint64_t t, uint64_t n)
+/* A point (t, n) as a new segment.  from_now: the segment starts at a
+ * tick read once readers are held off, not at t: a tick after t that a
+ * CUPTI thread converted between the point's reading and here (through
+ * the segment before, the writer preempted meanwhile) converts to the
+ * same ns afterwards too.  Its map starts where the one before is there
+ * and closes the gap to the point's line (rate from the first point). */
+static void add_point(uint64_t t, uint64_t n, int from_now)
 {
     struct seg_v last;
     if (!segment_of(UINT64_MAX, &last) || t <= last.tick || t <= tick0 || n <= ns0 ||
         (int64_t)(n - (uint64_t)last.ns) < MIN_SPAN_NS)
         return;
     double rate = (double)(n - ns0) / (double)(t - tick0);
-    double gap = (double)((int64_t)n - map(&last, t));
+    uint64_t k = atomic_load_explicit(&nsegs, memory_order_relaxed);
+    write_begin();
+    uint64_t at = from_now ? gt_ticks() : t;
+    if (at < t)
+        at = t;
+    double ahead = (double)(at - t) * rate;
+    int64_t line = (int64_t)n + (int64_t)(ahead + 0.5);
+    double gap = (double)(line - map(&last, at));
     /* the map never runs slower than half the rate: forward only */
     double least = 2 * (gap < 0 ? -gap : gap);
-    double slew = (least > SLEW_NS ? least : SLEW_NS) / rate;
-    publish(t, n, rate, gap, slew);
+    store(k, at, line, rate, gap, (least > SLEW_NS ? least : SLEW_NS) / rate);
+    write_end();
+}
+
+void gt_clock_add_point(uint64_t t, uint64_t n)
+{
+    add_point(t, n, 0);
 }
 
 void gt_clock_init(int force_mono)
@@ -187,7 +245,7 @@ void gt_clock_recalibrate(void)
     point(&t, &n, &width);
     struct seg_v last;
     if (segment_of(UINT64_MAX, &last) && (double)width * last.rate <= MAX_BRACKET_NS)
-        gt_clock_add_point(t, n);
+        add_point(t, n, 1);
 }
 
 uint64_t gt_ticks_to_ns(uint64_t ticks)

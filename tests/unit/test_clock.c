@@ -5,7 +5,8 @@
  * to earlier ns, whichever way the point is off; the map meets the
  * point's line within 10 ms; points closer than 10 ms apart are not
  * taken; a point far off never makes the map run backwards or slower than
- * half its rate; ticks older than every kept segment still convert. */
+ * half its rate; ticks older than every kept segment still convert, and
+ * one in a segment far behind the newest (searched) the same as before. */
 #include "collector/clock.h"
 
 #include <criterion/criterion.h>
@@ -120,4 +121,18 @@ Test(clock, ticks_older_than_every_kept_segment_still_convert)
     uint64_t late = T0 + TICKS(15000000000ull);
     d = (int64_t)gt_ticks_to_ns(late) - (int64_t)truth(late);
     cr_assert(d >= -10 && d <= 10, "%lld ns off at the end", (long long)d);
+}
+
+Test(clock, a_tick_in_a_middle_segment_converts_the_same_as_more_are_made)
+{
+    uint64_t x = 0, before = 0;
+    for (int i = 1; i <= 60; i++) {
+        uint64_t t = T0 + TICKS(10000000ull * (uint64_t)i + 1);
+        gt_clock_add_point(t, truth(t) + (uint64_t)(i % 2) * 200); /* every other point 200 ns ahead */
+        if (i == 20) {
+            x = t + TICKS(3000000); /* 3 ms into the 20th segment */
+            before = gt_ticks_to_ns(x);
+        }
+    }
+    cr_assert_eq(gt_ticks_to_ns(x), before, "moved by %lld ns", (long long)(gt_ticks_to_ns(x) - before));
 }
