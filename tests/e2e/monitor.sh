@@ -65,10 +65,14 @@ while :; do
   found=0 early=0
   for w in $(windows "$r"); do
     for f in "$w"/*.db; do
-      # the slow step's window: at step 28 or later of the steps counted
+      # the slow step's window: the first at step 28 or later of the steps
+      # counted (on a loaded machine a rank may find a later step 1.25x
+      # slower too, near the end: one here was at step 104, where one
+      # rank's file was written as it exited and the other's inside a
+      # collective, which the report then called a hang: not this check's case)
       step=$(field "$f" "select cast(substr(detail, 6, instr(substr(detail, 6), ' ')) as integer) from window
                          where reason = 'slowdown'")
-      [ -n "$step" ] && [ "$step" -ge 27 ] && found="$w"
+      [ -n "$step" ] && [ "$step" -ge 27 ] && [ "$found" = 0 ] && found="$w"
       [ -n "$step" ] && [ "$step" -lt 27 ] && early="$step"
     done
   done
