@@ -107,37 +107,25 @@ void gt_config_expand_output(const char *pattern, int rank, char *out, size_t le
 int gt_config_pattern_dir(const char *path, char *out, size_t len)
 {
     const char *slash = strrchr(path, '/');
-    if (!slash || len < 2)
+    char dir[4096];
+    size_t n = slash == path ? 1 : slash ? (size_t)(slash - path) : 0;
+    if (!slash || n >= sizeof dir || n >= len)
         return -1;
-    if (slash == path) {
-        strcpy(out, "/");
-        return 0;
-    }
-    char host[GT_HOST_MAX + 1];
-    gt_config_host(host, sizeof host);
-    size_t o = 0;
-    for (const char *p = path; p < slash; p++) {
-        char c[2] = { *p, 0 };
-        const char *ins = c;
-        if (p[0] == '%' && p + 1 < slash) { /* as gt_config_expand_output reads it */
-            if (p[1] == 'p' || p[1] == 'r') {
-                out[0] = 0;
+    memcpy(dir, path, n);
+    dir[n] = 0;
+    /* a pid or a rank: each process's own directory, none to name here
+     * (read as gt_config_is_pattern and the expansion read it) */
+    for (const char *p = dir; *p; p++)
+        if (p[0] == '%' && p[1]) {
+            if (p[1] == 'p' || p[1] == 'r')
                 return -1;
-            }
-            if (p[1] == 'h' || p[1] == '%') {
-                ins = p[1] == 'h' ? host : "%";
-                p++;
-            }
+            p++;
         }
-        size_t n = strlen(ins);
-        if (o + n >= len) {
-            out[0] = 0;
-            return -1;
-        }
-        memcpy(out + o, ins, n);
-        o += n;
+    gt_config_expand_output(dir, -1, out, len);
+    if (strlen(out) + 1 >= len) { /* cut short, perhaps: no directory to name */
+        out[0] = 0;
+        return -1;
     }
-    out[o] = 0;
     return 0;
 }
 
