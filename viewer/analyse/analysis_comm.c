@@ -405,6 +405,40 @@ static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
     f->facts.call[1] = (struct finding_call){ want->api, want->dtype, want->count };
 }
 
+/* Processes read while they run (a monitor's windows, a live run: no end,
+ * no signal, and a heartbeat to say so) are caught in the middle of their
+ * collectives, each at its own moment: one entered a moment before it was
+ * read, or not yet entered when it was read, is no hang.  Only a wait of
+ * this long, while it still ran, is.  (A file without heartbeats, of a
+ * process killed at once, says nothing of how long it waited after its last
+ * record.) */
+#define LIVE_HANG_NS 1000000000LL
+
+static int live(const struct proc *p)
+{
+    return !p->has_end && !p->has_signal && p->has_heartbeat;
+}
+
+/* Whether process p, a member of a collective it entered at r->start,
+ * stopped inside it: it did not end normally, and unless it was read while
+ * it ran, waited there LIVE_HANG_NS before it was (a rank written at its
+ * exit and one cut 30 ms into the collective the first finished: the cut
+ * one's kernel of it never ends in its file, and it was not stopped) */
+static int stopped_inside(const struct proc *p, const struct coll_rec *r)
+{
+    if (!model_proc_unended(p))
+        return 0; /* it ended normally: not stuck inside */
+    return !live(p) || p->end - r->start >= LIVE_HANG_NS;
+}
+
+/* Whether process p, which used the communicator and did not enter a
+ * collective the first member entered at `began`, was read while it ran
+ * too soon after to tell: it may have entered it after it was read. */
+static int read_too_soon(const struct proc *p, int64_t began)
+{
+    return live(p) && p->end - began < LIVE_HANG_NS;
+}
+
 /* The first collective of a communicator that every member entered and
  * none finished, when the run did not end well: no member's kernel ended
  * (each process has GPU records, so a kernel that ended would be there),
@@ -418,12 +452,8 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
             return; /* finished somewhere, or no GPU records to tell */
     }
     int some = 0;
-    for (size_t k = 0; k < n; k++) {
-        const struct proc *p = &m->procs[v[k].proc];
-        if (!model_proc_unended(p))
-            continue; /* it ended normally: not stuck inside */
-        some = 1;
-    }
+    for (size_t k = 0; k < n; k++)
+        some |= stopped_inside(&m->procs[v[k].proc], &v[k]);
     if (!some)
         return;
     struct finding *f = findings_new(fp->fs, m, F_COMM_HANG, -1, 0);
@@ -439,30 +469,17 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
     f->facts.comm_id = v[0].comm;
     f->facts.seq = v[0].seq;
     f->facts.list_of = FACT_LIST_STOPPED;
-    for (size_t k = 0; k < n; k++) {
-        const struct proc *p = &m->procs[v[k].proc];
-        if (model_proc_unended(p))
-            finding_add_rank(&f->facts, p->rank);
-    }
+    for (size_t k = 0; k < n; k++)
+        if (stopped_inside(&m->procs[v[k].proc], &v[k]))
+            finding_add_rank(&f->facts, m->procs[v[k].proc].rank);
     f->api = v[0].api;
     fp->comm = v[0].comm;
     fp->have = 1;
 }
 
-/* Processes read while they run (a monitor's windows, a live run: no end,
- * no signal, and a heartbeat to say so) are caught in the middle of their
- * collectives: one entered a moment before the others is no hang.  Only a
- * wait of this long, before the earliest of their ends, is.  (A file without heartbeats, of a process killed
- * at once, says nothing of how long it waited after its last record.) */
-#define LIVE_HANG_NS 1000000000LL
-
 /* Whether group v (n members) is only a collective in progress when the
- * processes were read: every member still running, none waiting long. */
-static int live(const struct proc *p)
-{
-    return !p->has_end && !p->has_signal && p->has_heartbeat;
-}
-
+ * processes were read: every member still running, one entered it under
+ * LIVE_HANG_NS before the earliest was read. */
 static int in_progress(const struct model *m, const struct coll_rec *v, size_t n)
 {
     /* the windows of one request are cut a second or more apart: what a
@@ -499,13 +516,15 @@ static int absent_members(const struct model *m, const struct coll_rec *v, size_
 }
 
 /* Whether process pi used the communicator of group v (n members) and
- * did not enter it. */
+ * did not enter it: not there, and no later collective of it either (a
+ * monitor's window that begins after pi entered it holds pi's later ones
+ * only: it went past it). */
 static int never_entered(const struct finding_pass *fp, const struct coll_rec *v, size_t n, size_t pi)
 {
     for (size_t k = 0; k < n; k++)
         if (v[k].proc == (int)pi)
             return 0;
-    return coll_spill_used(fp->spill, pi, v[0].comm);
+    return coll_spill_used(fp->spill, pi, v[0].comm) && !coll_spill_went_past(fp->spill, pi, v[0].comm, v[0].seq);
 }
 
 /* The first collective of each communicator that some of its members
@@ -523,11 +542,20 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
         hang_inside(fp, v, n);
         return;
     }
-    /* members: the processes that ever used this communicator */
-    int missing = 0;
+    int64_t began = v[0].start; /* when the first rank entered it */
+    for (size_t k = 1; k < n; k++)
+        if (v[k].start < began)
+            began = v[k].start;
+    /* members: the processes that ever used this communicator; one read
+     * while it ran too soon after `began` is neither missing nor absent */
+    int missing = 0, soon = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++)
-        missing |= never_entered(fp, v, n, pi);
-    int absent = !missing && absent_members(m, v, n);
+        if (never_entered(fp, v, n, pi)) {
+            int early = read_too_soon(&m->procs[pi], began);
+            soon |= early;
+            missing |= !early;
+        }
+    int absent = !missing && !soon && absent_members(m, v, n);
     if (!missing && !absent)
         return;
     struct finding *f = findings_new(fp->fs, m, F_COMM_HANG, -1, 0);
@@ -551,12 +579,8 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
             if (k == n)
                 finding_add_rank(&f->facts, r);
         }
-    int64_t began = v[0].start; /* when the first rank entered it */
-    for (size_t k = 1; k < n; k++)
-        if (v[k].start < began)
-            began = v[k].start;
     for (size_t pi = 0; pi < m->nprocs; pi++)
-        if (never_entered(fp, v, n, pi)) {
+        if (never_entered(fp, v, n, pi) && !read_too_soon(&m->procs[pi], began)) {
             const struct proc *p = &m->procs[pi];
             finding_add_rank(&f->facts, p->rank);
             hang_place_facts(m, pi, f); /* where it was instead */

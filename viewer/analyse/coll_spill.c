@@ -87,9 +87,9 @@ void coll_spill_add(struct coll_spill *s, const struct model *m, size_t pi)
     coll_spill_end_proc(s, pi);
 }
 
-int coll_spill_used(const struct coll_spill *s, size_t pi, int64_t comm)
+/* Where comm is in process pi's communicators: its index, or ncomms. */
+static size_t comm_index(const struct coll_run *r, int64_t comm)
 {
-    const struct coll_run *r = &s->runs[pi];
     size_t lo = 0, hi = r->ncomms;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -98,7 +98,20 @@ int coll_spill_used(const struct coll_spill *s, size_t pi, int64_t comm)
         else
             hi = mid;
     }
-    return lo < r->ncomms && r->comms[lo] == comm;
+    return lo < r->ncomms && r->comms[lo] == comm ? lo : r->ncomms;
+}
+
+int coll_spill_used(const struct coll_spill *s, size_t pi, int64_t comm)
+{
+    const struct coll_run *r = &s->runs[pi];
+    return comm_index(r, comm) < r->ncomms;
+}
+
+int coll_spill_went_past(const struct coll_spill *s, size_t pi, int64_t comm, int64_t seq)
+{
+    const struct coll_run *r = &s->runs[pi];
+    size_t i = comm_index(r, comm);
+    return i < r->ncomms && model_seq_collective(seq) && r->last_seqs[i] > seq;
 }
 
 /* A process's run being merged: its next records, MERGE_BUF at a time. */
@@ -280,15 +293,19 @@ void coll_spill_end_proc(struct coll_spill *s, size_t pi)
     size_t cap = 0;
     while (fill(s, &c))
         for (; c.pos < c.len; c.pos++) {
-            int64_t comm = c.v[c.pos].comm;
-            if (r->ncomms && r->comms[r->ncomms - 1] == comm)
-                continue;
-            if (r->ncomms == cap) {
-                cap = cap ? cap * 2 : 8;
-                if (!(r->comms = realloc(r->comms, cap * sizeof *r->comms)))
-                    model_out_of_memory();
+            int64_t comm = c.v[c.pos].comm, seq = c.v[c.pos].seq;
+            if (!r->ncomms || r->comms[r->ncomms - 1] != comm) {
+                if (r->ncomms == cap) {
+                    cap = cap ? cap * 2 : 8;
+                    if (!(r->comms = realloc(r->comms, cap * sizeof *r->comms)) ||
+                        !(r->last_seqs = realloc(r->last_seqs, cap * sizeof *r->last_seqs)))
+                        model_out_of_memory();
+                }
+                r->comms[r->ncomms] = comm;
+                r->last_seqs[r->ncomms++] = -1;
             }
-            r->comms[r->ncomms++] = comm;
+            if (model_seq_collective(seq)) /* in seq order: the last is the highest */
+                r->last_seqs[r->ncomms - 1] = seq;
         }
 }
 
@@ -297,6 +314,7 @@ void coll_spill_close(struct coll_spill *s)
     tmpstore_close(&s->store);
     for (size_t i = 0; i < s->nruns; i++) {
         free(s->runs[i].comms);
+        free(s->runs[i].last_seqs);
         free(s->runs[i].batches);
     }
     free(s->runs);

@@ -32,6 +32,7 @@ struct coll_batch { uint64_t first, n; };
 struct coll_run {
     uint64_t first, n;    /* its records: [first, first + n) */
     int64_t *comms;       /* the communicators it used, sorted */
+    int64_t *last_seqs;   /* ... and the highest collective number of each (model_seq_collective), -1 for none */
     size_t ncomms;
     struct coll_batch *batches; size_t nbatches, batches_cap; /* written so far, merged at its end */
 };
@@ -62,6 +63,10 @@ typedef void coll_group_fn(const struct coll_rec *v, size_t n, void *ctx);
 void coll_spill_groups(struct coll_spill *s, coll_group_fn *fn, void *ctx);
 /* Whether process pi made any collective on communicator comm. */
 int coll_spill_used(const struct coll_spill *s, size_t pi, int64_t comm);
+/* Whether process pi made a collective on communicator comm numbered
+ * after seq (so it went past collective seq, whatever its records hold
+ * of that one: a rank's collectives on a communicator come in order). */
+int coll_spill_went_past(const struct coll_spill *s, size_t pi, int64_t comm, int64_t seq);
 void coll_spill_close(struct coll_spill *s);
 
 #endif

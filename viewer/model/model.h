@@ -92,6 +92,13 @@ static inline int64_t model_seq_shown(int64_t seq)
     return seq >= ((int64_t)1 << 48) ? seq & (((int64_t)1 << 48) - 1) : seq;
 }
 
+/* Whether seq numbers a collective in its communicator's own order: not a
+ * send/recv's (GT_SEQ_P2P) nor a kernel order's (GT_SEQ_ORDER) number. */
+static inline int model_seq_collective(int64_t seq)
+{
+    return seq >= 0 && seq < ((int64_t)1 << 48);
+}
+
 /* Whether a collective was made by an import of an NCCL kernel that named
  * no operation or group, numbered GT_SEQ_ORDER | k (format/record.h): it
  * is matched across ranks by kernel order, once checked (order_match.h). */
@@ -376,6 +383,19 @@ static inline int64_t model_aligned(const struct model *m, const struct proc *p,
         a -= p->align.offset + (int64_t)(p->align.slope * (double)(x - p->align.mid));
     }
     return a;
+}
+
+/* Whether process pi's file is a monitor's window written while it ran (a
+ * `window` row, no end): its records stop where the window was cut, not at
+ * a kill. */
+static inline int model_proc_cut_running(const struct model *m, size_t pi)
+{
+    if (m->procs[pi].has_end)
+        return 0;
+    for (size_t w = 0; w < m->nwindows; w++)
+        if (m->windows[w].proc == (int)pi)
+            return 1;
+    return 0;
 }
 
 #endif

@@ -48,7 +48,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         fprintf(out, ", \"cupti\": ");
         json_string(out, p->cupti);
         fprintf(out, ", \"ended\": ");
-        json_string(out, p->has_end ? p->end_reason : "killed");
+        json_string(out, p->has_end ? p->end_reason : model_proc_cut_running(m, r->proc) ? "running" : "killed");
         fprintf(out, ", \"wall_ns\": %lld, \"gpu_span_ns\": %lld, \"gpu_busy_ns\": %lld, \"compute_ns\": %lld, \"comm_ns\": %lld,"
                      " \"exposed_comm_ns\": %lld, \"sync_blocked_ns\": %lld, \"api_calls\": %lld, \"gpu_ops\": %lld,"
                      " \"collectives\": %lld, \"refused_collectives\": %lld, \"cupti_only_calls\": %lld, \"unscoped_syncs\": %lld,"

@@ -130,7 +130,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     for (size_t i = 0; i < m->nprocs; i++) {
         model_add(&unfinished, m->procs[i].unfinished_ops);
         missing_cupti += !m->procs[i].cupti_active;
-        killed += !m->procs[i].has_end;
+        killed += !m->procs[i].has_end && !model_proc_cut_running(m, i); /* a window's: said above */
         refused += m->procs[i].refused_colls;
         unscoped += m->procs[i].unscoped_syncs;
         model_add(&dropped_host, m->procs[i].dropped_host);
