@@ -40,6 +40,10 @@ static struct {
     int said_fail;
     int64_t next_metrics_ns;
     uint64_t windows[GT_WIN_KINDS];
+    /* the windows written by the final pass (a capture cut short, a
+     * request), written again once CUPTI's last records are in */
+    int in_final, nfinal;
+    struct { struct gt_request r; char detail[512]; int64_t at_ns; } final[2];
 } m;
 
 const char *gt_mon_api_name(int64_t api)
@@ -229,6 +233,11 @@ static void write_window(const struct gt_request *r, const char *detail, int64_t
         say(line);
         return;
     }
+    if (m.in_final && m.nfinal < (int)(sizeof m.final / sizeof m.final[0])) {
+        m.final[m.nfinal].r = *r;
+        snprintf(m.final[m.nfinal].detail, sizeof m.final[m.nfinal].detail, "%s", detail);
+        m.final[m.nfinal++].at_ns = now_ns;
+    }
     static const char *const kinds[GT_WIN_KINDS] = { "hang", "slowdown", "request", "capture" };
     for (int k = 0; k < GT_WIN_KINDS; k++)
         if (strcmp(r->reason, kinds[k]) == 0)
@@ -317,9 +326,26 @@ void gt_mon_final(void)
     int64_t now = (int64_t)gt_mono_ns();
     if (m.capture_until_ns) /* a capture cut short by the end: what it got */
         m.capture_until_ns = now;
+    m.in_final = 1;
     finish_capture(now);
     look(now, 0);
+    m.in_final = 0;
     gt_mon_prom_remove(); /* the process's metrics end with it */
     gt_cupti_observe(0);
     gt_mon_gpu_stop();
+}
+
+void gt_mon_final_gpu(void)
+{
+    for (int i = 0; i < m.nfinal; i++) {
+        char dir[4400], err[4700];
+        snprintf(dir, sizeof dir, "%s/window-%s", cfg.rundir, m.final[i].r.name);
+        if (gt_window_rewrite(dir, cfg.file, m.final[i].r.name, m.final[i].r.reason, m.final[i].detail,
+                              m.final[i].at_ns, err, sizeof err) != 0) {
+            char line[9600];
+            snprintf(line, sizeof line, "the window for %s lacks CUPTI's last records: %s", m.final[i].r.name, err);
+            say(line);
+        }
+    }
+    m.nfinal = 0;
 }

@@ -55,5 +55,10 @@ const char *gt_mon_api_name(int64_t api);
 /* At the end of the process (the final pass): a request not taken yet,
  * or a capture, is answered now, with what the window holds. */
 void gt_mon_final(void);
+/* Later in the final pass, once CUPTI's last records are stored: the
+ * windows gt_mon_final wrote, written again with them.  gt_mon_final
+ * writes first, so that a CUPTI flush that never returns (the waiter
+ * gives up on it: writer_int.h) costs those records, not the window. */
+void gt_mon_final_gpu(void);
 
 #endif

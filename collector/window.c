@@ -166,18 +166,10 @@ static int exec_window_row(const char *request, const char *reason, const char *
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-int gt_window_write(const char *dir, const char *name, const char *request, const char *reason,
-                    const char *detail, int64_t now_ns, char *err, size_t errlen)
+/* Writes the window, with its window row, to path (a new file). */
+static int write_image(const char *path, const char *request, const char *reason, const char *detail,
+                       int64_t now_ns, char *err, size_t errlen)
 {
-    if (!w.mem || w.mem->failed) {
-        snprintf(err, errlen, "no window is kept (writing to memory failed)");
-        return -1;
-    }
-    gt_db_commit(w.mem);
-    char path[4400];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return fail_line(err, errlen, "cannot make", dir, errno);
     /* the window row is in the image only: added, written, taken away */
     if (exec_window_row(request, reason, detail, now_ns) != 0) {
         snprintf(err, errlen, "cannot note the window: %s", sqlite3_errmsg(w.mem->db));
@@ -198,4 +190,42 @@ int gt_window_write(const char *dir, const char *name, const char *request, cons
     sqlite3_exec(w.mem->db, "DELETE FROM window; DELETE FROM nvtx_range WHERE kind = 1 AND end_ns IS NULL",
                  NULL, NULL, NULL);
     return rc;
+}
+
+int gt_window_write(const char *dir, const char *name, const char *request, const char *reason,
+                    const char *detail, int64_t now_ns, char *err, size_t errlen)
+{
+    if (!w.mem || w.mem->failed) {
+        snprintf(err, errlen, "no window is kept (writing to memory failed)");
+        return -1;
+    }
+    gt_db_commit(w.mem);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return fail_line(err, errlen, "cannot make", dir, errno);
+    return write_image(path, request, reason, detail, now_ns, err, errlen);
+}
+
+int gt_window_rewrite(const char *dir, const char *name, const char *request, const char *reason,
+                      const char *detail, int64_t now_ns, char *err, size_t errlen)
+{
+    if (!w.mem || w.mem->failed) {
+        snprintf(err, errlen, "no window is kept (writing to memory failed)");
+        return -1;
+    }
+    gt_db_commit(w.mem);
+    char path[4400], tmp[4500];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    /* hidden, and not *.db: what a reader of the directory passes over
+     * (a temporary file there already is nobody's to remove: refused) */
+    snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
+    if (write_image(tmp, request, reason, detail, now_ns, err, errlen) != 0)
+        return -1;
+    if (rename(tmp, path) != 0) {
+        fail_line(err, errlen, "cannot replace", path, errno);
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
 }

@@ -41,6 +41,10 @@ void gt_window_keep(int64_t now_ns, int64_t keep_from_ns);
  * not left half written). */
 int gt_window_write(const char *dir, const char *name, const char *request, const char *reason,
                     const char *detail, int64_t now_ns, char *err, size_t errlen);
+/* The same window written again over the one gt_window_write made (a new
+ * file renamed into place: a reader sees the one or the other whole). */
+int gt_window_rewrite(const char *dir, const char *name, const char *request, const char *reason,
+                      const char *detail, int64_t now_ns, char *err, size_t errlen);
 /* Records let go of before their time, since the start. */
 uint64_t gt_window_cut_rows(void);
 

@@ -246,6 +246,8 @@ static void final_pass(void)
         atomic_store(&gt_w.host_stopped, 1);
         gt_wr_cupti_flush(1);
         cycle(1);
+        if (gt_w.monitor)
+            gt_mon_final_gpu();
         if (!gt_w.monitor) /* a window is written whole when asked for; nobody queries it here */
             gt_db_make_late_indexes(&gt_w.db);
     }

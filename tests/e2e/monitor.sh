@@ -191,6 +191,32 @@ wait
 expect "request as the program ends: the program exits 0" "$rc" 0
 expect "request as the program ends: both ranks wrote their window" "$(ndb "$(windows "$r" | head -n 1)")" 2
 
+# 6b. a window written by the final pass holds CUPTI's last records: a
+# request dated a minute ahead is taken by no look while the program runs
+# (a request is taken once a second old), only at its end.  The window was
+# written before the final CUPTI flush, so a collective of the last ~100 ms
+# had no kernel in it (a rank's window at exit beside another's cut while
+# running was then a false comm.hang: mon-exit_and_cut's source.md)
+r="$tmp/endgpu"
+mkdir -p "$r/requests"
+ms=$(( $(date +%s%N) / 1000000 + 60000 ))
+: > "$r/requests/$ms-request-test"
+APP_STEPS=20 GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" "$run" -n 2 --timeout 60 "$b/tests/apps/train_demo" > "$tmp/app.out" 2>&1
+rc=$?
+w=$(windows "$r" | head -n 1)
+[ -n "$w" ] || w="$tmp/none"
+ends=$(for f in "$w"/*.db; do field "$f" "select end_reason from process"; done | sort | tr '\n' ' ')
+expect "request at the end: exit 0, both windows written as the ranks exited" "$rc:$ends" "0:exit exit "
+for f in "$w"/*.db; do
+  # each collective of the window (its call is in it, so its kernel
+  # started after the window's start) with its kernel
+  got=$(q "$f" "select count(*), count(*) - (select count(distinct call_id) from collective_kernel) from collective")
+  expect "request at the end: $(basename "$f")'s collectives all have their kernels (count, without)" \
+    "${got#*|}" 0
+  note "request at the end: $(basename "$f"): ${got%|*} collectives"
+done
+expect "request at the end: no temporary file left" "$(ls -a "$w" | grep -c tmp)" 0
+
 # 7. a window that cannot be written (its directory's name taken by a
 # file): one line, and the program is unchanged
 r="$tmp/nowrite"
