@@ -256,8 +256,9 @@ void analyse_idle_end(const struct model *m, const struct report_opts *o, struct
         return;
     /* a process that did not end (killed, stuck, read while it runs): its
      * GPUs idle from their last work until it was last known alive is a
-     * gap too (ledger.c counts it so); a hang's wait claims it first */
-    if (model_proc_unended(p))
+     * gap too (ledger.c counts it so, and so leaves out a window's whose
+     * last GPU records CUPTI still held); a hang's wait claims it first */
+    if (model_proc_unended(p) && !model_proc_gpu_cut(m, pi))
         for (size_t k = 0; k < ps->ndev_idle; k++) {
             const struct dev_idle *d = &ps->dev_idle[k];
             if (d->have_busy && p->end - d->busy_end >= o->idle_gap_ns)

@@ -289,8 +289,10 @@ void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
     /* a process that did not end (killed, stuck, or read while it runs) had
      * its GPU idle from its last work until it was last known alive: a
      * rank waiting in a hung collective, whose kernel never ended, is
-     * waste charged to the hang, not the quiet after a run's end */
-    if (model_proc_unended(p) && p->end > l->last) {
+     * waste charged to the hang, not the quiet after a run's end.  Not a
+     * window whose last GPU records CUPTI still held (model_proc_gpu_cut):
+     * what its GPU did then is not known */
+    if (model_proc_unended(p) && !model_proc_gpu_cut(m, pi) && p->end > l->last) {
         push_ival(&l->idle, &l->nidle, &l->idle_cap, l->last, p->end);
         l->last = p->end;
     }

@@ -398,4 +398,19 @@ static inline int model_proc_cut_running(const struct model *m, size_t pi)
     return 0;
 }
 
+/* Whether process pi's GPU records stop before its file does: a window
+ * written while it ran, for a reason other than a hang (only a hang's
+ * window has CUPTI flush its buffers first: collector/monitor.c), so its
+ * last moments' GPU records were still in CUPTI's buffers.  The time past
+ * its last GPU record is not known, not idle. */
+static inline int model_proc_gpu_cut(const struct model *m, size_t pi)
+{
+    if (m->procs[pi].has_end)
+        return 0;
+    for (size_t w = 0; w < m->nwindows; w++)
+        if (m->windows[w].proc == (int)pi)
+            return strcmp(m->windows[w].reason, "hang") != 0;
+    return 0;
+}
+
 #endif
