@@ -15,6 +15,11 @@
 #define NAMES 32   /* top-level range names counted for the step */
 #define STEPS_PENDING 4096
 #define HISTORY 32 /* steps the median is taken over (the last one included) */
+/* steps in a row each over k times the median before it: a slowdown.  One
+ * slow step is a blip (a checkpoint's step, a collection, a host
+ * descheduled): on a loaded machine such blips made windows before the
+ * slowdown monitor.sh plants, whose request then took the planted one in */
+#define SLOW_RUN 2
 
 struct site { int64_t callsite; int api, used, dirty; int64_t calls, total_ns, max_ns; };
 struct comm { struct gt_mon_comm c; int used, dirty; int64_t last_seq, last_ns; uint64_t in_bucket[GT_COMM_BUCKETS]; };
@@ -36,7 +41,9 @@ static struct {
     uint64_t step_bucket[GT_STEP_BUCKETS]; /* each step in the first bucket it fits (made cumulative when read) */
     int nhistory;
     double k;                 /* GPUTRACE_SLOWDOWN */
-    char slow[256];           /* a slow step not looked at yet */
+    char slow[256];           /* a slowdown not looked at yet */
+    int slow_run;             /* the steps in a row that were slow, up to the last */
+    double slow_prev;         /* the step before the last: its ratio to its median */
     uint64_t lost;
     sqlite3_stmt *put_site, *put_comm, *put_step, *beat;
 } a;
@@ -168,6 +175,7 @@ static void count_name(uint32_t name)
         if (a.step_name != a.names[0].name) {
             a.step_name = a.names[0].name;
             a.nhistory = 0; /* another loop: its own median */
+            a.slow_run = 0;
         }
     }
 }
@@ -236,8 +244,9 @@ static int by_value(const void *x, const void *y)
     return p < q ? -1 : p > q;
 }
 
-/* Each step as it ends: slower than k times the median of those before
- * it?  The words are kept for the next look (monitor.c, once a second). */
+/* Each step as it ends: the SLOW_RUN'th in a row slower than k times the
+ * median of those before it?  The words are kept for the next look
+ * (monitor.c, once a second). */
 static void check_step(void)
 {
     int before = (a.nhistory < HISTORY ? a.nhistory : HISTORY) - 1; /* steps before the last */
@@ -248,11 +257,19 @@ static void check_step(void)
         prev[i] = a.history[(a.nhistory - 2 - i) % HISTORY];
     qsort(prev, (size_t)before, sizeof prev[0], by_value);
     int64_t median = prev[before / 2];
-    if (median <= 0 || (double)last <= a.k * (double)median)
+    if (median <= 0 || (double)last <= a.k * (double)median) {
+        a.slow_run = 0;
         return;
-    snprintf(a.slow, sizeof a.slow, "step %lld took %.1f ms, %.2fx the median %.1f ms of the %d steps before it",
-             (long long)(a.nsteps - 1), (double)last / 1e6, (double)last / (double)median, (double)median / 1e6,
-             before);
+    }
+    double ratio = (double)last / (double)median;
+    if (++a.slow_run < SLOW_RUN) {
+        a.slow_prev = ratio;
+        return;
+    }
+    a.slow_run = 0;
+    snprintf(a.slow, sizeof a.slow,
+             "step %lld took %.1f ms, %.2fx the median %.1f ms of the %d steps before it (the step before it %.2fx)",
+             (long long)(a.nsteps - 1), (double)last / 1e6, ratio, (double)median / 1e6, before, a.slow_prev);
 }
 
 int gt_mon_agg_slow_step(char *out, size_t len)

@@ -272,7 +272,7 @@ int app_train(const struct plant *planted)
             spin_us(15000); /* e.g. a slow data loader on this rank: longer than a step on the GPU */
         if (p->step_host_us)
             spin_us(p->step_host_us);
-        if (rank == p->slow_rank && step >= p->slow_from_step)
+        if (rank == p->slow_rank && step >= p->slow_from_step && (!p->slow_until_step || step < p->slow_until_step))
             spin_us(p->slow_us); /* e.g. a rank whose input pipeline degrades hours into the job */
 
         if (p->upload_on_compute) { /* in stream order with the kernels: nothing overlaps it */

@@ -55,8 +55,9 @@ struct plant {
     int hang_inside_step;   /* at this step, the last rank's GPU hangs in a kernel before its first all-reduce,
                              * which every rank has entered (-1: none) */
     int step_host_us;       /* every rank does this much host work in each step's forward (0: none) */
-    int slow_rank;          /* from step slow_from_step on, this rank does slow_us more (-1: none) */
-    int slow_from_step, slow_us;
+    int slow_rank;          /* from step slow_from_step on (until slow_until_step, 0: to the end), this rank
+                             * does slow_us more (-1: none) */
+    int slow_from_step, slow_until_step, slow_us;
     int data_stall_us;      /* every rank waits this long on the host for its batch (a data loader too slow,
                              * range "load_batch") before each step's forward (0: none) */
     int backward_thread;    /* not a problem: backward's launches and all-reduces made by a thread of their
@@ -64,7 +65,7 @@ struct plant {
                              * does (its own cudaSetDevice first) */
 };
 
-#define PLANT_NONE { 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, -1, 0, 0, 0, 0 }
+#define PLANT_NONE { 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, -1, 0, 0, 0, 0, 0 }
 
 /* Runs the training loop with the given problems planted; returns the exit
  * status for main. */

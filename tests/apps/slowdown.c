@@ -1,7 +1,8 @@
 /* slowdown.c: every step does 20 ms of host work; from step APP_SLOW_FROM
- * (30) on, rank 1 does 8 ms more, so every rank's steps become 40% longer
- * (the others wait for it in the all-reduces): the slowdown a monitor
- * catches hours into a job (tests/e2e/monitor.sh).
+ * (30) on, rank 1 does APP_SLOW_US (8000) us more, so every rank's steps
+ * become 40% longer (the others wait for it in the all-reduces): the
+ * slowdown a monitor catches hours into a job (tests/e2e/monitor.sh).
+ * APP_SLOW_UNTIL: the first step no longer slow (unset: none), a blip.
  *
  * Run as 2 or 4 ranks: gpusim-run -n 4 tests/apps/slowdown (APP_STEPS=60)
  */
@@ -10,10 +11,11 @@
 int main(void)
 {
     struct plant p = PLANT_NONE;
-    const char *from = getenv("APP_SLOW_FROM");
+    const char *from = getenv("APP_SLOW_FROM"), *until = getenv("APP_SLOW_UNTIL"), *us = getenv("APP_SLOW_US");
     p.step_host_us = 20000;
     p.slow_rank = 1;
     p.slow_from_step = from && *from ? atoi(from) : 30;
-    p.slow_us = 8000;
+    p.slow_until_step = until && *until ? atoi(until) : 0;
+    p.slow_us = us && *us ? atoi(us) : 8000;
     return app_train(&p);
 }
