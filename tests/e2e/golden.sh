@@ -48,11 +48,13 @@ input_of() {
   fi
 }
 
-# make FIXTURE OUTPUT INPUT GOT [JOBS]: the report's output of that kind
+# make FIXTURE OUTPUT INPUT GOT [JOBS [CHROME]]: the report's output of
+# that kind; the JSON report's run writes the Chrome trace CHROME too (the
+# same JSON as without it: one run of the report less a fixture)
 make_output() {
   out=$4
   case "$2" in
-    report.json) GPUTRACE_REPORT_JOBS=$5 "$b/gputrace-report" --format json "$3" > "$out" ;;
+    report.json) GPUTRACE_REPORT_JOBS=$5 "$b/gputrace-report" --format json ${6:+--chrome-trace "$6"} "$3" > "$out" ;;
     report.txt) "$b/gputrace-report" "$3" > "$out" ;;
     chrome.json) "$b/gputrace-report" --format json --chrome-trace "$out" "$3" > /dev/null ;;
     charges.json) "$b/gputrace-report" --format json --charges "$3" > "$out" ;;
@@ -84,27 +86,37 @@ check_fixture() {
     if [ "$update" = 0 ]; then bad "$f: no expected output (update.sh makes them)"; return; fi
     outs=$DEFAULT_OUTPUTS
   fi
+  # the Chrome trace made by the first JSON report's run, when both are
+  # checked (then after it in the list)
+  chrome=""
+  case " $outs " in *" report.json "*" chrome.json "*) chrome="$tmp/$f/1.chrome.json" ;; esac
   for o in $outs; do
     for jobs in 1 2; do
       [ "$o" = report.json ] || [ "$jobs" = 1 ] || continue
       got="$tmp/$f/$jobs.$o"
       what="$f: $o"
       [ "$o" = report.json ] && what="$what (GPUTRACE_REPORT_JOBS=$jobs)"
-      if ! make_output "$f" "$o" "$in" "$got" "$jobs"; then
+      if [ "$o" = chrome.json ] && [ -n "$chrome" ]; then
+        [ -f "$got" ] || { bad "$what: written by the JSON report's run"; continue; }
+      elif ! make_output "$f" "$o" "$in" "$got" "$jobs" "$([ "$o$jobs" = report.json1 ] && echo "$chrome")"; then
         bad "$what: the report exits 0 ($(head -n 3 "$got.err"))"
         continue
       fi
       compare "$what" "$g/$f/$o" "$got" "$([ "$jobs" = 2 ] && echo strict)"
     done
   done
-  [ -f "$g/$f/recording" ] && check_verdicts "$f" "$in"
+  [ -f "$g/$f/recording" ] && check_verdicts "$f" "$in" "$tmp/$f/1.report.json"
 }
 
-# check_verdicts FIXTURE DB: the findings its workload documents, on the
-# report of its recording as built (verdicts.py's checks, counted with these)
+# check_verdicts FIXTURE DB [JSON]: the findings its workload documents, on
+# the report of its recording as built (verdicts.py's checks, counted with
+# these); JSON: that report made already (the JSON report of one worker,
+# which two workers' is held to byte for byte)
 check_verdicts() {
   json="$tmp/$1/verdicts.json"
-  if ! "$b/gputrace-report" --format json "$2" > "$json" 2> "$json.err"; then
+  if [ -s "${3:-}" ]; then
+    json=$3
+  elif ! "$b/gputrace-report" --format json "$2" > "$json" 2> "$json.err"; then
     bad "$1: the report exits 0 for its verdicts ($(head -n 3 "$json.err"))"
     return
   fi
