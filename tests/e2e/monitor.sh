@@ -265,6 +265,10 @@ wait_windows "$r/host0" 2 40; a=$?
 wait_windows "$r/host1" 2 40; c=$?
 stop_bg
 expect "per-host run directories: each host's ranks write their windows" "$a $c" "0 0"
+if [ "$a $c" != "0 0" ]; then # what there is, to tell why (seen once, under the sanitizers on CI)
+  note "per-host: $(cd "$r" && find . | sort | tr '\n' ' ')"
+  note "per-host: the program said: $(grep -v '^rank' "$tmp/app.out" | head -n 20 | tr '\n' '|')"
+fi
 
 # 9. the program's own signal handling, fork and exec, as untraced
 app="$b/tests/apps/lifecycle"
