@@ -448,7 +448,12 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
     const struct model *m = fp->m;
     for (size_t k = 0; k < n; k++) {
         const struct proc *p = &m->procs[v[k].proc];
-        if (v[k].gend > v[k].gstart || !p->cupti_active)
+        /* a window written while running, not a hang's, lacks the GPU
+         * records CUPTI still held, for as long as a buffer takes to fill
+         * (seconds under load: a collective every rank entered a second
+         * before the cut, with no kernel end, was a false hang of
+         * monitor.sh 17 on CI) */
+        if (v[k].gend > v[k].gstart || !p->cupti_active || model_proc_gpu_cut(m, (size_t)v[k].proc))
             return; /* finished somewhere, or no GPU records to tell */
     }
     int some = 0;
