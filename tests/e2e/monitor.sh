@@ -89,7 +89,13 @@ else
   expect "slowdown: both ranks wrote it" "$(ndb "$found")" 2
   "$b/gputrace-report" "$found" > "$tmp/rep" 2>&1
   grep -q "comm.straggler *rank 1 " "$tmp/rep"
-  expect "slowdown: the report on it names rank 1 as the straggler" "$?" 0
+  st=$?
+  expect "slowdown: the report on it names rank 1 as the straggler" "$st" 0
+  # what it found instead, and how far each rank's GPU records reach (seen
+  # once under the sanitizers on CI, not looked into yet)
+  [ "$st" = 0 ] || note "slowdown: findings: $(grep -E '^ *[0-9]+\. ' "$tmp/rep" | head -n 6 | tr -s ' ' | tr '\n' '|')"
+  [ "$st" = 0 ] || note "slowdown: $(for f in "$found"/*.db; do q "$f" "select 'rank ' || (select rank from process) || ': ' ||
+    count(*) || ' GPU ops, the last ending ' || ((max(end_ns) - (select start_ns from process)) / 1000000) || ' ms in' from gpu_op"; done | tr '\n' ' ')"
   # each rank wrote its window at its own moment, some inside a collective
   # the other had not entered yet: a collective in progress, no hang.  The
   # report calls a wait of a second or more among running ranks a hang
