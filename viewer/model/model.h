@@ -385,17 +385,22 @@ static inline int64_t model_aligned(const struct model *m, const struct proc *p,
     return a;
 }
 
-/* Whether process pi's file is a monitor's window written while it ran (a
- * `window` row, no end): its records stop where the window was cut, not at
- * a kill. */
-static inline int model_proc_cut_running(const struct model *m, size_t pi)
+/* The monitor's window process pi's file is, if it was written while the
+ * process ran (a `window` row, no end: its records stop where the window
+ * was cut, not at a kill); NULL otherwise. */
+static inline const struct monitor_window *model_proc_cut_window(const struct model *m, size_t pi)
 {
     if (m->procs[pi].has_end)
-        return 0;
+        return NULL;
     for (size_t w = 0; w < m->nwindows; w++)
         if (m->windows[w].proc == (int)pi)
-            return 1;
-    return 0;
+            return &m->windows[w];
+    return NULL;
+}
+
+static inline int model_proc_cut_running(const struct model *m, size_t pi)
+{
+    return model_proc_cut_window(m, pi) != NULL;
 }
 
 /* Whether process pi's GPU records stop before its file does: a window
@@ -405,12 +410,8 @@ static inline int model_proc_cut_running(const struct model *m, size_t pi)
  * its last GPU record is not known, not idle. */
 static inline int model_proc_gpu_cut(const struct model *m, size_t pi)
 {
-    if (m->procs[pi].has_end)
-        return 0;
-    for (size_t w = 0; w < m->nwindows; w++)
-        if (m->windows[w].proc == (int)pi)
-            return strcmp(m->windows[w].reason, "hang") != 0;
-    return 0;
+    const struct monitor_window *w = model_proc_cut_window(m, pi);
+    return w && strcmp(w->reason, "hang") != 0;
 }
 
 #endif
