@@ -192,14 +192,23 @@ static int write_image(const char *path, const char *request, const char *reason
     return rc;
 }
 
-int gt_window_write(const char *dir, const char *name, const char *request, const char *reason,
-                    const char *detail, int64_t now_ns, char *err, size_t errlen)
+/* Whether a window is kept to write (else a line in err); its records
+ * committed. */
+static int window_ready(char *err, size_t errlen)
 {
     if (!w.mem || w.mem->failed) {
         snprintf(err, errlen, "no window is kept (writing to memory failed)");
-        return -1;
+        return 0;
     }
     gt_db_commit(w.mem);
+    return 1;
+}
+
+int gt_window_write(const char *dir, const char *name, const char *request, const char *reason,
+                    const char *detail, int64_t now_ns, char *err, size_t errlen)
+{
+    if (!window_ready(err, errlen))
+        return -1;
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
@@ -210,11 +219,8 @@ int gt_window_write(const char *dir, const char *name, const char *request, cons
 int gt_window_rewrite(const char *dir, const char *name, const char *request, const char *reason,
                       const char *detail, int64_t now_ns, char *err, size_t errlen)
 {
-    if (!w.mem || w.mem->failed) {
-        snprintf(err, errlen, "no window is kept (writing to memory failed)");
+    if (!window_ready(err, errlen))
         return -1;
-    }
-    gt_db_commit(w.mem);
     char path[4400], tmp[4500];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     /* hidden, and not *.db: what a reader of the directory passes over
