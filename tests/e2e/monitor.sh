@@ -67,9 +67,8 @@ while :; do
     for f in "$w"/*.db; do
       # the slow step's window: the first at step 28 or later of the steps
       # counted (on a loaded machine a rank may find a later step 1.25x
-      # slower too, near the end: one here was at step 104, where one
-      # rank's file was written as it exited and the other's inside a
-      # collective, which the report then called a hang: not this check's case)
+      # slower too, near the end, whose window pairs a file written as its
+      # rank exited with one cut while running: mon-exit_and_cut's case)
       step=$(field "$f" "select cast(substr(detail, 6, instr(substr(detail, 6), ' ')) as integer) from window
                          where reason = 'slowdown'")
       [ -n "$step" ] && [ "$step" -ge 27 ] && [ "$found" = 0 ] && found="$w"
