@@ -66,7 +66,11 @@ fi
 mkdir -p "$dir" "$out"
 : > "$log"
 cd "$top"
-if ! { [ -x configure ] && [ configure -nt configure.ac ]; }; then
+# configure is generated once, before the first build; a configured build
+# directory's own make regenerates what changed since (automake's rules),
+# and `autoreconf -fi` there would replace build-aux's scripts under
+# whatever is running from them (a test suite of the same tree)
+if [ ! -f "$dir/Makefile" ] && ! { [ -x configure ] && [ configure -nt configure.ac ]; }; then
   run "generating configure (autoreconf)" autoreconf -fi
 fi
 cd "$dir"

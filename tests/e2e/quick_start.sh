@@ -36,13 +36,29 @@ cat > "$fake/sudo" <<EOF
 echo "SHIM sudo \$*" >> "$log"
 exec "\$@"
 EOF
+cat > "$fake/autoreconf" <<EOF
+#!/bin/sh
+echo "SHIM autoreconf \$*" >> "$log"
+EOF
 chmod +x "$fake"/*
+# demo.sh run from a stand-in checkout whose configure.ac is newer than its
+# configure (an edited configure.ac, a checkout's skewed clock): with the
+# build directory configured, regenerating is its make's job, never an
+# `autoreconf -fi` replacing build-aux's scripts under a running suite
+top="$tmp/top"
+mkdir -p "$top/scripts"
+cp "$s"/scripts/*.sh "$top/scripts/"
+ln -s "$s/configure" "$top/configure"
+cp "$s/configure.ac" "$top/configure.ac"
+touch -d '+1 minute' "$top/configure.ac" 2> /dev/null || touch "$top/configure.ac"
 # the build directory's own Makefile and config are reused: the demo
 # configures nothing here.  Without the harness's make flags (its TESTS
 # would reach a make the demo runs)
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL GPUTRACE_DEMO_BUILD="$b" GPUTRACE_DEMO_PREFIX="$tmp/install" GPUTRACE_DEMO_OUT="$tmp/demo-out" PATH="$fake:$PATH" \
-  bash "$s/scripts/demo.sh" >> "$log" 2>&1
+  bash "$top/scripts/demo.sh" >> "$log" 2>&1
 expect "demo.sh exits 0" "$?" 0
+if grep -q '^SHIM autoreconf' "$log"; then bad "autoreconf ran though the build directory is configured"
+else ok "no autoreconf: the build directory is configured, its make regenerates"; fi
 
 # line numbers in the combined output (the shims append to the same file):
 # the first line the demo (not a shim) printed with that in it

