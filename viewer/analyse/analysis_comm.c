@@ -142,11 +142,6 @@ static void exposed_share(const struct report_opts *o, struct findings *fs)
 /* Each pass goes over every (comm, seq) group of the run, read back from
  * the spill (coll_spill.h): its members, one per rank that entered it. */
 
-static int64_t arrival(const struct model *m, const struct coll_rec *c)
-{
-    const struct proc *p = &m->procs[c->proc];
-    return model_aligned(m, p, c->gend > c->gstart ? c->gstart : c->start);
-}
 
 /* The straggler (docs/report.md): the rank that is clearly last (by more
  * than --straggler-margin-us) in at least --straggler-clear-fraction of
@@ -198,9 +193,9 @@ static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
         return; /* point to point: analysis_p2p.c pairs those by order, not by sequence */
     st->full++;
     int64_t latest = INT64_MIN, second = INT64_MIN;
-    int who = -1;
+    int who = -1, gpu = coll_group_on_gpu(v, n);
     for (size_t k = 0; k < n; k++) {
-        int64_t a = arrival(st->m, &v[k]);
+        int64_t a = coll_arrival(st->m, &v[k], gpu);
         if (a > latest) {
             second = latest;
             latest = a;
@@ -215,9 +210,9 @@ static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
         st->margins[who] += (double)latest - (double)second;
     }
     for (size_t k = 0; k < n; k++)
-        st->host_gpu[v[k].proc] |= v[k].gend > v[k].gstart ? 1 : 2;
+        st->host_gpu[v[k].proc] |= gpu ? 1 : 2;
     for (size_t k = 0; k < n; k++) {
-        double w = (double)latest - (double)arrival(st->m, &v[k]);
+        double w = (double)latest - (double)coll_arrival(st->m, &v[k], gpu);
         st->waits[who] += w;
         st->total_wait += w;
     }
@@ -233,7 +228,7 @@ static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
     int clear = (double)latest - (double)second >= (double)st->o->straggler_margin_ns;
     for (size_t k = 0; k < n; k++) {
         const struct proc *p = &st->m->procs[v[k].proc];
-        int64_t from = arrival(st->m, &v[k]), off = st->m->t0 - p->clock_offset; /* aligned -> its own clock */
+        int64_t from = coll_arrival(st->m, &v[k], gpu), off = st->m->t0 - p->clock_offset; /* aligned -> its own clock */
         if (who == st->charge_for) /* each rank's wait, on its own clock */
             charge_add(st->fs, st->f, v[k].proc, from + off, latest + off);
         if (who == st->charge_for && clear)

@@ -293,11 +293,6 @@ void clock_align_fit(struct model *m, struct coll_spill *spill)
 
 struct leads { const struct model *m; double *sum; int64_t *n; };
 
-static int64_t arrival(const struct model *m, const struct coll_rec *c)
-{
-    return model_aligned(m, &m->procs[c->proc], c->gend > c->gstart ? c->gstart : c->start);
-}
-
 /* The last rank's lead over the one before it, in each full group (as
  * comm.straggler counts them). */
 static void lead_group(const struct coll_rec *v, size_t n, void *ctx)
@@ -306,9 +301,9 @@ static void lead_group(const struct coll_rec *v, size_t n, void *ctx)
     if (n < 2 || n != (size_t)(v[0].nranks > 0 ? v[0].nranks : 0))
         return;
     int64_t latest = INT64_MIN, second = INT64_MIN;
-    int who = -1;
+    int who = -1, gpu = coll_group_on_gpu(v, n);
     for (size_t k = 0; k < n; k++) {
-        int64_t a = arrival(l->m, &v[k]);
+        int64_t a = coll_arrival(l->m, &v[k], gpu);
         if (a > latest) {
             second = latest;
             latest = a;

@@ -27,6 +27,26 @@ struct coll_rec {
     int32_t spare;  /* 0: no padding, so that records compare byte for byte */
 };
 
+/* Whether a group's arrivals are its members' GPU starts: only where every
+ * member has its kernel's times; else every member's host call.  A kernel
+ * starts behind its call by what its stream had queued, so one member's
+ * GPU start against another's call makes the one whose GPU ran behind
+ * look last (a rank whose window was cut before CUPTI handed over its
+ * last records, a rank recorded without CUPTI). */
+static inline int coll_group_on_gpu(const struct coll_rec *v, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!(v[k].gend > v[k].gstart))
+            return 0;
+    return 1;
+}
+
+/* A member's arrival on the aligned clock, of the kind its group uses. */
+static inline int64_t coll_arrival(const struct model *m, const struct coll_rec *c, int on_gpu)
+{
+    return model_aligned(m, &m->procs[c->proc], on_gpu ? c->gstart : c->start);
+}
+
 struct coll_batch { uint64_t first, n; };
 
 struct coll_run {

@@ -186,13 +186,9 @@ void html_step_lines(FILE *out, const struct model *m)
 }
 
 /* The heatmap's cells: each collective's arrival after the earliest
- * rank's, per rank; an arrival as comm.straggler takes it (its kernel's
- * start, else its call's, aligned), so that the map and the finding agree. */
-static int64_t arrival(const struct model *m, const struct coll_rec *c)
-{
-    return model_aligned(m, &m->procs[c->proc], c->gend > c->gstart ? c->gstart : c->start);
-}
-
+ * rank's, per rank; an arrival as comm.straggler takes it (coll_arrival:
+ * every member's kernel start, else every member's call, aligned), so that
+ * the map and the finding agree. */
 #define MAP_COLS 240
 struct map { const struct model *m; size_t ncols, seen; double *late; int64_t *most; };
 
@@ -205,12 +201,13 @@ static void map_group(const struct coll_rec *v, size_t n, void *ctx)
     if (mp->ncols == MAP_COLS)
         return; /* the first MAP_COLS collectives of two ranks or more */
     int64_t first = INT64_MAX;
+    int gpu = coll_group_on_gpu(v, n);
     for (size_t k = 0; k < n; k++) {
-        int64_t a = arrival(mp->m, &v[k]);
+        int64_t a = coll_arrival(mp->m, &v[k], gpu);
         first = a < first ? a : first;
     }
     for (size_t k = 0; k < n; k++) {
-        int64_t a = arrival(mp->m, &v[k]) - first;
+        int64_t a = coll_arrival(mp->m, &v[k], gpu) - first;
         mp->late[(size_t)v[k].proc * MAP_COLS + mp->ncols] = (double)a;
         *mp->most = a > *mp->most ? a : *mp->most;
     }
