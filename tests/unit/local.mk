@@ -206,3 +206,9 @@ tests_unit_test_replay_SOURCES = tests/unit/test_replay.c viewer/analyse/replay.
   viewer/model/tmpfiles.h viewer/model/tmpfiles.c
 tests_unit_test_replay_CFLAGS = $(VIEWER_TEST_CFLAGS)
 tests_unit_test_replay_LDADD = $(CRITERION_LIBS)
+
+check_PROGRAMS += tests/unit/test_nest_claim
+TESTS += tests/unit/test_nest_claim
+tests_unit_test_nest_claim_SOURCES = tests/unit/test_nest_claim.c
+tests_unit_test_nest_claim_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_nest_claim_LDADD = $(VIEWER_TEST_LIBS)

@@ -18,6 +18,7 @@
 #include "viewer/read/correlate.h"
 #include "viewer/read/join_clock.h"
 #include "viewer/read/load_internal.h"
+#include "viewer/read/nest_claim.h"
 #include "viewer/model/sort_by_time.h"
 
 #include <stddef.h>
@@ -116,108 +117,6 @@ static int records_ordered(const struct cupti_rec *a, size_t n)
     return 1;
 }
 
-/* Record x lies inside record outer on its thread, in CUPTI's own clock:
- * their times before the clocks' offset moved them (join_clock.c keeps
- * each record's move in `shift`), which differ by records' stretches. */
-static int nested_in(const struct cupti_rec *x, const struct cupti_rec *outer)
-{
-    return x->tid == outer->tid && x->start + x->shift >= outer->start + outer->shift &&
-           x->end + x->shift <= outer->end + outer->shift;
-}
-
-/* The smallest and the largest of the records' moves (join_clock.c:
- * `shift`, the record's time in CUPTI's clock less its time moved). */
-struct moves { int64_t least, most; };
-
-static struct moves moves_of(const struct cupti_rec *a, size_t n)
-{
-    struct moves mv = { n ? a[0].shift : 0, n ? a[0].shift : 0 };
-    for (size_t k = 1; k < n; k++) {
-        mv.least = a[k].shift < mv.least ? a[k].shift : mv.least;
-        mv.most = a[k].shift > mv.most ? a[k].shift : mv.most;
-    }
-    return mv;
-}
-
-/* Per run of NEST_RUN records (in (thread, start) order, moved), the
- * latest start and the earliest end in CUPTI's own clock: a run whose
- * records all began before a record, or all ended after it, holds none
- * nested in it, and claim_nested steps over it at once.  16 bytes per 16
- * records; the scan of every record within the spread of the moves (up to
- * twice MATCH_WIDE_NS each way) was a third of the report's time on a
- * rank of dense launches. */
-#define NEST_RUN 16
-struct nest_runs { int64_t *last_start, *first_end; };
-
-static struct nest_runs nest_runs(const struct cupti_rec *a, size_t n)
-{
-    size_t nr = n / NEST_RUN;
-    struct nest_runs r = { malloc((nr + 1) * sizeof *r.last_start), malloc((nr + 1) * sizeof *r.first_end) };
-    if (!r.last_start || !r.first_end)
-        model_out_of_memory();
-    for (size_t i = 0; i < nr; i++) {
-        int64_t ls = INT64_MIN, fe = INT64_MAX;
-        for (size_t k = i * NEST_RUN; k < (i + 1) * NEST_RUN; k++) {
-            int64_t s = a[k].start + a[k].shift, e = a[k].end + a[k].shift;
-            ls = s > ls ? s : ls;
-            fe = e < fe ? e : fe;
-        }
-        r.last_start[i] = ls;
-        r.first_end[i] = fe;
-    }
-    return r;
-}
-
-/* A call whose own record is known (a[own]): what was made for it is what
- * CUPTI recorded inside that record, on its thread, in CUPTI's own clock
- * (the records' times before the offset moved them), not what lies inside
- * the call's times once moved: a record made just before the call (a
- * cudaEventRecord 179 ns before a static runtime's cudaEventSynchronize
- * that a callback recorded) was moved into the call by an offset 2 us off
- * and claimed, and the sync then waited for an event never recorded. */
-static void claim_nested(struct cupti_rec *a, size_t n, size_t own, struct moves mv, const struct nest_runs *r)
-{
-    /* records in (thread, start) order, moved: one nested in a[own] in
-     * CUPTI's clock (from os to oe there) begins there at os or later and
-     * so, moved by at most the largest move, at os less that or later; and
-     * it begins there by oe, so moved by at least the smallest move, by oe
-     * less that (a window of twice the clock search's width each way cost
-     * the report a sixth of its time on dense records): the window's first
-     * record found from the record back (below), and runs that hold nothing
-     * nested stepped over (nothing past one is skipped that the loop would
-     * have read: the records are in (thread, start) order) */
-    int tid = a[own].tid;
-    int64_t os = a[own].start + a[own].shift, oe = a[own].end + a[own].shift;
-    int64_t from = os - mv.most, to = oe - mv.least;
-    /* the first record of this thread that starts at `from` or later:
-     * galloped to from own (it is near: a stride of records, not the
-     * rank's), then halved */
-    size_t lo = own, hi = own, step = 1;
-    while (lo > 0 && a[lo - 1].tid == tid && a[lo - 1].start >= from) {
-        hi = lo - 1;
-        lo = lo > step ? lo - step : 0;
-        step *= 2;
-    }
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid].tid < tid || (a[mid].tid == tid && a[mid].start < from))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t k = lo;
-    while (k < n && a[k].tid == tid && a[k].start <= to) {
-        size_t run = k / NEST_RUN; /* from any record of a run on: nothing of it nested, nothing of its rest */
-        if ((run + 1) * NEST_RUN <= n && (r->last_start[run] < os || r->first_end[run] > oe)) {
-            k = (run + 1) * NEST_RUN;
-            continue;
-        }
-        if (k != own && nested_in(&a[k], &a[own]))
-            a[k].claimed = 1;
-        k++;
-    }
-}
-
 /* Matches each wrapped call not joined by id to the CUPTI API record made
  * inside it (same thread, contained in time within the slack), and marks
  * the records nested in a wrapped call as claimed too. */
@@ -235,7 +134,6 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
         at[k] = (struct sort_key){ a[k].corr, k };
     if (sort_keys(at, n) != 0)
         model_out_of_memory();
-    struct moves mv = moves_of(a, n);
     struct nest_runs runs = nest_runs(a, n);
     size_t j = 0, hint = 0;
     for (size_t i = 0; i < p->ncalls; i++) {
@@ -279,7 +177,7 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
          * wait, and the NCCL call took the next launch's record) */
         int64_t own = of_cuda && c->corr ? sort_keys_first_near(at, n, c->corr, &hint) : -1;
         if (own >= 0 && a[own].tid == c->tid) {
-            claim_nested(a, n, (size_t)own, mv, &runs);
+            claim_nested(a, n, (size_t)own, &runs);
             continue;
         }
         for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++)
@@ -288,8 +186,7 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
                 a[k].claimed = 1;
     }
     free(at);
-    free(runs.last_start);
-    free(runs.first_end);
+    nest_runs_free(&runs);
     claim_overlapping(m, p, co, a, n);
     /* and what lies inside a record no call claimed: the driver calls of a
      * runtime call only CUPTI saw.  Inside in CUPTI's own clock: records of
