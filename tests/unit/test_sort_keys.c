@@ -1,12 +1,66 @@
-/* test_sort_keys.c: sort_keys_first_near (viewer/model/sort_by_time.h)
- * finds what sort_keys_first finds, the first key of a value in stably
- * sorted keys, whatever the hint it starts from: ascending lookups (the
- * joins' case), lookups that go back, values absent or past either end,
- * runs of equal keys, and empty and one-key arrays. */
+/* test_sort_keys.c: sort_keys (viewer/model/sort_by_time.h) sorts
+ * stably whatever the order it is given: in order, nearly in order (a few
+ * keys out of place: moved by insertion), nearly in order but with keys
+ * far out of place (past the insertion's budget, the radix goes on from
+ * where it stopped), and at random; and sort_keys_first_near finds what
+ * sort_keys_first finds, the first key of a value in stably sorted keys,
+ * whatever the hint it starts from: ascending lookups (the joins' case),
+ * lookups that go back, values absent or past either end, runs of equal
+ * keys, and empty and one-key arrays. */
 #include "viewer/model/sort_by_time.h"
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* sort_keys's result against a stable reference (the keys' own index
+ * breaks ties: the index is the position they were given in) */
+static int by_t_then_i(const void *x, const void *y)
+{
+    const struct sort_key *a = x, *b = y;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+static void sorts_stably(struct sort_key *k, size_t n, const char *what)
+{
+    struct sort_key *want = malloc((n + 1) * sizeof *want);
+    cr_assert(want);
+    for (size_t i = 0; i < n; i++)
+        k[i].i = i;
+    memcpy(want, k, n * sizeof *k);
+    qsort(want, n, sizeof *want, by_t_then_i);
+    cr_assert_eq(sort_keys(k, n), 0);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(k[i].t == want[i].t && k[i].i == want[i].i, "%s: n %zu, at %zu: (%lld, %zu), not (%lld, %zu)", what, n,
+                  i, (long long)k[i].t, k[i].i, (long long)want[i].t, want[i].i);
+    free(want);
+}
+
+Test(sort_keys, stable_in_every_order)
+{
+    size_t n = 200000;
+    struct sort_key *k = malloc(n * sizeof *k);
+    cr_assert(k);
+    srand(7);
+    for (size_t i = 0; i < n; i++) /* in order, runs of equal keys */
+        k[i].t = (int64_t)(i / 3);
+    sorts_stably(k, n, "in order");
+    for (size_t i = 0; i < n; i++) /* a few hundred keys a few places out */
+        k[i].t = (int64_t)(i / 3) + (rand() % 700 == 0 ? -(rand() % 40) : 0);
+    sorts_stably(k, n, "nearly in order");
+    for (size_t i = 0; i < n; i++) /* as few descents, but keys far out of place */
+        k[i].t = (int64_t)(i / 3) - (rand() % 700 == 0 ? (int64_t)(n / 2) : 0);
+    sorts_stably(k, n, "a few keys far out of place");
+    for (size_t i = 0; i < n; i++) /* a key from the end at the start: one descent, n moves */
+        k[i].t = i == 0 ? (int64_t)n : (int64_t)(i / 3);
+    sorts_stably(k, n, "the last key first");
+    for (size_t i = 0; i < n; i++)
+        k[i].t = rand() % 5000 - 2500;
+    sorts_stably(k, n, "at random");
+    free(k);
+}
 
 static void check_all(struct sort_key *k, size_t n, unsigned seed)
 {
