@@ -167,6 +167,7 @@ void summary_begin_proc(const struct model *m, struct summary *s, size_t pi)
     r->pid = p->pid;
     r->proc = (int)pi;
     r->wall_ns = p->end - p->start;
+    r->first_ns = INT64_MAX;
     r->collectives = (int64_t)p->colls_parked;
     phases_begin(m, s, pi);
     kernels_begin_proc(m, s, pi);
@@ -182,6 +183,10 @@ void summary_add_window(const struct model *m, struct summary *s, size_t pi)
     struct rank_summary *r = &s->ranks[s->nranks - 1];
     struct timeline *t = model_timeline(m, pi);
     model_add(&r->gpu_busy_ns, ivals_total(&t->busy));
+    if (t->busy.n && t->busy.v[0].a < r->first_ns)
+        r->first_ns = t->busy.v[0].a;
+    if (p->ncalls && p->calls[0].start < r->first_ns)
+        r->first_ns = p->calls[0].start;
     if (t->busy.n) {
         if (!ps->have_span)
             ps->busy_first = t->busy.v[0].a;
@@ -273,6 +278,17 @@ static void devices_add(const struct model *m, struct summary *s, size_t pi)
 
 void summary_end_proc(const struct model *m, struct summary *s, size_t pi)
 {
+    /* a monitor's window holds the process's last seconds, from the
+     * window's start (or a record its file kept from before it: CUPTI
+     * hands over GPU records late), not its life: its wall time, and the
+     * busy% of it, are of that */
+    const struct monitor_window *w = model_proc_window(m, pi);
+    struct rank_summary *r = &s->ranks[s->nranks - 1];
+    if (w) {
+        const struct proc *p = &m->procs[pi];
+        int64_t from = w->from_ns < r->first_ns ? w->from_ns : r->first_ns;
+        r->wall_ns = p->end - (from > p->start ? from : p->start);
+    }
     if (s->ndevices - s->devices_first < 2)
         s->ndevices = s->devices_first; /* one GPU: its row is the rank's */
     s->devices_first = s->ndevices;

@@ -12,6 +12,7 @@ struct rank_summary {
     int64_t gpu_span_ns;      /* first GPU operation's start to the last one's end */
     int64_t api_calls, gpu_ops, collectives;
     int64_t cupti_only_calls; /* of api_calls: made from CUPTI's records, no wrapper saw them (cupti_calls.h) */
+    int64_t first_ns;         /* its first call's or GPU operation's start (INT64_MAX: none) */
 };
 
 /* A GPU of a process that drives several (ncclCommInitAll, JAX, one

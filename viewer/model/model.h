@@ -385,17 +385,21 @@ static inline int64_t model_aligned(const struct model *m, const struct proc *p,
     return a;
 }
 
-/* The monitor's window process pi's file is, if it was written while the
- * process ran (a `window` row, no end: its records stop where the window
- * was cut, not at a kill); NULL otherwise. */
-static inline const struct monitor_window *model_proc_cut_window(const struct model *m, size_t pi)
+/* The monitor's window process pi's file is (its `window` row), NULL if
+ * the file is not one. */
+static inline const struct monitor_window *model_proc_window(const struct model *m, size_t pi)
 {
-    if (m->procs[pi].has_end)
-        return NULL;
     for (size_t w = 0; w < m->nwindows; w++)
         if (m->windows[w].proc == (int)pi)
             return &m->windows[w];
     return NULL;
+}
+
+/* ... if it was written while the process ran (no end: its records stop
+ * where the window was cut, not at a kill); NULL otherwise. */
+static inline const struct monitor_window *model_proc_cut_window(const struct model *m, size_t pi)
+{
+    return m->procs[pi].has_end ? NULL : model_proc_window(m, pi);
 }
 
 static inline int model_proc_cut_running(const struct model *m, size_t pi)
