@@ -140,8 +140,8 @@ static void exposed_share(const struct report_opts *o, struct findings *fs)
 
 /* ---- across ranks ---------------------------------------------------------- */
 /* Each pass goes over every (comm, seq) group of the run, read back from
- * the spill (coll_spill.h): its members, one per rank that entered it. */
-
+ * the spill (coll_spill.h): its members, one per rank that entered it;
+ * their arrivals all of one kind (coll_arrival). */
 
 /* The straggler (docs/report.md): the rank that is clearly last (by more
  * than --straggler-margin-us) in at least --straggler-clear-fraction of
