@@ -99,8 +99,13 @@ void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r,
     for (size_t i = 0; i < p->ncalls; i++)
         if (p->calls[i].api < m->napis)
             recorded[p->calls[i].api] = 1;
+    /* a monitor's window keeps CUPTI's records of the moments before it
+     * (CUPTI hands them over late), whose wrapped calls it cut: calls the
+     * wrappers saw, not calls CUPTI alone saw */
+    const struct monitor_window *w = model_proc_window(m, (size_t)(p - m->procs));
+    int64_t before = w ? w->from_ns : INT64_MIN;
     for (size_t i = 0; i < n; i++) {
-        if (r[i].claimed)
+        if (r[i].claimed || r[i].end < before)
             continue;
         int api = cupti_call_api(m, r[i].domain, r[i].cbid);
         if (api < 0 || recorded[api])
