@@ -205,18 +205,34 @@ static int hang_detail(int64_t now_ns, char *out, size_t len)
     return 1;
 }
 
+/* A blocking call in flight this long when any window is written: the
+ * process is stuck (a hang GPUTRACE_HANG_S has not timed out yet: a
+ * `gputrace dump` of a hung job) or waits on one long kernel, and the
+ * work queued is that; its window gets CUPTI's every buffer as a hang's
+ * does, or the report could not tell a kernel that never ended from one
+ * whose record CUPTI still held. */
+#define STUCK_NS 1000000000LL
+
+static int stuck(int64_t now_ns)
+{
+    const struct mark *worst = oldest_mark();
+    return worst && now_ns - worst->start_ns >= STUCK_NS;
+}
+
 static void write_window(const struct gt_request *r, const char *detail, int64_t now_ns)
 {
     char dir[4400], err[4700];
     snprintf(dir, sizeof dir, "%s/window-%s", cfg.rundir, r->name);
-    if (strcmp(r->reason, "hang") == 0) {
+    int flushed = strcmp(r->reason, "hang") == 0 || stuck(now_ns);
+    if (flushed) {
         /* CUPTI's buffers with a record not complete come only from a
          * forced flush: the GPU work of the hang itself (a kernel that
          * does not end) kept its thread's API records and the kernels
          * before it out of the window (an H200: none at all).  Forced, the
          * work in flight gets records without times, and never its times:
-         * for a hang, nothing that would have come.  Not for the other
-         * windows: a host running ahead has hundreds of launches queued
+         * for a hang, nothing that would have come; nor for a process
+         * stuck in a blocking call.  Not for the other windows: a host
+         * running ahead has hundreds of launches queued
          * (233 in a simulated 2 s window), whose times the job's later
          * windows and figures would lose; their windows' last records may
          * wait in a buffer CUPTI holds */
@@ -227,7 +243,7 @@ static void write_window(const struct gt_request *r, const char *detail, int64_t
     gt_wr_store_marks();         /* where each thread is stuck now */
     gt_tbuf_open_ranges(gt_wr_on_open_range, NULL); /* and in which ranges */
     gt_wr_store_names();
-    if (gt_window_write(dir, cfg.file, r->name, r->reason, detail, now_ns, err, sizeof err) != 0) {
+    if (gt_window_write(dir, cfg.file, r->name, r->reason, detail, flushed, now_ns, err, sizeof err) != 0) {
         char line[9600];
         snprintf(line, sizeof line, "the window for %s was not written: %s; the program runs on", r->name, err);
         say(line);
@@ -340,7 +356,7 @@ void gt_mon_final_gpu(void)
     for (int i = 0; i < m.nfinal; i++) {
         char dir[4400], err[4700];
         snprintf(dir, sizeof dir, "%s/window-%s", cfg.rundir, m.final[i].r.name);
-        if (gt_window_rewrite(dir, cfg.file, m.final[i].r.name, m.final[i].r.reason, m.final[i].detail,
+        if (gt_window_rewrite(dir, cfg.file, m.final[i].r.name, m.final[i].r.reason, m.final[i].detail, 1,
                               m.final[i].at_ns, err, sizeof err) != 0) {
             char line[9600];
             snprintf(line, sizeof line, "the window for %s lacks CUPTI's last records: %s", m.final[i].r.name, err);

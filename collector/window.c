@@ -148,11 +148,12 @@ static int fail_line(char *err, size_t errlen, const char *what, const char *pat
     return -1;
 }
 
-static int exec_window_row(const char *request, const char *reason, const char *detail, int64_t now_ns)
+static int exec_window_row(const char *request, const char *reason, const char *detail, int gpu_flushed,
+                           int64_t now_ns)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(w.mem->db, "INSERT INTO window(process_id, request, reason, at_ns, from_ns, cut_rows, detail)"
-                           " VALUES(?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(w.mem->db, "INSERT INTO window(process_id, request, reason, at_ns, from_ns, cut_rows, detail,"
+                           " gpu_flushed) VALUES(?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int64(st, 1, w.mem->process_id);
     sqlite3_bind_text(st, 2, request, -1, SQLITE_STATIC);
@@ -161,6 +162,7 @@ static int exec_window_row(const char *request, const char *reason, const char *
     sqlite3_bind_int64(st, 5, w.from_ns);
     sqlite3_bind_int64(st, 6, (int64_t)w.cut_rows);
     sqlite3_bind_text(st, 7, detail ? detail : "", -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 8, gpu_flushed != 0);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
@@ -168,10 +170,10 @@ static int exec_window_row(const char *request, const char *reason, const char *
 
 /* Writes the window, with its window row, to path (a new file). */
 static int write_image(const char *path, const char *request, const char *reason, const char *detail,
-                       int64_t now_ns, char *err, size_t errlen)
+                       int gpu_flushed, int64_t now_ns, char *err, size_t errlen)
 {
     /* the window row is in the image only: added, written, taken away */
-    if (exec_window_row(request, reason, detail, now_ns) != 0) {
+    if (exec_window_row(request, reason, detail, gpu_flushed, now_ns) != 0) {
         snprintf(err, errlen, "cannot note the window: %s", sqlite3_errmsg(w.mem->db));
         return -1;
     }
@@ -205,7 +207,7 @@ static int window_ready(char *err, size_t errlen)
 }
 
 int gt_window_write(const char *dir, const char *name, const char *request, const char *reason,
-                    const char *detail, int64_t now_ns, char *err, size_t errlen)
+                    const char *detail, int gpu_flushed, int64_t now_ns, char *err, size_t errlen)
 {
     if (!window_ready(err, errlen))
         return -1;
@@ -213,11 +215,11 @@ int gt_window_write(const char *dir, const char *name, const char *request, cons
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return fail_line(err, errlen, "cannot make", dir, errno);
-    return write_image(path, request, reason, detail, now_ns, err, errlen);
+    return write_image(path, request, reason, detail, gpu_flushed, now_ns, err, errlen);
 }
 
 int gt_window_rewrite(const char *dir, const char *name, const char *request, const char *reason,
-                      const char *detail, int64_t now_ns, char *err, size_t errlen)
+                      const char *detail, int gpu_flushed, int64_t now_ns, char *err, size_t errlen)
 {
     if (!window_ready(err, errlen))
         return -1;
@@ -226,7 +228,7 @@ int gt_window_rewrite(const char *dir, const char *name, const char *request, co
     /* hidden, and not *.db: what a reader of the directory passes over
      * (a temporary file there already is nobody's to remove: refused) */
     snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
-    if (write_image(tmp, request, reason, detail, now_ns, err, errlen) != 0)
+    if (write_image(tmp, request, reason, detail, gpu_flushed, now_ns, err, errlen) != 0)
         return -1;
     if (rename(tmp, path) != 0) {
         fail_line(err, errlen, "cannot replace", path, errno);

@@ -36,15 +36,16 @@ void gt_window_begin(struct gt_db *mem, int64_t window_ns, int64_t limit, int64_
 void gt_window_keep(int64_t now_ns, int64_t keep_from_ns);
 /* Writes the window as dir/name (dir made if missing): the process row,
  * the names and the last window of records, with a window row saying why
- * (request, reason, detail).  Commits mem first; leaves it with no open
- * transaction.  Returns 0, or -1 with a one-line reason in err (the file
- * not left half written). */
+ * (request, reason, detail) and whether CUPTI handed over every buffer,
+ * its work in flight's too, before it (gpu_flushed).  Commits mem first;
+ * leaves it with no open transaction.  Returns 0, or -1 with a one-line
+ * reason in err (the file not left half written). */
 int gt_window_write(const char *dir, const char *name, const char *request, const char *reason,
-                    const char *detail, int64_t now_ns, char *err, size_t errlen);
+                    const char *detail, int gpu_flushed, int64_t now_ns, char *err, size_t errlen);
 /* The same window written again over the one gt_window_write made (a new
  * file renamed into place: a reader sees the one or the other whole). */
 int gt_window_rewrite(const char *dir, const char *name, const char *request, const char *reason,
-                      const char *detail, int64_t now_ns, char *err, size_t errlen);
+                      const char *detail, int gpu_flushed, int64_t now_ns, char *err, size_t errlen);
 /* Records let go of before their time, since the start. */
 uint64_t gt_window_cut_rows(void);
 

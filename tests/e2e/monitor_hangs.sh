@@ -4,7 +4,8 @@
 # (the others wait for it in their next collective; its window is never
 # written, and the report on the others' says which rank it lacks), and
 # a rank whose GPU hangs in a kernel before an all-reduce every rank
-# entered (every rank blocks in a device-side wait: all write windows).
+# entered (every rank blocks in a device-side wait: all write windows),
+# and that hang dumped by hand before the monitor's own timeout.
 set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 . "${top_srcdir:-.}/tests/e2e/monitorlib.sh"
@@ -49,4 +50,30 @@ expect "a GPU hung in a kernel: the windows say hang" "$reasons" "hang "
 "$b/gputrace-report" "$w" > "$tmp/rep" 2>&1
 grep -q "comm.hang" "$tmp/rep"
 expect "a GPU hung in a kernel: the report finds the hang" "$?" 0
+
+# 3. the same hang dumped by hand (`gputrace dump`) before GPUTRACE_HANG_S
+# says it is one: each rank is stuck in a blocking call, so its window gets
+# CUPTI's every buffer as a hang's does (collector/monitor.c, STUCK_NS), and
+# the report tells the all-reduce whose kernel never ended from one whose
+# record CUPTI still held (a request window of a running process is not
+# flushed otherwise)
+r="$tmp/dumped"
+GPUTRACE_HANG_S=600 GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" "$run" -n 4 --timeout 60 "$b/tests/apps/hang_inside" \
+  > "$tmp/app.out" 2>&1 &
+pid=$!
+k=0; while [ $k -lt 100 ] && [ "$(ndb "$r")" -lt 4 ]; do sleep 0.1; k=$((k + 1)); done
+# stuck: every rank's writer has gone on beating (its heartbeat) a few
+# seconds past its last call
+sleep 4
+"$b/gputrace" dump "$r" --wait 30 > "$tmp/dump.out" 2>&1; rc=$?
+kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+expect "a hang dumped by hand: every rank writes its window" "$rc:$(grep -c '^4 of 4 process(es) wrote' "$tmp/dump.out")" "0:1"
+w=$(windows "$r" | head -n 1)
+[ -n "$w" ] || w="$tmp/none"
+flushed=$(for f in "$w"/*.db; do sqlite3 "$f" "select reason || ' ' || gpu_flushed from window" 2>/dev/null; done | sort -u | tr '\n' ' ')
+expect "a hang dumped by hand: request windows, CUPTI flushed for each" "$flushed" "request 1 "
+"$b/gputrace-report" "$w" > "$tmp/rep" 2>&1
+grep -q "comm.hang" "$tmp/rep"
+expect "a hang dumped by hand: the report finds the hang" "$?" 0
+[ -n "$(grep "comm.hang" "$tmp/rep")" ] || note "$(grep -E '^ *[0-9]+\. ' "$tmp/rep" | head -n 5 | tr -s ' ' | tr '\n' '|')"
 finish

@@ -133,6 +133,8 @@ struct stuck_call { int64_t start; int tid, api, site; };
  * covers, [from_ns, at_ns) on that process's clock. */
 struct monitor_window {
     int proc;
+    int gpu_flushed;          /* CUPTI handed over every buffer before it was written (a hang's, a
+                               * stuck process's, one written at exit) */
     int64_t at_ns, from_ns, cut_rows;
     char request[128], reason[32], detail[512];
 };
@@ -408,14 +410,15 @@ static inline int model_proc_cut_running(const struct model *m, size_t pi)
 }
 
 /* Whether process pi's GPU records stop before its file does: a window
- * written while it ran, for a reason other than a hang (only a hang's
- * window has CUPTI flush its buffers first: collector/monitor.c), so its
- * last moments' GPU records were still in CUPTI's buffers.  The time past
- * its last GPU record is not known, not idle. */
+ * written while it ran without CUPTI's buffers all handed over first (only
+ * a hang's window, or one of a process stuck in a blocking call, has CUPTI
+ * flush them: collector/monitor.c), so its last moments' GPU records were
+ * still in CUPTI's buffers.  The time past its last GPU record is not
+ * known, not idle. */
 static inline int model_proc_gpu_cut(const struct model *m, size_t pi)
 {
     const struct monitor_window *w = model_proc_cut_window(m, pi);
-    return w && strcmp(w->reason, "hang") != 0;
+    return w && !w->gpu_flushed;
 }
 
 #endif

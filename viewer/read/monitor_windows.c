@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* As the file has it, cut to fit; escaped where it is shown. */
 static void text_into(char *dst, size_t len, const unsigned char *src)
@@ -32,6 +33,11 @@ static void add_window(struct model *m, size_t *cap, sqlite3_stmt *s, int proc)
     model_span(&w->from_ns, &w->at_ns);
     w->cut_rows = sqlite3_column_int64(s, 5);
     text_into(w->detail, sizeof w->detail, sqlite3_column_text(s, 6));
+    /* gpu_flushed: files of before the column had CUPTI flushed for a
+     * hang's window only */
+    w->gpu_flushed = sqlite3_column_count(s) > 7 && sqlite3_column_type(s, 7) != SQLITE_NULL
+                         ? sqlite3_column_int(s, 7) != 0
+                         : strcmp(w->reason, "hang") == 0;
 }
 
 void load_monitor_windows(struct model *m)
@@ -39,7 +45,9 @@ void load_monitor_windows(struct model *m)
     size_t cap = 0;
     for (size_t d = 0; d < m->ndbs; d++) {
         sqlite3_stmt *s;
-        if (sqlite3_prepare_v2(m->dbs[d], "SELECT process_id, request, reason, at_ns, from_ns, cut_rows, detail"
+        if (sqlite3_prepare_v2(m->dbs[d], "SELECT process_id, request, reason, at_ns, from_ns, cut_rows, detail,"
+                                          " gpu_flushed FROM window ORDER BY process_id, at_ns", -1, &s, NULL) != SQLITE_OK &&
+            sqlite3_prepare_v2(m->dbs[d], "SELECT process_id, request, reason, at_ns, from_ns, cut_rows, detail"
                                           " FROM window ORDER BY process_id, at_ns", -1, &s, NULL) != SQLITE_OK)
             continue; /* not a window */
         while (sqlite3_step(s) == SQLITE_ROW) {
