@@ -13,17 +13,6 @@
 #define RADIX_BITS 11
 #define SMALL 32
 
-static void insertion_sort(struct sort_key *k, size_t n)
-{
-    for (size_t i = 1; i < n; i++) {
-        struct sort_key x = k[i];
-        size_t j = i;
-        for (; j > 0 && k[j - 1].t > x.t; j--)
-            k[j] = k[j - 1];
-        k[j] = x;
-    }
-}
-
 /* Insertion sort while it moves keys no more than `budget` places in all:
  * 1 if it sorted them, 0 if it stopped (what it moved is in order among
  * itself and equal keys keep their order, so a stable sort can go on). */
@@ -60,7 +49,7 @@ int sort_keys(struct sort_key *k, size_t n)
     if (!descents)
         return 0;
     if (n <= SMALL) {
-        insertion_sort(k, n);
+        insertion_sort_within(k, n, SIZE_MAX);
         return 0;
     }
     /* keys out of order only here and there (CUPTI's records by

@@ -77,9 +77,8 @@ void claim_nested(struct cupti_rec *a, size_t n, size_t own, const struct nest_r
      * thread begins by oe (fwd) */
     int tid = a[own].tid;
     int64_t os = a[own].start + a[own].shift, oe = a[own].end + a[own].shift;
-    size_t run = own / NEST_RUN < r->nr ? own / NEST_RUN : r->nr;
-    while (run > 0 && (run == r->nr || a[run * NEST_RUN - 1].tid == a[run * NEST_RUN].tid) &&
-           r->back[run - 1] >= os)
+    size_t run = own / NEST_RUN; /* r->nr for a record of the short run at the end */
+    while (run > 0 && a[run * NEST_RUN - 1].tid == a[run * NEST_RUN].tid && r->back[run - 1] >= os)
         run--;
     size_t k = run * NEST_RUN;
     while (k < own && a[k].tid != tid)
