@@ -152,7 +152,7 @@ expect "blip: one slow step makes no slowdown window" "$nwin" 0
 # its last second (GPUTRACE_WINDOW_S=1) of host records
 r="$tmp/dump"
 APP_STEPS=100000 GPUTRACE_WINDOW_S=1 traced_bg "$r" 2 "$b/tests/apps/train_demo"
-k=0; while [ $k -lt 100 ] && [ "$(ndb "$r")" -lt 2 ]; do sleep 0.1; k=$((k + 1)); done
+wait_dbs "$r" 2
 sleep 3
 "$b/gputrace" dump "$r" --wait 20 > "$tmp/dump.out" 2>&1; rc=$?
 stop_bg
@@ -181,7 +181,7 @@ expect "dump: a run directory that is not there: exit 1, one line" "$rc:$(wc -l 
 # 4. gputrace capture: from one instant, for a second, on every rank
 r="$tmp/cap"
 APP_STEPS=100000 traced_bg "$r" 2 "$b/tests/apps/train_demo"
-k=0; while [ $k -lt 100 ] && [ "$(ndb "$r")" -lt 2 ]; do sleep 0.1; k=$((k + 1)); done
+wait_dbs "$r" 2
 "$b/gputrace" capture "$r" --seconds 1 --wait 20 > "$tmp/cap.out" 2>&1; rc=$?
 stop_bg
 expect "capture: exit 0, both ranks" "$rc:$(grep -c '^2 of 2' "$tmp/cap.out")" "0:1"
@@ -196,7 +196,7 @@ expect "capture without --seconds: exit 2" "$?" 2
 # 5. two requests at once (two dumps in the same second): one window each
 r="$tmp/two"
 APP_STEPS=100000 traced_bg "$r" 2 "$b/tests/apps/train_demo"
-k=0; while [ $k -lt 100 ] && [ "$(ndb "$r")" -lt 2 ]; do sleep 0.1; k=$((k + 1)); done
+wait_dbs "$r" 2
 "$b/gputrace" dump "$r" > /dev/null & a=$!
 "$b/gputrace" dump "$r" > /dev/null
 wait $a

@@ -16,7 +16,7 @@ r="$tmp/killed"
 APP_STEPS=100000 GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" "$run" -n 4 --timeout 60 "$b/tests/apps/train_demo" \
   > "$tmp/app.out" 2>&1 &
 pid=$!
-k=0; while [ $k -lt 100 ] && [ "$(ndb "$r")" -lt 4 ]; do sleep 0.1; k=$((k + 1)); done
+wait_dbs "$r" 4
 sleep 1
 victim=""
 for f in "$r"/*.db; do
@@ -61,9 +61,9 @@ r="$tmp/dumped"
 GPUTRACE_HANG_S=600 GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" "$run" -n 4 --timeout 60 "$b/tests/apps/hang_inside" \
   > "$tmp/app.out" 2>&1 &
 pid=$!
-k=0; while [ $k -lt 100 ] && [ "$(ndb "$r")" -lt 4 ]; do sleep 0.1; k=$((k + 1)); done
-# stuck: every rank's writer has gone on beating (its heartbeat) a few
-# seconds past its last call
+wait_dbs "$r" 4
+# stuck: the GPU hangs at step 3 (well under a second in), every rank then
+# blocks; 4 s leaves each blocked past STUCK_NS on a loaded machine
 sleep 4
 "$b/gputrace" dump "$r" --wait 30 > "$tmp/dump.out" 2>&1; rc=$?
 kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null

@@ -11,6 +11,12 @@ unset GPUTRACE_ONE_FILE
 windows() { ls -d "$1"/window-* 2>/dev/null; }
 # ndb DIR: its databases
 ndb() { ls "$1"/*.db 2>/dev/null | wc -l | tr -d ' '; }
+# wait_dbs RUN N: until RUN holds N process files (every rank has begun
+# tracing), 10 s at most
+wait_dbs() {
+  k=0
+  while [ $k -lt 100 ] && [ "$(ndb "$1")" -lt "$2" ]; do sleep 0.1; k=$((k + 1)); done
+}
 # wait_windows RUN N SECONDS: until a window of RUN holds N files
 wait_windows() {
   k=0
