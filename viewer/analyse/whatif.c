@@ -1516,16 +1516,9 @@ static void joint_window(struct jwin *jw, struct whatif_carry *wc, const struct 
     memset(jw, 0, sizeof *jw);
     jw->last = INT64_MIN;
     if (whole) {
-        /* from the first step after the warm-up (carry_of), as a rank
-         * read a window at a time has them: a first step that compiles
-         * is no part of the steady step, on its own or with the others */
-        size_t f = 0;
-        while (wc->nsteps && f + 1 < st->n && st->v[f].start < wc->steps[0].start)
-            f++;
-        jw->nsteps = st->n - f;
-        jw->first = st->v[f].start;
+        jw->first = st->v[0].start;
         jw->last = st->v[st->n - 1].end;
-        jw->span = 2 * ((jw->last - jw->first) / (int64_t)jw->nsteps + 1);
+        jw->span = 2 * ((jw->last - jw->first) / (int64_t)st->n + 1);
         jw->start_here = 1;
         jw->idx = st->idx;
         jw->nidx = st->nidx;
@@ -1838,7 +1831,7 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
         }
         if (coll_of) {
             for (int v = 0; v < 3; v++)
-                w->joint[v].steps = whole ? (int64_t)jw.nsteps : 0;
+                w->joint[v].steps = whole ? (int64_t)st.n : 0;
             if (wc->v[1].failed || wc->v[2].failed) {
                 joint_drop(w, wc); /* a replay failed: none */
             } else if (!whole) {

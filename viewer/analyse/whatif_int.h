@@ -94,7 +94,6 @@ struct hostside {
 struct jwin {
     int64_t first, last, span, shift_in;
     int start_here, tent; /* tent: no call here ends after the last step's end */
-    size_t nsteps;        /* a rank read whole: the steps from first to last */
     const uint32_t *idx; size_t nidx;
     const int32_t *keep; size_t nkeep;
     int32_t *keep_v; /* keep's room (whatif_window's) */

@@ -73,13 +73,10 @@ void whatif_html(FILE *out, const struct model *m, const struct findings *fs)
         fprintf(out, "<p class=\"sub\">%d rank(s) read a window at a time (more than the report holds at once):"
                      " replayed on their own; replaying every rank together, their measured arrivals stand.</p>",
                 windowed);
-    if (fs->wjob.made) {
-        const char *why = whatif_joint_rough(fs);
+    if (fs->wjob.made)
         fprintf(out, "<p class=\"sub\">Every rank's steps replayed together (a collective ends when its last member"
-                     " arrived): a step %.2f ms now, %.2f ms with every finding above fixed%s%s%s.</p>",
-                fs->wjob.now_ns / 1e6, fs->wjob.all_fixed_ns / 1e6, why ? " (rough: " : "", why ? why : "",
-                why ? ")" : "");
-    }
+                     " arrived): a step %.2f ms now, %.2f ms with every finding above fixed.</p>",
+                fs->wjob.now_ns / 1e6, fs->wjob.all_fixed_ns / 1e6);
     int ref = whatif_reference(m, fs);
     if (ref >= 0 && fs->whatif[ref].cp_ns)
         path_bar(out, &fs->whatif[ref], m->procs[ref].rank);

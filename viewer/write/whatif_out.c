@@ -45,33 +45,19 @@ void whatif_json_finding(FILE *out, const struct findings *fs, const struct find
             ms_per_step(f->wi_now_ns - f->wi_fixed_ns, f->wi_steps), finding_reliable(fs, f, w) ? "true" : "false");
 }
 
-/* Why every rank replayed together is rough, NULL if it is not: the ranks'
- * steps must be the same steps (each rank's replay leaves out its own
- * warm-up, so ranks that left out different numbers of first steps are
- * replayed together a step or more apart), and must give the measured
- * steps back (their mean within WHATIF_RELIABLE). */
-const char *whatif_joint_rough(const struct findings *fs)
+/* Whether every rank replayed together gives the measured steps back:
+ * their mean within WHATIF_RELIABLE. */
+static int joint_reliable(const struct findings *fs)
 {
     double sum = 0;
     int n = 0;
-    int64_t warmup = -1;
     for (size_t i = 0; i < fs->nwhatif; i++)
         if (fs->whatif[i].steps) {
-            if (warmup >= 0 && fs->whatif[i].warmup_steps != warmup)
-                return "the ranks left out different numbers of first steps as warm-up";
-            warmup = fs->whatif[i].warmup_steps;
             sum += (double)fs->whatif[i].measured_ns / (double)fs->whatif[i].steps;
             n++;
         }
     double mean = n ? sum / n : 0;
-    if (mean > 0 && (fs->wjob.now_ns > mean ? fs->wjob.now_ns - mean : mean - fs->wjob.now_ns) <= WHATIF_RELIABLE * mean)
-        return NULL;
-    return "the replay is off by more than 2%";
-}
-
-static int joint_reliable(const struct findings *fs)
-{
-    return whatif_joint_rough(fs) == NULL;
+    return mean > 0 && (fs->wjob.now_ns > mean ? fs->wjob.now_ns - mean : mean - fs->wjob.now_ns) <= WHATIF_RELIABLE * mean;
 }
 
 int whatif_reference(const struct model *m, const struct findings *fs)
@@ -148,12 +134,11 @@ const char *whatif_text_finding(const struct findings *fs, const struct finding 
     buf[0] = 0;
     if (!f->wi_steps || !w)
         return buf;
-    int joint = f->kind == F_COMM_STRAGGLER || f->kind == F_GPU_IDLE;
-    const char *why = joint ? whatif_joint_rough(fs) : whatif_reliable(w) ? NULL : "the replay is off by more than 2%";
-    snprintf(buf, len, "a step %.2f ms -> %.2f ms if fixed (%s steps replayed, %lld of them%s%s%s)",
+    snprintf(buf, len, "a step %.2f ms -> %.2f ms if fixed (%s steps replayed, %lld of them%s)",
              ms_per_step(f->wi_now_ns, f->wi_steps), ms_per_step(f->wi_fixed_ns, f->wi_steps),
-             joint ? "every rank's" : "its rank's", (long long)f->wi_steps, why ? "; " : "", why ? why : "",
-             why ? ", take it as rough" : "");
+             f->kind == F_COMM_STRAGGLER || f->kind == F_GPU_IDLE ? "every rank's" : "its rank's",
+             (long long)f->wi_steps,
+             finding_reliable(fs, f, w) ? "" : "; the replay is off by more than 2%, take it as rough");
     return buf;
 }
 
@@ -221,14 +206,10 @@ void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
                     100.0 * (double)w->parts[k].ns / (double)w->cp_ns, cp_kind_names[w->parts[k].kind],
                     term_cell(w->parts[k].name, 62, TERM_CUT, t, sizeof t));
     }
-    if (fs->wjob.made) {
-        const char *why = whatif_joint_rough(fs);
+    if (fs->wjob.made)
         fprintf(out, "  Every rank's steps replayed together (a collective ends when its last member arrived):\n"
                      "  a step %.2f ms now, %.2f ms with every finding above fixed.\n",
                 fs->wjob.now_ns / 1e6, fs->wjob.all_fixed_ns / 1e6);
-        if (why)
-            fprintf(out, "  (rough: %s)\n", why);
-    }
     else if (ref >= 0 && m->nprocs > 1)
         fprintf(out, "  The job goes at the pace of rank %d, which waits least for the others in its collectives:\n"
                      "  a step %.2f ms now, %.2f ms with every finding above fixed.\n",

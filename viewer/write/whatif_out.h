@@ -16,9 +16,6 @@
 extern const char *const cp_kind_names[];
 /* Whether a rank's replay is within WHATIF_RELIABLE. */
 int whatif_reliable(const struct whatif_proc *w);
-/* Why every rank replayed together is rough (different warm-ups, or off
- * the measured steps by more than WHATIF_RELIABLE), NULL if it is not. */
-const char *whatif_joint_rough(const struct findings *fs);
 /* The process whose steps set the job's pace: of those replayed, the one
  * with the least of its step time in NCCL kernels (it waits least for the
  * others); -1 if none.  Every rank runs the same fix, so its prediction
