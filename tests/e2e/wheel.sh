@@ -101,6 +101,14 @@ whl=$(ls "$tmp"/dist/gputrace-*.whl)
 expect "pip wheel .: the same wheel's name" "$(basename "$(ls "$tmp"/dist2/gputrace-*.whl 2> /dev/null)")" "$(basename "$whl")"
 grep -q "gputrace: autoreconf -fi" "$tmp/build.log" && ok "the backend generated configure in the fresh tree" \
   || bad "the backend did not run autoreconf in a tree without configure"
+# every script of build-aux the Makefile runs is one a fresh tree's
+# autoreconf installs (CI's checkout has no build-aux: a driver missing
+# there failed every unit test with "No such file or directory")
+missing=""
+for f in $(grep -o 'build-aux/[A-Za-z0-9_.-]*' "$s/Makefile.am" "$s"/*/local.mk "$s"/*/*/local.mk 2> /dev/null | cut -d: -f2 | sort -u); do
+  [ -f "$src/$f" ] || missing="$missing $f"
+done
+expect "the build-aux scripts the Makefile names, installed in a fresh tree" "${missing:-none}" none
 expect "the suite's own source tree untouched by the builds (test-driver, configure)" "$(md5)" "$before"
 
 note "wheel: $(basename "$whl"), $(wc -c < "$whl") bytes"
