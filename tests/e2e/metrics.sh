@@ -124,7 +124,13 @@ expect "the straggler (rank 1) is the rank that blocks least: the others wait fo
 # what needs the GPU's records, and every rank's series (the recording
 # rules): the straggler arrives last at its all-reduces, and its GPU waits
 # for its host (the planted host work) the most
+# The rule's first values are rates over two or three scrapes: a rank whose
+# host a loaded machine held up for a second tops them (a sanitizer run had
+# rank 3 first); the check waits for eight evaluations, eight seconds of
+# samples, in which the planted straggler's host work dominates
 await 'gputrace:collective_late_seconds:rate1m{job="node"} > 0' 1
+await 'count_over_time(gputrace:collective_late_seconds:rate1m{job="node"}[1m]) >= 8' 1
+expect "... the rule evaluated eight times" "$?" 0
 late=$(query 'max by (rank) (gputrace:collective_late_seconds:rate1m{job="node"})' | sort -t'|' -k3 -g -r)
 expect "late arrivals (recording rule): the straggler, rank 1, arrives latest" \
   "$(echo "$late" | head -1 | cut -d'|' -f2)" 1
