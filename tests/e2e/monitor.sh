@@ -89,7 +89,22 @@ else
   "$b/gputrace-report" "$found" > "$tmp/rep" 2>&1
   grep -q "comm.straggler *rank 1 " "$tmp/rep"
   st=$?
-  expect "slowdown: the report on it names rank 1 as the straggler" "$st" 0
+  # the ranks write a request's window at their own next look, a second
+  # apart at most on a quiet machine.  Once (a normal pass of CI) rank 1
+  # wrote its window 5.5 s after rank 0's, and the report on the pair named
+  # rank 0; not reproduced since (8 of 8 under load, and a pair mixed by
+  # hand from two requests' windows names rank 1).  Checked where the
+  # windows were written within GROUP_MS (2 s) of each other, the spread
+  # noted either way
+  apart=$(for f in "$found"/*.db; do field "$f" "select at_ns from window"; done |
+    sort -n | awk 'NR == 1 { a = $1 } { z = $1 } END { print int((z - a) / 1000000) }')
+  note "slowdown: the ranks wrote the window ${apart:-?} ms apart"
+  if [ "${apart:-0}" -gt 2000 ]; then
+    skip "slowdown: the report on it names rank 1 as the straggler" \
+      "the ranks wrote the window ${apart} ms apart (a loaded machine); named: $(grep -o 'comm.straggler *rank [0-9]*' "$tmp/rep" | head -n 1)"
+  else
+    expect "slowdown: the report on it names rank 1 as the straggler" "$st" 0
+  fi
   # what it found instead, and how far each rank's GPU records reach (seen
   # once under the sanitizers on CI, not looked into yet)
   [ "$st" = 0 ] || note "slowdown: findings: $(grep -E '^ *[0-9]+\. ' "$tmp/rep" | head -n 6 | tr -s ' ' | tr '\n' '|')"
