@@ -90,9 +90,11 @@ static void claim_overlapping(struct model *m, struct proc *p, const struct sort
             int64_t hi = c->end < a[k].end ? c->end : a[k].end;
             int64_t longer = c->end - c->start > a[k].end - a[k].start ? c->end - c->start : a[k].end - a[k].start;
             if (hi - lo > longer / 2) {
-                a[k].claimed = 1;
-                if (!c->corr && cupti_call_api(m, a[k].domain, a[k].cbid) == c->api)
+                a[k].claimed = CLAIMED_BY_TIME;
+                if (!c->corr && cupti_call_api(m, a[k].domain, a[k].cbid) == c->api) {
                     c->corr = a[k].corr;
+                    a[k].claimed = 1;
+                }
                 break;
             }
         }
@@ -181,9 +183,9 @@ static void join_by_time(struct model *m, struct proc *p, const struct sort_key 
             continue;
         }
         for (size_t k = j; k < n && a[k].tid == c->tid && a[k].start <= c->end + MATCH_SLACK_NS; k++)
-            if (a[k].end <= c->end + MATCH_SLACK_NS && a[k].end > c->start &&
+            if (!a[k].claimed && a[k].end <= c->end + MATCH_SLACK_NS && a[k].end > c->start &&
                 ((a[k].domain == 2 && a[k].start < c->end) || (a[k].start >= c->start && a[k].end <= c->end)))
-                a[k].claimed = 1;
+                a[k].claimed = CLAIMED_BY_TIME;
     }
     free(at);
     nest_runs_free(&runs);

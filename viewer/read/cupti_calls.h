@@ -11,8 +11,10 @@
 #include <stdint.h>
 
 /* A CUPTI API record as load_proc.c reads it; claimed: a wrapped call
- * holds it; shift: how far correlate.c moved it into the wrappers' clock
- * (join_clock.h). */
+ * holds it (1; 2: joined by id, join_clock.h; CLAIMED_BY_TIME: taken for a
+ * call it lies in or overlaps, not as any call's own); shift: how far
+ * correlate.c moved it into the wrappers' clock (join_clock.h). */
+#define CLAIMED_BY_TIME 3
 struct cupti_rec {
     int64_t start, end;
     int tid;

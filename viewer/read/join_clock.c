@@ -434,7 +434,12 @@ void join_second_chance(struct model *m, struct proc *p, const struct sort_key *
                          s + 1 < o->n && st[s + 1].tid == c->tid ? st[s + 1].d : st[s].d, 0 };
         for (size_t k = first_rec_from(a, n, c->tid, c->start - MATCH_WIDE_NS);
              !c->corr && k < n && a[k].tid == c->tid && a[k].start <= bound + MATCH_WIDE_NS; k++) {
-            if (a[k].claimed || cupti_call_api(m, a[k].domain, a[k].cbid) != c->api)
+            /* a record the first pass gave a call it lay in or beside,
+             * at this stretch's offset, may be this call's own at its
+             * neighbour's: a process's first stretch, whose few calls
+             * agreed on no offset, kept none while the records were
+             * 100 us off, and a call's record lay inside the next call */
+            if ((a[k].claimed && a[k].claimed != CLAIMED_BY_TIME) || cupti_call_api(m, a[k].domain, a[k].cbid) != c->api)
                 continue;
             for (int t = 0; t < 3; t++) {
                 if (d[t] == st[s].d) /* tried: it is the one the records moved by here */
