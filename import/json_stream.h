@@ -63,6 +63,12 @@ struct jstream {
      * not start) refill reads in turn. */
     struct js_slot slot[2];
     int threaded, cur, next;   /* the slot being parsed (-1: none yet), the one to take next */
+    /* A plain file is mapped instead, a chunk at a time (fd >= 0 then, gz
+     * NULL): the parser reads the page cache itself, no copy made */
+    int fd;
+    uint64_t size, map_off;    /* the file's size; where the next chunk starts */
+    unsigned char *map;        /* the chunk mapped now (buf), NULL before the first */
+    size_t map_len;
     int stop;                  /* js_close: the reader ends (guarded by mu) */
     pthread_t reader;
     pthread_mutex_t mu;

@@ -212,3 +212,10 @@ TESTS += tests/unit/test_nest_claim
 tests_unit_test_nest_claim_SOURCES = tests/unit/test_nest_claim.c
 tests_unit_test_nest_claim_CFLAGS = $(VIEWER_TEST_CFLAGS)
 tests_unit_test_nest_claim_LDADD = $(VIEWER_TEST_LIBS)
+# the JSON reader on a mapped plain file: across chunks, and a file that
+# shrinks while it is read (import/json_stream.c)
+check_PROGRAMS += tests/unit/test_json_map
+TESTS += tests/unit/test_json_map
+tests_unit_test_json_map_SOURCES = tests/unit/test_json_map.c import/json_stream.h import/json_stream.c
+tests_unit_test_json_map_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(ZLIB_CFLAGS)
+tests_unit_test_json_map_LDADD = $(CRITERION_LIBS) $(ZLIB_LIBS) -lpthread
