@@ -296,7 +296,12 @@ static void gpu_ledger(int64_t now_ns)
     gt_mon_gpu_account(now_ns - GT_MON_GPU_LAG_NS, from, n);
 }
 
-/* settle: a request is taken once SETTLE_MS old; at the end, at once */
+/* settle: a request is taken once SETTLE_MS old; at the end, at once.
+ * Every request settled by now is taken, oldest first, not one a look: a
+ * process whose looks came late (a loaded machine, a long window write,
+ * requests made every second with no cool-down) would otherwise write
+ * each window a look later than the others did, seconds apart once a few
+ * were queued, and a window's files would cover different times. */
 static void look(int64_t now_ns, int settle)
 {
     struct gt_request r;
@@ -308,13 +313,15 @@ static void look(int64_t now_ns, int settle)
         trigger(0, "hang", detail);
     else if (gt_mon_agg_slow_step(detail, sizeof detail))
         trigger(1, "slowdown", detail);
-    if (found <= 0 || (settle && wall_ms() - r.at_ms < SETTLE_MS))
-        return;
-    m.handled_ms = r.at_ms + GROUP_MS;
-    if (strcmp(r.reason, "capture") == 0)
-        start_capture(&r, now_ns);
-    else
-        write_window(&r, r.detail, now_ns);
+    while (found > 0 && !(settle && wall_ms() - r.at_ms < SETTLE_MS)) {
+        m.handled_ms = r.at_ms + GROUP_MS;
+        if (strcmp(r.reason, "capture") == 0)
+            start_capture(&r, now_ns);
+        else
+            write_window(&r, r.detail, now_ns);
+        found = gt_request_next(cfg.rundir, m.handled_ms, &r);
+        now_ns = (int64_t)gt_mono_ns(); /* the next window's own moment */
+    }
 }
 
 void gt_mon_pass(int commit)

@@ -221,6 +221,36 @@ stop_bg
 expect "two requests at once: one window directory" "$(windows "$r" | wc -l | tr -d ' ')" 1
 expect "two requests at once: one window per rank in it" "$(ndb "$(windows "$r" | head -n 1)")" 2
 
+# 5b. two requests queued, 2.5 s apart (more than GROUP_MS: two windows),
+# both settled at a process's next look (as when its looks came late): it
+# takes both in that look, not one a look, a second apart, so that every
+# rank writes each window near the moment the others do (a rank once wrote
+# a slowdown window 5.5 s after the other: section 2)
+r="$tmp/queued"
+APP_STEPS=100000 traced_bg "$r" 2 "$b/tests/apps/train_demo"
+wait_dbs "$r" 2
+sleep 4.5
+now=$(($(date +%s%N) / 1000000))
+mkdir -p "$r/requests"
+echo "queued by the test" > "$r/requests/$((now - 4000))-request-test-1"
+echo "queued by the test" > "$r/requests/$((now - 1500))-request-test-2"
+k=0
+while [ $k -lt 100 ]; do
+  full=0
+  for w in $(windows "$r"); do [ "$(ndb "$w")" -ge 2 ] && full=$((full + 1)); done
+  [ "$full" -ge 2 ] && break
+  sleep 0.2; k=$((k + 1))
+done
+stop_bg
+expect "two requests queued: two windows of both ranks" "$full" 2
+# per rank, how far apart its two windows were written (ms)
+apart=$(for w in $(windows "$r"); do for f in "$w"/*.db; do
+    field "$f" "select (select rank from process) || ' ' || at_ns from window"; done; done |
+  awk '{ if ($1 in a) { d = $2 - a[$1]; if (d < 0) d = -d; printf "%d ", d / 1000000 } else a[$1] = $2 }')
+note "two requests queued: each rank's two windows written $apart ms apart"
+expect "two requests queued: each rank wrote both in one look (under 800 ms apart, a look is 1 s)" \
+  "$(echo "$apart" | awk '{ n = 0; for (i = 1; i <= NF; i++) n += ($i < 800); print n }')" 2
+
 # 6. a request made as the program ends is answered by its final pass
 r="$tmp/end"
 mkdir -p "$r/requests"
