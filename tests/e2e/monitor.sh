@@ -11,13 +11,6 @@ set -u
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 . "${top_srcdir:-.}/tests/e2e/monitorlib.sh"
 
-# traced_bg RUN N APP: N ranks of APP in monitor mode into RUN, in the
-# background ($pid: the launcher)
-traced_bg() {
-  GPUTRACE_OUTPUT="$1" LD_PRELOAD="$lib" "$run" -n "$2" --timeout 60 "$3" > "$tmp/app.out" 2>&1 &
-  pid=$!
-}
-stop_bg() { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
 field() { sqlite3 "$1" "$2" 2>/dev/null; }
 
 # 1. a hang: the last rank stops before an all-reduce; the others block

@@ -13,9 +13,7 @@ export GPUTRACE_HANG_S=2
 
 # 1. rank 1 of 4 killed (SIGKILL) while the job runs
 r="$tmp/killed"
-APP_STEPS=100000 GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" "$run" -n 4 --timeout 60 "$b/tests/apps/train_demo" \
-  > "$tmp/app.out" 2>&1 &
-pid=$!
+APP_STEPS=100000 traced_bg "$r" 4 "$b/tests/apps/train_demo"
 wait_dbs "$r" 4
 sleep 1
 victim=""
@@ -24,7 +22,7 @@ for f in "$r"/*.db; do
 done
 [ -n "$victim" ] && kill -KILL "$victim"
 wait_windows "$r" 3 40; got=$?
-kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+stop_bg
 expect "a rank killed: the 3 others write their windows" "$got" 0
 w=$(windows "$r" | head -n 1)
 [ -n "$w" ] || w="$tmp/none"
@@ -38,10 +36,9 @@ expect "a rank killed: the report finds the hang" "$?" 0
 
 # 2. the last rank's GPU hangs in a kernel before an all-reduce all entered
 r="$tmp/inside"
-GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" "$run" -n 4 --timeout 60 "$b/tests/apps/hang_inside" > "$tmp/app.out" 2>&1 &
-pid=$!
+traced_bg "$r" 4 "$b/tests/apps/hang_inside"
 wait_windows "$r" 4 40; got=$?
-kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+stop_bg
 expect "a GPU hung in a kernel: every rank writes its window" "$got" 0
 w=$(windows "$r" | head -n 1)
 [ -n "$w" ] || w="$tmp/none"
@@ -58,15 +55,13 @@ expect "a GPU hung in a kernel: the report finds the hang" "$?" 0
 # record CUPTI still held (a request window of a running process is not
 # flushed otherwise)
 r="$tmp/dumped"
-GPUTRACE_HANG_S=600 GPUTRACE_OUTPUT="$r" LD_PRELOAD="$lib" "$run" -n 4 --timeout 60 "$b/tests/apps/hang_inside" \
-  > "$tmp/app.out" 2>&1 &
-pid=$!
+GPUTRACE_HANG_S=600 traced_bg "$r" 4 "$b/tests/apps/hang_inside"
 wait_dbs "$r" 4
 # stuck: the GPU hangs at step 3 (well under a second in), every rank then
 # blocks; 4 s leaves each blocked past STUCK_NS on a loaded machine
 sleep 4
 "$b/gputrace" dump "$r" --wait 30 > "$tmp/dump.out" 2>&1; rc=$?
-kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+stop_bg
 expect "a hang dumped by hand: every rank writes its window" "$rc:$(grep -c '^4 of 4 process(es) wrote' "$tmp/dump.out")" "0:1"
 w=$(windows "$r" | head -n 1)
 [ -n "$w" ] || w="$tmp/none"

@@ -11,6 +11,13 @@ unset GPUTRACE_ONE_FILE
 windows() { ls -d "$1"/window-* 2>/dev/null; }
 # ndb DIR: its databases
 ndb() { ls "$1"/*.db 2>/dev/null | wc -l | tr -d ' '; }
+# traced_bg RUN N APP: N ranks of APP in monitor mode into RUN, in the
+# background ($pid: the launcher); stop_bg ends them
+traced_bg() {
+  GPUTRACE_OUTPUT="$1" LD_PRELOAD="$lib" "$run" -n "$2" --timeout 60 "$3" > "$tmp/app.out" 2>&1 &
+  pid=$!
+}
+stop_bg() { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
 # wait_dbs RUN N: until RUN holds N process files (every rank has begun
 # tracing), 10 s at most
 wait_dbs() {
