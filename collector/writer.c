@@ -60,6 +60,21 @@ static uint64_t now_ms(void)
  * from a signal handler still do. */
 #define COMMIT_BYTES (4u << 20)
 
+/* Whether this pass was asked for from a signal handler (writer thread). */
+static int pass_for_signal;
+
+/* After a commit: the device's name asked of the runtime, unless a signal's
+ * flush or the end waits for this pass (writer_rows.c note_device).  A
+ * program that floods the writer sees its commits only here, mid-pass. */
+static void after_commit(void)
+{
+    if (!gt_w.name_device || pass_for_signal || atomic_load(&gt_w.stop))
+        return;
+    struct pollfd p = { .fd = gt_w.req_pipe[0], .events = POLLIN };
+    if (poll(&p, 1, 0) == 0)
+        gt_wr_look_up_gpu_name();
+}
+
 static void commit_if_big(void)
 {
     if (gt_w.stored_bytes < COMMIT_BYTES)
@@ -67,6 +82,7 @@ static void commit_if_big(void)
     gt_db_commit(&gt_w.db);
     gt_db_begin(&gt_w.db);
     gt_w.stored_bytes = 0;
+    after_commit();
 }
 
 /* Up to quota of the threads' queued records, within what the pass took
@@ -246,6 +262,7 @@ static void final_pass(void)
         atomic_store(&gt_w.host_stopped, 1);
         gt_wr_cupti_flush(1);
         cycle(1);
+        gt_wr_look_up_gpu_name(); /* last: what it may wait on costs nothing else */
         if (gt_w.monitor)
             gt_mon_final_gpu();
         if (!gt_w.monitor) /* a window is written whole when asked for; nobody queries it here */
@@ -305,6 +322,7 @@ void *gt_wr_main(void *arg)
         }
         uint64_t began = now_ms();
         int commit = flush_req || began - last_commit >= (uint64_t)gt_w.flush_ms;
+        pass_for_signal = flush_req;
         if (flush_req) {
             /* a signal: the host's records first, then CUPTI's if the
              * process is about to die (CUPTI's flush may wait on the thread
@@ -326,6 +344,8 @@ void *gt_wr_main(void *arg)
             if (commit)
                 gt_wr_cupti_flush(0);
             cycle(commit);
+            if (commit)
+                after_commit();
         }
         /* commits start flush_ms apart, however long one takes: a kill
          * then loses at most flush_ms and one commit's records */

@@ -139,7 +139,7 @@ void gt_writer_forget_after_fork(void)
     gt_w.nearly = 0;
     gt_w.lost = 0;
     gt_w.nblock = 0;
-    gt_w.device_seen = 0;
+    gt_w.device_seen = gt_w.name_device = 0;
     atomic_store(&gt_w.stop, 0);
     atomic_store(&gt_w.stop_claimed, 0);
     atomic_store(&gt_w.stopped, 0);

@@ -79,6 +79,7 @@ struct gt_writer_state {
     struct gt_nvtx_packed nvtx_block[GT_BLOCK_ROWS]; /* ranges and marks, the same way */
     int nnvtx_block;
     int device_seen;
+    int name_device; /* the device whose name is still to be asked for: device + 1 (0: none) */
     /* the process row's dropped_host and dropped_cupti as last written in
      * this database (dropped_known: a bit each, written): a commit rewrites them
      * only when they changed.  Each was an UPDATE prepared anew, twice
@@ -105,6 +106,10 @@ void gt_wr_flush_blocks(void);
 void gt_wr_store_names(void);
 /* Calls still in flight at a commit, stored as marks (once each). */
 void gt_wr_store_marks(void);
+/* The device's name asked of the runtime and stored.  Only where the
+ * records before are committed: the runtime may wait on a lock that a
+ * thread a signal interrupted holds. */
+void gt_wr_look_up_gpu_name(void);
 /* Records lost so far, all kinds (the process row's dropped_host). */
 uint64_t gt_wr_dropped(void);
 

@@ -57,13 +57,26 @@ static void forget_mark(uint64_t call_id, int64_t end_ns)
         }
 }
 
-/* The device and its name, the first time the program picks one. */
+/* The device, the first time the program picks one; its name is asked for
+ * later (gt_wr_look_up_gpu_name), never in the pass that stores the records:
+ * a signal's flush runs this pass while the thread the signal interrupted
+ * may hold the runtime's or CUPTI's locks, which cudaGetDeviceProperties
+ * takes, and the handler's exit waits for the pass. */
 static void note_device(int device)
 {
     if (gt_w.device_seen)
         return;
     gt_w.device_seen = 1;
+    gt_w.name_device = device + 1;
     gt_db_set_process_i64(&gt_w.db, "device", device, 0);
+}
+
+void gt_wr_look_up_gpu_name(void)
+{
+    if (!gt_w.name_device)
+        return;
+    int device = gt_w.name_device - 1;
+    gt_w.name_device = 0;
     /* cudaDeviceProp starts with char name[256]; the buffer leaves room for
      * the larger struct of newer runtimes */
     static char prop[4096];

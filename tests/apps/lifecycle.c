@@ -11,6 +11,9 @@
  *   term_exit_locked   the same, the SIGTERM raised while malloc's lock is
  *               held (from malloc_stats' output); exits 3 where malloc is
  *               not glibc's (a sanitizer's)
+ *   term_exit_cupti   the same, the SIGTERM raised inside call N+1, while
+ *               the simulated runtime holds CUPTI's lock (run with
+ *               GPUSIM_SIGNAL_IN_CUPTI=N+1)
  *   eintr       SIGTERM handler without SA_RESTART; a thread sends SIGTERM
  *               after 0.3 s while the main thread reads an empty pipe;
  *               prints "read: EINTR" or "read: <n>" (the writer end is
@@ -389,12 +392,24 @@ static void launch(void)
     calls += 2;
 }
 
+/* The SIGTERM comes while the runtime, inside call n + 1, holds CUPTI's
+ * lock (the simulator raises it there: GPUSIM_SIGNAL_IN_CUPTI). */
+static int term_exit_cupti(int n)
+{
+    set_handler(SIGTERM, exit7, 0, NULL);
+    make_calls(n);
+    cudaSetDevice(0);
+    return 3; /* not reached where the simulator raised the signal */
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     int n = argc > 2 ? atoi(argv[2]) : 100;
     if (!strcmp(mode, "term_exit"))
         return term_exit(n);
+    if (!strcmp(mode, "term_exit_cupti"))
+        return term_exit_cupti(n);
     if (!strcmp(mode, "term_exit_locked"))
         return term_exit_locked(n);
     if (!strcmp(mode, "eintr"))
