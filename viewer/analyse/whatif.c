@@ -960,6 +960,10 @@ struct whatif_carry {
     struct variant *v; size_t nv, cap;
     struct acc meas;            /* the same of the measured times */
     struct model_step *steps; size_t nsteps, next; int have_lo;
+    /* the steps the summary for every rank together spans: the warm-up's
+     * too, as a rank read whole spans them (steps_of_window), so that a
+     * rank read a window at a time gives the same job figures */
+    struct model_step *jsteps; size_t njsteps;
     size_t nconf, ntent;        /* steps counted, and those waiting for a call to end after them */
     int64_t L, L_tent;          /* the last one's end of each */
     size_t range_calls;         /* the range thread's calls (no step time without them) */
@@ -1001,6 +1005,11 @@ static void steps_advance(struct whatif_carry *wc, const struct build *b, struct
             if (wc->steps[i].start >= g->calls[0].start && wc->steps[i].end > wc->steps[i].start)
                 wc->steps[n++] = wc->steps[i];
         wc->nsteps = n;
+        n = 0;
+        for (size_t i = 0; i < wc->njsteps; i++)
+            if (wc->jsteps[i].start >= g->calls[0].start && wc->jsteps[i].end > wc->jsteps[i].start)
+                wc->jsteps[n++] = wc->jsteps[i];
+        wc->njsteps = n;
         wc->have_lo = 1;
     }
     if (!wc->have_lo || !wc->nsteps)
@@ -1155,6 +1164,7 @@ static void carry_free(struct whatif_carry *wc)
         variant_free(&wc->v[i]);
     free(wc->v);
     free(wc->steps);
+    free(wc->jsteps);
     free(wc);
 }
 
@@ -1395,6 +1405,10 @@ static struct whatif_carry *carry_of(struct whatif_proc *w, const struct proc *p
         return w->carry;
     struct whatif_carry *wc = whatif_alloc(1, sizeof *wc);
     wc->nsteps = model_steps(p, &wc->steps);
+    wc->jsteps = whatif_alloc(wc->nsteps + 1, sizeof *wc->jsteps);
+    if (wc->nsteps)
+        memcpy(wc->jsteps, wc->steps, wc->nsteps * sizeof *wc->steps);
+    wc->njsteps = wc->nsteps;
     /* the steady step is what a fix changes: a first step that compiles
      * (3.7 s against 1.9 ms on a real PyTorch loop) is no part of it */
     size_t wu = model_steps_warmup(wc->steps, wc->nsteps);
@@ -1529,8 +1543,10 @@ static void joint_window(struct jwin *jw, struct whatif_carry *wc, const struct 
      * window's does, as a rank read whole counts the steps its calls
      * outlast) */
     const struct proc *p = b->p;
-    jw->first = wc->steps[0].start;
-    jw->span = 2 * ((wc->steps[wc->nsteps - 1].end - jw->first) / (int64_t)wc->nsteps + 1);
+    const struct model_step *sv = wc->jsteps;
+    size_t ns = wc->njsteps;
+    jw->first = sv[0].start;
+    jw->span = 2 * ((sv[ns - 1].end - jw->first) / (int64_t)ns + 1);
     jw->start_here = wn->e.first_here;
     jw->idx = wn->ridx;
     jw->nidx = wn->nridx;
@@ -1538,9 +1554,9 @@ static void joint_window(struct jwin *jw, struct whatif_carry *wc, const struct 
     for (size_t c = 0; c < b->g.ncalls; c++)
         callend = b->g.calls[c].end > callend ? b->g.calls[c].end : callend;
     wc->call_end_max = callend > wc->call_end_max ? callend : wc->call_end_max;
-    for (size_t j = 0; j < wc->nsteps; j++) {
-        int64_t e = wc->steps[j].end;
-        if (e >= p->win_lo && e < p->win_hi && e > wc->steps[j].start && e > jw->last)
+    for (size_t j = 0; j < ns; j++) {
+        int64_t e = sv[j].end;
+        if (e >= p->win_lo && e < p->win_hi && e > sv[j].start && e > jw->last)
             jw->last = e;
     }
     jw->tent = jw->last != INT64_MIN && jw->last > callend;
@@ -1654,8 +1670,8 @@ static void joint_finish(struct whatif_proc *w, struct whatif_carry *wc, struct 
      * collective of each, not its probes (the steps' stay) */
     joint_aside(w, fs);
     int64_t steps = 0;
-    for (size_t j = 0; wc->windowed && j < wc->nsteps; j++)
-        steps += wc->steps[j].end > wc->steps[j].start && wc->steps[j].end <= wc->jc[0].end_step;
+    for (size_t j = 0; wc->windowed && j < wc->njsteps; j++)
+        steps += wc->jsteps[j].end > wc->jsteps[j].start && wc->jsteps[j].end <= wc->jc[0].end_step;
     for (int v = 0; v < 3; v++) {
         struct wj_rank *r = &w->joint[v];
         size_t at = r->ncoll - r->nspilled;
@@ -1703,10 +1719,10 @@ void whatif_pre_window(const struct model *m, struct findings *fs, size_t pi)
         wc->pre_cap = 16;
     }
     int64_t first = INT64_MAX, end = INT64_MIN;
-    for (size_t j = 0; j < wc->nsteps; j++)
-        if (wc->steps[j].start >= wc->pre_lo && wc->steps[j].end > wc->steps[j].start) {
-            first = wc->steps[j].start < first ? wc->steps[j].start : first;
-            end = wc->steps[j].end > end ? wc->steps[j].end : end;
+    for (size_t j = 0; j < wc->njsteps; j++)
+        if (wc->jsteps[j].start >= wc->pre_lo && wc->jsteps[j].end > wc->jsteps[j].start) {
+            first = wc->jsteps[j].start < first ? wc->jsteps[j].start : first;
+            end = wc->jsteps[j].end > end ? wc->jsteps[j].end : end;
         }
     /* in the graph's order: by start, then index */
     struct item *it = whatif_alloc(n + 1, sizeof *it);
