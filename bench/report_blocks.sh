@@ -8,6 +8,8 @@
 # is timed on each in turns, REPEAT times (default 3): records per CPU
 # second (user + system, which a loaded machine moves less than the wall
 # time) and the medians.  The two reports must be the same byte for byte.
+# The blocks are read once more in each turn with GPUTRACE_REPORT_HUGE_PAGES=0
+# (viewer/huge_pages.c): the CPU time transparent huge pages save.
 # bench/report_bench.sh measures synthetic runs made with SQL, as rows.
 # Needs a build (scripts/build.sh); BUILD names another one.  BASE=DIR
 # (a build of another commit) times its report on the blocks too, in
@@ -36,25 +38,31 @@ cpu_s() {
   /usr/bin/time -f "%U %S" -o "$tmp/t" "${3:-$b}/gputrace-report" --format json "$1" > "$2"
   awk '{printf "%.3f", $1 + $2}' "$tmp/t"
 }
+# the same without transparent huge pages (viewer/huge_pages.c)
+cpu_small_pages() { GPUTRACE_REPORT_HUGE_PAGES=0 cpu_s "$@"; }
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-bs=() rs=() os=()
+bs=() rs=() os=() ss=()
 for i in $(seq "$reps"); do
   bs+=("$(cpu_s "$tmp/blocks.db" "$tmp/b.json")")
   rs+=("$(cpu_s "$tmp/rows.db" "$tmp/r.json")")
+  ss+=("$(cpu_small_pages "$tmp/blocks.db" "$tmp/s.json")")
   cmp -s "$tmp/b.json" "$tmp/r.json" || { echo "report_blocks: the report differs between blocks and rows" >&2; exit 1; }
+  cmp -s "$tmp/b.json" "$tmp/s.json" || { echo "report_blocks: the report differs without huge pages" >&2; exit 1; }
   base=
   if [ -n "${BASE:-}" ]; then
     os+=("$(cpu_s "$tmp/blocks.db" "$tmp/o.json" "$BASE")")
     cmp -s "$tmp/b.json" "$tmp/o.json" || { echo "report_blocks: the report differs from BASE's" >&2; exit 1; }
     base=", BASE's from blocks ${os[-1]}"
   fi
-  echo "   from blocks ${bs[-1]} CPU s, from rows ${rs[-1]}$base"
+  echo "   from blocks ${bs[-1]} CPU s, from rows ${rs[-1]}, from blocks without huge pages ${ss[-1]}$base"
 done
 if [ -n "${BASE:-}" ]; then
   o_m=$(printf '%s\n' "${os[@]}" | median) n_m=$(printf '%s\n' "${bs[@]}" | median)
   echo "   ... from blocks, BASE $o_m CPU s against $n_m: $(awk -v o="$o_m" -v n="$n_m" 'BEGIN {printf "%.3f", o / n}')x"
 fi
-b_m=$(printf '%s\n' "${bs[@]}" | median) r_m=$(printf '%s\n' "${rs[@]}" | median)
+b_m=$(printf '%s\n' "${bs[@]}" | median) r_m=$(printf '%s\n' "${rs[@]}" | median) s_m=$(printf '%s\n' "${ss[@]}" | median)
+echo "   ... from blocks without huge pages (GPUTRACE_REPORT_HUGE_PAGES=0; THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2> /dev/null))" \
+  "$s_m CPU s: $(awk -v s="$s_m" -v b="$b_m" 'BEGIN {printf "%.2f", s / b}')x the CPU time with them"
 echo "   ... median of $reps (load $(cut -d' ' -f1-3 /proc/loadavg)): from blocks $b_m CPU s," \
   "$(awk -v n="$((n + rows))" -v s="$b_m" 'BEGIN {printf "%.2f", n / s / 1e6}') M records per CPU second;" \
   "from rows $r_m, $(awk -v n="$((n + rows))" -v s="$r_m" 'BEGIN {printf "%.2f", n / s / 1e6}') M; the same report from both"

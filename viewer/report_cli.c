@@ -34,7 +34,9 @@ static const char usage_tail[] =
     "  compares ranks (default /tmp; kept in memory if it cannot be written);\n"
     "  GPUTRACE_REPORT_WINDOW_ROWS=N: a long rank is read a window of about N rows at a time\n"
     "  (default 1048576, for ranks of more than 4 windows; the same report); set, it says on stderr\n"
-    "  how many windows each rank was read in\n"
+    "  how many windows each rank was read in;\n"
+    "  GPUTRACE_REPORT_HUGE_PAGES=0: no transparent huge pages for the report's memory (by default it\n"
+    "  asks glibc's malloc for them where the kernel gives them on advice: the same report)\n"
     "exit status: 0 ok, 1 bad input (also: not a regular file, a view where a table belongs), 2 bad usage\n"
     "  (also: an output that is an input database or another output; nothing is written), 3 a --fail-on\n"
     "  kind was found\n";

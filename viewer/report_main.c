@@ -22,6 +22,7 @@
 #include "viewer/write/out_file.h"
 #include "viewer/write/out_paths.h"
 #include "viewer/write/output.h"
+#include "viewer/huge_pages.h"
 #include "viewer/proc_jobs.h"
 #include "viewer/proc_report.h"
 #include "viewer/report_cli.h"
@@ -339,6 +340,7 @@ static int fail_on_found(const struct findings *fs, const int *fail_on)
 
 int main(int argc, char **argv)
 {
+    report_huge_pages(argv); /* first: it may start the report again */
     /* A fixed, low mmap threshold: glibc otherwise raises it (and its trim
      * threshold, to twice that) when the first big array is freed, and the
      * next rank's sort keys and CUPTI records then stay in a heap it no

@@ -33,6 +33,7 @@ TESTS += \
   tests/e2e/import_jobs.sh \
   tests/e2e/report_inputs.sh \
   tests/e2e/report_hostile.sh \
+  tests/e2e/report_huge_pages.sh \
   tests/e2e/tracer_cuda13.sh \
   tests/e2e/tracer.sh \
   tests/e2e/report_source_line.sh \
@@ -123,6 +124,7 @@ EXTRA_DIST += \
   tests/e2e/report_windows.sh \
   tests/e2e/report_fuzz.sh \
   tests/e2e/report_hostile.sh \
+  tests/e2e/report_huge_pages.sh \
   tests/e2e/report_hang.sh \
   tests/e2e/kineto_hta.sh \
   tests/e2e/report_workloads.py \
