@@ -21,6 +21,17 @@ traced() {
 }
 ncalls() { sed -n 's/^calls: //p' "$tmp/out" | tail -n 1; }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# term_exit_bg DB: lifecycle's term_exit traced into DB in the background
+# ($t: it; $pid: the program, once it said "ready"; its output in $tmp/out)
+term_exit_bg() {
+  rm -f "$1"*
+  : > "$tmp/out"
+  GPUTRACE_OUTPUT="$1" LD_PRELOAD="$lib" timeout -s KILL 20 "$app" term_exit > "$tmp/out" 2>&1 &
+  t=$!
+  n=0
+  while [ $n -lt 200 ] && ! grep -q '^ready' "$tmp/out"; do sleep 0.05; n=$((n + 1)); done
+  pid=$(sed -n 's/^ready //p' "$tmp/out")
+}
 
 # 2. a SIGTERM handler that calls _exit(7) while the program is inside
 # malloc: _exit from a signal handler runs nothing that takes a lock.
@@ -33,13 +44,7 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # lock: the next check makes that happen every time
 hung=0 wrong=0 slow=0
 for i in $(seq 20); do
-  rm -f "$tmp/te.db"*
-  : > "$tmp/out"
-  GPUTRACE_OUTPUT="$tmp/te.db" LD_PRELOAD="$lib" timeout -s KILL 20 "$app" term_exit > "$tmp/out" 2>&1 &
-  t=$!
-  n=0
-  while [ $n -lt 200 ] && ! grep -q '^ready' "$tmp/out"; do sleep 0.05; n=$((n + 1)); done
-  pid=$(sed -n 's/^ready //p' "$tmp/out")
+  term_exit_bg "$tmp/te.db"
   sleep 0.0$((i % 10))
   t0=$(ms)
   [ -n "$pid" ] && kill -TERM "$pid"
@@ -95,13 +100,7 @@ expect "_exit(7) in a handler that interrupted a CUDA call holding CUPTI's lock:
 # the device's name, asked for after the records are committed: stored
 # while the program runs (read from the live file), and by a program that
 # ends before the first commit
-rm -f "$tmp/tn.db"*
-: > "$tmp/out"
-GPUTRACE_OUTPUT="$tmp/tn.db" LD_PRELOAD="$lib" timeout -s KILL 20 "$app" term_exit > "$tmp/out" 2>&1 &
-t=$!
-n=0
-while [ $n -lt 200 ] && ! grep -q '^ready' "$tmp/out"; do sleep 0.05; n=$((n + 1)); done
-pid=$(sed -n 's/^ready //p' "$tmp/out")
+term_exit_bg "$tmp/tn.db"
 # the live file as it is, waiting out the writer's commits
 live() { sqlite3 -cmd ".timeout 5000" -readonly "$tmp/tn.db" "select device || ':' || gpu_name from process" 2> /dev/null; }
 n=0
