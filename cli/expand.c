@@ -30,8 +30,8 @@
 struct block_kind {
     const char *table, *insert, *what;
     int optional; /* the table may be missing (a file of an older schema) */
-    int (*valid)(int64_t format, int64_t n, const void *data, int bytes);
-    void (*bind)(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i);
+    const struct gt_block_layout *layout; /* of its records (format/block_codec.h) */
+    void (*bind)(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *rec);
 };
 
 /* Binds n integers to the first n parameters of ins. */
@@ -41,18 +41,18 @@ static void bind_ints(sqlite3_stmt *ins, const int64_t *cols, int n)
         sqlite3_bind_int64(ins, k + 1, cols[k]);
 }
 
-static void bind_call(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i)
+static void bind_call(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *rec)
 {
     (void)label;
-    struct gt_call_packed r = gt_call_block_row(data, i);
+    const struct gt_call_packed r = *(const struct gt_call_packed *)rec;
     int64_t cols[] = { process_id, r.tid, r.api, r.start_ns, r.end_ns, r.stream, r.event,
                        r.bytes, r.copy_kind, r.mem_kind, r.result, r.callsite, r.call_id, r.pystack };
     bind_ints(ins, cols, (int)(sizeof cols / sizeof *cols));
 }
 
-static void bind_nvtx(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i)
+static void bind_nvtx(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *rec)
 {
-    struct gt_nvtx_packed r = gt_nvtx_block_row(data, i);
+    const struct gt_nvtx_packed r = *(const struct gt_nvtx_packed *)rec;
     int64_t cols[] = { process_id, r.tid, r.kind, r.domain, r.name, r.category, r.start_ns, r.end_ns, r.depth };
     bind_ints(ins, cols, (int)(sizeof cols / sizeof *cols));
     const char *text = NULL;
@@ -66,18 +66,18 @@ static void bind_nvtx(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id
     gt_bind_nvtx_payload(ins, 10, r.payload_type, r.payload, text);
 }
 
-static void bind_capi(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i)
+static void bind_capi(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *rec)
 {
     (void)label;
-    struct gt_capi_packed r = gt_capi_block_row(data, i);
+    const struct gt_capi_packed r = *(const struct gt_capi_packed *)rec;
     int64_t cols[] = { process_id, r.domain, r.cbid, r.tid, r.start_ns, r.end_ns, r.correlation, r.result };
     bind_ints(ins, cols, (int)(sizeof cols / sizeof *cols));
 }
 
-static void bind_gpu(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *data, int i)
+static void bind_gpu(sqlite3_stmt *ins, sqlite3_stmt *label, int64_t process_id, const void *rec)
 {
     (void)label;
-    struct gt_gpu_packed r = gt_gpu_block_row(data, i);
+    const struct gt_gpu_packed r = *(const struct gt_gpu_packed *)rec;
     int64_t cols[] = { process_id, r.kind, r.device, r.context, r.stream_id, r.name_id, r.start_ns, r.end_ns,
                        r.bytes, r.copy_kind, r.src_kind, r.dst_kind, r.correlation, r.sync_type, r.event_id };
     bind_ints(ins, cols, (int)(sizeof cols / sizeof *cols));
@@ -87,19 +87,19 @@ static const struct block_kind kinds[] = {
     { "api_call_block",
       "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind, mem_kind,"
       " result, callsite, call_id, pystack) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-      "call", 0, gt_call_block_valid, bind_call },
+      "call", 0, &gt_call_layout, bind_call },
     { "nvtx_range_block",
       "INSERT INTO nvtx_range(process_id, tid, kind, domain, name, category, start_ns, end_ns, depth, payload)"
       " VALUES(?,?,?,?,?,?,?,?,?,?)",
-      "NVTX range", 1, gt_nvtx_block_valid, bind_nvtx },
+      "NVTX range", 1, &gt_nvtx_layout, bind_nvtx },
     { "cupti_api_block",
       "INSERT INTO cupti_api(process_id, domain, cbid, tid, start_ns, end_ns, correlation, result)"
       " VALUES(?,?,?,?,?,?,?,?)",
-      "CUPTI API record", 1, gt_capi_block_valid, bind_capi },
+      "CUPTI API record", 1, &gt_capi_layout, bind_capi },
     { "gpu_op_block",
       "INSERT INTO gpu_op(process_id, kind, device, context, stream_id, name_id, start_ns, end_ns, bytes, copy_kind,"
       " src_kind, dst_kind, correlation, sync_type, event_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-      "GPU operation", 1, gt_gpu_block_valid, bind_gpu },
+      "GPU operation", 1, &gt_gpu_layout, bind_gpu },
 };
 
 /* Who speaks in the messages, what a failure leaves, whether success is
@@ -169,9 +169,11 @@ static int expand_kind(const struct voice *v, sqlite3 *db, const char *path, con
     int rc, bad = 0;
     long long kept = 0;
     while (!bad && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
-        const void *data = sqlite3_column_blob(sel, 3);
-        int64_t n = sqlite3_column_int64(sel, 2);
-        if (!k->valid(sqlite3_column_int64(sel, 1), n, data, sqlite3_column_bytes(sel, 3))) {
+        struct gt_block_cur c;
+        const void *data = sqlite3_column_blob(sel, 3); /* before its size, as SQLite asks */
+        int n = gt_block_open(&c, k->layout, sqlite3_column_int64(sel, 1), sqlite3_column_int64(sel, 2), data,
+                              sqlite3_column_bytes(sel, 3));
+        if (n < 0) {
             if (v->keep_unread) { /* left in its table: the DELETE below spares it */
                 if (keep_block(db, sqlite3_column_int64(sel, 4)) != 0) {
                     fprintf(stderr, "%s: %s: cannot keep a block: %s\n", v->who, path, errmsg(db));
@@ -186,7 +188,14 @@ static int expand_kind(const struct voice *v, sqlite3 *db, const char *path, con
             break;
         }
         for (int i = 0; i < n && !bad; i++) {
-            k->bind(ins, label, sqlite3_column_int64(sel, 0), data, i);
+            union { /* a record of any of the kinds */
+                struct gt_call_packed call;
+                struct gt_nvtx_packed nvtx;
+                struct gt_capi_packed capi;
+                struct gt_gpu_packed gpu;
+            } rec;
+            gt_block_next(&c, &rec);
+            k->bind(ins, label, sqlite3_column_int64(sel, 0), &rec);
             if (sqlite3_step(ins) != SQLITE_DONE) {
                 fprintf(stderr, "%s: %s: cannot insert: %s\n", v->who, path, errmsg(db));
                 bad = 1;

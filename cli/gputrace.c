@@ -92,6 +92,7 @@ static const char record_text[] =
     "  GPUTRACE_QUIET=1         no messages except errors\n"
     "  GPUTRACE_BULK_AFTER=N    records waiting before calls, NVTX ranges and CUPTI records go in bulk (default 0 = always;\n"
     "                           the merge and expand commands make rows of them)\n"
+    "  GPUTRACE_BLOCK_FORMAT=1  blocks as packed structs, not compact (default 2: a few bytes a record)\n"
     "  GPUTRACE_CUPTI_LIB=PATH  libcupti to load\n"
     "  GPUTRACE_CLOCK=monotonic read clock_gettime instead of the invariant TSC\n"
     "  GPUTRACE_MODE=monitor    as --monitor; with it: GPUTRACE_WINDOW_S (60), GPUTRACE_WINDOW_MB (24),\n"

@@ -193,6 +193,7 @@ void gt_config_load(struct gt_config *cfg, int rank)
     cfg->buffer_bytes = (size_t)gt_config_env_int("GPUTRACE_BUFFER_MB", 8, 1, 1024) << 20;
     cfg->quiet = gt_config_env_int("GPUTRACE_QUIET", 0, 0, 1);
     cfg->bulk_after = gt_config_env_int("GPUTRACE_BULK_AFTER", 0, 0, 1 << 30);
+    cfg->packed_blocks = gt_config_env_int("GPUTRACE_BLOCK_FORMAT", 2, 1, 2) == 1;
     const char *run = getenv("GPUTRACE_RUN_ID");
     if (!run || !*run)
         run = getenv("TORCHELASTIC_RUN_ID");

@@ -35,6 +35,7 @@ struct gt_config {
     size_t buffer_bytes;
     int quiet;
     int bulk_after;
+    int packed_blocks; /* GPUTRACE_BLOCK_FORMAT=1: blocks as packed structs (format/block_codec.h) */
     char run_id[128];
     const char *cupti_lib;
     int force_mono_clock;

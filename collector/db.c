@@ -21,6 +21,7 @@
 #include "collector/strtab.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -183,6 +184,7 @@ static int setup(struct gt_db *d, const struct gt_process_info *p, char *err, si
 int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
+    d->packed_blocks = p->packed_blocks;
     /* made (or checked) here first: SQLite follows any link it is given */
     struct gt_procfile pf;
     if (gt_procfile_open(&pf, path, p->output_layout, err, errlen) != 0)
@@ -243,6 +245,7 @@ fail:
 int gt_db_open_memory(struct gt_db *d, const struct gt_process_info *p, int64_t limit, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
+    d->packed_blocks = p->packed_blocks;
     /* SQLite's memdb (sqlite3_deserialize of nothing): the database is
      * one block of memory, bounded by limit, which sqlite3_serialize
      * hands out as a database file's image without a copy */
@@ -322,15 +325,34 @@ static int setup(struct gt_db *d, const struct gt_process_info *p, char *err, si
     return 0;
 }
 
-static int store_block(struct gt_db *d, enum gt_stmt which, int format, const void *rows, int n, size_t size)
+/* A block's records compact (format/block_codec.h): most of what storing
+ * a record cost was its bytes, SQLite's insert of them, the WAL and the
+ * checkpoint copying them again.  Packed when asked, or when memory for
+ * the compact form ran out (a reader takes either). */
+static int store_block(struct gt_db *d, enum gt_stmt which, const struct gt_block_layout *l, const void *rows, int n)
 {
     if (d->failed)
         return -1;
     sqlite3_stmt *st = d->st[which];
+    int format = GT_BLOCK_PACKED;
+    const void *data = rows;
+    size_t bytes = (size_t)n * l->size, need = gt_block_bound(l, n);
+    if (!d->packed_blocks && need > d->codecap) {
+        uint8_t *b = realloc(d->codebuf, need);
+        if (b) {
+            d->codebuf = b;
+            d->codecap = need;
+        }
+    }
+    if (!d->packed_blocks && need <= d->codecap) {
+        bytes = gt_block_encode(l, rows, n, d->codebuf);
+        data = d->codebuf;
+        format = GT_BLOCK_COMPACT;
+    }
     sqlite3_bind_int64(st, 1, d->process_id);
     sqlite3_bind_int(st, 2, format);
     sqlite3_bind_int(st, 3, n);
-    sqlite3_bind_blob(st, 4, rows, n * (int)size, SQLITE_STATIC);
+    sqlite3_bind_blob(st, 4, data, (int)bytes, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     return rc == SQLITE_DONE ? 0 : fail(d, rc);
@@ -338,22 +360,22 @@ static int store_block(struct gt_db *d, enum gt_stmt which, int format, const vo
 
 int gt_db_call_block(struct gt_db *d, const void *rows, int n)
 {
-    return store_block(d, GT_ST_CALL_BLOCK, GT_CALL_BLOCK_FORMAT, rows, n, sizeof(struct gt_call_packed));
+    return store_block(d, GT_ST_CALL_BLOCK, &gt_call_layout, rows, n);
 }
 
 int gt_db_nvtx_block(struct gt_db *d, const void *rows, int n)
 {
-    return store_block(d, GT_ST_NVTX_BLOCK, GT_NVTX_BLOCK_FORMAT, rows, n, sizeof(struct gt_nvtx_packed));
+    return store_block(d, GT_ST_NVTX_BLOCK, &gt_nvtx_layout, rows, n);
 }
 
 int gt_db_capi_block(struct gt_db *d, const void *rows, int n)
 {
-    return store_block(d, GT_ST_CAPI_BLOCK, GT_CAPI_BLOCK_FORMAT, rows, n, sizeof(struct gt_capi_packed));
+    return store_block(d, GT_ST_CAPI_BLOCK, &gt_capi_layout, rows, n);
 }
 
 int gt_db_gpu_block(struct gt_db *d, const void *rows, int n)
 {
-    return store_block(d, GT_ST_GPU_BLOCK, GT_GPU_BLOCK_FORMAT, rows, n, sizeof(struct gt_gpu_packed));
+    return store_block(d, GT_ST_GPU_BLOCK, &gt_gpu_layout, rows, n);
 }
 
 int gt_db_nvtx_row(struct gt_db *d, const int64_t *v, int no_end, int payload_type, uint64_t payload)
@@ -557,5 +579,6 @@ void gt_db_close(struct gt_db *d)
     }
     if (d->db)
         sqlite3_close(d->db);
+    free(d->codebuf);
     memset(d, 0, sizeof *d);
 }

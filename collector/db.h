@@ -32,6 +32,9 @@ struct gt_db {
      * the process's own file gets the process row's updates and the names
      * too, so that its aggregates can be read by themselves */
     struct gt_db *mirror;
+    int packed_blocks;     /* blocks stored packed (format 1), not compact (format/block_codec.h) */
+    uint8_t *codebuf;      /* a block made compact, before SQLite takes it */
+    size_t codecap;
 };
 
 struct gt_process_info {
@@ -40,6 +43,7 @@ struct gt_process_info {
     int cuda_runtime_version, nccl_version;
     int64_t clock_offset_ns, start_ns;
     int output_layout; /* enum gt_layout (config.h): which links the file may be reached through (procfile.h) */
+    int packed_blocks; /* store blocks packed, as GPUTRACE_BLOCK_FORMAT=1 asks (config.h) */
 };
 
 /* Opens (creating if needed) the database at path and adds this process.

@@ -16,8 +16,6 @@
 
 #include <stdint.h>
 
-#define GT_CALL_BLOCK_FORMAT 1             /* api_call_block.format of this layout */
-
 /* api_call.stream of a call the tracer saw in a CUPTI callback whose
  * stream it cannot tell (a copy's): the report takes it from CUPTI's record
  * of the call's work.  No handle a program holds has this value (its top
@@ -36,17 +34,6 @@ struct gt_call_packed {
 };
 
 _Static_assert(sizeof(struct gt_call_packed) == 72, "the documented block layout");
-
-static inline int gt_call_block_valid(int64_t format, int64_t n, const void *data, int bytes)
-{
-    return gt_block_valid(format, GT_CALL_BLOCK_FORMAT, n, data, bytes, sizeof(struct gt_call_packed));
-}
-
-static inline struct gt_call_packed gt_call_block_row(const void *data, int i)
-{
-    struct gt_call_packed r;
-    gt_block_row(data, i, &r, sizeof r);
-    return r;
-}
+/* Read and written through format/block_codec.h, as gt_call_layout. */
 
 #endif

@@ -12,8 +12,6 @@
 
 #include <stdint.h>
 
-#define GT_CAPI_BLOCK_FORMAT 1 /* cupti_api_block.format of this layout */
-
 /* One cupti_api row, 40 bytes.  domain: 1 runtime, 2 driver; result: the
  * API's return value as CUPTI gives it (unsigned). */
 struct gt_capi_packed {
@@ -24,17 +22,6 @@ struct gt_capi_packed {
 };
 
 _Static_assert(sizeof(struct gt_capi_packed) == 40, "the documented block layout");
-
-static inline int gt_capi_block_valid(int64_t format, int64_t n, const void *data, int bytes)
-{
-    return gt_block_valid(format, GT_CAPI_BLOCK_FORMAT, n, data, bytes, sizeof(struct gt_capi_packed));
-}
-
-static inline struct gt_capi_packed gt_capi_block_row(const void *data, int i)
-{
-    struct gt_capi_packed r;
-    gt_block_row(data, i, &r, sizeof r);
-    return r;
-}
+/* Read and written through format/block_codec.h, as gt_capi_layout. */
 
 #endif

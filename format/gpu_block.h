@@ -12,8 +12,6 @@
 
 #include <stdint.h>
 
-#define GT_GPU_BLOCK_FORMAT 1 /* gpu_op_block.format of this layout */
-
 /* One gpu_op row, 64 bytes: the columns of gpu_op but process_id. */
 struct gt_gpu_packed {
     int64_t start_ns, end_ns, bytes, stream_id;
@@ -24,17 +22,6 @@ struct gt_gpu_packed {
 };
 
 _Static_assert(sizeof(struct gt_gpu_packed) == 64, "the documented block layout");
-
-static inline int gt_gpu_block_valid(int64_t format, int64_t n, const void *data, int bytes)
-{
-    return gt_block_valid(format, GT_GPU_BLOCK_FORMAT, n, data, bytes, sizeof(struct gt_gpu_packed));
-}
-
-static inline struct gt_gpu_packed gt_gpu_block_row(const void *data, int i)
-{
-    struct gt_gpu_packed r;
-    gt_block_row(data, i, &r, sizeof r);
-    return r;
-}
+/* Read and written through format/block_codec.h, as gt_gpu_layout. */
 
 #endif

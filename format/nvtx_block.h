@@ -11,7 +11,6 @@
 
 #include <stdint.h>
 
-#define GT_NVTX_BLOCK_FORMAT 1 /* nvtx_range_block.format of this layout */
 /* The payload type of a structured payload read into text: outside
  * nvtxPayloadType_t's scalar types (1..6) */
 #define GT_NVTX_PAYLOAD_TEXT 100
@@ -29,17 +28,6 @@ struct gt_nvtx_packed {
 };
 
 _Static_assert(sizeof(struct gt_nvtx_packed) == 56, "the documented block layout");
-
-static inline int gt_nvtx_block_valid(int64_t format, int64_t n, const void *data, int bytes)
-{
-    return gt_block_valid(format, GT_NVTX_BLOCK_FORMAT, n, data, bytes, sizeof(struct gt_nvtx_packed));
-}
-
-static inline struct gt_nvtx_packed gt_nvtx_block_row(const void *data, int i)
-{
-    struct gt_nvtx_packed r;
-    gt_block_row(data, i, &r, sizeof r);
-    return r;
-}
+/* Read and written through format/block_codec.h, as gt_nvtx_layout. */
 
 #endif

@@ -3,14 +3,16 @@
 #ifndef GPUTRACE_SCHEMA_H
 #define GPUTRACE_SCHEMA_H
 
-#define GT_SCHEMA_VERSION 6
+#define GT_SCHEMA_VERSION 7
 /* The oldest version the report still reads: 3 only added nvtx_range_block
  * and 4 cupti_api_block and gpu_op_block, which older files simply lack; 5
  * changed what some stored values mean (a non-blocking call's end_ns is
  * its start: not measured; a send/recv's seq is 2^48 + its place among
  * the rank's to or from that peer), which the report reads either way,
  * but a report older than 5 would misread; 6 added heartbeat, window and
- * the monitor's tables (mon_*), which older files lack. */
+ * the monitor's tables (mon_*), which older files lack; 7 stores blocks
+ * compact (format 2, format/block_codec.h), which a report older than 7
+ * would skip as another layout: it refuses the file instead. */
 #define GT_SCHEMA_OLDEST_READ 2
 
 /* Creates every table, view and index if missing (idempotent). */

@@ -203,13 +203,13 @@ static void block_times(struct out_db *o, sqlite3_int64 pid)
         sqlite3_prepare_v2(o->db, "INSERT OR IGNORE INTO import_corr VALUES(?,?,?)", -1, &ins, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, pid);
         while (sqlite3_step(st) == SQLITE_ROW) {
-            int64_t rows = sqlite3_column_int64(st, 1);
-            const void *data = sqlite3_column_blob(st, 2);
-            if (!gt_capi_block_valid(sqlite3_column_int64(st, 0), rows, data, sqlite3_column_bytes(st, 2)))
-                continue;
-            int k = (int)rows; /* its records fill a blob's bytes: an int */
-            for (int i = 0; i < k; i++) {
-                struct gt_capi_packed r = gt_capi_block_row(data, i);
+            struct gt_block_cur c;
+            const void *data = sqlite3_column_blob(st, 2); /* before its size, as SQLite asks */
+            int k = gt_block_open(&c, &gt_capi_layout, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), data,
+                                  sqlite3_column_bytes(st, 2));
+            for (int i = 0; i < k; i++) { /* none of a damaged block */
+                struct gt_capi_packed r;
+                gt_block_next(&c, &r);
                 if (!bsearch(&r.correlation, v, n, sizeof *v, cmp_u32))
                     continue;
                 sqlite3_bind_int64(ins, 1, r.correlation);

@@ -136,6 +136,8 @@ int out_open(struct out_db *o, const char *path, int force, const char *run_id, 
     char *end;
     unsigned long long after = bulk ? strtoull(bulk, &end, 10) : 0;
     o->rows_before_blocks = bulk && *bulk && !*end ? after : OUT_ROWS_BEFORE_BLOCKS;
+    const char *format = getenv("GPUTRACE_BLOCK_FORMAT");
+    o->packed_blocks = format && !strcmp(format, "1");
     if (make_room(path, force, err, errlen) != 0)
         return -1;
     if (sqlite3_open_v2(path, &o->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
@@ -181,12 +183,17 @@ static void intern_free(struct intern *t)
     t->maxlen = maxlen;
 }
 
-static void put_block(struct out_db *o, sqlite3_stmt *st, int format, int n, const void *data, size_t size)
+/* A block compact (format/block_codec.h), as the tracer stores it: a
+ * fifth of the bytes or less for SQLite to write. */
+static void put_block(struct out_db *o, sqlite3_stmt *st, const struct gt_block_layout *l, int n, const void *rows)
 {
+    _Static_assert(sizeof o->code >= GT_BLOCK_ROWS * (2 + 10 * GT_BLOCK_MAX_FIELDS), "any block's compact bound");
+    int packed = o->packed_blocks || gt_block_bound(l, n) > sizeof o->code;
+    size_t bytes = packed ? (size_t)n * l->size : gt_block_encode(l, rows, n, o->code);
     sqlite3_bind_int64(st, 1, o->pid_row);
-    sqlite3_bind_int(st, 2, format);
+    sqlite3_bind_int(st, 2, packed ? GT_BLOCK_PACKED : GT_BLOCK_COMPACT);
     sqlite3_bind_int(st, 3, n);
-    sqlite3_bind_blob(st, 4, data, (int)((size_t)n * size), SQLITE_STATIC);
+    sqlite3_bind_blob(st, 4, packed ? rows : (const void *)o->code, (int)bytes, SQLITE_STATIC);
     sqlite3_step(st);
     sqlite3_reset(st);
     o->rows++;
@@ -195,9 +202,9 @@ static void put_block(struct out_db *o, sqlite3_stmt *st, int format, int n, con
 void out_flush(struct out_db *o)
 {
     if (o->capi_buffered)
-        put_block(o, o->capi_block, GT_CAPI_BLOCK_FORMAT, o->capi_buffered, o->capi_buf, sizeof *o->capi_buf);
+        put_block(o, o->capi_block, &gt_capi_layout, o->capi_buffered, o->capi_buf);
     if (o->gop_buffered)
-        put_block(o, o->gop_block, GT_GPU_BLOCK_FORMAT, o->gop_buffered, o->gop_buf, sizeof *o->gop_buf);
+        put_block(o, o->gop_block, &gt_gpu_layout, o->gop_buffered, o->gop_buf);
     o->capi_buffered = o->gop_buffered = 0;
 }
 

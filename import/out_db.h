@@ -54,6 +54,8 @@ struct out_db {
     struct gt_capi_packed capi_buf[GT_BLOCK_ROWS];
     struct gt_gpu_packed gop_buf[GT_BLOCK_ROWS];
     int capi_buffered, gop_buffered;
+    int packed_blocks; /* GPUTRACE_BLOCK_FORMAT=1: blocks stored packed, as the tracer would */
+    uint8_t code[GT_BLOCK_ROWS * (2 + 10 * GT_BLOCK_MAX_FIELDS)]; /* a block made compact (format/block_codec.h) */
 };
 
 /* What is known of a process when it is finished. */

@@ -170,7 +170,7 @@ static int activate_once(void)
         .cuda_runtime_version = runtime_version("cudaRuntimeGetVersion"),
         .nccl_version = runtime_version("ncclGetVersion"),
         .clock_offset_ns = gt_clock_realtime_offset(), .start_ns = (int64_t)gt_mono_ns(),
-        .output_layout = cfg.layout,
+        .output_layout = cfg.layout, .packed_blocks = cfg.packed_blocks,
     };
     char err[512], why[5200];
     struct gt_mon_cfg mon;

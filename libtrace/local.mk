@@ -5,7 +5,7 @@ libgputrace_la_SOURCES = \
   collector/clock.h collector/clock.c collector/config.h collector/config.c common/printable.h common/printable.c \
   collector/procfile.h collector/procfile.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \
-  collector/intern.h format/row_block.h format/call_block.h format/nvtx_block.h format/capi_block.h format/gpu_block.h format/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c collector/pylayout.h collector/pylayout.c \
+  collector/intern.h format/row_block.h format/block_codec.h format/block_codec.c format/call_block.h format/nvtx_block.h format/capi_block.h format/gpu_block.h format/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c collector/pylayout.h collector/pylayout.c \
   collector/modules.h collector/modules.c \
   format/schema.h format/schema.c format/api_table.h format/api_table.c collector/db.h collector/db.c collector/db_batch.h collector/db_batch.c collector/boot_id.h collector/boot_id.c \
   collector/cupti_sub.h collector/cupti_sub.c collector/plugin_ring.h collector/plugin_ring.c collector/plugin_store.h collector/plugin_store.c collector/fdguard.h collector/fdguard.c collector/xfsz.h collector/writer.h collector/writer_int.h collector/writer.c collector/writer_rows.c collector/writer_ctl.c collector/stage.h collector/stage.c collector/membudget.h collector/membudget.c \

@@ -29,7 +29,7 @@ gputrace_report_SOURCES = \
   viewer/write/json.h viewer/write/json.c viewer/write/output.h viewer/write/output_text.c \
   viewer/write/output_json.c viewer/write/finding_out.h viewer/write/finding_json.c viewer/write/finding_text.c viewer/write/unknown_comm.h viewer/write/unknown_comm.c viewer/write/order_notes.h viewer/write/order_notes.c viewer/analyse/order_match.h viewer/analyse/order_match.c viewer/model/comm_kernels.h viewer/model/comm_kernels.c viewer/write/chrome_trace.c viewer/write/kineto_export.c \
   viewer/write/html.h viewer/write/html_report.c viewer/write/html_charts.c viewer/write/html_tables.c \
-  format/db_guard.h format/db_guard.c format/schema.h format/row_block.h \
+  format/db_guard.h format/db_guard.c format/schema.h format/row_block.h format/block_codec.h format/block_codec.c \
   format/call_block.h format/nvtx_block.h format/capi_block.h format/gpu_block.h \
   format/rundir.h format/rundir.c
 gputrace_report_CFLAGS = $(AM_CFLAGS) $(PRODUCT_WARN_CFLAGS) $(SQLITE_CFLAGS)

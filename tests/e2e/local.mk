@@ -80,6 +80,7 @@ TESTS += \
   tests/e2e/tracer_own_closes.sh \
   tests/e2e/ledger_sum.sh \
   tests/e2e/import_output.sh \
+  tests/e2e/block_formats.sh \
   tests/e2e/import_flow_skip.sh \
   tests/e2e/cli_help.sh
 EXTRA_DIST += \
@@ -174,6 +175,7 @@ EXTRA_DIST += \
   tests/e2e/tracer_thread_names.sh \
   tests/e2e/record.sh \
   tests/e2e/import_output.sh \
+  tests/e2e/block_formats.sh \
   tests/e2e/import_flow_skip.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \

@@ -46,9 +46,18 @@ tests_unit_test_sim_nccl_comms_DEPENDENCIES = tests/sim/libgpusim.la
 check_PROGRAMS += tests/unit/test_report_rows
 TESTS += tests/unit/test_report_rows
 tests_unit_test_report_rows_SOURCES = tests/unit/test_report_rows.c viewer/read/rowruns.h viewer/read/rowruns.c \
-  viewer/model/sort_by_time.h viewer/model/sort_by_time.c format/row_block.h format/call_block.h
+  viewer/model/sort_by_time.h viewer/model/sort_by_time.c format/row_block.h format/block_codec.h format/block_codec.c \
+  format/call_block.h
 tests_unit_test_report_rows_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_report_rows_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
+
+# the bulk blocks' compact layout: exact, small, and refused whole when damaged
+check_PROGRAMS += tests/unit/test_block_codec
+TESTS += tests/unit/test_block_codec
+tests_unit_test_block_codec_SOURCES = tests/unit/test_block_codec.c format/block_codec.h format/block_codec.c \
+  format/row_block.h format/call_block.h format/capi_block.h format/gpu_block.h format/nvtx_block.h
+tests_unit_test_block_codec_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_block_codec_LDADD = $(CRITERION_LIBS)
 
 # every rank's collectives through the report's temporary file
 check_PROGRAMS += tests/unit/test_coll_spill
@@ -129,7 +138,7 @@ tests_unit_test_sim_cupti_events_DEPENDENCIES = tests/sim/libgpusim.la
 # the writer's batched rows and late indexes
 check_PROGRAMS += tests/unit/test_db_batch
 TESTS += tests/unit/test_db_batch
-tests_unit_test_db_batch_SOURCES = tests/unit/test_db_batch.c collector/db.h collector/db.c collector/db_batch.h \
+tests_unit_test_db_batch_SOURCES = tests/unit/test_db_batch.c collector/db.h collector/db.c format/block_codec.h format/block_codec.c collector/db_batch.h \
   collector/db_batch.c format/schema.h format/schema.c format/api_table.h format/api_table.c collector/boot_id.h collector/boot_id.c \
   collector/procfile.h collector/procfile.c
 tests_unit_test_db_batch_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)

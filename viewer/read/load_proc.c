@@ -132,11 +132,12 @@ static void call_row(sqlite3_stmt *s, void *ctx)
 static void block_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
-    int n;
-    const void *data = rowruns_block(s, 1, gt_call_block_valid, &n);
+    struct gt_block_cur c;
+    int n = rowruns_block(s, 1, &gt_call_layout, &c);
     for (int i = 0; i < n; i++) {
         tick(l);
-        struct gt_call_packed r = gt_call_block_row(data, i);
+        struct gt_call_packed r;
+        gt_block_next(&c, &r);
         add_call(l,
                  (struct call){ .start = r.start_ns, .end = r.end_ns, .stream = r.stream, .event = r.event,
                                 .bytes = r.bytes, .call_id = r.call_id, .tid = (int)r.tid, .copy_kind = r.copy_kind,
@@ -208,11 +209,12 @@ static void op_row(sqlite3_stmt *s, void *ctx)
 static void gpu_block_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
-    int n;
-    const void *data = rowruns_block(s, 1, gt_gpu_block_valid, &n);
+    struct gt_block_cur c;
+    int n = rowruns_block(s, 1, &gt_gpu_layout, &c);
     for (int i = 0; i < n; i++) {
         tick(l);
-        struct gt_gpu_packed r = gt_gpu_block_row(data, i);
+        struct gt_gpu_packed r;
+        gt_block_next(&c, &r);
         if (r.kind == 4 || r.kind == 5)
             add_sync(l, r.kind, r.start_ns, r.correlation, (int)r.stream_id, r.event_id, r.sync_type);
         if (r.kind < 1 || r.kind > 3)
@@ -259,11 +261,12 @@ static void capi_row(sqlite3_stmt *s, void *ctx)
 static void capi_block_row(sqlite3_stmt *s, void *ctx)
 {
     struct loading *l = ctx;
-    int n;
-    const void *data = rowruns_block(s, 1, gt_capi_block_valid, &n);
+    struct gt_block_cur c;
+    int n = rowruns_block(s, 1, &gt_capi_layout, &c);
     for (int i = 0; i < n; i++) {
         tick(l);
-        struct gt_capi_packed r = gt_capi_block_row(data, i);
+        struct gt_capi_packed r;
+        gt_block_next(&c, &r);
         add_capi(l, (struct cupti_rec){ .start = r.start_ns, .end = r.end_ns, .tid = (int)r.tid,
                                         .corr = r.correlation, .domain = r.domain, .cbid = r.cbid,
                                         .result = r.result });

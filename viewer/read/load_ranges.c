@@ -67,13 +67,13 @@ static void load_range_blocks(const struct model *m, struct proc *p, size_t *cap
         return;
     sqlite3_bind_int64(s, 1, p->id);
     while (sqlite3_step(s) == SQLITE_ROW) {
-        const void *data = sqlite3_column_blob(s, 2);
-        int64_t rows = sqlite3_column_int64(s, 1);
-        if (!gt_nvtx_block_valid(sqlite3_column_int64(s, 0), rows, data, sqlite3_column_bytes(s, 2)))
-            continue; /* another layout, or damaged: not guessed at */
-        int n = (int)rows; /* its records fill a blob's bytes: an int */
-        for (int i = 0; i < n; i++) {
-            struct gt_nvtx_packed b = gt_nvtx_block_row(data, i);
+        struct gt_block_cur c;
+        const void *data = sqlite3_column_blob(s, 2); /* before its size, as SQLite asks */
+        int n = gt_block_open(&c, &gt_nvtx_layout, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), data,
+                              sqlite3_column_bytes(s, 2));
+        for (int i = 0; i < n; i++) { /* none of another layout, or damaged: not guessed at */
+            struct gt_nvtx_packed b;
+            gt_block_next(&c, &b);
             if (b.kind != 1) /* marks are not kept */
                 continue;
             struct nvtx *r = new_range(p, cap);

@@ -162,11 +162,12 @@ static int has_gpu_work(sqlite3 *db, const struct proc *p)
             sqlite3_bind_int64(s, 2, b->v[k].last);
             sqlite3_bind_int64(s, 3, p->id);
             while (!found && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-                int n;
-                const void *data = rowruns_block(s, 0, gt_gpu_block_valid, &n);
+                struct gt_block_cur c;
+                int n = rowruns_block(s, 0, &gt_gpu_layout, &c);
                 for (int i = 0; i < n && !found; i++) {
-                    uint8_t kind = gt_gpu_block_row(data, i).kind;
-                    found = kind >= 1 && kind <= 3;
+                    struct gt_gpu_packed op;
+                    gt_block_next(&c, &op);
+                    found = op.kind >= 1 && op.kind <= 3;
                 }
             }
             if (rc == SQLITE_ROW)

@@ -84,10 +84,11 @@ static void read_records(sqlite3 *db, int64_t proc_id, struct idmap *corr)
         return;
     sqlite3_bind_int64(s, 1, proc_id);
     while (sqlite3_step(s) == SQLITE_ROW) {
-        int n;
-        const void *data = rowruns_block(s, 0, gt_capi_block_valid, &n); /* NULL for a damaged block */
+        struct gt_block_cur c;
+        int n = rowruns_block(s, 0, &gt_capi_layout, &c); /* 0 for a damaged block */
         for (int i = 0; i < n; i++) {
-            struct gt_capi_packed r = gt_capi_block_row(data, i);
+            struct gt_capi_packed r;
+            gt_block_next(&c, &r);
             int k = kind_of(r.domain, r.cbid);
             if (k)
                 idmap_put(corr, r.correlation, k, 0);

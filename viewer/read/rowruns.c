@@ -122,27 +122,24 @@ static struct rows_of *lookup(struct rows_of *v, size_t n, size_t *last, int64_t
     return NULL;
 }
 
-const void *rowruns_block(sqlite3_stmt *s, int col, int (*valid)(int64_t format, int64_t n, const void *data, int bytes),
-                          int *n)
+int rowruns_block(sqlite3_stmt *s, int col, const struct gt_block_layout *l, struct gt_block_cur *c)
 {
     const void *data = sqlite3_column_blob(s, col + 2);
-    int64_t rows = sqlite3_column_int64(s, col + 1);
-    *n = 0;
-    if (!valid(sqlite3_column_int64(s, col), rows, data, sqlite3_column_bytes(s, col + 2)))
-        return NULL;
-    *n = (int)rows; /* its records fill a blob's bytes: an int */
-    return data;
+    int n = gt_block_open(c, l, sqlite3_column_int64(s, col), sqlite3_column_int64(s, col + 1), data,
+                          sqlite3_column_bytes(s, col + 2));
+    return n < 0 ? 0 : n;
 }
 
 /* The latest end among the GPU operations of a block that the report
  * loads (kernels, copies, memsets), as for gpu_op rows. */
 static int64_t gpu_block_end(sqlite3_stmt *s)
 {
-    int n;
-    const void *data = rowruns_block(s, 2, gt_gpu_block_valid, &n);
+    struct gt_block_cur c;
+    int n = rowruns_block(s, 2, &gt_gpu_layout, &c);
     int64_t end = 0;
     for (int i = 0; i < n; i++) {
-        struct gt_gpu_packed r = gt_gpu_block_row(data, i);
+        struct gt_gpu_packed r;
+        gt_block_next(&c, &r);
         if (r.kind >= 1 && r.kind <= 3 && r.end_ns > end)
             end = r.end_ns;
     }
@@ -152,11 +149,12 @@ static int64_t gpu_block_end(sqlite3_stmt *s)
 /* The latest end among the calls of a block (a killed process only). */
 static int64_t block_end(sqlite3_stmt *s)
 {
-    int n;
-    const void *data = rowruns_block(s, 2, gt_call_block_valid, &n);
+    struct gt_block_cur c;
+    int n = rowruns_block(s, 2, &gt_call_layout, &c);
     int64_t end = 0;
     for (int i = 0; i < n; i++) {
-        struct gt_call_packed r = gt_call_block_row(data, i);
+        struct gt_call_packed r;
+        gt_block_next(&c, &r);
         if (r.end_ns > end)
             end = r.end_ns;
     }

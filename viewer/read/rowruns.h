@@ -14,6 +14,8 @@
 #ifndef GPUTRACE_ROWRUNS_H
 #define GPUTRACE_ROWRUNS_H
 
+#include "format/block_codec.h"
+
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,11 +86,11 @@ int rowruns_each_split(sqlite3 *db, sqlite3 *db2, enum row_table t, const char *
 void rowruns_set_threads(int on);
 int rowruns_threads(void);
 
-/* The packed records of a block row (row_block.h) whose format, n and data
- * are columns col, col + 1 and col + 2 of s; NULL (and *n = 0) when the row
- * is damaged or of a layout `valid` does not take. */
-const void *rowruns_block(sqlite3_stmt *s, int col, int (*valid)(int64_t format, int64_t n, const void *data, int bytes),
-                          int *n);
+/* Opens the block of a row (row_block.h) whose format, n and data are
+ * columns col, col + 1 and col + 2 of s, as records of layout l: returns
+ * how many gt_block_next reads from c, 0 when the row is damaged or of
+ * another layout (format/block_codec.h). */
+int rowruns_block(sqlite3_stmt *s, int col, const struct gt_block_layout *l, struct gt_block_cur *c);
 
 /* r cut into runs of at most `piece` rowids each (a run standing for the
  * whole table first bounded by its rowids), for a pass that notes where in

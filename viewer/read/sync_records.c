@@ -24,10 +24,11 @@ void load_sync_records(const struct model *m, const struct proc *p,
         return; /* a file of an older schema */
     sqlite3_bind_int64(s, 1, p->id);
     while (sqlite3_step(s) == SQLITE_ROW) {
-        int n;
-        const void *data = rowruns_block(s, 0, gt_gpu_block_valid, &n);
+        struct gt_block_cur c;
+        int n = rowruns_block(s, 0, &gt_gpu_layout, &c);
         for (int i = 0; i < n; i++) {
-            struct gt_gpu_packed r = gt_gpu_block_row(data, i);
+            struct gt_gpu_packed r;
+            gt_block_next(&c, &r);
             if (r.kind == 4) /* each value as sqlite3_column_int takes the row's column */
                 each(ctx, r.start_ns, r.end_ns, (int)r.stream_id, r.sync_type, r.correlation);
         }
