@@ -9,7 +9,8 @@
 # load than about the import).  BASE=DIR (a build of another commit):
 # each trace is then imported REPEAT times (default 3) by each build in
 # turns, the two databases the same row for row (sqlite3 .dump): the
-# medians of the CPU seconds and their ratio.
+# medians of the CPU seconds and their ratio (a build older than schema
+# version 7 writes another version, its blocks packed: not comparable so).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 gt=$top/build/gputrace

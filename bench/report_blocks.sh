@@ -13,7 +13,9 @@
 # bench/report_bench.sh measures synthetic runs made with SQL, as rows.
 # Needs a build (scripts/build.sh); BUILD names another one.  BASE=DIR
 # (a build of another commit) times its report on the blocks too, in
-# turns with this one's, its JSON the same byte for byte: the ratio.
+# turns with this one's, its JSON the same byte for byte: the ratio (a
+# build older than schema version 7 cannot read the compact blocks this
+# one writes).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 b=${BUILD:-$top/build}

@@ -9,7 +9,8 @@
 #     start: libtrace/trace.h, GT_F_END); the same call as a program
 #     pays it, 200,000 in a row with the writer draining beside them, the
 #     whole process timed (bench/wrap_whole.sh: the loop's wall and CPU
-#     time, and the process's CPU, per call); and with stacks at 8 on a
+#     time, and the process's CPU, per call; beside it, as its baseline, the
+#     same with blocks stored packed, GPUTRACE_BLOCK_FORMAT=1); and with stacks at 8 on a
 #     call that captures them (cudaStreamSynchronize is measured by
 #     bench/sink_rate.c instead; see there);
 #  2. records per second the writer sustains into SQLite, and drops, with
@@ -114,7 +115,9 @@ echo "   ... $(median "${added[@]}")"
 # the same call as a program pays it: 200,000 in a row, the writer draining
 # beside them, the whole process timed (bench/wrap_whole.sh)
 echo "   ... as a program pays it (200,000 calls in a row, the whole process timed, traced vs untraced; isolated above: $(median "${added[@]}" | sed 's/median of [0-9]* runs: added //')):"
-bash "$top/bench/wrap_whole.sh" "$lib" "$tmp/wrap_cost"
+# the baseline here: the same library storing its blocks packed (GPUTRACE_BLOCK_FORMAT=1),
+# what compact blocks save the process, run for run
+BENCH_BASE_ENV=GPUTRACE_BLOCK_FORMAT=1 bash "$top/bench/wrap_whole.sh" "$lib" "$tmp/wrap_cost"
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=0 GPUTRACE_OUTPUT="$tmp/b.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)
 echo "traced, stacks off (cudaMemsetAsync 0 B)  wrapper $w  direct $p  added $(diff "$w" "$p") = $(floors "$w" "$p" "$f")"
 read -r w p f < <(env $env_off GPUTRACE_CALLSTACKS=8 GPUTRACE_OUTPUT="$tmp/c.db" LD_PRELOAD="$lib" "$tmp/wrap_cost" memset)

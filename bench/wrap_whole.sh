@@ -16,11 +16,16 @@
 #    rusage) per call: with N calls minus with none, so that the tracer's
 #    start and exit, paid once, are left out.
 # With BENCH_BASE_LIB (another build's libgputrace.so) the same for it, run
-# for run beside this one.  Stacks off, CUPTI off (the stub has no CUPTI).
+# for run beside this one; with BENCH_BASE_ENV (e.g. GPUTRACE_BLOCK_FORMAT=1)
+# the baseline's traced runs get those variables too (this build's library
+# when no BENCH_BASE_LIB is named): a setting's cost, run for run.  Stacks
+# off, CUPTI off (the stub has no CUPTI).
 set -euo pipefail
 lib=$(realpath "${1:?usage: wrap_whole.sh LIB WRAP_COST}")
 prog=$(realpath "${2:?usage: wrap_whole.sh LIB WRAP_COST}")
 base_lib=${BENCH_BASE_LIB:+$(realpath "$BENCH_BASE_LIB")}
+base_env=${BENCH_BASE_ENV:-}
+[ -n "$base_lib" ] || [ -z "$base_env" ] || base_lib=$lib
 runs=${WHOLE_RUNS:-9}
 n=${WHOLE_CALLS:-200000}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -41,12 +46,13 @@ if not os.WIFEXITED(status) or os.WEXITSTATUS(status):
     sys.exit("failed: " + " ".join(sys.argv[1:]))
 print(round((ru.ru_utime + ru.ru_stime) * 1e6), out)' "$@"
 }
-traced() { rm -f "$tmp/t.db"*; GPUTRACE_OUTPUT="$tmp/t.db" LD_PRELOAD="$1" run "$prog" loop "$2" ${3:-}; }
+# traced LIB N [ROUNDS]: with the variables in $benv too (the baseline's BENCH_BASE_ENV)
+traced() { rm -f "$tmp/t.db"*; ( [ -z "$benv" ] || export $benv; GPUTRACE_OUTPUT="$tmp/t.db" LD_PRELOAD="$1" run "$prog" loop "$2" ${3:-} ); }
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 # one turn for LIB: "WALL_ADDED CPU_ADDED PROCESS_ADDED SECOND_ROUND_CPU_ADDED", ns per call,
 # against the untraced runs of the same turn
 turn() {
-  local l=$1 u0 u1 uw uc t0 t1 tw tc x us ts
+  local l=$1 benv=${2:-} u0 u1 uw uc t0 t1 tw tc x us ts
   read -r u0 x < <(run "$prog" loop 0)
   read -r u1 uw uc < <(run "$prog" loop "$n")
   # a second round of N calls in the same process, the ring already grown
@@ -65,7 +71,7 @@ for i in $(seq "$runs"); do
   walls+=("$w") cpus+=("$c") procs+=("$p") seconds+=("$r")
   line="this build: loop +$w ns wall, +$c ns its CPU (+$r a second round), process +$p ns CPU a call"
   if [ -n "$base_lib" ]; then
-    read -r w c p r < <(turn "$base_lib")
+    read -r w c p r < <(turn "$base_lib" "$base_env")
     bwalls+=("$w") bcpus+=("$c") bprocs+=("$p") bseconds+=("$r")
     line="$line; baseline: +$w, +$c (+$r), +$p"
   fi
