@@ -14,7 +14,10 @@
 #    its full size, 8 MiB faulted in on the calling thread's slow path;
 #  - the whole process's CPU time (user + system of every thread, wait4's
 #    rusage) per call: with N calls minus with none, so that the tracer's
-#    start and exit, paid once, are left out.
+#    start and exit, paid once, are left out; and in a second round (with
+#    2N calls minus with N): what a program calling in bursts step after
+#    step pays once its first burst grew the rings and the queue (the 50 ms
+#    pause between the rounds counted too, an idle writer's few wake-ups).
 # With BENCH_BASE_LIB (another build's libgputrace.so) the same for it, run
 # for run beside this one; with BENCH_BASE_ENV (e.g. GPUTRACE_BLOCK_FORMAT=1)
 # the baseline's traced runs get those variables too (this build's library
@@ -49,36 +52,37 @@ print(round((ru.ru_utime + ru.ru_stime) * 1e6), out)' "$@"
 # traced LIB N [ROUNDS]: with the variables in $benv too (the baseline's BENCH_BASE_ENV)
 traced() { rm -f "$tmp/t.db"*; ( [ -z "$benv" ] || export $benv; GPUTRACE_OUTPUT="$tmp/t.db" LD_PRELOAD="$1" run "$prog" loop "$2" ${3:-} ); }
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-# one turn for LIB: "WALL_ADDED CPU_ADDED PROCESS_ADDED SECOND_ROUND_CPU_ADDED", ns per call,
-# against the untraced runs of the same turn
+# one turn for LIB: "WALL_ADDED CPU_ADDED PROCESS_ADDED SECOND_ROUND_CPU_ADDED
+# SECOND_ROUND_PROCESS_ADDED", ns per call, against the untraced runs of the same turn
 turn() {
-  local l=$1 benv=${2:-} u0 u1 uw uc t0 t1 tw tc x us ts
+  local l=$1 benv=${2:-} u0 u1 u2 uw uc t0 t1 t2 tw tc x us ts
   read -r u0 x < <(run "$prog" loop 0)
   read -r u1 uw uc < <(run "$prog" loop "$n")
   # a second round of N calls in the same process, the ring already grown
-  read -r x x x us < <(run "$prog" loop "$n" 2)
-  read -r x x x ts < <(traced "$l" "$n" 2)
+  read -r u2 x x us < <(run "$prog" loop "$n" 2)
+  read -r t2 x x ts < <(traced "$l" "$n" 2)
   read -r t0 x < <(traced "$l" 0)
   read -r t1 tw tc < <(traced "$l" "$n")
   # every call stored, none dropped: otherwise the figure is not the cost of recording
   [ "$(sqlite3 "file:$tmp/t.db?mode=ro" "select (select count(*) from api_call) + (select coalesce(sum(n), 0)
     from api_call_block) >= $n, dropped_host from process" 2>&1)" = "1|0" ] || { echo "wrap_whole: a traced run lost records" >&2; exit 1; }
-  echo "$tw $uw $tc $uc $t1 $t0 $u1 $u0 $ts $us" | awk -v n="$n" '{printf "%.1f %.1f %.1f %.1f\n", $1 - $2, $3 - $4, (($5 - $6) - ($7 - $8)) * 1000 / n, $9 - $10}'
+  echo "$tw $uw $tc $uc $t1 $t0 $u1 $u0 $ts $us $t2 $u2" | awk -v n="$n" '{printf "%.1f %.1f %.1f %.1f %.1f\n",
+    $1 - $2, $3 - $4, (($5 - $6) - ($7 - $8)) * 1000 / n, $9 - $10, (($11 - $5) - ($12 - $7)) * 1000 / n}'
 }
-walls=() cpus=() procs=() seconds=() bwalls=() bcpus=() bprocs=() bseconds=()
+walls=() cpus=() procs=() seconds=() sprocs=() bwalls=() bcpus=() bprocs=() bseconds=() bsprocs=()
 for i in $(seq "$runs"); do
-  read -r w c p r < <(turn "$lib")
-  walls+=("$w") cpus+=("$c") procs+=("$p") seconds+=("$r")
-  line="this build: loop +$w ns wall, +$c ns its CPU (+$r a second round), process +$p ns CPU a call"
+  read -r w c p r q < <(turn "$lib")
+  walls+=("$w") cpus+=("$c") procs+=("$p") seconds+=("$r") sprocs+=("$q")
+  line="this build: loop +$w ns wall, +$c ns its CPU (+$r a second round), process +$p ns CPU a call (+$q a second round)"
   if [ -n "$base_lib" ]; then
-    read -r w c p r < <(turn "$base_lib" "$base_env")
-    bwalls+=("$w") bcpus+=("$c") bprocs+=("$p") bseconds+=("$r")
-    line="$line; baseline: +$w, +$c (+$r), +$p"
+    read -r w c p r q < <(turn "$base_lib" "$base_env")
+    bwalls+=("$w") bcpus+=("$c") bprocs+=("$p") bseconds+=("$r") bsprocs+=("$q")
+    line="$line; baseline: +$w, +$c (+$r), +$p (+$q)"
   fi
   echo "   $line"
 done
 m() { printf '%s\n' "$@" | median; }
 echo "   ... median of $runs ($n calls a run, writer draining; load $(cut -d' ' -f1-3 /proc/loadavg)): the loop +$(m "${walls[@]}") ns" \
   "a call wall, +$(m "${cpus[@]}") ns its thread's CPU (+$(m "${seconds[@]}") in a second round, the ring grown);" \
-  "the whole process +$(m "${procs[@]}") ns CPU a call" \
-  "$([ -z "$base_lib" ] || echo "(baseline: +$(m "${bwalls[@]}"), +$(m "${bcpus[@]}") (+$(m "${bseconds[@]}")), +$(m "${bprocs[@]}"))")"
+  "the whole process +$(m "${procs[@]}") ns CPU a call (+$(m "${sprocs[@]}") in a second round)" \
+  "$([ -z "$base_lib" ] || echo "(baseline: +$(m "${bwalls[@]}"), +$(m "${bcpus[@]}") (+$(m "${bseconds[@]}")), +$(m "${bprocs[@]}") (+$(m "${bsprocs[@]}")))")"
