@@ -22,7 +22,12 @@
 #define STAGE_TID 0x7f
 #define IDLE_MS 16
 #define BUSY_RECS 512 /* a tick's pull that keeps the tick short: 256 K records a second at 2 ms */
-#define POOL_KEEP 16 /* chunks kept mapped for reuse; past these a stored one is unmapped */
+/* Chunks kept mapped for reuse once stored; past these a stored one is
+ * unmapped.  As many as the queue's reserve holds (membudget.h: 4 MiB,
+ * which the rings cannot take anyway): a program calling in bursts step
+ * after step would map and unmap its backlog's chunks again every step
+ * (docs/tracer-guarantees.md has what that cost). */
+#define POOL_KEEP (GT_MEM_QUEUE_RESERVE / sizeof(struct chunk))
 
 struct chunk {
     struct chunk *next;
@@ -160,7 +165,7 @@ size_t gt_stage_store_one(gt_tbuf_fn *fn, void *ctx)
     }
     atomic_fetch_sub_explicit(&staged, n, memory_order_relaxed);
     pthread_mutex_lock(&q_mu);
-    int keep = pool_n < POOL_KEEP;
+    int keep = pool_n < (int)POOL_KEEP;
     if (keep) {
         c->next = pool;
         pool = c;
