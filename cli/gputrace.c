@@ -58,7 +58,7 @@ static const char record_text[] =
     "\n"
     "Traces every CUDA/NCCL process that `command` starts into RUN, a directory\n"
     "holding one SQLite file per process (<host>-<pid>.db); gputrace-report RUN\n"
-    "reads them as one run.  Calls and GPU records are stored in packed blocks; for\n"
+    "reads them as one run.  Calls and GPU records are stored in compact blocks; for\n"
     "SQL, `gputrace merge all.db RUN` writes the run as one file, a row each.\n"
     "Sets LD_PRELOAD, and CUDA_INJECTION64_PATH (kept if it names another tool)\n"
     "so that programs with a static CUDA runtime are traced,\n"

@@ -97,7 +97,7 @@ echo "\$ gputrace-report --chrome-trace $out/trace.json --html $out/report.html 
 echo
 echo "The run is $out/run.db: a directory holding one SQLite file per rank (schema: docs/schema.md)."
 echo "For SQL (sqlite3, pandas): gputrace merge $out/all.db $out/run.db writes them as one file, every"
-echo "record a row (the tracer stores calls and GPU records in packed blocks, which the report reads)."
+echo "record a row (the tracer stores calls and GPU records in compact blocks, which the report reads)."
 echo "Open $out/trace.json at https://ui.perfetto.dev (Open trace file) or in chrome://tracing;"
 echo "open $out/report.html in any browser (one page, no network needed)."
 echo
