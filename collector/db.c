@@ -345,9 +345,12 @@ static int store_block(struct gt_db *d, enum gt_stmt which, const struct gt_bloc
         }
     }
     if (!d->packed_blocks && need <= d->codecap) {
-        bytes = gt_block_encode(l, rows, n, d->codebuf);
-        data = d->codebuf;
-        format = GT_BLOCK_COMPACT;
+        size_t coded = gt_block_encode(l, rows, n, d->codebuf);
+        if (coded < bytes) { /* records of noise can take more compact (10-byte varints) */
+            bytes = coded;
+            data = d->codebuf;
+            format = GT_BLOCK_COMPACT;
+        }
     }
     sqlite3_bind_int64(st, 1, d->process_id);
     sqlite3_bind_int(st, 2, format);

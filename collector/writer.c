@@ -158,7 +158,10 @@ static void release_descriptors(void)
     if (atomic_exchange(&gt_w.released, 1))
         return;
     gt_fd_release(close_db);
-    /* a connection whose descriptors the program took is left unclosed */
+    /* a connection whose descriptors the program took is left unclosed
+     * (its memory for compact blocks is ours: let go) */
+    free(gt_w.db.codebuf);
+    free(gt_w.disk.codebuf);
     memset(&gt_w.db, 0, sizeof gt_w.db);
     memset(&gt_w.disk, 0, sizeof gt_w.disk);
     gt_w.db.failed = SQLITE_ABORT;

@@ -132,7 +132,9 @@ void gt_writer_forget_after_fork(void)
     pthread_mutex_init(&gt_w.fork_mu, NULL);
     pthread_cond_init(&gt_w.fork_cv, NULL);
     gt_w.pause_req = gt_w.parked = 0;
-    /* The parent's connection must not be used (nor closed) in the child. */
+    /* The parent's connection must not be used (nor closed) in the child;
+     * its buffer for compact blocks is plain memory, let go */
+    free(gt_w.db.codebuf);
     memset(&gt_w.db, 0, sizeof gt_w.db);
     gt_w.running = 0;
     gt_w.nmarks = 0;

@@ -7,6 +7,7 @@
 #include "format/capi_block.h"
 #include "format/gpu_block.h"
 #include "format/nvtx_block.h"
+#include "format/row_block.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -251,13 +252,15 @@ int gt_block_open(struct gt_block_cur *c, const struct gt_block_layout *l, int64
     c->p = data;
     c->next = next_packed;
     memset(c->prev, 0, sizeof c->prev);
-    if (!data || bytes < 0 || n < 0)
+    /* n taken whole, and no more than a writer puts in a block: a compact
+     * record equal to its prediction is a byte or two, so a small blob
+     * could claim millions of records otherwise (and n times a size could
+     * wrap) */
+    if (!data || bytes < 0 || n < 0 || n > GT_BLOCK_ROWS)
         return -1;
-    /* n taken whole (cut to an int, 2^32 + 1 records would pass as one) */
     if (format == GT_BLOCK_PACKED)
-        return (uint64_t)bytes == (uint64_t)n * l->size ? (int)n : -1;
-    /* a compact record takes a byte at least: n is an int too */
-    if (format != GT_BLOCK_COMPACT || n > bytes || !compact_whole(l, data, (size_t)bytes, n))
+        return (int64_t)bytes == n * (int64_t)l->size ? (int)n : -1;
+    if (format != GT_BLOCK_COMPACT || !compact_whole(l, data, (size_t)bytes, n))
         return -1;
     c->next = l->next;
     return (int)n;

@@ -70,7 +70,8 @@ struct gt_block_cur {
 
 /* Opens a block as a row stores it (format, n, data, its bytes): returns
  * n when it holds exactly n records of l, packed or compact, and nothing
- * else; -1 otherwise (another format, a wrong size, a damaged varint). */
+ * else, n at most GT_BLOCK_ROWS (row_block.h); -1 otherwise (another
+ * format, a wrong size, a damaged varint). */
 int gt_block_open(struct gt_block_cur *c, const struct gt_block_layout *l, int64_t format, int64_t n,
                   const void *data, int bytes);
 /* The next record, into out (l->size bytes): as many times as open said. */

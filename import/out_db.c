@@ -136,8 +136,8 @@ int out_open(struct out_db *o, const char *path, int force, const char *run_id, 
     char *end;
     unsigned long long after = bulk ? strtoull(bulk, &end, 10) : 0;
     o->rows_before_blocks = bulk && *bulk && !*end ? after : OUT_ROWS_BEFORE_BLOCKS;
-    const char *format = getenv("GPUTRACE_BLOCK_FORMAT");
-    o->packed_blocks = format && !strcmp(format, "1");
+    const char *format = getenv("GPUTRACE_BLOCK_FORMAT"); /* read as the tracer reads it (collector/config.c) */
+    o->packed_blocks = format && *format && strtol(format, &end, 10) == 1 && !*end;
     if (make_room(path, force, err, errlen) != 0)
         return -1;
     if (sqlite3_open_v2(path, &o->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
@@ -188,8 +188,13 @@ static void intern_free(struct intern *t)
 static void put_block(struct out_db *o, sqlite3_stmt *st, const struct gt_block_layout *l, int n, const void *rows)
 {
     _Static_assert(sizeof o->code >= GT_BLOCK_ROWS * (2 + 10 * GT_BLOCK_MAX_FIELDS), "any block's compact bound");
+    size_t bytes = (size_t)n * l->size;
     int packed = o->packed_blocks || gt_block_bound(l, n) > sizeof o->code;
-    size_t bytes = packed ? (size_t)n * l->size : gt_block_encode(l, rows, n, o->code);
+    if (!packed) {
+        size_t coded = gt_block_encode(l, rows, n, o->code);
+        packed = coded >= bytes; /* records of noise can take more compact */
+        bytes = packed ? bytes : coded;
+    }
     sqlite3_bind_int64(st, 1, o->pid_row);
     sqlite3_bind_int(st, 2, packed ? GT_BLOCK_PACKED : GT_BLOCK_COMPACT);
     sqlite3_bind_int(st, 3, n);

@@ -46,7 +46,8 @@ expect "import: expanded, the same rows from either layout" \
 # a recording: 2 ranks of the simulated overlapped workload, blocks only
 GPUTRACE_BULK_AFTER=0 GPUTRACE_ONE_FILE=1 GPUTRACE_LIB="$lib" "$gt" record -o "$tmp/r.db" -- \
   "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/overlapped" > /dev/null 2>&1
-expect "record: compact blocks in every table" "$(qr "$tmp/r.db" "$formats")" 2
+expect "record: compact blocks in every table" "$(qr "$tmp/r.db" "$formats") $(qr "$tmp/r.db" "select (select count(*) from api_call_block) > 0
+  and (select count(*) from cupti_api_block) > 0 and (select count(*) from gpu_op_block) > 0 and (select count(*) from nvtx_range_block) > 0")" "2 1"
 perrec="select sum(length(data)) * 1.0 / sum(n) <= 16 from (select n, data from api_call_block union all select n, data from gpu_op_block)"
 expect "record: calls and GPU operations 16 bytes a record at most (72 and 64 packed)" "$(qr "$tmp/r.db" "$perrec")" 1
 GPUTRACE_BULK_AFTER=0 GPUTRACE_ONE_FILE=1 GPUTRACE_BLOCK_FORMAT=1 GPUTRACE_LIB="$lib" "$gt" record -o "$tmp/rp.db" -- \
@@ -58,6 +59,8 @@ calls="select (select count(*) from api_call) + (select coalesce(sum(n), 0) from
 ncalls=$(qr "$tmp/r.db" "$calls")
 
 # a compact block cut short by a byte: not half read
+api_calls() { python3 -c 'import json, sys; print(sum(r["api_calls"] for r in json.load(open(sys.argv[1]))["ranks"]))' "$1"; }
+"$rep" --format json "$tmp/r.db" > "$tmp/whole.json"
 cp "$tmp/r.db" "$tmp/cut.db"
 cut="(select min(rowid) from api_call_block)"
 lost=$(qr "$tmp/cut.db" "select n from api_call_block where rowid = $cut")
@@ -73,4 +76,7 @@ expect "a block cut short: gputrace expand refuses the file, one line, nothing c
 expect "a block cut short: gputrace merge keeps it as it was, makes rows of the rest" \
   "$?:$(qr "$tmp/m.db" "select count(*) || ':' || sum(n) from api_call_block"):$(qr "$tmp/m.db" "select count(*) from api_call")" \
   "0:1:$lost:$((ncalls - lost))"
+"$rep" --format json "$tmp/m.db" > "$tmp/m.json"
+expect "a block cut short: the report counts the calls of the rest, as it does their rows in the merged file" \
+  "$(api_calls "$tmp/cut.json") $(($(api_calls "$tmp/cut.json") < $(api_calls "$tmp/whole.json")))" "$(api_calls "$tmp/m.json") 1"
 finish

@@ -62,6 +62,35 @@ Test(block_codec, every_byte_of_a_record_is_one_fields)
     }
 }
 
+/* The layout as docs/schema.md gives it, byte for byte, for a reader of
+ * its own: two CUPTI API records (8 fields, a mask of one byte) coded by
+ * hand.  The first: start 1000 (field 0, from 0: zigzag 2000, varint D0 0F),
+ * end 1500 (from its start: 1000, E8 07), tid 7 (0E), cbid 211 (A6 03),
+ * correlation 1 (the one before plus one: not coded), result 0, domain 1
+ * (02); mask bits 0, 1, 2, 3, 6: 4F.  The second: start 990 (a step back of
+ * 10: 13), its end its start, the next correlation, result 0xffffffff (-1
+ * in its 4 bytes: 01), a reserved byte 0xff (the 7-byte field 255: FE 03);
+ * mask bits 0, 5, 7: A1. */
+Test(block_codec, the_documented_bytes)
+{
+    static const uint8_t code[] = { 0x4F, 0xD0, 0x0F, 0xE8, 0x07, 0x0E, 0xA6, 0x03, 0x02,
+                                    0xA1, 0x13, 0x01, 0xFE, 0x03 };
+    struct gt_capi_packed want[2] = {
+        { .start_ns = 1000, .end_ns = 1500, .tid = 7, .cbid = 211, .correlation = 1, .domain = 1 },
+        { .start_ns = 990, .end_ns = 990, .tid = 7, .cbid = 211, .correlation = 2, .result = 0xffffffffu, .domain = 1,
+          .reserved = { 0xff } },
+    }, got;
+    struct gt_block_cur c;
+    cr_assert_eq(gt_block_open(&c, &gt_capi_layout, GT_BLOCK_COMPACT, 2, code, (int)sizeof code), 2);
+    for (int i = 0; i < 2; i++) {
+        gt_block_next(&c, &got);
+        cr_assert_eq(memcmp(&got, &want[i], sizeof got), 0, "record %d as documented", i);
+    }
+    uint8_t out[64];
+    cr_assert_eq(gt_block_encode(&gt_capi_layout, want, 2, out), sizeof code);
+    cr_assert_eq(memcmp(out, code, sizeof code), 0, "and coded so");
+}
+
 Test(block_codec, random_bytes_come_back_exactly)
 {
     /* every bit pattern of every field: random bytes, runs of equal
@@ -127,6 +156,8 @@ Test(block_codec, packed_blocks_read_as_before)
     cr_assert_eq(gt_block_open(&c, &gt_capi_layout, GT_BLOCK_PACKED, 3, in, (int)sizeof in - 1), -1);
     cr_assert_eq(gt_block_open(&c, &gt_capi_layout, 3, 3, in, (int)sizeof in), -1);
     cr_assert_eq(gt_block_open(&c, &gt_capi_layout, GT_BLOCK_PACKED, 3 + (1ll << 32), in, (int)sizeof in), -1);
+    cr_assert_eq(gt_block_open(&c, &gt_capi_layout, GT_BLOCK_PACKED, 3 + (1ll << 61), in, (int)sizeof in), -1,
+                 "n times the size wrapping to the blob's bytes");
     cr_assert_eq(gt_block_open(&c, &gt_capi_layout, GT_BLOCK_PACKED, -1, in, (int)sizeof in), -1);
     cr_assert_eq(gt_block_open(&c, &gt_capi_layout, GT_BLOCK_PACKED, 0, NULL, 0), -1);
 }
@@ -159,6 +190,11 @@ Test(block_codec, a_damaged_compact_block_is_refused_whole)
     cr_assert_eq(gt_block_open(&c, &gt_capi_layout, GT_BLOCK_COMPACT, 1, one, 1), 1, "a record equal to its prediction");
     uint8_t call_mask[3] = { 0x00, 0x40, 0x05 }; /* bit 14: the call layout has 14 fields */
     cr_assert_eq(gt_block_open(&c, &gt_call_layout, GT_BLOCK_COMPACT, 1, call_mask, 3), -1);
+    /* no more records than a writer puts in a block: a blob of zeros is
+     * records equal to their predictions, a byte each here */
+    static uint8_t zeros[GT_BLOCK_ROWS + 1];
+    cr_assert_eq(gt_block_open(&c, &gt_capi_layout, GT_BLOCK_COMPACT, GT_BLOCK_ROWS, zeros, GT_BLOCK_ROWS), GT_BLOCK_ROWS);
+    cr_assert_eq(gt_block_open(&c, &gt_capi_layout, GT_BLOCK_COMPACT, GT_BLOCK_ROWS + 1, zeros, GT_BLOCK_ROWS + 1), -1);
     /* a varint of 11 bytes, and one of 10 (the longest there is) */
     uint8_t longv[12] = { 0x01 };
     memset(longv + 1, 0x80, 10);
@@ -176,6 +212,7 @@ Test(block_codec, random_bytes_never_read_past_the_block)
 {
     /* what a damaged file can hold: refused, or read within its bytes */
     uint8_t out[72];
+    int accepted = 0;
     for (int k = 0; k < 20000; k++) {
         int bytes = 1 + (int)(next() % 64);
         uint8_t *b = malloc((size_t)bytes);
@@ -186,6 +223,7 @@ Test(block_codec, random_bytes_never_read_past_the_block)
         struct gt_block_cur c;
         int got = gt_block_open(&c, l, GT_BLOCK_COMPACT, n, b, bytes);
         if (got >= 0) {
+            accepted++;
             cr_assert_eq(got, n);
             for (int i = 0; i < got; i++)
                 gt_block_next(&c, out);
@@ -193,4 +231,5 @@ Test(block_codec, random_bytes_never_read_past_the_block)
         }
         free(b);
     }
+    cr_assert_gt(accepted, 50, "some of them are read (%d of 20000)", accepted);
 }
