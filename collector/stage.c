@@ -32,6 +32,7 @@
 struct chunk {
     struct chunk *next;
     uint32_t n;
+    uint64_t qseq; /* its place in the queue, among chunks and segments */
     _Alignas(64) struct gt_record recs[CHUNK_RECS];
 };
 _Static_assert(sizeof(struct chunk) == 65536, "a chunk is 64 KiB");
@@ -44,6 +45,13 @@ static pthread_mutex_t q_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct chunk *cur; /* being filled (drain_mu) */
 static uint32_t cur_tid;
 static struct chunk *q_head, *q_tail, *pool; /* q_mu */
+/* Segments a ring's producer left behind, handed over whole (q_mu): in a
+ * burst most records are in them, and copying them into chunks took fresh
+ * memory a second time (the chunks' pages faulted in on the drain thread,
+ * the segment unmapped after).  Chunks and segments are stored in the order
+ * they were queued (qseq): a thread's records in its ring's order. */
+static struct gt_tbuf_seg *s_head, *s_tail;
+static uint64_t q_seq;
 static int pool_n;
 static _Atomic size_t mapped;        /* chunks mapped, the pool's included */
 static _Atomic uint64_t staged, peak; /* records queued (or being filled) and not stored */
@@ -92,6 +100,7 @@ static void publish(void)
     if (!cur || cur->n == 0)
         return;
     pthread_mutex_lock(&q_mu);
+    cur->qseq = q_seq++;
     if (q_tail)
         q_tail->next = cur;
     else
@@ -99,6 +108,39 @@ static void publish(void)
     q_tail = cur;
     pthread_mutex_unlock(&q_mu);
     cur = NULL;
+}
+
+static void count_staged(uint64_t n)
+{
+    uint64_t s = atomic_fetch_add_explicit(&staged, n, memory_order_relaxed) + n;
+    if (s > atomic_load_explicit(&peak, memory_order_relaxed))
+        atomic_store_explicit(&peak, s, memory_order_relaxed);
+}
+
+/* gt_tbuf_drain_some's other callback: a segment left behind with a
+ * chunk's worth of records at least, queued whole after what the chunk
+ * being filled holds (drain_mu held); fewer are copied, as the drain
+ * thread's small pulls share a chunk. */
+static int give(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t tid, void *ctx)
+{
+    (void)ctx;
+    if (to - from < CHUNK_RECS)
+        return 1;
+    publish(); /* the thread's records taken before these go first */
+    s->qfrom = from;
+    s->qto = to;
+    s->qtid = tid;
+    s->qnext = NULL;
+    pthread_mutex_lock(&q_mu);
+    s->qseq = q_seq++;
+    if (s_tail)
+        s_tail->qnext = s;
+    else
+        s_head = s;
+    s_tail = s;
+    pthread_mutex_unlock(&q_mu);
+    count_staged(to - from);
+    return 0;
 }
 
 /* gt_tbuf_drain_some's callback: a copy of the record (and its NCCL one)
@@ -121,19 +163,35 @@ static int take(const struct gt_record *r, const struct gt_record *nccl, uint32_
     cur->recs[cur->n++] = *r;
     if (nccl)
         cur->recs[cur->n++] = *nccl;
-    uint64_t s = atomic_fetch_add_explicit(&staged, nccl ? 2 : 1, memory_order_relaxed) + (nccl ? 2 : 1);
-    if (s > atomic_load_explicit(&peak, memory_order_relaxed))
-        atomic_store_explicit(&peak, s, memory_order_relaxed);
+    count_staged(nccl ? 2 : 1);
     return 0;
 }
 
 size_t gt_stage_pull(int *cut, int partial)
 {
     pthread_mutex_lock(&drain_mu);
-    size_t n = gt_tbuf_drain_some(take, NULL, cut);
+    size_t n = gt_tbuf_drain_some(take, give, NULL, cut);
     if (partial)
         publish();
     pthread_mutex_unlock(&drain_mu);
+    return n;
+}
+
+/* A segment's records to fn, then its memory let go. */
+static size_t store_seg(struct gt_tbuf_seg *s, gt_tbuf_fn *fn, void *ctx)
+{
+    size_t n = 0;
+    for (uint64_t t = s->qfrom; t < s->qto; t++) {
+        const struct gt_record *r = &s->recs[t & s->mask], *nccl = NULL;
+        /* committed together, in one segment (gt_tbuf_drain_some) */
+        if (r->type == GT_REC_CALL && (r->flags & GT_RF_NCCL) && t + 1 < s->qto &&
+            s->recs[(t + 1) & s->mask].type == GT_REC_NCCL)
+            nccl = &s->recs[++t & s->mask];
+        fn(r, nccl, s->qtid, ctx);
+        n += nccl ? 2 : 1;
+    }
+    atomic_fetch_sub_explicit(&staged, n, memory_order_relaxed);
+    gt_tbuf_seg_free(s);
     return n;
 }
 
@@ -141,12 +199,21 @@ size_t gt_stage_store_one(gt_tbuf_fn *fn, void *ctx)
 {
     pthread_mutex_lock(&q_mu);
     struct chunk *c = q_head;
-    if (c) {
+    struct gt_tbuf_seg *g = s_head;
+    if (g && (!c || g->qseq < c->qseq)) { /* the older of the two queues' heads */
+        s_head = g->qnext;
+        if (!s_head)
+            s_tail = NULL;
+        c = NULL;
+    } else if (c) {
+        g = NULL;
         q_head = c->next;
         if (!q_head)
             q_tail = NULL;
     }
     pthread_mutex_unlock(&q_mu);
+    if (g)
+        return store_seg(g, fn, ctx);
     if (!c)
         return 0;
     size_t n = 0;
@@ -263,6 +330,11 @@ void gt_stage_forget(int in_child)
             munmap(c, sizeof *c);
         }
     q_head = q_tail = pool = cur = NULL;
+    for (struct gt_tbuf_seg *g = s_head, *next; g; g = next) {
+        next = g->qnext;
+        gt_tbuf_seg_free(g);
+    }
+    s_head = s_tail = NULL;
     pool_n = 0;
     for (size_t n = atomic_exchange(&mapped, 0); n; n--)
         gt_mem_give(sizeof(struct chunk));

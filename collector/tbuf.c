@@ -52,6 +52,12 @@ static void unmap(void *p, size_t bytes)
     gt_mem_give(bytes);
 }
 
+/* A segment's mapping: its header and its records. */
+static size_t seg_bytes(const struct gt_tbuf_seg *s)
+{
+    return sizeof *s + (size_t)(s->mask + 1) * sizeof(struct gt_record);
+}
+
 static struct gt_tbuf_seg *new_seg(size_t records, uint64_t start, int populate)
 {
     size_t bytes = sizeof(struct gt_tbuf_seg) + records * sizeof(struct gt_record);
@@ -61,7 +67,6 @@ static struct gt_tbuf_seg *new_seg(size_t records, uint64_t start, int populate)
     s->start = start;
     s->mask = records - 1;
     atomic_store(&s->next, NULL);
-    s->bytes = bytes;
     return s;
 }
 
@@ -173,7 +178,7 @@ static struct gt_tbuf_seg *seg_of(struct gt_tbuf *b, uint64_t t)
 {
     struct gt_tbuf_seg *s = b->rseg, *g;
     while ((g = atomic_load_explicit(&s->next, memory_order_acquire)) != NULL && t >= g->start) {
-        unmap(s, s->bytes);
+        unmap(s, seg_bytes(s));
         s = g;
     }
     b->rseg = s;
@@ -196,7 +201,12 @@ void gt_tbuf_forget_all_after_fork(void)
     gt_thread.tbuf = NULL;
 }
 
-size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, void *ctx, int *cut)
+void gt_tbuf_seg_free(struct gt_tbuf_seg *s)
+{
+    unmap(s, seg_bytes(s));
+}
+
+size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx, int *cut)
 {
     size_t n = 0;
     *cut = 0;
@@ -207,7 +217,18 @@ size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, void *ctx, int *cut)
         /* read after head: the owner set tid before its first commit */
         uint32_t tid = t != h ? b->tid : 0;
         while (t != h) {
-            struct gt_tbuf_seg *s = seg_of(b, t);
+            struct gt_tbuf_seg *s = seg_of(b, t), *g;
+            /* a segment left behind whose records up to its end were
+             * committed before this drain read head (invariant 4: the
+             * producer moves on only with all of them committed, and never
+             * comes back): handed over whole, not unmapped here */
+            if (give && (g = atomic_load_explicit(&s->next, memory_order_acquire)) != NULL && g->start <= h &&
+                g->start > t && give(s, t, g->start, tid, ctx) == 0) {
+                n += g->start - t;
+                t = g->start;
+                b->rseg = g;
+                continue;
+            }
             const struct gt_record *r = &s->recs[t & s->mask], *nccl = NULL;
             /* an NCCL call and its second slot were committed together, in
              * one segment */
@@ -243,7 +264,7 @@ size_t gt_tbuf_drain(gt_tbuf_fn *fn, void *ctx)
 {
     struct all_ctx a = { fn, ctx };
     int cut;
-    return gt_tbuf_drain_some(take_all, &a, &cut);
+    return gt_tbuf_drain_some(take_all, NULL, &a, &cut);
 }
 
 void gt_tbuf_open_ranges(void (*fn)(uint32_t tid, const struct gt_nvtx_open *o, int depth, void *ctx), void *ctx)

@@ -68,9 +68,14 @@ struct gt_tbuf_seg {
     uint64_t start;                        /* index of its first record */
     uint64_t mask;                         /* capacity - 1 (a power of two) */
     _Atomic(struct gt_tbuf_seg *) next;    /* the larger one the producer moved on to */
-    size_t bytes;                          /* of the mapping */
+    /* once left behind and handed to the drain's queue whole (stage.c):
+     * its records [qfrom, qto), of thread qtid, and the queue's order */
+    uint64_t qfrom, qto, qseq;
+    struct gt_tbuf_seg *qnext;
+    uint32_t qtid;
     _Alignas(64) struct gt_record recs[];  /* a record is exactly one cache line */
 };
+_Static_assert(sizeof(struct gt_tbuf_seg) == 64, "a segment's header is one cache line");
 
 struct gt_tbuf {
     _Alignas(64) _Atomic uint64_t head;   /* producer */
@@ -204,7 +209,16 @@ size_t gt_tbuf_drain(gt_tbuf_fn *fn, void *ctx);
  * the drain stops there, *cut is set, and the rest stays in its ring for
  * the next drain.  One consumer at a time (callers serialise). */
 typedef int gt_tbuf_take_fn(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx);
-size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, void *ctx, int *cut);
+/* With give (may be NULL): a segment the producer left behind is offered
+ * whole, its records [from, to) (thread tid): give returns 0 when it took
+ * it (and owns it from then on: gt_tbuf_seg_free lets it go), its records
+ * not taken one by one; non-zero, and they are.  A burst's records were
+ * copied into fresh memory again otherwise, the segment unmapped once they
+ * had been. */
+typedef int gt_tbuf_give_fn(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t tid, void *ctx);
+size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx, int *cut);
+/* Unmaps a segment handed over (its memory back to the budget). */
+void gt_tbuf_seg_free(struct gt_tbuf_seg *s);
 /* Writer side, at the end: fn for every NVTX range still open on a live
  * thread (depth: its nesting level). */
 void gt_tbuf_open_ranges(void (*fn)(uint32_t tid, const struct gt_nvtx_open *o, int depth, void *ctx), void *ctx);

@@ -74,12 +74,52 @@ Test(stage, the_drain_threads_pulls_share_a_chunk_until_it_is_full)
     cr_assert_eq(gt_stage_backlog(), 0);
     for (int i = 0; i < 300; i++)
         cr_assert_eq(s.seq[i], (uint32_t)i + 1);
-    /* a full chunk goes over without the writer's pull */
+    /* a full chunk goes over without the writer's pull, and so does a
+     * segment of a chunk's worth the ring left behind as it grew; what
+     * stays is one chunk not full at most */
     for (int i = 0; i < 2000; i++)
         put_call(++seq, 0);
     cr_assert_eq(gt_stage_pull(&cut, 0), 2000);
     struct seen f = { 0 };
-    cr_assert_gt(gt_stage_store_one(collect, &f), 900, "the first chunk, full, is the writer's");
+    cr_assert_geq(store_all(&f), 2000 - 1023, "the writer has all but a chunk's worth");
+    for (int i = 0; i < f.n; i++)
+        cr_assert_eq(f.seq[i], (uint32_t)i + 301, "in the ring's order");
+}
+
+/* A burst the drain did not keep up with: the ring grew past segments of
+ * a chunk's worth and more, which go to the writer whole (tbuf.h,
+ * gt_tbuf_drain_some's give), not copied into chunks: the queue takes no
+ * memory for them; the records come out in order, an NCCL call with its
+ * slot, after those pulled into a chunk before; and every segment's
+ * memory goes back to the budget once stored. */
+Test(stage, segments_left_behind_go_to_the_writer_whole)
+{
+    gt_tbuf_configure(1 << 20);
+    int cut;
+    uint32_t seq = 0;
+    for (int i = 0; i < 100; i++)
+        put_call(++seq, 0);
+    cr_assert_eq(gt_stage_pull(&cut, 0), 100, "a small pull, kept in the chunk being filled");
+    size_t before = gt_mem_used();
+    for (int i = 0; i < 3000; i++)
+        put_call(++seq, i % 7 == 3);
+    size_t grown = gt_mem_used();
+    cr_assert_gt(grown, before + 3000 * sizeof(struct gt_record), "the ring grew past the burst");
+    cr_assert_eq(gt_stage_pull(&cut, 0), 3000 + 3000 / 7 + (3000 % 7 > 3));
+    cr_assert_leq(gt_mem_used(), grown + 65536, "the queue took one chunk at most: the segments went whole");
+    struct seen f = { 0 };
+    cr_assert_eq(gt_stage_pull(&cut, 1), 0);
+    size_t most = 0;
+    for (size_t got; (got = gt_stage_store_one(collect, &f)) != 0;)
+        most = got > most ? got : most;
+    cr_assert_gt(most, 1023, "the segment of 1024 slots went as one (a chunk holds 1023): %zu", most);
+    cr_assert_eq(f.n, 3100, "every call stored once");
+    for (int i = 0; i < f.n; i++) {
+        cr_assert_eq(f.seq[i], (uint32_t)i + 1, "in the ring's order");
+        cr_assert_eq(f.nccl[i], i >= 100 && (i - 100) % 7 == 3 ? (int)f.seq[i] + 1000 : -1, "call %d's NCCL slot", i);
+    }
+    cr_assert_eq(gt_stage_backlog(), 0);
+    cr_assert_lt(gt_mem_used(), grown, "the segments stored went back to the budget");
 }
 
 static void *other_thread(void *arg)

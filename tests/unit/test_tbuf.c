@@ -212,11 +212,11 @@ Test(tbuf, a_refused_record_stays_in_the_ring_for_the_next_drain)
     cr_assert_eq(put_call(b, 5), 0);
     struct limited l = { .room = 3 };
     int cut = 0;
-    cr_assert_eq(gt_tbuf_drain_some(take_limited, &l, &cut), 3, "three slots taken");
+    cr_assert_eq(gt_tbuf_drain_some(take_limited, NULL, &l, &cut), 3, "three slots taken");
     cr_assert_eq(cut, 1, "the drain says it was cut short");
     cr_assert_eq(gt_tbuf_backlog(), 3, "the NCCL call, its slot and the last call wait");
     struct limited m = { .room = 10 };
-    cr_assert_eq(gt_tbuf_drain_some(take_limited, &m, &cut), 3);
+    cr_assert_eq(gt_tbuf_drain_some(take_limited, NULL, &m, &cut), 3);
     cr_assert_eq(cut, 0);
     cr_assert_eq(m.s.n, 2);
     cr_assert_eq(m.s.seq[0], 4);
