@@ -52,13 +52,15 @@ static inline void direct(cudaStream_t s)
         direct_query(s);
 }
 
-/* "loop N [R]": N calls of cudaStreamQuery in a row, as a program makes
- * them, nothing else; prints the loop's ns per call, wall and its thread's
- * CPU (bench/wrap_whole.sh times the whole process around it, the writer
- * draining meanwhile).  With R rounds (50 ms apart), the thread's CPU per
- * call of each round after the first too: the first round pays for the
- * ring's growth to its full size (its pages faulted in), the later ones
- * find it grown. */
+/* "loop N [R [M]]": N calls of cudaStreamQuery in a row, as a program
+ * makes them, nothing else; prints the loop's ns per call, wall and its
+ * thread's CPU (bench/wrap_whole.sh times the whole process around it, the
+ * writer draining meanwhile).  With R rounds (50 ms apart), the thread's
+ * CPU per call of each round after the first too, of M calls each
+ * (default N): the first round pays for the ring's growth to its full size
+ * (its pages faulted in), the later ones find it grown, and fill it: a
+ * round of more calls than it holds (131,072 at the default 8 MiB) made
+ * faster than the drain's 2 ms tick drops the rest. */
 static double thread_ns(void)
 {
     struct timespec c;
@@ -66,12 +68,13 @@ static double thread_ns(void)
     return (double)c.tv_sec * 1e9 + (double)c.tv_nsec;
 }
 
-static int loop_only(long n, int rounds)
+static int loop_only(long first, int rounds, long later)
 {
     cudaStream_t s;
     cudaStreamCreate(&s);
     cudaStreamQuery(s); /* activation, if traced, happens here */
     for (int k = 0; k < rounds; k++) {
+        long n = k ? later : first;
         double c0 = thread_ns();
         uint64_t t0 = now_ns();
         for (long i = 0; i < n; i++)
@@ -95,7 +98,7 @@ static int loop_only(long n, int rounds)
 int main(int argc, char **argv)
 {
     if (argc > 2 && argv[1][0] == 'l')
-        return loop_only(atol(argv[2]), argc > 3 ? atoi(argv[3]) : 1);
+        return loop_only(atol(argv[2]), argc > 3 ? atoi(argv[3]) : 1, argc > 4 ? atol(argv[4]) : atol(argv[2]));
     use_memset = argc > 1 && argv[1][0] == 'm';
     /* the stub's own functions, under names the tracer's dlsym passes
      * through (with a CUDA name it would hand out its wrapper) */
