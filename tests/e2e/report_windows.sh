@@ -45,7 +45,7 @@ same_windowed() {
   # leaving out the warm-up read whole instead was tried, and put
   # train_demo's gpu.idle prediction 3.6% apart on CI; 8 recordings
   # beside two busy loops since: 0 to 0.07%).
-  wi=$(python3 - "$tmp/whole.json" "$tmp/win.json" <<'EOF'
+  wi=$(python3 - "$tmp/whole.json" "$tmp/win.json" "${LIVE:-}" <<'EOF'
 import json, sys
 def figs(d):
     out = {}
@@ -62,13 +62,16 @@ def figs(d):
             out[("job", k)] = j[k]
     return out
 a, b = (figs(json.load(open(f))) for f in sys.argv[1:3])
+live = sys.argv[3] == "1"
 bad = [k for k in a if k not in b] + [k for k in b if k not in a]
+noted = []
 for k in a:
     if k in b:
         together = k[0] in ("job", "comm.straggler", "gpu.idle")
         if abs(a[k] - b[k]) > (0.03 if together else 0.005) * abs(a[k]) + 0.002:
-            bad.append((k, a[k], b[k]))
-print("%d figures%s" % (len(a), "" if not bad else " differ: %s" % bad[:3]))
+            (noted if together and live else bad).append((k, a[k], b[k]))
+print("%d figures%s%s" % (len(a), "" if not bad else " differ: %s" % bad[:3],
+                          "" if not noted else "; every rank together, apart under this load: %s" % noted[:3]))
 EOF
 )
   for f in whole win; do
@@ -93,42 +96,40 @@ EOF
   fi
   case $wi in
   *differ*) bad "$what: the what-if replay a window at a time: $wi" ;;
-  *) ok "$what: the what-if replay a window at a time gives the same figures ($wi)" ;;
+  *) ok "$what: the what-if replay a window at a time gives the same figures ($(echo "$wi" | sed 's/;.*//'))" ;;
   esac
+  case $wi in *apart*) note "$what: ${wi#*; }" ;; esac
   # ... and says none of its ranks was replayed on its own
   expect "$what: ... every rank replayed with the others" "$said" 0
 }
 
-# record APP: the 4-rank workload recorded as $tmp/APP.db, made again (3
-# tries) while a rank's first step was left out as warm-up: on a loaded
-# machine a rank's first step can take 4x the others', and the summary
-# for every rank together read in windows of a dozen rows then departs
-# from the one read whole (pg_sync on CI: the job's step all fixed 11.50
-# ms against 10.43, 10%; the same file read by the report as it was
-# before blocks were compact departs the same way): at a cut, a node whose paths were
-# not carried gives its replayed time as the host's, which a cut of host
-# time before it no longer moves.  A known limit of the windowed summary
-# (docs/report.md); a warm-up itself is tested on a fixed input, desync
-# below.
-record() {
-  for try in 1 2 3; do
-    rm -rf "$tmp/$1.db"
-    "$b/gputrace" record -o "$tmp/$1.db" -- "$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/$1" > /dev/null 2>&1
-    "$rep" --format json "$tmp/$1.db" 2> /dev/null | python3 -c 'import json, sys
-sys.exit(any(w.get("warmup_steps") for w in json.load(sys.stdin).get("whatif", [])))' && return
-    note "$1: a rank's first step left out as warm-up (try $try): recorded again"
-  done
-}
+# Live recordings: their reports must be the same a window at a time, and
+# each rank's what-if figures; the summary for every rank together (the
+# job's step, comm.straggler's and gpu.idle's predictions) is noted when
+# it departs, not held to: on a loaded machine it moved by up to 10%
+# (pg_sync on CI, windows of 12 rows, its rank 1's first step 39 ms, left
+# out as warm-up: all fixed 11.50 ms a step against 10.43; train_demo
+# beside a CI run, 50 rows: 20.03 against 19.10), for at a cut a node
+# whose paths were not carried gives its replayed time as the host's,
+# which a cut of host time before it no longer moves (docs/report.md).
+# The same figures are held to, within the bands, on the fixed recordings
+# below, whose results do not depend on the load.
 for app in train_demo scalar_read device_sync pageable_upload; do
-  record "$app"
-  same_windowed "$app" "$tmp/$app.db" 50
+  "$b/gputrace" record -o "$tmp/$app.db" -- "$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
+  LIVE=1 same_windowed "$app" "$tmp/$app.db" 50
 done
 # what a sync waits for through events (stream_deps.h), carried across cuts
 for app in pg_sync event_sync; do
-  record "$app"
-  same_windowed "$app" "$tmp/$app.db" 12
+  "$b/gputrace" record -o "$tmp/$app.db" -- "$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
+  LIVE=1 same_windowed "$app" "$tmp/$app.db" 12
 done
-same_windowed "train_demo, bigger windows" "$tmp/train_demo.db" 120
+# the golden recordings of the same workloads (tests/data/golden), fixed:
+# every figure held to, the summary for every rank together included
+for fx in train_demo:50 scalar_read:50 device_sync:50 pageable_upload:50 straggler:50 pg_sync:12 event_sync:12; do
+  sqlite3 "$tmp/fixed-${fx%:*}.db" < "$top_srcdir/tests/data/golden/sim-${fx%:*}/input.sql"
+  same_windowed "${fx%:*} (fixed)" "$tmp/fixed-${fx%:*}.db" "${fx#*:}"
+done
+LIVE=1 same_windowed "train_demo, bigger windows" "$tmp/train_demo.db" 120
 # a rank with a warm-up step the others lack (desync's rank 2: 60.9 ms,
 # then 41 ms steps): the summary for every rank together spans its warm-up
 # read whole, and did not a window at a time (the job's all fixed 45.06 ms
@@ -141,6 +142,27 @@ job() {
     python3 -c "import json, sys; j = json.load(sys.stdin)['whatif_job']; print(j['step_ms_now'], j['step_ms_all_fixed'])"
 }
 expect "desync: the job's step now and all fixed, a window at a time as read whole" "$(job 150)" "$(job whole)"
+# the recording that showed the windowed summary's known limit (record
+# above; tests/data/windows): read in windows of 12 rows, each rank's own
+# figures and the job's step now as read whole; the job's all fixed is
+# what departs (10.43 ms a step whole, 11.50 in windows): noted, not held
+# to, until the summary carries its paths across a cut as far as a rank
+# read whole reaches (issue 38)
+sqlite3 "$tmp/pgw.db" < "$top_srcdir/tests/data/windows/pg_sync_warmup.sql"
+"$rep" --format json "$tmp/pgw.db" > "$tmp/pgw_whole.json" 2> /dev/null
+GPUTRACE_REPORT_WINDOW_ROWS=12 "$rep" --format json "$tmp/pgw.db" > "$tmp/pgw_win.json" 2> "$tmp/pgw.err"
+expect "pg_sync with a warm-up, windows of 12 rows: each rank's what-if figures and the job's step now as read whole" \
+  "$(grep -c 'read in [0-9]* windows' "$tmp/pgw.err") $(python3 - "$tmp/pgw_whole.json" "$tmp/pgw_win.json" <<'EOF'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+ranks = lambda d: [(w["rank"], w["steps"], w["step_ms_measured"], w["step_ms_replayed"], w["step_ms_all_fixed"],
+                    w.get("warmup_steps")) for w in d["whatif"]]
+now = lambda d: d["whatif_job"]["step_ms_now"]
+print(ranks(a) == ranks(b) and abs(now(a) - now(b)) <= 0.005 * now(a), sum(bool(w.get("warmup_steps")) for w in a["whatif"]))
+EOF
+)" "4 True 1"
+note "pg_sync with a warm-up: the job's step all fixed $(python3 -c 'import json, sys
+print(" ms whole, ".join(str(json.load(open(f))["whatif_job"]["step_ms_all_fixed"]) for f in sys.argv[1:3]) + " ms in windows")' "$tmp/pgw_whole.json" "$tmp/pgw_win.json") (the known limit)"
 # "all fixed" fixes the findings the report lists, no other: scalar_read's
 # syncs, each site's 12 calls fewer than --min-repeats, are not listed, and
 # with nothing listed to fix all fixed is the replay as measured; read a
@@ -156,7 +178,7 @@ print(sum(f['kind'].startswith('sync.') for f in d['findings']), len(d['whatif']
     "0 4 []"
 done
 # the intervals charged to each finding too (docs/report.md, "How costs are attributed")
-same_windowed "train_demo, --charges" "$tmp/train_demo.db" 50 --charges
+LIVE=1 same_windowed "train_demo, --charges" "$tmp/train_demo.db" 50 --charges
 
 # the exports too: the same events (in another order: a rank's tracks are
 # named, and its NVTX ranges written, after its windows), but for the
