@@ -7,7 +7,10 @@
  * are drained by a thread of their own that never touches the database: it
  * copies their records, every GT_STAGE_TICK_MS (backing off to 16 ms while
  * few come: fewer than 512 a tick), into chunks of memory
- * queued for the writer, which stores them at its own pace.  A commit then
+ * queued for the writer, which stores them at its own pace; a segment a
+ * growing ring left behind, a chunk's worth of records or more, is queued
+ * whole instead of copied (tbuf.h, gt_tbuf_drain_some's give), and
+ * unmapped once stored.  A commit then
  * holds up only the queue, which is shared by every thread of the process
  * and bounded: it shares one budget with the rings (membudget.h, 32 MiB at
  * the defaults, of which the rings leave it 4 MiB at least); a ring fills
@@ -43,9 +46,9 @@ int gt_stage_stop(int timeout_ms);
  * hundred records at a modest rate, would fill the queue's bound with
  * chunks mostly empty while the writer is held up. */
 size_t gt_stage_pull(int *cut, int partial);
-/* Writer side: the oldest queued chunk's records to fn (with their NCCL
- * records and thread, as gt_tbuf_drain gives them), then the chunk is let
- * go.  Returns the number of slots stored, 0 when the queue is empty. */
+/* Writer side: the oldest queued chunk's or segment's records to fn (with
+ * their NCCL records and thread, as gt_tbuf_drain gives them), then it is
+ * let go.  Returns the number of slots stored, 0 when the queue is empty. */
 size_t gt_stage_store_one(gt_tbuf_fn *fn, void *ctx);
 /* Records queued and not stored yet (a hint), and the most seen queued. */
 uint64_t gt_stage_backlog(void);
