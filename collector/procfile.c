@@ -78,11 +78,16 @@ static int resolve_dir(const char *path, int layout, char *out, size_t len, char
 /* A name already there: a regular file, reached through no link, with no
  * other name (one_name), whose identity goes to *st.  what: "it", or
  * "its -wal"..., for the reason in err (which names no path: the line
- * that says it names the file). */
-static int existing(const char *path, const char *what, int one_name, struct stat *st, char *err, size_t errlen)
+ * that says it names the file).  With gone_ok (a side file: another
+ * process's SQLite makes and removes its -journal as it writes the file
+ * they share), a name removed as it was looked at is no file: 1. */
+static int existing(const char *path, const char *what, int one_name, int gone_ok, struct stat *st, char *err,
+                    size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
+        if (gone_ok && errno == ENOENT)
+            return 1;
         if (errno == ELOOP)
             snprintf(err, errlen, "%s is a symbolic link this run did not make: not followed", what);
         else
@@ -95,6 +100,8 @@ static int existing(const char *path, const char *what, int one_name, struct sta
         snprintf(err, errlen, "%s is not a regular file", what);
         return -1;
     }
+    if (gone_ok && st->st_nlink == 0) /* removed since it was opened (its count of names: 0) */
+        return 1;
     if (one_name && st->st_nlink != 1) {
         snprintf(err, errlen, "%s has other names (hard links) this run did not make: not written", what);
         return -1;
@@ -122,7 +129,7 @@ static int make_or_take(const char *path, const char *what, int one_name, struct
         snprintf(err, errlen, "%s: %s", what, strerror(errno));
         return -1;
     }
-    return existing(path, what, one_name, st, err, errlen);
+    return existing(path, what, one_name, 0, st, err, errlen) < 0 ? -1 : 0;
 }
 
 int gt_procfile_open(struct gt_procfile *pf, const char *path, int layout, char *err, size_t errlen)
@@ -171,7 +178,7 @@ int gt_procfile_open(struct gt_procfile *pf, const char *path, int layout, char 
         snprintf(side[k], sizeof side[k], "%s%s", pf->path, sides[k]);
         snprintf(what, sizeof what, "its %s file", sides[k]);
         if (fresh && k < 2 ? make_or_take(side[k], what, 1, &ss, &made[k], err, errlen) != 0
-                           : lstat(side[k], &ss) == 0 && existing(side[k], what, 1, &ss, err, errlen) != 0) {
+                           : lstat(side[k], &ss) == 0 && existing(side[k], what, 1, 1, &ss, err, errlen) < 0) {
             /* what was made here goes again: an empty file left behind
              * would be no gputrace database, and `record -f` would refuse
              * the directory for it */
