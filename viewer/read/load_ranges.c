@@ -5,6 +5,7 @@
 #include "viewer/read/load.h"
 #include "viewer/model/idmap.h"
 #include "format/nvtx_block.h"
+#include "viewer/read/rowruns.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,9 +69,7 @@ static void load_range_blocks(const struct model *m, struct proc *p, size_t *cap
     sqlite3_bind_int64(s, 1, p->id);
     while (sqlite3_step(s) == SQLITE_ROW) {
         struct gt_block_cur c;
-        const void *data = sqlite3_column_blob(s, 2); /* before its size, as SQLite asks */
-        int n = gt_block_open(&c, &gt_nvtx_layout, sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), data,
-                              sqlite3_column_bytes(s, 2));
+        int n = rowruns_block(s, 0, &gt_nvtx_layout, &c);
         for (int i = 0; i < n; i++) { /* none of another layout, or damaged: not guessed at */
             struct gt_nvtx_packed b;
             gt_block_next(&c, &b);
