@@ -62,10 +62,6 @@ static const struct gt_block_field nvtx_fields[] = {
     PREV(struct gt_nvtx_packed, reserved),
 };
 
-_Static_assert(sizeof call_fields / sizeof call_fields[0] <= GT_BLOCK_MAX_FIELDS, "a mask of two bytes");
-_Static_assert(sizeof gpu_fields / sizeof gpu_fields[0] <= GT_BLOCK_MAX_FIELDS, "a mask of two bytes");
-_Static_assert(sizeof nvtx_fields / sizeof nvtx_fields[0] <= GT_BLOCK_MAX_FIELDS, "a mask of two bytes");
-
 static unsigned mask_bytes(const struct gt_block_layout *l)
 {
     return (l->nfields + 7u) / 8u;
@@ -117,16 +113,16 @@ size_t gt_block_bound(const struct gt_block_layout *l, int n)
 
 /* The encoder and decoder are written once, for any layout, and made
  * for each of the four with its table a constant: the field loop unrolled,
- * each load and store of a known size, each prediction known (the generic
- * form cost 45 ns a call record to encode, as much as SQLite's insert of
- * the bytes it saved). */
+ * each load and store of a known size, each prediction known (a loop over
+ * the table at run time cost as much as the bytes it saved: bench/, docs/
+ * tracer-guarantees.md). */
 #define CODEC_INLINE static inline __attribute__((always_inline))
 
 CODEC_INLINE size_t encode_with(const struct gt_block_field *fs, unsigned nf, unsigned size, const uint8_t *r, int n,
                                 uint8_t *o)
 {
     uint8_t *start = o;
-    const unsigned nm = (nf + 7u) / 8u;
+    const unsigned nm = (nf + 7u) / 8u; /* mask_bytes, of a constant table */
     uint64_t prev[GT_BLOCK_MAX_FIELDS] = { 0 };
     for (int k = 0; k < n; k++, r += size) {
         uint32_t m = 0;
@@ -202,6 +198,7 @@ CODEC_INLINE void decode_with(const struct gt_block_field *fs, unsigned nf, stru
     {                                                                                                               \
         decode_with(name##_fields, NF(name##_fields), c, out);                                                      \
     }                                                                                                               \
+    _Static_assert(NF(name##_fields) <= GT_BLOCK_MAX_FIELDS, "a mask of two bytes at most");                      \
     const struct gt_block_layout gt_##name##_layout = { what, sizeof(type), NF(name##_fields), name##_fields,      \
                                                         encode_##name, next_##name }
 CODEC(call, struct gt_call_packed, "call");
