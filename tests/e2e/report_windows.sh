@@ -108,12 +108,11 @@ EOF
 # job's step, comm.straggler's and gpu.idle's predictions) is noted when
 # it departs, not held to: on a loaded machine it moved by up to 10%
 # (pg_sync on CI, windows of 12 rows, its rank 1's first step 39 ms, left
-# out as warm-up: all fixed 11.50 ms a step against 10.43; train_demo
-# beside a CI run, 50 rows: 20.03 against 19.10), for at a cut a node
-# whose paths were not carried gives its replayed time as the host's,
-# which a cut of host time before it no longer moves (docs/report.md).
-# The same figures are held to, within the bands, on the fixed recordings
-# below, whose results do not depend on the load.
+# out as warm-up: all fixed 11.50 ms a step against 10.43, since found
+# and fixed, below; train_demo beside a CI run, 50 rows: 20.03 against
+# 19.10, no warm-up, not explained).  The same figures are held to,
+# within the bands, on the fixed recordings below, whose results do not
+# depend on the load.
 for app in train_demo scalar_read device_sync pageable_upload; do
   "$b/gputrace" record -o "$tmp/$app.db" -- "$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
   LIVE=1 same_windowed "$app" "$tmp/$app.db" 50
@@ -142,27 +141,30 @@ job() {
     python3 -c "import json, sys; j = json.load(sys.stdin)['whatif_job']; print(j['step_ms_now'], j['step_ms_all_fixed'])"
 }
 expect "desync: the job's step now and all fixed, a window at a time as read whole" "$(job 150)" "$(job whole)"
-# the recording that showed the windowed summary's known limit (record
-# above; tests/data/windows): read in windows of 12 rows, each rank's own
-# figures and the job's step now as read whole; the job's all fixed is
-# what departs (10.43 ms a step whole, 11.50 in windows): noted, not held
-# to, until the summary carries its paths across a cut as far as a rank
-# read whole reaches (issue 38)
+# a recording whose rank 1 has a warm-up step the others lack (record
+# above; tests/data/windows), read in windows of 12 rows: the summary's
+# start probe was made in the window where the steps after the warm-up
+# start, at the warm-up's start, moved by that window's shift coming in
+# (the fix's 32 ms by then): the job's all fixed 11.50 ms a step against
+# 10.43 read whole.  Every figure as read whole now: each rank's, the
+# job's step now and all fixed
 sqlite3 "$tmp/pgw.db" < "$top_srcdir/tests/data/windows/pg_sync_warmup.sql"
 "$rep" --format json "$tmp/pgw.db" > "$tmp/pgw_whole.json" 2> /dev/null
-GPUTRACE_REPORT_WINDOW_ROWS=12 "$rep" --format json "$tmp/pgw.db" > "$tmp/pgw_win.json" 2> "$tmp/pgw.err"
-expect "pg_sync with a warm-up, windows of 12 rows: each rank's what-if figures and the job's step now as read whole" \
-  "$(grep -c 'read in [0-9]* windows' "$tmp/pgw.err") $(python3 - "$tmp/pgw_whole.json" "$tmp/pgw_win.json" <<'EOF'
+for rows in 12 24; do
+  GPUTRACE_REPORT_WINDOW_ROWS=$rows "$rep" --format json "$tmp/pgw.db" > "$tmp/pgw_win.json" 2> "$tmp/pgw.err"
+  expect "pg_sync with a warm-up, windows of $rows rows: each rank's what-if figures and the job's as read whole" \
+    "$(grep -c 'read in [0-9]* windows' "$tmp/pgw.err") $(python3 - "$tmp/pgw_whole.json" "$tmp/pgw_win.json" <<'EOF2'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 ranks = lambda d: [(w["rank"], w["steps"], w["step_ms_measured"], w["step_ms_replayed"], w["step_ms_all_fixed"],
                     w.get("warmup_steps")) for w in d["whatif"]]
-now = lambda d: d["whatif_job"]["step_ms_now"]
-print(ranks(a) == ranks(b) and abs(now(a) - now(b)) <= 0.005 * now(a), sum(bool(w.get("warmup_steps")) for w in a["whatif"]))
-EOF
-)" "4 True 1"
-note "pg_sync with a warm-up: the job's step all fixed $(python3 -c 'import json, sys
-print(" ms whole, ".join(str(json.load(open(f))["whatif_job"]["step_ms_all_fixed"]) for f in sys.argv[1:3]) + " ms in windows")' "$tmp/pgw_whole.json" "$tmp/pgw_win.json") (the known limit)"
+near = lambda x, y: abs(x - y) <= 0.005 * x
+job = lambda d: (d["whatif_job"]["step_ms_now"], d["whatif_job"]["step_ms_all_fixed"])
+print(ranks(a) == ranks(b), all(near(x, y) for x, y in zip(job(a), job(b))),
+      sum(bool(w.get("warmup_steps")) for w in a["whatif"]), job(a)[1] < job(a)[0])
+EOF2
+)" "4 True True 1 True"
+done
 # "all fixed" fixes the findings the report lists, no other: scalar_read's
 # syncs, each site's 12 calls fewer than --min-repeats, are not listed, and
 # with nothing listed to fix all fixed is the replay as measured; read a

@@ -1547,7 +1547,10 @@ static void joint_window(struct jwin *jw, struct whatif_carry *wc, const struct 
     size_t ns = wc->njsteps;
     jw->first = sv[0].start;
     jw->span = 2 * ((sv[ns - 1].end - jw->first) / (int64_t)ns + 1);
-    jw->start_here = wn->e.first_here;
+    /* its start probe where the first of those steps starts, the
+     * warm-up's included (wn->e.first_here is of the steps replayed): a
+     * window after it would map that start with its own shift in */
+    jw->start_here = jw->first >= p->win_lo && jw->first < p->win_hi;
     jw->idx = wn->ridx;
     jw->nidx = wn->nridx;
     int64_t callend = INT64_MIN;
