@@ -64,14 +64,13 @@ def figs(d):
 a, b = (figs(json.load(open(f))) for f in sys.argv[1:3])
 live = sys.argv[3] == "1"
 bad = [k for k in a if k not in b] + [k for k in b if k not in a]
-noted = []
 for k in a:
     if k in b:
         together = k[0] in ("job", "comm.straggler", "gpu.idle")
-        if abs(a[k] - b[k]) > (0.03 if together else 0.005) * abs(a[k]) + 0.002:
-            (noted if together and live else bad).append((k, a[k], b[k]))
-print("%d figures%s%s" % (len(a), "" if not bad else " differ: %s" % bad[:3],
-                          "" if not noted else "; every rank together, apart under this load: %s" % noted[:3]))
+        band = (0.05 if live else 0.03) if together else 0.005
+        if abs(a[k] - b[k]) > band * abs(a[k]) + 0.002:
+            bad.append((k, a[k], b[k]))
+print("%d figures%s" % (len(a), "" if not bad else " differ: %s" % bad[:3]))
 EOF
 )
   for f in whole win; do
@@ -98,21 +97,20 @@ EOF
   *differ*) bad "$what: the what-if replay a window at a time: $wi" ;;
   *) ok "$what: the what-if replay a window at a time gives the same figures ($(echo "$wi" | sed 's/;.*//'))" ;;
   esac
-  case $wi in *apart*) note "$what: ${wi#*; }" ;; esac
   # ... and says none of its ranks was replayed on its own
   expect "$what: ... every rank replayed with the others" "$said" 0
 }
 
 # Live recordings: their reports must be the same a window at a time, and
 # each rank's what-if figures; the summary for every rank together (the
-# job's step, comm.straggler's and gpu.idle's predictions) is noted when
-# it departs, not held to: on a loaded machine it moved by up to 10%
+# job's step, comm.straggler's and gpu.idle's predictions) within 5%.  It
+# was only noted for a while: on a loaded machine it moved by up to 10%
 # (pg_sync on CI, windows of 12 rows, its rank 1's first step 39 ms, left
-# out as warm-up: all fixed 11.50 ms a step against 10.43, since found
-# and fixed, below; train_demo beside a CI run, 50 rows: 20.03 against
-# 19.10, no warm-up, not explained).  The same figures are held to,
-# within the bands, on the fixed recordings below, whose results do not
-# depend on the load.
+# out as warm-up: all fixed 11.50 ms a step against 10.43, since found and
+# fixed, below; train_demo beside a CI run, 50 rows: 20.03 against 19.10,
+# not explained).  Since the fix, 18 recordings of four workloads beside
+# four to six busy loops, windows of 12 and 50 rows: 0.44% at most.  The
+# fixed recordings below are held to 3%.
 for app in train_demo scalar_read device_sync pageable_upload; do
   "$b/gputrace" record -o "$tmp/$app.db" -- "$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
   LIVE=1 same_windowed "$app" "$tmp/$app.db" 50
