@@ -20,7 +20,11 @@
  * with a call each take a chunk, not a thousand. */
 #define CHUNK_RECS 1023
 #define STAGE_TID 0x7f
-#define IDLE_MS 16
+/* An idle process's drain tick: a burst that starts meanwhile is drained
+ * as soon as its ring grows past GT_TBUF_KICK_RECORDS (kick), so this
+ * bounds no drop; each tick is a wake-up of a thread that finds nothing
+ * (at 16 ms, a third of an idle process's tracer CPU). */
+#define IDLE_MS 64
 #define BUSY_RECS 512 /* a tick's pull that keeps the tick short: 256 K records a second at 2 ms */
 /* Chunks kept mapped for reuse once stored; past these a stored one is
  * unmapped.  As many as the queue's reserve holds (membudget.h: 4 MiB,
@@ -254,13 +258,21 @@ uint64_t gt_stage_peak(void)
     return atomic_load_explicit(&peak, memory_order_relaxed);
 }
 
+/* A ring grew past GT_TBUF_KICK_RECORDS (tbuf.h): the drain thread wakes
+ * from its tick now (a wake-up with no waiter, the thread pulling, is
+ * lost harmlessly: it pulls anyway). */
+static void kick(void)
+{
+    syscall(SYS_futex, &stop_req, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 static void *drain_main(void *arg)
 {
     (void)arg;
     prctl(PR_SET_NAME, "gputrace-drain", 0, 0, 0); /* as the writer names itself (writer.c) */
     /* every GT_STAGE_TICK_MS while records come; an idle process's drain
      * thread backs off to IDLE_MS, so that it costs next to nothing (a ring
-     * grows meanwhile if a burst starts: nothing is dropped for that) */
+     * grows meanwhile if a burst starts, and wakes it: kick) */
     long ms = GT_STAGE_TICK_MS;
     while (!atomic_load(&stop_req)) {
         int cut;
@@ -280,6 +292,7 @@ static void *drain_main(void *arg)
 int gt_stage_start(char *err, size_t errlen)
 {
     atomic_store(&stop_req, 0);
+    gt_tbuf_set_grow_hook(kick);
     atomic_store(&running, 1);
     pthread_attr_t attr;
     pthread_t t;

@@ -5,8 +5,9 @@
  * checkpoint after it (tens of ms on a loaded machine, 150 ms seen), and a
  * ring that is not drained meanwhile fills and drops records.  So the rings
  * are drained by a thread of their own that never touches the database: it
- * copies their records, every GT_STAGE_TICK_MS (backing off to 16 ms while
- * few come: fewer than 512 a tick), into chunks of memory
+ * copies their records, every GT_STAGE_TICK_MS (backing off to 64 ms while
+ * few come: fewer than 512 a tick; a ring that grows past
+ * GT_TBUF_KICK_RECORDS wakes it at once), into chunks of memory
  * queued for the writer, which stores them at its own pace; a segment a
  * growing ring left behind, a chunk's worth of records or more, is queued
  * whole instead of copied (tbuf.h, gt_tbuf_drain_some's give), and

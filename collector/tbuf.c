@@ -13,6 +13,7 @@
 static _Atomic(struct gt_tbuf *) all_rings;
 static size_t max_records = 16384;
 static _Atomic uint64_t lost_no_ring; /* records of threads that got no ring */
+static void (*_Atomic grow_hook)(void);
 GT_TLS struct gt_thread_state gt_thread;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -44,6 +45,11 @@ static void *map(size_t bytes, int populate)
         return NULL;
     }
     return p;
+}
+
+void gt_tbuf_set_grow_hook(void (*fn)(void))
+{
+    atomic_store(&grow_hook, fn);
 }
 
 static void unmap(void *p, size_t bytes)
@@ -136,11 +142,16 @@ struct gt_record *gt_tbuf_reserve_slow(struct gt_tbuf *b, unsigned n)
     if (s->mask + 1 < max_records) {
         int saved = errno;
         struct gt_tbuf_seg *g = new_seg((s->mask + 1) * 2, h, 1);
-        errno = saved;
         if (g) {
             atomic_store_explicit(&s->next, g, memory_order_release);
             b->seg = g;
             b->tail_seen = h;
+            void (*kick)(void) = atomic_load_explicit(&grow_hook, memory_order_relaxed);
+            if (kick && g->mask + 1 >= GT_TBUF_KICK_RECORDS)
+                kick();
+        }
+        errno = saved;
+        if (g) {
             return &g->recs[h & g->mask];
         }
     }

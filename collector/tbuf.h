@@ -108,6 +108,12 @@ enum { GT_TBUF_LIVE = 0, GT_TBUF_DEAD = 1, GT_TBUF_FREE = 2 };
  * or that size if smaller. */
 #define GT_TBUF_FIRST_RECORDS 64
 void gt_tbuf_configure(size_t bytes);
+/* fn (async-signal-safe, NULL: none) is called on the producer's slow path
+ * when a ring has just grown to GT_TBUF_KICK_RECORDS records or more: a
+ * burst the drain thread sleeps through (its idle tick, stage.c) is then
+ * drained at once, not when the ring is at its cap. */
+#define GT_TBUF_KICK_RECORDS 8192
+void gt_tbuf_set_grow_hook(void (*fn)(void));
 /* The slot of an NVTX push/pop range open at depth d, or NULL past what
  * can be kept (owning thread; maps nvtx_deep on first use). */
 struct gt_nvtx_open *gt_tbuf_nvtx_level(struct gt_tbuf *b, int d);

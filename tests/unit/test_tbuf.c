@@ -2,7 +2,8 @@
  * out in order with their thread, an NCCL call's two slots are reserved and
  * drained together even where they straddle the ring's end, a full ring
  * drops (and counts) rather than overwrite, and a ring starts small and
- * grows to its configured size without losing a record. */
+ * grows to its configured size without losing a record, waking the drain
+ * thread (its hook) once it grows large. */
 #define _GNU_SOURCE
 #include "collector/tbuf.h"
 
@@ -156,6 +157,40 @@ Test(tbuf, a_ring_starts_small_and_grows_to_its_size_keeping_every_record)
         cr_assert_eq(gt_tbuf_drain(count_in_order, &next), 1000);
     }
     cr_assert_eq(gt_tbuf_dropped() - dropped0, 1);
+}
+
+static int kicks;
+static uint64_t kicked_at_size;
+static struct gt_tbuf *kick_ring;
+
+static void count_kick(void)
+{
+    kicks++;
+    kicked_at_size = kick_ring->seg->mask + 1;
+}
+
+/* The drain thread sleeps up to its idle tick (stage.c): a ring that grows
+ * past GT_TBUF_KICK_RECORDS wakes it through the hook, once a growth, and
+ * a ring smaller than that never does (a program's few calls wake nobody). */
+Test(tbuf, a_ring_growing_past_the_kick_size_calls_the_hook_once_a_growth)
+{
+    gt_tbuf_configure(4 * GT_TBUF_KICK_RECORDS * sizeof(struct gt_record));
+    struct gt_tbuf *b = kick_ring = gt_tbuf_mine();
+    cr_assert_not_null(b);
+    gt_tbuf_set_grow_hook(count_kick);
+    uint32_t n = 0;
+    while (b->seg->mask + 1 < GT_TBUF_KICK_RECORDS)
+        cr_assert_eq(put_call(b, n++), 0);
+    cr_assert_eq(kicks, 1, "the growth to the kick size kicked (%d)", kicks);
+    cr_assert_eq(kicked_at_size, GT_TBUF_KICK_RECORDS, "after the ring grew");
+    while (put_call(b, n) == 0)
+        n++;
+    cr_assert_eq(b->seg->mask + 1, 4 * GT_TBUF_KICK_RECORDS);
+    cr_assert_eq(kicks, 3, "each growth past it once, a drop none (%d)", kicks);
+    gt_tbuf_set_grow_hook(NULL);
+    uint32_t next = 0;
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n);
+    cr_assert_eq(next, n);
 }
 
 /* keeps the last record seen */
