@@ -27,9 +27,10 @@ struct entry {
 };
 
 static struct entry table[TABLE_SIZE];
-/* entries made ready, and as of the last flush (writer only; -1: look anew) */
-static _Atomic uint32_t published;
-static int64_t flushed = -1;
+/* entries made ready, in order, and how many of them the writer visited */
+static _Atomic uint32_t made[TABLE_SIZE];
+static struct gt_intern_log made_log = { 0, made };
+static uint32_t seen;
 __thread __attribute__((tls_model("initial-exec"))) struct gt_cs_slot *gt_cs_cache;
 
 static pthread_key_t cache_key;
@@ -173,7 +174,7 @@ __attribute__((noinline)) static uint32_t capture(int depth, int runtime)
         n++;
     }
     uint64_t h = hash_frames(pc, n);
-    return gt_intern_seq(table, TABLE_SIZE, sizeof *table, offsetof(struct entry, pc), h, pc, n, sizeof *pc, &published);
+    return gt_intern_seq(table, TABLE_SIZE, sizeof *table, offsetof(struct entry, pc), h, pc, n, sizeof *pc, &made_log);
 }
 
 /* "function+0xoff (module+0xoff)", the module's offset from its load bias:
@@ -221,24 +222,24 @@ static void report(struct entry *e, uint32_t id, void (*fn)(uint32_t, const char
     e->s.reported = 1;
 }
 
+struct flush { void (*fn)(uint32_t, const char *, void *); void *ctx; };
+
+static void flush_one(uint32_t i, void *arg)
+{
+    struct flush *f = arg;
+    if (!table[i].s.reported)
+        report(&table[i], i + 1, f->fn, f->ctx);
+}
+
 void gt_callsite_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx)
 {
-    uint32_t p = atomic_load_explicit(&published, memory_order_acquire);
-    if ((int64_t)p == flushed)
-        return;
-    flushed = p;
-    for (uint32_t i = 0; i < TABLE_SIZE; i++) {
-        struct entry *e = &table[i];
-        if (!e->s.reported && atomic_load_explicit(&e->s.ready, memory_order_acquire))
-            report(e, i + 1, fn, ctx);
-    }
+    struct flush f = { fn, ctx };
+    gt_intern_each_new(&made_log, &seen, flush_one, &f);
 }
 
 void gt_callsite_reset_reported(void)
 {
-    flushed = -1;
-    for (uint32_t i = 0; i < TABLE_SIZE; i++)
-        table[i].s.reported = 0;
+    gt_intern_reset(&made_log, table, TABLE_SIZE, sizeof *table, &seen);
 }
 
 void gt_callsite_warm_up(void)

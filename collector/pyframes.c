@@ -455,15 +455,16 @@ struct stack_entry {
     struct frame f[GT_MAX_PY_DEPTH];
 };
 static struct stack_entry stacks[STACKS];
-/* stacks made ready, and as of the last flush (writer only; -1: look anew) */
-static _Atomic uint32_t published;
-static int64_t flushed = -1;
+/* stacks made ready, in order, and how many of them the writer visited */
+static _Atomic uint32_t made[STACKS];
+static struct gt_intern_log made_log = { 0, made };
+static uint32_t seen;
 
 static uint32_t intern_stack(const struct frame *f, int n)
 {
     _Static_assert(sizeof *f == sizeof(uint64_t), "a frame hashes as one word");
     uint64_t h = gt_hash_words((const uint64_t *)f, (size_t)n) | 1;
-    return gt_intern_seq(stacks, STACKS, sizeof *stacks, offsetof(struct stack_entry, f), h, f, n, sizeof *f, &published);
+    return gt_intern_seq(stacks, STACKS, sizeof *stacks, offsetof(struct stack_entry, f), h, f, n, sizeof *f, &made_log);
 }
 
 /* ---- the C API path -------------------------------------------------------- */
@@ -593,33 +594,34 @@ uint32_t gt_pystack_capture(void)
     return id;
 }
 
+struct flush { void (*fn)(uint32_t, const char *, void *); void *ctx; };
+
+static void flush_one(uint32_t i, void *arg)
+{
+    struct flush *fl = arg;
+    struct stack_entry *e = &stacks[i];
+    if (e->s.reported)
+        return;
+    char text[GT_MAX_PY_DEPTH * 600];
+    size_t o = 0;
+    text[0] = 0;
+    for (int k = 0; k < e->s.depth && o < sizeof text - 600; k++) {
+        const struct code_entry *c = e->f[k].code ? &codes[e->f[k].code - 1] : NULL;
+        const char *file = c ? gt_strtab_get(c->file) : NULL, *func = c ? gt_strtab_get(c->func) : NULL;
+        o += (size_t)snprintf(text + o, sizeof text - o, "%s%.280s (%.280s:%d)", k ? "\n" : "",
+                              func ? func : "?", file ? file : "?", e->f[k].line);
+    }
+    fl->fn(i + 1, text, fl->ctx);
+    e->s.reported = 1;
+}
+
 void gt_pystack_flush_new(void (*fn)(uint32_t id, const char *text, void *ctx), void *ctx)
 {
-    uint32_t p = atomic_load_explicit(&published, memory_order_acquire);
-    if ((int64_t)p == flushed)
-        return;
-    flushed = p;
-    for (uint32_t i = 0; i < STACKS; i++) {
-        struct stack_entry *e = &stacks[i];
-        if (e->s.reported || !atomic_load_explicit(&e->s.ready, memory_order_acquire))
-            continue;
-        char text[GT_MAX_PY_DEPTH * 600];
-        size_t o = 0;
-        text[0] = 0;
-        for (int k = 0; k < e->s.depth && o < sizeof text - 600; k++) {
-            const struct code_entry *c = e->f[k].code ? &codes[e->f[k].code - 1] : NULL;
-            const char *file = c ? gt_strtab_get(c->file) : NULL, *func = c ? gt_strtab_get(c->func) : NULL;
-            o += (size_t)snprintf(text + o, sizeof text - o, "%s%.280s (%.280s:%d)", k ? "\n" : "",
-                                  func ? func : "?", file ? file : "?", e->f[k].line);
-        }
-        fn(i + 1, text, ctx);
-        e->s.reported = 1;
-    }
+    struct flush fl = { fn, ctx };
+    gt_intern_each_new(&made_log, &seen, flush_one, &fl);
 }
 
 void gt_pystack_reset_reported(void)
 {
-    flushed = -1;
-    for (uint32_t i = 0; i < STACKS; i++)
-        stacks[i].s.reported = 0;
+    gt_intern_reset(&made_log, stacks, STACKS, sizeof *stacks, &seen);
 }

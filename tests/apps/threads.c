@@ -2,8 +2,10 @@
  * tests (not a training pattern).  Usage: threads [NTHREADS] [CALLS] [fork]
  * Each thread creates its own stream and makes CALLS rounds of
  * cudaEventRecord + cudaStreamQuery on it, then a cudaStreamSynchronize.
- * With "fork", the process then forks a child that makes 3 calls of its own
- * (cudaSetDevice, cudaMalloc, cudaFree) and exits 3; the parent checks it.
+ * With "fork", the process then allocates and frees 64 bytes, forks a child
+ * that makes 3 calls of its own (cudaSetDevice, then a cudaMalloc and a
+ * cudaFree from the parent's call site: the child must name it in its own
+ * file) and exits 3; the parent checks it.
  * With "forkterm", the child raises SIGTERM after its calls instead, and the
  * parent checks that it died of SIGTERM, as it would untraced.
  * With "flat", threads call flat out, with no pause every 256 rounds (to
@@ -45,6 +47,13 @@ static void *worker(void *arg)
     return NULL;
 }
 
+static __attribute__((noinline)) void alloc_free(void)
+{
+    void *p = NULL;
+    cudaMalloc(&p, 64);
+    cudaFree(p);
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 16;
@@ -65,15 +74,17 @@ int main(int argc, char **argv)
         bad |= rv != NULL;
     }
     /* per thread: create stream, create event, 2 per round, sync, 2 destroys */
-    printf("wrapped calls: %ld\n", (long)n * (2L * calls_per_thread + 5));
+    printf("wrapped calls: %ld\n", (long)n * (2L * calls_per_thread + 5) + (do_fork ? 2 : 0));
     if (do_fork) {
         fflush(stdout);
-        pid_t pid = fork();
+        pid_t pid = 1;
+        for (int k = 0; k < 2 && pid != 0; k++) {
+            if (k == 1 && (pid = fork()) == 0)
+                cudaSetDevice(0);
+            if (k == 0 || pid == 0)
+                alloc_free(); /* one call site: the parent's, then the child's */
+        }
         if (pid == 0) {
-            void *p = NULL;
-            cudaSetDevice(0);
-            cudaMalloc(&p, 64);
-            cudaFree(p);
             if (term)
                 raise(SIGTERM);
             _exit(3);

@@ -39,6 +39,12 @@ expect "fork: the child is a process of its own" "$(q "$tmp/f.db" "select count(
 expect "fork: the child's calls are its own" \
   "$(q "$tmp/f.db" "select group_concat(a.name) from api_call c join api a on a.id = c.api join process p on p.id = c.process_id where p.exit_code = 3 order by c.start_ns")" \
   "cudaSetDevice,cudaMalloc,cudaFree"
+# the child's stacks were met first in the parent (interned there, in the
+# tables it inherited): its own file must still name every one of them
+expect "fork: each call site of the child's calls named in the child's process" \
+  "$(q "$tmp/f.db" "select count(*) > 0 and count(*) = count(s.id) from api_call c join process p on p.id = c.process_id
+     left join callsite s on s.process_id = c.process_id and s.id = c.callsite where p.exit_code = 3 and c.callsite > 0")" \
+  1
 expect "fork: the parent's records are not repeated by the child" \
   "$(q "$tmp/f.db" "select count(*) from api_call c join process p on p.id = c.process_id where p.exit_code = 0")" \
   "$(sed -n 's/wrapped calls: //p' "$tmp/out")"

@@ -74,6 +74,13 @@ tests_unit_test_tbuf_SOURCES = tests/unit/test_tbuf.c collector/tbuf.h collector
 tests_unit_test_tbuf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_tbuf_LDADD = $(CRITERION_LIBS)
 
+# the log of the tracer's interning tables (call stacks, Python stacks)
+check_PROGRAMS += tests/unit/test_intern
+TESTS += tests/unit/test_intern
+tests_unit_test_intern_SOURCES = tests/unit/test_intern.c collector/intern.h
+tests_unit_test_intern_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_intern_LDADD = $(CRITERION_LIBS)
+
 # the tracer's tick-to-ns map
 check_PROGRAMS += tests/unit/test_clock
 TESTS += tests/unit/test_clock
