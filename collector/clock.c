@@ -25,6 +25,7 @@
  */
 #include "collector/clock.h"
 #include <cpuid.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
@@ -224,13 +225,26 @@ void gt_clock_add_point(uint64_t t, uint64_t n)
 
 void gt_clock_init(int force_mono)
 {
-    gt_clock_use_tsc = !force_mono && tsc_is_invariant();
+    int tsc = !force_mono && tsc_is_invariant();
+    /* a map already made in this address space, of the same ticks: a
+     * forked child's, made by its parent over its whole run (the TSC is
+     * the machine's), kept; a new one would start from a 1 ms span.  Not
+     * one caught mid-write at the fork (its sequence odd): made anew */
+    if (atomic_load(&nsegs) && tsc == gt_clock_use_tsc && !(atomic_load(&seq) & 1))
+        return;
+    gt_clock_use_tsc = tsc;
     uint64_t t0, n0, w;
     point(&t0, &n0, &w);
     if (gt_clock_use_tsc) {
-        /* a first span of 1 ms, so that conversions work from the start */
-        while (gt_mono_ns() - n0 < 1000000)
-            ;
+        /* a first span of 1 ms, so that conversions work from the start:
+         * slept, not spun (a millisecond of CPU a process); a signal's
+         * interruption sleeps the rest, errno as it was */
+        int saved = errno;
+        for (uint64_t n; (n = gt_mono_ns() - n0) < 1000000;) {
+            struct timespec rest = { 0, (long)(1000000 - n) };
+            nanosleep(&rest, NULL);
+        }
+        errno = saved;
     }
     uint64_t t1, n1;
     point(&t1, &n1, &w);

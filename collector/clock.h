@@ -46,7 +46,8 @@ static inline uint64_t gt_ticks(void)
 }
 
 /* Chooses the tick source (force_mono: never the TSC) and takes the first
- * calibration point. */
+ * calibration point; a map made before in this address space (a forked
+ * child's parent's) of the same tick source is kept. */
 void gt_clock_init(int force_mono);
 /* Takes a new calibration point (at most every 10 ms; one read across a
  * preemption is not taken); call from the writer thread. */
