@@ -127,6 +127,32 @@ for fx in train_demo:50 scalar_read:50 device_sync:50 pageable_upload:50 straggl
   same_windowed "${fx%:*} (fixed)" "$tmp/fixed-${fx%:*}.db" "${fx#*:}"
 done
 LIVE=1 same_windowed "train_demo, bigger windows" "$tmp/train_demo.db" 120
+# a real PyTorch loop on an H200 (tests/data/golden, gpu-h200-*): its
+# backward pass on the autograd thread, woken by the main thread's
+# launches (rp_wakes); a cut between a waker and the call it woke lost the
+# wake, and the thread's replayed time went back to its measured shift:
+# all fixed 9.413 ms a step in windows of 300 rows (8.938 in 6,000)
+# against 5.977 read whole.  The what-if figures only: the rest of these
+# reports departs by two calls (a CUPTI record with no wrapped call of its
+# API in its window is made a call of its own, whose API the process
+# has wrapped calls of in other windows: docs/report.md, a known limit)
+for fx in gpu-h200-train_gpu_bound:300 gpu-h200-train_gpu_bound:6000 gpu-h200-train_py:300; do
+  sqlite3 "$tmp/h200.db" < "$top_srcdir/tests/data/golden/${fx%:*}/input.sql"
+  "$rep" --format json "$tmp/h200.db" > "$tmp/h200_whole.json" 2> /dev/null
+  GPUTRACE_REPORT_WINDOW_ROWS=${fx#*:} "$rep" --format json "$tmp/h200.db" > "$tmp/h200_win.json" 2> "$tmp/h200.err"
+  expect "${fx%:*}, windows of ${fx#*:} rows: every what-if figure as read whole" \
+    "$(grep -c 'read in [0-9]* windows' "$tmp/h200.err") $(python3 - "$tmp/h200_whole.json" "$tmp/h200_win.json" <<'EOF2'
+import json, sys
+def figs(d):
+    out = [(w["rank"], w["steps"], w["step_ms_replayed"], w["step_ms_all_fixed"]) for w in d["whatif"]]
+    out += sorted((f["kind"], f.get("callsite"), f["whatif"]["step_ms_fixed"]) for f in d["findings"] if f.get("whatif"))
+    return out
+a, b = (figs(json.load(open(f))) for f in sys.argv[1:3])
+print(a == b and len(a) > 2)
+EOF2
+)" "1 True"
+  rm -f "$tmp/h200.db"
+done
 # a rank with a warm-up step the others lack (desync's rank 2: 60.9 ms,
 # then 41 ms steps): the summary for every rank together spans its warm-up
 # read whole, and did not a window at a time (the job's all fixed 45.06 ms

@@ -203,7 +203,7 @@ static int32_t hand_waits[] = { 1 };
 Test(replay, a_thread_another_woke_moves_with_it)
 {
     struct rp_graph g = { hand_calls, 7, hand_ops, 5, hand_waits, 1, 1000, 0, 0, NULL };
-    cr_assert_eq(rp_wakes(&g), 0);
+    cr_assert_eq(rp_wakes(&g, NULL), 0);
     cr_expect_eq(g.wake[5], 3, "the autograd thread's launch woken by the main thread's");
     cr_expect_eq(g.wake[6], 5, "the main thread's launch woken by the autograd thread's");
     cr_expect_eq(g.wake[3], -1, "a call right after its own thread's: not woken");
@@ -230,6 +230,47 @@ Test(replay, a_thread_another_woke_moves_with_it)
     times_free(&t);
 }
 
+/* The same loop read in two windows, cut between the main thread's launch
+ * (3) and the autograd thread's launch it woke (5): the first window's
+ * replay carries the calls that may wake one in the next (rp_carry's
+ * wk), and the wake, and so the fix's gain, is kept across the cut (it
+ * was lost: the autograd thread went back to its measured shift). */
+Test(replay, a_wake_across_a_cut_is_kept)
+{
+    static struct rp_call c1[] = { { 0, 10, 2, 0, 0 }, { 20, 30, 1, 0, 0 }, { 40, 1040, 1, 0, 1 }, { 1050, 1060, 1, 0, 0 } };
+    static struct rp_op o1[] = { { 10, 20, 1, 0, { 0 }, 0, 0 }, { 30, 1030, 1, 1, { 0 }, 0, 0 },
+                                 { 1060, 1070, 1, 3, { 0 }, 0, 0 } };
+    static int32_t w1[] = { 1 };
+    static struct rp_call c2[] = { { 1155, 1158, 3, 0, 0 }, { 1160, 1170, 2, 0, 0 }, { 1270, 1280, 1, 0, 0 } };
+    static struct rp_op o2[] = { { 1170, 1180, 1, 1, { 0 }, 0, 0 }, { 1280, 1290, 1, 2, { 0 }, 0, 0 } };
+    struct rp_graph g1 = { c1, 4, o1, 3, w1, 1, 1000, 0, 0, NULL }, g2 = { c2, 3, o2, 2, NULL, 0, 1000, 0, 0, NULL };
+    uint8_t mode[4] = { 0, 0, RP_REMOVE, 0 };
+    struct rp_fix fx = { .call_mode = mode };
+    for (int carried = 1; carried >= 0; carried--) {
+        struct rp_carry rc = { 0 };
+        struct rp_times t1 = times(&g1), t2 = times(&g2);
+        cr_assert_eq(rp_wakes(&g1, NULL), 0);
+        cr_assert_eq(rp_replay_carry(&g1, &fx, &t1, &rc), 0);
+        cr_expect_eq(t1.call_start[3], 50, "the main thread 1000 ahead");
+        cr_assert_eq(rp_wakes(&g2, carried ? &rc : NULL), 0);
+        cr_assert_eq(rp_replay_carry(&g2, NULL, &t2, &rc), 0);
+        if (carried) {
+            cr_expect_lt(g2.wake[1], -1, "woken by a call of the window before");
+            cr_expect_eq(g2.wake[2], 1);
+            cr_expect_eq(t2.call_start[1], 160, "the autograd thread's launch with the main thread's, as read whole");
+            cr_expect_eq(t2.call_start[2], 270);
+        } else {
+            cr_expect_eq(t2.call_start[1], 1160, "without it, pinned where it was");
+        }
+        free(g1.wake);
+        free(g2.wake);
+        g1.wake = g2.wake = NULL;
+        rp_carry_free(&rc);
+        times_free(&t1);
+        times_free(&t2);
+    }
+}
+
 /* A call woken by another thread still waits for its own thread's
  * previous call, and a thread busy through its gap (the other's call in
  * its earlier half, or too long before) is not woken. */
@@ -244,7 +285,7 @@ Test(replay, a_wake_needs_the_later_half_of_a_gap)
     };
     static struct rp_op o[] = { { 30, 40, 1, 1, { 0 }, 0, 0 }, { 1010, 1020, 1, 3, { 0 }, 0, 0 } };
     struct rp_graph g = { c, 5, o, 2, NULL, 0, 1000, 0, 0, NULL };
-    cr_assert_eq(rp_wakes(&g), 0);
+    cr_assert_eq(rp_wakes(&g, NULL), 0);
     cr_expect_eq(g.wake[2], -1);
     cr_expect_eq(g.wake[4], -1);
     free(g.wake);
@@ -266,7 +307,7 @@ Test(replay, a_waker_far_back_in_calls_is_found)
     static struct rp_op o[] = { { 30, 99990, 1, 1, { 0 }, 0, 0 }, { 100210, 100220, 1, N - 1, { 0 }, 0, 0 },
                                 { 10, 20, 1, 0, { 0 }, 0, 0 } };
     struct rp_graph g = { c, N, o, 3, NULL, 0, 1000, 0, 0, NULL };
-    cr_assert_eq(rp_wakes(&g), 0);
+    cr_assert_eq(rp_wakes(&g, NULL), 0);
     cr_expect_eq(g.wake[N - 1], 1, "woken by the copy %d calls back", N - 2);
     for (int i = 2; i < N - 1; i++)
         cr_expect_eq(g.wake[i], -1);

@@ -239,6 +239,63 @@ static int export_lanes(const struct idmap *ix, const struct lane *v, size_t n, 
     return 0;
 }
 
+/* The carry's waker j, as rp_wakes named it from the measured carry: in
+ * a replay carried from elsewhere (a fix's from an earlier state), one it
+ * does not hold is none. */
+static const struct rp_lane *ghost_waker(const struct rp_carry *c, int32_t j)
+{
+    return c && j >= 0 && (size_t)j < c->nwk ? &c->wk[j] : NULL;
+}
+
+/* The calls that may wake a thread of the next graph (rp_carry's wk):
+ * those carried in, then this graph's that enqueued GPU work, in order,
+ * each thread's two latest kept, in the order each thread first comes. */
+static int export_wakers(const struct rp_graph *g, const struct rp_times *t, struct rp_carry *c)
+{
+    size_t n = c->nwk;
+    uint8_t *work = calloc(g->ncalls + 1, 1);
+    struct rp_lane *all = malloc((n + g->ncalls + 1) * sizeof *all);
+    if (!work || !all) {
+        free(work);
+        free(all);
+        return -1;
+    }
+    if (n)
+        memcpy(all, c->wk, n * sizeof *all);
+    for (size_t i = g->nghost; i < g->nops; i++)
+        if (g->ops[i].call >= 0 && (size_t)g->ops[i].call < g->ncalls)
+            work[g->ops[i].call] = 1;
+    for (size_t k = 0; k < g->ncalls; k++)
+        if (work[k] && g->calls[k].tid >= 0)
+            all[n++] = (struct rp_lane){ g->calls[k].tid, g->calls[k].end, t->call_end[k], -1 };
+    free(work);
+    /* each entry kept when fewer than two later ones are of its thread;
+     * the same thread's kept in place, so the order depends on the
+     * measured calls only */
+    struct idmap seen = { 0 };
+    uint8_t *keep = calloc(n + 1, 1);
+    if (!keep) {
+        free(all);
+        return -1;
+    }
+    for (size_t i = n; i-- > 0;) {
+        int64_t had = 0;
+        idmap_get(&seen, (uint64_t)all[i].id + 2, &had);
+        keep[i] = had < 2;
+        idmap_put(&seen, (uint64_t)all[i].id + 2, had + 1, 0);
+    }
+    idmap_free(&seen);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (keep[i])
+            all[m++] = all[i];
+    free(keep);
+    free(c->wk);
+    c->wk = all;
+    c->nwk = m;
+    return 0;
+}
+
 int rp_replay(const struct rp_graph *g, const struct rp_fix *fx, struct rp_times *t)
 {
     return rp_replay_carry(g, fx, t, NULL);
@@ -276,10 +333,13 @@ int rp_replay_carry(const struct rp_graph *g, const struct rp_fix *fx, struct rp
             rs = rp_t(fresh ? k->start + r.shift : th->r_end + (k->start - th->m_end));
             int32_t prev_c = fresh ? -1 : th->last;
             int32_t w = !fresh && g->wake ? g->wake[c] : -1;
-            if (w >= 0) { /* woken: when its waker ended, plus the delay measured (rp_wakes) */
-                int64_t at = rp_t(t->call_end[w] + (k->start - g->calls[w].end));
+            const struct rp_lane *gw = w <= -2 ? ghost_waker(carry, -2 - w) : NULL;
+            if (w >= 0 || gw) { /* woken: when its waker ended, plus the delay measured (rp_wakes) */
+                int64_t at = w >= 0 ? rp_t(t->call_end[w] + (k->start - g->calls[w].end))
+                                    : rp_t(gw->r_end + (k->start - gw->m_end));
                 rs = at > th->r_end ? at : th->r_end;
-                prev_c = at >= th->r_end ? w : prev_c;
+                /* a waker of an earlier window: no call of this graph decided it */
+                prev_c = at >= th->r_end ? (w >= 0 ? w : -1) : prev_c;
             }
             if (t->call_prev)
                 t->call_prev[c] = prev_c;
@@ -305,7 +365,8 @@ int rp_replay_carry(const struct rp_graph *g, const struct rp_fix *fx, struct rp
     if (rc == 0 && carry) {
         carry->shift = r.shift;
         if (export_lanes(&r.thr_ix, r.thr, r.nthr, &carry->thr, &carry->nthr) != 0 ||
-            export_lanes(&r.str_ix, r.str, r.nstr, &carry->str, &carry->nstr) != 0)
+            export_lanes(&r.str_ix, r.str, r.nstr, &carry->str, &carry->nstr) != 0 ||
+            export_wakers(g, t, carry) != 0)
             rc = -1;
     }
     idmap_free(&r.thr_ix);
@@ -330,15 +391,18 @@ int rp_carry_copy(struct rp_carry *to, const struct rp_carry *from)
     to->shift = from->shift;
     to->thr = lanes_dup(from->thr, from->nthr);
     to->str = lanes_dup(from->str, from->nstr);
+    to->wk = lanes_dup(from->wk, from->nwk);
     to->nthr = to->thr ? from->nthr : 0;
     to->nstr = to->str ? from->nstr : 0;
-    return to->thr && to->str ? 0 : -1;
+    to->nwk = to->wk ? from->nwk : 0;
+    return to->thr && to->str && to->wk ? 0 : -1;
 }
 
 void rp_carry_free(struct rp_carry *c)
 {
     free(c->thr);
     free(c->str);
+    free(c->wk);
     memset(c, 0, sizeof *c);
 }
 

@@ -50,8 +50,11 @@ struct rp_graph {
                                            * event's, what a fix makes wait): not replayed, their
                                            * times given in the rp_times (rp_replay_carry); call -1 */
     int32_t *wake;                        /* NULL, or per call: the call of another thread that woke it
-                                           * (rp_wakes; -1: none) */
+                                           * (rp_wakes; -1: none; -2 - j: the carry's wk[j], a call
+                                           * of an earlier window) */
 };
+
+struct rp_carry;
 
 /* Which calls a thread made when another thread woke it, into g->wake
  * (the caller frees it): after a gap on its thread, the call of another
@@ -62,7 +65,10 @@ struct rp_graph {
  * free, if later), not its own thread's gap later (replay_wake.c: why).
  * 0, or -1 when memory ran out (g->wake NULL). */
 #define RP_WAKE_NS 500000
-int rp_wakes(struct rp_graph *g);
+/* in (NULL: none): what an earlier graph's replay carried (rp_carry): its
+ * threads' last calls' ends, and the calls that may wake one here, which
+ * g->wake then names as -2 - their index in in->wk. */
+int rp_wakes(struct rp_graph *g, const struct rp_carry *in);
 
 /* A fix, per call and per operation (NULL arrays: none). */
 enum { RP_KEEP = 0, RP_NO_WAIT, RP_REMOVE, RP_NARROW };
@@ -105,6 +111,12 @@ struct rp_lane {
 struct rp_carry {
     struct rp_lane *thr, *str; size_t nthr, nstr;
     int64_t shift;
+    /* the calls that may wake a thread of the next graph (rp_wakes): each
+     * thread's two latest that enqueued GPU work, as lanes (id: its
+     * thread, m_end and r_end: the call's), in an order that depends on
+     * the measured calls only, so that every replay of the same graphs
+     * carries them at the same places (last: unused) */
+    struct rp_lane *wk; size_t nwk;
 };
 
 /* rp_replay starting from c's state (empty: the process's start), which

@@ -27,11 +27,14 @@ struct worker {
     int32_t last[2]; /* -1: none */
 };
 
-/* Of the workers other than tid, the call that ended latest at or before
- * t and at or after lo; -1 if none. */
-static int32_t waker(const struct rp_graph *g, const struct worker *w, size_t nw, int tid, int64_t lo, int64_t t)
+/* Of the workers other than tid, and of the calls an earlier window
+ * carried (in), the call that ended latest at or before t and at or after
+ * lo: its index, -2 - its index in in->wk, or -1 if none. */
+static int32_t waker(const struct rp_graph *g, const struct worker *w, size_t nw, const struct rp_carry *in, int tid,
+                     int64_t lo, int64_t t)
 {
     int32_t best = -1;
+    int64_t best_end = INT64_MIN;
     for (size_t i = 0; i < nw; i++) {
         if (w[i].tid == tid)
             continue;
@@ -40,14 +43,23 @@ static int32_t waker(const struct rp_graph *g, const struct worker *w, size_t nw
             if (j < 0)
                 continue;
             const struct rp_call *o = &g->calls[j];
-            if (o->end >= lo && o->end <= t && (best < 0 || o->end > g->calls[best].end))
+            if (o->end >= lo && o->end <= t && (best == -1 || o->end > best_end)) {
                 best = j;
+                best_end = o->end;
+            }
+        }
+    }
+    for (size_t j = 0; in && j < in->nwk; j++) {
+        const struct rp_lane *o = &in->wk[j];
+        if (o->id != tid && o->m_end >= lo && o->m_end <= t && (best == -1 || o->m_end > best_end)) {
+            best = -2 - (int32_t)j;
+            best_end = o->m_end;
         }
     }
     return best;
 }
 
-int rp_wakes(struct rp_graph *g)
+int rp_wakes(struct rp_graph *g, const struct rp_carry *in)
 {
     free(g->wake);
     g->wake = NULL;
@@ -60,6 +72,9 @@ int rp_wakes(struct rp_graph *g)
     struct worker *workers = NULL;
     size_t nworkers = 0, cap = 0;
     int failed = !wake || !work;
+    /* a thread's first call here follows its last of the window before */
+    for (size_t i = 0; !failed && in && i < in->nthr; i++)
+        idmap_put(&prev, (uint64_t)in->thr[i].id + 2, in->thr[i].m_end, 0);
     for (size_t i = g->nghost; !failed && i < g->nops; i++)
         if (g->ops[i].call >= 0 && (size_t)g->ops[i].call < g->ncalls)
             work[g->ops[i].call] = 1;
@@ -70,10 +85,11 @@ int rp_wakes(struct rp_graph *g)
             continue;
         int64_t p_end;
         if (idmap_get(&prev, (uint64_t)k->tid + 2, &p_end) && k->start > p_end) {
-            int32_t best = waker(g, workers, nworkers, k->tid, p_end, k->start);
+            int32_t best = waker(g, workers, nworkers, in, k->tid, p_end, k->start);
             /* differences of times the model keeps within 2^60 (model.h) */
-            if (best >= 0) {
-                int64_t d = k->start - g->calls[best].end, gap = k->start - p_end;
+            if (best != -1) {
+                int64_t end = best >= 0 ? g->calls[best].end : in->wk[-2 - best].m_end;
+                int64_t d = k->start - end, gap = k->start - p_end;
                 if (d <= RP_WAKE_NS && 2 * d < gap)
                     wake[c] = best;
             }

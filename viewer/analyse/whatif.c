@@ -404,7 +404,7 @@ static void build_graph(struct build *b)
     *sp = s;
     b->g.lat_cap = LAT_CAP_NS;
     b->g.lat_typical = typical_latency(b);
-    if (rp_wakes(&b->g) != 0) /* a thread another one woke moves with it */
+    if (rp_wakes(&b->g, b->wake_in) != 0) /* a thread another one woke moves with it, across a cut too */
         model_out_of_memory();
     index_graph(b);
     b->moved = whatif_alloc(b->g.nops, sizeof *b->moved);
@@ -1761,7 +1761,8 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
      * across the cuts (its summary for every rank together too) */
     if (!whole)
         wc->windowed = 1;
-    struct build b = { .m = m, .p = p, .t = model_timeline(m, pi), .s = &wc->s, .ghosts = wc->ghosts };
+    struct build b = { .m = m, .p = p, .t = model_timeline(m, pi), .s = &wc->s, .ghosts = wc->ghosts,
+                       .wake_in = wc->nv ? &wc->v[0].rc : NULL };
     b.g.nghost = wc->nghost;
     build_graph(&b);
     memcpy(b.bw, wc->bw, sizeof b.bw);
