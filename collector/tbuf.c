@@ -151,9 +151,8 @@ struct gt_record *gt_tbuf_reserve_slow(struct gt_tbuf *b, unsigned n)
                 kick();
         }
         errno = saved;
-        if (g) {
+        if (g)
             return &g->recs[h & g->mask];
-        }
     }
     atomic_fetch_add_explicit(&b->dropped, 1, memory_order_relaxed);
     return NULL;
