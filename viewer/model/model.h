@@ -191,6 +191,9 @@ struct proc {
                                    * theirs, made and freed by the driver */
     struct clock_corr align;      /* its host's clock, aligned from the collectives (clock_align.h) */
     struct proc_exts *exts;       /* its ext_corr rows, while it is loaded (load_proc.c) */
+    uint8_t *api_wrapped;         /* by api id: a call of it the tracer recorded, anywhere in the process
+                                   * (a rank read a window at a time: windows.c's first pass), or NULL:
+                                   * the loaded calls are all of them (cupti_calls.c) */
     int64_t inflight; /* calls left in flight when the process ended */
     struct stuck_call *stuck; size_t nstuck; /* those calls, earliest first (load_process) */
     int64_t refused_colls; /* NCCL operations NCCL refused (an error result): not in colls */

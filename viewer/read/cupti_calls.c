@@ -99,6 +99,8 @@ void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r,
     for (size_t i = 0; i < p->ncalls; i++)
         if (p->calls[i].api < m->napis)
             recorded[p->calls[i].api] = 1;
+    for (int a = 0; p->api_wrapped && a < m->napis; a++) /* a rank read a window at a time: its other windows' */
+        recorded[a] |= p->api_wrapped[a];
     /* a monitor's window keeps CUPTI's records of the moments before it
      * (CUPTI hands them over late), whose wrapped calls it cut: calls the
      * wrappers saw, not calls CUPTI alone saw */

@@ -602,6 +602,8 @@ void load_end_proc(struct model *m, size_t pi)
     p->colls = NULL;
     p->ncolls = 0;
     load_drop_exts(m, pi);
+    free(p->api_wrapped);
+    p->api_wrapped = NULL;
     if (p->smap) {
         stream_map_free(p->smap);
         free(p->smap);

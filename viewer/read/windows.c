@@ -77,6 +77,7 @@ static size_t above(const int64_t *x, size_t n, int64_t t)
 struct candidates {
     struct proc_scan scan;     /* first: the pass hands this back */
     const struct model *m;
+    uint8_t *api;              /* the APIs of the calls seen (proc.api_wrapped) */
     int64_t *v; size_t n, cap;
     int level;                 /* kept: those whose hash ends in this many 0 bits */
 };
@@ -102,6 +103,8 @@ static int kept(int64_t x, int level)
 static void candidate_call(struct proc_scan *s, const struct call *c)
 {
     struct candidates *k = (struct candidates *)s;
+    if (c->api < k->m->napis)
+        k->api[c->api] = 1;
     if (!model_is_explicit_sync(k->m, c) && !model_is_implicit_sync(k->m, c))
         return;
     int64_t x = c->end + MATCH_SLACK_NS + 1; /* times are within +-2^60 (model_ns) */
@@ -387,13 +390,20 @@ int windows_plan(struct model *m, size_t pi, struct proc_windows *w)
     if (total <= target * WINDOW_MIN_FACTOR)
         return -1;
 
-    struct candidates k = { { candidate_call, no_capi, no_op }, m, NULL, 0, 0, 0 };
+    struct candidates k = { { candidate_call, no_capi, no_op }, m, calloc((size_t)m->napis + 1, 1), NULL, 0, 0, 0 };
+    if (!k.api)
+        model_out_of_memory();
     int bad = model_scan_table(m, pi, RT_API_CALL, NULL, &k.scan, 0) != SQLITE_OK ||
               model_scan_table(m, pi, RT_CALL_BLOCK, NULL, &k.scan, 0) != SQLITE_OK;
     if (bad || !k.n) {
         free(k.v);
+        free(k.api);
         return -1;
     }
+    /* a window's CUPTI records of an API the process has wrapped calls of
+     * are those calls' own, whichever window the calls are in */
+    free(p->api_wrapped);
+    p->api_wrapped = k.api;
     qsort(k.v, k.n, sizeof *k.v, cmp_i64);
     size_t nx = 1;
     for (size_t i = 1; i < k.n; i++)
