@@ -112,9 +112,9 @@ static inline void gt_intern_each_new(struct gt_intern_log *lg, uint32_t *seen, 
 static inline void gt_intern_reset(struct gt_intern_log *lg, void *table, uint32_t slots, size_t stride,
                                    uint32_t *seen)
 {
-    uint32_t p = atomic_load_explicit(&lg->published, memory_order_relaxed), k;
-    for (k = 0; k < p && atomic_load_explicit(&lg->log[k], memory_order_relaxed); k++)
-        ((struct gt_intern_seq *)((char *)table + (size_t)(atomic_load(&lg->log[k]) - 1) * stride))->reported = 0;
+    uint32_t p = atomic_load_explicit(&lg->published, memory_order_relaxed), k, v;
+    for (k = 0; k < p && (v = atomic_load_explicit(&lg->log[k], memory_order_relaxed)) != 0; k++)
+        ((struct gt_intern_seq *)((char *)table + (size_t)(v - 1) * stride))->reported = 0;
     if (k < p) {
         uint32_t n = 0;
         for (uint32_t i = 0; i < slots; i++) {

@@ -262,9 +262,7 @@ static int export_wakers(const struct rp_graph *g, const struct rp_times *t, str
     }
     if (n)
         memcpy(all, c->wk, n * sizeof *all);
-    for (size_t i = g->nghost; i < g->nops; i++)
-        if (g->ops[i].call >= 0 && (size_t)g->ops[i].call < g->ncalls)
-            work[g->ops[i].call] = 1;
+    rp_calls_with_work(g, work);
     for (size_t k = 0; k < g->ncalls; k++)
         if (work[k] && g->calls[k].tid >= 0)
             all[n++] = (struct rp_lane){ g->calls[k].tid, g->calls[k].end, t->call_end[k], -1 };

@@ -59,6 +59,13 @@ static int32_t waker(const struct rp_graph *g, const struct worker *w, size_t nw
     return best;
 }
 
+void rp_calls_with_work(const struct rp_graph *g, uint8_t *work)
+{
+    for (size_t i = g->nghost; i < g->nops; i++)
+        if (g->ops[i].call >= 0 && (size_t)g->ops[i].call < g->ncalls)
+            work[g->ops[i].call] = 1;
+}
+
 int rp_wakes(struct rp_graph *g, const struct rp_carry *in)
 {
     free(g->wake);
@@ -75,9 +82,8 @@ int rp_wakes(struct rp_graph *g, const struct rp_carry *in)
     /* a thread's first call here follows its last of the window before */
     for (size_t i = 0; !failed && in && i < in->nthr; i++)
         idmap_put(&prev, (uint64_t)in->thr[i].id + 2, in->thr[i].m_end, 0);
-    for (size_t i = g->nghost; !failed && i < g->nops; i++)
-        if (g->ops[i].call >= 0 && (size_t)g->ops[i].call < g->ncalls)
-            work[g->ops[i].call] = 1;
+    if (!failed)
+        rp_calls_with_work(g, work);
     for (size_t c = 0; !failed && c < g->ncalls; c++) {
         const struct rp_call *k = &g->calls[c];
         wake[c] = -1;
