@@ -35,7 +35,9 @@ static inline int64_t rp_t(int64_t t)
     return model_clamp(t, RP_T_BITS);
 }
 
-struct lane { int64_t m_end, r_end; int32_t last; }; /* last: its latest call or operation */
+/* last: its latest call or operation; wk: a thread's two latest calls of
+ * this graph that enqueued GPU work, the latest first (-1: none) */
+struct lane { int64_t m_end, r_end; int32_t last; int32_t wk[2]; };
 
 /* The state of a thread or a stream, by id (+ 2, never 0). */
 static struct lane *lane(struct idmap *ix, struct lane **v, size_t *n, size_t *cap, int64_t id, int *fresh)
@@ -54,7 +56,7 @@ static struct lane *lane(struct idmap *ix, struct lane **v, size_t *n, size_t *c
     }
     idmap_put(ix, (uint64_t)id + 2, (int64_t)*n, 0);
     *fresh = 1;
-    (*v)[*n] = (struct lane){ 0, 0, -1 };
+    (*v)[*n] = (struct lane){ 0, 0, -1, { -1, -1 } };
     return &(*v)[(*n)++];
 }
 
@@ -210,14 +212,15 @@ static int seed(struct run *r, const struct rp_carry *c)
         struct lane *l = lane(&r->thr_ix, &r->thr, &r->nthr, &r->cthr, c->thr[i].id, &fresh);
         if (!l)
             return -1;
-        *l = (struct lane){ c->thr[i].m_end, c->thr[i].r_end, -1 };
+        *l = (struct lane){ c->thr[i].m_end, c->thr[i].r_end, -1, { -1, -1 } };
     }
     for (size_t i = 0; i < c->nstr; i++) {
         struct lane *l = lane(&r->str_ix, &r->str, &r->nstr, &r->cstr, c->str[i].id, &fresh);
         if (!l)
             return -1;
         *l = (struct lane){ c->str[i].m_end, c->str[i].r_end,
-                            c->str[i].last >= 0 && (size_t)c->str[i].last < r->g->nghost ? c->str[i].last : -1 };
+                            c->str[i].last >= 0 && (size_t)c->str[i].last < r->g->nghost ? c->str[i].last : -1,
+                            { -1, -1 } };
     }
     return 0;
 }
@@ -248,49 +251,45 @@ static const struct rp_lane *ghost_waker(const struct rp_carry *c, int32_t j)
 }
 
 /* The calls that may wake a thread of the next graph (rp_carry's wk):
- * those carried in, then this graph's that enqueued GPU work, in order,
- * each thread's two latest kept, in the order each thread first comes. */
-static int export_wakers(const struct rp_graph *g, const struct rp_times *t, struct rp_carry *c)
+ * each thread's two latest that enqueued GPU work, of those carried in
+ * and this graph's (its lanes' wk): the carried ones still among them in
+ * their order, then this graph's by thread in the lanes' order (each
+ * thread's older first), an order the measured calls alone decide. */
+static int export_wakers(const struct run *r, const struct rp_times *t, struct rp_carry *c)
 {
-    size_t n = c->nwk;
-    uint8_t *work = calloc(g->ncalls + 1, 1);
-    struct rp_lane *all = malloc((n + g->ncalls + 1) * sizeof *all);
-    if (!work || !all) {
-        free(work);
-        free(all);
+    const struct rp_graph *g = r->g;
+    struct rp_lane *out = malloc((c->nwk + 2 * r->nthr + 1) * sizeof *out);
+    if (!out)
         return -1;
-    }
-    if (n)
-        memcpy(all, c->wk, n * sizeof *all);
-    rp_calls_with_work(g, work);
-    for (size_t k = 0; k < g->ncalls; k++)
-        if (work[k] && g->calls[k].tid >= 0)
-            all[n++] = (struct rp_lane){ g->calls[k].tid, g->calls[k].end, t->call_end[k], -1 };
-    free(work);
-    /* each entry kept when fewer than two later ones are of its thread;
-     * the same thread's kept in place, so the order depends on the
-     * measured calls only */
-    struct idmap seen = { 0 };
-    uint8_t *keep = calloc(n + 1, 1);
+    size_t n = 0;
+    struct idmap later = { 0 }; /* thread id + 2 -> its carried ones after this one */
+    uint8_t *keep = calloc(c->nwk + 1, 1);
     if (!keep) {
-        free(all);
+        free(out);
         return -1;
     }
-    for (size_t i = n; i-- > 0;) {
-        int64_t had = 0;
-        idmap_get(&seen, (uint64_t)all[i].id + 2, &had);
-        keep[i] = had < 2;
-        idmap_put(&seen, (uint64_t)all[i].id + 2, had + 1, 0);
+    for (size_t i = c->nwk; i-- > 0;) {
+        int64_t after = 0, at;
+        idmap_get(&later, (uint64_t)c->wk[i].id + 2, &after);
+        const struct lane *l = idmap_get(&r->thr_ix, (uint64_t)c->wk[i].id + 2, &at) ? &r->thr[at] : NULL;
+        int here = l ? (l->wk[0] >= 0) + (l->wk[1] >= 0) : 0;
+        keep[i] = after + here < 2;
+        idmap_put(&later, (uint64_t)c->wk[i].id + 2, after + 1, 0);
     }
-    idmap_free(&seen);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
+    idmap_free(&later);
+    for (size_t i = 0; i < c->nwk; i++)
         if (keep[i])
-            all[m++] = all[i];
+            out[n++] = c->wk[i];
     free(keep);
+    for (size_t i = 0; i < r->nthr; i++)
+        for (int k = 1; k >= 0; k--) {
+            int32_t w = r->thr[i].wk[k];
+            if (w >= 0)
+                out[n++] = (struct rp_lane){ g->calls[w].tid, g->calls[w].end, t->call_end[w], -1 };
+        }
     free(c->wk);
-    c->wk = all;
-    c->nwk = m;
+    c->wk = out;
+    c->nwk = n;
     return 0;
 }
 
@@ -343,9 +342,12 @@ int rp_replay_carry(const struct rp_graph *g, const struct rp_fix *fx, struct rp
                 t->call_prev[c] = prev_c;
         }
         /* the operations it enqueued (they follow their call's order) */
+        int enq = 0;
         for (; oi < g->nops && g->ops[oi].call <= (int32_t)c && rc == 0; oi++)
-            if (g->ops[oi].call == (int32_t)c)
+            if (g->ops[oi].call == (int32_t)c) {
                 rc = op_replay(&r, oi, k->start, rs);
+                enq = 1;
+            }
         call_end(&r, c, rs);
         if (k->tid >= 0) {
             int fresh;
@@ -357,6 +359,10 @@ int rp_replay_carry(const struct rp_graph *g, const struct rp_fix *fx, struct rp
             th->m_end = k->end;
             th->r_end = t->call_end[c];
             th->last = (int32_t)c;
+            if (enq) { /* a waker of the next graph's threads, maybe (export_wakers) */
+                th->wk[1] = th->wk[0];
+                th->wk[0] = (int32_t)c;
+            }
         }
         r.shift = t->call_end[c] - k->end;
     }
@@ -364,7 +370,7 @@ int rp_replay_carry(const struct rp_graph *g, const struct rp_fix *fx, struct rp
         carry->shift = r.shift;
         if (export_lanes(&r.thr_ix, r.thr, r.nthr, &carry->thr, &carry->nthr) != 0 ||
             export_lanes(&r.str_ix, r.str, r.nstr, &carry->str, &carry->nstr) != 0 ||
-            export_wakers(g, t, carry) != 0)
+            export_wakers(&r, t, carry) != 0)
             rc = -1;
     }
     idmap_free(&r.thr_ix);

@@ -65,9 +65,6 @@ struct rp_carry;
  * free, if later), not its own thread's gap later (replay_wake.c: why).
  * 0, or -1 when memory ran out (g->wake NULL). */
 #define RP_WAKE_NS 500000
-/* Which of g's calls enqueued GPU work (an operation after the ghosts):
- * work[c] set, for c < g->ncalls (the rest of work untouched). */
-void rp_calls_with_work(const struct rp_graph *g, uint8_t *work);
 /* in (NULL: none): what an earlier graph's replay carried (rp_carry): its
  * threads' last calls' ends, and the calls that may wake one here, which
  * g->wake then names as -2 - their index in in->wk. */

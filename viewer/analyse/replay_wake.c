@@ -59,7 +59,8 @@ static int32_t waker(const struct rp_graph *g, const struct worker *w, size_t nw
     return best;
 }
 
-void rp_calls_with_work(const struct rp_graph *g, uint8_t *work)
+/* Which of g's calls enqueued GPU work (an operation after the ghosts). */
+static void calls_with_work(const struct rp_graph *g, uint8_t *work)
 {
     for (size_t i = g->nghost; i < g->nops; i++)
         if (g->ops[i].call >= 0 && (size_t)g->ops[i].call < g->ncalls)
@@ -83,7 +84,7 @@ int rp_wakes(struct rp_graph *g, const struct rp_carry *in)
     for (size_t i = 0; !failed && in && i < in->nthr; i++)
         idmap_put(&prev, (uint64_t)in->thr[i].id + 2, in->thr[i].m_end, 0);
     if (!failed)
-        rp_calls_with_work(g, work);
+        calls_with_work(g, work);
     for (size_t c = 0; !failed && c < g->ncalls; c++) {
         const struct rp_call *k = &g->calls[c];
         wake[c] = -1;
