@@ -183,8 +183,16 @@ struct finding {
 #define WHATIF_PARTS 6
 enum { CP_HOST, CP_CALL, CP_KERNEL, CP_COLLECTIVE, CP_COPY, CP_GPU_GAP, CP_LAUNCH, CP_OTHER };
 struct cp_part { int kind; char name[160]; int64_t ns; };
+/* The most of a GPU operation's delay after its launch that the replay
+ * keeps where the graph does not explain it (replay.h: lat_cap): a delay
+ * the graph does not know is not carried along by a host that gets there
+ * sooner. */
+#define WHATIF_LAT_CAP_NS 200000
+
 struct whatif_proc {
     int64_t steps, measured_ns, replayed_ns, abs_err_ns, all_fixed_ns;
+    int64_t unexplained_ns;    /* the replay as measured's delays of GPU starts it could not explain
+                                * (rp_times.unexplained_ns): why it comes out short */
     /* the critical path of a typical step (the median of its window's):
      * its iteration, length, and the parts that take most of it */
     int64_t cp_iter, cp_ns;

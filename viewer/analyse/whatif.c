@@ -56,8 +56,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LAT_CAP_NS 200000
-
 void *whatif_alloc(size_t n, size_t size)
 {
     void *p = calloc(n + 1, size);
@@ -224,7 +222,7 @@ static int64_t typical_latency(const struct build *b)
     for (size_t i = b->g.nghost; i < b->g.nops; i++) {
         const struct rp_op *o = &b->g.ops[i];
         const struct rp_call *c = &b->g.calls[o->call];
-        if (c->tid >= 0 && o->start >= c->start && o->start - c->start < LAT_CAP_NS)
+        if (c->tid >= 0 && o->start >= c->start && o->start - c->start < WHATIF_LAT_CAP_NS)
             v[n++] = o->start - c->start;
     }
     if (n) {
@@ -402,7 +400,7 @@ static void build_graph(struct build *b)
     free(ok);
     free(it);
     *sp = s;
-    b->g.lat_cap = LAT_CAP_NS;
+    b->g.lat_cap = WHATIF_LAT_CAP_NS;
     b->g.lat_typical = typical_latency(b);
     if (rp_wakes(&b->g, b->wake_in) != 0) /* a thread another one woke moves with it, across a cut too */
         model_out_of_memory();
@@ -941,7 +939,10 @@ static void critical_path(const struct build *b, const struct steps_in *st, cons
  * end so far; after, of those enqueued since.  A step whose end no call
  * has reached yet (tl_tent) counts once a later call does, as a process
  * read whole counts the steps that end by its last call's end. */
-struct acc { int64_t t0, pre, tl, tl_tent, in, after, nccl_in, nccl_after; };
+struct acc {
+    int64_t t0, pre, tl, tl_tent, in, after, nccl_in, nccl_after;
+    int64_t unexpl; /* the replays' unexplained_ns so far (replay.h) */
+};
 
 /* A replay carried: the fix it predicts (base: 0 as measured, 1 all
  * fixed, 2 with the collectives moved too, -1 a candidate's), its state
@@ -993,7 +994,7 @@ struct win_steps { int first_here, commit, conf, tent; };
 
 static void acc_init(struct acc *a)
 {
-    *a = (struct acc){ 0, INT64_MIN, 0, 0, INT64_MIN, INT64_MIN, 0, 0 };
+    *a = (struct acc){ 0, INT64_MIN, 0, 0, INT64_MIN, INT64_MIN, 0, 0, 0 };
 }
 
 static void steps_advance(struct whatif_carry *wc, const struct build *b, struct win_steps *e)
@@ -1386,6 +1387,7 @@ static int run_variant(struct win *wn, struct variant *v, const struct rp_fix *f
         return -1;
     }
     acc_window(&v->a, wn->wc, &wn->e, wn->b, &wn->t, wn->ridx, wn->nridx, shift_in);
+    model_add(&v->a.unexpl, wn->t.unexplained_ns);
     free(v->ref_s);
     free(v->ref_e);
     v->ref_s = whatif_alloc(wn->nrefs, sizeof *v->ref_s);
@@ -1778,6 +1780,7 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
     memcpy(b.bw, wc->bw, sizeof b.bw);
     struct win wn = { .wc = wc, .b = &b };
     steps_advance(wc, &b, &wn.e);
+    b.g.unexpl_from = wc->nsteps ? wc->steps[0].start : INT64_MAX;
     wn.ridx = whatif_alloc(b.g.ncalls, sizeof *wn.ridx);
     for (size_t i = 0; i < b.g.ncalls; i++)
         if (b.g.calls[i].tid == p->range_tid)
@@ -1907,6 +1910,7 @@ void whatif_proc_end(const struct model *m, struct findings *fs, size_t pi)
         w->steps += n;
         w->measured_ns += measured;
         w->replayed_ns += now;
+        model_add(&w->unexplained_ns, wc->v[0].a.unexpl);
         w->abs_err_ns += now > measured ? now - measured : measured - now;
         model_add(&w->nccl_ns, wc->meas.nccl_in);
         w->all_fixed_ns += wc->v[1].failed ? now : acc_time(&wc->v[1].a);

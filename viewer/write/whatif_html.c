@@ -62,6 +62,14 @@ void whatif_html(FILE *out, const struct model *m, const struct findings *fs)
     }
     if (any)
         fputs("</table>", out);
+    for (size_t i = 0; any && i < fs->nwhatif && i < m->nprocs; i++) {
+        char why[400];
+        if (!fs->whatif[i].steps || !*whatif_rough_text(&fs->whatif[i], why, sizeof why))
+            continue;
+        fprintf(out, "<p class=\"sub\">Rank %d's replay is rough: ", m->procs[i].rank);
+        html_text(out, why);
+        fputs(".</p>", out);
+    }
     char wu[400];
     if (any && *whatif_warmup_text(m, fs, wu, sizeof wu)) {
         fprintf(out, "<p class=\"sub\">Left out as warm-up (a step's start to the next's over %dx the median): ",

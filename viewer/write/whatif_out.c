@@ -13,6 +13,37 @@ int whatif_reliable(const struct whatif_proc *w)
     return w->steps > 0 && w->measured_ns > 0 && (double)w->abs_err_ns / (double)w->measured_ns <= WHATIF_RELIABLE;
 }
 
+/* How much of the replay's shortfall its unexplained GPU starts must
+ * account for to be named its cause. */
+#define ROUGH_EXPLAINED 0.5
+
+const char *whatif_rough_text(const struct whatif_proc *w, char *buf, size_t len)
+{
+    *buf = 0;
+    if (whatif_reliable(w) || !w->steps)
+        return buf;
+    double short_ms = (double)(w->measured_ns - w->replayed_ns) / (double)w->steps / 1e6;
+    double unexpl_ms = (double)w->unexplained_ns / (double)w->steps / 1e6;
+    if (short_ms > 0 && unexpl_ms >= ROUGH_EXPLAINED * short_ms)
+        snprintf(buf, len,
+                 "its GPU started work %.2f ms a step later than its launches and the work before them explain"
+                 " (another stream's kernels holding the GPU, another process on it); the replay keeps at most"
+                 " %.2f ms of each such delay, and comes out %.2f ms a step short",
+                 unexpl_ms, WHATIF_LAT_CAP_NS / 1e6, short_ms);
+    else if (short_ms > 0)
+        snprintf(buf, len,
+                 "%.2f ms a step short, %.2f ms of it from GPU starts the graph cannot explain; the rest is host"
+                 " time kept as measured that the replay moved (a thread that waited for the GPU in a way the"
+                 " graph does not see: a poll, a spin on a flag)",
+                 short_ms, unexpl_ms);
+    else
+        snprintf(buf, len,
+                 "%.2f ms a step long: the replay waits where the run did not (a dependency the graph assumes"
+                 " that the run did not have)",
+                 -short_ms);
+    return buf;
+}
+
 const char *const cp_kind_names[] = { "host", "call", "kernel", "collective", "copy", "gpu_gap", "launch", "other" };
 
 static const struct whatif_proc *proc_of(const struct findings *fs, int proc)
@@ -92,6 +123,12 @@ void whatif_json(FILE *out, const struct model *m, const struct findings *fs)
                 ms_per_step(w->measured_ns, w->steps), ms_per_step(w->replayed_ns, w->steps),
                 w->measured_ns ? (double)w->abs_err_ns / (double)w->measured_ns : 0, whatif_reliable(w) ? "true" : "false",
                 ms_per_step(w->all_fixed_ns, w->steps), ms_per_step(w->nccl_ns, w->steps));
+        fprintf(out, ", \"gpu_unexplained_ms\": %.3f", ms_per_step(w->unexplained_ns, w->steps));
+        char why[400];
+        if (*whatif_rough_text(w, why, sizeof why)) {
+            fputs(", \"rough_why\": ", out);
+            json_string(out, why);
+        }
         if (w->warmup_steps)
             fprintf(out, ", \"warmup_steps\": %lld, \"warmup_ms\": %.3f", (long long)w->warmup_steps,
                     (double)w->warmup_ns / 1e6);
@@ -184,6 +221,16 @@ void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
                 ms_per_step(w->measured_ns, w->steps), ms_per_step(w->replayed_ns, w->steps),
                 w->measured_ns ? 100.0 * (double)w->abs_err_ns / (double)w->measured_ns : 0,
                 ms_per_step(w->all_fixed_ns, w->steps), whatif_reliable(w) ? "" : "  (rough)");
+    }
+    for (size_t i = 0, shown = 0; any && i < fs->nwhatif && i < m->nprocs; i++) {
+        char why[400], line[480];
+        if (!fs->whatif[i].steps || !*whatif_rough_text(&fs->whatif[i], why, sizeof why))
+            continue;
+        if (!shown++)
+            fprintf(out, "  Rough (the replay as measured over %.0f%% off), why:\n", 100 * WHATIF_RELIABLE);
+        snprintf(line, sizeof line, "rank %d: %s.", m->procs[i].rank, why);
+        fputs("    ", out);
+        text_wrap(out, 4, line);
     }
     char wu[400];
     if (any && *whatif_warmup_text(m, fs, wu, sizeof wu - 1)) { /* room for the "." */

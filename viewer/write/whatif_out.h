@@ -33,6 +33,10 @@ void whatif_html_finding(FILE *out, const struct findings *fs, const struct find
 /* The sentence saying which ranks' first steps were left out as warm-up
  * (model_steps_warmup) into buf ("" if none). */
 const char *whatif_warmup_text(const struct model *m, const struct findings *fs, char *buf, size_t len);
+/* Why rank w's replay as measured is rough (not whatif_reliable), into
+ * buf: what its GPU's starts that the graph cannot explain account for
+ * ("" where it is not rough). */
+const char *whatif_rough_text(const struct whatif_proc *w, char *buf, size_t len);
 /* The text's section: per rank, its steps now, replayed, all fixed. */
 void whatif_text(FILE *out, const struct model *m, const struct findings *fs);
 
