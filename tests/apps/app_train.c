@@ -190,6 +190,9 @@ int app_train(const struct plant *planted)
 {
     int rank = env_int("RANK", 0), world = env_int("WORLD_SIZE", 1), local = env_int("LOCAL_RANK", 0);
     int steps = env_int("APP_STEPS", 12);
+    /* APP_WARMUP_MS: a first step that compiles, as torch.compile's does,
+     * on rank APP_WARMUP_RANK (every rank when unset) */
+    int warmup_ms = env_int("APP_WARMUP_MS", 0), warmup_rank = env_int("APP_WARMUP_RANK", -1);
     /* APP_FIX=1: the twin with each planted problem fixed as its finding
      * suggests (tests/e2e/report_twins.py measures what the fix saves) */
     struct plant fixed = *planted;
@@ -272,6 +275,8 @@ int app_train(const struct plant *planted)
             spin_us(15000); /* e.g. a slow data loader on this rank: longer than a step on the GPU */
         if (p->step_host_us)
             spin_us(p->step_host_us);
+        if (step == 0 && warmup_ms > 0 && (warmup_rank < 0 || rank == warmup_rank))
+            spin_us(warmup_ms * 1000);
         if (rank == p->slow_rank && step >= p->slow_from_step && (!p->slow_until_step || step < p->slow_until_step))
             spin_us(p->slow_us); /* e.g. a rank whose input pipeline degrades hours into the job */
 

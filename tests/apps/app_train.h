@@ -16,8 +16,10 @@
  * "forward", "backward", "optimizer.step", "log_loss" and "log_metrics".
  * Workloads run as ranks under tests/sim/gpusim-run (RANK, WORLD_SIZE, ...).
  * APP_STEPS sets the number of steps (12), APP_BATCH_MB the batch's size
- * (1 MiB), and APP_FIX=1 runs the twin: each planted problem fixed as its
- * finding suggests (tests/e2e/report_twins.py).
+ * (1 MiB), APP_WARMUP_MS a first step that takes that much longer in
+ * forward (a compile) on rank APP_WARMUP_RANK (every rank unset), and
+ * APP_FIX=1 runs the twin: each planted problem fixed as its finding
+ * suggests (tests/e2e/report_twins.py).
  */
 #ifndef GPUTRACE_APP_TRAIN_H
 #define GPUTRACE_APP_TRAIN_H
