@@ -965,9 +965,9 @@ struct whatif_carry {
     struct variant *v; size_t nv, cap;
     struct acc meas;            /* the same of the measured times */
     struct model_step *steps; size_t nsteps, next; int have_lo;
-    /* the steps the summary for every rank together spans: the warm-up's
-     * too, as a rank read whole spans them (steps_of_window), so that a
-     * rank read a window at a time gives the same job figures */
+    /* the steps the summary for every rank together spans: those after
+     * the warm-up, as the rank's own steps' time (a compile's first step
+     * of seconds spanned made the job's step its share of that) */
     struct model_step *jsteps; size_t njsteps;
     size_t nconf, ntent;        /* steps counted, and those waiting for a call to end after them */
     int64_t L, L_tent;          /* the last one's end of each */
@@ -1417,10 +1417,6 @@ static struct whatif_carry *carry_of(struct whatif_proc *w, const struct proc *p
         return w->carry;
     struct whatif_carry *wc = whatif_alloc(1, sizeof *wc);
     wc->nsteps = model_steps(p, &wc->steps);
-    wc->jsteps = whatif_alloc(wc->nsteps + 1, sizeof *wc->jsteps);
-    if (wc->nsteps)
-        memcpy(wc->jsteps, wc->steps, wc->nsteps * sizeof *wc->steps);
-    wc->njsteps = wc->nsteps;
     /* the steady step is what a fix changes: a first step that compiles
      * (3.7 s against 1.9 ms on a real PyTorch loop) is no part of it */
     size_t wu = model_steps_warmup(wc->steps, wc->nsteps);
@@ -1431,6 +1427,10 @@ static struct whatif_carry *carry_of(struct whatif_proc *w, const struct proc *p
         memmove(wc->steps, wc->steps + wu, (wc->nsteps - wu) * sizeof *wc->steps);
         wc->nsteps -= wu;
     }
+    wc->jsteps = whatif_alloc(wc->nsteps + 1, sizeof *wc->jsteps);
+    if (wc->nsteps)
+        memcpy(wc->jsteps, wc->steps, wc->nsteps * sizeof *wc->steps);
+    wc->njsteps = wc->nsteps;
     acc_init(&wc->meas);
     for (int i = 0; i < 8; i++)
         wc->bw[i] = -1;
@@ -1542,9 +1542,14 @@ static void joint_window(struct jwin *jw, struct whatif_carry *wc, const struct 
     memset(jw, 0, sizeof *jw);
     jw->last = INT64_MIN;
     if (whole) {
-        jw->first = st->v[0].start;
+        /* the window's steps less the warm-up's (wc->steps' first is after it) */
+        size_t k = 0;
+        while (wc->nsteps && k + 1 < st->n && st->v[k].start < wc->steps[0].start)
+            k++;
+        jw->nsteps = (int64_t)(st->n - k);
+        jw->first = st->v[k].start;
         jw->last = st->v[st->n - 1].end;
-        jw->span = 2 * ((jw->last - jw->first) / (int64_t)st->n + 1);
+        jw->span = 2 * ((jw->last - jw->first) / jw->nsteps + 1);
         jw->start_here = 1;
         jw->idx = st->idx;
         jw->nidx = st->nidx;
@@ -1864,7 +1869,7 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
         }
         if (coll_of) {
             for (int v = 0; v < 3; v++)
-                w->joint[v].steps = whole ? (int64_t)st.n : 0;
+                w->joint[v].steps = whole ? jw.nsteps : 0;
             if (wc->v[1].failed || wc->v[2].failed) {
                 joint_drop(w, wc); /* a replay failed: none */
             } else if (!whole) {

@@ -94,6 +94,7 @@ struct hostside {
  * the next window refers to (keep). */
 struct jwin {
     int64_t first, last, span, shift_in;
+    int64_t nsteps; /* read whole: how many steps it spans */
     int start_here, tent; /* tent: no call here ends after the last step's end */
     const uint32_t *idx; size_t nidx;
     const int32_t *keep; size_t nkeep;
