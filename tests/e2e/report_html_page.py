@@ -23,6 +23,7 @@ fixed: nothing here depends on the machine's load).
   search for, the rank whose track it is on and its first one's time, as
   the trace written from the same recording has them.
 """
+import html
 import json
 import os
 import re
@@ -137,6 +138,10 @@ check("the what-if table has a row per rank replayed, its figures the JSON's",
       len(rows) == len(js["whatif"]) > 0 and all(
           (int(r[0]), float(r[2]), float(r[3])) == (w["rank"], round(w["step_ms_measured"], 2), round(w["step_ms_replayed"], 2))
           for r, w in zip(rows, js["whatif"])), str(rows[:2]))
+rough = [w for w in js["whatif"] if not w["reliable"]]
+said = {int(r): html.unescape(why) for r, why in re.findall(r"<p class=\"sub\">Rank (-?\d+)'s replay is rough: (.*?)\.</p>", page)}
+check("each rank whose replay is rough says why, as the JSON's rough_why",
+      len(rough) > 0 and said == {w["rank"]: w["rough_why"] for w in rough}, str(said)[:200])
 gains = re.findall(r'<div class="gain"><b>if fixed:</b> a step ([\d.]+) ms -&gt; ([\d.]+) ms', page)
 check("each card of a predicted finding says the step it would give", len(gains) >= 1, str(gains))
 path = js["whatif"] and [w for w in js["whatif"] if w["rank"] == js["whatif_job"]["reference_rank"]][0]
