@@ -2,6 +2,7 @@
  * gaps, by the host range they fell in (gpu.idle). */
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/proc_pass.h"
+#include "viewer/model/steps.h"
 #include "viewer/model/timeline.h"
 #include "viewer/analyse/attribution.h"
 #include "viewer/analyse/host_blocked.h"
@@ -129,7 +130,7 @@ static struct idle_tally *tally_of(struct proc_pass *ps, int device, int label)
     if (!v)
         model_out_of_memory();
     ps->idle_tally = v;
-    v[ps->nidle_tally] = (struct idle_tally){ device, label, 0, 0 };
+    v[ps->nidle_tally] = (struct idle_tally){ device, label, 0, 0, 0 };
     return &v[ps->nidle_tally++];
 }
 
@@ -167,8 +168,18 @@ static void claim_gap(const struct model *m, struct findings *fs, size_t pi, con
     int64_t ns = charge_gaps(fs, &key, (int)pi, blocked, a, b);
     if (!ns)
         return; /* the host was blocked throughout */
-    struct idle_tally *tl = tally_of(p->pass, d->device, label);
+    struct proc_pass *ps = p->pass;
+    if (!ps->steady_known) {
+        struct model_step *v;
+        size_t n = model_steps(p, &v), wu = model_steps_warmup(v, n);
+        ps->steady_from = wu ? v[wu].start : INT64_MIN;
+        ps->steady_known = 1;
+        free(v);
+    }
+    struct idle_tally *tl = tally_of(ps, d->device, label);
     model_add(&tl->ns, ns);
+    if (a >= ps->steady_from)
+        model_add(&tl->steady_ns, ns);
     tl->n++;
 }
 
@@ -272,6 +283,7 @@ void analyse_idle_end(const struct model *m, const struct report_opts *o, struct
         f->callsite_id = idle_key(d->device, d->label);
         f->count = d->n;
         f->gpu_idle_ns = d->ns;
+        f->gpu_idle_steady_ns = d->steady_ns;
         f->confidence = "medium";
         f->range = d->label >= 0 ? d->label + 1 : 0; /* where the host was: finding_range names it */
         f->iter_first = f->iter_last = -1;

@@ -144,6 +144,8 @@ struct finding {
     int api;                  /* the API of its first occurrence (or the collective's), for the message (0: none) */
     int64_t count;
     int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns; /* what was measured (finding_measured) */
+    int64_t gpu_idle_steady_ns; /* gpu.idle: of gpu_idle_ns, the gaps from the first step after the warm-up on
+                                 * (what a fix saves a steady step: whatif_job.c) */
     int64_t cost_ns;          /* the time charged to it, no interval charged twice (attribution.h) */
     int64_t waste_ns;         /* ... of it, GPU idle or exposed communication (ledger.h): the order of the findings */
     int64_t bytes;            /* copy.pageable: bytes copied */

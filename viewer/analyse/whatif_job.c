@@ -166,18 +166,21 @@ static int straggler_cut(const struct model *m, const struct findings *fs, const
     return 1;
 }
 
-/* A GPU idle a step of finding f (0: none known). */
+/* A GPU idle a step of finding f (0: none known): of its steady steps,
+ * as the steps replayed are (a first batch's long load in a warm-up step
+ * is no part of them). */
 static double idle_per_step(const struct findings *fs, const struct finding *f)
 {
     size_t s = (size_t)f->proc;
     if (f->proc < 0 || s >= fs->nwhatif || !fs->whatif[s].steps)
         return 0;
-    return (double)f->gpu_idle_ns / (double)fs->whatif[s].steps;
+    return (double)f->gpu_idle_steady_ns / (double)fs->whatif[s].steps;
 }
 
 /* gpu.idle f's cut: its rank's host time outside calls in the range where
  * its GPU idled, per step, less `idle` a step (the host work the GPU
- * waited for, overlapped or gone); 0 when its range is not tracked. */
+ * waited for, overlapped or gone; none where it idled in warm-up steps
+ * alone); 0 when its range is not tracked. */
 static int idle_cut(const struct model *m, const struct findings *fs, const struct finding *f, double idle,
                     double *cut)
 {
@@ -191,8 +194,10 @@ static int idle_cut(const struct model *m, const struct findings *fs, const stru
     if (sl < 0)
         return 0;
     double gap = gap_per_step(m, &fs->whatif[s], s, model_label(&m->procs[s], label));
-    if (gap <= 0 || idle <= 0)
+    if (gap <= 0)
         return 0;
+    if (idle <= 0) /* its idle all in warm-up steps: the steady step as it is */
+        return 1;
     double c = idle < gap ? idle / gap : 1, *at = &cut[s * WJ_LABELS + (size_t)sl];
     *at = c > *at ? c : *at;
     return 1;
