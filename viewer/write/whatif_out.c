@@ -22,7 +22,8 @@ const char *whatif_rough_text(const struct whatif_proc *w, char *buf, size_t len
     *buf = 0;
     if (whatif_reliable(w) || !w->steps)
         return buf;
-    double short_ms = (double)(w->measured_ns - w->replayed_ns) / (double)w->steps / 1e6;
+    /* (in doubles: a damaged file's sums are anything) */
+    double short_ms = ((double)w->measured_ns - (double)w->replayed_ns) / (double)w->steps / 1e6;
     double unexpl_ms = (double)w->unexplained_ns / (double)w->steps / 1e6;
     if (short_ms > 0 && unexpl_ms >= ROUGH_EXPLAINED * short_ms)
         snprintf(buf, len,
