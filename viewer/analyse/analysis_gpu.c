@@ -172,14 +172,18 @@ static void claim_gap(const struct model *m, struct findings *fs, size_t pi, con
     if (!ps->steady_known) {
         struct model_step *v;
         size_t n = model_steps(p, &v), wu = model_steps_warmup(v, n);
-        ps->steady_from = wu ? v[wu].start : INT64_MIN;
+        ps->steady_from = n ? v[wu].start : INT64_MIN;
+        ps->steady_to = n ? v[n - 1].end : INT64_MAX;
         ps->steady_known = 1;
         free(v);
     }
     struct idle_tally *tl = tally_of(ps, d->device, label);
     model_add(&tl->ns, ns);
-    if (a >= ps->steady_from)
-        model_add(&tl->steady_ns, ns);
+    /* the share of the gap in the steady steps (a gap from a warm-up
+     * step's last work into the first steady one is partly theirs) */
+    int64_t lo = a > ps->steady_from ? a : ps->steady_from, hi = b < ps->steady_to ? b : ps->steady_to;
+    if (hi > lo)
+        model_add(&tl->steady_ns, hi - lo >= b - a ? ns : (int64_t)((double)ns * (double)(hi - lo) / (double)(b - a)));
     tl->n++;
 }
 

@@ -34,9 +34,10 @@ struct proc_pass {
     size_t ndev_idle;
     struct idle_tally { int device, label; int64_t ns, n, steady_ns; } *idle_tally;
     size_t nidle_tally;
-    /* ... where the steps after the warm-up begin (model_steps_warmup;
-     * INT64_MIN: no warm-up), the gaps from then on the steady ones */
-    int64_t steady_from; int steady_known;
+    /* ... the steady steps' span: from the first step after the warm-up
+     * (model_steps_warmup) to the last step's end, the gaps' share in it
+     * the steady idle (no steps: all of it) */
+    int64_t steady_from, steady_to; int steady_known;
     /* ... and the host's blocking calls of this window (host_blocked.h),
      * with those of earlier windows that reach past a GPU's last busy
      * end (a gap across a cut is blocked by the calls before it too), for

@@ -122,13 +122,13 @@ static int op_replay(struct run *r, size_t i, int64_t anchor_m, int64_t anchor_r
      * start; the other's latency is the typical one or none */
     int64_t lat = o->start - anchor_m, gap = o->start - ready_m;
     if (anchor_m >= ready_m) {
-        if (lat > g->lat_cap && o->call >= 0 && g->calls[o->call].start >= g->unexpl_from) {
-            int64_t x = lat - g->lat_cap; /* summed saturating: a damaged file's times are anything */
-            r->t->unexplained_ns = r->t->unexplained_ns < INT64_MAX - x ? r->t->unexplained_ns + x : INT64_MAX;
-        }
+        if (r->t->op_unexpl)
+            r->t->op_unexpl[i] = lat > g->lat_cap ? lat - g->lat_cap : 0;
         lat = lat < 0 ? 0 : lat > g->lat_cap ? g->lat_cap : lat; /* a delay the graph does not know: capped */
         gap = 0;
     } else {
+        if (r->t->op_unexpl)
+            r->t->op_unexpl[i] = 0;
         lat = lat < 0 ? 0 : lat < g->lat_typical ? lat : g->lat_typical;
         gap = gap < 0 ? 0 : gap; /* the GPU's own gap between operations, kept whatever its cause */
     }
@@ -305,7 +305,6 @@ int rp_replay(const struct rp_graph *g, const struct rp_fix *fx, struct rp_times
 int rp_replay_carry(const struct rp_graph *g, const struct rp_fix *fx, struct rp_times *t, struct rp_carry *carry)
 {
     struct run r = { .g = g, .fx = fx, .t = t };
-    t->unexplained_ns = 0;
     int64_t *prev = malloc((g->nops + 1) * sizeof *prev);
     int rc = prev ? prev_ends(g, prev) : -1;
     r.prev_end_m = prev;

@@ -52,8 +52,6 @@ struct rp_graph {
     int32_t *wake;                        /* NULL, or per call: the call of another thread that woke it
                                            * (rp_wakes; -1: none; -2 - j: the carry's wk[j], a call
                                            * of an earlier window) */
-    int64_t unexpl_from;                  /* the operations enqueued from then on count in
-                                           * rp_times.unexplained_ns (INT64_MAX: none) */
 };
 
 struct rp_carry;
@@ -92,13 +90,13 @@ struct rp_times {
     int64_t *call_start, *call_end, *op_start, *op_end;
     int32_t *op_by, *call_by, *call_prev;
     int32_t *op_prev; /* (optional) the operation before it on its replayed stream, -1: none */
-    /* what the replay could not explain of the measured starts: the sum,
-     * over the operations enqueued from g->unexpl_from on whose launch
-     * decided their start, of their delay past the launch beyond lat_cap
-     * (the GPU busy with what the graph does not see: another stream's
-     * kernels holding the SMs, another process).  Why a replay as
-     * measured comes out shorter than measured, said beside a rough one */
-    int64_t unexplained_ns;
+    /* (optional) what the replay could not explain of each operation's
+     * measured start: where its launch decided its start, its delay past
+     * the launch beyond lat_cap, else 0 (the GPU busy with what the graph
+     * does not see: another stream's kernels holding the SMs, another
+     * process).  Why a replay as measured comes out shorter than
+     * measured, said beside a rough one */
+    int64_t *op_unexpl;
 };
 
 /* Replays g with fix (NULL: as measured) into t (arrays of g's sizes,

@@ -929,19 +929,26 @@ static void critical_path(const struct build *b, const struct steps_in *st, cons
 
 /* The steps' time in one replay, kept as the windows go by: from the
  * later of the first step's start (t0, as replayed) and the end of the
- * GPU work enqueued before it (pre), to the later of the last step's end
- * (tl) and the end of the GPU work enqueued by then: a host that runs
- * ahead of its GPU does not make the loop faster, at either end.  Without
- * pre, a loop whose host ran ahead from its first step counted the
- * warm-up step's GPU work in the steps after it (8 kernels in 7 steps:
- * 3.69 ms a step for 3.1 ms kernels back to back).  in, the latest end of
+ * GPU work enqueued before it on a stream the steps enqueue on too (pre:
+ * the latest of pre_end over the streams whatif_carry's pre_s marks used),
+ * to the later of the last step's end (tl) and the end of the GPU work
+ * enqueued by then: a host that runs ahead of its GPU does not make the
+ * loop faster, at either end.  Without pre, a loop whose host ran ahead
+ * from its first step counted the warm-up step's GPU work in the steps
+ * after it (8 kernels in 7 steps: 3.69 ms a step for 3.1 ms kernels back
+ * to back); with all the work before the steps, a stream of its own the
+ * steps never wait for cut the loop's start off (0.06 ms a step for 1 ms
+ * ones).  A stream first used after the PRE_STREAMS first is not
+ * followed (the start is then as without it).  in, the latest end of
  * the operations enqueued from the first step's start to the last step's
  * end so far; after, of those enqueued since.  A step whose end no call
  * has reached yet (tl_tent) counts once a later call does, as a process
  * read whole counts the steps that end by its last call's end. */
+#define PRE_STREAMS 16
 struct acc {
-    int64_t t0, pre, tl, tl_tent, in, after, nccl_in, nccl_after;
-    int64_t unexpl; /* the replays' unexplained_ns so far (replay.h) */
+    int64_t t0, tl, tl_tent, in, after, nccl_in, nccl_after;
+    int64_t pre_end[PRE_STREAMS]; /* by whatif_carry's pre_s */
+    int64_t unexpl_in, unexpl_after; /* the operations' op_unexpl (replay.h), as nccl_in and nccl_after */
 };
 
 /* A replay carried: the fix it predicts (base: 0 as measured, 1 all
@@ -965,6 +972,9 @@ struct whatif_carry {
     struct variant *v; size_t nv, cap;
     struct acc meas;            /* the same of the measured times */
     struct model_step *steps; size_t nsteps, next; int have_lo;
+    /* the streams the GPU work enqueued before the first step went on
+     * (acc.pre_end), each marked once the steps enqueue on it too */
+    struct { int64_t stream; int used; } pre_s[PRE_STREAMS]; int npre_s, pre_unused, pre_hit;
     /* the steps the summary for every rank together spans: those after
      * the warm-up, as the rank's own steps' time (a compile's first step
      * of seconds spanned made the job's step its share of that) */
@@ -994,7 +1004,9 @@ struct win_steps { int first_here, commit, conf, tent; };
 
 static void acc_init(struct acc *a)
 {
-    *a = (struct acc){ 0, INT64_MIN, 0, 0, INT64_MIN, INT64_MIN, 0, 0, 0 };
+    *a = (struct acc){ 0, 0, 0, INT64_MIN, INT64_MIN, 0, 0, { 0 }, 0, 0 };
+    for (int i = 0; i < PRE_STREAMS; i++)
+        a->pre_end[i] = INT64_MIN;
 }
 
 static void steps_advance(struct whatif_carry *wc, const struct build *b, struct win_steps *e)
@@ -1041,6 +1053,51 @@ static void steps_advance(struct whatif_carry *wc, const struct build *b, struct
     }
 }
 
+/* Stream s's place in wc->pre_s, or -1 (one not seen before the steps,
+ * or past the first PRE_STREAMS).  pre_hit: the last found, as most
+ * operations in a row are on one stream. */
+static int pre_slot(const struct whatif_carry *wc, int64_t s)
+{
+    if (wc->pre_hit < wc->npre_s && wc->pre_s[wc->pre_hit].stream == s)
+        return wc->pre_hit;
+    for (int i = 0; i < wc->npre_s; i++)
+        if (wc->pre_s[i].stream == s)
+            return i;
+    return -1;
+}
+
+/* The streams of the window's GPU work enqueued before the first step,
+ * and those of them the first step enqueues on too (pre_s), before the
+ * window's measured and replayed times are taken (acc_window).  Only the
+ * first step's: a stream the loop uses later (an evaluation's after the
+ * loop, a side stream's in step 5) would date the whole loop's start
+ * from one operation's wait. */
+static void pre_streams_note(struct whatif_carry *wc, const struct build *b)
+{
+    if (!wc->have_lo || !wc->nsteps)
+        return;
+    int64_t first = wc->steps[0].start, first_end = wc->steps[0].end;
+    for (size_t k = b->g.nghost; k < b->g.nops; k++) {
+        int64_t at = b->g.calls[b->g.ops[k].call].start, s = b->g.ops[k].stream;
+        if (at > first_end || (at >= first && !wc->pre_unused))
+            break; /* past the first step, or every stream of the work before is its too: nothing to learn */
+        int i = pre_slot(wc, s);
+        if (i < 0 && at < first && wc->npre_s < PRE_STREAMS) {
+            i = wc->npre_s++;
+            wc->pre_s[i].stream = s;
+            wc->pre_s[i].used = 0;
+            wc->pre_unused++;
+        }
+        if (i < 0)
+            continue;
+        wc->pre_hit = i;
+        if (at >= first && !wc->pre_s[i].used) {
+            wc->pre_s[i].used = 1;
+            wc->pre_unused--;
+        }
+    }
+}
+
 /* Where time `at` falls in a replay: shifted as the latest call of the
  * range thread that ended by then (idx: its calls in the window), or as
  * its last one in the windows before (shift_in). */
@@ -1060,6 +1117,8 @@ static void fold(struct acc *a)
     a->after = INT64_MIN;
     model_add(&a->nccl_in, a->nccl_after);
     a->nccl_after = 0;
+    model_add(&a->unexpl_in, a->unexpl_after);
+    a->unexpl_after = 0;
 }
 
 /* A window's replay t (NULL: the measured times) into a. */
@@ -1084,26 +1143,33 @@ static void acc_window(struct acc *a, const struct whatif_carry *wc, const struc
     for (size_t k = b->g.nghost; k < b->g.nops; k++) {
         int64_t at = b->g.calls[b->g.ops[k].call].start, end = t ? t->op_end[k] : b->g.ops[k].end;
         if (at < first) {
-            a->pre = end > a->pre ? end : a->pre;
+            int i = pre_slot(wc, b->g.ops[k].stream);
+            if (i >= 0)
+                a->pre_end[i] = end > a->pre_end[i] ? end : a->pre_end[i];
             continue;
         }
         int64_t nccl = !t && b->p->ops[b->op_of_rp[k]].nccl ? b->g.ops[k].end - b->g.ops[k].start : 0;
+        int64_t unexpl = t && t->op_unexpl ? t->op_unexpl[k] : 0;
         if (wc->nconf && at <= wc->L) {
             a->in = end > a->in ? end : a->in;
             model_add(&a->nccl_in, nccl); /* each up to 2^61 in a damaged file */
+            model_add(&a->unexpl_in, unexpl);
         } else {
             a->after = end > a->after ? end : a->after;
             model_add(&a->nccl_after, nccl);
+            model_add(&a->unexpl_after, unexpl);
         }
     }
 }
 
-static int64_t acc_time(const struct acc *a)
+static int64_t acc_time(const struct whatif_carry *wc, const struct acc *a)
 {
-    int64_t end = a->in > a->tl ? a->in : a->tl;
-    /* work enqueued before the steps that outlasts them all (a stream of
-     * its own running through the loop) held no step back */
-    int64_t start = a->pre > a->t0 && a->pre < end ? a->pre : a->t0;
+    int64_t end = a->in > a->tl ? a->in : a->tl, pre = INT64_MIN;
+    for (int i = 0; i < wc->npre_s; i++)
+        if (wc->pre_s[i].used && a->pre_end[i] > pre)
+            pre = a->pre_end[i];
+    /* work that outlasts the steps all held none of them back */
+    int64_t start = pre > a->t0 && pre < end ? pre : a->t0;
     return end - start;
 }
 
@@ -1387,7 +1453,6 @@ static int run_variant(struct win *wn, struct variant *v, const struct rp_fix *f
         return -1;
     }
     acc_window(&v->a, wn->wc, &wn->e, wn->b, &wn->t, wn->ridx, wn->nridx, shift_in);
-    model_add(&v->a.unexpl, wn->t.unexplained_ns);
     free(v->ref_s);
     free(v->ref_e);
     v->ref_s = whatif_alloc(wn->nrefs, sizeof *v->ref_s);
@@ -1564,8 +1629,8 @@ static void joint_window(struct jwin *jw, struct whatif_carry *wc, const struct 
     size_t ns = wc->njsteps;
     jw->first = sv[0].start;
     jw->span = 2 * ((sv[ns - 1].end - jw->first) / (int64_t)ns + 1);
-    /* its start probe where the first of those steps starts, the
-     * warm-up's included (wn->e.first_here is of the steps replayed): a
+    /* its start probe in the window where the first of those steps
+     * starts (the first after the warm-up, as the steps replayed): a
      * window after it would map that start with its own shift in */
     jw->start_here = jw->first >= p->win_lo && jw->first < p->win_hi;
     jw->idx = wn->ridx;
@@ -1785,13 +1850,13 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
     memcpy(b.bw, wc->bw, sizeof b.bw);
     struct win wn = { .wc = wc, .b = &b };
     steps_advance(wc, &b, &wn.e);
-    b.g.unexpl_from = wc->nsteps ? wc->steps[0].start : INT64_MAX;
     wn.ridx = whatif_alloc(b.g.ncalls, sizeof *wn.ridx);
     for (size_t i = 0; i < b.g.ncalls; i++)
         if (b.g.calls[i].tid == p->range_tid)
             wn.ridx[wn.nridx++] = (uint32_t)i;
     wc->range_calls += wn.nridx;
     wn.nrefs = state_refs(&b, &wc->s, &wn.refs);
+    pre_streams_note(wc, &b);
     acc_window(&wc->meas, wc, &wn.e, &b, NULL, NULL, 0, 0);
     struct steps_in st; /* the window's own steps: its critical path, its summary */
     steps_of_window(&b, &st);
@@ -1801,6 +1866,7 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
     t->call_by = whatif_alloc(b.g.ncalls, sizeof *t->call_by);
     t->call_prev = whatif_alloc(b.g.ncalls, sizeof *t->call_prev);
     t->op_prev = whatif_alloc(b.g.nops, sizeof *t->op_prev);
+    t->op_unexpl = whatif_alloc(b.g.nops, sizeof *t->op_unexpl);
     struct rp_fix fx, all, all_comm;
     fix_alloc(&fx, &b.g);
     fix_alloc(&all, &b.g);
@@ -1893,6 +1959,7 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
     free(t->call_by);
     free(t->call_prev);
     free(t->op_prev);
+    free(t->op_unexpl);
     times_free(t);
     free(wn.ridx);
     free(wn.refs);
@@ -1911,15 +1978,15 @@ void whatif_proc_end(const struct model *m, struct findings *fs, size_t pi)
     w->carry = NULL;
     joint_finish(w, wc, fs);
     if (wc->nconf && wc->range_calls && !wc->broken) {
-        int64_t n = (int64_t)wc->nconf, measured = acc_time(&wc->meas), now = acc_time(&wc->v[0].a);
+        int64_t n = (int64_t)wc->nconf, measured = acc_time(wc, &wc->meas), now = acc_time(wc, &wc->v[0].a);
         w->steps += n;
         w->measured_ns += measured;
         w->replayed_ns += now;
-        model_add(&w->unexplained_ns, wc->v[0].a.unexpl);
+        model_add(&w->unexplained_ns, wc->v[0].a.unexpl_in);
         w->abs_err_ns += now > measured ? now - measured : measured - now;
         model_add(&w->nccl_ns, wc->meas.nccl_in);
-        w->all_fixed_ns += wc->v[1].failed ? now : acc_time(&wc->v[1].a);
-        w->all_fixed_comm_ns += wc->v[2].failed ? now : acc_time(&wc->v[2].a);
+        w->all_fixed_ns += wc->v[1].failed ? now : acc_time(wc, &wc->v[1].a);
+        w->all_fixed_comm_ns += wc->v[2].failed ? now : acc_time(wc, &wc->v[2].a);
         for (size_t i = 3; i < wc->nv; i++) {
             const struct variant *v = &wc->v[i];
             if (v->failed)
@@ -1927,7 +1994,7 @@ void whatif_proc_end(const struct model *m, struct findings *fs, size_t pi)
             struct whatif_site *ws = site_slot(fs, finding_key(v->c.kind, (int)pi, v->c.site), (int)pi);
             ws->steps += n;
             ws->now_ns += now;
-            ws->fixed_ns += acc_time(&v->a);
+            ws->fixed_ns += acc_time(wc, &v->a);
         }
     }
     carry_free(wc);

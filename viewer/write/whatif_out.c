@@ -20,7 +20,7 @@ int whatif_reliable(const struct whatif_proc *w)
 const char *whatif_rough_text(const struct whatif_proc *w, char *buf, size_t len)
 {
     *buf = 0;
-    if (whatif_reliable(w) || !w->steps)
+    if (whatif_reliable(w) || !w->steps || w->measured_ns <= 0) /* (a damaged file's) */
         return buf;
     /* (in doubles: a damaged file's sums are anything) */
     double short_ms = ((double)w->measured_ns - (double)w->replayed_ns) / (double)w->steps / 1e6;
