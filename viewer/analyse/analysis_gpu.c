@@ -179,11 +179,14 @@ static void claim_gap(const struct model *m, struct findings *fs, size_t pi, con
     }
     struct idle_tally *tl = tally_of(ps, d->device, label);
     model_add(&tl->ns, ns);
-    /* the share of the gap in the steady steps (a gap from a warm-up
-     * step's last work into the first steady one is partly theirs) */
+    /* the part of the gap in the steady steps (a gap from a warm-up
+     * step's last work into the first steady one is partly theirs), less
+     * the host's blocking calls in that part, as charge_gaps left them out */
     int64_t lo = a > ps->steady_from ? a : ps->steady_from, hi = b < ps->steady_to ? b : ps->steady_to;
-    if (hi > lo)
-        model_add(&tl->steady_ns, hi - lo >= b - a ? ns : (int64_t)((double)ns * (double)(hi - lo) / (double)(b - a)));
+    if (hi > lo) {
+        int64_t part = hi - lo - ivals_cover(blocked, lo, hi);
+        model_add(&tl->steady_ns, part < 0 ? 0 : part > ns ? ns : part);
+    }
     tl->n++;
 }
 

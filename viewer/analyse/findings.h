@@ -144,8 +144,8 @@ struct finding {
     int api;                  /* the API of its first occurrence (or the collective's), for the message (0: none) */
     int64_t count;
     int64_t host_blocked_ns, gpu_idle_ns, exposed_ns, wait_ns; /* what was measured (finding_measured) */
-    int64_t gpu_idle_steady_ns; /* gpu.idle: of gpu_idle_ns, the gaps from the first step after the warm-up on
-                                 * (what a fix saves a steady step: whatif_job.c) */
+    int64_t gpu_idle_steady_ns; /* gpu.idle: of gpu_idle_ns, the part from the first step after the warm-up to
+                                 * the last step's end (what a fix saves a steady step: whatif_job.c) */
     int64_t cost_ns;          /* the time charged to it, no interval charged twice (attribution.h) */
     int64_t waste_ns;         /* ... of it, GPU idle or exposed communication (ledger.h): the order of the findings */
     int64_t bytes;            /* copy.pageable: bytes copied */
@@ -193,8 +193,8 @@ struct cp_part { int kind; char name[160]; int64_t ns; };
 
 struct whatif_proc {
     int64_t steps, measured_ns, replayed_ns, abs_err_ns, all_fixed_ns;
-    int64_t unexplained_ns;    /* the replay as measured's delays of GPU starts it could not explain
-                                * (rp_times.unexplained_ns): why it comes out short */
+    int64_t unexplained_ns;    /* the replay as measured's delays of the steps' GPU starts it could not
+                                * explain (rp_times.op_unexpl): why it comes out short */
     /* the critical path of a typical step (the median of its window's):
      * its iteration, length, and the parts that take most of it */
     int64_t cp_iter, cp_ns;

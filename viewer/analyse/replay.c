@@ -120,16 +120,19 @@ static int op_replay(struct run *r, size_t i, int64_t anchor_m, int64_t anchor_r
     int64_t ready_m = measured_ready(g, r->prev_end_m, i);
     /* which of its launch and its stream (with its waits) decided its
      * start; the other's latency is the typical one or none */
-    int64_t lat = o->start - anchor_m, gap = o->start - ready_m;
+    /* (gap taken only where the stream's work decided: ready_m is
+     * INT64_MIN for a stream's first operation with no waits, and the
+     * difference would pass int64's range) */
+    int64_t lat = o->start - anchor_m, gap = 0;
     if (anchor_m >= ready_m) {
         if (r->t->op_unexpl)
             r->t->op_unexpl[i] = lat > g->lat_cap ? lat - g->lat_cap : 0;
         lat = lat < 0 ? 0 : lat > g->lat_cap ? g->lat_cap : lat; /* a delay the graph does not know: capped */
-        gap = 0;
     } else {
         if (r->t->op_unexpl)
             r->t->op_unexpl[i] = 0;
         lat = lat < 0 ? 0 : lat < g->lat_typical ? lat : g->lat_typical;
+        gap = o->start - ready_m;
         gap = gap < 0 ? 0 : gap; /* the GPU's own gap between operations, kept whatever its cause */
     }
     int64_t ready = INT64_MIN;
