@@ -929,8 +929,8 @@ static void critical_path(const struct build *b, const struct steps_in *st, cons
 
 /* The steps' time in one replay, kept as the windows go by: from the
  * later of the first step's start (t0, as replayed) and the end of the
- * GPU work enqueued before it on a stream the steps enqueue on too (pre:
- * the latest of pre_end over the streams whatif_carry's pre_s marks used),
+ * GPU work enqueued before it on a stream the first step enqueues on too
+ * (pre: the latest of pre_end over the streams pre_s marks used),
  * to the later of the last step's end (tl) and the end of the GPU work
  * enqueued by then: a host that runs ahead of its GPU does not make the
  * loop faster, at either end.  Without pre, a loop whose host ran ahead
@@ -938,12 +938,13 @@ static void critical_path(const struct build *b, const struct steps_in *st, cons
  * after it (8 kernels in 7 steps: 3.69 ms a step for 3.1 ms kernels back
  * to back); with all the work before the steps, a stream of its own the
  * steps never wait for cut the loop's start off (0.06 ms a step for 1 ms
- * ones).  A stream first used after the PRE_STREAMS first is not
- * followed (the start is then as without it).  in, the latest end of
- * the operations enqueued from the first step's start to the last step's
- * end so far; after, of those enqueued since.  A step whose end no call
- * has reached yet (tl_tent) counts once a later call does, as a process
- * read whole counts the steps that end by its last call's end. */
+ * ones).  Past PRE_STREAMS streams with work before the steps, the
+ * others are not followed (their work is then as if not there).  in, the
+ * latest end of the operations enqueued from the first step's start to
+ * the last step's end so far; after, of those enqueued since.  A step
+ * whose end no call has reached yet (tl_tent) counts once a later call
+ * does, as a process read whole counts the steps that end by its last
+ * call's end. */
 #define PRE_STREAMS 16
 struct acc {
     int64_t t0, tl, tl_tent, in, after, nccl_in, nccl_after;
