@@ -37,14 +37,20 @@ moved() { rm -rf "$tmp/$1"; cp -r "$tmp/run" "$tmp/$1"; for f in "$tmp/$1"/*.db;
 # of 146 syncs, once in a clean CI run) (a loaded machine adds
 # its own drift to the edit's; the join before lost most of them)
 as_unedited() { echo "$1|$2" | awk -F'[ ,|]+' 'function near(a, b) { return a - b <= int(b / 100 + 1) && b - a <= int(b / 100 + 1) }
-  near($2, $17) && $11 == $26 && near($15, $11) && $30 == $26 &&
+  near($2, $17) && $11 == $26 && near($15, $11) && near($30, $26) &&
   $6 >= $21 - int($21 / 100 + 1) && $9 <= $24 + int($21 / 100 + 1) {print "as unedited"; next} {print}'; }
 unmoved=$(joined "$tmp/run")
-# (a launch in a hundred at most left without its record: under the full
-# suite's load one of 754 once was, in the recording itself, so every
-# variant below had it too; the edits are compared with this run)
+# (a launch in a hundred at most left without its record, and a sync in a
+# hundred (and one) outside its call: under the full suite's load one of
+# 754 launches once was, in the recording itself, so every variant below
+# had it too; and once (CI, 2026-12-06) a stream wait's call was one of 5
+# of 754 calls the time join left without their record, its
+# SYNCHRONIZATION record then on the GPU's row: 145 of 146 syncs in their
+# calls.  A call that does not block is joined by time, and a thread
+# preempted between its clock read and the real call can pass the slack
+# (docs/loading.md); the edits are compared with this run)
 expect "unedited: every launch joined to its record, every sync in its call" \
-  "$(echo "$unmoved" | awk -F'[ ,]+' '$9 <= int($2 / 100) && $11 == $15 && $11 > 0 {print "ok"}')" ok
+  "$(echo "$unmoved" | awk -F'[ ,]+' '$9 <= int($2 / 100) && $11 - $15 <= int($11 / 100 + 1) && $11 > 0 {print "ok"}')" ok
 
 # NCCL launches its kernel right at the call's start: the driver record
 # begins within the slack after the stream wait before it ended.  It is the
