@@ -119,10 +119,9 @@ static int op_replay(struct run *r, size_t i, int64_t anchor_m, int64_t anchor_r
         return -1;
     int64_t ready_m = measured_ready(g, r->prev_end_m, i);
     /* which of its launch and its stream (with its waits) decided its
-     * start; the other's latency is the typical one or none */
-    /* (gap taken only where the stream's work decided: ready_m is
-     * INT64_MIN for a stream's first operation with no waits, and the
-     * difference would pass int64's range) */
+     * start; the other's latency is the typical one or none (gap taken
+     * only where the stream's work decided: ready_m is INT64_MIN for a
+     * stream's first operation with no waits, past int64's range) */
     int64_t lat = o->start - anchor_m, gap = 0;
     if (anchor_m >= ready_m) {
         if (r->t->op_unexpl)

@@ -976,10 +976,6 @@ struct whatif_carry {
     /* the streams the GPU work enqueued before the first step went on
      * (acc.pre_end), each marked once the steps enqueue on it too */
     struct { int64_t stream; int used; } pre_s[PRE_STREAMS]; int npre_s, pre_unused, pre_hit;
-    /* the steps the summary for every rank together spans: those after
-     * the warm-up, as the rank's own steps' time (a compile's first step
-     * of seconds spanned made the job's step its share of that) */
-    struct model_step *jsteps; size_t njsteps;
     size_t nconf, ntent;        /* steps counted, and those waiting for a call to end after them */
     int64_t L, L_tent;          /* the last one's end of each */
     size_t range_calls;         /* the range thread's calls (no step time without them) */
@@ -1023,11 +1019,6 @@ static void steps_advance(struct whatif_carry *wc, const struct build *b, struct
             if (wc->steps[i].start >= g->calls[0].start && wc->steps[i].end > wc->steps[i].start)
                 wc->steps[n++] = wc->steps[i];
         wc->nsteps = n;
-        n = 0;
-        for (size_t i = 0; i < wc->njsteps; i++)
-            if (wc->jsteps[i].start >= g->calls[0].start && wc->jsteps[i].end > wc->jsteps[i].start)
-                wc->jsteps[n++] = wc->jsteps[i];
-        wc->njsteps = n;
         wc->have_lo = 1;
     }
     if (!wc->have_lo || !wc->nsteps)
@@ -1242,7 +1233,6 @@ static void carry_free(struct whatif_carry *wc)
         variant_free(&wc->v[i]);
     free(wc->v);
     free(wc->steps);
-    free(wc->jsteps);
     free(wc);
 }
 
@@ -1493,10 +1483,6 @@ static struct whatif_carry *carry_of(struct whatif_proc *w, const struct proc *p
         memmove(wc->steps, wc->steps + wu, (wc->nsteps - wu) * sizeof *wc->steps);
         wc->nsteps -= wu;
     }
-    wc->jsteps = whatif_alloc(wc->nsteps + 1, sizeof *wc->jsteps);
-    if (wc->nsteps)
-        memcpy(wc->jsteps, wc->steps, wc->nsteps * sizeof *wc->steps);
-    wc->njsteps = wc->nsteps;
     acc_init(&wc->meas);
     for (int i = 0; i < 8; i++)
         wc->bw[i] = -1;
@@ -1626,8 +1612,8 @@ static void joint_window(struct jwin *jw, struct whatif_carry *wc, const struct 
      * window's does, as a rank read whole counts the steps its calls
      * outlast) */
     const struct proc *p = b->p;
-    const struct model_step *sv = wc->jsteps;
-    size_t ns = wc->njsteps;
+    const struct model_step *sv = wc->steps; /* (after the warm-up, as the rank's own steps' time) */
+    size_t ns = wc->nsteps;
     jw->first = sv[0].start;
     jw->span = 2 * ((sv[ns - 1].end - jw->first) / (int64_t)ns + 1);
     /* its start probe in the window where the first of those steps
@@ -1756,8 +1742,8 @@ static void joint_finish(struct whatif_proc *w, struct whatif_carry *wc, struct 
      * collective of each, not its probes (the steps' stay) */
     joint_aside(w, fs);
     int64_t steps = 0;
-    for (size_t j = 0; wc->windowed && j < wc->njsteps; j++)
-        steps += wc->jsteps[j].end > wc->jsteps[j].start && wc->jsteps[j].end <= wc->jc[0].end_step;
+    for (size_t j = 0; wc->windowed && j < wc->nsteps; j++)
+        steps += wc->steps[j].end > wc->steps[j].start && wc->steps[j].end <= wc->jc[0].end_step;
     for (int v = 0; v < 3; v++) {
         struct wj_rank *r = &w->joint[v];
         size_t at = r->ncoll - r->nspilled;
@@ -1805,10 +1791,10 @@ void whatif_pre_window(const struct model *m, struct findings *fs, size_t pi)
         wc->pre_cap = 16;
     }
     int64_t first = INT64_MAX, end = INT64_MIN;
-    for (size_t j = 0; j < wc->njsteps; j++)
-        if (wc->jsteps[j].start >= wc->pre_lo && wc->jsteps[j].end > wc->jsteps[j].start) {
-            first = wc->jsteps[j].start < first ? wc->jsteps[j].start : first;
-            end = wc->jsteps[j].end > end ? wc->jsteps[j].end : end;
+    for (size_t j = 0; j < wc->nsteps; j++)
+        if (wc->steps[j].start >= wc->pre_lo && wc->steps[j].end > wc->steps[j].start) {
+            first = wc->steps[j].start < first ? wc->steps[j].start : first;
+            end = wc->steps[j].end > end ? wc->steps[j].end : end;
         }
     /* in the graph's order: by start, then index */
     struct item *it = whatif_alloc(n + 1, sizeof *it);
