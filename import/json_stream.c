@@ -23,16 +23,17 @@
 #include <emmintrin.h>
 #endif
 
-/* Finding the byte that ends a run: of a string's text (quote,
- * backslash), and of what the skipper jumps over (quote, brackets).  Two
- * memchr calls lost to a table look per byte on the short strings of a
+/* Finding the byte that ends a string's run of text (quote, backslash;
+ * the skipper has its own scan, skip_scan).  Two memchr calls lost to a table look per byte on the short strings of a
  * trace (most are keys); sixteen bytes compared at once (SSE2, which every
  * x86-64 has) beat both: a key's end is found by the first compare, and a
- * kernel's name or a skipped event is crossed sixteen bytes a step.  The
+ * kernel's name is crossed sixteen bytes a step.  The
  * last bytes of the buffer are looked at one by one: nothing is read past
  * its end. */
 static const unsigned char ends_string[256] = { ['"'] = 1, ['\\'] = 1 };
-static const unsigned char ends_skip[256] = { ['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1 };
+/* JSON's whitespace: Kineto writes each member on a line of its own,
+ * indented, so a newline and spaces come before most keys */
+static const unsigned char is_ws[256] = { [' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1 };
 
 /* The first byte of [p, e) that ends a string's run, or e. */
 static inline const unsigned char *string_end(const unsigned char *p, const unsigned char *e)
@@ -47,27 +48,6 @@ static inline const unsigned char *string_end(const unsigned char *p, const unsi
     }
 #endif
     while (p < e && !ends_string[*p])
-        p++;
-    return p;
-}
-
-/* The first byte of [p, e) that the skipper stops at, or e. */
-static inline const unsigned char *skip_end(const unsigned char *p, const unsigned char *e)
-{
-#ifdef __SSE2__
-    const __m128i quote = _mm_set1_epi8('"'), lb = _mm_set1_epi8('{'), rb = _mm_set1_epi8('}'),
-                  ls = _mm_set1_epi8('['), rs = _mm_set1_epi8(']');
-    for (; e - p >= 16; p += 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)p);
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, lb)),
-                                   _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, rb), _mm_cmpeq_epi8(x, ls)),
-                                                _mm_cmpeq_epi8(x, rs)));
-        unsigned m = (unsigned)_mm_movemask_epi8(hit);
-        if (m)
-            return p + __builtin_ctz(m);
-    }
-#endif
-    while (p < e && !ends_skip[*p])
         p++;
     return p;
 }
@@ -416,9 +396,9 @@ int js_peek(struct jstream *j)
 
 static inline int next_ws(struct jstream *j)
 {
-    /* the common case first: the byte is there, after spaces if any */
+    /* the common case first: the byte is there, after whitespace if any */
     size_t p = j->pos;
-    while (p < j->end && j->buf[p] == ' ')
+    while (p < j->end && is_ws[j->buf[p]])
         p++;
     if (p < j->end && j->buf[p] > ' ') {
         j->pos = p + 1;
@@ -438,7 +418,7 @@ int js_next(struct jstream *j)
 static inline void expect_ws(struct jstream *j, int c)
 {
     size_t p = j->pos;
-    while (p < j->end && j->buf[p] == ' ') /* ", " and ": " as most traces space them */
+    while (p < j->end && is_ws[j->buf[p]]) /* ", " and ": ", or a newline and an indent */
         p++;
     if (p < j->end && j->buf[p] == c) {
         j->pos = p + 1;
@@ -740,43 +720,99 @@ int32_t js_value(struct jstream *j, int keep)
     return parse(j);
 }
 
-/* Skips the rest of an object or array whose opening bracket is read:
- * brackets counted, strings jumped over, nothing kept or checked beyond
- * that (the importer does not read what it skips). */
+/* Where the skipper is inside the value it skips, carried from one
+ * buffer to the next: its depth of brackets, and whether it is inside a
+ * string, right after a backslash there. */
+struct skip_state {
+    int depth, in_str, escaped;
+};
+
+/* Scans [*pp, e) for the end of the value being skipped: 1 with *pp just
+ * past its closing bracket; 0 at e, the state kept for the next buffer;
+ * -1 nested past MAX_DEPTH, *pp just past that bracket.  Brackets are
+ * counted outside strings, a string ends at its quote, a backslash in it
+ * takes the next byte with it; nothing else is checked (the importer does
+ * not read what it skips).  Sixteen bytes are classified at once and only
+ * the bytes that matter (quotes, backslashes, brackets) are looked at one
+ * by one, from the mask: a skipped CPU operator's args (many short
+ * strings) cost one compare per sixteen bytes, not two scans a string. */
+static int skip_scan(struct skip_state *s, const unsigned char **pp, const unsigned char *e)
+{
+    const unsigned char *p = *pp;
+#ifdef __SSE2__
+    /* '[' and ']' are '{' and '}' with bit 5 clear: one compare each, bit 5 set */
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), open = _mm_set1_epi8('{'),
+                  close = _mm_set1_epi8('}'), bit5 = _mm_set1_epi8(0x20);
+    for (; e - p >= 16; p += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)p), y = _mm_or_si128(x, bit5);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
+                                                              _mm_or_si128(_mm_cmpeq_epi8(y, open), _mm_cmpeq_epi8(y, close))));
+        if (s->escaped) { /* the byte after a backslash that ended the last sixteen */
+            m &= ~1u;
+            s->escaped = 0;
+        }
+        while (m) {
+            unsigned i = (unsigned)__builtin_ctz(m);
+            m &= m - 1;
+            unsigned char c = p[i];
+            if (s->in_str) {
+                if (c == '"')
+                    s->in_str = 0;
+                else if (c == '\\' && i == 15)
+                    s->escaped = 1;
+                else if (c == '\\')
+                    m &= ~(1u << (i + 1));
+            } else if (c == '"') {
+                s->in_str = 1;
+            } else if (c == '{' || c == '[') {
+                if (++s->depth > MAX_DEPTH) {
+                    *pp = p + i + 1;
+                    return -1;
+                }
+            } else if (c == '}' || c == ']') {
+                if (--s->depth == 0) {
+                    *pp = p + i + 1;
+                    return 1;
+                }
+            }
+        }
+    }
+#endif
+    for (; p < e; p++) {
+        unsigned char c = *p;
+        if (s->escaped)
+            s->escaped = 0;
+        else if (s->in_str)
+            s->in_str = c != '"', s->escaped = c == '\\';
+        else if (c == '"')
+            s->in_str = 1;
+        else if ((c == '{' || c == '[') && ++s->depth > MAX_DEPTH) {
+            *pp = p + 1;
+            return -1;
+        } else if ((c == '}' || c == ']') && --s->depth == 0) {
+            *pp = p + 1;
+            return 1;
+        }
+    }
+    *pp = e;
+    return 0;
+}
+
+/* Skips the rest of an object or array whose opening bracket is read,
+ * across buffers. */
 static void skip_rest(struct jstream *j)
 {
-    int depth = 1;
+    struct skip_state s = { .depth = 1 };
     for (;;) {
         if (j->pos == j->end && !refill(j))
-            js_fail(j, "truncated: the file ends inside a value");
-        const unsigned char *b = skip_end(j->buf + j->pos, j->buf + j->end);
-        const unsigned char *e = j->buf + j->end;
+            js_fail(j, s.in_str ? "truncated: the file ends inside a string" : "truncated: the file ends inside a value");
+        const unsigned char *b = j->buf + j->pos;
+        int r = skip_scan(&s, &b, j->buf + j->end);
         j->pos = (size_t)(b - j->buf);
-        if (b == e)
-            continue;
-        j->pos++;
-        if (*b == '"') {
-            for (;;) { /* to the closing quote; a backslash takes the next byte with it */
-                if (j->pos == j->end && !refill(j))
-                    js_fail(j, "truncated: the file ends inside a string");
-                const unsigned char *qe = j->buf + j->end, *q = string_end(j->buf + j->pos, qe);
-                if (q == qe) {
-                    j->pos = j->end;
-                    continue;
-                }
-                j->pos = (size_t)(q - j->buf) + 1;
-                if (*q == '"')
-                    break;
-                if (j->pos == j->end && !refill(j)) /* a backslash: the next byte goes with it */
-                    js_fail(j, "truncated: the file ends inside a string");
-                j->pos++;
-            }
-        } else if (*b == '{' || *b == '[') {
-            if (++depth > MAX_DEPTH)
-                js_fail(j, "nested more than %d deep", MAX_DEPTH);
-        } else if (--depth == 0) {
+        if (r > 0)
             return;
-        }
+        if (r < 0)
+            js_fail(j, "nested more than %d deep", MAX_DEPTH);
     }
 }
 
@@ -786,30 +822,12 @@ static void skip_rest(struct jstream *j)
  * the value says so as it would have said without the skip. */
 static int skip_rest_here(struct jstream *j)
 {
-    int depth = 1;
-    const unsigned char *b = j->buf + j->pos, *e = j->buf + j->end;
-    for (;;) {
-        b = skip_end(b, e);
-        if (b == e)
-            return 0;
-        if (*b == '"') {
-            for (b++;;) { /* to the closing quote; a backslash takes the next byte with it */
-                b = string_end(b, e);
-                if (b == e || (*b == '\\' && b + 1 == e))
-                    return 0;
-                if (*b == '"')
-                    break;
-                b += 2;
-            }
-        } else if (*b == '{' || *b == '[') {
-            if (++depth > MAX_DEPTH)
-                return 0;
-        } else if (--depth == 0) {
-            j->pos = (size_t)(b + 1 - j->buf);
-            return 1;
-        }
-        b++;
-    }
+    struct skip_state s = { .depth = 1 };
+    const unsigned char *b = j->buf + j->pos;
+    if (skip_scan(&s, &b, j->buf + j->end) <= 0)
+        return 0;
+    j->pos = (size_t)(b - j->buf);
+    return 1;
 }
 
 int32_t js_object(struct jstream *j, int (*more)(void *ctx, struct jstream *j, int32_t member), void *ctx)
