@@ -11,7 +11,6 @@
 #include <stdlib.h>
 
 #define GT_MEM_PAGEABLE 1
-#define CUPTI_HTOD 1
 
 int copy_is_pageable(const struct model *m, const struct call *c)
 {
@@ -37,10 +36,10 @@ struct finding *note_pageable(struct findings *fs, const struct model *m, size_t
      * copy itself keeps only the copy engine busy), or the whole block
      * without GPU records; of a download the host needs, the copy itself, not the wait
      * for the work before it, which it would wait for anyway */
-    if (c->copy_kind == CUPTI_HTOD && busy)
+    if (c->copy_kind == GOP_HTOD && busy)
         charge_gaps(fs, f, (int)pi, busy, c->start, c->end);
     else
-        charge_add(fs, f, (int)pi, c->copy_kind == CUPTI_HTOD ? c->start : c->start + waited_ns, c->end);
+        charge_add(fs, f, (int)pi, c->copy_kind == GOP_HTOD ? c->start : c->start + waited_ns, c->end);
     return f;
 }
 
@@ -61,7 +60,7 @@ void analyse_copies(const struct model *m, struct findings *fs, size_t pi)
         if (t->op_of_call[i] < 0)
             continue;
         const struct gop *g = &p->ops[t->op_of_call[i]];
-        if (g->kind != GOP_MEMCPY || g->copy_kind != CUPTI_HTOD || g->end <= g->start)
+        if (g->kind != GOP_MEMCPY || g->copy_kind != GOP_HTOD || g->end <= g->start)
             continue;
         if (!timeline_stream_computes(t, g->stream) || ivals_cover(&t->compute, g->start, g->end) > 0)
             continue;

@@ -68,7 +68,7 @@ void *whatif_alloc(size_t n, size_t size)
  * direction to measure: a quarter of its time.  An assumption (pinned
  * copies run at the link's rate, pageable ones through the driver's
  * staging buffer, typically a few times slower); docs/report.md. */
-#define PINNED_SCALE 0.25f /* a launch delay longer than this is something the graph does not know */
+#define PINNED_SCALE 0.25f
 
 static void add_wait(struct build *b, int32_t op)
 {
@@ -414,19 +414,32 @@ static int by_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* The run's pinned copies' bandwidth of a direction (bytes per ns, median),
- * 0 if none. */
-static double pinned_bw(const struct proc *p, int copy_kind)
+/* A pinned copy this large moves at the link's rate: its fixed cost (a
+ * few us) is a small part of its time.  Smaller ones measure latency, not
+ * bandwidth (4 bytes in 2 us: 0.002 bytes a ns, which made a pageable
+ * megabyte three hundred times slower "fixed"). */
+#define PINNED_BW_MIN_BYTES (256 << 10)
+
+/* The run's pinned copies of a direction: their bandwidth (bytes per ns,
+ * the median of those of PINNED_BW_MIN_BYTES or more; 0 if none) and the
+ * shortest one's time (*lat: what any copy costs at least; 0 if none). */
+static double pinned_bw(const struct proc *p, int copy_kind, double *lat)
 {
     double *v = malloc((p->nops + 1) * sizeof *v), med = 0;
     size_t n = 0;
     if (!v)
         model_out_of_memory();
+    *lat = 0;
     for (size_t i = 0; i < p->nops; i++) {
         const struct gop *o = &p->ops[i];
-        if (o->kind == GOP_MEMCPY && o->copy_kind == copy_kind && o->end > o->start && o->bytes > 0 &&
-            (o->src_kind == 2 || o->dst_kind == 2) && o->src_kind != 1 && o->dst_kind != 1)
-            v[n++] = (double)o->bytes / (double)(o->end - o->start);
+        if (o->kind != GOP_MEMCPY || o->copy_kind != copy_kind || o->end <= o->start || o->bytes <= 0 ||
+            (o->src_kind != 2 && o->dst_kind != 2) || o->src_kind == 1 || o->dst_kind == 1)
+            continue;
+        double d = (double)((uint64_t)o->end - (uint64_t)o->start);
+        if (*lat == 0 || d < *lat)
+            *lat = d;
+        if (o->bytes >= PINNED_BW_MIN_BYTES)
+            v[n++] = (double)o->bytes / d;
     }
     qsort(v, n, sizeof *v, by_double); /* a pinned copy a step: many */
     if (n)
@@ -517,16 +530,21 @@ static int add_fix(struct build *b, const struct cand *f, struct rp_fix *fx)
                 const struct gop *o = &p->ops[b->op_of_rp[k]];
                 int ck = o->copy_kind & 7;
                 if (b->bw[ck] < 0)
-                    b->bw[ck] = pinned_bw(p, o->copy_kind);
-                double bw = b->bw[ck];
+                    b->bw[ck] = pinned_bw(p, o->copy_kind, &b->lat[ck]);
+                double bw = b->bw[ck], scale = PINNED_SCALE;
                 if (bw > 0 && o->end > o->start && o->bytes > 0)
-                    fx->op_scale[k] = (float)((double)o->bytes / bw / (double)(o->end - o->start));
-                else
-                    fx->op_scale[k] = PINNED_SCALE;
+                    scale = (b->lat[ck] + (double)o->bytes / bw) / (double)((uint64_t)o->end - (uint64_t)o->start);
+                /* never slower than it ran pageable: pinned, the staging copy is saved */
+                fx->op_scale[k] = (float)(scale < 1 ? scale : 1);
             }
             break;
         case F_COPY_SERIALIZED:
+            /* the uploads alone: a kernel launched from the same line
+             * (`model(x.cuda())`) stays on its stream, in its order */
             for (int32_t k = b->op_first[r]; k < b->op_first[r + 1]; k++) {
+                const struct gop *o = &p->ops[b->op_of_rp[k]];
+                if (o->kind != GOP_MEMCPY || o->copy_kind != GOP_HTOD)
+                    continue;
                 fx->op_stream[k] = b->g.ops[k].stream | ((int64_t)1 << 40);
                 int32_t next = b->next[k];
                 if (next >= 0)
@@ -970,6 +988,7 @@ struct whatif_carry {
     struct state s;             /* the graph's, its operations the ghosts' indices */
     struct rp_op *ghosts; size_t nghost;
     double bw[8];               /* the pinned bandwidth measured so far, by copy kind (<= 0: none yet) */
+    double lat[8];              /* and the shortest pinned copy's time (pinned_bw) */
     struct variant *v; size_t nv, cap;
     struct acc meas;            /* the same of the measured times */
     struct model_step *steps; size_t nsteps, next; int have_lo;
@@ -1835,6 +1854,7 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
     b.g.nghost = wc->nghost;
     build_graph(&b);
     memcpy(b.bw, wc->bw, sizeof b.bw);
+    memcpy(b.lat, wc->lat, sizeof b.lat);
     struct win wn = { .wc = wc, .b = &b };
     steps_advance(wc, &b, &wn.e);
     wn.ridx = whatif_alloc(b.g.ncalls, sizeof *wn.ridx);
@@ -1933,8 +1953,10 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
         carry_state(wc, &b, wn.refs, wn.nrefs);
     }
     for (int i = 0; i < 8; i++) /* measured: kept for the windows after */
-        if (b.bw[i] > 0)
+        if (b.bw[i] > 0) {
             wc->bw[i] = b.bw[i];
+            wc->lat[i] = b.lat[i];
+        }
     variant_free(&pre);
     free(jw.keep_v);
     free(coll_of);

@@ -34,6 +34,7 @@ struct build {
     int32_t *op_first;      /* each rp call's first operation (ops are by call), and ncalls' the end */
     int32_t *moved; size_t nmoved; /* the collectives a fix moves, in order (move_collectives) */
     double bw[8];           /* pinned copy bandwidth by copy kind, bytes/ns (< 0: not measured yet) */
+    double lat[8];          /* and the shortest pinned copy's time, ns (pinned_bw) */
     const struct rp_carry *wake_in; /* the measured replay's carry into this window (rp_wakes), or NULL */
 };
 

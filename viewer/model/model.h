@@ -61,9 +61,10 @@ struct gop {
     uint32_t corr;
     int stream, name;
     int16_t device;
-    uint8_t kind, copy_kind, src_kind, dst_kind;
+    uint8_t kind, copy_kind, src_kind, dst_kind; /* copy_kind: CUPTI's memcpy kind (GOP_HTOD...) */
     uint8_t nccl;                     /* kernel of an NCCL operation */
 };
+#define GOP_HTOD 1 /* CUPTI_ACTIVITY_MEMCPY_KIND_HTOD */
 _Static_assert(sizeof(struct gop) == 56, "GPU operations stay packed");
 
 /* A collective: loaded with its process's calls; what the analyses across
