@@ -21,14 +21,17 @@
 #include "import/json_stream.h"
 #include "import/kineto_map.h"
 #include "import/out_db.h"
+#include "format/api_ids.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #define MAX_DEVICES 64
+#define MAX_LATER 256 /* process groups (a job has a few) */
 
 struct kin {
     struct out_db *o;
@@ -51,6 +54,11 @@ struct kin {
      * written with (by_order), and whether they all had the same */
     int ord_rank, ord_world, ord_mixed;
     uint64_t ord_rows;
+    /* the groups of collectives written before distributedInfo named the
+     * rank (Kineto writes it after traceEvents in on-demand traces): their
+     * rank is set once the file is read (ranks_later) */
+    struct later_group { int64_t comm_id; char *ranks; } later[MAX_LATER];
+    int nlater;
 };
 
 static void widen(struct kin *k, int64_t a, int64_t b)
@@ -125,6 +133,43 @@ static void api_event(struct kin *k, const struct jnode *ev, const struct jnode 
     k->runtime++;
 }
 
+/* A group whose collectives were written without a rank, the trace's
+ * rank not known yet: kept once (its ranks list too), up to MAX_LATER. */
+static void rank_later(struct kin *k, int64_t comm_id, const char *ranks)
+{
+    for (int i = 0; i < k->nlater; i++)
+        if (k->later[i].comm_id == comm_id)
+            return;
+    if (k->nlater == MAX_LATER)
+        return;
+    k->later[k->nlater].comm_id = comm_id;
+    k->later[k->nlater++].ranks = ranks ? strdup(ranks) : NULL;
+}
+
+/* Those groups' collectives given the rank's place in each, once
+ * distributedInfo has said the rank. */
+static void ranks_later(struct kin *k)
+{
+    sqlite3_stmt *st = NULL;
+    if (k->rank >= 0 && k->nlater)
+        out_flush(k->o);
+    if (k->rank >= 0 && k->nlater &&
+        sqlite3_prepare_v2(k->o->db, "UPDATE collective SET rank = ? WHERE process_id = ? AND comm_id = ? AND rank = -1"
+                           " AND seq != -3", -1, &st, NULL) == SQLITE_OK) {
+        for (int i = 0; i < k->nlater; i++) {
+            sqlite3_bind_int(st, 1, kineto_rank_in(k->later[i].ranks, k->rank));
+            sqlite3_bind_int64(st, 2, k->o->pid_row);
+            sqlite3_bind_int64(st, 3, k->later[i].comm_id);
+            sqlite3_step(st);
+            sqlite3_reset(st);
+        }
+    }
+    sqlite3_finalize(st);
+    for (int i = 0; i < k->nlater; i++)
+        free(k->later[i].ranks);
+    k->nlater = 0;
+}
+
 /* The collective of an NCCL kernel whose args name no operation or group
  * (older PyTorch, or a profiler run without record_shapes): a collective of
  * an invented communicator per kernel name, the same on every rank of the
@@ -179,6 +224,7 @@ static void collective(struct kin *k, const struct jnode *args, const char *knam
     k->nccl_args++;
     struct out_coll c = { .start = start, .end = end, .stream = stream, .peer = -1 };
     c.api = kineto_coll_api(cname, kname);
+    int p2p = c.api == GT_API_ncclSend || c.api == GT_API_ncclRecv;
     c.datatype = kineto_dtype(js_str(&k->j, args, "dtype"));
     c.op = kineto_redop(kname);
     int64_t in = member(k, args, "In msg nelems", 0), outn = member(k, args, "Out msg nelems", 0);
@@ -195,11 +241,34 @@ static void collective(struct kin *k, const struct jnode *args, const char *knam
     char key[512];
     snprintf(key, sizeof key, "%s|%s", pg, pg_ranks ? pg_ranks : "");
     c.comm_id = kineto_hash(key);
-    c.rank = (int)member(k, args, "Rank", kineto_rank_in(pg_ranks, k->rank));
     int ok;
-    c.seq = js_int(&k->j, args, "Seq", &ok);
-    if (!ok)
-        c.seq = -2; /* numbered in issue order once the file is read (kineto_number) */
+    if (p2p) {
+        /* PyTorch's record_param_comms of a send or recv
+         * (ProcessGroupNCCL::send, recv) gives "Rank" the peer's rank in
+         * the group, and "Seq" the next collective's number ("seq + 1 to
+         * match collective"); Kineto adds the peer's global rank as "Dst
+         * Rank" or "Src Rank".  The rank's own place in the group is its
+         * global rank's; the number, as the tracer's (libtrace/p2p_seq.h),
+         * the operation's place among this rank's sends to (receives from)
+         * that peer, once the file is read (seq -4, kineto_number): in the
+         * collectives' sequence it made one all-reduce different numbers
+         * on different ranks. */
+        int64_t peer = js_int(&k->j, args, "Rank", &ok);
+        if (!ok) {
+            int64_t g = member(k, args, c.api == GT_API_ncclSend ? "Dst Rank" : "Src Rank", -1);
+            peer = g >= 0 && g < INT32_MAX ? kineto_rank_in(pg_ranks, (int)g) : -1;
+        }
+        c.peer = peer >= 0 && peer < INT32_MAX ? (int)peer : -1;
+        c.rank = kineto_rank_in(pg_ranks, k->rank);
+        c.seq = -4;
+    } else {
+        c.rank = (int)member(k, args, "Rank", kineto_rank_in(pg_ranks, k->rank));
+        c.seq = js_int(&k->j, args, "Seq", &ok);
+        if (!ok)
+            c.seq = -2; /* numbered in issue order once the file is read (kineto_number) */
+    }
+    if (c.rank < 0 && k->rank < 0)
+        rank_later(k, c.comm_id, pg_ranks);
     out_coll(k->o, &c);
     out_ext(k->o, c.call_id, corr);
 }
@@ -464,7 +533,7 @@ static void top_member(struct kin *k, const char *key)
         k->world = (int)member(k, v, "world_size", -1);
         const char *nv = js_str(&k->j, v, "nccl_version");
         char t[200];
-        if (nv && nccl_version_code(nv, &k->nccl_version) != 0) {
+        if (nv && strcmp(nv, "unknown") && nccl_version_code(nv, &k->nccl_version) != 0) { /* "unknown": Kineto could not tell */
             snprintf(t, sizeof t, "distributedInfo.nccl_version \"%.60s\" is no NCCL version (major.minor.patch,"
                      " each below 100): not stored", nv);
             out_note(k->o, "import", t);
@@ -624,6 +693,7 @@ int import_kineto_file(struct out_db *o, const char *path, char *err, size_t err
     if (k->rank < 0 || k->world <= 0 || k->ord_mixed ||
         (k->ord_rows && (k->ord_rank != k->rank || k->ord_world != k->world)))
         kineto_order_ranks(o, k->rank, k->world);
+    ranks_later(k);
     kineto_number(o); /* collectives without a sequence number: numbered per group in order */
     notes(k);
     char source[4200];

@@ -87,6 +87,7 @@ int kineto_coll_api(const char *cname, const char *kname)
         { "_reduce_scatter_base", GT_API_ncclReduceScatter }, { "reduce_scatter_tensor_coalesced", GT_API_ncclReduceScatter },
         { "broadcast", GT_API_ncclBroadcast }, { "reduce", GT_API_ncclReduce },
         { "all_to_all", GT_API_ncclAlltoAll }, { "alltoall", GT_API_ncclAlltoAll }, { "alltoall_base", GT_API_ncclAlltoAll },
+        { "all_to_allv", GT_API_ncclAlltoAll }, /* alltoall_base with split sizes: a SendRecv kernel */
         { "gather", GT_API_ncclGather }, { "scatter", GT_API_ncclScatter },
         { "send", GT_API_ncclSend }, { "recv", GT_API_ncclRecv }, { "recvanysource", GT_API_ncclRecv },
     };
@@ -228,14 +229,19 @@ static void block_times(struct out_db *o, sqlite3_int64 pid)
 /* Whether two rows of the ordered scan tie on the window's order (the
  * same group, start and call id: a trace's duplicate kernel events), or
  * hold what is no integer there: the SQL's order among them is its own. */
-static int ties(sqlite3_stmt *st, const sqlite3_int64 prev[3], int have_prev)
+static int ties(sqlite3_stmt *st, const sqlite3_int64 prev[4], int have_prev)
 {
     for (int c = 1; c <= 3; c++)
         if (sqlite3_column_type(st, c) != SQLITE_INTEGER)
             return 1;
-    return have_prev && sqlite3_column_int64(st, 1) == prev[0] && sqlite3_column_int64(st, 2) == prev[1] &&
-           sqlite3_column_int64(st, 3) == prev[2];
+    return have_prev && sqlite3_column_int64(st, 1) == prev[0] && sqlite3_column_int64(st, 7) == prev[3] &&
+           sqlite3_column_int64(st, 2) == prev[1] && sqlite3_column_int64(st, 3) == prev[2];
 }
+
+/* What a collective is numbered among, within its group: a send or recv
+ * (seq -4) among this rank's of its direction and peer, every other among
+ * the group's collectives (0) */
+#define NUMBER_PART "CASE WHEN c.seq = -4 THEN 1 + 4294967296 * c.api + (c.peer + 1) ELSE 0 END"
 
 /* The numbering of kineto_number's SQL (row_number() over each group by
  * start and call id; the host times of the call of the same group and
@@ -252,11 +258,11 @@ static int number_in_c(struct out_db *o, sqlite3_int64 pid)
      * index walked while the UPDATE changes it) */
     if (sqlite3_prepare_v2(o->db,
                            "SELECT c.rowid, c.comm_id, c.start_ns, c.call_id, c.seq, coalesce(h.hs, k.hs),"
-                           " coalesce(h.he, k.he) FROM collective c"
+                           " coalesce(h.he, k.he), " NUMBER_PART " part FROM collective c"
                            " LEFT JOIN import_corr k ON k.corr = c.call_id - (1 << 32)"
                            " LEFT JOIN import_host_seq h ON h.process_id = c.process_id AND h.comm_id = c.comm_id"
                            " AND h.seq = c.seq WHERE c.process_id = ?"
-                           " ORDER BY +c.comm_id, +c.start_ns, +c.call_id, +c.rowid",
+                           " ORDER BY +c.comm_id, +part, +c.start_ns, +c.call_id, +c.rowid",
                            -1, &sel, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(o->db,
                            "UPDATE collective SET seq = ?, start_ns = coalesce(?, start_ns), end_ns = coalesce(?, end_ns)"
@@ -268,25 +274,26 @@ static int number_in_c(struct out_db *o, sqlite3_int64 pid)
         return -1;
     }
     sqlite3_bind_int64(sel, 1, pid);
-    sqlite3_int64 prev[3] = { 0, 0, 0 }, k = 0;
+    sqlite3_int64 prev[4] = { 0, 0, 0, 0 }, k = 0;
     int have_prev = 0, tied = 0, rc;
     while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
         if (ties(sel, prev, have_prev)) {
             tied = 1;
             break;
         }
-        sqlite3_int64 comm = sqlite3_column_int64(sel, 1);
-        k = have_prev && comm == prev[0] ? k + 1 : 0; /* row_number() - 1 within the group */
+        sqlite3_int64 comm = sqlite3_column_int64(sel, 1), part = sqlite3_column_int64(sel, 7);
+        k = have_prev && comm == prev[0] && part == prev[3] ? k + 1 : 0; /* row_number() - 1 within the group */
         prev[0] = comm;
+        prev[3] = part;
         prev[1] = sqlite3_column_int64(sel, 2);
         prev[2] = sqlite3_column_int64(sel, 3);
         have_prev = 1;
         sqlite3_int64 kind = sqlite3_column_type(sel, 4) == SQLITE_INTEGER ? sqlite3_column_int64(sel, 4) : 0;
-        int numbered = kind == -2 || kind == -3;
+        int numbered = kind == -2 || kind == -3 || kind == -4;
         if (!numbered && sqlite3_column_type(sel, 5) == SQLITE_NULL && sqlite3_column_type(sel, 6) == SQLITE_NULL)
             continue; /* the UPDATE would write what is there */
         if (numbered)
-            sqlite3_bind_int64(upd, 1, kind == -2 ? k : k + (sqlite3_int64)GT_SEQ_ORDER);
+            sqlite3_bind_int64(upd, 1, kind == -2 ? k : k + (sqlite3_int64)(kind == -3 ? GT_SEQ_ORDER : GT_SEQ_P2P));
         else
             sqlite3_bind_value(upd, 1, sqlite3_column_value(sel, 4));
         sqlite3_bind_value(upd, 2, sqlite3_column_value(sel, 5));
@@ -350,7 +357,8 @@ void kineto_number(struct out_db *o)
     if (number_in_c(o, pid) == 0)
         return;
     snprintf(sql, sizeof sql,
-             "INSERT OR IGNORE INTO import_seq SELECT c.rowid, row_number() OVER (PARTITION BY c.comm_id ORDER BY c.start_ns,"
+             "INSERT OR IGNORE INTO import_seq SELECT c.rowid, row_number() OVER (PARTITION BY c.comm_id, " NUMBER_PART
+             " ORDER BY c.start_ns,"
              " c.call_id) - 1, coalesce(h.hs, k.hs), coalesce(h.he, k.he) FROM collective c"
              " LEFT JOIN import_corr k ON k.corr = c.call_id - (1 << 32)"
              " LEFT JOIN import_host_seq h ON h.process_id = c.process_id AND h.comm_id = c.comm_id AND h.seq = c.seq"
@@ -359,10 +367,10 @@ void kineto_number(struct out_db *o)
               * joined once (UPDATE FROM), not looked up by a subquery
               * per column (a tenth of a Kineto trace's import) */
              "UPDATE collective SET"
-             " seq = CASE WHEN seq = -2 THEN q.s WHEN seq = -3 THEN q.s + %lld ELSE seq END,"
+             " seq = CASE WHEN seq = -2 THEN q.s WHEN seq = -3 THEN q.s + %lld WHEN seq = -4 THEN q.s + %lld ELSE seq END,"
              " start_ns = coalesce(q.hs, start_ns), end_ns = coalesce(q.he, end_ns)"
              " FROM import_seq q WHERE q.r = collective.rowid AND collective.process_id = %lld;",
-             pid, (long long)GT_SEQ_ORDER, pid);
+             pid, (long long)GT_SEQ_ORDER, (long long)GT_SEQ_P2P, pid);
     out_exec(o, sql);
 }
 

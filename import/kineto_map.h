@@ -32,7 +32,8 @@ int64_t kineto_hash(const char *s);
 int kineto_rank_in(const char *ranks, int rank);
 /* Numbers the process's collectives that have seq -2 (no sequence number
  * in the source) per group, in the order their kernels ran (seq -3: those
- * matched by kernel order, as GT_SEQ_ORDER | k), and gives
+ * matched by kernel order, as GT_SEQ_ORDER | k; seq -4, sends and
+ * receives, per direction and peer, as GT_SEQ_P2P | k), and gives
  * each the host times of its NCCL call where the trace has one (temp
  * tables import_host_seq, by group and Seq, then import_host, by the
  * kernel's correlation), else of the call that launched its kernel. */
