@@ -186,6 +186,21 @@ job() {
     python3 -c "import json, sys; j = json.load(sys.stdin)['whatif_job']; print(j['step_ms_now'], j['step_ms_all_fixed'])"
 }
 expect "desync: the job's step now and all fixed, a window at a time as read whole" "$(job 150)" "$(job whole)"
+# a straggler's cut is its extra host time a step over its host time a
+# step in the range (tests/data/golden/hand-late_rank_steps): read a window
+# at a time, the host time was summed over every step and divided by the
+# steps the replay counts, one fewer: all fixed 2.561 ms a step against
+# 2.504 read whole.  A fixed input: the job's figures exactly
+sqlite3 "$tmp/lrs.db" < "$top_srcdir/tests/data/golden/hand-schema.sql"
+sqlite3 "$tmp/lrs.db" < "$top_srcdir/tests/data/golden/hand-late_rank_steps/rows.sql"
+lrs_job() {
+  env $([ "$1" = whole ] || echo GPUTRACE_REPORT_WINDOW_ROWS=$1) "$rep" --format json "$tmp/lrs.db" 2> /dev/null |
+    python3 -c "import json, sys; j = json.load(sys.stdin)['whatif_job']; print(j['step_ms_now'], j['step_ms_all_fixed'])"
+}
+for rows in 8 12; do
+  expect "hand-late_rank_steps, windows of $rows rows: the job's step now and all fixed as read whole" \
+    "$(lrs_job $rows)" "$(lrs_job whole)"
+done
 # a recording whose rank 1 has a warm-up step the others lack (record
 # above; tests/data/windows), read in windows of 12 rows: the summary's
 # start probe was made in the window where the steps after the warm-up

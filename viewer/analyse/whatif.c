@@ -1010,7 +1010,7 @@ struct whatif_carry {
     int tracked[WJ_LABELS], have_tracked, joint_failed;
     int64_t call_end_max;       /* the latest call end so far */
     int windowed;               /* read a window at a time */
-    struct hostside pre; size_t pre_cap; struct idmap pre_at; int64_t pre_end, pre_lo; int pre_seen;
+    struct hostside pre; size_t pre_cap; struct idmap pre_at; int64_t pre_end, pre_lo, pre_steps; int pre_seen;
 };
 
 /* What a window holds of the steps: the first one's start, steps counted
@@ -1778,6 +1778,11 @@ static void joint_finish(struct whatif_proc *w, struct whatif_carry *wc, struct 
     if (wc->windowed) { /* the host's time by range, as the first reading summed it */
         w->joint[0].gaps = wc->pre.gaps;
         w->joint[0].ngaps = wc->pre.ngaps;
+        /* summed over every step, the last one too, which the replay may
+         * not count (one still open at the end): a share per step of
+         * those, not of the replay's (a straggler's cut 0.84 of what it
+         * was read whole, 1.00) */
+        w->joint[0].gap_steps = wc->pre_steps;
         wc->pre.gaps = NULL;
     }
 }
@@ -1810,10 +1815,12 @@ void whatif_pre_window(const struct model *m, struct findings *fs, size_t pi)
         wc->pre_cap = 16;
     }
     int64_t first = INT64_MAX, end = INT64_MIN;
+    wc->pre_steps = 0;
     for (size_t j = 0; j < wc->nsteps; j++)
         if (wc->steps[j].start >= wc->pre_lo && wc->steps[j].end > wc->steps[j].start) {
             first = wc->steps[j].start < first ? wc->steps[j].start : first;
             end = wc->steps[j].end > end ? wc->steps[j].end : end;
+            wc->pre_steps++;
         }
     /* in the graph's order: by start, then index */
     struct item *it = whatif_alloc(n + 1, sizeof *it);

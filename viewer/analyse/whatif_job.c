@@ -130,9 +130,10 @@ static double solve_mean(const struct findings *fs, const struct gather *ga, con
 static double gap_per_step(const struct model *m, const struct whatif_proc *w, size_t r, const char *name)
 {
     const struct wj_rank *j = &w->joint[0];
+    int64_t n = j->gap_steps ? j->gap_steps : j->steps;
     for (size_t i = 0; i < j->ngaps; i++)
         if (!strcmp(model_label(&m->procs[r], j->gaps[i].label), name))
-            return j->steps ? (double)j->gaps[i].ns / (double)j->steps : 0;
+            return n > 0 ? (double)j->gaps[i].ns / (double)n : 0;
     return 0;
 }
 

@@ -59,6 +59,7 @@ struct wj_rank {
     int64_t *ends;
     int label[WJ_LABELS];    /* the tracked ranges (labels of the process), -1: none */
     struct wj_gap *gaps; size_t ngaps; /* every range's (variant 0's only) */
+    int64_t gap_steps;       /* the steps those were summed over (0: steps) */
     int64_t steps;
 };
 
