@@ -32,6 +32,7 @@
 
 #define MAX_DEVICES 64
 #define MAX_LATER 256 /* process groups (a job has a few) */
+#define MAX_LOW_THREADS 1024
 
 struct kin {
     struct out_db *o;
@@ -59,6 +60,11 @@ struct kin {
      * rank is set once the file is read (ranks_later) */
     struct later_group { int64_t comm_id; char *ranks; } later[MAX_LATER];
     int nlater;
+    /* process and thread names of pids MAX_DEVICES or less (meta_event) */
+    char *low_name[MAX_DEVICES + 1];
+    uint8_t low_cpu[MAX_DEVICES + 1];
+    struct low_thread { int pid, tid; char *name; } low_threads[MAX_LOW_THREADS];
+    int nlow_threads;
 };
 
 static void widen(struct kin *k, int64_t a, int64_t b)
@@ -327,18 +333,55 @@ static void range_event(struct kin *k, const struct jnode *ev, const char *name)
 static void meta_event(struct kin *k, const struct jnode *ev, const char *name)
 {
     const struct jnode *args = js_get(&k->j, ev, "args");
-    const char *v = js_str(&k->j, args, "name");
-    if (!v)
-        return;
     int ok;
     int64_t pid = js_int(&k->j, ev, "pid", &ok);
-    if (!strcmp(name, "process_name") && ok && pid > MAX_DEVICES && !k->cmdline) {
-        k->cmdline = strdup(v);
-    } else if (!strcmp(name, "thread_name") && ok && pid > MAX_DEVICES) {
-        int64_t tid = js_int(&k->j, ev, "tid", &ok);
-        if (ok)
-            out_thread_name(k->o, (int)tid, v);
+    /* a pid of MAX_DEVICES or less is a device's (Kineto's GPU "processes"
+     * are their ids) unless labelled "CPU": a host process can have one
+     * too (pid 1 in a container); its names are kept until the end, when
+     * the host's pid is known (low_names) */
+    int low = ok && pid >= 0 && pid <= MAX_DEVICES;
+    if (!strcmp(name, "process_labels") && low) {
+        const char *l = js_str(&k->j, args, "labels");
+        k->low_cpu[pid] |= l && !strcmp(l, "CPU");
+        return;
     }
+    const char *v = js_str(&k->j, args, "name");
+    if (!v || !ok)
+        return;
+    if (!strcmp(name, "process_name") && low && !k->low_name[pid]) {
+        k->low_name[pid] = strdup(v);
+    } else if (!strcmp(name, "process_name") && pid > MAX_DEVICES && !k->cmdline) {
+        k->cmdline = strdup(v);
+    } else if (!strcmp(name, "thread_name")) {
+        int64_t tid = js_int(&k->j, ev, "tid", &ok);
+        if (ok && pid > MAX_DEVICES)
+            out_thread_name(k->o, (int)tid, v);
+        else if (ok && low && k->nlow_threads < MAX_LOW_THREADS) {
+            struct low_thread *t = &k->low_threads[k->nlow_threads];
+            if ((t->name = strdup(v))) {
+                t->pid = (int)pid;
+                t->tid = (int)tid;
+                k->nlow_threads++;
+            }
+        }
+    }
+}
+
+/* The names kept of pids MAX_DEVICES or less: the host's, where its pid
+ * is one of them and Kineto labelled it "CPU". */
+static void low_names(struct kin *k)
+{
+    if (k->pid > 0 && k->pid <= MAX_DEVICES && k->low_cpu[k->pid]) {
+        if (!k->cmdline && k->low_name[k->pid])
+            k->cmdline = strdup(k->low_name[k->pid]);
+        for (int i = 0; i < k->nlow_threads; i++)
+            if (k->low_threads[i].pid == k->pid)
+                out_thread_name(k->o, k->low_threads[i].tid, k->low_threads[i].name);
+    }
+    for (int i = 0; i <= MAX_DEVICES; i++)
+        free(k->low_name[i]);
+    for (int i = 0; i < k->nlow_threads; i++)
+        free(k->low_threads[i].name);
 }
 
 /* CPU operators: no table of ours holds them; an NCCL call with the
@@ -694,6 +737,7 @@ int import_kineto_file(struct out_db *o, const char *path, char *err, size_t err
         (k->ord_rows && (k->ord_rank != k->rank || k->ord_world != k->world)))
         kineto_order_ranks(o, k->rank, k->world);
     ranks_later(k);
+    low_names(k);
     kineto_number(o); /* collectives without a sequence number: numbered per group in order */
     notes(k);
     char source[4200];

@@ -82,7 +82,7 @@ TESTS += \
   tests/e2e/import_output.sh \
   tests/e2e/block_formats.sh \
   tests/e2e/import_flow_skip.sh \
-  tests/e2e/import_collective_args.sh \
+  tests/e2e/import_kineto_args.sh \
   tests/e2e/cli_help.sh
 EXTRA_DIST += \
   tests/e2e/hta_ledger.sh \
@@ -94,7 +94,7 @@ EXTRA_DIST += \
   tests/e2e/import_order_match.py \
   tests/e2e/import_no_gpu.sh \
   tests/e2e/import_no_gpu.py \
-  tests/e2e/import_collective_args.py \
+  tests/e2e/import_kineto_args.py \
   tests/e2e/layers.sh \
   tests/e2e/report_tmpfiles.sh \
   tests/e2e/report_signals.py \
@@ -178,7 +178,7 @@ EXTRA_DIST += \
   tests/e2e/record.sh \
   tests/e2e/import_output.sh \
   tests/e2e/block_formats.sh \
-  tests/e2e/import_collective_args.sh \
+  tests/e2e/import_kineto_args.sh \
   tests/e2e/import_flow_skip.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \

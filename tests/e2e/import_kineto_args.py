@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""import_collective_args.py BUILD: a Kineto trace's NCCL kernels read as
-PyTorch writes their args, on made-up three-rank traces (the expected
+"""import_kineto_args.py BUILD: a Kineto trace's NCCL kernels and metadata
+read as PyTorch and Kineto write them, on made-up traces (the expected
 figures are the traces' own):
 - a send and a recv between ranks 0 and 1 among all-reduces that all three
   ranks run together.  ProcessGroupNCCL::send and ::recv record the peer's
@@ -15,7 +15,10 @@ figures are the traces' own):
 - all_to_allv (alltoall_base with split sizes: a SendRecv kernel) is an
   all-to-all, not a send;
 - distributedInfo's nccl_version "unknown" (Kineto's when it cannot tell)
-  is no error to note."""
+  is no error to note;
+- a host process whose pid is as small as a device's (pid 7 in a
+  container): Kineto labels it "CPU" (process_labels), and its process
+  and thread names are the host's; a device's ("GPU 0") are not."""
 import json
 import os
 import sqlite3
@@ -138,4 +141,22 @@ db = imported("alltoallv", [rank_trace(r, [("all_to_allv", SR, {"In split size":
                             for r in range(3)])
 tap.check(rows(db, "SELECT DISTINCT a.name FROM collective c JOIN api a ON a.id = c.api") == [("ncclAlltoAll",)],
           "alltoallv: all_to_allv imported as ncclAlltoAll")
+# a host pid of 7, its process and thread named; GPU 0's as Kineto names it
+# (the same process name, "GPU 0" its label, its streams as threads)
+t = rank_trace(0, [("allreduce", AR, {}, 1010.0)])
+for e in t["traceEvents"]:
+    if e["pid"] == 100:
+        e["pid"] = e["tid"] = 7
+t["traceEvents"][:0] = [
+    {"name": "process_name", "ph": "M", "ts": 1000, "pid": 7, "tid": 0, "args": {"name": "train.py"}},
+    {"name": "process_labels", "ph": "M", "ts": 1000, "pid": 7, "tid": 0, "args": {"labels": "CPU"}},
+    {"name": "process_name", "ph": "M", "ts": 1000, "pid": 0, "tid": 0, "args": {"name": "train.py"}},
+    {"name": "process_labels", "ph": "M", "ts": 1000, "pid": 0, "tid": 0, "args": {"labels": "GPU 0"}},
+    {"name": "thread_name", "ph": "M", "ts": 1000, "pid": 0, "tid": 40, "args": {"name": "stream 40 "}},
+    {"name": "thread_name", "ph": "M", "ts": 1000, "pid": 7, "tid": 7, "args": {"name": "thread 7 (python)"}}]
+db = imported("small_pid", [t])
+tap.check(rows(db, "SELECT pid, cmdline FROM process") == [(7, "train.py")]
+          and rows(db, "SELECT t.tid, l.value FROM thread_name t JOIN label l ON l.process_id = t.process_id"
+                       " AND l.id = t.name") == [(7, "thread 7 (python)")],
+          "small_pid: a host pid of 7 labelled CPU: its process and thread names kept, GPU 0's stream not a thread")
 tap.finish()
