@@ -188,9 +188,12 @@ static int by_proc_next(struct by_proc *c, int64_t key)
     return c->row && sqlite3_column_int64(c->st, 0) == key;
 }
 
+/* The GPU operations' tables (op_tables) */
+#define OP_TABLES 5
+
 /* The export's tables, each read once. */
 struct readers {
-    struct by_proc runtime, ops[4], nvtx, threads, procs;
+    struct by_proc runtime, ops[OP_TABLES], nvtx, threads, procs;
     sqlite3_stmt *chain; /* a stack's frames, by id */
 };
 
@@ -267,14 +270,20 @@ static void runtime(struct nsys *n, struct readers *r, int64_t pid, struct proc_
         char base[256];
         base_name(name ? name : "", base, sizeof base);
         int domain = !strncmp(base, "cu", 2) && strncmp(base, "cuda", 4) ? 2 : 1;
-        int cbid = kineto_cbid_of(base, domain);
+        /* the name as nsys lists it first: the driver's own names end in
+         * "_v2" too (cuMemcpyHtoD_v2), which are no CUPTI version suffix */
+        int cbid = name ? kineto_cbid_of(name, domain) : -1;
+        if (cbid < 0)
+            cbid = kineto_cbid_of(base, domain);
         pi->syncs_called += strstr(base, "Synchronize") != NULL;
         int64_t result = sqlite3_column_int64(st, 6);
         out_capi(n->o, domain, cbid < 0 ? 0 : cbid, tid, start, end, corr,
                  sqlite3_column_type(st, 6) == SQLITE_NULL ? NULL : &result);
         widen(pi, start, end);
         pi->calls++;
-        int api = api_of(base);
+        int api = name ? api_of(name) : -1;
+        if (api < 0)
+            api = api_of(base);
         if (call && cc && api >= 0 && sqlite3_column_type(st, 7) != SQLITE_NULL) {
             int64_t chain = sqlite3_column_int64(st, 7);
             int site = chain >= 0 && chain < (1 << 30) ? (int)chain + 1 : 0;
@@ -297,10 +306,14 @@ static void runtime(struct nsys *n, struct readers *r, int64_t pid, struct proc_
     sqlite3_finalize(call);
 }
 
-/* GPU operations, by kind (gpu_op.kind 1 to 4), each table keyed by globalPid. */
-static const struct { const char *table, *sql; int kind; } op_tables[4] = {
+/* GPU operations, by kind (gpu_op.kind 1 to 5), each table keyed by
+ * globalPid.  A sync's and an event record's `bytes` (CUPTI's
+ * cudaEventSyncId) is not in the export: -1, as for a field CUPTI says
+ * does not apply.  An event record has no time of its own (its call's
+ * API record has it): 0, as the tracer stores it. */
+static const struct { const char *table, *sql; int kind; } op_tables[OP_TABLES] = {
     { "CUPTI_ACTIVITY_KIND_KERNEL", "SELECT globalPid, start, end, deviceId, contextId, streamId, correlationId,"
-      " coalesce(demangledName, shortName), 0, 0, 0, 0, 0, 0 FROM CUPTI_ACTIVITY_KIND_KERNEL"
+      " coalesce(demangledName, shortName), 0, 0, NULL, NULL, 0, 0 FROM CUPTI_ACTIVITY_KIND_KERNEL"
       " WHERE typeof(globalPid) = 'integer' ORDER BY globalPid, rowid", 1 },
     { "CUPTI_ACTIVITY_KIND_MEMCPY", "SELECT globalPid, start, end, deviceId, contextId, streamId, correlationId, NULL,"
       " bytes, copyKind, srcKind, dstKind, 0, 0 FROM CUPTI_ACTIVITY_KIND_MEMCPY"
@@ -309,13 +322,17 @@ static const struct { const char *table, *sql; int kind; } op_tables[4] = {
       " bytes, 0, NULL, memKind, 0, 0 FROM CUPTI_ACTIVITY_KIND_MEMSET"
       " WHERE typeof(globalPid) = 'integer' ORDER BY globalPid, rowid", 3 },
     { "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "SELECT globalPid, start, end, deviceId, contextId, streamId,"
-      " correlationId, NULL, 0, 0, NULL, NULL, syncType, eventId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+      " correlationId, NULL, -1, 0, NULL, NULL, syncType, eventId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
       " WHERE typeof(globalPid) = 'integer' ORDER BY globalPid, rowid", 4 },
+    /* which stream each cudaEventRecord was on: what an event sync waited for */
+    { "CUPTI_ACTIVITY_KIND_CUDA_EVENT", "SELECT globalPid, 0, 0, deviceId, contextId, streamId, correlationId, NULL,"
+      " -1, 0, NULL, NULL, 0, eventId FROM CUPTI_ACTIVITY_KIND_CUDA_EVENT"
+      " WHERE typeof(globalPid) = 'integer' ORDER BY globalPid, rowid", 5 },
 };
 
 static void gpu_ops(struct nsys *n, struct readers *r, int64_t gpid, struct proc_info *pi)
 {
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < OP_TABLES; i++) {
         sqlite3_stmt *st = r->ops[i].st;
         for (int more = by_proc_first(&r->ops[i], gpid); more; more = by_proc_next(&r->ops[i], gpid)) {
             struct out_gop g = { .kind = op_tables[i].kind, .start = sqlite3_column_int64(st, 1),
@@ -334,6 +351,8 @@ static void gpu_ops(struct nsys *n, struct readers *r, int64_t gpid, struct proc
             }
             out_gop(n->o, &g);
             pi->sync_records += g.kind == 4;
+            if (g.kind == 5) /* no time: none to widen the process's span with */
+                continue;
             widen(pi, g.start, g.end);
             pi->ops++;
         }
@@ -388,7 +407,7 @@ static void nvtx(struct nsys *n, struct readers *r, int64_t pid, struct proc_inf
         int64_t start = sqlite3_column_int64(st, 1);
         int64_t end = sqlite3_column_type(st, 2) == SQLITE_NULL ? (kind == 4 ? start : -1) : sqlite3_column_int64(st, 2);
         const char *payload = (const char *)sqlite3_column_text(st, 9);
-        out_nvtx(n->o, tid, kind, label, out_label(n->o, text ? text : ""), start, end < 0 ? start : end, payload);
+        out_nvtx(n->o, tid, kind, label, out_label(n->o, text ? text : ""), start, end < 0 ? OUT_OPEN : end, payload);
         widen(pi, start, end < start ? start : end);
         pi->ranges++;
     }
@@ -489,7 +508,7 @@ static void readers_open(struct nsys *n, struct readers *r)
                            &r->chain, NULL);
         n->chain_off = chain_offset(n);
     }
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < OP_TABLES; i++)
         by_proc_open(n, &r->ops[i], op_tables[i].table, op_tables[i].sql);
     by_proc_open(n, &r->nvtx, "NVTX_EVENTS", nvtx_sql);
     by_proc_open(n, &r->threads, "ThreadNames", "SELECT globalTid >> 24, nameId, globalTid FROM ThreadNames"
@@ -500,7 +519,7 @@ static void readers_open(struct nsys *n, struct readers *r)
 
 static void readers_close(struct nsys *n, struct readers *r)
 {
-    struct by_proc *all[] = { &r->runtime, &r->ops[0], &r->ops[1], &r->ops[2], &r->ops[3], &r->nvtx, &r->threads,
+    struct by_proc *all[] = { &r->runtime, &r->ops[0], &r->ops[1], &r->ops[2], &r->ops[3], &r->ops[4], &r->nvtx, &r->threads,
                               &r->procs };
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         done(n, all[i]->st);
@@ -508,6 +527,22 @@ static void readers_close(struct nsys *n, struct readers *r)
 }
 
 /* EXPORT_SCHEMA_VERSION_MAJOR 2 or 3: the versions this reader knows. */
+/* The export's schema's major version, or NULL if it does not say: in
+ * EXPORT_META_DATA (nsys up to 2023), or META_DATA_EXPORT (2024 on), as
+ * EXPORT_SCHEMA_VERSION_MAJOR or the head of EXPORT_SCHEMA_VERSION
+ * ("3.16.1"). */
+static char *schema_major(struct nsys *n)
+{
+    static const char *const sql[2] = {
+        "SELECT value FROM EXPORT_META_DATA WHERE name = 'EXPORT_SCHEMA_VERSION_MAJOR' AND ?1 = ?1",
+        "SELECT coalesce((SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION_MAJOR'),"
+        " (SELECT CASE WHEN instr(value, '.') > 0 THEN substr(value, 1, instr(value, '.') - 1) ELSE value END"
+        " FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION')) WHERE ?1 = ?1",
+    };
+    char *major = one_text(n, "EXPORT_META_DATA", sql[0], 0);
+    return major ? major : one_text(n, "META_DATA_EXPORT", sql[1], 0);
+}
+
 static int known_schema(const char *major)
 {
     return (major[0] == '2' || major[0] == '3') && !major[1];
@@ -531,7 +566,8 @@ int import_nsys_file(struct out_db *o, const char *path, char *err, size_t errle
                                           "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
                                           "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS", "CUDA_CALLCHAINS",
                                           "PROCESSES", "ThreadNames", "TARGET_INFO_GPU",
-                                          "TARGET_INFO_SESSION_START_TIME", "EXPORT_META_DATA", NULL };
+                                          "TARGET_INFO_SESSION_START_TIME", "EXPORT_META_DATA", "META_DATA_EXPORT",
+                                          "CUPTI_ACTIVITY_KIND_CUDA_EVENT", NULL };
     int rc = 0;
     if (gt_guard_tables(n.db, tables, why, sizeof why) != 0) {
         snprintf(err, errlen, "%s: not an Nsight Systems export as this reader knows it (%s)", path, why);
@@ -546,8 +582,7 @@ int import_nsys_file(struct out_db *o, const char *path, char *err, size_t errle
             sqlite3_close(n.db);
             return -1;
         }
-    char *major = one_text(&n, "EXPORT_META_DATA", "SELECT value FROM EXPORT_META_DATA WHERE name ="
-                           " 'EXPORT_SCHEMA_VERSION_MAJOR' AND ?1 = ?1", 0);
+    char *major = schema_major(&n);
     if (major && !known_schema(major)) {
         char shown[100]; /* the file's text: made safe to show, and short */
         snprintf(err, errlen, "%s: an Nsight Systems export of a version this reader does not know (schema %s)", path,

@@ -521,7 +521,10 @@ void out_nvtx(struct out_db *o, int tid, int kind, int domain, int name, int64_t
     sqlite3_bind_int(st, 4, domain);
     sqlite3_bind_int(st, 5, name);
     sqlite3_bind_int64(st, 6, start);
-    sqlite3_bind_int64(st, 7, end);
+    if (end == OUT_OPEN)
+        sqlite3_bind_null(st, 7);
+    else
+        sqlite3_bind_int64(st, 7, end);
     if (payload)
         sqlite3_bind_text(st, 8, payload, -1, SQLITE_TRANSIENT);
     else

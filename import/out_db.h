@@ -87,7 +87,9 @@ struct out_gop {
     int64_t start, end, bytes, corr;
 };
 void out_gop(struct out_db *o, const struct out_gop *g);
-/* kind 1 push/pop range, 4 mark; domain a label id (0 default) */
+/* kind 1 push/pop range, 4 mark; domain a label id (0 default); end
+ * OUT_OPEN: a range still open when the process ended (end_ns NULL) */
+#define OUT_OPEN INT64_MIN
 void out_nvtx(struct out_db *o, int tid, int kind, int domain, int name, int64_t start, int64_t end,
               const char *payload);
 struct out_coll {
