@@ -259,13 +259,17 @@ static void collective(struct kin *k, const struct jnode *args, const char *knam
          * that peer, once the file is read (seq -4, kineto_number): in the
          * collectives' sequence it made one all-reduce different numbers
          * on different ranks. */
+        int send = c.api == GT_API_ncclSend;
         int64_t peer = js_int(&k->j, args, "Rank", &ok);
         if (!ok) {
-            int64_t g = member(k, args, c.api == GT_API_ncclSend ? "Dst Rank" : "Src Rank", -1);
+            int64_t g = member(k, args, send ? "Dst Rank" : "Src Rank", -1);
             peer = g >= 0 && g < INT32_MAX ? kineto_rank_in(pg_ranks, (int)g) : -1;
         }
         c.peer = peer >= 0 && peer < INT32_MAX ? (int)peer : -1;
-        c.rank = kineto_rank_in(pg_ranks, k->rank);
+        /* the rank's own side, where the trace gives it (our export does),
+         * else the trace's rank, each as its place in the group */
+        int64_t own = member(k, args, send ? "Src Rank" : "Dst Rank", -1);
+        c.rank = kineto_rank_in(pg_ranks, own >= 0 && own < INT32_MAX ? (int)own : k->rank);
         c.seq = -4;
     } else {
         c.rank = (int)member(k, args, "Rank", kineto_rank_in(pg_ranks, k->rank));
@@ -574,6 +578,11 @@ static void top_member(struct kin *k, const char *key)
     } else if (!strcmp(key, "distributedInfo") && v->type == J_OBJ) {
         k->rank = (int)member(k, v, "rank", -1);
         k->world = (int)member(k, v, "world_size", -1);
+        /* our own export's process without a rank (viewer/write/kineto_export.c):
+         * numbered past the ranks for HTA, no rank */
+        const struct jnode *u = js_get(&k->j, v, "gputrace_unranked");
+        if (u && u->type == J_TRUE)
+            k->rank = -1;
         const char *nv = js_str(&k->j, v, "nccl_version");
         char t[200];
         if (nv && strcmp(nv, "unknown") && nccl_version_code(nv, &k->nccl_version) != 0) { /* "unknown": Kineto could not tell */

@@ -39,7 +39,7 @@ struct waiter { int64_t start, end; int tid; };
 struct kw {
     FILE *out; long n; const struct model *m; const struct proc *p;
     struct idmap wait_of_corr; struct waiter *waits; size_t nwaits, waits_cap;
-    int threads[ROWS_NAMED], nthreads, streams[ROWS_NAMED], nstreams;
+    int threads[ROWS_NAMED], nthreads, streams[ROWS_NAMED], stream_dev[ROWS_NAMED], nstreams;
 };
 
 static void add_row(int *v, int *n, int x)
@@ -49,6 +49,18 @@ static void add_row(int *v, int *n, int x)
             return;
     if (*n < ROWS_NAMED)
         v[(*n)++] = x;
+}
+
+/* A GPU row (device, stream), once: named under its device's pid */
+static void add_stream(struct kw *w, int device, int stream)
+{
+    for (int k = 0; k < w->nstreams; k++)
+        if (w->streams[k] == stream && w->stream_dev[k] == device)
+            return;
+    if (w->nstreams < ROWS_NAMED) {
+        w->stream_dev[w->nstreams] = device;
+        w->streams[w->nstreams++] = stream;
+    }
 }
 
 static void next(struct kw *w)
@@ -101,8 +113,18 @@ static void collective_args(struct kw *w, const struct coll *c)
             (unsigned long long)c->comm);
     for (int r = 0; r < c->nranks && r < 4096; r++) /* ranks of the communicator: 0..n-1 in its own numbering */
         fprintf(w->out, "%s%d", r ? ", " : "", r);
-    /* a send/recv's: its place among the rank's to (from) its peer */
-    fprintf(w->out, "]\",\"Seq\":%lld,\"Rank\":%d", (long long)model_seq_shown(c->seq), c->rank);
+    /* a send or recv as PyTorch's record_param_comms gives it: "Rank" the
+     * peer's place in the group, no sequence number of its own (PyTorch's
+     * is the next collective's); the sender's and the receiver's ranks as
+     * Kineto adds them (Src Rank, Dst Rank), in the group's numbering as
+     * the ranks above: import/kineto.c reads the rank's own place back
+     * from them */
+    int send = !strcmp(lower, "send"), recv = !strcmp(lower, "recv");
+    if (send || recv)
+        fprintf(w->out, "]\",\"Rank\":%d,\"Src Rank\":%d,\"Dst Rank\":%d", c->peer, send ? c->rank : c->peer,
+                send ? c->peer : c->rank);
+    else
+        fprintf(w->out, "]\",\"Seq\":%lld,\"Rank\":%d", (long long)model_seq_shown(c->seq), c->rank);
 }
 
 static const char *memcpy_name(const struct gop *g)
@@ -181,7 +203,7 @@ static void gpu_events(struct kw *w, const struct idmap *coll_of_kernel, const u
         char ncclbuf[160];
         n = comm_op_name(w->m, p, g, n, ncclbuf, sizeof ncclbuf); /* NCCL's copy-engine copies: HTA's ^nccl */
         x_event(w, cat, n, g->device, g->stream, g->start, g->end);
-        add_row(w->streams, &w->nstreams, g->stream);
+        add_stream(w, g->device, g->stream);
         fprintf(w->out, ",\"args\":{\"device\":%d,\"stream\":%d,\"correlation\":%u", g->device, g->stream, g->corr);
         if (g->kind != GOP_KERNEL) {
             double us = (double)(g->end - g->start) / 1e3;
@@ -220,7 +242,7 @@ static void sync_event(struct kw *w, int64_t start, int64_t end, int stream, int
         /* its call unknown (lost by the tracer): on the GPU, as Kineto
          * places them */
         x_event(w, "cuda_sync", name, device, stream > 0 ? stream : 0, start, end);
-        add_row(w->streams, &w->nstreams, stream > 0 ? stream : 0); /* a row with a name, even one without kernels */
+        add_stream(w, device, stream > 0 ? stream : 0); /* a row with a name, even one without kernels */
     }
     fprintf(w->out, ",\"args\":{\"device\":%d,\"stream\":%d,\"correlation\":%lld}}", device, stream > 0 ? stream : 0,
             (long long)corr);
@@ -240,7 +262,19 @@ static void row_names(struct kw *w)
     for (int k = 0; k < w->nstreams; k++) {
         next(w);
         fprintf(w->out, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"stream %d\"}}",
-                device, w->streams[k], w->streams[k]);
+                w->stream_dev[k], w->streams[k], w->streams[k]);
+    }
+    /* each other device the process ran work on, named as Kineto names a
+     * device's rows (kineto_open_rank named its own) */
+    for (int k = 0; k < w->nstreams; k++) {
+        int seen = w->stream_dev[k] == device;
+        for (int q = 0; q < k && !seen; q++)
+            seen = w->stream_dev[q] == w->stream_dev[k];
+        if (seen)
+            continue;
+        next(w);
+        fprintf(w->out, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"GPU %d\"}}",
+                w->stream_dev[k], w->stream_dev[k]);
     }
 }
 
@@ -273,11 +307,26 @@ struct kineto_rank *kineto_open_rank(const char *path, const struct model *m, si
     k->w = (struct kw){ .out = out, .m = m, .p = p };
     fprintf(out, "{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":%d,\"name\":", p->device < 0 ? 0 : p->device);
     json_string(out, p->gpu);
+    /* A process without a rank (a launcher, a compile worker) still needs
+     * one of its own: HTA keys a directory's files by their rank and keeps
+     * the last file of each (two "rank": 0 files made it read a worker as
+     * rank 0).  It gets the next number past every rank of the run, and a
+     * mark of ours that our import reads back as no rank. */
+    int rank = p->rank, unranked = rank < 0;
+    if (unranked) {
+        int top = -1, before = 0;
+        for (size_t i = 0; i < m->nprocs; i++) {
+            top = m->procs[i].rank > top ? m->procs[i].rank : top;
+            before += i < pi && m->procs[i].rank < 0;
+        }
+        rank = top + 1 + before;
+    }
     /* spaced as Kineto writes it: readers find the rank with a regular
      * expression over the text ("rank": N), not by parsing */
-    fprintf(out, "}],\n\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d},\n"
+    fprintf(out, "}],\n\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d%s},\n"
                  "\"baseTimeNanoseconds\":%lld,\"displayTimeUnit\":\"ms\",\"traceName\":",
-            p->rank < 0 ? 0 : p->rank, p->world > 0 ? p->world : (int)m->nprocs, (long long)m->t0);
+            rank, p->world > 0 ? p->world : (int)m->nprocs, unranked ? ", \"gputrace_unranked\": true" : "",
+            (long long)m->t0);
     json_string(out, m->run_id);
     fputs(",\"traceEvents\":[", out);
     next(&k->w);

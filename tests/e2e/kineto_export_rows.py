@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""kineto_export_rows.py BUILD SRC: what gputrace-report --kineto writes of
+runs that are not one rank a process, on the golden fixtures' recordings
+(tests/data/golden), read back as HTA and our import read them:
+- processes without a rank (sim-train_demo with ranks 2 and 3 taken
+  away): each file gets a rank of its own past the run's ranks (HTA keys a
+  directory's files by rank and kept the last of two "rank": 0 files,
+  reading a worker as rank 0), marked so that our import reads no rank;
+- sends and receives (sim-p2p_ring): each send's args as PyTorch gives
+  them ("Rank" the peer's place, Src/Dst Rank), so that read back each
+  send keeps its peer and its rank (written with the rank's own "Rank",
+  read back every send went to itself).  A send and a receive NCCL ran as
+  one kernel (a group) carry the send's args: the receive is not read back
+  (docs/kineto.md);
+- a process that ran work on two GPUs (sim-multi_gpu): each stream's row
+  named under its own device's pid, each device's rows named "GPU d"."""
+import glob
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tap  # tests/e2e/tap.py
+
+build, src = sys.argv[1], sys.argv[2]
+golden = os.path.join(src, "tests", "data", "golden")
+tmp = tempfile.mkdtemp()
+
+
+def load(name, sql=None):
+    db = os.path.join(tmp, name + ".db")
+    with open(os.path.join(golden, name, "input.sql")) as f:
+        subprocess.run(["sqlite3", db], stdin=f, check=True)
+    if sql:
+        with sqlite3.connect(db) as c:
+            c.executescript(sql)
+    return db
+
+
+def export(db):
+    d = db[:-3] + ".kineto"
+    p = subprocess.run([os.path.join(build, "gputrace-report"), "-j1", "--kineto", d, db], capture_output=True,
+                       text=True)
+    tap.check(p.returncode == 0, "%s: gputrace-report --kineto exits 0 (%s)" % (os.path.basename(db),
+                                                                                p.stderr.strip()[-200:]))
+    return {os.path.basename(f): json.load(open(f)) for f in sorted(glob.glob(d + "/*.json"))}, d
+
+
+def reimport(d):
+    db = d + ".db"
+    p = subprocess.run([os.path.join(build, "gputrace"), "import", "-q", "-f", "-o", db, d], capture_output=True,
+                       text=True)
+    tap.check(p.returncode == 0, "%s: gputrace import exits 0 (%s)" % (os.path.basename(d), p.stderr.strip()[-200:]))
+    return db
+
+
+def rows(db, sql):
+    with sqlite3.connect(db) as c:
+        return c.execute(sql).fetchall()
+
+
+# two processes without a rank
+db = load("sim-train_demo", "UPDATE process SET rank = NULL WHERE rank IN (2, 3);")
+files, d = export(db)
+info = {f: (t["distributedInfo"]["rank"], t["distributedInfo"].get("gputrace_unranked", False))
+        for f, t in files.items()}
+ranks = sorted(r for r, _ in info.values())
+tap.check(len(files) == 4 and ranks == [0, 1, 2, 3] and sorted(u for _, u in info.values()) == [False, False, True, True]
+          and all(u == f.startswith("pid-") for f, (_, u) in info.items()),
+          "train_demo, ranks 2 and 3 taken away: four files of four ranks (HTA's key), those of no rank marked: %s"
+          % info)
+back = reimport(d)
+tap.check(sorted(r for (r,) in rows(back, "SELECT coalesce(rank, -1) FROM process")) == [-1, -1, 0, 1],
+          "train_demo, read back: two ranks and two processes of no rank, as recorded")
+
+# sends and receives in a ring of four
+db = load("sim-p2p_ring")
+files, d = export(db)
+back = reimport(d)
+sends = rows(back, "SELECT p.rank, c.rank, c.peer, count(*) FROM collective c JOIN process p ON p.id = c.process_id"
+                   " WHERE c.api = (SELECT id FROM api WHERE name = 'ncclSend') GROUP BY 1, 2, 3 ORDER BY 1")
+want = rows(db, "SELECT p.rank, c.rank, c.peer, count(*) FROM collective c JOIN process p ON p.id = c.process_id"
+                " WHERE c.api = (SELECT id FROM api WHERE name = 'ncclSend') GROUP BY 1, 2, 3 ORDER BY 1")
+tap.check(sends == want and len(sends) == 4 and all(peer == (r + 1) % 4 for r, _, peer, _ in sends),
+          "p2p_ring, read back: each rank's sends with their rank and peer, as recorded: %s (recorded %s)"
+          % (sends, want))
+
+# one process, two GPUs
+db = load("sim-multi_gpu")
+files, d = export(db)
+ev = [e for t in files.values() for e in t["traceEvents"]]
+gpu_rows = {(e["pid"], e["tid"]) for e in ev if e.get("cat") == "kernel"}
+named = {(e["pid"], e["tid"]) for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
+devices = {e["pid"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"
+           and e["args"]["name"] == "GPU %d" % e["pid"]}
+tap.check(len({p for p, _ in gpu_rows}) == 2 and gpu_rows <= named and {p for p, _ in gpu_rows} <= devices,
+          "multi_gpu: each GPU row named under its own device's pid, each device named: rows %s, named %s, devices %s"
+          % (sorted(gpu_rows), sorted(named), sorted(devices)))
+tap.finish()
