@@ -83,7 +83,7 @@ TESTS += \
   tests/e2e/block_formats.sh \
   tests/e2e/import_flow_skip.sh \
   tests/e2e/import_kineto_args.sh \
-  tests/e2e/kineto_export_rows.sh \
+  tests/e2e/export_rows.sh \
   tests/e2e/import_nsys_variants.sh \
   tests/e2e/cli_help.sh
 EXTRA_DIST += \
@@ -97,7 +97,7 @@ EXTRA_DIST += \
   tests/e2e/import_no_gpu.sh \
   tests/e2e/import_no_gpu.py \
   tests/e2e/import_kineto_args.py \
-  tests/e2e/kineto_export_rows.py \
+  tests/e2e/export_rows.py \
   tests/e2e/import_nsys_variants.py \
   tests/e2e/layers.sh \
   tests/e2e/report_tmpfiles.sh \
@@ -183,7 +183,7 @@ EXTRA_DIST += \
   tests/e2e/import_output.sh \
   tests/e2e/block_formats.sh \
   tests/e2e/import_kineto_args.sh \
-  tests/e2e/kineto_export_rows.sh \
+  tests/e2e/export_rows.sh \
   tests/e2e/import_nsys_variants.sh \
   tests/e2e/import_flow_skip.sh \
   tests/e2e/tracer_kill.sh \

@@ -26,6 +26,7 @@
  * by name (zero-padded ranks: in rank order when the counts tie).  Markers
  * once evened the counts out, a column of arrows on empty tracks. */
 #include "viewer/model/comm_kernels.h"
+#include "viewer/model/idmap.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/write/finding_out.h"
 #include "viewer/write/json.h"
@@ -426,6 +427,51 @@ static unsigned long long coll_flow_id(const struct coll_rec *c)
     return h ? h : 1;
 }
 
+/* A flow step of a collective's kernel: s, t or f (the last, bound to
+ * the slice it ends in). */
+static void flow_step(struct writer *w, const struct model *m, const struct coll_rec *c, const char *ph,
+                      unsigned long long id)
+{
+    chrome_begin_event(w);
+    fprintf(w->out, "{\"ph\":\"%s\",%s\"name\":\"collective\",\"cat\":\"collective\",\"id\":\"%016llx\","
+                    "\"pid\":%d,\"tid\":%d,\"ts\":",
+            ph, *ph == 'f' ? "\"bp\":\"e\"," : "", id, pid_of(m, (size_t)c->proc), stream_tid(w, (size_t)c->proc, c->gstream));
+    ts(w->out, model_aligned(m, &m->procs[c->proc], c->gstart));
+    fputc('}', w->out);
+}
+
+/* A group of sends and receives (their number counts per peer: the k-th
+ * send of every rank to any peer shares it): a flow from each send to
+ * the receive of its pair (the peer's from this rank), not one through
+ * them all; 1 if the group is one of them. */
+static int p2p_pairs(struct writer *w, const struct model *m, const struct coll_rec *v, size_t n)
+{
+    const char *a = model_api_name(m, v[0].api);
+    if (strcmp(a, "ncclSend") && strcmp(a, "ncclRecv"))
+        return 0;
+    struct idmap recv = { 0 }; /* (rank, peer) + 1 -> its index */
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(model_api_name(m, v[k].api), "ncclRecv") && v[k].gend > v[k].gstart && v[k].gstream >= 0)
+            idmap_put(&recv, ((uint64_t)(uint32_t)v[k].rank << 32 | (uint32_t)v[k].peer) + 1, (int64_t)k, 1);
+    for (size_t k = 0; k < n; k++) {
+        const struct coll_rec *c = &v[k], *r;
+        int64_t q;
+        if (strcmp(model_api_name(m, c->api), "ncclSend") || !(c->gend > c->gstart && c->gstream >= 0) ||
+            !idmap_get(&recv, ((uint64_t)(uint32_t)c->peer << 32 | (uint32_t)c->rank) + 1, &q))
+            continue;
+        r = &v[q];
+        unsigned long long id = coll_flow_id(c) ^ (((unsigned long long)(uint32_t)c->rank << 32 | (uint32_t)c->peer) *
+                                                   0x94D049BB133111EBULL);
+        id = id ? id : 1;
+        /* in time order, as Perfetto takes a flow's steps */
+        int send_first = model_aligned(m, &m->procs[c->proc], c->gstart) <= model_aligned(m, &m->procs[r->proc], r->gstart);
+        flow_step(w, m, send_first ? c : r, "s", id);
+        flow_step(w, m, send_first ? r : c, "f", id);
+    }
+    idmap_free(&recv);
+    return 1;
+}
+
 /* One (comm, seq) group of collectives (coll_spill.h): each on its stream,
  * and one flow through the ranks that have a GPU time for it, in the order
  * their kernels started (Perfetto takes a flow's steps in time order: one
@@ -465,6 +511,8 @@ static void collective_group(const struct coll_rec *v, size_t n, void *ctx)
     }
     if (nord < 2)
         return; /* alone: nothing to link */
+    if (p2p_pairs(w, m, v, n))
+        return;
     for (size_t j = 0; j < nord; j++) {
         const struct coll_rec *c = &v[order[j]];
         const struct proc *p = &m->procs[c->proc];

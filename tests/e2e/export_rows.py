@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""kineto_export_rows.py BUILD SRC: what gputrace-report --kineto writes of
-runs that are not one rank a process, on the golden fixtures' recordings
+"""export_rows.py BUILD SRC: what gputrace-report --kineto and
+--chrome-trace write of runs that are not one rank a process, on the golden fixtures' recordings
 (tests/data/golden), read back as HTA and our import read them:
 - processes without a rank (sim-train_demo with ranks 2 and 3 taken
   away): each file gets a rank of its own past the run's ranks (HTA keys a
@@ -11,7 +11,9 @@ runs that are not one rank a process, on the golden fixtures' recordings
   send keeps its peer and its rank (written with the rank's own "Rank",
   read back every send went to itself).  A send and a receive NCCL ran as
   one kernel (a group) carry the send's args: the receive is not read back
-  (docs/kineto.md);
+  (docs/kineto.md); in the Chrome trace, a flow links each send to the
+  receive of its pair, not one flow through every rank's k-th send and
+  receive (their number counts per peer);
 - a process that ran work on two GPUs (sim-multi_gpu): each stream's row
   named under its own device's pid, each device's rows named "GPU d"."""
 import glob
@@ -87,6 +89,32 @@ want = rows(db, "SELECT p.rank, c.rank, c.peer, count(*) FROM collective c JOIN 
 tap.check(sends == want and len(sends) == 4 and all(peer == (r + 1) % 4 for r, _, peer, _ in sends),
           "p2p_ring, read back: each rank's sends with their rank and peer, as recorded: %s (recorded %s)"
           % (sends, want))
+
+chrome = os.path.join(tmp, "p2p.trace.json")
+subprocess.run([os.path.join(build, "gputrace-report"), "-j1", "--chrome-trace", chrome, db], capture_output=True)
+ev = json.load(open(chrome))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+slices = {}  # a send and a receive NCCL ran as one kernel share a place
+for e in ev:
+    if e.get("ph") == "X" and e.get("cat") == "collective":
+        slices.setdefault((e["pid"], e["tid"], e["ts"]), []).append(e)
+flows = {}
+for e in ev:
+    if e.get("cat") == "collective" and e.get("ph") in ("s", "t", "f"):
+        flows.setdefault(e["id"], []).append(slices.get((e["pid"], e["tid"], e["ts"]), []))
+pairs = [f for f in flows.values() if all(x["name"].startswith(("Send", "Recv")) for at in f for x in at)]
+
+
+def paired(f):
+    return len(f) == 2 and any(x["name"].startswith("Send") and y["name"].startswith("Recv")
+                               and x["args"]["peer"] == y["args"]["rank"] and y["args"]["peer"] == x["args"]["rank"]
+                               for a, b in ((f[0], f[1]), (f[1], f[0])) for x in a for y in b)
+
+
+good = [f for f in pairs if paired(f)]
+tap.check(pairs and len(good) == len(pairs),
+          "p2p_ring, Chrome trace: each of %d send/recv flows links one send and its receive (%d do)"
+          % (len(pairs), len(good)))
 
 # one process, two GPUs
 db = load("sim-multi_gpu")
