@@ -47,7 +47,7 @@
 #define THREAD_TID_MOVED 1000000000
 #define STREAM_TID_MOVED 1500000000
 
-#define ts json_us
+#define ts json_ts
 
 void chrome_begin_event(struct writer *w)
 {

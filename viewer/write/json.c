@@ -67,6 +67,11 @@ void json_string(FILE *out, const char *str)
 }
 
 /* Called for every timestamp of a trace: digits by hand, one write. */
+void json_ts(FILE *out, int64_t ns)
+{
+    json_us(out, ns < 0 ? 0 : ns);
+}
+
 void json_us(FILE *out, int64_t ns)
 {
     char buf[32], *p = buf + sizeof buf;

@@ -17,5 +17,9 @@ FILE *json_open_stream(const char *path, char *buf, size_t len);
 /* Writes ns as microseconds with nanosecond decimals ("12.345"), the time
  * unit of trace-event JSON. */
 void json_us(FILE *out, int64_t ns);
+/* A trace's timestamp: json_us, but never before the run's start (0): a
+ * record before it (a damaged or hand-made input) is put at the start, as
+ * Kineto's own writer does; Perfetto drops an event of a negative time. */
+void json_ts(FILE *out, int64_t ns);
 
 #endif

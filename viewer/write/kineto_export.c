@@ -78,7 +78,7 @@ static void x_event(struct kw *w, const char *cat, const char *name, long long p
     fputs(",\"name\":", w->out);
     json_string(w->out, name);
     fprintf(w->out, ",\"pid\":%lld,\"tid\":%lld,\"ts\":", pid, tid);
-    json_us(w->out, model_aligned(w->m, w->p, start));
+    json_ts(w->out, model_aligned(w->m, w->p, start));
     fputs(",\"dur\":", w->out);
     json_us(w->out, end > start ? end - start : 0);
 }
@@ -172,7 +172,7 @@ static void host_events(struct kw *w, const struct timeline *t, const struct idm
             flow_op[t->op_of_call[i]] = 1;
             next(w);
             fprintf(w->out, "{\"ph\":\"s\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":", c->corr, p->pid, c->tid);
-            json_us(w->out, model_aligned(m, p, c->start));
+            json_ts(w->out, model_aligned(m, p, c->start));
             fputs(",\"cat\":\"ac2g\",\"name\":\"ac2g\"}", w->out);
         }
     }
@@ -217,7 +217,7 @@ static void gpu_events(struct kw *w, const struct idmap *coll_of_kernel, const u
         if (flow_op[i] && g->corr) {
             next(w);
             fprintf(w->out, "{\"ph\":\"f\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":", g->corr, g->device, g->stream);
-            json_us(w->out, model_aligned(w->m, p, g->start));
+            json_ts(w->out, model_aligned(w->m, p, g->start));
             fputs(",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}", w->out);
         }
     }
