@@ -450,8 +450,14 @@ static void process(struct nsys *n, struct readers *r, int64_t pid, const char *
             out_thread_name(o, (int)(sqlite3_column_int64(r->threads.st, 2) & 0xFFFFFF), name);
     }
     char *cmd = command_of(r, gpid);
-    char *gpu = pi.device >= 0 ? one_text(n, "TARGET_INFO_GPU", "SELECT name FROM TARGET_INFO_GPU WHERE id = ?",
-                                          pi.device) : NULL;
+    /* the device of the process's own host (the vm bits of its globalPid,
+     * TARGET_INFO_GPU's vmId: one export can hold several hosts), else of
+     * any host: the device (below 2^16) and the vm (bit 48 on) in one key */
+    char *gpu = pi.device >= 0 && pi.device < 0x10000
+                    ? one_text(n, "TARGET_INFO_GPU", "SELECT name FROM TARGET_INFO_GPU WHERE id = (?1 & 65535)"
+                               " ORDER BY vmId = ?1 - (?1 & 65535) DESC LIMIT 1",
+                               (int64_t)((uint64_t)gpid >> 48 << 48) | pi.device)
+                    : NULL;
     char source[4200];
     snprintf(source, sizeof source, "nsys:%s", path);
     /* (EXPORT_META_DATA's EXPORT_HOST is the host the export ran on, not

@@ -14,7 +14,9 @@ expected figures follow from:
 - nsys 2024's META_DATA_EXPORT (EXPORT_SCHEMA_VERSION "3.16.1"): its
   schema version is checked as EXPORT_META_DATA's was (9.0.0 refused);
 - a kernel has no memory kinds (0, not pageable), and a range nsys left
-  open (no end) is stored open (end_ns NULL, docs/schema.md)."""
+  open (no end) is stored open (end_ns NULL, docs/schema.md);
+- two hosts in one export (the vm bits of a globalPid, TARGET_INFO_GPU's
+  vmId): each process's GPU named by its own host's device 0."""
 import os
 import sqlite3
 import subprocess
@@ -137,6 +139,25 @@ tap.check("sync.no_consumer" in kinds(db), "event_sync: the event syncs analysed
           % (sorted(kinds(db)),))
 tap.check(rows(db, "SELECT start_ns, end_ns FROM nvtx_range") == [(5, None)],
           "event_sync: a range nsys left open stored open (end_ns NULL)")
+
+# two hosts, a process on each, each host's device 0 named apart
+e = Export("two_hosts")
+e.db.execute("INSERT INTO TARGET_INFO_GPU(vmId, id, name) VALUES(?, 0, 'GPU of host 2')", (2 << 48,))
+e.db.execute("INSERT INTO PROCESSES VALUES(?, 100, './app')", ((2 << 48) | (100 << 24),))
+e.api("cudaLaunchKernel_v7000", 1000, 2000, 1)
+e.kernel(3000, 9000, 1)
+n = e.s("k")
+e.db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(start, end, eventClass, globalTid, correlationId, nameId,"
+             " returnValue) VALUES(1000, 2000, 0, ?, 1, ?, 0)", ((2 << 48) | (100 << 24) | 100,
+                                                                   e.s("cudaLaunchKernel_v7000")))
+e.db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(start, end, deviceId, contextId, streamId, correlationId, globalPid,"
+             " demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,"
+             " staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId)"
+             " VALUES(3000, 9000, 0, 1, 7, 1, ?, ?, ?, 32, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1)",
+             ((2 << 48) | (100 << 24), n, n))
+db = imported(e.done())
+tap.check(sorted(rows(db, "SELECT gpu_name FROM process")) == [("GPU Zero",), ("GPU of host 2",)],
+          "two_hosts: each process's GPU named by its own host's device 0: %s" % rows(db, "SELECT gpu_name FROM process"))
 
 # nsys 2024's META_DATA_EXPORT: its schema's version checked
 for ver, ok in (("3.16.1", True), ("9.0.0", False)):
