@@ -361,11 +361,18 @@ static void gpu_ops(struct nsys *n, struct readers *r, int64_t gpid, struct proc
 
 /* NVTX: 59 push/pop range, 60 start/end range, 34 mark; 75 names a
  * domain, 39 a thread (nsys's event types). */
-static const char nvtx_sql[] =
-    "SELECT globalTid >> 24, start, end, eventType, coalesce(text, (SELECT value FROM StringIds WHERE id = textId)),"
-    " globalTid, coalesce(domainId, 0), category, rangeId, coalesce(jsonText, int64Value, uint64Value, doubleValue,"
-    " int32Value, uint32Value, floatValue) FROM NVTX_EVENTS WHERE typeof(globalTid) = 'integer'"
-    " ORDER BY 1, eventType <> 75, start, rowid";
+#define NVTX_SQL(payload)                                                                                       \
+    "SELECT globalTid >> 24, start, end, eventType, coalesce(text, (SELECT value FROM StringIds WHERE id = textId)),"  \
+    " globalTid, coalesce(domainId, 0), category, rangeId, " payload " FROM NVTX_EVENTS"                             \
+    " WHERE typeof(globalTid) = 'integer' ORDER BY 1, eventType <> 75, start, rowid"
+/* the payload, from the columns the export has: the JSON text of newer
+ * ones, the numbers of older ones, or none (a payload is no reason to
+ * refuse the ranges) */
+static const char *const nvtx_sql[] = {
+    NVTX_SQL("coalesce(jsonText, int64Value, uint64Value, doubleValue, int32Value, uint32Value, floatValue)"),
+    NVTX_SQL("coalesce(int64Value, uint64Value, doubleValue, int32Value, uint32Value, floatValue)"),
+    NVTX_SQL("NULL"),
+};
 
 static void nvtx(struct nsys *n, struct readers *r, int64_t pid, struct proc_info *pi)
 {
@@ -516,7 +523,14 @@ static void readers_open(struct nsys *n, struct readers *r)
     }
     for (size_t i = 0; i < OP_TABLES; i++)
         by_proc_open(n, &r->ops[i], op_tables[i].table, op_tables[i].sql);
-    by_proc_open(n, &r->nvtx, "NVTX_EVENTS", nvtx_sql);
+    /* the first form the export's columns allow (the last: its error, if any) */
+    size_t f = 0, forms = sizeof nvtx_sql / sizeof *nvtx_sql;
+    for (sqlite3_stmt *st; f + 1 < forms && has_table(n, "NVTX_EVENTS"); f++)
+        if (sqlite3_prepare_v2(n->db, nvtx_sql[f], -1, &st, NULL) == SQLITE_OK) {
+            sqlite3_finalize(st);
+            break;
+        }
+    by_proc_open(n, &r->nvtx, "NVTX_EVENTS", nvtx_sql[f]);
     by_proc_open(n, &r->threads, "ThreadNames", "SELECT globalTid >> 24, nameId, globalTid FROM ThreadNames"
                  " WHERE typeof(globalTid) = 'integer' ORDER BY 1, rowid");
     by_proc_open(n, &r->procs, "PROCESSES", "SELECT globalPid, name FROM PROCESSES WHERE typeof(globalPid) ="

@@ -16,7 +16,10 @@ expected figures follow from:
 - a kernel has no memory kinds (0, not pageable), and a range nsys left
   open (no end) is stored open (end_ns NULL, docs/schema.md);
 - two hosts in one export (the vm bits of a globalPid, TARGET_INFO_GPU's
-  vmId): each process's GPU named by its own host's device 0."""
+  vmId): each process's GPU named by its own host's device 0;
+- NVTX_EVENTS of older exports, without jsonText, or without any payload
+  column: the ranges read (a payload's column missing refused the whole
+  export)."""
 import os
 import sqlite3
 import subprocess
@@ -42,11 +45,11 @@ def gpid(pid):
 
 class Export:
     """an export of one process (pid 100, thread 100)"""
-    def __init__(self, name, meta=("EXPORT_META_DATA", "EXPORT_SCHEMA_VERSION_MAJOR", "2")):
+    def __init__(self, name, meta=("EXPORT_META_DATA", "EXPORT_SCHEMA_VERSION_MAJOR", "2"), nvtx=None):
         self.path = os.path.join(tmp, name + ".sqlite")
         self.db = sqlite3.connect(self.path)
         for t in TABLES:
-            self.db.execute(SCHEMA[t])
+            self.db.execute(nvtx if nvtx and t == "NVTX_EVENTS" else SCHEMA[t])
         self.db.execute("CREATE TABLE %s (name TEXT NOT NULL, value TEXT)" % meta[0])
         self.db.execute("INSERT INTO %s VALUES(?, ?)" % meta[0], meta[1:])
         self.db.execute("INSERT INTO TARGET_INFO_SESSION_START_TIME(utcEpochNs) VALUES(1700000000000000000)")
@@ -158,6 +161,23 @@ e.db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(start, end, deviceId, conte
 db = imported(e.done())
 tap.check(sorted(rows(db, "SELECT gpu_name FROM process")) == [("GPU Zero",), ("GPU of host 2",)],
           "two_hosts: each process's GPU named by its own host's device 0: %s" % rows(db, "SELECT gpu_name FROM process"))
+
+# older NVTX_EVENTS: without jsonText, without any payload column
+OLD_NVTX = ("CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER,"
+            " category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER,"
+            " domainId INTEGER%s)")
+for name, cols, payload in (("nvtx_numbers", ", uint64Value INTEGER, int64Value INTEGER, doubleValue REAL,"
+                             " uint32Value INTEGER, int32Value INTEGER, floatValue REAL", "7"),
+                            ("nvtx_no_payload", "", None)):
+    e = Export(name, nvtx=OLD_NVTX % cols)
+    e.api("cudaLaunchKernel_v7000", 1000, 2000, 1)
+    e.kernel(3000, 9000, 1)
+    e.db.execute("INSERT INTO NVTX_EVENTS(start, end, eventType, text, globalTid%s) VALUES(500, 9500, 59, 'step', ?%s)"
+                 % ((", int64Value", ", 7") if payload else ("", "")), (gpid(100) | 100,))
+    db = imported(e.done())
+    tap.check(rows(db, "SELECT l.value, r.payload FROM nvtx_range r JOIN label l ON l.process_id = r.process_id"
+                       " AND l.id = r.name") == [("step", payload)],
+              "%s: the range read, its payload %s" % (name, payload))
 
 # nsys 2024's META_DATA_EXPORT: its schema's version checked
 for ver, ok in (("3.16.1", True), ("9.0.0", False)):
