@@ -15,7 +15,9 @@
   receive of its pair, not one flow through every rank's k-th send and
   receive (their number counts per peer);
 - a process that ran work on two GPUs (sim-multi_gpu): each stream's row
-  named under its own device's pid, each device's rows named "GPU d";
+  named under its own device's pid, each device's rows named "GPU d", and
+  each GPU's kernel of their grouped all-reduce its own member's (both
+  members had taken the first kernel of the group);
 - a call and its kernel before the process's start (hand-syncs, moved: a
   damaged input): at the run's start (0), as Kineto's writer puts them,
   not at a negative time, which Perfetto drops."""
@@ -127,6 +129,9 @@ gpu_rows = {(e["pid"], e["tid"]) for e in ev if e.get("cat") == "kernel"}
 named = {(e["pid"], e["tid"]) for e in ev if e.get("ph") == "M" and e["name"] == "thread_name"}
 devices = {e["pid"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"
            and e["args"]["name"] == "GPU %d" % e["pid"]}
+nccl = sorted((e["pid"], e["args"].get("Rank")) for e in ev if e.get("cat") == "kernel" and e["name"].startswith("nccl"))
+tap.check(nccl == [(0, 0), (1, 1)],
+          "multi_gpu: the all-reduce's kernel on each GPU carries its own member's args (its rank): %s" % nccl)
 tap.check(len({p for p, _ in gpu_rows}) == 2 and gpu_rows <= named and {p for p, _ in gpu_rows} <= devices,
           "multi_gpu: each GPU row named under its own device's pid, each device named: rows %s, named %s, devices %s"
           % (sorted(gpu_rows), sorted(named), sorted(devices)))

@@ -191,6 +191,12 @@ static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
     if (n < 2 || n != (size_t)(v[0].nranks > 0 ? v[0].nranks : 0) ||
         (p2p_kind(st->m, v[0].api) && !model_seq_by_order(v[0].seq)))
         return; /* point to point: analysis_p2p.c pairs those by order, not by sequence */
+    size_t same = 1;
+    while (same < n && v[same].proc == v[0].proc)
+        same++;
+    if (same == n)
+        return; /* every member one process's (it drives several GPUs): no rank to be late; its GPUs' uneven
+                 * load is their idle time (gpu.idle) */
     st->full++;
     int64_t latest = INT64_MIN, second = INT64_MIN;
     int who = -1, gpu = coll_group_on_gpu(v, n);

@@ -71,6 +71,7 @@ _Static_assert(sizeof(struct gop) == 56, "GPU operations stay packed");
  * ranks read of it goes to coll_spill.h. */
 struct coll {
     int64_t call_id, comm, seq, count, bytes, start, end, group;
+    int64_t hstream;                  /* the stream handle it was called on */
     int64_t gstart, gend;             /* GPU time of its kernel, matched when its process is loaded
                                        * (load_proc.c); 0, and gstream -1, if none was recorded */
     int api, dtype, op, peer, rank, nranks, gstream, kname;

@@ -3,6 +3,7 @@
  * ran it (through ext_corr), which GPU work is NCCL's, and when a
  * collective is settled (load_colls.h; split from load_proc.c). */
 #include "viewer/read/load_colls.h"
+#include "viewer/model/stream_map.h"
 #include "viewer/model/tmpstore.h"
 #include "format/record.h"
 
@@ -58,10 +59,18 @@ void load_collective_kernels(struct proc *p, const struct ext_list *x)
         const struct ext *e = first_ext(x, c);
         if (!e)
             continue;
+        /* a grouped call's members share their kernels (one each, a GPU
+         * each where one process drives several: nccl-tests -g 2): each
+         * its own stream's, where the handle it was called on is mapped */
+        int own = c->group && p->smap ? stream_map_get(p->smap, c->hstream) : -1;
         int64_t best = -1, lo = -1, hi = -1, l;
         for (int64_t id = e->id; e < x->v + x->n && e->id == id; e++) {
-            if (idmap_get(&first, e->corr, &k) && k >= 0 && (best < 0 || p->ops[k].start < p->ops[best].start))
-                best = k;
+            if (idmap_get(&first, e->corr, &k) && k >= 0) {
+                int mine = own >= 0 && p->ops[k].stream == own;
+                int best_mine = best >= 0 && own >= 0 && p->ops[best].stream == own;
+                if (best < 0 || mine > best_mine || (mine == best_mine && p->ops[k].start < p->ops[best].start))
+                    best = k;
+            }
             if (idmap_get(&cfirst, e->corr, &k) && idmap_get(&clast, e->corr, &l)) {
                 if (lo < 0 || p->ops[k].start < p->ops[lo].start)
                     lo = k;

@@ -82,7 +82,7 @@ static void load_colls(struct model *m, struct proc *p, pthread_mutex_t *parked_
     /* the kernel that ran each one is matched when the process's GPU
      * operations are loaded (load_proc.c): they may be rows or blocks */
     sqlite3_prepare_v2(db, "SELECT call_id, comm_id, seq, count, bytes, start_ns, end_ns, group_id, api,"
-                           " datatype, op, peer, rank, nranks, callsite, pystack, result FROM collective"
+                           " datatype, op, peer, rank, nranks, callsite, pystack, result, stream FROM collective"
                            " WHERE process_id = ? GROUP BY call_id ORDER BY start_ns", -1, &s, NULL);
     sqlite3_bind_int64(s, 1, p->id);
     int rc;
@@ -104,7 +104,8 @@ static void load_colls(struct model *m, struct proc *p, pthread_mutex_t *parked_
                             .end = sqlite3_column_int64(s, 6), .group = sqlite3_column_int64(s, 7), .api = api,
                             .dtype = sqlite3_column_int(s, 9), .op = sqlite3_column_int(s, 10),
                             .peer = sqlite3_column_int(s, 11), .rank = sqlite3_column_int(s, 12),
-                            .nranks = sqlite3_column_int(s, 13), .gstream = -1 /* no kernel yet */, .site = site };
+                            .nranks = sqlite3_column_int(s, 13), .gstream = -1 /* no kernel yet */, .site = site,
+                            .hstream = sqlite3_column_int64(s, 17) };
         /* sizes are multiplied by the rank count (nccl-tests' and Kineto's
          * conventions): keep a damaged file's within what that can hold */
         c->count = c->count < 0 ? 0 : model_clamp(c->count, 40);
