@@ -361,7 +361,10 @@ static int same_call(const struct coll_rec *a, const struct coll_rec *b)
     return a->api == b->api && a->count == b->count && a->dtype == b->dtype && a->peer == b->peer && a->op == b->op;
 }
 
-struct finding_pass { const struct model *m; struct findings *fs; const struct coll_spill *spill; int64_t comm; int have; int hangs; };
+struct finding_pass {
+    const struct model *m; struct findings *fs; const struct coll_spill *spill; int64_t comm; int have; int hangs;
+    int64_t latest; /* the latest end (aligned) of a process whose file is no monitor's window (live) */
+};
 
 static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
 {
@@ -415,9 +418,22 @@ static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
  * record.) */
 #define LIVE_HANG_NS 1000000000LL
 
-static int live(const struct proc *p)
+/* A process's writer beats every 200 ms (GPUTRACE_FLUSH_MS) while it runs:
+ * one whose heartbeat stopped this long before another process of the run
+ * ended or beat (its file no monitor's window, which is cut at its own
+ * moment) was killed (SIGKILL leaves no end) or frozen (SIGSTOP), not read
+ * while it ran: a rank killed before a collective the others then waited
+ * in, 6 s, was taken for one read too soon to tell, and no hang was
+ * found. */
+#define LIVE_STALE_NS 3000000000LL
+
+static int live(const struct finding_pass *fp, const struct proc *p)
 {
-    return !p->has_end && !p->has_signal && p->has_heartbeat;
+    if (p->has_end || p->has_signal || !p->has_heartbeat)
+        return 0;
+    size_t pi = (size_t)(p - fp->m->procs);
+    return model_proc_window(fp->m, pi) || fp->latest == INT64_MIN ||
+           fp->latest - model_aligned(fp->m, p, p->end) < LIVE_STALE_NS;
 }
 
 /* Whether process p, a member of a collective it entered at r->start,
@@ -425,19 +441,19 @@ static int live(const struct proc *p)
  * it ran, waited there LIVE_HANG_NS before it was (a rank written at its
  * exit and one cut 30 ms into the collective the first finished: the cut
  * one's kernel of it never ends in its file, and it was not stopped) */
-static int stopped_inside(const struct proc *p, const struct coll_rec *r)
+static int stopped_inside(const struct finding_pass *fp, const struct proc *p, const struct coll_rec *r)
 {
     if (!model_proc_unended(p))
         return 0; /* it ended normally: not stuck inside */
-    return !live(p) || p->end - r->start >= LIVE_HANG_NS;
+    return !live(fp, p) || p->end - r->start >= LIVE_HANG_NS;
 }
 
 /* Whether process p, which used the communicator and did not enter a
  * collective the first member entered at `began`, was read while it ran
  * too soon after to tell: it may have entered it after it was read. */
-static int read_too_soon(const struct proc *p, int64_t began)
+static int read_too_soon(const struct finding_pass *fp, const struct proc *p, int64_t began)
 {
-    return live(p) && p->end - began < LIVE_HANG_NS;
+    return live(fp, p) && p->end - began < LIVE_HANG_NS;
 }
 
 /* The first collective of a communicator that every member entered and
@@ -459,7 +475,7 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
     }
     int some = 0;
     for (size_t k = 0; k < n; k++)
-        some |= stopped_inside(&m->procs[v[k].proc], &v[k]);
+        some |= stopped_inside(fp, &m->procs[v[k].proc], &v[k]);
     if (!some)
         return;
     struct finding *f = findings_new(fp->fs, m, F_COMM_HANG, -1, 0);
@@ -476,7 +492,7 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
     f->facts.seq = v[0].seq;
     f->facts.list_of = FACT_LIST_STOPPED;
     for (size_t k = 0; k < n; k++)
-        if (stopped_inside(&m->procs[v[k].proc], &v[k]))
+        if (stopped_inside(fp, &m->procs[v[k].proc], &v[k]))
             finding_add_rank(&f->facts, m->procs[v[k].proc].rank);
     f->api = v[0].api;
     fp->comm = v[0].comm;
@@ -486,18 +502,19 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
 /* Whether group v (n members) is only a collective in progress when the
  * processes were read: every member still running, one entered it under
  * LIVE_HANG_NS before the earliest was read. */
-static int in_progress(const struct model *m, const struct coll_rec *v, size_t n)
+static int in_progress(const struct finding_pass *fp, const struct coll_rec *v, size_t n)
 {
+    const struct model *m = fp->m;
     /* the windows of one request are cut a second or more apart: what a
      * rank entered after the earliest cut, the rank cut there could not
      * show having entered */
     int64_t horizon = INT64_MAX;
     for (size_t i = 0; i < m->nprocs; i++)
-        if (live(&m->procs[i]) && m->procs[i].end < horizon)
+        if (live(fp, &m->procs[i]) && m->procs[i].end < horizon)
             horizon = m->procs[i].end;
     for (size_t k = 0; k < n; k++) {
         const struct proc *p = &m->procs[v[k].proc];
-        if (!live(p))
+        if (!live(fp, p))
             return 0;
     }
     for (size_t k = 0; k < n; k++)
@@ -539,7 +556,7 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
 {
     struct finding_pass *fp = ctx;
     const struct model *m = fp->m;
-    if ((fp->have && v[0].comm == fp->comm) || p2p_kind(m, v[0].api) || in_progress(m, v, n))
+    if ((fp->have && v[0].comm == fp->comm) || p2p_kind(m, v[0].api) || in_progress(fp, v, n))
         return; /* point to point: analysis_p2p.c */
     if (v[0].nranks == 1)
         return; /* waits for nobody; and NCCL runs a one-rank collective as a copy of its own, with no
@@ -557,7 +574,7 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
     int missing = 0, soon = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++)
         if (never_entered(fp, v, n, pi)) {
-            int early = read_too_soon(&m->procs[pi], began);
+            int early = read_too_soon(fp, &m->procs[pi], began);
             soon |= early;
             missing |= !early;
         }
@@ -586,7 +603,7 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
                 finding_add_rank(&f->facts, r);
         }
     for (size_t pi = 0; pi < m->nprocs; pi++)
-        if (never_entered(fp, v, n, pi) && !read_too_soon(&m->procs[pi], began)) {
+        if (never_entered(fp, v, n, pi) && !read_too_soon(fp, &m->procs[pi], began)) {
             const struct proc *p = &m->procs[pi];
             finding_add_rank(&f->facts, p->rank);
             hang_place_facts(m, pi, f); /* where it was instead */
@@ -610,7 +627,12 @@ void analyse_comm_across(struct model *m, const struct report_opts *o, struct fi
     order_match_check(m, o, spill); /* collectives matched by kernel order: kept only once checked */
     exposed_share(o, fs);
     stragglers(m, o, fs, spill);
-    struct finding_pass fp = { m, fs, spill, 0, 0, 0 };
+    struct finding_pass fp = { m, fs, spill, 0, 0, 0, INT64_MIN };
+    for (size_t pi = 0; pi < m->nprocs; pi++)
+        if (!model_proc_window(m, pi)) {
+            int64_t e = model_aligned(m, &m->procs[pi], m->procs[pi].end);
+            fp.latest = e > fp.latest ? e : fp.latest;
+        }
     coll_spill_groups(spill, mismatch_group, &fp);
     int ended_badly = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++)
