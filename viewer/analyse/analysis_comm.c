@@ -363,7 +363,7 @@ static int same_call(const struct coll_rec *a, const struct coll_rec *b)
 
 struct finding_pass {
     const struct model *m; struct findings *fs; const struct coll_spill *spill; int64_t comm; int have; int hangs;
-    int64_t latest; /* the latest end (aligned) of a process whose file is no monitor's window (live) */
+    int64_t latest; /* model_latest_end: which processes were running when read (live) */
 };
 
 static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
@@ -418,22 +418,12 @@ static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
  * record.) */
 #define LIVE_HANG_NS 1000000000LL
 
-/* A process's writer beats every 200 ms (GPUTRACE_FLUSH_MS) while it runs:
- * one whose heartbeat stopped this long before another process of the run
- * ended or beat (its file no monitor's window, which is cut at its own
- * moment) was killed (SIGKILL leaves no end) or frozen (SIGSTOP), not read
- * while it ran: a rank killed before a collective the others then waited
- * in, 6 s, was taken for one read too soon to tell, and no hang was
- * found. */
-#define LIVE_STALE_NS 3000000000LL
-
+/* (and not one whose heartbeat stopped seconds before the others': a
+ * rank killed before a collective the others then waited in for 6 s was
+ * taken for one read too soon to tell, and no hang was found) */
 static int live(const struct finding_pass *fp, const struct proc *p)
 {
-    if (p->has_end || p->has_signal || !p->has_heartbeat)
-        return 0;
-    size_t pi = (size_t)(p - fp->m->procs);
-    return model_proc_window(fp->m, pi) || fp->latest == INT64_MIN ||
-           fp->latest - model_aligned(fp->m, p, p->end) < LIVE_STALE_NS;
+    return model_proc_running(fp->m, (size_t)(p - fp->m->procs), fp->latest);
 }
 
 /* Whether process p, a member of a collective it entered at r->start,
@@ -627,12 +617,7 @@ void analyse_comm_across(struct model *m, const struct report_opts *o, struct fi
     order_match_check(m, o, spill); /* collectives matched by kernel order: kept only once checked */
     exposed_share(o, fs);
     stragglers(m, o, fs, spill);
-    struct finding_pass fp = { m, fs, spill, 0, 0, 0, INT64_MIN };
-    for (size_t pi = 0; pi < m->nprocs; pi++)
-        if (!model_proc_window(m, pi)) {
-            int64_t e = model_aligned(m, &m->procs[pi], m->procs[pi].end);
-            fp.latest = e > fp.latest ? e : fp.latest;
-        }
+    struct finding_pass fp = { m, fs, spill, 0, 0, 0, model_latest_end(m) };
     coll_spill_groups(spill, mismatch_group, &fp);
     int ended_badly = 0;
     for (size_t pi = 0; pi < m->nprocs; pi++)

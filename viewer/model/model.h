@@ -253,6 +253,7 @@ struct model {
      * caller's, set after load_model; report_main.c) */
     char *const *skipped; size_t nskipped;
     int64_t t0;                          /* earliest realtime start, for aligned times */
+    int64_t read_ns;                     /* realtime when the first file's heartbeats were read (liveness.c), 0 */
     struct timeline **timelines;         /* per process, built on first use (timeline.h) */
     int progress;                        /* show a progress line on stderr */
     int jobs;                            /* threads the report may work on (viewer/proc_jobs.h), set before load_model */
@@ -413,6 +414,11 @@ static inline int model_proc_cut_running(const struct model *m, size_t pi)
 {
     return model_proc_cut_window(m, pi) != NULL;
 }
+
+/* Whether a process was running when its file was read (liveness.c):
+ * model_latest_end's moment, then model_proc_running of each. */
+int64_t model_latest_end(const struct model *m);
+int model_proc_running(const struct model *m, size_t pi, int64_t latest);
 
 /* Whether process pi's GPU records stop before its file does: a window
  * written while it ran without CUPTI's buffers all handed over first (only

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void load_note_damage(struct model *m, int db, int rc, const char *what)
 {
@@ -233,6 +234,9 @@ static void load_stuck(sqlite3 *db, struct proc *p)
 static void load_heartbeats(struct model *m, size_t d)
 {
     sqlite3_stmt *s;
+    struct timespec now; /* the moment the files were read: a heartbeat older than that by seconds stopped */
+    if (!m->read_ns && clock_gettime(CLOCK_REALTIME, &now) == 0 && now.tv_sec > 0 && now.tv_sec < ((int64_t)1 << 32))
+        m->read_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
     if (sqlite3_prepare_v2(m->dbs[d], "SELECT process_id, at_ns FROM heartbeat", -1, &s, NULL) != SQLITE_OK)
         return;
     while (sqlite3_step(s) == SQLITE_ROW) {

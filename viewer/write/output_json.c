@@ -37,6 +37,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
     window_notes_json(out, m); /* monitor windows: what each covers, and the ranks none holds */
     monitor_notes_json(out, m); /* a monitored run's own files: aggregates, and the windows to read */
     fputc('}', out);
+    int64_t latest = model_latest_end(m);
     fprintf(out, ",\n\"ranks\": [");
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_summary *r = &s->ranks[i];
@@ -48,7 +49,9 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         fprintf(out, ", \"cupti\": ");
         json_string(out, p->cupti);
         fprintf(out, ", \"ended\": ");
-        json_string(out, p->has_end ? p->end_reason : model_proc_cut_running(m, r->proc) ? "running" : "killed");
+        json_string(out, p->has_end                                                          ? p->end_reason
+                         : model_proc_cut_running(m, r->proc) || model_proc_running(m, r->proc, latest) ? "running"
+                                                                                                        : "killed");
         fprintf(out, ", \"wall_ns\": %lld, \"gpu_span_ns\": %lld, \"gpu_busy_ns\": %lld, \"compute_ns\": %lld, \"comm_ns\": %lld,"
                      " \"exposed_comm_ns\": %lld, \"sync_blocked_ns\": %lld, \"api_calls\": %lld, \"gpu_ops\": %lld,"
                      " \"collectives\": %lld, \"refused_collectives\": %lld, \"cupti_only_calls\": %lld, \"unscoped_syncs\": %lld,"

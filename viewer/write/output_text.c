@@ -123,14 +123,19 @@ static void spread_text(FILE *out, const struct model *m, const struct findings 
 
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
 {
-    int missing_cupti = 0, killed = 0;
+    int missing_cupti = 0, killed = 0, running = 0;
+    int64_t latest = model_latest_end(m);
     int64_t refused = 0, unscoped = 0, cupti_only = 0, dropped_host = 0, dropped_cupti = 0;
     int dropping = 0;
     int64_t unfinished = 0;
     for (size_t i = 0; i < m->nprocs; i++) {
         model_add(&unfinished, m->procs[i].unfinished_ops);
         missing_cupti += !m->procs[i].cupti_active;
-        killed += !m->procs[i].has_end && !model_proc_cut_running(m, i); /* a window's: said above */
+        if (!m->procs[i].has_end && !model_proc_cut_running(m, i)) { /* a window's: said above */
+            int live = model_proc_running(m, i, latest);
+            running += live;
+            killed += !live;
+        }
         refused += m->procs[i].refused_colls;
         unscoped += m->procs[i].unscoped_syncs;
         model_add(&dropped_host, m->procs[i].dropped_host);
@@ -148,6 +153,9 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                      "      analyses skip them\n", missing_cupti);
     if (killed)
         fprintf(out, "note: %d process(es) were killed before they finished: their data ends at the last flush\n", killed);
+    if (running)
+        fprintf(out, "note: %d process(es) were still running when read (their writers' heartbeats went on): their\n"
+                     "      data ends at their last heartbeat\n", running);
     plugin_note_text(out, m, 0); /* only when some did not join: else at the end */
     if (refused)
         fprintf(out, "note: %lld NCCL operation(s) returned an error and enqueued nothing:\n"
