@@ -23,7 +23,9 @@
 
 struct site { int64_t callsite; int api, used, dirty; int64_t calls, total_ns, max_ns; };
 struct comm { struct gt_mon_comm c; int used, dirty; int64_t last_seq, last_ns; uint64_t in_bucket[GT_COMM_BUCKETS]; };
-struct name { uint32_t name; int64_t count; };
+/* a top-level range's name, its count, and the times of its first two
+ * (steps once the name is known for the step's: count_name) */
+struct name { uint32_t name; int64_t count; int64_t first[2][2]; };
 struct step { int64_t name, idx, start_ns, end_ns; };
 
 static struct {
@@ -155,16 +157,21 @@ void gt_mon_agg_comm_gpu(int slot, int64_t gpu_ns, int64_t bytes)
     c->in_bucket[b]++;
 }
 
-/* The name repeated most, once it has been seen three times. */
-static void count_name(uint32_t name)
+/* The name repeated most, once it has been seen three times; the name's
+ * entry (NULL: no room). */
+static struct name *count_name(uint32_t name, int64_t start_ns, int64_t end_ns)
 {
     int i = 0;
     while (i < a.nnames && a.names[i].name != name)
         i++;
     if (i == a.nnames) {
         if (a.nnames == NAMES)
-            return;
-        a.names[a.nnames++] = (struct name){ name, 0 };
+            return NULL;
+        a.names[a.nnames++] = (struct name){ name, 0, { { 0, 0 }, { 0, 0 } } };
+    }
+    if (a.names[i].count < 2) {
+        a.names[i].first[a.names[i].count][0] = start_ns;
+        a.names[i].first[a.names[i].count][1] = end_ns;
     }
     a.names[i].count++;
     if (a.names[i].count >= 3 && (!a.step_name || a.names[i].count > a.names[0].count)) {
@@ -177,16 +184,37 @@ static void count_name(uint32_t name)
             a.nhistory = 0; /* another loop: its own median */
             a.slow_run = 0;
         }
+        return &a.names[0];
     }
+    return &a.names[i];
 }
+
+static void step(uint32_t name, int64_t start_ns, int64_t end_ns);
 
 void gt_mon_agg_range(uint32_t name, int depth, int64_t start_ns, int64_t end_ns)
 {
     if (depth != 0 || !name)
         return;
-    count_name(name);
+    uint32_t was = a.step_name;
+    struct name *n = count_name(name, start_ns, end_ns);
     if (name != a.step_name)
         return;
+    /* just known for the steps' name (at its third): its earlier ranges
+     * were steps too, the first two with their times (a loop of 20 steps
+     * was counted 18); later ones of a name that took the lead late are
+     * counted, not timed */
+    if (was != name && n) {
+        int64_t earlier = n->count - 1;
+        for (int k = 0; k < 2 && k < earlier; k++)
+            step(name, n->first[k][0], n->first[k][1]);
+        a.nsteps += earlier > 2 ? earlier - 2 : 0;
+    }
+    step(name, start_ns, end_ns);
+}
+
+/* One step of the loop, as it ends. */
+static void step(uint32_t name, int64_t start_ns, int64_t end_ns)
+{
     if (a.npending < STEPS_PENDING)
         a.pending[a.npending++] = (struct step){ name, a.nsteps, start_ns, end_ns };
     else

@@ -122,19 +122,19 @@ else
   fi
 fi
 steps=$(for f in "$r"/*.db; do field "$f" "select sum(n) from mon_step"; done | sort -u | tr '\n' ' ')
-expect "slowdown: each rank's file holds its steps (from the third train_step on)" "$steps" "148 "
+expect "slowdown: each rank's file holds its steps, all 150 (the first two, before train_step was known for the steps' name, too)" "$steps" "150 "
 # the report of the run directory itself: its aggregates, and the windows to read
 "$b/gputrace-report" "$r" > "$tmp/rep" 2>&1; rc=$?
 expect "slowdown: the report reads the monitored run's own files" "$rc" 0
 grep -q "^note: a monitored run" "$tmp/rep" && [ "$found" != 0 ] && grep -qF "$found (slowdown, 2 files)" "$tmp/rep"
 expect "slowdown: ... says it is a monitored run and lists its slowdown window" "$?" 0
-expect "slowdown: ... gives each rank's steps" "$(grep -c "^  rank [01] (pid [0-9]*): 148 steps of train_step" "$tmp/rep")" 2
+expect "slowdown: ... gives each rank's steps" "$(grep -c "^  rank [01] (pid [0-9]*): 150 steps of train_step" "$tmp/rep")" 2
 expect "slowdown: ... in lines of 100 columns at most" "$(awk 'length > 100' "$tmp/rep" | wc -l | tr -d ' ')" 0
 "$b/gputrace-report" --format json "$r" 2> /dev/null |
   python3 -c 'import json, sys; d = json.load(sys.stdin)["run"]["monitor"]
 print(sorted(x["steps"] for x in d["ranks"]), all(x["collectives"] > 0 for x in d["ranks"]),
       [w["reason"] for w in d["windows"]].count("slowdown") >= 1)' > "$tmp/j" 2>&1
-expect "slowdown: ... and so does its JSON (run.monitor)" "$(cat "$tmp/j")" "[148, 148] True True"
+expect "slowdown: ... and so does its JSON (run.monitor)" "$(cat "$tmp/j")" "[150, 150] True True"
 
 # 2b. a blip: one step of rank 1 30 ms longer (2.2x), then none: no
 # slowdown, which takes two slow steps in a row (collector/mon_agg.c).
