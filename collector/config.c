@@ -2,6 +2,7 @@
  * file a process writes (the output layouts, shared with `gputrace record`). */
 #define _GNU_SOURCE
 #include "collector/config.h"
+#include "collector/say.h"
 #include "common/printable.h"
 
 #include <errno.h>
@@ -21,7 +22,7 @@ int gt_config_env_int(const char *name, int def, int lo, int hi)
     long x = strtol(v, &end, 10);
     if (errno || *end || x < lo || x > hi) {
         char shown[GT_PRINTABLE_LEN];
-        fprintf(stderr, "gputrace: %s=%s is not a number in %d..%d; using %d\n", name,
+        gt_say("%s=%s is not a number in %d..%d; using %d", name,
                 gt_printable(v, shown, sizeof shown), lo, hi, def);
         return def;
     }
@@ -208,7 +209,7 @@ void gt_config_load(struct gt_config *cfg, int rank)
             cfg->force_mono_clock = 1;
         else if (strcmp(clk, "tsc") != 0) {
             char shown[GT_PRINTABLE_LEN];
-            fprintf(stderr, "gputrace: GPUTRACE_CLOCK=%s is not 'tsc' or 'monotonic'; using tsc where invariant\n",
+            gt_say("GPUTRACE_CLOCK=%s is not 'tsc' or 'monotonic'; using tsc where invariant",
                     gt_printable(clk, shown, sizeof shown));
         }
     }

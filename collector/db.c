@@ -20,10 +20,13 @@
 #include "format/schema.h"
 #include "collector/strtab.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *const stmt_sql[GT_ST_COUNT] = {
     [GT_ST_CALL] = "INSERT INTO api_call(process_id, tid, api, start_ns, end_ns, stream, event, bytes, copy_kind,"
@@ -181,7 +184,17 @@ bad:
 
 static int setup(struct gt_db *d, const struct gt_process_info *p, char *err, size_t errlen);
 
+static int open_db(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen);
+
 int gt_db_open(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen)
+{
+    int held = gt_fd_hold_std(); /* the database, its WAL and shm (made by the first write) above them */
+    int rc = open_db(d, path, p, err, errlen);
+    gt_fd_release_std(held);
+    return rc;
+}
+
+static int open_db(struct gt_db *d, const char *path, const struct gt_process_info *p, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
     d->packed_blocks = p->packed_blocks;

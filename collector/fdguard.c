@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,4 +270,32 @@ void gt_fd_forget_after_fork(void)
     atomic_store(&users, 0);
     atomic_store(&revoked, 0);
     atomic_store(&taken, 0);
+}
+
+int gt_fd_hold_std(void)
+{
+    int saved = errno, held = 0;
+    for (int fd = 0; fd < 3; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int t = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (t >= 0 && t != fd) { /* another thread took it first: ours at fd, if still free */
+            if (fcntl(fd, F_GETFD) < 0 && dup3(t, fd, O_CLOEXEC) == fd)
+                held |= 1 << fd;
+            atomic_load(&sys_close)(t);
+        } else if (t == fd) {
+            held |= 1 << fd;
+        }
+    }
+    errno = saved;
+    return held;
+}
+
+void gt_fd_release_std(int held)
+{
+    int saved = errno;
+    for (int fd = 0; fd < 3; fd++)
+        if (held & 1 << fd)
+            atomic_load(&sys_close)(fd);
+    errno = saved;
 }

@@ -35,6 +35,15 @@
  * tracker's), which would see the tracer close a descriptor the program
  * never had.  Until one is handed in, or if NULL, the close system call. */
 void gt_fd_use_close(int (*sys_close)(int));
+/* A program started with fd 0, 1 or 2 closed (a batch system's, a
+ * daemon's) keeps them closed traced: a descriptor of ours made while
+ * they are free would take their numbers (read(0) returned EAGAIN from
+ * our pipe where it was EBADF, the program's next open got fd 9 where it
+ * got 0), and SQLite puts /dev/null on a free one for good rather than
+ * open its file there.  Around the making of ours, the free ones are held
+ * on /dev/null, then closed again.  Returns which were held; keeps errno. */
+int gt_fd_hold_std(void);
+void gt_fd_release_std(int held);
 /* Registers fd as ours.  Returns 0, or -1 if the table is full. */
 int gt_fd_add(int fd);
 /* Closes fd, registered by gt_fd_add, unless the program took it (then

@@ -1,6 +1,7 @@
 /* monitor.c: monitor mode's triggers and requests (see monitor.h). */
 #define _GNU_SOURCE
 #include "collector/monitor.h"
+#include "collector/say.h"
 #include "collector/clock.h"
 #include "collector/config.h"
 #include "collector/cupti_sub.h"
@@ -61,7 +62,7 @@ void gt_mon_config_load(struct gt_mon_cfg *c, const char *output)
             c->on = 1;
         else {
             char shown[GT_PRINTABLE_LEN];
-            fprintf(stderr, "gputrace: GPUTRACE_MODE=%s is not 'full' or 'monitor'; using full\n",
+            gt_say("GPUTRACE_MODE=%s is not 'full' or 'monitor'; using full",
                     gt_printable(mode, shown, sizeof shown));
         }
     }
@@ -79,7 +80,7 @@ void gt_mon_config_load(struct gt_mon_cfg *c, const char *output)
         double v = strtod(k, &end);
         if (*end || !(v == 0 || (v > 1 && v <= 100))) {
             char shown[GT_PRINTABLE_LEN];
-            fprintf(stderr, "gputrace: GPUTRACE_SLOWDOWN=%s is not 0 (off) or a factor in 1..100; using 1.5\n",
+            gt_say("GPUTRACE_SLOWDOWN=%s is not 0 (off) or a factor in 1..100; using 1.5",
                     gt_printable(k, shown, sizeof shown));
         } else {
             c->slowdown = v;
@@ -141,7 +142,7 @@ void gt_mon_start(struct gt_db *mem, struct gt_db *disk, int64_t start_ns)
 static void say(const char *line)
 {
     if (!cfg.quiet)
-        fprintf(stderr, "gputrace: %s\n", line);
+        gt_say("%s", line);
 }
 
 /* A trigger of this process: a request, unless one of its kind is

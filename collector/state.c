@@ -2,6 +2,7 @@
  * which turns it off when storing fails (the writer); libtrace reads it on
  * every wrapped call and moves it through activation and shutdown. */
 #include "collector/state.h"
+#include "collector/say.h"
 
 #include <stdio.h>
 
@@ -13,5 +14,5 @@ void gt_turn_off(const char *why)
 {
     atomic_store(&gt_state, GT_STATE_OFF);
     if (why && !atomic_exchange(&said_off, 1))
-        fprintf(stderr, "gputrace: %s\n", why);
+        gt_say("%s", why);
 }

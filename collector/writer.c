@@ -458,7 +458,10 @@ int gt_writer_run(int flush_ms, int bulk_after, char *err, size_t errlen)
 {
     gt_w.flush_ms = flush_ms;
     gt_w.bulk_after = bulk_after;
-    if (pipe2(gt_w.req_pipe, O_CLOEXEC | O_NONBLOCK) != 0 || pipe2(gt_w.ack_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    int held = gt_fd_hold_std(), piped = pipe2(gt_w.req_pipe, O_CLOEXEC | O_NONBLOCK) == 0 &&
+                                            pipe2(gt_w.ack_pipe, O_CLOEXEC | O_NONBLOCK) == 0;
+    gt_fd_release_std(held);
+    if (!piped) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         for (int i = 0; i < 2; i++) {
             gt_fd_add(gt_w.req_pipe[i]);

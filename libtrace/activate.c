@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "libtrace/real.h"
+#include "collector/say.h"
 #include "libtrace/trace.h"
 #include "collector/config.h"
 #include "collector/monitor.h"
@@ -188,7 +189,7 @@ static int activate_once(void)
         gt_writer_set_cupti_status("off (GPUTRACE_CUPTI=0)", 0);
     } else if (gt_cupti_start(cfg.cupti_lib, why, sizeof why) != 0) {
         if (!cfg.quiet)
-            fprintf(stderr, "gputrace: %s; recording host-side records only\n", why);
+            gt_say("%s; recording host-side records only", why);
         gt_writer_set_cupti_status(why, gt_cupti_version());
     } else {
         gt_writer_set_cupti_status("active", gt_cupti_version());

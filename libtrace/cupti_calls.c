@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "libtrace/cupti_calls.h"
+#include "collector/say.h"
 #include "libtrace/trace.h"
 #include "format/call_block.h"
 #include "collector/cupti_sub.h"
@@ -158,5 +159,5 @@ void gt_cupti_calls_start(int quiet)
     }
     char why[256];
     if (gt_cupti_subscribe(on_api, (const uint32_t (*)[2])list, sizeof ids / sizeof *ids, why, sizeof why) != 0 && !quiet)
-        fprintf(stderr, "gputrace: %s; syncs and copies no wrapper sees get no call site\n", why);
+        gt_say("%s; syncs and copies no wrapper sees get no call site", why);
 }

@@ -32,7 +32,7 @@ static execv_fn real_execv, real_execvp;
 static execve_fn real_execve, real_execvpe;
 static fexecve_fn real_fexecve;
 
-__attribute__((constructor)) static void resolve_real(void)
+GT_CONSTRUCTOR(resolve_real)
 {
     real_exit = (exit_fn)dlsym(RTLD_NEXT, "exit");
     real__exit = (exit_fn)dlsym(RTLD_NEXT, "_exit");

@@ -8,6 +8,22 @@
 
 #include "collector/visibility.h"
 
+#include <errno.h>
+
+/* A constructor of the tracer's: NAME's body runs with errno kept, so that
+ * the program finds at main what it finds untraced (realpath's readlink
+ * of a load-time constructor left EINVAL there: `if (errno) perror()`
+ * after a call that succeeded said "Invalid argument", traced only). */
+#define GT_CONSTRUCTOR(name)                                                                                           \
+    static void name##_body(void);                                                                                     \
+    __attribute__((constructor)) static void name(void)                                                                \
+    {                                                                                                                  \
+        int saved = errno;                                                                                             \
+        name##_body();                                                                                                 \
+        errno = saved;                                                                                                 \
+    }                                                                                                                  \
+    static void name##_body(void)
+
 /* How long the end waits for the writer's final pass (it takes
  * milliseconds; the bound is for a writer that is stuck), and from a
  * signal handler, where the writer may wait for a lock the interrupted

@@ -1,7 +1,7 @@
 # libtrace + collector: libgputrace.so, what runs inside the traced program.
 lib_LTLIBRARIES += libgputrace.la
 libgputrace_la_SOURCES = \
-  format/api_ids.h format/record.h collector/state.h collector/state.c collector/visibility.h collector/hash.h \
+  format/api_ids.h format/record.h collector/state.h collector/state.c collector/say.h collector/say.c collector/visibility.h collector/hash.h \
   collector/clock.h collector/clock.c collector/config.h collector/config.c common/printable.h common/printable.c \
   collector/procfile.h collector/procfile.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \

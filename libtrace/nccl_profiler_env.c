@@ -8,6 +8,7 @@
  * variable is set; nothing else runs here. */
 #define _GNU_SOURCE
 #include "libtrace/nccl_profiler.h"
+#include "libtrace/lifecycle.h"
 #include "libtrace/nccl_profiler_abi.h"
 #include "libtrace/real.h"
 
@@ -49,7 +50,7 @@ static void arrange(void)
     setenv("NCCL_PROFILER_PLUGIN", self, 0);
 }
 
-__attribute__((constructor)) static void arrange_plugin(void)
+GT_CONSTRUCTOR(arrange_plugin)
 {
     if (!gt_in_base_namespace() || !gt_in_global_scope("ncclProfiler_v5", &gt_np_own_v5))
         return;

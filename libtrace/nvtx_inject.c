@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "libtrace/real.h"
+#include "libtrace/lifecycle.h"
 #include "libtrace/trace.h"
 #include "libtrace/nvtx_inject.h"
 #include "libtrace/nvtx_payload.h"
@@ -553,7 +554,7 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExpor
 /* At load time, before the program's first NVTX call can happen: point
  * NVTX at this library unless the user chose a tool of their own.  Only an
  * environment variable is set; nothing else runs until a traced call. */
-__attribute__((constructor)) static void arrange_injection(void)
+GT_CONSTRUCTOR(arrange_injection)
 {
     if (!is_preloaded_copy())
         return;

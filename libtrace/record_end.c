@@ -23,6 +23,7 @@
  * signal handler may call _exit: system calls only, nothing allocated. */
 #define _GNU_SOURCE
 #include "libtrace/lifecycle.h"
+#include "collector/say.h"
 #include "collector/config.h"
 
 #include <dirent.h> /* DT_REG, DT_UNKNOWN only: the directory is read with getdents64 */
@@ -127,30 +128,7 @@ static int nothing_there(const char *path, enum gt_layout layout)
  * program (one pending for it before is left alone). */
 static void say(void)
 {
-    sigset_t x, old, pending;
-    sigemptyset(&x);
-    sigaddset(&x, SIGPIPE);
-    sigaddset(&x, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &x, &old);
-    int before_pipe = 0, before_xfsz = 0;
-    if (sigpending(&pending) == 0) {
-        before_pipe = sigismember(&pending, SIGPIPE);
-        before_xfsz = sigismember(&pending, SIGXFSZ);
-    }
-    struct iovec v[2] = { { (void *)line, strlen(line) }, { (void *)"\n", 1 } };
-    (void)!writev(STDERR_FILENO, v, 2);
-    if (sigpending(&pending) == 0) {
-        sigset_t ours;
-        sigemptyset(&ours);
-        if (!before_pipe && sigismember(&pending, SIGPIPE))
-            sigaddset(&ours, SIGPIPE);
-        if (!before_xfsz && sigismember(&pending, SIGXFSZ))
-            sigaddset(&ours, SIGXFSZ);
-        struct timespec zero = { 0, 0 };
-        while (sigtimedwait(&ours, NULL, &zero) > 0)
-            ;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    gt_say_line(line);
 }
 
 void gt_record_end(void)
@@ -174,7 +152,7 @@ static void at_exit(void)
 /* At load: armed only in the process the launcher became (its pid), with
  * every variable there and well formed.  Registered first, so that the
  * check runs after the program's own atexit handlers. */
-__attribute__((constructor)) static void record_end_init(void)
+GT_CONSTRUCTOR(record_end_init)
 {
     const char *pid = getenv("GPUTRACE_RECORD_PID"), *err = getenv("GPUTRACE_RECORD_STDERR");
     line = getenv("GPUTRACE_RECORD_NOTHING");

@@ -52,7 +52,7 @@ static signal_fn real_signal_p, real_sysv_signal_p, real_bsd_signal_p;
 
 /* Resolved at load time: dlsym is not async-signal-safe, and sigaction may
  * be called from a handler (or in a vfork child) before anything else. */
-__attribute__((constructor)) static void resolve_real(void)
+GT_CONSTRUCTOR(resolve_real)
 {
     real_sigaction_p = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
     real_signal_p = (signal_fn)dlsym(RTLD_NEXT, "signal");

@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include "libtrace/real.h"
+#include "libtrace/lifecycle.h"
 
 #include "collector/tbuf.h" /* GT_TLS */
 #include "collector/visibility.h"
@@ -70,7 +71,7 @@ static dlerror_fn next_dlerror(void)
 
 /* Found before the program runs: looking it up later (a dlsym, which
  * succeeds) would itself clear the program's pending message. */
-__attribute__((constructor)) static void dlerror_init(void)
+GT_CONSTRUCTOR(dlerror_init)
 {
     next_dlerror();
 }
@@ -188,7 +189,7 @@ int dlclose(void *handle)
     return rc;
 }
 
-__attribute__((constructor)) static void dl_init(void)
+GT_CONSTRUCTOR(dl_init)
 {
     next_dlsym();
     next_dlclose();

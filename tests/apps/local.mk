@@ -199,6 +199,12 @@ tests_apps_lifecycle_SOURCES = tests/apps/lifecycle.c
 tests_apps_lifecycle_LDADD = $(SIM_LIBS) -lpthread
 tests_apps_lifecycle_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_lifecycle_DEPENDENCIES = tests/sim/libgpusim.la
+# errno and the standard descriptors traced as untraced (tests/e2e/tracer_std_fds.sh)
+check_PROGRAMS += tests/apps/std_fds
+tests_apps_std_fds_SOURCES = tests/apps/std_fds.c
+tests_apps_std_fds_LDADD = $(SIM_LIBS)
+tests_apps_std_fds_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_std_fds_DEPENDENCIES = tests/sim/libgpusim.la
 # nvcc's own builds against the real runtime, shared and static
 # (tests/e2e/tracer_real_toolkit.sh): linked by nvcc, as a user's are
 EXTRA_DIST += tests/apps/cu_real_launch.cu

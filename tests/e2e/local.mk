@@ -82,6 +82,7 @@ TESTS += \
   tests/e2e/import_output.sh \
   tests/e2e/block_formats.sh \
   tests/e2e/import_flow_skip.sh \
+  tests/e2e/tracer_std_fds.sh \
   tests/e2e/import_kineto_args.sh \
   tests/e2e/export_rows.sh \
   tests/e2e/import_nsys_variants.sh \
@@ -186,6 +187,7 @@ EXTRA_DIST += \
   tests/e2e/export_rows.sh \
   tests/e2e/import_nsys_variants.sh \
   tests/e2e/import_flow_skip.sh \
+  tests/e2e/tracer_std_fds.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_files.sh \
   tests/e2e/tracer_limits.sh \

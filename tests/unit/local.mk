@@ -99,7 +99,7 @@ tests_unit_test_stage_LDADD = $(CRITERION_LIBS) -lpthread
 # what an output path names, and what record finds of an earlier run there
 check_PROGRAMS += tests/unit/test_outputs
 TESTS += tests/unit/test_outputs
-tests_unit_test_outputs_SOURCES = tests/unit/test_outputs.c collector/config.h collector/config.c \
+tests_unit_test_outputs_SOURCES = tests/unit/test_outputs.c collector/config.h collector/config.c collector/say.h collector/say.c \
   cli/outputs.h cli/outputs.c format/ours.h format/ours.c common/printable.h common/printable.c \
   collector/requests.h collector/requests.c
 tests_unit_test_outputs_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
