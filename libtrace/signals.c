@@ -40,6 +40,9 @@ static const int handled_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV
  * Guarded by `lock`, which is taken only with every signal blocked, so a
  * handler never spins on a lock its own thread holds. */
 static struct sigaction prog[NSIG_HANDLED];
+/* the kernel's flag for the C library's signal return (not in the
+ * program-facing headers: glibc sets it itself) */
+#define GT_SA_RESTORER 0x04000000
 static atomic_flag lock = ATOMIC_FLAG_INIT;
 static _Atomic int hooked; /* on_signal is installed; sigaction goes through prog */
 
@@ -148,6 +151,19 @@ static int apply(int i, const struct sigaction *a)
     if (real_sigaction(handled_signals[i], &k, NULL) != 0)
         return -1;
     prog[i] = *a;
+    /* as the kernel would keep the program's action, for sigaction to
+     * read back: the C library's restorer among its flags, and no SIGKILL
+     * or SIGSTOP in its mask (read back as passed, a program comparing
+     * flags or masks saw them differ, traced only) */
+    struct sigaction seen;
+    if (real_sigaction(handled_signals[i], NULL, &seen) == 0) {
+        prog[i].sa_flags = (a->sa_flags & ~GT_SA_RESTORER) | (seen.sa_flags & GT_SA_RESTORER);
+#if defined(__x86_64__) || defined(__i386__)
+        prog[i].sa_restorer = seen.sa_restorer;
+#endif
+        sigdelset(&prog[i].sa_mask, SIGKILL);
+        sigdelset(&prog[i].sa_mask, SIGSTOP);
+    }
     return 0;
 }
 

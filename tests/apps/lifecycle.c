@@ -225,6 +225,15 @@ static int view(int n)
     printf("view: before %s\n", view_of(SIGTERM));
     set_handler(SIGHUP, other, SA_NODEFER, &m);
     printf("view: after %s\n", view_of(SIGHUP));
+    /* exactly as the kernel keeps an action: its flags (the C library's
+     * SA_RESTORER too) and its mask, which never holds SIGKILL or SIGSTOP */
+    sigset_t all;
+    sigfillset(&all);
+    set_handler(SIGINT, other, SA_RESTART, &all);
+    struct sigaction kept;
+    sigaction(SIGINT, NULL, &kept);
+    printf("view: exact flags=%#x kill=%d stop=%d usr2=%d\n", (unsigned)kept.sa_flags, sigismember(&kept.sa_mask, SIGKILL),
+           sigismember(&kept.sa_mask, SIGSTOP), sigismember(&kept.sa_mask, SIGUSR2));
     /* the program's view of a handler the kernel reset: SA_RESETHAND */
     set_handler(SIGINT, other, SA_RESETHAND, NULL);
     raise(SIGINT);
