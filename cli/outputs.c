@@ -36,7 +36,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* A process whose writer commits every GPUTRACE_FLUSH_MS (at most 60 s)
+ * keeps its file's -wal changing: one that changed this recently may be
+ * of a run still going (a killed one stops changing; one that ended
+ * removed its -wal).  Removed, its process writes on into a file with no
+ * name, and its run is lost. */
+#define LIVE_S 65
+
+/* Why path (a gputrace database) may be a running process's: NULL if not. */
+static const char *being_written(const char *path)
+{
+    char wal[8300];
+    struct stat st;
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    if (lstat(wal, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 32) /* no frame (WAL's header: 32 bytes) */
+        return NULL;
+    time_t now = time(NULL);
+    return now - st.st_mtime < LIVE_S ? "which a process may still be writing (its -wal changed in the last minute)"
+                                      : NULL;
+}
+
+static int refuse_live(const char *what, const char *why)
+{
+    char a[GT_PRINTABLE_LEN];
+    fprintf(stderr, "gputrace record: %s is a gputrace database %s: not replaced, even with -f; wait for its run"
+            " to end, or choose another -o\n", gt_printable(what, a, sizeof a), why);
+    return -1;
+}
 
 static int refuse_existing(const char *what, const char *shown)
 {
@@ -124,10 +153,14 @@ static int clear_pattern(const char *path, const char *shown, int force)
     /* first a look at every file, then, only if none refuses, the removal */
     for (size_t i = 0; i < found.gl_pathc && rc == 0; i++) {
         char *f = found.gl_pathv[i];
+        long long nprocs = 0;
         if (!gt_config_name_matches(path, f))
             continue;
-        if (gt_ours_db(f)) {
-            rc = force ? 0 : refuse_existing(f, shown);
+        /* a database of several processes is no file of one process that a
+         * pattern names: a `gputrace merge` output (all.db matches %h.db) */
+        if (gt_ours_db_procs(f, &nprocs) && nprocs <= 1) {
+            const char *why = being_written(f);
+            rc = why ? refuse_live(f, why) : force ? 0 : refuse_existing(f, shown);
             ours[nours++] = f;
         } else if (!gt_ours_sidecar_base(f)) {
             others++;
@@ -138,8 +171,8 @@ static int clear_pattern(const char *path, const char *shown, int force)
         rc = remove_db(ours[i]);
     if (rc == 0 && others) {
         char a[GT_PRINTABLE_LEN], b[GT_PRINTABLE_LEN];
-        fprintf(stderr, "gputrace record: %zu file(s) that -o %s names are not gputrace databases (%s%s): left as"
-                " they are\n", others, gt_printable(shown, b, sizeof b), gt_printable(other, a, sizeof a),
+        fprintf(stderr, "gputrace record: %zu file(s) that -o %s names are not one process's gputrace database"
+                " (%s%s): left as they are\n", others, gt_printable(shown, b, sizeof b), gt_printable(other, a, sizeof a),
                 others > 1 ? ", ..." : "");
     }
     free(ours);
@@ -242,7 +275,7 @@ static const char *not_ours_why(const char *dir, const char *name)
         p[base] = 0; /* a side file goes with its database */
     if (!process_db_ours(p))
         return "which is not a gputrace database (nor a side file of one)";
-    return NULL;
+    return being_written(p);
 }
 
 /* A run directory: only its processes' files in it, removed with it.  An
@@ -268,7 +301,9 @@ static int clear_dir(const char *path, const char *shown, int force, int keep_em
             if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
                 continue;
             entries++;
-            const char *why = pass == 0 ? not_ours_why(path, e->d_name) : NULL;
+            /* looked at again as it is removed (a file made since the first
+             * look), but for a side file: it goes with its database */
+            const char *why = pass == 0 || !gt_ours_sidecar_base(e->d_name) ? not_ours_why(path, e->d_name) : NULL;
             if (why) {
                 fprintf(stderr, "gputrace record: %s exists and holds %s, %s: not replaced, even with -f; choose"
                         " another -o\n", gt_printable(shown, b, sizeof b), gt_printable(e->d_name, a, sizeof a), why);
@@ -277,7 +312,10 @@ static int clear_dir(const char *path, const char *shown, int force, int keep_em
                 char p[8192];
                 struct stat st;
                 snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-                rc = lstat(p, &st) == 0 && S_ISDIR(st.st_mode) ? remove_folder(p) : remove_file(p);
+                if (lstat(p, &st) != 0)
+                    continue; /* gone with its database */
+                rc = S_ISDIR(st.st_mode) ? remove_folder(p) : gt_ours_sidecar_base(e->d_name) ? remove_file(p)
+                                                                                            : remove_db(p);
             }
         }
         if (pass == 0 && rc == 0 && !entries && keep_empty) {
@@ -299,6 +337,17 @@ static int clear_dir(const char *path, const char *shown, int force, int keep_em
 
 int gt_outputs_clear(const char *path, const char *shown, enum gt_layout layout, int force)
 {
+    /* "run/.", "..", "link/": what they name is not what would be removed
+     * and made again (rmdir of "." fails after the files are gone, and a
+     * link's trailing slash names its target): refused before anything */
+    const char *last = strrchr(path, '/');
+    last = last ? last + 1 : path;
+    if (!*last || !strcmp(last, ".") || !strcmp(last, "..")) {
+        char b[GT_PRINTABLE_LEN];
+        fprintf(stderr, "gputrace record: -o %s: name the output without a trailing '/', '.' or '..'\n",
+                gt_printable(shown, b, sizeof b));
+        return -1;
+    }
     if (layout == GT_LAYOUT_PATTERN)
         return clear_pattern(path, shown, force);
     /* a run directory or one file: whichever an earlier run left there
@@ -318,6 +367,9 @@ int gt_outputs_clear(const char *path, const char *shown, enum gt_layout layout,
     }
     if (!gt_ours_db(path))
         return refuse_foreign(shown);
+    const char *why = being_written(path);
+    if (why)
+        return refuse_live(shown, why);
     if (!force)
         return refuse_existing(shown, shown);
     return remove_db(path);

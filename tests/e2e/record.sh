@@ -106,7 +106,7 @@ expect "-f -o %h: the user's files in the directory are left as they are" \
   "$?:$(ls "$tmp/cwd" | grep -c -e '^notes.txt$' -e '^accounts.db$' -e '^backup-20240101.db$' -e '^sub$'):$(sqlite3 "$tmp/cwd/accounts.db" 'select owner from accounts')" \
   "0:4:ada"
 expect "-f -o %h: the trace is written, and one line says what was left" \
-  "$(procs "$tmp/cwd/$(uname -n)"):$(grep -c 'are not gputrace databases' "$tmp/err")" "1:1"
+  "$(procs "$tmp/cwd/$(uname -n)"):$(grep -c "are not one process's gputrace database" "$tmp/err")" "1:1"
 (cd "$tmp/cwd" && "$gt" record -f -o '%h' -- "$app" 1 10 > /dev/null 2>&1)
 expect "-f -o %h again: the earlier trace (ours) replaced" "$?:$(procs "$tmp/cwd/$(uname -n)")" "0:1"
 (cd "$tmp/cwd" && "$gt" record -f -o 'traces/%h' -- "$app" 1 10 > /dev/null 2>&1 &&
@@ -126,6 +126,33 @@ sqlite3 "$tmp/foreign.db" "create table accounts(id integer primary key)"
 expect "--one-file -f on another program's database: refused, kept" \
   "$?:$(sqlite3 "$tmp/foreign.db" 'select name from sqlite_master'):$(grep -c 'not a gputrace database' "$tmp/err")" \
   "2:accounts:1"
+
+# -f never removes a run still being written: its process writes on into
+# files without a name, and its run is lost (a second record -f into the
+# directory of one still running removed its files)
+APP_STEPS=100000 "$gt" record -o "$tmp/live" -- "$b/tests/apps/train_demo" > /dev/null 2>&1 &
+bg=$!
+for i in $(seq 600); do
+  [ "$(find "$tmp/live" -name '*.db-wal' -size +0 2> /dev/null | wc -l)" -gt 0 ] && break
+  sleep 0.1
+done
+"$gt" record -f -o "$tmp/live" -- "$app" 1 10 > /dev/null 2> "$tmp/err"; rc=$?
+expect "-f on the run directory of a run still going: refused, its files kept" \
+  "$rc:$(ls "$tmp/live" | grep -c '\.db$'):$(grep -c 'may still be writing' "$tmp/err")" "2:1:1"
+kill "$bg" 2> /dev/null; wait "$bg" 2> /dev/null
+# nor a `gputrace merge` output that a pattern's %h happens to name: a
+# database of several processes is no file of one process
+mkdir "$tmp/mrg"
+"$gt" record -o "$tmp/tworanks" -- "$run" -n 2 "$app" 1 10 > /dev/null
+"$gt" merge "$tmp/mrg/all.db" "$tmp/tworanks" > /dev/null
+"$gt" record -f -o "$tmp/mrg/%h.db" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
+expect "-f -o DIR/%h.db beside a merged all.db: the merged file left as it is" \
+  "$?:$(procs "$tmp/mrg/all.db"):$(procs "$tmp/mrg/$(uname -n).db")" "0:2:1"
+# nor anything when -o names its directory as "run/." or "run/": refused first
+"$gt" record -o "$tmp/dotrun" -- "$app" 1 10 > /dev/null
+"$gt" record -f -o "$tmp/dotrun/." -- "$app" 1 10 > /dev/null 2> "$tmp/err"
+expect "-f -o run/.: refused before anything is removed" \
+  "$?:$(ls "$tmp/dotrun" | grep -c '\.db$'):$(grep -c "without a trailing" "$tmp/err")" "2:1:1"
 
 # the host name in file names: '/' and a leading '.' made safe (a name
 # with '/' put each process's file outside the run directory, and record
