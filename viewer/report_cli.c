@@ -135,6 +135,8 @@ static const struct opt opts[] = {
       OPT_CUSTOM, 0, 0, 0, set_kineto },
     { "--html", NULL, "FILE", "also write the report as one HTML page with charts (opens offline)", OPT_TEXT,
       AT(html), 0, 0, NULL },
+    { "--force", NULL, "", "replace an existing output file that gputrace did not write (by default only\n"
+      "its own page or trace is replaced)", OPT_FLAG, AT(force), 0, 0, NULL },
     { "--run", NULL, "ID", "report this run (default: the latest)", OPT_TEXT, AT(run), 0, 0, NULL },
     { "--range", NULL, "NAME", "only what happened inside NVTX ranges named NAME (e.g. optimizer.step)", OPT_TEXT,
       AT(range), 0, 0, NULL },

@@ -11,6 +11,7 @@ struct report_cli {
     const char *trace, *kineto, *html; /* the outputs asked for, or NULL */
     const char *run, *range;       /* --run, --range, or NULL */
     int charges;                   /* --charges */
+    int force;                     /* --force: replace outputs gputrace did not write */
     int jobs;                      /* --jobs, 0: report_jobs' default */
     int fail_on[F_KIND_COUNT], any_fail_on;
     const char **args;             /* the inputs as given (argc entries; free it) */

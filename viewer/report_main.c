@@ -105,7 +105,7 @@ static void in_files_free(struct in_files *f)
  * Kineto files unknown; after, the databases read (m->paths: the import's
  * among them) are checked too. */
 static int refuse_overwrites(const struct in_files *f, const struct model *m, const char *trace, const char *html,
-                             char *const *kineto_files)
+                             char *const *kineto_files, int force)
 {
     size_t nk = kineto_files ? m->nprocs : 0, n = 0, cap = (trace ? 1 : 0) + (html ? 1 : 0) + nk;
     char **outs = calloc(cap + 1, sizeof *outs), **what = calloc(cap + 1, sizeof *what);
@@ -140,6 +140,9 @@ static int refuse_overwrites(const struct in_files *f, const struct model *m, co
     }
     char err[PATH_MAX * 3];
     int rc = out_paths_check(all.v, all.what, all.n, outs, what, n, err, sizeof err);
+    for (size_t i = 0; i < n && !rc; i++) /* nor over a file of the user's, or of another tool */
+        rc = out_paths_foreign(outs[i], what[i], outs[i] == trace ? OUT_CHROME : outs[i] == html ? OUT_HTML : OUT_KINETO,
+                               force, err, sizeof err);
     char shown[4 * sizeof err];
     if (rc)
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
@@ -382,7 +385,7 @@ int main(int argc, char **argv)
     struct in_files named = { 0 };
     for (int k = 0; k < npaths; k++)
         in_files_of(&named, args[k]);
-    if (refuse_overwrites(&named, NULL, trace, html, NULL) != 0) {
+    if (refuse_overwrites(&named, NULL, trace, html, NULL, cli.force) != 0) {
         in_files_free(&named);
         free(args);
         return 2;
@@ -424,7 +427,7 @@ int main(int argc, char **argv)
     m.nskipped = in.nskipped;
     warn_other_runs(&m);
     char **kineto_files = kineto ? kineto_paths(kineto, &m, err, sizeof err) : NULL;
-    if (refuse_overwrites(&named, &m, trace, html, kineto_files) != 0) {
+    if (refuse_overwrites(&named, &m, trace, html, kineto_files, cli.force) != 0) {
         kineto_paths_free(kineto_files, m.nprocs);
         load_free(&m);
         inputs_free(&in);

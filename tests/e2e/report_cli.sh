@@ -99,5 +99,5 @@ for o in $("$rep" --help | sed -n 's/^  \(-[a-z], \)\{0,1\}\(--[a-z-]*\).*/\2/p'
   grep -q -- "$o" "$s/docs/report.md" "$s/README.md" || undocumented="$undocumented $o"
 done
 expect "every option of --help is in docs/report.md or README.md" "$undocumented" ""
-expect "--help lists the options" "$("$rep" --help | grep -c '^  -')" 23
+expect "--help lists the options" "$("$rep" --help | grep -c '^  -')" 24
 finish

@@ -97,6 +97,20 @@ wait $pid 2>/dev/null
 expect "a run read while it runs: said still running, not killed" \
   "$(grep -c 'still running when read' "$tmp/out"):$(grep -c 'killed before' "$tmp/out"):$(cat "$tmp/ended")" "1:0:running"
 
+# an output that exists and that gputrace did not write: not replaced
+# without --force (a user's page and a user's SQLite file were replaced,
+# exit 0); one of ours, or an empty one, is
+printf '<html>mine</html>\n' > "$tmp/mine.html"
+sqlite3 "$tmp/user.sqlite" "create table t(x); insert into t values(42)"
+"$rep" --html "$tmp/mine.html" "$tmp/run.db" > /dev/null 2> "$tmp/err"; rc=$?
+expect "--html over a user's page: refused in one line, exit 2, the page kept" \
+  "$rc:$(wc -l < "$tmp/err"):$(cat "$tmp/mine.html")" "2:1:<html>mine</html>"
+"$rep" --chrome-trace "$tmp/user.sqlite" "$tmp/run.db" > /dev/null 2>&1
+expect "--chrome-trace over a user's SQLite file: refused, kept" "$?:$(sqlite3 "$tmp/user.sqlite" 'select x from t')" "2:42"
+"$rep" --force --html "$tmp/mine.html" "$tmp/run.db" > /dev/null 2>&1
+"$rep" --html "$tmp/mine.html" "$tmp/run.db" > /dev/null 2>&1; rc=$?
+expect "--force replaces it; then, a page of ours, it is replaced without" "$rc:$(head -c 15 "$tmp/mine.html")" "0:<!DOCTYPE html>"
+
 # outputs that cannot be written: one line each, exit 1, the report still printed
 one_line "unwritable --chrome-trace" 1 "cannot write .*nodir/t.json: No such file" --chrome-trace "$tmp/nodir/t.json" "$tmp/run.db"
 expect "unwritable --chrome-trace: the report is still printed" "$(grep -c '^rank  pid' "$tmp/out")" 1

@@ -71,10 +71,10 @@ if small_fs "$tmp/full" && rm "$tmp/full/fill" && echo old > "$tmp/full/old.json
     expect "--chrome-trace on a full disk, -j $j: exit 1, why" "$?:$(cat "$tmp/err")" \
       "1:gputrace-report: cannot write $tmp/full/t.json: No space left on device"
     expect "--chrome-trace on a full disk, -j $j: no file" "$(left "$tmp/full")" "old.html old.json "
-    "$rep" -j $j --chrome-trace "$tmp/full/old.json" "$tmp/run" > /dev/null 2>&1
+    "$rep" -j $j --force --chrome-trace "$tmp/full/old.json" "$tmp/run" > /dev/null 2>&1
     expect "--chrome-trace on a full disk, -j $j: exit 1, the file there before kept" "$?:$(head -c 20 "$tmp/full/old.json")" "1:old"
   done
-  "$rep" --html "$tmp/full/old.html" "$tmp/run" > /dev/null 2> "$tmp/err"
+  "$rep" --force --html "$tmp/full/old.html" "$tmp/run" > /dev/null 2> "$tmp/err"
   expect "--html on a full disk: exit 1, why, the file there before kept" "$?:$(cat "$tmp/err"):$(head -c 20 "$tmp/full/old.html")" \
     "1:gputrace-report: cannot write $tmp/full/old.html: No space left on device:old"
   "$rep" -j 2 --kineto "$tmp/full/k" "$tmp/run" > /dev/null 2> "$tmp/err"; rc=$?

@@ -105,3 +105,26 @@ int out_paths_check(char *const *ins, const char *const *in_what, size_t nins, c
     free(out);
     return rc;
 }
+
+int out_paths_foreign(const char *path, const char *what, enum out_kind kind, int force, char *err, size_t errlen)
+{
+    static const char *const head[] = {
+        [OUT_CHROME] = "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"gputrace",
+        [OUT_HTML] = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>gputrace report",
+        [OUT_KINETO] = "{\"schemaVersion\":1,\"deviceProperties\":[", /* Kineto's own is spaced, on lines */
+    };
+    struct stat st;
+    if (force || lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return 0; /* (a directory or a link there: the write says why it cannot) */
+    char buf[128] = "";
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    if (!strncmp(buf, head[kind], strlen(head[kind])))
+        return 0;
+    snprintf(err, errlen, "%s %s exists and is no %s gputrace wrote: not overwritten (--force replaces it)", what, path,
+             kind == OUT_HTML ? "page" : "trace");
+    return -1;
+}

@@ -17,5 +17,13 @@
  * not made yet). */
 int out_paths_check(char *const *ins, const char *const *in_what, size_t nins, char *const *outs,
                     char *const *what, size_t nouts, char *err, size_t errlen);
+/* What an output of this kind is when gputrace wrote it (the first bytes
+ * every such file of ours starts with). */
+enum out_kind { OUT_CHROME, OUT_HTML, OUT_KINETO };
+/* Refuses an output that exists and is no file of ours of its kind (a
+ * user's page, another tool's trace or database: `--html mine.html`,
+ * `--chrome-trace user.sqlite` were replaced, exit 0), unless force:
+ * 0, or -1 with err set.  A missing or empty file is no loss. */
+int out_paths_foreign(const char *path, const char *what, enum out_kind kind, int force, char *err, size_t errlen);
 
 #endif
