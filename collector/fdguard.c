@@ -280,7 +280,8 @@ int gt_fd_hold_std(void)
             continue;
         int t = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (t >= 0 && t != fd) { /* another thread took it first: ours at fd, if still free */
-            if (fcntl(fd, F_GETFD) < 0 && dup3(t, fd, O_CLOEXEC) == fd)
+            /* the system call: dup3 is libtrace's wrapper, which would take fd for a close of ours */
+            if (fcntl(fd, F_GETFD) < 0 && syscall(SYS_dup3, t, fd, O_CLOEXEC) == fd)
                 held |= 1 << fd;
             atomic_load(&sys_close)(t);
         } else if (t == fd) {
