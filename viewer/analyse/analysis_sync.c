@@ -543,9 +543,17 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             !(pd.consumed_bytes > 0 && pd.consumed_bytes <= o->scalar_bytes)) {
             /* a pageable copy and the sync it implies are one finding with
              * both facts (a few bytes read back are a scalar read instead) */
+            /* waited for the work before it: to the copy's start, but no
+             * later than that work's end; with none pending, the copy's
+             * late start is the driver's staging of pageable memory, no
+             * wait (the AlexNet trace's 1.95 ms "waiting for earlier GPU
+             * work", with none before its first copy) */
             int64_t waited = 0;
-            if (own >= 0 && p->ops[own].start > c->start)
-                waited = (p->ops[own].start < c->end ? p->ops[own].start : c->end) - c->start;
+            if (own >= 0 && pd.n > 0 && p->ops[own].start > c->start) {
+                int64_t to = p->ops[own].start < c->end ? p->ops[own].start : c->end;
+                to = pd.last_end < to ? pd.last_end : to;
+                waited = to > c->start ? to - c->start : 0;
+            }
             f = note_pageable(fs, m, pi, c, waited, &t->compute);
             if (f && waited > 0)
                 note_waited(m, t, c, &pd, f);
