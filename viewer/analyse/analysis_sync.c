@@ -595,7 +595,13 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             if (!f)
                 continue;
             model_add(&f->host_blocked_ns, blocked);
-            claim_idle(fs, f, t, pi, c->start, c->end);
+            /* its cost: the GPU idle from when what it waited for ended (the
+             * device drained) to the next operation; gaps before, while that
+             * work was still pending (a stream waiting on another's event),
+             * are no idle the sync caused (a cudaDeviceSynchronize of HTA's
+             * send/recv trace was charged 101 ms of them, where the GPU idled
+             * 19 us after the drain) */
+            claim_idle(fs, f, t, pi, pd.last_end > c->start && pd.last_end < c->end ? pd.last_end : c->start, c->end);
         } else if (expl && s.device && pd.nstreams > 1 && pd.nconsumed_streams == 1 &&
                    c->end > pd.last_end_consumed) {
             f = findings_at(fs, m, F_SYNC_DEVICE_WIDE, (int)pi, c->site, c->tid, c->start);
