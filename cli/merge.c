@@ -193,6 +193,11 @@ int gt_merge(const char *out, char *const *inputs, int n)
         bad = fail(db, "cannot create the tables", out);
     for (int k = 0; k < n && !bad; k++)
         bad = merge_one(db, inputs[k]);
+    /* marked as a merge's output: `gputrace record -f` removes only what a
+     * record wrote (a pattern's %h.db names all.db too: format/ours.h) */
+    if (!bad && sqlite3_exec(db, "INSERT OR REPLACE INTO meta VALUES('merged', 'gputrace merge')", NULL, NULL, NULL) !=
+                    SQLITE_OK)
+        bad = fail(db, "cannot mark the output", out);
     /* the file's own name (OUT may be a URI, which SQLite was told to read) */
     char path[4096];
     const char *fn = sqlite3_db_filename(db, "main");

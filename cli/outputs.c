@@ -153,12 +153,12 @@ static int clear_pattern(const char *path, const char *shown, int force)
     /* first a look at every file, then, only if none refuses, the removal */
     for (size_t i = 0; i < found.gl_pathc && rc == 0; i++) {
         char *f = found.gl_pathv[i];
-        long long nprocs = 0;
+        int merged = 0;
         if (!gt_config_name_matches(path, f))
             continue;
-        /* a database of several processes is no file of one process that a
-         * pattern names: a `gputrace merge` output (all.db matches %h.db) */
-        if (gt_ours_db_procs(f, &nprocs) && nprocs <= 1) {
+        /* a `gputrace merge` output is no record's file, whatever its name
+         * (all.db matches %h.db) */
+        if (gt_ours_db_merged(f, &merged) && !merged) {
             const char *why = being_written(f);
             rc = why ? refuse_live(f, why) : force ? 0 : refuse_existing(f, shown);
             ours[nours++] = f;
@@ -171,7 +171,7 @@ static int clear_pattern(const char *path, const char *shown, int force)
         rc = remove_db(ours[i]);
     if (rc == 0 && others) {
         char a[GT_PRINTABLE_LEN], b[GT_PRINTABLE_LEN];
-        fprintf(stderr, "gputrace record: %zu file(s) that -o %s names are not one process's gputrace database"
+        fprintf(stderr, "gputrace record: %zu file(s) that -o %s names are not a run's gputrace databases"
                 " (%s%s): left as they are\n", others, gt_printable(shown, b, sizeof b), gt_printable(other, a, sizeof a),
                 others > 1 ? ", ..." : "");
     }
@@ -303,7 +303,10 @@ static int clear_dir(const char *path, const char *shown, int force, int keep_em
             entries++;
             /* looked at again as it is removed (a file made since the first
              * look), but for a side file: it goes with its database */
-            const char *why = pass == 0 || !gt_ours_sidecar_base(e->d_name) ? not_ours_why(path, e->d_name) : NULL;
+            int side = gt_ours_sidecar_base(e->d_name) != 0;
+            if (pass == 1 && side)
+                continue; /* removed with its database (remove_db), never on its own */
+            const char *why = not_ours_why(path, e->d_name);
             if (why) {
                 fprintf(stderr, "gputrace record: %s exists and holds %s, %s: not replaced, even with -f; choose"
                         " another -o\n", gt_printable(shown, b, sizeof b), gt_printable(e->d_name, a, sizeof a), why);
@@ -314,8 +317,7 @@ static int clear_dir(const char *path, const char *shown, int force, int keep_em
                 snprintf(p, sizeof p, "%s/%s", path, e->d_name);
                 if (lstat(p, &st) != 0)
                     continue; /* gone with its database */
-                rc = S_ISDIR(st.st_mode) ? remove_folder(p) : gt_ours_sidecar_base(e->d_name) ? remove_file(p)
-                                                                                            : remove_db(p);
+                rc = S_ISDIR(st.st_mode) ? remove_folder(p) : remove_db(p);
             }
         }
         if (pass == 0 && rc == 0 && !entries && keep_empty) {

@@ -50,7 +50,7 @@ static int on_progress(void *arg)
 
 /* 1 when the file's meta table says gputrace wrote it, read as the URI
  * parameters say. */
-static int meta_says_ours(const char *path, const char *params, long long *nprocs)
+static int meta_says_ours(const char *path, const char *params, int *merged)
 {
     char uri[8300];
     size_t u = (size_t)snprintf(uri, sizeof uri, "file:");
@@ -80,11 +80,9 @@ static int meta_says_ours(const char *path, const char *params, long long *nproc
         } else {
             ours = 0;
         }
-        if (ours && nprocs && sqlite3_prepare_v2(db, "SELECT CASE WHEN (SELECT type FROM sqlite_master WHERE name ="
-                                                     " 'process') = 'table' THEN (SELECT count(*) FROM process) END",
-                                                 -1, &st, NULL) == SQLITE_OK) {
-            if (sqlite3_step(st) == SQLITE_ROW)
-                *nprocs = sqlite3_column_int64(st, 0);
+        if (ours && merged &&
+            sqlite3_prepare_v2(db, "SELECT EXISTS(SELECT 1 FROM meta WHERE key = 'merged')", -1, &st, NULL) == SQLITE_OK) {
+            *merged = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
             sqlite3_finalize(st);
         }
     }
@@ -100,16 +98,16 @@ static int exists(const char *path)
 
 int gt_ours_db(const char *path)
 {
-    return gt_ours_db_procs(path, NULL);
+    return gt_ours_db_merged(path, NULL);
 }
 
-int gt_ours_db_procs(const char *path, long long *nprocs)
+int gt_ours_db_merged(const char *path, int *merged)
 {
-    if (nprocs)
-        *nprocs = 0;
+    if (merged)
+        *merged = 0;
     if (!sqlite_header(path))
         return 0;
-    if (meta_says_ours(path, "mode=ro&immutable=1", nprocs))
+    if (meta_says_ours(path, "mode=ro&immutable=1", merged))
         return 1;
     char wal[8300], shm[8300];
     snprintf(wal, sizeof wal, "%s-wal", path);
@@ -117,7 +115,7 @@ int gt_ours_db_procs(const char *path, long long *nprocs)
     if (!exists(wal))
         return 0;
     int had_shm = exists(shm);
-    int ours = meta_says_ours(path, "mode=ro", nprocs);
+    int ours = meta_says_ours(path, "mode=ro", merged);
     if (!had_shm)
         unlink(shm); /* made by the read above, not by anyone else */
     return ours;

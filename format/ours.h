@@ -17,9 +17,9 @@ extern const char *const gt_ours_sidecars[4];
  * by content, never by name; reading leaves the file and its side files
  * as they were. */
 int gt_ours_db(const char *path);
-/* The same, and the number of processes its process table holds (0 if
- * none or not ours). */
-int gt_ours_db_procs(const char *path, long long *nprocs);
+/* The same, and whether it is a `gputrace merge` output (its meta says
+ * 'merged'), which no record writes. */
+int gt_ours_db_merged(const char *path, int *merged);
 /* The length of name without its -wal, -shm or -journal, or 0 when it
  * ends in none of them. */
 size_t gt_ours_sidecar_base(const char *name);

@@ -106,7 +106,7 @@ expect "-f -o %h: the user's files in the directory are left as they are" \
   "$?:$(ls "$tmp/cwd" | grep -c -e '^notes.txt$' -e '^accounts.db$' -e '^backup-20240101.db$' -e '^sub$'):$(sqlite3 "$tmp/cwd/accounts.db" 'select owner from accounts')" \
   "0:4:ada"
 expect "-f -o %h: the trace is written, and one line says what was left" \
-  "$(procs "$tmp/cwd/$(uname -n)"):$(grep -c "are not one process's gputrace database" "$tmp/err")" "1:1"
+  "$(procs "$tmp/cwd/$(uname -n)"):$(grep -c "are not a run's gputrace databases" "$tmp/err")" "1:1"
 (cd "$tmp/cwd" && "$gt" record -f -o '%h' -- "$app" 1 10 > /dev/null 2>&1)
 expect "-f -o %h again: the earlier trace (ours) replaced" "$?:$(procs "$tmp/cwd/$(uname -n)")" "0:1"
 (cd "$tmp/cwd" && "$gt" record -f -o 'traces/%h' -- "$app" 1 10 > /dev/null 2>&1 &&
@@ -140,14 +140,21 @@ done
 expect "-f on the run directory of a run still going: refused, its files kept" \
   "$rc:$(ls "$tmp/live" | grep -c '\.db$'):$(grep -c 'may still be writing' "$tmp/err")" "2:1:1"
 kill "$bg" 2> /dev/null; wait "$bg" 2> /dev/null
-# nor a `gputrace merge` output that a pattern's %h happens to name: a
-# database of several processes is no file of one process
+# nor a `gputrace merge` output that a pattern's %h happens to name (its
+# meta says merged); and a file of a %h.db run, all of a host's processes
+# in it, is one of the run's: refused without -f, replaced with it
 mkdir "$tmp/mrg"
 "$gt" record -o "$tmp/tworanks" -- "$run" -n 2 "$app" 1 10 > /dev/null
 "$gt" merge "$tmp/mrg/all.db" "$tmp/tworanks" > /dev/null
 "$gt" record -f -o "$tmp/mrg/%h.db" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
 expect "-f -o DIR/%h.db beside a merged all.db: the merged file left as it is" \
   "$?:$(procs "$tmp/mrg/all.db"):$(procs "$tmp/mrg/$(uname -n).db")" "0:2:1"
+"$gt" record -o "$tmp/mrg/%h.db" -- "$run" -n 2 "$app" 1 10 > /dev/null 2>&1
+expect "-o DIR/%h.db over a run's file of two processes: refused without -f" "$?:$(procs "$tmp/mrg/$(uname -n).db")" "2:1"
+"$gt" record -f -o "$tmp/mrg/%h.db" -- "$run" -n 2 "$app" 1 10 > /dev/null 2>&1
+"$gt" record -f -o "$tmp/mrg/%h.db" -- "$app" 1 10 > /dev/null 2>&1
+expect "-f -o DIR/%h.db over a run's file of two processes: replaced, not added to" \
+  "$?:$(procs "$tmp/mrg/$(uname -n).db")" "0:1"
 # nor anything when -o names its directory as "run/." or "run/": refused first
 "$gt" record -o "$tmp/dotrun" -- "$app" 1 10 > /dev/null
 "$gt" record -f -o "$tmp/dotrun/." -- "$app" 1 10 > /dev/null 2> "$tmp/err"
