@@ -105,6 +105,9 @@ sqlite3 "$tmp/user.sqlite" "create table t(x); insert into t values(42)"
 "$rep" --html "$tmp/mine.html" "$tmp/run.db" > /dev/null 2> "$tmp/err"; rc=$?
 expect "--html over a user's page: refused in one line, exit 2, the page kept" \
   "$rc:$(wc -l < "$tmp/err"):$(cat "$tmp/mine.html")" "2:1:<html>mine</html>"
+ln -s "$tmp/mine.html" "$tmp/link.html"
+"$rep" --html "$tmp/link.html" "$tmp/run.db" > /dev/null 2>&1
+expect "--html through a link to a user's page: refused, the page kept" "$?:$(cat "$tmp/mine.html")" "2:<html>mine</html>"
 "$rep" --chrome-trace "$tmp/user.sqlite" "$tmp/run.db" > /dev/null 2>&1
 expect "--chrome-trace over a user's SQLite file: refused, kept" "$?:$(sqlite3 "$tmp/user.sqlite" 'select x from t')" "2:42"
 "$rep" --force --html "$tmp/mine.html" "$tmp/run.db" > /dev/null 2>&1

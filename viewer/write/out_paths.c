@@ -114,8 +114,10 @@ int out_paths_foreign(const char *path, const char *what, enum out_kind kind, in
         [OUT_KINETO] = "{\"schemaVersion\":1,\"deviceProperties\":[", /* Kineto's own is spaced, on lines */
     };
     struct stat st;
-    if (force || lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-        return 0; /* (a directory or a link there: the write says why it cannot) */
+    /* stat, not lstat: the write goes through a link to the file it names
+     * (out_file.c), so that file is the one judged */
+    if (force || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return 0; /* (a directory there, or a link to nothing: the write says why it cannot or makes it) */
     char buf[128] = "";
     FILE *f = fopen(path, "rb");
     size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
