@@ -23,9 +23,10 @@
 
 struct site { int64_t callsite; int api, used, dirty; int64_t calls, total_ns, max_ns; };
 struct comm { struct gt_mon_comm c; int used, dirty; int64_t last_seq, last_ns; uint64_t in_bucket[GT_COMM_BUCKETS]; };
-/* a top-level range's name, its count, and the times of its first two
- * (steps once the name is known for the step's: count_name) */
-struct name { uint32_t name; int64_t count; int64_t first[2][2]; };
+/* a top-level range's name, its count, the times of its first two (steps
+ * once the name is known for the step's: count_name), and how many of its
+ * ranges were counted as steps */
+struct name { uint32_t name; int64_t count; int64_t first[2][2]; int64_t stepped; };
 struct step { int64_t name, idx, start_ns, end_ns; };
 
 static struct {
@@ -167,7 +168,7 @@ static struct name *count_name(uint32_t name, int64_t start_ns, int64_t end_ns)
     if (i == a.nnames) {
         if (a.nnames == NAMES)
             return NULL;
-        a.names[a.nnames++] = (struct name){ name, 0, { { 0, 0 }, { 0, 0 } } };
+        a.names[a.nnames++] = (struct name){ name, 0, { { 0, 0 }, { 0, 0 } }, 0 };
     }
     if (a.names[i].count < 2) {
         a.names[i].first[a.names[i].count][0] = start_ns;
@@ -199,17 +200,23 @@ void gt_mon_agg_range(uint32_t name, int depth, int64_t start_ns, int64_t end_ns
     struct name *n = count_name(name, start_ns, end_ns);
     if (name != a.step_name)
         return;
-    /* just known for the steps' name (at its third): its earlier ranges
-     * were steps too, the first two with their times (a loop of 20 steps
-     * was counted 18); later ones of a name that took the lead late are
-     * counted, not timed */
+    /* just known for the steps' name: its earlier ranges were steps too,
+     * the first two with their times (a loop of 20 steps was counted 18),
+     * later ones counted, not timed; but only those not counted already,
+     * when the name led before (X 10 times, Y 20, X 30 were 70 steps) */
     if (was != name && n) {
         int64_t earlier = n->count - 1;
-        for (int k = 0; k < 2 && k < earlier; k++)
-            step(name, n->first[k][0], n->first[k][1]);
-        a.nsteps += earlier > 2 ? earlier - 2 : 0;
+        if (n->stepped == 0)
+            for (int k = 0; k < 2 && k < earlier; k++) {
+                step(name, n->first[k][0], n->first[k][1]);
+                n->stepped++;
+            }
+        a.nsteps += earlier - n->stepped;
+        n->stepped = earlier;
     }
     step(name, start_ns, end_ns);
+    if (n)
+        n->stepped++;
 }
 
 /* One step of the loop, as it ends. */

@@ -97,6 +97,26 @@ Test(mon_prom, step_histogram_cumulative)
     cr_assert(strstr(buf, "gputrace_steps_total{") && strstr(buf, "} 6\n"));
 }
 
+/* Names that take the lead in turn: every range of a name that led is
+ * one step, once (X 10 times, then Y 20, then X 30 were counted 70 steps
+ * for 60 ranges: X's first ten twice). */
+Test(mon_prom, steps_of_names_that_lead_in_turn)
+{
+    gt_mon_agg_start(NULL, 0);
+    int64_t t = 0;
+    for (int i = 0; i < 10; i++, t += 2000000)
+        gt_mon_agg_range(7, 0, t, t + 1000000);
+    for (int i = 0; i < 20; i++, t += 2000000)
+        gt_mon_agg_range(8, 0, t, t + 1000000);
+    for (int i = 0; i < 30; i++, t += 2000000)
+        gt_mon_agg_range(7, 0, t, t + 1000000);
+    struct gt_mon_steps s;
+    gt_mon_agg_steps(&s);
+    cr_assert_eq(s.name, 7);
+    cr_assert_eq(s.count, 60, "%lld steps for 60 ranges", (long long)s.count);
+    gt_mon_agg_stop();
+}
+
 /* The file is written whole, and at the end removed only if it is still
  * the one this process wrote: another file put in its place stays. */
 Test(mon_prom, removes_only_its_own_file)
