@@ -272,6 +272,17 @@ void gt_fd_forget_after_fork(void)
     atomic_store(&taken, 0);
 }
 
+/* What a held descriptor is: /dev/null, opened O_RDWR | O_CLOEXEC. */
+static int is_held_null(int fd, const struct stat *null)
+{
+    struct stat st;
+    int fdfl = fcntl(fd, F_GETFD), fl = fcntl(fd, F_GETFL);
+    return fdfl >= 0 && (fdfl & FD_CLOEXEC) && fl >= 0 && (fl & O_ACCMODE) == O_RDWR && fstat(fd, &st) == 0 &&
+           st.st_dev == null->st_dev && st.st_ino == null->st_ino && st.st_rdev == null->st_rdev;
+}
+
+static struct stat dev_null; /* as the last hold saw it */
+
 int gt_fd_hold_std(void)
 {
     int saved = errno, held = 0;
@@ -279,14 +290,15 @@ int gt_fd_hold_std(void)
         if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
             continue;
         int t = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (t >= 0 && t != fd) { /* another thread took it first: ours at fd, if still free */
-            /* the system call: dup3 is libtrace's wrapper, which would take fd for a close of ours */
-            if (fcntl(fd, F_GETFD) < 0 && syscall(SYS_dup3, t, fd, O_CLOEXEC) == fd)
-                held |= 1 << fd;
-            atomic_load(&sys_close)(t);
-        } else if (t == fd) {
+        if (t == fd && fstat(t, &dev_null) == 0)
             held |= 1 << fd;
-        }
+        else if (t >= 0 && t != fd)
+            /* another thread took fd first: not held (a dup3 onto fd, were
+             * it free again, could replace a file the program just opened
+             * there) */
+            atomic_load(&sys_close)(t);
+        else if (t == fd)
+            atomic_load(&sys_close)(t);
     }
     errno = saved;
     return held;
@@ -295,8 +307,10 @@ int gt_fd_hold_std(void)
 void gt_fd_release_std(int held)
 {
     int saved = errno;
+    /* closed only if still ours: the program may have closed it since and
+     * opened a file of its own on the number */
     for (int fd = 0; fd < 3; fd++)
-        if (held & 1 << fd)
+        if ((held & 1 << fd) && is_held_null(fd, &dev_null))
             atomic_load(&sys_close)(fd);
     errno = saved;
 }

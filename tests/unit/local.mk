@@ -235,3 +235,9 @@ TESTS += tests/unit/test_json_map
 tests_unit_test_json_map_SOURCES = tests/unit/test_json_map.c import/json_stream.h import/json_stream.c
 tests_unit_test_json_map_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(ZLIB_CFLAGS)
 tests_unit_test_json_map_LDADD = $(CRITERION_LIBS) $(ZLIB_LIBS) -lpthread
+
+check_PROGRAMS += tests/unit/test_fdguard_std
+TESTS += tests/unit/test_fdguard_std
+tests_unit_test_fdguard_std_SOURCES = tests/unit/test_fdguard_std.c collector/fdguard.h collector/fdguard.c
+tests_unit_test_fdguard_std_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_fdguard_std_LDADD = $(CRITERION_LIBS)
