@@ -241,3 +241,10 @@ TESTS += tests/unit/test_fdguard_std
 tests_unit_test_fdguard_std_SOURCES = tests/unit/test_fdguard_std.c collector/fdguard.h collector/fdguard.c
 tests_unit_test_fdguard_std_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_fdguard_std_LDADD = $(CRITERION_LIBS)
+
+# liveness of a process without an end, each file by its own read moment
+check_PROGRAMS += tests/unit/test_liveness
+TESTS += tests/unit/test_liveness
+tests_unit_test_liveness_SOURCES = tests/unit/test_liveness.c
+tests_unit_test_liveness_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_liveness_LDADD = $(VIEWER_TEST_LIBS)

@@ -178,6 +178,7 @@ struct proc {
     char boot_id[40];             /* its machine's boot (process.boot_id; "" in older files) */
     int has_end, has_exit_code, has_signal, cupti_active;
     int has_heartbeat;            /* its writer left heartbeats (schema 6): a process without an end was alive until then */
+    int64_t read_ns;              /* realtime when its file's heartbeats were read (liveness.c), 0 if not */
     /* loaded by load_window, freed by load_drop_window */
     struct call *calls; size_t ncalls, calls_cap;
     struct gop *ops; size_t nops, ops_cap;
@@ -253,7 +254,6 @@ struct model {
      * caller's, set after load_model; report_main.c) */
     char *const *skipped; size_t nskipped;
     int64_t t0;                          /* earliest realtime start, for aligned times */
-    int64_t read_ns;                     /* realtime when the first file's heartbeats were read (liveness.c), 0 */
     struct timeline **timelines;         /* per process, built on first use (timeline.h) */
     int progress;                        /* show a progress line on stderr */
     int jobs;                            /* threads the report may work on (viewer/proc_jobs.h), set before load_model */
@@ -416,7 +416,8 @@ static inline int model_proc_cut_running(const struct model *m, size_t pi)
 }
 
 /* Whether a process was running when its file was read (liveness.c):
- * model_latest_end's moment, then model_proc_running of each. */
+ * model_latest_end's moment (for a process whose read time is not
+ * known), then model_proc_running of each. */
 int64_t model_latest_end(const struct model *m);
 int model_proc_running(const struct model *m, size_t pi, int64_t latest);
 

@@ -234,9 +234,18 @@ static void load_stuck(sqlite3 *db, struct proc *p)
 static void load_heartbeats(struct model *m, size_t d)
 {
     sqlite3_stmt *s;
-    struct timespec now; /* the moment the files were read: a heartbeat older than that by seconds stopped */
-    if (!m->read_ns && clock_gettime(CLOCK_REALTIME, &now) == 0 && now.tv_sec > 0 && now.tv_sec < ((int64_t)1 << 32))
-        m->read_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+    /* the moment this file was read: a heartbeat older than that by
+     * seconds stopped (each file its own: a run's files read one after
+     * another, minutes apart, were judged by the first's moment and the
+     * last's ends; and only its own processes written here, as this may
+     * run beside another file's load) */
+    struct timespec now;
+    int64_t read_ns = 0;
+    if (clock_gettime(CLOCK_REALTIME, &now) == 0 && now.tv_sec > 0 && now.tv_sec < ((int64_t)1 << 32))
+        read_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+    for (size_t i = 0; i < m->nprocs; i++)
+        if (m->procs[i].db == (int)d)
+            m->procs[i].read_ns = read_ns;
     if (sqlite3_prepare_v2(m->dbs[d], "SELECT process_id, at_ns FROM heartbeat", -1, &s, NULL) != SQLITE_OK)
         return;
     while (sqlite3_step(s) == SQLITE_ROW) {
