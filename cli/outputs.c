@@ -31,6 +31,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,29 @@
  * name, and its run is lost. */
 #define LIVE_S 65
 
-/* Why path (a gputrace database) may be a running process's: NULL if not. */
+/* Whether any process has the database open, as SQLite's -shm says: each
+ * connection to a database in WAL mode holds a read lock on the -shm's
+ * "dead man switch" byte (offset 128: os_unix.c's UNIX_SHM_DMS) while it
+ * is open.  1: held, 0: free, -1: cannot tell (no -shm, or a file system
+ * without POSIX locks). */
+static int shm_held(const char *path)
+{
+    char shm[8300];
+    snprintf(shm, sizeof shm, "%s-shm", path);
+    int fd = open(shm, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 128, .l_len = 1 };
+    int rc = fcntl(fd, F_GETLK, &l) == 0 ? l.l_type != F_UNLCK : -1;
+    close(fd);
+    return rc;
+}
+
+/* Why path (a gputrace database) may be a running process's: NULL if not.
+ * A -wal with frames in it is one that a process writes, or one left by
+ * processes that closed the file at the same moment (each saw the other
+ * and left the checkpoint to it: a %h.db file of several processes); the
+ * -shm's lock tells them apart, the -wal's age where it cannot. */
 static const char *being_written(const char *path)
 {
     char wal[8300];
@@ -54,9 +77,13 @@ static const char *being_written(const char *path)
     snprintf(wal, sizeof wal, "%s-wal", path);
     if (lstat(wal, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 32) /* no frame (WAL's header: 32 bytes) */
         return NULL;
+    int held = shm_held(path);
+    if (held == 1)
+        return "which a process has open";
     time_t now = time(NULL);
-    return now - st.st_mtime < LIVE_S ? "which a process may still be writing (its -wal changed in the last minute)"
-                                      : NULL;
+    return held < 0 && now - st.st_mtime < LIVE_S
+               ? "which a process may still be writing (its -wal changed in the last minute)"
+               : NULL;
 }
 
 static int refuse_live(const char *what, const char *why)
