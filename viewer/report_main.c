@@ -192,12 +192,42 @@ static int input_add(struct inputs *in, const char *path)
  * failed, on a full disk) once made the whole run unreportable.  Each is
  * left out, the report says so (a line on stderr, a note: model.h); a
  * directory none of whose files has a trace is still an error. */
+/* A `gputrace merge` output among the run's own files holds their
+ * processes again (merged into the directory, every total was doubled):
+ * it is left out, with a line, unless the directory holds nothing else. */
+static int leave_merges_out(const char *dir, char **v, int n, char *is_merge)
+{
+    int merges = 0;
+    const char *first = NULL;
+    for (int k = 0; k < n; k++)
+        if ((is_merge[k] = (char)model_db_is_merge(v[k]))) {
+            first = first ? first : v[k];
+            merges++;
+        }
+    if (!merges || merges == n) {
+        memset(is_merge, 0, (size_t)n);
+        return 0;
+    }
+    char shown[4 * (PATH_MAX + 300)], line[2 * PATH_MAX + 300];
+    const char *base = strrchr(first, '/') ? strrchr(first, '/') + 1 : first;
+    snprintf(line, sizeof line, "warning: %s: %s%s is a gputrace merge output, the processes of the run's other files"
+             " again: left out (report it alone to read it)", dir, base, merges > 1 ? " (and others)" : "");
+    fprintf(stderr, "gputrace-report: %s\n", term_text(line, shown, sizeof shown));
+    return merges;
+}
+
 static int rundir_add(struct inputs *in, const char *dir, char **v, int n)
 {
     int used = 0, skipped = 0, cut = 0;
     char names[400] = "";
+    char *is_merge = calloc((size_t)n + 1, 1);
+    if (!is_merge)
+        model_out_of_memory();
+    leave_merges_out(dir, v, n, is_merge);
     for (int k = 0; k < n; k++) {
         char w[32];
+        if (is_merge[k])
+            continue;
         if (!model_db_holds_nothing(v[k], w, sizeof w)) {
             if (input_add(in, v[k]) != 0)
                 model_out_of_memory();
@@ -215,6 +245,7 @@ static int rundir_add(struct inputs *in, const char *dir, char **v, int n)
             snprintf(names + l, sizeof names - l, "%s...", l ? ", " : "");
         skipped++;
     }
+    free(is_merge);
     char shown[4 * (sizeof names + PATH_MAX)], line[sizeof names + PATH_MAX + 200];
     if (!used) {
         snprintf(line, sizeof line, "%s: no file of this run directory holds a trace: %s", dir, names);

@@ -26,6 +26,14 @@ expect "run directory: the report reads it as one run" \
 expect "gputrace merge: one file, the same report" \
   "$("$rep" --format json "$tmp/merged.db" | md5sum):$(sqlite3 "$tmp/merged.db" "select count(distinct id) from process")" \
   "$("$rep" --format json "$tmp/run.db" | md5sum):2"
+# a merge output put in the run directory itself: left out, with a line
+# (it was read beside the files it holds, every total doubled)
+cp -r "$tmp/run.db" "$tmp/runm"
+"$gt" merge "$tmp/runm/all.db" "$tmp/runm" > /dev/null
+"$rep" --format json "$tmp/runm" > "$tmp/runm.json" 2> "$tmp/err"
+expect "a merge output inside the run directory: left out, said, the same report" \
+  "$(python3 -c 'import json, sys; print(sorted(r["rank"] for r in json.load(open(sys.argv[1]))["ranks"]))' "$tmp/runm.json"):$(grep -c 'all.db is a gputrace merge output' "$tmp/err")" \
+  "[0, 1]:1"
 # the tracer stores blocks (GPUTRACE_BULK_AFTER=0); the merged file is for
 # people's SQL: every call, CUPTI record and GPU operation a row
 stored() { # rows and records in blocks of every file of RUN: "CALLS CUPTI GPU BLOCKS"
@@ -138,8 +146,15 @@ for i in $(seq 600); do
 done
 "$gt" record -f -o "$tmp/live" -- "$app" 1 10 > /dev/null 2> "$tmp/err"; rc=$?
 expect "-f on the run directory of a run still going: refused, its files kept" \
-  "$rc:$(ls "$tmp/live" | grep -c '\.db$'):$(grep -c 'may still be writing' "$tmp/err")" "2:1:1"
-kill "$bg" 2> /dev/null; wait "$bg" 2> /dev/null
+  "$rc:$(ls "$tmp/live" | grep -c '\.db$'):$(grep -c 'which a process has open' "$tmp/err")" "2:1:1"
+# ... but once its process is gone (killed: its -wal left full, just
+# changed), it is replaced at once: the -shm's lock, not the -wal's age,
+# says whether one writes (two processes closing a %h.db file together
+# leave frames too, and the next record -f was refused for a minute)
+kill -KILL "$bg" 2> /dev/null; wait "$bg" 2> /dev/null
+left=$(find "$tmp/live" -name '*.db-wal' -size +0 | wc -l)
+"$gt" record -f -o "$tmp/live" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
+expect "-f on the run directory of a run just killed, its -wal full: replaced" "$left:$?:$(procs "$tmp/live"/*.db)" "1:0:1"
 # nor a `gputrace merge` output that a pattern's %h happens to name (its
 # meta says merged); and a file of a %h.db run, all of a host's processes
 # in it, is one of the run's: refused without -f, replaced with it

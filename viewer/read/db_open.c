@@ -139,3 +139,22 @@ int model_db_holds_nothing(const char *path, char *why, size_t whylen)
         snprintf(why, whylen, "no table in it");
     return none;
 }
+
+int model_db_is_merge(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return 0;
+    sqlite3 *db;
+    int merged = 0;
+    if (open_guarded(path, &db) == 0) {
+        sqlite3_stmt *s;
+        if (sqlite3_prepare_v2(db, "SELECT EXISTS(SELECT 1 FROM meta WHERE key = 'merged')", -1, &s, NULL) ==
+                SQLITE_OK &&
+            sqlite3_step(s) == SQLITE_ROW)
+            merged = sqlite3_column_int(s, 0) == 1;
+        sqlite3_finalize(s);
+    }
+    sqlite3_close(db);
+    return merged;
+}

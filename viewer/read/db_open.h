@@ -17,5 +17,9 @@ int model_open_again(const char *path, sqlite3 **out);
  * first write failed, on a full disk): 1 with why ("empty", "no table in
  * it"), else 0 (a database to open, or a file model_open_db refuses). */
 int model_db_holds_nothing(const char *path, char *why, size_t whylen);
+/* Whether path is a `gputrace merge` output (its meta says 'merged'):
+ * the processes of other files in one, which a run directory holding
+ * those files too would read twice. */
+int model_db_is_merge(const char *path);
 
 #endif
