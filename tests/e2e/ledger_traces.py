@@ -114,6 +114,26 @@ for name, path in (("strip-args", variant("hta-nccl-2rank/nccl_data.json.gz", "s
               f"{name}: rank {l['rank']}'s exposed communication, {transfer / 1e6:.2f} ms, all found, comm.exposed's"
               f" {claimed / 1e6:.2f} ms of it")
 
+# CUDA set-up (host.setup): on the AlexNet benchmark traces half the GPU
+# time lost was host time in cudaFree, cudaMalloc and a first launch with
+# nothing pending, charged to no finding ("the host blocked in a call no
+# finding names") or to gpu.idle's advice about the host's pace
+for f in sorted(os.listdir(os.path.join(traces, "hta-critical-path"))):
+    if not f.startswith("benchmark_result_"):
+        continue
+    rep = report(os.path.join(traces, "hta-critical-path", f))
+    if not rep:
+        continue
+    lost = sum(c["ns"] for l in rep["ledger"] for c in l["causes"])
+    unnamed = sum(c["ns"] for l in rep["ledger"] for c in l["causes"] if not c["finding"])
+    first = rep["findings"][0]
+    apis = [c["api"] for c in first.get("setup_calls", [])]
+    check(first["kind"] == "host.setup" and first["waste_ns"] > 0.5 * lost and "cudaFree" in apis
+          and "cudaLaunchKernel" in apis,
+          f"{f}: the first finding is host.setup, over half the {lost / 1e6:.0f} ms lost ({first['kind']},"
+          f" {first['waste_ns'] / 1e6:.0f} ms, {apis})")
+    check(unnamed < 0.01 * lost, f"{f}: under 1% of the GPU time lost in no finding ({unnamed / 1e6:.1f} ms)")
+
 # every other real trace as it is: each file (a folder holds traces of
 # different jobs), the two ranks of hta-sampled-128 together (above)
 for t in sorted(os.listdir(traces)):

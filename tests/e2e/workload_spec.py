@@ -18,7 +18,8 @@ asserted on the saved recordings only (live=False), where they are fixed;
 a live run asserts the rest (live=True)."""
 import os, re
 
-TIMING_KINDS = {"comm.straggler", "comm.exposed", "gpu.idle", "gpu.launch_bound", "sync.no_consumer", "sync.redundant"}
+TIMING_KINDS = {"comm.straggler", "comm.exposed", "gpu.idle", "gpu.launch_bound", "sync.no_consumer", "sync.redundant",
+                "host.setup"}
 # the steps a workload of app_train.c runs unless APP_STEPS says otherwise
 DEFAULT_STEPS = 12
 

@@ -30,8 +30,9 @@ static int rank_of(int kind)
     case F_SYNC_NO_CONSUMER: return 9;
     case F_SYNC_REDUNDANT: return 10;
     case F_COPY_SERIALIZED: return 11;
-    case F_GPU_IDLE: return 12;
-    default: return 13;
+    case F_HOST_SETUP: return 12; /* the host held in a CUDA call of set-up: more than "the host was elsewhere" */
+    case F_GPU_IDLE: return 13;
+    default: return 14;
     }
 }
 

@@ -26,7 +26,8 @@
     X(COMM_HANG, "comm.hang", wait)                                                 \
     X(GPU_IDLE, "gpu.idle", gpu_idle)                                              \
     X(COMM_LAZY_CONNECT, "comm.lazy_connect", host_blocked)                         \
-    X(GPU_LAUNCH_BOUND, "gpu.launch_bound", gpu_idle)
+    X(GPU_LAUNCH_BOUND, "gpu.launch_bound", gpu_idle)                               \
+    X(HOST_SETUP, "host.setup", gpu_idle)
 
 enum finding_kind {
 #define X(id, name, cost) F_##id,
@@ -67,7 +68,13 @@ enum {
     FACT_DEVICE = 1 << 9,    /* gpu.idle of one of a process's GPUs: device */
     FACT_UNCLAIMED = 1 << 10, /* comm.exposed of what no other finding claimed (ledger.c) */
     FACT_PLACES = 1 << 11,   /* comm.hang: where each missing rank was instead (hang_place.c) */
+    FACT_SETUP = 1 << 12,    /* host.setup: its calls by API (setup_calls) */
 };
+/* host.setup's calls by API, those that held the host longest first: of
+ * more than FACT_SETUP_MAX APIs, a call longer than the last one's total
+ * takes its place (the others are in the totals only). */
+#define FACT_SETUP_MAX 5
+struct finding_setup { int api; int64_t count, host_ns; };
 /* What the list of ranks is: "ranks" (those that disagreed, or a pair's
  * two), "missing_ranks" (that never entered a hung collective) or
  * "stopped_ranks" (that stopped inside it, none missing). */
@@ -107,6 +114,8 @@ struct finding_facts {
     int64_t collectives, clearly_last;       /* ... the full collectives, and those it was clearly last to */
     double wait_share;                       /* ... its share of all the waiting */
     int device;                              /* FACT_DEVICE */
+    int nsetup;                              /* FACT_SETUP */
+    struct finding_setup setup[FACT_SETUP_MAX];
     char kernel[256];                        /* FACT_UNCLAIMED: the kernel that ran most of it, "" if none named */
     /* for the message alone (write/finding_text.c), by kind: */
     int grouped, shared;       /* comm.lazy_connect: its first call was a group's ncclGroupEnd; one charged above */

@@ -137,6 +137,16 @@ void finding_facts_json(FILE *out, const struct model *m, const struct finding *
         fprintf(out, ", %s", b.s);
     if (x->has & FACT_PLACES)
         places(out, m, x);
+    if (x->has & FACT_SETUP) {
+        fputs(", \"setup_calls\": [", out);
+        for (int k = 0; k < x->nsetup; k++) {
+            fputs(k ? ", {\"api\": " : "{\"api\": ", out);
+            json_string(out, model_api_name(m, x->setup[k].api)); /* a name from the trace: escaped */
+            fprintf(out, ", \"count\": %lld, \"host_ns\": %lld}", (long long)x->setup[k].count,
+                    (long long)x->setup[k].host_ns);
+        }
+        fputc(']', out);
+    }
     if ((x->has & FACT_UNCLAIMED) && x->kernel[0]) { /* a name from the trace: escaped */
         fputs(", \"kernel\": ", out);
         json_string(out, x->kernel);

@@ -315,6 +315,26 @@ static void pair_text(const struct model *m, const struct finding *f, struct tex
     (void)m;
 }
 
+static void setup_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    const struct finding_facts *x = &f->facts;
+    char by[400] = "";
+    size_t l = 0;
+    for (int k = 0; k < x->nsetup && l < sizeof by; k++)
+        l += (size_t)snprintf(by + l, sizeof by - l, "%s%.60s %s %.2f ms", k ? ", " : "",
+                              model_api_name(m, x->setup[k].api), times_words(x->setup[k].count).s,
+                              ms(x->setup[k].host_ns));
+    say(msg, "%s that waited for no GPU work held the host %.2f ms while the GPU idled %.2f ms (%s):"
+             " set-up (the CUDA context, a module loaded at a kernel's first launch, memory allocated or freed,"
+             " a stream or graph made)",
+        count_words(f->count, "CUDA call", "CUDA calls").s, ms(f->host_blocked_ns), ms(f->gpu_idle_ns), by);
+    say(fix, "do set-up once, before the steps that are timed or traced, and reuse it: allocate buffers once"
+             " (PyTorch's caching allocator frees to the driver only at torch.cuda.empty_cache() or when memory"
+             " runs short), make streams and handles up front; a kernel's first launch loads its module (lazy"
+             " loading): run warm-up steps first (a profiler schedule's wait and warmup), or set"
+             " CUDA_MODULE_LOADING=EAGER");
+}
+
 static void lazy_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
 {
     const struct finding_facts *x = &f->facts;
@@ -458,6 +478,9 @@ static void render(const struct model *m, const struct finding *f, struct text *
         break;
     case F_COMM_LAZY_CONNECT:
         lazy_text(m, f, msg, fix);
+        break;
+    case F_HOST_SETUP:
+        setup_text(m, f, msg, fix);
         break;
     case F_KIND_COUNT:
         break;
