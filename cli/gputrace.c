@@ -354,6 +354,30 @@ static int databases(const char *cmd, char *const *paths, int npaths, char ***ou
 }
 
 /* gputrace expand on one database, or on each of a run directory's */
+/* `gputrace merge --help`, `gputrace expand --help`: the command's usage
+ * and what it does, on stdout, exit 0 (they said "usage" and exited 2, as
+ * for a wrong call). */
+static const char merge_help[] =
+    "usage: gputrace merge OUT.db RUN [RUN...]\n\n"
+    "Writes every database of each RUN (a run directory, or one database) into OUT.db, a new\n"
+    "file: every call, NVTX range, CUPTI record and GPU operation a row (the tracer stores them\n"
+    "in compact blocks), for sqlite3 or pandas.  OUT.db must not exist.  gputrace-report reads\n"
+    "it as it reads the run; left inside the run directory, it is left out when the directory\n"
+    "is read (its processes are the other files').\n";
+static const char expand_help[] =
+    "usage: gputrace expand RUN\n\n"
+    "Turns the calls, NVTX ranges and CUPTI records that each database of RUN (a run directory,\n"
+    "or one database) stores in compact blocks into rows, in place, for SQL.  gputrace-report\n"
+    "reads either.  `gputrace merge` does the same into one new file instead.\n";
+
+static int wants_help(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return 1;
+    return 0;
+}
+
 static int expand_run(char *path)
 {
     char **v;
@@ -397,13 +421,17 @@ int main(int argc, char **argv)
         return gt_metrics_main(argc - 2, argv + 2);
     if (strcmp(argv[1], "dump") == 0 || strcmp(argv[1], "capture") == 0)
         return gt_ask_main(argv[1], argc - 2, argv + 2);
+    if ((strcmp(argv[1], "merge") == 0 || strcmp(argv[1], "expand") == 0) && wants_help(argc - 2, argv + 2)) {
+        fputs(argv[1][0] == 'm' ? merge_help : expand_help, stdout);
+        return 0;
+    }
     if (strcmp(argv[1], "merge") == 0)
         return merge_run(argc - 2, argv + 2);
     if (strcmp(argv[1], "import") == 0)
         return import_main(argc - 2, argv + 2);
     if (strcmp(argv[1], "expand") == 0) {
         if (argc != 3 || argv[2][0] == '-') {
-            fprintf(stderr, "usage: gputrace expand FILE\n");
+            fprintf(stderr, "usage: gputrace expand RUN\n");
             return 2;
         }
         return expand_run(argv[2]);

@@ -18,4 +18,14 @@ expect "gputrace --help: every command" \
 expect "record with a bad option: exit 2, record's usage" \
   "$?:$(head -n 1 "$tmp/bad"):$(grep -c '^ *gputrace dump' "$tmp/bad")" \
   "2:gputrace record: unknown option '--no-such-option':0"
+# merge and expand: their own help on stdout, exit 0 (it was "usage",
+# exit 2, as for a wrong call); a wrong call still exit 2
+for c in merge expand; do
+  "$b/gputrace" $c --help > "$tmp/out" 2> "$tmp/err"
+  expect "$c --help: exit 0, its usage first on stdout, nothing on stderr" \
+    "$?:$(head -n 1 "$tmp/out" | cut -d' ' -f1-3):$(wc -l < "$tmp/out" | awk '{print ($1 > 3)}'):$(wc -c < "$tmp/err")" \
+    "0:usage: gputrace $c:1:0"
+done
+"$b/gputrace" merge > /dev/null 2>&1
+expect "merge with no arguments: exit 2" "$?" 2
 finish
