@@ -8,6 +8,7 @@
 #include "collector/config.h"
 #include "collector/requests.h"
 #include "common/printable.h"
+#include "format/ours.h"
 #include "format/rundir.h"
 
 #include <errno.h>
@@ -100,6 +101,24 @@ int gt_ask_main(const char *cmd, int argc, char **argv)
     if (stat(run, &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "gputrace %s: %s is not a run directory (%s)\n", cmd, gt_printable(run, shown, sizeof shown),
                 stat(run, &st) != 0 ? strerror(errno) : "not a directory");
+        return 1;
+    }
+    /* a run recorded in full: no process reads requests, and every record
+     * is in its files already (a request there was answered by no one,
+     * exit 0); a run none of whose processes has made its file yet may
+     * still be a monitored one */
+    char **v = NULL;
+    int n = gt_rundir_list(run, &v), monitored = 0, ours = 0;
+    for (int k = 0; k < n && !monitored; k++) {
+        int has = 0;
+        ours += gt_ours_db_mark(v[k], "mode", &has);
+        monitored = has;
+    }
+    gt_rundir_free(v, n > 0 ? n : 0);
+    if (ours && !monitored) {
+        fprintf(stderr, "gputrace %s: %s was not recorded with --monitor: no process of it answers a request, and"
+                " its files hold every record already (gputrace-report %s)\n", cmd,
+                gt_printable(run, shown, sizeof shown), gt_printable(run, shown, sizeof shown));
         return 1;
     }
     char host[GT_HOST_MAX + 1], who[GT_HOST_MAX + 40], detail[128], name[GT_REQUEST_NAME_MAX], err[4800];

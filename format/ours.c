@@ -49,8 +49,8 @@ static int on_progress(void *arg)
 }
 
 /* 1 when the file's meta table says gputrace wrote it, read as the URI
- * parameters say. */
-static int meta_says_ours(const char *path, const char *params, int *merged)
+ * parameters say; and whether its meta holds key (*has, if asked). */
+static int meta_says_ours(const char *path, const char *params, const char *key, int *has)
 {
     char uri[8300];
     size_t u = (size_t)snprintf(uri, sizeof uri, "file:");
@@ -80,9 +80,10 @@ static int meta_says_ours(const char *path, const char *params, int *merged)
         } else {
             ours = 0;
         }
-        if (ours && merged &&
-            sqlite3_prepare_v2(db, "SELECT EXISTS(SELECT 1 FROM meta WHERE key = 'merged')", -1, &st, NULL) == SQLITE_OK) {
-            *merged = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+        if (ours && has &&
+            sqlite3_prepare_v2(db, "SELECT EXISTS(SELECT 1 FROM meta WHERE key = ?)", -1, &st, NULL) == SQLITE_OK) {
+            sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+            *has = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
             sqlite3_finalize(st);
         }
     }
@@ -98,24 +99,31 @@ static int exists(const char *path)
 
 int gt_ours_db(const char *path)
 {
-    return gt_ours_db_merged(path, NULL);
+    return gt_ours_db_mark(path, NULL, NULL);
 }
 
 int gt_ours_db_merged(const char *path, int *merged)
 {
-    if (merged)
-        *merged = 0;
+    return gt_ours_db_mark(path, "merged", merged);
+}
+
+int gt_ours_db_mark(const char *path, const char *key, int *has)
+{
+    if (has)
+        *has = 0;
     if (!sqlite_header(path))
         return 0;
-    if (meta_says_ours(path, "mode=ro&immutable=1", merged))
-        return 1;
     char wal[8300], shm[8300];
     snprintf(wal, sizeof wal, "%s-wal", path);
     snprintf(shm, sizeof shm, "%s-shm", path);
+    /* (the file alone, as it is on disk; a key asked for and not there may
+     * be in the -wal still, which only a read through it sees) */
+    if (meta_says_ours(path, "mode=ro&immutable=1", key, has) && (!has || *has || !exists(wal)))
+        return 1;
     if (!exists(wal))
         return 0;
     int had_shm = exists(shm);
-    int ours = meta_says_ours(path, "mode=ro", merged);
+    int ours = meta_says_ours(path, "mode=ro", key, has);
     if (!had_shm)
         unlink(shm); /* made by the read above, not by anyone else */
     return ours;

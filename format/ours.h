@@ -20,6 +20,9 @@ int gt_ours_db(const char *path);
 /* The same, and whether it is a `gputrace merge` output (its meta says
  * 'merged'), which no record writes. */
 int gt_ours_db_merged(const char *path, int *merged);
+/* The same for any key of its meta: 'mode' is set by a monitored run's
+ * processes (collector/monitor.c). */
+int gt_ours_db_mark(const char *path, const char *key, int *has);
 /* The length of name without its -wal, -shm or -journal, or 0 when it
  * ends in none of them. */
 size_t gt_ours_sidecar_base(const char *name);

@@ -185,6 +185,12 @@ expect "dump: the window keeps the process, its communicator and names" \
 expect "dump: the report reads the window" "$?" 0
 "$b/gputrace" dump "$tmp/no-such-run" > /dev/null 2> "$tmp/err"; rc=$?
 expect "dump: a run directory that is not there: exit 1, one line" "$rc:$(wc -l < "$tmp/err" | tr -d ' ')" "1:1"
+# a run recorded in full (no --monitor): no process answers a request, so
+# none is made (it was, and dump exited 0); its files hold every record
+GPUTRACE_MODE=full "$b/gputrace" record -o "$tmp/fullrec" -- "$b/tests/sim/gpusim-run" -n 2 "$b/tests/apps/threads" 1 10 > /dev/null 2>&1
+"$b/gputrace" dump "$tmp/fullrec" > /dev/null 2> "$tmp/err"; rc=$?
+expect "dump of a run recorded without --monitor: exit 1, one line, no request left in it" \
+  "$rc:$(wc -l < "$tmp/err" | tr -d ' '):$(grep -c 'not recorded with --monitor' "$tmp/err"):$(ls -A "$tmp/fullrec" | grep -vc '\.db$')" "1:1:1:0"
 
 # 4. gputrace capture: from one instant, for a second, on every rank
 r="$tmp/cap"
