@@ -517,15 +517,19 @@ int main(int argc, char **argv)
     clock_align_confidence(&m, &fs, &spill);
     findings_finish(&fs, &o, &m);
     summary_end(&s);
-    if (!strcmp(format, "json"))
+    /* an output sent to standard output is all that goes there */
+    int stdout_taken = out_file_is_stdout(trace) || out_file_is_stdout(html);
+    for (size_t i = 0; kineto_files && i < m.nprocs && !stdout_taken; i++)
+        stdout_taken = kineto_files[i] && out_file_is_stdout(kineto_files[i]);
+    if (!stdout_taken && !strcmp(format, "json"))
         output_json(stdout, &m, &s, &fs);
-    else
+    else if (!stdout_taken)
         output_text(stdout, &m, &s, &fs);
-    if (!strcmp(format, "text"))
+    if (!strcmp(format, "text") && !stdout_taken)
         import_notes_text(stdout, &m);
     if (imported > 0)
         rc = 1; /* a trace cut short: its import said so on stderr */
-    if (trace && close_chrome_trace(trace, ct, trace_errno, &m, &fs, &spill, !strcmp(format, "text")) != 0)
+    if (trace && close_chrome_trace(trace, ct, trace_errno, &m, &fs, &spill, !strcmp(format, "text") && !stdout_taken) != 0)
         rc = 1;
     if (html && html_report_write(html, &m, &s, &fs, &spill, err, sizeof err) != 0) {
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));

@@ -114,6 +114,17 @@ expect "--chrome-trace over a user's SQLite file: refused, kept" "$?:$(sqlite3 "
 "$rep" --html "$tmp/mine.html" "$tmp/run.db" > /dev/null 2>&1; rc=$?
 expect "--force replaces it; then, a page of ours, it is replaced without" "$rc:$(head -c 15 "$tmp/mine.html")" "0:<!DOCTYPE html>"
 
+# an output sent to standard output is all that goes there: written
+# through fd 1 (reopened by name, a file redirected to was replaced under
+# the report's own lines, and a pipe got both, no longer JSON)
+"$rep" --chrome-trace /dev/stdout "$tmp/run.db" > "$tmp/stdout.json" 2> /dev/null; rc=$?
+expect "--chrome-trace /dev/stdout > FILE: exit 0, the file the trace alone" \
+  "$rc:$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["traceEvents"]) > 0)' "$tmp/stdout.json" 2>&1)" "0:True"
+expect "--chrome-trace /dev/stdout into a pipe: the trace alone" \
+  "$("$rep" --chrome-trace /dev/stdout "$tmp/run.db" 2> /dev/null | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["traceEvents"]) > 0)' 2>&1)" "True"
+expect "--html /dev/stdout into a pipe: the page alone" \
+  "$("$rep" --html /dev/stdout "$tmp/run.db" 2> /dev/null | head -c 15):$("$rep" --html /dev/stdout "$tmp/run.db" 2> /dev/null | grep -c '^gputrace report')" "<!DOCTYPE html>:0"
+
 # outputs that cannot be written: one line each, exit 1, the report still printed
 one_line "unwritable --chrome-trace" 1 "cannot write .*nodir/t.json: No such file" --chrome-trace "$tmp/nodir/t.json" "$tmp/run.db"
 expect "unwritable --chrome-trace: the report is still printed" "$(grep -c '^rank  pid' "$tmp/out")" 1

@@ -122,9 +122,21 @@ static int make_beside(struct out_entry *e)
     return 0;
 }
 
+int out_file_is_stdout(const char *path)
+{
+    struct stat a, b;
+    return path && stat(path, &a) == 0 && fstat(STDOUT_FILENO, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 static int place(struct out_entry *e)
 {
     struct stat st;
+    if (out_file_is_stdout(e->path)) { /* as the shell opened it: `> f` truncated, `>> f` appends */
+        if (!(e->target = strdup(e->path)))
+            return -1;
+        e->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+        return e->fd < 0 ? -1 : 0;
+    }
     if (lstat(e->path, &st) == 0 && S_ISLNK(st.st_mode)) {
         /* written through the link, as fopen would: the link stays a link */
         if (!(e->target = realpath(e->path, NULL))) {

@@ -9,6 +9,7 @@
  * output before it writes anything. */
 #define _GNU_SOURCE
 #include "viewer/write/out_paths.h"
+#include "viewer/write/out_file.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -116,7 +117,7 @@ int out_paths_foreign(const char *path, const char *what, enum out_kind kind, in
     struct stat st;
     /* stat, not lstat: the write goes through a link to the file it names
      * (out_file.c), so that file is the one judged */
-    if (force || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+    if (force || out_file_is_stdout(path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
         return 0; /* (a directory there, or a link to nothing: the write says why it cannot or makes it) */
     char buf[128] = "";
     FILE *f = fopen(path, "rb");
