@@ -7,6 +7,7 @@
  * character is escaped or copied whole, and widths are counted in
  * characters, not bytes. */
 #include "common/term_text.h"
+#include "common/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -14,31 +15,7 @@
 
 int term_utf8_char(const unsigned char *s, uint32_t *cp)
 {
-    if (s[0] < 0x80) {
-        *cp = s[0];
-        return 1;
-    }
-    int n = (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
-    if (!n || (n == 2 && s[0] < 0xc2) || (n == 4 && s[0] > 0xf4))
-        return 0;
-    uint32_t v = s[0] & (0x7f >> n);
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        v = v << 6 | (s[i] & 0x3f);
-    }
-    if ((n == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) || (n == 4 && (v < 0x10000 || v > 0x10ffff)))
-        return 0; /* overlong, a surrogate, past Unicode */
-    *cp = v;
-    return n;
-}
-
-/* Whether a terminal acts on the code point instead of showing it: C0
- * and C1 controls, DEL, and the bidirectional embeddings, overrides and
- * isolates, which reorder what follows them on the line. */
-static int is_control(uint32_t c)
-{
-    return c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+    return utf8_char(s, cp);
 }
 
 const char *term_cell(const char *str, int width, int flags, char *buf, size_t len)
@@ -58,7 +35,7 @@ const char *term_cell(const char *str, int width, int flags, char *buf, size_t l
         if (!n) {
             plen = snprintf(piece, sizeof piece, "\\x%02x", *s);
             n = 1;
-        } else if (is_control(cp)) {
+        } else if (utf8_is_control(cp)) {
             plen = snprintf(piece, sizeof piece, cp < 0x80 ? "\\x%02x" : "\\u%04x", (unsigned)cp);
         } else {
             memcpy(piece, s, (size_t)n);

@@ -2,7 +2,7 @@
 lib_LTLIBRARIES += libgputrace.la
 libgputrace_la_SOURCES = \
   format/api_ids.h format/record.h collector/state.h collector/state.c collector/say.h collector/say.c collector/visibility.h collector/hash.h \
-  collector/clock.h collector/clock.c collector/config.h collector/config.c common/printable.h common/printable.c \
+  collector/clock.h collector/clock.c collector/config.h collector/config.c common/printable.h common/printable.c common/utf8.h \
   collector/procfile.h collector/procfile.c \
   collector/tbuf.h collector/tbuf.c collector/callsite.h collector/callsite.c \
   collector/intern.h format/row_block.h format/block_codec.h format/block_codec.c format/call_block.h format/nvtx_block.h format/capi_block.h format/gpu_block.h format/nvtx_payload_sql.h collector/strtab.h collector/strtab.c collector/pyframes.h collector/pyframes.c collector/pylayout.h collector/pylayout.c \

@@ -359,7 +359,11 @@ Test(outputs, values_echoed_in_messages)
 {
     char buf[GT_PRINTABLE_LEN];
     cr_assert_str_eq(gt_printable("a\x1b[31mb\nc\\", buf, sizeof buf), "a\\x1b[31mb\\x0ac\\x5c");
-    cr_assert_str_eq(gt_printable("caf\xc3\xa9", buf, sizeof buf), "caf\\xc3\\xa9");
+    /* whole UTF-8 characters shown as they are; a stray byte, a cut one, a
+     * C1 control or a bidi override escaped */
+    cr_assert_str_eq(gt_printable("caf\xc3\xa9/\xe6\x97\xa5", buf, sizeof buf), "caf\xc3\xa9/\xe6\x97\xa5");
+    cr_assert_str_eq(gt_printable("a\xc3" "b\xe2\x80\xae" "c\xc2\x9b" "d\xff", buf, sizeof buf),
+                     "a\\xc3b\\xe2\\x80\\xaec\\xc2\\x9bd\\xff");
     char big[10240];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = 0;
