@@ -57,6 +57,7 @@ expect "a GPU hung in a kernel: the report finds the hang" "$?" 0
 r="$tmp/dumped"
 GPUTRACE_HANG_S=600 traced_bg "$r" 4 "$b/tests/apps/hang_inside"
 wait_dbs "$r" 4
+expect "a hang dumped by hand: every rank began tracing" "$?" 0
 # stuck: the GPU hangs at step 3 (well under a second in), every rank then
 # blocks; 4 s leaves each blocked past STUCK_NS on a loaded machine
 sleep 4

@@ -19,10 +19,13 @@ traced_bg() {
 }
 stop_bg() { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
 # wait_dbs RUN N: until RUN holds N process files (every rank has begun
-# tracing), 10 s at most
+# tracing), 40 s at most (10 s was passed once under a full parallel check:
+# a dump then found no file, asked no one, and 0 windows came); fails if
+# they did not come
 wait_dbs() {
   k=0
-  while [ $k -lt 100 ] && [ "$(ndb "$1")" -lt "$2" ]; do sleep 0.1; k=$((k + 1)); done
+  while [ $k -lt 400 ] && [ "$(ndb "$1")" -lt "$2" ]; do sleep 0.1; k=$((k + 1)); done
+  [ "$(ndb "$1")" -ge "$2" ]
 }
 # wait_windows RUN N SECONDS: until a window of RUN holds N files
 wait_windows() {
