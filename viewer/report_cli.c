@@ -129,11 +129,13 @@ static int set_comm_kernels(struct report_cli *c, const char *opt, char *v)
 /* In the order --help lists them. */
 static const struct opt opts[] = {
     { "--format", NULL, "text|json", "output format (default text)", OPT_CUSTOM, 0, 0, 0, set_format },
-    { "--chrome-trace", NULL, "FILE", "also write a Chrome/Perfetto trace (open it at ui.perfetto.dev)", OPT_TEXT,
+    { "--chrome-trace", NULL, "FILE", "also write a Chrome/Perfetto trace (open it at ui.perfetto.dev; - for\n"
+      "standard output, the report then printed nowhere)", OPT_TEXT,
       AT(trace), 0, 0, NULL },
     { "--kineto", NULL, "DIR", "also write one Kineto (PyTorch profiler) trace per rank into DIR, for HTA",
       OPT_CUSTOM, 0, 0, 0, set_kineto },
-    { "--html", NULL, "FILE", "also write the report as one HTML page with charts (opens offline)", OPT_TEXT,
+    { "--html", NULL, "FILE", "also write the report as one HTML page with charts (opens offline; - for\n"
+      "standard output)", OPT_TEXT,
       AT(html), 0, 0, NULL },
     { "--force", NULL, "", "replace an existing output file that gputrace did not write (by default only\n"
       "its own page or trace is replaced)", OPT_FLAG, AT(force), 0, 0, NULL },

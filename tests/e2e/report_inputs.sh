@@ -122,6 +122,8 @@ expect "--chrome-trace /dev/stdout > FILE: exit 0, the file the trace alone" \
   "$rc:$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["traceEvents"]) > 0)' "$tmp/stdout.json" 2>&1)" "0:True"
 expect "--chrome-trace /dev/stdout into a pipe: the trace alone" \
   "$("$rep" --chrome-trace /dev/stdout "$tmp/run.db" 2> /dev/null | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["traceEvents"]) > 0)' 2>&1)" "True"
+expect "--chrome-trace -: standard output, the trace alone, no file named -" \
+  "$(cd "$tmp" && "$rep" --chrome-trace - "$tmp/run.db" 2> /dev/null | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["traceEvents"]) > 0)' 2>&1):$(ls "$tmp" | grep -c '^-$')" "True:0"
 expect "--html /dev/stdout into a pipe: the page alone" \
   "$("$rep" --html /dev/stdout "$tmp/run.db" 2> /dev/null | head -c 15):$("$rep" --html /dev/stdout "$tmp/run.db" 2> /dev/null | grep -c '^gputrace report')" "<!DOCTYPE html>:0"
 
