@@ -29,6 +29,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -149,7 +150,7 @@ static int find_library(char *out, size_t len)
 }
 
 /* 1, said in one line, when the directory RUN would be made in does not
- * exist: each traced process would find it missing at its first CUDA
+ * exist or may not be written in: each traced process would find it missing at its first CUDA
  * call, say so and run on untraced, and the run end with "nothing was
  * written", blaming the program.  A pattern's directory is this host's
  * expansion of it (%h); one that names a pid or a rank is each process's
@@ -174,9 +175,27 @@ static int no_parent(const char *output, const char *abs_out)
     }
     struct stat st;
     int missing = stat(dir, &st) != 0;
-    if (!missing && S_ISDIR(st.st_mode))
-        return 0;
     char shown[GT_PRINTABLE_LEN], shown_dir[GT_PRINTABLE_LEN];
+    if (!missing && S_ISDIR(st.st_mode)) {
+        /* one it may not write in (permissions, read-only, immutable): each
+         * process would say "No such file or directory" of its file and run
+         * untraced, and the run end blaming the program; a file made and
+         * removed at once tells (access() answers root yes where the write
+         * fails) */
+        char probe[2 * PATH_MAX + 32];
+        snprintf(probe, sizeof probe, "%s/.gputrace-probe-XXXXXX", dir);
+        int fd = mkostemp(probe, O_CLOEXEC);
+        if (fd >= 0) {
+            unlink(probe);
+            close(fd);
+            return 0;
+        }
+        if (errno != EACCES && errno != EPERM && errno != EROFS)
+            return 0; /* (a full disk, a long name: each process says its own) */
+        fprintf(stderr, "gputrace record: cannot write %s: %s: %s\n", gt_printable(output, shown, sizeof shown),
+                gt_printable(dir, shown_dir, sizeof shown_dir), strerror(errno));
+        return 1;
+    }
     fprintf(stderr, "gputrace record: cannot write %s: %s %s\n", gt_printable(output, shown, sizeof shown),
             gt_printable(dir, shown_dir, sizeof shown_dir),
             missing ? "does not exist (make it first)" : "is not a directory");

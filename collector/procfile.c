@@ -64,9 +64,24 @@ static int resolve_dir(const char *path, int layout, char *out, size_t len, char
     }
     char real[PATH_MAX];
     if (!realpath(dir, real)) {
-        snprintf(err, errlen, "its directory: %s", strerror(errno));
+        int e = errno;
+        /* a run directory not there: config.c's mkdir failed, and its errno
+         * (a directory we may not write in: EACCES, EPERM, EROFS) says why,
+         * where the path's ENOENT said "No such file or directory" */
+        if (e == ENOENT && layout == GT_LAYOUT_DIR) {
+            if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
+                if (realpath(dir, real))
+                    goto found;
+                e = errno;
+            } else if (errno != ENOENT) {
+                snprintf(err, errlen, "the run directory cannot be made: %s", strerror(errno));
+                return -1;
+            }
+        }
+        snprintf(err, errlen, "its directory: %s", strerror(e));
         return -1;
     }
+found:
     if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "its directory is not a directory");
         return -1;

@@ -208,6 +208,26 @@ expect "record of no such command: exit 127" "$?" 127
 expect "record into a directory that does not exist: refused, said, the command not run" \
   "$?:$(grep -c "cannot write $tmp/no-such-dir/run: $tmp/no-such-dir does not exist" "$tmp/err"):$(wc -l < "$tmp/err"):$(ls "$tmp/ran" 2> /dev/null | wc -l)" \
   "2:1:1:0"
+# ... and one it may not write in (not writable, or immutable for root):
+# refused, with the reason, where each process said "No such file or
+# directory" of its file and the run ended blaming the program; the
+# tracer itself, run without record, names the reason too
+mkdir "$tmp/ro"
+if [ "$(id -u)" != 0 ]; then chmod 555 "$tmp/ro"; else chattr +i "$tmp/ro" 2> /dev/null; fi
+if touch "$tmp/ro/x" 2> /dev/null; then
+  rm -f "$tmp/ro/x"
+  skip "record into a directory it may not write in" "no way to make one here (chattr +i as root)"
+  skip "the tracer's line for a run directory it cannot make" "as above"
+else
+  "$gt" record -o "$tmp/ro/run" -- sh -c "touch $tmp/ran" 2> "$tmp/err"
+  expect "record into a directory it may not write in: refused, the reason said, the command not run" \
+    "$?:$(grep -c "cannot write $tmp/ro/run: $tmp/ro: \(Operation not permitted\|Permission denied\|Read-only\)" "$tmp/err"):$(ls "$tmp/ran" 2> /dev/null | wc -l)" \
+    "2:1:0"
+  GPUTRACE_OUTPUT="$tmp/ro/run" LD_PRELOAD="$b/.libs/libgputrace.so" "$app" 1 10 > /dev/null 2> "$tmp/err"
+  expect "the tracer's line for a run directory it cannot make: its reason, not ENOENT" \
+    "$?:$(grep -c 'the run directory cannot be made: \(Operation not permitted\|Permission denied\|Read-only\)' "$tmp/err")" "0:1"
+fi
+chattr -i "$tmp/ro" 2> /dev/null; chmod 755 "$tmp/ro"
 # ... a pattern's too, as this host expands it (it said nothing at all)
 ( cd "$tmp" && "$gt" record -o 'runs%h/x' -- sh -c "touch $tmp/ran" 2> "$tmp/err" )
 expect "record into a pattern's directory (%h) that does not exist: refused, said, the command not run" \
