@@ -63,6 +63,29 @@ static int wait_for(const char *run, const char *dir, int seconds)
     return got > 0 ? 0 : 1;
 }
 
+int gt_ask_unmonitored(const char *cmd, const char *run)
+{
+    /* a run recorded in full: no process reads requests or writes metrics,
+     * and every record is in its files already (a request there was
+     * answered by no one, exit 0); a run none of whose processes has made
+     * its file yet may still be a monitored one */
+    char **v = NULL;
+    int n = gt_rundir_list(run, &v), monitored = 0, ours = 0;
+    for (int k = 0; k < n && !monitored; k++) {
+        int has = 0;
+        ours += gt_ours_db_mark(v[k], "mode", &has);
+        monitored = has;
+    }
+    gt_rundir_free(v, n > 0 ? n : 0);
+    if (!ours || monitored)
+        return 0;
+    char shown[GT_PRINTABLE_LEN];
+    fprintf(stderr, "gputrace %s: %s was not recorded with --monitor: no process of it answers a request or writes"
+            " metrics, and its files hold every record already (gputrace-report %s)\n", cmd,
+            gt_printable(run, shown, sizeof shown), shown);
+    return 1;
+}
+
 int gt_ask_main(const char *cmd, int argc, char **argv)
 {
     int capture = strcmp(cmd, "capture") == 0, seconds = 0, wait = -1;
@@ -103,24 +126,8 @@ int gt_ask_main(const char *cmd, int argc, char **argv)
                 stat(run, &st) != 0 ? strerror(errno) : "not a directory");
         return 1;
     }
-    /* a run recorded in full: no process reads requests, and every record
-     * is in its files already (a request there was answered by no one,
-     * exit 0); a run none of whose processes has made its file yet may
-     * still be a monitored one */
-    char **v = NULL;
-    int n = gt_rundir_list(run, &v), monitored = 0, ours = 0;
-    for (int k = 0; k < n && !monitored; k++) {
-        int has = 0;
-        ours += gt_ours_db_mark(v[k], "mode", &has);
-        monitored = has;
-    }
-    gt_rundir_free(v, n > 0 ? n : 0);
-    if (ours && !monitored) {
-        fprintf(stderr, "gputrace %s: %s was not recorded with --monitor: no process of it answers a request, and"
-                " its files hold every record already (gputrace-report %s)\n", cmd,
-                gt_printable(run, shown, sizeof shown), gt_printable(run, shown, sizeof shown));
+    if (gt_ask_unmonitored(cmd, run))
         return 1;
-    }
     char host[GT_HOST_MAX + 1], who[GT_HOST_MAX + 40], detail[128], name[GT_REQUEST_NAME_MAX], err[4800];
     gt_config_host(host, sizeof host);
     snprintf(who, sizeof who, "cli-%s-%d", host, (int)getpid());

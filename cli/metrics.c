@@ -12,6 +12,7 @@
  * or new. */
 #define _GNU_SOURCE
 #include "cli/metrics.h"
+#include "cli/ask.h"
 #include "collector/mon_prom.h"
 #include "common/printable.h"
 
@@ -294,6 +295,8 @@ int gt_metrics_main(int argc, char **argv)
         fprintf(stderr, "gputrace metrics: cannot read %s: %s\n", gt_printable(run, shown, sizeof shown), strerror(errno));
         return 1;
     }
+    if (gt_ask_unmonitored("metrics", run))
+        return 1;
     if (addr)
         return listen_on(addr, run);
     struct expo e = { 0 };

@@ -191,6 +191,9 @@ GPUTRACE_MODE=full "$b/gputrace" record -o "$tmp/fullrec" -- "$b/tests/sim/gpusi
 "$b/gputrace" dump "$tmp/fullrec" > /dev/null 2> "$tmp/err"; rc=$?
 expect "dump of a run recorded without --monitor: exit 1, one line, no request left in it" \
   "$rc:$(wc -l < "$tmp/err" | tr -d ' '):$(grep -c 'not recorded with --monitor' "$tmp/err"):$(ls -A "$tmp/fullrec" | grep -vc '\.db$')" "1:1:1:0"
+"$b/gputrace" metrics "$tmp/fullrec" > "$tmp/out" 2> "$tmp/err"; rc=$?
+expect "metrics of a run recorded without --monitor: exit 1, one line, nothing printed" \
+  "$rc:$(wc -l < "$tmp/err" | tr -d ' '):$(grep -c 'not recorded with --monitor' "$tmp/err"):$(wc -c < "$tmp/out" | tr -d ' ')" "1:1:1:0"
 
 # 4. gputrace capture: from one instant, for a second, on every rank
 r="$tmp/cap"
