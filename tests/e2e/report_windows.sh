@@ -146,6 +146,15 @@ for fx in train_demo:50 scalar_read:50 device_sync:50 pageable_upload:50 straggl
   same_windowed "${fx%:*} (fixed)" "$tmp/fixed-${fx%:*}.db" "${fx#*:}"
 done
 LIVE=1 same_windowed "train_demo, bigger windows" "$tmp/train_demo.db" 120
+# host.setup (tests/data/golden/hand-setup): a 4 ms cudaMalloc between a
+# cut and the next window's first GPU work was dropped (clipped to its own
+# window's GPU work), the GPU idle then gpu.idle's; and a teardown free
+# after the last GPU work is no finding, read whole or in windows
+sqlite3 "$tmp/setup.db" < "$top_srcdir/tests/data/golden/hand-schema.sql"
+sqlite3 "$tmp/setup.db" < "$top_srcdir/tests/data/golden/hand-setup/rows.sql"
+for rows in 8 25; do
+  same_windowed "hand-setup" "$tmp/setup.db" $rows
+done
 # a real PyTorch loop on an H200 (tests/data/golden, gpu-h200-*): its
 # backward pass on the autograd thread, woken by the main thread's
 # launches (rp_wakes); a cut between a waker and the call it woke lost the

@@ -16,6 +16,7 @@
  * (filter_syncs).
  */
 #include "viewer/analyse/findings.h"
+#include "viewer/analyse/analysis_setup.h"
 #include "viewer/analyse/stream_deps.h"
 #include "viewer/model/handles.h"
 #include "viewer/model/idmap.h"
@@ -495,68 +496,6 @@ static size_t pageable_copy_waited(const struct model *m, const struct timeline 
     return SIZE_MAX;
 }
 
-/* ---- host.setup -------------------------------------------------------------
- *
- * A CUDA call that starts no GPU work and waits for none, yet holds the
- * host a millisecond or more while the GPU sits idle: set-up in the steps'
- * path.  The context made at the first call (PyTorch's cudaFree(0)), a
- * module loaded at a kernel's first launch (CUDA's lazy loading), an
- * allocation or free (cudaMalloc, cudaFree with nothing pending, which
- * returns memory to the driver), a stream or graph made.  On the two
- * AlexNet benchmark traces such calls were half the GPU time lost (6.5 and
- * 8.0 s of cudaFree, a 3 s first launch) and no finding named them: a
- * free with nothing pending is no sync, and the rest was gpu.idle's "the
- * host does not submit work fast enough".  Its cost: the GPU idle inside
- * the call, between this window's first and last GPU work (the ledger's
- * span: idle before the GPU's first work is no GPU time lost). */
-#define SETUP_MIN_NS 1000000LL
-/* a kernel launch holds the host microseconds; one of this long loaded
- * the kernel's module (a thread descheduled that long is rarer) */
-#define SETUP_LAUNCH_MIN_NS 10000000LL
-
-static int setup_role(enum api_role r)
-{
-    return r == ROLE_OTHER || r == ROLE_STREAM_CREATE || r == ROLE_LAUNCH || r == ROLE_FREE;
-}
-
-static void note_setup(const struct model *m, struct findings *fs, const struct timeline *t, size_t pi,
-                       const struct call *c)
-{
-    int64_t held = c->end - c->start;
-    if (held < (m->roles[c->api] == ROLE_LAUNCH ? SETUP_LAUNCH_MIN_NS : SETUP_MIN_NS) || !t->busy.n)
-        return;
-    int64_t a = c->start > t->busy.v[0].a ? c->start : t->busy.v[0].a;
-    int64_t b = c->end < t->busy.v[t->busy.n - 1].b ? c->end : t->busy.v[t->busy.n - 1].b;
-    if (b - a - ivals_cover(&t->busy, a, b) < SETUP_MIN_NS)
-        return; /* the GPU had work: the call cost it nothing */
-    struct finding *f = findings_at(fs, m, F_HOST_SETUP, (int)pi, c->site, c->tid, c->start);
-    if (!f)
-        return;
-    if (!f->count++)
-        f->api = c->api;
-    model_add(&f->host_blocked_ns, held);
-    model_add(&f->gpu_idle_ns, charge_gaps(fs, f, (int)pi, &t->busy, a, b));
-    /* by API, longest first */
-    struct finding_facts *x = &f->facts;
-    x->has |= FACT_SETUP;
-    int k = 0;
-    while (k < x->nsetup && x->setup[k].api != c->api)
-        k++;
-    if (k == x->nsetup && k < FACT_SETUP_MAX)
-        x->setup[x->nsetup++] = (struct finding_setup){ c->api, 0, 0 };
-    else if (k == x->nsetup && x->setup[--k].host_ns < held)
-        x->setup[k] = (struct finding_setup){ c->api, 0, 0 }; /* all taken: the shortest gives way to a longer one */
-    else if (k == x->nsetup)
-        return;
-    x->setup[k].count++;
-    model_add(&x->setup[k].host_ns, held);
-    for (; k > 0 && x->setup[k].host_ns > x->setup[k - 1].host_ns; k--) {
-        struct finding_setup tmp = x->setup[k];
-        x->setup[k] = x->setup[k - 1];
-        x->setup[k - 1] = tmp;
-    }
-}
-
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
@@ -565,6 +504,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
     struct timeline *t = model_timeline(m, pi);
     struct proc_pass *ps = p->pass;
     idle_due(fs, p, pi);
+    setup_due(m, fs, t, pi);
     struct stream_deps *d = &ps->deps;
     for (size_t i = 0; i < p->ncalls; i++) {
         const struct call *c = &p->calls[i];
@@ -587,8 +527,8 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         int copy = r == ROLE_COPY_SYNC || r == ROLE_COPY_ASYNC;
         deps_note_call(d, c->tid, impl && copy ? c->stream : DEPS_NO_COPY);
         if (!expl && !impl) {
-            if ((setup_role(r) && t->op_of_call[i] < 0) || r == ROLE_LAUNCH) /* (a launch has its kernel) */
-                note_setup(m, fs, t, pi, c);
+            if (setup_call(r, t->op_of_call[i] >= 0))
+                setup_note(m, fs, t, pi, c);
             continue;
         }
         struct scope s;
@@ -688,7 +628,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             model_add(&f->host_blocked_ns, blocked);
             claim_idle(fs, f, t, pi, c->start, c->end);
         } else if (impl && r == ROLE_FREE && pd.n == 0) {
-            note_setup(m, fs, t, pi, c); /* a free that waited for nothing: its time is the driver's */
+            setup_note(m, fs, t, pi, c); /* a free that waited for nothing: its time is the driver's */
             continue;
         }
         if (f && !f->count++)
@@ -696,4 +636,5 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
         if (f)
             note_waited(m, t, c, &pd, f);
     }
+    setup_window_end(t, pi);
 }

@@ -2,6 +2,7 @@
  * and what finishes the findings once every pass has run. */
 #include "viewer/analyse/passes.h"
 #include "viewer/analyse/analysis_p2p.h"
+#include "viewer/analyse/analysis_setup.h"
 #include "viewer/analyse/attribution.h"
 #include "viewer/analyse/ledger.h"
 
@@ -11,6 +12,7 @@ static void sync_window(const struct pass_ctx *c, size_t pi) { analyse_syncs(c->
 static void copy_window(const struct pass_ctx *c, size_t pi) { analyse_copies(c->m, c->fs, pi); }
 static void copy_across(const struct pass_ctx *c) { filter_copies(c->o, c->fs); }
 static void sync_across(const struct pass_ctx *c) { filter_syncs(c->fs); }
+static void sync_proc_end(const struct pass_ctx *c, size_t pi) { setup_proc_end(c->m, c->fs, pi); }
 static void comm_window(const struct pass_ctx *c, size_t pi) { analyse_comm(c->m, c->o, c->fs, pi); }
 static void comm_colls_done(const struct pass_ctx *c, size_t pi, size_t n)
 {
@@ -53,7 +55,7 @@ static void p2p_across(const struct pass_ctx *c) { analyse_p2p(c->m, c->fs, c->s
  * calls analysis_gpu.c gathers, proc_pass.h). */
 static const struct analysis_pass passes[] = {
     { "p2p", p2p_window_hook, NULL, NULL, p2p_colls_hook, NULL, p2p_across },
-    { "sync", sync_window, NULL, NULL, NULL, NULL, sync_across },
+    { "sync", sync_window, NULL, NULL, NULL, sync_proc_end, sync_across },
     { "copy", copy_window, NULL, NULL, NULL, NULL, copy_across },
     { "comm", comm_window, NULL, NULL, comm_colls_done, comm_proc_end, comm_across },
     { "idle", idle_window, NULL, NULL, NULL, idle_proc_end, NULL },

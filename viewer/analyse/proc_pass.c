@@ -20,6 +20,7 @@ void proc_pass_free(struct proc_pass *ps)
         return;
     deps_free(&ps->deps);
     free(ps->due);
+    free(ps->setup_due);
     free(ps->coll_overlap);
     free(ps->coll_hideable);
     free(ps->dev_idle);

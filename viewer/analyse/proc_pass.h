@@ -20,6 +20,8 @@
 #include <stdint.h>
 
 struct idle_due { size_t finding; int64_t t_end; };
+/* a host.setup call's part past its window's last GPU work (analysis_setup.c) */
+struct setup_due { size_t finding; int64_t from, to, held; int api; };
 
 struct proc_pass {
     /* analysis_sync.c: what each stream and event waits for (the
@@ -27,6 +29,10 @@ struct proc_pass {
      * following GPU idle time waits for a window with operations */
     struct stream_deps deps;
     struct idle_due *due; size_t ndue, due_cap;
+    /* analysis_setup.c: host.setup's calls past their window's GPU work,
+     * and whether an earlier window had GPU work */
+    struct setup_due *setup_due; size_t nsetup_due, setup_due_cap;
+    int setup_had_gpu;
     /* analysis_gpu.c (gpu.idle): per GPU (by device number), the last
      * busy end so far; and the gaps counted, per GPU and host range
      * (label, -1: none) */
