@@ -197,14 +197,17 @@ static int input_add(struct inputs *in, const char *path)
  * it is left out, with a line, unless the directory holds nothing else. */
 static int leave_merges_out(const char *dir, char **v, int n, char *is_merge)
 {
-    int merges = 0;
+    int merges = 0, others = 0;
     const char *first = NULL;
+    char w[32];
     for (int k = 0; k < n; k++)
         if ((is_merge[k] = (char)model_db_is_merge(v[k]))) {
             first = first ? first : v[k];
             merges++;
+        } else {
+            others += !model_db_holds_nothing(v[k], w, sizeof w);
         }
-    if (!merges || merges == n) {
+    if (!merges || !others) { /* (beside files with nothing in them only: it is the run) */
         memset(is_merge, 0, (size_t)n);
         return 0;
     }
@@ -543,7 +546,7 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "cannot write %s: %s", html, strerror(errno));
         fprintf(stderr, "gputrace-report: %s\n", term_text(err, shown, sizeof shown));
         rc = 1;
-    } else if (html && !strcmp(format, "text")) {
+    } else if (html && !strcmp(format, "text") && !stdout_taken) {
         printf("HTML report: %s (one page; open it in any browser, no network needed)\n", html);
     }
     for (size_t i = 0; kineto_ok && i < m.nprocs; i++) /* every rank's, or none */
@@ -554,7 +557,7 @@ int main(int argc, char **argv)
             rc = 1;
         }
     out_file_discard_all(); /* what failed, or followed a failure */
-    if (kineto_ok && !strcmp(format, "text"))
+    if (kineto_ok && !strcmp(format, "text") && !stdout_taken)
         printf("Kineto traces: %zu in %s/ (for Holistic Trace Analysis: TraceAnalysis(trace_dir=\"%s\"))\n", m.nprocs,
                kineto, kineto);
     if (m.damaged[0]) {

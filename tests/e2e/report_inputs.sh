@@ -124,6 +124,9 @@ expect "--chrome-trace /dev/stdout into a pipe: the trace alone" \
   "$("$rep" --chrome-trace /dev/stdout "$tmp/run.db" 2> /dev/null | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["traceEvents"]) > 0)' 2>&1)" "True"
 expect "--chrome-trace -: standard output, the trace alone, no file named -" \
   "$(cd "$tmp" && "$rep" --chrome-trace - "$tmp/run.db" 2> /dev/null | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["traceEvents"]) > 0)' 2>&1):$(ls "$tmp" | grep -c '^-$')" "True:0"
+expect "--chrome-trace - with --html and --kineto: the trace alone on stdout, the others written" \
+  "$("$rep" --chrome-trace - --html "$tmp/also.html" --kineto "$tmp/also-k" "$tmp/run.db" 2> /dev/null | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["traceEvents"]) > 0)' 2>&1):$(head -c 15 "$tmp/also.html"):$([ "$(ls "$tmp/also-k" | wc -l)" -gt 0 ] && echo some)" \
+  "True:<!DOCTYPE html>:some"
 expect "--html /dev/stdout into a pipe: the page alone" \
   "$("$rep" --html /dev/stdout "$tmp/run.db" 2> /dev/null | head -c 15):$("$rep" --html /dev/stdout "$tmp/run.db" 2> /dev/null | grep -c '^gputrace report')" "<!DOCTYPE html>:0"
 
