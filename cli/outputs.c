@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +66,31 @@ static int shm_held(const char *path)
     return rc;
 }
 
+/* Whether path is on a network or cluster file system, where a POSIX lock
+ * may be kept on each client alone (NFS mounted nolock or local_lock,
+ * Lustre's localflock): a rank writing from another host holds no lock
+ * this host sees. */
+static int shared_fs(const char *path)
+{
+    static const unsigned long types[] = {
+        0x6969UL,     /* NFS */
+        0x0BD00BD0UL, /* Lustre */
+        0x47504653UL, /* GPFS */
+        0xFF534D42UL, /* CIFS */
+        0xFE534D42UL, /* SMB2 */
+        0x00C36400UL, /* CephFS */
+        0x19830326UL, /* BeeGFS */
+        0x65735546UL, /* FUSE (a cluster file system's client, often) */
+    };
+    struct statfs sf;
+    if (statfs(path, &sf) != 0)
+        return 1; /* cannot tell: as if shared */
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+        if ((unsigned long)sf.f_type == types[i])
+            return 1;
+    return 0;
+}
+
 /* Why path (a gputrace database) may be a running process's: NULL if not.
  * A -wal with frames in it is one that a process writes, or one left by
  * processes that closed the file at the same moment (each saw the other
@@ -78,6 +104,8 @@ static const char *being_written(const char *path)
     if (lstat(wal, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 32) /* no frame (WAL's header: 32 bytes) */
         return NULL;
     int held = shm_held(path);
+    if (held == 0 && shared_fs(path))
+        held = -1; /* no lock seen here says nothing of the other hosts' */
     if (held == 1)
         return "which a process has open";
     time_t now = time(NULL);

@@ -86,6 +86,15 @@ static int meta_says_ours(const char *path, const char *params, const char *key,
             *has = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
             sqlite3_finalize(st);
         }
+        /* a merge output made before merge marked it: several processes,
+         * every record a row (a run's file keeps blocks, at the defaults) */
+        if (ours && has && !*has && !strcmp(key, "merged") &&
+            sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM process) > 1 AND NOT EXISTS(SELECT 1 FROM api_call_block)"
+                                   " AND NOT EXISTS(SELECT 1 FROM gpu_op_block) AND NOT EXISTS(SELECT 1 FROM cupti_api_block)",
+                               -1, &st, NULL) == SQLITE_OK) {
+            *has = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
+            sqlite3_finalize(st);
+        }
     }
     sqlite3_close(db);
     return ours;

@@ -18,7 +18,8 @@ extern const char *const gt_ours_sidecars[4];
  * as they were. */
 int gt_ours_db(const char *path);
 /* The same, and whether it is a `gputrace merge` output (its meta says
- * 'merged'), which no record writes. */
+ * 'merged'; or, made before merge marked it, it holds several processes
+ * and no block of records), which no record writes. */
 int gt_ours_db_merged(const char *path, int *merged);
 /* The same for any key of its meta: 'mode' is set by a monitored run's
  * processes (collector/monitor.c). */

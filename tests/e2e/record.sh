@@ -34,6 +34,15 @@ cp -r "$tmp/run.db" "$tmp/runm"
 expect "a merge output inside the run directory: left out, said, the same report" \
   "$(python3 -c 'import json, sys; print(sorted(r["rank"] for r in json.load(open(sys.argv[1]))["ranks"]))' "$tmp/runm.json"):$(grep -c 'all.db is a gputrace merge output' "$tmp/err")" \
   "[0, 1]:1"
+# ... but read where the directory's other files hold nothing (it was
+# left out, and the directory then had no trace)
+mkdir "$tmp/onlymerge"
+cp "$tmp/runm/all.db" "$tmp/onlymerge/all.db"
+: > "$tmp/onlymerge/$(uname -n)-1.db"
+"$rep" --format json "$tmp/onlymerge" > "$tmp/om.json" 2> /dev/null
+expect "a merge output beside an empty process file only: read" \
+  "$?:$(python3 -c 'import json, sys; print(sorted(r["rank"] for r in json.load(open(sys.argv[1]))["ranks"]))' "$tmp/om.json" 2>&1)" \
+  "0:[0, 1]"
 # the tracer stores blocks (GPUTRACE_BULK_AFTER=0); the merged file is for
 # people's SQL: every call, CUPTI record and GPU operation a row
 stored() { # rows and records in blocks of every file of RUN: "CALLS CUPTI GPU BLOCKS"
@@ -164,6 +173,11 @@ mkdir "$tmp/mrg"
 "$gt" record -f -o "$tmp/mrg/%h.db" -- "$app" 1 10 > /dev/null 2> "$tmp/err"
 expect "-f -o DIR/%h.db beside a merged all.db: the merged file left as it is" \
   "$?:$(procs "$tmp/mrg/all.db"):$(procs "$tmp/mrg/$(uname -n).db")" "0:2:1"
+# ... one made before merge marked its output (several processes, every
+# record a row) too
+sqlite3 "$tmp/mrg/all.db" "delete from meta where key = 'merged'"
+"$gt" record -f -o "$tmp/mrg/%h.db" -- "$app" 1 10 > /dev/null 2>&1
+expect "-f -o DIR/%h.db beside an unmarked merge output: left as it is" "$?:$(procs "$tmp/mrg/all.db")" "0:2"
 "$gt" record -o "$tmp/mrg/%h.db" -- "$run" -n 2 "$app" 1 10 > /dev/null 2>&1
 expect "-o DIR/%h.db over a run's file of two processes: refused without -f" "$?:$(procs "$tmp/mrg/$(uname -n).db")" "2:1"
 "$gt" record -f -o "$tmp/mrg/%h.db" -- "$run" -n 2 "$app" 1 10 > /dev/null 2>&1
