@@ -154,7 +154,7 @@ static int check_version(sqlite3 *db, char *err, size_t errlen)
     return ok;
 }
 
-static int create(sqlite3 *db, char *err, size_t errlen)
+static int create(sqlite3 *db, int monitor, char *err, size_t errlen)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK)
@@ -169,6 +169,12 @@ static int create(sqlite3 *db, char *err, size_t errlen)
     snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO meta VALUES('schema_version', '%d');"
              "INSERT OR IGNORE INTO meta VALUES('writer', 'gputrace " GT_VERSION "');", GT_SCHEMA_VERSION);
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+        goto bad;
+    /* a monitored run's file says so from its first commit: `gputrace
+     * dump` asks only such runs (a request in a run recorded in full is
+     * answered by no one), and may look as soon as the file is there */
+    if (monitor && sqlite3_exec(db, "INSERT OR REPLACE INTO meta VALUES('mode', 'monitor')", NULL, NULL, &msg) !=
+                       SQLITE_OK)
         goto bad;
     if (gt_api_table_fill(db) != SQLITE_OK)
         goto bad;
@@ -285,7 +291,7 @@ fail:
 static int setup(struct gt_db *d, const struct gt_process_info *p, char *err, size_t errlen)
 {
     int rc;
-    if (create(d->db, err, errlen) != 0)
+    if (create(d->db, p->monitor, err, errlen) != 0)
         return -1;
     for (int i = 0; i < GT_ST_COUNT; i++)
         if (sqlite3_prepare_v3(d->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &d->st[i], NULL) != SQLITE_OK) {

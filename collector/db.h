@@ -44,6 +44,7 @@ struct gt_process_info {
     int64_t clock_offset_ns, start_ns;
     int output_layout; /* enum gt_layout (config.h): which links the file may be reached through (procfile.h) */
     int packed_blocks; /* store blocks packed, as GPUTRACE_BLOCK_FORMAT=1 asks (config.h) */
+    int monitor;       /* monitor mode: the file says so (meta 'mode'), from its first commit */
 };
 
 /* Opens (creating if needed) the database at path and adds this process.

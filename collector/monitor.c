@@ -130,10 +130,6 @@ void gt_mon_start(struct gt_db *mem, struct gt_db *disk, int64_t start_ns)
     m.handled_ms = wall_ms() - (since_ns > 0 ? since_ns / 1000000 : 0);
     m.last_own_ms[0] = m.last_own_ms[1] = -(int64_t)cfg.cooldown_s * 1000 - 1;
     gt_window_begin(mem, (int64_t)cfg.window_s * 1000000000, (int64_t)cfg.window_mb << 20, start_ns);
-    /* the file says it is a monitored run's: `gputrace dump` asks only such
-     * runs (a request in a run recorded in full is answered by no one) */
-    if (disk && disk->db)
-        sqlite3_exec(disk->db, "INSERT OR REPLACE INTO meta VALUES('mode', 'monitor')", NULL, NULL, NULL);
     gt_mon_agg_start(disk, cfg.slowdown);
     gt_mon_gpu_start();
     gt_cupti_observe(1);

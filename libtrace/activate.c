@@ -178,6 +178,7 @@ static int activate_once(void)
     gt_mon_config_load(&mon, cfg.output);
     mon.quiet = cfg.quiet;
     gt_mon_configure(&mon);
+    p.monitor = mon.on;
     if (gt_writer_open(cfg.output, &p, err, sizeof err) != 0) {
         char shown[4096];
         snprintf(why, sizeof why, "cannot write %s: %s; tracing is off, the program runs on",
