@@ -372,7 +372,6 @@ static int databases(const char *cmd, char *const *paths, int npaths, char ***ou
     return n;
 }
 
-/* gputrace expand on one database, or on each of a run directory's */
 /* `gputrace merge --help`, `gputrace expand --help`: the command's usage
  * and what it does, on stdout, exit 0 (they said "usage" and exited 2, as
  * for a wrong call). */
@@ -397,6 +396,7 @@ static int wants_help(int argc, char **argv)
     return 0;
 }
 
+/* gputrace expand on one database, or on each of a run directory's */
 static int expand_run(char *path)
 {
     char **v;

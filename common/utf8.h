@@ -34,11 +34,12 @@ static inline int utf8_char(const unsigned char *s, uint32_t *cp)
 }
 
 /* Whether a terminal acts on the code point instead of showing it: C0
- * and C1 controls, DEL, and the bidirectional embeddings, overrides and
- * isolates, which reorder what follows them on the line. */
+ * and C1 controls, DEL, and the bidirectional embeddings, overrides,
+ * isolates and marks, which reorder what is shown around them. */
 static inline int utf8_is_control(uint32_t c)
 {
-    return c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+    return c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) ||
+           c == 0x200e || c == 0x200f || c == 0x061c; /* the marks: LRM, RLM, ALM */
 }
 
 #endif

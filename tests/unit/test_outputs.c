@@ -364,6 +364,7 @@ Test(outputs, values_echoed_in_messages)
     cr_assert_str_eq(gt_printable("caf\xc3\xa9/\xe6\x97\xa5", buf, sizeof buf), "caf\xc3\xa9/\xe6\x97\xa5");
     cr_assert_str_eq(gt_printable("a\xc3" "b\xe2\x80\xae" "c\xc2\x9b" "d\xff", buf, sizeof buf),
                      "a\\xc3b\\xe2\\x80\\xaec\\xc2\\x9bd\\xff");
+    cr_assert_str_eq(gt_printable("x\xe2\x80\x8f" "y", buf, sizeof buf), "x\\xe2\\x80\\x8fy"); /* U+200F */
     char big[10240];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = 0;
