@@ -407,11 +407,6 @@ int main(int argc, char **argv)
     struct report_opts o = cli.o;
     const char *format = cli.format, *trace = cli.trace, *run = cli.run, *range = cli.range, *kineto = cli.kineto,
                *html = cli.html;
-    /* "-": standard output, as for most tools (a file named "-" was made) */
-    if (trace && !strcmp(trace, "-"))
-        trace = "/dev/stdout";
-    if (html && !strcmp(html, "-"))
-        html = "/dev/stdout";
     int charges = cli.charges, jobs = cli.jobs, any_fail_on = cli.any_fail_on;
     const int *fail_on = cli.fail_on;
     const char **args = cli.args; /* the inputs as given */

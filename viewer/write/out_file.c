@@ -125,6 +125,8 @@ static int make_beside(struct out_entry *e)
 int out_file_is_stdout(const char *path)
 {
     struct stat a, b;
+    if (path && !strcmp(path, "-")) /* (by name: /dev/stdout needs /proc mounted) */
+        return 1;
     return path && stat(path, &a) == 0 && fstat(STDOUT_FILENO, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 

@@ -20,8 +20,8 @@
  * link that leads nowhere, it is written in place, as fopen would.  Any
  * thread. */
 FILE *out_file_open(const char *path);
-/* Whether path is the report's own standard output (/dev/stdout, or the
- * file or pipe fd 1 is): such an output is written through fd 1 itself
+/* Whether path is the report's own standard output ("-", /dev/stdout, or
+ * the file or pipe fd 1 is): such an output is written through fd 1 itself
  * (reopened, a file was truncated or replaced under the report's own
  * lines, and a pipe got both), and the report prints nothing else there. */
 int out_file_is_stdout(const char *path);
