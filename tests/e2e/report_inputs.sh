@@ -84,10 +84,15 @@ expect "killed run: the report says what is missing" "$(grep -c 'killed before t
 expect "killed run: JSON says the rank was killed" $? 0
 # and one read while it runs: its writer's heartbeats go on, it is said
 # running, not killed
-GPUTRACE_FLUSH_MS=50 APP_STEPS=100000 GPUTRACE_OUTPUT="$tmp/live.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/overlapped" > /dev/null 2>&1 &
+# (one file: the poll below read a run directory, never a heartbeat, and
+# waited its full minute; and, the tracer slower to start under the
+# sanitizers, its sqlite3 made an empty live.db first, where the tracer
+# then could not make its run directory: polled only once the file has
+# something in it)
+GPUTRACE_ONE_FILE=1 GPUTRACE_FLUSH_MS=50 APP_STEPS=100000 GPUTRACE_OUTPUT="$tmp/live.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/overlapped" > /dev/null 2>&1 &
 pid=$!
 for i in $(seq 600); do # its writer's first heartbeat (seconds under the sanitizers)
-  [ "$(sqlite3 "$tmp/live.db" 'select count(*) from heartbeat' 2> /dev/null)" = 1 ] && break
+  [ -s "$tmp/live.db" ] && [ "$(sqlite3 -readonly "$tmp/live.db" 'select count(*) from heartbeat' 2> /dev/null)" = 1 ] && break
   sleep 0.1
 done
 "$rep" "$tmp/live.db" > "$tmp/out" 2>&1
