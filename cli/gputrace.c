@@ -87,7 +87,7 @@ static const char record_text[] =
     "\n"
     "environment (read by the traced processes):\n"
     "  GPUTRACE_CUPTI=0|1       GPU activity through CUPTI (default 1)\n"
-    "  GPUTRACE_CALLSTACKS=N    call-stack depth for syncs, copies, frees, NCCL (default 8, 0 = off)\n"
+    "  GPUTRACE_CALLSTACKS=N    call-stack depth for syncs, copies, frees, allocations, NCCL (default 8, 0 = off)\n"
     "  GPUTRACE_PYSTACKS=N      Python frames with each call stack, when the thread holds the GIL (default 16, 0 = off)\n"
     "  GPUTRACE_FLUSH_MS=N      commit interval of the writer (default 200)\n"
     "  GPUTRACE_BUFFER_MB=N     most a thread's record buffer grows to (default 8)\n"

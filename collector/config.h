@@ -7,7 +7,8 @@
  * GPUTRACE_ONE_FILE    1 = GPUTRACE_OUTPUT (without %h/%p/%r) is one SQLite file that every process
  *                      appends to (they then wait for each other's locks: see docs/schema.md)
  * GPUTRACE_CUPTI       1 = collect GPU activity through CUPTI, 0 = host records only (default 1)
- * GPUTRACE_CALLSTACKS  call-stack depth for syncs, copies, frees and NCCL calls; 0 = off (default 8, max 32)
+ * GPUTRACE_CALLSTACKS  call-stack depth for syncs, copies, frees, allocations,
+ *                      stream creation and NCCL calls; 0 = off (default 8, max 32)
  * GPUTRACE_PYSTACKS    Python frames captured with each call stack, when the thread holds the GIL; 0 = off (default 16, max 32)
  * GPUTRACE_FLUSH_MS    how often the writer commits to the database (default 200, 10..60000)
  * GPUTRACE_BUFFER_MB   record buffer per thread, MiB (default 8, 1..1024; all threads' and the drain queue share max(32, 4 x this) MiB: membudget.h): 131072 records, 131 ms of calls at a million a second, for the moments a checkpoint, a commit or a busy machine holds the writer up (at 2 MiB, 3 of 4 runs of 1 M calls/s with CUPTI on dropped 2-24% of the calls on a loaded 2-core machine; at 8 MiB, 1 of 4 dropped 1.6%)

@@ -3,7 +3,9 @@
  * X(name, class, flags): `class` groups calls for the report (stream, event,
  * device, memory, copy, launch, driver, nccl); `flags` says what the tracer
  * does around the call:
- *   GT_F_STACK  capture a call stack (syncs, copies, frees, NCCL calls);
+ *   GT_F_STACK  capture a call stack (syncs, copies, frees, NCCL calls;
+ *               allocations and stream creation, which the report names
+ *               when they hold the host: host.setup);
  *   GT_F_BLOCK  may block for long: leave an in-flight mark when it starts;
  *   GT_F_NCCL   an NCCL operation: its record takes a second ring slot for
  *               the communicator, sequence number and shape (record.h);
@@ -28,9 +30,9 @@
 #define GT_F_SBX (GT_F_SB | GT_F_XCORR)
 
 #define GT_API_LIST(X)                                               \
-    X(cudaStreamCreate, stream, 0)                                   \
-    X(cudaStreamCreateWithFlags, stream, 0)                          \
-    X(cudaStreamCreateWithPriority, stream, 0)                       \
+    X(cudaStreamCreate, stream, GT_F_STACK)                          \
+    X(cudaStreamCreateWithFlags, stream, GT_F_STACK)                 \
+    X(cudaStreamCreateWithPriority, stream, GT_F_STACK)              \
     X(cudaStreamDestroy, stream, 0)                                  \
     X(cudaStreamSynchronize, sync, GT_F_SBX)                         \
     X(cudaStreamSynchronize_ptsz, sync, GT_F_SBX)                    \
@@ -50,13 +52,13 @@
     X(cudaEventDestroy, event, 0)                                    \
     X(cudaDeviceSynchronize, sync, GT_F_SBX)                         \
     X(cudaSetDevice, device, 0)                                      \
-    X(cudaMalloc, memory, 0)                                         \
+    X(cudaMalloc, memory, GT_F_STACK)                                \
     X(cudaFree, memory, GT_F_SBX)                                    \
-    X(cudaMallocHost, memory, 0)                                     \
-    X(cudaHostAlloc, memory, 0)                                      \
+    X(cudaMallocHost, memory, GT_F_STACK)                            \
+    X(cudaHostAlloc, memory, GT_F_STACK)                             \
     X(cudaFreeHost, memory, GT_F_SBX)                                \
-    X(cudaMallocManaged, memory, 0)                                  \
-    X(cudaHostRegister, memory, 0)                                   \
+    X(cudaMallocManaged, memory, GT_F_STACK)                         \
+    X(cudaHostRegister, memory, GT_F_STACK)                          \
     X(cudaHostUnregister, memory, 0)                                 \
     X(cudaMemcpy, copy, GT_F_SBX)                                    \
     X(cudaMemcpy_ptds, copy, GT_F_SBX)                               \
