@@ -34,6 +34,18 @@ int setup_call(enum api_role r, int launched)
     return r == ROLE_LAUNCH || (!launched && (r == ROLE_OTHER || r == ROLE_STREAM_CREATE || r == ROLE_FREE));
 }
 
+int setup_held(const struct model *m, const struct call *c)
+{
+    int64_t held = c->end - c->start;
+    if (held < (m->roles[c->api] == ROLE_LAUNCH ? SETUP_LAUNCH_MIN_NS : SETUP_MIN_NS))
+        return 0;
+    /* a query that blocked waited for the driver's lock, held by another
+     * thread's call (PyTorch's NCCL watchdog polls events beside the main
+     * thread's cudaMalloc): that call is the one to name (its "not
+     * ready", 600, marks a query: model/api.c) */
+    return m->answers[c->api] != 600;
+}
+
 /* The call's API in the finding's list, longest first; n: how many of
  * its calls (1, or -1 to take one back). */
 static void by_api(struct finding_facts *x, int api, int n, int64_t held)
@@ -86,13 +98,7 @@ void setup_note(const struct model *m, struct findings *fs, const struct timelin
     const struct proc *p = &m->procs[pi];
     struct proc_pass *ps = p->pass;
     int64_t held = c->end - c->start;
-    if (held < (m->roles[c->api] == ROLE_LAUNCH ? SETUP_LAUNCH_MIN_NS : SETUP_MIN_NS))
-        return;
-    /* a query that blocked waited for the driver's lock, held by another
-     * thread's call (PyTorch's NCCL watchdog polls events beside the main
-     * thread's cudaMalloc): that call is the one to name (its "not
-     * ready", 600, marks a query: model/api.c) */
-    if (m->answers[c->api] == 600)
+    if (!setup_held(m, c))
         return;
     if (!t->busy.n && !ps->setup_had_gpu)
         return; /* before the process's first GPU work */

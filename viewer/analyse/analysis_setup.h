@@ -10,6 +10,10 @@
 /* Whether a call of role r that neither syncs nor copies can be set-up
  * (launch: it launched a GPU operation). */
 int setup_call(enum api_role r, int launched);
+/* Whether call c (setup_call's) held the host long enough to be set-up,
+ * whatever the GPU did meanwhile: what host.setup's fix takes away
+ * (whatif.c), as it is what setup_note counts. */
+int setup_held(const struct model *m, const struct call *c);
 /* Call c of the window timeline t is, if it held the host long enough
  * while the GPU idled. */
 void setup_note(const struct model *m, struct findings *fs, const struct timeline *t, size_t pi, const struct call *c);

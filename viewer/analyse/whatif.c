@@ -22,7 +22,9 @@
  * it has pinned copies of that direction); copy.serialized moves the
  * upload to a copy stream the next operation of its stream waits for;
  * comm.same_stream and comm.exposed move the collective to a stream of
- * its own (the syncs that waited for it still do).
+ * its own (the syncs that waited for it still do); host.setup takes its
+ * calls' host time away (set up once, before the steps), leaving what
+ * they launched.
  *
  * A rank read a window at a time is replayed a window's graph at a time,
  * each replay's state carried from one window to the next (struct
@@ -43,6 +45,7 @@
  * collectives before it and from the host (whatif_paths.c: the region of
  * the graph back to them, a step or two, across cuts for a rank read a
  * window at a time). */
+#include "viewer/analyse/analysis_setup.h"
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/replay.h"
 #include "viewer/analyse/whatif_int.h"
@@ -452,7 +455,7 @@ static int predicted(int kind)
 {
     switch (kind) {
     case F_SYNC_REDUNDANT: case F_SYNC_NO_CONSUMER: case F_SYNC_SCALAR_READ: case F_SYNC_IMPLICIT:
-    case F_SYNC_DEVICE_WIDE: case F_COPY_PAGEABLE: case F_COPY_SERIALIZED:
+    case F_SYNC_DEVICE_WIDE: case F_COPY_PAGEABLE: case F_COPY_SERIALIZED: case F_HOST_SETUP:
         return 1;
     default:
         return 0;
@@ -486,6 +489,18 @@ static void move_collectives(struct build *b, struct rp_fix *fx, const int32_t *
             join_add(b->jn, (struct join){ end, k, 1, 0, 0 });
     }
     idmap_free(&later);
+}
+
+/* Whether rp call r waited for GPU work: an operation of its scope still
+ * running when it was made (a free with work pending is a sync, not
+ * set-up: its wait is the sync findings' to fix). */
+static int waited(const struct rp_graph *g, size_t r)
+{
+    const struct rp_call *k = &g->calls[r];
+    for (uint32_t w = 0; w < k->nwait; w++)
+        if (g->ops[g->waits[k->wait_first + w]].end > k->start)
+            return 1;
+    return 0;
 }
 
 /* A fix to predict: a finding's kind at a site shown (model_site_shown). */
@@ -553,6 +568,13 @@ static int add_fix(struct build *b, const struct cand *f, struct rp_fix *fx)
                     join_add(b->jn, (struct join){ k, k, 0, 0, 0 });
                 any = 1;
             }
+            break;
+        case F_HOST_SETUP:
+            /* done once before the steps (buffers reused, modules loaded
+             * eagerly): its host time gone, what it launched still runs */
+            if (setup_call(role, b->op_first[r] < b->op_first[r + 1]) && setup_held(m, c) &&
+                (role != ROLE_FREE || !waited(&b->g, r)))
+                fx->call_mode[r] = RP_REMOVE, any = 1;
             break;
         case F_COMM_SAME_STREAM:
             for (int32_t k = b->op_first[r]; k < b->op_first[r + 1]; k++)
