@@ -368,6 +368,12 @@ tests_apps_free_each_step_SOURCES = tests/apps/free_each_step.c
 tests_apps_free_each_step_LDADD = $(SIM_LIBS)
 tests_apps_free_each_step_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_free_each_step_DEPENDENCIES = tests/sim/libgpusim.la
+# a buffer allocated every step, the host held in cudaMalloc: host.setup
+check_PROGRAMS += tests/apps/alloc_each_step
+tests_apps_alloc_each_step_SOURCES = tests/apps/alloc_each_step.c
+tests_apps_alloc_each_step_LDADD = $(SIM_LIBS)
+tests_apps_alloc_each_step_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_alloc_each_step_DEPENDENCIES = tests/sim/libgpusim.la
 # tensor.to('cuda') from pageable memory: c10's sync after the upload is the copy's
 check_PROGRAMS += tests/apps/to_device
 tests_apps_to_device_SOURCES = tests/apps/to_device.c

@@ -328,7 +328,8 @@ tmp = tempfile.mkdtemp()
 # the .cu workloads where nvcc built them (configure says when it did not)
 names = only or ["overlapped", "scalar_read", "autograd_thread", "device_sync", "pageable_upload",
                  "allreduce_compute_stream", "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train",
-                 "pg_sync", "cpu_copy", "to_device", "event_sync", "free_each_step", "redundant_sync", "hang_inside",
+                 "pg_sync", "cpu_copy", "to_device", "event_sync", "free_each_step", "alloc_each_step", "redundant_sync",
+                 "hang_inside",
                  "multi_gpu"] + \
     [n for n in ["cu_scalar_read", "cu_overlapped", "cu_allreduce_compute_stream"]
      if os.path.exists(os.path.join(build, "tests", "apps", n))]

@@ -20,9 +20,11 @@
  */
 #define _GNU_SOURCE
 #include "sim_internal.h"
+#include "sim_model_env.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct alloc { char *base; size_t size; sim_mem_kind kind; int owned; int device; };
 
@@ -130,6 +132,10 @@ static cudaError_t sim_alloc(void **ptr, size_t size, sim_mem_kind kind, CUpti_C
             memset(p, 0, size);
             track(p, size, kind, 1);
             *ptr = p;
+            long us = sim_malloc_us(); /* the driver mapping the pages */
+            struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+            while (us && nanosleep(&ts, &ts) != 0)
+                ;
         }
     }
     sim_api_end(&api, rc);

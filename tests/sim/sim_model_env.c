@@ -2,7 +2,10 @@
  * set it for a test: GPUSIM_NCCL_GBPS, the bandwidth collectives are
  * modelled at (default 50 GB/s; docs/simulator.md).  Tests that need a
  * collective to last long enough to measure (the twin-fix cost check) set
- * it lower, instead of moving hundreds of MiB. */
+ * it lower, instead of moving hundreds of MiB.  GPUSIM_MALLOC_US, the host
+ * time of an allocation: a real driver maps the pages of a device or
+ * pinned allocation inside the call (milliseconds for large buffers),
+ * which the simulator's host malloc does not; off by default. */
 #include "sim_model_env.h"
 
 #include <stdlib.h>
@@ -16,4 +19,15 @@ double sim_nccl_gbps(void)
         gbps = x > 0.001 && x < 1e6 ? x : 50.0;
     }
     return gbps;
+}
+
+long sim_malloc_us(void)
+{
+    static long us = -1; /* read once, as the bandwidth is */
+    if (us < 0) {
+        const char *v = getenv("GPUSIM_MALLOC_US");
+        long x = v && *v ? strtol(v, NULL, 10) : 0;
+        us = x > 0 && x < 10000000 ? x : 0;
+    }
+    return us;
 }

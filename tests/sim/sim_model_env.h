@@ -4,5 +4,8 @@
 
 /* Bandwidth of the collectives' model, GB/s (GPUSIM_NCCL_GBPS, default 50). */
 double sim_nccl_gbps(void);
+/* The host time each device or pinned allocation takes, us
+ * (GPUSIM_MALLOC_US, default 0). */
+long sim_malloc_us(void);
 
 #endif

@@ -40,6 +40,7 @@ pg_sync pg_sync pg_sync 4 3
 cpu_copy cpu_copy cpu_copy 4 3
 to_device to_device to_device 4 3
 redundant_sync redundant_sync redundant_sync 4 3
+alloc_each_step alloc_each_step alloc_each_step 4 3
 hang_inside hang_inside hang_inside 4 4 --timeout 5
 p2p_ring - p2p_ring 4 3
 straggler_static - straggler_static 4 3
