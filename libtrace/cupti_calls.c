@@ -1,13 +1,13 @@
-/* cupti_calls.c: syncs, copies and frees that no wrapper sees, recorded
- * with their call sites from CUPTI's callbacks.
+/* cupti_calls.c: syncs, copies, frees and allocations that no wrapper
+ * sees, recorded with their call sites from CUPTI's callbacks.
  *
  * A program built with nvcc's default static runtime, or one that reaches
  * the runtime or the driver through a pointer, makes calls that bind to no
  * symbol of ours; CUPTI's activity records list them, without a stack.  For
  * the calls whose stack the report needs (those with GT_F_STACK: syncs,
- * copies, frees; not launches, whose cost matters most), a callback at the
- * call's enter records it as a wrapper would, with its C and Python stacks,
- * and at its exit stamps its end and result.  A call a wrapper is already
+ * copies, frees, allocations; not launches, whose cost matters most), a
+ * callback at the call's enter records it as a wrapper would, with its C
+ * and Python stacks, and at its exit stamps its end and result.  A call a wrapper is already
  * recording (its thread's guard is up; so is it inside the tracer) is left
  * to the wrapper: one record per call.
  *
@@ -35,6 +35,14 @@ static const struct { uint32_t domain, cbid; enum gt_api api; } ids[] = {
     { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, GT_API_cudaDeviceSynchronize },
     { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, GT_API_cudaFree },
     { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, GT_API_cudaFreeHost },
+    /* allocations: host.setup names them where they hold the host (not
+     * stream creation: its stream, an output, is what the report keys
+     * streams by, and a callback does not read it) */
+    { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, GT_API_cudaMalloc },
+    { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020, GT_API_cudaMallocHost },
+    { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020, GT_API_cudaHostAlloc },
+    { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000, GT_API_cudaMallocManaged },
+    { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000, GT_API_cudaHostRegister },
     { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, GT_API_cudaMemcpy },
     { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000, GT_API_cudaMemcpy_ptds },
     { CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, GT_API_cudaMemcpyAsync },

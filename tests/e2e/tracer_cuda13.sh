@@ -77,11 +77,12 @@ expect "static, injected: every launch and sync in CUPTI's records" \
 expect "static, injected: the shared build's counts of kernels and copies" \
   "$(q "$tmp/inject.db" "select count(*) filter (where kind = 1) || ' ' || count(*) filter (where kind = 2) from gpu_op")" \
   "$(q "$tmp/cu_scalar_read.db" "select count(*) filter (where kind = 1) || ' ' || count(*) filter (where kind = 2) from gpu_op")"
-# no wrapper saw a call: CUPTI's callbacks recorded the syncs, copies and
-# frees (the calls whose stacks the report needs), and not the launches
-expect "static, injected: the syncs, copies and frees recorded from CUPTI's callbacks, not the launches" \
+# no wrapper saw a call: CUPTI's callbacks recorded the syncs, copies,
+# frees and allocations (the calls whose stacks the report needs), and not
+# the launches
+expect "static, injected: the syncs, copies, frees and allocations recorded from CUPTI's callbacks, not the launches" \
   "$(q "$tmp/inject.db" "select group_concat(api_name || ':' || n, ' ') from (select api_name, count(*) n from api_call_named group by 1 order by 1)")" \
-  "cudaFree:3 cudaFreeHost:1 cudaMemcpyAsync:20 cudaMemsetAsync:1 cudaStreamSynchronize:40"
+  "cudaFree:3 cudaFreeHost:1 cudaHostAlloc:1 cudaMalloc:3 cudaMemcpyAsync:20 cudaMemsetAsync:1 cudaStreamSynchronize:40"
 # taken inside CUPTI's callback: CUPTI's, the driver's and the runtime's
 # frames stay (the report cuts them once it has names), the tracer's go
 expect "static, injected: no stack has the tracer's own frames" \
@@ -195,7 +196,7 @@ done
 expect "static, injected: every call recorded in a CUPTI callback tied to its CUPTI record by id, on its thread" \
   "$(q "$tmp/inject.db" "select count(*), count(distinct x.external_id) from api_call c
      join ext_corr x on x.external_id = (c.call_id | 4611686018427387904) join cupti_api a on a.correlation = x.correlation
-     and a.tid = c.tid and a.cbid in (select cbid from cupti_api where correlation = x.correlation)")" "65|65"
+     and a.tid = c.tid and a.cbid in (select cbid from cupti_api where correlation = x.correlation)")" "69|69"
 
 # and with the SYNCHRONIZATION records alone (no launches), the side
 # stream's handle is mapped through them, and its syncs analysed
