@@ -155,6 +155,14 @@ sqlite3 "$tmp/setup.db" < "$top_srcdir/tests/data/golden/hand-setup/rows.sql"
 for rows in 8 25; do
   same_windowed "hand-setup" "$tmp/setup.db" $rows
 done
+# gpu.stalled (tests/data/golden/hand-stalled): a kernel's call found by
+# its correlation id in its window, or, in an earlier one, known queued from
+# the window's first call by the ids' order
+sqlite3 "$tmp/stalled.db" < "$top_srcdir/tests/data/golden/hand-schema.sql"
+sqlite3 "$tmp/stalled.db" < "$top_srcdir/tests/data/golden/hand-stalled/rows.sql"
+for rows in 4 7; do
+  same_windowed "hand-stalled" "$tmp/stalled.db" $rows
+done
 # a real PyTorch loop on an H200 (tests/data/golden, gpu-h200-*): its
 # backward pass on the autograd thread, woken by the main thread's
 # launches (rp_wakes); a cut between a waker and the call it woke lost the

@@ -41,7 +41,7 @@ COST_OF = {"sync.redundant": "host_blocked_ns", "sync.no_consumer": "gpu_idle_ns
            "sync.scalar_read": "gpu_idle_ns", "copy.pageable": "host_blocked_ns",
            "copy.serialized": "exposed_ns", "comm.exposed": "exposed_ns", "comm.same_stream": "exposed_ns",
            "comm.straggler": "wait_ns", "comm.mismatch": "wait_ns", "comm.hang": "wait_ns", "gpu.idle": "gpu_idle_ns", "gpu.launch_bound": "gpu_idle_ns",
-           "comm.lazy_connect": "host_blocked_ns", "host.setup": "gpu_idle_ns"}
+           "comm.lazy_connect": "host_blocked_ns", "host.setup": "gpu_idle_ns", "gpu.stalled": "gpu_idle_ns"}
 
 
 def check_shape(name, d):

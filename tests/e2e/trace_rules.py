@@ -167,11 +167,11 @@ for (kind, site, cost, _), v in by.items():
     if kind in ("sync.scalar_read", "copy.pageable") and v[0]["args"]["marked"] >= 3 and cost > 0:
         paid = sum(1 for e in v if e["args"]["cost_ns"] > 0)
         check(paid >= len(v) // 2, f"Chrome trace: {kind} at {site}: {paid} of {len(v)} markers carry a cost of their own")
-# a whole-process figure (gpu.idle, comm.straggler, comm.exposed of what
+# a whole-process figure (gpu.idle, gpu.stalled, comm.straggler, comm.exposed of what
 # no call site's collectives explain) is marked at the first
 # pieces of time charged to it, on the process's track of the rank whose time
 pieces = [e for e in marks if "charged_piece" in e["args"]]
-check(all(e["args"]["marked"] == 0 and e.get("s") == "p" and (e["args"]["kind"] in ("gpu.idle", "comm.straggler") or
+check(all(e["args"]["marked"] == 0 and e.get("s") == "p" and (e["args"]["kind"] in ("gpu.idle", "gpu.stalled", "comm.straggler") or
                                                             (e["args"]["kind"] == "comm.exposed" and
                                                              e["args"]["callsite"] == "(whole process)"))
           for e in pieces), f"Chrome trace: {len(pieces)} markers of whole-process findings at the time charged to them")

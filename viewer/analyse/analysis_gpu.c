@@ -1,5 +1,6 @@
 /* analysis_gpu.c: copies (copy.pageable, copy.serialized) and GPU idle
- * gaps, by the host range they fell in (gpu.idle). */
+ * gaps, by the host range they fell in: with work queued for the GPU
+ * (gpu.stalled), and without (gpu.idle). */
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/proc_pass.h"
 #include "viewer/model/steps.h"
@@ -120,16 +121,17 @@ static int gap_range(const struct proc *p, int64_t a, int64_t b)
 
 /* The tally of GPU `device`'s gaps while the host was in range label
  * `label` (-1: none), found or added. */
-static struct idle_tally *tally_of(struct proc_pass *ps, int device, int label)
+static struct idle_tally *tally_of(struct proc_pass *ps, int device, int label, int stalled)
 {
     for (size_t i = 0; i < ps->nidle_tally; i++)
-        if (ps->idle_tally[i].device == device && ps->idle_tally[i].label == label)
+        if (ps->idle_tally[i].device == device && ps->idle_tally[i].label == label &&
+            ps->idle_tally[i].stalled == stalled)
             return &ps->idle_tally[i];
     struct idle_tally *v = realloc(ps->idle_tally, (ps->nidle_tally + 1) * sizeof *v);
     if (!v)
         model_out_of_memory();
     ps->idle_tally = v;
-    v[ps->nidle_tally] = (struct idle_tally){ device, label, 0, 0, 0 };
+    v[ps->nidle_tally] = (struct idle_tally){ .device = device, .label = label, .stalled = stalled };
     return &v[ps->nidle_tally++];
 }
 
@@ -176,7 +178,7 @@ static void claim_gap(const struct model *m, struct findings *fs, size_t pi, con
         ps->steady_known = 1;
         free(v);
     }
-    struct idle_tally *tl = tally_of(ps, d->device, label);
+    struct idle_tally *tl = tally_of(ps, d->device, label, 0);
     model_add(&tl->ns, ns);
     /* the part of the gap in the steady steps (a gap from a warm-up
      * step's last work into the first steady one is partly theirs), less
@@ -198,8 +200,107 @@ static void claim_gap(const struct model *m, struct findings *fs, size_t pi, con
  * gpu.idle's, placed by the host range it fell in.  A gap was once dropped
  * whole when any sync touched it, and with it the data loading that the
  * small upload at its end did not explain. */
+/* gpu.stalled: the GPU idle while work was queued for it.  A gap ends
+ * when an operation starts; if the call that enqueued it had returned
+ * before (plus a launch's latency), the GPU sat idle with that work
+ * queued: nothing the host did or did not submit explains that part,
+ * but something the work waited for that ran on no GPU of this process's
+ * records (a stream waiting on an event recorded late, a host function,
+ * another process on the GPU, records the trace lacks).  On HTA's
+ * send/recv trace a 704-byte read was charged 463 ms of such gaps (as
+ * sync.scalar_read, first, "keep the value on the GPU"), 64 ms at a time
+ * while a CUDA graph enqueued long before waited to start; on its sampled
+ * 128-rank trace an NCCL kernel launched 2.7 ms before a 64 ms gap was
+ * gpu.idle's, "the host does not submit work fast enough", while the host
+ * launched 19 more kernels in its first millisecond. */
+#define STALL_LAT_NS 200000 /* a launch's latency, the replay's cap (whatif_int.h) */
+
+static size_t first_op_from(const struct proc *p, int64_t t)
+{
+    size_t lo = 0, hi = p->nops;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->ops[mid].start < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static size_t first_call_from(const struct proc *p, int64_t t)
+{
+    size_t lo = 0, hi = p->ncalls;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->calls[mid].start < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* When op g was surely queued: its call's end (the call found by its
+ * correlation id among the calls before it, the nearest 4096) plus a
+ * launch's latency; or, its call not in this window, the start of the
+ * window's first call with an id if g's id is below that one's (CUPTI
+ * numbers calls in the order they are made); INT64_MAX if not known. */
+static int64_t queued_at(const struct proc *p, const struct gop *g)
+{
+    if (!g->corr)
+        return INT64_MAX;
+    size_t c = first_call_from(p, g->start);
+    for (size_t n = 0; c-- > 0 && n < 4096; n++)
+        if (p->calls[c].corr == g->corr)
+            return p->calls[c].end + STALL_LAT_NS;
+    for (size_t k = 0; k < p->ncalls && k < 64; k++) /* the first with an id (stream creation has none) */
+        if (p->calls[k].corr)
+            return g->corr < p->calls[k].corr ? p->calls[k].start : INT64_MAX;
+    return INT64_MAX;
+}
+
+/* From when in the gap [a, b) of GPU device (-1: the process's one) work
+ * was queued that started at b (b: none); *what its operation. */
+static int64_t stalled_from(const struct proc *p, int device, int64_t a, int64_t b, const struct gop **what)
+{
+    int64_t from = b;
+    *what = NULL;
+    for (size_t k = first_op_from(p, b); k < p->nops && p->ops[k].start == b; k++) {
+        const struct gop *g = &p->ops[k];
+        int64_t q = device < 0 || g->device == device ? queued_at(p, g) : INT64_MAX;
+        if (q < from) {
+            from = q;
+            *what = g;
+        }
+    }
+    return from < a ? a : from;
+}
+
+/* The stalled part [a, b) of a gap, claimed for gpu.stalled whatever the
+ * host did (ranked before the syncs' claims, attribution.c). */
+static void claim_stall(const struct model *m, struct findings *fs, size_t pi, const struct dev_idle *d, int64_t a,
+                        int64_t b, const struct gop *g)
+{
+    const struct proc *p = &m->procs[pi];
+    int r = gap_range(p, a, b);
+    int label = r >= 0 ? p->ranges[r].name : -1;
+    struct finding key = { .kind = F_GPU_STALLED, .proc = (int)pi, .callsite_id = idle_key(d->device, label) };
+    charge_add(fs, &key, (int)pi, a, b);
+    struct idle_tally *tl = tally_of(p->pass, d->device, label, 1);
+    model_add(&tl->ns, b - a);
+    tl->n++;
+    if (b - a > tl->longest) {
+        const char *what = g->kind == GOP_KERNEL ? model_kernel_name(p, g->name)
+                           : g->nccl ? "an NCCL copy-engine collective" /* its copies (docs/nccl-ce.md) */
+                           : g->kind == GOP_MEMCPY ? "a copy" : "a memset";
+        tl->longest = b - a;
+        snprintf(tl->what, sizeof tl->what, "%s", what);
+    }
+}
+
 static void gaps_of(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi,
-                    const struct ivals *busy, const struct ivals *blocked, struct dev_idle *d)
+                    const struct ivals *busy, const struct ivals *blocked, struct dev_idle *d, int device)
 {
     for (size_t k = 0; k < busy->n; k++) {
         if (!k && !d->have_busy)
@@ -207,6 +308,14 @@ static void gaps_of(const struct model *m, const struct report_opts *o, struct f
         int64_t a = k ? busy->v[k - 1].b : d->busy_end, b = busy->v[k].a;
         if (b - a < o->idle_gap_ns)
             continue;
+        const struct gop *g;
+        int64_t q = stalled_from(&m->procs[pi], device, a, b, &g);
+        if (b - q >= o->idle_gap_ns) {
+            claim_stall(m, fs, pi, d, q, b, g);
+            b = q; /* the rest: gpu.idle's, if long enough */
+            if (b - a < o->idle_gap_ns)
+                continue;
+        }
         claim_gap(m, fs, pi, blocked, d, a, b);
     }
     if (busy->n) {
@@ -251,7 +360,7 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
     for (size_t k = 0; k < nd; k++) {
         struct dev_idle *d = dev_state(ps, devs[k]);
         if (nd == 1) {
-            gaps_of(m, o, fs, pi, &t->busy, &blocked, d);
+            gaps_of(m, o, fs, pi, &t->busy, &blocked, d, -1);
             continue;
         }
         struct ivals_build u = { 0 };
@@ -260,7 +369,7 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
                 if (p->ops[i].device == devs[k])
                     ivals_build_add(&u, p->ops[i].start, p->ops[i].end);
         while (ivals_build_pass(&u));
-        gaps_of(m, o, fs, pi, &u.u, &blocked, dev_state(ps, devs[k]));
+        gaps_of(m, o, fs, pi, &u.u, &blocked, dev_state(ps, devs[k]), devs[k]);
         free(u.u.v);
     }
 }
@@ -285,11 +394,13 @@ void analyse_idle_end(const struct model *m, const struct report_opts *o, struct
         const struct idle_tally *d = &ps->idle_tally[k];
         if (!d->n)
             continue;
-        struct finding *f = findings_new(fs, m, F_GPU_IDLE, (int)pi, 0);
+        struct finding *f = findings_new(fs, m, d->stalled ? F_GPU_STALLED : F_GPU_IDLE, (int)pi, 0);
         f->callsite_id = idle_key(d->device, d->label);
         f->count = d->n;
         f->gpu_idle_ns = d->ns;
         f->gpu_idle_steady_ns = d->steady_ns;
+        if (d->stalled)
+            snprintf(f->waited_for, sizeof f->waited_for, "%s", d->what);
         f->confidence = "medium";
         f->range = d->label >= 0 ? d->label + 1 : 0; /* where the host was: finding_range names it */
         f->iter_first = f->iter_last = -1;

@@ -27,7 +27,8 @@
     X(GPU_IDLE, "gpu.idle", gpu_idle)                                              \
     X(COMM_LAZY_CONNECT, "comm.lazy_connect", host_blocked)                         \
     X(GPU_LAUNCH_BOUND, "gpu.launch_bound", gpu_idle)                               \
-    X(HOST_SETUP, "host.setup", gpu_idle)
+    X(HOST_SETUP, "host.setup", gpu_idle)                                         \
+    X(GPU_STALLED, "gpu.stalled", gpu_idle)
 
 enum finding_kind {
 #define X(id, name, cost) F_##id,
@@ -163,7 +164,8 @@ struct finding {
     int64_t site_colls;       /* comm.exposed: its process's collectives (with a GPU time) at its site */
     const char *confidence;   /* "high", "medium", "low" */
     char callsite[MODEL_CALLSITE_LEN]; /* the frame shown (model_callsite) */
-    char waited_for[256];     /* syncs: what the longest one waited for last (a kernel's name, "a copy"), "" if none */
+    char waited_for[256];     /* syncs: what the longest one waited for last (a kernel's name, "a copy"), "" if none;
+                               * gpu.stalled: what the longest stall's queued work was */
     int waited_other;         /* ... on another stream than the one synchronised (reached through an event) */
     int64_t waited_blocked;   /* ... and how long that one blocked */
     struct finding_facts facts; /* kind-specific facts, for the JSON and the message */

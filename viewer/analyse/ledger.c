@@ -361,6 +361,8 @@ static int bucket_of(int comm, int kind)
         return peer ? LB_COMM_WAIT : LB_COMM_TRANSFER;
     if (kind < 0)
         return LB_IDLE_OTHER;
+    if (kind == F_GPU_STALLED)
+        return LB_IDLE_OTHER; /* neither the host's pace nor its block: work queued, not run */
     return peer ? LB_IDLE_PEER : kind == F_GPU_IDLE ? LB_IDLE_HOST : LB_IDLE_BLOCKED;
 }
 

@@ -39,7 +39,7 @@ enum ledger_bucket {
     LB_IDLE_HOST,     /* GPU idle charged to gpu.idle: the host elsewhere, in a range */
     LB_IDLE_PEER,     /* GPU idle charged to waiting for another rank */
     LB_IDLE_LAUNCH,   /* gaps shorter than --idle-gap-us: launch latency between kernels */
-    LB_IDLE_OTHER,    /* GPU idle that no finding claimed, the host not blocked */
+    LB_IDLE_OTHER,    /* GPU idle that no finding claimed, the host not blocked; or charged to gpu.stalled */
     LB_BEFORE,        /* before the first GPU work */
     LB_AFTER,         /* after the last */
     LB_COUNT

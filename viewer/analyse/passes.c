@@ -126,6 +126,7 @@ static void assign_confidence(struct findings *fs, const struct model *m, const 
             f->confidence = "high";
             break;
         case F_GPU_IDLE:
+        case F_GPU_STALLED: /* what its work waited for is not in the records */
         case F_GPU_LAUNCH_BOUND: /* a whole process's gaps: their cause a reading of the host's pace */
             f->confidence = "medium";
             break;

@@ -38,7 +38,13 @@ struct proc_pass {
      * (label, -1: none) */
     struct dev_idle { int device, have_busy; int64_t busy_end; } *dev_idle;
     size_t ndev_idle;
-    struct idle_tally { int device, label; int64_t ns, n, steady_ns; } *idle_tally;
+    /* (stalled: gpu.stalled's, the gaps with work queued; longest, and
+     * what: its longest gap and the work that ended it) */
+    struct idle_tally {
+        int device, label, stalled;
+        int64_t ns, n, steady_ns, longest;
+        char what[160];
+    } *idle_tally;
     size_t nidle_tally;
     /* ... the steady steps' span: from the first step after the warm-up
      * (model_steps_warmup) to the last step's end, the gaps' share in it

@@ -186,6 +186,24 @@ static void idle_text(const struct model *m, const struct finding *f, struct tex
                  " Python overhead); CUDA graphs cut launch cost");
 }
 
+static void stalled_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    char gpu[48] = "the GPU", range[FINDING_RANGE_LEN] = "";
+    if (f->facts.has & FACT_DEVICE)
+        snprintf(gpu, sizeof gpu, "GPU %d", f->facts.device);
+    finding_range(m, f, range, sizeof range);
+    say(msg, "%s sat idle %s for %.2f ms in all with work queued for it (its call had returned)", gpu,
+        times_words(f->count).s, ms(f->gpu_idle_ns));
+    if (*range)
+        say_more(msg, ", while the host was in %.200s", range);
+    if (f->waited_for[0])
+        say_more(msg, "; the longest ended when %.200s started", f->waited_for);
+    say(fix, "the work waited for something that ran on no GPU of this process's records: look at what its stream"
+             " waits for (a cudaStreamWaitEvent on an event recorded late, a host function, an NCCL kernel's"
+             " stream), at other processes on the same GPU (nvidia-smi, MPS), or at GPU records the trace lost"
+             " (the profiler's buffer)");
+}
+
 static void launch_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
 {
     char range[FINDING_RANGE_LEN];
@@ -481,6 +499,9 @@ static void render(const struct model *m, const struct finding *f, struct text *
         break;
     case F_HOST_SETUP:
         setup_text(m, f, msg, fix);
+        break;
+    case F_GPU_STALLED:
+        stalled_text(m, f, msg, fix);
         break;
     case F_KIND_COUNT:
         break;
