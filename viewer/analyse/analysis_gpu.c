@@ -215,42 +215,17 @@ static void claim_gap(const struct model *m, struct findings *fs, size_t pi, con
  * launched 19 more kernels in its first millisecond. */
 #define STALL_LAT_NS 200000 /* a launch's latency, the replay's cap (whatif_int.h) */
 
-static size_t first_op_from(const struct proc *p, int64_t t)
-{
-    size_t lo = 0, hi = p->nops;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->ops[mid].start < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static size_t first_call_from(const struct proc *p, int64_t t)
-{
-    size_t lo = 0, hi = p->ncalls;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->calls[mid].start < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* When op g was surely queued: its call's end (the call found by its
  * correlation id among the calls before it, the nearest 4096) plus a
  * launch's latency; or, its call not in this window, the start of the
  * window's first call with an id if g's id is below that one's (CUPTI
  * numbers calls in the order they are made); INT64_MAX if not known. */
-static int64_t queued_at(const struct proc *p, const struct gop *g)
+static int64_t queued_at(const struct timeline *t, const struct gop *g)
 {
+    const struct proc *p = t->p;
     if (!g->corr)
         return INT64_MAX;
-    size_t c = first_call_from(p, g->start);
+    size_t c = timeline_first_call_at(t, g->start);
     for (size_t n = 0; c-- > 0 && n < 4096; n++)
         if (p->calls[c].corr == g->corr)
             return p->calls[c].end + STALL_LAT_NS;
@@ -262,13 +237,14 @@ static int64_t queued_at(const struct proc *p, const struct gop *g)
 
 /* From when in the gap [a, b) of GPU device (-1: the process's one) work
  * was queued that started at b (b: none); *what its operation. */
-static int64_t stalled_from(const struct proc *p, int device, int64_t a, int64_t b, const struct gop **what)
+static int64_t stalled_from(const struct timeline *t, int device, int64_t a, int64_t b, const struct gop **what)
 {
+    const struct proc *p = t->p;
     int64_t from = b;
     *what = NULL;
-    for (size_t k = first_op_from(p, b); k < p->nops && p->ops[k].start == b; k++) {
+    for (size_t k = timeline_first_op_at(t, b); k < p->nops && p->ops[k].start == b; k++) {
         const struct gop *g = &p->ops[k];
-        int64_t q = device < 0 || g->device == device ? queued_at(p, g) : INT64_MAX;
+        int64_t q = device < 0 || g->device == device ? queued_at(t, g) : INT64_MAX;
         if (q < from) {
             from = q;
             *what = g;
@@ -300,7 +276,8 @@ static void claim_stall(const struct model *m, struct findings *fs, size_t pi, c
 }
 
 static void gaps_of(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi,
-                    const struct ivals *busy, const struct ivals *blocked, struct dev_idle *d, int device)
+                    const struct timeline *t, const struct ivals *busy, const struct ivals *blocked, struct dev_idle *d,
+                    int device)
 {
     for (size_t k = 0; k < busy->n; k++) {
         if (!k && !d->have_busy)
@@ -309,7 +286,7 @@ static void gaps_of(const struct model *m, const struct report_opts *o, struct f
         if (b - a < o->idle_gap_ns)
             continue;
         const struct gop *g;
-        int64_t q = stalled_from(&m->procs[pi], device, a, b, &g);
+        int64_t q = stalled_from(t, device, a, b, &g);
         if (b - q >= o->idle_gap_ns) {
             claim_stall(m, fs, pi, d, q, b, g);
             b = q; /* the rest: gpu.idle's, if long enough */
@@ -360,7 +337,7 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
     for (size_t k = 0; k < nd; k++) {
         struct dev_idle *d = dev_state(ps, devs[k]);
         if (nd == 1) {
-            gaps_of(m, o, fs, pi, &t->busy, &blocked, d, -1);
+            gaps_of(m, o, fs, pi, t, &t->busy, &blocked, d, -1);
             continue;
         }
         struct ivals_build u = { 0 };
@@ -369,7 +346,7 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
                 if (p->ops[i].device == devs[k])
                     ivals_build_add(&u, p->ops[i].start, p->ops[i].end);
         while (ivals_build_pass(&u));
-        gaps_of(m, o, fs, pi, &u.u, &blocked, dev_state(ps, devs[k]), devs[k]);
+        gaps_of(m, o, fs, pi, t, &u.u, &blocked, dev_state(ps, devs[k]), devs[k]);
         free(u.u.v);
     }
 }

@@ -4,6 +4,7 @@
 #include "viewer/model/stream_map.h"
 #include "viewer/model/sort_by_time.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,17 +128,31 @@ int timeline_stream(const struct timeline *t, int64_t handle)
     return s;
 }
 
-size_t timeline_first_op_at(const struct timeline *t, int64_t ts)
+/* The first of n records of `size` bytes, sorted by the int64 at `off`,
+ * whose value is ts or later (n if none). */
+static size_t first_at(const void *v, size_t n, size_t size, size_t off, int64_t ts)
 {
-    size_t lo = 0, hi = t->p->nops;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (t->p->ops[mid].start < ts)
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t x;
+        memcpy(&x, (const char *)v + mid * size + off, sizeof x);
+        if (x < ts)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+size_t timeline_first_op_at(const struct timeline *t, int64_t ts)
+{
+    return first_at(t->p->ops, t->p->nops, sizeof *t->p->ops, offsetof(struct gop, start), ts);
+}
+
+size_t timeline_first_call_at(const struct timeline *t, int64_t ts)
+{
+    return first_at(t->p->calls, t->p->ncalls, sizeof *t->p->calls, offsetof(struct call, start), ts);
 }
 
 struct timeline *model_timeline(const struct model *m, size_t pi)

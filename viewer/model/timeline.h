@@ -41,6 +41,8 @@ void timeline_free(struct timeline *t);
 int timeline_stream(const struct timeline *t, int64_t handle);
 /* First op index whose start >= ts. */
 size_t timeline_first_op_at(const struct timeline *t, int64_t ts);
+/* The first call of the window that started at ts or later (ncalls if none). */
+size_t timeline_first_call_at(const struct timeline *t, int64_t ts);
 /* A union built from intervals sorted by start (each not before the one
  * added last), merging as it goes, in two passes over them: the first
  * counts the merged intervals, the second stores them into an array of
