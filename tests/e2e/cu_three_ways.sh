@@ -44,7 +44,9 @@ trace() {
 # comm.straggler, gpu.idle and gpu.launch_bound (a CI run found the GPU of
 # cu_allreduce_compute_stream launch-bound traced two ways of four), and
 # host.setup (a CUDA call of set-up slowed past 1 ms under the sanitizers
-# while the GPU idled: cu_overlapped static, traced both ways, on CI)), then
+# while the GPU idled: cu_overlapped static, traced both ways, on CI), and
+# gpu.stalled (the simulated GPU's streams are threads: a queued kernel
+# waits for one to run, tests/e2e/workload_spec.py)), then
 # the counts: kernels, copies and memsets (CUPTI's
 # records), collectives, syncs the report could not place, and the
 # report's calls (NCCL's calls that are no operation, which only the NCCL
@@ -57,7 +59,7 @@ facts() {
   "$b/gputrace-report" --format json "$1" | python3 -c '
 import json, re, sys
 src, gpu, noop = sys.argv[1], sys.argv[2], int(sys.argv[3])
-allowed = {"comm.exposed", "comm.straggler", "gpu.idle", "gpu.launch_bound", "host.setup"}
+allowed = {"comm.exposed", "comm.straggler", "gpu.idle", "gpu.launch_bound", "host.setup", "gpu.stalled"}
 for l in open(src):
     m = re.match(r"\s*\*\s*allow:(.*)", l)
     if m:
