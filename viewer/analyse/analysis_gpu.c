@@ -213,7 +213,7 @@ static void claim_gap(const struct model *m, struct findings *fs, size_t pi, con
  * 128-rank trace an NCCL kernel launched 2.7 ms before a 64 ms gap was
  * gpu.idle's, "the host does not submit work fast enough", while the host
  * launched 19 more kernels in its first millisecond. */
-#define STALL_LAT_NS 200000 /* a launch's latency, the replay's cap (whatif_int.h) */
+#define STALL_LAT_NS WHATIF_LAT_CAP_NS /* a launch's latency, as the replay caps it (findings.h) */
 
 /* When op g was surely queued: its call's end (the call found by its
  * correlation id among the calls before it, the nearest 4096) plus a
