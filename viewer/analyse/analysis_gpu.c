@@ -225,10 +225,15 @@ static int64_t queued_at(const struct timeline *t, const struct gop *g)
     const struct proc *p = t->p;
     if (!g->corr)
         return INT64_MAX;
+    /* back from the op's start: CUPTI's ids grow with the calls' starts,
+     * so past a few calls of lower ids (threads' clocks may cross by a
+     * little) its call is not further back */
     size_t c = timeline_first_call_at(t, g->start);
-    for (size_t n = 0; c-- > 0 && n < 4096; n++)
+    for (size_t n = 0, below = 0; c-- > 0 && n < 4096 && below < 64; n++) {
         if (p->calls[c].corr == g->corr)
             return p->calls[c].end + STALL_LAT_NS;
+        below += p->calls[c].corr && p->calls[c].corr < g->corr;
+    }
     for (size_t k = 0; k < p->ncalls && k < 64; k++) /* the first with an id (stream creation has none) */
         if (p->calls[k].corr)
             return g->corr < p->calls[k].corr ? p->calls[k].start : INT64_MAX;
