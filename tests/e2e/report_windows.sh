@@ -163,6 +163,37 @@ sqlite3 "$tmp/stalled.db" < "$top_srcdir/tests/data/golden/hand-stalled/rows.sql
 for rows in 4 7; do
   same_windowed "hand-stalled" "$tmp/stalled.db" $rows
 done
+# an operation with no call recorded, of a lower id than a window's first
+# call: queued from the earliest call of a higher id among those before
+# it, not from the window's first call's (a stall read in windows only)
+cat > "$tmp/stall_win.sql" <<'SQL'
+INSERT INTO run VALUES('hand:win', 1700000000001000000, 'hand');
+INSERT INTO process(id, run_id, host, pid, rank, local_rank, world_size, device, gpu_name, cmdline,
+  cupti_status, clock_source, clock_offset_ns, start_ns, end_ns, exit_code, end_reason,
+  dropped_host, dropped_cupti, python_status, nvtx_status, nccl_plugin_status)
+  VALUES(1, 'hand:win', 'host', 1000, 0, 0, 1, 0, 'hand GPU', 'win', 'active', 'tsc',
+  1700000000000000000, 100000, 12000000, 0, 'exit', 0, 0, 'no Python', 'active', 'off');
+INSERT INTO string VALUES(1, 1, 'K1'), (1, 2, 'K2'), (1, 3, 'K3');
+INSERT INTO module VALUES(1, 1, 'win', 'win', '00');
+INSERT INTO callsite VALUES(1, 1, 'sync_site+0x10 (win+0x1010)');
+INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaStreamCreate'), 200000, 200000, 4096, 0, 0, 0, 0, 0, 0, 1, 0);
+INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaLaunchKernel'), 1000000, 1000000, 4096, 0, 0, 0, 0, 0, 0, 10, 0);
+INSERT INTO cupti_api VALUES(1, 1, 211, 100, 1000100, 1005000, 10, 0);
+INSERT INTO gpu_op VALUES(1, 1, 0, 1, 8, 1, 1010000, 2000000, 0, 0, 0, 0, 10, 0, 0);
+INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaStreamSynchronize'), 1100000, 2100000, 4096, 0, 0, 0, 0, 0, 1, 11, 0);
+INSERT INTO cupti_api VALUES(1, 1, 131, 100, 1100100, 2099900, 11, 0);
+INSERT INTO ext_corr VALUES(1, 4611686018427387904 + 11, 11);
+INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaLaunchKernel'), 5000000, 5000000, 4096, 0, 0, 0, 0, 0, 0, 12, 0);
+INSERT INTO cupti_api VALUES(1, 1, 211, 100, 5000100, 5005000, 200, 0);
+INSERT INTO gpu_op VALUES(1, 1, 0, 1, 8, 3, 5010000, 6000000, 0, 0, 0, 0, 200, 0, 0);
+INSERT INTO gpu_op VALUES(1, 1, 0, 1, 8, 2, 8000000, 9000000, 0, 0, 0, 0, 150, 0, 0);
+INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaStreamSynchronize'), 5100000, 9100000, 4096, 0, 0, 0, 0, 0, 1, 13, 0);
+INSERT INTO cupti_api VALUES(1, 1, 131, 100, 5100100, 9099900, 201, 0);
+INSERT INTO ext_corr VALUES(1, 4611686018427387904 + 13, 201);
+SQL
+sqlite3 "$tmp/stall_win.db" < "$top_srcdir/tests/data/golden/hand-schema.sql"
+sqlite3 "$tmp/stall_win.db" < "$tmp/stall_win.sql"
+same_windowed "an operation with no call, read in windows" "$tmp/stall_win.db" 2
 # a real PyTorch loop on an H200 (tests/data/golden, gpu-h200-*): its
 # backward pass on the autograd thread, woken by the main thread's
 # launches (rp_wakes); a cut between a waker and the call it woke lost the

@@ -217,9 +217,10 @@ static void claim_gap(const struct model *m, struct findings *fs, size_t pi, con
 
 /* When op g was surely queued: its call's end (the call found by its
  * correlation id among the calls before it, the nearest 4096) plus a
- * launch's latency; or, its call not in this window, the start of the
- * window's first call with an id if g's id is below that one's (CUPTI
- * numbers calls in the order they are made); INT64_MAX if not known. */
+ * launch's latency; or, its call not among them, the start of the
+ * earliest of them with a higher id (CUPTI numbers calls in the order
+ * they are made: g's call came before it), the same read whole or a
+ * window at a time; INT64_MAX if not known. */
 static int64_t queued_at(const struct timeline *t, const struct gop *g)
 {
     const struct proc *p = t->p;
@@ -228,20 +229,37 @@ static int64_t queued_at(const struct timeline *t, const struct gop *g)
     /* back from the op's start: CUPTI's ids grow with the calls' starts,
      * so past a few calls of lower ids (threads' clocks may cross by a
      * little) its call is not further back */
-    size_t c = timeline_first_call_at(t, g->start);
+    size_t c = timeline_first_call_at(t, g->start), later = SIZE_MAX;
     for (size_t n = 0, below = 0; c-- > 0 && n < 4096 && below < 64; n++) {
         if (p->calls[c].corr == g->corr)
             return p->calls[c].end + STALL_LAT_NS;
+        if (p->calls[c].corr > g->corr)
+            later = c; /* made after g's call: the earliest such so far */
         below += p->calls[c].corr && p->calls[c].corr < g->corr;
     }
-    for (size_t k = 0; k < p->ncalls && k < 64; k++) /* the first with an id (stream creation has none) */
-        if (p->calls[k].corr)
-            return g->corr < p->calls[k].corr ? p->calls[k].start : INT64_MAX;
-    return INT64_MAX;
+    return later != SIZE_MAX ? p->calls[later].start : INT64_MAX;
+}
+
+/* The end of the last of the process's busy intervals (every GPU's) that
+ * starts before b, or INT64_MIN. */
+static int64_t busy_before(const struct timeline *t, int64_t b)
+{
+    size_t lo = 0, hi = t->busy.n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->busy.v[mid].a < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? t->busy.v[lo - 1].b : INT64_MIN;
 }
 
 /* From when in the gap [a, b) of GPU device (-1: the process's one) work
- * was queued that started at b (b: none); *what its operation. */
+ * was queued that started at b (b: none); *what its operation.  On one of
+ * several GPUs, not while another GPU of the process worked: the work may
+ * have waited for that (a pipeline's stage for the one before it), which
+ * is in the records. */
 static int64_t stalled_from(const struct timeline *t, int device, int64_t a, int64_t b, const struct gop **what)
 {
     const struct proc *p = t->p;
@@ -254,6 +272,10 @@ static int64_t stalled_from(const struct timeline *t, int device, int64_t a, int
             from = q;
             *what = g;
         }
+    }
+    if (device >= 0 && from < b) {
+        int64_t other = busy_before(t, b);
+        from = other > from ? (other < b ? other : b) : from;
     }
     return from < a ? a : from;
 }
@@ -294,8 +316,8 @@ static void gaps_of(const struct model *m, const struct report_opts *o, struct f
         int64_t q = stalled_from(t, device, a, b, &g);
         if (b - q >= o->idle_gap_ns) {
             claim_stall(m, fs, pi, d, q, b, g);
-            b = q; /* the rest: gpu.idle's, if long enough */
-            if (b - a < o->idle_gap_ns)
+            b = q; /* the rest of the gap: gpu.idle's, however short */
+            if (b <= a)
                 continue;
         }
         claim_gap(m, fs, pi, blocked, d, a, b);

@@ -12,9 +12,9 @@
  * waiting that a straggler or a hang causes comes first (a collective
  * exposed while it waits for a late rank is waiting, not exposed); then a
  * collective on the compute stream (the one finding for it); then exposed
- * collectives; then the GPU idle with work queued for it; then the host's
- * blocking calls, the most specific first (NCCL's connection set-up and
- * CUDA's set-up first of them); the
+ * collectives; then NCCL's connection set-up and CUDA's set-up holding the
+ * host; then the GPU idle with work queued for it; then the host's
+ * blocking calls, the most specific first; the
  * GPU idle that no host sync explains comes last. */
 static int rank_of(int kind)
 {
@@ -24,16 +24,18 @@ static int rank_of(int kind)
     case F_COMM_SAME_STREAM: return 2;
     case F_COMM_EXPOSED: return 3;
     case F_COMM_LAZY_CONNECT: return 4; /* the host held in NCCL's connection set-up: the GPU idle it leaves is its */
-    /* the GPU idle with work queued for it: whatever the host did then
-     * (a sync waiting for that work claims the same time), the GPU did
-     * not run what it had */
-    case F_GPU_STALLED: return 5;
     /* the host held in a CUDA call of set-up: its own call's idle, which a
      * sync before it claims too (the idle after a sync until the next
      * work, what the host then did included); the set-up is what that
      * idle was made of, and removing it saves more than removing the sync
-     * (the what-if: tests/data/golden/hand-setup_steps) */
-    case F_HOST_SETUP: return 6;
+     * (the what-if: tests/data/golden/hand-setup_steps).  Before a stall:
+     * a module loaded at a kernel's first launch may hold the context, so
+     * work queued on another stream waits for it */
+    case F_HOST_SETUP: return 5;
+    /* the GPU idle with work queued for it: whatever the host did then
+     * (a sync waiting for that work claims the same time), the GPU did
+     * not run what it had */
+    case F_GPU_STALLED: return 6;
     case F_COPY_PAGEABLE: return 7;
     case F_SYNC_DEVICE_WIDE: return 8;
     case F_SYNC_SCALAR_READ: return 9;

@@ -1,0 +1,26 @@
+-- hand-stalled_gpus: one process, one thread (tid 100), two GPUs: a pipeline whose stage1 on GPU 1
+-- (stream 8192, CUPTI stream 9) waits for stage0 on GPU 0 (stream 4096, CUPTI stream 8) through an
+-- event; 4 steps of 10 ms, each stage 5 ms, each launch right after the one before.  GPU 1 idles
+-- 5 ms a step with stage1 queued, while GPU 0 runs what it waits for: gpu.idle per GPU, no
+-- gpu.stalled (the wait is in the records).  Counted on GPU 1 alone, it was gpu.stalled 14.33 ms,
+-- "ran on no GPU of this process's records".  Times in ns; one clock.
+INSERT INTO run VALUES('hand:stalled_gpus', 1700000000001000000, 'hand');
+INSERT INTO process(id, run_id, host, pid, rank, local_rank, world_size, device, gpu_name, cmdline,
+  cupti_status, clock_source, clock_offset_ns, start_ns, end_ns, exit_code, end_reason,
+  dropped_host, dropped_cupti, python_status, nvtx_status, nccl_plugin_status)
+  VALUES(1, 'hand:stalled_gpus', 'host', 1000, 0, 0, 1, 0, 'hand GPU', 'stalled_gpus', 'active', 'tsc',
+  1700000000000000000, 100000, 40000000, 0, 'exit', 0, 0, 'no Python', 'active', 'off');
+INSERT INTO string VALUES(1, 1, 'stage0'), (1, 2, 'stage1');
+INSERT INTO module VALUES(1, 1, 'stalled_gpus', 'stalled_gpus', '00');
+INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaStreamCreate'), 200000, 200000, 4096, 0, 0, 0, 0, 0, 0, 1, 0);
+INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaStreamCreate'), 300000, 300000, 8192, 0, 0, 0, 0, 0, 0, 2, 0);
+CREATE TEMP TABLE it AS WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 3)
+  SELECT i, 1000000 + 10000000 * i AS t FROM k;
+INSERT INTO api_call SELECT 1, 100, (SELECT id FROM api WHERE name = 'cudaLaunchKernel'), t, t, 4096, 0, 0, 0, 0, 0, 0, 10 + 4 * i, 0 FROM it;
+INSERT INTO cupti_api SELECT 1, 1, 211, 100, t + 100, t + 5000, 10 + 4 * i, 0 FROM it;
+INSERT INTO gpu_op SELECT 1, 1, 0, 1, 8, 1, t + 10000, t + 5010000, 0, 0, 0, 0, 10 + 4 * i, 0, 0 FROM it;
+INSERT INTO api_call SELECT 1, 100, (SELECT id FROM api WHERE name = 'cudaEventRecord'), t + 10000, t + 10000, 4096, 77, 0, 0, 0, 0, 0, 11 + 4 * i, 0 FROM it;
+INSERT INTO api_call SELECT 1, 100, (SELECT id FROM api WHERE name = 'cudaStreamWaitEvent'), t + 20000, t + 20000, 8192, 77, 0, 0, 0, 0, 0, 12 + 4 * i, 0 FROM it;
+INSERT INTO api_call SELECT 1, 100, (SELECT id FROM api WHERE name = 'cudaLaunchKernel'), t + 30000, t + 30000, 8192, 0, 0, 0, 0, 0, 0, 13 + 4 * i, 0 FROM it;
+INSERT INTO cupti_api SELECT 1, 1, 211, 100, t + 30100, t + 35000, 13 + 4 * i, 0 FROM it;
+INSERT INTO gpu_op SELECT 1, 1, 1, 2, 9, 2, t + 5010000, t + 10000000, 0, 0, 0, 0, 13 + 4 * i, 0, 0 FROM it;
