@@ -19,17 +19,20 @@
 --             copy (20.00-20.01), a stream sync 15.75-20.10, K7 on A at 20.50 (20.55-21.00):
 --             gpu.idle 15.50-15.75 (0.25 ms, the host then blocked), gpu.stalled 15.80-19.00
 --             (3.20 ms), sync.scalar_read 15.75-15.80 and 20.01-20.55 (0.59 ms)
--- In all: gpu.stalled 8.49 ms, 4 times (K2's 4.00 the longest); sync.scalar_read 1.13 ms of the
+--   20.86 ms  K8 launched on A, its call's CUPTI record to 20.90, run 22.00-22.50: queued
+--             from 21.10, the GPU idle 21.00-22.00: gpu.stalled 21.10-22.00 (0.90 ms), and the rest,
+--             shorter than --idle-gap-us, gpu.idle's (21.00-21.10, 0.10 ms; it was no finding's)
+-- In all: gpu.stalled 9.39 ms, 5 times (K2's 4.00 the longest); sync.scalar_read 1.13 ms of the
 -- 8.33 ms the GPU idled after its calls (ranked after the syncs' claims, the stalls would be the
--- read's); gpu.idle 2.92 ms (1.46 + 1.21 + 0.25)
+-- read's); gpu.idle 3.02 ms (1.46 + 1.21 + 0.25 + 0.10)
 INSERT INTO run VALUES('hand:stalled', 1700000000001000000, 'hand');
 INSERT INTO process(id, run_id, host, pid, rank, local_rank, world_size, device, gpu_name, cmdline,
   cupti_status, clock_source, clock_offset_ns, start_ns, end_ns, exit_code, end_reason,
   dropped_host, dropped_cupti, python_status, nvtx_status, nccl_plugin_status)
   VALUES(1, 'hand:stalled', 'host', 1000, 0, 0, 1, 0, 'hand GPU', 'stalled', 'active', 'tsc',
-  1700000000000000000, 100000, 22000000, 0, 'exit', 0, 0, 'no Python', 'active', 'off');
+  1700000000000000000, 100000, 23000000, 0, 'exit', 0, 0, 'no Python', 'active', 'off');
 INSERT INTO string VALUES(1, 1, 'K1'), (1, 2, 'K2'), (1, 3, 'K3'), (1, 4, 'K4'), (1, 5, 'K0'), (1, 6, 'K5'),
-  (1, 7, 'K6'), (1, 8, 'K7');
+  (1, 7, 'K6'), (1, 8, 'K7'), (1, 9, 'K8');
 INSERT INTO module VALUES(1, 1, 'stalled', 'stalled', '00');
 INSERT INTO callsite VALUES(1, 1, 'read_site+0x10 (stalled+0x1010)'), (1, 2, 'sync_site+0x10 (stalled+0x2010)');
 
@@ -77,3 +80,6 @@ INSERT INTO ext_corr VALUES(1, 4611686018427387904 + 19, 19);
 INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaLaunchKernel'), 20500000, 20500000, 4096, 0, 0, 0, 0, 0, 0, 20, 0);
 INSERT INTO cupti_api VALUES(1, 1, 211, 100, 20500100, 20505000, 20, 0);
 INSERT INTO gpu_op VALUES(1, 1, 0, 1, 8, 8, 20550000, 21000000, 0, 0, 0, 0, 20, 0, 0);
+INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaLaunchKernel'), 20860000, 20860000, 4096, 0, 0, 0, 0, 0, 0, 21, 0);
+INSERT INTO cupti_api VALUES(1, 1, 211, 100, 20860100, 20900000, 21, 0);
+INSERT INTO gpu_op VALUES(1, 1, 0, 1, 8, 9, 22000000, 22500000, 0, 0, 0, 0, 21, 0, 0);
