@@ -191,15 +191,6 @@ static void claim_gap(const struct model *m, struct findings *fs, size_t pi, con
     tl->n++;
 }
 
-/* The gaps of one GPU's busy intervals in this window: a gap between two
- * windows is the one between the last busy end of the earlier and the
- * first busy start of this one (proc_pass.h carries the former).  Every
- * gap of --idle-gap-us or more is claimed but for the host's blocking
- * calls (host_blocked.h), at the lowest rank of cause (attribution.c):
- * what a sync or a copy found wasteful claims is theirs, the rest is
- * gpu.idle's, placed by the host range it fell in.  A gap was once dropped
- * whole when any sync touched it, and with it the data loading that the
- * small upload at its end did not explain. */
 /* gpu.stalled: the GPU idle while work was queued for it.  A gap ends
  * when an operation starts; if the call that enqueued it had returned
  * before (plus a launch's latency), the GPU sat idle with that work
@@ -240,21 +231,6 @@ static int64_t queued_at(const struct timeline *t, const struct gop *g)
     return later != SIZE_MAX ? p->calls[later].start : INT64_MAX;
 }
 
-/* The end of the last of the process's busy intervals (every GPU's) that
- * starts before b, or INT64_MIN. */
-static int64_t busy_before(const struct timeline *t, int64_t b)
-{
-    size_t lo = 0, hi = t->busy.n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->busy.v[mid].a < b)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? t->busy.v[lo - 1].b : INT64_MIN;
-}
-
 /* From when in the gap [a, b) of GPU device (-1: the process's one) work
  * was queued that started at b (b: none); *what its operation.  On one of
  * several GPUs, not while another GPU of the process worked: the work may
@@ -274,7 +250,7 @@ static int64_t stalled_from(const struct timeline *t, int device, int64_t a, int
         }
     }
     if (device >= 0 && from < b) {
-        int64_t other = busy_before(t, b);
+        int64_t other = ivals_end_before(&t->busy, b); /* every GPU's work */
         from = other > from ? (other < b ? other : b) : from;
     }
     return from < a ? a : from;
@@ -294,14 +270,21 @@ static void claim_stall(const struct model *m, struct findings *fs, size_t pi, c
     model_add(&tl->ns, b - a);
     tl->n++;
     if (b - a > tl->longest) {
-        const char *what = g->kind == GOP_KERNEL ? model_kernel_name(p, g->name)
-                           : g->nccl ? "an NCCL copy-engine collective" /* its copies (docs/nccl-ce.md) */
-                           : g->kind == GOP_MEMCPY ? "a copy" : "a memset";
         tl->longest = b - a;
-        snprintf(tl->what, sizeof tl->what, "%s", what);
+        snprintf(tl->what, sizeof tl->what, "%s", model_op_name(p, g));
     }
 }
 
+/* The gaps of one GPU's busy intervals in this window: a gap between two
+ * windows is the one between the last busy end of the earlier and the
+ * first busy start of this one (proc_pass.h carries the former).  Every
+ * gap of --idle-gap-us or more is gpu.stalled's where work was queued
+ * (above), and the rest of it is claimed but for the host's blocking
+ * calls (host_blocked.h), at the lowest rank of cause (attribution.c):
+ * what a sync or a copy found wasteful claims is theirs, the rest is
+ * gpu.idle's, placed by the host range it fell in.  A gap was once dropped
+ * whole when any sync touched it, and with it the data loading that the
+ * small upload at its end did not explain. */
 static void gaps_of(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi,
                     const struct timeline *t, const struct ivals *busy, const struct ivals *blocked, struct dev_idle *d,
                     int device)

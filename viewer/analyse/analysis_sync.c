@@ -390,12 +390,9 @@ static void note_waited(const struct model *m, const struct timeline *t, const s
     const struct proc *p = t->p;
     const struct gop *g = &p->ops[pd->last_op];
     int named = m->roles[c->api] == ROLE_SYNC_STREAM ? timeline_stream(t, c->stream) : -2;
-    const char *what = g->kind == GOP_KERNEL ? model_kernel_name(p, g->name)
-                       : g->nccl ? "an NCCL copy-engine collective" /* its copies (docs/nccl-ce.md) */
-                       : g->kind == GOP_MEMCPY ? "a copy" : "a memset";
     f->waited_blocked = blocked;
     f->waited_other = named != -2 && g->stream != named;
-    snprintf(f->waited_for, sizeof f->waited_for, "%s", what);
+    snprintf(f->waited_for, sizeof f->waited_for, "%s", model_op_name(p, g));
 }
 
 /* Scalar reads of earlier windows whose GPU idle time ran to this

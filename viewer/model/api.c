@@ -139,6 +139,13 @@ const char *model_kernel_name(const struct proc *p, int name_id)
     return n && *n ? n : "?";
 }
 
+const char *model_op_name(const struct proc *p, const struct gop *g)
+{
+    return g->kind == GOP_KERNEL ? model_kernel_name(p, g->name)
+           : g->nccl ? "an NCCL copy-engine collective" /* its copies (docs/nccl-ce.md) */
+           : g->kind == GOP_MEMCPY ? "a copy" : "a memset";
+}
+
 void model_out_of_memory(void)
 {
     fprintf(stderr, "gputrace-report: out of memory\n");

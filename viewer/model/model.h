@@ -301,6 +301,9 @@ const char *model_api_name(const struct model *m, int api);
 int model_api_named(const struct model *m, const char *name);
 /* Name of a kernel, whole, as the file has it (or "?"). */
 const char *model_kernel_name(const struct proc *p, int name_id);
+/* What a GPU operation is, for a finding's text: its kernel's name, or
+ * "a copy", "a memset", "an NCCL copy-engine collective". */
+const char *model_op_name(const struct proc *p, const struct gop *g);
 /* Where a site's stacks come from: the reader hands this in
  * (read/stack_text.c: the file's callsite and pystack rows, C frames
  * symbolised), so that the model never reads a file.  Each writes the

@@ -155,6 +155,12 @@ size_t timeline_first_call_at(const struct timeline *t, int64_t ts)
     return first_at(t->p->calls, t->p->ncalls, sizeof *t->p->calls, offsetof(struct call, start), ts);
 }
 
+int64_t ivals_end_before(const struct ivals *s, int64_t b)
+{
+    size_t k = first_at(s->v, s->n, sizeof *s->v, offsetof(struct interval, a), b);
+    return k ? s->v[k - 1].b : INT64_MIN;
+}
+
 struct timeline *model_timeline(const struct model *m, size_t pi)
 {
     struct model *mm = (struct model *)m; /* a cache: logically const */

@@ -62,6 +62,8 @@ int ivals_build_pass(struct ivals_build *u);
 int64_t ivals_total(const struct ivals *s);
 /* Length of [a, b) covered by the union s. */
 int64_t ivals_cover(const struct ivals *s, int64_t a, int64_t b);
+/* The end of the last interval of s that starts before b (INT64_MIN: none). */
+int64_t ivals_end_before(const struct ivals *s, int64_t b);
 int64_t ivals_intersection(const struct ivals *x, const struct ivals *y);
 /* x minus y, as a new union (free its v). */
 struct ivals ivals_minus(const struct ivals *x, const struct ivals *y);
