@@ -47,11 +47,13 @@ static struct {
     char slow[256];           /* a slowdown not looked at yet */
     int slow_run;             /* the steps in a row that were slow, up to the last */
     double slow_prev;         /* the step before the last: its ratio to its median */
+    int64_t run_from_ns;      /* the start of the first step of the run of slow ones */
+    int64_t slow_from_ns;     /* ... of the slowdown in slow[] */
     uint64_t lost;
     sqlite3_stmt *put_site, *put_comm, *put_step, *beat;
 } a;
 
-static void check_step(void);
+static void check_step(int64_t start_ns);
 
 static sqlite3_stmt *prep(const char *sql)
 {
@@ -235,7 +237,7 @@ static void step(uint32_t name, int64_t start_ns, int64_t end_ns)
     while (b < GT_STEP_BUCKETS - 1 && (double)(end_ns - start_ns) > gt_step_bucket_le[b] * 1e9)
         b++;
     a.step_bucket[b]++;
-    check_step();
+    check_step(start_ns);
 }
 
 const double gt_step_bucket_le[GT_STEP_BUCKETS] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
@@ -279,10 +281,12 @@ static int by_value(const void *x, const void *y)
     return p < q ? -1 : p > q;
 }
 
-/* Each step as it ends: the SLOW_RUN'th in a row slower than k times the
- * median of those before it?  The words are kept for the next look
- * (monitor.c, once a second). */
-static void check_step(void)
+/* Each step as it ends (it began at start_ns): the SLOW_RUN'th in a row
+ * slower than k times the median of those before it?  The words, and
+ * when the run of slow steps began (the report compares the steps from
+ * then on with those before), are kept for the next look (monitor.c, once
+ * a second). */
+static void check_step(int64_t start_ns)
 {
     int before = (a.nhistory < HISTORY ? a.nhistory : HISTORY) - 1; /* steps before the last */
     if (before < 5 || a.k <= 0 || a.slow[0])
@@ -297,21 +301,26 @@ static void check_step(void)
         return;
     }
     double ratio = (double)last / (double)median;
-    if (++a.slow_run < SLOW_RUN) {
+    if (++a.slow_run == 1)
+        a.run_from_ns = start_ns;
+    if (a.slow_run < SLOW_RUN) {
         a.slow_prev = ratio;
         return;
     }
     a.slow_run = 0;
+    a.slow_from_ns = a.run_from_ns;
+    /* numbered from 1, as the report numbers a loop's iterations */
     snprintf(a.slow, sizeof a.slow,
              "step %lld took %.1f ms, %.2fx the median %.1f ms of the %d steps before it (the step before it %.2fx)",
-             (long long)(a.nsteps - 1), (double)last / 1e6, ratio, (double)median / 1e6, before, a.slow_prev);
+             (long long)a.nsteps, (double)last / 1e6, ratio, (double)median / 1e6, before, a.slow_prev);
 }
 
-int gt_mon_agg_slow_step(char *out, size_t len)
+int gt_mon_agg_slow_step(char *out, size_t len, int64_t *from_ns)
 {
     if (!a.slow[0])
         return 0;
     snprintf(out, len, "%s", a.slow);
+    *from_ns = a.slow_from_ns;
     a.slow[0] = 0;
     return 1;
 }

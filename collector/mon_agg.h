@@ -33,8 +33,9 @@ void gt_mon_agg_range(uint32_t name, int depth, int64_t start_ns, int64_t end_ns
 void gt_mon_agg_flush(void);
 /* 1 when a step took more than GPUTRACE_SLOWDOWN times the median of up
  * to 31 steps before it (5 at least) since the last call, with the words
- * in out (the first such step). */
-int gt_mon_agg_slow_step(char *out, size_t len);
+ * in out (the first such step) and, in *from_ns, when the first step of
+ * the slow ones began (this process's clock). */
+int gt_mon_agg_slow_step(char *out, size_t len, int64_t *from_ns);
 /* What the metrics (mon_prom.c) read, on the writer thread. */
 #define GT_STEP_BUCKETS 16
 extern const double gt_step_bucket_le[GT_STEP_BUCKETS]; /* seconds; the last is +Inf */

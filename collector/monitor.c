@@ -147,20 +147,34 @@ static void say(const char *line)
 
 /* A trigger of this process: a request, unless one of its kind is
  * recent (its own or another process's): a slowdown's cool-down never
- * holds back a hang's window. */
-static void trigger(int kind, const char *reason, const char *detail)
+ * holds back a hang's window.  A slowdown's words end with when its slow
+ * steps began (from_ns, this process's clock), as milliseconds before the
+ * request's own moment (the wall-clock time its name carries): a time
+ * every rank's report can place, whatever host wrote it. */
+static void trigger(int kind, const char *reason, const char *detail, int64_t from_ns)
 {
-    int64_t now = wall_ms(), cool = (int64_t)cfg.cooldown_s * 1000;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t mono = (int64_t)gt_mono_ns(), now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    int64_t cool = (int64_t)cfg.cooldown_s * 1000;
     if (now - m.last_own_ms[kind] < cool)
         return;
     int64_t latest = gt_request_latest(cfg.rundir, reason);
     if (latest && now - latest < cool)
         return;
     m.last_own_ms[kind] = now;
-    char host[GT_HOST_MAX + 1], who[GT_HOST_MAX + 32], err[4600];
+    char host[GT_HOST_MAX + 1], who[GT_HOST_MAX + 32], err[4600], words[640];
     gt_config_host(host, sizeof host);
     snprintf(who, sizeof who, "%s-%d", host, (int)getpid());
-    if (gt_request_make(cfg.rundir, now, reason, who, detail, NULL, 0, err, sizeof err) != 0)
+    /* the request's name keeps whole milliseconds: the moment it names is
+     * what they drop earlier than now */
+    int64_t before = mono - from_ns - ts.tv_nsec % 1000000;
+    if (from_ns > 0 && before >= 0)
+        snprintf(words, sizeof words, "%s; the slow steps began %.3f ms before the request", detail,
+                 (double)before / 1e6);
+    else
+        snprintf(words, sizeof words, "%s", detail);
+    if (gt_request_make(cfg.rundir, now, reason, who, words, NULL, 0, err, sizeof err) != 0)
         say(err);
 }
 
@@ -308,12 +322,13 @@ static void look(int64_t now_ns, int settle)
     struct gt_request r;
     int found = gt_request_next(cfg.rundir, m.handled_ms, &r);
     char detail[512];
+    int64_t slow_from = 0;
     if (!settle)
         ; /* the process ends: no trigger of its own */
     else if (hang_detail(now_ns, detail, sizeof detail))
-        trigger(0, "hang", detail);
-    else if (gt_mon_agg_slow_step(detail, sizeof detail))
-        trigger(1, "slowdown", detail);
+        trigger(0, "hang", detail, 0);
+    else if (gt_mon_agg_slow_step(detail, sizeof detail, &slow_from))
+        trigger(1, "slowdown", detail, slow_from);
     while (found > 0 && !(settle && wall_ms() - r.at_ms < SETTLE_MS)) {
         m.handled_ms = r.at_ms + GROUP_MS;
         if (strcmp(r.reason, "capture") == 0)
