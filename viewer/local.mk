@@ -19,13 +19,13 @@ gputrace_report_SOURCES = \
   viewer/analyse/replay.h viewer/analyse/replay.c viewer/analyse/replay_wake.c viewer/analyse/whatif.c \
   viewer/analyse/whatif_int.h viewer/analyse/whatif_paths.c \
   viewer/analyse/whatif_joint.h viewer/analyse/whatif_joint.c viewer/analyse/whatif_job.c \
-  viewer/analyse/ledger.h viewer/analyse/ledger.c viewer/analyse/finding_steps.c viewer/analyse/host_blocked.h viewer/analyse/host_blocked.c \
+  viewer/analyse/ledger.h viewer/analyse/ledger.c viewer/analyse/slowdown.h viewer/analyse/slowdown.c viewer/analyse/finding_steps.c viewer/analyse/host_blocked.h viewer/analyse/host_blocked.c \
   viewer/write/charges_out.h viewer/write/charges_out.c viewer/write/ledger_out.h viewer/write/ledger_out.c viewer/write/whatif_out.h viewer/write/whatif_out.c viewer/write/text_wrap.h viewer/write/text_wrap.c viewer/write/whatif_html.c viewer/write/devices_out.h viewer/write/devices_out.c \
   viewer/analyse/analysis_gpu.c viewer/analyse/analysis_comm.c viewer/analyse/coll_spill.h \
   viewer/analyse/coll_spill.c viewer/analyse/summary.h viewer/analyse/summary.c \
   viewer/analyse/kernel_summary.c viewer/analyse/failed_calls.c \
   common/term_text.h common/term_text.c viewer/write/out_paths.h viewer/write/out_paths.c \
-  viewer/write/out_file.h viewer/write/out_file.c viewer/write/input_notes.h viewer/write/input_notes.c viewer/write/window_notes.h viewer/write/window_notes.c viewer/write/monitor_notes.h viewer/write/monitor_notes.c \
+  viewer/write/out_file.h viewer/write/out_file.c viewer/write/input_notes.h viewer/write/input_notes.c viewer/write/window_notes.h viewer/write/window_notes.c viewer/write/slowdown_out.h viewer/write/slowdown_out.c viewer/write/monitor_notes.h viewer/write/monitor_notes.c \
   viewer/write/json.h viewer/write/json.c viewer/write/output.h viewer/write/output_text.c \
   viewer/write/output_json.c viewer/write/finding_out.h viewer/write/finding_json.c viewer/write/finding_text.c viewer/write/unknown_comm.h viewer/write/unknown_comm.c viewer/write/order_notes.h viewer/write/order_notes.c viewer/analyse/order_match.h viewer/analyse/order_match.c viewer/model/comm_kernels.h viewer/model/comm_kernels.c viewer/write/chrome_trace.c viewer/write/kineto_export.c \
   viewer/write/html.h viewer/write/html_report.c viewer/write/html_charts.c viewer/write/html_tables.c \

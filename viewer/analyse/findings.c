@@ -3,6 +3,7 @@
  * passes (passes.c). */
 #define _GNU_SOURCE
 #include "viewer/analyse/findings.h"
+#include "viewer/analyse/slowdown.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,6 +297,7 @@ void findings_free(struct findings *fs)
     ledgers_free(fs);
     free(fs->whatif);
     free(fs->wsites);
+    slowdown_free(fs->slowdown);
     memset(fs, 0, sizeof *fs);
 }
 

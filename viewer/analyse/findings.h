@@ -237,6 +237,7 @@ struct whatif_job { int made; int64_t steps; double now_ns, all_fixed_ns; };
 struct wj_rank;
 
 struct tmpstore;
+struct slowdown_split;
 
 struct findings {
     struct finding *v; size_t n, cap;
@@ -248,6 +249,7 @@ struct findings {
     struct whatif_proc *whatif; size_t nwhatif; /* per process: its steps replayed (whatif.c) */
     struct whatif_site *wsites; size_t nwsites, wsites_cap; /* the predictions by finding key */
     struct whatif_job wjob;   /* the ranks replayed together (whatif_across) */
+    struct slowdown_split *slowdown; /* a slowdown window's slow steps against those before (slowdown.h), or NULL */
     /* where a process's ledger puts its intervals aside until every rank
      * is analysed (the run's, shared by the workers under the lock; NULL:
      * kept in memory) */

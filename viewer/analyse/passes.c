@@ -5,6 +5,7 @@
 #include "viewer/analyse/analysis_setup.h"
 #include "viewer/analyse/attribution.h"
 #include "viewer/analyse/ledger.h"
+#include "viewer/analyse/slowdown.h"
 
 /* Each hook, named for its pass and point, calls the analysis with what
  * it takes. */
@@ -45,6 +46,7 @@ static void whatif_across_hook(const struct pass_ctx *c) { whatif_across(c->m, c
 static void p2p_window_hook(const struct pass_ctx *c, size_t pi) { p2p_window(c->m, pi); }
 static void p2p_colls_hook(const struct pass_ctx *c, size_t pi, size_t n) { p2p_colls_done(c->m, pi, n); }
 static void p2p_across(const struct pass_ctx *c) { analyse_p2p(c->m, c->fs, c->spill); }
+static void slowdown_across(const struct pass_ctx *c) { analyse_slowdown(c->m, c->fs, c->spill); }
 
 /* The order: the point-to-point pairs first (across ranks, their
  * findings come before the others', as the report has always listed
@@ -61,6 +63,9 @@ static const struct analysis_pass passes[] = {
     { "idle", idle_window, NULL, NULL, NULL, idle_proc_end, NULL },
     { "host_time", host_window, NULL, NULL, NULL, NULL, NULL }, /* where a straggler's time went */
     { "ledger", ledger_window_hook, NULL, NULL, NULL, ledger_end_hook, NULL }, /* each rank's time accounted for */
+    /* a slowdown window's slow steps against those before (the ledger's
+     * iterations) */
+    { "slowdown", NULL, NULL, NULL, NULL, NULL, slowdown_across },
     /* each finding's fix replayed: the step time it would give; on the
      * process's findings all made (final_window: the same read whole or a
      * window at a time; one read so sums its host time by range first) */

@@ -138,6 +138,9 @@ struct monitor_window {
     int gpu_flushed;          /* CUPTI handed over every buffer before it was written (a hang's, a
                                * stuck process's, one written at exit) */
     int64_t at_ns, from_ns, cut_rows;
+    /* a slowdown's: when its slow steps began, realtime ns, from the words
+     * the requesting process wrote (collector/monitor.c); 0 if unknown */
+    int64_t slow_from;
     char request[128], reason[32], detail[512];
 };
 

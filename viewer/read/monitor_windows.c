@@ -17,6 +17,27 @@ static void text_into(char *dst, size_t len, const unsigned char *src)
     snprintf(dst, len, "%s", src ? (const char *)src : "");
 }
 
+/* A slowdown's onset, realtime ns: the request's moment (the whole
+ * milliseconds its name begins with) less what its words say the slow
+ * steps began before it; 0 if they say nothing usable (older files,
+ * other reasons, damaged words). */
+static int64_t slow_from(const struct monitor_window *w)
+{
+    static const char key[] = "; the slow steps began ";
+    const char *k = strcmp(w->reason, "slowdown") == 0 ? strstr(w->detail, key) : NULL;
+    if (!k)
+        return 0;
+    char *end;
+    long long at_ms = strtoll(w->request, &end, 10);
+    double before_ms = -1;
+    int n = 0;
+    if (end == w->request || *end != '-' || at_ms <= 0 || at_ms > 9000000000000LL || /* past 2255: damaged */
+        sscanf(k + sizeof key - 1, "%lf ms before the request%n", &before_ms, &n) != 1 || n == 0 ||
+        !(before_ms >= 0 && before_ms < 1e9))
+        return 0;
+    return (int64_t)at_ms * 1000000 - (int64_t)(before_ms * 1e6 + 0.5);
+}
+
 static void add_window(struct model *m, size_t *cap, sqlite3_stmt *s, int proc)
 {
     if (m->nwindows == *cap) {
@@ -38,6 +59,7 @@ static void add_window(struct model *m, size_t *cap, sqlite3_stmt *s, int proc)
     w->gpu_flushed = sqlite3_column_count(s) > 7 && sqlite3_column_type(s, 7) != SQLITE_NULL
                          ? sqlite3_column_int(s, 7) != 0
                          : strcmp(w->reason, "hang") == 0;
+    w->slow_from = slow_from(w);
 }
 
 void load_monitor_windows(struct model *m)

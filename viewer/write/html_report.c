@@ -18,6 +18,7 @@
 #include "viewer/write/out_file.h"
 #include "viewer/write/monitor_notes.h"
 #include "viewer/write/window_notes.h"
+#include "viewer/write/slowdown_out.h"
 #include "viewer/read/import_inputs.h"
 #include "common/term_text.h"
 
@@ -67,7 +68,7 @@ static const char style[] =
     "svg.cost{width:200px;height:14px;display:inline-block;vertical-align:middle;margin-right:8px}"
     "code{font-size:12px;background:#f5f5f5;padding:1px 3px;border-radius:2px;word-break:break-all}"
     ".fix{background:#eef7ee;padding:4px 8px;border-left:3px solid #2ca02c;margin-top:4px}"
-    ".share{color:#555}.where{color:#555;font-size:90%}"
+    ".share{color:#555}.where{color:#555;font-size:90%}tr.hot td{font-weight:600;background:#fff4e5}"
     ".src{margin:.2em 0 .2em 1em;padding:.2em .5em;background:#f4f4f4;border-left:3px solid #bbb;white-space:pre-wrap}"
     "@media print{body{margin:0;max-width:none}h2{break-after:avoid}svg{break-inside:avoid}a{color:inherit}}";
 
@@ -422,6 +423,7 @@ int html_report_write(const char *path, const struct model *m, const struct summ
     html_text(out, m->run_id);
     fprintf(out, " &middot; %zu process%s &middot; gputrace " GT_VERSION "</p>", m->nprocs, m->nprocs == 1 ? "" : "es");
     window_notes_html(out, m); /* monitor windows: what each covers, and the ranks none holds */
+    slowdown_html(out, m, fs); /* ... a slowdown's slow steps against those before */
     monitor_notes_html(out, m); /* a monitored run's own files: aggregates, and the windows to read */
     fix_first(out, m, fs, &cs);
 

@@ -6,6 +6,7 @@
 #include "viewer/write/input_notes.h"
 #include "viewer/write/monitor_notes.h"
 #include "viewer/write/window_notes.h"
+#include "viewer/write/slowdown_out.h"
 #include "viewer/read/import_inputs.h"
 #include "viewer/write/json.h"
 #include "viewer/write/whatif_out.h"
@@ -35,6 +36,7 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
     }
     input_notes_json(out, m); /* files and runs of the inputs left out */
     window_notes_json(out, m); /* monitor windows: what each covers, and the ranks none holds */
+    slowdown_json(out, m, fs); /* ... a slowdown's slow steps against those before */
     monitor_notes_json(out, m); /* a monitored run's own files: aggregates, and the windows to read */
     fputc('}', out);
     int64_t latest = model_latest_end(m);

@@ -12,6 +12,7 @@
 #include "viewer/write/input_notes.h"
 #include "viewer/write/monitor_notes.h"
 #include "viewer/write/window_notes.h"
+#include "viewer/write/slowdown_out.h"
 #include "viewer/write/plugin_notes.h"
 #include "viewer/write/output.h"
 #include "viewer/write/text_wrap.h"
@@ -147,6 +148,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     char t[4096]; /* a string of the file, escaped */
     fprintf(out, "gputrace report: run %s, %zu process(es)\n", term_text(m->run_id, t, sizeof t), m->nprocs);
     window_notes_text(out, m); /* monitor windows: first, since every figure below is of them */
+    slowdown_text(out, m, fs); /* ... a slowdown's slow steps against those before */
     monitor_notes_text(out, m); /* a monitored run's own files: aggregates, and the windows to read */
     if (missing_cupti)
         fprintf(out, "note: %d process(es) have no GPU records (CUPTI off, or none in the trace): GPU-time\n"

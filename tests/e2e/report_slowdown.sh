@@ -1,0 +1,55 @@
+#!/bin/sh
+# report_slowdown.sh: a slowdown's window split at the moment its slow
+# steps began (docs/report.md, "A slowdown's window") as the words of its
+# window rows give it: the golden fixture mon-slowdown's windows with
+# those words and the request's name changed, as a damaged or hand-made
+# file may have them.  Words that place no onset get no split and no
+# error; a requester none of the files is, the onset on the realtime
+# clock; an onset after every collective, nothing to compare.
+set -u
+. "${top_srcdir:-.}/tests/e2e/testlib.sh"
+rep="$b/gputrace-report"
+src="$s/tests/data/golden/mon-slowdown/input.sql"
+
+# variant NAME SQL: the fixture with SQL applied, as $tmp/NAME.db
+variant() {
+  rm -f "$tmp/$1.db"
+  sqlite3 "$tmp/$1.db" < "$src" && sqlite3 "$tmp/$1.db" "$2"
+}
+# split NAME: exit status, then run.slowdown's requester, changed rank
+# and collectives (or "none")
+split() {
+  "$rep" --format json "$tmp/$1.db" > "$tmp/$1.json" 2> "$tmp/$1.err"
+  rc=$?
+  python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["run"].get("slowdown")
+print("none" if s is None else "%s %s %s" % (s["requester_rank"], s["changed_rank"], s["collectives"]))' "$tmp/$1.json" 2>&1 |
+    sed "s/^/$rc /"
+}
+
+variant as_is "select 1"
+expect "as recorded: split, rank 1 asked and is named" "$(split as_is)" "0 1 1 [120, 120]"
+
+words() { variant "$1" "update window set detail = replace(detail, 'began 330.819 ms before the request', '$2')"; }
+for bad in "began -3 ms before the request" "began 1e300 ms before the request" "began nan ms before the request" \
+           "began 330.819 ms before the" "began ms before the request" "began 330.819 ms"; do
+  words bad "$bad"
+  expect "words '$bad': no split, no error" "$(split bad)" "0 none"
+done
+variant noname "update window set request = 'slowdown-host-16385'"
+expect "a request's name without its moment: no split" "$(split noname)" "0 none"
+variant huge "update window set request = '99999999999999999999-slowdown-host-16385'"
+expect "a request's moment past any clock: no split" "$(split huge)" "0 none"
+
+variant other "update window set request = replace(request, '-host-16385', '-host-99999')"
+expect "a requester none of the files is: the onset on the realtime clock, rank 1 named" "$(split other)" "0 None 1 [120, 120]"
+
+variant late "update window set detail = replace(detail, 'began 330.819 ms', 'began 0 ms'),
+                              request = replace(request, '1796554044208-', '1796554054208-')"
+expect "an onset after every collective: nothing from then on, none named" "$(split late)" "0 1 None [240, 0]"
+"$rep" "$tmp/late.db" > "$tmp/late.txt" 2>&1
+grep -q "^=> no collective of every rank's window is from then on: nothing to compare" "$tmp/late.txt"
+expect "... and the text says there is nothing to compare" "$?" 0
+
+finish

@@ -1,0 +1,187 @@
+/* slowdown.c: a slowdown window split at the moment its slow steps began
+ * (slowdown.h). */
+#include "viewer/analyse/slowdown.h"
+#include "viewer/analyse/analysis_p2p.h"
+#include "viewer/analyse/ledger.h"
+#include "viewer/model/steps.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A step that begins this little before the onset is the first slow one:
+ * the onset is written to the microsecond (collector/monitor.c). */
+#define ONSET_SLACK_NS 500000
+
+/* The requesting process: the one whose host and pid the request's name
+ * ends with (<ms>-<reason>-<host>-<pid>), among those with a window. */
+static int requester(const struct model *m, const struct monitor_window *w)
+{
+    const char *dash = strrchr(w->request, '-');
+    if (!dash)
+        return -1;
+    int pid = atoi(dash + 1);
+    size_t hlen = 0;
+    const char *host = w->request, *r = strstr(w->request, w->reason);
+    if (r && r[strlen(w->reason)] == '-') {
+        host = r + strlen(w->reason) + 1;
+        hlen = (size_t)(dash - host);
+    }
+    for (size_t i = 0; i < m->nwindows; i++) {
+        const struct proc *p = &m->procs[m->windows[i].proc];
+        if (p->pid == pid && (!hlen || (strlen(p->host) == hlen && !strncmp(p->host, host, hlen))))
+            return m->windows[i].proc;
+    }
+    return -1;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int64_t median(int64_t *v, size_t n)
+{
+    if (!n)
+        return 0;
+    qsort(v, n, sizeof *v, cmp_i64);
+    return v[n / 2];
+}
+
+/* A rank's steps on either side of the onset (on its own clock). */
+static void steps_split(const struct model *m, const struct findings *fs, struct slowdown_split *s,
+                        struct slowdown_rank *r)
+{
+    r->first_slow_iter = -1;
+    const struct proc *p = &m->procs[r->proc];
+    if ((size_t)r->proc >= fs->nledgers || !fs->ledgers[r->proc].steps_known)
+        return;
+    const struct ledger *l = &fs->ledgers[r->proc];
+    int64_t at = s->onset + m->t0 - p->clock_offset - ONSET_SLACK_NS;
+    int64_t *len = malloc((l->nsteps + 1) * sizeof *len);
+    if (!len)
+        model_out_of_memory();
+    for (int part = 0; part < 2; part++) {
+        size_t n = 0;
+        for (size_t k = 0; k < l->nsteps; k++) {
+            const struct model_step *st = &l->steps[k];
+            if ((st->start >= at) != part || st->end <= st->start)
+                continue;
+            if (part && r->first_slow_iter < 0)
+                r->first_slow_iter = st->iter;
+            len[n++] = st->end - st->start;
+        }
+        r->steps[part] = (int64_t)n;
+        r->step_ns[part] = median(len, n);
+    }
+    free(len);
+}
+
+struct splitting {
+    const struct model *m;
+    struct slowdown_split *s;
+    int *slot; /* process index -> index into s->ranks, -1 none */
+};
+
+/* One (communicator, sequence) group every member of which is here: who
+ * arrived last (as comm.straggler has it: analysis_comm.c), on which side
+ * of the onset.  Its side: where the requester's call of it was made (its
+ * steps set the onset), else the last member's call. */
+static void group(const struct coll_rec *v, size_t n, void *ctx)
+{
+    struct splitting *c = ctx;
+    const struct model *m = c->m;
+    if (n < 2 || n != (size_t)(v[0].nranks > 0 ? v[0].nranks : 0) || p2p_kind(m, v[0].api))
+        return;
+    int gpu = coll_group_on_gpu(v, n), who = -1;
+    int64_t latest = INT64_MIN, call = INT64_MIN, mine = INT64_MIN;
+    for (size_t k = 0; k < n; k++) {
+        if (c->slot[v[k].proc] < 0)
+            return;
+        int64_t a = coll_arrival(m, &v[k], gpu), h = model_aligned(m, &m->procs[v[k].proc], v[k].start);
+        if (a > latest) {
+            latest = a;
+            who = v[k].proc;
+        }
+        call = h > call ? h : call;
+        if (v[k].proc == c->s->requester)
+            mine = h;
+    }
+    for (size_t k = 1; k < n; k++)
+        if (v[k].proc != v[0].proc)
+            goto across;
+    return; /* one process's GPUs: no rank to be late */
+across:;
+    int part = (mine != INT64_MIN ? mine : call) >= c->s->onset;
+    c->s->colls[part]++;
+    struct slowdown_rank *r = &c->s->ranks[c->slot[who]];
+    r->last[part]++;
+    for (size_t k = 0; k < n; k++)
+        r->caused_ns[part] += (double)latest - (double)coll_arrival(m, &v[k], gpu);
+}
+
+/* The rank whose others' wait per collective grew most from before the
+ * onset to after it, if it grew at all. */
+static int most_changed(const struct slowdown_split *s)
+{
+    int best = -1;
+    double grew_most = 0;
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct slowdown_rank *r = &s->ranks[i];
+        double before = s->colls[0] ? r->caused_ns[0] / (double)s->colls[0] : 0;
+        double after = s->colls[1] ? r->caused_ns[1] / (double)s->colls[1] : 0;
+        if (s->colls[1] && after - before > grew_most) {
+            grew_most = after - before;
+            best = (int)i;
+        }
+    }
+    return best;
+}
+
+void analyse_slowdown(const struct model *m, struct findings *fs, struct coll_spill *spill)
+{
+    const struct monitor_window *w = NULL;
+    for (size_t i = 0; i < m->nwindows && !w; i++)
+        if (m->windows[i].slow_from)
+            w = &m->windows[i];
+    if (!w)
+        return;
+    struct slowdown_split *s = calloc(1, sizeof *s);
+    int *slot = malloc((m->nprocs + 1) * sizeof *slot);
+    if (!s || !slot || !(s->ranks = calloc(m->nwindows + 1, sizeof *s->ranks)))
+        model_out_of_memory();
+    /* the onset on the requester's clock, aligned as its records are
+     * (realtime less its offset); with no requester here, on the
+     * realtime clock as the run's start is */
+    s->requester = requester(m, w);
+    if (s->requester >= 0) {
+        const struct proc *p = &m->procs[s->requester];
+        s->onset = model_aligned(m, p, w->slow_from - p->clock_offset);
+    } else {
+        s->onset = w->slow_from - m->t0;
+    }
+    for (size_t i = 0; i <= m->nprocs; i++)
+        slot[i] = -1;
+    for (size_t i = 0; i < m->nwindows; i++) {
+        int pi = m->windows[i].proc;
+        if (slot[pi] >= 0)
+            continue;
+        slot[pi] = (int)s->nranks;
+        s->ranks[s->nranks++].proc = pi;
+    }
+    for (size_t i = 0; i < s->nranks; i++)
+        steps_split(m, fs, s, &s->ranks[i]);
+    struct splitting c = { m, s, slot };
+    coll_spill_groups(spill, group, &c);
+    s->changed = most_changed(s);
+    free(slot);
+    fs->slowdown = s;
+}
+
+void slowdown_free(struct slowdown_split *s)
+{
+    if (!s)
+        return;
+    free(s->ranks);
+    free(s);
+}

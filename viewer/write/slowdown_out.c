@@ -1,0 +1,103 @@
+/* slowdown_out.c: a slowdown window split at its onset, written
+ * (slowdown_out.h).  "Others waited": at the collectives a rank arrived
+ * at last, the others' waits for it, per collective of the part (before
+ * the onset, or from it on), so that parts of different lengths compare. */
+#include "viewer/write/slowdown_out.h"
+#include "viewer/analyse/slowdown.h"
+
+static double per_coll_ms(const struct slowdown_split *s, const struct slowdown_rank *r, int part)
+{
+    return s->colls[part] ? r->caused_ns[part] / (double)s->colls[part] / 1e6 : 0.0;
+}
+
+static int rank_of(const struct model *m, const struct slowdown_rank *r) { return m->procs[r->proc].rank; }
+
+void slowdown_text(FILE *out, const struct model *m, const struct findings *fs)
+{
+    const struct slowdown_split *s = fs->slowdown;
+    if (!s)
+        return;
+    fprintf(out, "\nthe slow steps against those before (from %.2f ms into the run", (double)s->onset / 1e6);
+    for (size_t i = 0; i < s->nranks; i++)
+        if (s->ranks[i].proc == s->requester && s->ranks[i].first_slow_iter >= 0)
+            fprintf(out, ", rank %d's step %lld", rank_of(m, &s->ranks[i]), (long long)s->ranks[i].first_slow_iter);
+    fprintf(out, ";\n%lld collectives of every rank before, %lld from then on):\n", (long long)s->colls[0],
+            (long long)s->colls[1]);
+    fprintf(out, "rank  steps before  median ms  slow steps  median ms  last at: before   slow  others waited ms\n");
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct slowdown_rank *r = &s->ranks[i];
+        fprintf(out, "%-4d  %12lld  %9.2f  %10lld  %9.2f  %15lld  %5lld  %6.2f -> %.2f\n", rank_of(m, r),
+                (long long)r->steps[0], (double)r->step_ns[0] / 1e6, (long long)r->steps[1], (double)r->step_ns[1] / 1e6,
+                (long long)r->last[0], (long long)r->last[1], per_coll_ms(s, r, 0), per_coll_ms(s, r, 1));
+    }
+    fprintf(out, "(others waited: at the collectives the rank arrived at last, the others' waits for it, per\n"
+                 " collective; the findings below are of the whole window, the steps before included)\n");
+    if (s->changed >= 0) {
+        const struct slowdown_rank *r = &s->ranks[s->changed];
+        fprintf(out, "=> rank %d: the others came to wait for it (%.2f -> %.2f ms a collective): where the\n"
+                     "   slowdown is; its host time between collectives is the first place to look\n",
+                rank_of(m, r), per_coll_ms(s, r, 0), per_coll_ms(s, r, 1));
+    } else if (!s->colls[1]) {
+        fprintf(out, "=> no collective of every rank's window is from then on: nothing to compare\n");
+    } else {
+        fprintf(out, "=> no rank made the others wait longer in the slow steps: every rank slowed down alike\n"
+                     "   (its own GPU work or host time, or a shared resource)\n");
+    }
+}
+
+void slowdown_json(FILE *out, const struct model *m, const struct findings *fs)
+{
+    const struct slowdown_split *s = fs->slowdown;
+    if (!s)
+        return;
+    fprintf(out, ", \"slowdown\": {\"onset_ns\": %lld, \"requester_rank\": ", (long long)s->onset);
+    if (s->requester >= 0)
+        fprintf(out, "%d", m->procs[s->requester].rank);
+    else
+        fputs("null", out);
+    fprintf(out, ", \"collectives\": [%lld, %lld], \"changed_rank\": ", (long long)s->colls[0], (long long)s->colls[1]);
+    if (s->changed >= 0)
+        fprintf(out, "%d", rank_of(m, &s->ranks[s->changed]));
+    else
+        fputs("null", out);
+    fputs(", \"ranks\": [", out);
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct slowdown_rank *r = &s->ranks[i];
+        fprintf(out, "%s{\"rank\": %d, \"steps\": [%lld, %lld], \"step_ns\": [%lld, %lld], \"first_slow_step\": ",
+                i ? ", " : "", rank_of(m, r), (long long)r->steps[0], (long long)r->steps[1], (long long)r->step_ns[0],
+                (long long)r->step_ns[1]);
+        if (r->first_slow_iter >= 0)
+            fprintf(out, "%lld", (long long)r->first_slow_iter);
+        else
+            fputs("null", out);
+        fprintf(out, ", \"last\": [%lld, %lld], \"others_waited_ns\": [%.0f, %.0f]}", (long long)r->last[0],
+                (long long)r->last[1], r->caused_ns[0], r->caused_ns[1]);
+    }
+    fputs("]}", out);
+}
+
+void slowdown_html(FILE *out, const struct model *m, const struct findings *fs)
+{
+    const struct slowdown_split *s = fs->slowdown;
+    if (!s)
+        return;
+    fprintf(out, "<div id=\"slowdown\"><p><b>The slow steps against those before</b> (from %.2f ms into the run;"
+                 " %lld collectives of every rank before, %lld from then on). Others waited: at the collectives the"
+                 " rank arrived at last, the others' waits for it, per collective.</p><table><tr><th>rank</th>"
+                 "<th>steps before</th><th>median ms</th><th>slow steps</th><th>median ms</th><th>last at, before"
+                 "</th><th>last at, slow</th><th>others waited ms, before</th><th>others waited ms, slow</th></tr>",
+            (double)s->onset / 1e6, (long long)s->colls[0], (long long)s->colls[1]);
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct slowdown_rank *r = &s->ranks[i];
+        fprintf(out, "<tr%s><td>%d</td><td class=n>%lld</td><td class=n>%.2f</td><td class=n>%lld</td><td class=n>%.2f"
+                     "</td><td class=n>%lld</td><td class=n>%lld</td><td class=n>%.2f</td><td class=n>%.2f</td></tr>",
+                (int)i == s->changed ? " class=hot" : "", rank_of(m, r), (long long)r->steps[0],
+                (double)r->step_ns[0] / 1e6, (long long)r->steps[1], (double)r->step_ns[1] / 1e6, (long long)r->last[0],
+                (long long)r->last[1], per_coll_ms(s, r, 0), per_coll_ms(s, r, 1));
+    }
+    fputs("</table>", out);
+    if (s->changed >= 0)
+        fprintf(out, "<p>Rank %d: the others came to wait for it in the slow steps: where the slowdown is.</p>",
+                rank_of(m, &s->ranks[s->changed]));
+    fputs("</div>", out);
+}
