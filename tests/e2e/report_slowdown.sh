@@ -42,6 +42,23 @@ expect "a request's name without its moment: no split" "$(split noname)" "0 none
 variant huge "update window set request = '99999999999999999999-slowdown-host-16385'"
 expect "a request's moment past any clock: no split" "$(split huge)" "0 none"
 
+variant wrap "update window set request = replace(request, '1796554044208-', '7000000000000-'),
+                              detail = replace(detail, 'began 330.819 ms', 'began 1 ms');
+              update process set clock_offset_ns = -4000000000000000000 where pid = 16385"
+expect "an onset past any clock the model holds: no split, no error" "$(split wrap)" "0 none"
+
+# rank 1, which asked, on a host of its own whose realtime clock reads 50
+# ms ahead (the request's moment too): its clock is aligned to rank 0's
+# from the collectives, and the split is the recording's, its steps too
+variant hosts "update process set host = 'hostB', clock_offset_ns = clock_offset_ns + 50000000 where pid = 16385;
+               update window set request = replace(request, '1796554044208-slowdown-host-', '1796554044258-slowdown-hostB-')"
+"$rep" --format json "$tmp/hosts.db" 2>/dev/null | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["run"]["slowdown"]
+print(s["requester_rank"], s["changed_rank"], [(r["rank"], r["steps"], r["first_slow_step"]) for r in s["ranks"]])' > "$tmp/hosts.out" 2>&1
+expect "a requester on another host, its clock 50 ms ahead: the same split" "$(cat "$tmp/hosts.out")" \
+  "1 1 [(0, [30, 30], 31), (1, [30, 30], 31)]"
+
 variant other "update window set request = replace(request, '-host-16385', '-host-99999')"
 expect "a requester none of the files is: the onset on the realtime clock, rank 1 named" "$(split other)" "0 None 1 [120, 120]"
 

@@ -19,7 +19,7 @@ static int requester(const struct model *m, const struct monitor_window *w)
     const char *dash = strrchr(w->request, '-');
     if (!dash)
         return -1;
-    int pid = atoi(dash + 1);
+    long pid = strtol(dash + 1, NULL, 10);
     size_t hlen = 0;
     const char *host = w->request, *r = strstr(w->request, w->reason);
     if (r && r[strlen(w->reason)] == '-') {
@@ -57,7 +57,7 @@ static void steps_split(const struct model *m, const struct findings *fs, struct
     if ((size_t)r->proc >= fs->nledgers || !fs->ledgers[r->proc].steps_known)
         return;
     const struct ledger *l = &fs->ledgers[r->proc];
-    int64_t at = s->onset + m->t0 - p->clock_offset - ONSET_SLACK_NS;
+    int64_t at = s->onset - ONSET_SLACK_NS; /* compared on the aligned clock: no inverse of another host's fit */
     int64_t *len = malloc((l->nsteps + 1) * sizeof *len);
     if (!len)
         model_out_of_memory();
@@ -65,7 +65,7 @@ static void steps_split(const struct model *m, const struct findings *fs, struct
         size_t n = 0;
         for (size_t k = 0; k < l->nsteps; k++) {
             const struct model_step *st = &l->steps[k];
-            if ((st->start >= at) != part || st->end <= st->start)
+            if ((model_aligned(m, p, st->start) >= at) != part || st->end <= st->start)
                 continue;
             if (part && r->first_slow_iter < 0)
                 r->first_slow_iter = st->iter;
@@ -152,13 +152,24 @@ void analyse_slowdown(const struct model *m, struct findings *fs, struct coll_sp
         model_out_of_memory();
     /* the onset on the requester's clock, aligned as its records are
      * (realtime less its offset); with no requester here, on the
-     * realtime clock as the run's start is */
+     * realtime clock as the run's start is.  Every figure is the file's:
+     * one that places the onset past any time the model holds (model.h,
+     * model_ns) makes no split */
     s->requester = requester(m, w);
+    int64_t own;
+    int ok;
     if (s->requester >= 0) {
         const struct proc *p = &m->procs[s->requester];
-        s->onset = model_aligned(m, p, w->slow_from - p->clock_offset);
+        ok = !__builtin_sub_overflow(w->slow_from, p->clock_offset, &own) && own == model_ns(own);
+        if (ok)
+            s->onset = model_aligned(m, p, own);
     } else {
-        s->onset = w->slow_from - m->t0;
+        ok = !__builtin_sub_overflow(w->slow_from, m->t0, &s->onset);
+    }
+    if (!ok || s->onset != model_ns(s->onset)) {
+        free(slot);
+        slowdown_free(s);
+        return;
     }
     for (size_t i = 0; i <= m->nprocs; i++)
         slot[i] = -1;
