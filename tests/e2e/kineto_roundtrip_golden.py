@@ -28,17 +28,15 @@ golden = os.path.join(src, "tests", "data", "golden")
 FIXTURES = ["sim-train_demo", "sim-desync", "sim-device_sync", "sim-overlapped", "sim-overlapped_shifted",
             "sim-pageable_upload", "sim-scalar_read", "sim-serialized_upload", "sim-straggler",
             "sim-straggler_shifted", "sim-allreduce_compute_stream", "sim-cpu_copy", "sim-to_device",
-            "sim-pipeline", "sim-pipeline_connected", "hand-sync_site"]
+            "sim-pipeline", "sim-pipeline_connected", "hand-sync_site", "hand-stalled_nccl"]
 # verdicts per call or per collective: their count is the same (import_roundtrip.py)
 EXACT = {"sync.implicit", "sync.device_wide", "sync.no_consumer", "copy.serialized", "comm.same_stream",
          "comm.straggler", "gpu.launch_bound"}
-# a GPU gap is gpu.stalled's where the work that ended it was queued (its
-# call found by its correlation id), else gpu.idle's; the export writes an
-# NCCL kernel's launch as its NCCL call, a cpu_op, whose correlation an
-# import gives the collective's host times but no call: a stall behind a
-# queued NCCL kernel reads back as idle.  So the two are one kind here
-# ("gpu gaps"), the ledger's idle the same, and stalls never more
-GAPS = {"gpu.idle", "gpu.stalled"}
+# gpu.stalled and gpu.idle apart: a GPU gap is gpu.stalled's where the
+# work that ended it was queued, its call found by its correlation id; the
+# export writes an NCCL kernel's launch (a cudaLaunchKernelExC as its call
+# ends, as PyTorch's traces have one under the collective's cpu_op), so a
+# stall behind a queued NCCL kernel reads back as one, not as idle
 report = os.path.join(build, "gputrace-report")
 tmp = tempfile.mkdtemp()
 
@@ -58,7 +56,7 @@ def findings(d):
     r = collections.Counter()
     for f in d["findings"]:
         where = "unclaimed" if f.get("unclaimed") else "whole" if f["callsite"] == "(whole process)" else "site"
-        r[("gpu gaps" if f["kind"] in GAPS else f["kind"], where, f["rank"])] += f["count"]
+        r[(f["kind"], where, f["rank"])] += f["count"]
     return r
 
 
@@ -90,14 +88,12 @@ for name in FIXTURES:
     ja, jb = json.loads(a.stdout), json.loads(b.stdout)
     A, B = findings(ja), findings(jb)
     ia, ib = idle(ja), idle(jb)
-    check(ia.keys() == ib.keys() and all(abs(ia[r][0] - ib[r][0]) <= 1000 and ib[r][1] <= ia[r][1] * 1.01 + 1000
-                                         for r in ia),
-          f"{name}: read back, each rank's GPU idle the same, and no more of it stalled (idle, stalled: {ia}, {ib})")
+    check(ia.keys() == ib.keys() and all(abs(ia[r][0] - ib[r][0]) <= 1000 and
+                                         abs(ib[r][1] - ia[r][1]) <= ia[r][1] * 0.01 + 1000 for r in ia),
+          f"{name}: read back, each rank's GPU idle the same, and as much of it stalled (idle, stalled: {ia}, {ib})")
     ra, rb = ranks(A), ranks(B)
-    # (a stall read back as a gap gpu.idle drops, under 1 ms: no "gpu gaps"
-    # on that rank; the ledger's idle above holds them all)
     diff = {f"{k} {w}": (ra.get((k, w)), rb.get((k, w))) for k, w in sorted(set(ra) | set(rb))
-            if ra.get((k, w)) != rb.get((k, w)) and k != "gpu gaps"}
+            if ra.get((k, w)) != rb.get((k, w))}
     check(ra and not diff, f"{name}: read back, each kind on the same ranks, at a site or of the whole process"
           f" ({len(ra)} kinds; differ, recorded vs read back: {diff})")
     counts = {f"{k} rank {r}": (A.get((k, w, r)), B.get((k, w, r))) for k, w, r in sorted(set(A) | set(B))

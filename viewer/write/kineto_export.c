@@ -139,6 +139,20 @@ static const char *memcpy_name(const struct gop *g)
     return buf;
 }
 
+/* The launch of an NCCL call's kernel, inside the call, as PyTorch's
+ * traces have it (a cudaLaunchKernelExC with the kernel's correlation
+ * under the collective's cpu_op): a reader that ties a kernel to the call
+ * that queued it (HTA's launch delays, our import's gpu.stalled) finds a
+ * launch.  NCCL launches as the call ends (after any connection set-up);
+ * the launch's own time is not kept apart from the call's, so it is a
+ * point there: as long as the call, a 20 ms lazy connection read back as
+ * a 20 ms launch, host.setup's. */
+static void nccl_launch(struct kw *w, const struct call *c)
+{
+    x_event(w, "cuda_runtime", "cudaLaunchKernelExC", w->p->pid, c->tid, c->end, c->end);
+    fprintf(w->out, ",\"args\":{\"External id\":%lld,\"correlation\":%u}}", (long long)c->call_id, c->corr);
+}
+
 static void host_events(struct kw *w, const struct timeline *t, const struct idmap *coll_of_call, uint8_t *flow_op)
 {
     const struct model *m = w->m;
@@ -168,11 +182,13 @@ static void host_events(struct kw *w, const struct timeline *t, const struct idm
         if (idmap_get(coll_of_call, (uint64_t)c->call_id, &k))
             collective_args(w, &p->colls[k]);
         fputs("}}", w->out);
+        if (!strcmp(cat, "cpu_op") && c->corr && t->op_of_call[i] >= 0)
+            nccl_launch(w, c);
         if (c->corr && t->op_of_call[i] >= 0 && !flow_op[t->op_of_call[i]]) {
             flow_op[t->op_of_call[i]] = 1;
             next(w);
             fprintf(w->out, "{\"ph\":\"s\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":", c->corr, p->pid, c->tid);
-            json_ts(w->out, model_aligned(m, p, c->start));
+            json_ts(w->out, model_aligned(m, p, !strcmp(cat, "cpu_op") ? c->end : c->start)); /* an NCCL call's: at its launch */
             fputs(",\"cat\":\"ac2g\",\"name\":\"ac2g\"}", w->out);
         }
     }
