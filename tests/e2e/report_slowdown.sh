@@ -30,6 +30,9 @@ print("none" if s is None else "%s %s %s" % (s["requester_rank"], s["changed_ran
 
 variant as_is "select 1"
 expect "as recorded: split, rank 1 asked and is named" "$(split as_is)" "0 1 1 [120, 120]"
+"$rep" --html "$tmp/as_is.html" "$tmp/as_is.db" > /dev/null 2>&1
+expect "... the HTML page's table, rank 1's row marked" \
+  "$(grep -o '<div id="slowdown">.*</div>' "$tmp/as_is.html" | grep -o '<tr class=hot><td>[0-9]*</td>')" "<tr class=hot><td>1</td>"
 
 words() { variant "$1" "update window set detail = replace(detail, 'began 330.819 ms before the request', '$2')"; }
 for bad in "began -3 ms before the request" "began 1e300 ms before the request" "began nan ms before the request" \
