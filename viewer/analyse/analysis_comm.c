@@ -47,6 +47,17 @@ static int64_t hideable_after(const struct proc *p, size_t i)
     return sum;
 }
 
+/* A stretch of a collective's kernel with no compute beside it, kept
+ * (its first COLL_EXPOSED_MAX; past those, none: n -1). */
+static void keep_exposed(void *arg, int64_t a, int64_t b)
+{
+    struct coll_exposed *x = arg;
+    if (x->n >= 0 && x->n < COLL_EXPOSED_MAX)
+        x->v[x->n++] = (struct interval){ a, b };
+    else
+        x->n = -1;
+}
+
 /* Each collective's overlap with compute, in the window that holds its
  * kernel (which nothing runs across: proc_pass.h). */
 void analyse_comm(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
@@ -63,8 +74,11 @@ void analyse_comm(const struct model *m, const struct report_opts *o, struct fin
             continue;
         /* overlap as HTA computes it: merged compute intervals on the
          * device's other streams, intersected with the collective */
-        ps->coll_overlap[i] = ivals_cover(timeline_compute_except(t, c->gstream), c->gstart, c->gend);
+        const struct ivals *compute = timeline_compute_except(t, c->gstream);
+        ps->coll_overlap[i] = ivals_cover(compute, c->gstart, c->gend);
         ps->coll_hideable[i] = hideable_after(p, i);
+        ps->coll_exposed[i].n = 0;
+        ivals_split(compute, c->gstart, c->gend, 0, keep_exposed, &ps->coll_exposed[i]);
     }
     /* no other analysis needs them: freed before the next ones add theirs */
     timeline_drop_except(t);
@@ -108,7 +122,17 @@ void analyse_colls_done(const struct model *m, const struct report_opts *o, stru
                 lost = h < lost ? h : lost;
                 model_add(&f->hideable_ns, lost);
             }
-            charge_add(fs, f, (int)pi, c->gstart, c->gstart + lost);
+            /* comm.exposed claims where its kernel ran exposed (the
+             * ledger's exposed communication there: ledger.c); a kernel
+             * exposed in more stretches than kept, and comm.same_stream
+             * (what another stream would win back: no place of its own),
+             * from the kernel's start */
+            const struct coll_exposed *x = &ps->coll_exposed[i];
+            if (f->kind == F_COMM_EXPOSED && x->n >= 0)
+                for (int j = 0; j < x->n; j++)
+                    charge_add(fs, f, (int)pi, x->v[j].a, x->v[j].b);
+            else
+                charge_add(fs, f, (int)pi, c->gstart, c->gstart + lost);
         }
     }
 }

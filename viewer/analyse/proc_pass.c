@@ -23,6 +23,7 @@ void proc_pass_free(struct proc_pass *ps)
     free(ps->setup_due);
     free(ps->coll_overlap);
     free(ps->coll_hideable);
+    free(ps->coll_exposed);
     free(ps->dev_idle);
     free(ps->idle_tally);
     free(ps->blocked.v);
@@ -39,6 +40,7 @@ void proc_pass_colls_sync(struct proc_pass *ps, const struct proc *p)
         ps->ncoll_values -= gone;
         memmove(ps->coll_overlap, ps->coll_overlap + gone, ps->ncoll_values * sizeof *ps->coll_overlap);
         memmove(ps->coll_hideable, ps->coll_hideable + gone, ps->ncoll_values * sizeof *ps->coll_hideable);
+        memmove(ps->coll_exposed, ps->coll_exposed + gone, ps->ncoll_values * sizeof *ps->coll_exposed);
     }
     ps->coll_first = p->colls_first;
     if (p->ncolls <= ps->ncoll_values)
@@ -51,12 +53,17 @@ void proc_pass_colls_sync(struct proc_pass *ps, const struct proc *p)
         int64_t *hv = realloc(ps->coll_hideable, cap * sizeof *hv);
         if (hv)
             ps->coll_hideable = hv;
-        if (!ov || !hv)
+        struct coll_exposed *xv = realloc(ps->coll_exposed, cap * sizeof *xv);
+        if (xv)
+            ps->coll_exposed = xv;
+        if (!ov || !hv || !xv)
             model_out_of_memory();
         ps->coll_values_cap = cap;
     }
-    for (size_t i = ps->ncoll_values; i < p->ncolls; i++)
+    for (size_t i = ps->ncoll_values; i < p->ncolls; i++) {
         ps->coll_overlap[i] = ps->coll_hideable[i] = -1;
+        ps->coll_exposed[i].n = -1;
+    }
     ps->ncoll_values = p->ncolls;
 }
 

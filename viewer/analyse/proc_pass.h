@@ -66,6 +66,10 @@ struct proc_pass {
      * up to that stream's next collective, that another stream could have
      * run beside it (comm.same_stream's cost is at most this) */
     int64_t *coll_hideable;
+    /* ... and where its kernel ran with no compute beside it: what
+     * comm.exposed claims (n -1: in more stretches than kept, or not
+     * measured) */
+    struct coll_exposed *coll_exposed;
     size_t coll_first, ncoll_values, coll_values_cap;
     struct idmap site_colls;
     /* summary.c: the first busy time */
@@ -74,6 +78,9 @@ struct proc_pass {
 };
 
 struct proc;
+
+#define COLL_EXPOSED_MAX 4
+struct coll_exposed { struct interval v[COLL_EXPOSED_MAX]; int n; };
 
 /* A process's new state, for its first window; freed by proc_pass_free. */
 struct proc_pass *proc_pass_new(void);
