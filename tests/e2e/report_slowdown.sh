@@ -30,6 +30,14 @@ print("none" if s is None else "%s %s %s" % (s["requester_rank"], s["changed_ran
 
 variant as_is "select 1"
 expect "as recorded: split, rank 1 asked and is named" "$(split as_is)" "0 1 1 [120, 120]"
+# where rank 1's time went: the 8 ms a step of host work planted in its
+# forward range (tests/apps/slowdown.c), outside any traced call
+"$rep" --format json "$tmp/as_is.db" 2>/dev/null | python3 -c '
+import json, sys
+g = json.load(sys.stdin)["run"]["slowdown"]["changed_range"]
+grew, calls = (g["step_ns"][1] - g["step_ns"][0]) / 1e6, (g["calls_ns"][1] - g["calls_ns"][0]) / 1e6
+print(g["name"], 7.5 < grew < 8.5, abs(calls) < 0.1)' > "$tmp/range.out" 2>&1
+expect "... its steps grew in range forward by the planted 8 ms, none of it in calls" "$(cat "$tmp/range.out")" "forward True True"
 "$rep" --html "$tmp/as_is.html" "$tmp/as_is.db" > /dev/null 2>&1
 expect "... the HTML page's table, rank 1's row marked" \
   "$(grep -o '<div id="slowdown">.*</div>' "$tmp/as_is.html" | grep -o '<tr class=hot><td>[0-9]*</td>')" "<tr class=hot><td>1</td>"
@@ -58,9 +66,10 @@ variant hosts "update process set host = 'hostB', clock_offset_ns = clock_offset
 "$rep" --format json "$tmp/hosts.db" 2>/dev/null | python3 -c '
 import json, sys
 s = json.load(sys.stdin)["run"]["slowdown"]
-print(s["requester_rank"], s["changed_rank"], [(r["rank"], r["steps"], r["first_slow_step"]) for r in s["ranks"]])' > "$tmp/hosts.out" 2>&1
+print(s["requester_rank"], s["changed_rank"], [(r["rank"], r["steps"], r["first_slow_step"]) for r in s["ranks"]],
+      s["changed_range"]["name"])' > "$tmp/hosts.out" 2>&1
 expect "a requester on another host, its clock 50 ms ahead: the same split" "$(cat "$tmp/hosts.out")" \
-  "1 1 [(0, [30, 30], 31), (1, [30, 30], 31)]"
+  "1 1 [(0, [30, 30], 31), (1, [30, 30], 31)] forward"
 
 variant other "update window set request = replace(request, '-host-16385', '-host-99999')"
 expect "a requester none of the files is: the onset on the realtime clock, rank 1 named" "$(split other)" "0 None 1 [120, 120]"

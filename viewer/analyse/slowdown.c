@@ -120,6 +120,16 @@ across:;
         r->caused_ns[part] += (double)latest - (double)coll_arrival(m, &v[k], gpu);
 }
 
+/* Aligned time a on process p's own clock: model_aligned's inverse, its
+ * host's clock fit (a slope of 1e-3 at most) undone in two steps. */
+static int64_t own_time(const struct model *m, const struct proc *p, int64_t a)
+{
+    int64_t t = a + m->t0 - p->clock_offset;
+    for (int k = 0; k < 2; k++)
+        t += a - model_aligned(m, p, t);
+    return t;
+}
+
 /* The rank whose others' wait per collective grew most from before the
  * onset to after it, if it grew at all. */
 static int most_changed(const struct slowdown_split *s)
@@ -185,6 +195,12 @@ void analyse_slowdown(const struct model *m, struct findings *fs, struct coll_sp
     struct splitting c = { m, s, slot };
     coll_spill_groups(spill, group, &c);
     s->changed = most_changed(s);
+    s->grew.label = -1;
+    if (s->changed >= 0) {
+        const struct slowdown_rank *r = &s->ranks[s->changed];
+        range_growth(m, fs, (size_t)r->proc, own_time(m, &m->procs[r->proc], s->onset), r->steps[0], r->steps[1],
+                     &s->grew);
+    }
     free(slot);
     fs->slowdown = s;
 }

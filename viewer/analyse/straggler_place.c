@@ -3,7 +3,9 @@
  * clearly last to (each rank's own, from its arrival at the communicator's
  * previous collective), the NVTX range in which it spent the most time
  * beyond the other ranks' mean, and how much of that was in traced calls
- * (at which call site) or outside them (host work the trace does not see). */
+ * (at which call site) or outside them (host work the trace does not see).
+ * The same for one rank across a moment (range_growth): where its steps'
+ * time grew when a slowdown began (slowdown.c). */
 #include "viewer/analyse/findings.h"
 #include "viewer/model/timeline.h"
 
@@ -200,4 +202,38 @@ void place_straggler(const struct model *m, struct findings *fs, size_t fi, size
         free(all[q]);
     free(all);
     free(nall);
+}
+
+/* A range name's time in v[0, n), 0 if absent. */
+static const struct name_time *named(const struct name_time *v, size_t n, const char *name)
+{
+    for (size_t j = 0; j < n; j++)
+        if (!strcmp(v[j].name, name))
+            return &v[j];
+    return NULL;
+}
+
+void range_growth(const struct model *m, const struct findings *fs, size_t pi, int64_t t, int64_t before,
+                  int64_t after, struct range_growth *g)
+{
+    memset(g, 0, sizeof *g);
+    g->label = -1;
+    if (before <= 0 || after <= 0)
+        return;
+    struct interval a = { INT64_MIN / 2, t }, b = { t, INT64_MAX / 2 };
+    struct ivals wa = { &a, 1 }, wb = { &b, 1 };
+    struct name_time *va, *vb;
+    size_t na = times_by_name(m, fs, pi, &wa, &va), nb = times_by_name(m, fs, pi, &wb, &vb);
+    double best = 0;
+    for (size_t j = 0; j < nb; j++) {
+        const struct name_time *x = named(va, na, vb[j].name);
+        double now = (double)vb[j].excl / (double)after, was = x ? (double)x->excl / (double)before : 0;
+        if (now - was > best) {
+            best = now - was;
+            *g = (struct range_growth){ vb[j].label, was, now, x ? (double)x->calls / (double)before : 0,
+                                        (double)vb[j].calls / (double)after };
+        }
+    }
+    free(va);
+    free(vb);
 }

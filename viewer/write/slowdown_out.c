@@ -4,6 +4,9 @@
  * the onset, or from it on), so that parts of different lengths compare. */
 #include "viewer/write/slowdown_out.h"
 #include "viewer/analyse/slowdown.h"
+#include "viewer/write/html.h"
+#include "viewer/write/json.h"
+#include "common/term_text.h"
 
 static double per_coll_ms(const struct slowdown_split *s, const struct slowdown_rank *r, int part)
 {
@@ -35,8 +38,19 @@ void slowdown_text(FILE *out, const struct model *m, const struct findings *fs)
     if (s->changed >= 0) {
         const struct slowdown_rank *r = &s->ranks[s->changed];
         fprintf(out, "=> rank %d: the others came to wait for it (%.2f -> %.2f ms a collective): where the\n"
-                     "   slowdown is; its host time between collectives is the first place to look\n",
-                rank_of(m, r), per_coll_ms(s, r, 0), per_coll_ms(s, r, 1));
+                     "   slowdown is", rank_of(m, r), per_coll_ms(s, r, 0), per_coll_ms(s, r, 1));
+        if (s->grew.label >= 0) {
+            char t[256];
+            fprintf(out, "; its steps' time grew most in range %s, %.2f -> %.2f ms a step\n"
+                         "   (in traced calls %.2f -> %.2f: %s)\n",
+                    term_cell(model_label(&m->procs[r->proc], s->grew.label), 60, TERM_CUT | TERM_ELLIPSIS, t, sizeof t),
+                    s->grew.before_ns / 1e6, s->grew.after_ns / 1e6, s->grew.calls_before_ns / 1e6,
+                    s->grew.calls_after_ns / 1e6,
+                    s->grew.after_ns - s->grew.calls_after_ns > s->grew.before_ns - s->grew.calls_before_ns
+                        ? "host work the trace does not see" : "the calls");
+        } else {
+            fputs("; its host time between collectives is the first place to look\n", out);
+        }
     } else if (!s->colls[1]) {
         fprintf(out, "=> no collective of every rank's window is from then on: nothing to compare\n");
     } else {
@@ -60,6 +74,15 @@ void slowdown_json(FILE *out, const struct model *m, const struct findings *fs)
         fprintf(out, "%d", rank_of(m, &s->ranks[s->changed]));
     else
         fputs("null", out);
+    fputs(", \"changed_range\": ", out);
+    if (s->changed >= 0 && s->grew.label >= 0) {
+        fputs("{\"name\": ", out);
+        json_string(out, model_label(&m->procs[s->ranks[s->changed].proc], s->grew.label));
+        fprintf(out, ", \"step_ns\": [%.0f, %.0f], \"calls_ns\": [%.0f, %.0f]}", s->grew.before_ns, s->grew.after_ns,
+                s->grew.calls_before_ns, s->grew.calls_after_ns);
+    } else {
+        fputs("null", out);
+    }
     fputs(", \"ranks\": [", out);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct slowdown_rank *r = &s->ranks[i];
@@ -96,8 +119,17 @@ void slowdown_html(FILE *out, const struct model *m, const struct findings *fs)
                 (long long)r->last[1], per_coll_ms(s, r, 0), per_coll_ms(s, r, 1));
     }
     fputs("</table>", out);
-    if (s->changed >= 0)
-        fprintf(out, "<p>Rank %d: the others came to wait for it in the slow steps: where the slowdown is.</p>",
+    if (s->changed >= 0) {
+        fprintf(out, "<p>Rank %d: the others came to wait for it in the slow steps: where the slowdown is.",
                 rank_of(m, &s->ranks[s->changed]));
+        if (s->grew.label >= 0) {
+            fputs(" Its steps' time grew most in range <code>", out);
+            html_text(out, model_label(&m->procs[s->ranks[s->changed].proc], s->grew.label));
+            fprintf(out, "</code>, %.2f &rarr; %.2f ms a step (in traced calls %.2f &rarr; %.2f).",
+                    s->grew.before_ns / 1e6, s->grew.after_ns / 1e6, s->grew.calls_before_ns / 1e6,
+                    s->grew.calls_after_ns / 1e6);
+        }
+        fputs("</p>", out);
+    }
     fputs("</div>", out);
 }
