@@ -38,6 +38,16 @@ g = json.load(sys.stdin)["run"]["slowdown"]["changed_range"]
 grew, calls = (g["step_ns"][1] - g["step_ns"][0]) / 1e6, (g["calls_ns"][1] - g["calls_ns"][0]) / 1e6
 print(g["name"], 7.5 < grew < 8.5, abs(calls) < 0.1)' > "$tmp/range.out" 2>&1
 expect "... its steps grew in range forward by the planted 8 ms, none of it in calls" "$(cat "$tmp/range.out")" "forward True True"
+# ... and not in a range outside the steps: rank 1's drain after the loop
+# made 300 ms long (its process's end with it) is no step's time
+variant drain "select 1" && "$b/gputrace" expand "$tmp/drain.db" > /dev/null &&
+  sqlite3 "$tmp/drain.db" "update nvtx_range set end_ns = start_ns + 300000000 where process_id = 2 and depth = 0
+                             and name = (select id from label where process_id = 2 and value = 'drain');
+                           update process set end_ns = end_ns + 300000000 where id = 2"
+"$rep" --format json "$tmp/drain.db" 2>/dev/null | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["run"]["slowdown"]["changed_range"]["name"])' > "$tmp/drain.out" 2>&1
+expect "... a 300 ms drain after the loop is no step's: still forward" "$(cat "$tmp/drain.out")" "forward"
 "$rep" --html "$tmp/as_is.html" "$tmp/as_is.db" > /dev/null 2>&1
 expect "... the HTML page's table, rank 1's row marked" \
   "$(grep -o '<div id="slowdown">.*</div>' "$tmp/as_is.html" | grep -o '<tr class=hot><td>[0-9]*</td>')" "<tr class=hot><td>1</td>"

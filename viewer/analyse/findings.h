@@ -389,12 +389,13 @@ struct ivals;
 void place_straggler(const struct model *m, struct findings *fs, size_t fi, size_t pi, const struct ivals *wins,
                      int64_t late);
 /* The NVTX range name of process pi whose exclusive time per iteration
- * grew most from before time t (its own clock) to from t on, over
- * `before` and `after` iterations: its label in g->label (-1: none grew),
- * the time a step in each part, and of that the time in traced calls. */
+ * grew most from the iterations `was` (a union of their spans, its own
+ * clock) to those of `now`, nwas and nnow of them: its label in g->label
+ * (-1: none grew), the time a step in each, and of that the time in
+ * traced calls. */
 struct range_growth { int label; double before_ns, after_ns, calls_before_ns, calls_after_ns; };
-void range_growth(const struct model *m, const struct findings *fs, size_t pi, int64_t t, int64_t before,
-                  int64_t after, struct range_growth *g);
+void range_growth(const struct model *m, const struct findings *fs, size_t pi, const struct ivals *was, int64_t nwas,
+                  const struct ivals *now, int64_t nnow, struct range_growth *g);
 void host_times_free(struct findings *fs, size_t nprocs);
 /* Process pi's host times, from the findings `from` it was analysed into,
  * to fs (findings_take_proc). */

@@ -4,6 +4,7 @@
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/ledger.h"
 #include "viewer/model/steps.h"
+#include "viewer/model/timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,15 @@ static int64_t median(int64_t *v, size_t n)
     return v[n / 2];
 }
 
-/* A rank's steps on either side of the onset (on its own clock). */
+/* Whether a step of process p is of the slow ones: it began at the onset
+ * or after it (on the aligned clock, each host's fit applied). */
+static int slow_step(const struct model *m, const struct proc *p, const struct slowdown_split *s,
+                     const struct model_step *st)
+{
+    return model_aligned(m, p, st->start) >= s->onset - ONSET_SLACK_NS;
+}
+
+/* A rank's steps on either side of the onset. */
 static void steps_split(const struct model *m, const struct findings *fs, struct slowdown_split *s,
                         struct slowdown_rank *r)
 {
@@ -57,7 +66,6 @@ static void steps_split(const struct model *m, const struct findings *fs, struct
     if ((size_t)r->proc >= fs->nledgers || !fs->ledgers[r->proc].steps_known)
         return;
     const struct ledger *l = &fs->ledgers[r->proc];
-    int64_t at = s->onset - ONSET_SLACK_NS; /* compared on the aligned clock: no inverse of another host's fit */
     int64_t *len = malloc((l->nsteps + 1) * sizeof *len);
     if (!len)
         model_out_of_memory();
@@ -65,7 +73,7 @@ static void steps_split(const struct model *m, const struct findings *fs, struct
         size_t n = 0;
         for (size_t k = 0; k < l->nsteps; k++) {
             const struct model_step *st = &l->steps[k];
-            if ((model_aligned(m, p, st->start) >= at) != part || st->end <= st->start)
+            if (slow_step(m, p, s, st) != part || st->end <= st->start)
                 continue;
             if (part && r->first_slow_iter < 0)
                 r->first_slow_iter = st->iter;
@@ -75,6 +83,32 @@ static void steps_split(const struct model *m, const struct findings *fs, struct
         r->step_ns[part] = median(len, n);
     }
     free(len);
+}
+
+/* Where rank r's steps grew: its ranges' time within its steps before the
+ * onset against within those from it on (their spans, on its own clock:
+ * a range outside every step, a set-up or a drain, is no step's). */
+static void grew_where(const struct model *m, const struct findings *fs, struct slowdown_split *s,
+                       const struct slowdown_rank *r)
+{
+    s->grew.label = -1;
+    if ((size_t)r->proc >= fs->nledgers || !fs->ledgers[r->proc].steps_known)
+        return;
+    const struct ledger *l = &fs->ledgers[r->proc];
+    const struct proc *p = &m->procs[r->proc];
+    struct interval *v[2];
+    struct ivals u[2] = { { NULL, 0 }, { NULL, 0 } };
+    for (int part = 0; part < 2; part++) {
+        if (!(v[part] = malloc((l->nsteps + 1) * sizeof *v[part])))
+            model_out_of_memory();
+        u[part].v = v[part];
+        for (size_t k = 0; k < l->nsteps; k++) /* in time order and disjoint (ledger.c) */
+            if (slow_step(m, p, s, &l->steps[k]) == part && l->steps[k].end > l->steps[k].start)
+                v[part][u[part].n++] = (struct interval){ l->steps[k].start, l->steps[k].end };
+    }
+    range_growth(m, fs, (size_t)r->proc, &u[0], r->steps[0], &u[1], r->steps[1], &s->grew);
+    free(v[0]);
+    free(v[1]);
 }
 
 struct splitting {
@@ -118,16 +152,6 @@ across:;
     r->last[part]++;
     for (size_t k = 0; k < n; k++)
         r->caused_ns[part] += (double)latest - (double)coll_arrival(m, &v[k], gpu);
-}
-
-/* Aligned time a on process p's own clock: model_aligned's inverse, its
- * host's clock fit (a slope of 1e-3 at most) undone in two steps. */
-static int64_t own_time(const struct model *m, const struct proc *p, int64_t a)
-{
-    int64_t t = a + m->t0 - p->clock_offset;
-    for (int k = 0; k < 2; k++)
-        t += a - model_aligned(m, p, t);
-    return t;
 }
 
 /* The rank whose others' wait per collective grew most from before the
@@ -196,11 +220,8 @@ void analyse_slowdown(const struct model *m, struct findings *fs, struct coll_sp
     coll_spill_groups(spill, group, &c);
     s->changed = most_changed(s);
     s->grew.label = -1;
-    if (s->changed >= 0) {
-        const struct slowdown_rank *r = &s->ranks[s->changed];
-        range_growth(m, fs, (size_t)r->proc, own_time(m, &m->procs[r->proc], s->onset), r->steps[0], r->steps[1],
-                     &s->grew);
-    }
+    if (s->changed >= 0)
+        grew_where(m, fs, s, &s->ranks[s->changed]);
     free(slot);
     fs->slowdown = s;
 }

@@ -96,8 +96,10 @@ static size_t times_by_name(const struct model *m, const struct findings *fs, si
             v[k++] = (struct name_time){ name, p->ranges[r].name, 0, 0, -1, -1 };
         model_add(&v[j].excl, excl[r]);
         int64_t dur = p->ranges[r].end - p->ranges[r].start;
-        if (h && r < h->nranges && dur > 0) /* the calls' time, in the share of the range inside the windows */
-            model_add(&v[j].calls, (int64_t)((double)h->in_range[r] * ((double)within[r] / (double)dur)));
+        if (h && r < h->nranges && dur > 0) { /* the calls' time, in the share of the range inside the windows */
+            double share = (double)h->in_range[r] * ((double)within[r] / (double)dur);
+            model_add(&v[j].calls, share < 9e18 ? (int64_t)share : INT64_MAX); /* a saturated sum stays in range */
+        }
         if (!within[r])
             continue; /* its iterations are those of the windows */
         int64_t it = p->ranges[r].iter;
@@ -213,24 +215,23 @@ static const struct name_time *named(const struct name_time *v, size_t n, const 
     return NULL;
 }
 
-void range_growth(const struct model *m, const struct findings *fs, size_t pi, int64_t t, int64_t before,
-                  int64_t after, struct range_growth *g)
+void range_growth(const struct model *m, const struct findings *fs, size_t pi, const struct ivals *was, int64_t nwas,
+                  const struct ivals *now, int64_t nnow, struct range_growth *g)
 {
     memset(g, 0, sizeof *g);
     g->label = -1;
-    if (before <= 0 || after <= 0)
+    if (nwas <= 0 || nnow <= 0)
         return;
-    struct interval a = { INT64_MIN / 2, t }, b = { t, INT64_MAX / 2 };
-    struct ivals wa = { &a, 1 }, wb = { &b, 1 };
+    int64_t before = nwas, after = nnow;
     struct name_time *va, *vb;
-    size_t na = times_by_name(m, fs, pi, &wa, &va), nb = times_by_name(m, fs, pi, &wb, &vb);
+    size_t na = times_by_name(m, fs, pi, was, &va), nb = times_by_name(m, fs, pi, now, &vb);
     double best = 0;
     for (size_t j = 0; j < nb; j++) {
         const struct name_time *x = named(va, na, vb[j].name);
-        double now = (double)vb[j].excl / (double)after, was = x ? (double)x->excl / (double)before : 0;
-        if (now - was > best) {
-            best = now - was;
-            *g = (struct range_growth){ vb[j].label, was, now, x ? (double)x->calls / (double)before : 0,
+        double a = (double)vb[j].excl / (double)after, b = x ? (double)x->excl / (double)before : 0;
+        if (a - b > best) {
+            best = a - b;
+            *g = (struct range_growth){ vb[j].label, b, a, x ? (double)x->calls / (double)before : 0,
                                         (double)vb[j].calls / (double)after };
         }
     }
