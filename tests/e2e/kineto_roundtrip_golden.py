@@ -85,6 +85,23 @@ for name in FIXTURES:
     if not check(a.returncode == 0 and b.returncode == 0, f"{name}: report, Kineto export and its report exit 0"
                  f" ({(a.stderr + b.stderr).strip()[-300:]})"):
         continue
+    # each NCCL kernel's launch inside its call, strictly (Perfetto's
+    # slices are open at their end: one starting at its parent's end is
+    # no child), the flow from it at its time
+    bad, launches = [], 0
+    for f in os.listdir(kdir):
+        ev = json.load(open(os.path.join(kdir, f)))["traceEvents"]
+        ops = [e for e in ev if e.get("cat") == "cpu_op" and e.get("ph") == "X"]
+        flows = {(e["id"], e["ts"]) for e in ev if e.get("ph") == "s"}
+        for e in ev:
+            if e.get("name") != "cudaLaunchKernelExC" or e.get("cat") != "cuda_runtime":
+                continue
+            launches += 1
+            inside = [o for o in ops if o["tid"] == e["tid"] and o["args"].get("correlation") == e["args"]["correlation"]
+                      and o["ts"] <= e["ts"] < o["ts"] + o["dur"]]
+            if len(inside) != 1 or (e["args"]["correlation"], e["ts"]) not in flows:
+                bad.append((f, e["ts"], e["args"]["correlation"]))
+    check(not bad, f"{name}: each of {launches} NCCL launches inside its call, its flow there ({bad[:3]})")
     ja, jb = json.loads(a.stdout), json.loads(b.stdout)
     A, B = findings(ja), findings(jb)
     ia, ib = idle(ja), idle(jb)

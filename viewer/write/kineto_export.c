@@ -139,17 +139,23 @@ static const char *memcpy_name(const struct gop *g)
     return buf;
 }
 
+/* The moment an NCCL call launched its kernel: NCCL launches as the call
+ * ends (after any connection set-up); the launch's own time is not kept
+ * apart from the call's.  A nanosecond before the end: a slice that
+ * starts where its parent ends is no child of it in Perfetto (a slice
+ * is closed at its start, open at its end), nor would the flow from it
+ * start inside the call. */
+static int64_t launch_at(const struct call *c) { return c->end > c->start ? c->end - 1 : c->end; }
+
 /* The launch of an NCCL call's kernel, inside the call, as PyTorch's
  * traces have it (a cudaLaunchKernelExC with the kernel's correlation
  * under the collective's cpu_op): a reader that ties a kernel to the call
  * that queued it (HTA's launch delays, our import's gpu.stalled) finds a
- * launch.  NCCL launches as the call ends (after any connection set-up);
- * the launch's own time is not kept apart from the call's, so it is a
- * point there: as long as the call, a 20 ms lazy connection read back as
- * a 20 ms launch, host.setup's. */
+ * launch.  A point (as long as the call, a 20 ms lazy connection read
+ * back as a 20 ms launch, host.setup's). */
 static void nccl_launch(struct kw *w, const struct call *c)
 {
-    x_event(w, "cuda_runtime", "cudaLaunchKernelExC", w->p->pid, c->tid, c->end, c->end);
+    x_event(w, "cuda_runtime", "cudaLaunchKernelExC", w->p->pid, c->tid, launch_at(c), launch_at(c));
     fprintf(w->out, ",\"args\":{\"External id\":%lld,\"correlation\":%u}}", (long long)c->call_id, c->corr);
 }
 
@@ -188,7 +194,7 @@ static void host_events(struct kw *w, const struct timeline *t, const struct idm
             flow_op[t->op_of_call[i]] = 1;
             next(w);
             fprintf(w->out, "{\"ph\":\"s\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":", c->corr, p->pid, c->tid);
-            json_ts(w->out, model_aligned(m, p, !strcmp(cat, "cpu_op") ? c->end : c->start)); /* an NCCL call's: at its launch */
+            json_ts(w->out, model_aligned(m, p, !strcmp(cat, "cpu_op") ? launch_at(c) : c->start)); /* an NCCL call's: at its launch */
             fputs(",\"cat\":\"ac2g\",\"name\":\"ac2g\"}", w->out);
         }
     }
