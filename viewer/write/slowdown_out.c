@@ -1,7 +1,10 @@
 /* slowdown_out.c: a slowdown window split at its onset, written
  * (slowdown_out.h).  "Others waited": at the collectives a rank arrived
  * at last, the others' waits for it, per collective of the part (before
- * the onset, or from it on), so that parts of different lengths compare. */
+ * the onset, or from it on), so that parts of different lengths compare.
+ * The steps' medians are of their NVTX spans, the host's pace: a rank
+ * whose host runs ahead of its GPU keeps it while its GPU waits for the
+ * slow rank, so it is said with the table. */
 #include "viewer/write/slowdown_out.h"
 #include "viewer/analyse/slowdown.h"
 #include "viewer/write/html.h"
@@ -33,8 +36,9 @@ void slowdown_text(FILE *out, const struct model *m, const struct findings *fs)
                 (long long)r->steps[0], (double)r->step_ns[0] / 1e6, (long long)r->steps[1], (double)r->step_ns[1] / 1e6,
                 (long long)r->last[0], (long long)r->last[1], per_coll_ms(s, r, 0), per_coll_ms(s, r, 1));
     }
-    fprintf(out, "(others waited: at the collectives the rank arrived at last, the others' waits for it, per\n"
-                 " collective; the findings below are of the whole window, the steps before included)\n");
+    fprintf(out, "(median ms: of the steps' NVTX spans, the host's pace; others waited: at the collectives the\n"
+                 " rank arrived at last, the others' waits for it, per collective; the findings below are of\n"
+                 " the whole window, the steps before included)\n");
     if (s->changed >= 0) {
         const struct slowdown_rank *r = &s->ranks[s->changed];
         fprintf(out, "=> rank %d: the others came to wait for it (%.2f -> %.2f ms a collective): where the\n"
@@ -107,7 +111,7 @@ void slowdown_html(FILE *out, const struct model *m, const struct findings *fs)
     fprintf(out, "<div id=\"slowdown\"><p><b>The slow steps against those before</b> (from %.2f ms into the run;"
                  " %lld collectives of every rank before, %lld from then on). Others waited: at the collectives the"
                  " rank arrived at last, the others' waits for it, per collective.</p><table><tr><th>rank</th>"
-                 "<th>steps before</th><th>median ms</th><th>slow steps</th><th>median ms</th><th>last at, before"
+                 "<th>steps before</th><th>median ms (host)</th><th>slow steps</th><th>median ms (host)</th><th>last at, before"
                  "</th><th>last at, slow</th><th>others waited ms, before</th><th>others waited ms, slow</th></tr>",
             (double)s->onset / 1e6, (long long)s->colls[0], (long long)s->colls[1]);
     for (size_t i = 0; i < s->nranks; i++) {
