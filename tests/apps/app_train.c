@@ -277,7 +277,7 @@ int app_train(const struct plant *planted)
             spin_us(p->step_host_us);
         if (step == 0 && warmup_ms > 0 && (warmup_rank < 0 || rank == warmup_rank))
             spin_us(warmup_ms * 1000);
-        if (rank == p->slow_rank && step >= p->slow_from_step && (!p->slow_until_step || step < p->slow_until_step))
+        if ((rank == p->slow_rank || p->slow_rank == SLOW_EVERY_RANK) && step >= p->slow_from_step && (!p->slow_until_step || step < p->slow_until_step))
             spin_us(p->slow_us); /* e.g. a rank whose input pipeline degrades hours into the job */
 
         if (p->upload_on_compute) { /* in stream order with the kernels: nothing overlaps it */

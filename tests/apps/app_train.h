@@ -58,7 +58,7 @@ struct plant {
                              * which every rank has entered (-1: none) */
     int step_host_us;       /* every rank does this much host work in each step's forward (0: none) */
     int slow_rank;          /* from step slow_from_step on (until slow_until_step, 0: to the end), this rank
-                             * does slow_us more (-1: none) */
+                             * does slow_us more (-1: none; SLOW_EVERY_RANK: every rank alike) */
     int slow_from_step, slow_until_step, slow_us;
     int data_stall_us;      /* every rank waits this long on the host for its batch (a data loader too slow,
                              * range "load_batch") before each step's forward (0: none) */
@@ -67,6 +67,7 @@ struct plant {
                              * does (its own cudaSetDevice first) */
 };
 
+#define SLOW_EVERY_RANK (-2)
 #define PLANT_NONE { 0, 0, 0, 0, 0, -1, -1, -1, -1, 0, -1, 0, 0, 0, 0, 0 }
 
 /* Runs the training loop with the given problems planted; returns the exit

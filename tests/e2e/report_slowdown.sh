@@ -34,10 +34,10 @@ expect "as recorded: split, rank 1 asked and is named" "$(split as_is)" "0 1 1 [
 # forward range (tests/apps/slowdown.c), outside any traced call
 "$rep" --format json "$tmp/as_is.db" 2>/dev/null | python3 -c '
 import json, sys
-g = json.load(sys.stdin)["run"]["slowdown"]["changed_range"]
+g = json.load(sys.stdin)["run"]["slowdown"]["grown_range"]
 grew, calls = (g["step_ns"][1] - g["step_ns"][0]) / 1e6, (g["calls_ns"][1] - g["calls_ns"][0]) / 1e6
-print(g["name"], 7.5 < grew < 8.5, abs(calls) < 0.1)' > "$tmp/range.out" 2>&1
-expect "... its steps grew in range forward by the planted 8 ms, none of it in calls" "$(cat "$tmp/range.out")" "forward True True"
+print(g["rank"], g["name"], 7.5 < grew < 8.5, abs(calls) < 0.1)' > "$tmp/range.out" 2>&1
+expect "... its steps grew in range forward by the planted 8 ms, none of it in calls" "$(cat "$tmp/range.out")" "1 forward True True"
 # ... and not in a range outside the steps: rank 1's drain after the loop
 # made 300 ms long (its process's end with it) is no step's time
 variant drain "select 1" && "$b/gputrace" expand "$tmp/drain.db" > /dev/null &&
@@ -46,7 +46,7 @@ variant drain "select 1" && "$b/gputrace" expand "$tmp/drain.db" > /dev/null &&
                            update process set end_ns = end_ns + 300000000 where id = 2"
 "$rep" --format json "$tmp/drain.db" 2>/dev/null | python3 -c '
 import json, sys
-print(json.load(sys.stdin)["run"]["slowdown"]["changed_range"]["name"])' > "$tmp/drain.out" 2>&1
+print(json.load(sys.stdin)["run"]["slowdown"]["grown_range"]["name"])' > "$tmp/drain.out" 2>&1
 expect "... a 300 ms drain after the loop is no step's: still forward" "$(cat "$tmp/drain.out")" "forward"
 "$rep" --html "$tmp/as_is.html" "$tmp/as_is.db" > /dev/null 2>&1
 expect "... the HTML page's table, rank 1's row marked" \
@@ -77,9 +77,21 @@ variant hosts "update process set host = 'hostB', clock_offset_ns = clock_offset
 import json, sys
 s = json.load(sys.stdin)["run"]["slowdown"]
 print(s["requester_rank"], s["changed_rank"], [(r["rank"], r["steps"], r["first_slow_step"]) for r in s["ranks"]],
-      s["changed_range"]["name"])' > "$tmp/hosts.out" 2>&1
+      s["grown_range"]["name"])' > "$tmp/hosts.out" 2>&1
 expect "a requester on another host, its clock 50 ms ahead: the same split" "$(cat "$tmp/hosts.out")" \
   "1 1 [(0, [30, 30], 31), (1, [30, 30], 31)] forward"
+
+# every rank slowed alike (tests/apps/slowdown.c, APP_SLOW_RANK=all): one
+# of them is always a little later than before (rank 0 0.04 -> 0.26 ms a
+# collective, under 1 ms a step of the 8 ms the steps grew by): no rank is
+# named; where the steps grew is said of the requester's
+alike="$s/tests/data/golden/mon-slowdown_alike/input.sql"
+rm -f "$tmp/alike.db"; sqlite3 "$tmp/alike.db" < "$alike"
+"$rep" --format json "$tmp/alike.db" 2>/dev/null | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["run"]["slowdown"]
+print(s["changed_rank"], s["grown_range"]["rank"] == s["requester_rank"], s["grown_range"]["name"])' > "$tmp/alike.out" 2>&1
+expect "every rank slowed alike: none named, the requester's steps grew in forward" "$(cat "$tmp/alike.out")" "None True forward"
 
 variant other "update window set request = replace(request, '-host-16385', '-host-99999')"
 expect "a requester none of the files is: the onset on the realtime clock, rank 1 named" "$(split other)" "0 None 1 [120, 120]"

@@ -29,6 +29,7 @@ struct slowdown_split {
     int64_t colls[2];          /* collectives of every member, before and from the onset */
     struct slowdown_rank *ranks; size_t nranks; /* by rank, those with a window */
     int changed;               /* index into ranks: whose others' wait per collective grew most, -1 none */
+    int grew_rank;             /* index into ranks: changed, else the rank standing for all (-1: none) */
     struct range_growth grew;  /* ... the NVTX range its steps' time grew most in (label -1: none) */
 };
 

@@ -18,6 +18,21 @@ static double per_coll_ms(const struct slowdown_split *s, const struct slowdown_
 
 static int rank_of(const struct model *m, const struct slowdown_rank *r) { return m->procs[r->proc].rank; }
 
+/* "<lead> steps' time grew most in range X, a -> b ms a step (in traced
+ * calls c -> d: what it was)", of the rank s->grew is of. */
+static void grown_text(FILE *out, const struct model *m, const struct slowdown_split *s, const char *lead)
+{
+    char t[256];
+    fprintf(out, "%s steps' time grew most in range %s, %.2f -> %.2f ms a step\n"
+                 "   (in traced calls %.2f -> %.2f: %s)\n",
+            lead,
+            term_cell(model_label(&m->procs[s->ranks[s->grew_rank].proc], s->grew.label), 60, TERM_CUT | TERM_ELLIPSIS,
+                      t, sizeof t),
+            s->grew.before_ns / 1e6, s->grew.after_ns / 1e6, s->grew.calls_before_ns / 1e6, s->grew.calls_after_ns / 1e6,
+            s->grew.after_ns - s->grew.calls_after_ns > s->grew.before_ns - s->grew.calls_before_ns
+                ? "host work the trace does not see" : "the calls");
+}
+
 void slowdown_text(FILE *out, const struct model *m, const struct findings *fs)
 {
     const struct slowdown_split *s = fs->slowdown;
@@ -43,23 +58,22 @@ void slowdown_text(FILE *out, const struct model *m, const struct findings *fs)
         const struct slowdown_rank *r = &s->ranks[s->changed];
         fprintf(out, "=> rank %d: the others came to wait for it (%.2f -> %.2f ms a collective): where the\n"
                      "   slowdown is", rank_of(m, r), per_coll_ms(s, r, 0), per_coll_ms(s, r, 1));
-        if (s->grew.label >= 0) {
-            char t[256];
-            fprintf(out, "; its steps' time grew most in range %s, %.2f -> %.2f ms a step\n"
-                         "   (in traced calls %.2f -> %.2f: %s)\n",
-                    term_cell(model_label(&m->procs[r->proc], s->grew.label), 60, TERM_CUT | TERM_ELLIPSIS, t, sizeof t),
-                    s->grew.before_ns / 1e6, s->grew.after_ns / 1e6, s->grew.calls_before_ns / 1e6,
-                    s->grew.calls_after_ns / 1e6,
-                    s->grew.after_ns - s->grew.calls_after_ns > s->grew.before_ns - s->grew.calls_before_ns
-                        ? "host work the trace does not see" : "the calls");
-        } else {
+        if (s->grew.label >= 0)
+            grown_text(out, m, s, "; its");
+        else
             fputs("; its host time between collectives is the first place to look\n", out);
-        }
     } else if (!s->colls[1]) {
         fprintf(out, "=> no collective of every rank's window is from then on: nothing to compare\n");
     } else {
         fprintf(out, "=> no rank made the others wait longer in the slow steps: every rank slowed down alike\n"
-                     "   (its own GPU work or host time, or a shared resource)\n");
+                     "   (its own GPU work or host time, or a shared resource)");
+        if (s->grew.label >= 0) {
+            char who[32];
+            snprintf(who, sizeof who, ";\n   rank %d's", rank_of(m, &s->ranks[s->grew_rank]));
+            grown_text(out, m, s, who);
+        } else {
+            fputc('\n', out);
+        }
     }
 }
 
@@ -78,10 +92,11 @@ void slowdown_json(FILE *out, const struct model *m, const struct findings *fs)
         fprintf(out, "%d", rank_of(m, &s->ranks[s->changed]));
     else
         fputs("null", out);
-    fputs(", \"changed_range\": ", out);
-    if (s->changed >= 0 && s->grew.label >= 0) {
-        fputs("{\"name\": ", out);
-        json_string(out, model_label(&m->procs[s->ranks[s->changed].proc], s->grew.label));
+    fputs(", \"grown_range\": ", out);
+    if (s->grew.label >= 0) {
+        const struct slowdown_rank *r = &s->ranks[s->grew_rank];
+        fprintf(out, "{\"rank\": %d, \"name\": ", rank_of(m, r));
+        json_string(out, model_label(&m->procs[r->proc], s->grew.label));
         fprintf(out, ", \"step_ns\": [%.0f, %.0f], \"calls_ns\": [%.0f, %.0f]}", s->grew.before_ns, s->grew.after_ns,
                 s->grew.calls_before_ns, s->grew.calls_after_ns);
     } else {
@@ -128,7 +143,17 @@ void slowdown_html(FILE *out, const struct model *m, const struct findings *fs)
                 rank_of(m, &s->ranks[s->changed]));
         if (s->grew.label >= 0) {
             fputs(" Its steps' time grew most in range <code>", out);
-            html_text(out, model_label(&m->procs[s->ranks[s->changed].proc], s->grew.label));
+            html_text(out, model_label(&m->procs[s->ranks[s->grew_rank].proc], s->grew.label));
+            fprintf(out, "</code>, %.2f &rarr; %.2f ms a step (in traced calls %.2f &rarr; %.2f).",
+                    s->grew.before_ns / 1e6, s->grew.after_ns / 1e6, s->grew.calls_before_ns / 1e6,
+                    s->grew.calls_after_ns / 1e6);
+        }
+        fputs("</p>", out);
+    } else if (s->colls[1]) {
+        fputs("<p>No rank made the others wait longer in the slow steps: every rank slowed down alike.", out);
+        if (s->grew.label >= 0) {
+            fprintf(out, " Rank %d's steps' time grew most in range <code>", rank_of(m, &s->ranks[s->grew_rank]));
+            html_text(out, model_label(&m->procs[s->ranks[s->grew_rank].proc], s->grew.label));
             fprintf(out, "</code>, %.2f &rarr; %.2f ms a step (in traced calls %.2f &rarr; %.2f).",
                     s->grew.before_ns / 1e6, s->grew.after_ns / 1e6, s->grew.calls_before_ns / 1e6,
                     s->grew.calls_after_ns / 1e6);
