@@ -92,6 +92,9 @@ import json, sys
 s = json.load(sys.stdin)["run"]["slowdown"]
 print(s["changed_rank"], s["grown_range"]["rank"] == s["requester_rank"], s["grown_range"]["name"])' > "$tmp/alike.out" 2>&1
 expect "every rank slowed alike: none named, the requester's steps grew in forward" "$(cat "$tmp/alike.out")" "None True forward"
+"$rep" --html "$tmp/alike.html" "$tmp/alike.db" > /dev/null 2>&1
+grep -q '<p>No rank made the others wait longer in the slow steps: every rank slowed down alike\. Rank [01].s steps. time grew most in range <code>forward</code>' "$tmp/alike.html"
+expect "... and so does the HTML page, no row marked" "$?:$(grep -c 'class=hot' "$tmp/alike.html")" "0:0"
 
 variant other "update window set request = replace(request, '-host-16385', '-host-99999')"
 expect "a requester none of the files is: the onset on the realtime clock, rank 1 named" "$(split other)" "0 None 1 [120, 120]"

@@ -13,6 +13,10 @@
  * the onset is written to the microsecond (collector/monitor.c). */
 #define ONSET_SLACK_NS 500000
 
+/* A rank is named where the others' added wait for it a step is at least
+ * this share of what a slow step grew by (most_changed). */
+#define EXPLAINS_SHARE 0.5
+
 /* The requesting process: the one whose host and pid the request's name
  * ends with (<ms>-<reason>-<host>-<pid>), among those with a window. */
 static int requester(const struct model *m, const struct monitor_window *w)
@@ -197,7 +201,7 @@ static int most_changed(const struct slowdown_split *s)
     const struct slowdown_rank *q = &s->ranks[ref];
     double step_grew = (double)q->step_ns[1] - (double)q->step_ns[0];
     double per_step = grew_most * (double)s->colls[1] / (double)q->steps[1];
-    return step_grew <= 0 || per_step >= 0.5 * step_grew ? best : -1;
+    return step_grew <= 0 || per_step >= EXPLAINS_SHARE * step_grew ? best : -1;
 }
 
 void analyse_slowdown(const struct model *m, struct findings *fs, struct coll_spill *spill)

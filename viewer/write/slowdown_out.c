@@ -118,6 +118,18 @@ void slowdown_json(FILE *out, const struct model *m, const struct findings *fs)
     fputs("]}", out);
 }
 
+/* " <Lead> steps' time grew most in range X, ..." for the HTML page, if
+ * a range grew. */
+static void grown_html(FILE *out, const struct model *m, const struct slowdown_split *s, const char *lead)
+{
+    if (s->grew.label < 0)
+        return;
+    fprintf(out, " %s steps' time grew most in range <code>", lead);
+    html_text(out, model_label(&m->procs[s->ranks[s->grew_rank].proc], s->grew.label));
+    fprintf(out, "</code>, %.2f &rarr; %.2f ms a step (in traced calls %.2f &rarr; %.2f).", s->grew.before_ns / 1e6,
+            s->grew.after_ns / 1e6, s->grew.calls_before_ns / 1e6, s->grew.calls_after_ns / 1e6);
+}
+
 void slowdown_html(FILE *out, const struct model *m, const struct findings *fs)
 {
     const struct slowdown_split *s = fs->slowdown;
@@ -141,23 +153,13 @@ void slowdown_html(FILE *out, const struct model *m, const struct findings *fs)
     if (s->changed >= 0) {
         fprintf(out, "<p>Rank %d: the others came to wait for it in the slow steps: where the slowdown is.",
                 rank_of(m, &s->ranks[s->changed]));
-        if (s->grew.label >= 0) {
-            fputs(" Its steps' time grew most in range <code>", out);
-            html_text(out, model_label(&m->procs[s->ranks[s->grew_rank].proc], s->grew.label));
-            fprintf(out, "</code>, %.2f &rarr; %.2f ms a step (in traced calls %.2f &rarr; %.2f).",
-                    s->grew.before_ns / 1e6, s->grew.after_ns / 1e6, s->grew.calls_before_ns / 1e6,
-                    s->grew.calls_after_ns / 1e6);
-        }
+        grown_html(out, m, s, "Its");
         fputs("</p>", out);
     } else if (s->colls[1]) {
+        char who[32];
+        snprintf(who, sizeof who, "Rank %d's", s->grew_rank >= 0 ? rank_of(m, &s->ranks[s->grew_rank]) : -1);
         fputs("<p>No rank made the others wait longer in the slow steps: every rank slowed down alike.", out);
-        if (s->grew.label >= 0) {
-            fprintf(out, " Rank %d's steps' time grew most in range <code>", rank_of(m, &s->ranks[s->grew_rank]));
-            html_text(out, model_label(&m->procs[s->ranks[s->grew_rank].proc], s->grew.label));
-            fprintf(out, "</code>, %.2f &rarr; %.2f ms a step (in traced calls %.2f &rarr; %.2f).",
-                    s->grew.before_ns / 1e6, s->grew.after_ns / 1e6, s->grew.calls_before_ns / 1e6,
-                    s->grew.calls_after_ns / 1e6);
-        }
+        grown_html(out, m, s, who);
         fputs("</p>", out);
     }
     fputs("</div>", out);
