@@ -139,9 +139,10 @@ static const char *memcpy_name(const struct gop *g)
     return buf;
 }
 
-/* The moment an NCCL call launched its kernel: NCCL launches as the call
- * ends (after any connection set-up); the launch's own time is not kept
- * apart from the call's.  A nanosecond before the end: a slice that
+/* The moment an NCCL call launched its kernel: NCCL launches near the
+ * call's end (after any connection set-up; its enqueue's bookkeeping
+ * follows); the model keeps the launch's own time apart from the call's
+ * nowhere (the CUPTI record is the call's).  A nanosecond before the end: a slice that
  * starts where its parent ends is no child of it in Perfetto (a slice
  * is closed at its start, open at its end), nor would the flow from it
  * start inside the call. */
