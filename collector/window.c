@@ -110,6 +110,16 @@ static uint64_t drop_oldest(void)
         if (sqlite3_step(st) == SQLITE_DONE)
             gone += (uint64_t)sqlite3_changes(w.mem->db);
         sqlite3_reset(st);
+        /* where that took the table's newest rows (no row came since the
+         * note), SQLite numbers the next ones from the largest rowid left
+         * plus one: below the marks of the later notes, which would let
+         * go of them while young.  Those marks come down to what is left */
+        int64_t top = one_i64(w.max_rowid[i]);
+        for (int k = 1; k < w.count; k++) {
+            struct note *later = &w.notes[(w.first + k) % NOTES];
+            if (later->rowid[i] > top)
+                later->rowid[i] = top;
+        }
     }
     w.from_ns = n->at_ns;
     w.first = (w.first + 1) % NOTES;

@@ -248,3 +248,13 @@ TESTS += tests/unit/test_liveness
 tests_unit_test_liveness_SOURCES = tests/unit/test_liveness.c
 tests_unit_test_liveness_CFLAGS = $(VIEWER_TEST_CFLAGS)
 tests_unit_test_liveness_LDADD = $(VIEWER_TEST_LIBS)
+
+# monitor mode's window in memory: what it keeps and lets go of
+check_PROGRAMS += tests/unit/test_window
+TESTS += tests/unit/test_window
+tests_unit_test_window_SOURCES = tests/unit/test_window.c collector/window.h collector/window.c collector/ownfile.h \
+  collector/ownfile.c collector/db.h collector/db.c format/block_codec.h format/block_codec.c collector/db_batch.h \
+  collector/db_batch.c format/schema.h format/schema.c format/api_table.h format/api_table.c collector/boot_id.h \
+  collector/boot_id.c collector/procfile.h collector/procfile.c
+tests_unit_test_window_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_window_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
