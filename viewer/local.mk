@@ -11,7 +11,7 @@ gputrace_report_SOURCES = \
   viewer/model/sort_by_time.h viewer/model/sort_by_time.c viewer/read/rowruns.h viewer/read/rowruns.c \
   viewer/read/windows.h viewer/read/windows.c viewer/read/load.h viewer/read/load_ranges.c viewer/read/stack_text.c viewer/read/symbolize.h viewer/read/symbolize.c \
   viewer/model/model.h viewer/model/timeline.h viewer/model/timeline.c \
-  viewer/model/handles.h viewer/model/stream_map.h viewer/model/stream_map.c viewer/model/idmap.h viewer/model/idmap.c viewer/model/api.c viewer/model/sites.c viewer/model/ranges.c viewer/model/steps.h viewer/model/steps.c viewer/model/liveness.c viewer/model/ivals.c \
+  viewer/model/handles.h viewer/model/stream_map.h viewer/model/stream_map.c viewer/model/stream_keys.h viewer/model/stream_keys.c viewer/model/idmap.h viewer/model/idmap.c viewer/model/api.c viewer/model/sites.c viewer/model/ranges.c viewer/model/steps.h viewer/model/steps.c viewer/model/liveness.c viewer/model/ivals.c \
   viewer/model/tmpstore.h viewer/model/tmpstore.c viewer/model/tmpfiles.h viewer/model/tmpfiles.c \
   viewer/analyse/findings.h viewer/analyse/findings.c viewer/analyse/finding_marks.c viewer/analyse/analysis_sync.c viewer/analyse/analysis_setup.h viewer/analyse/analysis_setup.c \
   viewer/analyse/stream_deps.h viewer/analyse/stream_deps.c viewer/analyse/proc_pass.h viewer/analyse/proc_pass.c viewer/analyse/passes.h viewer/analyse/passes.c \

@@ -258,3 +258,10 @@ tests_unit_test_window_SOURCES = tests/unit/test_window.c collector/window.h col
   collector/boot_id.c collector/procfile.h collector/procfile.c
 tests_unit_test_window_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_window_LDADD = $(SQLITE_LIBS) $(CRITERION_LIBS)
+
+# the model's names for GPU streams: told apart by their CUDA context
+check_PROGRAMS += tests/unit/test_stream_keys
+TESTS += tests/unit/test_stream_keys
+tests_unit_test_stream_keys_SOURCES = tests/unit/test_stream_keys.c
+tests_unit_test_stream_keys_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_stream_keys_LDADD = $(VIEWER_TEST_LIBS)

@@ -17,6 +17,7 @@
 #define GPUTRACE_MODEL_H
 
 #include "viewer/model/idmap.h"
+#include "viewer/model/stream_keys.h"
 
 #include <sqlite3.h>
 #include <stddef.h>
@@ -193,6 +194,7 @@ struct proc {
     int64_t win_lo, win_hi;       /* the window loaded now: records that start in [win_lo, win_hi) */
     int64_t corr_seen;            /* the highest CUPTI correlation id of the windows so far */
     struct stream_map *smap;      /* its stream and event handles over the windows so far (stream_map.h) */
+    struct stream_keys skeys;     /* its streams told apart by their context (stream_keys.h) */
     struct proc_pass *pass;       /* what its analyses carry across windows (analyse/proc_pass.h):
                                    * theirs, made and freed by the driver */
     struct clock_corr align;      /* its host's clock, aligned from the collectives (clock_align.h) */

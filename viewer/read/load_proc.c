@@ -13,6 +13,7 @@
 #include "viewer/read/nccl_ce_calls.h"
 #include "viewer/model/idmap.h"
 #include "viewer/model/stream_map.h"
+#include "viewer/model/stream_keys.h"
 #include "viewer/read/rowruns.h"
 #include "viewer/model/sort_by_time.h"
 #include "viewer/model/tmpstore.h"
@@ -175,9 +176,13 @@ static int64_t enq_of(const struct enq_table *e, uint32_t c, size_t *hint);
  * 5): kept only for the stream and event it names, by correlation
  * (cupti_calls.c).  An event record has no time: it is the window's when
  * its call's API record is. */
-static void add_sync(struct loading *l, int kind, int64_t start, uint32_t corr, int stream, int event, int type)
+static void add_sync(struct loading *l, int kind, int64_t start, uint32_t corr, uint32_t context, int64_t raw_stream,
+                     int event, int type)
 {
     model_span(&start, &start);
+    /* its context named in every pass, the scan's too: the contexts' places
+     * follow the records' order whatever is loaded */
+    int stream = model_stream_key(l->p, context, raw_stream);
     if (l->scan || !corr)
         return;
     if (kind == 5 ? !l->enq || enq_of(l->enq, corr, &l->enq_hint) < 0 : start < l->lo || start >= l->hi)
@@ -191,13 +196,16 @@ static void op_row(sqlite3_stmt *s, void *ctx)
     struct loading *l = ctx;
     tick(l);
     int kind = sqlite3_column_int(s, 1);
+    /* each value as sqlite3_column_int takes the row's column */
+    uint32_t context = (uint32_t)sqlite3_column_int(s, 14);
+    int64_t raw = sqlite3_column_int(s, 3);
     if (kind == 4 || kind == 5) {
-        add_sync(l, kind, sqlite3_column_int64(s, 5), (uint32_t)sqlite3_column_int64(s, 11), sqlite3_column_int(s, 3),
+        add_sync(l, kind, sqlite3_column_int64(s, 5), (uint32_t)sqlite3_column_int64(s, 11), context, raw,
                  sqlite3_column_int(s, 13), sqlite3_column_int(s, 12));
         return;
     }
     add_op(l, (struct gop){ .kind = (uint8_t)sqlite3_column_int(s, 1), .device = (int16_t)sqlite3_column_int(s, 2),
-                            .stream = sqlite3_column_int(s, 3), .name = sqlite3_column_int(s, 4),
+                            .stream = model_stream_key(l->p, context, raw), .name = sqlite3_column_int(s, 4),
                             .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
                             .bytes = sqlite3_column_int64(s, 7), .copy_kind = (uint8_t)sqlite3_column_int(s, 8),
                             .src_kind = (uint8_t)sqlite3_column_int(s, 9),
@@ -215,12 +223,13 @@ static void gpu_block_row(sqlite3_stmt *s, void *ctx)
         tick(l);
         struct gt_gpu_packed r;
         gt_block_next(&c, &r);
+        /* each value as sqlite3_column_int takes the row's column */
         if (r.kind == 4 || r.kind == 5)
-            add_sync(l, r.kind, r.start_ns, r.correlation, (int)r.stream_id, r.event_id, r.sync_type);
+            add_sync(l, r.kind, r.start_ns, r.correlation, r.context, (int)r.stream_id, r.event_id, r.sync_type);
         if (r.kind < 1 || r.kind > 3)
             continue; /* as the rows are read: kernels, copies and memsets */
-        /* each value as sqlite3_column_int takes the row's column */
-        add_op(l, (struct gop){ .kind = r.kind, .device = (int16_t)r.device, .stream = (int)r.stream_id,
+        add_op(l, (struct gop){ .kind = r.kind, .device = (int16_t)r.device,
+                                .stream = model_stream_key(l->p, r.context, (int)r.stream_id),
                                 .name = (int)r.name_id, .start = r.start_ns, .end = r.end_ns, .bytes = r.bytes,
                                 .copy_kind = r.copy_kind, .src_kind = r.src_kind, .dst_kind = r.dst_kind,
                                 .corr = r.correlation });
@@ -295,7 +304,8 @@ static const struct { enum row_table t; const char *sql; void (*fn)(sqlite3_stmt
     { RT_EXT_CORR, "SELECT process_id, correlation, external_id FROM ext_corr WHERE rowid BETWEEN ?1 AND ?2", ext_row },
     /* GPU operations last: read once the CUPTI API records are matched and freed */
     { RT_GPU_OP, "SELECT process_id, kind, device, stream_id, name_id, start_ns, end_ns, bytes, copy_kind, src_kind,"
-                 " dst_kind, correlation, sync_type, event_id FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2 AND kind IN (1, 2, 3, 4, 5)",
+                 " dst_kind, correlation, sync_type, event_id, context FROM gpu_op WHERE rowid BETWEEN ?1 AND ?2"
+                 " AND kind IN (1, 2, 3, 4, 5)",
       op_row },
     { RT_GPU_BLOCK, "SELECT process_id, format, n, data FROM gpu_op_block WHERE rowid BETWEEN ?1 AND ?2",
       gpu_block_row },

@@ -532,6 +532,7 @@ void load_free(struct model *m)
         for (int k = 0; k < m->procs[i].nnames; k++)
             free(m->procs[i].names[k]);
         free(m->procs[i].plugin_depth);
+        model_stream_keys_free(&m->procs[i].skeys);
         free(m->procs[i].stuck);
         free(m->procs[i].names);
         free(m->procs[i].comm_names);

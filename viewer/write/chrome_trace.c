@@ -27,6 +27,7 @@
  * once evened the counts out, a column of arrows on empty tracks. */
 #include "viewer/model/comm_kernels.h"
 #include "viewer/model/idmap.h"
+#include "viewer/model/stream_keys.h"
 #include "viewer/analyse/coll_spill.h"
 #include "viewer/write/finding_out.h"
 #include "viewer/write/json.h"
@@ -239,7 +240,7 @@ static void metadata(struct writer *w, const struct model *m, size_t pi)
         char roles[64];
         role_words(w->stream_roles[k], roles, sizeof roles);
         snprintf(name, sizeof name, "GPU %d stream %d%s", w->stream_devs[k] >= 0 ? w->stream_devs[k] : p->device,
-                 w->streams[k], roles);
+                 model_stream_raw(p, w->streams[k]), roles);
         meta(w, "thread_name", pid, w->stream_tids[k], name, 1000 + k);
     }
 }
@@ -334,7 +335,8 @@ static void gpu_ops(struct writer *w, const struct model *m, size_t pi, const ui
         name = comm_op_name(m, p, g, name, ncclbuf, sizeof ncclbuf); /* NCCL's copy-engine copies: named NCCL's */
         int tid = stream_tid(w, pi, g->stream);
         slice(w, m, p, pid, tid, name, cat, g->start, g->end);
-        fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%u,\"bytes\":%lld,\"device\":%d}}", g->stream, g->corr,
+        fprintf(w->out, ",\"args\":{\"stream\":%d,\"correlation\":%u,\"bytes\":%lld,\"device\":%d}}",
+                model_stream_raw(p, g->stream), g->corr,
                 (long long)g->bytes, g->device);
         if (flow_op[i]) { /* flow end */
             chrome_begin_event(w);
@@ -412,7 +414,7 @@ static void place_marks(struct coll_pass *cp, const struct coll_rec *c)
         json_string(w->out, finding_names[f->kind]);
         fprintf(w->out, ",\"cat\":\"finding\",\"s\":\"p\",\"pid\":%d,\"ts\":", pid_of(cp->m, (size_t)c->proc));
         ts(w->out, model_aligned(cp->m, &cp->m->procs[c->proc], c->gstart));
-        finding_args(w, cp->m, f, pd->k, -1, (struct where){ -1, c->gstream });
+        finding_args(w, cp->m, f, pd->k, -1, (struct where){ -1, model_stream_raw(&cp->m->procs[c->proc], c->gstream) });
     }
 }
 

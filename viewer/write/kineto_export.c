@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "viewer/model/comm_kernels.h"
+#include "viewer/model/stream_keys.h"
 #include "viewer/write/json.h"
 #include "viewer/write/output.h"
 #include "viewer/read/sync_records.h"
@@ -225,9 +226,10 @@ static void gpu_events(struct kw *w, const struct idmap *coll_of_kernel, const u
                         : g->kind == GOP_MEMCPY ? memcpy_name(g) : "Memset (Device)";
         char ncclbuf[160];
         n = comm_op_name(w->m, p, g, n, ncclbuf, sizeof ncclbuf); /* NCCL's copy-engine copies: HTA's ^nccl */
-        x_event(w, cat, n, g->device, g->stream, g->start, g->end);
-        add_stream(w, g->device, g->stream);
-        fprintf(w->out, ",\"args\":{\"device\":%d,\"stream\":%d,\"correlation\":%u", g->device, g->stream, g->corr);
+        int stream = model_stream_raw(p, g->stream); /* a row per device and CUPTI's id, as Kineto's */
+        x_event(w, cat, n, g->device, stream, g->start, g->end);
+        add_stream(w, g->device, stream);
+        fprintf(w->out, ",\"args\":{\"device\":%d,\"stream\":%d,\"correlation\":%u", g->device, stream, g->corr);
         if (g->kind != GOP_KERNEL) {
             double us = (double)(g->end - g->start) / 1e3;
             fprintf(w->out, ",\"bytes\":%lld,\"memory bandwidth (GB/s)\":%.3f", (long long)g->bytes,
@@ -239,7 +241,7 @@ static void gpu_events(struct kw *w, const struct idmap *coll_of_kernel, const u
         fputs("}}", w->out);
         if (flow_op[i] && g->corr) {
             next(w);
-            fprintf(w->out, "{\"ph\":\"f\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":", g->corr, g->device, g->stream);
+            fprintf(w->out, "{\"ph\":\"f\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":", g->corr, g->device, stream);
             json_ts(w->out, model_aligned(w->m, p, g->start));
             fputs(",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}", w->out);
         }
