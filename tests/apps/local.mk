@@ -392,6 +392,11 @@ tests_apps_multi_gpu_SOURCES = tests/apps/multi_gpu.c
 tests_apps_multi_gpu_LDADD = $(SIM_LIBS)
 tests_apps_multi_gpu_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_multi_gpu_DEPENDENCIES = tests/sim/libgpusim.la
+check_PROGRAMS += tests/apps/model_parallel
+tests_apps_model_parallel_SOURCES = tests/apps/model_parallel.c
+tests_apps_model_parallel_LDADD = $(SIM_LIBS)
+tests_apps_model_parallel_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_model_parallel_DEPENDENCIES = tests/sim/libgpusim.la
 # NCCL reached where no wrapper can see it: the simulator linked in
 # statically; only NCCL's profiler plugin (and CUPTI, by injection) see
 # its operations (tests/e2e/nccl_plugin.sh)

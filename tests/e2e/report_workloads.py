@@ -207,6 +207,29 @@ def check_devices(name, d):
               f" union {r['gpu_busy_ns']})")
 
 
+def check_device_tracks(name, db):
+    """Two GPUs whose streams have the same CUPTI id (each context numbers
+    its own): one Chrome track per GPU, each holding its GPU's kernels and
+    named by CUPTI's id, as the records have it."""
+    trace = os.path.join(tmp, name + ".json")
+    subprocess.run([os.path.join(build, "gputrace-report"), "--chrome-trace", trace, db], capture_output=True, check=True)
+    with open(trace) as f:
+        ev = json.load(f)
+    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    tracks = {}
+    for e in ev:
+        if e.get("ph") == "X" and e.get("cat") == "kernel" and e["name"].startswith("mp_layer"):
+            tracks.setdefault((e["pid"], e["tid"]), set()).add((e["name"], e["args"]["device"], e["args"]["stream"]))
+    want = {("mp_layer0_kernel", 0), ("mp_layer1_kernel", 1)}
+    got = {(n, dev) for t in tracks.values() for n, dev, _ in t}
+    ok = len(tracks) == 2 and got == want and all(len(t) == 1 for t in tracks.values())
+    ok = ok and all(names.get(k, "").startswith(f"GPU {dev} stream {s} ") for k, t in tracks.items() for _, dev, s in t)
+    ok = ok and len({s for t in tracks.values() for _, _, s in t}) == 1
+    check(ok, f"{name}: each GPU's kernels on a track of their own, named by the stream id both GPUs' streams have"
+              f" ({ {names.get(k): sorted(t) for k, t in tracks.items()} })")
+
+
 def check_ranges(name, db, d):
     """Phases (top-level NVTX ranges) in the summary, and --range."""
     steps = int(os.environ.get("APP_STEPS", "12"))
@@ -330,7 +353,7 @@ names = only or ["overlapped", "scalar_read", "autograd_thread", "device_sync", 
                  "allreduce_compute_stream", "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train",
                  "pg_sync", "cpu_copy", "to_device", "event_sync", "free_each_step", "alloc_each_step", "redundant_sync",
                  "hang_inside",
-                 "multi_gpu"] + \
+                 "multi_gpu", "model_parallel"] + \
     [n for n in ["cu_scalar_read", "cu_overlapped", "cu_allreduce_compute_stream"]
      if os.path.exists(os.path.join(build, "tests", "apps", n))]
 for name in names:
@@ -354,6 +377,8 @@ for name in names:
         check_ranges(name, db, d)
     if name == "py_train":
         check_python_stacks(name, d)
-    if name == "multi_gpu":
+    if name in ("multi_gpu", "model_parallel"):
         check_devices(name, d)
+    if name == "model_parallel":
+        check_device_tracks(name, db)
 finish()

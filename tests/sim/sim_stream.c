@@ -43,7 +43,12 @@ __attribute__((constructor)) static void sim_fork_guard(void)
 
 static struct sim_stream *legacy[SIM_MAX_DEVICES];        /* guarded by sim_lock */
 static struct sim_stream *device_streams[SIM_MAX_DEVICES]; /* guarded by sim_lock */
-static uint32_t next_stream_id = 7;                        /* guarded by sim_lock */
+/* CUPTI's stream ids are unique within a context only (cupti_activity.h,
+ * cuptiGetStreamIdEx: "a context-unique ID"): each device numbers its own
+ * streams, from the same first id, so that two devices' streams share ids
+ * as two contexts' may on a real machine (one process driving two GPUs:
+ * their default streams alike) */
+static uint32_t next_stream_id[SIM_MAX_DEVICES];           /* guarded by sim_lock */
 static _Thread_local struct sim_stream *per_thread[SIM_MAX_DEVICES];
 
 uint64_t sim_mono_ns(void)
@@ -183,7 +188,7 @@ static struct sim_stream *stream_new_locked(int device, int blocking, int is_leg
     s->blocking = blocking;
     s->legacy = is_legacy;
     s->priority = priority;
-    s->id = next_stream_id++;
+    s->id = 7 + next_stream_id[device]++;
     s->next_on_device = device_streams[device];
     device_streams[device] = s;
     pthread_attr_t attr;
