@@ -157,10 +157,23 @@ static int index_thread(struct proc *p, size_t lo, size_t hi, struct idmap *seen
 
 /* The iterations of one thread's ranges, after index_thread: a number of
  * its own, else the enclosing range's, else (top level, and only where
- * the process names no step) its name's occurrence if the name repeats. */
+ * the process names no step) its name's occurrence if the name repeats
+ * at top level at least half as often as the thread's most repeated one.
+ * A name the program nests is at top level only where its parent is not
+ * in the records (a monitor's window written as a step ended: the step's
+ * range still in the thread's buffer, its first children stored): 2
+ * "forward" ranges beside 70 "train_step" ones, numbered 1 and 2, made
+ * iteration 1 span from the first step to the last one's forward. */
 static void number_thread(struct proc *p, size_t lo, size_t hi, const struct idmap *seen, struct idmap *order,
                           int by_occurrence)
 {
+    int64_t most = 0;
+    for (size_t i = lo; i < hi && by_occurrence; i++) {
+        const struct nvtx *r = &p->ranges[i];
+        int64_t n = 0;
+        if (r->iter == ITER_NONE && r->parent < 0 && idmap_get(seen, name_key(r), &n) && n > most)
+            most = n;
+    }
     for (size_t i = lo; i < hi; i++) {
         struct nvtx *r = &p->ranges[i];
         if (r->iter >= 0)
@@ -174,14 +187,45 @@ static void number_thread(struct proc *p, size_t lo, size_t hi, const struct idm
             idmap_get(seen, name_key(r), &n);
             idmap_get(order, name_key(r), &k);
             idmap_put(order, name_key(r), k + 1, 0);
-            r->iter = n >= 2 ? k + 1 : -1;
+            r->iter = n >= 2 && 2 * n >= most ? k + 1 : -1;
         }
     }
+}
+
+/* Ranges never closed end where the process's records do (load_ranges.c),
+ * which can be before the last range of their own thread began: a
+ * monitor's window stores the ranges open as it is written, the next
+ * step's among them, after its records up to then (the process's end
+ * there).  A range still open was open past every range its thread began:
+ * it ends after the latest one's start, so that it holds those (a step
+ * open with no length left its open "forward" at top level). */
+static void open_ranges_reach(struct proc *p)
+{
+    size_t i = 0;
+    while (i < p->nranges && !p->ranges[i].open)
+        i++;
+    if (i == p->nranges)
+        return;
+    struct idmap last = { 0 }; /* thread + 1 -> its latest range's start */
+    for (i = 0; i < p->nranges; i++) {
+        const struct nvtx *r = &p->ranges[i];
+        int64_t t;
+        if (!idmap_get(&last, (uint64_t)(uint32_t)r->tid + 1, &t) || r->start > t)
+            idmap_put(&last, (uint64_t)(uint32_t)r->tid + 1, r->start, 0);
+    }
+    for (i = 0; i < p->nranges; i++) {
+        struct nvtx *r = &p->ranges[i];
+        int64_t t;
+        if (r->open && idmap_get(&last, (uint64_t)(uint32_t)r->tid + 1, &t) && r->end <= t && t < INT64_MAX)
+            r->end = t + 1;
+    }
+    idmap_free(&last);
 }
 
 void model_ranges_index(struct proc *p)
 {
     p->range_tid = -1;
+    open_ranges_reach(p);
     if (p->nranges)
         qsort(p->ranges, p->nranges, sizeof *p->ranges, cmp_range);
     size_t best = 0;
