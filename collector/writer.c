@@ -131,6 +131,13 @@ static void drain_all(void)
     } while (cut && ++rounds < 64);
 }
 
+void gt_wr_drain(void)
+{
+    gt_db_begin(&gt_w.db);
+    drain_all();
+    gt_wr_store_names();
+}
+
 /* Why tracing stops, in one line (gt_turn_off says it once). */
 static void say_off(void)
 {

@@ -117,5 +117,8 @@ uint64_t gt_wr_dropped(void);
 void *gt_wr_main(void *arg);
 /* CUPTI's buffers asked for (gt_cupti_flush), marked for waiters. */
 void gt_wr_cupti_flush(int forced);
+/* The threads' records queued so far and CUPTI's buffers handed over,
+ * stored now (inside a transaction, begun if none is open). */
+void gt_wr_drain(void);
 
 #endif
