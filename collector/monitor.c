@@ -263,6 +263,7 @@ static void write_window(const struct gt_request *r, const char *detail, int64_t
      * in 150 runs beside a full test suite) */
     gt_wr_drain();
     gt_wr_store_marks();         /* where each thread is stuck now */
+    gt_window_adding();
     gt_tbuf_open_ranges(gt_wr_on_open_range, NULL); /* and in which ranges */
     gt_wr_store_names();
     if (gt_window_write(dir, cfg.file, r->name, r->reason, detail, flushed, now_ns, err, sizeof err) != 0) {

@@ -31,6 +31,9 @@ static struct {
     int first, count; /* a ring */
     sqlite3_stmt *max_rowid[NTABLES], *drop[NTABLES];
     uint64_t cut_rows;
+    /* nvtx_range's largest rowid before the caller added the ranges still
+     * open for the window being written (gt_window_adding); -1: none */
+    int64_t added_after;
 } w;
 
 void gt_window_begin(struct gt_db *mem, int64_t window_ns, int64_t limit, int64_t from_ns)
@@ -40,6 +43,7 @@ void gt_window_begin(struct gt_db *mem, int64_t window_ns, int64_t limit, int64_
     w.window_ns = window_ns;
     w.limit = limit;
     w.from_ns = from_ns;
+    w.added_after = -1;
     /* notes GT_WINDOW_TICK_MS apart, or further for a long window, so the
      * ring spans it: a note older than the window is always there */
     w.tick_ns = (int64_t)GT_WINDOW_TICK_MS * 1000000;
@@ -178,6 +182,38 @@ static int exec_window_row(const char *request, const char *reason, const char *
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
+void gt_window_adding(void)
+{
+    w.added_after = -1;
+    if (!w.mem || !w.mem->db)
+        return;
+    for (int i = 0; i < NTABLES; i++)
+        if (strcmp(tables[i], "nvtx_range") == 0)
+            w.added_after = one_i64(w.max_rowid[i]);
+}
+
+/* The window row, and the push/pop ranges still open that the caller
+ * added for this window (gt_window_adding; they are stored when they
+ * end): whether the window was written or not.  Only those: the open
+ * ranges the final pass stored for good stay, for the windows it writes
+ * again (gt_window_rewrite), each of which must hold them. */
+static void forget_added(void)
+{
+    if (!w.mem || !w.mem->db)
+        return;
+    sqlite3_exec(w.mem->db, "DELETE FROM window", NULL, NULL, NULL);
+    if (w.added_after >= 0) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(w.mem->db, "DELETE FROM nvtx_range WHERE rowid > ? AND kind = 1 AND end_ns IS NULL", -1,
+                               &st, NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(st, 1, w.added_after);
+            sqlite3_step(st);
+            sqlite3_finalize(st);
+        }
+    }
+    w.added_after = -1;
+}
+
 /* Writes the window, with its window row, to path (a new file). */
 static int write_image(const char *path, const char *request, const char *reason, const char *detail,
                        int gpu_flushed, int64_t now_ns, char *err, size_t errlen)
@@ -185,6 +221,7 @@ static int write_image(const char *path, const char *request, const char *reason
     /* the window row is in the image only: added, written, taken away */
     if (exec_window_row(request, reason, detail, gpu_flushed, now_ns) != 0) {
         snprintf(err, errlen, "cannot note the window: %s", sqlite3_errmsg(w.mem->db));
+        forget_added();
         return -1;
     }
     sqlite3_int64 size = 0;
@@ -197,10 +234,7 @@ static int write_image(const char *path, const char *request, const char *reason
     int rc = image ? gt_ownfile_write(path, image, (size_t)size, err, errlen) : (snprintf(err, errlen, "out of memory"), -1);
     if (copied)
         sqlite3_free(image);
-    /* the window row, and the push/pop ranges still open that the caller
-     * added for it (they are stored when they end) */
-    sqlite3_exec(w.mem->db, "DELETE FROM window; DELETE FROM nvtx_range WHERE kind = 1 AND end_ns IS NULL",
-                 NULL, NULL, NULL);
+    forget_added();
     return rc;
 }
 
@@ -219,20 +253,27 @@ static int window_ready(char *err, size_t errlen)
 int gt_window_write(const char *dir, const char *name, const char *request, const char *reason,
                     const char *detail, int gpu_flushed, int64_t now_ns, char *err, size_t errlen)
 {
-    if (!window_ready(err, errlen))
+    if (!window_ready(err, errlen)) {
+        forget_added();
         return -1;
+    }
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return fail_line(err, errlen, "cannot make", dir, errno);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        int e = errno;
+        forget_added();
+        return fail_line(err, errlen, "cannot make", dir, e);
+    }
     return write_image(path, request, reason, detail, gpu_flushed, now_ns, err, errlen);
 }
 
 int gt_window_rewrite(const char *dir, const char *name, const char *request, const char *reason,
                       const char *detail, int gpu_flushed, int64_t now_ns, char *err, size_t errlen)
 {
-    if (!window_ready(err, errlen))
+    if (!window_ready(err, errlen)) {
+        forget_added();
         return -1;
+    }
     char path[4400], tmp[4500];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     /* hidden, and not *.db: what a reader of the directory passes over

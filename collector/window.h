@@ -34,6 +34,10 @@ void gt_window_begin(struct gt_db *mem, int64_t window_ns, int64_t limit, int64_
  * none), or what the memory bound cannot hold.  Inside the writer's open
  * transaction. */
 void gt_window_keep(int64_t now_ns, int64_t keep_from_ns);
+/* Before the caller adds, for the window it is about to write, the
+ * push/pop ranges still open (they are stored when they end): those
+ * rows, and only those, go once the window is written or has failed. */
+void gt_window_adding(void);
 /* Writes the window as dir/name (dir made if missing): the process row,
  * the names and the last window of records, with a window row saying why
  * (request, reason, detail) and whether CUPTI handed over every buffer,

@@ -8,6 +8,8 @@
 
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* the modules db.c and window.c call that these tests do not exercise */
@@ -94,4 +96,89 @@ Test(window, a_table_emptied_and_written_again)
     cr_expect_eq(scalar("SELECT count(*) FROM ext_corr"), 3, "rows younger than the window let go of");
     passes(2350, 2900); /* now 1.3 s old: they go */
     cr_expect_eq(scalar("SELECT count(*) FROM ext_corr"), 0);
+}
+
+/* a push/pop range still open, as the writer stores it (no end) */
+static void open_range(int64_t start_ns)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql, "INSERT INTO nvtx_range(process_id, tid, kind, name, start_ns, end_ns, depth)"
+                              " VALUES(%lld, 1, 1, 7, %lld, NULL, 0)", (long long)d.process_id, (long long)start_ns);
+    cr_assert_eq(sqlite3_exec(d.db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(d.db));
+}
+
+static int64_t scalar_in(const char *path, const char *sql)
+{
+    sqlite3 *f;
+    cr_assert_eq(sqlite3_open_v2(path, &f, SQLITE_OPEN_READONLY, NULL), SQLITE_OK, "%s", path);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(f, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(f));
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(f);
+    return v;
+}
+
+static char dir[64];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/test_window.XXXXXX");
+    cr_assert(mkdtemp(dir) != NULL);
+}
+
+#define OPEN_RANGES "SELECT count(*) FROM nvtx_range WHERE kind = 1 AND end_ns IS NULL"
+
+/* a window that could not be written (its directory not made: a full
+ * disk, ENOSPC; here ENOTDIR) still lets go of the open ranges its caller
+ * added for it: else each stays, a range that never ends, in every later
+ * window (the report's step it began then holds all the steps after it) */
+Test(window, a_window_not_written_leaves_no_open_range)
+{
+    make_dir();
+    char file[128], err[512];
+    snprintf(file, sizeof file, "%s/taken", dir);
+    FILE *f = fopen(file, "w");
+    cr_assert(f);
+    fclose(f);
+    passes(0, 100);
+    gt_window_adding();
+    open_range(50 * MS);
+    char sub[160];
+    snprintf(sub, sizeof sub, "%s/window-1", file);
+    cr_assert_neq(gt_window_write(sub, "p.db", "1-request-x", "request", "", 0, 100 * MS, err, sizeof err), 0);
+    cr_expect_eq(scalar(OPEN_RANGES), 0, "the open range added for a window not written stayed");
+    /* the next window holds the one open range added for it, not two */
+    char ok[128];
+    snprintf(ok, sizeof ok, "%s/w2", dir);
+    gt_window_adding();
+    open_range(60 * MS);
+    cr_assert_eq(gt_window_write(ok, "p.db", "2-request-x", "request", "", 0, 110 * MS, err, sizeof err), 0, "%s", err);
+    char path[200];
+    snprintf(path, sizeof path, "%s/p.db", ok);
+    cr_expect_eq(scalar_in(path, OPEN_RANGES), 1, "the next window holds a range that never ended");
+    cr_expect_eq(scalar(OPEN_RANGES), 0);
+}
+
+/* the final pass stores the ranges still open for good, then writes its
+ * windows again with CUPTI's last records (gt_window_rewrite), one after
+ * the other: each of them holds those ranges (where a hung rank still
+ * was), the second as the first */
+Test(window, each_window_written_again_holds_the_open_ranges)
+{
+    make_dir();
+    passes(0, 100);
+    open_range(50 * MS); /* stored for good, by the final pass */
+    char a[128], b[128], err[512], path[200];
+    snprintf(a, sizeof a, "%s/wa", dir);
+    snprintf(b, sizeof b, "%s/wb", dir);
+    cr_assert_eq(mkdir(a, 0777), 0);
+    cr_assert_eq(mkdir(b, 0777), 0);
+    cr_assert_eq(gt_window_rewrite(a, "p.db", "1-hang-x", "hang", "", 1, 100 * MS, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gt_window_rewrite(b, "p.db", "2-request-x", "request", "", 1, 100 * MS, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/p.db", a);
+    cr_expect_eq(scalar_in(path, OPEN_RANGES), 1, "the first window lacks the open range");
+    snprintf(path, sizeof path, "%s/p.db", b);
+    cr_expect_eq(scalar_in(path, OPEN_RANGES), 1, "the second window lacks the open range");
 }
