@@ -269,7 +269,21 @@ static void prune(int64_t keep)
 
 void gt_mon_gpu_account(int64_t upto, const int64_t *blocked_from, int n)
 {
-    if (!g.done || upto <= g.done)
+    if (!g.done) {
+        /* no GPU work yet (CUPTI off, or none that far): the ledger begins
+         * at the first, so what ended before upto is none of it.  Kept,
+         * the blocking calls of a process whose GPU sends no records
+         * filled the table, and from the 16,385th on every one was
+         * counted a dropped record */
+        prune(upto);
+        int left = 0;
+        for (int i = 0; i < g.nsteps; i++)
+            if (g.steps[i].e > upto)
+                g.steps[left++] = g.steps[i];
+        g.nsteps = left;
+        return;
+    }
+    if (upto <= g.done)
         return;
     /* the blocking calls, those in flight until upto, sorted by start */
     static struct span b[BLOCKS + 64];

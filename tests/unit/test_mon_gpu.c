@@ -168,3 +168,29 @@ Test(mon_gpu, bounded)
     cr_expect_gt(g.ns[GT_MS_COMPUTE], 0);
     gt_mon_gpu_stop();
 }
+
+/* a process whose GPU sends no records (CUPTI off: GPUTRACE_CUPTI=0, or
+ * held by another tool) and whose host blocks, a sync each 10 ms step:
+ * accounted once a second as the monitor does, nothing is lost however
+ * long it runs (its blocking calls were kept until the first GPU
+ * operation: past 16,384 of them each one counted a dropped record) */
+Test(mon_gpu, blocking_calls_without_gpu_work_are_not_lost)
+{
+    start();
+    const int64_t ms = 1000000;
+    for (int64_t i = 0; i < 30000; i++) {
+        int64_t t = T0 + i * 10 * ms;
+        gt_mon_gpu_blocked(t, t + 2 * ms);
+        gt_mon_gpu_step(t, t + 10 * ms);
+        if (i % 100 == 99)
+            gt_mon_gpu_account(t - GT_MON_GPU_LAG_NS, NULL, 0);
+    }
+    cr_expect_eq(gt_mon_gpu_lost(), 0, "%llu blocking calls counted lost", (unsigned long long)gt_mon_gpu_lost());
+    /* GPU work then: the ledger begins there, as before */
+    int64_t t = T0 + 30000 * 10 * ms;
+    gt_mon_gpu_op(GT_GPU_KERNEL, "gemm", t, t + 1000, 1);
+    gt_mon_gpu_account(t + 1000, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_COMPUTE], 1000);
+}
