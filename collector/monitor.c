@@ -29,6 +29,8 @@
 #define SETTLE_MS 1000
 #define GROUP_MS 2000
 #define LOOK_MS 1000
+/* captures recording at once (a second asked while the first records) */
+#define CAPTURES 4
 
 static struct gt_mon_cfg cfg;
 static struct {
@@ -36,15 +38,18 @@ static struct {
     int64_t next_look_ns;
     int64_t handled_ms;     /* requests up to here are handled (or were before this process) */
     int64_t last_own_ms[2]; /* this process's last trigger of each kind (hang, slowdown) */
-    int64_t capture_from_ns, capture_until_ns; /* a capture in progress */
-    char capture_name[GT_REQUEST_NAME_MAX], capture_detail[256];
+    struct { /* the captures in progress */
+        int64_t from_ns, until_ns;
+        char name[GT_REQUEST_NAME_MAX], detail[256];
+    } cap[CAPTURES];
+    int ncap;
     int said_fail;
     int64_t next_metrics_ns;
     uint64_t windows[GT_WIN_KINDS];
-    /* the windows written by the final pass (a capture cut short, a
-     * request), written again once CUPTI's last records are in */
+    /* the windows written by the final pass (the captures cut short, the
+     * requests), written again once CUPTI's last records are in */
     int in_final, nfinal;
-    struct { struct gt_request r; char detail[512]; int64_t at_ns; } final[2];
+    struct { struct gt_request r; char detail[512]; int64_t at_ns; } final[CAPTURES + 2];
 } m;
 
 const char *gt_mon_api_name(int64_t api)
@@ -114,6 +119,27 @@ static int64_t wall_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The wall clock and this process's clock (CLOCK_MONOTONIC) at one
+ * moment: the wall clock read between two reads of the other, the
+ * tightest of three tries.  Read one after the other, a thread preempted
+ * between them (a loaded machine) took the preemption into their
+ * difference, and a slowdown's onset or a capture's span moved by it. */
+static void clocks_now(struct timespec *real, int64_t *mono)
+{
+    int64_t best = INT64_MAX;
+    for (int i = 0; i < 3 && best > 100000; i++) {
+        struct timespec r;
+        int64_t a = (int64_t)gt_mono_ns();
+        clock_gettime(CLOCK_REALTIME, &r);
+        int64_t b = (int64_t)gt_mono_ns();
+        if (b - a < best) {
+            best = b - a;
+            *real = r;
+            *mono = a + (b - a) / 2;
+        }
+    }
 }
 
 void gt_mon_start(struct gt_db *mem, struct gt_db *disk, int64_t start_ns)
@@ -283,28 +309,70 @@ static void write_window(const struct gt_request *r, const char *detail, int64_t
             m.windows[k]++;
 }
 
-/* A capture asks for records from start_ms for seconds: kept until then,
- * written at its end. */
-static void start_capture(const struct gt_request *r, int64_t now_ns)
+/* Writes capture i's window and lets go of it. */
+static void end_capture(int i, int64_t now_ns)
 {
-    long long start_ms = 0, seconds = 0;
-    if (sscanf(r->detail, "start_ms=%lld seconds=%lld", &start_ms, &seconds) != 2 || seconds <= 0 || seconds > 3600)
-        return;
-    int64_t offset = now_ns - wall_ms() * 1000000; /* wall ms into this process's clock */
-    m.capture_from_ns = (int64_t)start_ms * 1000000 + offset;
-    m.capture_until_ns = m.capture_from_ns + (int64_t)seconds * 1000000000;
-    snprintf(m.capture_name, sizeof m.capture_name, "%s", r->name);
-    snprintf(m.capture_detail, sizeof m.capture_detail, "%s", r->detail);
+    struct gt_request r;
+    if (gt_request_parse(m.cap[i].name, &r) == 0)
+        write_window(&r, m.cap[i].detail, now_ns);
+    m.cap[i] = m.cap[--m.ncap];
 }
 
+/* The captures whose time is up, the earliest end first. */
 static void finish_capture(int64_t now_ns)
 {
-    if (!m.capture_until_ns || now_ns < m.capture_until_ns)
+    for (;;) {
+        int first = -1;
+        for (int i = 0; i < m.ncap; i++)
+            if (m.cap[i].until_ns <= now_ns && (first < 0 || m.cap[i].until_ns < m.cap[first].until_ns))
+                first = i;
+        if (first < 0)
+            return;
+        end_capture(first, now_ns);
+        now_ns = (int64_t)gt_mono_ns();
+    }
+}
+
+/* Where the window is kept from for the captures in progress: the
+ * earliest start (0: none). */
+static int64_t capture_keep_from(void)
+{
+    int64_t from = 0;
+    for (int i = 0; i < m.ncap; i++)
+        if (!from || m.cap[i].from_ns < from)
+            from = m.cap[i].from_ns;
+    return from;
+}
+
+/* A capture asks for records from start_ms for seconds: kept until then,
+ * written at its end.  Each its own: one asked while another records
+ * (more than GROUP_MS later) took its place, and the first was never
+ * written.  Past CAPTURES at once, the one ending first is written now. */
+static void start_capture(const struct gt_request *r)
+{
+    long long start_ms = 0, seconds = 0;
+    if (sscanf(r->detail, "start_ms=%lld seconds=%lld", &start_ms, &seconds) != 2 || seconds <= 0 || seconds > 3600 ||
+        start_ms <= 0 || start_ms > 9000000000000LL) /* past 2255: damaged (and its ns would overflow) */
         return;
-    struct gt_request r;
-    if (gt_request_parse(m.capture_name, &r) == 0)
-        write_window(&r, m.capture_detail, now_ns);
-    m.capture_from_ns = m.capture_until_ns = 0;
+    /* the wall clock into this process's, read now: the pass's own moment
+     * is older by what the pass did before (a commit, the metrics, CUPTI's
+     * flush), and the capture ended that much early */
+    struct timespec real;
+    int64_t mono;
+    clocks_now(&real, &mono);
+    int64_t offset = mono - ((int64_t)real.tv_sec * 1000000000 + real.tv_nsec);
+    if (m.ncap == CAPTURES) {
+        int first = 0;
+        for (int i = 1; i < m.ncap; i++)
+            if (m.cap[i].until_ns < m.cap[first].until_ns)
+                first = i;
+        end_capture(first, (int64_t)gt_mono_ns());
+    }
+    int i = m.ncap++;
+    m.cap[i].from_ns = (int64_t)start_ms * 1000000 + offset;
+    m.cap[i].until_ns = m.cap[i].from_ns + (int64_t)seconds * 1000000000;
+    snprintf(m.cap[i].name, sizeof m.cap[i].name, "%s", r->name);
+    snprintf(m.cap[i].detail, sizeof m.cap[i].detail, "%s", r->detail);
 }
 
 /* CUPTI's completed buffers asked for (stored in the next pass), and the
@@ -340,7 +408,7 @@ static void look(int64_t now_ns, int settle)
     while (found > 0 && !(settle && wall_ms() - r.at_ms < SETTLE_MS)) {
         m.handled_ms = r.at_ms + GROUP_MS;
         if (strcmp(r.reason, "capture") == 0)
-            start_capture(&r, now_ns);
+            start_capture(&r);
         else
             write_window(&r, r.detail, now_ns);
         found = gt_request_next(cfg.rundir, m.handled_ms, &r);
@@ -353,7 +421,7 @@ void gt_mon_pass(int commit)
     if (!cfg.on || !m.mem)
         return;
     int64_t now = (int64_t)gt_mono_ns();
-    gt_window_keep(now, m.capture_from_ns);
+    gt_window_keep(now, capture_keep_from());
     if (commit) {
         gt_mon_agg_flush();
         metrics(now);
@@ -371,8 +439,8 @@ void gt_mon_final(void)
     if (!cfg.on || !m.mem)
         return;
     int64_t now = (int64_t)gt_mono_ns();
-    if (m.capture_until_ns) /* a capture cut short by the end: what it got */
-        m.capture_until_ns = now;
+    for (int i = 0; i < m.ncap; i++) /* a capture cut short by the end: what it got */
+        m.cap[i].until_ns = now;
     m.in_final = 1;
     finish_capture(now);
     look(now, 0);

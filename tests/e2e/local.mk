@@ -17,6 +17,7 @@ TESTS += \
   tests/e2e/record.sh \
   tests/e2e/import_fuzz.sh \
   tests/e2e/monitor.sh \
+  tests/e2e/monitor_captures.sh \
   tests/e2e/tracer_stress.sh \
   tests/e2e/tracer_kill.sh \
   tests/e2e/tracer_limits.sh \
@@ -173,6 +174,7 @@ EXTRA_DIST += \
   tests/e2e/readme_python.sh \
   tests/e2e/tracer_signals.sh \
   tests/e2e/monitor.sh \
+  tests/e2e/monitor_captures.sh \
   tests/e2e/monitor_hangs.sh \
   tests/e2e/metrics.sh \
   tests/e2e/fork_busy.sh \
