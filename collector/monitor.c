@@ -180,8 +180,9 @@ static void say(const char *line)
 static void trigger(int kind, const char *reason, const char *detail, int64_t from_ns)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t mono = (int64_t)gt_mono_ns(), now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    int64_t mono;
+    clocks_now(&ts, &mono);
+    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
     int64_t cool = (int64_t)cfg.cooldown_s * 1000;
     if (now - m.last_own_ms[kind] < cool)
         return;
