@@ -265,3 +265,10 @@ TESTS += tests/unit/test_stream_keys
 tests_unit_test_stream_keys_SOURCES = tests/unit/test_stream_keys.c
 tests_unit_test_stream_keys_CFLAGS = $(VIEWER_TEST_CFLAGS)
 tests_unit_test_stream_keys_LDADD = $(VIEWER_TEST_LIBS)
+
+# a window request is seen whole or not at all
+check_PROGRAMS += tests/unit/test_requests
+TESTS += tests/unit/test_requests
+tests_unit_test_requests_SOURCES = tests/unit/test_requests.c collector/requests.h collector/requests.c
+tests_unit_test_requests_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_requests_LDADD = $(CRITERION_LIBS)
