@@ -142,11 +142,23 @@ int gt_request_make(const char *rundir, int64_t at_ms, const char *reason, const
         return -1;
     }
     if (link(tmp, path) != 0) {
-        snprintf(err, errlen, "cannot make %s: %s", path, strerror(errno));
+        int e = errno;
+        /* a file system without hard links (some FUSE and object-store
+         * mounts): renamed, where the name is not taken (rename would
+         * replace it; the name holds this process's id and the moment, so
+         * that only this process could take it meanwhile) */
+        struct stat st;
+        if ((e == EPERM || e == ENOSYS || e == EOPNOTSUPP) && lstat(path, &st) != 0 && errno == ENOENT &&
+            rename(tmp, path) == 0)
+            e = 0;
+        if (e) {
+            snprintf(err, errlen, "cannot make %s: %s", path, strerror(e));
+            unlink(tmp);
+            return -1;
+        }
+    } else {
         unlink(tmp);
-        return -1;
     }
-    unlink(tmp);
     if (out)
         snprintf(out, outlen, "%s", name);
     return 0;
