@@ -38,6 +38,12 @@ static struct {
     int64_t next_look_ns;
     int64_t handled_ms;     /* requests up to here are handled (or were before this process) */
     int64_t last_own_ms[2]; /* this process's last trigger of each kind (hang, slowdown) */
+    /* its last slowdown requests, and when their slow steps began on this
+     * process's clock: its own window row says so (onset_ns).  Several:
+     * a request is answered a second after it is made, and the slow steps
+     * go on triggering meanwhile (with no cool-down) */
+    struct { char request[GT_REQUEST_NAME_MAX]; int64_t onset_ns; } slow[4];
+    int nslow;
     struct { /* the captures in progress */
         int64_t from_ns, until_ns;
         char name[GT_REQUEST_NAME_MAX], detail[256];
@@ -201,8 +207,23 @@ static void trigger(int kind, const char *reason, const char *detail, int64_t fr
                  (double)before / 1e6);
     else
         snprintf(words, sizeof words, "%s", detail);
-    if (gt_request_make(cfg.rundir, now, reason, who, words, NULL, 0, err, sizeof err) != 0)
+    char made[GT_REQUEST_NAME_MAX];
+    if (gt_request_make(cfg.rundir, now, reason, who, words, made, sizeof made, err, sizeof err) != 0) {
         say(err);
+    } else if (from_ns > 0 && before >= 0) {
+        int k = m.nslow++ % (int)(sizeof m.slow / sizeof m.slow[0]);
+        snprintf(m.slow[k].request, sizeof m.slow[k].request, "%s", made);
+        m.slow[k].onset_ns = from_ns;
+    }
+}
+
+/* The onset for the window row of request name, if this process made it
+ * as a slowdown's (gt_window_onset). */
+static void own_onset(const char *name)
+{
+    for (int k = 0; k < (int)(sizeof m.slow / sizeof m.slow[0]); k++)
+        if (m.slow[k].onset_ns && strcmp(name, m.slow[k].request) == 0)
+            gt_window_onset(m.slow[k].onset_ns);
 }
 
 static struct mark *oldest_mark(void)
@@ -293,6 +314,7 @@ static void write_window(const struct gt_request *r, const char *detail, int64_t
     gt_window_adding();
     gt_tbuf_open_ranges(gt_wr_on_open_range, NULL); /* and in which ranges */
     gt_wr_store_names();
+    own_onset(r->name);
     if (gt_window_write(dir, cfg.file, r->name, r->reason, detail, flushed, now_ns, err, sizeof err) != 0) {
         char line[9600];
         snprintf(line, sizeof line, "the window for %s was not written: %s; the program runs on", r->name, err);
@@ -456,6 +478,7 @@ void gt_mon_final_gpu(void)
     for (int i = 0; i < m.nfinal; i++) {
         char dir[4400], err[4700];
         snprintf(dir, sizeof dir, "%s/window-%s", cfg.rundir, m.final[i].r.name);
+        own_onset(m.final[i].r.name);
         if (gt_window_rewrite(dir, cfg.file, m.final[i].r.name, m.final[i].r.reason, m.final[i].detail, 1,
                               m.final[i].at_ns, err, sizeof err) != 0) {
             char line[9600];

@@ -34,6 +34,7 @@ static struct {
     /* nvtx_range's largest rowid before the caller added the ranges still
      * open for the window being written (gt_window_adding); -1: none */
     int64_t added_after;
+    int64_t onset_ns; /* the next window row's onset_ns (gt_window_onset); 0: none */
 } w;
 
 void gt_window_begin(struct gt_db *mem, int64_t window_ns, int64_t limit, int64_t from_ns)
@@ -166,8 +167,10 @@ static int exec_window_row(const char *request, const char *reason, const char *
                            int64_t now_ns)
 {
     sqlite3_stmt *st;
+    int64_t onset = w.onset_ns;
+    w.onset_ns = 0; /* this row's only */
     if (sqlite3_prepare_v2(w.mem->db, "INSERT INTO window(process_id, request, reason, at_ns, from_ns, cut_rows, detail,"
-                           " gpu_flushed) VALUES(?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+                           " gpu_flushed, onset_ns) VALUES(?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int64(st, 1, w.mem->process_id);
     sqlite3_bind_text(st, 2, request, -1, SQLITE_STATIC);
@@ -177,9 +180,16 @@ static int exec_window_row(const char *request, const char *reason, const char *
     sqlite3_bind_int64(st, 6, (int64_t)w.cut_rows);
     sqlite3_bind_text(st, 7, detail ? detail : "", -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 8, gpu_flushed != 0);
+    if (onset)
+        sqlite3_bind_int64(st, 9, onset);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
+}
+
+void gt_window_onset(int64_t onset_ns)
+{
+    w.onset_ns = onset_ns;
 }
 
 void gt_window_adding(void)
@@ -201,6 +211,7 @@ static void forget_added(void)
 {
     if (!w.mem || !w.mem->db)
         return;
+    w.onset_ns = 0; /* a window not written leaves it to no other */
     sqlite3_exec(w.mem->db, "DELETE FROM window", NULL, NULL, NULL);
     if (w.added_after >= 0) {
         sqlite3_stmt *st;

@@ -34,6 +34,12 @@ void gt_window_begin(struct gt_db *mem, int64_t window_ns, int64_t limit, int64_
  * none), or what the memory bound cannot hold.  Inside the writer's open
  * transaction. */
 void gt_window_keep(int64_t now_ns, int64_t keep_from_ns);
+/* The onset of the slow steps on this process's clock, for the next
+ * window row written (its onset_ns): the requester of a slowdown's own
+ * window has it, so that a report need not place it through the realtime
+ * clock, which can step against this one between the process's start and
+ * the trigger (seen here: 8 and 20 ms within half an hour). */
+void gt_window_onset(int64_t onset_ns);
 /* Before the caller adds, for the window it is about to write, the
  * push/pop ranges still open (they are stored when they end): those
  * rows, and only those, go once the window is written or has failed. */

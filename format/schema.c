@@ -76,7 +76,7 @@ const char gt_schema_sql[] =
     "CREATE TABLE IF NOT EXISTS heartbeat(process_id INTEGER PRIMARY KEY, at_ns INTEGER);\n"
     /* a monitor's window (collector/window.c): why it was written */
     "CREATE TABLE IF NOT EXISTS window(process_id INTEGER, request TEXT, reason TEXT, at_ns INTEGER,\n"
-    "  from_ns INTEGER, cut_rows INTEGER, detail TEXT, gpu_flushed INTEGER);\n"
+    "  from_ns INTEGER, cut_rows INTEGER, detail TEXT, gpu_flushed INTEGER, onset_ns INTEGER);\n"
     /* a monitor's aggregates for the whole job (collector/mon_agg.c) */
     "CREATE TABLE IF NOT EXISTS mon_step(process_id INTEGER, name INTEGER, idx INTEGER, n INTEGER,\n"
     "  start_ns INTEGER, end_ns INTEGER, min_ns INTEGER, max_ns INTEGER);\n"

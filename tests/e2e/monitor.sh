@@ -108,6 +108,18 @@ print(s.get("requester_rank") is not None, me[0]["first_slow_step"] if me else N
     skip "slowdown: the window says when the slow steps began: the requester's step before the one that set it off" \
       "the requester's window holds ${before} steps before the onset, the monitor counted $((${trig:-0} - 2)) (cut: $(for f in "$found"/*.db; do field "$f" "select cut_rows || ' rows, from ' || ((from_ns - (select start_ns from process)) / 1000000) || ' ms' from window"; done | tr '\n' ' '))"
   fi
+  # the onset on the requester's own clock, in its own window row only
+  # (the realtime clock can step against it: collector/monitor.c)
+  own=0 others=0
+  for f in "$found"/*.db; do
+    v=$(field "$f" "select count(*) from window w, process p where w.onset_ns > p.start_ns
+                    and w.request like '%-' || p.host || '-' || p.pid")
+    o=$(field "$f" "select count(*) from window w, process p where w.onset_ns is not null
+                    and w.request not like '%-' || p.host || '-' || p.pid")
+    own=$((own + ${v:-0})) others=$((others + ${o:-0}))
+  done
+  expect "slowdown: the requester's window row says when its slow steps began on its own clock, no other's" \
+    "$own:$others" "1:0"
   grep -q "^the slow steps against those before" "$tmp/rep"
   expect "slowdown: the report splits the window there" "$?" 0
   # each rank wrote its window at its own moment, some inside a collective

@@ -52,6 +52,21 @@ expect "... a 300 ms drain after the loop is no step's: still forward" "$(cat "$
 expect "... the HTML page's table, rank 1's row marked" \
   "$(grep -o '<div id="slowdown">.*</div>' "$tmp/as_is.html" | grep -o '<tr class=hot><td>[0-9]*</td>')" "<tr class=hot><td>1</td>"
 
+# the realtime clock stepped 60 ms ahead of the requester's own between
+# its start and its trigger (steps of 8 and 20 ms seen here within half
+# an hour): the request's name says a moment 60 ms later than its clock
+# offset gives.  The requester's own window row's onset_ns (its clock)
+# places the split as recorded; without it the split moves with the step
+late="update window set request = replace(request, '1796554044208-', '1796554044268-')"
+variant stepped "$late; alter table window add column onset_ns integer;
+  update window set onset_ns = (1796554044208 * 1000000 - 330819000) - (select clock_offset_ns from process where id = 2)
+  where process_id = 2"
+expect "a realtime step after the requester began: its own clock's onset splits as recorded" \
+  "$(split stepped)" "0 1 1 [120, 120]"
+variant stepped_words "$late"
+expect "... without it, the realtime onset moves with the step (the check's own control)" \
+  "$(split stepped_words | grep -c '\[120, 120\]')" 0
+
 words() { variant "$1" "update window set detail = replace(detail, 'began 330.819 ms before the request', '$2')"; }
 for bad in "began -3 ms before the request" "began 1e300 ms before the request" "began nan ms before the request" \
            "began 330.819 ms before the" "began ms before the request" "began 330.819 ms"; do

@@ -226,7 +226,14 @@ void analyse_slowdown(const struct model *m, struct findings *fs, struct coll_sp
     int ok;
     if (s->requester >= 0) {
         const struct proc *p = &m->procs[s->requester];
-        ok = !__builtin_sub_overflow(w->slow_from, p->clock_offset, &own) && own == model_ns(own);
+        /* its own window row's onset, on its own clock where it wrote one:
+         * the realtime clock can step against that one between the
+         * process's start (its clock_offset) and the trigger */
+        int64_t mine = 0;
+        for (size_t i = 0; i < m->nwindows && !mine; i++)
+            if (m->windows[i].proc == s->requester && !strcmp(m->windows[i].request, w->request))
+                mine = m->windows[i].onset_own;
+        ok = mine ? (own = mine, 1) : !__builtin_sub_overflow(w->slow_from, p->clock_offset, &own) && own == model_ns(own);
         if (ok)
             s->onset = model_aligned(m, p, own);
     } else {

@@ -142,6 +142,10 @@ struct monitor_window {
     /* a slowdown's: when its slow steps began, realtime ns, from the words
      * the requesting process wrote (collector/monitor.c); 0 if unknown */
     int64_t slow_from;
+    /* the same on the process's own clock, where the process is the one
+     * that asked (its own window row's onset_ns: no realtime step between
+     * its start and the trigger moves it); 0 if not */
+    int64_t onset_own;
     char request[128], reason[32], detail[512];
 };
 

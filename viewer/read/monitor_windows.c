@@ -60,6 +60,10 @@ static void add_window(struct model *m, size_t *cap, sqlite3_stmt *s, int proc)
                          ? sqlite3_column_int(s, 7) != 0
                          : strcmp(w->reason, "hang") == 0;
     w->slow_from = slow_from(w);
+    /* onset_ns: files of before the column lack it */
+    w->onset_own = w->slow_from && sqlite3_column_count(s) > 8 && sqlite3_column_type(s, 8) != SQLITE_NULL
+                       ? model_ns(sqlite3_column_int64(s, 8))
+                       : 0;
 }
 
 void load_monitor_windows(struct model *m)
@@ -68,6 +72,9 @@ void load_monitor_windows(struct model *m)
     for (size_t d = 0; d < m->ndbs; d++) {
         sqlite3_stmt *s;
         if (sqlite3_prepare_v2(m->dbs[d], "SELECT process_id, request, reason, at_ns, from_ns, cut_rows, detail,"
+                                          " gpu_flushed, onset_ns FROM window ORDER BY process_id, at_ns", -1, &s,
+                               NULL) != SQLITE_OK &&
+            sqlite3_prepare_v2(m->dbs[d], "SELECT process_id, request, reason, at_ns, from_ns, cut_rows, detail,"
                                           " gpu_flushed FROM window ORDER BY process_id, at_ns", -1, &s, NULL) != SQLITE_OK &&
             sqlite3_prepare_v2(m->dbs[d], "SELECT process_id, request, reason, at_ns, from_ns, cut_rows, detail"
                                           " FROM window ORDER BY process_id, at_ns", -1, &s, NULL) != SQLITE_OK)
