@@ -81,7 +81,41 @@ struct loading {
     int64_t lo, hi;           /* the window: records that start in [lo, hi) are kept */
     struct proc_scan *scan;   /* a planning pass: each record goes there instead */
     int64_t unfinished;       /* GPU operations read that had not ended (add_op) */
+    /* a shadow's GPU records: CUPTI's stream ids as read, keyed when the
+     * halves are joined (join_shadow), since the keys follow the records'
+     * order through the process's own map (stream_keys.c), which the
+     * shadow's thread must not touch.  Each (context, id) in the order
+     * first read; the context of each operation in its enq until then, of
+     * each sync record beside it */
+    struct idmap pair_seen;
+    uint64_t *pairs; size_t npairs, pairs_cap;
+    uint32_t *sync_ctx; size_t sync_ctx_cap;
 };
+
+/* Whether this reading keys streams later (a shadow's; a scan's second
+ * connection reads the process's own GPU records, alone, and keys them). */
+static int keys_later(const struct loading *l)
+{
+    return l->shadow && !l->scan;
+}
+
+/* The key of CUPTI's stream raw of context (model_stream_key), or, in a
+ * shadow, raw itself, the pair noted for join_shadow. */
+static int stream_key(struct loading *l, uint32_t context, int64_t raw)
+{
+    if (!keys_later(l))
+        return model_stream_key(l->p, context, raw);
+    if (context && raw >= 0 && raw < STREAM_KEY_OWN) { /* else taken as it is (model_stream_key) */
+        uint64_t pair = (uint64_t)context << 32 | (uint32_t)raw; /* context >= 1: never 0 */
+        int64_t one;
+        if (!(l->npairs && l->pairs[l->npairs - 1] == pair) && !idmap_get(&l->pair_seen, pair, &one)) {
+            idmap_put(&l->pair_seen, pair, 1, 0);
+            GROW(l->pairs, l->npairs, l->pairs_cap);
+            l->pairs[l->npairs++] = pair;
+        }
+    }
+    return (int)raw;
+}
 
 /* Counts a row read; every million, the progress line. */
 static void tick(struct loading *l)
@@ -182,12 +216,20 @@ static void add_sync(struct loading *l, int kind, int64_t start, uint32_t corr, 
     model_span(&start, &start);
     /* its context named in every pass, the scan's too: the contexts' places
      * follow the records' order whatever is loaded */
-    int stream = model_stream_key(l->p, context, raw_stream);
+    int stream = stream_key(l, context, raw_stream);
     if (l->scan || !corr)
         return;
     if (kind == 5 ? !l->enq || enq_of(l->enq, corr, &l->enq_hint) < 0 : start < l->lo || start >= l->hi)
         return;
     GROW(l->syncs.v, l->syncs.n, l->syncs.cap);
+    if (keys_later(l)) {
+        if (l->sync_ctx_cap < l->syncs.cap) {
+            if (!(l->sync_ctx = realloc(l->sync_ctx, l->syncs.cap * sizeof *l->sync_ctx)))
+                model_out_of_memory();
+            l->sync_ctx_cap = l->syncs.cap;
+        }
+        l->sync_ctx[l->syncs.n] = context;
+    }
     l->syncs.v[l->syncs.n++] = (struct cupti_sync){ corr, stream, event, (uint8_t)(kind == 5 ? 0 : type) };
 }
 
@@ -205,7 +247,8 @@ static void op_row(sqlite3_stmt *s, void *ctx)
         return;
     }
     add_op(l, (struct gop){ .kind = (uint8_t)sqlite3_column_int(s, 1), .device = (int16_t)sqlite3_column_int(s, 2),
-                            .stream = model_stream_key(l->p, context, raw), .name = sqlite3_column_int(s, 4),
+                            .stream = stream_key(l, context, raw), .name = sqlite3_column_int(s, 4),
+                            .enq = keys_later(l) ? context : 0, /* (its own, once joined) */
                             .start = sqlite3_column_int64(s, 5), .end = sqlite3_column_int64(s, 6),
                             .bytes = sqlite3_column_int64(s, 7), .copy_kind = (uint8_t)sqlite3_column_int(s, 8),
                             .src_kind = (uint8_t)sqlite3_column_int(s, 9),
@@ -229,7 +272,8 @@ static void gpu_block_row(sqlite3_stmt *s, void *ctx)
         if (r.kind < 1 || r.kind > 3)
             continue; /* as the rows are read: kernels, copies and memsets */
         add_op(l, (struct gop){ .kind = r.kind, .device = (int16_t)r.device,
-                                .stream = model_stream_key(l->p, r.context, (int)r.stream_id),
+                                .stream = stream_key(l, r.context, (int)r.stream_id),
+                                .enq = keys_later(l) ? r.context : 0, /* (its own, once joined) */
                                 .name = (int)r.name_id, .start = r.start_ns, .end = r.end_ns, .bytes = r.bytes,
                                 .copy_kind = r.copy_kind, .src_kind = r.src_kind, .dst_kind = r.dst_kind,
                                 .corr = r.correlation });
@@ -416,6 +460,16 @@ static void join_shadow(struct loading *l, struct loading *sh)
         c->corr = 0;
     }
     append_released(&p->calls, &p->ncalls, &p->calls_cap, q->calls, q->ncalls, sizeof *q->calls);
+    /* the streams of its GPU records keyed, as if read after the first
+     * half's: its pairs in the order first read, then each record's */
+    for (size_t i = 0; i < sh->npairs; i++)
+        model_stream_key(p, (uint32_t)(sh->pairs[i] >> 32), (int64_t)(uint32_t)sh->pairs[i]);
+    for (size_t i = 0; i < q->nops; i++) {
+        q->ops[i].stream = model_stream_key(p, (uint32_t)q->ops[i].enq, q->ops[i].stream);
+        q->ops[i].enq = 0;
+    }
+    for (size_t i = 0; i < sh->syncs.n; i++)
+        sh->syncs.v[i].stream = model_stream_key(p, sh->sync_ctx[i], sh->syncs.v[i].stream);
     append_released(&p->ops, &p->nops, &p->ops_cap, q->ops, q->nops, sizeof *q->ops);
     l->unfinished += sh->unfinished;
     append_released(&l->capis.v, &l->capis.n, &l->capis.cap, sh->capis.v, sh->capis.n, sizeof *sh->capis.v);
@@ -437,6 +491,9 @@ static void read_table(struct model *m, struct proc *p, size_t k, struct loading
                                    &l->from->t[readers[k].t], p->id, readers[k].fn, l, &shadow, &rc, &rc2);
     if (split)
         join_shadow(l, &shadow);
+    idmap_free(&shadow.pair_seen);
+    free(shadow.pairs);
+    free(shadow.sync_ctx);
     for (int half = 0; half < 2; half++) {
         int r = half ? rc2 : rc;
         if (r == SQLITE_OK)
