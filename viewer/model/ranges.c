@@ -206,12 +206,17 @@ static void open_ranges_reach(struct proc *p)
         i++;
     if (i == p->nranges)
         return;
-    struct idmap last = { 0 }; /* thread + 1 -> its latest range's start */
+    /* thread + 1 -> its latest range's start, or a closed range's end if
+     * later: a range closed inside an open one (a step's forward, stored
+     * ended while the step was open) may end past the latest start, and an
+     * open range ending before it was cut it to where the open one ended
+     * (index_thread: a child ends where its parent does) */
+    struct idmap last = { 0 };
     for (i = 0; i < p->nranges; i++) {
         const struct nvtx *r = &p->ranges[i];
-        int64_t t;
-        if (!idmap_get(&last, (uint64_t)(uint32_t)r->tid + 1, &t) || r->start > t)
-            idmap_put(&last, (uint64_t)(uint32_t)r->tid + 1, r->start, 0);
+        int64_t t, reach = !r->open && r->end > r->start ? r->end - 1 : r->start;
+        if (!idmap_get(&last, (uint64_t)(uint32_t)r->tid + 1, &t) || reach > t)
+            idmap_put(&last, (uint64_t)(uint32_t)r->tid + 1, reach, 0);
     }
     for (i = 0; i < p->nranges; i++) {
         struct nvtx *r = &p->ranges[i];
