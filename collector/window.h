@@ -38,7 +38,8 @@ void gt_window_keep(int64_t now_ns, int64_t keep_from_ns);
  * window row written (its onset_ns): the requester of a slowdown's own
  * window has it, so that a report need not place it through the realtime
  * clock, which can step against this one between the process's start and
- * the trigger (seen here: 8 and 20 ms within half an hour). */
+ * the trigger (a time service's correction, a virtual machine's clock set
+ * again), nor through two clocks read one after the other. */
 void gt_window_onset(int64_t onset_ns);
 /* Before the caller adds, for the window it is about to write, the
  * push/pop ranges still open (they are stored when they end): those

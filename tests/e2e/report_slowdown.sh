@@ -53,9 +53,8 @@ expect "... the HTML page's table, rank 1's row marked" \
   "$(grep -o '<div id="slowdown">.*</div>' "$tmp/as_is.html" | grep -o '<tr class=hot><td>[0-9]*</td>')" "<tr class=hot><td>1</td>"
 
 # the realtime clock stepped 60 ms ahead of the requester's own between
-# its start and its trigger (steps of 8 and 20 ms seen here within half
-# an hour): the request's name says a moment 60 ms later than its clock
-# offset gives.  The requester's own window row's onset_ns (its clock)
+# its start and its trigger (a time service's correction): the request's
+# name says a moment 60 ms later than its clock offset gives.  The requester's own window row's onset_ns (its clock)
 # places the split as recorded; without it the split moves with the step
 late="update window set request = replace(request, '1796554044208-', '1796554044268-')"
 variant stepped "$late; alter table window add column onset_ns integer;
