@@ -252,6 +252,16 @@ static void sweep(int64_t t0, int64_t t1, const struct span *b, int nb, int64_t 
     free(pt);
 }
 
+/* The spans v[0, n) that end after keep, moved to the front; how many. */
+static int spans_after(struct span *v, int n, int64_t keep)
+{
+    int j = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i].e > keep)
+            v[j++] = v[i];
+    return j;
+}
+
 /* Lets go of the operations and blocking calls that end before keep. */
 static void prune(int64_t keep)
 {
@@ -260,11 +270,7 @@ static void prune(int64_t keep)
         if (g.iv[i].e > keep)
             g.iv[j++] = g.iv[i];
     g.niv = j;
-    j = 0;
-    for (int i = 0; i < g.nblk; i++)
-        if (g.blk[i].e > keep)
-            g.blk[j++] = g.blk[i];
-    g.nblk = j;
+    g.nblk = spans_after(g.blk, g.nblk, keep);
 }
 
 void gt_mon_gpu_account(int64_t upto, const int64_t *blocked_from, int n)
@@ -276,11 +282,7 @@ void gt_mon_gpu_account(int64_t upto, const int64_t *blocked_from, int n)
          * filled the table, and from the 16,385th on every one was
          * counted a dropped record */
         prune(upto);
-        int left = 0;
-        for (int i = 0; i < g.nsteps; i++)
-            if (g.steps[i].e > upto)
-                g.steps[left++] = g.steps[i];
-        g.nsteps = left;
+        g.nsteps = spans_after(g.steps, g.nsteps, upto);
         return;
     }
     if (upto <= g.done)

@@ -167,8 +167,7 @@ static int exec_window_row(const char *request, const char *reason, const char *
                            int64_t now_ns)
 {
     sqlite3_stmt *st;
-    int64_t onset = w.onset_ns;
-    w.onset_ns = 0; /* this row's only */
+    int64_t onset = w.onset_ns; /* let go of by forget_added, on every path */
     if (sqlite3_prepare_v2(w.mem->db, "INSERT INTO window(process_id, request, reason, at_ns, from_ns, cut_rows, detail,"
                            " gpu_flushed, onset_ns) VALUES(?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
         return -1;

@@ -233,7 +233,12 @@ void analyse_slowdown(const struct model *m, struct findings *fs, struct coll_sp
         for (size_t i = 0; i < m->nwindows && !mine; i++)
             if (m->windows[i].proc == s->requester && !strcmp(m->windows[i].request, w->request))
                 mine = m->windows[i].onset_own;
-        ok = mine ? (own = mine, 1) : !__builtin_sub_overflow(w->slow_from, p->clock_offset, &own) && own == model_ns(own);
+        if (mine) {
+            own = mine;
+            ok = 1;
+        } else {
+            ok = !__builtin_sub_overflow(w->slow_from, p->clock_offset, &own) && own == model_ns(own);
+        }
         if (ok)
             s->onset = model_aligned(m, p, own);
     } else {
