@@ -19,7 +19,7 @@ gputrace_report_SOURCES = \
   viewer/analyse/replay.h viewer/analyse/replay.c viewer/analyse/replay_wake.c viewer/analyse/whatif.c \
   viewer/analyse/whatif_int.h viewer/analyse/whatif_paths.c \
   viewer/analyse/whatif_joint.h viewer/analyse/whatif_joint.c viewer/analyse/whatif_job.c \
-  viewer/analyse/ledger.h viewer/analyse/ledger.c viewer/analyse/slowdown.h viewer/analyse/slowdown.c viewer/analyse/finding_steps.c viewer/analyse/host_blocked.h viewer/analyse/host_blocked.c \
+  viewer/analyse/ledger.h viewer/analyse/ledger.c viewer/analyse/ledger_int.h viewer/analyse/ledger_resolve.c viewer/analyse/ledger_gpus.c viewer/analyse/slowdown.h viewer/analyse/slowdown.c viewer/analyse/finding_steps.c viewer/analyse/host_blocked.h viewer/analyse/host_blocked.c \
   viewer/write/charges_out.h viewer/write/charges_out.c viewer/write/ledger_out.h viewer/write/ledger_out.c viewer/write/whatif_out.h viewer/write/whatif_out.c viewer/write/text_wrap.h viewer/write/text_wrap.c viewer/write/whatif_html.c viewer/write/devices_out.h viewer/write/devices_out.c \
   viewer/analyse/analysis_gpu.c viewer/analyse/analysis_comm.c viewer/analyse/coll_spill.h \
   viewer/analyse/coll_spill.c viewer/analyse/summary.h viewer/analyse/summary.c \

@@ -3,7 +3,8 @@
  * Each step GPU 0 runs a 3 ms kernel on its stream, GPU 1's stream waits
  * for it (an event) and runs a 3 ms kernel, and the host reads the loss:
  * a cudaStreamSynchronize of GPU 1's stream, which waits for both, so
- * each GPU idles while the other works.  Its twin (DEPS_FIX=1) reads the
+ * each GPU idles while the other works (gpu.pipeline_bubble: a ledger per
+ * GPU counts it, where their union hid it).  Its twin (DEPS_FIX=1) reads the
  * loss once, at the end: GPU 0 runs the next step's layer while GPU 1
  * runs this one's, and a step takes one kernel's time.  Each device
  * numbers its streams itself (CUPTI's ids are unique within a context
@@ -18,6 +19,7 @@
  * also appear; nothing else may):
  * run: -n 1
  * expect: sync.no_consumer ranks=0 callsite=model_parallel waited_for=mp_layer1_kernel cost_ms=0.01..1000
+ * expect: gpu.pipeline_bubble ranks=0 cost_ms=10..1000
  * allow: gpu.idle sync.redundant (the drain's sync, the GPUs done already)
  */
 #include "deps_app.h"

@@ -193,7 +193,8 @@ def chrome_trace(browser, path):
         # their process's track, at the time charged to them or at its start:
         # docs/chrome-trace.md)
         # (and so is a comm.exposed of the whole process: ledger.c)
-        whole = ("comm.straggler", "gpu.idle", "gpu.stalled", "gpu.launch_bound", "comm.mismatch", "comm.hang")
+        whole = ("comm.straggler", "gpu.idle", "gpu.stalled", "gpu.launch_bound", "comm.mismatch", "comm.hang",
+                 "gpu.pipeline_bubble")
         # (on their process's track, not the thread's or stream's, where a
         # flow starting or ending at their time bound to them: the thread
         # or stream in their args)

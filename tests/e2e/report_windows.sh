@@ -163,6 +163,20 @@ sqlite3 "$tmp/stalled.db" < "$top_srcdir/tests/data/golden/hand-stalled/rows.sql
 for rows in 4 7; do
   same_windowed "hand-stalled" "$tmp/stalled.db" $rows
 done
+# a process that drives two GPUs has a ledger per GPU (viewer/analyse/ledger.c):
+# read in windows, its first ones may hold one GPU's work (that GPU's ledger
+# is then the process's, moved to its own at the second GPU's first work),
+# and a GPU's gap across a cut lies beside the other's work in an earlier
+# window (gpu.pipeline_bubble's idle.peer, carried across the cut)
+sqlite3 "$tmp/mp.db" < "$top_srcdir/tests/data/golden/sim-model_parallel/input.sql"
+for rows in 3 10 40; do
+  same_windowed "model_parallel (two GPUs)" "$tmp/mp.db" $rows
+done
+sqlite3 "$tmp/three.db" < "$top_srcdir/tests/data/golden/hand-schema.sql"
+sqlite3 "$tmp/three.db" < "$top_srcdir/tests/data/golden/hand-pipeline_three/rows.sql"
+for rows in 2 8; do
+  same_windowed "hand-pipeline_three (GPU 0 alone in the first window)" "$tmp/three.db" $rows
+done
 # an operation with no call recorded, of a lower id than a window's first
 # call: queued from the earliest call of a higher id among those before
 # it, not from the window's first call's (a stall read in windows only)

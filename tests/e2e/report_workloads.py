@@ -41,7 +41,8 @@ COST_OF = {"sync.redundant": "host_blocked_ns", "sync.no_consumer": "gpu_idle_ns
            "sync.scalar_read": "gpu_idle_ns", "copy.pageable": "host_blocked_ns",
            "copy.serialized": "exposed_ns", "comm.exposed": "exposed_ns", "comm.same_stream": "exposed_ns",
            "comm.straggler": "wait_ns", "comm.mismatch": "wait_ns", "comm.hang": "wait_ns", "gpu.idle": "gpu_idle_ns", "gpu.launch_bound": "gpu_idle_ns",
-           "comm.lazy_connect": "host_blocked_ns", "host.setup": "gpu_idle_ns", "gpu.stalled": "gpu_idle_ns"}
+           "comm.lazy_connect": "host_blocked_ns", "host.setup": "gpu_idle_ns", "gpu.stalled": "gpu_idle_ns",
+           "gpu.pipeline_bubble": "gpu_idle_ns"}
 
 
 def check_shape(name, d):
@@ -123,9 +124,10 @@ def check_attribution(name, db, d):
     """One charge per lost millisecond (docs/report.md, "How costs are
     attributed"): with --charges each finding lists the intervals of each
     rank's time given to it; no interval of a rank goes to two findings (nor
-    twice to one), each finding's cost is the sum of its intervals, each
-    rank's findings_ns the sum of those on it, never more than its wall
-    time, and the intervals lie within the rank's life."""
+    twice to one; of a rank of several GPUs, of one GPU's time), each
+    finding's cost is the sum of its intervals, each rank's findings_ns the
+    length of those on it, never more than its wall time, and the intervals
+    lie within the rank's life."""
     out = subprocess.run([os.path.join(build, "gputrace-report"), "--format", "json", "--charges", db],
                          capture_output=True, text=True)
     if out.returncode:
@@ -133,17 +135,30 @@ def check_attribution(name, db, d):
         return
     c = json.loads(out.stdout)
     same = [{k: v for k, v in f.items() if k != "charged"} for f in c["findings"]] == d["findings"]
-    by_rank, sums_ok = {}, True
+    # a rank of several GPUs: a piece of one GPU's time (gpu.idle and
+    # gpu.stalled at "(GPU N)", gpu.pipeline_bubble) names its device, and
+    # another GPU's piece may cover the same time; each GPU's time goes to
+    # one finding at most, and the rank's findings_ns is the union's
+    by_gpu, sums_ok = {}, True
     for f in c["findings"]:
         # (gpu.launch_bound's gaps, as many as the kernels, are charged as no interval: docs/report.md)
-        sums_ok = sums_ok and (sum(b - a for _, a, b in f["charged"]) == f["cost_ns"] or
+        sums_ok = sums_ok and (sum(x[2] - x[1] for x in f["charged"]) == f["cost_ns"] or
                                (f["kind"] == "gpu.launch_bound" and not f["charged"]))
-        for r, a, b in f["charged"]:
-            by_rank.setdefault(r, []).append((a, b))
-    overlaps = 0
-    for r, iv in by_rank.items():
-        iv.sort()
+        for x in f["charged"]:  # [rank, start, end] or, of one GPU's time, [rank, start, end, device]
+            by_gpu.setdefault((x[0], x[3] if len(x) > 3 else None), []).append((x[1], x[2]))
+    overlaps, by_rank = 0, {}
+    for (r, dev), iv in by_gpu.items():
+        iv = sorted(iv + (by_gpu.get((r, None), []) if dev is not None else []))
         overlaps += sum(1 for x, y in zip(iv, iv[1:]) if y[0] < x[1])
+        by_rank.setdefault(r, []).extend(iv)
+    for r, iv in by_rank.items():  # their union
+        u = []
+        for a, b in sorted(iv):
+            if u and a <= u[-1][1]:
+                u[-1][1] = max(u[-1][1], b)
+            else:
+                u.append([a, b])
+        by_rank[r] = u
     ranks = {r["rank"]: r for r in c["ranks"]}
     totals_ok = all(sum(b - a for a, b in by_rank.get(r, [])) == ranks[r]["findings_ns"] <= ranks[r]["wall_ns"]
                     for r in ranks)

@@ -156,6 +156,15 @@ static int idle_key(int device, int label)
     return -1 - (device & 0x3f) - 64 * ((label + 1) & 0xffffff);
 }
 
+int charge_device(const struct charge *c)
+{
+    if (c->gpu)
+        return c->gpu - 1;
+    if ((c->kind != F_GPU_IDLE && c->kind != F_GPU_STALLED) || c->site >= 0)
+        return -1;
+    return (int)((-1 - (int64_t)c->site) % 64); /* idle_key's device (of 64 and more: modulo 64) */
+}
+
 /* One gap of a GPU's work, a to b, claimed for gpu.idle but for the
  * host's blocking calls in it. */
 static void claim_gap(const struct model *m, struct findings *fs, size_t pi, const struct ivals *blocked,
@@ -232,12 +241,15 @@ static int64_t queued_at(const struct timeline *t, const struct gop *g)
 }
 
 /* From when in the gap [a, b) of GPU device (-1: the process's one) work
- * was queued that started at b (b: none); *what its operation.  On one of
- * several GPUs, not while another GPU of the process worked: the work may
- * have waited for that (a pipeline's stage for the one before it), which
- * is in the records. */
-static int64_t stalled_from(const struct timeline *t, int device, int64_t a, int64_t b, const struct gop **what)
+ * was queued that started at b (b: none); *what its operation, *queued
+ * when it was queued.  On one of several GPUs, one of whose streams waits
+ * for another's events, not while another GPU of the process worked: the
+ * work may have waited for that (a pipeline's stage for the one before
+ * it), which is in the records. */
+static int64_t stalled_from(const struct timeline *t, int device, int64_t a, int64_t b, const struct gop **what,
+                            int64_t *queued)
 {
+    const struct proc_pass *ps = t->p->pass;
     const struct proc *p = t->p;
     int64_t from = b;
     *what = NULL;
@@ -249,7 +261,8 @@ static int64_t stalled_from(const struct timeline *t, int device, int64_t a, int
             *what = g;
         }
     }
-    if (device >= 0 && from < b) {
+    *queued = from < a ? a : from;
+    if (device >= 0 && ps->waits_across && from < b) {
         int64_t other = ivals_end_before(&t->busy, b); /* every GPU's work */
         from = other > from ? (other < b ? other : b) : from;
     }
@@ -296,14 +309,20 @@ static void gaps_of(const struct model *m, const struct report_opts *o, struct f
         if (b - a < o->idle_gap_ns)
             continue;
         const struct gop *g;
-        int64_t q = stalled_from(t, device, a, b, &g);
+        int64_t queued, q = stalled_from(t, device, a, b, &g, &queued);
         if (b - q >= o->idle_gap_ns) {
             claim_stall(m, fs, pi, d, q, b, g);
             b = q; /* the rest of the gap: gpu.idle's, however short */
             if (b <= a)
                 continue;
         }
-        claim_gap(m, fs, pi, blocked, d, a, b);
+        /* on one of several GPUs that wait for each other, its work queued
+         * while another GPU worked waited for that: no host's pace, the
+         * pipeline's bubble (the ledger's, ledger.c) */
+        if (device >= 0 && ((const struct proc_pass *)t->p->pass)->waits_across && queued < b)
+            b = queued;
+        if (b > a)
+            claim_gap(m, fs, pi, blocked, d, a, b);
     }
     if (busy->n) {
         d->busy_end = busy->v[busy->n - 1].b;
@@ -350,14 +369,9 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
             gaps_of(m, o, fs, pi, t, &t->busy, &blocked, d, -1);
             continue;
         }
-        struct ivals_build u = { 0 };
-        do
-            for (size_t i = 0; i < p->nops; i++)
-                if (p->ops[i].device == devs[k])
-                    ivals_build_add(&u, p->ops[i].start, p->ops[i].end);
-        while (ivals_build_pass(&u));
-        gaps_of(m, o, fs, pi, t, &u.u, &blocked, dev_state(ps, devs[k]), devs[k]);
-        free(u.u.v);
+        struct ivals u = timeline_ops_union(p, devs[k], 0);
+        gaps_of(m, o, fs, pi, t, &u, &blocked, dev_state(ps, devs[k]), devs[k]);
+        free(u.v);
     }
 }
 

@@ -159,8 +159,8 @@ static void move_claims(struct findings *fs, struct sync_merge *g, size_t n)
             occ = occ_after(g, m->next, occ >= 0 && occ < FINDING_MARKS ? m->from_occ[occ] : -1);
         else
             occ = occ_after(g, (size_t)(v / 2), occ);
-        c->occ = (int16_t)occ;
-        c->kind = (int16_t)fs->v[m->to].kind;
+        c->occ = (int8_t)occ;
+        c->kind = (int8_t)fs->v[m->to].kind;
     }
     idmap_free(&at);
 }
@@ -493,6 +493,31 @@ static size_t pageable_copy_waited(const struct model *m, const struct timeline 
     return SIZE_MAX;
 }
 
+/* The GPU of a stream handle's stream, -1 if not known (ps->stream_dev). */
+static int stream_device(const struct timeline *t, const struct proc_pass *ps, int64_t handle)
+{
+    int s = timeline_stream(t, handle);
+    int64_t d = 0;
+    return s >= 0 && idmap_get(&ps->stream_dev, (uint64_t)s + 1, &d) ? (int)d - 1 : -1;
+}
+
+/* A record or a wait of the walk below: whether a stream of one GPU
+ * waits for an event recorded on another GPU's (ps->waits_across). */
+static void note_across(const struct model *m, const struct timeline *t, struct proc_pass *ps, const struct call *c)
+{
+    enum api_role r = m->roles[c->api];
+    int dev = stream_device(t, ps, c->stream);
+    if (dev < 0)
+        return;
+    if (r == ROLE_EVENT_RECORD) {
+        idmap_put(&ps->event_dev, (uint64_t)c->event, dev + 1, 0);
+        return;
+    }
+    int64_t e = 0;
+    if (idmap_get(&ps->event_dev, (uint64_t)c->event, &e) && e - 1 != dev)
+        ps->waits_across = 1;
+}
+
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
 {
     const struct proc *p = &m->procs[pi];
@@ -503,6 +528,18 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
     idle_due(fs, p, pi);
     setup_due(m, fs, t, pi);
     struct stream_deps *d = &ps->deps;
+    /* each stream's GPU, for a process that drives several */
+    for (size_t k = 0; k < p->nops && !ps->multi_gpu; k++) {
+        if (!ps->first_device) /* (device + 1: the first seen, in any window) */
+            ps->first_device = p->ops[k].device + 1;
+        ps->multi_gpu = p->ops[k].device + 1 != ps->first_device;
+    }
+    const int multi = ps->multi_gpu;
+    for (size_t k = 0, last = SIZE_MAX; multi && k < p->nops; k++)
+        if (last == SIZE_MAX || p->ops[k].stream != p->ops[last].stream || p->ops[k].device != p->ops[last].device) {
+            idmap_put(&ps->stream_dev, (uint64_t)p->ops[k].stream + 1, p->ops[k].device + 1, 0);
+            last = k;
+        }
     for (size_t i = 0; i < p->ncalls; i++) {
         const struct call *c = &p->calls[i];
         enum api_role r = m->roles[c->api];
@@ -511,6 +548,8 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
          * SYNCHRONIZATION record named, cupti_calls.c; without one it adds
          * nothing) */
         int args = c->event && c->stream != CUPTI_STREAM_UNKNOWN;
+        if ((r == ROLE_EVENT_RECORD || r == ROLE_STREAM_WAIT) && args && multi)
+            note_across(m, t, ps, c);
         if (r == ROLE_EVENT_RECORD && args)
             deps_record(d, c->event, c->stream, c->start);
         else if (r == ROLE_STREAM_WAIT && args)

@@ -65,7 +65,7 @@ void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a,
     struct charges *c = &fs->charges;
     /* an occurrence claims right after findings_at marked it */
     int occ = f->mark_open ? f->nmarks - 1 : -1;
-    push(&c->v, &c->n, &c->cap, (struct charge){ a, b, tl, f->proc, f->callsite_id, (int16_t)f->kind, (int16_t)occ });
+    push(&c->v, &c->n, &c->cap, (struct charge){ a, b, tl, f->proc, f->callsite_id, (int8_t)f->kind, (int8_t)occ, 0 });
 }
 
 /* One uncovered part, claimed (charge_gaps). */
@@ -319,6 +319,45 @@ void attribute_costs(struct findings *fs, const struct model *m, const struct re
     free(u);
     free(level);
     idmap_free(&kept);
+}
+
+void charges_resolve_some(const struct charge *v, size_t n, int (*keep)(const struct charge *, void *), void *arg,
+                          struct charge **out, size_t *nout)
+{
+    struct charges got = { 0 };
+    size_t given_cap = 0, nu = 0, lcap = 0;
+    struct span *u = NULL, *level = NULL;
+    for (size_t i = 0; i < n;) {
+        size_t j = i; /* one kind of cause, as attribute_costs takes them */
+        while (j < n && rank_of(v[j].kind) == rank_of(v[i].kind))
+            j++;
+        if (j - i > lcap) {
+            lcap = (j - i) * 2;
+            if (!(level = realloc(level, lcap * sizeof *level)))
+                model_out_of_memory();
+        }
+        size_t nl = 0;
+        int64_t end = INT64_MIN;
+        for (size_t q = i; q < j; q++) {
+            const struct charge *cl = &v[q];
+            int64_t a = cl->a > end ? cl->a : end, b = cl->b;
+            if (b <= a || !keep(cl, arg))
+                continue;
+            end = b;
+            int64_t cost = 0;
+            give(&got, u, nu, cl, a, b, &cost, &given_cap);
+            if (nl && a <= level[nl - 1].b)
+                level[nl - 1].b = b > level[nl - 1].b ? b : level[nl - 1].b;
+            else
+                level[nl++] = (struct span){ a, b };
+        }
+        merge_into(&u, &nu, level, nl);
+        i = j;
+    }
+    free(u);
+    free(level);
+    *out = got.given;
+    *nout = got.ngiven;
 }
 
 size_t charges_next(const struct findings *fs, const struct finding *f, size_t from)

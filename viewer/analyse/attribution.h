@@ -28,7 +28,11 @@ struct report_opts;
 struct charge {
     int64_t a, b;
     int tl, proc, site;
-    int16_t kind, occ;
+    int8_t kind, occ;
+    /* the GPU it is about, of a process that drives several (device + 1;
+     * 0: every GPU, or the one; gpu.idle's and gpu.stalled's say theirs
+     * in their site: charge_device, findings.h) */
+    int16_t gpu;
 };
 
 struct charges {
@@ -57,6 +61,13 @@ void charges_sort(struct charge *v, size_t n, size_t nprocs);
 /* Resolves the claims of the findings kept (findings_kept) into each
  * finding's cost_ns and each process's total. */
 void attribute_costs(struct findings *fs, const struct model *m, const struct report_opts *o);
+/* The pieces that claims v[0, n) (one process's, in the order
+ * attribute_costs leaves them) give to those of them keep() accepts,
+ * resolved as attribute_costs resolves them, into *out (free it), *nout:
+ * one GPU's of a process that drives several (ledger.c), whose claims are
+ * those about every GPU and its own. */
+void charges_resolve_some(const struct charge *v, size_t n, int (*keep)(const struct charge *, void *), void *arg,
+                          struct charge **out, size_t *nout);
 /* The pieces given to finding f, for --charges (NULL-terminated walk:
  * returns the next index after `from` whose piece is f's, or ngiven). */
 size_t charges_next(const struct findings *fs, const struct finding *f, size_t from);

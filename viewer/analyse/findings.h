@@ -28,7 +28,8 @@
     X(COMM_LAZY_CONNECT, "comm.lazy_connect", host_blocked)                         \
     X(GPU_LAUNCH_BOUND, "gpu.launch_bound", gpu_idle)                               \
     X(HOST_SETUP, "host.setup", gpu_idle)                                         \
-    X(GPU_STALLED, "gpu.stalled", gpu_idle)
+    X(GPU_STALLED, "gpu.stalled", gpu_idle)                                         \
+    X(GPU_PIPELINE_BUBBLE, "gpu.pipeline_bubble", gpu_idle)
 
 enum finding_kind {
 #define X(id, name, cost) F_##id,
@@ -66,11 +67,16 @@ enum {
     FACT_STOPS = 1 << 6,     /* comm.hang: where each rank stopped inside it (hang_depth.c) */
     FACT_STRAGGLER = 1 << 7, /* straggler_rank, collectives, clearly_last, wait_share */
     FACT_PAGEABLE = 1 << 8,  /* copy.pageable: bytes, gpu_wait_ns (the finding's own fields) */
-    FACT_DEVICE = 1 << 9,    /* gpu.idle of one of a process's GPUs: device */
+    FACT_DEVICE = 1 << 9,    /* gpu.idle, gpu.stalled of one of a process's GPUs: device */
     FACT_UNCLAIMED = 1 << 10, /* comm.exposed of what no other finding claimed (ledger.c) */
     FACT_PLACES = 1 << 11,   /* comm.hang: where each missing rank was instead (hang_place.c) */
     FACT_SETUP = 1 << 12,    /* host.setup: its calls by API (setup_calls) */
+    FACT_GPUS = 1 << 13,     /* gpu.pipeline_bubble: each GPU's part (gpus) */
 };
+/* gpu.pipeline_bubble's GPUs, each with its idle, the first FACT_GPUS_MAX
+ * (in the order their work was first seen) */
+#define FACT_GPUS_MAX 8
+struct finding_gpu { int device; int64_t idle_ns; };
 /* host.setup's calls by API, those that held the host longest first: of
  * more than FACT_SETUP_MAX APIs, a call longer than the last one's total
  * takes its place (the others are in the totals only). */
@@ -115,6 +121,8 @@ struct finding_facts {
     int64_t collectives, clearly_last;       /* ... the full collectives, and those it was clearly last to */
     double wait_share;                       /* ... its share of all the waiting */
     int device;                              /* FACT_DEVICE */
+    int ngpus;                               /* FACT_GPUS */
+    struct finding_gpu gpus[FACT_GPUS_MAX];
     int nsetup;                              /* FACT_SETUP */
     struct finding_setup setup[FACT_SETUP_MAX];
     char kernel[256];                        /* FACT_UNCLAIMED: the kernel that ran most of it, "" if none named */
@@ -373,6 +381,10 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
 void analyse_colls_done(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi, size_t n);
 void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi);
 void analyse_idle_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
+/* The GPU that a claim or piece is about: its own (gpu), or of gpu.idle
+ * or gpu.stalled, theirs (their call site encodes it, with the host
+ * range: analysis_gpu.c); -1 for one about the process's every GPU. */
+int charge_device(const struct charge *c);
 /* Across ranks: a sync site that waited for work at some calls is not redundant at the others. */
 void filter_syncs(struct findings *fs);
 /* Drops the one-off small pageable copies (before costs are attributed). */

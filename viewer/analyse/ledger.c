@@ -1,6 +1,8 @@
 /* ledger.c: each rank's time partitioned into what the GPU did and why it
- * idled, its waste split by the finding charged for it (ledger.h). */
+ * idled (ledger.h), built window by window, each GPU's apart where a
+ * process drives several; split by the findings in ledger_resolve.c. */
 #include "viewer/analyse/ledger.h"
+#include "viewer/analyse/ledger_int.h"
 #include "viewer/analyse/findings.h"
 #include "viewer/analyse/proc_pass.h"
 #include "viewer/analyse/host_blocked.h"
@@ -21,21 +23,6 @@ int ledger_waste(int bucket)
     return bucket >= LB_COMM_WAIT && bucket <= LB_IDLE_OTHER && bucket != LB_COPY;
 }
 
-/* A finding made of what no finding claimed: its site, never a real one
- * (>= 0) nor gpu.idle's (analysis_gpu.c: above -2^30). */
-#define UNCLAIMED_SITE (-(1 << 30) - 1)
-/* gpu.launch_bound's site, never a real one, nor another whole process's */
-#define LAUNCH_SITE (-(1 << 30) - 2)
-/* The short gaps make gpu.launch_bound from this much on, and this share
- * of the process's GPU span (1/20). */
-#define LAUNCH_MIN_NS 1000000
-#define LAUNCH_SHARE 20
-/* What no finding claimed becomes one from this much on; and gpu.idle
- * of one range is kept from this much on, or 1% of its process's GPU
- * span (below both it is noise: the host paused a little in a range). */
-#define UNCLAIMED_MIN_NS 1000000
-#define IDLE_MIN_NS 1000000
-
 static struct ledger *ledger_at(struct findings *fs, const struct model *m, size_t pi)
 {
     if (!fs->ledgers) {
@@ -51,7 +38,7 @@ const struct ledger *ledger_of(const struct findings *fs, size_t pi)
     return fs->ledgers && pi < fs->nledgers && fs->ledgers[pi].on ? &fs->ledgers[pi] : NULL;
 }
 
-static void push_ival(struct interval **v, size_t *n, size_t *cap, int64_t a, int64_t b)
+void lg_push_ival(struct interval **v, size_t *n, size_t *cap, int64_t a, int64_t b)
 {
     if (b <= a)
         return;
@@ -101,7 +88,7 @@ static void steps_begin(struct ledger *l, const struct proc *p)
 }
 
 /* [a, b) of bucket b added to the iterations it falls in. */
-static void add_span(struct ledger *l, int bucket, int64_t a, int64_t b)
+void lg_add_span(struct ledger *l, int bucket, int64_t a, int64_t b)
 {
     for (size_t k = model_step_from(l->steps, l->nsteps, a); k < l->nsteps && l->steps[k].start < b; k++) {
         /* disjoint, in order */
@@ -112,20 +99,25 @@ static void add_span(struct ledger *l, int bucket, int64_t a, int64_t b)
     }
 }
 
+/* One GPU's work in a window (or the process's GPUs' together, when it
+ * drives one): all of it, its compute kernels, its NCCL kernels; and the
+ * device its operations run on (-1: any). */
+struct gpu_view { const struct ivals *busy, *compute, *comm; int device; };
+
 /* What the GPU did in [a, b) of the window, added to ns (a ledger's or an
  * iteration's): compute alone, compute beside communication, copies alone
  * (busy less compute less exposed communication). */
-static void add_states(int64_t *ns, const struct timeline *t, const struct ivals *compute_only,
+static void add_states(int64_t *ns, const struct gpu_view *v, const struct ivals *compute_only,
                        const struct ivals *exposed, int64_t a, int64_t b)
 {
-    int64_t compute = ivals_cover(&t->compute, a, b), alone = ivals_cover(compute_only, a, b);
+    int64_t compute = ivals_cover(v->compute, a, b), alone = ivals_cover(compute_only, a, b);
     model_add(&ns[LB_COMPUTE], alone);
     model_add(&ns[LB_COMM_HIDDEN], compute - alone);
-    model_add(&ns[LB_COPY], ivals_cover(&t->busy, a, b) - compute - ivals_cover(exposed, a, b));
+    model_add(&ns[LB_COPY], ivals_cover(v->busy, a, b) - compute - ivals_cover(exposed, a, b));
 }
 
 /* The GPU's states within [lo, hi) of the window, added to the iterations. */
-static void steps_window(struct ledger *l, const struct timeline *t, const struct ivals *compute_only,
+static void steps_window(struct ledger *l, const struct gpu_view *v, const struct ivals *compute_only,
                          const struct ivals *exposed, int64_t lo, int64_t hi)
 {
     size_t first = 0, last = l->nsteps;
@@ -139,7 +131,7 @@ static void steps_window(struct ledger *l, const struct timeline *t, const struc
     for (size_t k = first; k < l->nsteps && l->steps[k].start < hi; k++) {
         int64_t a = l->steps[k].start > lo ? l->steps[k].start : lo, b = l->steps[k].end < hi ? l->steps[k].end : hi;
         if (b > a)
-            add_states(l->step_ns[k], t, compute_only, exposed, a, b);
+            add_states(l->step_ns[k], v, compute_only, exposed, a, b);
     }
 }
 
@@ -147,13 +139,13 @@ static void steps_window(struct ledger *l, const struct timeline *t, const struc
 static void push_within(struct interval **v, size_t *n, size_t *cap, const struct ivals *u, int64_t lo, int64_t hi)
 {
     for (size_t i = 0; i < u->n; i++)
-        push_ival(v, n, cap, u->v[i].a > lo ? u->v[i].a : lo, u->v[i].b < hi ? u->v[i].b : hi);
+        lg_push_ival(v, n, cap, u->v[i].a > lo ? u->v[i].a : lo, u->v[i].b < hi ? u->v[i].b : hi);
 }
 
 static void keep_blocked(void *arg, int64_t a, int64_t b)
 {
     struct ledger *l = arg;
-    push_ival(&l->blocked, &l->nblocked, &l->blocked_cap, a, b);
+    lg_push_ival(&l->blocked, &l->nblocked, &l->blocked_cap, a, b);
 }
 
 /* A short gap [a, b) tallied by the host range around its middle. */
@@ -175,44 +167,73 @@ static void tally_launch(struct ledger *l, const struct proc *p, int64_t a, int6
     l->launch[k].n++;
 }
 
-/* One window of the process's GPU work: what the GPU did in it, summed,
- * and its exposed communication and long gaps kept.  Clipped to the
- * process's life (its ledger adds up to it), and to after what an earlier
- * window counted (windows are cut where nothing runs, so nothing is cut
- * off but what a damaged file overlaps). */
-void ledger_window(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
+/* A long gap [a, b) of a GPU kept: with the host's blocking calls in it;
+ * of one of several GPUs (others: every GPU's work), its parts while
+ * another worked apart (peer). */
+struct gap_split { struct ledger *l; const struct ivals *blocked; };
+
+static void idle_part(void *arg, int64_t a, int64_t b)
 {
-    const struct proc *p = &m->procs[pi];
-    if (!p->cupti_active)
+    struct gap_split *g = arg;
+    lg_push_ival(&g->l->idle, &g->l->nidle, &g->l->idle_cap, a, b);
+    ivals_split(g->blocked, a, b, 1, keep_blocked, g->l);
+}
+
+static void peer_part(void *arg, int64_t a, int64_t b)
+{
+    struct gap_split *g = arg;
+    lg_push_ival(&g->l->peer, &g->l->npeer, &g->l->peer_cap, a, b);
+    model_add(&g->l->peer_blocked_ns, ivals_cover(g->blocked, a, b));
+}
+
+static void keep_gap(struct ledger *l, const struct ivals *others, const struct ivals *blocked, int64_t a, int64_t b)
+{
+    struct gap_split g = { l, blocked };
+    if (!others) {
+        idle_part(&g, a, b);
         return;
-    struct timeline *t = model_timeline(m, pi);
-    struct ledger *l = ledger_at(fs, m, pi);
+    }
+    ivals_split(others, a, b, 0, idle_part, &g);
+    ivals_split(others, a, b, 1, peer_part, &g);
+}
+
+/* One window of a GPU's work into its ledger l (top: the process's, which
+ * tallies the short gaps and the communication kernels): what the GPU did
+ * in it, summed, and its exposed communication and long gaps kept.
+ * Clipped to the process's life (its ledger adds up to it), and to after
+ * what an earlier window counted (windows are cut where nothing runs, so
+ * nothing is cut off but what a damaged file overlaps). */
+static void window_into(struct ledger *top, struct ledger *l, const struct proc *p, const struct report_opts *o,
+                        const struct gpu_view *v, const struct ivals *blocked, const struct ivals *others)
+{
     steps_begin(l, p);
     int64_t lo = l->on && l->last > p->start ? l->last : p->start, hi = p->end;
-    if (!t->busy.n || hi <= lo)
+    if (!v->busy->n || hi <= lo)
         return;
-    struct ivals compute_only = ivals_minus(&t->compute, &t->comm);
-    struct ivals exposed = ivals_minus(&t->comm, &t->compute);
-    add_states(l->ns, t, &compute_only, &exposed, lo, hi);
+    struct ivals compute_only = ivals_minus(v->compute, v->comm);
+    struct ivals exposed = ivals_minus(v->comm, v->compute);
+    add_states(l->ns, v, &compute_only, &exposed, lo, hi);
     push_within(&l->exposed, &l->nexposed, &l->exposed_cap, &exposed, lo, hi);
     if (l->nsteps)
-        steps_window(l, t, &compute_only, &exposed, lo, hi);
+        steps_window(l, v, &compute_only, &exposed, lo, hi);
     for (size_t i = 0; i < p->nops && exposed.n; i++) { /* by kernel name: what ran exposed */
         const struct gop *g = &p->ops[i];
+        if (v->device >= 0 && g->device != v->device)
+            continue;
         int64_t e = g->nccl ? ivals_cover(&exposed, g->start > lo ? g->start : lo, g->end < hi ? g->end : hi) : 0;
         if (e > 0) {
-            int64_t v = 0;
-            idmap_get(&l->comm_by_name, (uint64_t)(uint32_t)g->name + 1, &v);
-            idmap_put(&l->comm_by_name, (uint64_t)(uint32_t)g->name + 1, v + e, 0);
+            int64_t n = 0;
+            idmap_get(&top->comm_by_name, (uint64_t)(uint32_t)g->name + 1, &n);
+            idmap_put(&top->comm_by_name, (uint64_t)(uint32_t)g->name + 1, n + e, 0);
         }
     }
     free(compute_only.v);
     free(exposed.v);
     /* the gaps between busy stretches: short ones summed, long ones kept,
      * with the host's blocking calls in them */
-    const struct ivals blocked = ((const struct proc_pass *)p->pass)->blocked; /* analysis_gpu.c's, this window's */
-    for (size_t k = 0; k < t->busy.n; k++) {
-        int64_t a = t->busy.v[k].a > lo ? t->busy.v[k].a : lo, b = t->busy.v[k].b < hi ? t->busy.v[k].b : hi;
+    const struct ivals *busy = v->busy;
+    for (size_t k = 0; k < busy->n; k++) {
+        int64_t a = busy->v[k].a > lo ? busy->v[k].a : lo, b = busy->v[k].b < hi ? busy->v[k].b : hi;
         if (b <= a)
             continue;
         if (!l->on) {
@@ -220,14 +241,154 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
             l->first = a;
         } else if (a - l->last < o->idle_gap_ns) {
             model_add(&l->ns[LB_IDLE_LAUNCH], a - l->last);
-            add_span(l, LB_IDLE_LAUNCH, l->last, a);
-            tally_launch(l, p, l->last, a);
+            lg_add_span(l, LB_IDLE_LAUNCH, l->last, a);
+            tally_launch(top, p, l->last, a);
         } else {
-            push_ival(&l->idle, &l->nidle, &l->idle_cap, l->last, a);
-            ivals_split(&blocked, l->last, a, 1, keep_blocked, l);
+            keep_gap(l, others, blocked, l->last, a);
         }
         l->last = b;
     }
+}
+
+/* The GPUs the window's operations ran on, up to n; how many. */
+static size_t window_devices(const struct proc *p, int *devs, size_t n)
+{
+    size_t nd = 0;
+    for (size_t i = 0; i < p->nops; i++) {
+        size_t k;
+        for (k = 0; k < nd && devs[k] != p->ops[i].device; k++)
+            ;
+        if (k == nd && nd < n)
+            devs[nd++] = p->ops[i].device;
+    }
+    return nd;
+}
+
+/* A GPU's ledger given the process's iterations (the same, so that their
+ * buckets add up), its own counts of them zero. */
+static void steps_copy(struct ledger *g, const struct ledger *l)
+{
+    g->steps_known = 1;
+    g->nsteps = l->nsteps;
+    if (!l->nsteps)
+        return;
+    g->steps = malloc(l->nsteps * sizeof *g->steps);
+    g->step_len = malloc(l->nsteps * sizeof *g->step_len);
+    g->step_ns = calloc(l->nsteps, sizeof *g->step_ns);
+    if (!g->steps || !g->step_len || !g->step_ns)
+        model_out_of_memory();
+    memcpy(g->steps, l->steps, l->nsteps * sizeof *g->steps);
+    memcpy(g->step_len, l->step_len, l->nsteps * sizeof *g->step_len);
+}
+
+/* The ledger of GPU `device` of the process's, found or added.  The first
+ * time a second GPU is seen, what the process's ledger counted so far is
+ * moved to its one GPU's: until then they were the same. */
+static struct ledger *gpu_ledger(struct ledger *l, int device)
+{
+    for (size_t k = 0; k < l->ngpus; k++)
+        if (l->gpus[k].device == device)
+            return &l->gpus[k];
+    struct ledger *v = realloc(l->gpus, (l->ngpus + 2) * sizeof *v);
+    if (!v)
+        model_out_of_memory();
+    l->gpus = v;
+    if (!l->ngpus && l->on) {
+        struct ledger *g = &v[l->ngpus++];
+        memset(g, 0, sizeof *g);
+        g->device = l->device;
+        g->on = 1;
+        g->first = l->first;
+        g->last = l->last;
+        memcpy(g->ns, l->ns, sizeof g->ns);
+        memset(l->ns, 0, sizeof l->ns);
+        steps_copy(g, l);
+        if (l->nsteps)
+            memcpy(g->step_ns, l->step_ns, l->nsteps * sizeof *g->step_ns);
+        memset(l->step_ns, 0, l->nsteps * sizeof *l->step_ns);
+        /* its intervals so far */
+        g->exposed = l->exposed, g->nexposed = l->nexposed, g->exposed_cap = l->exposed_cap;
+        g->idle = l->idle, g->nidle = l->nidle, g->idle_cap = l->idle_cap;
+        g->blocked = l->blocked, g->nblocked = l->nblocked, g->blocked_cap = l->blocked_cap;
+        l->exposed = l->idle = l->blocked = NULL;
+        l->nexposed = l->nidle = l->nblocked = 0;
+        l->exposed_cap = l->idle_cap = l->blocked_cap = 0;
+        if (g->device == device)
+            return g;
+    }
+    struct ledger *g = &l->gpus[l->ngpus++];
+    memset(g, 0, sizeof *g);
+    g->device = device;
+    steps_copy(g, l);
+    return g;
+}
+
+/* The process's ledger of a window: its one GPU's, or each GPU's. */
+void ledger_window(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    if (!p->cupti_active)
+        return;
+    struct timeline *t = model_timeline(m, pi);
+    struct ledger *l = ledger_at(fs, m, pi);
+    const struct ivals *blocked = &((const struct proc_pass *)p->pass)->blocked; /* analysis_gpu.c's, this window's */
+    int devs[64];
+    size_t nd = window_devices(p, devs, 64);
+    if (!l->ngpus && (nd == 0 || (nd == 1 && (!l->on || l->device == devs[0])))) {
+        if (nd && !l->on)
+            l->device = devs[0];
+        struct gpu_view v = { &t->busy, &t->compute, &t->comm, -1 };
+        window_into(l, l, p, o, &v, blocked, NULL);
+        return;
+    }
+    if (!l->ngpus)
+        steps_begin(l, p);
+    /* one GPU idle while another works is a bubble where one waits for
+     * another's events (else as any idle: the host's pace, a sync, a stall) */
+    l->waits |= ((const struct proc_pass *)p->pass)->waits_across;
+    const int waits = l->waits;
+    /* every GPU's work, from what earlier windows left (before this one's:
+     * windows are cut where nothing runs) */
+    struct ivals_build u = { 0 };
+    do {
+        for (size_t k = 0; k < l->ncarry; k++)
+            ivals_build_add(&u, l->carry[k].a, l->carry[k].b);
+        for (size_t k = 0; k < t->busy.n; k++)
+            ivals_build_add(&u, t->busy.v[k].a, t->busy.v[k].b);
+    } while (ivals_build_pass(&u));
+    for (size_t k = 0; k < nd; k++) {
+        struct ledger *g = gpu_ledger(l, devs[k]);
+        struct ivals busy = timeline_ops_union(p, devs[k], 0), compute = timeline_ops_union(p, devs[k], 1),
+                     comm = timeline_ops_union(p, devs[k], 2);
+        struct gpu_view v = { &busy, &compute, &comm, devs[k] };
+        window_into(l, g, p, o, &v, blocked, waits ? &u.u : NULL);
+        free(busy.v);
+        free(compute.v);
+        free(comm.v);
+    }
+    /* the process's first and last GPU work; what a later gap of a GPU
+     * may lie beside kept */
+    int64_t keep = INT64_MAX;
+    for (size_t k = 0; k < l->ngpus; k++) {
+        const struct ledger *g = &l->gpus[k];
+        if (!g->on)
+            continue;
+        if (!l->on || g->first < l->first)
+            l->first = g->first;
+        if (!l->on || g->last > l->last)
+            l->last = g->last;
+        l->on = 1;
+        keep = g->last < keep ? g->last : keep;
+    }
+    size_t from = 0;
+    while (from < u.u.n && u.u.v[from].b <= keep)
+        from++;
+    free(l->carry);
+    l->ncarry = u.u.n - from;
+    if (!(l->carry = malloc((l->ncarry + 1) * sizeof *l->carry)))
+        model_out_of_memory();
+    memcpy(l->carry, u.u.v + from, l->ncarry * sizeof *l->carry);
+    free(u.u.v);
 }
 
 /* The process's intervals into the run's scratch store, so that the
@@ -239,20 +400,23 @@ static void put_aside(struct findings *fs, struct ledger *l)
         return;
     if (fs->aside_lock)
         pthread_mutex_lock(fs->aside_lock);
-    l->aside_at = fs->aside->len; /* the three in turn; an empty one writes nothing */
+    l->aside_at = fs->aside->len; /* the four in turn; an empty one writes nothing */
     if (l->nexposed)
         tmpstore_append(fs->aside, l->exposed, l->nexposed * sizeof *l->exposed);
     if (l->nidle)
         tmpstore_append(fs->aside, l->idle, l->nidle * sizeof *l->idle);
     if (l->nblocked)
         tmpstore_append(fs->aside, l->blocked, l->nblocked * sizeof *l->blocked);
+    if (l->npeer)
+        tmpstore_append(fs->aside, l->peer, l->npeer * sizeof *l->peer);
     if (fs->aside_lock)
         pthread_mutex_unlock(fs->aside_lock);
     free(l->exposed);
     free(l->idle);
     free(l->blocked);
-    l->exposed = l->idle = l->blocked = NULL;
-    l->exposed_cap = l->idle_cap = l->blocked_cap = 0;
+    free(l->peer);
+    l->exposed = l->idle = l->blocked = l->peer = NULL;
+    l->exposed_cap = l->idle_cap = l->blocked_cap = l->peer_cap = 0;
     l->aside = 1;
 }
 
@@ -268,7 +432,7 @@ static struct interval *read_back(const struct tmpstore *t, uint64_t *at, size_t
 }
 
 /* The intervals put aside, back (one process at a time). */
-static void take_back(const struct findings *fs, struct ledger *l)
+void lg_take_back(const struct findings *fs, struct ledger *l)
 {
     if (!l->aside)
         return;
@@ -276,15 +440,15 @@ static void take_back(const struct findings *fs, struct ledger *l)
     l->exposed = read_back(fs->aside, &at, l->nexposed);
     l->idle = read_back(fs->aside, &at, l->nidle);
     l->blocked = read_back(fs->aside, &at, l->nblocked);
+    l->peer = read_back(fs->aside, &at, l->npeer);
     l->aside = 0;
 }
 
-void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
+/* A GPU's ledger (or the process's one GPU's) at the process's end: its
+ * life, span and the time before and after its work. */
+static void gpu_end(const struct model *m, size_t pi, struct ledger *l, const struct ivals *others)
 {
     const struct proc *p = &m->procs[pi];
-    if (!fs->ledgers || pi >= fs->nledgers || !fs->ledgers[pi].on)
-        return;
-    struct ledger *l = &fs->ledgers[pi];
     l->life_ns = p->end - p->start;
     /* a process that did not end (killed, stuck, or read while it runs) had
      * its GPU idle from its last work until it was last known alive: a
@@ -293,15 +457,44 @@ void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
      * window whose last GPU records CUPTI still held (model_proc_gpu_cut):
      * what its GPU did then is not known */
     if (model_proc_unended(p) && !model_proc_gpu_cut(m, pi) && p->end > l->last) {
-        push_ival(&l->idle, &l->nidle, &l->idle_cap, l->last, p->end);
+        const struct ivals none = { NULL, 0 };
+        keep_gap(l, others, &none, l->last, p->end);
         l->last = p->end;
     }
     l->span_ns = l->last - l->first;
     l->ns[LB_BEFORE] = l->first - p->start;
     l->ns[LB_AFTER] = p->end - l->last;
-    add_span(l, LB_BEFORE, p->start, l->first);
-    add_span(l, LB_AFTER, l->last, p->end);
-    put_aside(fs, l);
+    lg_add_span(l, LB_BEFORE, p->start, l->first);
+    lg_add_span(l, LB_AFTER, l->last, p->end);
+}
+
+void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
+{
+    const struct proc *p = &m->procs[pi];
+    if (!fs->ledgers || pi >= fs->nledgers || !fs->ledgers[pi].on)
+        return;
+    struct ledger *l = &fs->ledgers[pi];
+    if (!l->ngpus) {
+        gpu_end(m, pi, l, NULL);
+        put_aside(fs, l);
+    } else { /* each GPU's; the process's life and span their sums (its buckets once resolved) */
+        const struct ivals carry = { l->carry, l->ncarry }, *others = l->waits ? &carry : NULL;
+        l->life_ns = l->span_ns = 0;
+        for (size_t k = 0; k < l->ngpus; k++) {
+            struct ledger *g = &l->gpus[k];
+            if (!g->on)
+                continue;
+            gpu_end(m, pi, g, others);
+            model_add(&l->life_ns, g->life_ns);
+            model_add(&l->span_ns, g->span_ns);
+            if (g->last > l->last)
+                l->last = g->last;
+            put_aside(fs, g);
+        }
+        free(l->carry);
+        l->carry = NULL;
+        l->ncarry = 0;
+    }
     for (size_t i = 0; i < l->comm_by_name.cap; i++) /* its names go with its records */
         if (l->comm_by_name.key[i] && l->comm_by_name.val[i] > l->comm_kernel_ns) {
             l->comm_kernel_ns = l->comm_by_name.val[i];
@@ -312,366 +505,31 @@ void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
     idmap_free(&l->comm_by_name);
 }
 
-/* ---- resolved against the charges ------------------------------------------- */
-
-/* v[0, n) sorted by start.  A process's pieces come as attribute_costs
- * gave them, cause after cause, each cause's in time order: a few sorted
- * runs, merged pairwise (qsort's comparisons through a pointer were most
- * of the ledger's time). */
-static void sort_pieces(struct charge *v, size_t n)
+/* A ledger's intervals, resolved, let go. */
+void lg_intervals_free(struct ledger *l)
 {
-    struct charge *t = malloc((n + 1) * sizeof *t), *src = v, *dst = t;
-    if (!t)
-        model_out_of_memory();
-    for (;;) {
-        size_t runs = 0;
-        for (size_t i = 0; i < n; runs++) {
-            size_t mid = i + 1;
-            while (mid < n && src[mid - 1].a <= src[mid].a)
-                mid++;
-            size_t end = mid < n ? mid + 1 : n;
-            while (end < n && src[end - 1].a <= src[end].a)
-                end++;
-            size_t l = i, r = mid, k = i;
-            while (l < mid && r < end)
-                dst[k++] = src[r].a < src[l].a ? src[r++] : src[l++];
-            while (l < mid)
-                dst[k++] = src[l++];
-            while (r < end)
-                dst[k++] = src[r++];
-            i = end;
-        }
-        struct charge *x = src;
-        src = dst;
-        dst = x;
-        if (runs <= 1)
-            break;
-    }
-    if (src != v)
-        memcpy(v, src, n * sizeof *v);
-    free(t);
+    free(l->blocked);
+    free(l->exposed);
+    free(l->idle);
+    free(l->peer);
+    l->exposed = l->idle = l->blocked = l->peer = NULL;
+    l->nexposed = l->nidle = l->nblocked = l->npeer = 0;
 }
 
-/* The bucket an interval of exposed communication (comm 1) or of idle
- * (comm 0) goes to when charged to a finding of this kind (-1: none). */
-static int bucket_of(int comm, int kind)
+size_t ledger_ngpus(const struct ledger *l)
 {
-    int peer = kind == F_COMM_STRAGGLER || kind == F_COMM_HANG || kind == F_COMM_MISMATCH;
-    if (comm)
-        return peer ? LB_COMM_WAIT : LB_COMM_TRANSFER;
-    if (kind < 0)
-        return LB_IDLE_OTHER;
-    if (kind == F_GPU_STALLED)
-        return LB_IDLE_OTHER; /* neither the host's pace nor its block: work queued, not run */
-    return peer ? LB_IDLE_PEER : kind == F_GPU_IDLE ? LB_IDLE_HOST : LB_IDLE_BLOCKED;
+    size_t n = 0;
+    for (size_t k = 0; k < l->ngpus; k++)
+        n += l->gpus[k].on;
+    return n ? n : 1;
 }
 
-/* ns of a bucket charged to c's finding (NULL: none), in its row. */
-static void note_row(struct ledger *l, size_t *cap, int bucket, const struct charge *c, int64_t ns)
+const struct ledger *ledger_gpu(const struct ledger *l, size_t k)
 {
-    int kind = c ? c->kind : -1, proc = c ? c->proc : -1, site = c ? c->site : 0;
-    for (size_t i = 0; i < l->nrows; i++) {
-        struct ledger_row *r = &l->rows[i];
-        if (r->bucket == bucket && r->kind == kind && r->proc == proc && r->site == site) {
-            model_add(&r->ns, ns);
-            return;
-        }
-    }
-    if (l->nrows == *cap) {
-        *cap = *cap ? *cap * 2 : 16;
-        if (!(l->rows = realloc(l->rows, *cap * sizeof *l->rows)))
-            model_out_of_memory();
-    }
-    l->rows[l->nrows++] = (struct ledger_row){ bucket, kind, proc, site, ns };
-}
-
-/* ... and added to the bucket. */
-static void add_row(struct ledger *l, size_t *cap, int bucket, const struct charge *c, int64_t ns)
-{
-    model_add(&l->ns[bucket], ns);
-    note_row(l, cap, bucket, c, ns);
-}
-
-/* Each interval of v (sorted, disjoint) split by the pieces (sorted by
- * start, disjoint: each interval of a rank's time is given once) into
- * rows; what no piece covers goes to the bucket of no finding, and is
- * returned as intervals in *left when left is not NULL. */
-static void split(struct ledger *l, size_t *cap, const struct interval *v, size_t n, const struct charge *pc,
-                  size_t np, int comm, struct interval **left, size_t *nleft, size_t *left_cap)
-{
-    int rows_left = comm; /* idle no finding claimed: sorted by the host's state after (uncharged_idle) */
-    size_t j = 0;
-    for (size_t i = 0; i < n; i++) {
-        int64_t a = v[i].a, b = v[i].b;
-        while (j < np && pc[j].b <= a)
-            j++;
-        for (size_t k = j; k < np && pc[k].a < b && a < b; k++) {
-            if (pc[k].a > a) {
-                if (rows_left) {
-                    add_row(l, cap, bucket_of(comm, -1), NULL, pc[k].a - a);
-                    add_span(l, bucket_of(comm, -1), a, pc[k].a);
-                }
-                if (left)
-                    push_ival(left, nleft, left_cap, a, pc[k].a);
-                a = pc[k].a;
-            }
-            int64_t e = pc[k].b < b ? pc[k].b : b;
-            if (e > a) {
-                add_row(l, cap, bucket_of(comm, pc[k].kind), &pc[k], e - a);
-                add_span(l, bucket_of(comm, pc[k].kind), a, e);
-                a = e;
-            }
-        }
-        if (b > a) {
-            if (rows_left) {
-                add_row(l, cap, bucket_of(comm, -1), NULL, b - a);
-                add_span(l, bucket_of(comm, -1), a, b);
-            }
-            if (left)
-                push_ival(left, nleft, left_cap, a, b);
-        }
-    }
-}
-
-/* The idle no finding claimed, `left`: the host blocked in a call no
- * finding names (a sync the program needs), or not. */
-static void uncharged_idle(struct ledger *l, size_t *cap, const struct interval *left, size_t nleft)
-{
-    const struct interval *bl = l->blocked;
-    size_t k = 0; /* both in time order, each disjoint: one sweep */
-    for (size_t i = 0; i < nleft; i++) {
-        int64_t in = 0, len = left[i].b - left[i].a;
-        while (k < l->nblocked && bl[k].b <= left[i].a)
-            k++;
-        int64_t at = left[i].a; /* swept: the host blocked, or not */
-        for (size_t q = k; q < l->nblocked && bl[q].a < left[i].b; q++) {
-            int64_t a = bl[q].a > left[i].a ? bl[q].a : left[i].a, b = bl[q].b < left[i].b ? bl[q].b : left[i].b;
-            if (b > a) {
-                in += b - a;
-                add_span(l, LB_IDLE_OTHER, at, a);
-                add_span(l, LB_IDLE_BLOCKED, a, b);
-                at = b;
-            }
-        }
-        add_span(l, LB_IDLE_OTHER, at, left[i].b);
-        if (in)
-            add_row(l, cap, LB_IDLE_BLOCKED, NULL, in);
-        if (len - in)
-            add_row(l, cap, LB_IDLE_OTHER, NULL, len - in);
-    }
-}
-
-static int cmp_row(const void *x, const void *y)
-{
-    const struct ledger_row *a = x, *b = y;
-    if (a->ns != b->ns)
-        return a->ns > b->ns ? -1 : 1;
-    if (a->bucket != b->bucket)
-        return a->bucket < b->bucket ? -1 : 1;
-    if (a->kind != b->kind)
-        return a->kind < b->kind ? -1 : 1;
-    if (a->proc != b->proc)
-        return a->proc < b->proc ? -1 : 1;
-    return a->site < b->site ? -1 : a->site > b->site;
-}
-
-static void push_given(struct charges *c, struct charge g)
-{
-    struct charge *v = realloc(c->given, (c->ngiven + 1) * sizeof *v);
-    if (!v)
-        model_out_of_memory();
-    c->given = v;
-    c->given[c->ngiven++] = g;
-}
-
-/* Process pi's exposed communication that no finding claimed, `left`, as
- * a finding of its own when it is 1 ms or more: the communication kernels
- * with no collective call recorded (a trace without collective args,
- * symmetric memory's all-reduce), or collectives a little overlapped at
- * many sites.  Its pieces are given to it, so that its cost, its marks
- * and --charges say where. */
-static void claim_unclaimed(struct findings *fs, const struct model *m, size_t pi, struct ledger *l,
-                            const struct interval *left, size_t nleft)
-{
-    int64_t total = 0;
-    for (size_t i = 0; i < nleft; i++)
-        model_add(&total, left[i].b - left[i].a);
-    if (total < UNCLAIMED_MIN_NS)
-        return;
-    struct finding *f = findings_new(fs, m, F_COMM_EXPOSED, (int)pi, UNCLAIMED_SITE);
-    snprintf(f->callsite, sizeof f->callsite, "(whole process)");
-    f->count = (int64_t)nleft;
-    f->exposed_ns = total;
-    f->cost_ns = total; /* its waste_ns is its rows', as every finding's */
-    f->confidence = "medium";
-    f->facts.has |= FACT_UNCLAIMED;
-    if (l->comm_kernel) /* the kernel that ran most of it: its place */
-        snprintf(f->facts.kernel, sizeof f->facts.kernel, "%s", l->comm_kernel);
-    struct charge g = { 0, 0, (int)pi, (int)pi, UNCLAIMED_SITE, F_COMM_EXPOSED, -1 };
-    for (size_t i = 0; i < nleft; i++) {
-        g.a = left[i].a;
-        g.b = left[i].b;
-        push_given(&fs->charges, g);
-    }
-    if (fs->charges.by_proc)
-        model_add(&fs->charges.by_proc[pi], total);
-    /* the rows of no finding are now its */
-    for (size_t i = 0; i < l->nrows; i++)
-        if (l->rows[i].bucket == LB_COMM_TRANSFER && l->rows[i].kind < 0) {
-            l->rows[i].kind = F_COMM_EXPOSED;
-            l->rows[i].proc = (int)pi;
-            l->rows[i].site = UNCLAIMED_SITE;
-        }
-}
-
-/* The process's gaps shorter than --idle-gap-us, when they are 1 ms or
- * more and a twentieth of its GPU span, as gpu.launch_bound: kernels
- * separated only by the time the host takes to launch the next.  Placed
- * by the host range that held the most of them.  Its cost is their time,
- * charged as no interval (they are as many as the kernels): the ledger's
- * row of it, not --charges, lists where. */
-static void launch_bound(struct findings *fs, const struct model *m, size_t pi, struct ledger *l, size_t *cap)
-{
-    int64_t total = l->ns[LB_IDLE_LAUNCH], n = 0;
-    if (total < LAUNCH_MIN_NS || total * LAUNCH_SHARE < l->span_ns)
-        return;
-    const struct launch_tally *top = NULL;
-    for (size_t k = 0; k < l->nlaunch; k++) {
-        n += l->launch[k].n;
-        if (!top || l->launch[k].ns > top->ns)
-            top = &l->launch[k];
-    }
-    struct finding *f = findings_new(fs, m, F_GPU_LAUNCH_BOUND, (int)pi, LAUNCH_SITE);
-    snprintf(f->callsite, sizeof f->callsite, "(whole process)");
-    f->count = n;
-    f->gpu_idle_ns = total;
-    f->cost_ns = total; /* its waste_ns is its row's, below */
-    f->confidence = "medium";
-    f->range = top && top->label >= 0 ? top->label + 1 : 0;
-    struct charge g = { 0, 0, (int)pi, (int)pi, LAUNCH_SITE, F_GPU_LAUNCH_BOUND, -1 };
-    note_row(l, cap, LB_IDLE_LAUNCH, &g, total); /* the bucket counted it already */
-}
-
-/* gpu.idle of a range that cost less than IDLE_MIN_NS and 1% of its
- * process's span is dropped (findings_finish) before the waste is split,
- * its time no finding's.  Its cost is all idle time (its claims are
- * parts of long gaps), so its waste would be its cost. */
-static void drop_small_idle(struct findings *fs)
-{
-    struct idmap dropped = { 0 };
-    for (size_t i = 0; i < fs->n; i++) {
-        struct finding *f = &fs->v[i];
-        const struct ledger *l = f->proc >= 0 ? ledger_of(fs, (size_t)f->proc) : NULL;
-        /* (one GPU's of several idles while another works: no waste of the
-         * process's ledger, and kept) */
-        if (f->kind == F_GPU_IDLE && l && f->count && !(f->facts.has & FACT_DEVICE) && f->cost_ns < IDLE_MIN_NS &&
-            f->cost_ns * 100 < l->span_ns) {
-            f->count = 0;
-            f->cost_ns = 0;
-            idmap_put(&dropped, finding_key(f->kind, f->proc, f->callsite_id), 1, 0);
-        }
-    }
-    if (!dropped.n)
-        return;
-    /* their pieces go with them: what the findings account for is theirs */
-    struct charges *c = &fs->charges;
-    size_t k = 0;
-    for (size_t q = 0; q < c->ngiven; q++) {
-        const struct charge *g = &c->given[q];
-        int64_t v;
-        if (g->kind == F_GPU_IDLE && idmap_get(&dropped, finding_key(g->kind, g->proc, g->site), &v)) {
-            if (c->by_proc && g->tl >= 0 && (size_t)g->tl < c->nprocs)
-                c->by_proc[g->tl] -= g->b - g->a;
-            continue;
-        }
-        c->given[k++] = c->given[q];
-    }
-    c->ngiven = k;
-    idmap_free(&dropped);
-}
-
-void ledger_resolve(struct findings *fs, const struct model *m)
-{
-    if (!fs->ledgers)
-        return;
-    drop_small_idle(fs);
-    struct charges *c = &fs->charges;
-    /* the claims are resolved: their memory goes to the pieces below */
-    free(c->v);
-    c->v = NULL;
-    c->n = c->cap = 0;
-    /* each process's pieces: attribute_costs gave them process by process,
-     * so each process's are one stretch of the array (checked), copied
-     * and sorted by time one process at a time */
-    size_t *at = calloc(m->nprocs + 2, sizeof *at), *len = calloc(m->nprocs + 2, sizeof *len);
-    if (!at || !len)
-        model_out_of_memory();
-    size_t ngiven = c->ngiven, most = 0;
-    int grouped = 1;
-    for (size_t i = 0; i < ngiven; i++) {
-        int tl = c->given[i].tl;
-        if (tl < 0 || (size_t)tl >= m->nprocs)
-            continue;
-        if (len[tl] && at[tl] + len[tl] != i)
-            grouped = 0;
-        if (!len[tl])
-            at[tl] = i;
-        len[tl]++;
-        most = len[tl] > most ? len[tl] : most;
-    }
-    struct charge *mine = malloc((grouped ? most : ngiven) * sizeof *mine + sizeof *mine);
-    if (!mine)
-        model_out_of_memory();
-    for (size_t pi = 0; pi < m->nprocs && pi < fs->nledgers; pi++) {
-        struct ledger *l = &fs->ledgers[pi];
-        if (!l->on)
-            continue;
-        take_back(fs, l);
-        size_t nmine = 0, cap = 0;
-        if (grouped) {
-            if (len[pi]) /* (no piece at all: given may be NULL) */
-                memcpy(mine, c->given + at[pi], len[pi] * sizeof *mine);
-            nmine = len[pi];
-        } else { /* never so today: found the long way */
-            for (size_t i = 0; i < ngiven; i++)
-                if (c->given[i].tl == (int)pi)
-                    mine[nmine++] = c->given[i];
-        }
-        sort_pieces(mine, nmine);
-        struct interval *left = NULL;
-        size_t nleft = 0, left_cap = 0;
-        split(l, &cap, l->exposed, l->nexposed, mine, nmine, 1, &left, &nleft, &left_cap);
-        claim_unclaimed(fs, m, pi, l, left, nleft);
-        launch_bound(fs, m, pi, l, &cap);
-        nleft = 0;
-        split(l, &cap, l->idle, l->nidle, mine, nmine, 0, &left, &nleft, &left_cap);
-        uncharged_idle(l, &cap, left, nleft);
-        if (l->nrows)
-            qsort(l->rows, l->nrows, sizeof *l->rows, cmp_row);
-        free(left);
-        free(l->blocked);
-        l->blocked = NULL;
-        l->nblocked = 0;
-        free(l->exposed);
-        free(l->idle);
-        l->exposed = l->idle = NULL;
-        l->nexposed = l->nidle = 0;
-    }
-    free(mine);
-    free(at);
-    free(len);
-    /* each finding's share of the waste */
-    struct idmap of = { 0 };
-    for (size_t i = 0; i < fs->n; i++)
-        idmap_put(&of, finding_key(fs->v[i].kind, fs->v[i].proc, fs->v[i].callsite_id), (int64_t)i, 1);
-    for (size_t pi = 0; pi < fs->nledgers; pi++)
-        for (size_t r = 0; fs->ledgers[pi].on && r < fs->ledgers[pi].nrows; r++) {
-            const struct ledger_row *row = &fs->ledgers[pi].rows[r];
-            int64_t i;
-            if (row->kind >= 0 && idmap_get(&of, finding_key(row->kind, row->proc, row->site), &i))
-                model_add(&fs->v[i].waste_ns, row->ns);
-        }
-    idmap_free(&of);
+    for (size_t i = 0; i < l->ngpus; i++)
+        if (l->gpus[i].on && !k--)
+            return &l->gpus[i];
+    return NULL;
 }
 
 int64_t ledger_waste_ns(const struct ledger *l)
@@ -705,20 +563,28 @@ void ledgers_take(struct findings *fs, struct findings *from, size_t pi, size_t 
     memset(&from->ledgers[pi], 0, sizeof from->ledgers[pi]);
 }
 
+/* A ledger's memory (not the ledger itself). */
+static void ledger_free(struct ledger *l)
+{
+    free(l->rows);
+    lg_intervals_free(l);
+    free(l->comm_kernel);
+    free(l->steps);
+    free(l->step_ns);
+    free(l->step_len);
+    free(l->launch);
+    free(l->carry);
+    free(l->pieces);
+    idmap_free(&l->comm_by_name);
+    for (size_t k = 0; k < l->ngpus; k++)
+        ledger_free(&l->gpus[k]);
+    free(l->gpus);
+}
+
 void ledgers_free(struct findings *fs)
 {
-    for (size_t i = 0; i < fs->nledgers; i++) {
-        free(fs->ledgers[i].rows);
-        free(fs->ledgers[i].exposed);
-        free(fs->ledgers[i].idle);
-        free(fs->ledgers[i].blocked);
-        free(fs->ledgers[i].comm_kernel);
-        free(fs->ledgers[i].steps);
-        free(fs->ledgers[i].step_ns);
-        free(fs->ledgers[i].step_len);
-        free(fs->ledgers[i].launch);
-        idmap_free(&fs->ledgers[i].comm_by_name);
-    }
+    for (size_t i = 0; i < fs->nledgers; i++)
+        ledger_free(&fs->ledgers[i]);
     free(fs->ledgers);
     fs->ledgers = NULL;
     fs->nledgers = 0;

@@ -81,6 +81,26 @@ struct ledger {
     struct launch_tally { int label; int64_t ns, n; } *launch; size_t nlaunch;
     char *comm_kernel;
     int64_t comm_kernel_ns;
+    /* A process that drives several GPUs has a ledger for each (gpus,
+     * each with its device), and its own is their sum: GPU time, each
+     * GPU's life counted once per GPU, so that one GPU idle while another
+     * works is waste (a pipeline's bubble), not hidden in their union.
+     * Until a second GPU's work is seen the process's ledger is its one
+     * GPU's (device). */
+    int device;
+    struct ledger *gpus; size_t ngpus;
+    int waits;                /* a stream of one GPU waited for another's events (proc_pass.h): bubbles */
+    /* while built, of a GPU's ledger: its idle gaps' parts while another
+     * GPU of the process worked, and of those the host's blocked time */
+    struct interval *peer; size_t npeer, peer_cap;
+    int64_t peer_blocked_ns;
+    /* ... once the claims are resolved: the pieces of the process's time
+     * given on this GPU (those about every GPU and its own gpu.idle's and
+     * gpu.stalled's: charges_resolve_some) */
+    struct charge *pieces; size_t npieces;
+    /* ... of the process's: every GPU's work from the earliest of their
+     * last ends on, carried into the next window (a gap across a cut) */
+    struct interval *carry; size_t ncarry;
 };
 
 /* The ledger pass's hooks (passes.c). */
@@ -93,6 +113,11 @@ void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi);
 void ledger_resolve(struct findings *fs, const struct model *m);
 /* Process pi's ledger, NULL if none. */
 const struct ledger *ledger_of(const struct findings *fs, size_t pi);
+/* How many GPUs' time its buckets sum (1 for a process that drives one);
+ * the k-th of them, NULL past the last (each GPU's ledger, of a process
+ * that drives several: its buckets, life and span). */
+size_t ledger_ngpus(const struct ledger *l);
+const struct ledger *ledger_gpu(const struct ledger *l, size_t k);
 /* Its waste, and the part of it charged to a finding. */
 int64_t ledger_waste_ns(const struct ledger *l);
 int64_t ledger_found_ns(const struct ledger *l);

@@ -133,6 +133,7 @@ static void assign_confidence(struct findings *fs, const struct model *m, const 
         case F_GPU_IDLE:
         case F_GPU_STALLED: /* what its work waited for is not in the records */
         case F_GPU_LAUNCH_BOUND: /* a whole process's gaps: their cause a reading of the host's pace */
+        case F_GPU_PIPELINE_BUBBLE: /* which GPU's work it waited for is a reading of the times */
             f->confidence = "medium";
             break;
         case F_COMM_EXPOSED:

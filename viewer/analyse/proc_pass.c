@@ -28,6 +28,8 @@ void proc_pass_free(struct proc_pass *ps)
     free(ps->idle_tally);
     free(ps->blocked.v);
     idmap_free(&ps->site_colls);
+    idmap_free(&ps->stream_dev);
+    idmap_free(&ps->event_dev);
     free(ps);
 }
 

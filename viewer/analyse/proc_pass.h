@@ -72,6 +72,15 @@ struct proc_pass {
     struct coll_exposed *coll_exposed;
     size_t coll_first, ncoll_values, coll_values_cap;
     struct idmap site_colls;
+    /* analysis_sync.c: whether a stream of one GPU waited for an event
+     * recorded on another's (cudaStreamWaitEvent): one GPU's queued work
+     * idle while another works is then a pipeline's bubble (ledger.c),
+     * else a stall; whether its work ran on several GPUs so far (and the
+     * first one's device + 1); each
+     * stream's GPU (stream key + 1 -> device + 1) and each event's, where
+     * it was last recorded (handle -> device + 1) */
+    int waits_across, multi_gpu, first_device;
+    struct idmap stream_dev, event_dev;
     /* summary.c: the first busy time */
     int64_t busy_first;
     int have_span;

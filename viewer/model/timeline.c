@@ -8,15 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The union of a process's GPU operations (which: 0 all, 1 compute
- * kernels, 2 NCCL kernels), merged as it goes: the operations are sorted
- * by start, and a copy of all of them first would cost 16 bytes each. */
-static struct ivals ops_union(const struct proc *p, int which)
+struct ivals timeline_ops_union(const struct proc *p, int device, int which)
 {
     struct ivals_build u = { 0 };
     do {
         for (size_t i = 0; i < p->nops; i++) {
             const struct gop *g = &p->ops[i];
+            if (device >= 0 && g->device != device)
+                continue;
             if (which == 1 && !(g->kind == GOP_KERNEL && !g->nccl))
                 continue;
             if (which == 2 && !g->nccl)
@@ -59,9 +58,9 @@ void timeline_build(struct timeline *t, const struct proc *p)
             stream_map_put(sm, p->calls[c].stream, p->ops[t->op_of_call[c]].stream);
     }
     free(by_corr);
-    t->busy = ops_union(p, 0);
-    t->compute = ops_union(p, 1);
-    t->comm = ops_union(p, 2);
+    t->busy = timeline_ops_union(p, -1, 0);
+    t->compute = timeline_ops_union(p, -1, 1);
+    t->comm = timeline_ops_union(p, -1, 2);
     if (sm->compute_preset)
         return; /* counted over the whole process (windows.c) */
     for (size_t i = 0; i < p->nops; i++) {

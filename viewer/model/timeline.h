@@ -30,6 +30,11 @@ const struct ivals *timeline_compute_except(struct timeline *t, int stream);
 void timeline_drop_except(struct timeline *t);
 
 void timeline_build(struct timeline *t, const struct proc *p);
+/* The union of the window's GPU operations on GPU `device` (-1: every
+ * GPU of the process); which: 0 all, 1 compute kernels (not NCCL's), 2
+ * NCCL kernels.  Merged as it goes: the operations are sorted by start,
+ * and a copy of all of them first would cost 16 bytes each (free its v). */
+struct ivals timeline_ops_union(const struct proc *p, int device, int which);
 /* The timeline of process pi, built once and kept in the model (freed by
  * load_free). */
 struct timeline *model_timeline(const struct model *m, size_t pi);

@@ -63,14 +63,21 @@ void charges_json_finding(FILE *out, const struct model *m, const struct finding
 {
     if (!fs->show_charges)
         return;
-    /* [rank, start, end] in ns since the run's start, aligned as the ranks are */
+    /* [rank, start, end] in ns since the run's start, aligned as the ranks
+     * are; of a process that drives several GPUs, a piece of one GPU's
+     * time [rank, start, end, device] */
     fprintf(out, ", \"charged\": [");
     int first = 1;
     for (size_t i = charges_next(fs, f, 0); i < fs->charges.ngiven; i = charges_next(fs, f, i + 1)) {
         const struct charge *c = &fs->charges.given[i];
         const struct proc *p = &m->procs[c->tl];
-        fprintf(out, "%s[%d, %lld, %lld]", first ? "" : ", ", p->rank, (long long)model_aligned(m, p, c->a),
+        const struct ledger *l = ledger_of(fs, (size_t)c->tl);
+        int dev = l && ledger_ngpus(l) > 1 ? charge_device(c) : -1;
+        fprintf(out, "%s[%d, %lld, %lld", first ? "" : ", ", p->rank, (long long)model_aligned(m, p, c->a),
                 (long long)model_aligned(m, p, c->b));
+        if (dev >= 0)
+            fprintf(out, ", %d", dev);
+        fputc(']', out);
         first = 0;
     }
     fputc(']', out);

@@ -147,6 +147,13 @@ void finding_facts_json(FILE *out, const struct model *m, const struct finding *
         }
         fputc(']', out);
     }
+    if (x->has & FACT_GPUS) {
+        fputs(", \"gpus\": [", out);
+        for (int k = 0; k < x->ngpus; k++)
+            fprintf(out, "%s{\"device\": %d, \"idle_ns\": %lld}", k ? ", " : "", x->gpus[k].device,
+                    (long long)x->gpus[k].idle_ns);
+        fputc(']', out);
+    }
     if ((x->has & FACT_UNCLAIMED) && x->kernel[0]) { /* a name from the trace: escaped */
         fputs(", \"kernel\": ", out);
         json_string(out, x->kernel);

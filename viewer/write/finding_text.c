@@ -204,6 +204,26 @@ static void stalled_text(const struct model *m, const struct finding *f, struct 
              " (the profiler's buffer)");
 }
 
+static void bubble_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
+{
+    char range[FINDING_RANGE_LEN];
+    finding_range(m, f, range, sizeof range);
+    say(msg, "the process's GPUs sat idle %.2f ms in all, in %s, while another of them worked: their work waited"
+             " for each other's (a model split across GPUs runs one stage at a time)",
+        ms(f->gpu_idle_ns), count_words(f->count, "stretch", "stretches").s);
+    for (int k = 0; k < f->facts.ngpus; k++)
+        say_more(msg, "%s GPU %d %.2f ms", k ? "," : ";", f->facts.gpus[k].device, ms(f->facts.gpus[k].idle_ns));
+    if (*range)
+        say_more(msg, "; most of it while the host was in %.200s", range);
+    if (f->host_blocked_ns * 2 >= f->gpu_idle_ns)
+        say_more(msg, "; the host was blocked in a sync or copy for %.2f ms of it, so the next step's work could not"
+                      " be queued beside it", ms(f->host_blocked_ns));
+    say(fix, "keep every GPU busy: split each batch into micro-batches that follow each other through the stages (a"
+             " pipeline schedule: torch.distributed.pipelining, GPipe or 1F1B), or shard instead of splitting the"
+             " model (FSDP); without them, remove a sync that waits for the last stage each step so that the next"
+             " step's first stage runs beside it");
+}
+
 static void launch_text(const struct model *m, const struct finding *f, struct text *msg, struct text *fix)
 {
     char range[FINDING_RANGE_LEN];
@@ -502,6 +522,9 @@ static void render(const struct model *m, const struct finding *f, struct text *
         break;
     case F_GPU_STALLED:
         stalled_text(m, f, msg, fix);
+        break;
+    case F_GPU_PIPELINE_BUBBLE:
+        bubble_text(m, f, msg, fix);
         break;
     case F_KIND_COUNT:
         break;

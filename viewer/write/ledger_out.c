@@ -155,16 +155,19 @@ static void steps_text(FILE *out, const struct summary *s, const struct findings
             if (len[k] > len[slow])
                 slow = k;
         }
-        int64_t slow_ns = len[slow];
+        int64_t slow_ns = len[slow], gpus = (int64_t)ledger_ngpus(l);
         int top = -1;
         for (int b = 0; b < LB_COUNT; b++)
             if (ledger_waste(b) && (top < 0 || l->step_ns[slow][b] > l->step_ns[slow][top]))
                 top = b;
         qsort(len, l->nsteps, sizeof *len, cmp_ns);
-        char who[64];
-        fprintf(out, "  %s: %zu iteration%s, median %.1f ms; slowest #%lld %.1f ms, most lost: %s %.1f ms\n",
-                proc_label(s->ranks[i].rank, s->ranks[i].pid, who, sizeof who), l->nsteps, l->nsteps == 1 ? "" : "s", ms(len[l->nsteps / 2]),
-                (long long)l->steps[slow].iter, ms(slow_ns), ledger_bucket_names[top], ms(l->step_ns[slow][top]));
+        char who[64], of[48] = "";
+        if (gpus > 1) /* the buckets are its GPUs' time, summed; a step's length is the clock's */
+            snprintf(of, sizeof of, " (%lld GPUs)", (long long)gpus);
+        fprintf(out, "  %s: %zu iteration%s, median %.1f ms; slowest #%lld %.1f ms, most lost%s: %s %.1f ms\n",
+                proc_label(s->ranks[i].rank, s->ranks[i].pid, who, sizeof who), l->nsteps, l->nsteps == 1 ? "" : "s",
+                ms(len[l->nsteps / 2] / gpus), (long long)l->steps[slow].iter, ms(slow_ns / gpus), of,
+                ledger_bucket_names[top], ms(l->step_ns[slow][top]));
         free(len);
     }
 }
@@ -183,6 +186,7 @@ void ledger_text(FILE *out, const struct model *m, const struct summary *s, cons
     for (size_t c = 0; c < NCOLUMNS; c++)
         fprintf(out, " %7s", columns[c].head);
     fputc('\n', out);
+    int multi = 0;
     for (size_t i = 0; i < s->nranks; i++) {
         const struct ledger *l = ledger_of(fs, (size_t)s->ranks[i].proc);
         if (!l)
@@ -192,7 +196,20 @@ void ledger_text(FILE *out, const struct model *m, const struct summary *s, cons
         for (size_t c = 0; c < NCOLUMNS; c++)
             fprintf(out, " %7.1f", ms(l->ns[columns[c].bucket]));
         fputc('\n', out);
+        const struct ledger *g;
+        for (size_t k = 0; ledger_ngpus(l) > 1 && (g = ledger_gpu(l, k)); k++) {
+            char gpu[16];
+            snprintf(gpu, sizeof gpu, "GPU %d", g->device);
+            fprintf(out, "  %-5s %6.1f", gpu, ms(g->span_ns));
+            for (size_t c = 0; c < NCOLUMNS; c++)
+                fprintf(out, " %7.1f", ms(g->ns[columns[c].bucket]));
+            fputc('\n', out);
+        }
+        multi |= ledger_ngpus(l) > 1;
     }
+    if (multi)
+        fprintf(out, "(a rank that drives several GPUs: each GPU's time, the rank's row their sum; idle.peer holds a"
+                     "\n GPU's idle while another of them worked)\n");
     steps_text(out, s, fs);
     size_t n;
     struct cause *v = causes_of(m, fs, &n);
@@ -256,6 +273,16 @@ void ledger_json(FILE *out, const struct model *m, const struct summary *s, cons
             json_string(out, cause_text(m, fs, row, text, sizeof text));
             fputc('}', out);
         }
+        /* a rank that drives several GPUs: each one's ledger, the rank's their sum */
+        const struct ledger *g;
+        for (size_t k = 0; ledger_ngpus(l) > 1 && (g = ledger_gpu(l, k)); k++) {
+            fprintf(out, "%s{\"device\": %d, \"life_ns\": %lld, \"gpu_span_ns\": %lld, \"buckets\": [",
+                    k ? ", " : "], \"gpus\": [", g->device, (long long)g->life_ns, (long long)g->span_ns);
+            for (int b = 0; b < LB_COUNT; b++)
+                fprintf(out, "%s{\"bucket\": \"%s\", \"ns\": %lld}", b ? ", " : "", ledger_bucket_names[b],
+                        (long long)g->ns[b]);
+            fputs("]}", out);
+        }
         /* per iteration: its number, its time within the life, its buckets
          * in the order of "buckets" */
         fputs("], \"steps\": [", out);
@@ -293,6 +320,13 @@ void ledger_html(FILE *out, const struct model *m, const struct summary *s, cons
         for (size_t c = 0; c < NCOLUMNS; c++)
             fprintf(out, "<td class=n>%.2f</td>", ms(l->ns[columns[c].bucket]));
         fputs("</tr>", out);
+        const struct ledger *g;
+        for (size_t k = 0; ledger_ngpus(l) > 1 && (g = ledger_gpu(l, k)); k++) {
+            fprintf(out, "<tr><td>%s GPU %d</td><td class=n>%.2f</td>", rc, g->device, ms(g->span_ns));
+            for (size_t c = 0; c < NCOLUMNS; c++)
+                fprintf(out, "<td class=n>%.2f</td>", ms(g->ns[columns[c].bucket]));
+            fputs("</tr>", out);
+        }
     }
     fputs("</table><h3>GPU time lost, by cause (all ranks)</h3><table id=\"causes\"><tr><th>bucket</th>"
           "<th>ms</th><th>charged to</th></tr>", out);
