@@ -241,6 +241,59 @@ static void merge_into(struct span **u, size_t *nu, const struct span *l, size_t
     *nu = n;
 }
 
+/* The resolution's state over one process's claims: the time given so
+ * far (u), a cause's claims' union while it is resolved (level). */
+struct resolver { struct span *u, *level; size_t nu, lcap, given_cap; };
+
+/* Claims v[0, n) of one process and one kind of cause, sorted by start,
+ * each given the parts of its time that no claim before it was (into
+ * out's pieces), and that share handed to got(); claims keep() refuses
+ * (NULL: none) are left out. */
+static void resolve_cause(struct resolver *r, struct charges *out, const struct charge *v, size_t n,
+                          int (*keep)(const struct charge *, void *),
+                          void (*got)(const struct charge *, int64_t, void *), void *arg)
+{
+    if (n > r->lcap) {
+        r->lcap = n * 2;
+        if (!(r->level = realloc(r->level, r->lcap * sizeof *r->level)))
+            model_out_of_memory();
+    }
+    size_t nl = 0;
+    int64_t end = INT64_MIN; /* claims of one kind overlapping each other: the earlier wins */
+    for (size_t q = 0; q < n; q++) {
+        const struct charge *cl = &v[q];
+        int64_t a = cl->a > end ? cl->a : end, b = cl->b;
+        if (b <= a || (keep && !keep(cl, arg)))
+            continue;
+        end = b;
+        int64_t share = 0;
+        give(out, r->u, r->nu, cl, a, b, &share, &r->given_cap);
+        if (got)
+            got(cl, share, arg);
+        if (nl && a <= r->level[nl - 1].b)
+            r->level[nl - 1].b = b > r->level[nl - 1].b ? b : r->level[nl - 1].b;
+        else
+            r->level[nl++] = (struct span){ a, b };
+    }
+    merge_into(&r->u, &r->nu, r->level, nl);
+}
+
+/* attribute_costs' share of a claim: its finding's cost, its occurrence's,
+ * its process's total. */
+struct costing { struct findings *fs; struct idmap *kept; };
+
+static void add_cost(const struct charge *cl, int64_t share, void *arg)
+{
+    struct costing *k = arg;
+    int64_t fi = 0;
+    idmap_get(k->kept, finding_key(cl->kind, cl->proc, cl->site), &fi);
+    struct finding *f = &k->fs->v[fi];
+    model_add(&f->cost_ns, share);
+    if (cl->occ >= 0 && cl->occ < f->nmarks)
+        model_add(&f->marks[cl->occ].cost, share);
+    model_add(&k->fs->charges.by_proc[cl->tl], share);
+}
+
 void attribute_costs(struct findings *fs, const struct model *m, const struct report_opts *o)
 {
     struct charges *c = &fs->charges;
@@ -277,47 +330,20 @@ void attribute_costs(struct findings *fs, const struct model *m, const struct re
     free(c->given);
     c->given = NULL;
     c->ngiven = 0;
-    size_t given_cap = 0;
-    struct span *u = NULL, *level = NULL;
-    size_t nu = 0, lcap = 0;
+    struct resolver r = { 0 };
+    struct costing costing = { fs, &kept };
     for (size_t i = 0; i < c->n;) {
         /* one process, one kind of cause: claims sorted by start */
         size_t j = i;
         while (j < c->n && c->v[j].tl == c->v[i].tl && rank_of(c->v[j].kind) == rank_of(c->v[i].kind))
             j++;
         if (!i || c->v[i].tl != c->v[i - 1].tl)
-            nu = 0; /* a new process: nothing charged yet */
-        if (j - i > lcap) {
-            lcap = (j - i) * 2;
-            if (!(level = realloc(level, lcap * sizeof *level)))
-                model_out_of_memory();
-        }
-        size_t nl = 0;
-        int64_t end = INT64_MIN; /* claims of one kind overlapping each other: the earlier wins */
-        for (size_t q = i; q < j; q++) {
-            const struct charge *cl = &c->v[q];
-            int64_t a = cl->a > end ? cl->a : end, b = cl->b;
-            if (b <= a)
-                continue;
-            end = b;
-            int64_t fi = 0;
-            idmap_get(&kept, finding_key(cl->kind, cl->proc, cl->site), &fi);
-            int64_t got = 0;
-            give(c, u, nu, cl, a, b, &got, &given_cap);
-            model_add(&fs->v[fi].cost_ns, got);
-            if (cl->occ >= 0 && cl->occ < fs->v[fi].nmarks)
-                model_add(&fs->v[fi].marks[cl->occ].cost, got);
-            model_add(&c->by_proc[cl->tl], got);
-            if (nl && a <= level[nl - 1].b)
-                level[nl - 1].b = b > level[nl - 1].b ? b : level[nl - 1].b;
-            else
-                level[nl++] = (struct span){ a, b };
-        }
-        merge_into(&u, &nu, level, nl);
+            r.nu = 0; /* a new process: nothing charged yet */
+        resolve_cause(&r, c, c->v + i, j - i, NULL, add_cost, &costing);
         i = j;
     }
-    free(u);
-    free(level);
+    free(r.u);
+    free(r.level);
     idmap_free(&kept);
 }
 
@@ -325,37 +351,16 @@ void charges_resolve_some(const struct charge *v, size_t n, int (*keep)(const st
                           struct charge **out, size_t *nout)
 {
     struct charges got = { 0 };
-    size_t given_cap = 0, nu = 0, lcap = 0;
-    struct span *u = NULL, *level = NULL;
+    struct resolver r = { 0 };
     for (size_t i = 0; i < n;) {
         size_t j = i; /* one kind of cause, as attribute_costs takes them */
         while (j < n && rank_of(v[j].kind) == rank_of(v[i].kind))
             j++;
-        if (j - i > lcap) {
-            lcap = (j - i) * 2;
-            if (!(level = realloc(level, lcap * sizeof *level)))
-                model_out_of_memory();
-        }
-        size_t nl = 0;
-        int64_t end = INT64_MIN;
-        for (size_t q = i; q < j; q++) {
-            const struct charge *cl = &v[q];
-            int64_t a = cl->a > end ? cl->a : end, b = cl->b;
-            if (b <= a || !keep(cl, arg))
-                continue;
-            end = b;
-            int64_t cost = 0;
-            give(&got, u, nu, cl, a, b, &cost, &given_cap);
-            if (nl && a <= level[nl - 1].b)
-                level[nl - 1].b = b > level[nl - 1].b ? b : level[nl - 1].b;
-            else
-                level[nl++] = (struct span){ a, b };
-        }
-        merge_into(&u, &nu, level, nl);
+        resolve_cause(&r, &got, v + i, j - i, keep, NULL, arg);
         i = j;
     }
-    free(u);
-    free(level);
+    free(r.u);
+    free(r.level);
     *out = got.given;
     *nout = got.ngiven;
 }
