@@ -147,16 +147,17 @@ Test(attribution, the_sort_is_a_stable_sort_in_charge_order)
             /* mostly in time order per cause, as the analyses note them; some out of order, some equal */
             t += rand() % 4 == 0 ? -(rand() % 50) : rand() % 20;
             int64_t a = rand() % 8 == 0 ? rand() % 100 : t;
+            /* (its place in gpu, which the sort carries and never compares: occ holds a mark's number) */
             v[i] = (struct charge){ a, a + rand() % 30, (int)((size_t)rand() % nprocs), rand() % 3, rand() % 2,
-                                    (int16_t)kinds[rand() % 6], (int16_t)i };
+                                    (int8_t)kinds[rand() % 6], (int8_t)(i % FINDING_MARKS), (int16_t)i };
             ref[i] = (struct placed){ v[i], i };
         }
         qsort(ref, n, sizeof *ref, placed_cmp);
         charges_sort(v, n, nprocs);
         for (size_t i = 0; i < n; i++)
             if (memcmp(&v[i], &ref[i].c, sizeof v[i]) != 0) {
-                cr_expect_fail("round %d: claim %zu of %zu differs (occurrence %d, not %d)", round, i, n, v[i].occ,
-                        ref[i].c.occ);
+                cr_expect_fail("round %d: claim %zu of %zu differs (placed %d, not %d)", round, i, n, v[i].gpu,
+                        ref[i].c.gpu);
                 break;
             }
         free(v);
