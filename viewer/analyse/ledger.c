@@ -303,9 +303,10 @@ static struct ledger *gpu_ledger(struct ledger *l, int device)
         memcpy(g->ns, l->ns, sizeof g->ns);
         memset(l->ns, 0, sizeof l->ns);
         steps_copy(g, l);
-        if (l->nsteps)
+        if (l->nsteps) { /* (no steps: no arrays) */
             memcpy(g->step_ns, l->step_ns, l->nsteps * sizeof *g->step_ns);
-        memset(l->step_ns, 0, l->nsteps * sizeof *l->step_ns);
+            memset(l->step_ns, 0, l->nsteps * sizeof *l->step_ns);
+        }
         /* its intervals so far */
         g->exposed = l->exposed, g->nexposed = l->nexposed, g->exposed_cap = l->exposed_cap;
         g->idle = l->idle, g->nidle = l->nidle, g->idle_cap = l->idle_cap;
@@ -387,7 +388,8 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
     l->ncarry = u.u.n - from;
     if (!(l->carry = malloc((l->ncarry + 1) * sizeof *l->carry)))
         model_out_of_memory();
-    memcpy(l->carry, u.u.v + from, l->ncarry * sizeof *l->carry);
+    if (l->ncarry)
+        memcpy(l->carry, u.u.v + from, l->ncarry * sizeof *l->carry);
     free(u.u.v);
 }
 
