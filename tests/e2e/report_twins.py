@@ -21,7 +21,10 @@ step) must come within WHATIF_BAND of it, for every workload whose
 planted kinds the replay predicts (comm.straggler's with every rank
 replayed together).  For a workload whose twin fixes every problem the
 report finds (ALL_FIXED: train_demo), the job's "all fixed" prediction
-must come within WHATIF_BAND of the twin too.
+must come within WHATIF_BAND of the twin too.  Where the planted run has
+a gpu.pipeline_bubble, its bound (a step's busiest GPU's work, what a
+step takes with the stages side by side) must come within WHATIF_BAND
+of the twin's step.
 
 Usage: report_twins.py BUILD_DIR [workload...]
 Prints one line per workload: predicted ms, measured ms, ratio."""
@@ -173,7 +176,12 @@ def run(name, env, fix):
         ratios = sorted((end - start) / copy_model_ns(n, src, dst) for start, end, n, src, dst in con.execute(
             "SELECT start_ns, end_ns, bytes, src_kind, dst_kind FROM gpu_op WHERE kind = 2 AND bytes >= 1048576"))
     copies = ratios[len(ratios) // 2] if ratios else 1.0
-    return statistics.mean(loop) / 1e6, statistics.mean(cost.values()) / 1e6, stretch, copies, whatif(d, kinds)
+    # gpu.pipeline_bubble's bound: a step's busiest GPU's work, what a step
+    # takes with the stages side by side (ms; None without one)
+    bound = [f["busiest_step_ns"] / 1e6 for f in d["findings"] if f["kind"] == "gpu.pipeline_bubble"
+             and f.get("busiest_step_ns")]
+    return statistics.mean(loop) / 1e6, statistics.mean(cost.values()) / 1e6, stretch, copies, whatif(d, kinds), \
+        (bound[0] if bound else None)
 
 
 def whatif(d, kinds):
@@ -216,13 +224,20 @@ def compare(name, env):
         wr = twin / pred
         wi = (wr, f"{name}: what-if: a step {now:.2f} ms, predicted {pred:.2f} ms fixed; the twin's {twin:.2f} ms"
                   f" (ratio {wr:.3f}, band {WHATIF_BAND[0]}-{WHATIF_BAND[1]})")
+    wb = None  # gpu.pipeline_bubble's bound against the twin's step
+    if all(x[5] for x in planted) and all(x[4][0] for x in fixed):
+        bound = statistics.median(x[5] / x[2] for x in planted)
+        twin = statistics.median(x[4][0] / x[2] for x in fixed)
+        wb = (twin / bound, f"{name}: gpu.pipeline_bubble's bound, the busiest GPU's work a step {bound:.2f} ms;"
+                            f" the twin's step {twin:.2f} ms (ratio {twin / bound:.3f}, band {WHATIF_BAND[0]}-"
+                            f"{WHATIF_BAND[1]})")
     wa = None
     if name in ALL_FIXED and all(x[4][2] for x in planted) and all(x[4][0] for x in fixed):
         pred = statistics.median(x[4][2] / x[2] for x in planted)
         twin = statistics.median(x[4][0] / x[2] for x in fixed)
         wa = (twin / pred, f"{name}: what-if all fixed (every rank replayed together): predicted {pred:.2f} ms;"
                            f" the twin's {twin:.2f} ms (ratio {twin / pred:.3f}, band {WHATIF_BAND[0]}-{WHATIF_BAND[1]})")
-    return ratio, stretch, what, wi, wa
+    return ratio, stretch, what, wi, wa, wb
 
 
 for name in only or list(TWINS):
@@ -232,17 +247,17 @@ for name in only or list(TWINS):
     # not show (pg_sync's saving came out 1.64x its cost once in a clean CI
     # run, 0.92-1.45x in runs here); a cost model that is wrong misses twice
     for attempt in range(ROUNDS):
-        ratio, stretch, what, wi, wa = compare(name, env)
+        ratio, stretch, what, wi, wa, wb = compare(name, env)
         inband = BAND[0] <= ratio <= BAND[1]
         wi_inband = wi is None or name in WHATIF_KNOWN_OFF or WHATIF_BAND[0] <= wi[0] <= WHATIF_BAND[1]
-        wi_inband = wi_inband and (wa is None or WHATIF_BAND[0] <= wa[0] <= WHATIF_BAND[1])
+        wi_inband = wi_inband and all(w is None or WHATIF_BAND[0] <= w[0] <= WHATIF_BAND[1] for w in (wa, wb))
         if (inband and wi_inband) or stretch > PERTURBED or (name in KNOWN_OFF | COST_UNMEASURABLE and wi_inband):
             break
         if attempt + 1 < ROUNDS:
-            diag("again: " + what + ("" if wi is None else "; " + wi[1]) + ("" if wa is None else "; " + wa[1]))
+            diag("again: " + what + "".join("; " + w[1] for w in (wi, wa, wb) if w is not None))
     if stretch > PERTURBED and not (inband and wi_inband):
         skip(what, "runs perturbed")
-        for w in (wi, wa):
+        for w in (wi, wa, wb):
             if w is not None:
                 skip(w[1], "runs perturbed")
         continue
@@ -256,6 +271,7 @@ for name in only or list(TWINS):
         skip(wi[1], "known off" + (", now in band" if WHATIF_BAND[0] <= wi[0] <= WHATIF_BAND[1] else ""))
     elif wi is not None:
         check(name in WHATIF_KNOWN_OFF or WHATIF_BAND[0] <= wi[0] <= WHATIF_BAND[1], wi[1])
-    if wa is not None:
-        check(WHATIF_BAND[0] <= wa[0] <= WHATIF_BAND[1], wa[1])
+    for w in (wa, wb):
+        if w is not None:
+            check(WHATIF_BAND[0] <= w[0] <= WHATIF_BAND[1], w[1])
 finish()

@@ -123,6 +123,8 @@ struct finding_facts {
     int device;                              /* FACT_DEVICE */
     int ngpus;                               /* FACT_GPUS */
     struct finding_gpu gpus[FACT_GPUS_MAX];
+    int64_t step_ns, busiest_step_ns;        /* ... a steady iteration's time, and its busiest GPU's work
+                                              * (medians; 0: no iterations): ledger_gpus.c */
     int nsetup;                              /* FACT_SETUP */
     struct finding_setup setup[FACT_SETUP_MAX];
     char kernel[256];                        /* FACT_UNCLAIMED: the kernel that ran most of it, "" if none named */

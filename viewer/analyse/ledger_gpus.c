@@ -6,6 +6,7 @@
 #include "viewer/analyse/ledger.h"
 #include "viewer/analyse/ledger_int.h"
 #include "viewer/analyse/findings.h"
+#include "viewer/model/steps.h"
 #include "viewer/model/timeline.h"
 
 #include <stdio.h>
@@ -34,6 +35,54 @@ static size_t ivals_merge(struct interval *v, size_t n)
         }
     }
     return k;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median of v[0, n) (sorted here; 0 if none). */
+static int64_t median(int64_t *v, size_t n)
+{
+    if (!n)
+        return 0;
+    qsort(v, n, sizeof *v, cmp_i64);
+    return v[n / 2];
+}
+
+/* What a step could take with the GPUs' stages side by side: of the
+ * steady iterations (model_steps_warmup), the median of the busiest GPU's
+ * work in each (compute, communication and copies: the ledger's buckets
+ * that are not idle), beside the median iteration (facts step_ns,
+ * busiest_step_ns; none without iterations).  A bound, not a replay:
+ * each GPU keeps its own work, and none waits for another's. */
+static void step_bound(const struct ledger *l, struct finding_facts *x)
+{
+    size_t from = l->nsteps ? model_steps_warmup(l->steps, l->nsteps) : 0, n = l->nsteps - from;
+    if (!n)
+        return;
+    int64_t *now = malloc(n * sizeof *now), *busiest = calloc(n, sizeof *busiest);
+    if (!now || !busiest)
+        model_out_of_memory();
+    for (size_t k = from; k < l->nsteps; k++) {
+        now[k - from] = 0;
+        for (size_t i = 0; i < l->ngpus; i++) {
+            const struct ledger *g = &l->gpus[i];
+            if (!g->on || k >= g->nsteps)
+                continue;
+            int64_t busy = 0;
+            for (int b = LB_COMPUTE; b <= LB_COPY; b++)
+                model_add(&busy, g->step_ns[k][b]);
+            busiest[k - from] = busy > busiest[k - from] ? busy : busiest[k - from];
+            now[k - from] = g->step_len[k]; /* (each GPU's: the iteration's time within the life) */
+        }
+    }
+    x->step_ns = median(now, n);
+    x->busiest_step_ns = median(busiest, n);
+    free(now);
+    free(busiest);
 }
 
 /* The idle of each of the process's GPUs while another of them worked
@@ -102,6 +151,7 @@ void lg_bubble(struct findings *fs, const struct model *m, size_t pi, struct led
     f->host_blocked_ns = blocked < total ? blocked : total; /* (the host's block of the whole of those gaps) */
     f->confidence = "medium";
     f->range = nby && by[top].label >= 0 ? by[top].label + 1 : 0;
+    step_bound(l, &f->facts);
 }
 
 /* The process's ledger made the sum of its GPUs': buckets, rows and

@@ -153,6 +153,9 @@ void finding_facts_json(FILE *out, const struct model *m, const struct finding *
             fprintf(out, "%s{\"device\": %d, \"idle_ns\": %lld}", k ? ", " : "", x->gpus[k].device,
                     (long long)x->gpus[k].idle_ns);
         fputc(']', out);
+        if (x->step_ns)
+            fprintf(out, ", \"step_ns\": %lld, \"busiest_step_ns\": %lld", (long long)x->step_ns,
+                    (long long)x->busiest_step_ns);
     }
     if ((x->has & FACT_UNCLAIMED) && x->kernel[0]) { /* a name from the trace: escaped */
         fputs(", \"kernel\": ", out);

@@ -215,9 +215,14 @@ static void bubble_text(const struct model *m, const struct finding *f, struct t
         say_more(msg, "%s GPU %d %.2f ms", k ? "," : ";", f->facts.gpus[k].device, ms(f->facts.gpus[k].idle_ns));
     if (*range)
         say_more(msg, "; most of it while the host was in %.200s", range);
-    if (f->host_blocked_ns * 2 >= f->gpu_idle_ns)
+    int blocked = f->host_blocked_ns * 2 >= f->gpu_idle_ns;
+    if (blocked)
         say_more(msg, "; the host was blocked in a sync or copy for %.2f ms of it, so the next step's work could not"
                       " be queued beside it", ms(f->host_blocked_ns));
+    /* the bound, where the host waited (else its own pace may set the step) */
+    if (blocked && f->facts.step_ns > 0 && f->facts.busiest_step_ns < f->facts.step_ns)
+        say_more(msg, "; a step took %.2f ms (median), its busiest GPU working %.2f ms of it: about what a step"
+                      " takes with the stages side by side", ms(f->facts.step_ns), ms(f->facts.busiest_step_ns));
     say(fix, "keep every GPU busy: split each batch into micro-batches that follow each other through the stages (a"
              " pipeline schedule: torch.distributed.pipelining, GPipe or 1F1B), or shard instead of splitting the"
              " model (FSDP); without them, remove a sync that waits for the last stage each step so that the next"
