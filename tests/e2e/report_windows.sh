@@ -177,6 +177,15 @@ sqlite3 "$tmp/three.db" < "$top_srcdir/tests/data/golden/hand-pipeline_three/row
 for rows in 2 8; do
   same_windowed "hand-pipeline_three (GPU 0 alone in the first window)" "$tmp/three.db" $rows
 done
+# one of a process's several GPUs alone in a window (tests/data/golden/
+# hand-pipeline_phases: GPU 1's phase between two device syncs) is that
+# GPU, as read whole: it was read as a process's one GPU, its gaps
+# gpu.idle's to their end, not up to when its work was queued
+sqlite3 "$tmp/phases.db" < "$top_srcdir/tests/data/golden/hand-schema.sql"
+sqlite3 "$tmp/phases.db" < "$top_srcdir/tests/data/golden/hand-pipeline_phases/rows.sql"
+for rows in 2 8; do
+  same_windowed "hand-pipeline_phases (GPU 1 alone in a window)" "$tmp/phases.db" $rows
+done
 # an operation with no call recorded, of a lower id than a window's first
 # call: queued from the earliest call of a higher id among those before
 # it, not from the window's first call's (a stall read in windows only)

@@ -365,8 +365,8 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
     const struct ivals blocked = ps->blocked;
     for (size_t k = 0; k < nd; k++) {
         struct dev_idle *d = dev_state(ps, devs[k]);
-        if (nd == 1) {
-            gaps_of(m, o, fs, pi, t, &t->busy, &blocked, d, -1);
+        if (nd == 1) { /* (one of several GPUs alone in the window: that GPU's, as read whole) */
+            gaps_of(m, o, fs, pi, t, &t->busy, &blocked, d, ps->multi_gpu ? devs[0] : -1);
             continue;
         }
         struct ivals u = timeline_ops_union(p, devs[k], 0);
