@@ -186,6 +186,15 @@ sqlite3 "$tmp/phases.db" < "$top_srcdir/tests/data/golden/hand-pipeline_phases/r
 for rows in 2 8; do
   same_windowed "hand-pipeline_phases (GPU 1 alone in a window)" "$tmp/phases.db" $rows
 done
+# a process's GPUs wait for each other from its first wait across them
+# on (tests/data/golden/hand-pipeline_warmup: each GPU's warm-up queued,
+# a device sync, then a pipeline): read whole, the wait made the warm-up's
+# stalls a pipeline's bubble; read a window at a time, they were stalls
+sqlite3 "$tmp/warmup.db" < "$top_srcdir/tests/data/golden/hand-schema.sql"
+sqlite3 "$tmp/warmup.db" < "$top_srcdir/tests/data/golden/hand-pipeline_warmup/rows.sql"
+for rows in 2 8; do
+  same_windowed "hand-pipeline_warmup (the first wait across GPUs in a later window)" "$tmp/warmup.db" $rows
+done
 # an operation with no call recorded, of a lower id than a window's first
 # call: queued from the earliest call of a higher id among those before
 # it, not from the window's first call's (a stall read in windows only)

@@ -243,9 +243,10 @@ static int64_t queued_at(const struct timeline *t, const struct gop *g)
 /* From when in the gap [a, b) of GPU device (-1: the process's one) work
  * was queued that started at b (b: none); *what its operation, *queued
  * when it was queued.  On one of several GPUs, one of whose streams waits
- * for another's events, not while another GPU of the process worked: the
- * work may have waited for that (a pipeline's stage for the one before
- * it), which is in the records. */
+ * for another's events (from the first such wait on: pipeline_by), not
+ * while another GPU of the process worked: the work may have waited for
+ * that (a pipeline's stage for the one before it), which is in the
+ * records. */
 static int64_t stalled_from(const struct timeline *t, int device, int64_t a, int64_t b, const struct gop **what,
                             int64_t *queued)
 {
@@ -262,7 +263,7 @@ static int64_t stalled_from(const struct timeline *t, int device, int64_t a, int
         }
     }
     *queued = from < a ? a : from;
-    if (device >= 0 && ps->waits_across && from < b) {
+    if (device >= 0 && pipeline_by(ps, b) && from < b) {
         int64_t other = ivals_end_before(&t->busy, b); /* every GPU's work */
         from = other > from ? (other < b ? other : b) : from;
     }
@@ -319,7 +320,7 @@ static void gaps_of(const struct model *m, const struct report_opts *o, struct f
         /* on one of several GPUs that wait for each other, its work queued
          * while another GPU worked waited for that: no host's pace, the
          * pipeline's bubble (the ledger's, ledger.c) */
-        if (device >= 0 && ((const struct proc_pass *)t->p->pass)->waits_across && queued < b)
+        if (device >= 0 && pipeline_by(t->p->pass, busy->v[k].a) && queued < b)
             b = queued;
         if (b > a)
             claim_gap(m, fs, pi, blocked, d, a, b);

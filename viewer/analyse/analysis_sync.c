@@ -502,7 +502,8 @@ static int stream_device(const struct timeline *t, const struct proc_pass *ps, i
 }
 
 /* A record or a wait of the walk below: whether a stream of one GPU
- * waits for an event recorded on another GPU's (ps->waits_across). */
+ * waits for an event recorded on another GPU's, and from when
+ * (ps->waits_across, waits_from). */
 static void note_across(const struct model *m, const struct timeline *t, struct proc_pass *ps, const struct call *c)
 {
     enum api_role r = m->roles[c->api];
@@ -514,8 +515,11 @@ static void note_across(const struct model *m, const struct timeline *t, struct 
         return;
     }
     int64_t e = 0;
-    if (idmap_get(&ps->event_dev, (uint64_t)c->event, &e) && e - 1 != dev)
+    if (idmap_get(&ps->event_dev, (uint64_t)c->event, &e) && e - 1 != dev &&
+        (!ps->waits_across || c->start < ps->waits_from)) {
         ps->waits_across = 1;
+        ps->waits_from = c->start; /* (the calls in time order: the first) */
+    }
 }
 
 void analyse_syncs(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi)

@@ -168,8 +168,10 @@ static void tally_launch(struct ledger *l, const struct proc *p, int64_t a, int6
 }
 
 /* A long gap [a, b) of a GPU kept: with the host's blocking calls in it;
- * of one of several GPUs (others: every GPU's work), its parts while
- * another worked apart (peer). */
+ * of one of several GPUs (others: every GPU's work) that wait for each
+ * other from waits_from on, before b (the process's first wait across
+ * its GPUs: proc_pass.h, pipeline_by), its parts while another worked
+ * apart (peer). */
 struct gap_split { struct ledger *l; const struct ivals *blocked; };
 
 static void idle_part(void *arg, int64_t a, int64_t b)
@@ -186,10 +188,11 @@ static void peer_part(void *arg, int64_t a, int64_t b)
     model_add(&g->l->peer_blocked_ns, ivals_cover(g->blocked, a, b));
 }
 
-static void keep_gap(struct ledger *l, const struct ivals *others, const struct ivals *blocked, int64_t a, int64_t b)
+static void keep_gap(struct ledger *l, const struct ivals *others, int64_t waits_from, const struct ivals *blocked,
+                     int64_t a, int64_t b)
 {
     struct gap_split g = { l, blocked };
-    if (!others) {
+    if (!others || waits_from >= b) {
         idle_part(&g, a, b);
         return;
     }
@@ -244,7 +247,7 @@ static void window_into(struct ledger *top, struct ledger *l, const struct proc 
             lg_add_span(l, LB_IDLE_LAUNCH, l->last, a);
             tally_launch(top, p, l->last, a);
         } else {
-            keep_gap(l, others, blocked, l->last, a);
+            keep_gap(l, others, top->waits ? top->waits_from : INT64_MAX, blocked, l->last, a);
         }
         l->last = b;
     }
@@ -345,9 +348,13 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
     if (!l->ngpus)
         steps_begin(l, p);
     /* one GPU idle while another works is a bubble where one waits for
-     * another's events (else as any idle: the host's pace, a sync, a stall) */
-    l->waits |= ((const struct proc_pass *)p->pass)->waits_across;
-    const int waits = l->waits;
+     * another's events, from the first such wait on (else as any idle: the
+     * host's pace, a sync, a stall) */
+    const struct proc_pass *ps = p->pass;
+    if (ps->waits_across && !l->waits) {
+        l->waits = 1;
+        l->waits_from = ps->waits_from;
+    }
     /* every GPU's work, from what earlier windows left (before this one's:
      * windows are cut where nothing runs) */
     struct ivals_build u = { 0 };
@@ -362,7 +369,7 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
         struct ivals busy = timeline_ops_union(p, devs[k], 0), compute = timeline_ops_union(p, devs[k], 1),
                      comm = timeline_ops_union(p, devs[k], 2);
         struct gpu_view v = { &busy, &compute, &comm, devs[k] };
-        window_into(l, g, p, o, &v, blocked, waits ? &u.u : NULL);
+        window_into(l, g, p, o, &v, blocked, &u.u);
         free(busy.v);
         free(compute.v);
         free(comm.v);
@@ -448,7 +455,8 @@ void lg_take_back(const struct findings *fs, struct ledger *l)
 
 /* A GPU's ledger (or the process's one GPU's) at the process's end: its
  * life, span and the time before and after its work. */
-static void gpu_end(const struct model *m, size_t pi, struct ledger *l, const struct ivals *others)
+static void gpu_end(const struct model *m, size_t pi, struct ledger *l, const struct ivals *others,
+                    int64_t waits_from)
 {
     const struct proc *p = &m->procs[pi];
     l->life_ns = p->end - p->start;
@@ -460,7 +468,7 @@ static void gpu_end(const struct model *m, size_t pi, struct ledger *l, const st
      * what its GPU did then is not known */
     if (model_proc_unended(p) && !model_proc_gpu_cut(m, pi) && p->end > l->last) {
         const struct ivals none = { NULL, 0 };
-        keep_gap(l, others, &none, l->last, p->end);
+        keep_gap(l, others, waits_from, &none, l->last, p->end);
         l->last = p->end;
     }
     l->span_ns = l->last - l->first;
@@ -477,16 +485,16 @@ void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
         return;
     struct ledger *l = &fs->ledgers[pi];
     if (!l->ngpus) {
-        gpu_end(m, pi, l, NULL);
+        gpu_end(m, pi, l, NULL, INT64_MAX);
         put_aside(fs, l);
     } else { /* each GPU's; the process's life and span their sums (its buckets once resolved) */
-        const struct ivals carry = { l->carry, l->ncarry }, *others = l->waits ? &carry : NULL;
+        const struct ivals carry = { l->carry, l->ncarry }, *others = &carry;
         l->life_ns = l->span_ns = 0;
         for (size_t k = 0; k < l->ngpus; k++) {
             struct ledger *g = &l->gpus[k];
             if (!g->on)
                 continue;
-            gpu_end(m, pi, g, others);
+            gpu_end(m, pi, g, others, l->waits ? l->waits_from : INT64_MAX);
             model_add(&l->life_ns, g->life_ns);
             model_add(&l->span_ns, g->span_ns);
             if (g->last > l->last)

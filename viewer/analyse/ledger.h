@@ -89,7 +89,11 @@ struct ledger {
      * GPU's (device). */
     int device;
     struct ledger *gpus; size_t ngpus;
-    int waits;                /* a stream of one GPU waited for another's events (proc_pass.h): bubbles */
+    /* a stream of one GPU waited for another's events (proc_pass.h), from
+     * waits_from on: a GPU's gap ending later is split beside the others'
+     * work (peer), as gpu.pipeline_bubble's */
+    int waits;
+    int64_t waits_from;
     /* while built, of a GPU's ledger: its idle gaps' parts while another
      * GPU of the process worked, and of those the host's blocked time */
     struct interval *peer; size_t npeer, peer_cap;

@@ -73,18 +73,27 @@ struct proc_pass {
     size_t coll_first, ncoll_values, coll_values_cap;
     struct idmap site_colls;
     /* analysis_sync.c: whether a stream of one GPU waited for an event
-     * recorded on another's (cudaStreamWaitEvent): one GPU's queued work
-     * idle while another works is then a pipeline's bubble (ledger.c),
-     * else a stall; whether its work ran on several GPUs so far (and the
-     * first one's device + 1); each
-     * stream's GPU (stream key + 1 -> device + 1) and each event's, where
-     * it was last recorded (handle -> device + 1) */
+     * recorded on another's (cudaStreamWaitEvent), and from when (the
+     * first such wait's start): one GPU's queued work idle while another
+     * works is from then on a pipeline's bubble (ledger.c), else a stall
+     * (pipeline_by: the same read whole or a window at a time); whether
+     * its work ran on several GPUs so far (and the first one's device +
+     * 1); each stream's GPU (stream key + 1 -> device + 1) and each
+     * event's, where it was last recorded (handle -> device + 1) */
     int waits_across, multi_gpu, first_device;
+    int64_t waits_from;
     struct idmap stream_dev, event_dev;
     /* summary.c: the first busy time */
     int64_t busy_first;
     int have_span;
 };
+
+/* Whether a gap of one of the process's GPUs that ends at t lies where its
+ * GPUs wait for each other: a wait across them was seen before t. */
+static inline int pipeline_by(const struct proc_pass *ps, int64_t t)
+{
+    return ps->waits_across && ps->waits_from < t;
+}
 
 struct proc;
 
