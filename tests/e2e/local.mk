@@ -58,6 +58,7 @@ TESTS += \
   tests/e2e/report_hang.sh \
   tests/e2e/report_slowdown.sh \
   tests/e2e/report_stream_halves.sh \
+  tests/e2e/report_gpu_numbers.sh \
   tests/e2e/report_open_ranges.sh \
   tests/e2e/report_html_page.sh \
   tests/e2e/tracer_unfinished.sh \
@@ -140,6 +141,7 @@ EXTRA_DIST += \
   tests/e2e/report_hang.sh \
   tests/e2e/report_slowdown.sh \
   tests/e2e/report_stream_halves.sh \
+  tests/e2e/report_gpu_numbers.sh \
   tests/e2e/report_open_ranges.sh \
   tests/e2e/kineto_hta.sh \
   tests/e2e/report_workloads.py \

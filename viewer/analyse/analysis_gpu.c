@@ -150,10 +150,12 @@ static struct dev_idle *dev_state(struct proc_pass *ps, int device)
 }
 
 /* gpu.idle's key for a GPU and the range the host was in: its finding's
- * callsite_id, never a real site (those are >= 0) */
+ * callsite_id, never a real site (those are >= 0) nor one of ledger_int.h's
+ * (below -2^30): CHARGE_DEVICES GPUs apart (findings.h), 2^22 labels (NVTX
+ * and Python strings) */
 static int idle_key(int device, int label)
 {
-    return -1 - (device & 0x3f) - 64 * ((label + 1) & 0xffffff);
+    return -1 - (device & (CHARGE_DEVICES - 1)) - CHARGE_DEVICES * ((label + 1) & 0x3fffff);
 }
 
 int charge_device(const struct charge *c)
@@ -162,7 +164,7 @@ int charge_device(const struct charge *c)
         return c->gpu - 1;
     if ((c->kind != F_GPU_IDLE && c->kind != F_GPU_STALLED) || c->site >= 0)
         return -1;
-    return (int)((-1 - (int64_t)c->site) % 64); /* idle_key's device (of 64 and more: modulo 64) */
+    return (int)((-1 - (int64_t)c->site) % CHARGE_DEVICES); /* idle_key's device */
 }
 
 /* One gap of a GPU's work, a to b, claimed for gpu.idle but for the

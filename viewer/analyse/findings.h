@@ -385,7 +385,11 @@ void analyse_comm_end(const struct model *m, struct findings *fs, size_t pi);
 void analyse_idle_end(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi);
 /* The GPU that a claim or piece is about: its own (gpu), or of gpu.idle
  * or gpu.stalled, theirs (their call site encodes it, with the host
- * range: analysis_gpu.c); -1 for one about the process's every GPU. */
+ * range: analysis_gpu.c); -1 for one about the process's every GPU.
+ * GPUs 0 to CHARGE_DEVICES - 1 are told apart (a device number is CUDA's
+ * ordinal, a few; of more, modulo CHARGE_DEVICES): of 64 once, where GPU
+ * 64's gpu.idle was GPU 0's, and GPU 0's claims taken for GPU 64's. */
+#define CHARGE_DEVICES 256
 int charge_device(const struct charge *c);
 /* Across ranks: a sync site that waited for work at some calls is not redundant at the others. */
 void filter_syncs(struct findings *fs);

@@ -191,7 +191,8 @@ static int keep_for_gpu(const struct charge *c, void *arg)
     const struct gpu_keep *k = arg;
     int d = charge_device(c);
     int64_t v;
-    return (d < 0 || d == (k->device & 0x3f)) && !idmap_get(k->dropped, finding_key(c->kind, c->proc, c->site), &v);
+    return (d < 0 || d == (k->device & (CHARGE_DEVICES - 1))) &&
+           !idmap_get(k->dropped, finding_key(c->kind, c->proc, c->site), &v);
 }
 
 /* Process tl's ledger when it drives several GPUs, else NULL. */

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 /* A finding made of what no finding claimed: its site, never a real one
- * (>= 0) nor gpu.idle's (analysis_gpu.c: above -2^30). */
+ * (>= 0) nor gpu.idle's (analysis_gpu.c: -2^30 and above). */
 #define UNCLAIMED_SITE (-(1 << 30) - 1)
 /* gpu.launch_bound's site, never a real one, nor another whole process's */
 #define LAUNCH_SITE (-(1 << 30) - 2)
