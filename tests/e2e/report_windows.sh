@@ -195,6 +195,13 @@ sqlite3 "$tmp/warmup.db" < "$top_srcdir/tests/data/golden/hand-pipeline_warmup/r
 for rows in 2 8; do
   same_windowed "hand-pipeline_warmup (the first wait across GPUs in a later window)" "$tmp/warmup.db" $rows
 done
+# ... and the event that wait is for recorded in a window of GPU 0's work
+# alone (tests/data/golden/hand-pipeline_early_event): read a window at a
+# time, the record was not noted (the process then drove one GPU) and the
+# wait not seen, GPU 0's queued kernel a stall of 4.8 ms, not 0.99
+sqlite3 "$tmp/early_event.db" < "$top_srcdir/tests/data/golden/hand-schema.sql"
+sqlite3 "$tmp/early_event.db" < "$top_srcdir/tests/data/golden/hand-pipeline_early_event/rows.sql"
+same_windowed "hand-pipeline_early_event (the event recorded before a second GPU's work)" "$tmp/early_event.db" 2
 # an operation with no call recorded, of a lower id than a window's first
 # call: queued from the earliest call of a higher id among those before
 # it, not from the window's first call's (a stall read in windows only)

@@ -503,20 +503,22 @@ static int stream_device(const struct timeline *t, const struct proc_pass *ps, i
 
 /* A record or a wait of the walk below: whether a stream of one GPU
  * waits for an event recorded on another GPU's, and from when
- * (ps->waits_across, waits_from). */
-static void note_across(const struct model *m, const struct timeline *t, struct proc_pass *ps, const struct call *c)
+ * (ps->waits_across, waits_from).  Each event's stream is noted at every
+ * record, whatever GPUs the process has driven so far (a window of one
+ * GPU's work may record what a later one waits for); the GPUs are told
+ * at the wait, once the process has driven several. */
+static void note_across(const struct model *m, const struct timeline *t, struct proc_pass *ps, const struct call *c,
+                        int multi)
 {
-    enum api_role r = m->roles[c->api];
-    int dev = stream_device(t, ps, c->stream);
-    if (dev < 0)
-        return;
-    if (r == ROLE_EVENT_RECORD) {
-        idmap_put(&ps->event_dev, (uint64_t)c->event, dev + 1, 0);
+    if (m->roles[c->api] == ROLE_EVENT_RECORD) {
+        idmap_put(&ps->event_stream, (uint64_t)c->event, c->stream, 0);
         return;
     }
-    int64_t e = 0;
-    if (idmap_get(&ps->event_dev, (uint64_t)c->event, &e) && e - 1 != dev &&
-        (!ps->waits_across || c->start < ps->waits_from)) {
+    int64_t rec = 0;
+    if (!multi || !idmap_get(&ps->event_stream, (uint64_t)c->event, &rec))
+        return;
+    int dev = stream_device(t, ps, c->stream), from = stream_device(t, ps, rec);
+    if (dev >= 0 && from >= 0 && from != dev && (!ps->waits_across || c->start < ps->waits_from)) {
         ps->waits_across = 1;
         ps->waits_from = c->start; /* (the calls in time order: the first) */
     }
@@ -552,8 +554,8 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
          * SYNCHRONIZATION record named, cupti_calls.c; without one it adds
          * nothing) */
         int args = c->event && c->stream != CUPTI_STREAM_UNKNOWN;
-        if ((r == ROLE_EVENT_RECORD || r == ROLE_STREAM_WAIT) && args && multi)
-            note_across(m, t, ps, c);
+        if ((r == ROLE_EVENT_RECORD || r == ROLE_STREAM_WAIT) && args)
+            note_across(m, t, ps, c, multi);
         if (r == ROLE_EVENT_RECORD && args)
             deps_record(d, c->event, c->stream, c->start);
         else if (r == ROLE_STREAM_WAIT && args)

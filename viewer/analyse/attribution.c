@@ -58,6 +58,9 @@ static void push(struct charge **v, size_t *n, size_t *cap, struct charge c)
     (*v)[(*n)++] = c;
 }
 
+/* a claim's kind and occurrence are 8 bits (struct charge: 32 bytes) */
+_Static_assert(F_KIND_COUNT <= 127 && FINDING_MARKS <= 127, "struct charge's kind and occ are int8_t");
+
 void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a, int64_t b)
 {
     if (b <= a)

@@ -29,7 +29,7 @@ void proc_pass_free(struct proc_pass *ps)
     free(ps->blocked.v);
     idmap_free(&ps->site_colls);
     idmap_free(&ps->stream_dev);
-    idmap_free(&ps->event_dev);
+    idmap_free(&ps->event_stream);
     free(ps);
 }
 

@@ -79,10 +79,10 @@ struct proc_pass {
      * (pipeline_by: the same read whole or a window at a time); whether
      * its work ran on several GPUs so far (and the first one's device +
      * 1); each stream's GPU (stream key + 1 -> device + 1) and each
-     * event's, where it was last recorded (handle -> device + 1) */
+     * event's stream, where it was last recorded (handle -> handle) */
     int waits_across, multi_gpu, first_device;
     int64_t waits_from;
-    struct idmap stream_dev, event_dev;
+    struct idmap stream_dev, event_stream;
     /* summary.c: the first busy time */
     int64_t busy_first;
     int have_span;

@@ -199,8 +199,8 @@ void ledger_text(FILE *out, const struct model *m, const struct summary *s, cons
         const struct ledger *g;
         for (size_t k = 0; ledger_ngpus(l) > 1 && (g = ledger_gpu(l, k)); k++) {
             char gpu[16];
-            snprintf(gpu, sizeof gpu, "GPU %d", g->device);
-            fprintf(out, "  %-5s %6.1f", gpu, ms(g->span_ns));
+            int w = snprintf(gpu, sizeof gpu, "GPU %d", g->device); /* under the rank's 14 columns */
+            fprintf(out, "  %s %*.1f", gpu, w < 10 ? 11 - w : 1, ms(g->span_ns));
             for (size_t c = 0; c < NCOLUMNS; c++)
                 fprintf(out, " %7.1f", ms(g->ns[columns[c].bucket]));
             fputc('\n', out);
