@@ -344,14 +344,7 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
     struct timeline *t = model_timeline(m, pi);
     struct proc_pass *ps = p->pass;
     int devs[64];
-    size_t nd = 0;
-    for (size_t i = 0; i < p->nops; i++) {
-        size_t k;
-        for (k = 0; k < nd && devs[k] != p->ops[i].device; k++)
-            ;
-        if (k == nd && nd < 64)
-            devs[nd++] = p->ops[i].device;
-    }
+    size_t nd = timeline_devices(p, devs, 64);
     /* the blocks of earlier windows that reach past a GPU's last busy end,
      * then this window's */
     int64_t keep_from = INT64_MAX;

@@ -253,20 +253,6 @@ static void window_into(struct ledger *top, struct ledger *l, const struct proc 
     }
 }
 
-/* The GPUs the window's operations ran on, up to n; how many. */
-static size_t window_devices(const struct proc *p, int *devs, size_t n)
-{
-    size_t nd = 0;
-    for (size_t i = 0; i < p->nops; i++) {
-        size_t k;
-        for (k = 0; k < nd && devs[k] != p->ops[i].device; k++)
-            ;
-        if (k == nd && nd < n)
-            devs[nd++] = p->ops[i].device;
-    }
-    return nd;
-}
-
 /* A GPU's ledger given the process's iterations (the same, so that their
  * buckets add up), its own counts of them zero. */
 static void steps_copy(struct ledger *g, const struct ledger *l)
@@ -337,7 +323,7 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
     struct ledger *l = ledger_at(fs, m, pi);
     const struct ivals *blocked = &((const struct proc_pass *)p->pass)->blocked; /* analysis_gpu.c's, this window's */
     int devs[64];
-    size_t nd = window_devices(p, devs, 64);
+    size_t nd = timeline_devices(p, devs, 64);
     if (!l->ngpus && (nd == 0 || (nd == 1 && (!l->on || l->device == devs[0])))) {
         if (nd && !l->on)
             l->device = devs[0];

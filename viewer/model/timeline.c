@@ -26,6 +26,19 @@ struct ivals timeline_ops_union(const struct proc *p, int device, int which)
     return u.u;
 }
 
+size_t timeline_devices(const struct proc *p, int *devs, size_t n)
+{
+    size_t nd = 0;
+    for (size_t i = 0; i < p->nops; i++) {
+        size_t k;
+        for (k = 0; k < nd && devs[k] != p->ops[i].device; k++)
+            ;
+        if (k == nd && nd < n)
+            devs[nd++] = p->ops[i].device;
+    }
+    return nd;
+}
+
 void timeline_build(struct timeline *t, const struct proc *p)
 {
     memset(t, 0, sizeof *t);

@@ -35,6 +35,9 @@ void timeline_build(struct timeline *t, const struct proc *p);
  * NCCL kernels.  Merged as it goes: the operations are sorted by start,
  * and a copy of all of them first would cost 16 bytes each (free its v). */
 struct ivals timeline_ops_union(const struct proc *p, int device, int which);
+/* The GPUs the window's operations ran on, in the order first seen, up to
+ * n of them into devs; how many. */
+size_t timeline_devices(const struct proc *p, int *devs, size_t n);
 /* The timeline of process pi, built once and kept in the model (freed by
  * load_free). */
 struct timeline *model_timeline(const struct model *m, size_t pi);
