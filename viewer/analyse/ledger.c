@@ -341,21 +341,27 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
         l->waits = 1;
         l->waits_from = ps->waits_from;
     }
-    /* every GPU's work, from what earlier windows left (before this one's:
-     * windows are cut where nothing runs) */
-    struct ivals_build u = { 0 };
-    do {
-        for (size_t k = 0; k < l->ncarry; k++)
-            ivals_build_add(&u, l->carry[k].a, l->carry[k].b);
-        for (size_t k = 0; k < t->busy.n; k++)
-            ivals_build_add(&u, t->busy.v[k].a, t->busy.v[k].b);
-    } while (ivals_build_pass(&u));
+    /* every GPU's work: what earlier windows left, then this window's,
+     * after it (windows are cut where nothing runs), appended */
+    if (l->ncarry + t->busy.n + 1 > l->carry_cap) {
+        l->carry_cap = (l->ncarry + t->busy.n + 1) * 2;
+        if (!(l->carry = realloc(l->carry, l->carry_cap * sizeof *l->carry)))
+            model_out_of_memory();
+    }
+    for (size_t k = 0; k < t->busy.n; k++) {
+        struct interval *last = l->ncarry ? &l->carry[l->ncarry - 1] : NULL;
+        if (last && t->busy.v[k].a <= last->b) /* (a damaged file's overlap: joined) */
+            last->b = t->busy.v[k].b > last->b ? t->busy.v[k].b : last->b;
+        else
+            l->carry[l->ncarry++] = t->busy.v[k];
+    }
+    const struct ivals u = { l->carry, l->ncarry };
     for (size_t k = 0; k < nd; k++) {
         struct ledger *g = gpu_ledger(l, devs[k]);
         struct ivals busy = timeline_ops_union(p, devs[k], 0), compute = timeline_ops_union(p, devs[k], 1),
                      comm = timeline_ops_union(p, devs[k], 2);
         struct gpu_view v = { &busy, &compute, &comm, devs[k] };
-        window_into(l, g, p, o, &v, blocked, &u.u);
+        window_into(l, g, p, o, &v, blocked, &u);
         free(busy.v);
         free(compute.v);
         free(comm.v);
@@ -375,15 +381,12 @@ void ledger_window(const struct model *m, const struct report_opts *o, struct fi
         keep = g->last < keep ? g->last : keep;
     }
     size_t from = 0;
-    while (from < u.u.n && u.u.v[from].b <= keep)
+    while (from < l->ncarry && l->carry[from].b <= keep)
         from++;
-    free(l->carry);
-    l->ncarry = u.u.n - from;
-    if (!(l->carry = malloc((l->ncarry + 1) * sizeof *l->carry)))
-        model_out_of_memory();
-    if (l->ncarry)
-        memcpy(l->carry, u.u.v + from, l->ncarry * sizeof *l->carry);
-    free(u.u.v);
+    if (from) {
+        l->ncarry -= from;
+        memmove(l->carry, l->carry + from, l->ncarry * sizeof *l->carry);
+    }
 }
 
 /* The process's intervals into the run's scratch store, so that the
@@ -489,7 +492,7 @@ void ledger_proc_end(const struct model *m, struct findings *fs, size_t pi)
         }
         free(l->carry);
         l->carry = NULL;
-        l->ncarry = 0;
+        l->ncarry = l->carry_cap = 0;
     }
     for (size_t i = 0; i < l->comm_by_name.cap; i++) /* its names go with its records */
         if (l->comm_by_name.key[i] && l->comm_by_name.val[i] > l->comm_kernel_ns) {

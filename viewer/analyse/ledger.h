@@ -104,7 +104,7 @@ struct ledger {
     struct charge *pieces; size_t npieces;
     /* ... of the process's: every GPU's work from the earliest of their
      * last ends on, carried into the next window (a gap across a cut) */
-    struct interval *carry; size_t ncarry;
+    struct interval *carry; size_t ncarry, carry_cap;
 };
 
 /* The ledger pass's hooks (passes.c). */
