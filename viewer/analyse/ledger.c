@@ -148,23 +148,22 @@ static void keep_blocked(void *arg, int64_t a, int64_t b)
     lg_push_ival(&l->blocked, &l->nblocked, &l->blocked_cap, a, b);
 }
 
-/* A short gap [a, b) tallied by the host range around its middle. */
-static void tally_launch(struct ledger *l, const struct proc *p, int64_t a, int64_t b)
+void lg_tally_range(struct launch_tally **v, size_t *n, const struct proc *p, int64_t a, int64_t b)
 {
     int r = p->nuser_ranges ? model_range_place(p, model_range_at(p, -1, a + (b - a) / 2)) : -1;
     int label = r >= 0 ? p->ranges[r].name : -1;
     size_t k;
-    for (k = 0; k < l->nlaunch && l->launch[k].label != label; k++)
+    for (k = 0; k < *n && (*v)[k].label != label; k++)
         ;
-    if (k == l->nlaunch) {
-        struct launch_tally *v = realloc(l->launch, (l->nlaunch + 1) * sizeof *v);
-        if (!v)
+    if (k == *n) {
+        struct launch_tally *t = realloc(*v, (*n + 1) * sizeof *t);
+        if (!t)
             model_out_of_memory();
-        l->launch = v;
-        v[l->nlaunch++] = (struct launch_tally){ label, 0, 0 };
+        *v = t;
+        t[(*n)++] = (struct launch_tally){ label, 0, 0 };
     }
-    model_add(&l->launch[k].ns, b - a);
-    l->launch[k].n++;
+    model_add(&(*v)[k].ns, b - a);
+    (*v)[k].n++;
 }
 
 /* A long gap [a, b) of a GPU kept: with the host's blocking calls in it;
@@ -245,7 +244,7 @@ static void window_into(struct ledger *top, struct ledger *l, const struct proc 
         } else if (a - l->last < o->idle_gap_ns) {
             model_add(&l->ns[LB_IDLE_LAUNCH], a - l->last);
             lg_add_span(l, LB_IDLE_LAUNCH, l->last, a);
-            tally_launch(top, p, l->last, a);
+            lg_tally_range(&top->launch, &top->nlaunch, p, l->last, a); /* gpu.launch_bound's place */
         } else {
             keep_gap(l, others, top->waits ? top->waits_from : INT64_MAX, blocked, l->last, a);
         }

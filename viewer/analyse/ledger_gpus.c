@@ -96,28 +96,21 @@ void lg_bubble(struct findings *fs, const struct model *m, size_t pi, struct led
 {
     const struct proc *p = &m->procs[pi];
     int64_t total = 0, blocked = 0, n = 0;
-    struct launch_tally by[8]; /* ns by range: the first 8 ranges seen */
+    struct launch_tally *by = NULL; /* its time by the host range it fell in */
     size_t nby = 0, top = 0;
     for (size_t k = 0; k < l->ngpus; k++) {
         const struct ledger *g = &l->gpus[k];
         for (size_t i = 0; i < g->npeer; i++) {
-            const struct interval *v = &g->peer[i];
-            model_add(&total, v->b - v->a);
+            model_add(&total, g->peer[i].b - g->peer[i].a);
             n++;
-            int r = p->nuser_ranges ? model_range_place(p, model_range_at(p, -1, v->a + (v->b - v->a) / 2)) : -1;
-            int label = r >= 0 ? p->ranges[r].name : -1;
-            size_t q;
-            for (q = 0; q < nby && by[q].label != label; q++)
-                ;
-            if (q == nby && nby < 8)
-                by[nby++] = (struct launch_tally){ label, 0, 0 };
-            if (q < nby) {
-                model_add(&by[q].ns, v->b - v->a);
-                top = by[q].ns > by[top].ns ? q : top;
-            }
+            lg_tally_range(&by, &nby, p, g->peer[i].a, g->peer[i].b);
         }
         model_add(&blocked, g->peer_blocked_ns);
     }
+    for (size_t q = 0; q < nby; q++)
+        top = by[q].ns > by[top].ns ? q : top;
+    int label = nby ? by[top].label : -1;
+    free(by);
     if (!total)
         return;
     int noise = total < IDLE_MIN_NS && total * 100 < l->span_ns;
@@ -150,7 +143,7 @@ void lg_bubble(struct findings *fs, const struct model *m, size_t pi, struct led
     f->cost_ns = total;
     f->host_blocked_ns = blocked < total ? blocked : total; /* (the host's block of the whole of those gaps) */
     f->confidence = "medium";
-    f->range = nby && by[top].label >= 0 ? by[top].label + 1 : 0;
+    f->range = label >= 0 ? label + 1 : 0;
     step_bound(l, &f->facts);
 }
 

@@ -32,11 +32,15 @@
 
 struct findings;
 struct model;
+struct proc;
 
 /* ledger.c: [a, b) appended to the intervals v (joined to the last when
  * it ends at a); [a, b) of a bucket added to the iterations it falls in;
  * a process's intervals read back from the scratch store; and let go. */
 void lg_push_ival(struct interval **v, size_t *n, size_t *cap, int64_t a, int64_t b);
+/* ... and [a, b) tallied by the host range around its middle (a
+ * finding's place: gpu.launch_bound's, gpu.pipeline_bubble's). */
+void lg_tally_range(struct launch_tally **v, size_t *n, const struct proc *p, int64_t a, int64_t b);
 void lg_add_span(struct ledger *l, int bucket, int64_t a, int64_t b);
 void lg_take_back(const struct findings *fs, struct ledger *l);
 void lg_intervals_free(struct ledger *l);
