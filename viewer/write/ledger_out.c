@@ -132,6 +132,22 @@ static const struct { int bucket; const char *head; } columns[] = {
 };
 #define NCOLUMNS (sizeof columns / sizeof *columns)
 
+/* A rank's (or one of its GPUs') buckets as the table's columns, to the
+ * row's end: the text's and the page's. */
+static void row_text(FILE *out, const int64_t *ns)
+{
+    for (size_t c = 0; c < NCOLUMNS; c++)
+        fprintf(out, " %7.1f", ms(ns[columns[c].bucket]));
+    fputc('\n', out);
+}
+
+static void row_html(FILE *out, const int64_t *ns)
+{
+    for (size_t c = 0; c < NCOLUMNS; c++)
+        fprintf(out, "<td class=n>%.2f</td>", ms(ns[columns[c].bucket]));
+    fputs("</tr>", out);
+}
+
 static int cmp_ns(const void *x, const void *y)
 {
     int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
@@ -193,17 +209,13 @@ void ledger_text(FILE *out, const struct model *m, const struct summary *s, cons
             continue;
         char rc[16];
         fprintf(out, "%-5s %8.1f", rank_cell(s->ranks[i].rank, rc, sizeof rc), ms(l->span_ns));
-        for (size_t c = 0; c < NCOLUMNS; c++)
-            fprintf(out, " %7.1f", ms(l->ns[columns[c].bucket]));
-        fputc('\n', out);
+        row_text(out, l->ns);
         const struct ledger *g;
         for (size_t k = 0; ledger_ngpus(l) > 1 && (g = ledger_gpu(l, k)); k++) {
             char gpu[16];
             int w = snprintf(gpu, sizeof gpu, "GPU %d", g->device); /* under the rank's 14 columns */
             fprintf(out, "  %s %*.1f", gpu, w < 10 ? 11 - w : 1, ms(g->span_ns));
-            for (size_t c = 0; c < NCOLUMNS; c++)
-                fprintf(out, " %7.1f", ms(g->ns[columns[c].bucket]));
-            fputc('\n', out);
+            row_text(out, g->ns);
         }
         multi |= ledger_ngpus(l) > 1;
     }
@@ -317,15 +329,11 @@ void ledger_html(FILE *out, const struct model *m, const struct summary *s, cons
             continue;
         char rc[16];
         fprintf(out, "<tr><td>%s</td><td class=n>%.2f</td>", rank_cell(s->ranks[i].rank, rc, sizeof rc), ms(l->span_ns));
-        for (size_t c = 0; c < NCOLUMNS; c++)
-            fprintf(out, "<td class=n>%.2f</td>", ms(l->ns[columns[c].bucket]));
-        fputs("</tr>", out);
+        row_html(out, l->ns);
         const struct ledger *g;
         for (size_t k = 0; ledger_ngpus(l) > 1 && (g = ledger_gpu(l, k)); k++) {
             fprintf(out, "<tr><td>%s GPU %d</td><td class=n>%.2f</td>", rc, g->device, ms(g->span_ns));
-            for (size_t c = 0; c < NCOLUMNS; c++)
-                fprintf(out, "<td class=n>%.2f</td>", ms(g->ns[columns[c].bucket]));
-            fputs("</tr>", out);
+            row_html(out, g->ns);
         }
     }
     fputs("</table><h3>GPU time lost, by cause (all ranks)</h3><table id=\"causes\"><tr><th>bucket</th>"
