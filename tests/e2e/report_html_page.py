@@ -214,4 +214,23 @@ good = [p and (at.get((p.group(1), int(p.group(2)))) == float(p.group(3)) if p.g
                (p.group(1), int(p.group(4))) in at) for p in places]
 check("each card names its marker in the Chrome trace: the earliest of that name on that rank is at that time",
       len(whole) == len(cards) and all(good), str([p.groups() if p else None for p in places])[:300])
+# 10. a process that drives several GPUs (sim-model_parallel): a finding whose GPU time, each GPU's
+# counted, is not the process time its header shows says so, in the text and on the card, the
+# figure the JSON's waste_ns (what orders the findings)
+mp = os.path.join(tmp, "mp.db")
+with open(os.path.join(s, "tests", "data", "golden", "sim-model_parallel", "input.sql")) as f:
+    subprocess.run(["sqlite3", mp], stdin=f, check=True)
+mp_page = os.path.join(tmp, "mp.html")
+mp_text = subprocess.run([rep, "--html", mp_page, mp], capture_output=True, text=True).stdout
+mp_json = json.loads(subprocess.run([rep, "--format", "json", mp], capture_output=True, text=True).stdout)
+mp_html = open(mp_page).read()
+apart = [f for f in mp_json["findings"] if not f.get("below_min_cost") and
+         round(f["cost_ns"] / 1e6, 2) != round(f["waste_ns"] / 1e6, 2)]
+said = ["(%.2f ms of GPU time over its 2 GPUs)" % (f["waste_ns"] / 1e6) for f in apart]
+check("a finding of two GPUs whose GPU time is not its process time says both (text)",
+      len(apart) > 0 and all(w in " ".join(mp_text.split()) for w in said), str(said))
+check("... and on its card", len(apart) > 0 and all(w in mp_html for w in said), str(said))
+agree = [f for f in mp_json["findings"] if not f.get("below_min_cost") and f not in apart]
+check("a finding whose two agree says it once", len(agree) > 0 and
+      mp_text.count("of GPU time over its") == len(apart) and mp_html.count("of GPU time over its") == len(apart))
 tap.finish()

@@ -32,6 +32,12 @@ const char *finding_suggestion(const struct model *m, const struct finding *f, c
  * idle", "not overlapped" (communication), "the others waited" (a
  * straggler's), "waited". */
 const char *finding_cost_words(const struct finding *f);
+/* " (1.51 ms of GPU time over its 2 GPUs)": where the processes of the
+ * group led by fs->v[leader] (group[i] == leader: its members) drive
+ * several GPUs, their GPU time lost, which orders the findings (waste_ns),
+ * each GPU's counted, beside the time charged (process time) that the
+ * header shows; "" where they drive one GPU each or the two agree. */
+const char *finding_gpu_time(const struct findings *fs, const int *group, size_t leader, char *buf, size_t len);
 const char *finding_steady(const struct model *m, const struct finding *f, int named_rank, char *buf, size_t len);
 const char *finding_range(const struct model *m, const struct finding *f, char *buf, size_t len);
 /* How far a rank got in a hung collective (struct finding_stop.at). */

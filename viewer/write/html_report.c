@@ -100,6 +100,7 @@ struct card {
     char ranks[256];   /* "0-3", "0,2,3": the members' ranks */
     char over_ranks[256]; /* the ranks the cost lay on, when several */
     char whole[320];   /* what the bar is a share of, in words */
+    char gpu_time[96]; /* the GPU time lost over several GPUs (finding_gpu_time), "" */
 };
 
 static int64_t proc_wall(const struct summary *s, size_t proc)
@@ -184,6 +185,7 @@ static void card_of(struct card *c, const struct model *m, const struct summary 
     free(rv);
     c->over = charges_spread(fs, group, leader, per, m->nprocs);
     card_whole(c, m, s, per, fs, group, leader);
+    finding_gpu_time(fs, group, leader, c->gpu_time, sizeof c->gpu_time);
 }
 
 static void card_who(FILE *out, const struct model *m, const struct finding *f, const struct card *c)
@@ -248,7 +250,7 @@ static void finding_card(FILE *out, const struct model *m, const struct findings
     fputs("</h3><div>", out);
     double share = c->wall > 0 ? 100.0 * (double)c->cost / (double)c->wall : 0;
     html_cost_bar(out, c->cost, c->wall, c->whole);
-    fprintf(out, "<b>%.2f ms</b> %s, %lld time%s", ms(c->cost), finding_cost_words(f),
+    fprintf(out, "<b>%.2f ms</b> %s%s, %lld time%s", ms(c->cost), finding_cost_words(f), c->gpu_time,
             (long long)c->count, c->count == 1 ? "" : "s");
     if (c->over > 1) /* a straggler's: the others' wait; a group's: its ranks' */
         fprintf(out, ", summed over %zu ranks (%s)", c->over, c->over_ranks);

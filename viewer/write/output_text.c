@@ -324,9 +324,10 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             snprintf(who, sizeof who, "all ranks");
         else
             snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
-        char head[512];
-        int hl = snprintf(head, sizeof head, "%2zu. %-18s %-14s %9.2f ms %s, %lld time%s,", ++shown,
-                          finding_names[f->kind], who, ms(cost), finding_cost_words(f), (long long)count,
+        char head[512], gpu_time[96];
+        int hl = snprintf(head, sizeof head, "%2zu. %-18s %-14s %9.2f ms %s%s, %lld time%s,", ++shown,
+                          finding_names[f->kind], who, ms(cost), finding_cost_words(f),
+                          finding_gpu_time(fs, group, i, gpu_time, sizeof gpu_time), (long long)count,
                           count == 1 ? "" : "s");
         /* the confidence on the next line where a long rank list or count would pass the 100 columns */
         fprintf(out, "\n%s%s%s confidence\n", head, hl + 1 + (int)strlen(f->confidence) + 11 > COLUMNS ? "\n    " : " ",
