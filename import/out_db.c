@@ -143,8 +143,12 @@ int out_open(struct out_db *o, const char *path, int force, const char *run_id, 
     if (sqlite3_open_v2(path, &o->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK)
         return fail(o, err, errlen, path);
-    /* a new file that nothing else reads until it is closed: no journal */
-    if (sqlite3_exec(o->db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16384;", NULL, NULL,
+    /* a new file that nothing else reads until it is closed: no journal
+     * on disk; in memory, so that a savepoint rolls back (kineto_number's;
+     * with the journal off ROLLBACK TO undoes nothing), at no cost here:
+     * pages past the new file's start size, nearly all of them, are never
+     * journaled */
+    if (sqlite3_exec(o->db, "PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF; PRAGMA cache_size=-16384;", NULL, NULL,
                      NULL) != SQLITE_OK ||
         sqlite3_exec(o->db, gt_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(o->db, drop_indexes, NULL, NULL, NULL) != SQLITE_OK)

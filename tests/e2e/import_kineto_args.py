@@ -159,4 +159,16 @@ tap.check(rows(db, "SELECT pid, cmdline FROM process") == [(7, "train.py")]
           and rows(db, "SELECT t.tid, l.value FROM thread_name t JOIN label l ON l.process_id = t.process_id"
                        " AND l.id = t.name") == [(7, "thread 7 (python)")],
           "small_pid: a host pid of 7 labelled CPU: its process and thread names kept, GPU 0's stream not a thread")
+# a trace's duplicate kernel event (the same send twice: a tie in the
+# numbering's order, which then numbers by SQL): the sends before it keep
+# their place among the sends to that peer, none numbered twice (the
+# numbering's first pass, its savepoint not undone with the journal off,
+# once left them numbered and out of their group: the last two sends then
+# took the first two's numbers)
+dup = rank_trace(0, [("send", SR, {"Rank": 1, "Dst Rank": 1}, 11000.0 + 1000 * i) for i in range(4)])
+dup["traceEvents"].append(dict(dup["traceEvents"][-1]))
+db = imported("p2p_duplicate", [dup])
+got = [r[0] - GT_SEQ_P2P for r in rows(db, "SELECT seq FROM collective ORDER BY start_ns, rowid")]
+tap.check(sorted(got) == list(range(5)) and got[:3] == [0, 1, 2],
+          "p2p_duplicate: five sends to one peer (the last one twice) numbered 0-4, each once: %s" % got)
 tap.finish()
