@@ -226,7 +226,7 @@ mp_json = json.loads(subprocess.run([rep, "--format", "json", mp], capture_outpu
 mp_html = open(mp_page).read()
 apart = [f for f in mp_json["findings"] if not f.get("below_min_cost") and
          round(f["cost_ns"] / 1e6, 2) != round(f["waste_ns"] / 1e6, 2)]
-said = ["(%.2f ms of GPU time over its 2 GPUs)" % (f["waste_ns"] / 1e6) for f in apart]
+said = ["%.2f ms of GPU time over its 2 GPUs" % (f["waste_ns"] / 1e6) for f in apart]
 check("a finding of two GPUs whose GPU time is not its process time says both (text)",
       len(apart) > 0 and all(w in " ".join(mp_text.split()) for w in said), str(said))
 check("... and on its card", len(apart) > 0 and all(w in mp_html for w in said), str(said))

@@ -32,7 +32,7 @@ const char *finding_suggestion(const struct model *m, const struct finding *f, c
  * idle", "not overlapped" (communication), "the others waited" (a
  * straggler's), "waited". */
 const char *finding_cost_words(const struct finding *f);
-/* " (1.51 ms of GPU time over its 2 GPUs)": where the processes of the
+/* "1.51 ms of GPU time over its 2 GPUs": where the processes of the
  * group led by fs->v[leader] (group[i] == leader: its members) drive
  * several GPUs, their GPU time lost, which orders the findings (waste_ns),
  * each GPU's counted, beside the time charged (process time) that the

@@ -589,7 +589,7 @@ const char *finding_gpu_time(const struct findings *fs, const int *group, size_t
     if (most < 2 || (cost - waste) / 5000 == 0)
         snprintf(buf, len, "%s", "");
     else
-        snprintf(buf, len, " (%.2f ms of GPU time over its %zu GPUs)", (double)waste / 1e6, gpus);
+        snprintf(buf, len, "%.2f ms of GPU time over its %zu GPUs", (double)waste / 1e6, gpus);
     return buf;
 }
 

@@ -250,8 +250,9 @@ static void finding_card(FILE *out, const struct model *m, const struct findings
     fputs("</h3><div>", out);
     double share = c->wall > 0 ? 100.0 * (double)c->cost / (double)c->wall : 0;
     html_cost_bar(out, c->cost, c->wall, c->whole);
-    fprintf(out, "<b>%.2f ms</b> %s%s, %lld time%s", ms(c->cost), finding_cost_words(f), c->gpu_time,
-            (long long)c->count, c->count == 1 ? "" : "s");
+    fprintf(out, "<b>%.2f ms</b> %s%s%s%s, %lld time%s", ms(c->cost), finding_cost_words(f),
+            *c->gpu_time ? " (" : "", c->gpu_time, *c->gpu_time ? ")" : "", (long long)c->count,
+            c->count == 1 ? "" : "s");
     if (c->over > 1) /* a straggler's: the others' wait; a group's: its ranks' */
         fprintf(out, ", summed over %zu ranks (%s)", c->over, c->over_ranks);
     if (c->wall > 0)

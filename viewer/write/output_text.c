@@ -325,9 +325,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         else
             snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
         char head[512], gpu_time[96];
-        int hl = snprintf(head, sizeof head, "%2zu. %-18s %-14s %9.2f ms %s%s, %lld time%s,", ++shown,
-                          finding_names[f->kind], who, ms(cost), finding_cost_words(f),
-                          finding_gpu_time(fs, group, i, gpu_time, sizeof gpu_time), (long long)count,
+        int hl = snprintf(head, sizeof head, "%2zu. %-18s %-14s %9.2f ms %s, %lld time%s,", ++shown,
+                          finding_names[f->kind], who, ms(cost), finding_cost_words(f), (long long)count,
                           count == 1 ? "" : "s");
         /* the confidence on the next line where a long rank list or count would pass the 100 columns */
         fprintf(out, "\n%s%s%s confidence\n", head, hl + 1 + (int)strlen(f->confidence) + 11 > COLUMNS ? "\n    " : " ",
@@ -336,6 +335,11 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
         char steady[256];
         if (*finding_steady(m, wf, members > 1, steady, sizeof steady))
             wrapped(out, "each", steady);
+        if (*finding_gpu_time(fs, group, i, gpu_time, sizeof gpu_time)) { /* what orders it, beside its cost */
+            char line[160];
+            snprintf(line, sizeof line, "%s, each GPU's counted (what orders the findings)", gpu_time);
+            wrapped(out, "gpus", line);
+        }
         fprintf(out, "    at   %s\n", term_text(f->callsite[0] ? f->callsite : "(unknown call site)", t, sizeof t));
         char code[240];
         if (*model_source_text(m, f->callsite, code, sizeof code)) /* the line itself, where its file is here */

@@ -177,7 +177,7 @@ def text_order(d):
     fix first), a group of ranks where its first member stands, and says
     its confidence in words, never as a bracketed tag read as severity."""
     text = subprocess.run([os.path.join(build, "gputrace-report"), db], capture_output=True, text=True).stdout
-    heads = re.findall(r"^ ?\d+\. (\S+) .*\n(?: {4}(?:high|medium|low) confidence\n)?(?: {4}summed over .*\n)?(?: {4}each iteration.*\n(?: {9}.*\n)?)? {4}at +(.*)$",
+    heads = re.findall(r"^ ?\d+\. (\S+) .*\n(?: {4}(?:high|medium|low) confidence\n)?(?: {4}summed over .*\n)?(?: {4}each iteration.*\n(?: {9}.*\n)?)?(?: {4}gpus .*\n)? {4}at +(.*)$",
                        text, re.M)
     want, seen = [], set()
     for i, f in enumerate(d["findings"]):
