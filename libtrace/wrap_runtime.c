@@ -210,6 +210,9 @@ cudaError_t cudaSetDevice(int device)
     if (!gt_enter(&c, GT_API_cudaSetDevice))
         return real(device);
     c.r->device = (uint16_t)device;
+    /* the device + 1 in the row (api_call.bytes): the report tells each
+     * device's legacy stream apart by the thread's current device */
+    c.r->bytes = device >= 0 ? (uint64_t)device + 1 : 0;
     cudaError_t rc = real(device);
     gt_exit(&c, rc);
     return rc;

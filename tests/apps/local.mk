@@ -397,6 +397,11 @@ tests_apps_model_parallel_SOURCES = tests/apps/model_parallel.c
 tests_apps_model_parallel_LDADD = $(SIM_LIBS)
 tests_apps_model_parallel_LDFLAGS = $(SIM_LINK_FLAGS)
 tests_apps_model_parallel_DEPENDENCIES = tests/sim/libgpusim.la
+check_PROGRAMS += tests/apps/model_parallel_default
+tests_apps_model_parallel_default_SOURCES = tests/apps/model_parallel_default.c
+tests_apps_model_parallel_default_LDADD = $(SIM_LIBS)
+tests_apps_model_parallel_default_LDFLAGS = $(SIM_LINK_FLAGS)
+tests_apps_model_parallel_default_DEPENDENCIES = tests/sim/libgpusim.la
 # NCCL reached where no wrapper can see it: the simulator linked in
 # statically; only NCCL's profiler plugin (and CUPTI, by injection) see
 # its operations (tests/e2e/nccl_plugin.sh)

@@ -172,6 +172,13 @@ sqlite3 "$tmp/mp.db" < "$top_srcdir/tests/data/golden/sim-model_parallel/input.s
 for rows in 3 10 40; do
   same_windowed "model_parallel (two GPUs)" "$tmp/mp.db" $rows
 done
+# ... and on their legacy streams, every call on stream 0: each thread's
+# device, from its cudaSetDevice calls, carried from window to window and
+# started over when a pass reads the windows again (read/legacy_streams.c)
+sqlite3 "$tmp/mpd.db" < "$top_srcdir/tests/data/golden/sim-model_parallel_default/input.sql"
+for rows in 3 10 40; do
+  same_windowed "model_parallel_default (two GPUs' stream 0)" "$tmp/mpd.db" $rows
+done
 sqlite3 "$tmp/three.db" < "$top_srcdir/tests/data/golden/hand-schema.sql"
 sqlite3 "$tmp/three.db" < "$top_srcdir/tests/data/golden/hand-pipeline_three/rows.sql"
 for rows in 2 8; do

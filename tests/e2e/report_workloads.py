@@ -181,7 +181,7 @@ def check_text(name, db, d):
           f"{name}: the text report fits 100 columns (call sites excepted)")
     heads = re.findall(r"^ ?\d+\. (\S+) +(rank|ranks|all ranks)\b ?([\d,-]*) +([\d.]+) ms .*, \d+ times?,(?: |\n {4})(high|medium|low)"
                        r" confidence\n(?: {4}summed over (\d+) ranks \(([\d,-]+)\), the most on rank (\d+): ([\d.]+) ms\n)?"
-                       r"(?: {4}each iteration.*\n(?: {9}.*\n)?)?"
+                       r"(?: {4}each iteration.*\n(?: {9}.*\n)?)?(?: {4}gpus .*\n)?"
                        r" {4}at +(.*)\n(?: {4}code .*\n(?: {9}.*\n)*)?(?: {4}in +(.*)\n)? {4}what (.*)$", text, re.M)
     # the text's groups, as the JSON's findings make them: (kind, call site, range), ranks together
     groups = {}
@@ -243,6 +243,31 @@ def check_device_tracks(name, db):
     ok = ok and len({s for t in tracks.values() for _, _, s in t}) == 1
     check(ok, f"{name}: each GPU's kernels on a track of their own, named by the stream id both GPUs' streams have"
               f" ({ {names.get(k): sorted(t) for k, t in tracks.items()} })")
+
+
+def check_default_streams(name, db, d):
+    """Every call on stream 0 (each GPU's legacy stream, as PyTorch runs
+    them): each GPU's kernels on a track of its own, the calls shown on
+    the stream the program named (0), and the replay as measured exact
+    (the two GPUs' streams one stream of the process once: GPU 1's work
+    replayed without its wait for GPU 0, 48% off)."""
+    trace = os.path.join(tmp, name + ".json")
+    subprocess.run([os.path.join(build, "gputrace-report"), "--chrome-trace", trace, db], capture_output=True, check=True)
+    with open(trace) as f:
+        ev = json.load(f)
+    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+    tracks = {}
+    for e in ev:
+        if e.get("ph") == "X" and e.get("cat") == "kernel" and e["name"].startswith("mpd_layer"):
+            tracks.setdefault((e["pid"], e["tid"]), set()).add((e["name"], e["args"]["device"]))
+    ok = sorted(sorted(t) for t in tracks.values()) == [[("mpd_layer0_kernel", 0)], [("mpd_layer1_kernel", 1)]]
+    check(ok, f"{name}: each GPU's kernels on a track of their own ({sorted(tracks.values())})")
+    shown = {e["args"]["stream"] for e in ev if e.get("ph") == "X" and e.get("cat") == "cuda_api"
+             and e["name"] in ("cudaLaunchKernel", "cudaEventRecord", "cudaStreamWaitEvent", "cudaMemcpyAsync")}
+    check(shown == {0}, f"{name}: the calls shown on the stream handle the program named ({shown})")
+    w = [x for x in d.get("whatif", []) if x["rank"] == 0]
+    check(len(w) == 1 and abs(w[0]["replay_error"]) < 0.02,
+          f"{name}: the replay as measured within 2% ({[x.get('replay_error') for x in w]})")
 
 
 def check_ranges(name, db, d):
@@ -368,7 +393,7 @@ names = only or ["overlapped", "scalar_read", "autograd_thread", "device_sync", 
                  "allreduce_compute_stream", "straggler", "desync", "hang", "train_demo", "serialized_upload", "py_train",
                  "pg_sync", "cpu_copy", "to_device", "event_sync", "free_each_step", "alloc_each_step", "redundant_sync",
                  "hang_inside",
-                 "multi_gpu", "model_parallel"] + \
+                 "multi_gpu", "model_parallel", "model_parallel_default"] + \
     [n for n in ["cu_scalar_read", "cu_overlapped", "cu_allreduce_compute_stream"]
      if os.path.exists(os.path.join(build, "tests", "apps", n))]
 for name in names:
@@ -392,8 +417,10 @@ for name in names:
         check_ranges(name, db, d)
     if name == "py_train":
         check_python_stacks(name, d)
-    if name in ("multi_gpu", "model_parallel"):
+    if name in ("multi_gpu", "model_parallel", "model_parallel_default"):
         check_devices(name, d)
     if name == "model_parallel":
         check_device_tracks(name, db)
+    if name == "model_parallel_default":
+        check_default_streams(name, db, d)
 finish()

@@ -315,13 +315,6 @@ static int scope_of(const struct model *m, const struct timeline *t, const struc
 
 /* Whether the API is a per-thread default stream entry point (_ptsz,
  * _ptds), whose stream 0 is the calling thread's own stream. */
-static int per_thread_api(const struct model *m, int api)
-{
-    const char *n = model_api_name(m, api);
-    size_t l = strlen(n);
-    return l > 5 && (!strcmp(n + l - 5, "_ptsz") || !strcmp(n + l - 5, "_ptds"));
-}
-
 /* Whether operation g is in the scope: enqueued before its stream's cutoff. */
 static int in_scope(const struct scope *s, const struct gop *g)
 {
@@ -562,7 +555,7 @@ void analyse_syncs(const struct model *m, const struct report_opts *o, struct fi
             deps_wait(d, c->stream, c->event);
         else if (r == ROLE_STREAM_CREATE)
             deps_created(d, c->stream, c->bytes);
-        else if ((t->op_of_call[i] >= 0 || r == ROLE_NCCL_OP) && !(c->stream == 0 && per_thread_api(m, c->api)))
+        else if ((t->op_of_call[i] >= 0 || r == ROLE_NCCL_OP) && !(c->stream == 0 && model_api_per_thread(m, c->api)))
             deps_launch(d, c->stream, c->start); /* (stream 0 of a _ptsz call is its thread's stream, not the legacy one) */
         int expl = model_is_explicit_sync(m, c), impl = !expl && model_is_implicit_sync(m, c);
         int after_copy = expl && r == ROLE_SYNC_STREAM && deps_after_copy(d, c->tid, c->stream);

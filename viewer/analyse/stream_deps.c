@@ -1,6 +1,7 @@
 /* stream_deps.c: the vector clocks of streams and events that say what a
  * host sync transitively waited for (stream_deps.h). */
 #include "viewer/analyse/stream_deps.h"
+#include "viewer/model/handles.h"
 #include "viewer/model/model.h"
 
 #include <stdlib.h>
@@ -15,7 +16,7 @@ static uint64_t key_of(int64_t handle)
 
 int deps_is_legacy(int64_t handle)
 {
-    return handle == 0 || handle == 1; /* NULL, cudaStreamLegacy */
+    return LEGACY_STREAM(handle); /* NULL, cudaStreamLegacy, another device's (handles.h) */
 }
 
 static struct dep_clock *slot(struct stream_deps *d, struct idmap *ix, int64_t handle)
@@ -118,10 +119,12 @@ static int is_blocking(const struct stream_deps *d, int64_t stream)
 void deps_launch(struct stream_deps *d, int64_t stream, int64_t t)
 {
     if (deps_is_legacy(stream)) {
-        struct dep_clock *c = slot(d, &d->stream_ix, 0);
+        struct dep_clock *c = slot(d, &d->stream_ix, LEGACY_STREAM_KEY(stream));
         if (t > c->all)
             c->all = t;
     } else if (d->nblocking && is_blocking(d, stream)) {
+        /* (the first device's legacy stream: a blocking stream's device is
+         * not known here) */
         const struct dep_clock *l = find(d, &d->stream_ix, 0);
         if (!l)
             return;
@@ -136,7 +139,7 @@ void deps_stream_scope(const struct stream_deps *d, int64_t stream, int64_t t, s
     memset(out, 0, sizeof *out);
     out->all = INT64_MIN;
     if (deps_is_legacy(stream))
-        stream = 0;
+        stream = LEGACY_STREAM_KEY(stream);
     const struct dep_clock *s = find(d, &d->stream_ix, stream);
     if (s)
         *out = *s;
@@ -158,7 +161,7 @@ int deps_after_copy(const struct stream_deps *d, int tid, int64_t stream)
     int64_t h;
     if (!idmap_get(&d->last_copy, (uint64_t)(uint32_t)tid + 1, &h) || h == DEPS_NO_COPY)
         return 0;
-    return h == stream || (deps_is_legacy(h) && deps_is_legacy(stream));
+    return h == stream || (deps_is_legacy(h) && deps_is_legacy(stream) && LEGACY_STREAM_KEY(h) == LEGACY_STREAM_KEY(stream));
 }
 
 void deps_free(struct stream_deps *d)

@@ -125,6 +125,13 @@ const char *model_api_name(const struct model *m, int api)
     return n ? n : "?";
 }
 
+int model_api_per_thread(const struct model *m, int api)
+{
+    const char *n = model_api_name(m, api);
+    size_t l = strlen(n);
+    return l > 5 && (!strcmp(n + l - 5, "_ptsz") || !strcmp(n + l - 5, "_ptds"));
+}
+
 int model_api_named(const struct model *m, const char *name)
 {
     for (int i = 1; i < m->napis; i++) /* (id 0 is no API's) */

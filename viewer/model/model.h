@@ -308,6 +308,9 @@ void model_set_api(struct model *m, int id, const char *name);
 const char *model_api_name(const struct model *m, int api);
 /* The id of the API of that name in the file's api table, or -1. */
 int model_api_named(const struct model *m, const char *name);
+/* Whether an API is a per-thread default stream entry point (_ptsz,
+ * _ptds): its stream 0 is the calling thread's stream, not the legacy one */
+int model_api_per_thread(const struct model *m, int api);
 /* Name of a kernel, whole, as the file has it (or "?"). */
 const char *model_kernel_name(const struct proc *p, int name_id);
 /* What a GPU operation is, for a finding's text: its kernel's name, or

@@ -97,5 +97,6 @@ void stream_map_free(struct stream_map *s)
     free(s->missed);
     free(s->compute_streams);
     idmap_free(&s->cupti_events);
+    idmap_free(&s->thread_device);
     *s = (struct stream_map){ 0 };
 }

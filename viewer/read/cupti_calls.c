@@ -160,8 +160,8 @@ static void real_streams(const struct stream_map *sm, struct idmap *out)
         int64_t had;
         if (!real_handle(h->handle) || h->stream < 0)
             continue;
-        int legacy = h->handle == 0 || h->handle == 1;
-        if (!idmap_get(out, (uint64_t)h->stream + 1, &had) || (!legacy && (had == 0 || had == 1)))
+        int legacy = LEGACY_STREAM(h->handle);
+        if (!idmap_get(out, (uint64_t)h->stream + 1, &had) || (!legacy && LEGACY_STREAM(had)))
             idmap_put(out, (uint64_t)h->stream + 1, h->handle, 0);
     }
 }

@@ -4,6 +4,7 @@
  * operation's enqueue time and whether NCCL ran it; all sorted by start. */
 #define _GNU_SOURCE
 #include "viewer/read/load_internal.h"
+#include "viewer/read/legacy_streams.h"
 #include "viewer/read/plugin_join.h"
 #include "viewer/read/correlate.h"
 #include "viewer/read/load_colls.h"
@@ -576,6 +577,7 @@ void load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64
 
     if (sort_by_time(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start)) != 0)
         qsort(p->calls, p->ncalls, sizeof *p->calls, cmp_call);
+    legacy_streams_split(m, p, lo); /* before any handle is mapped to a stream */
     /* read once, when first needed: by the join of blocking calls to
      * their CUPTI records, by id */
     load_exts(m, pi);

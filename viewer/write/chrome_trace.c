@@ -26,6 +26,7 @@
  * by name (zero-padded ranks: in rank order when the counts tie).  Markers
  * once evened the counts out, a column of arrows on empty tracks. */
 #include "viewer/model/comm_kernels.h"
+#include "viewer/model/handles.h"
 #include "viewer/model/idmap.h"
 #include "viewer/model/stream_keys.h"
 #include "viewer/analyse/coll_spill.h"
@@ -257,7 +258,7 @@ static void calls(struct writer *w, const struct model *m, size_t pi, const stru
         int tid = thread_tid(w, pi, c->tid);
         slice(w, m, p, pid, tid, name, m->roles[c->api] >= ROLE_NCCL_OP ? "nccl" : "cuda_api", c->start, c->end);
         fprintf(w->out, ",\"args\":{\"call_id\":%lld,\"stream\":%lld,\"bytes\":%lld,\"result\":%d,\"correlation\":%u}}",
-                (long long)c->call_id, (long long)c->stream, (long long)c->bytes, c->result, c->corr);
+                (long long)c->call_id, (long long)STREAM_HANDLE_SHOWN(c->stream), (long long)c->bytes, c->result, c->corr);
         if (t->op_of_call[i] >= 0 && !flow_op[t->op_of_call[i]]) { /* flow start, bound to this slice */
             flow_op[t->op_of_call[i]] = 1;
             chrome_begin_event(w);

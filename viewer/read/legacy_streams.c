@@ -1,0 +1,57 @@
+/* legacy_streams.c: each device's legacy default stream told apart
+ * (legacy_streams.h).
+ *
+ * A program names the legacy stream 0 (or cudaStreamLegacy, 1) whatever
+ * its current device, and each device has its own.  PyTorch runs each
+ * GPU's work on it unless told otherwise, and orders a copy from one GPU
+ * to another with an event recorded on one device's current stream that
+ * the other's waits for, both ways (aten/src/ATen/native/cuda/Copy.cu,
+ * copy_device_to_device): a model split across a process's GPUs
+ * (`device_map="auto"`) waits across GPUs on streams that are all 0.  As
+ * one handle they were one stream of the process: every call on stream 0
+ * mapped to the first GPU's, no wait across GPUs seen, no pipeline (its
+ * idle gpu.stalled's, "waiting for something on no GPU").
+ *
+ * Each thread's current device is the one its last successful
+ * cudaSetDevice chose (the tracer stores it + 1 in the call's bytes; a
+ * recording without it has every call as before), device 0 until then,
+ * as CUDA has it.  The process's first device, the first any
+ * cudaSetDevice chose, keeps the program's handle: a process on one GPU,
+ * whichever, reads as before; the legacy stream of any other device takes
+ * a handle of its own.  The per-thread default stream's calls (_ptsz,
+ * _ptds) keep theirs: their 0 is the thread's stream. */
+#include "viewer/read/legacy_streams.h"
+#include "viewer/model/handles.h"
+#include "viewer/model/stream_map.h"
+
+void legacy_streams_split(const struct model *m, struct proc *p, int64_t lo)
+{
+    struct stream_map *sm = p->smap;
+    if (!sm)
+        return;
+    if (!sm->devices_on || lo <= sm->devices_lo) { /* the process from its start */
+        idmap_free(&sm->thread_device);
+        sm->first_device = -1;
+    }
+    sm->devices_on = 1;
+    sm->devices_lo = lo;
+    int set = model_api_named(m, "cudaSetDevice");
+    for (size_t i = 0; i < p->ncalls; i++) {
+        struct call *c = &p->calls[i];
+        uint64_t tid = (uint64_t)(uint32_t)c->tid + 1;
+        if (set > 0 && c->api == set) {
+            if (c->result == 0 && c->bytes > 0 && c->bytes <= 65536) {
+                idmap_put(&sm->thread_device, tid, c->bytes, 0);
+                if (sm->first_device < 0)
+                    sm->first_device = (int)c->bytes - 1;
+            }
+            continue;
+        }
+        if ((c->stream != 0 && c->stream != 1) || sm->first_device < 0)
+            continue;
+        int64_t dev = 1;
+        idmap_get(&sm->thread_device, tid, &dev);
+        if (dev - 1 != sm->first_device && !model_api_per_thread(m, c->api))
+            c->stream = LEGACY_STREAM_HANDLE(c->stream, dev - 1);
+    }
+}
