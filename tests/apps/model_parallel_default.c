@@ -11,8 +11,9 @@
  * idle was gpu.idle's, the simulator's stalls gpu.stalled's).
  *
  * Each step GPU 0 runs a 3 ms kernel, the activation goes to GPU 1, GPU 1
- * runs a 3 ms kernel and the host reads the loss (.item(): a copy to the
- * host and a sync of GPU 1's stream).  Its twin (DEPS_FIX=1) reads the
+ * runs a 3 ms kernel and the host reads the loss (.item() as PyTorch
+ * does it, aten/src/ATen/native/cuda/CUDAScalar.cu: a copy into pinned
+ * memory and a sync of GPU 1's stream).  Its twin (DEPS_FIX=1) reads the
  * loss once, at the end.
  *
  * Run as one process: gpusim-run -n 1 tests/apps/model_parallel_default
@@ -34,11 +35,12 @@ int main(void)
 {
     cudaEvent_t dst_ready, src_ready;
     void *act[NDEV];
-    float loss = 0;
+    float *loss;
     for (int d = 0; d < NDEV; d++) {
         CHECK_CUDA(cudaSetDevice(d));
         CHECK_CUDA(cudaMalloc(&act[d], 1 << 16));
     }
+    CHECK_CUDA(cudaMallocHost((void **)&loss, sizeof *loss));
     CHECK_CUDA(cudaSetDevice(0));
     CHECK_CUDA(cudaEventCreateWithFlags(&dst_ready, cudaEventDisableTiming));
     CHECK_CUDA(cudaEventCreateWithFlags(&src_ready, cudaEventDisableTiming));
@@ -57,7 +59,7 @@ int main(void)
         CHECK_CUDA(cudaStreamWaitEvent(0, src_ready, 0));
         deps_launch(mpd_layer1_kernel, 0, 3000);
         if (!deps_fix()) { /* loss.item() */
-            CHECK_CUDA(cudaMemcpyAsync(&loss, act[1], sizeof loss, cudaMemcpyDeviceToHost, 0));
+            CHECK_CUDA(cudaMemcpyAsync(loss, act[1], sizeof *loss, cudaMemcpyDeviceToHost, 0));
             CHECK_CUDA(cudaStreamSynchronize(0));
         }
         nvtxRangePop();
@@ -68,6 +70,7 @@ int main(void)
     nvtxRangePop();
     CHECK_CUDA(cudaEventDestroy(dst_ready));
     CHECK_CUDA(cudaEventDestroy(src_ready));
+    CHECK_CUDA(cudaFreeHost(loss));
     for (int d = 0; d < NDEV; d++) {
         CHECK_CUDA(cudaSetDevice(d));
         CHECK_CUDA(cudaFree(act[d]));

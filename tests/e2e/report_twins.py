@@ -46,7 +46,7 @@ WHATIF_BAND = (0.8, 1.25)
 # time began at the end of the GPU work enqueued before the first step:
 # its twin's host runs ahead from the first step, and the warm-up step's
 # kernel counted in the steps after it (docs/report.md)
-WHATIF_KNOWN_OFF = {"model_parallel"}
+WHATIF_KNOWN_OFF = {"model_parallel", "model_parallel_default"}
 # model_parallel: the replay runs its two GPUs side by side once the
 # per-step sync is gone (3.5-4.0 ms a step predicted, 6.4 when its
 # streams, which share CUPTI's id, were taken for one), and its twin
@@ -89,6 +89,10 @@ TWINS = {
     # each GPU idle while the other works, the host blocked in the sync:
     # the pipeline's bubble, which the twin (the sync once, at the end) fills
     "model_parallel": ({"sync.no_consumer", "gpu.pipeline_bubble"}, {}),
+    # the same as PyTorch runs it: each GPU's work on its legacy stream (0
+    # on both), the loss read by .item() (a copy into pinned memory and a
+    # stream sync)
+    "model_parallel_default": ({"sync.scalar_read", "gpu.pipeline_bubble"}, {}),
 }
 # ranks a workload's runs have (4 unless said here).  The simulator's
 # collectives end at different times on each rank when its threads wait to
@@ -102,10 +106,11 @@ TWINS = {
 # its ranks' host threads spin 6 ms a step beside their kernels' threads,
 # and on 4 ranks the kernels ran 2.3-2.8x their length on a quiet machine
 # (1.4x on 2), every comparison skipped as perturbed.
-RANKS = {"allreduce_compute_stream": 2, "autograd_thread": 2, "model_parallel": 1}
+RANKS = {"allreduce_compute_stream": 2, "autograd_thread": 2, "model_parallel": 1, "model_parallel_default": 1}
 NOMINAL_US.update({"pg_pack_kernel": 3000, "ev_producer_kernel": 3000, "cpu_model_kernel": 3000,
                    "to_device_kernel": 3000, "free_step_kernel": 3000, "rs_kernel": 3000,
-                   "alloc_step_kernel": 2000, "mp_layer0_kernel": 3000, "mp_layer1_kernel": 3000})
+                   "alloc_step_kernel": 2000, "mp_layer0_kernel": 3000, "mp_layer1_kernel": 3000,
+                   "mpd_layer0_kernel": 3000, "mpd_layer1_kernel": 3000})
 # Twins whose ratio is known to fall outside the band, printed as "known:"
 # and not asserted until the cause is found (docs/report.md, the table of
 # measured ratios).  serialized_upload was one until the simulator's copy
