@@ -119,6 +119,13 @@ tests_unit_test_p2p_match_SOURCES = tests/unit/test_p2p_match.c
 tests_unit_test_p2p_match_CFLAGS = $(VIEWER_TEST_CFLAGS)
 tests_unit_test_p2p_match_LDADD = $(VIEWER_TEST_LIBS)
 
+# each device's legacy stream told apart by the calling thread's device
+check_PROGRAMS += tests/unit/test_legacy_streams
+TESTS += tests/unit/test_legacy_streams
+tests_unit_test_legacy_streams_SOURCES = tests/unit/test_legacy_streams.c
+tests_unit_test_legacy_streams_CFLAGS = $(VIEWER_TEST_CFLAGS)
+tests_unit_test_legacy_streams_LDADD = $(VIEWER_TEST_LIBS)
+
 # what a sync transitively waits for: the streams' and events' dependency clocks
 check_PROGRAMS += tests/unit/test_stream_deps
 TESTS += tests/unit/test_stream_deps

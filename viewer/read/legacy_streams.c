@@ -36,6 +36,10 @@ void legacy_streams_split(const struct model *m, struct proc *p, int64_t lo)
     sm->devices_on = 1;
     sm->devices_lo = lo;
     int set = model_api_named(m, "cudaSetDevice");
+    /* the last thread looked up, and its device + 1 (most calls in a row
+     * are one thread's: a map probe each is a few percent of a window) */
+    uint64_t last_tid = 0;
+    int64_t last_dev = 1;
     for (size_t i = 0; i < p->ncalls; i++) {
         struct call *c = &p->calls[i];
         uint64_t tid = (uint64_t)(uint32_t)c->tid + 1;
@@ -44,14 +48,18 @@ void legacy_streams_split(const struct model *m, struct proc *p, int64_t lo)
                 idmap_put(&sm->thread_device, tid, c->bytes, 0);
                 if (sm->first_device < 0)
                     sm->first_device = (int)c->bytes - 1;
+                last_tid = 0;
             }
             continue;
         }
         if ((c->stream != 0 && c->stream != 1) || sm->first_device < 0)
             continue;
-        int64_t dev = 1;
-        idmap_get(&sm->thread_device, tid, &dev);
-        if (dev - 1 != sm->first_device && !model_api_per_thread(m, c->api))
-            c->stream = LEGACY_STREAM_HANDLE(c->stream, dev - 1);
+        if (tid != last_tid) {
+            last_tid = tid;
+            last_dev = 1; /* device 0 until the thread chooses one */
+            idmap_get(&sm->thread_device, tid, &last_dev);
+        }
+        if (last_dev - 1 != sm->first_device && !model_api_per_thread(m, c->api))
+            c->stream = LEGACY_STREAM_HANDLE(c->stream, last_dev - 1);
     }
 }

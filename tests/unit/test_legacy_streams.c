@@ -1,0 +1,115 @@
+/* test_legacy_streams.c: each device's legacy default stream told apart
+ * by the calling thread's current device (viewer/read/legacy_streams.h). */
+#include "viewer/read/legacy_streams.h"
+#include "viewer/model/handles.h"
+#include "viewer/model/stream_map.h"
+
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SET = 1, LAUNCH, LAUNCH_PT, RECORD };
+
+static struct model m;
+static struct proc p;
+static struct stream_map sm;
+static struct call calls[16];
+
+static void setup(void)
+{
+    memset(&m, 0, sizeof m);
+    memset(&p, 0, sizeof p);
+    memset(&sm, 0, sizeof sm);
+    model_set_api(&m, SET, "cudaSetDevice");
+    model_set_api(&m, LAUNCH, "cudaLaunchKernel");
+    model_set_api(&m, LAUNCH_PT, "cudaLaunchKernel_ptsz");
+    model_set_api(&m, RECORD, "cudaEventRecord");
+    p.smap = &sm;
+    p.calls = calls;
+}
+
+static void teardown(void)
+{
+    for (int i = 0; i < m.napis; i++)
+        free(m.api_names[i]);
+    free(m.api_names);
+    free(m.roles);
+    free(m.answers);
+    stream_map_free(&sm);
+}
+
+/* a call of thread tid at t: cudaSetDevice(dev) (dev >= 0, its bytes dev
+ * + 1 as the tracer stores it), else api on stream */
+static struct call call(int tid, int64_t t, int api, int64_t stream, int dev)
+{
+    return (struct call){ .start = t, .end = t + 1, .tid = tid, .api = (uint16_t)api, .stream = stream,
+                          .bytes = dev >= 0 ? dev + 1 : 0 };
+}
+
+TestSuite(legacy_streams, .init = setup, .fini = teardown);
+
+Test(legacy_streams, each_device_its_own)
+{
+    size_t n = 0;
+    calls[n++] = call(1, 10, SET, 0, 1);          /* the first device: 1 */
+    calls[n++] = call(1, 20, LAUNCH, 0, -1);      /* keeps 0 */
+    calls[n++] = call(2, 25, LAUNCH, 0, -1);      /* a thread that chose none: device 0's */
+    calls[n++] = call(1, 30, SET, 0, 2);
+    calls[n++] = call(1, 40, RECORD, 0, -1);      /* device 2's */
+    calls[n++] = call(1, 41, RECORD, 1, -1);      /* cudaStreamLegacy of device 2: the same key */
+    calls[n++] = call(1, 42, LAUNCH_PT, 0, -1);   /* the thread's own stream: kept */
+    calls[n++] = call(1, 43, LAUNCH, 0x5000, -1); /* a stream the program made: kept */
+    calls[n++] = call(2, 50, SET, 0, 1);
+    calls[n++] = call(2, 60, LAUNCH, 0, -1);      /* now the first device's: 0 */
+    p.ncalls = n;
+    legacy_streams_split(&m, &p, INT64_MIN);
+    cr_expect_eq(calls[1].stream, 0);
+    cr_expect_eq(calls[2].stream, LEGACY_STREAM_HANDLE(0, 0));
+    cr_expect_neq(calls[2].stream, 0);
+    cr_expect_eq(calls[4].stream, LEGACY_STREAM_HANDLE(0, 2));
+    cr_expect_eq(calls[5].stream, LEGACY_STREAM_HANDLE(1, 2));
+    cr_expect_eq(LEGACY_STREAM_KEY(calls[4].stream), LEGACY_STREAM_KEY(calls[5].stream));
+    cr_expect_neq(LEGACY_STREAM_KEY(calls[4].stream), LEGACY_STREAM_KEY(calls[2].stream));
+    cr_expect(LEGACY_STREAM(calls[4].stream) && LEGACY_STREAM(calls[2].stream) && LEGACY_STREAM(0));
+    cr_expect_eq(STREAM_HANDLE_SHOWN(calls[5].stream), 1);
+    cr_expect_eq(STREAM_HANDLE_SHOWN(calls[4].stream), 0);
+    cr_expect_eq(calls[6].stream, 0);
+    cr_expect_eq(calls[7].stream, 0x5000);
+    cr_expect_eq(calls[9].stream, 0);
+}
+
+Test(legacy_streams, unknown_or_failed_choices_change_nothing)
+{
+    size_t n = 0;
+    calls[n++] = call(1, 10, LAUNCH, 0, -1);      /* before any device is chosen: kept */
+    calls[n++] = call(1, 20, SET, 0, -1);         /* an older recording: no device */
+    calls[n++] = call(1, 30, LAUNCH, 0, -1);
+    p.ncalls = n;
+    legacy_streams_split(&m, &p, INT64_MIN);
+    cr_expect_eq(calls[0].stream, 0);
+    cr_expect_eq(calls[2].stream, 0);
+    n = 0;
+    calls[n++] = call(1, 10, SET, 0, 3);
+    calls[n++] = call(1, 20, SET, 0, 5);
+    calls[n - 1].result = 101;                    /* cudaErrorInvalidDevice: still on 3 */
+    calls[n++] = call(1, 30, LAUNCH, 0, -1);
+    p.ncalls = n;
+    legacy_streams_split(&m, &p, INT64_MIN);      /* a pass from the start: the state before forgotten */
+    cr_expect_eq(calls[2].stream, 0);
+}
+
+Test(legacy_streams, carried_across_windows_and_started_over)
+{
+    calls[0] = call(1, 10, SET, 0, 0);
+    calls[1] = call(1, 20, SET, 0, 1);
+    p.ncalls = 2;
+    legacy_streams_split(&m, &p, INT64_MIN);
+    calls[0] = call(1, 30, LAUNCH, 0, -1);        /* the next window: still on device 1 */
+    p.ncalls = 1;
+    legacy_streams_split(&m, &p, 25);
+    cr_expect_eq(calls[0].stream, LEGACY_STREAM_HANDLE(0, 1));
+    calls[0] = call(1, 5, LAUNCH, 0, -1);         /* the first window again: nothing chosen yet */
+    p.ncalls = 1;
+    legacy_streams_split(&m, &p, INT64_MIN);
+    cr_expect_eq(calls[0].stream, 0);
+}
