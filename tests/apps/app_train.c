@@ -193,6 +193,8 @@ int app_train(const struct plant *planted)
     /* APP_WARMUP_MS: a first step that compiles, as torch.compile's does,
      * on rank APP_WARMUP_RANK (every rank when unset) */
     int warmup_ms = env_int("APP_WARMUP_MS", 0), warmup_rank = env_int("APP_WARMUP_RANK", -1);
+    /* APP_LOSS_PAGEABLE=1: the loss read into pageable memory (below) */
+    int loss_pageable = env_int("APP_LOSS_PAGEABLE", 0);
     /* APP_FIX=1: the twin with each planted problem fixed as its finding
      * suggests (tests/e2e/report_twins.py measures what the fix saves) */
     struct plant fixed = *planted;
@@ -311,7 +313,15 @@ int app_train(const struct plant *planted)
         float *loss_slot = &h_loss[step % 2];
         CHECK_CUDA(cudaMemcpyAsync(loss_slot, d_loss, sizeof(float), cudaMemcpyDeviceToHost, compute));
         CHECK_CUDA(cudaEventRecord(ev_loss[step % 2], compute));
-        if (p->scalar_read) {
+        if (p->scalar_read && loss_pageable) {
+            /* loss.item() as PyTorch before its pinned scalar (ATen's
+             * memcpy_and_sync into a pageable stack scalar): the copy
+             * itself waits for the step's kernels, the sync for nothing */
+            float v;
+            CHECK_CUDA(cudaMemcpyAsync(&v, d_loss, sizeof v, cudaMemcpyDeviceToHost, compute));
+            CHECK_CUDA(cudaStreamSynchronize(compute));
+            loss_sum += v;
+        } else if (p->scalar_read) {
             CHECK_CUDA(cudaStreamSynchronize(compute)); /* loss.item() */
             loss_sum += *loss_slot;
         } else if (step > 0 && cudaEventQuery(ev_loss[(step + 1) % 2]) == cudaSuccess) {

@@ -93,7 +93,13 @@ TWINS = {
     # on both), the loss read by .item() (a copy into pinned memory and a
     # stream sync)
     "model_parallel_default": ({"sync.scalar_read", "gpu.pipeline_bubble"}, {}),
+    # scalar_read's loss read as PyTorch did before its pinned scalar: a
+    # copy into pageable memory (which waits for the kernels) and a stream
+    # sync (which then waits for nothing): the read's fix is both
+    "scalar_read_pageable": ({"sync.scalar_read"}, {"APP_LOSS_PAGEABLE": "1"}),
 }
+# workloads that run another's program (with their own environment)
+BINARY = {"scalar_read_pageable": "scalar_read"}
 # ranks a workload's runs have (4 unless said here).  The simulator's
 # collectives end at different times on each rank when its threads wait to
 # be scheduled (measured on 2 busy cores: four ranks entered one all-reduce
@@ -147,7 +153,8 @@ def run(name, env, fix):
              DEPS_FIX=str(fix), **env)
     subprocess.run([os.path.join(build, "gputrace"), "record", "-f", "-o", db, "--",
                     os.path.join(build, "tests", "sim", "gpusim-run"), "-n", str(RANKS.get(name, 4)),
-                    os.path.join(build, "tests", "apps", name)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    os.path.join(build, "tests", "apps", BINARY.get(name, name))], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL,
                    env=e, check=True)
     d = json.loads(subprocess.run([os.path.join(build, "gputrace-report"), "--format", "json", "--charges", db],
                                   capture_output=True, text=True, check=True).stdout)
