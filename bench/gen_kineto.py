@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-"""gen_kineto.py OUT MIB: a synthetic PyTorch profiler (Kineto) trace of
+"""gen_kineto.py OUT MIB [NCCL]: a synthetic PyTorch profiler (Kineto) trace of
 about MIB mebibytes, shaped like a real one (tests/data/traces): per step of
 work a CPU operator, the cudaLaunchKernel it makes, the kernel, their ac2g
 flow pair; a copy and a stream sync now and then; nanosecond decimals after
-baseTimeNanoseconds.  Prints the number of events.  Written in blocks: a
-2 GiB file takes a minute or so."""
+baseTimeNanoseconds.  One kernel in four is an NCCL kernel without
+collective args (numbered by kernel order on import: its costliest path),
+or none with NCCL=0 (a compute kernel instead: the cost of the rest).
+Prints the number of events.  Written in blocks: a 2 GiB file takes a
+minute or so."""
 import sys
 
 out, mib = sys.argv[1], float(sys.argv[2])
+nccl = len(sys.argv) < 4 or sys.argv[3] != "0"
 target = int(mib * 2**20)
 names = ["void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>(int, float*)",
          "ampere_sgemm_128x64_nn", "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, int, 512, true, 1>(float)",
-         "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"]
+         "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
+         if nccl else "void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>, float*)"]
 head = ('{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB"}],\n'
         '"distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1},\n'
         '"baseTimeNanoseconds": 1700000000000000000, "traceEvents": [\n')

@@ -2,7 +2,11 @@
 # import_bench.sh [MIB...]: `gputrace import` on synthetic Kineto traces
 # (bench/gen_kineto.py; generated, never committed) of each size (default
 # 2048 MiB, plain): events per second and peak memory; then the same trace
-# gzip'd, when GZIP_MIB (default 256) is not 0.  The import streams: its
+# gzip'd, when GZIP_MIB (default 256) is not 0; then, when PLAIN_MIB (default
+# 256) is not 0, one without NCCL kernels (gen_kineto.py's NCCL=0: a quarter
+# of the kernels are NCCL's otherwise, each numbered on import by kernel
+# order in SQL, a few microseconds apiece, where any other event costs a few
+# tenths).  The import streams: its
 # memory must not grow with the trace (its peak is mostly SQLite's page
 # cache, 16 MiB).  Events per second by the clock and per CPU second (user
 # + system: on a loaded machine the clock's figure says more about the
@@ -56,4 +60,11 @@ if [ "$gz" != 0 ]; then
   n=$(python3 "$top/bench/gen_kineto.py" "$tmp/trace.json" "$gz")
   gzip -1 "$tmp/trace.json"
   run "$tmp/trace.json.gz" "$n" yes
+fi
+plain=${PLAIN_MIB:-256}
+if [ "$plain" != 0 ]; then
+  rm -f "$tmp/trace.json" "$tmp/trace.json.gz"
+  n=$(python3 "$top/bench/gen_kineto.py" "$tmp/trace.json" "$plain" 0)
+  echo "   without NCCL kernels:"
+  run "$tmp/trace.json" "$n" no
 fi
