@@ -17,8 +17,10 @@ expect "recorded run exits 0" $? 0
 "$gt" expand "$db" > /dev/null
 expect "four ranks" "$(q "$db" "select group_concat(rank) from (select rank from process order by rank)")" "0,1,2,3"
 expect "one run id" "$(q "$db" "select count(distinct run_id) from process")" 1
-expect "each rank's device is the one its cudaSetDevice chose, and the call's row carries no bytes" \
-  "$(q "$db" "select count(*) || ':' || (select count(*) from api_call_named where api_name = 'cudaSetDevice' and bytes = 0) from process where device = rank")" "4:4"
+# (the call's row carries the device + 1 in bytes: the report tells each
+# device's legacy stream apart by the thread's device, docs/schema.md)
+expect "each rank's device is the one its cudaSetDevice chose, the call's row its device + 1" \
+  "$(q "$db" "select count(*) || ':' || (select count(*) from api_call_named a join process p on p.id = a.process_id where a.api_name = 'cudaSetDevice' and a.bytes = p.rank + 1) from process where device = rank")" "4:4"
 expect "every rank ended by exit 0" "$(q "$db" "select count(*) from process where exit_code = 0 and end_reason = 'exit'")" 4
 expect "CUPTI active on every rank" "$(q "$db" "select count(*) from process where cupti_status = 'active'")" 4
 expect "all-reduces recorded (4 ranks x 12 steps x 4 buckets)" "$(q "$db" "select count(*) from api_call_named where api_name = 'ncclAllReduce'")" 192
