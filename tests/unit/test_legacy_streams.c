@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SET = 1, LAUNCH, LAUNCH_PT, RECORD };
+enum { SET = 1, LAUNCH, LAUNCH_PT, RECORD, ALLREDUCE };
 
 static struct model m;
 static struct proc p;
@@ -24,6 +24,7 @@ static void setup(void)
     model_set_api(&m, LAUNCH, "cudaLaunchKernel");
     model_set_api(&m, LAUNCH_PT, "cudaLaunchKernel_ptsz");
     model_set_api(&m, RECORD, "cudaEventRecord");
+    model_set_api(&m, ALLREDUCE, "ncclAllReduce");
     p.smap = &sm;
     p.calls = calls;
 }
@@ -112,4 +113,23 @@ Test(legacy_streams, carried_across_windows_and_started_over)
     p.ncalls = 1;
     legacy_streams_split(&m, &p, INT64_MIN);
     cr_expect_eq(calls[0].stream, 0);
+}
+
+Test(legacy_streams, a_collective_takes_its_calls_stream)
+{
+    /* one process, two GPUs, an all-reduce on stream 0 of each in a group */
+    struct coll colls[2] = { { .call_id = 11, .hstream = 0 }, { .call_id = 12, .hstream = 0 } };
+    p.colls = colls;
+    p.ncolls = 2;
+    calls[0] = call(1, 10, SET, 0, 0);
+    calls[1] = call(1, 20, ALLREDUCE, 0, -1);
+    calls[1].call_id = 11;
+    calls[2] = call(1, 30, SET, 0, 1);
+    calls[3] = call(1, 40, ALLREDUCE, 0, -1);
+    calls[3].call_id = 12;
+    p.ncalls = 4;
+    legacy_streams_split(&m, &p, INT64_MIN);
+    cr_expect_eq(calls[3].stream, LEGACY_STREAM_HANDLE(0, 1));
+    cr_expect_eq(colls[0].hstream, 0);
+    cr_expect_eq(colls[1].hstream, LEGACY_STREAM_HANDLE(0, 1));
 }

@@ -19,7 +19,8 @@
  * cudaSetDevice chose, keeps the program's handle: a process on one GPU,
  * whichever, reads as before; the legacy stream of any other device takes
  * a handle of its own.  The per-thread default stream's calls (_ptsz,
- * _ptds) keep theirs: their 0 is the thread's stream. */
+ * _ptds) keep theirs: their 0 is the thread's stream.  An NCCL call's
+ * collective takes its call's handle. */
 #include "viewer/read/legacy_streams.h"
 #include "viewer/model/handles.h"
 #include "viewer/model/stream_map.h"
@@ -40,6 +41,7 @@ void legacy_streams_split(const struct model *m, struct proc *p, int64_t lo)
      * are one thread's: a map probe each is a few percent of a window) */
     uint64_t last_tid = 0;
     int64_t last_dev = 1;
+    struct idmap nccl = { 0 }; /* an NCCL call's id -> the handle it took */
     for (size_t i = 0; i < p->ncalls; i++) {
         struct call *c = &p->calls[i];
         uint64_t tid = (uint64_t)(uint32_t)c->tid + 1;
@@ -59,7 +61,19 @@ void legacy_streams_split(const struct model *m, struct proc *p, int64_t lo)
             last_dev = 1; /* device 0 until the thread chooses one */
             idmap_get(&sm->thread_device, tid, &last_dev);
         }
-        if (last_dev - 1 != sm->first_device && !model_api_per_thread(m, c->api))
+        if (last_dev - 1 != sm->first_device && !model_api_per_thread(m, c->api)) {
             c->stream = LEGACY_STREAM_HANDLE(c->stream, last_dev - 1);
+            if (m->roles[c->api] == ROLE_NCCL_OP)
+                idmap_put(&nccl, (uint64_t)c->call_id, c->stream, 0);
+        }
     }
+    /* an NCCL call's collective names the stream its call did (its
+     * kernels matched on it: load_colls.c), loaded up to this window */
+    for (size_t i = 0; nccl.n && i < p->ncolls; i++) {
+        int64_t h;
+        if ((p->colls[i].hstream == 0 || p->colls[i].hstream == 1) &&
+            idmap_get(&nccl, (uint64_t)p->colls[i].call_id, &h))
+            p->colls[i].hstream = h;
+    }
+    idmap_free(&nccl);
 }
