@@ -179,6 +179,12 @@ sqlite3 "$tmp/mpd.db" < "$top_srcdir/tests/data/golden/sim-model_parallel_defaul
 for rows in 3 10 40; do
   same_windowed "model_parallel_default (two GPUs' stream 0)" "$tmp/mpd.db" $rows
 done
+# ... with GPU 0's work before any cudaSetDevice (PyTorch's): the first
+# device, its first legacy stream call's, carried likewise
+sqlite3 "$tmp/mpt.db" < "$top_srcdir/tests/data/golden/sim-model_parallel_torch/input.sql"
+for rows in 3 10 40; do
+  same_windowed "model_parallel_torch (GPU 0 chosen by no call)" "$tmp/mpt.db" $rows
+done
 sqlite3 "$tmp/three.db" < "$top_srcdir/tests/data/golden/hand-schema.sql"
 sqlite3 "$tmp/three.db" < "$top_srcdir/tests/data/golden/hand-pipeline_three/rows.sql"
 for rows in 2 8; do

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SET = 1, LAUNCH, LAUNCH_PT, RECORD, ALLREDUCE };
+enum { SET = 1, LAUNCH, LAUNCH_PT, RECORD, COUNT, ALLREDUCE };
 
 static struct model m;
 static struct proc p;
@@ -24,6 +24,7 @@ static void setup(void)
     model_set_api(&m, LAUNCH, "cudaLaunchKernel");
     model_set_api(&m, LAUNCH_PT, "cudaLaunchKernel_ptsz");
     model_set_api(&m, RECORD, "cudaEventRecord");
+    model_set_api(&m, COUNT, "cudaGetDeviceCount");
     model_set_api(&m, ALLREDUCE, "ncclAllReduce");
     p.smap = &sm;
     p.calls = calls;
@@ -102,9 +103,11 @@ Test(legacy_streams, unknown_or_failed_choices_change_nothing)
 Test(legacy_streams, carried_across_windows_and_started_over)
 {
     calls[0] = call(1, 10, SET, 0, 0);
-    calls[1] = call(1, 20, SET, 0, 1);
-    p.ncalls = 2;
+    calls[1] = call(1, 15, LAUNCH, 0, -1);        /* the first device used: 0 */
+    calls[2] = call(1, 20, SET, 0, 1);
+    p.ncalls = 3;
     legacy_streams_split(&m, &p, INT64_MIN);
+    cr_expect_eq(calls[1].stream, 0);
     calls[0] = call(1, 30, LAUNCH, 0, -1);        /* the next window: still on device 1 */
     p.ncalls = 1;
     legacy_streams_split(&m, &p, 25);
@@ -132,4 +135,58 @@ Test(legacy_streams, a_collective_takes_its_calls_stream)
     cr_expect_eq(calls[3].stream, LEGACY_STREAM_HANDLE(0, 1));
     cr_expect_eq(colls[0].hstream, 0);
     cr_expect_eq(colls[1].hstream, LEGACY_STREAM_HANDLE(0, 1));
+}
+
+/* PyTorch sets a device only where it is not the current one already
+ * (c10::cuda::SetDevice): a model on GPUs 0 and 1 runs its first work on
+ * device 0 with no cudaSetDevice, then chooses 1, then 0 again.  Device
+ * 0's legacy stream is one stream throughout, device 1's another. */
+Test(legacy_streams, work_before_any_choice_is_device_0s)
+{
+    size_t n = 0;
+    calls[n++] = call(1, 5, COUNT, 0, -1);      /* cudaGetDeviceCount and the like: no stream */
+    calls[n++] = call(1, 10, LAUNCH, 0, -1);      /* device 0, chosen by no call */
+    calls[n++] = call(1, 20, SET, 0, 1);
+    calls[n++] = call(1, 30, LAUNCH, 0, -1);      /* device 1's */
+    calls[n++] = call(1, 40, SET, 0, 0);
+    calls[n++] = call(1, 50, RECORD, 0, -1);      /* device 0's again */
+    p.ncalls = n;
+    legacy_streams_split(&m, &p, INT64_MIN);
+    cr_expect_eq(LEGACY_STREAM_KEY(calls[1].stream), LEGACY_STREAM_KEY(calls[5].stream));
+    cr_expect_neq(LEGACY_STREAM_KEY(calls[1].stream), LEGACY_STREAM_KEY(calls[3].stream));
+    cr_expect_eq(calls[1].stream, 0); /* the first device used keeps the program's handle */
+    cr_expect_eq(calls[5].stream, 0);
+    cr_expect_eq(calls[3].stream, LEGACY_STREAM_HANDLE(0, 1));
+}
+
+/* A process on one GPU that is not GPU 0 asks about the devices first
+ * (on device 0, calls that name no stream): its legacy stream keeps 0. */
+Test(legacy_streams, one_gpu_not_0_after_device_queries)
+{
+    size_t n = 0;
+    calls[n++] = call(1, 5, COUNT, 0, -1);      /* cudaGetDeviceCount: no stream */
+    calls[n++] = call(1, 10, SET, 0, 3);
+    calls[n++] = call(1, 20, LAUNCH, 0, -1);
+    calls[n++] = call(1, 30, RECORD, 1, -1);
+    p.ncalls = n;
+    legacy_streams_split(&m, &p, INT64_MIN);
+    cr_expect_eq(calls[2].stream, 0);
+    cr_expect_eq(calls[3].stream, 1);
+}
+
+/* A per-thread stream program's cudaStreamLegacy is the device's legacy
+ * stream all the same (its 0 is the thread's own stream) */
+Test(legacy_streams, per_thread_calls_legacy_handle)
+{
+    size_t n = 0;
+    calls[n++] = call(1, 10, SET, 0, 1);
+    calls[n++] = call(1, 20, LAUNCH_PT, 1, -1);   /* device 1's legacy stream: the first used */
+    calls[n++] = call(1, 30, SET, 0, 2);
+    calls[n++] = call(1, 40, LAUNCH_PT, 0, -1);   /* the thread's stream: kept */
+    calls[n++] = call(1, 50, LAUNCH_PT, 1, -1);   /* device 2's legacy stream */
+    p.ncalls = n;
+    legacy_streams_split(&m, &p, INT64_MIN);
+    cr_expect_eq(calls[1].stream, 1);
+    cr_expect_eq(calls[3].stream, 0);
+    cr_expect_eq(calls[4].stream, LEGACY_STREAM_HANDLE(1, 2));
 }

@@ -31,9 +31,9 @@ struct stream_map {
     int compute_preset;
     struct idmap cupti_events; /* CUPTI's event id + 1 -> handle */
     /* each calling thread's current device (tid + 1 -> device + 1) and
-     * the process's first device (-1: none chosen yet), as the windows so
-     * far chose them, from the window starting at devices_lo
-     * (read/legacy_streams.h) */
+     * the process's first device, its first legacy stream's (-1: none
+     * used yet), as the windows so far had them, from the window starting
+     * at devices_lo (read/legacy_streams.h) */
     struct idmap thread_device;
     int first_device, devices_on;
     int64_t devices_lo;

@@ -34,6 +34,7 @@ pipeline - pipeline 4 3
 multi_gpu multi_gpu multi_gpu 1 3
 model_parallel model_parallel model_parallel 1 3
 model_parallel_default model_parallel_default model_parallel_default 1 3
+model_parallel_torch model_parallel_default model_parallel_default 1 3 -- torch
 overlapped overlapped overlapped 4 3
 scalar_read scalar_read scalar_read 4 3
 device_sync device_sync device_sync 4 5
