@@ -38,6 +38,12 @@ expect "-f on a text file: refused, kept" "$?:$(cat "$tmp/notes.db")" "2:twenty 
 printf 'mine' > "$tmp/fresh.db-wal"
 "$gt" import -q -o "$tmp/fresh.db" "$tmp/traces" 2> /dev/null
 expect "a -wal with no database of ours: refused, kept" "$?:$(cat "$tmp/fresh.db-wal")" "2:mine"
+# the import's rollback journal (kineto_number's savepoint) goes to
+# NAME-journal, made and deleted at its commit: a file of that name that is
+# not SQLite's stays, the import refused (SQLite would write over it)
+printf 'mine' > "$tmp/fresh2.db-journal"
+"$gt" import -q -o "$tmp/fresh2.db" "$tmp/traces" 2> /dev/null
+expect "a -journal that is not SQLite's: refused, kept" "$?:$(cat "$tmp/fresh2.db-journal")" "2:mine"
 "$gt" import -q -o "$tmp/ours.db" "$tmp/traces"
 "$gt" import -q -f -o "$tmp/ours.db" "$tmp/traces"
 expect "-f on a database of ours: replaced" "$?:$(sqlite3 "$tmp/ours.db" 'select count(*) from process')" "0:2"
