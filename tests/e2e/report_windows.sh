@@ -115,6 +115,15 @@ for app in train_demo scalar_read device_sync pageable_upload; do
   "$b/gputrace" record -o "$tmp/$app.db" -- "$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
   LIVE=1 same_windowed "$app" "$tmp/$app.db" 50
 done
+# scalar_read with its loss read as PyTorch's .item() read it before its
+# pinned scalar: a blocking copy into pageable memory, then a stream sync
+# (tests/apps/app_train.c, APP_LOSS_PAGEABLE).  The read's fix frees the
+# sync's wait too (whatif.c, read_then_sync); a cut falls between the two
+# (the copy drained the stream), and the sync, in the next window, kept its
+# wait: the read's step and all fixed 2.1% slower than read whole
+APP_LOSS_PAGEABLE=1 "$b/gputrace" record -o "$tmp/scalar_read_pageable.db" -- "$b/tests/sim/gpusim-run" -n 4 \
+  "$b/tests/apps/scalar_read" > /dev/null 2>&1
+LIVE=1 same_windowed "scalar_read, the loss read pageable" "$tmp/scalar_read_pageable.db" 50
 # a first step that compiles (200 ms more in rank 1's first forward, as
 # torch.compile's; tests/data/windows/train_demo_compile.sql): every
 # rank's first step waits for it in the collectives and is left out as

@@ -105,6 +105,23 @@ struct state { struct idmap last, pend, ev; int32_t *pend_v; size_t npend, pend_
 struct join { int32_t a, b; int comm; int64_t b_start, b_end; };
 struct joins { struct join *v; size_t n, cap; };
 
+/* A stream sync a fix frees of its wait, past the window's end: thread
+ * tid's next call, if it is a sync of stream (read_then_sync). */
+struct free_sync { int tid; int64_t stream; };
+struct free_syncs { struct free_sync *v; size_t n, cap; };
+
+static void free_sync_add(struct free_syncs *f, struct free_sync x)
+{
+    if (!f)
+        return;
+    if (f->n == f->cap) {
+        f->cap = f->cap ? f->cap * 2 : 4;
+        if (!(f->v = realloc(f->v, f->cap * sizeof *f->v)))
+            model_out_of_memory();
+    }
+    f->v[f->n++] = x;
+}
+
 static void join_add(struct joins *j, struct join x)
 {
     if (!j)
@@ -503,27 +520,39 @@ static int waited(const struct rp_graph *g, size_t r)
     return 0;
 }
 
+/* Thread tid's first call from rp call r on: if it syncs stream, its
+ * wait goes (a mode another fix gave it stays: a redundant sync's removal
+ * is more); 1 if the thread has a call there. */
+static int free_next_sync(const struct build *b, struct rp_fix *fx, size_t r, int tid, int64_t stream)
+{
+    const struct proc *p = b->p;
+    for (size_t n = r; n < b->g.ncalls; n++) {
+        int32_t ci = b->call_of_rp[n];
+        if (ci < 0 || p->calls[ci].tid != tid)
+            continue;
+        const struct call *s = &p->calls[ci];
+        if (b->m->roles[s->api] == ROLE_SYNC_STREAM && s->stream == stream && fx->call_mode[n] == RP_KEEP)
+            fx->call_mode[n] = RP_NO_WAIT;
+        return 1;
+    }
+    return 0;
+}
+
 /* A scalar read that is a blocking copy (rp call r) and the stream sync
  * its thread makes next on the same stream: one read, as ATen's
  * memcpy_and_sync makes it (`.item()` into a pageable scalar: the copy
  * waits for the GPU, the sync then for nothing).  Read a step later, both
  * go; with the copy's wait alone gone, the sync took it over and the
  * prediction saved nothing (0.5 ms of a 19.7 ms step, where the twin
- * saves 4.7).  In the next window, the sync is left as measured. */
+ * saves 4.7).  The copy the last call of its thread in the window (a cut
+ * falls there: the stream just drained), the sync is the next window's
+ * (b->sn, apply_free_syncs): left as measured, it made the step 2%
+ * slower read a window at a time than whole. */
 static void read_then_sync(const struct build *b, struct rp_fix *fx, size_t r)
 {
-    const struct model *m = b->m;
-    const struct proc *p = b->p;
-    const struct call *c = &p->calls[b->call_of_rp[r]];
-    for (size_t n = r + 1; n < b->g.ncalls; n++) {
-        int32_t ci = b->call_of_rp[n];
-        if (ci < 0 || p->calls[ci].tid != c->tid)
-            continue;
-        const struct call *s = &p->calls[ci];
-        if (m->roles[s->api] == ROLE_SYNC_STREAM && s->stream == c->stream)
-            fx->call_mode[n] = RP_NO_WAIT;
-        return;
-    }
+    const struct call *c = &b->p->calls[b->call_of_rp[r]];
+    if (!free_next_sync(b, fx, r + 1, c->tid, c->stream))
+        free_sync_add(b->sn, (struct free_sync){ c->tid, c->stream });
 }
 
 /* A fix to predict: a finding's kind at a site shown (model_site_shown). */
@@ -1028,6 +1057,7 @@ struct variant {
     struct rp_carry rc;
     int64_t *gs, *ge;
     struct joins j, jn;
+    struct free_syncs sf, sfn; /* the syncs its fix frees in this window and the next (read_then_sync) */
     int64_t *ref_s, *ref_e;  /* this window's times of the operations the graph's state refers to */
     struct acc a;
 };
@@ -1239,6 +1269,8 @@ static void variant_free(struct variant *v)
     free(v->ge);
     free(v->j.v);
     free(v->jn.v);
+    free(v->sf.v);
+    free(v->sfn.v);
     free(v->ref_s);
     free(v->ref_e);
 }
@@ -1432,6 +1464,10 @@ static void carry_state(struct whatif_carry *wc, const struct build *b, const in
         v->j = v->jn;
         v->jn = t;
         v->jn.n = 0;
+        struct free_syncs f = v->sf;
+        v->sf = v->sfn;
+        v->sfn = f;
+        v->sfn.n = 0;
         for (size_t q = 0; q < v->j.n; q++) {
             v->j.v[q].a = map[v->j.v[q].a];
             v->j.v[q].b = map[v->j.v[q].b];
@@ -1472,6 +1508,10 @@ static void apply_joins(struct build *b, struct rp_fix *fx, struct variant *v)
             join_add(&v->jn, (struct join){ a, x.b, x.comm, 0, 0 });
     }
     v->j.n = 0;
+    for (size_t q = 0; q < v->sf.n; q++) /* the syncs it frees: a thread with no call here, on */
+        if (!free_next_sync(b, fx, 0, v->sf.v[q].tid, v->sf.v[q].stream))
+            free_sync_add(&v->sfn, v->sf.v[q]);
+    v->sf.n = 0;
 }
 
 /* The range thread's shift (replayed less measured end) in a carry. */
@@ -1627,11 +1667,16 @@ static void run_cand(struct win *wn, const struct variant *pre, struct cand c, i
     struct build *b = wn->b;
     struct variant *v = find_variant(wc, c);
     struct joins jn = { 0 };
+    struct free_syncs sn = { 0 };
     fix_reset(fx, &b->g);
     b->jn = &jn;
+    b->sn = &sn;
     int any = add_fix(b, &c, fx);
+    b->jn = NULL;
+    b->sn = NULL;
     if (!v && !any) {
         free(jn.v);
+        free(sn.v);
         return;
     }
     if (!v)
@@ -1639,17 +1684,23 @@ static void run_cand(struct win *wn, const struct variant *pre, struct cand c, i
     for (size_t q = 0; q < jn.n; q++)
         join_add(&v->jn, jn.v[q]);
     free(jn.v);
+    for (size_t q = 0; q < sn.n; q++)
+        free_sync_add(&v->sfn, sn.v[q]);
+    free(sn.v);
     v->seen = 1;
     apply_joins(b, fx, v);
     if (run_variant(wn, v, fx) != 0 || !in_all)
         return;
     b->jn = &wc->v[2].jn;
+    b->sn = &wc->v[2].sfn;
     add_fix(b, &c, all_comm);
     if (c.kind != F_COMM_SAME_STREAM) {
         b->jn = &wc->v[1].jn;
+        b->sn = &wc->v[1].sfn;
         add_fix(b, &c, all);
     }
     b->jn = NULL;
+    b->sn = NULL;
 }
 
 /* ---- the summary for every rank together, window by window ---- */

@@ -15,11 +15,13 @@
 
 struct state;
 struct joins;
+struct free_syncs;
 
 /* One window's graph (replay.h), and what it was made of (whatif.c). */
 struct build {
     struct state *s;        /* what the graph carries from the window before (whatif_carry) */
     struct joins *jn;       /* where add_fix notes a wait that falls in the next window */
+    struct free_syncs *sn;  /* and a stream sync it frees there (read_then_sync) */
     const struct rp_op *ghosts; /* the graph's g.nghost ghosts (replay.h) */
     const struct model *m;
     const struct proc *p;
