@@ -4,6 +4,7 @@
 #include "import/import.h"
 #include "format/api_ids.h"
 #include "format/api_table.h"
+#include "format/ours.h"
 #include "format/schema.h"
 #include "common/term_text.h"
 
@@ -109,7 +110,9 @@ static int make_room(const char *path, int force, char *err, size_t errlen)
             snprintf(err, errlen, "%s exists and is not a regular file: not replaced", path);
             return -1;
         }
-        if (sb.st_size != 0 && import_detect(path) != IMPORT_OURS) {
+        /* (by the file as it is on disk: an import killed in its
+         * transaction left a journal, which a read would have to play back) */
+        if (sb.st_size != 0 && !gt_ours_db(path)) {
             snprintf(err, errlen, "%s exists and is not a gputrace database: not replaced (-f replaces only those)",
                      path);
             return -1;
@@ -160,11 +163,14 @@ int out_open(struct out_db *o, const char *path, int force, const char *run_id, 
         sqlite3_exec(o->db, gt_schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_exec(o->db, drop_indexes, NULL, NULL, NULL) != SQLITE_OK)
         return fail(o, err, errlen, path);
+    /* the marks that make it ours committed before the import's one
+     * transaction: an import killed in it leaves a file -f replaces (and
+     * its journal with it), not one it refuses as another's */
     char sql[256];
     snprintf(sql, sizeof sql, "INSERT INTO meta VALUES('schema_version', '%d');"
              "INSERT INTO meta VALUES('writer', 'gputrace import " GT_VERSION "');", GT_SCHEMA_VERSION);
-    if (sqlite3_exec(o->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_exec(o->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(o->db, sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(o->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
         return fail(o, err, errlen, path);
     if (gt_api_table_fill(o->db) != SQLITE_OK)
         return fail(o, err, errlen, path);

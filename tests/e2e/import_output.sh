@@ -47,4 +47,26 @@ expect "a -journal that is not SQLite's: refused, kept" "$?:$(cat "$tmp/fresh2.d
 "$gt" import -q -o "$tmp/ours.db" "$tmp/traces"
 "$gt" import -q -f -o "$tmp/ours.db" "$tmp/traces"
 expect "-f on a database of ours: replaced" "$?:$(sqlite3 "$tmp/ours.db" 'select count(*) from process')" "0:2"
+# an import killed in its one transaction (Ctrl-C, the OOM killer) leaves
+# its file and a live journal: the report says it cannot read it, in a line;
+# -f replaces both (the file's marks are committed before the transaction:
+# it was refused as another's)
+python3 "${top_srcdir:-.}/bench/gen_kineto.py" "$tmp/big.json" 48 > /dev/null
+"$gt" import -q -o "$tmp/killed.db" "$tmp/big.json" &
+pid=$!
+# the journal there at two looks 20 ms apart: the import's transaction, not
+# one of the statements before it, whose journals last microseconds
+i=0 seen=0
+while [ $seen -lt 2 ] && [ $i -lt 1000 ] && kill -0 $pid 2> /dev/null; do
+  if [ -e "$tmp/killed.db-journal" ]; then seen=$((seen + 1)); else seen=0; fi
+  sleep 0.02; i=$((i + 1))
+done
+kill -9 $pid 2> /dev/null
+wait $pid 2> /dev/null
+expect "a killed import: its journal left" "$(ls "$tmp" | grep -c '^killed.db-journal$')" 1
+"$b/gputrace-report" "$tmp/killed.db" > /dev/null 2> "$tmp/err"
+expect "a killed import's file: the report says so in one line" "$?:$(wc -l < "$tmp/err" | tr -d ' ')" "1:1"
+"$gt" import -q -f -o "$tmp/killed.db" "$tmp/big.json"
+expect "-f on a killed import's file: replaced, its journal gone" \
+  "$?:$(ls "$tmp" | grep -c '^killed.db-journal$'):$(sqlite3 "$tmp/killed.db" 'select count(*) from process')" "0:0:1"
 finish
