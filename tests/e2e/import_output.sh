@@ -65,7 +65,8 @@ kill -9 $pid 2> /dev/null
 wait $pid 2> /dev/null
 expect "a killed import: its journal left" "$(ls "$tmp" | grep -c '^killed.db-journal$')" 1
 "$b/gputrace-report" "$tmp/killed.db" > /dev/null 2> "$tmp/err"
-expect "a killed import's file: the report says so in one line" "$?:$(wc -l < "$tmp/err" | tr -d ' ')" "1:1"
+expect "a killed import's file: the report says so in one line" \
+  "$?:$(wc -l < "$tmp/err" | tr -d ' '):$(grep -c 'did not finish.*import it again' "$tmp/err")" "1:1:1"
 "$gt" import -q -f -o "$tmp/killed.db" "$tmp/big.json"
 expect "-f on a killed import's file: replaced, its journal gone" \
   "$?:$(ls "$tmp" | grep -c '^killed.db-journal$'):$(sqlite3 "$tmp/killed.db" 'select count(*) from process')" "0:0:1"

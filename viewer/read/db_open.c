@@ -13,6 +13,7 @@
 #include "format/db_guard.h"
 #include "format/schema.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -66,7 +67,17 @@ static int check_db(const char *path, sqlite3 *db, char *err, size_t errlen)
 {
     char why[256];
     if (gt_guard_tables(db, report_tables, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s: not a gputrace database (%s)", path, why);
+        /* a rollback journal beside it: a write that did not finish (an
+         * import killed in its transaction: the tracer writes in WAL),
+         * which only a writer can play back */
+        char journal[PATH_MAX + 16];
+        struct stat js;
+        snprintf(journal, sizeof journal, "%s-journal", path);
+        if (stat(journal, &js) == 0 && S_ISREG(js.st_mode) && js.st_size > 0)
+            snprintf(err, errlen, "%s: a write to it did not finish (%s is there): not read; import it again"
+                     " (gputrace import -f)", path, journal);
+        else
+            snprintf(err, errlen, "%s: not a gputrace database (%s)", path, why);
         return -1;
     }
     sqlite3_stmt *s;
