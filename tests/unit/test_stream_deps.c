@@ -70,6 +70,27 @@ Test(stream_deps, legacy_default_stream)
     deps_free(&d);
 }
 
+/* cudaStreamLegacy (1) and 0 are one stream: work launched on one and an
+ * event recorded on the other (or a wait) meet on one clock */
+Test(stream_deps, legacy_handles_one_stream)
+{
+    struct stream_deps d = { 0 };
+    deps_created(&d, 0x10, 0);  /* blocking */
+    deps_launch(&d, 0, 100);    /* on 0: waits for every blocking stream's earlier work */
+    deps_record(&d, 0x100, 1, 150); /* recorded on cudaStreamLegacy */
+    const struct dep_clock *e = deps_event(&d, 0x100);
+    cr_assert(e);
+    cr_expect_eq(e->all, 100);           /* it carries the legacy launch's wait */
+    cr_expect_eq(cutoff(e, 0), 150);     /* named as the one legacy stream */
+    cr_expect_eq(cutoff(e, 1), -1);
+    deps_record(&d, 0x200, 0x20, 300);
+    cr_assert(deps_wait(&d, 1, 0x200)); /* a wait on cudaStreamLegacy: the legacy stream's clock */
+    struct dep_clock s;
+    deps_stream_scope(&d, 0, 400, &s);
+    cr_expect_eq(cutoff(&s, 0x20), 300);
+    deps_free(&d);
+}
+
 Test(stream_deps, clock_keeps_the_newest)
 {
     struct stream_deps d = { 0 };

@@ -71,6 +71,8 @@ static void merge(struct dep_clock *into, const struct dep_clock *from)
 
 void deps_record(struct stream_deps *d, int64_t event, int64_t stream, int64_t t)
 {
+    if (deps_is_legacy(stream)) /* 0 and cudaStreamLegacy: one stream, a device's one key (as launches) */
+        stream = LEGACY_STREAM_KEY(stream);
     struct dep_clock c;
     const struct dep_clock *s = find(d, &d->stream_ix, stream);
     if (s)
@@ -85,6 +87,8 @@ void deps_record(struct stream_deps *d, int64_t event, int64_t stream, int64_t t
 
 int deps_wait(struct stream_deps *d, int64_t stream, int64_t event)
 {
+    if (deps_is_legacy(stream))
+        stream = LEGACY_STREAM_KEY(stream);
     const struct dep_clock *e = find(d, &d->event_ix, event);
     if (!e)
         return 0;
