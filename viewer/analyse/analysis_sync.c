@@ -313,8 +313,6 @@ static int scope_of(const struct model *m, const struct timeline *t, const struc
     }
 }
 
-/* Whether the API is a per-thread default stream entry point (_ptsz,
- * _ptds), whose stream 0 is the calling thread's own stream. */
 /* Whether operation g is in the scope: enqueued before its stream's cutoff. */
 static int in_scope(const struct scope *s, const struct gop *g)
 {

@@ -54,6 +54,14 @@ struct call {
 };
 _Static_assert(sizeof(struct call) == 72, "calls stay packed");
 
+/* The device a cudaSetDevice call chose, as the tracer keeps it in the
+ * call's bytes (+ 1, docs/schema.md); -1 where it is not there (a
+ * recording made before, a damaged value). */
+static inline int model_call_set_device(const struct call *c)
+{
+    return c->bytes > 0 && c->bytes <= 65536 ? (int)c->bytes - 1 : -1;
+}
+
 enum { GOP_KERNEL = 1, GOP_MEMCPY = 2, GOP_MEMSET = 3 };
 
 /* A GPU operation: 56 bytes, packed for the same reason. */

@@ -81,8 +81,8 @@ void legacy_streams_split(const struct model *m, struct proc *p, int64_t lo)
         struct call *c = &p->calls[i];
         uint64_t tid = (uint64_t)(uint32_t)c->tid + 1;
         if (set > 0 && c->api == set) {
-            if (c->result == 0 && c->bytes > 0 && c->bytes <= 65536) {
-                idmap_put(&sm->thread_device, tid, c->bytes, 0);
+            if (c->result == 0 && model_call_set_device(c) >= 0) {
+                idmap_put(&sm->thread_device, tid, model_call_set_device(c) + 1, 0);
                 last_tid = 0;
             }
             continue;

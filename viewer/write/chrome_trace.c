@@ -259,10 +259,10 @@ static void calls(struct writer *w, const struct model *m, size_t pi, const stru
         int tid = thread_tid(w, pi, c->tid);
         slice(w, m, p, pid, tid, name, m->roles[c->api] >= ROLE_NCCL_OP ? "nccl" : "cuda_api", c->start, c->end);
         /* cudaSetDevice's bytes hold its device + 1 (docs/schema.md): shown as the device */
-        int dev = c->api == set_device && c->bytes > 0 && c->bytes <= 65536;
+        int dev = c->api == set_device ? model_call_set_device(c) : -1;
         fprintf(w->out, ",\"args\":{\"call_id\":%lld,\"stream\":%lld,\"%s\":%lld,\"result\":%d,\"correlation\":%u}}",
-                (long long)c->call_id, (long long)STREAM_HANDLE_SHOWN(c->stream), dev ? "device" : "bytes",
-                (long long)(dev ? c->bytes - 1 : c->bytes), c->result, c->corr);
+                (long long)c->call_id, (long long)STREAM_HANDLE_SHOWN(c->stream), dev >= 0 ? "device" : "bytes",
+                (long long)(dev >= 0 ? dev : c->bytes), c->result, c->corr);
         if (t->op_of_call[i] >= 0 && !flow_op[t->op_of_call[i]]) { /* flow start, bound to this slice */
             flow_op[t->op_of_call[i]] = 1;
             chrome_begin_event(w);
