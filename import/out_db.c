@@ -119,14 +119,15 @@ static int make_room(const char *path, int force, char *err, size_t errlen)
         }
     }
     static const char *const sides[] = { "-wal", "-shm", "-journal" };
-    for (size_t i = 0; i < 3; i++)
+    const size_t nsides = sizeof sides / sizeof *sides;
+    for (size_t i = 0; i < nsides; i++)
         if (!side_file_ours(path, sides[i], side, sizeof side)) {
             snprintf(err, errlen, "%s exists and is not SQLite's: not replaced", side);
             return -1;
         }
     if (lstat(path, &sb) == 0)
         unlink(path);
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < nsides; i++) {
         snprintf(side, sizeof side, "%s%s", path, sides[i]);
         unlink(side);
     }
