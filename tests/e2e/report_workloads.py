@@ -247,10 +247,10 @@ def check_device_tracks(name, db):
 
 def check_default_streams(name, db, d):
     """Every call on stream 0 (each GPU's legacy stream, as PyTorch runs
-    them): each GPU's kernels on a track of its own, the calls shown on
-    the stream the program named (0), and the replay as measured exact
-    (the two GPUs' streams one stream of the process once: GPU 1's work
-    replayed without its wait for GPU 0, 48% off)."""
+    them): each GPU's kernels on a track of its own, and the calls shown
+    on the stream the program named (0).  (What the report finds and
+    replays there is the golden fixtures' to check, on fixed input:
+    verdicts.py, default_streams.)"""
     trace = os.path.join(tmp, name + ".json")
     subprocess.run([os.path.join(build, "gputrace-report"), "--chrome-trace", trace, db], capture_output=True, check=True)
     with open(trace) as f:
@@ -265,9 +265,6 @@ def check_default_streams(name, db, d):
     shown = {e["args"]["stream"] for e in ev if e.get("ph") == "X" and e.get("cat") == "cuda_api"
              and e["name"] in ("cudaLaunchKernel", "cudaEventRecord", "cudaStreamWaitEvent", "cudaMemcpyAsync")}
     check(shown == {0}, f"{name}: the calls shown on the stream handle the program named ({shown})")
-    w = [x for x in d.get("whatif", []) if x["rank"] == 0]
-    check(len(w) == 1 and abs(w[0]["replay_error"]) < 0.02,
-          f"{name}: the replay as measured within 2% ({[x.get('replay_error') for x in w]})")
 
 
 def check_ranges(name, db, d):

@@ -64,6 +64,18 @@ def multi_gpu(d):
               f" union {r['gpu_busy_ns']}; gpu.idle on GPUs {sorted(idle.items())})")
 
 
+def default_streams(d):
+    """A model split over two GPUs on their legacy streams (stream 0 on
+    both, as PyTorch runs them): each GPU's stream its own, so the wait
+    across GPUs is seen: gpu.pipeline_bubble the first finding (as one
+    stream: gpu.stalled first, no bubble), and the replay as measured
+    within 2% of the steps."""
+    first = next((f["kind"] for f in d["findings"] if not f.get("below_min_cost")), None)
+    w = [x for x in d.get("whatif", []) if x["rank"] == 0]
+    check(first == "gpu.pipeline_bubble" and len(w) == 1 and abs(w[0]["replay_error"]) < 0.02,
+          f"{name}: gpu.pipeline_bubble first ({first}), the replay within 2% ({[x.get('replay_error') for x in w]})")
+
+
 def overlapped_shifted(d):
     """Rank 1 on a host of its own whose clock runs 5 ms ahead: aligned
     from the collectives, and no false straggler (crossrank.py's live run
@@ -169,7 +181,8 @@ def train_demo(d):
 
 EXTRA = {"train_demo": train_demo, "multi_gpu": multi_gpu, "overlapped_shifted": overlapped_shifted, "straggler_shifted": straggler_shifted,
          "pipeline": pipeline, "pipeline_grouped": pipeline, "pipeline_connected": pipeline_connected,
-         "straggler_static": straggler_static}
+         "straggler_static": straggler_static, "model_parallel_default": default_streams,
+         "model_parallel_torch": default_streams}
 
 
 def text_order(d):
