@@ -12,6 +12,10 @@
  * outrun the writer's row inserts).
  * With "exec", it then tries to exec a program that does not exist (which
  * fails), makes one more call, and execs /bin/true.
+ * With THREADS_GO set to a path, each thread waits for that file to exist
+ * before its rounds (after its first calls, which start the tracer), and
+ * main creates PATH.done once every thread has made its rounds: a test
+ * can hold the tracer's writer up over exactly the rounds (hold_lock.py).
  * Prints the number of wrapped calls made, so tests can compare.
  */
 #define _GNU_SOURCE
@@ -26,6 +30,14 @@
 
 static int calls_per_thread = 1000;
 static int flat_out;
+static const char *go_file;
+
+/* Waits (up to 60 s) for PATH to exist. */
+static void wait_for_file(const char *path)
+{
+    for (int i = 0; i < 60000 && access(path, F_OK) != 0; i++)
+        usleep(1000);
+}
 
 static void *worker(void *arg)
 {
@@ -35,6 +47,8 @@ static void *worker(void *arg)
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
         cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess)
         return (void *)1;
+    if (go_file)
+        wait_for_file(go_file);
     for (int i = 0; i < calls_per_thread; i++) {
         cudaEventRecord(e, s);
         cudaStreamQuery(s);
@@ -62,6 +76,7 @@ int main(int argc, char **argv)
     int term = argc > 3 && strcmp(argv[3], "forkterm") == 0;
     int do_exec = argc > 3 && strcmp(argv[3], "exec") == 0;
     flat_out = argc > 3 && strcmp(argv[3], "flat") == 0;
+    go_file = getenv("THREADS_GO");
     pthread_t t[256];
     if (n < 1 || n > 256)
         return 2;
@@ -72,6 +87,15 @@ int main(int argc, char **argv)
         void *rv;
         pthread_join(t[i], &rv);
         bad |= rv != NULL;
+    }
+    if (go_file) {
+        char done[4096];
+        snprintf(done, sizeof done, "%s.done", go_file);
+        FILE *f = fopen(done, "w");
+        if (f)
+            fclose(f);
+        else
+            bad = 1;
     }
     /* per thread: create stream, create event, 2 per round, sync, 2 destroys */
     printf("wrapped calls: %ld\n", (long)n * (2L * calls_per_thread + 5) + (do_fork ? 2 : 0));

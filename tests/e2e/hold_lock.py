@@ -3,7 +3,13 @@
 opened it), takes its write lock, as another process of a --one-file run
 does, and holds it for SECONDS; prints "held S" (the seconds held), or
 "never" if the file was not there within 10 s.  For the tests of the
-writer's stalls (tests/e2e/tracer_stall.sh, tracer_stress.sh).
+writer's stalls (tests/e2e/tracer_stall.sh, tracer_membound.sh).
+
+hold_lock.py DB SECONDS GO: the same, but once the lock is taken creates
+the file GO (the program's threads wait for it: tests/apps/threads.c's
+THREADS_GO) and holds the lock until GO.done exists (the program made all
+its calls), SECONDS at most: the program's calls all meet a writer held
+up, however fast or slow the machine (tracer_stress.sh's full rings).
 
 hold_lock.py --open DB PID COPY: once DB holds its process row, opens a
 connection and reads (so that it holds the write-ahead log's shared
@@ -44,12 +50,18 @@ if sys.argv[1] == "--open":
     sys.exit(0)
 
 db, secs = sys.argv[1], float(sys.argv[2])
+go = sys.argv[3] if len(sys.argv) > 3 else None
 if not wait_for_process_row(db):
     print("never")
     sys.exit(0)
 c = sqlite3.connect(db, timeout=20, isolation_level=None)
 c.execute("begin immediate")
 t = time.monotonic()
-time.sleep(secs)
+if go is None:
+    time.sleep(secs)
+else:
+    open(go, "w").close()
+    while not os.path.exists(go + ".done") and time.monotonic() - t < secs:
+        time.sleep(0.01)
 c.execute("commit")
 print("held %.1f" % (time.monotonic() - t))

@@ -71,20 +71,26 @@ expect "full disk: program unchanged" "$?:$(grep -c 'wrapped calls' "$tmp/out")"
 expect "full disk: one line says tracing stopped" "$(grep -c 'gputrace: writing .* failed' "$tmp/err")" 1
 expect "full disk: what was committed stays readable" "$(q "$tmp/full.db" "select count(*) > 0 from process")" 1
 
-# full rings: 4 threads calling flat out into 1 MiB rings overflow them,
-# and the drain thread's queue behind them (32 MiB, 524,000 records: the
-# writer is held up by another process's lock meanwhile, as in a
-# --one-file run); the records that do not fit are counted as dropped (each
-# goes to a thread-local scratch record instead of the ring) and the
-# program runs on.  In blocks: at the end the writer stores what the queue
+# full rings: 4 threads calling into 1 MiB rings overflow them, and the
+# drain thread's queue behind them (32 MiB, 524,000 records), while the
+# writer is held up by another process's lock (as in a --one-file run);
+# the records that do not fit are counted as dropped (each goes to a
+# thread-local scratch record instead of the ring) and the program runs
+# on.  The lock is held from before the threads' rounds until they end
+# (THREADS_GO, hold_lock.py's GO): the 2.4 M calls all meet a writer held
+# up, on a fast machine as on a slow one (held for 3 s from whenever the
+# process row showed, a fast run had made most of its calls first and
+# dropped none).  In blocks: at the end the writer stores what the queue
 # holds, and as rows that took longer than the exit waits under the
 # sanitizers (10 s).  Counted as stored (qr), blocks and rows: a merge of
 # 1.2 M records into rows took 40 s of a CI run's sanitizer pass
-GPUTRACE_BULK_AFTER=0 GPUTRACE_ONE_FILE=1 GPUTRACE_BUFFER_MB=1 GPUTRACE_OUTPUT="$tmp/r.db" LD_PRELOAD="$lib" "$app" 4 300000 > "$tmp/out" 2> "$tmp/err" &
+THREADS_GO="$tmp/go" GPUTRACE_BULK_AFTER=0 GPUTRACE_ONE_FILE=1 GPUTRACE_BUFFER_MB=1 GPUTRACE_OUTPUT="$tmp/r.db" \
+  LD_PRELOAD="$lib" "$app" 4 300000 > "$tmp/out" 2> "$tmp/err" &
 pid=$!
-python3 "${top_srcdir:-.}/tests/e2e/hold_lock.py" "$tmp/r.db" 3 > /dev/null
+python3 "${top_srcdir:-.}/tests/e2e/hold_lock.py" "$tmp/r.db" 120 "$tmp/go" > "$tmp/held"
 wait $pid
 expect "full rings: program unchanged" "$?:$(grep -c 'wrapped calls' "$tmp/out")" "0:1"
+expect "full rings: the lock was held over the threads' rounds ($(cat "$tmp/held"))" "$(grep -c '^held' "$tmp/held")" 1
 want=$(sed -n 's/wrapped calls: //p' "$tmp/out")
 expect "full rings: drops counted, and every call is stored or counted" \
   "$(qr "$tmp/r.db" "select dropped_host > 0 and dropped_host + (select count(*) from api_call) + (select coalesce(sum(n), 0) from api_call_block) >= $want from process")" 1
