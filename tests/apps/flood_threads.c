@@ -4,7 +4,11 @@
  * every buffer of the tracer fills (its worst case for memory).  Prints
  * "calls: N" (every wrapped call the program made) once the threads are
  * done, and, from a destructor (after the tracer's end, which an atexit
- * handler runs), "hwm_kb: N": the process's peak resident memory. */
+ * handler runs), "hwm_kb: N": the process's peak resident memory.
+ * With FLOOD_GO set to a path, each thread makes one call (which starts the
+ * tracer) and waits for that file before its SECONDS, and main creates
+ * PATH.done once they are over: hold_lock.py then holds the writer up over
+ * exactly the flood, however slowly it started. */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -12,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double secs;
 static _Atomic long total;
+static const char *go_file;
 
 static double now_s(void)
 {
@@ -27,6 +33,12 @@ static void *flood(void *arg)
 {
     (void)arg;
     long n = 0;
+    if (go_file) {
+        cudaStreamQuery(0);
+        n++;
+        for (int i = 0; i < 60000 && access(go_file, F_OK) != 0; i++)
+            usleep(1000);
+    }
     double t0 = now_s();
     while (now_s() - t0 < secs)
         for (int i = 0; i < 100; i++, n++)
@@ -55,6 +67,7 @@ int main(int argc, char **argv)
     }
     int n = atoi(argv[1]);
     secs = atof(argv[2]);
+    go_file = getenv("FLOOD_GO");
     pthread_t t[256];
     if (n < 1 || n > 256)
         return 2;
@@ -63,6 +76,14 @@ int main(int argc, char **argv)
             return 1;
     for (int i = 0; i < n; i++)
         pthread_join(t[i], NULL);
+    if (go_file) {
+        char done[4096];
+        snprintf(done, sizeof done, "%s.done", go_file);
+        FILE *f = fopen(done, "w");
+        if (!f)
+            return 1;
+        fclose(f);
+    }
     printf("calls: %ld\n", (long)total);
     fflush(stdout);
     return 0;
