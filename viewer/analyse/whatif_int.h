@@ -73,6 +73,12 @@ struct jcarry {
      * start to the last step's end so far (gin), and since (gaft): the
      * paths to its end, and when (INT64_MIN: none) */
     struct wj_probe gin, gaft; int64_t gin_t, gaft_t;
+    int64_t start_x;                       /* the start probe's time, as the host's */
+    /* per stream with GPU work enqueued before the first step (the first
+     * JPRE of them, in the order whatif.c's pre_s takes them): the paths
+     * to the end of that work ending last so far, and when */
+#define JPRE 16
+    struct { int64_t stream, t; struct wj_probe q; } pre[JPRE]; int npre;
 };
 /* Per host thread, as measured: its last call's end, and the host's time
  * in the tracked ranges up to it. */

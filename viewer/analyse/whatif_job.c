@@ -169,13 +169,13 @@ static int straggler_cut(const struct model *m, const struct findings *fs, const
 
 /* A GPU idle a step of finding f (0: none known): of its steady steps,
  * as the steps replayed are (a first batch's long load in a warm-up step
- * is no part of them). */
+ * is no part of them; the step that starts their clock is). */
 static double idle_per_step(const struct findings *fs, const struct finding *f)
 {
     size_t s = (size_t)f->proc;
     if (f->proc < 0 || s >= fs->nwhatif || !fs->whatif[s].steps)
         return 0;
-    return (double)f->gpu_idle_steady_ns / (double)fs->whatif[s].steps;
+    return (double)f->gpu_idle_steady_ns / (double)(fs->whatif[s].steps + fs->whatif[s].lead_steps);
 }
 
 /* gpu.idle f's cut: its rank's host time outside calls in the range where

@@ -675,6 +675,39 @@ static void gpu_end(struct region *rg, const struct jwin *in, struct jcarry *jc)
     }
 }
 
+/* The GPU work enqueued before the first step, by stream (jc->pre): each
+ * stream's operation ending last here, probed where it ends later than
+ * any before it (a rank read a window at a time: that work may be in
+ * earlier windows than the first step's start). */
+static void pre_work(struct region *rg, const struct jwin *in, struct jcarry *jc)
+{
+    const struct rp_graph *g = &rg->b->g;
+    const struct rp_times *t = rg->t;
+    int32_t best[JPRE];
+    for (int i = 0; i < JPRE; i++)
+        best[i] = -1;
+    for (size_t k = g->nghost; k < g->nops; k++) {
+        if (g->calls[g->ops[k].call].start >= in->first)
+            continue;
+        int i = 0;
+        while (i < jc->npre && jc->pre[i].stream != g->ops[k].stream)
+            i++;
+        if (i == jc->npre) {
+            if (i == JPRE)
+                continue;
+            jc->pre[jc->npre++].stream = g->ops[k].stream;
+            jc->pre[i].t = INT64_MIN;
+        }
+        if (best[i] < 0 || t->op_end[k] > t->op_end[best[i]])
+            best[i] = (int32_t)k;
+    }
+    for (int i = 0; i < jc->npre; i++)
+        if (best[i] >= 0 && t->op_end[best[i]] > jc->pre[i].t) {
+            op_probe(rg, in, best[i], &jc->pre[i].q);
+            jc->pre[i].t = t->op_end[best[i]];
+        }
+}
+
 /* The paths carried to the next window: to each operation it refers to
  * (keep) and to each thread's latest call whose end an operation decided
  * (or, with none here, what came to this window). */
@@ -785,9 +818,13 @@ void whatif_joint_summary(const struct build *b, const struct jwin *in, const st
         probe_paths(&rg, N_OP, k, t->op_start[k], &w->v[local + i]);
     }
     w->ncoll = base + n;
-    /* the steps' start: the range thread's last call by then */
+    /* the steps' start: the range thread's last call by then (a later
+     * end of the GPU work enqueued before them may take its place once
+     * the streams they enqueue on are known: whatif.c's joint_finish) */
+    pre_work(&rg, in, jc);
     if (in->start_here) {
-        step_probe(&rg, in, in->first, whatif_map_at(b, t, in->idx, in->nidx, in->shift_in, in->first), -1, &jc->start);
+        jc->start_x = whatif_map_at(b, t, in->idx, in->nidx, in->shift_in, in->first);
+        step_probe(&rg, in, in->first, jc->start_x, -1, &jc->start);
         jc->start.coll = -1;
         jc->has_start = 1;
     }

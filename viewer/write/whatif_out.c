@@ -133,6 +133,8 @@ void whatif_json(FILE *out, const struct model *m, const struct findings *fs)
         if (w->warmup_steps)
             fprintf(out, ", \"warmup_steps\": %lld, \"warmup_ms\": %.3f", (long long)w->warmup_steps,
                     (double)w->warmup_ns / 1e6);
+        if (w->lead_steps) /* the step whose end starts the clock of those timed */
+            fprintf(out, ", \"lead_steps\": %lld", (long long)w->lead_steps);
         if (w->cp_ns) {
             fprintf(out, ", \"critical_path\": {\"iteration\": %lld, \"ms\": %.3f, \"parts\": [", (long long)w->cp_iter,
                     (double)w->cp_ns / 1e6);
@@ -207,16 +209,19 @@ const char *whatif_warmup_text(const struct model *m, const struct findings *fs,
 
 void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
 {
-    int any = 0, windowed = 0;
-    for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++)
+    int any = 0, windowed = 0, lead = 0;
+    for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++) {
         windowed += fs->whatif[i].windowed;
+        lead |= fs->whatif[i].steps && fs->whatif[i].lead_steps;
+    }
     for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++) {
         const struct whatif_proc *w = &fs->whatif[i];
         if (!w->steps)
             continue;
         if (!any)
-            fprintf(out, "\nWhat if it were fixed (each rank's steps replayed on its dependency graph):\n"
-                         "  rank   steps   measured ms  replayed ms  error   all fixed ms\n");
+            fprintf(out, "\nWhat if it were fixed (each rank's steps replayed on its dependency graph%s):\n"
+                         "  rank   steps   measured ms  replayed ms  error   all fixed ms\n",
+                    lead ? ",\n  timed from the first one's end" : "");
         any = 1;
         fprintf(out, "  %4d  %6lld  %12.2f  %11.2f  %5.1f%%  %12.2f%s\n", m->procs[i].rank, (long long)w->steps,
                 ms_per_step(w->measured_ns, w->steps), ms_per_step(w->replayed_ns, w->steps),
