@@ -177,8 +177,9 @@ def check_text(name, db, d):
     ("summed over 4 ranks (0-3), the most on rank 0: 12.90 ms"); a group's
     "what" line describes its worst rank."""
     text = subprocess.run([os.path.join(build, "gputrace-report"), db], capture_output=True, text=True).stdout
-    check(all(len(line) <= 100 for line in text.splitlines() if not line.startswith("    at ")),
-          f"{name}: the text report fits 100 columns (call sites excepted)")
+    long = [line for line in text.splitlines() if len(line) > 100 and not line.startswith("    at ")]
+    check(not long, f"{name}: the text report fits 100 columns (call sites excepted)"
+                    + (f": {len(long)} longer, the first {long[0]!r}" if long else ""))
     heads = re.findall(r"^ ?\d+\. (\S+) +(rank|ranks|all ranks)\b ?([\d,-]*) +([\d.]+) ms .*, \d+ times?,(?: |\n {4})(high|medium|low)"
                        r" confidence\n(?: {4}summed over (\d+) ranks \(([\d,-]+)\), the most on rank (\d+): ([\d.]+) ms\n)?"
                        r"(?: {4}each iteration.*\n(?: {9}.*\n)?)?(?: {4}gpus .*\n)?"

@@ -5,6 +5,7 @@
 #include "viewer/model/model.h"
 #include "viewer/write/json.h"
 #include "common/term_text.h"
+#include "viewer/write/text_wrap.h"
 
 #include <sqlite3.h>
 #include <string.h>
@@ -37,12 +38,15 @@ void import_notes_each(const struct model *m, void (*fn)(FILE *, const char *, c
  * and cut at a few thousand columns (term_text.h). */
 static void text_note(FILE *out, const char *kind, const char *note, int i)
 {
-    char k[256], t[4096];
+    char k[256], t[4096], line[4400];
     if (i == 0)
         fputs("\nNot checked on these imported traces (what the source does not record):\n", out);
-    if (kind)
-        fprintf(out, "  %s: %s\n", term_cell(kind, 60, TERM_CUT | TERM_ELLIPSIS, k, sizeof k),
-                term_cell(note, 2000, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
+    if (kind) {
+        snprintf(line, sizeof line, "%s: %s", term_cell(kind, 60, TERM_CUT | TERM_ELLIPSIS, k, sizeof k),
+                 term_cell(note, 2000, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
+        fputs("  ", out);
+        text_wrap(out, 4, line);
+    }
 }
 
 static void json_note(FILE *out, const char *kind, const char *note, int i)

@@ -4,6 +4,7 @@
 #include "viewer/analyse/analysis_p2p.h"
 #include "viewer/analyse/clock_align.h"
 #include "viewer/write/json.h"
+#include "viewer/write/text_wrap.h"
 #include "common/term_text.h"
 
 #include <string.h>
@@ -61,14 +62,17 @@ void output_clock_text(FILE *out, const struct model *m)
         return;
     char t[512], ranks[64], label[200];
     if (!fit->across) {
-        fprintf(out, "\nnote: the processes are on %zu hosts, but no collective ran on two of them: the hosts are"
-                     " aligned only by their realtime clocks at start (error unknown: NTP keeps it to a millisecond"
-                     " or so)\n", fit->nhosts);
+        snprintf(t, sizeof t, "the processes are on %zu hosts, but no collective ran on two of them: the hosts are"
+                              " aligned only by their realtime clocks at start (error unknown: NTP keeps it to a"
+                              " millisecond or so)", fit->nhosts);
+        fputs("\nnote: ", out);
+        text_wrap(out, 6, t);
         return;
     }
     fprintf(out, "\nclock alignment (hosts fitted to the ends of %lld collectives across hosts; residual up to %.3f ms):\n",
             (long long)fit->across, (double)fit->residual_ns / 1e6);
     fprintf(out, "%-24s %-12s %11s %10s %12s %9s\n", "host", "ranks", "offset ms", "drift ppm", "residual ms", "samples");
+    int outliers = 0;
     for (size_t h = 0; h < fit->nhosts; h++) {
         const struct host_clock *hc = &fit->hosts[h];
         host_ranks(m, fit, h, ranks, sizeof ranks);
@@ -76,15 +80,18 @@ void output_clock_text(FILE *out, const struct model *m)
                 ranks);
         if (hc->reference)
             fprintf(out, "%11s\n", "(reference)");
-        else if (!hc->aligned && hc->shared)
-            fprintf(out, "%11s  more than 13 days off the reference (a damaged clock offset?): realtime clock only\n",
-                    "-");
+        else if (!hc->aligned && hc->shared) /* (each within 100 columns beside a host's 24) */
+            fprintf(out, "%11s  13+ days off (a damaged offset?): realtime clock only\n", "-");
         else if (!hc->aligned)
-            fprintf(out, "%11s  no collective shared with the reference: realtime clock only\n", "-");
-        else
+            fprintf(out, "%11s  no collective shared: realtime clock only\n", "-");
+        else {
             fprintf(out, "%11.3f %10.1f %12.3f %9lld%s\n", (double)hc->offset_ns / 1e6, hc->drift_ppm,
-                    (double)hc->residual_ns / 1e6, (long long)hc->used, hc->outliers ? " (outliers left out)" : "");
+                    (double)hc->residual_ns / 1e6, (long long)hc->used, hc->outliers ? " *" : "");
+            outliers |= hc->outliers != 0;
+        }
     }
+    if (outliers) /* under the table: beside the samples it took a row past 100 columns */
+        fputs("(*: outliers left out of the fit)\n", out);
 }
 
 void output_clock_json(FILE *out, const struct model *m)
@@ -136,8 +143,7 @@ void output_p2p_text(FILE *out, const struct model *m)
                 (long long)p->mismatched,
                 (long long)(p->nsends - p->sends_head + p->nrecvs - p->recvs_head) + p->sends_over + p->recvs_over);
     }
-    fprintf(out, "\n%-5s %8s %12s %10s %8s   (bubble: p2p GPU time no compute on the device hid)\n", "stage",
-            "p2p ops", "p2p GPU ms", "bubble ms", "bubble%");
+    fprintf(out, "\n%-5s %8s %12s %10s %8s\n", "stage", "p2p ops", "p2p GPU ms", "bubble ms", "bubble%");
     for (size_t pi = 0; pi < m->nprocs; pi++) {
         const struct p2p_stage *st = &r->stages[pi];
         if (!st->ops)
@@ -146,6 +152,7 @@ void output_p2p_text(FILE *out, const struct model *m)
         fprintf(out, "%-5d %8lld %12.2f %10.2f %8.1f\n", m->procs[pi].rank, (long long)st->ops, ms(st->gpu_ns),
                 ms(st->bubble_ns), wall > 0 ? 100.0 * (double)st->bubble_ns / (double)wall : 0.0);
     }
+    fputs("(bubble: p2p GPU time no compute on the device hid)\n", out);
 }
 
 void output_p2p_json(FILE *out, const struct model *m)

@@ -13,6 +13,7 @@
 #include "viewer/write/html.h"
 #include "viewer/write/json.h"
 #include "common/term_text.h"
+#include "viewer/write/text_wrap.h"
 
 #include <stdlib.h>
 
@@ -53,23 +54,27 @@ void window_notes_text(FILE *out, const struct model *m)
 {
     if (!m->nwindows)
         return;
-    char t[1024];
+    char t[1024], line[1400];
     fprintf(out, "note: these are monitor windows, not whole runs: each file holds only the last records of its\n"
                  "      process before the window was written; what they cover:\n");
     for (size_t i = 0; i < m->nwindows; i++) {
         const struct monitor_window *w = &m->windows[i];
         const struct proc *p = &m->procs[w->proc];
         int64_t a = since_start(m, w, w->from_ns), b = since_start(m, w, w->at_ns);
-        fprintf(out, "      rank %d (pid %d): %.2f to %.2f ms into the run (%.2f ms), for %s", p->rank, p->pid,
-                (double)a / 1e6, (double)b / 1e6, (double)(b - a) / 1e6,
-                term_cell(w->reason[0] ? w->reason : "?", 32, TERM_CUT, t, sizeof t));
-        if (w->request[0])
-            fprintf(out, ", request %s", term_cell(w->request, 64, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
-        fputc('\n', out);
+        int k = snprintf(line, sizeof line, "rank %d (pid %d): %.2f to %.2f ms into the run (%.2f ms), for %s", p->rank,
+                         p->pid, (double)a / 1e6, (double)b / 1e6, (double)(b - a) / 1e6,
+                         term_cell(w->reason[0] ? w->reason : "?", 32, TERM_CUT, t, sizeof t));
+        if (w->request[0] && k > 0 && (size_t)k < sizeof line)
+            snprintf(line + k, sizeof line - (size_t)k, ", request %s",
+                     term_cell(w->request, 64, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
+        fputs("      ", out); /* wrapped: a request's id took the line past 100 columns */
+        text_wrap(out, 8, line);
         if (w->cut_rows > 0)
             fprintf(out, "        %lld record(s) let go early (the window's memory bound)\n", (long long)w->cut_rows);
-        if (w->detail[0])
-            fprintf(out, "        %s\n", term_cell(w->detail, 200, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
+        if (w->detail[0]) {
+            fputs("        ", out);
+            text_wrap(out, 8, term_cell(w->detail, 200, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
+        }
     }
     int v[LIST_MAX], n = missing_ranks(m, v, LIST_MAX);
     if (n) {
