@@ -15,6 +15,8 @@
 #include "common/term_text.h"
 #include "viewer/write/text_wrap.h"
 
+#include <string.h>
+
 #include <stdlib.h>
 
 /* The ranks the run has, by the processes' world size, that no process
@@ -61,14 +63,20 @@ void window_notes_text(FILE *out, const struct model *m)
         const struct monitor_window *w = &m->windows[i];
         const struct proc *p = &m->procs[w->proc];
         int64_t a = since_start(m, w, w->from_ns), b = since_start(m, w, w->at_ns);
-        int k = snprintf(line, sizeof line, "rank %d (pid %d): %.2f to %.2f ms into the run (%.2f ms), for %s", p->rank,
-                         p->pid, (double)a / 1e6, (double)b / 1e6, (double)(b - a) / 1e6,
-                         term_cell(w->reason[0] ? w->reason : "?", 32, TERM_CUT, t, sizeof t));
-        if (w->request[0] && k > 0 && (size_t)k < sizeof line)
-            snprintf(line + k, sizeof line - (size_t)k, ", request %s",
-                     term_cell(w->request, 64, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
-        fputs("      ", out); /* wrapped: a request's id took the line past 100 columns */
+        snprintf(line, sizeof line, "rank %d (pid %d): %.2f to %.2f ms into the run (%.2f ms), for %s", p->rank, p->pid,
+                 (double)a / 1e6, (double)b / 1e6, (double)(b - a) / 1e6,
+                 term_cell(w->reason[0] ? w->reason : "?", 32, TERM_CUT, t, sizeof t));
+        /* the request's id on the line when it fits, else on one of its
+         * own: whole, within 100 columns */
+        const char *req = w->request[0] ? term_cell(w->request, 64, TERM_CUT | TERM_ELLIPSIS, t, sizeof t) : NULL;
+        size_t n = strlen(line);
+        int along = req && 6 + n + strlen(", request ") + strlen(req) <= TEXT_COLUMNS;
+        if (along)
+            snprintf(line + n, sizeof line - n, ", request %s", req);
+        fputs("      ", out);
         text_wrap(out, 8, line);
+        if (req && !along)
+            fprintf(out, "        request %s\n", req);
         if (w->cut_rows > 0)
             fprintf(out, "        %lld record(s) let go early (the window's memory bound)\n", (long long)w->cut_rows);
         if (w->detail[0]) {
