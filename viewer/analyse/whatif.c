@@ -1861,16 +1861,13 @@ static void joint_drop(struct whatif_proc *w, struct whatif_carry *wc)
  * that ends later (and before the steps' end), as acc_time has it. */
 static void joint_start(const struct whatif_carry *wc, struct jcarry *jc)
 {
-    int64_t x = jc->start_x;
     int at = -1;
-    for (int i = 0; i < jc->npre; i++) {
+    for (int i = 0; i < jc->npre; i++) { /* the latest, then whether it is within the steps (as acc_time) */
         int s = pre_slot(wc, jc->pre[i].stream);
-        if (s >= 0 && wc->pre_s[s].used && jc->pre[i].t > x && jc->pre[i].t < jc->end.at) {
-            x = jc->pre[i].t;
+        if (s >= 0 && wc->pre_s[s].used && (at < 0 || jc->pre[i].t > jc->pre[at].t))
             at = i;
-        }
     }
-    if (at >= 0) {
+    if (at >= 0 && jc->pre[at].t > jc->start_x && jc->pre[at].t < jc->end.at) {
         jc->start = jc->pre[at].q;
         jc->start.coll = -1;
     }
@@ -1972,7 +1969,8 @@ void whatif_pre_window(const struct model *m, struct findings *fs, size_t pi)
         const struct call *c = &p->calls[it[i].call];
         if (wc->pre_end != INT64_MIN && c->start > wc->pre_end && p->nuser_ranges && c->start >= first &&
             c->start <= end)
-            whatif_gaps_add(p, &wc->pre, &wc->pre_cap, &wc->pre_at, c->tid, c->start, c->start - wc->pre_end);
+            whatif_gaps_add(p, &wc->pre, &wc->pre_cap, &wc->pre_at, c->tid, c->start,
+                            whatif_gap_from(c->start - wc->pre_end, c->start, first));
         wc->pre_end = c->end;
     }
     free(it);

@@ -121,6 +121,12 @@ void whatif_hostside_free(struct hostside *h);
  * time by range name (h->gaps, *gcap of room; at: label + 1 -> its index). */
 void whatif_gaps_add(const struct proc *p, struct hostside *h, size_t *gcap, struct idmap *at, int tid, int64_t end,
                      int64_t ns);
+/* Of the host's gap of length ns that ends at `end`, the part after the
+ * steps' start `first` (what a fix of the steps' host time can shrink):
+ * the first step's tail before the second's first call is no part of the
+ * steps timed from its end (a cut sized on it moved collectives before
+ * the steps' start: a job's step all fixed shorter than its GPU work). */
+int64_t whatif_gap_from(int64_t ns, int64_t end, int64_t first);
 /* The ranges with the most host time, of gaps[0, n), into tracked. */
 void whatif_choose_tracked(const struct wj_gap *gaps, size_t n, int *tracked);
 /* The collective (its number in the process) of each operation of the

@@ -68,6 +68,11 @@ void whatif_gaps_add(const struct proc *p, struct hostside *h, size_t *gcap, str
     }
 }
 
+int64_t whatif_gap_from(int64_t ns, int64_t end, int64_t first)
+{
+    return end <= first ? 0 : end - first < ns ? end - first : ns;
+}
+
 /* The part of the gap of length ns that ends at `end` on thread tid spent
  * in the tracked ranges, by slot. */
 static void gap_tracked(const struct proc *p, const struct hostside *h, int tid, int64_t end, int64_t ns,
@@ -137,7 +142,7 @@ void whatif_hostside_make(const struct build *b, int64_t first, int64_t end, con
         /* the range thread's host time in the steps, by range name */
         if (!tracked && k->tid == p->range_tid && p->nuser_ranges && h->gap[c] && k->start >= first &&
             k->start <= end)
-            whatif_gaps_add(p, h, &gcap, &at, k->tid, k->start, h->gap[c]);
+            whatif_gaps_add(p, h, &gcap, &at, k->tid, k->start, whatif_gap_from(h->gap[c], k->start, first));
     }
     idmap_free(&last);
     idmap_free(&at);
@@ -149,7 +154,7 @@ void whatif_hostside_make(const struct build *b, int64_t first, int64_t end, con
         const struct rp_call *k = &g->calls[c];
         int64_t in[WJ_LABELS] = { 0 };
         if (k->tid >= 0 && p->nuser_ranges && h->gap[c] && h->tracked[0] >= 0)
-            gap_tracked(p, h, k->tid, k->start, h->gap[c], in);
+            gap_tracked(p, h, k->tid, k->start, whatif_gap_from(h->gap[c], k->start, first), in);
         const struct mthr *before = h->tprev[c] < 0 && k->tid >= 0 ? mthr_of(mt, nmt, k->tid) : NULL;
         for (int s = 0; s < WJ_LABELS; s++)
             h->cum[c][s] = (h->tprev[c] >= 0 ? h->cum[h->tprev[c]][s] : before ? before->cum[s] : 0) + in[s];

@@ -209,10 +209,11 @@ const char *whatif_warmup_text(const struct model *m, const struct findings *fs,
 
 void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
 {
-    int any = 0, windowed = 0, lead = 0;
+    int any = 0, windowed = 0, lead = 0, ranks = 0;
     for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++) {
         windowed += fs->whatif[i].windowed;
-        lead |= fs->whatif[i].steps && fs->whatif[i].lead_steps;
+        lead += fs->whatif[i].steps && fs->whatif[i].lead_steps;
+        ranks += fs->whatif[i].steps != 0;
     }
     for (size_t i = 0; i < fs->nwhatif && i < m->nprocs; i++) {
         const struct whatif_proc *w = &fs->whatif[i];
@@ -221,7 +222,8 @@ void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
         if (!any)
             fprintf(out, "\nWhat if it were fixed (each rank's steps replayed on its dependency graph%s):\n"
                          "  rank   steps   measured ms  replayed ms  error   all fixed ms\n",
-                    lead ? ",\n  timed from the first one's end" : "");
+                    !lead ? "" : lead == ranks ? ",\n  timed from the first one's end"
+                                               : ",\n  timed from the first one's end where a rank has 6 or more");
         any = 1;
         fprintf(out, "  %4d  %6lld  %12.2f  %11.2f  %5.1f%%  %12.2f%s\n", m->procs[i].rank, (long long)w->steps,
                 ms_per_step(w->measured_ns, w->steps), ms_per_step(w->replayed_ns, w->steps),
