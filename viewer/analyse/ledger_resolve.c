@@ -19,6 +19,8 @@
  * of the ledger's time). */
 static void sort_pieces(struct charge *v, size_t n)
 {
+    if (n < 2) /* sorted; and none (a GPU no finding charged) may be NULL, no copy's destination */
+        return;
     struct charge *t = malloc((n + 1) * sizeof *t), *src = v, *dst = t;
     if (!t)
         model_out_of_memory();
