@@ -13,7 +13,9 @@
  *               not glibc's (a sanitizer's)
  *   term_exit_cupti   the same, the SIGTERM raised inside call N+1, while
  *               the simulated runtime holds CUPTI's lock (run with
- *               GPUSIM_SIGNAL_IN_CUPTI=N+1)
+ *               GPUSIM_SIGNAL_IN_CUPTI=N+1); prints "signal_at_ms: T"
+ *               (CLOCK_REALTIME) just before that call, so that a test
+ *               times the exit from the signal, not from the launch
  *   eintr       SIGTERM handler without SA_RESTART; a thread sends SIGTERM
  *               after 0.3 s while the main thread reads an empty pipe;
  *               prints "read: EINTR" or "read: <n>" (the writer end is
@@ -407,6 +409,10 @@ static int term_exit_cupti(int n)
 {
     set_handler(SIGTERM, exit7, 0, NULL);
     make_calls(n);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    printf("signal_at_ms: %lld\n", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+    fflush(stdout);
     cudaSetDevice(0);
     return 3; /* not reached where the simulator raised the signal */
 }

@@ -14,6 +14,10 @@ r="$tmp/caps"
 APP_STEPS=100000 traced_bg "$r" 2 "$b/tests/apps/train_demo"
 wait_dbs "$r" 2
 "$b/gputrace" capture "$r" --seconds 6 --wait 30 > "$tmp/cap1.out" 2>&1 & c1=$!
+# 3 s from the first request's file (dated as it is made), not from the
+# start of the command that makes it: a late start would bring the two
+# within GROUP_MS, one request
+k=0; while [ $k -lt 300 ] && [ -z "$(ls "$r/requests" 2> /dev/null)" ]; do sleep 0.1; k=$((k + 1)); done
 sleep 3
 "$b/gputrace" capture "$r" --seconds 1 --wait 30 > "$tmp/cap2.out" 2>&1; rc2=$?
 wait $c1; rc1=$?

@@ -158,7 +158,9 @@ expect "closed while a reader held the file: the file alone (no -wal) holds ever
 # starts here beside a loop that makes and removes it.  Such a -journal is
 # none; a real hard link is still refused (first).  (The loop's empty
 # -journal makes SQLite itself fail now and then, "disk I/O error": not
-# this check's, and not counted.)
+# this check's, and not counted.)  50 starts, the loop going until they
+# are done: a loop of 20 s that needed 50 starts in it failed on a loaded
+# machine (41 starts under the sanitizers beside 12 busy loops)
 rm -f "$tmp"/j.db* "$tmp"/h.db*
 : > "$tmp/other"
 ln "$tmp/other" "$tmp/h.db-journal"
@@ -166,8 +168,8 @@ GPUTRACE_CUPTI=0 GPUTRACE_ONE_FILE=1 GPUTRACE_OUTPUT="$tmp/h.db" LD_PRELOAD="$li
 expect "a -journal that is a hard link to another file: refused in one line, the program runs on" \
   "$?:$(wc -l < "$tmp/err" | tr -d ' '):$(grep -c 'its -journal file has other names (hard links)' "$tmp/err")" "0:1:1"
 python3 -c 'import os, sys, time
-end = time.time() + 20
-while time.time() < end and not os.path.exists(sys.argv[2]):
+end = time.monotonic() + 600  # never a hung test; the starts stop it long before
+while time.monotonic() < end and not os.path.exists(sys.argv[2]):
     os.close(os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o644))
     try:
         os.unlink(sys.argv[1])
@@ -175,14 +177,15 @@ while time.time() < end and not os.path.exists(sys.argv[2]):
         pass' "$tmp/j.db-journal" "$tmp/j.stop" &
 churn=$!
 refused=0 started=0
-while [ $started -lt 100 ] && kill -0 $churn 2> /dev/null; do
+while [ $started -lt 50 ]; do
   started=$((started + 1))
   GPUTRACE_CUPTI=0 GPUTRACE_ONE_FILE=1 GPUTRACE_OUTPUT="$tmp/j.db" LD_PRELOAD="$lib" "$b/tests/apps/threads" 1 5 > /dev/null 2> "$tmp/err"
   grep -q 'hard links' "$tmp/err" && refused=$((refused + 1))
 done
+kill -0 $churn 2> /dev/null; churning=$?
 : > "$tmp/j.stop"
 wait $churn
-expect "a -journal made and removed by another process as the file opens: never taken for a hard link ($started starts)" \
-  "$refused:$((started >= 50))" "0:1"
+expect "a -journal made and removed by another process as the file opens: never taken for a hard link ($started starts, the loop still going)" \
+  "$refused:$churning" "0:0"
 
 finish

@@ -41,7 +41,10 @@ term_exit_bg() {
 # a loaded machine), not the 10 s wait of a handler of another signal.  The
 # 5,011 ms runs with nothing stored seen in sanitizer runs were the writer
 # asking the runtime for the device's name while the signal held CUPTI's
-# lock: the next check makes that happen every time
+# lock: the next check makes that happen every time.  The limit is 8 s,
+# nearer that bound than the 10 s it guards against: a run that waited
+# out the bound took 7.4 s beside the sanitizer suite and other tests
+# (6 s failed it)
 hung=0 wrong=0 slow=0
 for i in $(seq 20); do
   term_exit_bg "$tmp/te.db"
@@ -53,11 +56,11 @@ for i in $(seq 20); do
   dt=$(( $(ms) - t0 ))
   [ $rc -eq 137 ] && hung=$((hung + 1))
   [ $rc -ne 7 ] && [ $rc -ne 137 ] && wrong=$((wrong + 1))
-  [ $dt -gt 6000 ] && slow=$((slow + 1))
+  [ $dt -gt 8000 ] && slow=$((slow + 1))
   [ $rc -ne 7 ] || [ $dt -gt 3000 ] && echo "run $i: exit $rc, $dt ms after the signal"
 done
 expect "_exit(7) in a SIGTERM handler: 20 of 20 runs exit 7 (hung, other status)" "$hung $wrong" "0 0"
-expect "_exit(7) in a SIGTERM handler: each within the 5 s bound of the signal (and 1 s of load)" "$slow" 0
+expect "_exit(7) in a SIGTERM handler: each within the 5 s bound of the signal (and 3 s of load)" "$slow" 0
 expect "_exit(7) in a SIGTERM handler: the calls before the signal are stored" \
   "$(q "$tmp/te.db" "select $calls >= 100")" 1
 # the same with the signal raised while the program holds malloc's lock
@@ -83,19 +86,24 @@ fi
 # the same with the signal raised inside a CUDA call, CUPTI's lock held:
 # the flush the handler waits for must not need that lock (the device's
 # name, which the writer asks the runtime for, waited on it: 5 s, and
-# nothing stored, when the signal came before the writer's first pass)
+# nothing stored, when the signal came before the writer's first pass).
+# Timed from the call that raises it (signal_at_ms), not from the launch:
+# the program's start and the tracer's were most of it under the
+# sanitizers (1.0-1.3 s of it beside 12 busy loops, 0.35 s from the signal)
 slow=0 lost=0
 for i in 1 2 3; do
   rm -f "$tmp/tc.db"*
   t0=$(ms)
   GPUSIM_SIGNAL_IN_CUPTI=101 GPUTRACE_OUTPUT="$tmp/tc.db" LD_PRELOAD="$lib" timeout -s KILL 20 \
-    "$app" term_exit_cupti 100 > /dev/null 2>&1
-  rc=$? dt=$(( $(ms) - t0 ))
-  [ $rc -ne 7 ] || [ $dt -gt 2000 ] && { slow=$((slow + 1)); echo "run $i: exit $rc after $dt ms"; }
+    "$app" term_exit_cupti 100 > "$tmp/out" 2>&1
+  rc=$? t1=$(ms)
+  at=$(sed -n 's/^signal_at_ms: //p' "$tmp/out")
+  dt=$(( t1 - ${at:-$t0} ))
+  [ $rc -ne 7 ] || [ $dt -gt 2000 ] && { slow=$((slow + 1)); echo "run $i: exit $rc $dt ms after the signal"; }
   got=$(q "$tmp/tc.db" "select (($calls) >= 100) || ':' || exit_code || ':' || end_reason from process")
   [ "$got" = "1:7:exit" ] || { lost=$((lost + 1)); echo "run $i: stored '$got'"; }
 done
-expect "_exit(7) in a handler that interrupted a CUDA call holding CUPTI's lock: 3 of 3 exit 7 within 2 s" "$slow" 0
+expect "_exit(7) in a handler that interrupted a CUDA call holding CUPTI's lock: 3 of 3 exit 7 within 2 s of the signal" "$slow" 0
 expect "_exit(7) in a handler that interrupted a CUDA call holding CUPTI's lock: the calls and the end (7) stored" "$lost" 0
 # the device's name, asked for after the records are committed: stored
 # while the program runs (read from the live file), and by a program that
