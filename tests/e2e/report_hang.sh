@@ -63,6 +63,20 @@ expect "the text report says first that these are monitor windows" "$(sed -n 2p 
 if grep -A1 "rank 0 (pid 5000): 5000.00 to 20000.00 ms into the run (15000.00 ms), for hang$" "$tmp/win.txt" |
    grep -q "^        request hang-0001$"
 then ok "each window's span, reason and request"; else bad "each window's span, reason and request ($(head -8 "$tmp/win.txt"))"; fi
+# a request id of every length from 1 to 24: whole beside its word, on the
+# window's line or one of its own, never the word alone at a line's end
+# (ids of 1-2 characters were: the room was taken as 100 columns where the
+# wrap leaves 92 after its indent), and no line past 100 columns
+cp "$db" "$tmp/req.db"
+alone=0 wide=0
+for n in $(seq 24); do
+  sqlite3 "$tmp/req.db" "update window set request = substr('abcdefghijklmnopqrstuvwxyz', 1, $n)"
+  "$rep" "$tmp/req.db" > "$tmp/req.txt" 2> /dev/null
+  grep -q "request$" "$tmp/req.txt" && alone=$((alone + 1))
+  grep -Eq "(, request|^        request) $(printf '%.*s' $n abcdefghijklmnopqrstuvwxyz)$" "$tmp/req.txt" || alone=$((alone + 1))
+  awk 'length($0) > 100 {bad = 1} END {exit !bad}' "$tmp/req.txt" && wide=$((wide + 1))
+done
+expect "a request id of each length 1-24: whole beside its word, within 100 columns" "$alone:$wide" "0:0"
 if grep -q "no window of rank(s) 2, 3" "$tmp/win.txt"; then ok "the ranks no file holds, in the text"
 else bad "the ranks no file holds, in the text"; fi
 expect "the JSON's windows and missing ranks" \

@@ -70,7 +70,7 @@ void window_notes_text(FILE *out, const struct model *m)
          * own: whole, within 100 columns */
         const char *req = w->request[0] ? term_cell(w->request, 64, TERM_CUT | TERM_ELLIPSIS, t, sizeof t) : NULL;
         size_t n = strlen(line);
-        int along = req && 6 + n + strlen(", request ") + strlen(req) <= TEXT_COLUMNS;
+        int along = req && n + strlen(", request ") + strlen(req) <= TEXT_COLUMNS - 8; /* text_wrap's room */
         if (along)
             snprintf(line + n, sizeof line - n, ", request %s", req);
         fputs("      ", out);
