@@ -56,6 +56,7 @@ TESTS += \
   tests/e2e/layers.sh \
   tests/e2e/report_join.sh \
   tests/e2e/report_hang.sh \
+  tests/e2e/report_width.sh \
   tests/e2e/report_slowdown.sh \
   tests/e2e/report_stream_halves.sh \
   tests/e2e/report_gpu_numbers.sh \
@@ -139,6 +140,7 @@ EXTRA_DIST += \
   tests/e2e/report_hostile.sh \
   tests/e2e/report_huge_pages.sh \
   tests/e2e/report_hang.sh \
+  tests/e2e/report_width.sh \
   tests/e2e/report_slowdown.sh \
   tests/e2e/report_stream_halves.sh \
   tests/e2e/report_gpu_numbers.sh \

@@ -112,11 +112,19 @@ static void spread_text(FILE *out, const struct model *m, const struct findings 
                 rv[b] = rv[b - 1];
                 rv[b - 1] = swap;
             }
-        char ranks[256];
-        rank_list(rv, k, ranks, sizeof ranks);
-        char on[64];
-        fprintf(out, "    summed over %zu ranks (%s), the most on %s: %.2f ms\n", n, ranks,
-                proc_label(m->procs[most].rank, m->procs[most].pid, on, sizeof on), ms(per[most]));
+        /* the rank list cut (",...") to keep the line within the report's
+         * columns: a list has no space to wrap at (16 ranks 0,8,...,120
+         * made 111) */
+        char ranks[256], on[64], line[400];
+        proc_label(m->procs[most].rank, m->procs[most].pid, on, sizeof on);
+        for (size_t room = sizeof ranks;; room -= 8) {
+            rank_list(rv, k, ranks, room);
+            snprintf(line, sizeof line, "    summed over %zu ranks (%s), the most on %s: %.2f ms", n, ranks, on,
+                     ms(per[most]));
+            if (strlen(line) <= TEXT_COLUMNS || room <= 32)
+                break;
+        }
+        fprintf(out, "%s\n", line);
     }
     free(rv);
     free(per);
@@ -346,13 +354,15 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             wrapped(out, "code", term_text(code, t, sizeof t));
         char range[FINDING_RANGE_LEN];
         if (*finding_range(m, f, range, sizeof range)) {
+            char in[sizeof t + 64]; /* wrapped: a range's name can be long */
             term_text(range, t, sizeof t);
             if (f->iter_first >= 0 && f->iter_last > f->iter_first)
-                fprintf(out, "    in   %s (iterations %lld-%lld)\n", t, (long long)f->iter_first, (long long)f->iter_last);
+                snprintf(in, sizeof in, "%s (iterations %lld-%lld)", t, (long long)f->iter_first, (long long)f->iter_last);
             else if (f->iter_first >= 0)
-                fprintf(out, "    in   %s (iteration %lld)\n", t, (long long)f->iter_first);
+                snprintf(in, sizeof in, "%s (iteration %lld)", t, (long long)f->iter_first);
             else
-                fprintf(out, "    in   %s\n", t);
+                snprintf(in, sizeof in, "%s", t);
+            wrapped(out, "in", in);
         }
         char what[sizeof t + 160], said[FINDING_TEXT_LEN];
         term_text(finding_message(m, wf, said, sizeof said), t, sizeof t);
