@@ -24,4 +24,16 @@ expect "... a finding's rank list cut to fit ($summed lines)" \
 expect "... the range's name under \"in\", wrapped within 100 columns" \
   "$(awk '/^    in   the loss read back/ {n++; w = 1} w && length($0) > 100 {bad++} !/^    in / {w = 0}
           END {print (n > 0) ":" bad + 0}' "$tmp/w.txt")" "1:0"
+# a damaged file's note: its path, SQLite's error and what was being
+# read (149 columns once), wrapped under "note: "
+d="$tmp/job-12345-of-a-scheduler-with-long-names"
+mkdir -p "$d"
+cp "$db" "$d/damaged.db"
+root=$(sqlite3 "$d/damaged.db" "select rootpage from sqlite_master where name = 'api_call'")
+psize=$(sqlite3 "$d/damaged.db" "pragma page_size")
+printf '\377\377\377\377\377\377\377\377' | dd of="$d/damaged.db" bs=1 seek=$(( (root - 1) * psize )) conv=notrunc 2> /dev/null
+"$rep" "$d/damaged.db" > "$tmp/d.txt" 2> /dev/null
+expect "a damaged file's note, wrapped within 100 columns" \
+  "$(awk '/^note: .*damaged.db/ {n++; if (length($0) > 100) bad++; w = 1; next} w && /^      / {if (length($0) > 100) bad++; next} {w = 0}
+          /^note: / && length($0) > 100 {bad++} END {print (n > 0) ":" bad + 0}' "$tmp/d.txt")" "1:0"
 finish

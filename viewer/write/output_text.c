@@ -188,8 +188,10 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 (long long)s->failed_total, term_cell(model_api_name(m, s->failed[0].api), 40, TERM_CUT, t, sizeof t),
                 (int)s->failed[0].result,
                 (long long)s->failed[0].count);
-    if (m->damaged[0])
-        fprintf(out, "note: %s\n", term_text(m->damaged, t, sizeof t));
+    if (m->damaged[0]) { /* wrapped: a path, SQLite's error and what was being read */
+        fputs("note: ", out);
+        text_wrap(out, 6, term_text(m->damaged, t, sizeof t));
+    }
     input_notes_text(out, m); /* files and runs of the inputs left out */
     if (cupti_only)
         fprintf(out, "note: %lld call(s) were seen only in CUPTI's records (a static runtime, driver entry points,\n"
