@@ -1,12 +1,16 @@
 /* paced_calls.c RATE SECONDS: cudaStreamQuery calls offered at RATE a
  * second for SECONDS (bursts of 100, sleeping when ahead), for
  * tests/e2e/tracer_stall.sh: a steady stream of records while the tracer's
- * writer is held up.  Prints "calls: N" at the end. */
+ * writer is held up.  Prints "calls: N" at the end.  With PACED_GO set to
+ * a path, waits for that file after its first call (which starts the
+ * tracer) before its SECONDS, and creates PATH.done after them: the
+ * writer's hold-up (hold_lock.py's GO) then falls inside them. */
 #define _GNU_SOURCE
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_s(void)
 {
@@ -24,6 +28,9 @@ int main(int argc, char **argv)
     double rate = atof(argv[1]), secs = atof(argv[2]);
     cudaStream_t s;
     cudaStreamCreate(&s);
+    const char *go = getenv("PACED_GO");
+    for (int i = 0; go && i < 60000 && access(go, F_OK) != 0; i++)
+        usleep(1000);
     long calls = 0;
     double t0 = now_s();
     for (double t; (t = now_s() - t0) < secs;) {
@@ -34,6 +41,13 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < 100; i++, calls++)
             cudaStreamQuery(s);
+    }
+    if (go) {
+        char done[4096];
+        snprintf(done, sizeof done, "%s.done", go);
+        FILE *f = fopen(done, "w");
+        if (f)
+            fclose(f);
     }
     cudaStreamDestroy(s);
     printf("calls: %ld\n", calls + 2); /* with the create and the destroy */

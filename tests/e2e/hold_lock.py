@@ -2,15 +2,15 @@
 """hold_lock.py DB SECONDS: once DB holds its process row (the tracer
 opened it), takes its write lock, as another process of a --one-file run
 does, and holds it for SECONDS; prints "held S" (the seconds held), or
-"never" if the file was not there within 10 s.  For the tests of the
-writer's stalls (tests/e2e/tracer_stall.sh).
+"never" if the file was not there within 10 s.
 
 hold_lock.py DB SECONDS GO: the same, but once the lock is taken creates
 the file GO (the program's threads wait for it: THREADS_GO in
-tests/apps/threads.c, FLOOD_GO in flood_threads.c) and holds the lock
-until GO.done exists (the program made all its calls), SECONDS at most:
-the program's calls all meet a writer held up, however fast or slow the
-machine (tracer_stress.sh, tracer_membound.sh).
+tests/apps/threads.c, FLOOD_GO in flood_threads.c, PACED_GO in
+paced_calls.c) and holds the lock until GO.done exists (the program made
+all its calls), SECONDS at most: the hold-up falls among the program's
+calls however fast or slow the machine (tracer_stress.sh,
+tracer_membound.sh, tracer_stall.sh).
 
 hold_lock.py --open DB PID COPY: once DB holds its process row, opens a
 connection and reads (so that it holds the write-ahead log's shared

@@ -12,10 +12,13 @@ set -u
 export GPUTRACE_ONE_FILE=1 GPUTRACE_CUPTI=0 GPUTRACE_QUIET=1 GPUTRACE_BUFFER_MB=2
 lib="$b/.libs/libgputrace.so"
 db="$tmp/s.db"
-GPUTRACE_OUTPUT="$db" LD_PRELOAD="$lib" "$b/tests/apps/paced_calls" 100000 3 > "$tmp/out" &
+PACED_GO="$tmp/go" GPUTRACE_OUTPUT="$db" LD_PRELOAD="$lib" "$b/tests/apps/paced_calls" 100000 3 > "$tmp/out" &
 app=$!
-# once the process row is there, hold the write lock for 1.5 s
-python3 "${top_srcdir:-.}/tests/e2e/hold_lock.py" "$db" 1.5 > "$tmp/held"
+# once the process row is there, hold the write lock for 1.5 s, the
+# program's 3 s of calls starting once it is held (PACED_GO): taken "1.5 s
+# from whenever the row showed", a slow start could leave the hold before
+# the calls or after them, and the check pass on nothing
+python3 "${top_srcdir:-.}/tests/e2e/hold_lock.py" "$db" 1.5 "$tmp/go" > "$tmp/held"
 wait $app
 expect "the program ran to its end" "$?" 0
 # 1.5 s or more: a loaded machine oversleeps (held 1.6 failed a run)
