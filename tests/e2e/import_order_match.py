@@ -158,10 +158,14 @@ check("report text: the note says the match was refused and why",
 shift0, shift1 = copy.deepcopy(late0), copy.deepcopy(late1)
 drop(shift0, allreduces(shift0)[-1])
 drop(shift1, allreduces(shift1)[0])
-d = report(job("shifted", shift0, shift1))
+shifted = job("shifted", shift0, shift1)
+d = report(shifted)
 ar = kinds(d).get("ncclKernel_AllReduce", {})
 check("report: all-reduces matched one off (equal counts) are refused: their kernels did not run together",
       ar.get("matched") is False and "a rank's kernel ended before another's began" in ar.get("why", ""), ar)
+# the refusal's line, a kernel's name and the reason: 117 columns once
+long = [l for l in run(rep, shifted).splitlines() if len(l) > 100 and not l.startswith("    at ") and " " in l.strip()]
+check("report text: the refusal's note within 100 columns", not long, long[:1])
 
 # no rank in the trace: nothing to match by
 norank = copy.deepcopy(base)

@@ -4,6 +4,7 @@
 #include "viewer/write/order_notes.h"
 #include "viewer/analyse/order_match.h"
 #include "viewer/write/json.h"
+#include "viewer/write/text_wrap.h"
 #include "common/term_text.h"
 
 #define KINDS_SHOWN 6 /* in the text report; the JSON lists them all */
@@ -22,11 +23,13 @@ static void kinds_text(FILE *out, const struct order_match *r, int refused)
             shown--;
             continue;
         }
-        char t[256];
+        char t[256], line[512];
         term_cell(k->name, 80, TERM_CUT | TERM_ELLIPSIS, t, sizeof t);
-        if (refused)
-            fprintf(out, "      %s: %s\n", t, k->why);
-        else
+        if (refused) { /* wrapped: a kernel's name and the reason passed 100 columns (117) */
+            snprintf(line, sizeof line, "%s: %s", t, k->why);
+            fputs("      ", out);
+            text_wrap(out, 8, line);
+        } else
             fprintf(out, "      %6lld %s\n", (long long)k->groups, t);
     }
     if (left)
