@@ -24,6 +24,13 @@ expect "... a finding's rank list cut to fit ($summed lines)" \
 expect "... the range's name under \"in\", wrapped within 100 columns" \
   "$(awk '/^    in   the loss read back/ {n++; w = 1} w && length($0) > 100 {bad++} !/^    in / {w = 0}
           END {print (n > 0) ":" bad + 0}' "$tmp/w.txt")" "1:0"
+# a run's id of any length (an imported file's name) on the first line
+sqlite3 "$db" "update run set id = 'an-imported-trace-named-after-its-host-its-job-and-the-day-it-ran-' || id;
+               update process set run_id = 'an-imported-trace-named-after-its-host-its-job-and-the-day-it-ran-' || run_id"
+"$rep" "$db" > "$tmp/r.txt" 2> /dev/null
+expect "a long run id: the first line within 100 columns" \
+  "$(sed -n 1p "$tmp/r.txt" | grep -c '^gputrace report: run an-imported-trace'):$(head -n 2 "$tmp/r.txt" | awk 'length($0) > 100' | wc -l | tr -d ' ')" \
+  "1:0"
 # a damaged file's note: its path, SQLite's error and what was being
 # read (149 columns once), wrapped under "note: "
 d="$tmp/job-12345-of-a-scheduler-with-long-names"

@@ -154,7 +154,12 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     for (size_t i = 0; i < s->nranks; i++)
         cupti_only += s->ranks[i].cupti_only_calls;
     char t[4096]; /* a string of the file, escaped */
-    fprintf(out, "gputrace report: run %s, %zu process(es)\n", term_text(m->run_id, t, sizeof t), m->nprocs);
+    { /* wrapped: a run's id is any length (an imported file's name: 121 columns once) */
+        char first[sizeof t + 64];
+        snprintf(first, sizeof first, "run %s, %zu process(es)", term_text(m->run_id, t, sizeof t), m->nprocs);
+        fputs("gputrace report: ", out);
+        text_wrap(out, 17, first);
+    }
     window_notes_text(out, m); /* monitor windows: first, since every figure below is of them */
     slowdown_text(out, m, fs); /* ... a slowdown's slow steps against those before */
     monitor_notes_text(out, m); /* a monitored run's own files: aggregates, and the windows to read */
