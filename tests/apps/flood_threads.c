@@ -10,6 +10,8 @@
  * PATH.done once they are over: hold_lock.py then holds the writer up over
  * exactly the flood, however slowly it started. */
 #define _GNU_SOURCE
+#include "go_file.h"
+
 #include <cuda_runtime_api.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -36,8 +38,7 @@ static void *flood(void *arg)
     if (go_file) {
         cudaStreamQuery(0);
         n++;
-        for (int i = 0; i < 60000 && access(go_file, F_OK) != 0; i++)
-            usleep(1000);
+        go_wait(go_file);
     }
     double t0 = now_s();
     while (now_s() - t0 < secs)
@@ -76,14 +77,8 @@ int main(int argc, char **argv)
             return 1;
     for (int i = 0; i < n; i++)
         pthread_join(t[i], NULL);
-    if (go_file) {
-        char done[4096];
-        snprintf(done, sizeof done, "%s.done", go_file);
-        FILE *f = fopen(done, "w");
-        if (!f)
-            return 1;
-        fclose(f);
-    }
+    if (go_done(go_file) != 0)
+        return 1;
     printf("calls: %ld\n", (long)total);
     fflush(stdout);
     return 0;

@@ -6,6 +6,8 @@
  * tracer) before its SECONDS, and creates PATH.done after them: the
  * writer's hold-up (hold_lock.py's GO) then falls inside them. */
 #define _GNU_SOURCE
+#include "go_file.h"
+
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +31,7 @@ int main(int argc, char **argv)
     cudaStream_t s;
     cudaStreamCreate(&s);
     const char *go = getenv("PACED_GO");
-    for (int i = 0; go && i < 60000 && access(go, F_OK) != 0; i++)
-        usleep(1000);
+    go_wait(go);
     long calls = 0;
     double t0 = now_s();
     for (double t; (t = now_s() - t0) < secs;) {
@@ -42,13 +43,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 100; i++, calls++)
             cudaStreamQuery(s);
     }
-    if (go) {
-        char done[4096];
-        snprintf(done, sizeof done, "%s.done", go);
-        FILE *f = fopen(done, "w");
-        if (f)
-            fclose(f);
-    }
+    go_done(go);
     cudaStreamDestroy(s);
     printf("calls: %ld\n", calls + 2); /* with the create and the destroy */
     return 0;

@@ -19,6 +19,8 @@
  * Prints the number of wrapped calls made, so tests can compare.
  */
 #define _GNU_SOURCE
+#include "go_file.h"
+
 #include <cuda_runtime_api.h>
 #include <pthread.h>
 #include <signal.h>
@@ -32,13 +34,6 @@ static int calls_per_thread = 1000;
 static int flat_out;
 static const char *go_file;
 
-/* Waits (up to 60 s) for PATH to exist. */
-static void wait_for_file(const char *path)
-{
-    for (int i = 0; i < 60000 && access(path, F_OK) != 0; i++)
-        usleep(1000);
-}
-
 static void *worker(void *arg)
 {
     (void)arg;
@@ -47,8 +42,7 @@ static void *worker(void *arg)
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
         cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess)
         return (void *)1;
-    if (go_file)
-        wait_for_file(go_file);
+    go_wait(go_file);
     for (int i = 0; i < calls_per_thread; i++) {
         cudaEventRecord(e, s);
         cudaStreamQuery(s);
@@ -88,15 +82,8 @@ int main(int argc, char **argv)
         pthread_join(t[i], &rv);
         bad |= rv != NULL;
     }
-    if (go_file) {
-        char done[4096];
-        snprintf(done, sizeof done, "%s.done", go_file);
-        FILE *f = fopen(done, "w");
-        if (f)
-            fclose(f);
-        else
-            bad = 1;
-    }
+    if (go_done(go_file) != 0)
+        bad = 1;
     /* per thread: create stream, create event, 2 per round, sync, 2 destroys */
     printf("wrapped calls: %ld\n", (long)n * (2L * calls_per_thread + 5) + (do_fork ? 2 : 0));
     if (do_fork) {

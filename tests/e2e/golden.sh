@@ -31,7 +31,9 @@ MAX_DIFF=200
 
 # input_of FIXTURE: the path the report is to read for the fixture
 # (input.sql: an SQL dump; rows.sql: rows of the tracer's schema,
-# hand-schema.sql; input: a line naming a file or folder of the source tree)
+# hand-schema.sql, after another fixture's where its first line says
+# "-- base: FIXTURE" (hand_rows); input: a line naming a file or folder of
+# the source tree)
 input_of() {
   dir="$g/$1"
   mkdir -p "$tmp/$1"
@@ -39,7 +41,7 @@ input_of() {
     sqlite3 "$tmp/$1/run.db" < "$dir/input.sql" || return 1
     echo "$tmp/$1/run.db"
   elif [ -f "$dir/rows.sql" ]; then
-    cat "$g/hand-schema.sql" "$dir/rows.sql" | sqlite3 "$tmp/$1/run.db" || return 1
+    hand_rows "$1" | sqlite3 "$tmp/$1/run.db" || return 1
     echo "$tmp/$1/run.db"
   elif [ -f "$dir/input" ]; then
     echo "$s/$(head -n 1 "$dir/input")"

@@ -317,8 +317,7 @@ done
 # the job's all fixed 1.868 ms a step read whole (below the 2 ms kernel
 # each step), 1.779 in windows of 8 rows.  Now 2.572, and within 0.5% a
 # window at a time
-sqlite3 "$tmp/fsh.db" < "$top_srcdir/tests/data/golden/hand-schema.sql"
-sqlite3 "$tmp/fsh.db" < "$top_srcdir/tests/data/golden/hand-first_step_host/rows.sql"
+hand_rows hand-first_step_host | sqlite3 "$tmp/fsh.db"
 fsh_job() {
   env $([ "$1" = whole ] || echo GPUTRACE_REPORT_WINDOW_ROWS=$1) "$rep" --format json "$tmp/fsh.db" 2> /dev/null |
     python3 -c "import json, sys; j = json.load(sys.stdin)['whatif_job']; print(j['step_ms_all_fixed'])"

@@ -92,3 +92,13 @@ qw() {
   sqlite3 "$1" "$2"
 }
 finish() { echo "1..$((pass + fail))"; echo "# $pass passed, $fail failed"; [ "$fail" -eq 0 ]; }
+
+# hand_rows FIXTURE: the SQL of a hand-written golden fixture
+# (tests/data/golden/hand-*): the schema, the rows of the fixture its
+# rows.sql names on a first line "-- base: FIXTURE" (a variant written as
+# what it changes), then its own
+hand_rows() {
+  hg="${top_srcdir:-.}/tests/data/golden"
+  hbase=$(sed -n '1s/^-- base: //p' "$hg/$1/rows.sql")
+  cat "$hg/hand-schema.sql" ${hbase:+"$hg/$hbase/rows.sql"} "$hg/$1/rows.sql"
+}
