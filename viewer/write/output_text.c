@@ -364,7 +364,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
             char in[sizeof t + 64]; /* wrapped: a range's name can be long */
             term_text(range, t, sizeof t);
             if (f->iter_first >= 0 && f->iter_last > f->iter_first)
-                snprintf(in, sizeof in, "%s (iterations %lld-%lld)", t, (long long)f->iter_first, (long long)f->iter_last);
+                snprintf(in, sizeof in, "%s (iterations %lld-%lld)", t, (long long)f->iter_first,
+                         (long long)f->iter_last);
             else if (f->iter_first >= 0)
                 snprintf(in, sizeof in, "%s (iteration %lld)", t, (long long)f->iter_first);
             else
