@@ -32,8 +32,8 @@
  * window refers to, made its graph's ghosts, and the steps' time so far),
  * so that it gives what the whole rank's graph would; its steps' times
  * are taken at the process's end (whatif_proc_end), from the first step's
- * end to the last's (carry_of: the first starts the clock).  Its windows are read
- * again for the replay once its findings are all made (passes.h:
+ * end to the last's (carry_of: the first starts the clock).  Its windows
+ * are read again for the replay once its findings are all made (passes.h:
  * final_window), so that the fixes replayed are those of the findings the
  * process has from its first window on, as read whole: a site's first
  * calls can be one finding (sync.no_consumer) and its later ones another
@@ -1854,8 +1854,6 @@ static void joint_drop(struct whatif_proc *w, struct whatif_carry *wc)
     wc->joint_failed = 1;
 }
 
-/* The process's end: each summary's step probes after its collectives'
- * (whatif_joint.h), or none where a replay failed or a probe is missing. */
 /* The steps' start probe: the host's, or the end of the GPU work
  * enqueued before the first step on a stream it enqueues on too, where
  * that ends later (and before the steps' end), as acc_time has it. */
@@ -1873,6 +1871,8 @@ static void joint_start(const struct whatif_carry *wc, struct jcarry *jc)
     }
 }
 
+/* The process's end: each summary's step probes after its collectives'
+ * (whatif_joint.h), or none where a replay failed or a probe is missing. */
 static void joint_finish(struct whatif_proc *w, struct whatif_carry *wc, struct findings *fs)
 {
     if (!w->joint)
