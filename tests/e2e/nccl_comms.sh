@@ -55,6 +55,14 @@ expect "comm_unknown: runs" $? 0
 "$b/gputrace-report" "$tmp/unknown.db" > "$tmp/unknown.txt"
 expect "the text report says how many collectives had no communicator, on which ranks, and what could not run" \
   "$(tr '\n' ' ' < "$tmp/unknown.txt" | grep -c 'note: 48 collective(s) on 4 rank(s) used a communicator the tracer did not see made.*0 (12), 1 (12), 2 (12), 3 (12).*comm.straggler, comm.mismatch and comm.hang could not run')" 1
+# ... its list of ranks wrapped within 100 columns where the ranks' numbers
+# are large (the note's line passed 100 before)
+cp -r "$tmp/unknown.db" "$tmp/unknown_far.db"
+for f in "$tmp/unknown_far.db"/*.db; do sqlite3 "$f" "update process set rank = 1000000000 + 100000000 * rank"; done
+"$b/gputrace-report" "$tmp/unknown_far.db" > "$tmp/unknown_far.txt" 2> /dev/null
+expect "... its rank list wrapped within 100 columns where the ranks' numbers are large" \
+  "$(grep -c '1300000000 (12)' "$tmp/unknown_far.txt"):$(sed -n '/^note: .* used a communicator/,/could not run/p' "$tmp/unknown_far.txt" | awk 'length($0) > 100' | wc -l | tr -d ' ')" \
+  "1:0"
 "$b/gputrace-report" --format json "$tmp/unknown.db" > "$tmp/unknown.json"
 expect "the JSON says it too" \
   "$(python3 -c 'import json, sys; u = json.load(open(sys.argv[1]))["unknown_comm"]; print(u["collectives"], sorted((r["rank"], r["collectives"]) for r in u["ranks"]), u["analyses_skipped"])' "$tmp/unknown.json")" \

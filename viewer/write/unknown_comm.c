@@ -4,6 +4,7 @@
  * the analyses that match collectives across ranks skip it, and the
  * report must say so rather than be silent. */
 #include "viewer/write/unknown_comm.h"
+#include "viewer/write/text_wrap.h"
 
 /* What cannot run on such collectives: every analysis that matches a
  * collective across ranks by (communicator, sequence). */
@@ -42,10 +43,12 @@ void unknown_comm_text(FILE *out, const struct model *m)
                                (long long)p->unknown_comm_colls);
         shown++;
     }
-    fprintf(out, "note: %lld collective(s) on %d rank(s) used a communicator the tracer did not see made,\n"
-                 "      so have no communicator id or sequence: rank (count) %s;\n"
-                 "      %s, %s and %s could not run on them\n",
-            (long long)n, ranks, list, skipped[0], skipped[1], skipped[2]);
+    char line[sizeof list + 64]; /* the list wrapped: 8 ranks of large numbers pass 100 columns */
+    snprintf(line, sizeof line, "so have no communicator id or sequence: rank (count) %s;", list);
+    fprintf(out, "note: %lld collective(s) on %d rank(s) used a communicator the tracer did not see made,\n      ",
+            (long long)n, ranks);
+    text_wrap(out, 6, line);
+    fprintf(out, "      %s, %s and %s could not run on them\n", skipped[0], skipped[1], skipped[2]);
 }
 
 void unknown_comm_json(FILE *out, const struct model *m)
