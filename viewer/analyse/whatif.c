@@ -1048,7 +1048,6 @@ static void critical_path(const struct build *b, const struct steps_in *st, cons
  * whose end no call has reached yet (tl_tent) counts once a later call
  * does, as a process read whole counts the steps that end by its last
  * call's end. */
-#define PRE_STREAMS 16
 struct acc {
     int64_t t0, tl, tl_tent, in, after, nccl_in, nccl_after;
     int64_t pre_end[PRE_STREAMS]; /* by whatif_carry's pre_s */
@@ -1865,7 +1864,7 @@ static void joint_start(const struct whatif_carry *wc, struct jcarry *jc)
         if (s >= 0 && wc->pre_s[s].used && (at < 0 || jc->pre[i].t > jc->pre[at].t))
             at = i;
     }
-    if (at >= 0 && jc->pre[at].t > jc->start_x && jc->pre[at].t < jc->end.at) {
+    if (at >= 0 && jc->pre[at].t > jc->start.at && jc->pre[at].t < jc->end.at) { /* (start: the host's so far) */
         jc->start = jc->pre[at].q;
         jc->start.coll = -1;
     }

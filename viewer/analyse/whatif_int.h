@@ -61,6 +61,10 @@ struct jset { struct wj_probe q; struct wj_pred crit; int has; };
  * up to it, the paths to it. */
 struct jthr { int tid; int64_t w_end; int64_t cum[WJ_LABELS]; struct jset s; };
 /* One replay's (0 as measured, 1 all fixed, 2 the collectives moved too). */
+/* The streams with GPU work before the first step that the steps' start
+ * follows (whatif.c's pre_s, and each summary's jcarry.pre, which must
+ * take the same ones); past them, the others' work is as if not there. */
+#define PRE_STREAMS 16
 struct jcarry {
     struct jset *ghost; size_t nghost;     /* by the graph's ghost index */
     struct jthr *thr; size_t nthr;
@@ -73,12 +77,10 @@ struct jcarry {
      * start to the last step's end so far (gin), and since (gaft): the
      * paths to its end, and when (INT64_MIN: none) */
     struct wj_probe gin, gaft; int64_t gin_t, gaft_t;
-    int64_t start_x;                       /* the start probe's time, as the host's */
     /* per stream with GPU work enqueued before the first step (the first
-     * JPRE of them, in the order whatif.c's pre_s takes them): the paths
-     * to the end of that work ending last so far, and when */
-#define JPRE 16
-    struct { int64_t stream, t; struct wj_probe q; } pre[JPRE]; int npre;
+     * PRE_STREAMS of them, in the order whatif.c's pre_s takes them): the
+     * paths to the end of that work ending last so far, and when */
+    struct { int64_t stream, t; struct wj_probe q; } pre[PRE_STREAMS]; int npre;
 };
 /* Per host thread, as measured: its last call's end, and the host's time
  * in the tracked ranges up to it. */

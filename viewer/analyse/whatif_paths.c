@@ -688,8 +688,8 @@ static void pre_work(struct region *rg, const struct jwin *in, struct jcarry *jc
 {
     const struct rp_graph *g = &rg->b->g;
     const struct rp_times *t = rg->t;
-    int32_t best[JPRE];
-    for (int i = 0; i < JPRE; i++)
+    int32_t best[PRE_STREAMS];
+    for (int i = 0; i < PRE_STREAMS; i++)
         best[i] = -1;
     for (size_t k = g->nghost; k < g->nops; k++) {
         if (g->calls[g->ops[k].call].start >= in->first)
@@ -698,7 +698,7 @@ static void pre_work(struct region *rg, const struct jwin *in, struct jcarry *jc
         while (i < jc->npre && jc->pre[i].stream != g->ops[k].stream)
             i++;
         if (i == jc->npre) {
-            if (i == JPRE)
+            if (i == PRE_STREAMS)
                 continue;
             jc->pre[jc->npre++].stream = g->ops[k].stream;
             jc->pre[i].t = INT64_MIN;
@@ -828,8 +828,8 @@ void whatif_joint_summary(const struct build *b, const struct jwin *in, const st
      * the streams they enqueue on are known: whatif.c's joint_finish) */
     pre_work(&rg, in, jc);
     if (in->start_here) {
-        jc->start_x = whatif_map_at(b, t, in->idx, in->nidx, in->shift_in, in->first);
-        step_probe(&rg, in, in->first, jc->start_x, -1, &jc->start);
+        step_probe(&rg, in, in->first, whatif_map_at(b, t, in->idx, in->nidx, in->shift_in, in->first), -1,
+                   &jc->start);
         jc->start.coll = -1;
         jc->has_start = 1;
     }

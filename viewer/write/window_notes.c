@@ -15,9 +15,8 @@
 #include "common/term_text.h"
 #include "viewer/write/text_wrap.h"
 
-#include <string.h>
-
 #include <stdlib.h>
+#include <string.h>
 
 /* The ranks the run has, by the processes' world size, that no process
  * read is: the first `max` into v; how many there are in all. */
