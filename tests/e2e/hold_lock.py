@@ -1,16 +1,13 @@
 #!/usr/bin/env python3
-"""hold_lock.py DB SECONDS: once DB holds its process row (the tracer
+"""hold_lock.py DB SECONDS GO: once DB holds its process row (the tracer
 opened it), takes its write lock, as another process of a --one-file run
-does, and holds it for SECONDS; prints "held S" (the seconds held), or
-"never" if the file was not there within 10 s.
-
-hold_lock.py DB SECONDS GO: the same, but once the lock is taken creates
-the file GO (the program's threads wait for it: THREADS_GO in
-tests/apps/threads.c, FLOOD_GO in flood_threads.c, PACED_GO in
-paced_calls.c) and holds the lock until GO.done exists (the program made
-all its calls), SECONDS at most: the hold-up falls among the program's
-calls however fast or slow the machine (tracer_stress.sh,
-tracer_membound.sh, tracer_stall.sh).
+does, creates the file GO (the program waits for it before the calls the
+hold-up must meet: tests/apps/go_file.h), and holds the lock until
+GO.done exists (the program made those calls), SECONDS at most; prints
+"held S" (the seconds held), or "never" if the file was not there within
+10 s.  A handshake, not a time from whenever the row showed: the hold-up
+falls among the program's calls however fast or slow the machine
+(tracer_stress.sh, tracer_membound.sh, tracer_stall.sh).
 
 hold_lock.py --open DB PID COPY: once DB holds its process row, opens a
 connection and reads (so that it holds the write-ahead log's shared
@@ -50,19 +47,15 @@ if sys.argv[1] == "--open":
     c.close()
     sys.exit(0)
 
-db, secs = sys.argv[1], float(sys.argv[2])
-go = sys.argv[3] if len(sys.argv) > 3 else None
+db, secs, go = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 if not wait_for_process_row(db):
     print("never")
     sys.exit(0)
 c = sqlite3.connect(db, timeout=20, isolation_level=None)
 c.execute("begin immediate")
 t = time.monotonic()
-if go is None:
-    time.sleep(secs)
-else:
-    open(go, "w").close()
-    while not os.path.exists(go + ".done") and time.monotonic() - t < secs:
-        time.sleep(0.01)
+open(go, "w").close()
+while not os.path.exists(go + ".done") and time.monotonic() - t < secs:
+    time.sleep(0.01)
 c.execute("commit")
 print("held %.1f" % (time.monotonic() - t))
