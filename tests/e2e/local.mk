@@ -73,6 +73,7 @@ TESTS += \
   tests/e2e/import_traces.sh \
   tests/e2e/report_single.sh \
   tests/e2e/report_join_static.sh \
+  tests/e2e/report_join_late.sh \
   tests/e2e/tracer_exports.sh \
   tests/e2e/tracer_nosync.sh \
   tests/e2e/report_min_cost.sh \
@@ -115,6 +116,7 @@ EXTRA_DIST += \
   tests/e2e/report_read_sync.sh \
   tests/e2e/report_join.sh \
   tests/e2e/report_join_static.sh \
+  tests/e2e/report_join_late.sh \
   tests/e2e/crossrank.sh \
   tests/e2e/crossrank.py \
   tests/e2e/hold_lock.py \
