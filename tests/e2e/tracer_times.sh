@@ -34,16 +34,17 @@ for cupti in 0 1; do
   expect "CUPTI $cupti: each with its end read, after its start" "$(stored "$db" "$timed")" "$n:0:$n"
 done
 
-# The report: each launch's Kineto slice (cuda_runtime) has its CUPTI
-# correlation, and lasts as long as its CUPTI record (whatever the two
-# clocks' offset), but never past the start of the next call on its thread.
+# The report: each launch's Kineto slice (cuda_runtime) has the CUPTI
+# correlation of a record made inside it (from its start to the next call's
+# on its thread), and lasts as long as that record (whatever the two
+# clocks' offset), but never past the start of the next call.
 db="$tmp/c1.db"
 "$b/gputrace-report" --kineto "$tmp/k" "$db" > /dev/null
 expect "the report's Kineto export written" "$(ls "$tmp/k" | wc -l | tr -d ' ')" 1
 q "$db" "select c.start_ns, coalesce((select min(n.start_ns) from api_call n where n.process_id = c.process_id
     and n.tid = c.tid and n.start_ns > c.start_ns), 0)
   from api_call_named c where c.api_name = 'cudaLaunchKernel' order by c.start_ns" > "$tmp/launches"
-q "$db" "select correlation, end_ns - start_ns from cupti_api" > "$tmp/records"
+q "$db" "select correlation, start_ns, end_ns from cupti_api" > "$tmp/records"
 got=$(python3 - "$tmp/k" "$tmp/launches" "$tmp/records" <<'EOF'
 import glob, json, sys
 from decimal import Decimal
@@ -51,7 +52,8 @@ ev = json.load(open(glob.glob(sys.argv[1] + "/*.json")[0]))["traceEvents"]
 launches = sorted((e for e in ev if e.get("cat") == "cuda_runtime" and e["name"] == "cudaLaunchKernel"),
                   key=lambda e: Decimal(str(e["ts"])))
 calls = [tuple(int(x) for x in l.split("|")) for l in open(sys.argv[2])]
-rec_len = dict(tuple(int(x) for x in l.split("|")) for l in open(sys.argv[3]))
+rec = {int(c): (int(s), int(e)) for c, s, e in (l.split("|") for l in open(sys.argv[3]))}
+rec_len = {c: e - s for c, (s, e) in rec.items()}
 if len(launches) != len(calls) or not calls:
     print("launches %d in the export, %d stored" % (len(launches), len(calls)))
     sys.exit()
@@ -63,7 +65,11 @@ for e, (start, next_start) in zip(launches, calls):
     if next_start and start + want > next_start:
         want = next_start - start
     if corr not in rec_len:
-        bad.append("no correlation")
+        bad.append("no correlation (call at %d, next at %d)" % (start, next_start))
+    elif rec[corr][0] < start or (next_start and rec[corr][1] > next_start):
+        # its own record is made inside it (one clock for both: the tracer
+        # converts CUPTI's ticks with the wrappers' map)
+        bad.append("record %d-%d, outside its call %d-%d" % (rec[corr] + (start, next_start)))
     elif dur != max(want, 1):
         bad.append("dur %d, its record's %d" % (dur, rec_len[corr]))
 print("%d launches, %d lasting as long as their CUPTI record" % (len(calls), len(calls) - len(bad)), *bad[:3])
