@@ -279,3 +279,10 @@ TESTS += tests/unit/test_requests
 tests_unit_test_requests_SOURCES = tests/unit/test_requests.c collector/requests.h collector/requests.c
 tests_unit_test_requests_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_requests_LDADD = $(CRITERION_LIBS)
+
+# the text report's paragraphs
+check_PROGRAMS += tests/unit/test_text_para
+TESTS += tests/unit/test_text_para
+tests_unit_test_text_para_SOURCES = tests/unit/test_text_para.c viewer/write/text_wrap.h viewer/write/text_wrap.c
+tests_unit_test_text_para_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_text_para_LDADD = $(CRITERION_LIBS)

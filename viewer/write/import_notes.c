@@ -38,15 +38,12 @@ void import_notes_each(const struct model *m, void (*fn)(FILE *, const char *, c
  * and cut at a few thousand columns (term_text.h). */
 static void text_note(FILE *out, const char *kind, const char *note, int i)
 {
-    char k[256], t[4096], line[4400];
+    char k[256], t[4096];
     if (i == 0)
         fputs("\nNot checked on these imported traces (what the source does not record):\n", out);
-    if (kind) {
-        snprintf(line, sizeof line, "%s: %s", term_cell(kind, 60, TERM_CUT | TERM_ELLIPSIS, k, sizeof k),
-                 term_cell(note, 2000, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
-        fputs("  ", out);
-        text_wrap(out, 4, line);
-    }
+    if (kind)
+        text_para(out, "  ", 4, "%s: %s", term_cell(kind, 60, TERM_CUT | TERM_ELLIPSIS, k, sizeof k),
+                  term_cell(note, 2000, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
 }
 
 static void json_note(FILE *out, const char *kind, const char *note, int i)

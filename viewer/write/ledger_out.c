@@ -181,14 +181,11 @@ static void steps_text(FILE *out, const struct summary *s, const struct findings
         char who[64], of[48] = "";
         if (gpus > 1) /* the buckets are its GPUs' time, summed; a step's length is the clock's */
             snprintf(of, sizeof of, " (%lld GPUs)", (long long)gpus);
-        char line[400]; /* wrapped: a long bucket's name and wide figures passed 100 columns */
-        snprintf(line, sizeof line,
-                 "%s: %zu iteration%s, median %.1f ms; slowest #%lld %.1f ms, most lost%s: %s %.1f ms",
-                 proc_label(s->ranks[i].rank, s->ranks[i].pid, who, sizeof who), l->nsteps, l->nsteps == 1 ? "" : "s",
-                 ms(len[l->nsteps / 2] / gpus), (long long)l->steps[slow].iter, ms(slow_ns / gpus), of,
-                 ledger_bucket_names[top], ms(l->step_ns[slow][top]));
-        fputs("  ", out);
-        text_wrap(out, 4, line);
+        /* wrapped: a long bucket's name and wide figures passed 100 columns */
+        text_para(out, "  ", 4, "%s: %zu iteration%s, median %.1f ms; slowest #%lld %.1f ms, most lost%s: %s %.1f ms",
+                  proc_label(s->ranks[i].rank, s->ranks[i].pid, who, sizeof who), l->nsteps, l->nsteps == 1 ? "" : "s",
+                  ms(len[l->nsteps / 2] / gpus), (long long)l->steps[slow].iter, ms(slow_ns / gpus), of,
+                  ledger_bucket_names[top], ms(l->step_ns[slow][top]));
         free(len);
     }
 }

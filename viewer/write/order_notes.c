@@ -23,13 +23,11 @@ static void kinds_text(FILE *out, const struct order_match *r, int refused)
             shown--;
             continue;
         }
-        char t[256], line[512];
+        char t[256];
         term_cell(k->name, 80, TERM_CUT | TERM_ELLIPSIS, t, sizeof t);
-        if (refused) { /* wrapped: a kernel's name and the reason passed 100 columns (117) */
-            snprintf(line, sizeof line, "%s: %s", t, k->why);
-            fputs("      ", out);
-            text_wrap(out, 8, line);
-        } else
+        if (refused) /* wrapped: a kernel's name and the reason passed 100 columns (117) */
+            text_para(out, "      ", 8, "%s: %s", t, k->why);
+        else
             fprintf(out, "      %6lld %s\n", (long long)k->groups, t);
     }
     if (left)

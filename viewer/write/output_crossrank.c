@@ -62,11 +62,9 @@ void output_clock_text(FILE *out, const struct model *m)
         return;
     char t[512], ranks[64], label[200];
     if (!fit->across) {
-        snprintf(t, sizeof t, "the processes are on %zu hosts, but no collective ran on two of them: the hosts are"
-                              " aligned only by their realtime clocks at start (error unknown: NTP keeps it to a"
-                              " millisecond or so)", fit->nhosts);
-        fputs("\nnote: ", out);
-        text_wrap(out, 6, t);
+        text_para(out, "\nnote: ", 6, "the processes are on %zu hosts, but no collective ran on two of them: the hosts"
+                  " are aligned only by their realtime clocks at start (error unknown: NTP keeps it to a"
+                  " millisecond or so)", fit->nhosts);
         return;
     }
     fprintf(out, "\nclock alignment (hosts fitted to the ends of %lld collectives across hosts; residual up to %.3f ms):\n",

@@ -83,8 +83,9 @@ static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (do
 #define INDENT 9 /* "    what " */
 static void wrapped(FILE *out, const char *label, const char *text)
 {
-    fprintf(out, "    %-4s ", label);
-    text_wrap(out, INDENT, text);
+    char lead[16];
+    snprintf(lead, sizeof lead, "    %-4s ", label);
+    text_para(out, lead, INDENT, "%s", text);
 }
 
 /* "    summed over 3 ranks (0,2-3), the most on rank 3: 90.12 ms" under a
@@ -154,12 +155,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     for (size_t i = 0; i < s->nranks; i++)
         cupti_only += s->ranks[i].cupti_only_calls;
     char t[4096]; /* a string of the file, escaped */
-    { /* wrapped: a run's id is any length (an imported file's name: 121 columns once) */
-        char first[sizeof t + 64];
-        snprintf(first, sizeof first, "run %s, %zu process(es)", term_text(m->run_id, t, sizeof t), m->nprocs);
-        fputs("gputrace report: ", out);
-        text_wrap(out, 17, first);
-    }
+    /* wrapped: a run's id is any length (an imported file's name: 121 columns once) */
+    text_para(out, "gputrace report: ", 17, "run %s, %zu process(es)", term_text(m->run_id, t, sizeof t), m->nprocs);
     window_notes_text(out, m); /* monitor windows: first, since every figure below is of them */
     slowdown_text(out, m, fs); /* ... a slowdown's slow steps against those before */
     monitor_notes_text(out, m); /* a monitored run's own files: aggregates, and the windows to read */
@@ -193,10 +190,8 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 (long long)s->failed_total, term_cell(model_api_name(m, s->failed[0].api), 40, TERM_CUT, t, sizeof t),
                 (int)s->failed[0].result,
                 (long long)s->failed[0].count);
-    if (m->damaged[0]) { /* wrapped: a path, SQLite's error and what was being read */
-        fputs("note: ", out);
-        text_wrap(out, 6, term_text(m->damaged, t, sizeof t));
-    }
+    if (m->damaged[0]) /* wrapped: a path, SQLite's error and what was being read */
+        text_para(out, "note: ", 6, "%s", term_text(m->damaged, t, sizeof t));
     input_notes_text(out, m); /* files and runs of the inputs left out */
     if (cupti_only)
         fprintf(out, "note: %lld call(s) were seen only in CUPTI's records (a static runtime, driver entry points,\n"

@@ -7,10 +7,15 @@
 
 #define TEXT_COLUMNS 100
 
-/* text from column `indent` on (what comes before it on the first line
- * the caller's, already written), broken at spaces so that no line passes
- * TEXT_COLUMNS, each line after the first indented as far; a number stays
- * with its unit ("60.93 ms"), a word longer than a line (a path) whole. */
-void text_wrap(FILE *out, int indent, const char *text);
+/* A paragraph: lead written as it is (it may begin with newlines), then
+ * the text fmt makes, broken at spaces so that no line passes
+ * TEXT_COLUMNS: its first line takes the room the lead's last line leaves
+ * (a new line if that is under 20 columns), the lines after it indented
+ * `indent` (deeper than the lead for a hanging paragraph).  A number stays
+ * with its unit ("60.93 ms"), a word longer than a line (a path) whole.
+ * One call where a lead, a buffer and an indent that had to match it were
+ * three, and disagreed (the room of a window's line, 2 columns off). */
+void text_para(FILE *out, const char *lead, int indent, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif

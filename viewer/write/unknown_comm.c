@@ -43,11 +43,10 @@ void unknown_comm_text(FILE *out, const struct model *m)
                                (long long)p->unknown_comm_colls);
         shown++;
     }
-    char line[sizeof list + 64]; /* the list wrapped: 8 ranks of large numbers pass 100 columns */
-    snprintf(line, sizeof line, "so have no communicator id or sequence: rank (count) %s;", list);
-    fprintf(out, "note: %lld collective(s) on %d rank(s) used a communicator the tracer did not see made,\n      ",
+    fprintf(out, "note: %lld collective(s) on %d rank(s) used a communicator the tracer did not see made,\n",
             (long long)n, ranks);
-    text_wrap(out, 6, line);
+    /* the list wrapped: 8 ranks of large numbers pass 100 columns */
+    text_para(out, "      ", 6, "so have no communicator id or sequence: rank (count) %s;", list);
     fprintf(out, "      %s, %s and %s could not run on them\n", skipped[0], skipped[1], skipped[2]);
 }
 

@@ -231,20 +231,17 @@ void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
                 ms_per_step(w->all_fixed_ns, w->steps), whatif_reliable(w) ? "" : "  (rough)");
     }
     for (size_t i = 0, shown = 0; any && i < fs->nwhatif && i < m->nprocs; i++) {
-        char why[400], line[480];
+        char why[400];
         if (!fs->whatif[i].steps || !*whatif_rough_text(&fs->whatif[i], why, sizeof why))
             continue;
         if (!shown++)
             fprintf(out, "  Rough (the replay as measured over %.0f%% off), why:\n", 100 * WHATIF_RELIABLE);
-        snprintf(line, sizeof line, "rank %d: %s.", m->procs[i].rank, why);
-        fputs("    ", out);
-        text_wrap(out, 4, line);
+        text_para(out, "    ", 4, "rank %d: %s.", m->procs[i].rank, why);
     }
     char wu[400];
-    if (any && *whatif_warmup_text(m, fs, wu, sizeof wu - 1)) { /* room for the "." */
-        fprintf(out, "  Left out as warm-up (a step's start to the next's over %dx the median):\n    ", STEP_WARMUP_FACTOR);
-        strcat(wu, ".");
-        text_wrap(out, 4, wu);
+    if (any && *whatif_warmup_text(m, fs, wu, sizeof wu)) {
+        fprintf(out, "  Left out as warm-up (a step's start to the next's over %dx the median):\n", STEP_WARMUP_FACTOR);
+        text_para(out, "    ", 4, "%s.", wu);
     }
     if (windowed)
         fprintf(out, "%s  %d rank(s) read a window at a time (more than the report holds at once): replayed on\n"

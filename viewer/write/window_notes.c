@@ -69,19 +69,16 @@ void window_notes_text(FILE *out, const struct model *m)
          * own: whole, within 100 columns */
         const char *req = w->request[0] ? term_cell(w->request, 64, TERM_CUT | TERM_ELLIPSIS, t, sizeof t) : NULL;
         size_t n = strlen(line);
-        int along = req && n + strlen(", request ") + strlen(req) <= TEXT_COLUMNS - 8; /* text_wrap's room */
+        int along = req && n + strlen(", request ") + strlen(req) <= TEXT_COLUMNS - 6; /* the first line's room */
         if (along)
             snprintf(line + n, sizeof line - n, ", request %s", req);
-        fputs("      ", out);
-        text_wrap(out, 8, line);
+        text_para(out, "      ", 8, "%s", line);
         if (req && !along)
             fprintf(out, "        request %s\n", req);
         if (w->cut_rows > 0)
             fprintf(out, "        %lld record(s) let go early (the window's memory bound)\n", (long long)w->cut_rows);
-        if (w->detail[0]) {
-            fputs("        ", out);
-            text_wrap(out, 8, term_cell(w->detail, 200, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
-        }
+        if (w->detail[0])
+            text_para(out, "        ", 8, "%s", term_cell(w->detail, 200, TERM_CUT | TERM_ELLIPSIS, t, sizeof t));
     }
     int v[LIST_MAX], n = missing_ranks(m, v, LIST_MAX);
     if (n) {
