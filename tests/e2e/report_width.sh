@@ -24,6 +24,9 @@ expect "... a finding's rank list cut to fit ($summed lines)" \
 expect "... the range's name under \"in\", wrapped within 100 columns" \
   "$(awk '/^    in   the loss read back/ {n++; w = 1} w && length($0) > 100 {bad++} !/^    in / {w = 0}
           END {print (n > 0) ":" bad + 0}' "$tmp/w.txt")" "1:0"
+expect "... the findings' headers: the rank list cut to fit" \
+  "$(grep -c '^ *[0-9]*\. [a-z._]* *ranks 100000000,110000000,' "$tmp/w.txt"):$(grep '^ *[0-9]*\. ' "$tmp/w.txt" | awk 'length($0) > 100' | wc -l | tr -d ' ')" \
+  "3:0"
 # a run's id of any length (an imported file's name) on the first line
 sqlite3 "$db" "update run set id = 'an-imported-trace-named-after-its-host-its-job-and-the-day-it-ran-' || id;
                update process set run_id = 'an-imported-trace-named-after-its-host-its-job-and-the-day-it-ran-' || run_id"
@@ -43,4 +46,32 @@ printf '\377\377\377\377\377\377\377\377' | dd of="$d/damaged.db" bs=1 seek=$(( 
 expect "a damaged file's note, wrapped within 100 columns" \
   "$(awk '/^note: .*damaged.db/ {n++; if (length($0) > 100) bad++; w = 1; next} w && /^      / {if (length($0) > 100) bad++; next} {w = 0}
           /^note: / && length($0) > 100 {bad++} END {print (n > 0) ":" bad + 0}' "$tmp/d.txt")" "1:0"
+# wide FILE: its lines past 100 columns, a call site's ("    at ") left out
+wide() { awk 'length($0) > 100 && !/^    at /' "$1" | wc -l | tr -d ' '; }
+# the slow steps' grown range named at length (its lead continues the
+# line before: "   slowdown is; its steps' time grew most in range ...")
+long=forward_pass_of_the_transformer_blocks_with_activation_checkpointing_on
+for f in mon-slowdown mon-slowdown_alike; do
+  sqlite3 "$tmp/$f.db" < "$g/$f/input.sql"
+  sqlite3 "$tmp/$f.db" "update label set value = '$long' where value = 'forward'"
+  "$rep" "$tmp/$f.db" > "$tmp/$f.txt" 2> /dev/null
+  expect "$f: the grown range named at length, within 100 columns" \
+    "$(grep -c "^   forward_pass_of_the_transformer" "$tmp/$f.txt"):$(wide "$tmp/$f.txt")" "1:0"
+done
+# the inputs' notes: a run directory's file with no trace, named at
+# length, and a second run whose ids are long
+mkdir "$tmp/dir"
+sqlite3 "$tmp/dir/w.db" < "$g/sim-scalar_read/input.sql"
+: > "$tmp/dir/rank-0-of-a-job-whose-scheduler-names-its-files-after-everything-it-knows.db"
+"$rep" "$tmp/dir" > "$tmp/s.txt" 2> /dev/null
+expect "a file of no trace named at length: its note within 100 columns" \
+  "$(grep -c "^      rank-0-of-a-job-whose" "$tmp/s.txt"):$(wide "$tmp/s.txt")" "1:0"
+rm "$tmp/dir/rank-0-"*
+sqlite3 "$tmp/dir/w.db" "update run set start_ns = start_ns + 1000000000"
+sqlite3 "$tmp/dir/r.db" < "$g/sim-scalar_read/input.sql"
+sqlite3 "$tmp/dir/r.db" "update run set id = 'another-run-of-the-same-job-recorded-into-this-directory-' || id;
+  update process set run_id = 'another-run-of-the-same-job-recorded-into-this-directory-' || run_id"
+"$rep" "$tmp/dir" > "$tmp/o.txt" 2> /dev/null
+expect "two runs of long ids: the note within 100 columns" \
+  "$(grep -c '^note: the inputs hold 2 runs' "$tmp/o.txt"):$(wide "$tmp/o.txt")" "1:0"
 finish

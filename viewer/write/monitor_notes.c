@@ -5,6 +5,7 @@
  * beside them, each a run to read.  Names, paths and call sites are the
  * files' words: escaped for each output. */
 #include "viewer/write/monitor_notes.h"
+#include "viewer/write/text_wrap.h"
 #include "viewer/model/model.h"
 #include "viewer/write/html.h"
 #include "viewer/write/json.h"
@@ -24,30 +25,33 @@ void monitor_notes_text(FILE *out, const struct model *m)
                  "      records; the full records of its last seconds are in the windows it wrote:\n");
     if (!m->nmdirs)
         fprintf(out, "      none yet (gputrace dump RUN asks every process for one)\n");
+    /* wrapped: a window's path, a step's name and a call site are any
+     * length (a step name of 28 characters passed 100 columns) */
     for (size_t i = 0; i < m->nmdirs; i++)
-        fprintf(out, "      %s (%s, %d file%s)\n", term_cell(m->mdirs[i].path, 200, TERM_CUT | TERM_ELLIPSIS, t, sizeof t),
-                term_cell(m->mdirs[i].reason, 32, TERM_CUT, u, sizeof u), m->mdirs[i].files,
-                m->mdirs[i].files == 1 ? "" : "s");
+        text_para(out, "      ", 8, "%s (%s, %d file%s)", term_cell(m->mdirs[i].path, 200, TERM_CUT | TERM_ELLIPSIS, t, sizeof t),
+                  term_cell(m->mdirs[i].reason, 32, TERM_CUT, u, sizeof u), m->mdirs[i].files,
+                  m->mdirs[i].files == 1 ? "" : "s");
     if (m->nmdirs)
         fprintf(out, "      (gputrace-report DIR reads one)\n");
     for (size_t i = 0; i < m->nmagg; i++) {
         const struct monitor_agg *a = &m->magg[i];
         const struct proc *p = &m->procs[a->proc];
-        fprintf(out, "  rank %d (pid %d): ", p->rank, p->pid);
+        char lead[64];
+        snprintf(lead, sizeof lead, "  rank %d (pid %d): ", p->rank, p->pid);
         if (a->steps)
-            fprintf(out, "%lld steps of %s, %.1f ms a step (median), longest %.1f ms\n", (long long)a->steps,
-                    term_cell(a->step[0] ? a->step : "?", 40, TERM_CUT | TERM_ELLIPSIS, t, sizeof t), ms(a->step_ns),
-                    ms(a->max_step_ns));
+            text_para(out, lead, 4, "%lld steps of %s, %.1f ms a step (median), longest %.1f ms", (long long)a->steps,
+                      term_cell(a->step[0] ? a->step : "?", 40, TERM_CUT | TERM_ELLIPSIS, t, sizeof t), ms(a->step_ns),
+                      ms(a->max_step_ns));
         else
-            fprintf(out, "no steps (no top-level NVTX range repeated)\n");
+            fprintf(out, "%sno steps (no top-level NVTX range repeated)\n", lead);
         if (a->colls)
-            fprintf(out, "    %lld collective%s; the last entered: %lld of communicator %llx, at %.2f ms\n",
-                    (long long)a->colls, a->colls == 1 ? "" : "s", (long long)a->last_seq,
-                    (unsigned long long)a->last_comm, ms(model_aligned(m, p, a->last_coll_ns)));
+            text_para(out, "    ", 6, "%lld collective%s; the last entered: %lld of communicator %llx, at %.2f ms",
+                      (long long)a->colls, a->colls == 1 ? "" : "s", (long long)a->last_seq,
+                      (unsigned long long)a->last_comm, ms(model_aligned(m, p, a->last_coll_ns)));
         if (a->blocked_calls)
-            fprintf(out, "    host blocked longest in %s: %.1f ms, %lld call%s\n",
-                    term_cell(a->blocked_site, 44, TERM_CUT | TERM_ELLIPSIS, t, sizeof t), ms(a->blocked_ns),
-                    (long long)a->blocked_calls, a->blocked_calls == 1 ? "" : "s");
+            text_para(out, "    ", 6, "host blocked longest in %s: %.1f ms, %lld call%s",
+                      term_cell(a->blocked_site, 44, TERM_CUT | TERM_ELLIPSIS, t, sizeof t), ms(a->blocked_ns),
+                      (long long)a->blocked_calls, a->blocked_calls == 1 ? "" : "s");
     }
 }
 

@@ -325,19 +325,27 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
                 rv[b] = rv[b - 1];
                 rv[b - 1] = swap;
             }
-        rank_list(rv, (size_t)members, ranks, sizeof ranks); /* "0-3", "0,2,3" */
-        free(rv);
-        char who[300];
-        if (f->proc >= 0 && f->rank < 0) /* a process no launcher gave a rank */
-            proc_label(f->rank, m->procs[f->proc].pid, who, sizeof who);
-        else if (f->rank < 0)
-            snprintf(who, sizeof who, "all ranks");
-        else
-            snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
-        char head[512], gpu_time[96];
-        int hl = snprintf(head, sizeof head, "%2zu. %-18s %-14s %9.2f ms %s, %lld time%s,", ++shown,
+        char who[300], head[512], gpu_time[96];
+        int hl;
+        ++shown;
+        /* the rank list ("0-3", "0,2,3") cut (",...") to keep the line
+         * within the columns: it has no space to wrap at (4 ranks of 9
+         * digits made 109) */
+        for (size_t room = sizeof ranks;; room -= 8) {
+            rank_list(rv, (size_t)members, ranks, room);
+            if (f->proc >= 0 && f->rank < 0) /* a process no launcher gave a rank */
+                proc_label(f->rank, m->procs[f->proc].pid, who, sizeof who);
+            else if (f->rank < 0)
+                snprintf(who, sizeof who, "all ranks");
+            else
+                snprintf(who, sizeof who, "rank%s %s", members > 1 ? "s" : "", ranks);
+            hl = snprintf(head, sizeof head, "%2zu. %-18s %-14s %9.2f ms %s, %lld time%s,", shown,
                           finding_names[f->kind], who, ms(cost), finding_cost_words(f), (long long)count,
                           count == 1 ? "" : "s");
+            if (hl <= COLUMNS || room <= 32 || members < 2)
+                break;
+        }
+        free(rv);
         /* the confidence on the next line where a long rank list or count would pass the 100 columns */
         fprintf(out, "\n%s%s%s confidence\n", head, hl + 1 + (int)strlen(f->confidence) + 11 > COLUMNS ? "\n    " : " ",
                 f->confidence);

@@ -9,6 +9,7 @@
 #include "viewer/analyse/slowdown.h"
 #include "viewer/write/html.h"
 #include "viewer/write/json.h"
+#include "viewer/write/text_wrap.h"
 #include "common/term_text.h"
 
 static double per_coll_ms(const struct slowdown_split *s, const struct slowdown_rank *r, int part)
@@ -19,16 +20,16 @@ static double per_coll_ms(const struct slowdown_split *s, const struct slowdown_
 static int rank_of(const struct model *m, const struct slowdown_rank *r) { return m->procs[r->proc].rank; }
 
 /* "<lead> steps' time grew most in range X, a -> b ms a step (in traced
- * calls c -> d: what it was)", of the rank s->grew is of. */
+ * calls c -> d: what it was)", of the rank s->grew is of; wrapped (a range's
+ * name of 24 characters passed 100 columns). */
 static void grown_text(FILE *out, const struct model *m, const struct slowdown_split *s, const char *lead)
 {
     char t[256];
-    fprintf(out, "%s steps' time grew most in range %s, %.2f -> %.2f ms a step\n"
-                 "   (in traced calls %.2f -> %.2f: %s)\n",
-            lead,
-            term_cell(model_label(&m->procs[s->ranks[s->grew_rank].proc], s->grew.label), 60, TERM_CUT | TERM_ELLIPSIS,
-                      t, sizeof t),
-            s->grew.before_ns / 1e6, s->grew.after_ns / 1e6, s->grew.calls_before_ns / 1e6, s->grew.calls_after_ns / 1e6,
+    text_para(out, lead, 3, "steps' time grew most in range %s, %.2f -> %.2f ms a step",
+              term_cell(model_label(&m->procs[s->ranks[s->grew_rank].proc], s->grew.label), 60,
+                        TERM_CUT | TERM_ELLIPSIS, t, sizeof t),
+              s->grew.before_ns / 1e6, s->grew.after_ns / 1e6);
+    fprintf(out, "   (in traced calls %.2f -> %.2f: %s)\n", s->grew.calls_before_ns / 1e6, s->grew.calls_after_ns / 1e6,
             s->grew.after_ns - s->grew.calls_after_ns > s->grew.before_ns - s->grew.calls_before_ns
                 ? "host work the trace does not see" : "the calls");
 }
@@ -56,12 +57,12 @@ void slowdown_text(FILE *out, const struct model *m, const struct findings *fs)
                  " the whole window, the steps before included)\n");
     if (s->changed >= 0) {
         const struct slowdown_rank *r = &s->ranks[s->changed];
-        fprintf(out, "=> rank %d: the others came to wait for it (%.2f -> %.2f ms a collective): where the\n"
-                     "   slowdown is", rank_of(m, r), per_coll_ms(s, r, 0), per_coll_ms(s, r, 1));
+        fprintf(out, "=> rank %d: the others came to wait for it (%.2f -> %.2f ms a collective): where the\n",
+                rank_of(m, r), per_coll_ms(s, r, 0), per_coll_ms(s, r, 1));
         if (s->grew.label >= 0)
-            grown_text(out, m, s, "; its");
+            grown_text(out, m, s, "   slowdown is; its ");
         else
-            fputs("; its host time between collectives is the first place to look\n", out);
+            fputs("   slowdown is; its host time between collectives is the first place to look\n", out);
     } else if (!s->colls[1]) {
         fprintf(out, "=> no collective of every rank's window is from then on: nothing to compare\n");
     } else {
@@ -69,7 +70,7 @@ void slowdown_text(FILE *out, const struct model *m, const struct findings *fs)
                      "   (its own GPU work or host time, or a shared resource)");
         if (s->grew.label >= 0) {
             char who[32];
-            snprintf(who, sizeof who, ";\n   rank %d's", rank_of(m, &s->ranks[s->grew_rank]));
+            snprintf(who, sizeof who, ";\n   rank %d's ", rank_of(m, &s->ranks[s->grew_rank]));
             grown_text(out, m, s, who);
         } else {
             fputc('\n', out);
