@@ -38,6 +38,14 @@ static size_t widest(const char *s, int *lines)
     return w;
 }
 
+/* n times c, in buf (n + 1 bytes) */
+static char *run_of(char *buf, char c, size_t n)
+{
+    memset(buf, c, n);
+    buf[n] = '\0';
+    return buf;
+}
+
 /* words of 9 characters and a space: 10 columns each */
 static char *words(int n)
 {
@@ -84,8 +92,8 @@ Test(text_para, a_lead_after_a_newline_measured_from_it)
 Test(text_para, a_number_stays_with_its_unit)
 {
     /* "12.50" would end at column 99, its "ms" past 100 */
-    char text[200];
-    snprintf(text, sizeof text, "%.*s 12.50 ms left", 93, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    char text[200], x[94];
+    snprintf(text, sizeof text, "%s 12.50 ms left", run_of(x, 'x', 93));
     char *got = para("", 4, text);
     cr_assert(strstr(got, "\n    12.50 ms left\n"), "%s", got);
     free(got);
@@ -93,11 +101,8 @@ Test(text_para, a_number_stays_with_its_unit)
 
 Test(text_para, a_word_longer_than_a_line_whole)
 {
-    char path[160];
-    memset(path, 'p', sizeof path - 1);
-    path[sizeof path - 1] = '\0';
-    char text[200];
-    snprintf(text, sizeof text, "in %s here", path);
+    char path[160], text[200];
+    snprintf(text, sizeof text, "in %s here", run_of(path, 'p', sizeof path - 1));
     char *got = para("note: ", 6, text);
     cr_assert(strstr(got, path), "the path cut: %s", got);
     cr_assert(strstr(got, "\n      here\n"), "%s", got);
@@ -107,9 +112,7 @@ Test(text_para, a_word_longer_than_a_line_whole)
 Test(text_para, a_lead_that_leaves_little_room_ends_its_line)
 {
     char lead[96];
-    memset(lead, '-', sizeof lead - 1);
-    lead[sizeof lead - 1] = '\0';
-    char *got = para(lead, 4, "one two");
+    char *got = para(run_of(lead, '-', sizeof lead - 1), 4, "one two");
     cr_assert(!strncmp(got + strlen(lead), "\n    one two\n", 13), "%s", got);
     free(got);
 }
