@@ -13,7 +13,10 @@
  * process's first milliseconds, while the tick rate is known from a 1 ms
  * span only), more than the time join's slack.  The difference changes
  * only when the calibration does (at the writer's pace): over a short
- * stretch of time it is the same for every record. */
+ * stretch of time it is the same for every record.  That is a file of a
+ * tracer before schema 7: since, a tick converts to the same ns whenever
+ * it is converted (collector/clock.c), the offset is 0, and correlate.c
+ * moves no record (proc.one_clock). */
 #include "viewer/read/join_clock.h"
 #include "format/record.h"
 #include "viewer/model/idmap.h"
@@ -172,11 +175,12 @@ size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t 
  * (the run's ends and the other APIs' calls around it disagree), and the
  * exact joins settle it.  A stretch whose votes do not agree (fewer than
  * two, unless there is one only and the thread has no offset yet) keeps
- * the thread's offset before it, and a thread's offset moves by STEP_NS
- * at most where any pair allows that (agreed).  An
- * offset that changed within a stretch leaves some of its calls
- * unmatched: they get a second chance with the offsets of the stretches
- * on either side, and none (join_second_chance). */
+ * the thread's offset before it.  An offset that changed within a stretch
+ * leaves some of its calls unmatched: they get a second chance with the
+ * offsets of their stretch and those on either side, and none
+ * (join_second_chance).  None of this for a file of a tracer whose two
+ * clocks are one (correlate.c): the offset is 0 there, and the votes of a
+ * loaded run's late records could only move it off. */
 #define BUCKET_NS 250000
 #define VOTERS 16      /* calls of a stretch that vote, besides the exact ones */
 #define CANDIDATES 8   /* records each votes with, on either side of it */
@@ -290,31 +294,36 @@ static void vote(struct votes *v, const struct call *c, const struct cupti_rec *
     v->e[v->n++] = (struct edge){ hi + 1, -w };
 }
 
-/* How far a thread's offset moves from one stretch to the next: a
- * calibration point's error, a few us (5.8 us seen). */
-#define STEP_NS 8000
-
-/* The most votes a range of offsets within [wlo, whi] holds (*best), and
- * of the ranges held by that many (clipped to the window): 0 if one holds
- * it, else the middle of the one nearest prev.  Edges sorted. */
-static int64_t most_held(const struct votes *v, int64_t wlo, int64_t whi, int64_t prev, int *best)
+/* The offset the votes agree on most (see above), or `prev` if fewer than
+ * two votes do.  One pair alone counts only while the thread has no
+ * offset yet (*known clear; set once votes agree): a call whose own record
+ * began out of reach (its thread preempted for 250 us between the
+ * wrapper's clock read and the real call: alone in its stretch then)
+ * pairs with a record of its API made for an earlier call, and that one
+ * pair moved the stretch's records by -140 us, and with them the records
+ * of the stretch before's last calls (a record moves by the stretch it
+ * began in, in CUPTI's clock), out of their calls. */
+static int64_t agreed(struct votes *v, int64_t prev, int *known)
 {
-    int cur = 0;
-    *best = 0;
-    for (size_t i = 0; i + 1 < v->n; i++) {
-        cur += v->e[i].w;
-        if (cur > *best && v->e[i].x <= whi && v->e[i + 1].x - 1 >= wlo && v->e[i + 1].x != v->e[i].x)
-            *best = cur;
-    }
+    if (!v->n)
+        return prev;
+    sort_edges(v->e, v->n);
+    int cur = 0, best = 0;
+    for (size_t i = 0; i < v->n; i++)
+        if ((cur += v->e[i].w) > best)
+            best = cur;
+    if (best < 2 && (v->n != 2 || *known)) /* (one pair alone is unambiguous: a call, the one record near it) */
+        return prev;
+    *known = 1;
+    /* the ranges held by that many: 0 if one holds it, else the middle of
+     * the one nearest the offset before */
     int64_t pick = prev, dist = INT64_MAX;
     cur = 0;
     for (size_t i = 0; i + 1 < v->n; i++) {
         cur += v->e[i].w;
-        if (cur != *best || v->e[i + 1].x == v->e[i].x)
+        if (cur != best || v->e[i + 1].x == v->e[i].x)
             continue;
-        int64_t lo = v->e[i].x > wlo ? v->e[i].x : wlo, hi = v->e[i + 1].x - 1 < whi ? v->e[i + 1].x - 1 : whi;
-        if (lo > hi)
-            continue;
+        int64_t lo = v->e[i].x, hi = v->e[i + 1].x - 1;
         if (lo <= 0 && hi >= 0)
             return 0;
         int64_t mid = lo / 2 + hi / 2, dd = mid > prev ? mid - prev : prev - mid;
@@ -323,38 +332,6 @@ static int64_t most_held(const struct votes *v, int64_t wlo, int64_t whi, int64_
             pick = mid;
         }
     }
-    return pick;
-}
-
-/* The offset the votes agree on most (see above), or `prev` if fewer than
- * two votes do.  Once the thread has an offset (*known, set once votes
- * agree), the votes within STEP_NS of it are looked at first: if any pair
- * allows an offset there, the stretch's is the one most of those allow;
- * and one pair alone never moves it.  Why: a call whose own record began
- * late (its thread preempted between the wrapper's clock read and the
- * real call) votes with the records of the calls before it, at minus the
- * time between them: alone in its stretch (preempted for 250 us) that one
- * pair moved the stretch's records by -135 us, and among launches a
- * steady 31 us apart, its pair and the next calls' pairs one off outvoted
- * the true pairs 3 to 2; the records so moved, some of the stretch
- * before's among them, left their calls (6 launches of 132 without their
- * record in a loaded CI run; tests/data/joins/late_records.sql). */
-static int64_t agreed(struct votes *v, int64_t prev, int *known)
-{
-    if (!v->n)
-        return prev;
-    sort_edges(v->e, v->n);
-    int best;
-    int64_t pick;
-    if (*known) {
-        pick = most_held(v, prev - STEP_NS, prev + STEP_NS, prev, &best);
-        if (best >= 1)
-            return pick;
-    }
-    pick = most_held(v, INT64_MIN, INT64_MAX, prev, &best);
-    if (best < 2 && (v->n != 2 || *known)) /* (one pair alone is unambiguous: a call, the one record near it) */
-        return prev;
-    *known = 1;
     return pick;
 }
 
@@ -468,9 +445,12 @@ void join_second_chance(struct model *m, struct proc *p, const struct sort_key *
         if (c->corr || st[s].tid != c->tid || !cupti_api_has_records(m, c->api))
             continue;
         int64_t bound = call_end_bound(p, co, ci), untimed = call_end_unknown(c);
-        /* the offsets to try: the stretches' around it, and none */
-        int64_t d[3] = { s > 0 && st[s - 1].tid == c->tid ? st[s - 1].d : st[s].d,
-                         s + 1 < o->n && st[s + 1].tid == c->tid ? st[s + 1].d : st[s].d, 0 };
+        /* the offsets to try: its stretch's and those around it, and none,
+         * but the one the record moved by (not always its call's
+         * stretch's: a record made just before a stretch whose offset is
+         * negative moved by that stretch's) */
+        int64_t d[4] = { s > 0 && st[s - 1].tid == c->tid ? st[s - 1].d : st[s].d,
+                         s + 1 < o->n && st[s + 1].tid == c->tid ? st[s + 1].d : st[s].d, 0, st[s].d };
         for (size_t k = first_rec_from(a, n, c->tid, c->start - MATCH_WIDE_NS);
              !c->corr && k < n && a[k].tid == c->tid && a[k].start <= bound + MATCH_WIDE_NS; k++) {
             /* a record the first pass gave a call it lay in or beside,
@@ -480,8 +460,8 @@ void join_second_chance(struct model *m, struct proc *p, const struct sort_key *
              * 100 us off, and a call's record lay inside the next call */
             if ((a[k].claimed && a[k].claimed != CLAIMED_BY_TIME) || cupti_call_api(m, a[k].domain, a[k].cbid) != c->api)
                 continue;
-            for (int t = 0; t < 3; t++) {
-                if (d[t] == a[k].shift) /* tried: it is the one this record moved by */
+            for (int t = 0; t < 4; t++) {
+                if (d[t] == a[k].shift) /* tried */
                     continue;
                 int64_t rs = a[k].start + a[k].shift - d[t], re = a[k].end + a[k].shift - d[t];
                 if (rs >= c->start - MATCH_SLACK_NS && re <= bound + MATCH_SLACK_NS && re >= c->start) {
