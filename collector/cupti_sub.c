@@ -62,6 +62,7 @@ static struct {
 } fn;
 
 static _Atomic int active;
+static int stamps_ours; /* CUPTI took our timestamp callback (set before it starts) */
 static int observe; /* monitor mode: the live GPU ledger sees each record (writer thread) */
 static uint32_t version;
 static _Atomic uint64_t dropped_total;
@@ -320,8 +321,9 @@ int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
                  CUPTI_API_VERSION / 10000);
         return -1;
     }
-    if (fn.register_ts)
-        fn.register_ts(timestamp); /* before any kind is enabled */
+    /* before any kind is enabled; without it CUPTI stamps with its own
+     * clock, and the file must not say the two are one */
+    stamps_ours = fn.register_ts && fn.register_ts(timestamp) == CUPTI_SUCCESS;
     if (fn.set_thread_id_type)
         fn.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     CUptiResult r = fn.register_callbacks(on_request, on_complete);
@@ -354,6 +356,11 @@ int gt_cupti_active(void)
 uint32_t gt_cupti_version(void)
 {
     return version;
+}
+
+int gt_cupti_stamps_ours(void)
+{
+    return gt_cupti_active() && stamps_ours;
 }
 
 void gt_cupti_push_external(uint64_t id)

@@ -30,6 +30,11 @@ int gt_cupti_start(const char *lib_hint, char *why, size_t whylen);
 int gt_cupti_active(void);
 /* The loaded CUPTI's version (0 if none). */
 uint32_t gt_cupti_version(void);
+/* Whether CUPTI took our timestamp callback, once gt_cupti_start
+ * succeeded: its records are then stamped through the same clock map as
+ * the host's (collector/clock.c), and the report joins the two at offset 0
+ * (process.clock_source "...+cupti"). */
+int gt_cupti_stamps_ours(void);
 /* CUPTI's callback API, once gt_cupti_start succeeded: subscribes callback
  * (called on the program's threads at the enter and exit of each API in
  * ids, pairs of {CUpti_CallbackDomain, CUpti_CallbackId}).  0, or -1 and

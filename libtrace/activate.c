@@ -194,6 +194,11 @@ static int activate_once(void)
         gt_writer_set_cupti_status(why, gt_cupti_version());
     } else {
         gt_writer_set_cupti_status("active", gt_cupti_version());
+        if (gt_cupti_stamps_ours()) { /* one clock map for both: the report needs no offset between them */
+            char cs[64];
+            snprintf(cs, sizeof cs, "%s+cupti", gt_clock_source());
+            gt_writer_set_status("clock_source", cs);
+        }
     }
     gt_writer_set_status("python_status", gt_pyframes_init(cfg.pystack_depth));
     gt_writer_set_status("nvtx_status", gt_nvtx_status());

@@ -4,7 +4,7 @@ copies of a recording whose threads' time is stretched at random points, as
 preemption stretches it (a delay between a wrapper's clock read and the real
 call, inside a call, between calls), or whose CUPTI records move by a step
 from a random time on, as an older tracer's clock conversion did (the copy
-is marked as such a tracer's file, schema 6).  Either
+is marked as such a tracer's: process.clock_source without "+cupti").  Either
 way each record stays where the join can find it, so each launch should be
 joined as in the recording as it was: the truth is that recording's joins
 (each launch's record lies inside it there; check it with tracer_times.sh).
@@ -73,8 +73,8 @@ for seed in range(args.seeds):
             for table in ("api_call", "cupti_api"):
                 c.execute("update %s set start_ns = warp(start_ns), end_ns = warp(end_ns) where process_id = ? and tid = ?"
                           % table, (pid, tid))
-        if args.step: # (a file of a tracer before schema 7: from 7 on its clocks are one, never voted on)
-            c.execute("update meta set value = '6' where key = 'schema_version'")
+        if args.step: # (as an older tracer's: with "+cupti" its clocks are one, never voted on)
+            c.execute("update process set clock_source = replace(clock_source, '+cupti', '')")
             at = rnd.randint(starts[len(starts) // 5], starts[len(starts) // 2])
             c.execute("update cupti_api set start_ns = start_ns + ?1, end_ns = end_ns + ?1 where process_id = ?2 and tid = ?3"
                       " and start_ns >= ?4", (args.step, pid, tid, at))

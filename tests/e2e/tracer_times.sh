@@ -32,6 +32,10 @@ for cupti in 0 1; do
   expect "CUPTI $cupti: calls that block, NCCL's, allocations and cudaSetDevice recorded" \
     "$([ "$n" -gt 50 ] && echo yes)" yes
   expect "CUPTI $cupti: each with its end read, after its start" "$(stored "$db" "$timed")" "$n:0:$n"
+  # with CUPTI, its records stamped through the tracer's clock map: the
+  # report joins them at offset 0 (docs/schema.md, process.clock_source)
+  expect "CUPTI $cupti: the clock source says whether CUPTI stamped with it" \
+    "$(q "$db" "select count(*), sum(clock_source glob '*+cupti') from process")" "1|$cupti"
 done
 
 # The report: each launch's Kineto slice (cuda_runtime) has the CUPTI

@@ -194,8 +194,8 @@ struct proc {
     char boot_id[40];             /* its machine's boot (process.boot_id; "" in older files) */
     int has_end, has_exit_code, has_signal, cupti_active;
     int has_heartbeat;            /* its writer left heartbeats (schema 6): a process without an end was alive until then */
-    int one_clock;                /* its calls' and CUPTI's times convert through one fixed map (our tracer,
-                                   * schema 7 on): no offset between them to estimate (join_clock.h) */
+    int one_clock;                /* its calls' and CUPTI's times went through one fixed clock map
+                                   * (process.clock_source "...+cupti"): no offset to estimate (join_clock.h) */
     int64_t read_ns;              /* realtime when its file's heartbeats were read (liveness.c), 0 if not */
     /* loaded by load_window, freed by load_drop_window */
     struct call *calls; size_t ncalls, calls_cap;

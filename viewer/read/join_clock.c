@@ -13,10 +13,11 @@
  * process's first milliseconds, while the tick rate is known from a 1 ms
  * span only), more than the time join's slack.  The difference changes
  * only when the calibration does (at the writer's pace): over a short
- * stretch of time it is the same for every record.  That is a file of a
- * tracer before schema 7: since, a tick converts to the same ns whenever
- * it is converted (collector/clock.c), the offset is 0, and correlate.c
- * moves no record (proc.one_clock). */
+ * stretch of time it is the same for every record.  That is an older
+ * tracer's file: now a tick converts to the same ns whenever it is
+ * converted (collector/clock.c), the offset is 0 where CUPTI took our
+ * timestamp callback (process.clock_source "...+cupti"), and correlate.c
+ * moves no record there (proc.one_clock). */
 #include "viewer/read/join_clock.h"
 #include "format/record.h"
 #include "viewer/model/idmap.h"
@@ -174,11 +175,10 @@ size_t join_by_ext(struct model *m, struct proc *p, struct cupti_rec *a, size_t 
  * launches the pairs one off agree on an offset too, but fewer of them
  * (the run's ends and the other APIs' calls around it disagree), and the
  * exact joins settle it.  A stretch whose votes do not agree (fewer than
- * two, unless there is one only and the thread has no offset yet) keeps
- * the thread's offset before it.  An offset that changed within a stretch
- * leaves some of its calls unmatched: they get a second chance with the
- * offsets of their stretch and those on either side, and none
- * (join_second_chance).  None of this for a file of a tracer whose two
+ * two, unless there is one only) keeps the thread's offset before it.  An
+ * offset that changed within a stretch leaves some of its calls unmatched:
+ * they get a second chance with the offsets of their stretch and those on
+ * either side, and none (join_second_chance).  None of this where the two
  * clocks are one (correlate.c): the offset is 0 there, and the votes of a
  * loaded run's late records could only move it off. */
 #define BUCKET_NS 250000
@@ -295,15 +295,12 @@ static void vote(struct votes *v, const struct call *c, const struct cupti_rec *
 }
 
 /* The offset the votes agree on most (see above), or `prev` if fewer than
- * two votes do.  One pair alone counts only while the thread has no
- * offset yet (*known clear; set once votes agree): a call whose own record
- * began out of reach (its thread preempted for 250 us between the
- * wrapper's clock read and the real call: alone in its stretch then)
- * pairs with a record of its API made for an earlier call, and that one
- * pair moved the stretch's records by -140 us, and with them the records
- * of the stretch before's last calls (a record moves by the stretch it
- * began in, in CUPTI's clock), out of their calls. */
-static int64_t agreed(struct votes *v, int64_t prev, int *known)
+ * two votes do.  (One pair alone counts: a thread that makes one call a
+ * stretch follows its offset so.  In a file of one clock a lone call
+ * whose record began out of reach, its thread preempted, paired with an
+ * earlier call's record and moved its stretch's records by -140 us:
+ * there is no vote there now, correlate.c.) */
+static int64_t agreed(struct votes *v, int64_t prev)
 {
     if (!v->n)
         return prev;
@@ -312,9 +309,8 @@ static int64_t agreed(struct votes *v, int64_t prev, int *known)
     for (size_t i = 0; i < v->n; i++)
         if ((cur += v->e[i].w) > best)
             best = cur;
-    if (best < 2 && (v->n != 2 || *known)) /* (one pair alone is unambiguous: a call, the one record near it) */
+    if (best < 2 && v->n != 2) /* (one pair alone is unambiguous: a call, the one record near it) */
         return prev;
-    *known = 1;
     /* the ranges held by that many: 0 if one holds it, else the middle of
      * the one nearest the offset before */
     int64_t pick = prev, dist = INT64_MAX;
@@ -357,14 +353,12 @@ int join_shift_records(struct model *m, const struct proc *p, const struct sort_
     struct votes v = { 0 };
     struct stretch *st = NULL;
     size_t nst = 0, cap = 0, j = 0;
-    int voters = 0, known = 0; /* known: this thread's votes have agreed on an offset */
+    int voters = 0;
     for (size_t ci = 0; ci < p->ncalls; ci++) {
         const struct call *c = &p->calls[co[ci].i];
         if (!nst || st[nst - 1].tid != c->tid || c->start - st[nst - 1].from >= BUCKET_NS) {
             if (nst) /* the stretch before ends */
-                st[nst - 1].d = agreed(&v, nst > 1 && st[nst - 2].tid == st[nst - 1].tid ? st[nst - 2].d : 0, &known);
-            if (nst && st[nst - 1].tid != c->tid)
-                known = 0;
+                st[nst - 1].d = agreed(&v, nst > 1 && st[nst - 2].tid == st[nst - 1].tid ? st[nst - 2].d : 0);
             GROW(st, nst, cap);
             st[nst++] = (struct stretch){ c->start, 0, c->tid };
             v.n = 0;
@@ -397,7 +391,7 @@ int join_shift_records(struct model *m, const struct proc *p, const struct sort_
                 got++;
             }
     }
-    st[nst - 1].d = agreed(&v, nst > 1 && st[nst - 2].tid == st[nst - 1].tid ? st[nst - 2].d : 0, &known);
+    st[nst - 1].d = agreed(&v, nst > 1 && st[nst - 2].tid == st[nst - 1].tid ? st[nst - 2].d : 0);
     free(v.e);
     free(own);
     /* each record moves by the stretch of its thread it began in, in

@@ -288,24 +288,6 @@ int load_find_rows(struct model *m, size_t d)
     return rc;
 }
 
-/* Whether the file's processes stamped their calls and CUPTI's records
- * through one fixed clock map: written by our tracer in schema 7 or later
- * (a tick converts to the same ns whenever it is converted since just
- * before schema 7; before, the two conversions of one instant differed by
- * the calibration of their moments: join_clock.h).  An import's times are
- * its trace's, not ours to say. */
-static int one_clock_file(sqlite3 *db)
-{
-    sqlite3_stmt *s;
-    int one = 0;
-    if (sqlite3_prepare_v2(db, "SELECT CAST((SELECT value FROM meta WHERE key = 'schema_version') AS INTEGER) >= 7"
-                               " AND (SELECT value FROM meta WHERE key = 'writer') GLOB 'gputrace [0-9]*'",
-                           -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-        one = sqlite3_column_int(s, 0);
-    sqlite3_finalize(s);
-    return one;
-}
-
 static int cmp_proc(const void *a, const void *b)
 {
     const struct proc *x = a, *y = b;
@@ -457,10 +439,10 @@ int load_model(struct model *m, char **paths, int npaths, const char *run, char 
     int bad_rc = SQLITE_DONE;
     size_t bad_db = 0;
     for (size_t d = 0; d < m->ndbs; d++) {
-        int one_clock = one_clock_file(m->dbs[d]);
         sqlite3_stmt *s;
         if (sqlite3_prepare_v2(m->dbs[d], "SELECT id, rank, pid, device, host, gpu_name, start_ns, end_ns, clock_offset_ns,"
-                                          " exit_code, exit_signal, end_reason, cupti_status, world_size, dropped_host, dropped_cupti FROM process"
+                                          " exit_code, exit_signal, end_reason, cupti_status, world_size, dropped_host, dropped_cupti, clock_source"
+                                          " GLOB '*+cupti' FROM process"
                                           " WHERE run_id = ?", -1, &s, NULL) != SQLITE_OK) {
             snprintf(err, errlen, "%s: cannot read processes: %s", paths[d], sqlite3_errmsg(m->dbs[d]));
             return -1;
@@ -472,7 +454,7 @@ int load_model(struct model *m, char **paths, int npaths, const char *run, char 
             struct proc *p = &m->procs[m->nprocs++];
             memset(p, 0, sizeof *p);
             p->db = (int)d;
-            p->one_clock = one_clock;
+            p->one_clock = sqlite3_column_int(s, 16); /* CUPTI stamped with our clock map (cupti_sub.h) */
             p->id = sqlite3_column_int64(s, 0);
             p->rank = sqlite3_column_type(s, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(s, 1);
             p->pid = sqlite3_column_int(s, 2);

@@ -1,9 +1,9 @@
 -- late_records: rows (loaded after tests/data/golden/hand-schema.sql) of one thread (tid 100)
 -- whose calls that do not block are each joined by time to CUPTI's record of them, where the
 -- thread was preempted between a wrapper's clock read and the real call (its record begins late)
--- in the two ways that moved the join's voted clock offset off 0 (A, B: one clock, as in a file of
--- our tracer from schema 7 on, which report_join_late.sh makes of a copy), and an offset that
--- changed (C: a file of an older tracer, as the rows are written, schema 5).  Every
+-- in the two ways that moved the join's voted clock offset off 0 (A, B: one clock, as our tracer
+-- records it now, process.clock_source "tsc+cupti", which report_join_late.sh makes of a copy), and
+-- an offset that changed (C: a file of an older tracer, as the rows are written).  Every
 -- call's record has the call's call_id as its correlation; each record begins 100 ns into its
 -- call and lasts 10 us unless said.  Times in ns.
 --
