@@ -230,8 +230,15 @@ void gt_clock_init(int force_mono)
      * forked child's, made by its parent over its whole run (the TSC is
      * the machine's), kept; a new one would start from a 1 ms span.  Not
      * one caught mid-write at the fork (its sequence odd): made anew */
-    if (atomic_load(&nsegs) && tsc == gt_clock_use_tsc && !(atomic_load(&seq) & 1))
+    unsigned s = atomic_load(&seq);
+    if (atomic_load(&nsegs) && tsc == gt_clock_use_tsc && !(s & 1))
         return;
+    /* the sequence even again before the map is made anew: a child that
+     * caught it odd (its parent's writer mid-write) kept it odd through
+     * gt_clock_start_at's two steps, and every conversion spun forever
+     * (no other thread reads it yet: a fresh process, or a forked child) */
+    if (s & 1)
+        atomic_fetch_add(&seq, 1);
     gt_clock_use_tsc = tsc;
     uint64_t t0, n0, w;
     point(&t0, &n0, &w);

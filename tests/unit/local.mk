@@ -88,6 +88,13 @@ tests_unit_test_clock_SOURCES = tests/unit/test_clock.c collector/clock.h collec
 tests_unit_test_clock_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_clock_LDADD = $(CRITERION_LIBS)
 
+# the map made anew in a forked child that caught it mid-write
+check_PROGRAMS += tests/unit/test_clock_fork
+TESTS += tests/unit/test_clock_fork
+tests_unit_test_clock_fork_SOURCES = tests/unit/test_clock_fork.c collector/clock.h
+tests_unit_test_clock_fork_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_clock_fork_LDADD = $(CRITERION_LIBS)
+
 # the queue between the rings and the writer
 check_PROGRAMS += tests/unit/test_stage
 TESTS += tests/unit/test_stage
