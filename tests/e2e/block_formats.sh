@@ -60,6 +60,10 @@ ncalls=$(qr "$tmp/r.db" "$calls")
 
 # a compact block cut short by a byte: not half read
 api_calls() { python3 -c 'import json, sys; print(sum(r["api_calls"] for r in json.load(open(sys.argv[1]))["ranks"]))' "$1"; }
+# the wrapped calls alone: a lost call's CUPTI record becomes a call only
+# CUPTI saw where no other call of its API was recorded (the first block
+# held only setup calls in one loaded CI run, and the count came out whole)
+wrapped() { python3 -c 'import json, sys; print(sum(r["api_calls"] - r["cupti_only_calls"] for r in json.load(open(sys.argv[1]))["ranks"]))' "$1"; }
 "$rep" --format json "$tmp/r.db" > "$tmp/whole.json"
 cp "$tmp/r.db" "$tmp/cut.db"
 cut="(select min(rowid) from api_call_block)"
@@ -78,5 +82,5 @@ expect "a block cut short: gputrace merge keeps it as it was, makes rows of the 
   "0:1:$lost:$((ncalls - lost))"
 "$rep" --format json "$tmp/m.db" > "$tmp/m.json"
 expect "a block cut short: the report counts the calls of the rest, as it does their rows in the merged file" \
-  "$(api_calls "$tmp/cut.json") $(($(api_calls "$tmp/cut.json") < $(api_calls "$tmp/whole.json")))" "$(api_calls "$tmp/m.json") 1"
+  "$(api_calls "$tmp/cut.json") $(($(wrapped "$tmp/cut.json") < $(wrapped "$tmp/whole.json")))" "$(api_calls "$tmp/m.json") 1"
 finish
