@@ -30,6 +30,12 @@
 
 /* ---- clock ------------------------------------------------------------ */
 uint64_t sim_mono_ns(void);          /* CLOCK_MONOTONIC, for the time model */
+/* Set by a kernel's function on its stream's thread: the CLOCK_MONOTONIC
+ * instant its work ended, where that is not when the function returned (a
+ * collective ends when its last member arrives plus its transfer, on every
+ * rank at once, however late this thread is scheduled after it); 0 = when it
+ * returned.  run_op reads and clears it. */
+extern _Thread_local uint64_t sim_kernel_ended_mono;
 uint64_t sim_cupti_ts(void);         /* the clock CUPTI records use */
 void sim_sleep_until(uint64_t mono_ns);
 

@@ -228,13 +228,16 @@ static void run_p2p(struct item *items, int n, struct ncclComm *c)
 static void run_fused(struct sim_op *op)
 {
     struct fused *f = op->ctx;
-    uint64_t model = 0;
+    uint64_t model = 0, released = 0;
+    int p2p = 0;
     for (int i = 0; i < f->n; i++)
         sim_np_kernel_begin(f->items[i].prof);
     for (int i = 0; i < f->n; i++) {
         model += model_ns(&f->items[i]);
         if (!is_p2p(f->items[i].kind))
             run_collective(&f->items[i]);
+        else
+            p2p = 1;
     }
     for (int i = 0; i < f->n; i++) {
         struct ncclComm *c = f->items[i].comm;
@@ -247,7 +250,24 @@ static void run_fused(struct sim_op *op)
     }
     for (int i = 0; i < f->n; i++)
         sim_np_kernel_net(f->items[i].prof);
-    sim_sleep_until(sim_mono_ns() + model);
+    /* The transfer runs from when every member has its step on the network
+     * (its proxy's): a barrier per collective, taken in run_collective's
+     * order by every member, so its release is one instant for all.  A
+     * collective-only kernel then ends at that instant plus the transfer on
+     * every rank (sim_kernel_ended_mono): GPUs wait for no host thread to be
+     * scheduled, so the ranks' ends agree on a loaded machine as on a real
+     * one.  With point-to-point work in the group, from now.  (A group mixing
+     * a send with collectives whose receiver is in a later group would wait
+     * here where NCCL would not: no workload does that.) */
+    for (int i = 0; i < f->n; i++)
+        if (!is_p2p(f->items[i].kind)) {
+            uint64_t r = sim_comm_barrier(f->items[i].comm, 0);
+            released = r > released ? r : released;
+        }
+    uint64_t end = (released && !p2p ? released : sim_mono_ns()) + model;
+    sim_sleep_until(end);
+    if (released && !p2p)
+        sim_kernel_ended_mono = end;
     for (int i = 0; i < f->n; i++)
         sim_np_kernel_end(f->items[i].prof);
     free(f);

@@ -18,7 +18,9 @@
 #define SIM_NCCL_SLOT_BYTES (256u << 10)
 #define SIM_NCCL_MBOX_BYTES (64u << 10)
 
-struct sim_barrier { int arrived; uint64_t generation; };
+/* released_ns: CLOCK_MONOTONIC when the last member arrived (machine-wide),
+ * the instant a real GPU's collective would end on every rank at once */
+struct sim_barrier { int arrived; uint64_t generation, released_ns; };
 struct sim_mbox { int full; size_t len; };
 
 struct sim_shm_comm {
@@ -53,7 +55,7 @@ struct ncclComm {
 struct ncclComm *sim_comm_attach(const ncclUniqueId *id, int nranks, int rank, int device, int barrier);
 void sim_comm_detach(struct ncclComm *c);
 void sim_comm_unlink(const ncclUniqueId *id);
-void sim_comm_barrier(struct ncclComm *c, int host);
+uint64_t sim_comm_barrier(struct ncclComm *c, int host); /* the release instant (mono ns) */
 void sim_comm_lock(struct ncclComm *c);
 void sim_comm_unlock(struct ncclComm *c);
 void sim_comm_wait(struct ncclComm *c);      /* cond wait; caller holds the lock */

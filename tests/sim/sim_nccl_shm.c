@@ -7,6 +7,7 @@
  * The mutex is robust: a rank that dies holding it does not wedge the rest.
  */
 #define _GNU_SOURCE
+#include "sim_internal.h"
 #include "sim_nccl.h"
 
 #include <errno.h>
@@ -164,20 +165,25 @@ void sim_comm_signal(struct ncclComm *c)
     pthread_cond_broadcast(&c->shm->cv);
 }
 
-void sim_comm_barrier(struct ncclComm *c, int host)
+uint64_t sim_comm_barrier(struct ncclComm *c, int host)
 {
     struct sim_barrier *b = host ? &c->shm->host_bar : &c->shm->gpu_bar;
     sim_comm_lock(c);
     uint64_t gen = b->generation;
     if (++b->arrived == c->nranks) {
         b->arrived = 0;
+        b->released_ns = sim_mono_ns();
         b->generation++;
         sim_comm_signal(c);
     } else {
         while (b->generation == gen)
             sim_comm_wait(c);
     }
+    /* read before the next generation can overwrite it: the lock is held,
+     * and no member can arrive again before this one leaves */
+    uint64_t released = b->released_ns;
     sim_comm_unlock(c);
+    return released;
 }
 
 char *sim_comm_slot(struct ncclComm *c, int rank)

@@ -87,6 +87,17 @@ static void event_unref_locked(struct sim_event *ev)
         free(ev);
 }
 
+_Thread_local uint64_t sim_kernel_ended_mono;
+
+/* The end stamp of a kernel that says when it ended (sim_kernel_ended_mono):
+ * the CUPTI clock now, less how long ago that was. */
+static uint64_t kernel_end_ts(void)
+{
+    uint64_t end = sim_cupti_ts(), at = sim_kernel_ended_mono, now = sim_mono_ns();
+    sim_kernel_ended_mono = 0;
+    return at && at < now && now - at < end ? end - (now - at) : end; /* run_op keeps it >= start */
+}
+
 static void run_op(struct sim_stream *s, struct sim_op *op)
 {
     uint64_t start = sim_cupti_ts(), end;
@@ -94,12 +105,14 @@ static void run_op(struct sim_stream *s, struct sim_op *op)
     switch (op->kind) {
     case SIM_OP_KERNEL:
         op->fn(op->args);
-        end = sim_cupti_ts();
+        end = kernel_end_ts();
+        end = end < start ? start : end;
         sim_cupti_op_ended(op, s, start, end);
         break;
     case SIM_OP_HOSTFN:
         op->hostfn(op);
-        end = sim_cupti_ts();
+        end = kernel_end_ts();
+        end = end < start ? start : end;
         if (!op->no_record)
             sim_cupti_op_ended(op, s, start, end);
         break;
