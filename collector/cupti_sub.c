@@ -47,6 +47,7 @@
 
 static struct {
     CUptiResult (*enable)(CUpti_ActivityKind);
+    CUptiResult (*disable)(CUpti_ActivityKind);
     CUptiResult (*register_callbacks)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
     CUptiResult (*flush_all)(uint32_t);
     CUptiResult (*next_record)(uint8_t *, size_t, CUpti_Activity **);
@@ -59,10 +60,18 @@ static struct {
     CUptiResult (*set_thread_id_type)(CUpti_ActivityThreadIdType);
     CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *); /* the callback API: */
     CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
+    CUptiResult (*unsubscribe)(CUpti_SubscriberHandle);
 } fn;
 
 static _Atomic int active;
 static int stamps_ours; /* CUPTI took our timestamp callback (set before it starts) */
+static _Atomic int program_took; /* the program's own client called CUPTI (gt_cupti_hand_over) */
+static _Atomic int handing; /* ours handed over to it: once */
+static _Atomic int64_t handed_ns; /* when, in our clock (0: not yet) */
+static _Atomic int callbacks_given; /* the program subscribed: ours let go, never taken again */
+static CUpti_SubscriberHandle our_sub; /* the callback subscriber we hold, if any (sub_lock) */
+static pthread_mutex_t sub_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t kinds_on; /* the activity kinds we enabled, as bits of kinds[] (set before active) */
 static int observe; /* monitor mode: the live GPU ledger sees each record (writer thread) */
 static uint32_t version;
 static _Atomic uint64_t dropped_total;
@@ -234,6 +243,7 @@ static int find_symbols(void *h)
 {
 #define LOAD(field, name) *(void **)&fn.field = dl.sym(h, name)
     LOAD(enable, "cuptiActivityEnable");
+    LOAD(disable, "cuptiActivityDisable");
     LOAD(register_callbacks, "cuptiActivityRegisterCallbacks");
     LOAD(flush_all, "cuptiActivityFlushAll");
     LOAD(next_record, "cuptiActivityGetNextRecord");
@@ -246,6 +256,7 @@ static int find_symbols(void *h)
     LOAD(set_thread_id_type, "cuptiSetThreadIdType");
     LOAD(subscribe, "cuptiSubscribe");
     LOAD(enable_callback, "cuptiEnableCallback");
+    LOAD(unsubscribe, "cuptiUnsubscribe");
 #undef LOAD
     return fn.enable && fn.register_callbacks && fn.flush_all && fn.next_record && fn.get_version &&
            fn.push_ext && fn.pop_ext;
@@ -297,6 +308,13 @@ static void *locate(const char *hint)
     return h ? h : FAILED;
 }
 
+static const CUpti_ActivityKind kinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+    CUPTI_ACTIVITY_KIND_CUDA_EVENT, /* which stream each event record was on (a record only CUPTI saw) */
+};
+
 static const char *result_text(CUptiResult r)
 {
     const char *s = NULL;
@@ -309,6 +327,10 @@ int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
 {
     if (!dl.sym || !dl.close) {
         snprintf(why, whylen, "CUPTI not looked for: no dlsym and dlclose handed in (gt_cupti_use_dl)");
+        return -1;
+    }
+    if (atomic_load(&program_took)) {
+        snprintf(why, whylen, "the program's own profiler holds CUPTI (it took it before the tracer started)");
         return -1;
     }
     if (locate(lib_hint) == FAILED) {
@@ -331,20 +353,18 @@ int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
         snprintf(why, whylen, "CUPTI refused the subscription: %s", result_text(r));
         return -1;
     }
-    static const CUpti_ActivityKind kinds[] = {
-        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
-        CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-        CUPTI_ACTIVITY_KIND_CUDA_EVENT, /* which stream each event record was on (a record only CUPTI saw) */
-    };
+    kinds_on = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
         r = fn.enable(kinds[i]);
         if (r != CUPTI_SUCCESS && (i == 0 || r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)) {
             snprintf(why, whylen, "CUPTI refused activity collection: %s (%d)", result_text(r), (int)r);
             return -1;
         }
+        kinds_on |= r == CUPTI_SUCCESS ? 1u << i : 0;
     }
     atomic_store(&active, 1);
+    if (atomic_load(&program_took)) /* it did while we started: hand over now */
+        gt_cupti_hand_over();
     return 0;
 }
 
@@ -398,6 +418,8 @@ uint64_t gt_cupti_dropped(void)
 void gt_cupti_forget_after_fork(void)
 {
     atomic_store(&active, 0);
+    our_sub = NULL; /* the parent's */
+    pthread_mutex_init(&sub_lock, NULL);
     pthread_mutex_init(&queue_lock, NULL);
     q_head = q_tail = NULL; /* the parent's buffers are the parent's */
     atomic_store(&queued_bytes, 0);
@@ -656,12 +678,64 @@ int gt_cupti_subscribe(CUpti_CallbackFunc callback, const uint32_t (*ids)[2], si
         return -1;
     }
     CUpti_SubscriberHandle sub;
-    CUptiResult r = fn.subscribe(&sub, callback, NULL);
+    pthread_mutex_lock(&sub_lock);
+    CUptiResult r = atomic_load(&handing) || atomic_load(&callbacks_given)
+                        ? CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+                        : fn.subscribe(&sub, callback, NULL);
     if (r != CUPTI_SUCCESS) {
+        pthread_mutex_unlock(&sub_lock);
         snprintf(why, whylen, "CUPTI refused a callback subscriber: %s", result_text(r));
         return -1;
     }
     for (size_t i = 0; i < n; i++)
         fn.enable_callback(1, sub, (CUpti_CallbackDomain)ids[i][0], (CUpti_CallbackId)ids[i][1]);
+    our_sub = sub;
+    pthread_mutex_unlock(&sub_lock);
     return 0;
+}
+
+/* The program's own CUPTI client (torch.profiler's Kineto: a timestamp
+ * callback of its own, raw TSC ticks; its buffer callbacks, which replace
+ * ours process-wide; its kinds, which it disables at its stop, ours with
+ * them) is about to take CUPTI.  What it would have got untraced, it must
+ * get: our buffers come back first (a forced flush, so that none of ours
+ * is filled on its clock or completed to its callbacks), our kinds go off
+ * (its buffers get the kinds it asked for, no more), our external
+ * correlation ids stop (they would land among its own), and the callback
+ * subscriber we hold is let go (its cuptiSubscribe would be refused: older
+ * Kineto then profiles the CPU only).  Our GPU records end here, and the
+ * file says when (the writer's process.cupti_status). */
+int gt_cupti_hand_over(void)
+{
+    atomic_store(&program_took, 1); /* before we started, we never start (gt_cupti_start) */
+    if (!atomic_load(&active) || atomic_exchange(&handing, 1))
+        return 0;
+    atomic_store(&active, 0);
+    fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    size_t n = 0;
+    if (fn.dropped && fn.dropped(NULL, 0, &n) == CUPTI_SUCCESS)
+        atomic_fetch_add(&dropped_total, n);
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (fn.disable && (kinds_on & (1u << i)))
+            fn.disable(kinds[i]);
+    gt_cupti_let_go_callbacks();
+    atomic_store(&handed_ns, (int64_t)gt_clock_now_ns());
+    return 1;
+}
+
+int gt_cupti_let_go_callbacks(void)
+{
+    pthread_mutex_lock(&sub_lock);
+    atomic_store(&callbacks_given, 1);
+    int had = our_sub != NULL;
+    if (our_sub && fn.unsubscribe)
+        fn.unsubscribe(our_sub);
+    our_sub = NULL;
+    pthread_mutex_unlock(&sub_lock);
+    return had;
+}
+
+int64_t gt_cupti_handed_over_ns(void)
+{
+    return atomic_load(&handed_ns);
 }

@@ -40,6 +40,17 @@ int gt_cupti_stamps_ours(void);
  * ids, pairs of {CUpti_CallbackDomain, CUpti_CallbackId}).  0, or -1 and
  * why (another subscriber holds CUPTI's callbacks, or there are none). */
 int gt_cupti_subscribe(CUpti_CallbackFunc callback, const uint32_t (*ids)[2], size_t n, char *why, size_t whylen);
+/* The program is about to use CUPTI's activity API itself (its own
+ * profiler): our records end, CUPTI is left as the program would have
+ * found it untraced as far as it can be (cupti_sub.c).  1 the first time,
+ * when CUPTI was ours; 0 otherwise.  Any thread but a CUPTI callback's. */
+int gt_cupti_hand_over(void);
+/* The program subscribes to CUPTI's callbacks: the subscriber we hold
+ * (cupti_calls.h), if any, is let go, so that the program's is not
+ * refused.  1 if we held one. */
+int gt_cupti_let_go_callbacks(void);
+/* When it did (our clock's ns), 0 if not. */
+int64_t gt_cupti_handed_over_ns(void);
 /* External correlation around NCCL calls (no-ops when inactive). */
 void gt_cupti_push_external(uint64_t id);
 void gt_cupti_pop_external(void);

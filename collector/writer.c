@@ -196,6 +196,20 @@ static void store_dropped(void)
         }
 }
 
+/* The program's own profiler took CUPTI (cupti_sub.h, gt_cupti_hand_over):
+ * the process row says from when its GPU records end, once.  The report
+ * reads "active until NS" (viewer/read/load_run.c). */
+static void store_handover(void)
+{
+    int64_t at = gt_cupti_handed_over_ns();
+    if (!at || gt_w.handover_stored)
+        return;
+    char status[160];
+    snprintf(status, sizeof status, "active until %lld (the program's own profiler took CUPTI)", (long long)at);
+    if (gt_db_set_process_text(&gt_w.db, "cupti_status", status) == 0) /* else tried again next commit */
+        gt_w.handover_stored = 1;
+}
+
 /* One pass: everything pending into the open transaction; commit if asked. */
 static void cycle(int commit)
 {
@@ -209,6 +223,7 @@ static void cycle(int commit)
     if (commit) {
         gt_wr_store_marks();
         store_dropped();
+        store_handover();
         int64_t alive[] = { (int64_t)gt_mono_ns() }; /* alive until now, whatever was recorded (docs/schema.md) */
         gt_db_exec_i64(&gt_w.db, GT_ST_HEARTBEAT, alive, 1);
         int sig = atomic_exchange(&gt_w.end_signal, 0);
@@ -424,6 +439,7 @@ int gt_writer_open(const char *path, const struct gt_process_info *p, char *err,
         gt_fd_add_file(side);
         snprintf(gt_w.path, sizeof gt_w.path, "%s", path);
         gt_w.dropped_known = 0; /* a new database (this process's, or a forked child's) */
+        gt_w.handover_stored = 0;
         gt_w.owner_pid = getpid();
         atomic_store(&gt_w.released, 0);
     }

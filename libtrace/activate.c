@@ -222,10 +222,21 @@ static int activate_once(void)
 /* The collector's own closes and dl look-ups go to the C library's
  * functions, handed down from here, not to the program-facing ones (our
  * wrappers, or the program's): the collector sits below the wrappers. */
+/* CUPTI's entry points as the tracer looks them up: a name the program's
+ * scope resolves to our own wrapper (wrap_cupti.c) is CUPTI's next
+ * definition, not ours. */
+static void *cupti_sym(void *handle, const char *name)
+{
+    void *p = gt_sys_dlsym(handle, name);
+    if (p && handle == RTLD_DEFAULT && gt_is_ours(p))
+        p = gt_sys_dlsym(RTLD_NEXT, name);
+    return p;
+}
+
 static void hand_down_system_calls(void)
 {
     gt_fd_use_close(gt_sys_close_lookup());
-    gt_cupti_use_dl(gt_sys_dlsym, gt_sys_dlclose);
+    gt_cupti_use_dl(cupti_sym, gt_sys_dlclose);
 }
 
 /* Another thread is activating: wait for it (a few ms, once), so that no

@@ -15,7 +15,7 @@ libgputrace_la_SOURCES = \
   libtrace/per_thread_decls.h libtrace/wrap_runtime.c libtrace/wrap_memory.c libtrace/wrap_driver.c libtrace/wrap_nccl.c \
   libtrace/nccl_comm.h libtrace/nccl_comm.c libtrace/wrap_nccl_comm.c libtrace/wrap_nccl_mem.c \
   libtrace/nvtx_inject.h libtrace/nvtx_inject.c libtrace/nvtx_payload.h libtrace/nvtx_payload.c \
-  libtrace/wrap_fd.c \
+  libtrace/wrap_fd.c libtrace/wrap_cupti.c \
   libtrace/nccl_profiler_abi.h libtrace/nccl_profiler.h libtrace/nccl_profiler.c libtrace/nccl_profiler_v.c libtrace/nccl_profiler_env.c
 # Compiled with default visibility, the wrappers not marked one by one; the
 # link exports exactly libtrace/exports.map (made from exports.map.in and

@@ -79,6 +79,7 @@ TESTS += \
   tests/e2e/report_min_cost.sh \
   tests/e2e/readme_python.sh \
   tests/e2e/tracer_cupti_buffers.sh \
+  tests/e2e/tracer_own_activity.sh \
   tests/e2e/install.sh \
   tests/e2e/tracer_real_toolkit.sh \
   tests/e2e/tracer_times.sh \
@@ -192,6 +193,7 @@ EXTRA_DIST += \
   tests/e2e/tracer_membound.sh \
   tests/e2e/tracer_nosync.sh \
   tests/e2e/tracer_cupti_buffers.sh \
+  tests/e2e/tracer_own_activity.sh \
   tests/e2e/tracer_unfinished.sh \
   tests/e2e/tracer_thread_names.sh \
   tests/e2e/record.sh \

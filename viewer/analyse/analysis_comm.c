@@ -485,7 +485,7 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
          * before the cut, with no kernel end, was a false hang of
          * monitor.sh 17 on CI) */
         if (v[k].gend > v[k].gstart || !p->cupti_active || model_proc_gpu_cut(m, (size_t)v[k].proc))
-            return; /* finished somewhere, or no GPU records to tell */
+            return; /* finished somewhere, or no GPU records to tell (gpu_until among them) */
     }
     int some = 0;
     for (size_t k = 0; k < n; k++)
@@ -547,7 +547,8 @@ static int absent_members(const struct model *m, const struct coll_rec *v, size_
     if (n >= (size_t)(v[0].nranks > 0 ? v[0].nranks : 0))
         return 0;
     for (size_t k = 0; k < n; k++)
-        if (v[k].gend > v[k].gstart || !m->procs[v[k].proc].cupti_active)
+        if (v[k].gend > v[k].gstart || !m->procs[v[k].proc].cupti_active ||
+            (m->procs[v[k].proc].gpu_until && v[k].start >= m->procs[v[k].proc].gpu_until))
             return 0;
     return 1;
 }

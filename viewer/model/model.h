@@ -194,6 +194,10 @@ struct proc {
     char boot_id[40];             /* its machine's boot (process.boot_id; "" in older files) */
     int has_end, has_exit_code, has_signal, cupti_active;
     int has_heartbeat;            /* its writer left heartbeats (schema 6): a process without an end was alive until then */
+    int64_t gpu_until;            /* its GPU records end here, its own clock: the program's own profiler took
+                                   * CUPTI (process.cupti_status "active until NS"); 0 if not.  Its
+                                   * calls from then on are left out (load_proc.c), its collectives have no
+                                   * GPU times to tell, and what its GPU did then is not known */
     int one_clock;                /* its calls' and CUPTI's times went through one fixed clock map
                                    * (process.clock_source "...+cupti"): no offset to estimate (join_clock.h) */
     int64_t read_ns;              /* realtime when its file's heartbeats were read (liveness.c), 0 if not */
@@ -450,12 +454,12 @@ int model_proc_running(const struct model *m, size_t pi, int64_t latest);
  * written while it ran without CUPTI's buffers all handed over first (only
  * a hang's window, or one of a process stuck in a blocking call, has CUPTI
  * flush them: collector/monitor.c), so its last moments' GPU records were
- * still in CUPTI's buffers.  The time past its last GPU record is not
- * known, not idle. */
+ * still in CUPTI's buffers; or the program's own profiler took CUPTI
+ * (gpu_until).  The time past its last GPU record is not known, not idle. */
 static inline int model_proc_gpu_cut(const struct model *m, size_t pi)
 {
     const struct monitor_window *w = model_proc_cut_window(m, pi);
-    return w && !w->gpu_flushed;
+    return (w && !w->gpu_flushed) || m->procs[pi].gpu_until;
 }
 
 #endif

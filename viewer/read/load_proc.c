@@ -137,6 +137,8 @@ static void add_call(struct loading *l, struct call c, int api, int callsite, in
     model_span(&c.start, &c.end);
     if (!l->scan && (c.start < l->lo || c.start >= l->hi))
         return; /* another window's */
+    if (p->gpu_until && c.start >= p->gpu_until)
+        return; /* no GPU records to read it by (model.h) */
     if (l->shadow) { /* raw, until the halves are joined (corr is set later) */
         c.site = callsite;
         c.corr = (uint32_t)pystack;

@@ -473,6 +473,13 @@ int load_model(struct model *m, char **paths, int npaths, const char *run, char 
             copy_text(p->end_reason, sizeof p->end_reason, sqlite3_column_text(s, 11));
             copy_text(p->cupti, sizeof p->cupti, sqlite3_column_text(s, 12));
             p->cupti_active = strcmp(p->cupti, "active") == 0;
+            p->gpu_until = 0;
+            long long until;
+            char rest;
+            if (sscanf(p->cupti, "active until %lld%c", &until, &rest) == 2 && rest == ' ') {
+                p->cupti_active = 1; /* until then (collector/writer.c) */
+                p->gpu_until = model_ns(until) > 0 ? model_ns(until) : 1;
+            }
             p->world = sqlite3_column_int(s, 13);
             /* counts, the file's: never negative, summed saturating */
             p->dropped_host = sqlite3_column_int64(s, 14) > 0 ? sqlite3_column_int64(s, 14) : 0;

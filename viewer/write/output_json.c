@@ -63,6 +63,8 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
                 (long long)r->gpu_ops, (long long)r->collectives, (long long)p->refused_colls,
                 (long long)r->cupti_only_calls, (long long)p->unscoped_syncs, (long long)p->dropped_host,
                 (long long)p->dropped_cupti);
+        if (p->gpu_until) /* the program's own profiler took CUPTI (model.h): only there */
+            fprintf(out, ", \"gpu_records_until_ns\": %lld", (long long)model_aligned(m, p, p->gpu_until));
         if (p->unfinished_ops) /* only where some are (docs/report-json.md) */
             fprintf(out, ", \"unfinished_gpu_ops\": %lld", (long long)p->unfinished_ops);
         charges_json_rank(out, fs, r->proc);

@@ -131,6 +131,28 @@ static void spread_text(FILE *out, const struct model *m, const struct findings 
     free(per);
 }
 
+/* Processes whose program took CUPTI for a profiler of its own (model.h,
+ * gpu_until): where their GPU records end, and what is left out. */
+static void handed_over_text(FILE *out, const struct model *m)
+{
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const struct proc *p = &m->procs[i];
+        if (!p->gpu_until)
+            continue;
+        char who[64];
+        if (p->rank >= 0)
+            snprintf(who, sizeof who, "rank %d (pid %d)", p->rank, p->pid);
+        else
+            snprintf(who, sizeof who, "pid %d", p->pid);
+        int64_t at = p->gpu_until - p->start, left = p->end > p->gpu_until ? p->end - p->gpu_until : 0;
+        text_para(out, "note: ", 6,
+                  "%s: the program's own profiler (torch.profiler, or another CUPTI client) took CUPTI %.1f ms"
+                  " into the process; its GPU records end there, and its calls of the %.1f ms after are left out"
+                  " of the analyses (the profiler's own trace can be read with gputrace import)",
+                  who, (double)at / 1e6, (double)left / 1e6);
+    }
+}
+
 void output_text(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
 {
     int missing_cupti = 0, killed = 0, running = 0;
@@ -163,6 +185,7 @@ void output_text(FILE *out, const struct model *m, const struct summary *s, cons
     if (missing_cupti)
         fprintf(out, "note: %d process(es) have no GPU records (CUPTI off, or none in the trace): GPU-time\n"
                      "      analyses skip them\n", missing_cupti);
+    handed_over_text(out, m);
     if (killed)
         fprintf(out, "note: %d process(es) were killed before they finished: their data ends at the last flush\n", killed);
     if (running)

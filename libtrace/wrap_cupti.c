@@ -1,0 +1,107 @@
+/* wrap_cupti.c: the CUPTI calls by which a program starts a profiler of its
+ * own (torch.profiler's Kineto), wrapped so that the tracer steps aside
+ * before the program's call happens (collector/cupti_sub.h,
+ * gt_cupti_hand_over).
+ *
+ * CUPTI is one per process: one set of buffer callbacks, one timestamp
+ * callback, one callback subscriber.  Kineto registers its own of each at
+ * a profiling session's start (its clock: raw TSC ticks) and disables its
+ * kinds at the stop, so, untouched, a traced program's profiler would get
+ * our buffers and kinds too and we its clock, silently.  Wrapped: before
+ * the program registers buffer callbacks or a timestamp callback, enables a
+ * kind or finalizes CUPTI, our records are flushed and our kinds turned
+ * off, and the file says where our GPU records end; before it subscribes
+ * to callbacks, the subscriber we hold (injected, static runtime) is let
+ * go.  Then the real call, its result and errno as they were.  The
+ * tracer's own CUPTI calls go through the pointers it looked up in CUPTI
+ * itself (cupti_sub.c), never through these.  Kineto in PyTorch's wheels
+ * links libcupti dynamically, so its calls bind here; a CUPTI linked
+ * statically into the program is out of reach (docs/loading.md).
+ */
+#define _GNU_SOURCE
+#include "collector/cupti_sub.h"
+#include "collector/say.h"
+#include "libtrace/real.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The definition the caller would have bound to: the global scope's next
+ * after ours (kept), else, for a CUPTI that only the caller's own scope
+ * holds (a plugin opened RTLD_LOCAL with its runtime and CUPTI: its
+ * references now bind to our global definitions first), the caller's
+ * scope's (real.h).  NULL where neither has one. */
+static void *next_of(void *_Atomic *slot, const char *name, const void *caller)
+{
+    void *p = atomic_load_explicit(slot, memory_order_acquire);
+    if (p)
+        return p;
+    p = gt_sys_dlsym(RTLD_NEXT, name);
+    if (p && !gt_is_ours(p)) {
+        atomic_store_explicit(slot, p, memory_order_release);
+        return p;
+    }
+    return gt_scope_lookup(caller, name);
+}
+
+#define NEXT(name)                                                                                   \
+    static void *_Atomic next_##name;                                                                \
+    __typeof__(&name) real =                                                                         \
+        (__typeof__(&name))next_of(&next_##name, #name, __builtin_return_address(0));                \
+    if (!real)                                                                                       \
+        return CUPTI_ERROR_NOT_INITIALIZED
+
+/* Steps aside, saying so once; errno as the program left it. */
+static void step_aside(const char *what)
+{
+    int saved = errno;
+    if (gt_cupti_hand_over()) {
+        const char *q = getenv("GPUTRACE_QUIET");
+        if (!q || !*q || strcmp(q, "0") == 0)
+            gt_say("the program called %s (a profiler of its own, such as torch.profiler): its profiler "
+                   "gets CUPTI, and this process's GPU records end here", what);
+    }
+    errno = saved;
+}
+
+CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
+                                                    CUpti_BuffersCallbackCompleteFunc completed)
+{
+    NEXT(cuptiActivityRegisterCallbacks);
+    step_aside("cuptiActivityRegisterCallbacks");
+    return real(requested, completed);
+}
+
+CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc stamp)
+{
+    NEXT(cuptiActivityRegisterTimestampCallback);
+    step_aside("cuptiActivityRegisterTimestampCallback");
+    return real(stamp);
+}
+
+CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
+{
+    NEXT(cuptiActivityEnable);
+    step_aside("cuptiActivityEnable");
+    return real(kind);
+}
+
+CUptiResult CUPTIAPI cuptiFinalize(void)
+{
+    NEXT(cuptiFinalize);
+    step_aside("cuptiFinalize");
+    return real();
+}
+
+CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback, void *userdata)
+{
+    NEXT(cuptiSubscribe);
+    int saved = errno;
+    gt_cupti_let_go_callbacks();
+    errno = saved;
+    return real(subscriber, callback, userdata);
+}

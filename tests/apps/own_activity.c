@@ -1,0 +1,107 @@
+/* own_activity.c: a program that runs a profiler of its own on CUPTI's
+ * activity API between two stretches of work, in the order torch.profiler's
+ * Kineto does (libkineto's CuptiActivityApi: a timestamp callback of its
+ * own, its buffer callbacks, its kinds; at the stop its kinds disabled and
+ * a forced flush).  Its clock is not the tracer's: raw ticks, as Kineto's
+ * getApproximateTime is.
+ *
+ * 20 kernels of 1 ms, then the profiled 10, then 20 more, on one stream,
+ * each stretch waited for.  Prints what its profiler got: the kernel
+ * records, whether each lies inside the profiled stretch on its clock,
+ * records of kinds it did not enable, buffers completed that were not its
+ * own.  Traced, the output must be what it is untraced
+ * (tests/e2e/tracer_own_activity.sh).  Exit status 0 if every call
+ * succeeded. */
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define BUF (64u << 10)
+#define MAX_BUFS 64
+
+static uint8_t *mine[MAX_BUFS];
+static int nmine;
+static int kernels, inside, other_kinds, foreign;
+static uint64_t from, to; /* the profiled stretch, on its clock */
+
+/* Its clock: CLOCK_MONOTONIC_RAW ticks from a far origin (not ns of any
+ * clock the tracer reads). */
+static uint64_t CUPTIAPI its_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) * 3 + (1ull << 60);
+}
+
+static void CUPTIAPI on_request(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *buffer = nmine < MAX_BUFS ? malloc(BUF) : NULL;
+    if (*buffer)
+        mine[nmine++] = *buffer;
+    *size = *buffer ? BUF : 0;
+    *max_records = 0;
+}
+
+static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+    (void)ctx; (void)stream; (void)size;
+    int ours = 0;
+    for (int i = 0; i < nmine; i++)
+        ours |= mine[i] == buffer;
+    if (!ours) { /* not ours: Kineto logs it and leaves it */
+        foreign++;
+        return;
+    }
+    CUpti_Activity *rec = NULL;
+    while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+        if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+            other_kinds++;
+            continue;
+        }
+        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+        kernels++;
+        inside += k->start >= from && k->end <= to && k->start <= k->end;
+    }
+}
+
+static void sleep_ms(void **args)
+{
+    (void)args;
+    struct timespec ts = { 0, 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+static int stretch(cudaStream_t s, int n)
+{
+    void *args[1] = { NULL };
+    for (int i = 0; i < n; i++)
+        if (cudaLaunchKernel((const void *)sleep_ms, (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 }, args, 0, s) != cudaSuccess)
+            return 1;
+    return cudaStreamSynchronize(s) != cudaSuccess;
+}
+
+int main(void)
+{
+    cudaStream_t s;
+    if (cudaStreamCreate(&s) != cudaSuccess || stretch(s, 20))
+        return 1;
+    /* the profiler's start, as Kineto orders it */
+    int bad = cuptiActivityRegisterTimestampCallback(its_clock) != CUPTI_SUCCESS;
+    bad |= cuptiActivityRegisterCallbacks(on_request, on_complete) != CUPTI_SUCCESS;
+    bad |= cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
+    from = its_clock();
+    bad |= stretch(s, 10);
+    to = its_clock();
+    /* its stop */
+    bad |= cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
+    bad |= cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != CUPTI_SUCCESS;
+    printf("own profiler: %d kernel records, %d inside the profiled stretch on its clock, %d of other kinds, "
+           "%d buffers not its own\n", kernels, inside, other_kinds, foreign);
+    if (bad || stretch(s, 20))
+        return 1;
+    printf("done\n");
+    return 0;
+}
