@@ -117,6 +117,9 @@ expect "Prometheus has every rank's steps through node_exporter and gputrace met
   "$got:$(query 'count by (job) (gputrace_steps_total)' | sort | tr '\n' ';')" "0:gputrace||4;node||4;"
 await 'gputrace_steps_total{job="node"} > 20' 4
 expect "the steps counted go up as the job runs" "$?" 0
+# the straggler's lead is 15 ms a step: at 20 steps, 0.3 s, which one
+# hold-up of another rank on a loaded machine can outweigh; at 60, 0.9 s
+await 'gputrace_steps_total{job="node"} > 60' 4
 sched=$(query 'sum by (rank) (gputrace_host_blocked_seconds_total{job="node",api="cudaStreamSynchronize"}) > 0' | wc -l | tr -d ' ')
 expect "the scalar read's sync blocked seconds on every rank" "$sched" 4
 # per step, and past the communicator's start: the files are written each

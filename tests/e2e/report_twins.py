@@ -100,14 +100,18 @@ TWINS = {
 # workloads that run another's program (with their own environment)
 BINARY = {"scalar_read_pageable": "scalar_read"}
 # ranks a workload's runs have (4 unless said here).  The simulator's
-# collectives end at different times on each rank when its threads wait to
-# be scheduled (measured on 2 busy cores: four ranks entered one all-reduce
-# within 0.3 ms and left it over 3.9 ms); allreduce_compute_stream's twin runs
-# its all-reduces back to back on their own stream, where one rank's late
-# end delays its next arrival and so every rank, and its 4-rank twin came
-# out 1.17-1.28 against a prediction that runs 0.97-1.03 on 2 ranks.  That
-# is the simulator's scheduling, not what a GPU does (NCCL's kernels need
-# no host thread), so the workload is run on 2 ranks.  autograd_thread too:
+# collectives ended at different times on each rank when its threads waited
+# to be scheduled (measured on 2 busy cores: four ranks entered one
+# all-reduce within 0.3 ms and left it over 3.9 ms); allreduce_compute_stream's
+# twin runs its all-reduces back to back on their own stream, where one
+# rank's late end delayed its next arrival and so every rank, and its 4-rank
+# twin came out 1.17-1.28 against a prediction that runs 0.97-1.03 on 2
+# ranks.  The ends agree since the simulator stamps them at the last
+# arrival (tests/sim/sim_nccl.c, run_fused), but each rank's arrival still
+# waits for its stream thread to be scheduled: 1.22-1.41 on 4 ranks at a load
+# average of 2-5 (3 runs).  That is the simulator's scheduling, not what a
+# GPU does (NCCL's kernels need no host thread), so the workload is run on
+# 2 ranks.  autograd_thread too:
 # its ranks' host threads spin 6 ms a step beside their kernels' threads,
 # and on 4 ranks the kernels ran 2.3-2.8x their length on a quiet machine
 # (1.4x on 2), every comparison skipped as perturbed.
