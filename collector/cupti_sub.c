@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 /* CUPTI 12.3 and newer keep a buffer per thread that makes records
  * (CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, on by default in 13):
@@ -70,6 +71,12 @@ static _Atomic int handing; /* ours handed over to it: once */
 static _Atomic int64_t handed_ns; /* when, in our clock (0: not yet) */
 static _Atomic int callbacks_given; /* the program subscribed: ours let go, never taken again */
 static CUpti_SubscriberHandle our_sub; /* the callback subscriber we hold, if any (sub_lock) */
+/* Held across gt_cupti_start and each hand-over: a program thread that
+ * registers its own callbacks while the tracer starts waits for the start,
+ * then hands over; its call then comes after ours, never under it */
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int forgotten; /* a forked child: the parent's CUPTI is not called */
+static _Thread_local unsigned pushed; /* external correlation ids this thread pushed and not popped */
 static pthread_mutex_t sub_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t kinds_on; /* the activity kinds we enabled, as bits of kinds[] (set before active) */
 static int observe; /* monitor mode: the live GPU ledger sees each record (writer thread) */
@@ -323,7 +330,17 @@ static const char *result_text(CUptiResult r)
     return "unknown CUPTI error";
 }
 
+static int start_locked(const char *lib_hint, char *why, size_t whylen);
+
 int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
+{
+    pthread_mutex_lock(&start_lock);
+    int rc = start_locked(lib_hint, why, whylen);
+    pthread_mutex_unlock(&start_lock);
+    return rc;
+}
+
+static int start_locked(const char *lib_hint, char *why, size_t whylen)
 {
     if (!dl.sym || !dl.close) {
         snprintf(why, whylen, "CUPTI not looked for: no dlsym and dlclose handed in (gt_cupti_use_dl)");
@@ -363,8 +380,6 @@ int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
         kinds_on |= r == CUPTI_SUCCESS ? 1u << i : 0;
     }
     atomic_store(&active, 1);
-    if (atomic_load(&program_took)) /* it did while we started: hand over now */
-        gt_cupti_hand_over();
     return 0;
 }
 
@@ -385,13 +400,20 @@ int gt_cupti_stamps_ours(void)
 
 void gt_cupti_push_external(uint64_t id)
 {
-    if (gt_cupti_active())
-        fn.push_ext(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
+    if (gt_cupti_active() && fn.push_ext(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id) == CUPTI_SUCCESS)
+        pushed++;
 }
 
+/* Pops what this thread pushed, whether or not CUPTI is still ours: a
+ * thread blocked in a call while the program's profiler took CUPTI would
+ * otherwise leave our id under the profiler's own (Kineto's are CUSTOM0
+ * too) for good. */
 void gt_cupti_pop_external(void)
 {
-    if (gt_cupti_active())
+    if (!pushed)
+        return;
+    pushed--;
+    if (!atomic_load(&forgotten))
         fn.pop_ext(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, NULL);
 }
 
@@ -418,6 +440,11 @@ uint64_t gt_cupti_dropped(void)
 void gt_cupti_forget_after_fork(void)
 {
     atomic_store(&active, 0);
+    atomic_store(&forgotten, 1);
+    pushed = 0;
+    atomic_store(&handing, 0); /* the parent's hand-over is not the child's */
+    atomic_store(&handed_ns, 0);
+    pthread_mutex_init(&start_lock, NULL);
     our_sub = NULL; /* the parent's */
     pthread_mutex_init(&sub_lock, NULL);
     pthread_mutex_init(&queue_lock, NULL);
@@ -705,21 +732,42 @@ int gt_cupti_subscribe(CUpti_CallbackFunc callback, const uint32_t (*ids)[2], si
  * subscriber we hold is let go (its cuptiSubscribe would be refused: older
  * Kineto then profiles the CPU only).  Our GPU records end here, and the
  * file says when (the writer's process.cupti_status). */
+/* CUPTI's own clock where no client registers one: CLOCK_REALTIME on
+ * Linux (cupti_activity.h), what a profiler that registers none expects. */
+static uint64_t CUPTIAPI cupti_default_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 int gt_cupti_hand_over(void)
 {
-    atomic_store(&program_took, 1); /* before we started, we never start (gt_cupti_start) */
-    if (!atomic_load(&active) || atomic_exchange(&handing, 1))
+    pthread_mutex_lock(&start_lock); /* after a start under way (start_locked) */
+    atomic_store(&program_took, 1); /* before we started, we never start */
+    if (!atomic_load(&active) || atomic_load(&forgotten) || atomic_exchange(&handing, 1)) {
+        pthread_mutex_unlock(&start_lock);
         return 0;
+    }
     atomic_store(&active, 0);
+    /* our kinds off first: a record made after the flush would fill a
+     * buffer of ours that the program's callbacks then get */
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (fn.disable && (kinds_on & (1u << i)))
+            fn.disable(kinds[i]);
     fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     size_t n = 0;
     if (fn.dropped && fn.dropped(NULL, 0, &n) == CUPTI_SUCCESS)
         atomic_fetch_add(&dropped_total, n);
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (fn.disable && (kinds_on & (1u << i)))
-            fn.disable(kinds[i]);
+    /* what the program finds untraced: CUPTI's clock (a profiler that
+     * registers its own replaces it next) and its default thread ids */
+    if (stamps_ours && fn.register_ts)
+        fn.register_ts(cupti_default_clock);
+    if (fn.set_thread_id_type)
+        fn.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT);
     gt_cupti_let_go_callbacks();
     atomic_store(&handed_ns, (int64_t)gt_clock_now_ns());
+    pthread_mutex_unlock(&start_lock);
     return 1;
 }
 

@@ -175,6 +175,15 @@ static void *any_loaded(const char *name)
     return NULL;
 }
 
+void *gt_next_definition(const char *name, const void *caller)
+{
+    void *p = gt_sys_dlsym(RTLD_NEXT, name);
+    if (p && !gt_is_ours(p))
+        return p;
+    p = gt_scope_lookup(caller, name);
+    return p ? p : any_loaded(name);
+}
+
 void *gt_real_global(enum gt_api api)
 {
     void *p = gt_sys_dlsym(RTLD_NEXT, gt_api_name(api));

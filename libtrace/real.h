@@ -48,6 +48,10 @@ GT_INTERNAL int gt_api_by_name(const char *name);                   /* -1 when n
 GT_INTERNAL const char *gt_api_name(enum gt_api api);
 GT_INTERNAL void *gt_real_global(enum gt_api api);                  /* the global scope's, after ours */
 GT_INTERNAL void *gt_scope_lookup(const void *caller, const char *name);
+/* A function the tracer wraps outside the API list (wrap_cupti.c): the
+ * global scope's next definition after ours, else the caller's scope's,
+ * else any loaded object's, as gt_real_slow looks; NULL if none. */
+GT_INTERNAL void *gt_next_definition(const char *name, const void *caller);
 GT_INTERNAL int gt_real_claim_handle(enum gt_api api, void *p);     /* 1: calls without another definition go to p */
 GT_INTERNAL void *gt_wrapper_of(enum gt_api api);                   /* our own exported wrapper */
 GT_INTERNAL int gt_is_ours(const void *p);                          /* p lies in libgputrace */

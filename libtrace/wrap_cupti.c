@@ -30,22 +30,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The definition the caller would have bound to: the global scope's next
- * after ours (kept), else, for a CUPTI that only the caller's own scope
- * holds (a plugin opened RTLD_LOCAL with its runtime and CUPTI: its
- * references now bind to our global definitions first), the caller's
- * scope's (real.h).  NULL where neither has one. */
+/* The definition the caller would have bound to (real.h,
+ * gt_next_definition): the global scope's is kept; a CUPTI that only the
+ * caller's own scope holds (a plugin opened RTLD_LOCAL with its runtime and
+ * CUPTI: its references now bind to our global definitions first), or
+ * another loaded object's, is looked up each time. */
 static void *next_of(void *_Atomic *slot, const char *name, const void *caller)
 {
     void *p = atomic_load_explicit(slot, memory_order_acquire);
     if (p)
         return p;
-    p = gt_sys_dlsym(RTLD_NEXT, name);
-    if (p && !gt_is_ours(p)) {
-        atomic_store_explicit(slot, p, memory_order_release);
-        return p;
+    void *global = gt_sys_dlsym(RTLD_NEXT, name);
+    if (global && !gt_is_ours(global)) {
+        atomic_store_explicit(slot, global, memory_order_release);
+        return global;
     }
-    return gt_scope_lookup(caller, name);
+    return gt_next_definition(name, caller);
 }
 
 #define NEXT(name)                                                                                   \
@@ -101,7 +101,12 @@ CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_Ca
 {
     NEXT(cuptiSubscribe);
     int saved = errno;
-    gt_cupti_let_go_callbacks();
+    if (gt_cupti_let_go_callbacks()) {
+        const char *q = getenv("GPUTRACE_QUIET");
+        if (!q || !*q || strcmp(q, "0") == 0)
+            gt_say("the program subscribed to CUPTI's callbacks (a profiler of its own): the tracer lets its "
+                   "subscriber go, and the syncs and copies no wrapper sees have no call site from here");
+    }
     errno = saved;
     return real(subscriber, callback, userdata);
 }

@@ -9,11 +9,19 @@
  * each stretch waited for.  Prints what its profiler got: the kernel
  * records, whether each lies inside the profiled stretch on its clock,
  * records of kinds it did not enable, buffers completed that were not its
- * own.  Traced, the output must be what it is untraced
+ * own.  With "blocked", another profiler: runtime records and external
+ * correlation only, no clock of its own, while a second thread is blocked
+ * in a sync (a blocking call: the tracer pushes an external id around it)
+ * across its start and then makes 5 calls; it prints the external
+ * correlation records of kind CUSTOM0 it got (Kineto's own kind, which the
+ * tracer's ids are too) and the buffers not its own.
+ * Traced, the output must be what it is untraced
  * (tests/e2e/tracer_own_activity.sh).  Exit status 0 if every call
  * succeeded. */
 #include <cuda_runtime_api.h>
 #include <cupti.h>
+#include <pthread.h>
+#include <string.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +32,8 @@
 
 static uint8_t *mine[MAX_BUFS];
 static int nmine;
-static int kernels, inside, other_kinds, foreign;
+static int kernels, inside, other_kinds, foreign, custom0;
+static int blocked_mode;
 static uint64_t from, to; /* the profiled stretch, on its clock */
 
 /* Its clock: CLOCK_MONOTONIC_RAW ticks from a far origin (not ns of any
@@ -57,6 +66,9 @@ static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer
     }
     CUpti_Activity *rec = NULL;
     while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+        if (rec->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION &&
+            ((const CUpti_ActivityExternalCorrelation *)rec)->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
+            custom0++;
         if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
             other_kinds++;
             continue;
@@ -83,13 +95,51 @@ static int stretch(cudaStream_t s, int n)
     return cudaStreamSynchronize(s) != cudaSuccess;
 }
 
-int main(void)
+static void sleep_200ms(void **args)
 {
-    cudaStream_t s;
-    if (cudaStreamCreate(&s) != cudaSuccess || stretch(s, 20))
+    (void)args;
+    struct timespec ts = { 0, 200000000L };
+    nanosleep(&ts, NULL);
+}
+
+/* blocked across the profiler's start, then 5 calls while it runs */
+static void *blocked(void *arg)
+{
+    cudaStream_t s = arg;
+    void *args[1] = { NULL };
+    int bad = cudaLaunchKernel((const void *)sleep_200ms, (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 }, args, 0, s) != cudaSuccess;
+    bad |= cudaStreamSynchronize(s) != cudaSuccess;
+    for (int i = 0; i < 5; i++)
+        bad |= cudaStreamQuery(s) != cudaSuccess;
+    return bad ? (void *)1 : NULL;
+}
+
+int main(int argc, char **argv)
+{
+    blocked_mode = argc > 1 && strcmp(argv[1], "blocked") == 0;
+    cudaStream_t s, s2;
+    pthread_t t;
+    if (cudaStreamCreate(&s) != cudaSuccess || cudaStreamCreate(&s2) != cudaSuccess || stretch(s, 20))
         return 1;
+    int bad = 0;
+    if (blocked_mode) {
+        struct timespec ts = { 0, 50000000L }; /* into its sync */
+        if (pthread_create(&t, NULL, blocked, s2) != 0)
+            return 1;
+        nanosleep(&ts, NULL);
+        bad |= cuptiActivityRegisterCallbacks(on_request, on_complete) != CUPTI_SUCCESS;
+        bad |= cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME) != CUPTI_SUCCESS;
+        bad |= cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) != CUPTI_SUCCESS;
+        void *tr = NULL;
+        bad |= pthread_join(t, &tr) != 0 || tr != NULL;
+        bad |= cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME) != CUPTI_SUCCESS;
+        bad |= cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) != CUPTI_SUCCESS;
+        bad |= cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != CUPTI_SUCCESS;
+        printf("own profiler: %d CUSTOM0 external ids, %d buffers not its own\n", custom0, foreign);
+        return bad;
+    }
     /* the profiler's start, as Kineto orders it */
-    int bad = cuptiActivityRegisterTimestampCallback(its_clock) != CUPTI_SUCCESS;
+    bad |= cuptiActivityRegisterTimestampCallback(its_clock) != CUPTI_SUCCESS;
     bad |= cuptiActivityRegisterCallbacks(on_request, on_complete) != CUPTI_SUCCESS;
     bad |= cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
     from = its_clock();

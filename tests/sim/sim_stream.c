@@ -90,7 +90,10 @@ static void event_unref_locked(struct sim_event *ev)
 _Thread_local uint64_t sim_kernel_ended_mono;
 
 /* The end stamp of a kernel that says when it ended (sim_kernel_ended_mono):
- * the CUPTI clock now, less how long ago that was. */
+ * the CUPTI clock now, less how long ago that was.  In ns: CUPTI's default
+ * clock and the tracer's count ns; a program's own timestamp callback in
+ * other units (tests/apps/own_activity.c) gets its collectives' ends off by
+ * the wake-up's delay in those units. */
 static uint64_t kernel_end_ts(void)
 {
     uint64_t end = sim_cupti_ts(), at = sim_kernel_ended_mono, now = sim_mono_ns();

@@ -487,7 +487,7 @@ static void join_shadow(struct loading *l, struct loading *sh)
 
 static void read_table(struct model *m, struct proc *p, size_t k, struct loading *l)
 {
-    struct proc shadow_proc = { 0 };
+    struct proc shadow_proc = { .gpu_until = p->gpu_until }; /* add_call reads it */
     struct loading shadow = { .m = m, .p = &shadow_proc, .shadow = 1, .lo = l->lo, .hi = l->hi, .enq = l->enq };
     int rc, rc2;
     int split = rowruns_each_split(m->dbs[p->db], m->dbs2 ? m->dbs2[p->db] : NULL, readers[k].t, readers[k].sql,
