@@ -59,6 +59,7 @@ static struct {
     CUptiResult (*get_version)(uint32_t *);
     CUptiResult (*result_string)(CUptiResult, const char **);
     CUptiResult (*set_thread_id_type)(CUpti_ActivityThreadIdType);
+    CUptiResult (*get_thread_id_type)(CUpti_ActivityThreadIdType *);
     CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *); /* the callback API: */
     CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
     CUptiResult (*unsubscribe)(CUpti_SubscriberHandle);
@@ -71,14 +72,26 @@ static _Atomic int handing; /* ours handed over to it: once */
 static _Atomic int64_t handed_ns; /* when, in our clock (0: not yet) */
 static _Atomic int callbacks_given; /* the program subscribed: ours let go, never taken again */
 static CUpti_SubscriberHandle our_sub; /* the callback subscriber we hold, if any (sub_lock) */
-/* Held across gt_cupti_start and each hand-over: a program thread that
- * registers its own callbacks while the tracer starts waits for the start,
- * then hands over; its call then comes after ours, never under it */
+/* Held while the tracer registers its clock, callbacks and kinds, and
+ * across each hand-over: a program thread that registers its own while the
+ * tracer starts waits for the start, then hands over, and its call comes
+ * after ours, never under it.  Never held across CUPTI's look-up (dlopen,
+ * dlsym: the loader's lock, which a library constructor that starts a
+ * profiler holds while it waits here), and the program's wait is bounded
+ * (hand_over_lock): CUPTI's own calls under it may load libraries too */
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic int forgotten; /* a forked child: the parent's CUPTI is not called */
 static _Thread_local unsigned pushed; /* external correlation ids this thread pushed and not popped */
 static pthread_mutex_t sub_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t kinds_on; /* the activity kinds we enabled, as bits of kinds[] (set before active) */
+static CUpti_ActivityThreadIdType thread_id_type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT; /* the program's */
+/* What the program asked CUPTI for (wrap_cupti.c), for a hand-over that
+ * comes after its calls (past hand_over_lock's bound): put back then */
+static struct {
+    CUpti_BuffersCallbackRequestFunc request;
+    CUpti_BuffersCallbackCompleteFunc complete;
+    CUpti_TimestampCallbackFunc stamp;
+    _Atomic uint64_t kinds; /* bits by CUpti_ActivityKind (< 64) */
+} program;
 static int observe; /* monitor mode: the live GPU ledger sees each record (writer thread) */
 static uint32_t version;
 static _Atomic uint64_t dropped_total;
@@ -261,6 +274,7 @@ static int find_symbols(void *h)
     LOAD(get_version, "cuptiGetVersion");
     LOAD(result_string, "cuptiGetResultString");
     LOAD(set_thread_id_type, "cuptiSetThreadIdType");
+    LOAD(get_thread_id_type, "cuptiGetThreadIdType");
     LOAD(subscribe, "cuptiSubscribe");
     LOAD(enable_callback, "cuptiEnableCallback");
     LOAD(unsubscribe, "cuptiUnsubscribe");
@@ -330,17 +344,9 @@ static const char *result_text(CUptiResult r)
     return "unknown CUPTI error";
 }
 
-static int start_locked(const char *lib_hint, char *why, size_t whylen);
+static int register_locked(char *why, size_t whylen);
 
 int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
-{
-    pthread_mutex_lock(&start_lock);
-    int rc = start_locked(lib_hint, why, whylen);
-    pthread_mutex_unlock(&start_lock);
-    return rc;
-}
-
-static int start_locked(const char *lib_hint, char *why, size_t whylen)
 {
     if (!dl.sym || !dl.close) {
         snprintf(why, whylen, "CUPTI not looked for: no dlsym and dlclose handed in (gt_cupti_use_dl)");
@@ -360,9 +366,36 @@ static int start_locked(const char *lib_hint, char *why, size_t whylen)
                  CUPTI_API_VERSION / 10000);
         return -1;
     }
+    pthread_mutex_lock(&start_lock);
+    int rc = register_locked(why, whylen);
+    pthread_mutex_unlock(&start_lock);
+    /* the program took CUPTI while we registered, past hand_over_lock's
+     * bound: hand over now, and put back what it asked for, which our
+     * registration may have replaced */
+    if (rc == 0 && atomic_load(&program_took) && gt_cupti_hand_over()) {
+        if (program.stamp && fn.register_ts)
+            fn.register_ts(program.stamp);
+        if (program.request && program.complete)
+            fn.register_callbacks(program.request, program.complete);
+        uint64_t k = atomic_load(&program.kinds);
+        for (int i = 0; i < 64; i++)
+            if (k & (1ull << i))
+                fn.enable((CUpti_ActivityKind)i);
+    }
+    return rc;
+}
+
+static int register_locked(char *why, size_t whylen)
+{
+    if (atomic_load(&program_took)) { /* it did while we looked CUPTI up */
+        snprintf(why, whylen, "the program's own profiler holds CUPTI (it took it before the tracer started)");
+        return -1;
+    }
     /* before any kind is enabled; without it CUPTI stamps with its own
      * clock, and the file must not say the two are one */
     stamps_ours = fn.register_ts && fn.register_ts(timestamp) == CUPTI_SUCCESS;
+    if (fn.get_thread_id_type) /* put back at a hand-over */
+        fn.get_thread_id_type(&thread_id_type);
     if (fn.set_thread_id_type)
         fn.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     CUptiResult r = fn.register_callbacks(on_request, on_complete);
@@ -413,8 +446,7 @@ void gt_cupti_pop_external(void)
     if (!pushed)
         return;
     pushed--;
-    if (!atomic_load(&forgotten))
-        fn.pop_ext(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, NULL);
+    fn.pop_ext(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, NULL);
 }
 
 void gt_cupti_observe(int on)
@@ -440,8 +472,7 @@ uint64_t gt_cupti_dropped(void)
 void gt_cupti_forget_after_fork(void)
 {
     atomic_store(&active, 0);
-    atomic_store(&forgotten, 1);
-    pushed = 0;
+    pushed = 0; /* the forking thread's: a child never pops the parent's ids */
     atomic_store(&handing, 0); /* the parent's hand-over is not the child's */
     atomic_store(&handed_ns, 0);
     pthread_mutex_init(&start_lock, NULL);
@@ -741,19 +772,36 @@ static uint64_t CUPTIAPI cupti_default_clock(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* start_lock for a hand-over: waited for at most 2 s.  A program thread
+ * may hold the loader's lock here (a library constructor that starts a
+ * profiler), which CUPTI's own calls under start_lock may want: past the
+ * bound, the start hands over itself once it is done (gt_cupti_start). */
+static int hand_over_lock(void)
+{
+    for (int i = 0; i < 2000; i++) {
+        if (pthread_mutex_trylock(&start_lock) == 0)
+            return 1;
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+    return 0;
+}
+
 int gt_cupti_hand_over(void)
 {
-    pthread_mutex_lock(&start_lock); /* after a start under way (start_locked) */
     atomic_store(&program_took, 1); /* before we started, we never start */
-    if (!atomic_load(&active) || atomic_load(&forgotten) || atomic_exchange(&handing, 1)) {
+    if (!hand_over_lock())
+        return 0;
+    if (!atomic_load(&active) || atomic_exchange(&handing, 1)) {
         pthread_mutex_unlock(&start_lock);
         return 0;
     }
     atomic_store(&active, 0);
     /* our kinds off first: a record made after the flush would fill a
      * buffer of ours that the program's callbacks then get */
+    uint64_t theirs = atomic_load(&program.kinds); /* enabled already (past the bound): left on */
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (fn.disable && (kinds_on & (1u << i)))
+        if (fn.disable && (kinds_on & (1u << i)) && !((unsigned)kinds[i] < 64 && (theirs & (1ull << kinds[i]))))
             fn.disable(kinds[i]);
     fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     size_t n = 0;
@@ -764,7 +812,7 @@ int gt_cupti_hand_over(void)
     if (stamps_ours && fn.register_ts)
         fn.register_ts(cupti_default_clock);
     if (fn.set_thread_id_type)
-        fn.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT);
+        fn.set_thread_id_type(thread_id_type);
     gt_cupti_let_go_callbacks();
     atomic_store(&handed_ns, (int64_t)gt_clock_now_ns());
     pthread_mutex_unlock(&start_lock);
@@ -781,6 +829,21 @@ int gt_cupti_let_go_callbacks(void)
     our_sub = NULL;
     pthread_mutex_unlock(&sub_lock);
     return had;
+}
+
+void gt_cupti_program_asks(CUpti_BuffersCallbackRequestFunc request, CUpti_BuffersCallbackCompleteFunc complete,
+                           CUpti_TimestampCallbackFunc stamp, int kind)
+{
+    pthread_mutex_lock(&sub_lock);
+    if (request && complete) {
+        program.request = request;
+        program.complete = complete;
+    }
+    if (stamp)
+        program.stamp = stamp;
+    pthread_mutex_unlock(&sub_lock);
+    if (kind > 0 && kind < 64)
+        atomic_fetch_or(&program.kinds, 1ull << kind);
 }
 
 int64_t gt_cupti_handed_over_ns(void)

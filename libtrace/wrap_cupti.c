@@ -72,6 +72,7 @@ CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequest
                                                     CUpti_BuffersCallbackCompleteFunc completed)
 {
     NEXT(cuptiActivityRegisterCallbacks);
+    gt_cupti_program_asks(requested, completed, NULL, 0);
     step_aside("cuptiActivityRegisterCallbacks");
     return real(requested, completed);
 }
@@ -79,6 +80,7 @@ CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequest
 CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc stamp)
 {
     NEXT(cuptiActivityRegisterTimestampCallback);
+    gt_cupti_program_asks(NULL, NULL, stamp, 0);
     step_aside("cuptiActivityRegisterTimestampCallback");
     return real(stamp);
 }
@@ -86,6 +88,7 @@ CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallb
 CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
 {
     NEXT(cuptiActivityEnable);
+    gt_cupti_program_asks(NULL, NULL, NULL, (int)kind);
     step_aside("cuptiActivityEnable");
     return real(kind);
 }
