@@ -21,6 +21,7 @@
 #include "collector/hash.h"
 #include "collector/membudget.h"
 #include "collector/mon_gpu.h"
+#include "collector/say.h"
 #include "format/schema.h"
 
 #include <cupti.h>
@@ -90,8 +91,10 @@ static struct {
     CUpti_BuffersCallbackRequestFunc request;
     CUpti_BuffersCallbackCompleteFunc complete;
     CUpti_TimestampCallbackFunc stamp;
-    _Atomic uint64_t kinds; /* bits by CUpti_ActivityKind (< 64) */
-} program;
+    uint64_t kinds; /* on now, bits by CUpti_ActivityKind (< 64) */
+    int finalized;  /* it called cuptiFinalize: CUPTI is not called again for it */
+} program; /* sub_lock */
+static _Atomic int wait_gave_up; /* hand_over_lock's bound passed once: no call waits again */
 static int observe; /* monitor mode: the live GPU ledger sees each record (writer thread) */
 static uint32_t version;
 static _Atomic uint64_t dropped_total;
@@ -345,6 +348,7 @@ static const char *result_text(CUptiResult r)
 }
 
 static int register_locked(char *why, size_t whylen);
+static int hand_over_locked(int restore);
 
 int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
 {
@@ -372,15 +376,16 @@ int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
     /* the program took CUPTI while we registered, past hand_over_lock's
      * bound: hand over now, and put back what it asked for, which our
      * registration may have replaced */
-    if (rc == 0 && atomic_load(&program_took) && gt_cupti_hand_over()) {
-        if (program.stamp && fn.register_ts)
-            fn.register_ts(program.stamp);
-        if (program.request && program.complete)
-            fn.register_callbacks(program.request, program.complete);
-        uint64_t k = atomic_load(&program.kinds);
-        for (int i = 0; i < 64; i++)
-            if (k & (1ull << i))
-                fn.enable((CUpti_ActivityKind)i);
+    if (rc == 0 && atomic_load(&program_took)) {
+        pthread_mutex_lock(&start_lock);
+        int done = hand_over_locked(1);
+        pthread_mutex_unlock(&start_lock);
+        if (done) {
+            const char *q = getenv("GPUTRACE_QUIET");
+            if (!q || !*q || strcmp(q, "0") == 0)
+                gt_say("the program took CUPTI while the tracer started (a profiler of its own): its profiler gets "
+                       "CUPTI, and this process's GPU records end here");
+        }
     }
     return rc;
 }
@@ -404,7 +409,9 @@ static int register_locked(char *why, size_t whylen)
         return -1;
     }
     kinds_on = 0;
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+    /* the program taking CUPTI meanwhile (past hand_over_lock's bound)
+     * stops it here: what is on is handed over at the end (gt_cupti_start) */
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds && !atomic_load(&program_took); i++) {
         r = fn.enable(kinds[i]);
         if (r != CUPTI_SUCCESS && (i == 0 || r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)) {
             snprintf(why, whylen, "CUPTI refused activity collection: %s (%d)", result_text(r), (int)r);
@@ -772,18 +779,22 @@ static uint64_t CUPTIAPI cupti_default_clock(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* start_lock for a hand-over: waited for at most 2 s.  A program thread
- * may hold the loader's lock here (a library constructor that starts a
- * profiler), which CUPTI's own calls under start_lock may want: past the
- * bound, the start hands over itself once it is done (gt_cupti_start). */
+/* start_lock for a hand-over: waited for at most 2 s, once.  A program
+ * thread may hold the loader's lock here (a library constructor that
+ * starts a profiler), which CUPTI's own calls under start_lock may want:
+ * past the bound, the start hands over itself once it is done
+ * (gt_cupti_start), and no later call waits. */
 static int hand_over_lock(void)
 {
-    for (int i = 0; i < 2000; i++) {
+    for (int i = 0; i < 2000 && !atomic_load(&wait_gave_up); i++) {
         if (pthread_mutex_trylock(&start_lock) == 0)
             return 1;
         struct timespec ms = { 0, 1000000 };
         nanosleep(&ms, NULL);
     }
+    if (pthread_mutex_trylock(&start_lock) == 0)
+        return 1;
+    atomic_store(&wait_gave_up, 1);
     return 0;
 }
 
@@ -792,16 +803,33 @@ int gt_cupti_hand_over(void)
     atomic_store(&program_took, 1); /* before we started, we never start */
     if (!hand_over_lock())
         return 0;
-    if (!atomic_load(&active) || atomic_exchange(&handing, 1)) {
-        pthread_mutex_unlock(&start_lock);
+    int done = hand_over_locked(0);
+    pthread_mutex_unlock(&start_lock);
+    return done;
+}
+
+/* The hand-over, start_lock held.  restore: the program's calls went
+ * through before it (past hand_over_lock's bound) and ours may have
+ * replaced what they asked for: asked again, as it stands now (its kinds
+ * still on, its last callbacks and clock); nothing after its
+ * cuptiFinalize. */
+static int hand_over_locked(int restore)
+{
+    if (!atomic_load(&active) || atomic_exchange(&handing, 1))
         return 0;
-    }
     atomic_store(&active, 0);
+    pthread_mutex_lock(&sub_lock);
+    __typeof__(program) asked = program;
+    pthread_mutex_unlock(&sub_lock);
+    if (asked.finalized) { /* CUPTI is torn down, ours with the program's */
+        atomic_store(&handed_ns, (int64_t)gt_clock_now_ns());
+        return 1;
+    }
     /* our kinds off first: a record made after the flush would fill a
-     * buffer of ours that the program's callbacks then get */
-    uint64_t theirs = atomic_load(&program.kinds); /* enabled already (past the bound): left on */
+     * buffer of ours that the program's callbacks then get (a kind the
+     * program has on already stays on) */
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (fn.disable && (kinds_on & (1u << i)) && !((unsigned)kinds[i] < 64 && (theirs & (1ull << kinds[i]))))
+        if (fn.disable && (kinds_on & (1u << i)) && !((unsigned)kinds[i] < 64 && (asked.kinds & (1ull << kinds[i]))))
             fn.disable(kinds[i]);
     fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     size_t n = 0;
@@ -809,13 +837,19 @@ int gt_cupti_hand_over(void)
         atomic_fetch_add(&dropped_total, n);
     /* what the program finds untraced: CUPTI's clock (a profiler that
      * registers its own replaces it next) and its default thread ids */
-    if (stamps_ours && fn.register_ts)
-        fn.register_ts(cupti_default_clock);
+    if (fn.register_ts && (stamps_ours || (restore && asked.stamp)))
+        fn.register_ts(restore && asked.stamp ? asked.stamp : cupti_default_clock);
     if (fn.set_thread_id_type)
         fn.set_thread_id_type(thread_id_type);
+    if (restore) {
+        if (asked.request && asked.complete)
+            fn.register_callbacks(asked.request, asked.complete);
+        for (int i = 1; i < 64; i++)
+            if (asked.kinds & (1ull << i))
+                fn.enable((CUpti_ActivityKind)i);
+    }
     gt_cupti_let_go_callbacks();
     atomic_store(&handed_ns, (int64_t)gt_clock_now_ns());
-    pthread_mutex_unlock(&start_lock);
     return 1;
 }
 
@@ -841,9 +875,18 @@ void gt_cupti_program_asks(CUpti_BuffersCallbackRequestFunc request, CUpti_Buffe
     }
     if (stamp)
         program.stamp = stamp;
-    pthread_mutex_unlock(&sub_lock);
     if (kind > 0 && kind < 64)
-        atomic_fetch_or(&program.kinds, 1ull << kind);
+        program.kinds |= 1ull << kind;
+    else if (kind < 0 && kind > -64)
+        program.kinds &= ~(1ull << -kind);
+    pthread_mutex_unlock(&sub_lock);
+}
+
+void gt_cupti_program_finalizes(void)
+{
+    pthread_mutex_lock(&sub_lock);
+    program.finalized = 1;
+    pthread_mutex_unlock(&sub_lock);
 }
 
 int64_t gt_cupti_handed_over_ns(void)

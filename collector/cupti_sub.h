@@ -50,9 +50,12 @@ int gt_cupti_hand_over(void);
  * refused.  1 if we held one. */
 int gt_cupti_let_go_callbacks(void);
 /* What the program's call asks CUPTI for (those given: NULL, or kind 0,
- * for none), before it goes through: for a hand-over that comes after it. */
+ * for none; a kind negated: disabled), before it goes through: for a
+ * hand-over that comes after it. */
 void gt_cupti_program_asks(CUpti_BuffersCallbackRequestFunc request, CUpti_BuffersCallbackCompleteFunc complete,
                            CUpti_TimestampCallbackFunc stamp, int kind);
+/* The program finalizes CUPTI: nothing is asked of it for the program again. */
+void gt_cupti_program_finalizes(void);
 /* When it did (our clock's ns), 0 if not. */
 int64_t gt_cupti_handed_over_ns(void);
 /* External correlation around NCCL calls (no-ops when inactive). */

@@ -10,7 +10,8 @@
  * our buffers and kinds too and we its clock, silently.  Wrapped: before
  * the program registers buffer callbacks or a timestamp callback, enables a
  * kind or finalizes CUPTI, our records are flushed and our kinds turned
- * off, and the file says where our GPU records end; before it subscribes
+ * off, and the file says where our GPU records end (what it asks for, and
+ * its disables, are kept for a hand-over that comes after its calls); before it subscribes
  * to callbacks, the subscriber we hold (injected, static runtime) is let
  * go.  Then the real call, its result and errno as they were.  The
  * tracer's own CUPTI calls go through the pointers it looked up in CUPTI
@@ -93,10 +94,20 @@ CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
     return real(kind);
 }
 
+/* Not a hand-over: the program's kinds as they stand, for one that comes
+ * after (gt_cupti_program_asks) */
+CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind)
+{
+    NEXT(cuptiActivityDisable);
+    gt_cupti_program_asks(NULL, NULL, NULL, -(int)kind);
+    return real(kind);
+}
+
 CUptiResult CUPTIAPI cuptiFinalize(void)
 {
     NEXT(cuptiFinalize);
     step_aside("cuptiFinalize");
+    gt_cupti_program_finalizes();
     return real();
 }
 
