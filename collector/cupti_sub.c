@@ -380,12 +380,9 @@ int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
         pthread_mutex_lock(&start_lock);
         int done = hand_over_locked(1);
         pthread_mutex_unlock(&start_lock);
-        if (done) {
-            const char *q = getenv("GPUTRACE_QUIET");
-            if (!q || !*q || strcmp(q, "0") == 0)
-                gt_say("the program took CUPTI while the tracer started (a profiler of its own): its profiler gets "
-                       "CUPTI, and this process's GPU records end here");
-        }
+        if (done)
+            gt_tell("the program took CUPTI while the tracer started (a profiler of its own): its profiler gets "
+                    "CUPTI, and this process's GPU records end here");
     }
     return rc;
 }
@@ -759,17 +756,6 @@ int gt_cupti_subscribe(CUpti_CallbackFunc callback, const uint32_t (*ids)[2], si
     return 0;
 }
 
-/* The program's own CUPTI client (torch.profiler's Kineto: a timestamp
- * callback of its own, raw TSC ticks; its buffer callbacks, which replace
- * ours process-wide; its kinds, which it disables at its stop, ours with
- * them) is about to take CUPTI.  What it would have got untraced, it must
- * get: our buffers come back first (a forced flush, so that none of ours
- * is filled on its clock or completed to its callbacks), our kinds go off
- * (its buffers get the kinds it asked for, no more), our external
- * correlation ids stop (they would land among its own), and the callback
- * subscriber we hold is let go (its cuptiSubscribe would be refused: older
- * Kineto then profiles the CPU only).  Our GPU records end here, and the
- * file says when (the writer's process.cupti_status). */
 /* CUPTI's own clock where no client registers one: CLOCK_REALTIME on
  * Linux (cupti_activity.h), what a profiler that registers none expects. */
 static uint64_t CUPTIAPI cupti_default_clock(void)
@@ -808,7 +794,19 @@ int gt_cupti_hand_over(void)
     return done;
 }
 
-/* The hand-over, start_lock held.  restore: the program's calls went
+/* The program's own CUPTI client (torch.profiler's Kineto: a timestamp
+ * callback of its own, raw TSC ticks; its buffer callbacks, which replace
+ * ours process-wide; its kinds, which it disables at its stop, ours with
+ * them) is about to take CUPTI.  What it would have got untraced, it must
+ * get: our kinds go off, then our buffers come back (a forced flush, so
+ * that none of ours is filled on its clock or completed to its
+ * callbacks), CUPTI's clock and thread ids are put back, our external
+ * correlation ids stop (they would land among its own), and the callback
+ * subscriber we hold is let go (its cuptiSubscribe would be refused: older
+ * Kineto then profiles the CPU only).  Our GPU records end here, and the
+ * file says when (the writer's process.cupti_status).
+ *
+ * Here start_lock is held.  restore: the program's calls went
  * through before it (past hand_over_lock's bound) and ours may have
  * replaced what they asked for: asked again, as it stands now (its kinds
  * still on, its last callbacks and clock); nothing after its

@@ -50,15 +50,38 @@ void gt_say_line(const char *line)
     errno = saved;
 }
 
-void gt_say(const char *fmt, ...)
+static void vsay(const char *fmt, va_list ap)
 {
     int saved = errno;
     char line[1024];
     int n = snprintf(line, sizeof line, "gputrace: ");
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-    va_end(ap);
     gt_say_line(line);
     errno = saved;
+}
+
+void gt_say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(fmt, ap);
+    va_end(ap);
+}
+
+/* set once at activation, read on any thread after */
+static int quiet;
+
+void gt_say_quiet(int on)
+{
+    quiet = on;
+}
+
+void gt_tell(const char *fmt, ...)
+{
+    if (quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(fmt, ap);
+    va_end(ap);
 }

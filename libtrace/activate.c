@@ -150,6 +150,7 @@ static int activate_once(void)
     int rank = env_rank(rank_vars);
     atomic_store(&image_pid, (int)getpid());
     gt_config_load(&cfg, rank);
+    gt_say_quiet(cfg.quiet);
     gt_clock_init(cfg.force_mono_clock);
     gt_tbuf_configure(cfg.buffer_bytes);
     gt_stack_depth = cfg.callstack_depth;

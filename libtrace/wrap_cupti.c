@@ -11,9 +11,9 @@
  * the program registers buffer callbacks or a timestamp callback, enables a
  * kind or finalizes CUPTI, our records are flushed and our kinds turned
  * off, and the file says where our GPU records end (what it asks for, and
- * its disables, are kept for a hand-over that comes after its calls); before it subscribes
- * to callbacks, the subscriber we hold (injected, static runtime) is let
- * go.  Then the real call, its result and errno as they were.  The
+ * its disables, are kept for a hand-over that comes after its calls);
+ * before it subscribes to callbacks, the subscriber we hold (injected,
+ * static runtime) is let go.  Then the real call, its result and errno as they were.  The
  * tracer's own CUPTI calls go through the pointers it looked up in CUPTI
  * itself (cupti_sub.c), never through these.  Kineto in PyTorch's wheels
  * links libcupti dynamically, so its calls bind here; a CUPTI linked
@@ -28,8 +28,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* The definition the caller would have bound to (real.h,
  * gt_next_definition): the global scope's is kept; a CUPTI that only the
@@ -60,12 +58,9 @@ static void *next_of(void *_Atomic *slot, const char *name, const void *caller)
 static void step_aside(const char *what)
 {
     int saved = errno;
-    if (gt_cupti_hand_over()) {
-        const char *q = getenv("GPUTRACE_QUIET");
-        if (!q || !*q || strcmp(q, "0") == 0)
-            gt_say("the program called %s (a profiler of its own, such as torch.profiler): its profiler "
-                   "gets CUPTI, and this process's GPU records end here", what);
-    }
+    if (gt_cupti_hand_over())
+        gt_tell("the program called %s (a profiler of its own, such as torch.profiler): its profiler "
+                "gets CUPTI, and this process's GPU records end here", what);
     errno = saved;
 }
 
@@ -115,12 +110,9 @@ CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_Ca
 {
     NEXT(cuptiSubscribe);
     int saved = errno;
-    if (gt_cupti_let_go_callbacks()) {
-        const char *q = getenv("GPUTRACE_QUIET");
-        if (!q || !*q || strcmp(q, "0") == 0)
-            gt_say("the program subscribed to CUPTI's callbacks (a profiler of its own): the tracer lets its "
-                   "subscriber go, and the syncs and copies no wrapper sees have no call site from here");
-    }
+    if (gt_cupti_let_go_callbacks())
+        gt_tell("the program subscribed to CUPTI's callbacks (a profiler of its own): the tracer lets its "
+                "subscriber go, and the syncs and copies no wrapper sees have no call site from here");
     errno = saved;
     return real(subscriber, callback, userdata);
 }

@@ -25,6 +25,7 @@ expect "preloaded: one line says the tracer stepped aside" \
 GPUTRACE_QUIET=1 "$b/gputrace" record -o "$tmp/rec.db" -- "$app" > "$tmp/rec.out" 2>&1
 expect "gputrace record: exit status passes through" $? 0
 expect "gputrace record: its profiler gets what it gets untraced" "$(grep -v '^gputrace' "$tmp/rec.out")" "$(cat "$tmp/untraced")"
+expect "gputrace record, GPUTRACE_QUIET=1: no line of the tracer's" "$(grep -c '^gputrace' "$tmp/rec.out")" 0
 
 # a thread blocked in a sync across the profiler's start: the tracer's
 # external id pushed around that call is popped at its end, though CUPTI
