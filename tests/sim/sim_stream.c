@@ -89,16 +89,19 @@ static void event_unref_locked(struct sim_event *ev)
 
 _Thread_local uint64_t sim_kernel_ended_mono;
 
-/* The end stamp of a kernel that says when it ended (sim_kernel_ended_mono):
- * the CUPTI clock now, less how long ago that was.  In ns: CUPTI's default
+/* The end stamp of a kernel begun at start that says when it ended
+ * (sim_kernel_ended_mono): the CUPTI clock now, less how long ago that
+ * was, never before start.  In ns: CUPTI's default
  * clock and the tracer's count ns; a program's own timestamp callback in
  * other units (tests/apps/own_activity.c) gets its collectives' ends off by
  * the wake-up's delay in those units. */
-static uint64_t kernel_end_ts(void)
+static uint64_t kernel_end_ts(uint64_t start)
 {
     uint64_t end = sim_cupti_ts(), at = sim_kernel_ended_mono, now = sim_mono_ns();
     sim_kernel_ended_mono = 0;
-    return at && at < now && now - at < end ? end - (now - at) : end; /* run_op keeps it >= start */
+    if (at && at < now && now - at < end)
+        end -= now - at;
+    return end < start ? start : end;
 }
 
 static void run_op(struct sim_stream *s, struct sim_op *op)
@@ -108,14 +111,12 @@ static void run_op(struct sim_stream *s, struct sim_op *op)
     switch (op->kind) {
     case SIM_OP_KERNEL:
         op->fn(op->args);
-        end = kernel_end_ts();
-        end = end < start ? start : end;
+        end = kernel_end_ts(start);
         sim_cupti_op_ended(op, s, start, end);
         break;
     case SIM_OP_HOSTFN:
         op->hostfn(op);
-        end = kernel_end_ts();
-        end = end < start ? start : end;
+        end = kernel_end_ts(start);
         if (!op->no_record)
             sim_cupti_op_ended(op, s, start, end);
         break;
