@@ -362,11 +362,14 @@ void analyse_idle(const struct model *m, const struct report_opts *o, struct fin
     for (size_t k = 0; k < nd; k++) {
         struct dev_idle *d = dev_state(ps, devs[k]);
         if (nd == 1) { /* (one of several GPUs alone in the window: that GPU's, as read whole) */
-            gaps_of(m, o, fs, pi, t, &t->busy, &blocked, d, ps->multi_gpu ? devs[0] : -1);
+            gaps_of(m, o, fs, pi, t, &t->seen, &blocked, d, ps->multi_gpu ? devs[0] : -1);
             continue;
         }
-        struct ivals u = timeline_ops_union(p, devs[k], 0);
-        gaps_of(m, o, fs, pi, t, &u, &blocked, dev_state(ps, devs[k]), devs[k]);
+        struct ivals u = timeline_ops_union(p, devs[k], 0), seen;
+        int joined = timeline_join_gaps(p, &u, &seen);
+        gaps_of(m, o, fs, pi, t, &seen, &blocked, dev_state(ps, devs[k]), devs[k]);
+        if (joined)
+            free(seen.v);
         free(u.v);
     }
 }

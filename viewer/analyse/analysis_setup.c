@@ -109,7 +109,7 @@ void setup_note(const struct model *m, struct findings *fs, const struct timelin
      * idle only if GPU work follows, in a later window */
     int64_t last = t->busy.n ? t->busy.v[t->busy.n - 1].b : INT64_MIN;
     int64_t to = c->end < last ? c->end : last;
-    int64_t idle = to > a ? to - a - ivals_cover(&t->busy, a, to) : 0;
+    int64_t idle = to > a ? to - a - ivals_cover(&t->seen, a, to) : 0;
     int64_t from = last > a ? last : a, rest = c->end > from ? c->end - from : 0;
     if (p->win_hi == INT64_MAX)
         rest = 0; /* read whole, or its last window: no GPU work follows */
@@ -122,7 +122,7 @@ void setup_note(const struct model *m, struct findings *fs, const struct timelin
         f->api = c->api;
     model_add(&f->host_blocked_ns, held);
     if (to > a)
-        model_add(&f->gpu_idle_ns, charge_gaps(fs, f, (int)pi, &t->busy, a, to));
+        model_add(&f->gpu_idle_ns, charge_gaps(fs, f, (int)pi, &t->seen, a, to));
     by_api(&f->facts, c->api, 1, held);
     if (rest > 0)
         add_due(ps, (size_t)(f - fs->v), c, from);
@@ -136,7 +136,7 @@ void setup_due(const struct model *m, struct findings *fs, const struct timeline
     for (size_t i = 0; i < ps->nsetup_due; i++) {
         const struct setup_due *d = &ps->setup_due[i];
         struct finding *f = &fs->v[d->finding];
-        model_add(&f->gpu_idle_ns, charge_gaps(fs, f, (int)pi, &t->busy, d->from, d->to));
+        model_add(&f->gpu_idle_ns, charge_gaps(fs, f, (int)pi, &t->seen, d->from, d->to));
     }
     ps->nsetup_due = 0;
 }

@@ -418,7 +418,7 @@ static void claim_idle(struct findings *fs, struct finding *f, const struct time
         to = p->ops[k].start;
     else if (t->busy.n && t->busy.v[t->busy.n - 1].b > to)
         to = t->busy.v[t->busy.n - 1].b;
-    model_add(&f->gpu_idle_ns, charge_gaps(fs, f, (int)pi, &t->busy, from, to));
+    model_add(&f->gpu_idle_ns, charge_gaps(fs, f, (int)pi, &t->seen, from, to));
     if (k >= p->nops)
         add_idle_due(p->pass, (size_t)(f - fs->v), to);
 }

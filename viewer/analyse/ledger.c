@@ -15,7 +15,7 @@
 
 const char *const ledger_bucket_names[LB_COUNT] = {
     "compute", "comm.hidden", "comm.wait", "comm.transfer", "copy", "idle.host_blocked",
-    "idle.host_busy", "idle.peer", "idle.launch", "idle.other", "before_gpu", "after_gpu",
+    "idle.host_busy", "idle.peer", "idle.launch", "idle.other", "before_gpu", "after_gpu", "not_recorded",
 };
 
 int ledger_waste(int bucket)
@@ -199,6 +199,47 @@ static void keep_gap(struct ledger *l, const struct ivals *others, int64_t waits
     ivals_split(others, a, b, 1, peer_part, &g);
 }
 
+/* [a, b) of l's process, within its GPU span: its parts without GPU
+ * records of the tracer's (model.h, gpu_gaps) are not_recorded, the rest
+ * goes to part, a piece at a time. */
+static void split_unrecorded(struct ledger *l, const struct proc *p, int64_t a, int64_t b,
+                             void (*part)(void *, int64_t, int64_t), void *arg)
+{
+    int64_t at = a;
+    for (size_t i = 0; i <= p->ngpu_gaps && at < b; i++) {
+        int64_t from = i < p->ngpu_gaps ? p->gpu_gaps[i].from : b, to = i < p->ngpu_gaps ? p->gpu_gaps[i].to : b;
+        if (to <= at)
+            continue;
+        int64_t e = from < b ? from : b;
+        if (e > at) /* recorded */
+            part(arg, at, e);
+        int64_t s = from > at ? from : at, t = to < b ? to : b;
+        if (t > s) {
+            model_add(&l->ns[LB_NOT_RECORDED], t - s);
+            lg_add_span(l, LB_NOT_RECORDED, s, t);
+        }
+        at = t > at ? t : at;
+    }
+}
+
+/* A stretch the GPU did nothing of, between two of its work (or after the
+ * last, for a process that did not end): short ones summed (top tallies
+ * their ranges), long ones kept, with the host's blocking calls in them. */
+struct idle_between { struct ledger *top, *l; const struct proc *p; const struct report_opts *o;
+                      const struct ivals *others, *blocked; };
+
+static void idle_piece(void *arg, int64_t a, int64_t b)
+{
+    struct idle_between *x = arg;
+    if (b - a < x->o->idle_gap_ns) {
+        model_add(&x->l->ns[LB_IDLE_LAUNCH], b - a);
+        lg_add_span(x->l, LB_IDLE_LAUNCH, a, b);
+        lg_tally_range(&x->top->launch, &x->top->nlaunch, x->p, a, b); /* gpu.launch_bound's place */
+    } else {
+        keep_gap(x->l, x->others, x->top->waits ? x->top->waits_from : INT64_MAX, x->blocked, a, b);
+    }
+}
+
 /* One window of a GPU's work into its ledger l (top: the process's, which
  * tallies the short gaps and the communication kernels): what the GPU did
  * in it, summed, and its exposed communication and long gaps kept.
@@ -241,12 +282,9 @@ static void window_into(struct ledger *top, struct ledger *l, const struct proc 
         if (!l->on) {
             l->on = 1;
             l->first = a;
-        } else if (a - l->last < o->idle_gap_ns) {
-            model_add(&l->ns[LB_IDLE_LAUNCH], a - l->last);
-            lg_add_span(l, LB_IDLE_LAUNCH, l->last, a);
-            lg_tally_range(&top->launch, &top->nlaunch, p, l->last, a); /* gpu.launch_bound's place */
         } else {
-            keep_gap(l, others, top->waits ? top->waits_from : INT64_MAX, blocked, l->last, a);
+            struct idle_between x = { top, l, p, o, others, blocked };
+            split_unrecorded(l, p, l->last, a, idle_piece, &x);
         }
         l->last = b;
     }
@@ -441,6 +479,14 @@ void lg_take_back(const struct findings *fs, struct ledger *l)
     l->aside = 0;
 }
 
+struct tail_gap { struct ledger *l; const struct ivals *others, *blocked; int64_t waits_from; };
+
+static void tail_piece(void *arg, int64_t a, int64_t b)
+{
+    struct tail_gap *t = arg;
+    keep_gap(t->l, t->others, t->waits_from, t->blocked, a, b);
+}
+
 /* A GPU's ledger (or the process's one GPU's) at the process's end: its
  * life, span and the time before and after its work. */
 static void gpu_end(const struct model *m, size_t pi, struct ledger *l, const struct ivals *others,
@@ -456,9 +502,12 @@ static void gpu_end(const struct model *m, size_t pi, struct ledger *l, const st
      * what its GPU did then is not known */
     if (model_proc_unended(p) && !model_proc_gpu_cut(m, pi) && p->end > l->last) {
         const struct ivals none = { NULL, 0 };
-        keep_gap(l, others, waits_from, &none, l->last, p->end);
+        struct tail_gap t = { l, others, &none, waits_from };
+        split_unrecorded(l, p, l->last, p->end, tail_piece, &t);
         l->last = p->end;
     }
+    /* before and after its work, whatever CUPTI's state: not_recorded is
+     * within the span, as every bucket but these two */
     l->span_ns = l->last - l->first;
     l->ns[LB_BEFORE] = l->first - p->start;
     l->ns[LB_AFTER] = p->end - l->last;

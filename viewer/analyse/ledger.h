@@ -42,6 +42,9 @@ enum ledger_bucket {
     LB_IDLE_OTHER,    /* GPU idle that no finding claimed, the host not blocked; or charged to gpu.stalled */
     LB_BEFORE,        /* before the first GPU work */
     LB_AFTER,         /* after the last */
+    LB_NOT_RECORDED,  /* within the span, no GPU records: the program's own profiler held CUPTI (model.h,
+                       * gpu_gaps); last, and listed only where some is (a run without it lists the
+                       * buckets it always did) */
     LB_COUNT
 };
 

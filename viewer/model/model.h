@@ -194,10 +194,15 @@ struct proc {
     char boot_id[40];             /* its machine's boot (process.boot_id; "" in older files) */
     int has_end, has_exit_code, has_signal, cupti_active;
     int has_heartbeat;            /* its writer left heartbeats (schema 6): a process without an end was alive until then */
-    int64_t gpu_until;            /* its GPU records end here, its own clock: the program's own profiler took
-                                   * CUPTI (process.cupti_status "active until NS"); 0 if not.  Its
-                                   * calls from then on are left out (load_proc.c), its collectives have no
-                                   * GPU times to tell, and what its GPU did then is not known */
+    /* The stretches the program's own profiler held CUPTI (table gpu_gap; or
+     * process.cupti_status "active until NS", one to the end), its own
+     * clock, in time order, to INT64_MAX for one it never gave back: no GPU
+     * records of its then.  Its calls that start in one are left out
+     * (load_proc.c), its collectives there have no GPU times to tell, and
+     * what its GPU did is not known (the ledger's not_recorded). */
+    struct gpu_gap { int64_t from, to; } *gpu_gaps;
+    size_t ngpu_gaps;
+    int64_t gpu_until;            /* the last one's start if it never ended, 0 if not: its GPU records end there */
     int one_clock;                /* its calls' and CUPTI's times went through one fixed clock map
                                    * (process.clock_source "...+cupti"): no offset to estimate (join_clock.h) */
     int64_t read_ns;              /* realtime when its file's heartbeats were read (liveness.c), 0 if not */
@@ -460,6 +465,16 @@ static inline int model_proc_gpu_cut(const struct model *m, size_t pi)
 {
     const struct monitor_window *w = model_proc_cut_window(m, pi);
     return (w && !w->gpu_flushed) || m->procs[pi].gpu_until;
+}
+
+/* Whether time t of process p lies in a stretch without its GPU records
+ * (gpu_gaps). */
+static inline int model_proc_in_gpu_gap(const struct proc *p, int64_t t)
+{
+    for (size_t i = 0; i < p->ngpu_gaps && p->gpu_gaps[i].from <= t; i++)
+        if (t < p->gpu_gaps[i].to)
+            return 1;
+    return 0;
 }
 
 #endif

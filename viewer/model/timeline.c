@@ -72,6 +72,7 @@ void timeline_build(struct timeline *t, const struct proc *p)
     }
     free(by_corr);
     t->busy = timeline_ops_union(p, -1, 0);
+    timeline_join_gaps(p, &t->busy, &t->seen);
     t->compute = timeline_ops_union(p, -1, 1);
     t->comm = timeline_ops_union(p, -1, 2);
     if (sm->compute_preset)
@@ -123,8 +124,38 @@ void timeline_drop_except(struct timeline *t)
     t->nothers = 0;
 }
 
+int timeline_join_gaps(const struct proc *p, const struct ivals *u, struct ivals *out)
+{
+    *out = *u;
+    if (!p->ngpu_gaps || !u->n)
+        return 0;
+    /* between its first work and its last only: before and after them is
+     * no idle of the GPU's either way */
+    int64_t lo = u->v[0].a, hi = u->v[u->n - 1].b;
+    struct ivals_build b = { 0 };
+    do { /* both in start order: merged */
+        size_t i = 0, k = 0;
+        while (i < u->n || k < p->ngpu_gaps) {
+            if (k == p->ngpu_gaps || (i < u->n && u->v[i].a <= p->gpu_gaps[k].from)) {
+                ivals_build_add(&b, u->v[i].a, u->v[i].b);
+                i++;
+            } else {
+                int64_t from = p->gpu_gaps[k].from > lo ? p->gpu_gaps[k].from : lo;
+                int64_t to = p->gpu_gaps[k].to < hi ? p->gpu_gaps[k].to : hi;
+                if (to > from)
+                    ivals_build_add(&b, from, to);
+                k++;
+            }
+        }
+    } while (ivals_build_pass(&b));
+    *out = b.u;
+    return 1;
+}
+
 void timeline_free(struct timeline *t)
 {
+    if (t->seen.v != t->busy.v)
+        free(t->seen.v);
     free(t->op_of_call);
     free(t->busy.v);
     free(t->compute.v);

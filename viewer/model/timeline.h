@@ -15,6 +15,8 @@ struct timeline {
                                * (4 bytes a call: a process's ops are counted in int32) */
     int64_t max_op_ns;        /* longest GPU operation */
     struct ivals busy;        /* union of all GPU operations */
+    struct ivals seen;        /* busy, with the stretches without GPU records of the tracer's joined in
+                               * (timeline_join_gaps): what the GPU's idle is measured against */
     struct ivals compute;     /* union of kernels that are not NCCL's */
     struct ivals comm;        /* union of NCCL kernels */
     /* compute on every stream but one, for the few streams that need it */
@@ -30,6 +32,11 @@ const struct ivals *timeline_compute_except(struct timeline *t, int stream);
 void timeline_drop_except(struct timeline *t);
 
 void timeline_build(struct timeline *t, const struct proc *p);
+/* u, a union of p's GPU work, with the stretches p has no GPU records of
+ * the tracer's (model.h, gpu_gaps; cut at its end) joined in: idle there is
+ * not known, not the GPU's.  1 when *out is a new union (free its v); 0
+ * when p has none, and *out is u itself. */
+int timeline_join_gaps(const struct proc *p, const struct ivals *u, struct ivals *out);
 /* The union of the window's GPU operations on GPU `device` (-1: every
  * GPU of the process); which: 0 all, 1 compute kernels (not NCCL's), 2
  * NCCL kernels.  Merged as it goes: the operations are sorted by start,

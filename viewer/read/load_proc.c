@@ -137,7 +137,7 @@ static void add_call(struct loading *l, struct call c, int api, int callsite, in
     model_span(&c.start, &c.end);
     if (!l->scan && (c.start < l->lo || c.start >= l->hi))
         return; /* another window's */
-    if (p->gpu_until && c.start >= p->gpu_until)
+    if (p->ngpu_gaps && model_proc_in_gpu_gap(p, c.start))
         return; /* no GPU records to read it by (model.h) */
     if (l->shadow) { /* raw, until the halves are joined (corr is set later) */
         c.site = callsite;
@@ -487,7 +487,7 @@ static void join_shadow(struct loading *l, struct loading *sh)
 
 static void read_table(struct model *m, struct proc *p, size_t k, struct loading *l)
 {
-    struct proc shadow_proc = { .gpu_until = p->gpu_until }; /* add_call reads it */
+    struct proc shadow_proc = { .gpu_until = p->gpu_until, .gpu_gaps = p->gpu_gaps, .ngpu_gaps = p->ngpu_gaps }; /* add_call reads them */
     struct loading shadow = { .m = m, .p = &shadow_proc, .shadow = 1, .lo = l->lo, .hi = l->hi, .enq = l->enq };
     int rc, rc2;
     int split = rowruns_each_split(m->dbs[p->db], m->dbs2 ? m->dbs2[p->db] : NULL, readers[k].t, readers[k].sql,

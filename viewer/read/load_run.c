@@ -260,6 +260,63 @@ static void load_heartbeats(struct model *m, size_t d)
     sqlite3_finalize(s);
 }
 
+static int cmp_gap(const void *a, const void *b)
+{
+    const struct gpu_gap *x = a, *y = b;
+    return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* The stretches each process of file d had no GPU records of its own
+ * (model.h, gpu_gaps): the gpu_gap table's (a tracer that takes CUPTI
+ * back when the program's profiler stops), else one from "active until NS"
+ * to the end.  Rows of another process, or with an end before their
+ * start, are left out; overlapping ones are joined. */
+static void load_gpu_gaps(struct model *m, size_t d)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(m->dbs[d], "SELECT process_id, from_ns, to_ns FROM gpu_gap ORDER BY process_id, idx", -1,
+                           &s, NULL) != SQLITE_OK)
+        s = NULL; /* an older file, or an import: none */
+    while (s && sqlite3_step(s) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(s, 0), from = model_ns(sqlite3_column_int64(s, 1));
+        int64_t to = sqlite3_column_type(s, 2) == SQLITE_NULL ? INT64_MAX : model_ns(sqlite3_column_int64(s, 2));
+        if (from <= 0 || to <= from)
+            continue;
+        for (size_t i = 0; i < m->nprocs; i++) {
+            struct proc *p = &m->procs[i];
+            if (p->db != (int)d || p->id != id || !p->cupti_active)
+                continue;
+            if (p->ngpu_gaps % 16 == 0 &&
+                !(p->gpu_gaps = realloc(p->gpu_gaps, (p->ngpu_gaps + 16) * sizeof *p->gpu_gaps)))
+                model_out_of_memory();
+            p->gpu_gaps[p->ngpu_gaps++] = (struct gpu_gap){ from, to };
+        }
+    }
+    sqlite3_finalize(s);
+    for (size_t i = 0; i < m->nprocs; i++) {
+        struct proc *p = &m->procs[i];
+        if (p->db != (int)d)
+            continue;
+        if (!p->ngpu_gaps && p->gpu_until) { /* "active until" alone */
+            if (!(p->gpu_gaps = malloc(sizeof *p->gpu_gaps)))
+                model_out_of_memory();
+            p->gpu_gaps[p->ngpu_gaps++] = (struct gpu_gap){ p->gpu_until, INT64_MAX };
+        }
+        qsort(p->gpu_gaps, p->ngpu_gaps, sizeof *p->gpu_gaps, cmp_gap);
+        size_t n = 0;
+        for (size_t k = 0; k < p->ngpu_gaps; k++) {
+            if (n && p->gpu_gaps[k].from <= p->gpu_gaps[n - 1].to) {
+                if (p->gpu_gaps[k].to > p->gpu_gaps[n - 1].to)
+                    p->gpu_gaps[n - 1].to = p->gpu_gaps[k].to;
+            } else {
+                p->gpu_gaps[n++] = p->gpu_gaps[k];
+            }
+        }
+        p->ngpu_gaps = n;
+        p->gpu_until = n && p->gpu_gaps[n - 1].to == INT64_MAX ? p->gpu_gaps[n - 1].from : 0;
+    }
+}
+
 /* (load_threads.h) */
 int load_find_rows(struct model *m, size_t d)
 {
@@ -285,6 +342,7 @@ int load_find_rows(struct model *m, size_t d)
     }
     free(v);
     load_heartbeats(m, d);
+    load_gpu_gaps(m, d);
     return rc;
 }
 
@@ -477,7 +535,7 @@ int load_model(struct model *m, char **paths, int npaths, const char *run, char 
             long long until;
             char rest;
             if (sscanf(p->cupti, "active until %lld%c", &until, &rest) == 2 && rest == ' ') {
-                p->cupti_active = 1; /* until then (collector/writer.c) */
+                p->cupti_active = 1; /* until then (collector/writer.c), unless gpu_gap says more */
                 p->gpu_until = model_ns(until) > 0 ? model_ns(until) : 1;
             }
             p->world = sqlite3_column_int(s, 13);
@@ -553,6 +611,7 @@ void load_free(struct model *m)
         free(m->procs[i].sites);
         idmap_free(&m->procs[i].site_index);
         free(m->procs[i].ranges);
+        free(m->procs[i].gpu_gaps);
         if (m->procs[i].rows)
             rowruns_free(m->procs[i].rows);
         free(m->procs[i].rows);

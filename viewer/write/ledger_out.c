@@ -142,11 +142,25 @@ static void row_text(FILE *out, const int64_t *ns)
     fputc('\n', out);
 }
 
-static void row_html(FILE *out, const int64_t *ns)
+static void row_html(FILE *out, const int64_t *ns, int unrecorded)
 {
     for (size_t c = 0; c < NCOLUMNS; c++)
         fprintf(out, "<td class=n>%.2f</td>", ms(ns[columns[c].bucket]));
+    if (unrecorded)
+        fprintf(out, "<td class=n>%.2f</td>", ms(ns[LB_NOT_RECORDED]));
     fputs("</tr>", out);
+}
+
+/* How many buckets the outputs list: not_recorded, the last, only where a
+ * rank has some (a run the tracer recorded whole lists what it always did). */
+static int buckets_listed(const struct summary *s, const struct findings *fs)
+{
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct ledger *l = ledger_of(fs, (size_t)s->ranks[i].proc);
+        if (l && l->ns[LB_NOT_RECORDED] > 0)
+            return LB_COUNT;
+    }
+    return LB_COUNT - 1;
 }
 
 static int cmp_ns(const void *x, const void *y)
@@ -224,6 +238,17 @@ void ledger_text(FILE *out, const struct model *m, const struct summary *s, cons
     if (multi)
         fprintf(out, "(a rank that drives several GPUs: each GPU's time, the rank's row their sum; idle.peer holds a"
                      "\n GPU's idle while another of them worked)\n");
+    if (buckets_listed(s, fs) == LB_COUNT) { /* beside the columns, within the span */
+        fprintf(out, "not recorded, ms (the program's own profiler held CUPTI: what the GPU did then is its"
+                     " profiler's;\n it and the columns add up to the span):");
+        for (size_t i = 0; i < s->nranks; i++) {
+            const struct ledger *l = ledger_of(fs, (size_t)s->ranks[i].proc);
+            char rc[16];
+            if (l && l->ns[LB_NOT_RECORDED] > 0)
+                fprintf(out, " %s %.1f", rank_cell(s->ranks[i].rank, rc, sizeof rc), ms(l->ns[LB_NOT_RECORDED]));
+        }
+        fputc('\n', out);
+    }
     steps_text(out, s, fs);
     size_t n;
     struct cause *v = causes_of(m, fs, &n);
@@ -251,7 +276,7 @@ void ledger_text(FILE *out, const struct model *m, const struct summary *s, cons
 void ledger_json(FILE *out, const struct model *m, const struct summary *s, const struct findings *fs)
 {
     fprintf(out, ",\n\"ledger\": [");
-    int first = 1;
+    int first = 1, listed = buckets_listed(s, fs);
     char text[4096];
     for (size_t i = 0; i < s->nranks; i++) {
         const struct ledger *l = ledger_of(fs, (size_t)s->ranks[i].proc);
@@ -262,7 +287,7 @@ void ledger_json(FILE *out, const struct model *m, const struct summary *s, cons
                 first ? "" : ",", s->ranks[i].rank, s->ranks[i].pid, (long long)l->life_ns, (long long)l->span_ns,
                 (long long)ledger_waste_ns(l), (long long)ledger_found_ns(l));
         first = 0;
-        for (int b = 0; b < LB_COUNT; b++)
+        for (int b = 0; b < listed; b++)
             fprintf(out, "%s{\"bucket\": \"%s\", \"ns\": %lld}", b ? ", " : "", ledger_bucket_names[b],
                     (long long)l->ns[b]);
         fprintf(out, "], \"causes\": [");
@@ -292,7 +317,7 @@ void ledger_json(FILE *out, const struct model *m, const struct summary *s, cons
         for (size_t k = 0; ledger_ngpus(l) > 1 && (g = ledger_gpu(l, k)); k++) {
             fprintf(out, "%s{\"device\": %d, \"life_ns\": %lld, \"gpu_span_ns\": %lld, \"buckets\": [",
                     k ? ", " : "], \"gpus\": [", g->device, (long long)g->life_ns, (long long)g->span_ns);
-            for (int b = 0; b < LB_COUNT; b++)
+            for (int b = 0; b < listed; b++)
                 fprintf(out, "%s{\"bucket\": \"%s\", \"ns\": %lld}", b ? ", " : "", ledger_bucket_names[b],
                         (long long)g->ns[b]);
             fputs("]}", out);
@@ -303,7 +328,7 @@ void ledger_json(FILE *out, const struct model *m, const struct summary *s, cons
         for (size_t k = 0; k < l->nsteps; k++) {
             fprintf(out, "%s{\"iteration\": %lld, \"ns\": %lld, \"buckets\": [", k ? ", " : "",
                     (long long)l->steps[k].iter, (long long)l->step_len[k]);
-            for (int b = 0; b < LB_COUNT; b++)
+            for (int b = 0; b < listed; b++)
                 fprintf(out, "%s%lld", b ? ", " : "", (long long)l->step_ns[k][b]);
             fputs("]}", out);
         }
@@ -322,8 +347,11 @@ void ledger_html(FILE *out, const struct model *m, const struct summary *s, cons
     fputs("<h2>The ledger: every millisecond of each rank</h2><p class=\"sub\">Each rank's GPU span partitioned:"
           " what the GPU did, and why it idled; the columns add up to the span (docs/report.md, \"The"
           " ledger\").</p><table id=\"ledger\"><tr><th>rank</th><th>span ms</th>", out);
+    int unrecorded = buckets_listed(s, fs) == LB_COUNT;
     for (size_t c = 0; c < NCOLUMNS; c++)
         fprintf(out, "<th>%s</th>", ledger_bucket_names[columns[c].bucket]);
+    if (unrecorded)
+        fprintf(out, "<th>%s</th>", ledger_bucket_names[LB_NOT_RECORDED]);
     fputs("</tr>", out);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct ledger *l = ledger_of(fs, (size_t)s->ranks[i].proc);
@@ -331,11 +359,11 @@ void ledger_html(FILE *out, const struct model *m, const struct summary *s, cons
             continue;
         char rc[16];
         fprintf(out, "<tr><td>%s</td><td class=n>%.2f</td>", rank_cell(s->ranks[i].rank, rc, sizeof rc), ms(l->span_ns));
-        row_html(out, l->ns);
+        row_html(out, l->ns, unrecorded);
         const struct ledger *g;
         for (size_t k = 0; ledger_ngpus(l) > 1 && (g = ledger_gpu(l, k)); k++) {
             fprintf(out, "<tr><td>%s GPU %d</td><td class=n>%.2f</td>", rc, g->device, ms(g->span_ns));
-            row_html(out, g->ns);
+            row_html(out, g->ns, unrecorded);
         }
     }
     fputs("</table><h3>GPU time lost, by cause (all ranks)</h3><table id=\"causes\"><tr><th>bucket</th>"

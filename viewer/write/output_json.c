@@ -65,6 +65,17 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
                 (long long)p->dropped_cupti);
         if (p->gpu_until) /* the program's own profiler took CUPTI (model.h): only there */
             fprintf(out, ", \"gpu_records_until_ns\": %lld", (long long)model_aligned(m, p, p->gpu_until));
+        if (p->ngpu_gaps) { /* and each stretch it held it, to null: never given back */
+            fputs(", \"gpu_gaps_ns\": [", out);
+            for (size_t k = 0; k < p->ngpu_gaps; k++) {
+                fprintf(out, "%s[%lld, ", k ? ", " : "", (long long)model_aligned(m, p, p->gpu_gaps[k].from));
+                if (p->gpu_gaps[k].to == INT64_MAX)
+                    fputs("null]", out);
+                else
+                    fprintf(out, "%lld]", (long long)model_aligned(m, p, p->gpu_gaps[k].to));
+            }
+            fputc(']', out);
+        }
         if (p->unfinished_ops) /* only where some are (docs/report-json.md) */
             fprintf(out, ", \"unfinished_gpu_ops\": %lld", (long long)p->unfinished_ops);
         charges_json_rank(out, fs, r->proc);

@@ -132,24 +132,42 @@ static void spread_text(FILE *out, const struct model *m, const struct findings 
 }
 
 /* Processes whose program took CUPTI for a profiler of its own (model.h,
- * gpu_until): where their GPU records end, and what is left out. */
+ * gpu_gaps): the stretches their GPU records are missing, and what is left
+ * out. */
 static void handed_over_text(FILE *out, const struct model *m)
 {
     for (size_t i = 0; i < m->nprocs; i++) {
         const struct proc *p = &m->procs[i];
-        if (!p->gpu_until)
+        if (!p->ngpu_gaps)
             continue;
         char who[64];
         if (p->rank >= 0)
             snprintf(who, sizeof who, "rank %d (pid %d)", p->rank, p->pid);
         else
             snprintf(who, sizeof who, "pid %d", p->pid);
+        size_t closed = 0;
+        int64_t held = 0;
+        for (size_t k = 0; k < p->ngpu_gaps; k++)
+            if (p->gpu_gaps[k].to != INT64_MAX) {
+                closed++;
+                model_add(&held, p->gpu_gaps[k].to - p->gpu_gaps[k].from);
+            }
+        if (closed)
+            text_para(out, "note: ", 6,
+                      "%s: the program's own profiler (torch.profiler, or another CUPTI client) held CUPTI %zu"
+                      " time%s, %.1f ms in all, the first %.1f ms into the process; the GPU records of those"
+                      " stretches are its profiler's, its calls in them are left out of the analyses, and the"
+                      " ledger counts them not_recorded",
+                      who, closed, closed == 1 ? "" : "s", (double)held / 1e6,
+                      (double)(p->gpu_gaps[0].from - p->start) / 1e6);
+        if (!p->gpu_until)
+            continue;
         int64_t at = p->gpu_until - p->start, left = p->end > p->gpu_until ? p->end - p->gpu_until : 0;
         text_para(out, "note: ", 6,
                   "%s: the program's own profiler (torch.profiler, or another CUPTI client) took CUPTI %.1f ms"
-                  " into the process; its GPU records end there, and its calls of the %.1f ms after are left out"
+                  " into the process%s; its GPU records end there, and its calls of the %.1f ms after are left out"
                   " of the analyses (the profiler's own trace can be read with gputrace import)",
-                  who, (double)at / 1e6, (double)left / 1e6);
+                  who, (double)at / 1e6, closed ? " and kept it" : "", (double)left / 1e6);
     }
 }
 
