@@ -69,8 +69,13 @@ static struct {
 static _Atomic int active;
 static int stamps_ours; /* CUPTI took our timestamp callback (set before it starts) */
 static _Atomic int program_took; /* the program's own client called CUPTI (gt_cupti_hand_over) */
-static _Atomic int handing; /* ours handed over to it: once */
-static _Atomic int64_t handed_ns; /* when, in our clock (0: not yet) */
+static _Atomic int handing; /* ours handed over to it, not taken back yet */
+/* The stretches the program's profiler held CUPTI, in our clock: from the
+ * hand-over to the take-back (0 while it holds it).  Taken back only while
+ * there is room for the next one, so that every hand-over has its row. */
+#define MAX_GAPS 256
+static struct { _Atomic int64_t from, to; } gaps[MAX_GAPS];
+static _Atomic int ngaps;
 static _Atomic int callbacks_given; /* the program subscribed: ours let go, never taken again */
 static CUpti_SubscriberHandle our_sub; /* the callback subscriber we hold, if any (sub_lock) */
 /* Held while the tracer registers its clock, callbacks and kinds, and
@@ -116,6 +121,13 @@ static _Atomic size_t queued_bytes;
  * (which may hold several at once), queued, or being stored.  Past
  * GT_MEM_CUPTI_BYTES (membudget.h) no new buffer is handed out either. */
 static _Atomic size_t held_bytes;
+/* The buffers CUPTI holds of ours, from on_request to on_complete: once
+ * taken back, a buffer the program asked for may come to our on_complete
+ * (CUPTI calls the callback registered when it completes one); it goes to
+ * the program's, never to our pool.  As many as the budget has buffers
+ * (pool_lock). */
+#define OUT_MAX (GT_MEM_CUPTI_BYTES / BUF_BYTES)
+static uint8_t *out_bufs[OUT_MAX];
 
 /* A buffer of ours let go (never below 0: a forked child that starts
  * CUPTI again may see buffers its parent asked for, counted there). */
@@ -212,17 +224,53 @@ static uint64_t CUPTIAPI timestamp(void)
     return gt_clock_now_ns();
 }
 
+/* Marks p as held by CUPTI (in: 1), or finds and clears its mark (in: 0);
+ * 0 if there was no room, or no mark. */
+static int out_mark(uint8_t *p, int in)
+{
+    int done = 0;
+    pthread_mutex_lock(&pool_lock);
+    for (size_t i = 0; i < OUT_MAX && !done; i++)
+        if (out_bufs[i] == (in ? NULL : p)) {
+            out_bufs[i] = in ? p : NULL;
+            done = 1;
+        }
+    pthread_mutex_unlock(&pool_lock);
+    return done;
+}
+
 static void CUPTIAPI on_request(uint8_t **buffer, size_t *size, size_t *max_records)
 {
     uint8_t *p = atomic_load(&queued_bytes) < MAX_QUEUED_BYTES ? buf_get() : NULL;
+    if (p && !out_mark(p, 1)) {
+        buf_put(p, BUF_BYTES);
+        p = NULL;
+    }
     *buffer = p;
     *size = p ? BUF_BYTES : 0;
     *max_records = 0;
 }
 
+/* A buffer the program asked CUPTI for, completed to our callback: to the
+ * program's, its memory (dropped if it never registered one: not ours to
+ * free). */
+static void forward(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+    pthread_mutex_lock(&sub_lock);
+    CUpti_BuffersCallbackCompleteFunc complete = program.complete;
+    pthread_mutex_unlock(&sub_lock);
+    if (complete)
+        complete(ctx, stream, buffer, size, valid);
+}
+
 static void CUPTIAPI on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
 {
-    (void)ctx; (void)stream;
+    if (!buffer)
+        return;
+    if (!out_mark(buffer, 0)) { /* the program's (see out_bufs) */
+        forward(ctx, stream, buffer, size, valid);
+        return;
+    }
     struct qbuf *q = malloc(sizeof *q);
     if (!q) { /* no memory to queue it: its records are lost, and counted */
         CUpti_Activity *rec = NULL;
@@ -477,8 +525,9 @@ void gt_cupti_forget_after_fork(void)
 {
     atomic_store(&active, 0);
     pushed = 0; /* the forking thread's: a child never pops the parent's ids */
-    atomic_store(&handing, 0); /* the parent's hand-over is not the child's */
-    atomic_store(&handed_ns, 0);
+    atomic_store(&handing, 0); /* the parent's hand-overs are not the child's */
+    atomic_store(&ngaps, 0);
+    memset(out_bufs, 0, sizeof out_bufs); /* the parent's CUPTI held them */
     pthread_mutex_init(&start_lock, NULL);
     our_sub = NULL; /* the parent's */
     pthread_mutex_init(&sub_lock, NULL);
@@ -800,17 +849,18 @@ int gt_cupti_hand_over(void)
  * them) is about to take CUPTI.  What it would have got untraced, it must
  * get: our kinds go off, then our buffers come back (a forced flush, so
  * that none of ours is filled on its clock or completed to its
- * callbacks), CUPTI's clock and thread ids are put back, our external
- * correlation ids stop (they would land among its own), and the callback
- * subscriber we hold is let go (its cuptiSubscribe would be refused: older
- * Kineto then profiles the CPU only).  Our GPU records end here, and the
- * file says when (the writer's process.cupti_status).
+ * callbacks), its clock (the one it registered last, else CUPTI's own),
+ * its callbacks, if it registered any before (a profiler that registers
+ * them once, and finds ours after a take-back), and its thread ids are
+ * put back, our external correlation ids stop (they would land among its
+ * own), and the callback subscriber we hold is let go (its cuptiSubscribe
+ * would be refused: older Kineto then profiles the CPU only).  Our GPU
+ * records pause here, and the file says from when (gpu_gap).
  *
  * Here start_lock is held.  restore: the program's calls went
  * through before it (past hand_over_lock's bound) and ours may have
- * replaced what they asked for: asked again, as it stands now (its kinds
- * still on, its last callbacks and clock); nothing after its
- * cuptiFinalize. */
+ * replaced what they asked for: its kinds are enabled again, as they
+ * stand now; nothing after its cuptiFinalize. */
 static int hand_over_locked(int restore)
 {
     if (!atomic_load(&active) || atomic_exchange(&handing, 1))
@@ -819,8 +869,10 @@ static int hand_over_locked(int restore)
     pthread_mutex_lock(&sub_lock);
     __typeof__(program) asked = program;
     pthread_mutex_unlock(&sub_lock);
+    int g = atomic_load(&ngaps); /* < MAX_GAPS: gt_cupti_take_back */
     if (asked.finalized) { /* CUPTI is torn down, ours with the program's */
-        atomic_store(&handed_ns, (int64_t)gt_clock_now_ns());
+        atomic_store(&gaps[g].from, (int64_t)gt_clock_now_ns());
+        atomic_store(&ngaps, g + 1);
         return 1;
     }
     /* our kinds off first: a record made after the flush would fill a
@@ -833,22 +885,76 @@ static int hand_over_locked(int restore)
     size_t n = 0;
     if (fn.dropped && fn.dropped(NULL, 0, &n) == CUPTI_SUCCESS)
         atomic_fetch_add(&dropped_total, n);
-    /* what the program finds untraced: CUPTI's clock (a profiler that
-     * registers its own replaces it next) and its default thread ids */
-    if (fn.register_ts && (stamps_ours || (restore && asked.stamp)))
-        fn.register_ts(restore && asked.stamp ? asked.stamp : cupti_default_clock);
+    /* what the program finds untraced: its clock or CUPTI's, and CUPTI's
+     * thread ids as it left them */
+    if (fn.register_ts && (stamps_ours || asked.stamp))
+        fn.register_ts(asked.stamp ? asked.stamp : cupti_default_clock);
     if (fn.set_thread_id_type)
         fn.set_thread_id_type(thread_id_type);
-    if (restore) {
-        if (asked.request && asked.complete)
-            fn.register_callbacks(asked.request, asked.complete);
+    if (asked.request && asked.complete)
+        fn.register_callbacks(asked.request, asked.complete);
+    if (restore)
         for (int i = 1; i < 64; i++)
             if (asked.kinds & (1ull << i))
                 fn.enable((CUpti_ActivityKind)i);
-    }
     gt_cupti_let_go_callbacks();
-    atomic_store(&handed_ns, (int64_t)gt_clock_now_ns());
+    atomic_store(&gaps[g].to, 0);
+    atomic_store(&gaps[g].from, (int64_t)gt_clock_now_ns());
+    atomic_store(&ngaps, g + 1);
     return 1;
+}
+
+/* The program's profiler has stopped (its kinds all off, its buffers all
+ * flushed, CUPTI not finalized): ours again, as gt_cupti_start made it,
+ * until its next session's first call hands it over again.  Its thread
+ * id type is read again first (put back at that hand-over).  A failed
+ * registration leaves CUPTI the program's, its callbacks put back.  Here
+ * start_lock is held. */
+static int take_back_locked(void)
+{
+    int g = atomic_load(&ngaps);
+    if (!atomic_load(&handing) || atomic_load(&active) || g == 0 || g >= MAX_GAPS)
+        return 0;
+    pthread_mutex_lock(&sub_lock);
+    __typeof__(program) asked = program;
+    pthread_mutex_unlock(&sub_lock);
+    if (asked.finalized || asked.kinds)
+        return 0;
+    if (fn.get_thread_id_type)
+        fn.get_thread_id_type(&thread_id_type);
+    if (stamps_ours)
+        fn.register_ts(timestamp);
+    if (fn.set_thread_id_type)
+        fn.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (fn.register_callbacks(on_request, on_complete) != CUPTI_SUCCESS) {
+        if (fn.register_ts && (stamps_ours || asked.stamp))
+            fn.register_ts(asked.stamp ? asked.stamp : cupti_default_clock);
+        if (fn.set_thread_id_type)
+            fn.set_thread_id_type(thread_id_type);
+        return 0;
+    }
+    uint32_t on = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        on |= fn.enable(kinds[i]) == CUPTI_SUCCESS ? 1u << i : 0;
+    kinds_on = on;
+    /* after the kinds are on: a call before this has no GPU record */
+    atomic_store(&gaps[g - 1].to, (int64_t)gt_clock_now_ns());
+    atomic_store(&handing, 0);
+    atomic_store(&active, 1);
+    return 1;
+}
+
+int gt_cupti_take_back(void)
+{
+    if (!atomic_load(&handing) || atomic_load(&active))
+        return 0;
+    /* bounded as a hand-over is: the program's thread may hold the
+     * loader's lock */
+    if (!hand_over_lock())
+        return 0;
+    int done = take_back_locked();
+    pthread_mutex_unlock(&start_lock);
+    return done;
 }
 
 int gt_cupti_let_go_callbacks(void)
@@ -887,7 +993,12 @@ void gt_cupti_program_finalizes(void)
     pthread_mutex_unlock(&sub_lock);
 }
 
-int64_t gt_cupti_handed_over_ns(void)
+int gt_cupti_gaps(int64_t (*out)[2], int max)
 {
-    return atomic_load(&handed_ns);
+    int n = atomic_load(&ngaps);
+    for (int i = 0; i < n && i < max; i++) {
+        out[i][1] = atomic_load(&gaps[i].to);
+        out[i][0] = atomic_load(&gaps[i].from);
+    }
+    return n < max ? n : max;
 }

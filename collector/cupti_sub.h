@@ -41,10 +41,14 @@ int gt_cupti_stamps_ours(void);
  * why (another subscriber holds CUPTI's callbacks, or there are none). */
 int gt_cupti_subscribe(CUpti_CallbackFunc callback, const uint32_t (*ids)[2], size_t n, char *why, size_t whylen);
 /* The program is about to use CUPTI's activity API itself (its own
- * profiler): our records end, CUPTI is left as the program would have
- * found it untraced as far as it can be (cupti_sub.c).  1 the first time,
- * when CUPTI was ours; 0 otherwise.  Any thread but a CUPTI callback's. */
+ * profiler): our records pause, CUPTI is left as the program would have
+ * found it untraced as far as it can be (cupti_sub.c).  1 when CUPTI was
+ * ours; 0 otherwise.  Any thread but a CUPTI callback's. */
 int gt_cupti_hand_over(void);
+/* The program has forced a flush: if its profiler has stopped (none of its
+ * kinds on, CUPTI not finalized), CUPTI is ours again until its next
+ * session.  1 if taken back.  Any thread but a CUPTI callback's. */
+int gt_cupti_take_back(void);
 /* The program subscribes to CUPTI's callbacks: the subscriber we hold
  * (cupti_calls.h), if any, is let go, so that the program's is not
  * refused.  1 if we held one. */
@@ -56,8 +60,10 @@ void gt_cupti_program_asks(CUpti_BuffersCallbackRequestFunc request, CUpti_Buffe
                            CUpti_TimestampCallbackFunc stamp, int kind);
 /* The program finalizes CUPTI: nothing is asked of it for the program again. */
 void gt_cupti_program_finalizes(void);
-/* When it did (our clock's ns), 0 if not. */
-int64_t gt_cupti_handed_over_ns(void);
+/* The stretches the program's profiler held CUPTI, oldest first, in our
+ * clock's ns: from, to (0: it holds it still).  Up to max of them into
+ * out; returns how many. */
+int gt_cupti_gaps(int64_t (*out)[2], int max);
 /* External correlation around NCCL calls (no-ops when inactive). */
 void gt_cupti_push_external(uint64_t id);
 void gt_cupti_pop_external(void);

@@ -48,6 +48,7 @@ static const char *const stmt_sql[GT_ST_COUNT] = {
     [GT_ST_CALLSITE] = "INSERT OR REPLACE INTO callsite(process_id, id, frames) VALUES(?,?,?)",
     [GT_ST_LABEL] = "INSERT OR REPLACE INTO label(process_id, id, value) VALUES(?,?,?)",
     [GT_ST_HEARTBEAT] = "INSERT OR REPLACE INTO heartbeat(process_id, at_ns) VALUES(?,?)",
+    [GT_ST_GPU_GAP] = "INSERT OR REPLACE INTO gpu_gap(process_id, idx, from_ns, to_ns) VALUES(?,?,?,NULLIF(?,0))",
     [GT_ST_MODULE] = "INSERT OR REPLACE INTO module(process_id, id, name, path, build_id) VALUES(?,?,?,?,?)",
     [GT_ST_PYSTACK] = "INSERT OR REPLACE INTO pystack(process_id, id, frames) VALUES(?,?,?)",
     [GT_ST_NVTX_END] = "UPDATE nvtx_range SET end_ns = ?3 WHERE process_id = ?1 AND range_id = ?2 AND kind = 2",

@@ -197,17 +197,30 @@ static void store_dropped(void)
 }
 
 /* The program's own profiler took CUPTI (cupti_sub.h, gt_cupti_hand_over):
- * the process row says from when its GPU records end, once.  The report
- * reads "active until NS" (viewer/read/load_run.c). */
+ * each stretch it held it is a gpu_gap row (its end NULL while it holds
+ * it), and the process row says when the first began, once: "active until
+ * NS", what a report that knows no gpu_gap reads (the GPU records after it
+ * left out: less than there is, nothing wrong). */
 static void store_handover(void)
 {
-    int64_t at = gt_cupti_handed_over_ns();
-    if (!at || gt_w.handover_stored)
+    int64_t gaps[256][2];
+    int n = gt_cupti_gaps(gaps, 256);
+    if (!n)
         return;
-    char status[160];
-    snprintf(status, sizeof status, "active until %lld (the program's own profiler took CUPTI)", (long long)at);
-    if (gt_db_set_process_text(&gt_w.db, "cupti_status", status) == 0) /* else tried again next commit */
-        gt_w.handover_stored = 1;
+    if (!gt_w.handover_stored) {
+        char status[160];
+        snprintf(status, sizeof status, "active until %lld (the program's own profiler took CUPTI)",
+                 (long long)gaps[0][0]);
+        if (gt_db_set_process_text(&gt_w.db, "cupti_status", status) == 0) /* else tried again next commit */
+            gt_w.handover_stored = 1;
+    }
+    for (int i = gt_w.gaps_closed; i < n; i++) {
+        int64_t v[] = { i, gaps[i][0], gaps[i][1] };
+        if (gt_db_exec_i64(&gt_w.db, GT_ST_GPU_GAP, v, 3) != 0)
+            return; /* again next commit */
+        if (gaps[i][1] && gt_w.gaps_closed == i)
+            gt_w.gaps_closed = i + 1;
+    }
 }
 
 /* One pass: everything pending into the open transaction; commit if asked. */
@@ -440,6 +453,7 @@ int gt_writer_open(const char *path, const struct gt_process_info *p, char *err,
         snprintf(gt_w.path, sizeof gt_w.path, "%s", path);
         gt_w.dropped_known = 0; /* a new database (this process's, or a forked child's) */
         gt_w.handover_stored = 0;
+        gt_w.gaps_closed = 0;
         gt_w.owner_pid = getpid();
         atomic_store(&gt_w.released, 0);
     }

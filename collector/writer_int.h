@@ -86,7 +86,8 @@ struct gt_writer_state {
      * every commit, a tenth of an idle process's writer. */
     int64_t dropped_stored[2];
     int dropped_known;
-    int handover_stored; /* process.cupti_status says where CUPTI was handed over (writer.c) */
+    int handover_stored; /* process.cupti_status says where CUPTI was handed over first (writer.c) */
+    int gaps_closed;     /* the gpu_gap rows stored with their end (writer.c) */
     size_t stored_bytes; /* about how much the open transaction holds */
     uint64_t stored_recs; /* records stored so far (host and CUPTI): whether a pass found any */
     char path[4096];

@@ -74,6 +74,10 @@ const char gt_schema_sql[] =
     /* the writer's last sign of life, at every commit: a process whose
      * records stop early but whose heartbeat goes on was alive and idle */
     "CREATE TABLE IF NOT EXISTS heartbeat(process_id INTEGER PRIMARY KEY, at_ns INTEGER);\n"
+    /* the stretches the program's own profiler held CUPTI: no GPU records
+     * of ours then (collector/cupti_sub.c); to_ns NULL while it held it */
+    "CREATE TABLE IF NOT EXISTS gpu_gap(process_id INTEGER, idx INTEGER, from_ns INTEGER, to_ns INTEGER,\n"
+    "  PRIMARY KEY(process_id, idx));\n"
     /* a monitor's window (collector/window.c): why it was written */
     "CREATE TABLE IF NOT EXISTS window(process_id INTEGER, request TEXT, reason TEXT, at_ns INTEGER,\n"
     "  from_ns INTEGER, cut_rows INTEGER, detail TEXT, gpu_flushed INTEGER, onset_ns INTEGER);\n"

@@ -10,10 +10,12 @@
  * our buffers and kinds too and we its clock, silently.  Wrapped: before
  * the program registers buffer callbacks or a timestamp callback, enables a
  * kind or finalizes CUPTI, our records are flushed and our kinds turned
- * off, and the file says where our GPU records end (what it asks for, and
- * its disables, are kept for a hand-over that comes after its calls);
- * before it subscribes to callbacks, the subscriber we hold (injected,
- * static runtime) is let go.  Then the real call, its result and errno as they were.  The
+ * off, and the file says where our GPU records pause (what it asks for,
+ * and its disables, are kept for a hand-over that comes after its calls);
+ * after a forced flush of its with none of its kinds on (its stop), CUPTI
+ * is taken back; before it subscribes to callbacks, the subscriber we hold
+ * (injected, static runtime) is let go.  Around the real call, its result
+ * and errno as they were.  The
  * tracer's own CUPTI calls go through the pointers it looked up in CUPTI
  * itself (cupti_sub.c), never through these.  Kineto in PyTorch's wheels
  * links libcupti dynamically, so its calls bind here; a CUPTI linked
@@ -54,13 +56,14 @@ static void *next_of(void *_Atomic *slot, const char *name, const void *caller)
     if (!real)                                                                                       \
         return CUPTI_ERROR_NOT_INITIALIZED
 
-/* Steps aside, saying so once; errno as the program left it. */
+/* Steps aside, saying so the first time; errno as the program left it. */
 static void step_aside(const char *what)
 {
+    static _Atomic int said;
     int saved = errno;
-    if (gt_cupti_hand_over())
+    if (gt_cupti_hand_over() && !atomic_exchange(&said, 1))
         gt_tell("the program called %s (a profiler of its own, such as torch.profiler): its profiler "
-                "gets CUPTI, and this process's GPU records end here", what);
+                "gets CUPTI, and this process's GPU records pause until it stops", what);
     errno = saved;
 }
 
@@ -98,11 +101,35 @@ CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind)
     return real(kind);
 }
 
+/* The program's profiler stops with a forced flush, its kinds off
+ * (Kineto: disable, then the flush that hands it its buffers): the tracer
+ * takes CUPTI back after it (gt_cupti_take_back), until the next session
+ * hands it over again. */
+CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
+{
+    NEXT(cuptiActivityFlushAll);
+    CUptiResult r = real(flag);
+    if (r == CUPTI_SUCCESS && (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)) {
+        static _Atomic int said;
+        int saved = errno;
+        if (gt_cupti_take_back() && !atomic_exchange(&said, 1))
+            gt_tell("the program's own profiler stopped (its activity kinds off, its buffers flushed): the "
+                    "tracer takes CUPTI back, and this process's GPU records go on");
+        errno = saved;
+    }
+    return r;
+}
+
+/* Marked first: the hand-over then calls CUPTI for nothing (CUPTI's
+ * header has a client call it from a CUDA call's exit callback, where a
+ * flush of ours could deadlock; Kineto's teardown does so, after a forced
+ * flush that may have given CUPTI back to us), and its records of ours
+ * then are CUPTI's to flush or drop. */
 CUptiResult CUPTIAPI cuptiFinalize(void)
 {
     NEXT(cuptiFinalize);
-    step_aside("cuptiFinalize");
     gt_cupti_program_finalizes();
+    step_aside("cuptiFinalize");
     return real();
 }
 

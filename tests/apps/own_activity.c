@@ -5,11 +5,14 @@
  * a forced flush).  Its clock is not the tracer's: raw ticks, as Kineto's
  * getApproximateTime is.
  *
- * 20 kernels of 1 ms, then the profiled 10, then 20 more, on one stream,
- * each stretch waited for.  Prints what its profiler got: the kernel
- * records, whether each lies inside the profiled stretch on its clock,
- * records of kinds it did not enable, buffers completed that were not its
- * own.  With "blocked", another profiler: runtime records and external
+ * 20 kernels of 1 ms, then the profiled 10, then 20 more, twice (two
+ * sessions), on one stream, each stretch waited for.  Prints what its
+ * profiler got each session: the kernel records, whether each lies inside
+ * the profiled stretch on its clock, records of kinds it did not enable,
+ * buffers completed that were not its own.  With "once", its clock and
+ * callbacks are registered at the first session only (a profiler that
+ * keeps them).  With "keep", one session that never stops.  With
+ * "blocked", another profiler: runtime records and external
  * correlation only, no clock of its own, while a second thread is blocked
  * in a sync (a blocking call: the tracer pushes an external id around it)
  * across its start and then makes 5 calls; it prints the external
@@ -138,20 +141,34 @@ int main(int argc, char **argv)
         printf("own profiler: %d CUSTOM0 external ids, %d buffers not its own\n", custom0, foreign);
         return bad;
     }
-    /* the profiler's start, as Kineto orders it */
-    bad |= cuptiActivityRegisterTimestampCallback(its_clock) != CUPTI_SUCCESS;
-    bad |= cuptiActivityRegisterCallbacks(on_request, on_complete) != CUPTI_SUCCESS;
-    bad |= cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
-    from = its_clock();
-    bad |= stretch(s, 10);
-    to = its_clock();
-    /* its stop */
-    bad |= cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
-    bad |= cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != CUPTI_SUCCESS;
-    printf("own profiler: %d kernel records, %d inside the profiled stretch on its clock, %d of other kinds, "
-           "%d buffers not its own\n", kernels, inside, other_kinds, foreign);
-    if (bad || stretch(s, 20))
-        return 1;
+    /* two sessions, each a start as Kineto orders it (with "once", a
+     * profiler that registers its clock and callbacks at its first start
+     * only) and a stop, 20 kernels before, between and after */
+    int once = argc > 1 && strcmp(argv[1], "once") == 0, keep = argc > 1 && strcmp(argv[1], "keep") == 0;
+    for (int session = 0; session < (keep ? 1 : 2); session++) {
+        kernels = inside = other_kinds = foreign = 0;
+        if (session == 0 || !once) {
+            bad |= cuptiActivityRegisterTimestampCallback(its_clock) != CUPTI_SUCCESS;
+            bad |= cuptiActivityRegisterCallbacks(on_request, on_complete) != CUPTI_SUCCESS;
+        }
+        bad |= cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
+        from = its_clock();
+        bad |= stretch(s, 10);
+        to = its_clock();
+        if (keep) { /* a profiler that never stops */
+            printf("own profiler, session 1: not stopped\n");
+            if (bad || stretch(s, 20))
+                return 1;
+            continue;
+        }
+        /* its stop */
+        bad |= cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
+        bad |= cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != CUPTI_SUCCESS;
+        printf("own profiler, session %d: %d kernel records, %d inside the profiled stretch on its clock, "
+               "%d of other kinds, %d buffers not its own\n", session + 1, kernels, inside, other_kinds, foreign);
+        if (bad || stretch(s, 20))
+            return 1;
+    }
     printf("done\n");
     return 0;
 }
