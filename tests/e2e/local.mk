@@ -5,6 +5,7 @@
 # (Makefile.am includes this file first), which are short
 TESTS += \
   tests/e2e/report_fuzz.sh \
+  tests/e2e/report_gpu_gaps.sh \
   tests/e2e/wheel.sh \
   tests/e2e/report_twins.sh \
   tests/e2e/report_jobs.sh \
@@ -140,6 +141,7 @@ EXTRA_DIST += \
   tests/e2e/report_inputs.sh \
   tests/e2e/report_windows.sh \
   tests/e2e/report_fuzz.sh \
+  tests/e2e/report_gpu_gaps.sh \
   tests/e2e/report_hostile.sh \
   tests/e2e/report_huge_pages.sh \
   tests/e2e/report_hang.sh \

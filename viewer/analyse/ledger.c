@@ -206,7 +206,7 @@ static void split_unrecorded(struct ledger *l, const struct proc *p, int64_t a, 
                              void (*part)(void *, int64_t, int64_t), void *arg)
 {
     int64_t at = a;
-    for (size_t i = 0; i <= p->ngpu_gaps && at < b; i++) {
+    for (size_t i = model_gpu_gap_after(p, a); i <= p->ngpu_gaps && at < b; i++) {
         int64_t from = i < p->ngpu_gaps ? p->gpu_gaps[i].from : b, to = i < p->ngpu_gaps ? p->gpu_gaps[i].to : b;
         if (to <= at)
             continue;

@@ -467,14 +467,27 @@ static inline int model_proc_gpu_cut(const struct model *m, size_t pi)
     return (w && !w->gpu_flushed) || m->procs[pi].gpu_until;
 }
 
-/* Whether time t of process p lies in a stretch without its GPU records
- * (gpu_gaps). */
+/* The first of process p's stretches without its GPU records (gpu_gaps:
+ * disjoint, in order) that ends after t; ngpu_gaps if none.  A search: a
+ * hostile file may hold millions. */
+static inline size_t model_gpu_gap_after(const struct proc *p, int64_t t)
+{
+    size_t lo = 0, hi = p->ngpu_gaps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->gpu_gaps[mid].to <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether time t of process p lies in such a stretch. */
 static inline int model_proc_in_gpu_gap(const struct proc *p, int64_t t)
 {
-    for (size_t i = 0; i < p->ngpu_gaps && p->gpu_gaps[i].from <= t; i++)
-        if (t < p->gpu_gaps[i].to)
-            return 1;
-    return 0;
+    size_t i = p->ngpu_gaps ? model_gpu_gap_after(p, t) : 0;
+    return i < p->ngpu_gaps && p->gpu_gaps[i].from <= t;
 }
 
 #endif

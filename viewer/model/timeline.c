@@ -133,10 +133,11 @@ int timeline_join_gaps(const struct proc *p, const struct ivals *u, struct ivals
      * no idle of the GPU's either way */
     int64_t lo = u->v[0].a, hi = u->v[u->n - 1].b;
     struct ivals_build b = { 0 };
+    size_t first = model_gpu_gap_after(p, lo); /* those that end after lo */
     do { /* both in start order: merged */
-        size_t i = 0, k = 0;
-        while (i < u->n || k < p->ngpu_gaps) {
-            if (k == p->ngpu_gaps || (i < u->n && u->v[i].a <= p->gpu_gaps[k].from)) {
+        size_t i = 0, k = first;
+        while (i < u->n || (k < p->ngpu_gaps && p->gpu_gaps[k].from < hi)) {
+            if (k == p->ngpu_gaps || p->gpu_gaps[k].from >= hi || (i < u->n && u->v[i].a <= p->gpu_gaps[k].from)) {
                 ivals_build_add(&b, u->v[i].a, u->v[i].b);
                 i++;
             } else {

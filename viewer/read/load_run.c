@@ -286,8 +286,9 @@ static void load_gpu_gaps(struct model *m, size_t d)
             struct proc *p = &m->procs[i];
             if (p->db != (int)d || p->id != id || !p->cupti_active)
                 continue;
-            if (p->ngpu_gaps % 16 == 0 &&
-                !(p->gpu_gaps = realloc(p->gpu_gaps, (p->ngpu_gaps + 16) * sizeof *p->gpu_gaps)))
+            size_t n = p->ngpu_gaps; /* room doubled at 16, 32, 64... */
+            if ((n == 0 || (n >= 16 && (n & (n - 1)) == 0)) &&
+                !(p->gpu_gaps = realloc(p->gpu_gaps, (n ? 2 * n : 16) * sizeof *p->gpu_gaps)))
                 model_out_of_memory();
             p->gpu_gaps[p->ngpu_gaps++] = (struct gpu_gap){ from, to };
         }
