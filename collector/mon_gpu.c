@@ -22,9 +22,11 @@
 
 const char *const gt_mon_state_names[GT_MS_COUNT] = {
     "compute", "comm.hidden", "comm.exposed", "copy", "idle.host_blocked", "idle.host_busy", "idle.launch",
+    "not_recorded",
 };
 
-enum { K_COMPUTE, K_COMM, K_COPY };
+enum { K_COMPUTE, K_COMM, K_COPY, K_UNREC };
+#define UNREC 64
 struct ival { int64_t s, e; int kind; };
 struct span { int64_t s, e; };
 struct link { uint64_t key; int slot; int64_t bytes; };
@@ -45,7 +47,17 @@ static struct {
     struct link corrs[LINKS]; /* CUPTI correlation id -> the same */
     struct orphan orphans[256]; /* NCCL kernels whose correlation came before its link */
     uint64_t lost;
+    struct span unrec[UNREC]; /* gt_mon_gpu_unrecorded's */
+    int nunrec;
 } g;
+
+void gt_mon_gpu_unrecorded(const int64_t (*v)[2], int n)
+{
+    int from = n > UNREC ? n - UNREC : 0;
+    g.nunrec = 0;
+    for (int i = from; i < n; i++)
+        g.unrec[g.nunrec++] = (struct span){ v[i][0], v[i][1] ? v[i][1] : INT64_MAX };
+}
 
 void gt_mon_gpu_start(void)
 {
@@ -210,20 +222,20 @@ static void idle(int64_t *ns, const struct span *b, int nb, int64_t s, int64_t e
 static void sweep(int64_t t0, int64_t t1, const struct span *b, int nb, int64_t *ns)
 {
     int np = 0;
-    struct point *pt = malloc((size_t)g.niv * 2 * sizeof *pt);
-    if (!pt && g.niv)
+    struct point *pt = malloc(((size_t)g.niv + UNREC) * 2 * sizeof *pt);
+    if (!pt)
         return;
-    for (int i = 0; i < g.niv; i++) {
-        const struct ival *v = &g.iv[i];
-        if (v->e <= t0 || v->s >= t1)
+    for (int i = 0; i < g.niv + g.nunrec; i++) {
+        const struct ival v = i < g.niv ? g.iv[i] : (struct ival){ g.unrec[i - g.niv].s, g.unrec[i - g.niv].e, K_UNREC };
+        if (v.e <= t0 || v.s >= t1)
             continue;
-        pt[np++] = (struct point){ v->s > t0 ? v->s : t0, v->kind, 1 };
-        pt[np++] = (struct point){ v->e < t1 ? v->e : t1, v->kind, -1 };
+        pt[np++] = (struct point){ v.s > t0 ? v.s : t0, v.kind, 1 };
+        pt[np++] = (struct point){ v.e < t1 ? v.e : t1, v.kind, -1 };
     }
     qsort(pt, (size_t)np, sizeof *pt, by_t);
-    int n[3] = { 0, 0, 0 };
+    int n[4] = { 0, 0, 0, 0 };
     int64_t at = t0, gap = t0; /* gap: where the current idle stretch began */
-    int gap_bounded = 0;       /* it began where GPU work ended */
+    int gap_bounded = 0;       /* it began where GPU work (or a stretch without records) ended */
     for (int i = 0; i <= np; i++) {
         int64_t t = i < np ? pt[i].t : t1;
         if (t > at) {
@@ -231,13 +243,15 @@ static void sweep(int64_t t0, int64_t t1, const struct span *b, int nb, int64_t 
             if (busy)
                 ns[n[K_COMM] ? (n[K_COMPUTE] ? GT_MS_COMM_HIDDEN : GT_MS_COMM_EXPOSED)
                              : n[K_COMPUTE] ? GT_MS_COMPUTE : GT_MS_COPY] += t - at;
+            else if (n[K_UNREC]) /* records of its work, if any, are the program's profiler's */
+                ns[GT_MS_NOT_RECORDED] += t - at;
             at = t;
         }
         if (i == np)
             break;
-        int was_idle = !(n[K_COMPUTE] || n[K_COMM] || n[K_COPY]);
+        int was_idle = !(n[K_COMPUTE] || n[K_COMM] || n[K_COPY] || n[K_UNREC]);
         n[pt[i].kind] += pt[i].d;
-        int now_idle = !(n[K_COMPUTE] || n[K_COMM] || n[K_COPY]);
+        int now_idle = !(n[K_COMPUTE] || n[K_COMM] || n[K_COPY] || n[K_UNREC]);
         if (was_idle && !now_idle && t > gap)
             idle(ns, b, nb, gap, t, gap_bounded);
         if (now_idle && !was_idle) {
@@ -247,7 +261,7 @@ static void sweep(int64_t t0, int64_t t1, const struct span *b, int nb, int64_t 
             gap = t1; /* none open */
         }
     }
-    if (gap < t1 && !(n[K_COMPUTE] || n[K_COMM] || n[K_COPY]))
+    if (gap < t1 && !(n[K_COMPUTE] || n[K_COMM] || n[K_COPY] || n[K_UNREC]))
         idle(ns, b, nb, gap, t1, 0);
     free(pt);
 }

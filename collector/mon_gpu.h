@@ -31,6 +31,7 @@ enum gt_mon_state {
     GT_MS_IDLE_BLOCKED, /* idle, the host blocked in a call that waits for the GPU */
     GT_MS_IDLE_HOST,    /* idle, the host elsewhere (data loading, Python, ...) */
     GT_MS_IDLE_LAUNCH,  /* idle gaps under 100 us between GPU work */
+    GT_MS_NOT_RECORDED, /* no records: the program's own profiler held CUPTI (gt_mon_gpu_unrecorded) */
     GT_MS_COUNT
 };
 /* The ledger's names of those states (the report's bucket names where
@@ -57,6 +58,11 @@ void gt_mon_gpu_call(uint64_t call_id, uint64_t group_id, int slot, int64_t byte
 /* A call that may block returned, and a step ended. */
 void gt_mon_gpu_blocked(int64_t start_ns, int64_t end_ns);
 void gt_mon_gpu_step(int64_t start_ns, int64_t end_ns);
+/* The stretches the program's own profiler held CUPTI (cupti_sub.h,
+ * gt_cupti_gaps: from, to; to 0 while it holds it), n of them, oldest
+ * first: no GPU records then, neither work nor idle.  The last 64 are
+ * kept, until the next call. */
+void gt_mon_gpu_unrecorded(const int64_t (*v)[2], int n);
 /* Accounts the time up to upto_ns; blocked_from: the starts of the
  * blocking calls still in flight (n of them). */
 void gt_mon_gpu_account(int64_t upto_ns, const int64_t *blocked_from, int n);

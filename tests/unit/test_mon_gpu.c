@@ -51,6 +51,39 @@ Test(mon_gpu, states_and_idle_causes)
     cr_expect_eq(g.step_len, 0, "no step yet");
 }
 
+/* the program's own profiler held CUPTI 200,000-700,000 ns into the 1 ms
+ * gap: neither work nor idle, and the idle either side keeps its cause */
+Test(mon_gpu, stretch_without_records_is_not_idle)
+{
+    start();
+    plant();
+    const int64_t gaps[1][2] = { { T0 + 200000, T0 + 700000 } };
+    gt_mon_gpu_unrecorded(gaps, 1);
+    gt_mon_gpu_account(T0 + 1003000, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_NOT_RECORDED], 500000);
+    cr_expect_eq(g.ns[GT_MS_IDLE_BLOCKED], 198000, "blocked 2,000-502,000, recorded to 200,000");
+    cr_expect_eq(g.ns[GT_MS_IDLE_HOST], 302000);
+    cr_expect_eq(g.ns[GT_MS_COMPUTE], 1500, "work as before");
+    cr_expect_eq(g.ns[GT_MS_IDLE_LAUNCH], 50);
+}
+
+/* one it still holds (to 0): to the account's end */
+Test(mon_gpu, stretch_still_held_runs_to_the_end)
+{
+    start();
+    plant();
+    const int64_t gaps[2][2] = { { T0 + 100, T0 + 200 }, { T0 + 602000, 0 } };
+    gt_mon_gpu_unrecorded(gaps, 2);
+    gt_mon_gpu_account(T0 + 1003000, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_NOT_RECORDED], 400000, "602,000-1,002,000: the work after is work");
+    cr_expect_eq(g.ns[GT_MS_COMPUTE], 1500, "the first stretch lies under work");
+    cr_expect_eq(g.ns[GT_MS_IDLE_BLOCKED] + g.ns[GT_MS_IDLE_HOST], 600000);
+}
+
 Test(mon_gpu, accounted_in_parts_the_same)
 {
     start();
