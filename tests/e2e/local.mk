@@ -157,6 +157,7 @@ EXTRA_DIST += \
   tests/e2e/report_twins.sh \
   tests/e2e/report_twins.py \
   tests/e2e/report_fuzz.py \
+  tests/e2e/report_gpu_gaps.py \
   tests/e2e/testlib.sh \
   tests/e2e/monitorlib.sh \
   tests/e2e/kineto_hta.py \

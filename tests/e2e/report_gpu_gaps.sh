@@ -4,12 +4,23 @@
 # On hand-profiler_gaps' rows with a million hostile stretches besides
 # (overlapping, never ended, backwards, negative, text, at the clock's
 # ends) the report answers, in bounded time (each look-up a search, the
-# stretches joined first), and says what the rows amount to; and of a
+# stretches joined first), and says what the rows amount to; read a
+# window at a time, the same as whole; and of a
 # million small disjoint ones, those where the GPU idled are left out of
 # its idle, those where it ran change nothing.
 . "${top_srcdir:-.}/tests/e2e/testlib.sh"
 fix="$s/tests/data/golden"
 mk() { rm -f "$1"; sqlite3 "$1" < "$fix/hand-schema.sql" && sqlite3 "$1" < "$fix/hand-profiler_gaps/rows.sql"; }
+
+# read a window at a time (windows are cut where nothing is recorded: in a
+# stretch, often), the same findings, costs and ledger as read whole
+mk "$tmp/hand.db"
+whole=$("$b/gputrace-report" --format json "$tmp/hand.db" | python3 "$s/tests/e2e/report_gpu_gaps.py")
+for rows in 1 2 3 4; do
+  expect "read in windows of $rows rows: the same findings and ledger as whole" \
+    "$(GPUTRACE_REPORT_WINDOW_ROWS=$rows "$b/gputrace-report" --format json "$tmp/hand.db" 2>/dev/null |
+       python3 "$s/tests/e2e/report_gpu_gaps.py")" "$whole"
+done
 
 mk "$tmp/hostile.db"
 sqlite3 "$tmp/hostile.db" "WITH RECURSIVE c(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM c WHERE i < 1000000)

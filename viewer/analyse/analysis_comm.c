@@ -485,8 +485,8 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
          * before the cut, with no kernel end, was a false hang of
          * monitor.sh 17 on CI) */
         if (v[k].gend > v[k].gstart || !p->cupti_active || model_proc_gpu_cut(m, (size_t)v[k].proc) ||
-            model_proc_in_gpu_gap(p, v[k].start))
-            return; /* finished somewhere, or no GPU records to tell (gpu_gaps among them) */
+            model_proc_gpu_gap_next(p, v[k].start))
+            return; /* finished somewhere, or no GPU records to tell (in flight into a gpu_gap) */
     }
     int some = 0;
     for (size_t k = 0; k < n; k++)
@@ -549,7 +549,7 @@ static int absent_members(const struct model *m, const struct coll_rec *v, size_
         return 0;
     for (size_t k = 0; k < n; k++)
         if (v[k].gend > v[k].gstart || !m->procs[v[k].proc].cupti_active ||
-            model_proc_in_gpu_gap(&m->procs[v[k].proc], v[k].start))
+            model_proc_gpu_gap_next(&m->procs[v[k].proc], v[k].start))
             return 0;
     return 1;
 }

@@ -137,8 +137,8 @@ static void add_call(struct loading *l, struct call c, int api, int callsite, in
     model_span(&c.start, &c.end);
     if (!l->scan && (c.start < l->lo || c.start >= l->hi))
         return; /* another window's */
-    if (p->ngpu_gaps && model_proc_in_gpu_gap(p, c.start))
-        return; /* no GPU records to read it by (model.h) */
+    if (p->ngpu_gaps && model_proc_meets_gpu_gap(p, c.start, c.end))
+        return; /* no GPU records to read it by (model.h): a sync across a hand-over waited for work of none */
     if (l->shadow) { /* raw, until the halves are joined (corr is set later) */
         c.site = callsite;
         c.corr = (uint32_t)pystack;

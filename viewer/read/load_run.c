@@ -303,7 +303,8 @@ static void load_gpu_gaps(struct model *m, size_t d)
                 model_out_of_memory();
             p->gpu_gaps[p->ngpu_gaps++] = (struct gpu_gap){ p->gpu_until, INT64_MAX };
         }
-        qsort(p->gpu_gaps, p->ngpu_gaps, sizeof *p->gpu_gaps, cmp_gap);
+        if (p->ngpu_gaps > 1) /* (qsort of none: a null array, undefined) */
+            qsort(p->gpu_gaps, p->ngpu_gaps, sizeof *p->gpu_gaps, cmp_gap);
         size_t n = 0;
         for (size_t k = 0; k < p->ngpu_gaps; k++) {
             if (n && p->gpu_gaps[k].from <= p->gpu_gaps[n - 1].to) {

@@ -9,6 +9,9 @@
 --             left out of the analyses
 --    9.40 ms  K3 launched (9.50-10.50); 10.60 ms K4 (10.60-12.00); 12.10 ms a device sync,
 --             12.10-12.20
+--   13.50 ms  a stream sync to 15.00 ms, across the second stretch's start: whatever it waited
+--             for has no records (work in flight at a hand-over loses them), left out: no
+--             sync.redundant "remove it"
 --   14.50 ms  a launch in the second stretch, left out
 -- The ledger: not_recorded 5.00 ms in the span and 2.00 ms after it (14.00-16.00), none of it
 -- idle; after_gpu 12.00-14.00.
@@ -55,6 +58,8 @@ INSERT INTO cupti_api VALUES(1, 1, 211, 100, 10590100, 10595000, 16, 0);
 INSERT INTO gpu_op VALUES(1, 1, 0, 1, 8, 4, 10600000, 12000000, 0, 0, 0, 0, 16, 0, 0);
 INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaDeviceSynchronize'), 12100000, 12200000, 0, 0, 0, 0, 0, 0, 3, 17, 0);
 INSERT INTO cupti_api VALUES(1, 1, 165, 100, 12100100, 12199900, 17, 0);
+
+INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaStreamSynchronize'), 13500000, 15000000, 4096, 0, 0, 0, 0, 0, 2, 19, 0);
 
 -- the second stretch, to the end: a launch only
 INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaLaunchKernel'), 14500000, 14500000, 4096, 0, 0, 0, 0, 0, 0, 18, 0);
