@@ -88,7 +88,7 @@ static CUpti_SubscriberHandle our_sub; /* the callback subscriber we hold, if an
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local unsigned pushed; /* external correlation ids this thread pushed and not popped */
 static pthread_mutex_t sub_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t kinds_on; /* the activity kinds we enabled, as bits of kinds[] (set before active) */
+static _Atomic uint32_t kinds_on; /* the activity kinds we enabled, as bits of kinds[] (set before active) */
 static CUpti_ActivityThreadIdType thread_id_type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT; /* the program's */
 /* What the program asked CUPTI for (wrap_cupti.c), for a hand-over that
  * comes after its calls (past hand_over_lock's bound): put back then */
@@ -99,6 +99,10 @@ static struct {
     uint64_t kinds; /* on now, bits by CUpti_ActivityKind (< 64) */
     int finalized;  /* it called cuptiFinalize: CUPTI is not called again for it */
 } program; /* sub_lock */
+/* program.complete, read lock-free in a CUPTI buffer callback (forward):
+ * CUPTI may call one holding a lock of its own that its calls under
+ * sub_lock take */
+static _Atomic(CUpti_BuffersCallbackCompleteFunc) program_complete;
 static _Atomic int wait_gave_up; /* hand_over_lock's bound passed once: no call waits again */
 static int observe; /* monitor mode: the live GPU ledger sees each record (writer thread) */
 static uint32_t version;
@@ -256,9 +260,7 @@ static void CUPTIAPI on_request(uint8_t **buffer, size_t *size, size_t *max_reco
  * free). */
 static void forward(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
 {
-    pthread_mutex_lock(&sub_lock);
-    CUpti_BuffersCallbackCompleteFunc complete = program.complete;
-    pthread_mutex_unlock(&sub_lock);
+    CUpti_BuffersCallbackCompleteFunc complete = atomic_load(&program_complete);
     if (complete)
         complete(ctx, stream, buffer, size, valid);
 }
@@ -525,6 +527,8 @@ void gt_cupti_forget_after_fork(void)
 {
     atomic_store(&active, 0);
     pushed = 0; /* the forking thread's: a child never pops the parent's ids */
+    if (atomic_load(&ngaps) && !atomic_load(&handing)) /* the parent's profiler had let go: */
+        atomic_store(&program_took, 0);                   /* the child may start CUPTI */
     atomic_store(&handing, 0); /* the parent's hand-overs are not the child's */
     atomic_store(&ngaps, 0);
     memset(out_bufs, 0, sizeof out_bufs); /* the parent's CUPTI held them */
@@ -869,17 +873,23 @@ static int hand_over_locked(int restore)
     pthread_mutex_lock(&sub_lock);
     __typeof__(program) asked = program;
     pthread_mutex_unlock(&sub_lock);
+    /* from before our kinds go off: a call from then on may have no GPU
+     * record of ours */
     int g = atomic_load(&ngaps); /* < MAX_GAPS: gt_cupti_take_back */
+    int64_t from = (int64_t)gt_clock_now_ns();
     if (asked.finalized) { /* CUPTI is torn down, ours with the program's */
-        atomic_store(&gaps[g].from, (int64_t)gt_clock_now_ns());
+        atomic_store(&gaps[g].to, 0);
+        atomic_store(&gaps[g].from, from);
         atomic_store(&ngaps, g + 1);
         return 1;
     }
     /* our kinds off first: a record made after the flush would fill a
-     * buffer of ours that the program's callbacks then get (a kind the
-     * program has on already stays on) */
+     * buffer of ours that the program's callbacks then get (under restore,
+     * a kind the program has on already stays on: its calls went through;
+     * else its call, next, turns it on again) */
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (fn.disable && (kinds_on & (1u << i)) && !((unsigned)kinds[i] < 64 && (asked.kinds & (1ull << kinds[i]))))
+        if (fn.disable && (kinds_on & (1u << i)) &&
+            !(restore && (unsigned)kinds[i] < 64 && (asked.kinds & (1ull << kinds[i]))))
             fn.disable(kinds[i]);
     fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     size_t n = 0;
@@ -899,7 +909,7 @@ static int hand_over_locked(int restore)
                 fn.enable((CUpti_ActivityKind)i);
     gt_cupti_let_go_callbacks();
     atomic_store(&gaps[g].to, 0);
-    atomic_store(&gaps[g].from, (int64_t)gt_clock_now_ns());
+    atomic_store(&gaps[g].from, from);
     atomic_store(&ngaps, g + 1);
     return 1;
 }
@@ -922,8 +932,8 @@ static int take_back_locked(void)
         return 0;
     if (fn.get_thread_id_type)
         fn.get_thread_id_type(&thread_id_type);
-    if (stamps_ours)
-        fn.register_ts(timestamp);
+    if (fn.register_ts && (stamps_ours || asked.stamp)) /* ours; else CUPTI's, which ours were on, not its */
+        fn.register_ts(stamps_ours ? timestamp : cupti_default_clock);
     if (fn.set_thread_id_type)
         fn.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     if (fn.register_callbacks(on_request, on_complete) != CUPTI_SUCCESS) {
@@ -948,9 +958,9 @@ int gt_cupti_take_back(void)
 {
     if (!atomic_load(&handing) || atomic_load(&active))
         return 0;
-    /* bounded as a hand-over is: the program's thread may hold the
-     * loader's lock */
-    if (!hand_over_lock())
+    /* one try: a take-back can wait for the next forced flush, and the
+     * program's thread may hold the loader's lock */
+    if (pthread_mutex_trylock(&start_lock) != 0)
         return 0;
     int done = take_back_locked();
     pthread_mutex_unlock(&start_lock);
@@ -976,6 +986,7 @@ void gt_cupti_program_asks(CUpti_BuffersCallbackRequestFunc request, CUpti_Buffe
     if (request && complete) {
         program.request = request;
         program.complete = complete;
+        atomic_store(&program_complete, complete);
     }
     if (stamp)
         program.stamp = stamp;
@@ -984,6 +995,16 @@ void gt_cupti_program_asks(CUpti_BuffersCallbackRequestFunc request, CUpti_Buffe
     else if (kind < 0 && kind > -64)
         program.kinds &= ~(1ull << -kind);
     pthread_mutex_unlock(&sub_lock);
+}
+
+int gt_cupti_ours_on(int kind)
+{
+    if (!atomic_load(&active))
+        return 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if ((int)kinds[i] == kind)
+            return (kinds_on >> i) & 1;
+    return 0;
 }
 
 void gt_cupti_program_finalizes(void)

@@ -58,6 +58,9 @@ int gt_cupti_let_go_callbacks(void);
  * hand-over that comes after it. */
 void gt_cupti_program_asks(CUpti_BuffersCallbackRequestFunc request, CUpti_BuffersCallbackCompleteFunc complete,
                            CUpti_TimestampCallbackFunc stamp, int kind);
+/* Whether kind is one the tracer has on now (CUPTI is ours): a program's
+ * disable of it, of a kind it has not on itself, would turn ours off. */
+int gt_cupti_ours_on(int kind);
 /* The program finalizes CUPTI: nothing is asked of it for the program again. */
 void gt_cupti_program_finalizes(void);
 /* The stretches the program's profiler held CUPTI, oldest first, in our

@@ -93,12 +93,35 @@ CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
 }
 
 /* Not a hand-over: the program's kinds as they stand, for one that comes
- * after (gt_cupti_program_asks) */
+ * after (gt_cupti_program_asks).  While CUPTI is the tracer's, the
+ * program has no kind on (its first enable hands CUPTI over): a disable
+ * of one of the tracer's kinds, a no-op untraced, would turn the tracer's
+ * off, so it is not passed on (CUPTI's answer to it: success). */
 CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind)
 {
     NEXT(cuptiActivityDisable);
     gt_cupti_program_asks(NULL, NULL, NULL, -(int)kind);
+    if (gt_cupti_ours_on((int)kind))
+        return CUPTI_SUCCESS;
     return real(kind);
+}
+
+/* Per context, as the two above: its kinds counted with the others */
+CUptiResult CUPTIAPI cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)
+{
+    NEXT(cuptiActivityEnableContext);
+    gt_cupti_program_asks(NULL, NULL, NULL, (int)kind);
+    step_aside("cuptiActivityEnableContext");
+    return real(context, kind);
+}
+
+CUptiResult CUPTIAPI cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)
+{
+    NEXT(cuptiActivityDisableContext);
+    gt_cupti_program_asks(NULL, NULL, NULL, -(int)kind);
+    if (gt_cupti_ours_on((int)kind))
+        return CUPTI_SUCCESS;
+    return real(context, kind);
 }
 
 /* The program's profiler stops with a forced flush, its kinds off

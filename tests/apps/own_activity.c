@@ -11,7 +11,8 @@
  * the profiled stretch on its clock, records of kinds it did not enable,
  * buffers completed that were not its own.  With "once", its clock and
  * callbacks are registered at the first session only (a profiler that
- * keeps them).  With "keep", one session that never stops.  With
+ * keeps them).  With "again", its kind disabled once more after each stop.
+ * With "keep", one session that never stops.  With
  * "blocked", another profiler: runtime records and external
  * correlation only, no clock of its own, while a second thread is blocked
  * in a sync (a blocking call: the tracer pushes an external id around it)
@@ -145,6 +146,7 @@ int main(int argc, char **argv)
      * profiler that registers its clock and callbacks at its first start
      * only) and a stop, 20 kernels before, between and after */
     int once = argc > 1 && strcmp(argv[1], "once") == 0, keep = argc > 1 && strcmp(argv[1], "keep") == 0;
+    int again = argc > 1 && strcmp(argv[1], "again") == 0;
     for (int session = 0; session < (keep ? 1 : 2); session++) {
         kernels = inside = other_kinds = foreign = 0;
         if (session == 0 || !once) {
@@ -164,6 +166,8 @@ int main(int argc, char **argv)
         /* its stop */
         bad |= cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
         bad |= cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != CUPTI_SUCCESS;
+        if (again) /* its kind disabled once more, a no-op untraced */
+            bad |= cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
         printf("own profiler, session %d: %d kernel records, %d inside the profiled stretch on its clock, "
                "%d of other kinds, %d buffers not its own\n", session + 1, kernels, inside, other_kinds, foreign);
         if (bad || stretch(s, 20))

@@ -41,6 +41,17 @@ LD_PRELOAD="$lib" GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/once.db" "$app" once > 
 expect "registered once: its profiler gets what it gets untraced, each session" \
   "$(cat "$tmp/once.traced")" "$(cat "$tmp/once.untraced")"
 
+# a profiler that disables its kind once more after its stop (a no-op
+# untraced): the tracer's kind, on again by then, stays on
+"$app" again > "$tmp/again.untraced" 2>&1
+LD_PRELOAD="$lib" GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/again.db" "$app" again > "$tmp/again.traced" 2>&1
+expect "disabled again after its stop: its profiler gets what it gets untraced" \
+  "$(cat "$tmp/again.traced")" "$(cat "$tmp/again.untraced")"
+expect "disabled again after its stop: the tracer's kernels after it are there (60)" \
+  "$("$b/gputrace-report" --format json "$tmp/again.db" | python3 -c '
+import json, sys
+print(sum(k["count"] for k in json.load(sys.stdin).get("kernels", [])))')" 60
+
 # a thread blocked in a sync across the profiler's start: the tracer's
 # external id pushed around that call is popped at its end, though CUPTI
 # is not the tracer's by then (it stayed under the profiler's own CUSTOM0
