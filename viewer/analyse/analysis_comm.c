@@ -441,6 +441,9 @@ static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
  * process killed at once, says nothing of how long it waited after its last
  * record.) */
 #define LIVE_HANG_NS 1000000000LL
+/* a collective entered this long before a stretch without GPU records
+ * began may have been in flight into it (model_proc_gpu_gap_soon) */
+#define INFLIGHT_NS 100000000LL
 
 /* (and not one whose heartbeat stopped seconds before the others': a
  * rank killed before a collective the others then waited in for 6 s was
@@ -485,7 +488,7 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
          * before the cut, with no kernel end, was a false hang of
          * monitor.sh 17 on CI) */
         if (v[k].gend > v[k].gstart || !p->cupti_active || model_proc_gpu_cut(m, (size_t)v[k].proc) ||
-            model_proc_gpu_gap_next(p, v[k].start))
+            model_proc_gpu_gap_soon(p, v[k].start, INFLIGHT_NS))
             return; /* finished somewhere, or no GPU records to tell (in flight into a gpu_gap) */
     }
     int some = 0;
@@ -549,7 +552,7 @@ static int absent_members(const struct model *m, const struct coll_rec *v, size_
         return 0;
     for (size_t k = 0; k < n; k++)
         if (v[k].gend > v[k].gstart || !m->procs[v[k].proc].cupti_active ||
-            model_proc_gpu_gap_next(&m->procs[v[k].proc], v[k].start))
+            model_proc_gpu_gap_soon(&m->procs[v[k].proc], v[k].start, INFLIGHT_NS))
             return 0;
     return 1;
 }

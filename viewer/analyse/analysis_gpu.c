@@ -301,6 +301,29 @@ static void claim_stall(const struct model *m, struct findings *fs, size_t pi, c
  * gpu.idle's, placed by the host range it fell in.  A gap was once dropped
  * whole when any sync touched it, and with it the data loading that the
  * small upload at its end did not explain. */
+/* The parts of [a, b) before the last one that lie outside process pi's
+ * stretches without GPU records (model.h, gpu_gaps: no idle known there),
+ * each claimed as a gap when of --idle-gap-us or more (every part, with
+ * all: the process's end); returns where the last part starts (b: none).
+ * The stretches of a window are in its busy union already (timeline.seen);
+ * these are those between windows, and after the last work. */
+static int64_t claim_recorded(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi,
+                              const struct ivals *blocked, const struct dev_idle *d, int64_t a, int64_t b, int all)
+{
+    const struct proc *p = &m->procs[pi];
+    int64_t at = a;
+    for (size_t i = p->ngpu_gaps ? model_gpu_gap_after(p, a) : 0;
+         i < p->ngpu_gaps && p->gpu_gaps[i].from < b && at < b; i++) {
+        int64_t e = p->gpu_gaps[i].from;
+        if (e > at && (all || e - at >= o->idle_gap_ns))
+            claim_gap(m, fs, pi, blocked, d, at, e);
+        at = p->gpu_gaps[i].to > at ? p->gpu_gaps[i].to : at;
+    }
+    if (all && at < b)
+        claim_gap(m, fs, pi, blocked, d, at, b);
+    return at < b ? at : b;
+}
+
 static void gaps_of(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi,
                     const struct timeline *t, const struct ivals *busy, const struct ivals *blocked, struct dev_idle *d,
                     int device)
@@ -309,6 +332,8 @@ static void gaps_of(const struct model *m, const struct report_opts *o, struct f
         if (!k && !d->have_busy)
             continue; /* no gap before the first busy interval */
         int64_t a = k ? busy->v[k - 1].b : d->busy_end, b = busy->v[k].a;
+        if (!k) /* across a cut */
+            a = claim_recorded(m, o, fs, pi, blocked, d, a, b, 0);
         if (b - a < o->idle_gap_ns)
             continue;
         const struct gop *g;
@@ -388,7 +413,7 @@ void analyse_idle_end(const struct model *m, const struct report_opts *o, struct
         for (size_t k = 0; k < ps->ndev_idle; k++) {
             const struct dev_idle *d = &ps->dev_idle[k];
             if (d->have_busy && p->end - d->busy_end >= o->idle_gap_ns)
-                claim_gap(m, fs, pi, &ps->blocked, d, d->busy_end, p->end);
+                claim_recorded(m, o, fs, pi, &ps->blocked, d, d->busy_end, p->end, 1);
         }
     for (size_t k = 0; k < ps->nidle_tally; k++) {
         const struct idle_tally *d = &ps->idle_tally[k];

@@ -491,26 +491,15 @@ static inline int model_proc_in_gpu_gap(const struct proc *p, int64_t t)
 }
 
 /* Whether work of process p started at t may have been in flight when
- * such a stretch began: t is in one, or one begins after it with no GPU
- * operation of the window starting in between (work in flight at a
- * hand-over loses its records: collector/cupti_sub.c).  Its ops sorted
- * by start. */
-static inline int model_proc_gpu_gap_next(const struct proc *p, int64_t t)
+ * such a stretch began (work in flight at a hand-over loses its records:
+ * collector/cupti_sub.c): t is in one, or one begins within `within` ns
+ * after it.  Bounded: a rank hung in a collective does no more GPU work,
+ * and a profiler started seconds later to look at the hang must not hide
+ * it. */
+static inline int model_proc_gpu_gap_soon(const struct proc *p, int64_t t, int64_t within)
 {
     size_t i = p->ngpu_gaps ? model_gpu_gap_after(p, t) : 0;
-    if (i == p->ngpu_gaps)
-        return 0;
-    if (p->gpu_gaps[i].from <= t)
-        return 1;
-    size_t lo = 0, hi = p->nops; /* the first op that starts after t */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->ops[mid].start <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo == p->nops || p->ops[lo].start >= p->gpu_gaps[i].from;
+    return i < p->ngpu_gaps && (p->gpu_gaps[i].from <= t || p->gpu_gaps[i].from - t < within);
 }
 
 /* Whether [a, b) of process p (a call) meets such a stretch: one that

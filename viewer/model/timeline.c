@@ -130,12 +130,9 @@ int timeline_join_gaps(const struct proc *p, const struct ivals *u, struct ivals
     if (!p->ngpu_gaps || !u->n)
         return 0;
     /* between its first work and its last only: before and after them is
-     * no idle of the GPU's either way; but a window after the first (the
-     * process read a window at a time) from its start, where the last
-     * one's work may have ended before a stretch */
+     * no idle of the GPU's either way (the stretches between a window's
+     * work and the last one's: analysis_gpu.c, claim_recorded) */
     int64_t lo = u->v[0].a, hi = u->v[u->n - 1].b;
-    if (p->win_lo != INT64_MIN && p->win_lo > p->start && p->win_lo < lo)
-        lo = p->win_lo;
     struct ivals_build b = { 0 };
     size_t first = model_gpu_gap_after(p, lo); /* those that end after lo */
     do { /* both in start order: merged */

@@ -112,6 +112,8 @@ void cupti_calls_add(struct model *m, struct proc *p, const struct cupti_rec *r,
         int api = cupti_call_api(m, r[i].domain, r[i].cbid);
         if (api < 0 || recorded[api])
             continue;
+        if (p->ngpu_gaps && model_proc_meets_gpu_gap(p, r[i].start, r[i].end))
+            continue; /* as a wrapped call (load_proc.c): no GPU records to read it by */
         GROW(p->calls, p->ncalls, p->calls_cap);
         p->calls[p->ncalls++] = (struct call){ .start = r[i].start, .end = r[i].end, .tid = r[i].tid,
                                                .corr = r[i].corr, .result = (int32_t)r[i].result,
