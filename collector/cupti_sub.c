@@ -97,6 +97,7 @@ static struct {
     CUpti_BuffersCallbackCompleteFunc complete;
     CUpti_TimestampCallbackFunc stamp;
     uint64_t kinds; /* on now, bits by CUpti_ActivityKind (< 64) */
+    int contexts;   /* per-context enables less disables: on somewhere while above 0 */
     int finalized;  /* it called cuptiFinalize: CUPTI is not called again for it */
 } program; /* sub_lock */
 /* program.complete, read lock-free in a CUPTI buffer callback (forward):
@@ -928,7 +929,7 @@ static int take_back_locked(void)
     pthread_mutex_lock(&sub_lock);
     __typeof__(program) asked = program;
     pthread_mutex_unlock(&sub_lock);
-    if (asked.finalized || asked.kinds)
+    if (asked.finalized || asked.kinds || asked.contexts > 0)
         return 0;
     if (fn.get_thread_id_type)
         fn.get_thread_id_type(&thread_id_type);
@@ -1005,6 +1006,16 @@ int gt_cupti_ours_on(int kind)
         if ((int)kinds[i] == kind)
             return (kinds_on >> i) & 1;
     return 0;
+}
+
+void gt_cupti_program_asks_context(int on)
+{
+    pthread_mutex_lock(&sub_lock);
+    if (on)
+        program.contexts++;
+    else if (program.contexts > 0) /* (a disable of none enabled: a no-op) */
+        program.contexts--;
+    pthread_mutex_unlock(&sub_lock);
 }
 
 void gt_cupti_program_finalizes(void)

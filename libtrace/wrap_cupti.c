@@ -106,22 +106,28 @@ CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind)
     return real(kind);
 }
 
-/* Per context, as the two above: its kinds counted with the others */
+/* Per context: a hand-over as an enable is; counted apart from the kinds
+ * enabled for all (a forced flush takes CUPTI back only with none on for
+ * any context either).  A disable is passed on: a context's setting
+ * overrides the global one, and the tracer's are global. */
 CUptiResult CUPTIAPI cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)
 {
     NEXT(cuptiActivityEnableContext);
-    gt_cupti_program_asks(NULL, NULL, NULL, (int)kind);
+    gt_cupti_program_asks_context(1);
     step_aside("cuptiActivityEnableContext");
-    return real(context, kind);
+    CUptiResult r = real(context, kind);
+    if (r != CUPTI_SUCCESS)
+        gt_cupti_program_asks_context(0);
+    return r;
 }
 
 CUptiResult CUPTIAPI cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)
 {
     NEXT(cuptiActivityDisableContext);
-    gt_cupti_program_asks(NULL, NULL, NULL, -(int)kind);
-    if (gt_cupti_ours_on((int)kind))
-        return CUPTI_SUCCESS;
-    return real(context, kind);
+    CUptiResult r = real(context, kind);
+    if (r == CUPTI_SUCCESS)
+        gt_cupti_program_asks_context(0);
+    return r;
 }
 
 /* The program's profiler stops with a forced flush, its kinds off

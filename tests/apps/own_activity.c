@@ -12,6 +12,7 @@
  * buffers completed that were not its own.  With "once", its clock and
  * callbacks are registered at the first session only (a profiler that
  * keeps them).  With "again", its kind disabled once more after each stop.
+ * With "context", its kind enabled and disabled for one context.
  * With "keep", one session that never stops.  With
  * "blocked", another profiler: runtime records and external
  * correlation only, no clock of its own, while a second thread is blocked
@@ -146,14 +147,18 @@ int main(int argc, char **argv)
      * profiler that registers its clock and callbacks at its first start
      * only) and a stop, 20 kernels before, between and after */
     int once = argc > 1 && strcmp(argv[1], "once") == 0, keep = argc > 1 && strcmp(argv[1], "keep") == 0;
-    int again = argc > 1 && strcmp(argv[1], "again") == 0;
+    int again = argc > 1 && strcmp(argv[1], "again") == 0, per_ctx = argc > 1 && strcmp(argv[1], "context") == 0;
+    CUcontext ctx = NULL;
     for (int session = 0; session < (keep ? 1 : 2); session++) {
         kernels = inside = other_kinds = foreign = 0;
         if (session == 0 || !once) {
             bad |= cuptiActivityRegisterTimestampCallback(its_clock) != CUPTI_SUCCESS;
             bad |= cuptiActivityRegisterCallbacks(on_request, on_complete) != CUPTI_SUCCESS;
         }
-        bad |= cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
+        if (per_ctx)
+            bad |= cuptiActivityEnableContext(ctx, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
+        else
+            bad |= cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
         from = its_clock();
         bad |= stretch(s, 10);
         to = its_clock();
@@ -164,7 +169,10 @@ int main(int argc, char **argv)
             continue;
         }
         /* its stop */
-        bad |= cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
+        if (per_ctx)
+            bad |= cuptiActivityDisableContext(ctx, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
+        else
+            bad |= cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
         bad |= cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != CUPTI_SUCCESS;
         if (again) /* its kind disabled once more, a no-op untraced */
             bad |= cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;

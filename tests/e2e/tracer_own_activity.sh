@@ -52,6 +52,18 @@ expect "disabled again after its stop: the tracer's kernels after it are there (
 import json, sys
 print(sum(k["count"] for k in json.load(sys.stdin).get("kernels", [])))')" 60
 
+# a profiler that enables its kind for one context: the same hand-over
+# and take-back
+"$app" context > "$tmp/context.untraced" 2>&1
+LD_PRELOAD="$lib" GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/context.db" "$app" context > "$tmp/context.traced" 2>&1
+expect "per context: its profiler gets what it gets untraced" \
+  "$(cat "$tmp/context.traced")" "$(cat "$tmp/context.untraced")"
+expect "per context: two stretches, given back; the tracer's 60 kernels" \
+  "$(q "$tmp/context.db" "select count(*), count(to_ns) from gpu_gap") $("$b/gputrace-report" --format json \
+     "$tmp/context.db" | python3 -c '
+import json, sys
+print(sum(k["count"] for k in json.load(sys.stdin).get("kernels", [])))')" "2|2 60"
+
 # a thread blocked in a sync across the profiler's start: the tracer's
 # external id pushed around that call is popped at its end, though CUPTI
 # is not the tracer's by then (it stayed under the profiler's own CUSTOM0

@@ -535,6 +535,21 @@ CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
     return CUPTI_SUCCESS;
 }
 
+/* Per context: the simulator has one context a process, so a kind on for
+ * it is on for all (a client that enables per context and disables per
+ * context sees what it would) */
+CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)
+{
+    (void)context;
+    return cuptiActivityEnable(kind);
+}
+
+CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)
+{
+    (void)context;
+    return cuptiActivityDisable(kind);
+}
+
 CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested,
                                            CUpti_BuffersCallbackCompleteFunc funcBufferCompleted)
 {
