@@ -122,7 +122,7 @@ void setup_note(const struct model *m, struct findings *fs, const struct timelin
         f->api = c->api;
     model_add(&f->host_blocked_ns, held);
     if (to > a)
-        model_add(&f->gpu_idle_ns, charge_gaps(fs, f, (int)pi, &t->seen, a, to));
+        model_add(&f->gpu_idle_ns, charge_idle(fs, f, (int)pi, t->p, &t->busy, a, to));
     by_api(&f->facts, c->api, 1, held);
     if (rest > 0)
         add_due(ps, (size_t)(f - fs->v), c, from);
@@ -136,7 +136,7 @@ void setup_due(const struct model *m, struct findings *fs, const struct timeline
     for (size_t i = 0; i < ps->nsetup_due; i++) {
         const struct setup_due *d = &ps->setup_due[i];
         struct finding *f = &fs->v[d->finding];
-        model_add(&f->gpu_idle_ns, charge_gaps(fs, f, (int)pi, &t->seen, d->from, d->to));
+        model_add(&f->gpu_idle_ns, charge_idle(fs, f, (int)pi, &m->procs[pi], &t->busy, d->from, d->to));
     }
     ps->nsetup_due = 0;
 }

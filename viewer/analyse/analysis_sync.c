@@ -386,27 +386,6 @@ static void note_waited(const struct model *m, const struct timeline *t, const s
     snprintf(f->waited_for, sizeof f->waited_for, "%s", model_op_name(p, g));
 }
 
-/* [a, b) of process pi charged to f but for its stretches without GPU
- * records (model.h, gpu_gaps: not idle, not known); the time charged. */
-static int64_t charge_recorded(struct findings *fs, struct finding *f, const struct proc *p, size_t pi, int64_t a,
-                               int64_t b)
-{
-    int64_t total = 0, at = a;
-    for (size_t i = p->ngpu_gaps ? model_gpu_gap_after(p, a) : 0;
-         i < p->ngpu_gaps && at < b && p->gpu_gaps[i].from < b; i++) {
-        if (p->gpu_gaps[i].from > at) {
-            charge_add(fs, f, (int)pi, at, p->gpu_gaps[i].from);
-            model_add(&total, p->gpu_gaps[i].from - at);
-        }
-        at = p->gpu_gaps[i].to > at ? p->gpu_gaps[i].to : at;
-    }
-    if (at < b) {
-        charge_add(fs, f, (int)pi, at, b);
-        model_add(&total, b - at);
-    }
-    return total;
-}
-
 /* Scalar reads of earlier windows whose GPU idle time ran to this
  * window's first operation (or to the process's end: none). */
 static void idle_due(struct findings *fs, const struct proc *p, size_t pi)
@@ -416,7 +395,8 @@ static void idle_due(struct findings *fs, const struct proc *p, size_t pi)
         return;
     for (size_t i = 0; i < ps->ndue; i++) {
         struct finding *f = &fs->v[ps->due[i].finding];
-        model_add(&f->gpu_idle_ns, charge_recorded(fs, f, p, pi, ps->due[i].t_end, p->ops[0].start));
+        const struct ivals none = { NULL, 0 };
+        model_add(&f->gpu_idle_ns, charge_idle(fs, f, (int)pi, p, &none, ps->due[i].t_end, p->ops[0].start));
     }
     ps->ndue = 0;
 }
@@ -438,7 +418,7 @@ static void claim_idle(struct findings *fs, struct finding *f, const struct time
         to = p->ops[k].start;
     else if (t->busy.n && t->busy.v[t->busy.n - 1].b > to)
         to = t->busy.v[t->busy.n - 1].b;
-    model_add(&f->gpu_idle_ns, charge_gaps(fs, f, (int)pi, &t->seen, from, to));
+    model_add(&f->gpu_idle_ns, charge_idle(fs, f, (int)pi, p, &t->busy, from, to));
     if (k >= p->nops)
         add_idle_due(p->pass, (size_t)(f - fs->v), to);
 }

@@ -71,19 +71,42 @@ void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a,
     push(&c->v, &c->n, &c->cap, (struct charge){ a, b, tl, f->proc, f->callsite_id, (int8_t)f->kind, (int8_t)occ, 0 });
 }
 
-/* One uncovered part, claimed (charge_gaps). */
-struct gap_claim { struct findings *fs; const struct finding *f; int tl; int64_t total; };
+/* One uncovered part, claimed (charge_gaps), but for p's stretches
+ * without GPU records (charge_idle; p NULL: none). */
+struct gap_claim { struct findings *fs; const struct finding *f; int tl; int64_t total; const struct proc *p; };
 
-static void claim_gap(void *arg, int64_t a, int64_t b)
+static void claim_part(struct gap_claim *g, int64_t a, int64_t b)
 {
-    struct gap_claim *g = arg;
     charge_add(g->fs, g->f, g->tl, a, b);
     model_add(&g->total, b - a);
 }
 
+static void claim_gap(void *arg, int64_t a, int64_t b)
+{
+    struct gap_claim *g = arg;
+    const struct proc *p = g->p;
+    int64_t at = a;
+    for (size_t i = p && p->ngpu_gaps ? model_gpu_gap_after(p, a) : 0;
+         p && i < p->ngpu_gaps && p->gpu_gaps[i].from < b && at < b; i++) {
+        if (p->gpu_gaps[i].from > at)
+            claim_part(g, at, p->gpu_gaps[i].from);
+        at = p->gpu_gaps[i].to > at ? p->gpu_gaps[i].to : at;
+    }
+    if (at < b)
+        claim_part(g, at, b);
+}
+
 int64_t charge_gaps(struct findings *fs, const struct finding *f, int tl, const struct ivals *busy, int64_t a, int64_t b)
 {
-    struct gap_claim g = { fs, f, tl, 0 };
+    struct gap_claim g = { fs, f, tl, 0, NULL };
+    ivals_split(busy, a, b, 0, claim_gap, &g);
+    return g.total;
+}
+
+int64_t charge_idle(struct findings *fs, const struct finding *f, int tl, const struct proc *p, const struct ivals *busy,
+                    int64_t a, int64_t b)
+{
+    struct gap_claim g = { fs, f, tl, 0, p };
     ivals_split(busy, a, b, 0, claim_gap, &g);
     return g.total;
 }

@@ -48,6 +48,12 @@ void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a,
  * length. */
 struct ivals;
 int64_t charge_gaps(struct findings *fs, const struct finding *f, int tl, const struct ivals *busy, int64_t a, int64_t b);
+/* The same, but for the parts in process p's stretches without GPU records
+ * (model.h, gpu_gaps: not idle, not known), whichever window they lie in
+ * (busy: this window's work). */
+struct proc;
+int64_t charge_idle(struct findings *fs, const struct finding *f, int tl, const struct proc *p, const struct ivals *busy,
+                    int64_t a, int64_t b);
 /* Drops process proc's claims for its own findings of kinds first..last
  * (the syncs analysed again: proc_report.c). */
 void charges_drop(struct findings *fs, int proc, int first, int last);
