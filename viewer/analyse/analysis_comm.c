@@ -221,6 +221,11 @@ static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
     if (same == n)
         return; /* every member one process's (it drives several GPUs): no rank to be late; its GPUs' uneven
                  * load is their idle time (gpu.idle) */
+    for (size_t k = 0; k < n; k++) /* a member without its kernel's records (a profiler of its own held CUPTI):
+                                    * the group's arrivals would fall back to the host's calls on every rank */
+        if (!(v[k].gend > v[k].gstart) &&
+            model_proc_gpu_gap_soon(&st->m->procs[v[k].proc], v[k].start, MODEL_GAP_INFLIGHT_NS))
+            return;
     st->full++;
     int64_t latest = INT64_MIN, second = INT64_MIN;
     int who = -1, gpu = coll_group_on_gpu(v, n);
@@ -441,9 +446,6 @@ static void mismatch_group(const struct coll_rec *v, size_t n, void *ctx)
  * process killed at once, says nothing of how long it waited after its last
  * record.) */
 #define LIVE_HANG_NS 1000000000LL
-/* a collective entered this long before a stretch without GPU records
- * began may have been in flight into it (model_proc_gpu_gap_soon) */
-#define INFLIGHT_NS 100000000LL
 
 /* (and not one whose heartbeat stopped seconds before the others': a
  * rank killed before a collective the others then waited in for 6 s was
@@ -488,7 +490,7 @@ static void hang_inside(struct finding_pass *fp, const struct coll_rec *v, size_
          * before the cut, with no kernel end, was a false hang of
          * monitor.sh 17 on CI) */
         if (v[k].gend > v[k].gstart || !p->cupti_active || model_proc_gpu_cut(m, (size_t)v[k].proc) ||
-            model_proc_gpu_gap_soon(p, v[k].start, INFLIGHT_NS))
+            model_proc_gpu_gap_soon(p, v[k].start, MODEL_GAP_INFLIGHT_NS))
             return; /* finished somewhere, or no GPU records to tell (in flight into a gpu_gap) */
     }
     int some = 0;
@@ -552,7 +554,7 @@ static int absent_members(const struct model *m, const struct coll_rec *v, size_
         return 0;
     for (size_t k = 0; k < n; k++)
         if (v[k].gend > v[k].gstart || !m->procs[v[k].proc].cupti_active ||
-            model_proc_gpu_gap_soon(&m->procs[v[k].proc], v[k].start, INFLIGHT_NS))
+            model_proc_gpu_gap_soon(&m->procs[v[k].proc], v[k].start, MODEL_GAP_INFLIGHT_NS))
             return 0;
     return 1;
 }
@@ -628,9 +630,9 @@ static void hang_group(const struct coll_rec *v, size_t n, void *ctx)
             hang_place_facts(m, pi, f); /* where it was instead */
             /* its GPU idle while the others waited for it is the hang's
              * too: measured as GPU idle beside the others' wait */
-            if (p->end > began) {
-                model_add(&f->gpu_idle_ns, p->end - began);
-                charge_add(fp->fs, f, pi, began, p->end);
+            if (p->end > began) { /* but for its stretches without GPU records (model.h) */
+                const struct ivals none = { NULL, 0 };
+                model_add(&f->gpu_idle_ns, charge_idle(fp->fs, f, (int)pi, p, &none, began, p->end));
             }
         }
     f->api = v[0].api;

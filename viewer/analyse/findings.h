@@ -234,6 +234,8 @@ struct whatif_proc {
     int64_t nccl_ns;           /* its NCCL kernels' time in those steps: the rank that waits least
                                 * for the others sets the job's pace (whatif_out.c) */
     int64_t warmup_steps, warmup_ns; /* its first steps left out as warm-up (model_steps_warmup), their time */
+    int64_t unrecorded_ns;     /* its stretches without GPU records (model.h, gpu_gaps) within its life: the
+                                * graph has the host's time there, not the GPU's work: rough */
     int64_t lead_steps;              /* then the step whose end starts the steps' clock (0 or 1) */
     struct wj_rank *joint;     /* its summaries for the replay of every rank together, as measured,
                                 * all fixed, and with the collectives moved too (whatif_joint.h);

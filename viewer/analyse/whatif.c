@@ -2124,11 +2124,17 @@ void whatif_window(const struct model *m, const struct report_opts *o, struct fi
 
 void whatif_proc_end(const struct model *m, struct findings *fs, size_t pi)
 {
-    (void)m;
     struct whatif_proc *w = fs->whatif && pi < fs->nwhatif ? &fs->whatif[pi] : NULL;
     struct whatif_carry *wc = w ? w->carry : NULL;
     if (!wc)
         return;
+    const struct proc *p = &m->procs[pi];
+    for (size_t i = 0; i < p->ngpu_gaps; i++) { /* within its life (one never given back: to its end) */
+        int64_t a = p->gpu_gaps[i].from > p->start ? p->gpu_gaps[i].from : p->start;
+        int64_t b = p->gpu_gaps[i].to < p->end ? p->gpu_gaps[i].to : p->end;
+        if (b > a)
+            model_add(&w->unrecorded_ns, b - a);
+    }
     w->carry = NULL;
     joint_finish(w, wc, fs);
     if (wc->nconf && wc->range_calls && !wc->broken) {

@@ -496,6 +496,7 @@ static inline int model_proc_in_gpu_gap(const struct proc *p, int64_t t)
  * after it.  Bounded: a rank hung in a collective does no more GPU work,
  * and a profiler started seconds later to look at the hang must not hide
  * it. */
+#define MODEL_GAP_INFLIGHT_NS 100000000LL /* the `within` of a collective entered before a stretch */
 static inline int model_proc_gpu_gap_soon(const struct proc *p, int64_t t, int64_t within)
 {
     size_t i = p->ngpu_gaps ? model_gpu_gap_after(p, t) : 0;

@@ -10,7 +10,8 @@
 
 int whatif_reliable(const struct whatif_proc *w)
 {
-    return w->steps > 0 && w->measured_ns > 0 && (double)w->abs_err_ns / (double)w->measured_ns <= WHATIF_RELIABLE;
+    return w->steps > 0 && w->measured_ns > 0 && (double)w->abs_err_ns / (double)w->measured_ns <= WHATIF_RELIABLE &&
+           !w->unrecorded_ns;
 }
 
 /* How much of the replay's shortfall its unexplained GPU starts must
@@ -22,6 +23,13 @@ const char *whatif_rough_text(const struct whatif_proc *w, char *buf, size_t len
     *buf = 0;
     if (whatif_reliable(w) || !w->steps || w->measured_ns <= 0) /* (a damaged file's) */
         return buf;
+    if (w->unrecorded_ns > 0) {
+        snprintf(buf, len,
+                 "the program's own profiler held CUPTI %.1f ms of the run: what the GPU did then is not in the"
+                 " graph, which replays the host's time there alone",
+                 (double)w->unrecorded_ns / 1e6);
+        return buf;
+    }
     /* (in doubles: a damaged file's sums are anything) */
     double short_ms = ((double)w->measured_ns - (double)w->replayed_ns) / (double)w->steps / 1e6;
     double unexpl_ms = (double)w->unexplained_ns / (double)w->steps / 1e6;
@@ -54,6 +62,15 @@ static const struct whatif_proc *proc_of(const struct findings *fs, int proc)
 
 static int joint_reliable(const struct findings *fs);
 
+/* Whether a rank's replay has stretches without GPU records (rough). */
+static int unrecorded_any(const struct findings *fs)
+{
+    for (size_t i = 0; i < fs->nwhatif; i++)
+        if (fs->whatif[i].steps && fs->whatif[i].unrecorded_ns)
+            return 1;
+    return 0;
+}
+
 /* A finding's prediction: its rank's replay's, or (comm.straggler,
  * gpu.idle) every rank's together. */
 static int finding_reliable(const struct findings *fs, const struct finding *f, const struct whatif_proc *w)
@@ -85,6 +102,8 @@ static int joint_reliable(const struct findings *fs)
     int n = 0;
     for (size_t i = 0; i < fs->nwhatif; i++)
         if (fs->whatif[i].steps) {
+            if (fs->whatif[i].unrecorded_ns) /* a rank's GPU not known for a while: rough (whatif_reliable) */
+                return 0;
             sum += (double)fs->whatif[i].measured_ns / (double)fs->whatif[i].steps;
             n++;
         }
@@ -234,8 +253,9 @@ void whatif_text(FILE *out, const struct model *m, const struct findings *fs)
         char why[400];
         if (!fs->whatif[i].steps || !*whatif_rough_text(&fs->whatif[i], why, sizeof why))
             continue;
-        if (!shown++)
-            fprintf(out, "  Rough (the replay as measured over %.0f%% off), why:\n", 100 * WHATIF_RELIABLE);
+        if (!shown++) /* (or the GPU not recorded for a while: the reason says so) */
+            fprintf(out, "  Rough (the replay as measured over %.0f%% off%s), why:\n", 100 * WHATIF_RELIABLE,
+                    unrecorded_any(fs) ? ", or a rank's GPU not recorded" : "");
         text_para(out, "    ", 4, "rank %d: %s.", m->procs[i].rank, why);
     }
     char wu[400];
