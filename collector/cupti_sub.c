@@ -97,7 +97,11 @@ static struct {
     CUpti_BuffersCallbackCompleteFunc complete;
     CUpti_TimestampCallbackFunc stamp;
     uint64_t kinds; /* on now, bits by CUpti_ActivityKind (< 64) */
-    int contexts;   /* per-context enables less disables: on somewhere while above 0 */
+    /* the (context, kind) pairs it enabled per context, not disabled since;
+     * past their room, counted as one on for good */
+#define CTX_PAIRS 64
+    struct { void *ctx; int kind; } pairs[CTX_PAIRS];
+    int npairs, pairs_lost;
     int finalized;  /* it called cuptiFinalize: CUPTI is not called again for it */
 } program; /* sub_lock */
 /* program.complete, read lock-free in a CUPTI buffer callback (forward):
@@ -929,7 +933,7 @@ static int take_back_locked(void)
     pthread_mutex_lock(&sub_lock);
     __typeof__(program) asked = program;
     pthread_mutex_unlock(&sub_lock);
-    if (asked.finalized || asked.kinds || asked.contexts > 0)
+    if (asked.finalized || asked.kinds || asked.npairs || asked.pairs_lost)
         return 0;
     if (fn.get_thread_id_type)
         fn.get_thread_id_type(&thread_id_type);
@@ -1008,14 +1012,23 @@ int gt_cupti_ours_on(int kind)
     return 0;
 }
 
-void gt_cupti_program_asks_context(int on)
+int gt_cupti_program_context(void *ctx, int kind, int on)
 {
     pthread_mutex_lock(&sub_lock);
-    if (on)
-        program.contexts++;
-    else if (program.contexts > 0) /* (a disable of none enabled: a no-op) */
-        program.contexts--;
+    int i = 0;
+    while (i < program.npairs && !(program.pairs[i].ctx == ctx && program.pairs[i].kind == kind))
+        i++;
+    int had = i < program.npairs;
+    if (on == 1 && !had) {
+        if (program.npairs < CTX_PAIRS)
+            program.pairs[program.npairs++] = (__typeof__(program.pairs[0])){ ctx, kind };
+        else
+            program.pairs_lost = 1;
+    } else if (on == 0 && had) {
+        program.pairs[i] = program.pairs[--program.npairs];
+    }
     pthread_mutex_unlock(&sub_lock);
+    return had;
 }
 
 void gt_cupti_program_finalizes(void)

@@ -61,9 +61,11 @@ void gt_cupti_program_asks(CUpti_BuffersCallbackRequestFunc request, CUpti_Buffe
 /* Whether kind is one the tracer has on now (CUPTI is ours): a program's
  * disable of it, of a kind it has not on itself, would turn ours off. */
 int gt_cupti_ours_on(int kind);
-/* The program enables (on) or disables a kind for one context: counted
- * apart (a kind on for one context is not off for another's disable). */
-void gt_cupti_program_asks_context(int on);
+/* The program enabled (on 1) or disabled (on 0) kind for context ctx
+ * (on -1: only asks): kept as a pair, apart from the kinds enabled for all
+ * (a kind on for one context is not off for another's disable).  Whether
+ * the pair was on before. */
+int gt_cupti_program_context(void *ctx, int kind, int on);
 /* The program finalizes CUPTI: nothing is asked of it for the program again. */
 void gt_cupti_program_finalizes(void);
 /* The stretches the program's profiler held CUPTI, oldest first, in our

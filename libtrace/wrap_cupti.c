@@ -106,27 +106,37 @@ CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind)
     return real(kind);
 }
 
-/* Per context: a hand-over as an enable is; counted apart from the kinds
- * enabled for all (a forced flush takes CUPTI back only with none on for
- * any context either).  A disable is passed on: a context's setting
- * overrides the global one, and the tracer's are global. */
+/* Per context: a hand-over as an enable is; the (context, kind) pairs
+ * kept apart from the kinds enabled for all (a forced flush takes CUPTI
+ * back only with none on for any context either).  A disable of a pair
+ * the program did not enable, of a kind the tracer has on, is not passed
+ * on, as cuptiActivityDisable's (a context's setting overrides the global
+ * one: it would turn the tracer's records of that context off). */
 CUptiResult CUPTIAPI cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)
 {
     NEXT(cuptiActivityEnableContext);
-    gt_cupti_program_asks_context(1);
+    int had = gt_cupti_program_context(context, (int)kind, 1);
     step_aside("cuptiActivityEnableContext");
     CUptiResult r = real(context, kind);
-    if (r != CUPTI_SUCCESS)
-        gt_cupti_program_asks_context(0);
+    if (r != CUPTI_SUCCESS && !had) {
+        int saved = errno;
+        gt_cupti_program_context(context, (int)kind, 0);
+        errno = saved;
+    }
     return r;
 }
 
 CUptiResult CUPTIAPI cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)
 {
     NEXT(cuptiActivityDisableContext);
+    if (!gt_cupti_program_context(context, (int)kind, -1) && gt_cupti_ours_on((int)kind))
+        return CUPTI_SUCCESS;
     CUptiResult r = real(context, kind);
-    if (r == CUPTI_SUCCESS)
-        gt_cupti_program_asks_context(0);
+    if (r == CUPTI_SUCCESS) {
+        int saved = errno;
+        gt_cupti_program_context(context, (int)kind, 0);
+        errno = saved;
+    }
     return r;
 }
 

@@ -12,7 +12,8 @@
  * buffers completed that were not its own.  With "once", its clock and
  * callbacks are registered at the first session only (a profiler that
  * keeps them).  With "again", its kind disabled once more after each stop.
- * With "context", its kind enabled and disabled for one context.
+ * With "context", its kind enabled and disabled for one context, and
+ * disabled for it once more after each stop.
  * With "keep", one session that never stops.  With
  * "blocked", another profiler: runtime records and external
  * correlation only, no clock of its own, while a second thread is blocked
@@ -176,6 +177,8 @@ int main(int argc, char **argv)
         bad |= cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != CUPTI_SUCCESS;
         if (again) /* its kind disabled once more, a no-op untraced */
             bad |= cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
+        if (per_ctx) /* ... for its context */
+            bad |= cuptiActivityDisableContext(ctx, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS;
         printf("own profiler, session %d: %d kernel records, %d inside the profiled stretch on its clock, "
                "%d of other kinds, %d buffers not its own\n", session + 1, kernels, inside, other_kinds, foreign);
         if (bad || stretch(s, 20))

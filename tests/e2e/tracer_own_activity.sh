@@ -53,7 +53,8 @@ import json, sys
 print(sum(k["count"] for k in json.load(sys.stdin).get("kernels", [])))')" 60
 
 # a profiler that enables its kind for one context: the same hand-over
-# and take-back
+# and take-back; its disable for that context once more after its stop
+# (a no-op untraced) leaves the tracer's kind on
 "$app" context > "$tmp/context.untraced" 2>&1
 LD_PRELOAD="$lib" GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/context.db" "$app" context > "$tmp/context.traced" 2>&1
 expect "per context: its profiler gets what it gets untraced" \

@@ -513,26 +513,29 @@ void sim_cupti_op_ended(struct sim_op *op, const struct sim_stream *s, uint64_t 
 
 /* ---- the public CUPTI API ---------------------------------------------- */
 
-CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
+/* A kind on or off, for the public calls below: never through them (a
+ * preloaded tracer wraps them, and a per-context call would reach its
+ * wrapper of the global one) */
+static CUptiResult set_kind(CUpti_ActivityKind kind, int on)
 {
-    if (refused())
+    if (on && refused())
         return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
     if ((int)kind <= 0 || (int)kind >= CUPTI_ACTIVITY_KIND_COUNT)
         return CUPTI_ERROR_INVALID_KIND;
     pthread_mutex_lock(&cupti_lock);
-    enabled[kind] = 1;
+    enabled[kind] = on;
     pthread_mutex_unlock(&cupti_lock);
     return CUPTI_SUCCESS;
 }
 
+CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
+{
+    return set_kind(kind, 1);
+}
+
 CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 {
-    if ((int)kind <= 0 || (int)kind >= CUPTI_ACTIVITY_KIND_COUNT)
-        return CUPTI_ERROR_INVALID_KIND;
-    pthread_mutex_lock(&cupti_lock);
-    enabled[kind] = 0;
-    pthread_mutex_unlock(&cupti_lock);
-    return CUPTI_SUCCESS;
+    return set_kind(kind, 0);
 }
 
 /* Per context: the simulator has one context a process, so a kind on for
@@ -541,13 +544,13 @@ CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 CUptiResult cuptiActivityEnableContext(CUcontext context, CUpti_ActivityKind kind)
 {
     (void)context;
-    return cuptiActivityEnable(kind);
+    return set_kind(kind, 1);
 }
 
 CUptiResult cuptiActivityDisableContext(CUcontext context, CUpti_ActivityKind kind)
 {
     (void)context;
-    return cuptiActivityDisable(kind);
+    return set_kind(kind, 0);
 }
 
 CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc funcBufferRequested,
