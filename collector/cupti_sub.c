@@ -405,6 +405,15 @@ static const char *result_text(CUptiResult r)
 static int register_locked(char *why, size_t whylen);
 static int hand_over_locked(int restore);
 
+/* Whether the program enabled kind for some context (its pairs). */
+static int program_has_kind_per_context(const __typeof__(program) *asked, int kind)
+{
+    for (int i = 0; i < asked->npairs; i++)
+        if (asked->pairs[i].kind == kind)
+            return 1;
+    return asked->pairs_lost;
+}
+
 int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
 {
     if (!dl.sym || !dl.close) {
@@ -894,7 +903,8 @@ static int hand_over_locked(int restore)
      * else its call, next, turns it on again) */
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (fn.disable && (kinds_on & (1u << i)) &&
-            !(restore && (unsigned)kinds[i] < 64 && (asked.kinds & (1ull << kinds[i]))))
+            !(restore && ((unsigned)kinds[i] < 64 && (asked.kinds & (1ull << kinds[i])))) &&
+            !(restore && program_has_kind_per_context(&asked, (int)kinds[i])))
             fn.disable(kinds[i]);
     fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     size_t n = 0;

@@ -98,6 +98,8 @@ d = json.load(sys.stdin)
 w = d["whatif"][0]
 print(w["reliable"], "held CUPTI 5.2 ms" in w.get("rough_why", ""), d["whatif_job"]["reliable"],
       any(f.get("whatif", {}).get("reliable") for f in d["findings"]))')" "False True False False"
+expect "... and each finding's gain line says that is why" \
+  "$("$b/gputrace-report" "$tmp/ps.db" | tr '\n' ' ' | tr -s ' ' | grep -c "not recorded for a while (its own profiler held CUPTI), take it as rough")" 1
 
 # a 4 ms stretch on rank 0 of sim-straggler (its kernels there gone):
 # the collectives in it have no GPU start there, and their groups are left
@@ -115,6 +117,18 @@ print(sorted((f["kind"], f["rank"], f["waste_ns"]) for f in json.load(sys.stdin)
              if f["kind"] == "comm.straggler" or (f["kind"] == "gpu.idle" and f["rank"] != 0)))'; }
 expect "a stretch on one rank: the straggler and the other ranks' idle as without it" \
   "$(others "$tmp/st1.db")" "$(others "$tmp/st0.db")"
+
+# the same in a slowdown's split (mon-slowdown, a 117 ms stretch on rank
+# 0 before the onset, its kernels there gone): the 20 collectives in it
+# are left out of who was last, not read from the host's calls
+sqlite3 "$tmp/sd.db" < "$fix/mon-slowdown/input.sql"
+sqlite3 "$tmp/sd.db" "CREATE TABLE IF NOT EXISTS gpu_gap(process_id INTEGER, idx INTEGER, from_ns INTEGER,
+  to_ns INTEGER, PRIMARY KEY(process_id, idx)); INSERT INTO gpu_gap VALUES(1, 0, 46448654000000, 46448770900000);
+  DELETE FROM gpu_op WHERE process_id = 1 AND start_ns >= 46448654000000 AND start_ns < 46448770900000;"
+expect "a slowdown's split: the collectives in a stretch left out" \
+  "$("$b/gputrace-report" --format json "$tmp/sd.db" 2>/dev/null | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["run"]["slowdown"]["collectives"])')" "[100, 120]"
 
 mk "$tmp/hostile.db"
 sqlite3 "$tmp/hostile.db" "WITH RECURSIVE c(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM c WHERE i < 1000000)

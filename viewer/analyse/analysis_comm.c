@@ -221,11 +221,8 @@ static void straggler_group(const struct coll_rec *v, size_t n, void *ctx)
     if (same == n)
         return; /* every member one process's (it drives several GPUs): no rank to be late; its GPUs' uneven
                  * load is their idle time (gpu.idle) */
-    for (size_t k = 0; k < n; k++) /* a member without its kernel's records (a profiler of its own held CUPTI):
-                                    * the group's arrivals would fall back to the host's calls on every rank */
-        if (!(v[k].gend > v[k].gstart) &&
-            model_proc_gpu_gap_soon(&st->m->procs[v[k].proc], v[k].start, MODEL_GAP_INFLIGHT_NS))
-            return;
+    if (coll_group_unrecorded(st->m, v, n))
+        return; /* a member without its kernel's records (a profiler of its own held CUPTI) */
     st->full++;
     int64_t latest = INT64_MIN, second = INT64_MIN;
     int who = -1, gpu = coll_group_on_gpu(v, n);

@@ -300,10 +300,8 @@ static void lead_group(const struct coll_rec *v, size_t n, void *ctx)
     struct leads *l = ctx;
     if (n < 2 || n != (size_t)(v[0].nranks > 0 ? v[0].nranks : 0))
         return;
-    for (size_t k = 0; k < n; k++) /* as comm.straggler leaves it out (analysis_comm.c) */
-        if (!(v[k].gend > v[k].gstart) &&
-            model_proc_gpu_gap_soon(&l->m->procs[v[k].proc], v[k].start, MODEL_GAP_INFLIGHT_NS))
-            return;
+    if (coll_group_unrecorded(l->m, v, n)) /* as comm.straggler leaves it out */
+        return;
     int64_t latest = INT64_MIN, second = INT64_MIN;
     int who = -1, gpu = coll_group_on_gpu(v, n);
     for (size_t k = 0; k < n; k++) {

@@ -41,6 +41,19 @@ static inline int coll_group_on_gpu(const struct coll_rec *v, size_t n)
     return 1;
 }
 
+/* Whether a member has no kernel times because its process's own profiler
+ * held CUPTI then (model.h, gpu_gaps: in a stretch, or entered just before
+ * one): its group's arrivals would fall back to the host's calls on every
+ * rank; such groups are left out wherever arrivals are compared. */
+static inline int coll_group_unrecorded(const struct model *m, const struct coll_rec *v, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!(v[k].gend > v[k].gstart) &&
+            model_proc_gpu_gap_soon(&m->procs[v[k].proc], v[k].start, MODEL_GAP_INFLIGHT_NS))
+            return 1;
+    return 0;
+}
+
 /* A member's arrival on the aligned clock, of the kind its group uses. */
 static inline int64_t coll_arrival(const struct model *m, const struct coll_rec *c, int on_gpu)
 {

@@ -129,7 +129,8 @@ static void group(const struct coll_rec *v, size_t n, void *ctx)
 {
     struct splitting *c = ctx;
     const struct model *m = c->m;
-    if (n < 2 || n != (size_t)(v[0].nranks > 0 ? v[0].nranks : 0) || p2p_kind(m, v[0].api))
+    if (n < 2 || n != (size_t)(v[0].nranks > 0 ? v[0].nranks : 0) || p2p_kind(m, v[0].api) ||
+        coll_group_unrecorded(m, v, n))
         return;
     int gpu = coll_group_on_gpu(v, n), who = -1;
     int64_t latest = INT64_MIN, call = INT64_MIN, mine = INT64_MIN;

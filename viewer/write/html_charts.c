@@ -195,7 +195,7 @@ struct map { const struct model *m; size_t ncols, seen; double *late; int64_t *m
 static void map_group(const struct coll_rec *v, size_t n, void *ctx)
 {
     struct map *mp = ctx;
-    if (n < 2)
+    if (n < 2 || coll_group_unrecorded(mp->m, v, n)) /* as the finding leaves it out */
         return;
     mp->seen++;
     if (mp->ncols == MAP_COLS)

@@ -197,7 +197,10 @@ const char *whatif_text_finding(const struct findings *fs, const struct finding 
              ms_per_step(f->wi_now_ns, f->wi_steps), ms_per_step(f->wi_fixed_ns, f->wi_steps),
              f->kind == F_COMM_STRAGGLER || f->kind == F_GPU_IDLE ? "every rank's" : "its rank's",
              (long long)f->wi_steps,
-             finding_reliable(fs, f, w) ? "" : "; the replay is off by more than 2%, take it as rough");
+             finding_reliable(fs, f, w) ? ""
+             : (f->kind == F_COMM_STRAGGLER || f->kind == F_GPU_IDLE ? unrecorded_any(fs) : w->unrecorded_ns > 0)
+                 ? "; a rank's GPU was not recorded for a while (its own profiler held CUPTI), take it as rough"
+                 : "; the replay is off by more than 2%, take it as rough");
     return buf;
 }
 
