@@ -307,21 +307,35 @@ static void claim_stall(const struct model *m, struct findings *fs, size_t pi, c
  * all: the process's end); returns where the last part starts (b: none).
  * The stretches of a window are in its busy union already (timeline.seen);
  * these are those between windows, and after the last work. */
+struct recorded_parts {
+    const struct model *m; const struct report_opts *o; struct findings *fs; size_t pi;
+    const struct ivals *blocked; const struct dev_idle *d; int all;
+    int64_t a, b; /* the part seen last, not claimed yet (a == b: none) */
+};
+
+static void claim_part(struct recorded_parts *r)
+{
+    if (r->b > r->a && (r->all || r->b - r->a >= r->o->idle_gap_ns))
+        claim_gap(r->m, r->fs, r->pi, r->blocked, r->d, r->a, r->b);
+}
+
+static void recorded_part(void *arg, int64_t a, int64_t b)
+{
+    struct recorded_parts *r = arg;
+    claim_part(r); /* the one before: not the last */
+    r->a = a;
+    r->b = b;
+}
+
 static int64_t claim_recorded(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi,
                               const struct ivals *blocked, const struct dev_idle *d, int64_t a, int64_t b, int all)
 {
-    const struct proc *p = &m->procs[pi];
-    int64_t at = a;
-    for (size_t i = p->ngpu_gaps ? model_gpu_gap_after(p, a) : 0;
-         i < p->ngpu_gaps && p->gpu_gaps[i].from < b && at < b; i++) {
-        int64_t e = p->gpu_gaps[i].from;
-        if (e > at && (all || e - at >= o->idle_gap_ns))
-            claim_gap(m, fs, pi, blocked, d, at, e);
-        at = p->gpu_gaps[i].to > at ? p->gpu_gaps[i].to : at;
-    }
-    if (all && at < b)
-        claim_gap(m, fs, pi, blocked, d, at, b);
-    return at < b ? at : b;
+    struct recorded_parts r = { m, o, fs, pi, blocked, d, all, a, a };
+    model_gpu_gap_split(&m->procs[pi], a, b, recorded_part, NULL, &r);
+    if (r.b == b && r.b > r.a && !all)
+        return r.a; /* the last part, up to b: the caller's */
+    claim_part(&r);
+    return b;
 }
 
 static void gaps_of(const struct model *m, const struct report_opts *o, struct findings *fs, size_t pi,

@@ -75,8 +75,9 @@ void charge_add(struct findings *fs, const struct finding *f, int tl, int64_t a,
  * without GPU records (charge_idle; p NULL: none). */
 struct gap_claim { struct findings *fs; const struct finding *f; int tl; int64_t total; const struct proc *p; };
 
-static void claim_part(struct gap_claim *g, int64_t a, int64_t b)
+static void claim_part(void *arg, int64_t a, int64_t b)
 {
+    struct gap_claim *g = arg;
     charge_add(g->fs, g->f, g->tl, a, b);
     model_add(&g->total, b - a);
 }
@@ -84,16 +85,7 @@ static void claim_part(struct gap_claim *g, int64_t a, int64_t b)
 static void claim_gap(void *arg, int64_t a, int64_t b)
 {
     struct gap_claim *g = arg;
-    const struct proc *p = g->p;
-    int64_t at = a;
-    for (size_t i = p && p->ngpu_gaps ? model_gpu_gap_after(p, a) : 0;
-         p && i < p->ngpu_gaps && p->gpu_gaps[i].from < b && at < b; i++) {
-        if (p->gpu_gaps[i].from > at)
-            claim_part(g, at, p->gpu_gaps[i].from);
-        at = p->gpu_gaps[i].to > at ? p->gpu_gaps[i].to : at;
-    }
-    if (at < b)
-        claim_part(g, at, b);
+    model_gpu_gap_split(g->p, a, b, claim_part, NULL, g);
 }
 
 int64_t charge_gaps(struct findings *fs, const struct finding *f, int tl, const struct ivals *busy, int64_t a, int64_t b)

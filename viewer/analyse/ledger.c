@@ -199,34 +199,21 @@ static void keep_gap(struct ledger *l, const struct ivals *others, int64_t waits
     ivals_split(others, a, b, 1, peer_part, &g);
 }
 
-/* [a, b) of l's process, within its GPU span: its parts without GPU
- * records of the tracer's (model.h, gpu_gaps) are not_recorded, the rest
- * goes to part, a piece at a time. */
-static void split_unrecorded(struct ledger *l, const struct proc *p, int64_t a, int64_t b,
-                             void (*part)(void *, int64_t, int64_t), void *arg)
-{
-    int64_t at = a;
-    for (size_t i = model_gpu_gap_after(p, a); i <= p->ngpu_gaps && at < b; i++) {
-        int64_t from = i < p->ngpu_gaps ? p->gpu_gaps[i].from : b, to = i < p->ngpu_gaps ? p->gpu_gaps[i].to : b;
-        if (to <= at)
-            continue;
-        int64_t e = from < b ? from : b;
-        if (e > at) /* recorded */
-            part(arg, at, e);
-        int64_t s = from > at ? from : at, t = to < b ? to : b;
-        if (t > s) {
-            model_add(&l->ns[LB_NOT_RECORDED], t - s);
-            lg_add_span(l, LB_NOT_RECORDED, s, t);
-        }
-        at = t > at ? t : at;
-    }
-}
-
 /* A stretch the GPU did nothing of, between two of its work (or after the
- * last, for a process that did not end): short ones summed (top tallies
- * their ranges), long ones kept, with the host's blocking calls in them. */
+ * last, for a process that did not end), cut at the process's stretches
+ * without GPU records (model_gpu_gap_split): those are not_recorded
+ * (unrecorded_piece); of the rest, short ones summed (top tallies their
+ * ranges), long ones kept, with the host's blocking calls in them
+ * (idle_piece; tail_piece after the last work). */
 struct idle_between { struct ledger *top, *l; const struct proc *p; const struct report_opts *o;
-                      const struct ivals *others, *blocked; };
+                      const struct ivals *others, *blocked; int64_t waits_from; };
+
+static void unrecorded_piece(void *arg, int64_t a, int64_t b)
+{
+    struct idle_between *x = arg;
+    model_add(&x->l->ns[LB_NOT_RECORDED], b - a);
+    lg_add_span(x->l, LB_NOT_RECORDED, a, b);
+}
 
 static void idle_piece(void *arg, int64_t a, int64_t b)
 {
@@ -283,8 +270,8 @@ static void window_into(struct ledger *top, struct ledger *l, const struct proc 
             l->on = 1;
             l->first = a;
         } else {
-            struct idle_between x = { top, l, p, o, others, blocked };
-            split_unrecorded(l, p, l->last, a, idle_piece, &x);
+            struct idle_between x = { top, l, p, o, others, blocked, 0 };
+            model_gpu_gap_split(p, l->last, a, idle_piece, unrecorded_piece, &x);
         }
         l->last = b;
     }
@@ -479,12 +466,10 @@ void lg_take_back(const struct findings *fs, struct ledger *l)
     l->aside = 0;
 }
 
-struct tail_gap { struct ledger *l; const struct ivals *others, *blocked; int64_t waits_from; };
-
 static void tail_piece(void *arg, int64_t a, int64_t b)
 {
-    struct tail_gap *t = arg;
-    keep_gap(t->l, t->others, t->waits_from, t->blocked, a, b);
+    struct idle_between *x = arg;
+    keep_gap(x->l, x->others, x->waits_from, x->blocked, a, b);
 }
 
 /* A GPU's ledger (or the process's one GPU's) at the process's end: its
@@ -502,8 +487,8 @@ static void gpu_end(const struct model *m, size_t pi, struct ledger *l, const st
      * what its GPU did then is not known */
     if (model_proc_unended(p) && !model_proc_gpu_cut(m, pi) && p->end > l->last) {
         const struct ivals none = { NULL, 0 };
-        struct tail_gap t = { l, others, &none, waits_from };
-        split_unrecorded(l, p, l->last, p->end, tail_piece, &t);
+        struct idle_between x = { NULL, l, p, NULL, others, &none, waits_from };
+        model_gpu_gap_split(p, l->last, p->end, tail_piece, unrecorded_piece, &x);
         l->last = p->end;
     }
     /* before and after its work, whatever CUPTI's state: not_recorded is

@@ -483,6 +483,28 @@ static inline size_t model_gpu_gap_after(const struct proc *p, int64_t t)
     return lo;
 }
 
+/* [a, b) of process p cut at its stretches: each part outside one to
+ * recorded, each part inside one to gap, in time order (either NULL: not
+ * wanted). */
+static inline void model_gpu_gap_split(const struct proc *p, int64_t a, int64_t b,
+                                       void (*recorded)(void *, int64_t, int64_t),
+                                       void (*gap)(void *, int64_t, int64_t), void *arg)
+{
+    int64_t at = a;
+    for (size_t i = p && p->ngpu_gaps ? model_gpu_gap_after(p, a) : 0;
+         p && i < p->ngpu_gaps && p->gpu_gaps[i].from < b && at < b; i++) {
+        const struct gpu_gap *g = &p->gpu_gaps[i];
+        if (g->from > at && recorded)
+            recorded(arg, at, g->from);
+        int64_t s = g->from > at ? g->from : at, e = g->to < b ? g->to : b;
+        if (e > s && gap)
+            gap(arg, s, e);
+        at = e > at ? e : at;
+    }
+    if (at < b && recorded)
+        recorded(arg, at, b);
+}
+
 /* Whether time t of process p lies in such a stretch. */
 static inline int model_proc_in_gpu_gap(const struct proc *p, int64_t t)
 {
