@@ -73,8 +73,7 @@ static _Atomic int handing; /* ours handed over to it, not taken back yet */
 /* The stretches the program's profiler held CUPTI, in our clock: from the
  * hand-over to the take-back (0 while it holds it).  Taken back only while
  * there is room for the next one, so that every hand-over has its row. */
-#define MAX_GAPS 256
-static struct { _Atomic int64_t from, to; } gaps[MAX_GAPS];
+static struct { _Atomic int64_t from, to; } gaps[GT_CUPTI_MAX_GAPS];
 static _Atomic int ngaps;
 static _Atomic int callbacks_given; /* the program subscribed: ours let go, never taken again */
 static CUpti_SubscriberHandle our_sub; /* the callback subscriber we hold, if any (sub_lock) */
@@ -446,7 +445,7 @@ int gt_cupti_start(const char *lib_hint, char *why, size_t whylen)
         pthread_mutex_unlock(&start_lock);
         if (done)
             gt_tell("the program took CUPTI while the tracer started (a profiler of its own): its profiler gets "
-                    "CUPTI, and this process's GPU records end here");
+                    "CUPTI, and this process's GPU records pause until it stops");
     }
     return rc;
 }
@@ -851,6 +850,27 @@ static int hand_over_lock(void)
     return 0;
 }
 
+/* A stretch the program holds CUPTI begins (from, our clock): its row, in
+ * the slot a take-back left room for (< GT_CUPTI_MAX_GAPS). */
+static void open_gap(int64_t from)
+{
+    int g = atomic_load(&ngaps);
+    atomic_store(&gaps[g].to, 0);
+    atomic_store(&gaps[g].from, from);
+    atomic_store(&ngaps, g + 1);
+}
+
+/* What the program finds untraced: the clock it registered last, else
+ * CUPTI's own (if we had replaced it), and CUPTI's thread ids as it left
+ * them. */
+static void clock_back(const __typeof__(program) *asked)
+{
+    if (fn.register_ts && (stamps_ours || asked->stamp))
+        fn.register_ts(asked->stamp ? asked->stamp : cupti_default_clock);
+    if (fn.set_thread_id_type)
+        fn.set_thread_id_type(thread_id_type);
+}
+
 int gt_cupti_hand_over(void)
 {
     atomic_store(&program_took, 1); /* before we started, we never start */
@@ -889,12 +909,9 @@ static int hand_over_locked(int restore)
     pthread_mutex_unlock(&sub_lock);
     /* from before our kinds go off: a call from then on may have no GPU
      * record of ours */
-    int g = atomic_load(&ngaps); /* < MAX_GAPS: gt_cupti_take_back */
     int64_t from = (int64_t)gt_clock_now_ns();
     if (asked.finalized) { /* CUPTI is torn down, ours with the program's */
-        atomic_store(&gaps[g].to, 0);
-        atomic_store(&gaps[g].from, from);
-        atomic_store(&ngaps, g + 1);
+        open_gap(from);
         return 1;
     }
     /* our kinds off first: a record made after the flush would fill a
@@ -903,19 +920,14 @@ static int hand_over_locked(int restore)
      * else its call, next, turns it on again) */
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (fn.disable && (kinds_on & (1u << i)) &&
-            !(restore && ((unsigned)kinds[i] < 64 && (asked.kinds & (1ull << kinds[i])))) &&
-            !(restore && program_has_kind_per_context(&asked, (int)kinds[i])))
+            !(restore && (((unsigned)kinds[i] < 64 && (asked.kinds & (1ull << kinds[i]))) ||
+                          program_has_kind_per_context(&asked, (int)kinds[i]))))
             fn.disable(kinds[i]);
     fn.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     size_t n = 0;
     if (fn.dropped && fn.dropped(NULL, 0, &n) == CUPTI_SUCCESS)
         atomic_fetch_add(&dropped_total, n);
-    /* what the program finds untraced: its clock or CUPTI's, and CUPTI's
-     * thread ids as it left them */
-    if (fn.register_ts && (stamps_ours || asked.stamp))
-        fn.register_ts(asked.stamp ? asked.stamp : cupti_default_clock);
-    if (fn.set_thread_id_type)
-        fn.set_thread_id_type(thread_id_type);
+    clock_back(&asked);
     if (asked.request && asked.complete)
         fn.register_callbacks(asked.request, asked.complete);
     if (restore)
@@ -923,9 +935,7 @@ static int hand_over_locked(int restore)
             if (asked.kinds & (1ull << i))
                 fn.enable((CUpti_ActivityKind)i);
     gt_cupti_let_go_callbacks();
-    atomic_store(&gaps[g].to, 0);
-    atomic_store(&gaps[g].from, from);
-    atomic_store(&ngaps, g + 1);
+    open_gap(from);
     return 1;
 }
 
@@ -938,7 +948,7 @@ static int hand_over_locked(int restore)
 static int take_back_locked(void)
 {
     int g = atomic_load(&ngaps);
-    if (!atomic_load(&handing) || atomic_load(&active) || g == 0 || g >= MAX_GAPS)
+    if (!atomic_load(&handing) || atomic_load(&active) || g == 0 || g >= GT_CUPTI_MAX_GAPS)
         return 0;
     pthread_mutex_lock(&sub_lock);
     __typeof__(program) asked = program;
@@ -952,10 +962,7 @@ static int take_back_locked(void)
     if (fn.set_thread_id_type)
         fn.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     if (fn.register_callbacks(on_request, on_complete) != CUPTI_SUCCESS) {
-        if (fn.register_ts && (stamps_ours || asked.stamp))
-            fn.register_ts(asked.stamp ? asked.stamp : cupti_default_clock);
-        if (fn.set_thread_id_type)
-            fn.set_thread_id_type(thread_id_type);
+        clock_back(&asked);
         return 0;
     }
     uint32_t on = 0;

@@ -68,6 +68,9 @@ int gt_cupti_ours_on(int kind);
 int gt_cupti_program_context(void *ctx, int kind, int on);
 /* The program finalizes CUPTI: nothing is asked of it for the program again. */
 void gt_cupti_program_finalizes(void);
+/* At most this many stretches (after that the program's profiler keeps
+ * CUPTI). */
+#define GT_CUPTI_MAX_GAPS 256
 /* The stretches the program's profiler held CUPTI, oldest first, in our
  * clock's ns: from, to (0: it holds it still).  Up to max of them into
  * out; returns how many. */

@@ -203,8 +203,8 @@ static void store_dropped(void)
  * left out: less than there is, nothing wrong). */
 static void store_handover(void)
 {
-    int64_t gaps[256][2];
-    int n = gt_cupti_gaps(gaps, 256);
+    int64_t gaps[GT_CUPTI_MAX_GAPS][2];
+    int n = gt_cupti_gaps(gaps, GT_CUPTI_MAX_GAPS);
     if (!n)
         return;
     if (!gt_w.handover_stored) {
