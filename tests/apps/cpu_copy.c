@@ -1,7 +1,7 @@
 /* cpu_copy.c: tensor.cpu() into pageable memory each step, as c10 does it: a cudaMemcpyAsync device-to-host into malloc'd memory (which the runtime makes synchronous) and the cudaStreamSynchronize c10 always adds after it.
  *
  * Per step: a 3 ms kernel on the compute stream, then the copy of 8 MiB
- * (it waits for the kernel) and the stream sync (nothing left to wait
+ * (CPU_COPY_MB sets it; it waits for the kernel) and the stream sync (nothing left to wait
  * for).  One finding: the pageable copy, with the wait in it.  Its twin
  * (DEPS_FIX=1) copies into pinned memory (cudaMallocHost, pin_memory()).
  *
@@ -16,7 +16,6 @@
 
 #include <string.h>
 
-#define OUT_BYTES (8u << 20)
 
 void cpu_model_kernel(void **args) { deps_spin_us(deps_us(args)); }
 
@@ -26,6 +25,8 @@ int main(void)
     cudaStream_t compute;
     CHECK_CUDA(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking));
     int fix = deps_fix();
+    const char *mb = getenv("CPU_COPY_MB");
+    size_t OUT_BYTES = (size_t)(mb && atoi(mb) > 0 ? atoi(mb) : 8) << 20;
     float *d_out, *h_out = NULL;
     if (fix)
         CHECK_CUDA(cudaMallocHost((void **)&h_out, OUT_BYTES));

@@ -111,7 +111,7 @@ uint64_t sim_copy_model_ns(size_t bytes, sim_mem_kind src, sim_mem_kind dst)
         bw = BW_PAGEABLE;
     else
         bw = BW_PINNED;
-    return LATENCY_NS + (uint64_t)bytes * 1000 / bw;
+    return LATENCY_NS + (uint64_t)bytes * 1000 * sim_copy_slowdown() / bw;
 }
 
 /* ---- allocation -------------------------------------------------------- */
@@ -284,7 +284,8 @@ static cudaError_t do_copy(const struct copy_req *r, CUpti_CallbackId cbid)
         op->dst_kind = sim_cupti_mem_kind(dk);
         op->model_ns = sim_copy_model_ns(r->bytes, sk, dk);
         if (sk == SIM_MEM_PAGEABLE && on_device(dk)) {
-            uint64_t tail = (uint64_t)(r->bytes < STAGE_BYTES ? r->bytes : STAGE_BYTES) * 1000 / BW_PINNED;
+            uint64_t tail = (uint64_t)(r->bytes < STAGE_BYTES ? r->bytes : STAGE_BYTES) * 1000 *
+                            sim_copy_slowdown() / BW_PINNED;
             if (tail > op->model_ns / 2)
                 tail = op->model_ns / 2;
             op->stage_ns = op->model_ns - tail;

@@ -5,7 +5,13 @@
  * it lower, instead of moving hundreds of MiB.  GPUSIM_MALLOC_US, the host
  * time of an allocation: a real driver maps the pages of a device or
  * pinned allocation inside the call (milliseconds for large buffers),
- * which the simulator's host malloc does not; off by default. */
+ * which the simulator's host malloc does not; off by default.
+ * GPUSIM_COPY_SLOWDOWN, how many times slower than the default rates
+ * every copy moves its bytes (1 by default): a simulated copy is a host
+ * memmove, which a copy engine's DMA is not, and four ranks moving 16 MiB
+ * each at once on two cores delayed every rank's kernels by milliseconds
+ * (the kernels' threads waited to be scheduled); a test that needs a copy
+ * long enough to measure moves fewer bytes, more slowly. */
 #include "sim_model_env.h"
 
 #include <stdlib.h>
@@ -30,4 +36,15 @@ long sim_malloc_us(void)
         us = x > 0 && x < 10000000 ? x : 0;
     }
     return us;
+}
+
+unsigned sim_copy_slowdown(void)
+{
+    static unsigned n; /* read once, as the bandwidth is */
+    if (!n) {
+        const char *v = getenv("GPUSIM_COPY_SLOWDOWN");
+        long x = v && *v ? strtol(v, NULL, 10) : 0;
+        n = x > 1 && x <= 1000 ? (unsigned)x : 1;
+    }
+    return n;
 }

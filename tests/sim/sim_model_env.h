@@ -7,5 +7,8 @@ double sim_nccl_gbps(void);
 /* The host time each device or pinned allocation takes, us
  * (GPUSIM_MALLOC_US, default 0). */
 long sim_malloc_us(void);
+/* How many times slower every copy moves its bytes than the default
+ * rates (GPUSIM_COPY_SLOWDOWN, default 1; its latency unchanged). */
+unsigned sim_copy_slowdown(void);
 
 #endif

@@ -93,6 +93,23 @@ Test(sim_memory, pageable_copies_are_slower_than_pinned)
     free(pageable);
 }
 
+/* GPUSIM_COPY_SLOWDOWN=N moves every copy's bytes N times slower: a test
+ * gets a copy as long as a large one's with a small memmove behind it. */
+Test(sim_memory, copy_slowdown_lengthens_copies)
+{
+    setenv("GPUSIM_COPY_SLOWDOWN", "16", 1); /* read at the first copy */
+    void *d, *pinned;
+    cudaMalloc(&d, MiB);
+    cudaMallocHost(&pinned, MiB);
+    memset(pinned, 7, MiB);
+    tu_cupti_start(64 * 1024);
+    /* 1 MiB pinned: 0.26 ms at the default rate, 4.2 ms 16 times slower
+     * (its memmove well under a millisecond, under the sanitizers too) */
+    uint64_t t = copy_gpu_ns(d, pinned, MiB, cudaMemcpyHostToDevice);
+    cr_expect_geq(t, 4000000, "1 MiB pinned, 16 times slower: %llu ns", (unsigned long long)t);
+    cr_expect_eq(((unsigned char *)d)[MiB - 1], 7);
+}
+
 /* As CUDA documents pageable uploads: the call returns once the source is
  * staged, the DMA of its last chunk still running (a stream sync after it
  * waits for that tail); a download from the device returns when done. */
