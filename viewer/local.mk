@@ -5,7 +5,7 @@
 bin_PROGRAMS += gputrace-report
 gputrace_report_SOURCES = \
   viewer/report_main.c viewer/report_cli.h viewer/report_cli.c viewer/proc_report.h viewer/proc_report.c viewer/huge_pages.h viewer/huge_pages.c \
-  viewer/read/db_open.h viewer/read/db_open.c viewer/read/load_internal.h viewer/read/load_run.c viewer/read/load_threads.h viewer/read/load_threads.c viewer/read/load_proc.c viewer/read/load_colls.h viewer/read/load_colls.c viewer/read/boot_ids.c viewer/read/monitor_windows.c viewer/read/monitor_run.c \
+  viewer/read/db_open.h viewer/read/db_open.c viewer/read/load_internal.h viewer/read/load_run.c viewer/read/load_threads.h viewer/read/load_threads.c viewer/read/load_proc.c viewer/read/load_colls.h viewer/read/load_colls.c viewer/read/boot_ids.c viewer/read/gap_inflight.h viewer/read/gap_inflight.c viewer/read/monitor_windows.c viewer/read/monitor_run.c \
   viewer/read/correlate.h viewer/read/correlate.c viewer/read/nest_claim.h viewer/read/nest_claim.c viewer/read/join_clock.h viewer/read/join_clock.c viewer/read/cupti_calls.h viewer/read/cupti_calls.c viewer/read/legacy_streams.h viewer/read/legacy_streams.c viewer/read/cupti_order.h viewer/read/cupti_order.c format/cupti_cbids.h format/cupti_cbids.c \
   viewer/read/plugin_join.h viewer/read/plugin_join.c viewer/write/plugin_notes.h viewer/write/plugin_notes.c viewer/read/plugin_ce.h viewer/read/plugin_ce.c viewer/read/nccl_ce_calls.h viewer/read/nccl_ce_calls.c viewer/read/sync_records.h viewer/read/sync_records.c viewer/read/source_text.h viewer/read/source_text.c viewer/analyse/hang_depth.h viewer/analyse/hang_depth.c viewer/analyse/hang_place.h viewer/analyse/hang_place.c \
   viewer/model/sort_by_time.h viewer/model/sort_by_time.c viewer/read/rowruns.h viewer/read/rowruns.c \

@@ -14,6 +14,10 @@
  * keeps them).  With "again", its kind disabled once more after each stop.
  * With "context", its kind enabled and disabled for one context, and
  * disabled for it once more after each stop.
+ * With "inflight", two kernels of 1 ms and one of 200 ms launched and
+ * not waited for, 3.5 ms before each session's start: the long one
+ * running at the hand-over (its record, the tracer's, lost to its forced
+ * flush).
  * With "keep", one session that never stops.  With
  * "blocked", another profiler: runtime records and external
  * correlation only, no clock of its own, while a second thread is blocked
@@ -149,9 +153,17 @@ int main(int argc, char **argv)
      * only) and a stop, 20 kernels before, between and after */
     int once = argc > 1 && strcmp(argv[1], "once") == 0, keep = argc > 1 && strcmp(argv[1], "keep") == 0;
     int again = argc > 1 && strcmp(argv[1], "again") == 0, per_ctx = argc > 1 && strcmp(argv[1], "context") == 0;
+    int inflight = argc > 1 && strcmp(argv[1], "inflight") == 0;
     CUcontext ctx = NULL;
     for (int session = 0; session < (keep ? 1 : 2); session++) {
         kernels = inside = other_kinds = foreign = 0;
+        void *none[1] = { NULL };
+        for (int i = 0; inflight && i < 3; i++) /* not waited for: the last running at the profiler's start */
+            bad |= cudaLaunchKernel((const void *)(i < 2 ? sleep_ms : sleep_200ms), (dim3){ 1, 1, 1 },
+                                    (dim3){ 1, 1, 1 }, none, 0, s) != cudaSuccess;
+        struct timespec host_work = { 0, 3500000L }; /* the host busy meanwhile */
+        if (inflight)
+            nanosleep(&host_work, NULL);
         if (session == 0 || !once) {
             bad |= cuptiActivityRegisterTimestampCallback(its_clock) != CUPTI_SUCCESS;
             bad |= cuptiActivityRegisterCallbacks(on_request, on_complete) != CUPTI_SUCCESS;

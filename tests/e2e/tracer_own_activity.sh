@@ -103,6 +103,28 @@ print(sum(k["count"] for k in d.get("kernels", [])), r["api_calls"], "gpu_record
   esac
 done
 
+# work in flight at each hand-over (two kernels of 1 ms and one of 200 ms
+# launched, the host busy 3.5 ms, then the profiler's start): the long
+# kernel's record is lost to the tracer's forced flush (6 launched, at most
+# 4 recorded), and the GPU ran it from the last recorded end, not idle:
+# each stretch begins there, before the hand-over the file says (by the
+# 3.5 ms less the short kernels' 2 on a quiet machine; never by 100 ms or
+# more: viewer/read/gap_inflight.c; hand-inflight_gap, a golden, holds the
+# exact times).  Not compared with its untraced output: there the
+# simulator's CUPTI gives the program the long kernel's record, launched
+# before its kind was on
+LD_PRELOAD="$lib" GPUTRACE_QUIET=1 GPUTRACE_OUTPUT="$tmp/inflight.db" "$app" inflight > "$tmp/inflight.traced" 2>&1
+expect "in flight at the hand-over: exit status passes through" $? 0
+files=$(q "$tmp/inflight.db" "select group_concat(d, ' ') from (select g.from_ns - p.start_ns d from gpu_gap g
+  join process p on p.id = g.process_id order by g.idx)")
+expect "in flight at the hand-over: each stretch begins where the lost work did" \
+  "$("$b/gputrace-report" --format json "$tmp/inflight.db" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+pulled = [int(f) - g[0] for f, g in zip(sys.argv[1].split(), d["ranks"][0]["gpu_gaps_ns"])]
+print(sum(k["count"] for k in d.get("kernels", [])) <= 64, len(pulled), [0 < x < 100000000 for x in pulled])' "$files")" \
+  "True 2 [True, True]"
+
 # a profiler that never stops: the tracer's GPU records end where it took
 # CUPTI; the first stretch's 20 kernels and 23 calls (two streams, 20
 # launches, a sync), not the 30 launched after

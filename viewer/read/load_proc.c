@@ -4,6 +4,7 @@
  * operation's enqueue time and whether NCCL ran it; all sorted by start. */
 #define _GNU_SOURCE
 #include "viewer/read/load_internal.h"
+#include "viewer/read/gap_inflight.h"
 #include "viewer/read/legacy_streams.h"
 #include "viewer/read/plugin_join.h"
 #include "viewer/read/correlate.h"
@@ -624,6 +625,8 @@ void load_window(struct model *m, size_t pi, const struct proc_rows *rows, int64
     free(l.syncs.v);
     if (sort_by_time(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start)) != 0)
         qsort(p->ops, p->nops, sizeof *p->ops, cmp_gop);
+    if (p->ngpu_gaps) /* before any analysis reads them */
+        gap_inflight_pull_back(m, p, lo, hi);
     load_collective_kernels(p, &p->exts->list);
     plugin_kernels(p); /* those only NCCL's profiler plugin saw */
 }
