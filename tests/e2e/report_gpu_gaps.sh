@@ -22,6 +22,39 @@ for rows in 1 2 3 4; do
        python3 "$s/tests/e2e/report_gpu_gaps.py")" "$whole"
 done
 
+# work in flight at a hand-over (hand-inflight_gap: the stretches' starts
+# read back to it, viewer/read/gap_inflight.c), with a stream sync at 7.20
+# ms between the lost launches and the first hand-over, where a window
+# could be cut (the later calls' correlations above its): no window is cut within 100 ms before a hand-over, so read
+# a window at a time it is the same as whole; and read again (a second
+# host's rank makes the Chrome trace's pass read the windows again) the
+# stretches are not read back twice, nor the lost launch left out
+mi() { rm -f "$1"; sqlite3 "$1" < "$fix/hand-schema.sql" && sqlite3 "$1" < "$fix/hand-inflight_gap/rows.sql"; }
+mi "$tmp/infl.db"
+sqlite3 "$tmp/infl.db" "UPDATE cupti_api SET correlation = correlation + 100 WHERE correlation >= 14;
+  UPDATE gpu_op SET correlation = correlation + 100 WHERE correlation >= 14;
+  INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaStreamSynchronize'),
+  7200000, 7300000, 8192, 0, 0, 0, 0, 0, 0, 30, 0); INSERT INTO cupti_api VALUES(1, 1, 131, 100, 7200100, 7295000, 30, 0);"
+whole=$("$b/gputrace-report" --format json "$tmp/infl.db" | python3 "$s/tests/e2e/report_gpu_gaps.py")
+for rows in 1 2 3; do
+  expect "work in flight at a hand-over, read in windows of $rows rows: the same findings and ledger as whole" \
+    "$(GPUTRACE_REPORT_WINDOW_ROWS=$rows "$b/gputrace-report" --format json "$tmp/infl.db" 2>/dev/null |
+       python3 "$s/tests/e2e/report_gpu_gaps.py")" "$whole"
+done
+sqlite3 "$tmp/infl.db" "INSERT INTO process(id, run_id, host, pid, rank, local_rank, world_size, device, gpu_name,
+  cmdline, cupti_status, clock_source, clock_offset_ns, start_ns, end_ns, exit_code, end_reason, dropped_host,
+  dropped_cupti, python_status, nvtx_status, nccl_plugin_status) SELECT 2, run_id, 'host2', 2000, 1, 0, 1, 0, gpu_name,
+  cmdline, 'active', clock_source, clock_offset_ns, start_ns, end_ns, exit_code, end_reason, 0, 0, python_status,
+  nvtx_status, nccl_plugin_status FROM process WHERE id = 1"
+expect "work in flight at a hand-over, read again for a Chrome trace: read back once, its launches kept" \
+  "$("$b/gputrace-report" --format json --chrome-trace "$tmp/infl.json" "$tmp/infl.db" | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["ranks"][0]["gpu_gaps_inflight_ns"])') $(python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+print(sorted({e["args"]["call_id"] for e in ev if e.get("pid") == 0 and e.get("cat") == "cuda_api"} & {12, 13, 16}))' \
+  "$tmp/infl.json")" "[1000000, 500000] [12, 13, 16]"
+
 # the same with the first stretch given back at 6.50 ms, a device sync
 # at 7.00 ms after it, and the process's first GPU work after the stretch
 # (the first three calls gone, two device syncs before): the stretches

@@ -197,12 +197,16 @@ struct proc {
     /* The stretches the program's own profiler held CUPTI (table gpu_gap; or
      * process.cupti_status "active until NS", one to the end), its own
      * clock, in time order, to INT64_MAX for one it never gave back: no GPU
-     * records of its then.  Its calls that start in one are left out
-     * (load_proc.c), its collectives there have no GPU times to tell, and
-     * what its GPU did is not known (the ledger's not_recorded). */
-    struct gpu_gap { int64_t from, to; } *gpu_gaps;
+     * records of its then.  held is when the profiler took CUPTI, from when
+     * the records end: earlier where work in flight at the hand-over lost
+     * its records (gap_inflight.c; from == held until its window is read).
+     * Its calls that meet [held, to) are left out (load_proc.c), its
+     * collectives there have no GPU times to tell, and what its GPU did in
+     * [from, to) is not known (the ledger's not_recorded). */
+    struct gpu_gap { int64_t from, to, held; } *gpu_gaps;
     size_t ngpu_gaps;
-    int64_t gpu_until;            /* the last one's start if it never ended, 0 if not: its GPU records end there */
+    int64_t gpu_until;            /* the last one's start (from) if it never ended, 0 if not: its GPU records end there */
+    int64_t gaps_read_to;         /* its stretches held before this have had their start read (gap_inflight.c) */
     int one_clock;                /* its calls' and CUPTI's times went through one fixed clock map
                                    * (process.clock_source "...+cupti"): no offset to estimate (join_clock.h) */
     int64_t read_ns;              /* realtime when its file's heartbeats were read (liveness.c), 0 if not */
@@ -525,12 +529,14 @@ static inline int model_proc_gpu_gap_soon(const struct proc *p, int64_t t, int64
     return i < p->ngpu_gaps && (p->gpu_gaps[i].from <= t || p->gpu_gaps[i].from - t < within);
 }
 
-/* Whether [a, b) of process p (a call) meets such a stretch: one that
- * starts in it, or in which it starts. */
+/* Whether [a, b) of process p (a call) meets such a stretch as the
+ * profiler held CUPTI: one whose hand-over is in it, or in which it
+ * starts.  (The same in every read of a window: not the start read
+ * back to the work in flight at the hand-over.) */
 static inline int model_proc_meets_gpu_gap(const struct proc *p, int64_t a, int64_t b)
 {
     size_t i = p->ngpu_gaps ? model_gpu_gap_after(p, a) : 0;
-    return i < p->ngpu_gaps && (p->gpu_gaps[i].from <= a || p->gpu_gaps[i].from < b);
+    return i < p->ngpu_gaps && (p->gpu_gaps[i].held <= a || p->gpu_gaps[i].held < b);
 }
 
 #endif

@@ -13,18 +13,23 @@
  * the last work recorded before the hand-over, whichever is later (the GPU
  * was busy with recorded work until then, and idle before the launch).
  * Only launches at most MODEL_GAP_INFLIGHT_NS before the hand-over count
- * (a record lost long before is not work in flight at it), and only in
- * the window the stretch begins in (an earlier window's time was read as
- * recorded already); the pull-back never reaches before the window, or
- * the stretch before. */
+ * (a record lost long before is not work in flight at it); a window is
+ * never cut that close before a hand-over (windows.c), so they are the
+ * window's, and the pull-back never reaches before the stretch before.
+ * Each stretch's start is read once, in the first read of its window:
+ * the calls a read leaves out are those that meet the stretch as the
+ * profiler held CUPTI (model.h, held), the same in every read. */
 #include "viewer/read/gap_inflight.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* Whether call c enqueued GPU work that would have a record of its own:
- * a launch (not a host function's), an asynchronous copy of some bytes,
- * that succeeded and was correlated to CUPTI's record of it. */
+ * a launch (not a host function's), an asynchronous copy of some bytes or
+ * memset, that succeeded and was correlated to CUPTI's record of it.  Not
+ * an NCCL operation: its kernels' launches are NCCL's, under other
+ * correlations.  (A launch into a stream being captured runs nothing: one
+ * within 100 ms of a hand-over reads as lost work.) */
 static int enqueues_work(const struct model *m, const struct call *c)
 {
     enum api_role r = m->roles[c->api];
@@ -32,7 +37,10 @@ static int enqueues_work(const struct model *m, const struct call *c)
         return 0;
     if (r == ROLE_COPY_ASYNC)
         return c->bytes > 0;
-    return r == ROLE_LAUNCH && !strstr(model_api_name(m, c->api), "HostFunc");
+    const char *n = model_api_name(m, c->api);
+    if (r == ROLE_OTHER)
+        return n && strstr(n, "Memset") && strstr(n, "Async");
+    return r == ROLE_LAUNCH && n && !strstr(n, "HostFunc");
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -69,61 +77,78 @@ static size_t call_at(const struct proc *p, int64_t t)
     return lo;
 }
 
-/* The start of the earliest launch of p in [lower, from) whose work has
- * no record, or -1. */
-static int64_t lost_launch(const struct model *m, const struct proc *p, int64_t lower, int64_t from)
+/* The correlations of p's operations of the window, sorted (*n of
+ * them; NULL if none). */
+static uint32_t *op_corrs(const struct proc *p, size_t *n)
 {
-    /* the correlations of the operations such a launch can have: begun
-     * after it and, recorded, before the hand-over (a millisecond of slack
-     * each side for the clocks' join) */
-    size_t first = op_at(p, lower - 1000000), last = op_at(p, from + 1000000), n = 0;
-    uint32_t *corrs = last > first ? malloc((last - first) * sizeof *corrs) : NULL;
-    if (last > first && !corrs)
+    uint32_t *v = p->nops ? malloc(p->nops * sizeof *v) : NULL;
+    if (p->nops && !v)
         model_out_of_memory();
-    for (size_t i = first; i < last; i++)
+    *n = 0;
+    for (size_t i = 0; i < p->nops; i++)
         if (p->ops[i].corr)
-            corrs[n++] = p->ops[i].corr;
-    if (n > 1)
-        qsort(corrs, n, sizeof *corrs, cmp_u32);
-    int64_t launch = -1;
-    for (size_t i = call_at(p, lower); i < p->ncalls && p->calls[i].start < from && launch < 0; i++) {
+            v[(*n)++] = p->ops[i].corr;
+    if (*n > 1)
+        qsort(v, *n, sizeof *v, cmp_u32);
+    return v;
+}
+
+/* The start of the earliest call of p in [lower, held) that enqueued work
+ * with no operation among corrs (n of them), or -1. */
+static int64_t lost_launch(const struct model *m, const struct proc *p, int64_t lower, int64_t held,
+                           const uint32_t *corrs, size_t n)
+{
+    for (size_t i = call_at(p, lower); i < p->ncalls && p->calls[i].start < held; i++) {
         const struct call *c = &p->calls[i];
         if (enqueues_work(m, c) && !(n && bsearch(&c->corr, corrs, n, sizeof *corrs, cmp_u32)))
-            launch = c->start; /* in time order: the earliest */
+            return c->start; /* in time order: the earliest */
     }
-    free(corrs);
-    return launch;
+    return -1;
 }
 
 void gap_inflight_pull_back(const struct model *m, struct proc *p, int64_t lo, int64_t hi)
 {
-    size_t scanned = 0; /* the operations whose ends busy holds: those before the last stretch's start */
+    uint32_t *corrs = NULL; /* made once a stretch needs them */
+    size_t ncorrs = 0;
+    int made = 0;
+    size_t scanned = 0; /* the operations whose ends busy holds: those before the last stretch's hand-over */
     int64_t busy = INT64_MIN;
-    for (size_t k = p->ngpu_gaps ? model_gpu_gap_after(p, lo) : 0; k < p->ngpu_gaps; k++) {
+    /* each stretch once, in the first read of its window (a window read
+     * again reads the same start: the trace pass, a windowed read's
+     * second look) */
+    int64_t from_t = lo > p->gaps_read_to ? lo : p->gaps_read_to;
+    /* where CUPTI dropped records, an operation without one says nothing */
+    for (size_t k = p->ngpu_gaps && !p->dropped_cupti ? model_gpu_gap_after(p, from_t) : p->ngpu_gaps;
+         k < p->ngpu_gaps; k++) {
         struct gpu_gap *g = &p->gpu_gaps[k];
-        if (g->from >= hi)
+        if (g->held >= hi)
             break;
-        if (g->from < lo)
-            continue; /* begun in an earlier window, read there */
+        if (g->held < from_t)
+            continue; /* read already, or begun in an earlier window */
         /* the last recorded work's end before the hand-over: busy until then */
-        for (size_t e = op_at(p, g->from); scanned < e; scanned++)
+        for (size_t e = op_at(p, g->held); scanned < e; scanned++)
             if (p->ops[scanned].end > busy)
                 busy = p->ops[scanned].end;
-        int64_t lower = g->from - MODEL_GAP_INFLIGHT_NS;
+        int64_t lower = g->held - MODEL_GAP_INFLIGHT_NS;
         if (lower < lo)
             lower = lo;
         if (k && lower < p->gpu_gaps[k - 1].to)
             lower = p->gpu_gaps[k - 1].to;
-        int64_t launch = lost_launch(m, p, lower, g->from);
+        if (!made) {
+            corrs = op_corrs(p, &ncorrs);
+            made = 1;
+        }
+        int64_t launch = lost_launch(m, p, lower, g->held, corrs, ncorrs);
         if (launch < 0)
             continue;
         int64_t from = launch > busy ? launch : busy;
-        if (from < lower)
-            from = lower;
         if (from < g->from) {
             if (p->gpu_until == g->from)
                 p->gpu_until = from;
             g->from = from;
         }
     }
+    free(corrs);
+    if (hi > p->gaps_read_to)
+        p->gaps_read_to = hi;
 }

@@ -290,7 +290,7 @@ static void load_gpu_gaps(struct model *m, size_t d)
             if ((n == 0 || (n >= 16 && (n & (n - 1)) == 0)) &&
                 !(p->gpu_gaps = realloc(p->gpu_gaps, (n ? 2 * n : 16) * sizeof *p->gpu_gaps)))
                 model_out_of_memory();
-            p->gpu_gaps[p->ngpu_gaps++] = (struct gpu_gap){ from, to };
+            p->gpu_gaps[p->ngpu_gaps++] = (struct gpu_gap){ from, to, from };
         }
     }
     sqlite3_finalize(s);
@@ -301,7 +301,7 @@ static void load_gpu_gaps(struct model *m, size_t d)
         if (!p->ngpu_gaps && p->gpu_until) { /* "active until" alone */
             if (!(p->gpu_gaps = malloc(sizeof *p->gpu_gaps)))
                 model_out_of_memory();
-            p->gpu_gaps[p->ngpu_gaps++] = (struct gpu_gap){ p->gpu_until, INT64_MAX };
+            p->gpu_gaps[p->ngpu_gaps++] = (struct gpu_gap){ p->gpu_until, INT64_MAX, p->gpu_until };
         }
         if (p->ngpu_gaps > 1) /* (qsort of none: a null array, undefined) */
             qsort(p->gpu_gaps, p->ngpu_gaps, sizeof *p->gpu_gaps, cmp_gap);
@@ -316,6 +316,7 @@ static void load_gpu_gaps(struct model *m, size_t d)
         }
         p->ngpu_gaps = n;
         p->gpu_until = n && p->gpu_gaps[n - 1].to == INT64_MAX ? p->gpu_gaps[n - 1].from : 0;
+        p->gaps_read_to = INT64_MIN;
     }
 }
 

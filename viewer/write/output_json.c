@@ -68,13 +68,22 @@ void output_json(FILE *out, const struct model *m, const struct summary *s, cons
         if (p->ngpu_gaps) { /* and each stretch it held it, to null: never given back */
             fputs(", \"gpu_gaps_ns\": [", out);
             for (size_t k = 0; k < p->ngpu_gaps; k++) {
-                fprintf(out, "%s[%lld, ", k ? ", " : "", (long long)model_aligned(m, p, p->gpu_gaps[k].from));
+                fprintf(out, "%s[%lld, ", k ? ", " : "", (long long)model_aligned(m, p, p->gpu_gaps[k].held));
                 if (p->gpu_gaps[k].to == INT64_MAX)
                     fputs("null]", out);
                 else
                     fprintf(out, "%lld]", (long long)model_aligned(m, p, p->gpu_gaps[k].to));
             }
             fputc(']', out);
+            int lost = 0; /* work in flight at a hand-over (gap_inflight.c): only where some was */
+            for (size_t k = 0; k < p->ngpu_gaps && !lost; k++)
+                lost = p->gpu_gaps[k].from < p->gpu_gaps[k].held;
+            if (lost) {
+                fputs(", \"gpu_gaps_inflight_ns\": [", out);
+                for (size_t k = 0; k < p->ngpu_gaps; k++)
+                    fprintf(out, "%s%lld", k ? ", " : "", (long long)(p->gpu_gaps[k].held - p->gpu_gaps[k].from));
+                fputc(']', out);
+            }
         }
         if (p->unfinished_ops) /* only where some are (docs/report-json.md) */
             fprintf(out, ", \"unfinished_gpu_ops\": %lld", (long long)p->unfinished_ops);

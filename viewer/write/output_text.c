@@ -145,13 +145,19 @@ static void handed_over_text(FILE *out, const struct model *m)
             snprintf(who, sizeof who, "rank %d (pid %d)", p->rank, p->pid);
         else
             snprintf(who, sizeof who, "pid %d", p->pid);
-        size_t closed = 0;
-        int64_t held = 0;
-        for (size_t k = 0; k < p->ngpu_gaps; k++)
-            if (p->gpu_gaps[k].to != INT64_MAX) {
+        size_t closed = 0, lost = 0;
+        int64_t held = 0, inflight = 0;
+        for (size_t k = 0; k < p->ngpu_gaps; k++) {
+            const struct gpu_gap *g = &p->gpu_gaps[k];
+            if (g->to != INT64_MAX) {
                 closed++;
-                model_add(&held, p->gpu_gaps[k].to - p->gpu_gaps[k].from);
+                model_add(&held, g->to - g->held);
             }
+            if (g->from < g->held) { /* work in flight at its hand-over (gap_inflight.c) */
+                lost++;
+                model_add(&inflight, g->held - g->from);
+            }
+        }
         if (closed)
             text_para(out, "note: ", 6,
                       "%s: the program's own profiler (torch.profiler, or another CUPTI client) held CUPTI %zu"
@@ -159,15 +165,22 @@ static void handed_over_text(FILE *out, const struct model *m)
                       " stretches are its profiler's, its calls in them are left out of the analyses, and the"
                       " ledger counts them not_recorded",
                       who, closed, closed == 1 ? "" : "s", (double)held / 1e6,
-                      (double)(p->gpu_gaps[0].from - p->start) / 1e6);
-        if (!p->gpu_until)
-            continue;
-        int64_t at = p->gpu_until - p->start, left = p->end > p->gpu_until ? p->end - p->gpu_until : 0;
-        text_para(out, "note: ", 6,
-                  "%s: the program's own profiler (torch.profiler, or another CUPTI client) took CUPTI %.1f ms"
-                  " into the process%s; its GPU records end there, and its calls of the %.1f ms after are left out"
-                  " of the analyses (the profiler's own trace can be read with gputrace import)",
-                  who, (double)at / 1e6, closed ? " and kept it" : "", (double)left / 1e6);
+                      (double)(p->gpu_gaps[0].held - p->start) / 1e6);
+        if (p->gpu_until) {
+            int64_t took = p->gpu_gaps[p->ngpu_gaps - 1].held;
+            int64_t at = took - p->start, left = p->end > took ? p->end - took : 0;
+            text_para(out, "note: ", 6,
+                      "%s: the program's own profiler (torch.profiler, or another CUPTI client) took CUPTI %.1f"
+                      " ms into the process%s; its GPU records end there, and its calls of the %.1f ms after are"
+                      " left out of the analyses (the profiler's own trace can be read with gputrace import)",
+                      who, (double)at / 1e6, closed ? " and kept it" : "", (double)left / 1e6);
+        }
+        if (lost)
+            text_para(out, "note: ", 6,
+                      "%s: GPU work in flight at %zu of those hand-overs lost its records (the tracer hands CUPTI"
+                      " over with a forced flush): the %.1f ms in all from its launch, or the last recorded work's"
+                      " end, to the hand-over are not_recorded too, not GPU idle",
+                      who, lost, (double)inflight / 1e6);
     }
 }
 
