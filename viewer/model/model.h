@@ -206,7 +206,12 @@ struct proc {
     struct gpu_gap { int64_t from, to, held; } *gpu_gaps;
     size_t ngpu_gaps;
     int64_t gpu_until;            /* the last one's start (from) if it never ended, 0 if not: its GPU records end there */
-    int64_t gaps_read_to;         /* its stretches held before this have had their start read (gap_inflight.c) */
+    /* what reading their starts carries from one window to the next
+     * (gap_inflight.c): how far the windows were read, the latest end of
+     * their operations, their lost launches of the last 100 ms (sorted) */
+    int64_t gaps_read_to, gaps_busy;
+    int64_t *gaps_lost;
+    size_t ngaps_lost;
     int one_clock;                /* its calls' and CUPTI's times went through one fixed clock map
                                    * (process.clock_source "...+cupti"): no offset to estimate (join_clock.h) */
     int64_t read_ns;              /* realtime when its file's heartbeats were read (liveness.c), 0 if not */
@@ -518,15 +523,15 @@ static inline int model_proc_in_gpu_gap(const struct proc *p, int64_t t)
 
 /* Whether work of process p started at t may have been in flight when
  * such a stretch began (work in flight at a hand-over loses its records:
- * collector/cupti_sub.c): t is in one, or one begins within `within` ns
- * after it.  Bounded: a rank hung in a collective does no more GPU work,
+ * collector/cupti_sub.c): t is in one, or the profiler took CUPTI within
+ * `within` ns after it (held: not the start read back to such work).  Bounded: a rank hung in a collective does no more GPU work,
  * and a profiler started seconds later to look at the hang must not hide
  * it. */
 #define MODEL_GAP_INFLIGHT_NS 100000000LL /* the `within` of a collective entered before a stretch */
 static inline int model_proc_gpu_gap_soon(const struct proc *p, int64_t t, int64_t within)
 {
     size_t i = p->ngpu_gaps ? model_gpu_gap_after(p, t) : 0;
-    return i < p->ngpu_gaps && (p->gpu_gaps[i].from <= t || p->gpu_gaps[i].from - t < within);
+    return i < p->ngpu_gaps && (p->gpu_gaps[i].from <= t || p->gpu_gaps[i].held - t < within);
 }
 
 /* Whether [a, b) of process p (a call) meets such a stretch as the

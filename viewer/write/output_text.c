@@ -171,15 +171,16 @@ static void handed_over_text(FILE *out, const struct model *m)
             int64_t at = took - p->start, left = p->end > took ? p->end - took : 0;
             text_para(out, "note: ", 6,
                       "%s: the program's own profiler (torch.profiler, or another CUPTI client) took CUPTI %.1f"
-                      " ms into the process%s; its GPU records end there, and its calls of the %.1f ms after are"
+                      " ms into the process%s; its GPU records end there%s, and its calls of the %.1f ms after are"
                       " left out of the analyses (the profiler's own trace can be read with gputrace import)",
-                      who, (double)at / 1e6, closed ? " and kept it" : "", (double)left / 1e6);
+                      who, (double)at / 1e6, closed ? " and kept it" : "",
+                      p->gpu_until < took ? " (or before: work in flight then, below)" : "", (double)left / 1e6);
         }
         if (lost)
             text_para(out, "note: ", 6,
                       "%s: GPU work in flight at %zu of those hand-overs lost its records (the tracer hands CUPTI"
                       " over with a forced flush): the %.1f ms in all from its launch, or the last recorded work's"
-                      " end, to the hand-over are not_recorded too, not GPU idle",
+                      " end, to the hand-over are not GPU idle either (not_recorded in the ledger's span)",
                       who, lost, (double)inflight / 1e6);
     }
 }
