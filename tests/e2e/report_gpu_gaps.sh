@@ -23,27 +23,37 @@ for rows in 1 2 3 4; do
 done
 
 # work in flight at a hand-over (hand-inflight_gap: the stretches' starts
-# read back to it, viewer/read/gap_inflight.c), with a stream sync between
-# the lost launches and the first hand-over, where a window is cut (the
-# later calls' correlations above its): at 7.30 ms, and at 8.00 ms, the
-# hand-over itself.  Read a window at a time (a window carries its lost
-# launches to the next) it is the same as whole; and read again (a second
-# host's rank makes the Chrome trace's pass read the windows again) the
-# stretches are not read back twice, nor the lost launch left out
+# read back to it, viewer/read/gap_inflight.c), its second half 200 ms
+# later, with a stream sync between the lost launches and the first
+# hand-over (to 7.30 ms, or to the hand-over itself, 8.00: a cut could be
+# made after it) and one at 13.00 ms, 207.5 ms before the second (the
+# later calls' correlations above theirs): no window is cut within 100 ms
+# before a hand-over, or at it, so read a window at a time (windows of 4
+# rows: cut at 13.10 ms alone) it is the same as whole; and read again (a
+# second host's rank makes the Chrome trace's pass read the windows
+# again) the stretches are not read back twice, nor the lost launch left out
 mi() { rm -f "$1"; sqlite3 "$1" < "$fix/hand-schema.sql" && sqlite3 "$1" < "$fix/hand-inflight_gap/rows.sql"; }
 for end in 7300000 7997999; do
   mi "$tmp/infl.db"
   sqlite3 "$tmp/infl.db" "UPDATE cupti_api SET correlation = correlation + 100 WHERE correlation >= 14;
     UPDATE gpu_op SET correlation = correlation + 100 WHERE correlation >= 14;
+    UPDATE api_call SET start_ns = start_ns + 200000000, end_ns = end_ns + 200000000 WHERE start_ns >= 12500000;
+    UPDATE cupti_api SET start_ns = start_ns + 200000000, end_ns = end_ns + 200000000 WHERE start_ns >= 12500000;
+    UPDATE gpu_op SET start_ns = start_ns + 200000000, end_ns = end_ns + 200000000 WHERE start_ns >= 12500000;
+    UPDATE gpu_gap SET from_ns = from_ns + 200000000 WHERE idx = 1; UPDATE process SET end_ns = end_ns + 200000000;
     INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaStreamSynchronize'),
-    7200000, $end, 8192, 0, 0, 0, 0, 0, 0, 30, 0); INSERT INTO cupti_api VALUES(1, 1, 131, 100, 7200100, $end, 30, 0);"
+    7200000, $end, 8192, 0, 0, 0, 0, 0, 0, 30, 0); INSERT INTO cupti_api VALUES(1, 1, 131, 100, 7200100, $end, 30, 0);
+    INSERT INTO api_call VALUES(1, 100, (SELECT id FROM api WHERE name = 'cudaStreamSynchronize'),
+    13000000, 13100000, 8192, 0, 0, 0, 0, 0, 0, 31, 0); INSERT INTO cupti_api VALUES(1, 1, 131, 100, 13000100, 13095000, 31, 0);"
   whole=$("$b/gputrace-report" --format json "$tmp/infl.db" | python3 "$s/tests/e2e/report_gpu_gaps.py")
-  for rows in 1 3; do
-    got=$(GPUTRACE_REPORT_WINDOW_ROWS=$rows "$b/gputrace-report" --format json "$tmp/infl.db" 2> "$tmp/infl.err" |
-          python3 "$s/tests/e2e/report_gpu_gaps.py")
-    expect "work in flight at a hand-over, a sync to $end ns, read in windows of $rows rows: as whole" \
-      "$(grep -o 'read in [0-9]* windows' "$tmp/infl.err") $got" "read in 2 windows $whole"
-  done
+  got=$(GPUTRACE_REPORT_WINDOW_ROWS=4 "$b/gputrace-report" --format json "$tmp/infl.db" 2> "$tmp/infl.err" |
+        python3 "$s/tests/e2e/report_gpu_gaps.py")
+  expect "work in flight at a hand-over, a sync to $end ns, read in windows of 4 rows: as whole" \
+    "$(grep -o 'read in [0-9]* windows' "$tmp/infl.err") $got" "read in 2 windows $whole"
+  expect "work in flight at a hand-over, a sync to $end ns: its launch read back (1.00 ms)" \
+    "$("$b/gputrace-report" --format json "$tmp/infl.db" | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["ranks"][0]["gpu_gaps_inflight_ns"])')" "[1000000, 500000]"
 done
 sqlite3 "$tmp/infl.db" "INSERT INTO process(id, run_id, host, pid, rank, local_rank, world_size, device, gpu_name,
   cmdline, cupti_status, clock_source, clock_offset_ns, start_ns, end_ns, exit_code, end_reason, dropped_host,

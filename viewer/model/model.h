@@ -206,12 +206,7 @@ struct proc {
     struct gpu_gap { int64_t from, to, held; } *gpu_gaps;
     size_t ngpu_gaps;
     int64_t gpu_until;            /* the last one's start (from) if it never ended, 0 if not: its GPU records end there */
-    /* what reading their starts carries from one window to the next
-     * (gap_inflight.c): how far the windows were read, the latest end of
-     * their operations, their lost launches of the last 100 ms (sorted) */
-    int64_t gaps_read_to, gaps_busy;
-    int64_t *gaps_lost;
-    size_t ngaps_lost;
+    int64_t gaps_read_to;         /* its windows before this have had their stretches' starts read (gap_inflight.c) */
     int one_clock;                /* its calls' and CUPTI's times went through one fixed clock map
                                    * (process.clock_source "...+cupti"): no offset to estimate (join_clock.h) */
     int64_t read_ns;              /* realtime when its file's heartbeats were read (liveness.c), 0 if not */

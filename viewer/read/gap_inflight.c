@@ -14,13 +14,13 @@
  * was busy with recorded work until then, and idle before the launch).
  * Only launches at most MODEL_GAP_INFLIGHT_NS before the hand-over count
  * (a record lost long before is not work in flight at it), and never
- * before the stretch before.  Read a window at a time, a window carries
- * to the next its lost launches of its last 100 ms and its operations'
- * latest end: a cut parts no correlation (windows.c), so a launch whose
- * operation is not in its window has none, and the starts read are the
- * whole read's.  Each window is read once, in its first read: the calls
- * a read leaves out are those that meet the stretch as the profiler held
- * CUPTI (model.h, held), the same in every read. */
+ * before the stretch before.  A window is not cut within 100 ms before a
+ * hand-over (windows.c), so they are the window's; where it had to be (a
+ * profiler stretch every 100 ms or so, windows grown 4 times their size),
+ * the read-back stops at the window's start: the windows before it are
+ * analysed already.  Each window is read back once, in its first read:
+ * the calls a read leaves out are those that meet the stretch as the
+ * profiler held CUPTI (model.h, held), the same in every read. */
 #include "viewer/read/gap_inflight.h"
 
 #include <stddef.h>
@@ -95,47 +95,34 @@ static uint32_t *op_corrs(const struct proc *p, size_t *n)
     return v;
 }
 
-/* Appends to *v (sorted; *n, *cap) the starts of p's calls in [a, b)
- * that enqueued work with no operation among corrs (n of them): in time
- * order, so *v stays sorted.  With first, only the earliest. */
-static void lost_launches(const struct model *m, const struct proc *p, int64_t a, int64_t b, const uint32_t *corrs,
-                          size_t ncorrs, int first, int64_t **v, size_t *n, size_t *cap)
+/* Whether p has a call in [lower, held) that enqueued work with no
+ * operation among corrs (n of them); *at its start, the earliest. */
+static int lost_launch(const struct model *m, const struct proc *p, int64_t lower, int64_t held, const uint32_t *corrs,
+                       size_t n, int64_t *at)
 {
-    for (size_t i = call_at(p, a); i < p->ncalls && p->calls[i].start < b; i++) {
+    for (size_t i = call_at(p, lower); i < p->ncalls && p->calls[i].start < held; i++) {
         const struct call *c = &p->calls[i];
-        if (!enqueues_work(m, c) || (ncorrs && bsearch(&c->corr, corrs, ncorrs, sizeof *corrs, cmp_u32)))
-            continue;
-        if (*n == *cap) {
-            *cap = *cap ? 2 * *cap : 16;
-            if (!(*v = realloc(*v, *cap * sizeof **v)))
-                model_out_of_memory();
+        if (enqueues_work(m, c) && !(n && bsearch(&c->corr, corrs, n, sizeof *corrs, cmp_u32))) {
+            *at = c->start; /* in time order: the earliest */
+            return 1;
         }
-        (*v)[(*n)++] = c->start;
-        if (first)
-            return;
     }
-}
-
-/* The first of the n sorted times at v that is t or later (n if none). */
-static size_t time_at(const int64_t *v, size_t n, int64_t t)
-{
-    return n ? first_at(v, n, sizeof *v, 0, t) : 0;
+    return 0;
 }
 
 void gap_inflight_pull_back(const struct model *m, struct proc *p, int64_t lo, int64_t hi)
 {
-    /* each window once, in its first read, in time order (a window read
-     * again reads the same starts: the trace pass, a windowed read's
-     * second look); where CUPTI dropped records, an operation without one
-     * says nothing */
+    /* each window once, in its first read (a window read again reads the
+     * same starts: the trace pass, a windowed read's second look); where
+     * CUPTI dropped records, an operation without one says nothing */
     if (hi <= p->gaps_read_to || !p->ngpu_gaps || p->dropped_cupti)
         return;
     p->gaps_read_to = hi;
     uint32_t *corrs = NULL; /* made once a stretch needs them */
     size_t ncorrs = 0;
     int made = 0;
-    size_t scanned = 0; /* the window's operations whose ends busy holds */
-    int64_t busy = p->gaps_busy; /* the windows' before, all begun before this one */
+    size_t scanned = 0; /* the operations whose ends busy holds: those before the last stretch's hand-over */
+    int64_t busy = INT64_MIN;
     for (size_t k = model_gpu_gap_after(p, lo); k < p->ngpu_gaps; k++) {
         struct gpu_gap *g = &p->gpu_gaps[k];
         if (g->held >= hi)
@@ -146,54 +133,26 @@ void gap_inflight_pull_back(const struct model *m, struct proc *p, int64_t lo, i
         for (size_t e = op_at(p, g->held); scanned < e; scanned++)
             if (p->ops[scanned].end > busy)
                 busy = p->ops[scanned].end;
-        int64_t lower = g->held - MODEL_GAP_INFLIGHT_NS;
+        /* never before the window: the windows before it are analysed */
+        int64_t lower = g->held - MODEL_GAP_INFLIGHT_NS, launch;
+        if (lower < lo)
+            lower = lo;
         if (k && lower < p->gpu_gaps[k - 1].to)
             lower = p->gpu_gaps[k - 1].to;
         if (!made) {
             corrs = op_corrs(p, &ncorrs);
             made = 1;
         }
-        /* the earliest lost launch: an earlier window's (its operation, if
-         * any, would be in that window: a cut parts no correlation), or
-         * this one's */
-        int64_t *own = NULL, launch = 0;
-        size_t nown = 0, cap = 0, c = time_at(p->gaps_lost, p->ngaps_lost, lower);
-        lost_launches(m, p, lower > lo ? lower : lo, g->held, corrs, ncorrs, 1, &own, &nown, &cap);
-        if (c < p->ngaps_lost)
-            launch = p->gaps_lost[c];
-        else if (nown)
-            launch = own[0];
-        free(own);
-        if (c == p->ngaps_lost && !nown)
+        if (!lost_launch(m, p, lower, g->held, corrs, ncorrs, &launch))
             continue;
         int64_t from = launch > busy ? launch : busy;
+        if (from < 1)
+            from = 1; /* (a hostile time: gpu_until 0 would say no stretch is open) */
         if (from < g->from) {
             if (p->gpu_until == g->from)
                 p->gpu_until = from;
             g->from = from;
         }
     }
-    for (; scanned < p->nops; scanned++)
-        if (p->ops[scanned].end > busy)
-            busy = p->ops[scanned].end;
-    p->gaps_busy = busy;
-    /* the lost launches of the window's last 100 ms, for a hand-over in
-     * the next (and those carried here still as recent) */
-    int64_t *keep = NULL;
-    size_t nkeep = 0, cap = 0;
-    if (hi != INT64_MAX && p->gpu_gaps[p->ngpu_gaps - 1].held >= hi) {
-        int64_t since = hi > INT64_MIN + MODEL_GAP_INFLIGHT_NS ? hi - MODEL_GAP_INFLIGHT_NS : INT64_MIN;
-        for (size_t c = time_at(p->gaps_lost, p->ngaps_lost, since); c < p->ngaps_lost; c++) {
-            if (nkeep == cap && !(keep = realloc(keep, (cap = cap ? 2 * cap : 16) * sizeof *keep)))
-                model_out_of_memory();
-            keep[nkeep++] = p->gaps_lost[c];
-        }
-        if (!made)
-            corrs = op_corrs(p, &ncorrs);
-        lost_launches(m, p, since > lo ? since : lo, hi, corrs, ncorrs, 0, &keep, &nkeep, &cap);
-    }
-    free(p->gaps_lost);
-    p->gaps_lost = keep;
-    p->ngaps_lost = nkeep;
     free(corrs);
 }

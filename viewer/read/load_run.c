@@ -316,7 +316,7 @@ static void load_gpu_gaps(struct model *m, size_t d)
         }
         p->ngpu_gaps = n;
         p->gpu_until = n && p->gpu_gaps[n - 1].to == INT64_MAX ? p->gpu_gaps[n - 1].from : 0;
-        p->gaps_read_to = p->gaps_busy = INT64_MIN;
+        p->gaps_read_to = INT64_MIN;
     }
 }
 
@@ -615,7 +615,6 @@ void load_free(struct model *m)
         idmap_free(&m->procs[i].site_index);
         free(m->procs[i].ranges);
         free(m->procs[i].gpu_gaps);
-        free(m->procs[i].gaps_lost);
         if (m->procs[i].rows)
             rowruns_free(m->procs[i].rows);
         free(m->procs[i].rows);

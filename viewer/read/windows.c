@@ -319,10 +319,26 @@ static void push_rows(struct rowruns *r, const struct piece *pc)
     }
 }
 
+/* Whether a cut at x would part a stretch without GPU records (model.h,
+ * gpu_gaps) from the launches of the work in flight at its hand-over:
+ * x within MODEL_GAP_INFLIGHT_NS before it, or at it (gap_inflight.c
+ * reads them in the window the hand-over is in). */
+static int parts_inflight(const struct proc *p, int64_t x)
+{
+    size_t i = p->ngpu_gaps ? model_gpu_gap_after(p, x) : 0;
+    return i < p->ngpu_gaps && p->gpu_gaps[i].held >= x && x >= p->gpu_gaps[i].held - MODEL_GAP_INFLIGHT_NS;
+}
+
+/* A window this many times its size is cut even where that parts a
+ * hand-over from its work in flight (a profiler stretch every 100 ms or
+ * so): memory stays bounded, and that read-back stops at the cut. */
+#define WINDOW_INFLIGHT_GROWTH 4
+
 /* The cuts that hold, a window's worth of records apart; then each
  * window's rows: the pieces whose records start within it.  Returns -1 if
  * no cut holds. */
-static int make_windows(const struct proving *v, const struct pieces *pcs, int64_t target, struct proc_windows *w)
+static int make_windows(const struct proc *p, const struct proving *v, const struct pieces *pcs, int64_t target,
+                        struct proc_windows *w)
 {
     size_t nx = v->nx;
     /* correlation ids after each candidate: the lowest of API records and
@@ -345,7 +361,8 @@ static int make_windows(const struct proving *v, const struct pieces *pcs, int64
             capi_before = v->capi_max[c];
         if (v->op_max[c] > op_before)
             op_before = v->op_max[c];
-        if (acc >= target && !runs_across && capi_before < op_after[c + 1] && op_before < capi_after[c + 1]) {
+        if (acc >= target && !runs_across && capi_before < op_after[c + 1] && op_before < capi_after[c + 1] &&
+            (acc / WINDOW_INFLIGHT_GROWTH >= target || !parts_inflight(p, v->x[c]))) {
             cuts[ncuts++] = v->x[c];
             acc = 0;
         }
@@ -428,7 +445,7 @@ int windows_plan(struct model *m, size_t pi, struct proc_windows *w)
         prove_gpu(&job);
     if (!host_rc && !job.rc) { /* else a read failed: read whole (which says so) */
         proving_join(&v, &vg);
-        rc = make_windows(&v, pcs, target, w);
+        rc = make_windows(p, &v, pcs, target, w);
     }
     free(k.v);
     proving_free(&v);
