@@ -151,3 +151,22 @@ Test(sort_keys, sort_by_time_moves_whole_records)
     }
     free(r);
 }
+
+/* sorted_first_at: the first record whose key is t or later, in records
+ * whose key is not their first field, over runs of equal keys and past
+ * either end. */
+Test(sort_keys, first_at_over_runs_and_ends)
+{
+    struct { int32_t pad; int64_t t; } r[7] = {
+        { 0, 10 }, { 1, 10 }, { 2, 20 }, { 3, 20 }, { 4, 20 }, { 5, 35 }, { 6, 40 },
+    };
+    size_t n = sizeof r / sizeof *r, off = offsetof(__typeof__(*r), t);
+    cr_assert_eq(sorted_first_at(r, n, sizeof *r, off, INT64_MIN), 0);
+    cr_assert_eq(sorted_first_at(r, n, sizeof *r, off, 10), 0);
+    cr_assert_eq(sorted_first_at(r, n, sizeof *r, off, 11), 2);
+    cr_assert_eq(sorted_first_at(r, n, sizeof *r, off, 20), 2);
+    cr_assert_eq(sorted_first_at(r, n, sizeof *r, off, 21), 5);
+    cr_assert_eq(sorted_first_at(r, n, sizeof *r, off, 40), 6);
+    cr_assert_eq(sorted_first_at(r, n, sizeof *r, off, 41), n);
+    cr_assert_eq(sorted_first_at(NULL, 0, sizeof *r, off, 5), 0);
+}

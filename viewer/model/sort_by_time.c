@@ -213,3 +213,19 @@ int64_t sort_keys_first_near(const struct sort_key *k, size_t n, int64_t t, size
     *hint = lo;
     return lo < n && k[lo].t == t ? (int64_t)k[lo].i : -1;
 }
+
+/* (sort_by_time.h) */
+size_t sorted_first_at(const void *v, size_t n, size_t size, size_t off, int64_t ts)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t x;
+        memcpy(&x, (const char *)v + mid * size + off, sizeof x);
+        if (x < ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

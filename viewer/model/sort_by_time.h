@@ -23,6 +23,10 @@ int64_t sort_keys_first(const struct sort_key *k, size_t n, int64_t t);
  * the last instead of a bisection of all the keys. */
 int64_t sort_keys_first_near(const struct sort_key *k, size_t n, int64_t t, size_t *hint);
 
+/* The first of n records of `size` bytes at v, sorted by the int64_t at
+ * `off`, whose value is ts or later (n if none): a bisection. */
+size_t sorted_first_at(const void *v, size_t n, size_t size, size_t off, int64_t ts);
+
 /* Sorts n records of `size` bytes at base by the int64_t at key_offset,
  * stably.  Returns -1 (base untouched) if memory runs out. */
 int sort_by_time(void *base, size_t n, size_t size, size_t key_offset);

@@ -173,36 +173,19 @@ int timeline_stream(const struct timeline *t, int64_t handle)
     return s;
 }
 
-/* The first of n records of `size` bytes, sorted by the int64 at `off`,
- * whose value is ts or later (n if none). */
-static size_t first_at(const void *v, size_t n, size_t size, size_t off, int64_t ts)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int64_t x;
-        memcpy(&x, (const char *)v + mid * size + off, sizeof x);
-        if (x < ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 size_t timeline_first_op_at(const struct timeline *t, int64_t ts)
 {
-    return first_at(t->p->ops, t->p->nops, sizeof *t->p->ops, offsetof(struct gop, start), ts);
+    return sorted_first_at(t->p->ops, t->p->nops, sizeof *t->p->ops, offsetof(struct gop, start), ts);
 }
 
 size_t timeline_first_call_at(const struct timeline *t, int64_t ts)
 {
-    return first_at(t->p->calls, t->p->ncalls, sizeof *t->p->calls, offsetof(struct call, start), ts);
+    return sorted_first_at(t->p->calls, t->p->ncalls, sizeof *t->p->calls, offsetof(struct call, start), ts);
 }
 
 int64_t ivals_end_before(const struct ivals *s, int64_t b)
 {
-    size_t k = first_at(s->v, s->n, sizeof *s->v, offsetof(struct interval, a), b);
+    size_t k = sorted_first_at(s->v, s->n, sizeof *s->v, offsetof(struct interval, a), b);
     return k ? s->v[k - 1].b : INT64_MIN;
 }
 

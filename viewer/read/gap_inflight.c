@@ -22,6 +22,7 @@
  * the calls a read leaves out are those that meet the stretch as the
  * profiler held CUPTI (model.h, held), the same in every read. */
 #include "viewer/read/gap_inflight.h"
+#include "viewer/model/sort_by_time.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -52,31 +53,14 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* In the n records of `size` bytes at base, sorted by the int64_t start
- * at offset off, the first that starts at t or later. */
-static size_t first_at(const void *base, size_t n, size_t size, size_t off, int64_t t)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int64_t start;
-        memcpy(&start, (const char *)base + mid * size + off, sizeof start);
-        if (start < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static size_t op_at(const struct proc *p, int64_t t)
 {
-    return first_at(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start), t);
+    return sorted_first_at(p->ops, p->nops, sizeof *p->ops, offsetof(struct gop, start), t);
 }
 
 static size_t call_at(const struct proc *p, int64_t t)
 {
-    return first_at(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start), t);
+    return sorted_first_at(p->calls, p->ncalls, sizeof *p->calls, offsetof(struct call, start), t);
 }
 
 /* The correlations of p's operations of the window, sorted (*n of
