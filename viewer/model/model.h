@@ -519,9 +519,9 @@ static inline int model_proc_in_gpu_gap(const struct proc *p, int64_t t)
 /* Whether work of process p started at t may have been in flight when
  * such a stretch began (work in flight at a hand-over loses its records:
  * collector/cupti_sub.c): t is in one, or the profiler took CUPTI within
- * `within` ns after it (held: not the start read back to such work).  Bounded: a rank hung in a collective does no more GPU work,
- * and a profiler started seconds later to look at the hang must not hide
- * it. */
+ * `within` ns after it (held: not the start read back to such work).
+ * Bounded: a rank hung in a collective does no more GPU work, and a
+ * profiler started seconds later to look at the hang must not hide it. */
 #define MODEL_GAP_INFLIGHT_NS 100000000LL /* the `within` of a collective entered before a stretch */
 static inline int model_proc_gpu_gap_soon(const struct proc *p, int64_t t, int64_t within)
 {

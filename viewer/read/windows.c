@@ -322,9 +322,12 @@ static void push_rows(struct rowruns *r, const struct piece *pc)
 /* Whether a cut at x would part a stretch without GPU records (model.h,
  * gpu_gaps) from the launches of the work in flight at its hand-over:
  * x within MODEL_GAP_INFLIGHT_NS before it, or at it (gap_inflight.c
- * reads them in the window the hand-over is in). */
+ * reads them in the window the hand-over is in; none where CUPTI dropped
+ * records). */
 static int parts_inflight(const struct proc *p, int64_t x)
 {
+    if (p->dropped_cupti)
+        return 0;
     size_t i = p->ngpu_gaps ? model_gpu_gap_after(p, x) : 0;
     return i < p->ngpu_gaps && p->gpu_gaps[i].held >= x && x >= p->gpu_gaps[i].held - MODEL_GAP_INFLIGHT_NS;
 }
