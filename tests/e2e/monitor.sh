@@ -191,11 +191,16 @@ w=$(windows "$r" | head -n 1)
 f=$(ls "$w"/*.db 2>/dev/null | head -n 1)
 [ -n "$f" ] || f="$tmp/none.db"
 expect "dump: the window says it was asked for" "$(field "$f" "select reason from window")" request
-# rows older than the window's start are gone (notes every 250 ms: the
-# window spans 1 to 1.25 s), and the process row, names and communicators stay
+# rows older than the window's start are gone, and the process row, names
+# and communicators stay.  The window spans its second and back to the
+# note before it: notes are taken at writer passes every 250 ms (1 to 1.25
+# s), later when the writer is late (2.15 s once in a CI run beside a
+# build): so not a fixed bound, but the run's start dropped, at least
+# half a second of its 3 s or more
 span=$(field "$f" "select (at_ns - from_ns) / 1000000 from window")
-[ -n "$span" ] && [ "$span" -ge 1000 ] && [ "$span" -le 1600 ]
-expect "dump: the window spans its second and a note ($span ms)" "$?" 0
+run=$(field "$f" "select (w.at_ns - p.start_ns) / 1000000 from window w, process p")
+[ -n "$span" ] && [ -n "$run" ] && [ "$span" -ge 1000 ] && [ $((span + 500)) -le "$run" ]
+expect "dump: the window spans its second and a note, the run's start dropped ($span of $run ms)" "$?" 0
 expect "dump: no host record older than the window" \
   "$(field "$f" "select count(*) from api_call, window where api_call.start_ns < window.from_ns - 500000000")" 0
 expect "dump: the window keeps the process, its communicator and names" \
