@@ -64,7 +64,30 @@ static size_t seg_bytes(const struct gt_tbuf_seg *s)
     return sizeof *s + (size_t)(s->mask + 1) * sizeof(struct gt_record);
 }
 
-static struct gt_tbuf_seg *new_seg(size_t records, uint64_t start, int populate)
+/* The size of the segments a ring moves on to once grown. */
+static size_t steady_records(void)
+{
+    return max_records < GT_TBUF_SEG_RECORDS ? max_records : GT_TBUF_SEG_RECORDS;
+}
+
+/* Pushes segment s on its ring's pool (any thread but the producer). */
+static void pool_push(struct gt_tbuf *b, struct gt_tbuf_seg *s)
+{
+    struct gt_tbuf_seg *top = atomic_load_explicit(&b->pool, memory_order_relaxed);
+    do
+        s->qnext = top;
+    while (!atomic_compare_exchange_weak_explicit(&b->pool, &top, s, memory_order_release, memory_order_relaxed));
+}
+
+/* Whether a ring may map another segment of the steady size: at most what
+ * doubling up to its size would have mapped. */
+static int may_map(struct gt_tbuf *b)
+{
+    return atomic_load_explicit(&b->seg_records, memory_order_relaxed) + steady_records() <=
+           2 * max_records - GT_TBUF_FIRST_RECORDS;
+}
+
+static struct gt_tbuf_seg *new_seg(struct gt_tbuf *b, size_t records, uint64_t start, int populate)
 {
     size_t bytes = sizeof(struct gt_tbuf_seg) + records * sizeof(struct gt_record);
     struct gt_tbuf_seg *s = map(bytes, populate);
@@ -72,8 +95,49 @@ static struct gt_tbuf_seg *new_seg(size_t records, uint64_t start, int populate)
         return NULL;
     s->start = start;
     s->mask = records - 1;
+    s->ring = b;
     atomic_store(&s->next, NULL);
+    atomic_fetch_add_explicit(&b->seg_records, records, memory_order_relaxed);
     return s;
+}
+
+/* A consumer is done with segment s (drained, or stored from the queue):
+ * back to its ring's pool while the ring keeps no more than its size and
+ * s is of the size the producer moves on to, else unmapped.  Consumers
+ * push, the producer takes the whole list at once (an exchange), so no
+ * node is popped while another pushes it: no ABA. */
+static void seg_release(struct gt_tbuf_seg *s)
+{
+    struct gt_tbuf *b = s->ring;
+    size_t records = s->mask + 1;
+    if (records == steady_records() && atomic_load_explicit(&b->seg_records, memory_order_relaxed) <= max_records) {
+        pool_push(b, s);
+        return;
+    }
+    atomic_fetch_sub_explicit(&b->seg_records, records, memory_order_relaxed);
+    unmap(s, seg_bytes(s));
+}
+
+/* Producer: the segment to move on to at record h from s, full: twice s's
+ * size up to the steady size; then one of that size from the pool, or
+ * fresh while the ring's segments stay within about twice its size; NULL:
+ * none. */
+static struct gt_tbuf_seg *next_seg(struct gt_tbuf *b, const struct gt_tbuf_seg *s, uint64_t h)
+{
+    size_t steady = steady_records(), cur = s->mask + 1;
+    if (cur < steady)
+        return new_seg(b, cur * 2, h, 1);
+    struct gt_tbuf_seg *g = b->spare;
+    if (!g)
+        g = atomic_exchange_explicit(&b->pool, NULL, memory_order_acquire);
+    if (g) {
+        b->spare = g->qnext;
+        g->start = h;
+        atomic_store_explicit(&g->next, NULL, memory_order_relaxed);
+    } else if (may_map(b)) {
+        g = new_seg(b, steady, h, 1);
+    }
+    return g;
 }
 
 static void on_thread_exit(void *p)
@@ -114,7 +178,7 @@ static struct gt_tbuf *claim_ring(void)
         if (!b)
             return NULL;
         size_t first = max_records < GT_TBUF_FIRST_RECORDS ? max_records : GT_TBUF_FIRST_RECORDS;
-        b->seg = b->rseg = new_seg(first, 0, 0);
+        b->seg = b->rseg = new_seg(b, first, 0, 0);
         if (!b->seg) {
             unmap(b, sizeof *b);
             return NULL;
@@ -137,11 +201,11 @@ struct gt_record *gt_tbuf_reserve_slow(struct gt_tbuf *b, unsigned n)
     b->tail_seen = t > s->start ? t : s->start;
     if (h + n - 1 - b->tail_seen <= s->mask)
         return &s->recs[h & s->mask];
-    /* full: move on to a segment twice the size, if the cap allows; the
-     * records still in this one stay for the writer */
-    if (s->mask + 1 < max_records) {
+    /* full: move on to another segment (next_seg), if the ring's size
+     * allows; the records still in this one stay for the writer */
+    {
         int saved = errno;
-        struct gt_tbuf_seg *g = new_seg((s->mask + 1) * 2, h, 1);
+        struct gt_tbuf_seg *g = next_seg(b, s, h);
         if (g) {
             atomic_store_explicit(&s->next, g, memory_order_release);
             b->seg = g;
@@ -188,7 +252,7 @@ static struct gt_tbuf_seg *seg_of(struct gt_tbuf *b, uint64_t t)
 {
     struct gt_tbuf_seg *s = b->rseg, *g;
     while ((g = atomic_load_explicit(&s->next, memory_order_acquire)) != NULL && t >= g->start) {
-        unmap(s, seg_bytes(s));
+        seg_release(s);
         s = g;
     }
     b->rseg = s;
@@ -213,7 +277,7 @@ void gt_tbuf_forget_all_after_fork(void)
 
 void gt_tbuf_seg_free(struct gt_tbuf_seg *s)
 {
-    unmap(s, seg_bytes(s));
+    seg_release(s);
 }
 
 size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx, int *cut)

@@ -7,9 +7,16 @@
  * not grow memory.
  *
  * Memory: a ring starts small (GT_TBUF_FIRST_RECORDS, 4 KiB) and grows
- * when it fills, doubling up to GPUTRACE_BUFFER_MB, on the slow path of the
- * thread that filled it: the producer moves on to a new, larger segment and
- * the writer follows when it has drained the old one, which it then unmaps.
+ * when it fills, on the slow path of the thread that filled it: the
+ * producer moves on to a new segment twice the size, up to
+ * GT_TBUF_SEG_RECORDS (1 MiB), then to more segments of that size, while
+ * the ring's segments hold about twice GPUTRACE_BUFFER_MB at most; the
+ * writer follows when it has drained the old one.  A drained segment of
+ * that size goes back to its ring's pool for the producer's next move
+ * while the ring holds GPUTRACE_BUFFER_MB or less, and is unmapped
+ * otherwise (a smaller one always): the fresh memory a burst faults in on
+ * the program's thread is what its backlog needs, not the doublings' sum,
+ * and a later burst finds its segments warm.
  * All rings of a process (headers and segments) and the drain thread's
  * queue share one budget (membudget.h: 32 MiB at the defaults); a record
  * that fits nowhere (the ring is at its size, or the budget is spent, or
@@ -71,11 +78,12 @@ struct gt_tbuf_seg {
     /* once left behind and handed to the drain's queue whole (stage.c):
      * its records [qfrom, qto), of thread qtid, and the queue's order */
     uint64_t qfrom, qto, qseq;
-    struct gt_tbuf_seg *qnext;
+    struct gt_tbuf_seg *qnext;             /* also the link of its ring's pool */
     uint32_t qtid;
+    struct gt_tbuf *ring;                  /* whose pool it goes back to */
     _Alignas(64) struct gt_record recs[];  /* a record is exactly one cache line */
 };
-_Static_assert(sizeof(struct gt_tbuf_seg) == 64, "a segment's header is one cache line");
+_Static_assert(sizeof(struct gt_tbuf_seg) == 128, "a segment's header is two cache lines");
 
 struct gt_tbuf {
     _Alignas(64) _Atomic uint64_t head;   /* producer */
@@ -83,9 +91,14 @@ struct gt_tbuf {
                                            * reading the consumer's line only when the ring
                                            * looks full keeps it from bouncing between cores */
     struct gt_tbuf_seg *seg;              /* producer's segment */
+    struct gt_tbuf_seg *spare;            /* producer's: segments taken from the pool, linked by qnext */
     _Alignas(64) _Atomic uint64_t tail;   /* consumer */
     struct gt_tbuf_seg *rseg;             /* consumer's segment */
     _Alignas(64) _Atomic uint64_t dropped;
+    /* drained segments of the steady size, pushed by the consumers (the
+     * drain, the writer), taken all at once by the producer */
+    _Atomic(struct gt_tbuf_seg *) pool;
+    _Atomic uint64_t seg_records;         /* records in this ring's mapped segments, pooled too */
     _Atomic int state;                    /* GT_TBUF_LIVE, _DEAD (thread exited), _FREE */
     uint32_t tid;
     struct gt_tbuf *next;
@@ -103,10 +116,13 @@ struct gt_tbuf {
 
 enum { GT_TBUF_LIVE = 0, GT_TBUF_DEAD = 1, GT_TBUF_FREE = 2 };
 
-/* Sets the size rings may grow to (bytes, rounded down to a power of two
- * of records, at least 64 records); they start at GT_TBUF_FIRST_RECORDS,
- * or that size if smaller. */
+/* Sets the size a ring keeps (bytes, rounded down to a power of two of
+ * records, at least 64 records; its segments may hold about twice that
+ * while a burst is drained); rings start at GT_TBUF_FIRST_RECORDS, or that
+ * size if smaller, and their segments grow to GT_TBUF_SEG_RECORDS (the
+ * steady size), or that size if smaller. */
 #define GT_TBUF_FIRST_RECORDS 64
+#define GT_TBUF_SEG_RECORDS 16384
 void gt_tbuf_configure(size_t bytes);
 /* fn (async-signal-safe, NULL: none) is called on the producer's slow path
  * when a ring has just grown to GT_TBUF_KICK_RECORDS records or more: a
@@ -223,7 +239,8 @@ typedef int gt_tbuf_take_fn(const struct gt_record *r, const struct gt_record *n
  * had been. */
 typedef int gt_tbuf_give_fn(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t tid, void *ctx);
 size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx, int *cut);
-/* Unmaps a segment handed over (its memory back to the budget). */
+/* Lets go of a segment handed over: back to its ring's pool, or unmapped
+ * (its memory back to the budget). */
 void gt_tbuf_seg_free(struct gt_tbuf_seg *s);
 /* Writer side, at the end: fn for every NVTX range still open on a live
  * thread (depth: its nesting level). */

@@ -227,3 +227,32 @@ Test(stage, rings_and_queue_share_one_budget_and_the_queue_keeps_its_reserve)
     cr_assert_eq(stored, total, "every record recorded is stored");
     cr_assert_leq(gt_mem_peak(), GT_MEM_HOST_BYTES);
 }
+
+/* A segment of the steady size (tbuf.h) stored whole goes back to its
+ * ring's pool, not unmapped: the ring's next move takes it again. */
+Test(stage, a_segment_stored_whole_goes_back_to_its_ring)
+{
+    gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
+    uint32_t seq = 0;
+    put_call(++seq, 0);
+    struct gt_tbuf *b = gt_tbuf_mine();
+    while (b->seg->mask + 1 < GT_TBUF_SEG_RECORDS)
+        put_call(++seq, 0);
+    struct gt_tbuf_seg *steady = b->seg;
+    while (b->seg == steady)
+        put_call(++seq, 0);
+    int cut;
+    cr_assert_eq(gt_stage_pull(&cut, 1), seq);
+    cr_assert_null(atomic_load(&b->pool), "queued, not yet stored");
+    long stored = 0;
+    while (gt_stage_store_one(count_only, &stored) != 0)
+        ;
+    cr_assert_eq(stored, seq);
+    cr_assert_eq(atomic_load(&b->pool), steady, "stored, and back in its ring's pool");
+    size_t used = gt_mem_used();
+    struct gt_tbuf_seg *now = b->seg;
+    while (b->seg == now)
+        put_call(++seq, 0);
+    cr_assert_eq(b->seg, steady, "the ring's next move took it");
+    cr_assert_eq(gt_mem_used(), used, "and mapped nothing");
+}

@@ -3,7 +3,9 @@
  * drained together even where they straddle the ring's end, a full ring
  * drops (and counts) rather than overwrite, and a ring starts small and
  * grows to its configured size without losing a record, waking the drain
- * thread (its hook) once it grows large. */
+ * thread (its hook) once it grows large; past the steady segment size it
+ * moves on to segments of that size, drained ones used again, and keeps
+ * its size once drained. */
 #define _GNU_SOURCE
 #include "collector/tbuf.h"
 
@@ -170,10 +172,12 @@ static void count_kick(void)
 }
 
 /* The drain thread sleeps up to its idle tick (stage.c): a ring that grows
- * past GT_TBUF_KICK_RECORDS wakes it through the hook, once a growth, and
- * a ring smaller than that never does (a program's few calls wake nobody). */
-Test(tbuf, a_ring_growing_past_the_kick_size_calls_the_hook_once_a_growth)
+ * past GT_TBUF_KICK_RECORDS wakes it through the hook, once a move to a
+ * segment that large, and a ring smaller than that never does (a
+ * program's few calls wake nobody). */
+Test(tbuf, a_ring_growing_past_the_kick_size_calls_the_hook_once_a_move)
 {
+    _Static_assert(GT_TBUF_SEG_RECORDS == 2 * GT_TBUF_KICK_RECORDS, "the counts below");
     gt_tbuf_configure(4 * GT_TBUF_KICK_RECORDS * sizeof(struct gt_record));
     struct gt_tbuf *b = kick_ring = gt_tbuf_mine();
     cr_assert_not_null(b);
@@ -185,12 +189,76 @@ Test(tbuf, a_ring_growing_past_the_kick_size_calls_the_hook_once_a_growth)
     cr_assert_eq(kicked_at_size, GT_TBUF_KICK_RECORDS, "after the ring grew");
     while (put_call(b, n) == 0)
         n++;
-    cr_assert_eq(b->seg->mask + 1, 4 * GT_TBUF_KICK_RECORDS);
-    cr_assert_eq(kicks, 3, "each growth past it once, a drop none (%d)", kicks);
+    /* grown to the steady size (16,384, a kick), then moved on to two more
+     * of that size: 65,472 records, what doubling to the ring's size (32,768)
+     * would have held */
+    cr_assert_eq(b->seg->mask + 1, GT_TBUF_SEG_RECORDS);
+    cr_assert_eq(n, 2 * 4 * GT_TBUF_KICK_RECORDS - GT_TBUF_FIRST_RECORDS, "stored before the first drop: %u", n);
+    cr_assert_eq(kicks, 4, "each move past it once, a drop none (%d)", kicks);
     gt_tbuf_set_grow_hook(NULL);
     uint32_t next = 0;
     cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n);
     cr_assert_eq(next, n);
+}
+
+/* Fills ring b (its calls numbered from *n on) until its producer moves
+ * off segment s. */
+static void fill_past(struct gt_tbuf *b, const struct gt_tbuf_seg *s, uint32_t *n)
+{
+    while (b->seg == s)
+        cr_assert_eq(put_call(b, (*n)++), 0);
+}
+
+/* Past the steady size a ring moves on to segments of that size, and a
+ * drained one goes back to its ring for the next move: a later burst finds
+ * its memory mapped and warm, and maps nothing more. */
+Test(tbuf, a_drained_segment_is_used_again_by_the_next_move)
+{
+    gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
+    struct gt_tbuf *b = gt_tbuf_mine();
+    uint32_t n = 0, next = 0;
+    while (b->seg->mask + 1 < GT_TBUF_SEG_RECORDS)
+        cr_assert_eq(put_call(b, n++), 0);
+    struct gt_tbuf_seg *first = b->seg;
+    fill_past(b, first, &n);
+    struct gt_tbuf_seg *second = b->seg;
+    cr_assert_eq(second->mask + 1, GT_TBUF_SEG_RECORDS, "no larger than the steady size");
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n);
+    cr_assert_eq(atomic_load(&b->seg_records), 2 * GT_TBUF_SEG_RECORDS,
+                 "the smaller segments unmapped once drained, the steady one kept");
+    fill_past(b, second, &n);
+    cr_assert_eq(b->seg, first, "the drained segment taken again");
+    cr_assert_eq(atomic_load(&b->seg_records), 2 * GT_TBUF_SEG_RECORDS, "nothing mapped");
+    fill_past(b, first, &n);
+    cr_assert_eq(atomic_load(&b->seg_records), 3 * GT_TBUF_SEG_RECORDS, "none drained: a fresh one");
+    uint32_t before = next;
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n - before, "every record, in order, across the reuse");
+    cr_assert_eq(next, n);
+}
+
+/* A burst may take segments of about twice the ring's size while the
+ * writer is behind; drained, the ring keeps its size and unmaps the rest. */
+Test(tbuf, a_drained_ring_keeps_its_size_and_no_more)
+{
+    gt_tbuf_configure(2 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
+    struct gt_tbuf *b = gt_tbuf_mine();
+    uint64_t dropped0 = gt_tbuf_dropped();
+    uint32_t n = 0, next = 0;
+    while (put_call(b, n) == 0)
+        n++;
+    cr_assert_eq(n, 2 * 2 * GT_TBUF_SEG_RECORDS - GT_TBUF_FIRST_RECORDS, "what doubling would have held: %u", n);
+    cr_assert_eq(atomic_load(&b->seg_records), n);
+    cr_assert_eq(gt_tbuf_dropped() - dropped0, 1);
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n);
+    cr_assert_eq(atomic_load(&b->seg_records), 2 * GT_TBUF_SEG_RECORDS, "the ring's size: the one in use and one spare");
+    for (int round = 0; round < 3; round++) { /* and goes on past it, mapping nothing */
+        fill_past(b, b->seg, &n);
+        uint32_t before = next;
+        cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n - before);
+    }
+    cr_assert_eq(next, n);
+    cr_assert_eq(atomic_load(&b->seg_records), 2 * GT_TBUF_SEG_RECORDS);
+    cr_assert_eq(gt_tbuf_dropped() - dropped0, 1);
 }
 
 /* keeps the last record seen */
