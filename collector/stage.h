@@ -10,8 +10,8 @@
  * GT_TBUF_KICK_RECORDS wakes it at once), into chunks of memory
  * queued for the writer, which stores them at its own pace; a segment a
  * growing ring left behind, a chunk's worth of records or more, is queued
- * whole instead of copied (tbuf.h, gt_tbuf_drain_some's give), and
- * unmapped once stored.  A commit then
+ * whole instead of copied (tbuf.h, gt_tbuf_drain_some's give), and let
+ * go once stored (back to its ring's pool, or unmapped).  A commit then
  * holds up only the queue, which is shared by every thread of the process
  * and bounded: it shares one budget with the rings (membudget.h, 32 MiB at
  * the defaults, of which the rings leave it 4 MiB at least); a ring fills

@@ -101,11 +101,11 @@ static struct gt_tbuf_seg *new_seg(struct gt_tbuf *b, size_t records, uint64_t s
     return s;
 }
 
-/* A consumer is done with segment s (drained, or stored from the queue):
- * back to its ring's pool while the ring keeps no more than its size and
- * s is of the size the producer moves on to, else unmapped.  Consumers
- * push, the producer takes the whole list at once (an exchange), so no
- * node is popped while another pushes it: no ABA. */
+/* A consumer is done with segment s, drained in place (counted in its
+ * ring's seg_records): back to the ring's pool while the ring holds no
+ * more than its size and s is of the size the producer moves on to, else
+ * unmapped.  Consumers push, the producer takes the whole list at once (an
+ * exchange), so no node is popped while another pushes it: no ABA. */
 static void seg_release(struct gt_tbuf_seg *s)
 {
     struct gt_tbuf *b = s->ring;
@@ -266,7 +266,11 @@ void gt_tbuf_forget_all_after_fork(void)
     for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next) {
         uint64_t h = atomic_load(&b->head);
         atomic_store(&b->tail, h);
-        seg_of(b, h); /* the segments left behind: this child's copies of them */
+        /* the segments left behind: this child's copies of them; and the
+         * producer's segment is the consumer's now (a thread the fork
+         * caught between linking its next segment and moving onto it left
+         * `seg` on one let go here) */
+        b->seg = seg_of(b, h);
         b->tail_seen = h > b->seg->start ? h : b->seg->start;
         atomic_store(&b->dropped, 0);
         atomic_store(&b->state, GT_TBUF_FREE);
@@ -277,7 +281,17 @@ void gt_tbuf_forget_all_after_fork(void)
 
 void gt_tbuf_seg_free(struct gt_tbuf_seg *s)
 {
-    seg_release(s);
+    /* queued whole, so no longer counted in its ring (gt_tbuf_drain_some):
+     * counted again if it goes to the pool */
+    struct gt_tbuf *b = s->ring;
+    size_t records = s->mask + 1;
+    if (records == steady_records() &&
+        atomic_load_explicit(&b->seg_records, memory_order_relaxed) + records <= max_records) {
+        atomic_fetch_add_explicit(&b->seg_records, records, memory_order_relaxed);
+        pool_push(b, s);
+        return;
+    }
+    unmap(s, seg_bytes(s));
 }
 
 size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx, int *cut)
@@ -296,8 +310,13 @@ size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx,
              * committed before this drain read head (invariant 4: the
              * producer moves on only with all of them committed, and never
              * comes back): handed over whole, not unmapped here */
+            size_t records = s->mask + 1; /* s is the writer's once given */
             if (give && (g = atomic_load_explicit(&s->next, memory_order_acquire)) != NULL && g->start <= h &&
                 g->start > t && give(s, t, g->start, tid, ctx) == 0) {
+                /* the queue's from now on, bounded by the budget as its
+                 * chunks are: a writer held up does not stop the ring
+                 * moving on (gt_tbuf_seg_free counts it again if pooled) */
+                atomic_fetch_sub_explicit(&b->seg_records, records, memory_order_relaxed);
                 n += g->start - t;
                 t = g->start;
                 b->rseg = g;

@@ -25,15 +25,21 @@
  * writer is held up stay within the budget, not 16 x 8 MiB.
  *
  * Invariants:
- *   1. Only the owning thread writes `head`, `seg` and the records in
- *      [tail, head + cap) of its segment.
+ *   1. Only the owning thread writes `head`, `seg`, `spare` and the records
+ *      in [tail, head + cap) of its segment, and the `start` and `next` of a
+ *      segment it takes from the pool (before it links it: invariant 4).
  *   2. Only the consumer writes `tail` and `rseg`: the drain thread or the
  *      writer thread, one at a time (collector/stage.c serialises them).
  *   3. A segment holds the records [start, start + cap); head - max(tail,
  *      seg->start) <= cap at all times.
  *   4. A segment's `next` is set (release) before any record past its end
  *      is committed; the producer never touches a segment again once it
- *      moved on, so the writer may unmap it when its tail reaches next->start.
+ *      moved on, so the consumer may let it go (unmap it, or put it in the
+ *      ring's pool) when its tail reaches next->start, or hand it to the
+ *      writer whole, which lets it go once stored.  A segment is in one of
+ *      the ring's chain (rseg .. seg), the drain's queue, the pool or the
+ *      producer's spares; `seg_records` counts the chain, pool and spares
+ *      (the queue's are bounded by the budget alone, as its chunks are).
  *   5. The list of rings only grows at its head (CAS); rings (headers) are
  *      never freed while the process runs.
  */
@@ -98,7 +104,8 @@ struct gt_tbuf {
     /* drained segments of the steady size, pushed by the consumers (the
      * drain, the writer), taken all at once by the producer */
     _Atomic(struct gt_tbuf_seg *) pool;
-    _Atomic uint64_t seg_records;         /* records in this ring's mapped segments, pooled too */
+    _Atomic uint64_t seg_records;         /* records in its chain's segments, pooled and spare ones
+                                           * too, not those queued whole (invariant 4) */
     _Atomic int state;                    /* GT_TBUF_LIVE, _DEAD (thread exited), _FREE */
     uint32_t tid;
     struct gt_tbuf *next;

@@ -8,6 +8,7 @@
  * its size once drained. */
 #define _GNU_SOURCE
 #include "collector/tbuf.h"
+#include "collector/membudget.h"
 
 #include <criterion/criterion.h>
 #include <unistd.h>
@@ -237,28 +238,62 @@ Test(tbuf, a_drained_segment_is_used_again_by_the_next_move)
 }
 
 /* A burst may take segments of about twice the ring's size while the
- * writer is behind; drained, the ring keeps its size and unmaps the rest. */
+ * writer is behind; drained, the ring keeps its size (the segment in use
+ * and three spares), unmaps the rest, and its next moves take the spares,
+ * mapping nothing. */
 Test(tbuf, a_drained_ring_keeps_its_size_and_no_more)
 {
-    gt_tbuf_configure(2 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
+    gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
     struct gt_tbuf *b = gt_tbuf_mine();
     uint64_t dropped0 = gt_tbuf_dropped();
     uint32_t n = 0, next = 0;
     while (put_call(b, n) == 0)
         n++;
-    cr_assert_eq(n, 2 * 2 * GT_TBUF_SEG_RECORDS - GT_TBUF_FIRST_RECORDS, "what doubling would have held: %u", n);
+    cr_assert_eq(n, 2 * 4 * GT_TBUF_SEG_RECORDS - GT_TBUF_FIRST_RECORDS, "what doubling would have held: %u", n);
     cr_assert_eq(atomic_load(&b->seg_records), n);
     cr_assert_eq(gt_tbuf_dropped() - dropped0, 1);
     cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n);
-    cr_assert_eq(atomic_load(&b->seg_records), 2 * GT_TBUF_SEG_RECORDS, "the ring's size: the one in use and one spare");
-    for (int round = 0; round < 3; round++) { /* and goes on past it, mapping nothing */
+    cr_assert_eq(atomic_load(&b->seg_records), 4 * GT_TBUF_SEG_RECORDS, "the ring's size kept");
+    size_t used = gt_mem_used();
+    struct gt_tbuf_seg *seen[4] = { b->seg };
+    for (int round = 1; round < 4; round++) { /* each move takes a spare */
         fill_past(b, b->seg, &n);
-        uint32_t before = next;
-        cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n - before);
+        seen[round] = b->seg;
+        for (int k = 0; k < round; k++)
+            cr_assert_neq(seen[k], seen[round], "move %d took a segment in use", round);
     }
+    cr_assert_eq(gt_mem_used(), used, "nothing mapped for three moves");
+    cr_assert_eq(atomic_load(&b->seg_records), 4 * GT_TBUF_SEG_RECORDS);
+    uint32_t before = next;
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n - before);
     cr_assert_eq(next, n);
-    cr_assert_eq(atomic_load(&b->seg_records), 2 * GT_TBUF_SEG_RECORDS);
     cr_assert_eq(gt_tbuf_dropped() - dropped0, 1);
+}
+
+/* A fork that catches a thread between linking its next segment and
+ * moving onto it: the child lets the old segment go (its ring is empty
+ * there) and the ring's next owner must write into the new one, not the
+ * one let go (it wrote into unmapped, or pooled, memory). */
+Test(tbuf, a_fork_between_linking_and_moving_leaves_the_ring_usable)
+{
+    gt_tbuf_configure(4096 * sizeof(struct gt_record));
+    struct gt_tbuf *b = gt_tbuf_mine();
+    uint32_t n = 0, next = 0;
+    while (b->seg->mask + 1 == GT_TBUF_FIRST_RECORDS && n < GT_TBUF_FIRST_RECORDS)
+        cr_assert_eq(put_call(b, n++), 0);
+    struct gt_tbuf_seg *old = b->seg;
+    cr_assert_not_null(gt_tbuf_reserve(b), "the move (reserved, not committed)");
+    cr_assert_neq(b->seg, old);
+    b->seg = old; /* as the fork found it: next linked, seg not yet moved */
+    gt_tbuf_forget_all_after_fork(); /* the parent's records are the parent's */
+    next = n;
+    struct gt_tbuf *c = gt_tbuf_mine();
+    cr_assert_eq(c, b, "the child's thread takes the ring again");
+    cr_assert_neq(c->seg, old, "on the segment it was moving to");
+    for (int i = 0; i < 500; i++)
+        cr_assert_eq(put_call(c, n++), 0);
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), 500);
+    cr_assert_eq(next, n);
 }
 
 /* keeps the last record seen */
