@@ -118,6 +118,17 @@ static int term_exit(int n)
     return 0;
 }
 
+/* "signal_at_ms: T" (the wall clock's ms) just before the signal is
+ * raised: the test times the exit from it, not from the launch (the
+ * program's and the tracer's start were most of it under load) */
+static void print_signal_at(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    printf("signal_at_ms: %lld\n", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+    fflush(stdout);
+}
+
 /* The SIGTERM comes while this thread holds malloc's arena lock, every
  * time: malloc_stats prints to stderr holding it, and stderr here is a
  * stream whose write raises SIGTERM. */
@@ -137,6 +148,7 @@ static int term_exit_locked(int n)
     if (!f)
         return 2;
     setvbuf(f, NULL, _IONBF, 0);
+    print_signal_at();
     FILE *saved = stderr;
     stderr = f;
     malloc_stats();
@@ -409,10 +421,7 @@ static int term_exit_cupti(int n)
 {
     set_handler(SIGTERM, exit7, 0, NULL);
     make_calls(n);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    printf("signal_at_ms: %lld\n", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-    fflush(stdout);
+    print_signal_at();
     cudaSetDevice(0);
     return 3; /* not reached where the simulator raised the signal */
 }

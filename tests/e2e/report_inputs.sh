@@ -70,7 +70,18 @@ expect "--version" $? 0
 # a run killed part-way: a partial report that says so
 GPUTRACE_FLUSH_MS=50 APP_STEPS=400 GPUTRACE_OUTPUT="$tmp/killed.db" LD_PRELOAD="$b/.libs/libgputrace.so" "$b/tests/apps/overlapped" > /dev/null 2>&1 &
 pid=$!
-sleep 1
+# killed once calls are stored (a fixed second was a process not yet
+# writing on a loaded machine's slow start under the sanitizers), then a
+# few flushes later
+for i in $(seq 600); do
+  c=0
+  for f in "$tmp/killed.db"/*.db; do
+    [ -f "$f" ] && c=$(sqlite3 -readonly "$f" "select (select count(*) from api_call) + (select count(*) from api_call_block)" 2> /dev/null)
+  done
+  [ "${c:-0}" -gt 0 ] && break
+  sleep 0.1
+done
+sleep 0.3
 kill -KILL $pid
 wait $pid 2>/dev/null
 # a file without an end whose writer beat less than 3 s before it is read
