@@ -45,6 +45,11 @@ void gt_mem_give(size_t bytes)
     atomic_fetch_sub(&used, pages(bytes));
 }
 
+void gt_mem_set_used(size_t bytes)
+{
+    atomic_store(&used, bytes);
+}
+
 size_t gt_mem_used(void)
 {
     return atomic_load(&used);

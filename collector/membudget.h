@@ -42,6 +42,10 @@ enum gt_mem_user { GT_MEM_RING, GT_MEM_QUEUE };
 int gt_mem_take(size_t bytes, enum gt_mem_user who);
 /* Gives back what gt_mem_take took for the same bytes. */
 void gt_mem_give(size_t bytes);
+/* A forked child's count, set to what its rings hold once the queue is
+ * let go (tbuf.c, gt_tbuf_recount_after_fork): what threads the fork did
+ * not copy had taken and not yet linked anywhere is not the child's. */
+void gt_mem_set_used(size_t bytes);
 /* Taken now, and the most taken at once so far. */
 size_t gt_mem_used(void);
 size_t gt_mem_peak(void);

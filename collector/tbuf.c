@@ -279,6 +279,38 @@ void gt_tbuf_forget_all_after_fork(void)
     gt_thread.tbuf = NULL;
 }
 
+/* Records in a list of segments linked by qnext. */
+static uint64_t list_records(const struct gt_tbuf_seg *s)
+{
+    uint64_t n = 0;
+    for (; s; s = s->qnext)
+        n += s->mask + 1;
+    return n;
+}
+
+static size_t page_round(size_t bytes)
+{
+    return (bytes + 4095) / 4096 * 4096;
+}
+
+void gt_tbuf_recount_after_fork(void)
+{
+    size_t held = 0;
+    for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next) {
+        const struct gt_tbuf_seg *pool = atomic_load(&b->pool);
+        uint64_t records = b->seg->mask + 1 + list_records(pool) + list_records(b->spare);
+        atomic_store(&b->seg_records, records);
+        held += page_round(sizeof *b) + page_round(seg_bytes(b->seg));
+        for (const struct gt_tbuf_seg *s = pool; s; s = s->qnext)
+            held += page_round(seg_bytes(s));
+        for (const struct gt_tbuf_seg *s = b->spare; s; s = s->qnext)
+            held += page_round(seg_bytes(s));
+        if (atomic_load(&b->nvtx_deep))
+            held += page_round(GT_NVTX_DEEP * sizeof(struct gt_nvtx_open));
+    }
+    gt_mem_set_used(held);
+}
+
 void gt_tbuf_seg_free(struct gt_tbuf_seg *s)
 {
     /* queued whole, so no longer counted in its ring (gt_tbuf_drain_some):

@@ -20,7 +20,9 @@
  * All rings of a process (headers and segments) and the drain thread's
  * queue share one budget (membudget.h: 32 MiB at the defaults); a record
  * that fits nowhere (the ring is at its size, or the budget is spent, or
- * memory ran out) is counted as dropped.  So 1,000 threads that make a few
+ * memory ran out) is counted as dropped.  (Segments queued whole for the
+ * writer are the queue's, as the chunks the drain copies into are: a
+ * thread whose writer is held up may fill the budget either way.)  So 1,000 threads that make a few
  * calls each take 12 MiB at most, and 16 threads calling flat out while the
  * writer is held up stay within the budget, not 16 x 8 MiB.
  *
@@ -216,6 +218,13 @@ static inline void gt_tbuf_commit(struct gt_tbuf *b)
 /* Forgets the calling thread's ring: after fork, the child's only thread
  * starts with a fresh one. */
 void gt_tbuf_forget_all_after_fork(void);
+/* In a forked child, once the drain's queue is let go too (the last of the
+ * child's fork handlers): each ring's seg_records, and the budget, set to
+ * what its rings hold (header, NVTX levels, segment, pool, spares).  A
+ * thread the fork caught while moving had a segment taken (mapped, or
+ * from the pool) and not yet linked: the child has no such thread, and
+ * its count would have kept that segment's budget for good. */
+void gt_tbuf_recount_after_fork(void);
 
 /* Appends one record; returns 0, or -1 if it was dropped. */
 static inline int gt_tbuf_push(struct gt_tbuf *b, const struct gt_record *r)

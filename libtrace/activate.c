@@ -137,6 +137,7 @@ static void after_fork_child(void)
     gt_signals_after_fork();
     gt_tbuf_forget_all_after_fork();
     gt_writer_forget_after_fork();
+    gt_tbuf_recount_after_fork(); /* the queue let go: the budget is the rings' */
     gt_cupti_forget_after_fork();
     atomic_store(&gt_first_call_done, 0);
     atomic_store(&gt_state, GT_STATE_INIT);

@@ -296,6 +296,38 @@ Test(tbuf, a_fork_between_linking_and_moving_leaves_the_ring_usable)
     cr_assert_eq(next, n);
 }
 
+/* A fork that caught a thread moving: a segment taken (mapped, or from
+ * the pool) and not yet linked anywhere.  The child has no such thread:
+ * its count is what its rings hold, or the segment's budget stays taken
+ * for good. */
+Test(tbuf, a_forked_child_counts_only_what_its_rings_hold)
+{
+    gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
+    struct gt_tbuf *b = gt_tbuf_mine();
+    uint32_t n = 0, next = 0;
+    while (b->seg->mask + 1 < GT_TBUF_SEG_RECORDS)
+        cr_assert_eq(put_call(b, n++), 0);
+    fill_past(b, b->seg, &n);
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n); /* one steady segment in use, one pooled */
+    size_t seg = (sizeof(struct gt_tbuf_seg) + GT_TBUF_SEG_RECORDS * sizeof(struct gt_record) + 4095) / 4096 * 4096;
+    size_t held = (sizeof *b + 4095) / 4096 * 4096 + 2 * seg;
+    cr_assert_eq(gt_mem_used(), held);
+    /* the moving thread's segment, as the fork left it */
+    cr_assert_eq(gt_mem_take(seg, GT_MEM_RING), 0);
+    atomic_fetch_add(&b->seg_records, GT_TBUF_SEG_RECORDS);
+    gt_tbuf_forget_all_after_fork();
+    gt_tbuf_recount_after_fork();
+    cr_assert_eq(gt_mem_used(), held, "the child's rings: a header, a segment in use, one pooled");
+    cr_assert_eq(atomic_load(&b->seg_records), 2 * GT_TBUF_SEG_RECORDS);
+    struct gt_tbuf *c = gt_tbuf_mine();
+    cr_assert_eq(c, b);
+    next = n;
+    fill_past(c, c->seg, &n); /* and the pooled one is taken */
+    cr_assert_eq(gt_mem_used(), held, "nothing mapped");
+    uint32_t before = next;
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n - before);
+}
+
 /* keeps the last record seen */
 static void collect_last(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
 {
