@@ -127,9 +127,12 @@ static struct gt_tbuf_seg *next_seg(struct gt_tbuf *b, const struct gt_tbuf_seg 
     size_t steady = steady_records(), cur = s->mask + 1;
     if (cur < steady)
         return new_seg(b, cur * 2, h, 1);
+    /* the pool's list kept in spare at once: a fork that catches this
+     * thread here leaves it where the child's recount finds it (at most
+     * the one segment being linked is the child's loss) */
     struct gt_tbuf_seg *g = b->spare;
     if (!g)
-        g = atomic_exchange_explicit(&b->pool, NULL, memory_order_acquire);
+        g = b->spare = atomic_exchange_explicit(&b->pool, NULL, memory_order_acquire);
     if (g) {
         b->spare = g->qnext;
         g->start = h;
