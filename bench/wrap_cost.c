@@ -57,10 +57,10 @@ static inline void direct(cudaStream_t s)
  * thread's CPU (bench/wrap_whole.sh times the whole process around it, the
  * writer draining meanwhile).  With R rounds (50 ms apart), the thread's
  * CPU per call of each round after the first too, of M calls each
- * (default N): the first round pays for the ring's growth to its full size
- * (its pages faulted in), the later ones find it grown, and fill it: a
- * round of more calls than it holds (131,072 at the default 8 MiB) made
- * faster than the drain's 2 ms tick drops the rest. */
+ * (default N): the first round pays for the ring's growth (the segments
+ * its backlog needs, faulted in), the later ones find them mapped, and
+ * may fill them: a round of more calls than the ring holds (131,072 at
+ * the default 8 MiB) made faster than the drain keeps up drops the rest. */
 static double thread_ns(void)
 {
     struct timespec c;

@@ -11,10 +11,11 @@
 #    thread's CPU time per call (the same without the time other work on a
 #    loaded machine took from it), and the same for a second round of N
 #    WHOLE_LATER calls (default 100,000) in the same process: the first
-#    pays for the ring's growth to its full size, 8 MiB faulted in on the
-#    calling thread's slow path; the second finds it grown (and fits in
-#    it: 131,072 records, where a round of N = 200,000 made faster than
-#    the drain's tick dropped a third of its calls, which then cost
+#    pays for the ring's growth, the segments its backlog needs faulted in
+#    on the calling thread's slow path (collector/tbuf.h); the second finds
+#    them mapped, drained segments back in the ring's pool (and fits in the
+#    ring's size, 131,072 records: a round of N = 200,000, made faster than
+#    the drain's tick, once dropped a third of its calls, which then cost
 #    nothing to store);
 #  - the whole process's CPU time (user + system of every thread, wait4's
 #    rusage) per call: with N calls minus with none, so that the tracer's
