@@ -210,16 +210,25 @@ static void fill_past(struct gt_tbuf *b, const struct gt_tbuf_seg *s, uint32_t *
         cr_assert_eq(put_call(b, (*n)++), 0);
 }
 
+/* The calling thread's ring, of 4 steady segments' size, filled (calls
+ * numbered from *n on) until it has grown to the steady size. */
+static struct gt_tbuf *ring_at_steady_size(uint32_t *n)
+{
+    gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
+    struct gt_tbuf *b = gt_tbuf_mine();
+    cr_assert_not_null(b);
+    while (b->seg->mask + 1 < GT_TBUF_SEG_RECORDS)
+        cr_assert_eq(put_call(b, (*n)++), 0);
+    return b;
+}
+
 /* Past the steady size a ring moves on to segments of that size, and a
  * drained one goes back to its ring for the next move: a later burst finds
  * its memory mapped and warm, and maps nothing more. */
 Test(tbuf, a_drained_segment_is_used_again_by_the_next_move)
 {
-    gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
-    struct gt_tbuf *b = gt_tbuf_mine();
     uint32_t n = 0, next = 0;
-    while (b->seg->mask + 1 < GT_TBUF_SEG_RECORDS)
-        cr_assert_eq(put_call(b, n++), 0);
+    struct gt_tbuf *b = ring_at_steady_size(&n);
     struct gt_tbuf_seg *first = b->seg;
     fill_past(b, first, &n);
     struct gt_tbuf_seg *second = b->seg;
@@ -302,11 +311,8 @@ Test(tbuf, a_fork_between_linking_and_moving_leaves_the_ring_usable)
  * for good. */
 Test(tbuf, a_forked_child_counts_only_what_its_rings_hold)
 {
-    gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
-    struct gt_tbuf *b = gt_tbuf_mine();
     uint32_t n = 0, next = 0;
-    while (b->seg->mask + 1 < GT_TBUF_SEG_RECORDS)
-        cr_assert_eq(put_call(b, n++), 0);
+    struct gt_tbuf *b = ring_at_steady_size(&n);
     fill_past(b, b->seg, &n);
     cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n); /* one steady segment in use, one pooled */
     size_t seg = (sizeof(struct gt_tbuf_seg) + GT_TBUF_SEG_RECORDS * sizeof(struct gt_record) + 4095) / 4096 * 4096;
