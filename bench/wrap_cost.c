@@ -59,8 +59,9 @@ static inline void direct(cudaStream_t s)
  * CPU per call of each round after the first too, of M calls each
  * (default N): the first round pays for the ring's growth (the segments
  * its backlog needs, faulted in), the later ones find them mapped, and
- * may fill them: a round of more calls than the ring holds (131,072 at
- * the default 8 MiB) made faster than the drain keeps up drops the rest. */
+ * may fill them: a round whose backlog passes what the ring may hold
+ * (245,760 to 262,080 records at the default 8 MiB, collector/tbuf.h)
+ * before the drain takes it drops the rest. */
 static double thread_ns(void)
 {
     struct timespec c;

@@ -90,7 +90,7 @@ static const char record_text[] =
     "  GPUTRACE_CALLSTACKS=N    call-stack depth for syncs, copies, frees, allocations, NCCL (default 8, 0 = off)\n"
     "  GPUTRACE_PYSTACKS=N      Python frames with each call stack, when the thread holds the GIL (default 16, 0 = off)\n"
     "  GPUTRACE_FLUSH_MS=N      commit interval of the writer (default 200)\n"
-    "  GPUTRACE_BUFFER_MB=N     most a thread's record buffer grows to (default 8)\n"
+    "  GPUTRACE_BUFFER_MB=N     record buffer a thread keeps, about twice in a burst (default 8)\n"
     "  GPUTRACE_QUIET=1         no messages except errors\n"
     "  GPUTRACE_BULK_AFTER=N    records waiting before calls, NVTX ranges and CUPTI records go in bulk (default 0 = always;\n"
     "                           the merge and expand commands make rows of them)\n"

@@ -11,7 +11,7 @@
  *                      stream creation and NCCL calls; 0 = off (default 8, max 32)
  * GPUTRACE_PYSTACKS    Python frames captured with each call stack, when the thread holds the GIL; 0 = off (default 16, max 32)
  * GPUTRACE_FLUSH_MS    how often the writer commits to the database (default 200, 10..60000)
- * GPUTRACE_BUFFER_MB   record buffer per thread, MiB (default 8, 1..1024; all threads' and the drain queue share max(32, 4 x this) MiB: membudget.h): 131072 records, 131 ms of calls at a million a second, for the moments a checkpoint, a commit or a busy machine holds the writer up (at 2 MiB, 3 of 4 runs of 1 M calls/s with CUPTI on dropped 2-24% of the calls on a loaded 2-core machine; at 8 MiB, 1 of 4 dropped 1.6%)
+ * GPUTRACE_BUFFER_MB   record buffer a thread keeps, MiB, about twice that waiting for the drain in a burst (tbuf.h) (default 8, 1..1024; all threads' and the drain queue share max(32, 4 x this) MiB: membudget.h): 131072 records, 131 ms of calls at a million a second, for the moments a checkpoint, a commit or a busy machine holds the writer up (at 2 MiB, 3 of 4 runs of 1 M calls/s with CUPTI on dropped 2-24% of the calls on a loaded 2-core machine; at 8 MiB, 1 of 4 dropped 1.6%)
  * GPUTRACE_BULK_AFTER  records waiting before the writer stores calls, NVTX ranges and CUPTI records in bulk blocks
  *                      (default 0 = always: a row one by one cost the process ~840 ns of CPU, a record in a
  *                      block ~240 (bench/row_cost.sh); `gputrace merge` and `gputrace expand` make rows for SQL)

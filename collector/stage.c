@@ -21,7 +21,7 @@
 #define CHUNK_RECS 1023
 #define STAGE_TID 0x7f
 /* An idle process's drain tick: a burst that starts meanwhile is drained
- * as soon as its ring grows past GT_TBUF_KICK_RECORDS (kick), so this
+ * as soon as its ring moves past GT_TBUF_KICK_RECORDS (kick), so this
  * bounds no drop; each tick is a wake-up of a thread that finds nothing
  * (at 16 ms, a third of an idle process's tracer CPU). */
 #define IDLE_MS 64
@@ -258,7 +258,7 @@ uint64_t gt_stage_peak(void)
     return atomic_load_explicit(&peak, memory_order_relaxed);
 }
 
-/* A ring grew past GT_TBUF_KICK_RECORDS (tbuf.h): the drain thread wakes
+/* A ring moved past GT_TBUF_KICK_RECORDS (tbuf.h): the drain thread wakes
  * from its tick now (a wake-up with no waiter, the thread pulling, is
  * lost harmlessly: it pulls anyway). */
 static void kick(void)

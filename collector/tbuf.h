@@ -82,7 +82,7 @@ struct gt_name_cache {
 struct gt_tbuf_seg {
     uint64_t start;                        /* index of its first record */
     uint64_t mask;                         /* capacity - 1 (a power of two) */
-    _Atomic(struct gt_tbuf_seg *) next;    /* the larger one the producer moved on to */
+    _Atomic(struct gt_tbuf_seg *) next;    /* the one the producer moved on to (twice the size, or the same) */
     /* once left behind and handed to the drain's queue whole (stage.c):
      * its records [qfrom, qto), of thread qtid, and the queue's order */
     uint64_t qfrom, qto, qseq;
@@ -126,17 +126,20 @@ struct gt_tbuf {
 enum { GT_TBUF_LIVE = 0, GT_TBUF_DEAD = 1, GT_TBUF_FREE = 2 };
 
 /* Sets the size a ring keeps (bytes, rounded down to a power of two of
- * records, at least 64 records; its segments may hold about twice that
- * while a burst is drained); rings start at GT_TBUF_FIRST_RECORDS, or that
+ * records, at least 64 records; its segments may hold what doubling up to
+ * that would have mapped, about twice it, while a burst waits for the
+ * drain, not counting those the drain queued whole); rings start at GT_TBUF_FIRST_RECORDS, or that
  * size if smaller, and their segments grow to GT_TBUF_SEG_RECORDS (the
  * steady size), or that size if smaller. */
 #define GT_TBUF_FIRST_RECORDS 64
 #define GT_TBUF_SEG_RECORDS 16384
 void gt_tbuf_configure(size_t bytes);
 /* fn (async-signal-safe, NULL: none) is called on the producer's slow path
- * when a ring has just grown to GT_TBUF_KICK_RECORDS records or more: a
- * burst the drain thread sleeps through (its idle tick, stage.c) is then
- * drained at once, not when the ring is at its cap. */
+ * when a ring has just moved on to a segment of GT_TBUF_KICK_RECORDS
+ * records or more (each move of a burst past 8,192 records, one every
+ * 16,384 at the steady size: a futex wake each): a burst the drain thread
+ * sleeps through (its idle tick, stage.c) is then drained at once, not
+ * when the ring is at its cap. */
 #define GT_TBUF_KICK_RECORDS 8192
 void gt_tbuf_set_grow_hook(void (*fn)(void));
 /* The slot of an NVTX push/pop range open at depth d, or NULL past what

@@ -76,7 +76,7 @@ pid=$!
 for i in $(seq 600); do
   c=0
   for f in "$tmp/killed.db"/*.db; do
-    [ -f "$f" ] && c=$(sqlite3 -readonly "$f" "select (select count(*) from api_call) + (select count(*) from api_call_block)" 2> /dev/null)
+    [ -f "$f" ] && c=$((c + $(sqlite3 -readonly "$f" "select (select count(*) from api_call) + (select count(*) from api_call_block)" 2> /dev/null || echo 0)))
   done
   [ "${c:-0}" -gt 0 ] && break
   sleep 0.1
