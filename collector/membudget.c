@@ -8,7 +8,7 @@
 static size_t host = GT_MEM_HOST_BYTES;
 static _Atomic size_t used, peak;
 
-static size_t pages(size_t bytes)
+size_t gt_mem_pages(size_t bytes)
 {
     size_t pg = 4096;
     return (bytes + pg - 1) / pg * pg;
@@ -26,7 +26,7 @@ size_t gt_mem_host(void)
 
 int gt_mem_take(size_t bytes, enum gt_mem_user who)
 {
-    size_t n = pages(bytes);
+    size_t n = gt_mem_pages(bytes);
     /* the rings stop short of the queue's reserve; the queue may use all */
     size_t limit = who == GT_MEM_RING ? host - GT_MEM_QUEUE_RESERVE : host;
     size_t was = atomic_fetch_add(&used, n);
@@ -42,7 +42,7 @@ int gt_mem_take(size_t bytes, enum gt_mem_user who)
 
 void gt_mem_give(size_t bytes)
 {
-    atomic_fetch_sub(&used, pages(bytes));
+    atomic_fetch_sub(&used, gt_mem_pages(bytes));
 }
 
 void gt_mem_set_used(size_t bytes)

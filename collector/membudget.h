@@ -40,6 +40,8 @@ enum gt_mem_user { GT_MEM_RING, GT_MEM_QUEUE };
 /* Takes bytes (rounded up to pages) from the budget for a ring or the
  * queue; 0, or -1 when that would pass its part of it. */
 int gt_mem_take(size_t bytes, enum gt_mem_user who);
+/* What the budget counts for a mapping of bytes: whole pages. */
+size_t gt_mem_pages(size_t bytes);
 /* Gives back what gt_mem_take took for the same bytes. */
 void gt_mem_give(size_t bytes);
 /* A forked child's count, set to what its rings hold once the queue is

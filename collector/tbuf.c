@@ -101,20 +101,26 @@ static struct gt_tbuf_seg *new_seg(struct gt_tbuf *b, size_t records, uint64_t s
     return s;
 }
 
-/* A consumer is done with segment s, drained in place (counted in its
- * ring's seg_records): back to the ring's pool while the ring holds no
- * more than its size and s is of the size the producer moves on to, else
- * unmapped.  Consumers push, the producer takes the whole list at once (an
- * exchange), so no node is popped while another pushes it: no ABA. */
-static void seg_release(struct gt_tbuf_seg *s)
+/* A consumer is done with segment s: drained in place (`counted` in its
+ * ring's seg_records) or stored from the queue (not counted since it was
+ * queued, gt_tbuf_drain_some).  Back to the ring's pool (counted) while
+ * the ring holds no more than its size with it and s is of the size the
+ * producer moves on to, else unmapped.  Consumers push, the producer takes
+ * the whole list at once (an exchange), so no node is popped while
+ * another pushes it: no ABA. */
+static void seg_release(struct gt_tbuf_seg *s, int counted)
 {
     struct gt_tbuf *b = s->ring;
     size_t records = s->mask + 1;
-    if (records == steady_records() && atomic_load_explicit(&b->seg_records, memory_order_relaxed) <= max_records) {
+    uint64_t held = atomic_load_explicit(&b->seg_records, memory_order_relaxed) + (counted ? 0 : records);
+    if (records == steady_records() && held <= max_records) {
+        if (!counted)
+            atomic_fetch_add_explicit(&b->seg_records, records, memory_order_relaxed);
         pool_push(b, s);
         return;
     }
-    atomic_fetch_sub_explicit(&b->seg_records, records, memory_order_relaxed);
+    if (counted)
+        atomic_fetch_sub_explicit(&b->seg_records, records, memory_order_relaxed);
     unmap(s, seg_bytes(s));
 }
 
@@ -255,7 +261,7 @@ static struct gt_tbuf_seg *seg_of(struct gt_tbuf *b, uint64_t t)
 {
     struct gt_tbuf_seg *s = b->rseg, *g;
     while ((g = atomic_load_explicit(&s->next, memory_order_acquire)) != NULL && t >= g->start) {
-        seg_release(s);
+        seg_release(s, 1);
         s = g;
     }
     b->rseg = s;
@@ -282,51 +288,35 @@ void gt_tbuf_forget_all_after_fork(void)
     gt_thread.tbuf = NULL;
 }
 
-/* Records in a list of segments linked by qnext. */
-static uint64_t list_records(const struct gt_tbuf_seg *s)
+/* The segments of a list linked by qnext (s alone: `one`): their records
+ * added to *records, what the budget counts for them returned. */
+static size_t held_by(const struct gt_tbuf_seg *s, int one, uint64_t *records)
 {
-    uint64_t n = 0;
-    for (; s; s = s->qnext)
-        n += s->mask + 1;
-    return n;
-}
-
-static size_t page_round(size_t bytes)
-{
-    return (bytes + 4095) / 4096 * 4096;
+    size_t bytes = 0;
+    for (; s; s = one ? NULL : s->qnext) {
+        *records += s->mask + 1;
+        bytes += gt_mem_pages(seg_bytes(s));
+    }
+    return bytes;
 }
 
 void gt_tbuf_recount_after_fork(void)
 {
     size_t held = 0;
     for (struct gt_tbuf *b = atomic_load(&all_rings); b; b = b->next) {
-        const struct gt_tbuf_seg *pool = atomic_load(&b->pool);
-        uint64_t records = b->seg->mask + 1 + list_records(pool) + list_records(b->spare);
+        uint64_t records = 0;
+        held += gt_mem_pages(sizeof *b) + held_by(b->seg, 1, &records) + held_by(atomic_load(&b->pool), 0, &records) +
+                held_by(b->spare, 0, &records);
         atomic_store(&b->seg_records, records);
-        held += page_round(sizeof *b) + page_round(seg_bytes(b->seg));
-        for (const struct gt_tbuf_seg *s = pool; s; s = s->qnext)
-            held += page_round(seg_bytes(s));
-        for (const struct gt_tbuf_seg *s = b->spare; s; s = s->qnext)
-            held += page_round(seg_bytes(s));
         if (atomic_load(&b->nvtx_deep))
-            held += page_round(GT_NVTX_DEEP * sizeof(struct gt_nvtx_open));
+            held += gt_mem_pages(GT_NVTX_DEEP * sizeof(struct gt_nvtx_open));
     }
     gt_mem_set_used(held);
 }
 
 void gt_tbuf_seg_free(struct gt_tbuf_seg *s)
 {
-    /* queued whole, so no longer counted in its ring (gt_tbuf_drain_some):
-     * counted again if it goes to the pool */
-    struct gt_tbuf *b = s->ring;
-    size_t records = s->mask + 1;
-    if (records == steady_records() &&
-        atomic_load_explicit(&b->seg_records, memory_order_relaxed) + records <= max_records) {
-        atomic_fetch_add_explicit(&b->seg_records, records, memory_order_relaxed);
-        pool_push(b, s);
-        return;
-    }
-    unmap(s, seg_bytes(s));
+    seg_release(s, 0); /* queued whole: no longer counted in its ring */
 }
 
 size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx, int *cut)

@@ -22,9 +22,10 @@
  * that fits nowhere (the ring is at its size, or the budget is spent, or
  * memory ran out) is counted as dropped.  (Segments queued whole for the
  * writer are the queue's, as the chunks the drain copies into are: a
- * thread whose writer is held up may fill the budget either way.)  So 1,000 threads that make a few
- * calls each take 12 MiB at most, and 16 threads calling flat out while the
- * writer is held up stay within the budget, not 16 x 8 MiB.
+ * thread whose writer is held up may fill the budget either way.)  So
+ * 1,000 threads that make a few calls each take 12 MiB at most, and 16
+ * threads calling flat out while the writer is held up stay within the
+ * budget, not 16 x 8 MiB.
  *
  * Invariants:
  *   1. Only the owning thread writes `head`, `seg`, `spare` and the records
@@ -128,9 +129,9 @@ enum { GT_TBUF_LIVE = 0, GT_TBUF_DEAD = 1, GT_TBUF_FREE = 2 };
 /* Sets the size a ring keeps (bytes, rounded down to a power of two of
  * records, at least 64 records; its segments may hold what doubling up to
  * that would have mapped, about twice it, while a burst waits for the
- * drain, not counting those the drain queued whole); rings start at GT_TBUF_FIRST_RECORDS, or that
- * size if smaller, and their segments grow to GT_TBUF_SEG_RECORDS (the
- * steady size), or that size if smaller. */
+ * drain, not counting those the drain queued whole); rings start at
+ * GT_TBUF_FIRST_RECORDS, or that size if smaller, and their segments grow
+ * to GT_TBUF_SEG_RECORDS (the steady size), or that size if smaller. */
 #define GT_TBUF_FIRST_RECORDS 64
 #define GT_TBUF_SEG_RECORDS 16384
 void gt_tbuf_configure(size_t bytes);
