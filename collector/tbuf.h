@@ -9,7 +9,8 @@
  * Memory: a ring starts small (GT_TBUF_FIRST_RECORDS, 4 KiB) and grows
  * when it fills, on the slow path of the thread that filled it: the
  * producer moves on to a new segment twice the size, up to
- * GT_TBUF_SEG_RECORDS (1 MiB), then to more segments of that size, while
+ * GT_TBUF_SEG_RECORDS (2 MiB, a huge page where the system lends one:
+ * tbuf.c, map), then to more segments of that size, while
  * the ring's segments hold about twice GPUTRACE_BUFFER_MB at most; the
  * writer follows when it has drained the old one.  A drained segment of
  * that size goes back to its ring's pool for the producer's next move
@@ -133,12 +134,12 @@ enum { GT_TBUF_LIVE = 0, GT_TBUF_DEAD = 1, GT_TBUF_FREE = 2 };
  * GT_TBUF_FIRST_RECORDS, or that size if smaller, and their segments grow
  * to GT_TBUF_SEG_RECORDS (the steady size), or that size if smaller. */
 #define GT_TBUF_FIRST_RECORDS 64
-#define GT_TBUF_SEG_RECORDS 16384
+#define GT_TBUF_SEG_RECORDS 32768
 void gt_tbuf_configure(size_t bytes);
 /* fn (async-signal-safe, NULL: none) is called on the producer's slow path
  * when a ring has just moved on to a segment of GT_TBUF_KICK_RECORDS
  * records or more (each move of a burst past 8,192 records, one every
- * 16,384 at the steady size: a futex wake each): a burst the drain thread
+ * 32,768 at the steady size: a futex wake each): a burst the drain thread
  * sleeps through (its idle tick, stage.c) is then drained at once, not
  * when the ring is at its cap. */
 #define GT_TBUF_KICK_RECORDS 8192
