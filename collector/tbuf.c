@@ -174,8 +174,12 @@ static struct gt_tbuf_seg *next_seg(struct gt_tbuf *b, const struct gt_tbuf_seg 
      * thread here leaves it where the child's recount finds it (at most
      * the one segment being linked is the child's loss) */
     struct gt_tbuf_seg *g = b->spare;
-    if (!g)
+    if (!g) {
         g = b->spare = atomic_exchange_explicit(&b->pool, NULL, memory_order_acquire);
+        /* the store kept apart from the next one (the compiler may not fold
+         * them): a fork between them would leave the child none of the list */
+        atomic_signal_fence(memory_order_seq_cst);
+    }
     if (g) {
         b->spare = g->qnext;
         g->start = h;
@@ -351,6 +355,24 @@ void gt_tbuf_recount_after_fork(void)
     gt_mem_set_used(held);
 }
 
+/* Ring b's thread exited and its records are drained: the segments it
+ * kept for its next moves (pool and spares) are unmapped, its budget given
+ * back, so that rings of threads gone do not hold it; the one it was on
+ * stays, for the thread that claims the ring next.  A consumer may push
+ * onto the pool meanwhile (a segment stored whole): it stays there. */
+static void let_go_of_spares(struct gt_tbuf *b)
+{
+    struct gt_tbuf_seg *s = b->spare, *list = atomic_exchange_explicit(&b->pool, NULL, memory_order_acquire);
+    b->spare = NULL;
+    for (int pass = 0; pass < 2; pass++, s = list)
+        while (s) {
+            struct gt_tbuf_seg *next = s->qnext;
+            atomic_fetch_sub_explicit(&b->seg_records, s->mask + 1, memory_order_relaxed);
+            unmap(s, seg_bytes(s));
+            s = next;
+        }
+}
+
 void gt_tbuf_seg_free(struct gt_tbuf_seg *s)
 {
     seg_release(s, 0); /* queued whole: no longer counted in its ring */
@@ -374,15 +396,20 @@ size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx,
              * comes back): handed over whole, not unmapped here */
             size_t records = s->mask + 1; /* s is the writer's once given */
             if (give && (g = atomic_load_explicit(&s->next, memory_order_acquire)) != NULL && g->start <= h &&
-                g->start > t && give(s, t, g->start, tid, ctx) == 0) {
+                g->start > t) {
                 /* the queue's from now on, bounded by the budget as its
                  * chunks are: a writer held up does not stop the ring
-                 * moving on (gt_tbuf_seg_free counts it again if pooled) */
+                 * moving on (gt_tbuf_seg_free counts it again if pooled).
+                 * Not counted before it is queued: the writer may store
+                 * and pool it before this thread runs again */
                 atomic_fetch_sub_explicit(&b->seg_records, records, memory_order_relaxed);
-                n += g->start - t;
-                t = g->start;
-                b->rseg = g;
-                continue;
+                if (give(s, t, g->start, tid, ctx) == 0) {
+                    n += g->start - t;
+                    t = g->start;
+                    b->rseg = g;
+                    continue;
+                }
+                atomic_fetch_add_explicit(&b->seg_records, records, memory_order_relaxed);
             }
             const struct gt_record *r = &s->recs[t & s->mask], *nccl = NULL;
             /* an NCCL call and its second slot were committed together, in
@@ -399,8 +426,10 @@ size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx,
         }
         seg_of(b, t); /* a segment left behind and drained goes now */
         atomic_store_explicit(&b->tail, t, memory_order_release);
-        if (dead && t == h) /* its thread exited before we read head: nothing more comes */
+        if (dead && t == h) { /* its thread exited before we read head: nothing more comes */
+            let_go_of_spares(b);
             atomic_store(&b->state, GT_TBUF_FREE);
+        }
     }
     return n;
 }

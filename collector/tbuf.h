@@ -3,8 +3,9 @@
  * Each application thread appends to its own ring without locks or
  * allocation; the writer thread is the only consumer.  A full ring counts
  * the record as dropped instead of waiting.  Rings of threads that exited
- * are drained and then handed to the next new thread, so thread churn does
- * not grow memory.
+ * are drained, the segments they kept for their next moves unmapped, and
+ * then handed to the next new thread, so thread churn does not grow
+ * memory nor hold the budget.
  *
  * Memory: a ring starts small (GT_TBUF_FIRST_RECORDS, 4 KiB) and grows
  * when it fills, on the slow path of the thread that filled it: the

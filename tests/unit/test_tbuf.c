@@ -5,12 +5,14 @@
  * grows to its configured size without losing a record, waking the drain
  * thread (its hook) once it grows large; past the steady segment size it
  * moves on to segments of that size (each asking for a huge page),
- * drained ones used again, and keeps its size once drained. */
+ * drained ones used again (those a writer stored whole too), keeps its
+ * size once drained, and gives back its spares once its thread is gone. */
 #define _GNU_SOURCE
 #include "collector/tbuf.h"
 #include "collector/membudget.h"
 
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -264,6 +266,90 @@ Test(tbuf, a_steady_segment_asks_for_a_huge_page)
         cr_assert(strstr(flags, " hg") != NULL, "VmFlags:%s", flags);
     uint32_t next = 0;
     cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n);
+}
+
+/* A writer as fast as can be: each segment offered whole is stored and
+ * let go at once, inside give, before the drain has returned. */
+static int store_at_once(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t tid, void *ctx)
+{
+    (void)tid;
+    *(uint64_t *)ctx += to - from;
+    gt_tbuf_seg_free(s);
+    return 0;
+}
+
+static int take_counting(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
+{
+    (void)r;
+    (void)tid;
+    *(uint64_t *)ctx += nccl ? 2 : 1;
+    return 0;
+}
+
+/* A segment queued whole is no longer its ring's before the writer can
+ * have it: a writer that stores it and lets it go before the drain has
+ * gone on found it counted twice, the ring over its size, and unmapped
+ * it where it should have gone back to the pool for the next move. */
+Test(tbuf, a_segment_stored_at_once_goes_back_to_the_pool)
+{
+    uint32_t n = 0;
+    struct gt_tbuf *b = ring_at_steady_size(&n);
+    for (int moves = 0; moves < 3; moves++)
+        fill_past(b, b->seg, &n);
+    uint64_t got = 0;
+    int cut;
+    cr_assert_eq(gt_tbuf_drain_some(take_counting, store_at_once, &got, &cut), n);
+    cr_assert_eq(got, n);
+    int pooled = 0;
+    for (const struct gt_tbuf_seg *s = atomic_load(&b->pool); s; s = s->qnext)
+        pooled++;
+    cr_assert_eq(pooled, 3, "the three steady segments left behind pooled, not unmapped (%d)", pooled);
+    cr_assert_eq(atomic_load(&b->seg_records), 4 * GT_TBUF_SEG_RECORDS, "held: %llu records",
+                 (unsigned long long)atomic_load(&b->seg_records));
+}
+
+/* A thread that grows its ring to the steady size and moves on three
+ * times, then exits (no criterion asserts off the test's thread). */
+struct grown { struct gt_tbuf *ring; uint32_t n; };
+
+static void *grow_then_exit(void *arg)
+{
+    struct grown *g = arg;
+    struct gt_tbuf *b = g->ring = gt_tbuf_mine();
+    while (b && b->seg->mask + 1 < GT_TBUF_SEG_RECORDS && put_call(b, g->n) == 0)
+        g->n++;
+    for (int moves = 0; b && moves < 3; moves++)
+        for (const struct gt_tbuf_seg *s = b->seg; b->seg == s && put_call(b, g->n) == 0;)
+            g->n++;
+    return NULL;
+}
+
+/* A ring whose thread exited gives back, once drained, the segments it
+ * kept for its next moves: rings of threads gone (a data loader's, a
+ * short-lived worker's) would otherwise hold the budget that threads
+ * still running need.  The segment it was on stays, for the next thread
+ * that claims the ring. */
+Test(tbuf, a_drained_ring_of_a_thread_gone_gives_back_its_spare_segments)
+{
+    gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
+    struct grown g = { NULL, 0 };
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, grow_then_exit, &g), 0);
+    pthread_join(t, NULL);
+    cr_assert_not_null(g.ring);
+    /* the doublings up to the steady size, three of it, one in the fourth */
+    cr_assert_eq(g.n, GT_TBUF_SEG_RECORDS - GT_TBUF_FIRST_RECORDS + 3 * GT_TBUF_SEG_RECORDS + 1, "stored %u", g.n);
+    uint32_t next = 0;
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), g.n);
+    cr_assert_eq(atomic_load(&g.ring->state), GT_TBUF_FREE);
+    cr_assert_null(atomic_load(&g.ring->pool), "its pool let go");
+    cr_assert_null(g.ring->spare, "its spares let go");
+    cr_assert_eq(atomic_load(&g.ring->seg_records), GT_TBUF_SEG_RECORDS, "held: %llu records",
+                 (unsigned long long)atomic_load(&g.ring->seg_records));
+    cr_assert_eq(gt_mem_used(),
+                 gt_mem_pages(sizeof(struct gt_tbuf)) +
+                     gt_mem_pages(sizeof(struct gt_tbuf_seg) + GT_TBUF_SEG_RECORDS * sizeof(struct gt_record)),
+                 "the budget holds the ring and its one segment: %zu bytes", gt_mem_used());
 }
 
 /* Past the steady size a ring moves on to segments of that size, and a
