@@ -72,10 +72,10 @@ static void *map(size_t bytes, int populate)
     if (gt_mem_take(bytes, GT_MEM_RING) != 0)
         return NULL;
     int saved = errno;
-    void *p = bytes > HUGE_BYTES
-                  ? map_aligned(bytes, populate)
-                  : mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
+    void *p = bytes > HUGE_BYTES ? map_aligned(bytes, populate) : MAP_FAILED;
+    if (p == MAP_FAILED) /* small, or no room for the aligned mapping's slack (RLIMIT_AS) */
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0),
+                 -1, 0);
     errno = saved;
     if (p == MAP_FAILED) {
         gt_mem_give(bytes);

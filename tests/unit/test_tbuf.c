@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define CAP 64 /* the smallest ring gt_tbuf_configure makes */
@@ -264,6 +265,44 @@ Test(tbuf, a_steady_segment_asks_for_a_huge_page)
     cr_assert_eq(vm_flags(b->seg->recs, flags, sizeof flags), 0, "its mapping in smaps");
     if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0)
         cr_assert(strstr(flags, " hg") != NULL, "VmFlags:%s", flags);
+    uint32_t next = 0;
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n);
+}
+
+/* The process's address space in use, bytes (/proc/self/status VmSize). */
+static size_t vm_size(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    size_t kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmSize: %zu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb * 1024;
+}
+
+/* A steady segment's aligned mapping reserves 2 MiB more address space
+ * than it keeps; where RLIMIT_AS leaves room for the segment but not that,
+ * the segment is mapped all the same (small pages), not a record dropped. */
+Test(tbuf, a_steady_segment_maps_where_the_address_space_is_tight)
+{
+    uint32_t n = 0;
+    struct gt_tbuf *b = ring_at_steady_size(&n);
+    struct rlimit was;
+    cr_assert_eq(getrlimit(RLIMIT_AS, &was), 0);
+    /* room for one more segment (2 MiB and a page) and a little, not for
+     * 4 MiB more */
+    struct rlimit tight = { vm_size() + (3u << 20), was.rlim_max };
+    cr_assert_eq(setrlimit(RLIMIT_AS, &tight), 0);
+    struct gt_tbuf_seg *s = b->seg;
+    int stored = 1;
+    while (stored && b->seg == s)
+        stored = put_call(b, n++) == 0;
+    setrlimit(RLIMIT_AS, &was);
+    cr_assert(stored, "the record that moved the ring on was dropped");
+    cr_assert_neq(b->seg, s, "moved on");
     uint32_t next = 0;
     cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n);
 }
