@@ -130,6 +130,7 @@ static int give(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t tid,
     (void)ctx;
     if (to - from < CHUNK_RECS)
         return 1;
+    gt_tbuf_seg_queued(s); /* before the writer can have it */
     publish(); /* the thread's records taken before these go first */
     s->qfrom = from;
     s->qto = to;

@@ -55,8 +55,11 @@ static void *map_aligned(size_t bytes, int populate)
     if (q + span > a + used)
         munmap(a + used, (size_t)(q + span - (a + used)));
     madvise(a, bytes, MADV_HUGEPAGE); /* "never": no effect, 4 KiB pages as before */
-    if (populate && madvise(a, bytes, MADV_POPULATE_WRITE) != 0)
-        for (size_t o = 0; o < bytes; o += page) /* what MAP_POPULATE would have done */
+    /* a kernel before 5.14 (EINVAL): touched, as MAP_POPULATE would have;
+     * one short of memory (ENOMEM, a cgroup's limit) or whatever else:
+     * left to fault in as records arrive, as MAP_POPULATE gives up */
+    if (populate && madvise(a, bytes, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
+        for (size_t o = 0; o < bytes; o += page)
             ((volatile char *)a)[o] = 0;
     return a;
 }
@@ -138,6 +141,18 @@ static struct gt_tbuf_seg *new_seg(struct gt_tbuf *b, size_t records, uint64_t s
     return s;
 }
 
+/* Unmaps the segments of list s (linked by qnext, counted in ring b's
+ * seg_records). */
+static void unmap_list(struct gt_tbuf *b, struct gt_tbuf_seg *s)
+{
+    while (s) {
+        struct gt_tbuf_seg *next = s->qnext;
+        atomic_fetch_sub_explicit(&b->seg_records, s->mask + 1, memory_order_relaxed);
+        unmap(s, seg_bytes(s));
+        s = next;
+    }
+}
+
 /* A consumer is done with segment s: drained in place (`counted` in its
  * ring's seg_records) or stored from the queue (not counted since it was
  * queued, gt_tbuf_drain_some).  Back to the ring's pool (counted) while
@@ -150,10 +165,15 @@ static void seg_release(struct gt_tbuf_seg *s, int counted)
     struct gt_tbuf *b = s->ring;
     size_t records = s->mask + 1;
     uint64_t held = atomic_load_explicit(&b->seg_records, memory_order_relaxed) + (counted ? 0 : records);
-    if (records == steady_records() && held <= max_records) {
+    if (records == steady_records() && held <= max_records && atomic_load(&b->state) != GT_TBUF_FREE) {
         if (!counted)
             atomic_fetch_add_explicit(&b->seg_records, records, memory_order_relaxed);
         pool_push(b, s);
+        /* a ring whose thread is gone, let go of its spares meanwhile
+         * (let_go_of_spares: a segment stored whole after the drain found
+         * it drained): not kept for a thread that may never come */
+        if (atomic_load(&b->state) == GT_TBUF_FREE)
+            unmap_list(b, atomic_exchange_explicit(&b->pool, NULL, memory_order_acquire));
         return;
     }
     if (counted)
@@ -190,9 +210,16 @@ static struct gt_tbuf_seg *next_seg(struct gt_tbuf *b, const struct gt_tbuf_seg 
     return g;
 }
 
+/* Run on the exiting thread: its pointer is forgotten first, so that a
+ * wrapped call from a later key's destructor claims a ring of its own
+ * (glibc runs the destructors again while keys are set) instead of
+ * writing into this one, which the drain may free and hand to a new
+ * thread once drained, its spares unmapped. */
 static void on_thread_exit(void *p)
 {
     struct gt_tbuf *b = p;
+    if (gt_thread.tbuf == b)
+        gt_thread.tbuf = NULL;
     atomic_store(&b->state, GT_TBUF_DEAD);
 }
 
@@ -362,15 +389,14 @@ void gt_tbuf_recount_after_fork(void)
  * onto the pool meanwhile (a segment stored whole): it stays there. */
 static void let_go_of_spares(struct gt_tbuf *b)
 {
-    struct gt_tbuf_seg *s = b->spare, *list = atomic_exchange_explicit(&b->pool, NULL, memory_order_acquire);
+    unmap_list(b, b->spare);
     b->spare = NULL;
-    for (int pass = 0; pass < 2; pass++, s = list)
-        while (s) {
-            struct gt_tbuf_seg *next = s->qnext;
-            atomic_fetch_sub_explicit(&b->seg_records, s->mask + 1, memory_order_relaxed);
-            unmap(s, seg_bytes(s));
-            s = next;
-        }
+    unmap_list(b, atomic_exchange_explicit(&b->pool, NULL, memory_order_acquire));
+}
+
+void gt_tbuf_seg_queued(struct gt_tbuf_seg *s)
+{
+    atomic_fetch_sub_explicit(&s->ring->seg_records, s->mask + 1, memory_order_relaxed);
 }
 
 void gt_tbuf_seg_free(struct gt_tbuf_seg *s)
@@ -394,22 +420,16 @@ size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx,
              * committed before this drain read head (invariant 4: the
              * producer moves on only with all of them committed, and never
              * comes back): handed over whole, not unmapped here */
-            size_t records = s->mask + 1; /* s is the writer's once given */
             if (give && (g = atomic_load_explicit(&s->next, memory_order_acquire)) != NULL && g->start <= h &&
-                g->start > t) {
-                /* the queue's from now on, bounded by the budget as its
-                 * chunks are: a writer held up does not stop the ring
-                 * moving on (gt_tbuf_seg_free counts it again if pooled).
-                 * Not counted before it is queued: the writer may store
-                 * and pool it before this thread runs again */
-                atomic_fetch_sub_explicit(&b->seg_records, records, memory_order_relaxed);
-                if (give(s, t, g->start, tid, ctx) == 0) {
-                    n += g->start - t;
-                    t = g->start;
-                    b->rseg = g;
-                    continue;
-                }
-                atomic_fetch_add_explicit(&b->seg_records, records, memory_order_relaxed);
+                g->start > t && give(s, t, g->start, tid, ctx) == 0) {
+                /* the queue's from now on (gt_tbuf_seg_queued), bounded by
+                 * the budget as its chunks are: a writer held up does not
+                 * stop the ring moving on (gt_tbuf_seg_free counts it
+                 * again if pooled); s is the writer's, not read again */
+                n += g->start - t;
+                t = g->start;
+                b->rseg = g;
+                continue;
             }
             const struct gt_record *r = &s->recs[t & s->mask], *nccl = NULL;
             /* an NCCL call and its second slot were committed together, in

@@ -258,9 +258,16 @@ typedef int gt_tbuf_take_fn(const struct gt_record *r, const struct gt_record *n
  * it (and owns it from then on: gt_tbuf_seg_free lets it go), its records
  * not taken one by one; non-zero, and they are.  A burst's records were
  * copied into fresh memory again otherwise, the segment unmapped once they
- * had been. */
+ * had been.  A give that takes s calls gt_tbuf_seg_queued(s) before any
+ * other thread can reach it. */
 typedef int gt_tbuf_give_fn(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t tid, void *ctx);
 size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx, int *cut);
+/* Segment s, offered whole, is taken: no longer counted in its ring's
+ * seg_records (the queue's from now on, bounded by the budget).  Not
+ * before it is taken: a ring counted short while give decides may map one
+ * segment past its size; nor after another thread can reach it: a writer
+ * that stores and lets go of it at once would count it twice. */
+void gt_tbuf_seg_queued(struct gt_tbuf_seg *s);
 /* Lets go of a segment handed over: back to its ring's pool, or unmapped
  * (its memory back to the budget). */
 void gt_tbuf_seg_free(struct gt_tbuf_seg *s);

@@ -313,6 +313,7 @@ static int store_at_once(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint
 {
     (void)tid;
     *(uint64_t *)ctx += to - from;
+    gt_tbuf_seg_queued(s);
     gt_tbuf_seg_free(s);
     return 0;
 }
@@ -389,6 +390,143 @@ Test(tbuf, a_drained_ring_of_a_thread_gone_gives_back_its_spare_segments)
                  gt_mem_pages(sizeof(struct gt_tbuf)) +
                      gt_mem_pages(sizeof(struct gt_tbuf_seg) + GT_TBUF_SEG_RECORDS * sizeof(struct gt_record)),
                  "the budget holds the ring and its one segment: %zu bytes", gt_mem_used());
+}
+
+/* A give that refuses every segment, noting what its ring counted while
+ * it decided. */
+struct refusing { const struct gt_tbuf *ring; uint64_t counted_at_offer; };
+
+static int refuse(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t tid, void *ctx)
+{
+    (void)s;
+    (void)from;
+    (void)to;
+    (void)tid;
+    struct refusing *r = ctx;
+    if (!r->counted_at_offer) /* the first offer's */
+        r->counted_at_offer = atomic_load(&r->ring->seg_records);
+    return 1;
+}
+
+static int take_refusing(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
+{
+    (void)r;
+    (void)nccl;
+    (void)tid;
+    (void)ctx;
+    return 0;
+}
+
+/* While a segment is offered whole, its ring still counts it: counted
+ * short, the producer could map one segment past the ring's size before a
+ * refusal counted it again. */
+Test(tbuf, a_segment_offered_whole_stays_counted_until_taken)
+{
+    uint32_t n = 0, next = 0;
+    struct gt_tbuf *b = ring_at_steady_size(&n);
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), n); /* the doublings let go */
+    fill_past(b, b->seg, &n); /* a steady segment left behind, the first offered */
+    uint64_t before = atomic_load(&b->seg_records);
+    struct refusing r = { b, 0 };
+    int cut;
+    cr_assert_eq(gt_tbuf_drain_some(take_refusing, refuse, &r, &cut), n - next);
+    cr_assert_eq(r.counted_at_offer, before, "counted %llu records while offered, %llu before",
+                 (unsigned long long)r.counted_at_offer, (unsigned long long)before);
+}
+
+/* A give that keeps the segments it takes, for a writer to store later. */
+struct kept { struct gt_tbuf_seg *v[16]; int n; };
+
+static int keep_for_later(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t tid, void *ctx)
+{
+    (void)from;
+    (void)to;
+    (void)tid;
+    struct kept *k = ctx;
+    if (k->n == 16)
+        return 1;
+    gt_tbuf_seg_queued(s);
+    k->v[k->n++] = s;
+    return 0;
+}
+
+static int take_quietly(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
+{
+    (void)r;
+    (void)nccl;
+    (void)tid;
+    (void)ctx;
+    return 0;
+}
+
+/* The segments of a thread gone, queued whole and stored by the writer
+ * after the drain let go of the ring's spares and freed it, are not kept
+ * in its pool either: the ring holds its one segment, the budget only it. */
+Test(tbuf, a_segment_stored_after_its_ring_was_freed_is_not_kept)
+{
+    gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
+    struct grown g = { NULL, 0 };
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, grow_then_exit, &g), 0);
+    pthread_join(t, NULL);
+    cr_assert_not_null(g.ring);
+    struct kept k = { { 0 }, 0 };
+    int cut;
+    cr_assert_eq(gt_tbuf_drain_some(take_quietly, keep_for_later, &k, &cut), g.n);
+    cr_assert_eq(atomic_load(&g.ring->state), GT_TBUF_FREE, "drained, its thread gone");
+    cr_assert_geq(k.n, 3, "the steady segments left behind queued whole (%d)", k.n);
+    for (int i = 0; i < k.n; i++) /* the writer, late */
+        gt_tbuf_seg_free(k.v[i]);
+    cr_assert_null(atomic_load(&g.ring->pool), "nothing kept in a freed ring's pool");
+    cr_assert_eq(atomic_load(&g.ring->seg_records), GT_TBUF_SEG_RECORDS, "held: %llu records",
+                 (unsigned long long)atomic_load(&g.ring->seg_records));
+    cr_assert_eq(gt_mem_used(),
+                 gt_mem_pages(sizeof(struct gt_tbuf)) +
+                     gt_mem_pages(sizeof(struct gt_tbuf_seg) + GT_TBUF_SEG_RECORDS * sizeof(struct gt_record)),
+                 "the budget holds the ring and its one segment: %zu bytes", gt_mem_used());
+}
+
+/* A key's destructor that records after the ring's own destructor ran
+ * (glibc runs them in the keys' order). */
+static pthread_key_t late_key;
+static struct gt_tbuf *late_ring, *first_ring;
+
+static void record_late(void *p)
+{
+    (void)p;
+    late_ring = gt_tbuf_mine();
+    if (late_ring)
+        put_call(late_ring, 0);
+}
+
+static void *record_then_exit_with_late_key(void *arg)
+{
+    (void)arg;
+    first_ring = gt_tbuf_mine();
+    if (first_ring)
+        put_call(first_ring, 0);
+    pthread_key_create(&late_key, record_late); /* after the ring's key: its destructor runs after */
+    pthread_setspecific(late_key, (void *)1);
+    return NULL;
+}
+
+/* A wrapped call from a later destructor of an exiting thread writes into
+ * a ring of its own, not the one marked dead, which the drain frees (its
+ * spares unmapped) and hands to a new thread. */
+Test(tbuf, a_call_after_the_threads_ring_was_let_go_takes_another)
+{
+    gt_tbuf_configure(4096 * sizeof(struct gt_record));
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, record_then_exit_with_late_key, NULL), 0);
+    pthread_join(t, NULL);
+    cr_assert_not_null(first_ring);
+    cr_assert_not_null(late_ring, "the late call recorded");
+    cr_assert_neq(late_ring, first_ring, "written into the ring marked dead");
+    uint64_t got = 0;
+    int cut;
+    cr_assert_eq(gt_tbuf_drain_some(take_counting, NULL, &got, &cut), 2);
+    cr_assert_eq(atomic_load(&first_ring->state), GT_TBUF_FREE);
+    cr_assert_eq(atomic_load(&late_ring->state), GT_TBUF_FREE, "its destructor ran too");
 }
 
 /* Past the steady size a ring moves on to segments of that size, and a
