@@ -116,7 +116,9 @@ static void pool_push(struct gt_tbuf *b, struct gt_tbuf_seg *s)
     struct gt_tbuf_seg *top = atomic_load_explicit(&b->pool, memory_order_relaxed);
     do
         s->qnext = top;
-    while (!atomic_compare_exchange_weak_explicit(&b->pool, &top, s, memory_order_release, memory_order_relaxed));
+    /* sequentially consistent: a push onto a ring being freed is either
+     * seen by the drain's exchange or sees the ring free (seg_release) */
+    while (!atomic_compare_exchange_weak_explicit(&b->pool, &top, s, memory_order_seq_cst, memory_order_relaxed));
 }
 
 /* Whether a ring may map another segment of the steady size: at most what
@@ -155,7 +157,7 @@ static void unmap_list(struct gt_tbuf *b, struct gt_tbuf_seg *s)
 
 /* A consumer is done with segment s: drained in place (`counted` in its
  * ring's seg_records) or stored from the queue (not counted since it was
- * queued, gt_tbuf_drain_some).  Back to the ring's pool (counted) while
+ * queued, gt_tbuf_seg_queued).  Back to the ring's pool (counted) while
  * the ring holds no more than its size with it and s is of the size the
  * producer moves on to, else unmapped.  Consumers push, the producer takes
  * the whole list at once (an exchange), so no node is popped while
@@ -173,7 +175,7 @@ static void seg_release(struct gt_tbuf_seg *s, int counted)
          * (let_go_of_spares: a segment stored whole after the drain found
          * it drained): not kept for a thread that may never come */
         if (atomic_load(&b->state) == GT_TBUF_FREE)
-            unmap_list(b, atomic_exchange_explicit(&b->pool, NULL, memory_order_acquire));
+            unmap_list(b, atomic_exchange(&b->pool, NULL));
         return;
     }
     if (counted)
@@ -210,16 +212,22 @@ static struct gt_tbuf_seg *next_seg(struct gt_tbuf *b, const struct gt_tbuf_seg 
     return g;
 }
 
-/* Run on the exiting thread: its pointer is forgotten first, so that a
- * wrapped call from a later key's destructor claims a ring of its own
- * (glibc runs the destructors again while keys are set) instead of
- * writing into this one, which the drain may free and hand to a new
- * thread once drained, its spares unmapped. */
+/* Run on the exiting thread.  A ring that is not the thread's own is left
+ * alone: a child forked from this thread forgot its rings (all free) but
+ * not this key's value, and another thread of the child may have claimed
+ * the ring since.  The thread's pointer is forgotten, and it claims no
+ * ring again: a wrapped call from a later key's destructor would otherwise
+ * write into this ring, which the drain may free (its spares unmapped)
+ * and hand to a new thread, or claim one in glibc's last round of
+ * destructors, which nothing would ever mark dead.  Its records are
+ * counted as lost (gt_tbuf_claim). */
 static void on_thread_exit(void *p)
 {
     struct gt_tbuf *b = p;
-    if (gt_thread.tbuf == b)
-        gt_thread.tbuf = NULL;
+    if (gt_thread.tbuf != b)
+        return;
+    gt_thread.tbuf = NULL;
+    gt_thread.exited = 1;
     atomic_store(&b->state, GT_TBUF_DEAD);
 }
 
@@ -234,7 +242,7 @@ static struct gt_tbuf *claim_ring(void);
 struct gt_tbuf *gt_tbuf_claim(void)
 {
     int saved_errno = errno;
-    struct gt_tbuf *b = claim_ring();
+    struct gt_tbuf *b = gt_thread.exited ? NULL : claim_ring();
     if (!b) /* the record the caller wanted to make is lost: counted */
         atomic_fetch_add_explicit(&lost_no_ring, 1, memory_order_relaxed);
     errno = saved_errno;
@@ -449,6 +457,11 @@ size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx,
         if (dead && t == h) { /* its thread exited before we read head: nothing more comes */
             let_go_of_spares(b);
             atomic_store(&b->state, GT_TBUF_FREE);
+            /* a writer that pooled a segment it stored meanwhile, having
+             * seen the ring not free yet (seg_release): taken back.  Both
+             * sides sequentially consistent: either its second look sees
+             * FREE or this exchange sees its push */
+            unmap_list(b, atomic_exchange(&b->pool, NULL));
         }
     }
     return n;

@@ -163,6 +163,7 @@ struct gt_thread_state {
     int nvtx_pending;      /* NVTX records waiting for a call's slot (libtrace/nvtx_inject.c) */
     uint32_t calls;        /* the thread's call number, the low half of a call id: it
                             * wraps after 4G calls of one thread, as the id's 32 bits must */
+    int exited;            /* its ring's key destructor ran: no ring again (tbuf.c) */
 };
 extern GT_TLS struct gt_thread_state gt_thread;
 #define GT_GUARD_NVTX 2

@@ -6,7 +6,10 @@
  * thread (its hook) once it grows large; past the steady segment size it
  * moves on to segments of that size (each asking for a huge page),
  * drained ones used again (those a writer stored whole too), keeps its
- * size once drained, and gives back its spares once its thread is gone. */
+ * size once drained, and gives back its spares once its thread is gone
+ * (those the writer stores late too); a thread's calls after its ring's
+ * destructor are counted lost, and a forked child's rings are the child's
+ * threads'. */
 #define _GNU_SOURCE
 #include "collector/tbuf.h"
 #include "collector/membudget.h"
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define CAP 64 /* the smallest ring gt_tbuf_configure makes */
@@ -486,6 +490,71 @@ Test(tbuf, a_segment_stored_after_its_ring_was_freed_is_not_kept)
                  "the budget holds the ring and its one segment: %zu bytes", gt_mem_used());
 }
 
+/* munmap, wrapped (local.mk): a hook run once from inside it, where a
+ * test wants another thread's step to land between two of the drain's. */
+int __real_munmap(void *addr, size_t len);
+static void (*in_munmap)(void);
+
+int __wrap_munmap(void *addr, size_t len)
+{
+    void (*hook)(void) = in_munmap;
+    in_munmap = NULL;
+    int rc = __real_munmap(addr, len);
+    if (hook)
+        hook();
+    return rc;
+}
+
+static struct kept late_store;
+
+/* The writer storing the second segment it was given, late. */
+static void writer_stores_late(void)
+{
+    gt_tbuf_seg_free(late_store.v[1]);
+}
+
+/* A give that takes two steady segments and, handed the second, lets go
+ * of the first (the writer storing it: to the ring's pool, the ring dead
+ * but not yet drained); then arms the hook: the drain's first unmapping
+ * after that is let_go_of_spares' of that pooled segment. */
+static int keep_two(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t tid, void *ctx)
+{
+    (void)from;
+    (void)to;
+    (void)tid;
+    (void)ctx;
+    if (s->mask + 1 != GT_TBUF_SEG_RECORDS || late_store.n == 2)
+        return 1;
+    gt_tbuf_seg_queued(s);
+    late_store.v[late_store.n++] = s;
+    if (late_store.n == 2) {
+        gt_tbuf_seg_free(late_store.v[0]);
+        in_munmap = writer_stores_late;
+    }
+    return 0;
+}
+
+/* The writer pools a segment while the drain is letting go of a dead
+ * ring's spares (it saw the ring not yet free, before and after its push):
+ * the drain takes it back once the ring is free. */
+Test(tbuf, a_segment_pooled_while_the_drain_frees_its_ring_is_taken_back)
+{
+    gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
+    struct grown g = { NULL, 0 };
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, grow_then_exit, &g), 0);
+    pthread_join(t, NULL);
+    cr_assert_not_null(g.ring);
+    int cut;
+    cr_assert_eq(gt_tbuf_drain_some(take_quietly, keep_two, NULL, &cut), g.n);
+    cr_assert_eq(late_store.n, 2);
+    cr_assert_null(in_munmap, "the writer stored its segment during the drain's unmapping");
+    cr_assert_eq(atomic_load(&g.ring->state), GT_TBUF_FREE);
+    cr_assert_null(atomic_load(&g.ring->pool), "a segment left in the freed ring's pool");
+    cr_assert_eq(atomic_load(&g.ring->seg_records), GT_TBUF_SEG_RECORDS, "held: %llu records",
+                 (unsigned long long)atomic_load(&g.ring->seg_records));
+}
+
 /* A key's destructor that records after the ring's own destructor ran
  * (glibc runs them in the keys' order). */
 static pthread_key_t late_key;
@@ -510,23 +579,81 @@ static void *record_then_exit_with_late_key(void *arg)
     return NULL;
 }
 
-/* A wrapped call from a later destructor of an exiting thread writes into
- * a ring of its own, not the one marked dead, which the drain frees (its
- * spares unmapped) and hands to a new thread. */
-Test(tbuf, a_call_after_the_threads_ring_was_let_go_takes_another)
+/* A wrapped call from a later destructor of an exiting thread is counted
+ * lost: written into the ring marked dead, it could land in a ring the
+ * drain freed (its spares unmapped) and handed to a new thread; given a
+ * ring of its own in glibc's last round of destructors, that ring would
+ * never be marked dead. */
+Test(tbuf, a_call_after_the_threads_ring_was_let_go_is_counted_lost)
 {
     gt_tbuf_configure(4096 * sizeof(struct gt_record));
+    uint64_t dropped0 = gt_tbuf_dropped();
     pthread_t t;
     cr_assert_eq(pthread_create(&t, NULL, record_then_exit_with_late_key, NULL), 0);
     pthread_join(t, NULL);
     cr_assert_not_null(first_ring);
-    cr_assert_not_null(late_ring, "the late call recorded");
-    cr_assert_neq(late_ring, first_ring, "written into the ring marked dead");
+    cr_assert_null(late_ring, "the late call got a ring");
+    cr_assert_eq(gt_tbuf_dropped() - dropped0, 1, "the late call counted lost");
     uint64_t got = 0;
     int cut;
-    cr_assert_eq(gt_tbuf_drain_some(take_counting, NULL, &got, &cut), 2);
+    cr_assert_eq(gt_tbuf_drain_some(take_counting, NULL, &got, &cut), 1);
     cr_assert_eq(atomic_load(&first_ring->state), GT_TBUF_FREE);
-    cr_assert_eq(atomic_load(&late_ring->state), GT_TBUF_FREE, "its destructor ran too");
+}
+
+/* A child forked from a thread other than main: the child's rings are all
+ * free, and another of its threads may claim the forking thread's; when
+ * the forking thread then exits, its key's stale value must not mark that
+ * ring dead under the thread now writing into it. */
+static struct gt_tbuf *forked_ring;
+static _Atomic int forker_gone;
+static pthread_key_t gone_key;
+
+static void note_gone(void *p)
+{
+    (void)p;
+    atomic_store(&forker_gone, 1);
+}
+
+static void *claim_in_child(void *arg)
+{
+    (void)arg;
+    struct gt_tbuf *b = gt_tbuf_mine();
+    if (b != forked_ring || put_call(b, 0) != 0)
+        _exit(2); /* the forking thread's ring not free to claim: marked dead already */
+    while (!atomic_load(&forker_gone))
+        usleep(1000);
+    _exit(atomic_load(&b->state) == GT_TBUF_LIVE ? 0 : 1);
+}
+
+static void *record_then_fork(void *arg)
+{
+    (void)arg;
+    forked_ring = gt_tbuf_mine();
+    if (!forked_ring || put_call(forked_ring, 0) != 0)
+        return (void *)(intptr_t)-1;
+    pthread_key_create(&gone_key, note_gone); /* after the ring's key: its destructor runs after */
+    pid_t pid = fork();
+    if (pid == 0) {
+        gt_tbuf_forget_all_after_fork();
+        pthread_t u;
+        if (pthread_create(&u, NULL, claim_in_child, NULL) != 0)
+            _exit(3);
+        pthread_setspecific(gone_key, (void *)1);
+        pthread_exit(NULL); /* the child's only thread until u: u runs on */
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return (void *)(intptr_t)(WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status));
+}
+
+Test(tbuf, a_forking_thread_exiting_in_the_child_leaves_another_threads_ring_alone)
+{
+    gt_tbuf_configure(4096 * sizeof(struct gt_record));
+    pthread_t t;
+    void *rc;
+    cr_assert_eq(pthread_create(&t, NULL, record_then_fork, NULL), 0);
+    pthread_join(t, &rc);
+    cr_assert_eq((intptr_t)rc, 0, "the child's ring, claimed by another thread, was marked dead (%d)", (int)(intptr_t)rc);
 }
 
 /* Past the steady size a ring moves on to segments of that size, and a
