@@ -242,7 +242,18 @@ static struct gt_tbuf *claim_ring(void);
 struct gt_tbuf *gt_tbuf_claim(void)
 {
     int saved_errno = errno;
-    struct gt_tbuf *b = gt_thread.exited ? NULL : claim_ring();
+    struct gt_tbuf *b = NULL;
+    /* not from a signal handler that interrupted this thread's own claim:
+     * its ring and the outer one's would race for the thread's key, and
+     * the one the key lost would never be marked dead (nor is
+     * pthread_setspecific safe in a handler); its record is counted lost */
+    if (!gt_thread.exited && !gt_thread.claiming) {
+        gt_thread.claiming = 1;
+        atomic_signal_fence(memory_order_seq_cst);
+        b = claim_ring();
+        atomic_signal_fence(memory_order_seq_cst);
+        gt_thread.claiming = 0;
+    }
     if (!b) /* the record the caller wanted to make is lost: counted */
         atomic_fetch_add_explicit(&lost_no_ring, 1, memory_order_relaxed);
     errno = saved_errno;

@@ -164,6 +164,7 @@ struct gt_thread_state {
     uint32_t calls;        /* the thread's call number, the low half of a call id: it
                             * wraps after 4G calls of one thread, as the id's 32 bits must */
     int exited;            /* its ring's key destructor ran: no ring again (tbuf.c) */
+    int claiming;          /* inside gt_tbuf_claim: a signal handler's call gets no ring */
 };
 extern GT_TLS struct gt_thread_state gt_thread;
 #define GT_GUARD_NVTX 2

@@ -73,8 +73,9 @@ tests_unit_test_tbuf_SOURCES = tests/unit/test_tbuf.c collector/tbuf.h collector
   format/nvtx_block.h format/row_block.h
 tests_unit_test_tbuf_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_tbuf_LDADD = $(CRITERION_LIBS)
-# munmap wrapped: a test runs the writer inside the drain's unmapping (test_tbuf.c)
-tests_unit_test_tbuf_LDFLAGS = -Wl,--wrap=munmap
+# munmap and pthread_setspecific wrapped: tests run another thread's step
+# inside the drain's unmapping, a signal handler's call inside a claim
+tests_unit_test_tbuf_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=munmap -Wl,--wrap=pthread_setspecific
 
 # the log of the tracer's interning tables (call stacks, Python stacks)
 check_PROGRAMS += tests/unit/test_intern

@@ -555,6 +555,63 @@ Test(tbuf, a_segment_pooled_while_the_drain_frees_its_ring_is_taken_back)
                  (unsigned long long)atomic_load(&g.ring->seg_records));
 }
 
+/* pthread_setspecific, wrapped (local.mk): a hook run once from inside
+ * it, as a signal handler would run on the thread mid-call. */
+int __real_pthread_setspecific(pthread_key_t key, const void *value);
+static void (*in_setspecific)(void);
+
+int __wrap_pthread_setspecific(pthread_key_t key, const void *value)
+{
+    void (*hook)(void) = in_setspecific;
+    in_setspecific = NULL;
+    if (hook)
+        hook();
+    return __real_pthread_setspecific(key, value);
+}
+
+static struct gt_tbuf *outer_ring, *handler_ring;
+static int handler_ran;
+
+/* A traced call from a signal handler that interrupted the claim. */
+static void handler_records(void)
+{
+    handler_ran = 1;
+    handler_ring = gt_tbuf_mine();
+    if (handler_ring)
+        put_call(handler_ring, 1);
+}
+
+static void *claim_interrupted_then_exit(void *arg)
+{
+    (void)arg;
+    in_setspecific = handler_records;
+    outer_ring = gt_tbuf_mine();
+    if (outer_ring)
+        put_call(outer_ring, 0);
+    return NULL;
+}
+
+/* A signal handler's traced call that lands inside the thread's first
+ * claim gets no ring (counted lost): two claims racing for the thread's
+ * key left the ring the key lost never marked dead when the thread
+ * exited, its memory held for good. */
+Test(tbuf, a_claim_interrupted_by_a_handlers_call_leaves_no_ring_behind)
+{
+    gt_tbuf_configure(4096 * sizeof(struct gt_record));
+    uint64_t dropped0 = gt_tbuf_dropped();
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, claim_interrupted_then_exit, NULL), 0);
+    pthread_join(t, NULL);
+    cr_assert(handler_ran, "the handler's call ran inside the claim");
+    cr_assert_not_null(outer_ring);
+    cr_assert_null(handler_ring, "the handler's call claimed a ring of its own");
+    cr_assert_eq(gt_tbuf_dropped() - dropped0, 1, "the handler's call counted lost");
+    uint64_t got = 0;
+    int cut;
+    cr_assert_eq(gt_tbuf_drain_some(take_counting, NULL, &got, &cut), 1);
+    cr_assert_eq(atomic_load(&outer_ring->state), GT_TBUF_FREE, "the thread's ring marked dead at its exit");
+}
+
 /* A key's destructor that records after the ring's own destructor ran
  * (glibc runs them in the keys' order). */
 static pthread_key_t late_key;
