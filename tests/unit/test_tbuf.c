@@ -368,12 +368,8 @@ static void *grow_then_exit(void *arg)
     return NULL;
 }
 
-/* A ring whose thread exited gives back, once drained, the segments it
- * kept for its next moves: rings of threads gone (a data loader's, a
- * short-lived worker's) would otherwise hold the budget that threads
- * still running need.  The segment it was on stays, for the next thread
- * that claims the ring. */
-Test(tbuf, a_drained_ring_of_a_thread_gone_gives_back_its_spare_segments)
+/* A ring of 4 steady segments' size grown that way by a thread now gone. */
+static struct grown grown_by_a_thread_gone(void)
 {
     gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
     struct grown g = { NULL, 0 };
@@ -381,19 +377,46 @@ Test(tbuf, a_drained_ring_of_a_thread_gone_gives_back_its_spare_segments)
     cr_assert_eq(pthread_create(&t, NULL, grow_then_exit, &g), 0);
     pthread_join(t, NULL);
     cr_assert_not_null(g.ring);
-    /* the doublings up to the steady size, three of it, one in the fourth */
-    cr_assert_eq(g.n, GT_TBUF_SEG_RECORDS - GT_TBUF_FIRST_RECORDS + 3 * GT_TBUF_SEG_RECORDS + 1, "stored %u", g.n);
-    uint32_t next = 0;
-    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), g.n);
-    cr_assert_eq(atomic_load(&g.ring->state), GT_TBUF_FREE);
-    cr_assert_null(atomic_load(&g.ring->pool), "its pool let go");
-    cr_assert_null(g.ring->spare, "its spares let go");
-    cr_assert_eq(atomic_load(&g.ring->seg_records), GT_TBUF_SEG_RECORDS, "held: %llu records",
-                 (unsigned long long)atomic_load(&g.ring->seg_records));
+    return g;
+}
+
+/* Ring b, freed, holds its one segment of the steady size, and the budget
+ * only it and b. */
+static void holds_one_segment(const struct gt_tbuf *b)
+{
+    cr_assert_eq(atomic_load(&b->state), GT_TBUF_FREE);
+    cr_assert_null(atomic_load(&b->pool), "its pool let go");
+    cr_assert_null(b->spare, "its spares let go");
+    cr_assert_eq(atomic_load(&b->seg_records), GT_TBUF_SEG_RECORDS, "held: %llu records",
+                 (unsigned long long)atomic_load(&b->seg_records));
     cr_assert_eq(gt_mem_used(),
                  gt_mem_pages(sizeof(struct gt_tbuf)) +
                      gt_mem_pages(sizeof(struct gt_tbuf_seg) + GT_TBUF_SEG_RECORDS * sizeof(struct gt_record)),
                  "the budget holds the ring and its one segment: %zu bytes", gt_mem_used());
+}
+
+/* A ring whose thread exited gives back, once drained, the segments it
+ * kept for its next moves: rings of threads gone (a data loader's, a
+ * short-lived worker's) would otherwise hold the budget that threads
+ * still running need.  The segment it was on stays, for the next thread
+ * that claims the ring. */
+Test(tbuf, a_drained_ring_of_a_thread_gone_gives_back_its_spare_segments)
+{
+    struct grown g = grown_by_a_thread_gone();
+    /* the doublings up to the steady size, three of it, one in the fourth */
+    cr_assert_eq(g.n, GT_TBUF_SEG_RECORDS - GT_TBUF_FIRST_RECORDS + 3 * GT_TBUF_SEG_RECORDS + 1, "stored %u", g.n);
+    uint32_t next = 0;
+    cr_assert_eq(gt_tbuf_drain(count_in_order, &next), g.n);
+    holds_one_segment(g.ring);
+}
+
+static int take_quietly(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
+{
+    (void)r;
+    (void)nccl;
+    (void)tid;
+    (void)ctx;
+    return 0;
 }
 
 /* A give that refuses every segment, noting what its ring counted while
@@ -412,14 +435,6 @@ static int refuse(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t ti
     return 1;
 }
 
-static int take_refusing(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
-{
-    (void)r;
-    (void)nccl;
-    (void)tid;
-    (void)ctx;
-    return 0;
-}
 
 /* While a segment is offered whole, its ring still counts it: counted
  * short, the producer could map one segment past the ring's size before a
@@ -433,7 +448,7 @@ Test(tbuf, a_segment_offered_whole_stays_counted_until_taken)
     uint64_t before = atomic_load(&b->seg_records);
     struct refusing r = { b, 0 };
     int cut;
-    cr_assert_eq(gt_tbuf_drain_some(take_refusing, refuse, &r, &cut), n - next);
+    cr_assert_eq(gt_tbuf_drain_some(take_quietly, refuse, &r, &cut), n - next);
     cr_assert_eq(r.counted_at_offer, before, "counted %llu records while offered, %llu before",
                  (unsigned long long)r.counted_at_offer, (unsigned long long)before);
 }
@@ -454,26 +469,13 @@ static int keep_for_later(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uin
     return 0;
 }
 
-static int take_quietly(const struct gt_record *r, const struct gt_record *nccl, uint32_t tid, void *ctx)
-{
-    (void)r;
-    (void)nccl;
-    (void)tid;
-    (void)ctx;
-    return 0;
-}
 
 /* The segments of a thread gone, queued whole and stored by the writer
  * after the drain let go of the ring's spares and freed it, are not kept
  * in its pool either: the ring holds its one segment, the budget only it. */
 Test(tbuf, a_segment_stored_after_its_ring_was_freed_is_not_kept)
 {
-    gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
-    struct grown g = { NULL, 0 };
-    pthread_t t;
-    cr_assert_eq(pthread_create(&t, NULL, grow_then_exit, &g), 0);
-    pthread_join(t, NULL);
-    cr_assert_not_null(g.ring);
+    struct grown g = grown_by_a_thread_gone();
     struct kept k = { { 0 }, 0 };
     int cut;
     cr_assert_eq(gt_tbuf_drain_some(take_quietly, keep_for_later, &k, &cut), g.n);
@@ -481,13 +483,7 @@ Test(tbuf, a_segment_stored_after_its_ring_was_freed_is_not_kept)
     cr_assert_geq(k.n, 3, "the steady segments left behind queued whole (%d)", k.n);
     for (int i = 0; i < k.n; i++) /* the writer, late */
         gt_tbuf_seg_free(k.v[i]);
-    cr_assert_null(atomic_load(&g.ring->pool), "nothing kept in a freed ring's pool");
-    cr_assert_eq(atomic_load(&g.ring->seg_records), GT_TBUF_SEG_RECORDS, "held: %llu records",
-                 (unsigned long long)atomic_load(&g.ring->seg_records));
-    cr_assert_eq(gt_mem_used(),
-                 gt_mem_pages(sizeof(struct gt_tbuf)) +
-                     gt_mem_pages(sizeof(struct gt_tbuf_seg) + GT_TBUF_SEG_RECORDS * sizeof(struct gt_record)),
-                 "the budget holds the ring and its one segment: %zu bytes", gt_mem_used());
+    holds_one_segment(g.ring);
 }
 
 /* munmap, wrapped (local.mk): a hook run once from inside it, where a
@@ -539,20 +535,31 @@ static int keep_two(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t 
  * the drain takes it back once the ring is free. */
 Test(tbuf, a_segment_pooled_while_the_drain_frees_its_ring_is_taken_back)
 {
-    gt_tbuf_configure(4 * GT_TBUF_SEG_RECORDS * sizeof(struct gt_record));
-    struct grown g = { NULL, 0 };
-    pthread_t t;
-    cr_assert_eq(pthread_create(&t, NULL, grow_then_exit, &g), 0);
-    pthread_join(t, NULL);
-    cr_assert_not_null(g.ring);
+    struct grown g = grown_by_a_thread_gone();
     int cut;
     cr_assert_eq(gt_tbuf_drain_some(take_quietly, keep_two, NULL, &cut), g.n);
     cr_assert_eq(late_store.n, 2);
     cr_assert_null(in_munmap, "the writer stored its segment during the drain's unmapping");
-    cr_assert_eq(atomic_load(&g.ring->state), GT_TBUF_FREE);
-    cr_assert_null(atomic_load(&g.ring->pool), "a segment left in the freed ring's pool");
-    cr_assert_eq(atomic_load(&g.ring->seg_records), GT_TBUF_SEG_RECORDS, "held: %llu records",
-                 (unsigned long long)atomic_load(&g.ring->seg_records));
+    holds_one_segment(g.ring);
+}
+
+/* Runs body on a thread that records one call in its ring (*ring) and
+ * tries another that must get no ring (*extra): that one counted lost,
+ * the ring marked dead at the thread's exit and freed once drained. */
+static void one_call_counted_lost(void *(*body)(void *), struct gt_tbuf **ring, struct gt_tbuf **extra)
+{
+    gt_tbuf_configure(4096 * sizeof(struct gt_record));
+    uint64_t dropped0 = gt_tbuf_dropped();
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, body, NULL), 0);
+    pthread_join(t, NULL);
+    cr_assert_not_null(*ring);
+    cr_assert_null(*extra, "the other call got a ring of its own");
+    cr_assert_eq(gt_tbuf_dropped() - dropped0, 1, "the other call counted lost");
+    uint64_t got = 0;
+    int cut;
+    cr_assert_eq(gt_tbuf_drain_some(take_counting, NULL, &got, &cut), 1);
+    cr_assert_eq(atomic_load(&(*ring)->state), GT_TBUF_FREE, "the thread's ring marked dead at its exit");
 }
 
 /* pthread_setspecific, wrapped (local.mk): a hook run once from inside
@@ -597,19 +604,8 @@ static void *claim_interrupted_then_exit(void *arg)
  * exited, its memory held for good. */
 Test(tbuf, a_claim_interrupted_by_a_handlers_call_leaves_no_ring_behind)
 {
-    gt_tbuf_configure(4096 * sizeof(struct gt_record));
-    uint64_t dropped0 = gt_tbuf_dropped();
-    pthread_t t;
-    cr_assert_eq(pthread_create(&t, NULL, claim_interrupted_then_exit, NULL), 0);
-    pthread_join(t, NULL);
+    one_call_counted_lost(claim_interrupted_then_exit, &outer_ring, &handler_ring);
     cr_assert(handler_ran, "the handler's call ran inside the claim");
-    cr_assert_not_null(outer_ring);
-    cr_assert_null(handler_ring, "the handler's call claimed a ring of its own");
-    cr_assert_eq(gt_tbuf_dropped() - dropped0, 1, "the handler's call counted lost");
-    uint64_t got = 0;
-    int cut;
-    cr_assert_eq(gt_tbuf_drain_some(take_counting, NULL, &got, &cut), 1);
-    cr_assert_eq(atomic_load(&outer_ring->state), GT_TBUF_FREE, "the thread's ring marked dead at its exit");
 }
 
 /* A key's destructor that records after the ring's own destructor ran
@@ -643,18 +639,7 @@ static void *record_then_exit_with_late_key(void *arg)
  * never be marked dead. */
 Test(tbuf, a_call_after_the_threads_ring_was_let_go_is_counted_lost)
 {
-    gt_tbuf_configure(4096 * sizeof(struct gt_record));
-    uint64_t dropped0 = gt_tbuf_dropped();
-    pthread_t t;
-    cr_assert_eq(pthread_create(&t, NULL, record_then_exit_with_late_key, NULL), 0);
-    pthread_join(t, NULL);
-    cr_assert_not_null(first_ring);
-    cr_assert_null(late_ring, "the late call got a ring");
-    cr_assert_eq(gt_tbuf_dropped() - dropped0, 1, "the late call counted lost");
-    uint64_t got = 0;
-    int cut;
-    cr_assert_eq(gt_tbuf_drain_some(take_counting, NULL, &got, &cut), 1);
-    cr_assert_eq(atomic_load(&first_ring->state), GT_TBUF_FREE);
+    one_call_counted_lost(record_then_exit_with_late_key, &first_ring, &late_ring);
 }
 
 /* A child forked from a thread other than main: the child's rings are all
