@@ -167,13 +167,13 @@ static void seg_release(struct gt_tbuf_seg *s, int counted)
     struct gt_tbuf *b = s->ring;
     size_t records = s->mask + 1;
     uint64_t held = atomic_load_explicit(&b->seg_records, memory_order_relaxed) + (counted ? 0 : records);
-    if (records == steady_records() && held <= max_records && atomic_load(&b->state) != GT_TBUF_FREE) {
+    if (records == steady_records() && held <= max_records) {
         if (!counted)
             atomic_fetch_add_explicit(&b->seg_records, records, memory_order_relaxed);
         pool_push(b, s);
-        /* a ring whose thread is gone, let go of its spares meanwhile
-         * (let_go_of_spares: a segment stored whole after the drain found
-         * it drained): not kept for a thread that may never come */
+        /* a ring whose thread is gone and whose spares the drain let go
+         * (a segment stored whole after the drain found it drained): not
+         * kept for a thread that may never come */
         if (atomic_load(&b->state) == GT_TBUF_FREE)
             unmap_list(b, atomic_exchange(&b->pool, NULL));
         return;
@@ -401,18 +401,6 @@ void gt_tbuf_recount_after_fork(void)
     gt_mem_set_used(held);
 }
 
-/* Ring b's thread exited and its records are drained: the segments it
- * kept for its next moves (pool and spares) are unmapped, its budget given
- * back, so that rings of threads gone do not hold it; the one it was on
- * stays, for the thread that claims the ring next.  A consumer may push
- * onto the pool meanwhile (a segment stored whole): it stays there. */
-static void let_go_of_spares(struct gt_tbuf *b)
-{
-    unmap_list(b, b->spare);
-    b->spare = NULL;
-    unmap_list(b, atomic_exchange_explicit(&b->pool, NULL, memory_order_acquire));
-}
-
 void gt_tbuf_seg_queued(struct gt_tbuf_seg *s)
 {
     atomic_fetch_sub_explicit(&s->ring->seg_records, s->mask + 1, memory_order_relaxed);
@@ -466,12 +454,17 @@ size_t gt_tbuf_drain_some(gt_tbuf_take_fn *fn, gt_tbuf_give_fn *give, void *ctx,
         seg_of(b, t); /* a segment left behind and drained goes now */
         atomic_store_explicit(&b->tail, t, memory_order_release);
         if (dead && t == h) { /* its thread exited before we read head: nothing more comes */
-            let_go_of_spares(b);
+            /* the segments it kept for its next moves unmapped, its budget
+             * given back, so that rings of threads gone do not hold it (the
+             * one it was on stays, for the thread that claims it next): the
+             * spares before a new owner may have the ring, the pool after
+             * it is free, with whatever a writer pooled meanwhile.  Both
+             * sides sequentially consistent: either the writer's look
+             * after its push sees FREE (seg_release), or this exchange
+             * sees the push */
+            unmap_list(b, b->spare);
+            b->spare = NULL;
             atomic_store(&b->state, GT_TBUF_FREE);
-            /* a writer that pooled a segment it stored meanwhile, having
-             * seen the ring not free yet (seg_release): taken back.  Both
-             * sides sequentially consistent: either its second look sees
-             * FREE or this exchange sees its push */
             unmap_list(b, atomic_exchange(&b->pool, NULL));
         }
     }

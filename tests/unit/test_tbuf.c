@@ -512,7 +512,7 @@ static void writer_stores_late(void)
 /* A give that takes two steady segments and, handed the second, lets go
  * of the first (the writer storing it: to the ring's pool, the ring dead
  * but not yet drained); then arms the hook: the drain's first unmapping
- * after that is let_go_of_spares' of that pooled segment. */
+ * after that is of that pooled segment, once it has freed the ring. */
 static int keep_two(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t tid, void *ctx)
 {
     (void)from;
@@ -530,9 +530,10 @@ static int keep_two(struct gt_tbuf_seg *s, uint64_t from, uint64_t to, uint32_t 
     return 0;
 }
 
-/* The writer pools a segment while the drain is letting go of a dead
- * ring's spares (it saw the ring not yet free, before and after its push):
- * the drain takes it back once the ring is free. */
+/* Segments the writer pools onto a dead ring are not kept once the drain
+ * frees it: one pooled before (the drain's exchange after freeing it takes
+ * it), one pooled while the drain unmaps the first (the writer's look
+ * after its push sees the ring free). */
 Test(tbuf, a_segment_pooled_while_the_drain_frees_its_ring_is_taken_back)
 {
     struct grown g = grown_by_a_thread_gone();
