@@ -113,8 +113,25 @@ void gt_writer_fork_prepare(void)
         (void)!write(gt_w.req_pipe[1], &c, 1);
         gt_fd_leave();
     }
-    while (!gt_w.parked && !gt_w.db.failed && !atomic_load(&gt_w.stop))
-        pthread_cond_wait(&gt_w.fork_cv, &gt_w.fork_mu);
+    /* Until the writer parks, whatever it is doing: its loop parks at the
+     * end of a pass, and a writer that stops (or whose writes failed) parks
+     * after its final pass.  Not waiting for the latter let the fork copy
+     * it mid-way: a compact block's buffer between its realloc and the new
+     * pointer's store (the child then freed the old one again), the
+     * segment it held leaked.  Only a writer stuck in CUPTI's flush is
+     * given up on, as the other waiters do (writer_stuck): the child then
+     * lets its buffers be (gt_writer_forget_after_fork). */
+    int64_t since = mono_ms();
+    while (!gt_w.parked && !writer_stuck(mono_ms(), &since)) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until); /* the condition variable's clock */
+        until.tv_nsec += 5 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&gt_w.fork_cv, &gt_w.fork_mu, &until);
+    }
     gt_stage_fork_prepare();
 }
 
@@ -128,13 +145,17 @@ void gt_writer_fork_parent(void)
 
 void gt_writer_forget_after_fork(void)
 {
+    int was_parked = gt_w.parked;
     gt_stage_forget(gt_w.owner_pid != getpid()); /* a child, or the same process after a failed exec */
     pthread_mutex_init(&gt_w.fork_mu, NULL);
     pthread_cond_init(&gt_w.fork_cv, NULL);
     gt_w.pause_req = gt_w.parked = 0;
     /* The parent's connection must not be used (nor closed) in the child;
-     * its buffer for compact blocks is plain memory, let go */
-    free(gt_w.db.codebuf);
+     * its buffer for compact blocks is plain memory, let go where the
+     * writer was parked at the fork (otherwise the pointer may be one it
+     * was replacing: left, a leak rather than a double free) */
+    if (was_parked)
+        free(gt_w.db.codebuf);
     memset(&gt_w.db, 0, sizeof gt_w.db);
     gt_w.running = 0;
     gt_w.nmarks = 0;

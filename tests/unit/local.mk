@@ -106,6 +106,14 @@ tests_unit_test_stage_SOURCES = tests/unit/test_stage.c collector/stage.h collec
 tests_unit_test_stage_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 tests_unit_test_stage_LDADD = $(CRITERION_LIBS) -lpthread
 
+# the writer's side of fork: the prepare handler waits for a writer on its way out
+check_PROGRAMS += tests/unit/test_writer_fork
+TESTS += tests/unit/test_writer_fork
+tests_unit_test_writer_fork_SOURCES = tests/unit/test_writer_fork.c collector/writer_int.h collector/writer_ctl.c
+tests_unit_test_writer_fork_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
+tests_unit_test_writer_fork_LDADD = $(CRITERION_LIBS) -lpthread
+tests_unit_test_writer_fork_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=free
+
 # what an output path names, and what record finds of an earlier run there
 check_PROGRAMS += tests/unit/test_outputs
 TESTS += tests/unit/test_outputs
