@@ -18,6 +18,7 @@
 #include "format/capi_block.h"
 #include "format/gpu_block.h"
 #include "collector/clock.h"
+#include "collector/cupti_work.h"
 #include "collector/hash.h"
 #include "collector/membudget.h"
 #include "collector/mon_gpu.h"
@@ -744,6 +745,8 @@ static void store(struct gt_db *db, const CUpti_Activity *rec, int bulk)
         int64_t v[] = { rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? 1 : 2, a->cbid, a->threadId,
                         (int64_t)a->start, (int64_t)a->end, a->correlationId, a->returnValue };
         store_capi(db, v, bulk);
+        if (observe && a->returnValue == 0 && gt_cupti_enqueues_work(rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME, a->cbid))
+            gt_mon_gpu_launch((int64_t)a->start, a->correlationId);
         break;
     }
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {

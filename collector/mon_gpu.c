@@ -27,7 +27,12 @@ const char *const gt_mon_state_names[GT_MS_COUNT] = {
 
 enum { K_COMPUTE, K_COMM, K_COPY, K_UNREC };
 #define UNREC 64
-struct ival { int64_t s, e; int kind; };
+/* launches remembered, as many as operations (taken at the first): at
+ * ~30,000 a second the lag's worth; past that the oldest go, and a
+ * stretch begins no earlier than the oldest kept */
+#define LAUNCHES IVALS
+struct ival { int64_t s, e; int kind; uint32_t corr; };
+struct launch { int64_t t; uint32_t corr; };
 struct span { int64_t s, e; };
 struct link { uint64_t key; int slot; int64_t bytes; };
 struct orphan { uint32_t corr; int64_t ns; };
@@ -47,21 +52,118 @@ static struct {
     struct link corrs[LINKS]; /* CUPTI correlation id -> the same */
     struct orphan orphans[256]; /* NCCL kernels whose correlation came before its link */
     uint64_t lost;
-    struct span unrec[UNREC]; /* gt_mon_gpu_unrecorded's */
+    struct span unrec[UNREC]; /* gt_mon_gpu_unrecorded's, begun where the work in flight did */
+    int64_t handed[UNREC];    /* ... each one's hand-over */
     int nunrec;
+    struct launch *launches;  /* a ring of gt_mon_gpu_launch's */
+    uint64_t nlaunches;       /* how many ever */
+    /* where each stretch was found to begin, by its hand-over, once the
+     * account came within GT_MON_GPU_INFLIGHT_NS of it (the last UNREC) */
+    struct { int64_t handed, from; } began[UNREC];
+    unsigned nbegan;
 } g;
+
+/* Where the stretch handed over at h was found to begin; h if not yet. */
+static int64_t began_at(int64_t h, int *known)
+{
+    for (unsigned i = 0; i < UNREC && i < g.nbegan; i++)
+        if (g.began[i].handed == h) {
+            *known = 1;
+            return g.began[i].from;
+        }
+    *known = 0;
+    return h;
+}
 
 void gt_mon_gpu_unrecorded(const int64_t (*v)[2], int n)
 {
     int from = n > UNREC ? n - UNREC : 0;
     g.nunrec = 0;
-    for (int i = from; i < n; i++)
-        g.unrec[g.nunrec++] = (struct span){ v[i][0], v[i][1] ? v[i][1] : INT64_MAX };
+    for (int i = from; i < n; i++) {
+        int known;
+        g.handed[g.nunrec] = v[i][0];
+        g.unrec[g.nunrec++] = (struct span){ began_at(v[i][0], &known), v[i][1] ? v[i][1] : INT64_MAX };
+    }
+}
+
+void gt_mon_gpu_launch(int64_t start_ns, uint32_t corr)
+{
+    if (!g.launches && !(g.launches = malloc(LAUNCHES * sizeof *g.launches)))
+        return; /* then no stretch begins before its hand-over */
+    g.launches[g.nlaunches++ % LAUNCHES] = (struct launch){ start_ns, corr };
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Where stretch i begins: its hand-over, or, where work launched at most
+ * GT_MON_GPU_INFLIGHT_NS before it (after the stretch before, and after
+ * what is accounted) has no record, that launch or the end of the last
+ * work recorded before the hand-over, whichever is later.  Asked once the
+ * account has come that close: the records from before the hand-over are
+ * in (its forced flush's among them), and the operations of those
+ * launches, which end after them, are all still kept. */
+static int64_t find_start(int i)
+{
+    int64_t h = g.handed[i], lo = h - GT_MON_GPU_INFLIGHT_NS;
+    if (i > 0 && g.unrec[i - 1].e > lo)
+        lo = g.unrec[i - 1].e;
+    if (lo < g.done)
+        lo = g.done;
+    if (lo >= h || !g.nlaunches)
+        return h;
+    uint32_t *corrs = malloc(((size_t)g.niv + 1) * sizeof *corrs);
+    if (!corrs)
+        return h;
+    int nc = 0;
+    int64_t last_end = 0; /* of the work recorded before the hand-over */
+    for (int k = 0; k < g.niv; k++) {
+        corrs[nc++] = g.iv[k].corr;
+        if (g.iv[k].s < h) {
+            int64_t e = g.iv[k].e < h ? g.iv[k].e : h;
+            last_end = e > last_end ? e : last_end;
+        }
+    }
+    qsort(corrs, (size_t)nc, sizeof *corrs, cmp_u32);
+    int64_t first = INT64_MAX;
+    uint64_t kept = g.nlaunches < LAUNCHES ? g.nlaunches : LAUNCHES;
+    for (uint64_t k = g.nlaunches - kept; k < g.nlaunches; k++) {
+        const struct launch *l = &g.launches[k % LAUNCHES];
+        if (l->t >= lo && l->t < h && l->t < first && !bsearch(&l->corr, corrs, (size_t)nc, sizeof *corrs, cmp_u32))
+            first = l->t;
+    }
+    free(corrs);
+    if (first == INT64_MAX)
+        return h;
+    return first > last_end ? first : last_end;
+}
+
+/* The stretches the account is about to reach, begun where their work in
+ * flight did (once each). */
+static void read_back(int64_t upto)
+{
+    for (int i = 0; i < g.nunrec; i++) {
+        int known;
+        if (g.handed[i] - GT_MON_GPU_INFLIGHT_NS >= upto)
+            break; /* later ones are later still */
+        began_at(g.handed[i], &known);
+        if (known)
+            continue;
+        int64_t from = find_start(i);
+        unsigned slot = g.nbegan++ % UNREC;
+        g.began[slot].handed = g.handed[i];
+        g.began[slot].from = from;
+        g.unrec[i].s = from;
+    }
 }
 
 void gt_mon_gpu_start(void)
 {
     free(g.iv);
+    free(g.launches);
     memset(&g, 0, sizeof g);
     for (int i = 0; i < LINKS; i++)
         g.calls[i].slot = g.corrs[i].slot = -1;
@@ -72,6 +174,9 @@ void gt_mon_gpu_stop(void)
     free(g.iv);
     g.iv = NULL;
     g.niv = 0;
+    free(g.launches);
+    g.launches = NULL;
+    g.nlaunches = 0;
 }
 
 /* a table slot's hash of a 64-bit key (hash.h) */
@@ -151,7 +256,7 @@ void gt_mon_gpu_op(int kind, const char *name, int64_t start_ns, int64_t end_ns,
     }
     if (!g.done)
         g.done = g.kept_from = start_ns; /* the ledger begins at the first GPU work */
-    g.iv[g.niv++] = (struct ival){ start_ns, end_ns, k };
+    g.iv[g.niv++] = (struct ival){ start_ns, end_ns, k, corr };
 }
 
 void gt_mon_gpu_blocked(int64_t start_ns, int64_t end_ns)
@@ -226,7 +331,7 @@ static void sweep(int64_t t0, int64_t t1, const struct span *b, int nb, int64_t 
     if (!pt)
         return;
     for (int i = 0; i < g.niv + g.nunrec; i++) {
-        const struct ival v = i < g.niv ? g.iv[i] : (struct ival){ g.unrec[i - g.niv].s, g.unrec[i - g.niv].e, K_UNREC };
+        const struct ival v = i < g.niv ? g.iv[i] : (struct ival){ g.unrec[i - g.niv].s, g.unrec[i - g.niv].e, K_UNREC, 0 };
         if (v.e <= t0 || v.s >= t1)
             continue;
         pt[np++] = (struct point){ v.s > t0 ? v.s : t0, v.kind, 1 };
@@ -301,6 +406,7 @@ void gt_mon_gpu_account(int64_t upto, const int64_t *blocked_from, int n)
     }
     if (upto <= g.done)
         return;
+    read_back(upto);
     /* the blocking calls, those in flight until upto, sorted by start */
     static struct span b[BLOCKS + 64];
     int nb = g.nblk;

@@ -58,10 +58,21 @@ void gt_mon_gpu_call(uint64_t call_id, uint64_t group_id, int slot, int64_t byte
 /* A call that may block returned, and a step ended. */
 void gt_mon_gpu_blocked(int64_t start_ns, int64_t end_ns);
 void gt_mon_gpu_step(int64_t start_ns, int64_t end_ns);
+/* A call that enqueued GPU work of its own (a kernel launch, an
+ * asynchronous copy or memset), from CUPTI's record of the call: when it
+ * began, and its correlation id.  One whose work has no record, made at
+ * most GT_MON_GPU_INFLIGHT_NS before the program's profiler took CUPTI,
+ * was in flight then (below). */
+void gt_mon_gpu_launch(int64_t start_ns, uint32_t correlation);
+#define GT_MON_GPU_INFLIGHT_NS 100000000LL
 /* The stretches the program's own profiler held CUPTI (cupti_sub.h,
  * gt_cupti_gaps: from, to; to 0 while it holds it), n of them, oldest
  * first: no GPU records then, neither work nor idle.  The last 64 are
- * kept, until the next call. */
+ * kept, until the next call.  The tracer hands CUPTI over with a forced
+ * flush, which loses the records of work queued or running then: a
+ * stretch begins where that work did (the earliest such launch, or the
+ * end of the last work recorded before the hand-over, whichever is
+ * later), as the report's does (viewer/read/gap_inflight.c). */
 void gt_mon_gpu_unrecorded(const int64_t (*v)[2], int n);
 /* Accounts the time up to upto_ns; blocked_from: the starts of the
  * blocking calls still in flight (n of them). */

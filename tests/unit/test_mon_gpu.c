@@ -227,3 +227,79 @@ Test(mon_gpu, blocking_calls_without_gpu_work_are_not_lost)
     gt_mon_gpu_read(&g);
     cr_expect_eq(g.ns[GT_MS_COMPUTE], 1000);
 }
+
+/* The golden hand-inflight_gap's run, live: a profiler held CUPTI 8.00-
+ * 12.00 ms and from 20.50 ms on; the tracer's forced flush at each
+ * hand-over lost the records of the work in flight then (K3 and K4,
+ * launched at 1.20 and 1.30 ms, running from 7.00; K7, launched at 20.00).
+ * Each stretch begins where that work did: 7.00 (the end of the last work
+ * recorded, K2's, after the launches) and 20.00 (the launch, after K6's
+ * end), not at the hand-over: the GPU was busy, not idle.  The report's
+ * ledger of the same run: not_recorded 7.00 ms (5.00 + 2.00 to 22.00 ms),
+ * idle 4.20 (host 3.70 in the span: 12.00-12.60, 16.00-19.10, 19.50-20.00
+ * less the launch gaps under 100 us, none here), compute 9.70. */
+static void inflight_run(int launches)
+{
+    const int64_t ms = 1000000;
+    const int64_t k[][4] = { /* launch, start, end, correlation; start 0: no record */
+        { 1000000, 1100000, 4000000, 10 }, { 1100000, 4000000, 7000000, 11 },
+        { 1200000, 0, 0, 12 }, { 1300000, 0, 0, 13 },
+        { 12500000, 12600000, 16000000, 14 }, { 19000000, 19100000, 19500000, 15 },
+        { 20000000, 0, 0, 16 } };
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
+        if (launches)
+            gt_mon_gpu_launch(T0 + k[i][0], (uint32_t)k[i][3]);
+        if (k[i][1])
+            gt_mon_gpu_op(GT_GPU_KERNEL, "K", T0 + k[i][1], T0 + k[i][2], (uint32_t)k[i][3]);
+    }
+    const int64_t gaps[2][2] = { { T0 + 8 * ms, T0 + 12 * ms }, { T0 + 20500000, 0 } };
+    gt_mon_gpu_unrecorded(gaps, 2);
+}
+
+Test(mon_gpu, stretch_begins_where_work_in_flight_did)
+{
+    start();
+    inflight_run(1);
+    gt_mon_gpu_account(T0 + 22000000, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_NOT_RECORDED], 7000000, "not recorded: %lld", (long long)g.ns[GT_MS_NOT_RECORDED]);
+    cr_expect_eq(g.ns[GT_MS_IDLE_HOST], 4200000, "idle: %lld", (long long)g.ns[GT_MS_IDLE_HOST]);
+    cr_expect_eq(g.ns[GT_MS_COMPUTE], 9700000);
+    gt_mon_gpu_stop();
+}
+
+/* without the launches' records (CUPTI's API records lost too): each
+ * stretch from its hand-over, as before */
+Test(mon_gpu, stretch_without_launches_begins_at_the_hand_over)
+{
+    start();
+    inflight_run(0);
+    gt_mon_gpu_account(T0 + 22000000, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_NOT_RECORDED], 5500000);
+    cr_expect_eq(g.ns[GT_MS_IDLE_HOST], 5700000);
+    gt_mon_gpu_stop();
+}
+
+/* accounted a second at a time as the monitor does (the stretches seen
+ * anew at each account, as gt_cupti_gaps gives them), and with the second
+ * account cut inside the first stretch's 100 ms before its hand-over: the
+ * same ledger, each stretch moved once and kept so */
+Test(mon_gpu, stretch_read_back_once_in_parts)
+{
+    start();
+    inflight_run(1);
+    const int64_t gaps[2][2] = { { T0 + 8000000, T0 + 12000000 }, { T0 + 20500000, 0 } };
+    const int64_t cuts[] = { T0 + 1500000, T0 + 6000000, T0 + 10000000, T0 + 20200000, T0 + 22000000 };
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        gt_mon_gpu_unrecorded(gaps, 2);
+        gt_mon_gpu_account(cuts[i], NULL, 0);
+    }
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_NOT_RECORDED], 7000000, "not recorded: %lld", (long long)g.ns[GT_MS_NOT_RECORDED]);
+    cr_expect_eq(g.ns[GT_MS_IDLE_HOST], 4200000, "idle: %lld", (long long)g.ns[GT_MS_IDLE_HOST]);
+    gt_mon_gpu_stop();
+}
