@@ -91,28 +91,29 @@ static double prepare_against(int ms, pthread_t *t)
     return took;
 }
 
-Test(writer_fork, a_stopping_writer_is_waited_for, .timeout = 20)
+/* The writer set up as on its way out: the prepare handler must not
+ * return before it parks (150 ms on). */
+static void expect_waited_for(const char *state)
 {
-    atomic_store(&gt_w.stop, 1); /* gt_writer_stop asked for the final pass */
     pthread_t t;
     double took = prepare_against(150, &t);
     int parked = gt_w.parked;
     gt_writer_fork_parent();
     pthread_join(t, NULL);
-    cr_expect(parked, "the fork went ahead while the stopping writer was in its final pass");
+    cr_expect(parked, "the fork went ahead while the %s writer was in its final pass", state);
     cr_expect(took >= 0.1, "the prepare handler returned after %.3f s, before the writer parked", took);
+}
+
+Test(writer_fork, a_stopping_writer_is_waited_for, .timeout = 20)
+{
+    atomic_store(&gt_w.stop, 1); /* gt_writer_stop asked for the final pass */
+    expect_waited_for("stopping");
 }
 
 Test(writer_fork, a_failed_writer_is_waited_for, .timeout = 20)
 {
     gt_w.db.failed = 13; /* SQLITE_FULL: its loop ends, its final pass closes the file */
-    pthread_t t;
-    double took = prepare_against(150, &t);
-    int parked = gt_w.parked;
-    gt_writer_fork_parent();
-    pthread_join(t, NULL);
-    cr_expect(parked, "the fork went ahead while the failed writer let go of its files");
-    cr_expect(took >= 0.1, "the prepare handler returned after %.3f s, before the writer parked", took);
+    expect_waited_for("failed");
 }
 
 /* A writer stuck in CUPTI's flush may wait on the very thread that forks:
