@@ -118,19 +118,22 @@ void gt_writer_fork_prepare(void)
      * after its final pass.  Not waiting for the latter let the fork copy
      * it mid-way: a compact block's buffer between its realloc and the new
      * pointer's store (the child then freed the old one again), the
-     * segment it held leaked.  Only a writer stuck in CUPTI's flush is
-     * given up on, as the other waiters do (writer_stuck): the child then
-     * lets its buffers be (gt_writer_forget_after_fork). */
-    int64_t since = mono_ms();
-    while (!gt_w.parked && !writer_stuck(mono_ms(), &since)) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until); /* the condition variable's clock */
-        until.tv_nsec += 5 * 1000 * 1000;
-        if (until.tv_nsec >= 1000000000) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000;
-        }
-        pthread_cond_timedwait(&gt_w.fork_cv, &gt_w.fork_mu, &until);
+     * segment it held leaked.  Given up on, as a fork must not hang on us,
+     * when the writer has sat in CUPTI's flush for STUCK_MS (writer_stuck)
+     * or after FORK_WAIT_MS whatever it does (it may wait on a lock of the
+     * very thread that forks: the runtime's, asked for the device's name,
+     * with a signal handler forking); the child then lets go of nothing the
+     * writer may have been replacing (gt_writer_forget_after_fork).  Looked
+     * at every 0.2 ms, fork_mu let go between looks, rather than waited for
+     * on fork_cv with a deadline of the real-time clock, which a step back
+     * of that clock pushes out. */
+    int64_t since = mono_ms(), began = since;
+    struct timespec look = { 0, 200 * 1000 };
+    for (int64_t now = began; !gt_w.parked && !writer_stuck(now, &since) && now - began < FORK_WAIT_MS;
+         now = mono_ms()) {
+        pthread_mutex_unlock(&gt_w.fork_mu);
+        nanosleep(&look, NULL);
+        pthread_mutex_lock(&gt_w.fork_mu);
     }
     gt_stage_fork_prepare();
 }
@@ -152,10 +155,18 @@ void gt_writer_forget_after_fork(void)
     gt_w.pause_req = gt_w.parked = 0;
     /* The parent's connection must not be used (nor closed) in the child;
      * its buffer for compact blocks is plain memory, let go where the
-     * writer was parked at the fork (otherwise the pointer may be one it
-     * was replacing: left, a leak rather than a double free) */
-    if (was_parked)
+     * writer was parked at the fork.  Otherwise that pointer, and the
+     * marks' and early ends' arrays, may be ones it was replacing (realloc,
+     * then the store): left, a leak rather than a double free, and the
+     * child's writer starts those arrays anew */
+    if (was_parked) {
         free(gt_w.db.codebuf);
+    } else {
+        gt_w.marks = NULL;
+        gt_w.cap_marks = 0;
+        gt_w.early_ends = NULL;
+        gt_w.cap_early = 0;
+    }
     memset(&gt_w.db, 0, sizeof gt_w.db);
     gt_w.running = 0;
     gt_w.nmarks = 0;

@@ -32,6 +32,7 @@
  * flush, a fork or the end wakes the writer at once (its pipe). */
 #define IDLE_TICK_MS 60
 #define STUCK_MS 500
+#define FORK_WAIT_MS 2000 /* fork waits for the writer to park at most this long (writer_ctl.c) */
 #define SIGNAL_GRACE_MS 200 /* in a signal handler, for CUPTI's last records after the host's */
 /* Ends kept for starts not read yet: a start that never comes (dropped)
  * leaves its end here, so they are bounded; past this an end is counted

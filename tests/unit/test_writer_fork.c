@@ -3,8 +3,8 @@
  * a writer that is stopping, or whose writes failed, is still running its
  * final pass, and a child that copied it then freed a buffer the writer
  * was replacing.  The prepare handler waits until the writer parks, and
- * gives up only on a writer stuck in CUPTI's flush, whose buffers the
- * child then leaves alone.  The writer here is a thread of the test that
+ * gives up on a writer stuck in CUPTI's flush, or blocked past
+ * FORK_WAIT_MS, whose buffers the child then leaves alone.  The writer here is a thread of the test that
  * plays its part of the handshake (fork_mu, parked, fork_cv); the rest of
  * the collector is stubbed. */
 #include "collector/writer_int.h"
@@ -112,7 +112,7 @@ Test(writer_fork, a_stopping_writer_is_waited_for, .timeout = 20)
 
 Test(writer_fork, a_failed_writer_is_waited_for, .timeout = 20)
 {
-    gt_w.db.failed = 13; /* SQLITE_FULL: its loop ends, its final pass closes the file */
+    gt_w.db.failed = 13; /* SQLITE_FULL: its loop ends, it lets go of the file, then parks */
     expect_waited_for("failed");
 }
 
@@ -134,6 +134,31 @@ Test(writer_fork, a_writer_stuck_in_cupti_is_given_up_on, .timeout = 20)
     gt_writer_forget_after_fork(); /* as the child's handler calls it */
     cr_expect(freed == NULL, "the child freed the buffer of a writer it copied mid-way");
     cr_expect(gt_w.db.codebuf == NULL && gt_w.running == 0);
+}
+
+/* A writer blocked anywhere else (the runtime's lock, asked for the
+ * device's name, held by the thread that forks from a signal handler):
+ * given up on after FORK_WAIT_MS, a fork never hangs on it; the child
+ * frees none of what it may have been replacing, and starts its marks
+ * anew. */
+Test(writer_fork, a_writer_blocked_elsewhere_is_given_up_on, .timeout = 20)
+{
+    static unsigned char not_from_malloc[64];
+    static struct mark marks_not_from_malloc[4];
+    gt_w.db.codebuf = not_from_malloc;
+    gt_w.marks = marks_not_from_malloc;
+    gt_w.cap_marks = 4;
+    atomic_store(&gt_w.stop, 1);
+    pthread_t t;
+    double took = prepare_against(-1, &t);
+    gt_writer_fork_parent();
+    pthread_join(t, NULL);
+    cr_expect(took >= FORK_WAIT_MS / 1000.0 * 0.9 && took < FORK_WAIT_MS / 1000.0 + 5,
+              "gave up after %.3f s (FORK_WAIT_MS %d)", took, FORK_WAIT_MS);
+    freed = NULL;
+    gt_writer_forget_after_fork();
+    cr_expect(freed == NULL, "the child freed what a writer copied mid-way may have been replacing");
+    cr_expect(gt_w.marks == NULL && gt_w.cap_marks == 0, "the child kept the marks' array");
 }
 
 /* The usual case: the writer parked, the child lets its buffer go. */
