@@ -27,10 +27,11 @@ const char *const gt_mon_state_names[GT_MS_COUNT] = {
 
 enum { K_COMPUTE, K_COMM, K_COPY, K_UNREC };
 #define UNREC 64
-/* launches remembered, as many as operations (taken at the first): at
- * ~30,000 a second the lag's worth; past that the oldest go, and a
- * stretch begins no earlier than the oldest kept */
-#define LAUNCHES IVALS
+/* launches remembered (taken at the first): a stretch is read back at
+ * the writer's pass after the one that first saw it, so these hold its
+ * 100 ms before and a pass at up to ~150,000 launches a second; past that
+ * the oldest go, and a stretch begins no earlier than the oldest kept */
+#define LAUNCHES 16384
 struct ival { int64_t s, e; int kind; uint32_t corr; };
 struct launch { int64_t t; uint32_t corr; };
 struct span { int64_t s, e; };
@@ -52,15 +53,19 @@ static struct {
     struct link corrs[LINKS]; /* CUPTI correlation id -> the same */
     struct orphan orphans[256]; /* NCCL kernels whose correlation came before its link */
     uint64_t lost;
+    uint64_t ops_lost;        /* operations among lost */
+    uint64_t cupti_dropped;   /* records CUPTI said it dropped (gt_mon_gpu_cupti_dropped) */
     struct span unrec[UNREC]; /* gt_mon_gpu_unrecorded's, begun where the work in flight did */
     int64_t handed[UNREC];    /* ... each one's hand-over */
     int nunrec;
     struct launch *launches;  /* a ring of gt_mon_gpu_launch's */
     uint64_t nlaunches;       /* how many ever */
-    /* where each stretch was found to begin, by its hand-over, once the
-     * account came within GT_MON_GPU_INFLIGHT_NS of it (the last UNREC) */
+    /* where each stretch was found to begin, by its hand-over (the last
+     * UNREC decided), and the hand-overs seen and not yet decided */
     struct { int64_t handed, from; } began[UNREC];
     unsigned nbegan;
+    int64_t seen[UNREC];
+    unsigned nseen;
 } g;
 
 /* Where the stretch handed over at h was found to begin; h if not yet. */
@@ -73,17 +78,6 @@ static int64_t began_at(int64_t h, int *known)
         }
     *known = 0;
     return h;
-}
-
-void gt_mon_gpu_unrecorded(const int64_t (*v)[2], int n)
-{
-    int from = n > UNREC ? n - UNREC : 0;
-    g.nunrec = 0;
-    for (int i = from; i < n; i++) {
-        int known;
-        g.handed[g.nunrec] = v[i][0];
-        g.unrec[g.nunrec++] = (struct span){ began_at(v[i][0], &known), v[i][1] ? v[i][1] : INT64_MAX };
-    }
 }
 
 void gt_mon_gpu_launch(int64_t start_ns, uint32_t corr)
@@ -99,16 +93,28 @@ static int cmp_u32(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+void gt_mon_gpu_cupti_dropped(uint64_t n)
+{
+    g.cupti_dropped = n;
+}
+
 /* Where stretch i begins: its hand-over, or, where work launched at most
  * GT_MON_GPU_INFLIGHT_NS before it (after the stretch before, and after
  * what is accounted) has no record, that launch or the end of the last
- * work recorded before the hand-over, whichever is later.  Asked once the
- * account has come that close: the records from before the hand-over are
- * in (its forced flush's among them), and the operations of those
- * launches, which end after them, are all still kept. */
+ * work recorded before the hand-over, whichever is later.  Asked at the
+ * writer's pass after the one that first saw the stretch, or once the
+ * account comes that close, whichever is first: the records from before
+ * the hand-over are stored by then (the tracer's forced flush comes before
+ * the stretch is known, and a pass stores what was flushed before it looks),
+ * and the operations of those launches, which end after them and after
+ * what is accounted, are still kept.  Not where records were lost (the
+ * ledger's table full, or CUPTI's drops): a missing one says nothing then,
+ * as in the report. */
 static int64_t find_start(int i)
 {
     int64_t h = g.handed[i], lo = h - GT_MON_GPU_INFLIGHT_NS;
+    if (g.ops_lost || g.cupti_dropped)
+        return h;
     if (i > 0 && g.unrec[i - 1].e > lo)
         lo = g.unrec[i - 1].e;
     if (lo < g.done)
@@ -141,8 +147,46 @@ static int64_t find_start(int i)
     return first > last_end ? first : last_end;
 }
 
-/* The stretches the account is about to reach, begun where their work in
- * flight did (once each). */
+/* Stretch i begun where its work in flight did, and remembered so. */
+static void decide(int i)
+{
+    int64_t from = find_start(i);
+    unsigned slot = g.nbegan++ % UNREC;
+    g.began[slot].handed = g.handed[i];
+    g.began[slot].from = from;
+    g.unrec[i].s = from;
+}
+
+static int seen_before(int64_t h)
+{
+    for (unsigned k = 0; k < UNREC && k < g.nseen; k++)
+        if (g.seen[k] == h)
+            return 1;
+    return 0;
+}
+
+void gt_mon_gpu_unrecorded(const int64_t (*v)[2], int n)
+{
+    int from = n > UNREC ? n - UNREC : 0;
+    g.nunrec = 0;
+    for (int i = from; i < n; i++) {
+        int known;
+        g.handed[g.nunrec] = v[i][0];
+        g.unrec[g.nunrec++] = (struct span){ began_at(v[i][0], &known), v[i][1] ? v[i][1] : INT64_MAX };
+    }
+    for (int i = 0; i < g.nunrec; i++) {
+        int known;
+        began_at(g.handed[i], &known);
+        if (known)
+            continue;
+        if (seen_before(g.handed[i]))
+            decide(i); /* a pass has stored what was flushed at its hand-over */
+        else
+            g.seen[g.nseen++ % UNREC] = g.handed[i];
+    }
+}
+
+/* The stretches the account is about to reach and not yet decided. */
 static void read_back(int64_t upto)
 {
     for (int i = 0; i < g.nunrec; i++) {
@@ -150,13 +194,8 @@ static void read_back(int64_t upto)
         if (g.handed[i] - GT_MON_GPU_INFLIGHT_NS >= upto)
             break; /* later ones are later still */
         began_at(g.handed[i], &known);
-        if (known)
-            continue;
-        int64_t from = find_start(i);
-        unsigned slot = g.nbegan++ % UNREC;
-        g.began[slot].handed = g.handed[i];
-        g.began[slot].from = from;
-        g.unrec[i].s = from;
+        if (!known)
+            decide(i);
     }
 }
 
@@ -244,6 +283,7 @@ void gt_mon_gpu_op(int kind, const char *name, int64_t start_ns, int64_t end_ns,
         comm_kernel(corr, end_ns - start_ns);
     if (!g.iv && !(g.iv = malloc(IVALS * sizeof *g.iv))) {
         g.lost++;
+        g.ops_lost++;
         return;
     }
     if (g.niv == IVALS && g.kept_from < g.done) { /* a long step's first part goes */
@@ -252,6 +292,7 @@ void gt_mon_gpu_op(int kind, const char *name, int64_t start_ns, int64_t end_ns,
     }
     if (g.niv == IVALS) {
         g.lost++;
+        g.ops_lost++;
         return;
     }
     if (!g.done)

@@ -58,13 +58,18 @@ void gt_mon_gpu_call(uint64_t call_id, uint64_t group_id, int slot, int64_t byte
 /* A call that may block returned, and a step ended. */
 void gt_mon_gpu_blocked(int64_t start_ns, int64_t end_ns);
 void gt_mon_gpu_step(int64_t start_ns, int64_t end_ns);
-/* A call that enqueued GPU work of its own (a kernel launch, an
- * asynchronous copy or memset), from CUPTI's record of the call: when it
- * began, and its correlation id.  One whose work has no record, made at
- * most GT_MON_GPU_INFLIGHT_NS before the program's profiler took CUPTI,
- * was in flight then (below). */
+/* A call that enqueues GPU work of its own (a kernel launch, an
+ * asynchronous copy or memset: cupti_work.h), from CUPTI's record of the
+ * call: when it began, and its correlation id.  One whose work has no
+ * record, made at most GT_MON_GPU_INFLIGHT_NS before the program's
+ * profiler took CUPTI, is taken as in flight then (below; a call that
+ * enqueued nothing after all, such as a copy of 0 bytes, is taken so
+ * too, as the report takes it). */
 void gt_mon_gpu_launch(int64_t start_ns, uint32_t correlation);
 #define GT_MON_GPU_INFLIGHT_NS 100000000LL
+/* The records CUPTI said it dropped so far: where any were, nothing is
+ * read back (a missing record says nothing then). */
+void gt_mon_gpu_cupti_dropped(uint64_t n);
 /* The stretches the program's own profiler held CUPTI (cupti_sub.h,
  * gt_cupti_gaps: from, to; to 0 while it holds it), n of them, oldest
  * first: no GPU records then, neither work nor idle.  The last 64 are
@@ -72,7 +77,8 @@ void gt_mon_gpu_launch(int64_t start_ns, uint32_t correlation);
  * flush, which loses the records of work queued or running then: a
  * stretch begins where that work did (the earliest such launch, or the
  * end of the last work recorded before the hand-over, whichever is
- * later), as the report's does (viewer/read/gap_inflight.c). */
+ * later), as the report's does (viewer/read/gap_inflight.c), and not
+ * where records were lost. */
 void gt_mon_gpu_unrecorded(const int64_t (*v)[2], int n);
 /* Accounts the time up to upto_ns; blocked_from: the starts of the
  * blocking calls still in flight (n of them). */

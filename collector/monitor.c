@@ -408,6 +408,7 @@ static void gpu_ledger(int64_t now_ns)
     for (int i = 0; i < gt_w.nmarks && n < 256; i++)
         from[n++] = gt_w.marks[i].start_ns;
     static int64_t gaps[GT_CUPTI_MAX_GAPS][2];
+    gt_mon_gpu_cupti_dropped(gt_cupti_dropped());
     gt_mon_gpu_unrecorded(gaps, gt_cupti_gaps(gaps, GT_CUPTI_MAX_GAPS));
     gt_mon_gpu_account(now_ns - GT_MON_GPU_LAG_NS, from, n);
 }

@@ -303,3 +303,110 @@ Test(mon_gpu, stretch_read_back_once_in_parts)
     cr_expect_eq(g.ns[GT_MS_IDLE_HOST], 4200000, "idle: %lld", (long long)g.ns[GT_MS_IDLE_HOST]);
     gt_mon_gpu_stop();
 }
+
+/* a launch in flight on another stream, the GPU idle meanwhile: the
+ * stretch begins at the end of the last recorded work (7.00), not at the
+ * launch (1.20), so the idle 2.00-5.00 stays idle */
+Test(mon_gpu, stretch_begins_no_earlier_than_the_last_recorded_end)
+{
+    start();
+    const int64_t ms = 1000000;
+    gt_mon_gpu_launch(T0 + 1 * ms, 10);
+    gt_mon_gpu_op(GT_GPU_KERNEL, "K", T0 + 1100000, T0 + 2 * ms, 10);
+    gt_mon_gpu_launch(T0 + 1200000, 11); /* no record: in flight at 8.00 */
+    gt_mon_gpu_launch(T0 + 4900000, 12);
+    gt_mon_gpu_op(GT_GPU_KERNEL, "K", T0 + 5 * ms, T0 + 7 * ms, 12);
+    const int64_t gaps[1][2] = { { T0 + 8 * ms, T0 + 9 * ms } };
+    gt_mon_gpu_unrecorded(gaps, 1);
+    gt_mon_gpu_op(GT_GPU_KERNEL, "K", T0 + 9 * ms, T0 + 10 * ms, 13);
+    gt_mon_gpu_account(T0 + 10 * ms, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_NOT_RECORDED], 2 * ms, "not recorded: %lld", (long long)g.ns[GT_MS_NOT_RECORDED]);
+    cr_expect_eq(g.ns[GT_MS_IDLE_HOST], 3 * ms, "idle: %lld", (long long)g.ns[GT_MS_IDLE_HOST]);
+    gt_mon_gpu_stop();
+}
+
+/* As the monitor runs: the stretch first seen in a pass (its forced
+ * flush's records not yet stored: K2's), decided at the next, before the
+ * account (2 s behind) comes near it; then a burst of launches after the
+ * take-back, more than the launches kept: the read-back stands (decided
+ * at the account instead, the window's launches would be gone) */
+Test(mon_gpu, stretch_decided_at_the_pass_after_it_is_seen)
+{
+    start();
+    const int64_t ms = 1000000;
+    gt_mon_gpu_launch(T0 + 1000000, 10);
+    gt_mon_gpu_op(GT_GPU_KERNEL, "K", T0 + 1100000, T0 + 4000000, 10);
+    gt_mon_gpu_launch(T0 + 1100000, 11);
+    gt_mon_gpu_launch(T0 + 1200000, 12); /* in flight at 8.00: no record ever */
+    const int64_t gaps[1][2] = { { T0 + 8 * ms, T0 + 12 * ms } };
+    gt_mon_gpu_unrecorded(gaps, 1); /* first seen: K2's record still to come */
+    gt_mon_gpu_op(GT_GPU_KERNEL, "K", T0 + 4000000, T0 + 7000000, 11);
+    gt_mon_gpu_unrecorded(gaps, 1); /* the next pass */
+    for (uint32_t i = 0; i < 70000; i++) { /* after the take-back, kept apart from the window */
+        int64_t t = T0 + 12 * ms + i * 100;
+        gt_mon_gpu_launch(t, 1000 + i);
+        if (i % 1000 == 0)
+            gt_mon_gpu_op(GT_GPU_KERNEL, "K", t + 50, t + 100, 1000 + i);
+    }
+    gt_mon_gpu_unrecorded(gaps, 1);
+    gt_mon_gpu_account(T0 + 12 * ms, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_NOT_RECORDED], 5 * ms, "not recorded: %lld (4 ms from the hand-over)",
+                 (long long)g.ns[GT_MS_NOT_RECORDED]);
+    gt_mon_gpu_stop();
+}
+
+/* where records were lost (CUPTI's drops, or the ledger's table full), a
+ * launch without a record says nothing: no read-back */
+Test(mon_gpu, nothing_read_back_where_records_were_dropped)
+{
+    start();
+    gt_mon_gpu_cupti_dropped(3); /* as the monitor's pass gives it, before the stretches */
+    inflight_run(1);
+    gt_mon_gpu_account(T0 + 22000000, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_NOT_RECORDED], 5500000, "CUPTI dropped records: not recorded %lld",
+                 (long long)g.ns[GT_MS_NOT_RECORDED]);
+    gt_mon_gpu_stop();
+
+    start();
+    const int64_t ms = 1000000;
+    for (int i = 0; i < 65536; i++) /* the table's room, each 10 ns */
+        gt_mon_gpu_op(GT_GPU_KERNEL, "K", T0 + i * 10, T0 + i * 10 + 10, (uint32_t)(100000 + i));
+    gt_mon_gpu_launch(T0 + 1 * ms, 10);
+    gt_mon_gpu_op(GT_GPU_KERNEL, "K", T0 + 1 * ms, T0 + 2 * ms, 10); /* no room: lost */
+    const int64_t gaps[1][2] = { { T0 + 3 * ms, T0 + 4 * ms } };
+    gt_mon_gpu_unrecorded(gaps, 1);
+    gt_mon_gpu_account(T0 + 4 * ms, NULL, 0);
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_NOT_RECORDED], 1 * ms, "the table full: not recorded %lld",
+                 (long long)g.ns[GT_MS_NOT_RECORDED]);
+    gt_mon_gpu_stop();
+}
+
+/* nothing in flight: K1's record comes in the forced flush's buffers,
+ * stored after the pass that first saw the stretch.  Decided then, K1's
+ * launch would read as lost and the idle 5.00-8.00 as not recorded */
+Test(mon_gpu, stretch_not_decided_before_its_flush_is_stored)
+{
+    start();
+    const int64_t ms = 1000000;
+    gt_mon_gpu_launch(T0 + 50000, 9);
+    gt_mon_gpu_op(GT_GPU_KERNEL, "K", T0 + 100000, T0 + 500000, 9);
+    gt_mon_gpu_launch(T0 + 1 * ms, 10);
+    const int64_t gaps[1][2] = { { T0 + 8 * ms, T0 + 9 * ms } };
+    gt_mon_gpu_unrecorded(gaps, 1);
+    gt_mon_gpu_op(GT_GPU_KERNEL, "K", T0 + 1100000, T0 + 5 * ms, 10);
+    gt_mon_gpu_unrecorded(gaps, 1);
+    gt_mon_gpu_account(T0 + 9 * ms, NULL, 0);
+    struct gt_mon_gpu g;
+    gt_mon_gpu_read(&g);
+    cr_expect_eq(g.ns[GT_MS_NOT_RECORDED], 1 * ms, "not recorded: %lld", (long long)g.ns[GT_MS_NOT_RECORDED]);
+    cr_expect_eq(g.ns[GT_MS_IDLE_HOST], 3600000, "idle: %lld (0.50-1.10 and 5.00-8.00)",
+                 (long long)g.ns[GT_MS_IDLE_HOST]);
+    gt_mon_gpu_stop();
+}
