@@ -116,31 +116,37 @@ Test(writer_fork, a_failed_writer_is_waited_for, .timeout = 20)
     expect_waited_for("failed");
 }
 
-/* A writer stuck in CUPTI's flush may wait on the very thread that forks:
- * given up on after STUCK_MS; the child does not free what it may have
+/* The writer set up as never parking: the prepare handler must give up
+ * after limit_s (and not much later), and the child, as its handler calls
+ * gt_writer_forget_after_fork, must free none of what the writer may have
  * been replacing. */
+static void expect_given_up_after(double limit_s, const char *why)
+{
+    pthread_t t;
+    double took = prepare_against(-1, &t);
+    gt_writer_fork_parent();
+    pthread_join(t, NULL);
+    cr_expect(took >= limit_s * 0.9 && took < limit_s + 5, "gave up after %.3f s (%s)", took, why);
+    freed = NULL;
+    gt_writer_forget_after_fork();
+    cr_expect(freed == NULL, "the child freed what a writer copied mid-way may have been replacing");
+    cr_expect(gt_w.db.codebuf == NULL && gt_w.running == 0);
+}
+
+/* A writer stuck in CUPTI's flush may wait on the very thread that forks:
+ * given up on after STUCK_MS. */
 Test(writer_fork, a_writer_stuck_in_cupti_is_given_up_on, .timeout = 20)
 {
     static unsigned char not_from_malloc[64];
     gt_w.db.codebuf = not_from_malloc; /* a free of it would abort */
     atomic_store(&gt_w.in_cupti_flush, 1);
-    pthread_t t;
-    double took = prepare_against(-1, &t);
-    gt_writer_fork_parent();
-    pthread_join(t, NULL);
-    cr_expect(took >= STUCK_MS / 1000.0 * 0.9 && took < STUCK_MS / 1000.0 + 5,
-              "gave up after %.3f s (STUCK_MS %d)", took, STUCK_MS);
-    freed = NULL;
-    gt_writer_forget_after_fork(); /* as the child's handler calls it */
-    cr_expect(freed == NULL, "the child freed the buffer of a writer it copied mid-way");
-    cr_expect(gt_w.db.codebuf == NULL && gt_w.running == 0);
+    expect_given_up_after(STUCK_MS / 1000.0, "STUCK_MS");
 }
 
 /* A writer blocked anywhere else (the runtime's lock, asked for the
  * device's name, held by the thread that forks from a signal handler):
  * given up on after FORK_WAIT_MS, a fork never hangs on it; the child
- * frees none of what it may have been replacing, and starts its marks
- * anew. */
+ * starts its marks anew. */
 Test(writer_fork, a_writer_blocked_elsewhere_is_given_up_on, .timeout = 20)
 {
     static unsigned char not_from_malloc[64];
@@ -149,15 +155,7 @@ Test(writer_fork, a_writer_blocked_elsewhere_is_given_up_on, .timeout = 20)
     gt_w.marks = marks_not_from_malloc;
     gt_w.cap_marks = 4;
     atomic_store(&gt_w.stop, 1);
-    pthread_t t;
-    double took = prepare_against(-1, &t);
-    gt_writer_fork_parent();
-    pthread_join(t, NULL);
-    cr_expect(took >= FORK_WAIT_MS / 1000.0 * 0.9 && took < FORK_WAIT_MS / 1000.0 + 5,
-              "gave up after %.3f s (FORK_WAIT_MS %d)", took, FORK_WAIT_MS);
-    freed = NULL;
-    gt_writer_forget_after_fork();
-    cr_expect(freed == NULL, "the child freed what a writer copied mid-way may have been replacing");
+    expect_given_up_after(FORK_WAIT_MS / 1000.0, "FORK_WAIT_MS");
     cr_expect(gt_w.marks == NULL && gt_w.cap_marks == 0, "the child kept the marks' array");
 }
 
