@@ -459,7 +459,6 @@ int main(int argc, char **argv)
     }
     m.skipped = in.skipped;
     m.nskipped = in.nskipped;
-    warn_other_runs(&m);
     char **kineto_files = kineto ? kineto_paths(kineto, &m, err, sizeof err) : NULL;
     if (refuse_overwrites(&named, &m, trace, html, kineto_files, cli.force) != 0) {
         kineto_paths_free(kineto_files, m.nprocs);
@@ -555,9 +554,14 @@ int main(int argc, char **argv)
     if (kineto_ok && !strcmp(format, "text") && !stdout_taken)
         printf("Kineto traces: %zu in %s/ (for Holistic Trace Analysis: TraceAnalysis(trace_dir=\"%s\"))\n", m.nprocs,
                kineto, kineto);
+    /* one line on stderr: a file found damaged while reading says so, and
+     * its damage is likely why the inputs seemed to hold another run (a
+     * byte of a run id); the report's own note names the runs either way */
     if (m.damaged[0]) {
         fprintf(stderr, "gputrace-report: %s\n", term_text(m.damaged, shown, sizeof shown));
         rc = 1;
+    } else {
+        warn_other_runs(&m);
     }
     if (any_fail_on && !rc)
         rc = fail_on_found(&fs, fail_on);

@@ -237,6 +237,19 @@ assert r['id'] == sys.argv[1] and r['other_runs'] == [sys.argv[2]], r" "$rb" "$r
 expect "... JSON: run.id the latest, run.other_runs the other" $? 0
 "$rep" --run "$ra" "$tmp/two" > "$tmp/out" 2> "$tmp/err"
 expect "... --run the other: its report, nothing on stderr" "$?:$(grep -c "^gputrace report: run $ra, 2 process(es)" "$tmp/out"):$(cat "$tmp/err")" "0:1:"
+# ... and one of the files damaged (the fuzzer's case: a damaged byte of a
+# run id made a second run, the damage found while reading): still one
+# line on stderr, the damage's, exit 1 (the warning came first, a second
+# line); the report's note names the runs
+mkdir "$tmp/two-damaged"
+cp "$tmp/two"/*.db "$tmp/two-damaged/"
+dmg=$(ls "$tmp/two-damaged"/b-*.db | head -n 1)
+root=$(sqlite3 "$dmg" "select rootpage from sqlite_master where name = 'collective'")
+psize=$(sqlite3 "$dmg" "pragma page_size")
+printf '\377\377\377\377\377\377\377\377' | dd of="$dmg" bs=1 seek=$(( (root - 1) * psize )) conv=notrunc 2> /dev/null
+one_line "two runs, a file damaged: one line on stderr, the damage's, exit 1" 1 "is damaged (database disk image is malformed" \
+  "$tmp/two-damaged"
+expect "... the report's note names both runs" "$(grep -A 1 '^note: the inputs hold 2 runs' "$tmp/out" | grep -c "$rb; not of $ra")" 1
 
 # several kernels under one collective's correlation (a file's duplicates,
 # or a launch that ran more than one): its GPU time is the earliest one's
