@@ -108,7 +108,8 @@ EOF
 # (pg_sync on CI, windows of 12 rows, its rank 1's first step 39 ms, left
 # out as warm-up: all fixed 11.50 ms a step against 10.43, since found and
 # fixed, below; train_demo beside a CI run, 50 rows: 20.03 against 19.10,
-# not explained).  Since the fix, 18 recordings of four workloads beside
+# the one read whole wrong, found and fixed: the straggler's host time
+# across a probe's horizon, below).  Since the fix, 18 recordings of four workloads beside
 # four to six busy loops, windows of 12 and 50 rows: 0.44% at most.  The
 # fixed recordings below are held to 3%.
 for app in train_demo scalar_read device_sync pageable_upload; do
@@ -143,6 +144,32 @@ print(all(r.get("warmup_steps") for r in w), j["ranks_together"], j["reliable"],
 EOF2
 )" "True True True True"
 same_windowed "train_demo with a compile in its first step" "$tmp/compile.db" 50
+# a straggler's host time across a probe's horizon (train_demo recorded
+# beside a CI run, rank 1 15 ms a step in its forward outside calls;
+# tests/data/windows/train_demo_straggler_horizon.sql): a path back from a
+# collective left the region at a call's start before the horizon and
+# went on from the end of the call before it, the host's time between
+# them (the straggler's 15 ms) not on it, so its fix did not shorten that
+# path.  Read whole, comm.straggler's step was 30.36 ms against 29.56 a
+# window at a time (the windows' paths carried across the cut had it),
+# 2.7%; the job's all fixed on CI 17.54 against 16.45, 6.2%.  Now within
+# the 0.5% a rank's own replay is held to, whatever the windows' size
+sqlite3 "$tmp/horizon.db" < "$top_srcdir/tests/data/windows/train_demo_straggler_horizon.sql"
+straggler_ms() {
+  GPUTRACE_REPORT_WINDOW_ROWS=$1 "$rep" --format json "$tmp/horizon.db" 2> /dev/null | python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+print(*[f['whatif']['step_ms_fixed'] for f in d['findings'] if f['kind'] in ('comm.straggler', 'gpu.idle') and f.get('whatif')])"
+}
+hz_whole=$(straggler_ms "")
+for rows in 50 200; do
+  expect "a straggler's host time across a probe's horizon: the straggler's and the idle's predictions read whole and in windows of $rows rows" \
+    "$(python3 -c "
+import sys
+a, b = [list(map(float, s.split())) for s in sys.argv[1:3]]
+print(len(a), len(a) == len(b) and all(abs(x - y) <= 0.005 * x for x, y in zip(a, b)))" "$hz_whole" "$(straggler_ms $rows)")" "2 True"
+done
+same_windowed "a straggler's host time across a probe's horizon" "$tmp/horizon.db" 50
 # what a sync waits for through events (stream_deps.h), carried across cuts
 for app in pg_sync event_sync; do
   "$b/gputrace" record -o "$tmp/$app.db" -- "$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
