@@ -54,8 +54,10 @@ int64_t whatif_map_at(const struct build *b, const struct rp_times *t, const uin
 /* The paths to a node of an earlier window: as a probe has them (the
  * longest from the host alone and from each collective before it, to the
  * node's time) and its critical path back (walk); has 0: none known (the
- * node's time stands, as the host's). */
-struct jset { struct wj_probe q; struct wj_pred crit; int has; };
+ * node's time stands, as the host's); host_from: where q's path from the
+ * host alone starts (a later window's probe leaves that path to crit once
+ * it starts before its horizon, as its collectives' paths). */
+struct jset { struct wj_probe q; struct wj_pred crit; int has; int64_t host_from; };
 /* A host thread's latest call whose end an operation decided, in an
  * earlier window: its replayed end, the host's time in the tracked ranges
  * up to it, the paths to it. */

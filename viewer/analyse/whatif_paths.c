@@ -265,6 +265,7 @@ struct region {
     const int64_t *ends;     /* the rank's probes' replayed ends so far, by index */
     const uint8_t *mode;     /* the fix's call modes (NULL: none) */
     int64_t horizon;         /* nodes before this time are not opened */
+    int64_t host_from;       /* the probe being made: where its path from the host alone starts */
     struct idmap ix;
     struct rnode *v; size_t n, cap;
     size_t *stack, *post; size_t nstack, npost;
@@ -402,12 +403,16 @@ static void region_order(struct region *rg, size_t root)
     }
 }
 
-static void add_pred(struct wj_probe *q, const struct wj_pred *c, const int64_t *ends)
+/* Path c into probe q; `from`: where it starts, for a path from the host
+ * alone (what carrying it to a later window's probe goes by). */
+static void add_pred(struct region *rg, struct wj_probe *q, const struct wj_pred *c, int64_t from)
 {
+    const int64_t *ends = rg->ends;
     if (c->p < 0) { /* the host alone: the latest it gives */
         if (!q->host.p || c->d > q->host.d) {
             q->host = *c;
             q->host.p = 1;
+            rg->host_from = from;
         }
         return;
     }
@@ -437,9 +442,16 @@ static void add_pred(struct wj_probe *q, const struct wj_pred *c, const int64_t 
 
 /* The paths carried with a node of an earlier window (NULL or none: its
  * time `at` stands, as the host's) into q, each longer by `add` and with
- * the host's time lab more. */
-static void add_carried(struct wj_probe *q, const struct jset *js, int64_t at, int64_t add, const int64_t *lab,
-                        const int64_t *ends)
+ * the host's time lab more.  Those that start before q's horizon are
+ * left to the node's critical path (walk), as a rank read whole leaves
+ * the nodes there: the node's own paths reach a span back from it, further
+ * than q's, and carried on window after window they reached back to the
+ * first (in every probe a path from the host alone at the process's start,
+ * and paths from collectives five steps back whose waits, as measured,
+ * outlast a straggler's fixed steps: the job's step all fixed 2.8% longer
+ * than read whole, tests/data/windows/train_demo_straggler_carried.sql). */
+static void add_carried(struct region *rg, struct wj_probe *q, const struct jset *js, int64_t at, int64_t add,
+                        const int64_t *lab)
 {
     struct wj_pred c = { 0 };
     if (!js || !js->has) {
@@ -447,19 +459,28 @@ static void add_carried(struct wj_probe *q, const struct jset *js, int64_t at, i
         c.d = at + add;
         for (int s = 0; s < WJ_LABELS; s++)
             c.host[s] = lab[s];
-        add_pred(q, &c, ends);
+        add_pred(rg, q, &c, at);
         return;
     }
-    for (int k = -1; k < js->q.npred; k++) {
-        if (k < 0 && !js->q.host.p)
-            continue;
-        c = k < 0 ? js->q.host : js->q.pred[k];
-        if (k < 0)
+    for (int k = -2; k < js->q.npred; k++) {
+        int64_t from = at;
+        if (k == -2) { /* its critical path */
+            c = js->crit;
+        } else if (k == -1) {
+            if (!js->q.host.p || js->host_from < rg->horizon)
+                continue;
+            c = js->q.host;
             c.p = -1;
+            from = js->host_from;
+        } else {
+            c = js->q.pred[k];
+            if (rg->ends[c.p] < rg->horizon)
+                continue;
+        }
         c.d += add;
         for (int s = 0; s < WJ_LABELS; s++)
             c.host[s] += lab[s];
-        add_pred(q, &c, ends);
+        add_pred(rg, q, &c, from);
     }
 }
 
@@ -470,8 +491,10 @@ static void probe_paths(struct region *rg, int kind, int32_t i, int64_t x, struc
     q->at = x;
     q->npred = 0;
     memset(&q->host, 0, sizeof q->host);
+    rg->host_from = INT64_MIN;
     if (i < 0) { /* nothing before it: the host's */
         q->host = (struct wj_pred){ x, { 0 }, 1 };
+        rg->host_from = x;
         return;
     }
     idmap_free(&rg->ix);
@@ -491,14 +514,14 @@ static void probe_paths(struct region *rg, int kind, int32_t i, int64_t x, struc
                                         ? jthr_of(rg->jc, rg->b->g.calls[u->i].tid) : NULL;
             if (u->kind == N_END && (size_t)u->i < rg->b->g.nghost) { /* an earlier window's */
                 const struct jset *js = rg->jc && (size_t)u->i < rg->jc->nghost ? &rg->jc->ghost[u->i] : NULL;
-                add_carried(q, js, rg->t->op_end[u->i], u->dist, u->lab, rg->ends);
+                add_carried(rg, q, js, rg->t->op_end[u->i], u->dist, u->lab);
                 continue;
             }
             if (th) { /* the thread's call before, in an earlier window */
                 int64_t lab[WJ_LABELS];
                 for (int s = 0; s < WJ_LABELS; s++)
                     lab[s] = rg->h->cum[u->i][s] - th->cum[s] + u->lab[s];
-                add_carried(q, &th->s, th->w_end, rg->t->call_start[u->i] - th->w_end + u->dist, lab, rg->ends);
+                add_carried(rg, q, &th->s, th->w_end, rg->t->call_start[u->i] - th->w_end + u->dist, lab);
                 continue;
             }
             if (u->kind == N_END && rg->probe_of[u->i] >= 0) {
@@ -527,7 +550,8 @@ static void probe_paths(struct region *rg, int kind, int32_t i, int64_t x, struc
             }
             for (int s = 0; s < WJ_LABELS; s++)
                 c.host[s] += u->lab[s];
-            add_pred(q, &c, rg->ends);
+            add_pred(rg, q, &c, u->kind == N_CS && is_source(rg, N_CS, u->i) ? rg->t->call_start[u->i]
+                                                                            : node_time(rg, u->kind, u->i));
             continue;
         }
         int n = edges_in(rg, u->kind, u->i, e);
@@ -617,7 +641,8 @@ static void step_probe(struct region *rg, const struct jwin *in, int64_t measure
         for (int s = 0; mt && s < WJ_LABELS; s++)
             lab[s] = mt->cum[s] - (th ? th->cum[s] : 0);
         probe_reset(q, x);
-        add_carried(q, th ? &th->s : NULL, th ? th->w_end : x, th ? x - th->w_end : 0, lab, rg->ends);
+        rg->host_from = INT64_MIN;
+        add_carried(rg, q, th ? &th->s : NULL, th ? th->w_end : x, th ? x - th->w_end : 0, lab);
         return;
     }
     probe_paths(rg, N_CE, lo ? (int32_t)in->idx[lo - 1] : -1, x, q);
@@ -739,6 +764,7 @@ static void joint_carry(struct region *rg, const struct jwin *in, const int32_t 
         } else {
             rg->horizon = t->op_end[k] - in->span;
             probe_paths(rg, N_END, k, t->op_end[k], &js->q);
+            js->host_from = rg->host_from;
             walk(rg->b, t, rg->h, wprev, rg->probe_of, rg->jc, RP_PATH_OP, k, t->op_end[k], &js->crit);
             js->has = 1;
         }
@@ -757,11 +783,12 @@ static void joint_carry(struct region *rg, const struct jwin *in, const int32_t 
         int32_t l = (int32_t)last.val[k], w = t->call_by[l] >= 0 ? l : wprev[l];
         if (w < 0)
             continue; /* what came to this window stands */
-        struct jthr x = { g->calls[w].tid, t->call_end[w], { 0 }, { { 0 }, { 0 }, 0 } };
+        struct jthr x = { g->calls[w].tid, t->call_end[w], { 0 }, { { 0 }, { 0 }, 0, 0 } };
         for (int s = 0; s < WJ_LABELS; s++)
             x.cum[s] = rg->h->cum[w][s];
         rg->horizon = t->call_end[w] - in->span;
         probe_paths(rg, N_CE, w, t->call_end[w], &x.s.q);
+        x.s.host_from = rg->host_from;
         walk(rg->b, t, rg->h, wprev, rg->probe_of, rg->jc, RP_PATH_CALL, w, t->call_end[w], &x.s.crit);
         x.s.has = 1;
         size_t at = 0;
