@@ -4,6 +4,7 @@
 
 
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,13 +48,25 @@ static void clear(void)
     npatterns = 0;
 }
 
-static void ensure_default(void)
+static void make_default(void)
 {
     char err[128];
     if (npatterns < 0) {
         npatterns = 0;
         add_list(COMM_KERNELS_DEFAULT, err, sizeof err);
     }
+}
+
+/* The default list is made at the first name asked about, which without
+ * --comm-kernels is in the workers' loading of the processes, several at
+ * once: unguarded, one worker read the list while another was filling it
+ * (a DeepEP kernel read as compute on one rank, the report then not the
+ * same on -j 2 as on one worker) and both filled it (leaked, or past its
+ * end).  The options, which set it, are read before the workers start. */
+static void ensure_default(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_default);
 }
 
 int comm_kernels_set(const char *spec, char *err, size_t errlen)
