@@ -109,8 +109,9 @@ EOF
 # out as warm-up: all fixed 11.50 ms a step against 10.43, since found and
 # fixed, below; train_demo beside a CI run, 50 rows: 20.03 against 19.10,
 # the one read whole wrong, found and fixed: the straggler's host time
-# across a probe's horizon, below).  Since the fix, 18 recordings of four workloads beside
-# four to six busy loops, windows of 12 and 50 rows: 0.44% at most.  The
+# across a probe's horizon, below).  Since the fix, 18 recordings of four
+# workloads beside four to six busy loops, windows of 12 and 50 rows:
+# 0.44% at most.  The
 # fixed recordings below are held to 3%.
 for app in train_demo scalar_read device_sync pageable_upload; do
   "$b/gputrace" record -o "$tmp/$app.db" -- "$b/tests/sim/gpusim-run" -n 4 "$b/tests/apps/$app" > /dev/null 2>&1
